@@ -1,0 +1,47 @@
+// Build the single kbz executable. Run with `bun build.ts [--target bun-linux-x64 ...] [--outfile dist/kbz]`.
+import { mkdirSync } from "node:fs";
+import * as path from "node:path";
+import type { BunPlugin } from "bun";
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const outfile = path.resolve(flag("--outfile") ?? "dist/kbz");
+const target = flag("--target");
+
+// Ink imports react-devtools-core only in development; the binary must not need it.
+const stubDevtools: BunPlugin = {
+  name: "stub-react-devtools-core",
+  setup(build) {
+    build.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: "react-devtools-core", namespace: "kbz-stub" }));
+    build.onLoad({ filter: /.*/, namespace: "kbz-stub" }, () => ({
+      contents: "export default { initialize() {}, connectToDevTools() {} };",
+      loader: "js",
+    }));
+  },
+};
+
+mkdirSync(path.dirname(outfile), { recursive: true });
+const started = performance.now();
+const result = await Bun.build({
+  entrypoints: [path.join(import.meta.dir, "src/main.ts")],
+  compile: {
+    outfile,
+    ...(target ? { target } : {}),
+    autoloadDotenv: false,
+    autoloadBunfig: false,
+  } as any,
+  minify: true,
+  bytecode: true,
+  format: "esm",
+  sourcemap: "none",
+  define: { "process.env.DEV": JSON.stringify("false"), "process.env.NODE_ENV": JSON.stringify("production") },
+  plugins: [stubDevtools],
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+console.log(`built ${path.relative(process.cwd(), outfile)} in ${Math.round(performance.now() - started)} ms`);

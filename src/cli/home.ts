@@ -1,0 +1,27 @@
+// `kbz` with no verb: the status of this folder, or of the built-in demo when it has no ledgers.
+import { canonicalRoot, resolveTarget } from "../core/workspace/discover.ts";
+import { demoSnapshot } from "../demo/index.ts";
+import type { Verb } from "./index.ts";
+import { out } from "./output.ts";
+import { printStatus, snapshotFor } from "./status.ts";
+
+export const verb: Verb = {
+  command: "$0",
+  describe: "show this folder's gates (the built-in demo when it has none)",
+  builder: (y) =>
+    y
+      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("json", { type: "boolean", describe: "print one JSON object" }),
+  handler: (argv) => {
+    const root = canonicalRoot(argv.root ?? process.cwd());
+    const target = resolveTarget({ root, scope: process.env.UNLAZY_SCOPE || null });
+    if (target.mode !== "none") return printStatus(snapshotFor({ root }), !!argv.json);
+    if (!argv.json) {
+      out("No gate ledgers here (GATES.md, gates/*.md or .unlazy/<scope>/); showing the built-in demo.");
+      out();
+    }
+    // The demo's verdict is not this folder's: showing it succeeded.
+    printStatus(demoSnapshot(), !!argv.json);
+    return 0;
+  },
+};

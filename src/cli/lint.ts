@@ -1,0 +1,101 @@
+// kbz lint: advisory ledger-quality findings (unlazy §3.2, §7). Never executes a CHECK.
+import * as path from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
+import { loadLedgerFile } from "../core/snapshot.ts";
+import { escapeField, terminalJson } from "../core/text/sanitize.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { printProblems } from "./output.ts";
+import { positionals } from "./options.ts";
+
+const MAX_STORED = 64;
+const MAX_JSON = 256 * 1024;
+
+interface StoredFinding {
+  file: string;
+  level: string;
+  gate: string | null;
+  rule: string;
+  message: string;
+  line: number;
+}
+
+function store(file: string, f: LintFinding): StoredFinding {
+  return {
+    file: escapeField(file, 512),
+    level: escapeField(f.level, 16),
+    gate: f.gate === null ? null : escapeField(f.gate, 128),
+    rule: escapeField(f.rule, 64),
+    message: escapeField(f.message, 1024),
+    line: f.line,
+  };
+}
+
+export function runLint(files: string[], strict: boolean, asJson: boolean): ExitCode {
+  if (files.length === 0) throw new UsageError("lint needs at least one ledger file");
+  let errors = 0;
+  let warnings = 0;
+  let parseFailed = false;
+  const stored: StoredFinding[] = [];
+  const order: string[] = [];
+  for (const f of files) {
+    const entry = loadLedgerFile(path.resolve(f), process.cwd(), false);
+    const shown = f;
+    order.push(shown);
+    if (entry.problems.length > 0 || !entry.ledger) {
+      parseFailed = true;
+      printProblems(entry.problems.map((p) => ({ ...p, file: escapeField(shown, 512) })));
+      for (const p of entry.problems) {
+        errors++;
+        if (stored.length < MAX_STORED) stored.push(store(shown, { level: "error", gate: null, rule: "parse", message: p.message, line: p.line }));
+      }
+      continue;
+    }
+    for (const finding of lintLedger(entry.ledger)) {
+      if (finding.level === "error") errors++;
+      else warnings++;
+      if (stored.length < MAX_STORED) stored.push(store(shown, finding));
+    }
+  }
+  const failed = parseFailed || errors > 0 || (strict && warnings > 0);
+  const omitted = errors + warnings - stored.length;
+  if (asJson) {
+    const report = { ok: !failed, errors, warnings, findings: stored.slice(), truncated: omitted > 0, omittedFindings: omitted };
+    let text = terminalJson(report, 2);
+    while (text.length > MAX_JSON && report.findings.length > 0) {
+      report.findings.pop();
+      report.truncated = true;
+      report.omittedFindings++;
+      text = terminalJson(report, 2);
+    }
+    process.stdout.write(text + "\n");
+  } else {
+    const lines: string[] = [];
+    for (const file of order) {
+      const mine = stored.filter((s) => s.file === escapeField(file, 512));
+      if (mine.length === 0) continue;
+      lines.push(escapeField(file, 512));
+      for (const s of mine) {
+        const tag = s.level === "error" ? "ERROR" : "WARN ";
+        lines.push(`  ${tag} ${s.gate ?? "-"}: ${s.message}  [${s.rule}]`);
+      }
+    }
+    if (omitted > 0) lines.push(`... [report truncated: ${omitted} finding(s) omitted]`);
+    if (errors === 0 && warnings === 0 && !parseFailed) lines.push("LINT OK");
+    else if (!failed) lines.push(`LINT OK (${warnings} warning(s))`);
+    else lines.push(`LINT FINDINGS: ${errors} error(s), ${warnings} warning(s)`);
+    process.stdout.write(lines.join("\n") + "\n");
+  }
+  return parseFailed ? 2 : failed ? 1 : 0;
+}
+
+export const verb: Verb = {
+  command: "lint [ledger..]",
+  describe: "audit gate quality: fixed-output oracles, weak EXPECTs, manual numbers, activity titles",
+  builder: (y) =>
+    y
+      .positional("ledger", { type: "string", array: true, describe: "ledger files" })
+      .option("strict", { type: "boolean", describe: "warnings fail too (exit 1)" })
+      .option("json", { type: "boolean", describe: "print one JSON object" }),
+  handler: (argv) => runLint(positionals(argv), !!argv.strict, !!argv.json),
+};

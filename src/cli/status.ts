@@ -1,0 +1,64 @@
+// kbz status: report every gate's state and the verdict; never executes, never writes.
+import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { statusReport } from "../core/report.ts";
+import { loadSnapshot, type Snapshot } from "../core/snapshot.ts";
+import { verdictLines } from "../core/ledger/state.ts";
+import { canonicalRoot, resolveTarget } from "../core/workspace/discover.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { json, out, printWarnings } from "./output.ts";
+import { positionals, targetOptions } from "./options.ts";
+
+export interface TargetArgs {
+  ledger?: string[];
+  "--"?: string[];
+  scope?: string;
+  root?: string;
+}
+
+export function snapshotFor(argv: TargetArgs): Snapshot {
+  const files = positionals(argv);
+  if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
+  const root = canonicalRoot(argv.root ?? process.cwd());
+  const scope = files.length > 0 ? null : (argv.scope ?? process.env.UNLAZY_SCOPE ?? null) || null;
+  const target = resolveTarget({ root, files, scope });
+  if (target.mode === "none") {
+    throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
+  }
+  const snap = loadSnapshot(target);
+  if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
+  return snap;
+}
+
+const STATE_LABEL: Record<string, string> = {
+  met: "MET",
+  unmet: "UNMET",
+  "stale-unmet": "STALE",
+  "unmet-no-evidence": "NO-EVIDENCE",
+  abandoned: "ABANDONED",
+};
+
+export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
+  const { report, reduction } = statusReport(snap);
+  printWarnings(snap.ledgers.flatMap((l) => l.warnings));
+  if (asJson) {
+    json(report);
+    return report.exit;
+  }
+  for (const l of snap.ledgers) {
+    const rows = report.gates.filter((g) => g.file === l.display);
+    out(`${l.display}: ${rows.length} gates`);
+    for (const g of rows) {
+      const why = g.reason ? ` (${g.reason})` : "";
+      out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
+    }
+  }
+  for (const line of verdictLines(reduction, "", snap.target.scope, false)) out(line);
+  return report.exit;
+}
+
+export const verb: Verb = {
+  command: "status [ledger..]",
+  describe: "show every gate's state and the verdict (never executes, never writes)",
+  builder: (y) => targetOptions(y),
+  handler: (argv) => printStatus(snapshotFor(argv), !!argv.json),
+};

@@ -1,0 +1,45 @@
+// Targeted line edits for writeback (unlazy §2.6). Only the gate's own lines change;
+// every other byte, including each line's own terminator, is kept. (unlazy normalised
+// mixed-EOL files to CRLF on write; kbz keeps each line's terminator instead.)
+import type { Gate, Ledger } from "./model.ts";
+
+export function serializeLines(lines: string[], eols: string[]): string {
+  let out = "";
+  for (let i = 0; i < lines.length; i++) out += lines[i] + eols[i]!;
+  return out;
+}
+
+function dominantEol(eols: string[]): string {
+  let crlf = 0;
+  let lf = 0;
+  for (const e of eols) {
+    if (e === "\r\n") crlf++;
+    else if (e === "\n") lf++;
+  }
+  return crlf > lf ? "\r\n" : "\n";
+}
+
+export interface GateEdit {
+  checked: boolean;
+  evidence: string;
+}
+
+/** Apply one gate edit to a freshly parsed ledger and return the new text. */
+export function applyGateEdit(ledger: Ledger, gate: Gate, edit: GateEdit): string {
+  const lines = ledger.lines.slice();
+  const eols = ledger.eols.slice();
+  const gi = gate.line - 1;
+  lines[gi] = lines[gi]!.replace(/^- \[[ xX]\]/, edit.checked ? "- [x]" : "- [ ]");
+  const ei = gate.attrIndex.EVIDENCE;
+  if (ei !== undefined) {
+    const indent = /^[ \t]+/.exec(lines[ei]!)![0];
+    lines[ei] = `${indent}EVIDENCE: ${edit.evidence}`;
+  } else {
+    const at = gate.blockEnd;
+    const eol = eols[at] || dominantEol(eols);
+    if (eols[at] === "") eols[at] = eol; // the block ended the file without a newline
+    lines.splice(at + 1, 0, `  EVIDENCE: ${edit.evidence}`);
+    eols.splice(at + 1, 0, at + 1 === ledger.lines.length && ledger.eols[at] === "" ? "" : eol);
+  }
+  return serializeLines(lines, eols);
+}

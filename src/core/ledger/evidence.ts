@@ -1,0 +1,49 @@
+// Automatic evidence: the string written on success and how an EVIDENCE value is classified.
+import type { Gate } from "./model.ts";
+import { gateDigest } from "./digest.ts";
+import { sanitize } from "../text/sanitize.ts";
+
+export const MAX_EVIDENCE = 900;
+export const MAX_OUTPUT_BYTES = 1_048_576;
+
+export type EvidenceClass = "pending" | "automatic-current" | "automatic-stale" | "human";
+
+const TAIL = /^ exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(0|[1-9][0-9]{0,6}); shell=./s;
+
+export function evidencePrefix(digest: string): string {
+  return `automatic-evidence=v1; definition-sha256=${digest};`;
+}
+
+export function classifyEvidence(g: Gate, digest: string | null = gateDigest(g)): EvidenceClass {
+  const v = g.evidence;
+  if (v === null || v === "" || v.toLowerCase() === "pending") return "pending";
+  if (digest !== null && v.length <= MAX_EVIDENCE) {
+    const prefix = evidencePrefix(digest);
+    if (v.startsWith(prefix)) {
+      const m = TAIL.exec(v.slice(prefix.length));
+      if (m && Number(m[1]) <= MAX_OUTPUT_BYTES) return "automatic-current";
+    }
+  }
+  if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell=")) return "automatic-stale";
+  return "human";
+}
+
+function transcriptField(text: string): string {
+  return sanitize(text).replace(/[\r\n\t]+/g, " ");
+}
+
+export interface EvidenceFacts {
+  digest: string;
+  outputSha256: string;
+  outputBytes: number;
+  shell: string;
+  cwd: string;
+  pathFingerprint: string; // "<12hex>/<n> entries"
+}
+
+export function automaticEvidence(f: EvidenceFacts): string {
+  const text =
+    `${evidencePrefix(f.digest)} exit=0; EXPECT=matched; output-sha256=${f.outputSha256}; ` +
+    `output-bytes=${f.outputBytes}; shell=${transcriptField(f.shell)}; cwd=${transcriptField(f.cwd)}; path=${f.pathFingerprint}`;
+  return text.length > MAX_EVIDENCE ? text.slice(0, MAX_EVIDENCE) : text;
+}

@@ -1,0 +1,59 @@
+// Plain data produced by the ledger parser. Nothing here does I/O.
+
+export type AttrKey = "CHECK" | "EXPECT" | "EVIDENCE" | "CWD";
+
+export interface Diagnostic {
+  line: number; // 1-based; whole-file problems use line 1
+  message: string;
+}
+
+export interface Gate {
+  id: string;
+  explicitId: boolean;
+  title: string;
+  checked: boolean;
+  line: number; // 1-based line of the `- [ ]` line
+  check: string | null;
+  expect: string | null;
+  cwd: string | null;
+  evidence: string | null;
+  /** 0-based index of each attribute line, for targeted edits. */
+  attrIndex: Partial<Record<AttrKey, number>>;
+  /** 0-based index of the last line of the contiguous attribute run after the gate line. */
+  blockEnd: number;
+  /** EXPECT is slash-wrapped and read as a regular expression. */
+  expectRegex: { source: string; flags: string } | null;
+  /** Slash-wrapped EXPECT with an unescaped inner slash (probably a path). */
+  pathLike: boolean;
+}
+
+export interface Abandon {
+  id: string;
+  reason: string;
+  line: number;
+}
+
+export interface Ledger {
+  /** Base name without a trailing `.md` (case-insensitive). */
+  stem: string;
+  text: string;
+  /** Lines without terminators. */
+  lines: string[];
+  /** Terminator after each line ("" for a last line without newline). */
+  eols: string[];
+  gates: Gate[];
+  abandons: Map<string, Abandon>;
+  owns: string[];
+  ownsLine: number | null;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+export function isRunnable(g: Gate): boolean {
+  return !!g.check && !!g.expect;
+}
+
+export function stemOf(fileName: string): string {
+  const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  return base.replace(/\.md$/i, "");
+}

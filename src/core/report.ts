@@ -1,0 +1,62 @@
+// The status report: a snapshot folded into counts, per-gate rows and a verdict.
+import type { Snapshot } from "./snapshot.ts";
+import { reduce, unmetReason, verdictExit, type GateState, type Reduction } from "./ledger/state.ts";
+
+export interface GateRow {
+  qid: string;
+  file: string;
+  id: string;
+  line: number;
+  title: string;
+  state: GateState;
+  reason: string | null;
+  runnable: boolean;
+}
+
+export interface StatusReport {
+  schema: 1;
+  root: string;
+  mode: string;
+  scope: string | null;
+  verdict: Reduction["verdict"];
+  exit: 0 | 1;
+  counts: { ledgers: number; gates: number; met: number; unmet: number; abandoned: number };
+  ledgers: { file: string; stem: string; gates: number }[];
+  gates: GateRow[];
+  unmet: string[];
+  abandoned: string[];
+}
+
+export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] = {}): { report: StatusReport; reduction: Reduction } {
+  const reduction = reduce(snap.gates, more);
+  const rows: GateRow[] = snap.gates.map((v) => ({
+    qid: v.qid,
+    file: snap.ledgers.find((l) => l.file === v.file)!.display,
+    id: v.gate.id,
+    line: v.gate.line,
+    title: v.gate.title,
+    state: v.state,
+    reason: unmetReason(v.state) || null,
+    runnable: !!v.gate.check && !!v.gate.expect,
+  }));
+  const report: StatusReport = {
+    schema: 1,
+    root: snap.target.root,
+    mode: snap.target.mode,
+    scope: snap.target.scope,
+    verdict: reduction.verdict,
+    exit: verdictExit(reduction),
+    counts: {
+      ledgers: snap.ledgers.length,
+      gates: snap.gates.length,
+      met: reduction.met,
+      unmet: reduction.unmet,
+      abandoned: reduction.abandoned,
+    },
+    ledgers: snap.ledgers.map((l) => ({ file: l.display, stem: l.stem, gates: l.ledger?.gates.length ?? 0 })),
+    gates: rows,
+    unmet: reduction.unmetIds,
+    abandoned: reduction.abandonedIds,
+  };
+  return { report, reduction };
+}

@@ -1,0 +1,91 @@
+// Files in, one immutable snapshot out. Reading never executes anything and never writes.
+import * as path from "node:path";
+import type { FileProblem } from "./errors.ts";
+import type { Gate, Ledger } from "./ledger/model.ts";
+import { stemOf } from "./ledger/model.ts";
+import { parseLedger } from "./ledger/parse.ts";
+import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
+import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, isInside, readStable } from "./workspace/read.ts";
+import type { Target } from "./workspace/discover.ts";
+
+export interface LedgerEntry {
+  file: string; // absolute
+  display: string; // as shown to people: relative to the root when inside it
+  stem: string;
+  ledger: Ledger | null; // null when unreadable or undecodable
+  problems: FileProblem[]; // errors; non-empty means the ledger is invalid
+  warnings: FileProblem[];
+  unreadable: boolean;
+}
+
+export interface GateView {
+  qid: string;
+  file: string;
+  gate: Gate;
+  state: GateState;
+}
+
+export interface Snapshot {
+  target: Target;
+  ledgers: LedgerEntry[];
+  gates: GateView[];
+  problems: FileProblem[]; // every error of every ledger plus discovery errors
+}
+
+export function displayPath(root: string, file: string): string {
+  return isInside(root, file) && file !== root ? path.relative(root, file) : file;
+}
+
+export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean): LedgerEntry {
+  const display = displayPath(root, file);
+  const stem = stemOf(file);
+  const fail = (line: number, message: string, unreadable: boolean): LedgerEntry => ({
+    file,
+    display,
+    stem,
+    ledger: null,
+    problems: [{ file: display, line, message }],
+    warnings: [],
+    unreadable,
+  });
+  let bytes: Buffer;
+  try {
+    bytes = readStable(file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined });
+  } catch (e) {
+    if (e instanceof ReadError) {
+      const msg = e.code === "ENOENT" ? "no such gate file" : e.message.replace(`: ${file}`, "");
+      return fail(1, msg, true);
+    }
+    throw e;
+  }
+  const decoded = decodeLedgerText(bytes);
+  if (!("text" in decoded)) return fail(decoded.line, decoded.message, true);
+  const ledger = parseLedger(decoded.text, stem);
+  return {
+    file,
+    display,
+    stem,
+    ledger,
+    problems: ledger.errors.map((d) => ({ file: display, line: d.line, message: d.message })),
+    warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
+    unreadable: false,
+  };
+}
+
+export function loadSnapshot(target: Target): Snapshot {
+  const constrained = target.mode !== "explicit";
+  const ledgers = target.files.map((f) => loadLedgerFile(f, target.root, constrained));
+  const gates: GateView[] = [];
+  const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
+    file: displayPath(target.root, d.path),
+    line: 1,
+    message: d.message,
+  }));
+  for (const entry of ledgers) {
+    problems.push(...entry.problems);
+    const l = entry.ledger;
+    if (!l || entry.problems.length > 0) continue;
+    for (const g of l.gates) gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
+  }
+  return { target, ledgers, gates, problems };
+}

@@ -1,0 +1,154 @@
+// Root, scope and ledger discovery (unlazy §5.2), shared by every command and the hook.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { UsageError } from "../errors.ts";
+import { isInside } from "./read.ts";
+
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
+
+export function isValidId(id: string): boolean {
+  return ID_PATTERN.test(id) && id !== "." && id !== "..";
+}
+
+export function canonicalRoot(root: string): string {
+  const abs = path.resolve(root);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    throw new UsageError(`--root is not an existing directory: ${abs}`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`--root is not an existing directory: ${abs}`);
+  return fs.realpathSync(abs);
+}
+
+function lstatOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** `.unlazy` must itself be a real directory inside the root. */
+function unlazyDir(root: string): { dir: string; ok: boolean; exists: boolean } {
+  const dir = path.join(root, ".unlazy");
+  const st = lstatOrNull(dir);
+  if (!st) return { dir, ok: false, exists: false };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs.realpathSync(dir)), exists: true };
+}
+
+export function listScopes(root: string): string[] {
+  const u = unlazyDir(root);
+  if (!u.ok) return [];
+  const out: string[] = [];
+  for (const name of fs.readdirSync(u.dir).sort()) {
+    if (name === "locks" || !isValidId(name)) continue;
+    const p = path.join(u.dir, name);
+    const st = lstatOrNull(p);
+    if (!st || !st.isDirectory() || st.isSymbolicLink()) continue;
+    if (!isInside(root, fs.realpathSync(p))) continue;
+    out.push(name);
+  }
+  return out;
+}
+
+export type TargetMode = "explicit" | "scope" | "legacy" | "none";
+
+export interface Target {
+  root: string;
+  mode: TargetMode;
+  scope: string | null;
+  files: string[]; // absolute
+  discoveryErrors: DiscoveryError[];
+}
+
+export interface DiscoveryError {
+  path: string; // absolute
+  message: string;
+}
+
+/** GATES.md plus gates/*.md under `dir`, as named entries of any type (the reader rejects non-files). */
+function ledgerEntries(root: string, dir: string, errors: DiscoveryError[]): string[] {
+  const files: string[] = [];
+  const gates = path.join(dir, "GATES.md");
+  if (lstatOrNull(gates)) files.push(gates);
+  const gdir = path.join(dir, "gates");
+  const st = lstatOrNull(gdir);
+  if (st) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs.realpathSync(gdir))) {
+      errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
+    } else {
+      for (const name of fs.readdirSync(gdir).sort()) if (name.endsWith(".md")) files.push(path.join(gdir, name));
+    }
+  }
+  return files;
+}
+
+export interface ResolveOptions {
+  root: string; // canonical
+  files?: string[];
+  scope?: string | null; // explicit --scope or UNLAZY_SCOPE
+  sessionId?: string | null; // only the hook knows one
+}
+
+export function resolveTarget(o: ResolveOptions): Target {
+  const root = o.root;
+  if (o.files && o.files.length > 0) {
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path.resolve(root, f)), discoveryErrors: [] };
+  }
+  const scopes = listScopes(root);
+  if (o.scope) {
+    if (!isValidId(o.scope)) throw new UsageError(SCOPE_ID_MESSAGE);
+    if (scopes.includes(o.scope)) return scopeTarget(root, o.scope);
+    const u = unlazyDir(root);
+    const named = path.join(u.dir, o.scope);
+    if (lstatOrNull(named) || (u.exists && !u.ok)) {
+      return {
+        root,
+        mode: "scope",
+        scope: o.scope,
+        files: [],
+        discoveryErrors: [{ path: named, message: "scope directory must be a real directory inside the repository" }],
+      };
+    }
+    throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
+  }
+  if (scopes.length === 1) return scopeTarget(root, scopes[0]!);
+  if (scopes.length > 1) {
+    const bound = o.sessionId ? scopes.filter((s) => readBinding(root, s) === o.sessionId) : [];
+    if (bound.length === 1) return scopeTarget(root, bound[0]!);
+    throw new UsageError(
+      `${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
+    );
+  }
+  const errors: DiscoveryError[] = [];
+  const files = ledgerEntries(root, root, errors);
+  if (files.length > 0 || errors.length > 0) return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
+  return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
+}
+
+function scopeTarget(root: string, scope: string): Target {
+  const errors: DiscoveryError[] = [];
+  const files = ledgerEntries(root, path.join(root, ".unlazy", scope), errors);
+  return { root, mode: "scope", scope, files, discoveryErrors: errors };
+}
+
+function readBinding(root: string, scope: string): string | null {
+  const file = path.join(root, ".unlazy", scope, "session");
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile() || st.nlink !== 1 || st.size > 4096) return null;
+      const buf = Buffer.alloc(4097);
+      const n = fs.readSync(fd, buf, 0, buf.length, 0);
+      return buf.subarray(0, n).toString("utf8").trim();
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,147 @@
+// The stable reader (unlazy §5.6): every repository file is read as one unchanged,
+// regular, single-link file, never through a link, never blocking on a FIFO.
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export const MAX_LEDGER_BYTES = 8 * 1024 * 1024;
+
+export class ReadError extends Error {
+  constructor(
+    message: string,
+    readonly code: "ENOENT" | "UNSAFE" | "TOO_LARGE" | "OUTSIDE" | "IO",
+  ) {
+    super(message);
+  }
+}
+
+const FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+function sameIdentity(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+function unchanged(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+export function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+export interface StableReadOptions {
+  label: string; // "gate ledger", "dispatch state", ...
+  maxBytes: number;
+  root?: string; // canonical root the file must resolve inside
+}
+
+export function readStable(file: string, opts: StableReadOptions): Buffer {
+  const single = `${opts.label} must be one unchanged regular single-link file: ${file}`;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, FLAGS);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      let exists = false;
+      try {
+        fs.lstatSync(file);
+        exists = true;
+      } catch {}
+      if (exists) throw new ReadError(single, "UNSAFE");
+      throw new ReadError(`no such ${opts.label}: ${file}`, "ENOENT");
+    }
+    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK") throw new ReadError(single, "UNSAFE");
+    throw new ReadError(`cannot open ${opts.label} ${file}: ${(e as Error).message}`, "IO");
+  }
+  try {
+    const before = fs.fstatSync(fd, { bigint: true });
+    const named = fs.lstatSync(file, { bigint: true });
+    if (!before.isFile() || !named.isFile() || before.nlink !== 1n || !sameIdentity(before, named)) {
+      throw new ReadError(single, "UNSAFE");
+    }
+    if (before.size > BigInt(opts.maxBytes)) {
+      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+    }
+    let real: string | null = null;
+    if (opts.root) {
+      real = fs.realpathSync(file);
+      if (!isInside(opts.root, real)) throw new ReadError(`${opts.label} is outside the allowed root: ${file}`, "OUTSIDE");
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const size = Number(before.size);
+    let buf = Buffer.allocUnsafe(Math.min(Math.max(size, 4096) + 1, opts.maxBytes + 1));
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+      chunks.push(Buffer.from(buf.subarray(0, n)));
+      if (n < buf.length && total >= size) break;
+      buf = Buffer.allocUnsafe(Math.min(65536, opts.maxBytes + 1 - total));
+    }
+    const after = fs.fstatSync(fd, { bigint: true });
+    const namedAfter = fs.lstatSync(file, { bigint: true });
+    if (!unchanged(before, after) || !unchanged(before, namedAfter) || BigInt(total) !== after.size) {
+      throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+    }
+    if (real !== null && fs.realpathSync(file) !== real) {
+      throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  } catch (e) {
+    if (e instanceof ReadError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new ReadError(single, "UNSAFE");
+    throw new ReadError(`cannot read ${opts.label} ${file}: ${(e as Error).message}`, "IO");
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Byte offset of the first invalid UTF-8 sequence, or -1. */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  const n = b.length;
+  while (i < n) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min: number;
+    if (c >= 0xc2 && c <= 0xdf) (need = 1), (min = 0x80);
+    else if (c >= 0xe0 && c <= 0xef) (need = 2), (min = 0x800);
+    else if (c >= 0xf0 && c <= 0xf4) (need = 3), (min = 0x10000);
+    else return i;
+    let cp = c & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const cc = b[i + k];
+      if (cc === undefined || (cc & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return -1;
+}
+
+export function lineAt(b: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (b[i] === 10) line++;
+  return line;
+}
+
+/** Decode a ledger's bytes as text, or say exactly what is wrong and where. */
+export function decodeLedgerText(b: Buffer): { text: string } | { line: number; message: string } {
+  if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
+    return { line: 1, message: "starts with a UTF-8 byte-order mark; save the ledger as UTF-8 without BOM" };
+  }
+  const nul = b.indexOf(0);
+  if (nul >= 0) return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
+  const bad = firstInvalidUtf8(b);
+  if (bad >= 0) return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
+  return { text: b.toString("utf8") };
+}
