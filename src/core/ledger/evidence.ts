@@ -1,6 +1,6 @@
 // Automatic evidence: the string written on success and how an EVIDENCE value is classified.
 import type { Gate } from "./model.ts";
-import { gateDigest } from "./digest.ts";
+import { gateDigest, sha256Hex } from "./digest.ts";
 import { sanitize } from "../text/sanitize.ts";
 
 export const MAX_EVIDENCE = 900;
@@ -46,4 +46,20 @@ export function automaticEvidence(f: EvidenceFacts): string {
     `${evidencePrefix(f.digest)} exit=0; EXPECT=matched; output-sha256=${f.outputSha256}; ` +
     `output-bytes=${f.outputBytes}; shell=${transcriptField(f.shell)}; cwd=${transcriptField(f.cwd)}; path=${f.pathFingerprint}`;
   return text.length > MAX_EVIDENCE ? text.slice(0, MAX_EVIDENCE) : text;
+}
+
+/**
+ * The canonical output of a CHECK: stdout decoded as UTF-8, one "\n" when both streams
+ * are non-empty, then stderr. Invalid bytes decode to U+FFFD (3 bytes each).
+ */
+export function canonicalOutput(stdout: Uint8Array, stderr: Uint8Array): string {
+  const dec = new TextDecoder("utf-8");
+  const a = dec.decode(stdout);
+  const b = dec.decode(stderr);
+  return a.length > 0 && b.length > 0 ? `${a}\n${b}` : a + b;
+}
+
+export function outputFingerprint(canonical: string): { sha256: string; bytes: number } {
+  const buf = Buffer.from(canonical, "utf8");
+  return { sha256: sha256Hex(buf), bytes: buf.length };
 }
