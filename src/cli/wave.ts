@@ -43,9 +43,6 @@ const RULES: Record<string, { leaves: "none" | "one" | "many"; handle: boolean; 
 
 function checkArgs(action: string, argv: WaveArgs): { scope: string; wave: string; leaves: string[] } {
   const rule = RULES[action]!;
-  for (const name of ["scope", "wave", "handle", "reason", "root"] as const) {
-    if (Array.isArray(argv[name])) throw new UsageError(`--${name} may be given only once`);
-  }
   const leaves = (argv.leaf ?? []).map(String);
   if ((argv.args ?? []).length > 0) throw new UsageError(`wave ${action} takes no positional arguments`);
   const scope = requestedScope(argv);
@@ -149,8 +146,6 @@ export const verb: Verb = {
   describe: "dispatch launch waves: open, start, seal, return, abandon, status, list",
   builder: (y) =>
     y
-      // Repeated --leaf must accumulate; any other repeated option is then visible as an array and refused.
-      .parserConfiguration({ "duplicate-arguments-array": true, "populate--": true })
       .positional("action", { type: "string", describe: ACTIONS.join(" | ") })
       .positional("args", { type: "string", array: true, hidden: true })
       .option("scope", { type: "string", describe: "scope id (the directory need not exist yet)", requiresArg: true })
