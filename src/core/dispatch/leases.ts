@@ -1,5 +1,6 @@
 // OWNS leases (unlazy §5.4): coordination records under .unlazy/locks/, claimed and released
-// under one registry lock. Overlap is decided only by `globsOverlap`.
+// under one registry lock. Overlap is decided only by `globsOverlap`. `root` is always the
+// canonical root (`canonicalRoot`), so every alias of a checkout shares one registry.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../errors.ts";
