@@ -29,9 +29,10 @@ export interface StatusReport {
 
 export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] = {}): { report: StatusReport; reduction: Reduction } {
   const reduction = reduce(snap.gates, more);
+  const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));
   const rows: GateRow[] = snap.gates.map((v) => ({
     qid: v.qid,
-    file: snap.ledgers.find((l) => l.file === v.file)!.display,
+    file: display.get(v.file)!,
     id: v.gate.id,
     line: v.gate.line,
     title: v.gate.title,

@@ -1,11 +1,9 @@
 // The definition digest binds evidence to CHECK, EXPECT and the raw CWD text (unlazy §2.7).
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/hash.ts";
 import type { Gate } from "./model.ts";
 import { isRunnable } from "./model.ts";
 
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
-}
+export { sha256Hex };
 
 export function definitionDigest(check: string, expect: string, cwd: string | null): string {
   return sha256Hex(JSON.stringify(["unlazy.gate-definition", 1, check, expect, cwd]));

@@ -134,6 +134,8 @@ export function lineAt(b: Uint8Array, offset: number): number {
   return line;
 }
 
+const FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /** Decode a ledger's bytes as text, or say exactly what is wrong and where. */
 export function decodeLedgerText(b: Buffer): { text: string } | { line: number; message: string } {
   if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
@@ -141,7 +143,10 @@ export function decodeLedgerText(b: Buffer): { text: string } | { line: number; 
   }
   const nul = b.indexOf(0);
   if (nul >= 0) return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
-  const bad = firstInvalidUtf8(b);
-  if (bad >= 0) return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
-  return { text: b.toString("utf8") };
+  try {
+    return { text: FATAL_UTF8.decode(b) };
+  } catch {
+    const bad = firstInvalidUtf8(b);
+    return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
+  }
 }
