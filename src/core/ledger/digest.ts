@@ -5,8 +5,10 @@ import { isRunnable } from "./model.ts";
 
 export { sha256Hex };
 
+/** sha256 of JSON.stringify(["unlazy.gate-definition", 1, CHECK, EXPECT, CWD or null]), built by hand. */
 export function definitionDigest(check: string, expect: string, cwd: string | null): string {
-  return sha256Hex(JSON.stringify(["unlazy.gate-definition", 1, check, expect, cwd]));
+  const c = cwd === null ? "null" : JSON.stringify(cwd);
+  return sha256Hex(`["unlazy.gate-definition",1,${JSON.stringify(check)},${JSON.stringify(expect)},${c}]`);
 }
 
 export function gateDigest(g: Gate): string | null {

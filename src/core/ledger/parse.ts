@@ -50,12 +50,27 @@ export function parseExpect(expect: string): {
   if (source.length > MAX_REGEX_BODY) {
     return { regex: null, pathLike: false, error: `EXPECT regex body exceeds ${MAX_REGEX_BODY} characters` };
   }
-  try {
-    new RegExp(source, flags);
-  } catch (e) {
-    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${(e as Error).message}` };
-  }
+  const error = regexError(source, flags);
+  if (error !== null) return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}` };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
+}
+
+// Ledgers repeat the same patterns; compiling each distinct one once keeps large trees fast.
+const regexVerdicts = new Map<string, string | null>();
+
+function regexError(source: string, flags: string): string | null {
+  const key = `${flags}/${source}`;
+  let verdict = regexVerdicts.get(key);
+  if (verdict === undefined) {
+    try {
+      new RegExp(source, flags);
+      verdict = null;
+    } catch (e) {
+      verdict = (e as Error).message;
+    }
+    regexVerdicts.set(key, verdict);
+  }
+  return verdict;
 }
 
 function hasUnescapedSlash(source: string): boolean {

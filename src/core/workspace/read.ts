@@ -63,9 +63,8 @@ export function readStable(file: string, opts: StableReadOptions): Buffer {
     if (before.size > BigInt(opts.maxBytes)) {
       throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
     }
-    let real: string | null = null;
     if (opts.root) {
-      real = fs.realpathSync(file);
+      const real = fs.realpathSync(file);
       if (!isInside(opts.root, real)) throw new ReadError(`${opts.label} is outside the allowed root: ${file}`, "OUTSIDE");
     }
     const chunks: Buffer[] = [];
@@ -86,9 +85,8 @@ export function readStable(file: string, opts: StableReadOptions): Buffer {
     if (!unchanged(before, after) || !unchanged(before, namedAfter) || BigInt(total) !== after.size) {
       throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
     }
-    if (real !== null && fs.realpathSync(file) !== real) {
-      throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
-    }
+    // No second realpath: the name still resolving to the same inode (checked above) already
+    // rules out a swapped file or a swapped parent directory.
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   } catch (e) {
     if (e instanceof ReadError) throw e;
