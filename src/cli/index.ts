@@ -6,6 +6,8 @@ import { err, json, printProblems } from "./output.ts";
 import * as status from "./status.ts";
 import * as lint from "./lint.ts";
 import * as home from "./home.ts";
+import * as scope from "./scope.ts";
+import * as wave from "./wave.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -16,7 +18,7 @@ export interface Verb {
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
 }
 
-const VERBS: Verb[] = [home.verb, status.verb, lint.verb];
+const VERBS: Verb[] = [home.verb, status.verb, lint.verb, scope.verb, wave.verb];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
