@@ -36,9 +36,10 @@ export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] 
     blocking: [...(more.blocking ?? []), ...(d?.blocking ?? [])],
     abandoned: [...(more.abandoned ?? []), ...(d?.abandoned ?? [])],
   });
+  const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));
   const rows: GateRow[] = snap.gates.map((v) => ({
     qid: v.qid,
-    file: snap.ledgers.find((l) => l.file === v.file)!.display,
+    file: display.get(v.file)!,
     id: v.gate.id,
     line: v.gate.line,
     title: v.gate.title,
