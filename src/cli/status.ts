@@ -1,9 +1,8 @@
 // kbz status: report every gate's state and the verdict; never executes, never writes.
-import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { UsageError } from "../core/errors.ts";
 import { statusReport } from "../core/report.ts";
-import { loadSnapshot, type Snapshot } from "../core/snapshot.ts";
+import { snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import { canonicalRoot, resolveTarget } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out, printWarnings } from "./output.ts";
 import { positionals, targetOptions } from "./options.ts";
@@ -18,15 +17,7 @@ export interface TargetArgs {
 export function snapshotFor(argv: TargetArgs): Snapshot {
   const files = positionals(argv);
   if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
-  const root = canonicalRoot(argv.root ?? process.cwd());
-  const scope = files.length > 0 ? null : (argv.scope ?? process.env.UNLAZY_SCOPE ?? null) || null;
-  const target = resolveTarget({ root, files, scope });
-  if (target.mode === "none") {
-    throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
-  }
-  const snap = loadSnapshot(target);
-  if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
-  return snap;
+  return snapshotForRequest({ root: argv.root, files, scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
 }
 
 const STATE_LABEL: Record<string, string> = {
