@@ -7,6 +7,7 @@ import * as status from "./status.ts";
 import * as lint from "./lint.ts";
 import * as home from "./home.ts";
 import * as check from "./check.ts";
+import * as approvals from "./approvals.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -17,7 +18,7 @@ export interface Verb {
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
 }
 
-const VERBS: Verb[] = [home.verb, status.verb, lint.verb, check.verb];
+const VERBS: Verb[] = [home.verb, status.verb, lint.verb, check.verb, approvals.verb];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   let code: ExitCode = 0;

@@ -49,7 +49,9 @@ export function escapeField(text: string, maxBytes: number): string {
  */
 export function terminalJson(value: unknown, indent?: number): string {
   const json = JSON.stringify(value, null, indent);
+  // JSON.stringify escapes every control character inside strings, so a raw newline can
+  // only be the indentation's own line break; everything else unsafe is escaped.
   return UNSAFE_TEST.test(json)
-    ? json.replace(UNSAFE, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"))
+    ? json.replace(UNSAFE, (ch) => (ch === "\n" ? ch : "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0")))
     : json;
 }
