@@ -5,6 +5,7 @@ import { UsageError } from "../core/errors.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult, type RunReport } from "../core/check/run.ts";
 import type { CheckTask } from "../core/check/plan.ts";
 import { statusReport } from "../core/report.ts";
+import { pathFacts } from "../core/run/shell.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { ExitCode, Verb } from "./index.ts";
@@ -67,7 +68,7 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   return report.exit;
 }
 
-function printApproval(item: ApprovalItem, pathTranscript: string): void {
+function printApproval(item: ApprovalItem): void {
   if (item.status === "approved") return;
   const t = item.task;
   if (item.status !== "failed" || item.problem?.startsWith("could not record")) {
@@ -76,7 +77,7 @@ function printApproval(item: ApprovalItem, pathTranscript: string): void {
     out(`    EXPECT: ${t.oracle.expect}`);
     out(`    CWD: ${t.oracle.cwd}`);
     out(`    SHELL: ${t.oracle.shell}`);
-    out(`    PATH: ${pathTranscript}`);
+    out(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
     if (item.status === "required") out("    NOT RUN: inspect this oracle, then re-run with --approve");
     if (item.status === "recorded") out(`    APPROVED: ${item.record}`);
   }
@@ -167,7 +168,6 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   const files = positionals(argv);
   if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
   const progress = Progress.forStdout(!asJson);
-  let pathTranscript = "";
   try {
     const res = await runChecks({
       root: argv.root,
@@ -181,14 +181,11 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       cwd: argv.cwd,
       env: process.env,
       observer: {
-        loaded: (snap, settings) => {
-          printWarnings(snap.ledgers.flatMap((l) => l.warnings));
-          pathTranscript = settings.path.transcript;
-        },
-        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, pathTranscript)),
+        loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
+        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item)),
         willRun: (tasks) => {
           if (asJson) return;
-          for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathTranscript}`);
+          for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathFacts(t.oracle.path).transcript}`);
         },
         started: (t) => progress?.start(t.qid),
         finished: (t) => progress?.finish(t.qid),

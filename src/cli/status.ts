@@ -1,5 +1,5 @@
 // kbz status: report every gate's state and the verdict; never executes, never writes.
-import { UsageError } from "../core/errors.ts";
+import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { statusReport } from "../core/report.ts";
 import { snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
@@ -17,7 +17,12 @@ export interface TargetArgs {
 export function snapshotFor(argv: TargetArgs): Snapshot {
   const files = positionals(argv);
   if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
-  return snapshotForRequest({ root: argv.root, files, scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
+  const snap = snapshotForRequest({ root: argv.root, files, scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
+  if (snap.problems.length > 0) {
+    printWarnings(snap.ledgers.flatMap((l) => l.warnings));
+    throw new FileProblemsError(snap.problems);
+  }
+  return snap;
 }
 
 const STATE_LABEL: Record<string, string> = {

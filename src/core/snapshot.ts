@@ -1,6 +1,6 @@
 // Files in, one immutable snapshot out. Reading never executes anything and never writes.
 import * as path from "node:path";
-import { FileProblemsError, UsageError, type FileProblem } from "./errors.ts";
+import { UsageError, type FileProblem } from "./errors.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
@@ -96,7 +96,7 @@ export interface TargetRequest {
   scope?: string | null; // --scope, else the UNLAZY_SCOPE value the caller passes
 }
 
-/** Resolve what a command targets and load it; usage and file problems are thrown. */
+/** Resolve what a command targets and load it (usage problems are thrown, file problems returned). */
 export function snapshotForRequest(req: TargetRequest): Snapshot {
   if (req.files.length > 0 && req.scope) throw new UsageError("explicit ledger files cannot be combined with --scope");
   const root = canonicalRoot(req.root ?? process.cwd());
@@ -104,7 +104,5 @@ export function snapshotForRequest(req: TargetRequest): Snapshot {
   if (target.mode === "none") {
     throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
   }
-  const snap = loadSnapshot(target);
-  if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
-  return snap;
+  return loadSnapshot(target);
 }

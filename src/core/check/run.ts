@@ -3,7 +3,7 @@
 // prints its result; receipts call it with the same approvals and evidence rules.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { UsageError, type FileProblem } from "../errors.ts";
+import { FileProblemsError, UsageError, type FileProblem } from "../errors.ts";
 import { automaticEvidence } from "../ledger/evidence.ts";
 import { reduce, type Reduction } from "../ledger/state.ts";
 import { loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
@@ -45,7 +45,8 @@ export interface RunReport {
 
 /** Live events for a printer; every field is optional. */
 export interface CheckObserver {
-  loaded?(snapshot: Snapshot, settings: RunSettings): void;
+  /** The ledgers as loaded, before anything else (warnings are shown from here). */
+  loaded?(snapshot: Snapshot): void;
   approval?(item: ApprovalItem): void;
   willRun?(tasks: CheckTask[]): void;
   started?(task: CheckTask): void;
@@ -116,12 +117,13 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
 
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const first = snapshotForRequest(req);
+  req.observer?.loaded?.(first);
+  if (first.problems.length > 0) throw new FileProblemsError(first.problems);
   const root = first.target.root;
   const settings = runSettings(req, root);
   const storeDir = approvalDirFor(req.env);
   assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
   const store = new ApprovalStore(storeDir, root);
-  req.observer?.loaded?.(first, settings);
 
   const tasks = pendingTasks(first, settings, req.reverify);
   const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
