@@ -1,6 +1,7 @@
 // EXPECT matching (unlazy §2.4, §3.1.9). A substring test runs inline; a regex runs in a
 // fresh worker thread that is terminated when it exceeds its budget, so catastrophic
-// backtracking cannot hang kbz. Worker startup has its own limit and does not eat into
+// backtracking cannot hang kbz. Worker startup (until the worker reports ready) has its
+// own limit and does not eat into
 // the match budget; at most MAX_REGEX_WORKERS exist at once, the rest wait in FIFO order.
 import { Worker } from "node:worker_threads";
 import { MAX_REGEX_WORKERS, REGEX_STARTUP_TIMEOUT_MS, REGEX_TIMEOUT_MS } from "./oracle.ts";
@@ -16,8 +17,11 @@ export interface ExpectSpec {
 }
 
 // Evaluated as a worker script (CommonJS), so it also works inside the compiled binary.
+// It says "ready" once its listener exists: the match budget starts only then, because
+// the runtime may report "online" before the script has been evaluated.
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
+parentPort.postMessage({ ready: true });
 parentPort.once("message", (m) => {
   let reply;
   try { reply = { matched: new RegExp(m.source, m.flags).test(m.output) }; }
@@ -72,15 +76,14 @@ export function regexMatch(source: string, flags: string, output: string, budget
           return;
         }
         timer = setTimeout(() => finish({ matched: false, error: `EXPECT worker startup exceeded ${budget.startupMs}ms` }), budget.startupMs);
-        worker.once("online", () => {
-          if (settled) return;
-          clearTimeout(timer!);
-          timer = setTimeout(() => finish({ matched: false, error: `EXPECT regex exceeded ${budget.matchMs}ms` }), budget.matchMs);
-          worker!.postMessage({ source, flags, output });
+        worker.on("message", (m: { ready?: boolean; matched?: boolean; error?: string }) => {
+          if (m.ready) {
+            if (settled) return;
+            clearTimeout(timer!);
+            timer = setTimeout(() => finish({ matched: false, error: `EXPECT regex exceeded ${budget.matchMs}ms` }), budget.matchMs);
+            worker!.postMessage({ source, flags, output });
+          } else finish(m.error !== undefined ? { matched: false, error: m.error } : { matched: m.matched === true, error: null });
         });
-        worker.once("message", (m: { matched?: boolean; error?: string }) =>
-          finish(m.error !== undefined ? { matched: false, error: m.error } : { matched: m.matched === true, error: null }),
-        );
         worker.once("error", (e: Error) => finish({ matched: false, error: e.message }));
         worker.once("exit", (code) => finish({ matched: false, error: `EXPECT worker exited ${code} without a result` }));
       }),
