@@ -8,6 +8,8 @@ import * as lint from "./lint.ts";
 import * as home from "./home.ts";
 import * as scope from "./scope.ts";
 import * as wave from "./wave.ts";
+import * as check from "./check.ts";
+import * as approvals from "./approvals.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -18,7 +20,7 @@ export interface Verb {
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
 }
 
-const VERBS: Verb[] = [home.verb, status.verb, lint.verb, scope.verb, wave.verb];
+const VERBS: Verb[] = [home.verb, status.verb, lint.verb, check.verb, approvals.verb, scope.verb, wave.verb];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
