@@ -33,6 +33,13 @@ describe("gate lines", () => {
     expect(errorsOf("# T\n\n- [ ] outcome without id\n")).toEqual(["3: gate needs an explicit ID followed by a colon"]);
   });
 
+  test("Unicode line and paragraph separators inside a title or value do not break the line", () => {
+    const l = parseLedger("- [ ] G1: a\u2028b\u2029c\r\n  CHECK: x\u2028y\n  EXPECT: z\n", "GATES");
+    expect(l.errors).toEqual([]);
+    expect(l.gates[0]!.title).toBe("a\u2028b\u2029c");
+    expect(l.gates[0]!.check).toBe("x\u2028y");
+  });
+
   test("a blank outcome is an error", () => {
     expect(errorsOf("- [ ] G1:\n")).toEqual(["1: gate G1 has a blank outcome"]);
   });
