@@ -42,9 +42,9 @@ function sanitizeCompact(text, max = 500) {
   const flat = sanitize(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? flat.slice(0, max - 3) + "..." : flat;
 }
+var JSON_RAW_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
 function terminalJson(value, indent) {
-  const json = JSON.stringify(value, null, indent);
-  return UNSAFE_TEST.test(json) ? json.replace(UNSAFE, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0")) : json;
+  return JSON.stringify(value, null, indent).replace(JSON_RAW_UNSAFE, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"));
 }
 
 // src/core/hook/decide.ts
@@ -606,14 +606,14 @@ function normalizeOwnsPath(raw) {
 }
 
 // src/core/ledger/parse.ts
-var GATE_LINE = /^- \[([ xX])\] (.*)$/;
+var GATE_LINE = /^- \[([ xX])\] (.*)$/s;
 var GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 var INDENTED_ABANDON = /^[ \t]+ABANDON:/;
 var UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
-var INDENTED_ATTR = /^[ \t]+(CHECK|EXPECT|EVIDENCE|CWD): ?(.*)$/;
-var ABANDON_LINE = /^ABANDON:(.*)$/;
-var OWNS_LINE = /^OWNS:(.*)$/;
-var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+var INDENTED_ATTR = /^[ \t]+(CHECK|EXPECT|EVIDENCE|CWD): ?(.*)$/s;
+var ABANDON_LINE = /^ABANDON:(.*)$/s;
+var OWNS_LINE = /^OWNS:(.*)$/s;
+var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
 var REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
 var MAX_REGEX_BODY = 1000;
 function splitLines(text) {

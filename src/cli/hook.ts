@@ -67,8 +67,6 @@ function wantedHandler(argv: HookArgs, scope: string | null): ManagedHandler {
 }
 
 function scopeOption(argv: HookArgs): string | null {
-  const given = process.argv.filter((a) => a === "--scope" || a.startsWith("--scope="));
-  if (given.length > 1) throw new UsageError("--scope may be given only once");
   if (argv.scope === undefined) return null;
   if (!isValidId(argv.scope)) throw new UsageError(SCOPE_ID_MESSAGE);
   return argv.scope;
