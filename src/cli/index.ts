@@ -11,6 +11,7 @@ import * as wave from "./wave.ts";
 import * as check from "./check.ts";
 import * as approvals from "./approvals.ts";
 import * as next from "./next.ts";
+import * as hook from "./hook.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -32,6 +33,7 @@ const VERBS: Verb[] = [
   scope.verb,
   wave.verb,
   next.verb,
+  hook.verb,
 ];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
