@@ -6,6 +6,7 @@ import { err, json, printProblems } from "./output.ts";
 import * as status from "./status.ts";
 import * as lint from "./lint.ts";
 import * as home from "./home.ts";
+import * as dash from "./dash.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -16,7 +17,7 @@ export interface Verb {
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
 }
 
-const VERBS: Verb[] = [home.verb, status.verb, lint.verb];
+const VERBS: Verb[] = [home.verb, status.verb, lint.verb, dash.verb, dash.demoVerb];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   let code: ExitCode = 0;
