@@ -20,8 +20,11 @@ export interface Verb {
 const VERBS: Verb[] = [home.verb, status.verb, lint.verb, dash.verb, dash.demoVerb];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
-  let code: ExitCode = 0;
+  // yargs only parses and validates; the chosen verb runs afterwards, so a usage
+  // failure found late in validation can never follow a verb that already acted.
+  let chosen: { verb: Verb; argv: any } | null = null;
   let usageFailure: string | null = null;
+  let arrays = new Set<string>();
   const wantsJson = args.includes("--json");
   let y = yargs(args)
     .scriptName("kbz")
@@ -33,33 +36,49 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .alias("help", "h")
     .strict()
     .wrap(Math.min(100, process.stdout.columns || 100))
-    .parserConfiguration({ "populate--": true, "duplicate-arguments-array": false })
+    .parserConfiguration({ "populate--": true })
     .exitProcess(false)
     .fail((msg, e) => {
-      if (e && !(e instanceof UsageError)) throw e;
       usageFailure = msg || e?.message || "usage error";
     });
   for (const v of VERBS) {
     y = y.command({
       command: v.command,
       describe: v.describe,
-      builder: v.builder,
-      handler: async (argv: any) => {
-        code = await v.handler(argv);
+      builder: (sub: Argv) => {
+        const built = v.builder(sub).strict();
+        arrays = new Set((built as any).getOptions().array as string[]);
+        return built;
+      },
+      handler: (argv: any) => {
+        chosen = { verb: v, argv };
       },
     } as any);
   }
   try {
     await y.parseAsync();
+    if (usageFailure !== null) {
+      err(`kbz: ${usageFailure}`);
+      err("run kbz --help for usage");
+      return 2;
+    }
+    const run = chosen as { verb: Verb; argv: any } | null;
+    if (!run) return 0;
+    rejectRepeatedValues(run.argv, arrays);
+    return await run.verb.handler(run.argv);
   } catch (e) {
     return reportFailure(e, wantsJson);
   }
-  if (usageFailure !== null) {
-    err(`kbz: ${usageFailure}`);
-    err("run kbz --help for usage");
-    return 2;
+}
+
+/** A value option given twice is ambiguous (which one wins?); a repeated boolean is harmless. */
+function rejectRepeatedValues(argv: Record<string, unknown>, arrays: Set<string>): void {
+  for (const [key, value] of Object.entries(argv)) {
+    if (value === "" && key !== "_" && key !== "--" && !arrays.has(key)) throw new UsageError(`option --${key} needs a non-empty value`);
+    if (!Array.isArray(value) || key === "_" || key === "--" || key === "$0" || arrays.has(key) || key.includes("-")) continue;
+    if (value.every((v) => typeof v === "boolean")) argv[key] = value[value.length - 1];
+    else throw new UsageError(`option --${key} was given more than once`);
   }
-  return code;
 }
 
 function reportFailure(e: unknown, wantsJson: boolean): ExitCode {
@@ -70,7 +89,13 @@ function reportFailure(e: unknown, wantsJson: boolean): ExitCode {
   }
   if (e instanceof UsageError) {
     err(`kbz: ${e.message}`);
+    err("run kbz --help for usage");
     if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: e.message }] });
+    return 2;
+  }
+  if ((e as Error)?.name === "YError") {
+    err(`kbz: ${(e as Error).message}`);
+    err("run kbz --help for usage");
     return 2;
   }
   err(`kbz: internal error: ${(e as Error)?.stack ?? String(e)}`);

@@ -72,7 +72,8 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
   } else {
     const lines: string[] = [];
     for (const file of order) {
-      const mine = stored.filter((s) => s.file === escapeField(file, 512));
+      // Parse problems were already printed as <file>:<line>: lines on stderr.
+      const mine = stored.filter((s) => s.file === escapeField(file, 512) && s.rule !== "parse");
       if (mine.length === 0) continue;
       lines.push(escapeField(file, 512));
       for (const s of mine) {

@@ -25,7 +25,10 @@ export function snapshotFor(argv: TargetArgs): Snapshot {
     throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
   }
   const snap = loadSnapshot(target);
-  if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
+  if (snap.problems.length > 0) {
+    printWarnings(snap.ledgers.flatMap((l) => l.warnings));
+    throw new FileProblemsError(snap.problems);
+  }
   return snap;
 }
 

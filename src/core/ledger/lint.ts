@@ -40,11 +40,11 @@ function gateFindings(g: Gate): LintFinding[] {
   if (g.check === null) {
     add("manual-gate", "no CHECK, so this outcome is judged by hand and its evidence is only as good as the reader");
     if (/[0-9]/.test(g.title)) {
-      add("unmeasured-number", "the title states a number that nothing measures; add a CHECK that measures it");
+      add("unmeasured-number", `title "${g.title}" states a number that nothing measures; add a CHECK that measures it`);
     }
   }
   if (ACTIVITY.test(g.title)) {
-    add("activity-not-outcome", "the title names an activity, not an outcome; state the result someone can observe");
+    add("activity-not-outcome", `title "${g.title}" names an activity, not an outcome; state the result someone can observe`);
   }
   return out;
 }

@@ -2,14 +2,14 @@
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import type { Abandon, AttrKey, Diagnostic, Gate, Ledger } from "./model.ts";
 
-const GATE_LINE = /^- \[([ xX])\] (.*)$/;
+const GATE_LINE = /^- \[([ xX])\] (.*)$/s;
 const GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const INDENTED_ABANDON = /^[ \t]+ABANDON:/;
 const UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
-const INDENTED_ATTR = /^[ \t]+(CHECK|EXPECT|EVIDENCE|CWD): ?(.*)$/;
-const ABANDON_LINE = /^ABANDON:(.*)$/;
-const OWNS_LINE = /^OWNS:(.*)$/;
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const INDENTED_ATTR = /^[ \t]+(CHECK|EXPECT|EVIDENCE|CWD): ?(.*)$/s;
+const ABANDON_LINE = /^ABANDON:(.*)$/s;
+const OWNS_LINE = /^OWNS:(.*)$/s;
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
 const REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
 const MAX_REGEX_BODY = 1000;
 

@@ -47,9 +47,8 @@ export function escapeField(text: string, maxBytes: number): string {
  * C1, bidi and line separators through raw; escape those as \uXXXX so the data
  * stays exact while the bytes stay inert.
  */
+const JSON_RAW_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+
 export function terminalJson(value: unknown, indent?: number): string {
-  const json = JSON.stringify(value, null, indent);
-  return UNSAFE_TEST.test(json)
-    ? json.replace(UNSAFE, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"))
-    : json;
+  return JSON.stringify(value, null, indent).replace(JSON_RAW_UNSAFE, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"));
 }

@@ -1,0 +1,84 @@
+import { describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { execFileSync } from "node:child_process";
+import { decodeLedgerText, firstInvalidUtf8, readStable, ReadError } from "../../../src/core/workspace/read.ts";
+import { tempDir } from "../../helpers/kbz.ts";
+
+const opts = (root?: string, maxBytes = 1024) => ({ label: "gate ledger", maxBytes, root });
+
+function readErr(file: string, o = opts()): ReadError {
+  try {
+    readStable(file, o);
+  } catch (e) {
+    return e as ReadError;
+  }
+  throw new Error("expected a ReadError");
+}
+
+describe("stable reader", () => {
+  test("a regular file round-trips, also through a root alias", () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "a.md"), "hello");
+    expect(readStable(path.join(root, "a.md"), opts(root)).toString()).toBe("hello");
+    const alias = path.join(tempDir(), "alias");
+    fs.symlinkSync(root, alias);
+    expect(readStable(path.join(alias, "a.md"), opts(root)).toString()).toBe("hello");
+  });
+
+  test("symlinks (dangling too), hard links and directories are not one regular single-link file", () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "victim"), "secret");
+    fs.symlinkSync(path.join(root, "victim"), path.join(root, "link.md"));
+    fs.symlinkSync(path.join(root, "nowhere"), path.join(root, "dangling.md"));
+    fs.linkSync(path.join(root, "victim"), path.join(root, "hard.md"));
+    fs.mkdirSync(path.join(root, "dir.md"));
+    for (const name of ["link.md", "dangling.md", "hard.md", "dir.md"]) {
+      const e = readErr(path.join(root, name));
+      expect(e.code).toBe("UNSAFE");
+      expect(e.message).toContain("gate ledger must be one unchanged regular single-link file");
+    }
+  });
+
+  test("a FIFO fails fast instead of blocking", () => {
+    const root = tempDir();
+    const fifo = path.join(root, "GATES.md");
+    execFileSync("mkfifo", [fifo]);
+    const started = Date.now();
+    expect(readErr(fifo).code).toBe("UNSAFE");
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  test("the size cap is enforced with the label and the cap in the message", () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "big.md"), "12345");
+    const e = readErr(path.join(root, "big.md"), opts(undefined, 4));
+    expect(e.code).toBe("TOO_LARGE");
+    expect(e.message).toContain("exceeds 4 bytes");
+  });
+
+  test("a file outside the root is refused; an absent file keeps the ENOENT code", () => {
+    const root = tempDir();
+    const outside = path.join(tempDir(), "x.md");
+    fs.writeFileSync(outside, "x");
+    expect(readErr(outside, opts(root)).code).toBe("OUTSIDE");
+    expect(readErr(path.join(root, "missing.md")).code).toBe("ENOENT");
+  });
+});
+
+describe("ledger text decoding", () => {
+  test("valid UTF-8 decodes; invalid UTF-8, NUL bytes and a BOM are located by line", () => {
+    expect(decodeLedgerText(Buffer.from("a\n한\n"))).toEqual({ text: "a\n한\n" });
+    expect(decodeLedgerText(Buffer.from([0x61, 0x0a, 0x0a, 0xff]))).toEqual({ line: 3, message: "invalid UTF-8 at byte 3; a ledger must be UTF-8 text" });
+    expect(decodeLedgerText(Buffer.from("a\nb\0"))).toMatchObject({ line: 2 });
+    expect(decodeLedgerText(Buffer.from("\ufeff# T\n"))).toMatchObject({ line: 1, message: expect.stringContaining("byte-order mark") });
+  });
+
+  test("the UTF-8 validator rejects overlongs, surrogates, truncation and out-of-range code points", () => {
+    expect(firstInvalidUtf8(new Uint8Array([0xc0, 0x80]))).toBe(0);
+    expect(firstInvalidUtf8(new Uint8Array([0x41, 0xed, 0xa0, 0x80]))).toBe(1);
+    expect(firstInvalidUtf8(new Uint8Array([0xe2, 0x82]))).toBe(0);
+    expect(firstInvalidUtf8(new Uint8Array([0xf4, 0x90, 0x80, 0x80]))).toBe(0);
+    expect(firstInvalidUtf8(Buffer.from("ok ✓ 🎉"))).toBe(-1);
+  });
+});
