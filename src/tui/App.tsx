@@ -160,25 +160,30 @@ function Header({ view, width, theme, banner }: { view: DashView; width: number;
       tone = r.verdict === "all-met" ? "ok" : r.verdict === "handoff" ? "accent" : "bad";
     }
   }
-  const left = `kbz${banner ? ` ${banner}` : ""} · ${where}`;
+  const left = fit(`kbz${banner ? ` ${banner}` : ""} · ${where}`, Math.max(10, width - verdict.length - 2));
+  const gap = Math.max(2, width - left.length - verdict.length);
   return (
     <Text wrap="truncate">
-      <Text bold>{fit(left, Math.max(10, width - verdict.length - 2))}</Text>
-      <Text>{"  "}</Text>
-      <Text color={theme.tone(tone)}>{fit(verdict, Math.max(0, width - left.length - 2))}</Text>
+      <Text bold>{left}</Text>
+      <Text>{" ".repeat(gap)}</Text>
+      <Text color={theme.tone(tone)}>{fit(verdict, Math.max(0, width - left.length - gap))}</Text>
     </Text>
   );
 }
 
 function Tabs({ panel, width, theme }: { panel: PanelId; width: number; theme: Theme }) {
+  // Narrow terminals drop the numbers first, then shorten the titles, so the row never wraps.
+  const full = PANELS.map((p, i) => ` ${i + 1} ${TITLES[p]} `);
+  const bare = PANELS.map((p) => ` ${TITLES[p]} `);
+  const short = PANELS.map((p) => ` ${TITLES[p].slice(0, 3)} `);
+  const labels = [full, bare, short].find((l) => l.join("").length <= width) ?? short;
   return (
     <Text wrap="truncate">
       {PANELS.map((p, i) => (
         <Text key={p} inverse={p === panel} bold={p === panel} color={p === panel ? undefined : theme.tone("muted")}>
-          {` ${i + 1} ${TITLES[p]} `}
+          {labels[i]}
         </Text>
       ))}
-      <Text>{" ".repeat(Math.max(0, width))}</Text>
     </Text>
   );
 }
