@@ -5,7 +5,7 @@ import { cleanup } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
-import { tempDir, writeTree } from "../helpers/kbz.ts";
+import { tempDir } from "../helpers/kbz.ts";
 import { render } from "ink";
 import { KEY, fakeStreams, frame, press, renderAt, resize, settle } from "../helpers/ink.ts";
 

@@ -42,13 +42,13 @@ function gateDetail(item: GateRowItem | undefined): DetailLine[] {
   if (!item) return [];
   if (item.kind === "problem") {
     const p = item.problem;
-    return [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad" }];
+    return [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad", wrap: true }];
   }
   const g = item.view.gate;
   const lines: DetailLine[] = [
     { label: "gate", value: `${item.view.qid}  ${item.display}:${g.line}  ${isRunnable(g) ? "runnable" : "manual"}` },
   ];
-  if (g.check !== null) lines.push({ label: "CHECK", value: g.check });
+  if (g.check !== null) lines.push({ label: "CHECK", value: g.check, wrap: true });
   if (g.expect !== null) lines.push({ label: "EXPECT", value: g.expect });
   lines.push({ label: "EVIDENCE", value: g.evidence ?? "(none)" });
   const why = unmetReason(item.view.state);
