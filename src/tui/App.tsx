@@ -70,9 +70,12 @@ export function App(props: AppProps) {
   const selKey = view.kind === "pick" ? "pick" : panel;
   const count = view.kind === "pick" ? pickCount : counts[panel];
   // The log follows its tail until the person scrolls up.
-  const selected = Math.min(sel[selKey] ?? (selKey === "log" ? Number.MAX_SAFE_INTEGER : 0), Math.max(0, count - 1));
+  const selectedIn = (s: Record<string, number>) =>
+    Math.min(s[selKey] ?? (selKey === "log" ? Number.MAX_SAFE_INTEGER : 0), Math.max(0, count - 1));
+  const selected = selectedIn(sel);
 
-  const move = (delta: number) => setSel((s) => ({ ...s, [selKey]: moveSelection(selected, delta, count) }));
+  // Functional updates: several keys can arrive in one chunk (key repeat, fast typing).
+  const move = (delta: number) => setSel((s) => ({ ...s, [selKey]: moveSelection(selectedIn(s), delta, count) }));
   const cycle = (delta: number) => setPanel((p) => PANELS[(PANELS.indexOf(p) + delta + PANELS.length) % PANELS.length]!);
 
   const onKey = (input: string, key: Key) => {
@@ -113,7 +116,15 @@ export function App(props: AppProps) {
     if (input === "g" || key.home) return move(-count);
     if (input === "G" || key.end) return move(count);
   };
-  useInput(onKey, { isActive: isRawModeSupported });
+  // Ink delivers plain characters that arrive together as one input ("jjj", "\t\t").
+  const onInput = (input: string, key: Key) => {
+    if (input.length > 1 && !input.includes("\u001b")) {
+      for (const ch of input) onKey(ch, { ...key, tab: ch === "\t", return: ch === "\r" });
+      return;
+    }
+    onKey(input, key);
+  };
+  useInput(onInput, { isActive: isRawModeSupported });
 
   return (
     <Box flexDirection="column" width={width} height={frameRows}>
@@ -181,7 +192,7 @@ function Tabs({ panel, width, theme }: { panel: PanelId; width: number; theme: T
     <Text wrap="truncate">
       {PANELS.map((p, i) => (
         <Text key={p} inverse={p === panel} bold={p === panel} color={p === panel ? undefined : theme.tone("muted")}>
-          {labels[i]}
+          {p === panel ? `[${labels[i]!.slice(1, -1)}]` : labels[i]}
         </Text>
       ))}
     </Text>

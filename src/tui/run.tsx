@@ -7,7 +7,8 @@ export async function runDashboard(props: AppProps): Promise<0> {
   const instance = render(<App {...props} />, {
     exitOnCtrlC: false, // q and ctrl-c are handled by the app so the watcher closes first
     patchConsole: true,
-    incrementalRendering: true,
+    // Ink 6.8's incremental mode left stale rows behind when a panel switched (seen in tmux);
+    // full redraws of a frame shorter than the terminal do not flicker.
     maxFps: 20,
   });
   // Under Bun the process may end right after render() unless we wait (ecosystem §3.1).

@@ -79,6 +79,15 @@ describe("dashboard shell", () => {
     expect(frame(r)).toMatch(/› UNMET\s+leaf-3\.2:G2/);
   });
 
+  test("keys arriving together in one chunk (key repeat) each count", async () => {
+    const demo = writeDemoFolder(tempDir());
+    const r = await renderAt(<App root={demo.root} scope={null} theme={plain} watch={false} />);
+    await press(r, "jjj");
+    expect(frame(r)).toMatch(/› UNMET\s+leaf-1\.1:G2/);
+    await press(r, "\t\t");
+    expect(frame(r)).toContain("[5 Log]");
+  });
+
   test("q unmounts the dashboard (the process can exit)", async () => {
     const demo = writeDemoFolder(tempDir());
     const { stdout, stdin } = fakeStreams();
