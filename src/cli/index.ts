@@ -12,6 +12,7 @@ import * as check from "./check.ts";
 import * as approvals from "./approvals.ts";
 import * as next from "./next.ts";
 import * as hook from "./hook.ts";
+import * as dash from "./dash.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -34,6 +35,8 @@ const VERBS: Verb[] = [
   wave.verb,
   next.verb,
   hook.verb,
+  dash.verb,
+  dash.demoVerb,
 ];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
