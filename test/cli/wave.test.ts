@@ -320,6 +320,23 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     });
   }
 
+  test("a hostile, very long root plus a hard-linked status.log: the warning is sanitised and bounded, the state committed", () => {
+    const base = tempDir();
+    const root = path.join(base, "\u001b[31mred\nline\u202e" + "x".repeat(150), "y".repeat(200));
+    fs.mkdirSync(path.join(root, ".unlazy/api"), { recursive: true });
+    const outside = tempDir();
+    writeTree(outside, { victim: "victim\n" });
+    fs.linkSync(path.join(outside, "victim"), path.join(root, ".unlazy/api/status.log"));
+    const r = kbz(["wave", "open", ...S, "--wave", "w1", "--leaf", "a"], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("OPEN w1 (0/1 started, 0/1 returned)\n");
+    expect(r.stderr).toContain("state transition committed; audit status append was skipped:");
+    expect(r.stderr.length).toBeLessThanOrEqual(650);
+    expect(r.stderr.trimEnd()).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(JSON.parse(fs.readFileSync(path.join(root, ".unlazy/api/dispatch.json"), "utf8")).waves.w1.state).toBe("open");
+    expect(fs.readFileSync(path.join(outside, "victim"), "utf8")).toBe("victim\n");
+  });
+
   test("two real timed workers started before the seal overlap in time, then complete the wave", async () => {
     const { w } = pipe();
     w("open", ...S, "--wave", "ready-1", "--leaf", "leaf-1", "--leaf", "leaf-2");
