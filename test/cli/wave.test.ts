@@ -241,6 +241,19 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
+  test("an invalid wave is located on its line in dispatch.json by kbz status", () => {
+    const { dir, w, file } = pipe();
+    w("open", ...S, "--wave", "w1", "--leaf", "a");
+    w("open", ...S, "--wave", "w2", "--leaf", "b");
+    const d = JSON.parse(fs.readFileSync(file, "utf8"));
+    d.waves.w2.state = "sealed";
+    const text = JSON.stringify(d, null, 2);
+    fs.writeFileSync(file, text);
+    const line = text.split("\n").findIndex((l) => l.includes('"w2":')) + 1;
+    expect(line).toBeGreaterThan(1);
+    expectRefused(dir, ["status", "--scope", "api"], `.unlazy/api/dispatch.json:${line}: invalid dispatch state for scope api: wave w2: sealedAt must be an ISO timestamp`);
+  });
+
   test("ids toString and constructor work for open, start and seal", () => {
     const { w } = pipe();
     expect(w("open", ...S, "--wave", "toString", "--leaf", "constructor").code).toBe(0);

@@ -443,6 +443,8 @@ export interface DispatchAggregate {
   abandoned: string[];
   /** Sanitised, ≤ 500 characters; null when the state is valid. */
   error: string | null;
+  /** 1-based line of dispatch.json the error points at (the offending wave's key), when invalid. */
+  errorLine?: number;
 }
 
 /** Fold a valid state into the aggregate (pure). Waves are sorted by id. */
@@ -459,12 +461,13 @@ export function aggregateDispatch(s: DispatchState): DispatchAggregate {
   return agg;
 }
 
-export function invalidAggregate(message: string): DispatchAggregate {
+export function invalidAggregate(message: string, line = 1): DispatchAggregate {
   return {
     resolved: ["dispatch:PARSE=invalid"],
     blocking: ["dispatch:PARSE invalid dispatch state"],
     abandoned: [],
     error: escapeField(message, MAX_REASON),
+    errorLine: line,
   };
 }
 
@@ -477,7 +480,7 @@ export function dispatchStatus(root: string, scope: string | null): DispatchAggr
   try {
     return aggregateDispatch(loadDispatch(root, scope).state);
   } catch (e) {
-    if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`);
+    if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
 }
