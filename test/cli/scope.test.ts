@@ -89,6 +89,21 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
   });
 });
 
+describe("lease hardening cases (unlazy §8.2 #35), refused with exit 1 instead of 3", () => {
+  for (const [mine, theirs, line] of [
+    ["src/a*.js", "src/ab*.js", "CONFLICT src/ab*.js overlaps src/a*.js held by h/leaf-a"],
+    ["src/./same.js", "src/same.js", "CONFLICT src/same.js overlaps src/same.js held by h/leaf-a"],
+    ["src/api", "src/api/**", "CONFLICT src/api/** overlaps src/api held by h/leaf-a"],
+  ]) {
+    test(`${mine} then ${theirs}: the second claim is refused`, () => {
+      const dir = tempDir();
+      writeTree(dir, { ".unlazy/h/gates/leaf-a.md": `OWNS: ${mine}\n- [ ] G1: a\n`, ".unlazy/h/gates/leaf-b.md": `OWNS: ${theirs}\n- [ ] G1: b\n` });
+      expect(kbz(["scope", "claim", "--leaf", "leaf-a"], { cwd: dir }).code).toBe(0);
+      expect(kbz(["scope", "claim", "--leaf", "leaf-b"], { cwd: dir })).toEqual({ code: 1, stdout: `${line}\nCLAIM REFUSED (1 conflict(s))\n`, stderr: "" });
+    });
+  }
+});
+
 describe("bad input changes nothing and exits 2", () => {
   for (const [name, id] of [
     ["'..'", ".."],
