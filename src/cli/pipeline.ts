@@ -1,6 +1,5 @@
 // Helpers shared by the pipeline verbs (scope, wave): root and scope arguments, and mapping
 // infrastructure failures (locks, atomic writes, the status log) to one `kbz:` line and exit 2.
-import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { StatusLogError } from "../core/dispatch/statuslog.ts";
 import { escapeField } from "../core/text/sanitize.ts";
@@ -9,6 +8,7 @@ import { WriteError } from "../core/workspace/fs.ts";
 import { LockTimeoutError } from "../core/workspace/lock.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { DispatchActionError } from "../core/dispatch/waves.ts";
+import { LeaseRecordError } from "../core/dispatch/leases.ts";
 import type { ExitCode } from "./index.ts";
 import { err, json } from "./output.ts";
 
@@ -57,7 +57,7 @@ export async function infra<T>(fn: () => Promise<T> | T): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof WriteError || e instanceof LockTimeoutError || e instanceof StatusLogError || e instanceof DispatchActionError) {
+    if (e instanceof WriteError || e instanceof LockTimeoutError || e instanceof StatusLogError || e instanceof DispatchActionError || e instanceof LeaseRecordError) {
       throw new RefusedError(e.message);
     }
     const errno = e as NodeJS.ErrnoException;
@@ -80,8 +80,4 @@ export async function guarded(argv: PipelineArgs, run: () => Promise<ExitCode> |
 
 export function printNotes(notes: string[]): void {
   for (const n of notes) err(`kbz: note: ${n}`);
-}
-
-export function shown(root: string, file: string): string {
-  return displayPath(root, path.resolve(file));
 }
