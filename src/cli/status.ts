@@ -1,7 +1,8 @@
 // kbz status: report every gate's state and the verdict; never executes, never writes.
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { statusReport } from "../core/report.ts";
-import { snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
+import { displayPath, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
+import { dispatchPath } from "../core/dispatch/waves.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out, printWarnings } from "./output.ts";
@@ -21,6 +22,13 @@ export function snapshotFor(argv: TargetArgs): Snapshot {
   if (snap.problems.length > 0) {
     printWarnings(snap.ledgers.flatMap((l) => l.warnings));
     throw new FileProblemsError(snap.problems);
+  }
+  const { root, scope } = snap.target;
+  if (snap.dispatch?.error && scope) {
+    const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
+    throw new FileProblemsError([
+      { file: displayPath(root, dispatchPath(root, scope)), line: 1, message: `invalid dispatch state for scope ${scope}: ${message}` },
+    ]);
   }
   return snap;
 }
@@ -48,6 +56,8 @@ export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
       out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
     }
   }
+  for (const item of snap.dispatch?.blocking ?? []) out(`  ${"UNMET".padEnd(11)} ${item}`);
+  for (const item of snap.dispatch?.abandoned ?? []) out(`  ${"ABANDONED".padEnd(11)} ${item}`);
   for (const line of verdictLines(reduction, "", snap.target.scope, false)) out(line);
   return report.exit;
 }

@@ -7,6 +7,7 @@ import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
 import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, isInside, readStable } from "./workspace/read.ts";
 import { canonicalRoot, resolveTarget, type Target } from "./workspace/discover.ts";
+import { dispatchStatus, type DispatchAggregate } from "./dispatch/waves.ts";
 
 export interface LedgerEntry {
   file: string; // absolute
@@ -30,6 +31,8 @@ export interface Snapshot {
   ledgers: LedgerEntry[];
   gates: GateView[];
   problems: FileProblem[]; // every error of every ledger plus discovery errors
+  /** The scope's dispatch waves (unlazy §3.1.11 step 3); null without a scope or with discovery errors. */
+  dispatch?: DispatchAggregate | null;
 }
 
 export function displayPath(root: string, file: string): string {
@@ -87,7 +90,8 @@ export function loadSnapshot(target: Target): Snapshot {
     if (!l || entry.problems.length > 0) continue;
     for (const g of l.gates) gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
   }
-  return { target, ledgers, gates, problems };
+  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  return { target, ledgers, gates, problems, dispatch };
 }
 
 export interface TargetRequest {
