@@ -527,3 +527,24 @@ describe("--json", () => {
     expect([j.schema, j.verdict, j.exit, j.counts.unmet]).toEqual([1, "unmet", 1, 1]);
   });
 });
+
+describe("scoped runs fold dispatch waves into the verdict", () => {
+  test("an open wave blocks ALL MET; an abandoned wave is a handoff; an invalid state exits 2", () => {
+    const { dir, env, run } = repo({ ".unlazy/api/GATES.md": gate("G1", "printf ok", "ok") });
+    const wave = (...args: string[]) => kbz(["wave", ...args, "--scope", "api"], { cwd: dir, env });
+    expect(wave("open", "--wave", "w1", "--leaf", "leaf-1").code).toBe(0);
+    const r = run(["--approve"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("UNMET: 1 (met: 1) [scope api]\n  dispatch:w1 open (0/1 started)\n");
+    const st = run(["--status"]);
+    expect(st.stdout).toContain("  UNMET dispatch:w1 open (0/1 started)\n");
+    expect(wave("abandon", "--wave", "w1", "--reason", "gave up").code).toBe(0);
+    const h = run([]);
+    expect(h.stdout).toContain("HANDOFF REQUIRED: 1 abandoned (met: 1) [scope api]\n  dispatch:w1\n");
+    fs.writeFileSync(path.join(dir, ".unlazy/api/dispatch.json"), "{broken");
+    const bad = run([]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("invalid dispatch state for scope api");
+    expect(bad.stdout).not.toContain("RUN");
+  });
+});

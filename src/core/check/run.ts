@@ -5,8 +5,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError, UsageError, type FileProblem } from "../errors.ts";
 import { automaticEvidence } from "../ledger/evidence.ts";
-import { reduce, type Reduction } from "../ledger/state.ts";
-import { loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
+import type { Reduction } from "../ledger/state.ts";
+import { statusReport } from "../report.ts";
+import { dispatchProblem, loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
@@ -119,6 +120,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const first = snapshotForRequest(req);
   req.observer?.loaded?.(first);
   if (first.problems.length > 0) throw new FileProblemsError(first.problems);
+  const invalidDispatch = dispatchProblem(first);
+  if (invalidDispatch) throw new FileProblemsError([invalidDispatch]);
   const root = first.target.root;
   const settings = runSettings(req, root);
   const storeDir = approvalDirFor(req.env);
@@ -179,11 +182,13 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     for (const t of tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
   }
   for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
-  const reduction = reduce(snapshot.gates, { extras });
+  // The status reduction folds the scope's dispatch waves in (unlazy §3.1.11 step 3).
+  const { reduction } = statusReport(snapshot, { extras });
+  const problems = [...snapshot.problems, ...[dispatchProblem(snapshot)].filter((p): p is FileProblem => p !== null)];
   const reverified = runs.filter((r) => r.task.startState === "met" && r.writeback !== "stale").length;
   const note = req.reverify ? `, reran: ${runs.length}, previously met reverified: ${reverified}` : "";
   const infraFailures = approvals.filter((a) => a.status === "failed").length;
-  const broken = snapshot.problems.length > 0 || runs.some((r) => r.writeback === "failed") || infraFailures > 0;
+  const broken = problems.length > 0 || runs.some((r) => r.writeback === "failed") || infraFailures > 0;
   return {
     snapshot,
     settings,
@@ -193,7 +198,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     reduction,
     note,
     infraFailures,
-    problems: snapshot.problems,
+    problems,
     exit: broken ? 2 : reduction.verdict === "all-met" ? 0 : 1,
   };
 }
