@@ -148,30 +148,39 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   });
 
   const constrained = first.target.mode !== "explicit";
-  const runs: RunReport[] = [];
-  for (let i = 0; i < runnable.length; i++) {
-    const task = runnable[i]!;
-    const outcome = outcomes[i]!;
-    const base = baseDir(first, task.file, settings);
+  const runs: RunReport[] = runnable.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
+  // Tasks come in ledger order, so each ledger's results are one contiguous run.
+  for (let start = 0; start < runs.length; ) {
+    let end = start;
+    while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
+    const group = runs.slice(start, end);
+    const file = group[0]!.task.file;
+    const base = baseDir(first, file, settings);
     try {
-      const status = await writeBack({
+      const statuses = await writeBack({
         root,
-        file: task.file,
+        file,
         constrained,
-        gateId: task.gate.id,
-        digest: task.digest,
-        signature: task.signature,
         oracleFor: (g) => oracleFor(base, g, settings),
-        ok: outcome.ok,
-        evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
-        startState: task.startState,
         reverify: req.reverify,
+        items: group.map(({ task, outcome }) => ({
+          gateId: task.gate.id,
+          digest: task.digest,
+          signature: task.signature,
+          ok: outcome.ok,
+          evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
+          startState: task.startState,
+        })),
       });
-      runs.push({ task, outcome, writeback: status, writeError: null });
+      group.forEach((r, i) => (r.writeback = statuses[i]!));
     } catch (e) {
       if (!(e instanceof WritebackError)) throw e;
-      runs.push({ task, outcome, writeback: "failed", writeError: `cannot update ${task.file}: ${e.message}` });
+      for (const r of group) {
+        r.writeback = "failed";
+        r.writeError = `cannot update ${file}: ${e.message}`;
+      }
     }
+    start = end;
   }
 
   const snapshot = loadSnapshot(first.target);
