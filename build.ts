@@ -1,7 +1,8 @@
 // Build the single kbz executable. Run with `bun build.ts [--target bun-linux-x64 ...] [--outfile dist/kbz]`.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import type { BunPlugin } from "bun";
+import { FALLBACK_HOOK, buildFallbackHook } from "./scripts/fallback-hook.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -42,6 +43,14 @@ const lightFormatForY18n: BunPlugin = {
     }));
   },
 };
+
+// The Node 16 fallback hook is generated from the same TypeScript; write it only when it changed.
+const hook = await buildFallbackHook();
+if (!existsSync(FALLBACK_HOOK) || readFileSync(FALLBACK_HOOK, "utf8") !== hook) {
+  mkdirSync(path.dirname(FALLBACK_HOOK), { recursive: true });
+  writeFileSync(FALLBACK_HOOK, hook, { mode: 0o755 });
+  console.log(`generated ${path.relative(process.cwd(), FALLBACK_HOOK)}`);
+}
 
 mkdirSync(path.dirname(outfile), { recursive: true });
 const started = performance.now();
