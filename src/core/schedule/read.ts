@@ -73,6 +73,7 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const scopeDir = path.join(o.root, ".unlazy", o.scope);
   const shown = (rel: string) => path.relative(o.root, path.join(scopeDir, rel));
   const files = new Recorded(o.root, scopeDir);
+  const inventory = leafInventory(o.root, o.scope); // also refuses a missing or unsafe scope directory
   if (files.read("STRUCTURE.pending.json", false) !== null) {
     throw new ScheduleInputError("pending structure transaction: recover first", shown("STRUCTURE.pending.json"));
   }
@@ -85,7 +86,6 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   }
   const plan = parsePlan(files.read("PLAN.md", true)!, o.compare, shown("PLAN.md"));
 
-  const inventory = leafInventory(o.root, o.scope);
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
     const extra = inventory.filter((n) => !expected.includes(n));

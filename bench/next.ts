@@ -1,0 +1,96 @@
+// Figures for issue 5: `kbz next --json` on random plans of 100, 1,000 and 10,000 leaves.
+// Prints numbers; asserts nothing. Run after `bun build.ts`: `bun bench/next.ts`.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const BIN = path.resolve(import.meta.dir, "..", "dist", "kbz");
+const SIZES = [100, 1_000, 10_000];
+const RUNS = 7;
+const SLOTS = 8;
+
+/** mulberry32: the same plan every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random DAG scope: each leaf needs up to 3 of the 40 leaves before it, owns two globs, reads a few. */
+function makeScope(leaves: number): string {
+  const rand = prng(leaves);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `kbz-bench-next-${leaves}-`));
+  const dir = path.join(root, ".unlazy", "bench");
+  fs.mkdirSync(path.join(dir, "gates"), { recursive: true });
+  const wave: number[] = [];
+  const state: string[] = [];
+  const rows: string[] = [];
+  const access: Record<string, unknown> = {};
+  for (let k = 0; k < leaves; k++) {
+    const id = `${1 + Math.floor(k / 10)}.${1 + (k % 10)}`;
+    const needs = new Set<number>();
+    const count = k === 0 ? 0 : Math.floor(rand() * 4);
+    for (let n = 0; n < count; n++) needs.add(Math.max(0, k - 1 - Math.floor(rand() * 40)));
+    const ns = [...needs];
+    wave[k] = 1 + Math.max(0, ...ns.map((n) => wave[n]!));
+    const open = ns.every((n) => state[n] === "VERIFIED");
+    state[k] = !open ? "WAITING" : k < leaves * 0.4 ? "VERIFIED" : "READY";
+    const area = `src/m${k % 25}/${id}`;
+    const owns = [`${area}/**`, `test/m${k % 25}/${id}.test.ts`];
+    const idOf = (n: number) => `${1 + Math.floor(n / 10)}.${1 + (n % 10)}`;
+    rows.push(`| ${id} | ${owns.join(", ")} | ${ns.length ? ns.map(idOf).join(", ") : "-"} | mechanical | ${wave[k]} | ${state[k]} |`);
+    const reads = ["contracts/**", ...ns.slice(0, 2).map((n) => `src/m${n % 25}/${idOf(n)}/api.ts`)];
+    if (rand() < 0.2) reads.push(`src/m${Math.floor(rand() * 25)}/*.ts`);
+    access[id] = {
+      complete: true,
+      reads: [...new Set(reads)],
+      resourceReads: rand() < 0.1 ? ["db:test"] : [],
+      resourceWrites: rand() < 0.02 ? [`port:${3000 + (k % 50)}`] : [],
+    };
+    const done = state[k] === "VERIFIED";
+    fs.writeFileSync(
+      path.join(dir, "gates", `leaf-${id}.md`),
+      `# Gates: leaf ${id}\nOWNS: ${owns.join(", ")}\n\n- [${done ? "x" : " "}] G1: leaf ${id} works\n  EVIDENCE: ${done ? "reviewed in session" : "pending"}\n- [${done ? "x" : " "}] G2: leaf ${id} documented\n  EVIDENCE: ${done ? "reviewed in session" : "pending"}\n`,
+    );
+  }
+  fs.writeFileSync(
+    path.join(dir, "PLAN.md"),
+    `# Plan: bench\nContract revision: 1.\n\n## Leaf dispatch table\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`,
+  );
+  fs.writeFileSync(path.join(dir, "ACCESS.json"), JSON.stringify({ schema: 1, contractRevision: 1, leaves: access }, null, 2) + "\n");
+  return root;
+}
+
+function time(root: string): { samples: number[]; summary: string } {
+  const samples: number[] = [];
+  let summary = "";
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(BIN, ["next", "--scope", "bench", "--slots", String(SLOTS), "--json"], { cwd: root, encoding: "utf8", maxBuffer: 1 << 26 });
+    samples.push(performance.now() - t0);
+    if (r.status === 2) throw new Error(`kbz next failed: ${r.stdout}${r.stderr}`);
+    const a = JSON.parse(r.stdout);
+    summary = `action ${a.action}, mode ${a.mode}, launch ${a.launch.length}, blocked ${JSON.stringify(a.blocked)}`;
+  }
+  return { samples: samples.sort((a, b) => a - b), summary };
+}
+
+const medians: number[] = [];
+for (const n of SIZES) {
+  const root = makeScope(n);
+  const { samples, summary } = time(root);
+  const median = samples[samples.length >> 1]!;
+  medians.push(median);
+  console.log(`${String(n).padStart(6)} leaves: median ${median.toFixed(1)} ms, min ${samples[0]!.toFixed(1)} ms, max ${samples[samples.length - 1]!.toFixed(1)} ms (${summary})`);
+  fs.rmSync(root, { recursive: true, force: true });
+}
+for (let i = 1; i < SIZES.length; i++) {
+  console.log(`${SIZES[i - 1]} -> ${SIZES[i]} leaves: time x${(medians[i]! / medians[i - 1]!).toFixed(2)} (target <= x20)`);
+}
+console.log(`10,000 leaves: ${medians[medians.length - 1]!.toFixed(1)} ms (target < 500 ms)`);
