@@ -1,6 +1,7 @@
 // Reading a scope for `kbz next` (kill §4.10 steps 2-8, 11-12): every input is read once with
-// the stable reader and recorded; at the end everything is read again and must be unchanged.
+// the stable reader and recorded; at the end every input must still be unchanged.
 import { createHash } from "node:crypto";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
@@ -13,32 +14,62 @@ import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../wo
 import { leaseSignature, parseWaves, readLeases } from "./dispatch-reader.ts";
 import type { NextSnapshot, TaskFacts } from "./snapshot.ts";
 
-/** The ordered record of what was read: scope-relative path suffix → text, or null when absent. */
+/**
+ * The ordered record of what was read: scope-relative path suffix → text, or null when absent.
+ * Each file's lstat is taken before it is read; the final consistency pass re-reads only files
+ * whose identity, size or times moved, so an unchanged scope costs one lstat per file to confirm.
+ */
 class Recorded {
   readonly entries: [string, string | null][] = [];
+  private readonly stats: (string | null)[] = [];
+  private readonly dirs: string[];
+  private readonly dirIds: string;
 
   constructor(
     private readonly root: string,
     private readonly scopeDir: string,
-  ) {}
+  ) {
+    // Discovery proved these are real directories inside the root; files are opened without
+    // following a final link, so pinning the directories' identities keeps every read inside.
+    this.dirs = [path.join(root, ".unlazy"), scopeDir, path.join(scopeDir, "gates")];
+    this.dirIds = this.dirIdentities();
+  }
 
   read(rel: string, required: boolean): string | null {
-    const text = readText(this.root, this.scopeDir, rel, required);
+    const file = path.join(this.scopeDir, rel);
+    this.stats.push(statSignature(file));
+    const text = readText(this.root, file, required);
     this.entries.push([path.sep + rel.split("/").join(path.sep), text]);
     return text;
   }
 
   changed(): boolean {
-    return this.entries.some(([suffix, text]) => readText(this.root, this.scopeDir, suffix.slice(1).split(path.sep).join("/"), false) !== text);
+    if (this.dirIdentities() !== this.dirIds) return true;
+    return this.entries.some(([suffix, text], k) => {
+      const file = this.scopeDir + suffix;
+      return statSignature(file) !== this.stats[k] && readText(this.root, file, false) !== text;
+    });
+  }
+
+  private dirIdentities(): string {
+    return this.dirs.map(statSignature).join("|");
   }
 }
 
-function readText(root: string, scopeDir: string, rel: string, required: boolean): string | null {
-  const file = path.join(scopeDir, rel);
+function statSignature(file: string): string | null {
+  try {
+    const st = fs.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
+function readText(root: string, file: string, required: boolean): string | null {
   const shown = path.relative(root, file);
   let bytes: Buffer;
   try {
-    bytes = readStable(file, { label: rel, maxBytes: MAX_LEDGER_BYTES, root });
+    bytes = readStable(file, { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES });
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT" && !required) return null;
     if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message.replace(`: ${file}`, ""), shown, 1);
