@@ -126,13 +126,13 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   };
   for (const w of snap.waves) {
     const ids = w.leaves.map((l) => bare(l, w.id));
-    for (const l of [...Object.keys(w.started), ...Object.keys(w.returned)]) bare(l, w.id);
+    for (const l of [...w.started.keys(), ...w.returned.keys()]) bare(l, w.id);
     if (w.state === "open") attend({ wave: w.id, reason: "resume-open-wave" }, ids);
     if (w.state === "abandoned") attend({ wave: w.id, reason: "resume-abandoned-wave" }, ids);
     w.leaves.forEach((leaf, k) => {
-      const start = w.started[leaf];
+      const start = w.started.get(leaf);
       if (!start) return;
-      const returned = w.returned[leaf] !== undefined;
+      const returned = w.returned.has(leaf);
       attempts.get(ids[k]!)!.push({ wave: w.id, handle: start.handle, at: Date.parse(start.at), returned });
       if (!returned && verified(ids[k]!)) attend({ leaf: ids[k]!, reason: "verified-before-return" }, [ids[k]!]);
     });

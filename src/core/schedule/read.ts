@@ -11,8 +11,9 @@ import type { IdCompare } from "../plan/order.ts";
 import { parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
-import { leaseSignature, parseWaves, readLeases } from "./dispatch-reader.ts";
-import type { NextSnapshot, TaskFacts } from "./snapshot.ts";
+import { readLeases } from "../dispatch/leases.ts";
+import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
+import type { LeaseView, NextSnapshot, TaskFacts, WaveView } from "./snapshot.ts";
 
 /**
  * The ordered record of what was read: scope-relative path suffix → text, or null when absent.
@@ -93,6 +94,22 @@ function leafInventory(root: string, scope: string): string[] {
     .sort();
 }
 
+/** dispatch.json validated by the dispatch module; absent means no waves. */
+function dispatchWaves(text: string | null, file: string): WaveView[] {
+  if (text === null) return [];
+  try {
+    return [...parseDispatch(text).waves.values()];
+  } catch (e) {
+    if (e instanceof DispatchStateError) throw new ScheduleInputError(`invalid dispatch state: ${e.message}`, file, waveLine(text, e.wave));
+    throw e;
+  }
+}
+
+/** The lease part of the snapshot fingerprint (kill §4.10 step 12). */
+function leaseSignature(leases: LeaseView[]): string {
+  return JSON.stringify(leases.map((l) => [l.scope, l.leaf, l.globs, l.invalid]));
+}
+
 export interface ReadOptions {
   root: string; // canonical
   scope: string; // valid id
@@ -150,7 +167,7 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       gates: ledger.gates.map((g) => gateState(g, ledger)),
     });
   }
-  const waves = parseWaves(files.read("dispatch.json", false));
+  const waves = dispatchWaves(files.read("dispatch.json", false), shown("dispatch.json"));
   const leases = readLeases(o.root);
 
   if (files.changed()) throw new ScheduleInputError("inputs changed while scheduling; rerun");
