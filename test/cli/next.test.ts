@@ -267,6 +267,14 @@ describe("kbz next on real scopes", () => {
     );
   });
 
+  test("with --root the printed commands carry the root as one shell word", () => {
+    const parent = tempDir();
+    const root = path.join(parent, "my repo");
+    fs.cpSync(path.join(import.meta.dir, "..", "fixtures", "next-golden"), root, { recursive: true });
+    const r = kbz(["next", "--scope", "api", "--slots", "1", "--root", root], { cwd: parent });
+    expect(r.stdout).toContain(`  kbz scope claim --scope api --root '${root}' --leaf leaf-1\n`);
+  });
+
   test("the human summary names review items with the tasks they concern, exit 1", () => {
     const dir = scopeDir([{ id: "1" }, { id: "2", needs: ["1"] }], leaseFile("web", "leaf-1", ["src/1/**"]));
     const r = kbz(["next", "--scope", "api", "--slots", "2"], { cwd: dir });
