@@ -1,13 +1,13 @@
 // Reading a scope for `kbz next` (kill §4.10 steps 2-8, 11-12): every input is read once with
 // the stable reader and recorded; at the end every input must still be unchanged.
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
+import { sha256Hex } from "../util/hash.ts";
 import { gateState } from "../ledger/state.ts";
 import { accessEntry, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
-import type { IdCompare } from "../plan/order.ts";
+import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
@@ -145,7 +145,9 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const accessFile = shown("ACCESS.json");
   const leaves = parseAccess(files.read("ACCESS.json", true)!, plan, accessFile);
   const tasks = new Map<string, TaskFacts>();
-  for (const row of plan.rows) {
+  // schedule.mjs reads ledgers in code-unit id order; so does kbz whatever the display order,
+  // which keeps the snapshot fingerprint identical to the original's.
+  for (const row of [...plan.rows].sort((a, b) => codeUnitCompare(a.id, b.id))) {
     const decl = accessEntry(row.id, leaves[row.id], accessFile);
     const rel = `gates/leaf-${row.id}.md`;
     const ledger = parseLedger(files.read(rel, true)!, `leaf-${row.id}`);
@@ -175,6 +177,6 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");
 
-  const fingerprint = createHash("sha256").update(JSON.stringify(files.entries) + signature).digest("hex");
+  const fingerprint = sha256Hex(JSON.stringify(files.entries) + signature);
   return { scope: o.scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint };
 }
