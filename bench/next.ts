@@ -3,23 +3,12 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { prng } from "../test/helpers/prng.ts";
 
 const BIN = path.resolve(import.meta.dir, "..", "dist", "kbz");
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 7;
 const SLOTS = 8;
-
-/** mulberry32: the same plan every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random DAG scope: each leaf needs up to 3 of the 40 leaves before it, owns two globs, reads a few. */
 function makeScope(leaves: number): string {

@@ -6,7 +6,7 @@ import { conflicts } from "../../../src/core/schedule/conflicts.ts";
 import type { LeaseView, NextSnapshot } from "../../../src/core/schedule/snapshot.ts";
 import { globsOverlap } from "../../../src/core/workspace/paths.ts";
 import { lease, scope, wave, type TaskSpec } from "./build.ts";
-import { prng } from "./prng.ts";
+import { prng } from "../../helpers/prng.ts";
 
 const GLOBS = ["src/a/**", "src/b/**", "src/a/x.ts", "src/*.ts", "lib/**", "docs/**", "SRC/B/**", "test/c/**", "pkg/d", "pkg/e/**", "web/f/**", "web/g/**", "api/h", "api/i/**"];
 const RESOURCES = ["db:test", "port:3000"];
