@@ -110,5 +110,5 @@ describe("advice on random scopes (seeded)", () => {
     }
     // The generator must exercise every rule, or the properties above prove little.
     for (const count of Object.values(seen)) expect(count).toBeGreaterThan(100);
-  });
+  }, 120_000);
 });
