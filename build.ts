@@ -17,8 +17,28 @@ const stubDevtools: BunPlugin = {
   name: "stub-react-devtools-core",
   setup(build) {
     build.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: "react-devtools-core", namespace: "kbz-stub" }));
-    build.onLoad({ filter: /.*/, namespace: "kbz-stub" }, () => ({
+    build.onLoad({ filter: /^react-devtools-core$/, namespace: "kbz-stub" }, () => ({
       contents: "export default { initialize() {}, connectToDevTools() {} };",
+      loader: "js",
+    }));
+  },
+};
+
+// y18n formats every yargs message with node:util's format, whose first use loads the
+// inspect machinery (~30 ms of startup). Its messages only use %s/%d, so give it a small format.
+const lightFormatForY18n: BunPlugin = {
+  name: "y18n-light-format",
+  setup(build) {
+    build.onResolve({ filter: /^util$/ }, (args) =>
+      /[\\/]y18n[\\/]/.test(args.importer) ? { path: "y18n-format", namespace: "kbz-stub" } : undefined,
+    );
+    build.onLoad({ filter: /^y18n-format$/, namespace: "kbz-stub" }, () => ({
+      contents: `export function format(fmt, ...args) {
+        let i = 0;
+        let out = String(fmt).replace(/%[sdj%]/g, (m) => (m === "%%" ? "%" : i < args.length ? String(args[i++]) : m));
+        for (; i < args.length; i++) out += " " + String(args[i]);
+        return out;
+      }`,
       loader: "js",
     }));
   },
@@ -47,7 +67,7 @@ const result = await Bun.build({
   format: "esm",
   sourcemap: "none",
   define: { "process.env.DEV": JSON.stringify("false"), "process.env.NODE_ENV": JSON.stringify("production") },
-  plugins: [stubDevtools],
+  plugins: [stubDevtools, lightFormatForY18n],
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);

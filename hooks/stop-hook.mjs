@@ -3,14 +3,37 @@
 // kbz Stop hook fallback for machines without the kbz binary: Node >= 16, no dependencies.
 // src/hook/entry.ts
 import * as fs6 from "node:fs";
-import * as path7 from "node:path";
+import * as path8 from "node:path";
 
 // src/core/errors.ts
 class UsageError extends Error {
 }
 
-// src/core/ledger/digest.ts
-import { createHash } from "node:crypto";
+// src/core/util/hash.ts
+import { createRequire } from "node:module";
+var bun = globalThis.Bun;
+function nodeHasher() {
+  const { createHash } = createRequire(import.meta.url)("node:crypto");
+  return (data) => createHash("sha256").update(data).digest("hex");
+}
+var hasher = bun ? (data) => bun.CryptoHasher.hash("sha256", data, "hex") : null;
+function sha256Hex(data) {
+  hasher ??= nodeHasher();
+  return hasher(data);
+}
+function randomHex(bytes) {
+  const buf = new Uint8Array(bytes);
+  const webCrypto = globalThis.crypto;
+  if (webCrypto?.getRandomValues)
+    webCrypto.getRandomValues(buf);
+  else
+    for (let i = 0;i < bytes; i++)
+      buf[i] = Math.floor(Math.random() * 256);
+  let out = "";
+  for (const b of buf)
+    out += b.toString(16).padStart(2, "0");
+  return out;
+}
 
 // src/core/ledger/model.ts
 function isRunnable(g) {
@@ -22,11 +45,9 @@ function stemOf(fileName) {
 }
 
 // src/core/ledger/digest.ts
-function sha256Hex(data) {
-  return createHash("sha256").update(data).digest("hex");
-}
 function definitionDigest(check, expect, cwd) {
-  return sha256Hex(JSON.stringify(["unlazy.gate-definition", 1, check, expect, cwd]));
+  const c = cwd === null ? "null" : JSON.stringify(cwd);
+  return sha256Hex(`["unlazy.gate-definition",1,${JSON.stringify(check)},${JSON.stringify(expect)},${c}]`);
 }
 function gateDigest(g) {
   return isRunnable(g) ? definitionDigest(g.check, g.expect, g.cwd) : null;
@@ -35,6 +56,9 @@ function gateDigest(g) {
 // src/core/text/sanitize.ts
 var UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
 var UNSAFE_TEST = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
+function hasUnsafe(text) {
+  return UNSAFE_TEST.test(text);
+}
 function sanitize(text) {
   return UNSAFE_TEST.test(text) ? text.replace(UNSAFE, " ") : text;
 }
@@ -42,13 +66,30 @@ function sanitizeCompact(text, max = 500) {
   const flat = sanitize(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? flat.slice(0, max - 3) + "..." : flat;
 }
+function escapeChar(ch) {
+  const code = ch.charCodeAt(0);
+  return code <= 255 ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
+}
+function escapeUnsafe(text) {
+  return UNSAFE_TEST.test(text) ? text.replace(UNSAFE, escapeChar) : text;
+}
+function escapeField(text, maxBytes) {
+  const escaped = escapeUnsafe(text);
+  if (Buffer.byteLength(escaped) <= maxBytes)
+    return escaped;
+  const marker = "...[truncated]";
+  let cut = escaped.slice(0, maxBytes);
+  while (Buffer.byteLength(cut) + marker.length > maxBytes && cut.length > 0) {
+    cut = cut.slice(0, Math.max(0, cut.length - Math.max(1, Buffer.byteLength(cut) + marker.length - maxBytes)));
+  }
+  return cut + marker;
+}
 var JSON_RAW_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
 function terminalJson(value, indent) {
   return JSON.stringify(value, null, indent).replace(JSON_RAW_UNSAFE, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"));
 }
 
 // src/core/hook/decide.ts
-var NO_DISPATCH = { blocking: [], abandoned: [], resolved: [], invalid: [] };
 var MAX_BLOCKS = 6;
 var PREFIX = "kbz";
 function where(scope) {
@@ -61,7 +102,8 @@ function firstOf(items, n) {
 function engineNeutral(message) {
   return message.replace(/(invalid EXPECT regex): .*$/s, "$1");
 }
-function assess(snap, dispatch) {
+function assess(snap) {
+  const dispatch = snap.dispatch ?? { blocking: [], abandoned: [], resolved: [], error: null };
   const discovery = snap.target.discoveryErrors.map((d) => sanitizeCompact(d.message, 300));
   const unmet = [];
   const invalid = [];
@@ -72,7 +114,6 @@ function assess(snap, dispatch) {
     resolved.push("discovery:PARSE=invalid");
   }
   unmet.push(...dispatch.blocking);
-  invalid.push(...dispatch.invalid);
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
   for (const entry of snap.ledgers) {
@@ -99,7 +140,7 @@ function assess(snap, dispatch) {
         unmet.push(qid);
     }
   }
-  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0 && dispatch.invalid.length === 0;
+  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
   return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
 }
 function progressHash(resolved) {
@@ -210,9 +251,8 @@ function readStable(file, opts) {
     if (before.size > BigInt(opts.maxBytes)) {
       throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
     }
-    let real = null;
     if (opts.root) {
-      real = fs.realpathSync(file);
+      const real = fs.realpathSync(file);
       if (!isInside(opts.root, real))
         throw new ReadError(`${opts.label} is outside the allowed root: ${file}`, "OUTSIDE");
     }
@@ -235,9 +275,6 @@ function readStable(file, opts) {
     const after = fs.fstatSync(fd, { bigint: true });
     const namedAfter = fs.lstatSync(file, { bigint: true });
     if (!unchanged(before, after) || !unchanged(before, namedAfter) || BigInt(total) !== after.size) {
-      throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
-    }
-    if (real !== null && fs.realpathSync(file) !== real) {
       throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
     }
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
@@ -291,6 +328,7 @@ function lineAt(b, offset) {
       line++;
   return line;
 }
+var FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 function decodeLedgerText(b) {
   if (b.length >= 3 && b[0] === 239 && b[1] === 187 && b[2] === 191) {
     return { line: 1, message: "starts with a UTF-8 byte-order mark; save the ledger as UTF-8 without BOM" };
@@ -298,16 +336,17 @@ function decodeLedgerText(b) {
   const nul = b.indexOf(0);
   if (nul >= 0)
     return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
-  const bad = firstInvalidUtf8(b);
-  if (bad >= 0)
+  try {
+    return { text: FATAL_UTF8.decode(b) };
+  } catch {
+    const bad = firstInvalidUtf8(b);
     return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
-  return { text: b.toString("utf8") };
+  }
 }
 
 // src/core/workspace/fs.ts
 import * as fs2 from "node:fs";
 import * as path2 from "node:path";
-import { randomBytes } from "node:crypto";
 class WriteError extends Error {
 }
 var NOFOLLOW = fs2.constants.O_NOFOLLOW ?? 0;
@@ -354,7 +393,7 @@ function writeAtomic(target, data, opts = {}) {
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
     throw new WriteError(`refusing to replace a non-regular file: ${target}`);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
-  const tmp = `${target}.${process.pid}.${randomBytes(8).toString("hex")}.tmp`;
+  const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs2.openSync(tmp, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | NOFOLLOW, 384);
   try {
     try {
@@ -391,7 +430,6 @@ function syncDir(dir) {
 import * as fs3 from "node:fs";
 import * as os from "node:os";
 import * as path3 from "node:path";
-import { randomBytes as randomBytes2 } from "node:crypto";
 class LockTimeoutError extends Error {
 }
 function canonicalTarget(target) {
@@ -434,7 +472,7 @@ function tryRecover(file, opts) {
   const owner = readOwner(file);
   if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
     return false;
-  const aside = `${file}.${randomBytes2(6).toString("hex")}.stale`;
+  const aside = `${file}.${randomHex(6)}.stale`;
   try {
     fs3.renameSync(file, aside);
   } catch {
@@ -455,7 +493,7 @@ async function withFileLock(root, target, fn, opts = {}) {
   const file = lockPath(root, target);
   ensureRealDir(path3.dirname(file), root);
   const owner = {
-    token: randomBytes2(12).toString("hex"),
+    token: randomHex(12),
     pid: process.pid,
     host: os.hostname(),
     target: canonicalTarget(target),
@@ -583,7 +621,7 @@ async function clearSession(target, key) {
 }
 
 // src/core/snapshot.ts
-import * as path5 from "node:path";
+import * as path7 from "node:path";
 
 // src/core/workspace/paths.ts
 function normalizeOwnsPath(raw) {
@@ -610,32 +648,38 @@ var GATE_LINE = /^- \[([ xX])\] (.*)$/s;
 var GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 var INDENTED_ABANDON = /^[ \t]+ABANDON:/;
 var UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
-var INDENTED_ATTR = /^[ \t]+(CHECK|EXPECT|EVIDENCE|CWD): ?(.*)$/s;
 var ABANDON_LINE = /^ABANDON:(.*)$/s;
 var OWNS_LINE = /^OWNS:(.*)$/s;
 var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
 var REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
 var MAX_REGEX_BODY = 1000;
+var SPACE = 32;
+var TAB = 9;
+var BACKTICK = 96;
+var TILDE = 126;
+var DASH = 45;
+var HASH = 35;
+var COLON = 58;
 function splitLines(text) {
-  const lines = [];
-  const eols = [];
-  let start = 0;
-  for (;; ) {
-    const nl = text.indexOf(`
-`, start);
-    if (nl < 0) {
-      if (start < text.length) {
-        lines.push(text.slice(start));
-        eols.push("");
-      }
-      break;
-    }
-    const crlf = nl > start && text.charCodeAt(nl - 1) === 13;
-    lines.push(text.slice(start, crlf ? nl - 1 : nl));
-    eols.push(crlf ? `\r
-` : `
+  if (text === "")
+    return { lines: [], eols: [] };
+  const lines = text.split(`
 `);
-    start = nl + 1;
+  const last = lines.length - 1;
+  const endsWithNewline = lines[last] === "";
+  if (endsWithNewline)
+    lines.pop();
+  const eols = new Array(lines.length);
+  for (let i = 0;i < lines.length; i++) {
+    const l = lines[i];
+    const hasNewline = i < last;
+    if (hasNewline && l.charCodeAt(l.length - 1) === 13) {
+      lines[i] = l.slice(0, -1);
+      eols[i] = `\r
+`;
+    } else
+      eols[i] = hasNewline ? `
+` : "";
   }
   return { lines, eols };
 }
@@ -648,12 +692,25 @@ function parseExpect(expect) {
   if (source.length > MAX_REGEX_BODY) {
     return { regex: null, pathLike: false, error: `EXPECT regex body exceeds ${MAX_REGEX_BODY} characters` };
   }
-  try {
-    new RegExp(source, flags);
-  } catch (e) {
-    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${e.message}` };
-  }
+  const error = regexError(source, flags);
+  if (error !== null)
+    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}` };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
+}
+var regexVerdicts = new Map;
+function regexError(source, flags) {
+  const key = `${flags}/${source}`;
+  let verdict = regexVerdicts.get(key);
+  if (verdict === undefined) {
+    try {
+      new RegExp(source, flags);
+      verdict = null;
+    } catch (e) {
+      verdict = e.message;
+    }
+    regexVerdicts.set(key, verdict);
+  }
+  return verdict;
 }
 function hasUnescapedSlash(source) {
   for (let i = 0;i < source.length; i++) {
@@ -664,6 +721,20 @@ function hasUnescapedSlash(source) {
       return true;
   }
   return false;
+}
+var ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD"];
+function indentedAttr(line) {
+  let i = 0;
+  for (let c = line.charCodeAt(0);c === SPACE || c === TAB; c = line.charCodeAt(++i))
+    ;
+  if (i === 0)
+    return null;
+  for (const key of ATTR_KEYS) {
+    if (line.startsWith(key, i) && line.charCodeAt(i + key.length) === COLON) {
+      return { key, value: line.slice(i + key.length + 1).trim() };
+    }
+  }
+  return null;
 }
 function parseLedger(text, fileName) {
   const { lines, eols } = splitLines(text);
@@ -686,58 +757,73 @@ function parseLedger(text, fileName) {
       contiguous = false;
       continue;
     }
-    const open = FENCE_OPEN.exec(line);
-    if (open && !(open[1][0] === "`" && open[2].includes("`"))) {
-      fence = { char: open[1][0], length: open[1].length, line: lineNo };
+    const c0 = line.charCodeAt(0);
+    if (c0 === SPACE || c0 === BACKTICK || c0 === TILDE) {
+      const open = FENCE_OPEN.exec(line);
+      if (open && !(open[1][0] === "`" && open[2].includes("`"))) {
+        fence = { char: open[1][0], length: open[1].length, line: lineNo };
+        contiguous = false;
+        continue;
+      }
+    }
+    if (c0 === SPACE || c0 === TAB) {
+      if (INDENTED_ABANDON.test(line)) {
+        err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
+        current = null;
+        contiguous = false;
+        continue;
+      }
+      const attr = indentedAttr(line);
+      if (attr) {
+        const key = attr.key;
+        const value = attr.value;
+        if (!current) {
+          err(lineNo, `${key} line is not attached to a gate`);
+          contiguous = false;
+          continue;
+        }
+        if (current.attrIndex[key] !== undefined) {
+          err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key] + 1})`);
+        }
+        current.attrIndex[key] = i;
+        if (key === "CHECK")
+          current.check = value;
+        else if (key === "EXPECT")
+          current.expect = value;
+        else if (key === "CWD")
+          current.cwd = value;
+        else
+          current.evidence = value;
+        if (contiguous)
+          current.blockEnd = i;
+        continue;
+      }
       contiguous = false;
       continue;
     }
-    const gm = GATE_LINE.exec(line);
-    if (gm) {
-      current = newGate(gm[1], gm[2], lineNo, i, err);
-      gates.push(current);
-      contiguous = true;
+    contiguous = false;
+    if (c0 === DASH) {
+      const gm = GATE_LINE.exec(line);
+      if (gm) {
+        current = newGate(gm[1], gm[2], lineNo, i, err);
+        gates.push(current);
+        contiguous = true;
+        continue;
+      }
+      if (line.charCodeAt(1) === SPACE)
+        current = null;
       continue;
     }
-    if (INDENTED_ABANDON.test(line)) {
-      err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
+    if (c0 === HASH) {
       current = null;
-      contiguous = false;
       continue;
     }
     const un = UNINDENTED_ATTR.exec(line);
     if (un) {
       err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
       current = null;
-      contiguous = false;
       continue;
     }
-    const attr = INDENTED_ATTR.exec(line);
-    if (attr) {
-      const key = attr[1];
-      const value = attr[2].trim();
-      if (!current) {
-        err(lineNo, `${key} line is not attached to a gate`);
-        contiguous = false;
-        continue;
-      }
-      if (current.attrIndex[key] !== undefined) {
-        err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key] + 1})`);
-      }
-      current.attrIndex[key] = i;
-      if (key === "CHECK")
-        current.check = value;
-      else if (key === "EXPECT")
-        current.expect = value;
-      else if (key === "CWD")
-        current.cwd = value;
-      else
-        current.evidence = value;
-      if (contiguous)
-        current.blockEnd = i;
-      continue;
-    }
-    contiguous = false;
     const ab = ABANDON_LINE.exec(line);
     if (ab) {
       current = null;
@@ -774,10 +860,7 @@ function parseLedger(text, fileName) {
         else
           err(lineNo, n.error);
       }
-      continue;
     }
-    if (line.startsWith("#") || line.startsWith("- "))
-      current = null;
   }
   if (fence)
     err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
@@ -798,15 +881,28 @@ function isFenceClose(line, fence) {
     return false;
   return /^[ \t]*$/.test(line.slice(i + run));
 }
+function idColon(text) {
+  for (let i = 0;i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c))
+      return -1;
+    if (c === COLON && (i + 1 === text.length || isSpace(text.charCodeAt(i + 1))))
+      return i;
+  }
+  return -1;
+}
+function isSpace(c) {
+  return c === SPACE || c === TAB || c >= 10 && c <= 13 || c > 127 && /\s/.test(String.fromCharCode(c));
+}
 function newGate(box, rawTitle, lineNo, index, err) {
   const text = rawTitle.trim();
-  const m = /^(\S*?):(?:\s|$)/.exec(text);
+  const colon = idColon(text);
   let id;
   let title;
   let explicitId = true;
-  if (m && m[1] !== "") {
-    id = m[1];
-    title = text.slice(m[0].length).trim();
+  if (colon > 0) {
+    id = text.slice(0, colon);
+    title = text.slice(colon + 1).trim();
     if (!GATE_ID.test(id)) {
       err(lineNo, `gate id ${id} must start with a letter or digit and use only letters, digits, ".", "_" and "-"`);
     }
@@ -815,7 +911,7 @@ function newGate(box, rawTitle, lineNo, index, err) {
   } else {
     explicitId = false;
     id = `L${lineNo}`;
-    title = m ? text.slice(m[0].length).trim() : text;
+    title = colon === 0 ? text.slice(1).trim() : text;
     err(lineNo, "gate needs an explicit ID followed by a colon");
     if (title === "")
       err(lineNo, "gate has a blank outcome");
@@ -880,11 +976,13 @@ var TAIL = /^ exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(
 function evidencePrefix(digest) {
   return `automatic-evidence=v1; definition-sha256=${digest};`;
 }
-function classifyEvidence(g, digest = gateDigest(g)) {
+var HEADER = "automatic-evidence=v1; definition-sha256=";
+function classifyEvidence(g) {
   const v = g.evidence;
-  if (v === null || v === "" || v.toLowerCase() === "pending")
+  if (v === null || v === "" || v.length === 7 && v.toLowerCase() === "pending")
     return "pending";
-  if (digest !== null && v.length <= MAX_EVIDENCE) {
+  const digest = v.startsWith(HEADER) && v.length <= MAX_EVIDENCE ? gateDigest(g) : null;
+  if (digest !== null) {
     const prefix = evidencePrefix(digest);
     if (v.startsWith(prefix)) {
       const m = TAIL.exec(v.slice(prefix.length));
@@ -916,9 +1014,419 @@ function qualifiedId(ledger, g) {
   return `${ledger.stem}:${g.id}`;
 }
 
+// src/core/workspace/discover.ts
+import * as fs5 from "node:fs";
+import * as path5 from "node:path";
+var ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+var SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
+function isValidId(id) {
+  return ID_PATTERN.test(id) && id !== "." && id !== "..";
+}
+function lstatOrNull2(p) {
+  try {
+    return fs5.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+function unlazyDir(root) {
+  const dir = path5.join(root, ".unlazy");
+  const st = lstatOrNull2(dir);
+  if (!st)
+    return { dir, ok: false, exists: false };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs5.realpathSync(dir)), exists: true };
+}
+function listScopes(root) {
+  const u = unlazyDir(root);
+  if (!u.ok)
+    return [];
+  const out = [];
+  for (const name of fs5.readdirSync(u.dir).sort()) {
+    if (name === "locks" || !isValidId(name))
+      continue;
+    const p = path5.join(u.dir, name);
+    const st = lstatOrNull2(p);
+    if (!st || !st.isDirectory() || st.isSymbolicLink())
+      continue;
+    if (!isInside(root, fs5.realpathSync(p)))
+      continue;
+    out.push(name);
+  }
+  return out;
+}
+function ledgerEntries(root, dir, errors) {
+  const files = [];
+  const gates = path5.join(dir, "GATES.md");
+  if (lstatOrNull2(gates))
+    files.push(gates);
+  const gdir = path5.join(dir, "gates");
+  const st = lstatOrNull2(gdir);
+  if (st) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs5.realpathSync(gdir))) {
+      errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
+    } else {
+      for (const name of fs5.readdirSync(gdir).sort())
+        if (name.endsWith(".md"))
+          files.push(path5.join(gdir, name));
+    }
+  }
+  return files;
+}
+function resolveTarget(o) {
+  const root = o.root;
+  if (o.files && o.files.length > 0) {
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path5.resolve(root, f)), discoveryErrors: [] };
+  }
+  const scopes = listScopes(root);
+  if (o.scope) {
+    if (!isValidId(o.scope))
+      throw new UsageError(SCOPE_ID_MESSAGE);
+    if (scopes.includes(o.scope))
+      return scopeTarget(root, o.scope);
+    const u = unlazyDir(root);
+    const named = path5.join(u.dir, o.scope);
+    if (lstatOrNull2(named) || u.exists && !u.ok) {
+      return {
+        root,
+        mode: "scope",
+        scope: o.scope,
+        files: [],
+        discoveryErrors: [{ path: named, message: "scope directory must be a real directory inside the repository" }]
+      };
+    }
+    throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
+  }
+  if (scopes.length === 1)
+    return scopeTarget(root, scopes[0]);
+  if (scopes.length > 1) {
+    const bound = o.sessionId ? scopes.filter((s) => readBinding(root, s) === o.sessionId) : [];
+    if (bound.length === 1)
+      return scopeTarget(root, bound[0]);
+    throw new UsageError(`${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+  }
+  const errors = [];
+  const files = ledgerEntries(root, root, errors);
+  if (files.length > 0 || errors.length > 0)
+    return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
+  return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
+}
+function scopeTarget(root, scope) {
+  const errors = [];
+  const files = ledgerEntries(root, path5.join(root, ".unlazy", scope), errors);
+  return { root, mode: "scope", scope, files, discoveryErrors: errors };
+}
+function readBinding(root, scope) {
+  const file = path5.join(root, ".unlazy", scope, "session");
+  try {
+    const fd = fs5.openSync(file, fs5.constants.O_RDONLY | fs5.constants.O_NOFOLLOW | fs5.constants.O_NONBLOCK);
+    try {
+      const st = fs5.fstatSync(fd);
+      if (!st.isFile() || st.nlink !== 1 || st.size > 4096)
+        return null;
+      const buf = Buffer.alloc(4097);
+      const n = fs5.readSync(fd, buf, 0, buf.length, 0);
+      return buf.subarray(0, n).toString("utf8").trim();
+    } finally {
+      fs5.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
+// src/core/dispatch/waves.ts
+import * as path6 from "node:path";
+class DispatchStateError extends Error {
+  wave;
+  line;
+  constructor(message, wave = null, line = 1) {
+    super(message);
+    this.wave = wave;
+    this.line = line;
+  }
+}
+var MAX_HANDLE = 256;
+var MAX_REASON = 500;
+var STATES = ["open", "sealed", "complete", "abandoned"];
+var WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
+var ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+function emptyDispatch() {
+  return { waves: new Map, extra: [] };
+}
+function show(id) {
+  return escapeField(id, 80);
+}
+function idMessage(kind) {
+  return `${kind} must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..`;
+}
+function isIso(v) {
+  return typeof v === "string" && ISO.test(v) && Number.isFinite(Date.parse(v));
+}
+function time(v) {
+  return Date.parse(v);
+}
+function printableProblem(field, v, max) {
+  if (typeof v !== "string")
+    return `${field} must be a string`;
+  if (hasUnsafe(v))
+    return `${field} must be printable`;
+  if (v.trim() !== v)
+    return `${field} must not have leading or trailing whitespace`;
+  if (v.length < 1 || v.length > max)
+    return `${field} must be 1..${max} characters`;
+  return null;
+}
+function isPlainObject(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function ownEntries(o) {
+  return Object.keys(o).map((k) => [k, o[k]]);
+}
+function readWave(id, raw) {
+  const fail = (msg) => {
+    throw new DispatchStateError(`wave ${show(id)}: ${msg}`, id);
+  };
+  if (!isValidId(id))
+    throw new DispatchStateError(`wave id ${show(id)} is invalid: ${idMessage("wave")}`, id);
+  if (!isPlainObject(raw))
+    fail("must be an object");
+  const w = raw;
+  const leaves = w.leaves;
+  if (!Array.isArray(leaves) || leaves.length === 0)
+    fail("leaves must be a non-empty array");
+  const seen = new Set;
+  for (const l of leaves) {
+    if (typeof l !== "string" || !isValidId(l))
+      fail(`leaf ${typeof l === "string" ? show(l) : "(not a string)"} is invalid: ${idMessage("leaf")}`);
+    if (seen.has(l))
+      fail(`duplicate leaf ${show(l)}`);
+    seen.add(l);
+  }
+  if (typeof w.state !== "string" || !STATES.includes(w.state))
+    fail("state must be open, sealed, complete or abandoned");
+  if (!isIso(w.openedAt))
+    fail("openedAt must be an ISO timestamp");
+  const wave = {
+    id,
+    leaves: [...leaves],
+    state: w.state,
+    openedAt: w.openedAt,
+    started: new Map,
+    returned: new Map,
+    extra: ownEntries(w).filter(([k]) => !WAVE_KEYS.has(k))
+  };
+  for (const key of ["sealedAt", "completedAt", "abandonedAt"]) {
+    if (!Object.hasOwn(w, key))
+      continue;
+    if (!isIso(w[key]))
+      fail(`${key} must be an ISO timestamp`);
+    wave[key] = w[key];
+  }
+  if (Object.hasOwn(w, "reason")) {
+    if (typeof w.reason !== "string")
+      fail("reason must be a string");
+    wave.reason = w.reason;
+  }
+  if (!isPlainObject(w.started))
+    fail("started must be an object");
+  for (const [leaf, s] of ownEntries(w.started)) {
+    if (!seen.has(leaf))
+      fail(`started leaf ${show(leaf)} is not declared`);
+    if (!isPlainObject(s))
+      fail(`start of ${show(leaf)} must be an object`);
+    const start = s;
+    const bad = printableProblem("handle", start.handle, MAX_HANDLE);
+    if (bad)
+      fail(`start of ${show(leaf)}: ${bad}`);
+    if (!isIso(start.at))
+      fail(`start of ${show(leaf)}: at must be an ISO timestamp`);
+    wave.started.set(leaf, { handle: start.handle, at: start.at });
+  }
+  if (!isPlainObject(w.returned))
+    fail("returned must be an object");
+  for (const [leaf, r] of ownEntries(w.returned)) {
+    if (!seen.has(leaf))
+      fail(`returned leaf ${show(leaf)} is not declared`);
+    if (!isPlainObject(r))
+      fail(`return of ${show(leaf)} must be an object`);
+    const at = r.at;
+    if (!isIso(at))
+      fail(`return of ${show(leaf)}: at must be an ISO timestamp`);
+    wave.returned.set(leaf, { at });
+  }
+  checkHistory(wave);
+  return wave;
+}
+function checkHistory(w) {
+  const fail = (msg) => {
+    throw new DispatchStateError(`wave ${show(w.id)}: ${msg}`, w.id);
+  };
+  const opened = time(w.openedAt);
+  const handles = new Map;
+  let latestStart = opened;
+  for (const [leaf, s] of w.started) {
+    const other = handles.get(s.handle);
+    if (other !== undefined)
+      fail(`handle ${show(s.handle)} is assigned to both ${show(other)} and ${show(leaf)}`);
+    handles.set(s.handle, leaf);
+    if (time(s.at) < opened)
+      fail(`start of ${show(leaf)} is earlier than openedAt`);
+    latestStart = Math.max(latestStart, time(s.at));
+  }
+  let latestReturn = -Infinity;
+  for (const [leaf, r] of w.returned) {
+    const s = w.started.get(leaf);
+    if (!s)
+      fail(`leaf ${show(leaf)} returned without being started`);
+    if (time(r.at) < time(s.at))
+      fail(`return of ${show(leaf)} is earlier than its start`);
+    latestReturn = Math.max(latestReturn, time(r.at));
+  }
+  const allStarted = w.leaves.every((l) => w.started.has(l));
+  const allReturned = w.leaves.every((l) => w.returned.has(l));
+  const needsSeal = w.state === "sealed" || w.state === "complete";
+  if (needsSeal && w.sealedAt === undefined)
+    fail(`sealedAt must be an ISO timestamp (required when ${w.state})`);
+  if (w.returned.size > 0 && w.sealedAt === undefined)
+    fail("contains returns without being sealed");
+  if (w.sealedAt !== undefined) {
+    if (!needsSeal && w.state !== "abandoned")
+      fail(`an ${w.state} wave must not have sealedAt`);
+    if (!allStarted)
+      fail(`sealed with missing starts for ${w.leaves.filter((l) => !w.started.has(l)).map(show).join(", ")}`);
+    if (time(w.sealedAt) < latestStart)
+      fail("sealedAt is earlier than a start");
+  }
+  for (const [leaf, r] of w.returned) {
+    if (w.sealedAt !== undefined && time(r.at) < time(w.sealedAt))
+      fail(`return of ${show(leaf)} is earlier than sealedAt`);
+  }
+  if (w.state === "sealed" && allReturned)
+    fail("a sealed wave cannot have every leaf returned (it is complete)");
+  if (w.state === "complete") {
+    if (!allReturned)
+      fail("a complete wave needs every leaf returned");
+    if (w.completedAt === undefined)
+      fail("completedAt must be an ISO timestamp (required when complete)");
+    if (time(w.completedAt) < Math.max(time(w.sealedAt), latestReturn))
+      fail("completedAt is earlier than the seal or a return");
+  } else if (w.completedAt !== undefined) {
+    fail(`a ${w.state} wave must not have completedAt`);
+  }
+  if (w.state === "abandoned") {
+    if (w.abandonedAt === undefined)
+      fail("abandonedAt must be an ISO timestamp (required when abandoned)");
+    if (w.reason === undefined)
+      fail("reason must be a string (required when abandoned)");
+    const bad = printableProblem("reason", w.reason, MAX_REASON);
+    if (bad)
+      fail(bad);
+    const prior = Math.max(latestStart, latestReturn, w.sealedAt !== undefined ? time(w.sealedAt) : opened);
+    if (time(w.abandonedAt) < prior)
+      fail("abandonedAt is earlier than an earlier transition");
+    if (allReturned)
+      fail("an abandoned wave cannot have every leaf returned");
+  } else if (w.abandonedAt !== undefined || w.reason !== undefined) {
+    fail(`a ${w.state} wave must not carry abandonment metadata`);
+  }
+}
+function validateDispatch(raw) {
+  if (!isPlainObject(raw))
+    throw new DispatchStateError("top level must be an object");
+  if (raw.schema !== 1)
+    throw new DispatchStateError("schema must be 1");
+  if (!isPlainObject(raw.waves))
+    throw new DispatchStateError("waves must be an object");
+  const waves = new Map;
+  for (const [id, w] of ownEntries(raw.waves))
+    waves.set(id, readWave(id, w));
+  return { waves, extra: ownEntries(raw).filter(([k]) => k !== "schema" && k !== "waves") };
+}
+function parseDispatch(text) {
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new DispatchStateError(`not valid JSON (${e.message})`);
+  }
+  return validateDispatch(raw);
+}
+function dispatchPath(root, scope) {
+  return path6.join(root, ".unlazy", scope, "dispatch.json");
+}
+function waveLine(text, wave) {
+  if (wave === null)
+    return 1;
+  const at = text.indexOf(JSON.stringify(wave) + ":");
+  if (at < 0)
+    return 1;
+  let line = 1;
+  for (let i = 0;i < at; i++)
+    if (text.charCodeAt(i) === 10)
+      line++;
+  return line;
+}
+function loadDispatch(root, scope) {
+  const file = dispatchPath(root, scope);
+  let text;
+  try {
+    text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT")
+      return { state: emptyDispatch(), text: null };
+    if (e instanceof ReadError)
+      throw new DispatchStateError(e.message);
+    throw e;
+  }
+  try {
+    return { state: parseDispatch(text), text };
+  } catch (e) {
+    if (e instanceof DispatchStateError)
+      throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
+    throw e;
+  }
+}
+function counts(w) {
+  return { s: w.started.size, r: w.returned.size, n: w.leaves.length };
+}
+function aggregateDispatch(s) {
+  const agg = { resolved: [], blocking: [], abandoned: [], error: null };
+  for (const id of [...s.waves.keys()].sort()) {
+    const w = s.waves.get(id);
+    const { s: st, r, n } = counts(w);
+    agg.resolved.push(`dispatch:${id}=${w.state};started=${st}/${n};returned=${r}/${n}`);
+    if (w.state === "open")
+      agg.blocking.push(`dispatch:${id} open (${st}/${n} started)`);
+    else if (w.state === "sealed")
+      agg.blocking.push(`dispatch:${id} sealed (${r}/${n} returned)`);
+    else if (w.state === "abandoned")
+      agg.abandoned.push(`dispatch:${id}`);
+  }
+  return agg;
+}
+function invalidAggregate(message) {
+  return {
+    resolved: ["dispatch:PARSE=invalid"],
+    blocking: ["dispatch:PARSE invalid dispatch state"],
+    abandoned: [],
+    error: escapeField(message, MAX_REASON)
+  };
+}
+function dispatchStatus(root, scope) {
+  if (!scope)
+    return { resolved: [], blocking: [], abandoned: [], error: null };
+  try {
+    return aggregateDispatch(loadDispatch(root, scope).state);
+  } catch (e) {
+    if (e instanceof DispatchStateError)
+      return invalidAggregate(`invalid dispatch state: ${e.message}`);
+    throw e;
+  }
+}
+
 // src/core/snapshot.ts
 function displayPath(root, file) {
-  return isInside(root, file) && file !== root ? path5.relative(root, file) : file;
+  return isInside(root, file) && file !== root ? path7.relative(root, file) : file;
 }
 function loadLedgerFile(file, root, constrainToRoot) {
   const display = displayPath(root, file);
@@ -973,127 +1481,8 @@ function loadSnapshot(target) {
     for (const g of l.gates)
       gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
   }
-  return { target, ledgers, gates, problems };
-}
-
-// src/core/workspace/discover.ts
-import * as fs5 from "node:fs";
-import * as path6 from "node:path";
-var ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-var SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
-function isValidId(id) {
-  return ID_PATTERN.test(id) && id !== "." && id !== "..";
-}
-function lstatOrNull2(p) {
-  try {
-    return fs5.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function unlazyDir(root) {
-  const dir = path6.join(root, ".unlazy");
-  const st = lstatOrNull2(dir);
-  if (!st)
-    return { dir, ok: false, exists: false };
-  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs5.realpathSync(dir)), exists: true };
-}
-function listScopes(root) {
-  const u = unlazyDir(root);
-  if (!u.ok)
-    return [];
-  const out = [];
-  for (const name of fs5.readdirSync(u.dir).sort()) {
-    if (name === "locks" || !isValidId(name))
-      continue;
-    const p = path6.join(u.dir, name);
-    const st = lstatOrNull2(p);
-    if (!st || !st.isDirectory() || st.isSymbolicLink())
-      continue;
-    if (!isInside(root, fs5.realpathSync(p)))
-      continue;
-    out.push(name);
-  }
-  return out;
-}
-function ledgerEntries(root, dir, errors) {
-  const files = [];
-  const gates = path6.join(dir, "GATES.md");
-  if (lstatOrNull2(gates))
-    files.push(gates);
-  const gdir = path6.join(dir, "gates");
-  const st = lstatOrNull2(gdir);
-  if (st) {
-    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs5.realpathSync(gdir))) {
-      errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
-    } else {
-      for (const name of fs5.readdirSync(gdir).sort())
-        if (name.endsWith(".md"))
-          files.push(path6.join(gdir, name));
-    }
-  }
-  return files;
-}
-function resolveTarget(o) {
-  const root = o.root;
-  if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path6.resolve(root, f)), discoveryErrors: [] };
-  }
-  const scopes = listScopes(root);
-  if (o.scope) {
-    if (!isValidId(o.scope))
-      throw new UsageError(SCOPE_ID_MESSAGE);
-    if (scopes.includes(o.scope))
-      return scopeTarget(root, o.scope);
-    const u = unlazyDir(root);
-    const named = path6.join(u.dir, o.scope);
-    if (lstatOrNull2(named) || u.exists && !u.ok) {
-      return {
-        root,
-        mode: "scope",
-        scope: o.scope,
-        files: [],
-        discoveryErrors: [{ path: named, message: "scope directory must be a real directory inside the repository" }]
-      };
-    }
-    throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
-  }
-  if (scopes.length === 1)
-    return scopeTarget(root, scopes[0]);
-  if (scopes.length > 1) {
-    const bound = o.sessionId ? scopes.filter((s) => readBinding(root, s) === o.sessionId) : [];
-    if (bound.length === 1)
-      return scopeTarget(root, bound[0]);
-    throw new UsageError(`${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
-  }
-  const errors = [];
-  const files = ledgerEntries(root, root, errors);
-  if (files.length > 0 || errors.length > 0)
-    return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
-  return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
-}
-function scopeTarget(root, scope) {
-  const errors = [];
-  const files = ledgerEntries(root, path6.join(root, ".unlazy", scope), errors);
-  return { root, mode: "scope", scope, files, discoveryErrors: errors };
-}
-function readBinding(root, scope) {
-  const file = path6.join(root, ".unlazy", scope, "session");
-  try {
-    const fd = fs5.openSync(file, fs5.constants.O_RDONLY | fs5.constants.O_NOFOLLOW | fs5.constants.O_NONBLOCK);
-    try {
-      const st = fs5.fstatSync(fd);
-      if (!st.isFile() || st.nlink !== 1 || st.size > 4096)
-        return null;
-      const buf = Buffer.alloc(4097);
-      const n = fs5.readSync(fd, buf, 0, buf.length, 0);
-      return buf.subarray(0, n).toString("utf8").trim();
-    } finally {
-      fs5.closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
+  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  return { target, ledgers, gates, problems, dispatch };
 }
 
 // src/hook/entry.ts
@@ -1161,7 +1550,7 @@ async function runStopHook(args, input, env, cwd) {
     const payload = parsePayload(input);
     if (!payload)
       return null;
-    const wanted = path7.resolve(cwd, payload.cwd ?? ".");
+    const wanted = path8.resolve(cwd, payload.cwd ?? ".");
     const root = existingDirectory(wanted);
     if (!root)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -1171,7 +1560,7 @@ async function runStopHook(args, input, env, cwd) {
       return resolved.output;
     const t = resolved.target;
     const key = sessionKey(payload.sessionId, t.scope);
-    const assessment = assess(loadSnapshot(t), NO_DISPATCH);
+    const assessment = assess(loadSnapshot(t));
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

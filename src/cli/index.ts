@@ -7,6 +7,10 @@ import * as status from "./status.ts";
 import * as lint from "./lint.ts";
 import * as home from "./home.ts";
 import * as hook from "./hook.ts";
+import * as scope from "./scope.ts";
+import * as wave from "./wave.ts";
+import * as check from "./check.ts";
+import * as approvals from "./approvals.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -17,7 +21,7 @@ export interface Verb {
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
 }
 
-const VERBS: Verb[] = [home.verb, status.verb, lint.verb, hook.verb];
+const VERBS: Verb[] = [home.verb, status.verb, lint.verb, check.verb, approvals.verb, scope.verb, wave.verb, hook.verb];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
@@ -41,6 +45,9 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .fail((msg, e) => {
       usageFailure = msg || e?.message || "usage error";
     });
+  // yargs renders and caches the full help text after every command it runs, in case
+  // showHelp() is called later; we never call it, and rendering costs ~50 ms per run.
+  (y as any).getInternalMethods().getUsageInstance().cacheHelpMessage = () => {};
   for (const v of VERBS) {
     y = y.command({
       command: v.command,

@@ -12,7 +12,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import {
-  NO_DISPATCH,
   ambiguousScopes,
   assess,
   decideStop,
@@ -111,7 +110,7 @@ export async function runStopHook(args: string[], input: Buffer | null, env: Rec
     if ("output" in resolved) return resolved.output;
     const t = resolved.target;
     const key = sessionKey(payload.sessionId, t.scope);
-    const assessment = assess(loadSnapshot(t), NO_DISPATCH);
+    const assessment = assess(loadSnapshot(t));
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);
