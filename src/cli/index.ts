@@ -7,6 +7,8 @@ import * as status from "./status.ts";
 import * as lint from "./lint.ts";
 import * as home from "./home.ts";
 import * as hook from "./hook.ts";
+import * as skill from "./skill.ts";
+import * as init from "./init.ts";
 import * as scope from "./scope.ts";
 import * as wave from "./wave.ts";
 import * as check from "./check.ts";
@@ -21,7 +23,7 @@ export interface Verb {
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
 }
 
-const VERBS: Verb[] = [home.verb, status.verb, lint.verb, check.verb, approvals.verb, scope.verb, wave.verb, hook.verb];
+const VERBS: Verb[] = [home.verb, status.verb, lint.verb, check.verb, approvals.verb, scope.verb, wave.verb, hook.verb, skill.verb, init.verb];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
