@@ -139,6 +139,12 @@ describe("stdin fuzz: always exit 0 and at most one JSON object (binary and Node
     ["invalid UTF-8 inside a string", Buffer.concat([Buffer.from('{"cwd":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
   ];
   for (const via of ["binary", "node16"] as Via[]) {
+    test(`${via}: odd arguments never change the exit code`, () => {
+      for (const args of [["--bogus"], ["--scope"], ["--scope", "a", "--scope", "../b"], ["-h-"], ["--", "x"]]) {
+        const r = stopHook({ cwd: dir, session_id: "args" }, { via, cwd: dir, args });
+        expect([args.join(" "), r.code, r.stdout.split("\n").filter(Boolean).length]).toEqual([args.join(" "), 0, 1]);
+      }
+    });
     for (const [name, input] of inputs) {
       test(`${via}: ${name}`, () => {
         const r = stopHook(input, { via, cwd: dir });
