@@ -1,19 +1,22 @@
-// `kbz` with no verb: the status of this folder, or of the built-in demo when it has no ledgers.
+// `kbz` with no verb: on a terminal the live dashboard (which offers the demo in a folder with no
+// ledgers); otherwise the status of this folder, or of the built-in demo when it has none.
 import { canonicalRoot, resolveTarget } from "../core/workspace/discover.ts";
 import { demoSnapshot } from "../demo/index.ts";
 import type { Verb } from "./index.ts";
+import { onTerminal, openDashboard } from "./dash.ts";
 import { out } from "./output.ts";
 import { printStatus, snapshotFor } from "./status.ts";
 
 export const verb: Verb = {
   command: "$0",
-  describe: "show this folder's gates (the built-in demo when it has none)",
+  describe: "on a terminal open the dashboard; otherwise show this folder's gates (the built-in demo when it has none)",
   builder: (y) =>
     y
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: (argv) => {
     const root = canonicalRoot(argv.root ?? process.cwd());
+    if (!argv.json && onTerminal()) return openDashboard(root, process.env.UNLAZY_SCOPE || null);
     const target = resolveTarget({ root, scope: process.env.UNLAZY_SCOPE || null });
     if (target.mode !== "none") return printStatus(snapshotFor({ root }), !!argv.json);
     if (!argv.json) {

@@ -6,13 +6,15 @@ import { err, json, printProblems } from "./output.ts";
 import * as status from "./status.ts";
 import * as lint from "./lint.ts";
 import * as home from "./home.ts";
-import * as hook from "./hook.ts";
-import * as skill from "./skill.ts";
-import * as init from "./init.ts";
 import * as scope from "./scope.ts";
 import * as wave from "./wave.ts";
 import * as check from "./check.ts";
 import * as approvals from "./approvals.ts";
+import * as next from "./next.ts";
+import * as hook from "./hook.ts";
+import * as skill from "./skill.ts";
+import * as init from "./init.ts";
+import * as dash from "./dash.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -21,9 +23,25 @@ export interface Verb {
   describe: string;
   builder: (y: Argv) => Argv<any>;
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
+  /** A verb whose callers parse its errors (e.g. next's `{"action":"invalid"}`) reports usage errors itself. */
+  usageError?: (message: string, args: string[]) => ExitCode;
 }
 
-const VERBS: Verb[] = [home.verb, status.verb, lint.verb, check.verb, approvals.verb, scope.verb, wave.verb, hook.verb, skill.verb, init.verb];
+const VERBS: Verb[] = [
+  home.verb,
+  status.verb,
+  lint.verb,
+  check.verb,
+  approvals.verb,
+  scope.verb,
+  wave.verb,
+  next.verb,
+  hook.verb,
+  skill.verb,
+  init.verb,
+  dash.verb,
+  dash.demoVerb,
+];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
@@ -64,8 +82,10 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       },
     } as any);
   }
+  const named = VERBS.find((v) => v.usageError && v.command === args[0]);
   try {
     await y.parseAsync();
+    if (usageFailure !== null && named) return named.usageError!(usageFailure, args);
     if (usageFailure !== null) {
       err(`kbz: ${usageFailure}`);
       err("run kbz --help for usage");
@@ -76,6 +96,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     rejectRepeatedValues(run.argv, arrays);
     return await run.verb.handler(run.argv);
   } catch (e) {
+    if (named && e instanceof UsageError) return named.usageError!(e.message, args);
     return reportFailure(e, wantsJson);
   }
 }

@@ -1,0 +1,53 @@
+// kbz dash / kbz demo: the live dashboard. The TUI is imported only here, lazily, so every
+// other command (and the Stop hook) starts without React or Ink.
+import { canonicalRoot, isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/discover.ts";
+import { UsageError } from "../core/errors.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { out } from "./output.ts";
+import { printStatus, snapshotFor } from "./status.ts";
+
+/** The dashboard needs both ends of a terminal: keys in, frames out. */
+export function onTerminal(): boolean {
+  return !!process.stdin.isTTY && !!process.stdout.isTTY;
+}
+
+export async function openDashboard(root: string, scope: string | null): Promise<ExitCode> {
+  const [{ runDashboard }, { createDemo }] = await Promise.all([import("../tui/run.tsx"), import("../demo/scope.ts")]);
+  return runDashboard({ root, scope, openDemo: async () => createDemo() });
+}
+
+export async function openDemo(): Promise<ExitCode> {
+  const [{ runDashboard }, { createDemo }] = await Promise.all([import("../tui/run.tsx"), import("../demo/scope.ts")]);
+  const demo = await createDemo();
+  return runDashboard({ root: demo.root, scope: demo.scope, banner: "demo", initialPanel: "graph" });
+}
+
+export const verb: Verb = {
+  command: "dash",
+  describe: "open the live dashboard (prints kbz status when not on a terminal)",
+  builder: (y) =>
+    y
+      .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE); a picker when several exist", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true }),
+  handler: async (argv) => {
+    const root = canonicalRoot(argv.root ?? process.cwd());
+    const scope: string | null = (argv.scope ?? process.env.UNLAZY_SCOPE ?? null) || null;
+    if (scope !== null && !isValidId(scope)) throw new UsageError(SCOPE_ID_MESSAGE);
+    if (!onTerminal()) return printStatus(snapshotFor({ root, scope: scope ?? undefined }), false);
+    return openDashboard(root, scope);
+  },
+};
+
+export const demoVerb: Verb = {
+  command: "demo",
+  describe: "open the dashboard on a built-in example plan whose leaves advance while you watch",
+  builder: (y) => y,
+  handler: async () => {
+    if (onTerminal()) return openDemo();
+    const { createDemo } = await import("../demo/scope.ts");
+    const demo = await createDemo({ drive: false });
+    out(`kbz demo: example scope copied to ${demo.root}`);
+    out();
+    return printStatus(snapshotFor({ root: demo.root, scope: demo.scope }), false) === 2 ? 2 : 0;
+  },
+};

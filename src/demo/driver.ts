@@ -1,0 +1,6 @@
+// Placeholder until the dispatch modules land.
+import type { DemoFolder } from "./scope.ts";
+
+export function startDriver(_folder: DemoFolder): { stop(): void } {
+  return { stop() {} };
+}

@@ -1,0 +1,63 @@
+// The demo scope: an example plan embedded in the binary, copied to a fresh temp folder so the
+// demo never touches the person's files, with its own approval store beside (never inside) it.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import plan from "./scope/PLAN.md" with { type: "text" };
+import accessJson from "./scope/ACCESS.json" with { type: "text" };
+import gates from "./scope/GATES.md" with { type: "text" };
+import leaf11 from "./scope/gates/leaf-1.1.md" with { type: "text" };
+import leaf12 from "./scope/gates/leaf-1.2.md" with { type: "text" };
+import leaf21 from "./scope/gates/leaf-2.1.md" with { type: "text" };
+import leaf22 from "./scope/gates/leaf-2.2.md" with { type: "text" };
+import leaf31 from "./scope/gates/leaf-3.1.md" with { type: "text" };
+import leaf32 from "./scope/gates/leaf-3.2.md" with { type: "text" };
+
+// TypeScript types a .json import as parsed data; the text loader gives the file's bytes as a string.
+const access = accessJson as unknown as string;
+
+export const DEMO_SCOPE = "checkout";
+
+export const DEMO_FILES: Record<string, string> = {
+  "PLAN.md": plan,
+  "ACCESS.json": access,
+  "GATES.md": gates,
+  "gates/leaf-1.1.md": leaf11,
+  "gates/leaf-1.2.md": leaf12,
+  "gates/leaf-2.1.md": leaf21,
+  "gates/leaf-2.2.md": leaf22,
+  "gates/leaf-3.1.md": leaf31,
+  "gates/leaf-3.2.md": leaf32,
+};
+
+export interface DemoFolder {
+  root: string; // the example repository (canonical path)
+  scope: string;
+  approvalDir: string; // private store for the demo's approvals, outside the root
+}
+
+/** Copy the example scope into a new temp folder. */
+export function writeDemoFolder(parent = os.tmpdir()): DemoFolder {
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(parent, "kbz-demo-")));
+  const root = path.join(base, "repo");
+  const scopeDir = path.join(root, ".unlazy", DEMO_SCOPE);
+  fs.mkdirSync(path.join(scopeDir, "gates"), { recursive: true });
+  fs.mkdirSync(path.join(root, "web"), { recursive: true });
+  for (const [rel, text] of Object.entries(DEMO_FILES)) fs.writeFileSync(path.join(scopeDir, rel), text);
+  const approvalDir = path.join(base, "approved");
+  fs.mkdirSync(approvalDir, { mode: 0o700 });
+  return { root, scope: DEMO_SCOPE, approvalDir };
+}
+
+export interface Demo extends DemoFolder {
+  /** Stop advancing the leaves (the files stay for inspection). */
+  stop(): void;
+}
+
+export async function createDemo(opts: { drive?: boolean } = {}): Promise<Demo> {
+  const folder = writeDemoFolder();
+  if (opts.drive === false) return { ...folder, stop: () => {} };
+  const { startDriver } = await import("./driver.ts");
+  const driver = startDriver(folder);
+  return { ...folder, stop: () => driver.stop() };
+}

@@ -1,0 +1,96 @@
+// What the dashboard shows, rebuilt from files with the same core readers the commands use.
+// Loading never executes anything and never writes.
+import { createHash } from "node:crypto";
+import * as path from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { statusReport, type StatusReport } from "../core/report.ts";
+import type { Reduction } from "../core/ledger/state.ts";
+import { loadSnapshot, type Snapshot } from "../core/snapshot.ts";
+import { listScopes, resolveTarget } from "../core/workspace/discover.ts";
+import { ReadError, readStable } from "../core/workspace/read.ts";
+
+export const LOG_TAIL_LINES = 500;
+const MAX_LOG_BYTES = 8 * 1024 * 1024;
+
+export interface LogTail {
+  file: string | null; // absolute; null outside a scope
+  lines: string[]; // the last LOG_TAIL_LINES lines, raw (sanitized when shown)
+  problem: string | null;
+}
+
+export interface DashData {
+  snapshot: Snapshot;
+  report: StatusReport;
+  reduction: Reduction;
+  log: LogTail;
+  /** Digest of every input read: equal digests mean nothing visible changed. */
+  hash: string;
+}
+
+export type DashView =
+  | { kind: "ready"; root: string; data: DashData }
+  | { kind: "pick"; root: string; scopes: string[] }
+  | { kind: "empty"; root: string }
+  | { kind: "error"; root: string; message: string };
+
+export interface DashSource {
+  root: string; // canonical
+  scope: string | null;
+}
+
+function readLogTail(root: string, scope: string | null, inputs: string[]): LogTail {
+  if (!scope) return { file: null, lines: [], problem: null };
+  const file = path.join(root, ".unlazy", scope, "status.log");
+  try {
+    const text = readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES, root }).toString("utf8");
+    inputs.push(text);
+    const lines = text.split(/\r?\n/);
+    if (lines[lines.length - 1] === "") lines.pop();
+    return { file, lines: lines.slice(-LOG_TAIL_LINES), problem: null };
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return { file, lines: [], problem: null };
+    if (e instanceof ReadError) return { file, lines: [], problem: e.message };
+    throw e;
+  }
+}
+
+export function loadDash(src: DashSource): DashView {
+  let target;
+  try {
+    target = resolveTarget({ root: src.root, scope: src.scope });
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    // Several scopes and none chosen: the dashboard asks instead of guessing.
+    const scopes = src.scope ? [] : listScopes(src.root);
+    if (scopes.length > 1) return { kind: "pick", root: src.root, scopes };
+    return { kind: "error", root: src.root, message: e.message };
+  }
+  if (target.mode === "none") return { kind: "empty", root: src.root };
+  const snapshot = loadSnapshot(target);
+  const inputs: string[] = [target.mode, target.scope ?? "", ...target.files];
+  for (const l of snapshot.ledgers) inputs.push(l.ledger?.text ?? "", ...l.problems.map((p) => `${p.line}:${p.message}`));
+  for (const p of snapshot.problems) inputs.push(`${p.file}:${p.line}:${p.message}`);
+  const log = readLogTail(src.root, target.scope, inputs);
+  const { report, reduction } = statusReport(snapshot);
+  return { kind: "ready", root: src.root, data: { snapshot, report, reduction, log, hash: digest(inputs) } };
+}
+
+function digest(parts: string[]): string {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p).update("\0");
+  return h.digest("hex");
+}
+
+/** The hash that decides whether a reload changed anything. */
+export function viewHash(v: DashView): string {
+  switch (v.kind) {
+    case "ready":
+      return v.data.hash;
+    case "pick":
+      return `pick:${v.scopes.join(",")}`;
+    case "empty":
+      return "empty";
+    case "error":
+      return `error:${v.message}`;
+  }
+}

@@ -1,0 +1,92 @@
+// The compiled binary on a real terminal (tmux): the dashboard opens, follows files, quits.
+import { afterEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
+import { writeAtomic } from "../../src/core/workspace/fs.ts";
+
+const panes: TmuxPane[] = [];
+afterEach(() => {
+  for (const p of panes.splice(0)) p.kill();
+});
+
+function pane(columns = 80, rows = 24): TmuxPane {
+  const p = new TmuxPane(columns, rows);
+  panes.push(p);
+  return p;
+}
+
+const LEDGER = "# Gates\n\n- [ ] G1: the parser accepts the sample\n  EVIDENCE: pending\n\n- [ ] G2: docs updated\n  EVIDENCE: pending\n";
+
+describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
+  test("kbz with no arguments opens the dashboard, shows an outside edit, and q exits 0", async () => {
+    const root = tempDir();
+    writeTree(root, { "GATES.md": LEDGER });
+    const p = pane();
+    p.start([BIN], root);
+    let screen = await p.waitFor((s) => s.includes("UNMET: 2 (met: 0)"));
+    expect(screen).toContain("GATES:G1");
+    const lines = screen.split("\n").filter((l) => l.trim() !== "");
+    expect(lines.length).toBeLessThan(24);
+    writeAtomic(path.join(root, "GATES.md"), LEDGER.replace("- [ ] G2: docs updated\n  EVIDENCE: pending", "- [x] G2: docs updated\n  EVIDENCE: reviewed by Ana"));
+    screen = await p.waitFor((s) => s.includes("UNMET: 1 (met: 1)"));
+    expect(screen).toMatch(/MET\s+GATES:G2/);
+    p.send("q");
+    screen = await p.waitFor((s) => s.includes("EXIT="));
+    expect(screen).toContain("EXIT=0");
+  }, 30_000);
+
+  test("keys work on a real terminal: tab to the log, ? for help, resize to 60x15", async () => {
+    const root = tempDir();
+    writeTree(root, {
+      ".unlazy/api/GATES.md": LEDGER,
+      ".unlazy/api/status.log": "2026-12-02T10:00:00.000Z dispatch w1 opened: leaf-1.1\n",
+    });
+    const p = pane();
+    p.start([BIN, "dash", "--scope", "api"], root);
+    await p.waitFor((s) => s.includes("scope api"));
+    p.send("Tab", "Tab");
+    await p.waitFor((s) => s.includes("dispatch w1 opened: leaf-1.1"));
+    p.send("?");
+    await p.waitFor((s) => s.includes("Keys") && s.includes("re-verify"));
+    p.send("Escape");
+    await p.waitFor((s) => !s.includes("re-verify"));
+    p.resize(60, 15);
+    const screen = await p.waitFor((s) => s.includes("scope api") && s.split("\n").every((l) => l.length <= 60));
+    expect(screen.split("\n").filter((l) => l.trim() !== "").length).toBeLessThan(15);
+    p.send("q");
+    expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
+  }, 30_000);
+
+  test("kbz demo opens the example scope from a folder without node_modules", async () => {
+    const empty = tempDir();
+    const p = pane();
+    p.start([BIN, "demo"], empty);
+    const screen = await p.waitFor((s) => s.includes("kbz demo") && s.includes("scope checkout"));
+    expect(screen).toContain("Graph");
+    p.send("q");
+    expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
+  });
+});
+
+describe("kbz without a terminal", () => {
+  test("kbz and kbz dash print the status instead of opening the dashboard", () => {
+    const root = tempDir();
+    writeTree(root, { "GATES.md": LEDGER });
+    for (const args of [[], ["dash"]]) {
+      const r = kbz(args, { cwd: root });
+      expect(r.stdout).toContain("UNMET: 2 (met: 0)");
+      expect(r.stdout).not.toContain("\u001b[");
+      expect(r.code).toBe(1);
+    }
+  }, 30_000);
+
+  test("kbz demo without a terminal copies the example and prints its status", () => {
+    const r = kbz(["demo"], { cwd: tempDir() });
+    expect(r.code).toBe(0);
+    const where = /copied to (\S+)/.exec(r.stdout)![1]!;
+    expect(fs.existsSync(path.join(where, ".unlazy/checkout/PLAN.md"))).toBe(true);
+    expect(r.stdout).toContain("[scope checkout]");
+  });
+});

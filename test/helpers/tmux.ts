@@ -1,0 +1,56 @@
+// A real terminal for end-to-end checks: a private tmux server, one pane of a fixed size.
+import { spawnSync } from "node:child_process";
+
+export function haveTmux(): boolean {
+  return spawnSync("tmux", ["-V"], { encoding: "utf8" }).status === 0;
+}
+
+export class TmuxPane {
+  private readonly socket = `kbz-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+  constructor(
+    readonly columns = 80,
+    readonly rows = 24,
+  ) {}
+
+  private tmux(...args: string[]): string {
+    const r = spawnSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`tmux ${args.join(" ")} failed: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  /** Start `argv` in `cwd`; the pane stays open after it exits and shows the exit code. */
+  start(argv: string[], cwd: string, env: Record<string, string> = {}): void {
+    const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+    const envs = Object.entries(env).map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`).join(" ");
+    // CI makes Ink print only its last frame (ink readme); the pane is a real terminal.
+    const cmd = `env -u CI -u CONTINUOUS_INTEGRATION ${envs} ${quoted}; echo "EXIT=$?"; sleep 600`;
+    this.tmux("new-session", "-d", "-s", "t", "-x", String(this.columns), "-y", String(this.rows), "-c", cwd, cmd);
+  }
+
+  capture(): string {
+    return this.tmux("capture-pane", "-p", "-t", "t");
+  }
+
+  send(...keys: string[]): void {
+    this.tmux("send-keys", "-t", "t", ...keys);
+  }
+
+  resize(columns: number, rows: number): void {
+    this.tmux("resize-window", "-t", "t", "-x", String(columns), "-y", String(rows));
+  }
+
+  async waitFor(ok: (screen: string) => boolean, timeoutMs = 8000): Promise<string> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const s = this.capture();
+      if (ok(s)) return s;
+      if (Date.now() > end) throw new Error(`screen never matched within ${timeoutMs} ms:\n${s}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  kill(): void {
+    spawnSync("tmux", ["-L", this.socket, "kill-server"]);
+  }
+}

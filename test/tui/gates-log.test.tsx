@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { cleanup, render } from "ink-testing-library";
+import { Gates, gateRows } from "../../src/tui/panels/Gates.tsx";
+import { Log } from "../../src/tui/panels/Log.tsx";
+import { loadDash, type DashData } from "../../src/tui/load.ts";
+import { makeTheme } from "../../src/tui/theme.ts";
+import { tempDir, writeTree } from "../helpers/kbz.ts";
+
+const plain = makeTheme({ NO_COLOR: "1" });
+afterEach(() => cleanup());
+
+function dataFor(files: Record<string, string>, scope: string | null = null): DashData {
+  const root = tempDir();
+  writeTree(root, files);
+  const v = loadDash({ root, scope });
+  if (v.kind !== "ready") throw new Error(`expected a ready view, got ${v.kind}`);
+  return v.data;
+}
+
+function gatesFrame(data: DashData, selected = 0, height = 20, running: { qid: string; startedAt: number }[] = [], now = 0) {
+  const rows = gateRows(data);
+  return render(<Gates data={data} rows={rows} selected={selected} width={80} height={height} theme={plain} running={running} now={now} />).lastFrame() ?? "";
+}
+
+const LEDGER = `# Gates
+
+- [x] G1: parser accepts the sample
+  CHECK: bun test parser
+  EXPECT: 0 fail
+  EVIDENCE: automatic-evidence=v1; definition-sha256=00; exit=0; EXPECT=matched
+
+- [x] G2: copy reviewed
+  EVIDENCE: reviewed by Dana
+
+- [ ] G3: docs updated
+  EVIDENCE: pending
+
+- [ ] G4: legacy import
+  EVIDENCE: pending
+
+ABANDON: G4 dropped upstream
+`;
+
+describe("Gates panel", () => {
+  test("every gate shows its state: stale, met, unmet, abandoned", () => {
+    const f = gatesFrame(dataFor({ "GATES.md": LEDGER }));
+    expect(f).toMatch(/STALE\s+GATES:G1\s+parser accepts the sample/);
+    expect(f).toMatch(/MET\s+GATES:G2\s+copy reviewed/);
+    expect(f).toMatch(/UNMET\s+GATES:G3/);
+    expect(f).toMatch(/ABANDONED\s+GATES:G4/);
+  });
+
+  test("the selected gate's detail shows CHECK, EXPECT, last evidence and why it is unmet", () => {
+    const f = gatesFrame(dataFor({ "GATES.md": LEDGER }), 0);
+    expect(f).toContain("GATES.md:3  runnable");
+    expect(f).toContain("CHECK    bun test parser");
+    expect(f).toContain("EXPECT   0 fail");
+    expect(f).toContain("EVIDENCE automatic-evidence=v1; definition-sha256=00");
+    expect(f).toContain("checked but automatic evidence is stale or unbound");
+  });
+
+  test("a running check has a live line with its elapsed time", () => {
+    const f = gatesFrame(dataFor({ "GATES.md": LEDGER }), 0, 20, [{ qid: "GATES:G1", startedAt: 1000 }], 3500);
+    expect(f).toContain("running GATES:G1  2.5s");
+  });
+
+  test("an invalid ledger is listed with file, line and message", () => {
+    const f = gatesFrame(dataFor({ "GATES.md": "- [ ] G1: x\n  CHECK: true\n" }));
+    expect(f).toMatch(/INVALID\s+GATES\.md:1: gate G1: runnable gates require/);
+    expect(f.replace(/\n */g, "")).toContain("require both non-blank CHECK and EXPECT");
+  });
+
+  test("repository text is sanitized: escape sequences and bidi controls never reach the terminal", () => {
+    const evil = "# Gates\n\n- [ ] G1: title \u001b[2J\u001b]0;pwned\u0007 with \u202eevil\u2066 text\n  EVIDENCE: pending \u001b[31mred\n";
+    const f = gatesFrame(dataFor({ "GATES.md": evil }));
+    expect(f).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(f).toContain("title  [2J ]0;pwned  with  evil  text");
+  });
+
+  test("10,000 gates render only the visible rows", () => {
+    let text = "# Gates\n\n";
+    for (let i = 0; i < 10_000; i++) text += `- [ ] G${i}: gate number ${i}\n  EVIDENCE: pending\n\n`;
+    const data = dataFor({ "GATES.md": text });
+    const f = gatesFrame(data, 5000, 20);
+    const rows = f.split("\n").filter((l) => /GATES:G\d+ /.test(l) && /UNMET/.test(l));
+    expect(rows.length).toBeLessThanOrEqual(13);
+    expect(f).toMatch(/› UNMET\s+GATES:G5000 /);
+    expect(f).toContain("of 10000");
+    expect(f).not.toContain("GATES:G4980 ");
+  });
+});
+
+describe("Log panel", () => {
+  const log = (lines: string[], problem: string | null = null) => ({ file: "/r/.unlazy/s/status.log", lines, problem });
+
+  test("shows the tail, newest last, and scrolls to the selected line", () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `2026-12-02T10:00:${String(i % 60).padStart(2, "0")}.000Z event ${i}`);
+    const f = render(<Log log={log(lines)} selected={299} width={80} height={10} theme={plain} />).lastFrame() ?? "";
+    expect(f).toContain("event 299");
+    expect(f).not.toContain("event 280 ");
+    expect(f).toContain("of 300");
+  });
+
+  test("outside a scope it says there is no status log", () => {
+    const f = render(<Log log={{ file: null, lines: [], problem: null }} selected={0} width={80} height={5} theme={plain} />).lastFrame();
+    expect(f).toContain("no status log");
+  });
+
+  test("an unreadable log is reported, lines are sanitized", () => {
+    const f = render(<Log log={log(["bad \u001b[2Jline"], "status log must be one unchanged regular single-link file: x")} selected={0} width={80} height={5} theme={plain} />).lastFrame() ?? "";
+    expect(f).toContain("status log must be one unchanged regular single-link file");
+    expect(f).toContain("bad  [2Jline");
+    expect(f).not.toContain("\u001b");
+  });
+});
