@@ -116,6 +116,14 @@ function assess(snap) {
   unmet.push(...dispatch.blocking);
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
+  const byFile = new Map;
+  for (const g of snap.gates) {
+    const list = byFile.get(g.file);
+    if (list)
+      list.push(g);
+    else
+      byFile.set(g.file, [g]);
+  }
   for (const entry of snap.ledgers) {
     if (entry.unreadable) {
       const msg = entry.problems[0]?.message ?? "unreadable";
@@ -129,10 +137,8 @@ function assess(snap) {
       resolved.push(`${entry.stem}:PARSE=invalid`);
       continue;
     }
-    for (const g of snap.gates) {
-      if (g.file !== entry.file)
-        continue;
-      const qid = sanitizeCompact(g.qid, 200);
+    for (const g of byFile.get(entry.file) ?? []) {
+      const qid = hasUnsafe(g.qid) || /\s/.test(g.qid) ? sanitizeCompact(g.qid, 200) : g.qid;
       resolved.push(`${qid}=${g.state}`);
       if (g.state === "abandoned")
         handoffs.push(qid);

@@ -1,7 +1,7 @@
 // The Stop hook's decision (unlazy §6.1 steps 4-10) as pure functions of a snapshot (with
 // the scope's dispatch aggregate folded in by the loader) and the progress guard's answer.
 import { sha256Hex } from "../ledger/digest.ts";
-import { sanitizeCompact } from "../text/sanitize.ts";
+import { hasUnsafe, sanitizeCompact } from "../text/sanitize.ts";
 import type { Snapshot } from "../snapshot.ts";
 
 /** What Claude Code reads on stdout; `null` means print nothing (allow silently). */
@@ -56,6 +56,12 @@ export function assess(snap: Snapshot): Assessment {
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
 
+  const byFile = new Map<string, Snapshot["gates"]>();
+  for (const g of snap.gates) {
+    const list = byFile.get(g.file);
+    if (list) list.push(g);
+    else byFile.set(g.file, [g]);
+  }
   for (const entry of snap.ledgers) {
     if (entry.unreadable) {
       const msg = entry.problems[0]?.message ?? "unreadable";
@@ -69,9 +75,8 @@ export function assess(snap: Snapshot): Assessment {
       resolved.push(`${entry.stem}:PARSE=invalid`);
       continue;
     }
-    for (const g of snap.gates) {
-      if (g.file !== entry.file) continue;
-      const qid = sanitizeCompact(g.qid, 200);
+    for (const g of byFile.get(entry.file) ?? []) {
+      const qid = hasUnsafe(g.qid) || /\s/.test(g.qid) ? sanitizeCompact(g.qid, 200) : g.qid;
       resolved.push(`${qid}=${g.state}`);
       if (g.state === "abandoned") handoffs.push(qid);
       else if (g.state !== "met") unmet.push(qid);
