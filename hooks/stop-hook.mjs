@@ -474,9 +474,20 @@ function readOwner(file) {
   } catch {}
   return null;
 }
+function identity(file) {
+  try {
+    const st = fs3.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
 function tryRecover(file, opts) {
+  const before = identity(file);
   const owner = readOwner(file);
   if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
+    return false;
+  if (before === null || identity(file) !== before)
     return false;
   const aside = `${file}.${randomHex(6)}.stale`;
   try {
@@ -1531,6 +1542,25 @@ function existingDirectory(dir) {
     return null;
   }
 }
+function has(dir, name) {
+  try {
+    fs6.lstatSync(path8.join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+function hookRoot(cwd) {
+  const chain = [];
+  for (let dir = cwd;; dir = path8.dirname(dir)) {
+    chain.push(dir);
+    if (has(dir, ".git"))
+      break;
+    if (path8.dirname(dir) === dir)
+      return cwd;
+  }
+  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || has(d, "gates")) ?? cwd;
+}
 function resolveForHook(root, scope, sessionId) {
   try {
     return { target: resolveTarget({ root, scope, sessionId }) };
@@ -1557,9 +1587,10 @@ async function runStopHook(args, input, env, cwd) {
     if (!payload)
       return null;
     const wanted = path8.resolve(cwd, payload.cwd ?? ".");
-    const root = existingDirectory(wanted);
-    if (!root)
+    const dir = existingDirectory(wanted);
+    if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
+    const root = hookRoot(dir);
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     const resolved = resolveForHook(root, scope, payload.sessionId);
     if ("output" in resolved)

@@ -291,6 +291,28 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     expect(reasonOf(stopHook({ session_id: "x" }, { cwd: dir }))).toContain("GATES:G1");
   });
 
+  test("fixes unlazy gap: inside a git work tree, a stop from a subdirectory is judged at the nearest ledger root", () => {
+    const dir = solo();
+    fs.mkdirSync(path.join(dir, ".git"));
+    fs.mkdirSync(path.join(dir, "src/deep"), { recursive: true });
+    expect(reasonOf(stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
+    expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(true);
+  });
+
+  test("outside a git work tree the payload cwd is the root, as in unlazy: a subdirectory without ledgers allows", () => {
+    const dir = solo();
+    fs.mkdirSync(path.join(dir, "src"));
+    expect(decision(stop(path.join(dir, "src")))).toBeNull();
+  });
+
+  test("the search stops at the work tree's top: ledgers above the repository are never used", () => {
+    const outer = solo();
+    const repo = path.join(outer, "repo");
+    fs.mkdirSync(path.join(repo, ".git"), { recursive: true });
+    fs.mkdirSync(path.join(repo, "src"));
+    expect(decision(stop(path.join(repo, "src")))).toBeNull();
+  });
+
   test("a cwd that does not exist allows with a note", () => {
     const dir = tempDir();
     expect(messageOf(stop(path.join(dir, "nope")))).toBe(`kbz: cwd is not an existing directory: ${path.join(dir, "nope")}; not blocking.`);
