@@ -1,7 +1,8 @@
 // Build the single kbz executable. Run with `bun build.ts [--target bun-linux-x64 ...] [--outfile dist/kbz]`.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import type { BunPlugin } from "bun";
+import { FALLBACK_HOOK, buildFallbackHook } from "./scripts/fallback-hook.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -16,12 +17,40 @@ const stubDevtools: BunPlugin = {
   name: "stub-react-devtools-core",
   setup(build) {
     build.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: "react-devtools-core", namespace: "kbz-stub" }));
-    build.onLoad({ filter: /.*/, namespace: "kbz-stub" }, () => ({
+    build.onLoad({ filter: /^react-devtools-core$/, namespace: "kbz-stub" }, () => ({
       contents: "export default { initialize() {}, connectToDevTools() {} };",
       loader: "js",
     }));
   },
 };
+
+// y18n formats every yargs message with node:util's format, whose first use loads the
+// inspect machinery (~30 ms of startup). Its messages only use %s/%d, so give it a small format.
+const lightFormatForY18n: BunPlugin = {
+  name: "y18n-light-format",
+  setup(build) {
+    build.onResolve({ filter: /^util$/ }, (args) =>
+      /[\\/]y18n[\\/]/.test(args.importer) ? { path: "y18n-format", namespace: "kbz-stub" } : undefined,
+    );
+    build.onLoad({ filter: /^y18n-format$/, namespace: "kbz-stub" }, () => ({
+      contents: `export function format(fmt, ...args) {
+        let i = 0;
+        let out = String(fmt).replace(/%[sdj%]/g, (m) => (m === "%%" ? "%" : i < args.length ? String(args[i++]) : m));
+        for (; i < args.length; i++) out += " " + String(args[i]);
+        return out;
+      }`,
+      loader: "js",
+    }));
+  },
+};
+
+// The Node 16 fallback hook is generated from the same TypeScript; write it only when it changed.
+const hook = await buildFallbackHook();
+if (!existsSync(FALLBACK_HOOK) || readFileSync(FALLBACK_HOOK, "utf8") !== hook) {
+  mkdirSync(path.dirname(FALLBACK_HOOK), { recursive: true });
+  writeFileSync(FALLBACK_HOOK, hook, { mode: 0o755 });
+  console.log(`generated ${path.relative(process.cwd(), FALLBACK_HOOK)}`);
+}
 
 mkdirSync(path.dirname(outfile), { recursive: true });
 const started = performance.now();
@@ -38,7 +67,7 @@ const result = await Bun.build({
   format: "esm",
   sourcemap: "none",
   define: { "process.env.DEV": JSON.stringify("false"), "process.env.NODE_ENV": JSON.stringify("production") },
-  plugins: [stubDevtools],
+  plugins: [stubDevtools, lightFormatForY18n],
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);

@@ -7,6 +7,11 @@ async function main(args: string[]): Promise<void> {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
+  // The Stop hook skips yargs: it must answer fast and never exit non-zero on odd arguments.
+  if (args[0] === "hook" && args[1] === "stop" && !args.includes("--help") && !args.includes("-h")) {
+    const { stopHookMain } = await import("./hook/entry.ts");
+    await stopHookMain(args.slice(2));
+  }
   const { runCli } = await import("./cli/index.ts");
   process.exitCode = await runCli(args);
 }

@@ -6,6 +6,12 @@ import { err, json, printProblems } from "./output.ts";
 import * as status from "./status.ts";
 import * as lint from "./lint.ts";
 import * as home from "./home.ts";
+import * as scope from "./scope.ts";
+import * as wave from "./wave.ts";
+import * as check from "./check.ts";
+import * as approvals from "./approvals.ts";
+import * as next from "./next.ts";
+import * as hook from "./hook.ts";
 import * as dash from "./dash.ts";
 
 export type ExitCode = 0 | 1 | 2;
@@ -15,9 +21,23 @@ export interface Verb {
   describe: string;
   builder: (y: Argv) => Argv<any>;
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
+  /** A verb whose callers parse its errors (e.g. next's `{"action":"invalid"}`) reports usage errors itself. */
+  usageError?: (message: string, args: string[]) => ExitCode;
 }
 
-const VERBS: Verb[] = [home.verb, status.verb, lint.verb, dash.verb, dash.demoVerb];
+const VERBS: Verb[] = [
+  home.verb,
+  status.verb,
+  lint.verb,
+  check.verb,
+  approvals.verb,
+  scope.verb,
+  wave.verb,
+  next.verb,
+  hook.verb,
+  dash.verb,
+  dash.demoVerb,
+];
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
@@ -41,6 +61,9 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .fail((msg, e) => {
       usageFailure = msg || e?.message || "usage error";
     });
+  // yargs renders and caches the full help text after every command it runs, in case
+  // showHelp() is called later; we never call it, and rendering costs ~50 ms per run.
+  (y as any).getInternalMethods().getUsageInstance().cacheHelpMessage = () => {};
   for (const v of VERBS) {
     y = y.command({
       command: v.command,
@@ -55,8 +78,10 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       },
     } as any);
   }
+  const named = VERBS.find((v) => v.usageError && v.command === args[0]);
   try {
     await y.parseAsync();
+    if (usageFailure !== null && named) return named.usageError!(usageFailure, args);
     if (usageFailure !== null) {
       err(`kbz: ${usageFailure}`);
       err("run kbz --help for usage");
@@ -67,6 +92,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     rejectRepeatedValues(run.argv, arrays);
     return await run.verb.handler(run.argv);
   } catch (e) {
+    if (named && e instanceof UsageError) return named.usageError!(e.message, args);
     return reportFailure(e, wantsJson);
   }
 }

@@ -1,9 +1,9 @@
 // kbz status: report every gate's state and the verdict; never executes, never writes.
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { statusReport } from "../core/report.ts";
-import { loadSnapshot, type Snapshot } from "../core/snapshot.ts";
+import { displayPath, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
+import { dispatchPath } from "../core/dispatch/waves.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import { canonicalRoot, resolveTarget } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out, printWarnings } from "./output.ts";
 import { positionals, targetOptions } from "./options.ts";
@@ -18,16 +18,17 @@ export interface TargetArgs {
 export function snapshotFor(argv: TargetArgs): Snapshot {
   const files = positionals(argv);
   if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
-  const root = canonicalRoot(argv.root ?? process.cwd());
-  const scope = files.length > 0 ? null : (argv.scope ?? process.env.UNLAZY_SCOPE ?? null) || null;
-  const target = resolveTarget({ root, files, scope });
-  if (target.mode === "none") {
-    throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
-  }
-  const snap = loadSnapshot(target);
+  const snap = snapshotForRequest({ root: argv.root, files, scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
   if (snap.problems.length > 0) {
     printWarnings(snap.ledgers.flatMap((l) => l.warnings));
     throw new FileProblemsError(snap.problems);
+  }
+  const { root, scope } = snap.target;
+  if (snap.dispatch?.error && scope) {
+    const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
+    throw new FileProblemsError([
+      { file: displayPath(root, dispatchPath(root, scope)), line: 1, message: `invalid dispatch state for scope ${scope}: ${message}` },
+    ]);
   }
   return snap;
 }
@@ -55,6 +56,8 @@ export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
       out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
     }
   }
+  for (const item of snap.dispatch?.blocking ?? []) out(`  ${"UNMET".padEnd(11)} ${item}`);
+  for (const item of snap.dispatch?.abandoned ?? []) out(`  ${"ABANDONED".padEnd(11)} ${item}`);
   for (const line of verdictLines(reduction, "", snap.target.scope, false)) out(line);
   return report.exit;
 }

@@ -25,13 +25,21 @@ export interface StatusReport {
   gates: GateRow[];
   unmet: string[];
   abandoned: string[];
+  /** Scoped runs: the dispatch aggregate folded into the verdict (open/sealed block, abandoned hand off). */
+  dispatch: { resolved: string[]; blocking: string[]; abandoned: string[] } | null;
 }
 
 export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] = {}): { report: StatusReport; reduction: Reduction } {
-  const reduction = reduce(snap.gates, more);
+  const d = snap.dispatch;
+  const reduction = reduce(snap.gates, {
+    ...more,
+    blocking: [...(more.blocking ?? []), ...(d?.blocking ?? [])],
+    abandoned: [...(more.abandoned ?? []), ...(d?.abandoned ?? [])],
+  });
+  const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));
   const rows: GateRow[] = snap.gates.map((v) => ({
     qid: v.qid,
-    file: snap.ledgers.find((l) => l.file === v.file)!.display,
+    file: display.get(v.file)!,
     id: v.gate.id,
     line: v.gate.line,
     title: v.gate.title,
@@ -57,6 +65,7 @@ export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] 
     gates: rows,
     unmet: reduction.unmetIds,
     abandoned: reduction.abandonedIds,
+    dispatch: d ? { resolved: d.resolved, blocking: d.blocking, abandoned: d.abandoned } : null,
   };
   return { report, reduction };
 }

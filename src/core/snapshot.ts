@@ -1,12 +1,13 @@
 // Files in, one immutable snapshot out. Reading never executes anything and never writes.
 import * as path from "node:path";
-import type { FileProblem } from "./errors.ts";
+import { UsageError, type FileProblem } from "./errors.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
 import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, isInside, readStable } from "./workspace/read.ts";
-import type { Target } from "./workspace/discover.ts";
+import { canonicalRoot, resolveTarget, type Target } from "./workspace/discover.ts";
+import { dispatchStatus, type DispatchAggregate } from "./dispatch/waves.ts";
 
 export interface LedgerEntry {
   file: string; // absolute
@@ -30,6 +31,8 @@ export interface Snapshot {
   ledgers: LedgerEntry[];
   gates: GateView[];
   problems: FileProblem[]; // every error of every ledger plus discovery errors
+  /** The scope's dispatch waves (unlazy §3.1.11 step 3); null without a scope or with discovery errors. */
+  dispatch?: DispatchAggregate | null;
 }
 
 export function displayPath(root: string, file: string): string {
@@ -87,5 +90,23 @@ export function loadSnapshot(target: Target): Snapshot {
     if (!l || entry.problems.length > 0) continue;
     for (const g of l.gates) gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
   }
-  return { target, ledgers, gates, problems };
+  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  return { target, ledgers, gates, problems, dispatch };
+}
+
+export interface TargetRequest {
+  root?: string; // default: the current directory
+  files: string[]; // explicit ledgers; empty means discover
+  scope?: string | null; // --scope, else the UNLAZY_SCOPE value the caller passes
+}
+
+/** Resolve what a command targets and load it (usage problems are thrown, file problems returned). */
+export function snapshotForRequest(req: TargetRequest): Snapshot {
+  if (req.files.length > 0 && req.scope) throw new UsageError("explicit ledger files cannot be combined with --scope");
+  const root = canonicalRoot(req.root ?? process.cwd());
+  const target = resolveTarget({ root, files: req.files, scope: req.files.length > 0 ? null : req.scope || null });
+  if (target.mode === "none") {
+    throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
+  }
+  return loadSnapshot(target);
 }

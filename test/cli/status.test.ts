@@ -43,7 +43,7 @@ describe("kbz status (compiled binary)", () => {
   test("--json prints one object with schema, verdict, counts and per-gate state", () => {
     const r = kbz(["status", "--json"], { cwd: fixtureCopy("solo") });
     const j = JSON.parse(r.stdout);
-    expect(Object.keys(j)).toEqual(["schema", "root", "mode", "scope", "verdict", "exit", "counts", "ledgers", "gates", "unmet", "abandoned"]);
+    expect(Object.keys(j)).toEqual(["schema", "root", "mode", "scope", "verdict", "exit", "counts", "ledgers", "gates", "unmet", "abandoned", "dispatch"]);
     expect(j.schema).toBe(1);
     expect(j.exit).toBe(1);
     expect(j.gates[0]).toEqual({

@@ -1,14 +1,14 @@
 // The definition digest binds evidence to CHECK, EXPECT and the raw CWD text (unlazy §2.7).
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/hash.ts";
 import type { Gate } from "./model.ts";
 import { isRunnable } from "./model.ts";
 
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
-}
+export { sha256Hex };
 
+/** sha256 of JSON.stringify(["unlazy.gate-definition", 1, CHECK, EXPECT, CWD or null]), built by hand. */
 export function definitionDigest(check: string, expect: string, cwd: string | null): string {
-  return sha256Hex(JSON.stringify(["unlazy.gate-definition", 1, check, expect, cwd]));
+  const c = cwd === null ? "null" : JSON.stringify(cwd);
+  return sha256Hex(`["unlazy.gate-definition",1,${JSON.stringify(check)},${JSON.stringify(expect)},${c}]`);
 }
 
 export function gateDigest(g: Gate): string | null {

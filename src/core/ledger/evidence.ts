@@ -14,10 +14,14 @@ export function evidencePrefix(digest: string): string {
   return `automatic-evidence=v1; definition-sha256=${digest};`;
 }
 
-export function classifyEvidence(g: Gate, digest: string | null = gateDigest(g)): EvidenceClass {
+const HEADER = "automatic-evidence=v1; definition-sha256=";
+
+export function classifyEvidence(g: Gate): EvidenceClass {
   const v = g.evidence;
-  if (v === null || v === "" || v.toLowerCase() === "pending") return "pending";
-  if (digest !== null && v.length <= MAX_EVIDENCE) {
+  if (v === null || v === "" || (v.length === 7 && v.toLowerCase() === "pending")) return "pending";
+  // The digest is only worth computing when the value could be current evidence.
+  const digest = v.startsWith(HEADER) && v.length <= MAX_EVIDENCE ? gateDigest(g) : null;
+  if (digest !== null) {
     const prefix = evidencePrefix(digest);
     if (v.startsWith(prefix)) {
       const m = TAIL.exec(v.slice(prefix.length));

@@ -6,30 +6,33 @@ const GATE_LINE = /^- \[([ xX])\] (.*)$/s;
 const GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const INDENTED_ABANDON = /^[ \t]+ABANDON:/;
 const UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
-const INDENTED_ATTR = /^[ \t]+(CHECK|EXPECT|EVIDENCE|CWD): ?(.*)$/s;
 const ABANDON_LINE = /^ABANDON:(.*)$/s;
 const OWNS_LINE = /^OWNS:(.*)$/s;
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
 const REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
 const MAX_REGEX_BODY = 1000;
+const SPACE = 32;
+const TAB = 9;
+const BACKTICK = 96;
+const TILDE = 126;
+const DASH = 45;
+const HASH = 35;
+const COLON = 58;
 
 export function splitLines(text: string): { lines: string[]; eols: string[] } {
-  const lines: string[] = [];
-  const eols: string[] = [];
-  let start = 0;
-  for (;;) {
-    const nl = text.indexOf("\n", start);
-    if (nl < 0) {
-      if (start < text.length) {
-        lines.push(text.slice(start));
-        eols.push("");
-      }
-      break;
-    }
-    const crlf = nl > start && text.charCodeAt(nl - 1) === 13;
-    lines.push(text.slice(start, crlf ? nl - 1 : nl));
-    eols.push(crlf ? "\r\n" : "\n");
-    start = nl + 1;
+  if (text === "") return { lines: [], eols: [] };
+  const lines = text.split("\n");
+  const last = lines.length - 1;
+  const endsWithNewline = lines[last] === "";
+  if (endsWithNewline) lines.pop();
+  const eols = new Array<string>(lines.length);
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    const hasNewline = i < last;
+    if (hasNewline && l.charCodeAt(l.length - 1) === 13) {
+      lines[i] = l.slice(0, -1);
+      eols[i] = "\r\n";
+    } else eols[i] = hasNewline ? "\n" : "";
   }
   return { lines, eols };
 }
@@ -47,12 +50,27 @@ export function parseExpect(expect: string): {
   if (source.length > MAX_REGEX_BODY) {
     return { regex: null, pathLike: false, error: `EXPECT regex body exceeds ${MAX_REGEX_BODY} characters` };
   }
-  try {
-    new RegExp(source, flags);
-  } catch (e) {
-    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${(e as Error).message}` };
-  }
+  const error = regexError(source, flags);
+  if (error !== null) return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}` };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
+}
+
+// Ledgers repeat the same patterns; compiling each distinct one once keeps large trees fast.
+const regexVerdicts = new Map<string, string | null>();
+
+function regexError(source: string, flags: string): string | null {
+  const key = `${flags}/${source}`;
+  let verdict = regexVerdicts.get(key);
+  if (verdict === undefined) {
+    try {
+      new RegExp(source, flags);
+      verdict = null;
+    } catch (e) {
+      verdict = (e as Error).message;
+    }
+    regexVerdicts.set(key, verdict);
+  }
+  return verdict;
 }
 
 function hasUnescapedSlash(source: string): boolean {
@@ -62,6 +80,21 @@ function hasUnescapedSlash(source: string): boolean {
     else if (c === "/") return true;
   }
   return false;
+}
+
+const ATTR_KEYS: AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD"];
+
+/** `<spaces/tabs>KEY:<value>` without a regex: evidence lines are long and this is the hot path. */
+function indentedAttr(line: string): { key: AttrKey; value: string } | null {
+  let i = 0;
+  for (let c = line.charCodeAt(0); c === SPACE || c === TAB; c = line.charCodeAt(++i));
+  if (i === 0) return null;
+  for (const key of ATTR_KEYS) {
+    if (line.startsWith(key, i) && line.charCodeAt(i + key.length) === COLON) {
+      return { key, value: line.slice(i + key.length + 1).trim() };
+    }
+  }
+  return null;
 }
 
 interface Fence {
@@ -92,54 +125,68 @@ export function parseLedger(text: string, fileName: string): Ledger {
       contiguous = false;
       continue;
     }
-    const open = FENCE_OPEN.exec(line);
-    if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
-      fence = { char: open[1]![0]!, length: open[1]!.length, line: lineNo };
+    // Dispatch on the first character so a typical line costs one regex, not six.
+    const c0 = line.charCodeAt(0);
+    if (c0 === SPACE || c0 === BACKTICK || c0 === TILDE) {
+      const open = FENCE_OPEN.exec(line);
+      if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
+        fence = { char: open[1]![0]!, length: open[1]!.length, line: lineNo };
+        contiguous = false;
+        continue;
+      }
+    }
+    if (c0 === SPACE || c0 === TAB) {
+      if (INDENTED_ABANDON.test(line)) {
+        err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
+        current = null;
+        contiguous = false;
+        continue;
+      }
+      const attr = indentedAttr(line);
+      if (attr) {
+        const key = attr.key;
+        const value = attr.value;
+        if (!current) {
+          err(lineNo, `${key} line is not attached to a gate`);
+          contiguous = false;
+          continue;
+        }
+        if (current.attrIndex[key] !== undefined) {
+          err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key]! + 1})`);
+        }
+        current.attrIndex[key] = i;
+        if (key === "CHECK") current.check = value;
+        else if (key === "EXPECT") current.expect = value;
+        else if (key === "CWD") current.cwd = value;
+        else current.evidence = value;
+        if (contiguous) current.blockEnd = i;
+        continue;
+      }
       contiguous = false;
       continue;
     }
-
-    const gm = GATE_LINE.exec(line);
-    if (gm) {
-      current = newGate(gm[1]!, gm[2]!, lineNo, i, err);
-      gates.push(current);
-      contiguous = true;
+    contiguous = false;
+    if (c0 === DASH) {
+      const gm = GATE_LINE.exec(line);
+      if (gm) {
+        current = newGate(gm[1]!, gm[2]!, lineNo, i, err);
+        gates.push(current);
+        contiguous = true;
+        continue;
+      }
+      if (line.charCodeAt(1) === SPACE) current = null;
       continue;
     }
-    if (INDENTED_ABANDON.test(line)) {
-      err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
+    if (c0 === HASH) {
       current = null;
-      contiguous = false;
       continue;
     }
     const un = UNINDENTED_ATTR.exec(line);
     if (un) {
       err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
       current = null;
-      contiguous = false;
       continue;
     }
-    const attr = INDENTED_ATTR.exec(line);
-    if (attr) {
-      const key = attr[1] as AttrKey;
-      const value = attr[2]!.trim();
-      if (!current) {
-        err(lineNo, `${key} line is not attached to a gate`);
-        contiguous = false;
-        continue;
-      }
-      if (current.attrIndex[key] !== undefined) {
-        err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key]! + 1})`);
-      }
-      current.attrIndex[key] = i;
-      if (key === "CHECK") current.check = value;
-      else if (key === "EXPECT") current.expect = value;
-      else if (key === "CWD") current.cwd = value;
-      else current.evidence = value;
-      if (contiguous) current.blockEnd = i;
-      continue;
-    }
-    contiguous = false;
     const ab = ABANDON_LINE.exec(line);
     if (ab) {
       current = null;
@@ -168,9 +215,7 @@ export function parseLedger(text: string, fileName: string): Ledger {
         if (n.ok) owns.push(n.glob);
         else err(lineNo, n.error);
       }
-      continue;
     }
-    if (line.startsWith("#") || line.startsWith("- ")) current = null;
   }
 
   if (fence) err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
@@ -190,15 +235,29 @@ function isFenceClose(line: string, fence: Fence): boolean {
   return /^[ \t]*$/.test(line.slice(i + run));
 }
 
+/** Index of the ':' ending the shortest non-space prefix followed by whitespace or end, or -1. */
+function idColon(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) return -1;
+    if (c === COLON && (i + 1 === text.length || isSpace(text.charCodeAt(i + 1)))) return i;
+  }
+  return -1;
+}
+
+function isSpace(c: number): boolean {
+  return c === SPACE || c === TAB || (c >= 10 && c <= 13) || (c > 127 && /\s/.test(String.fromCharCode(c)));
+}
+
 function newGate(box: string, rawTitle: string, lineNo: number, index: number, err: (l: number, m: string) => void): Gate {
   const text = rawTitle.trim();
-  const m = /^(\S*?):(?:\s|$)/.exec(text);
+  const colon = idColon(text);
   let id: string;
   let title: string;
   let explicitId = true;
-  if (m && m[1] !== "") {
-    id = m[1]!;
-    title = text.slice(m[0].length).trim();
+  if (colon > 0) {
+    id = text.slice(0, colon);
+    title = text.slice(colon + 1).trim();
     if (!GATE_ID.test(id)) {
       err(lineNo, `gate id ${id} must start with a letter or digit and use only letters, digits, ".", "_" and "-"`);
     }
@@ -206,7 +265,7 @@ function newGate(box: string, rawTitle: string, lineNo: number, index: number, e
   } else {
     explicitId = false;
     id = `L${lineNo}`;
-    title = m ? text.slice(m[0].length).trim() : text;
+    title = colon === 0 ? text.slice(1).trim() : text;
     err(lineNo, "gate needs an explicit ID followed by a colon");
     if (title === "") err(lineNo, "gate has a blank outcome");
   }

@@ -2,7 +2,7 @@
 // A reader sees the old bytes or the new bytes, never a mix, even if we are killed mid-write.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/hash.ts";
 import { isInside } from "./read.ts";
 
 export class WriteError extends Error {}
@@ -53,7 +53,7 @@ export function writeAtomic(target: string, data: string | Uint8Array, opts: Ato
   const existing = lstatOrNull(target);
   if (existing && (existing.isSymbolicLink() || !existing.isFile())) throw new WriteError(`refusing to replace a non-regular file: ${target}`);
   const mode = existing ? existing.mode & 0o7777 : (opts.mode ?? 0o644);
-  const tmp = `${target}.${process.pid}.${randomBytes(8).toString("hex")}.tmp`;
+  const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 0o600);
   try {
     try {

@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/hash.ts";
 import { sha256Hex } from "../ledger/digest.ts";
 import { ensureRealDir } from "./fs.ts";
 
@@ -65,7 +65,7 @@ function tryRecover(file: string, opts: LockOptions): boolean {
   const owner = readOwner(file);
   if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid) return false;
   // Move it aside first so two recoverers cannot both delete a fresh lock.
-  const aside = `${file}.${randomBytes(6).toString("hex")}.stale`;
+  const aside = `${file}.${randomHex(6)}.stale`;
   try {
     fs.renameSync(file, aside);
   } catch {
@@ -87,7 +87,7 @@ export async function withFileLock<T>(root: string, target: string, fn: () => T 
   const file = lockPath(root, target);
   ensureRealDir(path.dirname(file), root);
   const owner: LockOwner = {
-    token: randomBytes(12).toString("hex"),
+    token: randomHex(12),
     pid: process.pid,
     host: os.hostname(),
     target: canonicalTarget(target),

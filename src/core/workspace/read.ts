@@ -63,9 +63,8 @@ export function readStable(file: string, opts: StableReadOptions): Buffer {
     if (before.size > BigInt(opts.maxBytes)) {
       throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
     }
-    let real: string | null = null;
     if (opts.root) {
-      real = fs.realpathSync(file);
+      const real = fs.realpathSync(file);
       if (!isInside(opts.root, real)) throw new ReadError(`${opts.label} is outside the allowed root: ${file}`, "OUTSIDE");
     }
     const chunks: Buffer[] = [];
@@ -86,9 +85,8 @@ export function readStable(file: string, opts: StableReadOptions): Buffer {
     if (!unchanged(before, after) || !unchanged(before, namedAfter) || BigInt(total) !== after.size) {
       throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
     }
-    if (real !== null && fs.realpathSync(file) !== real) {
-      throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
-    }
+    // No second realpath: the name still resolving to the same inode (checked above) already
+    // rules out a swapped file or a swapped parent directory.
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   } catch (e) {
     if (e instanceof ReadError) throw e;
@@ -134,6 +132,8 @@ export function lineAt(b: Uint8Array, offset: number): number {
   return line;
 }
 
+const FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /** Decode a ledger's bytes as text, or say exactly what is wrong and where. */
 export function decodeLedgerText(b: Buffer): { text: string } | { line: number; message: string } {
   if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
@@ -141,7 +141,10 @@ export function decodeLedgerText(b: Buffer): { text: string } | { line: number; 
   }
   const nul = b.indexOf(0);
   if (nul >= 0) return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
-  const bad = firstInvalidUtf8(b);
-  if (bad >= 0) return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
-  return { text: b.toString("utf8") };
+  try {
+    return { text: FATAL_UTF8.decode(b) };
+  } catch {
+    const bad = firstInvalidUtf8(b);
+    return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
+  }
 }

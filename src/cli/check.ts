@@ -1,0 +1,225 @@
+// kbz check: run unmet runnable gates that hold an approval and write definition-bound
+// evidence back (unlazy §3.1). A thin printer over `runChecks` and the status report.
+import * as path from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult, type RunReport } from "../core/check/run.ts";
+import type { CheckTask } from "../core/check/plan.ts";
+import { statusReport } from "../core/report.ts";
+import { pathFacts } from "../core/run/shell.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { verdictLines } from "../core/ledger/state.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { err, json, out, printProblems, printWarnings } from "./output.ts";
+import { positionals, targetOptions } from "./options.ts";
+import { Progress } from "./progress.ts";
+import { snapshotFor } from "./status.ts";
+
+interface CheckArgs {
+  ledger?: string[];
+  "--"?: string[];
+  status?: boolean;
+  reverify?: boolean;
+  approve?: boolean;
+  jobs?: string;
+  timeout?: string;
+  shell?: string;
+  cwd?: string;
+  scope?: string;
+  root?: string;
+  json?: boolean;
+}
+
+function integerIn(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const text = String(raw);
+  if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`${name} must be an integer ${min}..${max} (got ${JSON.stringify(text)})`);
+  }
+  return Number(text);
+}
+
+function validate(argv: CheckArgs): void {
+  if (argv.status) {
+    for (const other of ["reverify", "approve"] as const) if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
+    for (const other of ["timeout", "jobs", "shell", "cwd"] as const) {
+      if (argv[other] !== undefined) throw new UsageError(`--${other} cannot be combined with --status`);
+    }
+  }
+  for (const name of ["shell", "cwd"] as const) if (argv[name] === "") throw new UsageError(`--${name} needs a non-empty value`);
+}
+
+const basename = (file: string) => path.basename(file);
+
+/** `  UNMET` lines and the per-ledger count, ledger by ledger, then the verdict (golden §5 B). */
+function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
+  const { report, reduction } = statusReport(snap);
+  printWarnings(snap.ledgers.flatMap((l) => l.warnings));
+  if (asJson) {
+    json(report);
+    return report.exit;
+  }
+  for (const l of snap.ledgers) {
+    for (const g of report.gates) {
+      if (g.file === l.display && g.state !== "met" && g.state !== "abandoned") out(`  UNMET ${g.qid} (${g.reason}): ${g.title}`);
+    }
+    out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  }
+  for (const line of verdictLines(reduction, "", snap.target.scope)) out(line);
+  return report.exit;
+}
+
+function printApproval(item: ApprovalItem): void {
+  if (item.status === "approved") return;
+  const t = item.task;
+  if (item.status !== "failed" || item.problem?.startsWith("could not record")) {
+    out(`APPROVAL REQUIRED ${t.qid}`);
+    out(`    CHECK: ${t.oracle.check}`);
+    out(`    EXPECT: ${t.oracle.expect}`);
+    out(`    CWD: ${t.oracle.cwd}`);
+    out(`    SHELL: ${t.oracle.shell}`);
+    out(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
+    if (item.status === "required") out("    NOT RUN: inspect this oracle, then re-run with --approve");
+    if (item.status === "recorded") out(`    APPROVED: ${item.record}`);
+  }
+  if (item.problem) err(`kbz: ${item.problem}`);
+}
+
+function resultLines(r: RunReport): string[] {
+  const o = r.outcome;
+  const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
+  if (o.ok) return [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`];
+  const error = o.error ? `${o.error}; ` : "";
+  const signal = o.signal ? ` signal=${o.signal}` : "";
+  const matched = o.matched ? "matched" : "not matched";
+  return [head, `       ${error}exit=${o.exitCode ?? "none"}${signal}; EXPECT=${matched}; output=${o.summary}`];
+}
+
+function printRunResult(res: CheckResult): void {
+  for (const r of res.runs) for (const line of resultLines(r)) out(line);
+  for (const r of res.runs) {
+    if (r.writeback === "stale") out(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
+    if (r.writeError) err(`kbz: ${r.writeError}`);
+  }
+  for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  printProblems(res.problems);
+  if (res.infraFailures > 0) err(`kbz: infrastructure failure prevented ${res.infraFailures} approval(s)`);
+  for (const line of verdictLines(res.reduction, res.note, res.snapshot.target.scope)) out(line);
+}
+
+function runJson(res: CheckResult) {
+  const { report } = statusReport(res.snapshot, { extras: res.extras });
+  const passed = res.runs.filter((r) => r.outcome.ok).length;
+  return {
+    schema: 1,
+    verdict: res.exit === 2 ? "error" : res.reduction.verdict,
+    exit: res.exit,
+    root: report.root,
+    mode: report.mode,
+    scope: report.scope,
+    counts: {
+      ...report.counts,
+      met: res.reduction.met,
+      unmet: res.reduction.unmet,
+      ran: res.runs.length,
+      passed,
+      failed: res.runs.length - passed,
+      stale: res.runs.filter((r) => r.writeback === "stale").length,
+      notRun: res.approvals.filter((a) => a.status === "required" || a.status === "failed").length,
+    },
+    gates: report.gates,
+    runs: res.runs.map((r) => ({
+      qid: r.task.qid,
+      file: r.task.file,
+      gate: r.task.gate.id,
+      ok: r.outcome.ok,
+      exit: r.outcome.exitCode,
+      signal: r.outcome.signal,
+      matched: r.outcome.matched,
+      error: r.outcome.error,
+      outputSha256: r.outcome.outputSha256,
+      bytes: r.outcome.bytes,
+      durationMs: Math.round(r.outcome.durationMs),
+      writeback: r.writeback,
+      writeError: r.writeError,
+    })),
+    approvals: {
+      required: res.approvals
+        .filter((a) => a.status !== "approved")
+        .map((a) => ({ qid: a.task.qid, ...oracleView(a.task), status: a.status, problem: a.problem })),
+      recorded: res.approvals.filter((a) => a.status === "recorded").map((a) => a.record),
+    },
+    unmet: res.reduction.unmetIds,
+    abandoned: res.reduction.abandonedIds,
+    extras: res.extras,
+    problems: res.problems,
+  };
+}
+
+function oracleView(t: CheckTask) {
+  return { check: t.oracle.check, expect: t.oracle.expect, cwd: t.oracle.cwd, shell: t.oracle.shell, path: t.oracle.path };
+}
+
+export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
+  validate(argv);
+  const asJson = !!argv.json;
+  if (argv.status) return printCheckStatus(snapshotFor(argv), asJson);
+  const jobs = integerIn("--jobs", argv.jobs, 1, 64, 1);
+  const timeoutS = integerIn("--timeout", argv.timeout, 1, 86400, DEFAULT_TIMEOUT_S);
+  const files = positionals(argv);
+  if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
+  const progress = Progress.forStdout(!asJson);
+  try {
+    const res = await runChecks({
+      root: argv.root,
+      files,
+      scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null,
+      reverify: !!argv.reverify,
+      approve: !!argv.approve,
+      jobs,
+      timeoutS,
+      shell: argv.shell,
+      cwd: argv.cwd,
+      env: process.env,
+      observer: {
+        loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
+        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item)),
+        willRun: (tasks) => {
+          if (asJson) return;
+          for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathFacts(t.oracle.path).transcript}`);
+        },
+        started: (t) => progress?.start(t.qid),
+        finished: (t) => progress?.finish(t.qid),
+      },
+    });
+    progress?.close();
+    if (asJson) {
+      for (const r of res.runs) if (r.writeError) err(`kbz: ${r.writeError}`);
+      printProblems(res.problems);
+      json(runJson(res));
+    } else printRunResult(res);
+    return res.exit;
+  } finally {
+    progress?.close();
+  }
+}
+
+export const verb: Verb = {
+  command: "check [ledger..]",
+  describe: "run unmet runnable gates that hold an approval and write evidence back",
+  builder: (y) =>
+    targetOptions(y)
+      .option("status", { type: "boolean", describe: "report only; never execute, approve or write" })
+      .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
+      .option("approve", { type: "boolean", describe: "approve each exact pending oracle, then run it" })
+      .option("jobs", { type: "string", describe: "rolling concurrency, integer 1..64 (default 1)", requiresArg: true })
+      .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
+      .option("shell", { type: "string", describe: "command shell (UNLAZY_SHELL, then platform default)", requiresArg: true })
+      .option("cwd", { type: "string", describe: "default CHECK directory (explicit: ledger dir; discovered: --root)", requiresArg: true })
+      .epilogue(
+        "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
+          "timeout, output/regex limits, platform and PATH. Approvals live outside the repository under " +
+          "~/.unlazy/approved (UNLAZY_APPROVAL_DIR overrides).\n\n" +
+          "exit codes: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.",
+      ),
+  handler: (argv) => handleCheck(argv as CheckArgs),
+};

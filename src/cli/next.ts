@@ -1,0 +1,142 @@
+// kbz next: the next allocation for a scope (kill §3.1). Read-only: never claims, launches or writes.
+import { UsageError } from "../core/errors.ts";
+import { ScheduleInputError } from "../core/plan/errors.ts";
+import { idCompare } from "../core/plan/order.ts";
+import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
+import { readNextSnapshot } from "../core/schedule/read.ts";
+import type { NextSnapshot } from "../core/schedule/snapshot.ts";
+import { terminalJson } from "../core/text/sanitize.ts";
+import { canonicalRoot, isValidId } from "../core/workspace/discover.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { err, out } from "./output.ts";
+
+const SLOTS = /^[1-9][0-9]*$/;
+const MAX_ERROR = 500;
+
+interface NextArgs {
+  scope?: string;
+  slots?: string;
+  root?: string;
+  details?: boolean;
+  json?: boolean;
+  "original-order"?: boolean;
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(terminalJson(value) + "\n");
+}
+
+/** Errors keep schedule.mjs's shape: one JSON object on stdout with --json, else `kbz: …` on stderr. */
+function invalid(message: string, asJson: boolean): ExitCode {
+  const text = message.length > MAX_ERROR ? message.slice(0, MAX_ERROR - 3) + "..." : message;
+  if (asJson) printJson({ schema: 1, action: "invalid", error: text });
+  else err(`kbz: ${text}`);
+  return 2;
+}
+
+/** yargs' wording mapped onto the original's error classes. */
+export function usageMessage(message: string): string {
+  if (/Unknown argument|more than once/i.test(message)) return `unknown or duplicate option (${message})`;
+  if (/Not enough arguments|needs a non-empty value/i.test(message)) return `missing option value (${message})`;
+  return message;
+}
+
+function run(argv: NextArgs): ExitCode {
+  const asJson = !!argv.json;
+  if (argv.scope === undefined || !isValidId(argv.scope)) return invalid("invalid scope", asJson);
+  if (argv.slots === undefined) return invalid("slots must be a positive integer (total scope concurrency)", asJson);
+  if (!SLOTS.test(argv.slots) || !Number.isSafeInteger(Number(argv.slots))) return invalid("invalid slots", asJson);
+  let snap: NextSnapshot;
+  let advice: Advice;
+  try {
+    const root = canonicalRoot(argv.root ?? process.cwd());
+    snap = readNextSnapshot({
+      root,
+      scope: argv.scope,
+      slots: Number(argv.slots),
+      compare: idCompare(argv["original-order"] ? "original" : "natural"),
+    });
+    advice = adviseNext(snap, { details: !!argv.details || !asJson });
+  } catch (e) {
+    if (e instanceof ScheduleInputError) return invalid(e.located(), asJson);
+    if (e instanceof UsageError) return invalid(e.message, asJson);
+    throw e;
+  }
+  if (asJson) printJson(advice);
+  else printHuman(snap, advice);
+  return exitFor(advice.action);
+}
+
+function nextWaveId(snap: NextSnapshot): string {
+  let n = 0;
+  for (const w of snap.waves) {
+    const m = /^w([0-9]+)$/.exec(w.id);
+    if (m) n = Math.max(n, Number(m[1]));
+  }
+  const ids = new Set(snap.waves.map((w) => w.id));
+  while (ids.has(`w${n + 1}`)) n++;
+  return `w${n + 1}`;
+}
+
+const CLOSING: Record<Advice["action"], string> = {
+  dispatch: "launch the tasks above, then run kbz next again after each verified return",
+  "wait-or-verify": "nothing new can start: wait for a return, verify it, release its lease, then run kbz next again",
+  "verify-root": "every task is VERIFIED: run the integration and root ledgers, then release the scope",
+  review: "review the items above before anything is launched",
+};
+
+function printHuman(snap: NextSnapshot, a: Advice): void {
+  const s = snap.scope;
+  out(`scope ${s}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
+  if (a.launch.length > 0) {
+    out(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
+    if (a.promote.length > 0) out(`  in PLAN.md set ${a.promote.join(", ")} from WAITING to READY`);
+    for (const id of a.launch) {
+      if (a.alreadyClaimed.includes(id)) out(`  leaf-${id} already holds its lease (do not claim again)`);
+      else out(`  kbz scope claim --scope ${s} --leaf leaf-${id}`);
+    }
+    const wave = nextWaveId(snap);
+    out(`  kbz wave open --scope ${s} --wave ${wave} ${a.launch.map((id) => `--leaf leaf-${id}`).join(" ")}`);
+    for (const id of a.launch) {
+      const c = a.continuations.find((x) => x.leaf === id);
+      const hint = c ? (c.handle !== null ? `   # continues ${c.after}: reuse agent ${c.handle} if the host still has it` : `   # continues ${c.after} (no recorded handle)`) : "";
+      out(`  kbz wave start --scope ${s} --wave ${wave} --leaf leaf-${id} --handle <agent handle>${hint}`);
+    }
+    out(`  kbz wave seal --scope ${s} --wave ${wave}`);
+    out(`  then mark ${a.launch.join(", ")} IN-FLIGHT in PLAN.md`);
+  }
+  if (a.active.length > 0) out(`ACTIVE ${a.active.length}: ${a.active.join(", ")}`);
+  if (a.awaitVerification.length > 0) out(`RETURNED, VERIFY ${a.awaitVerification.length}: ${a.awaitVerification.join(", ")}`);
+  const blocked = a.explain?.blocked ?? [];
+  if (blocked.length > 0) {
+    out(`WAITING ${blocked.length}:`);
+    for (const b of blocked) out(`  ${b.leaf} (${b.reason}): ${b.why}`);
+  }
+  const attention = a.explain?.attention ?? [];
+  if (attention.length > 0) {
+    out(`REVIEW ${attention.length}:`);
+    for (const x of attention) {
+      const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
+      out(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
+    }
+  }
+  out(`${a.action.toUpperCase()}: ${CLOSING[a.action]}`);
+}
+
+export const verb: Verb = {
+  command: "next",
+  describe: "compute which leaves of a scope may start now (read-only dispatch advice)",
+  builder: (y) =>
+    y
+      .option("scope", { type: "string", describe: "the scope under .unlazy/", requiresArg: true })
+      .option("slots", { type: "string", describe: "total concurrent leaves for the scope, active ones included", requiresArg: true })
+      .option("details", { type: "boolean", describe: "add structure and the reason each task waits" })
+      .option("json", { type: "boolean", describe: "print one JSON object (schedule.mjs's result)" })
+      .option("original-order", {
+        type: "boolean",
+        describe: "order ids by UTF-16 code units like schedule.mjs (10 before 2) instead of naturally (2 before 10)",
+      })
+      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true }),
+  handler: (argv: NextArgs) => run(argv),
+  usageError: (message: string, args: string[]) => invalid(usageMessage(message), args.includes("--json")),
+};

@@ -1,0 +1,214 @@
+// kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
+import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { claimLease, readLeases, releaseLeases, removeInvalidLeases, type ClaimConflict, type LeaseRecord } from "../core/dispatch/leases.ts";
+import { appendStatus, statusLogPath } from "../core/dispatch/statuslog.ts";
+import { bindSession } from "../core/dispatch/session.ts";
+import { stemOf } from "../core/ledger/model.ts";
+import { displayPath, loadLedgerFile } from "../core/snapshot.ts";
+import { listScopes } from "../core/workspace/discover.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { json, out } from "./output.ts";
+import { infra, printNotes, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+
+interface ScopeArgs extends PipelineArgs {
+  leaf?: string;
+  invalid?: boolean;
+}
+
+const ACTIONS = ["list", "claim", "release", "log", "bind"];
+
+const HELP = `Actions:
+  kbz scope list                                  valid scopes under .unlazy/ and every lease held
+  kbz scope claim [--scope S] [--leaf LEAF]       lease the leaf ledger's OWNS paths
+  kbz scope release --scope S [--leaf LEAF]       release a leaf's or a whole scope's leases
+                                                  (works after the scope directory is gone)
+  kbz scope release --invalid                     remove corrupt lease records that block every claim
+  kbz scope log [--scope S] TEXT                  append TEXT to .unlazy/S/status.log
+  kbz scope bind [--scope S] SESSION              bind an agent session id to the scope (for the Stop hook)
+
+Overlap is conservative: wildcards in a compared segment or a directory prefix always conflict.
+Exit codes: 0 done; 1 claim refused by a conflicting lease (unlazy used 3); 2 usage, invalid input
+or an infrastructure failure (no file is changed).`;
+
+function leaseJson(root: string, r: LeaseRecord) {
+  return r.invalid
+    ? { scope: r.scope, leaf: r.leaf, globs: r.globs, pid: null, file: displayPath(root, r.file), invalid: true, problem: r.problem }
+    : { scope: r.scope, leaf: r.leaf, globs: r.globs, pid: r.pid, file: displayPath(root, r.file), invalid: false, problem: null };
+}
+
+function invalidHint(root: string, r: LeaseRecord): string {
+  return r.invalid
+    ? `  invalid lease record ${displayPath(root, r.file)} (${r.problem}) blocks every claim; once no agent relies on it, remove it with: kbz scope release --invalid`
+    : "";
+}
+
+function list(argv: ScopeArgs): ExitCode {
+  const root = rootOf(argv);
+  const scopes = listScopes(root);
+  const leases = readLeases(root);
+  if (argv.json) {
+    json({ schema: 1, root, scopes, leases: leases.map((l) => leaseJson(root, l)) });
+    return 0;
+  }
+  if (scopes.length === 0) out("(no pipelines under .unlazy/)");
+  for (const s of scopes) out(s);
+  if (leases.length > 0) out("leases:");
+  for (const l of leases) out(l.invalid ? invalidHint(root, l) : `  ${l.scope}/${l.leaf}: ${l.globs.join(", ")}`);
+  return 0;
+}
+
+function conflictLine(c: ClaimConflict): string {
+  if (c.kind === "identity") return `CONFLICT ${c.holder.scope}/${c.holder.leaf} already holds a live lease; release it before claiming again`;
+  return `CONFLICT ${c.glob} overlaps ${c.theirGlob} held by ${c.holder.scope}/${c.holder.leaf}`;
+}
+
+async function claim(argv: ScopeArgs): Promise<ExitCode> {
+  const root = rootOf(argv);
+  const target = resolvedScope(root, argv, "claim");
+  const stems = target.files.map((f) => stemOf(f));
+  let index: number;
+  if (argv.leaf !== undefined) {
+    index = stems.indexOf(argv.leaf);
+    if (index < 0) throw new UsageError(`unknown --leaf ${argv.leaf} (have: ${stems.join(", ") || "none"})`);
+  } else if (stems.length === 1) {
+    index = 0;
+  } else {
+    throw new UsageError(
+      stems.length === 0 ? `scope ${target.scope} has no gate files to claim for` : "claim needs --leaf NAME when a scope has several gate files",
+    );
+  }
+  const entry = loadLedgerFile(target.files[index]!, root, true);
+  if (entry.problems.length > 0 || !entry.ledger) throw new FileProblemsError(entry.problems);
+  if (entry.ledger.owns.length === 0) throw new FileProblemsError([{ file: entry.display, line: 1, message: `${entry.display} declares no OWNS paths` }]);
+  const leaf = stems[index]!;
+  const result = await infra(() => claimLease(root, target.scope, leaf, entry.ledger!.owns));
+  printNotes(result.notes);
+  if (result.ok) {
+    if (argv.json) json({ schema: 1, action: "claim", ok: true, exit: 0, scope: target.scope, leaf, globs: result.lease.globs, conflicts: [] });
+    else out(`CLAIMED ${result.lease.globs.length} path(s) for ${target.scope}/${leaf}: ${result.lease.globs.join(", ")}`);
+    return 0;
+  }
+  if (argv.json) {
+    json({
+      schema: 1,
+      action: "claim",
+      ok: false,
+      exit: 1,
+      scope: target.scope,
+      leaf,
+      globs: entry.ledger.owns,
+      conflicts: result.conflicts.map((c) =>
+        c.kind === "identity"
+          ? { kind: c.kind, glob: null, theirGlob: null, holder: leaseJson(root, c.holder) }
+          : { kind: c.kind, glob: c.glob, theirGlob: c.theirGlob, holder: leaseJson(root, c.holder) },
+      ),
+    });
+    return 1;
+  }
+  for (const c of result.conflicts) out(conflictLine(c));
+  const invalid = new Set(result.conflicts.flatMap((c) => (c.holder.invalid ? [c.holder.file] : [])));
+  for (const f of invalid) out(invalidHint(root, result.conflicts.find((c) => c.holder.file === f)!.holder));
+  out(`CLAIM REFUSED (${result.conflicts.length} conflict(s))`);
+  return 1;
+}
+
+async function release(argv: ScopeArgs): Promise<ExitCode> {
+  const root = rootOf(argv);
+  if (argv.invalid) {
+    if (argv.scope !== undefined || argv.leaf !== undefined) throw new UsageError("--invalid cannot be combined with --scope or --leaf");
+    const { removed, notes } = await infra(() => removeInvalidLeases(root));
+    printNotes(notes);
+    if (argv.json) {
+      json({ schema: 1, action: "release-invalid", exit: 0, removed: removed.map((r) => leaseJson(root, r)) });
+      return 0;
+    }
+    for (const r of removed) out(`removed invalid lease record ${displayPath(root, r.file)} (${r.problem})`);
+    out(`removed ${removed.length} invalid lease record(s)`);
+    return 0;
+  }
+  // An explicit scope is honoured even when its directory is gone: that is how orphans are released.
+  const scope = requestedScope(argv) ?? resolvedScope(root, argv, "release").scope;
+  const leaf = argv.leaf ?? null;
+  const { released, notes } = await infra(() => releaseLeases(root, scope, leaf));
+  printNotes(notes);
+  const who = leaf === null ? scope : `${scope}/${leaf}`;
+  if (argv.json) json({ schema: 1, action: "release", exit: 0, scope, leaf, released: released.length, leases: released.map((r) => leaseJson(root, r)) });
+  else out(`released ${released.length} lease(s) for ${who}`);
+  return 0;
+}
+
+function text(argv: ScopeArgs): string {
+  return (argv.args ?? []).map(String).join(" ");
+}
+
+async function log(argv: ScopeArgs): Promise<ExitCode> {
+  const root = rootOf(argv);
+  const target = resolvedScope(root, argv, "log");
+  const line = text(argv);
+  if (line.trim() === "") throw new UsageError("log needs non-blank text");
+  const file = statusLogPath(root, target.scope);
+  try {
+    appendStatus(file, line);
+  } catch (e) {
+    throw new UsageError(`cannot append status: ${(e as Error).message}`);
+  }
+  if (argv.json) json({ schema: 1, action: "log", exit: 0, scope: target.scope, file });
+  else out(`appended to ${file}`);
+  return 0;
+}
+
+async function bind(argv: ScopeArgs): Promise<ExitCode> {
+  const root = rootOf(argv);
+  const target = resolvedScope(root, argv, "bind");
+  const args = argv.args ?? [];
+  if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id");
+  const id = await infra(() => {
+    try {
+      return bindSession(root, target.scope, String(args[0]));
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      throw new UsageError(`cannot bind session: ${(e as Error).message}`);
+    }
+  });
+  if (argv.json) json({ schema: 1, action: "bind", exit: 0, scope: target.scope, session: id });
+  else out(`bound session ${id} to scope ${target.scope}`);
+  return 0;
+}
+
+export async function runScope(argv: ScopeArgs): Promise<ExitCode> {
+  if (argv.action !== "claim" && argv.action !== "release" && argv.leaf !== undefined) throw new UsageError(`--leaf does not apply to scope ${argv.action}`);
+  if (argv.action !== "release" && argv.invalid) throw new UsageError("--invalid only applies to scope release");
+  if ((argv.action === "list" || argv.action === "claim" || argv.action === "release") && (argv.args ?? []).length > 0) {
+    throw new UsageError(`scope ${argv.action} takes no positional arguments`);
+  }
+  switch (argv.action) {
+    case "list":
+      return list(argv);
+    case "claim":
+      return claim(argv);
+    case "release":
+      return release(argv);
+    case "log":
+      return log(argv);
+    case "bind":
+      return bind(argv);
+    default:
+      throw unknownAction("scope", argv.action, ACTIONS);
+  }
+}
+
+export const verb: Verb = {
+  command: "scope <action> [args..]",
+  describe: "scopes and OWNS leases: list, claim, release, log TEXT, bind SESSION",
+  builder: (y) =>
+    y
+      .positional("action", { type: "string", describe: ACTIONS.join(" | ") })
+      .positional("args", { type: "string", array: true, describe: "TEXT for log, SESSION for bind" })
+      .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
+      .option("leaf", { type: "string", describe: "leaf ledger stem, e.g. leaf-1.2", requiresArg: true })
+      .option("invalid", { type: "boolean", describe: "with release: remove corrupt lease records" })
+      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("json", { type: "boolean", describe: "print one JSON object" })
+      .epilog(HELP),
+  handler: (argv) => runScope(argv as ScopeArgs),
+};

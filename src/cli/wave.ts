@@ -1,0 +1,160 @@
+// kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (unlazy §3.3, §5.5).
+import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { commitDispatch } from "../core/dispatch/transition.ts";
+import { dispatchPath, DispatchActionError, DispatchStateError, loadDispatch, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
+import { displayPath } from "../core/snapshot.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { err, json, out } from "./output.ts";
+import { infra, printNotes, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+
+interface WaveArgs extends PipelineArgs {
+  wave?: string;
+  leaf?: string[];
+  handle?: string;
+  reason?: string;
+}
+
+const ACTIONS = ["open", "start", "seal", "return", "abandon", "status", "list"];
+
+const HELP = `Actions:
+  kbz wave open    --scope S --wave W --leaf L [--leaf L ...]
+  kbz wave start   --scope S --wave W --leaf L --handle OPAQUE_ID
+  kbz wave seal    --scope S --wave W
+  kbz wave return  --scope S --wave W --leaf L
+  kbz wave abandon --scope S --wave W --reason TEXT
+  kbz wave status  --scope S --wave W
+  kbz wave list    --scope S
+
+A wave proves every declared leaf got a distinct native start handle before any return was
+accepted (start all, seal, then wait). Abandon is terminal. Every transition is appended to
+.unlazy/S/status.log. Exit codes: 0 done (status: the wave is complete); 1 status of a wave that is
+open, sealed or abandoned; 2 usage, a refused transition or an invalid dispatch.json (nothing changes).`;
+
+/** Which of --leaf/--handle/--reason each action takes (unlazy §3.3). */
+const RULES: Record<string, { leaves: "none" | "one" | "many"; handle: boolean; reason: boolean; wave: boolean }> = {
+  open: { leaves: "many", handle: false, reason: false, wave: true },
+  start: { leaves: "one", handle: true, reason: false, wave: true },
+  seal: { leaves: "none", handle: false, reason: false, wave: true },
+  return: { leaves: "one", handle: false, reason: false, wave: true },
+  abandon: { leaves: "none", handle: false, reason: true, wave: true },
+  status: { leaves: "none", handle: false, reason: false, wave: true },
+  list: { leaves: "none", handle: false, reason: false, wave: false },
+};
+
+function checkArgs(action: string, argv: WaveArgs): { scope: string; wave: string; leaves: string[] } {
+  const rule = RULES[action]!;
+  const leaves = (argv.leaf ?? []).map(String);
+  if ((argv.args ?? []).length > 0) throw new UsageError(`wave ${action} takes no positional arguments`);
+  const scope = requestedScope(argv);
+  if (scope === null) throw new UsageError("--scope is required");
+  if (rule.wave && argv.wave === undefined) throw new UsageError("--wave is required");
+  if (!rule.wave && argv.wave !== undefined) throw new UsageError(`--wave does not apply to wave ${action}`);
+  if (rule.leaves === "none" && leaves.length > 0) throw new UsageError(`--leaf does not apply to wave ${action}`);
+  if (rule.leaves === "one" && leaves.length !== 1) throw new UsageError(`wave ${action} needs exactly one --leaf`);
+  if (rule.leaves === "many" && leaves.length === 0) throw new UsageError(`wave ${action} needs at least one --leaf`);
+  if (rule.handle !== (argv.handle !== undefined)) throw new UsageError(rule.handle ? "--handle is required" : `--handle does not apply to wave ${action}`);
+  if (rule.reason && (argv.reason === undefined || String(argv.reason).trim() === "")) throw new UsageError("--reason needs non-blank text");
+  if (!rule.reason && argv.reason !== undefined) throw new UsageError(`--reason does not apply to wave ${action}`);
+  return { scope, wave: String(argv.wave ?? ""), leaves };
+}
+
+export function waveJson(w: Wave) {
+  return {
+    id: w.id,
+    state: w.state,
+    leaves: w.leaves,
+    started: Object.fromEntries(w.started),
+    returned: Object.fromEntries(w.returned),
+    openedAt: w.openedAt,
+    sealedAt: w.sealedAt ?? null,
+    completedAt: w.completedAt ?? null,
+    abandonedAt: w.abandonedAt ?? null,
+    reason: w.reason ?? null,
+    counts: { leaves: w.leaves.length, started: w.started.size, returned: w.returned.size },
+    summary: waveSummary(w),
+  };
+}
+
+function stateProblem(root: string, scope: string, e: DispatchStateError): FileProblemsError {
+  return new FileProblemsError([{ file: displayPath(root, dispatchPath(root, scope)), line: e.line, message: `invalid dispatch state: ${e.message}` }]);
+}
+
+function load(root: string, scope: string) {
+  try {
+    return loadDispatch(root, scope).state;
+  } catch (e) {
+    if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
+    throw e;
+  }
+}
+
+function inspect(action: "status" | "list", root: string, scope: string, waveId: string, asJson: boolean): ExitCode {
+  const state = load(root, scope);
+  if (action === "list") {
+    const waves = [...state.waves.keys()].sort().map((id) => state.waves.get(id)!);
+    if (asJson) json({ schema: 1, action, exit: 0, scope, waves: waves.map(waveJson) });
+    else if (waves.length === 0) out(`(no waves in scope ${scope})`);
+    else for (const w of waves) out(waveSummary(w));
+    return 0;
+  }
+  const w = state.waves.get(waveId);
+  if (!w) throw new UsageError(`unknown wave ${waveId}`);
+  const exit: ExitCode = w.state === "complete" ? 0 : 1;
+  if (asJson) json({ schema: 1, action, exit, scope, wave: waveJson(w) });
+  else out(waveSummary(w));
+  return exit;
+}
+
+function actionOf(kind: string, wave: string, leaves: string[], argv: WaveArgs): DispatchAction {
+  switch (kind) {
+    case "open":
+      return { kind, wave, leaves };
+    case "start":
+      return { kind, wave, leaf: leaves[0]!, handle: String(argv.handle) };
+    case "return":
+      return { kind, wave, leaf: leaves[0]! };
+    case "abandon":
+      return { kind, wave, reason: String(argv.reason) };
+    default:
+      return { kind: "seal", wave };
+  }
+}
+
+export async function runWave(argv: WaveArgs): Promise<ExitCode> {
+  const action = String(argv.action ?? "");
+  if (!ACTIONS.includes(action)) throw unknownAction("wave", argv.action, ACTIONS);
+  const { scope, wave, leaves } = checkArgs(action, argv);
+  const root = rootOf(argv);
+  if (action === "status" || action === "list") return inspect(action, root, scope, wave, !!argv.json);
+  let t;
+  try {
+    t = await infra(() => commitDispatch(root, scope, actionOf(action, wave, leaves, argv)));
+  } catch (e) {
+    if (e instanceof DispatchActionError) throw new UsageError(e.message);
+    if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
+    throw e;
+  }
+  printNotes(t.notes);
+  if (t.auditWarning) err(`kbz: warning: ${t.auditWarning}`);
+  if (argv.json) json({ schema: 1, action, exit: 0, scope, line: t.line, wave: waveJson(t.wave), warning: t.auditWarning });
+  else out(t.line);
+  return 0;
+}
+
+export const verb: Verb = {
+  command: "wave <action> [args..]",
+  describe: "dispatch launch waves: open, start, seal, return, abandon, status, list",
+  builder: (y) =>
+    y
+      .positional("action", { type: "string", describe: ACTIONS.join(" | ") })
+      .positional("args", { type: "string", array: true, hidden: true })
+      .option("scope", { type: "string", describe: "scope id (the directory need not exist yet)", requiresArg: true })
+      .option("wave", { type: "string", describe: "wave id", requiresArg: true })
+      .option("leaf", { type: "string", array: true, describe: "leaf id (repeat for open)", requiresArg: true })
+      .option("handle", { type: "string", describe: "the host's native agent/task id", requiresArg: true })
+      .option("reason", { type: "string", describe: "why the wave is abandoned", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("json", { type: "boolean", describe: "print one JSON object" })
+      .epilog(HELP),
+  handler: (argv) => runWave(argv as WaveArgs),
+};

@@ -1,0 +1,87 @@
+// The pending list (unlazy §3.1.3, §3.1.6, §3.1.7): which gates run, where, and under
+// which exact runtime oracle.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { UsageError } from "../errors.ts";
+import type { Gate } from "../ledger/model.ts";
+import { isRunnable } from "../ledger/model.ts";
+import { gateDigest } from "../ledger/digest.ts";
+import type { GateState } from "../ledger/state.ts";
+import type { Snapshot } from "../snapshot.ts";
+import { oracleSignature, runtimeOracle, type RuntimeOracle } from "../run/oracle.ts";
+import type { PathFacts } from "../run/shell.ts";
+
+export interface RunSettings {
+  shell: string; // resolved
+  path: PathFacts;
+  timeoutMs: number;
+  /** `--cwd` resolved against the root, when given. */
+  cwd: string | null;
+}
+
+export interface CheckTask {
+  index: number;
+  qid: string;
+  file: string;
+  gate: Gate;
+  cwd: string;
+  oracle: RuntimeOracle;
+  signature: string;
+  digest: string;
+  startState: GateState;
+}
+
+/** Base directory: --cwd, else the ledger's directory for explicit files, else the root. */
+export function baseDir(snap: Snapshot, file: string, settings: RunSettings): string {
+  if (settings.cwd) return settings.cwd;
+  return snap.target.mode === "explicit" ? path.dirname(file) : snap.target.root;
+}
+
+/** A gate's resolved CWD is lexical (no realpath): it is part of approval and evidence. */
+export function gateCwd(base: string, gate: Gate): string {
+  return gate.cwd ? path.resolve(base, gate.cwd) : base;
+}
+
+export function oracleFor(base: string, gate: Gate, settings: RunSettings): RuntimeOracle {
+  return runtimeOracle({
+    check: gate.check ?? "",
+    expect: gate.expect ?? "",
+    cwd: gateCwd(base, gate),
+    shell: settings.shell,
+    timeoutMs: settings.timeoutMs,
+    path: settings.path.value,
+  });
+}
+
+/** Runnable, non-abandoned gates: the unmet ones, or all of them with reverify. */
+export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: boolean): CheckTask[] {
+  const tasks: CheckTask[] = [];
+  for (const v of snap.gates) {
+    if (v.state === "abandoned" || !isRunnable(v.gate)) continue;
+    if (!reverify && v.state === "met") continue;
+    const base = baseDir(snap, v.file, settings);
+    const oracle = oracleFor(base, v.gate, settings);
+    tasks.push({
+      index: tasks.length,
+      qid: v.qid,
+      file: v.file,
+      gate: v.gate,
+      cwd: oracle.cwd,
+      oracle,
+      signature: oracleSignature(oracle),
+      digest: gateDigest(v.gate)!,
+      startState: v.state,
+    });
+  }
+  // Every CWD is checked before anything executes.
+  for (const t of tasks) {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(t.cwd);
+    } catch {
+      throw new UsageError(`gate ${t.qid} CWD does not exist: ${t.cwd}`);
+    }
+    if (!st.isDirectory()) throw new UsageError(`gate ${t.qid} CWD is not a directory: ${t.cwd}`);
+  }
+  return tasks;
+}

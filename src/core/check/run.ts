@@ -1,0 +1,199 @@
+// `runChecks`: the whole checker as one in-process call (unlazy §3.1.2 steps 12-13):
+// approvals, the rolling run, ordered writeback, re-load and the reduction. The CLI
+// prints its result; receipts call it with the same approvals and evidence rules.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { FileProblemsError, UsageError, type FileProblem } from "../errors.ts";
+import { automaticEvidence } from "../ledger/evidence.ts";
+import { reduce, type Reduction } from "../ledger/state.ts";
+import { loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
+import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
+import { executeCheck, type RunOutcome } from "../run/execute.ts";
+import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
+import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
+import { runRolling } from "./pool.ts";
+import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
+
+export const DEFAULT_TIMEOUT_S = 120;
+
+export interface CheckRequest extends TargetRequest {
+  reverify: boolean;
+  approve: boolean;
+  jobs: number; // 1..64
+  timeoutS: number; // 1..86400
+  shell?: string;
+  cwd?: string;
+  env: Env;
+  observer?: CheckObserver;
+}
+
+export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
+
+export interface ApprovalItem {
+  task: CheckTask;
+  status: ApprovalStatus;
+  record: string | null; // path of a record written now
+  problem: string | null; // "could not validate/record approval for <qid>: <msg>"
+}
+
+export interface RunReport {
+  task: CheckTask;
+  outcome: RunOutcome;
+  writeback: WritebackStatus | "failed";
+  writeError: string | null;
+}
+
+/** Live events for a printer; every field is optional. */
+export interface CheckObserver {
+  /** The ledgers as loaded, before anything else (warnings are shown from here). */
+  loaded?(snapshot: Snapshot): void;
+  approval?(item: ApprovalItem): void;
+  willRun?(tasks: CheckTask[]): void;
+  started?(task: CheckTask): void;
+  finished?(task: CheckTask, outcome: RunOutcome): void;
+}
+
+export interface CheckResult {
+  snapshot: Snapshot; // re-loaded after writeback
+  settings: RunSettings;
+  approvals: ApprovalItem[]; // every pending task in order, approved or not
+  runs: RunReport[]; // in task order
+  extras: string[]; // reverify-not-run and discarded stale results still reading met
+  reduction: Reduction;
+  note: string; // ", reran: …" with reverify
+  infraFailures: number;
+  problems: FileProblem[]; // a ledger that became invalid during the run
+  exit: 0 | 1 | 2;
+}
+
+function runSettings(req: CheckRequest, root: string): RunSettings {
+  const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
+  let cwd: string | null = null;
+  if (req.cwd !== undefined) {
+    cwd = path.resolve(root, req.cwd);
+    let ok = false;
+    try {
+      ok = fs.statSync(cwd).isDirectory();
+    } catch {}
+    if (!ok) throw new UsageError(`--cwd is not an existing directory: ${cwd}`);
+  }
+  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd };
+}
+
+async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver): Promise<ApprovalItem[]> {
+  const items: ApprovalItem[] = [];
+  for (const task of tasks) {
+    let item: ApprovalItem;
+    try {
+      if (store.isApproved(task.file, task.gate.id, task.oracle)) item = { task, status: "approved", record: null, problem: null };
+      else if (!approve) item = { task, status: "required", record: null, problem: null };
+      else {
+        try {
+          item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle), problem: null };
+        } catch (e) {
+          item = { task, status: "failed", record: null, problem: `could not record approval for ${task.qid}: ${(e as Error).message}` };
+        }
+      }
+    } catch (e) {
+      if (!(e instanceof ApprovalStoreError)) throw e;
+      item = { task, status: "failed", record: null, problem: `could not validate approval for ${task.qid}: ${e.message}` };
+    }
+    items.push(item);
+    observer?.approval?.(item);
+  }
+  return items;
+}
+
+function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings): string {
+  return automaticEvidence({
+    digest: task.digest,
+    outputSha256: outcome.outputSha256,
+    outputBytes: outcome.bytes,
+    shell: settings.shell,
+    cwd: task.cwd,
+    pathFingerprint: settings.path.fingerprint,
+  });
+}
+
+export async function runChecks(req: CheckRequest): Promise<CheckResult> {
+  const first = snapshotForRequest(req);
+  req.observer?.loaded?.(first);
+  if (first.problems.length > 0) throw new FileProblemsError(first.problems);
+  const root = first.target.root;
+  const settings = runSettings(req, root);
+  const storeDir = approvalDirFor(req.env);
+  assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
+  const store = new ApprovalStore(storeDir, root);
+
+  const tasks = pendingTasks(first, settings, req.reverify);
+  const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
+  const runnable = approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task);
+  req.observer?.willRun?.(runnable);
+
+  const outcomes = await runRolling(runnable, req.jobs, async (task) => {
+    req.observer?.started?.(task);
+    const outcome = await executeCheck({
+      shell: settings.shell,
+      check: task.gate.check!,
+      expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
+      cwd: task.cwd,
+      env: req.env,
+      timeoutMs: settings.timeoutMs,
+    });
+    req.observer?.finished?.(task, outcome);
+    return outcome;
+  });
+
+  const constrained = first.target.mode !== "explicit";
+  const runs: RunReport[] = [];
+  for (let i = 0; i < runnable.length; i++) {
+    const task = runnable[i]!;
+    const outcome = outcomes[i]!;
+    const base = baseDir(first, task.file, settings);
+    try {
+      const status = await writeBack({
+        root,
+        file: task.file,
+        constrained,
+        gateId: task.gate.id,
+        digest: task.digest,
+        signature: task.signature,
+        oracleFor: (g) => oracleFor(base, g, settings),
+        ok: outcome.ok,
+        evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
+        startState: task.startState,
+        reverify: req.reverify,
+      });
+      runs.push({ task, outcome, writeback: status, writeError: null });
+    } catch (e) {
+      if (!(e instanceof WritebackError)) throw e;
+      runs.push({ task, outcome, writeback: "failed", writeError: `cannot update ${task.file}: ${e.message}` });
+    }
+  }
+
+  const snapshot = loadSnapshot(first.target);
+  const stateOf = new Map(snapshot.gates.map((g) => [g.qid, g.state]));
+  const ran = new Set(runs.map((r) => r.task.qid));
+  const extras: string[] = [];
+  if (req.reverify) {
+    for (const t of tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
+  }
+  for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
+  const reduction = reduce(snapshot.gates, { extras });
+  const reverified = runs.filter((r) => r.task.startState === "met" && r.writeback !== "stale").length;
+  const note = req.reverify ? `, reran: ${runs.length}, previously met reverified: ${reverified}` : "";
+  const infraFailures = approvals.filter((a) => a.status === "failed").length;
+  const broken = snapshot.problems.length > 0 || runs.some((r) => r.writeback === "failed") || infraFailures > 0;
+  return {
+    snapshot,
+    settings,
+    approvals,
+    runs,
+    extras,
+    reduction,
+    note,
+    infraFailures,
+    problems: snapshot.problems,
+    exit: broken ? 2 : reduction.verdict === "all-met" ? 0 : 1,
+  };
+}

@@ -1,0 +1,223 @@
+// OWNS leases (unlazy §5.4): coordination records under .unlazy/locks/, claimed and released
+// under one registry lock. Overlap is decided only by `globsOverlap`. `root` is always the
+// canonical root (`canonicalRoot`), so every alias of a checkout shares one registry.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { UsageError } from "../errors.ts";
+import { sha256Hex } from "../ledger/digest.ts";
+import { isValidId, SCOPE_ID_MESSAGE } from "../workspace/discover.ts";
+import { writeAtomic } from "../workspace/fs.ts";
+import { withFileLock } from "../workspace/lock.ts";
+import { globsOverlap, normalizeOwnsPath } from "../workspace/paths.ts";
+import { isInside, ReadError, readStable } from "../workspace/read.ts";
+import { recoveryLogger } from "./statuslog.ts";
+
+export const MAX_LEASE_BYTES = 64 * 1024;
+export const INVALID_OWNER = "(invalid)";
+
+export interface Lease {
+  invalid: false;
+  scope: string;
+  leaf: string;
+  globs: string[];
+  pid: number | null;
+  file: string; // absolute
+}
+
+/** An unreadable or malformed record: it owns `**`, so it conflicts with every claim until removed. */
+export interface InvalidLease {
+  invalid: true;
+  scope: typeof INVALID_OWNER;
+  leaf: string; // the file name
+  globs: ["**"];
+  file: string; // absolute
+  problem: string;
+}
+
+export type LeaseRecord = Lease | InvalidLease;
+
+export type ClaimConflict =
+  | { kind: "glob"; glob: string; theirGlob: string; holder: LeaseRecord }
+  | { kind: "identity"; holder: Lease };
+
+export type ClaimResult =
+  | { ok: true; lease: Lease; notes: string[] }
+  | { ok: false; conflicts: ClaimConflict[]; notes: string[] };
+
+export interface LeaseLockOptions {
+  timeoutMs?: number;
+}
+
+export function locksDir(root: string): string {
+  return path.join(root, ".unlazy", "locks");
+}
+
+export function leaseFileName(scope: string, leaf: string): string {
+  return `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.lease`;
+}
+
+/** The registry lock target: one mutex serialises every claim and release of a root. */
+export function registryTarget(root: string): string {
+  return path.join(locksDir(root), "lease-registry");
+}
+
+function invalidRecord(file: string, problem: string): InvalidLease {
+  return { invalid: true, scope: INVALID_OWNER, leaf: path.basename(file), globs: ["**"], file, problem };
+}
+
+/** Why a parsed record is not a lease, or null when it is one. */
+function recordProblem(name: string, raw: unknown): string | null {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return "not a JSON object";
+  const r = raw as Record<string, unknown>;
+  if (typeof r.scope !== "string" || !isValidId(r.scope)) return "scope is not a valid id";
+  if (typeof r.leaf !== "string" || !isValidId(r.leaf)) return "leaf is not a valid id";
+  if (!Array.isArray(r.globs) || r.globs.length === 0) return "globs must be a non-empty array";
+  for (const g of r.globs) {
+    if (typeof g !== "string") return "globs must be strings";
+    const n = normalizeOwnsPath(g);
+    if (!n.ok || n.glob !== g) return `glob is not normalised: ${g}`;
+  }
+  if (name !== leaseFileName(r.scope, r.leaf)) return `file name does not match ${r.scope}/${r.leaf}`;
+  return null;
+}
+
+export function readLease(file: string, root: string): LeaseRecord {
+  let text: string;
+  try {
+    text = readStable(file, { label: "lease record", maxBytes: MAX_LEASE_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError) return invalidRecord(file, e.message);
+    throw e;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return invalidRecord(file, "not valid JSON");
+  }
+  const problem = recordProblem(path.basename(file), raw);
+  if (problem) return invalidRecord(file, problem);
+  const r = raw as { scope: string; leaf: string; globs: string[]; pid?: unknown };
+  return { invalid: false, scope: r.scope, leaf: r.leaf, globs: [...r.globs], pid: Number.isInteger(r.pid) ? (r.pid as number) : null, file };
+}
+
+/** Every lease record of the root, sorted by file name. A locks dir that is not real is one invalid record. */
+export function readLeases(root: string): LeaseRecord[] {
+  const dir = locksDir(root);
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return [];
+  }
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs.realpathSync(dir))) {
+    return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
+  }
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith(".lease"))
+    .sort()
+    .map((n) => readLease(path.join(dir, n), root));
+}
+
+function checkIds(scope: string, leaf: string | null): void {
+  if (!isValidId(scope)) throw new UsageError(SCOPE_ID_MESSAGE);
+  if (leaf !== null && !isValidId(leaf)) throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
+}
+
+/** Normalise and de-duplicate claimed globs; an invalid one is a usage error. */
+export function normalizeClaimGlobs(raw: string[]): string[] {
+  const out: string[] = [];
+  for (const g of raw) {
+    const n = normalizeOwnsPath(g);
+    if (!n.ok) throw new UsageError(n.error);
+    if (!out.includes(n.glob)) out.push(n.glob);
+  }
+  if (out.length === 0) throw new UsageError("a claim needs at least one OWNS path");
+  return out;
+}
+
+/** Pure conflict test of a claim against the held records. */
+export function claimConflicts(scope: string, leaf: string, globs: string[], held: LeaseRecord[]): ClaimConflict[] {
+  const same = held.find((h): h is Lease => !h.invalid && h.scope === scope && h.leaf === leaf);
+  if (same) return [{ kind: "identity", holder: same }];
+  const conflicts: ClaimConflict[] = [];
+  for (const glob of globs) {
+    for (const h of held) {
+      for (const theirGlob of h.globs) if (globsOverlap(glob, theirGlob)) conflicts.push({ kind: "glob", glob, theirGlob, holder: h });
+    }
+  }
+  return conflicts;
+}
+
+/** Claim `globs` for scope/leaf: refused (never rewritten) on any identity or overlap conflict. */
+export async function claimLease(root: string, scope: string, leaf: string, rawGlobs: string[], opts: LeaseLockOptions = {}): Promise<ClaimResult> {
+  checkIds(scope, leaf);
+  const globs = normalizeClaimGlobs(rawGlobs);
+  const notes: string[] = [];
+  return withFileLock(
+    root,
+    registryTarget(root),
+    (): ClaimResult => {
+      const conflicts = claimConflicts(scope, leaf, globs, readLeases(root));
+      if (conflicts.length > 0) return { ok: false, conflicts, notes };
+      const file = path.join(locksDir(root), leaseFileName(scope, leaf));
+      const lease: Lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
+      writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + "\n", { root, mode: 0o600 });
+      return { ok: true, lease, notes };
+    },
+    { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) },
+  );
+}
+
+/**
+ * Release every valid lease of `scope` (and `leaf` when given). Ledgers are never read, so an
+ * orphan release works after the scope directory is gone. Invalid records are never released here.
+ */
+export async function releaseLeases(root: string, scope: string, leaf: string | null, opts: LeaseLockOptions = {}): Promise<{ released: Lease[]; notes: string[] }> {
+  checkIds(scope, leaf);
+  const notes: string[] = [];
+  if (!fs.existsSync(locksDir(root))) return { released: [], notes };
+  return withFileLock(
+    root,
+    registryTarget(root),
+    () => {
+      const released: Lease[] = [];
+      for (const r of readLeases(root)) {
+        if (r.invalid || r.scope !== scope || (leaf !== null && r.leaf !== leaf)) continue;
+        fs.unlinkSync(r.file);
+        released.push(r);
+      }
+      return { released, notes };
+    },
+    { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) },
+  );
+}
+
+/**
+ * The explicit way out of a corrupt record: unlink every invalid `*.lease` entry (only the name;
+ * a link's target is never touched). A locks dir that is itself not real must be fixed by hand.
+ */
+export async function removeInvalidLeases(root: string, opts: LeaseLockOptions = {}): Promise<{ removed: InvalidLease[]; notes: string[] }> {
+  const notes: string[] = [];
+  if (!fs.existsSync(locksDir(root))) return { removed: [], notes };
+  return withFileLock(
+    root,
+    registryTarget(root),
+    () => {
+      const removed: InvalidLease[] = [];
+      for (const r of readLeases(root)) {
+        if (!r.invalid) continue;
+        if (r.file === locksDir(root)) throw new UsageError(`${r.problem}: ${r.file}; move it aside by hand`);
+        try {
+          fs.unlinkSync(r.file);
+        } catch (e) {
+          throw new UsageError(`cannot remove invalid lease record ${r.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; remove it by hand`);
+        }
+        removed.push(r);
+      }
+      return { removed, notes };
+    },
+    { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, null, notes) },
+  );
+}

@@ -1,0 +1,168 @@
+// The Stop hook's decision (unlazy §6.1 steps 4-10) as pure functions of a snapshot,
+// the scope's dispatch aggregate and the progress guard's answer. No I/O here.
+import { sha256Hex } from "../ledger/digest.ts";
+import { sanitizeCompact } from "../text/sanitize.ts";
+import type { Snapshot } from "../snapshot.ts";
+
+/** What Claude Code reads on stdout; `null` means print nothing (allow silently). */
+export type HookOutput = { decision: "block"; reason: string } | { systemMessage: string } | null;
+
+/** The dispatch waves of one scope, folded to the four lists the hook needs. */
+export interface DispatchAggregate {
+  blocking: string[]; // open or sealed waves, e.g. "dispatch:ready-1 open"
+  abandoned: string[]; // "dispatch:<wave>"
+  resolved: string[]; // semantic states, e.g. "dispatch:ready-1=complete"
+  invalid: string[]; // "dispatch:PARSE invalid dispatch state"
+}
+
+export const NO_DISPATCH: DispatchAggregate = { blocking: [], abandoned: [], resolved: [], invalid: [] };
+
+export const MAX_BLOCKS = 6;
+const PREFIX = "kbz";
+
+export interface Assessment {
+  scope: string | null;
+  discovery: string[]; // sanitised discovery error messages
+  unmet: string[];
+  invalid: string[];
+  handoffs: string[];
+  resolved: string[];
+  /** Nothing to enforce at all: no ledgers, no discovery errors, no live or abandoned waves. */
+  empty: boolean;
+}
+
+function where(scope: string | null): string {
+  return scope ? ` [scope ${scope}]` : "";
+}
+
+/** `a, b, c[, +k more]` with the first `n` items. */
+function firstOf(items: string[], n: number): string {
+  const shown = items.slice(0, n).join(", ");
+  return items.length > n ? `${shown}, +${items.length - n} more` : shown;
+}
+
+// Parse messages that quote a JavaScript engine (regex syntax errors) differ between
+// Bun and Node; the hook cuts them at the stable part so the binary and the Node
+// fallback print the same bytes.
+function engineNeutral(message: string): string {
+  return message.replace(/(invalid EXPECT regex): .*$/s, "$1");
+}
+
+export function assess(snap: Snapshot, dispatch: DispatchAggregate): Assessment {
+  const discovery = snap.target.discoveryErrors.map((d) => sanitizeCompact(d.message, 300));
+  const unmet: string[] = [];
+  const invalid: string[] = [];
+  const handoffs: string[] = [];
+  const resolved: string[] = [];
+
+  for (const msg of discovery) {
+    invalid.push(`discovery:PARSE ${msg}`);
+    resolved.push("discovery:PARSE=invalid");
+  }
+  unmet.push(...dispatch.blocking);
+  invalid.push(...dispatch.invalid);
+  handoffs.push(...dispatch.abandoned);
+  resolved.push(...dispatch.resolved);
+
+  for (const entry of snap.ledgers) {
+    if (entry.unreadable) {
+      const msg = entry.problems[0]?.message ?? "unreadable";
+      invalid.push(`${entry.stem}:PARSE unreadable: ${sanitizeCompact(msg, 200)}`);
+      resolved.push(`${entry.stem}:PARSE=unreadable`);
+      continue;
+    }
+    if (entry.problems.length > 0 || !entry.ledger) {
+      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(engineNeutral(p.message), 200)}`);
+      invalid.push(`${entry.stem}:PARSE ${firstTwo.join("; ")}`);
+      resolved.push(`${entry.stem}:PARSE=invalid`);
+      continue;
+    }
+    for (const g of snap.gates) {
+      if (g.file !== entry.file) continue;
+      const qid = sanitizeCompact(g.qid, 200);
+      resolved.push(`${qid}=${g.state}`);
+      if (g.state === "abandoned") handoffs.push(qid);
+      else if (g.state !== "met") unmet.push(qid);
+    }
+  }
+
+  const empty =
+    snap.ledgers.length === 0 &&
+    discovery.length === 0 &&
+    dispatch.blocking.length === 0 &&
+    dispatch.abandoned.length === 0 &&
+    dispatch.invalid.length === 0;
+  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
+}
+
+/** First 24 hex of SHA-256 over the sorted semantic states: only state changes are progress. */
+export function progressHash(resolved: string[]): string {
+  return sha256Hex([...resolved].sort().join("\0")).slice(0, 24);
+}
+
+function handoffSuffix(handoffs: string[]): string {
+  return handoffs.length ? ` HANDOFF REQUIRED: ${handoffs.length} abandoned item(s): ${firstOf(handoffs, 5)}.` : "";
+}
+
+/**
+ * Steps 4 and 6: when nothing is outstanding the guard entry is cleared and this is the
+ * answer; otherwise the guard must count a block against `hash`.
+ */
+export type StopPlan = { kind: "clear"; output: HookOutput } | { kind: "count"; hash: string };
+
+export function planStop(a: Assessment): StopPlan {
+  if (a.empty) return { kind: "clear", output: null };
+  if (a.unmet.length === 0 && a.invalid.length === 0) {
+    if (a.handoffs.length === 0) return { kind: "clear", output: null };
+    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
+  }
+  return { kind: "count", hash: progressHash(a.resolved) };
+}
+
+/** The progress guard's answer: the block count after this stop, or why it could not count. */
+export type GuardResult = { ok: true; blocks: number } | { ok: false; message: string };
+
+/** Steps 8.5-10: block, or release after MAX_BLOCKS blocks without progress. */
+export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
+  if (!guard.ok) {
+    if (a.discovery.length > 0) {
+      return { decision: "block", reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}` };
+    }
+    return {
+      systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`,
+    };
+  }
+  const outstanding = [...a.invalid, ...a.unmet];
+  if (guard.blocks > MAX_BLOCKS) {
+    return {
+      systemMessage:
+        `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` +
+        `${outstanding.length} item(s) remain (${firstOf(outstanding, 4)}).${handoffSuffix(a.handoffs)}`,
+    };
+  }
+  return {
+    decision: "block",
+    reason:
+      `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` +
+      "Run kbz status to inspect without execution. To run inherited CHECK lines, inspect them and use kbz check --approve. " +
+      `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`,
+  };
+}
+
+export function invalidScopeArgument(): HookOutput {
+  return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
+}
+
+export function ambiguousScopes(scopes: string[]): HookOutput {
+  return {
+    systemMessage: `${PREFIX}: ${scopes.length} pipelines under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`,
+  };
+}
+
+export function unresolvable(message: string): HookOutput {
+  return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
+}
+
+export function internalFailure(message: string): HookOutput {
+  return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
+}

@@ -1,0 +1,139 @@
+// Dependency graph algorithms (kill §4.2, §4.3, §4.9): Kahn order with a cycle report,
+// reachability, and the maximal chains used as sequential groups without a registry.
+import type { IdCompare } from "./order.ts";
+
+export type KahnResult = { ok: true; order: string[] } | { ok: false; cycle: string[] };
+
+/**
+ * Kahn's algorithm without recursion. Roots are sorted by `compare`; successors are visited
+ * in the order `successorsOf` gives (PLAN row order for parsePlan). On a cycle, returns one
+ * cycle as `[a, b, …, a]` where each id needs the next.
+ */
+export function kahnOrder(
+  ids: string[],
+  needsOf: (id: string) => readonly string[],
+  successorsOf: (id: string) => readonly string[],
+  compare: IdCompare,
+): KahnResult {
+  const remaining = new Map<string, number>();
+  for (const id of ids) remaining.set(id, needsOf(id).length);
+  const order = ids.filter((id) => remaining.get(id) === 0).sort(compare);
+  for (let i = 0; i < order.length; i++) {
+    for (const next of successorsOf(order[i]!)) {
+      const left = remaining.get(next)! - 1;
+      remaining.set(next, left);
+      if (left === 0) order.push(next);
+    }
+  }
+  if (order.length === ids.length) return { ok: true, order };
+  // Every id left over still waits on a left-over need, so following needs must revisit one.
+  const left = ids.filter((id) => remaining.get(id)! > 0).sort(compare);
+  const seenAt = new Map<string, number>();
+  const walk: string[] = [];
+  let at = left[0]!;
+  while (!seenAt.has(at)) {
+    seenAt.set(at, walk.length);
+    walk.push(at);
+    at = needsOf(at).find((n) => remaining.get(n)! > 0)!;
+  }
+  return { ok: false, cycle: [...walk.slice(seenAt.get(at)!), at] };
+}
+
+/** Dense integer view of an acyclic graph, for linear-time closure work. */
+export class Dag {
+  readonly index = new Map<string, number>();
+  readonly ids: string[];
+  readonly needs: Int32Array[];
+  readonly succs: Int32Array[];
+
+  constructor(ids: string[], needsOf: (id: string) => readonly string[]) {
+    this.ids = ids;
+    ids.forEach((id, i) => this.index.set(id, i));
+    this.needs = ids.map((id) => Int32Array.from(needsOf(id), (n) => this.index.get(n)!));
+    const out: number[][] = ids.map(() => []);
+    this.needs.forEach((ns, v) => ns.forEach((u) => out[u]!.push(v)));
+    this.succs = out.map((s) => Int32Array.from(s));
+  }
+
+  /** Is `u` a (transitive) dependency of `v`? Breadth-first over needs from `v`. */
+  reaches(u: string, v: string): boolean {
+    const target = this.index.get(u)!;
+    const seen = new Uint8Array(this.ids.length);
+    const queue = [this.index.get(v)!];
+    for (let i = 0; i < queue.length; i++) {
+      for (const n of this.needs[queue[i]!]!) {
+        if (n === target) return true;
+        if (!seen[n]) {
+          seen[n] = 1;
+          queue.push(n);
+        }
+      }
+    }
+    return false;
+  }
+
+  comparable(a: string, b: string): boolean {
+    return this.reaches(a, b) || this.reaches(b, a);
+  }
+}
+
+/**
+ * The tasks related by a dependency path to any member of a growing set. Each node is marked
+ * at most once per direction, so adding every node costs O(nodes + edges) in total.
+ */
+export class RelatedSet {
+  private readonly up: Uint8Array;
+  private readonly down: Uint8Array;
+
+  constructor(private readonly dag: Dag) {
+    this.up = new Uint8Array(dag.ids.length);
+    this.down = new Uint8Array(dag.ids.length);
+  }
+
+  add(id: string): void {
+    const v = this.dag.index.get(id)!;
+    this.spread(v, this.dag.needs, this.up);
+    this.spread(v, this.dag.succs, this.down);
+  }
+
+  /** True when `id` is a strict ancestor or descendant of some member. */
+  has(id: string): boolean {
+    const v = this.dag.index.get(id)!;
+    return this.up[v] === 1 || this.down[v] === 1;
+  }
+
+  private spread(from: number, edges: Int32Array[], mark: Uint8Array): void {
+    const stack = [from];
+    while (stack.length > 0) {
+      for (const n of edges[stack.pop()!]!) {
+        if (mark[n]) continue; // its own closure is already marked
+        mark[n] = 1;
+        stack.push(n);
+      }
+    }
+  }
+}
+
+/**
+ * Maximal chains (kill §4.9): walk the Kahn order; an unassigned task starts a chain, which
+ * grows while the current task has exactly one successor and that successor exactly one need.
+ */
+export function chains(order: string[], needsOf: (id: string) => readonly string[], successorsOf: (id: string) => readonly string[]): string[][] {
+  const assigned = new Set<string>();
+  const out: string[][] = [];
+  for (const start of order) {
+    if (assigned.has(start)) continue;
+    const chain = [start];
+    assigned.add(start);
+    let at = start;
+    for (;;) {
+      const next = successorsOf(at);
+      if (next.length !== 1 || needsOf(next[0]!).length !== 1 || assigned.has(next[0]!)) break;
+      at = next[0]!;
+      chain.push(at);
+      assigned.add(at);
+    }
+    out.push(chain);
+  }
+  return out;
+}

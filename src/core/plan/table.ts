@@ -1,0 +1,183 @@
+// PLAN.md's operational parts (kill §2.2, §4.2): the contract revision and the single leaf
+// dispatch table. Everything else in PLAN.md is prose. Fenced code is ignored.
+import { isValidId } from "../workspace/discover.ts";
+import { normalizeOwnsPath } from "../workspace/paths.ts";
+import { ScheduleInputError } from "./errors.ts";
+import { kahnOrder } from "./graph.ts";
+import type { IdCompare } from "./order.ts";
+
+export type Tier = "judgment" | "mechanical";
+export type RowState = "WAITING" | "READY" | "IN-FLIGHT" | "VERIFIED" | "ABANDONED";
+
+export interface PlanRow {
+  id: string;
+  owns: string[]; // normalized, PLAN cell order
+  needs: string[]; // PLAN cell order
+  tier: Tier;
+  wave: number;
+  state: RowState;
+  line: number; // 1-based line in PLAN.md
+  index: number; // position in the table (PLAN row order)
+}
+
+export interface Plan {
+  revision: number;
+  revisionLine: number;
+  rows: PlanRow[]; // sorted by id
+  byId: Map<string, PlanRow>;
+  successors: Map<string, string[]>; // PLAN row order
+  order: string[]; // Kahn order: roots sorted by id, then discovery order
+}
+
+const HEADER = ["Leaf", "Owns", "Needs", "Tier", "Planned wave", "State"];
+const SEPARATOR_CELL = /^:?-{3,}:?$/;
+const POSITIVE = /^[1-9][0-9]*$/;
+const REVISION = /^Contract revision:[ \t]*([1-9][0-9]*)(?:[.\s]|$)/;
+const TIERS = new Set(["judgment", "mechanical"]);
+const STATES = new Set(["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"]);
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const PLACEHOLDER = /[<>|]/;
+
+export type Fail = (message: string) => never;
+
+interface Line {
+  no: number;
+  text: string;
+}
+
+/** Lines outside fenced code. A fence opener is ≥3 backticks or tildes after ≤3 spaces. */
+export function unfencedLines(text: string): Line[] {
+  const out: Line[] = [];
+  const lines = text.split(/\r?\n/);
+  let fence: { char: string; length: number } | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^ {0,3}(`{3,}|~{3,})/.exec(lines[i]!);
+    if (fence) {
+      if (m && m[1]![0] === fence.char && m[1]!.length >= fence.length) fence = null;
+      continue;
+    }
+    if (m) {
+      fence = { char: m[1]![0]!, length: m[1]!.length };
+      continue;
+    }
+    out.push({ no: i + 1, text: lines[i]! });
+  }
+  return out;
+}
+
+function isTableLine(text: string): boolean {
+  return /^\s*\|/.test(text) && /\|\s*$/.test(text);
+}
+
+function cells(text: string): string[] {
+  const inner = text.trim().replace(/^\|/, "").replace(/\|$/, "");
+  return inner.split("|").map((c) => c.trim());
+}
+
+export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): Plan {
+  const fail = (message: string, line: number | null = null): never => {
+    throw new ScheduleInputError(message, file, line);
+  };
+  const lines = unfencedLines(text);
+
+  const revisionLines = lines.filter((l) => l.text.startsWith("Contract revision:"));
+  const rm = revisionLines.length === 1 ? REVISION.exec(revisionLines[0]!.text) : null;
+  if (!rm) fail("PLAN needs exactly one Contract revision: positive integer", revisionLines[1]?.no ?? revisionLines[0]?.no ?? null);
+  const revision = Number(rm![1]);
+  if (!Number.isSafeInteger(revision)) fail("invalid contract revision", revisionLines[0]!.no);
+
+  const headers = lines.map((l, i) => ({ l, i })).filter(({ l }) => isTableLine(l.text) && cells(l.text)[0] === "Leaf");
+  if (headers.length !== 1) fail("PLAN needs exactly one leaf dispatch table", headers[1]?.l.no ?? null);
+  const { l: header, i: at } = headers[0]!;
+  const hc = cells(header.text);
+  if (hc.length !== HEADER.length || hc.some((c, k) => c !== HEADER[k])) fail("unsupported PLAN dispatch columns", header.no);
+  const sep = lines[at + 1];
+  if (!sep || !isTableLine(sep.text)) fail("invalid table separator", sep?.no ?? header.no);
+  const sc = cells(sep!.text);
+  if (sc.length !== 6 || !sc.every((c) => SEPARATOR_CELL.test(c))) fail("invalid table separator", sep!.no);
+
+  const parsed: PlanRow[] = [];
+  for (let k = at + 2; k < lines.length && isTableLine(lines[k]!.text); k++) {
+    parsed.push(parseRow(lines[k]!, parsed.length, fail));
+  }
+  if (parsed.length === 0) fail("PLAN has no leaves", header.no);
+
+  const byId = new Map<string, PlanRow>();
+  for (const row of parsed) {
+    const first = byId.get(row.id);
+    if (first) fail(`duplicate PLAN leaf id ${row.id} (first on line ${first.line})`, row.line);
+    byId.set(row.id, row);
+  }
+  const successors = new Map<string, string[]>();
+  for (const row of parsed) successors.set(row.id, []);
+  for (const row of parsed) {
+    for (const need of row.needs) {
+      if (need === row.id) fail(`self dependency ${row.id}`, row.line);
+      if (!byId.has(need)) fail(`unknown dependency ${need} (needed by ${row.id})`, row.line);
+      successors.get(need)!.push(row.id);
+    }
+  }
+  const kahn = kahnOrder(
+    parsed.map((r) => r.id),
+    (id) => byId.get(id)!.needs,
+    (id) => successors.get(id)!,
+    compare,
+  );
+  if (!kahn.ok) {
+    const path = kahn.cycle.map((id, k) => (k === 0 ? id : `needs ${id}`)).join(" ");
+    fail(`dependency cycle in PLAN: ${path}`, byId.get(kahn.cycle[0]!)!.line);
+  }
+  for (const row of parsed) {
+    for (const need of row.needs) {
+      const dep = byId.get(need)!;
+      if (dep.wave >= row.wave) {
+        fail(`dependency must be in an earlier Planned wave: ${row.id} (wave ${row.wave} needs ${need} in wave ${dep.wave})`, row.line);
+      }
+    }
+  }
+  const rows = [...parsed].sort((a, b) => compare(a.id, b.id));
+  return { revision, revisionLine: revisionLines[0]!.no, rows, byId, successors, order: kahn.ok ? kahn.order : [] };
+}
+
+function parseRow(line: Line, index: number, failAt: (m: string, l: number) => never): PlanRow {
+  const fail: Fail = (m) => failAt(m, line.no);
+  const c = cells(line.text);
+  if (c.length !== 6) fail(`invalid PLAN row: expected 6 cells, found ${c.length}`);
+  const [id, ownsCell, needsCell, tier, wave, state] = c as [string, string, string, string, string, string];
+  if (id.startsWith("leaf-")) fail(`use bare leaf ids (without leaf-) in PLAN: ${id}`);
+  if (!isValidId(id)) fail(`invalid PLAN row: leaf id ${JSON.stringify(id)} must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}`);
+  const owns = pathList(listCell(ownsCell, `${id} Owns`, fail), `${id} Owns`, fail);
+  const needs = listCell(needsCell, `${id} Needs`, fail);
+  if (!TIERS.has(tier) || !POSITIVE.test(wave) || !Number.isSafeInteger(Number(wave)) || !STATES.has(state)) {
+    fail(`invalid PLAN metadata for ${id}`);
+  }
+  return { id, owns, needs, tier: tier as Tier, wave: Number(wave), state: state as RowState, line: line.no, index };
+}
+
+function listCell(cell: string, label: string, fail: Fail): string[] {
+  if (cell === "-") return [];
+  return stringList(
+    cell.split(",").map((s) => s.trim()),
+    label,
+    fail,
+  );
+}
+
+/** Shared by PLAN cells and ACCESS arrays: nonblank, control-free, duplicate-free. */
+export function stringList(items: string[], label: string, fail: Fail): string[] {
+  if (items.some((s) => s.trim() === "" || CONTROL.test(s))) fail(`${label} must be an array of nonblank strings`);
+  if (new Set(items).size !== items.length) fail(`${label} contains duplicates`);
+  return items;
+}
+
+/** Normalize globs the OWNS way; template placeholders (`<…>`, pipes) are refused. */
+export function pathList(items: string[], label: string, fail: Fail): string[] {
+  const out: string[] = [];
+  for (const raw of items) {
+    const n = normalizeOwnsPath(raw);
+    if (PLACEHOLDER.test(raw) || !n.ok) fail(`${label} contains an invalid or placeholder path: ${raw}`);
+    out.push((n as { glob: string }).glob);
+  }
+  if (new Set(out).size !== out.length) fail(`${label} contains duplicates`);
+  return out;
+}

@@ -1,0 +1,54 @@
+// The runtime oracle: every input an approval binds (unlazy §3.1.7, §4). Its JSON key
+// order is part of the signature, so existing approval records keep matching.
+import { sha256Hex } from "../ledger/digest.ts";
+import { MAX_OUTPUT_BYTES } from "../ledger/evidence.ts";
+
+export const REGEX_TIMEOUT_MS = 250;
+export const REGEX_STARTUP_TIMEOUT_MS = 5000;
+export const MAX_REGEX_WORKERS = 4;
+
+export interface RuntimeOracle {
+  schema: 1;
+  check: string;
+  expect: string;
+  cwd: string;
+  shell: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  regexTimeoutMs: number;
+  regexStartupTimeoutMs: number;
+  maxRegexWorkers: number;
+  platform: string;
+  path: string;
+}
+
+export interface OracleInput {
+  check: string;
+  expect: string;
+  cwd: string; // resolved
+  shell: string; // resolved
+  timeoutMs: number;
+  path: string; // full PATH
+  platform?: string;
+}
+
+export function runtimeOracle(i: OracleInput): RuntimeOracle {
+  return {
+    schema: 1,
+    check: i.check,
+    expect: i.expect,
+    cwd: i.cwd,
+    shell: i.shell,
+    timeoutMs: i.timeoutMs,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    regexTimeoutMs: REGEX_TIMEOUT_MS,
+    regexStartupTimeoutMs: REGEX_STARTUP_TIMEOUT_MS,
+    maxRegexWorkers: MAX_REGEX_WORKERS,
+    platform: i.platform ?? process.platform,
+    path: i.path,
+  };
+}
+
+export function oracleSignature(o: RuntimeOracle): string {
+  return sha256Hex(JSON.stringify(o));
+}

@@ -1,0 +1,34 @@
+// Which approval records no longer match anything: the ledger is gone, the gate is gone,
+// or the gate's current CHECK/EXPECT differ from what was approved. Records whose ledger
+// cannot be read or parsed right now are kept: a half-saved file is no reason to forget.
+import * as fs from "node:fs";
+import { isRunnable, stemOf } from "../ledger/model.ts";
+import { parseLedger } from "../ledger/parse.ts";
+import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, readStable } from "../workspace/read.ts";
+import type { ApprovalRecord } from "./approval.ts";
+
+export function obsoleteReason(record: ApprovalRecord): string | null {
+  let bytes: Buffer;
+  try {
+    bytes = readStable(record.file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES });
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") {
+      let exists = true;
+      try {
+        fs.lstatSync(record.file);
+      } catch {
+        exists = false;
+      }
+      if (!exists) return "ledger no longer exists";
+    }
+    return null;
+  }
+  const decoded = decodeLedgerText(bytes);
+  if (!("text" in decoded)) return null;
+  const ledger = parseLedger(decoded.text, stemOf(record.file));
+  if (ledger.errors.length > 0) return null;
+  const gate = ledger.gates.find((g) => g.id === record.gate);
+  if (!gate) return "gate no longer exists";
+  if (!isRunnable(gate) || gate.check !== record.oracle.check || gate.expect !== record.oracle.expect) return "oracle changed";
+  return null;
+}

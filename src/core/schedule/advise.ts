@@ -1,0 +1,341 @@
+// The next allocation (kill §4.5-4.10): readiness, leases, slots, greedy choice in id order,
+// continuations, promotions and review triggers. Pure: snapshot in, advice out.
+import { chains, Dag, RelatedSet } from "../plan/graph.ts";
+import type { PlanRow } from "../plan/table.ts";
+import { ScheduleInputError } from "../plan/errors.ts";
+import { conflicts, ConflictIndex, GlobIndex, type AccessSets, type Witness } from "./conflicts.ts";
+import type { LeaseView, NextSnapshot, TaskFacts } from "./snapshot.ts";
+
+export type Action = "review" | "dispatch" | "wait-or-verify" | "verify-root";
+
+export type BlockReason =
+  | "dependencies-or-unreleased-leases"
+  | "live-lease-conflict"
+  | "active-conflict"
+  | "selected-conflict"
+  | "attention-required"
+  | "slots";
+
+export type AttentionReason =
+  | "handoff"
+  | "verified-ledger-not-met"
+  | "verified-before-dependency"
+  | "resume-open-wave"
+  | "resume-abandoned-wave"
+  | "verified-before-return"
+  | "external-or-invalid-lease-needs-review"
+  | "unknown-lease-owner"
+  | "lease-ownership-mismatch";
+
+export interface Attention {
+  leaf?: string;
+  wave?: string;
+  reason: AttentionReason;
+}
+
+export interface Continuation {
+  leaf: string;
+  after: string;
+  handle: string | null;
+}
+
+export interface Deferred {
+  leaf: string;
+  reason: BlockReason;
+  needs?: string[];
+}
+
+/** The spec's result object (kill §3.1), keys in emitted order. */
+export interface Advice {
+  schema: 1;
+  snapshot: string;
+  mode: "orchestrated" | "solo";
+  counts: { tasks: number; sequentialGroups: number; active: number; selected: number };
+  action: Action;
+  launch: string[];
+  promote: string[];
+  continuations: Continuation[];
+  alreadyClaimed: string[];
+  awaitVerification: string[];
+  active: string[];
+  blocked: Partial<Record<BlockReason, number>>;
+  attention: Attention[];
+  structure?: {
+    deferred: Deferred[];
+    sequentialGroups: string[][];
+    forks: { after: string; children: string[] }[];
+    joins: { leaf: string; needs: string[] }[];
+  };
+  explain?: Explanations;
+}
+
+/** kbz's additions under --details: who each attention item concerns and why each task waits. */
+export interface Explanations {
+  attention: (Attention & { leases?: string[]; tasks: string[] })[];
+  blocked: { leaf: string; reason: BlockReason; blockedBy: string[]; why: string }[];
+}
+
+export interface AdviseOptions {
+  details: boolean;
+}
+
+interface Attempt {
+  wave: string;
+  handle: string;
+  at: number;
+  returned: boolean;
+}
+
+const leafName = (id: string) => `leaf-${id}`;
+const leaseName = (l: LeaseView) => `${l.scope}/${l.leaf}`;
+
+export function exitFor(action: Action): 0 | 1 {
+  return action === "review" ? 1 : 0;
+}
+
+export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
+  const { plan, compare, scope } = snap;
+  const rows = plan.rows;
+  const facts = (id: string): TaskFacts => snap.tasks.get(id)!;
+  const access = (id: string): AccessSets => facts(id).access;
+  const row = (id: string): PlanRow => plan.byId.get(id)!;
+  const verified = (id: string) => row(id).state === "VERIFIED";
+  const sorted = (ids: Iterable<string>) => [...ids].sort(compare);
+  const explainAttention: Explanations["attention"] = [];
+  const attention: Attention[] = [];
+  const attend = (a: Attention, tasks: string[], leases?: string[]) => {
+    attention.push(a);
+    explainAttention.push({ ...a, ...(leases ? { leases } : {}), tasks });
+  };
+
+  // §4.6 step 1: per row, in id order.
+  for (const r of rows) {
+    const gates = facts(r.id).gates;
+    if (r.state === "ABANDONED" || gates.includes("abandoned")) attend({ leaf: r.id, reason: "handoff" }, [r.id]);
+    if (r.state !== "VERIFIED") continue;
+    if (gates.some((g) => g !== "met")) attend({ leaf: r.id, reason: "verified-ledger-not-met" }, [r.id]);
+    if (r.needs.some((n) => !verified(n))) attend({ leaf: r.id, reason: "verified-before-dependency" }, [r.id, ...r.needs.filter((n) => !verified(n))]);
+  }
+
+  // §4.5 attempts, and §4.6 step 2.
+  const attempts = new Map<string, Attempt[]>(rows.map((r) => [r.id, []]));
+  const bare = (leaf: string, wave: string): string => {
+    const id = leaf.startsWith("leaf-") ? leaf.slice(5) : null;
+    if (id === null || !plan.byId.has(id)) throw new ScheduleInputError(`dispatch references unknown leaf ${leaf} (wave ${wave})`, "dispatch.json");
+    return id;
+  };
+  for (const w of snap.waves) {
+    const ids = w.leaves.map((l) => bare(l, w.id));
+    for (const l of [...Object.keys(w.started), ...Object.keys(w.returned)]) bare(l, w.id);
+    if (w.state === "open") attend({ wave: w.id, reason: "resume-open-wave" }, ids);
+    if (w.state === "abandoned") attend({ wave: w.id, reason: "resume-abandoned-wave" }, ids);
+    w.leaves.forEach((leaf, k) => {
+      const start = w.started[leaf];
+      if (!start) return;
+      const returned = w.returned[leaf] !== undefined;
+      attempts.get(ids[k]!)!.push({ wave: w.id, handle: start.handle, at: Date.parse(start.at), returned });
+      if (!returned && verified(ids[k]!)) attend({ leaf: ids[k]!, reason: "verified-before-return" }, [ids[k]!]);
+    });
+  }
+  const isActive = (r: PlanRow) => r.state === "IN-FLIGHT" || attempts.get(r.id)!.some((a) => !a.returned || r.state !== "VERIFIED");
+  const active = rows.filter(isActive).map((r) => r.id);
+  const activeSet = new Set(active);
+  const awaitVerification = rows.filter((r) => r.state !== "VERIFIED" && attempts.get(r.id)!.some((a) => a.returned)).map((r) => r.id);
+  const lastStart = (id: string): Attempt | null => {
+    let best: Attempt | null = null;
+    for (const a of attempts.get(id)!) if (!best || a.at > best.at) best = a;
+    return best;
+  };
+
+  // §4.6 step 3 and §4.7: leases.
+  const leased = new Set<string>();
+  const leaseIndex = new GlobIndex<LeaseView>();
+  const foreign: LeaseView[] = [];
+  for (const l of snap.leases) {
+    for (const g of l.globs) leaseIndex.add(g, l);
+    if (l.invalid || l.scope !== scope) foreign.push(l);
+  }
+  const touching = (l: LeaseView) => rows.filter((r) => touches(l, access(r.id))).map((r) => r.id);
+  if (foreign.length > 0) {
+    attend({ reason: "external-or-invalid-lease-needs-review" }, sorted(new Set(foreign.flatMap(touching))), foreign.map(leaseName));
+  }
+  for (const l of snap.leases) {
+    if (l.invalid || l.scope !== scope) continue;
+    const id = l.leaf.startsWith("leaf-") ? l.leaf.slice(5) : null;
+    if (id === null || !plan.byId.has(id)) {
+      attend({ reason: "unknown-lease-owner" }, touching(l), [leaseName(l)]);
+      continue;
+    }
+    leased.add(id);
+    const owns = new Set(row(id).owns);
+    if (l.globs.length !== owns.size || l.globs.some((g) => !owns.has(g))) attend({ leaf: id, reason: "lease-ownership-mismatch" }, [id], [leaseName(l)]);
+  }
+
+  // §4.9 groups and predecessors (no structure registry).
+  const needsOf = (id: string) => row(id).needs;
+  const succOf = (id: string) => plan.successors.get(id)!;
+  const groups = chains(plan.order, needsOf, succOf);
+  const predecessor = new Map<string, string>();
+  for (const g of groups) for (let k = 1; k < g.length; k++) predecessor.set(g[k]!, g[k - 1]!);
+  const dag = new Dag(plan.order, needsOf);
+
+  // §4.8 selection: scan U_t in id order; the first failing test is the reason.
+  const available = Math.max(0, snap.slots - active.length);
+  const activeRelated = new RelatedSet(dag);
+  const activeAccess = new ConflictIndex<string>();
+  for (const a of active) {
+    activeRelated.add(a);
+    activeAccess.add(a, access(a));
+  }
+  const selectedAccess = new ConflictIndex<string>();
+  const launch: string[] = [];
+  const blocked: Partial<Record<BlockReason, number>> = {};
+  const deferred: Deferred[] = [];
+  const explainBlocked: Explanations["blocked"] = [];
+  const block = (id: string, reason: BlockReason, blockedBy: string[], why: () => string, needs?: string[]) => {
+    blocked[reason] = (blocked[reason] ?? 0) + 1;
+    if (!opts.details) return;
+    deferred.push(needs ? { leaf: id, reason, needs } : { leaf: id, reason });
+    explainBlocked.push({ leaf: id, reason, blockedBy, why: why() });
+  };
+  for (const r of rows) {
+    if (r.state === "VERIFIED" || r.state === "ABANDONED" || activeSet.has(r.id)) continue;
+    const waiting = r.needs.filter((n) => !verified(n) || leased.has(n));
+    if (waiting.length > 0) {
+      block(r.id, "dependencies-or-unreleased-leases", waiting, () => dependencyWhy(waiting, row), waiting);
+      continue;
+    }
+    const mine = access(r.id);
+    const own = (l: LeaseView) => !l.invalid && l.scope === scope && l.leaf === leafName(r.id);
+    const leaseHit = leaseConflict(leaseIndex, mine, own);
+    if (leaseHit) {
+      const l = leaseHit.with;
+      block(r.id, "live-lease-conflict", [leaseName(l)], () => `${leaseHit.mine} overlaps ${leaseHit.theirs} leased by ${leaseName(l)}`);
+      continue;
+    }
+    const activeHit = activeRelated.has(r.id) ? null : activeAccess.find(mine);
+    if (activeRelated.has(r.id) || activeHit) {
+      const by = activeHit ? activeHit.with : active.find((a) => dag.comparable(a, r.id))!;
+      block(r.id, "active-conflict", [by], () => conflictWhy(r.id, by, activeHit, dag, "active"));
+      continue;
+    }
+    // Selected tasks are never dependency-related here: a selection exists only without
+    // attention, so every VERIFIED task's needs are VERIFIED, and two ready tasks (all needs
+    // VERIFIED, themselves not) cannot lie on one dependency path. Access still can conflict.
+    const selectedHit = selectedAccess.find(mine);
+    if (selectedHit) {
+      block(r.id, "selected-conflict", [selectedHit.with], () => conflictWhy(r.id, selectedHit.with, selectedHit, dag, "selected"));
+      continue;
+    }
+    if (attention.length > 0) {
+      block(r.id, "attention-required", [], () => `review first: ${attention.map(describeAttention).join("; ")}`);
+      continue;
+    }
+    if (launch.length >= available) {
+      block(r.id, "slots", [], () => `no free slot: ${snap.slots} slot(s), ${active.length} active, ${launch.length} selected`);
+      continue;
+    }
+    launch.push(r.id);
+    selectedAccess.add(r.id, mine);
+  }
+
+  const continuations: Continuation[] = [];
+  for (const id of launch) {
+    const pred = predecessor.get(id);
+    if (pred !== undefined) continuations.push({ leaf: id, after: pred, handle: lastStart(pred)?.handle ?? null });
+  }
+  let action: Action;
+  if (attention.length > 0) action = "review";
+  else if (launch.length > 0) action = "dispatch";
+  else if (active.length > 0) action = "wait-or-verify";
+  else if (rows.every((r) => r.state === "VERIFIED")) action = "verify-root";
+  else action = "review";
+
+  const advice: Advice = {
+    schema: 1,
+    snapshot: snap.fingerprint,
+    mode: modeOf(plan.order, dag, needsOf, access),
+    counts: { tasks: rows.length, sequentialGroups: groups.length, active: active.length, selected: launch.length },
+    action,
+    launch,
+    promote: launch.filter((id) => row(id).state === "WAITING"),
+    continuations,
+    alreadyClaimed: launch.filter((id) => leased.has(id)),
+    awaitVerification,
+    active,
+    blocked,
+    attention,
+  };
+  if (opts.details) {
+    advice.structure = {
+      deferred,
+      sequentialGroups: groups,
+      forks: rows.filter((r) => succOf(r.id).length > 1).map((r) => ({ after: r.id, children: [...succOf(r.id)] })),
+      joins: rows.filter((r) => r.needs.length > 1).map((r) => ({ leaf: r.id, needs: [...r.needs] })),
+    };
+    advice.explain = { attention: explainAttention, blocked: explainBlocked };
+  }
+  return advice;
+}
+
+function touches(l: LeaseView, a: AccessSets): boolean {
+  const index = new GlobIndex<null>();
+  for (const g of l.globs) index.add(g, null);
+  return [...a.writes, ...a.reads].some((g) => index.first(g) !== null);
+}
+
+function leaseConflict(index: GlobIndex<LeaseView>, mine: AccessSets, own: (l: LeaseView) => boolean): Witness<LeaseView> | null {
+  for (const g of [...mine.writes, ...mine.reads]) {
+    const hit = index.first(g, own);
+    if (hit) return { kind: mine.writes.includes(g) ? "write/write" : "read/write", mine: g, theirs: hit.glob, with: hit.owner };
+  }
+  return null;
+}
+
+function dependencyWhy(waiting: string[], row: (id: string) => PlanRow): string {
+  return waiting
+    .map((n) => (row(n).state === "VERIFIED" ? `${n} is VERIFIED but still holds its lease leaf-${n}` : `needs ${n} (${row(n).state})`))
+    .join("; ");
+}
+
+function conflictWhy(id: string, other: string, w: Witness<string> | null, dag: Dag, role: string): string {
+  if (!w) return dag.reaches(other, id) ? `depends on ${role} task ${other}` : `${role} task ${other} depends on it`;
+  const what: Record<string, string> = {
+    "write/write": `writes ${w.mine}, ${role} task ${other} writes ${w.theirs}`,
+    "write/read": `writes ${w.mine}, ${role} task ${other} reads ${w.theirs}`,
+    "read/write": `reads ${w.mine}, ${role} task ${other} writes ${w.theirs}`,
+    "resource write/write": `writes resource ${w.mine}, so does ${role} task ${other}`,
+    "resource write/read": `writes resource ${w.mine}, ${role} task ${other} reads it`,
+    "resource read/write": `reads resource ${w.mine}, ${role} task ${other} writes it`,
+  };
+  return what[w.kind]!;
+}
+
+export function describeAttention(a: Attention): string {
+  const who = a.leaf !== undefined ? ` ${a.leaf}` : a.wave !== undefined ? ` wave ${a.wave}` : "";
+  return `${a.reason}${who}`;
+}
+
+/**
+ * `orchestrated` iff some pair of tasks (any state) is independent (kill §4.9). Consecutive
+ * tasks of a topological order without a direct edge are never on one path, so they are tried
+ * first; only if all of those conflict are other pairs searched.
+ */
+function modeOf(order: string[], dag: Dag, needsOf: (id: string) => readonly string[], access: (id: string) => AccessSets): "orchestrated" | "solo" {
+  let total = true;
+  for (let k = 0; k + 1 < order.length; k++) {
+    const [a, b] = [order[k]!, order[k + 1]!];
+    if (needsOf(b).includes(a)) continue;
+    total = false;
+    if (!conflicts(access(a), access(b))) return "orchestrated";
+  }
+  if (total) return "solo";
+  for (let i = 0; i < order.length; i++) {
+    const related = new RelatedSet(dag);
+    related.add(order[i]!);
+    for (let j = i + 1; j < order.length; j++) {
+      if (!related.has(order[j]!) && !conflicts(access(order[i]!), access(order[j]!))) return "orchestrated";
+    }
+  }
+  return "solo";
+}

@@ -1,0 +1,41 @@
+// What the scheduler decides from: plain data, already read and validated. `adviseNext` is a
+// pure function of this object, so every rule is testable without files.
+import type { GateState } from "../ledger/state.ts";
+import type { IdCompare } from "../plan/order.ts";
+import type { Plan } from "../plan/table.ts";
+import type { AccessSets } from "./conflicts.ts";
+
+export interface TaskFacts {
+  access: AccessSets; // writes = the ledger OWNS (equal to PLAN Owns)
+  gates: GateState[]; // every gate of gates/leaf-<id>.md
+}
+
+export type WaveState = "open" | "sealed" | "complete" | "abandoned";
+
+/** One dispatch wave as dispatch.json records it (kill §2.4); leaves are `leaf-<id>`. */
+export interface WaveView {
+  id: string;
+  state: WaveState;
+  leaves: string[];
+  started: Record<string, { handle: string; at: string }>;
+  returned: Record<string, { at: string }>;
+}
+
+/** One lease record (kill §2.5); unreadable or malformed records arrive as `invalid` with globs `**`. */
+export interface LeaseView {
+  scope: string;
+  leaf: string;
+  globs: string[];
+  invalid: boolean;
+}
+
+export interface NextSnapshot {
+  scope: string;
+  slots: number; // total concurrent leaves for this scope, active ones included
+  compare: IdCompare;
+  plan: Plan;
+  tasks: Map<string, TaskFacts>;
+  waves: WaveView[]; // dispatch.json order
+  leases: LeaseView[]; // every lease of every scope, sorted by file name
+  fingerprint: string; // sha256 of the inputs read (kill §4.10 step 12)
+}

@@ -1,0 +1,31 @@
+// SHA-256 and random tokens without loading node:crypto on Bun: that import drags in the
+// whole streams stack (~30-100 ms of startup), too much for `kbz status` and the Stop hook.
+// The Node 16 hook fallback is bundled from this same file and takes the node:crypto path.
+import { createRequire } from "node:module";
+
+type Hasher = (data: string | Uint8Array) => string;
+
+const bun = (globalThis as any).Bun as { CryptoHasher: { hash(alg: string, d: string | Uint8Array, enc: "hex"): string } } | undefined;
+
+function nodeHasher(): Hasher {
+  const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  return (data) => createHash("sha256").update(data).digest("hex");
+}
+
+let hasher: Hasher | null = bun ? (data) => bun.CryptoHasher.hash("sha256", data, "hex") : null;
+
+export function sha256Hex(data: string | Uint8Array): string {
+  hasher ??= nodeHasher();
+  return hasher(data);
+}
+
+/** Hex string of `bytes` random bytes (unique names and lock tokens, not secrets). */
+export function randomHex(bytes: number): string {
+  const buf = new Uint8Array(bytes);
+  const webCrypto = (globalThis as any).crypto;
+  if (webCrypto?.getRandomValues) webCrypto.getRandomValues(buf);
+  else for (let i = 0; i < bytes; i++) buf[i] = Math.floor(Math.random() * 256);
+  let out = "";
+  for (const b of buf) out += b.toString(16).padStart(2, "0");
+  return out;
+}

@@ -1,0 +1,166 @@
+// The Stop hook edge: stdin payload in, at most one JSON object out, exit 0 always.
+// This file and everything it imports are bundled for Node 16 into hooks/stop-hook.mjs,
+// so the path uses only `node:` built-ins: no Bun APIs, no React, no Ink, no yargs.
+//
+// Claude Code fields: `cwd` and `session_id` (or `sessionId`) are read; everything else is
+// optional. `stop_hook_active` does not release the gate: Claude Code sets it on every stop
+// after a block, so honouring it would let an agent end its turn after one refusal. The
+// progress guard (six blocks without a gate-state change) is the loop breaker instead.
+// SubagentStop payloads carry the parent's session id and are decided exactly like Stop,
+// counted in the same per-session, per-scope entry, so subagents cannot multiply the cap.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { UsageError } from "../core/errors.ts";
+import {
+  NO_DISPATCH,
+  ambiguousScopes,
+  assess,
+  decideStop,
+  internalFailure,
+  invalidScopeArgument,
+  planStop,
+  unresolvable,
+  type GuardResult,
+  type HookOutput,
+} from "../core/hook/decide.ts";
+import { clearSession, recordBlock, sessionKey } from "../core/hook/guard.ts";
+import { loadSnapshot } from "../core/snapshot.ts";
+import { terminalJson } from "../core/text/sanitize.ts";
+import { isValidId, listScopes, resolveTarget, type Target } from "../core/workspace/discover.ts";
+
+/** Stdin beyond this is not a Claude Code payload; it is treated like invalid JSON. */
+export const MAX_STDIN_BYTES = 32 * 1024 * 1024;
+
+export interface HookPayload {
+  cwd: string | null;
+  sessionId: string;
+}
+
+/** `undefined` scope: no --scope given; `null`: given but missing or invalid. */
+export function scopeArgument(args: string[]): string | null | undefined {
+  let found: string | null | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--scope") {
+      const v = args[i + 1];
+      found = v !== undefined && isValidId(v) ? v : null;
+      i++;
+    } else if (a.startsWith("--scope=")) {
+      const v = a.slice("--scope=".length);
+      found = isValidId(v) ? v : null;
+    }
+  }
+  return found;
+}
+
+/** `null` when stdin is not JSON (allow silently); missing fields take their defaults. */
+export function parsePayload(input: Buffer | null): HookPayload | null {
+  if (input === null) return null;
+  const text = input.toString("utf8");
+  let raw: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return null;
+    }
+  }
+  const o = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+  return { cwd: str(o.cwd), sessionId: str(o.session_id) ?? str(o.sessionId) ?? "anonymous" };
+}
+
+function existingDirectory(dir: string): string | null {
+  try {
+    return fs.statSync(dir).isDirectory() ? fs.realpathSync(dir) : null;
+  } catch {
+    return null;
+  }
+}
+
+function resolveForHook(root: string, scope: string | null, sessionId: string): { target: Target } | { output: HookOutput } {
+  try {
+    return { target: resolveTarget({ root, scope, sessionId }) };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    const scopes = scope ? [] : listScopes(root);
+    return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable(e.message) };
+  }
+}
+
+async function countBlock(target: Target, key: string, hash: string): Promise<GuardResult> {
+  try {
+    return { ok: true, blocks: await recordBlock(target, key, hash) };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+}
+
+/** The whole decision for one stop. Never throws. */
+export async function runStopHook(args: string[], input: Buffer | null, env: Record<string, string | undefined>, cwd: string): Promise<HookOutput> {
+  try {
+    const pinned = scopeArgument(args);
+    if (pinned === null) return invalidScopeArgument();
+    const payload = parsePayload(input);
+    if (!payload) return null;
+    const wanted = path.resolve(cwd, payload.cwd ?? ".");
+    const root = existingDirectory(wanted);
+    if (!root) return unresolvable(`cwd is not an existing directory: ${wanted}`);
+    const scope = pinned ?? (env.UNLAZY_SCOPE || null);
+    const resolved = resolveForHook(root, scope, payload.sessionId);
+    if ("output" in resolved) return resolved.output;
+    const t = resolved.target;
+    const key = sessionKey(payload.sessionId, t.scope);
+    const assessment = assess(loadSnapshot(t), NO_DISPATCH);
+    const plan = planStop(assessment);
+    if (plan.kind === "clear") {
+      await clearSession(t, key);
+      return plan.output;
+    }
+    return decideStop(assessment, await countBlock(t, key, plan.hash));
+  } catch (e) {
+    return internalFailure((e as Error)?.message ?? String(e));
+  }
+}
+
+export function renderOutput(output: HookOutput): string {
+  return output === null ? "" : terminalJson(output) + "\n";
+}
+
+function readStdin(): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const stdin = process.stdin;
+    if (stdin.isTTY) return resolve(Buffer.alloc(0));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    const finish = (value: Buffer | null) => {
+      if (done) return;
+      done = true;
+      stdin.removeAllListeners("data");
+      stdin.pause();
+      resolve(value);
+    };
+    stdin.on("data", (c: Buffer) => {
+      total += c.length;
+      if (total > MAX_STDIN_BYTES) return finish(null);
+      chunks.push(c);
+    });
+    stdin.on("end", () => finish(Buffer.concat(chunks, total)));
+    stdin.on("error", () => finish(null));
+  });
+}
+
+/** Process entry for `kbz hook stop` and the Node fallback: print, flush, exit 0. */
+export async function stopHookMain(args: string[]): Promise<never> {
+  let text = "";
+  try {
+    text = renderOutput(await runStopHook(args, await readStdin(), process.env, process.cwd()));
+  } catch (e) {
+    text = renderOutput(internalFailure((e as Error)?.message ?? String(e)));
+  }
+  return new Promise<never>(() => {
+    if (text === "") process.exit(0);
+    process.stdout.write(text, () => process.exit(0));
+  });
+}

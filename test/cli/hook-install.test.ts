@@ -1,0 +1,248 @@
+// `kbz hook install`: unlazy §8.1 cases 31-34 and §8.4 cases 18-24, through the binary.
+import { describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { BIN, REPO, hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+
+const LOCAL = ".claude/settings.local.json";
+
+function project(settings?: unknown | string) {
+  const dir = tempDir();
+  const home = tempDir("kbz-home-");
+  if (settings !== undefined) {
+    writeTree(dir, { [LOCAL]: typeof settings === "string" ? settings : JSON.stringify(settings, null, 2) + "\n" });
+  }
+  const run = (...args: string[]) => kbz(["hook", "install", ...args], { cwd: dir, env: { HOME: home } });
+  const read = (rel = LOCAL) => JSON.parse(fs.readFileSync(path.join(dir, rel), "utf8"));
+  const stopHandlers = (rel = LOCAL) => ((read(rel).hooks?.Stop ?? []) as any[]).flatMap((g) => g.hooks);
+  return { dir, home, run, read, stopHandlers, file: path.join(dir, LOCAL) };
+}
+
+const other = { type: "command", command: "node other-tool.mjs" };
+
+describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.1 31-34)", () => {
+  test("installs the binary in exec form with absolute paths, the marker and the timeout", () => {
+    const p = project();
+    const r = p.run("--scope", "api");
+    expect(r.code).toBe(0);
+    expect(p.stopHandlers()).toEqual([
+      { type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2", "--scope", "api"], timeout: 20 },
+    ]);
+    expect(r.stdout).toBe(
+      [
+        `Installed kbz Stop hook into ${p.file}`,
+        `  command: ${BIN} hook stop --unlazy-hook-v2 --scope api`,
+        "  scope:   api",
+        "  backup:  not needed for a new file",
+        "  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("installing twice leaves exactly one entry and the second run writes nothing", () => {
+    const p = project({ hooks: { Stop: [{ hooks: [other] }] } });
+    expect(p.run("--scope", "api").code).toBe(0);
+    const before = hashTree(p.dir);
+    const again = p.run("--scope", "api");
+    expect(again.stdout).toBe(`Already installed in ${p.file} (idempotent, nothing changed).\n`);
+    expect(hashTree(p.dir)).toBe(before);
+    const ours = p.stopHandlers().filter((h) => h.args?.includes("--unlazy-hook-v2"));
+    expect(ours).toHaveLength(1);
+    expect(ours[0].args).toContain("api");
+  });
+
+  test("re-installing with another scope replaces the entry", () => {
+    const p = project();
+    p.run("--scope", "api");
+    expect(p.run("--scope", "web").stdout).toStartWith("Installed kbz Stop hook");
+    const ours = p.stopHandlers();
+    expect(ours).toHaveLength(1);
+    expect(ours[0].args.slice(-2)).toEqual(["--scope", "web"]);
+  });
+
+  test("uninstall removes only our entry, keeps an unrelated hook, and backs up the original bytes", () => {
+    const p = project({ hooks: { Stop: [{ hooks: [other] }] }, model: "opus" });
+    p.run();
+    const installed = fs.readFileSync(p.file);
+    const r = p.run("--uninstall");
+    expect(r.stdout).toBe(`Removed kbz Stop hook (1 handler(s)) from ${p.file}. Sibling handlers were preserved.\n`);
+    expect(p.read()).toEqual({ hooks: { Stop: [{ hooks: [other] }] }, model: "opus" });
+    expect(fs.readFileSync(`${p.file}.unlazy.bak`)).toEqual(installed);
+    const before = hashTree(p.dir);
+    expect(p.run("--uninstall").stdout).toBe(`Nothing to remove: no kbz Stop hook found in ${p.file}\n`);
+    expect(hashTree(p.dir)).toBe(before);
+  });
+
+  test("an upstream v2.0 entry without a marker is recognised; uninstall leaves no hooks key", () => {
+    const p = project({ hooks: { Stop: [{ hooks: [{ type: "command", command: 'node "/home/me/.claude/skills/unlazy/scripts/stop-hook.mjs"' }] }] } });
+    expect(p.run("--uninstall").stdout).toStartWith("Removed kbz Stop hook (1 handler(s))");
+    expect(p.read()).toEqual({});
+  });
+
+  test("an unlazy 2.1 shell-form entry with the marker is migrated to one exec-form entry", () => {
+    const p = project({
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "'/usr/bin/node' '/x/unlazy/scripts/stop-hook.mjs' --unlazy-hook-v2 --scope api", timeout: 20 }] }] },
+    });
+    p.run("--scope", "api");
+    expect(p.stopHandlers()).toEqual([
+      { type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2", "--scope", "api"], timeout: 20 },
+    ]);
+  });
+
+  test("--fallback installs node with the absolute path of hooks/stop-hook.mjs", () => {
+    const p = project();
+    expect(p.run("--fallback").code).toBe(0);
+    const [h] = p.stopHandlers();
+    expect(path.isAbsolute(h.command)).toBe(true);
+    expect(path.basename(h.command)).toBe("node");
+    expect(h.args).toEqual([path.join(REPO, "hooks", "stop-hook.mjs"), "--unlazy-hook-v2"]);
+    // Switching back to the binary replaces the fallback entry.
+    p.run();
+    expect(p.stopHandlers().map((x) => x.command)).toEqual([BIN]);
+  });
+
+  test("--shared writes .claude/settings.json with a warning; --global writes ~/.claude/settings.json", () => {
+    const p = project();
+    const shared = p.run("--shared");
+    expect(shared.stdout).toContain("warning: shared settings contain this machine's absolute paths.");
+    expect(p.stopHandlers(".claude/settings.json")).toHaveLength(1);
+    expect(p.run("--global").code).toBe(0);
+    const global = JSON.parse(fs.readFileSync(path.join(p.home, ".claude/settings.json"), "utf8"));
+    expect(global.hooks.Stop[0].hooks[0].command).toBe(BIN);
+    expect(fs.existsSync(p.file)).toBe(false);
+  });
+
+  test("--json prints one object describing the result", () => {
+    const p = project();
+    const j = JSON.parse(p.run("--json", "--scope", "api").stdout);
+    expect(j).toMatchObject({ schema: 1, result: "installed", target: p.file, scope: "api", backup: null, removed: 0 });
+    expect(JSON.parse(p.run("--json", "--scope", "api").stdout).result).toBe("already-installed");
+  });
+
+  test("the installed command really runs the hook", () => {
+    const p = project();
+    writeTree(p.dir, { "GATES.md": "# Gates\n\n- [ ] G1: outcome\n" });
+    p.run();
+    const [h] = p.stopHandlers();
+    const out = execFileSync(h.command, h.args, { input: JSON.stringify({ cwd: p.dir, session_id: "x" }), encoding: "utf8" });
+    expect(JSON.parse(out).decision).toBe("block");
+  });
+});
+
+describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
+  const refused = (p: ReturnType<typeof project>, args: string[] = []) => {
+    const before = hashTree(p.dir);
+    const r = p.run(...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(hashTree(p.dir)).toBe(before);
+    expect(fs.existsSync(`${p.file}.unlazy.bak`)).toBe(false);
+    return r.stderr;
+  };
+
+  test("malformed settings shapes are refused with the bytes unchanged", () => {
+    const shapes = [[], { hooks: [] }, { hooks: { Stop: {} } }, { hooks: { Stop: [{ hooks: {} }] } }, { hooks: { Stop: [{ hooks: [null] }] } }, { hooks: { Stop: ["x"] } }];
+    for (const s of shapes) {
+      for (const args of [[], ["--uninstall"]]) expect(refused(project(s), args)).toStartWith(`kbz: refusing to touch `);
+    }
+  });
+
+  test("invalid JSON is refused with the bytes unchanged", () => {
+    expect(refused(project('{"hooks": {'))).toContain("the file is not valid JSON");
+  });
+
+  test("a FIFO settings target is refused quickly", () => {
+    const p = project();
+    fs.mkdirSync(path.join(p.dir, ".claude"));
+    execFileSync("mkfifo", [p.file]);
+    const started = performance.now();
+    expect(refused(p)).toContain("refusing to touch");
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  test("a hard-linked or symlinked settings target is refused, no backup, the victim unchanged", () => {
+    for (const link of ["hard", "sym"]) {
+      const p = project();
+      const victimDir = tempDir("kbz-victim-");
+      const victim = path.join(victimDir, "settings.json");
+      fs.writeFileSync(victim, '{"hooks":{}}\n');
+      fs.mkdirSync(path.join(p.dir, ".claude"));
+      if (link === "hard") fs.linkSync(victim, p.file);
+      else fs.symlinkSync(victim, p.file);
+      expect(refused(p)).toContain("must be one unchanged regular single-link file");
+      expect(fs.readFileSync(victim, "utf8")).toBe('{"hooks":{}}\n');
+    }
+  });
+
+  test("uninstall from a group with a sibling and a legacy --unlazy handler keeps the group, its matcher and the sibling", () => {
+    const legacy = { type: "command", command: "node /opt/tools/scripts/stop-hook.mjs --unlazy" };
+    const p = project({ hooks: { Stop: [{ matcher: "*", hooks: [other, legacy] }] } });
+    const original = fs.readFileSync(p.file);
+    expect(p.run("--uninstall").stdout).toStartWith("Removed kbz Stop hook (1 handler(s))");
+    expect(p.read()).toEqual({ hooks: { Stop: [{ matcher: "*", hooks: [other] }] } });
+    expect(fs.readFileSync(`${p.file}.unlazy.bak`)).toEqual(original);
+  });
+
+  test("foreign --unlazy-* options are never ours, even next to our own script path", () => {
+    const script = path.join(REPO, "hooks", "stop-hook.mjs");
+    const p = project({
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: "command", command: `node ${script} --unlazy-helper` },
+              { type: "command", command: `node '${script}' '--unlazy-helper'` },
+              { type: "command", command: "node", args: [script, "--unlazy-helper"] },
+              { type: "command", command: "node my-unlazy-hook-v2-wrapper.mjs" },
+            ],
+          },
+        ],
+      },
+    });
+    const before = hashTree(p.dir);
+    expect(p.run("--uninstall").stdout).toStartWith("Nothing to remove");
+    expect(hashTree(p.dir)).toBe(before);
+  });
+
+  test("a managed handler whose type and timeout were tampered with is repaired to one exact entry", () => {
+    const p = project();
+    p.run();
+    const s = p.read();
+    s.hooks.Stop[0].hooks[0].type = "prompt";
+    s.hooks.Stop[0].hooks[0].timeout = 999;
+    s.hooks.Stop.push({ hooks: [{ ...s.hooks.Stop[0].hooks[0] }] });
+    fs.writeFileSync(p.file, JSON.stringify(s));
+    const r = p.run();
+    expect(r.stdout).toStartWith("Installed kbz Stop hook");
+    expect(r.stdout).toContain(`backup:  ${p.file}.unlazy.bak`);
+    expect(p.stopHandlers()).toEqual([{ type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2"], timeout: 20 }]);
+  });
+
+  test("an invalid --scope, --shared with --global, or a repeated --scope is a usage error with nothing written", () => {
+    for (const args of [["--scope", "bad;echo"], ["--shared", "--global"], ["--scope", "a", "--scope", "b"], ["--uninstall", "--fallback"]]) {
+      const p = project();
+      const r = p.run(...args);
+      expect([args.join(" "), r.code]).toEqual([args.join(" "), 2]);
+      expect(r.stderr).toStartWith("kbz: ");
+      expect(fs.existsSync(path.join(p.dir, ".claude"))).toBe(false);
+      expect(fs.existsSync(path.join(p.home, ".claude"))).toBe(false);
+    }
+  });
+
+  test("--scope api prints the .unlazy/ and state-file guidance and pins the scope", () => {
+    const r = project().run("--scope", "api");
+    expect(r.stdout).toContain("keep .unlazy/ and .unlazy-hook-state.json ignored");
+    expect(r.stdout).toContain("--unlazy-hook-v2 --scope api");
+  });
+
+  test("a symlinked .claude directory is refused for a new settings file", () => {
+    const p = project();
+    const elsewhere = tempDir("kbz-victim-");
+    fs.symlinkSync(elsewhere, path.join(p.dir, ".claude"));
+    const r = p.run();
+    expect(r.code).toBe(2);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+  });
+});

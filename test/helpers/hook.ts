@@ -1,0 +1,155 @@
+// Helpers for Stop hook tests: run the binary or the Node 16 fallback on a payload, and
+// write ledgers whose gates are met, unmet, stale or abandoned.
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { definitionDigest } from "../../src/core/ledger/digest.ts";
+import { automaticEvidence } from "../../src/core/ledger/evidence.ts";
+import { BIN, REPO } from "./kbz.ts";
+
+export const FALLBACK = path.join(REPO, "hooks", "stop-hook.mjs");
+export const NODE16 = path.join(REPO, "node_modules", "node16", "bin", "node");
+
+/** The Node 16 binary from the `node16` devDependency (npm:node@16); fails loudly when absent. */
+export function node16(): string {
+  const r = spawnSync(NODE16, ["--version"], { encoding: "utf8" });
+  if (r.error || !r.stdout.startsWith("v16.")) {
+    throw new Error(`Node 16 is missing at ${NODE16}: run npm ci (node@16 needs its allowed install script)`);
+  }
+  return NODE16;
+}
+
+export type Via = "binary" | "node16";
+
+export interface HookRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function command(via: Via, args: string[]): [string, string[]] {
+  return via === "binary" ? [BIN, ["hook", "stop", ...args]] : [node16(), [FALLBACK, ...args]];
+}
+
+function hookEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, UNLAZY_SCOPE: undefined, ...env })) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+export interface HookOptions {
+  args?: string[];
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  via?: Via;
+}
+
+/** One Stop event: `payload` is sent as JSON unless it is already a string or bytes. */
+export function stopHook(payload: unknown, opts: HookOptions = {}): HookRun {
+  const input = typeof payload === "string" || payload instanceof Uint8Array ? payload : JSON.stringify(payload);
+  const [cmd, args] = command(opts.via ?? "binary", opts.args ?? []);
+  const started = performance.now();
+  const r = spawnSync(cmd, args, {
+    cwd: opts.cwd ?? REPO,
+    env: hookEnv(opts.env),
+    input,
+    encoding: "utf8",
+    timeout: 30_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (r.error) throw r.error;
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
+}
+
+/** The same, without blocking the test process: for concurrent calls. */
+export function stopHookAsync(payload: unknown, opts: HookOptions = {}): Promise<HookRun> {
+  const [cmd, args] = command(opts.via ?? "binary", opts.args ?? []);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd ?? REPO, env: hookEnv(opts.env) });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+/** The single JSON object the hook printed, or null for silence; anything else fails. */
+export function decision(r: HookRun): Record<string, string> | null {
+  if (r.code !== 0) throw new Error(`hook exited ${r.code}: ${r.stderr}`);
+  if (r.stdout === "") return null;
+  const lines = r.stdout.split("\n");
+  if (lines.length !== 2 || lines[1] !== "") throw new Error(`hook printed more than one line: ${JSON.stringify(r.stdout)}`);
+  return JSON.parse(lines[0]!);
+}
+
+export function reasonOf(r: HookRun): string {
+  const d = decision(r);
+  if (!d || d.decision !== "block") throw new Error(`expected a block, got ${r.stdout}`);
+  return d.reason!;
+}
+
+export function messageOf(r: HookRun): string {
+  const d = decision(r);
+  if (!d || d.decision !== undefined || typeof d.systemMessage !== "string") throw new Error(`expected a systemMessage, got ${r.stdout}`);
+  return d.systemMessage;
+}
+
+/** Current automatic evidence for a runnable gate definition, as a normal run would write it. */
+export function currentEvidence(check: string, expect: string): string {
+  return automaticEvidence({
+    digest: definitionDigest(check, expect, null),
+    outputSha256: "a".repeat(64),
+    outputBytes: 10,
+    shell: "/bin/sh",
+    cwd: ".",
+    pathFingerprint: "0123456789ab/5 entries",
+  });
+}
+
+export interface GateSpec {
+  id: string;
+  state: "met" | "unmet" | "abandoned" | "manual-met";
+  check?: string;
+}
+
+/** A small valid ledger: runnable gates write a marker file if their CHECK ever runs. */
+export function ledger(title: string, gates: GateSpec[], extra = ""): string {
+  const lines = [`# Gates: ${title}`, ""];
+  const abandons: string[] = [];
+  for (const g of gates) {
+    const check = g.check ?? `node -e "require('fs').writeFileSync('EXECUTED-${g.id}','')"`;
+    if (g.state === "manual-met") {
+      lines.push(`- [x] ${g.id}: ${g.id} reviewed by hand`, "  EVIDENCE: reviewed the output by hand", "");
+      continue;
+    }
+    const met = g.state === "met";
+    lines.push(`- [${met ? "x" : " "}] ${g.id}: ${g.id} outcome holds`, `  CHECK: ${check}`, "  EXPECT: MARKER_OK");
+    lines.push(`  EVIDENCE: ${met ? currentEvidence(check, "MARKER_OK") : "pending"}`, "");
+    if (g.state === "abandoned") abandons.push(`ABANDON: ${g.id} secret-private-reason vendor API retired`);
+  }
+  return [...lines, ...abandons, extra].join("\n");
+}
+
+export function readState(file: string): { schema: number; sessions: Record<string, { hash: string; blocks: number; updatedAt: string }> } {
+  return JSON.parse(fs.readFileSync(file, "utf8"));
+}
+
+/** No runnable CHECK ever executed in `dir` (they would leave EXECUTED-* files). */
+export function executedMarkers(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const name of fs.readdirSync(d)) {
+      const p = path.join(d, name);
+      const st = fs.lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (name.startsWith("EXECUTED-")) found.push(p);
+    }
+  };
+  walk(dir);
+  return found;
+}
