@@ -94,7 +94,7 @@ console.log(`scope: ${LEAVES} leaves, ${LEAVES * GATES_PER_LEAF + 1} gates, 2,00
 const loads: number[] = [];
 for (let i = 0; i < 5; i++) {
   const t = performance.now();
-  loadDash({ root: base, scope: null });
+  loadDash({ root: base, scope: null, slots: 4, env: process.env });
   loads.push(performance.now() - t);
 }
 console.log(`snapshot rebuild (read + parse every file): median ${median(loads).toFixed(1)} ms`);
