@@ -26,6 +26,8 @@ export interface CheckRequest extends TargetRequest {
   cwd?: string;
   env: Env;
   observer?: CheckObserver;
+  /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
+  only?: string[];
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -67,7 +69,7 @@ export interface CheckResult {
   exit: 0 | 1 | 2;
 }
 
-function runSettings(req: CheckRequest, root: string): RunSettings {
+export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS">, root: string): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
   let cwd: string | null = null;
   if (req.cwd !== undefined) {
@@ -128,7 +130,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
   const store = new ApprovalStore(storeDir, root);
 
-  const tasks = pendingTasks(first, settings, req.reverify);
+  const only = req.only ? new Set(req.only) : null;
+  const tasks = pendingTasks(first, settings, req.reverify).filter((t) => !only || only.has(t.qid));
   const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
   const runnable = approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task);
   req.observer?.willRun?.(runnable);
