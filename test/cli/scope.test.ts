@@ -111,10 +111,13 @@ describe("bad input changes nothing and exits 2", () => {
     ["65 characters", "x".repeat(65)],
     ["a control character", "a\u001bb"],
   ]) {
-    test(`a scope id with ${name} is refused by claim, release, log and bind`, () => {
+    test(`a scope id with ${name} is refused by claim, release, log, bind and every wave action`, () => {
       const dir = fixtureCopy("pipe");
       for (const args of [["claim"], ["release"], ["log", "text"], ["bind", "s"]]) {
         expectRefused(dir, ["scope", args[0]!, "--scope", id!, ...args.slice(1)], "scope must match");
+      }
+      for (const args of [["open", "--wave", "w", "--leaf", "a"], ["status", "--wave", "w"], ["list"]]) {
+        expectRefused(dir, ["wave", args[0]!, "--scope", id!, ...args.slice(1)], "scope must match");
       }
     });
   }
