@@ -142,7 +142,7 @@ describe("bad input changes nothing and exits 2", () => {
   test("a ledger without OWNS cannot be claimed", () => {
     const dir = tempDir();
     writeTree(dir, { ".unlazy/api/GATES.md": "- [ ] G1: x\n" });
-    expectRefused(dir, ["scope", "claim"], "GATES.md declares no OWNS paths");
+    expectRefused(dir, ["scope", "claim"], ".unlazy/api/GATES.md:1: declares no OWNS paths; add an OWNS: line before the first gate\n");
   });
 
   test("an unknown action is shown escaped", () => {
