@@ -1,7 +1,7 @@
 // kbz status: report every gate's state and the verdict; never executes, never writes.
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { statusReport } from "../core/report.ts";
-import { dispatchProblem, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
+import { dispatchProblems, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out, printWarnings } from "./output.ts";
@@ -22,8 +22,8 @@ export function snapshotFor(argv: TargetArgs): Snapshot {
     printWarnings(snap.ledgers.flatMap((l) => l.warnings));
     throw new FileProblemsError(snap.problems);
   }
-  const dispatch = dispatchProblem(snap);
-  if (dispatch) throw new FileProblemsError([dispatch]);
+  const invalidDispatch = dispatchProblems(snap);
+  if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
   return snap;
 }
 

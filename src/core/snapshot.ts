@@ -111,14 +111,14 @@ export function snapshotForRequest(req: TargetRequest): Snapshot {
   return loadSnapshot(target);
 }
 
-/** An invalid dispatch state of a scoped target as a file problem (unlazy §3.1.11 step 3). */
-export function dispatchProblem(snap: Snapshot): FileProblem | null {
+/**
+ * An invalid dispatch.json as a located problem (unlazy §3.1.11 step 3: scoped verdicts exit 2).
+ * Kept out of `problems` because the Stop hook treats it as a blocking item, not a failure.
+ */
+export function dispatchProblems(snap: Snapshot): FileProblem[] {
   const scope = snap.target.scope;
-  if (!snap.dispatch?.error || !scope) return null;
+  if (!snap.dispatch?.error || !scope) return [];
   const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
-  return {
-    file: displayPath(snap.target.root, dispatchPath(snap.target.root, scope)),
-    line: 1,
-    message: `invalid dispatch state for scope ${scope}: ${message}`,
-  };
+  const file = displayPath(snap.target.root, dispatchPath(snap.target.root, scope));
+  return [{ file, line: snap.dispatch.errorLine ?? 1, message: `invalid dispatch state for scope ${scope}: ${message}` }];
 }

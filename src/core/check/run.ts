@@ -7,7 +7,7 @@ import { FileProblemsError, UsageError, type FileProblem } from "../errors.ts";
 import { automaticEvidence } from "../ledger/evidence.ts";
 import type { Reduction } from "../ledger/state.ts";
 import { statusReport } from "../report.ts";
-import { dispatchProblem, loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
+import { dispatchProblems, loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
@@ -26,6 +26,8 @@ export interface CheckRequest extends TargetRequest {
   cwd?: string;
   env: Env;
   observer?: CheckObserver;
+  /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
+  only?: string[];
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -67,7 +69,7 @@ export interface CheckResult {
   exit: 0 | 1 | 2;
 }
 
-function runSettings(req: CheckRequest, root: string): RunSettings {
+export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS">, root: string): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
   let cwd: string | null = null;
   if (req.cwd !== undefined) {
@@ -120,15 +122,16 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const first = snapshotForRequest(req);
   req.observer?.loaded?.(first);
   if (first.problems.length > 0) throw new FileProblemsError(first.problems);
-  const invalidDispatch = dispatchProblem(first);
-  if (invalidDispatch) throw new FileProblemsError([invalidDispatch]);
+  const invalidDispatch = dispatchProblems(first);
+  if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
   const root = first.target.root;
   const settings = runSettings(req, root);
   const storeDir = approvalDirFor(req.env);
   assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
   const store = new ApprovalStore(storeDir, root);
 
-  const tasks = pendingTasks(first, settings, req.reverify);
+  const only = req.only ? new Set(req.only) : null;
+  const tasks = pendingTasks(first, settings, req.reverify).filter((t) => !only || only.has(t.qid));
   const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
   const runnable = approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task);
   req.observer?.willRun?.(runnable);
@@ -193,7 +196,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
   // The status reduction folds the scope's dispatch waves in (unlazy §3.1.11 step 3).
   const { reduction } = statusReport(snapshot, { extras });
-  const problems = [...snapshot.problems, ...[dispatchProblem(snapshot)].filter((p): p is FileProblem => p !== null)];
+  const problems = [...snapshot.problems, ...dispatchProblems(snapshot)];
   const reverified = runs.filter((r) => r.task.startState === "met" && r.writeback !== "stale").length;
   const note = req.reverify ? `, reran: ${runs.length}, previously met reverified: ${reverified}` : "";
   const infraFailures = approvals.filter((a) => a.status === "failed").length;

@@ -61,9 +61,22 @@ function readOwner(file: string): LockOwner | null {
   return null;
 }
 
+function identity(file: string): string | null {
+  try {
+    const st = fs.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
 function tryRecover(file: string, opts: LockOptions): boolean {
+  const before = identity(file);
   const owner = readOwner(file);
   if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid) return false;
+  // An owner that released and exited between our read and the pid check leaves its name free
+  // for a new, live owner; only a file that is still the one we read may be recovered.
+  if (before === null || identity(file) !== before) return false;
   // Move it aside first so two recoverers cannot both delete a fresh lock.
   const aside = `${file}.${randomHex(6)}.stale`;
   try {
