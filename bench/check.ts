@@ -1,7 +1,7 @@
 // Figures for issue 3: `kbz check` on 200 trivial gates with --jobs 1 and --jobs 8, and kbz's
 // overhead per gate beyond the spawn itself. Prints numbers; asserts nothing.
 // Run after `bun build.ts`: `bun bench/check.ts`.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -34,12 +34,8 @@ const sample = (args: string[]) => median(Array.from({ length: RUNS }, () => kbz
 async function spawnCost(): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < GATES; i++) {
-    await new Promise<void>((resolve) => {
-      const c = spawn("/bin/sh", ["-c", `true && printf tok-${i}`], { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-      c.stdout!.resume();
-      c.stderr!.resume();
-      c.on("close", () => resolve());
-    });
+    const p = Bun.spawn(["/bin/sh", "-c", `true && printf tok-${i}`], { cwd: root, detached: true, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    await Promise.all([new Response(p.stdout).arrayBuffer(), new Response(p.stderr).arrayBuffer(), p.exited]);
   }
   return (performance.now() - t0) / GATES;
 }
