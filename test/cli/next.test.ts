@@ -272,6 +272,21 @@ describe("kbz next on real scopes", () => {
     );
   });
 
+  test("the human summary for wait-or-verify and verify-root, both exit 0", () => {
+    const waiting = kbz(["next", "--scope", "api", "--slots", "1"], { cwd: scopeDir([{ id: "1", state: "IN-FLIGHT" }, { id: "2", needs: ["1"] }]) });
+    expect(waiting.code).toBe(0);
+    expect(waiting.stdout).toContain("ACTIVE 1: 1\n");
+    expect(waiting.stdout).toContain("  2 (dependencies-or-unreleased-leases): needs 1 (IN-FLIGHT)\n");
+    expect(waiting.stdout.trimEnd().split("\n").pop()).toBe(
+      "WAIT-OR-VERIFY: nothing new can start: wait for a return, verify it, release its lease, then run kbz next again",
+    );
+    const done = kbz(["next", "--scope", "api", "--slots", "1"], { cwd: scopeDir([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"], state: "VERIFIED" }]) });
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe(
+      "scope api: 2 task(s), 1 slot(s), 0 active, mode solo\nVERIFY-ROOT: every task is VERIFIED: run the integration and root ledgers, then release the scope\n",
+    );
+  });
+
   test("with --root the printed commands carry the root as one shell word", () => {
     const parent = tempDir();
     const root = path.join(parent, "my repo");
