@@ -63,7 +63,7 @@ function run(argv: NextArgs): ExitCode {
     throw e;
   }
   if (asJson) printJson(advice);
-  else printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`);
+  else printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`, !!argv.details);
   return exitFor(advice.action);
 }
 
@@ -90,7 +90,7 @@ function shellWord(p: string): string {
   return /^[A-Za-z0-9_./=:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`;
 }
 
-function printHuman(snap: NextSnapshot, a: Advice, rootArg: string): void {
+function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean): void {
   const s = `${snap.scope}${rootArg}`;
   out(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
   if (a.launch.length > 0) {
@@ -124,6 +124,12 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string): void {
       const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
       out(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
     }
+  }
+  if (details && a.structure) {
+    const st = a.structure;
+    out(`SEQUENTIAL GROUPS ${st.sequentialGroups.length}: ${st.sequentialGroups.map((g) => g.join(" > ")).join(" | ")}`);
+    for (const f of st.forks) out(`  fork: ${f.after} -> ${f.children.join(", ")}`);
+    for (const j of st.joins) out(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
   }
   out(`${a.action.toUpperCase()}: ${CLOSING[a.action]}`);
 }

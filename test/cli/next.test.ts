@@ -287,6 +287,12 @@ describe("kbz next on real scopes", () => {
     );
   });
 
+  test("--details adds the sequential groups, forks and joins to the summary", () => {
+    const dir = scopeDir([{ id: "1" }, { id: "2", needs: ["1"] }, { id: "3", needs: ["1"] }, { id: "4", needs: ["2", "3"] }]);
+    const r = kbz(["next", "--scope", "api", "--slots", "2", "--details"], { cwd: dir });
+    expect(r.stdout).toContain("SEQUENTIAL GROUPS 4: 1 | 2 | 3 | 4\n  fork: 1 -> 2, 3\n  join: 4 <- 2, 3\n");
+  });
+
   test("with --root the printed commands carry the root as one shell word", () => {
     const parent = tempDir();
     const root = path.join(parent, "my repo");
