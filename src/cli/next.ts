@@ -7,6 +7,7 @@ import { readNextSnapshot } from "../core/schedule/read.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { terminalJson } from "../core/text/sanitize.ts";
 import { canonicalRoot, isValidId } from "../core/workspace/discover.ts";
+import { ReadError } from "../core/workspace/read.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, out } from "./output.ts";
 
@@ -35,7 +36,7 @@ function invalid(message: string, asJson: boolean): ExitCode {
 }
 
 /** yargs' wording mapped onto the original's error classes. */
-export function usageMessage(message: string): string {
+function usageMessage(message: string): string {
   if (/Unknown argument|more than once/i.test(message)) return `unknown or duplicate option (${message})`;
   if (/Not enough arguments|needs a non-empty value/i.test(message)) return `missing option value (${message})`;
   return message;
@@ -59,7 +60,9 @@ function run(argv: NextArgs): ExitCode {
     advice = adviseNext(snap, { details: !!argv.details || !asJson });
   } catch (e) {
     if (e instanceof ScheduleInputError) return invalid(e.located(), asJson);
-    if (e instanceof UsageError) return invalid(e.message, asJson);
+    if (e instanceof UsageError || e instanceof ReadError) return invalid(e.message, asJson);
+    // A file system failure (permissions, I/O) is still one invalid object, as schedule.mjs prints.
+    if (typeof (e as NodeJS.ErrnoException)?.code === "string") return invalid((e as Error).message, asJson);
     throw e;
   }
   if (asJson) printJson(advice);
@@ -73,8 +76,6 @@ function nextWaveId(snap: NextSnapshot): string {
     const m = /^w([0-9]+)$/.exec(w.id);
     if (m) n = Math.max(n, Number(m[1]));
   }
-  const ids = new Set(snap.waves.map((w) => w.id));
-  while (ids.has(`w${n + 1}`)) n++;
   return `w${n + 1}`;
 }
 
