@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -201,6 +202,17 @@ describe("kbz next fails closed on bad input (kill Appendix A.1)", () => {
     fs.renameSync(plan, path.join(dir, "real-plan.md"));
     fs.symlinkSync(path.join(dir, "real-plan.md"), plan);
     expectInvalid(dir, /PLAN\.md must be one unchanged regular single-link file/);
+  });
+
+  test("a FIFO ledger and a hard-linked ledger are refused without blocking", () => {
+    const fifo = scopeDir(base);
+    const ledger = path.join(fifo, SCOPE, "gates", "leaf-2.md");
+    fs.rmSync(ledger);
+    execFileSync("mkfifo", [ledger]);
+    expectInvalid(fifo, /gates\/leaf-2\.md:1: leaf-2\.md must be one unchanged regular single-link file/);
+    const linked = scopeDir(base);
+    fs.linkSync(path.join(linked, SCOPE, "gates", "leaf-1.md"), path.join(linked, "copy.md"));
+    expectInvalid(linked, /gates\/leaf-1\.md:1: leaf-1\.md must be one unchanged regular single-link file/);
   });
 });
 
