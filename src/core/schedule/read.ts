@@ -136,8 +136,10 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
 
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
-    const extra = inventory.filter((n) => !expected.includes(n));
-    const missing = expected.filter((n) => !inventory.includes(n));
+    const want = new Set(expected);
+    const have = new Set(inventory);
+    const extra = inventory.filter((n) => !want.has(n));
+    const missing = expected.filter((n) => !have.has(n));
     const parts = [extra.length ? `not in PLAN: ${extra.join(", ")}` : "", missing.length ? `missing: ${missing.join(", ")}` : ""];
     throw new ScheduleInputError(`PLAN leaves must match scope leaf ledgers exactly (${parts.filter(Boolean).join("; ")})`, shown("gates"));
   }
