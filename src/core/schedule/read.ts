@@ -8,7 +8,7 @@ import { gateState } from "../ledger/state.ts";
 import { accessEntry, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
-import { parsePlan } from "../plan/table.ts";
+import { hasDuplicates, parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
 import { readLeases } from "../dispatch/leases.ts";
@@ -157,9 +157,8 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       const first = ledger.errors[0]!;
       throw new ScheduleInputError(`invalid leaf ledger ${row.id}: ${ledger.errors.map((e) => `line ${e.line}: ${e.message}`).join("; ")}`, shown(rel), first.line);
     }
-    if (new Set(ledger.owns).size !== ledger.owns.length) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
-    const plain = new Set(row.owns);
-    if (ledger.owns.length === 0 || ledger.owns.length !== plain.size || ledger.owns.some((g) => !plain.has(g))) {
+    if (hasDuplicates(ledger.owns)) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
+    if (ledger.owns.length === 0 || ledger.owns.length !== row.owns.length || ledger.owns.some((g) => !row.owns.includes(g))) {
       throw new ScheduleInputError(
         `PLAN Owns must equal ledger OWNS for ${row.id} (PLAN: ${row.owns.join(", ") || "-"}; OWNS: ${ledger.owns.join(", ") || "none"})`,
         shown(rel),
