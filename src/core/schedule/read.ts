@@ -8,7 +8,7 @@ import { gateState } from "../ledger/state.ts";
 import { accessEntry, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
-import { parsePlan } from "../plan/table.ts";
+import { hasDuplicates, parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
 import { readLeases } from "../dispatch/leases.ts";
@@ -136,8 +136,10 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
 
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
-    const extra = inventory.filter((n) => !expected.includes(n));
-    const missing = expected.filter((n) => !inventory.includes(n));
+    const want = new Set(expected);
+    const have = new Set(inventory);
+    const extra = inventory.filter((n) => !want.has(n));
+    const missing = expected.filter((n) => !have.has(n));
     const parts = [extra.length ? `not in PLAN: ${extra.join(", ")}` : "", missing.length ? `missing: ${missing.join(", ")}` : ""];
     throw new ScheduleInputError(`PLAN leaves must match scope leaf ledgers exactly (${parts.filter(Boolean).join("; ")})`, shown("gates"));
   }
@@ -155,9 +157,8 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       const first = ledger.errors[0]!;
       throw new ScheduleInputError(`invalid leaf ledger ${row.id}: ${ledger.errors.map((e) => `line ${e.line}: ${e.message}`).join("; ")}`, shown(rel), first.line);
     }
-    if (new Set(ledger.owns).size !== ledger.owns.length) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
-    const plain = new Set(row.owns);
-    if (ledger.owns.length === 0 || ledger.owns.length !== plain.size || ledger.owns.some((g) => !plain.has(g))) {
+    if (hasDuplicates(ledger.owns)) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
+    if (ledger.owns.length === 0 || ledger.owns.length !== row.owns.length || ledger.owns.some((g) => !row.owns.includes(g))) {
       throw new ScheduleInputError(
         `PLAN Owns must equal ledger OWNS for ${row.id} (PLAN: ${row.owns.join(", ") || "-"}; OWNS: ${ledger.owns.join(", ") || "none"})`,
         shown(rel),
