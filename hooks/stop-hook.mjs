@@ -1559,7 +1559,14 @@ function hookRoot(cwd) {
     if (path8.dirname(dir) === dir)
       return cwd;
   }
-  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || has(d, "gates")) ?? cwd;
+  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
+}
+function hasLedgerFolder(dir) {
+  try {
+    return fs6.readdirSync(path8.join(dir, "gates")).some((n) => n.endsWith(".md"));
+  } catch {
+    return false;
+  }
 }
 function resolveForHook(root, scope, sessionId) {
   try {
