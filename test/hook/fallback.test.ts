@@ -81,6 +81,7 @@ const SCENARIOS: Scenario[] = [
   { name: "zero gates", files: { "gates/leaf.md": "# Gates: nothing yet\n" }, payload: std },
   { name: "invalid UTF-8", files: { "GATES.md": "- [ ] G1: t\n\u00ff" }, payload: std, prepare: (d) => fs.writeFileSync(path.join(d, "GATES.md"), Buffer.from([0xc3, 0x28])) },
   { name: "symlinked scope", files: { ".unlazy/keep": "" }, payload: std, args: ["--scope", "api"], prepare: (d) => fs.symlinkSync("/tmp", path.join(d, ".unlazy/api")) },
+  { name: "stop from a subdirectory of a git work tree", files: { ".git/HEAD": "ref: x\n", "GATES.md": unmet, "src/a.ts": "" }, payload: (d) => ({ ...std(d), cwd: path.join(d, "src") }) },
   { name: "empty stdin", files: { "GATES.md": unmet }, payload: () => "" },
   { name: "invalid JSON", files: { "GATES.md": unmet }, payload: () => "{nope" },
   { name: "JSON array", files: { "GATES.md": unmet }, payload: () => "[1,2]" },
