@@ -1164,6 +1164,7 @@ class DispatchStateError extends Error {
 }
 var MAX_HANDLE = 256;
 var MAX_REASON = 500;
+var RACE_RETRIES = 4;
 var STATES = ["open", "sealed", "complete", "abandoned"];
 var WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
 var ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -1385,15 +1386,21 @@ function waveLine(text, wave) {
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
-  let text;
-  try {
-    text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
-      return { state: emptyDispatch(), text: null };
-    if (e instanceof ReadError)
-      throw new DispatchStateError(e.message);
-    throw e;
+  let text = null;
+  for (let attempt = 1;text === null; attempt++) {
+    try {
+      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    } catch (e) {
+      if (e instanceof ReadError && e.code === "ENOENT")
+        return { state: emptyDispatch(), text: null };
+      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
+        continue;
+      }
+      if (e instanceof ReadError)
+        throw new DispatchStateError(e.message);
+      throw e;
+    }
   }
   try {
     return { state: parseDispatch(text), text };
@@ -1421,12 +1428,13 @@ function aggregateDispatch(s) {
   }
   return agg;
 }
-function invalidAggregate(message) {
+function invalidAggregate(message, line = 1) {
   return {
     resolved: ["dispatch:PARSE=invalid"],
     blocking: ["dispatch:PARSE invalid dispatch state"],
     abandoned: [],
-    error: escapeField(message, MAX_REASON)
+    error: escapeField(message, MAX_REASON),
+    errorLine: line
   };
 }
 function dispatchStatus(root, scope) {
@@ -1436,7 +1444,7 @@ function dispatchStatus(root, scope) {
     return aggregateDispatch(loadDispatch(root, scope).state);
   } catch (e) {
     if (e instanceof DispatchStateError)
-      return invalidAggregate(`invalid dispatch state: ${e.message}`);
+      return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
 }

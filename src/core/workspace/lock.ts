@@ -108,20 +108,30 @@ export async function withFileLock<T>(root: string, target: string, fn: () => T 
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let lastCode = "EEXIST";
+  // The owner record is written to a private file first and then hard-linked into place,
+  // so a lock file is never seen empty: a holder killed mid-acquire cannot leave a lock
+  // whose owner is unknown (and therefore unrecoverable).
+  const staged = `${file}.${owner.token}.new`;
+  const fd = fs.openSync(staged, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  try {
+    fs.writeSync(fd, JSON.stringify(owner));
+  } finally {
+    fs.closeSync(fd);
+  }
   for (;;) {
     try {
-      const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
-      try {
-        fs.writeSync(fd, JSON.stringify(owner));
-      } finally {
-        fs.closeSync(fd);
-      }
+      fs.linkSync(staged, file);
+      fs.rmSync(staged, { force: true });
       break;
     } catch (e) {
       lastCode = (e as NodeJS.ErrnoException).code ?? "unknown";
-      if (lastCode !== "EEXIST") throw e;
+      if (lastCode !== "EEXIST") {
+        fs.rmSync(staged, { force: true });
+        throw e;
+      }
       if (tryRecover(file, opts)) continue;
       if (Date.now() >= deadline) {
+        fs.rmSync(staged, { force: true });
         throw new LockTimeoutError(`timed out waiting for lock on ${target} (last filesystem error: ${lastCode}; lock file ${file})`);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
