@@ -1669,6 +1669,7 @@ async function stopHookMain(args) {
   return new Promise(() => {
     if (text === "")
       process.exit(0);
+    process.stdout.on("error", () => process.exit(0));
     process.stdout.write(text, () => process.exit(0));
   });
 }

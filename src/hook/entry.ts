@@ -195,6 +195,8 @@ export async function stopHookMain(args: string[]): Promise<never> {
   }
   return new Promise<never>(() => {
     if (text === "") process.exit(0);
+    // A reader that went away (EPIPE) must not turn into a non-zero exit.
+    process.stdout.on("error", () => process.exit(0));
     process.stdout.write(text, () => process.exit(0));
   });
 }
