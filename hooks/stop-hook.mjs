@@ -177,7 +177,7 @@ function decideStop(a, guard) {
   const outstanding = [...a.invalid, ...a.unmet];
   if (guard.blocks > MAX_BLOCKS) {
     return {
-      systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${firstOf(outstanding, 4)}).${handoffSuffix(a.handoffs)}`
+      systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${outstanding.slice(0, 4).join(", ")}).${handoffSuffix(a.handoffs)}`
     };
   }
   return {
