@@ -103,9 +103,10 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
   // Agents at work: one gate per tick, round robin; a leaf whose gates are all met returns.
   if (inFlight.length > 0) {
     const row = inFlight[s.turn++ % inFlight.length]!;
-    const wave = snap.waves.find((w) => w.started[`leaf-${row.id}`] && !w.returned[`leaf-${row.id}`] && w.state === "sealed");
+    const leaf = `leaf-${row.id}`;
+    const wave = snap.waves.find((w) => w.started.has(leaf) && !w.returned.has(leaf) && w.state === "sealed");
     if (!wave) return true;
-    const agent = wave.started[`leaf-${row.id}`]!.handle;
+    const agent = wave.started.get(leaf)!.handle;
     if (!(await tickGate(f, row.id, agent))) await commitDispatch(f.root, f.scope, { kind: "return", wave: wave.id, leaf: `leaf-${row.id}` });
     return true;
   }

@@ -72,7 +72,7 @@ describe("Graph panel", () => {
     const g = graphFrame(data, rows.findIndex((r) => r.row.id === "1.2"));
     expect(g).toMatch(/✓ 1\.1\s+verified\s+w1 agent-1\.1/);
     expect(g).toMatch(/[●◐] 1\.2\s+(in-flight|returned)\s+w1 agent-1\.2/);
-    expect(g).toMatch(/lease\s+(held by checkout\/leaf-1\.2: web\/api\/\*\*|none)/);
+    expect(g).toMatch(/lease\s+held by checkout\/leaf-1\.2: web\/api\/\*\*/);
   });
 
   test("a returned leaf is shown as returned until it is verified", async () => {
