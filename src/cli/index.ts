@@ -13,6 +13,7 @@ import * as approvals from "./approvals.ts";
 import * as next from "./next.ts";
 import * as hook from "./hook.ts";
 import * as dash from "./dash.ts";
+import * as verify from "./verify.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -34,6 +35,7 @@ const VERBS: Verb[] = [
   scope.verb,
   wave.verb,
   next.verb,
+  verify.verb,
   hook.verb,
   dash.verb,
   dash.demoVerb,
