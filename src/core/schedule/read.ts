@@ -10,6 +10,10 @@ import type { IdCompare } from "../plan/order.ts";
 import { parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { managedEvidenceIssue } from "../receipts/audit.ts";
+import { VerificationError } from "../receipts/errors.ts";
+import { readStore, type Store } from "../receipts/store.ts";
+import type { Env } from "../run/shell.ts";
 import { leaseSignature, parseWaves, readLeases } from "./dispatch-reader.ts";
 import type { NextSnapshot, TaskFacts } from "./snapshot.ts";
 
@@ -67,6 +71,26 @@ export interface ReadOptions {
   scope: string; // valid id
   slots: number;
   compare: IdCompare;
+  env?: Env; // for receipt audits; default process.env
+}
+
+/** Receipts are audited through the same function as `kbz verify`; its failures become schedule errors. */
+function receiptStore(root: string): Store {
+  try {
+    return readStore(root);
+  } catch (e) {
+    if (e instanceof VerificationError) throw new ScheduleInputError(e.reason + (e.where.detail ? ` (${e.where.detail})` : ""), e.where.file ?? null, e.where.line ?? null);
+    throw e;
+  }
+}
+
+function receiptIssue(root: string, rel: string, store: Store, env: Env): string | null {
+  try {
+    return managedEvidenceIssue(root, rel, { store, env });
+  } catch (e) {
+    if (e instanceof VerificationError) throw new ScheduleInputError(e.located(), rel);
+    throw e;
+  }
 }
 
 export function readNextSnapshot(o: ReadOptions): NextSnapshot {
@@ -97,6 +121,7 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const accessFile = shown("ACCESS.json");
   const leaves = parseAccess(files.read("ACCESS.json", true)!, plan, accessFile);
   const tasks = new Map<string, TaskFacts>();
+  const store = receiptStore(o.root);
   for (const row of plan.rows) {
     const decl = accessEntry(row.id, leaves[row.id], accessFile);
     const rel = `gates/leaf-${row.id}.md`;
@@ -114,15 +139,17 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
         ledger.ownsLine ?? 1,
       );
     }
+    const verification = row.state === "VERIFIED" ? receiptIssue(o.root, `.unlazy/${o.scope}/${rel}`, store, o.env ?? process.env) : null;
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates: ledger.gates.map((g) => gateState(g, ledger)),
+      verification,
     });
   }
   const waves = parseWaves(files.read("dispatch.json", false));
   const leases = readLeases(o.root);
 
-  if (files.changed()) throw new ScheduleInputError("inputs changed while scheduling; rerun");
+  if (files.changed() || JSON.stringify(receiptStore(o.root)) !== JSON.stringify(store)) throw new ScheduleInputError("inputs changed while scheduling; rerun");
   const signature = leaseSignature(leases);
   if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");
