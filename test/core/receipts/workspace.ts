@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { privateApprovalDir } from "../../helpers/approvals.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
-import { inspectReceipt, type Inspection } from "../../../src/core/receipts/audit.ts";
+import { inspectReceipt, type Inspection, type ReceiptReason } from "../../../src/core/receipts/audit.ts";
 import type { Policy } from "../../../src/core/receipts/context.ts";
 import { verifyRun, type LedgerResult } from "../../../src/core/receipts/run.ts";
 import { readStore, type Receipt } from "../../../src/core/receipts/store.ts";
@@ -83,5 +83,5 @@ export function workspace(files: Record<string, string | Uint8Array> = {}): Work
   return ws;
 }
 
-export const stale = (reason: string, key = "GATES.md") => ({ current: false, reason, key });
-export const current = (key = "GATES.md") => ({ current: true, key });
+export const stale = (reason: ReceiptReason, key = "GATES.md"): Inspection => ({ current: false, reason, key });
+export const current = (key = "GATES.md"): Inspection => ({ current: true, key });
