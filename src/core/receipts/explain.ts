@@ -114,7 +114,10 @@ function ledgerChanges(led: LedgerRead, receipt: Receipt): Change[] {
     out.push({ kind: "gate-not-met", gate: g.id, text: `gate ${g.id} is not met now (${why})` });
   });
   if (out.length === 0 && sha256Hex(led.text) !== receipt.ledgerHash) {
-    out.push({ kind: "ledger-text", text: "check marks or evidence in the ledger changed since acceptance" });
+    // Definition changes are named by the fingerprint diff; here only what it cannot see.
+    const definition = sha256Hex(normalizedDefinition(led.text));
+    if (!receipt.fingerprint) out.push({ kind: "ledger-text", text: "the ledger text changed since acceptance" });
+    else if (receipt.fingerprint.definition === definition) out.push({ kind: "ledger-text", text: "check marks or evidence in the ledger changed since acceptance" });
   }
   return out;
 }
