@@ -91,8 +91,9 @@ function checkInput(rel: string, key: string, name: string): void {
  * the list is in code-unit order, never locale collation (kill §6.2.7).
  */
 export function inventory(root: string, names: string[]): Map<string, string> {
+  // First the walk (lstat only), so limits fail fast before any byte is hashed.
   const found = new Map<string, string>();
-  let files = 0;
+  const files: { abs: string; rel: string }[] = [];
   let bytes = 0;
   const visit = (abs: string, rel: string) => {
     let st: fs.Stats;
@@ -109,10 +110,18 @@ export function inventory(root: string, names: string[]): Map<string, string> {
       return;
     }
     if (!st.isFile() || st.nlink !== 1) throw new VerificationError("snapshot inputs must be regular single-link files", { path: rel });
-    if (++files > MAX_FILES) throw new VerificationError("snapshot exceeds 10000 files");
+    if (files.length >= MAX_FILES) throw new VerificationError("snapshot exceeds 10000 files");
     bytes += st.size;
     if (bytes > MAX_TOTAL_BYTES) throw new VerificationError("snapshot exceeds 64 MiB");
     if (st.size > MAX_FILE_BYTES) throw new VerificationError("snapshot input exceeds 8 MiB", { path: rel });
+    found.set(rel, "file");
+    files.push({ abs, rel });
+  };
+  for (const name of names) {
+    const { abs, rel } = localPath(root, name);
+    if (!found.has(rel)) visit(abs, rel);
+  }
+  for (const { abs, rel } of files) {
     let data: Buffer;
     try {
       data = readStable(abs, { label: "snapshot input", maxBytes: MAX_FILE_BYTES, root });
@@ -122,10 +131,6 @@ export function inventory(root: string, names: string[]): Map<string, string> {
       throw new VerificationError("snapshot inputs must be regular single-link files", { path: rel, detail: e.message.replace(`: ${abs}`, "") });
     }
     found.set(rel, sha256Hex(data));
-  };
-  for (const name of names) {
-    const { abs, rel } = localPath(root, name);
-    if (!found.has(rel)) visit(abs, rel);
   }
   return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
