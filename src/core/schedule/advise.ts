@@ -129,13 +129,13 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   };
   for (const w of snap.waves) {
     const ids = w.leaves.map((l) => bare(l, w.id));
-    for (const l of [...Object.keys(w.started), ...Object.keys(w.returned)]) bare(l, w.id);
+    for (const l of [...w.started.keys(), ...w.returned.keys()]) bare(l, w.id);
     if (w.state === "open") attend({ wave: w.id, reason: "resume-open-wave" }, ids);
     if (w.state === "abandoned") attend({ wave: w.id, reason: "resume-abandoned-wave" }, ids);
     w.leaves.forEach((leaf, k) => {
-      const start = w.started[leaf];
+      const start = w.started.get(leaf);
       if (!start) return;
-      const returned = w.returned[leaf] !== undefined;
+      const returned = w.returned.has(leaf);
       attempts.get(ids[k]!)!.push({ wave: w.id, handle: start.handle, at: Date.parse(start.at), returned });
       if (!returned && verified(ids[k]!)) attend({ leaf: ids[k]!, reason: "verified-before-return" }, [ids[k]!]);
     });
@@ -195,31 +195,33 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   const blocked: Partial<Record<BlockReason, number>> = {};
   const deferred: Deferred[] = [];
   const explainBlocked: Explanations["blocked"] = [];
-  const block = (id: string, reason: BlockReason, blockedBy: string[], why: () => string, needs?: string[]) => {
+  // Explanations are built only when asked for: `why` returns the blockers and the sentence.
+  const block = (id: string, reason: BlockReason, why: () => [string[], string], needs?: string[]) => {
     blocked[reason] = (blocked[reason] ?? 0) + 1;
     if (!opts.details) return;
     deferred.push(needs ? { leaf: id, reason, needs } : { leaf: id, reason });
-    explainBlocked.push({ leaf: id, reason, blockedBy, why: why() });
+    const [blockedBy, text] = why();
+    explainBlocked.push({ leaf: id, reason, blockedBy, why: text });
   };
   for (const r of rows) {
     if (r.state === "VERIFIED" || r.state === "ABANDONED" || activeSet.has(r.id)) continue;
     const waiting = r.needs.filter((n) => !verified(n) || leased.has(n));
     if (waiting.length > 0) {
-      block(r.id, "dependencies-or-unreleased-leases", waiting, () => dependencyWhy(waiting, row), waiting);
+      block(r.id, "dependencies-or-unreleased-leases", () => [waiting, dependencyWhy(waiting, row)], waiting);
       continue;
     }
     const mine = access(r.id);
     const own = (l: LeaseView) => !l.invalid && l.scope === scope && l.leaf === leafName(r.id);
     const leaseHit = leaseConflict(leaseIndex, mine, own);
     if (leaseHit) {
-      const l = leaseHit.with;
-      block(r.id, "live-lease-conflict", [leaseName(l)], () => `${leaseHit.mine} overlaps ${leaseHit.theirs} leased by ${leaseName(l)}`);
+      const l = leaseName(leaseHit.with);
+      block(r.id, "live-lease-conflict", () => [[l], `${leaseHit.mine} overlaps ${leaseHit.theirs} leased by ${l}`]);
       continue;
     }
-    const activeHit = activeRelated.has(r.id) ? null : activeAccess.find(mine);
-    if (activeRelated.has(r.id) || activeHit) {
-      const by = activeHit ? activeHit.with : active.find((a) => dag.comparable(a, r.id))!;
-      block(r.id, "active-conflict", [by], () => conflictWhy(r.id, by, activeHit, dag, "active"));
+    const related = activeRelated.relation(r.id);
+    const activeHit = related ? null : activeAccess.find(mine);
+    if (related || activeHit) {
+      block(r.id, "active-conflict", () => conflictWhy(activeHit, related, "active"));
       continue;
     }
     // Selected tasks are never dependency-related here: a selection exists only without
@@ -227,15 +229,15 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     // VERIFIED, themselves not) cannot lie on one dependency path. Access still can conflict.
     const selectedHit = selectedAccess.find(mine);
     if (selectedHit) {
-      block(r.id, "selected-conflict", [selectedHit.with], () => conflictWhy(r.id, selectedHit.with, selectedHit, dag, "selected"));
+      block(r.id, "selected-conflict", () => conflictWhy(selectedHit, null, "selected"));
       continue;
     }
     if (attention.length > 0) {
-      block(r.id, "attention-required", [], () => `review first: ${attention.map(describeAttention).join("; ")}`);
+      block(r.id, "attention-required", () => [[], `review first: ${attention.map(describeAttention).join("; ")}`]);
       continue;
     }
     if (launch.length >= available) {
-      block(r.id, "slots", [], () => `no free slot: ${snap.slots} slot(s), ${active.length} active, ${launch.length} selected`);
+      block(r.id, "slots", () => [[], `no free slot: ${snap.slots} slot(s), ${active.length} active, ${launch.length} selected`]);
       continue;
     }
     launch.push(r.id);
@@ -301,8 +303,13 @@ function dependencyWhy(waiting: string[], row: (id: string) => PlanRow): string 
     .join("; ");
 }
 
-function conflictWhy(id: string, other: string, w: Witness<string> | null, dag: Dag, role: string): string {
-  if (!w) return dag.reaches(other, id) ? `depends on ${role} task ${other}` : `${role} task ${other} depends on it`;
+function conflictWhy(w: Witness<string> | null, related: { dependent: string } | { dependency: string } | null, role: string): [string[], string] {
+  if (!w) {
+    if (related && "dependent" in related) return [[related.dependent], `${role} task ${related.dependent} depends on it`];
+    const dep = (related as { dependency: string }).dependency;
+    return [[dep], `depends on ${role} task ${dep}`];
+  }
+  const other = w.with;
   const what: Record<string, string> = {
     "write/write": `writes ${w.mine}, ${role} task ${other} writes ${w.theirs}`,
     "write/read": `writes ${w.mine}, ${role} task ${other} reads ${w.theirs}`,
@@ -311,7 +318,7 @@ function conflictWhy(id: string, other: string, w: Witness<string> | null, dag: 
     "resource write/read": `writes resource ${w.mine}, ${role} task ${other} reads it`,
     "resource read/write": `reads resource ${w.mine}, ${role} task ${other} writes it`,
   };
-  return what[w.kind]!;
+  return [[other], what[w.kind]!];
 }
 
 export function describeAttention(a: Attention): string {

@@ -10,7 +10,7 @@ import { readLedger } from "../../../src/core/receipts/ledger.ts";
 import { STORE_FILE } from "../../../src/core/receipts/store.ts";
 import { sha256Hex } from "../../../src/core/util/hash.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
-import { prng } from "../schedule/prng.ts";
+import { prng } from "../../helpers/prng.ts";
 
 const ROUNDS = 60;
 const SAFE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
