@@ -13,6 +13,7 @@ import * as approvals from "./approvals.ts";
 import * as next from "./next.ts";
 import * as hook from "./hook.ts";
 import * as dash from "./dash.ts";
+import * as structure from "./structure.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -34,6 +35,7 @@ const VERBS: Verb[] = [
   scope.verb,
   wave.verb,
   next.verb,
+  structure.verb,
   hook.verb,
   dash.verb,
   dash.demoVerb,
@@ -78,7 +80,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       },
     } as any);
   }
-  const named = VERBS.find((v) => v.usageError && v.command === args[0]);
+  const named = VERBS.find((v) => v.usageError && String(v.command).split(" ")[0] === args[0]);
   try {
     await y.parseAsync();
     if (usageFailure !== null && named) return named.usageError!(usageFailure, args);
