@@ -11,7 +11,10 @@ import { parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
 import { leaseSignature, parseWaves, readLeases } from "./dispatch-reader.ts";
-import type { NextSnapshot, TaskFacts } from "./snapshot.ts";
+import type { NextSnapshot, RegistryView, TaskFacts } from "./snapshot.ts";
+import { loadStructure } from "../structure/load.ts";
+import { StructureError } from "../structure/model.ts";
+import { verifyStructure } from "../structure/verify.ts";
 
 /** The ordered record of what was read: scope-relative path suffix → text, or null when absent. */
 class Recorded {
@@ -76,11 +79,9 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   if (files.read("STRUCTURE.pending.json", false) !== null) {
     throw new ScheduleInputError("pending structure transaction: recover first", shown("STRUCTURE.pending.json"));
   }
-  if (files.read("STRUCTURE.json", false) !== null) {
-    throw new ScheduleInputError("structure registry present: kbz next does not schedule registry groups and handoffs yet", shown("STRUCTURE.json"));
-  }
+  const registry = files.read("STRUCTURE.json", false);
   const gates = files.read("GATES.md", false);
-  if (gates !== null && parseLedger(gates, "GATES").gates.some((g) => g.id === "S_STRUCTURE")) {
+  if (registry === null && gates !== null && parseLedger(gates, "GATES").gates.some((g) => g.id === "S_STRUCTURE")) {
     throw new ScheduleInputError("structure registry missing: reconcile before scheduling", shown("GATES.md"));
   }
   const plan = parsePlan(files.read("PLAN.md", true)!, o.compare, shown("PLAN.md"));
@@ -122,11 +123,27 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const waves = parseWaves(files.read("dispatch.json", false));
   const leases = readLeases(o.root);
 
+  const structure = registry === null ? undefined : registryView(o.root, o.scope);
   if (files.changed()) throw new ScheduleInputError("inputs changed while scheduling; rerun");
   const signature = leaseSignature(leases);
   if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");
 
   const fingerprint = createHash("sha256").update(JSON.stringify(files.entries) + signature).digest("hex");
-  return { scope: o.scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint };
+  return { scope: o.scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
+}
+
+/** With a registry, the independent checker must pass before any advice (kill §4.10 step 9). */
+function registryView(root: string, scope: string): RegistryView {
+  let verdict;
+  let model;
+  try {
+    model = loadStructure(root, scope);
+    verdict = verifyStructure(model);
+  } catch (e) {
+    if (e instanceof StructureError) throw new ScheduleInputError(`structure verification failed: ${e.message}`);
+    throw e;
+  }
+  if (!verdict.ok) throw new ScheduleInputError(`structure verification failed: ${JSON.stringify(verdict.errors)}`);
+  return { turn: model.meta.turn, groups: model.meta.groups, reports: model.meta.reports };
 }
