@@ -42,6 +42,13 @@ export function planStructure(root: string, scope: string, request: unknown, hoo
 }
 
 export async function applyStructure(root: string, scope: string, request: unknown, hooks: Hooks = {}): Promise<ApplyResult> {
+  // A refused event must leave no trace, not even the lock directory: without a journal to roll
+  // forward, plan and materialize once before locking (repeated under the lock).
+  if (readJournal(root, scope) === null) {
+    const model = loadStructure(root, scope);
+    const calc = calculateStructure(model, request, artifactHasher(root));
+    if (!calc.alreadyApplied) materialize(model, calc);
+  }
   return withFileLock(root, transactionLock(root, scope), () => {
     const steps = new Steps(hooks.afterWrite);
     const pending = readJournal(root, scope);

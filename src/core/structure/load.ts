@@ -21,6 +21,7 @@ import {
   JOURNAL,
   REGISTRY,
   sortIds,
+  STRUCTURE_GATE,
   StructureError,
   type AccessSets,
   type GateDef,
@@ -224,7 +225,9 @@ export function initialRegistry(rows: TaskRow[], integrations: Integration[]): R
   meta.expected = [...meta.initial];
   meta.requiredEdges = rows.flatMap((r) => r.needs.map((n): [string, string] => [n, r.id]));
   for (const r of rows) meta.requiredGates[r.id] = r.gates.map((g) => g.id);
-  for (const i of integrations) meta.requiredIntegrations[i.file] = i.gates.map((g) => g.id);
+  // S_STRUCTURE is guarded by its own check (missing-structure-gate), so a retried first event
+  // whose GATES.md write already landed synthesizes the same registry.
+  for (const i of integrations) meta.requiredIntegrations[i.file] = i.gates.map((g) => g.id).filter((g) => !(i.file === "GATES.md" && g === STRUCTURE_GATE));
   meta.groups = meta.initial.map((id) => [id]);
   return meta;
 }
