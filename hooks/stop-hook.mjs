@@ -90,7 +90,6 @@ function terminalJson(value, indent) {
 }
 
 // src/core/hook/decide.ts
-var NO_DISPATCH = { blocking: [], abandoned: [], resolved: [], invalid: [] };
 var MAX_BLOCKS = 6;
 var PREFIX = "kbz";
 function where(scope) {
@@ -103,7 +102,8 @@ function firstOf(items, n) {
 function engineNeutral(message) {
   return message.replace(/(invalid EXPECT regex): .*$/s, "$1");
 }
-function assess(snap, dispatch) {
+function assess(snap) {
+  const dispatch = snap.dispatch ?? { blocking: [], abandoned: [], resolved: [], error: null };
   const discovery = snap.target.discoveryErrors.map((d) => sanitizeCompact(d.message, 300));
   const unmet = [];
   const invalid = [];
@@ -114,9 +114,16 @@ function assess(snap, dispatch) {
     resolved.push("discovery:PARSE=invalid");
   }
   unmet.push(...dispatch.blocking);
-  invalid.push(...dispatch.invalid);
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
+  const byFile = new Map;
+  for (const g of snap.gates) {
+    const list = byFile.get(g.file);
+    if (list)
+      list.push(g);
+    else
+      byFile.set(g.file, [g]);
+  }
   for (const entry of snap.ledgers) {
     if (entry.unreadable) {
       const msg = entry.problems[0]?.message ?? "unreadable";
@@ -130,10 +137,8 @@ function assess(snap, dispatch) {
       resolved.push(`${entry.stem}:PARSE=invalid`);
       continue;
     }
-    for (const g of snap.gates) {
-      if (g.file !== entry.file)
-        continue;
-      const qid = sanitizeCompact(g.qid, 200);
+    for (const g of byFile.get(entry.file) ?? []) {
+      const qid = hasUnsafe(g.qid) || /\s/.test(g.qid) ? sanitizeCompact(g.qid, 200) : g.qid;
       resolved.push(`${qid}=${g.state}`);
       if (g.state === "abandoned")
         handoffs.push(qid);
@@ -141,7 +146,7 @@ function assess(snap, dispatch) {
         unmet.push(qid);
     }
   }
-  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0 && dispatch.invalid.length === 0;
+  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
   return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
 }
 function progressHash(resolved) {
@@ -469,9 +474,20 @@ function readOwner(file) {
   } catch {}
   return null;
 }
+function identity(file) {
+  try {
+    const st = fs3.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
 function tryRecover(file, opts) {
+  const before = identity(file);
   const owner = readOwner(file);
   if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
+    return false;
+  if (before === null || identity(file) !== before)
     return false;
   const aside = `${file}.${randomHex(6)}.stale`;
   try {
@@ -1148,6 +1164,7 @@ class DispatchStateError extends Error {
 }
 var MAX_HANDLE = 256;
 var MAX_REASON = 500;
+var RACE_RETRIES = 4;
 var STATES = ["open", "sealed", "complete", "abandoned"];
 var WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
 var ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -1369,15 +1386,21 @@ function waveLine(text, wave) {
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
-  let text;
-  try {
-    text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
-      return { state: emptyDispatch(), text: null };
-    if (e instanceof ReadError)
-      throw new DispatchStateError(e.message);
-    throw e;
+  let text = null;
+  for (let attempt = 1;text === null; attempt++) {
+    try {
+      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    } catch (e) {
+      if (e instanceof ReadError && e.code === "ENOENT")
+        return { state: emptyDispatch(), text: null };
+      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
+        continue;
+      }
+      if (e instanceof ReadError)
+        throw new DispatchStateError(e.message);
+      throw e;
+    }
   }
   try {
     return { state: parseDispatch(text), text };
@@ -1405,12 +1428,13 @@ function aggregateDispatch(s) {
   }
   return agg;
 }
-function invalidAggregate(message) {
+function invalidAggregate(message, line = 1) {
   return {
     resolved: ["dispatch:PARSE=invalid"],
     blocking: ["dispatch:PARSE invalid dispatch state"],
     abandoned: [],
-    error: escapeField(message, MAX_REASON)
+    error: escapeField(message, MAX_REASON),
+    errorLine: line
   };
 }
 function dispatchStatus(root, scope) {
@@ -1420,7 +1444,7 @@ function dispatchStatus(root, scope) {
     return aggregateDispatch(loadDispatch(root, scope).state);
   } catch (e) {
     if (e instanceof DispatchStateError)
-      return invalidAggregate(`invalid dispatch state: ${e.message}`);
+      return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
 }
@@ -1526,6 +1550,25 @@ function existingDirectory(dir) {
     return null;
   }
 }
+function has(dir, name) {
+  try {
+    fs6.lstatSync(path8.join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+function hookRoot(cwd) {
+  const chain = [];
+  for (let dir = cwd;; dir = path8.dirname(dir)) {
+    chain.push(dir);
+    if (has(dir, ".git"))
+      break;
+    if (path8.dirname(dir) === dir)
+      return cwd;
+  }
+  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || has(d, "gates")) ?? cwd;
+}
 function resolveForHook(root, scope, sessionId) {
   try {
     return { target: resolveTarget({ root, scope, sessionId }) };
@@ -1552,16 +1595,17 @@ async function runStopHook(args, input, env, cwd) {
     if (!payload)
       return null;
     const wanted = path8.resolve(cwd, payload.cwd ?? ".");
-    const root = existingDirectory(wanted);
-    if (!root)
+    const dir = existingDirectory(wanted);
+    if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
+    const root = hookRoot(dir);
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     const resolved = resolveForHook(root, scope, payload.sessionId);
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;
     const key = sessionKey(payload.sessionId, t.scope);
-    const assessment = assess(loadSnapshot(t), NO_DISPATCH);
+    const assessment = assess(loadSnapshot(t));
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

@@ -52,6 +52,7 @@ const basename = (file: string) => path.basename(file);
 
 /** `  UNMET` lines and the per-ledger count, ledger by ledger, then the verdict (golden §5 B). */
 function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
+  // snapshotFor has already refused an invalid dispatch state (exit 2).
   const { report, reduction } = statusReport(snap);
   printWarnings(snap.ledgers.flatMap((l) => l.warnings));
   if (asJson) {
@@ -64,6 +65,7 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
     }
     out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
   }
+  for (const item of snap.dispatch?.blocking ?? []) out(`  UNMET ${item}`);
   for (const line of verdictLines(reduction, "", snap.target.scope)) out(line);
   return report.exit;
 }

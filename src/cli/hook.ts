@@ -96,8 +96,8 @@ function report(o: InstallOutcome, handler: ManagedHandler | null, scope: string
 function install(argv: HookArgs): ExitCode {
   if (argv.shared && argv.global) throw new UsageError("--shared and --global are mutually exclusive");
   if (argv.uninstall && argv.fallback) throw new UsageError("--fallback only applies when installing");
+  // --scope is validated but irrelevant to --uninstall, which removes every kbz handler (as unlazy).
   const scope = scopeOption(argv);
-  if (argv.uninstall && scope) throw new UsageError("--scope only applies when installing");
   const kind: SettingsKind = argv.global ? "global" : argv.shared ? "shared" : "local";
   const target = settingsPath(kind, process.cwd(), os.homedir());
   const handler = argv.uninstall ? null : wantedHandler(argv, scope);

@@ -12,6 +12,8 @@ import * as check from "./check.ts";
 import * as approvals from "./approvals.ts";
 import * as next from "./next.ts";
 import * as hook from "./hook.ts";
+import * as skill from "./skill.ts";
+import * as init from "./init.ts";
 import * as dash from "./dash.ts";
 import * as structure from "./structure.ts";
 
@@ -37,6 +39,8 @@ const VERBS: Verb[] = [
   next.verb,
   structure.verb,
   hook.verb,
+  skill.verb,
+  init.verb,
   dash.verb,
   dash.demoVerb,
 ];

@@ -63,7 +63,7 @@ function run(argv: NextArgs): ExitCode {
     throw e;
   }
   if (asJson) printJson(advice);
-  else printHuman(snap, advice);
+  else printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`);
   return exitFor(advice.action);
 }
 
@@ -85,9 +85,14 @@ const CLOSING: Record<Advice["action"], string> = {
   review: "review the items above before anything is launched",
 };
 
-function printHuman(snap: NextSnapshot, a: Advice): void {
-  const s = snap.scope;
-  out(`scope ${s}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
+/** A path as one shell word, so the printed commands can be pasted. */
+function shellWord(p: string): string {
+  return /^[A-Za-z0-9_./=:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`;
+}
+
+function printHuman(snap: NextSnapshot, a: Advice, rootArg: string): void {
+  const s = `${snap.scope}${rootArg}`;
+  out(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
   if (a.launch.length > 0) {
     out(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
     if (a.promote.length > 0) out(`  in PLAN.md set ${a.promote.join(", ")} from WAITING to READY`);

@@ -1,6 +1,5 @@
 // Helpers shared by the pipeline verbs (scope, wave): root and scope arguments, and mapping
 // infrastructure failures (locks, atomic writes, the status log) to one `kbz:` line and exit 2.
-import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { StatusLogError } from "../core/dispatch/statuslog.ts";
 import { escapeField } from "../core/text/sanitize.ts";
@@ -8,7 +7,10 @@ import { canonicalRoot, isValidId, resolveTarget, SCOPE_ID_MESSAGE, type Target 
 import { WriteError } from "../core/workspace/fs.ts";
 import { LockTimeoutError } from "../core/workspace/lock.ts";
 import { displayPath } from "../core/snapshot.ts";
-import { err } from "./output.ts";
+import { DispatchActionError } from "../core/dispatch/waves.ts";
+import { LeaseRecordError } from "../core/dispatch/leases.ts";
+import type { ExitCode } from "./index.ts";
+import { err, json } from "./output.ts";
 
 export interface PipelineArgs {
   action?: string;
@@ -47,22 +49,35 @@ export function unknownAction(kind: string, action: unknown, known: string[]): U
   return new UsageError(`unknown ${kind} action "${shown}"; expected one of: ${known.join(", ")}`);
 }
 
-/** Run a core effect; infrastructure failures become a usage-style exit 2 with their message. */
+/** The command was understood but refused (state machine, lock, unsafe file): exit 2, no usage hint. */
+export class RefusedError extends Error {}
+
+/** Run a core effect; infrastructure failures become a RefusedError carrying their message. */
 export async function infra<T>(fn: () => Promise<T> | T): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof WriteError || e instanceof LockTimeoutError || e instanceof StatusLogError) throw new UsageError(e.message);
-    const code = (e as NodeJS.ErrnoException)?.code;
-    if (typeof code === "string" && (e as NodeJS.ErrnoException).syscall) throw new UsageError(`${(e as Error).message}`);
+    if (e instanceof WriteError || e instanceof LockTimeoutError || e instanceof StatusLogError || e instanceof DispatchActionError || e instanceof LeaseRecordError) {
+      throw new RefusedError(e.message);
+    }
+    const errno = e as NodeJS.ErrnoException;
+    if (typeof errno?.code === "string" && errno.syscall) throw new RefusedError(errno.message);
     throw e;
+  }
+}
+
+/** Print a refusal as one `kbz:` line (plus the JSON error object under --json) and exit 2. */
+export async function guarded(argv: PipelineArgs, run: () => Promise<ExitCode> | ExitCode): Promise<ExitCode> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!(e instanceof RefusedError)) throw e;
+    err(`kbz: ${e.message}`);
+    if (argv.json) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: e.message }] });
+    return 2;
   }
 }
 
 export function printNotes(notes: string[]): void {
   for (const n of notes) err(`kbz: note: ${n}`);
-}
-
-export function shown(root: string, file: string): string {
-  return displayPath(root, path.resolve(file));
 }

@@ -8,7 +8,7 @@ import { displayPath, loadLedgerFile } from "../core/snapshot.ts";
 import { listScopes } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out } from "./output.ts";
-import { infra, printNotes, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { guarded, infra, printNotes, RefusedError, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface ScopeArgs extends PipelineArgs {
   leaf?: string;
@@ -150,7 +150,7 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
   try {
     appendStatus(file, line);
   } catch (e) {
-    throw new UsageError(`cannot append status: ${(e as Error).message}`);
+    throw new RefusedError(`cannot append status: ${(e as Error).message}`);
   }
   if (argv.json) json({ schema: 1, action: "log", exit: 0, scope: target.scope, file });
   else out(`appended to ${file}`);
@@ -162,14 +162,13 @@ async function bind(argv: ScopeArgs): Promise<ExitCode> {
   const target = resolvedScope(root, argv, "bind");
   const args = argv.args ?? [];
   if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id");
-  const id = await infra(() => {
-    try {
-      return bindSession(root, target.scope, String(args[0]));
-    } catch (e) {
-      if (e instanceof UsageError) throw e;
-      throw new UsageError(`cannot bind session: ${(e as Error).message}`);
-    }
-  });
+  let id: string;
+  try {
+    id = bindSession(root, target.scope, String(args[0]));
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new RefusedError(`cannot bind session: ${(e as Error).message}`);
+  }
   if (argv.json) json({ schema: 1, action: "bind", exit: 0, scope: target.scope, session: id });
   else out(`bound session ${id} to scope ${target.scope}`);
   return 0;
@@ -210,5 +209,5 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => runScope(argv as ScopeArgs),
+  handler: (argv) => guarded(argv, () => runScope(argv as ScopeArgs)),
 };

@@ -1,8 +1,7 @@
 // kbz status: report every gate's state and the verdict; never executes, never writes.
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { statusReport } from "../core/report.ts";
-import { displayPath, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
-import { dispatchPath } from "../core/dispatch/waves.ts";
+import { dispatchProblems, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out, printWarnings } from "./output.ts";
@@ -23,13 +22,8 @@ export function snapshotFor(argv: TargetArgs): Snapshot {
     printWarnings(snap.ledgers.flatMap((l) => l.warnings));
     throw new FileProblemsError(snap.problems);
   }
-  const { root, scope } = snap.target;
-  if (snap.dispatch?.error && scope) {
-    const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
-    throw new FileProblemsError([
-      { file: displayPath(root, dispatchPath(root, scope)), line: 1, message: `invalid dispatch state for scope ${scope}: ${message}` },
-    ]);
-  }
+  const invalidDispatch = dispatchProblems(snap);
+  if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
   return snap;
 }
 

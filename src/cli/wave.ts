@@ -1,11 +1,11 @@
 // kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (unlazy §3.3, §5.5).
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { commitDispatch } from "../core/dispatch/transition.ts";
-import { dispatchPath, DispatchActionError, DispatchStateError, loadDispatch, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
+import { dispatchPath, DispatchStateError, loadDispatch, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
 import { displayPath } from "../core/snapshot.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
-import { infra, printNotes, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { guarded, infra, printNotes, RefusedError, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface WaveArgs extends PipelineArgs {
   wave?: string;
@@ -98,7 +98,7 @@ function inspect(action: "status" | "list", root: string, scope: string, waveId:
     return 0;
   }
   const w = state.waves.get(waveId);
-  if (!w) throw new UsageError(`unknown wave ${waveId}`);
+  if (!w) throw new RefusedError(`unknown wave ${waveId}`);
   const exit: ExitCode = w.state === "complete" ? 0 : 1;
   if (asJson) json({ schema: 1, action, exit, scope, wave: waveJson(w) });
   else out(waveSummary(w));
@@ -130,7 +130,6 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   try {
     t = await infra(() => commitDispatch(root, scope, actionOf(action, wave, leaves, argv)));
   } catch (e) {
-    if (e instanceof DispatchActionError) throw new UsageError(e.message);
     if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
     throw e;
   }
@@ -156,5 +155,5 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => runWave(argv as WaveArgs),
+  handler: (argv) => guarded(argv, () => runWave(argv as WaveArgs)),
 };

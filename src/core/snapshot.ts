@@ -7,7 +7,7 @@ import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
 import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, isInside, readStable } from "./workspace/read.ts";
 import { canonicalRoot, resolveTarget, type Target } from "./workspace/discover.ts";
-import { dispatchStatus, type DispatchAggregate } from "./dispatch/waves.ts";
+import { dispatchPath, dispatchStatus, type DispatchAggregate } from "./dispatch/waves.ts";
 
 export interface LedgerEntry {
   file: string; // absolute
@@ -109,4 +109,16 @@ export function snapshotForRequest(req: TargetRequest): Snapshot {
     throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
   }
   return loadSnapshot(target);
+}
+
+/**
+ * An invalid dispatch.json as a located problem (unlazy §3.1.11 step 3: scoped verdicts exit 2).
+ * Kept out of `problems` because the Stop hook treats it as a blocking item, not a failure.
+ */
+export function dispatchProblems(snap: Snapshot): FileProblem[] {
+  const scope = snap.target.scope;
+  if (!snap.dispatch?.error || !scope) return [];
+  const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
+  const file = displayPath(snap.target.root, dispatchPath(snap.target.root, scope));
+  return [{ file, line: snap.dispatch.errorLine ?? 1, message: `invalid dispatch state for scope ${scope}: ${message}` }];
 }

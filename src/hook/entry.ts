@@ -12,7 +12,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import {
-  NO_DISPATCH,
   ambiguousScopes,
   assess,
   decideStop,
@@ -78,6 +77,31 @@ function existingDirectory(dir: string): string | null {
   }
 }
 
+function has(dir: string, name: string): boolean {
+  try {
+    fs.lstatSync(path.join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Claude Code's `cwd` follows the agent's `cd`. unlazy used it as the root as is, so an agent
+ * that stopped inside `src/` saw no ledgers and was let go. Inside a git work tree we look up
+ * to the work tree's top for the nearest directory holding `.unlazy`, `GATES.md` or `gates`;
+ * outside one the cwd stays the root, so no unrelated ancestor is ever searched.
+ */
+export function hookRoot(cwd: string): string {
+  const chain: string[] = [];
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    chain.push(dir);
+    if (has(dir, ".git")) break;
+    if (path.dirname(dir) === dir) return cwd;
+  }
+  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || has(d, "gates")) ?? cwd;
+}
+
 function resolveForHook(root: string, scope: string | null, sessionId: string): { target: Target } | { output: HookOutput } {
   try {
     return { target: resolveTarget({ root, scope, sessionId }) };
@@ -104,14 +128,15 @@ export async function runStopHook(args: string[], input: Buffer | null, env: Rec
     const payload = parsePayload(input);
     if (!payload) return null;
     const wanted = path.resolve(cwd, payload.cwd ?? ".");
-    const root = existingDirectory(wanted);
-    if (!root) return unresolvable(`cwd is not an existing directory: ${wanted}`);
+    const dir = existingDirectory(wanted);
+    if (!dir) return unresolvable(`cwd is not an existing directory: ${wanted}`);
+    const root = hookRoot(dir);
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     const resolved = resolveForHook(root, scope, payload.sessionId);
     if ("output" in resolved) return resolved.output;
     const t = resolved.target;
     const key = sessionKey(payload.sessionId, t.scope);
-    const assessment = assess(loadSnapshot(t), NO_DISPATCH);
+    const assessment = assess(loadSnapshot(t));
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

@@ -4,9 +4,14 @@ import { useEffect, useMemo, useState } from "react";
 import { verdictLines } from "../core/ledger/state.ts";
 import { Help } from "./Help.tsx";
 import { List } from "./List.tsx";
-import type { DashData, DashView } from "./load.ts";
-import { Gates, gateRows, type RunningCheck } from "./panels/Gates.tsx";
+import type { Env } from "../core/run/shell.ts";
+import { runGates, runSummary } from "./approvals.ts";
+import type { DashData, DashSource, DashView } from "./load.ts";
+import { Approvals, declineKey } from "./panels/Approvals.tsx";
+import { Gates, gateRows, type GateRowItem, type RunningCheck } from "./panels/Gates.tsx";
+import { Graph, graphRows, type LeafItem } from "./panels/Graph.tsx";
 import { Log } from "./panels/Log.tsx";
+import { Queue, queueItems, type QueueItem } from "./panels/Queue.tsx";
 import { moveSelection } from "./scroll.ts";
 import { fit } from "./text.ts";
 import { makeTheme, type Theme } from "./theme.ts";
@@ -23,21 +28,31 @@ export interface AppProps {
   theme?: Theme;
   watch?: boolean;
   initialPanel?: PanelId;
+  /** The Queue's `kbz next --slots` (total concurrent leaves of the scope). */
+  slots?: number;
+  /** PATH, shell and approval store for Approvals and runs (default: this process's). */
+  env?: Env;
   /** Offered when the folder has no ledgers: prepares the demo and returns where it lives. */
-  openDemo?: () => Promise<{ root: string; scope: string }>;
+  openDemo?: () => Promise<{ root: string; scope: string; env?: Env }>;
   /** Shown in the header (the demo says what it is). */
   banner?: string;
 }
 
 /** Rows the chrome takes: header, tabs, footer. The frame is one row shorter than the terminal. */
 const CHROME_ROWS = 3;
+export const DEFAULT_SLOTS = 4;
 
 export function App(props: AppProps) {
   const theme = props.theme ?? makeTheme();
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   const size = useTerminalSize();
-  const [src, setSrc] = useState({ root: props.root, scope: props.scope });
+  const [src, setSrc] = useState<DashSource>(() => ({
+    root: props.root,
+    scope: props.scope,
+    slots: props.slots ?? DEFAULT_SLOTS,
+    env: props.env ?? process.env,
+  }));
   const [banner, setBanner] = useState(props.banner ?? "");
   const snap = useSnapshot(src, { watch: props.watch ?? true });
   const view = snap.view;
@@ -45,7 +60,9 @@ export function App(props: AppProps) {
   const [sel, setSel] = useState<Record<string, number>>({});
   const [help, setHelp] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
-  const [running] = useState<RunningCheck[]>([]);
+  const [running, setRunning] = useState<RunningCheck[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [declined, setDeclined] = useState<ReadonlySet<string>>(new Set());
   const [now, setNow] = useState(Date.now());
 
   useEffect(() => {
@@ -59,11 +76,14 @@ export function App(props: AppProps) {
   const bodyHeight = frameRows - CHROME_ROWS;
   const data = view.kind === "ready" ? view.data : null;
   const rows = useMemo(() => (data ? gateRows(data) : []), [data]);
+  const leaves = useMemo(() => graphRows(data?.plan ?? null), [data]);
+  const queue = useMemo(() => queueItems(data?.plan ?? null), [data]);
+  const pending = data?.approvals.items ?? [];
   const counts: Record<PanelId, number> = {
-    graph: 0,
-    queue: 0,
+    graph: leaves.length,
+    queue: queue.length,
     gates: rows.length,
-    approvals: 0,
+    approvals: pending.length,
     log: data?.log.lines.length ?? 0,
   };
   const pickCount = view.kind === "pick" ? view.scopes.length : 0;
@@ -77,6 +97,36 @@ export function App(props: AppProps) {
   // Functional updates: several keys can arrive in one chunk (key repeat, fast typing).
   const move = (delta: number) => setSel((s) => ({ ...s, [selKey]: moveSelection(selectedIn(s), delta, count) }));
   const cycle = (delta: number) => setPanel((p) => PANELS[(PANELS.indexOf(p) + delta + PANELS.length) % PANELS.length]!);
+  const jump = (to: PanelId, index: number) => {
+    setPanel(to);
+    if (index >= 0) setSel((s) => ({ ...s, [to]: index }));
+  };
+
+  /** Run (or approve and run) gates in process; the files change, the watcher and reload show it. */
+  const run = (qids: string[], reverify: boolean, approve: boolean) => {
+    if (busy || qids.length === 0) return;
+    setBusy(true);
+    setMessage(approve ? `approving and running ${qids.join(", ")}…` : `running ${qids.length} gate(s)…`);
+    runGates({
+      root: src.root,
+      scope: data?.snapshot.target.scope ?? null,
+      qids,
+      reverify,
+      approve,
+      env: src.env,
+      events: {
+        started: (qid) => setRunning((r) => [...r, { qid, startedAt: Date.now() }]),
+        finished: (qid) => setRunning((r) => r.filter((x) => x.qid !== qid)),
+      },
+    }).then(
+      (result) => setMessage(runSummary(result)),
+      (e) => setMessage(`could not run: ${(e as Error).message}`),
+    ).finally(() => {
+      setRunning([]);
+      setBusy(false);
+      snap.reload();
+    });
+  };
 
   const onKey = (input: string, key: Key) => {
     if (input === "q" || (key.ctrl && input === "c")) {
@@ -93,7 +143,8 @@ export function App(props: AppProps) {
       props.openDemo().then(
         (d) => {
           setBanner("demo");
-          setSrc({ root: d.root, scope: d.scope });
+          setSrc((s) => ({ ...s, root: d.root, scope: d.scope, env: d.env ?? s.env }));
+          setPanel("graph");
           setMessage(null);
         },
         (e) => setMessage(`demo failed: ${(e as Error).message}`),
@@ -102,7 +153,7 @@ export function App(props: AppProps) {
     }
     if (view.kind === "pick" && key.return) {
       const scope = view.scopes[selected];
-      if (scope) setSrc({ root: src.root, scope });
+      if (scope) setSrc((s) => ({ ...s, scope }));
       return;
     }
     if (key.tab) return cycle(key.shift ? -1 : 1);
@@ -115,6 +166,33 @@ export function App(props: AppProps) {
     if (key.pageUp) return move(-(bodyHeight - 1));
     if (input === "g" || key.home) return move(-count);
     if (input === "G" || key.end) return move(count);
+    if (!data) return;
+    if (key.return && panel === "graph" && leaves[selected]) {
+      const suffix = `gates/leaf-${leaves[selected]!.row.id}.md`;
+      return jump("gates", rows.findIndex((r) => r.kind === "gate" && r.view.file.endsWith(suffix)));
+    }
+    if (key.return && panel === "queue" && queue[selected]?.leaf) {
+      const id = queue[selected]!.leaf;
+      return jump("graph", leaves.findIndex((l) => l.row.id === id));
+    }
+    if ((input === "r" || input === "R") && panel === "gates") {
+      const item = rows[selected];
+      if (item?.kind !== "gate") return;
+      const qids = data.snapshot.gates.filter((g) => g.file === item.view.file).map((g) => g.qid);
+      return run(qids, input === "R", false);
+    }
+    if (panel === "approvals" && pending[selected]) {
+      const task = pending[selected]!;
+      if (input === "a") {
+        setDeclined((d) => new Set([...d].filter((k) => k !== declineKey(task))));
+        return run([task.qid], false, true);
+      }
+      if (input === "d") {
+        setDeclined((d) => new Set([...d, declineKey(task)]));
+        setMessage(`declined ${task.qid}: it does not run and stays unmet`);
+        return move(1);
+      }
+    }
   };
   // Ink delivers plain characters that arrive together as one input ("jjj", "\t\t").
   const onInput = (input: string, key: Key) => {
@@ -129,7 +207,7 @@ export function App(props: AppProps) {
   return (
     <Box flexDirection="column" width={width} height={frameRows}>
       <Header view={view} width={width} theme={theme} banner={banner} />
-      <Tabs panel={panel} width={width} theme={theme} />
+      <Tabs panel={panel} width={width} theme={theme} counts={data ? counts : null} />
       <Box height={bodyHeight} flexDirection="column">
         {help ? (
           <Help width={width} height={bodyHeight} theme={theme} />
@@ -142,18 +220,30 @@ export function App(props: AppProps) {
             height={bodyHeight}
             theme={theme}
             rows={rows}
+            leaves={leaves}
+            queue={queue}
+            declined={declined}
+            slots={src.slots}
             running={running}
             now={now}
             canDemo={!!props.openDemo}
           />
         )}
       </Box>
-      <Text color={theme.tone("muted")} wrap="truncate">
-        {fit(message ?? "tab panels · ↑↓ move · enter open · ? help · q quit", width)}
+      <Text color={theme.tone(message ? "info" : "muted")} wrap="truncate">
+        {fit(message ?? FOOTER[panel], width)}
       </Text>
     </Box>
   );
 }
+
+const FOOTER: Record<PanelId, string> = {
+  graph: "enter: the leaf's gates · tab panels · ↑↓ move · ? help · q quit",
+  queue: "enter: show on the graph · tab panels · ↑↓ move · ? help · q quit",
+  gates: "r run this ledger · R re-verify · tab panels · ↑↓ move · ? help · q quit",
+  approvals: "a approve and run · d decline · tab panels · ↑↓ move · ? help · q quit",
+  log: "tab panels · ↑↓ scroll · G newest · ? help · q quit",
+};
 
 function Header({ view, width, theme, banner }: { view: DashView; width: number; theme: Theme; banner: string }) {
   let where = view.root;
@@ -182,16 +272,17 @@ function Header({ view, width, theme, banner }: { view: DashView; width: number;
   );
 }
 
-function Tabs({ panel, width, theme }: { panel: PanelId; width: number; theme: Theme }) {
+function Tabs({ panel, width, theme, counts }: { panel: PanelId; width: number; theme: Theme; counts: Record<PanelId, number> | null }) {
   // Narrow terminals drop the numbers first, then shorten the titles, so the row never wraps.
-  const full = PANELS.map((p, i) => ` ${i + 1} ${TITLES[p]} `);
-  const bare = PANELS.map((p) => ` ${TITLES[p]} `);
+  const n = (p: PanelId) => (counts && (p === "approvals" || p === "queue") && counts[p] > 0 ? ` ${counts[p]}` : "");
+  const full = PANELS.map((p, i) => ` ${i + 1} ${TITLES[p]}${n(p)} `);
+  const bare = PANELS.map((p) => ` ${TITLES[p]}${n(p)} `);
   const short = PANELS.map((p) => ` ${TITLES[p].slice(0, 3)} `);
   const labels = [full, bare, short].find((l) => l.join("").length <= width) ?? short;
   return (
     <Text wrap="truncate">
       {PANELS.map((p, i) => (
-        <Text key={p} inverse={p === panel} bold={p === panel} color={p === panel ? undefined : theme.tone("muted")}>
+        <Text key={p} inverse={p === panel} bold={p === panel} color={p === panel ? undefined : theme.tone(p === "approvals" && n(p) ? "warn" : "muted")}>
           {p === panel ? `[${labels[i]!.slice(1, -1)}]` : labels[i]}
         </Text>
       ))}
@@ -206,7 +297,11 @@ interface BodyProps {
   width: number;
   height: number;
   theme: Theme;
-  rows: ReturnType<typeof gateRows>;
+  rows: GateRowItem[];
+  leaves: LeafItem[];
+  queue: QueueItem[];
+  declined: ReadonlySet<string>;
+  slots: number;
   running: RunningCheck[];
   now: number;
   canDemo: boolean;
@@ -248,11 +343,15 @@ function Body(p: BodyProps) {
   }
   const data: DashData = view.data;
   switch (p.panel) {
+    case "graph":
+      return <Graph data={data} rows={p.leaves} selected={p.selected} width={width} height={height} theme={theme} />;
+    case "queue":
+      return <Queue view={data.plan} items={p.queue} selected={p.selected} width={width} height={height} theme={theme} slots={p.slots} />;
     case "gates":
       return <Gates data={data} rows={p.rows} selected={p.selected} width={width} height={height} theme={theme} running={p.running} now={p.now} />;
+    case "approvals":
+      return <Approvals view={data.approvals} declined={p.declined} selected={p.selected} width={width} height={height} theme={theme} />;
     case "log":
       return <Log log={data.log} selected={p.selected} width={width} height={height} theme={theme} />;
-    default:
-      return <Text>{p.panel}</Text>;
   }
 }

@@ -8,6 +8,9 @@ import type { Reduction } from "../core/ledger/state.ts";
 import { loadSnapshot, type Snapshot } from "../core/snapshot.ts";
 import { listScopes, resolveTarget } from "../core/workspace/discover.ts";
 import { ReadError, readStable } from "../core/workspace/read.ts";
+import type { Env } from "../core/run/shell.ts";
+import { loadApprovals, type ApprovalsView } from "./approvals.ts";
+import { loadPlanView, type PlanView } from "./plan.ts";
 
 export const LOG_TAIL_LINES = 500;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -23,6 +26,9 @@ export interface DashData {
   report: StatusReport;
   reduction: Reduction;
   log: LogTail;
+  /** PLAN.md, the scheduler's view and its advice; null without a scope or a PLAN.md. */
+  plan: PlanView | null;
+  approvals: ApprovalsView;
   /** Digest of every input read: equal digests mean nothing visible changed. */
   hash: string;
 }
@@ -36,6 +42,8 @@ export type DashView =
 export interface DashSource {
   root: string; // canonical
   scope: string | null;
+  slots: number; // the Queue's `kbz next --slots`
+  env: Env; // PATH, shell and approval store: what an approval binds
 }
 
 function readLogTail(root: string, scope: string | null, inputs: string[]): LogTail {
@@ -71,8 +79,11 @@ export function loadDash(src: DashSource): DashView {
   for (const l of snapshot.ledgers) inputs.push(l.ledger?.text ?? "", ...l.problems.map((p) => `${p.line}:${p.message}`));
   for (const p of snapshot.problems) inputs.push(`${p.file}:${p.line}:${p.message}`);
   const log = readLogTail(src.root, target.scope, inputs);
+  const plan = target.discoveryErrors.length === 0 ? loadPlanView(src.root, target.scope, src.slots, inputs) : null;
+  const approvals = loadApprovals(snapshot, src.env);
+  inputs.push(approvals.problem ?? "", ...approvals.items.map((t) => `${t.qid}\0${t.signature}`));
   const { report, reduction } = statusReport(snapshot);
-  return { kind: "ready", root: src.root, data: { snapshot, report, reduction, log, hash: digest(inputs) } };
+  return { kind: "ready", root: src.root, data: { snapshot, report, reduction, log, plan, approvals, hash: digest(inputs) } };
 }
 
 function digest(parts: string[]): string {

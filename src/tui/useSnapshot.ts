@@ -9,8 +9,6 @@ export interface SnapshotState {
   view: DashView;
   /** Re-read now (after the dashboard itself wrote something). */
   reload: () => void;
-  /** How many reloads produced a different view (shown in the header as a heartbeat). */
-  generation: number;
 }
 
 function safeLoad(src: DashSource): DashView {
@@ -21,23 +19,22 @@ function safeLoad(src: DashSource): DashView {
   }
 }
 
-export function useSnapshot(src: DashSource, opts: { watch: boolean; onFrameData?: () => void } = { watch: true }): SnapshotState {
-  const [state, setState] = useState(() => ({ view: safeLoad(src), generation: 0 }));
-  const hash = useRef(viewHash(state.view));
-  const loadedFor = useRef(`${src.root}\0${src.scope}`);
+export function useSnapshot(src: DashSource, opts: { watch: boolean } = { watch: true }): SnapshotState {
+  // `src` must keep its identity while unchanged (the App holds it in state).
+  const [view, setView] = useState(() => safeLoad(src));
+  const hash = useRef(viewHash(view));
+  const loadedFor = useRef(src);
   const reload = useCallback(() => {
     const next = safeLoad(src);
     const h = viewHash(next);
     if (h === hash.current) return;
     hash.current = h;
-    setState((s) => ({ view: next, generation: s.generation + 1 }));
-    opts.onFrameData?.();
-  }, [src.root, src.scope]);
+    setView(next);
+  }, [src]);
   useEffect(() => {
-    // A new source (a scope picked) loads at once; the first mount already loaded.
-    const key = `${src.root}\0${src.scope}`;
-    if (loadedFor.current !== key) {
-      loadedFor.current = key;
+    // A new source (a scope picked, the demo opened) loads at once; the first mount already loaded.
+    if (loadedFor.current !== src) {
+      loadedFor.current = src;
       reload();
     }
     if (!opts.watch) return;
@@ -45,6 +42,6 @@ export function useSnapshot(src: DashSource, opts: { watch: boolean; onFrameData
     return () => {
       void w.close();
     };
-  }, [src.root, src.scope, opts.watch, reload]);
-  return { view: state.view, reload, generation: state.generation };
+  }, [src, opts.watch, reload]);
+  return { view, reload };
 }

@@ -53,6 +53,13 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     expect(ours[0].args).toContain("api");
   });
 
+  test("--uninstall with a --scope removes every kbz handler, whatever scope it was pinned to", () => {
+    const p = project();
+    p.run("--scope", "web");
+    expect(p.run("--uninstall", "--scope", "api").stdout).toStartWith("Removed kbz Stop hook (1 handler(s))");
+    expect(p.read()).toEqual({});
+  });
+
   test("re-installing with another scope replaces the entry", () => {
     const p = project();
     p.run("--scope", "api");

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionKey } from "../../src/core/hook/guard.ts";
-import { hashTree, tempDir, writeTree } from "../helpers/kbz.ts";
+import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import {
   currentEvidence,
   decision,
@@ -53,12 +53,27 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
     );
   });
 
-  test("a session bound to a scope with a session file is judged in that scope", () => {
+  test("a session bound with kbz scope bind is judged in its scope", () => {
     const dir = twoScopes();
-    fs.writeFileSync(path.join(dir, ".unlazy/web/session"), "sess-abc\n");
-    expect(decision(stop(dir, "sess-abc"))).toBeNull();
+    fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-2.md"), ledger("web 2", [{ id: "W1", state: "unmet" }]));
+    expect(kbz(["scope", "bind", "--scope", "web", "sess-abc"], { cwd: dir }).stdout).toContain("bound session sess-abc to scope web");
+    expect(reasonOf(stop(dir, "sess-abc"))).toStartWith("kbz [scope web]: 1 gate/ledger/dispatch item(s) need work: leaf-2:W1.");
     fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "sess-api\n");
     expect(reasonOf(stop(dir, "sess-api"))).toContain("[scope api]");
+  });
+
+  test("a FIFO session binding is skipped promptly and the regular binding of another scope wins", () => {
+    for (const aKind of ["fifo", "file"]) {
+      const dir = twoScopes();
+      const aSession = path.join(dir, ".unlazy/api/session");
+      if (aKind === "fifo") execFileSync("mkfifo", [aSession]);
+      else fs.writeFileSync(aSession, "someone-else\n");
+      fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-2.md"), ledger("web 2", [{ id: "W1", state: "unmet" }]));
+      fs.writeFileSync(path.join(dir, ".unlazy/web/session"), "wanted\n");
+      const r = stop(dir, "wanted");
+      expect([aKind, reasonOf(r)]).toEqual([aKind, expect.stringContaining("[scope web]")]);
+      expect(r.ms).toBeLessThan(1800);
+    }
   });
 
   test("UNLAZY_SCOPE pins the scope when no --scope is given", () => {
@@ -274,6 +289,28 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
   test("a payload without cwd is judged in the process working directory", () => {
     const dir = solo();
     expect(reasonOf(stopHook({ session_id: "x" }, { cwd: dir }))).toContain("GATES:G1");
+  });
+
+  test("fixes unlazy gap: inside a git work tree, a stop from a subdirectory is judged at the nearest ledger root", () => {
+    const dir = solo();
+    fs.mkdirSync(path.join(dir, ".git"));
+    fs.mkdirSync(path.join(dir, "src/deep"), { recursive: true });
+    expect(reasonOf(stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
+    expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(true);
+  });
+
+  test("outside a git work tree the payload cwd is the root, as in unlazy: a subdirectory without ledgers allows", () => {
+    const dir = solo();
+    fs.mkdirSync(path.join(dir, "src"));
+    expect(decision(stop(path.join(dir, "src")))).toBeNull();
+  });
+
+  test("the search stops at the work tree's top: ledgers above the repository are never used", () => {
+    const outer = solo();
+    const repo = path.join(outer, "repo");
+    fs.mkdirSync(path.join(repo, ".git"), { recursive: true });
+    fs.mkdirSync(path.join(repo, "src"));
+    expect(decision(stop(path.join(repo, "src")))).toBeNull();
   });
 
   test("a cwd that does not exist allows with a note", () => {

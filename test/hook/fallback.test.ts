@@ -40,6 +40,16 @@ const unmet = ledger("u", [{ id: "G1", state: "unmet" }, { id: "G2", state: "met
 const allMet = ledger("m", [{ id: "G1", state: "met" }, { id: "G2", state: "manual-met" }]);
 const abandoned = ledger("a", [{ id: "G1", state: "met" }, { id: "G9", state: "abandoned" }]);
 const mixed = ledger("x", [{ id: "G1", state: "unmet" }, { id: "G9", state: "abandoned" }]);
+const openWave = JSON.stringify({
+  schema: 1,
+  waves: { w1: { leaves: ["a", "b"], state: "open", openedAt: "2026-01-01T00:00:00.000Z", started: { a: { handle: "h1", at: "2026-01-01T00:00:01.000Z" } }, returned: {} } },
+});
+const abandonedWave = JSON.stringify({
+  schema: 1,
+  waves: {
+    w2: { leaves: ["a"], state: "abandoned", openedAt: "2026-01-01T00:00:00.000Z", abandonedAt: "2026-01-01T00:00:02.000Z", reason: "PRIVATE", started: {}, returned: {} },
+  },
+});
 const std = (dir: string) => ({ cwd: dir, session_id: "matrix", hook_event_name: "Stop" });
 
 const SCENARIOS: Scenario[] = [
@@ -58,6 +68,9 @@ const SCENARIOS: Scenario[] = [
     files: { ".unlazy/api/GATES.md": unmet, ".unlazy/web/GATES.md": mixed, ".unlazy/web/session": "matrix\n" },
     payload: std,
   },
+  { name: "open dispatch wave", files: { ".unlazy/api/GATES.md": allMet, ".unlazy/api/dispatch.json": openWave }, payload: std },
+  { name: "abandoned dispatch wave", files: { ".unlazy/api/GATES.md": unmet, ".unlazy/api/dispatch.json": abandonedWave }, payload: std },
+  { name: "invalid dispatch state", files: { ".unlazy/api/GATES.md": allMet, ".unlazy/api/dispatch.json": '{"schema":1,"waves":{"w":{"state":"nope\u202e"}}}' }, payload: std },
   { name: "pinned scope absent", files: { "GATES.md": unmet }, payload: std, args: ["--scope", "nope"] },
   { name: "invalid --scope", files: { "GATES.md": unmet }, payload: std, args: ["--scope", "../x"] },
   {
@@ -126,6 +139,12 @@ describe("stdin fuzz: always exit 0 and at most one JSON object (binary and Node
     ["invalid UTF-8 inside a string", Buffer.concat([Buffer.from('{"cwd":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
   ];
   for (const via of ["binary", "node16"] as Via[]) {
+    test(`${via}: odd arguments never change the exit code`, () => {
+      for (const args of [["--bogus"], ["--scope"], ["--scope", "a", "--scope", "../b"], ["-h-"], ["--", "x"]]) {
+        const r = stopHook({ cwd: dir, session_id: "args" }, { via, cwd: dir, args });
+        expect([args.join(" "), r.code, r.stdout.split("\n").filter(Boolean).length]).toEqual([args.join(" "), 0, 1]);
+      }
+    });
     for (const [name, input] of inputs) {
       test(`${via}: ${name}`, () => {
         const r = stopHook(input, { via, cwd: dir });

@@ -12,7 +12,7 @@ afterEach(() => cleanup());
 function dataFor(files: Record<string, string>, scope: string | null = null): DashData {
   const root = tempDir();
   writeTree(root, files);
-  const v = loadDash({ root, scope });
+  const v = loadDash({ root, scope, slots: 4, env: process.env });
   if (v.kind !== "ready") throw new Error(`expected a ready view, got ${v.kind}`);
   return v.data;
 }

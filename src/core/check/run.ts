@@ -5,8 +5,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError, UsageError, type FileProblem } from "../errors.ts";
 import { automaticEvidence } from "../ledger/evidence.ts";
-import { reduce, type Reduction } from "../ledger/state.ts";
-import { loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
+import type { Reduction } from "../ledger/state.ts";
+import { statusReport } from "../report.ts";
+import { dispatchProblems, loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
@@ -25,6 +26,8 @@ export interface CheckRequest extends TargetRequest {
   cwd?: string;
   env: Env;
   observer?: CheckObserver;
+  /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
+  only?: string[];
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -66,7 +69,7 @@ export interface CheckResult {
   exit: 0 | 1 | 2;
 }
 
-function runSettings(req: CheckRequest, root: string): RunSettings {
+export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS">, root: string): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
   let cwd: string | null = null;
   if (req.cwd !== undefined) {
@@ -119,13 +122,16 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const first = snapshotForRequest(req);
   req.observer?.loaded?.(first);
   if (first.problems.length > 0) throw new FileProblemsError(first.problems);
+  const invalidDispatch = dispatchProblems(first);
+  if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
   const root = first.target.root;
   const settings = runSettings(req, root);
   const storeDir = approvalDirFor(req.env);
   assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
   const store = new ApprovalStore(storeDir, root);
 
-  const tasks = pendingTasks(first, settings, req.reverify);
+  const only = req.only ? new Set(req.only) : null;
+  const tasks = pendingTasks(first, settings, req.reverify).filter((t) => !only || only.has(t.qid));
   const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
   const runnable = approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task);
   req.observer?.willRun?.(runnable);
@@ -145,30 +151,39 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   });
 
   const constrained = first.target.mode !== "explicit";
-  const runs: RunReport[] = [];
-  for (let i = 0; i < runnable.length; i++) {
-    const task = runnable[i]!;
-    const outcome = outcomes[i]!;
-    const base = baseDir(first, task.file, settings);
+  const runs: RunReport[] = runnable.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
+  // Tasks come in ledger order, so each ledger's results are one contiguous run.
+  for (let start = 0; start < runs.length; ) {
+    let end = start;
+    while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
+    const group = runs.slice(start, end);
+    const file = group[0]!.task.file;
+    const base = baseDir(first, file, settings);
     try {
-      const status = await writeBack({
+      const statuses = await writeBack({
         root,
-        file: task.file,
+        file,
         constrained,
-        gateId: task.gate.id,
-        digest: task.digest,
-        signature: task.signature,
         oracleFor: (g) => oracleFor(base, g, settings),
-        ok: outcome.ok,
-        evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
-        startState: task.startState,
         reverify: req.reverify,
+        items: group.map(({ task, outcome }) => ({
+          gateId: task.gate.id,
+          digest: task.digest,
+          signature: task.signature,
+          ok: outcome.ok,
+          evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
+          startState: task.startState,
+        })),
       });
-      runs.push({ task, outcome, writeback: status, writeError: null });
+      group.forEach((r, i) => (r.writeback = statuses[i]!));
     } catch (e) {
       if (!(e instanceof WritebackError)) throw e;
-      runs.push({ task, outcome, writeback: "failed", writeError: `cannot update ${task.file}: ${e.message}` });
+      for (const r of group) {
+        r.writeback = "failed";
+        r.writeError = `cannot update ${file}: ${e.message}`;
+      }
     }
+    start = end;
   }
 
   const snapshot = loadSnapshot(first.target);
@@ -179,11 +194,13 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     for (const t of tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
   }
   for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
-  const reduction = reduce(snapshot.gates, { extras });
+  // The status reduction folds the scope's dispatch waves in (unlazy §3.1.11 step 3).
+  const { reduction } = statusReport(snapshot, { extras });
+  const problems = [...snapshot.problems, ...dispatchProblems(snapshot)];
   const reverified = runs.filter((r) => r.task.startState === "met" && r.writeback !== "stale").length;
   const note = req.reverify ? `, reran: ${runs.length}, previously met reverified: ${reverified}` : "";
   const infraFailures = approvals.filter((a) => a.status === "failed").length;
-  const broken = snapshot.problems.length > 0 || runs.some((r) => r.writeback === "failed") || infraFailures > 0;
+  const broken = problems.length > 0 || runs.some((r) => r.writeback === "failed") || infraFailures > 0;
   return {
     snapshot,
     settings,
@@ -193,7 +210,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     reduction,
     note,
     infraFailures,
-    problems: snapshot.problems,
+    problems,
     exit: broken ? 2 : reduction.verdict === "all-met" ? 0 : 1,
   };
 }

@@ -1,6 +1,7 @@
-// Writeback of one result (unlazy §2.6, §3.1.10): under the ledger's lock, re-read and
-// re-parse, refuse results whose definition or approval oracle changed meanwhile (STALE),
-// and change only the target gate's lines so concurrent edits to other gates survive.
+// Writeback (unlazy §2.6, §3.1.10): under the ledger's lock, re-read and re-parse, refuse
+// results whose definition or approval oracle changed meanwhile (STALE), and change only
+// the target gates' lines so concurrent edits to other gates survive. A ledger's results
+// share one lock and one atomic write, so a killed run leaves it wholly old or new.
 import { stemOf, type Gate, type Ledger } from "../ledger/model.ts";
 import { gateDigest } from "../ledger/digest.ts";
 import { applyGateEdit } from "../ledger/edit.ts";
@@ -15,27 +16,29 @@ export class WritebackError extends Error {}
 
 export type WritebackStatus = "written" | "unchanged" | "stale" | "abandoned";
 
-export interface WritebackRequest {
-  root: string; // canonical; holds the lock directory
-  file: string;
-  constrained: boolean; // discovered ledgers must stay inside the root
+export interface WritebackItem {
   gateId: string;
   digest: string;
   signature: string;
-  /** The oracle the fresh gate would run with now. */
-  oracleFor: (gate: Gate) => RuntimeOracle;
   ok: boolean;
   /** Automatic evidence for a pass. */
   evidence: string | null;
   startState: GateState;
-  reverify: boolean;
 }
 
-function freshLedger(req: WritebackRequest): Ledger {
-  const bytes = readStable(req.file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: req.constrained ? req.root : undefined });
-  const decoded = decodeLedgerText(bytes);
-  if (!("text" in decoded)) throw new WritebackError(`fresh ledger became invalid: line ${decoded.line}: ${decoded.message}`);
-  const ledger = parseLedger(decoded.text, stemOf(req.file));
+export interface WritebackRequest {
+  root: string; // canonical; holds the lock directory
+  file: string;
+  constrained: boolean; // discovered ledgers must stay inside the root
+  /** The oracle a fresh gate would run with now. */
+  oracleFor: (gate: Gate) => RuntimeOracle;
+  reverify: boolean;
+  /** This ledger's results, in gate order. */
+  items: WritebackItem[];
+}
+
+function parseFresh(text: string, file: string): Ledger {
+  const ledger = parseLedger(text, stemOf(file));
   if (ledger.errors.length > 0) {
     const e = ledger.errors[0]!;
     throw new WritebackError(`fresh ledger became invalid: line ${e.line}: ${e.message}`);
@@ -43,26 +46,42 @@ function freshLedger(req: WritebackRequest): Ledger {
   return ledger;
 }
 
+function freshLedger(req: WritebackRequest): Ledger {
+  const bytes = readStable(req.file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: req.constrained ? req.root : undefined });
+  const decoded = decodeLedgerText(bytes);
+  if (!("text" in decoded)) throw new WritebackError(`fresh ledger became invalid: line ${decoded.line}: ${decoded.message}`);
+  return parseFresh(decoded.text, req.file);
+}
+
 /** The edit a result calls for, or null when an ordinary unchecked failure leaves the file alone. */
-function editFor(req: WritebackRequest, gate: Gate): { checked: boolean; evidence: string } | null {
-  if (req.ok) return { checked: true, evidence: req.evidence! };
-  const demote = req.startState === "stale-unmet" || (req.reverify && req.startState === "met") || gate.checked;
+function editFor(item: WritebackItem, gate: Gate, reverify: boolean): { checked: boolean; evidence: string } | null {
+  if (item.ok) return { checked: true, evidence: item.evidence! };
+  const demote = item.startState === "stale-unmet" || (reverify && item.startState === "met") || gate.checked;
   return demote ? { checked: false, evidence: "pending" } : null;
 }
 
-export async function writeBack(req: WritebackRequest): Promise<WritebackStatus> {
+/**
+ * Write one ledger's results: one lock, one fresh read, each result judged against the
+ * ledger as the previous results left it, and one atomic write. Returns a status per item.
+ */
+export async function writeBack(req: WritebackRequest): Promise<WritebackStatus[]> {
   try {
     return await withFileLock(req.root, req.file, () => {
-      const ledger = freshLedger(req);
-      const gate = ledger.gates.find((g) => g.id === req.gateId);
-      if (!gate || gateDigest(gate) !== req.digest || oracleSignature(req.oracleFor(gate)) !== req.signature) return "stale";
-      if (ledger.abandons.has(gate.id)) return "abandoned";
-      const edit = editFor(req, gate);
-      if (!edit) return "unchanged";
-      const text = applyGateEdit(ledger, gate, edit);
-      if (text === ledger.text) return "unchanged";
-      writeAtomic(req.file, text, req.constrained ? { root: req.root } : {});
-      return "written";
+      const original = freshLedger(req);
+      let ledger = original;
+      const statuses = req.items.map((item): WritebackStatus => {
+        const gate = ledger.gates.find((g) => g.id === item.gateId);
+        if (!gate || gateDigest(gate) !== item.digest || oracleSignature(req.oracleFor(gate)) !== item.signature) return "stale";
+        if (ledger.abandons.has(gate.id)) return "abandoned";
+        const edit = editFor(item, gate, req.reverify);
+        if (!edit) return "unchanged";
+        const text = applyGateEdit(ledger, gate, edit);
+        if (text === ledger.text) return "unchanged";
+        ledger = parseFresh(text, req.file);
+        return "written";
+      });
+      if (ledger !== original) writeAtomic(req.file, ledger.text, req.constrained ? { root: req.root } : {});
+      return statuses;
     });
   } catch (e) {
     if (e instanceof WritebackError) throw e;

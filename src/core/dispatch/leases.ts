@@ -36,6 +36,9 @@ export interface InvalidLease {
 
 export type LeaseRecord = Lease | InvalidLease;
 
+/** An invalid record that kbz must not or cannot remove itself. */
+export class LeaseRecordError extends Error {}
+
 export type ClaimConflict =
   | { kind: "glob"; glob: string; theirGlob: string; holder: LeaseRecord }
   | { kind: "identity"; holder: Lease };
@@ -196,7 +199,7 @@ export async function releaseLeases(root: string, scope: string, leaf: string | 
 
 /**
  * The explicit way out of a corrupt record: unlink every invalid `*.lease` entry (only the name;
- * a link's target is never touched). A locks dir that is itself not real must be fixed by hand.
+ * a link's target is never touched). A locks dir that is not real fails at the registry lock.
  */
 export async function removeInvalidLeases(root: string, opts: LeaseLockOptions = {}): Promise<{ removed: InvalidLease[]; notes: string[] }> {
   const notes: string[] = [];
@@ -208,11 +211,10 @@ export async function removeInvalidLeases(root: string, opts: LeaseLockOptions =
       const removed: InvalidLease[] = [];
       for (const r of readLeases(root)) {
         if (!r.invalid) continue;
-        if (r.file === locksDir(root)) throw new UsageError(`${r.problem}: ${r.file}; move it aside by hand`);
         try {
           fs.unlinkSync(r.file);
         } catch (e) {
-          throw new UsageError(`cannot remove invalid lease record ${r.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; remove it by hand`);
+          throw new LeaseRecordError(`cannot remove invalid lease record ${r.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; remove it by hand`);
         }
         removed.push(r);
       }

@@ -1,6 +1,9 @@
 // Committing a dispatch action: per-file lock, re-load, apply, validated atomic write, then the
 // audit line. dispatch.json is the authority; a failed audit append only becomes a warning.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { withFileLock } from "../workspace/lock.ts";
+import { isInside } from "../workspace/read.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { isValidId } from "../workspace/discover.ts";
 import { escapeField } from "../text/sanitize.ts";
@@ -19,16 +22,36 @@ export interface CommitOptions {
   timeoutMs?: number;
 }
 
+/** `.unlazy` and `.unlazy/<scope>`, where they exist, must be real directories inside the root. */
+function checkScopeDir(root: string, scope: string): void {
+  for (const dir of [path.join(root, ".unlazy"), path.join(root, ".unlazy", scope)]) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(dir);
+    } catch {
+      return;
+    }
+    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs.realpathSync(dir))) {
+      throw new DispatchActionError(`scope directory must be a real directory inside the repository: ${dir}`);
+    }
+  }
+}
+
 export async function commitDispatch(root: string, scope: string, action: DispatchAction, opts: CommitOptions = {}): Promise<CommittedTransition> {
   if (!isValidId(scope)) throw new DispatchActionError(idMessage("scope"));
+  checkScopeDir(root, scope);
   const file = dispatchPath(root, scope);
+  const now = opts.now ?? (() => new Date());
+  // Dry run without the lock first: a refused action or an invalid state must not even create
+  // the locks directory. The locked run below is the authoritative one.
+  applyDispatch(loadDispatch(root, scope).state, action, now());
   const notes: string[] = [];
   const t = await withFileLock(
     root,
     file,
     () => {
       const { state } = loadDispatch(root, scope);
-      const next = applyDispatch(state, action, (opts.now ?? (() => new Date()))());
+      const next = applyDispatch(state, action, now());
       writeAtomic(file, serializeDispatch(next.state), { root, createParents: true, mode: 0o600 });
       return next;
     },

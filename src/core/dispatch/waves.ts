@@ -44,6 +44,7 @@ export class DispatchActionError extends Error {}
 
 export const MAX_HANDLE = 256;
 export const MAX_REASON = 500;
+const RACE_RETRIES = 4;
 const STATES: readonly WaveState[] = ["open", "sealed", "complete", "abandoned"];
 const WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -258,17 +259,27 @@ export interface LoadedDispatch {
 
 /**
  * Load a scope's dispatch state with the stable reader. Absent means empty; every other read,
- * parse or validation failure is a DispatchStateError (links and FIFOs included).
+ * parse or validation failure is a DispatchStateError (links and FIFOs included). Unlike unlazy,
+ * a file replaced during the read is read again, so a reader racing a committed transition sees
+ * the old or the new state instead of a spurious "changed before it was read".
  */
 export function loadDispatch(root: string, scope: string): LoadedDispatch {
   const file = dispatchPath(root, scope);
-  let text: string;
-  try {
-    text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT") return { state: emptyDispatch(), text: null };
-    if (e instanceof ReadError) throw new DispatchStateError(e.message);
-    throw e;
+  let text: string | null = null;
+  for (let attempt = 1; text === null; attempt++) {
+    try {
+      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    } catch (e) {
+      if (e instanceof ReadError && e.code === "ENOENT") return { state: emptyDispatch(), text: null };
+      // A writer's atomic rename between our open and our identity checks looks exactly like a
+      // swap; read again briefly. A link, FIFO or hard link stays unsafe and is reported.
+      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
+        continue;
+      }
+      if (e instanceof ReadError) throw new DispatchStateError(e.message);
+      throw e;
+    }
   }
   try {
     return { state: parseDispatch(text), text };
@@ -432,6 +443,8 @@ export interface DispatchAggregate {
   abandoned: string[];
   /** Sanitised, ≤ 500 characters; null when the state is valid. */
   error: string | null;
+  /** 1-based line of dispatch.json the error points at (the offending wave's key), when invalid. */
+  errorLine?: number;
 }
 
 /** Fold a valid state into the aggregate (pure). Waves are sorted by id. */
@@ -448,12 +461,13 @@ export function aggregateDispatch(s: DispatchState): DispatchAggregate {
   return agg;
 }
 
-export function invalidAggregate(message: string): DispatchAggregate {
+export function invalidAggregate(message: string, line = 1): DispatchAggregate {
   return {
     resolved: ["dispatch:PARSE=invalid"],
     blocking: ["dispatch:PARSE invalid dispatch state"],
     abandoned: [],
     error: escapeField(message, MAX_REASON),
+    errorLine: line,
   };
 }
 
@@ -466,7 +480,7 @@ export function dispatchStatus(root: string, scope: string | null): DispatchAggr
   try {
     return aggregateDispatch(loadDispatch(root, scope).state);
   } catch (e) {
-    if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`);
+    if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
 }

@@ -1,21 +1,11 @@
-// The Stop hook's decision (unlazy §6.1 steps 4-10) as pure functions of a snapshot,
-// the scope's dispatch aggregate and the progress guard's answer. No I/O here.
+// The Stop hook's decision (unlazy §6.1 steps 4-10) as pure functions of a snapshot (with
+// the scope's dispatch aggregate folded in by the loader) and the progress guard's answer.
 import { sha256Hex } from "../ledger/digest.ts";
-import { sanitizeCompact } from "../text/sanitize.ts";
+import { hasUnsafe, sanitizeCompact } from "../text/sanitize.ts";
 import type { Snapshot } from "../snapshot.ts";
 
 /** What Claude Code reads on stdout; `null` means print nothing (allow silently). */
 export type HookOutput = { decision: "block"; reason: string } | { systemMessage: string } | null;
-
-/** The dispatch waves of one scope, folded to the four lists the hook needs. */
-export interface DispatchAggregate {
-  blocking: string[]; // open or sealed waves, e.g. "dispatch:ready-1 open"
-  abandoned: string[]; // "dispatch:<wave>"
-  resolved: string[]; // semantic states, e.g. "dispatch:ready-1=complete"
-  invalid: string[]; // "dispatch:PARSE invalid dispatch state"
-}
-
-export const NO_DISPATCH: DispatchAggregate = { blocking: [], abandoned: [], resolved: [], invalid: [] };
 
 export const MAX_BLOCKS = 6;
 const PREFIX = "kbz";
@@ -48,7 +38,10 @@ function engineNeutral(message: string): string {
   return message.replace(/(invalid EXPECT regex): .*$/s, "$1");
 }
 
-export function assess(snap: Snapshot, dispatch: DispatchAggregate): Assessment {
+export function assess(snap: Snapshot): Assessment {
+  // Open/sealed waves and an invalid dispatch state (as `dispatch:PARSE ...`) arrive as
+  // blocking items; the loader skips dispatch when discovery failed.
+  const dispatch = snap.dispatch ?? { blocking: [], abandoned: [], resolved: [], error: null };
   const discovery = snap.target.discoveryErrors.map((d) => sanitizeCompact(d.message, 300));
   const unmet: string[] = [];
   const invalid: string[] = [];
@@ -60,10 +53,15 @@ export function assess(snap: Snapshot, dispatch: DispatchAggregate): Assessment 
     resolved.push("discovery:PARSE=invalid");
   }
   unmet.push(...dispatch.blocking);
-  invalid.push(...dispatch.invalid);
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
 
+  const byFile = new Map<string, Snapshot["gates"]>();
+  for (const g of snap.gates) {
+    const list = byFile.get(g.file);
+    if (list) list.push(g);
+    else byFile.set(g.file, [g]);
+  }
   for (const entry of snap.ledgers) {
     if (entry.unreadable) {
       const msg = entry.problems[0]?.message ?? "unreadable";
@@ -77,9 +75,8 @@ export function assess(snap: Snapshot, dispatch: DispatchAggregate): Assessment 
       resolved.push(`${entry.stem}:PARSE=invalid`);
       continue;
     }
-    for (const g of snap.gates) {
-      if (g.file !== entry.file) continue;
-      const qid = sanitizeCompact(g.qid, 200);
+    for (const g of byFile.get(entry.file) ?? []) {
+      const qid = hasUnsafe(g.qid) || /\s/.test(g.qid) ? sanitizeCompact(g.qid, 200) : g.qid;
       resolved.push(`${qid}=${g.state}`);
       if (g.state === "abandoned") handoffs.push(qid);
       else if (g.state !== "met") unmet.push(qid);
@@ -90,8 +87,7 @@ export function assess(snap: Snapshot, dispatch: DispatchAggregate): Assessment 
     snap.ledgers.length === 0 &&
     discovery.length === 0 &&
     dispatch.blocking.length === 0 &&
-    dispatch.abandoned.length === 0 &&
-    dispatch.invalid.length === 0;
+    dispatch.abandoned.length === 0;
   return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
 }
 

@@ -54,40 +54,20 @@ export class Dag {
     this.needs.forEach((ns, v) => ns.forEach((u) => out[u]!.push(v)));
     this.succs = out.map((s) => Int32Array.from(s));
   }
-
-  /** Is `u` a (transitive) dependency of `v`? Breadth-first over needs from `v`. */
-  reaches(u: string, v: string): boolean {
-    const target = this.index.get(u)!;
-    const seen = new Uint8Array(this.ids.length);
-    const queue = [this.index.get(v)!];
-    for (let i = 0; i < queue.length; i++) {
-      for (const n of this.needs[queue[i]!]!) {
-        if (n === target) return true;
-        if (!seen[n]) {
-          seen[n] = 1;
-          queue.push(n);
-        }
-      }
-    }
-    return false;
-  }
-
-  comparable(a: string, b: string): boolean {
-    return this.reaches(a, b) || this.reaches(b, a);
-  }
 }
 
 /**
- * The tasks related by a dependency path to any member of a growing set. Each node is marked
- * at most once per direction, so adding every node costs O(nodes + edges) in total.
+ * The tasks related by a dependency path to any member of a growing set, and to which member.
+ * Each node is marked at most once per direction, so adding every node costs O(nodes + edges)
+ * in total.
  */
 export class RelatedSet {
-  private readonly up: Uint8Array;
-  private readonly down: Uint8Array;
+  private readonly up: Int32Array; // member whose (transitive) need this node is, or -1
+  private readonly down: Int32Array; // member this node (transitively) needs, or -1
 
   constructor(private readonly dag: Dag) {
-    this.up = new Uint8Array(dag.ids.length);
-    this.down = new Uint8Array(dag.ids.length);
+    this.up = new Int32Array(dag.ids.length).fill(-1);
+    this.down = new Int32Array(dag.ids.length).fill(-1);
   }
 
   add(id: string): void {
@@ -99,15 +79,23 @@ export class RelatedSet {
   /** True when `id` is a strict ancestor or descendant of some member. */
   has(id: string): boolean {
     const v = this.dag.index.get(id)!;
-    return this.up[v] === 1 || this.down[v] === 1;
+    return this.up[v]! >= 0 || this.down[v]! >= 0;
   }
 
-  private spread(from: number, edges: Int32Array[], mark: Uint8Array): void {
+  /** A member `id` is related to: `dependent` needs `id`, or `id` needs `dependency`. */
+  relation(id: string): { dependent: string } | { dependency: string } | null {
+    const v = this.dag.index.get(id)!;
+    if (this.up[v]! >= 0) return { dependent: this.dag.ids[this.up[v]!]! };
+    if (this.down[v]! >= 0) return { dependency: this.dag.ids[this.down[v]!]! };
+    return null;
+  }
+
+  private spread(from: number, edges: Int32Array[], mark: Int32Array): void {
     const stack = [from];
     while (stack.length > 0) {
       for (const n of edges[stack.pop()!]!) {
-        if (mark[n]) continue; // its own closure is already marked
-        mark[n] = 1;
+        if (mark[n]! >= 0) continue; // its own closure is already marked
+        mark[n] = from;
         stack.push(n);
       }
     }

@@ -66,8 +66,11 @@ export function unfencedLines(text: string): Line[] {
 }
 
 function isTableLine(text: string): boolean {
-  return /^\s*\|/.test(text) && /\|\s*$/.test(text);
+  const t = text.trim();
+  return t.length > 0 && t.charCodeAt(0) === 124 && t.charCodeAt(t.length - 1) === 124; // "|"
 }
+
+const HEADER_START = /^\s*\|\s*Leaf\s*\|/;
 
 function cells(text: string): string[] {
   const inner = text.trim().replace(/^\|/, "").replace(/\|$/, "");
@@ -86,7 +89,7 @@ export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): P
   const revision = Number(rm![1]);
   if (!Number.isSafeInteger(revision)) fail("invalid contract revision", revisionLines[0]!.no);
 
-  const headers = lines.map((l, i) => ({ l, i })).filter(({ l }) => isTableLine(l.text) && cells(l.text)[0] === "Leaf");
+  const headers = lines.map((l, i) => ({ l, i })).filter(({ l }) => HEADER_START.test(l.text) && isTableLine(l.text));
   if (headers.length !== 1) fail("PLAN needs exactly one leaf dispatch table", headers[1]?.l.no ?? null);
   const { l: header, i: at } = headers[0]!;
   const hc = cells(header.text);

@@ -67,7 +67,8 @@ function lstatBig(p: string): fs.BigIntStats | null {
   try {
     return fs.lstatSync(p, { bigint: true });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
     throw new ApprovalStoreError(`cannot inspect ${p}: ${(e as Error).message}`);
   }
 }

@@ -24,7 +24,11 @@ const { parentPort } = require("node:worker_threads");
 parentPort.postMessage({ ready: true });
 parentPort.once("message", (m) => {
   let reply;
-  try { reply = { matched: new RegExp(m.source, m.flags).test(m.output) }; }
+  try {
+    reply = { matched: new RegExp(m.source, m.flags).test(m.output) };
+    Atomics.store(m.verdict, 1, reply.matched ? 1 : 0);
+    Atomics.store(m.verdict, 0, 1);
+  }
   catch (e) { reply = { error: String(e && e.message ? e.message : e) }; }
   parentPort.postMessage(reply);
 });
@@ -61,6 +65,9 @@ export function regexMatch(source: string, flags: string, output: string, budget
         let settled = false;
         let timer: ReturnType<typeof setTimeout> | null = null;
         let worker: Worker | null = null;
+        // The worker flags its verdict here before replying, so a main thread that was
+        // too busy to read the reply in time still sees a match that finished in budget.
+        const verdict = new Int32Array(new SharedArrayBuffer(8));
         const finish = (r: MatchResult) => {
           if (settled) return;
           settled = true;
@@ -80,8 +87,11 @@ export function regexMatch(source: string, flags: string, output: string, budget
           if (m.ready) {
             if (settled) return;
             clearTimeout(timer!);
-            timer = setTimeout(() => finish({ matched: false, error: `EXPECT regex exceeded ${budget.matchMs}ms` }), budget.matchMs);
-            worker!.postMessage({ source, flags, output });
+            timer = setTimeout(() => {
+              if (Atomics.load(verdict, 0) === 1) finish({ matched: Atomics.load(verdict, 1) === 1, error: null });
+              else finish({ matched: false, error: `EXPECT regex exceeded ${budget.matchMs}ms` });
+            }, budget.matchMs);
+            worker!.postMessage({ source, flags, output, verdict });
           } else finish(m.error !== undefined ? { matched: false, error: m.error } : { matched: m.matched === true, error: null });
         });
         worker.once("error", (e: Error) => finish({ matched: false, error: e.message }));

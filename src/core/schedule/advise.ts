@@ -140,14 +140,14 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     returnedAt !== null && retiredBy({ task, wave, handle: start.handle, at: start.at, returnedAt }, reports) !== null;
   for (const w of snap.waves) {
     const ids = w.leaves.map((l) => bare(l, w.id));
-    for (const l of [...Object.keys(w.started), ...Object.keys(w.returned)]) bare(l, w.id);
+    for (const l of [...w.started.keys(), ...w.returned.keys()]) bare(l, w.id);
     if (w.state === "open") attend({ wave: w.id, reason: "resume-open-wave" }, ids);
     if (w.state === "abandoned") attend({ wave: w.id, reason: "resume-abandoned-wave" }, ids);
     w.leaves.forEach((leaf, k) => {
-      const start = w.started[leaf];
+      const start = w.started.get(leaf);
       if (!start) return;
-      const returned = w.returned[leaf] !== undefined;
-      if (isRetired(ids[k]!, w.id, start, w.returned[leaf]?.at ?? null)) return;
+      const returned = w.returned.has(leaf);
+      if (isRetired(ids[k]!, w.id, start, w.returned.get(leaf)?.at ?? null)) return;
       attempts.get(ids[k]!)!.push({ wave: w.id, handle: start.handle, at: Date.parse(start.at), returned });
       if (!returned && verified(ids[k]!)) attend({ leaf: ids[k]!, reason: "verified-before-return" }, [ids[k]!]);
     });
@@ -206,31 +206,33 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   const blocked: Partial<Record<BlockReason, number>> = {};
   const deferred: Deferred[] = [];
   const explainBlocked: Explanations["blocked"] = [];
-  const block = (id: string, reason: BlockReason, blockedBy: string[], why: () => string, needs?: string[]) => {
+  // Explanations are built only when asked for: `why` returns the blockers and the sentence.
+  const block = (id: string, reason: BlockReason, why: () => [string[], string], needs?: string[]) => {
     blocked[reason] = (blocked[reason] ?? 0) + 1;
     if (!opts.details) return;
     deferred.push(needs ? { leaf: id, reason, needs } : { leaf: id, reason });
-    explainBlocked.push({ leaf: id, reason, blockedBy, why: why() });
+    const [blockedBy, text] = why();
+    explainBlocked.push({ leaf: id, reason, blockedBy, why: text });
   };
   for (const r of rows) {
     if (r.state === "VERIFIED" || r.state === "ABANDONED" || activeSet.has(r.id)) continue;
     const waiting = r.needs.filter((n) => !verified(n) || leased.has(n));
     if (waiting.length > 0) {
-      block(r.id, "dependencies-or-unreleased-leases", waiting, () => dependencyWhy(waiting, row), waiting);
+      block(r.id, "dependencies-or-unreleased-leases", () => [waiting, dependencyWhy(waiting, row)], waiting);
       continue;
     }
     const mine = access(r.id);
     const own = (l: LeaseView) => !l.invalid && l.scope === scope && l.leaf === leafName(r.id);
     const leaseHit = leaseConflict(leaseIndex, mine, own);
     if (leaseHit) {
-      const l = leaseHit.with;
-      block(r.id, "live-lease-conflict", [leaseName(l)], () => `${leaseHit.mine} overlaps ${leaseHit.theirs} leased by ${leaseName(l)}`);
+      const l = leaseName(leaseHit.with);
+      block(r.id, "live-lease-conflict", () => [[l], `${leaseHit.mine} overlaps ${leaseHit.theirs} leased by ${l}`]);
       continue;
     }
-    const activeHit = activeRelated.has(r.id) ? null : activeAccess.find(mine);
-    if (activeRelated.has(r.id) || activeHit) {
-      const by = activeHit ? activeHit.with : active.find((a) => dag.comparable(a, r.id))!;
-      block(r.id, "active-conflict", [by], () => conflictWhy(r.id, by, activeHit, dag, "active"));
+    const related = activeRelated.relation(r.id);
+    const activeHit = related ? null : activeAccess.find(mine);
+    if (related || activeHit) {
+      block(r.id, "active-conflict", () => conflictWhy(activeHit, related, "active"));
       continue;
     }
     // Selected tasks are never dependency-related here: a selection exists only without
@@ -238,15 +240,15 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     // VERIFIED, themselves not) cannot lie on one dependency path. Access still can conflict.
     const selectedHit = selectedAccess.find(mine);
     if (selectedHit) {
-      block(r.id, "selected-conflict", [selectedHit.with], () => conflictWhy(r.id, selectedHit.with, selectedHit, dag, "selected"));
+      block(r.id, "selected-conflict", () => conflictWhy(selectedHit, null, "selected"));
       continue;
     }
     if (attention.length > 0) {
-      block(r.id, "attention-required", [], () => `review first: ${attention.map(describeAttention).join("; ")}`);
+      block(r.id, "attention-required", () => [[], `review first: ${attention.map(describeAttention).join("; ")}`]);
       continue;
     }
     if (launch.length >= available) {
-      block(r.id, "slots", [], () => `no free slot: ${snap.slots} slot(s), ${active.length} active, ${launch.length} selected`);
+      block(r.id, "slots", () => [[], `no free slot: ${snap.slots} slot(s), ${active.length} active, ${launch.length} selected`]);
       continue;
     }
     launch.push(r.id);
@@ -311,7 +313,12 @@ function registryPredecessors(groups: string[][], order: string[], dag: Dag, ver
   for (const g of groups) {
     const members = g.filter((m) => position.has(m)).sort((a, b) => position.get(a)! - position.get(b)!);
     for (const v of members) {
-      const before = members.filter((u) => u !== v && verified(u) && dag.reaches(u, v));
+      const related = new RelatedSet(dag);
+      related.add(v);
+      const before = members.filter((u) => {
+        const r = u === v ? null : related.relation(u);
+        return r !== null && "dependent" in r && verified(u);
+      });
       if (before.length > 0) predecessor.set(v, before[before.length - 1]!);
     }
   }
@@ -333,7 +340,7 @@ function pendingHandoffs(snap: NextSnapshot, leased: Set<string>): PendingHandof
     .filter((r) => r.state === "pending")
     .map((r) => {
       const wave = snap.waves.find((w) => w.id === r.source.wave);
-      return { id: r.id, parent: r.parent, returned: wave?.returned[`leaf-${r.parent}`] !== undefined, leaseReleased: !leased.has(r.parent) };
+      return { id: r.id, parent: r.parent, returned: wave?.returned.has(`leaf-${r.parent}`) ?? false, leaseReleased: !leased.has(r.parent) };
     });
 }
 
@@ -357,8 +364,13 @@ function dependencyWhy(waiting: string[], row: (id: string) => PlanRow): string 
     .join("; ");
 }
 
-function conflictWhy(id: string, other: string, w: Witness<string> | null, dag: Dag, role: string): string {
-  if (!w) return dag.reaches(other, id) ? `depends on ${role} task ${other}` : `${role} task ${other} depends on it`;
+function conflictWhy(w: Witness<string> | null, related: { dependent: string } | { dependency: string } | null, role: string): [string[], string] {
+  if (!w) {
+    if (related && "dependent" in related) return [[related.dependent], `${role} task ${related.dependent} depends on it`];
+    const dep = (related as { dependency: string }).dependency;
+    return [[dep], `depends on ${role} task ${dep}`];
+  }
+  const other = w.with;
   const what: Record<string, string> = {
     "write/write": `writes ${w.mine}, ${role} task ${other} writes ${w.theirs}`,
     "write/read": `writes ${w.mine}, ${role} task ${other} reads ${w.theirs}`,
@@ -367,7 +379,7 @@ function conflictWhy(id: string, other: string, w: Witness<string> | null, dag: 
     "resource write/read": `writes resource ${w.mine}, ${role} task ${other} reads it`,
     "resource read/write": `reads resource ${w.mine}, ${role} task ${other} writes it`,
   };
-  return what[w.kind]!;
+  return [[other], what[w.kind]!];
 }
 
 export function describeAttention(a: Attention): string {

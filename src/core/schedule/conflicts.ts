@@ -59,13 +59,21 @@ export function conflicts(a: AccessSets, b: AccessSets): boolean {
 
 const WILD = /[*?[{]/;
 
+const PREFIX_CACHE_LIMIT = 65_536;
+const prefixes = new Map<string, string[]>();
+
 /** The literal segments before the first wildcard segment, case-folded; [] when invalid. */
 function literalPrefix(glob: string): string[] {
+  const known = prefixes.get(glob);
+  if (known) return known;
   const n = normalizeOwnsPath(glob.toLowerCase());
-  if (!n.ok) return [];
-  const segs = n.glob.split("/");
+  const segs = n.ok ? n.glob.split("/") : [];
   const cut = segs.findIndex((s) => WILD.test(s));
-  return cut < 0 ? segs : segs.slice(0, cut);
+  const prefix = cut < 0 ? segs : segs.slice(0, cut);
+  // The same few globs are asked about many times per advice; bound the memo for long-lived callers.
+  if (prefixes.size >= PREFIX_CACHE_LIMIT) prefixes.clear();
+  prefixes.set(glob, prefix);
+  return prefix;
 }
 
 interface Entry<T> {

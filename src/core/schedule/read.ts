@@ -1,47 +1,79 @@
 // Reading a scope for `kbz next` (kill §4.10 steps 2-8, 11-12): every input is read once with
-// the stable reader and recorded; at the end everything is read again and must be unchanged.
-import { createHash } from "node:crypto";
+// the stable reader and recorded; at the end every input must still be unchanged.
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
+import { sha256Hex } from "../util/hash.ts";
 import { gateState } from "../ledger/state.ts";
 import { accessEntry, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
-import type { IdCompare } from "../plan/order.ts";
+import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
-import { leaseSignature, parseWaves, readLeases } from "./dispatch-reader.ts";
-import type { NextSnapshot, RegistryView, TaskFacts } from "./snapshot.ts";
+import { readLeases } from "../dispatch/leases.ts";
+import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
+import type { LeaseView, NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot.ts";
 import { loadStructure } from "../structure/load.ts";
 import { StructureError } from "../structure/model.ts";
 import { verifyStructure } from "../structure/verify.ts";
 
-/** The ordered record of what was read: scope-relative path suffix → text, or null when absent. */
+/**
+ * The ordered record of what was read: scope-relative path suffix → text, or null when absent.
+ * Each file's lstat is taken before it is read; the final consistency pass re-reads only files
+ * whose identity, size or times moved, so an unchanged scope costs one lstat per file to confirm.
+ */
 class Recorded {
   readonly entries: [string, string | null][] = [];
+  private readonly stats: (string | null)[] = [];
+  private readonly dirs: string[];
+  private readonly dirIds: string;
 
   constructor(
     private readonly root: string,
     private readonly scopeDir: string,
-  ) {}
+  ) {
+    // Discovery proved these are real directories inside the root; files are opened without
+    // following a final link, so pinning the directories' identities keeps every read inside.
+    this.dirs = [path.join(root, ".unlazy"), scopeDir, path.join(scopeDir, "gates")];
+    this.dirIds = this.dirIdentities();
+  }
 
   read(rel: string, required: boolean): string | null {
-    const text = readText(this.root, this.scopeDir, rel, required);
+    const file = path.join(this.scopeDir, rel);
+    this.stats.push(statSignature(file));
+    const text = readText(this.root, file, required);
     this.entries.push([path.sep + rel.split("/").join(path.sep), text]);
     return text;
   }
 
   changed(): boolean {
-    return this.entries.some(([suffix, text]) => readText(this.root, this.scopeDir, suffix.slice(1).split(path.sep).join("/"), false) !== text);
+    if (this.dirIdentities() !== this.dirIds) return true;
+    return this.entries.some(([suffix, text], k) => {
+      const file = this.scopeDir + suffix;
+      return statSignature(file) !== this.stats[k] && readText(this.root, file, false) !== text;
+    });
+  }
+
+  private dirIdentities(): string {
+    return this.dirs.map(statSignature).join("|");
   }
 }
 
-function readText(root: string, scopeDir: string, rel: string, required: boolean): string | null {
-  const file = path.join(scopeDir, rel);
+function statSignature(file: string): string | null {
+  try {
+    const st = fs.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
+function readText(root: string, file: string, required: boolean): string | null {
   const shown = path.relative(root, file);
   let bytes: Buffer;
   try {
-    bytes = readStable(file, { label: rel, maxBytes: MAX_LEDGER_BYTES, root });
+    bytes = readStable(file, { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES });
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT" && !required) return null;
     if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message.replace(`: ${file}`, ""), shown, 1);
@@ -65,6 +97,22 @@ function leafInventory(root: string, scope: string): string[] {
     .sort();
 }
 
+/** dispatch.json validated by the dispatch module; absent means no waves. */
+function dispatchWaves(text: string | null, file: string): WaveView[] {
+  if (text === null) return [];
+  try {
+    return [...parseDispatch(text).waves.values()];
+  } catch (e) {
+    if (e instanceof DispatchStateError) throw new ScheduleInputError(`invalid dispatch state: ${e.message}`, file, waveLine(text, e.wave));
+    throw e;
+  }
+}
+
+/** The lease part of the snapshot fingerprint (kill §4.10 step 12). */
+function leaseSignature(leases: LeaseView[]): string {
+  return JSON.stringify(leases.map((l) => [l.scope, l.leaf, l.globs, l.invalid]));
+}
+
 export interface ReadOptions {
   root: string; // canonical
   scope: string; // valid id
@@ -76,6 +124,7 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const scopeDir = path.join(o.root, ".unlazy", o.scope);
   const shown = (rel: string) => path.relative(o.root, path.join(scopeDir, rel));
   const files = new Recorded(o.root, scopeDir);
+  const inventory = leafInventory(o.root, o.scope); // also refuses a missing or unsafe scope directory
   if (files.read("STRUCTURE.pending.json", false) !== null) {
     throw new ScheduleInputError("pending structure transaction: recover first", shown("STRUCTURE.pending.json"));
   }
@@ -86,7 +135,6 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   }
   const plan = parsePlan(files.read("PLAN.md", true)!, o.compare, shown("PLAN.md"));
 
-  const inventory = leafInventory(o.root, o.scope);
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
     const extra = inventory.filter((n) => !expected.includes(n));
@@ -98,7 +146,9 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const accessFile = shown("ACCESS.json");
   const leaves = parseAccess(files.read("ACCESS.json", true)!, plan, accessFile);
   const tasks = new Map<string, TaskFacts>();
-  for (const row of plan.rows) {
+  // schedule.mjs reads ledgers in code-unit id order; so does kbz whatever the display order,
+  // which keeps the snapshot fingerprint identical to the original's.
+  for (const row of [...plan.rows].sort((a, b) => codeUnitCompare(a.id, b.id))) {
     const decl = accessEntry(row.id, leaves[row.id], accessFile);
     const rel = `gates/leaf-${row.id}.md`;
     const ledger = parseLedger(files.read(rel, true)!, `leaf-${row.id}`);
@@ -120,7 +170,7 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       gates: ledger.gates.map((g) => gateState(g, ledger)),
     });
   }
-  const waves = parseWaves(files.read("dispatch.json", false));
+  const waves = dispatchWaves(files.read("dispatch.json", false), shown("dispatch.json"));
   const leases = readLeases(o.root);
 
   const structure = registry === null ? undefined : registryView(o.root, o.scope);
@@ -129,7 +179,7 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");
 
-  const fingerprint = createHash("sha256").update(JSON.stringify(files.entries) + signature).digest("hex");
+  const fingerprint = sha256Hex(JSON.stringify(files.entries) + signature);
   return { scope: o.scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
 }
 

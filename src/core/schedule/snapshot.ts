@@ -1,5 +1,7 @@
 // What the scheduler decides from: plain data, already read and validated. `adviseNext` is a
 // pure function of this object, so every rule is testable without files.
+import type { LeaseRecord } from "../dispatch/leases.ts";
+import type { Wave } from "../dispatch/waves.ts";
 import type { GateState } from "../ledger/state.ts";
 import type { IdCompare } from "../plan/order.ts";
 import type { Plan } from "../plan/table.ts";
@@ -11,24 +13,11 @@ export interface TaskFacts {
   gates: GateState[]; // every gate of gates/leaf-<id>.md
 }
 
-export type WaveState = "open" | "sealed" | "complete" | "abandoned";
+/** What the advice reads of a dispatch wave (kill §2.4); leaves are `leaf-<id>`. */
+export type WaveView = Pick<Wave, "id" | "state" | "leaves" | "started" | "returned">;
 
-/** One dispatch wave as dispatch.json records it (kill §2.4); leaves are `leaf-<id>`. */
-export interface WaveView {
-  id: string;
-  state: WaveState;
-  leaves: string[];
-  started: Record<string, { handle: string; at: string }>;
-  returned: Record<string, { at: string }>;
-}
-
-/** One lease record (kill §2.5); unreadable or malformed records arrive as `invalid` with globs `**`. */
-export interface LeaseView {
-  scope: string;
-  leaf: string;
-  globs: string[];
-  invalid: boolean;
-}
+/** What the advice reads of a lease (kill §2.5); unusable records arrive `invalid` with globs `**`. */
+export type LeaseView = Pick<LeaseRecord, "scope" | "leaf" | "globs" | "invalid">;
 
 export interface NextSnapshot {
   scope: string;

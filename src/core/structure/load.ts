@@ -7,7 +7,8 @@ import type { Ledger } from "../ledger/model.ts";
 import { gateState } from "../ledger/state.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan } from "../plan/table.ts";
-import { parseWaves, readLeases } from "../schedule/dispatch-reader.ts";
+import { readLeases } from "../dispatch/leases.ts";
+import { DispatchStateError, parseDispatch } from "../dispatch/waves.ts";
 import { isValidId, resolveTarget } from "../workspace/discover.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
@@ -26,6 +27,8 @@ import {
   type AccessSets,
   type GateDef,
   type Integration,
+  type LeaseView,
+  type WaveView,
   type Model,
   type Registry,
   type TaskRow,
@@ -166,18 +169,18 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
     });
 
   const dispatchText = read("dispatch.json");
-  let waves;
+  let waves: WaveView[];
   try {
-    waves = parseWaves(dispatchText);
+    waves = dispatchText === null ? [] : [...parseDispatch(dispatchText).waves.values()].map(plainWave);
   } catch (e) {
-    if (e instanceof ScheduleInputError) fail("invalid dispatch");
+    if (e instanceof DispatchStateError) fail("invalid dispatch");
     throw e;
   }
   const ids = new Set(rows.map((r) => r.id));
   for (const w of waves) for (const l of w.leaves) if (!l.startsWith("leaf-") || !ids.has(l.slice(5))) fail("orphan dispatch leaf");
 
   const registryText = read(REGISTRY);
-  const leases = readLeases(root);
+  const leases = leaseViews(root);
   if (leases.some((l) => l.invalid)) fail("invalid lease");
   for (const l of leases) if (l.scope === scope && (!l.leaf.startsWith("leaf-") || !ids.has(l.leaf.slice(5)))) fail("orphan lease");
 
@@ -212,6 +215,15 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
     files,
     hash: hashOf({ files, leases }),
   };
+}
+
+function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<string, infer W> ? W : never): WaveView {
+  return { id: w.id, state: w.state, leaves: [...w.leaves], started: Object.fromEntries(w.started), returned: Object.fromEntries(w.returned) };
+}
+
+/** Every lease of every scope as {scope, leaf, globs, invalid}, in file-name order. */
+export function leaseViews(root: string): LeaseView[] {
+  return readLeases(root).map((l) => ({ scope: l.scope, leaf: l.leaf, globs: [...l.globs], invalid: l.invalid }));
 }
 
 function canonicalIds(ids: string[]): string {

@@ -4,10 +4,25 @@
 import type { GateState } from "../ledger/state.ts";
 import { codeUnitCompare } from "../plan/order.ts";
 import type { Tier, RowState } from "../plan/table.ts";
-import type { LeaseView, WaveView } from "../schedule/snapshot.ts";
+import type { WaveState } from "../dispatch/waves.ts";
 import { sha256Hex } from "../util/hash.ts";
 
-export type { LeaseView, WaveView };
+/** A dispatch wave as plain data (kill §2.4): journals, hashes and clones stay JSON. */
+export interface WaveView {
+  id: string;
+  state: WaveState;
+  leaves: string[];
+  started: Record<string, { handle: string; at: string }>;
+  returned: Record<string, { at: string }>;
+}
+
+/** A lease normalized to what the structure files record (kill §2.9). */
+export interface LeaseView {
+  scope: string;
+  leaf: string;
+  globs: string[];
+  invalid: boolean;
+}
 
 /** Every structure failure; the message is the spec's (kill Appendix A.2), ≤800 chars on output. */
 export class StructureError extends Error {}

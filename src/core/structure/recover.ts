@@ -3,12 +3,11 @@
 // Unknown external edits are never overwritten; old success is never restored.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readLeases } from "../schedule/dispatch-reader.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { MAX_LEDGER_BYTES, readStable } from "../workspace/read.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { verifyArtifacts, type ArtifactHasher } from "./handoff.ts";
-import { discoverLedgers, loadStructure, readScopeFile, scopeDir } from "./load.ts";
+import { discoverLedgers, leaseViews, loadStructure, readScopeFile, scopeDir } from "./load.ts";
 import { canonical, fail, JOURNAL, StructureError } from "./model.ts";
 import { parseJournal, writeOrder, type Journal } from "./journal.ts";
 import { verifyStructure } from "./verify.ts";
@@ -47,7 +46,7 @@ export function readJournal(root: string, scope: string): Journal | null {
 export function rollForward(root: string, scope: string, j: Journal, steps: Steps): void {
   const dir = scopeDir(root, scope);
   verifyArtifacts(j.artifactChecks, artifactHasher(root));
-  if (canonical(readLeases(root)) !== canonical(j.leases)) fail("leases changed during transaction; manual reconciliation required");
+  if (canonical(leaseViews(root)) !== canonical(j.leases)) fail("leases changed during transaction; manual reconciliation required");
   if (readScopeFile(root, scope, "dispatch.json") !== j.dispatch) fail("dispatch changed during transaction; manual reconciliation required");
   for (const [name, text] of Object.entries(j.observed)) {
     if (Object.hasOwn(j.after, name)) continue;

@@ -61,9 +61,22 @@ function readOwner(file: string): LockOwner | null {
   return null;
 }
 
+function identity(file: string): string | null {
+  try {
+    const st = fs.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
 function tryRecover(file: string, opts: LockOptions): boolean {
+  const before = identity(file);
   const owner = readOwner(file);
   if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid) return false;
+  // An owner that released and exited between our read and the pid check leaves its name free
+  // for a new, live owner; only a file that is still the one we read may be recovered.
+  if (before === null || identity(file) !== before) return false;
   // Move it aside first so two recoverers cannot both delete a fresh lock.
   const aside = `${file}.${randomHex(6)}.stale`;
   try {
@@ -95,20 +108,30 @@ export async function withFileLock<T>(root: string, target: string, fn: () => T 
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let lastCode = "EEXIST";
+  // The owner record is written to a private file first and then hard-linked into place,
+  // so a lock file is never seen empty: a holder killed mid-acquire cannot leave a lock
+  // whose owner is unknown (and therefore unrecoverable).
+  const staged = `${file}.${owner.token}.new`;
+  const fd = fs.openSync(staged, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  try {
+    fs.writeSync(fd, JSON.stringify(owner));
+  } finally {
+    fs.closeSync(fd);
+  }
   for (;;) {
     try {
-      const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
-      try {
-        fs.writeSync(fd, JSON.stringify(owner));
-      } finally {
-        fs.closeSync(fd);
-      }
+      fs.linkSync(staged, file);
+      fs.rmSync(staged, { force: true });
       break;
     } catch (e) {
       lastCode = (e as NodeJS.ErrnoException).code ?? "unknown";
-      if (lastCode !== "EEXIST") throw e;
+      if (lastCode !== "EEXIST") {
+        fs.rmSync(staged, { force: true });
+        throw e;
+      }
       if (tryRecover(file, opts)) continue;
       if (Date.now() >= deadline) {
+        fs.rmSync(staged, { force: true });
         throw new LockTimeoutError(`timed out waiting for lock on ${target} (last filesystem error: ${lastCode}; lock file ${file})`);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));

@@ -161,6 +161,15 @@ describe("invalid lease records block every claim until removed explicitly", () 
     });
   }
 
+  test("a directory named like a lease blocks claims and is not removed by --invalid, which names it", async () => {
+    const root = repo();
+    const odd = path.join(locks(root), leaseFileName("x", "dir"));
+    fs.mkdirSync(odd, { recursive: true });
+    expect(refused(await claimLease(root, "fresh", "leaf", ["a/**"]))[0]).toContain("(invalid)/");
+    await expect(removeInvalidLeases(root)).rejects.toThrow(`cannot remove invalid lease record ${odd}`);
+    expect(fs.statSync(odd).isDirectory()).toBe(true);
+  });
+
   test("a locks directory that is a symlink is refused with a clear error and no file changes", async () => {
     const root = repo();
     const outside = tempDir();

@@ -142,7 +142,7 @@ describe("kill §5.1 schedule behaviours", () => {
   test("a sequential successor's continuation carries the predecessor's last recorded handle", () => {
     const waves = [
       wave("w1", "complete", ["leaf-1"], { "leaf-1": "agent-old" }, ["leaf-1"]),
-      { ...wave("w2", "complete", ["leaf-1"], { "leaf-1": "agent-new" }, ["leaf-1"]), started: { "leaf-1": { handle: "agent-new", at: "2026-09-24T00:00:00.000Z" } } },
+      { ...wave("w2", "complete", ["leaf-1"], { "leaf-1": "agent-new" }, ["leaf-1"]), started: new Map([["leaf-1", { handle: "agent-new", at: "2026-09-24T00:00:00.000Z" }]]) },
     ];
     const a = advise([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"] }], { waves });
     expect(a.continuations).toEqual([{ leaf: "2", after: "1", handle: "agent-new" }]);

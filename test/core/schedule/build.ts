@@ -82,7 +82,7 @@ export function wave(id: string, state: WaveView["state"], leaves: string[], sta
     id,
     state,
     leaves,
-    started: Object.fromEntries(Object.entries(started).map(([leaf, handle], k) => [leaf, { handle, at: at(k) }])),
-    returned: Object.fromEntries(returned.map((leaf) => [leaf, { at: "2026-09-23T10:07:00.000Z" }])),
+    started: new Map(Object.entries(started).map(([leaf, handle], k) => [leaf, { handle, at: at(k) }])),
+    returned: new Map(returned.map((leaf) => [leaf, { at: "2026-09-23T10:07:00.000Z" }])),
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { conflicts, conflictWitness, ConflictIndex, GlobIndex, type AccessSets } from "../../../src/core/schedule/conflicts.ts";
 import { globsOverlap } from "../../../src/core/workspace/paths.ts";
-import { prng } from "./prng.ts";
+import { prng } from "../../helpers/prng.ts";
 
 const task = (o: Partial<AccessSets>): AccessSets => ({ writes: [], reads: [], resourceReads: [], resourceWrites: [], ...o });
 

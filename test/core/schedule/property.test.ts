@@ -6,7 +6,7 @@ import { conflicts } from "../../../src/core/schedule/conflicts.ts";
 import type { LeaseView, NextSnapshot } from "../../../src/core/schedule/snapshot.ts";
 import { globsOverlap } from "../../../src/core/workspace/paths.ts";
 import { lease, scope, wave, type TaskSpec } from "./build.ts";
-import { prng } from "./prng.ts";
+import { prng } from "../../helpers/prng.ts";
 
 const GLOBS = ["src/a/**", "src/b/**", "src/a/x.ts", "src/*.ts", "lib/**", "docs/**", "SRC/B/**", "test/c/**", "pkg/d", "pkg/e/**", "web/f/**", "web/g/**", "api/h", "api/i/**"];
 const RESOURCES = ["db:test", "port:3000"];
@@ -43,7 +43,7 @@ function randomScope(rand: () => number): NextSnapshot {
   if (rand() < 0.05) leases.push(lease("web", "leaf-1", [pick(GLOBS)]));
   const waves = rand() < 0.3 ? [wave("w1", pick(["sealed", "complete", "complete", "sealed", "open"] as const), [`leaf-${ids[0]}`], { [`leaf-${ids[0]}`]: "h1" }, rand() < 0.5 ? [`leaf-${ids[0]}`] : [])] : [];
   // A complete wave needs every leaf returned; keep the generated record coherent.
-  if (waves[0]?.state === "complete") waves[0].returned = { [`leaf-${ids[0]}`]: { at: "2026-09-23T10:07:00.000Z" } };
+  if (waves[0]?.state === "complete") waves[0].returned = new Map([[`leaf-${ids[0]}`, { at: "2026-09-23T10:07:00.000Z" }]]);
   return scope(tasks, { slots: 1 + Math.floor(rand() * 5), order: rand() < 0.5 ? "natural" : "original", leases, waves });
 }
 
@@ -110,5 +110,5 @@ describe("advice on random scopes (seeded)", () => {
     }
     // The generator must exercise every rule, or the properties above prove little.
     for (const count of Object.values(seen)) expect(count).toBeGreaterThan(100);
-  });
+  }, 120_000);
 });

@@ -222,8 +222,12 @@ describe("acceptance", () => {
       w2: { state: "sealed", leaves: ["A"], started: { A: "host-w2-A" } },
     });
     setState(root, "A", "IN-FLIGHT");
-    const second = { ...proposal("r3", "A"), source: { wave: "w2", handle: "host-w2-A" }, checkpoint: { summary: "more", completed: [], remaining: ["G0", "G1"], artifacts: [] } };
-    second.refinement = refinement([child("A", "w"), child("A", "z")]);
+    const second = {
+      ...proposal("r3", "A"),
+      source: { wave: "w2", handle: "host-w2-A" },
+      checkpoint: { summary: "more", completed: [], remaining: ["G0", "G1"], artifacts: [] },
+      refinement: refinement([child("A", "w"), child("A", "z")]),
+    };
     await applyStructure(root, SCOPE, request("report-A2", 3, {}, { reports: [second] }));
     writeDispatch(root, {
       w1: { state: "complete", leaves: ["A"], started: { A: "host-w1-A" }, returned: ["A"] },

@@ -1,0 +1,63 @@
+// Figures for issue 3: `kbz check` on 200 trivial gates with --jobs 1 and --jobs 8, and kbz's
+// overhead per gate beyond the spawn itself. Prints numbers; asserts nothing.
+// Run after `bun build.ts`: `bun bench/check.ts`.
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const BIN = path.resolve(import.meta.dir, "..", "dist", "kbz");
+const GATES = 200;
+const RUNS = 3;
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-bench-check-"));
+const store = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-bench-approvals-"));
+fs.chmodSync(store, 0o700);
+const env = { ...process.env, UNLAZY_APPROVAL_DIR: store };
+const lines = ["# Gates: trivial", ""];
+for (let i = 0; i < GATES; i++) lines.push(`- [ ] G${i}: gate ${i} prints its token`, `  CHECK: true && printf tok-${i}`, `  EXPECT: tok-${i}`, "  EVIDENCE: pending", "");
+fs.writeFileSync(path.join(root, "GATES.md"), lines.join("\n"));
+
+function kbz(args: string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(BIN, ["check", ...args], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`kbz check ${args.join(" ")} exited ${r.status}`);
+  return ms;
+}
+
+const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[xs.length >> 1]!;
+const sample = (args: string[]) => median(Array.from({ length: RUNS }, () => kbz(args)));
+
+/** The spawn itself, the way kbz does it: sequential shells in their own process group. */
+async function spawnCost(): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < GATES; i++) {
+    await new Promise<void>((resolve) => {
+      const c = spawn("/bin/sh", ["-c", `true && printf tok-${i}`], { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      c.stdout!.resume();
+      c.stderr!.resume();
+      c.on("close", () => resolve());
+    });
+  }
+  return (performance.now() - t0) / GATES;
+}
+
+kbz(["--approve", "--reverify"]); // record approvals once and warm the page cache
+const fixed = sample([]); // everything met: load, parse, reduce, print; nothing runs
+const jobs1 = sample(["--reverify", "--jobs", "1"]);
+const jobs8 = sample(["--reverify", "--jobs", "8"]);
+const perSpawn = await spawnCost();
+const perGate = (jobs1 - fixed) / GATES;
+
+console.log(`machine: ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(2)}`);
+console.log(`${GATES} trivial gates, kbz check --reverify (median of ${RUNS}):`);
+console.log(`  --jobs 1: ${jobs1.toFixed(0)} ms`);
+console.log(`  --jobs 8: ${jobs8.toFixed(0)} ms   speed-up ${(jobs1 / jobs8).toFixed(2)}x   (target ≥ 1.7x)`);
+console.log(`fixed cost (nothing to run): ${fixed.toFixed(0)} ms`);
+console.log(`per gate with --jobs 1: ${perGate.toFixed(2)} ms; bare spawn: ${perSpawn.toFixed(2)} ms`);
+console.log(`kbz overhead per gate beyond the spawn: ${(perGate - perSpawn).toFixed(2)} ms   (target < 3 ms)`);
+if (!process.env.KEEP) {
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.rmSync(store, { recursive: true, force: true });
+} else console.log(root);

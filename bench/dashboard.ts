@@ -1,0 +1,143 @@
+// bench/dashboard.ts: how fast the dashboard draws a big scope and follows a file write.
+// Prints figures; asserts nothing. Run: node_modules/.bin/bun bench/dashboard.ts
+// Targets (issue 7): one frame of a 1,000-leaf, 5,000-gate scope under 30 ms; a write shown
+// within 300 ms; memory under 250 MB.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { EventEmitter } from "node:events";
+import { render } from "ink";
+import { createElement } from "react";
+import { App } from "../src/tui/App.tsx";
+import { loadDash } from "../src/tui/load.ts";
+import { makeTheme } from "../src/tui/theme.ts";
+import { writeAtomic } from "../src/core/workspace/fs.ts";
+
+const LEAVES = 1000;
+const GATES_PER_LEAF = 5;
+const LAYERS = 10;
+
+function generateScope(root: string): string {
+  const scope = path.join(root, ".unlazy", "big");
+  fs.mkdirSync(path.join(scope, "gates"), { recursive: true });
+  const perLayer = LEAVES / LAYERS;
+  const rows: string[] = [];
+  const access: Record<string, unknown> = {};
+  let seed = 42;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (let layer = 1; layer <= LAYERS; layer++) {
+    for (let i = 1; i <= perLayer; i++) {
+      const id = `${layer}.${i}`;
+      const needs = layer === 1 ? [] : [...new Set([`${layer - 1}.${1 + Math.floor(rand() * perLayer)}`, `${layer - 1}.${1 + Math.floor(rand() * perLayer)}`])];
+      const state = layer === 1 ? "VERIFIED" : layer === 2 ? "IN-FLIGHT" : "WAITING";
+      rows.push(`| ${id} | src/m${layer}/p${i}/** | ${needs.length ? needs.join(", ") : "-"} | mechanical | ${layer} | ${state} |`);
+      access[id] = { complete: true, reads: [], resourceReads: [], resourceWrites: [] };
+      let ledger = `OWNS: src/m${layer}/p${i}/**\n\n# Gates: leaf ${id}\n\n`;
+      for (let g = 1; g <= GATES_PER_LEAF; g++) {
+        const done = layer === 1;
+        ledger += `- [${done ? "x" : " "}] G${g}: outcome ${g} of leaf ${id}\n  EVIDENCE: ${done ? "reviewed by the bench" : "pending"}\n\n`;
+      }
+      fs.writeFileSync(path.join(scope, "gates", `leaf-${id}.md`), ledger);
+    }
+  }
+  fs.writeFileSync(
+    path.join(scope, "PLAN.md"),
+    `# Plan: bench\nContract revision: 1.\n\n## Leaf dispatch table\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`,
+  );
+  fs.writeFileSync(path.join(scope, "ACCESS.json"), JSON.stringify({ schema: 1, contractRevision: 1, leaves: access }, null, 2) + "\n");
+  fs.writeFileSync(path.join(scope, "GATES.md"), "# Gates: bench root\n\n- [ ] R1: everything integrates\n  EVIDENCE: pending\n");
+  fs.writeFileSync(path.join(scope, "status.log"), Array.from({ length: 2000 }, (_, i) => `2026-12-02T10:00:00.000Z event ${i}`).join("\n") + "\n");
+  return path.join(scope, "gates", "leaf-5.7.md");
+}
+
+function streams(columns: number, rows: number) {
+  // Ink brackets each frame with synchronized-output markers; count the frames themselves.
+  let frames = 0;
+  const stdout = Object.assign(new EventEmitter(), {
+    columns,
+    rows,
+    isTTY: true,
+    write(s: string) {
+      if (!s.startsWith("\u001b[?2026")) frames++;
+      return true;
+    },
+  });
+  let pending: string | null = null;
+  const stdin = Object.assign(new EventEmitter(), {
+    isTTY: true,
+    setEncoding() {},
+    setRawMode() {},
+    resume() {},
+    pause() {},
+    ref() {},
+    unref() {},
+    read() {
+      const d = pending;
+      pending = null;
+      return d;
+    },
+    write(d: string) {
+      pending = d;
+      stdin.emit("readable");
+    },
+  });
+  return { stdout, stdin, frames: () => frames };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "kbz-bench-dash-")));
+const target = generateScope(base);
+console.log(`scope: ${LEAVES} leaves, ${LEAVES * GATES_PER_LEAF + 1} gates, 2,000 log lines (${base})`);
+
+const loads: number[] = [];
+for (let i = 0; i < 5; i++) {
+  const t = performance.now();
+  loadDash({ root: base, scope: null, slots: 4, env: process.env });
+  loads.push(performance.now() - t);
+}
+console.log(`snapshot rebuild (read + parse every file): median ${median(loads).toFixed(1)} ms`);
+
+const io = streams(80, 24);
+const renderTimes: number[] = [];
+const ink = render(createElement(App, { root: base, scope: null, theme: makeTheme({}) }), {
+  stdout: io.stdout as any,
+  stdin: io.stdin as any,
+  exitOnCtrlC: false,
+  patchConsole: false,
+  maxFps: 1000,
+  onRender: ({ renderTime }) => renderTimes.push(renderTime),
+});
+await new Promise((r) => setTimeout(r, 500));
+
+// One frame = a keypress handled, the tree re-rendered and written (selection moves one row).
+const frames: number[] = [];
+for (let i = 0; i < 40; i++) {
+  const before = renderTimes.length;
+  const t = performance.now();
+  io.stdin.write(i % 2 === 0 ? "j" : "k");
+  while (renderTimes.length === before) await tick();
+  frames.push(performance.now() - t);
+}
+console.log(`frame (keypress to written frame, 80x24): median ${median(frames).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms; Ink render ${median(renderTimes.slice(-40)).toFixed(2)} ms`);
+
+const delays: number[] = [];
+for (let i = 0; i < 8; i++) {
+  const text = fs.readFileSync(target, "utf8");
+  const flipped = text.includes("- [ ] G1") ? text.replace("- [ ] G1", "- [x] G1").replace("EVIDENCE: pending", `EVIDENCE: reviewed ${i}`) : text.replace("- [x] G1", "- [ ] G1");
+  const seen = io.frames();
+  const t = performance.now();
+  writeAtomic(target, flipped);
+  const giveUp = performance.now() + 5000;
+  while (io.frames() === seen && performance.now() < giveUp) await new Promise((r) => setTimeout(r, 2));
+  if (io.frames() === seen) console.log("no frame within 5 s");
+  delays.push(performance.now() - t);
+  await new Promise((r) => setTimeout(r, 200));
+}
+console.log(`write to updated frame (rename write, watcher, debounce, rebuild, render): median ${median(delays).toFixed(0)} ms, max ${Math.max(...delays).toFixed(0)} ms`);
+const rss = process.memoryUsage().rss / 1024 / 1024;
+console.log(`memory: rss ${rss.toFixed(0)} MB`);
+ink.unmount();
+fs.rmSync(base, { recursive: true, force: true });
+process.exit(0);

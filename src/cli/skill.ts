@@ -1,0 +1,53 @@
+// kbz skill install: write the embedded kill-bezzangyi skill where Claude Code or Codex finds it.
+import * as os from "node:os";
+import { UsageError } from "../core/errors.ts";
+import { SkillInstallRefusal, installFiles, skillDir, type SkillAgent } from "../core/skill/install.ts";
+import { SKILL_FILES, SKILL_NAME } from "../skill/files.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { err, json, out } from "./output.ts";
+
+interface SkillArgs {
+  action: string;
+  global?: boolean;
+  agent?: string;
+  json?: boolean;
+}
+
+function install(argv: SkillArgs): ExitCode {
+  const agent = (argv.agent ?? "claude") as SkillAgent;
+  if (agent !== "claude" && agent !== "codex") throw new UsageError("--agent must be claude or codex");
+  const base = argv.global ? os.homedir() : process.cwd();
+  const dir = skillDir(agent, !!argv.global, process.cwd(), os.homedir(), SKILL_NAME);
+  let o;
+  try {
+    o = installFiles(base, dir, SKILL_FILES);
+  } catch (e) {
+    const why = e instanceof SkillInstallRefusal ? e.message : `could not write ${dir}: ${(e as Error).message}`;
+    err(`kbz: ${why}`);
+    if (argv.json) json({ schema: 1, result: "refused", dir, error: why });
+    return 2;
+  }
+  const result = o.written.length === 0 ? "already-installed" : "installed";
+  if (argv.json) {
+    json({ schema: 1, result, agent, dir, written: o.written, unchanged: o.unchanged });
+  } else if (result === "already-installed") {
+    out(`Already installed in ${dir} (idempotent, nothing changed).`);
+  } else {
+    out(`Installed the ${SKILL_NAME} skill for ${agent} into ${dir}`);
+    out(`  written:   ${o.written.join(", ")}`);
+    if (o.unchanged.length) out(`  unchanged: ${o.unchanged.join(", ")}`);
+  }
+  return 0;
+}
+
+export const verb: Verb = {
+  command: "skill <action>",
+  describe: "install the kill-bezzangyi agent skill (SKILL.md, references, templates) for Claude Code or Codex",
+  builder: (y) =>
+    y
+      .positional("action", { choices: ["install"], describe: "install: write the embedded skill files" })
+      .option("global", { type: "boolean", describe: "install for the user (~/.claude/skills or ~/.agents/skills)" })
+      .option("agent", { type: "string", choices: ["claude", "codex"], describe: "claude: .claude/skills; codex: .agents/skills", requiresArg: true })
+      .option("json", { type: "boolean", describe: "print one JSON object" }),
+  handler: (argv: SkillArgs) => install(argv),
+};

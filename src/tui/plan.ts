@@ -1,0 +1,119 @@
+// The plan side of the dashboard: PLAN.md's leaf table, the scheduler's snapshot and its
+// advice, all from the core modules `kbz next` uses. The TUI only lays the result out.
+import * as path from "node:path";
+import { ScheduleInputError } from "../core/plan/errors.ts";
+import { idCompare } from "../core/plan/order.ts";
+import { parsePlan, type Plan, type PlanRow } from "../core/plan/table.ts";
+import { adviseNext, type Advice } from "../core/schedule/advise.ts";
+import { parseWaves, readLeases } from "../core/schedule/dispatch-reader.ts";
+import { readNextSnapshot } from "../core/schedule/read.ts";
+import type { LeaseView, NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
+import { ReadError, readStable, MAX_LEDGER_BYTES } from "../core/workspace/read.ts";
+import type { LeafView } from "./theme.ts";
+
+export interface PlanView {
+  plan: Plan | null; // null when PLAN.md itself is unreadable or invalid (`problem` says why)
+  /** Present when every scheduler input is valid; otherwise `problem` says why not. */
+  next: NextSnapshot | null;
+  advice: Advice | null;
+  problem: string | null;
+  waves: WaveView[];
+  leases: LeaseView[];
+  layers: Map<string, number>; // leaf id → layer (1 = no needs)
+}
+
+const compare = idCompare("natural");
+
+function located(e: unknown): string {
+  if (e instanceof ScheduleInputError) return e.located();
+  if (e instanceof ReadError) return e.message;
+  throw e;
+}
+
+/** Layer of each leaf: one more than its deepest need (layout only; the order is core's Kahn order). */
+export function layersOf(plan: Plan): Map<string, number> {
+  const layer = new Map<string, number>();
+  for (const id of plan.order) {
+    const row = plan.byId.get(id)!;
+    layer.set(id, 1 + Math.max(0, ...row.needs.map((n) => layer.get(n) ?? 0)));
+  }
+  return layer;
+}
+
+/**
+ * null when there is no scope or no PLAN.md; `inputs` collects what was read for the change hash.
+ * A PLAN that parses but fails a later scheduler check still draws its graph.
+ */
+export function loadPlanView(root: string, scope: string | null, slots: number, inputs: string[]): PlanView | null {
+  if (!scope) return null;
+  const scopeDir = path.join(root, ".unlazy", scope);
+  let text: string;
+  try {
+    text = readStable(path.join(scopeDir, "PLAN.md"), { label: "PLAN.md", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return null;
+    return broken(located(e), inputs);
+  }
+  inputs.push(text);
+  let plan: Plan;
+  try {
+    plan = parsePlan(text, compare, path.relative(root, path.join(scopeDir, "PLAN.md")));
+  } catch (e) {
+    return broken(located(e), inputs);
+  }
+  let next: NextSnapshot | null = null;
+  let advice: Advice | null = null;
+  let problem: string | null = null;
+  try {
+    next = readNextSnapshot({ root, scope, slots, compare });
+    advice = adviseNext(next, { details: true });
+    inputs.push(next.fingerprint);
+  } catch (e) {
+    problem = located(e);
+    inputs.push(problem);
+  }
+  let waves = next?.waves ?? [];
+  const leases = next?.leases ?? readLeases(root);
+  if (!next) {
+    try {
+      const d = readStable(path.join(scopeDir, "dispatch.json"), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+      waves = parseWaves(d);
+      inputs.push(d);
+    } catch {
+      // Without a valid dispatch.json the graph shows PLAN states only; the problem line says why.
+    }
+    inputs.push(JSON.stringify(leases));
+  }
+  return { plan, next, advice, problem, waves, leases, layers: layersOf(plan) };
+}
+
+function broken(problem: string, inputs: string[]): PlanView {
+  inputs.push(problem);
+  return { plan: null, next: null, advice: null, problem, waves: [], leases: [], layers: new Map() };
+}
+
+/** The wave that last started a leaf, with the agent handle it was started as. */
+export function lastStart(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
+  let found: { wave: WaveView; handle: string; returned: boolean } | null = null;
+  for (const w of waves) {
+    const s = w.started[`leaf-${id}`];
+    if (s) found = { wave: w, handle: s.handle, returned: w.returned[`leaf-${id}`] !== undefined };
+    else if (w.leaves.includes(`leaf-${id}`) && !found) found = { wave: w, handle: "", returned: false };
+  }
+  return found;
+}
+
+export function leafView(row: PlanRow, waves: WaveView[]): LeafView {
+  switch (row.state) {
+    case "VERIFIED":
+      return "verified";
+    case "ABANDONED":
+      return "abandoned";
+    case "IN-FLIGHT":
+      return lastStart(waves, row.id)?.returned ? "returned" : "in-flight";
+    case "READY":
+      return "ready";
+    case "WAITING":
+      return "waiting";
+  }
+}
