@@ -518,22 +518,28 @@ async function withFileLock(root, target, fn, opts = {}) {
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 30000);
   let lastCode = "EEXIST";
+  const staged = `${file}.${owner.token}.new`;
+  const fd = fs3.openSync(staged, fs3.constants.O_WRONLY | fs3.constants.O_CREAT | fs3.constants.O_EXCL | fs3.constants.O_NOFOLLOW, 384);
+  try {
+    fs3.writeSync(fd, JSON.stringify(owner));
+  } finally {
+    fs3.closeSync(fd);
+  }
   for (;; ) {
     try {
-      const fd = fs3.openSync(file, fs3.constants.O_WRONLY | fs3.constants.O_CREAT | fs3.constants.O_EXCL | fs3.constants.O_NOFOLLOW, 384);
-      try {
-        fs3.writeSync(fd, JSON.stringify(owner));
-      } finally {
-        fs3.closeSync(fd);
-      }
+      fs3.linkSync(staged, file);
+      fs3.rmSync(staged, { force: true });
       break;
     } catch (e) {
       lastCode = e.code ?? "unknown";
-      if (lastCode !== "EEXIST")
+      if (lastCode !== "EEXIST") {
+        fs3.rmSync(staged, { force: true });
         throw e;
+      }
       if (tryRecover(file, opts))
         continue;
       if (Date.now() >= deadline) {
+        fs3.rmSync(staged, { force: true });
         throw new LockTimeoutError(`timed out waiting for lock on ${target} (last filesystem error: ${lastCode}; lock file ${file})`);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
