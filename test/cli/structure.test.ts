@@ -147,7 +147,7 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
     ["an OWNS mirror mismatch", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/leaf-A.md"), "OWNS: lib/**\n- [ ] P1: x\n"), "OWNS mirror mismatch A"],
     ["a broken node ledger", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/node-1.md"), "no gates here\n"), "invalid integration ledger gates/node-1.md"],
     ["an invalid dispatch.json", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/dispatch.json"), "{"), "invalid dispatch"],
-    ["a dispatch leaf outside PLAN", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/dispatch.json"), '{"schema":1,"waves":{"w1":{"leaves":["leaf-Q"],"state":"open","started":{},"returned":{}}}}'), "orphan dispatch leaf"],
+    ["a dispatch leaf outside PLAN", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/dispatch.json"), '{"schema":1,"waves":{"w1":{"leaves":["leaf-Q"],"state":"open","openedAt":"2026-09-23T10:00:00.000Z","started":{},"returned":{}}}}'), "orphan dispatch leaf"],
     ["an invalid lease", (r) => { fs.mkdirSync(path.join(r, ".unlazy/locks"), { recursive: true }); fs.writeFileSync(path.join(r, ".unlazy/locks/x.lease"), "junk"); }, "invalid lease"],
     ["a symlinked PLAN", (r) => { fs.renameSync(path.join(r, ".unlazy/st/PLAN.md"), path.join(r, "PLAN.real")); fs.symlinkSync(path.join(r, "PLAN.real"), path.join(r, ".unlazy/st/PLAN.md")); }, "PLAN.md: PLAN.md must be one unchanged regular single-link file"],
     ["a corrupt journal", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/STRUCTURE.pending.json"), "{}"), "invalid recovery journal"],
@@ -200,7 +200,7 @@ describe("the handoff verbs", () => {
     const root = golden();
     fs.writeFileSync(path.join(root, ".unlazy/st/gates/leaf-A.md"), "OWNS: src/**\n- [x] P0: groundwork\n  EVIDENCE: reviewed by hand\n- [ ] P1: modules a and b integrated\n  EVIDENCE: pending\n");
     const wave = (returned: boolean) =>
-      JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-A"], state: returned ? "complete" : "sealed", openedAt: "2026-09-23T10:00:00.000Z", sealedAt: "2026-09-23T10:00:02.000Z", started: { "leaf-A": { handle: "agent-1", at: "2026-09-23T10:00:01.000Z" } }, returned: returned ? { "leaf-A": { at: "2026-09-23T10:05:00.000Z" } } : {} } } });
+      JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-A"], state: returned ? "complete" : "sealed", openedAt: "2026-09-23T10:00:00.000Z", sealedAt: "2026-09-23T10:00:02.000Z", started: { "leaf-A": { handle: "agent-1", at: "2026-09-23T10:00:01.000Z" } }, returned: returned ? { "leaf-A": { at: "2026-09-23T10:05:00.000Z" } } : {}, ...(returned ? { completedAt: "2026-09-23T10:05:00.000Z" } : {}) } } });
     fs.writeFileSync(path.join(root, ".unlazy/st/dispatch.json"), wave(false));
     fs.writeFileSync(path.join(root, ".unlazy/st/PLAN.md"), st(root, "PLAN.md").replace("| 1 | READY |", "| 1 | IN-FLIGHT |"));
     const request = json(st(root, "request.json"));

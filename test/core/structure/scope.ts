@@ -164,7 +164,7 @@ export function writeDispatch(root: string, waves: Record<string, WaveSpec>): vo
     for (const [leaf, handle] of Object.entries(w.started ?? {})) started[`leaf-${leaf}`] = { handle, at: at(++tick) };
     for (const leaf of w.returned ?? []) returned[`leaf-${leaf}`] = { at: at(100 + ++tick) };
     const wave: Record<string, unknown> = { leaves: w.leaves.map((l) => `leaf-${l}`), state: w.state, openedAt: at(0), started, returned };
-    if (w.state !== "open") wave.sealedAt = at(50);
+    if (w.state === "sealed" || w.state === "complete") wave.sealedAt = at(50);
     if (w.state === "complete") wave.completedAt = at(300);
     if (w.state === "abandoned") Object.assign(wave, { abandonedAt: at(300), reason: "test" });
     out[id] = wave;
