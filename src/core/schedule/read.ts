@@ -195,5 +195,6 @@ function registryView(root: string, scope: string): RegistryView {
     throw e;
   }
   if (!verdict.ok) throw new ScheduleInputError(`structure verification failed: ${JSON.stringify(verdict.errors)}`);
-  return { turn: model.meta.turn, groups: model.meta.groups, reports: model.meta.reports };
+  const splits = model.meta.splits.map((s) => ({ parent: s.parent, children: s.children }));
+  return { turn: model.meta.turn, groups: model.meta.groups, reports: model.meta.reports, splits };
 }

@@ -36,4 +36,5 @@ export interface RegistryView {
   turn: number;
   groups: string[][];
   reports: Report[];
+  splits: { parent: string; children: string[] }[];
 }
