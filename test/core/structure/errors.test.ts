@@ -8,7 +8,7 @@ import { StructureError } from "../../../src/core/structure/model.ts";
 import { checkStructure } from "../../../src/core/structure/oracle.ts";
 import { hashTree } from "../../helpers/kbz.ts";
 import { proposal, runningScope } from "./handoff-scenario.ts";
-import { applyError, child, errorOf, lease, makeScope, readScope, refinement, request, SCOPE, writeDispatch, writeScope } from "./scope.ts";
+import { applyError, child, errorOf, lease, makeScope, readScope, refinement, request, SCOPE, setState, writeDispatch, writeScope } from "./scope.ts";
 
 const split = (op: string, rev: number, parent = "A") => request(op, rev, { [parent]: refinement([child(parent, "1"), child(parent, "2")]) });
 
@@ -66,8 +66,11 @@ describe("event preconditions and request shapes", () => {
     writeDispatch(root, { w1: { state: "complete", leaves: ["A"], started: { A: "host-w1-A" }, returned: ["A"] } });
     // A's refinement alone (not an acceptance) is refused while its report is pending.
     expect(await applyError(root, request("x", 2, { A: refinement([child("A", "p"), child("A", "q")]) }))).toBe("pending report must be resolved first");
-    const root2 = makeScope([{ id: "A" }, { id: "B", needs: ["A"], state: "IN-FLIGHT" }]);
-    await refused(root2, split("s", 1), "parent group has active ownership");
+    const root2 = makeScope([{ id: "A" }, { id: "B", needs: ["A"] }]);
+    await applyStructure(root2, SCOPE, request("init", 1));
+    expect(loadStructure(root2, SCOPE).meta.groups).toEqual([["A", "B"]]);
+    setState(root2, "B", "IN-FLIGHT");
+    await refused(root2, split("s", 2), "parent group has active ownership");
   });
 
   test("a report on a finished parent, and a report without refinement candidates, are refused", async () => {
