@@ -166,6 +166,20 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     expect(w("seal", ...S, "--wave", "w1")).toEqual(ok("SEALED w1 (4/4 started)\n"));
   });
 
+  test("two racing opens of the same wave: exactly one wins, 10 tries out of 10", async () => {
+    const { dir, w } = pipe();
+    const open = (wave: string, leaf: string) =>
+      new Promise<number>((resolve) => {
+        const p = spawn(BIN, ["wave", "open", ...S, "--wave", wave, "--leaf", leaf], { cwd: dir, stdio: "ignore" });
+        p.on("exit", (c) => resolve(c ?? -1));
+      });
+    for (let i = 0; i < 10; i++) {
+      const codes = await Promise.all([open(`race-${i}`, "a"), open(`race-${i}`, "b")]);
+      expect(codes.sort()).toEqual([0, 2]);
+    }
+    expect(w("list", ...S).stdout.trimEnd().split("\n")).toHaveLength(10);
+  }, 60_000);
+
   test("an invalid scope, an unprintable handle and garbage JSON are refused", () => {
     const { dir, w } = pipe();
     expectRefused(dir, ["wave", "open", "--scope", "../api", "--wave", "w1", "--leaf", "a"], "scope must match");
