@@ -1,11 +1,12 @@
 // The plan side of the dashboard: PLAN.md's leaf table, the scheduler's snapshot and its
 // advice, all from the core modules `kbz next` uses. The TUI only lays the result out.
 import * as path from "node:path";
+import { readLeases } from "../core/dispatch/leases.ts";
+import { parseDispatch } from "../core/dispatch/waves.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, type Plan, type PlanRow } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
-import { parseWaves, readLeases } from "../core/schedule/dispatch-reader.ts";
 import { readNextSnapshot } from "../core/schedule/read.ts";
 import type { LeaseView, NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
 import { ReadError, readStable, MAX_LEDGER_BYTES } from "../core/workspace/read.ts";
@@ -77,7 +78,7 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
   if (!next) {
     try {
       const d = readStable(path.join(scopeDir, "dispatch.json"), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-      waves = parseWaves(d);
+      waves = [...parseDispatch(d).waves.values()];
       inputs.push(d);
     } catch {
       // Without a valid dispatch.json the graph shows PLAN states only; the problem line says why.
@@ -96,8 +97,8 @@ function broken(problem: string, inputs: string[]): PlanView {
 export function lastStart(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
   let found: { wave: WaveView; handle: string; returned: boolean } | null = null;
   for (const w of waves) {
-    const s = w.started[`leaf-${id}`];
-    if (s) found = { wave: w, handle: s.handle, returned: w.returned[`leaf-${id}`] !== undefined };
+    const s = w.started.get(`leaf-${id}`);
+    if (s) found = { wave: w, handle: s.handle, returned: w.returned.has(`leaf-${id}`) };
     else if (w.leaves.includes(`leaf-${id}`) && !found) found = { wave: w, handle: "", returned: false };
   }
   return found;
