@@ -174,10 +174,10 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   // §4.9 groups and predecessors (no structure registry).
   const needsOf = (id: string) => row(id).needs;
   const succOf = (id: string) => plan.successors.get(id)!;
-  const groups = chains(plan.order, needsOf, succOf);
+  const dag = new Dag(plan.order, needsOf);
+  const groups = chains(dag);
   const predecessor = new Map<string, string>();
   for (const g of groups) for (let k = 1; k < g.length; k++) predecessor.set(g[k]!, g[k - 1]!);
-  const dag = new Dag(plan.order, needsOf);
 
   // §4.8 selection: scan U_t in id order; the first failing test is the reason.
   const available = Math.max(0, snap.slots - active.length);
