@@ -1,11 +1,14 @@
 // hooks/stop-hook.mjs: generated from the same TypeScript as `kbz hook stop`, runs on Node 16,
 // and answers every fixture with the same bytes as the binary.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { buildFallbackHook } from "../../scripts/fallback-hook.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { FALLBACK, ledger, node16, stopHook, type Via } from "../helpers/hook.ts";
+
+// Each case spawns the binary (and Node 16) several times; a loaded machine needs headroom.
+setDefaultTimeout(60_000);
 
 describe("the generated Node fallback", () => {
   test("regenerating hooks/stop-hook.mjs from src/ yields the committed bytes (it cannot drift)", async () => {
