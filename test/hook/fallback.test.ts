@@ -15,12 +15,12 @@ describe("the generated Node fallback", () => {
     expect(await buildFallbackHook()).toBe(fs.readFileSync(FALLBACK, "utf8"));
   });
 
-  test("the committed hooks/stop-hook.mjs is the generated one (bun build.ts rewrites the working copy; git must hold it)", () => {
+  test("the committed hooks/stop-hook.mjs is the generated one (npm run build rewrites the working copy; git must hold it)", () => {
     const staged = Bun.spawnSync(["git", "show", ":hooks/stop-hook.mjs"], { cwd: path.dirname(FALLBACK) });
     if (staged.exitCode !== 0) return; // not a git checkout (e.g. an unpacked release): nothing committed to compare
     const committed = staged.stdout.toString();
     const current = fs.readFileSync(FALLBACK, "utf8");
-    expect(committed === current ? "committed" : "hooks/stop-hook.mjs differs from the committed copy: commit the file bun build.ts generated").toBe("committed");
+    expect(committed === current ? "committed" : "hooks/stop-hook.mjs differs from the committed copy: commit the file npm run build generated").toBe("committed");
   });
 
   test("it imports nothing but node: built-ins and uses no Bun API", () => {
