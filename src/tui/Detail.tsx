@@ -20,8 +20,18 @@ export function layoutDetail(lines: DetailLine[], width: number): DetailLine[] {
       rows.push(l);
       continue;
     }
-    for (let at = 0; at < value.length; at += width) {
-      rows.push({ ...l, label: at === 0 ? l.label : "", value: value.slice(at, at + width), wrap: false });
+    // Break after a space, colon or comma when one is in the second half of the row (PATH
+    // entries, words); otherwise cut at the width. Every character is kept.
+    let at = 0;
+    while (at < value.length) {
+      let end = Math.min(value.length, at + width);
+      if (end < value.length) {
+        const chunk = value.slice(at, end);
+        const brk = Math.max(chunk.lastIndexOf(" "), chunk.lastIndexOf(":"), chunk.lastIndexOf(","));
+        if (brk >= width / 2) end = at + brk + 1;
+      }
+      rows.push({ ...l, label: at === 0 ? l.label : "", value: value.slice(at, end), wrap: false });
+      at = end;
     }
   }
   return rows;
