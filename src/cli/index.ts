@@ -15,6 +15,7 @@ import * as hook from "./hook.ts";
 import * as skill from "./skill.ts";
 import * as init from "./init.ts";
 import * as dash from "./dash.ts";
+import * as verify from "./verify.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -36,6 +37,7 @@ const VERBS: Verb[] = [
   scope.verb,
   wave.verb,
   next.verb,
+  verify.verb,
   hook.verb,
   skill.verb,
   init.verb,
