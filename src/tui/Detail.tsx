@@ -37,7 +37,16 @@ export function layoutDetail(lines: DetailLine[], width: number): DetailLine[] {
   return rows;
 }
 
-export function Detail({ lines, width, height, theme }: { lines: DetailLine[]; width: number; height: number; theme: Theme }) {
+export interface DetailProps {
+  lines: DetailLine[];
+  width: number;
+  height: number;
+  theme: Theme;
+  /** How to see the rest when the lines do not fit. */
+  hint?: string;
+}
+
+export function Detail({ lines, width, height, theme, hint }: DetailProps) {
   const labelWidth = Math.min(10, Math.max(0, ...lines.map((l) => l.label.length + 1)));
   const valueWidth = Math.max(1, width - labelWidth);
   const rows = layoutDetail(lines, valueWidth);
@@ -52,7 +61,7 @@ export function Detail({ lines, width, height, theme }: { lines: DetailLine[]; w
           <Text color={l.tone ? theme.tone(l.tone) : undefined}>{fit(l.value, valueWidth)}</Text>
         </Text>
       ))}
-      {rows.length > room && room > 0 ? <Text color={theme.tone("muted")}>{fit(`(${rows.length - shown.length} more rows; enter shows all)`, width)}</Text> : null}
+      {rows.length > room && room > 0 ? <Text color={theme.tone("muted")}>{fit(`(${rows.length - shown.length} more rows${hint ? `; ${hint}` : ""})`, width)}</Text> : null}
     </Box>
   );
 }
