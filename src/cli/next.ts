@@ -36,7 +36,7 @@ function invalid(message: string, asJson: boolean): ExitCode {
 }
 
 /** yargs' wording mapped onto the original's error classes. */
-function usageMessage(message: string): string {
+export function usageMessage(message: string): string {
   if (/Unknown argument|more than once/i.test(message)) return `unknown or duplicate option (${message})`;
   if (/Not enough arguments|needs a non-empty value/i.test(message)) return `missing option value (${message})`;
   return message;
