@@ -1495,9 +1495,9 @@ function loadLedgerFile(file, root, constrainToRoot) {
     unreadable: false
   };
 }
-function loadSnapshot(target) {
+function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
-  const ledgers = target.files.map((f) => loadLedgerFile(f, target.root, constrained));
+  const ledgers = target.files.map((f) => load(f, target.root, constrained));
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
