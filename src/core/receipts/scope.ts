@@ -1,8 +1,8 @@
 // Receipt issues of a scope's ledgers, for `kbz status --scope`: the same audit the scheduler
 // uses (`managedEvidenceIssue`), reported per ledger that has a receipt.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Env } from "../run/shell.ts";
+import { lstatOrNull } from "../workspace/fs.ts";
 import { managedEvidenceIssue } from "./audit.ts";
 import { VerificationError } from "./errors.ts";
 import { ledgerKey } from "./paths.ts";
@@ -20,7 +20,7 @@ export interface ScopeReceipts {
 
 /** null when the repository has no receipt store at all (scopes that never opted in). */
 export function scopeReceipts(root: string, files: string[], env: Env): ScopeReceipts | null {
-  if (!fs.existsSync(storePath(root)) && !isLink(storePath(root))) return null;
+  if (lstatOrNull(storePath(root)) === null) return null;
   const receipts: ReceiptIssue[] = [];
   try {
     const store = readStore(root);
@@ -34,12 +34,4 @@ export function scopeReceipts(root: string, files: string[], env: Env): ScopeRec
     throw e;
   }
   return { receipts, error: null };
-}
-
-function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
