@@ -141,6 +141,24 @@ describe("kbz verify end to end", () => {
     expect(w.counter()).toBe(2);
   });
 
+  test("a run killed mid-check leaves a pending receipt that never audits current; the next run recovers the lock and executes", async () => {
+    const w = vo();
+    expect(w.run(...RUN, "--approve", "GATES.md").code).toBe(0);
+    writeTree(w.root, { "src/other.txt": "changed", "tests/check.sh": "sleep 2\n" + CHECK_SCRIPT });
+    const store = path.join(w.root, ".unlazy/verification-receipts.json");
+    const child = spawn(BIN, ["verify", ...RUN, "--approve", "GATES.md"], { cwd: w.root, env: { ...w.env }, stdio: "ignore" });
+    for (let i = 0; i < 400 && !fs.readFileSync(store, "utf8").includes('"pending"'); i++) await new Promise((r) => setTimeout(r, 25));
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    expect(JSON.parse(fs.readFileSync(store, "utf8")).receipts["GATES.md"].status).toBe("pending");
+    expect(w.run("audit", "GATES.md").stdout).toContain("unfinished-verification");
+    await new Promise((r) => setTimeout(r, 2200)); // let the orphaned check finish its count
+    const before = w.counter();
+    const r = w.run(...RUN, "GATES.md");
+    expect([r.code, r.stdout]).toEqual([0, "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
+    expect(w.counter()).toBe(before + 1);
+  }, 60_000);
+
   test("kbz status --scope lists a stale receipt through the same audit", () => {
     const w = vo({ ".unlazy/api/gates/leaf-1.md": "OWNS: src/**\n\n" + GATES.replace("# Gates: value\n", "") });
     expect(w.run("run", "--inputs", "src,tests", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md").code).toBe(0);
