@@ -16,6 +16,7 @@ import * as skill from "./skill.ts";
 import * as init from "./init.ts";
 import * as dash from "./dash.ts";
 import * as verify from "./verify.ts";
+import * as structure from "./structure.ts";
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -38,6 +39,7 @@ const VERBS: Verb[] = [
   wave.verb,
   next.verb,
   verify.verb,
+  structure.verb,
   hook.verb,
   skill.verb,
   init.verb,
@@ -84,7 +86,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       },
     } as any);
   }
-  const named = VERBS.find((v) => v.usageError && v.command === args[0]);
+  const named = VERBS.find((v) => v.usageError && String(v.command).split(" ")[0] === args[0]);
   try {
     await y.parseAsync();
     if (usageFailure !== null && named) return named.usageError!(usageFailure, args);

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -202,6 +203,17 @@ describe("kbz next fails closed on bad input (kill Appendix A.1)", () => {
     fs.symlinkSync(path.join(dir, "real-plan.md"), plan);
     expectInvalid(dir, /PLAN\.md must be one unchanged regular single-link file/);
   });
+
+  test("a FIFO ledger and a hard-linked ledger are refused without blocking", () => {
+    const fifo = scopeDir(base);
+    const ledger = path.join(fifo, SCOPE, "gates", "leaf-2.md");
+    fs.rmSync(ledger);
+    execFileSync("mkfifo", [ledger]);
+    expectInvalid(fifo, /gates\/leaf-2\.md:1: leaf-2\.md must be one unchanged regular single-link file/);
+    const linked = scopeDir(base);
+    fs.linkSync(path.join(linked, SCOPE, "gates", "leaf-1.md"), path.join(linked, "copy.md"));
+    expectInvalid(linked, /gates\/leaf-1\.md:1: leaf-1\.md must be one unchanged regular single-link file/);
+  });
 });
 
 describe("kbz next on real scopes", () => {
@@ -270,6 +282,27 @@ describe("kbz next on real scopes", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  test("the human summary for wait-or-verify and verify-root, both exit 0", () => {
+    const waiting = kbz(["next", "--scope", "api", "--slots", "1"], { cwd: scopeDir([{ id: "1", state: "IN-FLIGHT" }, { id: "2", needs: ["1"] }]) });
+    expect(waiting.code).toBe(0);
+    expect(waiting.stdout).toContain("ACTIVE 1: 1\n");
+    expect(waiting.stdout).toContain("  2 (dependencies-or-unreleased-leases): needs 1 (IN-FLIGHT)\n");
+    expect(waiting.stdout.trimEnd().split("\n").pop()).toBe(
+      "WAIT-OR-VERIFY: nothing new can start: wait for a return, verify it, release its lease, then run kbz next again",
+    );
+    const done = kbz(["next", "--scope", "api", "--slots", "1"], { cwd: scopeDir([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"], state: "VERIFIED" }]) });
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe(
+      "scope api: 2 task(s), 1 slot(s), 0 active, mode solo\nVERIFY-ROOT: every task is VERIFIED: run the integration and root ledgers, then release the scope\n",
+    );
+  });
+
+  test("--details adds the sequential groups, forks and joins to the summary", () => {
+    const dir = scopeDir([{ id: "1" }, { id: "2", needs: ["1"] }, { id: "3", needs: ["1"] }, { id: "4", needs: ["2", "3"] }]);
+    const r = kbz(["next", "--scope", "api", "--slots", "2", "--details"], { cwd: dir });
+    expect(r.stdout).toContain("SEQUENTIAL GROUPS 4: 1 | 2 | 3 | 4\n  fork: 1 -> 2, 3\n  join: 4 <- 2, 3\n");
   });
 
   test("with --root the printed commands carry the root as one shell word", () => {

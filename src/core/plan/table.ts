@@ -175,10 +175,17 @@ function listCell(cell: string, label: string, fail: Fail): string[] {
   );
 }
 
+/** Lists here are short: compare pairs below a handful of items, hash above (no Set per cell). */
+export function hasDuplicates(items: readonly string[]): boolean {
+  if (items.length > 8) return new Set(items).size !== items.length;
+  for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (items[i] === items[j]) return true;
+  return false;
+}
+
 /** Shared by PLAN cells and ACCESS arrays: nonblank, control-free, duplicate-free. */
 export function stringList(items: string[], label: string, fail: Fail): string[] {
   if (items.some((s) => s.trim() === "" || CONTROL.test(s))) fail(`${label} must be an array of nonblank strings`);
-  if (new Set(items).size !== items.length) fail(`${label} contains duplicates`);
+  if (hasDuplicates(items)) fail(`${label} contains duplicates`);
   return items;
 }
 
@@ -190,6 +197,6 @@ export function pathList(items: string[], label: string, fail: Fail): string[] {
     if (PLACEHOLDER.test(raw) || !n.ok) fail(`${label} contains an invalid or placeholder path: ${raw}`);
     out.push((n as { glob: string }).glob);
   }
-  if (new Set(out).size !== out.length) fail(`${label} contains duplicates`);
+  if (hasDuplicates(out)) fail(`${label} contains duplicates`);
   return out;
 }

@@ -5,6 +5,8 @@ import type { PlanRow } from "../plan/table.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { conflicts, ConflictIndex, GlobIndex, type AccessSets, type Witness } from "./conflicts.ts";
 import type { LeaseView, NextSnapshot, TaskFacts } from "./snapshot.ts";
+import { retiredBy } from "../structure/handoff.ts";
+import type { Report } from "../structure/model.ts";
 
 export type Action = "review" | "dispatch" | "wait-or-verify" | "verify-root";
 
@@ -40,6 +42,13 @@ export interface Continuation {
   handle: string | null;
 }
 
+export interface PendingHandoff {
+  id: string;
+  parent: string;
+  returned: boolean; // the source wave recorded the parent's return
+  leaseReleased: boolean; // the parent holds no lease
+}
+
 export interface Deferred {
   leaf: string;
   reason: BlockReason;
@@ -61,6 +70,8 @@ export interface Advice {
   active: string[];
   blocked: Partial<Record<BlockReason, number>>;
   attention: Attention[];
+  /** Only with a STRUCTURE.json registry (kill §3.1): the turn and the pending worker reports. */
+  handoffs?: { turn: number; pending: PendingHandoff[] };
   structure?: {
     deferred: Deferred[];
     sequentialGroups: string[][];
@@ -127,6 +138,9 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     if (id === null || !plan.byId.has(id)) throw new ScheduleInputError(`dispatch references unknown leaf ${leaf} (wave ${wave})`, "dispatch.json");
     return id;
   };
+  const reports = snap.structure?.reports ?? [];
+  const isRetired = (task: string, wave: string, start: { handle: string; at: string }, returnedAt: string | null) =>
+    returnedAt !== null && retiredBy({ task, wave, handle: start.handle, at: start.at, returnedAt }, reports) !== null;
   for (const w of snap.waves) {
     const ids = w.leaves.map((l) => bare(l, w.id));
     for (const l of [...w.started.keys(), ...w.returned.keys()]) bare(l, w.id);
@@ -136,6 +150,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
       const start = w.started.get(leaf);
       if (!start) return;
       const returned = w.returned.has(leaf);
+      if (isRetired(ids[k]!, w.id, start, w.returned.get(leaf)?.at ?? null)) return;
       attempts.get(ids[k]!)!.push({ wave: w.id, handle: start.handle, at: Date.parse(start.at), returned });
       if (!returned && verified(ids[k]!)) attend({ leaf: ids[k]!, reason: "verified-before-return" }, [ids[k]!]);
     });
@@ -177,10 +192,9 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   // §4.9 groups and predecessors (no structure registry).
   const needsOf = (id: string) => row(id).needs;
   const succOf = (id: string) => plan.successors.get(id)!;
-  const groups = chains(plan.order, needsOf, succOf);
-  const predecessor = new Map<string, string>();
-  for (const g of groups) for (let k = 1; k < g.length; k++) predecessor.set(g[k]!, g[k - 1]!);
   const dag = new Dag(plan.order, needsOf);
+  const groups = snap.structure ? snap.structure.groups : chains(plan.order, needsOf, succOf);
+  const predecessor = snap.structure ? registryPredecessors(groups, plan.order, dag, verified) : chainPredecessors(groups);
 
   // §4.8 selection: scan U_t in id order; the first failing test is the reason.
   const available = Math.max(0, snap.slots - active.length);
@@ -246,6 +260,11 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
 
   const continuations: Continuation[] = [];
   for (const id of launch) {
+    const handoff = retiringReport(id, reports);
+    if (handoff) {
+      continuations.push({ leaf: id, after: id, handle: handoff.source.handle });
+      continue;
+    }
     const pred = predecessor.get(id);
     if (pred !== undefined) continuations.push({ leaf: id, after: pred, handle: lastStart(pred)?.handle ?? null });
   }
@@ -271,6 +290,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     blocked,
     attention,
   };
+  if (snap.structure) advice.handoffs = { turn: snap.structure.turn, pending: pendingHandoffs(snap, leased) };
   if (opts.details) {
     advice.structure = {
       deferred,
@@ -281,6 +301,50 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     advice.explain = { attention: explainAttention, blocked: explainBlocked };
   }
   return advice;
+}
+
+function chainPredecessors(groups: string[][]): Map<string, string> {
+  const predecessor = new Map<string, string>();
+  for (const g of groups) for (let k = 1; k < g.length; k++) predecessor.set(g[k]!, g[k - 1]!);
+  return predecessor;
+}
+
+/** With a registry: the last (Kahn order) member of v's group that is a VERIFIED ancestor of v. */
+function registryPredecessors(groups: string[][], order: string[], dag: Dag, verified: (id: string) => boolean): Map<string, string> {
+  const predecessor = new Map<string, string>();
+  const position = new Map(order.map((id, i) => [id, i]));
+  for (const g of groups) {
+    const members = g.filter((m) => position.has(m)).sort((a, b) => position.get(a)! - position.get(b)!);
+    for (const v of members) {
+      const related = new RelatedSet(dag);
+      related.add(v);
+      const before = members.filter((u) => {
+        const r = u === v ? null : related.relation(u);
+        return r !== null && "dependent" in r && verified(u);
+      });
+      if (before.length > 0) predecessor.set(v, before[before.length - 1]!);
+    }
+  }
+  return predecessor;
+}
+
+/** The applied or resumed report on this task with the highest resolvedTurn (kill §4.9). */
+function retiringReport(id: string, reports: Report[]): Report | null {
+  let best: Report | null = null;
+  for (const r of reports) {
+    if (r.parent !== id || (r.state !== "applied" && r.state !== "resumed")) continue;
+    if (!best || (r.resolvedTurn ?? 0) > (best.resolvedTurn ?? 0)) best = r;
+  }
+  return best;
+}
+
+function pendingHandoffs(snap: NextSnapshot, leased: Set<string>): PendingHandoff[] {
+  return (snap.structure?.reports ?? [])
+    .filter((r) => r.state === "pending")
+    .map((r) => {
+      const wave = snap.waves.find((w) => w.id === r.source.wave);
+      return { id: r.id, parent: r.parent, returned: wave?.returned.has(`leaf-${r.parent}`) ?? false, leaseReleased: !leased.has(r.parent) };
+    });
 }
 
 function touches(l: LeaseView, a: AccessSets): boolean {

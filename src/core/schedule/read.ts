@@ -8,7 +8,7 @@ import { gateState } from "../ledger/state.ts";
 import { accessEntry, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
-import { parsePlan } from "../plan/table.ts";
+import { hasDuplicates, parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
 import { managedEvidenceIssue } from "../receipts/audit.ts";
@@ -17,7 +17,10 @@ import { readStore, type Store } from "../receipts/store.ts";
 import type { Env } from "../run/shell.ts";
 import { readLeases } from "../dispatch/leases.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
-import type { LeaseView, NextSnapshot, TaskFacts, WaveView } from "./snapshot.ts";
+import type { LeaseView, NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot.ts";
+import { loadStructure } from "../structure/load.ts";
+import { StructureError } from "../structure/model.ts";
+import { verifyStructure } from "../structure/verify.ts";
 
 /**
  * The ordered record of what was read: scope-relative path suffix → text, or null when absent.
@@ -149,19 +152,19 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   if (files.read("STRUCTURE.pending.json", false) !== null) {
     throw new ScheduleInputError("pending structure transaction: recover first", shown("STRUCTURE.pending.json"));
   }
-  if (files.read("STRUCTURE.json", false) !== null) {
-    throw new ScheduleInputError("structure registry present: kbz next does not schedule registry groups and handoffs yet", shown("STRUCTURE.json"));
-  }
+  const registry = files.read("STRUCTURE.json", false);
   const gates = files.read("GATES.md", false);
-  if (gates !== null && parseLedger(gates, "GATES").gates.some((g) => g.id === "S_STRUCTURE")) {
+  if (registry === null && gates !== null && parseLedger(gates, "GATES").gates.some((g) => g.id === "S_STRUCTURE")) {
     throw new ScheduleInputError("structure registry missing: reconcile before scheduling", shown("GATES.md"));
   }
   const plan = parsePlan(files.read("PLAN.md", true)!, o.compare, shown("PLAN.md"));
 
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
-    const extra = inventory.filter((n) => !expected.includes(n));
-    const missing = expected.filter((n) => !inventory.includes(n));
+    const want = new Set(expected);
+    const have = new Set(inventory);
+    const extra = inventory.filter((n) => !want.has(n));
+    const missing = expected.filter((n) => !have.has(n));
     const parts = [extra.length ? `not in PLAN: ${extra.join(", ")}` : "", missing.length ? `missing: ${missing.join(", ")}` : ""];
     throw new ScheduleInputError(`PLAN leaves must match scope leaf ledgers exactly (${parts.filter(Boolean).join("; ")})`, shown("gates"));
   }
@@ -180,9 +183,8 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       const first = ledger.errors[0]!;
       throw new ScheduleInputError(`invalid leaf ledger ${row.id}: ${ledger.errors.map((e) => `line ${e.line}: ${e.message}`).join("; ")}`, shown(rel), first.line);
     }
-    if (new Set(ledger.owns).size !== ledger.owns.length) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
-    const plain = new Set(row.owns);
-    if (ledger.owns.length === 0 || ledger.owns.length !== plain.size || ledger.owns.some((g) => !plain.has(g))) {
+    if (hasDuplicates(ledger.owns)) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
+    if (ledger.owns.length === 0 || ledger.owns.length !== row.owns.length || ledger.owns.some((g) => !row.owns.includes(g))) {
       throw new ScheduleInputError(
         `PLAN Owns must equal ledger OWNS for ${row.id} (PLAN: ${row.owns.join(", ") || "-"}; OWNS: ${ledger.owns.join(", ") || "none"})`,
         shown(rel),
@@ -199,11 +201,28 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const waves = dispatchWaves(files.read("dispatch.json", false), shown("dispatch.json"));
   const leases = readLeases(o.root);
 
+  const structure = registry === null ? undefined : registryView(o.root, o.scope);
   if (files.changed() || JSON.stringify(receiptStore(o.root)) !== JSON.stringify(store)) throw new ScheduleInputError("inputs changed while scheduling; rerun");
   const signature = leaseSignature(leases);
   if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");
 
   const fingerprint = sha256Hex(JSON.stringify(files.entries) + signature);
-  return { scope: o.scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint };
+  return { scope: o.scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
+}
+
+/** With a registry, the independent checker must pass before any advice (kill §4.10 step 9). */
+function registryView(root: string, scope: string): RegistryView {
+  let verdict;
+  let model;
+  try {
+    model = loadStructure(root, scope);
+    verdict = verifyStructure(model);
+  } catch (e) {
+    if (e instanceof StructureError) throw new ScheduleInputError(`structure verification failed: ${e.message}`);
+    throw e;
+  }
+  if (!verdict.ok) throw new ScheduleInputError(`structure verification failed: ${JSON.stringify(verdict.errors)}`);
+  const splits = model.meta.splits.map((s) => ({ parent: s.parent, children: s.children }));
+  return { turn: model.meta.turn, groups: model.meta.groups, reports: model.meta.reports, splits };
 }

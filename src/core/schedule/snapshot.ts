@@ -6,6 +6,7 @@ import type { GateState } from "../ledger/state.ts";
 import type { IdCompare } from "../plan/order.ts";
 import type { Plan } from "../plan/table.ts";
 import type { AccessSets } from "./conflicts.ts";
+import type { Report } from "../structure/model.ts";
 
 export interface TaskFacts {
   access: AccessSets; // writes = the ledger OWNS (equal to PLAN Owns)
@@ -29,4 +30,13 @@ export interface NextSnapshot {
   waves: WaveView[]; // dispatch.json order
   leases: LeaseView[]; // every lease of every scope, sorted by file name
   fingerprint: string; // sha256 of the inputs read (kill §4.10 step 12)
+  /** STRUCTURE.json's groups, reports and turn when the registry exists (kill §4.9, §4.13). */
+  structure?: RegistryView;
+}
+
+export interface RegistryView {
+  turn: number;
+  groups: string[][];
+  reports: Report[];
+  splits: { parent: string; children: string[] }[];
 }

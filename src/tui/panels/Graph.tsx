@@ -7,6 +7,7 @@ import { Detail, type DetailLine } from "../Detail.tsx";
 import { List } from "../List.tsx";
 import type { DashData } from "../load.ts";
 import { lastStart, leafView, type PlanView } from "../plan.ts";
+import { noteDetail, noteText, structureNote } from "../structure.ts";
 import { fit, pad } from "../text.ts";
 import { GATE_LABEL, LEAF_GLYPH, LEAF_TONE, type Theme } from "../theme.ts";
 
@@ -52,6 +53,7 @@ function leafDetail(data: DashData, view: PlanView, item: LeafItem | undefined):
   lines.push({ label: "needs", value: row.needs.length ? row.needs.map((n) => `${n} ${states.get(n)}`).join(", ") : "-" });
   const lease = view.leases.find((l) => !l.invalid && l.leaf === `leaf-${row.id}` && l.scope === view.next?.scope);
   lines.push({ label: "lease", value: lease ? `held by ${lease.scope}/${lease.leaf}: ${lease.globs.join(", ")}` : "none" });
+  for (const l of noteDetail(structureNote(view, row.id))) lines.push({ ...l, tone: "info", wrap: true });
   const blocked = view.advice?.explain?.blocked.find((b) => b.leaf === row.id);
   if (blocked) lines.push({ label: "blocked", value: `${blocked.reason}: ${blocked.why}`, tone: "warn", wrap: true });
   else if (view.advice?.launch.includes(row.id)) lines.push({ label: "next", value: "kbz next says: launch now", tone: "info" });
@@ -86,6 +88,7 @@ export function Graph({ data, rows, selected, width, height, theme }: GraphProps
   }
   const idWidth = Math.min(12, Math.max(4, ...rows.map((r) => r.row.id.length)) + 1);
   const listHeight = Math.max(1, height - DETAIL_HEIGHT - problem);
+  const layerWidth = `L${rows.length ? rows[rows.length - 1]!.layer : 1}`.length + 1;
   return (
     <Box flexDirection="column" width={width} height={height}>
       {view.problem ? <Text color={theme.tone("bad")} wrap="truncate">{fit(view.problem, width)}</Text> : null}
@@ -101,12 +104,13 @@ export function Graph({ data, rows, selected, width, height, theme }: GraphProps
           const firstOfLayer = i === 0 || rows[i - 1]!.layer !== item.layer;
           const layer = firstOfLayer ? `L${item.layer}` : "│";
           const where = start ? `${start.wave.id}${start.handle ? ` ${start.handle}` : ""}` : "";
-          const needs = item.row.needs.length ? `← ${item.row.needs.join(", ")}` : "";
-          const fixed = 2 + 4 + 2 + idWidth + 10 + 18;
+          const note = noteText(structureNote(view, item.row.id));
+          const needs = [item.row.needs.length ? `← ${item.row.needs.join(", ")}` : "", note].filter(Boolean).join("  ");
+          const fixed = 2 + layerWidth + 2 + idWidth + 10 + 18;
           return (
             <Text inverse={active} wrap="truncate">
               <Text>{active ? "›" : " "} </Text>
-              <Text color={theme.tone("muted")}>{pad(layer, 4)}</Text>
+              <Text color={theme.tone("muted")}>{pad(layer, layerWidth)}</Text>
               <Text color={theme.tone(LEAF_TONE[state])}>{LEAF_GLYPH[state]} </Text>
               <Text bold>{pad(item.row.id, idWidth)}</Text>
               <Text color={theme.tone(LEAF_TONE[state])}>{pad(state, 10)}</Text>

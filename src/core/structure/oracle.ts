@@ -1,0 +1,31 @@
+// `kbz structure check`, the S_STRUCTURE oracle (kill §3.3). It shares the readers and the
+// checker with nothing from the planner: load, verify, re-read, report.
+import * as path from "node:path";
+import { MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { assertStable, loadStructure } from "./load.ts";
+import { fail } from "./model.ts";
+import { verifyStructure, type Verdict } from "./verify.ts";
+
+export interface CheckOptions {
+  selection?: string | null; // root-relative file
+  final?: boolean;
+  beforeRecheck?: () => void;
+}
+
+export function checkStructure(root: string, scope: string, o: CheckOptions = {}): Verdict {
+  const model = loadStructure(root, scope);
+  if (!model.registryInitialized) fail("STRUCTURE registry is not initialized");
+  let selection: unknown = null;
+  if (o.selection != null) {
+    try {
+      selection = JSON.parse(readStable(path.resolve(root, o.selection), { label: "selection", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
+    } catch (e) {
+      if (e instanceof ReadError || e instanceof SyntaxError) fail("invalid selection");
+      throw e;
+    }
+  }
+  const verdict = verifyStructure(model, selection, !!o.final);
+  o.beforeRecheck?.();
+  assertStable(model);
+  return verdict;
+}
