@@ -18,6 +18,22 @@ export interface ScopeReceipts {
   error: string | null; // the store or an input could not be audited
 }
 
+/**
+ * The structure checker's view (kill §4.12.1, only when it reads with root and scope): VERIFIED
+ * leaf id → receipt issue, for leaves whose receipt is not current.
+ */
+export function leafReceiptIssues(root: string, scope: string, rows: readonly { id: string; state: string }[], env: Env): Record<string, string> {
+  const issues: [string, string][] = [];
+  if (lstatOrNull(storePath(root)) === null) return {};
+  const store = readStore(root);
+  for (const r of rows) {
+    if (r.state !== "VERIFIED") continue;
+    const issue = managedEvidenceIssue(root, `.unlazy/${scope}/gates/leaf-${r.id}.md`, { store, env });
+    if (issue) issues.push([r.id, issue]);
+  }
+  return Object.fromEntries(issues);
+}
+
 /** null when the repository has no receipt store at all (scopes that never opted in). */
 export function scopeReceipts(root: string, files: string[], env: Env): ScopeReceipts | null {
   if (lstatOrNull(storePath(root)) === null) return null;
