@@ -180,9 +180,9 @@ describe("kbz next fails closed on bad input (kill Appendix A.1)", () => {
     expectInvalid(scopeDir(base, { [`${SCOPE}/gates/leaf-2.md`]: "OWNS: src/2/**\n- [ ] G1: t\n  CHECK: x\n" }), /leaf-2\.md:2: invalid leaf ledger 2: line 2: gate G1: runnable gates require both/);
   });
 
-  test("structure state: a pending journal, a registry this version cannot schedule, an S_STRUCTURE gate without registry", () => {
+  test("structure state: a pending journal, a registry the independent structure check refuses, an S_STRUCTURE gate without registry", () => {
     expectInvalid(scopeDir(base, { [`${SCOPE}/STRUCTURE.pending.json`]: "{}" }), /pending structure transaction: recover first$/);
-    expectInvalid(scopeDir(base, { [`${SCOPE}/STRUCTURE.json`]: "{}" }), /STRUCTURE\.json: structure registry present/);
+    expectInvalid(scopeDir(base, { [`${SCOPE}/STRUCTURE.json`]: "{}" }), /^structure verification failed: /);
     expectInvalid(scopeDir(base, { [`${SCOPE}/GATES.md`]: "- [ ] S_STRUCTURE: structure ok\n  CHECK: x\n  EXPECT: STRUCTURE_OK\n" }), /structure registry missing: reconcile before scheduling$/);
   });
 
