@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import type { BunPlugin } from "bun";
 import { FALLBACK_HOOK, buildFallbackHook } from "./scripts/fallback-hook.ts";
+import { sourceDigest } from "./src/core/receipts/verifier.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -71,7 +72,12 @@ const result = await Bun.build({
   bytecode: true,
   format: "esm",
   sourcemap: "none",
-  define: { "process.env.DEV": JSON.stringify("false"), "process.env.NODE_ENV": JSON.stringify("production") },
+  define: {
+    "process.env.DEV": JSON.stringify("false"),
+    "process.env.NODE_ENV": JSON.stringify("production"),
+    // The receipts' verifier identity: the same digest `bun test` runs compute from src/.
+    KBZ_BUILD_DIGEST: JSON.stringify(sourceDigest(path.join(import.meta.dir, "src"))),
+  },
   plugins: [stubDevtools, lightFormatForY18n],
 });
 if (!result.success) {

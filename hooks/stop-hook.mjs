@@ -177,7 +177,7 @@ function decideStop(a, guard) {
   const outstanding = [...a.invalid, ...a.unmet];
   if (guard.blocks > MAX_BLOCKS) {
     return {
-      systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${firstOf(outstanding, 4)}).${handoffSuffix(a.handoffs)}`
+      systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${outstanding.slice(0, 4).join(", ")}).${handoffSuffix(a.handoffs)}`
     };
   }
   return {
@@ -1573,7 +1573,14 @@ function hookRoot(cwd) {
     if (path8.dirname(dir) === dir)
       return cwd;
   }
-  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || has(d, "gates")) ?? cwd;
+  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
+}
+function hasLedgerFolder(dir) {
+  try {
+    return fs6.readdirSync(path8.join(dir, "gates")).some((n) => n.endsWith(".md"));
+  } catch {
+    return false;
+  }
 }
 function resolveForHook(root, scope, sessionId) {
   try {
@@ -1662,6 +1669,7 @@ async function stopHookMain(args) {
   return new Promise(() => {
     if (text === "")
       process.exit(0);
+    process.stdout.on("error", () => process.exit(0));
     process.stdout.write(text, () => process.exit(0));
   });
 }

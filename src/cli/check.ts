@@ -70,23 +70,29 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   return report.exit;
 }
 
-function printApproval(item: ApprovalItem): void {
-  if (item.status === "approved") return;
+/** The stdout lines for one approval decision (none when it was already approved). */
+export function approvalLines(item: ApprovalItem): string[] {
   const t = item.task;
-  if (item.status !== "failed" || item.problem?.startsWith("could not record")) {
-    out(`APPROVAL REQUIRED ${t.qid}`);
-    out(`    CHECK: ${t.oracle.check}`);
-    out(`    EXPECT: ${t.oracle.expect}`);
-    out(`    CWD: ${t.oracle.cwd}`);
-    out(`    SHELL: ${t.oracle.shell}`);
-    out(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
-    if (item.status === "required") out("    NOT RUN: inspect this oracle, then re-run with --approve");
-    if (item.status === "recorded") out(`    APPROVED: ${item.record}`);
-  }
+  if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
+  const lines = [
+    `APPROVAL REQUIRED ${t.qid}`,
+    `    CHECK: ${t.oracle.check}`,
+    `    EXPECT: ${t.oracle.expect}`,
+    `    CWD: ${t.oracle.cwd}`,
+    `    SHELL: ${t.oracle.shell}`,
+    `    PATH: ${pathFacts(t.oracle.path).transcript}`,
+  ];
+  if (item.status === "required") lines.push("    NOT RUN: inspect this oracle, then re-run with --approve");
+  if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
+  return lines;
+}
+
+function printApproval(item: ApprovalItem): void {
+  for (const line of approvalLines(item)) out(line);
   if (item.problem) err(`kbz: ${item.problem}`);
 }
 
-function resultLines(r: RunReport): string[] {
+export function resultLines(r: RunReport): string[] {
   const o = r.outcome;
   const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
   if (o.ok) return [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`];

@@ -15,6 +15,7 @@ import * as hook from "./hook.ts";
 import * as skill from "./skill.ts";
 import * as init from "./init.ts";
 import * as dash from "./dash.ts";
+import * as verify from "./verify.ts";
 import * as structure from "./structure.ts";
 
 export type ExitCode = 0 | 1 | 2;
@@ -37,6 +38,7 @@ const VERBS: Verb[] = [
   scope.verb,
   wave.verb,
   next.verb,
+  verify.verb,
   structure.verb,
   hook.verb,
   skill.verb,

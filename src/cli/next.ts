@@ -7,6 +7,7 @@ import { readNextSnapshot } from "../core/schedule/read.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { terminalJson } from "../core/text/sanitize.ts";
 import { canonicalRoot, isValidId } from "../core/workspace/discover.ts";
+import { ReadError } from "../core/workspace/read.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, out } from "./output.ts";
 
@@ -59,11 +60,13 @@ function run(argv: NextArgs): ExitCode {
     advice = adviseNext(snap, { details: !!argv.details || !asJson });
   } catch (e) {
     if (e instanceof ScheduleInputError) return invalid(e.located(), asJson);
-    if (e instanceof UsageError) return invalid(e.message, asJson);
+    if (e instanceof UsageError || e instanceof ReadError) return invalid(e.message, asJson);
+    // A file system failure (permissions, I/O) is still one invalid object, as schedule.mjs prints.
+    if (typeof (e as NodeJS.ErrnoException)?.code === "string") return invalid((e as Error).message, asJson);
     throw e;
   }
   if (asJson) printJson(advice);
-  else printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`);
+  else printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`, !!argv.details);
   return exitFor(advice.action);
 }
 
@@ -73,8 +76,6 @@ function nextWaveId(snap: NextSnapshot): string {
     const m = /^w([0-9]+)$/.exec(w.id);
     if (m) n = Math.max(n, Number(m[1]));
   }
-  const ids = new Set(snap.waves.map((w) => w.id));
-  while (ids.has(`w${n + 1}`)) n++;
   return `w${n + 1}`;
 }
 
@@ -90,7 +91,7 @@ function shellWord(p: string): string {
   return /^[A-Za-z0-9_./=:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`;
 }
 
-function printHuman(snap: NextSnapshot, a: Advice, rootArg: string): void {
+function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean): void {
   const s = `${snap.scope}${rootArg}`;
   out(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
   if (a.launch.length > 0) {
@@ -127,6 +128,12 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string): void {
       const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
       out(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
     }
+  }
+  if (details && a.structure) {
+    const st = a.structure;
+    out(`SEQUENTIAL GROUPS ${st.sequentialGroups.length}: ${st.sequentialGroups.map((g) => g.join(" > ")).join(" | ")}`);
+    for (const f of st.forks) out(`  fork: ${f.after} -> ${f.children.join(", ")}`);
+    for (const j of st.joins) out(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
   }
   out(`${a.action.toUpperCase()}: ${CLOSING[a.action]}`);
 }

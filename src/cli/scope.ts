@@ -79,7 +79,7 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
   }
   const entry = loadLedgerFile(target.files[index]!, root, true);
   if (entry.problems.length > 0 || !entry.ledger) throw new FileProblemsError(entry.problems);
-  if (entry.ledger.owns.length === 0) throw new FileProblemsError([{ file: entry.display, line: 1, message: `${entry.display} declares no OWNS paths` }]);
+  if (entry.ledger.owns.length === 0) throw new FileProblemsError([{ file: entry.display, line: 1, message: "declares no OWNS paths; add an OWNS: line before the first gate" }]);
   const leaf = stems[index]!;
   const result = await infra(() => claimLease(root, target.scope, leaf, entry.ledger!.owns));
   printNotes(result.notes);

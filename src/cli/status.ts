@@ -3,8 +3,9 @@ import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { statusReport } from "../core/report.ts";
 import { dispatchProblems, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
+import { scopeReceipts } from "../core/receipts/scope.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { json, out, printWarnings } from "./output.ts";
+import { err, json, out, printWarnings } from "./output.ts";
 import { positionals, targetOptions } from "./options.ts";
 
 export interface TargetArgs {
@@ -38,8 +39,11 @@ const STATE_LABEL: Record<string, string> = {
 export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
   const { report, reduction } = statusReport(snap);
   printWarnings(snap.ledgers.flatMap((l) => l.warnings));
+  // Scoped runs also audit verification receipts (kill §4.14.5); informational, the verdict is the gates'.
+  const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
+  if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);
   if (asJson) {
-    json(report);
+    json(receipts ? { ...report, receipts: receipts.receipts } : report);
     return report.exit;
   }
   for (const l of snap.ledgers) {
@@ -49,6 +53,9 @@ export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
       const why = g.reason ? ` (${g.reason})` : "";
       out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
     }
+  }
+  for (const r of receipts?.receipts ?? []) {
+    if (r.issue) out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (kbz verify explain ${r.ledger})`);
   }
   for (const item of snap.dispatch?.blocking ?? []) out(`  ${"UNMET".padEnd(11)} ${item}`);
   for (const item of snap.dispatch?.abandoned ?? []) out(`  ${"ABANDONED".padEnd(11)} ${item}`);

@@ -1,6 +1,170 @@
-// Placeholder until the dispatch modules land.
-import type { DemoFolder } from "./scope.ts";
+// The demo's driver: a stand-in for an orchestrating agent. Every step is one real file
+// transition through the core modules a real driver uses through the CLI: it asks the
+// scheduler what may start, claims leases, opens, starts and seals waves, ticks leaf gates with
+// reviewed evidence as the "agents" work, returns leaves, marks them VERIFIED and releases them.
+// The root gates' CHECKs are left for the person to approve in the dashboard.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { claimLease, releaseLeases } from "../core/dispatch/leases.ts";
+import { appendStatus, statusLogPath } from "../core/dispatch/statuslog.ts";
+import { commitDispatch } from "../core/dispatch/transition.ts";
+import { applyGateEdit } from "../core/ledger/edit.ts";
+import { parseLedger } from "../core/ledger/parse.ts";
+import { idCompare } from "../core/plan/order.ts";
+import { parsePlan, type RowState } from "../core/plan/table.ts";
+import { adviseNext } from "../core/schedule/advise.ts";
+import { readNextSnapshot } from "../core/schedule/read.ts";
+import { writeAtomic } from "../core/workspace/fs.ts";
+import { withFileLock } from "../core/workspace/lock.ts";
+import { DEMO_SLOTS, type DemoFolder } from "./scope.ts";
 
-export function startDriver(_folder: DemoFolder): { stop(): void } {
-  return { stop() {} };
+const compare = idCompare("natural");
+
+/** What each leaf's "agent" produces (the root gates check these files). */
+const WORK: Record<string, [string, string]> = {
+  "1.1": ["web/cart/cart.ts", "export const total = (items: number[]) => items.reduce((a, b) => a + b, 0);\n"],
+  "1.2": ["web/api/client.ts", "export const retries = 3;\n"],
+  "2.1": ["web/pay/pay.ts", "export const pay = () => 'ok';\n"],
+  "2.2": ["web/ship/ship.ts", "export const quote = () => 5;\n"],
+  "3.1": ["web/checkout/STATUS", "checkout wired\n"],
+  "3.2": ["docs/checkout.md", "# Checkout\n\nCart, payment, shipping, done.\n"],
+};
+
+type Step = () => Promise<void>;
+
+export interface DriverState {
+  queue: Step[]; // transitions decided but not yet made, one per tick
+  waves: number;
+  turn: number; // round robin over in-flight leaves
+  done: boolean;
+}
+
+export function newDriverState(): DriverState {
+  return { queue: [], waves: 0, turn: 0, done: false };
+}
+
+function scopeDir(f: DemoFolder): string {
+  return path.join(f.root, ".unlazy", f.scope);
+}
+
+function log(f: DemoFolder, text: string): void {
+  appendStatus(statusLogPath(f.root, f.scope), `${new Date().toISOString()} ${text}`);
+}
+
+/** Rewrite one row's State cell; the row is found by the core PLAN parser. */
+async function setPlanState(f: DemoFolder, ids: string[], state: RowState): Promise<void> {
+  const file = path.join(scopeDir(f), "PLAN.md");
+  await withFileLock(f.root, file, () => {
+    const text = fs.readFileSync(file, "utf8");
+    const plan = parsePlan(text, compare);
+    const lines = text.split("\n");
+    for (const id of ids) {
+      const row = plan.byId.get(id)!;
+      lines[row.line - 1] = lines[row.line - 1]!.replace(/\|[^|]*\|\s*$/, `| ${state} |`);
+    }
+    writeAtomic(file, lines.join("\n"), { root: f.root });
+  });
+}
+
+/** Tick the first unchecked gate of a leaf with reviewed evidence; false when none is left. */
+async function tickGate(f: DemoFolder, id: string, agent: string): Promise<boolean> {
+  const file = path.join(scopeDir(f), "gates", `leaf-${id}.md`);
+  return withFileLock(f.root, file, () => {
+    const ledger = parseLedger(fs.readFileSync(file, "utf8"), `leaf-${id}`);
+    const gate = ledger.gates.find((g) => !g.checked);
+    if (!gate) return false;
+    const [rel, content] = WORK[id]!;
+    writeAtomic(path.join(f.root, rel), content, { root: f.root, createParents: true });
+    writeAtomic(file, applyGateEdit(ledger, gate, { checked: true, evidence: `reviewed by the demo driver: ${agent} finished ${rel}` }), { root: f.root });
+    log(f, `demo: ${agent} met leaf-${id}:${gate.id}`);
+    return true;
+  });
+}
+
+/** Decide and make the next transition. Returns false once the plan is done (verify-root). */
+export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean> {
+  if (s.done) return false;
+  const queued = s.queue.shift();
+  if (queued) {
+    await queued();
+    return true;
+  }
+  const snap = readNextSnapshot({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare });
+  const advice = adviseNext(snap, { details: false });
+  const rows = snap.plan.rows;
+  const inFlight = rows.filter((r) => r.state === "IN-FLIGHT");
+  // A returned leaf: the driver verifies it (its gates are met), marks it VERIFIED, releases it.
+  for (const id of advice.awaitVerification) {
+    await setPlanState(f, [id], "VERIFIED");
+    await releaseLeases(f.root, f.scope, `leaf-${id}`);
+    log(f, `demo: verified leaf-${id} and released its lease`);
+    return true;
+  }
+  // Agents at work: one gate per tick, round robin; a leaf whose gates are all met returns.
+  if (inFlight.length > 0) {
+    const row = inFlight[s.turn++ % inFlight.length]!;
+    const leaf = `leaf-${row.id}`;
+    const wave = snap.waves.find((w) => w.started.has(leaf) && !w.returned.has(leaf) && w.state === "sealed");
+    if (!wave) return true;
+    const agent = wave.started.get(leaf)!.handle;
+    if (!(await tickGate(f, row.id, agent))) await commitDispatch(f.root, f.scope, { kind: "return", wave: wave.id, leaf: `leaf-${row.id}` });
+    return true;
+  }
+  if (advice.action === "dispatch") {
+    const launch = advice.launch;
+    const wave = `w${++s.waves}`;
+    const leaves = launch.map((id) => `leaf-${id}`);
+    if (advice.promote.length > 0) s.queue.push(() => setPlanState(f, advice.promote, "READY"));
+    for (const id of launch) {
+      if (advice.alreadyClaimed.includes(id)) continue;
+      const owns = snap.tasks.get(id)!.access.writes;
+      s.queue.push(async () => {
+        const r = await claimLease(f.root, f.scope, `leaf-${id}`, owns);
+        log(f, r.ok ? `demo: claimed ${owns.join(", ")} for leaf-${id}` : `demo: claim refused for leaf-${id}`);
+      });
+    }
+    s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "open", wave, leaves })));
+    for (const leaf of leaves) {
+      s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "start", wave, leaf, handle: `agent-${leaf.slice(5)}` })));
+    }
+    s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "seal", wave })));
+    s.queue.push(() => setPlanState(f, launch, "IN-FLIGHT"));
+    return true;
+  }
+  if (advice.action === "verify-root") {
+    log(f, "demo: every leaf is VERIFIED; approve the root checks in the Approvals panel (key a)");
+    s.done = true;
+    return false;
+  }
+  // wait-or-verify or review with nothing in flight: a real driver would stop and ask a person.
+  log(f, `demo: kbz next says ${advice.action}; the driver stops here`);
+  s.done = true;
+  return false;
+}
+
+export function startDriver(f: DemoFolder, everyMs = 900): { stop(): void } {
+  const s = newDriverState();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
+  const tick = () => {
+    driveOnce(f, s).then(
+      (more) => {
+        if (more && !stopped) timer = setTimeout(tick, everyMs);
+      },
+      (e) => {
+        try {
+          log(f, `demo: driver stopped: ${(e as Error).message}`);
+        } catch {
+          // The log itself is broken; the dashboard shows the files as they are.
+        }
+      },
+    );
+  };
+  timer = setTimeout(tick, everyMs);
+  return {
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
 }

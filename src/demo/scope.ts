@@ -17,6 +17,8 @@ import leaf32 from "./scope/gates/leaf-3.2.md" with { type: "text" };
 const access = accessJson as unknown as string;
 
 export const DEMO_SCOPE = "checkout";
+/** Slots for the demo's scheduling: enough for its widest layer to run at once. */
+export const DEMO_SLOTS = 3;
 
 export const DEMO_FILES: Record<string, string> = {
   "PLAN.md": plan,
@@ -50,14 +52,15 @@ export function writeDemoFolder(parent = os.tmpdir()): DemoFolder {
 }
 
 export interface Demo extends DemoFolder {
+  slots: number;
   /** Stop advancing the leaves (the files stay for inspection). */
   stop(): void;
 }
 
 export async function createDemo(opts: { drive?: boolean } = {}): Promise<Demo> {
   const folder = writeDemoFolder();
-  if (opts.drive === false) return { ...folder, stop: () => {} };
+  if (opts.drive === false) return { ...folder, slots: DEMO_SLOTS, stop: () => {} };
   const { startDriver } = await import("./driver.ts");
   const driver = startDriver(folder);
-  return { ...folder, stop: () => driver.stop() };
+  return { ...folder, slots: DEMO_SLOTS, stop: () => driver.stop() };
 }

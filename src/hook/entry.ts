@@ -89,7 +89,7 @@ function has(dir: string, name: string): boolean {
 /**
  * Claude Code's `cwd` follows the agent's `cd`. unlazy used it as the root as is, so an agent
  * that stopped inside `src/` saw no ledgers and was let go. Inside a git work tree we look up
- * to the work tree's top for the nearest directory holding `.unlazy`, `GATES.md` or `gates`;
+ * to the work tree's top for the nearest directory holding `.unlazy`, `GATES.md` or `gates/*.md`;
  * outside one the cwd stays the root, so no unrelated ancestor is ever searched.
  */
 export function hookRoot(cwd: string): string {
@@ -99,7 +99,16 @@ export function hookRoot(cwd: string): string {
     if (has(dir, ".git")) break;
     if (path.dirname(dir) === dir) return cwd;
   }
-  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || has(d, "gates")) ?? cwd;
+  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
+}
+
+/** A `gates/` folder counts only if it holds ledgers, so a source folder named gates does not. */
+function hasLedgerFolder(dir: string): boolean {
+  try {
+    return fs.readdirSync(path.join(dir, "gates")).some((n) => n.endsWith(".md"));
+  } catch {
+    return false;
+  }
 }
 
 function resolveForHook(root: string, scope: string | null, sessionId: string): { target: Target } | { output: HookOutput } {
@@ -186,6 +195,8 @@ export async function stopHookMain(args: string[]): Promise<never> {
   }
   return new Promise<never>(() => {
     if (text === "") process.exit(0);
+    // A reader that went away (EPIPE) must not turn into a non-zero exit.
+    process.stdout.on("error", () => process.exit(0));
     process.stdout.write(text, () => process.exit(0));
   });
 }

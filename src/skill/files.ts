@@ -3,6 +3,7 @@ import skillMd from "../../skill/SKILL.md" with { type: "text" };
 import gatesRef from "../../skill/references/gates.md" with { type: "text" };
 import orchestrationRef from "../../skill/references/orchestration.md" with { type: "text" };
 import stopHookRef from "../../skill/references/stop-hook.md" with { type: "text" };
+import verificationRef from "../../skill/references/verification.md" with { type: "text" };
 import planTemplate from "../../skill/templates/PLAN.md" with { type: "text" };
 import leafTemplate from "../../skill/templates/gates-leaf.md" with { type: "text" };
 import nodeTemplate from "../../skill/templates/gates-node.md" with { type: "text" };
@@ -16,6 +17,7 @@ export const SKILL_FILES: ReadonlyArray<readonly [string, string]> = [
   ["references/gates.md", gatesRef],
   ["references/orchestration.md", orchestrationRef],
   ["references/stop-hook.md", stopHookRef],
+  ["references/verification.md", verificationRef],
   ["templates/PLAN.md", planTemplate],
   ["templates/gates-leaf.md", leafTemplate],
   ["templates/gates-node.md", nodeTemplate],

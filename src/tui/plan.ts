@@ -1,12 +1,12 @@
 // The plan side of the dashboard: PLAN.md's leaf table, the scheduler's snapshot and its
 // advice, all from the core modules `kbz next` uses. The TUI only lays the result out.
 import * as path from "node:path";
+import { readLeases } from "../core/dispatch/leases.ts";
+import { parseDispatch } from "../core/dispatch/waves.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, type Plan, type PlanRow } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
-import { readLeases } from "../core/dispatch/leases.ts";
-import { parseDispatch } from "../core/dispatch/waves.ts";
 import { readNextSnapshot } from "../core/schedule/read.ts";
 import type { LeaseView, NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
 import { ReadError, readStable, MAX_LEDGER_BYTES } from "../core/workspace/read.ts";

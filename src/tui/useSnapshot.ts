@@ -39,6 +39,8 @@ export function useSnapshot(src: DashSource, opts: { watch: boolean } = { watch:
     }
     if (!opts.watch) return;
     const w = watchWorkspace(src.root, reload);
+    // A write between the first load and the watcher's initial scan raises no event: look once more.
+    void w.ready.then(reload);
     return () => {
       void w.close();
     };

@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { checkEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeAtomic } from "../../src/core/workspace/fs.ts";
 
@@ -37,6 +38,34 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     expect(screen).toContain("EXIT=0");
   }, 30_000);
 
+  test("a fixture scope: an outside ledger edit shows, a keypress approves and runs a check, q quits cleanly", async () => {
+    const root = fixtureCopy("dash-scope");
+    const env = checkEnv();
+    const p = pane();
+    p.start([BIN], root, env);
+    let screen = await p.waitFor((s) => s.includes("scope web") && s.includes("UNMET: 3 (met: 0)"));
+    expect(screen).toContain("[3 Gates]");
+    const leaf = path.join(root, ".unlazy/web/gates/leaf-1.md");
+    writeAtomic(leaf, fs.readFileSync(leaf, "utf8").replace("- [ ] G1: page a renders\n  EVIDENCE: pending", "- [x] G1: page a renders\n  EVIDENCE: reviewed by Ana"));
+    screen = await p.waitFor((s) => s.includes("UNMET: 2 (met: 1)"));
+    expect(screen).toMatch(/MET\s+leaf-1:G1/);
+    p.send("4");
+    screen = await p.waitFor((s) => s.includes("[4 Approvals 1]"));
+    expect(screen).toMatch(/APPROVE\?\s+GATES:R1\s+echo SMOKE_OK/);
+    expect(screen).toContain("PATH   /usr/bin:/bin");
+    p.send("a");
+    screen = await p.waitFor((s) => s.includes("UNMET: 1 (met: 2)"));
+    expect(screen).toContain("GATES:R1 passed");
+    expect(fs.readFileSync(path.join(root, ".unlazy/web/GATES.md"), "utf8")).toContain("- [x] R1: the smoke check prints its token");
+    expect(fs.readdirSync(env.UNLAZY_APPROVAL_DIR!).filter((n) => n.endsWith(".json")).length).toBe(1);
+    p.send("1");
+    screen = await p.waitFor((s) => s.includes("[1 Graph]"));
+    expect(screen).toMatch(/L1\s+○ 1\s+ready/);
+    p.send("q");
+    screen = await p.waitFor((s) => s.includes("EXIT="));
+    expect(screen).toContain("EXIT=0");
+  }, 30_000);
+
   test("keys work on a real terminal: tab to the log, ? for help, resize to 60x15", async () => {
     const root = tempDir();
     writeTree(root, {
@@ -64,10 +93,15 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     const p = pane();
     p.start([BIN, "demo"], empty);
     const screen = await p.waitFor((s) => s.includes("kbz demo") && s.includes("scope checkout"));
-    expect(screen).toContain("Graph");
+    expect(screen).toContain("[1 Graph]");
+    // The driver advances the leaves while we watch: a wave starts, then a leaf is verified.
+    await p.waitFor((s) => /[●◐] 1\.[12]\s+(in-flight|returned)\s+w1 agent-1\.[12]/.test(s), 20_000);
+    await p.waitFor((s) => /✓ 1\.[12]\s+verified/.test(s), 25_000);
     p.send("q");
-    expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
-  });
+    const end = await p.waitFor((s) => s.includes("EXIT="));
+    expect(end).toContain("EXIT=0");
+    expect(end).toMatch(/kbz demo: the example's files stay in \S+kbz-demo-/);
+  }, 60_000);
 });
 
 describe("kbz without a terminal", () => {

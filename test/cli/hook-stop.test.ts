@@ -297,6 +297,9 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     fs.mkdirSync(path.join(dir, "src/deep"), { recursive: true });
     expect(reasonOf(stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
     expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(true);
+    // A source folder that happens to be called gates/ holds no ledgers and is not a root.
+    writeTree(dir, { "src/deep/gates/index.ts": "export {};\n" });
+    expect(reasonOf(stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
   });
 
   test("outside a git work tree the payload cwd is the root, as in unlazy: a subdirectory without ledgers allows", () => {

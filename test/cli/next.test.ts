@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -180,9 +181,9 @@ describe("kbz next fails closed on bad input (kill Appendix A.1)", () => {
     expectInvalid(scopeDir(base, { [`${SCOPE}/gates/leaf-2.md`]: "OWNS: src/2/**\n- [ ] G1: t\n  CHECK: x\n" }), /leaf-2\.md:2: invalid leaf ledger 2: line 2: gate G1: runnable gates require both/);
   });
 
-  test("structure state: a pending journal, a registry the independent structure check refuses, an S_STRUCTURE gate without registry", () => {
+  test("structure state: a pending journal, a registry that fails verification, an S_STRUCTURE gate without registry", () => {
     expectInvalid(scopeDir(base, { [`${SCOPE}/STRUCTURE.pending.json`]: "{}" }), /pending structure transaction: recover first$/);
-    expectInvalid(scopeDir(base, { [`${SCOPE}/STRUCTURE.json`]: "{}" }), /^structure verification failed: /);
+    expectInvalid(scopeDir(base, { [`${SCOPE}/STRUCTURE.json`]: "{}" }), /structure verification failed: root GATES\.md required$/);
     expectInvalid(scopeDir(base, { [`${SCOPE}/GATES.md`]: "- [ ] S_STRUCTURE: structure ok\n  CHECK: x\n  EXPECT: STRUCTURE_OK\n" }), /structure registry missing: reconcile before scheduling$/);
   });
 
@@ -201,6 +202,17 @@ describe("kbz next fails closed on bad input (kill Appendix A.1)", () => {
     fs.renameSync(plan, path.join(dir, "real-plan.md"));
     fs.symlinkSync(path.join(dir, "real-plan.md"), plan);
     expectInvalid(dir, /PLAN\.md must be one unchanged regular single-link file/);
+  });
+
+  test("a FIFO ledger and a hard-linked ledger are refused without blocking", () => {
+    const fifo = scopeDir(base);
+    const ledger = path.join(fifo, SCOPE, "gates", "leaf-2.md");
+    fs.rmSync(ledger);
+    execFileSync("mkfifo", [ledger]);
+    expectInvalid(fifo, /gates\/leaf-2\.md:1: leaf-2\.md must be one unchanged regular single-link file/);
+    const linked = scopeDir(base);
+    fs.linkSync(path.join(linked, SCOPE, "gates", "leaf-1.md"), path.join(linked, "copy.md"));
+    expectInvalid(linked, /gates\/leaf-1\.md:1: leaf-1\.md must be one unchanged regular single-link file/);
   });
 });
 
@@ -270,6 +282,27 @@ describe("kbz next on real scopes", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  test("the human summary for wait-or-verify and verify-root, both exit 0", () => {
+    const waiting = kbz(["next", "--scope", "api", "--slots", "1"], { cwd: scopeDir([{ id: "1", state: "IN-FLIGHT" }, { id: "2", needs: ["1"] }]) });
+    expect(waiting.code).toBe(0);
+    expect(waiting.stdout).toContain("ACTIVE 1: 1\n");
+    expect(waiting.stdout).toContain("  2 (dependencies-or-unreleased-leases): needs 1 (IN-FLIGHT)\n");
+    expect(waiting.stdout.trimEnd().split("\n").pop()).toBe(
+      "WAIT-OR-VERIFY: nothing new can start: wait for a return, verify it, release its lease, then run kbz next again",
+    );
+    const done = kbz(["next", "--scope", "api", "--slots", "1"], { cwd: scopeDir([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"], state: "VERIFIED" }]) });
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe(
+      "scope api: 2 task(s), 1 slot(s), 0 active, mode solo\nVERIFY-ROOT: every task is VERIFIED: run the integration and root ledgers, then release the scope\n",
+    );
+  });
+
+  test("--details adds the sequential groups, forks and joins to the summary", () => {
+    const dir = scopeDir([{ id: "1" }, { id: "2", needs: ["1"] }, { id: "3", needs: ["1"] }, { id: "4", needs: ["2", "3"] }]);
+    const r = kbz(["next", "--scope", "api", "--slots", "2", "--details"], { cwd: dir });
+    expect(r.stdout).toContain("SEQUENTIAL GROUPS 4: 1 | 2 | 3 | 4\n  fork: 1 -> 2, 3\n  join: 4 <- 2, 3\n");
   });
 
   test("with --root the printed commands carry the root as one shell word", () => {

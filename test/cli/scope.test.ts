@@ -111,10 +111,13 @@ describe("bad input changes nothing and exits 2", () => {
     ["65 characters", "x".repeat(65)],
     ["a control character", "a\u001bb"],
   ]) {
-    test(`a scope id with ${name} is refused by claim, release, log and bind`, () => {
+    test(`a scope id with ${name} is refused by claim, release, log, bind and every wave action`, () => {
       const dir = fixtureCopy("pipe");
       for (const args of [["claim"], ["release"], ["log", "text"], ["bind", "s"]]) {
         expectRefused(dir, ["scope", args[0]!, "--scope", id!, ...args.slice(1)], "scope must match");
+      }
+      for (const args of [["open", "--wave", "w", "--leaf", "a"], ["status", "--wave", "w"], ["list"]]) {
+        expectRefused(dir, ["wave", args[0]!, "--scope", id!, ...args.slice(1)], "scope must match");
       }
     });
   }
@@ -139,7 +142,7 @@ describe("bad input changes nothing and exits 2", () => {
   test("a ledger without OWNS cannot be claimed", () => {
     const dir = tempDir();
     writeTree(dir, { ".unlazy/api/GATES.md": "- [ ] G1: x\n" });
-    expectRefused(dir, ["scope", "claim"], "GATES.md declares no OWNS paths");
+    expectRefused(dir, ["scope", "claim"], ".unlazy/api/GATES.md:1: declares no OWNS paths; add an OWNS: line before the first gate\n");
   });
 
   test("an unknown action is shown escaped", () => {

@@ -12,6 +12,14 @@ describe("the generated Node fallback", () => {
     expect(await buildFallbackHook()).toBe(fs.readFileSync(FALLBACK, "utf8"));
   });
 
+  test("the committed hooks/stop-hook.mjs is the generated one (bun build.ts rewrites the working copy; git must hold it)", () => {
+    const staged = Bun.spawnSync(["git", "show", ":hooks/stop-hook.mjs"], { cwd: path.dirname(FALLBACK) });
+    if (staged.exitCode !== 0) return; // not a git checkout (e.g. an unpacked release): nothing committed to compare
+    const committed = staged.stdout.toString();
+    const current = fs.readFileSync(FALLBACK, "utf8");
+    expect(committed === current ? "committed" : "hooks/stop-hook.mjs differs from the committed copy: commit the file bun build.ts generated").toBe("committed");
+  });
+
   test("it imports nothing but node: built-ins and uses no Bun API", () => {
     const text = fs.readFileSync(FALLBACK, "utf8");
     const specifiers = [...text.matchAll(/^\s*import\s[^"']*["']([^"']+)["']/gm)].map((m) => m[1]!);
@@ -81,6 +89,7 @@ const SCENARIOS: Scenario[] = [
   { name: "zero gates", files: { "gates/leaf.md": "# Gates: nothing yet\n" }, payload: std },
   { name: "invalid UTF-8", files: { "GATES.md": "- [ ] G1: t\n\u00ff" }, payload: std, prepare: (d) => fs.writeFileSync(path.join(d, "GATES.md"), Buffer.from([0xc3, 0x28])) },
   { name: "symlinked scope", files: { ".unlazy/keep": "" }, payload: std, args: ["--scope", "api"], prepare: (d) => fs.symlinkSync("/tmp", path.join(d, ".unlazy/api")) },
+  { name: "stop from a subdirectory of a git work tree", files: { ".git/HEAD": "ref: x\n", "GATES.md": unmet, "src/a.ts": "" }, payload: (d) => ({ ...std(d), cwd: path.join(d, "src") }) },
   { name: "empty stdin", files: { "GATES.md": unmet }, payload: () => "" },
   { name: "invalid JSON", files: { "GATES.md": unmet }, payload: () => "{nope" },
   { name: "JSON array", files: { "GATES.md": unmet }, payload: () => "[1,2]" },

@@ -4,8 +4,8 @@
 // share one lock and one atomic write, so a killed run leaves it wholly old or new.
 import { stemOf, type Gate, type Ledger } from "../ledger/model.ts";
 import { gateDigest } from "../ledger/digest.ts";
-import { applyGateEdit } from "../ledger/edit.ts";
-import { parseLedger } from "../ledger/parse.ts";
+import { applyGateEdit, serializeLines } from "../ledger/edit.ts";
+import { parseLedger, splitLines } from "../ledger/parse.ts";
 import type { GateState } from "../ledger/state.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
@@ -60,27 +60,39 @@ function editFor(item: WritebackItem, gate: Gate, reverify: boolean): { checked:
   return demote ? { checked: false, evidence: "pending" } : null;
 }
 
+/** What one result does to the fresh ledger ("written" means an edit is due). */
+function judge(item: WritebackItem, gate: Gate | undefined, fresh: Ledger, req: WritebackRequest): WritebackStatus {
+  if (!gate || gateDigest(gate) !== item.digest || oracleSignature(req.oracleFor(gate)) !== item.signature) return "stale";
+  if (fresh.abandons.has(gate.id)) return "abandoned";
+  const edit = editFor(item, gate, req.reverify);
+  if (!edit) return "unchanged";
+  return applyGateEdit(fresh, gate, edit) === fresh.text ? "unchanged" : "written";
+}
+
 /**
- * Write one ledger's results: one lock, one fresh read, each result judged against the
- * ledger as the previous results left it, and one atomic write. Returns a status per item.
+ * Write one ledger's results: one lock, one fresh read and parse, each result judged
+ * against the fresh ledger, and one atomic write. Returns a status per item, in order.
  */
 export async function writeBack(req: WritebackRequest): Promise<WritebackStatus[]> {
   try {
     return await withFileLock(req.root, req.file, () => {
-      const original = freshLedger(req);
-      let ledger = original;
-      const statuses = req.items.map((item): WritebackStatus => {
-        const gate = ledger.gates.find((g) => g.id === item.gateId);
-        if (!gate || gateDigest(gate) !== item.digest || oracleSignature(req.oracleFor(gate)) !== item.signature) return "stale";
-        if (ledger.abandons.has(gate.id)) return "abandoned";
-        const edit = editFor(item, gate, req.reverify);
-        if (!edit) return "unchanged";
-        const text = applyGateEdit(ledger, gate, edit);
-        if (text === ledger.text) return "unchanged";
-        ledger = parseFresh(text, req.file);
-        return "written";
-      });
-      if (ledger !== original) writeAtomic(req.file, ledger.text, req.constrained ? { root: req.root } : {});
+      const fresh = freshLedger(req);
+      // One parse serves every result: edits go bottom-up, and an edit (even an inserted
+      // EVIDENCE line) only moves lines below its own gate, which are already done.
+      let lines = fresh.lines;
+      let eols = fresh.eols;
+      const statuses: WritebackStatus[] = new Array(req.items.length);
+      const order = req.items
+        .map((item, i) => ({ item, i, gate: fresh.gates.find((g) => g.id === item.gateId) }))
+        .sort((a, b) => (b.gate?.line ?? 0) - (a.gate?.line ?? 0));
+      for (const { item, i, gate } of order) {
+        statuses[i] = judge(item, gate, fresh, req);
+        if (statuses[i] !== "written") continue;
+        const text = applyGateEdit({ ...fresh, lines, eols }, gate!, editFor(item, gate!, req.reverify)!);
+        ({ lines, eols } = splitLines(text));
+      }
+      const text = serializeLines(lines, eols);
+      if (text !== fresh.text) writeAtomic(req.file, text, req.constrained ? { root: req.root } : {});
       return statuses;
     });
   } catch (e) {

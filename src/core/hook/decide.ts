@@ -133,7 +133,7 @@ export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
     return {
       systemMessage:
         `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` +
-        `${outstanding.length} item(s) remain (${firstOf(outstanding, 4)}).${handoffSuffix(a.handoffs)}`,
+        `${outstanding.length} item(s) remain (${outstanding.slice(0, 4).join(", ")}).${handoffSuffix(a.handoffs)}`,
     };
   }
   return {

@@ -40,7 +40,7 @@ const PLACEHOLDER = /[<>|]/;
 
 export type Fail = (message: string) => never;
 
-interface Line {
+export interface Line {
   no: number;
   text: string;
 }
@@ -65,6 +65,16 @@ export function unfencedLines(text: string): Line[] {
   return out;
 }
 
+/**
+ * The single `Contract revision:` line outside fenced code: its digits, or null with the line to
+ * blame. Shared with receipts, which bind the revision into their fingerprint (kill §6.2.3).
+ */
+export function contractRevision(lines: readonly Line[]): { digits: string | null; line: number | null } {
+  const found = lines.filter((l) => l.text.startsWith("Contract revision:"));
+  const m = found.length === 1 ? REVISION.exec(found[0]!.text) : null;
+  return m ? { digits: m[1]!, line: found[0]!.no } : { digits: null, line: found[1]?.no ?? found[0]?.no ?? null };
+}
+
 function isTableLine(text: string): boolean {
   const t = text.trim();
   return t.length > 0 && t.charCodeAt(0) === 124 && t.charCodeAt(t.length - 1) === 124; // "|"
@@ -83,11 +93,10 @@ export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): P
   };
   const lines = unfencedLines(text);
 
-  const revisionLines = lines.filter((l) => l.text.startsWith("Contract revision:"));
-  const rm = revisionLines.length === 1 ? REVISION.exec(revisionLines[0]!.text) : null;
-  if (!rm) fail("PLAN needs exactly one Contract revision: positive integer", revisionLines[1]?.no ?? revisionLines[0]?.no ?? null);
-  const revision = Number(rm![1]);
-  if (!Number.isSafeInteger(revision)) fail("invalid contract revision", revisionLines[0]!.no);
+  const rev = contractRevision(lines);
+  if (rev.digits === null) fail("PLAN needs exactly one Contract revision: positive integer", rev.line);
+  const revision = Number(rev.digits);
+  if (!Number.isSafeInteger(revision)) fail("invalid contract revision", rev.line);
 
   const headers = lines.map((l, i) => ({ l, i })).filter(({ l }) => HEADER_START.test(l.text) && isTableLine(l.text));
   if (headers.length !== 1) fail("PLAN needs exactly one leaf dispatch table", headers[1]?.l.no ?? null);
@@ -139,7 +148,7 @@ export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): P
     }
   }
   const rows = [...parsed].sort((a, b) => compare(a.id, b.id));
-  return { revision, revisionLine: revisionLines[0]!.no, rows, byId, successors, order: kahn.ok ? kahn.order : [] };
+  return { revision, revisionLine: rev.line!, rows, byId, successors, order: kahn.ok ? kahn.order : [] };
 }
 
 function parseRow(line: Line, index: number, failAt: (m: string, l: number) => never): PlanRow {
@@ -166,10 +175,17 @@ function listCell(cell: string, label: string, fail: Fail): string[] {
   );
 }
 
+/** Lists here are short: compare pairs below a handful of items, hash above (no Set per cell). */
+export function hasDuplicates(items: readonly string[]): boolean {
+  if (items.length > 8) return new Set(items).size !== items.length;
+  for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (items[i] === items[j]) return true;
+  return false;
+}
+
 /** Shared by PLAN cells and ACCESS arrays: nonblank, control-free, duplicate-free. */
 export function stringList(items: string[], label: string, fail: Fail): string[] {
   if (items.some((s) => s.trim() === "" || CONTROL.test(s))) fail(`${label} must be an array of nonblank strings`);
-  if (new Set(items).size !== items.length) fail(`${label} contains duplicates`);
+  if (hasDuplicates(items)) fail(`${label} contains duplicates`);
   return items;
 }
 
@@ -181,6 +197,6 @@ export function pathList(items: string[], label: string, fail: Fail): string[] {
     if (PLACEHOLDER.test(raw) || !n.ok) fail(`${label} contains an invalid or placeholder path: ${raw}`);
     out.push((n as { glob: string }).glob);
   }
-  if (new Set(out).size !== out.length) fail(`${label} contains duplicates`);
+  if (hasDuplicates(out)) fail(`${label} contains duplicates`);
   return out;
 }

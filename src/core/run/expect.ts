@@ -25,7 +25,10 @@ parentPort.postMessage({ ready: true });
 parentPort.once("message", (m) => {
   let reply;
   try {
-    reply = { matched: new RegExp(m.source, m.flags).test(m.output) };
+    const re = new RegExp(m.source, m.flags);
+    m.startedAt[0] = Date.now();
+    Atomics.store(m.verdict, 2, 1);
+    reply = { matched: re.test(m.output) };
     Atomics.store(m.verdict, 1, reply.matched ? 1 : 0);
     Atomics.store(m.verdict, 0, 1);
   }
@@ -65,9 +68,13 @@ export function regexMatch(source: string, flags: string, output: string, budget
         let settled = false;
         let timer: ReturnType<typeof setTimeout> | null = null;
         let worker: Worker | null = null;
-        // The worker flags its verdict here before replying, so a main thread that was
-        // too busy to read the reply in time still sees a match that finished in budget.
-        const verdict = new Int32Array(new SharedArrayBuffer(8));
+        // Shared with the worker: [done, matched, started] and the wall time the match began.
+        // The budget is measured from that start, so a worker that the OS has not scheduled
+        // yet is not blamed, and a verdict reached in budget counts even when this thread
+        // was too busy to read the reply in time.
+        const verdict = new Int32Array(new SharedArrayBuffer(12));
+        const startedAt = new Float64Array(new SharedArrayBuffer(8));
+        let waitedMs = 0;
         const finish = (r: MatchResult) => {
           if (settled) return;
           settled = true;
@@ -87,11 +94,22 @@ export function regexMatch(source: string, flags: string, output: string, budget
           if (m.ready) {
             if (settled) return;
             clearTimeout(timer!);
-            timer = setTimeout(() => {
-              if (Atomics.load(verdict, 0) === 1) finish({ matched: Atomics.load(verdict, 1) === 1, error: null });
-              else finish({ matched: false, error: `EXPECT regex exceeded ${budget.matchMs}ms` });
-            }, budget.matchMs);
-            worker!.postMessage({ source, flags, output, verdict });
+            const judge = (afterMs: number) => {
+              timer = setTimeout(() => {
+                waitedMs += afterMs;
+                if (Atomics.load(verdict, 0) === 1) return finish({ matched: Atomics.load(verdict, 1) === 1, error: null });
+                if (Atomics.load(verdict, 2) === 0) {
+                  // Not started yet: starved, not slow. Bounded by the startup limit.
+                  if (waitedMs < budget.startupMs) return judge(budget.matchMs);
+                  return finish({ matched: false, error: `EXPECT worker startup exceeded ${budget.startupMs}ms` });
+                }
+                const ran = Date.now() - startedAt[0]!;
+                if (ran < budget.matchMs) return judge(budget.matchMs - ran);
+                finish({ matched: false, error: `EXPECT regex exceeded ${budget.matchMs}ms` });
+              }, afterMs);
+            };
+            judge(budget.matchMs);
+            worker!.postMessage({ source, flags, output, verdict, startedAt });
           } else finish(m.error !== undefined ? { matched: false, error: m.error } : { matched: m.matched === true, error: null });
         });
         worker.once("error", (e: Error) => finish({ matched: false, error: e.message }));

@@ -27,7 +27,8 @@ export type AttentionReason =
   | "verified-before-return"
   | "external-or-invalid-lease-needs-review"
   | "unknown-lease-owner"
-  | "lease-ownership-mismatch";
+  | "lease-ownership-mismatch"
+  | `verification-${string}`;
 
 export interface Attention {
   leaf?: string;
@@ -125,6 +126,8 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     if (r.state === "ABANDONED" || gates.includes("abandoned")) attend({ leaf: r.id, reason: "handoff" }, [r.id]);
     if (r.state !== "VERIFIED") continue;
     if (gates.some((g) => g !== "met")) attend({ leaf: r.id, reason: "verified-ledger-not-met" }, [r.id]);
+    const receipt = facts(r.id).verification;
+    if (receipt) attend({ leaf: r.id, reason: `verification-${receipt}` }, [r.id]);
     if (r.needs.some((n) => !verified(n))) attend({ leaf: r.id, reason: "verified-before-dependency" }, [r.id, ...r.needs.filter((n) => !verified(n))]);
   }
 

@@ -8,9 +8,13 @@ import { gateState } from "../ledger/state.ts";
 import { accessEntry, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
-import { parsePlan } from "../plan/table.ts";
+import { hasDuplicates, parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { managedEvidenceIssue } from "../receipts/audit.ts";
+import { VerificationError } from "../receipts/errors.ts";
+import { readStore, type Store } from "../receipts/store.ts";
+import type { Env } from "../run/shell.ts";
 import { readLeases } from "../dispatch/leases.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
 import type { LeaseView, NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot.ts";
@@ -118,6 +122,26 @@ export interface ReadOptions {
   scope: string; // valid id
   slots: number;
   compare: IdCompare;
+  env?: Env; // for receipt audits; default process.env
+}
+
+/** Receipts are audited through the same function as `kbz verify`; its failures become schedule errors. */
+function receiptStore(root: string): Store {
+  try {
+    return readStore(root);
+  } catch (e) {
+    if (e instanceof VerificationError) throw new ScheduleInputError(e.reason + (e.where.detail ? ` (${e.where.detail})` : ""), e.where.file ?? null, e.where.line ?? null);
+    throw e;
+  }
+}
+
+function receiptIssue(root: string, rel: string, store: Store, env: Env): string | null {
+  try {
+    return managedEvidenceIssue(root, rel, { store, env });
+  } catch (e) {
+    if (e instanceof VerificationError) throw new ScheduleInputError(e.located(), rel);
+    throw e;
+  }
 }
 
 export function readNextSnapshot(o: ReadOptions): NextSnapshot {
@@ -137,8 +161,10 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
 
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
-    const extra = inventory.filter((n) => !expected.includes(n));
-    const missing = expected.filter((n) => !inventory.includes(n));
+    const want = new Set(expected);
+    const have = new Set(inventory);
+    const extra = inventory.filter((n) => !want.has(n));
+    const missing = expected.filter((n) => !have.has(n));
     const parts = [extra.length ? `not in PLAN: ${extra.join(", ")}` : "", missing.length ? `missing: ${missing.join(", ")}` : ""];
     throw new ScheduleInputError(`PLAN leaves must match scope leaf ledgers exactly (${parts.filter(Boolean).join("; ")})`, shown("gates"));
   }
@@ -146,6 +172,7 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const accessFile = shown("ACCESS.json");
   const leaves = parseAccess(files.read("ACCESS.json", true)!, plan, accessFile);
   const tasks = new Map<string, TaskFacts>();
+  const store = receiptStore(o.root);
   // schedule.mjs reads ledgers in code-unit id order; so does kbz whatever the display order,
   // which keeps the snapshot fingerprint identical to the original's.
   for (const row of [...plan.rows].sort((a, b) => codeUnitCompare(a.id, b.id))) {
@@ -156,25 +183,26 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       const first = ledger.errors[0]!;
       throw new ScheduleInputError(`invalid leaf ledger ${row.id}: ${ledger.errors.map((e) => `line ${e.line}: ${e.message}`).join("; ")}`, shown(rel), first.line);
     }
-    if (new Set(ledger.owns).size !== ledger.owns.length) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
-    const plain = new Set(row.owns);
-    if (ledger.owns.length === 0 || ledger.owns.length !== plain.size || ledger.owns.some((g) => !plain.has(g))) {
+    if (hasDuplicates(ledger.owns)) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
+    if (ledger.owns.length === 0 || ledger.owns.length !== row.owns.length || ledger.owns.some((g) => !row.owns.includes(g))) {
       throw new ScheduleInputError(
         `PLAN Owns must equal ledger OWNS for ${row.id} (PLAN: ${row.owns.join(", ") || "-"}; OWNS: ${ledger.owns.join(", ") || "none"})`,
         shown(rel),
         ledger.ownsLine ?? 1,
       );
     }
+    const verification = row.state === "VERIFIED" ? receiptIssue(o.root, `.unlazy/${o.scope}/${rel}`, store, o.env ?? process.env) : null;
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates: ledger.gates.map((g) => gateState(g, ledger)),
+      verification,
     });
   }
   const waves = dispatchWaves(files.read("dispatch.json", false), shown("dispatch.json"));
   const leases = readLeases(o.root);
 
   const structure = registry === null ? undefined : registryView(o.root, o.scope);
-  if (files.changed()) throw new ScheduleInputError("inputs changed while scheduling; rerun");
+  if (files.changed() || JSON.stringify(receiptStore(o.root)) !== JSON.stringify(store)) throw new ScheduleInputError("inputs changed while scheduling; rerun");
   const signature = leaseSignature(leases);
   if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");

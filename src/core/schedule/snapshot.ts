@@ -11,6 +11,8 @@ import type { Report } from "../structure/model.ts";
 export interface TaskFacts {
   access: AccessSets; // writes = the ledger OWNS (equal to PLAN Owns)
   gates: GateState[]; // every gate of gates/leaf-<id>.md
+  /** VERIFIED rows with a receipt: the receipt audit's reason when not current (kill §4.14.5), else null. */
+  verification?: string | null;
 }
 
 /** What the advice reads of a dispatch wave (kill §2.4); leaves are `leaf-<id>`. */

@@ -88,6 +88,7 @@ export function Graph({ data, rows, selected, width, height, theme }: GraphProps
   }
   const idWidth = Math.min(12, Math.max(4, ...rows.map((r) => r.row.id.length)) + 1);
   const listHeight = Math.max(1, height - DETAIL_HEIGHT - problem);
+  const layerWidth = `L${rows.length ? rows[rows.length - 1]!.layer : 1}`.length + 1;
   return (
     <Box flexDirection="column" width={width} height={height}>
       {view.problem ? <Text color={theme.tone("bad")} wrap="truncate">{fit(view.problem, width)}</Text> : null}
@@ -105,11 +106,11 @@ export function Graph({ data, rows, selected, width, height, theme }: GraphProps
           const where = start ? `${start.wave.id}${start.handle ? ` ${start.handle}` : ""}` : "";
           const note = noteText(structureNote(view, item.row.id));
           const needs = [item.row.needs.length ? `← ${item.row.needs.join(", ")}` : "", note].filter(Boolean).join("  ");
-          const fixed = 2 + 4 + 2 + idWidth + 10 + 18;
+          const fixed = 2 + layerWidth + 2 + idWidth + 10 + 18;
           return (
             <Text inverse={active} wrap="truncate">
               <Text>{active ? "›" : " "} </Text>
-              <Text color={theme.tone("muted")}>{pad(layer, 4)}</Text>
+              <Text color={theme.tone("muted")}>{pad(layer, layerWidth)}</Text>
               <Text color={theme.tone(LEAF_TONE[state])}>{LEAF_GLYPH[state]} </Text>
               <Text bold>{pad(item.row.id, idWidth)}</Text>
               <Text color={theme.tone(LEAF_TONE[state])}>{pad(state, 10)}</Text>

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   aggregateDispatch,
   applyDispatch,
@@ -16,7 +16,7 @@ import {
   type DispatchAction,
   type DispatchState,
 } from "../../../src/core/dispatch/waves.ts";
-import { hashTree, tempDir, writeTree } from "../../helpers/kbz.ts";
+import { hashTree, REPO, tempDir, writeTree } from "../../helpers/kbz.ts";
 
 const T0 = new Date("2026-12-02T08:40:46.546Z");
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -404,4 +404,28 @@ describe("loading dispatch.json safely", () => {
     dispatchStatus(root, "api");
     expect(hashTree(root)).toBe(before);
   });
+
+  test("fixes unlazy bug: a reader racing committed transitions of another process sees old or new state, never a spurious invalid one", async () => {
+    const root = tempDir();
+    fs.mkdirSync(path.join(root, ".unlazy/api"), { recursive: true });
+    const writer = spawn(path.join(REPO, "node_modules/.bin/bun"), [
+      "-e",
+      `import { commitDispatch } from ${JSON.stringify(path.join(REPO, "src/core/dispatch/transition.ts"))};
+       for (let i = 0; i < 60; i++) await commitDispatch(${JSON.stringify(root)}, "api", { kind: "open", wave: "w" + i, leaves: ["a"] });`,
+    ]);
+    let exited = false;
+    const done = new Promise<void>((r) => writer.on("exit", () => ((exited = true), r())));
+    let reads = 0;
+    let last = 0;
+    while (!exited) {
+      const n = loadDispatch(root, "api").state.waves.size;
+      expect(n).toBeGreaterThanOrEqual(last);
+      last = n;
+      reads++;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await done;
+    expect(loadDispatch(root, "api").state.waves.size).toBe(60);
+    expect(reads).toBeGreaterThan(0);
+  }, 30_000);
 });

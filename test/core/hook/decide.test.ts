@@ -78,13 +78,13 @@ describe("planStop and decideStop", () => {
     expect(planStop(assess(snapshot({ "a.md": "# G\n- [x] G1: one\n  EVIDENCE: seen\n" })))).toEqual({ kind: "clear", output: null });
   });
 
-  test("lists show the first five with a +k more tail; the release shows the first four", () => {
+  test("a block lists the first five with a +k more tail; a release names the first four and the count", () => {
     const many = "# G\n" + Array.from({ length: 8 }, (_, i) => `- [ ] G${i}: t\n`).join("");
     const a = assess(snapshot({ "m.md": many }, { scope: "api", mode: "scope" }));
     const block = decideStop(a, { ok: true, blocks: 6 }) as { reason: string };
     expect(block.reason).toStartWith("kbz [scope api]: 8 gate/ledger/dispatch item(s) need work: m:G0, m:G1, m:G2, m:G3, m:G4, +3 more. ");
     expect(decideStop(a, { ok: true, blocks: 7 })).toEqual({
-      systemMessage: "kbz: releasing after 6 blocks without gate progress [scope api]; 8 item(s) remain (m:G0, m:G1, m:G2, m:G3, +4 more).",
+      systemMessage: "kbz: releasing after 6 blocks without gate progress [scope api]; 8 item(s) remain (m:G0, m:G1, m:G2, m:G3).",
     });
   });
 

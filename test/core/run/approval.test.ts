@@ -108,7 +108,7 @@ describe("approval store", () => {
     expect(spawnSync("mkfifo", ["-m", "600", rec]).status).toBe(0);
     const t0 = Date.now();
     expect(() => store.isApproved(LEDGER, "G1", oracle)).toThrow("must be a real file");
-    expect(Date.now() - t0).toBeLessThan(1800);
+    expect(Date.now() - t0).toBeLessThan(10_000); // a blocking open would never return
   });
 
   test("recording fails cleanly when the store's parent is a regular file", async () => {

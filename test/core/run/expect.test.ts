@@ -14,11 +14,11 @@ describe("EXPECT matching", () => {
     expect(await regexMatch("", "", "")).toEqual({ matched: true, error: null });
   });
 
-  test("catastrophic backtracking is cut off at the 250 ms budget, well under 5 s", async () => {
+  test("catastrophic backtracking is cut off at the 250 ms budget", async () => {
     const t0 = Date.now();
     const r = await regexMatch("(a+)+$", "", "a".repeat(30000) + "!");
     expect(r).toEqual({ matched: false, error: "EXPECT regex exceeded 250ms" });
-    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(Date.now() - t0).toBeLessThan(15_000); // unbounded, this pattern runs for hours
   });
 
   test("worker startup has its own limit, separate from the match budget", async () => {

@@ -231,6 +231,18 @@ describe("attention and leases beyond §5.1", () => {
   });
 });
 
+describe("mode", () => {
+  test("orchestrated when only a non-adjacent pair is independent", () => {
+    // Kahn order 1, 2, 3: both adjacent pairs conflict through 2's write of everything.
+    const a = advise([{ id: "1", owns: ["a/**"] }, { id: "2", owns: ["**"] }, { id: "3", owns: ["b/**"] }]);
+    expect(a.mode).toBe("orchestrated");
+  });
+
+  test("solo when every pair is on one dependency path, whatever the access", () => {
+    expect(advise([{ id: "1" }, { id: "2", needs: ["1"] }, { id: "3", needs: ["1", "2"] }]).mode).toBe("solo");
+  });
+});
+
 describe("ordering and explanations", () => {
   const ten = Array.from({ length: 10 }, (_, k) => ({ id: String(k + 1), owns: ["src/shared/**"] }));
 

@@ -61,7 +61,7 @@ function ancestors(s: NextSnapshot, id: string): Set<string> {
 }
 
 describe("advice on random scopes (seeded)", () => {
-  test("3,000 scopes: launch is pairwise independent, within free slots, ready, lease-free, and the greedy maximum", () => {
+  test("3,000 scopes: launch is pairwise independent, within free slots, ready, lease-free, the greedy maximum, and mode is exact", () => {
     const rand = prng(20261202);
     const seen = { launched: 0, several: 0, selectedConflict: 0, activeConflict: 0, lease: 0, slots: 0 };
     for (let round = 0; round < 3000; round++) {
@@ -98,6 +98,9 @@ describe("advice on random scopes (seeded)", () => {
         }
       }
       expect({ ...context, launch: a.launch }).toEqual({ ...context, launch: expected });
+      const ids = s.plan.rows.map((r) => r.id);
+      const anyIndependent = ids.some((x, i) => ids.slice(i + 1).some((y) => independent(x, y)));
+      expect({ ...context, mode: a.mode }).toEqual({ ...context, mode: anyIndependent ? "orchestrated" : "solo" });
       const blocked = Object.values(a.blocked).reduce((x, y) => x + (y ?? 0), 0);
       const unfinished = s.plan.rows.filter((r) => r.state !== "VERIFIED" && r.state !== "ABANDONED" && !a.active.includes(r.id)).length;
       expect(blocked + a.launch.length).toBe(unfinished);

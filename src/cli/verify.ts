@@ -1,0 +1,202 @@
+// kbz verify: acceptance receipts that are reused only while their inputs are unchanged
+// (kill §3.4, §4.14). `run` checks once and records; `audit` and `explain` only read.
+import * as path from "node:path";
+import { UsageError } from "../core/errors.ts";
+import type { CheckResult } from "../core/check/run.ts";
+import { verdictLines } from "../core/ledger/state.ts";
+import { pathFacts } from "../core/run/shell.ts";
+import { inspectReceipt, type Inspection } from "../core/receipts/audit.ts";
+import type { Policy } from "../core/receipts/context.ts";
+import { VerificationError } from "../core/receipts/errors.ts";
+import { explainReceipt } from "../core/receipts/explain.ts";
+import { ledgerKey } from "../core/receipts/paths.ts";
+import { verifyRun, type LedgerResult } from "../core/receipts/run.ts";
+import { readStore } from "../core/receipts/store.ts";
+import { canonicalRoot } from "../core/workspace/discover.ts";
+import { approvalLines, resultLines } from "./check.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { err, json, out } from "./output.ts";
+import { positionals } from "./options.ts";
+
+interface VerifyArgs {
+  action?: string;
+  ledger?: string[];
+  "--"?: string[];
+  inputs?: string;
+  env?: string;
+  closed?: boolean;
+  approve?: boolean;
+  reviewed?: boolean;
+  portable?: boolean;
+  root?: string;
+  json?: boolean;
+}
+
+const ACTIONS = ["run", "audit", "explain"];
+const RUN_ONLY = ["inputs", "env", "closed", "approve", "reviewed", "portable"] as const;
+/** verify-once kept the last 3500 characters of the checker's output as the diagnostic. */
+const DIAGNOSTIC_CHARS = 3500;
+
+function ledgersOf(argv: VerifyArgs, root: string): string[] {
+  const files = positionals(argv);
+  if (files.length === 0 || new Set(files).size !== files.length) throw new UsageError("unique explicit ledgers required");
+  const keys = files.map((f) => ledgerKey(root, f));
+  if (new Set(keys).size !== keys.length) throw new UsageError("duplicate ledger identity");
+  return files;
+}
+
+const sortedUnique = (items: string[]) => [...new Set(items)].sort();
+
+export function policyOf(argv: VerifyArgs): Policy {
+  if (argv.inputs === undefined) throw new UsageError("--inputs required; include artifacts, checks and their dependencies");
+  const policy: Policy = {
+    inputs: sortedUnique(String(argv.inputs).split(",")),
+    env: sortedUnique(String(argv.env ?? "").split(",").filter((s) => s !== "")),
+    closed: !!argv.closed,
+  };
+  if (argv.portable) policy.portable = true;
+  return policy;
+}
+
+/** The checker's transcript as `kbz check --reverify` would print it, last 3500 characters. */
+function diagnostic(r: Extract<LedgerResult, { status: "REVIEW_OR_REPAIR" }>): string {
+  const lines: string[] = [];
+  const res: CheckResult | null = r.check;
+  if (res) {
+    for (const a of res.approvals) lines.push(...approvalLines(a), ...(a.problem ? [`kbz: ${a.problem}`] : []));
+    for (const run of res.runs) {
+      const o = run.task.oracle;
+      lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${run.task.cwd} PATH=${pathFacts(o.path).transcript}`);
+    }
+    for (const run of res.runs) lines.push(...resultLines(run), ...(run.writeError ? [`kbz: ${run.writeError}`] : []));
+    for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+    for (const p of res.problems) lines.push(`${p.file}:${p.line}: ${p.message}`);
+    lines.push(...verdictLines(res.reduction, res.note, res.snapshot.target.scope));
+  }
+  if (r.error) lines.push(`kbz: ${r.error}`);
+  const text = lines.join("\n") + "\n";
+  return text.length > DIAGNOSTIC_CHARS ? text.slice(-DIAGNOSTIC_CHARS) : text;
+}
+
+function resultJson(r: LedgerResult): Record<string, unknown> {
+  if (r.status !== "REVIEW_OR_REPAIR") return { ...r };
+  return { status: r.status, ledger: r.ledger, exit: r.exit, reason: r.reason, diagnostic: diagnostic(r) };
+}
+
+function printResult(r: LedgerResult): void {
+  switch (r.status) {
+    case "CURRENT_EVIDENCE":
+      return out(`CURRENT_EVIDENCE ${r.ledger}: receipt reused, nothing executed`);
+    case "ACCEPTED":
+      return out(`ACCEPTED ${r.ledger}: checked once; ${r.reusable ? "receipt reusable while its inputs stay unchanged" : "not reusable (run without --closed)"}`);
+    case "MANUAL_REVIEW_REQUIRED":
+      return err(`MANUAL_REVIEW_REQUIRED ${r.ledger}: review its manual gates, then run again with --reviewed`);
+    case "REVIEW_OR_REPAIR":
+      err(`REVIEW_OR_REPAIR ${r.ledger}: ${r.reason} (check exit ${r.exit})`);
+      for (const line of diagnostic(r).replace(/\n$/, "").split("\n")) err(`  ${line}`);
+  }
+}
+
+async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<ExitCode> {
+  const policy = policyOf(argv);
+  const ledgers = ledgersOf(argv, root);
+  const results = await verifyRun({
+    root,
+    ledgers,
+    policy,
+    approve: !!argv.approve,
+    reviewed: !!argv.reviewed,
+    env: process.env,
+    onResult: asJson ? undefined : printResult,
+  });
+  const exit: ExitCode = results.every((r) => r.status === "ACCEPTED" || r.status === "CURRENT_EVIDENCE") ? 0 : 1;
+  if (asJson) json({ schema: 1, action: "run", exit, policy, results: results.map(resultJson) });
+  return exit;
+}
+
+function audit(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
+  const ledgers = ledgersOf(argv, root);
+  const store = readStore(root);
+  const results: Inspection[] = ledgers.map((f) => inspectReceipt(root, f, { env: process.env, store }));
+  const stale = results.filter((r) => !r.current).length;
+  const status = stale === 0 ? "CURRENT_EVIDENCE" : "STALE_EVIDENCE";
+  const exit: ExitCode = stale === 0 ? 0 : 1;
+  if (asJson) {
+    json({ schema: 1, status, exit, results });
+    return exit;
+  }
+  for (const r of results) out(r.current ? `CURRENT ${r.key}` : `STALE   ${r.key}: ${r.reason} (kbz verify explain ${r.key} says why)`);
+  out(stale === 0 ? `CURRENT_EVIDENCE (${results.length} current)` : `STALE_EVIDENCE (${stale} of ${results.length} stale)`);
+  return exit;
+}
+
+function explain(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
+  const ledgers = ledgersOf(argv, root);
+  if (ledgers.length !== 1) throw new UsageError("explain takes exactly one ledger");
+  const e = explainReceipt(root, ledgers[0]!, { env: process.env });
+  const exit: ExitCode = e.current ? 0 : 1;
+  if (asJson) {
+    json({ schema: 1, exit, ...e });
+    return exit;
+  }
+  if (e.current) out(`${e.key}: receipt is current; nothing it is bound to changed since acceptance`);
+  else {
+    out(`${e.key}: receipt not reusable (${e.reason}) because:`);
+    for (const c of e.changes) out(`  - ${c.text}`);
+  }
+  return exit;
+}
+
+function invalid(e: VerificationError | UsageError, asJson: boolean): ExitCode {
+  if (asJson) {
+    const where = e instanceof VerificationError ? e.where : {};
+    json({ schema: 1, status: "INVALID", exit: 2, reason: e instanceof VerificationError ? e.reason : e.message, ...where });
+  } else err(e instanceof VerificationError && e.where.file !== undefined ? e.located() : `kbz: ${e instanceof VerificationError ? e.located() : e.message}`);
+  return 2;
+}
+
+export async function handleVerify(argv: VerifyArgs): Promise<ExitCode> {
+  const asJson = !!argv.json;
+  try {
+    const action = argv.action;
+    if (action === undefined || !ACTIONS.includes(action)) throw new UsageError("run, audit or explain required");
+    if (action !== "run" && RUN_ONLY.some((o) => argv[o] !== undefined)) throw new UsageError(`${action} accepts only --root, --json and ledgers`);
+    const root = canonicalRoot(argv.root ?? process.cwd());
+    if (action === "run") return await run(argv, root, asJson);
+    return action === "audit" ? audit(argv, root, asJson) : explain(argv, root, asJson);
+  } catch (e) {
+    if (e instanceof VerificationError || e instanceof UsageError) return invalid(e, asJson);
+    throw e;
+  }
+}
+
+export const verb: Verb = {
+  command: "verify [action] [ledger..]",
+  describe: "check once, keep a receipt, reuse it only while its inputs are unchanged (run | audit | explain)",
+  builder: (y) =>
+    y
+      .positional("action", { type: "string", describe: "run, audit or explain" })
+      .positional("ledger", { type: "string", array: true, describe: "ledger paths relative to --root" })
+      .option("inputs", { type: "string", describe: "run: comma-separated input files/directories the checks read", requiresArg: true })
+      .option("closed", { type: "boolean", describe: "run: attest complete deterministic inputs (makes the receipt reusable)" })
+      .option("env", { type: "string", describe: "run: comma-separated environment variables the checks depend on", requiresArg: true })
+      .option("approve", { type: "boolean", describe: "run: approve each exact pending oracle first, as kbz check --approve" })
+      .option("reviewed", { type: "boolean", describe: "run: the manual gates were reviewed; accept them" })
+      .option("portable", { type: "boolean", describe: "run: leave PATH out of the runtime binding (recorded in the receipt)" })
+      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("json", { type: "boolean", describe: "print one JSON object" })
+      .epilogue(
+        "run: parent-owned official checks through kbz's own checker, as kbz check --reverify (same approvals, " +
+          "same evidence); --approve keeps its inspected-command boundary. --closed attests complete deterministic " +
+          "inputs, declared environment and no concurrent writers; without it every run is fresh and audit refuses reuse.\n" +
+          "audit: read-only current-evidence check; no execution, approval or mutation. Approval is never inferred from a receipt.\n" +
+          "explain: says in words why a receipt is not reusable: which input file, gate definition, environment value, " +
+          "contract revision or verifier changed.\n" +
+          "List inputs explicitly, including called test scripts and configuration; not the ledger or .unlazy/ metadata. " +
+          "Receipts live in .unlazy/verification-receipts.json. The verifier is kbz's version and build digest; PATH is " +
+          "bound unless --portable.\n\n" +
+          "exit codes (as verify-once): 0 accepted/current; 1 unmet, stale, manual review or review-or-repair; " +
+          "2 invalid input or infrastructure (usage errors too, which verify-once also reported as exit 2).",
+      ),
+  handler: (argv) => handleVerify(argv as VerifyArgs),
+};

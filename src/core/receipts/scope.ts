@@ -1,0 +1,45 @@
+// Receipt issues of a scope's ledgers, for `kbz status --scope`: the same audit the scheduler
+// uses (`managedEvidenceIssue`), reported per ledger that has a receipt.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Env } from "../run/shell.ts";
+import { managedEvidenceIssue } from "./audit.ts";
+import { VerificationError } from "./errors.ts";
+import { ledgerKey } from "./paths.ts";
+import { readStore, receiptOf, storePath } from "./store.ts";
+
+export interface ReceiptIssue {
+  ledger: string; // root-relative key
+  issue: string | null; // null: current (or accepted without --closed and unchanged)
+}
+
+export interface ScopeReceipts {
+  receipts: ReceiptIssue[];
+  error: string | null; // the store or an input could not be audited
+}
+
+/** null when the repository has no receipt store at all (scopes that never opted in). */
+export function scopeReceipts(root: string, files: string[], env: Env): ScopeReceipts | null {
+  if (!fs.existsSync(storePath(root)) && !isLink(storePath(root))) return null;
+  const receipts: ReceiptIssue[] = [];
+  try {
+    const store = readStore(root);
+    for (const abs of files) {
+      const rel = path.relative(root, abs).split(path.sep).join("/");
+      if (!receiptOf(store, ledgerKey(root, rel))) continue;
+      receipts.push({ ledger: rel, issue: managedEvidenceIssue(root, rel, { store, env }) });
+    }
+  } catch (e) {
+    if (e instanceof VerificationError) return { receipts, error: e.located() };
+    throw e;
+  }
+  return { receipts, error: null };
+}
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,101 @@
+// The scheduler's receipt attention (kill §4.6 step 1, §4.14.5) through the same audit as
+// `kbz verify`, on plain data and in a real scope (kill §5.4 test 14).
+import { describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { idCompare } from "../../../src/core/plan/order.ts";
+import { verifyRun } from "../../../src/core/receipts/run.ts";
+import { adviseNext } from "../../../src/core/schedule/advise.ts";
+import { readNextSnapshot } from "../../../src/core/schedule/read.ts";
+import { privateApprovalDir } from "../../helpers/approvals.ts";
+import { tempDir, writeTree } from "../../helpers/kbz.ts";
+import { scope } from "./build.ts";
+
+describe("verification attention on plain data", () => {
+  test("a VERIFIED leaf with a stale receipt forces review, after verified-ledger-not-met and before verified-before-dependency", () => {
+    const snap = scope([{ id: "1", state: "VERIFIED", needs: ["0"], gates: ["stale-unmet"] }, { id: "0" }, { id: "2", needs: ["1"] }]);
+    snap.tasks.get("1")!.verification = "changed-inputs-or-verifier";
+    const a = adviseNext(snap, { details: true });
+    expect(a.action).toBe("review");
+    expect(a.launch).toEqual([]);
+    expect(a.attention).toEqual([
+      { leaf: "1", reason: "verified-ledger-not-met" },
+      { leaf: "1", reason: "verification-changed-inputs-or-verifier" },
+      { leaf: "1", reason: "verified-before-dependency" },
+    ]);
+    expect(a.blocked["attention-required"]).toBe(2);
+  });
+
+  test("no receipt issue, no attention", () => {
+    const snap = scope([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"] }]);
+    snap.tasks.get("1")!.verification = null;
+    expect(adviseNext(snap, { details: false }).launch).toEqual(["2"]);
+  });
+});
+
+const PLAN = (rev: number) => `# Plan: receipts
+Contract revision: ${rev}
+
+| Leaf | Owns | Needs | Tier | Planned wave | State |
+|---|---|---|---|---|---|
+| 1 | src/1/** | - | mechanical | 1 | VERIFIED |
+| 2 | src/2/** | 1 | mechanical | 2 | WAITING |
+`;
+const ACCESS = (rev: number) =>
+  JSON.stringify({
+    schema: 1,
+    contractRevision: rev,
+    leaves: {
+      "1": { complete: true, reads: [], resourceReads: [], resourceWrites: [] },
+      "2": { complete: true, reads: ["src/1/**"], resourceReads: [], resourceWrites: [] },
+    },
+  });
+const LEAF1 = "OWNS: src/1/**\n\n- [ ] G1: leaf 1 value\n  CHECK: grep -q good src/1/value.txt && echo LEAF_OK\n  EXPECT: LEAF_OK\n  EVIDENCE: pending\n";
+const LEAF2 = "OWNS: src/2/**\n\n- [ ] G1: leaf 2 deliverable\n  EVIDENCE: pending\n";
+
+describe("kill §5.4 test 14: receipts in a real scheduler scope", () => {
+  test("an accepted receipt lets the successor launch; a contract revision bump or a source change forces review", async () => {
+    const root = tempDir("kbz-sched-receipts-");
+    writeTree(root, {
+      ".unlazy/api/PLAN.md": PLAN(1),
+      ".unlazy/api/ACCESS.json": ACCESS(1),
+      ".unlazy/api/gates/leaf-1.md": LEAF1,
+      ".unlazy/api/gates/leaf-2.md": LEAF2,
+      "src/1/value.txt": "good\n",
+    });
+    const store = privateApprovalDir();
+    const env = { UNLAZY_APPROVAL_DIR: store, PATH: "/usr/bin:/bin", HOME: path.join(store, "home") };
+    const next = () => adviseNext(readNextSnapshot({ root, scope: "api", slots: 2, compare: idCompare("natural"), env }), { details: false });
+    const [r] = await verifyRun({
+      root,
+      ledgers: [".unlazy/api/gates/leaf-1.md"],
+      policy: { inputs: ["src/1"], env: [], closed: true },
+      approve: true,
+      reviewed: false,
+      env,
+    });
+    expect(r!.status).toBe("ACCEPTED");
+    expect(next()).toMatchObject({ action: "dispatch", launch: ["2"], attention: [] });
+
+    writeTree(root, { ".unlazy/api/PLAN.md": PLAN(2), ".unlazy/api/ACCESS.json": ACCESS(2) });
+    expect(next()).toMatchObject({ action: "review", launch: [], attention: [{ leaf: "1", reason: "verification-changed-inputs-or-verifier" }] });
+
+    writeTree(root, { ".unlazy/api/PLAN.md": PLAN(1), ".unlazy/api/ACCESS.json": ACCESS(1) });
+    expect(next().action).toBe("dispatch");
+    writeTree(root, { "src/1/value.txt": "good, edited\n" });
+    expect(next()).toMatchObject({ action: "review", launch: [], attention: [{ leaf: "1", reason: "verification-changed-inputs-or-verifier" }] });
+  });
+
+  test("a corrupt receipt store is a schedule error naming the store", () => {
+    const root = tempDir("kbz-sched-receipts-");
+    writeTree(root, {
+      ".unlazy/api/PLAN.md": PLAN(1),
+      ".unlazy/api/ACCESS.json": ACCESS(1),
+      ".unlazy/api/gates/leaf-1.md": LEAF1,
+      ".unlazy/api/gates/leaf-2.md": LEAF2,
+      ".unlazy/verification-receipts.json": "{torn",
+    });
+    expect(() => readNextSnapshot({ root, scope: "api", slots: 2, compare: idCompare("natural") })).toThrow("invalid verification registry");
+    expect(fs.readFileSync(path.join(root, ".unlazy/verification-receipts.json"), "utf8")).toBe("{torn");
+  });
+});
