@@ -3,21 +3,6 @@ import yargs, { type Argv } from "yargs";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { VERSION } from "../version.ts";
 import { err, json, printProblems } from "./output.ts";
-import * as status from "./status.ts";
-import * as lint from "./lint.ts";
-import * as home from "./home.ts";
-import * as scope from "./scope.ts";
-import * as wave from "./wave.ts";
-import * as check from "./check.ts";
-import * as approvals from "./approvals.ts";
-import * as next from "./next.ts";
-import * as hook from "./hook.ts";
-import * as skill from "./skill.ts";
-import * as init from "./init.ts";
-import * as dash from "./dash.ts";
-import * as verify from "./verify.ts";
-import * as structure from "./structure.ts";
-
 export type ExitCode = 0 | 1 | 2;
 
 export interface Verb {
@@ -29,25 +14,39 @@ export interface Verb {
   usageError?: (message: string, args: string[]) => ExitCode;
 }
 
-const VERBS: Verb[] = [
-  home.verb,
-  status.verb,
-  lint.verb,
-  check.verb,
-  approvals.verb,
-  scope.verb,
-  wave.verb,
-  next.verb,
-  verify.verb,
-  structure.verb,
-  hook.verb,
-  skill.verb,
-  init.verb,
-  dash.verb,
-  dash.demoVerb,
+// Each verb's module is loaded only when needed: a run names one verb, so only its code is
+// evaluated at startup (the others cost ~30-50 ms of module evaluation). Help and unknown
+// verbs load them all, in this order, which is the order `kbz --help` lists them.
+const VERB_MODULES: [name: string, load: () => Promise<Verb>][] = [
+  ["", async () => (await import("./home.ts")).verb],
+  ["status", async () => (await import("./status.ts")).verb],
+  ["lint", async () => (await import("./lint.ts")).verb],
+  ["check", async () => (await import("./check.ts")).verb],
+  ["approvals", async () => (await import("./approvals.ts")).verb],
+  ["scope", async () => (await import("./scope.ts")).verb],
+  ["wave", async () => (await import("./wave.ts")).verb],
+  ["next", async () => (await import("./next.ts")).verb],
+  ["verify", async () => (await import("./verify.ts")).verb],
+  ["structure", async () => (await import("./structure.ts")).verb],
+  ["hook", async () => (await import("./hook.ts")).verb],
+  ["skill", async () => (await import("./skill.ts")).verb],
+  ["init", async () => (await import("./init.ts")).verb],
+  ["dash", async () => (await import("./dash.ts")).verb],
+  ["demo", async () => (await import("./dash.ts")).demoVerb],
 ];
 
+/** The verbs this invocation needs: the named one (plus the default), or all of them. */
+async function loadVerbs(args: string[]): Promise<Verb[]> {
+  const first = args.find((a) => !a.startsWith("-"));
+  const wantsHelp = args.some((a) => a === "--help" || a === "-h");
+  const named = VERB_MODULES.find(([name]) => name !== "" && name === first);
+  if (named && !(wantsHelp && args.indexOf(first!) > args.findIndex((a) => a === "--help" || a === "-h"))) return [await named[1]()];
+  if (first === undefined && !wantsHelp) return [await VERB_MODULES[0]![1]()];
+  return Promise.all(VERB_MODULES.map(([, load]) => load()));
+}
+
 export async function runCli(args: string[]): Promise<ExitCode> {
+  const VERBS = await loadVerbs(args);
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
   // failure found late in validation can never follow a verb that already acted.
   let chosen: { verb: Verb; argv: any } | null = null;
