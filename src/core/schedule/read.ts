@@ -217,7 +217,8 @@ function registryView(root: string, scope: string): RegistryView {
   let model;
   try {
     model = loadStructure(root, scope);
-    verdict = verifyStructure(model);
+    // The scheduler raised receipt issues as attention already (kill §4.10 step 9).
+    verdict = verifyStructure({ ...model, receiptIssues: undefined });
   } catch (e) {
     if (e instanceof StructureError) throw new ScheduleInputError(`structure verification failed: ${e.message}`);
     throw e;

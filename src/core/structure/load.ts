@@ -8,6 +8,8 @@ import { gateState } from "../ledger/state.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan } from "../plan/table.ts";
 import { readLeases } from "../dispatch/leases.ts";
+import { scopeReceipts } from "../receipts/scope.ts";
+import type { Env } from "../run/shell.ts";
 import { DispatchStateError, parseDispatch } from "../dispatch/waves.ts";
 import { isValidId, resolveTarget } from "../workspace/discover.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
@@ -102,6 +104,7 @@ export function gateStatesOf(ledger: Ledger): Record<string, ReturnType<typeof g
 
 export interface LoadOptions {
   allowPending?: boolean;
+  env?: Env; // for receipt audits; default process.env
 }
 
 export function loadStructure(root: string, scope: string, opts: LoadOptions = {}): Model {
@@ -195,6 +198,11 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
     if (!isObject(meta)) fail("invalid STRUCTURE schema");
   }
   const reports = Array.isArray(meta.reports) ? meta.reports : [];
+  const verifiedFiles = rows.filter((r) => r.state === "VERIFIED").map((r) => path.join(scopeDir(root, scope), "gates", `leaf-${r.id}.md`));
+  const audit = scopeReceipts(root, verifiedFiles, opts.env ?? process.env);
+  if (audit?.error) fail(audit.error);
+  const receiptIssues: Record<string, string> = {};
+  for (const r of audit?.receipts ?? []) if (r.issue !== null) receiptIssues[/leaf-(.*)\.md$/.exec(r.ledger)![1]!] = r.issue;
   const attempts = attemptsOf(waves);
   return {
     scope,
@@ -214,6 +222,7 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
     declared: sortIds(rows.filter((r) => waves.some((w) => w.leaves.includes(`leaf-${r.id}`))).map((r) => r.id)),
     files,
     hash: hashOf({ files, leases }),
+    receiptIssues,
   };
 }
 

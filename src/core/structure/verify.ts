@@ -200,6 +200,10 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   if (!sameSet(expectedActive, s.active) || new Set(s.active).size !== s.active.length) add("active-accounting-mismatch", s.scope);
   const gatesFile = s.integrations.find((i) => i.file === "GATES.md");
   if (s.registryInitialized && !gatesFile?.gates.some((g) => g.id === STRUCTURE_GATE)) add("missing-structure-gate", "GATES.md");
+  for (const r of s.rows) {
+    const issue = r.state === "VERIFIED" ? s.receiptIssues?.[r.id] : undefined;
+    if (issue !== undefined) add(`verification-${issue}`, r.id);
+  }
   for (const a of s.active) if (!byId.has(a)) add("orphan-worker", a);
 
   // Leases.
