@@ -127,6 +127,7 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
     for (const x of attention) {
       const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
       out(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
+      if (x.reason.startsWith("verification-")) out(`    why: kbz verify explain${rootArg} .unlazy/${snap.scope}/gates/leaf-${x.leaf}.md`);
     }
   }
   if (details && a.structure) {

@@ -63,6 +63,7 @@ export function App(props: AppProps) {
   const [running, setRunning] = useState<RunningCheck[]>([]);
   const [busy, setBusy] = useState(false);
   const [declined, setDeclined] = useState<ReadonlySet<string>>(new Set());
+  const [expanded, setExpanded] = useState(false);
   const [now, setNow] = useState(Date.now());
 
   useEffect(() => {
@@ -181,6 +182,7 @@ export function App(props: AppProps) {
       const qids = data.snapshot.gates.filter((g) => g.file === item.view.file).map((g) => g.qid);
       return run(qids, input === "R", false);
     }
+    if (key.return && panel === "approvals") return setExpanded((x) => !x);
     if (panel === "approvals" && pending[selected]) {
       const task = pending[selected]!;
       if (input === "a") {
@@ -223,6 +225,7 @@ export function App(props: AppProps) {
             leaves={leaves}
             queue={queue}
             declined={declined}
+            expanded={expanded}
             slots={src.slots}
             running={running}
             now={now}
@@ -241,7 +244,7 @@ const FOOTER: Record<PanelId, string> = {
   graph: "enter: the leaf's gates · tab panels · ↑↓ move · ? help · q quit",
   queue: "enter: show on the graph · tab panels · ↑↓ move · ? help · q quit",
   gates: "r run this ledger · R re-verify · tab panels · ↑↓ move · ? help · q quit",
-  approvals: "a approve and run · d decline · tab panels · ↑↓ move · ? help · q quit",
+  approvals: "a approve and run · d decline · enter full detail · tab panels · ? help · q quit",
   log: "tab panels · ↑↓ scroll · G newest · ? help · q quit",
 };
 
@@ -301,6 +304,7 @@ interface BodyProps {
   leaves: LeafItem[];
   queue: QueueItem[];
   declined: ReadonlySet<string>;
+  expanded: boolean;
   slots: number;
   running: RunningCheck[];
   now: number;
@@ -350,7 +354,7 @@ function Body(p: BodyProps) {
     case "gates":
       return <Gates data={data} rows={p.rows} selected={p.selected} width={width} height={height} theme={theme} running={p.running} now={p.now} />;
     case "approvals":
-      return <Approvals view={data.approvals} declined={p.declined} selected={p.selected} width={width} height={height} theme={theme} />;
+      return <Approvals view={data.approvals} declined={p.declined} selected={p.selected} width={width} height={height} theme={theme} expanded={p.expanded} />;
     case "log":
       return <Log log={data.log} selected={p.selected} width={width} height={height} theme={theme} />;
   }

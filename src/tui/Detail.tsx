@@ -20,14 +20,33 @@ export function layoutDetail(lines: DetailLine[], width: number): DetailLine[] {
       rows.push(l);
       continue;
     }
-    for (let at = 0; at < value.length; at += width) {
-      rows.push({ ...l, label: at === 0 ? l.label : "", value: value.slice(at, at + width), wrap: false });
+    // Break after a space, colon or comma when one is in the second half of the row (PATH
+    // entries, words); otherwise cut at the width. Every character is kept.
+    let at = 0;
+    while (at < value.length) {
+      let end = Math.min(value.length, at + width);
+      if (end < value.length) {
+        const chunk = value.slice(at, end);
+        const brk = Math.max(chunk.lastIndexOf(" "), chunk.lastIndexOf(":"), chunk.lastIndexOf(","));
+        if (brk >= width / 2) end = at + brk + 1;
+      }
+      rows.push({ ...l, label: at === 0 ? l.label : "", value: value.slice(at, end), wrap: false });
+      at = end;
     }
   }
   return rows;
 }
 
-export function Detail({ lines, width, height, theme }: { lines: DetailLine[]; width: number; height: number; theme: Theme }) {
+export interface DetailProps {
+  lines: DetailLine[];
+  width: number;
+  height: number;
+  theme: Theme;
+  /** How to see the rest when the lines do not fit. */
+  hint?: string;
+}
+
+export function Detail({ lines, width, height, theme, hint }: DetailProps) {
   const labelWidth = Math.min(10, Math.max(0, ...lines.map((l) => l.label.length + 1)));
   const valueWidth = Math.max(1, width - labelWidth);
   const rows = layoutDetail(lines, valueWidth);
@@ -42,7 +61,7 @@ export function Detail({ lines, width, height, theme }: { lines: DetailLine[]; w
           <Text color={l.tone ? theme.tone(l.tone) : undefined}>{fit(l.value, valueWidth)}</Text>
         </Text>
       ))}
-      {rows.length > room && room > 0 ? <Text color={theme.tone("muted")}>{fit(`(${rows.length - shown.length} more rows; enter shows all)`, width)}</Text> : null}
+      {rows.length > room && room > 0 ? <Text color={theme.tone("muted")}>{fit(`(${rows.length - shown.length} more rows${hint ? `; ${hint}` : ""})`, width)}</Text> : null}
     </Box>
   );
 }

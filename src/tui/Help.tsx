@@ -7,7 +7,7 @@ export const HELP_LINES: [string, string][] = [
   ["tab / shift-tab", "next / previous panel (also l h, → ←, 1-5)"],
   ["↑ ↓  k j", "move the selection"],
   ["pgup pgdn  g G", "page up / down, first / last"],
-  ["enter", "open: a leaf's gates, a queued leaf on the graph, a scope"],
+  ["enter", "open: a leaf's gates, a queued leaf on the graph, a scope, an approval in full"],
   ["r", "Gates: run the approved checks of the selected gate's ledger"],
   ["R", "Gates: re-verify that ledger (met gates run again)"],
   ["a", "Approvals: approve the selected check, then run it"],

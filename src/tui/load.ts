@@ -10,6 +10,7 @@ import { listScopes, resolveTarget } from "../core/workspace/discover.ts";
 import { ReadError, readStable } from "../core/workspace/read.ts";
 import type { Env } from "../core/run/shell.ts";
 import { loadApprovals, type ApprovalsView } from "./approvals.ts";
+import type { LedgerCache } from "./ledgerCache.ts";
 import { loadPlanView, type PlanView } from "./plan.ts";
 
 export const LOG_TAIL_LINES = 500;
@@ -29,8 +30,10 @@ export interface DashData {
   /** PLAN.md, the scheduler's view and its advice; null without a scope or a PLAN.md. */
   plan: PlanView | null;
   approvals: ApprovalsView;
-  /** Digest of every input read: equal digests mean nothing visible changed. */
+  /** Digest of every input read except the plan's: equal digests mean nothing visible changed. */
   hash: string;
+  /** The same for the plan side (PLAN.md, the scheduler's inputs, its advice). */
+  planHash: string;
 }
 
 export type DashView =
@@ -62,7 +65,11 @@ function readLogTail(root: string, scope: string | null, inputs: string[]): LogT
   }
 }
 
-export function loadDash(src: DashSource): DashView {
+/**
+ * Everything the dashboard shows. With `withPlan` false the plan side is left out (null) so a
+ * file change can reach the screen before the slower scheduler read; `loadPlan` adds it.
+ */
+export function loadDash(src: DashSource, cache?: LedgerCache, withPlan = true): DashView {
   let target;
   try {
     target = resolveTarget({ root: src.root, scope: src.scope });
@@ -74,16 +81,25 @@ export function loadDash(src: DashSource): DashView {
     return { kind: "error", root: src.root, message: e.message };
   }
   if (target.mode === "none") return { kind: "empty", root: src.root };
-  const snapshot = loadSnapshot(target);
+  const snapshot = loadSnapshot(target, cache?.load);
   const inputs: string[] = [target.mode, target.scope ?? "", ...target.files];
   for (const l of snapshot.ledgers) inputs.push(l.ledger?.text ?? "", ...l.problems.map((p) => `${p.line}:${p.message}`));
   for (const p of snapshot.problems) inputs.push(`${p.file}:${p.line}:${p.message}`);
+  inputs.push(JSON.stringify(snapshot.dispatch ?? null));
   const log = readLogTail(src.root, target.scope, inputs);
-  const plan = target.discoveryErrors.length === 0 ? loadPlanView(src.root, target.scope, src.slots, inputs) : null;
   const approvals = loadApprovals(snapshot, src.env);
   inputs.push(approvals.problem ?? "", ...approvals.items.map((t) => `${t.qid}\0${t.signature}`));
   const { report, reduction } = statusReport(snapshot);
-  return { kind: "ready", root: src.root, data: { snapshot, report, reduction, log, plan, approvals, hash: digest(inputs) } };
+  const data: DashData = { snapshot, report, reduction, log, plan: null, approvals, hash: digest(inputs), planHash: "" };
+  return { kind: "ready", root: src.root, data: withPlan ? loadPlan(src, data) : data };
+}
+
+/** The plan side for already loaded data (PLAN.md, `kbz next`'s snapshot and advice). */
+export function loadPlan(src: DashSource, data: DashData): DashData {
+  const t = data.snapshot.target;
+  const inputs: string[] = [];
+  const plan = t.discoveryErrors.length === 0 ? loadPlanView(src.root, t.scope, src.slots, inputs) : null;
+  return { ...data, plan, planHash: digest(inputs) };
 }
 
 function digest(parts: string[]): string {
@@ -96,7 +112,7 @@ function digest(parts: string[]): string {
 export function viewHash(v: DashView): string {
   switch (v.kind) {
     case "ready":
-      return v.data.hash;
+      return `${v.data.hash}:${v.data.planHash}`;
     case "pick":
       return `pick:${v.scopes.join(",")}`;
     case "empty":

@@ -88,9 +88,14 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
   return { plan, next, advice, problem, waves, leases, layers: layersOf(plan) };
 }
 
+/** A plan side that could not be read: only the reason is shown. */
+export function planProblem(problem: string): PlanView {
+  return { plan: null, next: null, advice: null, problem, waves: [], leases: [], layers: new Map() };
+}
+
 function broken(problem: string, inputs: string[]): PlanView {
   inputs.push(problem);
-  return { plan: null, next: null, advice: null, problem, waves: [], leases: [], layers: new Map() };
+  return planProblem(problem);
 }
 
 /** The wave that last started a leaf, with the agent handle it was started as. */

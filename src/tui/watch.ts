@@ -48,6 +48,9 @@ export function watchWorkspace(root: string, onChange: () => void, quietMs = 25,
     ignoreInitial: true,
     persistent: true,
     depth: 3,
+    // chokidar's atomic mode holds an unlink for 100 ms to report a rename as a change; the
+    // reload re-reads whatever is there, so the raw events are enough and arrive sooner.
+    atomic: false,
     ignored: (p: string) => !isWatchedPath(root, p),
   });
   w.on("all", poke);

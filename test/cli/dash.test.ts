@@ -84,8 +84,23 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.resize(60, 15);
     const screen = await p.waitFor((s) => s.includes("scope api") && s.split("\n").every((l) => l.length <= 60));
     expect(screen.split("\n").filter((l) => l.trim() !== "").length).toBeLessThan(15);
-    p.send("q");
+    p.send("C-c");
     expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
+  }, 30_000);
+
+  test("NO_COLOR: no colour sequences on screen, while the selection stays visible", async () => {
+    const root = tempDir();
+    writeTree(root, { "GATES.md": LEDGER });
+    const colored = pane();
+    colored.start([BIN], root, { TERM: "xterm-256color", FORCE_COLOR: "1" });
+    await colored.waitFor((s) => s.includes("UNMET: 2 (met: 0)"));
+    expect(colored.captureStyled()).toMatch(/\u001b\[[0-9;]*3[0-7]m|\u001b\[[0-9;]*38;/);
+    const plain = pane();
+    plain.start([BIN], root, { TERM: "xterm-256color", FORCE_COLOR: "1", NO_COLOR: "1" });
+    await plain.waitFor((s) => s.includes("UNMET: 2 (met: 0)"));
+    const styled = plain.captureStyled();
+    expect(styled).not.toMatch(/\u001b\[[0-9;]*(3[0-7]|9[0-7]|38;[0-9;]+)m/);
+    expect(styled).toMatch(/\u001b\[[0-9;]*7m/);
   }, 30_000);
 
   test("kbz demo opens the example scope from a folder without node_modules", async () => {

@@ -51,7 +51,7 @@ export function frame(r: Rendered): string {
 }
 
 /** Wait until the frame satisfies `ok` (file watchers and check runs are asynchronous). */
-export async function waitForFrame(r: Rendered, ok: (f: string) => boolean, timeoutMs = 5000): Promise<string> {
+export async function waitForFrame(r: Rendered, ok: (f: string) => boolean, timeoutMs = 15_000): Promise<string> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const f = frame(r);

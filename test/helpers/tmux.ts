@@ -32,6 +32,11 @@ export class TmuxPane {
     return this.tmux("capture-pane", "-p", "-t", "t");
   }
 
+  /** The screen with its colour and attribute escape sequences. */
+  captureStyled(): string {
+    return this.tmux("capture-pane", "-p", "-e", "-t", "t");
+  }
+
   send(...keys: string[]): void {
     this.tmux("send-keys", "-t", "t", ...keys);
   }

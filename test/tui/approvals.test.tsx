@@ -11,7 +11,7 @@ import { loadDash } from "../../src/tui/load.ts";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
-import { frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
+import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
 const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
@@ -76,6 +76,19 @@ function loadOk(root: string, env: Record<string, string | undefined>) {
   if (v.kind !== "ready") throw new Error(v.kind);
   return v.data.snapshot;
 }
+
+describe("approval detail on a small terminal", () => {
+  test("enter gives an approval's detail the whole panel, so a long PATH is shown in full on 80x24", async () => {
+    const { root, env } = workspace();
+    const long = Array.from({ length: 35 }, (_, i) => `/opt/toolchain-${i}/bin`).join(":");
+    const r = await renderAt(<App root={root} scope={null} theme={plain} env={{ ...env, PATH: long }} watch={false} initialPanel="approvals" />);
+    expect(frame(r)).toContain("more rows; enter shows all");
+    await press(r, KEY.enter);
+    expect(frame(r)).not.toContain("more rows");
+    expect(frame(r).replace(/\n\s*/g, "")).toContain(long);
+    expect(frame(r).split("\n").length).toBeLessThan(24);
+  });
+});
 
 describe("approval flow", () => {
   test("a approves the selected check, runs it, and the gate turns met; the other stays unapproved and unrun", async () => {

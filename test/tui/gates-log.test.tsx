@@ -67,7 +67,7 @@ describe("Gates panel", () => {
   test("an invalid ledger is listed with file, line and message", () => {
     const f = gatesFrame(dataFor({ "GATES.md": "- [ ] G1: x\n  CHECK: true\n" }));
     expect(f).toMatch(/INVALID\s+GATES\.md:1: gate G1: runnable gates require/);
-    expect(f.replace(/\n */g, "")).toContain("require both non-blank CHECK and EXPECT");
+    expect(f.replace(/\s*\n\s*/g, " ")).toContain("require both non-blank CHECK and EXPECT");
   });
 
   test("repository text is sanitized: escape sequences and bidi controls never reach the terminal", () => {

@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/hash.ts";
 import { UsageError } from "../errors.ts";
 import { sha256Hex } from "../ledger/digest.ts";
 import { writeAtomic } from "../workspace/fs.ts";
@@ -168,7 +168,7 @@ export class ApprovalStore {
     const store = this.open(true)!;
     const target = path.join(store.path, recordName(file, gateId, oracleSignature(oracle)));
     const lock = `${target}.lock`;
-    const owner = randomBytes(16).toString("hex");
+    const owner = randomHex(16);
     const deadline = Date.now() + LOCK_TIMEOUT_MS;
     let fd: number;
     for (;;) {

@@ -1,6 +1,8 @@
 // Loading a scope for structure work (kill §4.11.1, §4.11.2). Reuses the PLAN table parser,
 // the ledger parser, the dispatch and lease readers and the stable reader; every read is kept
 // in `files` so a later re-read can prove nothing changed.
+import { VerificationError } from "../receipts/errors.ts";
+import { leafReceiptIssues } from "../receipts/scope.ts";
 import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
 import type { Ledger } from "../ledger/model.ts";
@@ -8,8 +10,6 @@ import { gateState } from "../ledger/state.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan } from "../plan/table.ts";
 import { readLeases } from "../dispatch/leases.ts";
-import { scopeReceipts } from "../receipts/scope.ts";
-import type { Env } from "../run/shell.ts";
 import { DispatchStateError, parseDispatch } from "../dispatch/waves.ts";
 import { isValidId, resolveTarget } from "../workspace/discover.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
@@ -104,7 +104,17 @@ export function gateStatesOf(ledger: Ledger): Record<string, ReturnType<typeof g
 
 export interface LoadOptions {
   allowPending?: boolean;
-  env?: Env; // for receipt audits; default process.env
+  /** Audit VERIFIED leaves' verification receipts (the checker and structural events; not the scheduler, which raises its own attention). */
+  receipts?: boolean;
+}
+
+function receiptIssues(root: string, scope: string, rows: TaskRow[]): Record<string, string> {
+  try {
+    return leafReceiptIssues(root, scope, rows, process.env);
+  } catch (e) {
+    if (e instanceof VerificationError) fail(e.located());
+    throw e;
+  }
 }
 
 export function loadStructure(root: string, scope: string, opts: LoadOptions = {}): Model {
@@ -198,11 +208,6 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
     if (!isObject(meta)) fail("invalid STRUCTURE schema");
   }
   const reports = Array.isArray(meta.reports) ? meta.reports : [];
-  const verifiedFiles = rows.filter((r) => r.state === "VERIFIED").map((r) => path.join(scopeDir(root, scope), "gates", `leaf-${r.id}.md`));
-  const audit = scopeReceipts(root, verifiedFiles, opts.env ?? process.env);
-  if (audit?.error) fail(audit.error);
-  const receiptIssues: Record<string, string> = {};
-  for (const r of audit?.receipts ?? []) if (r.issue !== null) receiptIssues[/leaf-(.*)\.md$/.exec(r.ledger)![1]!] = r.issue;
   const attempts = attemptsOf(waves);
   return {
     scope,
@@ -222,7 +227,7 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
     declared: sortIds(rows.filter((r) => waves.some((w) => w.leaves.includes(`leaf-${r.id}`))).map((r) => r.id)),
     files,
     hash: hashOf({ files, leases }),
-    receiptIssues,
+    ...(opts.receipts ? { receipts: receiptIssues(root, scope, rows) } : {}),
   };
 }
 

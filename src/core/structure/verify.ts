@@ -200,10 +200,6 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   if (!sameSet(expectedActive, s.active) || new Set(s.active).size !== s.active.length) add("active-accounting-mismatch", s.scope);
   const gatesFile = s.integrations.find((i) => i.file === "GATES.md");
   if (s.registryInitialized && !gatesFile?.gates.some((g) => g.id === STRUCTURE_GATE)) add("missing-structure-gate", "GATES.md");
-  for (const r of s.rows) {
-    const issue = r.state === "VERIFIED" ? s.receiptIssues?.[r.id] : undefined;
-    if (issue !== undefined) add(`verification-${issue}`, r.id);
-  }
   for (const a of s.active) if (!byId.has(a)) add("orphan-worker", a);
 
   // Leases.
@@ -264,6 +260,7 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   for (const r of s.rows) {
     if (!Object.hasOwn(meta.requiredGates, r.id)) add("untracked-gates", r.id);
     if (r.state === "VERIFIED" && r.gates.some((g) => r.gateStates[g.id] !== "met")) add("stale-verification", r.id);
+    if (r.state === "VERIFIED" && s.receipts && Object.hasOwn(s.receipts, r.id)) add(`verification-${s.receipts[r.id]}`, r.id);
   }
   for (const [file, gates] of Object.entries(meta.requiredIntegrations)) {
     const led = s.integrations.find((i) => i.file === file);

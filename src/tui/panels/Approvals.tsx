@@ -20,6 +20,8 @@ export interface ApprovalsProps {
   width: number;
   height: number;
   theme: Theme;
+  /** Enter gives the detail the whole panel (a long PATH on a small terminal). */
+  expanded?: boolean;
 }
 
 function approvalDetail(view: ApprovalsView, t: CheckTask | undefined, declined: boolean): DetailLine[] {
@@ -35,7 +37,7 @@ function approvalDetail(view: ApprovalsView, t: CheckTask | undefined, declined:
   ];
 }
 
-export function Approvals({ view, declined, selected, width, height, theme }: ApprovalsProps) {
+export function Approvals({ view, declined, selected, width, height, theme, expanded }: ApprovalsProps) {
   if (view.problem) {
     return (
       <Box flexDirection="column" height={height}>
@@ -43,7 +45,7 @@ export function Approvals({ view, declined, selected, width, height, theme }: Ap
       </Box>
     );
   }
-  const listHeight = Math.max(2, Math.min(view.items.length + 1, Math.floor(height / 3)));
+  const listHeight = expanded ? 1 : Math.max(2, Math.min(view.items.length + 1, Math.floor(height / 3)));
   return (
     <Box flexDirection="column" width={width} height={height}>
       <List
@@ -69,6 +71,7 @@ export function Approvals({ view, declined, selected, width, height, theme }: Ap
         width={width}
         height={height - listHeight}
         theme={theme}
+        hint="enter shows all"
       />
     </Box>
   );

@@ -31,11 +31,23 @@ export function Log({ log, selected, width, height, theme }: LogProps) {
         height={height - problem}
         theme={theme}
         empty="status.log is empty"
-        row={(line, _i, active) => (
-          <Text inverse={active} wrap="truncate">
-            {fit(line, width)}
-          </Text>
-        )}
+        row={(line, _i, active) => {
+          // `<ISO time> <event>`: the time is dimmed so the events read as a column.
+          const m = /^(\d{4}-\d\d-\d\dT\S+) (.*)$/.exec(line);
+          if (!m) {
+            return (
+              <Text inverse={active} wrap="truncate">
+                {fit(line, width)}
+              </Text>
+            );
+          }
+          return (
+            <Text inverse={active} wrap="truncate">
+              <Text color={theme.tone("muted")}>{fit(m[1]!, width)} </Text>
+              <Text>{fit(m[2]!, Math.max(0, width - m[1]!.length - 1))}</Text>
+            </Text>
+          );
+        }}
       />
     </Box>
   );
