@@ -15,9 +15,12 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-bench-check-"));
 const store = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-bench-approvals-"));
 fs.chmodSync(store, 0o700);
 const env = { ...process.env, UNLAZY_APPROVAL_DIR: store };
-const lines = ["# Gates: trivial", ""];
-for (let i = 0; i < GATES; i++) lines.push(`- [ ] G${i}: gate ${i} prints its token`, `  CHECK: true && printf tok-${i}`, `  EXPECT: tok-${i}`, "  EVIDENCE: pending", "");
-fs.writeFileSync(path.join(root, "GATES.md"), lines.join("\n"));
+function writeLedger(check: (i: number) => string): void {
+  const lines = ["# Gates: trivial", ""];
+  for (let i = 0; i < GATES; i++) lines.push(`- [ ] G${i}: gate ${i} prints its token`, `  CHECK: ${check(i)}`, `  EXPECT: tok-${i}`, "  EVIDENCE: pending", "");
+  fs.writeFileSync(path.join(root, "GATES.md"), lines.join("\n"));
+}
+writeLedger((i) => `true && printf tok-${i}`);
 
 function kbz(args: string[]): number {
   const t0 = performance.now();
@@ -66,6 +69,12 @@ console.log(`fixed cost (nothing to run): ${fixed.toFixed(0)} ms`);
 console.log(`per gate with --jobs 1: ${perGate.toFixed(2)} ms; bare spawn: ${perSpawn.toFixed(2)} ms`);
 console.log(`kbz overhead per gate beyond the spawn: ${(perGate - perSpawn).toFixed(2)} ms wall   (target < 3 ms)`);
 console.log(`kbz CPU per gate: ${engineCpu.toFixed(2)} ms; bare spawn CPU: ${spawnCpu.toFixed(2)} ms; beyond the spawn: ${(engineCpu - spawnCpu).toFixed(2)} ms CPU`);
+// The pool itself, independent of CPU contention: gates that mostly wait (sleep 50 ms).
+writeLedger((i) => `sleep 0.05 && printf tok-${i}`);
+kbz(["--approve", "--reverify"]);
+const wait1 = sample(["--reverify", "--jobs", "1"]);
+const wait8 = sample(["--reverify", "--jobs", "8"]);
+console.log(`${GATES} gates that sleep 50 ms: --jobs 1 ${wait1.toFixed(0)} ms, --jobs 8 ${wait8.toFixed(0)} ms, speed-up ${(wait1 / wait8).toFixed(2)}x`);
 if (!process.env.KEEP) {
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(store, { recursive: true, force: true });

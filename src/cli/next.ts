@@ -113,6 +113,9 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
   }
   if (a.active.length > 0) out(`ACTIVE ${a.active.length}: ${a.active.join(", ")}`);
   if (a.awaitVerification.length > 0) out(`RETURNED, VERIFY ${a.awaitVerification.length}: ${a.awaitVerification.join(", ")}`);
+  for (const h of a.handoffs?.pending ?? []) {
+    out(`REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with kbz structure`);
+  }
   const blocked = a.explain?.blocked ?? [];
   if (blocked.length > 0) {
     out(`WAITING ${blocked.length}:`);
@@ -124,6 +127,7 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
     for (const x of attention) {
       const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
       out(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
+      if (x.reason.startsWith("verification-")) out(`    why: kbz verify explain${rootArg} .unlazy/${snap.scope}/gates/leaf-${x.leaf}.md`);
     }
   }
   if (details && a.structure) {

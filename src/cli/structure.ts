@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { applyStructure, planStructure, recoverStructure, type ApplyResult } from "../core/structure/apply.ts";
 import { loadStructure, scopeDir } from "../core/structure/load.ts";
-import { canonical, isObject, StructureError } from "../core/structure/model.ts";
+import { canonical, isObject, JOURNAL, StructureError } from "../core/structure/model.ts";
 import { checkStructure } from "../core/structure/oracle.ts";
 import type { Action } from "../core/structure/plan.ts";
 import { terminalJson } from "../core/text/sanitize.ts";
@@ -134,8 +134,17 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       const request = readJsonInside(root, argv.request, "request file");
       return action === "plan" ? plan(root, scope, request, argv) : printApplied(await applyStructure(root, scope, request, { afterWrite: faultHook() }), argv);
     }
-    const request = handoffRequest(root, scope, action, argv);
-    return printApplied(await applyStructure(root, scope, request, { afterWrite: faultHook() }), argv);
+    const { request, created } = handoffRequest(root, scope, action, argv);
+    try {
+      return printApplied(await applyStructure(root, scope, request, { afterWrite: faultHook() }), argv);
+    } catch (e) {
+      // A refused event leaves no trace; once a journal exists the saved request is the retry.
+      if (created && e instanceof StructureError && !fs.existsSync(path.join(scopeDir(root, scope), JOURNAL))) {
+        fs.rmSync(created, { force: true });
+        if (fs.readdirSync(path.dirname(created)).length === 0) fs.rmdirSync(path.dirname(created));
+      }
+      throw e;
+    }
   } catch (e) {
     if (e instanceof StructureError || e instanceof UsageError || e instanceof WriteError || e instanceof LockTimeoutError) return invalid(action, e.message, asJson);
     throw e;
@@ -210,7 +219,7 @@ function check(root: string, scope: string, argv: StructureArgs): ExitCode {
  * The handoff verbs build one request and persist it under requests/<operation>.json before
  * applying, so a retry reuses the recorded contract revision and stays idempotent.
  */
-function handoffRequest(root: string, scope: string, action: string, argv: StructureArgs): Record<string, unknown> {
+function handoffRequest(root: string, scope: string, action: string, argv: StructureArgs): { request: Record<string, unknown>; created: string | null } {
   const op = argv.operation;
   if (op === undefined || !isValidId(op)) throw new UsageError("--operation needs a valid operation id");
   let entry: Record<string, unknown>;
@@ -235,11 +244,11 @@ function handoffRequest(root: string, scope: string, action: string, argv: Struc
   if (fs.existsSync(file)) {
     const saved = readJsonInside(root, file, "saved request");
     if (!isObject(saved) || canonical(saved[list]) !== canonical([entry])) throw new StructureError("operation id reused with different request");
-    return saved;
+    return { request: saved, created: null };
   }
   const request = { schema: 1, operation: op, contractRevision: loadStructure(root, scope).revision, refinements: {}, [list]: [entry] };
   writeAtomic(file, JSON.stringify(request, null, 2) + "\n", { root, createParents: true });
-  return request;
+  return { request, created: file };
 }
 
 export const verb: Verb = {

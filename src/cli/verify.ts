@@ -47,7 +47,7 @@ function ledgersOf(argv: VerifyArgs, root: string): string[] {
 
 const sortedUnique = (items: string[]) => [...new Set(items)].sort();
 
-export function policyOf(argv: VerifyArgs): Policy {
+function policyOf(argv: VerifyArgs): Policy {
   if (argv.inputs === undefined) throw new UsageError("--inputs required; include artifacts, checks and their dependencies");
   const policy: Policy = {
     inputs: sortedUnique(String(argv.inputs).split(",")),
@@ -147,11 +147,12 @@ function explain(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
   return exit;
 }
 
+/** verify-once's INVALID: `<file>:<line>: …` for file content, else `kbz: …`; with --json one object. */
 function invalid(e: VerificationError | UsageError, asJson: boolean): ExitCode {
-  if (asJson) {
-    const where = e instanceof VerificationError ? e.where : {};
-    json({ schema: 1, status: "INVALID", exit: 2, reason: e instanceof VerificationError ? e.reason : e.message, ...where });
-  } else err(e instanceof VerificationError && e.where.file !== undefined ? e.located() : `kbz: ${e instanceof VerificationError ? e.located() : e.message}`);
+  const verification = e instanceof VerificationError ? e : null;
+  if (asJson) json({ schema: 1, status: "INVALID", exit: 2, reason: verification?.reason ?? e.message, ...verification?.where });
+  else if (verification?.where.file !== undefined) err(verification.located());
+  else err(`kbz: ${verification?.located() ?? e.message}`);
   return 2;
 }
 

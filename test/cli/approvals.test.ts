@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 const gate = (id: string, check: string) => `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ok\n  EVIDENCE: pending\n`;
 

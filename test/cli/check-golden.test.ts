@@ -1,10 +1,13 @@
 // The golden gate-check transcripts (golden-transcripts.md §5 B), line for line, with
 // this machine's directory in place of /repo/u/solo and kbz in place of gate-check.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FIXTURES, fixtureCopy, hashTree, kbz } from "../helpers/kbz.ts";
 import { checkEnv, privateApprovalDir } from "../helpers/approvals.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 const RUN = (dir: string, id: string) => `  RUN  GATES:${id} shell=/bin/sh cwd=${dir} PATH=/usr/bin:/bin`;
 const oracle = (dir: string, id: string, check: string, expectText: string, last: string) => [

@@ -1,10 +1,13 @@
 // kbz check behaviours from unlazy's run-tests and hardening-tests inventories (§8.1, §8.2).
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { BIN, hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv, privateApprovalDir } from "../helpers/approvals.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 const gate = (id: string, check: string, expectText: string, extra = "") =>
   `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n${extra}  EVIDENCE: pending\n`;

@@ -1,10 +1,13 @@
 // The Stop hook and dispatch waves (unlazy §8.3 cases 16, 18, 20, 21, 26), through the binary:
 // waves are driven with `kbz wave`, the hook reads the same dispatch.json.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { decision, ledger, messageOf, reasonOf, stopHook } from "../helpers/hook.ts";
+
+// Each case spawns the binary (and Node 16) several times; a loaded machine needs headroom.
+setDefaultTimeout(60_000);
 
 function scope(gates = ledger("leaf", [{ id: "G1", state: "met" }])) {
   const dir = tempDir();

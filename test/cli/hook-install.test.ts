@@ -1,9 +1,12 @@
 // `kbz hook install`: unlazy §8.1 cases 31-34 and §8.4 cases 18-24, through the binary.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, REPO, hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+
+// Each case spawns the binary (and Node 16) several times; a loaded machine needs headroom.
+setDefaultTimeout(60_000);
 
 const LOCAL = ".claude/settings.local.json";
 

@@ -1,6 +1,6 @@
 // `kbz hook stop` through the compiled binary: unlazy §8.1 cases 20-30, §8.3 case 22,
 // §8.4 cases 8-13, and the Claude Code payload variants (ecosystem §1).
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -17,6 +17,9 @@ import {
   stopHook,
   stopHookAsync,
 } from "../helpers/hook.ts";
+
+// Each case spawns the binary (and Node 16) several times; a loaded machine needs headroom.
+setDefaultTimeout(60_000);
 
 const twoScopes = () => {
   const dir = tempDir();

@@ -1,12 +1,15 @@
 // The kill-bezzangyi skill: valid Agent Skills metadata, templates our parser and linter accept,
 // embedded copies identical to skill/, and `kbz skill install` / `kbz init` through the binary.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { lintLedger } from "../../src/core/ledger/lint.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 import { SKILL_FILES, SKILL_NAME } from "../../src/skill/files.ts";
 import { REPO, hashTree, kbz, tempDir } from "../helpers/kbz.ts";
+
+// Each case spawns the binary (and Node 16) several times; a loaded machine needs headroom.
+setDefaultTimeout(60_000);
 
 const SKILL = path.join(REPO, "skill");
 const read = (rel: string) => fs.readFileSync(path.join(SKILL, rel), "utf8");

@@ -211,8 +211,10 @@ describe("the handoff verbs", () => {
     expect(json(st(root, "requests/report-A.json")).reports[0].id).toBe("r1");
     const pending = json(run(root, ["next", "--scope", "st", "--slots", "2", "--json"]).stdout).handoffs;
     expect(pending).toEqual({ turn: 1, pending: [{ id: "r1", parent: "A", returned: false, leaseReleased: true }] });
+    expect(run(root, ["next", "--scope", "st", "--slots", "2"]).stdout).toContain("REPORT r1 on A pending: not returned yet, lease released");
     const early = run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
     expect(json(early.stdout).error).toBe("reported execution must have returned before handoff");
+    expect(fs.existsSync(path.join(root, ".unlazy/st/requests/accept-A.json"))).toBe(false);
     fs.writeFileSync(path.join(root, ".unlazy/st/dispatch.json"), wave(true));
     const ok = run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
     expect([ok.code, json(ok.stdout).turn, json(ok.stdout).actions.accepted]).toEqual([0, 2, 1]);

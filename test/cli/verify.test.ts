@@ -7,6 +7,7 @@ import { checkEnv } from "../helpers/approvals.ts";
 import { BIN, kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { sourceDigest } from "../../src/core/receipts/verifier.ts";
 import { CHECK_SCRIPT, GATES, MANUAL_GATE } from "../core/receipts/workspace.ts";
+import { receiptScope } from "../core/schedule/receipt-scope.ts";
 
 function vo(files: Record<string, string> = {}) {
   const root = tempDir("kbz-verify-cli-");
@@ -139,6 +140,37 @@ describe("kbz verify end to end", () => {
       });
     expect(await Promise.all([once(), once()])).toEqual([0, 0]);
     expect(w.counter()).toBe(2);
+  });
+
+  test("a run killed mid-check leaves a pending receipt that never audits current; the next run recovers the lock and executes", async () => {
+    const w = vo();
+    expect(w.run(...RUN, "--approve", "GATES.md").code).toBe(0);
+    writeTree(w.root, { "src/other.txt": "changed", "tests/check.sh": "sleep 2\n" + CHECK_SCRIPT });
+    const store = path.join(w.root, ".unlazy/verification-receipts.json");
+    const child = spawn(BIN, ["verify", ...RUN, "--approve", "GATES.md"], { cwd: w.root, env: { ...w.env }, stdio: "ignore" });
+    for (let i = 0; i < 400 && !fs.readFileSync(store, "utf8").includes('"pending"'); i++) await new Promise((r) => setTimeout(r, 25));
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    expect(JSON.parse(fs.readFileSync(store, "utf8")).receipts["GATES.md"].status).toBe("pending");
+    expect(w.run("audit", "GATES.md").stdout).toContain("unfinished-verification");
+    await new Promise((r) => setTimeout(r, 2200)); // let the orphaned check finish its count
+    const before = w.counter();
+    const r = w.run(...RUN, "GATES.md");
+    expect([r.code, r.stdout]).toEqual([0, "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
+    expect(w.counter()).toBe(before + 1);
+  }, 60_000);
+
+  test("kbz next raises verification-<reason> for a VERIFIED leaf whose receipt went stale, and says how to see why", () => {
+    const root = tempDir("kbz-verify-next-");
+    writeTree(root, receiptScope());
+    const env = checkEnv();
+    expect(kbz(["verify", "run", "--inputs", "src/1", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md"], { cwd: root, env }).code).toBe(0);
+    expect(JSON.parse(kbz(["next", "--scope", "api", "--slots", "2", "--json"], { cwd: root, env }).stdout)).toMatchObject({ action: "dispatch", launch: ["2"] });
+    writeTree(root, { "src/1/value.txt": "good, edited\n" });
+    const j = kbz(["next", "--scope", "api", "--slots", "2", "--json"], { cwd: root, env });
+    expect([j.code, JSON.parse(j.stdout).attention]).toEqual([1, [{ leaf: "1", reason: "verification-changed-inputs-or-verifier" }]]);
+    const r = kbz(["next", "--scope", "api", "--slots", "2"], { cwd: root, env });
+    expect(r.stdout).toContain("  verification-changed-inputs-or-verifier 1: concerns 1\n    why: kbz verify explain .unlazy/api/gates/leaf-1.md\n");
   });
 
   test("kbz status --scope lists a stale receipt through the same audit", () => {

@@ -166,6 +166,20 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     expect(w("seal", ...S, "--wave", "w1")).toEqual(ok("SEALED w1 (4/4 started)\n"));
   });
 
+  test("two racing opens of the same wave: exactly one wins, 10 tries out of 10", async () => {
+    const { dir, w } = pipe();
+    const open = (wave: string, leaf: string) =>
+      new Promise<number>((resolve) => {
+        const p = spawn(BIN, ["wave", "open", ...S, "--wave", wave, "--leaf", leaf], { cwd: dir, stdio: "ignore" });
+        p.on("exit", (c) => resolve(c ?? -1));
+      });
+    for (let i = 0; i < 10; i++) {
+      const codes = await Promise.all([open(`race-${i}`, "a"), open(`race-${i}`, "b")]);
+      expect(codes.sort()).toEqual([0, 2]);
+    }
+    expect(w("list", ...S).stdout.trimEnd().split("\n")).toHaveLength(10);
+  }, 60_000);
+
   test("an invalid scope, an unprintable handle and garbage JSON are refused", () => {
     const { dir, w } = pipe();
     expectRefused(dir, ["wave", "open", "--scope", "../api", "--wave", "w1", "--leaf", "a"], "scope must match");
@@ -193,7 +207,7 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
       expectRefused(dir, ["wave", "status", ...S, "--wave", "w1"], "invalid dispatch state");
       expectRefused(dir, ["wave", "open", ...S, "--wave", "w1", "--leaf", "a"], "invalid dispatch state");
       expectRefused(dir, ["status", "--scope", "api"], "invalid dispatch state for scope api");
-      expect(Date.now() - t).toBeLessThan(1500 * 3);
+      expect(Date.now() - t).toBeLessThan(10_000);
       expect(hashTree(outside)).toBe(victimHash);
     });
   }
@@ -350,15 +364,18 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     expect(fs.readFileSync(path.join(outside, "victim"), "utf8")).toBe("victim\n");
   });
 
-  test("two real timed workers started before the seal overlap in time, then complete the wave", async () => {
-    const { w } = pipe();
+  test("two real workers launched and started before the seal run at the same time, then complete the wave", async () => {
+    const { dir, w } = pipe();
     w("open", ...S, "--wave", "ready-1", "--leaf", "leaf-1", "--leaf", "leaf-2");
-    const began = Date.now();
-    const workers = [0, 1].map(() => spawn("sleep", ["0.4"]));
+    // Each worker runs until the driver lets it go, so both being alive after the seal is the overlap.
+    const go = path.join(dir, "go");
+    const workers = [0, 1].map(() => spawn("sh", ["-c", 'while [ ! -e "$1" ]; do sleep 0.05; done', "sh", go]));
+    const exited = workers.map((p) => new Promise<void>((r) => p.on("exit", () => r())));
     for (const [i, p] of workers.entries()) expect(w("start", ...S, "--wave", "ready-1", "--leaf", `leaf-${i + 1}`, "--handle", `pid-${p.pid}`).code).toBe(0);
     expect(w("seal", ...S, "--wave", "ready-1").code).toBe(0);
-    const ended = await Promise.all(workers.map((p) => new Promise<number>((r) => p.on("exit", () => r(Date.now())))));
-    expect(Math.max(...ended) - began).toBeLessThan(2 * 400 + 400);
+    expect(workers.map((p) => p.exitCode)).toEqual([null, null]);
+    fs.writeFileSync(go, "");
+    await Promise.all(exited);
     w("return", ...S, "--wave", "ready-1", "--leaf", "leaf-2");
     expect(w("return", ...S, "--wave", "ready-1", "--leaf", "leaf-1")).toEqual(ok("COMPLETE ready-1 (2/2 returned)\n"));
     expect(w("status", ...S, "--wave", "ready-1")).toEqual(ok("COMPLETE ready-1 (2/2 returned)\n"));

@@ -1,23 +1,26 @@
 // hooks/stop-hook.mjs: generated from the same TypeScript as `kbz hook stop`, runs on Node 16,
 // and answers every fixture with the same bytes as the binary.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { buildFallbackHook } from "../../scripts/fallback-hook.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { FALLBACK, ledger, node16, stopHook, type Via } from "../helpers/hook.ts";
 
+// Each case spawns the binary (and Node 16) several times; a loaded machine needs headroom.
+setDefaultTimeout(60_000);
+
 describe("the generated Node fallback", () => {
   test("regenerating hooks/stop-hook.mjs from src/ yields the committed bytes (it cannot drift)", async () => {
     expect(await buildFallbackHook()).toBe(fs.readFileSync(FALLBACK, "utf8"));
   });
 
-  test("the committed hooks/stop-hook.mjs is the generated one (bun build.ts rewrites the working copy; git must hold it)", () => {
+  test("the committed hooks/stop-hook.mjs is the generated one (npm run build rewrites the working copy; git must hold it)", () => {
     const staged = Bun.spawnSync(["git", "show", ":hooks/stop-hook.mjs"], { cwd: path.dirname(FALLBACK) });
     if (staged.exitCode !== 0) return; // not a git checkout (e.g. an unpacked release): nothing committed to compare
     const committed = staged.stdout.toString();
     const current = fs.readFileSync(FALLBACK, "utf8");
-    expect(committed === current ? "committed" : "hooks/stop-hook.mjs differs from the committed copy: commit the file bun build.ts generated").toBe("committed");
+    expect(committed === current ? "committed" : "hooks/stop-hook.mjs differs from the committed copy: commit the file npm run build generated").toBe("committed");
   });
 
   test("it imports nothing but node: built-ins and uses no Bun API", () => {

@@ -105,21 +105,22 @@ export class RelatedSet {
 /**
  * Maximal chains (kill §4.9): walk the Kahn order; an unassigned task starts a chain, which
  * grows while the current task has exactly one successor and that successor exactly one need.
+ * `dag` must list its ids in Kahn order.
  */
-export function chains(order: string[], needsOf: (id: string) => readonly string[], successorsOf: (id: string) => readonly string[]): string[][] {
-  const assigned = new Set<string>();
+export function chains(dag: Dag): string[][] {
+  const assigned = new Uint8Array(dag.ids.length);
   const out: string[][] = [];
-  for (const start of order) {
-    if (assigned.has(start)) continue;
-    const chain = [start];
-    assigned.add(start);
+  for (let start = 0; start < dag.ids.length; start++) {
+    if (assigned[start]) continue;
+    const chain = [dag.ids[start]!];
+    assigned[start] = 1;
     let at = start;
     for (;;) {
-      const next = successorsOf(at);
-      if (next.length !== 1 || needsOf(next[0]!).length !== 1 || assigned.has(next[0]!)) break;
+      const next = dag.succs[at]!;
+      if (next.length !== 1 || dag.needs[next[0]!]!.length !== 1 || assigned[next[0]!]) break;
       at = next[0]!;
-      chain.push(at);
-      assigned.add(at);
+      chain.push(dag.ids[at]!);
+      assigned[at] = 1;
     }
     out.push(chain);
   }

@@ -1,8 +1,8 @@
 // Receipt issues of a scope's ledgers, for `kbz status --scope`: the same audit the scheduler
 // uses (`managedEvidenceIssue`), reported per ledger that has a receipt.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Env } from "../run/shell.ts";
+import { lstatOrNull } from "../workspace/fs.ts";
 import { managedEvidenceIssue } from "./audit.ts";
 import { VerificationError } from "./errors.ts";
 import { ledgerKey } from "./paths.ts";
@@ -18,9 +18,25 @@ export interface ScopeReceipts {
   error: string | null; // the store or an input could not be audited
 }
 
+/**
+ * The structure checker's view (kill §4.12.1, only when it reads with root and scope): VERIFIED
+ * leaf id → receipt issue, for leaves whose receipt is not current.
+ */
+export function leafReceiptIssues(root: string, scope: string, rows: readonly { id: string; state: string }[], env: Env): Record<string, string> {
+  const issues: [string, string][] = [];
+  if (lstatOrNull(storePath(root)) === null) return {};
+  const store = readStore(root);
+  for (const r of rows) {
+    if (r.state !== "VERIFIED") continue;
+    const issue = managedEvidenceIssue(root, `.unlazy/${scope}/gates/leaf-${r.id}.md`, { store, env });
+    if (issue) issues.push([r.id, issue]);
+  }
+  return Object.fromEntries(issues);
+}
+
 /** null when the repository has no receipt store at all (scopes that never opted in). */
 export function scopeReceipts(root: string, files: string[], env: Env): ScopeReceipts | null {
-  if (!fs.existsSync(storePath(root)) && !isLink(storePath(root))) return null;
+  if (lstatOrNull(storePath(root)) === null) return null;
   const receipts: ReceiptIssue[] = [];
   try {
     const store = readStore(root);
@@ -34,12 +50,4 @@ export function scopeReceipts(root: string, files: string[], env: Env): ScopeRec
     throw e;
   }
   return { receipts, error: null };
-}
-
-function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }

@@ -193,7 +193,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   const needsOf = (id: string) => row(id).needs;
   const succOf = (id: string) => plan.successors.get(id)!;
   const dag = new Dag(plan.order, needsOf);
-  const groups = snap.structure ? snap.structure.groups : chains(plan.order, needsOf, succOf);
+  const groups = snap.structure ? snap.structure.groups : chains(dag);
   const predecessor = snap.structure ? registryPredecessors(groups, plan.order, dag, verified) : chainPredecessors(groups);
 
   // §4.8 selection: scan U_t in id order; the first failing test is the reason.

@@ -66,8 +66,10 @@ class Recorded {
 
 function statSignature(file: string): string | null {
   try {
-    const st = fs.lstatSync(file, { bigint: true });
-    return `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    // Plain numbers: bigint stats cost more to take and to print, and sub-microsecond times
+    // plus identity, size and ctime (which every write moves) still detect any change.
+    const st = fs.lstatSync(file);
+    return `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   } catch {
     return null;
   }

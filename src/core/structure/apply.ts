@@ -33,7 +33,7 @@ function transactionLock(root: string, scope: string): string {
 
 /** `structure plan`: calculate, then prove the inputs did not move meanwhile. Writes nothing. */
 export function planStructure(root: string, scope: string, request: unknown, hooks: Hooks = {}): PlanResult {
-  const model = loadStructure(root, scope);
+  const model = loadStructure(root, scope, { receipts: true });
   const calc = calculateStructure(model, request, artifactHasher(root));
   hooks.beforeRecheck?.();
   assertStable(model);
@@ -45,7 +45,7 @@ export async function applyStructure(root: string, scope: string, request: unkno
   // A refused event must leave no trace, not even the lock directory: without a journal to roll
   // forward, plan and materialize once before locking (repeated under the lock).
   if (readJournal(root, scope) === null) {
-    const model = loadStructure(root, scope);
+    const model = loadStructure(root, scope, { receipts: true });
     const calc = calculateStructure(model, request, artifactHasher(root));
     if (!calc.alreadyApplied) materialize(model, calc);
   }
@@ -58,7 +58,7 @@ export async function applyStructure(root: string, scope: string, request: unkno
       }
       rollForward(root, scope, pending, steps);
     }
-    const model = loadStructure(root, scope);
+    const model = loadStructure(root, scope, { receipts: true });
     const hasher = artifactHasher(root);
     const calc = calculateStructure(model, request, hasher);
     if (calc.alreadyApplied) return { status: "already-applied", operation: calc.operation };

@@ -1,6 +1,8 @@
 // Loading a scope for structure work (kill §4.11.1, §4.11.2). Reuses the PLAN table parser,
 // the ledger parser, the dispatch and lease readers and the stable reader; every read is kept
 // in `files` so a later re-read can prove nothing changed.
+import { VerificationError } from "../receipts/errors.ts";
+import { leafReceiptIssues } from "../receipts/scope.ts";
 import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
 import type { Ledger } from "../ledger/model.ts";
@@ -102,6 +104,17 @@ export function gateStatesOf(ledger: Ledger): Record<string, ReturnType<typeof g
 
 export interface LoadOptions {
   allowPending?: boolean;
+  /** Audit VERIFIED leaves' verification receipts (the checker and structural events; not the scheduler, which raises its own attention). */
+  receipts?: boolean;
+}
+
+function receiptIssues(root: string, scope: string, rows: TaskRow[]): Record<string, string> {
+  try {
+    return leafReceiptIssues(root, scope, rows, process.env);
+  } catch (e) {
+    if (e instanceof VerificationError) fail(e.located());
+    throw e;
+  }
 }
 
 export function loadStructure(root: string, scope: string, opts: LoadOptions = {}): Model {
@@ -214,6 +227,7 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
     declared: sortIds(rows.filter((r) => waves.some((w) => w.leaves.includes(`leaf-${r.id}`))).map((r) => r.id)),
     files,
     hash: hashOf({ files, leases }),
+    ...(opts.receipts ? { receipts: receiptIssues(root, scope, rows) } : {}),
   };
 }
 

@@ -181,6 +181,8 @@ export interface StructureState {
   meta: Registry;
   registryInitialized: boolean;
   active: string[]; // the caller's active set (kill §4.5), sorted
+  /** VERIFIED leaf id → receipt issue; present only when loaded with root and scope (kill §4.12.1). */
+  receipts?: Record<string, string>;
 }
 
 /** A loaded scope (kill §4.11.1): the state plus what was read, for snapshots and journals. */

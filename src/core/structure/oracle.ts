@@ -13,7 +13,7 @@ export interface CheckOptions {
 }
 
 export function checkStructure(root: string, scope: string, o: CheckOptions = {}): Verdict {
-  const model = loadStructure(root, scope);
+  const model = loadStructure(root, scope, { receipts: true });
   if (!model.registryInitialized) fail("STRUCTURE registry is not initialized");
   let selection: unknown = null;
   if (o.selection != null) {

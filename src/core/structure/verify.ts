@@ -260,6 +260,7 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   for (const r of s.rows) {
     if (!Object.hasOwn(meta.requiredGates, r.id)) add("untracked-gates", r.id);
     if (r.state === "VERIFIED" && r.gates.some((g) => r.gateStates[g.id] !== "met")) add("stale-verification", r.id);
+    if (r.state === "VERIFIED" && s.receipts && Object.hasOwn(s.receipts, r.id)) add(`verification-${s.receipts[r.id]}`, r.id);
   }
   for (const [file, gates] of Object.entries(meta.requiredIntegrations)) {
     const led = s.integrations.find((i) => i.file === file);

@@ -1,5 +1,5 @@
 // runChecks in-process: the same engine the CLI prints and receipts call.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runChecks, type CheckRequest } from "../../../src/core/check/run.ts";
@@ -7,6 +7,9 @@ import { UsageError } from "../../../src/core/errors.ts";
 import { definitionDigest } from "../../../src/core/ledger/digest.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { privateApprovalDir } from "../../helpers/approvals.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 const gate = (id: string, check: string, expectText: string) => `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
 

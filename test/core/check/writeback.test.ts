@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeBack, WritebackError, type WritebackItem, type WritebackRequest, type WritebackStatus } from "../../../src/core/check/writeback.ts";
@@ -7,6 +7,9 @@ import { parseLedger } from "../../../src/core/ledger/parse.ts";
 import { oracleSignature, runtimeOracle } from "../../../src/core/run/oracle.ts";
 import type { Gate } from "../../../src/core/ledger/model.ts";
 import { tempDir } from "../../helpers/kbz.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 const oracleOf = (g: Gate) => runtimeOracle({ check: g.check ?? "", expect: g.expect ?? "", cwd: "/w", shell: "/bin/sh", timeoutMs: 1000, path: "/bin" });
 const EVIDENCE = "automatic-evidence=v1; definition-sha256=" + definitionDigest("echo ok", "ok", null) + "; exit=0; EXPECT=matched; output-sha256=" + "0".repeat(64) + "; output-bytes=3; shell=/bin/sh; cwd=/w; path=x/1 entries";

@@ -38,7 +38,7 @@ describe("status log append", () => {
       const before = hashTree(outside);
       const t = Date.now();
       expect(() => appendStatus(log, "x")).toThrow(StatusLogError);
-      expect(Date.now() - t).toBeLessThan(1000);
+      expect(Date.now() - t).toBeLessThan(10_000);
       expect(hashTree(outside)).toBe(before);
     });
   }

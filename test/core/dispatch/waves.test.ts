@@ -381,7 +381,7 @@ describe("loading dispatch.json safely", () => {
     spawnSync("mkfifo", [file]);
     const t = Date.now();
     expect(loadError(root)).toContain("regular single-link");
-    expect(Date.now() - t).toBeLessThan(1500);
+    expect(Date.now() - t).toBeLessThan(10_000);
   });
 
   test("a validation error is located on the wave's line", () => {

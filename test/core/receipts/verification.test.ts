@@ -127,6 +127,16 @@ describe("verify run and audit (kill §5.4)", () => {
     expect(ws.audit()).toEqual(stale("unfinished-verification"));
   });
 
+  test("a check that changes the ledger's definition or the scope's contract revision is not accepted", async () => {
+    const scoped = ".unlazy/api/gates/leaf-1.md";
+    const bump = `sed -i 's/Contract revision: 1/Contract revision: 2/' .unlazy/api/PLAN.md\necho REAL_OK\n`;
+    const ws = workspace({ ".unlazy/api/PLAN.md": "# Plan\nContract revision: 1\n", [scoped]: GATES, "tests/check.sh": bump });
+    expect((await ws.run({ ledgers: [scoped] }))[0]).toMatchObject({ status: "REVIEW_OR_REPAIR", reason: "inputs-changed-during-check", exit: 0 });
+    const retitle = `sed -i 's/expected value/expected value (edited by the check)/' GATES.md\necho REAL_OK\n`;
+    const ws2 = workspace({ "tests/check.sh": retitle });
+    expect((await ws2.run())[0]).toMatchObject({ status: "REVIEW_OR_REPAIR", reason: "inputs-changed-during-check" });
+  });
+
   test("the old receipt is withdrawn (pending) before the check runs", async () => {
     const ws = workspace({ "tests/check.sh": `cp .unlazy/verification-receipts.json seen.json\necho REAL_OK\n` });
     await ws.run();

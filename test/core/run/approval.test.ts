@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -7,6 +7,9 @@ import { runtimeOracle } from "../../../src/core/run/oracle.ts";
 import { UsageError } from "../../../src/core/errors.ts";
 import { tempDir } from "../../helpers/kbz.ts";
 import { privateApprovalDir } from "../../helpers/approvals.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 const oracle = runtimeOracle({ check: "echo ok", expect: "ok", cwd: "/w", shell: "/bin/sh", timeoutMs: 120000, path: "/usr/bin:/bin" });
 const LEDGER = "/w/GATES.md";

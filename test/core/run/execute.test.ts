@@ -1,6 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { executeCheck, failureSummary } from "../../../src/core/run/execute.ts";
 import { tempDir } from "../../helpers/kbz.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 const env = { PATH: "/usr/bin:/bin" };
 const exec = (check: string, expectText: string, regex: { source: string; flags: string } | null = null, timeoutMs = 20_000) =>

@@ -1,5 +1,8 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { matchExpect, regexMatch } from "../../../src/core/run/expect.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 describe("EXPECT matching", () => {
   test("text EXPECT is a plain substring test (regex metacharacters are literal)", async () => {

@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runProcess } from "../../../src/core/run/spawn.ts";
 import { tempDir } from "../../helpers/kbz.ts";
+
+// Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
+setDefaultTimeout(120_000);
 
 const env = { PATH: "/usr/bin:/bin" };
 const run = (command: string, timeoutMs = 10_000, cwd = tempDir()) => runProcess({ shell: "/bin/sh", command, cwd, env, timeoutMs });

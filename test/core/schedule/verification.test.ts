@@ -10,6 +10,7 @@ import { readNextSnapshot } from "../../../src/core/schedule/read.ts";
 import { privateApprovalDir } from "../../helpers/approvals.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { scope } from "./build.ts";
+import { ACCESS, PLAN, receiptScope } from "./receipt-scope.ts";
 
 describe("verification attention on plain data", () => {
   test("a VERIFIED leaf with a stale receipt forces review, after verified-ledger-not-met and before verified-before-dependency", () => {
@@ -33,36 +34,10 @@ describe("verification attention on plain data", () => {
   });
 });
 
-const PLAN = (rev: number) => `# Plan: receipts
-Contract revision: ${rev}
-
-| Leaf | Owns | Needs | Tier | Planned wave | State |
-|---|---|---|---|---|---|
-| 1 | src/1/** | - | mechanical | 1 | VERIFIED |
-| 2 | src/2/** | 1 | mechanical | 2 | WAITING |
-`;
-const ACCESS = (rev: number) =>
-  JSON.stringify({
-    schema: 1,
-    contractRevision: rev,
-    leaves: {
-      "1": { complete: true, reads: [], resourceReads: [], resourceWrites: [] },
-      "2": { complete: true, reads: ["src/1/**"], resourceReads: [], resourceWrites: [] },
-    },
-  });
-const LEAF1 = "OWNS: src/1/**\n\n- [ ] G1: leaf 1 value\n  CHECK: grep -q good src/1/value.txt && echo LEAF_OK\n  EXPECT: LEAF_OK\n  EVIDENCE: pending\n";
-const LEAF2 = "OWNS: src/2/**\n\n- [ ] G1: leaf 2 deliverable\n  EVIDENCE: pending\n";
-
 describe("kill §5.4 test 14: receipts in a real scheduler scope", () => {
   test("an accepted receipt lets the successor launch; a contract revision bump or a source change forces review", async () => {
     const root = tempDir("kbz-sched-receipts-");
-    writeTree(root, {
-      ".unlazy/api/PLAN.md": PLAN(1),
-      ".unlazy/api/ACCESS.json": ACCESS(1),
-      ".unlazy/api/gates/leaf-1.md": LEAF1,
-      ".unlazy/api/gates/leaf-2.md": LEAF2,
-      "src/1/value.txt": "good\n",
-    });
+    writeTree(root, receiptScope());
     const store = privateApprovalDir();
     const env = { UNLAZY_APPROVAL_DIR: store, PATH: "/usr/bin:/bin", HOME: path.join(store, "home") };
     const next = () => adviseNext(readNextSnapshot({ root, scope: "api", slots: 2, compare: idCompare("natural"), env }), { details: false });
@@ -88,13 +63,7 @@ describe("kill §5.4 test 14: receipts in a real scheduler scope", () => {
 
   test("a corrupt receipt store is a schedule error naming the store", () => {
     const root = tempDir("kbz-sched-receipts-");
-    writeTree(root, {
-      ".unlazy/api/PLAN.md": PLAN(1),
-      ".unlazy/api/ACCESS.json": ACCESS(1),
-      ".unlazy/api/gates/leaf-1.md": LEAF1,
-      ".unlazy/api/gates/leaf-2.md": LEAF2,
-      ".unlazy/verification-receipts.json": "{torn",
-    });
+    writeTree(root, { ...receiptScope(), ".unlazy/verification-receipts.json": "{torn" });
     expect(() => readNextSnapshot({ root, scope: "api", slots: 2, compare: idCompare("natural") })).toThrow("invalid verification registry");
     expect(fs.readFileSync(path.join(root, ".unlazy/verification-receipts.json"), "utf8")).toBe("{torn");
   });
