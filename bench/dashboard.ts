@@ -157,8 +157,10 @@ for (let i = 0; i < 8; i++) {
   await new Promise((r) => setTimeout(r, 200 + 2 * median(planSide)));
 }
 console.log(`write to updated frame (rename write, watcher, debounce, rebuild, render): median ${median(delays).toFixed(0)} ms, max ${Math.max(...delays).toFixed(0)} ms`);
-const rss = process.memoryUsage().rss / 1024 / 1024;
-console.log(`memory: rss ${rss.toFixed(0)} MB`);
+const peak = process.memoryUsage().rss / 1024 / 1024;
+Bun.gc(true);
+const m = process.memoryUsage();
+console.log(`memory: rss ${peak.toFixed(0)} MB before a full GC, ${(m.rss / 1024 / 1024).toFixed(0)} MB after (JS heap ${(m.heapUsed / 1024 / 1024).toFixed(0)} MB)`);
 ink.unmount();
 fs.rmSync(base, { recursive: true, force: true });
 process.exit(0);

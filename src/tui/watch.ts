@@ -44,14 +44,19 @@ export function watchWorkspace(root: string, onChange: () => void, quietMs = 25,
     if (timer) clearTimeout(timer);
     timer = setTimeout(fire, Math.max(0, Math.min(quietMs, first + maxWaitMs - now)));
   };
+  // Only folders are watched (files are ignored, so chokidar keeps no per-file watch or stat
+  // state for a 1,000-ledger scope); a folder's raw event names the entry that changed.
   const w: FSWatcher = watch(root, {
     ignoreInitial: true,
     persistent: true,
     depth: 3,
-    // chokidar's atomic mode holds an unlink for 100 ms to report a rename as a change; the
-    // reload re-reads whatever is there, so the raw events are enough and arrive sooner.
     atomic: false,
-    ignored: (p: string) => !isWatchedPath(root, p),
+    ignored: (p: string, stats?: { isFile(): boolean }) => !!stats?.isFile() || !isWatchedPath(root, p),
+  });
+  w.on("raw", (_event, name: string | null, details: unknown) => {
+    const dir = (details as { watchedPath?: string } | undefined)?.watchedPath;
+    if (!dir || !name) return poke();
+    if (isWatchedPath(root, path.resolve(dir, name))) poke();
   });
   w.on("all", poke);
   // A watcher error (a folder vanished, a permission change) must not kill the dashboard;

@@ -36,6 +36,20 @@ describe("live updates", () => {
     await waitForFrame(r, (f) => f.includes("dispatch w1 sealed"));
   });
 
+  test("a new ledger file in gates/ and a legacy GATES.md edit in place both show (only folders are watched)", async () => {
+    const root = tempDir();
+    writeTree(root, { "GATES.md": "- [ ] G1: works\n  EVIDENCE: pending\n", "gates/.keep": "" });
+    const r = await renderAt(<App root={root} scope={null} theme={plain} />);
+    await Bun.sleep(150);
+    fs.writeFileSync(path.join(root, "gates", "api.md"), "- [ ] A1: api answers\n  EVIDENCE: pending\n");
+    await waitForFrame(r, (f) => f.includes("api:A1") && f.includes("UNMET: 2 (met: 0)"));
+    fs.writeFileSync(path.join(root, "GATES.md"), "- [x] G1: works\n  EVIDENCE: reviewed by Ana\n");
+    await waitForFrame(r, (f) => f.includes("UNMET: 1 (met: 1)"));
+    fs.writeFileSync(path.join(root, "README.md"), "not a ledger\n");
+    fs.rmSync(path.join(root, "gates", "api.md"));
+    await waitForFrame(r, (f) => f.includes("ALL MET (1 met)"));
+  });
+
   test("a ledger that becomes invalid shows the file, line and message instead of crashing", async () => {
     const root = tempDir();
     writeTree(root, { "GATES.md": "# Gates\n\n- [ ] G1: works\n  EVIDENCE: pending\n" });
