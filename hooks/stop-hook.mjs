@@ -4,6 +4,7 @@
 // src/hook/entry.ts
 import * as fs6 from "node:fs";
 import * as path8 from "node:path";
+import { isatty } from "node:tty";
 
 // src/core/errors.ts
 class UsageError extends Error {
@@ -1634,10 +1635,35 @@ function renderOutput(output) {
 `;
 }
 function readStdin() {
+  if (isatty(0))
+    return Promise.resolve(Buffer.alloc(0));
+  const chunks = [];
+  let total = 0;
+  const buf = Buffer.allocUnsafe(65536);
+  for (;; ) {
+    let n;
+    try {
+      n = fs6.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      const code = e.code;
+      if (code === "EAGAIN" && total === 0)
+        return readStdinStream();
+      if (code === "EOF")
+        break;
+      return Promise.resolve(null);
+    }
+    if (n === 0)
+      break;
+    total += n;
+    if (total > MAX_STDIN_BYTES)
+      return Promise.resolve(null);
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Promise.resolve(Buffer.concat(chunks, total));
+}
+function readStdinStream() {
   return new Promise((resolve) => {
     const stdin = process.stdin;
-    if (stdin.isTTY)
-      return resolve(Buffer.alloc(0));
     const chunks = [];
     let total = 0;
     let done = false;
@@ -1659,6 +1685,19 @@ function readStdin() {
     stdin.on("error", () => finish(null));
   });
 }
+function writeStdout(text) {
+  const data = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < data.length) {
+    try {
+      off += fs6.writeSync(1, data, off, data.length - off);
+    } catch (e) {
+      if (e.code !== "EAGAIN")
+        return;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+}
 async function stopHookMain(args) {
   let text = "";
   try {
@@ -1666,12 +1705,9 @@ async function stopHookMain(args) {
   } catch (e) {
     text = renderOutput(internalFailure(e?.message ?? String(e)));
   }
-  return new Promise(() => {
-    if (text === "")
-      process.exit(0);
-    process.stdout.on("error", () => process.exit(0));
-    process.stdout.write(text, () => process.exit(0));
-  });
+  if (text !== "")
+    writeStdout(text);
+  process.exit(0);
 }
 
 // src/hook/fallback.ts
