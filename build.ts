@@ -71,6 +71,10 @@ const result = await Bun.build({
   minify: true,
   bytecode: true,
   format: "esm",
+  // Each verb's modules (and Ink/React for the dashboard) become chunks that load on first
+  // import, so `kbz --version` and `kbz hook stop` never decode the bytecode of the rest.
+  splitting: true,
+  outdir: path.dirname(outfile),
   sourcemap: "none",
   define: {
     "process.env.DEV": JSON.stringify("false"),

@@ -4,7 +4,7 @@ import { VERSION } from "./version.ts";
 
 async function main(args: string[]): Promise<void> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    process.stdout.write(`${VERSION}\n`);
+    console.log(VERSION); // the native console path: no stdio stream is created
     return;
   }
   // The Stop hook skips yargs: it must answer fast and never exit non-zero on odd arguments.
@@ -13,7 +13,9 @@ async function main(args: string[]): Promise<void> {
     await stopHookMain(args.slice(2));
   }
   const { runCli } = await import("./cli/index.ts");
+  const { flushOut } = await import("./cli/output.ts");
   process.exitCode = await runCli(args);
+  flushOut();
 }
 
 void main(process.argv.slice(2));

@@ -53,6 +53,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
   let usageFailure: string | null = null;
   let arrays = new Set<string>();
   const wantsJson = args.includes("--json");
+  const wantsHelp = args.includes("--help") || args.includes("-h");
   let y = yargs(args)
     .scriptName("kbz")
     .locale("en")
@@ -62,7 +63,8 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .help()
     .alias("help", "h")
     .strict()
-    .wrap(Math.min(100, process.stdout.columns || 100))
+    // Only help is wrapped; asking process.stdout for its width would create the stream.
+    .wrap(wantsHelp ? Math.min(100, process.stdout.columns || 100) : 100)
     .parserConfiguration({ "populate--": true })
     .exitProcess(false)
     .fail((msg, e) => {

@@ -5,7 +5,7 @@ import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
 import { loadLedgerFile } from "../core/snapshot.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { printProblems } from "./output.ts";
+import { printProblems, raw } from "./output.ts";
 import { positionals } from "./options.ts";
 
 const MAX_STORED = 64;
@@ -68,7 +68,7 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
       report.omittedFindings++;
       text = terminalJson(report, 2);
     }
-    process.stdout.write(text + "\n");
+    raw(text + "\n");
   } else {
     const lines: string[] = [];
     for (const file of order) {
@@ -85,7 +85,7 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
     if (errors === 0 && warnings === 0 && !parseFailed) lines.push("LINT OK");
     else if (!failed) lines.push(`LINT OK (${warnings} warning(s))`);
     else lines.push(`LINT FINDINGS: ${errors} error(s), ${warnings} warning(s)`);
-    process.stdout.write(lines.join("\n") + "\n");
+    raw(lines.join("\n") + "\n");
   }
   return parseFailed ? 2 : failed ? 1 : 0;
 }

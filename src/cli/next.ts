@@ -5,11 +5,10 @@ import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
 import { readNextSnapshot } from "../core/schedule/read.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
-import { terminalJson } from "../core/text/sanitize.ts";
 import { canonicalRoot, isValidId } from "../core/workspace/discover.ts";
 import { ReadError } from "../core/workspace/read.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { err, out } from "./output.ts";
+import { err, json, out } from "./output.ts";
 
 const SLOTS = /^[1-9][0-9]*$/;
 const MAX_ERROR = 500;
@@ -24,7 +23,7 @@ interface NextArgs {
 }
 
 function printJson(value: unknown): void {
-  process.stdout.write(terminalJson(value) + "\n");
+  json(value, true);
 }
 
 /** Errors keep schedule.mjs's shape: one JSON object on stdout with --json, else `kbz: …` on stderr. */

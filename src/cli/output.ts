@@ -1,17 +1,51 @@
 // Printing for the CLI edge: every line of repository text passes the sanitizer here.
+// Standard output is collected and written with blocking descriptor writes (no stdio
+// streams, see core/util/fdwrite.ts); anything written to stderr flushes it first, so the
+// two keep their order on a shared terminal. A flush is queued as a microtask, so lines of a
+// long run (kbz check) appear as they are printed, while a synchronous report goes out in
+// one write; main.ts flushes once more when the verb returns.
 import type { FileProblem } from "../core/errors.ts";
 import { sanitize, terminalJson } from "../core/text/sanitize.ts";
+import { writeFdSync } from "../core/util/fdwrite.ts";
+
+const FLUSH_AT = 64 * 1024;
+let pending: string[] = [];
+let pendingChars = 0;
+let queued = false;
+
+/** Write what `out` collected. */
+export function flushOut(): void {
+  queued = false;
+  if (pending.length === 0) return;
+  const text = pending.join("");
+  pending = [];
+  pendingChars = 0;
+  writeFdSync(1, text);
+}
+
+/** Text already made safe for a terminal (sanitized or terminalJson). */
+export function raw(text: string): void {
+  pending.push(text);
+  pendingChars += text.length;
+  if (pendingChars >= FLUSH_AT) flushOut();
+  else if (!queued) {
+    queued = true;
+    queueMicrotask(flushOut);
+  }
+}
 
 export function out(line = ""): void {
-  process.stdout.write(sanitize(line) + "\n");
+  raw(sanitize(line) + "\n");
 }
 
 export function err(line: string): void {
-  process.stderr.write(sanitize(line) + "\n");
+  flushOut();
+  writeFdSync(2, sanitize(line) + "\n");
 }
 
-export function json(value: unknown): void {
-  process.stdout.write(terminalJson(value, 2) + "\n");
+/** One JSON object: indented, or on one line where the original printed it so (next, structure). */
+export function json(value: unknown, oneLine = false): void {
+  raw(terminalJson(value, oneLine ? undefined : 2) + "\n");
 }
 
 export function printProblems(problems: FileProblem[]): void {

@@ -1,9 +1,17 @@
 // Live progress on a terminal: one line per running gate (spinner, elapsed), redrawn in
 // place and erased before the transcript continues. Without a TTY nothing is drawn.
 import { sanitize } from "../core/text/sanitize.ts";
+import { writeFdSync } from "../core/util/fdwrite.ts";
+import { flushOut } from "./output.ts";
 
 const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 const REDRAW_MS = 100;
+
+/** Where progress is drawn: a terminal's width and a way to write to it. */
+export interface ProgressTerminal {
+  readonly columns: number | undefined;
+  write(text: string): void;
+}
 
 export class Progress {
   private running = new Map<string, number>();
@@ -11,10 +19,25 @@ export class Progress {
   private frame = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly stream: NodeJS.WriteStream) {}
+  constructor(private readonly stream: ProgressTerminal) {}
+
+  private write(text: string): void {
+    this.stream.write(text);
+  }
 
   static forStdout(enabled: boolean): Progress | null {
-    return enabled && process.stdout.isTTY ? new Progress(process.stdout) : null;
+    if (!enabled || !process.stdout.isTTY) return null;
+    // Drawn on fd 1 like every other line of ours, after what is collected, so nothing reorders.
+    const tty = process.stdout;
+    return new Progress({
+      get columns() {
+        return tty.columns;
+      },
+      write(text: string) {
+        flushOut();
+        writeFdSync(1, text);
+      },
+    });
   }
 
   start(qid: string): void {
@@ -39,7 +62,7 @@ export class Progress {
   }
 
   private erase(): void {
-    if (this.drawn > 0) this.stream.write(`\x1b[${this.drawn}A\x1b[J`);
+    if (this.drawn > 0) this.write(`\x1b[${this.drawn}A\x1b[J`);
     this.drawn = 0;
   }
 
@@ -53,7 +76,7 @@ export class Progress {
       const line = `  ${spin} ${sanitize(qid)} ${((now - at) / 1000).toFixed(1)}s`;
       text += line.slice(0, width) + "\n";
     }
-    this.stream.write(text);
+    this.write(text);
     this.drawn = this.running.size;
   }
 }

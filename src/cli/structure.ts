@@ -9,13 +9,12 @@ import { loadStructure, scopeDir } from "../core/structure/load.ts";
 import { canonical, isObject, JOURNAL, StructureError } from "../core/structure/model.ts";
 import { checkStructure } from "../core/structure/oracle.ts";
 import type { Action } from "../core/structure/plan.ts";
-import { terminalJson } from "../core/text/sanitize.ts";
 import { canonicalRoot, isValidId } from "../core/workspace/discover.ts";
 import { WriteError, writeAtomic } from "../core/workspace/fs.ts";
 import { LockTimeoutError } from "../core/workspace/lock.ts";
 import { MAX_LEDGER_BYTES, ReadError, readStable } from "../core/workspace/read.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { err, out } from "./output.ts";
+import { err, json, out } from "./output.ts";
 import { usageMessage } from "./next.ts";
 
 interface StructureArgs {
@@ -56,7 +55,7 @@ Exit codes: 0 done / STRUCTURE_OK; 1 STRUCTURE_UNMET; 2 invalid input or refused
 const FAULT_ENV = "KBZ_TEST_FAULT_AFTER";
 
 function printJson(v: unknown): void {
-  process.stdout.write(terminalJson(v) + "\n");
+  json(v, true);
 }
 
 function clip(message: string): string {

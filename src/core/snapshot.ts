@@ -5,7 +5,7 @@ import type { Gate, Ledger } from "./ledger/model.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
-import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, isInside, readStable } from "./workspace/read.ts";
+import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, isInside, readStableWith } from "./workspace/read.ts";
 import { canonicalRoot, resolveTarget, type Target } from "./workspace/discover.ts";
 import { dispatchPath, dispatchStatus, type DispatchAggregate } from "./dispatch/waves.ts";
 
@@ -39,7 +39,7 @@ export function displayPath(root: string, file: string): string {
   return isInside(root, file) && file !== root ? path.relative(root, file) : file;
 }
 
-export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean): LedgerEntry {
+export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>): LedgerEntry {
   const display = displayPath(root, file);
   const stem = stemOf(file);
   const fail = (line: number, message: string, unreadable: boolean): LedgerEntry => ({
@@ -51,9 +51,10 @@ export function loadLedgerFile(file: string, root: string, constrainToRoot: bool
     warnings: [],
     unreadable,
   });
-  let bytes: Buffer;
+  let decoded: ReturnType<typeof decodeLedgerText>;
   try {
-    bytes = readStable(file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined });
+    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
+    decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
     if (e instanceof ReadError) {
       const msg = e.code === "ENOENT" ? "no such gate file" : e.message.replace(`: ${file}`, "");
@@ -61,7 +62,6 @@ export function loadLedgerFile(file: string, root: string, constrainToRoot: bool
     }
     throw e;
   }
-  const decoded = decodeLedgerText(bytes);
   if (!("text" in decoded)) return fail(decoded.line, decoded.message, true);
   const ledger = parseLedger(decoded.text, stem);
   return {
@@ -78,7 +78,8 @@ export function loadLedgerFile(file: string, root: string, constrainToRoot: bool
 /** `load` lets a long-lived reader (the dashboard) reuse entries of files that did not change. */
 export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadLedgerFile): Snapshot {
   const constrained = target.mode !== "explicit";
-  const ledgers = target.files.map((f) => load(f, target.root, constrained));
+  const realDirs = new Map<string, string>();
+  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const gates: GateView[] = [];
   const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),

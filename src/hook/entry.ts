@@ -26,6 +26,7 @@ import {
 import { clearSession, recordBlock, sessionKey } from "../core/hook/guard.ts";
 import { loadSnapshot } from "../core/snapshot.ts";
 import { terminalJson } from "../core/text/sanitize.ts";
+import { writeFdSync } from "../core/util/fdwrite.ts";
 import { isValidId, listScopes, resolveTarget, type Target } from "../core/workspace/discover.ts";
 
 /** Stdin beyond this is not a Claude Code payload; it is treated like invalid JSON. */
@@ -213,20 +214,6 @@ function readStdinStream(): Promise<Buffer | null> {
   });
 }
 
-/** Write all of `text` to fd 1 without the stdout stream; a reader that went away is not an error. */
-function writeStdout(text: string): void {
-  const data = Buffer.from(text, "utf8");
-  let off = 0;
-  while (off < data.length) {
-    try {
-      off += fs.writeSync(1, data, off, data.length - off);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EAGAIN") return;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-    }
-  }
-}
-
 /** Process entry for `kbz hook stop` and the Node fallback: print, flush, exit 0. */
 export async function stopHookMain(args: string[]): Promise<never> {
   let text = "";
@@ -235,6 +222,6 @@ export async function stopHookMain(args: string[]): Promise<never> {
   } catch (e) {
     text = renderOutput(internalFailure((e as Error)?.message ?? String(e)));
   }
-  if (text !== "") writeStdout(text);
+  if (text !== "") writeFdSync(1, text);
   process.exit(0);
 }

@@ -8,7 +8,9 @@ export const MAX_OUTPUT_BYTES = 1_048_576;
 
 export type EvidenceClass = "pending" | "automatic-current" | "automatic-stale" | "human";
 
-const TAIL = /^ exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(0|[1-9][0-9]{0,6}); shell=./s;
+// What follows the definition digest in current evidence; sticky, so it is matched in place.
+const TAIL = / exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(?:0|[1-9][0-9]{0,6}); shell=./sy;
+const BYTES_AT = " exit=0; EXPECT=matched; output-sha256=".length + 64 + "; output-bytes=".length;
 
 export function evidencePrefix(digest: string): string {
   return `automatic-evidence=v1; definition-sha256=${digest};`;
@@ -19,17 +21,23 @@ const HEADER = "automatic-evidence=v1; definition-sha256=";
 export function classifyEvidence(g: Gate): EvidenceClass {
   const v = g.evidence;
   if (v === null || v === "" || (v.length === 7 && v.toLowerCase() === "pending")) return "pending";
-  // The digest is only worth computing when the value could be current evidence.
+  // The digest is only worth computing when the value could be current evidence; the value is
+  // compared in place (this runs for every gate of every snapshot).
   const digest = v.startsWith(HEADER) && v.length <= MAX_EVIDENCE ? gateDigest(g) : null;
-  if (digest !== null) {
-    const prefix = evidencePrefix(digest);
-    if (v.startsWith(prefix)) {
-      const m = TAIL.exec(v.slice(prefix.length));
-      if (m && Number(m[1]) <= MAX_OUTPUT_BYTES) return "automatic-current";
-    }
+  if (digest !== null && v.startsWith(digest, HEADER.length) && v.charCodeAt(HEADER.length + digest.length) === 59) {
+    const tail = HEADER.length + digest.length + 1;
+    TAIL.lastIndex = tail;
+    if (TAIL.test(v) && outputBytesAt(v, tail + BYTES_AT) <= MAX_OUTPUT_BYTES) return "automatic-current";
   }
   if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell=")) return "automatic-stale";
   return "human";
+}
+
+/** The decimal number at `at` (TAIL has already checked it is 1-7 digits). */
+function outputBytesAt(v: string, at: number): number {
+  let n = 0;
+  for (let c = v.charCodeAt(at); c >= 48 && c <= 57; c = v.charCodeAt(++at)) n = n * 10 + (c - 48);
+  return n;
 }
 
 function transcriptField(text: string): string {

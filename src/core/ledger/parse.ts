@@ -2,9 +2,7 @@
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import type { Abandon, AttrKey, Diagnostic, Gate, Ledger } from "./model.ts";
 
-const GATE_LINE = /^- \[([ xX])\] (.*)$/s;
 const GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const INDENTED_ABANDON = /^[ \t]+ABANDON:/;
 const UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
 const ABANDON_LINE = /^ABANDON:(.*)$/s;
 const OWNS_LINE = /^OWNS:(.*)$/s;
@@ -84,27 +82,33 @@ function hasUnescapedSlash(source: string): boolean {
 
 const ATTR_KEYS: AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD"];
 
-/** `<spaces/tabs>KEY:<value>` without a regex: evidence lines are long and this is the hot path. */
-function indentedAttr(line: string): { key: AttrKey; value: string } | null {
-  let i = 0;
-  for (let c = line.charCodeAt(0); c === SPACE || c === TAB; c = line.charCodeAt(++i));
-  if (i === 0) return null;
-  for (const key of ATTR_KEYS) {
-    if (line.startsWith(key, i) && line.charCodeAt(i + key.length) === COLON) {
-      return { key, value: line.slice(i + key.length + 1).trim() };
-    }
-  }
-  return null;
-}
-
 interface Fence {
-  char: string;
+  char: number;
   length: number;
   line: number;
 }
 
+// The characters String.prototype.trim removes (WhiteSpace and LineTerminator), so the
+// offset-based trims below give exactly what .trim() would.
+function isTrimSpace(c: number): boolean {
+  if (c <= 32) return c === SPACE || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** `text.slice(from, to).trim()` with one allocation. */
+function trimmedSlice(text: string, from: number, to: number): string {
+  while (from < to && isTrimSpace(text.charCodeAt(from))) from++;
+  while (to > from && isTrimSpace(text.charCodeAt(to - 1))) to--;
+  return text.slice(from, to);
+}
+
+/**
+ * The parser walks the text by offsets: a line becomes a string only on the rare paths that
+ * need a regex (fences, unindented attributes, ABANDON, OWNS). On a cold CLI run allocation
+ * is most of the cost, and a ledger is mostly blank, heading and attribute lines.
+ */
 export function parseLedger(text: string, fileName: string): Ledger {
-  const { lines, eols } = splitLines(text);
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
   const gates: Gate[] = [];
@@ -115,37 +119,42 @@ export function parseLedger(text: string, fileName: string): Ledger {
   let contiguous = false; // still inside the attribute run right after the gate line
   let fence: Fence | null = null;
   const err = (line: number, message: string) => errors.push({ line, message });
+  const n = text.length;
 
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  for (let i = 0, start = 0; start < n; i++) {
+    const nl = text.indexOf("\n", start);
+    let end = nl < 0 ? n : nl;
+    if (nl >= 0 && end > start && text.charCodeAt(end - 1) === 13) end--; // CRLF: the CR is the terminator's
+    const s = start;
+    start = nl < 0 ? n : nl + 1;
     const lineNo = i + 1;
 
     if (fence) {
-      if (isFenceClose(line, fence)) fence = null;
+      if (isFenceClose(text, s, end, fence)) fence = null;
       contiguous = false;
       continue;
     }
-    // Dispatch on the first character so a typical line costs one regex, not six.
-    const c0 = line.charCodeAt(0);
-    if (c0 === SPACE || c0 === BACKTICK || c0 === TILDE) {
-      const open = FENCE_OPEN.exec(line);
+    // Dispatch on the first character so a typical line costs a few comparisons, no regex.
+    const c0 = s < end ? text.charCodeAt(s) : -1;
+    if ((c0 === SPACE || c0 === BACKTICK || c0 === TILDE) && mayOpenFence(text, s, end)) {
+      const open = FENCE_OPEN.exec(text.slice(s, end));
       if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
-        fence = { char: open[1]![0]!, length: open[1]!.length, line: lineNo };
+        fence = { char: open[1]!.charCodeAt(0), length: open[1]!.length, line: lineNo };
         contiguous = false;
         continue;
       }
     }
     if (c0 === SPACE || c0 === TAB) {
-      if (INDENTED_ABANDON.test(line)) {
+      let p = s;
+      while (p < end && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB)) p++;
+      if (text.startsWith("ABANDON:", p)) {
         err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
         current = null;
         contiguous = false;
         continue;
       }
-      const attr = indentedAttr(line);
-      if (attr) {
-        const key = attr.key;
-        const value = attr.value;
+      const key = attrKeyAt(text, p);
+      if (key) {
         if (!current) {
           err(lineNo, `${key} line is not attached to a gate`);
           contiguous = false;
@@ -155,6 +164,7 @@ export function parseLedger(text: string, fileName: string): Ledger {
           err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key]! + 1})`);
         }
         current.attrIndex[key] = i;
+        const value = trimmedSlice(text, p + key.length + 1, end);
         if (key === "CHECK") current.check = value;
         else if (key === "EXPECT") current.expect = value;
         else if (key === "CWD") current.cwd = value;
@@ -167,20 +177,23 @@ export function parseLedger(text: string, fileName: string): Ledger {
     }
     contiguous = false;
     if (c0 === DASH) {
-      const gm = GATE_LINE.exec(line);
-      if (gm) {
-        current = newGate(gm[1]!, gm[2]!, lineNo, i, err);
+      const box = end - s >= 6 ? gateBox(text, s) : -1;
+      if (box >= 0) {
+        current = newGate(box, text, s + 6, end, lineNo, i, err);
         gates.push(current);
         contiguous = true;
         continue;
       }
-      if (line.charCodeAt(1) === SPACE) current = null;
+      if (text.charCodeAt(s + 1) === SPACE && s + 1 < end) current = null;
       continue;
     }
     if (c0 === HASH) {
       current = null;
       continue;
     }
+    // Only lines starting with C, E, A or O can be an unindented attribute, ABANDON or OWNS.
+    if (c0 !== 67 && c0 !== 69 && c0 !== 65 && c0 !== 79) continue;
+    const line = text.slice(s, end);
     const un = UNINDENTED_ATTR.exec(line);
     if (un) {
       err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
@@ -223,24 +236,61 @@ export function parseLedger(text: string, fileName: string): Ledger {
   if (gates.length === 0) err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
 
-  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, errors, warnings };
+  const ledger = { stem: fileName, text, gates, abandons, owns, ownsLine, errors, warnings } as Omit<Ledger, "lines" | "eols">;
+  return withLazyLines(ledger);
 }
 
-function isFenceClose(line: string, fence: Fence): boolean {
-  let i = 0;
-  while (i < 3 && line[i] === " ") i++;
+/** `lines` and `eols` are only needed to edit a ledger; they are split from the text on first use. */
+function withLazyLines(ledger: Omit<Ledger, "lines" | "eols">): Ledger {
+  let split: { lines: string[]; eols: string[] } | null = null;
+  const get = () => (split ??= splitLines(ledger.text));
+  Object.defineProperty(ledger, "lines", { enumerable: true, get: () => get().lines });
+  Object.defineProperty(ledger, "eols", { enumerable: true, get: () => get().eols });
+  return ledger as Ledger;
+}
+
+/** A fence needs up to three spaces, then three or more backticks or tildes. */
+function mayOpenFence(text: string, s: number, end: number): boolean {
+  let p = s;
+  while (p < end && p - s < 3 && text.charCodeAt(p) === SPACE) p++;
+  const c = text.charCodeAt(p);
+  return (c === BACKTICK || c === TILDE) && p + 2 < end && text.charCodeAt(p + 1) === c && text.charCodeAt(p + 2) === c;
+}
+
+function isFenceClose(text: string, s: number, end: number, fence: Fence): boolean {
+  let p = s;
+  while (p - s < 3 && p < end && text.charCodeAt(p) === SPACE) p++;
   let run = 0;
-  while (line[i + run] === fence.char) run++;
+  while (p + run < end && text.charCodeAt(p + run) === fence.char) run++;
   if (run < fence.length) return false;
-  return /^[ \t]*$/.test(line.slice(i + run));
+  for (let q = p + run; q < end; q++) {
+    const c = text.charCodeAt(q);
+    if (c !== SPACE && c !== TAB) return false;
+  }
+  return true;
 }
 
-/** Index of the ':' ending the shortest non-space prefix followed by whitespace or end, or -1. */
-function idColon(text: string): number {
-  for (let i = 0; i < text.length; i++) {
+/** `KEY:` at offset `p` (after the indentation), or null. */
+function attrKeyAt(text: string, p: number): AttrKey | null {
+  for (const key of ATTR_KEYS) {
+    if (text.startsWith(key, p) && text.charCodeAt(p + key.length) === COLON) return key;
+  }
+  return null;
+}
+
+/** `- [ ] `, `- [x] ` or `- [X] ` at offset `s`: the box character, or -1. */
+function gateBox(text: string, s: number): number {
+  if (text.charCodeAt(s + 1) !== SPACE || text.charCodeAt(s + 2) !== 91 || text.charCodeAt(s + 4) !== 93 || text.charCodeAt(s + 5) !== SPACE) return -1;
+  const b = text.charCodeAt(s + 3);
+  return b === SPACE || b === 120 || b === 88 ? b : -1;
+}
+
+/** Offset of the ':' ending the shortest non-space prefix of [from, to) followed by whitespace or end, or -1. */
+function idColon(text: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
     if (isSpace(c)) return -1;
-    if (c === COLON && (i + 1 === text.length || isSpace(text.charCodeAt(i + 1)))) return i;
+    if (c === COLON && (i + 1 === to || isSpace(text.charCodeAt(i + 1)))) return i;
   }
   return -1;
 }
@@ -249,15 +299,17 @@ function isSpace(c: number): boolean {
   return c === SPACE || c === TAB || (c >= 10 && c <= 13) || (c > 127 && /\s/.test(String.fromCharCode(c)));
 }
 
-function newGate(box: string, rawTitle: string, lineNo: number, index: number, err: (l: number, m: string) => void): Gate {
-  const text = rawTitle.trim();
-  const colon = idColon(text);
+function newGate(box: number, text: string, from: number, to: number, lineNo: number, index: number, err: (l: number, m: string) => void): Gate {
+  // The title text is the rest of the line, trimmed.
+  while (from < to && isTrimSpace(text.charCodeAt(from))) from++;
+  while (to > from && isTrimSpace(text.charCodeAt(to - 1))) to--;
+  const colon = idColon(text, from, to);
   let id: string;
   let title: string;
   let explicitId = true;
-  if (colon > 0) {
-    id = text.slice(0, colon);
-    title = text.slice(colon + 1).trim();
+  if (colon > from) {
+    id = text.slice(from, colon);
+    title = trimmedSlice(text, colon + 1, to);
     if (!GATE_ID.test(id)) {
       err(lineNo, `gate id ${id} must start with a letter or digit and use only letters, digits, ".", "_" and "-"`);
     }
@@ -265,7 +317,7 @@ function newGate(box: string, rawTitle: string, lineNo: number, index: number, e
   } else {
     explicitId = false;
     id = `L${lineNo}`;
-    title = colon === 0 ? text.slice(1).trim() : text;
+    title = colon === from ? trimmedSlice(text, from + 1, to) : text.slice(from, to);
     err(lineNo, "gate needs an explicit ID followed by a colon");
     if (title === "") err(lineNo, "gate has a blank outcome");
   }
@@ -273,7 +325,7 @@ function newGate(box: string, rawTitle: string, lineNo: number, index: number, e
     id,
     explicitId,
     title,
-    checked: box !== " ",
+    checked: box !== SPACE,
     line: lineNo,
     check: null,
     expect: null,

@@ -268,3 +268,30 @@ describe("the golden malformed ledger", () => {
     ]);
   });
 });
+
+describe("offset-based scanning", () => {
+  test("titles and values are trimmed exactly as String.prototype.trim trims (Unicode spaces too)", () => {
+    const ws = "\u00a0\u2003\u3000\ufeff";
+    const l = parseLedger(`- [ ] G1: ${ws}title ${ws}\n  CHECK: ${ws}echo ok${ws}\n  EXPECT:\tok \n`, "GATES");
+    expect(l.gates[0]!.title).toBe("title");
+    expect(l.gates[0]!.check).toBe("echo ok");
+    expect(l.gates[0]!.expect).toBe("ok");
+  });
+
+  test("lines and eols are split from the text on first use, per line terminator", () => {
+    const text = "# T\r\n- [ ] G1: a\n  CHECK: true\r\n  EXPECT: x\r";
+    const l = parseLedger(text, "GATES");
+    expect(l.lines).toEqual(["# T", "- [ ] G1: a", "  CHECK: true", "  EXPECT: x\r"]);
+    expect(l.eols).toEqual(["\r\n", "\n", "\r\n", ""]);
+    expect(l.gates[0]!.expect).toBe("x");
+    expect(l.lines).toBe(l.lines);
+  });
+
+  test("a fence needs three backticks or tildes after at most three spaces", () => {
+    const gate = "- [ ] G1: a\n  CHECK: true\n  EXPECT: x\n";
+    expect(parseLedger("    ```\n" + gate, "GATES").gates).toHaveLength(1);
+    expect(parseLedger("   ``\n" + gate, "GATES").gates).toHaveLength(1);
+    expect(parseLedger("   ~~~\n" + gate, "GATES").gates).toHaveLength(0);
+    expect(parseLedger("   ~~~\n" + gate + "~~~ \n" + gate.replace("G1", "G2"), "GATES").gates.map((g) => g.id)).toEqual(["G2"]);
+  });
+});

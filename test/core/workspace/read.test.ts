@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { execFileSync } from "node:child_process";
-import { decodeLedgerText, firstInvalidUtf8, readStable, ReadError } from "../../../src/core/workspace/read.ts";
+import { decodeLedgerText, firstInvalidUtf8, isInside, readStable, readStableWith, ReadError } from "../../../src/core/workspace/read.ts";
 import { tempDir } from "../../helpers/kbz.ts";
 
 const opts = (root?: string, maxBytes = 1024) => ({ label: "gate ledger", maxBytes, root });
@@ -63,6 +63,63 @@ describe("stable reader", () => {
     fs.writeFileSync(outside, "x");
     expect(readErr(outside, opts(root)).code).toBe("OUTSIDE");
     expect(readErr(path.join(root, "missing.md")).code).toBe("ENOENT");
+  });
+
+  test("reads share one buffer, yet every returned Buffer stays the caller's: later reads never change it", () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "a.md"), "a".repeat(300));
+    fs.writeFileSync(path.join(root, "b.md"), "b".repeat(100));
+    const a = readStable(path.join(root, "a.md"), opts(root));
+    const b = readStable(path.join(root, "b.md"), opts(root));
+    expect(a.toString()).toBe("a".repeat(300));
+    expect(b.toString()).toBe("b".repeat(100));
+  });
+
+  test("a read nested inside another read's callback gets its own bytes", () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "outer.md"), "outer");
+    fs.writeFileSync(path.join(root, "inner.md"), "inner!");
+    const seen = readStableWith(path.join(root, "outer.md"), opts(root), (outer) => {
+      const inner = readStableWith(path.join(root, "inner.md"), opts(root), (b) => b.toString());
+      return [outer.toString(), inner];
+    });
+    expect(seen).toEqual(["outer", "inner!"]);
+  });
+
+  test("a file larger than any earlier one grows the shared buffer; a failed read leaves it usable", () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "small.md"), "s");
+    fs.writeFileSync(path.join(root, "big.md"), "x".repeat(200_000));
+    fs.writeFileSync(path.join(root, "huge.md"), "y".repeat(2000));
+    expect(readStable(path.join(root, "small.md"), opts(root)).toString()).toBe("s");
+    expect(readStable(path.join(root, "big.md"), opts(root, 300_000)).length).toBe(200_000);
+    expect(readErr(path.join(root, "huge.md"), opts(root, 1000)).code).toBe("TOO_LARGE");
+    expect(readStable(path.join(root, "small.md"), opts(root)).toString()).toBe("s");
+  });
+
+  test("the folder realpath cache gives the same root verdicts as a realpath per file", () => {
+    const root = tempDir();
+    const outside = tempDir();
+    fs.mkdirSync(path.join(root, "gates"));
+    fs.writeFileSync(path.join(root, "gates", "a.md"), "a");
+    fs.writeFileSync(path.join(outside, "b.md"), "b");
+    fs.symlinkSync(outside, path.join(root, "escape"));
+    const realDirs = new Map<string, string>();
+    expect(readStable(path.join(root, "gates", "a.md"), { ...opts(root), realDirs }).toString()).toBe("a");
+    expect(readErr(path.join(root, "escape", "b.md"), { ...opts(root), realDirs }).code).toBe("OUTSIDE");
+    expect(realDirs.size).toBe(2);
+  });
+});
+
+describe("isInside", () => {
+  test("prefix answers agree with path.relative, including '..' segments and sibling prefixes", () => {
+    expect(isInside("/r", "/r")).toBe(true);
+    expect(isInside("/r", "/r/a/b")).toBe(true);
+    expect(isInside("/r/", "/r/a")).toBe(true);
+    expect(isInside("/r", "/rx/a")).toBe(false);
+    expect(isInside("/r", "/r/../x")).toBe(false);
+    expect(isInside("/r", "/r/a/../b")).toBe(true);
+    expect(isInside("/r", "/")).toBe(false);
   });
 });
 
