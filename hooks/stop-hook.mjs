@@ -15,12 +15,27 @@ import { createRequire } from "node:module";
 var bun = globalThis.Bun;
 function nodeHasher() {
   const { createHash } = createRequire(import.meta.url)("node:crypto");
-  return (data) => createHash("sha256").update(data).digest("hex");
+  return (parts) => {
+    const h = createHash("sha256");
+    for (const p of parts)
+      h.update(p);
+    return h.digest("hex");
+  };
 }
-var hasher = bun ? (data) => bun.CryptoHasher.hash("sha256", data, "hex") : null;
+function bunHasher(b) {
+  return (parts) => {
+    if (parts.length === 1)
+      return b.CryptoHasher.hash("sha256", parts[0], "hex");
+    const h = new b.CryptoHasher("sha256");
+    for (const p of parts)
+      h.update(p);
+    return h.digest("hex");
+  };
+}
+var hasher = bun ? bunHasher(bun) : null;
 function sha256Hex(data) {
   hasher ??= nodeHasher();
-  return hasher(data);
+  return hasher([data]);
 }
 function randomHex(bytes) {
   const buf = new Uint8Array(bytes);
@@ -269,8 +284,9 @@ function readStableWith(file, opts, use) {
   let buf = scratch;
   scratch = null;
   let total = 0;
+  let before;
   try {
-    const before = fs.fstatSync(fd, { bigint: true });
+    before = fs.fstatSync(fd, { bigint: true });
     const named = fs.lstatSync(file, { bigint: true });
     if (!before.isFile() || !named.isFile() || before.nlink !== 1n || !sameIdentity(before, named)) {
       throw new ReadError(single, "UNSAFE");
@@ -319,7 +335,7 @@ function readStableWith(file, opts, use) {
     fs.closeSync(fd);
   }
   try {
-    return use(buf.subarray(0, total));
+    return use(buf.subarray(0, total), before);
   } finally {
     scratch ??= buf;
   }

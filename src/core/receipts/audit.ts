@@ -45,6 +45,8 @@ export function inspectReceipt(root: string, file: string, opts: AuditOptions): 
  */
 export function managedEvidenceIssue(root: string, file: string, opts: AuditOptions): ReceiptReason | null {
   const store = opts.store ?? readStore(root);
+  // No receipts at all (the common case for a scheduler run): nothing can be managed or stale.
+  if (Object.keys(store.receipts).length === 0) return null;
   const receipt = receiptOf(store, ledgerKey(root, file));
   if (!receipt) return null;
   if (receipt.status === "accepted" && receipt.policy.closed === false) {

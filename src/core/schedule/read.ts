@@ -3,14 +3,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
-import { sha256Hex } from "../util/hash.ts";
+import { sha256HexOfParts } from "../util/hash.ts";
 import { gateState } from "../ledger/state.ts";
 import { accessEntry, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { hasDuplicates, parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
-import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStableWith, statSignature } from "../workspace/read.ts";
 import { managedEvidenceIssue } from "../receipts/audit.ts";
 import { VerificationError } from "../receipts/errors.ts";
 import { readStore, type Store } from "../receipts/store.ts";
@@ -45,8 +45,8 @@ class Recorded {
 
   read(rel: string, required: boolean): string | null {
     const file = path.join(this.scopeDir, rel);
-    this.stats.push(statSignature(file));
-    const text = readText(this.root, file, required);
+    const { text, signature } = readText(this.root, file, required);
+    this.stats.push(signature);
     this.entries.push([path.sep + rel.split("/").join(path.sep), text]);
     return text;
   }
@@ -55,39 +55,39 @@ class Recorded {
     if (this.dirIdentities() !== this.dirIds) return true;
     return this.entries.some(([suffix, text], k) => {
       const file = this.scopeDir + suffix;
-      return statSignature(file) !== this.stats[k] && readText(this.root, file, false) !== text;
+      return currentSignature(file) !== this.stats[k] && readText(this.root, file, false).text !== text;
     });
   }
 
   private dirIdentities(): string {
-    return this.dirs.map(statSignature).join("|");
+    return this.dirs.map(currentSignature).join("|");
   }
 }
 
-function statSignature(file: string): string | null {
+function currentSignature(file: string): string | null {
   try {
-    // Plain numbers: bigint stats cost more to take and to print, and sub-microsecond times
-    // plus identity, size and ctime (which every write moves) still detect any change.
-    const st = fs.lstatSync(file);
-    return `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    return statSignature(fs.lstatSync(file, { bigint: true }));
   } catch {
     return null;
   }
 }
 
-function readText(root: string, file: string, required: boolean): string | null {
-  const shown = path.relative(root, file);
-  let bytes: Buffer;
+/** The text (null when absent and optional) and the signature the read itself took. */
+function readText(root: string, file: string, required: boolean): { text: string | null; signature: string | null } {
+  const shown = () => path.relative(root, file);
+  let read: { decoded: ReturnType<typeof decodeLedgerText>; signature: string };
   try {
-    bytes = readStable(file, { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES });
+    read = readStableWith(file, { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES }, (bytes, st) => ({
+      decoded: decodeLedgerText(bytes),
+      signature: statSignature(st),
+    }));
   } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT" && !required) return null;
-    if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message.replace(`: ${file}`, ""), shown, 1);
+    if (e instanceof ReadError && e.code === "ENOENT" && !required) return { text: null, signature: null };
+    if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message.replace(`: ${file}`, ""), shown(), 1);
     throw e;
   }
-  const decoded = decodeLedgerText(bytes);
-  if (!("text" in decoded)) throw new ScheduleInputError(decoded.message, shown, decoded.line);
-  return decoded.text;
+  if (!("text" in read.decoded)) throw new ScheduleInputError(read.decoded.message, shown(), read.decoded.line);
+  return { text: read.decoded.text, signature: read.signature };
 }
 
 function leafInventory(root: string, scope: string): string[] {
@@ -209,7 +209,11 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");
 
-  const fingerprint = sha256Hex(JSON.stringify(files.entries) + signature);
+  // sha256(JSON.stringify(entries) + signature), hashed piece by piece: the texts of 10,000
+  // ledgers are never joined into one string.
+  const parts = files.entries.map((e, i) => (i === 0 ? "[" : ",") + JSON.stringify(e));
+  parts.push(parts.length === 0 ? "[]" : "]", signature);
+  const fingerprint = sha256HexOfParts(parts);
   return { scope: o.scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
 }
 

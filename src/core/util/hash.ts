@@ -3,20 +3,45 @@
 // The Node 16 hook fallback is bundled from this same file and takes the node:crypto path.
 import { createRequire } from "node:module";
 
-type Hasher = (data: string | Uint8Array) => string;
+type Hasher = (parts: (string | Uint8Array)[]) => string;
 
-const bun = (globalThis as any).Bun as { CryptoHasher: { hash(alg: string, d: string | Uint8Array, enc: "hex"): string } } | undefined;
+interface Incremental {
+  update(d: string | Uint8Array): unknown;
+  digest(enc: "hex"): string;
+}
+const bun = (globalThis as any).Bun as
+  | { CryptoHasher: { hash(alg: string, d: string | Uint8Array, enc: "hex"): string; new (alg: string): Incremental } }
+  | undefined;
 
 function nodeHasher(): Hasher {
   const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
-  return (data) => createHash("sha256").update(data).digest("hex");
+  return (parts) => {
+    const h = createHash("sha256");
+    for (const p of parts) h.update(p);
+    return h.digest("hex");
+  };
 }
 
-let hasher: Hasher | null = bun ? (data) => bun.CryptoHasher.hash("sha256", data, "hex") : null;
+function bunHasher(b: NonNullable<typeof bun>): Hasher {
+  return (parts) => {
+    if (parts.length === 1) return b.CryptoHasher.hash("sha256", parts[0]!, "hex");
+    const h = new b.CryptoHasher("sha256");
+    for (const p of parts) h.update(p);
+    return h.digest("hex");
+  };
+}
+
+let hasher: Hasher | null = bun ? bunHasher(bun) : null;
 
 export function sha256Hex(data: string | Uint8Array): string {
   hasher ??= nodeHasher();
-  return hasher(data);
+  return hasher([data]);
+}
+
+/** sha256 of the parts' concatenation, without building it (UTF-8 for strings). */
+export function sha256HexOfParts(parts: (string | Uint8Array)[]): string {
+  hasher ??= nodeHasher();
+  return hasher(parts);
 }
 
 /** Hex string of `bytes` random bytes (unique names and lock tokens, not secrets). */

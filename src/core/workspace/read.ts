@@ -59,8 +59,16 @@ function realpathOf(file: string, cache: Map<string, string> | undefined): strin
   return path.join(real, path.basename(file));
 }
 
-/** The stable read of `file`, handed to `use` as a view that is only valid during the call. */
-export function readStableWith<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer) => T): T {
+/** Identity, type, size and times of a file, as one comparable string (fstat and lstat agree on it). */
+export function statSignature(st: fs.BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * The stable read of `file`, handed to `use` as a view that is only valid during the call,
+ * with the descriptor's stat taken before the bytes were read.
+ */
+export function readStableWith<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T): T {
   const single = `${opts.label} must be one unchanged regular single-link file: ${file}`;
   let fd: number;
   try {
@@ -82,8 +90,9 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
   let buf = scratch;
   scratch = null; // a nested read (from `use`) gets its own buffer
   let total = 0;
+  let before: fs.BigIntStats;
   try {
-    const before = fs.fstatSync(fd, { bigint: true });
+    before = fs.fstatSync(fd, { bigint: true });
     const named = fs.lstatSync(file, { bigint: true });
     if (!before.isFile() || !named.isFile() || before.nlink !== 1n || !sameIdentity(before, named)) {
       throw new ReadError(single, "UNSAFE");
@@ -128,7 +137,7 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
   // No second realpath: the name still resolving to the same inode (checked above) already
   // rules out a swapped file or a swapped parent directory.
   try {
-    return use(buf!.subarray(0, total));
+    return use(buf!.subarray(0, total), before);
   } finally {
     scratch ??= buf;
   }
