@@ -57,4 +57,5 @@ console.log(`scope: ${LEDGERS} ledgers, ${LEDGERS * GATES_PER_LEDGER} gates (${R
 console.log(`kbz hook stop               ${fmt(time(BIN, ["hook", "stop"], root))}`);
 console.log(`node stop-hook.mjs (system) ${fmt(time("node", [FALLBACK], root))}`);
 if (fs.existsSync(NODE16)) console.log(`node16 stop-hook.mjs        ${fmt(time(NODE16, [FALLBACK], root))}`);
-fs.rmSync(root, { recursive: true, force: true });
+if (process.env.KEEP) console.log(`kept ${root}`);
+else fs.rmSync(root, { recursive: true, force: true });

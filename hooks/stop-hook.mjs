@@ -4,7 +4,6 @@
 // src/hook/entry.ts
 import * as fs7 from "node:fs";
 import * as path8 from "node:path";
-import { isatty } from "node:tty";
 
 // src/core/errors.ts
 class UsageError extends Error {
@@ -317,6 +316,8 @@ function readStableWith(file, opts, use) {
       total += n;
       if (total > opts.maxBytes)
         throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+      if (total < buf.length && total >= size)
+        break;
     }
     const after = fs.fstatSync(fd, { bigint: true });
     const namedAfter = fs.lstatSync(file, { bigint: true });
@@ -1764,8 +1765,15 @@ function renderOutput(output) {
   return output === null ? "" : terminalJson(output) + `
 `;
 }
+function isCharacterDevice(fd) {
+  try {
+    return fs7.fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
 function readStdin() {
-  if (isatty(0))
+  if (isCharacterDevice(0))
     return Promise.resolve(Buffer.alloc(0));
   const chunks = [];
   let total = 0;

@@ -119,6 +119,8 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
       if (n === 0) break;
       total += n;
       if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+      // A short read of a regular file is its end: no second call just to see zero bytes.
+      if (total < buf.length && total >= size) break;
     }
     const after = fs.fstatSync(fd, { bigint: true });
     const namedAfter = fs.lstatSync(file, { bigint: true });
