@@ -45,6 +45,54 @@ const lightFormatForY18n: BunPlugin = {
   },
 };
 
+// string-width (used by yargs' help layout and by Ink) builds an Intl.Segmenter when its module
+// loads, ~4 ms of every CLI start; create it on first use instead. Same widths, same code path.
+const lazySegmenter: BunPlugin = {
+  name: "string-width-lazy-segmenter",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => {
+      const source = await Bun.file(args.path).text();
+      const eager = "const segmenter = new Intl.Segmenter();";
+      if (!source.includes(eager)) return undefined;
+      const lazy = "let segmenterInstance; const segmenter = { segment: (text) => (segmenterInstance ??= new Intl.Segmenter()).segment(text) };";
+      return { contents: source.replace(eager, lazy), loader: "js" };
+    });
+  },
+};
+
+// yargs' platform shim, as kbz needs it. The original evaluates process.stdout.columns when it
+// loads (creating the stdout stream, ~5 ms), imports node:assert and util.inspect (~5 ms), and
+// walks up from the working directory, listing every folder, to find a package.json for
+// yargs' package-config lookups (kbz configures its parser itself and never reads a
+// repository's package.json; listing /tmp alone cost ~12 ms). Every other member is kept.
+const yargsShim: BunPlugin = {
+  name: "yargs-platform-shim",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, async (args) => {
+      let source = await Bun.file(args.path).text();
+      const edits: [string, string][] = [
+        [
+          "import { notStrictEqual, strictEqual } from 'assert'",
+          "const fail = (m) => { const e = new Error(m ?? 'assertion failed'); e.name = 'AssertionError'; throw e }\n" +
+            "const notStrictEqual = (a, b, m) => { if (Object.is(a, b)) fail(m) }\n" +
+            "const strictEqual = (a, b, m) => { if (!Object.is(a, b)) fail(m) }",
+        ],
+        ["import { inspect } from 'util'", "const inspect = (v) => { try { return JSON.stringify(v) } catch { return String(v) } }"],
+        ["findUp: escalade,", "findUp: () => undefined,"],
+        [
+          "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
+          "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null }",
+        ],
+      ];
+      for (const [from, to] of edits) {
+        if (!source.includes(from)) throw new Error(`yargs shim changed: cannot find ${from}`);
+        source = source.replace(from, to);
+      }
+      return { contents: source, loader: "js" };
+    });
+  },
+};
+
 // The Node 16 fallback hook is generated from the same TypeScript and committed. `npm run build`
 // (--write-hook) regenerates it; the test build does not, so the drift test compares the
 // committed bytes with a fresh generation and fails when someone forgot to regenerate.
@@ -82,7 +130,7 @@ const result = await Bun.build({
     // The receipts' verifier identity: the same digest `bun test` runs compute from src/.
     KBZ_BUILD_DIGEST: JSON.stringify(sourceDigest(path.join(import.meta.dir, "src"))),
   },
-  plugins: [stubDevtools, lightFormatForY18n],
+  plugins: [stubDevtools, lightFormatForY18n, lazySegmenter, yargsShim],
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);

@@ -40,6 +40,17 @@ describe("compiled binary smoke test", () => {
     expect(demo.stdout).not.toContain("from-dotenv");
   });
 
+  test("a repository package.json with a \"yargs\" key does not change kbz's flag parsing", () => {
+    const work = path.join(tempDir(), "repo");
+    fs.cpSync(path.join(FIXTURES, "solo"), work, { recursive: true });
+    // Were it read, unknown options would pass as arguments and dashed keys would vanish.
+    fs.writeFileSync(path.join(work, "package.json"), JSON.stringify({ yargs: { "unknown-options-as-args": true, "strip-dashed": true } }));
+    const bogus = run(["status", "--bogus"], work);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain("Unknown argument: bogus");
+    expect(run(["status"], work).stdout).toContain("HANDOFF REQUIRED: 1 abandoned (met: 0, unmet: 4)");
+  });
+
   test("lint runs from the copy", () => {
     const r = run(["lint", "GATES.md"], path.join(dir, "work"));
     expect(r.code).toBe(0);
