@@ -950,15 +950,8 @@ function parseLedger(text, fileName) {
   if (gates.length === 0)
     err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
-  const ledger = { stem: fileName, text, gates, abandons, owns, ownsLine, errors, warnings };
-  return withLazyLines(ledger);
-}
-function withLazyLines(ledger) {
-  let split = null;
-  const get = () => split ??= splitLines(ledger.text);
-  Object.defineProperty(ledger, "lines", { enumerable: true, get: () => get().lines });
-  Object.defineProperty(ledger, "eols", { enumerable: true, get: () => get().eols });
-  return ledger;
+  const { lines, eols } = splitLines(text);
+  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, errors, warnings };
 }
 function mayOpenFence(text, s, end) {
   let p = s;

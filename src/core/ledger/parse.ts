@@ -236,17 +236,10 @@ export function parseLedger(text: string, fileName: string): Ledger {
   if (gates.length === 0) err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
 
-  const ledger = { stem: fileName, text, gates, abandons, owns, ownsLine, errors, warnings } as Omit<Ledger, "lines" | "eols">;
-  return withLazyLines(ledger);
-}
-
-/** `lines` and `eols` are only needed to edit a ledger; they are split from the text on first use. */
-function withLazyLines(ledger: Omit<Ledger, "lines" | "eols">): Ledger {
-  let split: { lines: string[]; eols: string[] } | null = null;
-  const get = () => (split ??= splitLines(ledger.text));
-  Object.defineProperty(ledger, "lines", { enumerable: true, get: () => get().lines });
-  Object.defineProperty(ledger, "eols", { enumerable: true, get: () => get().eols });
-  return ledger as Ledger;
+  // lines/eols for edits: split eagerly (a lazy split measured ~20 MB more resident memory in
+  // the dashboard's 1,000-ledger scope, and saved little for status).
+  const { lines, eols } = splitLines(text);
+  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, errors, warnings };
 }
 
 /** A fence needs up to three spaces, then three or more backticks or tildes. */

@@ -278,13 +278,12 @@ describe("offset-based scanning", () => {
     expect(l.gates[0]!.expect).toBe("ok");
   });
 
-  test("lines and eols are split from the text on first use, per line terminator", () => {
+  test("lines and eols keep each line's own terminator; a final CR without LF stays in the line", () => {
     const text = "# T\r\n- [ ] G1: a\n  CHECK: true\r\n  EXPECT: x\r";
     const l = parseLedger(text, "GATES");
     expect(l.lines).toEqual(["# T", "- [ ] G1: a", "  CHECK: true", "  EXPECT: x\r"]);
     expect(l.eols).toEqual(["\r\n", "\n", "\r\n", ""]);
     expect(l.gates[0]!.expect).toBe("x");
-    expect(l.lines).toBe(l.lines);
   });
 
   test("a fence needs three backticks or tildes after at most three spaces", () => {
