@@ -2,12 +2,12 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { execFileSync } from "node:child_process";
-import { decodeLedgerText, firstInvalidUtf8, isInside, readStable, readStableWith, ReadError } from "../../../src/core/workspace/read.ts";
+import { decodeLedgerText, firstInvalidUtf8, isInside, readStable, readStableWith, ReadError, type StableReadOptions } from "../../../src/core/workspace/read.ts";
 import { tempDir } from "../../helpers/kbz.ts";
 
 const opts = (root?: string, maxBytes = 1024) => ({ label: "gate ledger", maxBytes, root });
 
-function readErr(file: string, o = opts()): ReadError {
+function readErr(file: string, o: StableReadOptions = opts()): ReadError {
   try {
     readStable(file, o);
   } catch (e) {
