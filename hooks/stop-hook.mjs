@@ -248,6 +248,11 @@ function isInside(parent, child) {
   return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 var scratch = null;
+var KEEP_SCRATCH_BYTES = 1024 * 1024;
+function keepScratch(buf) {
+  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES)
+    scratch = buf;
+}
 function realpathOf(file, cache) {
   if (!cache)
     return fs.realpathSync(file);
@@ -325,7 +330,7 @@ function readStableWith(file, opts, use) {
       throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
     }
   } catch (e) {
-    scratch ??= buf;
+    keepScratch(buf);
     if (e instanceof ReadError)
       throw e;
     const code = e.code;
@@ -338,7 +343,7 @@ function readStableWith(file, opts, use) {
   try {
     return use(buf.subarray(0, total), before);
   } finally {
-    scratch ??= buf;
+    keepScratch(buf);
   }
 }
 function readStable(file, opts) {

@@ -45,8 +45,14 @@ export interface StableReadOptions {
 }
 
 // One buffer reused by every read: a process reading 10,000 ledgers touches one file's worth of
-// fresh memory instead of 10,000 (page faults dominate a cold CLI run).
+// fresh memory instead of 10,000 (page faults dominate a cold CLI run). A buffer grown for an
+// unusually large file is not kept, so a long-lived dashboard does not hold megabytes for it.
 let scratch: Buffer | null = null;
+const KEEP_SCRATCH_BYTES = 1024 * 1024;
+
+function keepScratch(buf: Buffer | null): void {
+  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES) scratch = buf;
+}
 
 function realpathOf(file: string, cache: Map<string, string> | undefined): string {
   if (!cache) return fs.realpathSync(file);
@@ -128,7 +134,7 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
       throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
     }
   } catch (e) {
-    scratch ??= buf;
+    keepScratch(buf);
     if (e instanceof ReadError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new ReadError(single, "UNSAFE");
@@ -141,7 +147,7 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
   try {
     return use(buf!.subarray(0, total), before);
   } finally {
-    scratch ??= buf;
+    keepScratch(buf);
   }
 }
 
