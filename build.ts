@@ -116,7 +116,7 @@ const result = await Bun.build({
     autoloadDotenv: false,
     autoloadBunfig: false,
   } as any,
-  minify: true,
+  minify: process.env.KBZ_NO_MINIFY !== "1",
   bytecode: true,
   format: "esm",
   // Each verb's modules (and Ink/React for the dashboard) become chunks that load on first

@@ -45,13 +45,23 @@ export interface Line {
   text: string;
 }
 
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** First character after up to three spaces is a backtick or tilde: the only lines FENCE can match. */
+function mayOpenFence(line: string): boolean {
+  let i = 0;
+  while (i < 3 && line.charCodeAt(i) === 32) i++;
+  const c = line.charCodeAt(i);
+  return c === 96 || c === 126;
+}
+
 /** Lines outside fenced code. A fence opener is ≥3 backticks or tildes after ≤3 spaces. */
 export function unfencedLines(text: string): Line[] {
   const out: Line[] = [];
   const lines = text.split(/\r?\n/);
   let fence: { char: string; length: number } | null = null;
   for (let i = 0; i < lines.length; i++) {
-    const m = /^ {0,3}(`{3,}|~{3,})/.exec(lines[i]!);
+    const m = mayOpenFence(lines[i]!) ? FENCE.exec(lines[i]!) : null;
     if (fence) {
       if (m && m[1]![0] === fence.char && m[1]!.length >= fence.length) fence = null;
       continue;
@@ -82,9 +92,12 @@ function isTableLine(text: string): boolean {
 
 const HEADER_START = /^\s*\|\s*Leaf\s*\|/;
 
+/** The cells of a table line (one that isTableLine accepted: trimmed, it starts and ends with "|"). */
 function cells(text: string): string[] {
-  const inner = text.trim().replace(/^\|/, "").replace(/\|$/, "");
-  return inner.split("|").map((c) => c.trim());
+  const t = text.trim();
+  const parts = t.slice(1, Math.max(1, t.length - 1)).split("|");
+  for (let k = 0; k < parts.length; k++) parts[k] = parts[k]!.trim();
+  return parts;
 }
 
 export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): Plan {
@@ -98,7 +111,11 @@ export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): P
   const revision = Number(rev.digits);
   if (!Number.isSafeInteger(revision)) fail("invalid contract revision", rev.line);
 
-  const headers = lines.map((l, i) => ({ l, i })).filter(({ l }) => HEADER_START.test(l.text) && isTableLine(l.text));
+  const headers: { l: Line; i: number }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.text.includes("Leaf") && HEADER_START.test(l.text) && isTableLine(l.text)) headers.push({ l, i });
+  }
   if (headers.length !== 1) fail("PLAN needs exactly one leaf dispatch table", headers[1]?.l.no ?? null);
   const { l: header, i: at } = headers[0]!;
   const hc = cells(header.text);

@@ -10,7 +10,7 @@ import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { hasDuplicates, parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
-import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStableWith, statSignature } from "../workspace/read.ts";
+import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStableWith, sameFileState } from "../workspace/read.ts";
 import { managedEvidenceIssue } from "../receipts/audit.ts";
 import { VerificationError } from "../receipts/errors.ts";
 import { readStore, type Store } from "../receipts/store.ts";
@@ -24,14 +24,14 @@ import { verifyStructure } from "../structure/verify.ts";
 
 /**
  * The ordered record of what was read: scope-relative path suffix → text, or null when absent.
- * Each file's lstat is taken before it is read; the final consistency pass re-reads only files
- * whose identity, size or times moved, so an unchanged scope costs one lstat per file to confirm.
+ * Each file's fstat is taken as it is read; the final consistency pass re-reads only files
+ * whose identity, type, size or times moved, so an unchanged scope costs one lstat per file to confirm.
  */
 class Recorded {
   readonly entries: [string, string | null][] = [];
-  private readonly stats: (string | null)[] = [];
+  private readonly stats: (fs.BigIntStats | null)[] = [];
   private readonly dirs: string[];
-  private readonly dirIds: string;
+  private readonly dirIds: (fs.BigIntStats | null)[];
 
   constructor(
     private readonly root: string,
@@ -51,36 +51,44 @@ class Recorded {
     return text;
   }
 
+  /**
+   * Whether any input moved since it was read. This pass is also what proves each read whole:
+   * the reads skip their own after-read lstat (nameCheckedByCaller), and a name that now leads
+   * elsewhere, or an inode whose size or times moved, is re-read and compared here.
+   */
   changed(): boolean {
-    if (this.dirIdentities() !== this.dirIds) return true;
-    return this.entries.some(([suffix, text], k) => {
+    if (this.dirIdentities().some((st, k) => !sameState(st, this.dirIds[k]!))) return true;
+    for (let k = 0; k < this.entries.length; k++) {
+      const [suffix, text] = this.entries[k]!;
       const file = this.scopeDir + suffix;
-      return currentSignature(file) !== this.stats[k] && readText(this.root, file, false).text !== text;
-    });
+      if (!sameState(currentStat(file), this.stats[k]!) && readText(this.root, file, false).text !== text) return true;
+    }
+    return false;
   }
 
-  private dirIdentities(): string {
-    return this.dirs.map(currentSignature).join("|");
-  }
-}
-
-function currentSignature(file: string): string | null {
-  try {
-    return statSignature(fs.lstatSync(file, { bigint: true }));
-  } catch {
-    return null;
+  private dirIdentities(): (fs.BigIntStats | null)[] {
+    return this.dirs.map(currentStat);
   }
 }
 
-/** The text (null when absent and optional) and the signature the read itself took. */
-function readText(root: string, file: string, required: boolean): { text: string | null; signature: string | null } {
+function sameState(a: fs.BigIntStats | null, b: fs.BigIntStats | null): boolean {
+  return a === null || b === null ? a === b : sameFileState(a, b);
+}
+
+function currentStat(file: string): fs.BigIntStats | null {
+  return fs.lstatSync(file, { bigint: true, throwIfNoEntry: false }) ?? null;
+}
+
+/**
+ * The text (null when absent and optional) and the descriptor's stat taken before the bytes
+ * were read; the caller's consistency pass (Recorded.changed) compares the name with it.
+ */
+function readText(root: string, file: string, required: boolean): { text: string | null; signature: fs.BigIntStats | null } {
   const shown = () => path.relative(root, file);
-  let read: { decoded: ReturnType<typeof decodeLedgerText>; signature: string };
+  let read: { decoded: ReturnType<typeof decodeLedgerText>; signature: fs.BigIntStats };
   try {
-    read = readStableWith(file, { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES }, (bytes, st) => ({
-      decoded: decodeLedgerText(bytes),
-      signature: statSignature(st),
-    }));
+    const opts = { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES, nameCheckedByCaller: true };
+    read = readStableWith(file, opts, (bytes, st) => ({ decoded: decodeLedgerText(bytes), signature: st }));
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT" && !required) return { text: null, signature: null };
     if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message.replace(`: ${file}`, ""), shown(), 1);
@@ -125,6 +133,8 @@ export interface ReadOptions {
   slots: number;
   compare: IdCompare;
   env?: Env; // for receipt audits; default process.env
+  /** Called once every input is read, before the consistency pass (tests change files here). */
+  beforeConsistencyCheck?: () => void;
 }
 
 /** Receipts are audited through the same function as `kbz verify`; its failures become schedule errors. */
@@ -204,6 +214,7 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   const leases = readLeases(o.root);
 
   const structure = registry === null ? undefined : registryView(o.root, o.scope);
+  o.beforeConsistencyCheck?.();
   if (files.changed() || JSON.stringify(receiptStore(o.root)) !== JSON.stringify(store)) throw new ScheduleInputError("inputs changed while scheduling; rerun");
   const signature = leaseSignature(leases);
   if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");

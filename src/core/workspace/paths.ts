@@ -3,7 +3,34 @@
 
 export type GlobResult = { ok: true; glob: string } | { ok: false; error: string };
 
+/**
+ * A path already in normal form: no surrounding space, backslash or NUL, not absolute or
+ * drive-lettered, and every segment nonblank and neither "." nor "..". Such a path normalizes to
+ * itself; checking that by scanning is much cheaper than splitting (PLANs hold 10,000s of paths).
+ */
+function alreadyNormal(raw: string): boolean {
+  const n = raw.length;
+  if (n === 0) return false;
+  // Ends outside printable ASCII take the general path: trim() also strips Unicode spaces.
+  const first = raw.charCodeAt(0);
+  const last = raw.charCodeAt(n - 1);
+  if (first <= 32 || first >= 127 || last <= 32 || last >= 127 || first === 47 /* / */) return false;
+  if (n >= 2 && raw.charCodeAt(1) === 58 /* : */) return false;
+  let start = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i === n ? 47 : raw.charCodeAt(i);
+    if (c === 92 /* \ */ || c === 0) return false;
+    if (c !== 47) continue;
+    const len = i - start;
+    if (len === 0) return false;
+    if (raw.charCodeAt(start) === 46 /* . */ && (len === 1 || (len === 2 && raw.charCodeAt(start + 1) === 46))) return false;
+    start = i + 1;
+  }
+  return true;
+}
+
 export function normalizeOwnsPath(raw: string): GlobResult {
+  if (alreadyNormal(raw)) return { ok: true, glob: raw };
   let value = raw.trim().replace(/\\/g, "/");
   if (value.startsWith("./")) value = value.slice(2);
   if (value === "") return { ok: false, error: "OWNS path is blank" };

@@ -24,6 +24,11 @@ function unchanged(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
   return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
+/** Same inode, type, size and times: the file as it was (the consistency pass of `kbz next`). */
+export function sameFileState(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return unchanged(a, b) && a.mode === b.mode;
+}
+
 /** `child` is `parent` or below it. Both absolute; a plain prefix answers most calls without path.relative. */
 export function isInside(parent: string, child: string): boolean {
   if (child === parent) return true;
@@ -42,6 +47,12 @@ export interface StableReadOptions {
    * opened without following links, so its realpath is its folder's realpath plus its name.
    */
   realDirs?: Map<string, string>;
+  /**
+   * The caller itself compares the name's lstat with the stat handed to `use`, after its whole
+   * snapshot is read (kbz next's consistency pass does), so this read skips its own lstat of the
+   * name. A file that changes or is swapped mid-read is then caught by the caller's pass.
+   */
+  nameCheckedByCaller?: boolean;
 }
 
 // One buffer reused by every read: a process reading 10,000 ledgers touches one file's worth of
@@ -63,11 +74,6 @@ function realpathOf(file: string, cache: Map<string, string> | undefined): strin
     cache.set(dir, real);
   }
   return path.join(real, path.basename(file));
-}
-
-/** Identity, type, size and times of a file, as one comparable string (fstat and lstat agree on it). */
-export function statSignature(st: fs.BigIntStats): string {
-  return `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
 /**
@@ -98,11 +104,10 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
   let total = 0;
   let before: fs.BigIntStats;
   try {
+    // The descriptor was opened without following a final link, so it is the named file as it
+    // was at open time; the name is compared with it once, after the read (below).
     before = fs.fstatSync(fd, { bigint: true });
-    const named = fs.lstatSync(file, { bigint: true });
-    if (!before.isFile() || !named.isFile() || before.nlink !== 1n || !sameIdentity(before, named)) {
-      throw new ReadError(single, "UNSAFE");
-    }
+    if (!before.isFile() || before.nlink !== 1n) throw new ReadError(single, "UNSAFE");
     if (before.size > BigInt(opts.maxBytes)) {
       throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
     }
@@ -128,10 +133,15 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
       // A short read of a regular file is its end: no second call just to see zero bytes.
       if (total < buf.length && total >= size) break;
     }
-    const after = fs.fstatSync(fd, { bigint: true });
-    const namedAfter = fs.lstatSync(file, { bigint: true });
-    if (!unchanged(before, after) || !unchanged(before, namedAfter) || BigInt(total) !== after.size) {
-      throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+    if (BigInt(total) !== before.size) throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+    // One lstat of the name after the read proves both halves: the name still leads to the
+    // inode that was read (not swapped for another file, a link or a directory), and that
+    // inode's size and times did not move while it was read (the lstat of the same inode
+    // reports what an fstat of the descriptor would).
+    if (!opts.nameCheckedByCaller) {
+      const named = fs.lstatSync(file, { bigint: true });
+      if (!sameIdentity(before, named)) throw new ReadError(single, "UNSAFE");
+      if (!unchanged(before, named) || named.nlink !== 1n) throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
     }
   } catch (e) {
     keepScratch(buf);
@@ -144,8 +154,12 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
   }
   // No second realpath: the name still resolving to the same inode (checked above) already
   // rules out a swapped file or a swapped parent directory.
+  return finish(buf, total, before, use);
+}
+
+function finish<T>(buf: Buffer | null, total: number, st: fs.BigIntStats, use: (bytes: Buffer, stat: fs.BigIntStats) => T): T {
   try {
-    return use(buf!.subarray(0, total), before);
+    return use(buf!.subarray(0, total), st);
   } finally {
     keepScratch(buf);
   }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { execFileSync } from "node:child_process";
-import { decodeLedgerText, firstInvalidUtf8, isInside, readStable, readStableWith, ReadError, type StableReadOptions } from "../../../src/core/workspace/read.ts";
+import { decodeLedgerText, firstInvalidUtf8, isInside, readStable, readStableWith, ReadError, sameFileState, type StableReadOptions } from "../../../src/core/workspace/read.ts";
 import { tempDir } from "../../helpers/kbz.ts";
 
 const opts = (root?: string, maxBytes = 1024) => ({ label: "gate ledger", maxBytes, root });
@@ -137,5 +137,117 @@ describe("ledger text decoding", () => {
     expect(firstInvalidUtf8(new Uint8Array([0xe2, 0x82]))).toBe(0);
     expect(firstInvalidUtf8(new Uint8Array([0xf4, 0x90, 0x80, 0x80]))).toBe(0);
     expect(firstInvalidUtf8(Buffer.from("ok ✓ 🎉"))).toBe(-1);
+  });
+});
+
+describe("stable reader against a concurrent writer", () => {
+  // A writer that, for a while, replaces the file by rename and rewrites it in place in two
+  // halves. Each version is one repeated letter and every version has its own length, so a read
+  // that mixed two versions, or that kept bytes of a version the name no longer leads to, shows.
+  const WRITER = `
+    const fs = require("node:fs");
+    const [file, ms] = [process.argv[2], Number(process.argv[3])];
+    const versions = ["a".repeat(3000), "b".repeat(5000), "c".repeat(7000)];
+    const end = Date.now() + ms;
+    for (let k = 0; Date.now() < end; k++) {
+      const v = versions[k % versions.length];
+      if (k % 2 === 0) {
+        fs.writeFileSync(file + ".tmp", v);
+        fs.renameSync(file + ".tmp", file);
+      } else {
+        const fd = fs.openSync(file, "w");
+        fs.writeSync(fd, v.slice(0, v.length >> 1));
+        fs.writeSync(fd, v.slice(v.length >> 1));
+        fs.closeSync(fd);
+      }
+    }`;
+
+  const VERSIONS = ["a".repeat(3000), "b".repeat(5000), "c".repeat(7000)];
+  const isState = (t: string) => t === "" || VERSIONS.some((v) => v.length >= t.length && v.startsWith(t));
+
+  function race(check: (file: string) => string | null): { whole: number; refused: number } {
+    const root = tempDir();
+    const file = path.join(root, "GATES.md");
+    fs.writeFileSync(file, "a".repeat(3000));
+    const script = path.join(root, "writer.js");
+    fs.writeFileSync(script, WRITER);
+    const child = Bun.spawn([process.execPath, script, file, "700"], { stdout: "ignore", stderr: "inherit" });
+    let whole = 0;
+    let refused = 0;
+    const deadline = Date.now() + 600;
+    while (Date.now() < deadline) {
+      let text: string | null;
+      try {
+        text = check(file);
+      } catch (e) {
+        if (!(e instanceof ReadError) || e.code !== "UNSAFE") throw e;
+        refused++;
+        continue;
+      }
+      if (text === null) {
+        refused++;
+        continue;
+      }
+      // Whatever was accepted is a state the file really had: empty, or a prefix of one version
+      // (a write in progress extends the file page by page). Never bytes of two versions.
+      expect(isState(text) ? "a state the file had" : `not a state: ${text.length} bytes, ${new Set(text).size} letters`).toBe("a state the file had");
+      whole++;
+    }
+    child.kill();
+    return { whole, refused };
+  }
+
+  test("a read either returns one state the file had or is refused; it never mixes versions", () => {
+    const seen = race((file) => readStable(file, opts(undefined, 1 << 20)).toString());
+    expect(seen.whole + seen.refused).toBeGreaterThan(50);
+  });
+
+  test("with nameCheckedByCaller, the caller's later lstat comparison gives the same guarantee", () => {
+    const seen = race((file) => {
+      const o = { ...opts(undefined, 1 << 20), nameCheckedByCaller: true };
+      const { text, st } = readStableWith(file, o, (b, st) => ({ text: b.toString(), st }));
+      const now = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
+      return now && sameFileState(now, st) ? text : null; // null: the caller would re-read or refuse
+    });
+    expect(seen.whole + seen.refused).toBeGreaterThan(50);
+  });
+});
+
+describe("nameCheckedByCaller: what the caller's comparison sees", () => {
+  const o = { ...opts(undefined, 1 << 20), nameCheckedByCaller: true };
+  const stateAfter = (file: string, change: (file: string) => void) => {
+    const st = readStableWith(file, o, (_b, st) => {
+      change(file);
+      return st;
+    });
+    const now = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    return now ? sameFileState(now, st) : false;
+  };
+
+  test("an untouched file compares equal; a swap, an in-place write, a link or a removal after the read do not", () => {
+    const root = tempDir();
+    const file = path.join(root, "GATES.md");
+    const reset = () => {
+      fs.rmSync(file, { force: true });
+      fs.writeFileSync(file, "- [ ] G1: one\n");
+    };
+    reset();
+    expect(stateAfter(file, () => {})).toBe(true);
+    reset();
+    expect(stateAfter(file, (f) => (fs.writeFileSync(f + ".new", "- [ ] G1: one\n"), fs.renameSync(f + ".new", f)))).toBe(false);
+    reset();
+    expect(stateAfter(file, (f) => fs.appendFileSync(f, "more\n"))).toBe(false);
+    reset();
+    expect(stateAfter(file, (f) => (fs.rmSync(f), fs.symlinkSync(path.join(root, "elsewhere"), f)))).toBe(false);
+    reset();
+    expect(stateAfter(file, (f) => fs.rmSync(f))).toBe(false);
+  });
+
+  test("the read itself still refuses links and hard links", () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "victim"), "x");
+    fs.symlinkSync(path.join(root, "victim"), path.join(root, "link.md"));
+    fs.linkSync(path.join(root, "victim"), path.join(root, "hard.md"));
+    for (const name of ["link.md", "hard.md"]) expect(readErr(path.join(root, name), o).code).toBe("UNSAFE");
   });
 });

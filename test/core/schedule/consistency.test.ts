@@ -1,0 +1,88 @@
+// kill §4.10 steps 11-12: every input of `kbz next` must be unchanged once the whole scope is
+// read. The leaf reads skip their own after-read lstat; this pass is what catches a change.
+import { describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { idCompare } from "../../../src/core/plan/order.ts";
+import { readNextSnapshot } from "../../../src/core/schedule/read.ts";
+import { fixtureCopy } from "../../helpers/kbz.ts";
+
+function snapshotWith(change: (scopeDir: string) => void) {
+  const root = fs.realpathSync(fixtureCopy("next-golden"));
+  const scopeDir = path.join(root, ".unlazy", "api");
+  const read = () => readNextSnapshot({ root, scope: "api", slots: 2, compare: idCompare("natural"), beforeConsistencyCheck: () => change(scopeDir) });
+  return { read, scopeDir };
+}
+
+const later = (f: string) => {
+  const t = fs.statSync(f).mtime.getTime() / 1000 + 5;
+  fs.utimesSync(f, t, t);
+};
+
+describe("the consistency pass of kbz next", () => {
+  test("an untouched scope gives the same fingerprint twice", () => {
+    const { read } = snapshotWith(() => {});
+    expect(read().fingerprint).toBe(read().fingerprint);
+  });
+
+  test("a leaf ledger rewritten with other text after it was read: inputs changed, rerun", () => {
+    const { read } = snapshotWith((dir) => fs.appendFileSync(path.join(dir, "gates", "leaf-2.md"), "\n"));
+    expect(read).toThrow("inputs changed while scheduling; rerun");
+  });
+
+  test("a leaf ledger rewritten in place with the same text is re-read and accepted", () => {
+    const { read } = snapshotWith((dir) => {
+      const f = path.join(dir, "gates", "leaf-2.md");
+      fs.writeFileSync(f, fs.readFileSync(f));
+      later(f);
+    });
+    expect(read().fingerprint).toBe(snapshotWith(() => {}).read().fingerprint);
+  });
+
+  test("a leaf ledger renamed over with the same text changes its folder: inputs changed, rerun", () => {
+    const { read } = snapshotWith((dir) => {
+      const f = path.join(dir, "gates", "leaf-2.md");
+      fs.writeFileSync(f + ".tmp", fs.readFileSync(f));
+      fs.renameSync(f + ".tmp", f);
+    });
+    expect(read).toThrow("inputs changed while scheduling; rerun");
+  });
+
+  test("only the times of PLAN.md moved: the re-read text matches, no error", () => {
+    const { read } = snapshotWith((dir) => later(path.join(dir, "PLAN.md")));
+    expect(read().plan.rows.length).toBeGreaterThan(0);
+  });
+
+  test("a leaf ledger swapped for a link after it was read: inputs changed, rerun", () => {
+    const { read } = snapshotWith((dir) => {
+      const f = path.join(dir, "gates", "leaf-1.md");
+      fs.renameSync(f, f + ".moved");
+      fs.symlinkSync(f + ".moved", f);
+    });
+    expect(read).toThrow("inputs changed while scheduling; rerun");
+  });
+
+  test("ACCESS.json removed after it was read: refused", () => {
+    const { read } = snapshotWith((dir) => fs.rmSync(path.join(dir, "ACCESS.json")));
+    expect(read).toThrow();
+  });
+
+  test("an optional file that appears after the scope was read: inputs changed, rerun", () => {
+    const { read } = snapshotWith((dir) => fs.writeFileSync(path.join(dir, "dispatch.json"), '{"schema":1,"waves":[]}\n'));
+    expect(read).toThrow("inputs changed while scheduling; rerun");
+  });
+
+  test("a new leaf ledger after the scope was read: refused, rerun", () => {
+    const { read } = snapshotWith((dir) => fs.writeFileSync(path.join(dir, "gates", "leaf-9.md"), "OWNS: src/9/**\n"));
+    expect(read).toThrow("changed while scheduling; rerun");
+  });
+
+  test("the gates folder swapped for another after the scope was read: inputs changed, rerun", () => {
+    const { read } = snapshotWith((dir) => {
+      fs.cpSync(path.join(dir, "gates"), path.join(dir, "gates.copy"), { recursive: true });
+      fs.renameSync(path.join(dir, "gates"), path.join(dir, "gates.old"));
+      fs.renameSync(path.join(dir, "gates.copy"), path.join(dir, "gates"));
+    });
+    expect(read).toThrow("inputs changed while scheduling; rerun");
+  });
+});
