@@ -291,10 +291,8 @@ function readStableWith(file, opts, use) {
   let before;
   try {
     before = fs.fstatSync(fd, { bigint: true });
-    const named = fs.lstatSync(file, { bigint: true });
-    if (!before.isFile() || !named.isFile() || before.nlink !== 1n || !sameIdentity(before, named)) {
+    if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE");
-    }
     if (before.size > BigInt(opts.maxBytes)) {
       throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
     }
@@ -324,10 +322,14 @@ function readStableWith(file, opts, use) {
       if (total < buf.length && total >= size)
         break;
     }
-    const after = fs.fstatSync(fd, { bigint: true });
-    const namedAfter = fs.lstatSync(file, { bigint: true });
-    if (!unchanged(before, after) || !unchanged(before, namedAfter) || BigInt(total) !== after.size) {
+    if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+    if (!opts.nameCheckedByCaller) {
+      const named = fs.lstatSync(file, { bigint: true });
+      if (!sameIdentity(before, named))
+        throw new ReadError(single, "UNSAFE");
+      if (!unchanged(before, named) || named.nlink !== 1n)
+        throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
     }
   } catch (e) {
     keepScratch(buf);
@@ -340,8 +342,11 @@ function readStableWith(file, opts, use) {
   } finally {
     fs.closeSync(fd);
   }
+  return finish(buf, total, before, use);
+}
+function finish(buf, total, st, use) {
   try {
-    return use(buf.subarray(0, total), before);
+    return use(buf.subarray(0, total), st);
   } finally {
     keepScratch(buf);
   }
@@ -701,7 +706,35 @@ async function clearSession(target, key) {
 import * as path7 from "node:path";
 
 // src/core/workspace/paths.ts
+function alreadyNormal(raw) {
+  const n = raw.length;
+  if (n === 0)
+    return false;
+  const first = raw.charCodeAt(0);
+  const last = raw.charCodeAt(n - 1);
+  if (first <= 32 || first >= 127 || last <= 32 || last >= 127 || first === 47)
+    return false;
+  if (n >= 2 && raw.charCodeAt(1) === 58)
+    return false;
+  let start = 0;
+  for (let i = 0;i <= n; i++) {
+    const c = i === n ? 47 : raw.charCodeAt(i);
+    if (c === 92 || c === 0)
+      return false;
+    if (c !== 47)
+      continue;
+    const len = i - start;
+    if (len === 0)
+      return false;
+    if (raw.charCodeAt(start) === 46 && (len === 1 || len === 2 && raw.charCodeAt(start + 1) === 46))
+      return false;
+    start = i + 1;
+  }
+  return true;
+}
 function normalizeOwnsPath(raw) {
+  if (alreadyNormal(raw))
+    return { ok: true, glob: raw };
   let value = raw.trim().replace(/\\/g, "/");
   if (value.startsWith("./"))
     value = value.slice(2);
