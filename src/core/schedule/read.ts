@@ -104,11 +104,15 @@ function leafInventory(root: string, scope: string): string[] {
     const d = target.discoveryErrors[0]!;
     throw new ScheduleInputError(`cannot discover scope ledgers: ${d.message}`, path.relative(root, d.path));
   }
-  return target.files
-    .filter((f) => path.basename(path.dirname(f)) === "gates")
-    .map((f) => path.basename(f))
-    .filter((n) => n.startsWith("leaf-") && n.endsWith(".md"))
-    .sort();
+  // Discovery lists gates/<name> as path.join(scope gates folder, name): a prefix test and a slice.
+  const gates = path.join(root, ".unlazy", scope, "gates") + path.sep;
+  const names: string[] = [];
+  for (const f of target.files) {
+    if (!f.startsWith(gates)) continue;
+    const n = f.slice(gates.length);
+    if (n.startsWith("leaf-") && n.endsWith(".md")) names.push(n);
+  }
+  return names.sort();
 }
 
 /** dispatch.json validated by the dispatch module; absent means no waves. */
