@@ -970,7 +970,7 @@ function parseLedger(text, fileName) {
         continue;
       }
       ownsLine ??= lineNo;
-      const items = ow[1].split(",").filter((s) => s.trim() !== "");
+      const items = ow[1].split(",").map((s) => s.trim()).filter((s) => s !== "");
       if (items.length === 0)
         err(lineNo, "OWNS lists no paths");
       for (const item of items) {

@@ -221,7 +221,8 @@ export function parseLedger(text: string, fileName: string): Ledger {
         continue;
       }
       ownsLine ??= lineNo;
-      const items = ow[1]!.split(",").filter((s) => s.trim() !== "");
+      // Trimmed here (normalizeOwnsPath trims too) so the usual "a, b" list takes its fast path.
+      const items = ow[1]!.split(",").map((s) => s.trim()).filter((s) => s !== "");
       if (items.length === 0) err(lineNo, "OWNS lists no paths");
       for (const item of items) {
         const n = normalizeOwnsPath(item);
