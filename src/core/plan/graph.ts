@@ -48,11 +48,26 @@ export class Dag {
 
   constructor(ids: string[], needsOf: (id: string) => readonly string[]) {
     this.ids = ids;
-    ids.forEach((id, i) => this.index.set(id, i));
-    this.needs = ids.map((id) => Int32Array.from(needsOf(id), (n) => this.index.get(n)!));
-    const out: number[][] = ids.map(() => []);
-    this.needs.forEach((ns, v) => ns.forEach((u) => out[u]!.push(v)));
-    this.succs = out.map((s) => Int32Array.from(s));
+    const n = ids.length;
+    for (let i = 0; i < n; i++) this.index.set(ids[i]!, i);
+    // Plain loops: Int32Array.from with a mapping function takes the generic iterator path,
+    // which measured ~15 ms for 10,000 tasks on a cold run.
+    const counts = new Int32Array(n);
+    this.needs = new Array<Int32Array>(n);
+    for (let v = 0; v < n; v++) {
+      const names = needsOf(ids[v]!);
+      const ns = new Int32Array(names.length);
+      for (let k = 0; k < names.length; k++) {
+        const u = this.index.get(names[k]!)!;
+        ns[k] = u;
+        counts[u]!++;
+      }
+      this.needs[v] = ns;
+    }
+    this.succs = new Array<Int32Array>(n);
+    for (let u = 0; u < n; u++) this.succs[u] = new Int32Array(counts[u]!);
+    const filled = new Int32Array(n);
+    for (let v = 0; v < n; v++) for (const u of this.needs[v]!) this.succs[u]![filled[u]!++] = v; // v ascending: same order as before
   }
 }
 
