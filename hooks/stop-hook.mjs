@@ -342,11 +342,8 @@ function readStableWith(file, opts, use) {
   } finally {
     fs.closeSync(fd);
   }
-  return finish(buf, total, before, use);
-}
-function finish(buf, total, st, use) {
   try {
-    return use(buf.subarray(0, total), st);
+    return use(buf.subarray(0, total), before);
   } finally {
     keepScratch(buf);
   }

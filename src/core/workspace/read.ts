@@ -152,14 +152,10 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
   } finally {
     fs.closeSync(fd);
   }
-  // No second realpath: the name still resolving to the same inode (checked above) already
-  // rules out a swapped file or a swapped parent directory.
-  return finish(buf, total, before, use);
-}
-
-function finish<T>(buf: Buffer | null, total: number, st: fs.BigIntStats, use: (bytes: Buffer, stat: fs.BigIntStats) => T): T {
+  // No second realpath: the name still resolving to the same inode (checked above, or by the
+  // caller's pass) already rules out a swapped file or a swapped parent directory.
   try {
-    return use(buf!.subarray(0, total), st);
+    return use(buf!.subarray(0, total), before);
   } finally {
     keepScratch(buf);
   }
