@@ -730,8 +730,9 @@ function alreadyNormal(raw) {
   return true;
 }
 function normalizeOwnsPath(raw) {
-  if (alreadyNormal(raw))
-    return { ok: true, glob: raw };
+  return alreadyNormal(raw) ? { ok: true, glob: raw } : normalizeOwnsPathInFull(raw);
+}
+function normalizeOwnsPathInFull(raw) {
   let value = raw.trim().replace(/\\/g, "/");
   if (value.startsWith("./"))
     value = value.slice(2);

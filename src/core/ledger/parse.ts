@@ -244,7 +244,8 @@ export function parseLedger(text: string, fileName: string): Ledger {
 }
 
 /** A fence needs up to three spaces, then three or more backticks or tildes. */
-function mayOpenFence(text: string, s: number, end: number): boolean {
+/** A line (text[s, end)) that could open a fence: ≤3 spaces, then three backticks or tildes. */
+export function mayOpenFence(text: string, s: number, end: number): boolean {
   let p = s;
   while (p < end && p - s < 3 && text.charCodeAt(p) === SPACE) p++;
   const c = text.charCodeAt(p);

@@ -1,5 +1,6 @@
 // PLAN.md's operational parts (kill §2.2, §4.2): the contract revision and the single leaf
 // dispatch table. Everything else in PLAN.md is prose. Fenced code is ignored.
+import { mayOpenFence } from "../ledger/parse.ts";
 import { isValidId } from "../workspace/discover.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import { ScheduleInputError } from "./errors.ts";
@@ -47,21 +48,13 @@ export interface Line {
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
-/** First character after up to three spaces is a backtick or tilde: the only lines FENCE can match. */
-function mayOpenFence(line: string): boolean {
-  let i = 0;
-  while (i < 3 && line.charCodeAt(i) === 32) i++;
-  const c = line.charCodeAt(i);
-  return c === 96 || c === 126;
-}
-
 /** Lines outside fenced code. A fence opener is ≥3 backticks or tildes after ≤3 spaces. */
 export function unfencedLines(text: string): Line[] {
   const out: Line[] = [];
   const lines = text.split(/\r?\n/);
   let fence: { char: string; length: number } | null = null;
   for (let i = 0; i < lines.length; i++) {
-    const m = mayOpenFence(lines[i]!) ? FENCE.exec(lines[i]!) : null;
+    const m = mayOpenFence(lines[i]!, 0, lines[i]!.length) ? FENCE.exec(lines[i]!) : null;
     if (fence) {
       if (m && m[1]![0] === fence.char && m[1]!.length >= fence.length) fence = null;
       continue;

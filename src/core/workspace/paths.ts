@@ -30,7 +30,11 @@ function alreadyNormal(raw: string): boolean {
 }
 
 export function normalizeOwnsPath(raw: string): GlobResult {
-  if (alreadyNormal(raw)) return { ok: true, glob: raw };
+  return alreadyNormal(raw) ? { ok: true, glob: raw } : normalizeOwnsPathInFull(raw);
+}
+
+/** The normalisation itself, without the fast path (exported so tests compare the two). */
+export function normalizeOwnsPathInFull(raw: string): GlobResult {
   let value = raw.trim().replace(/\\/g, "/");
   if (value.startsWith("./")) value = value.slice(2);
   if (value === "") return { ok: false, error: "OWNS path is blank" };
