@@ -1,10 +1,10 @@
 // Every test that may touch approvals gets its own private store, never the real home.
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { tempDir } from "./tmp.ts";
 
 export function privateApprovalDir(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "kbz-approvals-")));
+  const dir = tempDir("kbz-approvals-");
   fs.chmodSync(dir, 0o700);
   return dir;
 }
