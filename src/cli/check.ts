@@ -6,6 +6,8 @@ import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult, type
 import type { CheckTask } from "../core/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../core/run/shell.ts";
+import { containment } from "../core/run/contain.ts";
+import { MAX_CHECK_DEPTH } from "../core/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { ExitCode, Verb } from "./index.ts";
@@ -192,6 +194,8 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
         approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item)),
         willRun: (tasks) => {
+          const warning = tasks.length > 0 ? containment().warning : null;
+          if (warning) err(warning);
           if (asJson) return;
           for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathFacts(t.oracle.path).transcript}`);
         },
@@ -227,6 +231,9 @@ export const verb: Verb = {
         "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
           "timeout, output/regex limits, platform and PATH. Approvals live outside the repository under " +
           "~/.unlazy/approved (UNLAZY_APPROVAL_DIR overrides).\n\n" +
+          `containment: ${containment().describe}. Every process a CHECK starts ends with it ` +
+          "(KBZ_CONTAINMENT=pidns|pgroup forces a weaker level). A nested kbz check refuses a gate already " +
+          `being checked above it (a cycle) and nesting deeper than ${MAX_CHECK_DEPTH}.\n\n` +
           "exit codes: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.",
       ),
   handler: (argv) => handleCheck(argv as CheckArgs),
