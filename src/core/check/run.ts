@@ -11,6 +11,7 @@ import { dispatchProblems, loadSnapshot, snapshotForRequest, type Snapshot, type
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
+import { readRepoSettings } from "./settings.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "./pool.ts";
@@ -29,6 +30,8 @@ export interface CheckRequest extends TargetRequest {
   observer?: CheckObserver;
   /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
   only?: string[];
+  /** `--sandbox`: every CHECK under the sandbox (the repository setting and SANDBOX: lines add to it). */
+  sandbox?: boolean;
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -70,7 +73,7 @@ export interface CheckResult {
   exit: 0 | 1 | 2;
 }
 
-export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS">, root: string): RunSettings {
+export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">, root: string): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
   let cwd: string | null = null;
   if (req.cwd !== undefined) {
@@ -81,7 +84,9 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
     } catch {}
     if (!ok) throw new UsageError(`--cwd is not an existing directory: ${cwd}`);
   }
-  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd };
+  const repo = readRepoSettings(root);
+  const sandbox = { all: !!req.sandbox || repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env: req.env };
+  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox };
 }
 
 async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver): Promise<ApprovalItem[]> {
@@ -164,6 +169,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           cwd: task.cwd,
           env: childEnv(req.env, chain, key),
           timeoutMs: settings.timeoutMs,
+          sandbox: task.oracle.sandbox ?? null,
         });
     req.observer?.finished?.(task, outcome);
     return outcome;
@@ -185,7 +191,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
         root,
         file,
         constrained,
-        oracleFor: (g) => oracleFor(base, g, settings),
+        oracleFor: (g) => oracleFor(base, g, settings, group[0]!.task.oracle.sandbox ?? null),
         reverify: req.reverify,
         items: group.map(({ task, outcome }) => ({
           gateId: task.gate.id,
