@@ -6,7 +6,35 @@ import * as fs7 from "node:fs";
 import * as path8 from "node:path";
 
 // src/core/errors.ts
-class UsageError extends Error {
+class KbzError extends Error {
+  code;
+  file;
+  line;
+  hint;
+  constructor(message, init = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.code = init.code ?? "error";
+    if (init.file !== undefined)
+      this.file = init.file;
+    if (init.line !== undefined)
+      this.line = init.line;
+    if (init.hint !== undefined)
+      this.hint = init.hint;
+  }
+  located() {
+    return locate(this.file, this.line, this.message);
+  }
+}
+function locate(file, line, message) {
+  if (file === undefined || file === null)
+    return message;
+  return line === undefined || line === null ? `${file}: ${message}` : `${file}:${line}: ${message}`;
+}
+class UsageError extends KbzError {
+  constructor(message, init = {}) {
+    super(message, { code: "usage", hint: "run kbz --help for usage", ...init });
+  }
 }
 
 // src/core/util/hash.ts
@@ -114,9 +142,6 @@ function firstOf(items, n) {
   const shown = items.slice(0, n).join(", ");
   return items.length > n ? `${shown}, +${items.length - n} more` : shown;
 }
-function engineNeutral(message) {
-  return message.replace(/(invalid EXPECT regex): .*$/s, "$1");
-}
 function assess(snap) {
   const dispatch = snap.dispatch ?? { blocking: [], abandoned: [], resolved: [], error: null };
   const discovery = snap.target.discoveryErrors.map((d) => sanitizeCompact(d.message, 300));
@@ -147,7 +172,7 @@ function assess(snap) {
       continue;
     }
     if (entry.problems.length > 0 || !entry.ledger) {
-      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(engineNeutral(p.message), 200)}`);
+      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(p.portable ?? p.message, 200)}`);
       invalid.push(`${entry.stem}:PARSE ${firstTwo.join("; ")}`);
       resolved.push(`${entry.stem}:PARSE=invalid`);
       continue;
@@ -223,12 +248,17 @@ import * as path4 from "node:path";
 import * as fs from "node:fs";
 import * as path from "node:path";
 var MAX_LEDGER_BYTES = 8 * 1024 * 1024;
+var READ_HINTS = {
+  ENOENT: "create the file or name an existing one",
+  UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
+  TOO_LARGE: "split the file or shorten it",
+  OUTSIDE: "keep the file inside the repository root",
+  IO: "check the file's permissions and the disk, then run the command again"
+};
 
-class ReadError extends Error {
-  code;
-  constructor(message, code) {
-    super(message);
-    this.code = code;
+class ReadError extends KbzError {
+  constructor(message, code, file) {
+    super(message, { code, file, hint: READ_HINTS[code] });
   }
 }
 var FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
@@ -265,7 +295,7 @@ function realpathOf(file, cache) {
   return path.join(real, path.basename(file));
 }
 function readStableWith(file, opts, use) {
-  const single = `${opts.label} must be one unchanged regular single-link file: ${file}`;
+  const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
     fd = fs.openSync(file, FLAGS);
@@ -278,12 +308,12 @@ function readStableWith(file, opts, use) {
         exists = true;
       } catch {}
       if (exists)
-        throw new ReadError(single, "UNSAFE");
-      throw new ReadError(`no such ${opts.label}: ${file}`, "ENOENT");
+        throw new ReadError(single, "UNSAFE", file);
+      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
     }
     if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
-      throw new ReadError(single, "UNSAFE");
-    throw new ReadError(`cannot open ${opts.label} ${file}: ${e.message}`, "IO");
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot open ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   }
   let buf = scratch;
   scratch = null;
@@ -292,14 +322,14 @@ function readStableWith(file, opts, use) {
   try {
     before = fs.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
-      throw new ReadError(single, "UNSAFE");
+      throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
-      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
     }
     if (opts.root) {
       const real = realpathOf(file, opts.realDirs);
       if (!isInside(opts.root, real))
-        throw new ReadError(`${opts.label} is outside the allowed root: ${file}`, "OUTSIDE");
+        throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
     }
     const size = Number(before.size);
     const want = Math.min(size + 1, opts.maxBytes + 1);
@@ -308,7 +338,7 @@ function readStableWith(file, opts, use) {
     for (;; ) {
       if (total === buf.length) {
         if (total > opts.maxBytes)
-          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
         const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
         buf.copy(grown, 0, 0, total);
         buf = grown;
@@ -318,18 +348,18 @@ function readStableWith(file, opts, use) {
         break;
       total += n;
       if (total > opts.maxBytes)
-        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
       if (total < buf.length && total >= size)
         break;
     }
     if (BigInt(total) !== before.size)
-      throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+      throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (!opts.nameCheckedByCaller) {
       const named = fs.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
-        throw new ReadError(single, "UNSAFE");
+        throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
-        throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     }
   } catch (e) {
     keepScratch(buf);
@@ -337,8 +367,8 @@ function readStableWith(file, opts, use) {
       throw e;
     const code = e.code;
     if (code === "ENOENT")
-      throw new ReadError(single, "UNSAFE");
-    throw new ReadError(`cannot read ${opts.label} ${file}: ${e.message}`, "IO");
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
     fs.closeSync(fd);
   }
@@ -409,16 +439,19 @@ function decodeLedgerText(b) {
 // src/core/workspace/fs.ts
 import * as fs2 from "node:fs";
 import * as path2 from "node:path";
-class WriteError extends Error {
+class WriteError extends KbzError {
+  constructor(message, file) {
+    super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+  }
 }
 var NOFOLLOW = fs2.constants.O_NOFOLLOW ?? 0;
 function ensureRealDir(dir, root, mode = 448) {
   const st = lstatOrNull(dir);
   if (st) {
     if (st.isSymbolicLink() || !st.isDirectory())
-      throw new WriteError(`not a real directory: ${dir}`);
+      throw new WriteError("not a real directory", dir);
     if (root && !isInside(root, fs2.realpathSync(dir)))
-      throw new WriteError(`directory resolves outside the repository: ${dir}`);
+      throw new WriteError("directory resolves outside the repository", dir);
     return;
   }
   ensureRealDir(path2.dirname(dir), root, mode);
@@ -443,17 +476,17 @@ function writeAtomic(target, data, opts = {}) {
     ensureRealDir(dir, opts.root);
   const dst = lstatOrNull(dir);
   if (!dst || dst.isSymbolicLink() || !dst.isDirectory())
-    throw new WriteError(`parent is not a real directory: ${dir}`);
+    throw new WriteError("parent is not a real directory", dir);
   if (opts.root) {
     if (!isInside(opts.root, fs2.realpathSync(dir)))
-      throw new WriteError(`refusing to write outside the repository: ${target}`);
+      throw new WriteError("refusing to write outside the repository", target);
     const u = lstatOrNull(path2.join(opts.root, ".unlazy"));
     if (u && (u.isSymbolicLink() || !u.isDirectory()))
-      throw new WriteError(`${path2.join(opts.root, ".unlazy")} must be a real directory`);
+      throw new WriteError("must be a real directory", path2.join(opts.root, ".unlazy"));
   }
   const existing = lstatOrNull(target);
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
-    throw new WriteError(`refusing to replace a non-regular file: ${target}`);
+    throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs2.openSync(tmp, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | NOFOLLOW, 384);
@@ -492,7 +525,10 @@ function syncDir(dir) {
 import * as fs3 from "node:fs";
 import * as os from "node:os";
 import * as path3 from "node:path";
-class LockTimeoutError extends Error {
+class LockTimeoutError extends KbzError {
+  constructor(message, file) {
+    super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+  }
 }
 function canonicalTarget(target) {
   let dir = path3.resolve(target);
@@ -596,7 +632,7 @@ async function withFileLock(root, target, fn, opts = {}) {
         continue;
       if (Date.now() >= deadline) {
         fs3.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for lock on ${target} (last filesystem error: ${lastCode}; lock file ${file})`);
+        throw new LockTimeoutError(`timed out waiting for the lock (last filesystem error: ${lastCode})`, file);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
     }
@@ -800,7 +836,7 @@ function parseExpect(expect) {
   }
   const error = regexError(source, flags);
   if (error !== null)
-    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}` };
+    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
 }
 var regexVerdicts = new Map;
@@ -1098,8 +1134,10 @@ function validateGates(gates, abandons, errors, warnings) {
     }
     if (g.expect) {
       const p = parseExpect(g.expect);
-      if (p.error)
-        errors.push({ line: g.attrIndex.EXPECT + 1, message: `gate ${g.id}: ${p.error}` });
+      if (p.error) {
+        const line = g.attrIndex.EXPECT + 1;
+        errors.push(p.portable ? { line, message: `gate ${g.id}: ${p.error}`, portable: `gate ${g.id}: ${p.portable}` } : { line, message: `gate ${g.id}: ${p.error}` });
+      }
       g.expectRegex = p.regex;
       g.pathLike = p.pathLike;
       if (p.pathLike) {
@@ -1285,13 +1323,11 @@ function readBinding(root, scope) {
 
 // src/core/dispatch/waves.ts
 import * as path6 from "node:path";
-class DispatchStateError extends Error {
+class DispatchStateError extends KbzError {
   wave;
-  line;
-  constructor(message, wave = null, line = 1) {
-    super(message);
+  constructor(message, wave = null, line = 1, file) {
+    super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
     this.wave = wave;
-    this.line = line;
   }
 }
 var MAX_HANDLE = 256;
@@ -1603,7 +1639,7 @@ function loadLedgerFile(file, root, constrainToRoot, realDirs) {
     decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
     if (e instanceof ReadError) {
-      const msg = e.code === "ENOENT" ? "no such gate file" : e.message.replace(`: ${file}`, "");
+      const msg = e.code === "ENOENT" ? "no such gate file" : e.message;
       return fail(1, msg, true);
     }
     throw e;
@@ -1616,7 +1652,7 @@ function loadLedgerFile(file, root, constrainToRoot, realDirs) {
     display,
     stem,
     ledger,
-    problems: ledger.errors.map((d) => ({ file: display, line: d.line, message: d.message })),
+    problems: ledger.errors.map((d) => d.portable ? { file: display, line: d.line, message: d.message, portable: d.portable } : { file: display, line: d.line, message: d.message }),
     warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
     unreadable: false
   };
