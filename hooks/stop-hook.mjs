@@ -14,15 +14,43 @@ var __esm = (fn, res, err) => () => {
 };
 
 // src/core/errors.ts
-var UsageError, FileProblemsError;
+function locate(file, line, message) {
+  if (file === undefined || file === null)
+    return message;
+  return line === undefined || line === null ? `${file}: ${message}` : `${file}:${line}: ${message}`;
+}
+var KbzError, UsageError, FileProblemsError;
 var init_errors = __esm(() => {
-  UsageError = class UsageError extends Error {
+  KbzError = class KbzError extends Error {
+    code;
+    file;
+    line;
+    hint;
+    constructor(message, init = {}) {
+      super(message, init.cause === undefined ? undefined : { cause: init.cause });
+      this.name = new.target.name;
+      this.code = init.code ?? "error";
+      if (init.file !== undefined)
+        this.file = init.file;
+      if (init.line !== undefined)
+        this.line = init.line;
+      if (init.hint !== undefined)
+        this.hint = init.hint;
+    }
+    located() {
+      return locate(this.file, this.line, this.message);
+    }
   };
-  FileProblemsError = class FileProblemsError extends Error {
+  UsageError = class UsageError extends KbzError {
+    constructor(message, init = {}) {
+      super(message, { code: "usage", hint: "run kbz --help for usage", ...init });
+    }
+  };
+  FileProblemsError = class FileProblemsError extends KbzError {
     problems;
     constructor(problems) {
-      super(problems.map((p) => `${p.file}:${p.line}: ${p.message}`).join(`
-`));
+      const first = problems[0];
+      super(first?.message ?? "invalid input", { code: "file-problems", file: first?.file, line: first?.line, hint: first?.hint });
       this.problems = problems;
     }
   };
@@ -166,7 +194,7 @@ function realpathOf(file, cache) {
   return path.join(real, path.basename(file));
 }
 function readStableWith(file, opts, use) {
-  const single = `${opts.label} must be one unchanged regular single-link file: ${file}`;
+  const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
     fd = fs.openSync(file, FLAGS);
@@ -179,12 +207,12 @@ function readStableWith(file, opts, use) {
         exists = true;
       } catch {}
       if (exists)
-        throw new ReadError(single, "UNSAFE");
-      throw new ReadError(`no such ${opts.label}: ${file}`, "ENOENT");
+        throw new ReadError(single, "UNSAFE", file);
+      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
     }
     if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
-      throw new ReadError(single, "UNSAFE");
-    throw new ReadError(`cannot open ${opts.label} ${file}: ${e.message}`, "IO");
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot open ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   }
   let buf = scratch;
   scratch = null;
@@ -193,14 +221,14 @@ function readStableWith(file, opts, use) {
   try {
     before = fs.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
-      throw new ReadError(single, "UNSAFE");
+      throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
-      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
     }
     if (opts.root) {
       const real = realpathOf(file, opts.realDirs);
       if (!isInside(opts.root, real))
-        throw new ReadError(`${opts.label} is outside the allowed root: ${file}`, "OUTSIDE");
+        throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
     }
     const size = Number(before.size);
     const want = Math.min(size + 1, opts.maxBytes + 1);
@@ -209,7 +237,7 @@ function readStableWith(file, opts, use) {
     for (;; ) {
       if (total === buf.length) {
         if (total > opts.maxBytes)
-          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
         const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
         buf.copy(grown, 0, 0, total);
         buf = grown;
@@ -219,18 +247,18 @@ function readStableWith(file, opts, use) {
         break;
       total += n;
       if (total > opts.maxBytes)
-        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
       if (total < buf.length && total >= size)
         break;
     }
     if (BigInt(total) !== before.size)
-      throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+      throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (!opts.nameCheckedByCaller) {
       const named = fs.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
-        throw new ReadError(single, "UNSAFE");
+        throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
-        throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     }
   } catch (e) {
     keepScratch(buf);
@@ -238,8 +266,8 @@ function readStableWith(file, opts, use) {
       throw e;
     const code = e.code;
     if (code === "ENOENT")
-      throw new ReadError(single, "UNSAFE");
-    throw new ReadError(`cannot read ${opts.label} ${file}: ${e.message}`, "IO");
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
     fs.closeSync(fd);
   }
@@ -305,14 +333,20 @@ function decodeLedgerText(b) {
     return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
   }
 }
-var MAX_LEDGER_BYTES, ReadError, FLAGS, scratch = null, KEEP_SCRATCH_BYTES, FATAL_UTF8;
+var MAX_LEDGER_BYTES, READ_HINTS, ReadError, FLAGS, scratch = null, KEEP_SCRATCH_BYTES, FATAL_UTF8;
 var init_read = __esm(() => {
+  init_errors();
   MAX_LEDGER_BYTES = 8 * 1024 * 1024;
-  ReadError = class ReadError extends Error {
-    code;
-    constructor(message, code) {
-      super(message);
-      this.code = code;
+  READ_HINTS = {
+    ENOENT: "create the file or name an existing one",
+    UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
+    TOO_LARGE: "split the file or shorten it",
+    OUTSIDE: "keep the file inside the repository root",
+    IO: "check the file's permissions and the disk, then run the command again"
+  };
+  ReadError = class ReadError extends KbzError {
+    constructor(message, code, file) {
+      super(message, { code, file, hint: READ_HINTS[code] });
     }
   };
   FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
@@ -327,9 +361,9 @@ function ensureRealDir(dir, root, mode = 448) {
   const st = lstatOrNull(dir);
   if (st) {
     if (st.isSymbolicLink() || !st.isDirectory())
-      throw new WriteError(`not a real directory: ${dir}`);
+      throw new WriteError("not a real directory", dir);
     if (root && !isInside(root, fs2.realpathSync(dir)))
-      throw new WriteError(`directory resolves outside the repository: ${dir}`);
+      throw new WriteError("directory resolves outside the repository", dir);
     return;
   }
   ensureRealDir(path2.dirname(dir), root, mode);
@@ -354,17 +388,17 @@ function writeAtomic(target, data, opts = {}) {
     ensureRealDir(dir, opts.root);
   const dst = lstatOrNull(dir);
   if (!dst || dst.isSymbolicLink() || !dst.isDirectory())
-    throw new WriteError(`parent is not a real directory: ${dir}`);
+    throw new WriteError("parent is not a real directory", dir);
   if (opts.root) {
     if (!isInside(opts.root, fs2.realpathSync(dir)))
-      throw new WriteError(`refusing to write outside the repository: ${target}`);
+      throw new WriteError("refusing to write outside the repository", target);
     const u = lstatOrNull(path2.join(opts.root, ".unlazy"));
     if (u && (u.isSymbolicLink() || !u.isDirectory()))
-      throw new WriteError(`${path2.join(opts.root, ".unlazy")} must be a real directory`);
+      throw new WriteError("must be a real directory", path2.join(opts.root, ".unlazy"));
   }
   const existing = lstatOrNull(target);
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
-    throw new WriteError(`refusing to replace a non-regular file: ${target}`);
+    throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs2.openSync(tmp, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | NOFOLLOW, 384);
@@ -402,7 +436,11 @@ var WriteError, NOFOLLOW;
 var init_fs = __esm(() => {
   init_hash();
   init_read();
-  WriteError = class WriteError extends Error {
+  init_errors();
+  WriteError = class WriteError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+    }
   };
   NOFOLLOW = fs2.constants.O_NOFOLLOW ?? 0;
 });
@@ -513,7 +551,7 @@ async function withFileLock(root, target, fn, opts = {}) {
         continue;
       if (Date.now() >= deadline) {
         fs3.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for lock on ${target} (last filesystem error: ${lastCode}; lock file ${file})`);
+        throw new LockTimeoutError(`timed out waiting for the lock (last filesystem error: ${lastCode})`, file);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
     }
@@ -530,7 +568,11 @@ var init_lock = __esm(() => {
   init_hash();
   init_digest();
   init_fs();
-  LockTimeoutError = class LockTimeoutError extends Error {
+  init_errors();
+  LockTimeoutError = class LockTimeoutError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+    }
   };
 });
 
@@ -614,7 +656,7 @@ function statusLine(text) {
 `;
 }
 function refuse(file, why) {
-  throw new StatusLogError(`${why}: ${file}`);
+  throw new StatusLogError(why, file);
 }
 function appendStatus(file, text) {
   let before = null;
@@ -670,7 +712,11 @@ function recoveryLogger(root, scope, notes) {
 }
 var StatusLogError, FLAGS2;
 var init_statuslog = __esm(() => {
-  StatusLogError = class StatusLogError extends Error {
+  init_errors();
+  StatusLogError = class StatusLogError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+    }
   };
   FLAGS2 = fs5.constants.O_WRONLY | fs5.constants.O_APPEND | fs5.constants.O_CREAT | (fs5.constants.O_NOFOLLOW ?? 0) | (fs5.constants.O_NONBLOCK ?? 0);
 });
@@ -821,7 +867,7 @@ async function removeInvalidLeases(root, opts = {}) {
       try {
         fs6.unlinkSync(r.file);
       } catch (e) {
-        throw new LeaseRecordError(`cannot remove invalid lease record ${r.file}: ${e.code ?? e.message}; remove it by hand`);
+        throw new LeaseRecordError(`cannot remove invalid lease record: ${e.code ?? e.message}`, r.file);
       }
       removed.push(r);
     }
@@ -838,8 +884,12 @@ var init_leases = __esm(() => {
   init_paths();
   init_read();
   init_statuslog();
+  init_errors();
   MAX_LEASE_BYTES = 64 * 1024;
-  LeaseRecordError = class LeaseRecordError extends Error {
+  LeaseRecordError = class LeaseRecordError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "lease-record", file, hint: "remove the lease record by hand" });
+    }
   };
 });
 
@@ -1334,16 +1384,18 @@ var init_waves = __esm(() => {
   init_read();
   init_sanitize();
   init_active();
-  DispatchStateError = class DispatchStateError extends Error {
+  init_errors();
+  DispatchStateError = class DispatchStateError extends KbzError {
     wave;
-    line;
-    constructor(message, wave = null, line = 1) {
-      super(message);
+    constructor(message, wave = null, line = 1, file) {
+      super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
       this.wave = wave;
-      this.line = line;
     }
   };
-  DispatchActionError = class DispatchActionError extends Error {
+  DispatchActionError = class DispatchActionError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "dispatch-refused", file, hint: "kbz wave list shows each wave's state" });
+    }
   };
   STATES = ["open", "sealed", "complete", "abandoned"];
   WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
@@ -1362,7 +1414,7 @@ function checkScopeDir(root, scope) {
       return;
     }
     if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs8.realpathSync(dir))) {
-      throw new DispatchActionError(`scope directory must be a real directory inside the repository: ${dir}`);
+      throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
     }
   }
 }
@@ -1545,8 +1597,11 @@ var init_config = __esm(() => {
   init_discover();
   init_read();
   SETTING_FILE = path10.join(".unlazy", "coordinator.json");
-  CoordinatorConfigError = class CoordinatorConfigError extends Error {
-    name = "CoordinatorError";
+  CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
+    constructor(message) {
+      super(message, { code: "coordinator-config", hint: "fix --coordinator, KBZ_COORDINATOR or .unlazy/coordinator.json" });
+      this.name = "CoordinatorError";
+    }
   };
 });
 
@@ -1777,8 +1832,12 @@ class EtcdClient {
 }
 var CoordinatorError, b64 = (s) => Buffer.from(s, "utf8").toString("base64"), unb64 = (s) => s === undefined ? "" : Buffer.from(s, "base64").toString("utf8"), Unreachable;
 var init_client = __esm(() => {
-  CoordinatorError = class CoordinatorError extends Error {
-    name = "CoordinatorError";
+  init_errors();
+  CoordinatorError = class CoordinatorError extends KbzError {
+    constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
+      super(message, { code: "coordinator", hint });
+      this.name = "CoordinatorError";
+    }
   };
   Unreachable = class Unreachable extends Error {
   };
@@ -2310,7 +2369,7 @@ var init_discover = __esm(() => {
 
 // src/hook/entry.ts
 init_errors();
-import * as fs12 from "node:fs";
+import * as fs13 from "node:fs";
 import * as path14 from "node:path";
 
 // src/core/hook/decide.ts
@@ -2324,9 +2383,6 @@ function where(scope) {
 function firstOf(items, n) {
   const shown = items.slice(0, n).join(", ");
   return items.length > n ? `${shown}, +${items.length - n} more` : shown;
-}
-function engineNeutral(message) {
-  return message.replace(/(invalid EXPECT regex): .*$/s, "$1");
 }
 function assess(snap) {
   const dispatch = snap.dispatch ?? { blocking: [], abandoned: [], resolved: [], error: null };
@@ -2358,7 +2414,7 @@ function assess(snap) {
       continue;
     }
     if (entry.problems.length > 0 || !entry.ledger) {
-      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(engineNeutral(p.message), 200)}`);
+      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(p.portable ?? p.message, 200)}`);
       invalid.push(`${entry.stem}:PARSE ${firstTwo.join("; ")}`);
       resolved.push(`${entry.stem}:PARSE=invalid`);
       continue;
@@ -2465,9 +2521,10 @@ function normalizeState(raw) {
   }
   return { schema: 1, sessions };
 }
-function countBlock(state, key, hash, now) {
+function countBlock(state, key, hash, now, opts = {}) {
   const prev = state.sessions[key];
-  const blocks = (prev && prev.hash === hash ? prev.blocks : 0) + 1;
+  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
+  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
   const all = Object.entries(state.sessions).filter(([k]) => k !== key);
   all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
   all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
@@ -2491,10 +2548,10 @@ function readState(file, root) {
     return normalizeState(null);
   }
 }
-async function recordBlock(target, key, hash) {
+async function recordBlock(target, key, hash, opts = {}) {
   const file = statePath(target);
   return withFileLock(target.root, file, () => {
-    const next = countBlock(readState(file, target.root), key, hash, new Date);
+    const next = countBlock(readState(file, target.root), key, hash, new Date, opts);
     writeAtomic(file, JSON.stringify(next.state, null, 2) + `
 `, { root: target.root, mode: 384 });
     return next.blocks;
@@ -2576,7 +2633,7 @@ function parseExpect(expect) {
   }
   const error = regexError(source, flags);
   if (error !== null)
-    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}` };
+    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
 }
 var regexVerdicts = new Map;
@@ -2874,8 +2931,10 @@ function validateGates(gates, abandons, errors, warnings) {
     }
     if (g.expect) {
       const p = parseExpect(g.expect);
-      if (p.error)
-        errors.push({ line: g.attrIndex.EXPECT + 1, message: `gate ${g.id}: ${p.error}` });
+      if (p.error) {
+        const line = g.attrIndex.EXPECT + 1;
+        errors.push(p.portable ? { line, message: `gate ${g.id}: ${p.error}`, portable: `gate ${g.id}: ${p.portable}` } : { line, message: `gate ${g.id}: ${p.error}` });
+      }
       g.expectRegex = p.regex;
       g.pathLike = p.pathLike;
       if (p.pathLike) {
@@ -2965,7 +3024,7 @@ function loadLedgerFile(file, root, constrainToRoot, realDirs) {
     decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
     if (e instanceof ReadError) {
-      const msg = e.code === "ENOENT" ? "no such gate file" : e.message.replace(`: ${file}`, "");
+      const msg = e.code === "ENOENT" ? "no such gate file" : e.message;
       return fail(1, msg, true);
     }
     throw e;
@@ -2978,7 +3037,7 @@ function loadLedgerFile(file, root, constrainToRoot, realDirs) {
     display,
     stem,
     ledger,
-    problems: ledger.errors.map((d) => ({ file: display, line: d.line, message: d.message })),
+    problems: ledger.errors.map((d) => d.portable ? { file: display, line: d.line, message: d.message, portable: d.portable } : { file: display, line: d.line, message: d.message }),
     warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
     unreadable: false
   };
@@ -3007,7 +3066,6 @@ function loadSnapshot(target, load = loadLedgerFile) {
 
 // src/hook/entry.ts
 init_active();
-init_sanitize();
 
 // src/core/util/fdwrite.ts
 import * as fs11 from "node:fs";
@@ -3045,7 +3103,234 @@ function writeFdSync(fd, data) {
 
 // src/hook/entry.ts
 init_discover();
+
+// src/hook/claude.ts
+init_sanitize();
+
+// src/hook/host.ts
+var HOST_NAMES = ["claude", "codex", "cursor", "gemini"];
+function isHostName(v) {
+  return HOST_NAMES.includes(v);
+}
+function str(v) {
+  return typeof v === "string" && v !== "" ? v : null;
+}
+function count(v) {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : null;
+}
+
+// src/hook/claude.ts
+function claudeJson(output) {
+  return { stdout: output === null ? "" : terminalJson(output) + `
+`, stderr: "" };
+}
+var claude = {
+  name: "claude",
+  read(o) {
+    return {
+      cwd: str(o.cwd),
+      session: str(o.session_id) ?? str(o.sessionId) ?? "anonymous",
+      fresh: o.stop_hook_active === false,
+      continuations: null
+    };
+  },
+  render: claudeJson
+};
+
+// src/hook/codex.ts
+var codex = {
+  name: "codex",
+  read(o) {
+    const session = str(o.session_id) ?? "anonymous";
+    const turn = str(o.turn_id);
+    return {
+      cwd: str(o.cwd),
+      session: turn ? `${session}\x00turn:${turn}` : session,
+      fresh: o.stop_hook_active === false,
+      continuations: null
+    };
+  },
+  render: claudeJson
+};
+
+// src/hook/cursor.ts
+init_sanitize();
+var cursor = {
+  name: "cursor",
+  read(o, env) {
+    const roots = Array.isArray(o.workspace_roots) ? o.workspace_roots : [];
+    const loops = count(o.loop_count);
+    return {
+      cwd: str(roots[0]) ?? str(env.CURSOR_PROJECT_DIR) ?? null,
+      session: str(o.conversation_id) ?? str(o.session_id) ?? "anonymous",
+      fresh: loops === 0,
+      continuations: loops
+    };
+  },
+  render(output) {
+    if (output === null)
+      return { stdout: "", stderr: "" };
+    if ("decision" in output)
+      return { stdout: terminalJson({ followup_message: output.reason }) + `
+`, stderr: "" };
+    return { stdout: "", stderr: sanitizeCompact(output.systemMessage, 4000) + `
+` };
+  }
+};
+
+// src/hook/gemini.ts
+init_sanitize();
+var gemini = {
+  name: "gemini",
+  read(o) {
+    return {
+      cwd: str(o.cwd),
+      session: str(o.session_id) ?? "anonymous",
+      fresh: o.stop_hook_active === false,
+      continuations: null
+    };
+  },
+  render(output) {
+    if (output === null)
+      return { stdout: `{}
+`, stderr: "" };
+    if ("decision" in output)
+      return { stdout: terminalJson({ decision: "deny", reason: output.reason }) + `
+`, stderr: "" };
+    return { stdout: terminalJson(output) + `
+`, stderr: "" };
+  }
+};
+
+// src/hook/hosts.ts
+var HOSTS = { claude, codex, cursor, gemini };
+function agentArgument(args) {
+  let name;
+  for (let i = 0;i < args.length; i++) {
+    const a = args[i];
+    if (a === "--agent")
+      name = args[++i] ?? "";
+    else if (a.startsWith("--agent="))
+      name = a.slice("--agent=".length);
+  }
+  if (name === undefined)
+    return claude;
+  return isHostName(name) ? HOSTS[name] : null;
+}
+
+// src/hook/stdin.ts
+import * as fs12 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
+var STDIN_DEADLINE_MS = 3000;
+function fstatOrNull(fd) {
+  try {
+    return fs12.fstatSync(fd);
+  } catch {
+    return null;
+  }
+}
+function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
+  const st = fstatOrNull(0);
+  if (!st || st.isCharacterDevice())
+    return Promise.resolve({ bytes: Buffer.alloc(0), timedOut: false });
+  if (st.isFile())
+    return Promise.resolve({ bytes: readFileSync0(), timedOut: false });
+  return process.versions.bun ? readBounded(deadlineMs) : readStream(deadlineMs);
+}
+function readFileSync0() {
+  const chunks = [];
+  let total = 0;
+  const buf = Buffer.allocUnsafe(65536);
+  for (;; ) {
+    let n;
+    try {
+      n = fs12.readSync(0, buf, 0, buf.length, null);
+    } catch {
+      return null;
+    }
+    if (n === 0)
+      return Buffer.concat(chunks, total);
+    total += n;
+    if (total > MAX_STDIN_BYTES)
+      return null;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+}
+function collector(deadlineMs, resolve, stop) {
+  const chunks = [];
+  let total = 0;
+  let done = false;
+  const finish = (r) => {
+    if (done)
+      return;
+    done = true;
+    clearTimeout(timer);
+    stop();
+    resolve(r);
+  };
+  const timer = setTimeout(() => finish({ bytes: null, timedOut: true }), deadlineMs);
+  return {
+    get done() {
+      return done;
+    },
+    add(chunk) {
+      total += chunk.length;
+      if (total > MAX_STDIN_BYTES) {
+        finish({ bytes: null, timedOut: false });
+        return false;
+      }
+      chunks.push(chunk);
+      return true;
+    },
+    end: () => finish({ bytes: Buffer.concat(chunks, total), timedOut: false }),
+    fail: () => finish({ bytes: null, timedOut: false })
+  };
+}
+async function readStream(deadlineMs) {
+  const net = await import("node:net");
+  return new Promise((resolve) => {
+    let sock;
+    try {
+      sock = new net.Socket({ fd: 0, readable: true, writable: false });
+    } catch {
+      return resolve(readBoundedSync());
+    }
+    const c = collector(deadlineMs, resolve, () => {
+      sock.removeAllListeners("data");
+      sock.pause();
+    });
+    sock.on("data", (chunk) => void c.add(chunk));
+    sock.on("end", c.end);
+    sock.on("error", c.fail);
+  });
+}
+function readBoundedSync() {
+  return { bytes: readFileSync0(), timedOut: false };
+}
+function readBounded(deadlineMs) {
+  return new Promise((resolve) => {
+    const c = collector(deadlineMs, resolve, () => {});
+    const buf = Buffer.allocUnsafe(65536);
+    const step = () => {
+      fs12.read(0, buf, 0, buf.length, null, (e, n) => {
+        if (c.done)
+          return;
+        const code = e?.code;
+        if (code === "EAGAIN")
+          return void setTimeout(step, 5);
+        if (code === "EOF" || !e && n === 0)
+          return c.end();
+        if (e)
+          return c.fail();
+        if (c.add(Buffer.from(buf.subarray(0, n))))
+          step();
+      });
+    };
+    step();
+  });
+}
+
+// src/hook/entry.ts
 function scopeArgument(args) {
   let found;
   for (let i = 0;i < args.length; i++) {
@@ -3064,7 +3349,7 @@ function scopeArgument(args) {
 function parsePayload(input) {
   if (input === null)
     return null;
-  const text = input.toString("utf8");
+  const text = input.toString("utf8").replace(/^\uFEFF+/, "");
   let raw = {};
   if (text.trim() !== "") {
     try {
@@ -3073,20 +3358,18 @@ function parsePayload(input) {
       return null;
     }
   }
-  const o = raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
-  const str = (v) => typeof v === "string" && v !== "" ? v : null;
-  return { cwd: str(o.cwd), sessionId: str(o.session_id) ?? str(o.sessionId) ?? "anonymous" };
+  return raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
 }
 function existingDirectory(dir) {
   try {
-    return fs12.statSync(dir).isDirectory() ? fs12.realpathSync(dir) : null;
+    return fs13.statSync(dir).isDirectory() ? fs13.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs12.lstatSync(path14.join(dir, name));
+    fs13.lstatSync(path14.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3105,7 +3388,7 @@ function hookRoot(cwd) {
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs12.readdirSync(path14.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs13.readdirSync(path14.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3120,115 +3403,73 @@ function resolveForHook(root, scope, sessionId) {
     return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable(e.message) };
   }
 }
-async function countBlock2(target, key, hash) {
+async function countBlock2(target, key, hash, stop) {
+  let blocks;
   try {
-    return { ok: true, blocks: await recordBlock(target, key, hash) };
+    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null });
   } catch (e) {
     return { ok: false, message: e.message };
   }
+  if (stop.continuations !== null)
+    blocks = Math.max(blocks, stop.continuations + 1);
+  return { ok: true, blocks };
 }
-async function runStopHook(args, input, env, cwd) {
+async function decideHookStop(args, host, payload, env, cwd) {
   try {
     const pinned = scopeArgument(args);
     if (pinned === null)
       return invalidScopeArgument();
-    const payload = parsePayload(input);
     if (!payload)
       return null;
-    const wanted = path14.resolve(cwd, payload.cwd ?? ".");
+    const stop = host.read(payload, env);
+    const wanted = path14.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
     const root = hookRoot(dir);
     await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const resolved = resolveForHook(root, scope, payload.sessionId);
+    const resolved = resolveForHook(root, scope, stop.session);
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;
-    const key = sessionKey(payload.sessionId, t.scope);
+    const key = sessionKey(stop.session, t.scope);
     const assessment = assess(loadSnapshot(t));
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);
       return plan.output;
     }
-    return decideStop(assessment, await countBlock2(t, key, plan.hash));
+    return decideStop(assessment, await countBlock2(t, key, plan.hash, stop));
   } catch (e) {
     return internalFailure(e?.message ?? String(e));
   }
 }
-function renderOutput(output) {
-  return output === null ? "" : terminalJson(output) + `
-`;
-}
-function isCharacterDevice(fd) {
-  try {
-    return fs12.fstatSync(fd).isCharacterDevice();
-  } catch {
-    return false;
+async function runStopHook(args, input, env, cwd) {
+  const host = agentArgument(args);
+  if (!host)
+    return HOSTS.claude.render(invalidAgentArgument());
+  if (input.timedOut) {
+    const r = host.render(null);
+    return { stdout: r.stdout, stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.
+` };
   }
+  return host.render(await decideHookStop(args, host, parsePayload(input.bytes), env, cwd));
 }
-function readStdin() {
-  if (isCharacterDevice(0))
-    return Promise.resolve(Buffer.alloc(0));
-  const chunks = [];
-  let total = 0;
-  const buf = Buffer.allocUnsafe(65536);
-  for (;; ) {
-    let n;
-    try {
-      n = fs12.readSync(0, buf, 0, buf.length, null);
-    } catch (e) {
-      const code = e.code;
-      if (code === "EAGAIN" && total === 0)
-        return readStdinStream();
-      if (code === "EOF")
-        break;
-      return Promise.resolve(null);
-    }
-    if (n === 0)
-      break;
-    total += n;
-    if (total > MAX_STDIN_BYTES)
-      return Promise.resolve(null);
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-  }
-  return Promise.resolve(Buffer.concat(chunks, total));
-}
-function readStdinStream() {
-  return new Promise((resolve) => {
-    const stdin = process.stdin;
-    const chunks = [];
-    let total = 0;
-    let done = false;
-    const finish = (value) => {
-      if (done)
-        return;
-      done = true;
-      stdin.removeAllListeners("data");
-      stdin.pause();
-      resolve(value);
-    };
-    stdin.on("data", (c) => {
-      total += c.length;
-      if (total > MAX_STDIN_BYTES)
-        return finish(null);
-      chunks.push(c);
-    });
-    stdin.on("end", () => finish(Buffer.concat(chunks, total)));
-    stdin.on("error", () => finish(null));
-  });
+function invalidAgentArgument() {
+  return { systemMessage: "kbz: installed hook has an unknown --agent value (use claude, codex, cursor or gemini); not blocking." };
 }
 async function stopHookMain(args) {
-  let text = "";
+  let r;
   try {
-    text = renderOutput(await runStopHook(args, await readStdin(), process.env, process.cwd()));
+    r = await runStopHook(args, await readStdin(), process.env, process.cwd());
   } catch (e) {
-    text = renderOutput(internalFailure(e?.message ?? String(e)));
+    r = HOSTS.claude.render(internalFailure(e?.message ?? String(e)));
   }
-  if (text !== "")
-    writeFdSync(1, text);
+  if (r.stdout !== "")
+    writeFdSync(1, r.stdout);
+  if (r.stderr !== "")
+    writeFdSync(2, r.stderr);
   process.exit(0);
 }
 

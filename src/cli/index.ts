@@ -144,7 +144,7 @@ async function useCoordinator(argv: { root?: string; coordinator?: string; scope
 function reportFailure(e: unknown, wantsJson: boolean): ExitCode {
   if ((e as Error)?.name === "CoordinatorError") {
     err(`kbz: ${(e as Error).message}`);
-    if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: (e as Error).message }] });
+    if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: (e as Error).message, hint: (e as { hint?: string }).hint ?? null }] });
     return 2;
   }
   if (e instanceof FileProblemsError) {

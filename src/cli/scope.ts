@@ -1,5 +1,5 @@
 // kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
-import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
 import type { ClaimConflict, LeaseRecord } from "../core/dispatch/leases.ts";
 import { statusLogPath } from "../core/dispatch/statuslog.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
@@ -153,7 +153,7 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
     await store.appendStatus(target.scope, line);
   } catch (e) {
     if ((e as Error).name === "CoordinatorError") throw e;
-    throw new RefusedError(`cannot append status: ${(e as Error).message}`);
+    throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
   if (argv.json) json({ schema: 1, action: "log", exit: 0, scope: target.scope, file });
   else out(`appended to ${file}`);
@@ -170,7 +170,7 @@ async function bind(argv: ScopeArgs): Promise<ExitCode> {
     id = await storeFor(root).bindSession(target.scope, String(args[0]));
   } catch (e) {
     if (e instanceof UsageError || (e as Error).name === "CoordinatorError") throw e;
-    throw new RefusedError(`cannot bind session: ${(e as Error).message}`);
+    throw new RefusedError(`cannot bind session: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
   if (argv.json) json({ schema: 1, action: "bind", exit: 0, scope: target.scope, session: id });
   else out(`bound session ${id} to scope ${target.scope}`);

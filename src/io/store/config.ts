@@ -2,7 +2,7 @@
 // .unlazy/coordinator.json, else the files. Resolving costs one failed lstat when nothing is set.
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import { FileProblemsError } from "../../core/errors.ts";
+import { FileProblemsError, KbzError } from "../../core/errors.ts";
 import { isValidId } from "../../core/workspace/discover.ts";
 import { ReadError, readStable } from "../../core/workspace/read.ts";
 
@@ -30,8 +30,11 @@ interface Setting {
 }
 
 /** A bad coordinator setting (flag, environment or file): exit 2 with the reason. */
-export class CoordinatorConfigError extends Error {
-  override name = "CoordinatorError";
+export class CoordinatorConfigError extends KbzError {
+  constructor(message: string) {
+    super(message, { code: "coordinator-config", hint: "fix --coordinator, KBZ_COORDINATOR or .unlazy/coordinator.json" });
+    this.name = "CoordinatorError";
+  }
 }
 
 function readSetting(root: string): Setting | null {

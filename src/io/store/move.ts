@@ -4,6 +4,7 @@
 // hold none (release, then claim again under the other store). Leaf states set through etcd
 // are reported, not written into PLAN.md (PLAN.md is edited by its own verb).
 import * as fs from "node:fs";
+import { KbzError } from "../../core/errors.ts";
 import { readLeases } from "../../core/dispatch/leases.ts";
 import { bindSession, readSessionFile } from "../../core/dispatch/session.ts";
 import { appendStatus, statusLogPath } from "../../core/dispatch/statuslog.ts";
@@ -15,8 +16,11 @@ import { filesView } from "./files.ts";
 import { prefixEnd, rangeKvs, type Op } from "./etcd/client.ts";
 import { EtcdStore, leaseRecord } from "./etcd/store.ts";
 
-export class MoveRefused extends Error {
-  override name = "CoordinatorError";
+export class MoveRefused extends KbzError {
+  constructor(message: string) {
+    super(message, { code: "move-refused", hint: "nothing was moved; fix the named conflict and run the same command again" });
+    this.name = "CoordinatorError";
+  }
 }
 
 export interface MoveResult {

@@ -3,10 +3,14 @@
 // binary and in the Node 16 Stop hook fallback. Endpoints are tried in order; a connection
 // failure moves on to the next member, an etcd error answer is final.
 import * as http from "node:http";
+import { KbzError } from "../../../core/errors.ts";
 
 /** The cluster cannot be used (unreachable, no quorum, refused): exit 2, never a local fallback. */
-export class CoordinatorError extends Error {
-  override name = "CoordinatorError";
+export class CoordinatorError extends KbzError {
+  constructor(message: string, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
+    super(message, { code: "coordinator", hint });
+    this.name = "CoordinatorError";
+  }
 }
 
 export interface Endpoint {
