@@ -25,9 +25,7 @@ export interface OutputArgs {
 
 /** A usage error that says what to do next. */
 export function usage(message: string, hint?: string): UsageError {
-  const e = new UsageError(message);
-  if (hint !== undefined) (e as UsageError & { hint?: string }).hint = hint;
-  return e;
+  return new UsageError(message, hint === undefined ? {} : { hint });
 }
 
 /**

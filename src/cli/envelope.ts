@@ -4,7 +4,7 @@
 // Without --json, errors go to stderr as `<file>:<line>: <message>` (or `kbz: <message>` when no
 // file is at fault) followed by `  hint: …`; only a usage error ends with "run kbz --help for usage".
 // Exit codes: 0 done / all met, 1 unmet / needs review, 2 usage, parse or infrastructure.
-import { FileProblemsError, UsageError, type FileProblem } from "../core/errors.ts";
+import { FileProblemsError, KbzError, UsageError, type FileProblem } from "../core/errors.ts";
 import { json, out, err, flushOut } from "./output.ts";
 
 export type ExitCode = 0 | 1 | 2;
@@ -76,20 +76,19 @@ export function problemEntries(problems: FileProblem[], hint: string | null = nu
 
 /** Is this a usage error (wrong flags or arguments), the only kind that points at --help? */
 export function isUsage(e: unknown): boolean {
-  return e instanceof UsageError || (e as Error)?.name === "YError" || (e as { code?: unknown })?.code === "usage";
+  return e instanceof UsageError || (e as Error)?.name === "YError" || (e instanceof KbzError && e.code === "usage");
 }
 
 /** The error entries for a thrown value; an unknown failure is an internal error (exit 2). */
 export function errorEntries(e: unknown): ErrorEntry[] {
-  if (e instanceof FileProblemsError) return problemEntries(e.problems, (e as { hint?: string }).hint ?? null);
+  if (e instanceof FileProblemsError) return problemEntries(e.problems);
   if (isUsage(e)) return [entry(e as Located, (e as Located).hint ?? USAGE_HINT)];
   if (e instanceof TypeError || e instanceof ReferenceError || e instanceof RangeError) {
     return [entry({ message: `internal error: ${e.stack ?? e.message}`, hint: "this is a bug in kbz; please report it with the command that failed" })];
   }
-  if (e instanceof Error) {
-    const located = e as Error & Located;
-    return [entry({ message: e.message, file: located.file, line: located.line, hint: located.hint ?? null })];
-  }
+  if (e instanceof KbzError) return [entry({ message: e.message, file: e.file, line: e.line, hint: e.hint ?? null })];
+  // A system error (EACCES, EIO, …) that no core module wrapped: infrastructure, exit 2.
+  if (e instanceof Error) return [entry({ message: e.message, hint: "check the file's permissions and the disk, then run the command again" })];
   return [entry({ message: String(e) })];
 }
 

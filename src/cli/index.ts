@@ -3,6 +3,7 @@ import yargs, { type Argv } from "yargs";
 import { UsageError } from "../core/errors.ts";
 import { VERSION } from "../version.ts";
 import { fail, type ExitCode } from "./envelope.ts";
+import { err } from "./output.ts";
 export type { ExitCode } from "./envelope.ts";
 
 export interface Verb {
@@ -35,6 +36,7 @@ const VERB_MODULES: [name: string, load: () => Promise<Verb>][] = [
   ["skill", async () => (await import("./skill.ts")).verb],
   ["init", async () => (await import("./init.ts")).verb],
   ["dash", async () => (await import("./dash.ts")).verb],
+  ["coordinator", async () => (await import("./coordinator.ts")).verb],
   ["demo", async () => (await import("./dash.ts")).demoVerb],
 ];
 
@@ -68,6 +70,12 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .strict()
     // Only help is wrapped; asking process.stdout for its width would create the stream.
     .wrap(wantsHelp ? Math.min(100, process.stdout.columns || 100) : 100)
+    .option("coordinator", {
+      type: "string",
+      global: true,
+      requiresArg: true,
+      describe: "etcd://HOST:PORT[,HOST:PORT…]: leases, waves, status log, session and leaf states on an etcd cluster (or KBZ_COORDINATOR, or .unlazy/coordinator.json; files: the default)",
+    })
     .parserConfiguration({ "populate--": true })
     .exitProcess(false)
     .fail((msg, e) => {
@@ -93,7 +101,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
   const named = VERBS.find((v) => String(v.command).split(" ")[0] === args.find((a) => !a.startsWith("-")));
   const failure = (e: unknown): ExitCode => {
     // The scheduler's consumers match its error classes ("unknown or duplicate option", …).
-    if (named?.errorFields && e instanceof UsageError) e = Object.assign(new UsageError(usageMessage(e.message)), { hint: (e as { hint?: string }).hint });
+    if (named?.errorFields && e instanceof UsageError) e = new UsageError(usageMessage(e.message), e.hint === undefined ? {} : { hint: e.hint });
     return fail(e, wantsJson, named?.errorFields?.(e instanceof Error ? e.message : String(e), args) ?? {});
   };
   try {
@@ -102,6 +110,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     const run = chosen as { verb: Verb; argv: any } | null;
     if (!run) return 0;
     rejectRepeatedValues(run.argv, arrays);
+    if (COORDINATED.has(String(run.argv._?.[0] ?? ""))) await useCoordinator(run.argv);
     return await run.verb.handler(run.argv);
   } catch (e) {
     if ((e as Error)?.name === "YError") return failure(new UsageError((e as Error).message));
@@ -123,5 +132,22 @@ function rejectRepeatedValues(argv: Record<string, unknown>, arrays: Set<string>
     if (!Array.isArray(value) || key === "_" || key === "--" || key === "$0" || arrays.has(key) || key.includes("-")) continue;
     if (value.every((v) => typeof v === "boolean")) argv[key] = value[value.length - 1];
     else throw new UsageError(`option --${key} was given more than once`);
+  }
+}
+
+/** Verbs that read or write coordination state (leases, waves, log, session, leaf states). */
+const COORDINATED = new Set(["", "status", "scope", "wave", "next", "structure", "dash", "demo", "advance", "plan"]);
+
+/**
+ * Install the store for the command's root before it reads anything. With a coordinator, every
+ * lease this clone lost since its last command is reported first: its paths are no longer its own.
+ */
+async function useCoordinator(argv: { root?: string; coordinator?: string; scope?: string }): Promise<void> {
+  const { installStore } = await import("../io/store/active.ts");
+  const { rootFor } = await import("./context.ts");
+  const root = rootFor(argv);
+  const { lost } = await installStore(root, { flag: argv.coordinator, logScope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
+  for (const l of lost) {
+    err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run kbz scope claim --scope ${l.scope} --leaf ${l.leaf}`);
   }
 }

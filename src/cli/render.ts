@@ -4,6 +4,7 @@ import type { ApprovalItem, RunReport } from "../core/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { scopeReceipts } from "../core/receipts/scope.ts";
 import { statusReport } from "../core/report.ts";
+import { sandboxLine } from "../core/run/sandbox.ts";
 import { pathFacts } from "../core/run/shell.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
@@ -53,6 +54,7 @@ export function approvalLines(item: ApprovalItem): string[] {
     `    SHELL: ${t.oracle.shell}`,
     `    PATH: ${pathFacts(t.oracle.path).transcript}`,
   ];
+  if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
   if (item.status === "required") lines.push("    NOT RUN: inspect this oracle, then re-run with --approve");
   if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
   return lines;

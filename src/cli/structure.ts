@@ -1,7 +1,7 @@
 // kbz structure: split/regroup events, recovery, the independent check (the S_STRUCTURE oracle)
 // and the worker handoff verbs (kill §3.2, §3.3, §4.13). With --json every action prints one
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
-import { UsageError } from "../core/errors.ts";
+import { KbzError, UsageError } from "../core/errors.ts";
 import { applyStructure, planStructure, recoverStructure, type ApplyResult } from "../core/structure/apply.ts";
 import { StructureError } from "../core/structure/model.ts";
 import { checkStructure } from "../core/structure/oracle.ts";
@@ -62,7 +62,7 @@ function structureFields(action: string | undefined, message: string): Record<st
 }
 
 function invalid(action: string | undefined, e: Error, asJson: boolean): ExitCode {
-  return fail(e, asJson, structureFields(action, e.message));
+  return fail(e, asJson, structureFields(action, e instanceof KbzError ? e.located() : e.message));
 }
 
 function faultHook(): ((step: number) => void) | undefined {

@@ -4,7 +4,7 @@
 // (signals, crashes, concurrency, the compiled layout) use `kbz()` from ./kbz.ts instead.
 import { runCli as cliMain } from "../../src/cli/index.ts";
 import { flushOut, setOutputSink } from "../../src/cli/output.ts";
-import { renderOutput, runStopHook } from "../../src/hook/entry.ts";
+import { runStopHook } from "../../src/hook/entry.ts";
 
 export interface CliResult {
   exit: number;
@@ -49,7 +49,9 @@ async function runOnce(argv: string[], opts: CliOptions): Promise<CliResult> {
     let exit: number;
     if (argv[0] === "hook" && argv[1] === "stop" && !argv.includes("--help") && !argv.includes("-h")) {
       // main.ts answers the Stop hook before yargs and exits the process; here it returns.
-      stdout += renderOutput(await runStopHook(argv.slice(2), Buffer.from(opts.stdin ?? ""), process.env, cwd));
+      const r = await runStopHook(argv.slice(2), { bytes: Buffer.from(opts.stdin ?? ""), timedOut: false }, process.env, cwd);
+      stdout += r.stdout;
+      stderr += r.stderr;
       exit = 0;
     } else {
       exit = await cliMain(argv);

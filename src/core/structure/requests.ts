@@ -18,7 +18,7 @@ export function readRequestFile(root: string, file: string, what: string): unkno
     return JSON.parse(readStable(abs, { label: what, maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
   } catch (e) {
     if (e instanceof SyntaxError) throw new StructureError(`${what} is not valid JSON`);
-    if (e instanceof ReadError) throw new StructureError(`${what}: ${e.message}`);
+    if (e instanceof ReadError) throw new StructureError(e.message, file);
     throw e;
   }
 }
