@@ -88,7 +88,10 @@ export function errorEntries(e: unknown): ErrorEntry[] {
   }
   if (e instanceof KbzError) return [entry({ message: e.message, file: e.file, line: e.line, hint: e.hint ?? null })];
   // A system error (EACCES, EIO, …) that no core module wrapped: infrastructure, exit 2.
-  if (e instanceof Error) return [entry({ message: e.message, hint: "check the file's permissions and the disk, then run the command again" })];
+  if (e instanceof Error && typeof (e as NodeJS.ErrnoException).syscall === "string") {
+    return [entry({ message: e.message, hint: "check the file's permissions and the disk, then run the command again" })];
+  }
+  if (e instanceof Error) return [entry({ message: e.message })];
   return [entry({ message: String(e) })];
 }
 
