@@ -1678,11 +1678,13 @@ function writeFdSync(fd, data) {
   return true;
 }
 
-// src/hook/host.ts
+// src/core/hook/targets.ts
 var HOST_NAMES = ["claude", "codex", "cursor", "gemini"];
 function isHostName(v) {
   return HOST_NAMES.includes(v);
 }
+
+// src/hook/host.ts
 function str(v) {
   return typeof v === "string" && v !== "" ? v : null;
 }
