@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { UsageError } from "../core/errors.ts";
+import { describe, UsageError } from "../core/errors.ts";
 import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome, type JsonObject } from "../core/hook/install.ts";
 import { hookStatus, type HookPlace } from "../core/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
@@ -116,7 +116,7 @@ function install(argv: HookArgs): ExitCode {
   try {
     outcome = installSettings({ file, target: t, handler, ownPaths: [fallbackHookPath()] });
   } catch (e) {
-    const why = e instanceof SettingsRefusal ? `refusing to touch ${file}: ${e.message}` : `could not update ${file}: ${(e as Error).message}`;
+    const why = e instanceof SettingsRefusal ? `refusing to touch ${file}: ${e.message}` : `could not update ${file}: ${describe(e)}`;
     err(`kbz: ${why}; fix or move the file, then run the command again`);
     if (argv.json) json({ schema: 1, result: "refused", agent: host, target: file, error: why });
     return 2;

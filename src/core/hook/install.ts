@@ -5,6 +5,7 @@
 import * as path from "node:path";
 import { ReadError, readStable } from "../workspace/read.ts";
 import { ensureRealDir, writeAtomic } from "../workspace/fs.ts";
+import { KbzError } from "../errors.ts";
 import type { HostTarget } from "./targets.ts";
 
 export { HOOK_TIMEOUT } from "./targets.ts";
@@ -57,7 +58,11 @@ export function shellWords(command: string): string[] {
   return words;
 }
 
-export class SettingsRefusal extends Error {}
+export class SettingsRefusal extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "settings-refused", file, hint: "fix the settings file by hand, then run the command again" });
+  }
+}
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };
