@@ -11,6 +11,7 @@ import { dispatchProblems, loadSnapshot, snapshotForRequest, type Snapshot, type
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
+import { saveLastRun } from "./lastrun.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "./pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
@@ -147,6 +148,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
       timeoutMs: settings.timeoutMs,
     });
     req.observer?.finished?.(task, outcome);
+    // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
+    saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
     return outcome;
   });
 
