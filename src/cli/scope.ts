@@ -1,5 +1,5 @@
 // kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
-import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
 import { claimLease, readLeases, releaseLeases, removeInvalidLeases, type ClaimConflict, type LeaseRecord } from "../core/dispatch/leases.ts";
 import { appendStatus, statusLogPath } from "../core/dispatch/statuslog.ts";
 import { bindSession } from "../core/dispatch/session.ts";
@@ -150,7 +150,7 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
   try {
     appendStatus(file, line);
   } catch (e) {
-    throw new RefusedError(`cannot append status: ${(e as Error).message}`);
+    throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
   if (argv.json) json({ schema: 1, action: "log", exit: 0, scope: target.scope, file });
   else out(`appended to ${file}`);
@@ -167,7 +167,7 @@ async function bind(argv: ScopeArgs): Promise<ExitCode> {
     id = bindSession(root, target.scope, String(args[0]));
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    throw new RefusedError(`cannot bind session: ${(e as Error).message}`);
+    throw new RefusedError(`cannot bind session: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
   if (argv.json) json({ schema: 1, action: "bind", exit: 0, scope: target.scope, session: id });
   else out(`bound session ${id} to scope ${target.scope}`);

@@ -27,7 +27,7 @@ const compare = idCompare("natural");
 
 function located(e: unknown): string {
   if (e instanceof ScheduleInputError) return e.located();
-  if (e instanceof ReadError) return e.message;
+  if (e instanceof ReadError) return e.located();
   throw e;
 }
 

@@ -15,6 +15,7 @@ import { saveLastRun } from "./lastrun.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "./pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
+import { describe } from "../errors.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -95,12 +96,12 @@ async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve
         try {
           item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle), problem: null };
         } catch (e) {
-          item = { task, status: "failed", record: null, problem: `could not record approval for ${task.qid}: ${(e as Error).message}` };
+          item = { task, status: "failed", record: null, problem: `could not record approval for ${task.qid}: ${describe(e)}` };
         }
       }
     } catch (e) {
       if (!(e instanceof ApprovalStoreError)) throw e;
-      item = { task, status: "failed", record: null, problem: `could not validate approval for ${task.qid}: ${e.message}` };
+      item = { task, status: "failed", record: null, problem: `could not validate approval for ${task.qid}: ${e.located()}` };
     }
     items.push(item);
     observer?.approval?.(item);
@@ -183,7 +184,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
       if (!(e instanceof WritebackError)) throw e;
       for (const r of group) {
         r.writeback = "failed";
-        r.writeError = `cannot update ${file}: ${e.message}`;
+        r.writeError = `cannot update ${file}: ${e.located()}`;
       }
     }
     start = end;

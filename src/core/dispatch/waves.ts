@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { isValidId } from "../workspace/discover.ts";
 import { MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
 import { escapeField, escapeUnsafe, hasUnsafe } from "../text/sanitize.ts";
+import { KbzError } from "../errors.ts";
 
 export type WaveState = "open" | "sealed" | "complete" | "abandoned";
 
@@ -29,18 +30,24 @@ export interface DispatchState {
 }
 
 /** The file is unreadable or describes an impossible history. `wave` locates the problem. */
-export class DispatchStateError extends Error {
+export class DispatchStateError extends KbzError {
+  declare readonly line: number;
   constructor(
     message: string,
     readonly wave: string | null = null,
-    readonly line = 1,
+    line = 1,
+    file?: string,
   ) {
-    super(message);
+    super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
   }
 }
 
 /** A requested transition the state machine refuses (the file itself is fine). */
-export class DispatchActionError extends Error {}
+export class DispatchActionError extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "dispatch-refused", file, hint: "kbz wave list shows each wave's state" });
+  }
+}
 
 export const MAX_HANDLE = 256;
 export const MAX_REASON = 500;

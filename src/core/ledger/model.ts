@@ -5,6 +5,8 @@ export type AttrKey = "CHECK" | "EXPECT" | "EVIDENCE" | "CWD";
 export interface Diagnostic {
   line: number; // 1-based; whole-file problems use line 1
   message: string;
+  /** The message without text quoted from the JavaScript engine (regex syntax errors differ between Bun and Node). */
+  portable?: string;
 }
 
 export interface Gate {

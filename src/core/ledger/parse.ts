@@ -40,6 +40,7 @@ export function parseExpect(expect: string): {
   regex: { source: string; flags: string } | null;
   pathLike: boolean;
   error: string | null;
+  portable?: string;
 } {
   const m = REGEX_EXPECT.exec(expect);
   if (!m) return { regex: null, pathLike: false, error: null };
@@ -49,7 +50,7 @@ export function parseExpect(expect: string): {
     return { regex: null, pathLike: false, error: `EXPECT regex body exceeds ${MAX_REGEX_BODY} characters` };
   }
   const error = regexError(source, flags);
-  if (error !== null) return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}` };
+  if (error !== null) return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
 }
 
@@ -350,7 +351,10 @@ function validateGates(gates: Gate[], abandons: Map<string, Abandon>, errors: Di
     }
     if (g.expect) {
       const p = parseExpect(g.expect);
-      if (p.error) errors.push({ line: g.attrIndex.EXPECT! + 1, message: `gate ${g.id}: ${p.error}` });
+      if (p.error) {
+        const line = g.attrIndex.EXPECT! + 1;
+        errors.push(p.portable ? { line, message: `gate ${g.id}: ${p.error}`, portable: `gate ${g.id}: ${p.portable}` } : { line, message: `gate ${g.id}: ${p.error}` });
+      }
       g.expectRegex = p.regex;
       g.pathLike = p.pathLike;
       if (p.pathLike) {

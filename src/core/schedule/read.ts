@@ -12,7 +12,7 @@ import { hasDuplicates, parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStableWith, sameFileState } from "../workspace/read.ts";
 import { managedEvidenceIssue } from "../receipts/audit.ts";
-import { VerificationError } from "../receipts/errors.ts";
+import { VerificationError, verificationText } from "../receipts/errors.ts";
 import { readStore, type Store } from "../receipts/store.ts";
 import type { Env } from "../run/shell.ts";
 import { readLeases } from "../dispatch/leases.ts";
@@ -91,7 +91,7 @@ function readText(root: string, file: string, required: boolean): { text: string
     read = readStableWith(file, opts, (bytes, st) => ({ decoded: decodeLedgerText(bytes), signature: st }));
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT" && !required) return { text: null, signature: null };
-    if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message.replace(`: ${file}`, ""), shown(), 1);
+    if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message, shown(), 1);
     throw e;
   }
   if (!("text" in read.decoded)) throw new ScheduleInputError(read.decoded.message, shown(), read.decoded.line);
@@ -155,7 +155,7 @@ function receiptIssue(root: string, rel: string, store: Store, env: Env): string
   try {
     return managedEvidenceIssue(root, rel, { store, env });
   } catch (e) {
-    if (e instanceof VerificationError) throw new ScheduleInputError(e.located(), rel);
+    if (e instanceof VerificationError) throw new ScheduleInputError(verificationText(e), rel);
     throw e;
   }
 }
