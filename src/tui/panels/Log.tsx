@@ -57,10 +57,11 @@ export function Log({ log, list, selected }: LogProps) {
         empty={list.total ? "no line matches" : "status.log is empty"}
         row={(line, _i, active) => {
           const parts = splitTime(line.text);
+          const mark = active ? "›" : " ";
           if (!parts) {
             return (
               <Text inverse={active} wrap="truncate">
-                {fit(line.text, width)}
+                {fit(`${mark} ${line.text}`, width)}
               </Text>
             );
           }
@@ -69,8 +70,9 @@ export function Log({ log, list, selected }: LogProps) {
           const shown = width < 70 ? time.replace(/^\d{4}-\d\d-\d\dT/, "").replace(/\.\d+Z$/, "") : time;
           return (
             <Text inverse={active} wrap="truncate">
-              <Text color={theme.tone("muted")}>{fit(shown, width)} </Text>
-              <Text>{fit(event, Math.max(0, width - cols(shown) - 1))}</Text>
+              <Text>{mark} </Text>
+              <Text color={theme.tone("muted")}>{fit(shown, width - 2)} </Text>
+              <Text>{fit(event, Math.max(0, width - cols(shown) - 3))}</Text>
             </Text>
           );
         }}
