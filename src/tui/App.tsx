@@ -18,7 +18,7 @@ import { List } from "./List.tsx";
 import type { DashData, DashSource, DashView } from "./load.ts";
 import { dependentsOf, leafLedgerSuffix, leafStates, listed, type Listed } from "./model.ts";
 import { Approvals, approvalDetail, approvalSpec, declineKey } from "./panels/Approvals.tsx";
-import { GATE_SPEC, Gates, gateRows, type GateRowItem } from "./panels/Gates.tsx";
+import { GATE_SPEC, Gates, gateRows, waveLines, type GateRowItem } from "./panels/Gates.tsx";
 import { Graph, LEAF_SPEC, graphRows, leafDetail } from "./panels/Graph.tsx";
 import { LOG_SPEC, Log, logLines, splitTime } from "./panels/Log.tsx";
 import { QUEUE_SPEC, Queue, queueItems } from "./panels/Queue.tsx";
@@ -143,6 +143,7 @@ export function App(props: AppProps) {
           const p = item.problem;
           return { title: "Problem", lines: [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad", wrap: true }] };
         }
+        if (item.kind === "wave") return { title: "Dispatch wave", lines: waveLines(item) };
         const v = item.view;
         const approval = gateApproval(data.snapshot, data.approvals, v);
         const last = isRunnable(v.gate) ? readLastRun(src.env, v.file, v.gate.id) : null;

@@ -96,6 +96,37 @@ function logBox(log: { file: string | null; lines: string[]; problem: string | n
   return inBox(<Log log={log} list={listed(logLines(log), LOG_SPEC, "", false)} selected={selected} />, width, height, plain);
 }
 
+describe("Gates panel counts", () => {
+  test("an open dispatch wave is a row, so the header's unmet count matches the rows that are not met", async () => {
+    const { App } = await import("../../src/tui/App.tsx");
+    const { renderAt, frame } = await import("../helpers/ink.ts");
+    const root = tempDir();
+    writeTree(root, {
+      ".unlazy/api/GATES.md": "# Gates\n\n- [ ] A1: one\n  EVIDENCE: pending\n\n- [x] A2: two\n  EVIDENCE: read by Dana\n",
+      ".unlazy/api/dispatch.json": JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-1"], state: "open", openedAt: "2026-12-02T10:00:00.000Z", started: {}, returned: {} } } }),
+    });
+    const r = await renderAt(<App root={root} scope={null} theme={plain} watch={false} />);
+    const f = frame(r);
+    const unmet = Number(/UNMET: (\d+)/.exec(f)![1]);
+    const rows = f.split("\n").filter((l) => /^[›\s] (UNMET|WAVE|STALE|NO-EVIDENCE)\s/.test(l));
+    expect(unmet).toBe(2);
+    expect(rows.length).toBe(unmet);
+    expect(f).toMatch(/WAVE\s+dispatch:w1 open \(0\/1 started\)/);
+    r.unmount();
+  });
+
+  test("the header says INVALID (1 problem), in the singular", async () => {
+    const { App } = await import("../../src/tui/App.tsx");
+    const { renderAt, frame } = await import("../helpers/ink.ts");
+    const root = tempDir();
+    writeTree(root, { "GATES.md": "- [ ] G1: x\n  CHECK: true\n" });
+    const r = await renderAt(<App root={root} scope={null} theme={plain} watch={false} />);
+    expect(frame(r)).toContain("INVALID (1 problem)");
+    expect(frame(r)).not.toContain("problems");
+    r.unmount();
+  });
+});
+
 describe("Log panel", () => {
   const log = (lines: string[], problem: string | null = null) => ({ file: "/r/.unlazy/s/status.log", lines, problem });
 

@@ -98,6 +98,16 @@ describe("Graph panel", () => {
       }
     }
     expect(g).toMatch(/◐ \d\.\d\s+returned\s+w\d agent-/);
+    // Queue and Graph read one model: a returned leaf is never "in flight" on the Queue.
+    const data = load(f.root);
+    const states = leafStates(data.plan);
+    const returned = [...states].filter(([, st]) => st === "returned").map(([id]) => id);
+    expect(returned.length).toBeGreaterThan(0);
+    const items = queueItems(data.plan);
+    for (const id of returned) {
+      expect(items.some((i) => i.leaf === id && i.kind === "active")).toBe(false);
+      expect(items.some((i) => i.leaf === id && i.kind === "verify")).toBe(true);
+    }
   });
 
   test("without PLAN.md it says so; an invalid PLAN shows the located error", () => {

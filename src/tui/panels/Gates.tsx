@@ -14,19 +14,27 @@ import type { RunningCheck } from "../state.ts";
 import { fit, pad } from "../text.ts";
 import { GATE_LABEL, GATE_TONE } from "../theme.ts";
 
-export type GateRowItem = { kind: "gate"; view: GateView; display: string } | { kind: "problem"; problem: FileProblem; n: number };
+export type GateRowItem =
+  | { kind: "gate"; view: GateView; display: string }
+  | { kind: "problem"; problem: FileProblem; n: number }
+  /** A dispatch wave the verdict counts (open or sealed: unmet; abandoned: handoff), as the header does. */
+  | { kind: "wave"; text: string; abandoned: boolean };
 
 export function gateRows(data: DashData): GateRowItem[] {
   const display = new Map(data.snapshot.ledgers.map((l) => [l.file, l.display]));
   const rows: GateRowItem[] = data.snapshot.problems.map((problem, n) => ({ kind: "problem", problem, n }));
+  const d = data.snapshot.dispatch;
+  for (const text of d?.blocking ?? []) rows.push({ kind: "wave", text, abandoned: false });
+  for (const text of d?.abandoned ?? []) rows.push({ kind: "wave", text, abandoned: true });
   for (const view of data.snapshot.gates) rows.push({ kind: "gate", view, display: display.get(view.file) ?? view.file });
   return rows;
 }
 
 export const GATE_SPEC: ListSpec<GateRowItem> = {
-  id: (r) => (r.kind === "gate" ? r.view.qid : `problem:${r.n}:${r.problem.file}:${r.problem.line}`),
-  text: (r) => (r.kind === "gate" ? `${GATE_LABEL[r.view.state]} ${r.view.qid} ${r.view.gate.title}` : `INVALID ${r.problem.file}:${r.problem.line}: ${r.problem.message}`),
-  done: (r) => r.kind === "gate" && (r.view.state === "met" || r.view.state === "abandoned"),
+  id: (r) => (r.kind === "gate" ? r.view.qid : r.kind === "wave" ? `wave:${r.text}` : `problem:${r.n}:${r.problem.file}:${r.problem.line}`),
+  text: (r) =>
+    r.kind === "gate" ? `${GATE_LABEL[r.view.state]} ${r.view.qid} ${r.view.gate.title}` : r.kind === "wave" ? `WAVE ${r.text}` : `INVALID ${r.problem.file}:${r.problem.line}: ${r.problem.message}`,
+  done: (r) => (r.kind === "gate" && (r.view.state === "met" || r.view.state === "abandoned")) || (r.kind === "wave" && r.abandoned),
 };
 
 export interface GatesProps {
@@ -46,6 +54,7 @@ export function gateSummary(item: GateRowItem | undefined): DetailLine[] {
     const p = item.problem;
     return [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad", wrap: true }];
   }
+  if (item.kind === "wave") return waveLines(item);
   const g = item.view.gate;
   const lines: DetailLine[] = [{ label: "gate", value: `${item.view.qid}  ${item.display}:${g.line}  ${isRunnable(g) ? "runnable" : "manual"}` }];
   if (g.check !== null) lines.push({ label: "CHECK", value: g.check });
@@ -54,6 +63,17 @@ export function gateSummary(item: GateRowItem | undefined): DetailLine[] {
   const why = unmetReason(item.view.state);
   if (why) lines.push({ label: "unmet", value: why, tone: GATE_TONE[item.view.state] });
   return lines;
+}
+
+export function waveLines(item: { text: string; abandoned: boolean }): DetailLine[] {
+  return [
+    { label: "wave", value: item.text, tone: item.abandoned ? "accent" : "warn", wrap: true },
+    {
+      label: "counts",
+      value: item.abandoned ? "as a handoff: an abandoned wave needs a new plan for its leaves" : "as unmet until every started leaf returns and the wave completes (kbz wave)",
+      wrap: true,
+    },
+  ];
 }
 
 export function Gates({ data, list, selected, running, now }: GatesProps) {
@@ -84,6 +104,15 @@ export function Gates({ data, list, selected, running, now }: GatesProps) {
         empty={list.total ? "no gate matches" : `no gates (${c.ledgers} ledgers)`}
         row={(item, _i, active) => {
           const mark = active ? "›" : " ";
+          if (item.kind === "wave") {
+            return (
+              <Text inverse={active} wrap="truncate">
+                <Text>{mark} </Text>
+                <Text color={theme.tone(item.abandoned ? "accent" : "warn")}>{pad(item.abandoned ? "ABANDONED" : "WAVE", 12)}</Text>
+                <Text>{fit(item.text, Math.max(0, width - 14))}</Text>
+              </Text>
+            );
+          }
           if (item.kind === "problem") {
             const p = item.problem;
             return (
