@@ -109,7 +109,7 @@ export function readLease(file: string, root: string): LeaseRecord {
   return { invalid: false, scope: r.scope, leaf: r.leaf, globs: [...r.globs], pid: Number.isInteger(r.pid) ? (r.pid as number) : null, file };
 }
 
-/** Every lease record of the root, sorted by file name. A locks dir that is not real is one invalid record. */
+/** Every lease record of the root's files (readers go through `coordination(root).leases()`, src/io/store/active.ts), sorted by file name. A locks dir that is not real is one invalid record. */
 export function readLeases(root: string): LeaseRecord[] {
   const dir = locksDir(root);
   let st: fs.Stats;

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { isValidId } from "../workspace/discover.ts";
 import { MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
 import { escapeField, escapeUnsafe, hasUnsafe } from "../text/sanitize.ts";
+import { coordination } from "../../io/store/active.ts";
 import { KbzError } from "../errors.ts";
 
 export type WaveState = "open" | "sealed" | "complete" | "abandoned";
@@ -479,15 +480,24 @@ export function invalidAggregate(message: string, line = 1): DispatchAggregate {
 }
 
 /**
- * The scope's dispatch aggregate (unlazy §5.5). Never throws for a bad file: an invalid state
- * is a blocking item plus `error`, so callers decide whether to fail (status: exit 2) or block (hook).
+ * The scope's dispatch aggregate (unlazy §5.5), read through the store. Never throws for a bad
+ * state: an invalid state is a blocking item plus `error`, so callers decide whether to fail
+ * (status: exit 2) or block (hook). A lease this clone held and the coordinator lost is a
+ * blocking item too: the holder must claim again before it edits those paths.
  */
 export function dispatchStatus(root: string, scope: string | null): DispatchAggregate {
   if (!scope) return { resolved: [], blocking: [], abandoned: [], error: null };
+  const view = coordination(root);
+  let agg: DispatchAggregate;
   try {
-    return aggregateDispatch(loadDispatch(root, scope).state);
+    agg = aggregateDispatch(view.dispatch(scope).state);
   } catch (e) {
     if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
+  for (const l of view.lost(scope)) {
+    agg.resolved.push(`lease:${l.leaf}=lost`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+  }
+  return agg;
 }

@@ -15,7 +15,7 @@ import { managedEvidenceIssue } from "../receipts/audit.ts";
 import { VerificationError, verificationText } from "../receipts/errors.ts";
 import { readStore, type Store } from "../receipts/store.ts";
 import type { Env } from "../run/shell.ts";
-import { readLeases } from "../dispatch/leases.ts";
+import { coordination } from "../../io/store/active.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
 import type { LeaseView, NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot.ts";
 import { loadStructure } from "../structure/load.ts";
@@ -214,14 +214,15 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       verification,
     });
   }
-  const waves = dispatchWaves(files.read("dispatch.json", false), shown("dispatch.json"));
-  const leases = readLeases(o.root);
+  const coord = coordination(o.root);
+  const waves = dispatchWaves(coord.dispatchText(o.scope, () => files.read("dispatch.json", false)), shown("dispatch.json"));
+  const leases = coord.leases();
 
   const structure = registry === null ? undefined : registryView(o.root, o.scope);
   o.beforeConsistencyCheck?.();
   if (files.changed() || JSON.stringify(receiptStore(o.root)) !== JSON.stringify(store)) throw new ScheduleInputError("inputs changed while scheduling; rerun");
   const signature = leaseSignature(leases);
-  if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
+  if (leaseSignature(coord.leases()) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");
 
   // sha256(JSON.stringify(entries) + signature), hashed piece by piece: the texts of 10,000

@@ -9,7 +9,7 @@ import type { Ledger } from "../ledger/model.ts";
 import { gateState } from "../ledger/state.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan } from "../plan/table.ts";
-import { readLeases } from "../dispatch/leases.ts";
+import { coordination } from "../../io/store/active.ts";
 import { DispatchStateError, parseDispatch } from "../dispatch/waves.ts";
 import { isValidId, resolveTarget } from "../workspace/discover.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
@@ -237,7 +237,7 @@ function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<stri
 
 /** Every lease of every scope as {scope, leaf, globs, invalid}, in file-name order. */
 export function leaseViews(root: string): LeaseView[] {
-  return readLeases(root).map((l) => ({ scope: l.scope, leaf: l.leaf, globs: [...l.globs], invalid: l.invalid }));
+  return coordination(root).leases().map((l) => ({ scope: l.scope, leaf: l.leaf, globs: [...l.globs], invalid: l.invalid }));
 }
 
 function canonicalIds(ids: string[]): string {
