@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import { UsageError } from "../core/errors.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
-import { guarded, infra, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { infra, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface CoordinatorArgs extends PipelineArgs {
   coordinator?: string;
@@ -138,5 +138,5 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => guarded(argv, () => runCoordinator(argv as CoordinatorArgs)),
+  handler: (argv) => runCoordinator(argv as CoordinatorArgs),
 };
