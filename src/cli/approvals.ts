@@ -4,7 +4,8 @@ import { UsageError } from "../core/errors.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../core/run/approval.ts";
 import { obsoleteReason } from "../core/run/prune.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
+import { emit, envelope, failWith } from "./envelope.ts";
+import { out } from "./output.ts";
 
 interface ApprovalsArgs {
   action: "list" | "revoke" | "prune";
@@ -38,8 +39,7 @@ function line(a: StoredApproval): string {
 function list(store: ApprovalStore, asJson: boolean): ExitCode {
   const all = store.list();
   if (asJson) {
-    json({ schema: 1, dir: store.dir, count: all.length, records: all.map((a) => view(a)) });
-    return 0;
+    return emit(envelope("ok", 0, { action: "list", dir: store.dir, count: all.length, records: all.map((a) => view(a)) }));
   }
   for (const a of all) out(line(a));
   out(`${all.length} approval record(s) in ${store.dir}`);
@@ -58,7 +58,7 @@ function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
     .filter((a) => (file ? a.record?.file === file && (gate === undefined || a.record.gate === gate) : names.includes(a.name)));
   const removed = store.remove(chosen.map((a) => a.name));
   const gone = chosen.filter((a) => removed.includes(a.name));
-  if (argv.json) json({ schema: 1, dir: store.dir, revoked: gone.map((a) => view(a)) });
+  if (argv.json) return emit(envelope(gone.length > 0 ? "revoked" : "nothing-revoked", gone.length > 0 ? 0 : 1, { action: "revoke", dir: store.dir, revoked: gone.map((a) => view(a)) }));
   else {
     for (const a of gone) out(`revoked${line(a)}`);
     out(`revoked ${gone.length} approval record(s)`);
@@ -73,7 +73,7 @@ function prune(store: ApprovalStore, asJson: boolean): ExitCode {
   });
   const removed = new Set(store.remove(doomed.map((d) => d.a.name)));
   const gone = doomed.filter((d) => removed.has(d.a.name));
-  if (asJson) json({ schema: 1, dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })) });
+  if (asJson) return emit(envelope("pruned", 0, { action: "prune", dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })) }));
   else {
     for (const d of gone) out(`pruned${line(d.a)} [${d.reason}]`);
     out(`pruned ${gone.length} approval record(s)`);
@@ -93,9 +93,12 @@ export function handleApprovals(argv: ApprovalsArgs): ExitCode {
     return prune(store, !!argv.json);
   } catch (e) {
     if (!(e instanceof ApprovalStoreError)) throw e;
-    err(`kbz: approval store: ${e.located()}`);
-    if (argv.json) json({ schema: 1, dir: store.dir, errors: [{ file: e.file, message: e.message, hint: e.hint }] });
-    return 2;
+    return failWith(
+      [{ file: e.file ?? null, line: e.file !== undefined ? (e.line ?? 1) : null, message: `approval store: ${e.message}`, hint: e.hint ?? null }],
+      false,
+      !!argv.json,
+      { dir: store.dir },
+    );
   }
 }
 

@@ -10,7 +10,8 @@ import { hookStatus, type HookPlace } from "../core/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
+import { emit, envelope, failWith } from "./envelope.ts";
+import { out } from "./output.ts";
 
 interface HookArgs {
   action: string;
@@ -117,12 +118,10 @@ function install(argv: HookArgs): ExitCode {
     outcome = installSettings({ file, target: t, handler, ownPaths: [fallbackHookPath()] });
   } catch (e) {
     const why = e instanceof SettingsRefusal ? `refusing to touch ${file}: ${e.message}` : `could not update ${file}: ${describe(e)}`;
-    err(`kbz: ${why}; fix or move the file, then run the command again`);
-    if (argv.json) json({ schema: 1, result: "refused", agent: host, target: file, error: why });
-    return 2;
+    return failWith([{ file, line: null, message: why, hint: "fix or move the file, then run the command again" }], false, !!argv.json, { result: "refused", agent: host, target: file, error: why });
   }
   if (argv.json) {
-    json({ schema: 1, result: outcome.result, agent: host, target: outcome.target, handler, scope, backup: outcome.backup, removed: outcome.removed });
+    emit(envelope(outcome.result, 0, { result: outcome.result, agent: host, target: outcome.target, handler, scope, backup: outcome.backup, removed: outcome.removed }));
   } else {
     report(outcome, host, command, scope, location);
   }
@@ -142,7 +141,7 @@ function status(argv: HookArgs): ExitCode {
   const bad = places.filter((p) => p.state === "unreadable" || (p.state === "installed" && (!p.runnable || p.problem || p.trust === "needs-review")));
   const installed = places.filter((p) => p.state === "installed");
   if (argv.json) {
-    json({ schema: 1, exit: bad.length ? 1 : 0, verdict: bad.length ? "needs-attention" : installed.length ? "ok" : "not-installed", places });
+    emit(envelope(bad.length ? "needs-attention" : installed.length ? "ok" : "not-installed", bad.length ? 1 : 0, { places }));
   } else {
     for (const p of argv.agent ? places.filter((x) => x.host === argv.agent) : places) out(placeLine(p));
     if (installed.length === 0) out("No kbz stop hook is installed: run kbz hook install --agent claude|codex|cursor|gemini");

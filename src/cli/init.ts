@@ -6,7 +6,8 @@ import { SCOPE_ID_MESSAGE, canonicalRoot, isValidId } from "../core/workspace/di
 import { ensureRealDir, lstatOrNull, writeAtomic } from "../core/workspace/fs.ts";
 import { TEMPLATES } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { json, out } from "./output.ts";
+import { emit, envelope } from "./envelope.ts";
+import { out } from "./output.ts";
 
 interface InitArgs {
   scope?: string;
@@ -51,7 +52,7 @@ function run(argv: InitArgs): ExitCode {
   for (const [rel, text] of files) createNew(path.join(root, rel), text);
   const written = files.map(([rel]) => rel);
   if (argv.json) {
-    json({ schema: 1, result: "created", root, files: written });
+    emit(envelope("created", 0, { result: "created", root, files: written }));
   } else {
     for (const rel of written) out(`created ${rel}`);
     out(`Replace the example gates with the outcomes of your task, then run: kbz lint ${written[written.length - 1]}`);

@@ -4,6 +4,7 @@ import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
 import { readNextSnapshot } from "../core/schedule/read.ts";
+import { reviewHint } from "../core/schedule/review-hints.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/discover.ts";
 import { ReadError } from "../core/workspace/read.ts";
@@ -69,7 +70,10 @@ function run(argv: NextArgs): ExitCode {
     throw e;
   }
   const exit = exitFor(advice.action);
-  return report(asJson, envelope(advice.action, exit, advice as unknown as Record<string, unknown>), () =>
+  // Every review item comes with its way out (the original's `attention` entries are unchanged).
+  const reviewHints = advice.attention.map((x) => reviewHint(x, snap.scope));
+  const fields = { ...(advice as unknown as Record<string, unknown>), ...(reviewHints.length > 0 ? { reviewHints } : {}) };
+  return report(asJson, envelope(advice.action, exit, fields), () =>
     printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`, !!argv.details),
   );
 }
@@ -131,7 +135,7 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
     for (const x of attention) {
       const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
       out(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
-      if (x.reason.startsWith("verification-")) out(`    why: kbz verify explain${rootArg} .unlazy/${snap.scope}/gates/leaf-${x.leaf}.md`);
+      out(`    next: ${reviewHint(x, snap.scope)}`);
     }
   }
   if (details && a.structure) {
