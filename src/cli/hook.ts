@@ -118,7 +118,7 @@ function install(argv: HookArgs): ExitCode {
     outcome = installSettings({ file, target: t, handler, ownPaths: [fallbackHookPath()] });
   } catch (e) {
     const why = e instanceof SettingsRefusal ? `refusing to touch ${file}: ${e.message}` : `could not update ${file}: ${describe(e)}`;
-    return failWith([{ file, line: null, message: why, hint: "fix or move the file, then run the command again" }], false, !!argv.json, { result: "refused", agent: host, target: file, error: why });
+    return failWith([{ file: null, line: null, message: why, hint: "fix or move the file, then run the command again" }], false, !!argv.json, { result: "refused", agent: host, target: file, error: why });
   }
   if (argv.json) {
     emit(envelope(outcome.result, 0, { result: outcome.result, agent: host, target: outcome.target, handler, scope, backup: outcome.backup, removed: outcome.removed }));

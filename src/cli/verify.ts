@@ -162,7 +162,7 @@ export async function handleVerify(argv: VerifyArgs): Promise<ExitCode> {
     if (action !== "run" && RUN_ONLY.some((o) => argv[o] !== undefined)) throw new UsageError(`${action} accepts only --root, --json and ledgers`);
     const root = rootFor(argv);
     // Ledgers are relative to --root; without it, to the folder kbz was started in.
-    if (argv.root === undefined) {
+    if (argv.root === undefined && root !== rootFor({ root: process.cwd() })) {
       argv.ledger = positionals(argv).map((f) => path.relative(root, path.resolve(f)));
       argv["--"] = [];
     }

@@ -49,13 +49,14 @@ describe("kbz lint (compiled binary)", () => {
     expect(r.stdout).toContain("GATES.md\n  WARN  G4: no CHECK, so this outcome is judged by hand and its evidence is only as good as the reader  [manual-gate]\n");
   });
 
-  test("--json gives ok/errors/warnings/findings with rule and level; --strict --json gives ok:false", () => {
+  test("--json gives the envelope with ok, counts and findings with rule and level; --strict --json gives ok:false", () => {
     const j = JSON.parse(lint("--json", "weak.md").stdout);
     expect(j.ok).toBe(true);
-    expect(j.errors).toBe(0);
-    expect(j.warnings).toBeGreaterThanOrEqual(1);
+    expect(j.counts.errors).toBe(0);
+    expect(j.counts.warnings).toBeGreaterThanOrEqual(1);
+    expect([j.exit, j.verdict, j.errors]).toEqual([0, "ok", []]);
     for (const f of j.findings) expect(typeof f.rule === "string" && typeof f.level === "string").toBe(true);
-    expect(Object.keys(j)).toEqual(["ok", "errors", "warnings", "findings", "truncated", "omittedFindings"]);
+    expect(Object.keys(j)).toEqual(["schema", "exit", "verdict", "ok", "counts", "findings", "truncated", "omittedFindings", "errors"]);
     expect(Object.keys(j.findings[0])).toEqual(["file", "level", "gate", "rule", "message", "line"]);
     const s = lint("--strict", "--json", "weak.md");
     expect(JSON.parse(s.stdout).ok).toBe(false);
@@ -101,7 +102,7 @@ describe("kbz lint (compiled binary)", () => {
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028-\u202e]/);
     expect(r.stdout.trimEnd().split("\n").pop()).toMatch(/^LINT OK \(/);
     const j = kbz(["lint", "--json", name], { cwd: dir });
-    expect(j.stdout).toStartWith('{\n  "ok": true,');
+    expect(j.stdout).toStartWith('{"schema":1,"exit":0,"verdict":"ok","ok":true,');
     expect(j.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028-\u202e]/);
     expect(JSON.parse(j.stdout).findings[0].file).toBe("x\\u2028\\u2029\\u202e.md");
   });
@@ -135,7 +136,7 @@ describe("kbz lint (compiled binary)", () => {
     const j = kbz(["lint", "--strict", "--json", "many.md"], { cwd: dir });
     expect(j.code).toBe(1);
     const o = JSON.parse(j.stdout);
-    expect([o.warnings, o.findings.length, o.truncated, o.omittedFindings]).toEqual([241, 64, true, 177]);
+    expect([o.counts.warnings, o.findings.length, o.truncated, o.omittedFindings]).toEqual([241, 64, true, 177]);
   });
 
   test("--help exits 0 with multi-line usage", () => {
