@@ -53,4 +53,4 @@ test("the 1,000-leaf bench plan keeps its snapshot, actions, state and files thr
     "STRUCTURE.json": "465ccf53e74b85db8eff16e0853b74e9bd0e830d5e323239e1121ccebaaf90ac",
   });
   expect(checkStructure(root, SCOPE)).toEqual({ ok: true, residual: 0, errors: [] });
-});
+}, 120_000);
