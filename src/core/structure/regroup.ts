@@ -42,17 +42,20 @@ export interface Regrouped {
 
 interface Group {
   members: string[];
-  key: string;
-  tasks: number[];
+  first: number; // scan order: the rank of the smallest member (see scanRank)
+  tasks: number[]; // by rank
   open: number[];
   openFree: boolean;
   inert: boolean; // busy, or its own unfinished members are not one chain: never merges
   succ: Set<Group>;
   pred: Set<Group>;
   pos: number; // topological position in the quotient (gaps allowed)
+  version: number; // bumped by every merge into this group object
+  /** Successors that a path through a third group `via` still reaches (see `blocked`). */
+  detour: Map<Group, { via: Group; viaVersion: number; version: number }>;
   done: boolean;
   alive: boolean;
-  rel: Uint32Array | null;
+  rel: Int32Array | null; // tasks known related in the quotient: their own relatives, and more as found
   seen: number;
 }
 
@@ -62,13 +65,15 @@ export function regroup(input: RegroupInput): Regrouped {
 
 class Regrouper {
   private readonly words: number;
-  private readonly taskRel: Uint32Array; // row t: ancestors ∪ descendants ∪ {t}
+  private readonly taskRel: Int32Array; // row t: ancestors ∪ descendants ∪ {t}
   private readonly groupOf: Group[];
   private readonly scan: Group[] = []; // live groups in scan order
-  private readonly active: Uint32Array; // tasks of groups that can merge
-  private readonly verifiedOnly: Uint32Array; // tasks of such groups without unfinished members
+  private readonly active: Int32Array; // tasks of groups that can merge
+  private readonly verifiedOnly: Int32Array; // tasks of such groups without unfinished members
   private stamp = 0;
   private readonly merges: string[][] = [];
+  private readonly rank: Int32Array; // task → position among the ids sorted by cmp
+  private readonly byRank: string[];
 
   constructor(input: RegroupInput) {
     const { order, needsOf } = input;
@@ -77,9 +82,14 @@ class Regrouper {
     const index = new Map<string, number>();
     order.forEach((id, i) => index.set(id, i));
     const needs = order.map((id) => needsOf(id).map((x) => index.get(x) ?? fail("unknown dependency")));
+    // Groups are disjoint, so joined member lists compare as their smallest members do (an id
+    // that is a prefix of another sorts first either way): scan order is an integer order.
+    this.byRank = [...order].sort(cmp);
+    this.rank = new Int32Array(n);
+    this.byRank.forEach((id, r) => (this.rank[index.get(id)!] = r));
     const succs: number[][] = order.map(() => []);
     needs.forEach((ns, v) => ns.forEach((u) => succs[u]!.push(v)));
-    const anc = new Uint32Array(n * words);
+    const anc = new Int32Array(n * words);
     for (let v = 0; v < n; v++) {
       const row = v * words;
       for (const u of needs[v]!) {
@@ -89,7 +99,7 @@ class Regrouper {
         anc[row + (u >>> 5)]! |= 1 << (u & 31);
       }
     }
-    const desc = new Uint32Array(n * words);
+    const desc = new Int32Array(n * words);
     for (let u = n - 1; u >= 0; u--) {
       const row = u * words;
       for (const v of succs[u]!) {
@@ -105,14 +115,14 @@ class Regrouper {
     }
     this.taskRel = desc;
     this.groupOf = new Array<Group>(n);
-    this.active = new Uint32Array(words);
-    this.verifiedOnly = new Uint32Array(words);
+    this.active = new Int32Array(words);
+    this.verifiedOnly = new Int32Array(words);
     for (const members of input.groups) {
-      const tasks = members.map((m) => index.get(m) ?? fail("group member is not a task"));
+      const tasks = members.map((m) => index.get(m) ?? fail("group member is not a task")).sort((p, q) => this.rank[p]! - this.rank[q]!);
       const open = tasks.filter((t) => input.open(order[t]!));
       const g: Group = {
         members,
-        key: members.join("\0"),
+        first: this.rank[tasks[0]!]!,
         tasks,
         open,
         openFree: open.length === 0,
@@ -120,6 +130,8 @@ class Regrouper {
         succ: new Set(),
         pred: new Set(),
         pos: 0,
+        version: 0,
+        detour: new Map(),
         done: false,
         alive: true,
         rel: null,
@@ -172,9 +184,9 @@ class Regrouper {
     return true;
   }
 
-  private relOf(g: Group): Uint32Array {
+  private relOf(g: Group): Int32Array {
     if (g.rel) return g.rel;
-    const out = new Uint32Array(this.words);
+    const out = new Int32Array(this.words);
     for (const t of g.tasks) {
       const row = t * this.words;
       for (let w = 0; w < this.words; w++) out[w]! |= this.taskRel[row + w]!;
@@ -188,17 +200,17 @@ class Regrouper {
       while (cursor < this.scan.length && this.scan[cursor]!.done) cursor++;
       if (cursor === this.scan.length) break;
       const r = this.scan[cursor]!;
-      const partner = r.inert ? undefined : this.candidates(r, true).find((g) => this.mergeable(r, g));
+      const partner = r.inert ? undefined : this.firstMergeable(r, this.candidates(r, true));
       if (!partner) {
         r.done = true;
         continue;
       }
       const m = this.merge(r, partner);
-      cursor = Math.min(cursor, this.indexOf(m.key));
+      cursor = Math.min(cursor, this.indexOf(m.first));
       for (const x of this.candidates(m, false)) {
         if (this.mergeable(x, m)) {
           x.done = false;
-          cursor = Math.min(cursor, this.indexOf(x.key));
+          cursor = Math.min(cursor, this.indexOf(x.first));
         }
       }
     }
@@ -206,15 +218,15 @@ class Regrouper {
   }
 
   /**
-   * Groups that may merge with `r`, in scan order: after `r` for its own row, or before it and
-   * done when a merge has just created `r`.
+   * Groups that may merge with `r`, unordered: after `r` for its own row, or before it and done
+   * when a merge has just created `r`.
    */
   private candidates(r: Group, after: boolean): Group[] {
     const stamp = ++this.stamp;
     const out: Group[] = [];
-    const fits = (g: Group) => g.alive && !g.inert && g.seen !== stamp && (after ? cmp(g.key, r.key) > 0 : g.done && cmp(g.key, r.key) < 0);
-    for (const g of r.succ) if (fits(g)) out.push(g), (g.seen = stamp);
-    for (const g of r.pred) if (fits(g)) out.push(g), (g.seen = stamp);
+    const fits = (g: Group) => g.alive && !g.inert && g.seen !== stamp && (after ? g.first > r.first : g.done && g.first < r.first);
+    for (const g of r.succ) if (fits(g) && !this.blocked(r, g)) out.push(g), (g.seen = stamp);
+    for (const g of r.pred) if (fits(g) && !this.blocked(g, r)) out.push(g), (g.seen = stamp);
     const rel = this.relOf(r);
     const mask = r.openFree ? this.active : this.verifiedOnly;
     for (let w = 0; w < this.words; w++) {
@@ -228,32 +240,86 @@ class Regrouper {
         if (g.tasks.every((t) => !hasBit(rel, 0, t))) out.push(g);
       }
     }
-    return out.sort((a, b) => cmp(a.key, b.key));
+    return out;
+  }
+
+  /**
+   * The first candidate in scan order that merges with `r`. Usually one of the first few does,
+   * so the smallest is picked repeatedly; after a few refusals the rest is sorted instead.
+   */
+  private firstMergeable(r: Group, cands: Group[]): Group | undefined {
+    for (let tries = 0; tries < 8 && cands.length > 0; tries++) {
+      let best = 0;
+      for (let i = 1; i < cands.length; i++) if (cands[i]!.first < cands[best]!.first) best = i;
+      const g = cands[best]!;
+      if (this.mergeable(r, g)) return g;
+      cands[best] = cands[cands.length - 1]!;
+      cands.pop();
+    }
+    return cands.sort((a, b) => a.first - b.first).find((g) => this.mergeable(r, g));
   }
 
   private mergeable(a: Group, b: Group): boolean {
     if (!this.chain(a.open, b.open)) return false;
-    if (a.succ.has(b)) return !this.reaches([...a.succ].filter((s) => s !== b), b);
-    if (b.succ.has(a)) return !this.reaches([...b.succ].filter((s) => s !== a), a);
-    const [lo, hi] = a.pos < b.pos ? [a, b] : [b, a];
-    return !this.reaches([lo], hi);
+    if (a.succ.has(b)) return !this.blocked(a, b) && !this.detour(a, b);
+    if (b.succ.has(a)) return !this.blocked(b, a) && !this.detour(b, a);
+    if ((a.pos < b.pos ? this.path(a, b, false) : this.path(b, a, false)) === null) return true;
+    // Related now means related after every later merge: remember it, so neither group offers
+    // the other as an unrelated candidate again.
+    for (const t of b.tasks) setBit(this.relOf(a), t);
+    for (const t of a.tasks) setBit(this.relOf(b), t);
+    return false;
   }
 
-  /** Does a path lead from one of `from` to `target`? Only groups before the target can lie on it. */
-  private reaches(from: Group[], target: Group): boolean {
+  /**
+   * A path src ⇝ via ⇝ dst found earlier still exists while `via` and `dst` are unchanged: paths
+   * survive merges (a merge only shortens them), and `src` may have grown meanwhile. A large
+   * group that absorbs its neighbours one by one would otherwise search its whole neighbourhood
+   * again after every merge.
+   */
+  private blocked(src: Group, dst: Group): boolean {
+    const d = src.detour.get(dst);
+    return d !== undefined && d.version === dst.version && d.via.alive && d.via.version === d.viaVersion;
+  }
+
+  private detour(src: Group, dst: Group): boolean {
+    const via = this.path(src, dst, true);
+    if (via === null) return false;
+    src.detour.set(dst, { via, viaVersion: via.version, version: dst.version });
+    return true;
+  }
+
+  /**
+   * Is there a path from `from` to `to` (positioned after it), other than the direct edge when
+   * `third`? Every group on it lies between the two, so the search stays in that region; it
+   * runs forward from `from` or backward from `to`, whichever starts from fewer groups (a large
+   * merged group has many successors, its partner usually few predecessors).
+   */
+  private path(from: Group, to: Group, third: boolean): Group | null {
+    const forward = from.succ.size <= to.pred.size;
+    const [start, target] = forward ? [from, to] : [to, from];
     const stamp = ++this.stamp;
     const stack: Group[] = [];
-    const visit = (g: Group): boolean => {
-      if (g === target) return true;
-      if (g.pos < target.pos && g.seen !== stamp) {
+    const inside = (g: Group) => g.pos > from.pos && g.pos < to.pos;
+    for (const g of forward ? start.succ : start.pred) {
+      if (g === target) {
+        if (!third) return start;
+      } else if (inside(g)) {
         g.seen = stamp;
         stack.push(g);
       }
-      return false;
-    };
-    for (const g of from) if (visit(g)) return true;
-    while (stack.length > 0) for (const s of stack.pop()!.succ) if (visit(s)) return true;
-    return false;
+    }
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      for (const g of forward ? x.succ : x.pred) {
+        if (g === target) return x; // a group strictly between the two, on the path
+        if (g.seen !== stamp && inside(g)) {
+          g.seen = stamp;
+          stack.push(g);
+        }
+      }
+    }
+    return null;
   }
 
   /** Groups reachable from `g` (forward) or reaching it (backward) within positions (lo, hi). */
@@ -286,8 +352,8 @@ class Regrouper {
     k++;
     for (const g of fwd) if (g !== a) g.pos = slots[k++]!;
 
-    this.scan.splice(this.indexOf(small.key), 1);
-    this.scan.splice(this.indexOf(big.key), 1);
+    this.scan.splice(this.indexOf(small.first), 1);
+    this.scan.splice(this.indexOf(big.first), 1);
     for (const s of small.succ) {
       if (s === big) continue;
       s.pred.delete(small);
@@ -302,60 +368,61 @@ class Regrouper {
     }
     big.succ.delete(small);
     big.pred.delete(small);
-    const rel = new Uint32Array(this.words);
+    const rel = new Int32Array(this.words);
     const [ra, rb] = [this.relOf(big), this.relOf(small)];
     for (let w = 0; w < this.words; w++) rel[w] = ra[w]! | rb[w]!;
     big.rel = rel;
-    big.members = mergeSorted(big.members, small.members);
-    big.key = big.members.join("\0");
-    big.tasks = [...big.tasks, ...small.tasks];
+    big.tasks = this.mergeByRank(big.tasks, small.tasks);
+    big.members = big.tasks.map((t) => this.byRank[this.rank[t]!]!);
+    big.first = this.rank[big.tasks[0]!]!;
     big.open = [...big.open, ...small.open];
     for (const t of small.tasks) this.groupOf[t] = big;
     if (big.openFree !== small.openFree) for (const t of big.openFree ? big.tasks : small.tasks) clearBit(this.verifiedOnly, t);
     big.openFree = big.openFree && small.openFree;
     big.done = false;
+    big.version++;
     small.alive = false;
-    this.scan.splice(this.insertionPoint(big.key), 0, big);
+    this.scan.splice(this.insertionPoint(big.first), 0, big);
     this.merges.push(big.members);
     return big;
   }
 
-  private insertionPoint(key: string): number {
+  private insertionPoint(first: number): number {
     let lo = 0;
     let hi = this.scan.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmp(this.scan[mid]!.key, key) < 0) lo = mid + 1;
+      if (this.scan[mid]!.first < first) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  private indexOf(key: string): number {
-    const i = this.insertionPoint(key);
-    if (this.scan[i]?.key !== key) fail("regroup lost a group");
+  private indexOf(first: number): number {
+    const i = this.insertionPoint(first);
+    if (this.scan[i]?.first !== first) fail("regroup lost a group");
     return i;
+  }
+
+  private mergeByRank(a: number[], b: number[]): number[] {
+    const out: number[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < a.length && j < b.length) out.push(this.rank[a[i]!]! < this.rank[b[j]!]! ? a[i++]! : b[j++]!);
+    while (i < a.length) out.push(a[i++]!);
+    while (j < b.length) out.push(b[j++]!);
+    return out;
   }
 }
 
-function setBit(bits: Uint32Array, t: number): void {
+function setBit(bits: Int32Array, t: number): void {
   bits[t >>> 5]! |= 1 << (t & 31);
 }
 
-function clearBit(bits: Uint32Array, t: number): void {
+function clearBit(bits: Int32Array, t: number): void {
   bits[t >>> 5]! &= ~(1 << (t & 31));
 }
 
-function hasBit(bits: Uint32Array, row: number, t: number): boolean {
+function hasBit(bits: Int32Array, row: number, t: number): boolean {
   return (bits[row + (t >>> 5)]! & (1 << (t & 31))) !== 0;
-}
-
-function mergeSorted(a: string[], b: string[]): string[] {
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(cmp(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!);
-  while (i < a.length) out.push(a[i++]!);
-  while (j < b.length) out.push(b[j++]!);
-  return out;
 }
