@@ -3,6 +3,7 @@ import { UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
+import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
 import { readNextSnapshot } from "../core/schedule/read.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { canonicalRoot, isValidId } from "../core/workspace/discover.ts";
@@ -20,6 +21,7 @@ interface NextArgs {
   details?: boolean;
   json?: boolean;
   "original-order"?: boolean;
+  policy?: string;
 }
 
 function printJson(value: unknown): void {
@@ -46,6 +48,8 @@ function run(argv: NextArgs): ExitCode {
   if (argv.scope === undefined || !isValidId(argv.scope)) return invalid("invalid scope", asJson);
   if (argv.slots === undefined) return invalid("slots must be a positive integer (total scope concurrency)", asJson);
   if (!SLOTS.test(argv.slots) || !Number.isSafeInteger(Number(argv.slots))) return invalid("invalid slots", asJson);
+  const policy = argv.policy ?? "id-order";
+  if (!isPolicy(policy)) return invalid(`invalid policy ${JSON.stringify(policy)}: use ${POLICIES.join(" or ")}`, asJson);
   let snap: NextSnapshot;
   let advice: Advice;
   try {
@@ -56,7 +60,7 @@ function run(argv: NextArgs): ExitCode {
       slots: Number(argv.slots),
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
     });
-    advice = adviseNext(snap, { details: !!argv.details || !asJson });
+    advice = adviseNext(snap, { details: !!argv.details || !asJson, policy });
   } catch (e) {
     if (e instanceof ScheduleInputError) return invalid(e.located(), asJson);
     if (e instanceof UsageError || e instanceof ReadError) return invalid(e.message, asJson);
@@ -96,6 +100,7 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
   if (a.launch.length > 0) {
     out(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
     if (a.promote.length > 0) out(`  in PLAN.md set ${a.promote.join(", ")} from WAITING to READY`);
+    if (details) for (const p of a.explain?.preferred ?? []) out(`  ${p.leaf} preferred: ${p.why}`);
     for (const id of a.launch) {
       if (a.alreadyClaimed.includes(id)) out(`  leaf-${id} already holds its lease (do not claim again)`);
       else out(`  kbz scope claim --scope ${s} --leaf leaf-${id}`);
@@ -150,6 +155,11 @@ export const verb: Verb = {
       .option("original-order", {
         type: "boolean",
         describe: "order ids by UTF-16 code units like schedule.mjs (10 before 2) instead of naturally (2 before 10)",
+      })
+      .option("policy", {
+        type: "string",
+        describe: "id-order (default, the original's) or critical-path (longest remaining path first, weighted by ACCESS.json estimate)",
+        requiresArg: true,
       })
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true }),
   handler: (argv: NextArgs) => run(argv),

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
 import { sha256HexOfParts } from "../util/hash.ts";
 import { gateState } from "../ledger/state.ts";
-import { accessEntry, parseAccess } from "../plan/access.ts";
+import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { hasDuplicates, parsePlan } from "../plan/table.ts";
@@ -208,10 +208,12 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       );
     }
     const verification = row.state === "VERIFIED" ? receiptIssue(o.root, `.unlazy/${o.scope}/${rel}`, store, o.env ?? process.env) : null;
+    const estimate = estimateOf(row.id, leaves[row.id], accessFile);
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates: ledger.gates.map((g) => gateState(g, ledger)),
       verification,
+      ...(estimate !== undefined ? { estimate } : {}),
     });
   }
   const waves = dispatchWaves(files.read("dispatch.json", false), shown("dispatch.json"));
