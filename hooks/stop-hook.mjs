@@ -1661,9 +1661,11 @@ class EtcdClient {
   agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   preferred = 0;
   timeoutMs;
+  retryMs;
   constructor(endpoints, opts = {}) {
     this.endpoints = endpoints;
     this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.retryMs = opts.retryMs ?? 6000;
   }
   get label() {
     return "etcd://" + this.endpoints.map((e) => `${e.host}:${e.port}`).join(",");
@@ -1701,19 +1703,26 @@ class EtcdClient {
     });
   }
   async call(path, body) {
-    const failures = [];
+    const deadline = Date.now() + this.retryMs;
     const n = this.endpoints.length;
-    for (let i = 0;i < n; i++) {
-      const at = (this.preferred + i) % n;
-      try {
-        const r = await this.once(this.endpoints[at], path, body);
-        this.preferred = at;
-        return r;
-      } catch (e) {
-        if (!(e instanceof Unreachable))
-          throw e;
-        failures.push(e.message);
+    let failures = [];
+    for (let round = 0;; round++) {
+      failures = [];
+      for (let i = 0;i < n; i++) {
+        const at = (this.preferred + i) % n;
+        try {
+          const r = await this.once(this.endpoints[at], path, body);
+          this.preferred = at;
+          return r;
+        } catch (e) {
+          if (!(e instanceof Unreachable))
+            throw e;
+          failures.push(e.message);
+        }
       }
+      if (Date.now() >= deadline)
+        break;
+      await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
     }
     throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
   }
@@ -1932,6 +1941,22 @@ function selfCommand() {
     return [process.execPath, script];
   return [process.execPath];
 }
+function stopKeeper(h) {
+  if (!h.keeperPid)
+    return;
+  let cmdline;
+  try {
+    cmdline = fs9.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+  } catch {
+    return;
+  }
+  const args = cmdline.split("\x00");
+  if (!args.includes("keep") || args[args.indexOf("--lease") + 1] !== h.lease)
+    return;
+  try {
+    process.kill(h.keeperPid, "SIGTERM");
+  } catch {}
+}
 
 class EtcdStore {
   o;
@@ -1942,7 +1967,7 @@ class EtcdStore {
   watchers = new Set;
   constructor(o) {
     this.o = o;
-    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs });
+    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs, retryMs: o.retryMs });
     this.keys = keysFor(o.repository);
   }
   get label() {
@@ -2058,7 +2083,7 @@ class EtcdStore {
         continue;
       let gone;
       if (kv.lease !== "0")
-        gone = (await this.client.revoke(kv.lease)).existed;
+        gone = (await this.client.revoke(kv.lease)).existed || (await this.client.range(kv.key)).kvs.every((now) => now.lease !== kv.lease);
       else
         gone = (await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }])).succeeded;
       if (gone)
@@ -2073,6 +2098,7 @@ class EtcdStore {
         alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
       fs9.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
+      stopKeeper(h);
     }
     return { released, alreadyLost, notes: [] };
   }

@@ -1,6 +1,5 @@
 // kbz coordinator: the etcd cluster behind --coordinator (status), moving a scope's state
 // between the files and the cluster (import, export), and the lease keeper a claim starts (keep).
-import * as fs from "node:fs";
 import { UsageError } from "../core/errors.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
@@ -104,7 +103,6 @@ async function keep(argv: CoordinatorArgs): Promise<ExitCode> {
   const { resolveCoordinator } = await import("../io/store/config.ts");
   const config = resolveCoordinator(rootOf(argv), argv.coordinator, process.env);
   if (config.kind !== "etcd") throw new UsageError("keep needs --coordinator etcd://…");
-  if (!fs.existsSync(argv.held)) return 0;
   await keepLease({ url: config.url, lease: argv.lease, ttl: Number(argv.ttl), heldFile: argv.held });
   return 0;
 }
