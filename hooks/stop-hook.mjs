@@ -2615,6 +2615,7 @@ var GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 var UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
 var ABANDON_LINE = /^ABANDON:(.*)$/s;
 var OWNS_LINE = /^OWNS:(.*)$/s;
+var SANDBOX_LINE = /^SANDBOX:(.*)$/s;
 var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
 var REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
 var MAX_REGEX_BODY = 1000;
@@ -2687,7 +2688,7 @@ function hasUnescapedSlash(source) {
   }
   return false;
 }
-var ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD"];
+var ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS"];
 function isTrimSpace(c) {
   if (c <= 32)
     return c === SPACE || c >= 9 && c <= 13;
@@ -2709,6 +2710,7 @@ function parseLedger(text, fileName) {
   const abandons = new Map;
   const owns = [];
   let ownsLine = null;
+  let sandbox = null;
   let current = null;
   let contiguous = false;
   let fence = null;
@@ -2766,6 +2768,8 @@ function parseLedger(text, fileName) {
           current.expect = value;
         else if (key === "CWD")
           current.cwd = value;
+        else if (key === "INPUTS")
+          current.inputs = inputList(value, lineNo, err);
         else
           current.evidence = value;
         if (contiguous)
@@ -2792,9 +2796,21 @@ function parseLedger(text, fileName) {
       current = null;
       continue;
     }
-    if (c0 !== 67 && c0 !== 69 && c0 !== 65 && c0 !== 79)
+    if (c0 !== 67 && c0 !== 69 && c0 !== 65 && c0 !== 79 && c0 !== 83)
       continue;
     const line = text.slice(s, end);
+    if (c0 === 83) {
+      const sb = SANDBOX_LINE.exec(line);
+      if (!sb)
+        continue;
+      if (gates.length > 0)
+        err(lineNo, "SANDBOX must appear before the first gate");
+      else if (sandbox)
+        err(lineNo, `duplicate SANDBOX (first on line ${sandbox.line})`);
+      else
+        sandbox = sandboxSetting(sb[1].trim(), lineNo, err);
+      continue;
+    }
     const un = UNINDENTED_ATTR.exec(line);
     if (un) {
       err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
@@ -2846,7 +2862,29 @@ function parseLedger(text, fileName) {
     err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
   const { lines, eols } = splitLines(text);
-  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, errors, warnings };
+  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
+}
+function sandboxSetting(value, lineNo, err) {
+  if (value === "on")
+    return { line: lineNo, writable: [] };
+  const w = /^writable\s+(.*)$/s.exec(value);
+  const items = w ? w[1].split(",").map((x) => x.trim()).filter(Boolean) : [];
+  if (items.length === 0) {
+    err(lineNo, 'SANDBOX must be "on" or "writable <path>, <path>..."');
+    return null;
+  }
+  return { line: lineNo, writable: items };
+}
+function inputList(value, lineNo, err) {
+  const items = value.split(",").map((x) => x.trim()).filter(Boolean);
+  if (items.length === 0)
+    err(lineNo, "INPUTS lists no paths");
+  for (const item of items) {
+    if (item.startsWith("/") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
+      err(lineNo, `INPUTS path must stay inside the CHECK directory: ${item}`);
+    }
+  }
+  return items;
 }
 function mayOpenFence(text, s, end) {
   let p = s;
@@ -2932,6 +2970,7 @@ function newGate(box, text, from, to, lineNo, index, err) {
     expect: null,
     cwd: null,
     evidence: null,
+    inputs: null,
     attrIndex: {},
     blockEnd: index,
     expectRegex: null,
