@@ -1518,14 +1518,14 @@ function readSetting(root) {
   const file = path10.join(root, SETTING_FILE);
   let text;
   try {
-    text = readStable(file, { label: "coordinator setting", maxBytes: 64 * 1024, root }).toString("utf8");
+    text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT")
       return null;
     throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message.replace(`: ${file}`, "") }]);
   }
   const bad = (message) => {
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected {"coordinator": "etcd://HOST:PORT,…", "repository": "ID", "ttl": SECONDS}` }]);
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
   };
   let raw;
   try {
@@ -1535,16 +1535,23 @@ function readSetting(root) {
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     return bad("must be a JSON object");
-  const o = raw;
+  const c = raw.coordinator;
+  if (c === undefined)
+    return null;
+  if (typeof c === "string")
+    return { url: c };
+  if (typeof c !== "object" || c === null || Array.isArray(c))
+    return bad('"coordinator" must be a URL or an object');
+  const o = c;
   for (const k of Object.keys(o))
-    if (!["schema", "coordinator", "repository", "ttl"].includes(k))
-      bad(`unknown key ${JSON.stringify(k).slice(0, 60)}`);
-  if (o.coordinator !== undefined && typeof o.coordinator !== "string")
-    bad("coordinator must be a string");
+    if (!["url", "repository", "ttl"].includes(k))
+      bad(`unknown coordinator key ${JSON.stringify(k).slice(0, 60)}`);
+  if (o.url !== undefined && typeof o.url !== "string")
+    bad('"coordinator.url" must be a string');
   if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository)))
-    bad("repository must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/");
+    bad('"coordinator.repository" must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/');
   if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || o.ttl < MIN_TTL || o.ttl > MAX_TTL))
-    bad(`ttl must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
+    bad(`"coordinator.ttl" must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
   return o;
 }
 function parseTtl(v, where) {
@@ -1575,7 +1582,7 @@ function resolveCoordinator(root, flag, env) {
     source = "env";
   } else {
     setting = readSetting(root);
-    url = setting?.coordinator;
+    url = setting?.url;
     source = "setting";
   }
   if (url === undefined || url === "files")
@@ -1591,15 +1598,15 @@ function resolveCoordinator(root, flag, env) {
   }
   return { kind: "etcd", url, repository, ttl, source };
 }
-var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, CoordinatorConfigError;
+var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
   init_errors();
   init_discover();
   init_read();
-  SETTING_FILE = path10.join(".unlazy", "coordinator.json");
+  SETTING_FILE = path10.join(".kbz", "settings.json");
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
-      super(message, { code: "coordinator-config", hint: "fix --coordinator, KBZ_COORDINATOR or .unlazy/coordinator.json" });
+      super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
       this.name = "CoordinatorError";
     }
   };

@@ -20,8 +20,8 @@ const HELP = `Actions:
   kbz coordinator export --scope S       copy S's waves, status log and session from etcd to the files
 
 The coordinator is --coordinator etcd://HOST:PORT[,HOST:PORT…], else KBZ_COORDINATOR, else
-"coordinator" in .unlazy/coordinator.json. A claim's etcd lease lives for its TTL ("ttl" in the
-setting or KBZ_LEASE_TTL, default 30 s) and is renewed by a keeper process the claim starts; a
+"coordinator" in .kbz/settings.json ("etcd://…", or {"url", "repository", "ttl"}). A claim's etcd
+lease lives for its TTL (coordinator.ttl or KBZ_LEASE_TTL, default 30 s) and is renewed by a keeper process the claim starts; a
 crashed machine's claims expire within one TTL. Import and export refuse while the scope holds
 leases on the source side (release them, then claim again on the other side) and when the
 destination already has different waves. Exit codes: 0 done (status: a quorum answered);

@@ -15,7 +15,7 @@ let n = 0;
 /** A copy of the pipe fixture with its own repository namespace on the shared cluster. */
 function repo(extra: Record<string, unknown> = {}): string {
   const dir = fixtureCopy("pipe");
-  writeTree(dir, { ".unlazy/coordinator.json": JSON.stringify({ repository: `t${process.pid}-${++n}`, ...extra }) });
+  writeTree(dir, { ".kbz/settings.json": JSON.stringify({ coordinator: { repository: `t${process.pid}-${++n}`, ...extra } }) });
   return dir;
 }
 
@@ -87,7 +87,7 @@ describe.skipIf(!etcdAvailable())("kbz with an etcd coordinator (real 3-member c
     const dir = repo();
     expect(kbz(["scope", "claim", "--scope", "web", "--coordinator", cluster.url], { cwd: dir }).code).toBe(0);
     const viaSetting = repo();
-    writeTree(viaSetting, { ".unlazy/coordinator.json": JSON.stringify({ coordinator: cluster.url, repository: JSON.parse(fs.readFileSync(path.join(dir, ".unlazy/coordinator.json"), "utf8")).repository }) });
+    writeTree(viaSetting, { ".kbz/settings.json": JSON.stringify({ coordinator: { url: cluster.url, repository: JSON.parse(fs.readFileSync(path.join(dir, ".kbz/settings.json"), "utf8")).coordinator.repository } }) });
     // A second clone of the same repository sees the first one's lease.
     expect(kbz(["scope", "claim", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("CONFLICT web/leaf-1 already holds a live lease; release it before claiming again\nCLAIM REFUSED (1 conflict(s))\n");
     expect(kbz(["scope", "release", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("released 1 lease(s) for web\n");
