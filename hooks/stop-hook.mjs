@@ -2173,6 +2173,7 @@ class EtcdStore {
       if (stopped)
         return;
       stop = this.client.watch(this.keys.root, String(BigInt(r.revision) + 1n), () => onChange(), () => onChange());
+      onChange();
     }, () => onChange());
     const off = () => {
       stopped = true;

@@ -93,8 +93,10 @@ describe.skipIf(!etcdAvailable())("coordinator race and faults (real 3-member et
 
   test("8 processes in 3 clones x 100 rounds, a member SIGKILLed mid-race: 0 overlapping holders, 0 lost releases, 0 stale leases", async () => {
     const started = Date.now();
+    const children: ReturnType<typeof spawn>[] = [];
     const workers = OWNS.map((globs, i) => {
       const child = spawn(BUN, [WORKER, JSON.stringify({ root: clones[i % 3], url: cluster.url, repository, leaf: `w${i}`, rounds: ROUNDS, globs, ttl: 10 })], { stdio: ["ignore", "pipe", "pipe"] });
+      children.push(child);
       let out = "";
       let errText = "";
       child.stdout.on("data", (c) => (out += c));
@@ -102,14 +104,36 @@ describe.skipIf(!etcdAvailable())("coordinator race and faults (real 3-member et
       return new Promise<any>((resolve, reject) => child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`worker ${i} exited ${code}: ${errText}`)))));
     });
     // Kill the leader once the race is well under way: the survivors elect a new one and claims go on.
-    await new Promise((r) => setTimeout(r, 2500));
-    const killed = await leader();
-    await cluster.kill(killed, "SIGKILL");
-    const killedAt = Date.now() - started;
-    const survivor = cluster.members.findIndex((m) => m.proc !== null);
-    const killRevision = BigInt((await post("/v3/kv/range", { key: Buffer.from("kbz/").toString("base64") }, survivor)).header.revision);
-    const summaries = await Promise.all(workers);
-    const wall = Date.now() - started;
+    let killed = -1;
+    let killedAt = 0;
+    let killRevision = 0n;
+    let survivor = 0;
+    let summaries: any[];
+    let wall: number;
+    try {
+      // Under way: about 50 grants and releases committed (a whole race makes ~400 revisions).
+      for (let rev = 0; rev < 100; ) {
+        await new Promise((r) => setTimeout(r, 50));
+        const r = await post("/v3/kv/range", { key: Buffer.from("kbz/").toString("base64") }).catch(() => null);
+        rev = Number(r?.header?.revision ?? 0);
+      }
+      killed = await leader();
+      await cluster.kill(killed, "SIGKILL");
+      killedAt = Date.now() - started;
+      survivor = cluster.members.findIndex((m) => m.proc !== null);
+      // The survivors answer once they have elected a new leader.
+      for (let tries = 0; killRevision === 0n && tries < 100; tries++) {
+        const r = await post("/v3/kv/range", { key: Buffer.from("kbz/").toString("base64") }, survivor).catch(() => null);
+        if (r?.header?.revision) killRevision = BigInt(r.header.revision);
+        else await new Promise((res) => setTimeout(res, 100));
+      }
+      summaries = await Promise.all(workers);
+      wall = Date.now() - started;
+    } finally {
+      // A failed race leaves no worker behind.
+      for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+      if (killed >= 0) await cluster.restart(killed);
+    }
 
     const alive = survivor;
     const hs = await holdings(port(alive), keysFor(repository).leases);
@@ -130,7 +154,6 @@ describe.skipIf(!etcdAvailable())("coordinator race and faults (real 3-member et
     expect((await post("/v3/kv/range", { key: Buffer.from(keysFor(repository).leases).toString("base64"), range_end: Buffer.from(keysFor(repository).leases.slice(0, -1) + "0").toString("base64") }, alive)).kvs ?? []).toEqual([]);
     expect((await post("/v3/lease/leases", {}, alive)).leases ?? []).toEqual([]);
     for (const c of clones) expect(fs.readdirSync(path.join(c, ".unlazy/locks")).filter((n) => n.endsWith(".held"))).toEqual([]);
-    await cluster.restart(killed);
   }, 600_000);
 
   test("two members stopped: a claim fails with exit 2, names the lost quorum, and nothing is granted", async () => {
@@ -148,8 +171,7 @@ describe.skipIf(!etcdAvailable())("coordinator race and faults (real 3-member et
     const st = kbz(["coordinator", "status"], { cwd: clone, env });
     expect(st.code).toBe(2);
     expect(st.stdout).toContain("unreachable");
-    await cluster.restart(0);
-    await cluster.restart(1);
+    await Promise.all([cluster.restart(0), cluster.restart(1)]);
     const after = await post("/v3/kv/range", { key: Buffer.from(keysFor(repository).leases).toString("base64"), range_end: Buffer.from(keysFor(repository).leases.slice(0, -1) + "0").toString("base64") });
     expect(after.kvs ?? []).toEqual([]);
     expect(fs.existsSync(path.join(clone, ".unlazy/locks")) ? fs.readdirSync(path.join(clone, ".unlazy/locks")).filter((n) => n.endsWith(".held")) : []).toEqual([]);

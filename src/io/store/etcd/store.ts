@@ -373,6 +373,8 @@ export class EtcdStore implements Store {
       (r) => {
         if (stopped) return;
         stop = this.client.watch(this.keys.root, String(BigInt(r.revision) + 1n), () => onChange(), () => onChange());
+        // Anything that changed between the caller's view and this watch's start revision.
+        onChange();
       },
       () => onChange(),
     );
