@@ -1,17 +1,21 @@
 // The yargs edge: one module per verb, registered explicitly (no commandDir in a bundle).
 import yargs, { type Argv } from "yargs";
-import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { UsageError } from "../core/errors.ts";
 import { VERSION } from "../version.ts";
-import { err, json, printProblems } from "./output.ts";
-export type ExitCode = 0 | 1 | 2;
+import { fail, type ExitCode } from "./envelope.ts";
+import { err } from "./output.ts";
+export type { ExitCode } from "./envelope.ts";
 
 export interface Verb {
   command: string | string[];
   describe: string;
   builder: (y: Argv) => Argv<any>;
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
-  /** A verb whose callers parse its errors (e.g. next's `{"action":"invalid"}`) reports usage errors itself. */
-  usageError?: (message: string, args: string[]) => ExitCode;
+  /**
+   * Keys an existing consumer reads in this verb's failure object (next: schedule.mjs's
+   * `{"action":"invalid","error":…}`), added to the envelope; the envelope itself is the same.
+   */
+  errorFields?: (message: string, args: string[]) => Record<string, unknown>;
 }
 
 // Each verb's module is loaded only when needed: a run names one verb, so only its code is
@@ -32,6 +36,7 @@ const VERB_MODULES: [name: string, load: () => Promise<Verb>][] = [
   ["skill", async () => (await import("./skill.ts")).verb],
   ["init", async () => (await import("./init.ts")).verb],
   ["dash", async () => (await import("./dash.ts")).verb],
+  ["coordinator", async () => (await import("./coordinator.ts")).verb],
   ["demo", async () => (await import("./dash.ts")).demoVerb],
 ];
 
@@ -65,6 +70,12 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .strict()
     // Only help is wrapped; asking process.stdout for its width would create the stream.
     .wrap(wantsHelp ? Math.min(100, process.stdout.columns || 100) : 100)
+    .option("coordinator", {
+      type: "string",
+      global: true,
+      requiresArg: true,
+      describe: "etcd://HOST:PORT[,HOST:PORT…]: leases, waves, status log, session and leaf states on an etcd cluster (or KBZ_COORDINATOR, or coordinator in .kbz/settings.json; files: the default)",
+    })
     .parserConfiguration({ "populate--": true })
     .exitProcess(false)
     .fail((msg, e) => {
@@ -87,23 +98,31 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       },
     } as any);
   }
-  const named = VERBS.find((v) => v.usageError && String(v.command).split(" ")[0] === args[0]);
+  const named = VERBS.find((v) => String(v.command).split(" ")[0] === args.find((a) => !a.startsWith("-")));
+  const failure = (e: unknown): ExitCode => {
+    // The scheduler's consumers match its error classes ("unknown or duplicate option", …).
+    if (named?.errorFields && e instanceof UsageError) e = new UsageError(usageMessage(e.message), e.hint === undefined ? {} : { hint: e.hint });
+    return fail(e, wantsJson, named?.errorFields?.(e instanceof Error ? e.message : String(e), args) ?? {});
+  };
   try {
     await y.parseAsync();
-    if (usageFailure !== null && named) return named.usageError!(usageFailure, args);
-    if (usageFailure !== null) {
-      err(`kbz: ${usageFailure}`);
-      err("run kbz --help for usage");
-      return 2;
-    }
+    if (usageFailure !== null) return failure(new UsageError(usageFailure));
     const run = chosen as { verb: Verb; argv: any } | null;
     if (!run) return 0;
     rejectRepeatedValues(run.argv, arrays);
+    if (COORDINATED.has(String(run.argv._?.[0] ?? ""))) await useCoordinator(run.argv);
     return await run.verb.handler(run.argv);
   } catch (e) {
-    if (named && e instanceof UsageError) return named.usageError!(e.message, args);
-    return reportFailure(e, wantsJson);
+    if ((e as Error)?.name === "YError") return failure(new UsageError((e as Error).message));
+    return failure(e);
   }
+}
+
+/** yargs' wording mapped onto the original scheduler's error classes (next and structure). */
+export function usageMessage(message: string): string {
+  if (/Unknown argument|more than once/i.test(message)) return `unknown or duplicate option (${message})`;
+  if (/Not enough arguments|needs a non-empty value/i.test(message)) return `missing option value (${message})`;
+  return message;
 }
 
 /** A value option given twice is ambiguous (which one wins?); a repeated boolean is harmless. */
@@ -116,23 +135,19 @@ function rejectRepeatedValues(argv: Record<string, unknown>, arrays: Set<string>
   }
 }
 
-function reportFailure(e: unknown, wantsJson: boolean): ExitCode {
-  if (e instanceof FileProblemsError) {
-    printProblems(e.problems);
-    if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: e.problems });
-    return 2;
+/** Verbs that read or write coordination state (leases, waves, log, session, leaf states). */
+const COORDINATED = new Set(["", "status", "scope", "wave", "next", "structure", "dash", "demo", "advance", "plan"]);
+
+/**
+ * Install the store for the command's root before it reads anything. With a coordinator, every
+ * lease this clone lost since its last command is reported first: its paths are no longer its own.
+ */
+async function useCoordinator(argv: { root?: string; coordinator?: string; scope?: string }): Promise<void> {
+  const { installStore } = await import("../io/store/active.ts");
+  const { rootFor } = await import("./context.ts");
+  const root = rootFor(argv);
+  const { lost } = await installStore(root, { flag: argv.coordinator, logScope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
+  for (const l of lost) {
+    err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run kbz scope claim --scope ${l.scope} --leaf ${l.leaf}`);
   }
-  if (e instanceof UsageError) {
-    err(`kbz: ${e.message}`);
-    err("run kbz --help for usage");
-    if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: e.message }] });
-    return 2;
-  }
-  if ((e as Error)?.name === "YError") {
-    err(`kbz: ${(e as Error).message}`);
-    err("run kbz --help for usage");
-    return 2;
-  }
-  err(`kbz: internal error: ${(e as Error)?.stack ?? String(e)}`);
-  return 2;
 }

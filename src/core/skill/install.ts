@@ -3,16 +3,28 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ensureRealDir, lstatOrNull, writeAtomic } from "../workspace/fs.ts";
+import { KbzError } from "../errors.ts";
 
-export type SkillAgent = "claude" | "codex";
+export type SkillAgent = "claude" | "codex" | "cursor" | "gemini";
+export const SKILL_AGENTS: readonly SkillAgent[] = ["claude", "codex", "cursor", "gemini"];
 
-/** Where each agent discovers skills: project-level, or in the user's home with `global`. */
+/**
+ * Where each agent discovers skills, project-level or in the home directory with `global`.
+ * Claude Code reads only `.claude/skills` (code.claude.com/docs/en/skills). Codex
+ * (developers.openai.com/codex/skills), Cursor (cursor.com/docs/skills) and Gemini CLI
+ * (gemini-cli docs/cli/skills.md) all read the shared `.agents/skills`, in the project and in
+ * `~`, so one copy there serves the three.
+ */
 export function skillDir(agent: SkillAgent, global: boolean, cwd: string, home: string, name: string): string {
   const base = global ? home : cwd;
   return path.join(base, agent === "claude" ? ".claude" : ".agents", "skills", name);
 }
 
-export class SkillInstallRefusal extends Error {}
+export class SkillInstallRefusal extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "skill-refused", file, hint: "move the file or directory out of the way, then run the command again" });
+  }
+}
 
 export interface SkillInstallOutcome {
   dir: string;
@@ -36,11 +48,11 @@ export function installFiles(base: string, dir: string, files: ReadonlyArray<rea
     const target = path.join(dir, rel);
     for (let d = path.dirname(target); d !== base && d.startsWith(base + path.sep); d = path.dirname(d)) {
       const st = lstatOrNull(d);
-      if (st && (st.isSymbolicLink() || !st.isDirectory())) throw new SkillInstallRefusal(`not a real directory: ${d}`);
+      if (st && (st.isSymbolicLink() || !st.isDirectory())) throw new SkillInstallRefusal("not a real directory", d);
     }
     const st = lstatOrNull(target);
     if (st && (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1)) {
-      throw new SkillInstallRefusal(`refusing to replace ${target}: it is not a regular single-link file`);
+      throw new SkillInstallRefusal("refusing to replace: it is not a regular single-link file", target);
     }
   }
   const written: string[] = [];
