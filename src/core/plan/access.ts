@@ -69,7 +69,7 @@ export function estimateOf(id: string, entry: unknown, file = "ACCESS.json"): nu
   const v = isObject(entry) ? entry.estimate : undefined;
   if (v === undefined) return undefined;
   if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || v > 1e9) {
-    throw new ScheduleInputError(`${id} estimate must be a positive number up to 1e9 (got ${JSON.stringify(v)})`, file);
+    throw new ScheduleInputError(`estimate of ${id} must be a positive number up to 1e9 (got ${JSON.stringify(v)})`, file);
   }
   return v;
 }
