@@ -383,7 +383,7 @@ function checkSelection(
     seen.add(id);
   }
   if (sel.launch.length > 0 && sel.launch.length + s.active.length > sel.slots) add("capacity-exceeded", String(sel.slots));
-  const launched: TaskRow[] = [];
+  const launched = [...seen].map((id) => byId.get(id)).filter((r): r is TaskRow => r !== undefined);
   for (const id of [...seen]) {
     const row = byId.get(id);
     if (!row) {
@@ -399,8 +399,9 @@ function checkSelection(
       const ar = byId.get(a);
       if (ar && (reach.related(a, id) || accessClash(row, ar))) add("parallel-conflict", `${a},${id}`);
     }
-    for (const x of launched) if (reach.related(x.id, id) || accessClash(row, x)) add("parallel-conflict", `${x.id},${id}`);
-    launched.push(row);
+    // Every other launched task, before and after it: a conflicting pair is reported in both
+    // orders, as the original counts it (issue 19).
+    for (const x of launched) if (x.id !== id && (reach.related(x.id, id) || accessClash(row, x))) add("parallel-conflict", `${x.id},${id}`);
   }
 }
 
@@ -408,9 +409,14 @@ function checkFinal(s: StructureState, add: (c: string, id: string) => void): vo
   const root = s.integrations.find((i) => i.file === "GATES.md");
   if (root?.gateStates[STRUCTURE_GATE] === "abandoned") add("abandoned-structure-gate", STRUCTURE_GATE);
   for (const r of s.rows) if (r.state !== "VERIFIED" || r.gates.some((g) => r.gateStates[g.id] !== "met")) add("unfinished-task", r.id);
-  for (const a of s.active) add("active-workers", a);
-  for (const l of s.leases) if (l.invalid || l.scope === s.scope) add("remaining-leases", l.leaf);
-  for (const w of s.waves) if (w.state !== "complete") add("unfinished-dispatch", w.id);
+  // One issue each however many workers, leases or waves remain, as the original counts them
+  // (issue 19); the id lists them all, sorted.
+  const once = (code: string, ids: string[]) => {
+    if (ids.length > 0) add(code, [...ids].sort().join(","));
+  };
+  once("active-workers", s.active);
+  once("remaining-leases", s.leases.filter((l) => l.invalid || l.scope === s.scope).map((l) => l.leaf));
+  once("unfinished-dispatch", s.waves.filter((w) => w.state !== "complete").map((w) => w.id));
   for (const i of s.integrations) {
     for (const g of i.gates) {
       if (i.file === "GATES.md" && g.id === STRUCTURE_GATE) continue;

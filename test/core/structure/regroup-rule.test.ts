@@ -112,15 +112,15 @@ function randomInput(seed: number): RegroupInput {
 }
 
 describe("regroup equals the literal scan", () => {
-  test("on 400 random plans of 3 to 60 tasks", () => {
+  test("on 300 random plans of 3 to 60 tasks", () => {
     let merged = 0;
-    for (let seed = 1; seed <= 400; seed++) {
+    for (let seed = 1; seed <= 300; seed++) {
       const input = randomInput(seed);
       const fast = regroup(input);
       const slow = literal(input);
       expect({ seed, ...fast }).toEqual({ seed, ...slow });
       merged += fast.merges.length;
     }
-    expect(merged).toBeGreaterThan(400); // the plans do exercise merging
-  });
+    expect(merged).toBeGreaterThan(300); // the plans do exercise merging
+  }, 60_000);
 });
