@@ -3,7 +3,7 @@
 // kbz Stop hook fallback for machines without the kbz binary: Node >= 16, no dependencies.
 // src/hook/entry.ts
 import * as fs8 from "node:fs";
-import * as path8 from "node:path";
+import * as path9 from "node:path";
 
 // src/core/errors.ts
 class KbzError extends Error {
@@ -31,6 +31,21 @@ function locate(file, line, message) {
     return message;
   return line === undefined || line === null ? `${file}: ${message}` : `${file}:${line}: ${message}`;
 }
+var READ_HINTS = {
+  ENOENT: "create the file or name an existing one",
+  UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
+  TOO_LARGE: "split the file or shorten it",
+  OUTSIDE: "keep the file inside the repository root",
+  IO: "check the file's permissions and the disk, then run the command again",
+  DECODE: "save the file as UTF-8 text without a byte-order mark"
+};
+
+class ReadError extends KbzError {
+  constructor(message, code, file, line) {
+    super(message, { code, file, line, hint: READ_HINTS[code] });
+  }
+}
+
 class UsageError extends KbzError {
   constructor(message, init = {}) {
     super(message, { code: "usage", hint: "run kbz --help for usage", ...init });
@@ -241,146 +256,15 @@ function internalFailure(message) {
 }
 
 // src/core/hook/guard.ts
-import * as fs4 from "node:fs";
-import * as path4 from "node:path";
+import * as fs5 from "node:fs";
+import * as path8 from "node:path";
 
-// src/core/workspace/read.ts
-import * as fs from "node:fs";
-import * as path from "node:path";
+// src/io/read.ts
+import * as fs2 from "node:fs";
+import * as path5 from "node:path";
+
+// src/core/text/decode.ts
 var MAX_LEDGER_BYTES = 8 * 1024 * 1024;
-var READ_HINTS = {
-  ENOENT: "create the file or name an existing one",
-  UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
-  TOO_LARGE: "split the file or shorten it",
-  OUTSIDE: "keep the file inside the repository root",
-  IO: "check the file's permissions and the disk, then run the command again"
-};
-
-class ReadError extends KbzError {
-  constructor(message, code, file) {
-    super(message, { code, file, hint: READ_HINTS[code] });
-  }
-}
-var FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
-function sameIdentity(a, b) {
-  return a.dev === b.dev && a.ino === b.ino;
-}
-function unchanged(a, b) {
-  return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-function isInside(parent, child) {
-  if (child === parent)
-    return true;
-  const base = parent.endsWith(path.sep) ? parent : parent + path.sep;
-  if (path.sep === "/" && child.startsWith(base) && !child.includes("/.."))
-    return true;
-  const rel = path.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
-}
-var scratch = null;
-var KEEP_SCRATCH_BYTES = 1024 * 1024;
-function keepScratch(buf) {
-  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES)
-    scratch = buf;
-}
-function realpathOf(file, cache) {
-  if (!cache)
-    return fs.realpathSync(file);
-  const dir = path.dirname(file);
-  let real = cache.get(dir);
-  if (real === undefined) {
-    real = fs.realpathSync(dir);
-    cache.set(dir, real);
-  }
-  return path.join(real, path.basename(file));
-}
-function readStableWith(file, opts, use) {
-  const single = `${opts.label} must be one unchanged regular single-link file`;
-  let fd;
-  try {
-    fd = fs.openSync(file, FLAGS);
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT") {
-      let exists = false;
-      try {
-        fs.lstatSync(file);
-        exists = true;
-      } catch {}
-      if (exists)
-        throw new ReadError(single, "UNSAFE", file);
-      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
-    }
-    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
-      throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot open ${opts.label}: ${e.code ?? e.message}`, "IO", file);
-  }
-  let buf = scratch;
-  scratch = null;
-  let total = 0;
-  let before;
-  try {
-    before = fs.fstatSync(fd, { bigint: true });
-    if (!before.isFile() || before.nlink !== 1n)
-      throw new ReadError(single, "UNSAFE", file);
-    if (before.size > BigInt(opts.maxBytes)) {
-      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-    }
-    if (opts.root) {
-      const real = realpathOf(file, opts.realDirs);
-      if (!isInside(opts.root, real))
-        throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
-    }
-    const size = Number(before.size);
-    const want = Math.min(size + 1, opts.maxBytes + 1);
-    if (!buf || buf.length < want)
-      buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
-    for (;; ) {
-      if (total === buf.length) {
-        if (total > opts.maxBytes)
-          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
-        buf.copy(grown, 0, 0, total);
-        buf = grown;
-      }
-      const n = fs.readSync(fd, buf, total, buf.length - total, null);
-      if (n === 0)
-        break;
-      total += n;
-      if (total > opts.maxBytes)
-        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-      if (total < buf.length && total >= size)
-        break;
-    }
-    if (BigInt(total) !== before.size)
-      throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
-    if (!opts.nameCheckedByCaller) {
-      const named = fs.lstatSync(file, { bigint: true });
-      if (!sameIdentity(before, named))
-        throw new ReadError(single, "UNSAFE", file);
-      if (!unchanged(before, named) || named.nlink !== 1n)
-        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
-    }
-  } catch (e) {
-    keepScratch(buf);
-    if (e instanceof ReadError)
-      throw e;
-    const code = e.code;
-    if (code === "ENOENT")
-      throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    return use(buf.subarray(0, total), before);
-  } finally {
-    keepScratch(buf);
-  }
-}
-function readStable(file, opts) {
-  return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
-}
 function firstInvalidUtf8(b) {
   let i = 0;
   const n = b.length;
@@ -436,308 +320,24 @@ function decodeLedgerText(b) {
   }
 }
 
-// src/core/workspace/fs.ts
-import * as fs2 from "node:fs";
-import * as path2 from "node:path";
-class WriteError extends KbzError {
-  constructor(message, file) {
-    super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
-  }
-}
-var NOFOLLOW = fs2.constants.O_NOFOLLOW ?? 0;
-function ensureRealDir(dir, root, mode = 448) {
-  const st = lstatOrNull(dir);
-  if (st) {
-    if (st.isSymbolicLink() || !st.isDirectory())
-      throw new WriteError("not a real directory", dir);
-    if (root && !isInside(root, fs2.realpathSync(dir)))
-      throw new WriteError("directory resolves outside the repository", dir);
-    return;
-  }
-  ensureRealDir(path2.dirname(dir), root, mode);
-  try {
-    fs2.mkdirSync(dir, { mode });
-  } catch (e) {
-    if (e.code !== "EEXIST")
-      throw e;
-  }
-  ensureRealDir(dir, root, mode);
-}
-function lstatOrNull(p) {
-  try {
-    return fs2.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function writeAtomic(target, data, opts = {}) {
-  const dir = path2.dirname(target);
-  if (opts.createParents)
-    ensureRealDir(dir, opts.root);
-  const dst = lstatOrNull(dir);
-  if (!dst || dst.isSymbolicLink() || !dst.isDirectory())
-    throw new WriteError("parent is not a real directory", dir);
-  if (opts.root) {
-    if (!isInside(opts.root, fs2.realpathSync(dir)))
-      throw new WriteError("refusing to write outside the repository", target);
-    const u = lstatOrNull(path2.join(opts.root, ".unlazy"));
-    if (u && (u.isSymbolicLink() || !u.isDirectory()))
-      throw new WriteError("must be a real directory", path2.join(opts.root, ".unlazy"));
-  }
-  const existing = lstatOrNull(target);
-  if (existing && (existing.isSymbolicLink() || !existing.isFile()))
-    throw new WriteError("refusing to replace a non-regular file", target);
-  const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
-  const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
-  const fd = fs2.openSync(tmp, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | NOFOLLOW, 384);
-  try {
-    try {
-      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-      let off = 0;
-      while (off < buf.length)
-        off += fs2.writeSync(fd, buf, off, buf.length - off);
-      fs2.fchmodSync(fd, mode);
-      fs2.fsyncSync(fd);
-    } finally {
-      fs2.closeSync(fd);
-    }
-    fs2.renameSync(tmp, target);
-  } catch (e) {
-    try {
-      fs2.unlinkSync(tmp);
-    } catch {}
-    throw e;
-  }
-  syncDir(dir);
-}
-function syncDir(dir) {
-  let fd = null;
-  try {
-    fd = fs2.openSync(dir, fs2.constants.O_RDONLY);
-    fs2.fsyncSync(fd);
-  } catch {} finally {
-    if (fd !== null)
-      fs2.closeSync(fd);
-  }
-}
-
-// src/core/workspace/lock.ts
-import * as fs3 from "node:fs";
-import * as os from "node:os";
-import * as path3 from "node:path";
-class LockTimeoutError extends KbzError {
-  constructor(message, file) {
-    super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
-  }
-}
-function canonicalTarget(target) {
-  let dir = path3.resolve(target);
-  const rest = [];
-  for (;; ) {
-    try {
-      return path3.join(fs3.realpathSync(dir), ...rest);
-    } catch {
-      const parent = path3.dirname(dir);
-      if (parent === dir)
-        return path3.resolve(target);
-      rest.unshift(path3.basename(dir));
-      dir = parent;
-    }
-  }
-}
-function lockPath(root, target) {
-  return path3.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
-}
-function pidAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0)
-    return false;
-  try {
-    process.kill(pid, 0);
+// src/core/workspace/inside.ts
+import * as path from "node:path";
+function isInside(parent, child) {
+  if (child === parent)
     return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function readOwner(file) {
-  try {
-    const o = JSON.parse(fs3.readFileSync(file, "utf8"));
-    if (o && typeof o.token === "string" && Number.isInteger(o.pid) && typeof o.host === "string")
-      return o;
-  } catch {}
-  return null;
-}
-function identity(file) {
-  try {
-    const st = fs3.lstatSync(file, { bigint: true });
-    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-  } catch {
-    return null;
-  }
-}
-function tryRecover(file, opts) {
-  const before = identity(file);
-  const owner = readOwner(file);
-  if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
-    return false;
-  if (before === null || identity(file) !== before)
-    return false;
-  const aside = `${file}.${randomHex(6)}.stale`;
-  try {
-    fs3.renameSync(file, aside);
-  } catch {
-    return false;
-  }
-  const moved = readOwner(aside);
-  if (!moved || moved.token !== owner.token) {
-    try {
-      fs3.renameSync(aside, file);
-    } catch {}
-    return false;
-  }
-  fs3.rmSync(aside, { force: true });
-  opts.onRecovered?.(owner, file);
-  return true;
-}
-async function withFileLock(root, target, fn, opts = {}) {
-  const file = lockPath(root, target);
-  ensureRealDir(path3.dirname(file), root);
-  const owner = {
-    token: randomHex(12),
-    pid: process.pid,
-    host: os.hostname(),
-    target: canonicalTarget(target),
-    at: new Date().toISOString()
-  };
-  const deadline = Date.now() + (opts.timeoutMs ?? 30000);
-  let lastCode = "EEXIST";
-  const staged = `${file}.${owner.token}.new`;
-  const fd = fs3.openSync(staged, fs3.constants.O_WRONLY | fs3.constants.O_CREAT | fs3.constants.O_EXCL | fs3.constants.O_NOFOLLOW, 384);
-  try {
-    fs3.writeSync(fd, JSON.stringify(owner));
-  } finally {
-    fs3.closeSync(fd);
-  }
-  for (;; ) {
-    try {
-      fs3.linkSync(staged, file);
-      fs3.rmSync(staged, { force: true });
-      break;
-    } catch (e) {
-      lastCode = e.code ?? "unknown";
-      if (lastCode !== "EEXIST") {
-        fs3.rmSync(staged, { force: true });
-        throw e;
-      }
-      if (tryRecover(file, opts))
-        continue;
-      if (Date.now() >= deadline) {
-        fs3.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for the lock (last filesystem error: ${lastCode})`, file);
-      }
-      await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    if (readOwner(file)?.token === owner.token)
-      fs3.rmSync(file, { force: true });
-  }
+  const base = parent.endsWith(path.sep) ? parent : parent + path.sep;
+  if (path.sep === "/" && child.startsWith(base) && !child.includes("/.."))
+    return true;
+  const rel = path.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 
-// src/core/hook/guard.ts
-var MAX_SESSIONS = 64;
-var MAX_STATE_BYTES = 1024 * 1024;
-var STATE_LOCK_TIMEOUT_MS = 1e4;
-var HEX24 = /^[0-9a-f]{24}$/;
-function statePath(target) {
-  if (target.discoveryErrors.length === 0 && target.scope) {
-    return path4.join(target.root, ".unlazy", target.scope, "hook-state.json");
-  }
-  return path4.join(target.root, ".unlazy-hook-state.json");
+// src/core/workspace/ids.ts
+var ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+var SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
+function isValidId(id) {
+  return ID_PATTERN.test(id) && id !== "." && id !== "..";
 }
-function sessionKey(sessionId, scope) {
-  return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
-}
-function normalizeState(raw) {
-  const sessions = Object.create(null);
-  const src = raw && typeof raw === "object" && !Array.isArray(raw) ? raw.sessions : null;
-  if (src && typeof src === "object" && !Array.isArray(src)) {
-    for (const [key, value] of Object.entries(src)) {
-      if (!HEX24.test(key) || !value || typeof value !== "object")
-        continue;
-      const e = value;
-      if (typeof e.hash !== "string" || !HEX24.test(e.hash))
-        continue;
-      if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0)
-        continue;
-      if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
-        continue;
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt };
-    }
-  }
-  return { schema: 1, sessions };
-}
-function countBlock(state, key, hash, now, opts = {}) {
-  const prev = state.sessions[key];
-  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
-  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
-  const all = Object.entries(state.sessions).filter(([k]) => k !== key);
-  all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
-  all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
-  const sessions = {};
-  for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
-    sessions[k] = v;
-  return { state: { schema: 1, sessions }, blocks };
-}
-function readState(file, root) {
-  let bytes;
-  try {
-    bytes = readStable(file, { label: "hook state", maxBytes: MAX_STATE_BYTES, root });
-  } catch (e) {
-    if (e instanceof ReadError && (e.code === "ENOENT" || e.code === "TOO_LARGE"))
-      return normalizeState(null);
-    throw e;
-  }
-  try {
-    return normalizeState(JSON.parse(bytes.toString("utf8")));
-  } catch {
-    return normalizeState(null);
-  }
-}
-async function recordBlock(target, key, hash, opts = {}) {
-  const file = statePath(target);
-  return withFileLock(target.root, file, () => {
-    const next = countBlock(readState(file, target.root), key, hash, new Date, opts);
-    writeAtomic(file, JSON.stringify(next.state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    return next.blocks;
-  }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-}
-async function clearSession(target, key) {
-  const file = statePath(target);
-  try {
-    fs4.lstatSync(file);
-  } catch {
-    return;
-  }
-  try {
-    await withFileLock(target.root, file, () => {
-      const state = readState(file, target.root);
-      if (!(key in state.sessions))
-        return;
-      delete state.sessions[key];
-      if (Object.keys(state.sessions).length === 0)
-        fs4.unlinkSync(file);
-      else
-        writeAtomic(file, JSON.stringify(state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-  } catch {}
-}
-
-// src/core/snapshot.ts
-import * as path7 from "node:path";
 
 // src/core/workspace/paths.ts
 function alreadyNormal(raw) {
@@ -787,6 +387,270 @@ function normalizeOwnsPathInFull(raw) {
     return { ok: false, error: `OWNS path cannot claim an implicit root: ${raw.trim()}` };
   return { ok: true, glob: kept.join("/") };
 }
+
+// src/core/dispatch/lease-record.ts
+var MAX_LEASE_BYTES = 64 * 1024;
+
+// src/core/dispatch/waves.ts
+import * as path2 from "node:path";
+class DispatchStateError extends KbzError {
+  wave;
+  constructor(message, wave = null, line = 1, file) {
+    super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
+    this.wave = wave;
+  }
+}
+var MAX_HANDLE = 256;
+var MAX_REASON = 500;
+var STATES = ["open", "sealed", "complete", "abandoned"];
+var WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
+var ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+function emptyDispatch() {
+  return { waves: new Map, extra: [] };
+}
+function show(id) {
+  return escapeField(id, 80);
+}
+function idMessage(kind) {
+  return `${kind} must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..`;
+}
+function isIso(v) {
+  return typeof v === "string" && ISO.test(v) && Number.isFinite(Date.parse(v));
+}
+function time(v) {
+  return Date.parse(v);
+}
+function printableProblem(field, v, max) {
+  if (typeof v !== "string")
+    return `${field} must be a string`;
+  if (hasUnsafe(v))
+    return `${field} must be printable`;
+  if (v.trim() !== v)
+    return `${field} must not have leading or trailing whitespace`;
+  if (v.length < 1 || v.length > max)
+    return `${field} must be 1..${max} characters`;
+  return null;
+}
+function isPlainObject(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function ownEntries(o) {
+  return Object.keys(o).map((k) => [k, o[k]]);
+}
+function readWave(id, raw) {
+  const fail = (msg) => {
+    throw new DispatchStateError(`wave ${show(id)}: ${msg}`, id);
+  };
+  if (!isValidId(id))
+    throw new DispatchStateError(`wave id ${show(id)} is invalid: ${idMessage("wave")}`, id);
+  if (!isPlainObject(raw))
+    fail("must be an object");
+  const w = raw;
+  const leaves = w.leaves;
+  if (!Array.isArray(leaves) || leaves.length === 0)
+    fail("leaves must be a non-empty array");
+  const seen = new Set;
+  for (const l of leaves) {
+    if (typeof l !== "string" || !isValidId(l))
+      fail(`leaf ${typeof l === "string" ? show(l) : "(not a string)"} is invalid: ${idMessage("leaf")}`);
+    if (seen.has(l))
+      fail(`duplicate leaf ${show(l)}`);
+    seen.add(l);
+  }
+  if (typeof w.state !== "string" || !STATES.includes(w.state))
+    fail("state must be open, sealed, complete or abandoned");
+  if (!isIso(w.openedAt))
+    fail("openedAt must be an ISO timestamp");
+  const wave = {
+    id,
+    leaves: [...leaves],
+    state: w.state,
+    openedAt: w.openedAt,
+    started: new Map,
+    returned: new Map,
+    extra: ownEntries(w).filter(([k]) => !WAVE_KEYS.has(k))
+  };
+  for (const key of ["sealedAt", "completedAt", "abandonedAt"]) {
+    if (!Object.hasOwn(w, key))
+      continue;
+    if (!isIso(w[key]))
+      fail(`${key} must be an ISO timestamp`);
+    wave[key] = w[key];
+  }
+  if (Object.hasOwn(w, "reason")) {
+    if (typeof w.reason !== "string")
+      fail("reason must be a string");
+    wave.reason = w.reason;
+  }
+  if (!isPlainObject(w.started))
+    fail("started must be an object");
+  for (const [leaf, s] of ownEntries(w.started)) {
+    if (!seen.has(leaf))
+      fail(`started leaf ${show(leaf)} is not declared`);
+    if (!isPlainObject(s))
+      fail(`start of ${show(leaf)} must be an object`);
+    const start = s;
+    const bad = printableProblem("handle", start.handle, MAX_HANDLE);
+    if (bad)
+      fail(`start of ${show(leaf)}: ${bad}`);
+    if (!isIso(start.at))
+      fail(`start of ${show(leaf)}: at must be an ISO timestamp`);
+    wave.started.set(leaf, { handle: start.handle, at: start.at });
+  }
+  if (!isPlainObject(w.returned))
+    fail("returned must be an object");
+  for (const [leaf, r] of ownEntries(w.returned)) {
+    if (!seen.has(leaf))
+      fail(`returned leaf ${show(leaf)} is not declared`);
+    if (!isPlainObject(r))
+      fail(`return of ${show(leaf)} must be an object`);
+    const at = r.at;
+    if (!isIso(at))
+      fail(`return of ${show(leaf)}: at must be an ISO timestamp`);
+    wave.returned.set(leaf, { at });
+  }
+  checkHistory(wave);
+  return wave;
+}
+function checkHistory(w) {
+  const fail = (msg) => {
+    throw new DispatchStateError(`wave ${show(w.id)}: ${msg}`, w.id);
+  };
+  const opened = time(w.openedAt);
+  const handles = new Map;
+  let latestStart = opened;
+  for (const [leaf, s] of w.started) {
+    const other = handles.get(s.handle);
+    if (other !== undefined)
+      fail(`handle ${show(s.handle)} is assigned to both ${show(other)} and ${show(leaf)}`);
+    handles.set(s.handle, leaf);
+    if (time(s.at) < opened)
+      fail(`start of ${show(leaf)} is earlier than openedAt`);
+    latestStart = Math.max(latestStart, time(s.at));
+  }
+  let latestReturn = -Infinity;
+  for (const [leaf, r] of w.returned) {
+    const s = w.started.get(leaf);
+    if (!s)
+      fail(`leaf ${show(leaf)} returned without being started`);
+    if (time(r.at) < time(s.at))
+      fail(`return of ${show(leaf)} is earlier than its start`);
+    latestReturn = Math.max(latestReturn, time(r.at));
+  }
+  const allStarted = w.leaves.every((l) => w.started.has(l));
+  const allReturned = w.leaves.every((l) => w.returned.has(l));
+  const needsSeal = w.state === "sealed" || w.state === "complete";
+  if (needsSeal && w.sealedAt === undefined)
+    fail(`sealedAt must be an ISO timestamp (required when ${w.state})`);
+  if (w.returned.size > 0 && w.sealedAt === undefined)
+    fail("contains returns without being sealed");
+  if (w.sealedAt !== undefined) {
+    if (!needsSeal && w.state !== "abandoned")
+      fail(`an ${w.state} wave must not have sealedAt`);
+    if (!allStarted)
+      fail(`sealed with missing starts for ${w.leaves.filter((l) => !w.started.has(l)).map(show).join(", ")}`);
+    if (time(w.sealedAt) < latestStart)
+      fail("sealedAt is earlier than a start");
+  }
+  for (const [leaf, r] of w.returned) {
+    if (w.sealedAt !== undefined && time(r.at) < time(w.sealedAt))
+      fail(`return of ${show(leaf)} is earlier than sealedAt`);
+  }
+  if (w.state === "sealed" && allReturned)
+    fail("a sealed wave cannot have every leaf returned (it is complete)");
+  if (w.state === "complete") {
+    if (!allReturned)
+      fail("a complete wave needs every leaf returned");
+    if (w.completedAt === undefined)
+      fail("completedAt must be an ISO timestamp (required when complete)");
+    if (time(w.completedAt) < Math.max(time(w.sealedAt), latestReturn))
+      fail("completedAt is earlier than the seal or a return");
+  } else if (w.completedAt !== undefined) {
+    fail(`a ${w.state} wave must not have completedAt`);
+  }
+  if (w.state === "abandoned") {
+    if (w.abandonedAt === undefined)
+      fail("abandonedAt must be an ISO timestamp (required when abandoned)");
+    if (w.reason === undefined)
+      fail("reason must be a string (required when abandoned)");
+    const bad = printableProblem("reason", w.reason, MAX_REASON);
+    if (bad)
+      fail(bad);
+    const prior = Math.max(latestStart, latestReturn, w.sealedAt !== undefined ? time(w.sealedAt) : opened);
+    if (time(w.abandonedAt) < prior)
+      fail("abandonedAt is earlier than an earlier transition");
+    if (allReturned)
+      fail("an abandoned wave cannot have every leaf returned");
+  } else if (w.abandonedAt !== undefined || w.reason !== undefined) {
+    fail(`a ${w.state} wave must not carry abandonment metadata`);
+  }
+}
+function validateDispatch(raw) {
+  if (!isPlainObject(raw))
+    throw new DispatchStateError("top level must be an object");
+  if (raw.schema !== 1)
+    throw new DispatchStateError("schema must be 1");
+  if (!isPlainObject(raw.waves))
+    throw new DispatchStateError("waves must be an object");
+  const waves = new Map;
+  for (const [id, w] of ownEntries(raw.waves))
+    waves.set(id, readWave(id, w));
+  return { waves, extra: ownEntries(raw).filter(([k]) => k !== "schema" && k !== "waves") };
+}
+function parseDispatch(text) {
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new DispatchStateError(`not valid JSON (${e.message})`);
+  }
+  return validateDispatch(raw);
+}
+function dispatchPath(root, scope) {
+  return path2.join(root, ".unlazy", scope, "dispatch.json");
+}
+function waveLine(text, wave) {
+  if (wave === null)
+    return 1;
+  const at = text.indexOf(JSON.stringify(wave) + ":");
+  if (at < 0)
+    return 1;
+  let line = 1;
+  for (let i = 0;i < at; i++)
+    if (text.charCodeAt(i) === 10)
+      line++;
+  return line;
+}
+function counts(w) {
+  return { s: w.started.size, r: w.returned.size, n: w.leaves.length };
+}
+function aggregateDispatch(s) {
+  const agg = { resolved: [], blocking: [], abandoned: [], error: null };
+  for (const id of [...s.waves.keys()].sort()) {
+    const w = s.waves.get(id);
+    const { s: st, r, n } = counts(w);
+    agg.resolved.push(`dispatch:${id}=${w.state};started=${st}/${n};returned=${r}/${n}`);
+    if (w.state === "open")
+      agg.blocking.push(`dispatch:${id} open (${st}/${n} started)`);
+    else if (w.state === "sealed")
+      agg.blocking.push(`dispatch:${id} sealed (${r}/${n} returned)`);
+    else if (w.state === "abandoned")
+      agg.abandoned.push(`dispatch:${id}`);
+  }
+  return agg;
+}
+function invalidAggregate(message, line = 1) {
+  return {
+    resolved: ["dispatch:PARSE=invalid"],
+    blocking: ["dispatch:PARSE invalid dispatch state"],
+    abandoned: [],
+    error: escapeField(message, MAX_REASON),
+    errorLine: line
+  };
+}
+
+// src/core/snapshot.ts
+import * as path3 from "node:path";
 
 // src/core/ledger/parse.ts
 var GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -1202,41 +1066,81 @@ function qualifiedId(ledger, g) {
   return `${ledger.stem}:${g.id}`;
 }
 
-// src/core/workspace/discover.ts
-import * as fs5 from "node:fs";
-import * as path5 from "node:path";
-var ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-var SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
-function isValidId(id) {
-  return ID_PATTERN.test(id) && id !== "." && id !== "..";
+// src/core/snapshot.ts
+function displayPath(root, file) {
+  return isInside(root, file) && file !== root ? path3.relative(root, file) : file;
 }
-function lstatOrNull2(p) {
+function entryFail(file, root, line, message) {
+  const display = displayPath(root, file);
+  return { file, display, stem: stemOf(file), ledger: null, problems: [{ file: display, line, message }], warnings: [], unreadable: true };
+}
+function unreadableEntry(file, root, line, message) {
+  return entryFail(file, root, line, message);
+}
+function ledgerEntry(file, root, decoded) {
+  if (!("text" in decoded))
+    return entryFail(file, root, decoded.line, decoded.message);
+  const display = displayPath(root, file);
+  const stem = stemOf(file);
+  const ledger = parseLedger(decoded.text, stem);
+  return {
+    file,
+    display,
+    stem,
+    ledger,
+    problems: ledger.errors.map((d) => d.portable ? { file: display, line: d.line, message: d.message, portable: d.portable } : { file: display, line: d.line, message: d.message }),
+    warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
+    unreadable: false
+  };
+}
+function buildSnapshot(target, ledgers, dispatch) {
+  const gates = [];
+  const problems = target.discoveryErrors.map((d) => ({
+    file: displayPath(target.root, d.path),
+    line: 1,
+    message: d.message
+  }));
+  for (const entry of ledgers) {
+    problems.push(...entry.problems);
+    const l = entry.ledger;
+    if (!l || entry.problems.length > 0)
+      continue;
+    for (const g of l.gates)
+      gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
+  }
+  return { target, ledgers, gates, problems, dispatch };
+}
+
+// src/io/discover.ts
+import * as fs from "node:fs";
+import * as path4 from "node:path";
+function lstatOrNull(p) {
   try {
-    return fs5.lstatSync(p);
+    return fs.lstatSync(p);
   } catch {
     return null;
   }
 }
 function unlazyDir(root) {
-  const dir = path5.join(root, ".unlazy");
-  const st = lstatOrNull2(dir);
+  const dir = path4.join(root, ".unlazy");
+  const st = lstatOrNull(dir);
   if (!st)
     return { dir, ok: false, exists: false };
-  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs5.realpathSync(dir)), exists: true };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs.realpathSync(dir)), exists: true };
 }
 function listScopes(root) {
   const u = unlazyDir(root);
   if (!u.ok)
     return [];
   const out = [];
-  for (const name of fs5.readdirSync(u.dir).sort()) {
+  for (const name of fs.readdirSync(u.dir).sort()) {
     if (name === "locks" || !isValidId(name))
       continue;
-    const p = path5.join(u.dir, name);
-    const st = lstatOrNull2(p);
+    const p = path4.join(u.dir, name);
+    const st = lstatOrNull(p);
     if (!st || !st.isDirectory() || st.isSymbolicLink())
       continue;
-    if (!isInside(root, fs5.realpathSync(p)))
+    if (!isInside(root, fs.realpathSync(p)))
       continue;
     out.push(name);
   }
@@ -1244,18 +1148,18 @@ function listScopes(root) {
 }
 function ledgerEntries(root, dir, errors) {
   const files = [];
-  const gates = path5.join(dir, "GATES.md");
-  if (lstatOrNull2(gates))
+  const gates = path4.join(dir, "GATES.md");
+  if (lstatOrNull(gates))
     files.push(gates);
-  const gdir = path5.join(dir, "gates");
-  const st = lstatOrNull2(gdir);
+  const gdir = path4.join(dir, "gates");
+  const st = lstatOrNull(gdir);
   if (st) {
-    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs5.realpathSync(gdir))) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs.realpathSync(gdir))) {
       errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
     } else {
-      for (const name of fs5.readdirSync(gdir).sort())
+      for (const name of fs.readdirSync(gdir).sort())
         if (name.endsWith(".md"))
-          files.push(path5.join(gdir, name));
+          files.push(path4.join(gdir, name));
     }
   }
   return files;
@@ -1263,7 +1167,7 @@ function ledgerEntries(root, dir, errors) {
 function resolveTarget(o) {
   const root = o.root;
   if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path5.resolve(root, f)), discoveryErrors: [] };
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path4.resolve(root, f)), discoveryErrors: [] };
   }
   const scopes = listScopes(root);
   if (o.scope) {
@@ -1272,8 +1176,8 @@ function resolveTarget(o) {
     if (scopes.includes(o.scope))
       return scopeTarget(root, o.scope);
     const u = unlazyDir(root);
-    const named = path5.join(u.dir, o.scope);
-    if (lstatOrNull2(named) || u.exists && !u.ok) {
+    const named = path4.join(u.dir, o.scope);
+    if (lstatOrNull(named) || u.exists && !u.ok) {
       return {
         root,
         mode: "scope",
@@ -1300,258 +1204,163 @@ function resolveTarget(o) {
 }
 function scopeTarget(root, scope) {
   const errors = [];
-  const files = ledgerEntries(root, path5.join(root, ".unlazy", scope), errors);
+  const files = ledgerEntries(root, path4.join(root, ".unlazy", scope), errors);
   return { root, mode: "scope", scope, files, discoveryErrors: errors };
 }
 function readBinding(root, scope) {
-  const file = path5.join(root, ".unlazy", scope, "session");
+  const file = path4.join(root, ".unlazy", scope, "session");
   try {
-    const fd = fs5.openSync(file, fs5.constants.O_RDONLY | fs5.constants.O_NOFOLLOW | fs5.constants.O_NONBLOCK);
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     try {
-      const st = fs5.fstatSync(fd);
+      const st = fs.fstatSync(fd);
       if (!st.isFile() || st.nlink !== 1 || st.size > 4096)
         return null;
       const buf = Buffer.alloc(4097);
-      const n = fs5.readSync(fd, buf, 0, buf.length, 0);
+      const n = fs.readSync(fd, buf, 0, buf.length, 0);
       return buf.subarray(0, n).toString("utf8").trim();
     } finally {
-      fs5.closeSync(fd);
+      fs.closeSync(fd);
     }
   } catch {
     return null;
   }
 }
 
-// src/core/dispatch/waves.ts
-import * as path6 from "node:path";
-class DispatchStateError extends KbzError {
-  wave;
-  constructor(message, wave = null, line = 1, file) {
-    super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
-    this.wave = wave;
-  }
-}
-var MAX_HANDLE = 256;
-var MAX_REASON = 500;
+// src/io/read.ts
 var RACE_RETRIES = 4;
-var STATES = ["open", "sealed", "complete", "abandoned"];
-var WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
-var ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-function emptyDispatch() {
-  return { waves: new Map, extra: [] };
+var MAX_LOG_BYTES = 8 * 1024 * 1024;
+var FLAGS = fs2.constants.O_RDONLY | (fs2.constants.O_NOFOLLOW ?? 0) | (fs2.constants.O_NONBLOCK ?? 0);
+function sameIdentity(a, b) {
+  return a.dev === b.dev && a.ino === b.ino;
 }
-function show(id) {
-  return escapeField(id, 80);
+function unchanged(a, b) {
+  return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
-function idMessage(kind) {
-  return `${kind} must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..`;
+var scratch = null;
+var KEEP_SCRATCH_BYTES = 1024 * 1024;
+function keepScratch(buf) {
+  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES)
+    scratch = buf;
 }
-function isIso(v) {
-  return typeof v === "string" && ISO.test(v) && Number.isFinite(Date.parse(v));
+function realpathOf(file, cache) {
+  if (!cache)
+    return fs2.realpathSync(file);
+  const dir = path5.dirname(file);
+  let real = cache.get(dir);
+  if (real === undefined) {
+    real = fs2.realpathSync(dir);
+    cache.set(dir, real);
+  }
+  return path5.join(real, path5.basename(file));
 }
-function time(v) {
-  return Date.parse(v);
+function readStableWith(file, opts, use) {
+  return stableRead(file, opts, use, true);
 }
-function printableProblem(field, v, max) {
-  if (typeof v !== "string")
-    return `${field} must be a string`;
-  if (hasUnsafe(v))
-    return `${field} must be printable`;
-  if (v.trim() !== v)
-    return `${field} must not have leading or trailing whitespace`;
-  if (v.length < 1 || v.length > max)
-    return `${field} must be 1..${max} characters`;
-  return null;
-}
-function isPlainObject(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-function ownEntries(o) {
-  return Object.keys(o).map((k) => [k, o[k]]);
-}
-function readWave(id, raw) {
-  const fail = (msg) => {
-    throw new DispatchStateError(`wave ${show(id)}: ${msg}`, id);
-  };
-  if (!isValidId(id))
-    throw new DispatchStateError(`wave id ${show(id)} is invalid: ${idMessage("wave")}`, id);
-  if (!isPlainObject(raw))
-    fail("must be an object");
-  const w = raw;
-  const leaves = w.leaves;
-  if (!Array.isArray(leaves) || leaves.length === 0)
-    fail("leaves must be a non-empty array");
-  const seen = new Set;
-  for (const l of leaves) {
-    if (typeof l !== "string" || !isValidId(l))
-      fail(`leaf ${typeof l === "string" ? show(l) : "(not a string)"} is invalid: ${idMessage("leaf")}`);
-    if (seen.has(l))
-      fail(`duplicate leaf ${show(l)}`);
-    seen.add(l);
-  }
-  if (typeof w.state !== "string" || !STATES.includes(w.state))
-    fail("state must be open, sealed, complete or abandoned");
-  if (!isIso(w.openedAt))
-    fail("openedAt must be an ISO timestamp");
-  const wave = {
-    id,
-    leaves: [...leaves],
-    state: w.state,
-    openedAt: w.openedAt,
-    started: new Map,
-    returned: new Map,
-    extra: ownEntries(w).filter(([k]) => !WAVE_KEYS.has(k))
-  };
-  for (const key of ["sealedAt", "completedAt", "abandonedAt"]) {
-    if (!Object.hasOwn(w, key))
-      continue;
-    if (!isIso(w[key]))
-      fail(`${key} must be an ISO timestamp`);
-    wave[key] = w[key];
-  }
-  if (Object.hasOwn(w, "reason")) {
-    if (typeof w.reason !== "string")
-      fail("reason must be a string");
-    wave.reason = w.reason;
-  }
-  if (!isPlainObject(w.started))
-    fail("started must be an object");
-  for (const [leaf, s] of ownEntries(w.started)) {
-    if (!seen.has(leaf))
-      fail(`started leaf ${show(leaf)} is not declared`);
-    if (!isPlainObject(s))
-      fail(`start of ${show(leaf)} must be an object`);
-    const start = s;
-    const bad = printableProblem("handle", start.handle, MAX_HANDLE);
-    if (bad)
-      fail(`start of ${show(leaf)}: ${bad}`);
-    if (!isIso(start.at))
-      fail(`start of ${show(leaf)}: at must be an ISO timestamp`);
-    wave.started.set(leaf, { handle: start.handle, at: start.at });
-  }
-  if (!isPlainObject(w.returned))
-    fail("returned must be an object");
-  for (const [leaf, r] of ownEntries(w.returned)) {
-    if (!seen.has(leaf))
-      fail(`returned leaf ${show(leaf)} is not declared`);
-    if (!isPlainObject(r))
-      fail(`return of ${show(leaf)} must be an object`);
-    const at = r.at;
-    if (!isIso(at))
-      fail(`return of ${show(leaf)}: at must be an ISO timestamp`);
-    wave.returned.set(leaf, { at });
-  }
-  checkHistory(wave);
-  return wave;
-}
-function checkHistory(w) {
-  const fail = (msg) => {
-    throw new DispatchStateError(`wave ${show(w.id)}: ${msg}`, w.id);
-  };
-  const opened = time(w.openedAt);
-  const handles = new Map;
-  let latestStart = opened;
-  for (const [leaf, s] of w.started) {
-    const other = handles.get(s.handle);
-    if (other !== undefined)
-      fail(`handle ${show(s.handle)} is assigned to both ${show(other)} and ${show(leaf)}`);
-    handles.set(s.handle, leaf);
-    if (time(s.at) < opened)
-      fail(`start of ${show(leaf)} is earlier than openedAt`);
-    latestStart = Math.max(latestStart, time(s.at));
-  }
-  let latestReturn = -Infinity;
-  for (const [leaf, r] of w.returned) {
-    const s = w.started.get(leaf);
-    if (!s)
-      fail(`leaf ${show(leaf)} returned without being started`);
-    if (time(r.at) < time(s.at))
-      fail(`return of ${show(leaf)} is earlier than its start`);
-    latestReturn = Math.max(latestReturn, time(r.at));
-  }
-  const allStarted = w.leaves.every((l) => w.started.has(l));
-  const allReturned = w.leaves.every((l) => w.returned.has(l));
-  const needsSeal = w.state === "sealed" || w.state === "complete";
-  if (needsSeal && w.sealedAt === undefined)
-    fail(`sealedAt must be an ISO timestamp (required when ${w.state})`);
-  if (w.returned.size > 0 && w.sealedAt === undefined)
-    fail("contains returns without being sealed");
-  if (w.sealedAt !== undefined) {
-    if (!needsSeal && w.state !== "abandoned")
-      fail(`an ${w.state} wave must not have sealedAt`);
-    if (!allStarted)
-      fail(`sealed with missing starts for ${w.leaves.filter((l) => !w.started.has(l)).map(show).join(", ")}`);
-    if (time(w.sealedAt) < latestStart)
-      fail("sealedAt is earlier than a start");
-  }
-  for (const [leaf, r] of w.returned) {
-    if (w.sealedAt !== undefined && time(r.at) < time(w.sealedAt))
-      fail(`return of ${show(leaf)} is earlier than sealedAt`);
-  }
-  if (w.state === "sealed" && allReturned)
-    fail("a sealed wave cannot have every leaf returned (it is complete)");
-  if (w.state === "complete") {
-    if (!allReturned)
-      fail("a complete wave needs every leaf returned");
-    if (w.completedAt === undefined)
-      fail("completedAt must be an ISO timestamp (required when complete)");
-    if (time(w.completedAt) < Math.max(time(w.sealedAt), latestReturn))
-      fail("completedAt is earlier than the seal or a return");
-  } else if (w.completedAt !== undefined) {
-    fail(`a ${w.state} wave must not have completedAt`);
-  }
-  if (w.state === "abandoned") {
-    if (w.abandonedAt === undefined)
-      fail("abandonedAt must be an ISO timestamp (required when abandoned)");
-    if (w.reason === undefined)
-      fail("reason must be a string (required when abandoned)");
-    const bad = printableProblem("reason", w.reason, MAX_REASON);
-    if (bad)
-      fail(bad);
-    const prior = Math.max(latestStart, latestReturn, w.sealedAt !== undefined ? time(w.sealedAt) : opened);
-    if (time(w.abandonedAt) < prior)
-      fail("abandonedAt is earlier than an earlier transition");
-    if (allReturned)
-      fail("an abandoned wave cannot have every leaf returned");
-  } else if (w.abandonedAt !== undefined || w.reason !== undefined) {
-    fail(`a ${w.state} wave must not carry abandonment metadata`);
-  }
-}
-function validateDispatch(raw) {
-  if (!isPlainObject(raw))
-    throw new DispatchStateError("top level must be an object");
-  if (raw.schema !== 1)
-    throw new DispatchStateError("schema must be 1");
-  if (!isPlainObject(raw.waves))
-    throw new DispatchStateError("waves must be an object");
-  const waves = new Map;
-  for (const [id, w] of ownEntries(raw.waves))
-    waves.set(id, readWave(id, w));
-  return { waves, extra: ownEntries(raw).filter(([k]) => k !== "schema" && k !== "waves") };
-}
-function parseDispatch(text) {
-  let raw;
+function stableRead(file, opts, use, checkName) {
+  const single = `${opts.label} must be one unchanged regular single-link file`;
+  let fd;
   try {
-    raw = JSON.parse(text);
+    fd = fs2.openSync(file, FLAGS);
   } catch (e) {
-    throw new DispatchStateError(`not valid JSON (${e.message})`);
+    const code = e.code;
+    if (code === "ENOENT") {
+      let exists = false;
+      try {
+        fs2.lstatSync(file);
+        exists = true;
+      } catch {}
+      if (exists)
+        throw new ReadError(single, "UNSAFE", file);
+      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
+    }
+    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot open ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   }
-  return validateDispatch(raw);
+  let buf = scratch;
+  scratch = null;
+  let total = 0;
+  let before;
+  try {
+    before = fs2.fstatSync(fd, { bigint: true });
+    if (!before.isFile() || before.nlink !== 1n)
+      throw new ReadError(single, "UNSAFE", file);
+    if (before.size > BigInt(opts.maxBytes)) {
+      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+    }
+    if (opts.root) {
+      const real = realpathOf(file, opts.realDirs);
+      if (!isInside(opts.root, real))
+        throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
+    }
+    const size = Number(before.size);
+    const want = Math.min(size + 1, opts.maxBytes + 1);
+    if (!buf || buf.length < want)
+      buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
+    for (;; ) {
+      if (total === buf.length) {
+        if (total > opts.maxBytes)
+          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
+        buf.copy(grown, 0, 0, total);
+        buf = grown;
+      }
+      const n = fs2.readSync(fd, buf, total, buf.length - total, null);
+      if (n === 0)
+        break;
+      total += n;
+      if (total > opts.maxBytes)
+        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+      if (total < buf.length && total >= size)
+        break;
+    }
+    if (BigInt(total) !== before.size)
+      throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+    if (checkName) {
+      const named = fs2.lstatSync(file, { bigint: true });
+      if (!sameIdentity(before, named))
+        throw new ReadError(single, "UNSAFE", file);
+      if (!unchanged(before, named) || named.nlink !== 1n)
+        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+    }
+  } catch (e) {
+    keepScratch(buf);
+    if (e instanceof ReadError)
+      throw e;
+    const code = e.code;
+    if (code === "ENOENT")
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
+  } finally {
+    fs2.closeSync(fd);
+  }
+  try {
+    return use(buf.subarray(0, total), before);
+  } finally {
+    keepScratch(buf);
+  }
 }
-function dispatchPath(root, scope) {
-  return path6.join(root, ".unlazy", scope, "dispatch.json");
+function readStable(file, opts) {
+  return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
 }
-function waveLine(text, wave) {
-  if (wave === null)
-    return 1;
-  const at = text.indexOf(JSON.stringify(wave) + ":");
-  if (at < 0)
-    return 1;
-  let line = 1;
-  for (let i = 0;i < at; i++)
-    if (text.charCodeAt(i) === 10)
-      line++;
-  return line;
+function loadLedgerFile(file, root, constrainToRoot, realDirs) {
+  let decoded;
+  try {
+    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
+    decoded = readStableWith(file, opts, decodeLedgerText);
+  } catch (e) {
+    if (e instanceof ReadError)
+      return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
+    throw e;
+  }
+  return ledgerEntry(file, root, decoded);
+}
+function loadSnapshot(target, load = loadLedgerFile) {
+  const constrained = target.mode !== "explicit";
+  const realDirs = new Map;
+  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
+  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  return buildSnapshot(target, ledgers, dispatch);
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -1567,7 +1376,7 @@ function loadDispatch(root, scope) {
         continue;
       }
       if (e instanceof ReadError)
-        throw new DispatchStateError(e.message);
+        throw new DispatchStateError(e.message, null, 1, e.file);
       throw e;
     }
   }
@@ -1578,33 +1387,6 @@ function loadDispatch(root, scope) {
       throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
     throw e;
   }
-}
-function counts(w) {
-  return { s: w.started.size, r: w.returned.size, n: w.leaves.length };
-}
-function aggregateDispatch(s) {
-  const agg = { resolved: [], blocking: [], abandoned: [], error: null };
-  for (const id of [...s.waves.keys()].sort()) {
-    const w = s.waves.get(id);
-    const { s: st, r, n } = counts(w);
-    agg.resolved.push(`dispatch:${id}=${w.state};started=${st}/${n};returned=${r}/${n}`);
-    if (w.state === "open")
-      agg.blocking.push(`dispatch:${id} open (${st}/${n} started)`);
-    else if (w.state === "sealed")
-      agg.blocking.push(`dispatch:${id} sealed (${r}/${n} returned)`);
-    else if (w.state === "abandoned")
-      agg.abandoned.push(`dispatch:${id}`);
-  }
-  return agg;
-}
-function invalidAggregate(message, line = 1) {
-  return {
-    resolved: ["dispatch:PARSE=invalid"],
-    blocking: ["dispatch:PARSE invalid dispatch state"],
-    abandoned: [],
-    error: escapeField(message, MAX_REASON),
-    errorLine: line
-  };
 }
 function dispatchStatus(root, scope) {
   if (!scope)
@@ -1618,66 +1400,304 @@ function dispatchStatus(root, scope) {
   }
 }
 
-// src/core/snapshot.ts
-function displayPath(root, file) {
-  return isInside(root, file) && file !== root ? path7.relative(root, file) : file;
+// src/core/workspace/fs.ts
+import * as fs3 from "node:fs";
+import * as path6 from "node:path";
+class WriteError extends KbzError {
+  constructor(message, file) {
+    super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+  }
 }
-function loadLedgerFile(file, root, constrainToRoot, realDirs) {
-  const display = displayPath(root, file);
-  const stem = stemOf(file);
-  const fail = (line, message, unreadable) => ({
-    file,
-    display,
-    stem,
-    ledger: null,
-    problems: [{ file: display, line, message }],
-    warnings: [],
-    unreadable
-  });
-  let decoded;
+var NOFOLLOW = fs3.constants.O_NOFOLLOW ?? 0;
+function ensureRealDir(dir, root, mode = 448) {
+  const st = lstatOrNull2(dir);
+  if (st) {
+    if (st.isSymbolicLink() || !st.isDirectory())
+      throw new WriteError("not a real directory", dir);
+    if (root && !isInside(root, fs3.realpathSync(dir)))
+      throw new WriteError("directory resolves outside the repository", dir);
+    return;
+  }
+  ensureRealDir(path6.dirname(dir), root, mode);
   try {
-    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
-    decoded = readStableWith(file, opts, decodeLedgerText);
+    fs3.mkdirSync(dir, { mode });
   } catch (e) {
-    if (e instanceof ReadError) {
-      const msg = e.code === "ENOENT" ? "no such gate file" : e.message;
-      return fail(1, msg, true);
+    if (e.code !== "EEXIST")
+      throw e;
+  }
+  ensureRealDir(dir, root, mode);
+}
+function lstatOrNull2(p) {
+  try {
+    return fs3.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+function writeAtomic(target, data, opts = {}) {
+  const dir = path6.dirname(target);
+  if (opts.createParents)
+    ensureRealDir(dir, opts.root);
+  const dst = lstatOrNull2(dir);
+  if (!dst || dst.isSymbolicLink() || !dst.isDirectory())
+    throw new WriteError("parent is not a real directory", dir);
+  if (opts.root) {
+    if (!isInside(opts.root, fs3.realpathSync(dir)))
+      throw new WriteError("refusing to write outside the repository", target);
+    const u = lstatOrNull2(path6.join(opts.root, ".unlazy"));
+    if (u && (u.isSymbolicLink() || !u.isDirectory()))
+      throw new WriteError("must be a real directory", path6.join(opts.root, ".unlazy"));
+  }
+  const existing = lstatOrNull2(target);
+  if (existing && (existing.isSymbolicLink() || !existing.isFile()))
+    throw new WriteError("refusing to replace a non-regular file", target);
+  const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
+  const fd = fs3.openSync(tmp, fs3.constants.O_WRONLY | fs3.constants.O_CREAT | fs3.constants.O_EXCL | NOFOLLOW, 384);
+  try {
+    try {
+      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+      let off = 0;
+      while (off < buf.length)
+        off += fs3.writeSync(fd, buf, off, buf.length - off);
+      fs3.fchmodSync(fd, mode);
+      fs3.fsyncSync(fd);
+    } finally {
+      fs3.closeSync(fd);
     }
+    fs3.renameSync(tmp, target);
+  } catch (e) {
+    try {
+      fs3.unlinkSync(tmp);
+    } catch {}
     throw e;
   }
-  if (!("text" in decoded))
-    return fail(decoded.line, decoded.message, true);
-  const ledger = parseLedger(decoded.text, stem);
-  return {
-    file,
-    display,
-    stem,
-    ledger,
-    problems: ledger.errors.map((d) => d.portable ? { file: display, line: d.line, message: d.message, portable: d.portable } : { file: display, line: d.line, message: d.message }),
-    warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
-    unreadable: false
-  };
+  syncDir(dir);
 }
-function loadSnapshot(target, load = loadLedgerFile) {
-  const constrained = target.mode !== "explicit";
-  const realDirs = new Map;
-  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const gates = [];
-  const problems = target.discoveryErrors.map((d) => ({
-    file: displayPath(target.root, d.path),
-    line: 1,
-    message: d.message
-  }));
-  for (const entry of ledgers) {
-    problems.push(...entry.problems);
-    const l = entry.ledger;
-    if (!l || entry.problems.length > 0)
-      continue;
-    for (const g of l.gates)
-      gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
+function syncDir(dir) {
+  let fd = null;
+  try {
+    fd = fs3.openSync(dir, fs3.constants.O_RDONLY);
+    fs3.fsyncSync(fd);
+  } catch {} finally {
+    if (fd !== null)
+      fs3.closeSync(fd);
   }
-  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return { target, ledgers, gates, problems, dispatch };
+}
+
+// src/core/workspace/lock.ts
+import * as fs4 from "node:fs";
+import * as os from "node:os";
+import * as path7 from "node:path";
+class LockTimeoutError extends KbzError {
+  constructor(message, file) {
+    super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+  }
+}
+function canonicalTarget(target) {
+  let dir = path7.resolve(target);
+  const rest = [];
+  for (;; ) {
+    try {
+      return path7.join(fs4.realpathSync(dir), ...rest);
+    } catch {
+      const parent = path7.dirname(dir);
+      if (parent === dir)
+        return path7.resolve(target);
+      rest.unshift(path7.basename(dir));
+      dir = parent;
+    }
+  }
+}
+function lockPath(root, target) {
+  return path7.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
+}
+function pidAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0)
+    return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function readOwner(file) {
+  try {
+    const o = JSON.parse(fs4.readFileSync(file, "utf8"));
+    if (o && typeof o.token === "string" && Number.isInteger(o.pid) && typeof o.host === "string")
+      return o;
+  } catch {}
+  return null;
+}
+function identity(file) {
+  try {
+    const st = fs4.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+function tryRecover(file, opts) {
+  const before = identity(file);
+  const owner = readOwner(file);
+  if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
+    return false;
+  if (before === null || identity(file) !== before)
+    return false;
+  const aside = `${file}.${randomHex(6)}.stale`;
+  try {
+    fs4.renameSync(file, aside);
+  } catch {
+    return false;
+  }
+  const moved = readOwner(aside);
+  if (!moved || moved.token !== owner.token) {
+    try {
+      fs4.renameSync(aside, file);
+    } catch {}
+    return false;
+  }
+  fs4.rmSync(aside, { force: true });
+  opts.onRecovered?.(owner, file);
+  return true;
+}
+async function withFileLock(root, target, fn, opts = {}) {
+  const file = lockPath(root, target);
+  ensureRealDir(path7.dirname(file), root);
+  const owner = {
+    token: randomHex(12),
+    pid: process.pid,
+    host: os.hostname(),
+    target: canonicalTarget(target),
+    at: new Date().toISOString()
+  };
+  const deadline = Date.now() + (opts.timeoutMs ?? 30000);
+  let lastCode = "EEXIST";
+  const staged = `${file}.${owner.token}.new`;
+  const fd = fs4.openSync(staged, fs4.constants.O_WRONLY | fs4.constants.O_CREAT | fs4.constants.O_EXCL | fs4.constants.O_NOFOLLOW, 384);
+  try {
+    fs4.writeSync(fd, JSON.stringify(owner));
+  } finally {
+    fs4.closeSync(fd);
+  }
+  for (;; ) {
+    try {
+      fs4.linkSync(staged, file);
+      fs4.rmSync(staged, { force: true });
+      break;
+    } catch (e) {
+      lastCode = e.code ?? "unknown";
+      if (lastCode !== "EEXIST") {
+        fs4.rmSync(staged, { force: true });
+        throw e;
+      }
+      if (tryRecover(file, opts))
+        continue;
+      if (Date.now() >= deadline) {
+        fs4.rmSync(staged, { force: true });
+        throw new LockTimeoutError(`timed out waiting for the lock (last filesystem error: ${lastCode})`, file);
+      }
+      await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    if (readOwner(file)?.token === owner.token)
+      fs4.rmSync(file, { force: true });
+  }
+}
+
+// src/core/hook/guard.ts
+var MAX_SESSIONS = 64;
+var MAX_STATE_BYTES = 1024 * 1024;
+var STATE_LOCK_TIMEOUT_MS = 1e4;
+var HEX24 = /^[0-9a-f]{24}$/;
+function statePath(target) {
+  if (target.discoveryErrors.length === 0 && target.scope) {
+    return path8.join(target.root, ".unlazy", target.scope, "hook-state.json");
+  }
+  return path8.join(target.root, ".unlazy-hook-state.json");
+}
+function sessionKey(sessionId, scope) {
+  return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
+}
+function normalizeState(raw) {
+  const sessions = Object.create(null);
+  const src = raw && typeof raw === "object" && !Array.isArray(raw) ? raw.sessions : null;
+  if (src && typeof src === "object" && !Array.isArray(src)) {
+    for (const [key, value] of Object.entries(src)) {
+      if (!HEX24.test(key) || !value || typeof value !== "object")
+        continue;
+      const e = value;
+      if (typeof e.hash !== "string" || !HEX24.test(e.hash))
+        continue;
+      if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0)
+        continue;
+      if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
+        continue;
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt };
+    }
+  }
+  return { schema: 1, sessions };
+}
+function countBlock(state, key, hash, now, opts = {}) {
+  const prev = state.sessions[key];
+  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
+  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
+  const all = Object.entries(state.sessions).filter(([k]) => k !== key);
+  all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
+  all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
+  const sessions = {};
+  for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
+    sessions[k] = v;
+  return { state: { schema: 1, sessions }, blocks };
+}
+function readState(file, root) {
+  let bytes;
+  try {
+    bytes = readStable(file, { label: "hook state", maxBytes: MAX_STATE_BYTES, root });
+  } catch (e) {
+    if (e instanceof ReadError && (e.code === "ENOENT" || e.code === "TOO_LARGE"))
+      return normalizeState(null);
+    throw e;
+  }
+  try {
+    return normalizeState(JSON.parse(bytes.toString("utf8")));
+  } catch {
+    return normalizeState(null);
+  }
+}
+async function recordBlock(target, key, hash, opts = {}) {
+  const file = statePath(target);
+  return withFileLock(target.root, file, () => {
+    const next = countBlock(readState(file, target.root), key, hash, new Date, opts);
+    writeAtomic(file, JSON.stringify(next.state, null, 2) + `
+`, { root: target.root, mode: 384 });
+    return next.blocks;
+  }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
+}
+async function clearSession(target, key) {
+  const file = statePath(target);
+  try {
+    fs5.lstatSync(file);
+  } catch {
+    return;
+  }
+  try {
+    await withFileLock(target.root, file, () => {
+      const state = readState(file, target.root);
+      if (!(key in state.sessions))
+        return;
+      delete state.sessions[key];
+      if (Object.keys(state.sessions).length === 0)
+        fs5.unlinkSync(file);
+      else
+        writeAtomic(file, JSON.stringify(state, null, 2) + `
+`, { root: target.root, mode: 384 });
+    }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
+  } catch {}
 }
 
 // src/core/util/fdwrite.ts
@@ -1974,7 +1994,7 @@ function existingDirectory(dir) {
 }
 function has(dir, name) {
   try {
-    fs8.lstatSync(path8.join(dir, name));
+    fs8.lstatSync(path9.join(dir, name));
     return true;
   } catch {
     return false;
@@ -1982,18 +2002,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path8.dirname(dir)) {
+  for (let dir = cwd;; dir = path9.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path8.dirname(dir) === dir)
+    if (path9.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs8.readdirSync(path8.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs8.readdirSync(path9.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -2027,7 +2047,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path8.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path9.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

@@ -1,6 +1,7 @@
 // kbz dash / kbz demo: the live dashboard. The TUI is imported only here, lazily, so every
 // other command (and the Stop hook) starts without React or Ink.
-import { canonicalRoot, isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/discover.ts";
+import { canonicalRoot } from "../io/discover.ts";
+import { isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/ids.ts";
 import { UsageError } from "../core/errors.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { out } from "./output.ts";

@@ -15,7 +15,7 @@ import {
   type ManagedHandler,
   type SettingsKind,
 } from "../core/hook/install.ts";
-import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/discover.ts";
+import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
 import { describe } from "../core/errors.ts";

@@ -3,10 +3,11 @@ import { UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
-import { readNextSnapshot } from "../core/schedule/read.ts";
+import { readScheduleFacts } from "../io/schedule.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
-import { canonicalRoot, isValidId } from "../core/workspace/discover.ts";
-import { ReadError } from "../core/workspace/read.ts";
+import { canonicalRoot } from "../io/discover.ts";
+import { isValidId } from "../core/workspace/ids.ts";
+import { ReadError } from "../core/errors.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
 
@@ -50,7 +51,7 @@ function run(argv: NextArgs): ExitCode {
   let advice: Advice;
   try {
     const root = canonicalRoot(argv.root ?? process.cwd());
-    snap = readNextSnapshot({
+    snap = readScheduleFacts({
       root,
       scope: argv.scope,
       slots: Number(argv.slots),

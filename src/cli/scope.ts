@@ -1,11 +1,14 @@
 // kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
 import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
-import { claimLease, readLeases, releaseLeases, removeInvalidLeases, type ClaimConflict, type LeaseRecord } from "../core/dispatch/leases.ts";
+import { claimLease, releaseLeases, removeInvalidLeases, type ClaimConflict } from "../core/dispatch/leases.ts";
+import { readLeaseRecords } from "../io/read.ts";
+import { type LeaseRecord } from "../core/dispatch/lease-record.ts";
 import { appendStatus, statusLogPath } from "../core/dispatch/statuslog.ts";
 import { bindSession } from "../core/dispatch/session.ts";
 import { stemOf } from "../core/ledger/model.ts";
-import { displayPath, loadLedgerFile } from "../core/snapshot.ts";
-import { listScopes } from "../core/workspace/discover.ts";
+import { displayPath } from "../core/snapshot.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { listScopes } from "../io/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out } from "./output.ts";
 import { guarded, infra, printNotes, RefusedError, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
@@ -45,7 +48,7 @@ function invalidHint(root: string, r: LeaseRecord): string {
 function list(argv: ScopeArgs): ExitCode {
   const root = rootOf(argv);
   const scopes = listScopes(root);
-  const leases = readLeases(root);
+  const leases = readLeaseRecords(root);
   if (argv.json) {
     json({ schema: 1, root, scopes, leases: leases.map((l) => leaseJson(root, l)) });
     return 0;

@@ -1,7 +1,8 @@
 // kbz status: report every gate's state and the verdict; never executes, never writes.
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { statusReport } from "../core/report.ts";
-import { dispatchProblems, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
+import { dispatchProblems, type Snapshot } from "../core/snapshot.ts";
+import { snapshotForRequest } from "../io/read.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { scopeReceipts } from "../core/receipts/scope.ts";
 import type { ExitCode, Verb } from "./index.ts";

@@ -1,7 +1,8 @@
 // kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (unlazy §3.3, §5.5).
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { commitDispatch } from "../core/dispatch/transition.ts";
-import { dispatchPath, DispatchStateError, loadDispatch, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
+import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
+import { loadDispatch } from "../io/read.ts";
 import { displayPath } from "../core/snapshot.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";

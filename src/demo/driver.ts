@@ -13,7 +13,7 @@ import { parseLedger } from "../core/ledger/parse.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, type RowState } from "../core/plan/table.ts";
 import { adviseNext } from "../core/schedule/advise.ts";
-import { readNextSnapshot } from "../core/schedule/read.ts";
+import { readScheduleFacts } from "../io/schedule.ts";
 import { writeAtomic } from "../core/workspace/fs.ts";
 import { withFileLock } from "../core/workspace/lock.ts";
 import { DEMO_SLOTS, type DemoFolder } from "./scope.ts";
@@ -89,7 +89,7 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
     await queued();
     return true;
   }
-  const snap = readNextSnapshot({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare });
+  const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare });
   const advice = adviseNext(snap, { details: false });
   const rows = snap.plan.rows;
   const inFlight = rows.filter((r) => r.state === "IN-FLIGHT");

@@ -9,7 +9,8 @@ import { parseLedger, splitLines } from "../ledger/parse.ts";
 import type { GateState } from "../ledger/state.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
-import { MAX_LEDGER_BYTES, decodeLedgerText, readStable } from "../workspace/read.ts";
+import { MAX_LEDGER_BYTES, decodeLedgerText } from "../text/decode.ts";
+import { readStable } from "../../io/read.ts";
 import { oracleSignature, type RuntimeOracle } from "../run/oracle.ts";
 import { KbzError } from "../errors.ts";
 

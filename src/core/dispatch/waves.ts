@@ -1,8 +1,7 @@
 // Dispatch launch waves (unlazy §5.5): the dispatch.json model, its validation (on every load
 // and every write), the state machine, and the aggregate that scoped verdicts fold in.
 import * as path from "node:path";
-import { isValidId } from "../workspace/discover.ts";
-import { MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { escapeField, escapeUnsafe, hasUnsafe } from "../text/sanitize.ts";
 import { KbzError } from "../errors.ts";
 
@@ -51,7 +50,6 @@ export class DispatchActionError extends KbzError {
 
 export const MAX_HANDLE = 256;
 export const MAX_REASON = 500;
-const RACE_RETRIES = 4;
 const STATES: readonly WaveState[] = ["open", "sealed", "complete", "abandoned"];
 const WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -259,43 +257,6 @@ export function waveLine(text: string, wave: string | null): number {
   return line;
 }
 
-export interface LoadedDispatch {
-  state: DispatchState;
-  text: string | null; // null when the file is absent
-}
-
-/**
- * Load a scope's dispatch state with the stable reader. Absent means empty; every other read,
- * parse or validation failure is a DispatchStateError (links and FIFOs included). Unlike unlazy,
- * a file replaced during the read is read again, so a reader racing a committed transition sees
- * the old or the new state instead of a spurious "changed before it was read".
- */
-export function loadDispatch(root: string, scope: string): LoadedDispatch {
-  const file = dispatchPath(root, scope);
-  let text: string | null = null;
-  for (let attempt = 1; text === null; attempt++) {
-    try {
-      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-    } catch (e) {
-      if (e instanceof ReadError && e.code === "ENOENT") return { state: emptyDispatch(), text: null };
-      // A writer's atomic rename between our open and our identity checks looks exactly like a
-      // swap; read again briefly. A link, FIFO or hard link stays unsafe and is reported.
-      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
-        continue;
-      }
-      if (e instanceof ReadError) throw new DispatchStateError(e.message);
-      throw e;
-    }
-  }
-  try {
-    return { state: parseDispatch(text), text };
-  } catch (e) {
-    if (e instanceof DispatchStateError) throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
-    throw e;
-  }
-}
-
 // ---- transitions ------------------------------------------------------------------------
 
 export type DispatchAction =
@@ -476,18 +437,4 @@ export function invalidAggregate(message: string, line = 1): DispatchAggregate {
     error: escapeField(message, MAX_REASON),
     errorLine: line,
   };
-}
-
-/**
- * The scope's dispatch aggregate (unlazy §5.5). Never throws for a bad file: an invalid state
- * is a blocking item plus `error`, so callers decide whether to fail (status: exit 2) or block (hook).
- */
-export function dispatchStatus(root: string, scope: string | null): DispatchAggregate {
-  if (!scope) return { resolved: [], blocking: [], abandoned: [], error: null };
-  try {
-    return aggregateDispatch(loadDispatch(root, scope).state);
-  } catch (e) {
-    if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
-    throw e;
-  }
 }

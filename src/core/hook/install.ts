@@ -2,7 +2,8 @@
 // and never anything else. Other handlers, groups and keys survive byte-for-byte in meaning;
 // a linked, special or malformed settings file is refused before anything is written.
 import * as path from "node:path";
-import { ReadError, readStable } from "../workspace/read.ts";
+import { ReadError } from "../errors.ts";
+import { readStable } from "../../io/read.ts";
 import { ensureRealDir, writeAtomic } from "../workspace/fs.ts";
 import { KbzError } from "../errors.ts";
 

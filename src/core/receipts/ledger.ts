@@ -4,7 +4,9 @@ import type { Ledger } from "../ledger/model.ts";
 import { stemOf } from "../ledger/model.ts";
 import { parseLedger, splitLines } from "../ledger/parse.ts";
 import { gateState, type GateState } from "../ledger/state.ts";
-import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { decodeLedgerText, MAX_LEDGER_BYTES } from "../text/decode.ts";
+import { ReadError } from "../errors.ts";
+import { readStable } from "../../io/read.ts";
 import { VerificationError } from "./errors.ts";
 import { localPath } from "./paths.ts";
 

@@ -4,7 +4,9 @@
 import * as fs from "node:fs";
 import { isRunnable, stemOf } from "../ledger/model.ts";
 import { parseLedger } from "../ledger/parse.ts";
-import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, readStable } from "../workspace/read.ts";
+import { MAX_LEDGER_BYTES, decodeLedgerText } from "../text/decode.ts";
+import { ReadError } from "../errors.ts";
+import { readStable } from "../../io/read.ts";
 import type { ApprovalRecord } from "./approval.ts";
 
 export function obsoleteReason(record: ApprovalRecord): string | null {

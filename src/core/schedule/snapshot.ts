@@ -1,6 +1,6 @@
 // What the scheduler decides from: plain data, already read and validated. `adviseNext` is a
 // pure function of this object, so every rule is testable without files.
-import type { LeaseRecord } from "../dispatch/leases.ts";
+import type { LeaseRecord } from "../dispatch/lease-record.ts";
 import type { Wave } from "../dispatch/waves.ts";
 import type { GateState } from "../ledger/state.ts";
 import type { IdCompare } from "../plan/order.ts";

@@ -4,9 +4,9 @@
 import { parseLedger } from "../ledger/parse.ts";
 import { kahnOrder } from "../plan/graph.ts";
 import { conflicts } from "../schedule/conflicts.ts";
-import { isValidId } from "../workspace/discover.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { attemptsOf, contains, liveAttempts, validateCheckpoint, verifyArtifacts, type ArtifactHasher } from "./handoff.ts";
-import { gateDefs, gateStatesOf, validateAccess } from "./load.ts";
+import { gateDefs, gateStatesOf, validateAccess } from "./build.ts";
 import { demoteLedger } from "./materialize.ts";
 import {
   canonical,
