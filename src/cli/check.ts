@@ -6,6 +6,9 @@ import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult, type
 import type { CheckTask } from "../core/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../core/run/shell.ts";
+import { containment } from "../core/run/contain.ts";
+import { sandboxLine } from "../core/run/sandbox.ts";
+import { MAX_CHECK_DEPTH } from "../core/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { ExitCode, Verb } from "./index.ts";
@@ -20,6 +23,7 @@ interface CheckArgs {
   status?: boolean;
   reverify?: boolean;
   approve?: boolean;
+  sandbox?: boolean;
   jobs?: string;
   timeout?: string;
   shell?: string;
@@ -40,7 +44,7 @@ function integerIn(name: string, raw: string | undefined, min: number, max: numb
 
 function validate(argv: CheckArgs): void {
   if (argv.status) {
-    for (const other of ["reverify", "approve"] as const) if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
+    for (const other of ["reverify", "approve", "sandbox"] as const) if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
     for (const other of ["timeout", "jobs", "shell", "cwd"] as const) {
       if (argv[other] !== undefined) throw new UsageError(`--${other} cannot be combined with --status`);
     }
@@ -82,6 +86,7 @@ export function approvalLines(item: ApprovalItem): string[] {
     `    SHELL: ${t.oracle.shell}`,
     `    PATH: ${pathFacts(t.oracle.path).transcript}`,
   ];
+  if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
   if (item.status === "required") lines.push("    NOT RUN: inspect this oracle, then re-run with --approve");
   if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
   return lines;
@@ -183,6 +188,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null,
       reverify: !!argv.reverify,
       approve: !!argv.approve,
+      sandbox: !!argv.sandbox,
       jobs,
       timeoutS,
       shell: argv.shell,
@@ -192,6 +198,8 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
         approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item)),
         willRun: (tasks) => {
+          const warning = tasks.length > 0 ? containment().warning : null;
+          if (warning) err(warning);
           if (asJson) return;
           for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathFacts(t.oracle.path).transcript}`);
         },
@@ -219,6 +227,7 @@ export const verb: Verb = {
       .option("status", { type: "boolean", describe: "report only; never execute, approve or write" })
       .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
       .option("approve", { type: "boolean", describe: "approve each exact pending oracle, then run it" })
+      .option("sandbox", { type: "boolean", describe: "run each CHECK under bubblewrap: no network, read-only disk but the repo, private /tmp, empty $HOME" })
       .option("jobs", { type: "string", describe: "rolling concurrency, integer 1..64 (default 1)", requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
       .option("shell", { type: "string", describe: "command shell (UNLAZY_SHELL, then platform default)", requiresArg: true })
@@ -227,6 +236,12 @@ export const verb: Verb = {
         "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
           "timeout, output/regex limits, platform and PATH. Approvals live outside the repository under " +
           "~/.unlazy/approved (UNLAZY_APPROVAL_DIR overrides).\n\n" +
+          `containment: ${containment().describe}. Every process a CHECK starts ends with it ` +
+          "(KBZ_CONTAINMENT=pidns|pgroup forces a weaker level). A nested kbz check refuses a gate already " +
+          `being checked above it (a cycle) and nesting deeper than ${MAX_CHECK_DEPTH}.\n\n` +
+          "--sandbox (or `SANDBOX: on` / `SANDBOX: writable <path>, ...` before a ledger's first gate, or " +
+          '{"sandbox": true, "writable": [...]} in .kbz/settings.json) runs CHECKs under bubblewrap; the ' +
+          "sandbox profile is part of the approved oracle. Without bwrap it is an error, never an unsandboxed run.\n\n" +
           "exit codes: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.",
       ),
   handler: (argv) => handleCheck(argv as CheckArgs),

@@ -22,7 +22,7 @@ export async function openDashboard(root: string, scope: string | null, slots?: 
     slots,
     openDemo: async () => {
       demo = await startDemo();
-      return { root: demo.root, scope: demo.scope, env: demoEnv(demo) };
+      return { root: demo.root, scope: demo.scope, env: demoEnv(demo), slots: demo.slots };
     },
   });
   finishDemo(demo);

@@ -63,6 +63,7 @@ export async function infra<T>(fn: () => Promise<T> | T): Promise<T> {
   try {
     return await fn();
   } catch (e) {
+    if ((e as Error)?.name === "CoordinatorError") throw new RefusedError((e as Error).message, { code: (e as KbzError).code, hint: (e as KbzError).hint });
     if (e instanceof WriteError || e instanceof LockTimeoutError || e instanceof StatusLogError || e instanceof DispatchActionError || e instanceof LeaseRecordError) {
       throw new RefusedError(e.message, { code: e.code, file: e.file, line: e.line, hint: e.hint });
     }

@@ -1,8 +1,7 @@
 // kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (unlazy §3.3, §5.5).
 import { FileProblemsError, UsageError } from "../core/errors.ts";
-import { commitDispatch } from "../core/dispatch/transition.ts";
+import { coordination, storeFor } from "../io/store/active.ts";
 import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
-import { loadDispatch } from "../io/read.ts";
 import { displayPath } from "../core/snapshot.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
@@ -82,7 +81,7 @@ function stateProblem(root: string, scope: string, e: DispatchStateError): FileP
 
 function load(root: string, scope: string) {
   try {
-    return loadDispatch(root, scope).state;
+    return coordination(root).dispatch(scope).state;
   } catch (e) {
     if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
     throw e;
@@ -129,7 +128,7 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   if (action === "status" || action === "list") return inspect(action, root, scope, wave, !!argv.json);
   let t;
   try {
-    t = await infra(() => commitDispatch(root, scope, actionOf(action, wave, leaves, argv)));
+    t = await infra(() => storeFor(root).commitDispatch(scope, actionOf(action, wave, leaves, argv)));
   } catch (e) {
     if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
     throw e;

@@ -28,6 +28,7 @@ import {
 } from "../core/hook/decide.ts";
 import { clearSession, recordBlock, sessionKey } from "../core/hook/guard.ts";
 import { loadSnapshot } from "../io/read.ts";
+import { installStore } from "../io/store/active.ts";
 import { writeFdSync } from "../core/util/fdwrite.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { listScopes, resolveTarget } from "../io/discover.ts";
@@ -153,6 +154,9 @@ export async function decideHookStop(
     const dir = existingDirectory(wanted);
     if (!dir) return unresolvable(`cwd is not an existing directory: ${wanted}`);
     const root = hookRoot(dir);
+    // With a coordinator the session binding, waves and lost leases come from the cluster; an
+    // unreachable cluster is reported (not blocking, like every hook failure), never replaced by the files.
+    await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     const resolved = resolveForHook(root, scope, stop.session);
     if ("output" in resolved) return resolved.output;

@@ -14,7 +14,9 @@ import type { Target } from "../core/workspace/target.ts";
 import { invalidRecord, leaseSignature, locksDir, MAX_LEASE_BYTES, parseLeaseRecord, type LeaseRecord } from "../core/dispatch/lease-record.ts";
 import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, invalidAggregate, parseDispatch, waveLine, type DispatchAggregate, type DispatchState } from "../core/dispatch/waves.ts";
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
+import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
+import { coordination } from "./store/active.ts";
 
 const RACE_RETRIES = 4;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -256,15 +258,34 @@ export function loadDispatch(root: string, scope: string): LoadedDispatch {
 }
 
 /**
- * The scope's dispatch aggregate (unlazy §5.5). Never throws for a bad file: an invalid state
- * is a blocking item plus `error`, so callers decide whether to fail (status: exit 2) or block (hook).
+ * The scope's dispatch aggregate (docs/formats.md#dispatch), read through the store. Never throws
+ * for a bad state: an invalid state is a blocking item plus `error`, so callers decide whether to
+ * fail (status: exit 2) or block (hook). A lease this clone held and the coordinator lost is a
+ * blocking item too: the holder must claim again before it edits those paths.
  */
 export function dispatchStatus(root: string, scope: string | null): DispatchAggregate {
   if (!scope) return { resolved: [], blocking: [], abandoned: [], error: null };
+  const view = coordination(root);
+  let agg: DispatchAggregate;
   try {
-    return aggregateDispatch(loadDispatch(root, scope).state);
+    agg = aggregateDispatch(view.dispatch(scope).state);
   } catch (e) {
     if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
+    throw e;
+  }
+  for (const l of view.lost(scope)) {
+    agg.resolved.push(`lease:${l.leaf}=lost`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+  }
+  return agg;
+}
+
+/** dispatch.json's text, or null when absent (the files adapter's `dispatchText`). */
+export function readDispatchText(root: string, scope: string): string | null {
+  try {
+    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return null;
     throw e;
   }
 }
@@ -381,7 +402,12 @@ export class ScopeReader implements ScopeInputs {
   }
 
   leases(): LeaseRecord[] {
-    return (this.leaseRecords ??= readLeaseRecords(this.root));
+    return (this.leaseRecords ??= coordination(this.root).leases());
+  }
+
+  dispatchText(): string | null {
+    // The files adapter calls back into this reader, so the consistency pass covers dispatch.json.
+    return coordination(this.root).dispatchText(this.scope, () => this.text("dispatch.json"));
   }
 
   alsoCheck(changed: () => boolean): void {
@@ -401,7 +427,7 @@ export class ScopeReader implements ScopeInputs {
       if (!sameState(currentStat(file), this.stats[k]!) && this.read(file, suffix.slice(1)).text !== text) return "inputs";
     }
     if (this.checks.some((c) => c())) return "inputs";
-    if (this.leaseRecords !== null && leaseSignature(readLeaseRecords(this.root)) !== leaseSignature(this.leaseRecords)) return "leases";
+    if (this.leaseRecords !== null && leaseSignature(coordination(this.root).leases()) !== leaseSignature(this.leaseRecords)) return "leases";
     if (this.resolved !== null && resolveTarget({ root: this.root, scope: this.scope }).files.join("\n") !== this.resolved.files.join("\n")) return "inventory";
     return null;
   }

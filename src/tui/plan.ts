@@ -87,7 +87,7 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
       if (!next) {
         try {
           leases = scopeInputs.leases();
-          const d = scopeInputs.text("dispatch.json");
+          const d = scopeInputs.dispatchText();
           if (d !== null) {
             waves = [...parseDispatch(d).waves.values()];
             inputs.push(d);

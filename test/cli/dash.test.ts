@@ -78,9 +78,9 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.send("Tab", "Tab");
     await p.waitFor((s) => s.includes("dispatch w1 opened: leaf-1.1"));
     p.send("?");
-    await p.waitFor((s) => s.includes("Keys") && s.includes("re-verify"));
+    await p.waitFor((s) => s.includes("Keys (esc or ? closes)") && s.includes("move down"));
     p.send("Escape");
-    await p.waitFor((s) => !s.includes("re-verify"));
+    await p.waitFor((s) => !s.includes("Keys (esc or ? closes)") && s.includes("dispatch w1 opened"));
     p.resize(60, 15);
     const screen = await p.waitFor((s) => s.includes("scope api") && s.split("\n").every((l) => l.length <= 60));
     expect(screen.split("\n").filter((l) => l.trim() !== "").length).toBeLessThan(15);

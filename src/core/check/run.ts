@@ -12,6 +12,9 @@ import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../../io/r
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
+import { saveLastRun } from "./lastrun.ts";
+import { readRepoSettings } from "./settings.ts";
+import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "./pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
@@ -30,6 +33,8 @@ export interface CheckRequest extends TargetRequest {
   observer?: CheckObserver;
   /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
   only?: string[];
+  /** `--sandbox`: every CHECK under the sandbox (the repository setting and SANDBOX: lines add to it). */
+  sandbox?: boolean;
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -71,7 +76,7 @@ export interface CheckResult {
   exit: 0 | 1 | 2;
 }
 
-export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS">, root: string): RunSettings {
+export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">, root: string): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
   let cwd: string | null = null;
   if (req.cwd !== undefined) {
@@ -82,7 +87,9 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
     } catch {}
     if (!ok) throw new UsageError(`--cwd is not an existing directory: ${cwd}`);
   }
-  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd };
+  const repo = readRepoSettings(root);
+  const sandbox = { all: !!req.sandbox || repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env: req.env };
+  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox };
 }
 
 async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver): Promise<ApprovalItem[]> {
@@ -120,6 +127,11 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
   });
 }
 
+/** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
+function refusedOutcome(message: string): RunOutcome {
+  return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)", outputTail: "" };
+}
+
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const first = snapshotForRequest(req);
   req.observer?.loaded?.(first);
@@ -134,21 +146,37 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
 
   const only = req.only ? new Set(req.only) : null;
   const tasks = pendingTasks(first, settings, req.reverify).filter((t) => !only || only.has(t.qid));
-  const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
-  const runnable = approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task);
+  // The recursion guard decides before approvals: a refused gate runs nothing, so needs none.
+  const chain = inheritedChain(req.env);
+  const refusals = new Map<string, string>();
+  for (const t of tasks) {
+    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root);
+    if (refusal) refusals.set(t.qid, refusal);
+  }
+  const refused = new Set(refusals.keys());
+  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer);
+  const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
+  const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
   req.observer?.willRun?.(runnable);
 
   const outcomes = await runRolling(runnable, req.jobs, async (task) => {
     req.observer?.started?.(task);
-    const outcome = await executeCheck({
-      shell: settings.shell,
-      check: task.gate.check!,
-      expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-      cwd: task.cwd,
-      env: req.env,
-      timeoutMs: settings.timeoutMs,
-    });
+    const key = chainKey(task.file, task.gate.id);
+    const refusal = refusals.get(task.qid);
+    const outcome = refusal
+      ? refusedOutcome(refusal)
+      : await executeCheck({
+          shell: settings.shell,
+          check: task.gate.check!,
+          expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
+          cwd: task.cwd,
+          env: childEnv(req.env, chain, key),
+          timeoutMs: settings.timeoutMs,
+          sandbox: task.oracle.sandbox ?? null,
+        });
     req.observer?.finished?.(task, outcome);
+    // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
+    saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
     return outcome;
   });
 
@@ -158,7 +186,9 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   for (let start = 0; start < runs.length; ) {
     let end = start;
     while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
-    const group = runs.slice(start, end);
+    const group = runs.slice(start, end).filter((r) => !refused.has(r.task.qid));
+    start = end;
+    if (group.length === 0) continue;
     const file = group[0]!.task.file;
     const base = baseDir(first, file, settings);
     try {
@@ -166,7 +196,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
         root,
         file,
         constrained,
-        oracleFor: (g) => oracleFor(base, g, settings),
+        oracleFor: (g) => oracleFor(base, g, settings, group[0]!.task.oracle.sandbox ?? null),
         reverify: req.reverify,
         items: group.map(({ task, outcome }) => ({
           gateId: task.gate.id,
@@ -185,7 +215,6 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
         r.writeError = `cannot update ${file}: ${e.located()}`;
       }
     }
-    start = end;
   }
 
   const snapshot = loadSnapshot(first.target);
@@ -196,6 +225,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     for (const t of tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
   }
   for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
+  // A refused gate was not checked here: it never counts as met in this run.
+  for (const qid of refused) if (stateOf.get(qid) === "met") extras.push(`${qid} (recursion refused)`);
   // The status reduction folds the scope's dispatch waves in (unlazy §3.1.11 step 3).
   const { reduction } = statusReport(snapshot, { extras });
   const problems = [...snapshot.problems, ...dispatchProblems(snapshot)];

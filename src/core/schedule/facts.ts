@@ -152,7 +152,14 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
       verification,
     });
   }
-  const waves = dispatchWaves(read("dispatch.json", false), shown("dispatch.json"));
+  let dispatchText: string | null;
+  try {
+    dispatchText = inputs.dispatchText();
+  } catch (e) {
+    if (e instanceof ReadError) throw new ScheduleInputError(e.message, shown("dispatch.json"), e.line ?? 1);
+    throw e;
+  }
+  const waves = dispatchWaves(dispatchText, shown("dispatch.json"));
   const leases = inputs.leases();
   // The fingerprint covers what schedule.mjs read; the structure check below reads from the
   // same inputs (no file twice) and may add the scope's other ledgers after these.

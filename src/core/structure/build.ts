@@ -169,7 +169,14 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
       return { file, text, gates: gateDefs(ledger), gateStates: gateStatesOf(ledger) };
     });
 
-  const dispatchText = read("dispatch.json");
+  let dispatchText: string | null;
+  try {
+    dispatchText = inputs.dispatchText();
+  } catch (e) {
+    if (e instanceof ReadError) fail(e.message, "dispatch.json", e.code === "DECODE" ? e.line : undefined);
+    throw e;
+  }
+  files["dispatch.json"] = dispatchText;
   let waves: WaveView[];
   try {
     waves = dispatchText === null ? [] : [...parseDispatch(dispatchText).waves.values()].map(plainWave);

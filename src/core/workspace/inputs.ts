@@ -15,8 +15,10 @@ export interface ScopeInputs {
   text(rel: string): string | null;
   /** The scope's ledger discovery, resolved once. */
   target(): Target;
-  /** Every lease record of the root, sorted by file name, read once. */
+  /** Every lease record of the repository, sorted, read once (through the coordination store). */
   leases(): LeaseRecord[];
+  /** The scope's dispatch.json text through the coordination store, null when there is none. */
+  dispatchText(): string | null;
   /** Every text read so far, in read order, as [scope path suffix, text or null]. */
   readonly entries: readonly [string, string | null][];
   /** One more input for the consistency pass to re-check (true = it changed). */
