@@ -4,7 +4,8 @@
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
 import { leafReceiptIssues } from "../core/receipts/scope.ts";
 import { leaseViewsOf, scopeLedgers, scopeText, structureModel, type ModelOptions } from "../core/structure/build.ts";
-import { fail, StructureError, type LeaseView, type Model } from "../core/structure/model.ts";
+import { fail, StructureError, type Model } from "../core/structure/model.ts";
+import { type LeaseView } from "../core/dispatch/lease-record.ts";
 import { readLeaseRecords, ScopeReader } from "./read.ts";
 
 export interface LoadOptions extends ModelOptions {

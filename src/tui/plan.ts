@@ -9,7 +9,8 @@ import { adviseNext, type Advice } from "../core/schedule/advise.ts";
 import { readConsistent } from "../io/read.ts";
 import { CHANGED, receiptAudit } from "../io/schedule.ts";
 import { scheduleFacts } from "../core/schedule/facts.ts";
-import type { LeaseView, NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
+import type { LeaseView } from "../core/dispatch/lease-record.ts";
+import type { NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
 import { ReadError } from "../core/errors.ts";
 import type { LeafView } from "./theme.ts";
 
@@ -118,8 +119,8 @@ function broken(problem: string, inputs: string[]): PlanView {
   return planProblem(problem);
 }
 
-/** The wave that last started a leaf, with the agent handle it was started as. */
-export function lastStart(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
+/** The last wave in dispatch.json order that started (or declared) a leaf, with the agent handle it was started as. */
+export function lastStartInWaveOrder(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
   let found: { wave: WaveView; handle: string; returned: boolean } | null = null;
   for (const w of waves) {
     const s = w.started.get(`leaf-${id}`);
@@ -136,7 +137,7 @@ export function leafView(row: PlanRow, waves: WaveView[]): LeafView {
     case "ABANDONED":
       return "abandoned";
     case "IN-FLIGHT":
-      return lastStart(waves, row.id)?.returned ? "returned" : "in-flight";
+      return lastStartInWaveOrder(waves, row.id)?.returned ? "returned" : "in-flight";
     case "READY":
       return "ready";
     case "WAITING":

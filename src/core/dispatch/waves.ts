@@ -7,14 +7,24 @@ import { KbzError } from "../errors.ts";
 
 export type WaveState = "open" | "sealed" | "complete" | "abandoned";
 
+/** A leaf's start in a wave: the agent handle it was started as, and when. */
+export interface WaveStart {
+  handle: string;
+  at: string;
+}
+
+export interface WaveReturn {
+  at: string;
+}
+
 export interface Wave {
   id: string;
   leaves: string[];
   state: WaveState;
   openedAt: string;
   /** Prototype-less maps: ids such as `toString` or `constructor` are ordinary keys. */
-  started: Map<string, { handle: string; at: string }>;
-  returned: Map<string, { at: string }>;
+  started: Map<string, WaveStart>;
+  returned: Map<string, WaveReturn>;
   sealedAt?: string;
   completedAt?: string;
   reason?: string;

@@ -16,25 +16,9 @@ import { isValidId } from "../workspace/ids.ts";
 import type { ScopeInputs } from "../workspace/inputs.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import { activeTasks, attemptsOf } from "./handoff.ts";
-import {
-  cmp,
-  emptyRegistry,
-  fail,
-  hashOf,
-  isObject,
-  JOURNAL,
-  REGISTRY,
-  sortIds,
-  STRUCTURE_GATE,
-  type AccessSets,
-  type GateDef,
-  type Integration,
-  type LeaseView,
-  type WaveView,
-  type Model,
-  type Registry,
-  type TaskRow,
-} from "./model.ts";
+import { cmp, emptyRegistry, fail, hashOf, isObject, JOURNAL, REGISTRY, sortIds, STRUCTURE_GATE, type GateDef, type Integration, type WaveRecord, type Model, type Registry, type TaskRow } from "./model.ts";
+import { type AccessDecl } from "../plan/access.ts";
+import { type LeaseView } from "../dispatch/lease-record.ts";
 
 const RESOURCE = /^[a-z0-9][a-z0-9:._/-]*$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -67,7 +51,7 @@ export function scopeLedgers(inputs: ScopeInputs, message = "invalid scope ledge
 }
 
 /** Access validation (kill §4.11.2) with the spec's messages; used for ACCESS.json and children. */
-export function validateAccess(entry: unknown): AccessSets {
+export function validateAccess(entry: unknown): AccessDecl {
   if (!isObject(entry) || entry.complete !== true) fail("complete access declaration required");
   const lists: string[][] = [];
   for (const key of ["reads", "resourceReads", "resourceWrites"]) {
@@ -177,7 +161,7 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
     throw e;
   }
   files["dispatch.json"] = dispatchText;
-  let waves: WaveView[];
+  let waves: WaveRecord[];
   try {
     waves = dispatchText === null ? [] : [...parseDispatch(dispatchText).waves.values()].map(plainWave);
   } catch (e) {
@@ -225,7 +209,7 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
   };
 }
 
-function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<string, infer W> ? W : never): WaveView {
+function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<string, infer W> ? W : never): WaveRecord {
   return { id: w.id, state: w.state, leaves: [...w.leaves], started: Object.fromEntries(w.started), returned: Object.fromEntries(w.returned) };
 }
 

@@ -3,7 +3,8 @@
 // name, so an extra ledger such as gates/notes.md can no longer strand a journal (fixes kill
 // §6.2 #19).
 import { isValidId } from "../workspace/ids.ts";
-import { canonical, fail, hashOf, isObject, type Checkpoint, type LeaseView } from "./model.ts";
+import { canonical, fail, hashOf, isObject, type Checkpoint } from "./model.ts";
+import { type LeaseView } from "../dispatch/lease-record.ts";
 
 export interface Journal {
   schema: 1;
