@@ -54,6 +54,7 @@ function readLogTail(root: string, scope: string | null, inputs: string[]): LogT
   if (!scope) return { file: null, lines: [], problem: null };
   const file = path.join(root, ".unlazy", scope, "status.log");
   try {
+    // Through the store: the file, or the coordinator's log when one is set.
     const lines = coordination(root).statusLog(scope, LOG_TAIL_LINES);
     inputs.push(lines.join("\n"));
     return { file, lines, problem: null };

@@ -1,5 +1,5 @@
 // `kbz hook install --agent claude|codex|cursor|gemini` round trips, and `kbz hook status`.
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -8,15 +8,7 @@ import { ledger } from "../helpers/hook.ts";
 
 setDefaultTimeout(60_000);
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
-});
-const temp = (prefix: string) => {
-  const d = tempDir(prefix);
-  made.push(d);
-  return d;
-};
+const temp = tempDir;
 
 interface Case {
   host: string;

@@ -1,11 +1,11 @@
 // Every test that may touch approvals gets its own private store, never the real home.
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { tempDir } from "./tmp.ts";
 
 /** `<tmp>/kbz-approvals-X/store`: its parent also holds the test's HOME (and so its run cache). */
 export function privateApprovalDir(): string {
-  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "kbz-approvals-")));
+  const base = tempDir("kbz-approvals-");
   fs.chmodSync(base, 0o700);
   const dir = path.join(base, "store");
   fs.mkdirSync(dir, { mode: 0o700 });
