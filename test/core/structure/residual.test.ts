@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import { applyStructure } from "../../../src/core/structure/apply.ts";
-import { loadStructure } from "../../../src/core/structure/load.ts";
+import { loadStructure } from "../../../src/io/structure.ts";
 import { clone } from "../../../src/core/structure/model.ts";
 import { checkStructure } from "../../../src/core/structure/oracle.ts";
 import { verifyStructure } from "../../../src/core/structure/verify.ts";
