@@ -2,7 +2,7 @@
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
-import { loadLedgerFile } from "../core/snapshot.ts";
+import { loadLedgerFile } from "../io/read.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
 import { envelope, INVALID, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";

@@ -1,11 +1,16 @@
 // kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
-import { normalizeClaimGlobs, type ClaimConflict, type LeaseRecord } from "../core/dispatch/leases.ts";
+import { normalizeClaimGlobs, type ClaimConflict } from "../core/dispatch/leases.ts";
+import type { LeaseRecord } from "../core/dispatch/lease-record.ts";
 import { statusLogPath } from "../core/dispatch/statuslog.ts";
+import { logEvent, stamped } from "../io/store/events.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { stemOf } from "../core/ledger/model.ts";
-import { displayPath, loadLedgerFile } from "../core/snapshot.ts";
-import { listScopes } from "../core/workspace/discover.ts";
+import { displayPath } from "../core/snapshot.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { listScopes } from "../io/discover.ts";
 import { leafFor } from "./context.ts";
 import { emit, envelope, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
@@ -101,6 +106,8 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
   const result = await infra(() => storeFor(root).claim(target.scope, leaf, entry.ledger!.owns));
   printNotes(result.notes);
   if (result.ok) {
+    const warning = await logEvent(storeFor(root), target.scope, `claim ${leaf}: ${result.lease.globs.join(", ")}`);
+    if (warning) err(warning);
     const globs = result.lease.globs;
     return report(!!argv.json, envelope("claimed", 0, { action: "claim", ok: true, scope: target.scope, leaf, globs, conflicts: [] }), () =>
       out(`CLAIMED ${globs.length} path(s) for ${target.scope}/${leaf}: ${globs.join(", ")}`),
@@ -153,6 +160,11 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
   printNotes(notes);
   for (const l of alreadyLost) err(`kbz: warning: lease ${l.scope}/${l.leaf} was already lost before this release (${l.reason})`);
   const who = leaf === null ? scope : `${scope}/${leaf}`;
+  // An orphan release (its scope folder gone) has no log to write to.
+  if (released.length > 0 && (storeFor(root).kind !== "files" || fs.existsSync(path.join(root, ".unlazy", scope)))) {
+    const warning = await logEvent(storeFor(root), scope, `release ${leaf ?? "all"}: ${released.length} lease(s)`);
+    if (warning) err(warning);
+  }
   return report(!!argv.json, envelope("released", 0, { action: "release", scope, leaf, released: released.length, leases: released.map((r) => leaseJson(root, r)) }), () =>
     out(`released ${released.length} lease(s) for ${who}`),
   );
@@ -175,7 +187,7 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
   const store = storeFor(root);
   const file = store.kind === "files" ? statusLogPath(root, target.scope) : `${store.label} (status log of ${target.scope})`;
   try {
-    await store.appendStatus(target.scope, line);
+    await store.appendStatus(target.scope, stamped(line));
   } catch (e) {
     if ((e as Error).name === "CoordinatorError") throw e;
     throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});

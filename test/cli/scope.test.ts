@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import { leaseFileName, readLeases, registryTarget, releaseLeases } from "../../src/core/dispatch/leases.ts";
+import { leaseFileName } from "../../src/core/dispatch/lease-record.ts";
+import { readLeaseRecords } from "../../src/io/read.ts";
+import { registryTarget, releaseLeases } from "../../src/core/dispatch/leases.ts";
 import { lockPath, withFileLock } from "../../src/core/workspace/lock.ts";
 import { BIN, fixtureCopy, hashTree, kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -21,7 +23,7 @@ async function expectRefused(dir: string, args: string[], message: string | RegE
 }
 
 describe("golden transcript C: scopes, leases, status log, binding", () => {
-  test("list, claim, overlap, a retried claim (exit 0, not unlazy's identity conflict), unknown leaf, release, log and bind match unlazy's lines", async () => {
+  test("list, claim, overlap, a retried claim (exit 0, not unlazy's identity conflict), unknown leaf, release, log and bind match unlazy's lines; fixes unlazy bug: status.log lines written by claim, release and log carried no time", async () => {
     const dir = fixtureCopy("pipe");
     const run = async (...args: string[]) => await runCli(args, { cwd: dir });
     expect(await run("scope", "list")).toEqual({ code: 0, stdout: "api\nweb\n", stderr: "" });
@@ -51,7 +53,17 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
     expect(await run("scope", "release", "--scope", "api")).toEqual({ code: 0, stdout: "released 0 lease(s) for api\n", stderr: "" });
     const log = await run("scope", "log", "--scope", "api", "leaf-1 verified");
     expect(log).toEqual({ code: 0, stdout: `appended to ${path.join(dir, ".unlazy/api/status.log")}\n`, stderr: "" });
-    expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8")).toBe("leaf-1 verified\n");
+    // The printed lines are unlazy's; the log now has `<ISO time> <event>` lines throughout, the
+    // shape dispatch events always had, and records the claim and the release too.
+    const T = "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z";
+    const lines = fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8").split("\n");
+    expect(lines[0]).toMatch(new RegExp(`^${T} claim leaf-1: src/api/\\*\\*, tests/api/\\*\\*$`));
+    expect(lines[1]).toMatch(new RegExp(`^${T} release leaf-1: 1 lease\\(s\\)$`));
+    expect(lines[2]).toMatch(new RegExp(`^${T} leaf-1 verified$`));
+    expect(lines.slice(3)).toEqual([""]);
+    // Text that already starts with a time is kept as given.
+    await run("scope", "log", "--scope", "api", "2026-12-02T10:00:00.000Z wave note");
+    expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8").split("\n")[3]).toBe("2026-12-02T10:00:00.000Z wave note");
     expect(await run("scope", "bind", "--scope", "web", "sess-123")).toEqual({ code: 0, stdout: "bound session sess-123 to scope web\n", stderr: "" });
     expect(fs.readFileSync(path.join(dir, ".unlazy/web/session"), "utf8")).toBe("sess-123\n");
   });
@@ -244,7 +256,7 @@ describe("races and locks", () => {
     for (let i = 0; i < 50; i++) {
       const codes = await Promise.all([claim("leaf-a"), claim("leaf-b")]);
       expect(codes.sort()).toEqual([0, 1]);
-      expect(readLeases(dir)).toHaveLength(1);
+      expect(readLeaseRecords(dir)).toHaveLength(1);
       await releaseLeases(dir, "race", null);
     }
   }, 120_000);

@@ -9,14 +9,16 @@ import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { UsageError } from "../../../core/errors.ts";
-import { claimConflicts, INVALID_OWNER, normalizeClaimGlobs, type ClaimResult, type InvalidLease, type Lease, type LeaseRecord } from "../../../core/dispatch/leases.ts";
+import { claimConflicts, normalizeClaimGlobs, type ClaimResult } from "../../../core/dispatch/leases.ts";
+import { INVALID_OWNER, type InvalidLease, type Lease, type LeaseRecord } from "../../../core/dispatch/lease-record.ts";
 import { checkSessionId } from "../../../core/dispatch/session.ts";
 import { statusLine } from "../../../core/dispatch/statuslog.ts";
 import type { CommittedTransition } from "../../../core/dispatch/transition.ts";
-import { applyDispatch, DispatchActionError, DispatchStateError, emptyDispatch, idMessage, parseDispatch, serializeDispatch, waveLine, type LoadedDispatch } from "../../../core/dispatch/waves.ts";
+import { applyDispatch, DispatchActionError, DispatchStateError, emptyDispatch, idMessage, parseDispatch, serializeDispatch, waveLine } from "../../../core/dispatch/waves.ts";
+import { type LoadedDispatch } from "../../read.ts";
 import type { RowState } from "../../../core/plan/table.ts";
 import { randomHex, sha256Hex } from "../../../core/util/hash.ts";
-import { isValidId, SCOPE_ID_MESSAGE } from "../../../core/workspace/discover.ts";
+import { isValidId, SCOPE_ID_MESSAGE } from "../../../core/workspace/ids.ts";
 import { ensureRealDir, writeAtomic } from "../../../core/workspace/fs.ts";
 import { normalizeOwnsPath } from "../../../core/workspace/paths.ts";
 import { CoordinatorError, EtcdClient, parseEndpoints, prefixEnd, rangeKvs, type KeyValue } from "./client.ts";
@@ -39,6 +41,7 @@ export interface EtcdStoreOptions {
   /** The command that runs kbz (for the keeper); default: this executable. */
   kbzCommand?: string[];
   timeoutMs?: number;
+  retryMs?: number;
 }
 
 /** What a lease key holds (docs/formats.md). */
@@ -132,6 +135,25 @@ function selfCommand(): string[] {
   return [process.execPath];
 }
 
+/**
+ * Stop this clone's keeper of a released claim now instead of at its next renewal. Only a
+ * process whose command line is that lease's keeper is signalled (a reused pid is left alone).
+ */
+function stopKeeper(h: HeldRecord): void {
+  if (!h.keeperPid) return;
+  let cmdline: string;
+  try {
+    cmdline = fs.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+  } catch {
+    return;
+  }
+  const args = cmdline.split("\0");
+  if (!args.includes("keep") || args[args.indexOf("--lease") + 1] !== h.lease) return;
+  try {
+    process.kill(h.keeperPid, "SIGTERM");
+  } catch {}
+}
+
 export class EtcdStore implements Store {
   readonly kind = "etcd" as const;
   readonly client: EtcdClient;
@@ -140,7 +162,7 @@ export class EtcdStore implements Store {
   private readonly watchers = new Set<() => void>();
 
   constructor(readonly o: EtcdStoreOptions) {
-    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs });
+    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs, retryMs: o.retryMs });
     this.keys = keysFor(o.repository);
   }
 
@@ -268,7 +290,8 @@ export class EtcdStore implements Store {
       const r = leaseRecord(k, kv);
       if (r.invalid) continue;
       let gone: boolean;
-      if (kv.lease !== "0") gone = (await this.client.revoke(kv.lease)).existed;
+      // A lease already gone (a retried revoke, an expiry in between) took the key with it.
+      if (kv.lease !== "0") gone = (await this.client.revoke(kv.lease)).existed || (await this.client.range(kv.key)).kvs.every((now) => now.lease !== kv.lease);
       else gone = (await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }])).succeeded;
       if (gone) released.push({ invalid: false, scope: r.scope, leaf: r.leaf, globs: r.globs, pid: r.pid, file: r.file });
       this.stopInline(kv.lease);
@@ -279,6 +302,7 @@ export class EtcdStore implements Store {
       if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease)) alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
       fs.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
+      stopKeeper(h);
     }
     return { released, alreadyLost, notes: [] };
   }
@@ -351,6 +375,8 @@ export class EtcdStore implements Store {
       (r) => {
         if (stopped) return;
         stop = this.client.watch(this.keys.root, String(BigInt(r.revision) + 1n), () => onChange(), () => onChange());
+        // Anything that changed between the caller's view and this watch's start revision.
+        onChange();
       },
       () => onChange(),
     );
