@@ -7,7 +7,7 @@ import { statusReport } from "../core/report.ts";
 import { sandboxLine } from "../core/run/sandbox.ts";
 import { pathFacts } from "../core/run/shell.ts";
 import type { Snapshot } from "../core/snapshot.ts";
-import { besideScopeWarning, ledgersBesideScope } from "../core/workspace/root.ts";
+import { besideScopeWarning, ledgersBesideScope } from "../io/root.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
 
