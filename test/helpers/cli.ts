@@ -19,6 +19,8 @@ export interface CliOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
   stdin?: string;
+  /** Accepted for the binary helper's signature; an in-process run has no process to time out. */
+  timeoutMs?: number;
 }
 
 let queue: Promise<unknown> = Promise.resolve();
