@@ -59,6 +59,8 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
   let plan: Plan;
   try {
     plan = parsePlan(text, compare, path.relative(root, path.join(scopeDir, "PLAN.md")));
+    const overlay = coordination(root).leafStates(scope);
+    if (overlay) for (const row of plan.rows) row.state = overlay.get(row.id) ?? row.state;
   } catch (e) {
     return broken(located(e), inputs);
   }

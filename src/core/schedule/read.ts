@@ -174,6 +174,9 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
     throw new ScheduleInputError("structure registry missing: reconcile before scheduling", shown("GATES.md"));
   }
   const plan = parsePlan(files.read("PLAN.md", true)!, o.compare, shown("PLAN.md"));
+  // Leaf states set through a coordinator overlay PLAN.md's State column (files: none).
+  const overlay = coordination(o.root).leafStates(o.scope);
+  if (overlay) for (const row of plan.rows) row.state = overlay.get(row.id) ?? row.state;
 
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
@@ -215,7 +218,12 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
     });
   }
   const coord = coordination(o.root);
-  const waves = dispatchWaves(coord.dispatchText(o.scope, () => files.read("dispatch.json", false)), shown("dispatch.json"));
+  let dispatchFromFiles = false;
+  const dispatchText = coord.dispatchText(o.scope, () => {
+    dispatchFromFiles = true;
+    return files.read("dispatch.json", false);
+  });
+  const waves = dispatchWaves(dispatchText, shown("dispatch.json"));
   const leases = coord.leases();
 
   const structure = registry === null ? undefined : registryView(o.root, o.scope);
@@ -229,6 +237,9 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
   // ledgers are never joined into one string.
   const parts = files.entries.map((e, i) => (i === 0 ? "[" : ",") + JSON.stringify(e));
   parts.push(parts.length === 0 ? "[]" : "]", signature);
+  // State the store served instead of the files is part of what the advice depends on.
+  if (!dispatchFromFiles && dispatchText !== null) parts.push(dispatchText);
+  if (overlay && overlay.size > 0) parts.push(JSON.stringify([...overlay]));
   const fingerprint = sha256HexOfParts(parts);
   return { scope: o.scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
 }

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
+import { EtcdStore } from "../../../../src/io/store/etcd/store.ts";
+import { filesStore } from "../../../../src/io/store/files.ts";
 import { etcdAvailable, startCluster, type Cluster } from "../../../helpers/etcd-cluster.ts";
 import { reasonOf, stopHook } from "../../../helpers/hook.ts";
 import { fixtureCopy, hashTree, kbz, tempDir, writeTree } from "../../../helpers/kbz.ts";
@@ -175,6 +177,37 @@ describe.skipIf(!etcdAvailable())("kbz with an etcd coordinator (real 3-member c
     expect(rel.stderr).toContain("was already lost before this release");
     expect(kbz(["status", "--scope", "api"], { cwd: a, env }).stderr).toBe("");
     expect(kbz(["scope", "release", "--scope", "api"], { cwd: b, env }).stdout).toBe("released 1 lease(s) for api\n");
+  }, 60_000);
+
+  test("leaf states set through the store overlay PLAN.md for kbz next (PLAN.md untouched); the files adapter runs the caller's PLAN edit; a watch sees every change", async () => {
+    const dir = fixtureCopy("next-golden");
+    const repository = `t${process.pid}-${++n}`;
+    writeTree(dir, { ".kbz/settings.json": JSON.stringify({ coordinator: { repository } }) });
+    const env = { KBZ_COORDINATOR: cluster.url };
+    const store = new EtcdStore({ root: dir, url: cluster.url, repository, ttl: 30, keepAlive: "inline" });
+    let changes = 0;
+    const stop = store.watch(() => changes++);
+    try {
+      await until(() => changes >= 1, 5000); // the watch reports once when it starts
+      const plan = fs.readFileSync(path.join(dir, ".unlazy/api/PLAN.md"), "utf8");
+      expect(kbz(["next", "--scope", "api", "--slots", "4"], { cwd: dir, env }).stdout).toContain("LAUNCH 2: 1, 3");
+      await store.setLeafState("api", "1", "IN-FLIGHT", () => {
+        throw new Error("the etcd adapter must not edit PLAN.md");
+      });
+      const r = kbz(["next", "--scope", "api", "--slots", "4"], { cwd: dir, env });
+      expect(r.stdout).toContain("1 active");
+      expect(r.stdout).toContain("LAUNCH 1: 3");
+      expect(fs.readFileSync(path.join(dir, ".unlazy/api/PLAN.md"), "utf8")).toBe(plan);
+      await until(() => changes >= 2, 5000);
+      await store.appendStatus("api", "watched");
+      await until(() => changes >= 3, 5000);
+    } finally {
+      stop();
+      store.close();
+    }
+    let edited = 0;
+    await filesStore(dir).setLeafState("api", "1", "IN-FLIGHT", () => void edited++);
+    expect(edited).toBe(1);
   }, 60_000);
 
   test("an unreachable cluster is exit 2 with the reason for every coordinated verb, and nothing changes", async () => {
