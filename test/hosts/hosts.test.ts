@@ -10,7 +10,7 @@
 // Cursor is not here: its agent CLI (cursor-agent) is not published to npm, and it runs the model
 // only through Cursor's own service after a login, so it cannot run headless offline against a
 // mock. Cursor is covered by its documented payloads and output schema (test/hook/hosts.test.ts).
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -25,15 +25,7 @@ const MODULES = path.join(HOSTS_DIR, "node_modules");
 const HOST_TURN_MS = 240_000;
 const REASON = "GATES:G1";
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
-});
-const temp = (prefix: string) => {
-  const d = tempDir(prefix);
-  made.push(d);
-  return d;
-};
+const temp = tempDir;
 
 /** The command that starts one installed host package: [program, ...leading args]. */
 function hostCommand(alias: string): string[] {
@@ -70,7 +62,11 @@ interface Host {
   env(home: string, mock: MockModel): Record<string, string>;
 }
 
-const baseEnv = (home: string): Record<string, string> => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" });
+/** A fresh HOME, and a TMPDIR inside it, so whatever the host leaves goes with the test's directory. */
+const baseEnv = (home: string): Record<string, string> => {
+  fs.mkdirSync(path.join(home, "tmp"), { recursive: true });
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: path.join(home, "tmp"), LANG: "C.UTF-8" };
+};
 
 const HOSTS: Host[] = [
   {
