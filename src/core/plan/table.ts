@@ -1,7 +1,7 @@
 // PLAN.md's operational parts (kill §2.2, §4.2): the contract revision and the single leaf
 // dispatch table. Everything else in PLAN.md is prose. Fenced code is ignored.
 import { mayOpenFence } from "../ledger/parse.ts";
-import { isValidId } from "../workspace/discover.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import { ScheduleInputError } from "./errors.ts";
 import { kahnOrder } from "./graph.ts";
@@ -209,4 +209,13 @@ export function pathList(items: string[], label: string, fail: Fail): string[] {
   }
   if (hasDuplicates(out)) fail(`${label} contains duplicates`);
   return out;
+}
+
+/**
+ * PLAN.md with the leaf states a coordinator holds (io/store: `leafStates`) in place of its State
+ * cells; rows the coordinator has no state for keep theirs. Mutates and returns `plan`.
+ */
+export function withLeafStates(plan: Plan, states: ReadonlyMap<string, RowState> | null): Plan {
+  if (states) for (const row of plan.rows) row.state = states.get(row.id) ?? row.state;
+  return plan;
 }
