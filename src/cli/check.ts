@@ -222,9 +222,12 @@ export const verb: Verb = {
       .option("jobs", { type: "string", describe: "rolling concurrency, integer 1..64 (default 1)", requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
       .option("shell", { type: "string", describe: "command shell (UNLAZY_SHELL, then platform default)", requiresArg: true })
-      .option("cwd", { type: "string", describe: "default CHECK directory (explicit: ledger dir; discovered: --root)", requiresArg: true })
+      .option("cwd", { type: "string", describe: "CHECK directory for every gate, relative to --root (replaces the rule below)", requiresArg: true })
       .epilogue(
-        "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
+        "Where a CHECK runs: a ledger inside .unlazy/<scope>/ runs from the repository root (the folder holding " +
+          ".unlazy), however it is named; another explicit ledger runs from its own folder; discovered ledgers run " +
+          "from the root. --cwd replaces that base; a gate's CWD: resolves against it.\n\n" +
+          "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
           "timeout, output/regex limits, platform and PATH. Approvals live outside the repository under " +
           "~/.unlazy/approved (UNLAZY_APPROVAL_DIR overrides).\n\n" +
           "exit codes: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.",

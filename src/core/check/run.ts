@@ -118,25 +118,16 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
   });
 }
 
-export async function runChecks(req: CheckRequest): Promise<CheckResult> {
-  const first = snapshotForRequest(req);
-  req.observer?.loaded?.(first);
-  if (first.problems.length > 0) throw new FileProblemsError(first.problems);
-  const invalidDispatch = dispatchProblems(first);
-  if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
+/** A CHECK that invokes kbz itself as a command (at its start or after `;`, `&&`, `||`, `|`, `(`). */
+export function asksKbz(check: string): boolean {
+  return /(^|[;&|(]\s*)kbz\s/.test(check.trim());
+}
+
+/** Run one batch of approved tasks in order and write each ledger's results back. */
+async function runBatch(req: CheckRequest, first: Snapshot, settings: RunSettings, batch: CheckTask[]): Promise<RunReport[]> {
   const root = first.target.root;
-  const settings = runSettings(req, root);
-  const storeDir = approvalDirFor(req.env);
-  assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
-  const store = new ApprovalStore(storeDir, root);
-
-  const only = req.only ? new Set(req.only) : null;
-  const tasks = pendingTasks(first, settings, req.reverify).filter((t) => !only || only.has(t.qid));
-  const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
-  const runnable = approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task);
-  req.observer?.willRun?.(runnable);
-
-  const outcomes = await runRolling(runnable, req.jobs, async (task) => {
+  const constrained = first.target.mode !== "explicit";
+  const outcomes = await runRolling(batch, req.jobs, async (task) => {
     req.observer?.started?.(task);
     const outcome = await executeCheck({
       shell: settings.shell,
@@ -150,8 +141,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     return outcome;
   });
 
-  const constrained = first.target.mode !== "explicit";
-  const runs: RunReport[] = runnable.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
+  const runs: RunReport[] = batch.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
   // Tasks come in ledger order, so each ledger's results are one contiguous run.
   for (let start = 0; start < runs.length; ) {
     let end = start;
@@ -185,6 +175,35 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     }
     start = end;
   }
+
+  return runs;
+}
+
+export async function runChecks(req: CheckRequest): Promise<CheckResult> {
+  const first = snapshotForRequest(req);
+  req.observer?.loaded?.(first);
+  if (first.problems.length > 0) throw new FileProblemsError(first.problems);
+  const invalidDispatch = dispatchProblems(first);
+  if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
+  const root = first.target.root;
+  const settings = runSettings(req, root);
+  const storeDir = approvalDirFor(req.env);
+  assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
+  const store = new ApprovalStore(storeDir, root);
+
+  const only = req.only ? new Set(req.only) : null;
+  const tasks = pendingTasks(first, settings, req.reverify).filter((t) => !only || only.has(t.qid));
+  const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
+  const runnable = approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task);
+  req.observer?.willRun?.(runnable);
+
+  // Gates whose CHECK asks kbz about other gates (S_STRUCTURE, a node gate over its children)
+  // run after the others were written back, so one run sees this run's results.
+  const dependent = runnable.filter((t) => asksKbz(t.gate.check ?? ""));
+  const independent = runnable.filter((t) => !asksKbz(t.gate.check ?? ""));
+  const runs: RunReport[] = [];
+  for (const batch of [independent, dependent]) if (batch.length > 0) runs.push(...(await runBatch(req, first, settings, batch)));
+  runs.sort((x, y) => x.task.index - y.task.index);
 
   const snapshot = loadSnapshot(first.target);
   const stateOf = new Map(snapshot.gates.map((g) => [g.qid, g.state]));
