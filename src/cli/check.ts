@@ -27,6 +27,7 @@ interface CheckArgs {
   scope?: string;
   root?: string;
   json?: boolean;
+  verbose?: boolean;
 }
 
 function integerIn(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
@@ -70,45 +71,86 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   return report.exit;
 }
 
-/** The stdout lines for one approval decision (none when it was already approved). */
-export function approvalLines(item: ApprovalItem): string[] {
+/**
+ * The stdout lines for one approval decision (none when it was already approved). Short form: the
+ * PATH is left out (printed once, summarised, by pathSummaryLine); verbose is unlazy's transcript.
+ */
+export function approvalLines(item: ApprovalItem, verbose = true): string[] {
   const t = item.task;
   if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
+  if (item.status === "recorded" && !verbose) return [`  APPROVED ${t.qid}`];
   const lines = [
     `APPROVAL REQUIRED ${t.qid}`,
     `    CHECK: ${t.oracle.check}`,
     `    EXPECT: ${t.oracle.expect}`,
     `    CWD: ${t.oracle.cwd}`,
     `    SHELL: ${t.oracle.shell}`,
-    `    PATH: ${pathFacts(t.oracle.path).transcript}`,
   ];
-  if (item.status === "required") lines.push("    NOT RUN: inspect this oracle, then re-run with --approve");
+  if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
+  lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
+  if (item.status === "required") lines.push("    NOT RUN: have the user review this CHECK; once they approve, re-run with --approve");
   if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
   return lines;
 }
 
-function printApproval(item: ApprovalItem): void {
-  for (const line of approvalLines(item)) out(line);
+/** Prints the PATH summary the first time something needs it (short form only). */
+function pathOnce(verbose: boolean): (value: string) => void {
+  let shown = verbose;
+  return (value) => {
+    if (!shown) out(pathSummaryLine(value));
+    shown = true;
+  };
+}
+
+function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: string) => void): void {
+  const lines = approvalLines(item, verbose);
+  if (lines.length > 0) showPath(item.task.oracle.path);
+  for (const line of lines) out(line);
   if (item.problem) err(`kbz: ${item.problem}`);
 }
 
-export function resultLines(r: RunReport): string[] {
+/** The PATH every CHECK of this run binds, once: entry count and digest (the full list with --verbose). */
+export function pathSummaryLine(value: string): string {
+  const [digest, entries] = pathFacts(value).fingerprint.split("/");
+  return `PATH: ${entries} (sha256 ${digest}; --verbose prints it)`;
+}
+
+/** One line for a pass (two with verbose), two for a failure. */
+export function resultLines(r: RunReport, verbose = true): string[] {
   const o = r.outcome;
   const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
-  if (o.ok) return [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`];
+  if (o.ok) return verbose ? [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`] : [head];
   const error = o.error ? `${o.error}; ` : "";
   const signal = o.signal ? ` signal=${o.signal}` : "";
   const matched = o.matched ? "matched" : "not matched";
   return [head, `       ${error}exit=${o.exitCode ?? "none"}${signal}; EXPECT=${matched}; output=${o.summary}`];
 }
 
-function printRunResult(res: CheckResult): void {
-  for (const r of res.runs) for (const line of resultLines(r)) out(line);
+/**
+ * What a finished run prints after its approvals: one line per passed gate (two with verbose),
+ * two per failure, stale results, the per-ledger gate counts (verbose), then the verdict.
+ */
+export function compactRunLines(res: CheckResult, verbose: boolean): string[] {
+  const lines: string[] = [];
+  const showPath = verbose ? () => {} : (v: string) => lines.length === 0 && lines.push(pathSummaryLine(v));
+  for (const a of res.approvals) {
+    const block = approvalLines(a, verbose);
+    if (block.length > 0) showPath(a.task.oracle.path);
+    lines.push(...block);
+  }
+  for (const r of res.runs) lines.push(...resultLines(r, verbose));
+  for (const r of res.runs) if (r.writeback === "stale") lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
+  if (verbose) for (const l of res.snapshot.ledgers) lines.push(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  return lines;
+}
+
+function printRunResult(res: CheckResult, verbose: boolean): void {
+  for (const r of res.runs) for (const line of resultLines(r, verbose)) out(line);
   for (const r of res.runs) {
     if (r.writeback === "stale") out(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
     if (r.writeError) err(`kbz: ${r.writeError}`);
   }
-  for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  if (verbose) for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
   printProblems(res.problems);
   if (res.infraFailures > 0) err(`kbz: infrastructure failure prevented ${res.infraFailures} approval(s)`);
   for (const line of verdictLines(res.reduction, res.note, res.snapshot.target.scope)) out(line);
@@ -176,6 +218,8 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   const files = positionals(argv);
   if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
   const progress = Progress.forStdout(!asJson);
+  const verbose = !!argv.verbose;
+  const showPath = pathOnce(verbose);
   try {
     const res = await runChecks({
       root: argv.root,
@@ -190,9 +234,13 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       env: process.env,
       observer: {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
-        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item)),
+        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath)),
         willRun: (tasks) => {
           if (asJson) return;
+          if (!verbose) {
+            if (tasks.length > 0) showPath(tasks[0]!.oracle.path);
+            return;
+          }
           for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathFacts(t.oracle.path).transcript}`);
         },
         started: (t) => progress?.start(t.qid),
@@ -204,7 +252,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       for (const r of res.runs) if (r.writeError) err(`kbz: ${r.writeError}`);
       printProblems(res.problems);
       json(runJson(res));
-    } else printRunResult(res);
+    } else printRunResult(res, verbose);
     return res.exit;
   } finally {
     progress?.close();
@@ -219,6 +267,7 @@ export const verb: Verb = {
       .option("status", { type: "boolean", describe: "report only; never execute, approve or write" })
       .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
       .option("approve", { type: "boolean", describe: "approve each exact pending oracle, then run it" })
+      .option("verbose", { type: "boolean", describe: "unlazy's full transcript: RUN lines, PATH in full, each pass's exit and output digest" })
       .option("jobs", { type: "string", describe: "rolling concurrency, integer 1..64 (default 1)", requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
       .option("shell", { type: "string", describe: "command shell (UNLAZY_SHELL, then platform default)", requiresArg: true })

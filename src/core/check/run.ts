@@ -37,6 +37,8 @@ export interface ApprovalItem {
   status: ApprovalStatus;
   record: string | null; // path of a record written now
   problem: string | null; // "could not validate/record approval for <qid>: <msg>"
+  /** For an unapproved oracle: how the nearest approval of the same ledger and gate differs. */
+  differs?: string[];
 }
 
 export interface RunReport {

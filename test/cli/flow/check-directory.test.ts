@@ -39,7 +39,7 @@ describe("issue 20.1: the CHECK directory does not depend on how the ledger is n
   });
 
   test("check --scope, check on the file and verify run share one directory, so one approval serves all three", () => {
-    const { dir, run } = repo({ ".unlazy/S/gates/leaf-1.md": "# leaf\nOWNS: src/**\n\n" + AT_ROOT, ".unlazy/S/PLAN.md": "# P\nContract revision: 1.\n" });
+    const { run } = repo({ ".unlazy/S/gates/leaf-1.md": "# leaf\nOWNS: src/**\n\n" + AT_ROOT, ".unlazy/S/PLAN.md": "# P\nContract revision: 1.\n" });
     expect(run(["check", "--approve", ".unlazy/S/gates/leaf-1.md"]).code).toBe(0);
     const scoped = run(["check", "--reverify", "--scope", "S"]);
     expect(scoped.stdout).not.toContain("APPROVAL REQUIRED");
