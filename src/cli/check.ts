@@ -88,7 +88,9 @@ export function approvalLines(item: ApprovalItem, verbose = true): string[] {
   ];
   if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
   lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
-  if (item.status === "required") lines.push("    NOT RUN: have the user review this CHECK; once they approve, re-run with --approve");
+  if (item.status === "required") {
+    lines.push(verbose ? "    NOT RUN: inspect this oracle, then re-run with --approve" : "    NOT RUN: have the user review this CHECK; once they approve, re-run with --approve");
+  }
   if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
   return lines;
 }

@@ -203,12 +203,12 @@ describe("kbz init", () => {
     expect(hashTree(dir)).toBe(before);
   });
 
-  test("--scope writes PLAN.md and a node GATES.md naming the scope", () => {
+  test("--scope writes PLAN.md, ACCESS.json and a node GATES.md naming the scope", () => {
     const dir = tempDir();
     const j = JSON.parse(kbz(["init", "--scope", "api", "--json"], { cwd: dir }).stdout);
-    expect(j.files).toEqual([".unlazy/api/PLAN.md", ".unlazy/api/GATES.md"]);
+    expect(j.files).toEqual([".unlazy/api/PLAN.md", ".unlazy/api/ACCESS.json", ".unlazy/api/GATES.md"]);
     const gates = fs.readFileSync(path.join(dir, ".unlazy/api/GATES.md"), "utf8");
-    expect(gates).toContain(".unlazy/api/gates/leaf-1.1.md");
+    expect(gates).toContain("kbz check --status .unlazy/api/gates/leaf-*.md");
     expect(gates).not.toContain("<scope>");
     expect(kbz(["init", "--scope", "../x"], { cwd: dir }).code).toBe(2);
   });

@@ -29,7 +29,7 @@ describe("issue 20.1: the CHECK directory does not depend on how the ledger is n
   test("a ledger inside .unlazy/<scope>/ runs from the repository root, named relatively, absolutely or with ..", () => {
     const { dir, run } = repo({ ".unlazy/S/gates/leaf-1.md": "# leaf\nOWNS: src/**\n\n" + AT_ROOT });
     for (const name of [".unlazy/S/gates/leaf-1.md", path.join(dir, ".unlazy/S/gates/leaf-1.md"), "./.unlazy/S/../S/gates/leaf-1.md"]) {
-      const r = run(["check", "--reverify", "--approve", name]);
+      const r = run(["check", "--verbose", "--reverify", "--approve", name]);
       expect(r.stdout).toContain(`cwd=${dir} `);
       expect([r.code, r.stdout.trimEnd().split("\n").pop()]).toEqual([0, expect.stringMatching(/^ALL MET \(1 met, reran: 1/)]);
     }
@@ -56,9 +56,9 @@ describe("issue 20.1: the CHECK directory does not depend on how the ledger is n
   test("other explicit ledgers keep unlazy's rule (their own folder); CWD: resolves against that base; --cwd overrides", () => {
     const gate = (cwd: string) => `- [ ] G1: where\n  CHECK: pwd\n  EXPECT: /./\n${cwd}  EVIDENCE: pending\n`;
     const { dir, run } = repo({ "sub/GATES.md": gate(""), "sub/deep/x": "", "other/CWD.md": gate("  CWD: ../sub/deep\n") });
-    expect(run(["check", "--approve", "sub/GATES.md"]).stdout).toContain(`cwd=${path.join(dir, "sub")} `);
-    expect(run(["check", "--approve", "other/CWD.md"]).stdout).toContain(`cwd=${path.join(dir, "sub/deep")} `);
-    expect(run(["check", "--reverify", "--approve", "--cwd", "sub", "sub/GATES.md"]).stdout).toContain(`cwd=${path.join(dir, "sub")} `);
-    expect(run(["check", "--reverify", "--approve", "--cwd", ".", "sub/GATES.md"]).stdout).toContain(`cwd=${dir} `);
+    expect(run(["check", "--verbose", "--approve", "sub/GATES.md"]).stdout).toContain(`cwd=${path.join(dir, "sub")} `);
+    expect(run(["check", "--verbose", "--approve", "other/CWD.md"]).stdout).toContain(`cwd=${path.join(dir, "sub/deep")} `);
+    expect(run(["check", "--verbose", "--reverify", "--approve", "--cwd", "sub", "sub/GATES.md"]).stdout).toContain(`cwd=${path.join(dir, "sub")} `);
+    expect(run(["check", "--verbose", "--reverify", "--approve", "--cwd", ".", "sub/GATES.md"]).stdout).toContain(`cwd=${dir} `);
   });
 });
