@@ -6,16 +6,14 @@
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, type CheckResult } from "../core/check/run.ts";
-import { commitDispatch } from "../core/dispatch/transition.ts";
-import { loadDispatch } from "../core/dispatch/waves.ts";
-import { releaseLeases } from "../core/dispatch/leases.ts";
+import { coordination, storeFor } from "../io/store/active.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { readScopeTexts, scopeDir } from "../core/plan/write.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out, printProblems } from "./output.ts";
 import { compactRunLines } from "./check.ts";
 import { nextAdviceLines } from "./next.ts";
-import { setState } from "./plan.ts";
+import { setState, withLeafStates } from "./plan.ts";
 import { guarded, infra, printNotes, RefusedError, resolvedScope, rootOf, type PipelineArgs } from "./pipeline.ts";
 
 interface AdvanceArgs extends PipelineArgs {
@@ -39,14 +37,14 @@ signature); 2 usage, a refused wave step or an invalid scope (nothing changes).`
 
 /** Record the native return in the wave that started this leaf; null when it was already recorded. */
 async function recordReturn(root: string, scope: string, stem: string): Promise<string | null> {
-  const { state } = loadDispatch(root, scope);
+  const { state } = coordination(root).dispatch(scope);
   const waves = [...state.waves.values()].filter((w) => w.leaves.includes(stem));
   if (waves.some((w) => w.returned.has(stem) && !waves.some((o) => o !== w && o.started.has(stem) && !o.returned.has(stem)))) return null;
   const open = waves.find((w) => w.started.has(stem) && !w.returned.has(stem) && w.state !== "abandoned");
   if (!open) {
     throw new RefusedError(`${stem} was not started in any wave; record its launch first (kbz wave open/start/seal --scope ${scope} …)`);
   }
-  const t = await infra(() => commitDispatch(root, scope, { kind: "return", wave: open.id, leaf: stem }));
+  const t = await infra(() => storeFor(root).commitDispatch(scope, { kind: "return", wave: open.id, leaf: stem }));
   printNotes(t.notes);
   return t.line;
 }
@@ -71,7 +69,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   const stem = `leaf-${id}`;
   let plan;
   try {
-    plan = readScopeTexts(root, scope).plan;
+    plan = withLeafStates(readScopeTexts(root, scope).plan, coordination(root).leafStates(scope));
   } catch (e) {
     if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
     throw e;
@@ -97,7 +95,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     }
   }
   // Release before promoting: a dependent leaf may claim paths this one held.
-  const { released, notes } = await infra(() => releaseLeases(root, scope, stem));
+  const { released, notes } = await infra(() => storeFor(root).release(scope, stem));
   printNotes(notes);
   const set = await setState(root, scope, id, "VERIFIED", "advance");
   const verdict = set.from === "VERIFIED" ? "already-verified" : "verified";

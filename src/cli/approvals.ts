@@ -93,8 +93,8 @@ export function handleApprovals(argv: ApprovalsArgs): ExitCode {
     return prune(store, !!argv.json);
   } catch (e) {
     if (!(e instanceof ApprovalStoreError)) throw e;
-    err(`kbz: approval store: ${e.message}`);
-    if (argv.json) json({ schema: 1, dir: store.dir, errors: [{ message: e.message }] });
+    err(`kbz: approval store: ${e.located()}`);
+    if (argv.json) json({ schema: 1, dir: store.dir, errors: [{ file: e.file, message: e.message, hint: e.hint }] });
     return 2;
   }
 }

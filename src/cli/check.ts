@@ -6,6 +6,9 @@ import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult, type
 import type { CheckTask } from "../core/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../core/run/shell.ts";
+import { containment } from "../core/run/contain.ts";
+import { sandboxLine } from "../core/run/sandbox.ts";
+import { MAX_CHECK_DEPTH } from "../core/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { ExitCode, Verb } from "./index.ts";
@@ -20,6 +23,7 @@ interface CheckArgs {
   status?: boolean;
   reverify?: boolean;
   approve?: boolean;
+  sandbox?: boolean;
   jobs?: string;
   timeout?: string;
   shell?: string;
@@ -41,7 +45,7 @@ function integerIn(name: string, raw: string | undefined, min: number, max: numb
 
 function validate(argv: CheckArgs): void {
   if (argv.status) {
-    for (const other of ["reverify", "approve"] as const) if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
+    for (const other of ["reverify", "approve", "sandbox"] as const) if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
     for (const other of ["timeout", "jobs", "shell", "cwd"] as const) {
       if (argv[other] !== undefined) throw new UsageError(`--${other} cannot be combined with --status`);
     }
@@ -87,6 +91,7 @@ export function approvalLines(item: ApprovalItem, verbose = true): string[] {
     `    SHELL: ${t.oracle.shell}`,
   ];
   if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
+  if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
   lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
   if (item.status === "required") {
     lines.push(verbose ? "    NOT RUN: inspect this oracle, then re-run with --approve" : "    NOT RUN: have the user review this CHECK; once they approve, re-run with --approve");
@@ -229,6 +234,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null,
       reverify: !!argv.reverify,
       approve: !!argv.approve,
+      sandbox: !!argv.sandbox,
       jobs,
       timeoutS,
       shell: argv.shell,
@@ -238,6 +244,8 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
         approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath)),
         willRun: (tasks) => {
+          const warning = tasks.length > 0 ? containment().warning : null;
+          if (warning) err(warning);
           if (asJson) return;
           if (!verbose) {
             if (tasks.length > 0) showPath(tasks[0]!.oracle.path);
@@ -270,6 +278,7 @@ export const verb: Verb = {
       .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
       .option("approve", { type: "boolean", describe: "approve each exact pending oracle, then run it" })
       .option("verbose", { type: "boolean", describe: "unlazy's full transcript: RUN lines, PATH in full, each pass's exit and output digest" })
+      .option("sandbox", { type: "boolean", describe: "run each CHECK under bubblewrap: no network, read-only disk but the repo, private /tmp, empty $HOME" })
       .option("jobs", { type: "string", describe: "rolling concurrency, integer 1..64 (default 1)", requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
       .option("shell", { type: "string", describe: "command shell (UNLAZY_SHELL, then platform default)", requiresArg: true })
@@ -281,6 +290,12 @@ export const verb: Verb = {
           "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
           "timeout, output/regex limits, platform and PATH. Approvals live outside the repository under " +
           "~/.unlazy/approved (UNLAZY_APPROVAL_DIR overrides).\n\n" +
+          `containment: ${containment().describe}. Every process a CHECK starts ends with it ` +
+          "(KBZ_CONTAINMENT=pidns|pgroup forces a weaker level). A nested kbz check refuses a gate already " +
+          `being checked above it (a cycle) and nesting deeper than ${MAX_CHECK_DEPTH}.\n\n` +
+          "--sandbox (or `SANDBOX: on` / `SANDBOX: writable <path>, ...` before a ledger's first gate, or " +
+          '{"sandbox": true, "writable": [...]} in .kbz/settings.json) runs CHECKs under bubblewrap; the ' +
+          "sandbox profile is part of the approved oracle. Without bwrap it is an error, never an unsandboxed run.\n\n" +
           "exit codes: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.",
       ),
   handler: (argv) => handleCheck(argv as CheckArgs),

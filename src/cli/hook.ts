@@ -18,6 +18,7 @@ import {
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
+import { describe } from "../core/errors.ts";
 
 interface HookArgs {
   action: string;
@@ -105,7 +106,7 @@ function install(argv: HookArgs): ExitCode {
   try {
     outcome = installSettings({ target, handler, ownPaths: [fallbackHookPath()] });
   } catch (e) {
-    const why = e instanceof SettingsRefusal ? `refusing to touch ${target}: ${e.message}` : `could not update ${target}: ${(e as Error).message}`;
+    const why = e instanceof SettingsRefusal ? `refusing to touch ${target}: ${e.message}` : `could not update ${target}: ${describe(e)}`;
     err(`kbz: ${why}`);
     if (argv.json) json({ schema: 1, result: "refused", target, error: why });
     return 2;

@@ -35,6 +35,7 @@ const VERB_MODULES: [name: string, load: () => Promise<Verb>][] = [
   ["init", async () => (await import("./init.ts")).verb],
   ["sign", async () => (await import("./sign.ts")).verb],
   ["dash", async () => (await import("./dash.ts")).verb],
+  ["coordinator", async () => (await import("./coordinator.ts")).verb],
   ["demo", async () => (await import("./dash.ts")).demoVerb],
 ];
 
@@ -68,6 +69,12 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .strict()
     // Only help is wrapped; asking process.stdout for its width would create the stream.
     .wrap(wantsHelp ? Math.min(100, process.stdout.columns || 100) : 100)
+    .option("coordinator", {
+      type: "string",
+      global: true,
+      requiresArg: true,
+      describe: "etcd://HOST:PORT[,HOST:PORT…]: leases, waves, status log, session and leaf states on an etcd cluster (or KBZ_COORDINATOR, or .unlazy/coordinator.json; files: the default)",
+    })
     .parserConfiguration({ "populate--": true })
     .exitProcess(false)
     .fail((msg, e) => {
@@ -102,6 +109,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     const run = chosen as { verb: Verb; argv: any } | null;
     if (!run) return 0;
     rejectRepeatedValues(run.argv, arrays);
+    if (COORDINATED.has(String(run.argv._?.[0] ?? ""))) await useCoordinator(run.argv);
     return await run.verb.handler(run.argv);
   } catch (e) {
     if (named && e instanceof UsageError) return named.usageError!(e.message, args);
@@ -119,7 +127,29 @@ function rejectRepeatedValues(argv: Record<string, unknown>, arrays: Set<string>
   }
 }
 
+/** Verbs that read or write coordination state (leases, waves, log, session, leaf states). */
+const COORDINATED = new Set(["", "status", "scope", "wave", "next", "structure", "dash", "demo", "advance", "plan"]);
+
+/**
+ * Install the store for the command's root before it reads anything. With a coordinator, every
+ * lease this clone lost since its last command is reported first: its paths are no longer its own.
+ */
+async function useCoordinator(argv: { root?: string; coordinator?: string; scope?: string }): Promise<void> {
+  const { installStore } = await import("../io/store/active.ts");
+  const { canonicalRoot } = await import("../core/workspace/discover.ts");
+  const root = canonicalRoot(argv.root ?? process.cwd());
+  const { lost } = await installStore(root, { flag: argv.coordinator, logScope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
+  for (const l of lost) {
+    err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run kbz scope claim --scope ${l.scope} --leaf ${l.leaf}`);
+  }
+}
+
 function reportFailure(e: unknown, wantsJson: boolean): ExitCode {
+  if ((e as Error)?.name === "CoordinatorError") {
+    err(`kbz: ${(e as Error).message}`);
+    if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: (e as Error).message, hint: (e as { hint?: string }).hint ?? null }] });
+    return 2;
+  }
   if (e instanceof FileProblemsError) {
     printProblems(e.problems);
     if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: e.problems });

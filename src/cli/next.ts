@@ -69,7 +69,8 @@ function run(argv: NextArgs): ExitCode {
   } catch (e) {
     if (e instanceof EmptyPlanError) return emptyPlan(argv.scope, asJson);
     if (e instanceof ScheduleInputError) return invalid(e.located(), asJson);
-    if (e instanceof UsageError || e instanceof ReadError) return invalid(e.message, asJson);
+    if (e instanceof UsageError) return invalid(e.message, asJson);
+    if (e instanceof ReadError) return invalid(e.located(), asJson);
     // A file system failure (permissions, I/O) is still one invalid object, as schedule.mjs prints.
     if (typeof (e as NodeJS.ErrnoException)?.code === "string") return invalid((e as Error).message, asJson);
     throw e;

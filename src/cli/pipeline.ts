@@ -1,6 +1,6 @@
 // Helpers shared by the pipeline verbs (scope, wave): root and scope arguments, and mapping
 // infrastructure failures (locks, atomic writes, the status log) to one `kbz:` line and exit 2.
-import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { type ErrorInit, FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
 import { StatusLogError } from "../core/dispatch/statuslog.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, isValidId, resolveTarget, SCOPE_ID_MESSAGE, type Target } from "../core/workspace/discover.ts";
@@ -50,15 +50,20 @@ export function unknownAction(kind: string, action: unknown, known: string[]): U
 }
 
 /** The command was understood but refused (state machine, lock, unsafe file): exit 2, no usage hint. */
-export class RefusedError extends Error {}
+export class RefusedError extends KbzError {
+  constructor(message: string, init: ErrorInit = {}) {
+    super(message, { code: "refused", ...init });
+  }
+}
 
 /** Run a core effect; infrastructure failures become a RefusedError carrying their message. */
 export async function infra<T>(fn: () => Promise<T> | T): Promise<T> {
   try {
     return await fn();
   } catch (e) {
+    if ((e as Error)?.name === "CoordinatorError") throw new RefusedError((e as Error).message, { code: (e as KbzError).code, hint: (e as KbzError).hint });
     if (e instanceof WriteError || e instanceof LockTimeoutError || e instanceof StatusLogError || e instanceof DispatchActionError || e instanceof LeaseRecordError) {
-      throw new RefusedError(e.message);
+      throw new RefusedError(e.message, { code: e.code, file: e.file, line: e.line, hint: e.hint });
     }
     const errno = e as NodeJS.ErrnoException;
     if (typeof errno?.code === "string" && errno.syscall) throw new RefusedError(errno.message);
@@ -72,8 +77,8 @@ export async function guarded(argv: PipelineArgs, run: () => Promise<ExitCode> |
     return await run();
   } catch (e) {
     if (!(e instanceof RefusedError)) throw e;
-    err(`kbz: ${e.message}`);
-    if (argv.json) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: e.message }] });
+    err(`kbz: ${e.located()}`);
+    if (argv.json) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ file: e.file, line: e.line, message: e.message, hint: e.hint }] });
     return 2;
   }
 }

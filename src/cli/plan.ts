@@ -8,7 +8,8 @@ import { accessWith, leafLedger, promotable, withRow, withStates, type NewRow } 
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { pathList, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
 import { STATES, transitionProblem } from "../core/plan/transition.ts";
-import { commitScopeEdit, scopeDir } from "../core/plan/write.ts";
+import { commitScopeEdit, readScopeTexts, scopeDir } from "../core/plan/write.ts";
+import { coordination, storeFor } from "../io/store/active.ts";
 import { loadLedgerFile } from "../core/snapshot.ts";
 import { isValidId } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
@@ -126,20 +127,53 @@ function ledgerMet(root: string, scope: string, id: string): boolean {
   return l.gates.length > 0 && l.gates.every((g) => gateState(g, l) === "met");
 }
 
-/** One validated state change, plus the WAITING rows a VERIFIED row unblocks. */
+/** PLAN rows with the states a coordinator holds laid over them (files: PLAN.md is the authority). */
+export function withLeafStates(plan: Plan, states: Map<string, RowState> | null): Plan {
+  if (!states || states.size === 0) return plan;
+  const rows = plan.rows.map((r) => (states.has(r.id) ? { ...r, state: states.get(r.id)! } : r));
+  return { ...plan, rows, byId: new Map(rows.map((r) => [r.id, r])) };
+}
+
+/**
+ * One validated state change, plus the WAITING rows a VERIFIED row unblocks. Through the store:
+ * the files adapter runs the PLAN.md edit (validated again under its lock), a coordinator records
+ * the states instead.
+ */
 export async function setState(root: string, scope: string, id: string, to: RowState, log: string): Promise<{ from: RowState; promoted: string[] }> {
   const met = to === "VERIFIED" ? ledgerMet(root, scope, id) : true;
-  return write(root, scope, (cur) => {
-    const problem = transitionProblem(cur.plan, id, to, { ledgerMet: met });
+  const decide = (plan: Plan) => {
+    const problem = transitionProblem(plan, id, to, { ledgerMet: met });
     if (problem) throw new RefusedError(problem);
-    const from = cur.plan.byId.get(id)!.state;
-    const states = new Map<string, RowState>([[id, to]]);
-    const promoted = to === "VERIFIED" ? promotable(cur.plan, new Set([id])) : [];
-    for (const p of promoted) states.set(p, "READY");
-    if (from === to) return { from, promoted: [] };
-    const tail = promoted.length ? `; promoted ${promoted.join(", ")} to READY` : "";
-    return { from, promoted, plan: withStates(cur.planText, states), log: `${log} ${id} ${from} -> ${to}${tail}` };
-  });
+    const from = plan.byId.get(id)!.state;
+    const promoted = from !== to && to === "VERIFIED" ? promotable(plan, new Set([id])) : [];
+    return { from, promoted };
+  };
+  let cur;
+  try {
+    cur = readScopeTexts(root, scope);
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+  const first = decide(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
+  if (first.from === to) return first;
+  const store = storeFor(root);
+  let result = first;
+  const changes: [string, RowState][] = [[id, to], ...first.promoted.map((p) => [p, "READY"] as [string, RowState])];
+  for (const [leaf, state] of changes) {
+    await infra(() =>
+      store.setLeafState(scope, leaf, state, async () => {
+        if (leaf !== id) return; // the first edit writes every change of this transition at once
+        result = await write(root, scope, (locked) => {
+          const r = decide(locked.plan);
+          const states = new Map<string, RowState>([[id, to], ...r.promoted.map((p) => [p, "READY"] as [string, RowState])]);
+          const tail = r.promoted.length ? `; promoted ${r.promoted.join(", ")} to READY` : "";
+          return { ...r, plan: withStates(locked.planText, states), log: `${log} ${id} ${r.from} -> ${to}${tail}` };
+        });
+      }),
+    );
+  }
+  return { from: result.from, promoted: result.promoted };
 }
 
 async function write<T extends object>(root: string, scope: string, edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2]): Promise<T> {

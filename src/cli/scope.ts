@@ -1,13 +1,13 @@
 // kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
-import { FileProblemsError, UsageError } from "../core/errors.ts";
-import { claimLease, readLeases, releaseLeases, removeInvalidLeases, type ClaimConflict, type LeaseRecord } from "../core/dispatch/leases.ts";
-import { appendStatus, statusLogPath } from "../core/dispatch/statuslog.ts";
-import { bindSession } from "../core/dispatch/session.ts";
+import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
+import type { ClaimConflict, LeaseRecord } from "../core/dispatch/leases.ts";
+import { statusLogPath } from "../core/dispatch/statuslog.ts";
+import { coordination, storeFor } from "../io/store/active.ts";
 import { stemOf } from "../core/ledger/model.ts";
 import { displayPath, loadLedgerFile } from "../core/snapshot.ts";
 import { listScopes } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { json, out } from "./output.ts";
+import { err, json, out } from "./output.ts";
 import { guarded, infra, printNotes, RefusedError, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface ScopeArgs extends PipelineArgs {
@@ -45,7 +45,7 @@ function invalidHint(root: string, r: LeaseRecord): string {
 function list(argv: ScopeArgs): ExitCode {
   const root = rootOf(argv);
   const scopes = listScopes(root);
-  const leases = readLeases(root);
+  const leases = coordination(root).leases();
   if (argv.json) {
     json({ schema: 1, root, scopes, leases: leases.map((l) => leaseJson(root, l)) });
     return 0;
@@ -81,7 +81,7 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
   if (entry.problems.length > 0 || !entry.ledger) throw new FileProblemsError(entry.problems);
   if (entry.ledger.owns.length === 0) throw new FileProblemsError([{ file: entry.display, line: 1, message: "declares no OWNS paths; add an OWNS: line before the first gate" }]);
   const leaf = stems[index]!;
-  const result = await infra(() => claimLease(root, target.scope, leaf, entry.ledger!.owns));
+  const result = await infra(() => storeFor(root).claim(target.scope, leaf, entry.ledger!.owns));
   printNotes(result.notes);
   if (result.ok) {
     if (argv.json) json({ schema: 1, action: "claim", ok: true, exit: 0, scope: target.scope, leaf, globs: result.lease.globs, conflicts: [] });
@@ -116,7 +116,7 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
   const root = rootOf(argv);
   if (argv.invalid) {
     if (argv.scope !== undefined || argv.leaf !== undefined) throw new UsageError("--invalid cannot be combined with --scope or --leaf");
-    const { removed, notes } = await infra(() => removeInvalidLeases(root));
+    const { removed, notes } = await infra(() => storeFor(root).removeInvalid());
     printNotes(notes);
     if (argv.json) {
       json({ schema: 1, action: "release-invalid", exit: 0, removed: removed.map((r) => leaseJson(root, r)) });
@@ -129,8 +129,9 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
   // An explicit scope is honoured even when its directory is gone: that is how orphans are released.
   const scope = requestedScope(argv) ?? resolvedScope(root, argv, "release").scope;
   const leaf = argv.leaf ?? null;
-  const { released, notes } = await infra(() => releaseLeases(root, scope, leaf));
+  const { released, alreadyLost, notes } = await infra(() => storeFor(root).release(scope, leaf));
   printNotes(notes);
+  for (const l of alreadyLost) err(`kbz: warning: lease ${l.scope}/${l.leaf} was already lost before this release (${l.reason})`);
   const who = leaf === null ? scope : `${scope}/${leaf}`;
   if (argv.json) json({ schema: 1, action: "release", exit: 0, scope, leaf, released: released.length, leases: released.map((r) => leaseJson(root, r)) });
   else out(`released ${released.length} lease(s) for ${who}`);
@@ -146,11 +147,13 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
   const target = resolvedScope(root, argv, "log");
   const line = text(argv);
   if (line.trim() === "") throw new UsageError("log needs non-blank text");
-  const file = statusLogPath(root, target.scope);
+  const store = storeFor(root);
+  const file = store.kind === "files" ? statusLogPath(root, target.scope) : `${store.label} (status log of ${target.scope})`;
   try {
-    appendStatus(file, line);
+    await store.appendStatus(target.scope, line);
   } catch (e) {
-    throw new RefusedError(`cannot append status: ${(e as Error).message}`);
+    if ((e as Error).name === "CoordinatorError") throw e;
+    throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
   if (argv.json) json({ schema: 1, action: "log", exit: 0, scope: target.scope, file });
   else out(`appended to ${file}`);
@@ -164,10 +167,10 @@ async function bind(argv: ScopeArgs): Promise<ExitCode> {
   if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id");
   let id: string;
   try {
-    id = bindSession(root, target.scope, String(args[0]));
+    id = await storeFor(root).bindSession(target.scope, String(args[0]));
   } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new RefusedError(`cannot bind session: ${(e as Error).message}`);
+    if (e instanceof UsageError || (e as Error).name === "CoordinatorError") throw e;
+    throw new RefusedError(`cannot bind session: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
   if (argv.json) json({ schema: 1, action: "bind", exit: 0, scope: target.scope, session: id });
   else out(`bound session ${id} to scope ${target.scope}`);

@@ -5,6 +5,7 @@ import { SkillInstallRefusal, installFiles, skillDir, type SkillAgent } from "..
 import { SKILL_FILES, SKILL_NAME } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
+import { describe } from "../core/errors.ts";
 
 interface SkillArgs {
   action: string;
@@ -22,7 +23,7 @@ function install(argv: SkillArgs): ExitCode {
   try {
     o = installFiles(base, dir, SKILL_FILES);
   } catch (e) {
-    const why = e instanceof SkillInstallRefusal ? e.message : `could not write ${dir}: ${(e as Error).message}`;
+    const why = e instanceof SkillInstallRefusal ? e.located() : `could not write ${dir}: ${describe(e)}`;
     err(`kbz: ${why}`);
     if (argv.json) json({ schema: 1, result: "refused", dir, error: why });
     return 2;

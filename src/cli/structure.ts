@@ -86,7 +86,7 @@ function readJsonInside(root: string, file: string, what: string): unknown {
     return JSON.parse(readStable(abs, { label: what, maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
   } catch (e) {
     if (e instanceof SyntaxError) throw new StructureError(`${what} is not valid JSON`);
-    if (e instanceof ReadError) throw new StructureError(`${what}: ${e.message}`);
+    if (e instanceof ReadError) throw new StructureError(e.message, file);
     throw e;
   }
 }
@@ -145,7 +145,7 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       throw e;
     }
   } catch (e) {
-    if (e instanceof StructureError || e instanceof UsageError || e instanceof WriteError || e instanceof LockTimeoutError) return invalid(action, e.message, asJson);
+    if (e instanceof StructureError || e instanceof UsageError || e instanceof WriteError || e instanceof LockTimeoutError) return invalid(action, e.located(), asJson);
     throw e;
   }
 }

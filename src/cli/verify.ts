@@ -7,7 +7,7 @@ import { verdictLines } from "../core/ledger/state.ts";
 import { pathFacts } from "../core/run/shell.ts";
 import { inspectReceipt, type Inspection } from "../core/receipts/audit.ts";
 import type { Policy } from "../core/receipts/context.ts";
-import { VerificationError } from "../core/receipts/errors.ts";
+import { VerificationError, verificationText } from "../core/receipts/errors.ts";
 import { explainReceipt } from "../core/receipts/explain.ts";
 import { ledgerKey } from "../core/receipts/paths.ts";
 import { verifyRun, type LedgerResult } from "../core/receipts/run.ts";
@@ -151,8 +151,8 @@ function explain(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
 function invalid(e: VerificationError | UsageError, asJson: boolean): ExitCode {
   const verification = e instanceof VerificationError ? e : null;
   if (asJson) json({ schema: 1, status: "INVALID", exit: 2, reason: verification?.reason ?? e.message, ...verification?.where });
-  else if (verification?.where.file !== undefined) err(verification.located());
-  else err(`kbz: ${verification?.located() ?? e.message}`);
+  else if (verification?.where.file !== undefined) err(verificationText(verification));
+  else err(`kbz: ${verification ? verificationText(verification) : e.message}`);
   return 2;
 }
 

@@ -5,9 +5,9 @@ import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { transitionProblem } from "../core/plan/transition.ts";
 import { readScopeTexts, scopeDir } from "../core/plan/write.ts";
-import { setState } from "./plan.ts";
-import { commitDispatch } from "../core/dispatch/transition.ts";
-import { dispatchPath, DispatchStateError, loadDispatch, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
+import { setState, withLeafStates } from "./plan.ts";
+import { coordination, storeFor } from "../io/store/active.ts";
+import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
 import { displayPath } from "../core/snapshot.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
@@ -87,7 +87,7 @@ function stateProblem(root: string, scope: string, e: DispatchStateError): FileP
 
 function load(root: string, scope: string) {
   try {
-    return loadDispatch(root, scope).state;
+    return coordination(root).dispatch(scope).state;
   } catch (e) {
     if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
     throw e;
@@ -138,7 +138,7 @@ function planRowFor(root: string, scope: string, leaf: string): string | null {
   }
   const id = leaf.startsWith("leaf-") ? leaf.slice(5) : leaf;
   if (!cur.plan.byId.has(id)) return null;
-  const problem = transitionProblem(cur.plan, id, "IN-FLIGHT", { ledgerMet: true });
+  const problem = transitionProblem(withLeafStates(cur.plan, coordination(root).leafStates(scope)), id, "IN-FLIGHT", { ledgerMet: true });
   if (problem) throw new RefusedError(`${problem}; nothing was recorded`);
   return id;
 }
@@ -153,7 +153,7 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   const row = action === "start" ? planRowFor(root, scope, leaves[0]!) : null;
   let t;
   try {
-    t = await infra(() => commitDispatch(root, scope, actionOf(action, wave, leaves, argv)));
+    t = await infra(() => storeFor(root).commitDispatch(scope, actionOf(action, wave, leaves, argv)));
   } catch (e) {
     if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
     throw e;

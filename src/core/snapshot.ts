@@ -57,7 +57,7 @@ export function loadLedgerFile(file: string, root: string, constrainToRoot: bool
     decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
     if (e instanceof ReadError) {
-      const msg = e.code === "ENOENT" ? "no such gate file" : e.message.replace(`: ${file}`, "");
+      const msg = e.code === "ENOENT" ? "no such gate file" : e.message;
       return fail(1, msg, true);
     }
     throw e;
@@ -69,7 +69,7 @@ export function loadLedgerFile(file: string, root: string, constrainToRoot: bool
     display,
     stem,
     ledger,
-    problems: ledger.errors.map((d) => ({ file: display, line: d.line, message: d.message })),
+    problems: ledger.errors.map((d) => (d.portable ? { file: display, line: d.line, message: d.message, portable: d.portable } : { file: display, line: d.line, message: d.message })),
     warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
     unreadable: false,
   };

@@ -1,11 +1,14 @@
-// The Stop hook edge: stdin payload in, at most one JSON object out, exit 0 always.
-// This file and everything it imports are bundled for Node 16 into hooks/stop-hook.mjs,
-// so the path uses only `node:` built-ins: no Bun APIs, no React, no Ink, no yargs.
+// The Stop hook edge: one host's stdin payload in, at most one answer in that host's contract
+// out, exit 0 always. This file and everything it imports are bundled for Node 16 into
+// hooks/stop-hook.mjs, so the path uses only `node:` built-ins: no Bun APIs, no React, no Ink,
+// no yargs.
 //
-// Claude Code fields: `cwd` and `session_id` (or `sessionId`) are read; everything else is
-// optional. `stop_hook_active` does not release the gate: Claude Code sets it on every stop
-// after a block, so honouring it would let an agent end its turn after one refusal. The
-// progress guard (six blocks without a gate-state change) is the loop breaker instead.
+// `--agent claude|codex|cursor|gemini` picks the adapter (src/hook/<host>.ts; claude when absent,
+// as installed before --agent existed). The adapter turns the payload into a cwd, a session to
+// count under and the host's loop signal; decideStop() decides for every host alike; the adapter
+// says the answer. A host's "already continuing" flag never releases the gate by itself: Claude
+// Code sets it on every stop after a block, so honouring it would let an agent end its turn after
+// one refusal. The progress guard (six blocks without a gate-state change) is the loop breaker.
 // SubagentStop payloads carry the parent's session id and are decided exactly like Stop,
 // counted in the same per-session, per-scope entry, so subagents cannot multiply the cap.
 import * as fs from "node:fs";
@@ -17,6 +20,7 @@ import {
   decideStop,
   internalFailure,
   invalidScopeArgument,
+  MAX_BLOCKS,
   planStop,
   unresolvable,
   type GuardResult,
@@ -24,17 +28,12 @@ import {
 } from "../core/hook/decide.ts";
 import { clearSession, recordBlock, sessionKey } from "../core/hook/guard.ts";
 import { loadSnapshot } from "../core/snapshot.ts";
-import { terminalJson } from "../core/text/sanitize.ts";
+import { installStore } from "../io/store/active.ts";
 import { writeFdSync } from "../core/util/fdwrite.ts";
 import { isValidId, listScopes, resolveTarget, type Target } from "../core/workspace/discover.ts";
-
-/** Stdin beyond this is not a Claude Code payload; it is treated like invalid JSON. */
-export const MAX_STDIN_BYTES = 32 * 1024 * 1024;
-
-export interface HookPayload {
-  cwd: string | null;
-  sessionId: string;
-}
+import type { HostAdapter, HostStop } from "./host.ts";
+import { agentArgument, HOSTS } from "./hosts.ts";
+import { readStdin, STDIN_DEADLINE_MS, type StdinResult } from "./stdin.ts";
 
 /** `undefined` scope: no --scope given; `null`: given but missing or invalid. */
 export function scopeArgument(args: string[]): string | null | undefined {
@@ -53,10 +52,13 @@ export function scopeArgument(args: string[]): string | null | undefined {
   return found;
 }
 
-/** `null` when stdin is not JSON (allow silently); missing fields take their defaults. */
-export function parsePayload(input: Buffer | null): HookPayload | null {
+/**
+ * The payload as a JSON object, `null` when it is not JSON (allow silently). Every leading
+ * U+FEFF is dropped first: Cursor on Windows starts stdin with one byte-order mark, sometimes two.
+ */
+export function parsePayload(input: Buffer | null): Record<string, unknown> | null {
   if (input === null) return null;
-  const text = input.toString("utf8");
+  const text = input.toString("utf8").replace(/^\uFEFF+/, "");
   let raw: unknown = {};
   if (text.trim() !== "") {
     try {
@@ -65,9 +67,7 @@ export function parsePayload(input: Buffer | null): HookPayload | null {
       return null;
     }
   }
-  const o = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
-  return { cwd: str(o.cwd), sessionId: str(o.session_id) ?? str(o.sessionId) ?? "anonymous" };
+  return raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
 }
 
 function existingDirectory(dir: string): string | null {
@@ -122,115 +122,85 @@ function resolveForHook(root: string, scope: string | null, sessionId: string): 
   }
 }
 
-async function countBlock(target: Target, key: string, hash: string): Promise<GuardResult> {
+async function countBlock(target: Target, key: string, hash: string, stop: HostStop): Promise<GuardResult> {
+  let blocks: number;
   try {
-    return { ok: true, blocks: await recordBlock(target, key, hash) };
+    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null });
   } catch (e) {
     return { ok: false, message: (e as Error).message };
   }
+  // The host's own count of continuations is a second check: it releases even when kbz's
+  // state was lost or reset (Cursor `loop_count`; this stop is continuation number n + 1).
+  if (stop.continuations !== null) blocks = Math.max(blocks, stop.continuations + 1);
+  return { ok: true, blocks };
 }
 
-/** The whole decision for one stop. Never throws. */
-export async function runStopHook(args: string[], input: Buffer | null, env: Record<string, string | undefined>, cwd: string): Promise<HookOutput> {
+/** The whole decision for one stop, host-neutral. Never throws. */
+export async function decideHookStop(
+  args: string[],
+  host: HostAdapter,
+  payload: Record<string, unknown> | null,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<HookOutput> {
   try {
     const pinned = scopeArgument(args);
     if (pinned === null) return invalidScopeArgument();
-    const payload = parsePayload(input);
     if (!payload) return null;
-    const wanted = path.resolve(cwd, payload.cwd ?? ".");
+    const stop = host.read(payload, env);
+    const wanted = path.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir) return unresolvable(`cwd is not an existing directory: ${wanted}`);
     const root = hookRoot(dir);
+    // With a coordinator the session binding, waves and lost leases come from the cluster; an
+    // unreachable cluster is reported (not blocking, like every hook failure), never replaced by the files.
+    await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const resolved = resolveForHook(root, scope, payload.sessionId);
+    const resolved = resolveForHook(root, scope, stop.session);
     if ("output" in resolved) return resolved.output;
     const t = resolved.target;
-    const key = sessionKey(payload.sessionId, t.scope);
+    const key = sessionKey(stop.session, t.scope);
     const assessment = assess(loadSnapshot(t));
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);
       return plan.output;
     }
-    return decideStop(assessment, await countBlock(t, key, plan.hash));
+    return decideStop(assessment, await countBlock(t, key, plan.hash, stop));
   } catch (e) {
     return internalFailure((e as Error)?.message ?? String(e));
   }
 }
 
-export function renderOutput(output: HookOutput): string {
-  return output === null ? "" : terminalJson(output) + "\n";
-}
-
-function isCharacterDevice(fd: number): boolean {
-  try {
-    return fs.fstatSync(fd).isCharacterDevice();
-  } catch {
-    return false;
+/** stdout and stderr for one stop: the answer in the host's contract, plus notes for people. */
+export async function runStopHook(
+  args: string[],
+  input: StdinResult,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<{ stdout: string; stderr: string }> {
+  const host = agentArgument(args);
+  if (!host) return HOSTS.claude.render(invalidAgentArgument());
+  if (input.timedOut) {
+    const r = host.render(null);
+    return { stdout: r.stdout, stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.\n` };
   }
+  return host.render(await decideHookStop(args, host, parsePayload(input.bytes), env, cwd));
 }
 
-/**
- * The payload, read with plain blocking reads: touching process.stdin builds a whole stream
- * stack, which costs 20-30 ms of the hook's budget in Bun and in Node alike. A non-blocking
- * stdin (EAGAIN) falls back to the stream.
- */
-function readStdin(): Promise<Buffer | null> {
-  // A terminal (or /dev/null) on stdin is no payload. fstat instead of node:tty's isatty,
-  // whose module costs ~9 ms and ~400 page faults to load.
-  if (isCharacterDevice(0)) return Promise.resolve(Buffer.alloc(0));
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const buf = Buffer.allocUnsafe(65536);
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "EAGAIN" && total === 0) return readStdinStream();
-      if (code === "EOF") break;
-      return Promise.resolve(null);
-    }
-    if (n === 0) break;
-    total += n;
-    if (total > MAX_STDIN_BYTES) return Promise.resolve(null);
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-  }
-  return Promise.resolve(Buffer.concat(chunks, total));
-}
-
-function readStdinStream(): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    const stdin = process.stdin;
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let done = false;
-    const finish = (value: Buffer | null) => {
-      if (done) return;
-      done = true;
-      stdin.removeAllListeners("data");
-      stdin.pause();
-      resolve(value);
-    };
-    stdin.on("data", (c: Buffer) => {
-      total += c.length;
-      if (total > MAX_STDIN_BYTES) return finish(null);
-      chunks.push(c);
-    });
-    stdin.on("end", () => finish(Buffer.concat(chunks, total)));
-    stdin.on("error", () => finish(null));
-  });
+function invalidAgentArgument(): HookOutput {
+  return { systemMessage: "kbz: installed hook has an unknown --agent value (use claude, codex, cursor or gemini); not blocking." };
 }
 
 /** Process entry for `kbz hook stop` and the Node fallback: print, flush, exit 0. */
 export async function stopHookMain(args: string[]): Promise<never> {
-  let text = "";
+  let r: { stdout: string; stderr: string };
   try {
-    text = renderOutput(await runStopHook(args, await readStdin(), process.env, process.cwd()));
+    r = await runStopHook(args, await readStdin(), process.env, process.cwd());
   } catch (e) {
-    text = renderOutput(internalFailure((e as Error)?.message ?? String(e)));
+    r = HOSTS.claude.render(internalFailure((e as Error)?.message ?? String(e)));
   }
-  if (text !== "") writeFdSync(1, text);
+  if (r.stdout !== "") writeFdSync(1, r.stdout);
+  if (r.stderr !== "") writeFdSync(2, r.stderr);
   process.exit(0);
 }

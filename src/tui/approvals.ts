@@ -39,7 +39,7 @@ export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
     const tasks = pendingTasks(snap, settings, true);
     return { items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)), settings, storeDir, problem: null };
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ApprovalStoreError) return none(e.message, settings, storeDir);
+    if (e instanceof UsageError || e instanceof ApprovalStoreError) return none(e.located(), settings, storeDir);
     throw e;
   }
 }

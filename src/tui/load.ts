@@ -60,7 +60,7 @@ function readLogTail(root: string, scope: string | null, inputs: string[]): LogT
     return { file, lines: lines.slice(-LOG_TAIL_LINES), problem: null };
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return { file, lines: [], problem: null };
-    if (e instanceof ReadError) return { file, lines: [], problem: e.message };
+    if (e instanceof ReadError) return { file, lines: [], problem: e.located() };
     throw e;
   }
 }

@@ -1,7 +1,7 @@
 // The plan side of the dashboard: PLAN.md's leaf table, the scheduler's snapshot and its
 // advice, all from the core modules `kbz next` uses. The TUI only lays the result out.
 import * as path from "node:path";
-import { readLeases } from "../core/dispatch/leases.ts";
+import { coordination } from "../io/store/active.ts";
 import { parseDispatch } from "../core/dispatch/waves.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
@@ -27,7 +27,7 @@ const compare = idCompare("natural");
 
 function located(e: unknown): string {
   if (e instanceof ScheduleInputError) return e.located();
-  if (e instanceof ReadError) return e.message;
+  if (e instanceof ReadError) return e.located();
   throw e;
 }
 
@@ -74,10 +74,11 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
     inputs.push(problem);
   }
   let waves = next?.waves ?? [];
-  const leases = next?.leases ?? readLeases(root);
+  const leases = next?.leases ?? coordination(root).leases();
   if (!next) {
     try {
-      const d = readStable(path.join(scopeDir, "dispatch.json"), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+      const d = coordination(root).dispatchText(scope, () => readStable(path.join(scopeDir, "dispatch.json"), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
+      if (d === null) throw new Error("no dispatch state");
       waves = [...parseDispatch(d).waves.values()];
       inputs.push(d);
     } catch {

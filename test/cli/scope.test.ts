@@ -164,8 +164,8 @@ describe("bad input changes nothing and exits 2", () => {
     const outside = tempDir();
     fs.symlinkSync(outside, locks(dir));
     const outsideBefore = hashTree(outside);
-    expectRefused(dir, ["scope", "claim", "--scope", "web"], `not a real directory: ${locks(dir)}`);
-    expectRefused(dir, ["scope", "release", "--scope", "web"], `not a real directory: ${locks(dir)}`);
+    expectRefused(dir, ["scope", "claim", "--scope", "web"], `kbz: ${locks(dir)}: not a real directory`);
+    expectRefused(dir, ["scope", "release", "--scope", "web"], `kbz: ${locks(dir)}: not a real directory`);
     expect(hashTree(outside)).toBe(outsideBefore);
   });
 
@@ -180,7 +180,7 @@ describe("bad input changes nothing and exits 2", () => {
       writeTree(outside, { victim: "victim\n" });
       make(path.join(dir, ".unlazy/api/status.log"), path.join(outside, "victim"));
       const t = Date.now();
-      expectRefused(dir, ["scope", "log", "--scope", "api", "hello"], "kbz: cannot append status:");
+      expectRefused(dir, ["scope", "log", "--scope", "api", "hello"], "status.log: cannot append status: status log must be");
       expect(Date.now() - t).toBeLessThan(10_000);
       expect(fs.readFileSync(path.join(outside, "victim"), "utf8")).toBe("victim\n");
     });

@@ -9,7 +9,9 @@ import { gateDigest } from "../ledger/digest.ts";
 import type { GateState } from "../ledger/state.ts";
 import type { Snapshot } from "../snapshot.ts";
 import { oracleSignature, runtimeOracle, type RuntimeOracle } from "../run/oracle.ts";
-import type { PathFacts } from "../run/shell.ts";
+import type { Env, PathFacts } from "../run/shell.ts";
+import { resolveBwrap, sandboxProfile, type SandboxProfile } from "../run/sandbox.ts";
+import type { LedgerSandbox } from "../ledger/model.ts";
 
 export interface RunSettings {
   shell: string; // resolved
@@ -17,6 +19,34 @@ export interface RunSettings {
   timeoutMs: number;
   /** `--cwd` resolved against the root, when given. */
   cwd: string | null;
+  sandbox: SandboxSettings;
+}
+
+/** What decides the sandbox: `--sandbox` or the repository setting, and each ledger's SANDBOX. */
+export interface SandboxSettings {
+  /** Every ledger runs sandboxed (`--sandbox`, or `.kbz/settings.json` says so). */
+  all: boolean;
+  /** Writable paths from the repository setting, with where each was declared. */
+  writable: { path: string; origin: string }[];
+  root: string;
+  env: Env;
+}
+
+const profiles = new WeakMap<SandboxSettings, Map<string, SandboxProfile | null>>();
+
+/** The sandbox profile a ledger's CHECKs run under, or null for none (memoised per ledger). */
+export function sandboxFor(settings: RunSettings, file: string, ledger: LedgerSandbox | null): SandboxProfile | null {
+  const s = settings.sandbox;
+  let byFile = profiles.get(s);
+  if (!byFile) profiles.set(s, (byFile = new Map()));
+  if (byFile.has(file)) return byFile.get(file)!;
+  let profile: SandboxProfile | null = null;
+  if (s.all || ledger) {
+    const writable = [...s.writable, ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` }))];
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root");
+  }
+  byFile.set(file, profile);
+  return profile;
 }
 
 export interface CheckTask {
@@ -61,8 +91,9 @@ export function gateCwd(base: string, gate: Gate): string {
   return gate.cwd ? path.resolve(base, gate.cwd) : base;
 }
 
-export function oracleFor(base: string, gate: Gate, settings: RunSettings): RuntimeOracle {
+export function oracleFor(base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
   return runtimeOracle({
+    sandbox,
     check: gate.check ?? "",
     expect: gate.expect ?? "",
     cwd: gateCwd(base, gate),
@@ -75,11 +106,12 @@ export function oracleFor(base: string, gate: Gate, settings: RunSettings): Runt
 /** Runnable, non-abandoned gates: the unmet ones, or all of them with reverify. */
 export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: boolean): CheckTask[] {
   const tasks: CheckTask[] = [];
+  const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
   for (const v of snap.gates) {
     if (v.state === "abandoned" || !isRunnable(v.gate)) continue;
     if (!reverify && v.state === "met") continue;
     const base = baseDir(snap, v.file, settings);
-    const oracle = oracleFor(base, v.gate, settings);
+    const oracle = oracleFor(base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null));
     tasks.push({
       index: tasks.length,
       qid: v.qid,

@@ -11,9 +11,12 @@ import { dispatchProblems, loadSnapshot, snapshotForRequest, type Snapshot, type
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
+import { readRepoSettings } from "./settings.ts";
+import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "./pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
+import { describe } from "../errors.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -28,6 +31,8 @@ export interface CheckRequest extends TargetRequest {
   observer?: CheckObserver;
   /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
   only?: string[];
+  /** `--sandbox`: every CHECK under the sandbox (the repository setting and SANDBOX: lines add to it). */
+  sandbox?: boolean;
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -71,7 +76,7 @@ export interface CheckResult {
   exit: 0 | 1 | 2;
 }
 
-export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS">, root: string): RunSettings {
+export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">, root: string): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
   let cwd: string | null = null;
   if (req.cwd !== undefined) {
@@ -82,7 +87,9 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
     } catch {}
     if (!ok) throw new UsageError(`--cwd is not an existing directory: ${cwd}`);
   }
-  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd };
+  const repo = readRepoSettings(root);
+  const sandbox = { all: !!req.sandbox || repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env: req.env };
+  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox };
 }
 
 async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver): Promise<ApprovalItem[]> {
@@ -96,12 +103,12 @@ async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve
         try {
           item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle), problem: null };
         } catch (e) {
-          item = { task, status: "failed", record: null, problem: `could not record approval for ${task.qid}: ${(e as Error).message}` };
+          item = { task, status: "failed", record: null, problem: `could not record approval for ${task.qid}: ${describe(e)}` };
         }
       }
     } catch (e) {
       if (!(e instanceof ApprovalStoreError)) throw e;
-      item = { task, status: "failed", record: null, problem: `could not validate approval for ${task.qid}: ${e.message}` };
+      item = { task, status: "failed", record: null, problem: `could not validate approval for ${task.qid}: ${e.located()}` };
     }
     items.push(item);
     observer?.approval?.(item);
@@ -125,60 +132,9 @@ export function asksKbz(check: string): boolean {
   return /(^|[;&|(]\s*)kbz\s/.test(check.trim());
 }
 
-/** Run one batch of approved tasks in order and write each ledger's results back. */
-async function runBatch(req: CheckRequest, first: Snapshot, settings: RunSettings, batch: CheckTask[]): Promise<RunReport[]> {
-  const root = first.target.root;
-  const constrained = first.target.mode !== "explicit";
-  const outcomes = await runRolling(batch, req.jobs, async (task) => {
-    req.observer?.started?.(task);
-    const outcome = await executeCheck({
-      shell: settings.shell,
-      check: task.gate.check!,
-      expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-      cwd: task.cwd,
-      env: req.env,
-      timeoutMs: settings.timeoutMs,
-    });
-    req.observer?.finished?.(task, outcome);
-    return outcome;
-  });
-
-  const runs: RunReport[] = batch.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
-  // Tasks come in ledger order, so each ledger's results are one contiguous run.
-  for (let start = 0; start < runs.length; ) {
-    let end = start;
-    while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
-    const group = runs.slice(start, end);
-    const file = group[0]!.task.file;
-    const base = baseDir(first, file, settings);
-    try {
-      const statuses = await writeBack({
-        root,
-        file,
-        constrained,
-        oracleFor: (g) => oracleFor(base, g, settings),
-        reverify: req.reverify,
-        items: group.map(({ task, outcome }) => ({
-          gateId: task.gate.id,
-          digest: task.digest,
-          signature: task.signature,
-          ok: outcome.ok,
-          evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
-          startState: task.startState,
-        })),
-      });
-      group.forEach((r, i) => (r.writeback = statuses[i]!));
-    } catch (e) {
-      if (!(e instanceof WritebackError)) throw e;
-      for (const r of group) {
-        r.writeback = "failed";
-        r.writeError = `cannot update ${file}: ${e.message}`;
-      }
-    }
-    start = end;
-  }
-
-  return runs;
+/** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
+function refusedOutcome(message: string): RunOutcome {
+  return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)" };
 }
 
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
@@ -195,16 +151,84 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
 
   const only = req.only ? new Set(req.only) : null;
   const tasks = pendingTasks(first, settings, req.reverify).filter((t) => !only || only.has(t.qid));
-  const approvals = await decideApprovals(tasks, store, req.approve, req.observer);
-  const runnable = approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task);
+  // The recursion guard decides before approvals: a refused gate runs nothing, so needs none.
+  const chain = inheritedChain(req.env);
+  const refusals = new Map<string, string>();
+  for (const t of tasks) {
+    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root);
+    if (refusal) refusals.set(t.qid, refusal);
+  }
+  const refused = new Set(refusals.keys());
+  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer);
+  const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
+  const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
   req.observer?.willRun?.(runnable);
 
+  /** Run one batch of allowed (or refused) tasks and write each ledger's results back. */
+  const runBatch = async (batch: CheckTask[]): Promise<RunReport[]> => {
+    const outcomes = await runRolling(batch, req.jobs, async (task) => {
+      req.observer?.started?.(task);
+      const key = chainKey(task.file, task.gate.id);
+      const refusal = refusals.get(task.qid);
+      const outcome = refusal
+        ? refusedOutcome(refusal)
+        : await executeCheck({
+            shell: settings.shell,
+            check: task.gate.check!,
+            expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
+            cwd: task.cwd,
+            env: childEnv(req.env, chain, key),
+            timeoutMs: settings.timeoutMs,
+            sandbox: task.oracle.sandbox ?? null,
+          });
+      req.observer?.finished?.(task, outcome);
+      return outcome;
+    });
+
+    const constrained = first.target.mode !== "explicit";
+    const runs: RunReport[] = batch.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
+    // Tasks come in ledger order, so each ledger's results are one contiguous run.
+    for (let start = 0; start < runs.length; ) {
+      let end = start;
+      while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
+      const group = runs.slice(start, end).filter((r) => !refused.has(r.task.qid));
+      start = end;
+      if (group.length === 0) continue;
+      const file = group[0]!.task.file;
+      const base = baseDir(first, file, settings);
+      try {
+        const statuses = await writeBack({
+          root,
+          file,
+          constrained,
+          oracleFor: (g) => oracleFor(base, g, settings, group[0]!.task.oracle.sandbox ?? null),
+          reverify: req.reverify,
+          items: group.map(({ task, outcome }) => ({
+            gateId: task.gate.id,
+            digest: task.digest,
+            signature: task.signature,
+            ok: outcome.ok,
+            evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
+            startState: task.startState,
+          })),
+        });
+        group.forEach((r, i) => (r.writeback = statuses[i]!));
+      } catch (e) {
+        if (!(e instanceof WritebackError)) throw e;
+        for (const r of group) {
+          r.writeback = "failed";
+          r.writeError = `cannot update ${file}: ${e.located()}`;
+        }
+      }
+    }
+    return runs;
+  };
   // Gates whose CHECK asks kbz about other gates (S_STRUCTURE, a node gate over its children)
   // run after the others were written back, so one run sees this run's results.
-  const dependent = runnable.filter((t) => asksKbz(t.gate.check ?? ""));
-  const independent = runnable.filter((t) => !asksKbz(t.gate.check ?? ""));
   const runs: RunReport[] = [];
-  for (const batch of [independent, dependent]) if (batch.length > 0) runs.push(...(await runBatch(req, first, settings, batch)));
+  for (const batch of [runnable.filter((t) => !asksKbz(t.gate.check ?? "")), runnable.filter((t) => asksKbz(t.gate.check ?? ""))]) {
+    if (batch.length > 0) runs.push(...(await runBatch(batch)));
+  }
   runs.sort((x, y) => x.task.index - y.task.index);
 
   const snapshot = loadSnapshot(first.target);
@@ -215,6 +239,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     for (const t of tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
   }
   for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
+  // A refused gate was not checked here: it never counts as met in this run.
+  for (const qid of refused) if (stateOf.get(qid) === "met") extras.push(`${qid} (recursion refused)`);
   // The status reduction folds the scope's dispatch waves in (unlazy §3.1.11 step 3).
   const { reduction } = statusReport(snapshot, { extras });
   const problems = [...snapshot.problems, ...dispatchProblems(snapshot)];

@@ -11,8 +11,13 @@ import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
 import { MAX_LEDGER_BYTES, decodeLedgerText, readStable } from "../workspace/read.ts";
 import { oracleSignature, type RuntimeOracle } from "../run/oracle.ts";
+import { KbzError } from "../errors.ts";
 
-export class WritebackError extends Error {}
+export class WritebackError extends KbzError {
+  constructor(message: string, file?: string, line?: number) {
+    super(message, { code: "writeback", file, line, hint: "fix the ledger, then run kbz check again" });
+  }
+}
 
 export type WritebackStatus = "written" | "unchanged" | "stale" | "abandoned";
 
@@ -37,11 +42,11 @@ export interface WritebackRequest {
   items: WritebackItem[];
 }
 
-function parseFresh(text: string, file: string): Ledger {
+function parseFresh(text: string, file: string, shown: string): Ledger {
   const ledger = parseLedger(text, stemOf(file));
   if (ledger.errors.length > 0) {
     const e = ledger.errors[0]!;
-    throw new WritebackError(`fresh ledger became invalid: line ${e.line}: ${e.message}`);
+    throw new WritebackError(`fresh ledger became invalid: ${e.message}`, shown, e.line);
   }
   return ledger;
 }
@@ -49,8 +54,8 @@ function parseFresh(text: string, file: string): Ledger {
 function freshLedger(req: WritebackRequest): Ledger {
   const bytes = readStable(req.file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: req.constrained ? req.root : undefined });
   const decoded = decodeLedgerText(bytes);
-  if (!("text" in decoded)) throw new WritebackError(`fresh ledger became invalid: line ${decoded.line}: ${decoded.message}`);
-  return parseFresh(decoded.text, req.file);
+  if (!("text" in decoded)) throw new WritebackError(`fresh ledger became invalid: ${decoded.message}`, req.file, decoded.line);
+  return parseFresh(decoded.text, req.file, req.file);
 }
 
 /** The edit a result calls for, or null when an ordinary unchecked failure leaves the file alone. */
@@ -97,6 +102,7 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackStatus[
     });
   } catch (e) {
     if (e instanceof WritebackError) throw e;
+    if (e instanceof KbzError) throw new WritebackError(e.message, e.file, e.line);
     throw new WritebackError((e as Error).message);
   }
 }

@@ -11,6 +11,7 @@ import { withFileLock } from "../workspace/lock.ts";
 import { globsOverlap, normalizeOwnsPath } from "../workspace/paths.ts";
 import { isInside, ReadError, readStable } from "../workspace/read.ts";
 import { recoveryLogger } from "./statuslog.ts";
+import { KbzError } from "../errors.ts";
 
 export const MAX_LEASE_BYTES = 64 * 1024;
 export const INVALID_OWNER = "(invalid)";
@@ -37,7 +38,11 @@ export interface InvalidLease {
 export type LeaseRecord = Lease | InvalidLease;
 
 /** An invalid record that kbz must not or cannot remove itself. */
-export class LeaseRecordError extends Error {}
+export class LeaseRecordError extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "lease-record", file, hint: "remove the lease record by hand" });
+  }
+}
 
 export type ClaimConflict =
   | { kind: "glob"; glob: string; theirGlob: string; holder: LeaseRecord }
@@ -104,7 +109,7 @@ export function readLease(file: string, root: string): LeaseRecord {
   return { invalid: false, scope: r.scope, leaf: r.leaf, globs: [...r.globs], pid: Number.isInteger(r.pid) ? (r.pid as number) : null, file };
 }
 
-/** Every lease record of the root, sorted by file name. A locks dir that is not real is one invalid record. */
+/** Every lease record of the root's files (readers go through `coordination(root).leases()`, src/io/store/active.ts), sorted by file name. A locks dir that is not real is one invalid record. */
 export function readLeases(root: string): LeaseRecord[] {
   const dir = locksDir(root);
   let st: fs.Stats;
@@ -214,7 +219,7 @@ export async function removeInvalidLeases(root: string, opts: LeaseLockOptions =
         try {
           fs.unlinkSync(r.file);
         } catch (e) {
-          throw new LeaseRecordError(`cannot remove invalid lease record ${r.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; remove it by hand`);
+          throw new LeaseRecordError(`cannot remove invalid lease record: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, r.file);
         }
         removed.push(r);
       }

@@ -2,8 +2,13 @@
 // appends refuse links, swaps and FIFOs rather than write through them.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { KbzError } from "../errors.ts";
 
-export class StatusLogError extends Error {}
+export class StatusLogError extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+  }
+}
 
 const FLAGS =
   fs.constants.O_WRONLY |
@@ -22,7 +27,7 @@ export function statusLine(text: string): string {
 }
 
 function refuse(file: string, why: string): never {
-  throw new StatusLogError(`${why}: ${file}`);
+  throw new StatusLogError(why, file);
 }
 
 /** Append `text` plus a newline to `file`; throws StatusLogError instead of touching a link or a FIFO. */

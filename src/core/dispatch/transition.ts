@@ -32,7 +32,7 @@ function checkScopeDir(root: string, scope: string): void {
       return;
     }
     if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs.realpathSync(dir))) {
-      throw new DispatchActionError(`scope directory must be a real directory inside the repository: ${dir}`);
+      throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
     }
   }
 }

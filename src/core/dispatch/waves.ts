@@ -4,6 +4,8 @@ import * as path from "node:path";
 import { isValidId } from "../workspace/discover.ts";
 import { MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
 import { escapeField, escapeUnsafe, hasUnsafe } from "../text/sanitize.ts";
+import { coordination } from "../../io/store/active.ts";
+import { KbzError } from "../errors.ts";
 
 export type WaveState = "open" | "sealed" | "complete" | "abandoned";
 
@@ -29,18 +31,24 @@ export interface DispatchState {
 }
 
 /** The file is unreadable or describes an impossible history. `wave` locates the problem. */
-export class DispatchStateError extends Error {
+export class DispatchStateError extends KbzError {
+  declare readonly line: number;
   constructor(
     message: string,
     readonly wave: string | null = null,
-    readonly line = 1,
+    line = 1,
+    file?: string,
   ) {
-    super(message);
+    super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
   }
 }
 
 /** A requested transition the state machine refuses (the file itself is fine). */
-export class DispatchActionError extends Error {}
+export class DispatchActionError extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "dispatch-refused", file, hint: "kbz wave list shows each wave's state" });
+  }
+}
 
 export const MAX_HANDLE = 256;
 export const MAX_REASON = 500;
@@ -472,15 +480,24 @@ export function invalidAggregate(message: string, line = 1): DispatchAggregate {
 }
 
 /**
- * The scope's dispatch aggregate (unlazy §5.5). Never throws for a bad file: an invalid state
- * is a blocking item plus `error`, so callers decide whether to fail (status: exit 2) or block (hook).
+ * The scope's dispatch aggregate (unlazy §5.5), read through the store. Never throws for a bad
+ * state: an invalid state is a blocking item plus `error`, so callers decide whether to fail
+ * (status: exit 2) or block (hook). A lease this clone held and the coordinator lost is a
+ * blocking item too: the holder must claim again before it edits those paths.
  */
 export function dispatchStatus(root: string, scope: string | null): DispatchAggregate {
   if (!scope) return { resolved: [], blocking: [], abandoned: [], error: null };
+  const view = coordination(root);
+  let agg: DispatchAggregate;
   try {
-    return aggregateDispatch(loadDispatch(root, scope).state);
+    agg = aggregateDispatch(view.dispatch(scope).state);
   } catch (e) {
     if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
+  for (const l of view.lost(scope)) {
+    agg.resolved.push(`lease:${l.leaf}=lost`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+  }
+  return agg;
 }

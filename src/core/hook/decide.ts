@@ -31,13 +31,6 @@ function firstOf(items: string[], n: number): string {
   return items.length > n ? `${shown}, +${items.length - n} more` : shown;
 }
 
-// Parse messages that quote a JavaScript engine (regex syntax errors) differ between
-// Bun and Node; the hook cuts them at the stable part so the binary and the Node
-// fallback print the same bytes.
-function engineNeutral(message: string): string {
-  return message.replace(/(invalid EXPECT regex): .*$/s, "$1");
-}
-
 export function assess(snap: Snapshot): Assessment {
   // Open/sealed waves and an invalid dispatch state (as `dispatch:PARSE ...`) arrive as
   // blocking items; the loader skips dispatch when discovery failed.
@@ -70,7 +63,7 @@ export function assess(snap: Snapshot): Assessment {
       continue;
     }
     if (entry.problems.length > 0 || !entry.ledger) {
-      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(engineNeutral(p.message), 200)}`);
+      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(p.portable ?? p.message, 200)}`);
       invalid.push(`${entry.stem}:PARSE ${firstTwo.join("; ")}`);
       resolved.push(`${entry.stem}:PARSE=invalid`);
       continue;

@@ -55,10 +55,16 @@ export function normalizeState(raw: unknown): GuardState {
   return { schema: 1, sessions };
 }
 
+/** Options of one count: `restartAfter` n starts a count that already passed n again (a new turn). */
+export interface CountOptions {
+  restartAfter?: number | null;
+}
+
 /** Count one block for `key`: reset on a new progress hash, keep the 64 most recent sessions. */
-export function countBlock(state: GuardState, key: string, hash: string, now: Date): { state: GuardState; blocks: number } {
+export function countBlock(state: GuardState, key: string, hash: string, now: Date, opts: CountOptions = {}): { state: GuardState; blocks: number } {
   const prev = state.sessions[key];
-  const blocks = (prev && prev.hash === hash ? prev.blocks : 0) + 1;
+  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
+  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
   const all: [string, SessionEntry][] = Object.entries(state.sessions).filter(([k]) => k !== key);
   all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
   all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
@@ -84,13 +90,13 @@ function readState(file: string, root: string): GuardState {
 }
 
 /** Steps 8.1-8.4 under a 10 s lock: read, normalise, count, write atomically. */
-export async function recordBlock(target: Target, key: string, hash: string): Promise<number> {
+export async function recordBlock(target: Target, key: string, hash: string, opts: CountOptions = {}): Promise<number> {
   const file = statePath(target);
   return withFileLock(
     target.root,
     file,
     () => {
-      const next = countBlock(readState(file, target.root), key, hash, new Date());
+      const next = countBlock(readState(file, target.root), key, hash, new Date(), opts);
       writeAtomic(file, JSON.stringify(next.state, null, 2) + "\n", { root: target.root, mode: 0o600 });
       return next.blocks;
     },

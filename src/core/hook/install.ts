@@ -4,6 +4,7 @@
 import * as path from "node:path";
 import { ReadError, readStable } from "../workspace/read.ts";
 import { ensureRealDir, writeAtomic } from "../workspace/fs.ts";
+import { KbzError } from "../errors.ts";
 
 export const MARKER = "--unlazy-hook-v2";
 const LEGACY_MARKER = "--unlazy";
@@ -43,7 +44,11 @@ export function displayCommand(h: { command: string; args: string[] }): string {
   return [h.command, ...h.args].map(shellQuote).join(" ");
 }
 
-export class SettingsRefusal extends Error {}
+export class SettingsRefusal extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "settings-refused", file, hint: "fix the settings file by hand, then run the command again" });
+  }
+}
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };

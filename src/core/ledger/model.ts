@@ -1,10 +1,14 @@
 // Plain data produced by the ledger parser. Nothing here does I/O.
 
-export type AttrKey = "CHECK" | "EXPECT" | "EVIDENCE" | "CWD";
+// INPUTS is kbz's own (issue 18): unlazy reads that line as prose, so such ledgers stay
+// readable there, and it is not part of the definition digest (evidence keeps its format).
+export type AttrKey = "CHECK" | "EXPECT" | "EVIDENCE" | "CWD" | "INPUTS";
 
 export interface Diagnostic {
   line: number; // 1-based; whole-file problems use line 1
   message: string;
+  /** The message without text quoted from the JavaScript engine (regex syntax errors differ between Bun and Node). */
+  portable?: string;
 }
 
 export interface Gate {
@@ -17,6 +21,8 @@ export interface Gate {
   expect: string | null;
   cwd: string | null;
   evidence: string | null;
+  /** INPUTS globs (relative to the CHECK directory), or null when not declared. */
+  inputs: string[] | null;
   /** 0-based index of each attribute line, for targeted edits. */
   attrIndex: Partial<Record<AttrKey, number>>;
   /** 0-based index of the last line of the contiguous attribute run after the gate line. */
@@ -45,8 +51,16 @@ export interface Ledger {
   abandons: Map<string, Abandon>;
   owns: string[];
   ownsLine: number | null;
+  /** `SANDBOX:` before the first gate: run this ledger's CHECKs under the sandbox. */
+  sandbox: LedgerSandbox | null;
   errors: Diagnostic[];
   warnings: Diagnostic[];
+}
+
+export interface LedgerSandbox {
+  line: number;
+  /** Writable paths beyond the repository, as written (root-relative or absolute). */
+  writable: string[];
 }
 
 export function isRunnable(g: Gate): boolean {

@@ -1,11 +1,12 @@
 // The one ledger parser (unlazy §2.2-2.4). Checker, status, lint and hook all use it.
 import { normalizeOwnsPath } from "../workspace/paths.ts";
-import type { Abandon, AttrKey, Diagnostic, Gate, Ledger } from "./model.ts";
+import type { Abandon, AttrKey, Diagnostic, Gate, Ledger, LedgerSandbox } from "./model.ts";
 
 const GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
 const ABANDON_LINE = /^ABANDON:(.*)$/s;
 const OWNS_LINE = /^OWNS:(.*)$/s;
+const SANDBOX_LINE = /^SANDBOX:(.*)$/s;
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
 const REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
 const MAX_REGEX_BODY = 1000;
@@ -40,6 +41,7 @@ export function parseExpect(expect: string): {
   regex: { source: string; flags: string } | null;
   pathLike: boolean;
   error: string | null;
+  portable?: string;
 } {
   const m = REGEX_EXPECT.exec(expect);
   if (!m) return { regex: null, pathLike: false, error: null };
@@ -49,7 +51,7 @@ export function parseExpect(expect: string): {
     return { regex: null, pathLike: false, error: `EXPECT regex body exceeds ${MAX_REGEX_BODY} characters` };
   }
   const error = regexError(source, flags);
-  if (error !== null) return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}` };
+  if (error !== null) return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
 }
 
@@ -80,7 +82,7 @@ function hasUnescapedSlash(source: string): boolean {
   return false;
 }
 
-const ATTR_KEYS: AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD"];
+const ATTR_KEYS: AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS"];
 
 interface Fence {
   char: number;
@@ -115,6 +117,7 @@ export function parseLedger(text: string, fileName: string): Ledger {
   const abandons = new Map<string, Abandon>();
   const owns: string[] = [];
   let ownsLine: number | null = null;
+  let sandbox: LedgerSandbox | null = null;
   let current: Gate | null = null;
   let contiguous = false; // still inside the attribute run right after the gate line
   let fence: Fence | null = null;
@@ -168,6 +171,7 @@ export function parseLedger(text: string, fileName: string): Ledger {
         if (key === "CHECK") current.check = value;
         else if (key === "EXPECT") current.expect = value;
         else if (key === "CWD") current.cwd = value;
+        else if (key === "INPUTS") current.inputs = inputList(value, lineNo, err);
         else current.evidence = value;
         if (contiguous) current.blockEnd = i;
         continue;
@@ -191,9 +195,17 @@ export function parseLedger(text: string, fileName: string): Ledger {
       current = null;
       continue;
     }
-    // Only lines starting with C, E, A or O can be an unindented attribute, ABANDON or OWNS.
-    if (c0 !== 67 && c0 !== 69 && c0 !== 65 && c0 !== 79) continue;
+    // Only lines starting with C, E, A, O or S can be an unindented attribute, ABANDON, OWNS or SANDBOX.
+    if (c0 !== 67 && c0 !== 69 && c0 !== 65 && c0 !== 79 && c0 !== 83) continue;
     const line = text.slice(s, end);
+    if (c0 === 83) {
+      const sb = SANDBOX_LINE.exec(line);
+      if (!sb) continue;
+      if (gates.length > 0) err(lineNo, "SANDBOX must appear before the first gate");
+      else if (sandbox) err(lineNo, `duplicate SANDBOX (first on line ${sandbox.line})`);
+      else sandbox = sandboxSetting(sb[1]!.trim(), lineNo, err);
+      continue;
+    }
     const un = UNINDENTED_ATTR.exec(line);
     if (un) {
       err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
@@ -240,7 +252,31 @@ export function parseLedger(text: string, fileName: string): Ledger {
   // lines/eols for edits: split eagerly (a lazy split measured ~20 MB more resident memory in
   // the dashboard's 1,000-ledger scope, and saved little for status).
   const { lines, eols } = splitLines(text);
-  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, errors, warnings };
+  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
+}
+
+/** `SANDBOX: on` or `SANDBOX: writable <path>, <path>` (on, with more writable paths). */
+function sandboxSetting(value: string, lineNo: number, err: (l: number, m: string) => void): LedgerSandbox | null {
+  if (value === "on") return { line: lineNo, writable: [] };
+  const w = /^writable\s+(.*)$/s.exec(value);
+  const items = w ? w[1]!.split(",").map((x) => x.trim()).filter(Boolean) : [];
+  if (items.length === 0) {
+    err(lineNo, 'SANDBOX must be "on" or "writable <path>, <path>..."');
+    return null;
+  }
+  return { line: lineNo, writable: items };
+}
+
+/** INPUTS: comma-separated globs relative to the CHECK directory, no `..`, not absolute. */
+function inputList(value: string, lineNo: number, err: (l: number, m: string) => void): string[] {
+  const items = value.split(",").map((x) => x.trim()).filter(Boolean);
+  if (items.length === 0) err(lineNo, "INPUTS lists no paths");
+  for (const item of items) {
+    if (item.startsWith("/") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
+      err(lineNo, `INPUTS path must stay inside the CHECK directory: ${item}`);
+    }
+  }
+  return items;
 }
 
 /** A fence needs up to three spaces, then three or more backticks or tildes. */
@@ -326,6 +362,7 @@ function newGate(box: number, text: string, from: number, to: number, lineNo: nu
     expect: null,
     cwd: null,
     evidence: null,
+    inputs: null,
     attrIndex: {},
     blockEnd: index,
     expectRegex: null,
@@ -350,7 +387,10 @@ function validateGates(gates: Gate[], abandons: Map<string, Abandon>, errors: Di
     }
     if (g.expect) {
       const p = parseExpect(g.expect);
-      if (p.error) errors.push({ line: g.attrIndex.EXPECT! + 1, message: `gate ${g.id}: ${p.error}` });
+      if (p.error) {
+        const line = g.attrIndex.EXPECT! + 1;
+        errors.push(p.portable ? { line, message: `gate ${g.id}: ${p.error}`, portable: `gate ${g.id}: ${p.portable}` } : { line, message: `gate ${g.id}: ${p.error}` });
+      }
       g.expectRegex = p.regex;
       g.pathLike = p.pathLike;
       if (p.pathLike) {

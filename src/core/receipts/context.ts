@@ -67,7 +67,7 @@ function scopedRevision(root: string, key: string): string | null {
     bytes = readStable(plan, { label: "scope PLAN", maxBytes: MAX_LEDGER_BYTES, root });
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return null;
-    if (e instanceof ReadError) throw new VerificationError("scope PLAN needs one contract revision", { file: shown, detail: e.message.replace(`: ${plan}`, "") });
+    if (e instanceof ReadError) throw new VerificationError("scope PLAN needs one contract revision", { file: shown, detail: e.message });
     throw e;
   }
   const decoded = decodeLedgerText(bytes);

@@ -1,26 +1,28 @@
-// The receipts' one failure type. `reason` keeps verify-once's wording (kill Appendix A.3) so
-// callers and scripts can match it; `file`/`line` or `path` say where, `detail` says more.
+// The receipts' one failure type. `reason` keeps verify-once's wording (docs/formats.md#receipts)
+// so callers and scripts can match it; `file`/`line` say where, `detail` says more.
+import { KbzError } from "../errors.ts";
 
 export interface Where {
-  file?: string; // a file whose content is at fault (ledger, store, PLAN), root-relative
+  file?: string; // a file whose content is at fault (ledger, store, PLAN), root-relative; line 1 unless given
   line?: number;
-  path?: string; // an input path at fault, root-relative
+  path?: string; // an input name at fault (no line), root-relative
   detail?: string;
 }
 
-export class VerificationError extends Error {
+export class VerificationError extends KbzError {
   constructor(
     readonly reason: string,
     readonly where: Where = {},
   ) {
-    super(reason);
+    super(reason, { code: "verification", file: where.file ?? where.path, line: where.file !== undefined ? (where.line ?? 1) : undefined, hint: "fix the named input, then run kbz verify again" });
   }
+}
 
-  /** `<file>:<line>: <reason>` for file content, `<reason>: <path>` for inputs, else the reason. */
-  located(): string {
-    const detail = this.where.detail ? ` (${this.where.detail})` : "";
-    if (this.where.file !== undefined) return `${this.where.file}:${this.where.line ?? 1}: ${this.reason}${detail}`;
-    if (this.where.path !== undefined) return `${this.reason}: ${this.where.path}${detail}`;
-    return this.reason + detail;
-  }
+/**
+ * verify-once's wording of a failure (docs/formats.md#receipts): `<file>:<line>: <reason> (<detail>)` for file
+ * content, `<reason>: <path> (<detail>)` for an input name (its golden transcripts print it so), else the reason.
+ */
+export function verificationText(e: VerificationError): string {
+  const detail = e.where.detail ? ` (${e.where.detail})` : "";
+  return e.where.path !== undefined ? `${e.message}: ${e.where.path}${detail}` : e.located() + detail;
 }

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { unmetReason } from "../ledger/state.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { computeContext, type ContextOptions, type Fingerprint } from "./context.ts";
-import { VerificationError } from "./errors.ts";
+import { VerificationError, verificationText } from "./errors.ts";
 import { normalizedDefinition, readLedger, type LedgerRead } from "./ledger.ts";
 import { inspectReceipt, type ReceiptReason } from "./audit.ts";
 import { ledgerKey } from "./paths.ts";
@@ -128,7 +128,7 @@ function contextChanges(root: string, led: LedgerRead, receipt: Receipt, opts: C
     now = computeContext(root, led, receipt.policy, opts).fingerprint;
   } catch (e) {
     if (!(e instanceof VerificationError)) throw e;
-    return [{ kind: "context-error", text: `the inputs cannot be fingerprinted now: ${e.located()}` }];
+    return [{ kind: "context-error", text: `the inputs cannot be fingerprinted now: ${verificationText(e)}` }];
   }
   const then = receipt.fingerprint;
   if (!then) {

@@ -26,7 +26,7 @@ export function readLedger(root: string, file: string): LedgerRead {
     bytes = readStable(abs, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root });
   } catch (e) {
     if (!(e instanceof ReadError)) throw e;
-    throw new VerificationError(MALFORMED, { file: key, line: 1, detail: e.code === "ENOENT" ? "no such file" : e.message.replace(`: ${abs}`, "") });
+    throw new VerificationError(MALFORMED, { file: key, line: 1, detail: e.code === "ENOENT" ? "no such file" : e.message });
   }
   const decoded = decodeLedgerText(bytes);
   if (!("text" in decoded)) throw new VerificationError(MALFORMED, { file: key, line: decoded.line, detail: decoded.message });

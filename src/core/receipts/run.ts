@@ -7,7 +7,7 @@ import type { Env } from "../run/shell.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { inspectReceipt } from "./audit.ts";
 import { computeContext, type Context, type Policy } from "./context.ts";
-import { VerificationError } from "./errors.ts";
+import { VerificationError, verificationText } from "./errors.ts";
 import { readLedger } from "./ledger.ts";
 import { ledgerKey } from "./paths.ts";
 import { putReceipt, withLedgerLock } from "./store.ts";
@@ -83,7 +83,7 @@ async function verifyOne(req: VerifyRunRequest, file: string, key: string): Prom
     after = computeContext(root, afterLedger, policy, ctxOpts);
   } catch (e) {
     if (!(e instanceof VerificationError)) throw e;
-    error = error ?? e.located();
+    error = error ?? verificationText(e);
   }
   const moved = after === null || after.value !== before.value;
   const accepted = check !== null && check.exit === 0 && afterLedger !== null && afterLedger.met && !moved;

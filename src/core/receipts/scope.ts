@@ -4,7 +4,7 @@ import * as path from "node:path";
 import type { Env } from "../run/shell.ts";
 import { lstatOrNull } from "../workspace/fs.ts";
 import { managedEvidenceIssue } from "./audit.ts";
-import { VerificationError } from "./errors.ts";
+import { VerificationError, verificationText } from "./errors.ts";
 import { ledgerKey } from "./paths.ts";
 import { readStore, receiptOf, storePath } from "./store.ts";
 
@@ -46,7 +46,7 @@ export function scopeReceipts(root: string, files: string[], env: Env): ScopeRec
       receipts.push({ ledger: rel, issue: managedEvidenceIssue(root, rel, { store, env }) });
     }
   } catch (e) {
-    if (e instanceof VerificationError) return { receipts, error: e.located() };
+    if (e instanceof VerificationError) return { receipts, error: verificationText(e) };
     throw e;
   }
   return { receipts, error: null };

@@ -78,7 +78,7 @@ export function readStore(root: string): Store {
     bytes = readStable(file, { label: "verification registry", maxBytes: MAX_STORE_BYTES, root });
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return { schema: 1, receipts: {} };
-    if (e instanceof ReadError) return invalid(e.message.replace(`: ${file}`, ""));
+    if (e instanceof ReadError) return invalid(e.message);
     throw e;
   }
   return parseStore(bytes.toString("utf8"));

@@ -10,6 +10,7 @@ import { writeAtomic } from "../workspace/fs.ts";
 import { isInside } from "../workspace/read.ts";
 import { oracleSignature, type RuntimeOracle } from "./oracle.ts";
 import type { Env } from "./shell.ts";
+import { KbzError } from "../errors.ts";
 
 export const MAX_APPROVAL_BYTES = 256 * 1024;
 const LOCK_TIMEOUT_MS = 10_000;
@@ -17,7 +18,11 @@ const LOCK_POLL_MS = 20;
 const RECORD_NAME = /^[0-9a-f]{64}\.json$/;
 
 /** Anything that makes the store untrustworthy. The caller reports it and exits 2. */
-export class ApprovalStoreError extends Error {}
+export class ApprovalStoreError extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
+  }
+}
 
 export interface ApprovalRecord {
   schema: 1;
@@ -54,12 +59,12 @@ function euid(): number | null {
 
 function assertPrivate(p: string, st: fs.BigIntStats, kind: "directory" | "file"): void {
   if (st.isSymbolicLink() || (kind === "directory" ? !st.isDirectory() : !st.isFile())) {
-    throw new ApprovalStoreError(`${p} must be a real ${kind}`);
+    throw new ApprovalStoreError(`must be a real ${kind}`, p);
   }
   const uid = euid();
-  if (uid !== null && st.uid !== BigInt(uid)) throw new ApprovalStoreError(`${p} must be owned by the current user`);
+  if (uid !== null && st.uid !== BigInt(uid)) throw new ApprovalStoreError("must be owned by the current user", p);
   if (process.platform !== "win32" && (st.mode & 0o077n) !== 0n) {
-    throw new ApprovalStoreError(`${p} must not grant group or other permissions`);
+    throw new ApprovalStoreError("must not grant group or other permissions", p);
   }
 }
 
@@ -69,7 +74,7 @@ function lstatBig(p: string): fs.BigIntStats | null {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw new ApprovalStoreError(`cannot inspect ${p}: ${(e as Error).message}`);
+    throw new ApprovalStoreError(`cannot inspect: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, p);
   }
 }
 
@@ -86,7 +91,7 @@ export class ApprovalStore {
       try {
         fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       } catch (e) {
-        throw new ApprovalStoreError(`cannot create ${this.dir}: ${(e as Error).message}`);
+        throw new ApprovalStoreError(`cannot create: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, this.dir);
       }
     }
     const st = lstatBig(this.dir);
@@ -94,20 +99,20 @@ export class ApprovalStore {
     assertPrivate(this.dir, st, "directory");
     const canonical = fs.realpathSync(this.dir);
     if (this.canonicalRoot && isInside(this.canonicalRoot, canonical)) {
-      throw new ApprovalStoreError(`approval directory resolves inside the repository root: ${canonical}`);
+      throw new ApprovalStoreError("approval directory resolves inside the repository root", canonical);
     }
     const cst = lstatBig(canonical);
-    if (!cst) throw new ApprovalStoreError(`approval directory vanished: ${canonical}`);
+    if (!cst) throw new ApprovalStoreError("approval directory vanished", canonical);
     assertPrivate(canonical, cst, "directory");
     return { path: canonical, dev: cst.dev, ino: cst.ino };
   }
 
   private assertUnchanged(store: StoreIdentity): void {
     const now = lstatBig(store.path);
-    if (!now) throw new ApprovalStoreError(`approval directory vanished: ${store.path}`);
+    if (!now) throw new ApprovalStoreError("approval directory vanished", store.path);
     assertPrivate(store.path, now, "directory");
     if (now.dev !== store.dev || now.ino !== store.ino) {
-      throw new ApprovalStoreError(`approval directory changed during use: ${store.path}`);
+      throw new ApprovalStoreError("approval directory changed during use", store.path);
     }
   }
 
@@ -119,26 +124,26 @@ export class ApprovalStore {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "ENOENT") {
-        if (lstatBig(file)) throw new ApprovalStoreError(`approval record changed while it was opened: ${file}`);
+        if (lstatBig(file)) throw new ApprovalStoreError("approval record changed while it was opened", file);
         return null;
       }
-      if (code === "ELOOP") throw new ApprovalStoreError(`refusing linked or replaced approval record ${file}`);
-      throw new ApprovalStoreError(`cannot open approval record ${file}: ${(e as Error).message}`);
+      if (code === "ELOOP") throw new ApprovalStoreError("refusing linked or replaced approval record", file);
+      throw new ApprovalStoreError(`cannot open approval record: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, file);
     }
     try {
       const opened = fs.fstatSync(fd, { bigint: true });
       assertPrivate(file, opened, "file");
       const named = lstatBig(file);
-      if (!named) throw new ApprovalStoreError(`approval record vanished while it was read: ${file}`);
+      if (!named) throw new ApprovalStoreError("approval record vanished while it was read", file);
       assertPrivate(file, named, "file");
-      if (opened.size > BigInt(MAX_APPROVAL_BYTES)) throw new ApprovalStoreError(`approval record exceeds ${MAX_APPROVAL_BYTES} bytes: ${file}`);
+      if (opened.size > BigInt(MAX_APPROVAL_BYTES)) throw new ApprovalStoreError(`approval record exceeds ${MAX_APPROVAL_BYTES} bytes`, file);
       if (opened.nlink !== 1n || named.dev !== opened.dev || named.ino !== opened.ino) {
-        throw new ApprovalStoreError(`refusing linked or replaced approval record ${file}`);
+        throw new ApprovalStoreError("refusing linked or replaced approval record", file);
       }
       const text = fs.readFileSync(fd, "utf8");
       const after = lstatBig(file);
       if (!after || after.dev !== opened.dev || after.ino !== opened.ino || after.size !== opened.size || after.mtimeNs !== opened.mtimeNs) {
-        throw new ApprovalStoreError(`approval record changed while it was read: ${file}`);
+        throw new ApprovalStoreError("approval record changed while it was read", file);
       }
       return text;
     } finally {

@@ -4,6 +4,7 @@ import { MAX_OUTPUT_BYTES, canonicalOutput, outputFingerprint } from "../ledger/
 import { matchExpect, type ExpectSpec } from "./expect.ts";
 import { runProcess } from "./spawn.ts";
 import type { Env } from "./shell.ts";
+import { bwrapArgv, type SandboxProfile } from "./sandbox.ts";
 
 export interface RunOutcome {
   ok: boolean;
@@ -25,6 +26,7 @@ export interface ExecuteRequest {
   cwd: string;
   env: Env;
   timeoutMs: number;
+  sandbox?: SandboxProfile | null;
 }
 
 const SUMMARY_CAP = 480;
@@ -39,7 +41,16 @@ export function failureSummary(output: string): string {
 }
 
 export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
-  const p = await runProcess({ shell: req.shell, command: req.check, cwd: req.cwd, env: req.env, timeoutMs: req.timeoutMs });
+  const sandboxed = req.sandbox ? { prefix: bwrapArgv(req.sandbox), prefixOwnsPidNamespace: true, env: { ...req.env, TMPDIR: "/tmp" } } : null;
+  const p = await runProcess({
+    shell: req.shell,
+    command: req.check,
+    cwd: req.cwd,
+    env: sandboxed?.env ?? req.env,
+    timeoutMs: req.timeoutMs,
+    prefix: sandboxed?.prefix,
+    prefixOwnsPidNamespace: !!sandboxed,
+  });
   const output = canonicalOutput(p.stdout, p.stderr);
   const fp = outputFingerprint(output);
   const normalizedOverflow = fp.bytes > MAX_OUTPUT_BYTES;

@@ -2,6 +2,7 @@
 // order is part of the signature, so existing approval records keep matching.
 import { sha256Hex } from "../ledger/digest.ts";
 import { MAX_OUTPUT_BYTES } from "../ledger/evidence.ts";
+import type { SandboxProfile } from "./sandbox.ts";
 
 export const REGEX_TIMEOUT_MS = 250;
 export const REGEX_STARTUP_TIMEOUT_MS = 5000;
@@ -20,6 +21,8 @@ export interface RuntimeOracle {
   maxRegexWorkers: number;
   platform: string;
   path: string;
+  /** Only for sandboxed runs, last, so unsandboxed oracles keep unlazy's exact signature. */
+  sandbox?: SandboxProfile;
 }
 
 export interface OracleInput {
@@ -30,10 +33,11 @@ export interface OracleInput {
   timeoutMs: number;
   path: string; // full PATH
   platform?: string;
+  sandbox?: SandboxProfile | null;
 }
 
 export function runtimeOracle(i: OracleInput): RuntimeOracle {
-  return {
+  const o: RuntimeOracle = {
     schema: 1,
     check: i.check,
     expect: i.expect,
@@ -47,6 +51,8 @@ export function runtimeOracle(i: OracleInput): RuntimeOracle {
     platform: i.platform ?? process.platform,
     path: i.path,
   };
+  if (i.sandbox) o.sandbox = i.sandbox;
+  return o;
 }
 
 export function oracleSignature(o: RuntimeOracle): string {

@@ -1,13 +1,18 @@
-// Running one CHECK (unlazy §3.1.8, §5.9): the shell leads its own process group, both
-// streams share one 1 MiB budget, and a timeout or overflow kills the whole group.
-// Settlement waits for both pipes to end (late descendants' output counts) but is bounded:
-// an escaped descendant holding the pipes cannot keep us waiting past the force-settle.
+// Running one CHECK (unlazy §3.1.8, §5.9): the shell runs inside its container (cgroup,
+// PID namespace or process group: contain.ts), both streams share one 1 MiB budget, and a
+// timeout or overflow kills the whole tree.
+// Settlement waits for both pipes to end (late descendants' output counts), but a descendant
+// still holding them PIPE_GRACE_MS after the shell exited is killed with the rest of the tree:
+// the check ended with its shell, so a pass stays a pass instead of becoming a hang. Whatever
+// the check left behind is killed when it settles, on every path.
 // Bun.spawn is used for its low per-spawn cost (about half of node:child_process here).
 import { MAX_OUTPUT_BYTES } from "../ledger/evidence.ts";
+import { contain, containment, type Containment } from "./contain.ts";
 import type { Env } from "./shell.ts";
 
 const STREAM_DESTROY_MS = 1000;
 const FORCE_SETTLE_MS = 1500;
+const PIPE_GRACE_MS = 1000;
 
 export interface SpawnRequest {
   shell: string;
@@ -16,6 +21,11 @@ export interface SpawnRequest {
   env: Env;
   timeoutMs: number;
   maxBytes?: number;
+  /** The argv placed before the shell (the sandbox's bwrap), inside the container. */
+  prefix?: string[];
+  /** The prefix makes its own PID namespace that dies with it (bwrap --unshare-pid). */
+  prefixOwnsPidNamespace?: boolean;
+  containment?: Containment;
 }
 
 export interface SpawnOutcome {
@@ -35,51 +45,13 @@ function shellArgs(shell: string, command: string): string[] {
   return /(^|[\\/])cmd(\.exe)?$/i.test(shell) ? ["/d", "/s", "/c", `"${command}"`] : ["-c", command];
 }
 
-/**
- * Kill the child's process group. The group id is the child's pid; it cannot be reused
- * while any member is alive, and an empty group only yields ESRCH.
- */
-export interface Termination {
-  /** A kill signal was delivered to the tree. */
-  killed: boolean;
-  /** Set when the plain group kill was not what happened. */
-  diagnostic: string | null;
-}
-
-/** What the cleanup needs of a running child (Bun's Subprocess and Node's ChildProcess both fit). */
-export interface KillableChild {
-  readonly pid: number | undefined;
-  readonly exitCode: number | null;
-  readonly signalCode: string | number | null;
-  kill(signal: "SIGKILL"): boolean | void;
-}
-
-export function terminateProcessTree(child: KillableChild, platform = process.platform): Termination {
-  const pid = child.pid;
-  if (!Number.isInteger(pid) || pid! <= 0) return { killed: false, diagnostic: "child PID is unavailable" };
-  let groupError = "";
-  if (platform !== "win32") {
-    try {
-      process.kill(-pid!, "SIGKILL");
-      return { killed: true, diagnostic: null };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ESRCH") return { killed: false, diagnostic: "process group already exited" };
-      groupError = `group kill failed (${(e as Error).message}); `;
-    }
-  }
-  if (child.exitCode !== null || child.signalCode !== null) return { killed: false, diagnostic: `${groupError}child already exited` };
-  try {
-    return child.kill("SIGKILL") !== false
-      ? { killed: true, diagnostic: `${groupError}child fallback requested` }
-      : { killed: false, diagnostic: `${groupError}child fallback returned false` };
-  } catch (e) {
-    return { killed: false, diagnostic: `${groupError}child fallback failed (${(e as Error).message})` };
-  }
-}
-
 export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
   const maxBytes = req.maxBytes ?? MAX_OUTPUT_BYTES;
   const started = performance.now();
+  let level = req.containment ?? containment();
+  // bwrap's own PID namespace already ends the tree with the shell; unshare would nest another.
+  if (level.level === "pidns" && req.prefixOwnsPidNamespace) level = { ...level, level: "pgroup", warning: null };
+  const container = contain([...(req.prefix ?? []), req.shell, ...shellArgs(req.shell, req.command)], level);
   return new Promise((done) => {
     const chunks: { stdout: Uint8Array[]; stderr: Uint8Array[] } = { stdout: [], stderr: [] };
     let bytes = 0;
@@ -89,6 +61,8 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
     let cleanup: string | null = null;
     let stopping = false;
     let settled = false;
+    let pid: number | undefined;
+    let exited: Promise<unknown> = Promise.resolve();
     const timers: ReturnType<typeof setTimeout>[] = [];
     const readers: { cancel(): Promise<void> }[] = [];
 
@@ -98,22 +72,24 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
       for (const t of timers) clearTimeout(t);
       // The tree we killed ended by our SIGKILL even if the shell leader had exited first.
       const sig = killedGroup && signal === null ? "SIGKILL" : signal;
-      done({
-        exitCode: killedGroup ? null : exitCode,
-        signal: sig,
-        stdout: Buffer.concat(chunks.stdout),
-        stderr: Buffer.concat(chunks.stderr),
-        rawOverflow,
-        timedOut,
-        spawnError,
-        cleanup,
-        durationMs: performance.now() - started,
-      });
+      void container.release(pid, exited).then(() =>
+        done({
+          exitCode: killedGroup ? null : exitCode,
+          signal: sig,
+          stdout: Buffer.concat(chunks.stdout),
+          stderr: Buffer.concat(chunks.stderr),
+          rawOverflow,
+          timedOut,
+          spawnError,
+          cleanup,
+          durationMs: performance.now() - started,
+        }),
+      );
     };
 
     let proc: ReturnType<typeof Bun.spawn>;
     try {
-      proc = Bun.spawn([req.shell, ...shellArgs(req.shell, req.command)], {
+      proc = Bun.spawn(container.argv, {
         cwd: req.cwd,
         env: req.env as Record<string, string>,
         stdin: "ignore",
@@ -123,6 +99,8 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
         windowsHide: true,
         windowsVerbatimArguments: process.platform === "win32",
       });
+      pid = proc.pid;
+      exited = proc.exited;
     } catch (e) {
       settle(null, null, (e as Error).message);
       return;
@@ -134,9 +112,8 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
     const stop = () => {
       if (stopping) return;
       stopping = true;
-      const r = terminateProcessTree(proc);
-      killedGroup = r.killed;
-      cleanup = r.diagnostic;
+      container.kill(pid);
+      killedGroup = true;
       timers.push(
         setTimeout(cancelReaders, STREAM_DESTROY_MS),
         setTimeout(() => {
@@ -172,11 +149,29 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
         // cancelled by the cleanup
       }
     };
+    const leaderResult = () => [proc.exitCode, proc.signalCode === null ? null : String(proc.signalCode)] as const;
     void Promise.all([
       pump("stdout", proc.stdout as ReadableStream<Uint8Array>),
       pump("stderr", proc.stderr as ReadableStream<Uint8Array>),
       proc.exited,
-    ]).then(() => settle(proc.exitCode, proc.signalCode === null ? null : String(proc.signalCode)));
+    ]).then(() => settle(...leaderResult()));
+    // The shell exited but something it started still holds the pipes: end the tree.
+    void proc.exited.then(() => {
+      if (settled || stopping) return;
+      timers.push(
+        setTimeout(() => {
+          if (settled || stopping) return;
+          container.kill(pid);
+          cleanup = "descendants still held the output pipes after the shell exited; killed";
+          timers.push(
+            setTimeout(() => {
+              cancelReaders();
+              settle(...leaderResult());
+            }, STREAM_DESTROY_MS),
+          );
+        }, PIPE_GRACE_MS),
+      );
+    });
     timers.push(
       setTimeout(() => {
         timedOut = true;

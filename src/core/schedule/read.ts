@@ -12,10 +12,10 @@ import { hasDuplicates, parsePlan } from "../plan/table.ts";
 import { resolveTarget } from "../workspace/discover.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStableWith, sameFileState } from "../workspace/read.ts";
 import { managedEvidenceIssue } from "../receipts/audit.ts";
-import { VerificationError } from "../receipts/errors.ts";
+import { VerificationError, verificationText } from "../receipts/errors.ts";
 import { readStore, type Store } from "../receipts/store.ts";
 import type { Env } from "../run/shell.ts";
-import { readLeases } from "../dispatch/leases.ts";
+import { coordination } from "../../io/store/active.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
 import type { LeaseView, NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot.ts";
 import { loadStructure } from "../structure/load.ts";
@@ -91,7 +91,7 @@ function readText(root: string, file: string, required: boolean): { text: string
     read = readStableWith(file, opts, (bytes, st) => ({ decoded: decodeLedgerText(bytes), signature: st }));
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT" && !required) return { text: null, signature: null };
-    if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message.replace(`: ${file}`, ""), shown(), 1);
+    if (e instanceof ReadError) throw new ScheduleInputError(e.code === "ENOENT" ? `missing required file` : e.message, shown(), 1);
     throw e;
   }
   if (!("text" in read.decoded)) throw new ScheduleInputError(read.decoded.message, shown(), read.decoded.line);
@@ -155,7 +155,7 @@ function receiptIssue(root: string, rel: string, store: Store, env: Env): string
   try {
     return managedEvidenceIssue(root, rel, { store, env });
   } catch (e) {
-    if (e instanceof VerificationError) throw new ScheduleInputError(e.located(), rel);
+    if (e instanceof VerificationError) throw new ScheduleInputError(verificationText(e), rel);
     throw e;
   }
 }
@@ -214,14 +214,15 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       verification,
     });
   }
-  const waves = dispatchWaves(files.read("dispatch.json", false), shown("dispatch.json"));
-  const leases = readLeases(o.root);
+  const coord = coordination(o.root);
+  const waves = dispatchWaves(coord.dispatchText(o.scope, () => files.read("dispatch.json", false)), shown("dispatch.json"));
+  const leases = coord.leases();
 
   const structure = registry === null ? undefined : registryView(o.root, o.scope);
   o.beforeConsistencyCheck?.();
   if (files.changed() || JSON.stringify(receiptStore(o.root)) !== JSON.stringify(store)) throw new ScheduleInputError("inputs changed while scheduling; rerun");
   const signature = leaseSignature(leases);
-  if (leaseSignature(readLeases(o.root)) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
+  if (leaseSignature(coord.leases()) !== signature) throw new ScheduleInputError("leases changed while scheduling; rerun");
   if (leafInventory(o.root, o.scope).join("\n") !== inventory.join("\n")) throw new ScheduleInputError("leaf inventory changed while scheduling; rerun");
 
   // sha256(JSON.stringify(entries) + signature), hashed piece by piece: the texts of 10,000

@@ -3,6 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ensureRealDir, lstatOrNull, writeAtomic } from "../workspace/fs.ts";
+import { KbzError } from "../errors.ts";
 
 export type SkillAgent = "claude" | "codex";
 
@@ -12,7 +13,11 @@ export function skillDir(agent: SkillAgent, global: boolean, cwd: string, home: 
   return path.join(base, agent === "claude" ? ".claude" : ".agents", "skills", name);
 }
 
-export class SkillInstallRefusal extends Error {}
+export class SkillInstallRefusal extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "skill-refused", file, hint: "move the file or directory out of the way, then run the command again" });
+  }
+}
 
 export interface SkillInstallOutcome {
   dir: string;
@@ -36,11 +41,11 @@ export function installFiles(base: string, dir: string, files: ReadonlyArray<rea
     const target = path.join(dir, rel);
     for (let d = path.dirname(target); d !== base && d.startsWith(base + path.sep); d = path.dirname(d)) {
       const st = lstatOrNull(d);
-      if (st && (st.isSymbolicLink() || !st.isDirectory())) throw new SkillInstallRefusal(`not a real directory: ${d}`);
+      if (st && (st.isSymbolicLink() || !st.isDirectory())) throw new SkillInstallRefusal("not a real directory", d);
     }
     const st = lstatOrNull(target);
     if (st && (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1)) {
-      throw new SkillInstallRefusal(`refusing to replace ${target}: it is not a regular single-link file`);
+      throw new SkillInstallRefusal("refusing to replace: it is not a regular single-link file", target);
     }
   }
   const written: string[] = [];

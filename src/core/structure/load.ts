@@ -1,7 +1,7 @@
 // Loading a scope for structure work (kill §4.11.1, §4.11.2). Reuses the PLAN table parser,
 // the ledger parser, the dispatch and lease readers and the stable reader; every read is kept
 // in `files` so a later re-read can prove nothing changed.
-import { VerificationError } from "../receipts/errors.ts";
+import { VerificationError, verificationText } from "../receipts/errors.ts";
 import { leafReceiptIssues } from "../receipts/scope.ts";
 import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
@@ -9,7 +9,7 @@ import type { Ledger } from "../ledger/model.ts";
 import { gateState } from "../ledger/state.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan } from "../plan/table.ts";
-import { readLeases } from "../dispatch/leases.ts";
+import { coordination } from "../../io/store/active.ts";
 import { DispatchStateError, parseDispatch } from "../dispatch/waves.ts";
 import { isValidId, resolveTarget } from "../workspace/discover.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
@@ -51,11 +51,11 @@ export function readScopeFile(root: string, scope: string, rel: string): string 
     bytes = readStable(file, { label: rel, maxBytes: MAX_LEDGER_BYTES, root });
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return null;
-    if (e instanceof ReadError) fail(`${rel}: ${e.message}`);
+    if (e instanceof ReadError) fail(e.message, rel);
     throw e;
   }
   const decoded = decodeLedgerText(bytes);
-  if (!("text" in decoded)) fail(`${rel}:${decoded.line}: ${decoded.message}`);
+  if (!("text" in decoded)) fail(decoded.message, rel, decoded.line);
   return decoded.text;
 }
 
@@ -112,7 +112,7 @@ function receiptIssues(root: string, scope: string, rows: TaskRow[]): Record<str
   try {
     return leafReceiptIssues(root, scope, rows, process.env);
   } catch (e) {
-    if (e instanceof VerificationError) fail(e.located());
+    if (e instanceof VerificationError) fail(verificationText(e));
     throw e;
   }
 }
@@ -237,7 +237,7 @@ function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<stri
 
 /** Every lease of every scope as {scope, leaf, globs, invalid}, in file-name order. */
 export function leaseViews(root: string): LeaseView[] {
-  return readLeases(root).map((l) => ({ scope: l.scope, leaf: l.leaf, globs: [...l.globs], invalid: l.invalid }));
+  return coordination(root).leases().map((l) => ({ scope: l.scope, leaf: l.leaf, globs: [...l.globs], invalid: l.invalid }));
 }
 
 function canonicalIds(ids: string[]): string {

@@ -6,6 +6,7 @@ import { codeUnitCompare } from "../plan/order.ts";
 import type { Tier, RowState } from "../plan/table.ts";
 import type { WaveState } from "../dispatch/waves.ts";
 import { sha256Hex } from "../util/hash.ts";
+import { KbzError } from "../errors.ts";
 
 /** A dispatch wave as plain data (kill §2.4): journals, hashes and clones stay JSON. */
 export interface WaveView {
@@ -25,10 +26,15 @@ export interface LeaseView {
 }
 
 /** Every structure failure; the message is the spec's (kill Appendix A.2), ≤800 chars on output. */
-export class StructureError extends Error {}
+export class StructureError extends KbzError {
+  constructor(message: string, file?: string, line?: number) {
+    super(message, { code: "structure", file, line });
+  }
+}
 
-export function fail(message: string): never {
-  throw new StructureError(message);
+/** Throw a StructureError, optionally located in a file. */
+export function fail(message: string, file?: string, line?: number): never {
+  throw new StructureError(message, file, line);
 }
 
 /** Structure ids sort by UTF-16 code units (kill §4.1.1): STRUCTURE.json stays byte-compatible. */

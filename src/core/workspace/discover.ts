@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../errors.ts";
 import { isInside } from "./read.ts";
+import { coordination } from "../../io/store/active.ts";
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
@@ -117,7 +118,7 @@ export function resolveTarget(o: ResolveOptions): Target {
   }
   if (scopes.length === 1) return scopeTarget(root, scopes[0]!);
   if (scopes.length > 1) {
-    const bound = o.sessionId ? scopes.filter((s) => readBinding(root, s) === o.sessionId) : [];
+    const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1) return scopeTarget(root, bound[0]!);
     throw new UsageError(
       `${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
@@ -133,22 +134,4 @@ function scopeTarget(root: string, scope: string): Target {
   const errors: DiscoveryError[] = [];
   const files = ledgerEntries(root, path.join(root, ".unlazy", scope), errors);
   return { root, mode: "scope", scope, files, discoveryErrors: errors };
-}
-
-function readBinding(root: string, scope: string): string | null {
-  const file = path.join(root, ".unlazy", scope, "session");
-  try {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-    try {
-      const st = fs.fstatSync(fd);
-      if (!st.isFile() || st.nlink !== 1 || st.size > 4096) return null;
-      const buf = Buffer.alloc(4097);
-      const n = fs.readSync(fd, buf, 0, buf.length, 0);
-      return buf.subarray(0, n).toString("utf8").trim();
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
 }

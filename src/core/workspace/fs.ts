@@ -4,8 +4,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { randomHex } from "../util/hash.ts";
 import { isInside } from "./read.ts";
+import { KbzError } from "../errors.ts";
 
-export class WriteError extends Error {}
+export class WriteError extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+  }
+}
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
@@ -13,8 +18,8 @@ const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 export function ensureRealDir(dir: string, root?: string, mode = 0o700): void {
   const st = lstatOrNull(dir);
   if (st) {
-    if (st.isSymbolicLink() || !st.isDirectory()) throw new WriteError(`not a real directory: ${dir}`);
-    if (root && !isInside(root, fs.realpathSync(dir))) throw new WriteError(`directory resolves outside the repository: ${dir}`);
+    if (st.isSymbolicLink() || !st.isDirectory()) throw new WriteError("not a real directory", dir);
+    if (root && !isInside(root, fs.realpathSync(dir))) throw new WriteError("directory resolves outside the repository", dir);
     return;
   }
   ensureRealDir(path.dirname(dir), root, mode);
@@ -44,14 +49,14 @@ export function writeAtomic(target: string, data: string | Uint8Array, opts: Ato
   const dir = path.dirname(target);
   if (opts.createParents) ensureRealDir(dir, opts.root);
   const dst = lstatOrNull(dir);
-  if (!dst || dst.isSymbolicLink() || !dst.isDirectory()) throw new WriteError(`parent is not a real directory: ${dir}`);
+  if (!dst || dst.isSymbolicLink() || !dst.isDirectory()) throw new WriteError("parent is not a real directory", dir);
   if (opts.root) {
-    if (!isInside(opts.root, fs.realpathSync(dir))) throw new WriteError(`refusing to write outside the repository: ${target}`);
+    if (!isInside(opts.root, fs.realpathSync(dir))) throw new WriteError("refusing to write outside the repository", target);
     const u = lstatOrNull(path.join(opts.root, ".unlazy"));
-    if (u && (u.isSymbolicLink() || !u.isDirectory())) throw new WriteError(`${path.join(opts.root, ".unlazy")} must be a real directory`);
+    if (u && (u.isSymbolicLink() || !u.isDirectory())) throw new WriteError("must be a real directory", path.join(opts.root, ".unlazy"));
   }
   const existing = lstatOrNull(target);
-  if (existing && (existing.isSymbolicLink() || !existing.isFile())) throw new WriteError(`refusing to replace a non-regular file: ${target}`);
+  if (existing && (existing.isSymbolicLink() || !existing.isFile())) throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 0o7777 : (opts.mode ?? 0o644);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 0o600);

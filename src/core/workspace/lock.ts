@@ -6,8 +6,13 @@ import * as path from "node:path";
 import { randomHex } from "../util/hash.ts";
 import { sha256Hex } from "../ledger/digest.ts";
 import { ensureRealDir } from "./fs.ts";
+import { KbzError } from "../errors.ts";
 
-export class LockTimeoutError extends Error {}
+export class LockTimeoutError extends KbzError {
+  constructor(message: string, file?: string) {
+    super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+  }
+}
 
 export interface LockOwner {
   token: string;
@@ -132,7 +137,7 @@ export async function withFileLock<T>(root: string, target: string, fn: () => T 
       if (tryRecover(file, opts)) continue;
       if (Date.now() >= deadline) {
         fs.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for lock on ${target} (last filesystem error: ${lastCode}; lock file ${file})`);
+        throw new LockTimeoutError(`timed out waiting for the lock (last filesystem error: ${lastCode})`, file);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
     }

@@ -2,15 +2,25 @@
 // regular, single-link file, never through a link, never blocking on a FIFO.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { KbzError } from "../errors.ts";
 
 export const MAX_LEDGER_BYTES = 8 * 1024 * 1024;
 
-export class ReadError extends Error {
-  constructor(
-    message: string,
-    readonly code: "ENOENT" | "UNSAFE" | "TOO_LARGE" | "OUTSIDE" | "IO",
-  ) {
-    super(message);
+export type ReadCode = "ENOENT" | "UNSAFE" | "TOO_LARGE" | "OUTSIDE" | "IO";
+
+const READ_HINTS: Record<ReadCode, string> = {
+  ENOENT: "create the file or name an existing one",
+  UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
+  TOO_LARGE: "split the file or shorten it",
+  OUTSIDE: "keep the file inside the repository root",
+  IO: "check the file's permissions and the disk, then run the command again",
+};
+
+/** A file kbz would not or could not read. `file` is the path as given to the reader. */
+export class ReadError extends KbzError {
+  declare readonly code: ReadCode;
+  constructor(message: string, code: ReadCode, file: string) {
+    super(message, { code, file, hint: READ_HINTS[code] });
   }
 }
 
@@ -81,7 +91,7 @@ function realpathOf(file: string, cache: Map<string, string> | undefined): strin
  * with the descriptor's stat taken before the bytes were read.
  */
 export function readStableWith<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T): T {
-  const single = `${opts.label} must be one unchanged regular single-link file: ${file}`;
+  const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd: number;
   try {
     fd = fs.openSync(file, FLAGS);
@@ -93,11 +103,11 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
         fs.lstatSync(file);
         exists = true;
       } catch {}
-      if (exists) throw new ReadError(single, "UNSAFE");
-      throw new ReadError(`no such ${opts.label}: ${file}`, "ENOENT");
+      if (exists) throw new ReadError(single, "UNSAFE", file);
+      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
     }
-    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK") throw new ReadError(single, "UNSAFE");
-    throw new ReadError(`cannot open ${opts.label} ${file}: ${(e as Error).message}`, "IO");
+    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK") throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot open ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "IO", file);
   }
   let buf = scratch;
   scratch = null; // a nested read (from `use`) gets its own buffer
@@ -107,13 +117,13 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
     // The descriptor was opened without following a final link, so it is the named file as it
     // was at open time; the name is compared with it once, after the read (below).
     before = fs.fstatSync(fd, { bigint: true });
-    if (!before.isFile() || before.nlink !== 1n) throw new ReadError(single, "UNSAFE");
+    if (!before.isFile() || before.nlink !== 1n) throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
-      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
     }
     if (opts.root) {
       const real = realpathOf(file, opts.realDirs);
-      if (!isInside(opts.root, real)) throw new ReadError(`${opts.label} is outside the allowed root: ${file}`, "OUTSIDE");
+      if (!isInside(opts.root, real)) throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
     }
     const size = Number(before.size);
     // Room for one byte more than the size, so a file that grew is noticed in this read.
@@ -121,7 +131,7 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
     if (!buf || buf.length < want) buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
     for (;;) {
       if (total === buf.length) {
-        if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+        if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
         const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
         buf.copy(grown, 0, 0, total);
         buf = grown;
@@ -129,26 +139,26 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
       const n = fs.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0) break;
       total += n;
-      if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes: ${file}`, "TOO_LARGE");
+      if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
       // A short read of a regular file is its end: no second call just to see zero bytes.
       if (total < buf.length && total >= size) break;
     }
-    if (BigInt(total) !== before.size) throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+    if (BigInt(total) !== before.size) throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     // One lstat of the name after the read proves both halves: the name still leads to the
     // inode that was read (not swapped for another file, a link or a directory), and that
     // inode's size and times did not move while it was read (the lstat of the same inode
     // reports what an fstat of the descriptor would).
     if (!opts.nameCheckedByCaller) {
       const named = fs.lstatSync(file, { bigint: true });
-      if (!sameIdentity(before, named)) throw new ReadError(single, "UNSAFE");
-      if (!unchanged(before, named) || named.nlink !== 1n) throw new ReadError(`${opts.label} changed before it was read: ${file}`, "UNSAFE");
+      if (!sameIdentity(before, named)) throw new ReadError(single, "UNSAFE", file);
+      if (!unchanged(before, named) || named.nlink !== 1n) throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     }
   } catch (e) {
     keepScratch(buf);
     if (e instanceof ReadError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new ReadError(single, "UNSAFE");
-    throw new ReadError(`cannot read ${opts.label} ${file}: ${(e as Error).message}`, "IO");
+    if (code === "ENOENT") throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot read ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "IO", file);
   } finally {
     fs.closeSync(fd);
   }

@@ -122,7 +122,10 @@ describe("writeback of one result", () => {
   test("a ledger that became invalid is reported, not written", async () => {
     const { file, req } = setup(LEDGER);
     fs.writeFileSync(file, "no gates here\n");
-    await expect(one(req)).rejects.toThrow(new WritebackError("fresh ledger became invalid: line 1: ledger contains zero live gates"));
+    const e = await one(req).then(() => null, (e: unknown) => e);
+    expect(e).toBeInstanceOf(WritebackError);
+    expect((e as WritebackError).message).toBe("fresh ledger became invalid: ledger contains zero live gates");
+    expect([(e as WritebackError).file, (e as WritebackError).line]).toEqual([req.file, 1]);
     expect(fs.readFileSync(file, "utf8")).toBe("no gates here\n");
   });
 

@@ -166,7 +166,7 @@ describe("invalid lease records block every claim until removed explicitly", () 
     const odd = path.join(locks(root), leaseFileName("x", "dir"));
     fs.mkdirSync(odd, { recursive: true });
     expect(refused(await claimLease(root, "fresh", "leaf", ["a/**"]))[0]).toContain("(invalid)/");
-    await expect(removeInvalidLeases(root)).rejects.toThrow(`cannot remove invalid lease record ${odd}`);
+    await expect(removeInvalidLeases(root)).rejects.toMatchObject({ message: "cannot remove invalid lease record: EISDIR", file: odd });
     expect(fs.statSync(odd).isDirectory()).toBe(true);
   });
 

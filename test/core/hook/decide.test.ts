@@ -9,7 +9,7 @@ import type { Target } from "../../../src/core/workspace/discover.ts";
 function snapshot(files: Record<string, string>, target: Partial<Target> = {}, dispatch: DispatchAggregate | null = null): Snapshot {
   const ledgers: LedgerEntry[] = Object.entries(files).map(([name, text]) => {
     const ledger = parseLedger(text, name.replace(/\.md$/, ""));
-    const problems = ledger.errors.map((e) => ({ file: name, line: e.line, message: e.message }));
+    const problems = ledger.errors.map((e) => ({ file: name, ...e }));
     return { file: `/r/${name}`, display: name, stem: ledger.stem, ledger, problems, warnings: [], unreadable: false };
   });
   const gates = ledgers.flatMap((e) =>

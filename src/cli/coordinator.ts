@@ -1,0 +1,142 @@
+// kbz coordinator: the etcd cluster behind --coordinator (status), moving a scope's state
+// between the files and the cluster (import, export), and the lease keeper a claim starts (keep).
+import * as fs from "node:fs";
+import { UsageError } from "../core/errors.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { err, json, out } from "./output.ts";
+import { guarded, infra, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+
+interface CoordinatorArgs extends PipelineArgs {
+  coordinator?: string;
+  lease?: string;
+  ttl?: number;
+  held?: string;
+}
+
+const ACTIONS = ["status", "import", "export", "keep"];
+
+const HELP = `Actions:
+  kbz coordinator status                 the cluster's members, and every lease held with its TTL
+  kbz coordinator import --scope S       copy S's waves, status log and session from the files to etcd
+  kbz coordinator export --scope S       copy S's waves, status log and session from etcd to the files
+
+The coordinator is --coordinator etcd://HOST:PORT[,HOST:PORT…], else KBZ_COORDINATOR, else
+"coordinator" in .unlazy/coordinator.json. A claim's etcd lease lives for its TTL ("ttl" in the
+setting or KBZ_LEASE_TTL, default 30 s) and is renewed by a keeper process the claim starts; a
+crashed machine's claims expire within one TTL. Import and export refuse while the scope holds
+leases on the source side (release them, then claim again on the other side) and when the
+destination already has different waves. Exit codes: 0 done (status: a quorum answered);
+2 usage, an unreachable cluster or a refused move (nothing is changed).`;
+
+async function etcdConfig(argv: CoordinatorArgs) {
+  const { resolveCoordinator } = await import("../io/store/config.ts");
+  const root = rootOf(argv);
+  const config = resolveCoordinator(root, argv.coordinator, process.env);
+  if (config.kind !== "etcd") throw new UsageError("no coordinator is configured: pass --coordinator etcd://HOST:PORT[,…] or set KBZ_COORDINATOR");
+  return { root, config };
+}
+
+async function status(argv: CoordinatorArgs): Promise<ExitCode> {
+  const { root, config } = await etcdConfig(argv);
+  const { EtcdStore } = await import("../io/store/etcd/store.ts");
+  const store = new EtcdStore({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive: "inline", timeoutMs: 2000 });
+  try {
+    const answers = await Promise.all(store.client.endpoints.map(async (ep) => ({ ep, status: await store.client.memberStatus(ep) })));
+    const up = answers.filter((a) => a.status !== null);
+    const quorum = up.length > store.client.endpoints.length / 2;
+    const members = answers.map((a) => ({
+      endpoint: `${a.ep.host}:${a.ep.port}`,
+      reachable: a.status !== null,
+      leader: a.status ? a.status.leader === a.status.memberId : false,
+      version: a.status?.version ?? null,
+      revision: a.status?.revision ?? null,
+    }));
+    const holders = quorum ? await infra(() => holdersOf(store)) : [];
+    const lost = quorum ? (await store.view()).lost(null) : [];
+    const exit: ExitCode = quorum ? 0 : 2;
+    if (argv.json) {
+      json({ schema: 1, action: "status", exit, coordinator: store.label, repository: config.repository, ttl: config.ttl, source: config.source, quorum, members, holders, lost });
+      return exit;
+    }
+    out(`coordinator ${store.label} (repository ${config.repository}, lease TTL ${config.ttl} s, from ${config.source})`);
+    for (const m of members) out(`  ${m.endpoint}: ${m.reachable ? `${m.leader ? "leader" : "member"} v${m.version} revision ${m.revision}` : "unreachable"}`);
+    if (holders.length === 0) out(quorum ? "no leases held" : "");
+    for (const h of holders) out(`  ${h.scope}/${h.leaf}: ${h.globs.join(", ")} (holder ${h.host} pid ${h.pid ?? "?"}, TTL ${h.ttl}/${h.grantedTtl} s)`);
+    for (const l of lost) out(`  LOST ${l.scope}/${l.leaf}: ${l.reason}`);
+    if (!quorum) err(`kbz: only ${up.length} of ${members.length} members answered: no quorum, so no claim can be granted; restart the members or check the network`);
+    else out(`${up.length}/${members.length} members up, ${holders.length} lease(s) held`);
+    return exit;
+  } finally {
+    store.close();
+  }
+}
+
+async function holdersOf(store: import("../io/store/etcd/store.ts").EtcdStore) {
+  const read = await store.client.prefix(store.keys.leases);
+  const { leaseRecord } = await import("../io/store/etcd/store.ts");
+  const out: { scope: string; leaf: string; globs: string[]; host: string | null; pid: number | null; ttl: number; grantedTtl: number; invalid: boolean }[] = [];
+  for (const kv of read.kvs) {
+    const r = leaseRecord(store.keys, kv);
+    let host: string | null = null;
+    try {
+      host = String(JSON.parse(kv.value).holder?.host ?? "") || null;
+    } catch {}
+    const t = kv.lease === "0" ? { ttl: -1, granted: 0 } : await store.client.timeToLive(kv.lease);
+    out.push({ scope: r.scope, leaf: r.leaf, globs: r.globs, host, pid: r.invalid ? null : r.pid, ttl: t.ttl, grantedTtl: t.granted, invalid: r.invalid });
+  }
+  return out;
+}
+
+async function move(direction: "import" | "export", argv: CoordinatorArgs): Promise<ExitCode> {
+  const scope = requestedScope(argv);
+  if (scope === null) throw new UsageError(`coordinator ${direction} needs --scope S`);
+  const { root, config } = await etcdConfig(argv);
+  const { moveScope } = await import("../io/store/move.ts");
+  const r = await infra(() => moveScope(root, config, scope, direction));
+  if (argv.json) json({ schema: 1, action: direction, exit: 0, scope, ...r });
+  else out(`${direction === "import" ? "imported" : "exported"} scope ${scope}: ${r.waves} wave(s), ${r.logLines} status log line(s)${r.session ? ", session binding" : ""}${r.leafStates ? `, ${r.leafStates} leaf state(s)` : ""}`);
+  return 0;
+}
+
+async function keep(argv: CoordinatorArgs): Promise<ExitCode> {
+  if (!argv.lease || !/^\d{1,20}$/.test(argv.lease) || !argv.held || !argv.ttl) throw new UsageError("keep needs --lease ID --ttl SECONDS --held FILE");
+  const { keepLease } = await import("../io/store/etcd/keeper.ts");
+  const { resolveCoordinator } = await import("../io/store/config.ts");
+  const config = resolveCoordinator(rootOf(argv), argv.coordinator, process.env);
+  if (config.kind !== "etcd") throw new UsageError("keep needs --coordinator etcd://…");
+  if (!fs.existsSync(argv.held)) return 0;
+  await keepLease({ url: config.url, lease: argv.lease, ttl: Number(argv.ttl), heldFile: argv.held });
+  return 0;
+}
+
+export async function runCoordinator(argv: CoordinatorArgs): Promise<ExitCode> {
+  if ((argv.args ?? []).length > 0) throw new UsageError(`coordinator ${argv.action} takes no positional arguments`);
+  switch (argv.action) {
+    case "status":
+      return status(argv);
+    case "import":
+    case "export":
+      return move(argv.action, argv);
+    case "keep":
+      return keep(argv);
+    default:
+      throw unknownAction("coordinator", argv.action, ACTIONS.filter((a) => a !== "keep"));
+  }
+}
+
+export const verb: Verb = {
+  command: "coordinator <action> [args..]",
+  describe: "the etcd coordinator: status, import --scope S, export --scope S",
+  builder: (y) =>
+    y
+      .positional("action", { type: "string", describe: "status | import | export" })
+      .positional("args", { type: "string", array: true, hidden: true })
+      .option("scope", { type: "string", describe: "scope id (import, export)", requiresArg: true })
+      .option("lease", { type: "string", hidden: true, requiresArg: true })
+      .option("ttl", { type: "number", hidden: true, requiresArg: true })
+      .option("held", { type: "string", hidden: true, requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("json", { type: "boolean", describe: "print one JSON object" })
+      .epilog(HELP),
+  handler: (argv) => guarded(argv, () => runCoordinator(argv as CoordinatorArgs)),
+};

@@ -1,0 +1,111 @@
+// Which store a command uses: `--coordinator`, else KBZ_COORDINATOR, else the repository setting
+// .unlazy/coordinator.json, else the files. Resolving costs one failed lstat when nothing is set.
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import { FileProblemsError, KbzError } from "../../core/errors.ts";
+import { isValidId } from "../../core/workspace/discover.ts";
+import { ReadError, readStable } from "../../core/workspace/read.ts";
+
+export const SETTING_FILE = path.join(".unlazy", "coordinator.json");
+export const DEFAULT_TTL = 30;
+const MIN_TTL = 2;
+const MAX_TTL = 3600;
+
+export type CoordinatorConfig =
+  | { kind: "files" }
+  | {
+      kind: "etcd";
+      url: string;
+      /** Repository identity: the namespace every key of this repository lives under. */
+      repository: string;
+      /** TTL of each claim's etcd lease, in seconds; the keeper renews it. */
+      ttl: number;
+      source: "flag" | "env" | "setting";
+    };
+
+interface Setting {
+  coordinator?: string;
+  repository?: string;
+  ttl?: number;
+}
+
+/** A bad coordinator setting (flag, environment or file): exit 2 with the reason. */
+export class CoordinatorConfigError extends KbzError {
+  constructor(message: string) {
+    super(message, { code: "coordinator-config", hint: "fix --coordinator, KBZ_COORDINATOR or .unlazy/coordinator.json" });
+    this.name = "CoordinatorError";
+  }
+}
+
+function readSetting(root: string): Setting | null {
+  const file = path.join(root, SETTING_FILE);
+  let text: string;
+  try {
+    text = readStable(file, { label: "coordinator setting", maxBytes: 64 * 1024, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return null;
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: (e as Error).message.replace(`: ${file}`, "") }]);
+  }
+  const bad = (message: string): never => {
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected {"coordinator": "etcd://HOST:PORT,…", "repository": "ID", "ttl": SECONDS}` }]);
+  };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return bad("not valid JSON");
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return bad("must be a JSON object");
+  const o = raw as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!["schema", "coordinator", "repository", "ttl"].includes(k)) bad(`unknown key ${JSON.stringify(k).slice(0, 60)}`);
+  if (o.coordinator !== undefined && typeof o.coordinator !== "string") bad("coordinator must be a string");
+  if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository))) bad("repository must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/");
+  if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || (o.ttl as number) < MIN_TTL || (o.ttl as number) > MAX_TTL)) bad(`ttl must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
+  return o as Setting;
+}
+
+function parseTtl(v: string, where: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < MIN_TTL || n > MAX_TTL) throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
+  return n;
+}
+
+/**
+ * The git root commit: identical in every clone of one repository, so clones on different
+ * machines share one namespace without configuration.
+ */
+export function gitIdentity(root: string): string | null {
+  // Loaded here only: node:child_process costs startup time every command would pay.
+  const { spawnSync } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
+  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] });
+  if (r.status !== 0 || typeof r.stdout !== "string") return null;
+  const roots = r.stdout.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
+  return roots[0] ?? null;
+}
+
+export function resolveCoordinator(root: string, flag: string | undefined, env: Record<string, string | undefined>): CoordinatorConfig {
+  const fromEnv = env.KBZ_COORDINATOR;
+  let url: string | undefined;
+  let source: "flag" | "env" | "setting";
+  let setting: Setting | null | undefined;
+  if (flag !== undefined && flag !== "") {
+    url = flag;
+    source = "flag";
+  } else if (fromEnv !== undefined && fromEnv !== "") {
+    url = fromEnv;
+    source = "env";
+  } else {
+    setting = readSetting(root);
+    url = setting?.coordinator;
+    source = "setting";
+  }
+  if (url === undefined || url === "files") return { kind: "files" };
+  if (!url.startsWith("etcd://")) throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTING_FILE})`);
+  if (setting === undefined) setting = readSetting(root);
+  const ttl = env.KBZ_LEASE_TTL ? parseTtl(env.KBZ_LEASE_TTL, "KBZ_LEASE_TTL") : (setting?.ttl ?? DEFAULT_TTL);
+  const repository = setting?.repository ?? gitIdentity(root);
+  if (!repository) {
+    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTING_FILE} so every clone shares one namespace`);
+  }
+  return { kind: "etcd", url, repository, ttl, source };
+}

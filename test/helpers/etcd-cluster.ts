@@ -1,0 +1,136 @@
+// A real three-member etcd cluster on loopback for tests and benches: random free ports, data
+// dirs in one temp folder that `stop()` removes. Nothing listens outside 127.0.0.1.
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+
+export interface Member {
+  name: string;
+  client: number;
+  peer: number;
+  proc: ChildProcess | null;
+  log: string;
+}
+
+export interface Cluster {
+  members: Member[];
+  /** `etcd://127.0.0.1:P1,127.0.0.1:P2,…` */
+  url: string;
+  dir: string;
+  kill(i: number, signal?: NodeJS.Signals): Promise<void>;
+  restart(i: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A port the kernel just handed out (and we released); etcd binds it right after. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function etcdAvailable(): boolean {
+  try {
+    fs.accessSync("/usr/bin/etcd", fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function healthy(port: number): Promise<boolean> {
+  try {
+    const r = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
+    return r.ok && ((await r.json()) as { health?: string }).health === "true";
+  } catch {
+    return false;
+  }
+}
+
+export async function startCluster(size = 3): Promise<Cluster> {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "kbz-etcd-")));
+  const used = new Set<number>();
+  const port = async () => {
+    for (;;) {
+      const p = await freePort();
+      if (!used.has(p)) {
+        used.add(p);
+        return p;
+      }
+    }
+  };
+  const members: Member[] = [];
+  for (let i = 0; i < size; i++) members.push({ name: `m${i}`, client: await port(), peer: await port(), proc: null, log: path.join(dir, `m${i}.log`) });
+  const initial = members.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(",");
+  const token = `kbz-test-${path.basename(dir)}`;
+  const launch = (m: Member) => {
+    const out = fs.openSync(m.log, "a");
+    m.proc = spawn(
+      "/usr/bin/etcd",
+      [
+        "--name", m.name,
+        "--data-dir", path.join(dir, m.name),
+        "--listen-client-urls", `http://127.0.0.1:${m.client}`,
+        "--advertise-client-urls", `http://127.0.0.1:${m.client}`,
+        "--listen-peer-urls", `http://127.0.0.1:${m.peer}`,
+        "--initial-advertise-peer-urls", `http://127.0.0.1:${m.peer}`,
+        "--initial-cluster", initial,
+        "--initial-cluster-token", token,
+        "--initial-cluster-state", "new",
+        // Short election timings keep a failover inside a test's budget on a loaded machine.
+        "--heartbeat-interval", "100",
+        "--election-timeout", "1000",
+        "--logger", "zap",
+        "--log-level", "warn",
+      ],
+      { stdio: ["ignore", out, out] },
+    );
+    fs.closeSync(out);
+  };
+  for (const m of members) launch(m);
+  const waitHealthy = async (ms: number, which: Member[]) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const ok = await Promise.all(which.map((m) => healthy(m.client)));
+      if (ok.every(Boolean)) return;
+      if (Date.now() > deadline) throw new Error(`etcd cluster did not become healthy; logs in ${dir}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const cluster: Cluster = {
+    members,
+    dir,
+    url: "etcd://" + members.map((m) => `127.0.0.1:${m.client}`).join(","),
+    async kill(i, signal = "SIGKILL") {
+      const p = members[i]!.proc;
+      if (!p || p.exitCode !== null || p.signalCode !== null) return;
+      const done = new Promise((r) => p.once("exit", r));
+      p.kill(signal);
+      await done;
+      members[i]!.proc = null;
+    },
+    async restart(i) {
+      launch(members[i]!);
+      await waitHealthy(20_000, [members[i]!]);
+    },
+    async stop() {
+      await Promise.all(members.map((_, i) => cluster.kill(i, "SIGTERM")));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await waitHealthy(30_000, members);
+  } catch (e) {
+    await cluster.stop().catch(() => {});
+    throw e;
+  }
+  return cluster;
+}
