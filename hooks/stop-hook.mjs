@@ -3145,11 +3145,13 @@ init_discover();
 // src/hook/claude.ts
 init_sanitize();
 
-// src/hook/host.ts
+// src/core/hook/targets.ts
 var HOST_NAMES = ["claude", "codex", "cursor", "gemini"];
 function isHostName(v) {
   return HOST_NAMES.includes(v);
 }
+
+// src/hook/host.ts
 function str(v) {
   return typeof v === "string" && v !== "" ? v : null;
 }

@@ -11,7 +11,7 @@ import { ScheduleInputError } from "../core/plan/errors.ts";
 import { readScopeTexts, scopeDir } from "../core/plan/write.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out, printProblems } from "./output.ts";
-import { compactRunLines } from "./check.ts";
+import { compactRunLines } from "./render.ts";
 import { nextAdviceLines } from "./next.ts";
 import { setState, withLeafStates } from "./plan.ts";
 import { guarded, infra, printNotes, RefusedError, resolvedScope, rootOf, type PipelineArgs } from "./pipeline.ts";

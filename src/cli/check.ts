@@ -2,20 +2,21 @@
 // evidence back (unlazy §3.1). A thin printer over `runChecks` and the status report.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult, type RunReport } from "../core/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../core/check/run.ts";
 import type { CheckTask } from "../core/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../core/run/shell.ts";
 import { containment } from "../core/run/contain.ts";
-import { sandboxLine } from "../core/run/sandbox.ts";
 import { MAX_CHECK_DEPTH } from "../core/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out, printProblems, printWarnings } from "./output.ts";
-import { positionals, targetOptions } from "./options.ts";
+import type { Verb } from "./index.ts";
+import { err, out, printProblems, printWarnings } from "./output.ts";
+import { targetOptions } from "./options.ts";
 import { Progress } from "./progress.ts";
-import { snapshotFor } from "./status.ts";
+import { ledgerFiles, requestedScope, rootFor, snapshotFor, usage } from "./context.ts";
+import { emit, envelope, INVALID, problemEntries, type ExitCode } from "./envelope.ts";
+import { approvalLines, pathSummaryLine, resultLines } from "./render.ts";
 
 interface CheckArgs {
   ledger?: string[];
@@ -60,10 +61,7 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   // snapshotFor has already refused an invalid dispatch state (exit 2).
   const { report, reduction } = statusReport(snap);
   printWarnings(snap.ledgers.flatMap((l) => l.warnings));
-  if (asJson) {
-    json(report);
-    return report.exit;
-  }
+  if (asJson) return emit(envelope(report.verdict, report.exit, { ...report }));
   for (const l of snap.ledgers) {
     for (const g of report.gates) {
       if (g.file === l.display && g.state !== "met" && g.state !== "abandoned") out(`  UNMET ${g.qid} (${g.reason}): ${g.title}`);
@@ -73,31 +71,6 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   for (const item of snap.dispatch?.blocking ?? []) out(`  UNMET ${item}`);
   for (const line of verdictLines(reduction, "", snap.target.scope)) out(line);
   return report.exit;
-}
-
-/**
- * The stdout lines for one approval decision (none when it was already approved). Short form: the
- * PATH is left out (printed once, summarised, by pathSummaryLine); verbose is unlazy's transcript.
- */
-export function approvalLines(item: ApprovalItem, verbose = true): string[] {
-  const t = item.task;
-  if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
-  if (item.status === "recorded" && !verbose) return [`  APPROVED ${t.qid}`];
-  const lines = [
-    `APPROVAL REQUIRED ${t.qid}`,
-    `    CHECK: ${t.oracle.check}`,
-    `    EXPECT: ${t.oracle.expect}`,
-    `    CWD: ${t.oracle.cwd}`,
-    `    SHELL: ${t.oracle.shell}`,
-  ];
-  if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
-  if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
-  lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
-  if (item.status === "required") {
-    lines.push(verbose ? "    NOT RUN: inspect this oracle, then re-run with --approve" : "    NOT RUN: have the user review this CHECK; once they approve, re-run with --approve");
-  }
-  if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
-  return lines;
 }
 
 /** Prints the PATH summary the first time something needs it (short form only). */
@@ -116,41 +89,6 @@ function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: s
   if (item.problem) err(`kbz: ${item.problem}`);
 }
 
-/** The PATH every CHECK of this run binds, once: entry count and digest (the full list with --verbose). */
-export function pathSummaryLine(value: string): string {
-  const [digest, entries] = pathFacts(value).fingerprint.split("/");
-  return `PATH: ${entries} (sha256 ${digest}; --verbose prints it)`;
-}
-
-/** One line for a pass (two with verbose), two for a failure. */
-export function resultLines(r: RunReport, verbose = true): string[] {
-  const o = r.outcome;
-  const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
-  if (o.ok) return verbose ? [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`] : [head];
-  const error = o.error ? `${o.error}; ` : "";
-  const signal = o.signal ? ` signal=${o.signal}` : "";
-  const matched = o.matched ? "matched" : "not matched";
-  return [head, `       ${error}exit=${o.exitCode ?? "none"}${signal}; EXPECT=${matched}; output=${o.summary}`];
-}
-
-/**
- * What a finished run prints after its approvals: one line per passed gate (two with verbose),
- * two per failure, stale results, the per-ledger gate counts (verbose), then the verdict.
- */
-export function compactRunLines(res: CheckResult, verbose: boolean): string[] {
-  const lines: string[] = [];
-  const showPath = verbose ? () => {} : (v: string) => lines.length === 0 && lines.push(pathSummaryLine(v));
-  for (const a of res.approvals) {
-    const block = approvalLines(a, verbose);
-    if (block.length > 0) showPath(a.task.oracle.path);
-    lines.push(...block);
-  }
-  for (const r of res.runs) lines.push(...resultLines(r, verbose));
-  for (const r of res.runs) if (r.writeback === "stale") lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
-  if (verbose) for (const l of res.snapshot.ledgers) lines.push(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
-  return lines;
-}
-
 function printRunResult(res: CheckResult, verbose: boolean): void {
   for (const r of res.runs) for (const line of resultLines(r, verbose)) out(line);
   for (const r of res.runs) {
@@ -166,10 +104,12 @@ function printRunResult(res: CheckResult, verbose: boolean): void {
 function runJson(res: CheckResult) {
   const { report } = statusReport(res.snapshot, { extras: res.extras });
   const passed = res.runs.filter((r) => r.outcome.ok).length;
-  return {
-    schema: 1,
-    verdict: res.exit === 2 ? "error" : res.reduction.verdict,
-    exit: res.exit,
+  const errors = [
+    ...problemEntries(res.problems),
+    ...res.runs.flatMap((r) => (r.writeError ? [{ file: r.task.file, line: r.task.gate.line, message: r.writeError, hint: "the gate's result was not written; fix the file, then run kbz check again" }] : [])),
+    ...(res.infraFailures > 0 ? [{ file: null, line: null, message: `infrastructure failure prevented ${res.infraFailures} approval(s)`, hint: "see the approvals' problem fields; check UNLAZY_APPROVAL_DIR is writable" }] : []),
+  ];
+  return envelope(res.exit === 2 ? INVALID : res.reduction.verdict, res.exit, {
     root: report.root,
     mode: report.mode,
     scope: report.scope,
@@ -209,7 +149,7 @@ function runJson(res: CheckResult) {
     abandoned: res.reduction.abandonedIds,
     extras: res.extras,
     problems: res.problems,
-  };
+  }, errors);
 }
 
 function oracleView(t: CheckTask) {
@@ -222,16 +162,18 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   if (argv.status) return printCheckStatus(snapshotFor(argv), asJson);
   const jobs = integerIn("--jobs", argv.jobs, 1, 64, 1);
   const timeoutS = integerIn("--timeout", argv.timeout, 1, 86400, DEFAULT_TIMEOUT_S);
-  const files = positionals(argv);
-  if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
+  const files = ledgerFiles(argv);
+  if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
+  const root = rootFor(argv);
+  const scope = files.length > 0 ? null : requestedScope(argv);
   const progress = Progress.forStdout(!asJson);
   const verbose = !!argv.verbose;
   const showPath = pathOnce(verbose);
   try {
     const res = await runChecks({
-      root: argv.root,
+      root,
       files,
-      scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null,
+      scope,
       reverify: !!argv.reverify,
       approve: !!argv.approve,
       sandbox: !!argv.sandbox,
@@ -258,11 +200,8 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       },
     });
     progress?.close();
-    if (asJson) {
-      for (const r of res.runs) if (r.writeError) err(`kbz: ${r.writeError}`);
-      printProblems(res.problems);
-      json(runJson(res));
-    } else printRunResult(res, verbose);
+    if (asJson) emit(runJson(res));
+    else printRunResult(res, verbose);
     return res.exit;
   } finally {
     progress?.close();

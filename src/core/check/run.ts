@@ -11,6 +11,7 @@ import { dispatchProblems, loadSnapshot, snapshotForRequest, type Snapshot, type
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
+import { saveLastRun } from "./lastrun.ts";
 import { readRepoSettings } from "./settings.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
@@ -134,7 +135,7 @@ export function asksKbz(check: string): boolean {
 
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
 function refusedOutcome(message: string): RunOutcome {
-  return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)" };
+  return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)", outputTail: "" };
 }
 
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
@@ -182,6 +183,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             sandbox: task.oracle.sandbox ?? null,
           });
       req.observer?.finished?.(task, outcome);
+      // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
+      saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
       return outcome;
     });
 

@@ -1,0 +1,106 @@
+// Text renderings shared by several verbs (status, check, verify, dash, the default verb). Each
+// returns or prints lines; the JSON side is the envelope (envelope.ts).
+import type { ApprovalItem, CheckResult, RunReport } from "../core/check/run.ts";
+import * as path from "node:path";
+import { verdictLines } from "../core/ledger/state.ts";
+import { scopeReceipts } from "../core/receipts/scope.ts";
+import { statusReport } from "../core/report.ts";
+import { sandboxLine } from "../core/run/sandbox.ts";
+import { pathFacts } from "../core/run/shell.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { emit, envelope, type ExitCode } from "./envelope.ts";
+import { err, out, printWarnings } from "./output.ts";
+
+const STATE_LABEL: Record<string, string> = {
+  met: "MET",
+  unmet: "UNMET",
+  "stale-unmet": "STALE",
+  "unmet-no-evidence": "NO-EVIDENCE",
+  abandoned: "ABANDONED",
+};
+
+export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
+  const { report, reduction } = statusReport(snap);
+  printWarnings(snap.ledgers.flatMap((l) => l.warnings));
+  // Scoped runs also audit verification receipts (kill §4.14.5); informational, the verdict is the gates'.
+  const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
+  if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);
+  if (asJson) return emit(envelope(report.verdict, report.exit, receipts ? { ...report, receipts: receipts.receipts } : { ...report }));
+  for (const l of snap.ledgers) {
+    const rows = report.gates.filter((g) => g.file === l.display);
+    out(`${l.display}: ${rows.length} gates`);
+    for (const g of rows) {
+      const why = g.reason ? ` (${g.reason})` : "";
+      out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
+    }
+  }
+  for (const r of receipts?.receipts ?? []) {
+    if (r.issue) out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (kbz verify explain ${r.ledger})`);
+  }
+  for (const item of snap.dispatch?.blocking ?? []) out(`  ${"UNMET".padEnd(11)} ${item}`);
+  for (const item of snap.dispatch?.abandoned ?? []) out(`  ${"ABANDONED".padEnd(11)} ${item}`);
+  for (const line of verdictLines(reduction, "", snap.target.scope, false)) out(line);
+  return report.exit;
+}
+
+/**
+ * The stdout lines for one approval decision (none when it was already approved). Short form: the
+ * PATH is left out (printed once, summarised, by pathSummaryLine); verbose is unlazy's transcript.
+ */
+export function approvalLines(item: ApprovalItem, verbose = true): string[] {
+  const t = item.task;
+  if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
+  if (item.status === "recorded" && !verbose) return [`  APPROVED ${t.qid}`];
+  const lines = [
+    `APPROVAL REQUIRED ${t.qid}`,
+    `    CHECK: ${t.oracle.check}`,
+    `    EXPECT: ${t.oracle.expect}`,
+    `    CWD: ${t.oracle.cwd}`,
+    `    SHELL: ${t.oracle.shell}`,
+  ];
+  if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
+  if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
+  lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
+  if (item.status === "required") {
+    lines.push(verbose ? "    NOT RUN: inspect this oracle, then re-run with --approve" : "    NOT RUN: have the user review this CHECK; once they approve, re-run with --approve");
+  }
+  if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
+  return lines;
+}
+
+/** The PATH every CHECK of this run binds, once: entry count and digest (the full list with --verbose). */
+export function pathSummaryLine(value: string): string {
+  const [digest, entries] = pathFacts(value).fingerprint.split("/");
+  return `PATH: ${entries} (sha256 ${digest}; --verbose prints it)`;
+}
+
+/** One line for a pass (two with verbose), two for a failure. */
+export function resultLines(r: RunReport, verbose = true): string[] {
+  const o = r.outcome;
+  const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
+  if (o.ok) return verbose ? [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`] : [head];
+  const error = o.error ? `${o.error}; ` : "";
+  const signal = o.signal ? ` signal=${o.signal}` : "";
+  const matched = o.matched ? "matched" : "not matched";
+  return [head, `       ${error}exit=${o.exitCode ?? "none"}${signal}; EXPECT=${matched}; output=${o.summary}`];
+}
+
+/**
+ * What a finished run prints after its approvals: one line per passed gate (two with verbose),
+ * two per failure, stale results, the per-ledger gate counts (verbose), then the verdict.
+ */
+export function compactRunLines(res: CheckResult, verbose: boolean): string[] {
+  const lines: string[] = [];
+  const showPath = verbose ? () => {} : (v: string) => lines.length === 0 && lines.push(pathSummaryLine(v));
+  for (const a of res.approvals) {
+    const block = approvalLines(a, verbose);
+    if (block.length > 0) showPath(a.task.oracle.path);
+    lines.push(...block);
+  }
+  for (const r of res.runs) lines.push(...resultLines(r, verbose));
+  for (const r of res.runs) if (r.writeback === "stale") lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
+  if (verbose) for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  return lines;
+}
+
+
