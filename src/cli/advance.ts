@@ -10,11 +10,13 @@ import { coordination, storeFor } from "../io/store/active.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { readScopeTexts, scopeDir } from "../core/plan/write.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { json, out, printProblems } from "./output.ts";
+import { out, printProblems } from "./output.ts";
+import { emit, envelope } from "./envelope.ts";
+import { leafFor, requireScope, rootFor } from "./context.ts";
 import { compactRunLines } from "./render.ts";
 import { nextAdviceLines } from "./next.ts";
 import { setState, withLeafStates } from "./plan.ts";
-import { guarded, infra, printNotes, RefusedError, resolvedScope, rootOf, type PipelineArgs } from "./pipeline.ts";
+import { guarded, infra, printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
 
 interface AdvanceArgs extends PipelineArgs {
   leaf?: string;
@@ -61,12 +63,10 @@ function nextSteps(res: CheckResult, scope: string, stem: string, ledger: string
 }
 
 async function advance(argv: AdvanceArgs): Promise<ExitCode> {
-  const root = rootOf(argv);
-  const scope = resolvedScope(root, argv, "advance").scope;
+  const root = rootFor(argv);
+  const scope = requireScope(root, argv, "advance");
   if (argv.leaf === undefined) throw new UsageError("advance needs --leaf LEAF (1.1 or leaf-1.1)");
   if ((argv.args ?? []).length > 0) throw new UsageError("advance takes no positional arguments");
-  const id = String(argv.leaf).replace(/^leaf-/, "");
-  const stem = `leaf-${id}`;
   let plan;
   try {
     plan = withLeafStates(readScopeTexts(root, scope).plan, coordination(root).leafStates(scope));
@@ -74,8 +74,9 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
     throw e;
   }
-  const row = plan.byId.get(id);
-  if (!row) throw new UsageError(`--leaf: unknown leaf ${id} (have: ${plan.rows.map((r) => r.id).join(", ") || "none"})`);
+  const id = leafFor(String(argv.leaf), plan.rows.map((r) => r.id));
+  const stem = `leaf-${id}`;
+  const row = plan.byId.get(id)!;
   const ledger = path.relative(root, path.join(scopeDir(root, scope), "gates", `${stem}.md`));
   const lines: string[] = [];
   let res: CheckResult | null = null;
@@ -89,7 +90,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     if (res.exit !== 0) {
       printProblems(res.problems);
       const steps = nextSteps(res, scope, stem, ledger);
-      if (argv.json) json({ schema: 1, exit: res.exit, verdict: "not-verified", scope, leaf: stem, returned: returned !== null, unmet: res.reduction.unmetIds, next: steps.map((s) => s.trim()), errors: [] });
+      if (argv.json) emit(envelope("not-verified", res.exit, { scope, leaf: stem, returned: returned !== null, unmet: res.reduction.unmetIds, next: steps.map((s) => s.trim()) }));
       else for (const l of [...lines, ...steps, `NOT VERIFIED ${stem}: ${res.reduction.unmet} gate(s) unmet`]) out(l);
       return res.exit === 2 ? 2 : 1;
     }
@@ -108,7 +109,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   if (!Number.isSafeInteger(slots) || slots < 1) throw new UsageError("--slots must be a positive integer");
   const advice = nextAdviceLines(root, scope, slots);
   if (argv.json) {
-    json({ schema: 1, exit: 0, verdict, scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, next: advice.advice, errors: [] });
+    emit(envelope(verdict, 0, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, next: advice.advice }));
   } else for (const l of [...lines, ...advice.lines]) out(l);
   return 0;
 }

@@ -13,8 +13,10 @@ import { coordination, storeFor } from "../io/store/active.ts";
 import { loadLedgerFile } from "../core/snapshot.ts";
 import { isValidId } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { json, out } from "./output.ts";
-import { guarded, infra, RefusedError, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { out } from "./output.ts";
+import { emit, envelope } from "./envelope.ts";
+import { leafFor, requireScope, rootFor } from "./context.ts";
+import { guarded, infra, RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface PlanArgs extends PipelineArgs {
   owns?: string;
@@ -97,8 +99,8 @@ function newRow(plan: Plan, id: string, argv: PlanArgs): NewRow {
 }
 
 async function add(argv: PlanArgs): Promise<ExitCode> {
-  const root = rootOf(argv);
-  const scope = resolvedScope(root, argv, "plan add").scope;
+  const root = rootFor(argv);
+  const scope = requireScope(root, argv, "plan add");
   const args = argv.args ?? [];
   if (args.length !== 1) throw new UsageError("plan add needs exactly one LEAF (e.g. kbz plan add 1.1 --owns 'src/feature/**')");
   const id = LEAF_ARG(args[0]);
@@ -115,7 +117,7 @@ async function add(argv: PlanArgs): Promise<ExitCode> {
     };
   });
   const ledger = path.relative(root, path.join(scopeDir(root, scope), `gates/leaf-${id}.md`));
-  if (argv.json) json({ schema: 1, exit: 0, verdict: "added", scope, leaf: `leaf-${id}`, row: done.row, access: decl, ledger, errors: [] });
+  if (argv.json) emit(envelope("added", 0, { scope, leaf: `leaf-${id}`, row: done.row, access: decl, ledger }));
   else out(`ADDED leaf-${id} (wave ${done.row.wave}, ${done.row.state}); write its gates in ${ledger}`);
   return 0;
 }
@@ -185,12 +187,21 @@ async function write<T extends object>(root: string, scope: string, edit: Parame
   }
 }
 
+function readPlanIds(root: string, scope: string): string[] {
+  try {
+    return readScopeTexts(root, scope).plan.rows.map((r) => r.id);
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+}
+
 async function set(argv: PlanArgs): Promise<ExitCode> {
-  const root = rootOf(argv);
-  const scope = resolvedScope(root, argv, "plan set").scope;
+  const root = rootFor(argv);
+  const scope = requireScope(root, argv, "plan set");
   const args = argv.args ?? [];
   if (args.length !== 2) throw new UsageError(`plan set needs LEAF and STATE (STATE: ${STATES.join(", ")})`);
-  const id = LEAF_ARG(args[0]);
+  const id = leafFor(String(args[0]), readPlanIds(root, scope), "LEAF");
   const to = String(args[1]).toUpperCase() as RowState;
   if (!STATES.includes(to)) throw new UsageError(`STATE: expected one of ${STATES.join(", ")}, got ${JSON.stringify(String(args[1]))}`);
   for (const flag of ["owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave"] as const) {
@@ -198,7 +209,7 @@ async function set(argv: PlanArgs): Promise<ExitCode> {
   }
   const r = await setState(root, scope, id, to, "plan set");
   const same = r.from === to;
-  if (argv.json) json({ schema: 1, exit: 0, verdict: same ? "unchanged" : "set", scope, leaf: `leaf-${id}`, from: r.from, state: to, promoted: r.promoted, errors: [] });
+  if (argv.json) emit(envelope(same ? "unchanged" : "set", 0, { scope, leaf: `leaf-${id}`, from: r.from, state: to, promoted: r.promoted }));
   else out(same ? `leaf-${id} is already ${to}` : `leaf-${id}: ${r.from} -> ${to}${r.promoted.length ? `; READY now: ${r.promoted.join(", ")}` : ""}`);
   return 0;
 }

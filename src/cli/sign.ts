@@ -6,11 +6,12 @@ import { applyGateEdit } from "../core/ledger/edit.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import { loadLedgerFile } from "../core/snapshot.ts";
-import { canonicalRoot } from "../core/workspace/discover.ts";
 import { writeAtomic } from "../core/workspace/fs.ts";
 import { withFileLock } from "../core/workspace/lock.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { json, out } from "./output.ts";
+import { out } from "./output.ts";
+import { emit, envelope } from "./envelope.ts";
+import { rootFor } from "./context.ts";
 import { guarded, infra, RefusedError } from "./pipeline.ts";
 
 interface SignArgs {
@@ -30,12 +31,13 @@ function load(file: string, root: string) {
 }
 
 async function sign(argv: SignArgs): Promise<ExitCode> {
-  const root = canonicalRoot(argv.root ?? process.cwd());
+  const root = rootFor(argv);
   if (!argv.ledger || !argv.gate) throw new UsageError("sign needs LEDGER and GATE (e.g. kbz sign GATES.md G4 --evidence \"reviewed by Ana\")");
   const evidence = String(argv.evidence ?? "").trim();
   if (evidence === "" || evidence.toLowerCase() === "pending") throw new UsageError("--evidence: expected what the person checked, in words (not blank, not pending)");
   if (CONTROL.test(evidence) || evidence.length > 500) throw new UsageError("--evidence: expected one line of at most 500 printable characters");
-  const file = path.resolve(root, argv.ledger);
+  // Relative to --root when given, else to the current folder (the root found above may lie higher).
+  const file = path.resolve(argv.root !== undefined ? root : process.cwd(), argv.ledger);
   const gateId = String(argv.gate).replace(/^.*:/, "");
   const entry = load(file, root);
   const find = (l: NonNullable<typeof entry.ledger>) => {
@@ -57,7 +59,7 @@ async function sign(argv: SignArgs): Promise<ExitCode> {
     }),
   );
   const qid = `${entry.stem}:${gateId}`;
-  if (argv.json) json({ schema: 1, exit: 0, verdict: changed ? "signed" : "unchanged", gate: qid, file: entry.display, evidence, errors: [] });
+  if (argv.json) emit(envelope(changed ? "signed" : "unchanged", 0, { gate: qid, file: entry.display, evidence }));
   else out(changed ? `SIGNED ${qid}: ${evidence}` : `${qid} was already signed with this evidence`);
   return 0;
 }
