@@ -8,7 +8,8 @@ import { automaticEvidence } from "../ledger/evidence.ts";
 import type { Reduction } from "../ledger/state.ts";
 import { statusReport } from "../report.ts";
 import { dispatchProblems, loadSnapshot, snapshotForRequest, type Snapshot, type TargetRequest } from "../snapshot.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
+import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside, type StoredApproval } from "../run/approval.ts";
+import { nearMissLines } from "../run/differ.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
@@ -93,13 +94,26 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
   return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox };
 }
 
-async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver): Promise<ApprovalItem[]> {
+/** For an unapproved oracle: how the nearest approval of the same ledger and gate differs (issue 20.8). */
+function nearMiss(store: ApprovalStore, cache: { all: StoredApproval[] | null }, task: CheckTask, root: string): string[] {
+  try {
+    cache.all ??= store.list();
+  } catch {
+    return [];
+  }
+  const file = path.resolve(task.file);
+  const same = cache.all.flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
+  return nearMissLines(file, same, task.oracle, root);
+}
+
+async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
   const items: ApprovalItem[] = [];
+  const cache: { all: StoredApproval[] | null } = { all: null };
   for (const task of tasks) {
     let item: ApprovalItem;
     try {
       if (store.isApproved(task.file, task.gate.id, task.oracle)) item = { task, status: "approved", record: null, problem: null };
-      else if (!approve) item = { task, status: "required", record: null, problem: null };
+      else if (!approve) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
       else {
         try {
           item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle), problem: null };
@@ -160,7 +174,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     if (refusal) refusals.set(t.qid, refusal);
   }
   const refused = new Set(refusals.keys());
-  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer);
+  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer, root);
   const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
   const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
   req.observer?.willRun?.(runnable);
@@ -226,10 +240,14 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     }
     return runs;
   };
-  // Gates whose CHECK asks kbz about other gates (S_STRUCTURE, a node gate over its children)
-  // run after the others were written back, so one run sees this run's results.
+  // Gates whose CHECK asks kbz about other gates (a node gate over its children, S_STRUCTURE)
+  // run after the others were written back, one at a time in ledger order, so each sees the
+  // results of this run (S_STRUCTURE comes last in the root ledger and sees the node gates).
   const runs: RunReport[] = [];
-  for (const batch of [runnable.filter((t) => !asksKbz(t.gate.check ?? "")), runnable.filter((t) => asksKbz(t.gate.check ?? ""))]) {
+  const independent = runnable.filter((t) => !asksKbz(t.gate.check ?? ""));
+  const last = (t: CheckTask) => (t.gate.id === "S_STRUCTURE" ? 1 : 0);
+  const dependent = runnable.filter((t) => asksKbz(t.gate.check ?? "")).sort((a, b) => last(a) - last(b));
+  for (const batch of [independent, ...dependent.map((t) => [t])]) {
     if (batch.length > 0) runs.push(...(await runBatch(batch)));
   }
   runs.sort((x, y) => x.task.index - y.task.index);
