@@ -3,6 +3,8 @@
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../core/check/run.ts";
+import { checkEvents, logEvent } from "../io/store/events.ts";
+import { storeFor } from "../io/store/active.ts";
 import type { CheckTask } from "../core/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../core/run/shell.ts";
@@ -200,6 +202,12 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       },
     });
     progress?.close();
+    // Check results join the scope's log, as claims and waves do.
+    const scoped = res.snapshot.target.scope;
+    if (scoped) for (const e of checkEvents(res.runs)) {
+      const warning = await logEvent(storeFor(res.snapshot.target.root), scoped, e);
+      if (warning) err(warning);
+    }
     if (asJson) emit(runJson(res));
     else printRunResult(res, verbose);
     return res.exit;

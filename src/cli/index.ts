@@ -77,7 +77,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       type: "string",
       global: true,
       requiresArg: true,
-      describe: "etcd://HOST:PORT[,HOST:PORT…]: leases, waves, status log, session and leaf states on an etcd cluster (or KBZ_COORDINATOR, or .unlazy/coordinator.json; files: the default)",
+      describe: "etcd://HOST:PORT[,HOST:PORT…]: leases, waves, status log, session and leaf states on an etcd cluster (or KBZ_COORDINATOR, or coordinator in .kbz/settings.json; files: the default)",
     })
     .parserConfiguration({ "populate--": true })
     .exitProcess(false)

@@ -13,7 +13,9 @@ import { LockTimeoutError } from "../core/workspace/lock.ts";
 import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { emit, envelope, fail, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
-import { out } from "./output.ts";
+import { err, out } from "./output.ts";
+import { storeFor } from "../io/store/active.ts";
+import { logEvent } from "../io/store/events.ts";
 
 interface StructureArgs {
   action?: string;
@@ -104,6 +106,10 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
     if (action === "recover") {
       if (argv.request !== undefined || argv.details || argv.selection !== undefined || argv.final) throw usage("recover takes only root and scope");
       const r = await recoverStructure(root, scope, { afterWrite: faultHook() });
+      if (r.status === "applied") {
+        const warning = await logEvent(storeFor(root), scope, `structure ${r.operation} recovered (rolled forward)`);
+        if (warning) err(warning);
+      }
       if (asJson) return emit(envelope(r.status, 0, r as unknown as Record<string, unknown>));
       out(r.status === "applied" ? `recovered operation ${r.operation}` : "nothing to recover");
       return 0;
@@ -111,7 +117,7 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
     if (EVENTS.includes(action)) {
       if (argv.request === undefined) throw usage("request file required", "write a request from skill/references/structure-request.schema.json and pass --request FILE");
       const request = readRequestFile(root, argv.request, "request file");
-      return action === "plan" ? plan(root, scope, request, argv) : printApplied(await applyStructure(root, scope, request, { afterWrite: faultHook() }), argv);
+      return action === "plan" ? plan(root, scope, request, argv) : printApplied(root, scope, await applyStructure(root, scope, request, { afterWrite: faultHook() }), argv);
     }
     const event = {
       action: action as HandoffAction,
@@ -123,7 +129,7 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       reviewEvidence: argv["review-evidence"],
     };
     try {
-      return printApplied(await applyHandoff(root, scope, event, { afterWrite: faultHook() }), argv);
+      return await printApplied(root, scope, await applyHandoff(root, scope, event, { afterWrite: faultHook() }), argv);
     } catch (e) {
       if (e instanceof HandoffArgumentError) throw usage(e.message);
       throw e;
@@ -171,13 +177,15 @@ function describe(actions: Action[]): string {
   return Object.entries(s).map(([k, v]) => `${v} ${k}`).join(", ");
 }
 
-function printApplied(r: ApplyResult, argv: StructureArgs): ExitCode {
+async function printApplied(root: string, scope: string, r: ApplyResult, argv: StructureArgs): Promise<ExitCode> {
   if (r.status === "already-applied") {
     if (argv.json) return emit(envelope(r.status, 0, r));
     out(`operation ${r.operation} is already applied (nothing changed)`);
     return 0;
   }
   const result = { status: "applied", operation: r.operation, turn: r.turn, actions: argv.details ? r.actions : summary(r.actions), complexity: r.complexity };
+  const warning = await logEvent(storeFor(root), scope, `structure ${r.operation} applied as turn ${r.turn}: ${describe(r.actions)}`);
+  if (warning) err(warning);
   if (argv.json) return emit(envelope("applied", 0, result));
   else {
     out(`applied ${r.operation} as turn ${r.turn}: ${describe(r.actions)}`);

@@ -8,6 +8,8 @@ import type { GateView } from "../core/snapshot.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../core/check/run.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../core/run/approval.ts";
 import type { Env } from "../core/run/shell.ts";
+import { storeFor } from "../io/store/active.ts";
+import { checkEvents, logEvent } from "../io/store/events.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 
 export interface ApprovalsView {
@@ -64,7 +66,7 @@ export interface GateRunRequest {
 
 /** Run (and with `approve`, first approve) the given gates in process, as `kbz check` would. */
 export async function runGates(req: GateRunRequest): Promise<CheckResult> {
-  return runChecks({
+  const result = await runChecks({
     root: req.root,
     files: [],
     scope: req.scope,
@@ -79,6 +81,10 @@ export async function runGates(req: GateRunRequest): Promise<CheckResult> {
       finished: (t) => req.events?.finished?.(t.qid),
     },
   });
+  // The same log lines as `kbz check` (a failed append only loses the line).
+  const scope = result.snapshot.target.scope;
+  if (scope) for (const e of checkEvents(result.runs)) await logEvent(storeFor(result.snapshot.target.root), scope, e);
+  return result;
 }
 
 /** One line for the footer: what ran and how it ended. */

@@ -1,5 +1,5 @@
 // `kbz hook install --agent claude|codex|cursor|gemini` round trips, and `kbz hook status`.
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -8,15 +8,7 @@ import { ledger } from "../helpers/hook.ts";
 
 setDefaultTimeout(60_000);
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
-});
-const temp = (prefix: string) => {
-  const d = tempDir(prefix);
-  made.push(d);
-  return d;
-};
+const temp = tempDir;
 
 interface Case {
   host: string;
@@ -121,7 +113,8 @@ for (const c of CASES) {
         const before = hashTree(p.dir);
         const r = p.run();
         expect([JSON.stringify(content), r.code]).toEqual([JSON.stringify(content), 2]);
-        expect(r.stderr).toStartWith(`kbz: refusing to touch ${p.file}`);
+        expect(r.stderr).toStartWith(`${p.file}:1: refusing to touch this file: `);
+        expect(r.stderr).toContain("\n  hint: ");
         expect(hashTree(p.dir)).toBe(before);
       }
       const p = project(c);

@@ -187,9 +187,21 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
 });
 
 describe("crash injection through the binary", () => {
+  // The status log is the audit trail, not part of the transaction: its lines carry the time
+  // and say how the operation completed, so it is read aside and the rest compared byte for byte.
+  const takeLog = (root: string) => {
+    const file = path.join(root, ".unlazy/st/status.log");
+    const text = fs.readFileSync(file, "utf8");
+    fs.rmSync(file);
+    return text.trimEnd().split("\n").map((l) => l.replace(/^\S+ /, ""));
+  };
+
   test("KBZ_TEST_FAULT_AFTER interrupts an apply; recover rolls forward to the uninterrupted bytes", async () => {
     const reference = golden();
     await runCli(["structure", "apply", "--scope", "st", "--request", REQ], { cwd: reference });
+    const applied = takeLog(reference);
+    expect(applied).toHaveLength(1);
+    expect(applied[0]).toMatch(/^structure \S+ applied as turn \d+: /);
     for (const k of [1, 2, 3, 5]) {
       const root = golden();
       const r = await runCli(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root, env: { KBZ_TEST_FAULT_AFTER: String(k) } });
@@ -198,6 +210,9 @@ describe("crash injection through the binary", () => {
       if (k >= 2) expect(body(n.stdout).error).toContain("pending structure transaction");
       await runCli(["structure", "recover", "--scope", "st"], { cwd: root });
       await runCli(["structure", "apply", "--scope", "st", "--request", REQ], { cwd: root });
+      const log = k >= 2 ? takeLog(root) : [];
+      if (k >= 2) expect(log[0]).toMatch(/^structure \S+ recovered/);
+      else expect(takeLog(root)).toEqual(applied);
       expect(hashTree(root)).toBe(hashTree(reference));
     }
   });
