@@ -10,10 +10,11 @@ import { pathList, type Plan, type RowState, type Tier } from "../core/plan/tabl
 import { STATES, transitionProblem } from "../core/plan/transition.ts";
 import { commitScopeEdit, readScopeTexts, scopeDir } from "../core/plan/write.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
+import { logEvent } from "../io/store/events.ts";
 import { loadLedgerFile } from "../core/snapshot.ts";
 import { isValidId } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { out } from "./output.ts";
+import { err, out } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
 import { guarded, infra, RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
@@ -180,7 +181,13 @@ export async function setState(root: string, scope: string, id: string, to: RowS
 
 async function write<T extends object>(root: string, scope: string, edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2]): Promise<T> {
   try {
-    return await infra(() => commitScopeEdit(root, scope, edit));
+    const done = await infra(() => commitScopeEdit(root, scope, edit));
+    const log = (done as { log?: string }).log;
+    if (log) {
+      const warning = await logEvent(storeFor(root), scope, log);
+      if (warning) err(warning);
+    }
+    return done;
   } catch (e) {
     if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
     throw e;

@@ -2,7 +2,6 @@
 // a fresh read, the pure edit, the result re-parsed by the scheduler's own reader, then atomic
 // writes (new ledgers first, ACCESS next, PLAN last, so PLAN never names a leaf that is missing).
 import * as path from "node:path";
-import { appendStatus, statusLogPath } from "../dispatch/statuslog.ts";
 import { lstatOrNull, writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
@@ -21,7 +20,7 @@ export interface ScopeEdit {
   access?: string;
   /** Scope-relative path → text of files that must not exist yet. */
   create?: Record<string, string>;
-  /** One status.log line describing the change (nothing is logged for a no-op). */
+  /** One status.log event describing the change, for the caller to log (nothing for a no-op). */
   log?: string;
 }
 
@@ -60,13 +59,6 @@ export async function commitScopeEdit<T extends ScopeEdit>(root: string, scope: 
     for (const [rel, text] of Object.entries(change.create ?? {})) writeAtomic(path.join(dir, rel), text, { root, createParents: true, mode: 0o644 });
     if (change.access !== undefined && change.access !== cur.accessText) writeAtomic(path.join(dir, "ACCESS.json"), change.access, { root, mode: 0o644 });
     if (change.plan !== undefined && change.plan !== cur.planText) writeAtomic(planFile, change.plan, { root, mode: 0o644 });
-    if (change.log) {
-      try {
-        appendStatus(statusLogPath(root, scope), `${new Date().toISOString()} ${change.log}`);
-      } catch {
-        // The status log is an audit trail; the committed PLAN is the authority.
-      }
-    }
     return change;
   });
 }
