@@ -5,7 +5,7 @@ import { pendingTasks } from "../core/check/plan.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "../core/check/run.ts";
 import { nearMissLines } from "../core/run/differ.ts";
 import { pathFacts } from "../core/run/shell.ts";
-import { snapshotForRequest } from "../core/snapshot.ts";
+import { snapshotForRequest } from "../io/read.ts";
 import { rootFor } from "./context.ts";
 import { envelope, report } from "./envelope.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../core/run/approval.ts";

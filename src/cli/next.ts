@@ -4,10 +4,10 @@ import { ScheduleInputError } from "../core/plan/errors.ts";
 import { EmptyPlanError } from "../core/plan/table.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
-import { readNextSnapshot } from "../core/schedule/read.ts";
+import { readScheduleFacts } from "../io/schedule.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
-import { isValidId } from "../core/workspace/discover.ts";
-import { ReadError } from "../core/workspace/read.ts";
+import { isValidId } from "../core/workspace/ids.ts";
+import { ReadError } from "../core/errors.ts";
 import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { envelope, fail, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
@@ -66,7 +66,7 @@ function run(argv: NextArgs): ExitCode {
       if (!(e instanceof UsageError)) throw e;
       throw usage("invalid scope", `${e.message}; ${(e as { hint?: string }).hint ?? "pass --scope ID"}`);
     }
-    snap = readNextSnapshot({
+    snap = readScheduleFacts({
       root,
       scope,
       slots: argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots),
@@ -160,7 +160,7 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
 
 /** The advice as `kbz next` prints it, for verbs that end with it (advance). */
 export function nextAdviceLines(root: string, scope: string, slots: number): { advice: Advice; lines: string[] } {
-  const snap = readNextSnapshot({ root, scope, slots, compare: idCompare("natural") });
+  const snap = readScheduleFacts({ root, scope, slots, compare: idCompare("natural") });
   const advice = adviseNext(snap, { details: true });
   const lines: string[] = [];
   printHuman(snap, advice, "", false, (l) => lines.push(l));

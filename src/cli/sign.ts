@@ -5,7 +5,7 @@ import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { applyGateEdit } from "../core/ledger/edit.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
-import { loadLedgerFile } from "../core/snapshot.ts";
+import { loadLedgerFile } from "../io/read.ts";
 import { writeAtomic } from "../core/workspace/fs.ts";
 import { withFileLock } from "../core/workspace/lock.ts";
 import type { ExitCode, Verb } from "./index.ts";

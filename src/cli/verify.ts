@@ -2,7 +2,7 @@
 // (kill §3.4, §4.14). `run` checks once and records; `audit` and `explain` only read.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { loadLedgerFile } from "../core/snapshot.ts";
+import { loadLedgerFile } from "../io/read.ts";
 import { UsageError } from "../core/errors.ts";
 import type { CheckResult } from "../core/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
@@ -14,7 +14,7 @@ import { explainReceipt } from "../core/receipts/explain.ts";
 import { ledgerKey } from "../core/receipts/paths.ts";
 import { verifyRun, type LedgerResult } from "../core/receipts/run.ts";
 import { readStore } from "../core/receipts/store.ts";
-import { canonicalRoot } from "../core/workspace/discover.ts";
+import { canonicalRoot } from "../io/discover.ts";
 import { approvalLines, resultLines } from "./render.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";

@@ -4,7 +4,9 @@
 import * as path from "node:path";
 import { lstatOrNull, writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
-import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { ReadError } from "../errors.ts";
+import { decodeLedgerText, MAX_LEDGER_BYTES } from "../text/decode.ts";
+import { readStable } from "../../io/read.ts";
 import { checkedPlan } from "./edit.ts";
 import { ScheduleInputError } from "./errors.ts";
 import type { Plan } from "./table.ts";

@@ -5,8 +5,8 @@ import * as path from "node:path";
 import { checkEnv } from "../../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../../helpers/kbz.ts";
 import { loadApprovals } from "../../../src/tui/approvals.ts";
-import { loadSnapshot } from "../../../src/core/snapshot.ts";
-import { resolveTarget } from "../../../src/core/workspace/discover.ts";
+import { loadSnapshot } from "../../../src/io/read.ts";
+import { resolveTarget } from "../../../src/io/discover.ts";
 
 setDefaultTimeout(60_000);
 const made: string[] = [];
