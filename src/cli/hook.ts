@@ -4,13 +4,14 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { describe, UsageError } from "../core/errors.ts";
+import { describe, KbzError, UsageError } from "../core/errors.ts";
 import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome, type JsonObject } from "../core/hook/install.ts";
 import { hookStatus, type HookPlace } from "../core/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
+import { envelope, report } from "./envelope.ts";
+import { out } from "./output.ts";
 
 interface HookArgs {
   action: string;
@@ -80,7 +81,7 @@ function locationOption(argv: HookArgs, host: HostName): Location {
 
 const TRUST_HINT = "codex skips an untrusted hook (silently under codex exec): open codex, run /hooks and trust kbz's Stop hook";
 
-function report(o: InstallOutcome, host: HostName, command: string | null, scope: string | null, location: Location): void {
+function report_(o: InstallOutcome, host: HostName, command: string | null, scope: string | null, location: Location): void {
   switch (o.result) {
     case "already-installed":
       out(`Already installed in ${o.target} (idempotent, nothing changed).`);
@@ -116,17 +117,12 @@ function install(argv: HookArgs): ExitCode {
   try {
     outcome = installSettings({ file, target: t, handler, ownPaths: [fallbackHookPath()] });
   } catch (e) {
-    const why = e instanceof SettingsRefusal ? `refusing to touch ${file}: ${e.message}` : `could not update ${file}: ${describe(e)}`;
-    err(`kbz: ${why}; fix or move the file, then run the command again`);
-    if (argv.json) json({ schema: 1, result: "refused", agent: host, target: file, error: why });
-    return 2;
+    const hint = "fix or move the file by hand (or remove the link), then run the command again";
+    if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
+    throw new KbzError(`could not update this file: ${describe(e)}`, { code: "settings-write", file, hint: "check the directory's permissions and the disk, then run the command again" });
   }
-  if (argv.json) {
-    json({ schema: 1, result: outcome.result, agent: host, target: outcome.target, handler, scope, backup: outcome.backup, removed: outcome.removed });
-  } else {
-    report(outcome, host, command, scope, location);
-  }
-  return 0;
+  const fields = { agent: host, target: outcome.target, handler, scope, backup: outcome.backup, removed: outcome.removed };
+  return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, scope, location));
 }
 
 function placeLine(p: HookPlace): string {
@@ -138,16 +134,15 @@ function placeLine(p: HookPlace): string {
 }
 
 function status(argv: HookArgs): ExitCode {
-  const places = hookStatus(process.cwd(), os.homedir(), process.env, [fallbackHookPath()]);
+  const all = hookStatus(process.cwd(), os.homedir(), process.env, [fallbackHookPath()]);
+  const places = argv.agent ? all.filter((x) => x.host === argv.agent) : all;
   const bad = places.filter((p) => p.state === "unreadable" || (p.state === "installed" && (!p.runnable || p.problem || p.trust === "needs-review")));
   const installed = places.filter((p) => p.state === "installed");
-  if (argv.json) {
-    json({ schema: 1, exit: bad.length ? 1 : 0, verdict: bad.length ? "needs-attention" : installed.length ? "ok" : "not-installed", places });
-  } else {
-    for (const p of argv.agent ? places.filter((x) => x.host === argv.agent) : places) out(placeLine(p));
+  const verdict = bad.length ? "needs-attention" : installed.length ? "ok" : "not-installed";
+  return report(!!argv.json, envelope(verdict, bad.length ? 1 : 0, { places }), () => {
+    for (const p of places) out(placeLine(p));
     if (installed.length === 0) out("No kbz stop hook is installed: run kbz hook install --agent claude|codex|cursor|gemini");
-  }
-  return bad.length ? 1 : 0;
+  });
 }
 
 export const verb: Verb = {

@@ -113,7 +113,8 @@ for (const c of CASES) {
         const before = hashTree(p.dir);
         const r = p.run();
         expect([JSON.stringify(content), r.code]).toEqual([JSON.stringify(content), 2]);
-        expect(r.stderr).toStartWith(`kbz: refusing to touch ${p.file}`);
+        expect(r.stderr).toStartWith(`${p.file}:1: refusing to touch this file: `);
+        expect(r.stderr).toContain("\n  hint: ");
         expect(hashTree(p.dir)).toBe(before);
       }
       const p = project(c);

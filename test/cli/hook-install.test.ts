@@ -133,8 +133,8 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
   test("--json prints one object describing the result", () => {
     const p = project();
     const j = JSON.parse(p.run("--json", "--scope", "api").stdout);
-    expect(j).toMatchObject({ schema: 1, result: "installed", target: p.file, scope: "api", backup: null, removed: 0 });
-    expect(JSON.parse(p.run("--json", "--scope", "api").stdout).result).toBe("already-installed");
+    expect(j).toMatchObject({ schema: 1, exit: 0, verdict: "installed", agent: "claude", target: p.file, scope: "api", backup: null, removed: 0, errors: [] });
+    expect(JSON.parse(p.run("--json", "--scope", "api").stdout).verdict).toBe("already-installed");
   });
 
   test("the installed command really runs the hook through sh -c, as Claude Code runs a command string", () => {
@@ -163,7 +163,10 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
   test("malformed settings shapes are refused with the bytes unchanged", () => {
     const shapes = [[], { hooks: [] }, { hooks: { Stop: {} } }, { hooks: { Stop: [{ hooks: {} }] } }, { hooks: { Stop: [{ hooks: [null] }] } }, { hooks: { Stop: ["x"] } }];
     for (const s of shapes) {
-      for (const args of [[], ["--uninstall"]]) expect(refused(project(s), args)).toStartWith(`kbz: refusing to touch `);
+      for (const args of [[], ["--uninstall"]]) {
+        const p = project(s);
+        expect(refused(p, args)).toStartWith(`${p.file}:1: refusing to touch this file: `);
+      }
     }
   });
 

@@ -59,8 +59,8 @@ export function shellWords(command: string): string[] {
 }
 
 export class SettingsRefusal extends KbzError {
-  constructor(message: string, file?: string) {
-    super(message, { code: "settings-refused", file, hint: "fix the settings file by hand, then run the command again" });
+  constructor(message: string, file?: string, hint = "fix the settings file by hand, then run the command again") {
+    super(message, { code: "settings-refused", file, hint });
   }
 }
 
