@@ -97,6 +97,6 @@ describe("choosing what to show", () => {
     const f = await waitForFrame(r, (f) => f.includes("scope checkout"));
     expect(f).toContain("kbz demo");
     await press(r, "2");
-    expect(frame(r)).toContain(`${DEMO_SLOTS} slots`);
+    await waitForFrame(r, (f) => f.includes(`${DEMO_SLOTS} slots`));
   });
 });
