@@ -1,6 +1,6 @@
 // What the scheduler decides from: plain data, already read and validated. `adviseNext` is a
 // pure function of this object, so every rule is testable without files.
-import type { LeaseRecord } from "../dispatch/leases.ts";
+import type { LeaseView } from "../dispatch/lease-record.ts";
 import type { Wave } from "../dispatch/waves.ts";
 import type { GateState } from "../ledger/state.ts";
 import type { IdCompare } from "../plan/order.ts";
@@ -13,13 +13,13 @@ export interface TaskFacts {
   gates: GateState[]; // every gate of gates/leaf-<id>.md
   /** VERIFIED rows with a receipt: the receipt audit's reason when not current (kill §4.14.5), else null. */
   verification?: string | null;
+  /** ACCESS.json's optional per-leaf estimate (positive; absent = 1), for the critical-path policy. */
+  estimate?: number;
 }
 
 /** What the advice reads of a dispatch wave (kill §2.4); leaves are `leaf-<id>`. */
 export type WaveView = Pick<Wave, "id" | "state" | "leaves" | "started" | "returned">;
 
-/** What the advice reads of a lease (kill §2.5); unusable records arrive `invalid` with globs `**`. */
-export type LeaseView = Pick<LeaseRecord, "scope" | "leaf" | "globs" | "invalid">;
 
 export interface NextSnapshot {
   scope: string;

@@ -4,10 +4,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeAtomic } from "../workspace/fs.ts";
-import { MAX_LEDGER_BYTES, readStable } from "../workspace/read.ts";
+import { MAX_LEDGER_BYTES } from "../text/decode.ts";
+import { readStable } from "../../io/read.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { verifyArtifacts, type ArtifactHasher } from "./handoff.ts";
-import { discoverLedgers, leaseViews, loadStructure, readScopeFile, scopeDir } from "./load.ts";
+import { discoverLedgers, leaseViews, loadStructure, readScopeFile } from "../../io/structure.ts";
+import { scopeDir } from "./build.ts";
 import { canonical, fail, JOURNAL, StructureError } from "./model.ts";
 import { parseJournal, writeOrder, type Journal } from "./journal.ts";
 import { verifyStructure } from "./verify.ts";
