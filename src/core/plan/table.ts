@@ -214,11 +214,9 @@ export function pathList(items: string[], label: string, fail: Fail): string[] {
   return out;
 }
 
-/**
- * PLAN.md with the leaf states a coordinator holds (io/store: `leafStates`) in place of its State
- * cells; rows the coordinator has no state for keep theirs. Mutates and returns `plan`.
- */
+/** PLAN rows with the states a coordinator holds laid over them (files: PLAN.md is the authority). */
 export function withLeafStates(plan: Plan, states: ReadonlyMap<string, RowState> | null): Plan {
-  if (states) for (const row of plan.rows) row.state = states.get(row.id) ?? row.state;
-  return plan;
+  if (!states || states.size === 0) return plan;
+  const rows = plan.rows.map((r) => (states.has(r.id) ? { ...r, state: states.get(r.id)! } : r));
+  return { ...plan, rows, byId: new Map(rows.map((r) => [r.id, r])) };
 }
