@@ -125,15 +125,21 @@ var init_digest = __esm(() => {
 function hasUnsafe(text) {
   return UNSAFE_TEST.test(text);
 }
+function escapeFormat(ch) {
+  const cp = ch.codePointAt(0);
+  return cp > 65535 ? `\\u{${cp.toString(16)}}` : "\\u" + cp.toString(16).padStart(4, "0");
+}
 function sanitize(text) {
-  return UNSAFE_TEST.test(text) ? text.replace(UNSAFE, " ") : text;
+  return UNSAFE_TEST.test(text) ? text.replace(CONTROL, " ").replace(FORMAT, escapeFormat) : text;
 }
 function sanitizeCompact(text, max = 500) {
   const flat = sanitize(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? flat.slice(0, max - 3) + "..." : flat;
 }
 function escapeChar(ch) {
-  const code = ch.charCodeAt(0);
+  const code = ch.codePointAt(0);
+  if (code > 65535)
+    return escapeFormat(ch);
   return code <= 255 ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
 }
 function escapeUnsafe(text) {
@@ -150,14 +156,22 @@ function escapeField(text, maxBytes) {
   }
   return cut + marker;
 }
-function terminalJson(value, indent) {
-  return JSON.stringify(value, null, indent).replace(JSON_RAW_UNSAFE, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"));
+function jsonEscape(ch) {
+  let out = "";
+  for (let i = 0;i < ch.length; i++)
+    out += "\\u" + ch.charCodeAt(i).toString(16).padStart(4, "0");
+  return out;
 }
-var UNSAFE, UNSAFE_TEST, JSON_RAW_UNSAFE;
+function terminalJson(value, indent) {
+  return JSON.stringify(value, null, indent).replace(JSON_RAW_UNSAFE, jsonEscape);
+}
+var CONTROL, FORMAT, UNSAFE_TEST, UNSAFE, JSON_RAW_UNSAFE;
 var init_sanitize = __esm(() => {
-  UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
-  UNSAFE_TEST = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
-  JSON_RAW_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+  CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+  FORMAT = /\p{Cf}/gu;
+  UNSAFE_TEST = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u;
+  UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+  JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
 // src/core/workspace/read.ts
@@ -520,6 +534,16 @@ function tryRecover(file, opts) {
 async function withFileLock(root, target, fn, opts = {}) {
   const file = lockPath(root, target);
   ensureRealDir(path3.dirname(file), root);
+  return withLockFile(file, target, fn, opts);
+}
+function describeHolder(file) {
+  const o = readOwner(file);
+  if (!o)
+    return "an unknown holder (the lock file has no readable owner record)";
+  const alive = o.host === os.hostname() ? pidAlive(o.pid) ? "alive" : "gone" : "on another host";
+  return `pid ${o.pid} on host ${o.host} (${alive}) since ${o.at}`;
+}
+async function withLockFile(file, target, fn, opts = {}) {
   const owner = {
     token: randomHex(12),
     pid: process.pid,
@@ -551,7 +575,7 @@ async function withFileLock(root, target, fn, opts = {}) {
         continue;
       if (Date.now() >= deadline) {
         fs3.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for the lock (last filesystem error: ${lastCode})`, file);
+        throw new LockTimeoutError(`timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`, file);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
     }

@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult, type RunReport } from "../core/check/run.ts";
-import type { CheckTask } from "../core/check/plan.ts";
+import { cwdShown, type CheckTask } from "../core/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../core/run/shell.ts";
 import { containment } from "../core/run/contain.ts";
@@ -82,7 +82,7 @@ export function approvalLines(item: ApprovalItem): string[] {
     `APPROVAL REQUIRED ${t.qid}`,
     `    CHECK: ${t.oracle.check}`,
     `    EXPECT: ${t.oracle.expect}`,
-    `    CWD: ${t.oracle.cwd}`,
+    `    CWD: ${cwdShown(t)}`,
     `    SHELL: ${t.oracle.shell}`,
     `    PATH: ${pathFacts(t.oracle.path).transcript}`,
   ];
@@ -169,7 +169,8 @@ function runJson(res: CheckResult) {
 }
 
 function oracleView(t: CheckTask) {
-  return { check: t.oracle.check, expect: t.oracle.expect, cwd: t.oracle.cwd, shell: t.oracle.shell, path: t.oracle.path };
+  const given = t.cwd === t.oracle.cwd ? {} : { cwdAsWritten: t.cwd };
+  return { check: t.oracle.check, expect: t.oracle.expect, cwd: t.oracle.cwd, ...given, shell: t.oracle.shell, path: t.oracle.path };
 }
 
 export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
@@ -201,7 +202,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
           const warning = tasks.length > 0 ? containment().warning : null;
           if (warning) err(warning);
           if (asJson) return;
-          for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathFacts(t.oracle.path).transcript}`);
+          for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${cwdShown(t)} PATH=${pathFacts(t.oracle.path).transcript}`);
         },
         started: (t) => progress?.start(t.qid),
         finished: (t) => progress?.finish(t.qid),

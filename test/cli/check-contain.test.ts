@@ -99,3 +99,24 @@ describe("a whole tree is a whole tree", () => {
     expect(r.stdout).toMatch(/containment: (cgroup v2 per check|PID namespace per check|process group per check only)/);
   });
 });
+
+describe("CWD is bound by its real path", () => {
+  test("after approving CWD: cw with cw -> d1, retargeting cw to d2 needs a new approval and does not run d2/t.sh", () => {
+    const { dir, env } = repo({
+      "d1/t.sh": "echo ran-d1 > ../ran-d1; echo ok\n",
+      "d2/t.sh": "echo ran-d2 > ../ran-d2; echo ok\n",
+      "GATES.md": "# Gates: cwd\n\n- [ ] G1: runs t.sh\n  CHECK: sh t.sh\n  EXPECT: ok\n  CWD: cw\n  EVIDENCE: pending\n",
+    });
+    fs.symlinkSync("d1", path.join(dir, "cw"));
+    const first = kbz(["check", "--approve"], { cwd: dir, env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`    CWD: ${dir}/cw (real path ${dir}/d1)`);
+    fs.unlinkSync(path.join(dir, "cw"));
+    fs.symlinkSync("d2", path.join(dir, "cw"));
+    const r = kbz(["check", "--reverify"], { cwd: dir, env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expect(r.stdout).toContain(`    CWD: ${dir}/cw (real path ${dir}/d2)`);
+    expect(fs.existsSync(path.join(dir, "ran-d2"))).toBe(false);
+  });
+});

@@ -167,7 +167,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           shell: settings.shell,
           check: task.gate.check!,
           expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-          cwd: task.cwd,
+          cwd: task.oracle.cwd,
           env: childEnv(req.env, chain, key),
           timeoutMs: settings.timeoutMs,
           sandbox: task.oracle.sandbox ?? null,
