@@ -120,3 +120,23 @@ describe("CWD is bound by its real path", () => {
     expect(fs.existsSync(path.join(dir, "ran-d2"))).toBe(false);
   });
 });
+
+describe("writes stay inside the root", () => {
+  test("kbz check --approve --root repoX /elsewhere/x.md exits 2 and never rewrites that file; status reads it", () => {
+    const repoX = tempDir();
+    const elsewhere = tempDir();
+    const text = ledger(gate("G1", "printf ok", "ok"));
+    writeTree(repoX, { "GATES.md": text });
+    writeTree(elsewhere, { "x.md": text });
+    const env = checkEnv();
+    const x = path.join(elsewhere, "x.md");
+    const r = kbz(["check", "--approve", "--root", repoX, x], { cwd: repoX, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${x}: ledger is outside the root ${repoX}; kbz check writes only inside the root`);
+    expect(r.stdout).not.toContain("RUN");
+    expect(fs.readFileSync(x, "utf8")).toBe(text);
+    const s = kbz(["status", "--root", repoX, x], { cwd: repoX, env });
+    expect(s.code).toBe(1);
+    expect(s.stdout).toContain("x:G1");
+  });
+});

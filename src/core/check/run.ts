@@ -12,6 +12,7 @@ import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside }
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { readRepoSettings } from "./settings.ts";
+import { isInside } from "../workspace/read.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "./pool.ts";
@@ -125,6 +126,25 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
   });
 }
 
+/**
+ * kbz check writes evidence, so every ledger it targets must be inside the root: an explicit
+ * ledger elsewhere can be read with `kbz status` but is never written (issue 15).
+ */
+function assertLedgersInside(snap: Snapshot): void {
+  const root = snap.target.root;
+  for (const l of snap.ledgers) {
+    let real = l.file;
+    try {
+      real = fs.realpathSync(l.file);
+    } catch {}
+    if (!isInside(root, real)) {
+      throw new UsageError(
+        `${l.file}: ledger is outside the root ${root}; kbz check writes only inside the root. Read it with kbz status, or run kbz check --root <its repository>`,
+      );
+    }
+  }
+}
+
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
 function refusedOutcome(message: string): RunOutcome {
   return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)" };
@@ -137,6 +157,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const invalidDispatch = dispatchProblems(first);
   if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
   const root = first.target.root;
+  assertLedgersInside(first);
   const settings = runSettings(req, root);
   const storeDir = approvalDirFor(req.env);
   assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
