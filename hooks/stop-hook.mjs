@@ -2393,8 +2393,8 @@ var init_discover = __esm(() => {
 
 // src/hook/entry.ts
 init_errors();
-import * as fs13 from "node:fs";
-import * as path14 from "node:path";
+import * as fs15 from "node:fs";
+import * as path16 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -2449,7 +2449,7 @@ function assess(snap) {
       if (g.state === "abandoned")
         handoffs.push(qid);
       else if (g.state !== "met")
-        unmet.push(qid);
+        unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
     }
   }
   const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
@@ -2605,7 +2605,7 @@ async function clearSession(target, key) {
 
 // src/core/snapshot.ts
 init_errors();
-import * as path13 from "node:path";
+import * as path15 from "node:path";
 
 // src/core/ledger/parse.ts
 init_paths();
@@ -3065,9 +3065,183 @@ function qualifiedId(ledger, g) {
 // src/core/snapshot.ts
 init_read();
 init_discover();
+
+// src/core/inputs/stale.ts
+init_digest();
+
+// src/core/inputs/store.ts
+init_hash();
+init_fs();
+init_lock();
+import * as fs12 from "node:fs";
+import * as path14 from "node:path";
+
+// src/core/inputs/expand.ts
+import * as fs11 from "node:fs";
+import * as path13 from "node:path";
+var MAX_INPUT_FILES = 5000;
+function segmentRegex(seg) {
+  let re = "";
+  for (const ch of seg)
+    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${re}$`);
+}
+var isWild = (seg) => seg.includes("*") || seg.includes("?");
+function entries(dir) {
+  try {
+    return fs11.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+function expandInputs(base, patterns) {
+  const found = new Set;
+  let truncated = false;
+  const add = (rel) => {
+    if (found.size >= MAX_INPUT_FILES)
+      truncated = true;
+    else
+      found.add(rel);
+  };
+  const walkAll = (rel) => {
+    for (const e of entries(path13.join(base, rel))) {
+      if (truncated)
+        return;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory())
+        walkAll(r);
+      else if (e.isFile())
+        add(r);
+    }
+  };
+  const match = (rel, segs) => {
+    if (truncated)
+      return;
+    if (segs.length === 0) {
+      let st;
+      try {
+        st = fs11.lstatSync(path13.join(base, rel));
+      } catch {
+        return;
+      }
+      if (st.isFile())
+        add(rel);
+      else if (st.isDirectory())
+        walkAll(rel);
+      return;
+    }
+    const [seg, ...rest] = segs;
+    if (seg === "**") {
+      match(rel, rest);
+      for (const e of entries(path13.join(base, rel)))
+        if (e.isDirectory())
+          match(rel ? `${rel}/${e.name}` : e.name, segs);
+      return;
+    }
+    if (!isWild(seg)) {
+      const r = rel ? `${rel}/${seg}` : seg;
+      if (rest.length === 0)
+        return match(r, []);
+      let st = null;
+      try {
+        st = fs11.lstatSync(path13.join(base, r));
+      } catch {}
+      if (st?.isDirectory())
+        match(r, rest);
+      return;
+    }
+    const re = segmentRegex(seg);
+    for (const e of entries(path13.join(base, rel))) {
+      if (!re.test(e.name))
+        continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
+        match(r, rest);
+    }
+  };
+  for (const p of patterns) {
+    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    match("", segs);
+  }
+  return { files: [...found].sort(), truncated };
+}
+
+// src/core/inputs/store.ts
+var INPUTS_DIR = path14.join(".kbz", "inputs");
+var MAX_STORE_BYTES = 8 * 1024 * 1024;
+var MAX_HASHED_BYTES = 64 * 1024 * 1024;
+function realOf(file) {
+  try {
+    return fs12.realpathSync(file);
+  } catch {
+    return path14.resolve(file);
+  }
+}
+function inputStorePath(root, ledgerFile) {
+  return path14.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
+}
+function readInputStore(root, ledgerFile) {
+  const empty = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
+  const file = inputStorePath(root, ledgerFile);
+  try {
+    const st = fs12.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES)
+      return empty;
+    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
+    if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
+      return empty;
+    return { schema: 1, ledger: empty.ledger, gates: v.gates };
+  } catch {
+    return empty;
+  }
+}
+function digestInputs(cwd, inputs) {
+  const files = {};
+  let total = 0;
+  for (const rel of expandInputs(cwd, inputs).files) {
+    try {
+      const bytes = fs12.readFileSync(path14.join(cwd, rel));
+      total += bytes.length;
+      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
+    } catch {}
+  }
+  return files;
+}
+function changedInput(rec) {
+  const now = digestInputs(rec.cwd, rec.inputs);
+  const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
+  for (const name of [...names].sort())
+    if (now[name] !== rec.files[name])
+      return name;
+  return null;
+}
+
+// src/core/inputs/stale.ts
+function inputStaleness(root, file, ledger, isMet) {
+  const out = new Map;
+  const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
+  if (bound.length === 0)
+    return out;
+  const store = readInputStore(root, file);
+  for (const g of bound) {
+    const rec = store.gates[g.id];
+    if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
+      out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
+    } else if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
+      out.set(g.id, "STALE (INPUTS changed since the pass)");
+    } else {
+      const changed = changedInput(rec);
+      if (changed)
+        out.set(g.id, `STALE (input changed: ${changed})`);
+    }
+  }
+  return out;
+}
+
+// src/core/snapshot.ts
 init_waves();
 function displayPath(root, file) {
-  return isInside(root, file) && file !== root ? path13.relative(root, file) : file;
+  return isInside(root, file) && file !== root ? path15.relative(root, file) : file;
 }
 function loadLedgerFile(file, root, constrainToRoot, realDirs) {
   const display = displayPath(root, file);
@@ -3120,8 +3294,14 @@ function loadSnapshot(target, load = loadLedgerFile) {
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    for (const g of l.gates)
-      gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
+    const stale = inputStaleness(target.root, entry.file, l, (g) => gateState(g, l) === "met");
+    for (const g of l.gates) {
+      const reason = stale.get(g.id);
+      const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
+      if (reason)
+        view.reason = reason;
+      gates.push(view);
+    }
   }
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   return { target, ledgers, gates, problems, dispatch };
@@ -3131,7 +3311,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
 init_active();
 
 // src/core/util/fdwrite.ts
-import * as fs11 from "node:fs";
+import * as fs13 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3139,7 +3319,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs11.writeSync(fd, data);
+      written = fs13.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3153,7 +3333,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs11.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs13.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3282,12 +3462,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs12 from "node:fs";
+import * as fs14 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs12.fstatSync(fd);
+    return fs14.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3307,7 +3487,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs12.readSync(0, buf, 0, buf.length, null);
+      n = fs14.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3375,7 +3555,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs12.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs14.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -3425,14 +3605,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs13.statSync(dir).isDirectory() ? fs13.realpathSync(dir) : null;
+    return fs15.statSync(dir).isDirectory() ? fs15.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs13.lstatSync(path14.join(dir, name));
+    fs15.lstatSync(path16.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3440,18 +3620,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path14.dirname(dir)) {
+  for (let dir = cwd;; dir = path16.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path14.dirname(dir) === dir)
+    if (path16.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs13.readdirSync(path14.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs15.readdirSync(path16.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3485,7 +3665,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path14.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path16.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

@@ -7,6 +7,7 @@ import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
 import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, isInside, readStableWith } from "./workspace/read.ts";
 import { canonicalRoot, resolveTarget, type Target } from "./workspace/discover.ts";
+import { inputStaleness } from "./inputs/stale.ts";
 import { dispatchPath, dispatchStatus, type DispatchAggregate } from "./dispatch/waves.ts";
 
 export interface LedgerEntry {
@@ -24,6 +25,8 @@ export interface GateView {
   file: string;
   gate: Gate;
   state: GateState;
+  /** Set when the state has a reason beyond the ledger text (an INPUTS change). */
+  reason?: string;
 }
 
 export interface Snapshot {
@@ -90,7 +93,13 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
     problems.push(...entry.problems);
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
-    for (const g of l.gates) gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
+    const stale = inputStaleness(target.root, entry.file, l, (g) => gateState(g, l) === "met");
+    for (const g of l.gates) {
+      const reason = stale.get(g.id);
+      const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
+      if (reason) view.reason = reason;
+      gates.push(view);
+    }
   }
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   return { target, ledgers, gates, problems, dispatch };

@@ -12,6 +12,7 @@ import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside }
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { readRepoSettings } from "./settings.ts";
+import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
 import { isInside } from "../workspace/read.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
@@ -178,6 +179,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
   req.observer?.willRun?.(runnable);
 
+  const observed = new Map<string, Record<string, string>>();
   const outcomes = await runRolling(runnable, req.jobs, async (task) => {
     req.observer?.started?.(task);
     const key = chainKey(task.file, task.gate.id);
@@ -193,6 +195,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           timeoutMs: settings.timeoutMs,
           sandbox: task.oracle.sandbox ?? null,
         });
+    // What the pass observed, digested as soon as it ends (recorded after writeback).
+    if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(task.oracle.cwd, task.gate.inputs));
     req.observer?.finished?.(task, outcome);
     return outcome;
   });
@@ -225,6 +229,14 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
         })),
       });
       group.forEach((r, i) => (r.writeback = statuses[i]!));
+      const records: Record<string, InputRecord> = {};
+      for (const r of group) {
+        const files = observed.get(r.task.qid);
+        if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+        const evidence = evidenceFor(r.task, r.outcome, settings);
+        records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
+      }
+      await recordInputs(root, file, records);
     } catch (e) {
       if (!(e instanceof WritebackError)) throw e;
       for (const r of group) {

@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { parseLedger } from "../ledger/parse.ts";
 import { sha256HexOfParts } from "../util/hash.ts";
 import { gateState } from "../ledger/state.ts";
+import { inputStaleness } from "../inputs/stale.ts";
 import { accessEntry, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
@@ -208,9 +209,11 @@ export function readNextSnapshot(o: ReadOptions): NextSnapshot {
       );
     }
     const verification = row.state === "VERIFIED" ? receiptIssue(o.root, `.unlazy/${o.scope}/${rel}`, store, o.env ?? process.env) : null;
+    // A met gate whose INPUTS changed since its pass is unmet here too (issue 18).
+    const stale = inputStaleness(o.root, path.join(o.root, ".unlazy", o.scope, rel), ledger, (g) => gateState(g, ledger) === "met");
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
-      gates: ledger.gates.map((g) => gateState(g, ledger)),
+      gates: ledger.gates.map((g) => (stale.has(g.id) ? "stale-unmet" : gateState(g, ledger))),
       verification,
     });
   }

@@ -24,6 +24,14 @@ export function sanitize(text: string): string {
   return UNSAFE_TEST.test(text) ? text.replace(CONTROL, " ").replace(FORMAT, escapeFormat) : text;
 }
 
+// unlazy's own transcript rule (evidence bytes must stay identical): these become spaces.
+const TRANSCRIPT_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+
+/** Evidence transcript fields: unlazy's set of controls and bidi characters as spaces. */
+export function transcriptSafe(text: string): string {
+  return text.replace(TRANSCRIPT_UNSAFE, " ");
+}
+
 /** Like sanitize, then collapse runs of whitespace and cap the length. */
 export function sanitizeCompact(text: string, max = 500): string {
   const flat = sanitize(text).replace(/\s+/g, " ").trim();
