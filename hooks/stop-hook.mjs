@@ -1542,14 +1542,14 @@ function readSetting(root) {
   const file = path10.join(root, SETTING_FILE);
   let text;
   try {
-    text = readStable(file, { label: "coordinator setting", maxBytes: 64 * 1024, root }).toString("utf8");
+    text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT")
       return null;
     throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message.replace(`: ${file}`, "") }]);
   }
   const bad = (message) => {
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected {"coordinator": "etcd://HOST:PORT,…", "repository": "ID", "ttl": SECONDS}` }]);
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
   };
   let raw;
   try {
@@ -1559,16 +1559,23 @@ function readSetting(root) {
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     return bad("must be a JSON object");
-  const o = raw;
+  const c = raw.coordinator;
+  if (c === undefined)
+    return null;
+  if (typeof c === "string")
+    return { url: c };
+  if (typeof c !== "object" || c === null || Array.isArray(c))
+    return bad('"coordinator" must be a URL or an object');
+  const o = c;
   for (const k of Object.keys(o))
-    if (!["schema", "coordinator", "repository", "ttl"].includes(k))
-      bad(`unknown key ${JSON.stringify(k).slice(0, 60)}`);
-  if (o.coordinator !== undefined && typeof o.coordinator !== "string")
-    bad("coordinator must be a string");
+    if (!["url", "repository", "ttl"].includes(k))
+      bad(`unknown coordinator key ${JSON.stringify(k).slice(0, 60)}`);
+  if (o.url !== undefined && typeof o.url !== "string")
+    bad('"coordinator.url" must be a string');
   if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository)))
-    bad("repository must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/");
+    bad('"coordinator.repository" must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/');
   if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || o.ttl < MIN_TTL || o.ttl > MAX_TTL))
-    bad(`ttl must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
+    bad(`"coordinator.ttl" must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
   return o;
 }
 function parseTtl(v, where) {
@@ -1599,7 +1606,7 @@ function resolveCoordinator(root, flag, env) {
     source = "env";
   } else {
     setting = readSetting(root);
-    url = setting?.coordinator;
+    url = setting?.url;
     source = "setting";
   }
   if (url === undefined || url === "files")
@@ -1615,15 +1622,15 @@ function resolveCoordinator(root, flag, env) {
   }
   return { kind: "etcd", url, repository, ttl, source };
 }
-var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, CoordinatorConfigError;
+var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
   init_errors();
   init_discover();
   init_read();
-  SETTING_FILE = path10.join(".unlazy", "coordinator.json");
+  SETTING_FILE = path10.join(".kbz", "settings.json");
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
-      super(message, { code: "coordinator-config", hint: "fix --coordinator, KBZ_COORDINATOR or .unlazy/coordinator.json" });
+      super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
       this.name = "CoordinatorError";
     }
   };
@@ -1685,9 +1692,11 @@ class EtcdClient {
   agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   preferred = 0;
   timeoutMs;
+  retryMs;
   constructor(endpoints, opts = {}) {
     this.endpoints = endpoints;
     this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.retryMs = opts.retryMs ?? 6000;
   }
   get label() {
     return "etcd://" + this.endpoints.map((e) => `${e.host}:${e.port}`).join(",");
@@ -1725,19 +1734,26 @@ class EtcdClient {
     });
   }
   async call(path, body) {
-    const failures = [];
+    const deadline = Date.now() + this.retryMs;
     const n = this.endpoints.length;
-    for (let i = 0;i < n; i++) {
-      const at = (this.preferred + i) % n;
-      try {
-        const r = await this.once(this.endpoints[at], path, body);
-        this.preferred = at;
-        return r;
-      } catch (e) {
-        if (!(e instanceof Unreachable))
-          throw e;
-        failures.push(e.message);
+    let failures = [];
+    for (let round = 0;; round++) {
+      failures = [];
+      for (let i = 0;i < n; i++) {
+        const at = (this.preferred + i) % n;
+        try {
+          const r = await this.once(this.endpoints[at], path, body);
+          this.preferred = at;
+          return r;
+        } catch (e) {
+          if (!(e instanceof Unreachable))
+            throw e;
+          failures.push(e.message);
+        }
       }
+      if (Date.now() >= deadline)
+        break;
+      await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
     }
     throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
   }
@@ -1956,6 +1972,22 @@ function selfCommand() {
     return [process.execPath, script];
   return [process.execPath];
 }
+function stopKeeper(h) {
+  if (!h.keeperPid)
+    return;
+  let cmdline;
+  try {
+    cmdline = fs9.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+  } catch {
+    return;
+  }
+  const args = cmdline.split("\x00");
+  if (!args.includes("keep") || args[args.indexOf("--lease") + 1] !== h.lease)
+    return;
+  try {
+    process.kill(h.keeperPid, "SIGTERM");
+  } catch {}
+}
 
 class EtcdStore {
   o;
@@ -1966,7 +1998,7 @@ class EtcdStore {
   watchers = new Set;
   constructor(o) {
     this.o = o;
-    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs });
+    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs, retryMs: o.retryMs });
     this.keys = keysFor(o.repository);
   }
   get label() {
@@ -2082,7 +2114,7 @@ class EtcdStore {
         continue;
       let gone;
       if (kv.lease !== "0")
-        gone = (await this.client.revoke(kv.lease)).existed;
+        gone = (await this.client.revoke(kv.lease)).existed || (await this.client.range(kv.key)).kvs.every((now) => now.lease !== kv.lease);
       else
         gone = (await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }])).succeeded;
       if (gone)
@@ -2097,6 +2129,7 @@ class EtcdStore {
         alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
       fs9.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
+      stopKeeper(h);
     }
     return { released, alreadyLost, notes: [] };
   }
@@ -2164,6 +2197,7 @@ class EtcdStore {
       if (stopped)
         return;
       stop = this.client.watch(this.keys.root, String(BigInt(r.revision) + 1n), () => onChange(), () => onChange());
+      onChange();
     }, () => onChange());
     const off = () => {
       stopped = true;
@@ -3350,11 +3384,13 @@ init_discover();
 // src/hook/claude.ts
 init_sanitize();
 
-// src/hook/host.ts
+// src/core/hook/targets.ts
 var HOST_NAMES = ["claude", "codex", "cursor", "gemini"];
 function isHostName(v) {
   return HOST_NAMES.includes(v);
 }
+
+// src/hook/host.ts
 function str(v) {
   return typeof v === "string" && v !== "" ? v : null;
 }

@@ -2,20 +2,23 @@
 // evidence back (unlazy §3.1). A thin printer over `runChecks` and the status report.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult, type RunReport } from "../core/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../core/check/run.ts";
+import { checkEvents, logEvent } from "../io/store/events.ts";
+import { storeFor } from "../io/store/active.ts";
 import { cwdShown, type CheckTask } from "../core/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../core/run/shell.ts";
 import { containment } from "../core/run/contain.ts";
-import { sandboxLine } from "../core/run/sandbox.ts";
 import { MAX_CHECK_DEPTH } from "../core/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out, printProblems, printWarnings } from "./output.ts";
-import { positionals, targetOptions } from "./options.ts";
+import type { Verb } from "./index.ts";
+import { err, out, printProblems, printWarnings } from "./output.ts";
+import { targetOptions } from "./options.ts";
 import { Progress } from "./progress.ts";
-import { snapshotFor } from "./status.ts";
+import { ledgerFiles, requestedScope, rootFor, snapshotFor, usage } from "./context.ts";
+import { emit, envelope, INVALID, problemEntries, type ExitCode } from "./envelope.ts";
+import { approvalLines, resultLines } from "./render.ts";
 
 interface CheckArgs {
   ledger?: string[];
@@ -59,10 +62,7 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   // snapshotFor has already refused an invalid dispatch state (exit 2).
   const { report, reduction } = statusReport(snap);
   printWarnings(snap.ledgers.flatMap((l) => l.warnings));
-  if (asJson) {
-    json(report);
-    return report.exit;
-  }
+  if (asJson) return emit(envelope(report.verdict, report.exit, { ...report }));
   for (const l of snap.ledgers) {
     for (const g of report.gates) {
       if (g.file === l.display && g.state !== "met" && g.state !== "abandoned") out(`  UNMET ${g.qid} (${g.reason}): ${g.title}`);
@@ -74,37 +74,9 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   return report.exit;
 }
 
-/** The stdout lines for one approval decision (none when it was already approved). */
-export function approvalLines(item: ApprovalItem): string[] {
-  const t = item.task;
-  if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
-  const lines = [
-    `APPROVAL REQUIRED ${t.qid}`,
-    `    CHECK: ${t.oracle.check}`,
-    `    EXPECT: ${t.oracle.expect}`,
-    `    CWD: ${cwdShown(t)}`,
-    `    SHELL: ${t.oracle.shell}`,
-    `    PATH: ${pathFacts(t.oracle.path).transcript}`,
-  ];
-  if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
-  if (item.status === "required") lines.push("    NOT RUN: inspect this oracle, then re-run with --approve");
-  if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
-  return lines;
-}
-
 function printApproval(item: ApprovalItem): void {
   for (const line of approvalLines(item)) out(line);
   if (item.problem) err(`kbz: ${item.problem}`);
-}
-
-export function resultLines(r: RunReport): string[] {
-  const o = r.outcome;
-  const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
-  if (o.ok) return [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`];
-  const error = o.error ? `${o.error}; ` : "";
-  const signal = o.signal ? ` signal=${o.signal}` : "";
-  const matched = o.matched ? "matched" : "not matched";
-  return [head, `       ${error}exit=${o.exitCode ?? "none"}${signal}; EXPECT=${matched}; output=${o.summary}`];
 }
 
 function printRunResult(res: CheckResult): void {
@@ -122,10 +94,12 @@ function printRunResult(res: CheckResult): void {
 function runJson(res: CheckResult) {
   const { report } = statusReport(res.snapshot, { extras: res.extras });
   const passed = res.runs.filter((r) => r.outcome.ok).length;
-  return {
-    schema: 1,
-    verdict: res.exit === 2 ? "error" : res.reduction.verdict,
-    exit: res.exit,
+  const errors = [
+    ...problemEntries(res.problems),
+    ...res.runs.flatMap((r) => (r.writeError ? [{ file: r.task.file, line: r.task.gate.line, message: r.writeError, hint: "the gate's result was not written; fix the file, then run kbz check again" }] : [])),
+    ...(res.infraFailures > 0 ? [{ file: null, line: null, message: `infrastructure failure prevented ${res.infraFailures} approval(s)`, hint: "see the approvals' problem fields; check UNLAZY_APPROVAL_DIR is writable" }] : []),
+  ];
+  return envelope(res.exit === 2 ? INVALID : res.reduction.verdict, res.exit, {
     root: report.root,
     mode: report.mode,
     scope: report.scope,
@@ -165,7 +139,7 @@ function runJson(res: CheckResult) {
     abandoned: res.reduction.abandonedIds,
     extras: res.extras,
     problems: res.problems,
-  };
+  }, errors);
 }
 
 function oracleView(t: CheckTask) {
@@ -179,14 +153,16 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   if (argv.status) return printCheckStatus(snapshotFor(argv), asJson);
   const jobs = integerIn("--jobs", argv.jobs, 1, 64, 1);
   const timeoutS = integerIn("--timeout", argv.timeout, 1, 86400, DEFAULT_TIMEOUT_S);
-  const files = positionals(argv);
-  if (files.length > 0 && argv.scope !== undefined) throw new UsageError("explicit ledger files cannot be combined with --scope");
+  const files = ledgerFiles(argv);
+  if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
+  const root = rootFor(argv);
+  const scope = files.length > 0 ? null : requestedScope(argv);
   const progress = Progress.forStdout(!asJson);
   try {
     const res = await runChecks({
-      root: argv.root,
+      root,
       files,
-      scope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null,
+      scope,
       reverify: !!argv.reverify,
       approve: !!argv.approve,
       sandbox: !!argv.sandbox,
@@ -209,11 +185,14 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       },
     });
     progress?.close();
-    if (asJson) {
-      for (const r of res.runs) if (r.writeError) err(`kbz: ${r.writeError}`);
-      printProblems(res.problems);
-      json(runJson(res));
-    } else printRunResult(res);
+    // Check results join the scope's log, as claims and waves do.
+    const scoped = res.snapshot.target.scope;
+    if (scoped) for (const e of checkEvents(res.runs)) {
+      const warning = await logEvent(storeFor(res.snapshot.target.root), scoped, e);
+      if (warning) err(warning);
+    }
+    if (asJson) emit(runJson(res));
+    else printRunResult(res);
     return res.exit;
   } finally {
     progress?.close();

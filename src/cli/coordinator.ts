@@ -1,6 +1,5 @@
 // kbz coordinator: the etcd cluster behind --coordinator (status), moving a scope's state
 // between the files and the cluster (import, export), and the lease keeper a claim starts (keep).
-import * as fs from "node:fs";
 import { UsageError } from "../core/errors.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
@@ -21,8 +20,8 @@ const HELP = `Actions:
   kbz coordinator export --scope S       copy S's waves, status log and session from etcd to the files
 
 The coordinator is --coordinator etcd://HOST:PORT[,HOST:PORT…], else KBZ_COORDINATOR, else
-"coordinator" in .unlazy/coordinator.json. A claim's etcd lease lives for its TTL ("ttl" in the
-setting or KBZ_LEASE_TTL, default 30 s) and is renewed by a keeper process the claim starts; a
+"coordinator" in .kbz/settings.json ("etcd://…", or {"url", "repository", "ttl"}). A claim's etcd
+lease lives for its TTL (coordinator.ttl or KBZ_LEASE_TTL, default 30 s) and is renewed by a keeper process the claim starts; a
 crashed machine's claims expire within one TTL. Import and export refuse while the scope holds
 leases on the source side (release them, then claim again on the other side) and when the
 destination already has different waves. Exit codes: 0 done (status: a quorum answered);
@@ -104,7 +103,6 @@ async function keep(argv: CoordinatorArgs): Promise<ExitCode> {
   const { resolveCoordinator } = await import("../io/store/config.ts");
   const config = resolveCoordinator(rootOf(argv), argv.coordinator, process.env);
   if (config.kind !== "etcd") throw new UsageError("keep needs --coordinator etcd://…");
-  if (!fs.existsSync(argv.held)) return 0;
   await keepLease({ url: config.url, lease: argv.lease, ttl: Number(argv.ttl), heldFile: argv.held });
   return 0;
 }

@@ -1,56 +1,10 @@
-// kbz dash / kbz demo: the live dashboard. The TUI is imported only here, lazily, so every
-// other command (and the Stop hook) starts without React or Ink.
-import { canonicalRoot, isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/discover.ts";
+// kbz dash / kbz demo: the live dashboard (dashboard.ts opens it), or kbz status off a terminal.
 import { UsageError } from "../core/errors.ts";
-import type { ExitCode, Verb } from "./index.ts";
+import { requestedScope, rootFor, snapshotFor } from "./context.ts";
+import { onTerminal, openDashboard, openDemo } from "./dashboard.ts";
+import type { Verb } from "./index.ts";
 import { out } from "./output.ts";
-import { printStatus, snapshotFor } from "./status.ts";
-import type { Demo } from "../demo/scope.ts";
-
-/** The dashboard needs both ends of a terminal: keys in, frames out. */
-export function onTerminal(): boolean {
-  return !!process.stdin.isTTY && !!process.stdout.isTTY;
-}
-
-export async function openDashboard(root: string, scope: string | null, slots?: number): Promise<ExitCode> {
-  const { runDashboard } = await import("../tui/run.tsx");
-  let demo: Demo | null = null;
-  const code = await runDashboard({
-    root,
-    scope,
-    slots,
-    openDemo: async () => {
-      demo = await startDemo();
-      return { root: demo.root, scope: demo.scope, env: demoEnv(demo) };
-    },
-  });
-  finishDemo(demo);
-  return code;
-}
-
-export async function openDemo(): Promise<ExitCode> {
-  const { runDashboard } = await import("../tui/run.tsx");
-  const demo = await startDemo();
-  const code = await runDashboard({ root: demo.root, scope: demo.scope, banner: "demo", initialPanel: "graph", slots: demo.slots, env: demoEnv(demo) });
-  finishDemo(demo);
-  return code;
-}
-
-async function startDemo(): Promise<Demo> {
-  const { createDemo } = await import("../demo/scope.ts");
-  return createDemo();
-}
-
-/** The demo approves into its own store beside the example, never into the person's. */
-function demoEnv(demo: Demo): Record<string, string | undefined> {
-  return { ...process.env, UNLAZY_APPROVAL_DIR: demo.approvalDir };
-}
-
-function finishDemo(demo: Demo | null): void {
-  if (!demo) return;
-  demo.stop();
-  out(`kbz demo: the example's files stay in ${demo.root}`);
-}
+import { printStatus } from "./render.ts";
 
 export const verb: Verb = {
   command: "dash",
@@ -62,9 +16,8 @@ export const verb: Verb = {
       .option("slots", { type: "number", describe: "slots for the Queue's kbz next advice (default 4)", requiresArg: true }),
   handler: async (argv) => {
     if (argv.slots !== undefined && !(Number.isSafeInteger(argv.slots) && argv.slots > 0)) throw new UsageError("--slots must be a positive integer");
-    const root = canonicalRoot(argv.root ?? process.cwd());
-    const scope: string | null = (argv.scope ?? process.env.UNLAZY_SCOPE ?? null) || null;
-    if (scope !== null && !isValidId(scope)) throw new UsageError(SCOPE_ID_MESSAGE);
+    const root = rootFor(argv);
+    const scope = requestedScope(argv);
     if (!onTerminal()) return printStatus(snapshotFor({ root, scope: scope ?? undefined }), false);
     return openDashboard(root, scope, argv.slots);
   },

@@ -1,11 +1,12 @@
 // `kbz` with no verb: on a terminal the live dashboard (which offers the demo in a folder with no
 // ledgers); otherwise the status of this folder, or of the built-in demo when it has none.
-import { canonicalRoot, resolveTarget } from "../core/workspace/discover.ts";
+import { resolveTarget } from "../core/workspace/discover.ts";
 import { demoSnapshot } from "../demo/index.ts";
+import { requestedScope, rootFor, snapshotFor } from "./context.ts";
+import { onTerminal, openDashboard } from "./dashboard.ts";
 import type { Verb } from "./index.ts";
-import { onTerminal, openDashboard } from "./dash.ts";
 import { out } from "./output.ts";
-import { printStatus, snapshotFor } from "./status.ts";
+import { printStatus } from "./render.ts";
 
 export const verb: Verb = {
   command: "$0",
@@ -15,9 +16,9 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: (argv) => {
-    const root = canonicalRoot(argv.root ?? process.cwd());
-    if (!argv.json && onTerminal()) return openDashboard(root, process.env.UNLAZY_SCOPE || null);
-    const target = resolveTarget({ root, scope: process.env.UNLAZY_SCOPE || null });
+    const root = rootFor(argv);
+    if (!argv.json && onTerminal()) return openDashboard(root, requestedScope({}));
+    const target = resolveTarget({ root, scope: requestedScope({}) });
     if (target.mode !== "none") return printStatus(snapshotFor({ root }), !!argv.json);
     if (!argv.json) {
       out("No gate ledgers here (GATES.md, gates/*.md or .unlazy/<scope>/); showing the built-in demo.");

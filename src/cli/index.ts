@@ -1,17 +1,21 @@
 // The yargs edge: one module per verb, registered explicitly (no commandDir in a bundle).
 import yargs, { type Argv } from "yargs";
-import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { UsageError } from "../core/errors.ts";
 import { VERSION } from "../version.ts";
-import { err, json, printProblems } from "./output.ts";
-export type ExitCode = 0 | 1 | 2;
+import { fail, type ExitCode } from "./envelope.ts";
+import { err } from "./output.ts";
+export type { ExitCode } from "./envelope.ts";
 
 export interface Verb {
   command: string | string[];
   describe: string;
   builder: (y: Argv) => Argv<any>;
   handler: (argv: any) => Promise<ExitCode> | ExitCode;
-  /** A verb whose callers parse its errors (e.g. next's `{"action":"invalid"}`) reports usage errors itself. */
-  usageError?: (message: string, args: string[]) => ExitCode;
+  /**
+   * Keys an existing consumer reads in this verb's failure object (next: schedule.mjs's
+   * `{"action":"invalid","error":…}`), added to the envelope; the envelope itself is the same.
+   */
+  errorFields?: (message: string, args: string[]) => Record<string, unknown>;
 }
 
 // Each verb's module is loaded only when needed: a run names one verb, so only its code is
@@ -70,7 +74,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       type: "string",
       global: true,
       requiresArg: true,
-      describe: "etcd://HOST:PORT[,HOST:PORT…]: leases, waves, status log, session and leaf states on an etcd cluster (or KBZ_COORDINATOR, or .unlazy/coordinator.json; files: the default)",
+      describe: "etcd://HOST:PORT[,HOST:PORT…]: leases, waves, status log, session and leaf states on an etcd cluster (or KBZ_COORDINATOR, or coordinator in .kbz/settings.json; files: the default)",
     })
     .parserConfiguration({ "populate--": true })
     .exitProcess(false)
@@ -94,24 +98,31 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       },
     } as any);
   }
-  const named = VERBS.find((v) => v.usageError && String(v.command).split(" ")[0] === args[0]);
+  const named = VERBS.find((v) => String(v.command).split(" ")[0] === args.find((a) => !a.startsWith("-")));
+  const failure = (e: unknown): ExitCode => {
+    // The scheduler's consumers match its error classes ("unknown or duplicate option", …).
+    if (named?.errorFields && e instanceof UsageError) e = new UsageError(usageMessage(e.message), e.hint === undefined ? {} : { hint: e.hint });
+    return fail(e, wantsJson, named?.errorFields?.(e instanceof Error ? e.message : String(e), args) ?? {});
+  };
   try {
     await y.parseAsync();
-    if (usageFailure !== null && named) return named.usageError!(usageFailure, args);
-    if (usageFailure !== null) {
-      err(`kbz: ${usageFailure}`);
-      err("run kbz --help for usage");
-      return 2;
-    }
+    if (usageFailure !== null) return failure(new UsageError(usageFailure));
     const run = chosen as { verb: Verb; argv: any } | null;
     if (!run) return 0;
     rejectRepeatedValues(run.argv, arrays);
     if (COORDINATED.has(String(run.argv._?.[0] ?? ""))) await useCoordinator(run.argv);
     return await run.verb.handler(run.argv);
   } catch (e) {
-    if (named && e instanceof UsageError) return named.usageError!(e.message, args);
-    return reportFailure(e, wantsJson);
+    if ((e as Error)?.name === "YError") return failure(new UsageError((e as Error).message));
+    return failure(e);
   }
+}
+
+/** yargs' wording mapped onto the original scheduler's error classes (next and structure). */
+export function usageMessage(message: string): string {
+  if (/Unknown argument|more than once/i.test(message)) return `unknown or duplicate option (${message})`;
+  if (/Not enough arguments|needs a non-empty value/i.test(message)) return `missing option value (${message})`;
+  return message;
 }
 
 /** A value option given twice is ambiguous (which one wins?); a repeated boolean is harmless. */
@@ -133,36 +144,10 @@ const COORDINATED = new Set(["", "status", "scope", "wave", "next", "structure",
  */
 async function useCoordinator(argv: { root?: string; coordinator?: string; scope?: string }): Promise<void> {
   const { installStore } = await import("../io/store/active.ts");
-  const { canonicalRoot } = await import("../core/workspace/discover.ts");
-  const root = canonicalRoot(argv.root ?? process.cwd());
+  const { rootFor } = await import("./context.ts");
+  const root = rootFor(argv);
   const { lost } = await installStore(root, { flag: argv.coordinator, logScope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
   for (const l of lost) {
     err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run kbz scope claim --scope ${l.scope} --leaf ${l.leaf}`);
   }
-}
-
-function reportFailure(e: unknown, wantsJson: boolean): ExitCode {
-  if ((e as Error)?.name === "CoordinatorError") {
-    err(`kbz: ${(e as Error).message}`);
-    if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: (e as Error).message, hint: (e as { hint?: string }).hint ?? null }] });
-    return 2;
-  }
-  if (e instanceof FileProblemsError) {
-    printProblems(e.problems);
-    if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: e.problems });
-    return 2;
-  }
-  if (e instanceof UsageError) {
-    err(`kbz: ${e.message}`);
-    err("run kbz --help for usage");
-    if (wantsJson) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ message: e.message }] });
-    return 2;
-  }
-  if ((e as Error)?.name === "YError") {
-    err(`kbz: ${(e as Error).message}`);
-    err("run kbz --help for usage");
-    return 2;
-  }
-  err(`kbz: internal error: ${(e as Error)?.stack ?? String(e)}`);
-  return 2;
 }

@@ -5,12 +5,16 @@ import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
 import { readNextSnapshot } from "../core/schedule/read.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
-import { canonicalRoot, isValidId } from "../core/workspace/discover.ts";
+import { isValidId } from "../core/workspace/discover.ts";
 import { ReadError } from "../core/workspace/read.ts";
-import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
+import { outputMode, requireScope, rootFor, usage } from "./context.ts";
+import { envelope, fail, report, type ExitCode } from "./envelope.ts";
+import type { Verb } from "./index.ts";
+import { out } from "./output.ts";
 
 const SLOTS = /^[1-9][0-9]*$/;
+/** `--slots` when not given: four leaves at once, the dashboard's default too. */
+export const DEFAULT_SLOTS = 4;
 const MAX_ERROR = 500;
 
 interface NextArgs {
@@ -22,52 +26,52 @@ interface NextArgs {
   "original-order"?: boolean;
 }
 
-function printJson(value: unknown): void {
-  json(value, true);
+const clip = (message: string) => (message.length > MAX_ERROR ? message.slice(0, MAX_ERROR - 3) + "..." : message);
+
+/** schedule.mjs's failure object `{"action":"invalid","error":…}`, kept inside the envelope. */
+function scheduleFields(message: string): Record<string, unknown> {
+  return { action: "invalid", error: clip(message) };
 }
 
-/** Errors keep schedule.mjs's shape: one JSON object on stdout with --json, else `kbz: …` on stderr. */
-function invalid(message: string, asJson: boolean): ExitCode {
-  const text = message.length > MAX_ERROR ? message.slice(0, MAX_ERROR - 3) + "..." : message;
-  if (asJson) printJson({ schema: 1, action: "invalid", error: text });
-  else err(`kbz: ${text}`);
-  return 2;
-}
-
-/** yargs' wording mapped onto the original's error classes. */
-export function usageMessage(message: string): string {
-  if (/Unknown argument|more than once/i.test(message)) return `unknown or duplicate option (${message})`;
-  if (/Not enough arguments|needs a non-empty value/i.test(message)) return `missing option value (${message})`;
-  return message;
+/** A refusal located like schedule.mjs's message, in the one envelope. */
+function invalid(e: Error & { located?: () => string }, asJson: boolean): ExitCode {
+  return fail(e, asJson, scheduleFields(e.located ? e.located() : e.message));
 }
 
 function run(argv: NextArgs): ExitCode {
-  const asJson = !!argv.json;
-  if (argv.scope === undefined || !isValidId(argv.scope)) return invalid("invalid scope", asJson);
-  if (argv.slots === undefined) return invalid("slots must be a positive integer (total scope concurrency)", asJson);
-  if (!SLOTS.test(argv.slots) || !Number.isSafeInteger(Number(argv.slots))) return invalid("invalid slots", asJson);
+  const { json: asJson } = outputMode(argv);
   let snap: NextSnapshot;
   let advice: Advice;
   try {
-    const root = canonicalRoot(argv.root ?? process.cwd());
+    if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", "scope ids are folder names under .unlazy/; kbz scope list shows them");
+    if (argv.slots !== undefined && (!SLOTS.test(argv.slots) || !Number.isSafeInteger(Number(argv.slots)))) {
+      throw usage("invalid slots", `--slots is the total number of leaves running at once, a positive integer (default ${DEFAULT_SLOTS})`);
+    }
+    const root = rootFor(argv);
+    let scope: string;
+    try {
+      scope = requireScope(root, argv, "next");
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      throw usage("invalid scope", `${e.message}; ${(e as { hint?: string }).hint ?? "pass --scope ID"}`);
+    }
     snap = readNextSnapshot({
       root,
-      scope: argv.scope,
-      slots: Number(argv.slots),
+      scope,
+      slots: argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots),
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
     });
     advice = adviseNext(snap, { details: !!argv.details || !asJson });
   } catch (e) {
-    if (e instanceof ScheduleInputError) return invalid(e.located(), asJson);
-    if (e instanceof UsageError) return invalid(e.message, asJson);
-    if (e instanceof ReadError) return invalid(e.located(), asJson);
+    if (e instanceof ScheduleInputError || e instanceof UsageError || e instanceof ReadError) return invalid(e, asJson);
     // A file system failure (permissions, I/O) is still one invalid object, as schedule.mjs prints.
-    if (typeof (e as NodeJS.ErrnoException)?.code === "string") return invalid((e as Error).message, asJson);
+    if (typeof (e as NodeJS.ErrnoException)?.code === "string") return invalid(e as Error, asJson);
     throw e;
   }
-  if (asJson) printJson(advice);
-  else printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`, !!argv.details);
-  return exitFor(advice.action);
+  const exit = exitFor(advice.action);
+  return report(asJson, envelope(advice.action, exit, advice as unknown as Record<string, unknown>), () =>
+    printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`, !!argv.details),
+  );
 }
 
 function nextWaveId(snap: NextSnapshot): string {
@@ -144,15 +148,15 @@ export const verb: Verb = {
   describe: "compute which leaves of a scope may start now (read-only dispatch advice)",
   builder: (y) =>
     y
-      .option("scope", { type: "string", describe: "the scope under .unlazy/", requiresArg: true })
-      .option("slots", { type: "string", describe: "total concurrent leaves for the scope, active ones included", requiresArg: true })
+      .option("scope", { type: "string", describe: "the scope under .unlazy/ (default: UNLAZY_SCOPE, else the only scope)", requiresArg: true })
+      .option("slots", { type: "string", describe: `total concurrent leaves for the scope, active ones included (default ${DEFAULT_SLOTS})`, requiresArg: true })
       .option("details", { type: "boolean", describe: "add structure and the reason each task waits" })
       .option("json", { type: "boolean", describe: "print one JSON object (schedule.mjs's result)" })
       .option("original-order", {
         type: "boolean",
         describe: "order ids by UTF-16 code units like schedule.mjs (10 before 2) instead of naturally (2 before 10)",
       })
-      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true }),
+      .option("root", { type: "string", describe: "repository root (default: found from the current folder)", requiresArg: true }),
   handler: (argv: NextArgs) => run(argv),
-  usageError: (message: string, args: string[]) => invalid(usageMessage(message), args.includes("--json")),
+  errorFields: (message: string) => scheduleFields(message),
 };

@@ -13,6 +13,20 @@ let pending: string[] = [];
 let pendingChars = 0;
 let queued = false;
 
+/** Where stdout and stderr text goes: the descriptors, or an in-process runner's buffers. */
+export interface OutputSink {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+const FD_SINK: OutputSink = { stdout: (t) => void writeFdSync(1, t), stderr: (t) => void writeFdSync(2, t) };
+let sink: OutputSink = FD_SINK;
+
+/** Redirect output (the in-process CLI runner); `null` restores the descriptors. */
+export function setOutputSink(next: OutputSink | null): void {
+  flushOut();
+  sink = next ?? FD_SINK;
+}
+
 /** Write what `out` collected. */
 export function flushOut(): void {
   queued = false;
@@ -20,7 +34,7 @@ export function flushOut(): void {
   const text = pending.join("");
   pending = [];
   pendingChars = 0;
-  writeFdSync(1, text);
+  sink.stdout(text);
 }
 
 /** Text already made safe for a terminal (sanitized or terminalJson). */
@@ -40,7 +54,7 @@ export function out(line = ""): void {
 
 export function err(line: string): void {
   flushOut();
-  writeFdSync(2, sanitize(line) + "\n");
+  sink.stderr(sanitize(line) + "\n");
 }
 
 /** One JSON object: indented, or on one line where the original printed it so (next, structure). */

@@ -1,7 +1,10 @@
 // kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
 import type { ClaimConflict, LeaseRecord } from "../core/dispatch/leases.ts";
 import { statusLogPath } from "../core/dispatch/statuslog.ts";
+import { logEvent, stamped } from "../io/store/events.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { stemOf } from "../core/ledger/model.ts";
 import { displayPath, loadLedgerFile } from "../core/snapshot.ts";
@@ -84,6 +87,8 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
   const result = await infra(() => storeFor(root).claim(target.scope, leaf, entry.ledger!.owns));
   printNotes(result.notes);
   if (result.ok) {
+    const warning = await logEvent(storeFor(root), target.scope, `claim ${leaf}: ${result.lease.globs.join(", ")}`);
+    if (warning) err(warning);
     if (argv.json) json({ schema: 1, action: "claim", ok: true, exit: 0, scope: target.scope, leaf, globs: result.lease.globs, conflicts: [] });
     else out(`CLAIMED ${result.lease.globs.length} path(s) for ${target.scope}/${leaf}: ${result.lease.globs.join(", ")}`);
     return 0;
@@ -133,6 +138,11 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
   printNotes(notes);
   for (const l of alreadyLost) err(`kbz: warning: lease ${l.scope}/${l.leaf} was already lost before this release (${l.reason})`);
   const who = leaf === null ? scope : `${scope}/${leaf}`;
+  // An orphan release (its scope folder gone) has no log to write to.
+  if (released.length > 0 && (storeFor(root).kind !== "files" || fs.existsSync(path.join(root, ".unlazy", scope)))) {
+    const warning = await logEvent(storeFor(root), scope, `release ${leaf ?? "all"}: ${released.length} lease(s)`);
+    if (warning) err(warning);
+  }
   if (argv.json) json({ schema: 1, action: "release", exit: 0, scope, leaf, released: released.length, leases: released.map((r) => leaseJson(root, r)) });
   else out(`released ${released.length} lease(s) for ${who}`);
   return 0;
@@ -150,7 +160,7 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
   const store = storeFor(root);
   const file = store.kind === "files" ? statusLogPath(root, target.scope) : `${store.label} (status log of ${target.scope})`;
   try {
-    await store.appendStatus(target.scope, line);
+    await store.appendStatus(target.scope, stamped(line));
   } catch (e) {
     if ((e as Error).name === "CoordinatorError") throw e;
     throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});

@@ -1,7 +1,8 @@
-// kbz skill install: write the embedded kill-bezzangyi skill where Claude Code or Codex finds it.
+// kbz skill install: write the embedded kill-bezzangyi skill where Claude Code, Codex, Cursor or
+// Gemini CLI finds it.
 import * as os from "node:os";
 import { UsageError } from "../core/errors.ts";
-import { SkillInstallRefusal, installFiles, skillDir, type SkillAgent } from "../core/skill/install.ts";
+import { SKILL_AGENTS, SkillInstallRefusal, installFiles, skillDir, type SkillAgent } from "../core/skill/install.ts";
 import { SKILL_FILES, SKILL_NAME } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
@@ -16,7 +17,7 @@ interface SkillArgs {
 
 function install(argv: SkillArgs): ExitCode {
   const agent = (argv.agent ?? "claude") as SkillAgent;
-  if (agent !== "claude" && agent !== "codex") throw new UsageError("--agent must be claude or codex");
+  if (!SKILL_AGENTS.includes(agent)) throw new UsageError(`--agent must be one of ${SKILL_AGENTS.join(", ")}`);
   const base = argv.global ? os.homedir() : process.cwd();
   const dir = skillDir(agent, !!argv.global, process.cwd(), os.homedir(), SKILL_NAME);
   let o;
@@ -43,12 +44,17 @@ function install(argv: SkillArgs): ExitCode {
 
 export const verb: Verb = {
   command: "skill <action>",
-  describe: "install the kill-bezzangyi agent skill (SKILL.md, references, templates) for Claude Code or Codex",
+  describe: "install the kill-bezzangyi agent skill (SKILL.md, references, templates) for Claude Code, Codex, Cursor or Gemini CLI",
   builder: (y) =>
     y
       .positional("action", { choices: ["install"], describe: "install: write the embedded skill files" })
       .option("global", { type: "boolean", describe: "install for the user (~/.claude/skills or ~/.agents/skills)" })
-      .option("agent", { type: "string", choices: ["claude", "codex"], describe: "claude: .claude/skills; codex: .agents/skills", requiresArg: true })
+      .option("agent", {
+        type: "string",
+        choices: [...SKILL_AGENTS],
+        describe: "claude: .claude/skills; codex, cursor, gemini: .agents/skills (all three read it)",
+        requiresArg: true,
+      })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: (argv: SkillArgs) => install(argv),
 };

@@ -2,13 +2,9 @@
 // kbz's decision in that host's output contract. The decision itself (core/hook/decide.ts) is
 // host-neutral; adapters live at the edge, one file per host (src/hook/<host>.ts).
 import type { HookOutput } from "../core/hook/decide.ts";
+import type { HostName } from "../core/hook/targets.ts";
 
-export const HOST_NAMES = ["claude", "codex", "cursor", "gemini"] as const;
-export type HostName = (typeof HOST_NAMES)[number];
-
-export function isHostName(v: string): v is HostName {
-  return (HOST_NAMES as readonly string[]).includes(v);
-}
+export { HOST_NAMES, isHostName, type HostName } from "../core/hook/targets.ts";
 
 /** One stop, in host-neutral terms. */
 export interface HostStop {

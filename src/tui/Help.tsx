@@ -1,36 +1,17 @@
-// The `?` overlay: every key, in one screen.
-import { Box, Text } from "ink";
-import { fit } from "./text.ts";
-import type { Theme } from "./theme.ts";
+// The `?` overlay: every key of the key table, scrollable at any height.
+import type { DetailLine } from "./Detail.tsx";
+import { FullView } from "./Detail.tsx";
+import { helpRows } from "./keys.ts";
 
-export const HELP_LINES: [string, string][] = [
-  ["tab / shift-tab", "next / previous panel (also l h, → ←, 1-5)"],
-  ["↑ ↓  k j", "move the selection"],
-  ["pgup pgdn  g G", "page up / down, first / last"],
-  ["enter", "open: a leaf's gates, a queued leaf on the graph, a scope, an approval in full"],
-  ["r", "Gates: run the approved checks of the selected gate's ledger"],
-  ["R", "Gates: re-verify that ledger (met gates run again)"],
-  ["a", "Approvals: approve the selected check, then run it"],
-  ["d", "Approvals: decline it (nothing runs)"],
-  ["?", "this help (esc or ? closes it)"],
-  ["q  ctrl-c", "quit"],
-];
+export function helpLines(): DetailLine[] {
+  const lines: DetailLine[] = helpRows().map(([k, what]) => ({ label: k, value: what, tone: undefined }));
+  lines.push({ label: "", value: "" });
+  lines.push({ label: "states", value: "✓ verified  ● in flight  ◐ returned  ○ ready  · waiting  ✗ abandoned", tone: "muted" });
+  return lines;
+}
 
-export function Help({ width, height, theme }: { width: number; height: number; theme: Theme }) {
-  const keyWidth = 17;
-  return (
-    <Box flexDirection="column" height={height}>
-      <Text bold>{fit("Keys", width)}</Text>
-      {HELP_LINES.slice(0, Math.max(0, height - 3)).map(([k, what]) => (
-        <Text key={k} wrap="truncate">
-          <Text color={theme.tone("info")}>{k.padEnd(keyWidth)}</Text>
-          <Text>{fit(what, width - keyWidth)}</Text>
-        </Text>
-      ))}
-      <Text> </Text>
-      <Text color={theme.tone("muted")} wrap="truncate">
-        {fit("States: ✓ verified  ● in flight  ◐ returned  ○ ready  · waiting  ✗ abandoned", width)}
-      </Text>
-    </Box>
-  );
+export const helpLabelMax = (width: number) => Math.min(18, Math.floor(width / 3));
+
+export function Help({ top, height, width }: { top: number; height: number; width: number }) {
+  return <FullView title="Keys (esc or ? closes)" lines={helpLines()} top={top} height={height} labelMax={helpLabelMax(width)} />;
 }

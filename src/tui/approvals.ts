@@ -2,10 +2,14 @@
 // all through core/check and core/run: the same pending list, oracle, store and writeback as
 // `kbz check`. Nothing here decides what an approval binds or when a gate is met.
 import { UsageError } from "../core/errors.ts";
-import { pendingTasks, type CheckTask, type RunSettings } from "../core/check/plan.ts";
+import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../core/check/plan.ts";
+import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
+import type { GateView } from "../core/snapshot.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../core/check/run.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../core/run/approval.ts";
 import type { Env } from "../core/run/shell.ts";
+import { storeFor } from "../io/store/active.ts";
+import { checkEvents, logEvent } from "../io/store/events.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 
 export interface ApprovalsView {
@@ -62,7 +66,7 @@ export interface GateRunRequest {
 
 /** Run (and with `approve`, first approve) the given gates in process, as `kbz check` would. */
 export async function runGates(req: GateRunRequest): Promise<CheckResult> {
-  return runChecks({
+  const result = await runChecks({
     root: req.root,
     files: [],
     scope: req.scope,
@@ -77,6 +81,10 @@ export async function runGates(req: GateRunRequest): Promise<CheckResult> {
       finished: (t) => req.events?.finished?.(t.qid),
     },
   });
+  // The same log lines as `kbz check` (a failed append only loses the line).
+  const scope = result.snapshot.target.scope;
+  if (scope) for (const e of checkEvents(result.runs)) await logEvent(storeFor(result.snapshot.target.root), scope, e);
+  return result;
 }
 
 /** One line for the footer: what ran and how it ended. */
@@ -88,4 +96,25 @@ export function runSummary(r: CheckResult): string {
   parts.push(...failed.map((p) => p ?? "approval failed"));
   if (parts.length === 0) parts.push("nothing to run");
   return parts.join("; ");
+}
+
+export interface GateApproval {
+  oracle: RuntimeOracle;
+  signature: string;
+  approved: boolean;
+  shell: string;
+}
+
+/** What an approval of this gate binds now, and whether one is on record; null for a manual gate. */
+export function gateApproval(snap: Snapshot, view: ApprovalsView, gate: GateView): GateApproval | { problem: string } | null {
+  if (gate.gate.check === null || gate.gate.expect === null) return null;
+  if (!view.settings || !view.storeDir) return { problem: view.problem ?? "no run settings" };
+  const oracle = oracleFor(baseDir(snap, gate.file, view.settings), gate.gate, view.settings);
+  try {
+    const store = new ApprovalStore(view.storeDir, snap.target.root);
+    return { oracle, signature: oracleSignature(oracle), approved: store.isApproved(gate.file, gate.gate.id, oracle), shell: view.settings.shell };
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ApprovalStoreError) return { problem: e.message };
+    throw e;
+  }
 }

@@ -7,14 +7,14 @@ import { statusReport, type StatusReport } from "../core/report.ts";
 import type { Reduction } from "../core/ledger/state.ts";
 import { loadSnapshot, type Snapshot } from "../core/snapshot.ts";
 import { listScopes, resolveTarget } from "../core/workspace/discover.ts";
-import { ReadError, readStable } from "../core/workspace/read.ts";
+import { ReadError } from "../core/workspace/read.ts";
+import { coordination } from "../io/store/active.ts";
 import type { Env } from "../core/run/shell.ts";
 import { loadApprovals, type ApprovalsView } from "./approvals.ts";
 import type { LedgerCache } from "./ledgerCache.ts";
 import { loadPlanView, type PlanView } from "./plan.ts";
 
 export const LOG_TAIL_LINES = 500;
-const MAX_LOG_BYTES = 8 * 1024 * 1024;
 
 export interface LogTail {
   file: string | null; // absolute; null outside a scope
@@ -53,11 +53,10 @@ function readLogTail(root: string, scope: string | null, inputs: string[]): LogT
   if (!scope) return { file: null, lines: [], problem: null };
   const file = path.join(root, ".unlazy", scope, "status.log");
   try {
-    const text = readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES, root }).toString("utf8");
-    inputs.push(text);
-    const lines = text.split(/\r?\n/);
-    if (lines[lines.length - 1] === "") lines.pop();
-    return { file, lines: lines.slice(-LOG_TAIL_LINES), problem: null };
+    // Through the store: the file, or the coordinator's log when one is set.
+    const lines = coordination(root).statusLog(scope, LOG_TAIL_LINES);
+    inputs.push(lines.join("\n"));
+    return { file, lines, problem: null };
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return { file, lines: [], problem: null };
     if (e instanceof ReadError) return { file, lines: [], problem: e.located() };

@@ -11,6 +11,7 @@ import { loadDash, loadPlan, viewHash, type DashSource, type DashView } from "./
 import { LedgerCache } from "./ledgerCache.ts";
 import { planProblem } from "./plan.ts";
 import { watchWorkspace } from "./watch.ts";
+import { refreshView, storeFor } from "../io/store/active.ts";
 
 export interface SnapshotState {
   view: DashView;
@@ -99,10 +100,15 @@ export function useSnapshot(src: DashSource, opts: { watch: boolean } = { watch:
     };
     if (!opts.watch) return stopPlan;
     const w = watchWorkspace(src.root, reload);
+    // With a coordinator, its changes arrive by an etcd watch (a no-op for the files, which the
+    // file watcher covers): read the store's view again, then reload from it.
+    const refresh = () => void refreshView(src.root, src.scope).then(reload, reload);
+    const stopStore = storeFor(src.root).watch(refresh);
     // A write between the first load and the watcher's initial scan raises no event: look once more.
     void w.ready.then(reload);
     return () => {
       stopPlan();
+      stopStore();
       void w.close();
     };
   }, [src, opts.watch, reload]);

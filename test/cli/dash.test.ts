@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { track } from "../helpers/tmp.ts";
 import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
@@ -78,9 +79,9 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.send("Tab", "Tab");
     await p.waitFor((s) => s.includes("dispatch w1 opened: leaf-1.1"));
     p.send("?");
-    await p.waitFor((s) => s.includes("Keys") && s.includes("re-verify"));
+    await p.waitFor((s) => s.includes("Keys (esc or ? closes)") && s.includes("move down"));
     p.send("Escape");
-    await p.waitFor((s) => !s.includes("re-verify"));
+    await p.waitFor((s) => !s.includes("Keys (esc or ? closes)") && s.includes("dispatch w1 opened"));
     p.resize(60, 15);
     const screen = await p.waitFor((s) => s.includes("scope api") && s.split("\n").every((l) => l.length <= 60));
     expect(screen.split("\n").filter((l) => l.trim() !== "").length).toBeLessThan(15);
@@ -116,6 +117,8 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     const end = await p.waitFor((s) => s.includes("EXIT="));
     expect(end).toContain("EXIT=0");
     expect(end).toMatch(/kbz demo: the example's files stay in \S+kbz-demo-/);
+    // The example is the person's to keep; the test removes its copy.
+    track(/stay in (\S+kbz-demo-[^/\s]+)/.exec(end.replace(/\s*\n\s*/g, ""))![1]!);
   }, 60_000);
 });
 
@@ -135,6 +138,7 @@ describe("kbz without a terminal", () => {
     const r = kbz(["demo"], { cwd: tempDir() });
     expect(r.code).toBe(0);
     const where = /copied to (\S+)/.exec(r.stdout)![1]!;
+    track(path.dirname(where)); // the example's folder and its private approvals
     expect(fs.existsSync(path.join(where, ".unlazy/checkout/PLAN.md"))).toBe(true);
     expect(r.stdout).toContain("[scope checkout]");
   });

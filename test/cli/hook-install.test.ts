@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, REPO, hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { shellWords } from "../../src/core/hook/install.ts";
 
 // Each case spawns the binary (and Node 16) several times; a loaded machine needs headroom.
 setDefaultTimeout(60_000);
@@ -25,17 +26,17 @@ function project(settings?: unknown | string) {
 const other = { type: "command", command: "node other-tool.mjs" };
 
 describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.1 31-34)", () => {
-  test("installs the binary in exec form with absolute paths, the marker and the timeout", () => {
+  test("installs the binary as ONE command string with absolute paths, the agent, the marker and the timeout (no args list)", () => {
     const p = project();
     const r = p.run("--scope", "api");
     expect(r.code).toBe(0);
     expect(p.stopHandlers()).toEqual([
-      { type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2", "--scope", "api"], timeout: 20 },
+      { type: "command", command: `${BIN} hook stop --agent claude --unlazy-hook-v2 --scope api`, timeout: 20 },
     ]);
     expect(r.stdout).toBe(
       [
-        `Installed kbz Stop hook into ${p.file}`,
-        `  command: ${BIN} hook stop --unlazy-hook-v2 --scope api`,
+        `Installed kbz stop hook for claude into ${p.file}`,
+        `  command: ${BIN} hook stop --agent claude --unlazy-hook-v2 --scope api`,
         "  scope:   api",
         "  backup:  not needed for a new file",
         "  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.",
@@ -51,25 +52,25 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     const again = p.run("--scope", "api");
     expect(again.stdout).toBe(`Already installed in ${p.file} (idempotent, nothing changed).\n`);
     expect(hashTree(p.dir)).toBe(before);
-    const ours = p.stopHandlers().filter((h) => h.args?.includes("--unlazy-hook-v2"));
+    const ours = p.stopHandlers().filter((h) => h.command.includes("--unlazy-hook-v2"));
     expect(ours).toHaveLength(1);
-    expect(ours[0].args).toContain("api");
+    expect(ours[0].command).toEndWith("--scope api");
   });
 
   test("--uninstall with a --scope removes every kbz handler, whatever scope it was pinned to", () => {
     const p = project();
     p.run("--scope", "web");
-    expect(p.run("--uninstall", "--scope", "api").stdout).toStartWith("Removed kbz Stop hook (1 handler(s))");
+    expect(p.run("--uninstall", "--scope", "api").stdout).toStartWith("Removed kbz stop hook (1 handler(s))");
     expect(p.read()).toEqual({});
   });
 
   test("re-installing with another scope replaces the entry", () => {
     const p = project();
     p.run("--scope", "api");
-    expect(p.run("--scope", "web").stdout).toStartWith("Installed kbz Stop hook");
+    expect(p.run("--scope", "web").stdout).toStartWith("Installed kbz stop hook");
     const ours = p.stopHandlers();
     expect(ours).toHaveLength(1);
-    expect(ours[0].args.slice(-2)).toEqual(["--scope", "web"]);
+    expect(ours[0].command).toEndWith("--scope web");
   });
 
   test("uninstall removes only our entry, keeps an unrelated hook, and backs up the original bytes", () => {
@@ -77,40 +78,45 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     p.run();
     const installed = fs.readFileSync(p.file);
     const r = p.run("--uninstall");
-    expect(r.stdout).toBe(`Removed kbz Stop hook (1 handler(s)) from ${p.file}. Sibling handlers were preserved.\n`);
+    expect(r.stdout).toBe(`Removed kbz stop hook (1 handler(s)) from ${p.file}. Sibling handlers were preserved.\n`);
     expect(p.read()).toEqual({ hooks: { Stop: [{ hooks: [other] }] }, model: "opus" });
     expect(fs.readFileSync(`${p.file}.unlazy.bak`)).toEqual(installed);
     const before = hashTree(p.dir);
-    expect(p.run("--uninstall").stdout).toBe(`Nothing to remove: no kbz Stop hook found in ${p.file}\n`);
+    expect(p.run("--uninstall").stdout).toBe(`Nothing to remove: no kbz stop hook found in ${p.file}\n`);
     expect(hashTree(p.dir)).toBe(before);
   });
 
   test("an upstream v2.0 entry without a marker is recognised; uninstall leaves no hooks key", () => {
     const p = project({ hooks: { Stop: [{ hooks: [{ type: "command", command: 'node "/home/me/.claude/skills/unlazy/scripts/stop-hook.mjs"' }] }] } });
-    expect(p.run("--uninstall").stdout).toStartWith("Removed kbz Stop hook (1 handler(s))");
+    expect(p.run("--uninstall").stdout).toStartWith("Removed kbz stop hook (1 handler(s))");
     expect(p.read()).toEqual({});
   });
 
-  test("an unlazy 2.1 shell-form entry with the marker is migrated to one exec-form entry", () => {
+  test("an unlazy 2.1 shell-form entry with the marker is replaced by kbz's one command string", () => {
     const p = project({
       hooks: { Stop: [{ hooks: [{ type: "command", command: "'/usr/bin/node' '/x/unlazy/scripts/stop-hook.mjs' --unlazy-hook-v2 --scope api", timeout: 20 }] }] },
     });
     p.run("--scope", "api");
-    expect(p.stopHandlers()).toEqual([
-      { type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2", "--scope", "api"], timeout: 20 },
-    ]);
+    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${BIN} hook stop --agent claude --unlazy-hook-v2 --scope api`, timeout: 20 }]);
+  });
+
+  test("an exec-form entry of an earlier kbz (command + args, ignored by Claude Code < 2.1.139) is repaired to the string form", () => {
+    const p = project({ hooks: { Stop: [{ hooks: [{ type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2"], timeout: 20 }] }] } });
+    expect(p.run().stdout).toStartWith("Installed kbz stop hook for claude");
+    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${BIN} hook stop --agent claude --unlazy-hook-v2`, timeout: 20 }]);
   });
 
   test("--fallback installs node with the absolute path of hooks/stop-hook.mjs", () => {
     const p = project();
     expect(p.run("--fallback").code).toBe(0);
     const [h] = p.stopHandlers();
-    expect(path.isAbsolute(h.command)).toBe(true);
-    expect(path.basename(h.command)).toBe("node");
-    expect(h.args).toEqual([path.join(REPO, "hooks", "stop-hook.mjs"), "--unlazy-hook-v2"]);
+    const [node, ...rest] = shellWords(h.command);
+    expect(path.isAbsolute(node!)).toBe(true);
+    expect(path.basename(node!)).toBe("node");
+    expect(rest).toEqual([path.join(REPO, "hooks", "stop-hook.mjs"), "--agent", "claude", "--unlazy-hook-v2"]);
     // Switching back to the binary replaces the fallback entry.
     p.run();
-    expect(p.stopHandlers().map((x) => x.command)).toEqual([BIN]);
+    expect(p.stopHandlers().map((x) => x.command)).toEqual([`${BIN} hook stop --agent claude --unlazy-hook-v2`]);
   });
 
   test("--shared writes .claude/settings.json with a warning; --global writes ~/.claude/settings.json", () => {
@@ -120,24 +126,26 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     expect(p.stopHandlers(".claude/settings.json")).toHaveLength(1);
     expect(p.run("--global").code).toBe(0);
     const global = JSON.parse(fs.readFileSync(path.join(p.home, ".claude/settings.json"), "utf8"));
-    expect(global.hooks.Stop[0].hooks[0].command).toBe(BIN);
+    expect(global.hooks.Stop[0].hooks[0].command).toStartWith(`${BIN} hook stop`);
     expect(fs.existsSync(p.file)).toBe(false);
   });
 
   test("--json prints one object describing the result", () => {
     const p = project();
     const j = JSON.parse(p.run("--json", "--scope", "api").stdout);
-    expect(j).toMatchObject({ schema: 1, result: "installed", target: p.file, scope: "api", backup: null, removed: 0 });
-    expect(JSON.parse(p.run("--json", "--scope", "api").stdout).result).toBe("already-installed");
+    expect(j).toMatchObject({ schema: 1, exit: 0, verdict: "installed", agent: "claude", target: p.file, scope: "api", backup: null, removed: 0, errors: [] });
+    expect(JSON.parse(p.run("--json", "--scope", "api").stdout).verdict).toBe("already-installed");
   });
 
-  test("the installed command really runs the hook", () => {
+  test("the installed command really runs the hook through sh -c, as Claude Code runs a command string", () => {
     const p = project();
     writeTree(p.dir, { "GATES.md": "# Gates\n\n- [ ] G1: outcome\n" });
-    p.run();
-    const [h] = p.stopHandlers();
-    const out = execFileSync(h.command, h.args, { input: JSON.stringify({ cwd: p.dir, session_id: "x" }), encoding: "utf8" });
-    expect(JSON.parse(out).decision).toBe("block");
+    for (const args of [[], ["--fallback"]]) {
+      p.run(...args);
+      const [h] = p.stopHandlers();
+      const out = execFileSync("sh", ["-c", h.command], { input: JSON.stringify({ cwd: p.dir, session_id: `x${args.length}` }), encoding: "utf8" });
+      expect(JSON.parse(out).decision).toBe("block");
+    }
   });
 });
 
@@ -155,7 +163,10 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
   test("malformed settings shapes are refused with the bytes unchanged", () => {
     const shapes = [[], { hooks: [] }, { hooks: { Stop: {} } }, { hooks: { Stop: [{ hooks: {} }] } }, { hooks: { Stop: [{ hooks: [null] }] } }, { hooks: { Stop: ["x"] } }];
     for (const s of shapes) {
-      for (const args of [[], ["--uninstall"]]) expect(refused(project(s), args)).toStartWith(`kbz: refusing to touch `);
+      for (const args of [[], ["--uninstall"]]) {
+        const p = project(s);
+        expect(refused(p, args)).toStartWith(`${p.file}:1: refusing to touch this file: `);
+      }
     }
   });
 
@@ -190,7 +201,7 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
     const legacy = { type: "command", command: "node /opt/tools/scripts/stop-hook.mjs --unlazy" };
     const p = project({ hooks: { Stop: [{ matcher: "*", hooks: [other, legacy] }] } });
     const original = fs.readFileSync(p.file);
-    expect(p.run("--uninstall").stdout).toStartWith("Removed kbz Stop hook (1 handler(s))");
+    expect(p.run("--uninstall").stdout).toStartWith("Removed kbz stop hook (1 handler(s))");
     expect(p.read()).toEqual({ hooks: { Stop: [{ matcher: "*", hooks: [other] }] } });
     expect(fs.readFileSync(`${p.file}.unlazy.bak`)).toEqual(original);
   });
@@ -225,9 +236,9 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
     s.hooks.Stop.push({ hooks: [{ ...s.hooks.Stop[0].hooks[0] }] });
     fs.writeFileSync(p.file, JSON.stringify(s));
     const r = p.run();
-    expect(r.stdout).toStartWith("Installed kbz Stop hook");
+    expect(r.stdout).toStartWith("Installed kbz stop hook");
     expect(r.stdout).toContain(`backup:  ${p.file}.unlazy.bak`);
-    expect(p.stopHandlers()).toEqual([{ type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2"], timeout: 20 }]);
+    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${BIN} hook stop --agent claude --unlazy-hook-v2`, timeout: 20 }]);
   });
 
   test("an invalid --scope, --shared with --global, or a repeated --scope is a usage error with nothing written", () => {

@@ -223,7 +223,8 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
       const runs = await Promise.all(Array.from({ length: 64 }, () => stopHookAsync({ cwd: dir, session_id: round })));
       for (const r of runs) {
         expect(r.code).toBe(0);
-        expect(r.stdout).not.toContain("could not update");
+        expect(r.stderr + r.stdout).not.toContain("could not update");
+        expect(r.stderr).toBe("");
         expect(r.stdout.split("\n").filter(Boolean)).toHaveLength(1);
       }
       expect(readState(file).sessions[sessionKey(round, null)]!.blocks).toBe(64);

@@ -20,7 +20,7 @@ function expectRefused(dir: string, args: string[], message: string | RegExp): v
 }
 
 describe("golden transcript C: scopes, leases, status log, binding", () => {
-  test("list, claim, overlap, identity conflict, unknown leaf, release, log and bind match unlazy's lines", () => {
+  test("list, claim, overlap, identity conflict, unknown leaf, release, log and bind match unlazy's lines; fixes unlazy bug: status.log lines written by claim, release and log carried no time", () => {
     const dir = fixtureCopy("pipe");
     const run = (...args: string[]) => kbz(args, { cwd: dir });
     expect(run("scope", "list")).toEqual({ code: 0, stdout: "api\nweb\n", stderr: "" });
@@ -50,7 +50,17 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
     expect(run("scope", "release", "--scope", "api")).toEqual({ code: 0, stdout: "released 0 lease(s) for api\n", stderr: "" });
     const log = run("scope", "log", "--scope", "api", "leaf-1 verified");
     expect(log).toEqual({ code: 0, stdout: `appended to ${path.join(dir, ".unlazy/api/status.log")}\n`, stderr: "" });
-    expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8")).toBe("leaf-1 verified\n");
+    // The printed lines are unlazy's; the log now has `<ISO time> <event>` lines throughout, the
+    // shape dispatch events always had, and records the claim and the release too.
+    const T = "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z";
+    const lines = fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8").split("\n");
+    expect(lines[0]).toMatch(new RegExp(`^${T} claim leaf-1: src/api/\\*\\*, tests/api/\\*\\*$`));
+    expect(lines[1]).toMatch(new RegExp(`^${T} release leaf-1: 1 lease\\(s\\)$`));
+    expect(lines[2]).toMatch(new RegExp(`^${T} leaf-1 verified$`));
+    expect(lines.slice(3)).toEqual([""]);
+    // Text that already starts with a time is kept as given.
+    run("scope", "log", "--scope", "api", "2026-12-02T10:00:00.000Z wave note");
+    expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8").split("\n")[3]).toBe("2026-12-02T10:00:00.000Z wave note");
     expect(run("scope", "bind", "--scope", "web", "sess-123")).toEqual({ code: 0, stdout: "bound session sess-123 to scope web\n", stderr: "" });
     expect(fs.readFileSync(path.join(dir, ".unlazy/web/session"), "utf8")).toBe("sess-123\n");
   });

@@ -43,7 +43,8 @@ describe("kbz status (compiled binary)", () => {
   test("--json prints one object with schema, verdict, counts and per-gate state", () => {
     const r = kbz(["status", "--json"], { cwd: fixtureCopy("solo") });
     const j = JSON.parse(r.stdout);
-    expect(Object.keys(j)).toEqual(["schema", "root", "mode", "scope", "verdict", "exit", "counts", "ledgers", "gates", "unmet", "abandoned", "dispatch"]);
+    expect(Object.keys(j)).toEqual(["schema", "exit", "verdict", "root", "mode", "scope", "counts", "ledgers", "gates", "unmet", "abandoned", "dispatch", "errors"]);
+    expect(r.stdout.trimEnd().split("\n")).toHaveLength(1);
     expect(j.schema).toBe(1);
     expect(j.exit).toBe(1);
     expect(j.gates[0]).toEqual({

@@ -5,10 +5,20 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, fixtureCopy, hashTree, kbz, tempDir } from "../helpers/kbz.ts";
+import { runCli } from "../helpers/cli.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 
 const REQ = ".unlazy/st/request.json";
 const json = (s: string) => JSON.parse(s.trim());
+/** The verb's own fields of its envelope line; the envelope keys are checked on the way. */
+const body = (s: string) => {
+  expect(s.trimEnd().split("\n")).toHaveLength(1);
+  const { schema, exit, verdict, errors, ...rest } = JSON.parse(s.trim());
+  expect([schema, typeof exit, typeof verdict, Array.isArray(errors)]).toEqual([1, "number", "string", true]);
+  if (exit === 2) expect([verdict, errors.length]).toEqual(["invalid", 1]);
+  else expect(errors).toEqual([]);
+  return rest;
+};
 const st = (root: string, rel: string) => fs.readFileSync(path.join(root, ".unlazy/st", rel), "utf8");
 
 function golden(): string {
@@ -16,24 +26,24 @@ function golden(): string {
 }
 
 describe("kill §7 E transcripts", () => {
-  test("check before any event is STRUCTURE_INVALID (registry not initialized), exit 2", () => {
-    const r = kbz(["structure", "check", "--scope", "st", "--json"], { cwd: golden() });
+  test("check before any event is STRUCTURE_INVALID (registry not initialized), exit 2", async () => {
+    const r = await runCli(["structure", "check", "--scope", "st", "--json"], { cwd: golden() });
     expect(r.code).toBe(2);
-    expect(json(r.stdout)).toEqual({ marker: "STRUCTURE_INVALID", error: "STRUCTURE registry is not initialized" });
+    expect(body(r.stdout)).toEqual({ marker: "STRUCTURE_INVALID", error: "STRUCTURE registry is not initialized" });
   });
 
-  test("plan is read-only with the golden summary, details, turn, check and complexity", () => {
+  test("plan is read-only with the golden summary, details, turn, check and complexity", async () => {
     const root = golden();
     const before = hashTree(root);
-    const r = kbz(["structure", "plan", "--scope", "st", "--request", REQ, "--json"], { cwd: root });
+    const r = await runCli(["structure", "plan", "--scope", "st", "--request", REQ, "--json"], { cwd: root });
     expect(r.code).toBe(0);
-    const o = json(r.stdout);
+    const o = body(r.stdout);
     expect(Object.keys(o)).toEqual(["status", "operation", "snapshot", "actions", "turn", "check", "complexity"]);
     expect(o.actions).toEqual({ expanded: 1, merged: 1, reported: 0, accepted: 0, rejected: 0, resumed: 0 });
     expect([o.status, o.operation, o.turn]).toEqual(["planned", "split-A-1", 1]);
     expect(o.check).toEqual({ ok: true, residual: 0, errors: [] });
     expect(o.complexity).toEqual({ groups: 2, boundaryEdges: 1, depth: 1 });
-    const d = json(kbz(["structure", "plan", "--scope", "st", "--request", REQ, "--details", "--json"], { cwd: root }).stdout);
+    const d = body((await runCli(["structure", "plan", "--scope", "st", "--request", REQ, "--details", "--json"], { cwd: root })).stdout);
     expect(d.actions).toEqual([
       { action: "expand", parent: "A", children: ["A.1", "A.2"] },
       { action: "group", members: ["A", "A.1"] },
@@ -43,10 +53,10 @@ describe("kill §7 E transcripts", () => {
     expect(hashTree(root)).toBe(before);
   });
 
-  test("apply, apply again, and the files it writes match the golden texts", () => {
+  test("apply, apply again, and the files it writes match the golden texts", async () => {
     const root = golden();
-    const a = kbz(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root });
-    expect(json(a.stdout)).toEqual({
+    const a = await runCli(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root });
+    expect(body(a.stdout)).toEqual({
       status: "applied",
       operation: "split-A-1",
       turn: 1,
@@ -54,8 +64,8 @@ describe("kill §7 E transcripts", () => {
       complexity: { groups: 2, boundaryEdges: 1, depth: 1 },
     });
     const after = hashTree(root);
-    const again = kbz(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root });
-    expect(json(again.stdout)).toEqual({ status: "already-applied", operation: "split-A-1" });
+    const again = await runCli(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root });
+    expect(body(again.stdout)).toEqual({ status: "already-applied", operation: "split-A-1" });
     expect(hashTree(root)).toBe(after);
     expect(st(root, "PLAN.md")).toBe(
       "# Plan: split demo\nContract revision: 2.\n\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n" +
@@ -75,33 +85,33 @@ describe("kill §7 E transcripts", () => {
     expect(Object.keys(reg)).toEqual(["schema", "initial", "expected", "requiredEdges", "requiredGates", "requiredIntegrations", "splits", "groups", "operations", "turn", "reports"]);
     expect([reg.initial, reg.expected, reg.turn, reg.operations.length]).toEqual([["A"], ["A", "A.1", "A.2"], 1, 1]);
 
-    const c = kbz(["structure", "check", "--scope", "st", "--json"], { cwd: root });
-    expect([c.code, json(c.stdout)]).toEqual([0, { marker: "STRUCTURE_OK", ok: true, residual: 0, errors: [] }]);
-    const f = kbz(["structure", "check", "--scope", "st", "--final", "--json"], { cwd: root });
+    const c = await runCli(["structure", "check", "--scope", "st", "--json"], { cwd: root });
+    expect([c.code, body(c.stdout)]).toEqual([0, { marker: "STRUCTURE_OK", ok: true, residual: 0, findings: [] }]);
+    const f = await runCli(["structure", "check", "--scope", "st", "--final", "--json"], { cwd: root });
     expect(f.code).toBe(1);
-    expect(json(f.stdout)).toEqual({
+    expect(body(f.stdout)).toEqual({
       marker: "STRUCTURE_UNMET",
       ok: false,
       residual: 4,
-      errors: [
+      findings: [
         { code: "unfinished-task", id: "A" },
         { code: "unfinished-task", id: "A.1" },
         { code: "unfinished-task", id: "A.2" },
         { code: "unfinished-integration", id: "GATES.md:ROOT" },
       ],
     });
-    const n = json(kbz(["next", "--scope", "st", "--slots", "4", "--json"], { cwd: root }).stdout);
+    const n = body((await runCli(["next", "--scope", "st", "--slots", "4", "--json"], { cwd: root })).stdout);
     expect([n.action, n.launch, n.counts.sequentialGroups, n.handoffs]).toEqual(["dispatch", ["A.1", "A.2"], 2, { turn: 1, pending: [] }]);
-    expect(json(kbz(["structure", "recover", "--scope", "st", "--json"], { cwd: root }).stdout)).toEqual({ status: "nothing-to-recover" });
-    const reused = kbz(["structure", "apply", "--scope", "st", "--request", ".unlazy/st/request2.json", "--json"], { cwd: root });
-    expect([reused.code, json(reused.stdout)]).toEqual([2, { status: "invalid", error: "operation id reused with different request" }]);
+    expect(body((await runCli(["structure", "recover", "--scope", "st", "--json"], { cwd: root })).stdout)).toEqual({ status: "nothing-to-recover" });
+    const reused = await runCli(["structure", "apply", "--scope", "st", "--request", ".unlazy/st/request2.json", "--json"], { cwd: root });
+    expect([reused.code, body(reused.stdout)]).toEqual([2, { status: "invalid", error: "operation id reused with different request" }]);
     expect(hashTree(root)).toBe(after);
   });
 
-  test("a purely sequential split is rejected", () => {
-    const r = kbz(["structure", "plan", "--scope", "st", "--request", ".unlazy/st/request3.json", "--json"], { cwd: golden() });
+  test("a purely sequential split is rejected", async () => {
+    const r = await runCli(["structure", "plan", "--scope", "st", "--request", ".unlazy/st/request3.json", "--json"], { cwd: golden() });
     expect(r.code).toBe(2);
-    expect(json(r.stdout).error).toBe("no independent child pair; keep sequential work together");
+    expect(body(r.stdout).error).toBe("no independent child pair; keep sequential work together");
   });
 });
 
@@ -110,7 +120,6 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
     ["an unknown option", ["structure", "plan", "--unknown", "--json"], /^unknown or duplicate option/],
     ["no action", ["structure", "--json"], /^expected plan, apply, recover/],
     ["an unknown action", ["structure", "explode", "--scope", "st", "--json"], /^expected plan, apply, recover/],
-    ["no scope", ["structure", "plan", "--request", REQ, "--json"], "invalid scope"],
     ["an invalid scope", ["structure", "plan", "--scope", "../x", "--request", REQ, "--json"], "invalid scope"],
     ["no request", ["structure", "apply", "--scope", "st", "--json"], "request file required"],
     ["recover with a request", ["structure", "recover", "--scope", "st", "--request", REQ, "--json"], "recover takes only root and scope"],
@@ -120,12 +129,12 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
     ["a missing value", ["structure", "plan", "--scope", "st", "--request", "--json"], /^missing option value|^request file required/],
   ];
   for (const [what, args, message] of cases) {
-    test(what, () => {
+    test(what, async () => {
       const root = golden();
       const before = hashTree(root);
-      const r = kbz(args, { cwd: root });
+      const r = await runCli(args, { cwd: root });
       expect(r.code).toBe(2);
-      const o = json(r.stdout);
+      const o = body(r.stdout);
       expect(o.status).toBe("invalid");
       if (typeof message === "string") expect(o.error).toBe(message);
       else expect(o.error).toMatch(message);
@@ -133,9 +142,12 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
     });
   }
 
-  test("without --json the error is one kbz: line on stderr", () => {
-    const r = kbz(["structure", "apply", "--scope", "st"], { cwd: golden() });
-    expect([r.code, r.stdout, r.stderr]).toEqual([2, "", "kbz: request file required\n"]);
+  test("without --json a usage error is a kbz: line, its hint and the --help pointer on stderr", async () => {
+    const r = await runCli(["structure", "apply", "--scope", "st"], { cwd: golden() });
+    expect([r.code, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toBe(
+      "kbz: request file required\n  hint: write a request from skill/references/structure-request.schema.json and pass --request FILE\nrun kbz --help for usage\n",
+    );
   });
 
   const broken: [string, (root: string) => void, string][] = [
@@ -153,50 +165,65 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
     ["a corrupt journal", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/STRUCTURE.pending.json"), "{}"), "invalid recovery journal"],
   ];
   for (const [what, breakIt, message] of broken) {
-    test(`${what}: "${message}"`, () => {
+    test(`${what}: "${message}"`, async () => {
       const root = golden();
       breakIt(root);
       const before = hashTree(root);
-      const r = kbz(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root });
+      const r = await runCli(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root });
       expect(r.code).toBe(2);
-      expect(json(r.stdout).error.startsWith(message)).toBe(true);
+      expect(body(r.stdout).error.startsWith(message)).toBe(true);
       expect(hashTree(root)).toBe(before);
     });
   }
 
-  test("recover refuses a corrupt journal and writes nothing", () => {
+  test("recover refuses a corrupt journal and writes nothing", async () => {
     const root = golden();
     fs.writeFileSync(path.join(root, ".unlazy/st/STRUCTURE.pending.json"), "{}");
     const before = hashTree(path.join(root, ".unlazy/st"));
-    const r = kbz(["structure", "recover", "--scope", "st", "--json"], { cwd: root });
-    expect([r.code, json(r.stdout).error]).toEqual([2, "invalid recovery journal"]);
+    const r = await runCli(["structure", "recover", "--scope", "st", "--json"], { cwd: root });
+    expect([r.code, body(r.stdout).error]).toEqual([2, "invalid recovery journal"]);
     expect(hashTree(path.join(root, ".unlazy/st"))).toBe(before);
   });
 });
 
 describe("crash injection through the binary", () => {
-  test("KBZ_TEST_FAULT_AFTER interrupts an apply; recover rolls forward to the uninterrupted bytes", () => {
+  // The status log is the audit trail, not part of the transaction: its lines carry the time
+  // and say how the operation completed, so it is read aside and the rest compared byte for byte.
+  const takeLog = (root: string) => {
+    const file = path.join(root, ".unlazy/st/status.log");
+    const text = fs.readFileSync(file, "utf8");
+    fs.rmSync(file);
+    return text.trimEnd().split("\n").map((l) => l.replace(/^\S+ /, ""));
+  };
+
+  test("KBZ_TEST_FAULT_AFTER interrupts an apply; recover rolls forward to the uninterrupted bytes", async () => {
     const reference = golden();
-    kbz(["structure", "apply", "--scope", "st", "--request", REQ], { cwd: reference });
+    await runCli(["structure", "apply", "--scope", "st", "--request", REQ], { cwd: reference });
+    const applied = takeLog(reference);
+    expect(applied).toHaveLength(1);
+    expect(applied[0]).toMatch(/^structure \S+ applied as turn \d+: /);
     for (const k of [1, 2, 3, 5]) {
       const root = golden();
-      const r = kbz(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root, env: { KBZ_TEST_FAULT_AFTER: String(k) } });
-      expect([r.code, json(r.stdout).error]).toEqual([2, `injected interruption after write ${k}`]);
-      const n = kbz(["next", "--scope", "st", "--slots", "2", "--json"], { cwd: root });
-      if (k >= 2) expect(json(n.stdout).error).toContain("pending structure transaction");
-      kbz(["structure", "recover", "--scope", "st"], { cwd: root });
-      kbz(["structure", "apply", "--scope", "st", "--request", REQ], { cwd: root });
+      const r = await runCli(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root, env: { KBZ_TEST_FAULT_AFTER: String(k) } });
+      expect([r.code, body(r.stdout).error]).toEqual([2, `injected interruption after write ${k}`]);
+      const n = await runCli(["next", "--scope", "st", "--slots", "2", "--json"], { cwd: root });
+      if (k >= 2) expect(body(n.stdout).error).toContain("pending structure transaction");
+      await runCli(["structure", "recover", "--scope", "st"], { cwd: root });
+      await runCli(["structure", "apply", "--scope", "st", "--request", REQ], { cwd: root });
+      const log = k >= 2 ? takeLog(root) : [];
+      if (k >= 2) expect(log[0]).toMatch(/^structure \S+ recovered/);
+      else expect(takeLog(root)).toEqual(applied);
       expect(hashTree(root)).toBe(hashTree(reference));
     }
   });
 });
 
-function run(root: string, args: string[], env: Record<string, string> = {}) {
-  return kbz(args, { cwd: root, env });
+async function run(root: string, args: string[], env: Record<string, string> = {}) {
+  return await runCli(args, { cwd: root, env });
 }
 
 describe("the handoff verbs", () => {
-  test("report, then accept in a later turn, each persisted as requests/<op>.json and idempotent", () => {
+  test("report, then accept in a later turn, each persisted as requests/<op>.json and idempotent", async () => {
     const root = golden();
     fs.writeFileSync(path.join(root, ".unlazy/st/gates/leaf-A.md"), "OWNS: src/**\n- [x] P0: groundwork\n  EVIDENCE: reviewed by hand\n- [ ] P1: modules a and b integrated\n  EVIDENCE: pending\n");
     const wave = (returned: boolean) =>
@@ -206,30 +233,30 @@ describe("the handoff verbs", () => {
     const request = json(st(root, "request.json"));
     const proposal = { id: "r1", parent: "A", source: { wave: "w1", handle: "agent-1" }, checkpoint: { summary: "P0 done", completed: ["P0"], remaining: ["P1"], artifacts: [] }, refinement: request.refinements.A };
     fs.writeFileSync(path.join(root, "proposal.json"), JSON.stringify(proposal));
-    const rep = run(root, ["structure", "report", "--scope", "st", "--operation", "report-A", "--proposal", "proposal.json", "--json"]);
-    expect([rep.code, json(rep.stdout).status, json(rep.stdout).actions.reported]).toEqual([0, "applied", 1]);
+    const rep = await run(root, ["structure", "report", "--scope", "st", "--operation", "report-A", "--proposal", "proposal.json", "--json"]);
+    expect([rep.code, body(rep.stdout).status, body(rep.stdout).actions.reported]).toEqual([0, "applied", 1]);
     expect(json(st(root, "requests/report-A.json")).reports[0].id).toBe("r1");
-    const pending = json(run(root, ["next", "--scope", "st", "--slots", "2", "--json"]).stdout).handoffs;
+    const pending = body((await run(root, ["next", "--scope", "st", "--slots", "2", "--json"])).stdout).handoffs;
     expect(pending).toEqual({ turn: 1, pending: [{ id: "r1", parent: "A", returned: false, leaseReleased: true }] });
-    expect(run(root, ["next", "--scope", "st", "--slots", "2"]).stdout).toContain("REPORT r1 on A pending: not returned yet, lease released");
-    const early = run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
-    expect(json(early.stdout).error).toBe("reported execution must have returned before handoff");
+    expect((await run(root, ["next", "--scope", "st", "--slots", "2"])).stdout).toContain("REPORT r1 on A pending: not returned yet, lease released");
+    const early = await run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
+    expect(body(early.stdout).error).toBe("reported execution must have returned before handoff");
     expect(fs.existsSync(path.join(root, ".unlazy/st/requests/accept-A.json"))).toBe(false);
     fs.writeFileSync(path.join(root, ".unlazy/st/dispatch.json"), wave(true));
-    const ok = run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
-    expect([ok.code, json(ok.stdout).turn, json(ok.stdout).actions.accepted]).toEqual([0, 2, 1]);
-    const retry = run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
-    expect(json(retry.stdout)).toEqual({ status: "already-applied", operation: "accept-A" });
-    const other = run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "other", "--json"]);
-    expect(json(other.stdout).error).toBe("operation id reused with different request");
-    expect(json(run(root, ["next", "--scope", "st", "--slots", "2", "--json"]).stdout).launch).toEqual(["A.1", "A.2"]);
+    const ok = await run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
+    expect([ok.code, body(ok.stdout).turn, body(ok.stdout).actions.accepted]).toEqual([0, 2, 1]);
+    const retry = await run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
+    expect(body(retry.stdout)).toEqual({ status: "already-applied", operation: "accept-A" });
+    const other = await run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "other", "--json"]);
+    expect(body(other.stdout).error).toBe("operation id reused with different request");
+    expect(body((await run(root, ["next", "--scope", "st", "--slots", "2", "--json"])).stdout).launch).toEqual(["A.1", "A.2"]);
   });
 
-  test("reject needs a reason", () => {
+  test("reject needs a reason", async () => {
     const root = golden();
-    const r = run(root, ["structure", "reject", "--scope", "st", "--operation", "rej", "--report", "nope", "--json"]);
+    const r = await run(root, ["structure", "reject", "--scope", "st", "--operation", "rej", "--report", "nope", "--json"]);
     expect(r.code).toBe(2);
-    expect(json(r.stdout).error).toBe("resolve one existing pending report in a later turn");
+    expect(body(r.stdout).error).toBe("resolve one existing pending report in a later turn");
   });
 });
 

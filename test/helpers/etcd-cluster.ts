@@ -114,7 +114,10 @@ export async function startCluster(size = 3): Promise<Cluster> {
       if (!p || p.exitCode !== null || p.signalCode !== null) return;
       const done = new Promise((r) => p.once("exit", r));
       p.kill(signal);
+      // A member that ignores SIGTERM for 5 s is killed outright: no test leaves one running.
+      const hard = setTimeout(() => p.kill("SIGKILL"), 5000);
       await done;
+      clearTimeout(hard);
       members[i]!.proc = null;
     },
     async restart(i) {

@@ -1,7 +1,9 @@
 // Driving Ink components in tests (ecosystem §3.2): a visible frame does not mean the input
 // handlers are attached, so every step yields setImmediate → setTimeout(0) before the next one.
 import { render } from "ink-testing-library";
-import type { ReactElement } from "react";
+import { createElement, type ReactElement } from "react";
+import { UiProvider } from "../../src/tui/context.tsx";
+import { makeTheme } from "../../src/tui/theme.ts";
 
 export type Rendered = ReturnType<typeof render>;
 
@@ -94,4 +96,9 @@ export function fakeStreams(columns = 80, rows = 24) {
     },
   });
   return { stdout, stdin };
+}
+
+/** A panel as the App mounts it: inside the theme and box it would get. */
+export function inBox(el: ReactElement, width: number, height: number, theme = makeTheme({ NO_COLOR: "1" })): ReactElement {
+  return createElement(UiProvider, { theme, width, height, children: el });
 }

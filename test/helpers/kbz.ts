@@ -1,7 +1,6 @@
 // Test helpers: run the compiled binary, make temp workspaces, hash trees.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
 
@@ -40,9 +39,8 @@ export function kbz(args: string[], opts: RunOptions = {}): RunResult {
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-export function tempDir(prefix = "kbz-test-"): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-}
+export { tempDir } from "./tmp.ts";
+import { tempDir } from "./tmp.ts";
 
 /** Write a tree of files: { "GATES.md": "...", ".unlazy/api/gates/leaf-1.md": "..." }. */
 export function writeTree(root: string, files: Record<string, string | Uint8Array>): void {

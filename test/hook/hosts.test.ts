@@ -1,7 +1,7 @@
 // `kbz hook stop --agent NAME` on each host's documented Stop payload (test/fixtures/hosts):
 // the answer validates against that host's output schema, says the same decision in that host's
 // words, and the binary and the Node 16 fallback print identical bytes on every fixture.
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO, tempDir, writeTree } from "../helpers/kbz.ts";
@@ -56,14 +56,9 @@ function answer(h: Host, r: HookRun): Record<string, unknown> | null {
   return o;
 }
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
-});
 
 function repo(files: Record<string, string>): string {
   const dir = tempDir("kbz-hosts-");
-  made.push(dir);
   writeTree(dir, files);
   return dir;
 }

@@ -2,7 +2,7 @@
 // (`(printf '{…}'; sleep 22) | kbz hook stop`) is treated as missing after 3 s: the hook allows,
 // says so on stderr, and exits 0 while the writer still holds the pipe, on the binary and on the
 // Node 16 fallback, through a socket (how Node-based hosts spawn hooks) and a shell pipe.
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -14,7 +14,6 @@ setDefaultTimeout(60_000);
 
 const root = tempDir("kbz-stdin-");
 writeTree(root, { "GATES.md": ledger("u", [{ id: "G1", state: "unmet" }]) });
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 const payload = JSON.stringify({ cwd: root, session_id: "slow" });
 const WRITER_HOLDS_MS = 22_000;
 

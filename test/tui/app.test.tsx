@@ -60,9 +60,9 @@ describe("dashboard shell", () => {
     await press(r, "h", "h");
     expect(frame(r)).toContain("GATES:I1");
     await press(r, "?");
-    expect(frame(r)).toContain("re-verify that ledger");
+    expect(frame(r)).toContain("Keys (esc or ? closes)");
     await press(r, KEY.escape);
-    expect(frame(r)).not.toContain("re-verify that ledger");
+    expect(frame(r)).not.toContain("Keys (esc or ? closes)");
   });
 
   test("j/k and arrows move the selection and the detail follows it", async () => {

@@ -5,13 +5,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { cleanup, render } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
-import { Approvals } from "../../src/tui/panels/Approvals.tsx";
-import { loadApprovals } from "../../src/tui/approvals.ts";
+import { Approvals, approvalSpec } from "../../src/tui/panels/Approvals.tsx";
+import { loadApprovals, type ApprovalsView } from "../../src/tui/approvals.ts";
+import { listed } from "../../src/tui/model.ts";
 import { loadDash } from "../../src/tui/load.ts";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
-import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
+import { KEY, frame, inBox, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
 const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
@@ -33,6 +34,11 @@ const LEDGER = `# Gates
   EVIDENCE: pending
 `;
 
+function approvalsBox(view: ApprovalsView, selected: number, width: number, height: number) {
+  const list = listed(view.items, approvalSpec([]), "", false);
+  return inBox(<Approvals view={view} list={list} declined={[]} selected={selected} />, width, height, plain);
+}
+
 function workspace() {
   const root = tempDir();
   writeTree(root, { "GATES.md": LEDGER });
@@ -46,7 +52,7 @@ describe("Approvals panel", () => {
     const v = loadDash({ root, scope: null, slots: 4, env });
     if (v.kind !== "ready") throw new Error(v.kind);
     expect(v.data.approvals.items.map((t) => t.qid)).toEqual(["GATES:G1", "GATES:G2"]);
-    const f = render(<Approvals view={v.data.approvals} declined={new Set()} selected={0} width={80} height={20} theme={plain} />).lastFrame() ?? "";
+    const f = render(approvalsBox(v.data.approvals, 0, 80, 20)).lastFrame() ?? "";
     expect(f).toMatch(/APPROVE\?\s+GATES:G1\s+touch ran-g1/);
     expect(f).toContain("CHECK  touch ran-g1 && echo BUILD_OK");
     expect(f).toContain("EXPECT BUILD_OK");
@@ -59,7 +65,7 @@ describe("Approvals panel", () => {
     const { root, env } = workspace();
     const long = Array.from({ length: 12 }, (_, i) => `/opt/tool-${i}/bin`).join(":");
     const view = loadApprovals(loadOk(root, { ...env, PATH: long }), { ...env, PATH: long });
-    const f = render(<Approvals view={view} declined={new Set()} selected={0} width={80} height={22} theme={plain} />).lastFrame() ?? "";
+    const f = render(approvalsBox(view, 0, 80, 22)).lastFrame() ?? "";
     expect(f.replace(/\n\s*/g, "")).toContain(long);
   });
 
@@ -135,7 +141,7 @@ describe("approval flow", () => {
 });
 
 describe("running from the Gates panel", () => {
-  test("r runs the approved checks of the selected ledger; an unapproved one is not run", async () => {
+  test("L runs the approved checks of the selected ledger; an unapproved one is not run", async () => {
     const { root, env } = workspace();
     const first = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
     await press(first, "a");
@@ -147,11 +153,30 @@ describe("running from the Gates panel", () => {
     fs.rmSync(path.join(root, "ran-g1"));
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="gates" />);
     expect(frame(r)).toContain("UNMET: 3 (met: 0)");
-    await press(r, "r");
+    await press(r, "L");
     const f = await waitForFrame(r, (f) => f.includes("UNMET: 2 (met: 1)"));
     expect(f).toContain("1 not run (approval required: see Approvals)");
     expect(fs.existsSync(path.join(root, "ran-g1"))).toBe(true);
     expect(fs.existsSync(path.join(root, "ran-g2"))).toBe(false);
+  });
+
+  test("r runs just the selected gate: the other approved gate of its ledger does not run", async () => {
+    const { root, env } = workspace();
+    const first = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
+    await press(first, "j", "a");
+    await waitForFrame(first, (f) => f.includes("UNMET: 2 (met: 1)") && !/APPROVE\?\s+GATES:G2/.test(f));
+    await press(first, "a");
+    await waitForFrame(first, (f) => f.includes("UNMET: 1 (met: 2)"));
+    first.unmount();
+    const text = fs.readFileSync(path.join(root, "GATES.md"), "utf8").replace("- [x] G1", "- [ ] G1").replace("- [x] G2", "- [ ] G2");
+    fs.writeFileSync(path.join(root, "GATES.md"), text);
+    fs.rmSync(path.join(root, "ran-g1"));
+    fs.rmSync(path.join(root, "ran-g2"));
+    const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="gates" />);
+    await press(r, "j", "r");
+    await waitForFrame(r, (f) => f.includes("GATES:G2 passed") && f.includes("UNMET: 2 (met: 1)"));
+    expect(fs.existsSync(path.join(root, "ran-g2"))).toBe(true);
+    expect(fs.existsSync(path.join(root, "ran-g1"))).toBe(false);
   });
 
   test("R re-verifies: a met gate runs again", async () => {

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { cleanup, render } from "ink-testing-library";
-import { Gates, gateRows } from "../../src/tui/panels/Gates.tsx";
-import { Log } from "../../src/tui/panels/Log.tsx";
+import { GATE_SPEC, Gates, gateRows } from "../../src/tui/panels/Gates.tsx";
+import { LOG_SPEC, Log, logLines } from "../../src/tui/panels/Log.tsx";
+import { listed } from "../../src/tui/model.ts";
+import { inBox } from "../helpers/ink.ts";
 import { loadDash, type DashData } from "../../src/tui/load.ts";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
@@ -18,8 +20,8 @@ function dataFor(files: Record<string, string>, scope: string | null = null): Da
 }
 
 function gatesFrame(data: DashData, selected = 0, height = 20, running: { qid: string; startedAt: number }[] = [], now = 0) {
-  const rows = gateRows(data);
-  return render(<Gates data={data} rows={rows} selected={selected} width={80} height={height} theme={plain} running={running} now={now} />).lastFrame() ?? "";
+  const list = listed(gateRows(data), GATE_SPEC, "", false);
+  return render(inBox(<Gates data={data} list={list} selected={selected} running={running} now={now} />, 80, height, plain)).lastFrame() ?? "";
 }
 
 const LEDGER = `# Gates
@@ -83,10 +85,45 @@ describe("Gates panel", () => {
     const data = dataFor({ "GATES.md": text });
     const f = gatesFrame(data, 5000, 20);
     const rows = f.split("\n").filter((l) => /GATES:G\d+ /.test(l) && /UNMET/.test(l));
-    expect(rows.length).toBeLessThanOrEqual(13);
+    expect(rows.length).toBeLessThan(20);
     expect(f).toMatch(/› UNMET\s+GATES:G5000 /);
     expect(f).toContain("of 10000");
     expect(f).not.toContain("GATES:G4980 ");
+  });
+});
+
+function logBox(log: { file: string | null; lines: string[]; problem: string | null }, selected: number, width: number, height: number) {
+  return inBox(<Log log={log} list={listed(logLines(log), LOG_SPEC, "", false)} selected={selected} />, width, height, plain);
+}
+
+describe("Gates panel counts", () => {
+  test("an open dispatch wave is a row, so the header's unmet count matches the rows that are not met", async () => {
+    const { App } = await import("../../src/tui/App.tsx");
+    const { renderAt, frame } = await import("../helpers/ink.ts");
+    const root = tempDir();
+    writeTree(root, {
+      ".unlazy/api/GATES.md": "# Gates\n\n- [ ] A1: one\n  EVIDENCE: pending\n\n- [x] A2: two\n  EVIDENCE: read by Dana\n",
+      ".unlazy/api/dispatch.json": JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-1"], state: "open", openedAt: "2026-12-02T10:00:00.000Z", started: {}, returned: {} } } }),
+    });
+    const r = await renderAt(<App root={root} scope={null} theme={plain} watch={false} />);
+    const f = frame(r);
+    const unmet = Number(/UNMET: (\d+)/.exec(f)![1]);
+    const rows = f.split("\n").filter((l) => /^[›\s] (UNMET|WAVE|STALE|NO-EVIDENCE)\s/.test(l));
+    expect(unmet).toBe(2);
+    expect(rows.length).toBe(unmet);
+    expect(f).toMatch(/WAVE\s+dispatch:w1 open \(0\/1 started\)/);
+    r.unmount();
+  });
+
+  test("the header says INVALID (1 problem), in the singular", async () => {
+    const { App } = await import("../../src/tui/App.tsx");
+    const { renderAt, frame } = await import("../helpers/ink.ts");
+    const root = tempDir();
+    writeTree(root, { "GATES.md": "- [ ] G1: x\n  CHECK: true\n" });
+    const r = await renderAt(<App root={root} scope={null} theme={plain} watch={false} />);
+    expect(frame(r)).toContain("INVALID (1 problem)");
+    expect(frame(r)).not.toContain("problems");
+    r.unmount();
   });
 });
 
@@ -95,19 +132,19 @@ describe("Log panel", () => {
 
   test("shows the tail, newest last, and scrolls to the selected line", () => {
     const lines = Array.from({ length: 300 }, (_, i) => `2026-12-02T10:00:${String(i % 60).padStart(2, "0")}.000Z event ${i}`);
-    const f = render(<Log log={log(lines)} selected={299} width={80} height={10} theme={plain} />).lastFrame() ?? "";
+    const f = render(logBox(log(lines), 299, 80, 10)).lastFrame() ?? "";
     expect(f).toContain("event 299");
     expect(f).not.toContain("event 280 ");
     expect(f).toContain("of 300");
   });
 
   test("outside a scope it says there is no status log", () => {
-    const f = render(<Log log={{ file: null, lines: [], problem: null }} selected={0} width={80} height={5} theme={plain} />).lastFrame();
+    const f = render(logBox({ file: null, lines: [], problem: null }, 0, 80, 5)).lastFrame();
     expect(f).toContain("no status log");
   });
 
   test("an unreadable log is reported, lines are sanitized", () => {
-    const f = render(<Log log={log(["bad \u001b[2Jline"], "status log must be one unchanged regular single-link file: x")} selected={0} width={80} height={5} theme={plain} />).lastFrame() ?? "";
+    const f = render(logBox(log(["bad \u001b[2Jline"], "status log must be one unchanged regular single-link file: x"), 0, 80, 5)).lastFrame() ?? "";
     expect(f).toContain("status log must be one unchanged regular single-link file");
     expect(f).toContain("bad  [2Jline");
     expect(f).not.toContain("\u001b");

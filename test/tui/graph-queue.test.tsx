@@ -3,15 +3,17 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { cleanup, render } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
-import { Graph, graphRows } from "../../src/tui/panels/Graph.tsx";
-import { Queue, queueItems } from "../../src/tui/panels/Queue.tsx";
+import { Graph, LEAF_SPEC, graphRows as rowsWith } from "../../src/tui/panels/Graph.tsx";
+import { QUEUE_SPEC, Queue, queueItems as itemsWith } from "../../src/tui/panels/Queue.tsx";
+import { dependentsOf, leafStates, listed } from "../../src/tui/model.ts";
+import type { PlanView } from "../../src/tui/plan.ts";
 import { loadDash, type DashData } from "../../src/tui/load.ts";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { driveOnce, newDriverState } from "../../src/demo/driver.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
-import { KEY, frame, press, renderAt } from "../helpers/ink.ts";
+import { frame, inBox, press, renderAt } from "../helpers/ink.ts";
 
 const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
@@ -22,12 +24,19 @@ function load(root: string, scope: string | null = null, slots = 3): DashData {
   return v.data;
 }
 
+// The panels as the App derives them: leaf states from the one model.
+const graphRows = (plan: PlanView | null) => rowsWith(plan, leafStates(plan));
+const queueItems = (plan: PlanView | null) => itemsWith(plan, leafStates(plan));
+
 function graphFrame(data: DashData, selected = 0, height = 20) {
-  return render(<Graph data={data} rows={graphRows(data.plan)} selected={selected} width={80} height={height} theme={plain} />).lastFrame() ?? "";
+  const list = listed(graphRows(data.plan), LEAF_SPEC, "", false);
+  const el = <Graph data={data} list={list} selected={selected} states={leafStates(data.plan)} dependents={dependentsOf(data.plan)} />;
+  return render(inBox(el, 80, height, plain)).lastFrame() ?? "";
 }
 
 function queueFrame(data: DashData, selected = 0) {
-  return render(<Queue view={data.plan} items={queueItems(data.plan)} selected={selected} width={80} height={20} theme={plain} slots={3} />).lastFrame() ?? "";
+  const list = listed(queueItems(data.plan), QUEUE_SPEC, "", false);
+  return render(inBox(<Queue view={data.plan} list={list} selected={selected} slots={3} />, 80, 20, plain)).lastFrame() ?? "";
 }
 
 /** Drive the demo until `ok` holds for its PLAN (a real scope mid-flight, made by core modules). */
@@ -58,11 +67,12 @@ describe("Graph panel", () => {
     const rows = graphRows(data.plan);
     const g = graphFrame(data, rows.findIndex((r) => r.row.id === "2.1"));
     expect(g).toMatch(/leaf\s+2\.1  WAITING  layer 2  tier mechanical  planned wave 2/);
-    expect(g).toMatch(/gates\s+G1 UNMET · G2 UNMET/);
+    expect(g).toMatch(/gates\s+0\/2 met: G1 UNMET · G2 UNMET/);
     expect(g).toMatch(/owns\s+web\/pay\/\*\*/);
     expect(g).toMatch(/reads\s+web\/cart\/\*\*, web\/api\/\*\*  resources db:test \(write\)/);
-    expect(g).toMatch(/needs\s+1\.1 READY, 1\.2 READY/);
-    expect(g).toMatch(/blocked dependencies-or-unreleased-leases: needs 1\.1 \(READY\)/);
+    expect(g).toMatch(/needs\s+1\.1 ready, 1\.2 ready/);
+    expect(g).toMatch(/dependents\s+3\.1 waiting, 3\.2 waiting/);
+    expect(g).toMatch(/blocked\s+dependencies-or-unreleased-leases: needs 1\.1 \(READY\)/);
   });
 
   test("in-flight leaves show their wave and agent, verified ones their check mark, and the lease holder", async () => {
@@ -88,6 +98,16 @@ describe("Graph panel", () => {
       }
     }
     expect(g).toMatch(/◐ \d\.\d\s+returned\s+w\d agent-/);
+    // Queue and Graph read one model: a returned leaf is never "in flight" on the Queue.
+    const data = load(f.root);
+    const states = leafStates(data.plan);
+    const returned = [...states].filter(([, st]) => st === "returned").map(([id]) => id);
+    expect(returned.length).toBeGreaterThan(0);
+    const items = queueItems(data.plan);
+    for (const id of returned) {
+      expect(items.some((i) => i.leaf === id && i.kind === "active")).toBe(false);
+      expect(items.some((i) => i.leaf === id && i.kind === "verify")).toBe(true);
+    }
   });
 
   test("without PLAN.md it says so; an invalid PLAN shows the located error", () => {
@@ -147,13 +167,13 @@ describe("Queue panel", () => {
     expect(queueFrame(load(f.root))).toMatch(/kbz next cannot advise: \.unlazy\/checkout\/ACCESS\.json/);
   });
 
-  test("enter on a queued leaf shows it on the graph; enter on a leaf shows its gates", async () => {
+  test("o on a queued leaf shows it on the graph; o on a leaf opens its gates", async () => {
     const f = writeDemoFolder(tempDir());
     const r = await renderAt(<App root={f.root} scope={null} theme={plain} env={checkEnv()} watch={false} slots={3} initialPanel="queue" />);
-    await press(r, "j", "j", KEY.enter);
+    await press(r, "j", "j", "o");
     expect(frame(r)).toContain("[1 Graph]");
     expect(frame(r)).toMatch(/› L2\s+· 2\.1/);
-    await press(r, KEY.enter);
+    await press(r, "o");
     expect(frame(r)).toContain("[3 Gates]");
     expect(frame(r)).toMatch(/› UNMET\s+leaf-2\.1:G1/);
   });

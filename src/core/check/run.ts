@@ -11,6 +11,7 @@ import { dispatchProblems, loadSnapshot, snapshotForRequest, type Snapshot, type
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
+import { saveLastRun } from "./lastrun.ts";
 import { readRepoSettings } from "./settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
 import { isInside } from "../workspace/read.ts";
@@ -148,7 +149,7 @@ function assertLedgersInside(snap: Snapshot): void {
 
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
 function refusedOutcome(message: string): RunOutcome {
-  return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)" };
+  return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)", outputTail: "" };
 }
 
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
@@ -198,6 +199,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     // What the pass observed, digested as soon as it ends (recorded after writeback).
     if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(task.oracle.cwd, task.gate.inputs));
     req.observer?.finished?.(task, outcome);
+    // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
+    saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
     return outcome;
   });
 

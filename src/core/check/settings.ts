@@ -35,7 +35,8 @@ export function readRepoSettings(root: string): RepoSettings {
   }
   if (!v || typeof v !== "object" || Array.isArray(v)) throw bad("must be a JSON object");
   const o = v as Record<string, unknown>;
-  for (const key of Object.keys(o)) if (key !== "sandbox" && key !== "writable") throw bad(`unknown key ${JSON.stringify(key)}`);
+  // "coordinator" belongs to the store (src/io/store/config.ts validates it).
+  for (const key of Object.keys(o)) if (key !== "sandbox" && key !== "writable" && key !== "coordinator") throw bad(`unknown key ${JSON.stringify(key)}`);
   if (o.sandbox !== undefined && typeof o.sandbox !== "boolean") throw bad('"sandbox" must be true or false');
   const writable = o.writable ?? [];
   if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== "")) throw bad('"writable" must be a list of paths');

@@ -1,75 +1,100 @@
-// The Claude Code settings installer (unlazy §6.2): add, repair or remove our Stop handler
-// and never anything else. Other handlers, groups and keys survive byte-for-byte in meaning;
-// a linked, special or malformed settings file is refused before anything is written.
+// The hook installer for every host (unlazy §6.2, issue 21): add, repair or remove kbz's one
+// stop-time handler and never anything else. Other handlers, groups and keys survive byte-for-byte
+// in meaning; a linked, special or malformed file, or a shape the host would not accept, is
+// refused before anything is written. Where each host looks and what it accepts: targets.ts.
 import * as path from "node:path";
 import { ReadError, readStable } from "../workspace/read.ts";
 import { ensureRealDir, writeAtomic } from "../workspace/fs.ts";
 import { KbzError } from "../errors.ts";
+import type { HostTarget } from "./targets.ts";
 
+export { HOOK_TIMEOUT } from "./targets.ts";
 export const MARKER = "--unlazy-hook-v2";
 const LEGACY_MARKER = "--unlazy";
-export const HOOK_TIMEOUT = 20;
 const MAX_SETTINGS_BYTES = 8 * 1024 * 1024;
 
-export type SettingsKind = "local" | "shared" | "global";
-
-export function settingsPath(kind: SettingsKind, cwd: string, home: string): string {
-  if (kind === "global") return path.join(home, ".claude", "settings.json");
-  return path.join(cwd, ".claude", kind === "shared" ? "settings.json" : "settings.local.json");
-}
-
-/** Exec form: Claude Code spawns `command` with `args` directly, no shell in between. */
-export interface ManagedHandler {
-  type: "command";
-  command: string;
-  args: string[];
-  timeout: number;
-}
-
-export function managedHandler(program: string, leadingArgs: string[], scope: string | null): ManagedHandler {
-  return {
-    type: "command",
-    command: program,
-    args: [...leadingArgs, MARKER, ...(scope ? ["--scope", scope] : [])],
-    timeout: HOOK_TIMEOUT,
-  };
-}
-
-/** POSIX single-quote quoting, for showing an exec-form command to a person. */
+/** POSIX single-quote quoting: the word survives `sh -c`, `bash -c` and `$SHELL -lc` unchanged. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9@%_+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-export function displayCommand(h: { command: string; args: string[] }): string {
-  return [h.command, ...h.args].map(shellQuote).join(" ");
+/** The command string a host runs: program, its leading words, the agent, the marker, the scope. */
+export function hookCommand(words: string[], host: string, scope: string | null): string {
+  return [...words, "--agent", host, MARKER, ...(scope ? ["--scope", scope] : [])].map(shellQuote).join(" ");
+}
+
+/** The words of a POSIX command string as `sh` would split it, for the quoting we write (and plain words). */
+export function shellWords(command: string): string[] {
+  const words: string[] = [];
+  let cur = "";
+  let inWord = false;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      if (end < 0) return [...words, cur + command.slice(i + 1)];
+      cur += command.slice(i + 1, end);
+      i = end;
+      inWord = true;
+    } else if (c === '"') {
+      const end = command.indexOf('"', i + 1);
+      if (end < 0) return [...words, cur + command.slice(i + 1)];
+      cur += command.slice(i + 1, end).replace(/\\(["\\$`])/g, "$1");
+      i = end;
+      inWord = true;
+    } else if (c === "\\" && i + 1 < command.length) {
+      cur += command[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(cur);
+      cur = "";
+      inWord = false;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(cur);
+  return words;
 }
 
 export class SettingsRefusal extends KbzError {
-  constructor(message: string, file?: string) {
-    super(message, { code: "settings-refused", file, hint: "fix the settings file by hand, then run the command again" });
+  constructor(message: string, file?: string, hint = "fix the settings file by hand, then run the command again") {
+    super(message, { code: "settings-refused", file, hint });
   }
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type JsonObject = { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
 
 function isObject(v: unknown): v is JsonObject {
   return !!v && typeof v === "object" && !Array.isArray(v);
 }
 
-/** The shape we can edit without guessing; anything else is refused. */
-export function shapeProblem(settings: unknown): string | null {
-  if (!isObject(settings)) return "the settings root is not a JSON object";
+/** The shape we can edit without guessing, and that the host itself would accept; else why not. */
+export function shapeProblem(settings: unknown, t: HostTarget): string | null {
+  if (!isObject(settings)) return "the root is not a JSON object";
+  if (t.rootKeys) {
+    const extra = Object.keys(settings).filter((k) => !t.rootKeys!.includes(k));
+    if (extra.length) return `unknown root key ${JSON.stringify(extra[0])} (${t.host} accepts only ${t.rootKeys.join(" and ")})`;
+  }
+  for (const [k, v] of Object.entries(t.rootFixed)) {
+    if (settings[k] !== undefined && settings[k] !== v) return `${k} is ${JSON.stringify(settings[k])}, not ${v}`;
+  }
   if (settings.hooks === undefined) return null;
   if (!isObject(settings.hooks)) return "hooks is not an object";
-  const stop = settings.hooks.Stop;
-  if (stop === undefined) return null;
-  if (!Array.isArray(stop)) return "hooks.Stop is not an array";
-  for (let i = 0; i < stop.length; i++) {
-    const group = stop[i];
-    if (!isObject(group) || !Array.isArray(group.hooks)) return `hooks.Stop[${i}] is not an object with a hooks array`;
+  const list = settings.hooks[t.event];
+  if (list === undefined) return null;
+  if (!Array.isArray(list)) return `hooks.${t.event} is not an array`;
+  for (let i = 0; i < list.length; i++) {
+    const group = list[i];
+    if (!t.grouped) {
+      if (!isObject(group)) return `hooks.${t.event}[${i}] is not an object`;
+      continue;
+    }
+    if (!isObject(group) || !Array.isArray(group.hooks)) return `hooks.${t.event}[${i}] is not an object with a hooks array`;
     for (let j = 0; j < group.hooks.length; j++) {
-      if (!isObject(group.hooks[j])) return `hooks.Stop[${i}].hooks[${j}] is not an object`;
+      if (!isObject(group.hooks[j])) return `hooks.${t.event}[${i}].hooks[${j}] is not an object`;
     }
   }
   return null;
@@ -96,15 +121,25 @@ export function isOurs(handler: JsonObject, ownPaths: string[]): boolean {
   return tokens.includes(LEGACY_MARKER) && tokens.some((t) => /(^|\/)scripts\/stop-hook\.mjs$/.test(t.replace(/\\/g, "/")));
 }
 
-function sameHandler(h: JsonObject, want: ManagedHandler): boolean {
-  return (
-    h.type === want.type &&
-    h.command === want.command &&
-    h.timeout === want.timeout &&
-    Array.isArray(h.args) &&
-    h.args.length === want.args.length &&
-    h.args.every((a, i) => a === want.args[i])
-  );
+function sameObject(a: JsonObject, b: JsonObject): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+/** Our handlers in a parsed file, with where they sit (group and handler index, as Codex keys trust). */
+export function findOurs(settings: JsonObject, t: HostTarget, ownPaths: string[]): { handler: JsonObject; group: number; index: number }[] {
+  const hooks = isObject(settings.hooks) ? settings.hooks : {};
+  const list = Array.isArray(hooks[t.event]) ? (hooks[t.event] as JsonObject[]) : [];
+  const found: { handler: JsonObject; group: number; index: number }[] = [];
+  list.forEach((g, gi) => {
+    if (!isObject(g)) return;
+    if (!t.grouped) {
+      if (isOurs(g, ownPaths)) found.push({ handler: g, group: gi, index: 0 });
+      return;
+    }
+    if (Array.isArray(g.hooks)) g.hooks.forEach((h, hi) => isObject(h) && isOurs(h, ownPaths) && found.push({ handler: h, group: gi, index: hi }));
+  });
+  return found;
 }
 
 export type InstallPlan =
@@ -112,12 +147,17 @@ export type InstallPlan =
   | { kind: "write"; settings: JsonObject; removed: number };
 
 /** The edit, as data: remove every handler of ours, then (unless uninstalling) append one. */
-export function planSettings(settings: JsonObject, want: ManagedHandler | null, ownPaths: string[]): InstallPlan {
+export function planSettings(settings: JsonObject, t: HostTarget, want: JsonObject | null, ownPaths: string[]): InstallPlan {
   const hooks = isObject(settings.hooks) ? settings.hooks : {};
-  const groups = Array.isArray(hooks.Stop) ? (hooks.Stop as JsonObject[]) : [];
+  const list = Array.isArray(hooks[t.event]) ? (hooks[t.event] as JsonObject[]) : [];
   const ours: JsonObject[] = [];
   const kept: JsonObject[] = [];
-  for (const group of groups) {
+  for (const group of list) {
+    if (!t.grouped) {
+      if (isOurs(group, ownPaths)) ours.push(group);
+      else kept.push(group);
+      continue;
+    }
     const handlers = group.hooks as JsonObject[];
     const rest = handlers.filter((h) => !isOurs(h, ownPaths));
     ours.push(...handlers.filter((h) => isOurs(h, ownPaths)));
@@ -127,24 +167,25 @@ export function planSettings(settings: JsonObject, want: ManagedHandler | null, 
   if (want === null) {
     if (ours.length === 0) return { kind: "unchanged", why: "nothing-to-remove" };
     const nextHooks: JsonObject = { ...hooks };
-    if (kept.length > 0) nextHooks.Stop = kept;
-    else delete nextHooks.Stop;
+    if (kept.length > 0) nextHooks[t.event] = kept;
+    else delete nextHooks[t.event];
     const next: JsonObject = { ...settings, hooks: nextHooks };
     if (Object.keys(nextHooks).length === 0) delete next.hooks;
     return { kind: "write", settings: next, removed: ours.length };
   }
-  if (ours.length === 1 && sameHandler(ours[0]!, want)) return { kind: "unchanged", why: "already-installed" };
-  const handler: JsonObject = { type: want.type, command: want.command, args: want.args, timeout: want.timeout };
+  if (ours.length === 1 && sameObject(ours[0]!, want)) return { kind: "unchanged", why: "already-installed" };
+  const entry: JsonObject = t.grouped ? { hooks: [{ ...want }] } : { ...want };
   return {
     kind: "write",
-    settings: { ...settings, hooks: { ...hooks, Stop: [...kept, { hooks: [handler] }] } },
+    settings: { ...t.rootFixed, ...settings, hooks: { ...hooks, [t.event]: [...kept, entry] } },
     removed: ours.length,
   };
 }
 
 export interface InstallRequest {
-  target: string;
-  handler: ManagedHandler | null; // null: uninstall
+  file: string;
+  target: HostTarget;
+  handler: JsonObject | null; // null: uninstall
   ownPaths: string[];
 }
 
@@ -155,10 +196,11 @@ export interface InstallOutcome {
   backup: string | null;
 }
 
-function readSettings(target: string): { bytes: Buffer; settings: JsonObject } | null {
+/** Read and check a host's file; `null` when it does not exist. Throws SettingsRefusal. */
+export function readSettings(file: string, t: HostTarget): { bytes: Buffer; settings: JsonObject } | null {
   let bytes: Buffer;
   try {
-    bytes = readStable(target, { label: "settings file", maxBytes: MAX_SETTINGS_BYTES });
+    bytes = readStable(file, { label: "settings file", maxBytes: MAX_SETTINGS_BYTES });
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return null;
     throw new SettingsRefusal((e as Error).message);
@@ -169,29 +211,29 @@ function readSettings(target: string): { bytes: Buffer; settings: JsonObject } |
   } catch {
     throw new SettingsRefusal("the file is not valid JSON");
   }
-  const problem = shapeProblem(parsed);
+  const problem = shapeProblem(parsed, t);
   if (problem) throw new SettingsRefusal(problem);
   return { bytes, settings: parsed as JsonObject };
 }
 
 /** Read, plan, back up and write. Throws SettingsRefusal (nothing written) or a write error. */
 export function installSettings(req: InstallRequest): InstallOutcome {
-  const existing = readSettings(req.target);
-  const plan = planSettings(existing?.settings ?? {}, req.handler, req.ownPaths);
-  const base = { target: req.target, backup: null };
+  const existing = readSettings(req.file, req.target);
+  const plan = planSettings(existing?.settings ?? {}, req.target, req.handler, req.ownPaths);
+  const base = { target: req.file, backup: null };
   if (plan.kind === "unchanged") return { ...base, result: plan.why, removed: 0 };
   // Re-read just before writing: a file swapped or edited meanwhile is not overwritten.
-  const again = readSettings(req.target);
+  const again = readSettings(req.file, req.target);
   if ((existing === null) !== (again === null) || (existing && again && !existing.bytes.equals(again.bytes))) {
     throw new SettingsRefusal("the file changed while it was being updated; run the command again");
   }
   let backup: string | null = null;
   if (existing) {
-    backup = `${req.target}.unlazy.bak`;
+    backup = `${req.file}.unlazy.bak`;
     writeAtomic(backup, existing.bytes, { mode: 0o600 });
   } else {
-    ensureRealDir(path.dirname(req.target), undefined, 0o755);
+    ensureRealDir(path.dirname(req.file), undefined, 0o755);
   }
-  writeAtomic(req.target, JSON.stringify(plan.settings, null, 2) + "\n", { mode: 0o600 });
+  writeAtomic(req.file, JSON.stringify(plan.settings, null, 2) + "\n", { mode: 0o600 });
   return { ...base, backup, result: req.handler ? "installed" : "removed", removed: plan.removed };
 }

@@ -17,7 +17,11 @@ export interface RunOutcome {
   durationMs: number;
   /** Bounded failure summary for the console; null on success (success output is never shown). */
   summary: string | null;
+  /** The end of the canonical output (at most OUTPUT_TAIL_CHARS), for the last-run cache only. */
+  outputTail: string;
 }
+
+export const OUTPUT_TAIL_CHARS = 16 * 1024;
 
 export interface ExecuteRequest {
   shell: string;
@@ -73,5 +77,6 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
     bytes: fp.bytes,
     durationMs: p.durationMs,
     summary: ok ? null : failureSummary(output),
+    outputTail: output.length > OUTPUT_TAIL_CHARS ? output.slice(-OUTPUT_TAIL_CHARS) : output,
   };
 }

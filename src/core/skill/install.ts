@@ -5,9 +5,16 @@ import * as path from "node:path";
 import { ensureRealDir, lstatOrNull, writeAtomic } from "../workspace/fs.ts";
 import { KbzError } from "../errors.ts";
 
-export type SkillAgent = "claude" | "codex";
+export type SkillAgent = "claude" | "codex" | "cursor" | "gemini";
+export const SKILL_AGENTS: readonly SkillAgent[] = ["claude", "codex", "cursor", "gemini"];
 
-/** Where each agent discovers skills: project-level, or in the user's home with `global`. */
+/**
+ * Where each agent discovers skills, project-level or in the home directory with `global`.
+ * Claude Code reads only `.claude/skills` (code.claude.com/docs/en/skills). Codex
+ * (developers.openai.com/codex/skills), Cursor (cursor.com/docs/skills) and Gemini CLI
+ * (gemini-cli docs/cli/skills.md) all read the shared `.agents/skills`, in the project and in
+ * `~`, so one copy there serves the three.
+ */
 export function skillDir(agent: SkillAgent, global: boolean, cwd: string, home: string, name: string): string {
   const base = global ? home : cwd;
   return path.join(base, agent === "claude" ? ".claude" : ".agents", "skills", name);

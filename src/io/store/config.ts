@@ -1,15 +1,16 @@
-// Which store a command uses: `--coordinator`, else KBZ_COORDINATOR, else the repository setting
-// .unlazy/coordinator.json, else the files. Resolving costs one failed lstat when nothing is set.
+// Which store a command uses: `--coordinator`, else KBZ_COORDINATOR, else "coordinator" in the
+// repository's .kbz/settings.json, else the files. Resolving costs one failed lstat when nothing is set.
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { FileProblemsError, KbzError } from "../../core/errors.ts";
 import { isValidId } from "../../core/workspace/discover.ts";
 import { ReadError, readStable } from "../../core/workspace/read.ts";
 
-export const SETTING_FILE = path.join(".unlazy", "coordinator.json");
+export const SETTING_FILE = path.join(".kbz", "settings.json");
 export const DEFAULT_TTL = 30;
 const MIN_TTL = 2;
 const MAX_TTL = 3600;
+const SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}';
 
 export type CoordinatorConfig =
   | { kind: "files" }
@@ -24,7 +25,7 @@ export type CoordinatorConfig =
     };
 
 interface Setting {
-  coordinator?: string;
+  url?: string;
   repository?: string;
   ttl?: number;
 }
@@ -32,22 +33,23 @@ interface Setting {
 /** A bad coordinator setting (flag, environment or file): exit 2 with the reason. */
 export class CoordinatorConfigError extends KbzError {
   constructor(message: string) {
-    super(message, { code: "coordinator-config", hint: "fix --coordinator, KBZ_COORDINATOR or .unlazy/coordinator.json" });
+    super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
     this.name = "CoordinatorError";
   }
 }
 
+/** The "coordinator" entry of the repository's .kbz/settings.json (shared with the sandbox settings). */
 function readSetting(root: string): Setting | null {
   const file = path.join(root, SETTING_FILE);
   let text: string;
   try {
-    text = readStable(file, { label: "coordinator setting", maxBytes: 64 * 1024, root }).toString("utf8");
+    text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return null;
     throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: (e as Error).message.replace(`: ${file}`, "") }]);
   }
   const bad = (message: string): never => {
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected {"coordinator": "etcd://HOST:PORT,…", "repository": "ID", "ttl": SECONDS}` }]);
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
   };
   let raw: unknown;
   try {
@@ -56,11 +58,15 @@ function readSetting(root: string): Setting | null {
     return bad("not valid JSON");
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return bad("must be a JSON object");
-  const o = raw as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!["schema", "coordinator", "repository", "ttl"].includes(k)) bad(`unknown key ${JSON.stringify(k).slice(0, 60)}`);
-  if (o.coordinator !== undefined && typeof o.coordinator !== "string") bad("coordinator must be a string");
-  if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository))) bad("repository must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/");
-  if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || (o.ttl as number) < MIN_TTL || (o.ttl as number) > MAX_TTL)) bad(`ttl must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
+  const c = (raw as Record<string, unknown>).coordinator;
+  if (c === undefined) return null;
+  if (typeof c === "string") return { url: c };
+  if (typeof c !== "object" || c === null || Array.isArray(c)) return bad('"coordinator" must be a URL or an object');
+  const o = c as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!["url", "repository", "ttl"].includes(k)) bad(`unknown coordinator key ${JSON.stringify(k).slice(0, 60)}`);
+  if (o.url !== undefined && typeof o.url !== "string") bad('"coordinator.url" must be a string');
+  if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository))) bad('"coordinator.repository" must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/');
+  if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || (o.ttl as number) < MIN_TTL || (o.ttl as number) > MAX_TTL)) bad(`"coordinator.ttl" must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
   return o as Setting;
 }
 
@@ -96,7 +102,7 @@ export function resolveCoordinator(root: string, flag: string | undefined, env: 
     source = "env";
   } else {
     setting = readSetting(root);
-    url = setting?.coordinator;
+    url = setting?.url;
     source = "setting";
   }
   if (url === undefined || url === "files") return { kind: "files" };

@@ -3,28 +3,34 @@
 // runs the selected one, `d` declines it for this session (nothing runs).
 import { Box, Text } from "ink";
 import { cwdShown, type CheckTask } from "../../core/check/plan.ts";
-import { Detail, type DetailLine } from "../Detail.tsx";
+import { useUi } from "../context.tsx";
+import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
+import { splitPane } from "../layout.ts";
 import { List } from "../List.tsx";
 import type { ApprovalsView } from "../approvals.ts";
+import type { Listed, ListSpec } from "../model.ts";
 import { fit, pad } from "../text.ts";
-import type { Theme } from "../theme.ts";
 
 export function declineKey(t: CheckTask): string {
   return `${t.qid}\0${t.signature}`;
 }
 
-export interface ApprovalsProps {
-  view: ApprovalsView;
-  declined: ReadonlySet<string>;
-  selected: number;
-  width: number;
-  height: number;
-  theme: Theme;
-  /** Enter gives the detail the whole panel (a long PATH on a small terminal). */
-  expanded?: boolean;
+export function approvalSpec(declined: readonly string[]): ListSpec<CheckTask> {
+  return {
+    id: (t) => t.qid,
+    text: (t) => `${t.qid} ${t.gate.title} ${t.gate.check ?? ""}`,
+    done: (t) => declined.includes(declineKey(t)),
+  };
 }
 
-function approvalDetail(view: ApprovalsView, t: CheckTask | undefined, declined: boolean): DetailLine[] {
+export interface ApprovalsProps {
+  view: ApprovalsView;
+  list: Listed<CheckTask>;
+  declined: readonly string[];
+  selected: number;
+}
+
+export function approvalDetail(view: ApprovalsView, t: CheckTask | undefined, declined: boolean): DetailLine[] {
   if (!t) return [];
   return [
     { label: "gate", value: `${t.qid}  ${t.gate.title}`, wrap: true },
@@ -37,25 +43,30 @@ function approvalDetail(view: ApprovalsView, t: CheckTask | undefined, declined:
   ];
 }
 
-export function Approvals({ view, declined, selected, width, height, theme, expanded }: ApprovalsProps) {
+export function Approvals({ view, list, declined, selected }: ApprovalsProps) {
+  const { theme, width, height } = useUi();
   if (view.problem) {
     return (
       <Box flexDirection="column" height={height}>
-        <Text color={theme.tone("bad")}>{fit(view.problem, width)}</Text>
+        <Text color={theme.tone("bad")}>{fit(`${view.problem} (m shows it in full)`, width)}</Text>
       </Box>
     );
   }
-  const listHeight = expanded ? 1 : Math.max(2, Math.min(view.items.length + 1, Math.floor(height / 3)));
+  const items = list.items;
+  const t = items[selected];
+  const lines = approvalDetail(view, t, !!t && declined.includes(declineKey(t)));
+  // The detail is what an approval binds: it gets the room, the list a third.
+  const { list: listHeight, detail } = splitPane(height, Math.min(items.length, Math.max(1, Math.floor(height / 3) - 1)), paneWant(lines, width));
   return (
     <Box flexDirection="column" width={width} height={height}>
       <List
-        items={view.items}
+        items={items}
         selected={selected}
         height={listHeight}
-        theme={theme}
-        empty="every runnable gate's check is approved"
+        hidden={list.total - items.length}
+        empty={list.total ? "no approval matches" : "every runnable gate's check is approved"}
         row={(t, _i, active) => {
-          const off = declined.has(declineKey(t));
+          const off = declined.includes(declineKey(t));
           return (
             <Text inverse={active} wrap="truncate">
               <Text>{active ? "›" : " "} </Text>
@@ -66,13 +77,7 @@ export function Approvals({ view, declined, selected, width, height, theme, expa
           );
         }}
       />
-      <Detail
-        lines={approvalDetail(view, view.items[selected], !!view.items[selected] && declined.has(declineKey(view.items[selected]!)))}
-        width={width}
-        height={height - listHeight}
-        theme={theme}
-        hint="enter shows all"
-      />
+      <Detail lines={lines} height={detail} hint="enter shows all" />
     </Box>
   );
 }

@@ -2,11 +2,14 @@
 // needs review and why. Computed by core/schedule; this panel only lists it.
 import { Box, Text } from "ink";
 import { describeAttention, type Advice } from "../../core/schedule/advise.ts";
-import { Detail, type DetailLine } from "../Detail.tsx";
+import { useUi } from "../context.tsx";
+import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
+import { splitPane } from "../layout.ts";
 import { List } from "../List.tsx";
+import type { Listed, ListSpec } from "../model.ts";
 import type { PlanView } from "../plan.ts";
 import { fit, pad } from "../text.ts";
-import type { Theme, Tone } from "../theme.ts";
+import type { LeafView, Tone } from "../theme.ts";
 
 export type QueueKind = "launch" | "active" | "verify" | "wait" | "review";
 
@@ -19,7 +22,22 @@ export interface QueueItem {
 
 const TONE: Record<QueueKind, Tone> = { launch: "info", active: "active", verify: "warn", wait: "muted", review: "bad" };
 
-export function queueItems(view: PlanView | null): QueueItem[] {
+export const QUEUE_SPEC: ListSpec<QueueItem> = {
+  id: (q) => `${q.kind}:${q.leaf ?? q.text}`,
+  text: (q) => `${q.kind} ${q.leaf ?? ""} ${q.text}`,
+  // Everything queued is still to do; in flight is the one kind nobody has to act on now.
+  done: (q) => q.kind === "active",
+};
+
+const verifyItem = (id: string): QueueItem => ({
+  kind: "verify",
+  leaf: id,
+  text: "returned: verify, mark VERIFIED, release its lease",
+  detail: [{ label: "verify", value: `${id} returned and is not VERIFIED yet: run its ledger, review manual gates, mark VERIFIED, release the lease`, wrap: true }],
+});
+
+/** The advice as rows; a leaf's state comes from the one model the Graph uses too. */
+export function queueItems(view: PlanView | null, states: Map<string, LeafView>): QueueItem[] {
   const a = view?.advice;
   if (!view || !a) return [];
   const scope = view.next!.scope;
@@ -42,15 +60,13 @@ export function queueItems(view: PlanView | null): QueueItem[] {
       ],
     });
   }
-  for (const id of a.active) items.push({ kind: "active", leaf: id, text: "in flight", detail: [{ label: "active", value: `${id} is in flight: wait for its return` }] });
-  for (const id of a.awaitVerification) {
-    items.push({
-      kind: "verify",
-      leaf: id,
-      text: "returned: verify, mark VERIFIED, release its lease",
-      detail: [{ label: "verify", value: `${id} returned and is not VERIFIED yet: run its ledger, review manual gates, mark VERIFIED, release the lease`, wrap: true }],
-    });
+  const verify = new Set(a.awaitVerification);
+  for (const id of a.active) {
+    // dispatch.json says it returned: the Graph shows `returned`, so the Queue asks to verify it.
+    if (states.get(id) === "returned") verify.add(id);
+    else items.push({ kind: "active", leaf: id, text: "in flight", detail: [{ label: "active", value: `${id} is in flight: wait for its return` }] });
   }
+  for (const id of verify) items.push(verifyItem(id));
   for (const b of a.explain?.blocked ?? []) {
     items.push({
       kind: "wait",
@@ -88,26 +104,27 @@ const SAYS: Record<Advice["action"], string> = {
 
 export interface QueueProps {
   view: PlanView | null;
-  items: QueueItem[];
+  list: Listed<QueueItem>;
   selected: number;
-  width: number;
-  height: number;
-  theme: Theme;
   slots: number;
 }
 
-const DETAIL_HEIGHT = 6;
-
-export function Queue({ view, items, selected, width, height, theme, slots }: QueueProps) {
+export function Queue({ view, list, selected, slots }: QueueProps) {
+  const { theme, width, height } = useUi();
   if (!view?.advice) {
     const why = view?.problem ?? (view ? "" : "no PLAN.md here: kbz next needs a scope with a leaf dispatch table");
     return (
       <Box flexDirection="column" height={height}>
-        <Text color={theme.tone(view ? "bad" : "muted")}>{fit(`kbz next cannot advise: ${why}`, width)}</Text>
+        <Text color={theme.tone(view ? "bad" : "muted")}>{fit(`kbz next cannot advise: ${why}${view ? " (m shows it in full)" : ""}`, width)}</Text>
       </Box>
     );
   }
   const a = view.advice;
+  const items = list.items;
+  // The counts line goes first when the pane is short; the verdict line stays.
+  const counts = height >= 8 ? 1 : 0;
+  const detailLines = items[selected]?.detail ?? [];
+  const { list: listHeight, detail } = splitPane(height - 1 - counts, items.length, paneWant(detailLines, width));
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Text wrap="truncate">
@@ -115,15 +132,17 @@ export function Queue({ view, items, selected, width, height, theme, slots }: Qu
           {fit(SAYS[a.action], width)}
         </Text>
       </Text>
-      <Text color={theme.tone("muted")} wrap="truncate">
-        {fit(`${a.counts.tasks} tasks · ${slots} slots · ${a.counts.active} active · mode ${a.mode}`, width)}
-      </Text>
+      {counts ? (
+        <Text color={theme.tone("muted")} wrap="truncate">
+          {fit(`${a.counts.tasks} tasks · ${slots} slots · ${a.counts.active} active · mode ${a.mode}`, width)}
+        </Text>
+      ) : null}
       <List
         items={items}
         selected={selected}
-        height={Math.max(1, height - 2 - DETAIL_HEIGHT)}
-        theme={theme}
-        empty="nothing to launch, wait for or review"
+        height={listHeight}
+        hidden={list.total - items.length}
+        empty={list.total ? "nothing matches" : "nothing to launch, wait for or review"}
         row={(item, _i, active) => (
           <Text inverse={active} wrap="truncate">
             <Text>{active ? "›" : " "} </Text>
@@ -133,7 +152,7 @@ export function Queue({ view, items, selected, width, height, theme, slots }: Qu
           </Text>
         )}
       />
-      <Detail lines={items[selected]?.detail ?? []} width={width} height={DETAIL_HEIGHT} theme={theme} />
+      <Detail lines={detailLines} height={detail} />
     </Box>
   );
 }

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { displayCommand, isOurs, managedHandler, planSettings, shapeProblem } from "../../../src/core/hook/install.ts";
+import { hookCommand, isOurs, planSettings, shapeProblem, shellWords } from "../../../src/core/hook/install.ts";
+import { TARGETS } from "../../../src/core/hook/targets.ts";
 
 const OWN = "/opt/kbz/hooks/stop-hook.mjs";
-const want = managedHandler("/opt/kbz/dist/kbz", ["hook", "stop"], "api");
+const C = TARGETS.claude;
+const want = C.handler(hookCommand(["/opt/kbz/dist/kbz", "hook", "stop"], "claude", "api"));
 
 describe("ownership of a Stop handler", () => {
   const ours = (command: unknown, args?: unknown) => isOurs({ type: "command", command, ...(args ? { args } : {}) } as any, [OWN]);
@@ -32,16 +34,31 @@ describe("the settings edit", () => {
   const other = { type: "command", command: "node other.mjs" };
 
   test("shape problems are named", () => {
-    expect(shapeProblem([])).toBe("the settings root is not a JSON object");
-    expect(shapeProblem({ hooks: [] })).toBe("hooks is not an object");
-    expect(shapeProblem({ hooks: { Stop: {} } })).toBe("hooks.Stop is not an array");
-    expect(shapeProblem({ hooks: { Stop: [{ hooks: {} }] } })).toBe("hooks.Stop[0] is not an object with a hooks array");
-    expect(shapeProblem({ hooks: { Stop: [{ hooks: [null] }] } })).toBe("hooks.Stop[0].hooks[0] is not an object");
-    expect(shapeProblem({ hooks: { PreToolUse: "anything" }, other: 1 })).toBeNull();
+    expect(shapeProblem([], C)).toBe("the root is not a JSON object");
+    expect(shapeProblem({ hooks: [] }, C)).toBe("hooks is not an object");
+    expect(shapeProblem({ hooks: { Stop: {} } }, C)).toBe("hooks.Stop is not an array");
+    expect(shapeProblem({ hooks: { Stop: [{ hooks: {} }] } }, C)).toBe("hooks.Stop[0] is not an object with a hooks array");
+    expect(shapeProblem({ hooks: { Stop: [{ hooks: [null] }] } }, C)).toBe("hooks.Stop[0].hooks[0] is not an object");
+    expect(shapeProblem({ hooks: { PreToolUse: "anything" }, other: 1 }, C)).toBeNull();
+  });
+
+  test("each host's own shape rules: Codex's closed root, Cursor's version 1 and flat list, Gemini's AfterAgent", () => {
+    expect(shapeProblem({ $schema: "x", hooks: {} }, TARGETS.codex)).toBe('unknown root key "$schema" (codex accepts only description and hooks)');
+    expect(shapeProblem({ description: "d", hooks: { Stop: [] } }, TARGETS.codex)).toBeNull();
+    expect(shapeProblem({ version: 2, hooks: {} }, TARGETS.cursor)).toBe("version is 2, not 1");
+    expect(shapeProblem({ version: 1, hooks: { stop: [{ command: "x" }, "y"] } }, TARGETS.cursor)).toBe("hooks.stop[1] is not an object");
+    expect(shapeProblem({ hooks: { AfterAgent: [{ hooks: 1 }] } }, TARGETS.gemini)).toBe("hooks.AfterAgent[0] is not an object with a hooks array");
+  });
+
+  test("Cursor's entry is flat and a new file gets version 1; uninstall keeps version", () => {
+    const w = TARGETS.cursor.handler(hookCommand(["/k"], "cursor", null));
+    const plan = planSettings({}, TARGETS.cursor, w, [OWN]);
+    expect(plan).toEqual({ kind: "write", removed: 0, settings: { version: 1, hooks: { stop: [w] } } });
+    expect(planSettings({ version: 1, hooks: { stop: [w] } }, TARGETS.cursor, null, [OWN])).toEqual({ kind: "write", removed: 1, settings: { version: 1 } });
   });
 
   test("install appends one group after the kept ones and keeps every other key", () => {
-    const plan = planSettings({ model: "x", hooks: { PreToolUse: [], Stop: [{ matcher: "m", hooks: [other] }] } }, want, [OWN]);
+    const plan = planSettings({ model: "x", hooks: { PreToolUse: [], Stop: [{ matcher: "m", hooks: [other] }] } }, C, want, [OWN]);
     expect(plan).toEqual({
       kind: "write",
       removed: 0,
@@ -51,17 +68,19 @@ describe("the settings edit", () => {
 
   test("duplicates collapse to one entry; an exact single entry is left alone", () => {
     const dup = { hooks: { Stop: [{ hooks: [want as any] }, { hooks: [want as any, other] }] } };
-    const plan = planSettings(dup, want, [OWN]);
+    const plan = planSettings(dup, C, want, [OWN]);
     expect(plan.kind === "write" && plan.removed).toBe(2);
-    expect(planSettings({ hooks: { Stop: [{ hooks: [want as any] }] } }, want, [OWN])).toEqual({ kind: "unchanged", why: "already-installed" });
+    expect(planSettings({ hooks: { Stop: [{ hooks: [want as any] }] } }, C, want, [OWN])).toEqual({ kind: "unchanged", why: "already-installed" });
   });
 
   test("uninstall drops emptied groups, an empty Stop and an empty hooks object", () => {
-    expect(planSettings({ hooks: { Stop: [{ hooks: [want as any] }] } }, null, [OWN])).toEqual({ kind: "write", removed: 1, settings: {} });
-    expect(planSettings({ hooks: { Stop: [{ hooks: [other] }] } }, null, [OWN])).toEqual({ kind: "unchanged", why: "nothing-to-remove" });
+    expect(planSettings({ hooks: { Stop: [{ hooks: [want as any] }] } }, C, null, [OWN])).toEqual({ kind: "write", removed: 1, settings: {} });
+    expect(planSettings({ hooks: { Stop: [{ hooks: [other] }] } }, C, null, [OWN])).toEqual({ kind: "unchanged", why: "nothing-to-remove" });
   });
 
-  test("commands are shown POSIX-quoted", () => {
-    expect(displayCommand({ command: "/a b/kbz", args: ["it's"] })).toBe(`'/a b/kbz' 'it'\\''s'`);
+  test("the command is one POSIX-quoted string that splits back into the same words", () => {
+    const cmd = hookCommand(["/a b/kbz", "it's", "hook", "stop"], "codex", "api");
+    expect(cmd).toBe(`'/a b/kbz' 'it'\\''s' hook stop --agent codex --unlazy-hook-v2 --scope api`);
+    expect(shellWords(cmd)).toEqual(["/a b/kbz", "it's", "hook", "stop", "--agent", "codex", "--unlazy-hook-v2", "--scope", "api"]);
   });
 });

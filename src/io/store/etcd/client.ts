@@ -109,18 +109,22 @@ class Unreachable extends Error {}
 export interface ClientOptions {
   /** Per request and member; a member without quorum answers within etcd's own timeout. */
   timeoutMs?: number;
+  /** How long to keep trying while no member can serve; default 6 s. */
+  retryMs?: number;
 }
 
 export class EtcdClient {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   private preferred = 0;
   readonly timeoutMs: number;
+  readonly retryMs: number;
 
   constructor(
     readonly endpoints: Endpoint[],
     opts: ClientOptions = {},
   ) {
     this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.retryMs = opts.retryMs ?? 6000;
   }
 
   get label(): string {
@@ -164,20 +168,30 @@ export class EtcdClient {
     });
   }
 
-  /** POST to each member in turn, starting with the last one that answered. */
+  /**
+   * POST to each member in turn, starting with the last one that answered. When none can serve
+   * (a member died and the others are electing a leader) try again until `retryMs` has passed:
+   * an election takes about one election timeout, a lost quorum never ends by itself.
+   */
   async call(path: string, body: unknown): Promise<any> {
-    const failures: string[] = [];
+    const deadline = Date.now() + this.retryMs;
     const n = this.endpoints.length;
-    for (let i = 0; i < n; i++) {
-      const at = (this.preferred + i) % n;
-      try {
-        const r = await this.once(this.endpoints[at]!, path, body);
-        this.preferred = at;
-        return r;
-      } catch (e) {
-        if (!(e instanceof Unreachable)) throw e;
-        failures.push(e.message);
+    let failures: string[] = [];
+    for (let round = 0; ; round++) {
+      failures = [];
+      for (let i = 0; i < n; i++) {
+        const at = (this.preferred + i) % n;
+        try {
+          const r = await this.once(this.endpoints[at]!, path, body);
+          this.preferred = at;
+          return r;
+        } catch (e) {
+          if (!(e instanceof Unreachable)) throw e;
+          failures.push(e.message);
+        }
       }
+      if (Date.now() >= deadline) break;
+      await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
     }
     throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
   }

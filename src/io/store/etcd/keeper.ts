@@ -24,10 +24,18 @@ export async function keepLease(o: KeeperOptions): Promise<string> {
   const client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: Math.max(1000, (o.ttl * 1000) / 3) });
   const every = Math.max(500, Math.floor((o.ttl * 1000) / 3));
   let lastOk = Date.now();
+  // The claim writes its held record just after starting the keeper: a record not seen yet is
+  // only "released" once it has existed, or after a second renewal period.
+  let seen = false;
+  let sleeps = 0;
+  process.on("SIGTERM", () => process.exit(0));
   try {
     for (;;) {
       await sleep(every);
-      if (!fs.existsSync(o.heldFile)) return "released";
+      sleeps++;
+      const exists = fs.existsSync(o.heldFile);
+      if (exists) seen = true;
+      else if (seen || sleeps >= 2) return "released";
       try {
         const left = await client.keepAlive(o.lease);
         if (left <= 0) return "lease gone at the coordinator";

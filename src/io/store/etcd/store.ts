@@ -39,6 +39,7 @@ export interface EtcdStoreOptions {
   /** The command that runs kbz (for the keeper); default: this executable. */
   kbzCommand?: string[];
   timeoutMs?: number;
+  retryMs?: number;
 }
 
 /** What a lease key holds (docs/formats.md). */
@@ -132,6 +133,25 @@ function selfCommand(): string[] {
   return [process.execPath];
 }
 
+/**
+ * Stop this clone's keeper of a released claim now instead of at its next renewal. Only a
+ * process whose command line is that lease's keeper is signalled (a reused pid is left alone).
+ */
+function stopKeeper(h: HeldRecord): void {
+  if (!h.keeperPid) return;
+  let cmdline: string;
+  try {
+    cmdline = fs.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+  } catch {
+    return;
+  }
+  const args = cmdline.split("\0");
+  if (!args.includes("keep") || args[args.indexOf("--lease") + 1] !== h.lease) return;
+  try {
+    process.kill(h.keeperPid, "SIGTERM");
+  } catch {}
+}
+
 export class EtcdStore implements Store {
   readonly kind = "etcd" as const;
   readonly client: EtcdClient;
@@ -140,7 +160,7 @@ export class EtcdStore implements Store {
   private readonly watchers = new Set<() => void>();
 
   constructor(readonly o: EtcdStoreOptions) {
-    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs });
+    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs, retryMs: o.retryMs });
     this.keys = keysFor(o.repository);
   }
 
@@ -268,7 +288,8 @@ export class EtcdStore implements Store {
       const r = leaseRecord(k, kv);
       if (r.invalid) continue;
       let gone: boolean;
-      if (kv.lease !== "0") gone = (await this.client.revoke(kv.lease)).existed;
+      // A lease already gone (a retried revoke, an expiry in between) took the key with it.
+      if (kv.lease !== "0") gone = (await this.client.revoke(kv.lease)).existed || (await this.client.range(kv.key)).kvs.every((now) => now.lease !== kv.lease);
       else gone = (await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }])).succeeded;
       if (gone) released.push({ invalid: false, scope: r.scope, leaf: r.leaf, globs: r.globs, pid: r.pid, file: r.file });
       this.stopInline(kv.lease);
@@ -279,6 +300,7 @@ export class EtcdStore implements Store {
       if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease)) alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
       fs.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
+      stopKeeper(h);
     }
     return { released, alreadyLost, notes: [] };
   }
@@ -351,6 +373,8 @@ export class EtcdStore implements Store {
       (r) => {
         if (stopped) return;
         stop = this.client.watch(this.keys.root, String(BigInt(r.revision) + 1n), () => onChange(), () => onChange());
+        // Anything that changed between the caller's view and this watch's start revision.
+        onChange();
       },
       () => onChange(),
     );

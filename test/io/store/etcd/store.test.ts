@@ -1,0 +1,194 @@
+// kbz with --coordinator / KBZ_COORDINATOR against a real three-member etcd cluster on loopback:
+// the same verbs and lines as the files, state in etcd (no file changes), lost leases reported
+// and blocking the Stop hook, an unreachable cluster exiting 2, import and export.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as path from "node:path";
+import { etcdAvailable, startCluster, type Cluster } from "../../../helpers/etcd-cluster.ts";
+import { reasonOf, stopHook } from "../../../helpers/hook.ts";
+import { fixtureCopy, hashTree, kbz, tempDir, writeTree } from "../../../helpers/kbz.ts";
+
+let cluster: Cluster;
+let n = 0;
+
+/** A copy of the pipe fixture with its own repository namespace on the shared cluster. */
+function repo(extra: Record<string, unknown> = {}): string {
+  const dir = fixtureCopy("pipe");
+  writeTree(dir, { ".kbz/settings.json": JSON.stringify({ coordinator: { repository: `t${process.pid}-${++n}`, ...extra } }) });
+  return dir;
+}
+
+function heldRecords(dir: string): { keeperPid: number; lease: string }[] {
+  const locks = path.join(dir, ".unlazy/locks");
+  if (!fs.existsSync(locks)) return [];
+  return fs.readdirSync(locks).filter((f) => f.endsWith(".held")).map((f) => JSON.parse(fs.readFileSync(path.join(locks, f), "utf8")));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: () => boolean, ms: number): Promise<number> {
+  const t = Date.now();
+  while (!what()) {
+    if (Date.now() - t > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return Date.now() - t;
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+describe.skipIf(!etcdAvailable())("kbz with an etcd coordinator (real 3-member cluster on loopback)", () => {
+  beforeAll(async () => {
+    cluster = await startCluster(3);
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  }, 60_000);
+
+  test("claim, overlap, identity conflict, list and release print the files' lines; the lease lives in etcd", async () => {
+    const dir = repo();
+    const env = { KBZ_COORDINATOR: cluster.url };
+    const run = (...args: string[]) => kbz(args, { cwd: dir, env });
+    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/**\n", stderr: "" });
+    expect(fs.readdirSync(path.join(dir, ".unlazy/locks")).filter((f) => f.endsWith(".lease"))).toEqual([]);
+    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-2")).toEqual({ code: 1, stdout: "CONFLICT src/api/shared.mjs overlaps src/api/** held by api/leaf-1\nCLAIM REFUSED (1 conflict(s))\n", stderr: "" });
+    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1").stdout).toBe("CONFLICT api/leaf-1 already holds a live lease; release it before claiming again\nCLAIM REFUSED (1 conflict(s))\n");
+    expect(run("scope", "list").stdout).toBe("api\nweb\nleases:\n  api/leaf-1: src/api/**, tests/api/**\n");
+    // The files do not see it: without the coordinator the same claim is granted from the files.
+    const status = run("coordinator", "status");
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/api\/leaf-1: src\/api\/\*\*, tests\/api\/\*\* \(holder \S+ pid \d+, TTL \d+\/30 s\)/);
+    expect(status.stdout).toContain("3/3 members up, 1 lease(s) held");
+    const keeper = heldRecords(dir)[0]!.keeperPid;
+    expect(alive(keeper)).toBe(true);
+    expect(run("scope", "release", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "released 1 lease(s) for api/leaf-1\n", stderr: "" });
+    await until(() => !alive(keeper), 5000);
+    expect(heldRecords(dir)).toEqual([]);
+    expect(run("scope", "list").stdout).toBe("api\nweb\n");
+  }, 60_000);
+
+  test("--coordinator on the command line and the setting file select the cluster like KBZ_COORDINATOR", () => {
+    const dir = repo();
+    expect(kbz(["scope", "claim", "--scope", "web", "--coordinator", cluster.url], { cwd: dir }).code).toBe(0);
+    const viaSetting = repo();
+    writeTree(viaSetting, { ".kbz/settings.json": JSON.stringify({ coordinator: { url: cluster.url, repository: JSON.parse(fs.readFileSync(path.join(dir, ".kbz/settings.json"), "utf8")).coordinator.repository } }) });
+    // A second clone of the same repository sees the first one's lease.
+    expect(kbz(["scope", "claim", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("CONFLICT web/leaf-1 already holds a live lease; release it before claiming again\nCLAIM REFUSED (1 conflict(s))\n");
+    expect(kbz(["scope", "release", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("released 1 lease(s) for web\n");
+    // --coordinator files overrides the setting: the files are the default store.
+    expect(kbz(["scope", "claim", "--scope", "web", "--coordinator", "files"], { cwd: viaSetting }).code).toBe(0);
+    expect(fs.readdirSync(path.join(viaSetting, ".unlazy/locks")).filter((f) => f.endsWith(".lease")).length).toBe(1);
+  });
+
+  test("waves, status log and session binding live in etcd: status and the Stop hook read them, no file changes", () => {
+    const dir = repo();
+    const env = { KBZ_COORDINATOR: cluster.url };
+    const run = (...args: string[]) => kbz(args, { cwd: dir, env });
+    const before = hashTree(dir);
+    expect(run("wave", "open", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1").stdout).toBe("OPEN w1 (0/1 started, 0/1 returned)\n");
+    expect(run("wave", "start", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-7").stdout).toBe("STARTED w1 leaf-1 (1/1 started)\n");
+    expect(run("scope", "log", "--scope", "api", "leaf-1 launched").code).toBe(0);
+    expect(run("scope", "bind", "--scope", "api", "sess-42").stdout).toBe("bound session sess-42 to scope api\n");
+    expect(hashTree(dir)).toBe(before);
+    const st = run("status", "--scope", "api");
+    expect(st.code).toBe(1);
+    expect(st.stdout).toContain("dispatch:w1 open (1/1 started)");
+    // Two scopes and no UNLAZY_SCOPE: the hook finds the scope through the binding in etcd.
+    const hook = stopHook({ cwd: dir, session_id: "sess-42" }, { cwd: dir, env });
+    expect(reasonOf(hook)).toContain("dispatch:w1 open (1/1 started)");
+    const json = JSON.parse(run("wave", "list", "--scope", "api", "--json").stdout);
+    expect(json.waves[0]).toMatchObject({ id: "w1", state: "open", started: { "leaf-1": { handle: "agent-7" } } });
+    // Without the coordinator none of it exists.
+    expect(kbz(["wave", "list", "--scope", "api"], { cwd: dir, env: { KBZ_COORDINATOR: "files" } }).stdout).toBe("(no waves in scope api)\n");
+    const exported = tempDir();
+    fs.cpSync(dir, exported, { recursive: true });
+    expect(kbz(["coordinator", "export", "--scope", "api"], { cwd: exported, env }).stdout).toBe("exported scope api: 1 wave(s), 3 status log line(s), session binding\n");
+    const log = fs.readFileSync(path.join(exported, ".unlazy/api/status.log"), "utf8").split("\n");
+    expect(log[0]).toMatch(/^\d{4}-\d\d-\d\dT.* dispatch w1 opened: leaf-1$/);
+    expect(log[2]).toBe("leaf-1 launched");
+    expect(fs.readFileSync(path.join(exported, ".unlazy/api/session"), "utf8")).toBe("sess-42\n");
+    expect(kbz(["wave", "status", "--scope", "api", "--wave", "w1", "--coordinator", "files"], { cwd: exported }).stdout).toBe("OPEN w1 (1/1 started, 0/1 returned)\n");
+  }, 60_000);
+
+  test("import copies a scope's files into etcd; a conflicting destination is refused with nothing changed", () => {
+    const src = repo();
+    const files = (...args: string[]) => kbz([...args, "--coordinator", "files"], { cwd: src });
+    expect(files("wave", "open", "--scope", "api", "--wave", "w9", "--leaf", "leaf-2").code).toBe(0);
+    expect(files("scope", "bind", "--scope", "api", "sess-9").code).toBe(0);
+    const env = { KBZ_COORDINATOR: cluster.url };
+    expect(kbz(["coordinator", "import", "--scope", "api"], { cwd: src, env }).stdout).toBe("imported scope api: 1 wave(s), 1 status log line(s), session binding\n");
+    expect(kbz(["wave", "status", "--scope", "api", "--wave", "w9"], { cwd: src, env }).stdout).toBe("OPEN w9 (0/1 started, 0/1 returned)\n");
+    // Idempotent: the same state again is no conflict.
+    expect(kbz(["coordinator", "import", "--scope", "api"], { cwd: src, env }).code).toBe(0);
+    expect(files("wave", "abandon", "--scope", "api", "--wave", "w9", "--reason", "moved").code).toBe(0);
+    const refused = kbz(["coordinator", "import", "--scope", "api"], { cwd: src, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("the coordinator already holds different waves for api");
+    expect(kbz(["wave", "status", "--scope", "api", "--wave", "w9"], { cwd: src, env }).stdout).toBe("OPEN w9 (0/1 started, 0/1 returned)\n");
+    // File leases are live holdings and never move.
+    expect(files("scope", "claim", "--scope", "web").code).toBe(0);
+    const held = kbz(["coordinator", "import", "--scope", "web"], { cwd: src, env });
+    expect(held.code).toBe(2);
+    expect(held.stderr).toContain("scope web holds 1 file lease(s) (leaf-1)");
+  }, 60_000);
+
+  test("SIGKILL of the process keeping a lease: it expires within its TTL by etcd's clock, the next claim succeeds, the holder is told and its Stop hook blocks", async () => {
+    const a = repo({ ttl: 3 });
+    const b = tempDir();
+    fs.cpSync(a, b, { recursive: true });
+    const env = { KBZ_COORDINATOR: cluster.url };
+    expect(kbz(["scope", "claim", "--scope", "api", "--leaf", "leaf-1"], { cwd: a, env }).code).toBe(0);
+    const { keeperPid } = heldRecords(a)[0]!;
+    // The keeper renews: after two TTLs the lease is still held.
+    await new Promise((r) => setTimeout(r, 6500));
+    expect(kbz(["scope", "claim", "--scope", "api", "--leaf", "leaf-2"], { cwd: b, env }).code).toBe(1);
+    process.kill(keeperPid, "SIGKILL");
+    const killed = Date.now();
+    let granted = false;
+    await until(() => (granted = kbz(["scope", "claim", "--scope", "api", "--leaf", "leaf-2"], { cwd: b, env }).code === 0), 10_000);
+    const waited = Date.now() - killed;
+    console.log(`keeper SIGKILLed: the next claim from another clone was granted after ${waited} ms (TTL 3 s)`);
+    expect(granted).toBe(true);
+    expect(waited).toBeLessThan(3000 + 2000);
+    const told = kbz(["status", "--scope", "api"], { cwd: a, env });
+    expect(told.stderr).toContain("kbz: warning: lease api/leaf-1 was lost (");
+    expect(told.stdout).toContain("lease:leaf-1 lost");
+    expect(reasonOf(stopHook({ cwd: a, session_id: "s" }, { cwd: a, env: { ...env, UNLAZY_SCOPE: "api" } }))).toContain("lease:leaf-1 lost (");
+    const rel = kbz(["scope", "release", "--scope", "api", "--leaf", "leaf-1"], { cwd: a, env });
+    expect(rel.stdout).toBe("released 0 lease(s) for api/leaf-1\n");
+    expect(rel.stderr).toContain("was already lost before this release");
+    expect(kbz(["status", "--scope", "api"], { cwd: a, env }).stderr).toBe("");
+    expect(kbz(["scope", "release", "--scope", "api"], { cwd: b, env }).stdout).toBe("released 1 lease(s) for api\n");
+  }, 60_000);
+
+  test("an unreachable cluster is exit 2 with the reason for every coordinated verb, and nothing changes", async () => {
+    const dir = repo();
+    const env = { KBZ_COORDINATOR: `etcd://127.0.0.1:${await closedPort()}` };
+    const before = hashTree(dir);
+    for (const args of [["scope", "claim", "--scope", "web"], ["scope", "list"], ["status", "--scope", "api"], ["wave", "open", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1"], ["coordinator", "status"]]) {
+      const r = kbz(args, { cwd: dir, env, timeoutMs: 60_000 });
+      expect(r.code).toBe(2);
+      expect(r.stdout + r.stderr).toMatch(/unreachable/);
+    }
+    expect(hashTree(dir)).toBe(before);
+    const bad = kbz(["scope", "list"], { cwd: dir, env: { KBZ_COORDINATOR: "etcd://host:99999" } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("coordinator endpoint must be HOST:PORT");
+  }, 120_000);
+});
