@@ -19,7 +19,7 @@ function locate(file, line, message) {
     return message;
   return line === undefined || line === null ? `${file}: ${message}` : `${file}:${line}: ${message}`;
 }
-var KbzError, UsageError, FileProblemsError;
+var KbzError, READ_HINTS, ReadError, UsageError, FileProblemsError;
 var init_errors = __esm(() => {
   KbzError = class KbzError extends Error {
     code;
@@ -39,6 +39,19 @@ var init_errors = __esm(() => {
     }
     located() {
       return locate(this.file, this.line, this.message);
+    }
+  };
+  READ_HINTS = {
+    ENOENT: "create the file or name an existing one",
+    UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
+    TOO_LARGE: "split the file or shorten it",
+    OUTSIDE: "keep the file inside the repository root",
+    IO: "check the file's permissions and the disk, then run the command again",
+    DECODE: "save the file as UTF-8 text without a byte-order mark"
+  };
+  ReadError = class ReadError extends KbzError {
+    constructor(message, code, file, line) {
+      super(message, { code, file, line, hint: READ_HINTS[code] });
     }
   };
   UsageError = class UsageError extends KbzError {
@@ -174,126 +187,7 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
-// src/core/workspace/read.ts
-import * as fs from "node:fs";
-import * as path from "node:path";
-function sameIdentity(a, b) {
-  return a.dev === b.dev && a.ino === b.ino;
-}
-function unchanged(a, b) {
-  return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-function isInside(parent, child) {
-  if (child === parent)
-    return true;
-  const base = parent.endsWith(path.sep) ? parent : parent + path.sep;
-  if (path.sep === "/" && child.startsWith(base) && !child.includes("/.."))
-    return true;
-  const rel = path.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
-}
-function keepScratch(buf) {
-  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES)
-    scratch = buf;
-}
-function realpathOf(file, cache) {
-  if (!cache)
-    return fs.realpathSync(file);
-  const dir = path.dirname(file);
-  let real = cache.get(dir);
-  if (real === undefined) {
-    real = fs.realpathSync(dir);
-    cache.set(dir, real);
-  }
-  return path.join(real, path.basename(file));
-}
-function readStableWith(file, opts, use) {
-  const single = `${opts.label} must be one unchanged regular single-link file`;
-  let fd;
-  try {
-    fd = fs.openSync(file, FLAGS);
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT") {
-      let exists = false;
-      try {
-        fs.lstatSync(file);
-        exists = true;
-      } catch {}
-      if (exists)
-        throw new ReadError(single, "UNSAFE", file);
-      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
-    }
-    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
-      throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot open ${opts.label}: ${e.code ?? e.message}`, "IO", file);
-  }
-  let buf = scratch;
-  scratch = null;
-  let total = 0;
-  let before;
-  try {
-    before = fs.fstatSync(fd, { bigint: true });
-    if (!before.isFile() || before.nlink !== 1n)
-      throw new ReadError(single, "UNSAFE", file);
-    if (before.size > BigInt(opts.maxBytes)) {
-      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-    }
-    if (opts.root) {
-      const real = realpathOf(file, opts.realDirs);
-      if (!isInside(opts.root, real))
-        throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
-    }
-    const size = Number(before.size);
-    const want = Math.min(size + 1, opts.maxBytes + 1);
-    if (!buf || buf.length < want)
-      buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
-    for (;; ) {
-      if (total === buf.length) {
-        if (total > opts.maxBytes)
-          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
-        buf.copy(grown, 0, 0, total);
-        buf = grown;
-      }
-      const n = fs.readSync(fd, buf, total, buf.length - total, null);
-      if (n === 0)
-        break;
-      total += n;
-      if (total > opts.maxBytes)
-        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-      if (total < buf.length && total >= size)
-        break;
-    }
-    if (BigInt(total) !== before.size)
-      throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
-    if (!opts.nameCheckedByCaller) {
-      const named = fs.lstatSync(file, { bigint: true });
-      if (!sameIdentity(before, named))
-        throw new ReadError(single, "UNSAFE", file);
-      if (!unchanged(before, named) || named.nlink !== 1n)
-        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
-    }
-  } catch (e) {
-    keepScratch(buf);
-    if (e instanceof ReadError)
-      throw e;
-    const code = e.code;
-    if (code === "ENOENT")
-      throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    return use(buf.subarray(0, total), before);
-  } finally {
-    keepScratch(buf);
-  }
-}
-function readStable(file, opts) {
-  return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
-}
+// src/core/text/decode.ts
 function firstInvalidUtf8(b) {
   let i = 0;
   const n = b.length;
@@ -347,257 +241,32 @@ function decodeLedgerText(b) {
     return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
   }
 }
-var MAX_LEDGER_BYTES, READ_HINTS, ReadError, FLAGS, scratch = null, KEEP_SCRATCH_BYTES, FATAL_UTF8;
-var init_read = __esm(() => {
-  init_errors();
+var MAX_LEDGER_BYTES, FATAL_UTF8;
+var init_decode = __esm(() => {
   MAX_LEDGER_BYTES = 8 * 1024 * 1024;
-  READ_HINTS = {
-    ENOENT: "create the file or name an existing one",
-    UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
-    TOO_LARGE: "split the file or shorten it",
-    OUTSIDE: "keep the file inside the repository root",
-    IO: "check the file's permissions and the disk, then run the command again"
-  };
-  ReadError = class ReadError extends KbzError {
-    constructor(message, code, file) {
-      super(message, { code, file, hint: READ_HINTS[code] });
-    }
-  };
-  FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
-  KEEP_SCRATCH_BYTES = 1024 * 1024;
   FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 });
 
-// src/core/workspace/fs.ts
-import * as fs2 from "node:fs";
-import * as path2 from "node:path";
-function ensureRealDir(dir, root, mode = 448) {
-  const st = lstatOrNull(dir);
-  if (st) {
-    if (st.isSymbolicLink() || !st.isDirectory())
-      throw new WriteError("not a real directory", dir);
-    if (root && !isInside(root, fs2.realpathSync(dir)))
-      throw new WriteError("directory resolves outside the repository", dir);
-    return;
-  }
-  ensureRealDir(path2.dirname(dir), root, mode);
-  try {
-    fs2.mkdirSync(dir, { mode });
-  } catch (e) {
-    if (e.code !== "EEXIST")
-      throw e;
-  }
-  ensureRealDir(dir, root, mode);
-}
-function lstatOrNull(p) {
-  try {
-    return fs2.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function writeAtomic(target, data, opts = {}) {
-  const dir = path2.dirname(target);
-  if (opts.createParents)
-    ensureRealDir(dir, opts.root);
-  const dst = lstatOrNull(dir);
-  if (!dst || dst.isSymbolicLink() || !dst.isDirectory())
-    throw new WriteError("parent is not a real directory", dir);
-  if (opts.root) {
-    if (!isInside(opts.root, fs2.realpathSync(dir)))
-      throw new WriteError("refusing to write outside the repository", target);
-    const u = lstatOrNull(path2.join(opts.root, ".unlazy"));
-    if (u && (u.isSymbolicLink() || !u.isDirectory()))
-      throw new WriteError("must be a real directory", path2.join(opts.root, ".unlazy"));
-  }
-  const existing = lstatOrNull(target);
-  if (existing && (existing.isSymbolicLink() || !existing.isFile()))
-    throw new WriteError("refusing to replace a non-regular file", target);
-  const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
-  const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
-  const fd = fs2.openSync(tmp, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | NOFOLLOW, 384);
-  try {
-    try {
-      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-      let off = 0;
-      while (off < buf.length)
-        off += fs2.writeSync(fd, buf, off, buf.length - off);
-      fs2.fchmodSync(fd, mode);
-      fs2.fsyncSync(fd);
-    } finally {
-      fs2.closeSync(fd);
-    }
-    fs2.renameSync(tmp, target);
-  } catch (e) {
-    try {
-      fs2.unlinkSync(tmp);
-    } catch {}
-    throw e;
-  }
-  syncDir(dir);
-}
-function syncDir(dir) {
-  let fd = null;
-  try {
-    fd = fs2.openSync(dir, fs2.constants.O_RDONLY);
-    fs2.fsyncSync(fd);
-  } catch {} finally {
-    if (fd !== null)
-      fs2.closeSync(fd);
-  }
-}
-var WriteError, NOFOLLOW;
-var init_fs = __esm(() => {
-  init_hash();
-  init_read();
-  init_errors();
-  WriteError = class WriteError extends KbzError {
-    constructor(message, file) {
-      super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
-    }
-  };
-  NOFOLLOW = fs2.constants.O_NOFOLLOW ?? 0;
-});
-
-// src/core/workspace/lock.ts
-import * as fs3 from "node:fs";
-import * as os from "node:os";
-import * as path3 from "node:path";
-function canonicalTarget(target) {
-  let dir = path3.resolve(target);
-  const rest = [];
-  for (;; ) {
-    try {
-      return path3.join(fs3.realpathSync(dir), ...rest);
-    } catch {
-      const parent = path3.dirname(dir);
-      if (parent === dir)
-        return path3.resolve(target);
-      rest.unshift(path3.basename(dir));
-      dir = parent;
-    }
-  }
-}
-function lockPath(root, target) {
-  return path3.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
-}
-function pidAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0)
-    return false;
-  try {
-    process.kill(pid, 0);
+// src/core/workspace/inside.ts
+import * as path from "node:path";
+function isInside(parent, child) {
+  if (child === parent)
     return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
+  const base = parent.endsWith(path.sep) ? parent : parent + path.sep;
+  if (path.sep === "/" && child.startsWith(base) && !child.includes("/.."))
+    return true;
+  const rel = path.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
 }
-function readOwner(file) {
-  try {
-    const o = JSON.parse(fs3.readFileSync(file, "utf8"));
-    if (o && typeof o.token === "string" && Number.isInteger(o.pid) && typeof o.host === "string")
-      return o;
-  } catch {}
-  return null;
+var init_inside = () => {};
+
+// src/core/workspace/ids.ts
+function isValidId(id) {
+  return ID_PATTERN.test(id) && id !== "." && id !== "..";
 }
-function identity(file) {
-  try {
-    const st = fs3.lstatSync(file, { bigint: true });
-    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-  } catch {
-    return null;
-  }
-}
-function tryRecover(file, opts) {
-  const before = identity(file);
-  const owner = readOwner(file);
-  if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
-    return false;
-  if (before === null || identity(file) !== before)
-    return false;
-  const aside = `${file}.${randomHex(6)}.stale`;
-  try {
-    fs3.renameSync(file, aside);
-  } catch {
-    return false;
-  }
-  const moved = readOwner(aside);
-  if (!moved || moved.token !== owner.token) {
-    try {
-      fs3.renameSync(aside, file);
-    } catch {}
-    return false;
-  }
-  fs3.rmSync(aside, { force: true });
-  opts.onRecovered?.(owner, file);
-  return true;
-}
-async function withFileLock(root, target, fn, opts = {}) {
-  const file = lockPath(root, target);
-  ensureRealDir(path3.dirname(file), root);
-  return withLockFile(file, target, fn, opts);
-}
-function describeHolder(file) {
-  const o = readOwner(file);
-  if (!o)
-    return "an unknown holder (the lock file has no readable owner record)";
-  const alive = o.host === os.hostname() ? pidAlive(o.pid) ? "alive" : "gone" : "on another host";
-  return `pid ${o.pid} on host ${o.host} (${alive}) since ${o.at}`;
-}
-async function withLockFile(file, target, fn, opts = {}) {
-  const owner = {
-    token: randomHex(12),
-    pid: process.pid,
-    host: os.hostname(),
-    target: canonicalTarget(target),
-    at: new Date().toISOString()
-  };
-  const deadline = Date.now() + (opts.timeoutMs ?? 30000);
-  let lastCode = "EEXIST";
-  const staged = `${file}.${owner.token}.new`;
-  const fd = fs3.openSync(staged, fs3.constants.O_WRONLY | fs3.constants.O_CREAT | fs3.constants.O_EXCL | fs3.constants.O_NOFOLLOW, 384);
-  try {
-    fs3.writeSync(fd, JSON.stringify(owner));
-  } finally {
-    fs3.closeSync(fd);
-  }
-  for (;; ) {
-    try {
-      fs3.linkSync(staged, file);
-      fs3.rmSync(staged, { force: true });
-      break;
-    } catch (e) {
-      lastCode = e.code ?? "unknown";
-      if (lastCode !== "EEXIST") {
-        fs3.rmSync(staged, { force: true });
-        throw e;
-      }
-      if (tryRecover(file, opts))
-        continue;
-      if (Date.now() >= deadline) {
-        fs3.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`, file);
-      }
-      await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    if (readOwner(file)?.token === owner.token)
-      fs3.rmSync(file, { force: true });
-  }
-}
-var LockTimeoutError;
-var init_lock = __esm(() => {
-  init_hash();
-  init_digest();
-  init_fs();
-  init_errors();
-  LockTimeoutError = class LockTimeoutError extends KbzError {
-    constructor(message, file) {
-      super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
-    }
-  };
+var ID_PATTERN, SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
+var init_ids = __esm(() => {
+  ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 });
 
 // src/core/workspace/paths.ts
@@ -669,96 +338,16 @@ var init_paths = __esm(() => {
   WILD = /[*?[{]/;
 });
 
-// src/core/dispatch/statuslog.ts
-import * as fs5 from "node:fs";
-import * as path5 from "node:path";
-function statusLogPath(root, scope) {
-  return path5.join(root, ".unlazy", scope, "status.log");
-}
-function statusLine(text) {
-  return text.replace(/[\r\n]+/g, " ") + `
-`;
-}
-function refuse(file, why) {
-  throw new StatusLogError(why, file);
-}
-function appendStatus(file, text) {
-  let before = null;
-  try {
-    before = fs5.lstatSync(file);
-  } catch (e) {
-    if (e.code !== "ENOENT")
-      refuse(file, `cannot inspect status log (${e.message})`);
-  }
-  if (before && (before.isSymbolicLink() || !before.isFile() || before.nlink !== 1)) {
-    refuse(file, "status log must be a regular single-link file");
-  }
-  let fd;
-  try {
-    fd = fs5.openSync(file, FLAGS2, 384);
-  } catch (e) {
-    const code = e.code;
-    if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR")
-      refuse(file, "status log must be a regular single-link file");
-    refuse(file, `cannot open status log (${code ?? e.message})`);
-  }
-  try {
-    const st = fs5.fstatSync(fd);
-    const named = fs5.lstatSync(file);
-    if (!st.isFile() || st.nlink !== 1 || !named.isFile() || named.dev !== st.dev || named.ino !== st.ino) {
-      refuse(file, "status log changed while it was opened");
-    }
-    const buf = Buffer.from(statusLine(text), "utf8");
-    let off = 0;
-    while (off < buf.length)
-      off += fs5.writeSync(fd, buf, off, buf.length - off);
-    fs5.fsyncSync(fd);
-  } catch (e) {
-    if (e instanceof StatusLogError)
-      throw e;
-    refuse(file, `cannot append status (${e.message})`);
-  } finally {
-    fs5.closeSync(fd);
-  }
-}
-function recoveryLogger(root, scope, notes) {
-  return (owner, lockFile) => {
-    const text = `lock recovered from dead pid ${owner.pid} (${path5.relative(root, lockFile)})`;
-    notes.push(text);
-    if (!scope)
-      return;
-    try {
-      appendStatus(statusLogPath(root, scope), `${new Date().toISOString()} ${text}`);
-    } catch (e) {
-      notes.push(`could not log the lock recovery: ${e.message}`);
-    }
-  };
-}
-var StatusLogError, FLAGS2;
-var init_statuslog = __esm(() => {
-  init_errors();
-  StatusLogError = class StatusLogError extends KbzError {
-    constructor(message, file) {
-      super(message, { code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
-    }
-  };
-  FLAGS2 = fs5.constants.O_WRONLY | fs5.constants.O_APPEND | fs5.constants.O_CREAT | (fs5.constants.O_NOFOLLOW ?? 0) | (fs5.constants.O_NONBLOCK ?? 0);
-});
-
-// src/core/dispatch/leases.ts
-import * as fs6 from "node:fs";
-import * as path6 from "node:path";
+// src/core/dispatch/lease-record.ts
+import * as path2 from "node:path";
 function locksDir(root) {
-  return path6.join(root, ".unlazy", "locks");
+  return path2.join(root, ".unlazy", "locks");
 }
 function leaseFileName(scope, leaf) {
   return `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.lease`;
 }
-function registryTarget(root) {
-  return path6.join(locksDir(root), "lease-registry");
-}
 function invalidRecord(file, problem) {
-  return { invalid: true, scope: INVALID_OWNER, leaf: path6.basename(file), globs: ["**"], file, problem };
+  return { invalid: true, scope: INVALID_OWNER, leaf: path2.basename(file), globs: ["**"], file, problem };
 }
 function recordProblem(name, raw) {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
@@ -781,191 +370,29 @@ function recordProblem(name, raw) {
     return `file name does not match ${r.scope}/${r.leaf}`;
   return null;
 }
-function readLease(file, root) {
-  let text;
-  try {
-    text = readStable(file, { label: "lease record", maxBytes: MAX_LEASE_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError)
-      return invalidRecord(file, e.message);
-    throw e;
-  }
+function parseLeaseRecord(file, text) {
   let raw;
   try {
     raw = JSON.parse(text);
   } catch {
     return invalidRecord(file, "not valid JSON");
   }
-  const problem = recordProblem(path6.basename(file), raw);
+  const problem = recordProblem(path2.basename(file), raw);
   if (problem)
     return invalidRecord(file, problem);
   const r = raw;
   return { invalid: false, scope: r.scope, leaf: r.leaf, globs: [...r.globs], pid: Number.isInteger(r.pid) ? r.pid : null, file };
 }
-function readLeases(root) {
-  const dir = locksDir(root);
-  let st;
-  try {
-    st = fs6.lstatSync(dir);
-  } catch {
-    return [];
-  }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs6.realpathSync(dir))) {
-    return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
-  }
-  return fs6.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLease(path6.join(dir, n), root));
-}
-function checkIds(scope, leaf) {
-  if (!isValidId(scope))
-    throw new UsageError(SCOPE_ID_MESSAGE);
-  if (leaf !== null && !isValidId(leaf))
-    throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
-}
-function normalizeClaimGlobs(raw) {
-  const out = [];
-  for (const g of raw) {
-    const n = normalizeOwnsPath(g);
-    if (!n.ok)
-      throw new UsageError(n.error);
-    if (!out.includes(n.glob))
-      out.push(n.glob);
-  }
-  if (out.length === 0)
-    throw new UsageError("a claim needs at least one OWNS path");
-  return out;
-}
-function claimConflicts(scope, leaf, globs, held) {
-  const same = held.find((h) => !h.invalid && h.scope === scope && h.leaf === leaf);
-  if (same)
-    return [{ kind: "identity", holder: same }];
-  const conflicts = [];
-  for (const glob of globs) {
-    for (const h of held) {
-      for (const theirGlob of h.globs)
-        if (globsOverlap(glob, theirGlob))
-          conflicts.push({ kind: "glob", glob, theirGlob, holder: h });
-    }
-  }
-  return conflicts;
-}
-async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
-  checkIds(scope, leaf);
-  const globs = normalizeClaimGlobs(rawGlobs);
-  const notes = [];
-  return withFileLock(root, registryTarget(root), () => {
-    const conflicts = claimConflicts(scope, leaf, globs, readLeases(root));
-    if (conflicts.length > 0)
-      return { ok: false, conflicts, notes };
-    const file = path6.join(locksDir(root), leaseFileName(scope, leaf));
-    const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
-    writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
-`, { root, mode: 384 });
-    return { ok: true, lease, notes };
-  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
-}
-async function releaseLeases(root, scope, leaf, opts = {}) {
-  checkIds(scope, leaf);
-  const notes = [];
-  if (!fs6.existsSync(locksDir(root)))
-    return { released: [], notes };
-  return withFileLock(root, registryTarget(root), () => {
-    const released = [];
-    for (const r of readLeases(root)) {
-      if (r.invalid || r.scope !== scope || leaf !== null && r.leaf !== leaf)
-        continue;
-      fs6.unlinkSync(r.file);
-      released.push(r);
-    }
-    return { released, notes };
-  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
-}
-async function removeInvalidLeases(root, opts = {}) {
-  const notes = [];
-  if (!fs6.existsSync(locksDir(root)))
-    return { removed: [], notes };
-  return withFileLock(root, registryTarget(root), () => {
-    const removed = [];
-    for (const r of readLeases(root)) {
-      if (!r.invalid)
-        continue;
-      try {
-        fs6.unlinkSync(r.file);
-      } catch (e) {
-        throw new LeaseRecordError(`cannot remove invalid lease record: ${e.code ?? e.message}`, r.file);
-      }
-      removed.push(r);
-    }
-    return { removed, notes };
-  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, null, notes) });
-}
-var MAX_LEASE_BYTES, INVALID_OWNER = "(invalid)", LeaseRecordError;
-var init_leases = __esm(() => {
-  init_errors();
+var MAX_LEASE_BYTES, INVALID_OWNER = "(invalid)";
+var init_lease_record = __esm(() => {
   init_digest();
-  init_discover();
-  init_fs();
-  init_lock();
+  init_ids();
   init_paths();
-  init_read();
-  init_statuslog();
-  init_errors();
   MAX_LEASE_BYTES = 64 * 1024;
-  LeaseRecordError = class LeaseRecordError extends KbzError {
-    constructor(message, file) {
-      super(message, { code: "lease-record", file, hint: "remove the lease record by hand" });
-    }
-  };
-});
-
-// src/core/dispatch/session.ts
-import * as fs7 from "node:fs";
-import * as path7 from "node:path";
-function sessionPath(root, scope) {
-  return path7.join(root, ".unlazy", scope, "session");
-}
-function checkSessionId(rawId) {
-  const id = rawId.trim();
-  if (id === "")
-    throw new UsageError("bind needs a non-blank session id");
-  if (hasUnsafe(id))
-    throw new UsageError("session id must be printable (no control, bidi or line-separator characters)");
-  if (Buffer.byteLength(id) + 1 > MAX_SESSION_BYTES)
-    throw new UsageError(`session id must be shorter than ${MAX_SESSION_BYTES} bytes`);
-  return id;
-}
-function bindSession(root, scope, rawId) {
-  const id = checkSessionId(rawId);
-  writeAtomic(sessionPath(root, scope), id + `
-`, { root });
-  return id;
-}
-function readSessionFile(root, scope) {
-  const file = sessionPath(root, scope);
-  try {
-    const fd = fs7.openSync(file, fs7.constants.O_RDONLY | fs7.constants.O_NOFOLLOW | fs7.constants.O_NONBLOCK);
-    try {
-      const st = fs7.fstatSync(fd);
-      if (!st.isFile() || st.nlink !== 1 || st.size > MAX_SESSION_BYTES)
-        return null;
-      const buf = Buffer.alloc(MAX_SESSION_BYTES + 1);
-      const n = fs7.readSync(fd, buf, 0, buf.length, 0);
-      return buf.subarray(0, n).toString("utf8").trim();
-    } finally {
-      fs7.closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
-}
-var MAX_SESSION_BYTES = 4096;
-var init_session = __esm(() => {
-  init_errors();
-  init_sanitize();
-  init_fs();
 });
 
 // src/core/dispatch/waves.ts
-import * as path8 from "node:path";
+import * as path3 from "node:path";
 function emptyDispatch() {
   return { waves: new Map, extra: [] };
 }
@@ -1186,7 +613,7 @@ function serializeDispatch(s) {
 `;
 }
 function dispatchPath(root, scope) {
-  return path8.join(root, ".unlazy", scope, "dispatch.json");
+  return path3.join(root, ".unlazy", scope, "dispatch.json");
 }
 function waveLine(text, wave) {
   if (wave === null)
@@ -1199,32 +626,6 @@ function waveLine(text, wave) {
     if (text.charCodeAt(i) === 10)
       line++;
   return line;
-}
-function loadDispatch(root, scope) {
-  const file = dispatchPath(root, scope);
-  let text = null;
-  for (let attempt = 1;text === null; attempt++) {
-    try {
-      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-    } catch (e) {
-      if (e instanceof ReadError && e.code === "ENOENT")
-        return { state: emptyDispatch(), text: null };
-      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
-        continue;
-      }
-      if (e instanceof ReadError)
-        throw new DispatchStateError(e.message);
-      throw e;
-    }
-  }
-  try {
-    return { state: parseDispatch(text), text };
-  } catch (e) {
-    if (e instanceof DispatchStateError)
-      throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
-    throw e;
-  }
 }
 function latestTime(w) {
   const times = [w.openedAt, w.sealedAt, w.completedAt, w.abandonedAt, ...[...w.started.values()].map((s) => s.at), ...[...w.returned.values()].map((r) => r.at)];
@@ -1248,7 +649,7 @@ function waveSummary(w) {
     return `ABANDONED ${w.id} (${s}/${n} started, ${r}/${n} returned): ${escapeUnsafe(w.reason ?? "")}`;
   return `${w.state.toUpperCase()} ${w.id} (${s}/${n} started, ${r}/${n} returned)`;
 }
-function checkIds2(a) {
+function checkIds(a) {
   if (!isValidId(a.wave))
     throw new DispatchActionError(idMessage("wave"));
   const leaves = a.kind === "open" ? a.leaves : a.kind === "start" || a.kind === "return" ? [a.leaf] : [];
@@ -1257,7 +658,7 @@ function checkIds2(a) {
       throw new DispatchActionError(`${idMessage("leaf")}: ${show(l)}`);
 }
 function applyDispatch(state, a, now) {
-  checkIds2(a);
+  checkIds(a);
   const waves = new Map(state.waves);
   const existing = waves.get(a.wave);
   const need = () => {
@@ -1384,30 +785,10 @@ function invalidAggregate(message, line = 1) {
     errorLine: line
   };
 }
-function dispatchStatus(root, scope) {
-  if (!scope)
-    return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
-  let agg;
-  try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
-  } catch (e) {
-    if (e instanceof DispatchStateError)
-      return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
-    throw e;
-  }
-  for (const l of view.lost(scope)) {
-    agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
-  }
-  return agg;
-}
-var DispatchStateError, DispatchActionError, MAX_HANDLE = 256, MAX_REASON = 500, RACE_RETRIES = 4, STATES, WAVE_KEYS, ISO;
+var DispatchStateError, DispatchActionError, MAX_HANDLE = 256, MAX_REASON = 500, STATES, WAVE_KEYS, ISO;
 var init_waves = __esm(() => {
-  init_discover();
-  init_read();
+  init_ids();
   init_sanitize();
-  init_active();
   init_errors();
   DispatchStateError = class DispatchStateError extends KbzError {
     wave;
@@ -1426,1238 +807,7 @@ var init_waves = __esm(() => {
   ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 });
 
-// src/core/dispatch/transition.ts
-import * as fs8 from "node:fs";
-import * as path9 from "node:path";
-function checkScopeDir(root, scope) {
-  for (const dir of [path9.join(root, ".unlazy"), path9.join(root, ".unlazy", scope)]) {
-    let st;
-    try {
-      st = fs8.lstatSync(dir);
-    } catch {
-      return;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs8.realpathSync(dir))) {
-      throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
-    }
-  }
-}
-async function commitDispatch(root, scope, action, opts = {}) {
-  if (!isValidId(scope))
-    throw new DispatchActionError(idMessage("scope"));
-  checkScopeDir(root, scope);
-  const file = dispatchPath(root, scope);
-  const now = opts.now ?? (() => new Date);
-  applyDispatch(loadDispatch(root, scope).state, action, now());
-  const notes = [];
-  const t = await withFileLock(root, file, () => {
-    const { state } = loadDispatch(root, scope);
-    const next = applyDispatch(state, action, now());
-    writeAtomic(file, serializeDispatch(next.state), { root, createParents: true, mode: 384 });
-    return next;
-  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
-  let auditWarning = null;
-  try {
-    appendStatus(statusLogPath(root, scope), `${new Date().toISOString()} ${t.event}`);
-  } catch (e) {
-    auditWarning = `state transition committed; audit status append was skipped: ${escapeField(e.message, 500)}`;
-  }
-  return { ...t, auditWarning, notes };
-}
-var init_transition = __esm(() => {
-  init_lock();
-  init_read();
-  init_fs();
-  init_discover();
-  init_sanitize();
-  init_waves();
-  init_statuslog();
-});
-
-// src/io/store/files.ts
-function readOptional(root, file, label, maxBytes) {
-  try {
-    return readStable(file, { label, maxBytes, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
-      return null;
-    throw e;
-  }
-}
-function logLines(text, max) {
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === "")
-    lines.pop();
-  return lines.slice(-max);
-}
-function filesView(root) {
-  return {
-    kind: "files",
-    leases: () => readLeases(root),
-    dispatchText: (scope, read) => read ? read() : readOptional(root, dispatchPath(root, scope), "dispatch state", MAX_LEDGER_BYTES),
-    dispatch: (scope) => loadDispatch(root, scope),
-    session: (scope) => readSessionFile(root, scope),
-    statusLog: (scope, max = 500) => {
-      const text = readOptional(root, statusLogPath(root, scope), "status log", MAX_LOG_BYTES);
-      return text === null ? [] : logLines(text, max);
-    },
-    leafStates: () => null,
-    lost: () => []
-  };
-}
-function filesStore(root) {
-  return {
-    kind: "files",
-    label: "files",
-    view: async () => filesView(root),
-    claim: (scope, leaf, globs) => claimLease(root, scope, leaf, globs),
-    release: async (scope, leaf) => ({ ...await releaseLeases(root, scope, leaf), alreadyLost: [] }),
-    removeInvalid: () => removeInvalidLeases(root),
-    commitDispatch: (scope, action, opts) => commitDispatch(root, scope, action, opts),
-    appendStatus: async (scope, text) => appendStatus(statusLogPath(root, scope), text),
-    bindSession: async (scope, id) => bindSession(root, scope, id),
-    setLeafState: async (_scope, _leaf, _state, editPlan) => {
-      await editPlan();
-    },
-    watch: () => () => {},
-    close: () => {}
-  };
-}
-var MAX_LOG_BYTES;
-var init_files = __esm(() => {
-  init_leases();
-  init_session();
-  init_statuslog();
-  init_transition();
-  init_waves();
-  init_read();
-  init_waves();
-  MAX_LOG_BYTES = 8 * 1024 * 1024;
-});
-
-// src/io/store/config.ts
-import { createRequire as createRequire2 } from "node:module";
-import * as path10 from "node:path";
-function readSetting(root) {
-  const file = path10.join(root, SETTING_FILE);
-  let text;
-  try {
-    text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
-      return null;
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message.replace(`: ${file}`, "") }]);
-  }
-  const bad = (message) => {
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
-  };
-  let raw;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return bad("not valid JSON");
-  }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    return bad("must be a JSON object");
-  const c = raw.coordinator;
-  if (c === undefined)
-    return null;
-  if (typeof c === "string")
-    return { url: c };
-  if (typeof c !== "object" || c === null || Array.isArray(c))
-    return bad('"coordinator" must be a URL or an object');
-  const o = c;
-  for (const k of Object.keys(o))
-    if (!["url", "repository", "ttl"].includes(k))
-      bad(`unknown coordinator key ${JSON.stringify(k).slice(0, 60)}`);
-  if (o.url !== undefined && typeof o.url !== "string")
-    bad('"coordinator.url" must be a string');
-  if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository)))
-    bad('"coordinator.repository" must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/');
-  if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || o.ttl < MIN_TTL || o.ttl > MAX_TTL))
-    bad(`"coordinator.ttl" must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
-  return o;
-}
-function parseTtl(v, where) {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < MIN_TTL || n > MAX_TTL)
-    throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
-  return n;
-}
-function gitIdentity(root) {
-  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
-  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 1e4, stdio: ["ignore", "pipe", "ignore"] });
-  if (r.status !== 0 || typeof r.stdout !== "string")
-    return null;
-  const roots = r.stdout.split(`
-`).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
-  return roots[0] ?? null;
-}
-function resolveCoordinator(root, flag, env) {
-  const fromEnv = env.KBZ_COORDINATOR;
-  let url;
-  let source;
-  let setting;
-  if (flag !== undefined && flag !== "") {
-    url = flag;
-    source = "flag";
-  } else if (fromEnv !== undefined && fromEnv !== "") {
-    url = fromEnv;
-    source = "env";
-  } else {
-    setting = readSetting(root);
-    url = setting?.url;
-    source = "setting";
-  }
-  if (url === undefined || url === "files")
-    return { kind: "files" };
-  if (!url.startsWith("etcd://"))
-    throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTING_FILE})`);
-  if (setting === undefined)
-    setting = readSetting(root);
-  const ttl = env.KBZ_LEASE_TTL ? parseTtl(env.KBZ_LEASE_TTL, "KBZ_LEASE_TTL") : setting?.ttl ?? DEFAULT_TTL;
-  const repository = setting?.repository ?? gitIdentity(root);
-  if (!repository) {
-    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTING_FILE} so every clone shares one namespace`);
-  }
-  return { kind: "etcd", url, repository, ttl, source };
-}
-var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
-var init_config = __esm(() => {
-  init_errors();
-  init_discover();
-  init_read();
-  SETTING_FILE = path10.join(".kbz", "settings.json");
-  CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
-    constructor(message) {
-      super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
-      this.name = "CoordinatorError";
-    }
-  };
-});
-
-// src/io/store/etcd/client.ts
-import * as http from "node:http";
-function rangeKvs(resp) {
-  return (resp?.response_range?.kvs ?? []).map(decodeKv);
-}
-function prefixEnd(prefix) {
-  if (!/^[\x20-\x7e]+$/.test(prefix))
-    throw new CoordinatorError("etcd key prefixes must be printable ASCII");
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
-function parseEndpoints(url) {
-  const m = /^etcd:\/\/([^/?#@]+)\/?$/.exec(url.trim());
-  if (!m)
-    throw new CoordinatorError(`coordinator must look like etcd://HOST:PORT[,HOST:PORT…], got ${JSON.stringify(url).slice(0, 200)}`);
-  return m[1].split(",").map((hp) => {
-    const at = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(hp.trim());
-    const port = at ? Number(at[2]) : NaN;
-    if (!at || !(port >= 1 && port <= 65535))
-      throw new CoordinatorError(`coordinator endpoint must be HOST:PORT, got ${JSON.stringify(hp).slice(0, 100)}`);
-    return { host: at[1].replace(/^\[|\]$/g, ""), port };
-  });
-}
-function decodeKv(kv) {
-  return {
-    key: unb64(kv.key),
-    value: unb64(kv.value),
-    createRevision: String(kv.create_revision ?? "0"),
-    modRevision: String(kv.mod_revision ?? "0"),
-    lease: String(kv.lease ?? "0")
-  };
-}
-function encodeCompare(c) {
-  switch (c.target) {
-    case "MOD":
-      return { key: b64(c.key), ...c.rangeEnd ? { range_end: b64(c.rangeEnd) } : {}, target: "MOD", result: c.result, mod_revision: c.modRevision };
-    case "CREATE":
-      return { key: b64(c.key), target: "CREATE", result: "EQUAL", create_revision: c.createRevision };
-    case "VALUE":
-      return { key: b64(c.key), target: "VALUE", result: "EQUAL", value: b64(c.value) };
-    case "LEASE":
-      return { key: b64(c.key), target: "LEASE", result: "EQUAL", lease: c.lease };
-  }
-}
-function encodeOp(o) {
-  if ("put" in o)
-    return { request_put: { key: b64(o.put.key), value: b64(o.put.value), ...o.put.lease ? { lease: o.put.lease } : {} } };
-  if ("del" in o)
-    return { request_delete_range: { key: b64(o.del.key), ...o.del.rangeEnd ? { range_end: b64(o.del.rangeEnd) } : {} } };
-  return { request_range: { key: b64(o.range.key), ...o.range.rangeEnd ? { range_end: b64(o.range.rangeEnd) } : {} } };
-}
-
-class EtcdClient {
-  endpoints;
-  agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  preferred = 0;
-  timeoutMs;
-  retryMs;
-  constructor(endpoints, opts = {}) {
-    this.endpoints = endpoints;
-    this.timeoutMs = opts.timeoutMs ?? 5000;
-    this.retryMs = opts.retryMs ?? 6000;
-  }
-  get label() {
-    return "etcd://" + this.endpoints.map((e) => `${e.host}:${e.port}`).join(",");
-  }
-  close() {
-    this.agent.destroy();
-  }
-  once(ep, path, body) {
-    return new Promise((resolve, reject) => {
-      const data = JSON.stringify(body);
-      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: this.timeoutMs }, (res) => {
-        const chunks = [];
-        res.on("data", (c) => chunks.push(c));
-        res.on("error", (e) => reject(new Unreachable(e.message)));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let parsed;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            return reject(new Unreachable(`${ep.host}:${ep.port} answered HTTP ${res.statusCode} without JSON`));
-          }
-          if (res.statusCode !== 200 || parsed.error) {
-            const msg = String(parsed.error ?? parsed.message ?? `HTTP ${res.statusCode}`);
-            if (res.statusCode === 503 || /no leader|timed out|not capable|leader changed|too many requests|unhealthy/i.test(msg))
-              return reject(new Unreachable(`${ep.host}:${ep.port}: ${msg}`));
-            return reject(new CoordinatorError(`etcd ${ep.host}:${ep.port}: ${msg}`));
-          }
-          resolve(parsed);
-        });
-      });
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on("error", (e) => reject(new Unreachable(`${ep.host}:${ep.port}: ${e.code ?? e.message}`)));
-      req.end(data);
-    });
-  }
-  async call(path, body) {
-    const deadline = Date.now() + this.retryMs;
-    const n = this.endpoints.length;
-    let failures = [];
-    for (let round = 0;; round++) {
-      failures = [];
-      for (let i = 0;i < n; i++) {
-        const at = (this.preferred + i) % n;
-        try {
-          const r = await this.once(this.endpoints[at], path, body);
-          this.preferred = at;
-          return r;
-        } catch (e) {
-          if (!(e instanceof Unreachable))
-            throw e;
-          failures.push(e.message);
-        }
-      }
-      if (Date.now() >= deadline)
-        break;
-      await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
-    }
-    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
-  }
-  async range(key, rangeEnd, opts = {}) {
-    const r = await this.call("/v3/kv/range", {
-      key: b64(key),
-      ...rangeEnd ? { range_end: b64(rangeEnd) } : {},
-      ...opts.sortByCreate ? { sort_order: "ASCEND", sort_target: "CREATE" } : {}
-    });
-    return { revision: String(r.header?.revision ?? "0"), kvs: (r.kvs ?? []).map(decodeKv) };
-  }
-  async prefix(prefix, opts = {}) {
-    return this.range(prefix, prefixEnd(prefix), opts);
-  }
-  async txn(compare, success, failure = []) {
-    const r = await this.call("/v3/kv/txn", { compare: compare.map(encodeCompare), success: success.map(encodeOp), failure: failure.map(encodeOp) });
-    return { succeeded: r.succeeded === true, revision: String(r.header?.revision ?? "0"), responses: r.responses ?? [] };
-  }
-  async put(key, value, lease) {
-    const r = await this.call("/v3/kv/put", { key: b64(key), value: b64(value), ...lease ? { lease } : {} });
-    return String(r.header?.revision ?? "0");
-  }
-  async grant(ttlSeconds) {
-    const r = await this.call("/v3/lease/grant", { TTL: String(ttlSeconds) });
-    if (!r.ID)
-      throw new CoordinatorError(`etcd refused a lease: ${r.error ?? "no ID"}`);
-    return { id: String(r.ID), ttl: Number(r.TTL) };
-  }
-  async revoke(id) {
-    try {
-      const r = await this.call("/v3/lease/revoke", { ID: id });
-      return { revision: String(r.header?.revision ?? "0"), existed: true };
-    } catch (e) {
-      if (e instanceof CoordinatorError && /lease not found/i.test(e.message))
-        return { revision: "0", existed: false };
-      throw e;
-    }
-  }
-  async keepAlive(id) {
-    const r = await this.call("/v3/lease/keepalive", { ID: id });
-    const result = r.result ?? r;
-    return Number(result.TTL ?? 0);
-  }
-  async timeToLive(id) {
-    const r = await this.call("/v3/lease/timetolive", { ID: id });
-    return { ttl: Number(r.TTL ?? -1), granted: Number(r.grantedTTL ?? 0) };
-  }
-  async members() {
-    const r = await this.call("/v3/cluster/member/list", {});
-    return (r.members ?? []).map((m) => ({ id: String(m.ID), name: String(m.name ?? ""), clientURLs: (m.clientURLs ?? []).map(String) }));
-  }
-  async memberStatus(ep) {
-    try {
-      const r = await this.once(ep, "/v3/maintenance/status", {});
-      return { version: String(r.version ?? ""), leader: String(r.leader ?? "0"), memberId: String(r.header?.member_id ?? ""), revision: String(r.header?.revision ?? "0") };
-    } catch {
-      return null;
-    }
-  }
-  watch(prefix, fromRevision, onEvent, onError) {
-    let stopped = false;
-    let current = null;
-    let next = BigInt(fromRevision);
-    let at = this.preferred;
-    let failures = 0;
-    const open = () => {
-      if (stopped)
-        return;
-      const ep = this.endpoints[at % this.endpoints.length];
-      const body = JSON.stringify({ create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(next) } });
-      const req = http.request({ host: ep.host, port: ep.port, path: "/v3/watch", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-        let buf = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => {
-          buf += chunk;
-          for (let nl = buf.indexOf(`
-`);nl >= 0; nl = buf.indexOf(`
-`)) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            if (line === "")
-              continue;
-            try {
-              const msg = JSON.parse(line).result;
-              failures = 0;
-              if (msg?.events?.length) {
-                const rev = String(msg.header?.revision ?? "0");
-                next = BigInt(rev) + 1n;
-                onEvent(rev);
-              }
-            } catch {}
-          }
-        });
-        res.on("end", retry);
-        res.on("error", retry);
-      });
-      req.on("error", retry);
-      req.end(body);
-      current = req;
-    };
-    const retry = () => {
-      if (stopped)
-        return;
-      current?.destroy();
-      at++;
-      if (++failures > this.endpoints.length * 3)
-        return onError(new CoordinatorError(`watch on ${this.label} lost every member`));
-      setTimeout(open, 200);
-    };
-    open();
-    return () => {
-      stopped = true;
-      current?.destroy();
-    };
-  }
-}
-var CoordinatorError, b64 = (s) => Buffer.from(s, "utf8").toString("base64"), unb64 = (s) => s === undefined ? "" : Buffer.from(s, "base64").toString("utf8"), Unreachable;
-var init_client = __esm(() => {
-  init_errors();
-  CoordinatorError = class CoordinatorError extends KbzError {
-    constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
-      super(message, { code: "coordinator", hint });
-      this.name = "CoordinatorError";
-    }
-  };
-  Unreachable = class Unreachable extends Error {
-  };
-});
-
-// src/io/store/etcd/keys.ts
-function keysFor(repository) {
-  const root = `kbz/v1/${repository}/`;
-  return {
-    root,
-    leases: `${root}lease/`,
-    lease: (scope, leaf) => `${root}lease/${scope}/${leaf}`,
-    scopeLeases: (scope) => `${root}lease/${scope}/`,
-    dispatch: (scope) => `${root}dispatch/${scope}`,
-    dispatches: `${root}dispatch/`,
-    log: (scope) => `${root}log/${scope}/`,
-    session: (scope) => `${root}session/${scope}`,
-    sessions: `${root}session/`,
-    plan: (scope) => `${root}plan/${scope}/`,
-    plans: `${root}plan/`
-  };
-}
-
-// src/io/store/etcd/store.ts
-import * as fs9 from "node:fs";
-import { createRequire as createRequire3 } from "node:module";
-import * as os2 from "node:os";
-import * as path11 from "node:path";
-function heldDir(root) {
-  return path11.join(root, ".unlazy", "locks");
-}
-function heldFile(root, scope, leaf) {
-  return path11.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
-}
-function readHeld(root, repository) {
-  let names;
-  try {
-    names = fs9.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const n of names) {
-    try {
-      const r = JSON.parse(fs9.readFileSync(path11.join(heldDir(root), n), "utf8"));
-      if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
-        out.push(r);
-    } catch {}
-  }
-  return out;
-}
-function invalidKv(kv, problem) {
-  return { invalid: true, scope: INVALID_OWNER, leaf: kv.key, globs: ["**"], file: `etcd:${kv.key}`, problem };
-}
-function leaseRecord(keys, kv) {
-  let v;
-  try {
-    v = JSON.parse(kv.value);
-  } catch {
-    return invalidKv(kv, "not valid JSON");
-  }
-  if (typeof v !== "object" || v === null)
-    return invalidKv(kv, "not a JSON object");
-  if (typeof v.scope !== "string" || !isValidId(v.scope))
-    return invalidKv(kv, "scope is not a valid id");
-  if (typeof v.leaf !== "string" || !isValidId(v.leaf))
-    return invalidKv(kv, "leaf is not a valid id");
-  if (!Array.isArray(v.globs) || v.globs.length === 0)
-    return invalidKv(kv, "globs must be a non-empty array");
-  for (const g of v.globs) {
-    const n = typeof g === "string" ? normalizeOwnsPath(g) : null;
-    if (!n || !n.ok || n.glob !== g)
-      return invalidKv(kv, `glob is not normalised: ${String(g)}`);
-  }
-  if (kv.key !== keys.lease(v.scope, v.leaf))
-    return invalidKv(kv, `key does not match ${v.scope}/${v.leaf}`);
-  const pid = Number.isInteger(v.holder?.pid) ? v.holder.pid : null;
-  return { invalid: false, scope: v.scope, leaf: v.leaf, globs: [...v.globs], pid, file: `etcd:${kv.key}`, token: typeof v.holder?.token === "string" ? v.holder.token : undefined };
-}
-function checkIds3(scope, leaf) {
-  if (!isValidId(scope))
-    throw new UsageError(SCOPE_ID_MESSAGE);
-  if (leaf !== null && !isValidId(leaf))
-    throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
-}
-function sleep(ms) {
-  return new Promise((r) => setTimeout(r, ms));
-}
-function selfCommand() {
-  const script = process.argv[1];
-  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs9.existsSync(script))
-    return [process.execPath, script];
-  return [process.execPath];
-}
-function stopKeeper(h) {
-  if (!h.keeperPid)
-    return;
-  let cmdline;
-  try {
-    cmdline = fs9.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
-  } catch {
-    return;
-  }
-  const args = cmdline.split("\x00");
-  if (!args.includes("keep") || args[args.indexOf("--lease") + 1] !== h.lease)
-    return;
-  try {
-    process.kill(h.keeperPid, "SIGTERM");
-  } catch {}
-}
-
-class EtcdStore {
-  o;
-  kind = "etcd";
-  client;
-  keys;
-  inline = new Map;
-  watchers = new Set;
-  constructor(o) {
-    this.o = o;
-    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs, retryMs: o.retryMs });
-    this.keys = keysFor(o.repository);
-  }
-  get label() {
-    return this.client.label;
-  }
-  get root() {
-    return this.o.root;
-  }
-  async view(opts = {}) {
-    const k = this.keys;
-    const ops = [k.dispatches, k.leases, k.plans, k.sessions, ...opts.logScope ? [k.log(opts.logScope)] : []].map((p) => ({ range: { key: p, rangeEnd: prefixEnd(p) } }));
-    const t = await this.client.txn([], ops);
-    const [dispatches, leases, plans, sessions, logs] = t.responses.map(rangeKvs);
-    const held = readHeld(this.o.root, this.o.repository);
-    return buildView(k, t.revision, { dispatches, leases, plans, sessions, logs: logs ?? [] }, opts.logScope ?? null, held);
-  }
-  async claim(scope, leaf, rawGlobs) {
-    checkIds3(scope, leaf);
-    const globs = normalizeClaimGlobs(rawGlobs);
-    const k = this.keys;
-    const key = k.lease(scope, leaf);
-    const token = randomHex(12);
-    const claimedAt = new Date().toISOString();
-    const value = { scope, leaf, globs, holder: { host: os2.hostname(), pid: process.pid, token }, claimedAt, ttl: this.o.ttl };
-    let leaseId = null;
-    const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file: `etcd:${key}` };
-    try {
-      for (let attempt = 1;attempt <= CLAIM_ATTEMPTS; attempt++) {
-        const read = await this.client.prefix(k.leases);
-        const held = read.kvs.map((kv) => leaseRecord(k, kv));
-        if (held.some((h) => !h.invalid && h.token === token))
-          return this.granted(lease, leaseId, token, claimedAt);
-        const conflicts = claimConflicts(scope, leaf, globs, held);
-        if (conflicts.length > 0) {
-          if (leaseId)
-            await this.client.revoke(leaseId).catch(() => {});
-          leaseId = null;
-          return { ok: false, conflicts, notes: [] };
-        }
-        leaseId ??= (await this.client.grant(this.o.ttl)).id;
-        const t = await this.client.txn([{ key: k.leases, rangeEnd: prefixEnd(k.leases), target: "MOD", result: "LESS", modRevision: String(BigInt(read.revision) + 1n) }], [{ put: { key, value: JSON.stringify(value), lease: leaseId } }]);
-        if (t.succeeded)
-          return this.granted(lease, leaseId, token, claimedAt);
-        await sleep(Math.floor(Math.random() * Math.min(50, 2 + attempt * 3)));
-      }
-      throw new CoordinatorError(`claim of ${scope}/${leaf} kept losing races for the lease prefix after ${CLAIM_ATTEMPTS} attempts; try again`);
-    } catch (e) {
-      if (leaseId && !await this.holds(key, token))
-        await this.client.revoke(leaseId).catch(() => {});
-      throw e;
-    }
-  }
-  async holds(key, token) {
-    try {
-      const r = await this.client.range(key);
-      return r.kvs.some((kv) => leaseRecord(this.keys, kv) && leaseRecord(this.keys, kv).token === token);
-    } catch {
-      return false;
-    }
-  }
-  async granted(lease, leaseId, token, claimedAt) {
-    const notes = [];
-    const file = heldFile(this.o.root, lease.scope, lease.leaf);
-    const record = {
-      schema: 1,
-      repository: this.o.repository,
-      coordinator: this.label,
-      scope: lease.scope,
-      leaf: lease.leaf,
-      globs: lease.globs,
-      key: this.keys.lease(lease.scope, lease.leaf),
-      lease: leaseId,
-      token,
-      claimedAt,
-      keeperPid: null
-    };
-    if (this.o.keepAlive === "inline") {
-      const timer = setInterval(() => void this.client.keepAlive(leaseId).catch(() => {}), Math.max(500, this.o.ttl * 1000 / 3));
-      timer.unref?.();
-      this.inline.set(leaseId, timer);
-    } else {
-      record.keeperPid = this.spawnKeeper(leaseId, file);
-    }
-    try {
-      ensureRealDir(heldDir(this.o.root), this.o.root);
-      writeAtomic(file, JSON.stringify(record, null, 2) + `
-`, { root: this.o.root, mode: 384 });
-    } catch (e) {
-      notes.push(`could not record the claim locally (${e.message}); a lost lease will not be reported at the next command`);
-    }
-    return { ok: true, lease, notes };
-  }
-  spawnKeeper(leaseId, file) {
-    const { spawn } = createRequire3(import.meta.url)("node:child_process");
-    const cmd = this.o.kbzCommand ?? selfCommand();
-    const child = spawn(cmd[0], [...cmd.slice(1), "coordinator", "keep", "--lease", leaseId, "--ttl", String(this.o.ttl), "--held", file, "--coordinator", this.o.url], {
-      detached: true,
-      stdio: "ignore",
-      cwd: this.o.root,
-      env: { ...process.env, KBZ_COORDINATOR: this.o.url }
-    });
-    child.unref();
-    return child.pid ?? null;
-  }
-  async release(scope, leaf) {
-    checkIds3(scope, leaf);
-    const k = this.keys;
-    const read = leaf === null ? await this.client.prefix(k.scopeLeases(scope)) : await this.client.range(k.lease(scope, leaf));
-    const released = [];
-    for (const kv of read.kvs) {
-      const r = leaseRecord(k, kv);
-      if (r.invalid)
-        continue;
-      let gone;
-      if (kv.lease !== "0")
-        gone = (await this.client.revoke(kv.lease)).existed || (await this.client.range(kv.key)).kvs.every((now) => now.lease !== kv.lease);
-      else
-        gone = (await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }])).succeeded;
-      if (gone)
-        released.push({ invalid: false, scope: r.scope, leaf: r.leaf, globs: r.globs, pid: r.pid, file: r.file });
-      this.stopInline(kv.lease);
-    }
-    const alreadyLost = [];
-    for (const h of readHeld(this.o.root, this.o.repository)) {
-      if (h.scope !== scope || leaf !== null && h.leaf !== leaf)
-        continue;
-      if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease))
-        alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
-      fs9.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
-      this.stopInline(h.lease);
-      stopKeeper(h);
-    }
-    return { released, alreadyLost, notes: [] };
-  }
-  stopInline(leaseId) {
-    const t = this.inline.get(leaseId);
-    if (t)
-      clearInterval(t);
-    this.inline.delete(leaseId);
-  }
-  async removeInvalid() {
-    const read = await this.client.prefix(this.keys.leases);
-    const removed = [];
-    for (const kv of read.kvs) {
-      const r = leaseRecord(this.keys, kv);
-      if (!r.invalid)
-        continue;
-      const t = await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }]);
-      if (t.succeeded)
-        removed.push(r);
-    }
-    return { removed, notes: [] };
-  }
-  async commitDispatch(scope, action, opts = {}) {
-    if (!isValidId(scope))
-      throw new DispatchActionError(idMessage("scope"));
-    const key = this.keys.dispatch(scope);
-    const now = opts.now ?? (() => new Date);
-    for (let attempt = 1;attempt <= CLAIM_ATTEMPTS; attempt++) {
-      const read = await this.client.range(key);
-      const kv = read.kvs[0];
-      const state = kv ? loadText(kv.value).state : emptyDispatch();
-      const t = applyDispatch(state, action, now());
-      const r = await this.client.txn([kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }], [{ put: { key, value: serializeDispatch(t.state) } }, { put: { key: this.logKey(scope), value: statusLine(`${new Date().toISOString()} ${t.event}`).trimEnd() } }]);
-      if (r.succeeded)
-        return { ...t, auditWarning: null, notes: [] };
-      await sleep(Math.floor(Math.random() * 20));
-    }
-    throw new CoordinatorError(`dispatch state of ${scope} kept changing under this transition; try again`);
-  }
-  logKey(scope) {
-    return `${this.keys.log(scope)}${String(Date.now()).padStart(13, "0")}-${randomHex(4)}`;
-  }
-  async appendStatus(scope, text) {
-    if (!isValidId(scope))
-      throw new UsageError(SCOPE_ID_MESSAGE);
-    await this.client.put(this.logKey(scope), statusLine(text).trimEnd());
-  }
-  async bindSession(scope, id) {
-    if (!isValidId(scope))
-      throw new UsageError(SCOPE_ID_MESSAGE);
-    const stored = checkSessionId(id);
-    await this.client.put(this.keys.session(scope), stored);
-    return stored;
-  }
-  async setLeafState(scope, leaf, state) {
-    checkIds3(scope, leaf);
-    if (!ROW_STATES.has(state))
-      throw new UsageError(`state must be one of ${[...ROW_STATES].join(", ")}`);
-    await this.client.put(`${this.keys.plan(scope)}${leaf}`, state);
-  }
-  watch(onChange) {
-    let stop = null;
-    let stopped = false;
-    this.client.range(this.keys.root, undefined).then((r) => {
-      if (stopped)
-        return;
-      stop = this.client.watch(this.keys.root, String(BigInt(r.revision) + 1n), () => onChange(), () => onChange());
-      onChange();
-    }, () => onChange());
-    const off = () => {
-      stopped = true;
-      stop?.();
-      this.watchers.delete(off);
-    };
-    this.watchers.add(off);
-    return off;
-  }
-  close() {
-    for (const t of this.inline.values())
-      clearInterval(t);
-    this.inline.clear();
-    for (const w of [...this.watchers])
-      w();
-    this.client.close();
-  }
-}
-function loadText(text) {
-  try {
-    return { state: parseDispatch(text), text };
-  } catch (e) {
-    if (e instanceof DispatchStateError)
-      throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
-    throw e;
-  }
-}
-function buildView(k, revision, r, logScope, held) {
-  const leases = r.leases.map((kv) => leaseRecord(k, kv));
-  const byKey = new Map(r.leases.map((kv) => [kv.key, kv]));
-  const dispatch = new Map(r.dispatches.map((kv) => [kv.key, kv.value]));
-  const sessions = new Map(r.sessions.map((kv) => [kv.key, kv.value]));
-  return {
-    kind: "etcd",
-    revision,
-    leases: () => leases.map(({ token: _t, ...rest }) => rest),
-    dispatchText: (scope) => dispatch.get(k.dispatch(scope)) ?? null,
-    dispatch: (scope) => {
-      const text = dispatch.get(k.dispatch(scope));
-      return text === undefined ? { state: emptyDispatch(), text: null } : loadText(text);
-    },
-    session: (scope) => sessions.get(k.session(scope)) ?? null,
-    statusLog: (scope, max = 500) => {
-      if (scope !== logScope)
-        throw new Error(`the coordinator view was read without the status log of ${scope}`);
-      return r.logs.slice(-max).map((kv) => kv.value);
-    },
-    leafStates: (scope) => {
-      const p = k.plan(scope);
-      const out = new Map;
-      for (const kv of r.plans)
-        if (kv.key.startsWith(p) && ROW_STATES.has(kv.value))
-          out.set(kv.key.slice(p.length), kv.value);
-      return out;
-    },
-    lost: (scope) => {
-      const out = [];
-      for (const h of held) {
-        if (scope !== null && h.scope !== scope)
-          continue;
-        const kv = byKey.get(h.key);
-        const current = kv ? leaseRecord(k, kv) : null;
-        if (kv && current && !current.invalid && current.token === h.token)
-          continue;
-        out.push({
-          scope: h.scope,
-          leaf: h.leaf,
-          globs: h.globs,
-          reason: current && !current.invalid ? `claimed since by another holder (pid ${current.pid ?? "?"})` : "its etcd lease expired or was revoked (no keep-alive within the TTL)"
-        });
-      }
-      return out;
-    }
-  };
-}
-var ROW_STATES, CLAIM_ATTEMPTS = 200;
-var init_store = __esm(() => {
-  init_errors();
-  init_leases();
-  init_session();
-  init_statuslog();
-  init_waves();
-  init_hash();
-  init_discover();
-  init_fs();
-  init_paths();
-  init_client();
-  ROW_STATES = new Set(["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"]);
-});
-
-// src/io/store/active.ts
-function coordination(root) {
-  return installed.get(root)?.view ?? filesView(root);
-}
-async function openStore(root, config, keepAlive = "keeper") {
-  if (config.kind === "files")
-    return filesStore(root);
-  await Promise.resolve().then(() => init_store());
-  return new EtcdStore({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive });
-}
-async function installStore(root, opts = {}) {
-  const config = resolveCoordinator(root, opts.flag, opts.env ?? process.env);
-  if (config.kind === "files") {
-    installed.delete(root);
-    return { store: filesStore(root), lost: [] };
-  }
-  const store = await openStore(root, config, opts.keepAlive ?? "keeper");
-  const logScope = opts.logScope && isValidId(opts.logScope) ? opts.logScope : null;
-  const view = await store.view({ logScope });
-  installed.set(root, { store, view, logScope });
-  return { store, lost: view.lost(null) };
-}
-var installed;
-var init_active = __esm(() => {
-  init_discover();
-  init_files();
-  init_config();
-  installed = new Map;
-});
-
-// src/core/workspace/discover.ts
-import * as fs10 from "node:fs";
-import * as path12 from "node:path";
-function isValidId(id) {
-  return ID_PATTERN.test(id) && id !== "." && id !== "..";
-}
-function lstatOrNull2(p) {
-  try {
-    return fs10.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function unlazyDir(root) {
-  const dir = path12.join(root, ".unlazy");
-  const st = lstatOrNull2(dir);
-  if (!st)
-    return { dir, ok: false, exists: false };
-  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs10.realpathSync(dir)), exists: true };
-}
-function listScopes(root) {
-  const u = unlazyDir(root);
-  if (!u.ok)
-    return [];
-  const out = [];
-  for (const name of fs10.readdirSync(u.dir).sort()) {
-    if (name === "locks" || !isValidId(name))
-      continue;
-    const p = path12.join(u.dir, name);
-    const st = lstatOrNull2(p);
-    if (!st || !st.isDirectory() || st.isSymbolicLink())
-      continue;
-    if (!isInside(root, fs10.realpathSync(p)))
-      continue;
-    out.push(name);
-  }
-  return out;
-}
-function ledgerEntries(root, dir, errors) {
-  const files = [];
-  const gates = path12.join(dir, "GATES.md");
-  if (lstatOrNull2(gates))
-    files.push(gates);
-  const gdir = path12.join(dir, "gates");
-  const st = lstatOrNull2(gdir);
-  if (st) {
-    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs10.realpathSync(gdir))) {
-      errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
-    } else {
-      for (const name of fs10.readdirSync(gdir).sort())
-        if (name.endsWith(".md"))
-          files.push(path12.join(gdir, name));
-    }
-  }
-  return files;
-}
-function resolveTarget(o) {
-  const root = o.root;
-  if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path12.resolve(root, f)), discoveryErrors: [] };
-  }
-  const scopes = listScopes(root);
-  if (o.scope) {
-    if (!isValidId(o.scope))
-      throw new UsageError(SCOPE_ID_MESSAGE);
-    if (scopes.includes(o.scope))
-      return scopeTarget(root, o.scope);
-    const u = unlazyDir(root);
-    const named = path12.join(u.dir, o.scope);
-    if (lstatOrNull2(named) || u.exists && !u.ok) {
-      return {
-        root,
-        mode: "scope",
-        scope: o.scope,
-        files: [],
-        discoveryErrors: [{ path: named, message: "scope directory must be a real directory inside the repository" }]
-      };
-    }
-    throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
-  }
-  if (scopes.length === 1)
-    return scopeTarget(root, scopes[0]);
-  if (scopes.length > 1) {
-    const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
-    if (bound.length === 1)
-      return scopeTarget(root, bound[0]);
-    throw new UsageError(`${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
-  }
-  const errors = [];
-  const files = ledgerEntries(root, root, errors);
-  if (files.length > 0 || errors.length > 0)
-    return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
-  return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
-}
-function scopeTarget(root, scope) {
-  const errors = [];
-  const files = ledgerEntries(root, path12.join(root, ".unlazy", scope), errors);
-  return { root, mode: "scope", scope, files, discoveryErrors: errors };
-}
-var ID_PATTERN, SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
-var init_discover = __esm(() => {
-  init_errors();
-  init_read();
-  init_active();
-  ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-});
-
-// src/hook/entry.ts
-init_errors();
-import * as fs15 from "node:fs";
-import * as path16 from "node:path";
-
-// src/core/hook/decide.ts
-init_digest();
-init_sanitize();
-var MAX_BLOCKS = 6;
-var PREFIX = "kbz";
-function where(scope) {
-  return scope ? ` [scope ${scope}]` : "";
-}
-function firstOf(items, n) {
-  const shown = items.slice(0, n).join(", ");
-  return items.length > n ? `${shown}, +${items.length - n} more` : shown;
-}
-function assess(snap) {
-  const dispatch = snap.dispatch ?? { blocking: [], abandoned: [], resolved: [], error: null };
-  const discovery = snap.target.discoveryErrors.map((d) => sanitizeCompact(d.message, 300));
-  const unmet = [];
-  const invalid = [];
-  const handoffs = [];
-  const resolved = [];
-  for (const msg of discovery) {
-    invalid.push(`discovery:PARSE ${msg}`);
-    resolved.push("discovery:PARSE=invalid");
-  }
-  unmet.push(...dispatch.blocking);
-  handoffs.push(...dispatch.abandoned);
-  resolved.push(...dispatch.resolved);
-  const byFile = new Map;
-  for (const g of snap.gates) {
-    const list = byFile.get(g.file);
-    if (list)
-      list.push(g);
-    else
-      byFile.set(g.file, [g]);
-  }
-  for (const entry of snap.ledgers) {
-    if (entry.unreadable) {
-      const msg = entry.problems[0]?.message ?? "unreadable";
-      invalid.push(`${entry.stem}:PARSE unreadable: ${sanitizeCompact(msg, 200)}`);
-      resolved.push(`${entry.stem}:PARSE=unreadable`);
-      continue;
-    }
-    if (entry.problems.length > 0 || !entry.ledger) {
-      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(p.portable ?? p.message, 200)}`);
-      invalid.push(`${entry.stem}:PARSE ${firstTwo.join("; ")}`);
-      resolved.push(`${entry.stem}:PARSE=invalid`);
-      continue;
-    }
-    for (const g of byFile.get(entry.file) ?? []) {
-      const qid = hasUnsafe(g.qid) || /\s/.test(g.qid) ? sanitizeCompact(g.qid, 200) : g.qid;
-      resolved.push(`${qid}=${g.state}`);
-      if (g.state === "abandoned")
-        handoffs.push(qid);
-      else if (g.state !== "met")
-        unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
-    }
-  }
-  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
-  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
-}
-function progressHash(resolved) {
-  return sha256Hex([...resolved].sort().join("\x00")).slice(0, 24);
-}
-function handoffSuffix(handoffs) {
-  return handoffs.length ? ` HANDOFF REQUIRED: ${handoffs.length} abandoned item(s): ${firstOf(handoffs, 5)}.` : "";
-}
-function planStop(a) {
-  if (a.empty)
-    return { kind: "clear", output: null };
-  if (a.unmet.length === 0 && a.invalid.length === 0) {
-    if (a.handoffs.length === 0)
-      return { kind: "clear", output: null };
-    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
-  }
-  return { kind: "count", hash: progressHash(a.resolved) };
-}
-function decideStop(a, guard) {
-  if (!guard.ok) {
-    if (a.discovery.length > 0) {
-      return { decision: "block", reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}` };
-    }
-    return {
-      systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`
-    };
-  }
-  const outstanding = [...a.invalid, ...a.unmet];
-  if (guard.blocks > MAX_BLOCKS) {
-    return {
-      systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${outstanding.slice(0, 4).join(", ")}).${handoffSuffix(a.handoffs)}`
-    };
-  }
-  return {
-    decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. To run inherited CHECK lines, inspect them and use kbz check --approve. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
-  };
-}
-function invalidScopeArgument() {
-  return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
-}
-function ambiguousScopes(scopes) {
-  return {
-    systemMessage: `${PREFIX}: ${scopes.length} pipelines under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
-  };
-}
-function unresolvable(message) {
-  return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
-}
-function internalFailure(message) {
-  return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
-}
-
-// src/core/hook/guard.ts
-init_digest();
-init_read();
-init_fs();
-init_lock();
-import * as fs4 from "node:fs";
-import * as path4 from "node:path";
-var MAX_SESSIONS = 64;
-var MAX_STATE_BYTES = 1024 * 1024;
-var STATE_LOCK_TIMEOUT_MS = 1e4;
-var HEX24 = /^[0-9a-f]{24}$/;
-function statePath(target) {
-  if (target.discoveryErrors.length === 0 && target.scope) {
-    return path4.join(target.root, ".unlazy", target.scope, "hook-state.json");
-  }
-  return path4.join(target.root, ".unlazy-hook-state.json");
-}
-function sessionKey(sessionId, scope) {
-  return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
-}
-function normalizeState(raw) {
-  const sessions = Object.create(null);
-  const src = raw && typeof raw === "object" && !Array.isArray(raw) ? raw.sessions : null;
-  if (src && typeof src === "object" && !Array.isArray(src)) {
-    for (const [key, value] of Object.entries(src)) {
-      if (!HEX24.test(key) || !value || typeof value !== "object")
-        continue;
-      const e = value;
-      if (typeof e.hash !== "string" || !HEX24.test(e.hash))
-        continue;
-      if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0)
-        continue;
-      if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
-        continue;
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt };
-    }
-  }
-  return { schema: 1, sessions };
-}
-function countBlock(state, key, hash, now, opts = {}) {
-  const prev = state.sessions[key];
-  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
-  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
-  const all = Object.entries(state.sessions).filter(([k]) => k !== key);
-  all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
-  all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
-  const sessions = {};
-  for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
-    sessions[k] = v;
-  return { state: { schema: 1, sessions }, blocks };
-}
-function readState(file, root) {
-  let bytes;
-  try {
-    bytes = readStable(file, { label: "hook state", maxBytes: MAX_STATE_BYTES, root });
-  } catch (e) {
-    if (e instanceof ReadError && (e.code === "ENOENT" || e.code === "TOO_LARGE"))
-      return normalizeState(null);
-    throw e;
-  }
-  try {
-    return normalizeState(JSON.parse(bytes.toString("utf8")));
-  } catch {
-    return normalizeState(null);
-  }
-}
-async function recordBlock(target, key, hash, opts = {}) {
-  const file = statePath(target);
-  return withFileLock(target.root, file, () => {
-    const next = countBlock(readState(file, target.root), key, hash, new Date, opts);
-    writeAtomic(file, JSON.stringify(next.state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    return next.blocks;
-  }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-}
-async function clearSession(target, key) {
-  const file = statePath(target);
-  try {
-    fs4.lstatSync(file);
-  } catch {
-    return;
-  }
-  try {
-    await withFileLock(target.root, file, () => {
-      const state = readState(file, target.root);
-      if (!(key in state.sessions))
-        return;
-      delete state.sessions[key];
-      if (Object.keys(state.sessions).length === 0)
-        fs4.unlinkSync(file);
-      else
-        writeAtomic(file, JSON.stringify(state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-  } catch {}
-}
-
-// src/core/snapshot.ts
-init_errors();
-import * as path15 from "node:path";
-
 // src/core/ledger/parse.ts
-init_paths();
-var GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-var UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
-var ABANDON_LINE = /^ABANDON:(.*)$/s;
-var OWNS_LINE = /^OWNS:(.*)$/s;
-var SANDBOX_LINE = /^SANDBOX:(.*)$/s;
-var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
-var REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
-var MAX_REGEX_BODY = 1000;
-var SPACE = 32;
-var TAB = 9;
-var BACKTICK = 96;
-var TILDE = 126;
-var DASH = 45;
-var HASH = 35;
-var COLON = 58;
 function splitLines(text) {
   if (text === "")
     return { lines: [], eols: [] };
@@ -2695,7 +845,6 @@ function parseExpect(expect) {
     return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
 }
-var regexVerdicts = new Map;
 function regexError(source, flags) {
   const key = `${flags}/${source}`;
   let verdict = regexVerdicts.get(key);
@@ -2720,7 +869,6 @@ function hasUnescapedSlash(source) {
   }
   return false;
 }
-var ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS"];
 function isTrimSpace(c) {
   if (c <= 32)
     return c === SPACE || c >= 9 && c <= 13;
@@ -3047,14 +1195,21 @@ function validateGates(gates, abandons, errors, warnings) {
       errors.push({ line: a.line, message: `ABANDON references unknown gate ${a.id}` });
   }
 }
+var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS;
+var init_parse = __esm(() => {
+  init_paths();
+  GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+  UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
+  ABANDON_LINE = /^ABANDON:(.*)$/s;
+  OWNS_LINE = /^OWNS:(.*)$/s;
+  SANDBOX_LINE = /^SANDBOX:(.*)$/s;
+  FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
+  REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
+  regexVerdicts = new Map;
+  ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS"];
+});
+
 // src/core/ledger/evidence.ts
-init_digest();
-init_sanitize();
-var MAX_EVIDENCE = 900;
-var MAX_OUTPUT_BYTES = 1048576;
-var TAIL = / exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(?:0|[1-9][0-9]{0,6}); shell=./sy;
-var BYTES_AT = " exit=0; EXPECT=matched; output-sha256=".length + 64 + "; output-bytes=".length;
-var HEADER = "automatic-evidence=v1; definition-sha256=";
 function classifyEvidence(g) {
   const v = g.evidence;
   if (v === null || v === "" || v.length === 7 && v.toLowerCase() === "pending")
@@ -3076,6 +1231,13 @@ function outputBytesAt(v, at) {
     n = n * 10 + (c - 48);
   return n;
 }
+var MAX_EVIDENCE = 900, MAX_OUTPUT_BYTES = 1048576, TAIL, BYTES_AT, HEADER = "automatic-evidence=v1; definition-sha256=";
+var init_evidence = __esm(() => {
+  init_digest();
+  init_sanitize();
+  TAIL = / exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(?:0|[1-9][0-9]{0,6}); shell=./sy;
+  BYTES_AT = " exit=0; EXPECT=matched; output-sha256=".length + 64 + "; output-bytes=".length;
+});
 
 // src/core/ledger/state.ts
 function gateState(g, ledger) {
@@ -3095,35 +1257,1529 @@ function gateState(g, ledger) {
 function qualifiedId(ledger, g) {
   return `${ledger.stem}:${g.id}`;
 }
+var init_state = __esm(() => {
+  init_evidence();
+});
 
 // src/core/snapshot.ts
-init_read();
-init_discover();
+import * as path4 from "node:path";
+function displayPath(root, file) {
+  return isInside(root, file) && file !== root ? path4.relative(root, file) : file;
+}
+function entryFail(file, root, line, message) {
+  const display = displayPath(root, file);
+  return { file, display, stem: stemOf(file), ledger: null, problems: [{ file: display, line, message }], warnings: [], unreadable: true };
+}
+function unreadableEntry(file, root, line, message) {
+  return entryFail(file, root, line, message);
+}
+function ledgerEntry(file, root, decoded) {
+  if (!("text" in decoded))
+    return entryFail(file, root, decoded.line, decoded.message);
+  const display = displayPath(root, file);
+  const stem = stemOf(file);
+  const ledger = parseLedger(decoded.text, stem);
+  return {
+    file,
+    display,
+    stem,
+    ledger,
+    problems: ledger.errors.map((d) => d.portable ? { file: display, line: d.line, message: d.message, portable: d.portable } : { file: display, line: d.line, message: d.message }),
+    warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
+    unreadable: false
+  };
+}
+function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map) {
+  const gates = [];
+  const problems = target.discoveryErrors.map((d) => ({
+    file: displayPath(target.root, d.path),
+    line: 1,
+    message: d.message
+  }));
+  for (const entry of ledgers) {
+    problems.push(...entry.problems);
+    const l = entry.ledger;
+    if (!l || entry.problems.length > 0)
+      continue;
+    const stale = staleness(entry, l);
+    for (const g of l.gates) {
+      const reason = stale.get(g.id);
+      const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
+      if (reason)
+        view.reason = reason;
+      gates.push(view);
+    }
+  }
+  return { target, ledgers, gates, problems, dispatch };
+}
+var init_snapshot = __esm(() => {
+  init_parse();
+  init_state();
+  init_inside();
+  init_waves();
+});
 
-// src/core/inputs/stale.ts
-init_digest();
+// src/core/workspace/fs.ts
+import * as fs from "node:fs";
+import * as path5 from "node:path";
+function ensureRealDir(dir, root, mode = 448) {
+  const st = lstatOrNull(dir);
+  if (st) {
+    if (st.isSymbolicLink() || !st.isDirectory())
+      throw new WriteError("not a real directory", dir);
+    if (root && !isInside(root, fs.realpathSync(dir)))
+      throw new WriteError("directory resolves outside the repository", dir);
+    return;
+  }
+  ensureRealDir(path5.dirname(dir), root, mode);
+  try {
+    fs.mkdirSync(dir, { mode });
+  } catch (e) {
+    if (e.code !== "EEXIST")
+      throw e;
+  }
+  ensureRealDir(dir, root, mode);
+}
+function lstatOrNull(p) {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+function writeAtomic(target, data, opts = {}) {
+  const dir = path5.dirname(target);
+  if (opts.createParents)
+    ensureRealDir(dir, opts.root);
+  const dst = lstatOrNull(dir);
+  if (!dst || dst.isSymbolicLink() || !dst.isDirectory())
+    throw new WriteError("parent is not a real directory", dir);
+  if (opts.root) {
+    if (!isInside(opts.root, fs.realpathSync(dir)))
+      throw new WriteError("refusing to write outside the repository", target);
+    const u = lstatOrNull(path5.join(opts.root, ".unlazy"));
+    if (u && (u.isSymbolicLink() || !u.isDirectory()))
+      throw new WriteError("must be a real directory", path5.join(opts.root, ".unlazy"));
+  }
+  const existing = lstatOrNull(target);
+  if (existing && (existing.isSymbolicLink() || !existing.isFile()))
+    throw new WriteError("refusing to replace a non-regular file", target);
+  const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 384);
+  try {
+    try {
+      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+      let off = 0;
+      while (off < buf.length)
+        off += fs.writeSync(fd, buf, off, buf.length - off);
+      fs.fchmodSync(fd, mode);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, target);
+  } catch (e) {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {}
+    throw e;
+  }
+  syncDir(dir);
+}
+function syncDir(dir) {
+  let fd = null;
+  try {
+    fd = fs.openSync(dir, fs.constants.O_RDONLY);
+    fs.fsyncSync(fd);
+  } catch {} finally {
+    if (fd !== null)
+      fs.closeSync(fd);
+  }
+}
+var WriteError, NOFOLLOW;
+var init_fs = __esm(() => {
+  init_hash();
+  init_inside();
+  init_errors();
+  WriteError = class WriteError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+    }
+  };
+  NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+});
 
-// src/core/inputs/store.ts
-init_hash();
-init_fs();
-init_lock();
-import * as fs12 from "node:fs";
-import * as path14 from "node:path";
+// src/core/workspace/lock.ts
+import * as fs2 from "node:fs";
+import * as os from "node:os";
+import * as path6 from "node:path";
+function canonicalTarget(target) {
+  let dir = path6.resolve(target);
+  const rest = [];
+  for (;; ) {
+    try {
+      return path6.join(fs2.realpathSync(dir), ...rest);
+    } catch {
+      const parent = path6.dirname(dir);
+      if (parent === dir)
+        return path6.resolve(target);
+      rest.unshift(path6.basename(dir));
+      dir = parent;
+    }
+  }
+}
+function lockPath(root, target) {
+  return path6.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
+}
+function pidAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0)
+    return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function readOwner(file) {
+  try {
+    const o = JSON.parse(fs2.readFileSync(file, "utf8"));
+    if (o && typeof o.token === "string" && Number.isInteger(o.pid) && typeof o.host === "string")
+      return o;
+  } catch {}
+  return null;
+}
+function identity(file) {
+  try {
+    const st = fs2.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+function tryRecover(file, opts) {
+  const before = identity(file);
+  const owner = readOwner(file);
+  if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
+    return false;
+  if (before === null || identity(file) !== before)
+    return false;
+  const aside = `${file}.${randomHex(6)}.stale`;
+  try {
+    fs2.renameSync(file, aside);
+  } catch {
+    return false;
+  }
+  const moved = readOwner(aside);
+  if (!moved || moved.token !== owner.token) {
+    try {
+      fs2.renameSync(aside, file);
+    } catch {}
+    return false;
+  }
+  fs2.rmSync(aside, { force: true });
+  opts.onRecovered?.(owner, file);
+  return true;
+}
+async function withFileLock(root, target, fn, opts = {}) {
+  const file = lockPath(root, target);
+  ensureRealDir(path6.dirname(file), root);
+  return withLockFile(file, target, fn, opts);
+}
+function describeHolder(file) {
+  const o = readOwner(file);
+  if (!o)
+    return "an unknown holder (the lock file has no readable owner record)";
+  const alive = o.host === os.hostname() ? pidAlive(o.pid) ? "alive" : "gone" : "on another host";
+  return `pid ${o.pid} on host ${o.host} (${alive}) since ${o.at}`;
+}
+async function withLockFile(file, target, fn, opts = {}) {
+  const owner = {
+    token: randomHex(12),
+    pid: process.pid,
+    host: os.hostname(),
+    target: canonicalTarget(target),
+    at: new Date().toISOString()
+  };
+  const deadline = Date.now() + (opts.timeoutMs ?? 30000);
+  let lastCode = "EEXIST";
+  const staged = `${file}.${process.pid}-${owner.token}.new`;
+  const fd = fs2.openSync(staged, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | fs2.constants.O_NOFOLLOW, 384);
+  try {
+    fs2.writeSync(fd, JSON.stringify(owner));
+  } finally {
+    fs2.closeSync(fd);
+  }
+  for (;; ) {
+    try {
+      fs2.linkSync(staged, file);
+      fs2.rmSync(staged, { force: true });
+      break;
+    } catch (e) {
+      lastCode = e.code ?? "unknown";
+      if (lastCode !== "EEXIST") {
+        fs2.rmSync(staged, { force: true });
+        throw e;
+      }
+      if (tryRecover(file, opts))
+        continue;
+      if (Date.now() >= deadline) {
+        fs2.rmSync(staged, { force: true });
+        throw new LockTimeoutError(`timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`, file);
+      }
+      await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    if (readOwner(file)?.token === owner.token)
+      fs2.rmSync(file, { force: true });
+  }
+}
+var LockTimeoutError;
+var init_lock = __esm(() => {
+  init_hash();
+  init_digest();
+  init_fs();
+  init_errors();
+  LockTimeoutError = class LockTimeoutError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+    }
+  };
+});
+
+// src/core/dispatch/statuslog.ts
+import * as fs3 from "node:fs";
+import * as path7 from "node:path";
+function statusLogPath(root, scope) {
+  return path7.join(root, ".unlazy", scope, "status.log");
+}
+function statusLine(text) {
+  return text.replace(/[\r\n]+/g, " ") + `
+`;
+}
+function refuse(file, why) {
+  throw new StatusLogError(why, file);
+}
+function appendStatus(file, text) {
+  let before = null;
+  try {
+    before = fs3.lstatSync(file);
+  } catch (e) {
+    if (e.code !== "ENOENT")
+      refuse(file, `cannot inspect status log (${e.message})`);
+  }
+  if (before && (before.isSymbolicLink() || !before.isFile() || before.nlink !== 1)) {
+    refuse(file, "status log must be a regular single-link file");
+  }
+  let fd;
+  try {
+    fd = fs3.openSync(file, FLAGS, 384);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR")
+      refuse(file, "status log must be a regular single-link file");
+    refuse(file, `cannot open status log (${code ?? e.message})`);
+  }
+  try {
+    const st = fs3.fstatSync(fd);
+    const named = fs3.lstatSync(file);
+    if (!st.isFile() || st.nlink !== 1 || !named.isFile() || named.dev !== st.dev || named.ino !== st.ino) {
+      refuse(file, "status log changed while it was opened");
+    }
+    const buf = Buffer.from(statusLine(text), "utf8");
+    let off = 0;
+    while (off < buf.length)
+      off += fs3.writeSync(fd, buf, off, buf.length - off);
+    fs3.fsyncSync(fd);
+  } catch (e) {
+    if (e instanceof StatusLogError)
+      throw e;
+    refuse(file, `cannot append status (${e.message})`);
+  } finally {
+    fs3.closeSync(fd);
+  }
+}
+function recoveryLogger(root, scope, notes) {
+  return (owner, lockFile) => {
+    const text = `lock recovered from dead pid ${owner.pid} (${path7.relative(root, lockFile)})`;
+    notes.push(text);
+    if (!scope)
+      return;
+    try {
+      appendStatus(statusLogPath(root, scope), `${new Date().toISOString()} ${text}`);
+    } catch (e) {
+      notes.push(`could not log the lock recovery: ${e.message}`);
+    }
+  };
+}
+var StatusLogError, FLAGS;
+var init_statuslog = __esm(() => {
+  init_errors();
+  StatusLogError = class StatusLogError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+    }
+  };
+  FLAGS = fs3.constants.O_WRONLY | fs3.constants.O_APPEND | fs3.constants.O_CREAT | (fs3.constants.O_NOFOLLOW ?? 0) | (fs3.constants.O_NONBLOCK ?? 0);
+});
+
+// src/core/dispatch/leases.ts
+import * as fs4 from "node:fs";
+import * as path8 from "node:path";
+function registryTarget(root) {
+  return path8.join(locksDir(root), "lease-registry");
+}
+function checkIds2(scope, leaf) {
+  if (!isValidId(scope))
+    throw new UsageError(SCOPE_ID_MESSAGE);
+  if (leaf !== null && !isValidId(leaf))
+    throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
+}
+function normalizeClaimGlobs(raw) {
+  const out = [];
+  for (const g of raw) {
+    const n = normalizeOwnsPath(g);
+    if (!n.ok)
+      throw new UsageError(n.error);
+    if (!out.includes(n.glob))
+      out.push(n.glob);
+  }
+  if (out.length === 0)
+    throw new UsageError("a claim needs at least one OWNS path");
+  return out;
+}
+function claimConflicts(scope, leaf, globs, held) {
+  const same = held.find((h) => !h.invalid && h.scope === scope && h.leaf === leaf);
+  if (same)
+    return [{ kind: "identity", holder: same }];
+  const conflicts = [];
+  for (const glob of globs) {
+    for (const h of held) {
+      for (const theirGlob of h.globs)
+        if (globsOverlap(glob, theirGlob))
+          conflicts.push({ kind: "glob", glob, theirGlob, holder: h });
+    }
+  }
+  return conflicts;
+}
+async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
+  checkIds2(scope, leaf);
+  const globs = normalizeClaimGlobs(rawGlobs);
+  const notes = [];
+  return withFileLock(root, registryTarget(root), () => {
+    const conflicts = claimConflicts(scope, leaf, globs, readLeaseRecords(root));
+    if (conflicts.length > 0)
+      return { ok: false, conflicts, notes };
+    const file = path8.join(locksDir(root), leaseFileName(scope, leaf));
+    const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
+    writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
+`, { root, mode: 384 });
+    return { ok: true, lease, notes };
+  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
+}
+async function releaseLeases(root, scope, leaf, opts = {}) {
+  checkIds2(scope, leaf);
+  const notes = [];
+  if (!fs4.existsSync(locksDir(root)))
+    return { released: [], notes };
+  return withFileLock(root, registryTarget(root), () => {
+    const released = [];
+    for (const r of readLeaseRecords(root)) {
+      if (r.invalid || r.scope !== scope || leaf !== null && r.leaf !== leaf)
+        continue;
+      fs4.unlinkSync(r.file);
+      released.push(r);
+    }
+    return { released, notes };
+  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
+}
+async function removeInvalidLeases(root, opts = {}) {
+  const notes = [];
+  if (!fs4.existsSync(locksDir(root)))
+    return { removed: [], notes };
+  return withFileLock(root, registryTarget(root), () => {
+    const removed = [];
+    for (const r of readLeaseRecords(root)) {
+      if (!r.invalid)
+        continue;
+      try {
+        fs4.unlinkSync(r.file);
+      } catch (e) {
+        throw new LeaseRecordError(`cannot remove invalid lease record: ${e.code ?? e.message}`, r.file);
+      }
+      removed.push(r);
+    }
+    return { removed, notes };
+  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, null, notes) });
+}
+var LeaseRecordError;
+var init_leases = __esm(() => {
+  init_errors();
+  init_ids();
+  init_fs();
+  init_lock();
+  init_paths();
+  init_read();
+  init_lease_record();
+  init_statuslog();
+  init_errors();
+  LeaseRecordError = class LeaseRecordError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "lease-record", file, hint: "remove the lease record by hand" });
+    }
+  };
+});
+
+// src/core/dispatch/session.ts
+import * as fs5 from "node:fs";
+import * as path9 from "node:path";
+function sessionPath(root, scope) {
+  return path9.join(root, ".unlazy", scope, "session");
+}
+function checkSessionId(rawId) {
+  const id = rawId.trim();
+  if (id === "")
+    throw new UsageError("bind needs a non-blank session id");
+  if (hasUnsafe(id))
+    throw new UsageError("session id must be printable (no control, bidi or line-separator characters)");
+  if (Buffer.byteLength(id) + 1 > MAX_SESSION_BYTES)
+    throw new UsageError(`session id must be shorter than ${MAX_SESSION_BYTES} bytes`);
+  return id;
+}
+function bindSession(root, scope, rawId) {
+  const id = checkSessionId(rawId);
+  writeAtomic(sessionPath(root, scope), id + `
+`, { root });
+  return id;
+}
+function readSessionFile(root, scope) {
+  const file = sessionPath(root, scope);
+  try {
+    const fd = fs5.openSync(file, fs5.constants.O_RDONLY | fs5.constants.O_NOFOLLOW | fs5.constants.O_NONBLOCK);
+    try {
+      const st = fs5.fstatSync(fd);
+      if (!st.isFile() || st.nlink !== 1 || st.size > MAX_SESSION_BYTES)
+        return null;
+      const buf = Buffer.alloc(MAX_SESSION_BYTES + 1);
+      const n = fs5.readSync(fd, buf, 0, buf.length, 0);
+      return buf.subarray(0, n).toString("utf8").trim();
+    } finally {
+      fs5.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+var MAX_SESSION_BYTES = 4096;
+var init_session = __esm(() => {
+  init_errors();
+  init_sanitize();
+  init_fs();
+});
+
+// src/core/dispatch/transition.ts
+import * as fs6 from "node:fs";
+import * as path10 from "node:path";
+function checkScopeDir(root, scope) {
+  for (const dir of [path10.join(root, ".unlazy"), path10.join(root, ".unlazy", scope)]) {
+    let st;
+    try {
+      st = fs6.lstatSync(dir);
+    } catch {
+      return;
+    }
+    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs6.realpathSync(dir))) {
+      throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
+    }
+  }
+}
+async function commitDispatch(root, scope, action, opts = {}) {
+  if (!isValidId(scope))
+    throw new DispatchActionError(idMessage("scope"));
+  checkScopeDir(root, scope);
+  const file = dispatchPath(root, scope);
+  const now = opts.now ?? (() => new Date);
+  applyDispatch(loadDispatch(root, scope).state, action, now());
+  const notes = [];
+  const t = await withFileLock(root, file, () => {
+    const { state } = loadDispatch(root, scope);
+    const next = applyDispatch(state, action, now());
+    writeAtomic(file, serializeDispatch(next.state), { root, createParents: true, mode: 384 });
+    return next;
+  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
+  let auditWarning = null;
+  try {
+    appendStatus(statusLogPath(root, scope), `${new Date().toISOString()} ${t.event}`);
+  } catch (e) {
+    auditWarning = `state transition committed; audit status append was skipped: ${escapeField(e.message, 500)}`;
+  }
+  return { ...t, auditWarning, notes };
+}
+var init_transition = __esm(() => {
+  init_lock();
+  init_inside();
+  init_fs();
+  init_ids();
+  init_sanitize();
+  init_waves();
+  init_read();
+  init_statuslog();
+});
+
+// src/io/store/files.ts
+function logLines(text, max) {
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === "")
+    lines.pop();
+  return lines.slice(-max);
+}
+function filesView(root) {
+  return {
+    kind: "files",
+    leases: () => readLeaseRecords(root),
+    dispatchText: (scope, read) => read ? read() : readDispatchText(root, scope),
+    dispatch: (scope) => loadDispatch(root, scope),
+    session: (scope) => readSessionFile(root, scope),
+    statusLog: (scope, max = 500) => {
+      const text = readStatusLog(root, scope);
+      return text === null ? [] : logLines(text, max);
+    },
+    leafStates: () => null,
+    lost: () => []
+  };
+}
+function filesStore(root) {
+  return {
+    kind: "files",
+    label: "files",
+    view: async () => filesView(root),
+    claim: (scope, leaf, globs) => claimLease(root, scope, leaf, globs),
+    release: async (scope, leaf) => ({ ...await releaseLeases(root, scope, leaf), alreadyLost: [] }),
+    removeInvalid: () => removeInvalidLeases(root),
+    commitDispatch: (scope, action, opts) => commitDispatch(root, scope, action, opts),
+    appendStatus: async (scope, text) => appendStatus(statusLogPath(root, scope), text),
+    bindSession: async (scope, id) => bindSession(root, scope, id),
+    setLeafState: async (_scope, _leaf, _state, editPlan) => {
+      await editPlan();
+    },
+    watch: () => () => {},
+    close: () => {}
+  };
+}
+var MAX_LOG_BYTES;
+var init_files = __esm(() => {
+  init_leases();
+  init_session();
+  init_statuslog();
+  init_transition();
+  init_read();
+  MAX_LOG_BYTES = 8 * 1024 * 1024;
+});
+
+// src/io/store/config.ts
+import { createRequire as createRequire2 } from "node:module";
+import * as path11 from "node:path";
+function readSetting(root) {
+  const file = path11.join(root, SETTING_FILE);
+  let text;
+  try {
+    text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT")
+      return null;
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message.replace(`: ${file}`, "") }]);
+  }
+  const bad = (message) => {
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
+  };
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return bad("not valid JSON");
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    return bad("must be a JSON object");
+  const c = raw.coordinator;
+  if (c === undefined)
+    return null;
+  if (typeof c === "string")
+    return { url: c };
+  if (typeof c !== "object" || c === null || Array.isArray(c))
+    return bad('"coordinator" must be a URL or an object');
+  const o = c;
+  for (const k of Object.keys(o))
+    if (!["url", "repository", "ttl"].includes(k))
+      bad(`unknown coordinator key ${JSON.stringify(k).slice(0, 60)}`);
+  if (o.url !== undefined && typeof o.url !== "string")
+    bad('"coordinator.url" must be a string');
+  if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository)))
+    bad('"coordinator.repository" must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/');
+  if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || o.ttl < MIN_TTL || o.ttl > MAX_TTL))
+    bad(`"coordinator.ttl" must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
+  return o;
+}
+function parseTtl(v, where) {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < MIN_TTL || n > MAX_TTL)
+    throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
+  return n;
+}
+function gitIdentity(root) {
+  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 1e4, stdio: ["ignore", "pipe", "ignore"] });
+  if (r.status !== 0 || typeof r.stdout !== "string")
+    return null;
+  const roots = r.stdout.split(`
+`).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
+  return roots[0] ?? null;
+}
+function resolveCoordinator(root, flag, env) {
+  const fromEnv = env.KBZ_COORDINATOR;
+  let url;
+  let source;
+  let setting;
+  if (flag !== undefined && flag !== "") {
+    url = flag;
+    source = "flag";
+  } else if (fromEnv !== undefined && fromEnv !== "") {
+    url = fromEnv;
+    source = "env";
+  } else {
+    setting = readSetting(root);
+    url = setting?.url;
+    source = "setting";
+  }
+  if (url === undefined || url === "files")
+    return { kind: "files" };
+  if (!url.startsWith("etcd://"))
+    throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTING_FILE})`);
+  if (setting === undefined)
+    setting = readSetting(root);
+  const ttl = env.KBZ_LEASE_TTL ? parseTtl(env.KBZ_LEASE_TTL, "KBZ_LEASE_TTL") : setting?.ttl ?? DEFAULT_TTL;
+  const repository = setting?.repository ?? gitIdentity(root);
+  if (!repository) {
+    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTING_FILE} so every clone shares one namespace`);
+  }
+  return { kind: "etcd", url, repository, ttl, source };
+}
+var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
+var init_config = __esm(() => {
+  init_errors();
+  init_ids();
+  init_errors();
+  init_read();
+  SETTING_FILE = path11.join(".kbz", "settings.json");
+  CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
+    constructor(message) {
+      super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
+      this.name = "CoordinatorError";
+    }
+  };
+});
+
+// src/io/store/etcd/client.ts
+import * as http from "node:http";
+function rangeKvs(resp) {
+  return (resp?.response_range?.kvs ?? []).map(decodeKv);
+}
+function prefixEnd(prefix) {
+  if (!/^[\x20-\x7e]+$/.test(prefix))
+    throw new CoordinatorError("etcd key prefixes must be printable ASCII");
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+function parseEndpoints(url) {
+  const m = /^etcd:\/\/([^/?#@]+)\/?$/.exec(url.trim());
+  if (!m)
+    throw new CoordinatorError(`coordinator must look like etcd://HOST:PORT[,HOST:PORT…], got ${JSON.stringify(url).slice(0, 200)}`);
+  return m[1].split(",").map((hp) => {
+    const at = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(hp.trim());
+    const port = at ? Number(at[2]) : NaN;
+    if (!at || !(port >= 1 && port <= 65535))
+      throw new CoordinatorError(`coordinator endpoint must be HOST:PORT, got ${JSON.stringify(hp).slice(0, 100)}`);
+    return { host: at[1].replace(/^\[|\]$/g, ""), port };
+  });
+}
+function decodeKv(kv) {
+  return {
+    key: unb64(kv.key),
+    value: unb64(kv.value),
+    createRevision: String(kv.create_revision ?? "0"),
+    modRevision: String(kv.mod_revision ?? "0"),
+    lease: String(kv.lease ?? "0")
+  };
+}
+function encodeCompare(c) {
+  switch (c.target) {
+    case "MOD":
+      return { key: b64(c.key), ...c.rangeEnd ? { range_end: b64(c.rangeEnd) } : {}, target: "MOD", result: c.result, mod_revision: c.modRevision };
+    case "CREATE":
+      return { key: b64(c.key), target: "CREATE", result: "EQUAL", create_revision: c.createRevision };
+    case "VALUE":
+      return { key: b64(c.key), target: "VALUE", result: "EQUAL", value: b64(c.value) };
+    case "LEASE":
+      return { key: b64(c.key), target: "LEASE", result: "EQUAL", lease: c.lease };
+  }
+}
+function encodeOp(o) {
+  if ("put" in o)
+    return { request_put: { key: b64(o.put.key), value: b64(o.put.value), ...o.put.lease ? { lease: o.put.lease } : {} } };
+  if ("del" in o)
+    return { request_delete_range: { key: b64(o.del.key), ...o.del.rangeEnd ? { range_end: b64(o.del.rangeEnd) } : {} } };
+  return { request_range: { key: b64(o.range.key), ...o.range.rangeEnd ? { range_end: b64(o.range.rangeEnd) } : {} } };
+}
+
+class EtcdClient {
+  endpoints;
+  agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  preferred = 0;
+  timeoutMs;
+  retryMs;
+  constructor(endpoints, opts = {}) {
+    this.endpoints = endpoints;
+    this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.retryMs = opts.retryMs ?? 6000;
+  }
+  get label() {
+    return "etcd://" + this.endpoints.map((e) => `${e.host}:${e.port}`).join(",");
+  }
+  close() {
+    this.agent.destroy();
+  }
+  once(ep, path, body) {
+    return new Promise((resolve, reject) => {
+      const data = JSON.stringify(body);
+      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: this.timeoutMs }, (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("error", (e) => reject(new Unreachable(e.message)));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let parsed;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            return reject(new Unreachable(`${ep.host}:${ep.port} answered HTTP ${res.statusCode} without JSON`));
+          }
+          if (res.statusCode !== 200 || parsed.error) {
+            const msg = String(parsed.error ?? parsed.message ?? `HTTP ${res.statusCode}`);
+            if (res.statusCode === 503 || /no leader|timed out|not capable|leader changed|too many requests|unhealthy/i.test(msg))
+              return reject(new Unreachable(`${ep.host}:${ep.port}: ${msg}`));
+            return reject(new CoordinatorError(`etcd ${ep.host}:${ep.port}: ${msg}`));
+          }
+          resolve(parsed);
+        });
+      });
+      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      req.on("error", (e) => reject(new Unreachable(`${ep.host}:${ep.port}: ${e.code ?? e.message}`)));
+      req.end(data);
+    });
+  }
+  async call(path, body) {
+    const deadline = Date.now() + this.retryMs;
+    const n = this.endpoints.length;
+    let failures = [];
+    for (let round = 0;; round++) {
+      failures = [];
+      for (let i = 0;i < n; i++) {
+        const at = (this.preferred + i) % n;
+        try {
+          const r = await this.once(this.endpoints[at], path, body);
+          this.preferred = at;
+          return r;
+        } catch (e) {
+          if (!(e instanceof Unreachable))
+            throw e;
+          failures.push(e.message);
+        }
+      }
+      if (Date.now() >= deadline)
+        break;
+      await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
+    }
+    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
+  }
+  async range(key, rangeEnd, opts = {}) {
+    const r = await this.call("/v3/kv/range", {
+      key: b64(key),
+      ...rangeEnd ? { range_end: b64(rangeEnd) } : {},
+      ...opts.sortByCreate ? { sort_order: "ASCEND", sort_target: "CREATE" } : {}
+    });
+    return { revision: String(r.header?.revision ?? "0"), kvs: (r.kvs ?? []).map(decodeKv) };
+  }
+  async prefix(prefix, opts = {}) {
+    return this.range(prefix, prefixEnd(prefix), opts);
+  }
+  async txn(compare, success, failure = []) {
+    const r = await this.call("/v3/kv/txn", { compare: compare.map(encodeCompare), success: success.map(encodeOp), failure: failure.map(encodeOp) });
+    return { succeeded: r.succeeded === true, revision: String(r.header?.revision ?? "0"), responses: r.responses ?? [] };
+  }
+  async put(key, value, lease) {
+    const r = await this.call("/v3/kv/put", { key: b64(key), value: b64(value), ...lease ? { lease } : {} });
+    return String(r.header?.revision ?? "0");
+  }
+  async grant(ttlSeconds) {
+    const r = await this.call("/v3/lease/grant", { TTL: String(ttlSeconds) });
+    if (!r.ID)
+      throw new CoordinatorError(`etcd refused a lease: ${r.error ?? "no ID"}`);
+    return { id: String(r.ID), ttl: Number(r.TTL) };
+  }
+  async revoke(id) {
+    try {
+      const r = await this.call("/v3/lease/revoke", { ID: id });
+      return { revision: String(r.header?.revision ?? "0"), existed: true };
+    } catch (e) {
+      if (e instanceof CoordinatorError && /lease not found/i.test(e.message))
+        return { revision: "0", existed: false };
+      throw e;
+    }
+  }
+  async keepAlive(id) {
+    const r = await this.call("/v3/lease/keepalive", { ID: id });
+    const result = r.result ?? r;
+    return Number(result.TTL ?? 0);
+  }
+  async timeToLive(id) {
+    const r = await this.call("/v3/lease/timetolive", { ID: id });
+    return { ttl: Number(r.TTL ?? -1), granted: Number(r.grantedTTL ?? 0) };
+  }
+  async members() {
+    const r = await this.call("/v3/cluster/member/list", {});
+    return (r.members ?? []).map((m) => ({ id: String(m.ID), name: String(m.name ?? ""), clientURLs: (m.clientURLs ?? []).map(String) }));
+  }
+  async memberStatus(ep) {
+    try {
+      const r = await this.once(ep, "/v3/maintenance/status", {});
+      return { version: String(r.version ?? ""), leader: String(r.leader ?? "0"), memberId: String(r.header?.member_id ?? ""), revision: String(r.header?.revision ?? "0") };
+    } catch {
+      return null;
+    }
+  }
+  watch(prefix, fromRevision, onEvent, onError) {
+    let stopped = false;
+    let current = null;
+    let next = BigInt(fromRevision);
+    let at = this.preferred;
+    let failures = 0;
+    const open = () => {
+      if (stopped)
+        return;
+      const ep = this.endpoints[at % this.endpoints.length];
+      const body = JSON.stringify({ create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(next) } });
+      const req = http.request({ host: ep.host, port: ep.port, path: "/v3/watch", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+        let buf = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          buf += chunk;
+          for (let nl = buf.indexOf(`
+`);nl >= 0; nl = buf.indexOf(`
+`)) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            if (line === "")
+              continue;
+            try {
+              const msg = JSON.parse(line).result;
+              failures = 0;
+              if (msg?.events?.length) {
+                const rev = String(msg.header?.revision ?? "0");
+                next = BigInt(rev) + 1n;
+                onEvent(rev);
+              }
+            } catch {}
+          }
+        });
+        res.on("end", retry);
+        res.on("error", retry);
+      });
+      req.on("error", retry);
+      req.end(body);
+      current = req;
+    };
+    const retry = () => {
+      if (stopped)
+        return;
+      current?.destroy();
+      at++;
+      if (++failures > this.endpoints.length * 3)
+        return onError(new CoordinatorError(`watch on ${this.label} lost every member`));
+      setTimeout(open, 200);
+    };
+    open();
+    return () => {
+      stopped = true;
+      current?.destroy();
+    };
+  }
+}
+var CoordinatorError, b64 = (s) => Buffer.from(s, "utf8").toString("base64"), unb64 = (s) => s === undefined ? "" : Buffer.from(s, "base64").toString("utf8"), Unreachable;
+var init_client = __esm(() => {
+  init_errors();
+  CoordinatorError = class CoordinatorError extends KbzError {
+    constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
+      super(message, { code: "coordinator", hint });
+      this.name = "CoordinatorError";
+    }
+  };
+  Unreachable = class Unreachable extends Error {
+  };
+});
+
+// src/io/store/etcd/keys.ts
+function keysFor(repository) {
+  const root = `kbz/v1/${repository}/`;
+  return {
+    root,
+    leases: `${root}lease/`,
+    lease: (scope, leaf) => `${root}lease/${scope}/${leaf}`,
+    scopeLeases: (scope) => `${root}lease/${scope}/`,
+    dispatch: (scope) => `${root}dispatch/${scope}`,
+    dispatches: `${root}dispatch/`,
+    log: (scope) => `${root}log/${scope}/`,
+    session: (scope) => `${root}session/${scope}`,
+    sessions: `${root}session/`,
+    plan: (scope) => `${root}plan/${scope}/`,
+    plans: `${root}plan/`
+  };
+}
+
+// src/io/store/etcd/store.ts
+import * as fs7 from "node:fs";
+import { createRequire as createRequire3 } from "node:module";
+import * as os2 from "node:os";
+import * as path12 from "node:path";
+function heldDir(root) {
+  return path12.join(root, ".unlazy", "locks");
+}
+function heldFile(root, scope, leaf) {
+  return path12.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
+}
+function readHeld(root, repository) {
+  let names;
+  try {
+    names = fs7.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const n of names) {
+    try {
+      const r = JSON.parse(fs7.readFileSync(path12.join(heldDir(root), n), "utf8"));
+      if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
+        out.push(r);
+    } catch {}
+  }
+  return out;
+}
+function invalidKv(kv, problem) {
+  return { invalid: true, scope: INVALID_OWNER, leaf: kv.key, globs: ["**"], file: `etcd:${kv.key}`, problem };
+}
+function leaseRecord(keys, kv) {
+  let v;
+  try {
+    v = JSON.parse(kv.value);
+  } catch {
+    return invalidKv(kv, "not valid JSON");
+  }
+  if (typeof v !== "object" || v === null)
+    return invalidKv(kv, "not a JSON object");
+  if (typeof v.scope !== "string" || !isValidId(v.scope))
+    return invalidKv(kv, "scope is not a valid id");
+  if (typeof v.leaf !== "string" || !isValidId(v.leaf))
+    return invalidKv(kv, "leaf is not a valid id");
+  if (!Array.isArray(v.globs) || v.globs.length === 0)
+    return invalidKv(kv, "globs must be a non-empty array");
+  for (const g of v.globs) {
+    const n = typeof g === "string" ? normalizeOwnsPath(g) : null;
+    if (!n || !n.ok || n.glob !== g)
+      return invalidKv(kv, `glob is not normalised: ${String(g)}`);
+  }
+  if (kv.key !== keys.lease(v.scope, v.leaf))
+    return invalidKv(kv, `key does not match ${v.scope}/${v.leaf}`);
+  const pid = Number.isInteger(v.holder?.pid) ? v.holder.pid : null;
+  return { invalid: false, scope: v.scope, leaf: v.leaf, globs: [...v.globs], pid, file: `etcd:${kv.key}`, token: typeof v.holder?.token === "string" ? v.holder.token : undefined };
+}
+function checkIds3(scope, leaf) {
+  if (!isValidId(scope))
+    throw new UsageError(SCOPE_ID_MESSAGE);
+  if (leaf !== null && !isValidId(leaf))
+    throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
+}
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+function selfCommand() {
+  const script = process.argv[1];
+  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs7.existsSync(script))
+    return [process.execPath, script];
+  return [process.execPath];
+}
+function stopKeeper(h) {
+  if (!h.keeperPid)
+    return;
+  let cmdline;
+  try {
+    cmdline = fs7.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+  } catch {
+    return;
+  }
+  const args = cmdline.split("\x00");
+  if (!args.includes("keep") || args[args.indexOf("--lease") + 1] !== h.lease)
+    return;
+  try {
+    process.kill(h.keeperPid, "SIGTERM");
+  } catch {}
+}
+
+class EtcdStore {
+  o;
+  kind = "etcd";
+  client;
+  keys;
+  inline = new Map;
+  watchers = new Set;
+  constructor(o) {
+    this.o = o;
+    this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs, retryMs: o.retryMs });
+    this.keys = keysFor(o.repository);
+  }
+  get label() {
+    return this.client.label;
+  }
+  get root() {
+    return this.o.root;
+  }
+  async view(opts = {}) {
+    const k = this.keys;
+    const ops = [k.dispatches, k.leases, k.plans, k.sessions, ...opts.logScope ? [k.log(opts.logScope)] : []].map((p) => ({ range: { key: p, rangeEnd: prefixEnd(p) } }));
+    const t = await this.client.txn([], ops);
+    const [dispatches, leases, plans, sessions, logs] = t.responses.map(rangeKvs);
+    const held = readHeld(this.o.root, this.o.repository);
+    return buildView(k, t.revision, { dispatches, leases, plans, sessions, logs: logs ?? [] }, opts.logScope ?? null, held);
+  }
+  async claim(scope, leaf, rawGlobs) {
+    checkIds3(scope, leaf);
+    const globs = normalizeClaimGlobs(rawGlobs);
+    const k = this.keys;
+    const key = k.lease(scope, leaf);
+    const token = randomHex(12);
+    const claimedAt = new Date().toISOString();
+    const value = { scope, leaf, globs, holder: { host: os2.hostname(), pid: process.pid, token }, claimedAt, ttl: this.o.ttl };
+    let leaseId = null;
+    const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file: `etcd:${key}` };
+    try {
+      for (let attempt = 1;attempt <= CLAIM_ATTEMPTS; attempt++) {
+        const read = await this.client.prefix(k.leases);
+        const held = read.kvs.map((kv) => leaseRecord(k, kv));
+        if (held.some((h) => !h.invalid && h.token === token))
+          return this.granted(lease, leaseId, token, claimedAt);
+        const conflicts = claimConflicts(scope, leaf, globs, held);
+        if (conflicts.length > 0) {
+          if (leaseId)
+            await this.client.revoke(leaseId).catch(() => {});
+          leaseId = null;
+          return { ok: false, conflicts, notes: [] };
+        }
+        leaseId ??= (await this.client.grant(this.o.ttl)).id;
+        const t = await this.client.txn([{ key: k.leases, rangeEnd: prefixEnd(k.leases), target: "MOD", result: "LESS", modRevision: String(BigInt(read.revision) + 1n) }], [{ put: { key, value: JSON.stringify(value), lease: leaseId } }]);
+        if (t.succeeded)
+          return this.granted(lease, leaseId, token, claimedAt);
+        await sleep(Math.floor(Math.random() * Math.min(50, 2 + attempt * 3)));
+      }
+      throw new CoordinatorError(`claim of ${scope}/${leaf} kept losing races for the lease prefix after ${CLAIM_ATTEMPTS} attempts; try again`);
+    } catch (e) {
+      if (leaseId && !await this.holds(key, token))
+        await this.client.revoke(leaseId).catch(() => {});
+      throw e;
+    }
+  }
+  async holds(key, token) {
+    try {
+      const r = await this.client.range(key);
+      return r.kvs.some((kv) => leaseRecord(this.keys, kv) && leaseRecord(this.keys, kv).token === token);
+    } catch {
+      return false;
+    }
+  }
+  async granted(lease, leaseId, token, claimedAt) {
+    const notes = [];
+    const file = heldFile(this.o.root, lease.scope, lease.leaf);
+    const record = {
+      schema: 1,
+      repository: this.o.repository,
+      coordinator: this.label,
+      scope: lease.scope,
+      leaf: lease.leaf,
+      globs: lease.globs,
+      key: this.keys.lease(lease.scope, lease.leaf),
+      lease: leaseId,
+      token,
+      claimedAt,
+      keeperPid: null
+    };
+    if (this.o.keepAlive === "inline") {
+      const timer = setInterval(() => void this.client.keepAlive(leaseId).catch(() => {}), Math.max(500, this.o.ttl * 1000 / 3));
+      timer.unref?.();
+      this.inline.set(leaseId, timer);
+    } else {
+      record.keeperPid = this.spawnKeeper(leaseId, file);
+    }
+    try {
+      ensureRealDir(heldDir(this.o.root), this.o.root);
+      writeAtomic(file, JSON.stringify(record, null, 2) + `
+`, { root: this.o.root, mode: 384 });
+    } catch (e) {
+      notes.push(`could not record the claim locally (${e.message}); a lost lease will not be reported at the next command`);
+    }
+    return { ok: true, lease, notes };
+  }
+  spawnKeeper(leaseId, file) {
+    const { spawn } = createRequire3(import.meta.url)("node:child_process");
+    const cmd = this.o.kbzCommand ?? selfCommand();
+    const child = spawn(cmd[0], [...cmd.slice(1), "coordinator", "keep", "--lease", leaseId, "--ttl", String(this.o.ttl), "--held", file, "--coordinator", this.o.url], {
+      detached: true,
+      stdio: "ignore",
+      cwd: this.o.root,
+      env: { ...process.env, KBZ_COORDINATOR: this.o.url }
+    });
+    child.unref();
+    return child.pid ?? null;
+  }
+  async release(scope, leaf) {
+    checkIds3(scope, leaf);
+    const k = this.keys;
+    const read = leaf === null ? await this.client.prefix(k.scopeLeases(scope)) : await this.client.range(k.lease(scope, leaf));
+    const released = [];
+    for (const kv of read.kvs) {
+      const r = leaseRecord(k, kv);
+      if (r.invalid)
+        continue;
+      let gone;
+      if (kv.lease !== "0")
+        gone = (await this.client.revoke(kv.lease)).existed || (await this.client.range(kv.key)).kvs.every((now) => now.lease !== kv.lease);
+      else
+        gone = (await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }])).succeeded;
+      if (gone)
+        released.push({ invalid: false, scope: r.scope, leaf: r.leaf, globs: r.globs, pid: r.pid, file: r.file });
+      this.stopInline(kv.lease);
+    }
+    const alreadyLost = [];
+    for (const h of readHeld(this.o.root, this.o.repository)) {
+      if (h.scope !== scope || leaf !== null && h.leaf !== leaf)
+        continue;
+      if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease))
+        alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
+      fs7.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
+      this.stopInline(h.lease);
+      stopKeeper(h);
+    }
+    return { released, alreadyLost, notes: [] };
+  }
+  stopInline(leaseId) {
+    const t = this.inline.get(leaseId);
+    if (t)
+      clearInterval(t);
+    this.inline.delete(leaseId);
+  }
+  async removeInvalid() {
+    const read = await this.client.prefix(this.keys.leases);
+    const removed = [];
+    for (const kv of read.kvs) {
+      const r = leaseRecord(this.keys, kv);
+      if (!r.invalid)
+        continue;
+      const t = await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }]);
+      if (t.succeeded)
+        removed.push(r);
+    }
+    return { removed, notes: [] };
+  }
+  async commitDispatch(scope, action, opts = {}) {
+    if (!isValidId(scope))
+      throw new DispatchActionError(idMessage("scope"));
+    const key = this.keys.dispatch(scope);
+    const now = opts.now ?? (() => new Date);
+    for (let attempt = 1;attempt <= CLAIM_ATTEMPTS; attempt++) {
+      const read = await this.client.range(key);
+      const kv = read.kvs[0];
+      const state = kv ? loadText(kv.value).state : emptyDispatch();
+      const t = applyDispatch(state, action, now());
+      const r = await this.client.txn([kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }], [{ put: { key, value: serializeDispatch(t.state) } }, { put: { key: this.logKey(scope), value: statusLine(`${new Date().toISOString()} ${t.event}`).trimEnd() } }]);
+      if (r.succeeded)
+        return { ...t, auditWarning: null, notes: [] };
+      await sleep(Math.floor(Math.random() * 20));
+    }
+    throw new CoordinatorError(`dispatch state of ${scope} kept changing under this transition; try again`);
+  }
+  logKey(scope) {
+    return `${this.keys.log(scope)}${String(Date.now()).padStart(13, "0")}-${randomHex(4)}`;
+  }
+  async appendStatus(scope, text) {
+    if (!isValidId(scope))
+      throw new UsageError(SCOPE_ID_MESSAGE);
+    await this.client.put(this.logKey(scope), statusLine(text).trimEnd());
+  }
+  async bindSession(scope, id) {
+    if (!isValidId(scope))
+      throw new UsageError(SCOPE_ID_MESSAGE);
+    const stored = checkSessionId(id);
+    await this.client.put(this.keys.session(scope), stored);
+    return stored;
+  }
+  async setLeafState(scope, leaf, state) {
+    checkIds3(scope, leaf);
+    if (!ROW_STATES.has(state))
+      throw new UsageError(`state must be one of ${[...ROW_STATES].join(", ")}`);
+    await this.client.put(`${this.keys.plan(scope)}${leaf}`, state);
+  }
+  watch(onChange) {
+    let stop = null;
+    let stopped = false;
+    this.client.range(this.keys.root, undefined).then((r) => {
+      if (stopped)
+        return;
+      stop = this.client.watch(this.keys.root, String(BigInt(r.revision) + 1n), () => onChange(), () => onChange());
+      onChange();
+    }, () => onChange());
+    const off = () => {
+      stopped = true;
+      stop?.();
+      this.watchers.delete(off);
+    };
+    this.watchers.add(off);
+    return off;
+  }
+  close() {
+    for (const t of this.inline.values())
+      clearInterval(t);
+    this.inline.clear();
+    for (const w of [...this.watchers])
+      w();
+    this.client.close();
+  }
+}
+function loadText(text) {
+  try {
+    return { state: parseDispatch(text), text };
+  } catch (e) {
+    if (e instanceof DispatchStateError)
+      throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
+    throw e;
+  }
+}
+function buildView(k, revision, r, logScope, held) {
+  const leases = r.leases.map((kv) => leaseRecord(k, kv));
+  const byKey = new Map(r.leases.map((kv) => [kv.key, kv]));
+  const dispatch = new Map(r.dispatches.map((kv) => [kv.key, kv.value]));
+  const sessions = new Map(r.sessions.map((kv) => [kv.key, kv.value]));
+  return {
+    kind: "etcd",
+    revision,
+    leases: () => leases.map(({ token: _t, ...rest }) => rest),
+    dispatchText: (scope) => dispatch.get(k.dispatch(scope)) ?? null,
+    dispatch: (scope) => {
+      const text = dispatch.get(k.dispatch(scope));
+      return text === undefined ? { state: emptyDispatch(), text: null } : loadText(text);
+    },
+    session: (scope) => sessions.get(k.session(scope)) ?? null,
+    statusLog: (scope, max = 500) => {
+      if (scope !== logScope)
+        throw new Error(`the coordinator view was read without the status log of ${scope}`);
+      return r.logs.slice(-max).map((kv) => kv.value);
+    },
+    leafStates: (scope) => {
+      const p = k.plan(scope);
+      const out = new Map;
+      for (const kv of r.plans)
+        if (kv.key.startsWith(p) && ROW_STATES.has(kv.value))
+          out.set(kv.key.slice(p.length), kv.value);
+      return out;
+    },
+    lost: (scope) => {
+      const out = [];
+      for (const h of held) {
+        if (scope !== null && h.scope !== scope)
+          continue;
+        const kv = byKey.get(h.key);
+        const current = kv ? leaseRecord(k, kv) : null;
+        if (kv && current && !current.invalid && current.token === h.token)
+          continue;
+        out.push({
+          scope: h.scope,
+          leaf: h.leaf,
+          globs: h.globs,
+          reason: current && !current.invalid ? `claimed since by another holder (pid ${current.pid ?? "?"})` : "its etcd lease expired or was revoked (no keep-alive within the TTL)"
+        });
+      }
+      return out;
+    }
+  };
+}
+var ROW_STATES, CLAIM_ATTEMPTS = 200;
+var init_store = __esm(() => {
+  init_errors();
+  init_leases();
+  init_lease_record();
+  init_session();
+  init_statuslog();
+  init_waves();
+  init_hash();
+  init_ids();
+  init_fs();
+  init_paths();
+  init_client();
+  ROW_STATES = new Set(["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"]);
+});
+
+// src/io/store/active.ts
+function coordination(root) {
+  return installed.get(root)?.view ?? filesView(root);
+}
+async function openStore(root, config, keepAlive = "keeper") {
+  if (config.kind === "files")
+    return filesStore(root);
+  await Promise.resolve().then(() => init_store());
+  return new EtcdStore({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive });
+}
+async function installStore(root, opts = {}) {
+  const config = resolveCoordinator(root, opts.flag, opts.env ?? process.env);
+  if (config.kind === "files") {
+    installed.delete(root);
+    return { store: filesStore(root), lost: [] };
+  }
+  const store = await openStore(root, config, opts.keepAlive ?? "keeper");
+  const logScope = opts.logScope && isValidId(opts.logScope) ? opts.logScope : null;
+  const view = await store.view({ logScope });
+  installed.set(root, { store, view, logScope });
+  return { store, lost: view.lost(null) };
+}
+var installed;
+var init_active = __esm(() => {
+  init_ids();
+  init_files();
+  init_config();
+  installed = new Map;
+});
+
+// src/io/discover.ts
+import * as fs8 from "node:fs";
+import * as path13 from "node:path";
+function lstatOrNull2(p) {
+  try {
+    return fs8.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+function unlazyDir(root) {
+  const dir = path13.join(root, ".unlazy");
+  const st = lstatOrNull2(dir);
+  if (!st)
+    return { dir, ok: false, exists: false };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs8.realpathSync(dir)), exists: true };
+}
+function listScopes(root) {
+  const u = unlazyDir(root);
+  if (!u.ok)
+    return [];
+  const out = [];
+  for (const name of fs8.readdirSync(u.dir).sort()) {
+    if (name === "locks" || !isValidId(name))
+      continue;
+    const p = path13.join(u.dir, name);
+    const st = lstatOrNull2(p);
+    if (!st || !st.isDirectory() || st.isSymbolicLink())
+      continue;
+    if (!isInside(root, fs8.realpathSync(p)))
+      continue;
+    out.push(name);
+  }
+  return out;
+}
+function ledgerEntries(root, dir, errors) {
+  const files = [];
+  const gates = path13.join(dir, "GATES.md");
+  if (lstatOrNull2(gates))
+    files.push(gates);
+  const gdir = path13.join(dir, "gates");
+  const st = lstatOrNull2(gdir);
+  if (st) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs8.realpathSync(gdir))) {
+      errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
+    } else {
+      for (const name of fs8.readdirSync(gdir).sort())
+        if (name.endsWith(".md"))
+          files.push(path13.join(gdir, name));
+    }
+  }
+  return files;
+}
+function resolveTarget(o) {
+  const root = o.root;
+  if (o.files && o.files.length > 0) {
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path13.resolve(root, f)), discoveryErrors: [] };
+  }
+  const scopes = listScopes(root);
+  if (o.scope) {
+    if (!isValidId(o.scope))
+      throw new UsageError(SCOPE_ID_MESSAGE);
+    if (scopes.includes(o.scope))
+      return scopeTarget(root, o.scope);
+    const u = unlazyDir(root);
+    const named = path13.join(u.dir, o.scope);
+    if (lstatOrNull2(named) || u.exists && !u.ok) {
+      return {
+        root,
+        mode: "scope",
+        scope: o.scope,
+        files: [],
+        discoveryErrors: [{ path: named, message: "scope directory must be a real directory inside the repository" }]
+      };
+    }
+    throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
+  }
+  if (scopes.length === 1)
+    return scopeTarget(root, scopes[0]);
+  if (scopes.length > 1) {
+    const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
+    if (bound.length === 1)
+      return scopeTarget(root, bound[0]);
+    throw new UsageError(`${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+  }
+  const errors = [];
+  const files = ledgerEntries(root, root, errors);
+  if (files.length > 0 || errors.length > 0)
+    return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
+  return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
+}
+function scopeTarget(root, scope) {
+  const errors = [];
+  const files = ledgerEntries(root, path13.join(root, ".unlazy", scope), errors);
+  return { root, mode: "scope", scope, files, discoveryErrors: errors };
+}
+var init_discover = __esm(() => {
+  init_errors();
+  init_ids();
+  init_inside();
+  init_active();
+});
 
 // src/core/inputs/expand.ts
-import * as fs11 from "node:fs";
-import * as path13 from "node:path";
-var MAX_INPUT_FILES = 5000;
+import * as fs9 from "node:fs";
+import * as path14 from "node:path";
 function segmentRegex(seg) {
   let re = "";
   for (const ch of seg)
     re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`^${re}$`);
 }
-var isWild = (seg) => seg.includes("*") || seg.includes("?");
 function entries(dir) {
   try {
-    return fs11.readdirSync(dir, { withFileTypes: true });
+    return fs9.readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
@@ -3138,7 +2794,7 @@ function expandInputs(base, patterns) {
       found.add(rel);
   };
   const walkAll = (rel) => {
-    for (const e of entries(path13.join(base, rel))) {
+    for (const e of entries(path14.join(base, rel))) {
       if (truncated)
         return;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -3154,7 +2810,7 @@ function expandInputs(base, patterns) {
     if (segs.length === 0) {
       let st;
       try {
-        st = fs11.lstatSync(path13.join(base, rel));
+        st = fs9.lstatSync(path14.join(base, rel));
       } catch {
         return;
       }
@@ -3167,7 +2823,7 @@ function expandInputs(base, patterns) {
     const [seg, ...rest] = segs;
     if (seg === "**") {
       match(rel, rest);
-      for (const e of entries(path13.join(base, rel)))
+      for (const e of entries(path14.join(base, rel)))
         if (e.isDirectory())
           match(rel ? `${rel}/${e.name}` : e.name, segs);
       return;
@@ -3178,14 +2834,14 @@ function expandInputs(base, patterns) {
         return match(r, []);
       let st = null;
       try {
-        st = fs11.lstatSync(path13.join(base, r));
+        st = fs9.lstatSync(path14.join(base, r));
       } catch {}
       if (st?.isDirectory())
         match(r, rest);
       return;
     }
     const re = segmentRegex(seg);
-    for (const e of entries(path13.join(base, rel))) {
+    for (const e of entries(path14.join(base, rel))) {
       if (!re.test(e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -3199,29 +2855,30 @@ function expandInputs(base, patterns) {
   }
   return { files: [...found].sort(), truncated };
 }
+var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = () => {};
 
 // src/core/inputs/store.ts
-var INPUTS_DIR = path14.join(".kbz", "inputs");
-var MAX_STORE_BYTES = 8 * 1024 * 1024;
-var MAX_HASHED_BYTES = 64 * 1024 * 1024;
+import * as fs10 from "node:fs";
+import * as path15 from "node:path";
 function realOf(file) {
   try {
-    return fs12.realpathSync(file);
+    return fs10.realpathSync(file);
   } catch {
-    return path14.resolve(file);
+    return path15.resolve(file);
   }
 }
 function inputStorePath(root, ledgerFile) {
-  return path14.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
+  return path15.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
 }
 function readInputStore(root, ledgerFile) {
   const empty = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
   const file = inputStorePath(root, ledgerFile);
   try {
-    const st = fs12.lstatSync(file);
+    const st = fs10.lstatSync(file);
     if (!st.isFile() || st.size > MAX_STORE_BYTES)
       return empty;
-    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs10.readFileSync(file, "utf8"));
     if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
       return empty;
     return { schema: 1, ledger: empty.ledger, gates: v.gates };
@@ -3234,7 +2891,7 @@ function digestInputs(cwd, inputs) {
   let total = 0;
   for (const rel of expandInputs(cwd, inputs).files) {
     try {
-      const bytes = fs12.readFileSync(path14.join(cwd, rel));
+      const bytes = fs10.readFileSync(path15.join(cwd, rel));
       total += bytes.length;
       files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
     } catch {}
@@ -3249,6 +2906,16 @@ function changedInput(rec) {
       return name;
   return null;
 }
+var INPUTS_DIR, MAX_STORE_BYTES, MAX_HASHED_BYTES;
+var init_store2 = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  init_expand();
+  INPUTS_DIR = path15.join(".kbz", "inputs");
+  MAX_STORE_BYTES = 8 * 1024 * 1024;
+  MAX_HASHED_BYTES = 64 * 1024 * 1024;
+});
 
 // src/core/inputs/stale.ts
 function inputStaleness(root, file, ledger, isMet) {
@@ -3271,77 +2938,464 @@ function inputStaleness(root, file, ledger, isMet) {
   }
   return out;
 }
+var init_stale = __esm(() => {
+  init_digest();
+  init_store2();
+});
 
-// src/core/snapshot.ts
-init_waves();
-function displayPath(root, file) {
-  return isInside(root, file) && file !== root ? path15.relative(root, file) : file;
+// src/io/read.ts
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
+function sameIdentity(a, b) {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+function unchanged(a, b) {
+  return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+function keepScratch(buf) {
+  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES)
+    scratch = buf;
+}
+function realpathOf(file, cache) {
+  if (!cache)
+    return fs11.realpathSync(file);
+  const dir = path16.dirname(file);
+  let real = cache.get(dir);
+  if (real === undefined) {
+    real = fs11.realpathSync(dir);
+    cache.set(dir, real);
+  }
+  return path16.join(real, path16.basename(file));
+}
+function readStableWith(file, opts, use) {
+  return stableRead(file, opts, use, true);
+}
+function stableRead(file, opts, use, checkName) {
+  const single = `${opts.label} must be one unchanged regular single-link file`;
+  let fd;
+  try {
+    fd = fs11.openSync(file, FLAGS2);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT") {
+      let exists = false;
+      try {
+        fs11.lstatSync(file);
+        exists = true;
+      } catch {}
+      if (exists)
+        throw new ReadError(single, "UNSAFE", file);
+      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
+    }
+    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot open ${opts.label}: ${e.code ?? e.message}`, "IO", file);
+  }
+  let buf = scratch;
+  scratch = null;
+  let total = 0;
+  let before;
+  try {
+    before = fs11.fstatSync(fd, { bigint: true });
+    if (!before.isFile() || before.nlink !== 1n)
+      throw new ReadError(single, "UNSAFE", file);
+    if (before.size > BigInt(opts.maxBytes)) {
+      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+    }
+    if (opts.root) {
+      const real = realpathOf(file, opts.realDirs);
+      if (!isInside(opts.root, real))
+        throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
+    }
+    const size = Number(before.size);
+    const want = Math.min(size + 1, opts.maxBytes + 1);
+    if (!buf || buf.length < want)
+      buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
+    for (;; ) {
+      if (total === buf.length) {
+        if (total > opts.maxBytes)
+          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
+        buf.copy(grown, 0, 0, total);
+        buf = grown;
+      }
+      const n = fs11.readSync(fd, buf, total, buf.length - total, null);
+      if (n === 0)
+        break;
+      total += n;
+      if (total > opts.maxBytes)
+        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+      if (total < buf.length && total >= size)
+        break;
+    }
+    if (BigInt(total) !== before.size)
+      throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+    if (checkName) {
+      const named = fs11.lstatSync(file, { bigint: true });
+      if (!sameIdentity(before, named))
+        throw new ReadError(single, "UNSAFE", file);
+      if (!unchanged(before, named) || named.nlink !== 1n)
+        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+    }
+  } catch (e) {
+    keepScratch(buf);
+    if (e instanceof ReadError)
+      throw e;
+    const code = e.code;
+    if (code === "ENOENT")
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
+  } finally {
+    fs11.closeSync(fd);
+  }
+  try {
+    return use(buf.subarray(0, total), before);
+  } finally {
+    keepScratch(buf);
+  }
+}
+function readStable(file, opts) {
+  return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
 }
 function loadLedgerFile(file, root, constrainToRoot, realDirs) {
-  const display = displayPath(root, file);
-  const stem = stemOf(file);
-  const fail = (line, message, unreadable) => ({
-    file,
-    display,
-    stem,
-    ledger: null,
-    problems: [{ file: display, line, message }],
-    warnings: [],
-    unreadable
-  });
   let decoded;
   try {
     const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
     decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
-    if (e instanceof ReadError) {
-      const msg = e.code === "ENOENT" ? "no such gate file" : e.message;
-      return fail(1, msg, true);
-    }
+    if (e instanceof ReadError)
+      return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
     throw e;
   }
-  if (!("text" in decoded))
-    return fail(decoded.line, decoded.message, true);
-  const ledger = parseLedger(decoded.text, stem);
-  return {
-    file,
-    display,
-    stem,
-    ledger,
-    problems: ledger.errors.map((d) => d.portable ? { file: display, line: d.line, message: d.message, portable: d.portable } : { file: display, line: d.line, message: d.message }),
-    warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
-    unreadable: false
-  };
+  return ledgerEntry(file, root, decoded);
 }
 function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const gates = [];
-  const problems = target.discoveryErrors.map((d) => ({
-    file: displayPath(target.root, d.path),
-    line: 1,
-    message: d.message
-  }));
-  for (const entry of ledgers) {
-    problems.push(...entry.problems);
-    const l = entry.ledger;
-    if (!l || entry.problems.length > 0)
-      continue;
-    const stale = inputStaleness(target.root, entry.file, l, (g) => gateState(g, l) === "met");
-    for (const g of l.gates) {
-      const reason = stale.get(g.id);
-      const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
-      if (reason)
-        view.reason = reason;
-      gates.push(view);
+  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"));
+}
+function loadDispatch(root, scope) {
+  const file = dispatchPath(root, scope);
+  let text = null;
+  for (let attempt = 1;text === null; attempt++) {
+    try {
+      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    } catch (e) {
+      if (e instanceof ReadError && e.code === "ENOENT")
+        return { state: emptyDispatch(), text: null };
+      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
+        continue;
+      }
+      if (e instanceof ReadError)
+        throw new DispatchStateError(e.message, null, 1, e.file);
+      throw e;
     }
   }
-  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return { target, ledgers, gates, problems, dispatch };
+  try {
+    return { state: parseDispatch(text), text };
+  } catch (e) {
+    if (e instanceof DispatchStateError)
+      throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
+    throw e;
+  }
+}
+function dispatchStatus(root, scope) {
+  if (!scope)
+    return { resolved: [], blocking: [], abandoned: [], error: null };
+  const view = coordination(root);
+  let agg;
+  try {
+    agg = aggregateDispatch(view.dispatch(scope).state);
+  } catch (e) {
+    if (e instanceof DispatchStateError)
+      return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
+    throw e;
+  }
+  for (const l of view.lost(scope)) {
+    agg.resolved.push(`lease:${l.leaf}=lost`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+  }
+  return agg;
+}
+function readDispatchText(root, scope) {
+  try {
+    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+}
+function readLeaseRecords(root) {
+  const dir = locksDir(root);
+  let st;
+  try {
+    st = fs11.lstatSync(dir);
+  } catch {
+    return [];
+  }
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs11.realpathSync(dir))) {
+    return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
+  }
+  return fs11.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path16.join(dir, n), root));
+}
+function readLeaseRecord(file, root) {
+  let text;
+  try {
+    text = readStable(file, { label: "lease record", maxBytes: MAX_LEASE_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError)
+      return invalidRecord(file, e.message);
+    throw e;
+  }
+  return parseLeaseRecord(file, text);
+}
+function readStatusLog(root, scope) {
+  const file = path16.join(root, ".unlazy", scope, "status.log");
+  try {
+    return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+}
+var RACE_RETRIES = 4, MAX_LOG_BYTES2, FLAGS2, scratch = null, KEEP_SCRATCH_BYTES;
+var init_read = __esm(() => {
+  init_errors();
+  init_decode();
+  init_inside();
+  init_lease_record();
+  init_waves();
+  init_snapshot();
+  init_sanitize();
+  init_discover();
+  init_stale();
+  init_state();
+  init_active();
+  MAX_LOG_BYTES2 = 8 * 1024 * 1024;
+  FLAGS2 = fs11.constants.O_RDONLY | (fs11.constants.O_NOFOLLOW ?? 0) | (fs11.constants.O_NONBLOCK ?? 0);
+  KEEP_SCRATCH_BYTES = 1024 * 1024;
+});
+
+// src/hook/entry.ts
+init_errors();
+import * as fs15 from "node:fs";
+import * as path18 from "node:path";
+
+// src/core/hook/decide.ts
+init_digest();
+init_sanitize();
+var MAX_BLOCKS = 6;
+var PREFIX = "kbz";
+function where(scope) {
+  return scope ? ` [scope ${scope}]` : "";
+}
+function firstOf(items, n) {
+  const shown = items.slice(0, n).join(", ");
+  return items.length > n ? `${shown}, +${items.length - n} more` : shown;
+}
+function assess(snap) {
+  const dispatch = snap.dispatch ?? { blocking: [], abandoned: [], resolved: [], error: null };
+  const discovery = snap.target.discoveryErrors.map((d) => sanitizeCompact(d.message, 300));
+  const unmet = [];
+  const invalid = [];
+  const handoffs = [];
+  const resolved = [];
+  for (const msg of discovery) {
+    invalid.push(`discovery:PARSE ${msg}`);
+    resolved.push("discovery:PARSE=invalid");
+  }
+  unmet.push(...dispatch.blocking);
+  handoffs.push(...dispatch.abandoned);
+  resolved.push(...dispatch.resolved);
+  const byFile = new Map;
+  for (const g of snap.gates) {
+    const list = byFile.get(g.file);
+    if (list)
+      list.push(g);
+    else
+      byFile.set(g.file, [g]);
+  }
+  for (const entry of snap.ledgers) {
+    if (entry.unreadable) {
+      const msg = entry.problems[0]?.message ?? "unreadable";
+      invalid.push(`${entry.stem}:PARSE unreadable: ${sanitizeCompact(msg, 200)}`);
+      resolved.push(`${entry.stem}:PARSE=unreadable`);
+      continue;
+    }
+    if (entry.problems.length > 0 || !entry.ledger) {
+      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(p.portable ?? p.message, 200)}`);
+      invalid.push(`${entry.stem}:PARSE ${firstTwo.join("; ")}`);
+      resolved.push(`${entry.stem}:PARSE=invalid`);
+      continue;
+    }
+    for (const g of byFile.get(entry.file) ?? []) {
+      const qid = hasUnsafe(g.qid) || /\s/.test(g.qid) ? sanitizeCompact(g.qid, 200) : g.qid;
+      resolved.push(`${qid}=${g.state}`);
+      if (g.state === "abandoned")
+        handoffs.push(qid);
+      else if (g.state !== "met")
+        unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
+    }
+  }
+  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
+  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
+}
+function progressHash(resolved) {
+  return sha256Hex([...resolved].sort().join("\x00")).slice(0, 24);
+}
+function handoffSuffix(handoffs) {
+  return handoffs.length ? ` HANDOFF REQUIRED: ${handoffs.length} abandoned item(s): ${firstOf(handoffs, 5)}.` : "";
+}
+function planStop(a) {
+  if (a.empty)
+    return { kind: "clear", output: null };
+  if (a.unmet.length === 0 && a.invalid.length === 0) {
+    if (a.handoffs.length === 0)
+      return { kind: "clear", output: null };
+    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
+  }
+  return { kind: "count", hash: progressHash(a.resolved) };
+}
+function decideStop(a, guard) {
+  if (!guard.ok) {
+    if (a.discovery.length > 0) {
+      return { decision: "block", reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}` };
+    }
+    return {
+      systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`
+    };
+  }
+  const outstanding = [...a.invalid, ...a.unmet];
+  if (guard.blocks > MAX_BLOCKS) {
+    return {
+      systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${outstanding.slice(0, 4).join(", ")}).${handoffSuffix(a.handoffs)}`
+    };
+  }
+  return {
+    decision: "block",
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. To run inherited CHECK lines, inspect them and use kbz check --approve. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
+  };
+}
+function invalidScopeArgument() {
+  return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
+}
+function ambiguousScopes(scopes) {
+  return {
+    systemMessage: `${PREFIX}: ${scopes.length} pipelines under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
+  };
+}
+function unresolvable(message) {
+  return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
+}
+function internalFailure(message) {
+  return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
+}
+
+// src/core/hook/guard.ts
+init_digest();
+init_errors();
+init_read();
+init_fs();
+init_lock();
+import * as fs12 from "node:fs";
+import * as path17 from "node:path";
+var MAX_SESSIONS = 64;
+var MAX_STATE_BYTES = 1024 * 1024;
+var STATE_LOCK_TIMEOUT_MS = 1e4;
+var HEX24 = /^[0-9a-f]{24}$/;
+function statePath(target) {
+  if (target.discoveryErrors.length === 0 && target.scope) {
+    return path17.join(target.root, ".unlazy", target.scope, "hook-state.json");
+  }
+  return path17.join(target.root, ".unlazy-hook-state.json");
+}
+function sessionKey(sessionId, scope) {
+  return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
+}
+function normalizeState(raw) {
+  const sessions = Object.create(null);
+  const src = raw && typeof raw === "object" && !Array.isArray(raw) ? raw.sessions : null;
+  if (src && typeof src === "object" && !Array.isArray(src)) {
+    for (const [key, value] of Object.entries(src)) {
+      if (!HEX24.test(key) || !value || typeof value !== "object")
+        continue;
+      const e = value;
+      if (typeof e.hash !== "string" || !HEX24.test(e.hash))
+        continue;
+      if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0)
+        continue;
+      if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
+        continue;
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt };
+    }
+  }
+  return { schema: 1, sessions };
+}
+function countBlock(state, key, hash, now, opts = {}) {
+  const prev = state.sessions[key];
+  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
+  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
+  const all = Object.entries(state.sessions).filter(([k]) => k !== key);
+  all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
+  all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
+  const sessions = {};
+  for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
+    sessions[k] = v;
+  return { state: { schema: 1, sessions }, blocks };
+}
+function readState(file, root) {
+  let bytes;
+  try {
+    bytes = readStable(file, { label: "hook state", maxBytes: MAX_STATE_BYTES, root });
+  } catch (e) {
+    if (e instanceof ReadError && (e.code === "ENOENT" || e.code === "TOO_LARGE"))
+      return normalizeState(null);
+    throw e;
+  }
+  try {
+    return normalizeState(JSON.parse(bytes.toString("utf8")));
+  } catch {
+    return normalizeState(null);
+  }
+}
+async function recordBlock(target, key, hash, opts = {}) {
+  const file = statePath(target);
+  return withFileLock(target.root, file, () => {
+    const next = countBlock(readState(file, target.root), key, hash, new Date, opts);
+    writeAtomic(file, JSON.stringify(next.state, null, 2) + `
+`, { root: target.root, mode: 384 });
+    return next.blocks;
+  }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
+}
+async function clearSession(target, key) {
+  const file = statePath(target);
+  try {
+    fs12.lstatSync(file);
+  } catch {
+    return;
+  }
+  try {
+    await withFileLock(target.root, file, () => {
+      const state = readState(file, target.root);
+      if (!(key in state.sessions))
+        return;
+      delete state.sessions[key];
+      if (Object.keys(state.sessions).length === 0)
+        fs12.unlinkSync(file);
+      else
+        writeAtomic(file, JSON.stringify(state, null, 2) + `
+`, { root: target.root, mode: 384 });
+    }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
+  } catch {}
 }
 
 // src/hook/entry.ts
+init_read();
 init_active();
 
 // src/core/util/fdwrite.ts
@@ -3379,6 +3433,7 @@ function writeFdSync(fd, data) {
 }
 
 // src/hook/entry.ts
+init_ids();
 init_discover();
 
 // src/hook/claude.ts
@@ -3648,7 +3703,7 @@ function existingDirectory(dir) {
 }
 function has(dir, name) {
   try {
-    fs15.lstatSync(path16.join(dir, name));
+    fs15.lstatSync(path18.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3656,18 +3711,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path16.dirname(dir)) {
+  for (let dir = cwd;; dir = path18.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path16.dirname(dir) === dir)
+    if (path18.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs15.readdirSync(path16.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs15.readdirSync(path18.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3701,7 +3756,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path16.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path18.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

@@ -4,8 +4,10 @@
 import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { matchLeaf, unknownLeafMessage } from "../core/plan/leaf-id.ts";
-import { dispatchProblems, snapshotForRequest, type Snapshot } from "../core/snapshot.ts";
-import { canonicalRoot, isValidId, listScopes, SCOPE_ID_MESSAGE } from "../core/workspace/discover.ts";
+import { dispatchProblems, type Snapshot } from "../core/snapshot.ts";
+import { snapshotForRequest } from "../io/read.ts";
+import { canonicalRoot, listScopes } from "../io/discover.ts";
+import { isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/ids.ts";
 import { findRoot } from "../core/workspace/root.ts";
 import { printWarnings } from "./output.ts";
 import { positionals } from "./options.ts";

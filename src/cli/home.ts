@@ -1,6 +1,6 @@
 // `kbz` with no verb: on a terminal the live dashboard (which offers the demo in a folder with no
 // ledgers); otherwise the status of this folder, or of the built-in demo when it has none.
-import { resolveTarget } from "../core/workspace/discover.ts";
+import { resolveTarget } from "../io/discover.ts";
 import { demoSnapshot } from "../demo/index.ts";
 import { requestedScope, rootFor, snapshotFor } from "./context.ts";
 import { onTerminal, openDashboard } from "./dashboard.ts";

@@ -8,7 +8,7 @@ import { describe, KbzError, UsageError } from "../core/errors.ts";
 import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome, type JsonObject } from "../core/hook/install.ts";
 import { hookStatus, type HookPlace } from "../core/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
-import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/discover.ts";
+import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";

@@ -2,7 +2,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { SCOPE_ID_MESSAGE, canonicalRoot, isValidId } from "../core/workspace/discover.ts";
+import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
+import { canonicalRoot } from "../io/discover.ts";
 import { ensureRealDir, lstatOrNull, writeAtomic } from "../core/workspace/fs.ts";
 import { TEMPLATES } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";

@@ -2,7 +2,7 @@
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
-import { loadLedgerFile } from "../core/snapshot.ts";
+import { loadLedgerFile } from "../io/read.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { printProblems, raw } from "./output.ts";

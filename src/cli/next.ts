@@ -3,10 +3,10 @@ import { UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
-import { readNextSnapshot } from "../core/schedule/read.ts";
+import { readScheduleFacts } from "../io/schedule.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
-import { isValidId } from "../core/workspace/discover.ts";
-import { ReadError } from "../core/workspace/read.ts";
+import { isValidId } from "../core/workspace/ids.ts";
+import { ReadError } from "../core/errors.ts";
 import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { envelope, fail, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
@@ -55,7 +55,7 @@ function run(argv: NextArgs): ExitCode {
       if (!(e instanceof UsageError)) throw e;
       throw usage("invalid scope", `${e.message}; ${(e as { hint?: string }).hint ?? "pass --scope ID"}`);
     }
-    snap = readNextSnapshot({
+    snap = readScheduleFacts({
       root,
       scope,
       slots: argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots),

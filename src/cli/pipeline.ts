@@ -3,7 +3,9 @@
 import { type ErrorInit, FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
 import { StatusLogError } from "../core/dispatch/statuslog.ts";
 import { escapeField } from "../core/text/sanitize.ts";
-import { canonicalRoot, isValidId, resolveTarget, SCOPE_ID_MESSAGE, type Target } from "../core/workspace/discover.ts";
+import { canonicalRoot, resolveTarget } from "../io/discover.ts";
+import { isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/ids.ts";
+import { type Target } from "../core/workspace/target.ts";
 import { WriteError } from "../core/workspace/fs.ts";
 import { LockTimeoutError } from "../core/workspace/lock.ts";
 import { displayPath } from "../core/snapshot.ts";

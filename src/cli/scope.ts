@@ -2,13 +2,15 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
-import type { ClaimConflict, LeaseRecord } from "../core/dispatch/leases.ts";
+import type { ClaimConflict } from "../core/dispatch/leases.ts";
+import type { LeaseRecord } from "../core/dispatch/lease-record.ts";
 import { statusLogPath } from "../core/dispatch/statuslog.ts";
 import { logEvent, stamped } from "../io/store/events.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { stemOf } from "../core/ledger/model.ts";
-import { displayPath, loadLedgerFile } from "../core/snapshot.ts";
-import { listScopes } from "../core/workspace/discover.ts";
+import { displayPath } from "../core/snapshot.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { listScopes } from "../io/discover.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
 import { guarded, infra, printNotes, RefusedError, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";

@@ -13,7 +13,7 @@ import { explainReceipt } from "../core/receipts/explain.ts";
 import { ledgerKey } from "../core/receipts/paths.ts";
 import { verifyRun, type LedgerResult } from "../core/receipts/run.ts";
 import { readStore } from "../core/receipts/store.ts";
-import { canonicalRoot } from "../core/workspace/discover.ts";
+import { canonicalRoot } from "../io/discover.ts";
 import { approvalLines, resultLines } from "./render.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";

@@ -44,6 +44,25 @@ export function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+export type ReadCode = "ENOENT" | "UNSAFE" | "TOO_LARGE" | "OUTSIDE" | "IO" | "DECODE";
+
+const READ_HINTS: Record<ReadCode, string> = {
+  ENOENT: "create the file or name an existing one",
+  UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
+  TOO_LARGE: "split the file or shorten it",
+  OUTSIDE: "keep the file inside the repository root",
+  IO: "check the file's permissions and the disk, then run the command again",
+  DECODE: "save the file as UTF-8 text without a byte-order mark",
+};
+
+/** A file kbz would not or could not read (io/read.ts). `file` is the path as given to the reader. */
+export class ReadError extends KbzError {
+  declare readonly code: ReadCode;
+  constructor(message: string, code: ReadCode, file: string, line?: number) {
+    super(message, { code, file, line, hint: READ_HINTS[code] });
+  }
+}
+
 export interface FileProblem {
   file: string; // path as shown to the user
   line: number;

@@ -1,14 +1,14 @@
-// Files in, one immutable snapshot out. Reading never executes anything and never writes.
+// The status snapshot: the ledgers of a target, parsed, their gates and problems, and the scope's
+// dispatch aggregate. Pure: io/read.ts reads the files (loadSnapshot) and hands the parts here.
 import * as path from "node:path";
-import { UsageError, type FileProblem } from "./errors.ts";
+import type { FileProblem } from "./errors.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
-import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, isInside, readStableWith } from "./workspace/read.ts";
-import { canonicalRoot, resolveTarget, type Target } from "./workspace/discover.ts";
-import { inputStaleness } from "./inputs/stale.ts";
-import { dispatchPath, dispatchStatus, type DispatchAggregate } from "./dispatch/waves.ts";
+import { isInside } from "./workspace/inside.ts";
+import type { Target } from "./workspace/target.ts";
+import { dispatchPath, type DispatchAggregate } from "./dispatch/waves.ts";
 
 export interface LedgerEntry {
   file: string; // absolute
@@ -42,30 +42,21 @@ export function displayPath(root: string, file: string): string {
   return isInside(root, file) && file !== root ? path.relative(root, file) : file;
 }
 
-export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>): LedgerEntry {
+function entryFail(file: string, root: string, line: number, message: string): LedgerEntry {
+  const display = displayPath(root, file);
+  return { file, display, stem: stemOf(file), ledger: null, problems: [{ file: display, line, message }], warnings: [], unreadable: true };
+}
+
+/** A ledger that could not be read: one problem at `line`. */
+export function unreadableEntry(file: string, root: string, line: number, message: string): LedgerEntry {
+  return entryFail(file, root, line, message);
+}
+
+/** A ledger's entry from its decoded bytes (io/read.ts loadLedgerFile reads them). */
+export function ledgerEntry(file: string, root: string, decoded: { text: string } | { line: number; message: string }): LedgerEntry {
+  if (!("text" in decoded)) return entryFail(file, root, decoded.line, decoded.message);
   const display = displayPath(root, file);
   const stem = stemOf(file);
-  const fail = (line: number, message: string, unreadable: boolean): LedgerEntry => ({
-    file,
-    display,
-    stem,
-    ledger: null,
-    problems: [{ file: display, line, message }],
-    warnings: [],
-    unreadable,
-  });
-  let decoded: ReturnType<typeof decodeLedgerText>;
-  try {
-    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
-    decoded = readStableWith(file, opts, decodeLedgerText);
-  } catch (e) {
-    if (e instanceof ReadError) {
-      const msg = e.code === "ENOENT" ? "no such gate file" : e.message;
-      return fail(1, msg, true);
-    }
-    throw e;
-  }
-  if (!("text" in decoded)) return fail(decoded.line, decoded.message, true);
   const ledger = parseLedger(decoded.text, stem);
   return {
     file,
@@ -78,11 +69,17 @@ export function loadLedgerFile(file: string, root: string, constrainToRoot: bool
   };
 }
 
-/** `load` lets a long-lived reader (the dashboard) reuse entries of files that did not change. */
-export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadLedgerFile): Snapshot {
-  const constrained = target.mode !== "explicit";
-  const realDirs = new Map<string, string>();
-  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
+/** The status snapshot from its read parts. */
+/**
+ * `staleness` names, per ledger, the met gates whose INPUTS changed since their pass (gate id →
+ * reason, issue 18); the reader supplies it, since it reads the inputs.
+ */
+export function buildSnapshot(
+  target: Target,
+  ledgers: LedgerEntry[],
+  dispatch: DispatchAggregate | null,
+  staleness: (entry: LedgerEntry, ledger: Ledger) => Map<string, string> = () => new Map(),
+): Snapshot {
   const gates: GateView[] = [];
   const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -93,7 +90,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
     problems.push(...entry.problems);
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
-    const stale = inputStaleness(target.root, entry.file, l, (g) => gateState(g, l) === "met");
+    const stale = staleness(entry, l);
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -101,25 +98,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
       gates.push(view);
     }
   }
-  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   return { target, ledgers, gates, problems, dispatch };
-}
-
-export interface TargetRequest {
-  root?: string; // default: the current directory
-  files: string[]; // explicit ledgers; empty means discover
-  scope?: string | null; // --scope, else the UNLAZY_SCOPE value the caller passes
-}
-
-/** Resolve what a command targets and load it (usage problems are thrown, file problems returned). */
-export function snapshotForRequest(req: TargetRequest): Snapshot {
-  if (req.files.length > 0 && req.scope) throw new UsageError("explicit ledger files cannot be combined with --scope");
-  const root = canonicalRoot(req.root ?? process.cwd());
-  const target = resolveTarget({ root, files: req.files, scope: req.files.length > 0 ? null : req.scope || null });
-  if (target.mode === "none") {
-    throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
-  }
-  return loadSnapshot(target);
 }
 
 /**

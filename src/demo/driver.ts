@@ -3,7 +3,7 @@
 // scheduler what may start, claims leases, opens, starts and seals waves, ticks leaf gates with
 // reviewed evidence as the "agents" work, returns leaves, marks them VERIFIED and releases them.
 // The root gates' CHECKs are left for the person to approve in the dashboard.
-import * as fs from "node:fs";
+import { readScopeText } from "../io/read.ts";
 import * as path from "node:path";
 import { claimLease, releaseLeases } from "../core/dispatch/leases.ts";
 import { appendStatus, statusLogPath } from "../core/dispatch/statuslog.ts";
@@ -13,7 +13,7 @@ import { parseLedger } from "../core/ledger/parse.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, type RowState } from "../core/plan/table.ts";
 import { adviseNext } from "../core/schedule/advise.ts";
-import { readNextSnapshot } from "../core/schedule/read.ts";
+import { readScheduleFacts } from "../io/schedule.ts";
 import { writeAtomic } from "../core/workspace/fs.ts";
 import { withFileLock } from "../core/workspace/lock.ts";
 import { DEMO_SLOTS, type DemoFolder } from "./scope.ts";
@@ -55,7 +55,7 @@ function log(f: DemoFolder, text: string): void {
 async function setPlanState(f: DemoFolder, ids: string[], state: RowState): Promise<void> {
   const file = path.join(scopeDir(f), "PLAN.md");
   await withFileLock(f.root, file, () => {
-    const text = fs.readFileSync(file, "utf8");
+    const text = readScopeText(f.root, f.scope, "PLAN.md") ?? "";
     const plan = parsePlan(text, compare);
     const lines = text.split("\n");
     for (const id of ids) {
@@ -70,7 +70,7 @@ async function setPlanState(f: DemoFolder, ids: string[], state: RowState): Prom
 async function tickGate(f: DemoFolder, id: string, agent: string): Promise<boolean> {
   const file = path.join(scopeDir(f), "gates", `leaf-${id}.md`);
   return withFileLock(f.root, file, () => {
-    const ledger = parseLedger(fs.readFileSync(file, "utf8"), `leaf-${id}`);
+    const ledger = parseLedger(readScopeText(f.root, f.scope, `gates/leaf-${id}.md`) ?? "", `leaf-${id}`);
     const gate = ledger.gates.find((g) => !g.checked);
     if (!gate) return false;
     const [rel, content] = WORK[id]!;
@@ -89,7 +89,7 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
     await queued();
     return true;
   }
-  const snap = readNextSnapshot({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare });
+  const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare });
   const advice = adviseNext(snap, { details: false });
   const rows = snap.plan.rows;
   const inFlight = rows.filter((r) => r.state === "IN-FLIGHT");

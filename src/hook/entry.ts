@@ -27,10 +27,12 @@ import {
   type HookOutput,
 } from "../core/hook/decide.ts";
 import { clearSession, recordBlock, sessionKey } from "../core/hook/guard.ts";
-import { loadSnapshot } from "../core/snapshot.ts";
+import { loadSnapshot } from "../io/read.ts";
 import { installStore } from "../io/store/active.ts";
 import { writeFdSync } from "../core/util/fdwrite.ts";
-import { isValidId, listScopes, resolveTarget, type Target } from "../core/workspace/discover.ts";
+import { isValidId } from "../core/workspace/ids.ts";
+import { listScopes, resolveTarget } from "../io/discover.ts";
+import { type Target } from "../core/workspace/target.ts";
 import type { HostAdapter, HostStop } from "./host.ts";
 import { agentArgument, HOSTS } from "./hosts.ts";
 import { readStdin, STDIN_DEADLINE_MS, type StdinResult } from "./stdin.ts";

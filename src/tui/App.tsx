@@ -7,7 +7,7 @@ import { readLastRun } from "../core/check/lastrun.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { Env } from "../core/run/shell.ts";
-import { listScopes } from "../core/workspace/discover.ts";
+import { listScopes } from "../io/discover.ts";
 import { gateApproval, runGates, runSummary } from "./approvals.ts";
 import { UiProvider, useUi } from "./context.tsx";
 import { FullView, fullViewStops, type DetailLine } from "./Detail.tsx";

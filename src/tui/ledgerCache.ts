@@ -3,7 +3,8 @@
 // place or by rename) changes the inode, size, mtime or ctime, and the file is read again with
 // the stable reader. The event is only a hint; the stat decides.
 import * as fs from "node:fs";
-import { loadLedgerFile, type LedgerEntry } from "../core/snapshot.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { type LedgerEntry } from "../core/snapshot.ts";
 
 function statKey(file: string): string | null {
   try {

@@ -5,9 +5,10 @@ import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { statusReport, type StatusReport } from "../core/report.ts";
 import type { Reduction } from "../core/ledger/state.ts";
-import { loadSnapshot, type Snapshot } from "../core/snapshot.ts";
-import { listScopes, resolveTarget } from "../core/workspace/discover.ts";
-import { ReadError } from "../core/workspace/read.ts";
+import { loadSnapshot } from "../io/read.ts";
+import { type Snapshot } from "../core/snapshot.ts";
+import { listScopes, resolveTarget } from "../io/discover.ts";
+import { ReadError } from "../core/errors.ts";
 import { coordination } from "../io/store/active.ts";
 import type { Env } from "../core/run/shell.ts";
 import { loadApprovals, type ApprovalsView } from "./approvals.ts";
@@ -58,7 +59,6 @@ function readLogTail(root: string, scope: string | null, inputs: string[]): LogT
     inputs.push(lines.join("\n"));
     return { file, lines, problem: null };
   } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT") return { file, lines: [], problem: null };
     if (e instanceof ReadError) return { file, lines: [], problem: e.located() };
     throw e;
   }

@@ -1,15 +1,17 @@
 // The plan side of the dashboard: PLAN.md's leaf table, the scheduler's snapshot and its
 // advice, all from the core modules `kbz next` uses. The TUI only lays the result out.
 import * as path from "node:path";
-import { coordination } from "../io/store/active.ts";
 import { parseDispatch } from "../core/dispatch/waves.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, type Plan, type PlanRow } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
-import { readNextSnapshot } from "../core/schedule/read.ts";
-import type { LeaseView, NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
-import { ReadError, readStable, MAX_LEDGER_BYTES } from "../core/workspace/read.ts";
+import { readConsistent } from "../io/read.ts";
+import { CHANGED, receiptAudit } from "../io/schedule.ts";
+import { scheduleFacts } from "../core/schedule/facts.ts";
+import type { LeaseView } from "../core/dispatch/lease-record.ts";
+import type { NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
+import { ReadError } from "../core/errors.ts";
 import type { LeafView } from "./theme.ts";
 
 export interface PlanView {
@@ -43,50 +45,68 @@ export function layersOf(plan: Plan): Map<string, number> {
 
 /**
  * null when there is no scope or no PLAN.md; `inputs` collects what was read for the change hash.
- * A PLAN that parses but fails a later scheduler check still draws its graph.
+ * A PLAN that parses but fails a later scheduler check still draws its graph. The whole plan side
+ * is one read of the scope (io/read.ts), shared by PLAN.md, the scheduler and the waves.
  */
 export function loadPlanView(root: string, scope: string | null, slots: number, inputs: string[]): PlanView | null {
   if (!scope) return null;
-  const scopeDir = path.join(root, ".unlazy", scope);
-  let text: string;
-  try {
-    text = readStable(path.join(scopeDir, "PLAN.md"), { label: "PLAN.md", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT") return null;
-    return broken(located(e), inputs);
-  }
-  inputs.push(text);
-  let plan: Plan;
-  try {
-    plan = parsePlan(text, compare, path.relative(root, path.join(scopeDir, "PLAN.md")));
-  } catch (e) {
-    return broken(located(e), inputs);
-  }
-  let next: NextSnapshot | null = null;
-  let advice: Advice | null = null;
-  let problem: string | null = null;
-  try {
-    next = readNextSnapshot({ root, scope, slots, compare });
-    advice = adviseNext(next, { details: true });
-    inputs.push(next.fingerprint);
-  } catch (e) {
-    problem = located(e);
-    inputs.push(problem);
-  }
-  let waves = next?.waves ?? [];
-  const leases = next?.leases ?? coordination(root).leases();
-  if (!next) {
-    try {
-      const d = coordination(root).dispatchText(scope, () => readStable(path.join(scopeDir, "dispatch.json"), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
-      if (d === null) throw new Error("no dispatch state");
-      waves = [...parseDispatch(d).waves.values()];
-      inputs.push(d);
-    } catch {
-      // Without a valid dispatch.json the graph shows PLAN states only; the problem line says why.
-    }
-    inputs.push(JSON.stringify(leases));
-  }
-  return { plan, next, advice, problem, waves, leases, layers: layersOf(plan) };
+  const shown = path.relative(root, path.join(root, ".unlazy", scope, "PLAN.md"));
+  const receipts = receiptAudit(root, process.env);
+  let problemOf: string | null = null;
+  const view = readConsistent(
+    root,
+    scope,
+    (scopeInputs): PlanView | null => {
+      let text: string | null;
+      try {
+        text = scopeInputs.text("PLAN.md");
+      } catch (e) {
+        if (!(e instanceof ReadError)) throw e;
+        return broken(new ReadError(e.message, e.code, shown, e.line).located(), inputs);
+      }
+      if (text === null) return null;
+      inputs.push(text);
+      let plan: Plan;
+      try {
+        plan = parsePlan(text, compare, shown);
+      } catch (e) {
+        return broken(located(e), inputs);
+      }
+      let next: NextSnapshot | null = null;
+      let advice: Advice | null = null;
+      let problem: string | null = null;
+      try {
+        next = scheduleFacts(scopeInputs, { slots, compare, receipts });
+        advice = adviseNext(next, { details: true });
+        inputs.push(next.fingerprint);
+      } catch (e) {
+        problem = located(e);
+        inputs.push(problem);
+      }
+      let waves = next?.waves ?? [];
+      let leases: LeaseView[] = next?.leases ?? [];
+      if (!next) {
+        try {
+          leases = scopeInputs.leases();
+          const d = scopeInputs.dispatchText();
+          if (d !== null) {
+            waves = [...parseDispatch(d).waves.values()];
+            inputs.push(d);
+          }
+        } catch {
+          // Without a valid dispatch.json the graph shows PLAN states only; the problem line says why.
+        }
+        inputs.push(JSON.stringify(leases));
+      }
+      return { plan, next, advice, problem, waves, leases, layers: layersOf(plan) };
+    },
+    (what, built) => {
+      problemOf = CHANGED[what];
+      inputs.push(problemOf);
+      return built && { ...built, next: null, advice: null, problem: problemOf };
+    },
+  );
+  return view;
 }
 
 /** A plan side that could not be read: only the reason is shown. */
@@ -99,8 +119,8 @@ function broken(problem: string, inputs: string[]): PlanView {
   return planProblem(problem);
 }
 
-/** The wave that last started a leaf, with the agent handle it was started as. */
-export function lastStart(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
+/** The last wave in dispatch.json order that started (or declared) a leaf, with the agent handle it was started as. */
+export function lastStartInWaveOrder(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
   let found: { wave: WaveView; handle: string; returned: boolean } | null = null;
   for (const w of waves) {
     const s = w.started.get(`leaf-${id}`);
@@ -117,7 +137,7 @@ export function leafView(row: PlanRow, waves: WaveView[]): LeafView {
     case "ABANDONED":
       return "abandoned";
     case "IN-FLIGHT":
-      return lastStart(waves, row.id)?.returned ? "returned" : "in-flight";
+      return lastStartInWaveOrder(waves, row.id)?.returned ? "returned" : "in-flight";
     case "READY":
       return "ready";
     case "WAITING":

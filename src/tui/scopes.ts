@@ -2,8 +2,8 @@
 import { UsageError } from "../core/errors.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { statusReport } from "../core/report.ts";
-import { loadSnapshot } from "../core/snapshot.ts";
-import { resolveTarget } from "../core/workspace/discover.ts";
+import { loadSnapshot } from "../io/read.ts";
+import { resolveTarget } from "../io/discover.ts";
 import type { Tone } from "./theme.ts";
 
 export interface ScopeSummary {

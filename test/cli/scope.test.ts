@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import { leaseFileName, readLeases, registryTarget, releaseLeases } from "../../src/core/dispatch/leases.ts";
+import { leaseFileName } from "../../src/core/dispatch/lease-record.ts";
+import { readLeaseRecords } from "../../src/io/read.ts";
+import { registryTarget, releaseLeases } from "../../src/core/dispatch/leases.ts";
 import { lockPath, withFileLock } from "../../src/core/workspace/lock.ts";
 import { BIN, fixtureCopy, hashTree, kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 
@@ -253,7 +255,7 @@ describe("races and locks", () => {
     for (let i = 0; i < 50; i++) {
       const codes = await Promise.all([claim("leaf-a"), claim("leaf-b")]);
       expect(codes.sort()).toEqual([0, 1]);
-      expect(readLeases(dir)).toHaveLength(1);
+      expect(readLeaseRecords(dir)).toHaveLength(1);
       await releaseLeases(dir, "race", null);
     }
   }, 120_000);

@@ -6,16 +6,16 @@ import { writeDemoFolder, DEMO_FILES, DEMO_SLOTS } from "../../src/demo/scope.ts
 import { idCompare } from "../../src/core/plan/order.ts";
 import { parsePlan } from "../../src/core/plan/table.ts";
 import { adviseNext } from "../../src/core/schedule/advise.ts";
-import { readNextSnapshot } from "../../src/core/schedule/read.ts";
-import { loadSnapshot } from "../../src/core/snapshot.ts";
-import { resolveTarget } from "../../src/core/workspace/discover.ts";
-import { readLeases } from "../../src/core/dispatch/leases.ts";
+import { readScheduleFacts } from "../../src/io/schedule.ts";
+import { loadSnapshot } from "../../src/io/read.ts";
+import { resolveTarget } from "../../src/io/discover.ts";
+import { readLeaseRecords } from "../../src/io/read.ts";
 import { tempDir } from "../helpers/kbz.ts";
 
 describe("the demo scope", () => {
   test("is a valid plan: kbz next advises launching the two independent foundations", () => {
     const f = writeDemoFolder(tempDir());
-    const snap = readNextSnapshot({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare: idCompare("natural") });
+    const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare: idCompare("natural") });
     const advice = adviseNext(snap, { details: false });
     expect(advice.action).toBe("dispatch");
     expect(advice.launch).toEqual(["1.1", "1.2"]);
@@ -34,15 +34,15 @@ describe("the demo driver", () => {
       const plan = parsePlan(fs.readFileSync(path.join(f.root, ".unlazy/checkout/PLAN.md"), "utf8"), idCompare("natural"));
       for (const r of plan.rows) seenStates.add(r.state);
       // Never more leases than slots, and a leaf is IN-FLIGHT only with its lease held.
-      const leases = readLeases(f.root);
+      const leases = readLeaseRecords(f.root);
       expect(leases.length).toBeLessThanOrEqual(DEMO_SLOTS);
       for (const r of plan.rows.filter((r) => r.state === "IN-FLIGHT")) expect(leases.some((l) => !l.invalid && l.leaf === `leaf-${r.id}`)).toBe(true);
       expect(steps).toBeLessThan(300);
     }
     expect([...seenStates].sort()).toEqual(["IN-FLIGHT", "READY", "VERIFIED", "WAITING"]);
-    const snap = readNextSnapshot({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare: idCompare("natural") });
+    const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare: idCompare("natural") });
     expect(adviseNext(snap, { details: false }).action).toBe("verify-root");
-    expect(readLeases(f.root)).toEqual([]);
+    expect(readLeaseRecords(f.root)).toEqual([]);
     const dispatch = JSON.parse(fs.readFileSync(path.join(f.root, ".unlazy/checkout/dispatch.json"), "utf8"));
     for (const w of Object.values(dispatch.waves) as { state: string }[]) expect(w.state).toBe("complete");
     // Every leaf gate is met with reviewed evidence; the root's runnable gates wait for a person.

@@ -5,7 +5,8 @@
 // mkdir witness that exists only while a shared lease is held. Other groups must never be refused.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { claimLease, readLeases, releaseLeases } from "../../src/core/dispatch/leases.ts";
+import { claimLease, releaseLeases } from "../../src/core/dispatch/leases.ts";
+import { readLeaseRecords } from "../../src/io/read.ts";
 
 const [root, leaf, group, iterations, ...globs] = process.argv.slice(2) as [string, string, string, string, ...string[]];
 const scope = "churn";
@@ -32,7 +33,7 @@ for (let i = 0; i < Number(iterations); i++) {
       summary.violations.push(`iteration ${i}: another overlapping lease was held at the same time`);
     }
   }
-  const mine = readLeases(root).filter((l) => !l.invalid && l.scope === scope && l.leaf === leaf);
+  const mine = readLeaseRecords(root).filter((l) => !l.invalid && l.scope === scope && l.leaf === leaf);
   if (mine.length !== 1 || !fs.existsSync(r.lease.file)) summary.lost.push(`iteration ${i}: held lease not found`);
   if (group === "shared") fs.rmSync(witness, { recursive: true, force: true });
   const { released } = await releaseLeases(root, scope, leaf, { timeoutMs: 120_000 });

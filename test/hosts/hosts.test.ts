@@ -63,6 +63,8 @@ interface Host {
 }
 
 /** A fresh HOME, and a TMPDIR inside it, so whatever the host leaves goes with the test's directory. */
+const codexExec = (alias: string) => [...hostCommand(alias), "exec", "--skip-git-repo-check"];
+
 const baseEnv = (home: string): Record<string, string> => {
   fs.mkdirSync(path.join(home, "tmp"), { recursive: true });
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: path.join(home, "tmp"), LANG: "C.UTF-8" };
@@ -114,7 +116,7 @@ const HOSTS: Host[] = [
     },
     // Codex runs a hook only after the user trusted it in /hooks; `codex exec` has no review UI
     // and skips an untrusted hook silently, so a headless run passes the one-run bypass.
-    argv: (alias) => [...hostCommand(alias), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "Finish the task in this repository."],
+    argv: (alias) => [...codexExec(alias), "--dangerously-bypass-hook-trust", "Finish the task in this repository."],
     env: (home) => ({ ...baseEnv(home), CODEX_HOME: path.join(home, "codex"), MOCK_API_KEY: "dummy" }),
   },
   {
@@ -141,8 +143,8 @@ const HOSTS: Host[] = [
 ];
 
 /** One headless turn of `host` in `root`, bounded; the mock's log of what the host asked. */
-async function turn(host: Host, alias: string, root: string, home: string, mock: MockModel): Promise<Turn> {
-  const [cmd, ...args] = host.argv(alias);
+async function turn(host: Host, alias: string, root: string, home: string, mock: MockModel, argv = host.argv(alias)): Promise<Turn> {
+  const [cmd, ...args] = argv;
   const child = spawn(cmd!, args, { cwd: root, env: host.env(home, mock), stdio: ["ignore", "pipe", "pipe"], detached: true });
   let stderr = "";
   child.stdout.resume();
@@ -235,6 +237,90 @@ describe.skipIf(!available)("why the command string: Claude Code 2.1.100 and the
       const t = await turn(host, "claude-oldest", root, home, mock);
       const turns = t.requests.filter(host.isTurn);
       expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({ code: 0, turns: 1, reason: false });
+    } finally {
+      mock.stop();
+    }
+  });
+});
+
+interface CodexHook {
+  key: string;
+  command: string;
+  currentHash: string;
+  trustStatus: string;
+}
+
+/** Codex's own view of the hooks for `cwd`: `hooks/list` over its app-server's JSON-RPC on stdio. */
+async function codexHooks(alias: string, env: Record<string, string>, cwd: string): Promise<CodexHook[]> {
+  const [cmd, ...args] = hostCommand(alias);
+  const child = spawn(cmd!, [...args, "app-server"], { env, stdio: ["pipe", "pipe", "ignore"], detached: true });
+  const send = (o: unknown) => child.stdin.write(JSON.stringify(o) + "\n");
+  try {
+    return await new Promise<CodexHook[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("codex app-server did not answer hooks/list within 60 s")), 60_000);
+      let buf = "";
+      child.stdout.on("data", (c) => {
+        buf += c;
+        for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+          const msg = JSON.parse(buf.slice(0, i));
+          buf = buf.slice(i + 1);
+          if (msg.id === 1) {
+            send({ jsonrpc: "2.0", method: "initialized" });
+            send({ jsonrpc: "2.0", id: 2, method: "hooks/list", params: { cwds: [cwd] } });
+          } else if (msg.id === 2) {
+            clearTimeout(timer);
+            resolve(msg.result.data.flatMap((d: { hooks: CodexHook[] }) => d.hooks));
+          }
+        }
+      });
+      send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "kbz-test", version: "1" } } });
+    });
+  } finally {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {}
+  }
+}
+
+function kbzStatus(root: string, env: Record<string, string>): { trust: string | null; state: string } {
+  const r = spawnSync(BIN, ["hook", "status", "--agent", "codex", "--json"], { cwd: root, env, encoding: "utf8" });
+  const place = JSON.parse(r.stdout).places.find((p: { location: string }) => p.location === "shared");
+  return { trust: place.trust, state: place.state };
+}
+
+describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", () => {
+  const host = HOSTS[1]!;
+  const alias = "codex-current";
+  const plainExec = [...codexExec(alias), "Finish the task in this repository."];
+
+  test("untrusted: codex exec skips kbz's hook silently, and kbz hook status says it needs review, as Codex does", async () => {
+    const { root, home, mock } = setup(host, { "GATES.md": unmet });
+    try {
+      install(host, root, home, mock);
+      const env = host.env(home, mock);
+      const [hook] = await codexHooks(alias, env, root);
+      expect({ key: hook!.key, trust: hook!.trustStatus }).toEqual({ key: `${root}/.codex/hooks.json:stop:0:0`, trust: "untrusted" });
+      expect(kbzStatus(root, env)).toEqual({ trust: "needs-review", state: "installed" });
+      const t = await turn(host, alias, root, home, mock, plainExec);
+      const turns = t.requests.filter(host.isTurn);
+      expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({ code: 0, turns: 1, reason: false });
+    } finally {
+      mock.stop();
+    }
+  });
+
+  test("trusted the way /hooks records it: codex exec runs the guard (six blocks, then release) and kbz hook status says trusted", async () => {
+    const { root, home, mock } = setup(host, { "GATES.md": unmet });
+    try {
+      install(host, root, home, mock);
+      const env = host.env(home, mock);
+      const [hook] = await codexHooks(alias, env, root);
+      fs.appendFileSync(path.join(home, "codex", "config.toml"), `[hooks.state.${JSON.stringify(hook!.key)}]\ntrusted_hash = ${JSON.stringify(hook!.currentHash)}\n`);
+      expect((await codexHooks(alias, env, root))[0]!.trustStatus).toBe("trusted");
+      expect(kbzStatus(root, env)).toEqual({ trust: "trusted", state: "installed" });
+      const t = await turn(host, alias, root, home, mock, plainExec);
+      const carrying = t.requests.filter(host.isTurn).map((r) => r.body.includes(REASON) && r.body.includes("need work"));
+      expect({ code: t.code, carrying }).toEqual({ code: 0, carrying: [false, true, true, true, true, true, true] });
     } finally {
       mock.stop();
     }

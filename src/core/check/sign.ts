@@ -9,10 +9,10 @@ import { MAX_EVIDENCE } from "../ledger/evidence.ts";
 import { isRunnable, stemOf } from "../ledger/model.ts";
 import { parseLedger } from "../ledger/parse.ts";
 import { hasUnsafe } from "../text/sanitize.ts";
-import { snapshotForRequest } from "../snapshot.ts";
+import { snapshotForRequest } from "../../io/read.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
-import { MAX_LEDGER_BYTES, decodeLedgerText, readStable } from "../workspace/read.ts";
+import { readLedgerText } from "../../io/read.ts";
 
 export interface SignRequest {
   root: string;
@@ -54,11 +54,10 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
   const constrained = snap.target.mode !== "explicit";
   const digest = gateDigest(view.gate);
   return withFileLock(root, view.file, () => {
-    const bytes = readStable(view.file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrained ? root : undefined });
-    const decoded = decodeLedgerText(bytes);
-    if (!("text" in decoded)) throw new UsageError(`${view.file}:${decoded.line}: ${decoded.message}`);
+    const decoded = readLedgerText(view.file, constrained ? root : undefined);
+    if (!("text" in decoded)) throw new UsageError(decoded.message, { file: view.file, line: decoded.line });
     const fresh = parseLedger(decoded.text, stemOf(view.file));
-    if (fresh.errors.length > 0) throw new UsageError(`${view.file}:${fresh.errors[0]!.line}: ${fresh.errors[0]!.message}`);
+    if (fresh.errors.length > 0) throw new UsageError(fresh.errors[0]!.message, { file: view.file, line: fresh.errors[0]!.line });
     const gate = fresh.gates.find((g) => g.id === view.gate.id);
     if (!gate || gateDigest(gate) !== digest) throw new UsageError(`${req.qid} changed while signing: look at it again, then sign`);
     const text = applyGateEdit(fresh, gate, { checked: true, evidence });

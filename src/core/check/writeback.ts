@@ -9,7 +9,7 @@ import { parseLedger, splitLines } from "../ledger/parse.ts";
 import type { GateState } from "../ledger/state.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
-import { MAX_LEDGER_BYTES, decodeLedgerText, readStable } from "../workspace/read.ts";
+import { readLedgerText } from "../../io/read.ts";
 import { oracleSignature, type RuntimeOracle } from "../run/oracle.ts";
 import { KbzError } from "../errors.ts";
 
@@ -52,8 +52,7 @@ function parseFresh(text: string, file: string, shown: string): Ledger {
 }
 
 function freshLedger(req: WritebackRequest): Ledger {
-  const bytes = readStable(req.file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: req.constrained ? req.root : undefined });
-  const decoded = decodeLedgerText(bytes);
+  const decoded = readLedgerText(req.file, req.constrained ? req.root : undefined);
   if (!("text" in decoded)) throw new WritebackError(`fresh ledger became invalid: ${decoded.message}`, req.file, decoded.line);
   return parseFresh(decoded.text, req.file, req.file);
 }

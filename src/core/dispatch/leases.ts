@@ -4,38 +4,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../errors.ts";
-import { sha256Hex } from "../ledger/digest.ts";
-import { isValidId, SCOPE_ID_MESSAGE } from "../workspace/discover.ts";
+import { isValidId, SCOPE_ID_MESSAGE } from "../workspace/ids.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
 import { globsOverlap, normalizeOwnsPath } from "../workspace/paths.ts";
-import { isInside, ReadError, readStable } from "../workspace/read.ts";
+import { readLeaseRecords } from "../../io/read.ts";
+import { leaseFileName, locksDir, type InvalidLease, type Lease, type LeaseRecord } from "./lease-record.ts";
 import { recoveryLogger } from "./statuslog.ts";
 import { KbzError } from "../errors.ts";
-
-export const MAX_LEASE_BYTES = 64 * 1024;
-export const INVALID_OWNER = "(invalid)";
-
-export interface Lease {
-  invalid: false;
-  scope: string;
-  leaf: string;
-  globs: string[];
-  pid: number | null;
-  file: string; // absolute
-}
-
-/** An unreadable or malformed record: it owns `**`, so it conflicts with every claim until removed. */
-export interface InvalidLease {
-  invalid: true;
-  scope: typeof INVALID_OWNER;
-  leaf: string; // the file name
-  globs: ["**"];
-  file: string; // absolute
-  problem: string;
-}
-
-export type LeaseRecord = Lease | InvalidLease;
 
 /** An invalid record that kbz must not or cannot remove itself. */
 export class LeaseRecordError extends KbzError {
@@ -56,76 +32,9 @@ export interface LeaseLockOptions {
   timeoutMs?: number;
 }
 
-export function locksDir(root: string): string {
-  return path.join(root, ".unlazy", "locks");
-}
-
-export function leaseFileName(scope: string, leaf: string): string {
-  return `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.lease`;
-}
-
 /** The registry lock target: one mutex serialises every claim and release of a root. */
 export function registryTarget(root: string): string {
   return path.join(locksDir(root), "lease-registry");
-}
-
-function invalidRecord(file: string, problem: string): InvalidLease {
-  return { invalid: true, scope: INVALID_OWNER, leaf: path.basename(file), globs: ["**"], file, problem };
-}
-
-/** Why a parsed record is not a lease, or null when it is one. */
-function recordProblem(name: string, raw: unknown): string | null {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return "not a JSON object";
-  const r = raw as Record<string, unknown>;
-  if (typeof r.scope !== "string" || !isValidId(r.scope)) return "scope is not a valid id";
-  if (typeof r.leaf !== "string" || !isValidId(r.leaf)) return "leaf is not a valid id";
-  if (!Array.isArray(r.globs) || r.globs.length === 0) return "globs must be a non-empty array";
-  for (const g of r.globs) {
-    if (typeof g !== "string") return "globs must be strings";
-    const n = normalizeOwnsPath(g);
-    if (!n.ok || n.glob !== g) return `glob is not normalised: ${g}`;
-  }
-  if (name !== leaseFileName(r.scope, r.leaf)) return `file name does not match ${r.scope}/${r.leaf}`;
-  return null;
-}
-
-export function readLease(file: string, root: string): LeaseRecord {
-  let text: string;
-  try {
-    text = readStable(file, { label: "lease record", maxBytes: MAX_LEASE_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError) return invalidRecord(file, e.message);
-    throw e;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return invalidRecord(file, "not valid JSON");
-  }
-  const problem = recordProblem(path.basename(file), raw);
-  if (problem) return invalidRecord(file, problem);
-  const r = raw as { scope: string; leaf: string; globs: string[]; pid?: unknown };
-  return { invalid: false, scope: r.scope, leaf: r.leaf, globs: [...r.globs], pid: Number.isInteger(r.pid) ? (r.pid as number) : null, file };
-}
-
-/** Every lease record of the root's files (readers go through `coordination(root).leases()`, src/io/store/active.ts), sorted by file name. A locks dir that is not real is one invalid record. */
-export function readLeases(root: string): LeaseRecord[] {
-  const dir = locksDir(root);
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(dir);
-  } catch {
-    return [];
-  }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs.realpathSync(dir))) {
-    return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
-  }
-  return fs
-    .readdirSync(dir)
-    .filter((n) => n.endsWith(".lease"))
-    .sort()
-    .map((n) => readLease(path.join(dir, n), root));
 }
 
 function checkIds(scope: string, leaf: string | null): void {
@@ -167,7 +76,7 @@ export async function claimLease(root: string, scope: string, leaf: string, rawG
     root,
     registryTarget(root),
     (): ClaimResult => {
-      const conflicts = claimConflicts(scope, leaf, globs, readLeases(root));
+      const conflicts = claimConflicts(scope, leaf, globs, readLeaseRecords(root));
       if (conflicts.length > 0) return { ok: false, conflicts, notes };
       const file = path.join(locksDir(root), leaseFileName(scope, leaf));
       const lease: Lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
@@ -191,7 +100,7 @@ export async function releaseLeases(root: string, scope: string, leaf: string | 
     registryTarget(root),
     () => {
       const released: Lease[] = [];
-      for (const r of readLeases(root)) {
+      for (const r of readLeaseRecords(root)) {
         if (r.invalid || r.scope !== scope || (leaf !== null && r.leaf !== leaf)) continue;
         fs.unlinkSync(r.file);
         released.push(r);
@@ -214,7 +123,7 @@ export async function removeInvalidLeases(root: string, opts: LeaseLockOptions =
     registryTarget(root),
     () => {
       const removed: InvalidLease[] = [];
-      for (const r of readLeases(root)) {
+      for (const r of readLeaseRecords(root)) {
         if (!r.invalid) continue;
         try {
           fs.unlinkSync(r.file);

@@ -3,11 +3,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { withFileLock } from "../workspace/lock.ts";
-import { isInside } from "../workspace/read.ts";
+import { isInside } from "../workspace/inside.ts";
 import { writeAtomic } from "../workspace/fs.ts";
-import { isValidId } from "../workspace/discover.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { escapeField } from "../text/sanitize.ts";
-import { applyDispatch, dispatchPath, DispatchActionError, idMessage, loadDispatch, serializeDispatch, type DispatchAction, type Transition } from "./waves.ts";
+import { applyDispatch, dispatchPath, DispatchActionError, idMessage, serializeDispatch, type DispatchAction, type Transition } from "./waves.ts";
+import { loadDispatch } from "../../io/read.ts";
 import { appendStatus, recoveryLogger, statusLogPath } from "./statuslog.ts";
 
 export interface CommittedTransition extends Transition {

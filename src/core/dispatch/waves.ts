@@ -1,13 +1,21 @@
 // Dispatch launch waves (unlazy §5.5): the dispatch.json model, its validation (on every load
 // and every write), the state machine, and the aggregate that scoped verdicts fold in.
 import * as path from "node:path";
-import { isValidId } from "../workspace/discover.ts";
-import { MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { escapeField, escapeUnsafe, hasUnsafe } from "../text/sanitize.ts";
-import { coordination } from "../../io/store/active.ts";
 import { KbzError } from "../errors.ts";
 
 export type WaveState = "open" | "sealed" | "complete" | "abandoned";
+
+/** A leaf's start in a wave: the agent handle it was started as, and when. */
+export interface WaveStart {
+  handle: string;
+  at: string;
+}
+
+export interface WaveReturn {
+  at: string;
+}
 
 export interface Wave {
   id: string;
@@ -15,8 +23,8 @@ export interface Wave {
   state: WaveState;
   openedAt: string;
   /** Prototype-less maps: ids such as `toString` or `constructor` are ordinary keys. */
-  started: Map<string, { handle: string; at: string }>;
-  returned: Map<string, { at: string }>;
+  started: Map<string, WaveStart>;
+  returned: Map<string, WaveReturn>;
   sealedAt?: string;
   completedAt?: string;
   reason?: string;
@@ -52,7 +60,6 @@ export class DispatchActionError extends KbzError {
 
 export const MAX_HANDLE = 256;
 export const MAX_REASON = 500;
-const RACE_RETRIES = 4;
 const STATES: readonly WaveState[] = ["open", "sealed", "complete", "abandoned"];
 const WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -260,43 +267,6 @@ export function waveLine(text: string, wave: string | null): number {
   return line;
 }
 
-export interface LoadedDispatch {
-  state: DispatchState;
-  text: string | null; // null when the file is absent
-}
-
-/**
- * Load a scope's dispatch state with the stable reader. Absent means empty; every other read,
- * parse or validation failure is a DispatchStateError (links and FIFOs included). Unlike unlazy,
- * a file replaced during the read is read again, so a reader racing a committed transition sees
- * the old or the new state instead of a spurious "changed before it was read".
- */
-export function loadDispatch(root: string, scope: string): LoadedDispatch {
-  const file = dispatchPath(root, scope);
-  let text: string | null = null;
-  for (let attempt = 1; text === null; attempt++) {
-    try {
-      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-    } catch (e) {
-      if (e instanceof ReadError && e.code === "ENOENT") return { state: emptyDispatch(), text: null };
-      // A writer's atomic rename between our open and our identity checks looks exactly like a
-      // swap; read again briefly. A link, FIFO or hard link stays unsafe and is reported.
-      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
-        continue;
-      }
-      if (e instanceof ReadError) throw new DispatchStateError(e.message);
-      throw e;
-    }
-  }
-  try {
-    return { state: parseDispatch(text), text };
-  } catch (e) {
-    if (e instanceof DispatchStateError) throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
-    throw e;
-  }
-}
-
 // ---- transitions ------------------------------------------------------------------------
 
 export type DispatchAction =
@@ -477,27 +447,4 @@ export function invalidAggregate(message: string, line = 1): DispatchAggregate {
     error: escapeField(message, MAX_REASON),
     errorLine: line,
   };
-}
-
-/**
- * The scope's dispatch aggregate (unlazy §5.5), read through the store. Never throws for a bad
- * state: an invalid state is a blocking item plus `error`, so callers decide whether to fail
- * (status: exit 2) or block (hook). A lease this clone held and the coordinator lost is a
- * blocking item too: the holder must claim again before it edits those paths.
- */
-export function dispatchStatus(root: string, scope: string | null): DispatchAggregate {
-  if (!scope) return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
-  let agg: DispatchAggregate;
-  try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
-  } catch (e) {
-    if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
-    throw e;
-  }
-  for (const l of view.lost(scope)) {
-    agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
-  }
-  return agg;
 }

@@ -4,8 +4,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sha256Hex } from "../ledger/digest.ts";
-import type { Target } from "../workspace/discover.ts";
-import { ReadError, readStable } from "../workspace/read.ts";
+import type { Target } from "../workspace/target.ts";
+import { ReadError } from "../errors.ts";
+import { readStable } from "../../io/read.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
 

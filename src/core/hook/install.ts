@@ -3,7 +3,8 @@
 // in meaning; a linked, special or malformed file, or a shape the host would not accept, is
 // refused before anything is written. Where each host looks and what it accepts: targets.ts.
 import * as path from "node:path";
-import { ReadError, readStable } from "../workspace/read.ts";
+import { ReadError } from "../errors.ts";
+import { readStable } from "../../io/read.ts";
 import { ensureRealDir, writeAtomic } from "../workspace/fs.ts";
 import { KbzError } from "../errors.ts";
 import type { HostTarget } from "./targets.ts";

@@ -1,7 +1,7 @@
 // PLAN.md's operational parts (kill §2.2, §4.2): the contract revision and the single leaf
 // dispatch table. Everything else in PLAN.md is prose. Fenced code is ignored.
 import { mayOpenFence } from "../ledger/parse.ts";
-import { isValidId } from "../workspace/discover.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import { ScheduleInputError } from "./errors.ts";
 import { kahnOrder } from "./graph.ts";

@@ -5,7 +5,8 @@ import * as path from "node:path";
 import { unfencedLines, contractRevision } from "../plan/table.ts";
 import type { Env } from "../run/shell.ts";
 import { sha256Hex } from "../util/hash.ts";
-import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { ReadError } from "../errors.ts";
+import { readScopeText } from "../../io/read.ts";
 import { VerificationError } from "./errors.ts";
 import { normalizedDefinition, type LedgerRead } from "./ledger.ts";
 import { localPath } from "./paths.ts";
@@ -60,19 +61,16 @@ function gateParts(led: LedgerRead): Record<string, string[]> {
 function scopedRevision(root: string, key: string): string | null {
   const parts = key.split("/");
   if (parts[0] !== ".unlazy" || parts.length < 3) return null;
-  const plan = path.join(root, ".unlazy", parts[1]!, "PLAN.md");
   const shown = `.unlazy/${parts[1]}/PLAN.md`;
-  let bytes: Buffer;
+  let text: string | null;
   try {
-    bytes = readStable(plan, { label: "scope PLAN", maxBytes: MAX_LEDGER_BYTES, root });
+    text = readScopeText(root, parts[1]!, "PLAN.md");
   } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT") return null;
-    if (e instanceof ReadError) throw new VerificationError("scope PLAN needs one contract revision", { file: shown, detail: e.message });
+    if (e instanceof ReadError) throw new VerificationError("scope PLAN needs one contract revision", { file: shown, line: e.line, detail: e.message });
     throw e;
   }
-  const decoded = decodeLedgerText(bytes);
-  if (!("text" in decoded)) throw new VerificationError("scope PLAN needs one contract revision", { file: shown, line: decoded.line, detail: decoded.message });
-  const rev = contractRevision(unfencedLines(decoded.text));
+  if (text === null) return null;
+  const rev = contractRevision(unfencedLines(text));
   if (rev.digits === null) throw new VerificationError("scope PLAN needs one contract revision", { file: shown, line: rev.line ?? 1 });
   return rev.digits;
 }

@@ -4,7 +4,8 @@ import type { Ledger } from "../ledger/model.ts";
 import { stemOf } from "../ledger/model.ts";
 import { parseLedger, splitLines } from "../ledger/parse.ts";
 import { gateState, type GateState } from "../ledger/state.ts";
-import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
+import { ReadError } from "../errors.ts";
+import { readLedgerText } from "../../io/read.ts";
 import { VerificationError } from "./errors.ts";
 import { localPath } from "./paths.ts";
 
@@ -21,14 +22,13 @@ const MALFORMED = "malformed or empty gate ledger";
 
 export function readLedger(root: string, file: string): LedgerRead {
   const { abs, rel: key } = localPath(root, file);
-  let bytes: Buffer;
+  let decoded: ReturnType<typeof readLedgerText>;
   try {
-    bytes = readStable(abs, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root });
+    decoded = readLedgerText(abs, root);
   } catch (e) {
     if (!(e instanceof ReadError)) throw e;
     throw new VerificationError(MALFORMED, { file: key, line: 1, detail: e.code === "ENOENT" ? "no such file" : e.message });
   }
-  const decoded = decodeLedgerText(bytes);
   if (!("text" in decoded)) throw new VerificationError(MALFORMED, { file: key, line: decoded.line, detail: decoded.message });
   const doc = parseLedger(decoded.text, stemOf(path.basename(abs)));
   if (doc.errors.length > 0) throw new VerificationError(MALFORMED, { file: key, line: doc.errors[0]!.line, detail: doc.errors[0]!.message });

@@ -1,7 +1,7 @@
 // Literal input and ledger paths (kill §4.14.1): relative, inside the root, never through a link.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isInside } from "../workspace/read.ts";
+import { isInside } from "../workspace/inside.ts";
 import { VerificationError } from "./errors.ts";
 
 const CONTROL_OR_GLOB = /[\u0000-\u001f\u007f*?[\]]/;

@@ -5,7 +5,8 @@ import * as path from "node:path";
 import { sha256Hex } from "../util/hash.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
-import { ReadError, readStable } from "../workspace/read.ts";
+import { ReadError } from "../errors.ts";
+import { readStable } from "../../io/read.ts";
 import type { Fingerprint, Policy } from "./context.ts";
 import { VerificationError } from "./errors.ts";
 

@@ -7,7 +7,7 @@ import { UsageError } from "../errors.ts";
 import { sha256Hex } from "../ledger/digest.ts";
 import { sweepStrayTemps, writeAtomic } from "../workspace/fs.ts";
 import { LockTimeoutError, pidAlive, recoverIfGone, sweepLockLitter, withLockFile } from "../workspace/lock.ts";
-import { isInside } from "../workspace/read.ts";
+import { isInside } from "../workspace/inside.ts";
 import { oracleSignature, type RuntimeOracle } from "./oracle.ts";
 import type { Env } from "./shell.ts";
 import { KbzError } from "../errors.ts";

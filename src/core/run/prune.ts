@@ -4,13 +4,14 @@
 import * as fs from "node:fs";
 import { isRunnable, stemOf } from "../ledger/model.ts";
 import { parseLedger } from "../ledger/parse.ts";
-import { MAX_LEDGER_BYTES, ReadError, decodeLedgerText, readStable } from "../workspace/read.ts";
+import { ReadError } from "../errors.ts";
+import { readLedgerText } from "../../io/read.ts";
 import type { ApprovalRecord } from "./approval.ts";
 
 export function obsoleteReason(record: ApprovalRecord): string | null {
-  let bytes: Buffer;
+  let decoded: ReturnType<typeof readLedgerText>;
   try {
-    bytes = readStable(record.file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES });
+    decoded = readLedgerText(record.file);
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") {
       let exists = true;
@@ -23,7 +24,6 @@ export function obsoleteReason(record: ApprovalRecord): string | null {
     }
     return null;
   }
-  const decoded = decodeLedgerText(bytes);
   if (!("text" in decoded)) return null;
   const ledger = parseLedger(decoded.text, stemOf(record.file));
   if (ledger.errors.length > 0) return null;

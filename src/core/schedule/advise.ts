@@ -4,7 +4,8 @@ import { chains, Dag, RelatedSet } from "../plan/graph.ts";
 import type { PlanRow } from "../plan/table.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { conflicts, ConflictIndex, GlobIndex, type AccessSets, type Witness } from "./conflicts.ts";
-import type { LeaseView, NextSnapshot, TaskFacts } from "./snapshot.ts";
+import type { LeaseView } from "../dispatch/lease-record.ts";
+import type { NextSnapshot, TaskFacts } from "./snapshot.ts";
 import { retiredBy } from "../structure/handoff.ts";
 import type { Report } from "../structure/model.ts";
 
@@ -159,7 +160,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   const active = rows.filter(isActive).map((r) => r.id);
   const activeSet = new Set(active);
   const awaitVerification = rows.filter((r) => r.state !== "VERIFIED" && attempts.get(r.id)!.some((a) => a.returned)).map((r) => r.id);
-  const lastStart = (id: string): Attempt | null => {
+  const latestStartByTime = (id: string): Attempt | null => {
     let best: Attempt | null = null;
     for (const a of attempts.get(id)!) if (!best || a.at > best.at) best = a;
     return best;
@@ -266,7 +267,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
       continue;
     }
     const pred = predecessor.get(id);
-    if (pred !== undefined) continuations.push({ leaf: id, after: pred, handle: lastStart(pred)?.handle ?? null });
+    if (pred !== undefined) continuations.push({ leaf: id, after: pred, handle: latestStartByTime(pred)?.handle ?? null });
   }
   let action: Action;
   if (attention.length > 0) action = "review";

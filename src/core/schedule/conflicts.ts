@@ -3,12 +3,11 @@
 // resource reads or writes. Shared reads never conflict. Globs are compared case-folded with
 // the one overlap test, `globsOverlap`.
 import { globsOverlap, normalizeOwnsPath } from "../workspace/paths.ts";
+import type { AccessDecl } from "../plan/access.ts";
 
-export interface AccessSets {
-  writes: string[]; // normalized OWNS
-  reads: string[]; // normalized ACCESS reads
-  resourceReads: string[];
-  resourceWrites: string[];
+/** A task's whole access: its ACCESS.json declaration plus its writes (the ledger OWNS, normalized). */
+export interface AccessSets extends AccessDecl {
+  writes: string[];
 }
 
 export type ConflictKind = "write/write" | "write/read" | "read/write" | "resource write/write" | "resource write/read" | "resource read/write";

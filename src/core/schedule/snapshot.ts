@@ -1,6 +1,6 @@
 // What the scheduler decides from: plain data, already read and validated. `adviseNext` is a
 // pure function of this object, so every rule is testable without files.
-import type { LeaseRecord } from "../dispatch/leases.ts";
+import type { LeaseView } from "../dispatch/lease-record.ts";
 import type { Wave } from "../dispatch/waves.ts";
 import type { GateState } from "../ledger/state.ts";
 import type { IdCompare } from "../plan/order.ts";
@@ -18,8 +18,6 @@ export interface TaskFacts {
 /** What the advice reads of a dispatch wave (kill §2.4); leaves are `leaf-<id>`. */
 export type WaveView = Pick<Wave, "id" | "state" | "leaves" | "started" | "returned">;
 
-/** What the advice reads of a lease (kill §2.5); unusable records arrive `invalid` with globs `**`. */
-export type LeaseView = Pick<LeaseRecord, "scope" | "leaf" | "globs" | "invalid">;
 
 export interface NextSnapshot {
   scope: string;

@@ -4,10 +4,11 @@
 import * as path from "node:path";
 import { withFileLock } from "../workspace/lock.ts";
 import { writeAtomic } from "../workspace/fs.ts";
-import { MAX_LEDGER_BYTES } from "../workspace/read.ts";
+import { MAX_LEDGER_BYTES } from "../text/decode.ts";
 import { verifyArtifacts } from "./handoff.ts";
 import { buildJournal, renderJournal } from "./journal.ts";
-import { assertStable, loadStructure, scopeDir } from "./load.ts";
+import { assertStable, loadStructure } from "../../io/structure.ts";
+import { scopeDir } from "./build.ts";
 import { materialize } from "./materialize.ts";
 import { fail, hashOf, JOURNAL, type Model } from "./model.ts";
 import { calculateStructure, type Action, type Complexity, type Planned } from "./plan.ts";

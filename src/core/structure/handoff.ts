@@ -3,7 +3,7 @@
 // and the checker, like the original's lib/handoff.
 import type { GateState } from "../ledger/state.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
-import { fail, isObject, type Checkpoint, type Report, type TaskRow, type WaveView } from "./model.ts";
+import { fail, isObject, type Checkpoint, type Report, type TaskRow, type WaveRecord } from "./model.ts";
 
 export interface Attempt {
   task: string;
@@ -14,7 +14,7 @@ export interface Attempt {
 }
 
 /** Every started attempt, per task, in dispatch.json order. */
-export function attemptsOf(waves: WaveView[]): Map<string, Attempt[]> {
+export function attemptsOf(waves: WaveRecord[]): Map<string, Attempt[]> {
   const out = new Map<string, Attempt[]>();
   for (const w of waves) {
     for (const leaf of w.leaves) {
@@ -44,7 +44,7 @@ export function liveAttempts(task: string, attempts: Map<string, Attempt[]>, rep
 }
 
 /** Active(v) (kill §4.5): IN-FLIGHT, or an unretired attempt unreturned or returned while not VERIFIED. */
-export function activeTasks(rows: readonly Pick<TaskRow, "id" | "state">[], waves: WaveView[], reports: readonly Report[]): string[] {
+export function activeTasks(rows: readonly Pick<TaskRow, "id" | "state">[], waves: WaveRecord[], reports: readonly Report[]): string[] {
   const attempts = attemptsOf(waves);
   return rows
     .filter((r) => r.state === "IN-FLIGHT" || liveAttempts(r.id, attempts, reports).some((a) => a.returnedAt === null || r.state !== "VERIFIED"))

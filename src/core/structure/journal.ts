@@ -2,8 +2,9 @@
 // observed while planning, and a digest over all of it. Any safe `gates/<name>.md` is a valid
 // name, so an extra ledger such as gates/notes.md can no longer strand a journal (fixes kill
 // §6.2 #19).
-import { isValidId } from "../workspace/discover.ts";
-import { canonical, fail, hashOf, isObject, type Checkpoint, type LeaseView } from "./model.ts";
+import { isValidId } from "../workspace/ids.ts";
+import { canonical, fail, hashOf, isObject, type Checkpoint } from "./model.ts";
+import { type LeaseView } from "../dispatch/lease-record.ts";
 
 export interface Journal {
   schema: 1;

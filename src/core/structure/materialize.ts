@@ -5,7 +5,7 @@ import { parseLedger } from "../ledger/parse.ts";
 import { serializeLines } from "../ledger/edit.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan, unfencedLines } from "../plan/table.ts";
-import { MAX_LEDGER_BYTES } from "../workspace/read.ts";
+import { MAX_LEDGER_BYTES } from "../text/decode.ts";
 import { cmp, fail, REGISTRY, STRUCTURE_EXPECT, STRUCTURE_GATE, STRUCTURE_TITLE, structureCheckCommand, type Model, type Registry, type TaskRow } from "./model.ts";
 import type { Planned } from "./plan.ts";
 

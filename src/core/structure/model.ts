@@ -4,26 +4,17 @@
 import type { GateState } from "../ledger/state.ts";
 import { codeUnitCompare } from "../plan/order.ts";
 import type { Tier, RowState } from "../plan/table.ts";
-import type { WaveState } from "../dispatch/waves.ts";
+import type { Wave, WaveReturn, WaveStart } from "../dispatch/waves.ts";
+import type { AccessDecl } from "../plan/access.ts";
+import type { LeaseView } from "../dispatch/lease-record.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { KbzError } from "../errors.ts";
 
-/** A dispatch wave as plain data (kill §2.4): journals, hashes and clones stay JSON. */
-export interface WaveView {
-  id: string;
-  state: WaveState;
-  leaves: string[];
-  started: Record<string, { handle: string; at: string }>;
-  returned: Record<string, { at: string }>;
-}
-
-/** A lease normalized to what the structure files record (kill §2.9). */
-export interface LeaseView {
-  scope: string;
-  leaf: string;
-  globs: string[];
-  invalid: boolean;
-}
+/**
+ * A dispatch wave as plain JSON data (docs/formats.md#dispatch), derived from dispatch's Wave:
+ * journals, hashes and clones stay JSON, so the Maps become records.
+ */
+export type WaveRecord = Pick<Wave, "id" | "state" | "leaves"> & { started: Record<string, WaveStart>; returned: Record<string, WaveReturn> };
 
 /** Every structure failure; the message is the spec's (kill Appendix A.2), ≤800 chars on output. */
 export class StructureError extends KbzError {
@@ -73,11 +64,6 @@ export function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;
 }
 
-export interface AccessSets {
-  reads: string[];
-  resourceReads: string[];
-  resourceWrites: string[];
-}
 
 export interface GateDef {
   id: string;
@@ -94,7 +80,7 @@ export interface TaskRow {
   tier: Tier;
   wave: number;
   state: RowState;
-  access: AccessSets;
+  access: AccessDecl;
   ledger: string; // full text of gates/leaf-<id>.md
   gates: GateDef[];
   gateStates: Record<string, GateState>;
@@ -182,7 +168,7 @@ export interface StructureState {
   scope: string;
   rows: TaskRow[]; // sorted by id
   integrations: Integration[]; // sorted by file
-  waves: WaveView[];
+  waves: WaveRecord[];
   leases: LeaseView[];
   meta: Registry;
   registryInitialized: boolean;

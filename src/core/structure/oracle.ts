@@ -1,8 +1,10 @@
 // `kbz structure check`, the S_STRUCTURE oracle (kill §3.3). It shares the readers and the
 // checker with nothing from the planner: load, verify, re-read, report.
 import * as path from "node:path";
-import { MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
-import { assertStable, loadStructure } from "./load.ts";
+import { MAX_LEDGER_BYTES } from "../text/decode.ts";
+import { ReadError } from "../errors.ts";
+import { readStable } from "../../io/read.ts";
+import { assertStable, loadStructure } from "../../io/structure.ts";
 import { fail } from "./model.ts";
 import { verifyStructure, type Verdict } from "./verify.ts";
 

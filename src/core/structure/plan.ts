@@ -4,31 +4,11 @@
 import { parseLedger } from "../ledger/parse.ts";
 import { kahnOrder } from "../plan/graph.ts";
 import { conflicts } from "../schedule/conflicts.ts";
-import { isValidId } from "../workspace/discover.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { attemptsOf, contains, liveAttempts, validateCheckpoint, verifyArtifacts, type ArtifactHasher } from "./handoff.ts";
-import { gateDefs, gateStatesOf, validateAccess } from "./load.ts";
+import { gateDefs, gateStatesOf, validateAccess } from "./build.ts";
 import { demoteLedger } from "./materialize.ts";
-import {
-  canonical,
-  clone,
-  cmp,
-  fail,
-  hashOf,
-  isObject,
-  sortIds,
-  STRUCTURE_GATE,
-  STRUCTURE_EXPECT,
-  STRUCTURE_TITLE,
-  structureCheckCommand,
-  type Checkpoint,
-  type Integration,
-  type Model,
-  type Refinement,
-  type Registry,
-  type Report,
-  type StructureState,
-  type TaskRow,
-} from "./model.ts";
+import { canonical, clone, cmp, fail, hashOf, isObject, sortIds, STRUCTURE_GATE, STRUCTURE_EXPECT, STRUCTURE_TITLE, structureCheckCommand, type Checkpoint, type Integration, type Model, type Refinement, type Registry, type Report, type StructureState, type TaskRow } from "./model.ts";
 import { verifyTransition } from "./transition.ts";
 import { verifyStructure, type Verdict } from "./verify.ts";
 

@@ -5,10 +5,13 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeAtomic } from "../workspace/fs.ts";
-import { MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
-import { isValidId } from "../workspace/discover.ts";
+import { MAX_LEDGER_BYTES } from "../text/decode.ts";
+import { ReadError } from "../errors.ts";
+import { readStable } from "../../io/read.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { applyStructure, type ApplyResult, type Hooks } from "./apply.ts";
-import { loadStructure, scopeDir } from "./load.ts";
+import { loadStructure } from "../../io/structure.ts";
+import { scopeDir } from "./build.ts";
 import { canonical, isObject, JOURNAL, StructureError } from "./model.ts";
 
 /** A JSON file inside the root, read with the stable reader; every failure is a StructureError. */

@@ -5,7 +5,7 @@
 import { parseLedger } from "../ledger/parse.ts";
 import { gateState, type GateState } from "../ledger/state.ts";
 import { globsOverlap } from "../workspace/paths.ts";
-import { isValidId } from "../workspace/discover.ts";
+import { isValidId } from "../workspace/ids.ts";
 import { attemptsOf, retiredBy, validateCheckpoint } from "./handoff.ts";
 import { fail, isObject, STRUCTURE_GATE, StructureError, type GateDef, type Report, type StructureState, type TaskRow } from "./model.ts";
 

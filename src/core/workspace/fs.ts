@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { randomHex } from "../util/hash.ts";
-import { isInside } from "./read.ts";
+import { isInside } from "./inside.ts";
 import { KbzError } from "../errors.ts";
 
 export class WriteError extends KbzError {

@@ -137,7 +137,8 @@ export async function withLockFile<T>(file: string, target: string, fn: () => T 
   // The owner record is written to a private file first and then hard-linked into place,
   // so a lock file is never seen empty: a holder killed mid-acquire cannot leave a lock
   // whose owner is unknown (and therefore unrecoverable).
-  const staged = `${file}.${owner.token}.new`;
+  // The pid in the name lets a sweeper remove it even when its writer died before writing it.
+  const staged = `${file}.${process.pid}-${owner.token}.new`;
   const fd = fs.openSync(staged, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
   try {
     fs.writeSync(fd, JSON.stringify(owner));
@@ -170,7 +171,8 @@ export async function withLockFile<T>(file: string, target: string, fn: () => T 
   }
 }
 
-const LITTER = /\.([0-9a-f]{24}\.new|[0-9a-f]{12}\.stale)$/;
+const STAGED = /\.(\d+)-[0-9a-f]{24}\.new$/;
+const ASIDE = /\.[0-9a-f]{12}\.stale$/;
 
 /**
  * Remove what killed lock takers left in `dir`: staged owner records (`*.new`) and moved-aside
@@ -185,8 +187,16 @@ export function sweepLockLitter(dir: string): string[] {
     return removed;
   }
   for (const name of names) {
-    if (!LITTER.test(name)) continue;
+    const staged = STAGED.exec(name);
+    if (!staged && !ASIDE.test(name)) continue;
     const file = path.join(dir, name);
+    if (staged && !pidAlive(Number(staged[1]))) {
+      try {
+        fs.unlinkSync(file);
+        removed.push(name);
+      } catch {}
+      continue;
+    }
     const o = readOwner(file);
     // An unreadable record may be one being written right now; only a provably dead owner's goes.
     if (!o || o.host !== os.hostname() || pidAlive(o.pid)) continue;

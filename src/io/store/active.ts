@@ -1,7 +1,7 @@
 // The process's store: the edges (CLI, Stop hook, dashboard) install it once per root before
 // reading; readers ask `coordination(root)` and writers `storeFor(root)`. Without a coordinator
 // both are the files adapter, and nothing else is loaded (the etcd modules load only when used).
-import { isValidId } from "../../core/workspace/discover.ts";
+import { isValidId } from "../../core/workspace/ids.ts";
 import { filesStore, filesView } from "./files.ts";
 import { resolveCoordinator, type CoordinatorConfig } from "./config.ts";
 import type { CoordinationView, LostLease, Store } from "./port.ts";

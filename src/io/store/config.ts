@@ -3,8 +3,9 @@
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { FileProblemsError, KbzError } from "../../core/errors.ts";
-import { isValidId } from "../../core/workspace/discover.ts";
-import { ReadError, readStable } from "../../core/workspace/read.ts";
+import { isValidId } from "../../core/workspace/ids.ts";
+import { ReadError } from "../../core/errors.ts";
+import { readStable } from "../read.ts";
 
 export const SETTING_FILE = path.join(".kbz", "settings.json");
 export const DEFAULT_TTL = 30;

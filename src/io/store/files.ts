@@ -1,27 +1,17 @@
 // The files adapter (the embedded default): exactly what kbz writes without a coordinator.
 // Leases are records under .unlazy/locks/ behind one registry lock, waves are
 // .unlazy/<scope>/dispatch.json, the log is .unlazy/<scope>/status.log, the binding is
-// .unlazy/<scope>/session, leaf states are PLAN.md's State column. Reads are lazy: a view reads a
+// .unlazy/<scope>/session, leaf states are PLAN.md's State column. The files are read by
+// io/read.ts (the one reader). Reads are lazy: a view reads a
 // file only when asked, so a command that never looks at leases never lists the locks directory.
-import { claimLease, readLeases, releaseLeases, removeInvalidLeases } from "../../core/dispatch/leases.ts";
+import { claimLease, releaseLeases, removeInvalidLeases } from "../../core/dispatch/leases.ts";
 import { bindSession, readSessionFile } from "../../core/dispatch/session.ts";
 import { appendStatus, statusLogPath } from "../../core/dispatch/statuslog.ts";
 import { commitDispatch } from "../../core/dispatch/transition.ts";
-import { loadDispatch } from "../../core/dispatch/waves.ts";
-import { MAX_LEDGER_BYTES, ReadError, readStable } from "../../core/workspace/read.ts";
-import { dispatchPath } from "../../core/dispatch/waves.ts";
+import { loadDispatch, readDispatchText, readLeaseRecords, readStatusLog } from "../read.ts";
 import type { CoordinationView, Store } from "./port.ts";
 
 export const MAX_LOG_BYTES = 8 * 1024 * 1024;
-
-function readOptional(root: string, file: string, label: string, maxBytes: number): string | null {
-  try {
-    return readStable(file, { label, maxBytes, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT") return null;
-    throw e;
-  }
-}
 
 /** Lines of a log text, oldest first, without the trailing empty line. */
 export function logLines(text: string, max: number): string[] {
@@ -33,12 +23,12 @@ export function logLines(text: string, max: number): string[] {
 export function filesView(root: string): CoordinationView {
   return {
     kind: "files",
-    leases: () => readLeases(root),
-    dispatchText: (scope, read) => (read ? read() : readOptional(root, dispatchPath(root, scope), "dispatch state", MAX_LEDGER_BYTES)),
+    leases: () => readLeaseRecords(root),
+    dispatchText: (scope, read) => (read ? read() : readDispatchText(root, scope)),
     dispatch: (scope) => loadDispatch(root, scope),
     session: (scope) => readSessionFile(root, scope),
     statusLog: (scope, max = 500) => {
-      const text = readOptional(root, statusLogPath(root, scope), "status log", MAX_LOG_BYTES);
+      const text = readStatusLog(root, scope);
       return text === null ? [] : logLines(text, max);
     },
     leafStates: () => null,

@@ -5,10 +5,11 @@
 // are reported, not written into PLAN.md (PLAN.md is edited by its own verb).
 import * as fs from "node:fs";
 import { KbzError } from "../../core/errors.ts";
-import { readLeases } from "../../core/dispatch/leases.ts";
+import { readLeaseRecords } from "../read.ts";
 import { bindSession, readSessionFile } from "../../core/dispatch/session.ts";
 import { appendStatus, statusLogPath } from "../../core/dispatch/statuslog.ts";
-import { dispatchPath, DispatchStateError, loadDispatch, serializeDispatch, parseDispatch } from "../../core/dispatch/waves.ts";
+import { dispatchPath, DispatchStateError, serializeDispatch, parseDispatch } from "../../core/dispatch/waves.ts";
+import { loadDispatch } from "../read.ts";
 import { writeAtomic } from "../../core/workspace/fs.ts";
 import { withFileLock } from "../../core/workspace/lock.ts";
 import type { CoordinatorConfig } from "./config.ts";
@@ -69,7 +70,7 @@ export async function moveScope(root: string, config: CoordinatorConfig & { kind
     const waveCount = (text: string | null) => (text === null ? 0 : parseDispatch(text).waves.size);
 
     if (direction === "import") {
-      const held = readLeases(root).filter((r) => !r.invalid && r.scope === scope);
+      const held = readLeaseRecords(root).filter((r) => !r.invalid && r.scope === scope);
       if (held.length > 0) throw new MoveRefused(`scope ${scope} holds ${held.length} file lease(s) (${held.map((h) => h.leaf).join(", ")}); release them (kbz scope release --scope ${scope} --coordinator files) and claim again with the coordinator`);
       if (etcdDispatch && fileDispatch !== null && etcdDispatch.value !== fileDispatch) throw new MoveRefused(`the coordinator already holds different waves for ${scope}; export them first or abandon them there`);
       const logOps = etcdLog.length === 0 ? fileLog : same(etcdLog, fileLog) ? [] : null;

@@ -9,7 +9,7 @@ import { splitPane } from "../layout.ts";
 import { List } from "../List.tsx";
 import type { DashData } from "../load.ts";
 import { leafGateCount, leafLedgerSuffix, type Listed, type ListSpec } from "../model.ts";
-import { lastStart, type PlanView } from "../plan.ts";
+import { lastStartInWaveOrder, type PlanView } from "../plan.ts";
 import { noteDetail, noteText, structureNote } from "../structure.ts";
 import { fit, pad } from "../text.ts";
 import { GATE_LABEL, LEAF_GLYPH, LEAF_TONE, type LeafView } from "../theme.ts";
@@ -40,7 +40,7 @@ const withState = (ids: readonly string[], states: Map<string, LeafView>) => ids
 export function leafDetail(data: DashData, view: PlanView, item: LeafItem | undefined, states: Map<string, LeafView>, dependents: Map<string, string[]>): DetailLine[] {
   if (!item) return [];
   const { row, state } = item;
-  const start = lastStart(view.waves, row.id);
+  const start = lastStartInWaveOrder(view.waves, row.id);
   const lines: DetailLine[] = [
     {
       label: "leaf",
@@ -120,7 +120,7 @@ export function Graph({ data, list, selected, states, dependents }: GraphProps) 
         empty={list.total ? "no leaf matches" : "PLAN.md has no leaves"}
         row={(item, i, active) => {
           const state = item.state;
-          const start = lastStart(view.waves, item.row.id);
+          const start = lastStartInWaveOrder(view.waves, item.row.id);
           const firstOfLayer = i === 0 || rows[i - 1]!.layer !== item.layer;
           const layer = firstOfLayer ? `L${item.layer}` : "│";
           const where = start ? `${start.wave.id}${start.handle ? ` ${start.handle}` : ""}` : "";

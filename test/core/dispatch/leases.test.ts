@@ -2,16 +2,9 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import {
-  claimConflicts,
-  claimLease,
-  leaseFileName,
-  readLeases,
-  registryTarget,
-  releaseLeases,
-  removeInvalidLeases,
-  type ClaimResult,
-} from "../../../src/core/dispatch/leases.ts";
+import { claimConflicts, claimLease, registryTarget, releaseLeases, removeInvalidLeases, type ClaimResult } from "../../../src/core/dispatch/leases.ts";
+import { leaseFileName } from "../../../src/core/dispatch/lease-record.ts";
+import { readLeaseRecords } from "../../../src/io/read.ts";
 import { sha256Hex } from "../../../src/core/ledger/digest.ts";
 import { UsageError } from "../../../src/core/errors.ts";
 import { WriteError } from "../../../src/core/workspace/fs.ts";
@@ -47,7 +40,7 @@ describe("lease records", () => {
     const root = repo();
     const name = leaseFileName("web", "leaf-2.2");
     writeTree(root, { [`.unlazy/locks/${name}`]: JSON.stringify({ scope: "web", leaf: "leaf-2.2", globs: ["web/pay/**"], pid: 1234 }, null, 2) });
-    expect(readLeases(root)).toEqual([{ invalid: false, scope: "web", leaf: "leaf-2.2", globs: ["web/pay/**"], pid: 1234, file: path.join(locks(root), name) }]);
+    expect(readLeaseRecords(root)).toEqual([{ invalid: false, scope: "web", leaf: "leaf-2.2", globs: ["web/pay/**"], pid: 1234, file: path.join(locks(root), name) }]);
   });
 });
 
@@ -153,7 +146,7 @@ describe("invalid lease records block every claim until removed explicitly", () 
       expect(conflicts).toHaveLength(1);
       expect(conflicts[0]).toMatch(/^unrelated\/\*\* vs \*\* \(\(invalid\)\/.+\.lease\)$/);
       expect((await releaseLeases(root, "x", null)).released).toHaveLength(0);
-      expect(readLeases(root).filter((l) => l.invalid)).toHaveLength(1);
+      expect(readLeaseRecords(root).filter((l) => l.invalid)).toHaveLength(1);
       const { removed } = await removeInvalidLeases(root);
       expect(removed).toHaveLength(1);
       expect(hashTree(outside)).toBe(victim);
@@ -178,7 +171,7 @@ describe("invalid lease records block every claim until removed explicitly", () 
     const outsideBefore = hashTree(outside);
     await expect(claimLease(root, "api", "leaf-1", ["src/**"])).rejects.toBeInstanceOf(WriteError);
     await expect(releaseLeases(root, "api", null)).rejects.toBeInstanceOf(WriteError);
-    expect(readLeases(root)).toMatchObject([{ invalid: true, problem: "the locks directory must be a real directory inside the repository" }]);
+    expect(readLeaseRecords(root)).toMatchObject([{ invalid: true, problem: "the locks directory must be a real directory inside the repository" }]);
     expect(hashTree(root)).toBe(before);
     expect(hashTree(outside)).toBe(outsideBefore);
   });
@@ -201,7 +194,7 @@ describe("release", () => {
     }
     expect((await releaseLeases(root, "api", "leaf-2")).released.map((l) => l.leaf)).toEqual(["leaf-2"]);
     expect((await releaseLeases(root, "api", null)).released.map((l) => l.leaf)).toEqual(["leaf-1"]);
-    expect(readLeases(root).map((l) => `${l.scope}/${l.leaf}`)).toEqual(["web/leaf-1"]);
+    expect(readLeaseRecords(root).map((l) => `${l.scope}/${l.leaf}`)).toEqual(["web/leaf-1"]);
   });
 
   test("release in a repository without a locks directory creates nothing", async () => {
@@ -284,7 +277,7 @@ describe("concurrency", () => {
         if (s.leaf.startsWith("own-")) expect(s.claimed).toBe(100);
       }
       expect(parsed.filter((s) => s.leaf.startsWith("shared-")).reduce((n, s) => n + s.claimed, 0)).toBeGreaterThan(0);
-      expect(readLeases(root)).toEqual([]);
+      expect(readLeaseRecords(root)).toEqual([]);
     });
   }, 180_000);
 });

@@ -2,20 +2,8 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import {
-  aggregateDispatch,
-  applyDispatch,
-  DispatchActionError,
-  DispatchStateError,
-  dispatchStatus,
-  emptyDispatch,
-  loadDispatch,
-  parseDispatch,
-  serializeDispatch,
-  validateDispatch,
-  type DispatchAction,
-  type DispatchState,
-} from "../../../src/core/dispatch/waves.ts";
+import { aggregateDispatch, applyDispatch, DispatchActionError, DispatchStateError, emptyDispatch, parseDispatch, serializeDispatch, validateDispatch, type DispatchAction, type DispatchState } from "../../../src/core/dispatch/waves.ts";
+import { dispatchStatus, loadDispatch } from "../../../src/io/read.ts";
 import { hashTree, REPO, tempDir, writeTree } from "../../helpers/kbz.ts";
 
 const T0 = new Date("2026-12-02T08:40:46.546Z");

@@ -4,7 +4,7 @@ import { assess, decideStop, planStop, progressHash } from "../../../src/core/ho
 import { parseLedger } from "../../../src/core/ledger/parse.ts";
 import { gateState, qualifiedId } from "../../../src/core/ledger/state.ts";
 import type { LedgerEntry, Snapshot } from "../../../src/core/snapshot.ts";
-import type { Target } from "../../../src/core/workspace/discover.ts";
+import type { Target } from "../../../src/core/workspace/target.ts";
 
 function snapshot(files: Record<string, string>, target: Partial<Target> = {}, dispatch: DispatchAggregate | null = null): Snapshot {
   const ledgers: LedgerEntry[] = Object.entries(files).map(([name, text]) => {

@@ -32,7 +32,7 @@ describe("approval store locks", () => {
     const dir = privateApprovalDir();
     const name = recordName(LEDGER, "G1", oracleSignature(oracle));
     const dead = deadPid();
-    const strays = [`${name}.${dead}.0123456789abcdef.tmp`, `${name}.lock.${"b".repeat(24)}.new`];
+    const strays = [`${name}.${dead}.0123456789abcdef.tmp`, `${name}.lock.${dead}-${"b".repeat(24)}.new`];
     fs.writeFileSync(path.join(dir, strays[0]!), "{", { mode: 0o600 });
     fs.writeFileSync(path.join(dir, strays[1]!), owner(dead), { mode: 0o600 });
     const live = `${name}.${process.pid}.fedcba9876543210.tmp`;

@@ -2,7 +2,8 @@
 import type { GateState } from "../../../src/core/ledger/state.ts";
 import { idCompare, type IdOrder } from "../../../src/core/plan/order.ts";
 import { parsePlan, type RowState } from "../../../src/core/plan/table.ts";
-import type { LeaseView, NextSnapshot, TaskFacts, WaveView } from "../../../src/core/schedule/snapshot.ts";
+import type { LeaseView } from "../../../src/core/dispatch/lease-record.ts";
+import type { NextSnapshot, TaskFacts, WaveView } from "../../../src/core/schedule/snapshot.ts";
 
 export interface TaskSpec {
   id: string;

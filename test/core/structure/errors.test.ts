@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { applyStructure, recoverStructure } from "../../../src/core/structure/apply.ts";
 import { buildJournal } from "../../../src/core/structure/journal.ts";
-import { loadStructure } from "../../../src/core/structure/load.ts";
+import { loadStructure } from "../../../src/io/structure.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { checkStructure } from "../../../src/core/structure/oracle.ts";
 import { hashTree } from "../../helpers/kbz.ts";

@@ -4,10 +4,10 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import { applyStructure, recoverStructure } from "../../../src/core/structure/apply.ts";
-import { loadStructure } from "../../../src/core/structure/load.ts";
+import { loadStructure } from "../../../src/io/structure.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
-import { readNextSnapshot } from "../../../src/core/schedule/read.ts";
+import { readScheduleFacts } from "../../../src/io/schedule.ts";
 import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { hashTree, tempDir } from "../../helpers/kbz.ts";
 import { child, errorOf, makeScope, refinement, request, SCOPE, type TaskSpec } from "./scope.ts";
@@ -78,7 +78,7 @@ describe("crash after every write step of an apply", () => {
         expect(pending).toBe(k >= 2 && k < N);
         if (pending) {
           expect(errorOf(() => loadStructure(root, SCOPE))).toBe("pending structure transaction: recover first");
-          expect(() => adviseNext(readNextSnapshot({ root, scope: SCOPE, slots: 4, compare: codeUnitCompare }), { details: false })).toThrow(/pending/);
+          expect(() => adviseNext(readScheduleFacts({ root, scope: SCOPE, slots: 4, compare: codeUnitCompare }), { details: false })).toThrow(/pending/);
         }
         // k = 2 .. N-1 leaves a journal: recover rolls it forward; otherwise the retry applies.
         const rec = await recoverStructure(root, SCOPE);

@@ -3,7 +3,7 @@
 // check agreeing with the planner's own verdict after every event.
 import { describe, expect, test } from "bun:test";
 import { applyStructure, planStructure } from "../../../src/core/structure/apply.ts";
-import { loadStructure } from "../../../src/core/structure/load.ts";
+import { loadStructure } from "../../../src/io/structure.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { checkStructure } from "../../../src/core/structure/oracle.ts";
 import { verifyStructure } from "../../../src/core/structure/verify.ts";

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { verifyRun } from "../../../src/core/receipts/run.ts";
 import { applyStructure, planStructure } from "../../../src/core/structure/apply.ts";
 import { checkStructure } from "../../../src/core/structure/oracle.ts";
-import { loadStructure } from "../../../src/core/structure/load.ts";
+import { loadStructure } from "../../../src/io/structure.ts";
 import { privateApprovalDir } from "../../helpers/approvals.ts";
 import { writeTree } from "../../helpers/kbz.ts";
 import { makeScope, request, SCOPE } from "./scope.ts";

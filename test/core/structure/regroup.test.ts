@@ -2,7 +2,7 @@
 // passes the transition check, a second empty event is a fixed point, and the groups equal the
 // spec's literal greedy algorithm (full quotient acyclicity test, restart after every merge).
 import { describe, expect, test } from "bun:test";
-import { loadStructure } from "../../../src/core/structure/load.ts";
+import { loadStructure } from "../../../src/io/structure.ts";
 import { clone, type Model } from "../../../src/core/structure/model.ts";
 import { calculateStructure, sortGroups, type Planned } from "../../../src/core/structure/plan.ts";
 import { verifyTransition } from "../../../src/core/structure/transition.ts";

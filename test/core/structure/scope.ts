@@ -2,7 +2,7 @@
 // waves and leases, and small edits the driver would make (mark VERIFIED, meet a ledger).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { leaseFileName } from "../../../src/core/dispatch/leases.ts";
+import { leaseFileName } from "../../../src/core/dispatch/lease-record.ts";
 import { applyStructure } from "../../../src/core/structure/apply.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { sha256Hex } from "../../../src/core/util/hash.ts";

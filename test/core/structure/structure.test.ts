@@ -5,9 +5,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
-import { readNextSnapshot } from "../../../src/core/schedule/read.ts";
+import { readScheduleFacts } from "../../../src/io/schedule.ts";
 import { applyStructure, planStructure, recoverStructure } from "../../../src/core/structure/apply.ts";
-import { assertStable, loadStructure } from "../../../src/core/structure/load.ts";
+import { assertStable, loadStructure } from "../../../src/io/structure.ts";
 import { clone, StructureError } from "../../../src/core/structure/model.ts";
 import { checkStructure } from "../../../src/core/structure/oracle.ts";
 import { calculateStructure } from "../../../src/core/structure/plan.ts";
@@ -37,7 +37,7 @@ import {
 } from "./scope.ts";
 
 export function schedule(root: string, slots = 4) {
-  return adviseNext(readNextSnapshot({ root, scope: SCOPE, slots, compare: codeUnitCompare }), { details: false });
+  return adviseNext(readScheduleFacts({ root, scope: SCOPE, slots, compare: codeUnitCompare }), { details: false });
 }
 
 function scheduleError(root: string): string {

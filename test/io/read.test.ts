@@ -2,8 +2,11 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { execFileSync } from "node:child_process";
-import { decodeLedgerText, firstInvalidUtf8, isInside, readStable, readStableWith, ReadError, sameFileState, type StableReadOptions } from "../../../src/core/workspace/read.ts";
-import { tempDir } from "../../helpers/kbz.ts";
+import { decodeLedgerText, firstInvalidUtf8 } from "../../src/core/text/decode.ts";
+import { isInside } from "../../src/core/workspace/inside.ts";
+import { readStable, readStableWith, ScopeReader, type StableReadOptions } from "../../src/io/read.ts";
+import { ReadError } from "../../src/core/errors.ts";
+import { tempDir } from "../helpers/kbz.ts";
 
 const opts = (root?: string, maxBytes = 1024) => ({ label: "gate ledger", maxBytes, root });
 
@@ -167,7 +170,8 @@ describe("stable reader against a concurrent writer", () => {
 
   function race(check: (file: string) => string | null): { whole: number; refused: number } {
     const root = tempDir();
-    const file = path.join(root, "GATES.md");
+    fs.mkdirSync(path.join(root, ".unlazy", "s"), { recursive: true });
+    const file = path.join(root, ".unlazy", "s", "GATES.md");
     fs.writeFileSync(file, "a".repeat(3000));
     const script = path.join(root, "writer.js");
     fs.writeFileSync(script, WRITER);
@@ -202,52 +206,78 @@ describe("stable reader against a concurrent writer", () => {
     expect(seen.whole + seen.refused).toBeGreaterThan(50);
   });
 
-  test("with nameCheckedByCaller, the caller's later lstat comparison gives the same guarantee", () => {
+  test("a ScopeReader with the consistency pass skips the per-read lstat and gives the same guarantee", () => {
     const seen = race((file) => {
-      const o = { ...opts(undefined, 1 << 20), nameCheckedByCaller: true };
-      const { text, st } = readStableWith(file, o, (b, st) => ({ text: b.toString(), st }));
-      const now = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
-      return now && sameFileState(now, st) ? text : null; // null: the caller would re-read or refuse
+      const reader = new ScopeReader(path.resolve(file, "../../.."), "s", true);
+      const text = reader.text("GATES.md");
+      return reader.changed() === null ? text : null; // null: the caller would re-read or refuse
     });
     expect(seen.whole + seen.refused).toBeGreaterThan(50);
   });
 });
 
-describe("nameCheckedByCaller: what the caller's comparison sees", () => {
-  const o = { ...opts(undefined, 1 << 20), nameCheckedByCaller: true };
-  const stateAfter = (file: string, change: (file: string) => void) => {
-    const st = readStableWith(file, o, (_b, st) => {
-      change(file);
-      return st;
-    });
-    const now = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
-    return now ? sameFileState(now, st) : false;
+describe("the consistency pass of a ScopeReader", () => {
+  const scoped = () => {
+    const root = tempDir();
+    fs.mkdirSync(path.join(root, ".unlazy", "s"), { recursive: true });
+    return { root, file: path.join(root, ".unlazy", "s", "GATES.md") };
+  };
+  const changedAfter = (root: string, file: string, change: (file: string) => void) => {
+    const reader = new ScopeReader(root, "s", true);
+    reader.text("GATES.md");
+    change(file);
+    return reader.changed();
   };
 
-  test("an untouched file compares equal; a swap, an in-place write, a link or a removal after the read do not", () => {
-    const root = tempDir();
-    const file = path.join(root, "GATES.md");
+  test("an untouched file, or one rewritten in place with the same text, is unchanged; a rename over it, other text, a growth or a removal is a change", () => {
+    const { root, file } = scoped();
     const reset = () => {
       fs.rmSync(file, { force: true });
       fs.writeFileSync(file, "- [ ] G1: one\n");
     };
     reset();
-    expect(stateAfter(file, () => {})).toBe(true);
+    expect(changedAfter(root, file, () => {})).toBeNull();
     reset();
-    expect(stateAfter(file, (f) => (fs.writeFileSync(f + ".new", "- [ ] G1: one\n"), fs.renameSync(f + ".new", f)))).toBe(false);
+    expect(changedAfter(root, file, (f) => fs.writeFileSync(f, "- [ ] G1: one\n"))).toBeNull();
     reset();
-    expect(stateAfter(file, (f) => fs.appendFileSync(f, "more\n"))).toBe(false);
+    // A rename over the name changes its folder, which the pass pins.
+    expect(changedAfter(root, file, (f) => (fs.writeFileSync(f + ".new", "- [ ] G1: one\n"), fs.renameSync(f + ".new", f)))).toBe("inputs");
     reset();
-    expect(stateAfter(file, (f) => (fs.rmSync(f), fs.symlinkSync(path.join(root, "elsewhere"), f)))).toBe(false);
+    expect(changedAfter(root, file, (f) => (fs.writeFileSync(f + ".new", "- [ ] G1: two\n"), fs.renameSync(f + ".new", f)))).toBe("inputs");
     reset();
-    expect(stateAfter(file, (f) => fs.rmSync(f))).toBe(false);
+    expect(changedAfter(root, file, (f) => fs.appendFileSync(f, "more\n"))).toBe("inputs");
+    reset();
+    expect(changedAfter(root, file, (f) => fs.rmSync(f))).toBe("inputs");
+    reset();
+    expect(changedAfter(root, file, (f) => (fs.rmSync(f), fs.symlinkSync(path.join(root, "elsewhere"), f)))).toBe("inputs");
   });
 
   test("the read itself still refuses links and hard links", () => {
-    const root = tempDir();
+    const { root } = scoped();
+    const dir = path.join(root, ".unlazy", "s");
     fs.writeFileSync(path.join(root, "victim"), "x");
-    fs.symlinkSync(path.join(root, "victim"), path.join(root, "link.md"));
-    fs.linkSync(path.join(root, "victim"), path.join(root, "hard.md"));
-    for (const name of ["link.md", "hard.md"]) expect(readErr(path.join(root, name), o).code).toBe("UNSAFE");
+    fs.symlinkSync(path.join(root, "victim"), path.join(dir, "link.md"));
+    fs.linkSync(path.join(root, "victim"), path.join(dir, "hard.md"));
+    for (const name of ["link.md", "hard.md"]) {
+      const reader = new ScopeReader(root, "s", true);
+      let code: string | null = null;
+      try {
+        reader.text(name);
+      } catch (e) {
+        code = (e as ReadError).code;
+      }
+      expect(code).toBe("UNSAFE");
+    }
+  });
+
+  test("each file is read once: a second ask returns the recorded text", () => {
+    const { root, file } = scoped();
+    fs.writeFileSync(file, "- [ ] G1: one\n");
+    const reader = new ScopeReader(root, "s", true);
+    expect(reader.text("GATES.md")).toBe("- [ ] G1: one\n");
+    fs.writeFileSync(file, "- [ ] G1: two\n");
+    expect(reader.text("GATES.md")).toBe("- [ ] G1: one\n");
+    expect(reader.entries.length).toBe(1);
+    expect(reader.changed()).toBe("inputs");
   });
 });

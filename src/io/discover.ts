@@ -1,16 +1,11 @@
-// Root, scope and ledger discovery (unlazy §5.2), shared by every command and the hook.
+// Root, scope and ledger discovery (docs/formats.md#layout), shared by every command and the hook.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { UsageError } from "../errors.ts";
-import { isInside } from "./read.ts";
-import { coordination } from "../../io/store/active.ts";
-
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export const SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
-
-export function isValidId(id: string): boolean {
-  return ID_PATTERN.test(id) && id !== "." && id !== "..";
-}
+import { UsageError } from "../core/errors.ts";
+import { isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/ids.ts";
+import { isInside } from "../core/workspace/inside.ts";
+import type { DiscoveryError, Target } from "../core/workspace/target.ts";
+import { coordination } from "./store/active.ts";
 
 export function canonicalRoot(root: string): string {
   const abs = path.resolve(root);
@@ -53,21 +48,6 @@ export function listScopes(root: string): string[] {
     out.push(name);
   }
   return out;
-}
-
-export type TargetMode = "explicit" | "scope" | "legacy" | "none";
-
-export interface Target {
-  root: string;
-  mode: TargetMode;
-  scope: string | null;
-  files: string[]; // absolute
-  discoveryErrors: DiscoveryError[];
-}
-
-export interface DiscoveryError {
-  path: string; // absolute
-  message: string;
 }
 
 /** GATES.md plus gates/*.md under `dir`, as named entries of any type (the reader rejects non-files). */

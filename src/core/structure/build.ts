@@ -1,40 +1,24 @@
-// Loading a scope for structure work (kill §4.11.1, §4.11.2). Reuses the PLAN table parser,
-// the ledger parser, the dispatch and lease readers and the stable reader; every read is kept
-// in `files` so a later re-read can prove nothing changed.
-import { VerificationError, verificationText } from "../receipts/errors.ts";
-import { leafReceiptIssues } from "../receipts/scope.ts";
+// The structure model (docs/formats.md#structure): PLAN.md, ACCESS.json, the ledgers,
+// dispatch.json, the leases and STRUCTURE.json of one scope as one Model, with the access
+// validation and the registry synthesized before the first apply. Pure: the files come through
+// the ScopeInputs port; every read is kept in `files` so a later re-read can prove nothing
+// changed (io/structure.ts assertStable).
 import * as path from "node:path";
-import { parseLedger } from "../ledger/parse.ts";
+import { ReadError } from "../errors.ts";
+import type { LeaseRecord } from "../dispatch/lease-record.ts";
+import { DispatchStateError, parseDispatch } from "../dispatch/waves.ts";
 import type { Ledger } from "../ledger/model.ts";
+import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan } from "../plan/table.ts";
-import { coordination } from "../../io/store/active.ts";
-import { DispatchStateError, parseDispatch } from "../dispatch/waves.ts";
-import { isValidId, resolveTarget } from "../workspace/discover.ts";
+import { isValidId } from "../workspace/ids.ts";
+import type { ScopeInputs } from "../workspace/inputs.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
-import { decodeLedgerText, MAX_LEDGER_BYTES, ReadError, readStable } from "../workspace/read.ts";
 import { activeTasks, attemptsOf } from "./handoff.ts";
-import {
-  cmp,
-  emptyRegistry,
-  fail,
-  hashOf,
-  isObject,
-  JOURNAL,
-  REGISTRY,
-  sortIds,
-  STRUCTURE_GATE,
-  StructureError,
-  type AccessSets,
-  type GateDef,
-  type Integration,
-  type LeaseView,
-  type WaveView,
-  type Model,
-  type Registry,
-  type TaskRow,
-} from "./model.ts";
+import { cmp, emptyRegistry, fail, hashOf, isObject, JOURNAL, REGISTRY, sortIds, STRUCTURE_GATE, type GateDef, type Integration, type WaveRecord, type Model, type Registry, type TaskRow } from "./model.ts";
+import { type AccessDecl } from "../plan/access.ts";
+import { type LeaseView } from "../dispatch/lease-record.ts";
 
 const RESOURCE = /^[a-z0-9][a-z0-9:._/-]*$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -43,37 +27,31 @@ export function scopeDir(root: string, scope: string): string {
   return path.join(root, ".unlazy", scope);
 }
 
-/** A scope file's text, or null when absent; any other read problem is an error naming the file. */
-export function readScopeFile(root: string, scope: string, rel: string): string | null {
-  const file = path.join(scopeDir(root, scope), rel);
-  let bytes: Buffer;
+/** A scope file's text through the port, or null when absent; a read problem is a StructureError naming the file. */
+export function scopeText(inputs: ScopeInputs, rel: string): string | null {
   try {
-    bytes = readStable(file, { label: rel, maxBytes: MAX_LEDGER_BYTES, root });
+    return inputs.text(rel);
   } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT") return null;
-    if (e instanceof ReadError) fail(e.message, rel);
+    if (e instanceof ReadError) fail(e.message, rel, e.code === "DECODE" ? e.line : undefined);
     throw e;
   }
-  const decoded = decodeLedgerText(bytes);
-  if (!("text" in decoded)) fail(decoded.message, rel, decoded.line);
-  return decoded.text;
 }
 
 /** The scope's ledgers as scope-relative names (`GATES.md`, `gates/<name>.md`), sorted. */
-export function discoverLedgers(root: string, scope: string, message = "invalid scope ledger discovery"): string[] {
+export function scopeLedgers(inputs: ScopeInputs, message = "invalid scope ledger discovery"): string[] {
   let target;
   try {
-    target = resolveTarget({ root, scope });
+    target = inputs.target();
   } catch {
     fail(message);
   }
   if (target.discoveryErrors.length > 0) fail(message);
-  const dir = scopeDir(root, scope);
+  const dir = scopeDir(inputs.root, inputs.scope);
   return target.files.map((f) => path.relative(dir, f).split(path.sep).join("/")).sort(cmp);
 }
 
 /** Access validation (kill §4.11.2) with the spec's messages; used for ACCESS.json and children. */
-export function validateAccess(entry: unknown): AccessSets {
+export function validateAccess(entry: unknown): AccessDecl {
   if (!isObject(entry) || entry.complete !== true) fail("complete access declaration required");
   const lists: string[][] = [];
   for (const key of ["reads", "resourceReads", "resourceWrites"]) {
@@ -102,30 +80,24 @@ export function gateStatesOf(ledger: Ledger): Record<string, ReturnType<typeof g
   return out;
 }
 
-export interface LoadOptions {
+export interface ModelOptions {
   allowPending?: boolean;
-  /** Audit VERIFIED leaves' verification receipts (the checker and structural events; not the scheduler, which raises its own attention). */
-  receipts?: boolean;
 }
 
-function receiptIssues(root: string, scope: string, rows: TaskRow[]): Record<string, string> {
-  try {
-    return leafReceiptIssues(root, scope, rows, process.env);
-  } catch (e) {
-    if (e instanceof VerificationError) fail(verificationText(e));
-    throw e;
-  }
-}
-
-export function loadStructure(root: string, scope: string, opts: LoadOptions = {}): Model {
+/**
+ * The structure model (docs/formats.md#structure) from one scope's inputs. Pure: the files come
+ * through the ScopeInputs port, so inside `kbz next` it reads nothing the scheduler already read.
+ */
+export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Model {
+  const { root, scope } = inputs;
   if (!isValidId(scope)) fail("invalid scope");
   const files: Record<string, string | null> = {};
   const read = (rel: string): string | null => {
-    const text = readScopeFile(root, scope, rel);
+    const text = scopeText(inputs, rel);
     files[rel] = text;
     return text;
   };
-  if (!opts.allowPending && readScopeFile(root, scope, JOURNAL) !== null) fail("pending structure transaction: recover first");
+  if (!opts.allowPending && scopeText(inputs, JOURNAL) !== null) fail("pending structure transaction: recover first");
 
   const planText = read("PLAN.md");
   if (planText === null) fail("PLAN.md: missing required file");
@@ -149,7 +121,7 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
   const leaves = access.leaves as Record<string, unknown>;
   if (canonicalIds(Object.keys(leaves)) !== canonicalIds(plan.rows.map((r) => r.id))) fail("ACCESS inventory mismatch");
 
-  const ledgers = discoverLedgers(root, scope);
+  const ledgers = scopeLedgers(inputs);
   if (!ledgers.includes("GATES.md")) fail("root GATES.md required");
   const leafFiles = ledgers.filter((f) => /^gates\/leaf-.*\.md$/.test(f));
   if (canonicalIds(leafFiles) !== canonicalIds(plan.rows.map((r) => `gates/leaf-${r.id}.md`))) fail("leaf inventory mismatch");
@@ -181,8 +153,15 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
       return { file, text, gates: gateDefs(ledger), gateStates: gateStatesOf(ledger) };
     });
 
-  const dispatchText = read("dispatch.json");
-  let waves: WaveView[];
+  let dispatchText: string | null;
+  try {
+    dispatchText = inputs.dispatchText();
+  } catch (e) {
+    if (e instanceof ReadError) fail(e.message, "dispatch.json", e.code === "DECODE" ? e.line : undefined);
+    throw e;
+  }
+  files["dispatch.json"] = dispatchText;
+  let waves: WaveRecord[];
   try {
     waves = dispatchText === null ? [] : [...parseDispatch(dispatchText).waves.values()].map(plainWave);
   } catch (e) {
@@ -193,7 +172,7 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
   for (const w of waves) for (const l of w.leaves) if (!l.startsWith("leaf-") || !ids.has(l.slice(5))) fail("orphan dispatch leaf");
 
   const registryText = read(REGISTRY);
-  const leases = leaseViews(root);
+  const leases = leaseViewsOf(inputs.leases());
   if (leases.some((l) => l.invalid)) fail("invalid lease");
   for (const l of leases) if (l.scope === scope && (!l.leaf.startsWith("leaf-") || !ids.has(l.leaf.slice(5)))) fail("orphan lease");
 
@@ -227,17 +206,16 @@ export function loadStructure(root: string, scope: string, opts: LoadOptions = {
     declared: sortIds(rows.filter((r) => waves.some((w) => w.leaves.includes(`leaf-${r.id}`))).map((r) => r.id)),
     files,
     hash: hashOf({ files, leases }),
-    ...(opts.receipts ? { receipts: receiptIssues(root, scope, rows) } : {}),
   };
 }
 
-function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<string, infer W> ? W : never): WaveView {
+function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<string, infer W> ? W : never): WaveRecord {
   return { id: w.id, state: w.state, leaves: [...w.leaves], started: Object.fromEntries(w.started), returned: Object.fromEntries(w.returned) };
 }
 
-/** Every lease of every scope as {scope, leaf, globs, invalid}, in file-name order. */
-export function leaseViews(root: string): LeaseView[] {
-  return coordination(root).leases().map((l) => ({ scope: l.scope, leaf: l.leaf, globs: [...l.globs], invalid: l.invalid }));
+/** Lease records as {scope, leaf, globs, invalid}, in file-name order. */
+export function leaseViewsOf(records: readonly LeaseRecord[]): LeaseView[] {
+  return records.map((l) => ({ scope: l.scope, leaf: l.leaf, globs: [...l.globs], invalid: l.invalid }));
 }
 
 function canonicalIds(ids: string[]): string {
@@ -256,16 +234,4 @@ export function initialRegistry(rows: TaskRow[], integrations: Integration[]): R
   for (const i of integrations) meta.requiredIntegrations[i.file] = i.gates.map((g) => g.id).filter((g) => !(i.file === "GATES.md" && g === STRUCTURE_GATE));
   meta.groups = meta.initial.map((id) => [id]);
   return meta;
-}
-
-/** Reload and require the same inputs (kill `assertStableStructure`). */
-export function assertStable(model: Model, message = "inputs changed while checking; retry"): void {
-  let again: Model;
-  try {
-    again = loadStructure(model.root, model.scope, { allowPending: true });
-  } catch (e) {
-    if (e instanceof StructureError) fail(message);
-    throw e;
-  }
-  if (again.hash !== model.hash) fail(message);
 }

@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isValidId, listScopes, resolveTarget } from "../../../src/core/workspace/discover.ts";
-import { globsOverlap, normalizeOwnsPath } from "../../../src/core/workspace/paths.ts";
-import { tempDir, writeTree } from "../../helpers/kbz.ts";
+import { isValidId } from "../../src/core/workspace/ids.ts";
+import { listScopes, resolveTarget } from "../../src/io/discover.ts";
+import { globsOverlap, normalizeOwnsPath } from "../../src/core/workspace/paths.ts";
+import { tempDir, writeTree } from "../helpers/kbz.ts";
 
 const LEDGER = "- [ ] G1: t\n";
 

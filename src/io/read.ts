@@ -1,0 +1,476 @@
+// The one reader (docs/formats.md): every file kbz reads from a workspace is read here, with the
+// stable read — one unchanged, regular, single-link file, never through a link, never blocking on
+// a FIFO. PLAN.md, ACCESS.json, dispatch.json, STRUCTURE.json and its journal, the ledgers, the
+// lease records and status.log have no other reader. A scope's inputs are handed to the pure
+// builders through ScopeReader (the ScopeInputs port), which reads each file once and, for
+// `kbz next` and the dashboard, proves the whole set unchanged in one consistency pass.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ReadError, UsageError } from "../core/errors.ts";
+import { decodeLedgerText, MAX_LEDGER_BYTES } from "../core/text/decode.ts";
+import { isInside } from "../core/workspace/inside.ts";
+import type { ScopeInputs } from "../core/workspace/inputs.ts";
+import type { Target } from "../core/workspace/target.ts";
+import { invalidRecord, leaseSignature, locksDir, MAX_LEASE_BYTES, parseLeaseRecord, type LeaseRecord } from "../core/dispatch/lease-record.ts";
+import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, invalidAggregate, parseDispatch, waveLine, type DispatchAggregate, type DispatchState } from "../core/dispatch/waves.ts";
+import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
+import { escapeField } from "../core/text/sanitize.ts";
+import { canonicalRoot, resolveTarget } from "./discover.ts";
+import { inputStaleness } from "../core/inputs/stale.ts";
+import { gateState } from "../core/ledger/state.ts";
+import { coordination } from "./store/active.ts";
+
+const RACE_RETRIES = 4;
+const MAX_LOG_BYTES = 8 * 1024 * 1024;
+
+// ---- the stable read ----------------------------------------------------------------------
+
+const FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+function sameIdentity(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+function unchanged(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+/** Same inode, type, size and times: the file as it was (the consistency pass). */
+function sameFileState(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return unchanged(a, b) && a.mode === b.mode;
+}
+
+export interface StableReadOptions {
+  label: string; // "gate ledger", "dispatch state", ...
+  maxBytes: number;
+  root?: string; // canonical root the file must resolve inside
+  /**
+   * Canonical paths of parent folders, shared by the reads of one snapshot: the file itself is
+   * opened without following links, so its realpath is its folder's realpath plus its name.
+   */
+  realDirs?: Map<string, string>;
+}
+
+// One buffer reused by every read: a process reading 10,000 ledgers touches one file's worth of
+// fresh memory instead of 10,000 (page faults dominate a cold CLI run). A buffer grown for an
+// unusually large file is not kept, so a long-lived dashboard does not hold megabytes for it.
+let scratch: Buffer | null = null;
+const KEEP_SCRATCH_BYTES = 1024 * 1024;
+
+function keepScratch(buf: Buffer | null): void {
+  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES) scratch = buf;
+}
+
+function realpathOf(file: string, cache: Map<string, string> | undefined): string {
+  if (!cache) return fs.realpathSync(file);
+  const dir = path.dirname(file);
+  let real = cache.get(dir);
+  if (real === undefined) {
+    real = fs.realpathSync(dir);
+    cache.set(dir, real);
+  }
+  return path.join(real, path.basename(file));
+}
+
+/**
+ * The stable read of `file`, handed to `use` as a view that is only valid during the call,
+ * with the descriptor's stat taken before the bytes were read.
+ */
+export function readStableWith<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T): T {
+  return stableRead(file, opts, use, true);
+}
+
+/**
+ * The read itself. `checkName` false skips the after-read lstat of the name; only ScopeReader
+ * passes false, and only when it runs the consistency pass (`changed`) after its whole snapshot:
+ * that pass compares each name's lstat with the stat handed to `use`, so a file that changed or
+ * was swapped mid-read is caught there. This is the one place that rule lives.
+ */
+function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T, checkName: boolean): T {
+  const single = `${opts.label} must be one unchanged regular single-link file`;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, FLAGS);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      let exists = false;
+      try {
+        fs.lstatSync(file);
+        exists = true;
+      } catch {}
+      if (exists) throw new ReadError(single, "UNSAFE", file);
+      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
+    }
+    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK") throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot open ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "IO", file);
+  }
+  let buf = scratch;
+  scratch = null; // a nested read (from `use`) gets its own buffer
+  let total = 0;
+  let before: fs.BigIntStats;
+  try {
+    // The descriptor was opened without following a final link, so it is the named file as it
+    // was at open time; the name is compared with it once, after the read (below).
+    before = fs.fstatSync(fd, { bigint: true });
+    if (!before.isFile() || before.nlink !== 1n) throw new ReadError(single, "UNSAFE", file);
+    if (before.size > BigInt(opts.maxBytes)) {
+      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+    }
+    if (opts.root) {
+      const real = realpathOf(file, opts.realDirs);
+      if (!isInside(opts.root, real)) throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
+    }
+    const size = Number(before.size);
+    // Room for one byte more than the size, so a file that grew is noticed in this read.
+    const want = Math.min(size + 1, opts.maxBytes + 1);
+    if (!buf || buf.length < want) buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
+    for (;;) {
+      if (total === buf.length) {
+        if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
+        buf.copy(grown, 0, 0, total);
+        buf = grown;
+      }
+      const n = fs.readSync(fd, buf, total, buf.length - total, null);
+      if (n === 0) break;
+      total += n;
+      if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+      // A short read of a regular file is its end: no second call just to see zero bytes.
+      if (total < buf.length && total >= size) break;
+    }
+    if (BigInt(total) !== before.size) throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+    // One lstat of the name after the read proves both halves: the name still leads to the
+    // inode that was read (not swapped for another file, a link or a directory), and that
+    // inode's size and times did not move while it was read (the lstat of the same inode
+    // reports what an fstat of the descriptor would).
+    if (checkName) {
+      const named = fs.lstatSync(file, { bigint: true });
+      if (!sameIdentity(before, named)) throw new ReadError(single, "UNSAFE", file);
+      if (!unchanged(before, named) || named.nlink !== 1n) throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+    }
+  } catch (e) {
+    keepScratch(buf);
+    if (e instanceof ReadError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot read ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "IO", file);
+  } finally {
+    fs.closeSync(fd);
+  }
+  // No second realpath: the name still resolving to the same inode (checked above, or by the
+  // caller's pass) already rules out a swapped file or a swapped parent directory.
+  try {
+    return use(buf!.subarray(0, total), before);
+  } finally {
+    keepScratch(buf);
+  }
+}
+
+/** The stable read of `file` as bytes the caller owns. */
+export function readStable(file: string, opts: StableReadOptions): Buffer {
+  return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
+}
+
+
+// ---- ledgers ------------------------------------------------------------------------------
+
+/** A ledger's text, or where and why it is not UTF-8 text. ReadError for a file that cannot be read. */
+export function readLedgerText(file: string, root?: string): { text: string } | { line: number; message: string } {
+  return readStableWith(file, { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root }, decodeLedgerText);
+}
+
+/** One ledger of the status snapshot, parsed; read problems become the entry's problems. */
+export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>): LedgerEntry {
+  let decoded: ReturnType<typeof decodeLedgerText>;
+  try {
+    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
+    decoded = readStableWith(file, opts, decodeLedgerText);
+  } catch (e) {
+    if (e instanceof ReadError) return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
+    throw e;
+  }
+  return ledgerEntry(file, root, decoded);
+}
+
+/** The status snapshot. `load` lets a long-lived reader (the dashboard) reuse entries of files that did not change. */
+export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadLedgerFile): Snapshot {
+  const constrained = target.mode !== "explicit";
+  const realDirs = new Map<string, string>();
+  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
+  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"));
+}
+
+export interface TargetRequest {
+  root?: string; // default: the current directory
+  files: string[]; // explicit ledgers; empty means discover
+  scope?: string | null; // --scope, else the UNLAZY_SCOPE value the caller passes
+}
+
+/** Resolve what a command targets and load it (usage problems are thrown, file problems returned). */
+export function snapshotForRequest(req: TargetRequest): Snapshot {
+  if (req.files.length > 0 && req.scope) throw new UsageError("explicit ledger files cannot be combined with --scope");
+  const root = canonicalRoot(req.root ?? process.cwd());
+  const target = resolveTarget({ root, files: req.files, scope: req.files.length > 0 ? null : req.scope || null });
+  if (target.mode === "none") {
+    throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
+  }
+  return loadSnapshot(target);
+}
+
+
+// ---- dispatch.json ------------------------------------------------------------------------
+
+export interface LoadedDispatch {
+  state: DispatchState;
+  text: string | null; // null when the file is absent
+}
+
+/**
+ * Load a scope's dispatch state with the stable reader. Absent means empty; every other read,
+ * parse or validation failure is a DispatchStateError (links and FIFOs included). Unlike unlazy,
+ * a file replaced during the read is read again, so a reader racing a committed transition sees
+ * the old or the new state instead of a spurious "changed before it was read".
+ */
+export function loadDispatch(root: string, scope: string): LoadedDispatch {
+  const file = dispatchPath(root, scope);
+  let text: string | null = null;
+  for (let attempt = 1; text === null; attempt++) {
+    try {
+      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    } catch (e) {
+      if (e instanceof ReadError && e.code === "ENOENT") return { state: emptyDispatch(), text: null };
+      // A writer's atomic rename between our open and our identity checks looks exactly like a
+      // swap; read again briefly. A link, FIFO or hard link stays unsafe and is reported.
+      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
+        continue;
+      }
+      if (e instanceof ReadError) throw new DispatchStateError(e.message, null, 1, e.file);
+      throw e;
+    }
+  }
+  try {
+    return { state: parseDispatch(text), text };
+  } catch (e) {
+    if (e instanceof DispatchStateError) throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
+    throw e;
+  }
+}
+
+/**
+ * The scope's dispatch aggregate (docs/formats.md#dispatch), read through the store. Never throws
+ * for a bad state: an invalid state is a blocking item plus `error`, so callers decide whether to
+ * fail (status: exit 2) or block (hook). A lease this clone held and the coordinator lost is a
+ * blocking item too: the holder must claim again before it edits those paths.
+ */
+export function dispatchStatus(root: string, scope: string | null): DispatchAggregate {
+  if (!scope) return { resolved: [], blocking: [], abandoned: [], error: null };
+  const view = coordination(root);
+  let agg: DispatchAggregate;
+  try {
+    agg = aggregateDispatch(view.dispatch(scope).state);
+  } catch (e) {
+    if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
+    throw e;
+  }
+  for (const l of view.lost(scope)) {
+    agg.resolved.push(`lease:${l.leaf}=lost`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+  }
+  return agg;
+}
+
+/** dispatch.json's text, or null when absent (the files adapter's `dispatchText`). */
+export function readDispatchText(root: string, scope: string): string | null {
+  try {
+    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+// ---- lease records ------------------------------------------------------------------------
+
+/** Every lease record of the root, sorted by file name. A locks dir that is not real is one invalid record. */
+export function readLeaseRecords(root: string): LeaseRecord[] {
+  const dir = locksDir(root);
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return [];
+  }
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs.realpathSync(dir))) {
+    return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
+  }
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith(".lease"))
+    .sort()
+    .map((n) => readLeaseRecord(path.join(dir, n), root));
+}
+
+export function readLeaseRecord(file: string, root: string): LeaseRecord {
+  let text: string;
+  try {
+    text = readStable(file, { label: "lease record", maxBytes: MAX_LEASE_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError) return invalidRecord(file, e.message);
+    throw e;
+  }
+  return parseLeaseRecord(file, text);
+}
+
+// ---- other scope files --------------------------------------------------------------------
+
+/** A scope file's text (`rel` scope-relative), null when absent; ReadError (file = rel) for anything else. */
+export function readScopeText(root: string, scope: string, rel: string): string | null {
+  const file = path.join(root, ".unlazy", scope, rel);
+  let decoded: ReturnType<typeof decodeLedgerText>;
+  try {
+    decoded = readStableWith(file, { label: rel, maxBytes: MAX_LEDGER_BYTES, root }, decodeLedgerText);
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return null;
+    if (e instanceof ReadError) throw new ReadError(e.message, e.code, rel);
+    throw e;
+  }
+  if (!("text" in decoded)) throw new ReadError(decoded.message, "DECODE", rel, decoded.line);
+  return decoded.text;
+}
+
+/** status.log's text, or null when absent. */
+export function readStatusLog(root: string, scope: string): string | null {
+  const file = path.join(root, ".unlazy", scope, "status.log");
+  try {
+    return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+// ---- one scope, read once -----------------------------------------------------------------
+
+export type ScopeChange = "inputs" | "leases" | "inventory";
+
+/**
+ * One scope's inputs, each read once and recorded with the descriptor's stat. With
+ * `consistencyPass`, reads skip their own after-read lstat and `changed` proves them whole
+ * instead: it re-reads only files whose identity, type, size or times moved, so an unchanged
+ * scope costs one lstat per file to confirm. Without it every read checks itself (and the
+ * reads are also held inside the root by realpath).
+ */
+export class ScopeReader implements ScopeInputs {
+  readonly entries: [string, string | null][] = [];
+  private readonly texts = new Map<string, string | null>();
+  private readonly stats: (fs.BigIntStats | null)[] = [];
+  private readonly scopeDir: string;
+  private readonly dirs: string[];
+  private readonly dirIds: (fs.BigIntStats | null)[];
+  private readonly checks: (() => boolean)[] = [];
+  private readonly realDirs = new Map<string, string>();
+  private resolved: Target | null = null;
+  private leaseRecords: LeaseRecord[] | null = null;
+
+  /** Use `readConsistent` for a reader with the consistency pass. */
+  constructor(
+    readonly root: string,
+    readonly scope: string,
+    private readonly pass = false,
+  ) {
+    this.scopeDir = path.join(root, ".unlazy", scope);
+    // Discovery proves these are real directories inside the root; files are opened without
+    // following a final link, so pinning the directories' identities keeps every read inside.
+    this.dirs = pass ? [path.join(root, ".unlazy"), this.scopeDir, path.join(this.scopeDir, "gates")] : [];
+    this.dirIds = this.dirs.map(currentStat);
+  }
+
+  text(rel: string): string | null {
+    const known = this.texts.get(rel);
+    if (known !== undefined) return known;
+    const file = path.join(this.scopeDir, rel);
+    const { text, stat } = this.read(file, rel);
+    this.texts.set(rel, text);
+    this.stats.push(stat);
+    this.entries.push([path.sep + rel.split("/").join(path.sep), text]);
+    return text;
+  }
+
+  target(): Target {
+    return (this.resolved ??= resolveTarget({ root: this.root, scope: this.scope }));
+  }
+
+  leases(): LeaseRecord[] {
+    return (this.leaseRecords ??= coordination(this.root).leases());
+  }
+
+  dispatchText(): string | null {
+    // The files adapter calls back into this reader, so the consistency pass covers dispatch.json.
+    return coordination(this.root).dispatchText(this.scope, () => this.text("dispatch.json"));
+  }
+
+  alsoCheck(changed: () => boolean): void {
+    this.checks.push(changed);
+  }
+
+  /**
+   * What moved since it was read, or null. This pass is what proves each read whole when the
+   * reads skipped their own lstat: a name that now leads elsewhere, or an inode whose size or
+   * times moved, is re-read and its text compared.
+   */
+  changed(): ScopeChange | null {
+    if (this.dirs.map(currentStat).some((st, k) => !sameState(st, this.dirIds[k]!))) return "inputs";
+    for (let k = 0; k < this.entries.length; k++) {
+      const [suffix, text] = this.entries[k]!;
+      const file = this.scopeDir + suffix;
+      if (!sameState(currentStat(file), this.stats[k]!) && this.read(file, suffix.slice(1)).text !== text) return "inputs";
+    }
+    if (this.checks.some((c) => c())) return "inputs";
+    if (this.leaseRecords !== null && leaseSignature(coordination(this.root).leases()) !== leaseSignature(this.leaseRecords)) return "leases";
+    if (this.resolved !== null && resolveTarget({ root: this.root, scope: this.scope }).files.join("\n") !== this.resolved.files.join("\n")) return "inventory";
+    return null;
+  }
+
+  private read(file: string, rel: string): { text: string | null; stat: fs.BigIntStats | null } {
+    let read: { decoded: ReturnType<typeof decodeLedgerText>; stat: fs.BigIntStats };
+    try {
+      const opts = { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES, root: this.pass ? undefined : this.root, realDirs: this.realDirs };
+      read = stableRead(file, opts, (bytes, stat) => ({ decoded: decodeLedgerText(bytes), stat }), !this.pass);
+    } catch (e) {
+      if (e instanceof ReadError && e.code === "ENOENT") return { text: null, stat: null };
+      if (e instanceof ReadError) throw new ReadError(e.message, e.code, rel);
+      throw e;
+    }
+    if (!("text" in read.decoded)) throw new ReadError(read.decoded.message, "DECODE", rel, read.decoded.line);
+    return { text: read.decoded.text, stat: read.stat };
+  }
+}
+
+function sameState(a: fs.BigIntStats | null, b: fs.BigIntStats | null): boolean {
+  return a === null || b === null ? a === b : sameFileState(a, b);
+}
+
+function currentStat(file: string): fs.BigIntStats | null {
+  return fs.lstatSync(file, { bigint: true, throwIfNoEntry: false }) ?? null;
+}
+
+export interface ConsistentReadOptions {
+  /** Called once every input is read, before the consistency pass (tests change files here). */
+  beforeConsistencyCheck?: () => void;
+}
+
+/**
+ * Build a view from one scope read with the consistency pass: `build` reads through the port,
+ * then every input must still be what it read, else `changed` says what moved and throws or
+ * returns the view to hand out instead.
+ */
+export function readConsistent<T>(root: string, scope: string, build: (inputs: ScopeInputs) => T, changed: (what: ScopeChange, built: T) => T, opts: ConsistentReadOptions = {}): T {
+  const reader = new ScopeReader(root, scope, true);
+  const value = build(reader);
+  opts.beforeConsistencyCheck?.();
+  const moved = reader.changed();
+  return moved === null ? value : changed(moved, value);
+}

@@ -1,0 +1,55 @@
+// The scheduler's facts of a scope on disk: one consistent ScopeReader handed to the pure builder
+// (core/schedule/facts.ts), with the receipt store and its audit. Reads nothing itself; io/read.ts does.
+import { ScheduleInputError } from "../core/plan/errors.ts";
+import type { IdCompare } from "../core/plan/order.ts";
+import { managedEvidenceIssue } from "../core/receipts/audit.ts";
+import { readStore } from "../core/receipts/store.ts";
+import type { Env } from "../core/run/shell.ts";
+import * as path from "node:path";
+import { scheduleFacts, type ReceiptAudit } from "../core/schedule/facts.ts";
+import { inputStaleness } from "../core/inputs/stale.ts";
+import { gateState } from "../core/ledger/state.ts";
+import type { NextSnapshot } from "../core/schedule/snapshot.ts";
+import { readConsistent, type ScopeChange } from "./read.ts";
+
+export interface ReadOptions {
+  root: string; // canonical
+  scope: string; // valid id
+  slots: number;
+  compare: IdCompare;
+  env?: Env; // for receipt audits; default process.env
+  /** Called once every input is read, before the consistency pass (tests change files here). */
+  beforeConsistencyCheck?: () => void;
+}
+
+/** What the scheduler says when an input moved while it read. */
+export const CHANGED: Record<ScopeChange, string> = {
+  inputs: "inputs changed while scheduling; rerun",
+  leases: "leases changed while scheduling; rerun",
+  inventory: "leaf inventory changed while scheduling; rerun",
+};
+
+/** `kbz next`'s facts: every input read once, then proven unchanged (docs/formats.md#plan). */
+export function readScheduleFacts(o: ReadOptions): NextSnapshot {
+  const receipts = receiptAudit(o.root, o.env ?? process.env);
+  return readConsistent(
+    o.root,
+    o.scope,
+    (inputs) =>
+      scheduleFacts(inputs, {
+        slots: o.slots,
+        compare: o.compare,
+        receipts,
+        inputStale: (rel, l) => new Set(inputStaleness(o.root, path.join(o.root, ".unlazy", o.scope, rel), l, (g) => gateState(g, l) === "met").keys()),
+      }),
+    (what) => {
+      throw new ScheduleInputError(CHANGED[what]);
+    },
+    { beforeConsistencyCheck: o.beforeConsistencyCheck },
+  );
+}
+
+/** The receipt store of `root` and the audit `kbz verify audit` runs, for the scheduler's VERIFIED rows. */
+export function receiptAudit(root: string, env: Env): ReceiptAudit {
+  return { store: () => readStore(root), issue: (rel, store) => managedEvidenceIssue(root, rel, { store, env }) };
+}
