@@ -359,7 +359,13 @@ export function App(props: AppProps) {
     }
     onKey(input, key);
   };
-  useInput(onInput, { isActive: isRawModeSupported });
+  // One subscription for the App's life: Ink re-subscribes whenever the handler changes, and a
+  // key arriving between a commit and the re-subscription would be lost; the ref always holds
+  // this render's handler.
+  const handler = useRef(onInput);
+  handler.current = onInput;
+  const stableInput = useCallback((input: string, key: Key) => handler.current(input, key), []);
+  useInput(stableInput, { isActive: isRawModeSupported });
 
   const body = () => {
     if (mode === "help") return <Help top={selectedIndex(state, "help", stops(fullViewStops(helpLines(), width, bodyHeight, helpLabelMax(width))))} height={bodyHeight} width={width} />;

@@ -110,7 +110,7 @@ describe("CWD is bound by its real path", () => {
     fs.symlinkSync("d1", path.join(dir, "cw"));
     const first = kbz(["check", "--approve"], { cwd: dir, env });
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`    CWD: ${dir}/cw (real path ${dir}/d1)`);
+    expect(fs.existsSync(path.join(dir, "ran-d1"))).toBe(true);
     fs.unlinkSync(path.join(dir, "cw"));
     fs.symlinkSync("d2", path.join(dir, "cw"));
     const r = kbz(["check", "--reverify"], { cwd: dir, env });

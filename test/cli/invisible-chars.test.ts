@@ -26,7 +26,7 @@ describe("invisible characters", () => {
     for (const r of outputs) expect(CF.test(r.stdout + r.stderr)).toBe(false);
     expect(outputs[0]!.stdout).toContain("zero\\u200dwidth title");
     expect(outputs[2]!.stdout).toContain("    CHECK: ca\\u200bt /etc/hostname");
-    expect(outputs[4]!.stdout).toContain("    CHECK: ca\\u200bt /etc/hostname");
+    expect(outputs[4]!.stdout).toContain("ca\\u200bt: not found");
     expect(outputs[5]!.stdout).toContain("ca\\u200bt /etc/hostname");
     // JSON keeps the data exact: decoded, the value is the ledger's own text.
     expect(JSON.parse(outputs[3]!.stdout).approvals.required[0].check).toBe("ca\u200bt /etc/hostname");

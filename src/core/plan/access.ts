@@ -9,7 +9,7 @@ export interface AccessDecl {
   resourceWrites: string[];
 }
 
-const RESOURCE = /^[a-z0-9][a-z0-9:._/-]*$/;
+export const RESOURCE = /^[a-z0-9][a-z0-9:._/-]*$/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -58,4 +58,18 @@ export function accessEntry(id: string, entry: unknown, file = "ACCESS.json"): A
     if (!RESOURCE.test(r)) fail(`resource ids must be canonical lowercase names: ${id} declares ${JSON.stringify(r)}`);
   }
   return { reads, resourceReads, resourceWrites };
+}
+
+/**
+ * The optional per-leaf `estimate` (issue 19): a positive number in any one unit the plan uses
+ * (minutes, points), read by `kbz next --policy critical-path`. The originals' readers ignore
+ * unknown per-leaf keys, so ACCESS.json stays valid for them; absent means 1.
+ */
+export function estimateOf(id: string, entry: unknown, file = "ACCESS.json"): number | undefined {
+  const v = isObject(entry) ? entry.estimate : undefined;
+  if (v === undefined) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || v > 1e9) {
+    throw new ScheduleInputError(`estimate of ${id} must be a positive number up to 1e9 (got ${JSON.stringify(v)})`, file);
+  }
+  return v;
 }

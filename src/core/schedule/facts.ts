@@ -7,7 +7,7 @@ import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.t
 import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
 import type { Ledger } from "../ledger/model.ts";
-import { accessEntry, parseAccess } from "../plan/access.ts";
+import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { hasDuplicates, parsePlan } from "../plan/table.ts";
@@ -150,10 +150,12 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     }
     const verification = row.state === "VERIFIED" ? receiptIssue(o.receipts, `.unlazy/${scope}/${rel}`, store) : null;
     const stale = o.inputStale?.(rel, ledger);
+    const estimate = estimateOf(row.id, leaves[row.id], accessFile);
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates: ledger.gates.map((g) => (stale?.has(g.id) ? "stale-unmet" : gateState(g, ledger))),
       verification,
+      ...(estimate !== undefined ? { estimate } : {}),
     });
   }
   let dispatchText: string | null;

@@ -13,6 +13,8 @@ export interface TaskFacts {
   gates: GateState[]; // every gate of gates/leaf-<id>.md
   /** VERIFIED rows with a receipt: the receipt audit's reason when not current (kill §4.14.5), else null. */
   verification?: string | null;
+  /** ACCESS.json's optional per-leaf estimate (positive; absent = 1), for the critical-path policy. */
+  estimate?: number;
 }
 
 /** What the advice reads of a dispatch wave (kill §2.4); leaves are `leaf-<id>`. */

@@ -9,6 +9,7 @@ import { attemptsOf, contains, liveAttempts, validateCheckpoint, verifyArtifacts
 import { gateDefs, gateStatesOf, validateAccess } from "./build.ts";
 import { demoteLedger } from "./materialize.ts";
 import { canonical, clone, cmp, fail, hashOf, isObject, sortIds, STRUCTURE_GATE, STRUCTURE_EXPECT, STRUCTURE_TITLE, structureCheckCommand, type Checkpoint, type Integration, type Model, type Refinement, type Registry, type Report, type StructureState, type TaskRow } from "./model.ts";
+import { regroup } from "./regroup.ts";
 import { verifyTransition } from "./transition.ts";
 import { verifyStructure, type Verdict } from "./verify.ts";
 
@@ -54,10 +55,12 @@ function blank(v: unknown): boolean {
 
 export function calculateStructure(model: Model, request: unknown, hashArtifact: ArtifactHasher): Calculation {
   // 1. Shape.
-  if (!isObject(request) || request.schema !== 1 || typeof request.operation !== "string" || !isValidId(request.operation) || !isObject(request.refinements)) {
-    fail("invalid structure request");
-  }
-  for (const k of LISTS) if (request[k] !== undefined && !Array.isArray(request[k])) fail(`invalid ${k}`);
+  // Each malformed field is named with what is expected (skill/references/structure-request.schema.json).
+  if (!isObject(request)) fail("invalid structure request: expected a JSON object");
+  if (request.schema !== 1) fail("invalid structure request: schema must be 1");
+  if (typeof request.operation !== "string" || !isValidId(request.operation)) fail("invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2");
+  if (!isObject(request.refinements)) fail('invalid structure request: refinements must be an object of parent leaf id -> refinement ({} when there is none)');
+  for (const k of LISTS) if (request[k] !== undefined && !Array.isArray(request[k])) fail(`invalid ${k}: expected an array`);
   const operation = request.operation;
   const requestHash = hashOf(request);
 
@@ -246,7 +249,7 @@ class Planner {
   /** 8. Expansion of one parent into ≥2 children with at least one independent pair. */
   expand(parentId: string, refinement: unknown, accepted: boolean): void {
     if (!isObject(refinement) || refinement.retainsParentGates !== true || !Array.isArray(refinement.children) || refinement.children.length < 2) {
-      fail("refinement requires children and retained parent gates");
+      fail(`refinement requires children and retained parent gates (refinements.${parentId}: retainsParentGates: true and children, an array of at least 2)`);
     }
     const definitionHash = hashOf(refinement);
     const existing = this.meta.splits.find((s) => s.parent === parentId);
@@ -294,17 +297,17 @@ class Planner {
   private child(parent: TaskRow, c: unknown, specs: unknown[], seen: Set<string>): TaskRow {
     const spec = isObject(c) ? c : {};
     const id = spec.id;
-    if (typeof id === "string" && seen.has(id)) fail("duplicate child id");
+    if (typeof id === "string" && seen.has(id)) fail(`duplicate child id (${id})`);
     if (typeof id !== "string" || !id.startsWith(parent.id + ".") || id.length === parent.id.length + 1 || !isValidId(id) || this.rows.has(id)) {
-      fail("invalid or reused child id");
+      fail(`invalid or reused child id (children[].id ${JSON.stringify(id)}: a new id starting with "${parent.id}.")`);
     }
     seen.add(id);
     const siblings = specs.map((s) => (isObject(s) ? s.id : undefined));
     const needs = spec.needs;
     if (!Array.isArray(needs) || new Set(needs).size !== needs.length || needs.some((n) => n === id || typeof n !== "string" || !siblings.includes(n))) {
-      fail("child needs must reference siblings");
+      fail(`child needs must reference siblings (children[${JSON.stringify(id)}].needs: an array of sibling ids, [] for none)`);
     }
-    if (typeof spec.ledger !== "string") fail("child ledger required");
+    if (typeof spec.ledger !== "string") fail(`child ledger required (children[${JSON.stringify(id)}].ledger: the leaf ledger text with OWNS and unticked gates)`);
     const ledger = parseLedger(spec.ledger, `leaf-${id}`);
     if (ledger.errors.length > 0 || ledger.owns.length === 0 || ledger.abandons.size > 0 || ledger.gates.some((g) => g.checked)) {
       fail("invalid or pre-certified child ledger");
@@ -316,7 +319,7 @@ class Planner {
     if (!access.resourceWrites.every((r) => pa.resourceWrites.includes(r)) || !access.resourceReads.every((r) => pa.resourceReads.includes(r) || pa.resourceWrites.includes(r))) {
       fail("child resource access escapes parent declaration");
     }
-    if (spec.tier !== "mechanical" && spec.tier !== "judgment") fail("child tier required");
+    if (spec.tier !== "mechanical" && spec.tier !== "judgment") fail(`child tier required (children[${JSON.stringify(id)}].tier: "judgment" or "mechanical")`);
     return {
       id,
       owns: [...ledger.owns],
@@ -371,57 +374,17 @@ class Planner {
     return k.order;
   }
 
-  /**
-   * 10. Merge groups whose unfinished work is one dependency chain, to a fixed point: scan the
-   * pairs in order, accept the first mergeable one, restart. A refused pair stays refused: busy
-   * tasks and states do not change while regrouping, and the quotient graph is acyclic before
-   * every merge, so a merge closes a cycle exactly when one group reaches the other through a
-   * third, which a later merge cannot undo. Each pair is therefore examined once.
-   */
+  /** 10. Merge groups whose unfinished work is one dependency chain, to a fixed point (regroup.ts). */
   regroup(): void {
-    const order = this.order();
-    const anc = ancestors(order, (id) => this.rows.get(id)!.needs);
-    const comparable = (a: string, b: string) => anc.get(a)!.has(b) || anc.get(b)!.has(a);
-    const chain = (merged: string[]): boolean => {
-      const open = merged.filter((m) => this.rows.get(m)!.state !== "VERIFIED");
-      return !merged.some((m) => this.busy(m)) && open.every((x, i) => open.slice(i + 1).every((y) => comparable(x, y)));
-    };
-    let serial = 0;
-    let groups = this.groups.map((members) => ({ members, id: serial++ }));
-    const refused = new Set<number>();
-    const pair = (x: number, y: number) => x * 4194304 + y;
-    for (;;) {
-      const succ = this.quotient(groups.map((g) => g.members));
-      let found: [number, number] | null = null;
-      scan: for (let a = 0; a < groups.length; a++) {
-        for (let b = a + 1; b < groups.length; b++) {
-          const key = pair(groups[a]!.id, groups[b]!.id);
-          if (refused.has(key)) continue;
-          if (chain([...groups[a]!.members, ...groups[b]!.members]) && !throughThird(succ, a, b) && !throughThird(succ, b, a)) {
-            found = [a, b];
-            break scan;
-          }
-          refused.add(key);
-        }
-      }
-      if (found === null) break;
-      const members = sortIds([...groups[found[0]]!.members, ...groups[found[1]]!.members]);
-      groups = [...groups.filter((_, k) => k !== found![0] && k !== found![1]), { members, id: serial++ }];
-      groups.sort((x, y) => cmp(x.members.join("\0"), y.members.join("\0")));
-      this.actions.push({ action: "group", members });
-    }
-    this.groups = groups.map((g) => g.members);
-  }
-
-  /** Successor group indexes of each group. */
-  private quotient(groups: string[][]): Set<number>[] {
-    const at = new Map<string, number>();
-    groups.forEach((g, i) => g.forEach((m) => at.set(m, i)));
-    const succ = groups.map(() => new Set<number>());
-    for (const r of this.rows.values()) {
-      for (const n of r.needs) if (at.get(n) !== at.get(r.id)) succ[at.get(n)!]!.add(at.get(r.id)!);
-    }
-    return succ;
+    const result = regroup({
+      order: this.order(),
+      needsOf: (id) => this.rows.get(id)!.needs,
+      open: (id) => this.rows.get(id)!.state !== "VERIFIED",
+      busy: (id) => this.busy(id),
+      groups: this.groups,
+    });
+    for (const members of result.merges) this.actions.push({ action: "group", members });
+    this.groups = result.groups;
   }
 
   /** 11. The registry and the state the checker sees after the event. */
@@ -450,23 +413,6 @@ class Planner {
       active: sortIds(this.active),
     };
   }
-}
-
-/** Does group `from` reach group `to` through at least one other group? */
-function throughThird(succ: Set<number>[], from: number, to: number): boolean {
-  const seen = new Set<number>([from, to]);
-  const queue = [...succ[from]!].filter((g) => g !== to);
-  for (const g of queue) seen.add(g);
-  for (let i = 0; i < queue.length; i++) {
-    for (const next of succ[queue[i]!]!) {
-      if (next === to) return true;
-      if (!seen.has(next)) {
-        seen.add(next);
-        queue.push(next);
-      }
-    }
-  }
-  return false;
 }
 
 function union(a: string[], b: string[]): string[] {
