@@ -16,6 +16,8 @@ import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, inv
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
+import { inputStaleness } from "../core/inputs/stale.ts";
+import { gateState } from "../core/ledger/state.ts";
 import { coordination } from "./store/active.ts";
 
 const RACE_RETRIES = 4;
@@ -197,7 +199,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return buildSnapshot(target, ledgers, dispatch);
+  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"));
 }
 
 export interface TargetRequest {

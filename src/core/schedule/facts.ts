@@ -6,6 +6,7 @@ import { leaseSignature } from "../dispatch/lease-record.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
 import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
+import type { Ledger } from "../ledger/model.ts";
 import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
@@ -59,6 +60,8 @@ export interface FactsOptions {
   slots: number;
   compare: IdCompare;
   receipts: ReceiptAudit;
+  /** Met gates of a leaf ledger (scope-relative path) whose INPUTS changed since their pass (issue 18). */
+  inputStale?: (rel: string, ledger: Ledger) => Set<string>;
 }
 
 /** Receipt failures become schedule errors. */
@@ -146,10 +149,11 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
       );
     }
     const verification = row.state === "VERIFIED" ? receiptIssue(o.receipts, `.unlazy/${scope}/${rel}`, store) : null;
+    const stale = o.inputStale?.(rel, ledger);
     const estimate = estimateOf(row.id, leaves[row.id], accessFile);
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
-      gates: ledger.gates.map((g) => gateState(g, ledger)),
+      gates: ledger.gates.map((g) => (stale?.has(g.id) ? "stale-unmet" : gateState(g, ledger))),
       verification,
       ...(estimate !== undefined ? { estimate } : {}),
     });

@@ -12,7 +12,7 @@ import { scopeDir } from "./build.ts";
 import { materialize } from "./materialize.ts";
 import { canonical, fail, hashOf, JOURNAL, type Model } from "./model.ts";
 import { calculateStructure, type Action, type Calculation, type Complexity, type Planned } from "./plan.ts";
-import { artifactHasher, readJournal, recoverLocked, rollForward, Steps, type RecoverResult, type WriteHook } from "./recover.ts";
+import { artifactHasher, readJournal, recoverLocked, rollForward, Steps, sweepScopeLitter, type RecoverResult, type WriteHook } from "./recover.ts";
 
 export interface Hooks {
   afterWrite?: WriteHook;
@@ -44,7 +44,7 @@ export function planStructure(root: string, scope: string, request: unknown, hoo
 
 export async function applyStructure(root: string, scope: string, request: unknown, hooks: Hooks = {}): Promise<ApplyResult> {
   // A refused event must leave no trace, not even the lock directory: without a journal to roll
-  // forward, plan and materialize once before locking (repeated under the lock).
+  // forward, plan and materialize once before locking (reused under the lock when nothing moved).
   let early: { model: Model; calc: Calculation; writes: Record<string, string> | null } | null = null;
   if (readJournal(root, scope) === null) {
     const model = loadStructure(root, scope, { receipts: true });
@@ -53,6 +53,7 @@ export async function applyStructure(root: string, scope: string, request: unkno
   }
   return withFileLock(root, transactionLock(root, scope), () => {
     const steps = new Steps(hooks.afterWrite);
+    sweepScopeLitter(root, scope);
     const pending = readJournal(root, scope);
     if (pending !== null) {
       if (pending.requestHash !== hashOf(request) || pending.operation !== (request as { operation?: unknown })?.operation) {
