@@ -7,6 +7,7 @@ import { UsageError } from "../core/errors.ts";
 import type { CheckResult } from "../core/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { pathFacts } from "../core/run/shell.ts";
+import { cwdShown } from "../core/check/plan.ts";
 import { inspectReceipt, type Inspection } from "../core/receipts/audit.ts";
 import type { Policy } from "../core/receipts/context.ts";
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
@@ -105,7 +106,7 @@ function diagnostic(r: Extract<LedgerResult, { status: "REVIEW_OR_REPAIR" }>): s
     for (const a of res.approvals) lines.push(...approvalLines(a), ...(a.problem ? [`kbz: ${a.problem}`] : []));
     for (const run of res.runs) {
       const o = run.task.oracle;
-      lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${run.task.cwd} PATH=${pathFacts(o.path).transcript}`);
+      lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${cwdShown(run.task)} PATH=${pathFacts(o.path).transcript}`);
     }
     for (const run of res.runs) lines.push(...resultLines(run), ...(run.writeError ? [`kbz: ${run.writeError}`] : []));
     for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);

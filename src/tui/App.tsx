@@ -331,13 +331,12 @@ export function App(props: AppProps) {
   };
 
   const sign = (qid: string, evidence: string) => {
-    const gate = data?.snapshot.gates.find((g) => g.qid === qid);
-    if (!data || !gate) return;
+    if (!data) return;
     if (evidence.trim() === "") return flash("not signed: the evidence text is empty", "warn");
     // The same core function as `kbz sign` (loaded when first used).
     void import("../core/check/sign.ts").then(({ signGate }) =>
-      signGate({ root: data.snapshot.target.root, file: gate.file, gate: gate.gate.id, evidence }).then(
-        (r) => flash(r.status === "signed" ? `signed ${qid}` : `${qid} already carries this evidence`, "ok"),
+      signGate({ root: src.root, scope: data.snapshot.target.scope, qid, evidence }).then(
+        (r) => flash(r.status === "written" ? `signed ${qid}` : `${qid} already carries this evidence`, "ok"),
         (e) => flash(`not signed: ${(e as Error).message}`, "bad"),
       ).finally(() => snap.reload()),
     );

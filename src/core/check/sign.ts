@@ -1,73 +1,70 @@
-// Signing a manual gate: a person's evidence written into its ledger and the box ticked, in one
-// atomic write under the ledger's lock after a fresh re-read, so a concurrent edit to another
-// gate survives. Runnable gates are refused: only kbz check ticks those. `kbz sign` and the
-// dashboard's `s` key both call `signGate`.
-import * as path from "node:path";
-import { FileProblemsError, UsageError } from "../errors.ts";
+// Signing a manual gate: human evidence written into its ledger, checked off, under the
+// ledger's lock and with the same fresh re-read as check writeback, so a concurrent edit to
+// another gate survives and a gate whose definition changed meanwhile is refused. The
+// dashboard's `s` key and the CLI's `kbz sign` both call `signGate`.
+import { UsageError } from "../errors.ts";
+import { gateDigest } from "../ledger/digest.ts";
 import { applyGateEdit } from "../ledger/edit.ts";
-import { isRunnable, type Gate, type Ledger } from "../ledger/model.ts";
+import { MAX_EVIDENCE } from "../ledger/evidence.ts";
+import { isRunnable, stemOf } from "../ledger/model.ts";
 import { parseLedger } from "../ledger/parse.ts";
-import { loadLedgerFile } from "../../io/read.ts";
+import { hasUnsafe } from "../text/sanitize.ts";
+import { snapshotForRequest } from "../../io/read.ts";
 import { writeAtomic } from "../workspace/fs.ts";
 import { withFileLock } from "../workspace/lock.ts";
+import { readLedgerText } from "../../io/read.ts";
 
 export interface SignRequest {
-  root: string; // canonical; holds the lock directory
-  file: string; // the ledger, absolute
-  /** `G4`, or qualified `leaf-1.1:G4` (the prefix is ignored). */
-  gate: string;
+  root: string;
+  scope: string | null;
+  /** Qualified gate id, as `kbz status` prints it. */
+  qid: string;
+  /** Explicit ledger files (kbz sign LEDGER GATE); discovery (scope or legacy) when absent. */
+  files?: string[];
   evidence: string;
 }
 
 export interface SignResult {
-  qid: string;
-  file: string; // as shown (relative to the root)
-  evidence: string;
-  status: "signed" | "unchanged";
+  file: string;
+  gateId: string;
+  status: "written" | "unchanged";
 }
 
-/** A refusal of the request itself (runnable, abandoned, would break the ledger); exit 2. */
-export class SignRefused extends UsageError {}
-
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
-
-/** The evidence as it will be written, or the reason it cannot be. */
+/** The evidence as it will be written (one line), or a reason it cannot be. */
 export function signEvidence(text: string): string {
-  const evidence = String(text ?? "").trim();
-  if (evidence === "" || evidence.toLowerCase() === "pending") throw new UsageError("--evidence: expected what the person checked, in words (not blank, not pending)");
-  if (CONTROL.test(evidence) || evidence.length > 500) throw new UsageError("--evidence: expected one line of at most 500 printable characters");
-  if (evidence.startsWith("automatic-evidence=") || evidence.startsWith("exit=0; shell=")) {
-    throw new UsageError("--evidence: expected the person's words, not text that looks like automatic evidence");
-  }
-  return evidence;
-}
-
-function load(file: string, root: string) {
-  const entry = loadLedgerFile(file, root, false);
-  if (!entry.ledger || entry.problems.length > 0) throw new FileProblemsError(entry.problems);
-  return entry as typeof entry & { ledger: Ledger };
+  const v = text.replace(/[\r\n\t]+/g, " ").trim();
+  if (v === "") throw new UsageError("evidence text is empty: say what you checked and what you saw");
+  if (v.toLowerCase() === "pending") throw new UsageError("'pending' is not evidence: say what you checked and what you saw");
+  if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell=")) throw new UsageError("evidence must not look like automatic evidence: write it in your own words");
+  if (hasUnsafe(v)) throw new UsageError("evidence contains control, bidi or invisible characters: type it again as plain text");
+  if (v.length > MAX_EVIDENCE) throw new UsageError(`evidence is ${v.length} characters; at most ${MAX_EVIDENCE} fit on the EVIDENCE line`);
+  return v;
 }
 
 export async function signGate(req: SignRequest): Promise<SignResult> {
   const evidence = signEvidence(req.evidence);
-  const file = path.resolve(req.file);
-  const gateId = String(req.gate).replace(/^.*:/, "");
-  const entry = load(file, req.root);
-  const find = (l: Ledger): Gate => {
-    const g = l.gates.find((x) => x.id === gateId);
-    if (!g) throw new UsageError(`GATE: no gate ${gateId} in ${entry.display} (have: ${l.gates.map((x) => x.id).join(", ") || "none"})`);
-    if (isRunnable(g)) throw new SignRefused(`${entry.stem}:${gateId} is runnable (it has CHECK/EXPECT): kbz check ticks it when its CHECK passes; only manual gates are signed`);
-    if (l.abandons.has(g.id)) throw new SignRefused(`${entry.stem}:${gateId} is abandoned; remove its ABANDON: line first`);
-    return g;
-  };
-  find(entry.ledger);
-  const changed = await withFileLock(req.root, file, () => {
-    const fresh = load(file, req.root).ledger;
-    const text = applyGateEdit(fresh, find(fresh), { checked: true, evidence });
-    if (parseLedger(text, entry.stem).errors.length > 0) throw new SignRefused(`signing ${gateId} would make ${entry.display} invalid; nothing written`);
-    if (text === fresh.text) return false;
-    writeAtomic(file, text);
-    return true;
+  const snap = snapshotForRequest({ root: req.root, scope: req.files?.length ? null : req.scope, files: req.files ?? [] });
+  if (snap.problems.length > 0) {
+    const p = snap.problems[0]!;
+    throw new UsageError(`${p.file}:${p.line}: ${p.message} (fix the ledger, then sign)`);
+  }
+  const view = snap.gates.find((g) => g.qid === req.qid);
+  if (!view) throw new UsageError(`no gate ${req.qid} here (kbz status lists the gate ids)`);
+  if (isRunnable(view.gate)) throw new UsageError(`${req.qid} has a CHECK and EXPECT: kbz check runs it; only manual gates are signed`);
+  if (view.state === "abandoned") throw new UsageError(`${req.qid} is abandoned: it cannot be signed`);
+  const root = snap.target.root;
+  const constrained = snap.target.mode !== "explicit";
+  const digest = gateDigest(view.gate);
+  return withFileLock(root, view.file, () => {
+    const decoded = readLedgerText(view.file, constrained ? root : undefined);
+    if (!("text" in decoded)) throw new UsageError(decoded.message, { file: view.file, line: decoded.line });
+    const fresh = parseLedger(decoded.text, stemOf(view.file));
+    if (fresh.errors.length > 0) throw new UsageError(fresh.errors[0]!.message, { file: view.file, line: fresh.errors[0]!.line });
+    const gate = fresh.gates.find((g) => g.id === view.gate.id);
+    if (!gate || gateDigest(gate) !== digest) throw new UsageError(`${req.qid} changed while signing: look at it again, then sign`);
+    const text = applyGateEdit(fresh, gate, { checked: true, evidence });
+    if (text === fresh.text) return { file: view.file, gateId: gate.id, status: "unchanged" as const };
+    writeAtomic(view.file, text, constrained ? { root } : {});
+    return { file: view.file, gateId: gate.id, status: "written" as const };
   });
-  return { qid: `${entry.stem}:${gateId}`, file: entry.display, evidence, status: changed ? "signed" : "unchanged" };
 }

@@ -12,7 +12,7 @@ import { scopeDir } from "./build.ts";
 import { materialize } from "./materialize.ts";
 import { fail, hashOf, JOURNAL, type Model } from "./model.ts";
 import { calculateStructure, type Action, type Complexity, type Planned } from "./plan.ts";
-import { artifactHasher, readJournal, recoverLocked, rollForward, Steps, type RecoverResult, type WriteHook } from "./recover.ts";
+import { artifactHasher, readJournal, recoverLocked, rollForward, Steps, sweepScopeLitter, type RecoverResult, type WriteHook } from "./recover.ts";
 
 export interface Hooks {
   afterWrite?: WriteHook;
@@ -52,6 +52,7 @@ export async function applyStructure(root: string, scope: string, request: unkno
   }
   return withFileLock(root, transactionLock(root, scope), () => {
     const steps = new Steps(hooks.afterWrite);
+    sweepScopeLitter(root, scope);
     const pending = readJournal(root, scope);
     if (pending !== null) {
       if (pending.requestHash !== hashOf(request) || pending.operation !== (request as { operation?: unknown })?.operation) {
