@@ -30,11 +30,14 @@ const VERB_MODULES: [name: string, load: () => Promise<Verb>][] = [
   ["scope", async () => (await import("./scope.ts")).verb],
   ["wave", async () => (await import("./wave.ts")).verb],
   ["next", async () => (await import("./next.ts")).verb],
+  ["plan", async () => (await import("./plan.ts")).verb],
+  ["advance", async () => (await import("./advance.ts")).verb],
   ["verify", async () => (await import("./verify.ts")).verb],
   ["structure", async () => (await import("./structure.ts")).verb],
   ["hook", async () => (await import("./hook.ts")).verb],
   ["skill", async () => (await import("./skill.ts")).verb],
   ["init", async () => (await import("./init.ts")).verb],
+  ["sign", async () => (await import("./sign.ts")).verb],
   ["dash", async () => (await import("./dash.ts")).verb],
   ["coordinator", async () => (await import("./coordinator.ts")).verb],
   ["demo", async () => (await import("./dash.ts")).demoVerb],
@@ -136,7 +139,7 @@ function rejectRepeatedValues(argv: Record<string, unknown>, arrays: Set<string>
 }
 
 /** Verbs that read or write coordination state (leases, waves, log, session, leaf states). */
-const COORDINATED = new Set(["", "status", "scope", "wave", "next", "structure", "dash", "demo", "advance", "plan"]);
+const COORDINATED = new Set(["", "status", "check", "scope", "wave", "next", "structure", "dash", "advance", "plan"]);
 
 /**
  * Install the store for the command's root before it reads anything. With a coordinator, every

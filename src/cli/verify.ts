@@ -1,10 +1,13 @@
 // kbz verify: acceptance receipts that are reused only while their inputs are unchanged
 // (kill §3.4, §4.14). `run` checks once and records; `audit` and `explain` only read.
+import * as fs from "node:fs";
 import * as path from "node:path";
+import { loadLedgerFile } from "../io/read.ts";
 import { UsageError } from "../core/errors.ts";
 import type { CheckResult } from "../core/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { pathFacts } from "../core/run/shell.ts";
+import { cwdShown } from "../core/check/plan.ts";
 import { inspectReceipt, type Inspection } from "../core/receipts/audit.ts";
 import type { Policy } from "../core/receipts/context.ts";
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
@@ -48,10 +51,47 @@ function ledgersOf(argv: VerifyArgs, root: string): string[] {
 
 const sortedUnique = (items: string[]) => [...new Set(items)].sort();
 
-function policyOf(argv: VerifyArgs): Policy {
-  if (argv.inputs === undefined) throw new UsageError("--inputs required; include artifacts, checks and their dependencies");
+/** A glob's literal folder: the segments before the first wildcard (`src/a/**` -> `src/a`). */
+function literalPrefix(glob: string): string | null {
+  const segs = glob.split("/");
+  const k = segs.findIndex((x) => /[*?[{]/.test(x));
+  const lit = (k < 0 ? segs : segs.slice(0, k)).join("/");
+  return lit === "" ? null : lit;
+}
+
+/**
+ * Without --inputs: each ledger's OWNS plus, for a scope leaf, its ACCESS.json reads, as their
+ * literal folders. What the CHECKs call outside those still needs --inputs.
+ */
+function defaultInputs(root: string, ledgers: string[]): string[] {
+  const inputs: string[] = [];
+  for (const rel of ledgers) {
+    const file = path.resolve(root, rel);
+    const entry = loadLedgerFile(file, root, false);
+    const globs = [...(entry.ledger?.owns ?? [])];
+    const m = /^\.unlazy\/([^/]+)\/gates\/leaf-(.+)\.md$/.exec(path.relative(root, file).split(path.sep).join("/"));
+    if (m) {
+      try {
+        const access = JSON.parse(fs.readFileSync(path.join(root, ".unlazy", m[1]!, "ACCESS.json"), "utf8"));
+        globs.push(...((access?.leaves?.[m[2]!]?.reads as string[] | undefined) ?? []));
+      } catch {
+        // No readable ACCESS.json: OWNS alone.
+      }
+    }
+    for (const g of globs) {
+      const lit = literalPrefix(g);
+      if (lit === null) throw new UsageError(`--inputs required: ${rel} declares ${g}, which has no literal folder; list the inputs with --inputs`);
+      inputs.push(lit);
+    }
+  }
+  if (inputs.length === 0) throw new UsageError("--inputs required; include artifacts, checks and their dependencies");
+  return inputs;
+}
+
+function policyOf(argv: VerifyArgs, root: string): Policy {
+  const raw = argv.inputs === undefined ? defaultInputs(root, positionals(argv)) : String(argv.inputs).split(",");
   const policy: Policy = {
-    inputs: sortedUnique(String(argv.inputs).split(",")),
+    inputs: sortedUnique(raw),
     env: sortedUnique(String(argv.env ?? "").split(",").filter((s) => s !== "")),
     closed: !!argv.closed,
   };
@@ -67,7 +107,7 @@ function diagnostic(r: Extract<LedgerResult, { status: "REVIEW_OR_REPAIR" }>): s
     for (const a of res.approvals) lines.push(...approvalLines(a), ...(a.problem ? [`kbz: ${a.problem}`] : []));
     for (const run of res.runs) {
       const o = run.task.oracle;
-      lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${run.task.cwd} PATH=${pathFacts(o.path).transcript}`);
+      lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${cwdShown(run.task)} PATH=${pathFacts(o.path).transcript}`);
     }
     for (const run of res.runs) lines.push(...resultLines(run), ...(run.writeError ? [`kbz: ${run.writeError}`] : []));
     for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
@@ -99,7 +139,7 @@ function printResult(r: LedgerResult): void {
 }
 
 async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<ExitCode> {
-  const policy = policyOf(argv);
+  const policy = policyOf(argv, root);
   const ledgers = ledgersOf(argv, root);
   const results = await verifyRun({
     root,
@@ -181,7 +221,7 @@ export const verb: Verb = {
     y
       .positional("action", { type: "string", describe: "run, audit or explain" })
       .positional("ledger", { type: "string", array: true, describe: "ledger paths (relative to --root when given, else to the current folder)" })
-      .option("inputs", { type: "string", describe: "run: comma-separated input files/directories the checks read", requiresArg: true })
+      .option("inputs", { type: "string", describe: "run: comma-separated input files/directories the checks read (default: the ledgers' OWNS and, for scope leaves, ACCESS.json reads)", requiresArg: true })
       .option("closed", { type: "boolean", describe: "run: attest complete deterministic inputs (makes the receipt reusable)" })
       .option("env", { type: "string", describe: "run: comma-separated environment variables the checks depend on", requiresArg: true })
       .option("approve", { type: "boolean", describe: "run: approve each exact pending oracle first, as kbz check --approve" })

@@ -56,6 +56,7 @@ async function healthy(port: number): Promise<boolean> {
 }
 
 export async function startCluster(size = 3): Promise<Cluster> {
+  // Tracked by the test run (test/helpers/tmp.ts) as well as removed by stop(): nothing is left.
   const dir = tempDir("kbz-etcd-");
   const used = new Set<number>();
   const port = async () => {

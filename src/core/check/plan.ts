@@ -54,6 +54,7 @@ export interface CheckTask {
   qid: string;
   file: string;
   gate: Gate;
+  /** The CWD as written (lexical); `oracle.cwd` is its real path, where the CHECK runs. */
   cwd: string;
   oracle: RuntimeOracle;
   signature: string;
@@ -61,15 +62,52 @@ export interface CheckTask {
   startState: GateState;
 }
 
-/** Base directory: --cwd, else the ledger's directory for explicit files, else the root. */
-export function baseDir(snap: Snapshot, file: string, settings: RunSettings): string {
-  if (settings.cwd) return settings.cwd;
-  return snap.target.mode === "explicit" ? path.dirname(file) : snap.target.root;
+/** The CWD as written, and its real path when they differ (the approval binds the real one). */
+export function cwdShown(t: Pick<CheckTask, "cwd" | "oracle">): string {
+  return t.cwd === t.oracle.cwd ? t.cwd : `${t.cwd} (real path ${t.oracle.cwd})`;
 }
 
-/** A gate's resolved CWD is lexical (no realpath): it is part of approval and evidence. */
+/**
+ * The folder holding the `.unlazy` that contains `file`'s `.unlazy/<scope>/` directory, or null
+ * when the ledger is not inside a scope. Lexical: the path as named, after resolving `..`.
+ */
+export function scopeLedgerRoot(file: string): string | null {
+  const parts = path.resolve(file).split(path.sep);
+  // .unlazy/<scope>/<...>/<ledger>: at least a scope folder and a file name after `.unlazy`.
+  for (let i = parts.length - 3; i >= 0; i--) {
+    if (parts[i] === ".unlazy") return parts.slice(0, i).join(path.sep) || path.sep;
+  }
+  return null;
+}
+
+/**
+ * The one CHECK directory rule (every runner and the dashboard use it): `--cwd` when given;
+ * else a ledger inside `.unlazy/<scope>/` runs from the repository root (the folder holding
+ * `.unlazy`), however it was named; else an explicit ledger runs from its own folder (unlazy's
+ * rule) and a discovered one from the root. A relative `CWD:` resolves against this base.
+ */
+export function baseDir(snap: Snapshot, file: string, settings: RunSettings): string {
+  if (settings.cwd) return settings.cwd;
+  if (snap.target.mode !== "explicit") return snap.target.root;
+  return scopeLedgerRoot(file) ?? path.dirname(file);
+}
+
+/** A gate's CWD as written, resolved lexically: what evidence records and people read. */
 export function gateCwd(base: string, gate: Gate): string {
   return gate.cwd ? path.resolve(base, gate.cwd) : base;
+}
+
+/**
+ * The place a CWD names: its real path, which the approval binds and the CHECK runs in, so a
+ * retargeted link needs a new approval (issue 15). A missing directory keeps its lexical path
+ * (pendingTasks refuses it before anything runs).
+ */
+export function realCwd(cwd: string): string {
+  try {
+    return fs.realpathSync(cwd);
+  } catch {
+    return cwd;
+  }
 }
 
 export function oracleFor(base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
@@ -77,7 +115,7 @@ export function oracleFor(base: string, gate: Gate, settings: RunSettings, sandb
     sandbox,
     check: gate.check ?? "",
     expect: gate.expect ?? "",
-    cwd: gateCwd(base, gate),
+    cwd: realCwd(gateCwd(base, gate)),
     shell: settings.shell,
     timeoutMs: settings.timeoutMs,
     path: settings.path.value,
@@ -98,7 +136,7 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
       qid: v.qid,
       file: v.file,
       gate: v.gate,
-      cwd: oracle.cwd,
+      cwd: gateCwd(base, v.gate),
       oracle,
       signature: oracleSignature(oracle),
       digest: gateDigest(v.gate)!,

@@ -93,7 +93,10 @@ function cells(text: string): string[] {
   return parts;
 }
 
-export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): Plan {
+/** A PLAN whose dispatch table has no rows yet (a scope `kbz init --scope` just made). */
+export class EmptyPlanError extends ScheduleInputError {}
+
+export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md", opts: { allowEmpty?: boolean } = {}): Plan {
   const fail = (message: string, line: number | null = null): never => {
     throw new ScheduleInputError(message, file, line);
   };
@@ -122,7 +125,7 @@ export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): P
   for (let k = at + 2; k < lines.length && isTableLine(lines[k]!.text); k++) {
     parsed.push(parseRow(lines[k]!, parsed.length, fail));
   }
-  if (parsed.length === 0) fail("PLAN has no leaves", header.no);
+  if (parsed.length === 0 && !opts.allowEmpty) throw new EmptyPlanError("PLAN has no leaves", file, header.no);
 
   const byId = new Map<string, PlanRow>();
   for (const row of parsed) {
@@ -209,4 +212,11 @@ export function pathList(items: string[], label: string, fail: Fail): string[] {
   }
   if (hasDuplicates(out)) fail(`${label} contains duplicates`);
   return out;
+}
+
+/** PLAN rows with the states a coordinator holds laid over them (files: PLAN.md is the authority). */
+export function withLeafStates(plan: Plan, states: ReadonlyMap<string, RowState> | null): Plan {
+  if (!states || states.size === 0) return plan;
+  const rows = plan.rows.map((r) => (states.has(r.id) ? { ...r, state: states.get(r.id)! } : r));
+  return { ...plan, rows, byId: new Map(rows.map((r) => [r.id, r])) };
 }

@@ -1,0 +1,51 @@
+// kbz sign: a person signs off one manual gate (core/check/sign.ts signGate, shared with the
+// dashboard's `s`): ticks its box and writes the EVIDENCE text in one atomic write under the
+// ledger's lock. Runnable gates are refused: only kbz check ticks those.
+import * as path from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { signGate } from "../core/check/sign.ts";
+import { stemOf } from "../core/ledger/model.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { out } from "./output.ts";
+import { emit, envelope } from "./envelope.ts";
+import { rootFor } from "./context.ts";
+
+interface SignArgs {
+  ledger?: string;
+  gate?: string;
+  evidence?: string;
+  root?: string;
+  json?: boolean;
+}
+
+async function sign(argv: SignArgs): Promise<ExitCode> {
+  const root = rootFor(argv);
+  if (!argv.ledger || !argv.gate) throw new UsageError("sign needs LEDGER and GATE (e.g. kbz sign GATES.md G4 --evidence \"reviewed by Ana\")");
+  if (argv.evidence === undefined) throw new UsageError("--evidence: expected what the person checked, in words");
+  // Relative to --root when given, else to the current folder (the root found above may lie higher).
+  const file = path.resolve(argv.root !== undefined ? root : process.cwd(), argv.ledger);
+  const qid = `${stemOf(file)}:${String(argv.gate).replace(/^.*:/, "")}`;
+  const r = await signGate({ root, scope: null, qid, files: [file], evidence: String(argv.evidence) });
+  const shown = path.relative(root, r.file);
+  if (argv.json) emit(envelope(r.status === "written" ? "signed" : "unchanged", 0, { gate: qid, file: shown }));
+  else out(r.status === "written" ? `SIGNED ${qid} in ${shown}` : `${qid} was already signed with this evidence`);
+  return 0;
+}
+
+export const verb: Verb = {
+  command: "sign <ledger> <gate>",
+  describe: "a person signs off a manual gate: tick its box and write the evidence (refuses runnable gates)",
+  builder: (y) =>
+    y
+      .positional("ledger", { type: "string", describe: "the ledger file" })
+      .positional("gate", { type: "string", describe: "the gate id (G4 or leaf-1.1:G4)" })
+      .option("evidence", { type: "string", describe: "what the person checked, in words", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found from the current folder)", requiresArg: true })
+      .option("json", { type: "boolean", describe: "print one JSON object" })
+      .epilog(
+        "For the person who reviewed the outcome, not for the agent on its own judgement: an agent asks the user " +
+          "to review a manual gate, and runs kbz sign only with the evidence text the user gave.\n\n" +
+          "Exit codes: 0 signed (or already); 2 usage, a runnable, abandoned or unknown gate, or an invalid ledger (nothing written).",
+      ),
+  handler: (argv) => sign(argv as SignArgs),
+};
