@@ -5,7 +5,7 @@ import { EmptyPlanError } from "../core/plan/table.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
-import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
+import { isPolicy, POLICIES, type Policy } from "../core/schedule/policy.ts";
 import { readScheduleFacts } from "../io/schedule.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
@@ -167,10 +167,10 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
   emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](s)}`);
 }
 
-/** The advice as `kbz next` prints it, for verbs that end with it (advance). */
-export function nextAdviceLines(root: string, scope: string, slots: number): { advice: Advice; lines: string[] } {
+/** The advice as `kbz next` prints it, for verbs that end with it (advance); `policy` as `--policy`. */
+export function nextAdviceLines(root: string, scope: string, slots: number, policy: Policy = "id-order"): { advice: Advice; lines: string[] } {
   const snap = readScheduleFacts({ root, scope, slots, compare: idCompare("natural") });
-  const advice = adviseNext(snap, { details: true });
+  const advice = adviseNext(snap, { details: true, policy });
   const lines: string[] = [];
   printHuman(snap, advice, "", false, (l) => lines.push(l));
   return { advice, lines };
