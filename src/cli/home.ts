@@ -25,7 +25,6 @@ export const verb: Verb = {
       out();
     }
     // The demo's verdict is not this folder's: showing it succeeded.
-    printStatus(demoSnapshot(), !!argv.json);
-    return 0;
+    return printStatus(demoSnapshot(), !!argv.json, true) === 2 ? 2 : 0;
   },
 };

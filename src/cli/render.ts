@@ -21,7 +21,8 @@ const STATE_LABEL: Record<string, string> = {
   abandoned: "ABANDONED",
 };
 
-export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
+/** `shown`: the snapshot is only shown (the built-in demo), so the run succeeded whatever its verdict. */
+export function printStatus(snap: Snapshot, asJson: boolean, shown = false): ExitCode {
   const { report, reduction } = statusReport(snap);
   const beside = ledgersBesideScope(snap.target.root, snap.target.mode);
   printWarnings([...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) }))]);
@@ -29,7 +30,7 @@ export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
   const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
   if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);
   const fields = { ...report, ...(receipts ? { receipts: receipts.receipts } : {}), notInScope: beside };
-  if (asJson) return emit(envelope(report.verdict, report.exit, fields));
+  if (asJson) return emit(envelope(report.verdict, shown ? 0 : report.exit, fields));
   for (const l of snap.ledgers) {
     const rows = report.gates.filter((g) => g.file === l.display);
     out(`${l.display}: ${rows.length} gates`);

@@ -65,6 +65,7 @@ const ok: Case[] = [
   { name: "plan set", args: ["plan", "set", "1", "IN-FLIGHT"], exits: [0] },
   { name: "sign", args: ["sign", ".unlazy/api/gates/leaf-1.md", "G1", "--evidence", "reviewed by Ann"], exits: [0] },
   { name: "approvals explain", args: ["approvals", "explain", "GATES.md", "G1"], setup: () => { const d = tempDir(); writeTree(d, { "GATES.md": "- [ ] G1: prints ok\n  CHECK: echo ok\n  EXPECT: ok\n" }); return d; }, exits: [1] },
+  { name: "kbz (no verb, a folder without ledgers: the built-in demo is shown)", args: [], setup: () => tempDir(), exits: [0] },
   { name: "kbz (no verb, not a terminal)", args: [], setup: (root) => void writeTree(root, { ".unlazy/api/GATES.md": LEDGER }), exits: [1] },
 ];
 
