@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { checkEnv } from "../helpers/approvals.ts";
 import { BIN, kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
+import { runCli } from "../helpers/cli.ts";
 import { sourceDigest } from "../../src/core/receipts/verifier.ts";
 import { CHECK_SCRIPT, GATES, MANUAL_GATE } from "../core/receipts/workspace.ts";
 import { receiptScope } from "../core/schedule/receipt-scope.ts";
@@ -13,7 +14,7 @@ function vo(files: Record<string, string> = {}) {
   const root = tempDir("kbz-verify-cli-");
   writeTree(root, { "src/value.txt": "good\n", "tests/check.sh": CHECK_SCRIPT, "GATES.md": GATES, ...files });
   const env = checkEnv();
-  const run = (...args: string[]) => kbz(["verify", ...args], { cwd: root, env });
+  const run = (...args: string[]) => runCli(["verify", ...args], { cwd: root, env });
   const counter = () => Number(fs.readFileSync(path.join(root, "counter"), "utf8"));
   return { root, env, run, counter };
 }
@@ -21,55 +22,55 @@ function vo(files: Record<string, string> = {}) {
 const RUN = ["run", "--inputs", "src,tests", "--closed"];
 
 describe("kbz verify end to end", () => {
-  test("run, audit current, edit an input, audit stale, explain names the path, run again, audit current", () => {
+  test("run, audit current, edit an input, audit stale, explain names the path, run again, audit current", async () => {
     const w = vo({ "src/notes.txt": "v1\n" });
-    let r = w.run(...RUN, "--approve", "GATES.md");
+    let r = await w.run(...RUN, "--approve", "GATES.md");
     expect([r.code, r.stdout]).toEqual([0, "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
-    r = w.run("audit", "GATES.md");
+    r = await w.run("audit", "GATES.md");
     expect([r.code, r.stdout]).toEqual([0, "CURRENT GATES.md\nCURRENT_EVIDENCE (1 current)\n"]);
     writeTree(w.root, { "src/notes.txt": "v2\n" });
-    r = w.run("audit", "GATES.md");
+    r = await w.run("audit", "GATES.md");
     expect([r.code, r.stdout]).toEqual([1, "STALE   GATES.md: changed-inputs-or-verifier (kbz verify explain GATES.md says why)\nSTALE_EVIDENCE (1 of 1 stale)\n"]);
-    r = w.run("explain", "GATES.md");
+    r = await w.run("explain", "GATES.md");
     expect([r.code, r.stdout]).toEqual([1, "GATES.md: receipt not reusable (changed-inputs-or-verifier) because:\n  - input file src/notes.txt changed\n"]);
-    r = w.run(...RUN, "GATES.md");
+    r = await w.run(...RUN, "GATES.md");
     expect([r.code, r.stdout]).toEqual([0, "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
-    expect(w.run("audit", "GATES.md").code).toBe(0);
-    expect(w.run("explain", "GATES.md").stdout).toBe("GATES.md: receipt is current; nothing it is bound to changed since acceptance\n");
+    expect((await w.run("audit", "GATES.md")).code).toBe(0);
+    expect((await w.run("explain", "GATES.md")).stdout).toBe("GATES.md: receipt is current; nothing it is bound to changed since acceptance\n");
     expect(w.counter()).toBe(2);
   });
 
-  test("a second run in a new process reuses the receipt without executing (kill §5.4 test 1)", () => {
+  test("a second run in a new process reuses the receipt without executing (kill §5.4 test 1)", async () => {
     const w = vo();
-    w.run(...RUN, "--approve", "GATES.md");
-    const r = w.run(...RUN, "GATES.md");
+    await w.run(...RUN, "--approve", "GATES.md");
+    const r = await w.run(...RUN, "GATES.md");
     expect([r.code, r.stdout]).toEqual([0, "CURRENT_EVIDENCE GATES.md: receipt reused, nothing executed\n"]);
     expect(w.counter()).toBe(1);
   });
 
-  test("--json: one object per command with the spec's statuses", () => {
+  test("--json: one object per command with the spec's statuses", async () => {
     const w = vo();
-    let j = JSON.parse(w.run(...RUN, "--approve", "--json", "GATES.md").stdout);
+    let j = JSON.parse((await w.run(...RUN, "--approve", "--json", "GATES.md")).stdout);
     expect(j).toEqual({ schema: 1, exit: 0, verdict: "accepted", action: "run", policy: { inputs: ["src", "tests"], env: [], closed: true }, results: [{ status: "ACCEPTED", ledger: "GATES.md", executed: 1, reusable: true }], errors: [] });
-    j = JSON.parse(w.run(...RUN, "--json", "GATES.md").stdout);
+    j = JSON.parse((await w.run(...RUN, "--json", "GATES.md")).stdout);
     expect(j.results).toEqual([{ status: "CURRENT_EVIDENCE", ledger: "GATES.md", executed: 0 }]);
-    j = JSON.parse(w.run("audit", "--json", "GATES.md").stdout);
+    j = JSON.parse((await w.run("audit", "--json", "GATES.md")).stdout);
     expect(j).toEqual({ schema: 1, exit: 0, verdict: "CURRENT_EVIDENCE", action: "audit", status: "CURRENT_EVIDENCE", results: [{ current: true, key: "GATES.md" }], errors: [] });
     writeTree(w.root, { "src/value.txt": "bad\n" });
-    j = JSON.parse(w.run("audit", "--json", "GATES.md").stdout);
+    j = JSON.parse((await w.run("audit", "--json", "GATES.md")).stdout);
     expect(j).toEqual({ schema: 1, exit: 1, verdict: "STALE_EVIDENCE", action: "audit", status: "STALE_EVIDENCE", results: [{ current: false, reason: "changed-inputs-or-verifier", key: "GATES.md" }], errors: [] });
-    j = JSON.parse(w.run("explain", "--json", "GATES.md").stdout);
+    j = JSON.parse((await w.run("explain", "--json", "GATES.md")).stdout);
     expect(j).toEqual({ schema: 1, exit: 1, verdict: "stale", action: "explain", key: "GATES.md", current: false, reason: "changed-inputs-or-verifier", changes: [{ kind: "input-changed", path: "src/value.txt", text: "input file src/value.txt changed" }], errors: [] });
-    const r = w.run(...RUN, "--json", "GATES.md");
+    const r = await w.run(...RUN, "--json", "GATES.md");
     j = JSON.parse(r.stdout);
     expect(r.code).toBe(1);
     expect(j.results[0]).toMatchObject({ status: "REVIEW_OR_REPAIR", ledger: "GATES.md", exit: 1, reason: "check-not-accepted" });
     expect(j.results[0].diagnostic).toContain("  FAIL GATES:G1: source matches expected value\n       exit=1; EXPECT=not matched; output=value mismatch\nGATES.md: 1 gates\nUNMET: 1 (met: 0, reran: 1, previously met reverified: 1)\n  GATES:G1\n");
   });
 
-  test("without --approve the oracle is shown, not run, and the run needs review, on stdout like every report (golden F)", () => {
+  test("without --approve the oracle is shown, not run, and the run needs review, on stdout like every report (golden F)", async () => {
     const w = vo();
-    const r = w.run(...RUN, "GATES.md");
+    const r = await w.run(...RUN, "GATES.md");
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("REVIEW_OR_REPAIR GATES.md: check-not-accepted (check exit 1)\n  APPROVAL REQUIRED GATES:G1\n      CHECK: sh tests/check.sh\n");
@@ -77,15 +78,15 @@ describe("kbz verify end to end", () => {
     expect(fs.existsSync(path.join(w.root, "counter"))).toBe(false);
   });
 
-  test("manual gates without --reviewed: MANUAL_REVIEW_REQUIRED, checked before input validation (golden F)", () => {
+  test("manual gates without --reviewed: MANUAL_REVIEW_REQUIRED, checked before input validation (golden F)", async () => {
     const w = vo({ "GATES.md": GATES + MANUAL_GATE });
     for (const inputs of ["src,tests", "../x", "GATES.md"]) {
-      const r = w.run("run", "--inputs", inputs, "--closed", "GATES.md");
+      const r = await w.run("run", "--inputs", inputs, "--closed", "GATES.md");
       expect([r.code, r.stdout]).toEqual([1, "MANUAL_REVIEW_REQUIRED GATES.md: review its manual gates, then run again with --reviewed\n"]);
     }
   });
 
-  test("usage: the action, --inputs, audit/explain options, unique ledgers (golden A-kill, F, F2)", () => {
+  test("usage: the action, --inputs, audit/explain options, unique ledgers (golden A-kill, F, F2)", async () => {
     const w = vo();
     const cases: [string[], string][] = [
       [[], "kbz: run, audit or explain required"],
@@ -101,10 +102,10 @@ describe("kbz verify end to end", () => {
       [["run", "--inputs", "GATES.md", "--closed", "GATES.md"], "kbz: input must not contain its own ledger: GATES.md"],
     ];
     for (const [args, message] of cases) {
-      const r = w.run(...args);
+      const r = await w.run(...args);
       expect({ args, code: r.code, line: r.stderr.split("\n")[0] }).toEqual({ args, code: 2, line: message });
     }
-    const j = JSON.parse(w.run("audit", "--closed", "--json", "GATES.md").stdout);
+    const j = JSON.parse((await w.run("audit", "--closed", "--json", "GATES.md")).stdout);
     expect(j).toEqual({
       schema: 1,
       exit: 2,
@@ -115,22 +116,22 @@ describe("kbz verify end to end", () => {
     });
   });
 
-  test("--help describes run, audit and explain and the exit codes", () => {
+  test("--help describes run, audit and explain and the exit codes", async () => {
     const r = kbz(["verify", "--help"]);
     expect(r.code).toBe(0);
     for (const s of ["--inputs", "--closed", "--portable", "--reviewed", "audit: read-only", "explain:", "exit codes (as verify-once): 0 accepted/current; 1 unmet, stale"]) expect(r.stdout).toContain(s);
   });
 
-  test("--root: ledgers and inputs are relative to it", () => {
+  test("--root: ledgers and inputs are relative to it", async () => {
     const w = vo();
     const r = kbz(["verify", "run", "--root", w.root, "--inputs", "src,tests", "--closed", "--approve", "GATES.md"], { cwd: tempDir(), env: w.env });
     expect(r.code).toBe(0);
     expect(kbz(["verify", "audit", "--root", w.root, "GATES.md"], { cwd: tempDir(), env: w.env }).code).toBe(0);
   });
 
-  test("the binary's verifier is kbz's version and the build digest of its source", () => {
+  test("the binary's verifier is kbz's version and the build digest of its source", async () => {
     const w = vo();
-    w.run(...RUN, "--approve", "GATES.md");
+    await w.run(...RUN, "--approve", "GATES.md");
     const store = JSON.parse(fs.readFileSync(path.join(w.root, ".unlazy/verification-receipts.json"), "utf8"));
     const version = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
     expect(store.receipts["GATES.md"].fingerprint.verifier).toEqual({ name: "kbz", version, build: sourceDigest(path.join(REPO, "src")) });
@@ -138,7 +139,7 @@ describe("kbz verify end to end", () => {
 
   test("two concurrent runs of one ledger: one executes, the other reuses its receipt", async () => {
     const w = vo({ "tests/check.sh": "sleep 0.3\n" + CHECK_SCRIPT });
-    w.run(...RUN, "--approve", "GATES.md");
+    await w.run(...RUN, "--approve", "GATES.md");
     writeTree(w.root, { "src/other.txt": "force a re-run" });
     const once = () =>
       new Promise<number>((resolve) => {
@@ -151,7 +152,7 @@ describe("kbz verify end to end", () => {
 
   test("a run killed mid-check leaves a pending receipt that never audits current; the next run recovers the lock and executes", async () => {
     const w = vo();
-    expect(w.run(...RUN, "--approve", "GATES.md").code).toBe(0);
+    expect((await w.run(...RUN, "--approve", "GATES.md")).code).toBe(0);
     writeTree(w.root, { "src/other.txt": "changed", "tests/check.sh": "sleep 2\n" + CHECK_SCRIPT });
     const store = path.join(w.root, ".unlazy/verification-receipts.json");
     const child = spawn(BIN, ["verify", ...RUN, "--approve", "GATES.md"], { cwd: w.root, env: { ...w.env }, stdio: "ignore" });
@@ -159,15 +160,15 @@ describe("kbz verify end to end", () => {
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
     expect(JSON.parse(fs.readFileSync(store, "utf8")).receipts["GATES.md"].status).toBe("pending");
-    expect(w.run("audit", "GATES.md").stdout).toContain("unfinished-verification");
+    expect((await w.run("audit", "GATES.md")).stdout).toContain("unfinished-verification");
     await new Promise((r) => setTimeout(r, 2200)); // let the orphaned check finish its count
     const before = w.counter();
-    const r = w.run(...RUN, "GATES.md");
+    const r = await w.run(...RUN, "GATES.md");
     expect([r.code, r.stdout]).toEqual([0, "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
     expect(w.counter()).toBe(before + 1);
   }, 60_000);
 
-  test("kbz next raises verification-<reason> for a VERIFIED leaf whose receipt went stale, and says how to see why", () => {
+  test("kbz next raises verification-<reason> for a VERIFIED leaf whose receipt went stale, and says how to see why", async () => {
     const root = tempDir("kbz-verify-next-");
     writeTree(root, receiptScope());
     const env = checkEnv();
@@ -180,9 +181,9 @@ describe("kbz verify end to end", () => {
     expect(r.stdout).toContain("  verification-changed-inputs-or-verifier 1: concerns 1\n    next: the receipt of leaf-1 is not current: kbz verify explain .unlazy/api/gates/leaf-1.md says why; kbz verify run makes it current\n");
   });
 
-  test("kbz status --scope lists a stale receipt through the same audit", () => {
+  test("kbz status --scope lists a stale receipt through the same audit", async () => {
     const w = vo({ ".unlazy/api/gates/leaf-1.md": "OWNS: src/**\n\n" + GATES.replace("# Gates: value\n", "") });
-    expect(w.run("run", "--inputs", "src,tests", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md").code).toBe(0);
+    expect((await w.run("run", "--inputs", "src,tests", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md")).code).toBe(0);
     let r = kbz(["status", "--scope", "api"], { cwd: w.root, env: w.env });
     expect(r.stdout).not.toContain("RECEIPT");
     expect(JSON.parse(kbz(["status", "--scope", "api", "--json"], { cwd: w.root, env: w.env }).stdout).receipts).toEqual([{ ledger: ".unlazy/api/gates/leaf-1.md", issue: null }]);

@@ -5,7 +5,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO, tempDir, writeTree } from "../helpers/kbz.ts";
-import { ledger, stopHook, type HookRun, type Via } from "../helpers/hook.ts";
+import { ledger, stopHook, stopHookIn, type HookRun, type Via } from "../helpers/hook.ts";
 import { validate } from "../helpers/schema.ts";
 
 setDefaultTimeout(120_000);
@@ -63,8 +63,13 @@ function repo(files: Record<string, string>): string {
   return dir;
 }
 
-const stop = (h: Host, root: string, via: Via, patch: Record<string, unknown> = {}, bom = "") =>
-  stopHook(bom + JSON.stringify(payloadFor(h, root, patch)), { via, cwd: root, args: ["--agent", h.name] });
+/** `in-process` answers in this process (coverage of src/hook); the others spawn the binary or Node 16. */
+type Route = Via | "in-process";
+const hook = async (payload: string, route: Route, opts: { cwd: string; args: string[]; env?: Record<string, string> }) =>
+  route === "in-process" ? stopHookIn(payload, opts) : stopHook(payload, { ...opts, via: route });
+
+const stop = (h: Host, root: string, via: Route, patch: Record<string, unknown> = {}, bom = "") =>
+  hook(bom + JSON.stringify(payloadFor(h, root, patch)), via, { cwd: root, args: ["--agent", h.name] });
 
 /** Continuation patch for the n-th stop after the first, in the host's own loop signal. */
 function again(h: Host, n: number): Record<string, unknown> {
@@ -72,96 +77,96 @@ function again(h: Host, n: number): Record<string, unknown> {
 }
 
 /** Seven stops of one session on an unmet ledger: the answers, in order. */
-function sevenStops(h: Host, root: string, via: Via, patch: Record<string, unknown> = {}): (string | null)[] {
+async function sevenStops(h: Host, root: string, via: Route, patch: Record<string, unknown> = {}): Promise<(string | null)[]> {
   const out: (string | null)[] = [];
-  for (let i = 0; i < 7; i++) out.push(h.blockText(answer(h, stop(h, root, via, { ...again(h, i), ...patch }))));
+  for (let i = 0; i < 7; i++) out.push(h.blockText(answer(h, await stop(h, root, via, { ...again(h, i), ...patch }))));
   return out;
 }
 
 for (const h of HOSTS) {
   describe(`${h.name}: kbz hook stop --agent ${h.name}`, () => {
-    for (const via of ["binary", "node16"] as Via[]) {
-      test(`${via}: all met lets the first stop through, in the host's silent form`, () => {
+    for (const via of ["binary", "node16", "in-process"] as Route[]) {
+      test(`${via}: all met lets the first stop through, in the host's silent form`, async () => {
         const root = repo({ "GATES.md": allMet });
-        const r = stop(h, root, via);
+        const r = await stop(h, root, via);
         expect(answer(h, r)).toEqual(h.silent === "" ? null : {});
         expect(r.stdout).toBe(h.silent);
       });
 
-      test(`${via}: an unmet gate blocks with a reason naming it by qualified id, with or without byte-order marks`, () => {
+      test(`${via}: an unmet gate blocks with a reason naming it by qualified id, with or without byte-order marks`, async () => {
         const root = repo({ "GATES.md": unmet });
         for (const bom of ["", "\uFEFF", "\uFEFF\uFEFF"]) {
-          const text = h.blockText(answer(h, stop(h, root, via, { [h.sessionField]: `bom-${bom.length}` }, bom)));
+          const text = h.blockText(answer(h, await stop(h, root, via, { [h.sessionField]: `bom-${bom.length}` }, bom)));
           expect(text).toContain("GATES:G1");
           expect(text).not.toContain("GATES:G2");
         }
       });
 
-      test(`${via}: a ledger parse error blocks, naming the ledger`, () => {
+      test(`${via}: a ledger parse error blocks, naming the ledger`, async () => {
         const root = repo({ "GATES.md": broken });
-        expect(h.blockText(answer(h, stop(h, root, via)))).toContain("GATES:PARSE");
+        expect(h.blockText(answer(h, await stop(h, root, via)))).toContain("GATES:PARSE");
       });
 
-      test(`${via}: an open dispatch wave blocks even with every gate met`, () => {
+      test(`${via}: an open dispatch wave blocks even with every gate met`, async () => {
         const root = repo({ ".unlazy/api/GATES.md": allMet, ".unlazy/api/dispatch.json": openWave });
-        expect(h.blockText(answer(h, stop(h, root, via)))).toContain("w1");
+        expect(h.blockText(answer(h, await stop(h, root, via)))).toContain("w1");
       });
 
-      test(`${via}: six blocks without progress, then the seventh stop is released`, () => {
+      test(`${via}: six blocks without progress, then the seventh stop is released`, async () => {
         const root = repo({ "GATES.md": unmet });
-        const texts = sevenStops(h, root, via);
+        const texts = await sevenStops(h, root, via);
         expect(texts.slice(0, 6).every((t) => t !== null && t.includes("GATES:G1"))).toBe(true);
         expect(texts[6]).toBeNull();
       });
 
-      test(`${via}: a second session has its own counter`, () => {
+      test(`${via}: a second session has its own counter`, async () => {
         const root = repo({ "GATES.md": unmet });
-        sevenStops(h, root, via);
-        const other = h.blockText(answer(h, stop(h, root, via, { [h.sessionField]: "second-session" })));
+        await sevenStops(h, root, via);
+        const other = h.blockText(answer(h, await stop(h, root, via, { [h.sessionField]: "second-session" })));
         expect(other).toContain("GATES:G1");
       });
 
-      test(`${via}: a payload that is not JSON lets the agent stop`, () => {
+      test(`${via}: a payload that is not JSON lets the agent stop`, async () => {
         const root = repo({ "GATES.md": unmet });
-        const r = stopHook("{nope", { via, cwd: root, args: ["--agent", h.name] });
+        const r = await hook("{nope", via, { cwd: root, args: ["--agent", h.name] });
         expect(h.blockText(answer(h, r))).toBeNull();
       });
     }
 
-    test("a fresh turn after a release (the host's loop signal at its start value) blocks again", () => {
+    test("a fresh turn after a release (the host's loop signal at its start value) blocks again", async () => {
       const root = repo({ "GATES.md": unmet });
-      sevenStops(h, root, "binary");
-      expect(h.blockText(answer(h, stop(h, root, "binary", again(h, 1))))).toBeNull();
-      expect(h.blockText(answer(h, stop(h, root, "binary", again(h, 0))))).toContain("GATES:G1");
+      await sevenStops(h, root, "binary");
+      expect(h.blockText(answer(h, await stop(h, root, "binary", again(h, 1))))).toBeNull();
+      expect(h.blockText(answer(h, await stop(h, root, "binary", again(h, 0))))).toContain("GATES:G1");
     });
 
-    test("a mid-chain continuation signal never resets the count (Claude Code #54360)", () => {
+    test("a mid-chain continuation signal never resets the count (Claude Code #54360)", async () => {
       const root = repo({ "GATES.md": unmet });
       // The signal claims a fresh stop every time, as in the misfire: still released on the 7th.
       const texts: (string | null)[] = [];
-      for (let i = 0; i < 7; i++) texts.push(h.blockText(answer(h, stop(h, root, "binary", again(h, 0)))));
+      for (let i = 0; i < 7; i++) texts.push(h.blockText(answer(h, await stop(h, root, "binary", again(h, 0)))));
       expect(texts.map((t) => t !== null)).toEqual([true, true, true, true, true, true, false]);
     });
   });
 }
 
 describe("host-specific signals", () => {
-  test("codex counts per turn: a new turn_id starts its own six blocks", () => {
+  test("codex counts per turn: a new turn_id starts its own six blocks", async () => {
     const h = HOSTS[1]!;
     const root = repo({ "GATES.md": unmet });
-    sevenStops(h, root, "binary");
-    const t2 = h.blockText(answer(h, stop(h, root, "binary", { turn_id: "turn-2", stop_hook_active: true })));
+    await sevenStops(h, root, "binary");
+    const t2 = h.blockText(answer(h, await stop(h, root, "binary", { turn_id: "turn-2", stop_hook_active: true })));
     expect(t2).toContain("GATES:G1");
   });
 
-  test("cursor's loop_count is a second check: at six continuations kbz releases even with no state of its own", () => {
+  test("cursor's loop_count is a second check: at six continuations kbz releases even with no state of its own", async () => {
     const h = HOSTS[2]!;
     const root = repo({ "GATES.md": unmet });
-    expect(h.blockText(answer(h, stop(h, root, "binary", { loop_count: 5 })))).toContain("GATES:G1");
-    expect(h.blockText(answer(h, stop(h, root, "binary", { loop_count: 6, conversation_id: "fresh" })))).toBeNull();
+    expect(h.blockText(answer(h, await stop(h, root, "binary", { loop_count: 5 })))).toContain("GATES:G1");
+    expect(h.blockText(answer(h, await stop(h, root, "binary", { loop_count: 6, conversation_id: "fresh" })))).toBeNull();
   });
 
-  test("cursor without workspace_roots falls back to CURSOR_PROJECT_DIR", () => {
+  test("cursor without workspace_roots falls back to CURSOR_PROJECT_DIR", async () => {
     const h = HOSTS[2]!;
     const root = repo({ "GATES.md": unmet });
     const p = { ...payloadFor(h, root), workspace_roots: [] };
@@ -169,26 +174,26 @@ describe("host-specific signals", () => {
     expect(h.blockText(answer(h, r))).toContain("GATES:G1");
   });
 
-  test("cursor's release note goes to stderr, its stdout stays empty", () => {
+  test("cursor's release note goes to stderr, its stdout stays empty", async () => {
     const h = HOSTS[2]!;
     const root = repo({ "GATES.md": unmet });
-    sevenStops(h, root, "binary", { conversation_id: "note" });
-    const r = stop(h, root, "binary", { loop_count: 7, conversation_id: "note" });
+    await sevenStops(h, root, "binary", { conversation_id: "note" });
+    const r = await stop(h, root, "binary", { loop_count: 7, conversation_id: "note" });
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("releasing after 6 blocks");
   });
 
-  test("an unknown --agent value never blocks and says what to use", () => {
+  test("an unknown --agent value never blocks and says what to use", async () => {
     const root = repo({ "GATES.md": unmet });
-    for (const via of ["binary", "node16"] as Via[]) {
-      const r = stopHook(JSON.stringify({ cwd: root }), { via, cwd: root, args: ["--agent", "vim"] });
+    for (const via of ["binary", "node16", "in-process"] as Route[]) {
+      const r = await hook(JSON.stringify({ cwd: root }), via, { cwd: root, args: ["--agent", "vim"] });
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout).systemMessage).toContain("use claude, codex, cursor or gemini");
     }
   });
 });
 
-describe("binary and Node 16 fallback: identical bytes on every host fixture", () => {
+describe("binary, Node 16 fallback and in-process: identical bytes on every host fixture", () => {
   const cases: [string, Record<string, string>][] = [
     ["all met", { "GATES.md": allMet }],
     ["unmet", { "GATES.md": unmet }],
@@ -197,23 +202,26 @@ describe("binary and Node 16 fallback: identical bytes on every host fixture", (
   ];
   for (const h of HOSTS) {
     for (const [name, files] of cases) {
-      test(`${h.name}: ${name}`, () => {
-        const [a, b] = (["binary", "node16"] as Via[]).map((via) => {
+      test(`${h.name}: ${name}`, async () => {
+        const runs = [];
+        for (const via of ["binary", "node16", "in-process"] as Route[]) {
           const root = repo(files);
-          const r = stop(h, root, via);
-          return { stdout: r.stdout.split(root).join("<root>"), stderr: r.stderr.split(root).join("<root>"), code: r.code };
-        });
-        expect(b).toEqual(a!);
+          const r = await stop(h, root, via);
+          runs.push({ stdout: r.stdout.split(root).join("<root>"), stderr: r.stderr.split(root).join("<root>"), code: r.code });
+        }
+        expect(runs[1]).toEqual(runs[0]!);
+        expect(runs[2]).toEqual(runs[0]!);
       });
     }
-    test(`${h.name}: release after six and a second session`, () => {
-      const [a, b] = (["binary", "node16"] as Via[]).map((via) => {
+    test(`${h.name}: release after six and a second session`, async () => {
+      const runs = [];
+      for (const via of ["binary", "node16"] as Route[]) {
         const root = repo({ "GATES.md": unmet });
-        const seven = sevenStops(h, root, via);
-        const second = stop(h, root, via, { [h.sessionField]: "second" }).stdout;
-        return { seven, second };
-      });
-      expect(b).toEqual(a!);
+        const seven = await sevenStops(h, root, via);
+        const second = (await stop(h, root, via, { [h.sessionField]: "second" })).stdout;
+        runs.push({ seven, second });
+      }
+      expect(runs[1]).toEqual(runs[0]!);
     });
   }
 });
