@@ -8,7 +8,7 @@ import { scopeReceipts } from "../core/receipts/scope.ts";
 import { statusReport } from "../core/report.ts";
 import { sandboxLine } from "../core/run/sandbox.ts";
 import { pathFacts } from "../core/run/shell.ts";
-import type { Snapshot } from "../core/snapshot.ts";
+import { vacuousWarnings, type Snapshot } from "../core/snapshot.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
 
@@ -22,7 +22,7 @@ const STATE_LABEL: Record<string, string> = {
 
 export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
   const { report, reduction } = statusReport(snap);
-  printWarnings(snap.ledgers.flatMap((l) => l.warnings));
+  printWarnings([...snap.ledgers.flatMap((l) => l.warnings), ...vacuousWarnings(snap)]);
   // Scoped runs also audit verification receipts (kill §4.14.5); informational, the verdict is the gates'.
   const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
   if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);

@@ -17,6 +17,7 @@ import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Sna
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
 import { inputStaleness } from "../core/inputs/stale.ts";
+import { noProbes, vacuousGates } from "../core/check/probeStore.ts";
 import { gateState } from "../core/ledger/state.ts";
 import { coordination } from "./store/active.ts";
 
@@ -199,7 +200,14 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"));
+  const probed = !noProbes(target.root); // one stat: most repositories never ran a probe
+  return buildSnapshot(
+    target,
+    ledgers,
+    dispatch,
+    (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"),
+    (e, l) => (probed ? vacuousGates(target.root, e.file, l) : new Map()),
+  );
 }
 
 export interface TargetRequest {
