@@ -1,8 +1,8 @@
 // Figures for issue 9: structure plan, apply and check on random plans of 50, 100 and 200 leaves
 // (the first event initialises the registry and regroups every chain). Prints numbers; asserts
 // nothing. Run: `bun bench/structure.ts`.
-import { applyStructure, planStructure } from "../src/core/structure/apply.ts";
-import { checkStructure } from "../src/core/structure/oracle.ts";
+import { applyStructure, planStructure } from "../src/io/structure/apply.ts";
+import { checkStructure } from "../src/io/structure/oracle.ts";
 import { prng } from "../test/helpers/prng.ts";
 import { child, makeScope, refinement, request, SCOPE, type TaskSpec } from "../test/core/structure/scope.ts";
 

@@ -1299,7 +1299,7 @@ var init_snapshot = __esm(() => {
   init_waves();
 });
 
-// src/core/workspace/fs.ts
+// src/io/fs.ts
 import * as fs from "node:fs";
 import * as path5 from "node:path";
 function ensureRealDir(dir, root, mode = 448) {
@@ -1390,7 +1390,7 @@ var init_fs = __esm(() => {
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 });
 
-// src/core/workspace/lock.ts
+// src/io/lock.ts
 import * as fs2 from "node:fs";
 import * as os from "node:os";
 import * as path6 from "node:path";
@@ -1521,7 +1521,7 @@ var init_lock = __esm(() => {
   };
 });
 
-// src/core/dispatch/statuslog.ts
+// src/io/dispatch/statuslog.ts
 import * as fs3 from "node:fs";
 import * as path7 from "node:path";
 function statusLogPath(root, scope) {
@@ -1597,7 +1597,7 @@ var init_statuslog = __esm(() => {
   FLAGS = fs3.constants.O_WRONLY | fs3.constants.O_APPEND | fs3.constants.O_CREAT | (fs3.constants.O_NOFOLLOW ?? 0) | (fs3.constants.O_NONBLOCK ?? 0);
 });
 
-// src/core/dispatch/leases.ts
+// src/io/dispatch/leases.ts
 import * as fs4 from "node:fs";
 import * as path8 from "node:path";
 function registryTarget(root) {
@@ -1704,7 +1704,7 @@ var init_leases = __esm(() => {
   };
 });
 
-// src/core/dispatch/session.ts
+// src/io/dispatch/session.ts
 import * as fs5 from "node:fs";
 import * as path9 from "node:path";
 function sessionPath(root, scope) {
@@ -1751,7 +1751,7 @@ var init_session = __esm(() => {
   init_fs();
 });
 
-// src/core/dispatch/transition.ts
+// src/io/dispatch/transition.ts
 import * as fs6 from "node:fs";
 import * as path10 from "node:path";
 function checkScopeDir(root, scope) {
@@ -3089,7 +3089,7 @@ function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
 
-// src/core/hook/guard.ts
+// src/io/hook/guard.ts
 init_digest();
 init_errors();
 init_read();
@@ -3191,7 +3191,7 @@ async function clearSession(target, key) {
 init_read();
 init_active();
 
-// src/core/util/fdwrite.ts
+// src/io/fdwrite.ts
 import * as fs11 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {

@@ -1,8 +1,8 @@
-// kbz approvals list|revoke|prune: see and withdraw recorded consent (unlazy §9.3 gap).
+// kbz approvals list|revoke|prune: see and withdraw recorded consent (docs/formats.md#fixes gap).
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../core/run/approval.ts";
-import { obsoleteReason } from "../core/run/prune.ts";
+import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../io/run/approval.ts";
+import { obsoleteReason } from "../io/run/prune.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
 

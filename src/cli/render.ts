@@ -1,11 +1,11 @@
 // Text renderings shared by several verbs (status, check, verify, dash, the default verb). Each
 // returns or prints lines; the JSON side is the envelope (envelope.ts).
-import type { ApprovalItem, RunReport } from "../core/check/run.ts";
+import type { ApprovalItem, RunReport } from "../io/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import { scopeReceipts } from "../core/receipts/scope.ts";
+import { scopeReceipts } from "../io/receipts/scope.ts";
 import { statusReport } from "../core/report.ts";
-import { sandboxLine } from "../core/run/sandbox.ts";
-import { pathFacts } from "../core/run/shell.ts";
+import { sandboxLine } from "../io/run/sandbox.ts";
+import { pathFacts } from "../io/run/shell.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
@@ -21,7 +21,7 @@ const STATE_LABEL: Record<string, string> = {
 export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
   const { report, reduction } = statusReport(snap);
   printWarnings(snap.ledgers.flatMap((l) => l.warnings));
-  // Scoped runs also audit verification receipts (kill §4.14.5); informational, the verdict is the gates'.
+  // Scoped runs also audit verification receipts (docs/formats.md#receipts); informational, the verdict is the gates'.
   const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
   if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);
   if (asJson) return emit(envelope(report.verdict, report.exit, receipts ? { ...report, receipts: receipts.receipts } : { ...report }));

@@ -1,4 +1,4 @@
-// kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (unlazy §3.3, §5.5).
+// kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (docs/formats.md#dispatch).
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
@@ -30,7 +30,7 @@ accepted (start all, seal, then wait). Abandon is terminal. Every transition is 
 .unlazy/S/status.log. Exit codes: 0 done (status: the wave is complete); 1 status of a wave that is
 open, sealed or abandoned; 2 usage, a refused transition or an invalid dispatch.json (nothing changes).`;
 
-/** Which of --leaf/--handle/--reason each action takes (unlazy §3.3). */
+/** Which of --leaf/--handle/--reason each action takes (docs/formats.md#dispatch). */
 const RULES: Record<string, { leaves: "none" | "one" | "many"; handle: boolean; reason: boolean; wave: boolean }> = {
   open: { leaves: "many", handle: false, reason: false, wave: true },
   start: { leaves: "one", handle: true, reason: false, wave: true },

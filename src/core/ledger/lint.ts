@@ -1,4 +1,4 @@
-// Advisory ledger-quality rules (unlazy §7). Lexical signals only; nothing executes.
+// Advisory ledger-quality rules (docs/formats.md#lint). Lexical signals only; nothing executes.
 import type { Gate, Ledger } from "./model.ts";
 import { isRunnable } from "./model.ts";
 
