@@ -3,6 +3,7 @@ import { UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
+import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
 import { readScheduleFacts } from "../io/schedule.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
@@ -24,6 +25,7 @@ interface NextArgs {
   details?: boolean;
   json?: boolean;
   "original-order"?: boolean;
+  policy?: string;
 }
 
 const clip = (message: string) => (message.length > MAX_ERROR ? message.slice(0, MAX_ERROR - 3) + "..." : message);
@@ -47,6 +49,8 @@ function run(argv: NextArgs): ExitCode {
     if (argv.slots !== undefined && (!SLOTS.test(argv.slots) || !Number.isSafeInteger(Number(argv.slots)))) {
       throw usage("invalid slots", `--slots is the total number of leaves running at once, a positive integer (default ${DEFAULT_SLOTS})`);
     }
+    const policy = argv.policy ?? "id-order";
+    if (!isPolicy(policy)) throw usage(`invalid policy ${JSON.stringify(policy)}`, `--policy is ${POLICIES.join(" or ")}`);
     const root = rootFor(argv);
     let scope: string;
     try {
@@ -61,7 +65,7 @@ function run(argv: NextArgs): ExitCode {
       slots: argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots),
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
     });
-    advice = adviseNext(snap, { details: !!argv.details || !asJson });
+    advice = adviseNext(snap, { details: !!argv.details || !asJson, policy });
   } catch (e) {
     if (e instanceof ScheduleInputError || e instanceof UsageError || e instanceof ReadError) return invalid(e, asJson);
     // A file system failure (permissions, I/O) is still one invalid object, as schedule.mjs prints.
@@ -101,6 +105,7 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
   if (a.launch.length > 0) {
     out(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
     if (a.promote.length > 0) out(`  in PLAN.md set ${a.promote.join(", ")} from WAITING to READY`);
+    if (details) for (const p of a.explain?.preferred ?? []) out(`  ${p.leaf} preferred: ${p.why}`);
     for (const id of a.launch) {
       if (a.alreadyClaimed.includes(id)) out(`  leaf-${id} already holds its lease (do not claim again)`);
       else out(`  kbz scope claim --scope ${s} --leaf leaf-${id}`);
@@ -155,6 +160,11 @@ export const verb: Verb = {
       .option("original-order", {
         type: "boolean",
         describe: "order ids by UTF-16 code units like schedule.mjs (10 before 2) instead of naturally (2 before 10)",
+      })
+      .option("policy", {
+        type: "string",
+        describe: "id-order (default, the original's) or critical-path (longest remaining path first, weighted by ACCESS.json estimate)",
+        requiresArg: true,
       })
       .option("root", { type: "string", describe: "repository root (default: found from the current folder)", requiresArg: true }),
   handler: (argv: NextArgs) => run(argv),

@@ -59,3 +59,17 @@ export function accessEntry(id: string, entry: unknown, file = "ACCESS.json"): A
   }
   return { reads, resourceReads, resourceWrites };
 }
+
+/**
+ * The optional per-leaf `estimate` (issue 19): a positive number in any one unit the plan uses
+ * (minutes, points), read by `kbz next --policy critical-path`. The originals' readers ignore
+ * unknown per-leaf keys, so ACCESS.json stays valid for them; absent means 1.
+ */
+export function estimateOf(id: string, entry: unknown, file = "ACCESS.json"): number | undefined {
+  const v = isObject(entry) ? entry.estimate : undefined;
+  if (v === undefined) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || v > 1e9) {
+    throw new ScheduleInputError(`estimate of ${id} must be a positive number up to 1e9 (got ${JSON.stringify(v)})`, file);
+  }
+  return v;
+}

@@ -4,6 +4,7 @@ import { chains, Dag, RelatedSet } from "../plan/graph.ts";
 import type { PlanRow } from "../plan/table.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { conflicts, ConflictIndex, GlobIndex, type AccessSets, type Witness } from "./conflicts.ts";
+import { byRemaining, pathFrom, remainingPaths, type Policy, type Remaining } from "./policy.ts";
 import type { LeaseView } from "../dispatch/lease-record.ts";
 import type { NextSnapshot, TaskFacts } from "./snapshot.ts";
 import { retiredBy } from "../structure/handoff.ts";
@@ -80,16 +81,22 @@ export interface Advice {
     joins: { leaf: string; needs: string[] }[];
   };
   explain?: Explanations;
+  /** Present only for a policy other than the original id order. */
+  policy?: Policy;
 }
 
 /** kbz's additions under --details: who each attention item concerns and why each task waits. */
 export interface Explanations {
   attention: (Attention & { leases?: string[]; tasks: string[] })[];
   blocked: { leaf: string; reason: BlockReason; blockedBy: string[]; why: string }[];
+  /** Under `critical-path`: why each launched leaf was preferred (its remaining weighted path). */
+  preferred?: { leaf: string; remaining: number; path: string[]; ahead: string[]; why: string }[];
 }
 
 export interface AdviseOptions {
   details: boolean;
+  /** The order ready tasks are offered in (policy.ts); default the original id order. */
+  policy?: Policy;
 }
 
 interface Attempt {
@@ -197,7 +204,9 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   const groups = snap.structure ? snap.structure.groups : chains(dag);
   const predecessor = snap.structure ? registryPredecessors(groups, plan.order, dag, verified) : chainPredecessors(groups);
 
-  // docs/formats.md#scheduling selection: scan U_t in id order; the first failing test is the reason.
+  // docs/formats.md#scheduling selection: scan U_t in id order (or the policy's order); the first failing test is the reason.
+  const paths = opts.policy === "critical-path" ? remainingPaths(plan.order, succOf, (id) => facts(id).estimate ?? 1, verified) : null;
+  const scan = paths ? byRemaining(rows, paths) : rows;
   const available = Math.max(0, snap.slots - active.length);
   const activeRelated = new RelatedSet(dag);
   const activeAccess = new ConflictIndex<string>();
@@ -218,7 +227,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     const [blockedBy, text] = why();
     explainBlocked.push({ leaf: id, reason, blockedBy, why: text });
   };
-  for (const r of rows) {
+  for (const r of scan) {
     if (r.state === "VERIFIED" || r.state === "ABANDONED" || activeSet.has(r.id)) continue;
     const waiting = r.needs.filter((n) => !verified(n) || leased.has(n));
     if (waiting.length > 0) {
@@ -300,8 +309,25 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
       joins: rows.filter((r) => r.needs.length > 1).map((r) => ({ leaf: r.id, needs: [...r.needs] })),
     };
     advice.explain = { attention: explainAttention, blocked: explainBlocked };
+    if (paths) advice.explain.preferred = preferred(launch, rows, explainBlocked, paths);
   }
+  if (paths) advice.policy = "critical-path";
   return advice;
+}
+
+/** Each launched leaf's remaining path, and the leaves before it in id order it went ahead of (deferred for slots or conflicts with the selection). */
+function preferred(launch: string[], rows: PlanRow[], blocked: Explanations["blocked"], paths: Map<string, Remaining>): NonNullable<Explanations["preferred"]> {
+  const position = new Map(rows.map((r, i) => [r.id, i]));
+  const overtaken = blocked.filter((b) => b.reason === "slots" || b.reason === "selected-conflict").map((b) => b.leaf);
+  return launch.map((id) => {
+    const remaining = paths.get(id)!.remaining;
+    const path = pathFrom(id, paths);
+    const ahead = overtaken.filter((o) => position.get(o)! < position.get(id)! && paths.get(o)!.remaining < remaining);
+    const shown = ahead.slice(0, 3).map((o) => `${o} (${paths.get(o)!.remaining})`);
+    const more = ahead.length > 3 ? ` and ${ahead.length - 3} more` : "";
+    const why = `remaining path ${remaining}: ${path.join(" > ")}${ahead.length > 0 ? `; ahead of ${shown.join(", ")}${more} in id order` : ""}`;
+    return { leaf: id, remaining, path, ahead, why };
+  });
 }
 
 function chainPredecessors(groups: string[][]): Map<string, string> {

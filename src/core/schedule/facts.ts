@@ -6,7 +6,7 @@ import { leaseSignature } from "../dispatch/lease-record.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
 import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
-import { accessEntry, parseAccess } from "../plan/access.ts";
+import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { hasDuplicates, parsePlan } from "../plan/table.ts";
@@ -146,10 +146,12 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
       );
     }
     const verification = row.state === "VERIFIED" ? receiptIssue(o.receipts, `.unlazy/${scope}/${rel}`, store) : null;
+    const estimate = estimateOf(row.id, leaves[row.id], accessFile);
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates: ledger.gates.map((g) => gateState(g, ledger)),
       verification,
+      ...(estimate !== undefined ? { estimate } : {}),
     });
   }
   let dispatchText: string | null;

@@ -13,6 +13,8 @@ export interface TaskFacts {
   gates: GateState[]; // every gate of gates/leaf-<id>.md
   /** VERIFIED rows with a receipt: the receipt audit's reason when not current (docs/formats.md#receipts), else null. */
   verification?: string | null;
+  /** ACCESS.json's optional per-leaf estimate (positive; absent = 1), for the critical-path policy. */
+  estimate?: number;
 }
 
 /** What the advice reads of a dispatch wave (docs/formats.md#dispatch); leaves are `leaf-<id>`. */

@@ -144,8 +144,9 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
       gateStates: gateStatesOf(ledger),
     };
   });
+  const leafSet = new Set(leafFiles);
   const integrations: Integration[] = ledgers
-    .filter((f) => !leafFiles.includes(f))
+    .filter((f) => !leafSet.has(f))
     .map((file) => {
       const text = read(file) ?? fail("invalid scope ledger discovery");
       const ledger = parseLedger(text, path.basename(file));

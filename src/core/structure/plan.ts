@@ -9,6 +9,7 @@ import { attemptsOf, contains, liveAttempts, validateCheckpoint, verifyArtifacts
 import { gateDefs, gateStatesOf, validateAccess } from "./build.ts";
 import { demoteLedger } from "./materialize.ts";
 import { canonical, clone, cmp, fail, hashOf, isObject, sortIds, STRUCTURE_GATE, STRUCTURE_EXPECT, STRUCTURE_TITLE, structureCheckCommand, type Checkpoint, type Integration, type Model, type Refinement, type Registry, type Report, type StructureState, type TaskRow } from "./model.ts";
+import { regroup } from "./regroup.ts";
 import { verifyTransition } from "./transition.ts";
 import { verifyStructure, type Verdict } from "./verify.ts";
 
@@ -371,57 +372,17 @@ class Planner {
     return k.order;
   }
 
-  /**
-   * 10. Merge groups whose unfinished work is one dependency chain, to a fixed point: scan the
-   * pairs in order, accept the first mergeable one, restart. A refused pair stays refused: busy
-   * tasks and states do not change while regrouping, and the quotient graph is acyclic before
-   * every merge, so a merge closes a cycle exactly when one group reaches the other through a
-   * third, which a later merge cannot undo. Each pair is therefore examined once.
-   */
+  /** 10. Merge groups whose unfinished work is one dependency chain, to a fixed point (regroup.ts). */
   regroup(): void {
-    const order = this.order();
-    const anc = ancestors(order, (id) => this.rows.get(id)!.needs);
-    const comparable = (a: string, b: string) => anc.get(a)!.has(b) || anc.get(b)!.has(a);
-    const chain = (merged: string[]): boolean => {
-      const open = merged.filter((m) => this.rows.get(m)!.state !== "VERIFIED");
-      return !merged.some((m) => this.busy(m)) && open.every((x, i) => open.slice(i + 1).every((y) => comparable(x, y)));
-    };
-    let serial = 0;
-    let groups = this.groups.map((members) => ({ members, id: serial++ }));
-    const refused = new Set<number>();
-    const pair = (x: number, y: number) => x * 4194304 + y;
-    for (;;) {
-      const succ = this.quotient(groups.map((g) => g.members));
-      let found: [number, number] | null = null;
-      scan: for (let a = 0; a < groups.length; a++) {
-        for (let b = a + 1; b < groups.length; b++) {
-          const key = pair(groups[a]!.id, groups[b]!.id);
-          if (refused.has(key)) continue;
-          if (chain([...groups[a]!.members, ...groups[b]!.members]) && !throughThird(succ, a, b) && !throughThird(succ, b, a)) {
-            found = [a, b];
-            break scan;
-          }
-          refused.add(key);
-        }
-      }
-      if (found === null) break;
-      const members = sortIds([...groups[found[0]]!.members, ...groups[found[1]]!.members]);
-      groups = [...groups.filter((_, k) => k !== found![0] && k !== found![1]), { members, id: serial++ }];
-      groups.sort((x, y) => cmp(x.members.join("\0"), y.members.join("\0")));
-      this.actions.push({ action: "group", members });
-    }
-    this.groups = groups.map((g) => g.members);
-  }
-
-  /** Successor group indexes of each group. */
-  private quotient(groups: string[][]): Set<number>[] {
-    const at = new Map<string, number>();
-    groups.forEach((g, i) => g.forEach((m) => at.set(m, i)));
-    const succ = groups.map(() => new Set<number>());
-    for (const r of this.rows.values()) {
-      for (const n of r.needs) if (at.get(n) !== at.get(r.id)) succ[at.get(n)!]!.add(at.get(r.id)!);
-    }
-    return succ;
+    const result = regroup({
+      order: this.order(),
+      needsOf: (id) => this.rows.get(id)!.needs,
+      open: (id) => this.rows.get(id)!.state !== "VERIFIED",
+      busy: (id) => this.busy(id),
+      groups: this.groups,
+    });
+    for (const members of result.merges) this.actions.push({ action: "group", members });
+    this.groups = result.groups;
   }
 
   /** 11. The registry and the state the checker sees after the event. */
@@ -450,23 +411,6 @@ class Planner {
       active: sortIds(this.active),
     };
   }
-}
-
-/** Does group `from` reach group `to` through at least one other group? */
-function throughThird(succ: Set<number>[], from: number, to: number): boolean {
-  const seen = new Set<number>([from, to]);
-  const queue = [...succ[from]!].filter((g) => g !== to);
-  for (const g of queue) seen.add(g);
-  for (let i = 0; i < queue.length; i++) {
-    for (const next of succ[queue[i]!]!) {
-      if (next === to) return true;
-      if (!seen.has(next)) {
-        seen.add(next);
-        queue.push(next);
-      }
-    }
-  }
-  return false;
 }
 
 function union(a: string[], b: string[]): string[] {

@@ -66,33 +66,63 @@ function parseSelection(sel: unknown): Selection {
   return { launch: sel.launch as string[], slots: sel.slots as number };
 }
 
-/** Reachability by BFS over successor lists, memoized per start node. */
+/**
+ * Reachability by BFS over successor lists. When the graph is acyclic (the usual case) every
+ * search is bounded by a topological rank: a path to `v` visits only tasks ranked before `v`,
+ * so checking a chain of neighbours costs their distance, not the plan (issue 19: the memoized
+ * closure per task held hundreds of MB at 10,000 tasks). Only the tasks Kahn's algorithm leaves
+ * over can lie on a cycle.
+ */
 class Reach {
   private readonly succ = new Map<string, string[]>();
-  private readonly memo = new Map<string, Set<string>>();
+  private readonly rank = new Map<string, number>();
+  private readonly cyclic: Set<string>;
 
   constructor(rows: TaskRow[]) {
     for (const r of rows) this.succ.set(r.id, []);
-    for (const r of rows) for (const n of r.needs) this.succ.get(n)?.push(r.id);
+    const indegree = new Map<string, number>([...this.succ.keys()].map((id) => [id, 0]));
+    for (const r of rows) {
+      for (const n of r.needs) {
+        const out = this.succ.get(n);
+        if (!out) continue;
+        out.push(r.id);
+        indegree.set(r.id, indegree.get(r.id)! + 1);
+      }
+    }
+    const queue = [...indegree.keys()].filter((id) => indegree.get(id) === 0);
+    for (let i = 0; i < queue.length; i++) {
+      this.rank.set(queue[i]!, i);
+      for (const v of this.succ.get(queue[i]!)!) {
+        const left = indegree.get(v)! - 1;
+        indegree.set(v, left);
+        if (left === 0) queue.push(v);
+      }
+    }
+    this.cyclic = new Set([...indegree.keys()].filter((id) => !this.rank.has(id)));
   }
 
-  from(u: string): Set<string> {
-    let seen = this.memo.get(u);
-    if (seen) return seen;
-    seen = new Set<string>();
+  onCycle(u: string): boolean {
+    return this.cyclic.has(u) && this.reaches(u, u);
+  }
+
+  /** A path of at least one edge from `u` to `v`. */
+  reaches(u: string, v: string): boolean {
+    const bound = this.cyclic.size === 0 ? this.rank.get(v) : undefined;
+    if (bound !== undefined && (this.rank.get(u) ?? Infinity) >= bound) return false;
+    const seen = new Set<string>();
     const queue = [...(this.succ.get(u) ?? [])];
     for (let i = 0; i < queue.length; i++) {
-      const v = queue[i]!;
-      if (seen.has(v)) continue;
-      seen.add(v);
-      for (const w of this.succ.get(v) ?? []) if (!seen.has(w)) queue.push(w);
+      const x = queue[i]!;
+      if (x === v) return true;
+      if (seen.has(x) || (bound !== undefined && this.rank.get(x)! > bound)) continue;
+      seen.add(x);
+      for (const w of this.succ.get(x)!) if (!seen.has(w)) queue.push(w);
     }
-    this.memo.set(u, seen);
-    return seen;
+    return false;
   }
 
   related(a: string, b: string): boolean {
-    return this.from(a).has(b) || this.from(b).has(a);
+    return this.reaches(a, b) || this.reaches(b, a);
   }
 }
 
@@ -249,7 +279,7 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
     for (const n of r.needs) if (!byId.has(n)) add("missing-dependency", `${n}->${r.id}`);
     if (r.state === "VERIFIED" && r.needs.some((n) => !verified(n))) add("premature-verification", r.id);
   }
-  for (const r of s.rows) if (reach.from(r.id).has(r.id)) add("dependency-cycle", r.id);
+  for (const r of s.rows) if (reach.onCycle(r.id)) add("dependency-cycle", r.id);
   for (const e of meta.requiredEdges) {
     if (!Array.isArray(e) || !byId.get(e[1])?.needs.includes(e[0])) add("lost-edge", Array.isArray(e) ? `${e[0]}->${e[1]}` : String(e));
   }
@@ -353,7 +383,7 @@ function checkSelection(
     seen.add(id);
   }
   if (sel.launch.length > 0 && sel.launch.length + s.active.length > sel.slots) add("capacity-exceeded", String(sel.slots));
-  const launched: TaskRow[] = [];
+  const launched = [...seen].map((id) => byId.get(id)).filter((r): r is TaskRow => r !== undefined);
   for (const id of [...seen]) {
     const row = byId.get(id);
     if (!row) {
@@ -369,8 +399,9 @@ function checkSelection(
       const ar = byId.get(a);
       if (ar && (reach.related(a, id) || accessClash(row, ar))) add("parallel-conflict", `${a},${id}`);
     }
-    for (const x of launched) if (reach.related(x.id, id) || accessClash(row, x)) add("parallel-conflict", `${x.id},${id}`);
-    launched.push(row);
+    // Every other launched task, before and after it: a conflicting pair is reported in both
+    // orders, as the original counts it (issue 19).
+    for (const x of launched) if (x.id !== id && (reach.related(x.id, id) || accessClash(row, x))) add("parallel-conflict", `${x.id},${id}`);
   }
 }
 
@@ -378,9 +409,14 @@ function checkFinal(s: StructureState, add: (c: string, id: string) => void): vo
   const root = s.integrations.find((i) => i.file === "GATES.md");
   if (root?.gateStates[STRUCTURE_GATE] === "abandoned") add("abandoned-structure-gate", STRUCTURE_GATE);
   for (const r of s.rows) if (r.state !== "VERIFIED" || r.gates.some((g) => r.gateStates[g.id] !== "met")) add("unfinished-task", r.id);
-  for (const a of s.active) add("active-workers", a);
-  for (const l of s.leases) if (l.invalid || l.scope === s.scope) add("remaining-leases", l.leaf);
-  for (const w of s.waves) if (w.state !== "complete") add("unfinished-dispatch", w.id);
+  // One issue each however many workers, leases or waves remain, as the original counts them
+  // (issue 19); the id lists them all, sorted.
+  const once = (code: string, ids: string[]) => {
+    if (ids.length > 0) add(code, [...ids].sort().join(","));
+  };
+  once("active-workers", s.active);
+  once("remaining-leases", s.leases.filter((l) => l.invalid || l.scope === s.scope).map((l) => l.leaf));
+  once("unfinished-dispatch", s.waves.filter((w) => w.state !== "complete").map((w) => w.id));
   for (const i of s.integrations) {
     for (const g of i.gates) {
       if (i.file === "GATES.md" && g.id === STRUCTURE_GATE) continue;
