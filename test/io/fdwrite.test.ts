@@ -30,7 +30,7 @@ describe("descriptor writes", () => {
   });
 
   const script = (bytes: number) => `
-    const { writeFdSync } = await import(${JSON.stringify(path.resolve(import.meta.dir, "../../../src/core/util/fdwrite.ts"))});
+    const { writeFdSync } = await import(${JSON.stringify(path.resolve(import.meta.dir, "../../src/io/fdwrite.ts"))});
     console.error(writeFdSync(1, "x".repeat(${bytes})));
   `;
 
