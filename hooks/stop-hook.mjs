@@ -214,9 +214,8 @@ function lineAt(b, offset) {
   return line;
 }
 function decodeLedgerText(b) {
-  if (b.length >= 3 && b[0] === 239 && b[1] === 187 && b[2] === 191) {
-    return { line: 1, message: "starts with a UTF-8 byte-order mark; save the ledger as UTF-8 without BOM" };
-  }
+  if (b.length >= 3 && b[0] === 239 && b[1] === 187 && b[2] === 191)
+    b = b.subarray(3);
   const nul = b.indexOf(0);
   if (nul >= 0)
     return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
@@ -3071,7 +3070,7 @@ function decideStop(a, guard) {
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. To run inherited CHECK lines, inspect them and use kbz check --approve. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
   };
 }
 function invalidScopeArgument() {

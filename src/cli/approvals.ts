@@ -1,13 +1,20 @@
 // kbz approvals list|revoke|prune: see and withdraw recorded consent (docs/formats.md#fixes gap).
 import * as path from "node:path";
-import { UsageError } from "../core/errors.ts";
+import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { pendingTasks } from "../io/check/plan.ts";
+import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
+import { nearMissLines } from "../core/run/differ.ts";
+import { pathFacts } from "../io/run/shell.ts";
+import { snapshotForRequest } from "../io/read.ts";
+import { rootFor } from "./context.ts";
+import { envelope, report } from "./envelope.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../io/run/approval.ts";
 import { obsoleteReason } from "../io/run/prune.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, json, out } from "./output.ts";
 
 interface ApprovalsArgs {
-  action: "list" | "revoke" | "prune";
+  action: "list" | "revoke" | "prune" | "explain";
   args?: string[];
   record?: string[];
   json?: boolean;
@@ -23,6 +30,10 @@ function view(a: StoredApproval, extra: Record<string, unknown> = {}) {
     expect: r?.oracle.expect ?? null,
     cwd: r?.oracle.cwd ?? null,
     shell: r?.oracle.shell ?? null,
+    path: r?.oracle.path ?? null,
+    timeoutMs: r?.oracle.timeoutMs ?? null,
+    platform: r?.oracle.platform ?? null,
+    sandbox: r?.oracle.sandbox ?? null,
     approvedAt: r?.approvedAt ?? null,
     problem: a.problem,
     ...extra,
@@ -35,13 +46,46 @@ function line(a: StoredApproval): string {
   return `  ${r.file} ${r.gate}: ${r.oracle.check}  (approved ${r.approvedAt}, record ${a.name.slice(0, 12)})`;
 }
 
+/** What a record is bound to besides its CHECK and EXPECT (approvals list). */
+function bindings(a: StoredApproval): string {
+  const o = a.record!.oracle;
+  const [digest, entries] = pathFacts(o.path).fingerprint.split("/");
+  return `      cwd=${o.cwd} shell=${o.shell} PATH=${entries} (sha256 ${digest}) timeout=${o.timeoutMs / 1000}s${o.sandbox ? " sandbox" : ""}`;
+}
+
+/** kbz approvals explain LEDGER GATE: is the gate's current oracle approved, and if not, what differs. */
+function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
+  const [ledger, gate, ...rest] = argv.args ?? [];
+  if (!ledger || !gate || rest.length > 0) throw new UsageError("explain takes LEDGER GATE (e.g. kbz approvals explain GATES.md G1)");
+  const root = rootFor({});
+  const file = path.resolve(process.cwd(), ledger);
+  const snap = snapshotForRequest({ root, files: [file], scope: null });
+  if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
+  const gateId = gate.replace(/^.*:/, "");
+  const settings = runSettings({ env: process.env, timeoutS: DEFAULT_TIMEOUT_S }, root);
+  const task = pendingTasks(snap, settings, true).find((t) => t.gate.id === gateId);
+  if (!task) throw new UsageError(`GATE: ${gateId} is not a runnable, live gate of ${ledger}`);
+  const same = store.list().flatMap((a) => (a.record && a.record.file === path.resolve(task.file) && a.record.gate === gateId ? [a.record] : []));
+  const approved = store.isApproved(task.file, gateId, task.oracle);
+  const lines = approved ? [] : nearMissLines(path.resolve(task.file), same, task.oracle, root);
+  const verdict = approved ? "approved" : same.length === 0 ? "never-approved" : "approved-for-other-inputs";
+  return report(!!argv.json, envelope(verdict, approved ? 0 : 1, { gate: task.qid, file: task.file, approvals: same.length, differs: lines.slice(1).map((l) => l.trim()) }), () => {
+    if (approved) out(`${task.qid}: approved for its current oracle (cwd ${task.cwd})`);
+    else if (same.length === 0) out(`${task.qid}: never approved; kbz check prints its oracle for the user to review`);
+    else for (const l of [`${task.qid}: ${lines[0]}`, ...lines.slice(1)]) out(l);
+  });
+}
+
 function list(store: ApprovalStore, asJson: boolean): ExitCode {
   const all = store.list();
   if (asJson) {
     json({ schema: 1, dir: store.dir, count: all.length, records: all.map((a) => view(a)) });
     return 0;
   }
-  for (const a of all) out(line(a));
+  for (const a of all) {
+    out(line(a));
+    if (a.record) out(bindings(a));
+  }
   out(`${all.length} approval record(s) in ${store.dir}`);
   return 0;
 }
@@ -89,6 +133,7 @@ export function handleApprovals(argv: ApprovalsArgs): ExitCode {
       return list(store, !!argv.json);
     }
     if (argv.action === "revoke") return revoke(store, argv);
+    if (argv.action === "explain") return explain(store, argv);
     if ((argv.args ?? []).length > 0) throw new UsageError("prune takes no arguments");
     return prune(store, !!argv.json);
   } catch (e) {
@@ -101,10 +146,10 @@ export function handleApprovals(argv: ApprovalsArgs): ExitCode {
 
 export const verb: Verb = {
   command: "approvals <action> [args..]",
-  describe: "list, revoke or prune recorded CHECK approvals (UNLAZY_APPROVAL_DIR or ~/.unlazy/approved)",
+  describe: "list, revoke, prune or explain recorded CHECK approvals (UNLAZY_APPROVAL_DIR or ~/.unlazy/approved)",
   builder: (y) =>
     y
-      .positional("action", { choices: ["list", "revoke", "prune"], describe: "list | revoke <ledger> [gate] | prune" })
+      .positional("action", { choices: ["list", "revoke", "prune", "explain"], describe: "list | revoke <ledger> [gate] | prune | explain <ledger> <gate>" })
       .positional("args", { type: "string", array: true })
       .option("record", { type: "string", array: true, describe: "revoke: a record name (as listed)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" }),

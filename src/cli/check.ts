@@ -18,7 +18,7 @@ import { targetOptions } from "./options.ts";
 import { Progress } from "./progress.ts";
 import { ledgerFiles, requestedScope, rootFor, snapshotFor, usage } from "./context.ts";
 import { emit, envelope, INVALID, problemEntries, type ExitCode } from "./envelope.ts";
-import { approvalLines, resultLines } from "./render.ts";
+import { approvalLines, pathSummaryLine, resultLines } from "./render.ts";
 
 interface CheckArgs {
   ledger?: string[];
@@ -34,6 +34,7 @@ interface CheckArgs {
   scope?: string;
   root?: string;
   json?: boolean;
+  verbose?: boolean;
 }
 
 function integerIn(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
@@ -74,18 +75,29 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   return report.exit;
 }
 
-function printApproval(item: ApprovalItem): void {
-  for (const line of approvalLines(item)) out(line);
+/** Prints the PATH summary the first time something needs it (short form only). */
+function pathOnce(verbose: boolean): (value: string) => void {
+  let shown = verbose;
+  return (value) => {
+    if (!shown) out(pathSummaryLine(value));
+    shown = true;
+  };
+}
+
+function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: string) => void): void {
+  const lines = approvalLines(item, verbose);
+  if (lines.length > 0) showPath(item.task.oracle.path);
+  for (const line of lines) out(line);
   if (item.problem) err(`kbz: ${item.problem}`);
 }
 
-function printRunResult(res: CheckResult): void {
-  for (const r of res.runs) for (const line of resultLines(r)) out(line);
+function printRunResult(res: CheckResult, verbose: boolean): void {
+  for (const r of res.runs) for (const line of resultLines(r, verbose)) out(line);
   for (const r of res.runs) {
     if (r.writeback === "stale") out(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
     if (r.writeError) err(`kbz: ${r.writeError}`);
   }
-  for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  if (verbose) for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
   printProblems(res.problems);
   if (res.infraFailures > 0) err(`kbz: infrastructure failure prevented ${res.infraFailures} approval(s)`);
   for (const line of verdictLines(res.reduction, res.note, res.snapshot.target.scope)) out(line);
@@ -157,6 +169,8 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   const root = rootFor(argv);
   const scope = files.length > 0 ? null : requestedScope(argv);
   const progress = Progress.forStdout(!asJson);
+  const verbose = !!argv.verbose;
+  const showPath = pathOnce(verbose);
   try {
     const res = await runChecks({
       root,
@@ -172,11 +186,15 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       env: process.env,
       observer: {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
-        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item)),
+        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath)),
         willRun: (tasks) => {
           const warning = tasks.length > 0 ? containment().warning : null;
           if (warning) err(warning);
           if (asJson) return;
+          if (!verbose) {
+            if (tasks.length > 0) showPath(tasks[0]!.oracle.path);
+            return;
+          }
           for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathFacts(t.oracle.path).transcript}`);
         },
         started: (t) => progress?.start(t.qid),
@@ -191,7 +209,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       if (warning) err(warning);
     }
     if (asJson) emit(runJson(res));
-    else printRunResult(res);
+    else printRunResult(res, verbose);
     return res.exit;
   } finally {
     progress?.close();
@@ -206,13 +224,17 @@ export const verb: Verb = {
       .option("status", { type: "boolean", describe: "report only; never execute, approve or write" })
       .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
       .option("approve", { type: "boolean", describe: "approve each exact pending oracle, then run it" })
+      .option("verbose", { type: "boolean", describe: "unlazy's full transcript: RUN lines, PATH in full, each pass's exit and output digest" })
       .option("sandbox", { type: "boolean", describe: "run each CHECK under bubblewrap: no network, read-only disk but the repo, private /tmp, empty $HOME" })
       .option("jobs", { type: "string", describe: "rolling concurrency, integer 1..64 (default 1)", requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
       .option("shell", { type: "string", describe: "command shell (UNLAZY_SHELL, then platform default)", requiresArg: true })
-      .option("cwd", { type: "string", describe: "default CHECK directory (explicit: ledger dir; discovered: --root)", requiresArg: true })
+      .option("cwd", { type: "string", describe: "CHECK directory for every gate, relative to --root (replaces the rule below)", requiresArg: true })
       .epilogue(
-        "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
+        "Where a CHECK runs: a ledger inside .unlazy/<scope>/ runs from the repository root (the folder holding " +
+          ".unlazy), however it is named; another explicit ledger runs from its own folder; discovered ledgers run " +
+          "from the root. --cwd replaces that base; a gate's CWD: resolves against it.\n\n" +
+          "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
           "timeout, output/regex limits, platform and PATH. Approvals live outside the repository under " +
           "~/.unlazy/approved (UNLAZY_APPROVAL_DIR overrides).\n\n" +
           `containment: ${containment().describe}. Every process a CHECK starts ends with it ` +

@@ -5,6 +5,7 @@ import { UsageError } from "../core/errors.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import { canonicalRoot } from "../io/discover.ts";
 import { ensureRealDir, lstatOrNull, writeAtomic } from "../io/fs.ts";
+import { freshAccess, freshPlan } from "../core/plan/edit.ts";
 import { TEMPLATES } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { json, out } from "./output.ts";
@@ -41,28 +42,30 @@ function run(argv: InitArgs): ExitCode {
   if (argv.scope !== undefined && !isValidId(argv.scope)) throw new UsageError(SCOPE_ID_MESSAGE);
   const files: [string, string][] = argv.scope
     ? [
-        [path.join(".unlazy", argv.scope, "PLAN.md"), TEMPLATES.plan],
+        [path.join(".unlazy", argv.scope, "PLAN.md"), freshPlan(argv.scope)],
+        [path.join(".unlazy", argv.scope, "ACCESS.json"), freshAccess()],
         [path.join(".unlazy", argv.scope, "GATES.md"), TEMPLATES.node.split("<scope>").join(argv.scope)],
       ]
     : [["GATES.md", soloLedger()]];
   for (const [rel] of files) {
     if (lstatOrNull(path.join(root, rel))) throw new UsageError(`${rel} already exists; kbz init never overwrites a ledger`);
   }
-  if (argv.scope) ensureRealDir(path.join(root, ".unlazy", argv.scope), root, 0o755);
+  if (argv.scope) ensureRealDir(path.join(root, ".unlazy", argv.scope, "gates"), root, 0o755);
   for (const [rel, text] of files) createNew(path.join(root, rel), text);
   const written = files.map(([rel]) => rel);
   if (argv.json) {
     json({ schema: 1, result: "created", root, files: written });
   } else {
-    for (const rel of written) out(`created ${rel}`);
-    out(`Replace the example gates with the outcomes of your task, then run: kbz lint ${written[written.length - 1]}`);
+    out(`created ${written.join(", ")}`);
+    if (argv.scope) out(`next: kbz plan add --scope ${argv.scope} LEAF --owns GLOB [--needs A,B] for each leaf, then kbz next --scope ${argv.scope}`);
+    else out(`Replace the example gates with the outcomes of your task, then run: kbz lint ${written[written.length - 1]}`);
   }
   return 0;
 }
 
 export const verb: Verb = {
   command: "init",
-  describe: "write a starter GATES.md (or, with --scope, .unlazy/ID/PLAN.md and GATES.md) from the templates",
+  describe: "write a starter GATES.md (or, with --scope, .unlazy/ID/ with PLAN.md, ACCESS.json, GATES.md, gates/)",
   builder: (y) =>
     y
       .option("scope", { type: "string", describe: "start a scoped pipeline .unlazy/ID", requiresArg: true })

@@ -1,6 +1,7 @@
 // kbz next: the next allocation for a scope (docs/formats.md#next-output). Read-only: never claims, launches or writes.
 import { UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
+import { EmptyPlanError } from "../core/plan/table.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
 import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
@@ -40,10 +41,19 @@ function invalid(e: Error & { located?: () => string }, asJson: boolean): ExitCo
   return fail(e, asJson, scheduleFields(e.located ? e.located() : e.message));
 }
 
+/** A scope `kbz init --scope` just made: nothing to schedule yet, and how to add the first leaf. */
+function emptyPlan(scope: string, asJson: boolean): ExitCode {
+  const hint = `add leaves with kbz plan add --scope ${scope} LEAF --owns GLOB [--needs A,B]`;
+  return report(asJson, envelope("review", 1, { action: "review", scope, counts: { tasks: 0 }, launch: [], attention: [{ reason: "empty-plan", hint }] }), () =>
+    out(`REVIEW: scope ${scope} has no leaves yet: ${hint}`),
+  );
+}
+
 function run(argv: NextArgs): ExitCode {
   const { json: asJson } = outputMode(argv);
   let snap: NextSnapshot;
   let advice: Advice;
+  let snapScope = argv.scope ?? "";
   try {
     if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", "scope ids are folder names under .unlazy/; kbz scope list shows them");
     if (argv.slots !== undefined && (!SLOTS.test(argv.slots) || !Number.isSafeInteger(Number(argv.slots)))) {
@@ -55,6 +65,7 @@ function run(argv: NextArgs): ExitCode {
     let scope: string;
     try {
       scope = requireScope(root, argv, "next");
+      snapScope = scope;
     } catch (e) {
       if (!(e instanceof UsageError)) throw e;
       throw usage("invalid scope", `${e.message}; ${(e as { hint?: string }).hint ?? "pass --scope ID"}`);
@@ -67,6 +78,7 @@ function run(argv: NextArgs): ExitCode {
     });
     advice = adviseNext(snap, { details: !!argv.details || !asJson, policy });
   } catch (e) {
+    if (e instanceof EmptyPlanError) return emptyPlan(snapScope, asJson);
     if (e instanceof ScheduleInputError || e instanceof UsageError || e instanceof ReadError) return invalid(e, asJson);
     // A file system failure (permissions, I/O) is still one invalid object, as schedule.mjs prints.
     if (typeof (e as NodeJS.ErrnoException)?.code === "string") return invalid(e as Error, asJson);
@@ -87,11 +99,13 @@ function nextWaveId(snap: NextSnapshot): string {
   return `w${n + 1}`;
 }
 
-const CLOSING: Record<Advice["action"], string> = {
-  dispatch: "launch the tasks above, then run kbz next again after each verified return",
-  "wait-or-verify": "nothing new can start: wait for a return, verify it, release its lease, then run kbz next again",
-  "verify-root": "every task is VERIFIED: run the integration and root ledgers, then release the scope",
-  review: "review the items above before anything is launched",
+// wave start marks a launched row IN-FLIGHT (promoting it from WAITING when its needs are
+// VERIFIED) and advance marks it VERIFIED: the advice never asks for a hand edit of PLAN.md.
+const CLOSING: Record<Advice["action"], (s: string) => string> = {
+  dispatch: (s) => `launch the tasks above; as each returns run kbz advance --scope ${s} --leaf LEAF`,
+  "wait-or-verify": (s) => `nothing new can start: when a leaf returns run kbz advance --scope ${s} --leaf LEAF`,
+  "verify-root": (s) => `every task is VERIFIED: run kbz check --scope ${s} --reverify, then kbz scope release --scope ${s}`,
+  review: () => "review the items above before anything is launched (skill: references/orchestration.md, review items)",
 };
 
 /** A path as one shell word, so the printed commands can be pasted. */
@@ -99,53 +113,63 @@ function shellWord(p: string): string {
   return /^[A-Za-z0-9_./=:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`;
 }
 
-function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean): void {
+function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean, emit: (line: string) => void = out): void {
   const s = `${snap.scope}${rootArg}`;
-  out(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
+  emit(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
   if (a.launch.length > 0) {
-    out(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
-    if (a.promote.length > 0) out(`  in PLAN.md set ${a.promote.join(", ")} from WAITING to READY`);
-    if (details) for (const p of a.explain?.preferred ?? []) out(`  ${p.leaf} preferred: ${p.why}`);
+    emit(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
+    if (details) for (const p of a.explain?.preferred ?? []) emit(`  ${p.leaf} preferred: ${p.why}`);
     for (const id of a.launch) {
-      if (a.alreadyClaimed.includes(id)) out(`  leaf-${id} already holds its lease (do not claim again)`);
-      else out(`  kbz scope claim --scope ${s} --leaf leaf-${id}`);
+      if (a.alreadyClaimed.includes(id)) emit(`  leaf-${id} already holds its lease (do not claim again)`);
+      else emit(`  kbz scope claim --scope ${s} --leaf leaf-${id}`);
     }
     const wave = nextWaveId(snap);
-    out(`  kbz wave open --scope ${s} --wave ${wave} ${a.launch.map((id) => `--leaf leaf-${id}`).join(" ")}`);
+    emit(`  kbz wave open --scope ${s} --wave ${wave} ${a.launch.map((id) => `--leaf leaf-${id}`).join(" ")}`);
     for (const id of a.launch) {
       const c = a.continuations.find((x) => x.leaf === id);
       const hint = c ? (c.handle !== null ? `   # continues ${c.after}: reuse agent ${c.handle} if the host still has it` : `   # continues ${c.after} (no recorded handle)`) : "";
-      out(`  kbz wave start --scope ${s} --wave ${wave} --leaf leaf-${id} --handle <agent handle>${hint}`);
+      emit(`  kbz wave start --scope ${s} --wave ${wave} --leaf leaf-${id} --handle <agent handle>${hint}`);
     }
-    out(`  kbz wave seal --scope ${s} --wave ${wave}`);
-    out(`  then mark ${a.launch.join(", ")} IN-FLIGHT in PLAN.md`);
+    emit(`  kbz wave seal --scope ${s} --wave ${wave}`);
   }
-  if (a.active.length > 0) out(`ACTIVE ${a.active.length}: ${a.active.join(", ")}`);
-  if (a.awaitVerification.length > 0) out(`RETURNED, VERIFY ${a.awaitVerification.length}: ${a.awaitVerification.join(", ")}`);
+  if (a.active.length > 0) emit(`ACTIVE ${a.active.length}: ${a.active.join(", ")}`);
+  if (a.awaitVerification.length > 0) {
+    emit(`RETURNED, VERIFY ${a.awaitVerification.length}: ${a.awaitVerification.join(", ")}`);
+    for (const id of a.awaitVerification) emit(`  kbz advance --scope ${s} --leaf leaf-${id}`);
+  }
   for (const h of a.handoffs?.pending ?? []) {
-    out(`REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with kbz structure`);
+    emit(`REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with kbz structure`);
   }
   const blocked = a.explain?.blocked ?? [];
   if (blocked.length > 0) {
-    out(`WAITING ${blocked.length}:`);
-    for (const b of blocked) out(`  ${b.leaf} (${b.reason}): ${b.why}`);
+    emit(`WAITING ${blocked.length}:`);
+    for (const b of blocked) emit(`  ${b.leaf} (${b.reason}): ${b.why}`);
   }
   const attention = a.explain?.attention ?? [];
   if (attention.length > 0) {
-    out(`REVIEW ${attention.length}:`);
+    emit(`REVIEW ${attention.length}:`);
     for (const x of attention) {
       const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
-      out(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
-      if (x.reason.startsWith("verification-")) out(`    why: kbz verify explain${rootArg} .unlazy/${snap.scope}/gates/leaf-${x.leaf}.md`);
+      emit(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
+      if (x.reason.startsWith("verification-")) emit(`    why: kbz verify explain${rootArg} .unlazy/${snap.scope}/gates/leaf-${x.leaf}.md`);
     }
   }
   if (details && a.structure) {
     const st = a.structure;
-    out(`SEQUENTIAL GROUPS ${st.sequentialGroups.length}: ${st.sequentialGroups.map((g) => g.join(" > ")).join(" | ")}`);
-    for (const f of st.forks) out(`  fork: ${f.after} -> ${f.children.join(", ")}`);
-    for (const j of st.joins) out(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
+    emit(`SEQUENTIAL GROUPS ${st.sequentialGroups.length}: ${st.sequentialGroups.map((g) => g.join(" > ")).join(" | ")}`);
+    for (const f of st.forks) emit(`  fork: ${f.after} -> ${f.children.join(", ")}`);
+    for (const j of st.joins) emit(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
   }
-  out(`${a.action.toUpperCase()}: ${CLOSING[a.action]}`);
+  emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](s)}`);
+}
+
+/** The advice as `kbz next` prints it, for verbs that end with it (advance). */
+export function nextAdviceLines(root: string, scope: string, slots: number): { advice: Advice; lines: string[] } {
+  const snap = readScheduleFacts({ root, scope, slots, compare: idCompare("natural") });
+  const advice = adviseNext(snap, { details: true });
+  const lines: string[] = [];
+  printHuman(snap, advice, "", false, (l) => lines.push(l));
+  return { advice, lines };
 }
 
 export const verb: Verb = {

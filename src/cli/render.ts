@@ -1,6 +1,7 @@
 // Text renderings shared by several verbs (status, check, verify, dash, the default verb). Each
 // returns or prints lines; the JSON side is the envelope (envelope.ts).
-import type { ApprovalItem, RunReport } from "../io/check/run.ts";
+import type { ApprovalItem, CheckResult, RunReport } from "../io/check/run.ts";
+import * as path from "node:path";
 import { verdictLines } from "../core/ledger/state.ts";
 import { scopeReceipts } from "../io/receipts/scope.ts";
 import { statusReport } from "../core/report.ts";
@@ -42,31 +43,64 @@ export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
   return report.exit;
 }
 
-/** The stdout lines for one approval decision (none when it was already approved). */
-export function approvalLines(item: ApprovalItem): string[] {
+/**
+ * The stdout lines for one approval decision (none when it was already approved). Short form: the
+ * PATH is left out (printed once, summarised, by pathSummaryLine); verbose is unlazy's transcript.
+ */
+export function approvalLines(item: ApprovalItem, verbose = true): string[] {
   const t = item.task;
   if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
+  if (item.status === "recorded" && !verbose) return [`  APPROVED ${t.qid}`];
   const lines = [
     `APPROVAL REQUIRED ${t.qid}`,
     `    CHECK: ${t.oracle.check}`,
     `    EXPECT: ${t.oracle.expect}`,
     `    CWD: ${t.oracle.cwd}`,
     `    SHELL: ${t.oracle.shell}`,
-    `    PATH: ${pathFacts(t.oracle.path).transcript}`,
   ];
+  if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
   if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
-  if (item.status === "required") lines.push("    NOT RUN: inspect this oracle, then re-run with --approve");
+  lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
+  if (item.status === "required") {
+    lines.push(verbose ? "    NOT RUN: inspect this oracle, then re-run with --approve" : "    NOT RUN: have the user review this CHECK; once they approve, re-run with --approve");
+  }
   if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
   return lines;
 }
 
-export function resultLines(r: RunReport): string[] {
+/** The PATH every CHECK of this run binds, once: entry count and digest (the full list with --verbose). */
+export function pathSummaryLine(value: string): string {
+  const [digest, entries] = pathFacts(value).fingerprint.split("/");
+  return `PATH: ${entries} (sha256 ${digest}; --verbose prints it)`;
+}
+
+/** One line for a pass (two with verbose), two for a failure. */
+export function resultLines(r: RunReport, verbose = true): string[] {
   const o = r.outcome;
   const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
-  if (o.ok) return [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`];
+  if (o.ok) return verbose ? [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`] : [head];
   const error = o.error ? `${o.error}; ` : "";
   const signal = o.signal ? ` signal=${o.signal}` : "";
   const matched = o.matched ? "matched" : "not matched";
   return [head, `       ${error}exit=${o.exitCode ?? "none"}${signal}; EXPECT=${matched}; output=${o.summary}`];
 }
+
+/**
+ * What a finished run prints after its approvals: one line per passed gate (two with verbose),
+ * two per failure, stale results, the per-ledger gate counts (verbose), then the verdict.
+ */
+export function compactRunLines(res: CheckResult, verbose: boolean): string[] {
+  const lines: string[] = [];
+  const showPath = verbose ? () => {} : (v: string) => lines.length === 0 && lines.push(pathSummaryLine(v));
+  for (const a of res.approvals) {
+    const block = approvalLines(a, verbose);
+    if (block.length > 0) showPath(a.task.oracle.path);
+    lines.push(...block);
+  }
+  for (const r of res.runs) lines.push(...resultLines(r, verbose));
+  for (const r of res.runs) if (r.writeback === "stale") lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
+  if (verbose) for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  return lines;
+}
+
 

@@ -167,6 +167,7 @@ function plan(root: string, scope: string, request: unknown, argv: StructureArgs
     out(`complexity: ${c.complexity.groups} group(s), ${c.complexity.boundaryEdges} boundary edge(s), depth ${c.complexity.depth}`);
     if (argv.details) for (const g of c.next.meta.groups) out(`  group ${g.join(", ")}`);
     out("independent check: ok (nothing written; apply with the same request file)");
+    out(`apply raises the contract revision to ${c.revision}: every receipt of scope ${scope} becomes stale (kbz verify run re-accepts)`);
   }
   return 0;
 }
@@ -190,6 +191,7 @@ async function printApplied(root: string, scope: string, r: ApplyResult, argv: S
     out(`applied ${r.operation} as turn ${r.turn}: ${describe(r.actions)}`);
     out(`complexity: ${r.complexity.groups} group(s), ${r.complexity.boundaryEdges} boundary edge(s), depth ${r.complexity.depth}`);
     out("root and integration ledgers were reset to pending; run kbz next");
+    out(`contract revision raised: every receipt of scope ${argv.scope} is stale now (kbz verify run re-accepts)`);
   }
   return 0;
 }

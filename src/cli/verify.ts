@@ -1,6 +1,7 @@
 // kbz verify: acceptance receipts that are reused only while their inputs are unchanged
 // (docs/formats.md#receipts). `run` checks once and records; `audit` and `explain` only read.
 import * as path from "node:path";
+import { loadLedgerFile, readScopeText } from "../io/read.ts";
 import { UsageError } from "../core/errors.ts";
 import type { CheckResult } from "../io/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
@@ -47,10 +48,47 @@ function ledgersOf(argv: VerifyArgs, root: string): string[] {
 
 const sortedUnique = (items: string[]) => [...new Set(items)].sort();
 
-function policyOf(argv: VerifyArgs): Policy {
-  if (argv.inputs === undefined) throw new UsageError("--inputs required; include artifacts, checks and their dependencies");
+/** A glob's literal folder: the segments before the first wildcard (`src/a/**` -> `src/a`). */
+function literalPrefix(glob: string): string | null {
+  const segs = glob.split("/");
+  const k = segs.findIndex((x) => /[*?[{]/.test(x));
+  const lit = (k < 0 ? segs : segs.slice(0, k)).join("/");
+  return lit === "" ? null : lit;
+}
+
+/**
+ * Without --inputs: each ledger's OWNS plus, for a scope leaf, its ACCESS.json reads, as their
+ * literal folders. What the CHECKs call outside those still needs --inputs.
+ */
+function defaultInputs(root: string, ledgers: string[]): string[] {
+  const inputs: string[] = [];
+  for (const rel of ledgers) {
+    const file = path.resolve(root, rel);
+    const entry = loadLedgerFile(file, root, false);
+    const globs = [...(entry.ledger?.owns ?? [])];
+    const m = /^\.unlazy\/([^/]+)\/gates\/leaf-(.+)\.md$/.exec(path.relative(root, file).split(path.sep).join("/"));
+    if (m) {
+      try {
+        const access = JSON.parse(readScopeText(root, m[1]!, "ACCESS.json") ?? "null");
+        globs.push(...((access?.leaves?.[m[2]!]?.reads as string[] | undefined) ?? []));
+      } catch {
+        // No readable ACCESS.json: OWNS alone.
+      }
+    }
+    for (const g of globs) {
+      const lit = literalPrefix(g);
+      if (lit === null) throw new UsageError(`--inputs required: ${rel} declares ${g}, which has no literal folder; list the inputs with --inputs`);
+      inputs.push(lit);
+    }
+  }
+  if (inputs.length === 0) throw new UsageError("--inputs required; include artifacts, checks and their dependencies");
+  return inputs;
+}
+
+function policyOf(argv: VerifyArgs, root: string): Policy {
+  const raw = argv.inputs === undefined ? defaultInputs(root, positionals(argv)) : String(argv.inputs).split(",");
   const policy: Policy = {
-    inputs: sortedUnique(String(argv.inputs).split(",")),
+    inputs: sortedUnique(raw),
     env: sortedUnique(String(argv.env ?? "").split(",").filter((s) => s !== "")),
     closed: !!argv.closed,
   };
@@ -98,7 +136,7 @@ function printResult(r: LedgerResult): void {
 }
 
 async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<ExitCode> {
-  const policy = policyOf(argv);
+  const policy = policyOf(argv, root);
   const ledgers = ledgersOf(argv, root);
   const results = await verifyRun({
     root,
@@ -178,7 +216,7 @@ export const verb: Verb = {
     y
       .positional("action", { type: "string", describe: "run, audit or explain" })
       .positional("ledger", { type: "string", array: true, describe: "ledger paths relative to --root" })
-      .option("inputs", { type: "string", describe: "run: comma-separated input files/directories the checks read", requiresArg: true })
+      .option("inputs", { type: "string", describe: "run: comma-separated input files/directories the checks read (default: the ledgers' OWNS and, for scope leaves, ACCESS.json reads)", requiresArg: true })
       .option("closed", { type: "boolean", describe: "run: attest complete deterministic inputs (makes the receipt reusable)" })
       .option("env", { type: "string", describe: "run: comma-separated environment variables the checks depend on", requiresArg: true })
       .option("approve", { type: "boolean", describe: "run: approve each exact pending oracle first, as kbz check --approve" })

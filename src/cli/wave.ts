@@ -1,5 +1,11 @@
 // kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (docs/formats.md#dispatch).
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { ScheduleInputError } from "../core/plan/errors.ts";
+import { transitionProblem } from "../core/plan/transition.ts";
+import { readScopeTexts, scopeDir } from "../io/plan/write.ts";
+import { setState, withLeafStates } from "./plan.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
 import { displayPath } from "../core/snapshot.ts";
@@ -18,7 +24,7 @@ const ACTIONS = ["open", "start", "seal", "return", "abandon", "status", "list"]
 
 const HELP = `Actions:
   kbz wave open    --scope S --wave W --leaf L [--leaf L ...]
-  kbz wave start   --scope S --wave W --leaf L --handle OPAQUE_ID
+  kbz wave start   --scope S --wave W --leaf L --handle OPAQUE_ID   (marks L IN-FLIGHT in PLAN.md)
   kbz wave seal    --scope S --wave W
   kbz wave return  --scope S --wave W --leaf L
   kbz wave abandon --scope S --wave W --reason TEXT
@@ -120,12 +126,31 @@ function actionOf(kind: string, wave: string, leaves: string[], argv: WaveArgs):
   }
 }
 
+/** The PLAN row a wave leaf names (leaf-1.1 → 1.1), refused early if it cannot go IN-FLIGHT; null without a PLAN. */
+function planRowFor(root: string, scope: string, leaf: string): string | null {
+  let cur;
+  try {
+    cur = readScopeTexts(root, scope);
+  } catch (e) {
+    if (e instanceof ScheduleInputError && !fs.existsSync(path.join(scopeDir(root, scope), "PLAN.md"))) return null;
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+  const id = leaf.startsWith("leaf-") ? leaf.slice(5) : leaf;
+  if (!cur.plan.byId.has(id)) return null;
+  const problem = transitionProblem(withLeafStates(cur.plan, coordination(root).leafStates(scope)), id, "IN-FLIGHT", { ledgerMet: true });
+  if (problem) throw new RefusedError(`${problem}; nothing was recorded`);
+  return id;
+}
+
 export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   const action = String(argv.action ?? "");
   if (!ACTIONS.includes(action)) throw unknownAction("wave", argv.action, ACTIONS);
   const { scope, wave, leaves } = checkArgs(action, argv);
   const root = rootOf(argv);
   if (action === "status" || action === "list") return inspect(action, root, scope, wave, !!argv.json);
+  // A started leaf of a PLAN is IN-FLIGHT: checked before the wave moves, written after it did.
+  const row = action === "start" ? planRowFor(root, scope, leaves[0]!) : null;
   let t;
   try {
     t = await infra(() => storeFor(root).commitDispatch(scope, actionOf(action, wave, leaves, argv)));
@@ -135,6 +160,7 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   }
   printNotes(t.notes);
   if (t.auditWarning) err(`kbz: warning: ${t.auditWarning}`);
+  if (row !== null) await setState(root, scope, row, "IN-FLIGHT", "wave start");
   if (argv.json) json({ schema: 1, action, exit: 0, scope, line: t.line, wave: waveJson(t.wave), warning: t.auditWarning });
   else out(t.line);
   return 0;

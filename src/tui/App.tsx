@@ -135,6 +135,8 @@ export function App(props: AppProps) {
   const full = useMemo((): { title: string; lines: DetailLine[] } | null => {
     if (state.overlay === "message") return { title: "Last message", lines: [{ label: "", value: state.lastMessage ?? "(none)", wrap: true }] };
     if (state.overlay !== "detail" || !data) return null;
+    const problem = panelProblem(state.panel, data);
+    if (problem) return { title: `${TITLES[state.panel]}: why it cannot show`, lines: [{ label: "", value: problem, tone: "bad", wrap: true }] };
     switch (state.panel) {
       case "gates": {
         const item = current("gates");
@@ -237,7 +239,7 @@ export function App(props: AppProps) {
         return dispatch({ type: "move", list: key, delta, ids });
       }
       case "open":
-        if (lists[s.panel].items.length > 0) dispatch({ type: "overlay", overlay: "detail" });
+        if (lists[s.panel].items.length > 0 || (data && panelProblem(s.panel, data))) dispatch({ type: "overlay", overlay: "detail" });
         return;
       case "message":
         return s.lastMessage ? dispatch({ type: "overlay", overlay: "message" }) : flash("no message yet");
@@ -359,7 +361,13 @@ export function App(props: AppProps) {
     }
     onKey(input, key);
   };
-  useInput(onInput, { isActive: isRawModeSupported });
+  // One subscription for the App's life: Ink re-subscribes whenever the handler changes, and a
+  // key arriving between a commit and the re-subscription would be lost; the ref always holds
+  // this render's handler.
+  const handler = useRef(onInput);
+  handler.current = onInput;
+  const stableInput = useCallback((input: string, key: Key) => handler.current(input, key), []);
+  useInput(stableInput, { isActive: isRawModeSupported });
 
   const body = () => {
     if (mode === "help") return <Help top={selectedIndex(state, "help", stops(fullViewStops(helpLines(), width, bodyHeight, helpLabelMax(width))))} height={bodyHeight} width={width} />;
@@ -380,6 +388,22 @@ export function App(props: AppProps) {
       </Box>
     </UiProvider>
   );
+}
+
+/** A panel that shows a problem instead of its list: the problem, for enter to show in full. */
+function panelProblem(panel: PanelId, data: DashData): string | null {
+  switch (panel) {
+    case "graph":
+      return data.plan && !data.plan.plan ? data.plan.problem : null;
+    case "queue":
+      return data.plan && !data.plan.advice ? data.plan.problem : null;
+    case "approvals":
+      return data.approvals.problem;
+    case "log":
+      return data.log.lines.length === 0 ? data.log.problem : null;
+    case "gates":
+      return null;
+  }
 }
 
 const stops = (n: number): string[] => Array.from({ length: Math.max(1, n) }, (_, i) => String(i));

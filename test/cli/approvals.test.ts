@@ -20,7 +20,7 @@ function approved() {
 }
 
 describe("kbz approvals", () => {
-  test("list shows file, gate, check and approval time; --json gives one object", () => {
+  test("list shows file, gate, check, approval time and the bindings (issue 20.8); --json gives one object", () => {
     const { dir, run } = approved();
     const r = run("list");
     expect(r.code).toBe(0);
@@ -29,7 +29,7 @@ describe("kbz approvals", () => {
     const j = JSON.parse(run("list", "--json").stdout);
     expect(j.schema).toBe(1);
     expect(j.records.map((x: any) => `${path.basename(x.file)}:${x.gate}`).sort()).toEqual(["GATES.md:G1", "GATES.md:G2", "other.md:G1"]);
-    expect(Object.keys(j.records[0])).toEqual(["name", "file", "gate", "check", "expect", "cwd", "shell", "approvedAt", "problem"]);
+    expect(Object.keys(j.records[0])).toEqual(["name", "file", "gate", "check", "expect", "cwd", "shell", "path", "timeoutMs", "platform", "sandbox", "approvedAt", "problem"]);
   });
 
   test("list sanitizes control characters from records", () => {

@@ -55,10 +55,6 @@ describe("hostile files", () => {
     ]);
   });
 
-  test("a byte-order mark is refused with a fix", () => {
-    expectRejected(ledger("\ufeff- [ ] G1: t\n"), [/^GATES\.md:1: starts with a UTF-8 byte-order mark; save the ledger as UTF-8 without BOM$/]);
-  });
-
   test("an empty file has zero live gates", () => {
     expectRejected(ledger(""), [/^GATES\.md:1: ledger contains zero live gates$/]);
   });

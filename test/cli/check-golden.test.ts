@@ -1,5 +1,5 @@
-// The golden gate-check transcripts (golden-transcripts.md docs/formats.md#layout B), line for line, with
-// this machine's directory in place of /repo/u/solo and kbz in place of gate-check.
+// The golden gate-check transcripts (golden-transcripts.md docs/formats.md#layout B), line for line, as kbz check --verbose prints them (the default is shorter),
+// with this machine's directory in place of /repo/u/solo and kbz in place of gate-check.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -36,7 +36,7 @@ describe("kbz check on the golden solo ledger", () => {
   const dir = fixtureCopy("solo");
   const store = privateApprovalDir();
   const env = checkEnv(store);
-  const run = (...args: string[]) => kbz(["check", ...args], { cwd: dir, env });
+  const run = (...args: string[]) => kbz(["check", "--verbose", ...args], { cwd: dir, env });
 
   test("--status never executes: UNMET lines, the file count, then the verdict", () => {
     const before = hashTree(dir);
@@ -194,7 +194,7 @@ describe("kbz check on an all-met ledger", () => {
       "# Gates: all met\n\n- [ ] G1: greeting\n  CHECK: node ok.mjs\n  EXPECT: GREETING-OK\n  EVIDENCE: pending\n\n- [x] G2: copy reviewed\n  EVIDENCE: reviewed by Ann\n",
     );
     const env = checkEnv();
-    const r = kbz(["check", "--approve"], { cwd: dir, env });
+    const r = kbz(["check", "--verbose", "--approve"], { cwd: dir, env });
     expect(r.stdout.split("\n").slice(7)).toEqual([
       RUN(dir, "G1"),
       "  PASS GATES:G1: greeting",

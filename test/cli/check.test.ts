@@ -16,7 +16,7 @@ function repo(files: Record<string, string>) {
   const dir = tempDir();
   writeTree(dir, files);
   const env = checkEnv();
-  const run = (args: string[], more: Record<string, string> = {}) => kbz(["check", ...args], { cwd: dir, env: { ...env, ...more } });
+  const run = (args: string[], more: Record<string, string> = {}) => kbz(["check", "--verbose", ...args], { cwd: dir, env: { ...env, ...more } });
   const read = (f = "GATES.md") => fs.readFileSync(path.join(dir, f), "utf8");
   return { dir, env, run, read };
 }

@@ -300,11 +300,10 @@ describe("kbz next on real scopes", () => {
         "  kbz wave open --scope api --wave w1 --leaf leaf-1",
         "  kbz wave start --scope api --wave w1 --leaf leaf-1 --handle <agent handle>",
         "  kbz wave seal --scope api --wave w1",
-        "  then mark 1 IN-FLIGHT in PLAN.md",
         "WAITING 2:",
         "  2 (dependencies-or-unreleased-leases): needs 1 (READY)",
         "  3 (slots): no free slot: 1 slot(s), 0 active, 1 selected",
-        "DISPATCH: launch the tasks above, then run kbz next again after each verified return",
+        "DISPATCH: launch the tasks above; as each returns run kbz advance --scope api --leaf LEAF",
         "",
       ].join("\n"),
     );
@@ -316,12 +315,12 @@ describe("kbz next on real scopes", () => {
     expect(waiting.stdout).toContain("ACTIVE 1: 1\n");
     expect(waiting.stdout).toContain("  2 (dependencies-or-unreleased-leases): needs 1 (IN-FLIGHT)\n");
     expect(waiting.stdout.trimEnd().split("\n").pop()).toBe(
-      "WAIT-OR-VERIFY: nothing new can start: wait for a return, verify it, release its lease, then run kbz next again",
+      "WAIT-OR-VERIFY: nothing new can start: when a leaf returns run kbz advance --scope api --leaf LEAF",
     );
     const done = await runCli(["next", "--scope", "api", "--slots", "1"], { cwd: scopeDir([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"], state: "VERIFIED" }]) });
     expect(done.code).toBe(0);
     expect(done.stdout).toBe(
-      "scope api: 2 task(s), 1 slot(s), 0 active, mode solo\nVERIFY-ROOT: every task is VERIFIED: run the integration and root ledgers, then release the scope\n",
+      "scope api: 2 task(s), 1 slot(s), 0 active, mode solo\nVERIFY-ROOT: every task is VERIFIED: run kbz check --scope api --reverify, then kbz scope release --scope api\n",
     );
   });
 
@@ -345,7 +344,7 @@ describe("kbz next on real scopes", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("REVIEW 1:\n  external-or-invalid-lease-needs-review: lease web/leaf-1; concerns 1\n");
     expect(r.stdout).toContain("  1 (live-lease-conflict): src/1/** overlaps src/1/** leased by web/leaf-1\n");
-    expect(r.stdout.trimEnd().split("\n").pop()).toBe("REVIEW: review the items above before anything is launched");
+    expect(r.stdout.trimEnd().split("\n").pop()).toBe("REVIEW: review the items above before anything is launched (skill: references/orchestration.md, review items)");
   });
 
   test("a continuation names the agent to reuse; promotions and existing waves shape the commands", async () => {
@@ -365,7 +364,7 @@ describe("kbz next on real scopes", () => {
     };
     const dir = scopeDir([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"] }], { [`${SCOPE}/dispatch.json`]: JSON.stringify(waves) });
     const r = await runCli(["next", "--scope", "api", "--slots", "2"], { cwd: dir });
-    expect(r.stdout).toContain("  in PLAN.md set 2 from WAITING to READY\n");
+    expect(r.stdout).not.toContain("PLAN.md"); // wave start promotes and marks IN-FLIGHT itself
     expect(r.stdout).toContain("  kbz wave open --scope api --wave w5 --leaf leaf-2\n");
     expect(r.stdout).toContain("--leaf leaf-2 --handle <agent handle>   # continues 1: reuse agent agent-7 if the host still has it\n");
   });

@@ -55,7 +55,7 @@ describe("skill/ content", () => {
   test("the SKILL.md body stays under 500 lines and teaches every kbz command of the discipline", () => {
     const body = read("SKILL.md");
     expect(body.split("\n").length).toBeLessThan(500);
-    for (const cmd of ["kbz lint", "kbz check --approve", "kbz check --reverify", "kbz status", "kbz next", "kbz scope claim", "kbz wave open", "kbz hook install", "ABANDON:"]) {
+    for (const cmd of ["kbz lint", "kbz check --approve", "kbz check --reverify", "kbz status", "kbz next", "kbz scope claim", "kbz wave open", "kbz hook install", "ABANDON:", "kbz init --scope", "kbz plan add", "kbz advance", "kbz sign", "kbz structure"]) {
       expect([cmd, body.includes(cmd)]).toEqual([cmd, true]);
     }
   });
@@ -203,12 +203,12 @@ describe("kbz init", () => {
     expect(hashTree(dir)).toBe(before);
   });
 
-  test("--scope writes PLAN.md and a node GATES.md naming the scope", () => {
+  test("--scope writes PLAN.md, ACCESS.json and a node GATES.md naming the scope", () => {
     const dir = tempDir();
     const j = JSON.parse(kbz(["init", "--scope", "api", "--json"], { cwd: dir }).stdout);
-    expect(j.files).toEqual([".unlazy/api/PLAN.md", ".unlazy/api/GATES.md"]);
+    expect(j.files).toEqual([".unlazy/api/PLAN.md", ".unlazy/api/ACCESS.json", ".unlazy/api/GATES.md"]);
     const gates = fs.readFileSync(path.join(dir, ".unlazy/api/GATES.md"), "utf8");
-    expect(gates).toContain(".unlazy/api/gates/leaf-1.1.md");
+    expect(gates).toContain("kbz check --status .unlazy/api/gates/leaf-*.md");
     expect(gates).not.toContain("<scope>");
     expect(kbz(["init", "--scope", "../x"], { cwd: dir }).code).toBe(2);
   });

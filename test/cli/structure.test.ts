@@ -125,7 +125,7 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
     ["recover with a request", ["structure", "recover", "--scope", "st", "--request", REQ, "--json"], "recover takes only root and scope"],
     ["a request outside the root", ["structure", "plan", "--scope", "st", "--request", "/etc/hostname", "--json"], /^\/etc\/hostname: request file is outside the allowed root$/],
     ["a request that is not JSON", ["structure", "plan", "--scope", "st", "--request", ".unlazy/st/PLAN.md", "--json"], "request file is not valid JSON"],
-    ["a request that is not a request", ["structure", "plan", "--scope", "st", "--request", ".unlazy/st/ACCESS.json", "--json"], "invalid structure request"],
+    ["a request that is not a request", ["structure", "plan", "--scope", "st", "--request", ".unlazy/st/ACCESS.json", "--json"], "invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2"],
     ["a missing value", ["structure", "plan", "--scope", "st", "--request", "--json"], /^missing option value|^request file required/],
   ];
   for (const [what, args, message] of cases) {

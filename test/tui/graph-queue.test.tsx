@@ -13,7 +13,7 @@ import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { driveOnce, newDriverState } from "../../src/demo/driver.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
-import { frame, inBox, press, renderAt } from "../helpers/ink.ts";
+import { KEY, frame, inBox, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
 const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
@@ -159,6 +159,19 @@ describe("Queue panel", () => {
     const q = queueFrame(data, queueItems(data.plan).findIndex((i) => i.kind === "review"));
     expect(q).toContain("REVIEW: resolve the items below before launching");
     expect(q).toMatch(/REVIEW\s+resume-open-wave wave w1: concerns 1\.1/);
+  });
+
+  test("a scheduler error cut on the panel opens in full with enter", async () => {
+    const f = writeDemoFolder(tempDir());
+    fs.rmSync(path.join(f.root, ".unlazy/checkout/ACCESS.json"));
+    const r = await renderAt(<App root={f.root} scope={null} theme={plain} env={checkEnv()} watch={false} slots={3} initialPanel="queue" />, 40, 12);
+    await waitForFrame(r, (s) => s.includes("kbz next cannot"));
+    expect(frame(r)).toContain("…");
+    await press(r, KEY.enter);
+    const full = frame(r);
+    expect(full).toContain("Queue: why it cannot show");
+    expect(full.split("\n").slice(3).join(" ").replace(/\s+/g, " ")).toContain(".unlazy/checkout/ACCESS.json");
+    expect(full.split("\n").every((l) => l.length <= 40)).toBe(true);
   });
 
   test("scheduler input errors are shown, located", () => {

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { cleanup } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
-import { writeDemoFolder } from "../../src/demo/scope.ts";
+import { DEMO_SLOTS, writeDemoFolder } from "../../src/demo/scope.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
@@ -86,15 +86,17 @@ describe("choosing what to show", () => {
     expect(f).toContain("GATES:W1");
   });
 
-  test("a folder with no ledgers offers the demo, and enter opens it", async () => {
+  test("a folder with no ledgers offers the demo, and enter opens it with the demo's slots (as kbz demo)", async () => {
     const root = tempDir();
     const demo = writeDemoFolder(tempDir());
     const r = await renderAt(
-      <App root={root} scope={null} theme={plain} watch={false} openDemo={async () => ({ root: demo.root, scope: demo.scope })} />,
+      <App root={root} scope={null} theme={plain} watch={false} openDemo={async () => ({ root: demo.root, scope: demo.scope, slots: DEMO_SLOTS })} />,
     );
     expect(frame(r)).toContain("Press enter to open the built-in demo");
     await press(r, KEY.enter);
     const f = await waitForFrame(r, (f) => f.includes("scope checkout"));
     expect(f).toContain("kbz demo");
+    await press(r, "2");
+    await waitForFrame(r, (f) => f.includes(`${DEMO_SLOTS} slots`));
   });
 });

@@ -58,7 +58,7 @@ describe("ledger cache", () => {
   test("an unreadable file is never cached", () => {
     const root = tempDir();
     const file = path.join(root, "GATES.md");
-    fs.writeFileSync(file, Buffer.from([0xef, 0xbb, 0xbf, 0x41]));
+    fs.writeFileSync(file, Buffer.from([0x41, 0xff]));
     const cache = new LedgerCache();
     expect(cache.load(file, root, true).unreadable).toBe(true);
     fs.writeFileSync(file, "- [ ] G1: ok\n  EVIDENCE: pending\n");

@@ -133,7 +133,8 @@ export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
     decision: "block",
     reason:
       `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` +
-      "Run kbz status to inspect without execution. To run inherited CHECK lines, inspect them and use kbz check --approve. " +
+      "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " +
+      "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " +
       `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`,
   };
 }

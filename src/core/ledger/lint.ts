@@ -1,4 +1,6 @@
-// Advisory ledger-quality rules (docs/formats.md#lint). Lexical signals only; nothing executes.
+// Ledger-quality rules (docs/formats.md#lint), advisory warnings plus kbz's errors for oracles that cannot
+// fail (issue 20.9: a swallowed exit status, an EXPECT matching empty or zero-test output).
+// Lexical signals only; nothing executes.
 import type { Gate, Ledger } from "./model.ts";
 import { isRunnable } from "./model.ts";
 
@@ -25,14 +27,49 @@ const ACTIVITY_PREFIXES = [
 ];
 const ACTIVITY = new RegExp(`^(?:${ACTIVITY_PREFIXES.map((p) => p.replace(/ /g, "\\s+")).join("|")})\\b`, "i");
 
+// A CHECK whose last command swallows the exit status passes whatever the first part did.
+const SWALLOWED_EXIT = /(?:\|\||;|\n)\s*(?:true|:|exit(?:\s+0)?)\s*;?\s*$/;
+
+// What test runners print for a run of zero tests: an EXPECT any of these contains passes on an
+// empty or mis-selected suite.
+const ZERO_TEST_RUNS = [
+  "TAP version 13\n1..0\n# tests 0\n# suites 0\n# pass 0\n# fail 0\n# cancelled 0\n# skipped 0\n# todo 0\n# duration_ms 5\n",
+  "bun test v1.0.0\n\n 0 pass\n 0 fail\nRan 0 tests across 0 files. [5.00ms]\n",
+  "Test Suites: 0 total\nTests:       0 total\nSnapshots:   0 total\nTime:        0.1 s\nNo tests found, exiting with code 0\n",
+  "\n  0 passing (1ms)\n\n",
+  "============================= no tests ran in 0.01s =============================\n",
+  "ok  \texample.com/pkg\t0.001s [no tests to run]\nPASS\n",
+  "running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
+];
+
+/** Whether EXPECT (substring or /regex/) is satisfied by `text`; an unusable regex never matches. */
+function expectMatches(g: Gate, text: string): boolean {
+  if (!g.expectRegex) return g.expect !== null && g.expect !== "" && text.includes(g.expect);
+  if (g.expectRegex.source.length > 200) return false;
+  try {
+    return new RegExp(g.expectRegex.source, g.expectRegex.flags.replace(/[gy]/g, "")).test(text);
+  } catch {
+    return false;
+  }
+}
+
 function gateFindings(g: Gate): LintFinding[] {
   const out: LintFinding[] = [];
-  const add = (rule: string, message: string) => out.push({ level: "warn", gate: g.id, rule, message, line: g.line });
+  const add = (rule: string, message: string, level: LintLevel = "warn") => out.push({ level, gate: g.id, rule, message, line: g.line });
   if (g.check !== null && FIXED_OUTPUT.test(g.check.trim())) {
     add("tautological-check", `CHECK looks like a fixed-output command: "${g.check}"; use an oracle that observes the named outcome`);
   }
-  if (g.expect !== null && WEAK_EXPECT.has(g.expect.trim().toLowerCase())) {
+  const weak = g.expect !== null && WEAK_EXPECT.has(g.expect.trim().toLowerCase());
+  if (weak) {
     add("weak-expect", `EXPECT "${g.expect}" is a common word that also appears in failure output; expect a marker only success prints`);
+  }
+  if (g.check !== null && SWALLOWED_EXIT.test(g.check)) {
+    add("check-cannot-fail", `CHECK ends by discarding the exit status ("${g.check}"); a failing command still passes. Remove the trailing || true / ; true / ; exit 0`, "error");
+  }
+  if (g.expectRegex && expectMatches(g, "")) {
+    add("expect-matches-empty", `EXPECT ${g.expect} matches empty output, so any run that exits 0 passes; expect a marker only success prints`, "error");
+  } else if (!weak && g.expect !== null && ZERO_TEST_RUNS.some((run) => expectMatches(g, run))) {
+    add("expect-matches-zero-tests", `EXPECT ${JSON.stringify(g.expect)} is printed by a run of zero tests too; expect a count of tests that ran (e.g. /# pass [1-9]/)`, "error");
   }
   if (g.pathLike) {
     add("path-read-as-regex", `EXPECT "${g.expect}" looks like a literal path but is read as a regular expression; escape the inner slashes or drop the wrapping slashes`);

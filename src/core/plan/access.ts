@@ -9,7 +9,7 @@ export interface AccessDecl {
   resourceWrites: string[];
 }
 
-const RESOURCE = /^[a-z0-9][a-z0-9:._/-]*$/;
+export const RESOURCE = /^[a-z0-9][a-z0-9:._/-]*$/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -93,7 +93,10 @@ function cells(text: string): string[] {
   return parts;
 }
 
-export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): Plan {
+/** A PLAN whose dispatch table has no rows yet (a scope `kbz init --scope` just made). */
+export class EmptyPlanError extends ScheduleInputError {}
+
+export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md", opts: { allowEmpty?: boolean } = {}): Plan {
   const fail = (message: string, line: number | null = null): never => {
     throw new ScheduleInputError(message, file, line);
   };
@@ -122,7 +125,7 @@ export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md"): P
   for (let k = at + 2; k < lines.length && isTableLine(lines[k]!.text); k++) {
     parsed.push(parseRow(lines[k]!, parsed.length, fail));
   }
-  if (parsed.length === 0) fail("PLAN has no leaves", header.no);
+  if (parsed.length === 0 && !opts.allowEmpty) throw new EmptyPlanError("PLAN has no leaves", file, header.no);
 
   const byId = new Map<string, PlanRow>();
   for (const row of parsed) {

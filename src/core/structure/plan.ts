@@ -55,10 +55,12 @@ function blank(v: unknown): boolean {
 
 export function calculateStructure(model: Model, request: unknown, hashArtifact: ArtifactHasher): Calculation {
   // 1. Shape.
-  if (!isObject(request) || request.schema !== 1 || typeof request.operation !== "string" || !isValidId(request.operation) || !isObject(request.refinements)) {
-    fail("invalid structure request");
-  }
-  for (const k of LISTS) if (request[k] !== undefined && !Array.isArray(request[k])) fail(`invalid ${k}`);
+  // Each malformed field is named with what is expected (skill/references/structure-request.schema.json).
+  if (!isObject(request)) fail("invalid structure request: expected a JSON object");
+  if (request.schema !== 1) fail("invalid structure request: schema must be 1");
+  if (typeof request.operation !== "string" || !isValidId(request.operation)) fail("invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2");
+  if (!isObject(request.refinements)) fail('invalid structure request: refinements must be an object of parent leaf id -> refinement ({} when there is none)');
+  for (const k of LISTS) if (request[k] !== undefined && !Array.isArray(request[k])) fail(`invalid ${k}: expected an array`);
   const operation = request.operation;
   const requestHash = hashOf(request);
 
@@ -247,7 +249,7 @@ class Planner {
   /** 8. Expansion of one parent into ≥2 children with at least one independent pair. */
   expand(parentId: string, refinement: unknown, accepted: boolean): void {
     if (!isObject(refinement) || refinement.retainsParentGates !== true || !Array.isArray(refinement.children) || refinement.children.length < 2) {
-      fail("refinement requires children and retained parent gates");
+      fail(`refinement requires children and retained parent gates (refinements.${parentId}: retainsParentGates: true and children, an array of at least 2)`);
     }
     const definitionHash = hashOf(refinement);
     const existing = this.meta.splits.find((s) => s.parent === parentId);
@@ -295,17 +297,17 @@ class Planner {
   private child(parent: TaskRow, c: unknown, specs: unknown[], seen: Set<string>): TaskRow {
     const spec = isObject(c) ? c : {};
     const id = spec.id;
-    if (typeof id === "string" && seen.has(id)) fail("duplicate child id");
+    if (typeof id === "string" && seen.has(id)) fail(`duplicate child id (${id})`);
     if (typeof id !== "string" || !id.startsWith(parent.id + ".") || id.length === parent.id.length + 1 || !isValidId(id) || this.rows.has(id)) {
-      fail("invalid or reused child id");
+      fail(`invalid or reused child id (children[].id ${JSON.stringify(id)}: a new id starting with "${parent.id}.")`);
     }
     seen.add(id);
     const siblings = specs.map((s) => (isObject(s) ? s.id : undefined));
     const needs = spec.needs;
     if (!Array.isArray(needs) || new Set(needs).size !== needs.length || needs.some((n) => n === id || typeof n !== "string" || !siblings.includes(n))) {
-      fail("child needs must reference siblings");
+      fail(`child needs must reference siblings (children[${JSON.stringify(id)}].needs: an array of sibling ids, [] for none)`);
     }
-    if (typeof spec.ledger !== "string") fail("child ledger required");
+    if (typeof spec.ledger !== "string") fail(`child ledger required (children[${JSON.stringify(id)}].ledger: the leaf ledger text with OWNS and unticked gates)`);
     const ledger = parseLedger(spec.ledger, `leaf-${id}`);
     if (ledger.errors.length > 0 || ledger.owns.length === 0 || ledger.abandons.size > 0 || ledger.gates.some((g) => g.checked)) {
       fail("invalid or pre-certified child ledger");
@@ -317,7 +319,7 @@ class Planner {
     if (!access.resourceWrites.every((r) => pa.resourceWrites.includes(r)) || !access.resourceReads.every((r) => pa.resourceReads.includes(r) || pa.resourceWrites.includes(r))) {
       fail("child resource access escapes parent declaration");
     }
-    if (spec.tier !== "mechanical" && spec.tier !== "judgment") fail("child tier required");
+    if (spec.tier !== "mechanical" && spec.tier !== "judgment") fail(`child tier required (children[${JSON.stringify(id)}].tier: "judgment" or "mechanical")`);
     return {
       id,
       owns: [...ledger.owns],

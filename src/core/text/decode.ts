@@ -40,9 +40,9 @@ const FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Decode a ledger's bytes as text, or say exactly what is wrong and where. */
 export function decodeLedgerText(b: Buffer): { text: string } | { line: number; message: string } {
-  if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
-    return { line: 1, message: "starts with a UTF-8 byte-order mark; save the ledger as UTF-8 without BOM" };
-  }
+  // A leading UTF-8 byte-order mark (editors write one) is stripped, so a gate on line 1 is seen;
+  // a writeback saves the ledger without it.
+  if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) b = b.subarray(3);
   const nul = b.indexOf(0);
   if (nul >= 0) return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
   try {

@@ -61,10 +61,29 @@ export interface CheckTask {
   startState: GateState;
 }
 
-/** Base directory: --cwd, else the ledger's directory for explicit files, else the root. */
+/**
+ * The folder holding the `.unlazy` that contains `file`'s `.unlazy/<scope>/` directory, or null
+ * when the ledger is not inside a scope. Lexical: the path as named, after resolving `..`.
+ */
+export function scopeLedgerRoot(file: string): string | null {
+  const parts = path.resolve(file).split(path.sep);
+  // .unlazy/<scope>/<...>/<ledger>: at least a scope folder and a file name after `.unlazy`.
+  for (let i = parts.length - 3; i >= 0; i--) {
+    if (parts[i] === ".unlazy") return parts.slice(0, i).join(path.sep) || path.sep;
+  }
+  return null;
+}
+
+/**
+ * The one CHECK directory rule (every runner and the dashboard use it): `--cwd` when given;
+ * else a ledger inside `.unlazy/<scope>/` runs from the repository root (the folder holding
+ * `.unlazy`), however it was named; else an explicit ledger runs from its own folder (unlazy's
+ * rule) and a discovered one from the root. A relative `CWD:` resolves against this base.
+ */
 export function baseDir(snap: Snapshot, file: string, settings: RunSettings): string {
   if (settings.cwd) return settings.cwd;
-  return snap.target.mode === "explicit" ? path.dirname(file) : snap.target.root;
+  if (snap.target.mode !== "explicit") return snap.target.root;
+  return scopeLedgerRoot(file) ?? path.dirname(file);
 }
 
 /** A gate's resolved CWD is lexical (no realpath): it is part of approval and evidence. */

@@ -9,7 +9,8 @@ import type { Reduction } from "../../core/ledger/state.ts";
 import { statusReport } from "../../core/report.ts";
 import { dispatchProblems, type Snapshot } from "../../core/snapshot.ts";
 import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../read.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
+import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside, type StoredApproval } from "../run/approval.ts";
+import { nearMissLines } from "../../core/run/differ.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
@@ -44,6 +45,8 @@ export interface ApprovalItem {
   status: ApprovalStatus;
   record: string | null; // path of a record written now
   problem: string | null; // "could not validate/record approval for <qid>: <msg>"
+  /** For an unapproved oracle: how the nearest approval of the same ledger and gate differs. */
+  differs?: string[];
 }
 
 export interface RunReport {
@@ -92,13 +95,26 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
   return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox };
 }
 
-async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver): Promise<ApprovalItem[]> {
+/** For an unapproved oracle: how the nearest approval of the same ledger and gate differs (issue 20.8). */
+function nearMiss(store: ApprovalStore, cache: { all: StoredApproval[] | null }, task: CheckTask, root: string): string[] {
+  try {
+    cache.all ??= store.list();
+  } catch {
+    return [];
+  }
+  const file = path.resolve(task.file);
+  const same = cache.all.flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
+  return nearMissLines(file, same, task.oracle, root);
+}
+
+async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
   const items: ApprovalItem[] = [];
+  const cache: { all: StoredApproval[] | null } = { all: null };
   for (const task of tasks) {
     let item: ApprovalItem;
     try {
       if (store.isApproved(task.file, task.gate.id, task.oracle)) item = { task, status: "approved", record: null, problem: null };
-      else if (!approve) item = { task, status: "required", record: null, problem: null };
+      else if (!approve) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
       else {
         try {
           item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle), problem: null };
@@ -125,6 +141,11 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
     cwd: task.cwd,
     pathFingerprint: settings.path.fingerprint,
   });
+}
+
+/** A CHECK that invokes kbz itself as a command (at its start or after `;`, `&&`, `||`, `|`, `(`). */
+export function asksKbz(check: string): boolean {
+  return /(^|[;&|(]\s*)kbz\s/.test(check.trim());
 }
 
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
@@ -154,68 +175,83 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     if (refusal) refusals.set(t.qid, refusal);
   }
   const refused = new Set(refusals.keys());
-  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer);
+  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer, root);
   const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
   const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
   req.observer?.willRun?.(runnable);
 
-  const outcomes = await runRolling(runnable, req.jobs, async (task) => {
-    req.observer?.started?.(task);
-    const key = chainKey(task.file, task.gate.id);
-    const refusal = refusals.get(task.qid);
-    const outcome = refusal
-      ? refusedOutcome(refusal)
-      : await executeCheck({
-          shell: settings.shell,
-          check: task.gate.check!,
-          expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-          cwd: task.cwd,
-          env: childEnv(req.env, chain, key),
-          timeoutMs: settings.timeoutMs,
-          sandbox: task.oracle.sandbox ?? null,
-        });
-    req.observer?.finished?.(task, outcome);
-    // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
-    saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
-    return outcome;
-  });
+  /** Run one batch of allowed (or refused) tasks and write each ledger's results back. */
+  const runBatch = async (batch: CheckTask[]): Promise<RunReport[]> => {
+    const outcomes = await runRolling(batch, req.jobs, async (task) => {
+      req.observer?.started?.(task);
+      const key = chainKey(task.file, task.gate.id);
+      const refusal = refusals.get(task.qid);
+      const outcome = refusal
+        ? refusedOutcome(refusal)
+        : await executeCheck({
+            shell: settings.shell,
+            check: task.gate.check!,
+            expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
+            cwd: task.cwd,
+            env: childEnv(req.env, chain, key),
+            timeoutMs: settings.timeoutMs,
+            sandbox: task.oracle.sandbox ?? null,
+          });
+      req.observer?.finished?.(task, outcome);
+      // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
+      saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
+      return outcome;
+    });
 
-  const constrained = first.target.mode !== "explicit";
-  const runs: RunReport[] = runnable.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
-  // Tasks come in ledger order, so each ledger's results are one contiguous run.
-  for (let start = 0; start < runs.length; ) {
-    let end = start;
-    while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
-    const group = runs.slice(start, end).filter((r) => !refused.has(r.task.qid));
-    start = end;
-    if (group.length === 0) continue;
-    const file = group[0]!.task.file;
-    const base = baseDir(first, file, settings);
-    try {
-      const statuses = await writeBack({
-        root,
-        file,
-        constrained,
-        oracleFor: (g) => oracleFor(base, g, settings, group[0]!.task.oracle.sandbox ?? null),
-        reverify: req.reverify,
-        items: group.map(({ task, outcome }) => ({
-          gateId: task.gate.id,
-          digest: task.digest,
-          signature: task.signature,
-          ok: outcome.ok,
-          evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
-          startState: task.startState,
-        })),
-      });
-      group.forEach((r, i) => (r.writeback = statuses[i]!));
-    } catch (e) {
-      if (!(e instanceof WritebackError)) throw e;
-      for (const r of group) {
-        r.writeback = "failed";
-        r.writeError = `cannot update ${file}: ${e.located()}`;
+    const constrained = first.target.mode !== "explicit";
+    const runs: RunReport[] = batch.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
+    // Tasks come in ledger order, so each ledger's results are one contiguous run.
+    for (let start = 0; start < runs.length; ) {
+      let end = start;
+      while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
+      const group = runs.slice(start, end).filter((r) => !refused.has(r.task.qid));
+      start = end;
+      if (group.length === 0) continue;
+      const file = group[0]!.task.file;
+      const base = baseDir(first, file, settings);
+      try {
+        const statuses = await writeBack({
+          root,
+          file,
+          constrained,
+          oracleFor: (g) => oracleFor(base, g, settings, group[0]!.task.oracle.sandbox ?? null),
+          reverify: req.reverify,
+          items: group.map(({ task, outcome }) => ({
+            gateId: task.gate.id,
+            digest: task.digest,
+            signature: task.signature,
+            ok: outcome.ok,
+            evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
+            startState: task.startState,
+          })),
+        });
+        group.forEach((r, i) => (r.writeback = statuses[i]!));
+      } catch (e) {
+        if (!(e instanceof WritebackError)) throw e;
+        for (const r of group) {
+          r.writeback = "failed";
+          r.writeError = `cannot update ${file}: ${e.located()}`;
+        }
       }
     }
+    return runs;
+  };
+  // Gates whose CHECK asks kbz about other gates (a node gate over its children, S_STRUCTURE)
+  // run after the others were written back, one at a time in ledger order, so each sees the
+  // results of this run (S_STRUCTURE comes last in the root ledger and sees the node gates).
+  const runs: RunReport[] = [];
+  const independent = runnable.filter((t) => !asksKbz(t.gate.check ?? ""));
+  const last = (t: CheckTask) => (t.gate.id === "S_STRUCTURE" ? 1 : 0);
+  const dependent = runnable.filter((t) => asksKbz(t.gate.check ?? "")).sort((a, b) => last(a) - last(b));
+  for (const batch of [independent, ...dependent.map((t) => [t])]) {
+    if (batch.length > 0) runs.push(...(await runBatch(batch)));
   }
+  runs.sort((x, y) => x.task.index - y.task.index);
 
   const snapshot = loadSnapshot(first.target);
   const stateOf = new Map(snapshot.gates.map((g) => [g.qid, g.state]));

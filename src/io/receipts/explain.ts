@@ -72,7 +72,7 @@ export function explainReceipt(root: string, file: string, opts: ContextOptions 
     changes.push({
       kind: "unfinished",
       text:
-        receipt.status === "pending"
+        receipt.status === "pending" || receipt.status === "running"
           ? "the last run did not finish (interrupted or crashed while the check ran); its receipt was withdrawn before the check started"
           : "the last run was not accepted (the check failed or was not approved, or an input changed while it ran)",
     });

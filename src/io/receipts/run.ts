@@ -70,7 +70,6 @@ async function verifyOne(req: VerifyRunRequest, file: string, key: string): Prom
       approve: req.approve,
       jobs: 1,
       timeoutS: req.timeoutS ?? DEFAULT_TIMEOUT_S,
-      cwd: root,
       env: req.env,
     });
   } catch (e) {

@@ -10,7 +10,8 @@ import { readStable } from "../read.ts";
 import type { Fingerprint, Policy } from "./context.ts";
 import { VerificationError } from "../../core/receipts/errors.ts";
 
-export type ReceiptStatus = "pending" | "accepted" | "rejected";
+/** `running` is what the original leaves behind an interrupted run; kbz reads it as `pending`. */
+export type ReceiptStatus = "pending" | "running" | "accepted" | "rejected";
 
 export interface Receipt {
   status: ReceiptStatus;
@@ -29,7 +30,7 @@ export interface Store {
 export const STORE_FILE = ".unlazy/verification-receipts.json";
 const MAX_STORE_BYTES = 256 * 1024 * 1024;
 const HEX64 = /^[0-9a-f]{64}$/;
-const STATUSES = new Set(["pending", "accepted", "rejected"]);
+const STATUSES = new Set(["pending", "running", "accepted", "rejected"]);
 /** Waiting for another run of the same ledger covers its whole check, not just a store write. */
 export const LEDGER_LOCK_MS = 15 * 60_000;
 

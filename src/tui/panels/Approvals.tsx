@@ -48,7 +48,7 @@ export function Approvals({ view, list, declined, selected }: ApprovalsProps) {
   if (view.problem) {
     return (
       <Box flexDirection="column" height={height}>
-        <Text color={theme.tone("bad")}>{fit(`${view.problem} (m shows it in full)`, width)}</Text>
+        <Text color={theme.tone("bad")}>{fit(`${view.problem} (enter shows it in full)`, width)}</Text>
       </Box>
     );
   }

@@ -95,7 +95,7 @@ export function Graph({ data, list, selected, states, dependents }: GraphProps) 
   if (!view.plan) {
     return (
       <Box height={height}>
-        <Text color={theme.tone("bad")}>{fit(`${view.problem ?? ""} (m shows it in full)`, width)}</Text>
+        <Text color={theme.tone("bad")}>{fit(`${view.problem ?? ""} (enter shows it in full)`, width)}</Text>
       </Box>
     );
   }

@@ -115,7 +115,7 @@ export function Queue({ view, list, selected, slots }: QueueProps) {
     const why = view?.problem ?? (view ? "" : "no PLAN.md here: kbz next needs a scope with a leaf dispatch table");
     return (
       <Box flexDirection="column" height={height}>
-        <Text color={theme.tone(view ? "bad" : "muted")}>{fit(`kbz next cannot advise: ${why}${view ? " (m shows it in full)" : ""}`, width)}</Text>
+        <Text color={theme.tone(view ? "bad" : "muted")}>{fit(`kbz next cannot advise: ${why}${view ? " (enter shows it in full)" : ""}`, width)}</Text>
       </Box>
     );
   }

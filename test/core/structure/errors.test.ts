@@ -39,13 +39,13 @@ describe("event preconditions and request shapes", () => {
     await refused(root2, split("s", 1), "unresolved handoff");
   });
 
-  test("requests that are not requests, and lists that are not arrays", async () => {
+  test("issue 20.4: a malformed structure request names the field and what is expected; lists that are not arrays", async () => {
     const root = makeScope([{ id: "A" }]);
-    await refused(root, { schema: 2, operation: "x", refinements: {} }, "invalid structure request");
-    await refused(root, { schema: 1, operation: "../x", refinements: {} }, "invalid structure request");
-    await refused(root, { schema: 1, operation: "x", refinements: [] }, "invalid structure request");
-    await refused(root, [], "invalid structure request");
-    for (const k of ["reports", "acceptReports", "resumeReports", "rejectReports"]) await refused(root, request("x", 1, {}, { [k]: {} }), `invalid ${k}`);
+    await refused(root, { schema: 2, operation: "x", refinements: {} }, "invalid structure request: schema must be 1");
+    await refused(root, { schema: 1, operation: "../x", refinements: {} }, "invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2");
+    await refused(root, { schema: 1, operation: "x", refinements: [] }, "invalid structure request: refinements must be an object of parent leaf id -> refinement ({} when there is none)");
+    await refused(root, [], "invalid structure request: expected a JSON object");
+    for (const k of ["reports", "acceptReports", "resumeReports", "rejectReports"]) await refused(root, request("x", 1, {}, { [k]: {} }), `invalid ${k}: expected an array`);
   });
 
   test("a forged turn counter is refused by the checker before planning (so the turn can never overflow)", async () => {

@@ -153,12 +153,12 @@ describe("verify run and audit (kill §5.4)", () => {
   });
 
   test("ledgers run in argument order, each with its own receipt", async () => {
-    const ws = workspace({ "gates/b.md": GATES.replace("G1", "B1") });
-    const results = await ws.run({ ledgers: ["gates/b.md", "GATES.md"] });
+    const ws = workspace({ "b.md": GATES.replace("G1", "B1") });
+    const results = await ws.run({ ledgers: ["b.md", "GATES.md"] });
     expect(results.map((r) => [r.status, r.ledger])).toEqual([
-      ["ACCEPTED", "gates/b.md"],
+      ["ACCEPTED", "b.md"],
       ["ACCEPTED", "GATES.md"],
     ]);
-    expect(ws.audit("gates/b.md")).toEqual(current("gates/b.md"));
+    expect(ws.audit("b.md")).toEqual(current("b.md"));
   });
 });

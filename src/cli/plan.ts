@@ -1,0 +1,249 @@
+// kbz plan add|set: the scope's PLAN.md dispatch table, ACCESS.json and leaf ledgers written by kbz,
+// consistently and validated, so an agent never edits the table by hand.
+import * as path from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { gateState } from "../core/ledger/state.ts";
+import { RESOURCE } from "../core/plan/access.ts";
+import { accessWith, leafLedger, promotable, withRow, withStates, type NewRow } from "../core/plan/edit.ts";
+import { ScheduleInputError } from "../core/plan/errors.ts";
+import { pathList, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
+import { STATES, transitionProblem } from "../core/plan/transition.ts";
+import { commitScopeEdit, readScopeTexts, scopeDir } from "../io/plan/write.ts";
+import { coordination, storeFor } from "../io/store/active.ts";
+import { logEvent } from "../io/store/events.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { isValidId } from "../core/workspace/ids.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { err, out } from "./output.ts";
+import { emit, envelope } from "./envelope.ts";
+import { leafFor, requireScope, rootFor } from "./context.ts";
+import { guarded, infra, RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
+
+interface PlanArgs extends PipelineArgs {
+  owns?: string;
+  needs?: string;
+  reads?: string;
+  "resource-reads"?: string;
+  "resource-writes"?: string;
+  tier?: string;
+  wave?: string;
+}
+
+const ACTIONS = ["add", "set"];
+
+const HELP = `Actions:
+  kbz plan add [--scope S] LEAF --owns GLOB[,GLOB…] [--needs A,B] [--reads GLOB,…]
+               [--resource-reads R,…] [--resource-writes R,…] [--tier judgment|mechanical] [--wave N]
+      adds the PLAN.md row, the ACCESS.json entry and gates/leaf-LEAF.md (OWNS = --owns) at once.
+      Defaults: needs none, reads none, tier judgment, wave one after its latest need, state READY
+      when every need is VERIFIED, else WAITING.
+  kbz plan set [--scope S] LEAF STATE
+      moves one row: WAITING -> READY | IN-FLIGHT | ABANDONED; READY -> WAITING | IN-FLIGHT |
+      ABANDONED; IN-FLIGHT -> READY | VERIFIED | ABANDONED; VERIFIED -> READY; ABANDONED ->
+      WAITING | READY. READY and IN-FLIGHT need every need VERIFIED; VERIFIED needs the leaf
+      ledger ALL MET. Setting the state a row already has is a no-op (exit 0).
+
+LEAF is written with or without leaf- (1.1 or leaf-1.1). kbz wave start marks IN-FLIGHT and
+kbz advance marks VERIFIED and promotes by itself; plan set is for everything else.
+Exit codes: 0 done (or already so); 2 usage or a refused transition (nothing is written).`;
+
+const LEAF_ARG = (raw: unknown): string => {
+  const s = String(raw ?? "");
+  const id = s.startsWith("leaf-") ? s.slice(5) : s;
+  if (!isValidId(id)) throw new UsageError(`LEAF: expected a leaf id like 1.1 or leaf-1.1 (letters, digits, . _ -), got ${JSON.stringify(s)}`);
+  return id;
+};
+
+function list(flag: string, raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const items = String(raw)
+    .split(",")
+    .map((s) => s.trim());
+  if (items.some((s) => s === "")) throw new UsageError(`--${flag}: expected a comma-separated list with no blank items, got ${JSON.stringify(raw)}`);
+  if (new Set(items).size !== items.length) throw new UsageError(`--${flag}: contains duplicates (${raw})`);
+  return items;
+}
+
+function globs(flag: string, raw: string | undefined, required: boolean): string[] {
+  const items = list(flag, raw);
+  if (required && items.length === 0) throw new UsageError(`--${flag}: expected at least one path glob relative to the root (e.g. src/feature/**)`);
+  return pathList(items, `--${flag}`, (m) => {
+    throw new UsageError(`${m}; expected relative path globs with no .., no leading / and no placeholders`);
+  });
+}
+
+function resources(flag: string, raw: string | undefined): string[] {
+  const items = list(flag, raw);
+  for (const r of items) if (!RESOURCE.test(r)) throw new UsageError(`--${flag}: ${JSON.stringify(r)} is not a resource id; expected lowercase /^[a-z0-9][a-z0-9:._/-]*$/ (e.g. db:test)`);
+  return items;
+}
+
+function newRow(plan: Plan, id: string, argv: PlanArgs): NewRow {
+  if (plan.byId.has(id)) throw new RefusedError(`leaf ${id} is already in PLAN.md (kbz plan set changes its state)`);
+  const owns = globs("owns", argv.owns, true);
+  const needs = list("needs", argv.needs).map(LEAF_ARG);
+  for (const n of needs) {
+    if (n === id) throw new UsageError(`--needs: ${id} cannot need itself`);
+    if (!plan.byId.has(n)) throw new UsageError(`--needs: unknown leaf ${n}; expected leaves already in PLAN.md (have: ${plan.rows.map((r) => r.id).join(", ") || "none"})`);
+  }
+  const tier = (argv.tier ?? "judgment") as Tier;
+  if (tier !== "judgment" && tier !== "mechanical") throw new UsageError(`--tier: expected judgment or mechanical, got ${JSON.stringify(argv.tier)}`);
+  const after = Math.max(0, ...needs.map((n) => plan.byId.get(n)!.wave));
+  let wave = after + 1;
+  if (argv.wave !== undefined) {
+    if (!/^[1-9][0-9]*$/.test(String(argv.wave))) throw new UsageError(`--wave: expected a positive integer, got ${JSON.stringify(argv.wave)}`);
+    wave = Number(argv.wave);
+    if (wave <= after) throw new UsageError(`--wave: expected a wave after its needs' latest (${after}), got ${wave}`);
+  }
+  const ready = needs.every((n) => plan.byId.get(n)!.state === "VERIFIED");
+  return { id, owns, needs, tier, wave, state: ready ? "READY" : "WAITING" };
+}
+
+async function add(argv: PlanArgs): Promise<ExitCode> {
+  const root = rootFor(argv);
+  const scope = requireScope(root, argv, "plan add");
+  const args = argv.args ?? [];
+  if (args.length !== 1) throw new UsageError("plan add needs exactly one LEAF (e.g. kbz plan add 1.1 --owns 'src/feature/**')");
+  const id = LEAF_ARG(args[0]);
+  const reads = globs("reads", argv.reads, false);
+  const decl = { reads, resourceReads: resources("resource-reads", argv["resource-reads"]), resourceWrites: resources("resource-writes", argv["resource-writes"]) };
+  const done = await write(root, scope, (cur) => {
+    const row = newRow(cur.plan, id, argv);
+    return {
+      row,
+      create: { [`gates/leaf-${id}.md`]: leafLedger(id, row.owns) },
+      access: accessWith(cur.accessText, cur.plan.revision, id, decl),
+      plan: withRow(cur.planText, row),
+      log: `plan add ${id} (${row.state}, wave ${row.wave})`,
+    };
+  });
+  const ledger = path.relative(root, path.join(scopeDir(root, scope), `gates/leaf-${id}.md`));
+  if (argv.json) emit(envelope("added", 0, { scope, leaf: `leaf-${id}`, row: done.row, access: decl, ledger }));
+  else out(`ADDED leaf-${id} (wave ${done.row.wave}, ${done.row.state}); write its gates in ${ledger}`);
+  return 0;
+}
+
+function ledgerMet(root: string, scope: string, id: string): boolean {
+  const entry = loadLedgerFile(path.join(scopeDir(root, scope), "gates", `leaf-${id}.md`), root, true);
+  if (!entry.ledger || entry.problems.length > 0) return false;
+  const l = entry.ledger;
+  return l.gates.length > 0 && l.gates.every((g) => gateState(g, l) === "met");
+}
+
+/** PLAN rows with the states a coordinator holds laid over them (files: PLAN.md is the authority). */
+export function withLeafStates(plan: Plan, states: Map<string, RowState> | null): Plan {
+  if (!states || states.size === 0) return plan;
+  const rows = plan.rows.map((r) => (states.has(r.id) ? { ...r, state: states.get(r.id)! } : r));
+  return { ...plan, rows, byId: new Map(rows.map((r) => [r.id, r])) };
+}
+
+/**
+ * One validated state change, plus the WAITING rows a VERIFIED row unblocks. Through the store:
+ * the files adapter runs the PLAN.md edit (validated again under its lock), a coordinator records
+ * the states instead.
+ */
+export async function setState(root: string, scope: string, id: string, to: RowState, log: string): Promise<{ from: RowState; promoted: string[] }> {
+  const met = to === "VERIFIED" ? ledgerMet(root, scope, id) : true;
+  const decide = (plan: Plan) => {
+    const problem = transitionProblem(plan, id, to, { ledgerMet: met });
+    if (problem) throw new RefusedError(problem);
+    const from = plan.byId.get(id)!.state;
+    const promoted = from !== to && to === "VERIFIED" ? promotable(plan, new Set([id])) : [];
+    return { from, promoted };
+  };
+  let cur;
+  try {
+    cur = readScopeTexts(root, scope);
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+  const first = decide(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
+  if (first.from === to) return first;
+  const store = storeFor(root);
+  let result = first;
+  const changes: [string, RowState][] = [[id, to], ...first.promoted.map((p) => [p, "READY"] as [string, RowState])];
+  for (const [leaf, state] of changes) {
+    await infra(() =>
+      store.setLeafState(scope, leaf, state, async () => {
+        if (leaf !== id) return; // the first edit writes every change of this transition at once
+        result = await write(root, scope, (locked) => {
+          const r = decide(locked.plan);
+          const states = new Map<string, RowState>([[id, to], ...r.promoted.map((p) => [p, "READY"] as [string, RowState])]);
+          const tail = r.promoted.length ? `; promoted ${r.promoted.join(", ")} to READY` : "";
+          return { ...r, plan: withStates(locked.planText, states), log: `${log} ${id} ${r.from} -> ${to}${tail}` };
+        });
+      }),
+    );
+  }
+  return { from: result.from, promoted: result.promoted };
+}
+
+async function write<T extends object>(root: string, scope: string, edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2]): Promise<T> {
+  try {
+    const done = await infra(() => commitScopeEdit(root, scope, edit));
+    const log = (done as { log?: string }).log;
+    if (log) {
+      const warning = await logEvent(storeFor(root), scope, log);
+      if (warning) err(warning);
+    }
+    return done;
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+}
+
+function readPlanIds(root: string, scope: string): string[] {
+  try {
+    return readScopeTexts(root, scope).plan.rows.map((r) => r.id);
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+}
+
+async function set(argv: PlanArgs): Promise<ExitCode> {
+  const root = rootFor(argv);
+  const scope = requireScope(root, argv, "plan set");
+  const args = argv.args ?? [];
+  if (args.length !== 2) throw new UsageError(`plan set needs LEAF and STATE (STATE: ${STATES.join(", ")})`);
+  const id = leafFor(String(args[0]), readPlanIds(root, scope), "LEAF");
+  const to = String(args[1]).toUpperCase() as RowState;
+  if (!STATES.includes(to)) throw new UsageError(`STATE: expected one of ${STATES.join(", ")}, got ${JSON.stringify(String(args[1]))}`);
+  for (const flag of ["owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave"] as const) {
+    if (argv[flag] !== undefined) throw new UsageError(`--${flag} does not apply to plan set`);
+  }
+  const r = await setState(root, scope, id, to, "plan set");
+  const same = r.from === to;
+  if (argv.json) emit(envelope(same ? "unchanged" : "set", 0, { scope, leaf: `leaf-${id}`, from: r.from, state: to, promoted: r.promoted }));
+  else out(same ? `leaf-${id} is already ${to}` : `leaf-${id}: ${r.from} -> ${to}${r.promoted.length ? `; READY now: ${r.promoted.join(", ")}` : ""}`);
+  return 0;
+}
+
+export async function runPlan(argv: PlanArgs): Promise<ExitCode> {
+  if (argv.action === "add") return add(argv);
+  if (argv.action === "set") return set(argv);
+  throw unknownAction("plan", argv.action, ACTIONS);
+}
+
+export const verb: Verb = {
+  command: "plan <action> [args..]",
+  describe: "write the scope's plan: add LEAF (PLAN row, ACCESS entry, leaf ledger), set LEAF STATE",
+  builder: (y) =>
+    y
+      .positional("action", { type: "string", describe: ACTIONS.join(" | ") })
+      .positional("args", { type: "string", array: true, describe: "LEAF for add; LEAF STATE for set" })
+      .option("scope", { type: "string", describe: "use .unlazy/ID (default: the only scope, or UNLAZY_SCOPE)", requiresArg: true })
+      .option("owns", { type: "string", describe: "add: the paths the leaf may change, comma-separated globs", requiresArg: true })
+      .option("needs", { type: "string", describe: "add: leaves that must be VERIFIED first, comma-separated", requiresArg: true })
+      .option("reads", { type: "string", describe: "add: paths the leaf reads but does not own, comma-separated globs", requiresArg: true })
+      .option("resource-reads", { type: "string", describe: "add: shared resources read (e.g. db:test)", requiresArg: true })
+      .option("resource-writes", { type: "string", describe: "add: shared resources written", requiresArg: true })
+      .option("tier", { type: "string", describe: "add: judgment (default) or mechanical", requiresArg: true })
+      .option("wave", { type: "string", describe: "add: planned wave (default: one after its latest need)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("json", { type: "boolean", describe: "print one JSON object" })
+      .epilog(HELP),
+  handler: (argv) => guarded(argv, () => runPlan(argv as PlanArgs)),
+};

@@ -1,0 +1,66 @@
+// Why an oracle has no approval although one exists for the same ledger and gate: the inputs that
+// differ, named (issue 20.8). Pure: two oracles in, short phrases out.
+import * as path from "node:path";
+import { oracleSignature, type RuntimeOracle } from "./oracle.ts";
+
+/** PATH entries added, removed and moved (an entry's position changed), in the current order. */
+export function pathChanges(before: string, now: string, delimiter = path.delimiter): { added: string[]; removed: string[]; moved: string[] } {
+  const a = before ? before.split(delimiter) : [];
+  const b = now ? now.split(delimiter) : [];
+  const inA = new Set(a);
+  const inB = new Set(b);
+  const added = b.filter((e) => !inA.has(e));
+  const removed = a.filter((e) => !inB.has(e));
+  // Compare the order of the entries both have: anything out of the common order moved.
+  const commonA = a.filter((e) => inB.has(e));
+  const commonB = b.filter((e) => inA.has(e));
+  const moved = commonB.filter((e, i) => commonA[i] !== e);
+  return { added, removed, moved };
+}
+
+const list = (items: string[], max = 4) => (items.length > max ? `${items.slice(0, max).join(", ")}, +${items.length - max} more` : items.join(", "));
+
+/** The differing inputs, as `NAME: what` phrases; empty when the oracles are the same. */
+export function oracleDifferences(approved: RuntimeOracle, now: RuntimeOracle): string[] {
+  const out: string[] = [];
+  if (approved.check !== now.check) out.push(`CHECK: approved ${JSON.stringify(approved.check)}`);
+  if (approved.expect !== now.expect) out.push(`EXPECT: approved ${JSON.stringify(approved.expect)}`);
+  if (approved.cwd !== now.cwd) out.push(`CWD: approved for ${approved.cwd}`);
+  if (approved.shell !== now.shell) out.push(`SHELL: approved for ${approved.shell}`);
+  if (approved.path !== now.path) {
+    const c = pathChanges(approved.path, now.path);
+    const parts = [c.added.length ? `added ${list(c.added)}` : "", c.removed.length ? `removed ${list(c.removed)}` : "", c.moved.length ? `moved ${list(c.moved)}` : ""].filter(Boolean);
+    out.push(`PATH: ${parts.join("; ") || "changed"} (since the approval)`);
+  }
+  if (approved.timeoutMs !== now.timeoutMs) out.push(`timeout: approved for ${approved.timeoutMs / 1000} s`);
+  if (approved.platform !== now.platform) out.push(`platform: approved on ${approved.platform}`);
+  if (JSON.stringify(approved.sandbox ?? null) !== JSON.stringify(now.sandbox ?? null)) out.push(`sandbox: approved ${approved.sandbox ? "with another sandbox profile" : "without a sandbox"}`);
+  for (const k of ["maxOutputBytes", "regexTimeoutMs", "regexStartupTimeoutMs", "maxRegexWorkers"] as const) {
+    if (approved[k] !== now[k]) out.push(`${k}: approved for ${approved[k]}`);
+  }
+  if (out.length === 0 && oracleSignature(approved) !== oracleSignature(now)) out.push("the oracle's recorded form differs (an older record format)");
+  return out;
+}
+
+/** The approval of the same gate whose oracle is nearest to `now` (fewest differing inputs). */
+export function nearestApproval<T extends { oracle: RuntimeOracle }>(records: T[], now: RuntimeOracle): { record: T; differs: string[] } | null {
+  let best: { record: T; differs: string[] } | null = null;
+  for (const r of records) {
+    const differs = oracleDifferences(r.oracle, now);
+    if (!best || differs.length < best.differs.length) best = { record: r, differs };
+  }
+  return best;
+}
+
+/** The lines an APPROVAL REQUIRED block adds for a near miss (none when no approval of the gate exists). */
+export function nearMissLines(file: string, records: { oracle: RuntimeOracle; approvedAt: string }[], now: RuntimeOracle, root: string): string[] {
+  const near = nearestApproval(records, now);
+  if (!near || near.differs.length === 0) return [];
+  const lines = [`APPROVED ${near.record.approvedAt.slice(0, 10)} for other inputs; differs in:`];
+  for (const d of near.differs) lines.push(`  ${d}`);
+  // The directory rule changed for ledgers inside .unlazy/<scope>/ (they ran from their own folder).
+  if (near.record.oracle.cwd !== now.cwd && near.record.oracle.cwd === path.dirname(file) && now.cwd === root) {
+    lines.push("  (that approval predates the CHECK directory rule: scope ledgers now run from the repository root)");
+  }
+  return lines;
+}

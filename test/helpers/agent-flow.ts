@@ -1,0 +1,131 @@
+// The agent flow of issue 20, driven only through kbz verbs: a fresh repository, a scope of five
+// leaves with needs and owns, next, claims, waves, an advance per returned leaf, a split through
+// structure plan/apply from a request written from the shipped schema, a receipt, the root
+// verification, ALL MET and the Stop hook allowing. The driver writes the project's files (the
+// work, the leaves' test scripts, the structure request) and never a byte of PLAN.md,
+// ACCESS.json, dispatch.json, leases or a ledger checkbox. Used by the e2e test and the bench.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { REPO } from "./kbz.ts";
+import { flowRepo, type FlowRepo } from "./flow.ts";
+import { stopHook } from "./hook.ts";
+
+export interface FlowStep {
+  args: string[];
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface FlowResult {
+  repo: FlowRepo;
+  steps: FlowStep[];
+  /** Exit code and output of the Stop hook at the end. */
+  hook: { code: number; stdout: string };
+  /** kbz invocations (the Stop hook included) and the bytes they printed: what an agent reads. */
+  invocations: number;
+  bytes: number;
+}
+
+const SCOPE = "S";
+const marker = (id: string) => `LEAF_${id.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_OK`;
+
+/** The agent's work for a leaf: its deliverable (the test was written before, with the gates). */
+function work(r: FlowRepo, id: string, dir: string): void {
+  r.write(`${dir}/done.txt`, `leaf ${id} delivered\n`);
+}
+
+/** A test script written before the work: it fails until the deliverable exists. */
+function testFirst(r: FlowRepo, id: string, dir: string, testDir: string): void {
+  r.write(
+    `${testDir}/check.mjs`,
+    `import { existsSync } from "node:fs";\nif (!existsSync(${JSON.stringify(`${dir}/done.txt`)})) { console.log("missing ${dir}/done.txt"); process.exit(1); }\nconsole.log(${JSON.stringify(marker(id))});\n`,
+  );
+}
+
+/** The split request for leaf 5, built from the shipped schema's required fields. */
+export function splitRequest(revision: number): Record<string, unknown> {
+  const schema = JSON.parse(fs.readFileSync(path.join(REPO, "skill/references/structure-request.schema.json"), "utf8"));
+  const child = (id: string, sub: string) => ({
+    id,
+    needs: [],
+    tier: "mechanical",
+    ledger: `# Gates: leaf ${id}\nOWNS: src/5/${sub}/**, test/leaf-5/${sub}/**\n\n- [ ] G1: part ${sub} of leaf 5 is in place\n  CHECK: node test/leaf-5/${sub}/check.mjs\n  EXPECT: ${marker(id)}\n  EVIDENCE: pending\n`,
+    access: { complete: true, reads: [], resourceReads: [], resourceWrites: [] },
+  });
+  const request: Record<string, unknown> = {
+    schema: schema.properties.schema.const,
+    operation: "split-5",
+    contractRevision: revision,
+    refinements: { "5": { retainsParentGates: true, children: [child("5.1", "a"), child("5.2", "b")] } },
+  };
+  for (const k of schema.required as string[]) if (!(k in request)) throw new Error(`request misses required ${k}`);
+  for (const k of schema.$defs.child.required as string[]) for (const c of (request.refinements as any)["5"].children) if (!(k in c)) throw new Error(`child misses ${k}`);
+  return request;
+}
+
+export function runAgentFlow(): FlowResult {
+  const r = flowRepo("kbz-agent-flow-");
+  const steps: FlowStep[] = [];
+  const kbz = (...args: string[]): FlowStep => {
+    const x = r.run(args);
+    const step = { args, code: x.code, stdout: x.stdout, stderr: x.stderr };
+    steps.push(step);
+    if (x.code === 2) throw new Error(`kbz ${args.join(" ")} exited 2:\n${x.stdout}${x.stderr}`);
+    return step;
+  };
+  const s = ["--scope", SCOPE];
+  r.write("package.json", JSON.stringify({ name: "flow-demo", type: "module" }) + "\n");
+
+  kbz("init", ...s);
+  const leaves: [string, string[]][] = [["1", []], ["2", []], ["3", ["1"]], ["4", ["1", "2"]], ["5", ["3", "4"]]];
+  for (const [id, needs] of leaves) {
+    kbz("plan", "add", id, "--owns", `src/${id}/**,test/leaf-${id}/**`, ...(needs.length ? ["--needs", needs.join(",")] : []));
+    testFirst(r, id, `src/${id}`, `test/leaf-${id}`);
+  }
+  // Show every CHECK once, for the user to review before anything runs.
+  kbz("check", ...s);
+  kbz("next", ...s, "--slots", "2");
+
+  const wave = (w: string, ids: string[]) => {
+    for (const id of ids) kbz("scope", "claim", ...s, "--leaf", `leaf-${id}`);
+    kbz("wave", "open", ...s, "--wave", w, ...ids.flatMap((id) => ["--leaf", `leaf-${id}`]));
+    for (const id of ids) kbz("wave", "start", ...s, "--wave", w, "--leaf", `leaf-${id}`, "--handle", `agent-${id}`);
+    kbz("wave", "seal", ...s, "--wave", w);
+  };
+  const returned = (id: string, dir: string) => {
+    work(r, id, dir);
+    return kbz("advance", ...s, "--leaf", id, "--approve");
+  };
+
+  wave("w1", ["1", "2"]);
+  returned("1", "src/1");
+  returned("2", "src/2");
+
+  // Leaf 5 turns out to hold two independent parts: split it before it starts.
+  r.write(".unlazy/S/requests/split-5.json", JSON.stringify(splitRequest(1), null, 2) + "\n");
+  kbz("structure", "plan", ...s, "--request", ".unlazy/S/requests/split-5.json");
+  kbz("structure", "apply", ...s, "--request", ".unlazy/S/requests/split-5.json");
+  testFirst(r, "5.1", "src/5/a", "test/leaf-5/a");
+  testFirst(r, "5.2", "src/5/b", "test/leaf-5/b");
+
+  wave("w2", ["3", "4"]);
+  returned("3", "src/3");
+  returned("4", "src/4");
+  wave("w3", ["5.1", "5.2"]);
+  returned("5.1", "src/5/a");
+  returned("5.2", "src/5/b");
+  wave("w4", ["5"]);
+  returned("5", "src/5");
+
+  // A receipt for leaf 1 (inputs default to its OWNS and ACCESS reads).
+  kbz("verify", "run", "--closed", ".unlazy/S/gates/leaf-1.md");
+  // The user reviewed the final report against the inventory and signs the manual root gate.
+  kbz("sign", ".unlazy/S/GATES.md", "N2", "--evidence", "final report reconciled with the inventory by the user");
+  kbz("check", ...s, "--reverify", "--approve");
+  kbz("scope", "release", ...s);
+
+  const hook = stopHook({ cwd: r.dir, session_id: "flow", hook_event_name: "Stop" }, { env: r.env });
+  const bytes = r.log.reduce((n, x) => n + x.bytes, 0) + Buffer.byteLength(hook.stdout) + Buffer.byteLength(hook.stderr);
+  return { repo: r, steps, hook: { code: hook.code, stdout: hook.stdout }, invocations: r.log.length + 1, bytes };
+}

@@ -1,0 +1,48 @@
+// A fresh repository driven only through kbz verbs, for the agent-flow tests and the bench.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { checkEnv } from "./approvals.ts";
+import { BIN, kbz, tempDir, type RunResult } from "./kbz.ts";
+
+export interface FlowRepo {
+  dir: string;
+  env: Record<string, string>;
+  /** Every invocation, for the agent-flow figures. */
+  log: { args: string[]; code: number; bytes: number }[];
+  run(args: string[], opts?: { cwd?: string }): RunResult;
+  write(rel: string, text: string): void;
+  read(rel: string): string;
+  cleanup(): void;
+}
+
+/** A temp repository with a private approval store and kbz itself on PATH (root gates call it). */
+export function flowRepo(prefix = "kbz-flow-"): FlowRepo {
+  const dir = tempDir(prefix);
+  const env = checkEnv(undefined, {});
+  env.PATH = `${path.dirname(BIN)}:/usr/bin:/bin`;
+  const log: FlowRepo["log"] = [];
+  return {
+    dir,
+    env,
+    log,
+    run(args, opts = {}) {
+      const r = kbz(args, { cwd: opts.cwd ?? dir, env, timeoutMs: 60_000 });
+      log.push({ args, code: r.code, bytes: Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr) });
+      return r;
+    },
+    write(rel, text) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), text);
+    },
+    read: (rel) => fs.readFileSync(path.join(dir, rel), "utf8"),
+    cleanup() {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(env.UNLAZY_APPROVAL_DIR!, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A leaf ledger's gate definitions as an agent writes them (boxes unticked: kbz ticks them). */
+export function leafGates(id: string, owns: string, marker: string): string {
+  return `# Gates: leaf ${id}\nOWNS: ${owns}\n\n- [ ] G1: the deliverable of ${id} is in place\n  CHECK: test -f ${marker} && printf LEAF_${id.replace(/\W/g, "_")}_OK\n  EXPECT: LEAF_${id.replace(/\W/g, "_")}_OK\n  EVIDENCE: pending\n`;
+}
