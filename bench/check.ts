@@ -22,16 +22,16 @@ function writeLedger(check: (i: number) => string): void {
 }
 writeLedger((i) => `true && printf tok-${i}`);
 
-function kbz(args: string[]): number {
+function kbz(args: string[], more: Record<string, string> = {}): number {
   const t0 = performance.now();
-  const r = spawnSync(BIN, ["check", ...args], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+  const r = spawnSync(BIN, ["check", ...args], { cwd: root, env: { ...env, ...more }, stdio: ["ignore", "ignore", "inherit"] });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`kbz check ${args.join(" ")} exited ${r.status}`);
   return ms;
 }
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[xs.length >> 1]!;
-const sample = (args: string[]) => median(Array.from({ length: RUNS }, () => kbz(args)));
+const sample = (args: string[], more: Record<string, string> = {}) => median(Array.from({ length: RUNS }, () => kbz(args, more)));
 
 /** The spawn itself, the way kbz does it: shells in their own process group, `width` at a time. */
 async function spawnCost(width = 1): Promise<number> {
@@ -83,6 +83,22 @@ kbz(["--approve", "--reverify"]);
 const wait1 = sample(["--reverify", "--jobs", "1"]);
 const wait8 = sample(["--reverify", "--jobs", "8"]);
 console.log(`${GATES} gates that sleep 50 ms: --jobs 1 ${wait1.toFixed(0)} ms, --jobs 8 ${wait8.toFixed(0)} ms, speed-up ${(wait1 / wait8).toFixed(2)}x`);
+
+// Containment and sandbox cost per gate (issue 15): the same trivial gates under each level,
+// interleaved round by round so the machine's load drifts evenly across them.
+writeLedger((i) => `true && printf tok-${i}`);
+kbz(["--approve", "--reverify"]);
+kbz(["--approve", "--reverify", "--sandbox"]);
+const variants: [string, string[], Record<string, string>][] = [
+  ["process group", ["--reverify"], { KBZ_CONTAINMENT: "pgroup" }],
+  ["PID namespace", ["--reverify"], { KBZ_CONTAINMENT: "pidns" }],
+  ["cgroup v2 (default here)", ["--reverify"], {}],
+  ["--sandbox (bwrap, in a cgroup)", ["--reverify", "--sandbox"], {}],
+];
+const times = variants.map(() => [] as number[]);
+for (let r = 0; r < RUNS; r++) variants.forEach(([, args, more], i) => times[i]!.push(kbz(args, more)));
+console.log(`containment cost per gate (${GATES} trivial gates, --jobs 1, median of ${RUNS}, minus the fixed cost):`);
+variants.forEach(([name], i) => console.log(`  ${name.padEnd(32)} ${((median(times[i]!) - fixed) / GATES).toFixed(2)} ms/gate`));
 if (!process.env.KEEP) {
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(store, { recursive: true, force: true });

@@ -138,15 +138,21 @@ var init_digest = __esm(() => {
 function hasUnsafe(text) {
   return UNSAFE_TEST.test(text);
 }
+function escapeFormat(ch) {
+  const cp = ch.codePointAt(0);
+  return cp > 65535 ? `\\u{${cp.toString(16)}}` : "\\u" + cp.toString(16).padStart(4, "0");
+}
 function sanitize(text) {
-  return UNSAFE_TEST.test(text) ? text.replace(UNSAFE, " ") : text;
+  return UNSAFE_TEST.test(text) ? text.replace(CONTROL, " ").replace(FORMAT, escapeFormat) : text;
 }
 function sanitizeCompact(text, max = 500) {
   const flat = sanitize(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? flat.slice(0, max - 3) + "..." : flat;
 }
 function escapeChar(ch) {
-  const code = ch.charCodeAt(0);
+  const code = ch.codePointAt(0);
+  if (code > 65535)
+    return escapeFormat(ch);
   return code <= 255 ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
 }
 function escapeUnsafe(text) {
@@ -163,14 +169,22 @@ function escapeField(text, maxBytes) {
   }
   return cut + marker;
 }
-function terminalJson(value, indent) {
-  return JSON.stringify(value, null, indent).replace(JSON_RAW_UNSAFE, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"));
+function jsonEscape(ch) {
+  let out = "";
+  for (let i = 0;i < ch.length; i++)
+    out += "\\u" + ch.charCodeAt(i).toString(16).padStart(4, "0");
+  return out;
 }
-var UNSAFE, UNSAFE_TEST, JSON_RAW_UNSAFE;
+function terminalJson(value, indent) {
+  return JSON.stringify(value, null, indent).replace(JSON_RAW_UNSAFE, jsonEscape);
+}
+var CONTROL, FORMAT, UNSAFE_TEST, UNSAFE, JSON_RAW_UNSAFE;
 var init_sanitize = __esm(() => {
-  UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
-  UNSAFE_TEST = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
-  JSON_RAW_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+  CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+  FORMAT = /\p{Cf}/gu;
+  UNSAFE_TEST = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u;
+  UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+  JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
 // src/core/text/decode.ts
@@ -1274,7 +1288,7 @@ function ledgerEntry(file, root, decoded) {
     unreadable: false
   };
 }
-function buildSnapshot(target, ledgers, dispatch) {
+function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map) {
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -1286,8 +1300,14 @@ function buildSnapshot(target, ledgers, dispatch) {
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    for (const g of l.gates)
-      gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
+    const stale = staleness(entry, l);
+    for (const g of l.gates) {
+      const reason = stale.get(g.id);
+      const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
+      if (reason)
+        view.reason = reason;
+      gates.push(view);
+    }
   }
   return { target, ledgers, gates, problems, dispatch };
 }
@@ -1464,6 +1484,16 @@ function tryRecover(file, opts) {
 async function withFileLock(root, target, fn, opts = {}) {
   const file = lockPath(root, target);
   ensureRealDir(path6.dirname(file), root);
+  return withLockFile(file, target, fn, opts);
+}
+function describeHolder(file) {
+  const o = readOwner(file);
+  if (!o)
+    return "an unknown holder (the lock file has no readable owner record)";
+  const alive = o.host === os.hostname() ? pidAlive(o.pid) ? "alive" : "gone" : "on another host";
+  return `pid ${o.pid} on host ${o.host} (${alive}) since ${o.at}`;
+}
+async function withLockFile(file, target, fn, opts = {}) {
   const owner = {
     token: randomHex(12),
     pid: process.pid,
@@ -1473,7 +1503,7 @@ async function withFileLock(root, target, fn, opts = {}) {
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 30000);
   let lastCode = "EEXIST";
-  const staged = `${file}.${owner.token}.new`;
+  const staged = `${file}.${process.pid}-${owner.token}.new`;
   const fd = fs2.openSync(staged, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | fs2.constants.O_NOFOLLOW, 384);
   try {
     fs2.writeSync(fd, JSON.stringify(owner));
@@ -1495,7 +1525,7 @@ async function withFileLock(root, target, fn, opts = {}) {
         continue;
       if (Date.now() >= deadline) {
         fs2.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for the lock (last filesystem error: ${lastCode})`, file);
+        throw new LockTimeoutError(`timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`, file);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
     }
@@ -2499,7 +2529,7 @@ class EtcdStore {
     await this.client.put(this.keys.session(scope), stored);
     return stored;
   }
-  async setLeafState(scope, leaf, state) {
+  async setLeafState(scope, leaf, state, _editPlan) {
     checkIds3(scope, leaf);
     if (!ROW_STATES.has(state))
       throw new UsageError(`state must be one of ${[...ROW_STATES].join(", ")}`);
@@ -2737,9 +2767,184 @@ var init_discover = __esm(() => {
   init_active();
 });
 
-// src/io/read.ts
+// src/io/inputs/expand.ts
 import * as fs9 from "node:fs";
 import * as path14 from "node:path";
+function segmentRegex(seg) {
+  let re = "";
+  for (const ch of seg)
+    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${re}$`);
+}
+function entries(dir) {
+  try {
+    return fs9.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+function expandInputs(base, patterns) {
+  const found = new Set;
+  let truncated = false;
+  const add = (rel) => {
+    if (found.size >= MAX_INPUT_FILES)
+      truncated = true;
+    else
+      found.add(rel);
+  };
+  const walkAll = (rel) => {
+    for (const e of entries(path14.join(base, rel))) {
+      if (truncated)
+        return;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory())
+        walkAll(r);
+      else if (e.isFile())
+        add(r);
+    }
+  };
+  const match = (rel, segs) => {
+    if (truncated)
+      return;
+    if (segs.length === 0) {
+      let st;
+      try {
+        st = fs9.lstatSync(path14.join(base, rel));
+      } catch {
+        return;
+      }
+      if (st.isFile())
+        add(rel);
+      else if (st.isDirectory())
+        walkAll(rel);
+      return;
+    }
+    const [seg, ...rest] = segs;
+    if (seg === "**") {
+      match(rel, rest);
+      for (const e of entries(path14.join(base, rel)))
+        if (e.isDirectory())
+          match(rel ? `${rel}/${e.name}` : e.name, segs);
+      return;
+    }
+    if (!isWild(seg)) {
+      const r = rel ? `${rel}/${seg}` : seg;
+      if (rest.length === 0)
+        return match(r, []);
+      let st = null;
+      try {
+        st = fs9.lstatSync(path14.join(base, r));
+      } catch {}
+      if (st?.isDirectory())
+        match(r, rest);
+      return;
+    }
+    const re = segmentRegex(seg);
+    for (const e of entries(path14.join(base, rel))) {
+      if (!re.test(e.name))
+        continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
+        match(r, rest);
+    }
+  };
+  for (const p of patterns) {
+    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    match("", segs);
+  }
+  return { files: [...found].sort(), truncated };
+}
+var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = () => {};
+
+// src/io/inputs/store.ts
+import * as fs10 from "node:fs";
+import * as path15 from "node:path";
+function realOf(file) {
+  try {
+    return fs10.realpathSync(file);
+  } catch {
+    return path15.resolve(file);
+  }
+}
+function inputStorePath(root, ledgerFile) {
+  return path15.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
+}
+function readInputStore(root, ledgerFile) {
+  const empty = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
+  const file = inputStorePath(root, ledgerFile);
+  try {
+    const st = fs10.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES)
+      return empty;
+    const v = JSON.parse(fs10.readFileSync(file, "utf8"));
+    if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
+      return empty;
+    return { schema: 1, ledger: empty.ledger, gates: v.gates };
+  } catch {
+    return empty;
+  }
+}
+function digestInputs(cwd, inputs) {
+  const files = {};
+  let total = 0;
+  for (const rel of expandInputs(cwd, inputs).files) {
+    try {
+      const bytes = fs10.readFileSync(path15.join(cwd, rel));
+      total += bytes.length;
+      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
+    } catch {}
+  }
+  return files;
+}
+function changedInput(rec) {
+  const now = digestInputs(rec.cwd, rec.inputs);
+  const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
+  for (const name of [...names].sort())
+    if (now[name] !== rec.files[name])
+      return name;
+  return null;
+}
+var INPUTS_DIR, MAX_STORE_BYTES, MAX_HASHED_BYTES;
+var init_store2 = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  init_expand();
+  INPUTS_DIR = path15.join(".kbz", "inputs");
+  MAX_STORE_BYTES = 8 * 1024 * 1024;
+  MAX_HASHED_BYTES = 64 * 1024 * 1024;
+});
+
+// src/io/inputs/stale.ts
+function inputStaleness(root, file, ledger, isMet) {
+  const out = new Map;
+  const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
+  if (bound.length === 0)
+    return out;
+  const store = readInputStore(root, file);
+  for (const g of bound) {
+    const rec = store.gates[g.id];
+    if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
+      out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
+    } else if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
+      out.set(g.id, "STALE (INPUTS changed since the pass)");
+    } else {
+      const changed = changedInput(rec);
+      if (changed)
+        out.set(g.id, `STALE (input changed: ${changed})`);
+    }
+  }
+  return out;
+}
+var init_stale = __esm(() => {
+  init_digest();
+  init_store2();
+});
+
+// src/io/read.ts
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -2752,14 +2957,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs9.realpathSync(file);
-  const dir = path14.dirname(file);
+    return fs11.realpathSync(file);
+  const dir = path16.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs9.realpathSync(dir);
+    real = fs11.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path14.join(real, path14.basename(file));
+  return path16.join(real, path16.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -2768,13 +2973,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs9.openSync(file, FLAGS2);
+    fd = fs11.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs9.lstatSync(file);
+        fs11.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -2790,7 +2995,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs9.fstatSync(fd, { bigint: true });
+    before = fs11.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -2813,7 +3018,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs9.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs11.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -2825,7 +3030,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs9.lstatSync(file, { bigint: true });
+      const named = fs11.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -2840,7 +3045,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs9.closeSync(fd);
+    fs11.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -2868,7 +3073,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return buildSnapshot(target, ledgers, dispatch);
+  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"));
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -2927,14 +3132,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs9.lstatSync(dir);
+    st = fs11.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs9.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs11.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs9.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path14.join(dir, n), root));
+  return fs11.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path16.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -2948,7 +3153,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path14.join(root, ".unlazy", scope, "status.log");
+  const file = path16.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -2967,16 +3172,18 @@ var init_read = __esm(() => {
   init_snapshot();
   init_sanitize();
   init_discover();
+  init_stale();
+  init_state();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs9.constants.O_RDONLY | (fs9.constants.O_NOFOLLOW ?? 0) | (fs9.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs11.constants.O_RDONLY | (fs11.constants.O_NOFOLLOW ?? 0) | (fs11.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs13 from "node:fs";
-import * as path16 from "node:path";
+import * as fs15 from "node:fs";
+import * as path18 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3031,7 +3238,7 @@ function assess(snap) {
       if (g.state === "abandoned")
         handoffs.push(qid);
       else if (g.state !== "met")
-        unmet.push(qid);
+        unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
     }
   }
   const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
@@ -3094,17 +3301,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs10 from "node:fs";
-import * as path15 from "node:path";
+import * as fs12 from "node:fs";
+import * as path17 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path15.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path17.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path15.join(target.root, ".unlazy-hook-state.json");
+  return path17.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3167,7 +3374,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs10.lstatSync(file);
+    fs12.lstatSync(file);
   } catch {
     return;
   }
@@ -3178,7 +3385,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs10.unlinkSync(file);
+        fs12.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3191,7 +3398,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs11 from "node:fs";
+import * as fs13 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3199,7 +3406,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs11.writeSync(fd, data);
+      written = fs13.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3213,7 +3420,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs11.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs13.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3345,12 +3552,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs12 from "node:fs";
+import * as fs14 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs12.fstatSync(fd);
+    return fs14.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3370,7 +3577,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs12.readSync(0, buf, 0, buf.length, null);
+      n = fs14.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3438,7 +3645,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs12.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs14.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -3488,14 +3695,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs13.statSync(dir).isDirectory() ? fs13.realpathSync(dir) : null;
+    return fs15.statSync(dir).isDirectory() ? fs15.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs13.lstatSync(path16.join(dir, name));
+    fs15.lstatSync(path18.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3503,18 +3710,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path16.dirname(dir)) {
+  for (let dir = cwd;; dir = path18.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path16.dirname(dir) === dir)
+    if (path18.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs13.readdirSync(path16.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs15.readdirSync(path18.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3548,7 +3755,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path16.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path18.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

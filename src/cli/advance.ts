@@ -15,7 +15,8 @@ import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
 import { compactRunLines } from "./render.ts";
 import { nextAdviceLines } from "./next.ts";
-import { setState, withLeafStates } from "./plan.ts";
+import { withLeafStates } from "../core/plan/table.ts";
+import { setState } from "./plan.ts";
 import { guarded, infra, printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
 
 interface AdvanceArgs extends PipelineArgs {

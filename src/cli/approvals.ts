@@ -117,10 +117,12 @@ function prune(store: ApprovalStore, asJson: boolean): ExitCode {
   });
   const removed = new Set(store.remove(doomed.map((d) => d.a.name)));
   const gone = doomed.filter((d) => removed.has(d.a.name));
-  if (asJson) json({ schema: 1, dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })) });
+  const litter = store.sweepLitter(); // crashed writers' temp files and gone holders' locks
+  if (asJson) json({ schema: 1, dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })), litter });
   else {
     for (const d of gone) out(`pruned${line(d.a)} [${d.reason}]`);
     out(`pruned ${gone.length} approval record(s)`);
+    if (litter.length > 0) out(`removed ${litter.length} stray lock/temp file(s) of crashed writers`);
   }
   return 0;
 }

@@ -5,7 +5,7 @@ import { UsageError } from "../core/errors.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../io/check/run.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import { storeFor } from "../io/store/active.ts";
-import type { CheckTask } from "../io/check/plan.ts";
+import { cwdShown, type CheckTask } from "../io/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../io/run/shell.ts";
 import { containment } from "../io/run/contain.ts";
@@ -155,7 +155,8 @@ function runJson(res: CheckResult) {
 }
 
 function oracleView(t: CheckTask) {
-  return { check: t.oracle.check, expect: t.oracle.expect, cwd: t.oracle.cwd, shell: t.oracle.shell, path: t.oracle.path };
+  const given = t.cwd === t.oracle.cwd ? {} : { cwdAsWritten: t.cwd };
+  return { check: t.oracle.check, expect: t.oracle.expect, cwd: t.oracle.cwd, ...given, shell: t.oracle.shell, path: t.oracle.path };
 }
 
 export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
@@ -195,7 +196,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
             if (tasks.length > 0) showPath(tasks[0]!.oracle.path);
             return;
           }
-          for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${t.cwd} PATH=${pathFacts(t.oracle.path).transcript}`);
+          for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${cwdShown(t)} PATH=${pathFacts(t.oracle.path).transcript}`);
         },
         started: (t) => progress?.start(t.qid),
         finished: (t) => progress?.finish(t.qid),

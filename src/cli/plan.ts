@@ -6,7 +6,7 @@ import { gateState } from "../core/ledger/state.ts";
 import { RESOURCE } from "../core/plan/access.ts";
 import { accessWith, leafLedger, promotable, withRow, withStates, type NewRow } from "../core/plan/edit.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
-import { pathList, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
+import { pathList, withLeafStates, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
 import { STATES, transitionProblem } from "../core/plan/transition.ts";
 import { commitScopeEdit, readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
@@ -128,13 +128,6 @@ function ledgerMet(root: string, scope: string, id: string): boolean {
   if (!entry.ledger || entry.problems.length > 0) return false;
   const l = entry.ledger;
   return l.gates.length > 0 && l.gates.every((g) => gateState(g, l) === "met");
-}
-
-/** PLAN rows with the states a coordinator holds laid over them (files: PLAN.md is the authority). */
-export function withLeafStates(plan: Plan, states: Map<string, RowState> | null): Plan {
-  if (!states || states.size === 0) return plan;
-  const rows = plan.rows.map((r) => (states.has(r.id) ? { ...r, state: states.get(r.id)! } : r));
-  return { ...plan, rows, byId: new Map(rows.map((r) => [r.id, r])) };
 }
 
 /**

@@ -2,6 +2,7 @@
 // returns or prints lines; the JSON side is the envelope (envelope.ts).
 import type { ApprovalItem, CheckResult, RunReport } from "../io/check/run.ts";
 import * as path from "node:path";
+import { cwdShown } from "../io/check/plan.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { scopeReceipts } from "../io/receipts/scope.ts";
 import { statusReport } from "../core/report.ts";
@@ -55,7 +56,7 @@ export function approvalLines(item: ApprovalItem, verbose = true): string[] {
     `APPROVAL REQUIRED ${t.qid}`,
     `    CHECK: ${t.oracle.check}`,
     `    EXPECT: ${t.oracle.expect}`,
-    `    CWD: ${t.oracle.cwd}`,
+    `    CWD: ${cwdShown(t)}`,
     `    SHELL: ${t.oracle.shell}`,
   ];
   if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);

@@ -6,6 +6,7 @@ import { UsageError } from "../core/errors.ts";
 import type { CheckResult } from "../io/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { pathFacts } from "../io/run/shell.ts";
+import { cwdShown } from "../io/check/plan.ts";
 import { inspectReceipt, type Inspection } from "../io/receipts/audit.ts";
 import type { Policy } from "../io/receipts/context.ts";
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
@@ -104,7 +105,7 @@ function diagnostic(r: Extract<LedgerResult, { status: "REVIEW_OR_REPAIR" }>): s
     for (const a of res.approvals) lines.push(...approvalLines(a), ...(a.problem ? [`kbz: ${a.problem}`] : []));
     for (const run of res.runs) {
       const o = run.task.oracle;
-      lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${run.task.cwd} PATH=${pathFacts(o.path).transcript}`);
+      lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${cwdShown(run.task)} PATH=${pathFacts(o.path).transcript}`);
     }
     for (const run of res.runs) lines.push(...resultLines(run), ...(run.writeError ? [`kbz: ${run.writeError}`] : []));
     for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);

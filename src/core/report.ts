@@ -44,7 +44,7 @@ export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] 
     line: v.gate.line,
     title: v.gate.title,
     state: v.state,
-    reason: unmetReason(v.state) || null,
+    reason: v.reason ?? (unmetReason(v.state) || null),
     runnable: !!v.gate.check && !!v.gate.expect,
   }));
   const report: StatusReport = {

@@ -25,6 +25,8 @@ export interface GateView {
   file: string;
   gate: Gate;
   state: GateState;
+  /** Set when the state has a reason beyond the ledger text (an INPUTS change). */
+  reason?: string;
 }
 
 export interface Snapshot {
@@ -68,7 +70,16 @@ export function ledgerEntry(file: string, root: string, decoded: { text: string 
 }
 
 /** The status snapshot from its read parts. */
-export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: DispatchAggregate | null): Snapshot {
+/**
+ * `staleness` names, per ledger, the met gates whose INPUTS changed since their pass (gate id →
+ * reason, issue 18); the reader supplies it, since it reads the inputs.
+ */
+export function buildSnapshot(
+  target: Target,
+  ledgers: LedgerEntry[],
+  dispatch: DispatchAggregate | null,
+  staleness: (entry: LedgerEntry, ledger: Ledger) => Map<string, string> = () => new Map(),
+): Snapshot {
   const gates: GateView[] = [];
   const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -79,7 +90,13 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
     problems.push(...entry.problems);
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
-    for (const g of l.gates) gates.push({ qid: qualifiedId(l, g), file: entry.file, gate: g, state: gateState(g, l) });
+    const stale = staleness(entry, l);
+    for (const g of l.gates) {
+      const reason = stale.get(g.id);
+      const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
+      if (reason) view.reason = reason;
+      gates.push(view);
+    }
   }
   return { target, ledgers, gates, problems, dispatch };
 }

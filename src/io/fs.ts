@@ -91,3 +91,31 @@ function syncDir(dir: string): void {
     if (fd !== null) fs.closeSync(fd);
   }
 }
+
+const TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
+
+/**
+ * Remove temp files of earlier crashed atomic writes in `dir` (`<name>.<pid>.<hex>.tmp` whose
+ * writer pid is no longer alive). Returns the names removed.
+ */
+export function sweepStrayTemps(dir: string, alive: (pid: number) => boolean): string[] {
+  const removed: string[] = [];
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || alive(Number(m[2]))) continue;
+    const file = path.join(dir, name);
+    const st = lstatOrNull(file);
+    if (!st || !st.isFile()) continue;
+    try {
+      fs.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}

@@ -101,9 +101,30 @@ function tryRecover(file: string, opts: LockOptions): boolean {
   return true;
 }
 
+/** Remove `file` when it is a lock whose holder is provably gone; true when removed. */
+export function recoverIfGone(file: string): boolean {
+  return tryRecover(file, {});
+}
+
 export async function withFileLock<T>(root: string, target: string, fn: () => T | Promise<T>, opts: LockOptions = {}): Promise<T> {
   const file = lockPath(root, target);
   ensureRealDir(path.dirname(file), root);
+  return withLockFile(file, target, fn, opts);
+}
+
+/** Who holds a lock file, for messages: `pid 123 on host h since <time>`, or why it is unknown. */
+export function describeHolder(file: string): string {
+  const o = readOwner(file);
+  if (!o) return "an unknown holder (the lock file has no readable owner record)";
+  const alive = o.host === os.hostname() ? (pidAlive(o.pid) ? "alive" : "gone") : "on another host";
+  return `pid ${o.pid} on host ${o.host} (${alive}) since ${o.at}`;
+}
+
+/**
+ * Hold the mutex file `file` while `fn` runs. A holder that is provably gone (same host, pid
+ * dead) is recovered; waiting past the timeout names the file and its holder.
+ */
+export async function withLockFile<T>(file: string, target: string, fn: () => T | Promise<T>, opts: LockOptions = {}): Promise<T> {
   const owner: LockOwner = {
     token: randomHex(12),
     pid: process.pid,
@@ -116,7 +137,8 @@ export async function withFileLock<T>(root: string, target: string, fn: () => T 
   // The owner record is written to a private file first and then hard-linked into place,
   // so a lock file is never seen empty: a holder killed mid-acquire cannot leave a lock
   // whose owner is unknown (and therefore unrecoverable).
-  const staged = `${file}.${owner.token}.new`;
+  // The pid in the name lets a sweeper remove it even when its writer died before writing it.
+  const staged = `${file}.${process.pid}-${owner.token}.new`;
   const fd = fs.openSync(staged, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
   try {
     fs.writeSync(fd, JSON.stringify(owner));
@@ -137,7 +159,7 @@ export async function withFileLock<T>(root: string, target: string, fn: () => T 
       if (tryRecover(file, opts)) continue;
       if (Date.now() >= deadline) {
         fs.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for the lock (last filesystem error: ${lastCode})`, file);
+        throw new LockTimeoutError(`timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`, file);
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
     }
@@ -147,4 +169,41 @@ export async function withFileLock<T>(root: string, target: string, fn: () => T 
   } finally {
     if (readOwner(file)?.token === owner.token) fs.rmSync(file, { force: true });
   }
+}
+
+const STAGED = /\.(\d+)-[0-9a-f]{24}\.new$/;
+const ASIDE = /\.[0-9a-f]{12}\.stale$/;
+
+/**
+ * Remove what killed lock takers left in `dir`: staged owner records (`*.new`) and moved-aside
+ * stale locks (`*.stale`) whose recorded owner is gone on this host. Returns the names removed.
+ */
+export function sweepLockLitter(dir: string): string[] {
+  const removed: string[] = [];
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const staged = STAGED.exec(name);
+    if (!staged && !ASIDE.test(name)) continue;
+    const file = path.join(dir, name);
+    if (staged && !pidAlive(Number(staged[1]))) {
+      try {
+        fs.unlinkSync(file);
+        removed.push(name);
+      } catch {}
+      continue;
+    }
+    const o = readOwner(file);
+    // An unreadable record may be one being written right now; only a provably dead owner's goes.
+    if (!o || o.host !== os.hostname() || pidAlive(o.pid)) continue;
+    try {
+      fs.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
 }

@@ -16,7 +16,10 @@ import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, inv
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
+import { inputStaleness } from "./inputs/stale.ts";
+import { gateState } from "../core/ledger/state.ts";
 import { coordination } from "./store/active.ts";
+import type { RowState } from "../core/plan/table.ts";
 
 const RACE_RETRIES = 4;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -197,7 +200,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return buildSnapshot(target, ledgers, dispatch);
+  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"));
 }
 
 export interface TargetRequest {
@@ -408,6 +411,10 @@ export class ScopeReader implements ScopeInputs {
   dispatchText(): string | null {
     // The files adapter calls back into this reader, so the consistency pass covers dispatch.json.
     return coordination(this.root).dispatchText(this.scope, () => this.text("dispatch.json"));
+  }
+
+  leafStates(): ReadonlyMap<string, RowState> | null {
+    return coordination(this.root).leafStates(this.scope);
   }
 
   alsoCheck(changed: () => boolean): void {

@@ -5,7 +5,10 @@ import type { IdCompare } from "../core/plan/order.ts";
 import { managedEvidenceIssue } from "./receipts/audit.ts";
 import { readStore } from "./receipts/store.ts";
 import type { Env } from "./run/shell.ts";
+import * as path from "node:path";
 import { scheduleFacts, type ReceiptAudit } from "../core/schedule/facts.ts";
+import { inputStaleness } from "./inputs/stale.ts";
+import { gateState } from "../core/ledger/state.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { readConsistent, type ScopeChange } from "./read.ts";
 
@@ -32,7 +35,13 @@ export function readScheduleFacts(o: ReadOptions): NextSnapshot {
   return readConsistent(
     o.root,
     o.scope,
-    (inputs) => scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts }),
+    (inputs) =>
+      scheduleFacts(inputs, {
+        slots: o.slots,
+        compare: o.compare,
+        receipts,
+        inputStale: (rel, l) => new Set(inputStaleness(o.root, path.join(o.root, ".unlazy", o.scope, rel), l, (g) => gateState(g, l) === "met").keys()),
+      }),
     (what) => {
       throw new ScheduleInputError(CHANGED[what]);
     },

@@ -99,3 +99,44 @@ describe("a whole tree is a whole tree", () => {
     expect(r.stdout).toMatch(/containment: (cgroup v2 per check|PID namespace per check|process group per check only)/);
   });
 });
+
+describe("CWD is bound by its real path", () => {
+  test("after approving CWD: cw with cw -> d1, retargeting cw to d2 needs a new approval and does not run d2/t.sh", () => {
+    const { dir, env } = repo({
+      "d1/t.sh": "echo ran-d1 > ../ran-d1; echo ok\n",
+      "d2/t.sh": "echo ran-d2 > ../ran-d2; echo ok\n",
+      "GATES.md": "# Gates: cwd\n\n- [ ] G1: runs t.sh\n  CHECK: sh t.sh\n  EXPECT: ok\n  CWD: cw\n  EVIDENCE: pending\n",
+    });
+    fs.symlinkSync("d1", path.join(dir, "cw"));
+    const first = kbz(["check", "--approve"], { cwd: dir, env });
+    expect(first.code).toBe(0);
+    expect(fs.existsSync(path.join(dir, "ran-d1"))).toBe(true);
+    fs.unlinkSync(path.join(dir, "cw"));
+    fs.symlinkSync("d2", path.join(dir, "cw"));
+    const r = kbz(["check", "--reverify"], { cwd: dir, env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expect(r.stdout).toContain(`    CWD: ${dir}/cw (real path ${dir}/d2)`);
+    expect(fs.existsSync(path.join(dir, "ran-d2"))).toBe(false);
+  });
+});
+
+describe("writes stay inside the root", () => {
+  test("kbz check --approve --root repoX /elsewhere/x.md exits 2 and never rewrites that file; status reads it", () => {
+    const repoX = tempDir();
+    const elsewhere = tempDir();
+    const text = ledger(gate("G1", "printf ok", "ok"));
+    writeTree(repoX, { "GATES.md": text });
+    writeTree(elsewhere, { "x.md": text });
+    const env = checkEnv();
+    const x = path.join(elsewhere, "x.md");
+    const r = kbz(["check", "--approve", "--root", repoX, x], { cwd: repoX, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${x}: ledger is outside the root ${repoX}; kbz check writes only inside the root`);
+    expect(r.stdout).not.toContain("RUN");
+    expect(fs.readFileSync(x, "utf8")).toBe(text);
+    const s = kbz(["status", "--root", repoX, x], { cwd: repoX, env });
+    expect(s.code).toBe(1);
+    expect(s.stdout).toContain("x:G1");
+  });
+});

@@ -75,7 +75,7 @@ describe("theme and text", () => {
     expect(makeTheme({ NO_COLOR: "" }).color).toBe(true);
   });
   test("fit sanitizes and cuts with an ellipsis; wrapped detail keeps every character", () => {
-    expect(fit("a\u001b[2Jb\u202ec", 20)).toBe("a [2Jb c");
+    expect(fit("a\u001b[2Jb\u202ec", 20)).toBe("a [2Jb\\u202ec");
     expect(fit("abcdef", 4)).toBe("abc…");
     const rows = layoutDetail([{ label: "PATH", value: "x".repeat(25), wrap: true }], 10);
     expect(rows.map((r) => r.value).join("")).toBe("x".repeat(25));

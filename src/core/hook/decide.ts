@@ -72,7 +72,7 @@ export function assess(snap: Snapshot): Assessment {
       const qid = hasUnsafe(g.qid) || /\s/.test(g.qid) ? sanitizeCompact(g.qid, 200) : g.qid;
       resolved.push(`${qid}=${g.state}`);
       if (g.state === "abandoned") handoffs.push(qid);
-      else if (g.state !== "met") unmet.push(qid);
+      else if (g.state !== "met") unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
     }
   }
 

@@ -1,7 +1,7 @@
 // Automatic evidence: the string written on success and how an EVIDENCE value is classified.
 import type { Gate } from "./model.ts";
 import { gateDigest, sha256Hex } from "./digest.ts";
-import { sanitize } from "../text/sanitize.ts";
+import { transcriptSafe } from "../text/sanitize.ts";
 
 export const MAX_EVIDENCE = 900;
 export const MAX_OUTPUT_BYTES = 1_048_576;
@@ -41,7 +41,7 @@ function outputBytesAt(v: string, at: number): number {
 }
 
 function transcriptField(text: string): string {
-  return sanitize(text).replace(/[\r\n\t]+/g, " ");
+  return transcriptSafe(text).replace(/[\r\n\t]+/g, " ");
 }
 
 export interface EvidenceFacts {

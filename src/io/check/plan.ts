@@ -54,11 +54,17 @@ export interface CheckTask {
   qid: string;
   file: string;
   gate: Gate;
+  /** The CWD as written (lexical); `oracle.cwd` is its real path, where the CHECK runs. */
   cwd: string;
   oracle: RuntimeOracle;
   signature: string;
   digest: string;
   startState: GateState;
+}
+
+/** The CWD as written, and its real path when they differ (the approval binds the real one). */
+export function cwdShown(t: Pick<CheckTask, "cwd" | "oracle">): string {
+  return t.cwd === t.oracle.cwd ? t.cwd : `${t.cwd} (real path ${t.oracle.cwd})`;
 }
 
 /**
@@ -86,9 +92,22 @@ export function baseDir(snap: Snapshot, file: string, settings: RunSettings): st
   return scopeLedgerRoot(file) ?? path.dirname(file);
 }
 
-/** A gate's resolved CWD is lexical (no realpath): it is part of approval and evidence. */
+/** A gate's CWD as written, resolved lexically: what evidence records and people read. */
 export function gateCwd(base: string, gate: Gate): string {
   return gate.cwd ? path.resolve(base, gate.cwd) : base;
+}
+
+/**
+ * The place a CWD names: its real path, which the approval binds and the CHECK runs in, so a
+ * retargeted link needs a new approval (issue 15). A missing directory keeps its lexical path
+ * (pendingTasks refuses it before anything runs).
+ */
+export function realCwd(cwd: string): string {
+  try {
+    return fs.realpathSync(cwd);
+  } catch {
+    return cwd;
+  }
 }
 
 export function oracleFor(base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
@@ -96,7 +115,7 @@ export function oracleFor(base: string, gate: Gate, settings: RunSettings, sandb
     sandbox,
     check: gate.check ?? "",
     expect: gate.expect ?? "",
-    cwd: gateCwd(base, gate),
+    cwd: realCwd(gateCwd(base, gate)),
     shell: settings.shell,
     timeoutMs: settings.timeoutMs,
     path: settings.path.value,
@@ -117,7 +136,7 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
       qid: v.qid,
       file: v.file,
       gate: v.gate,
-      cwd: oracle.cwd,
+      cwd: gateCwd(base, v.gate),
       oracle,
       signature: oracleSignature(oracle),
       digest: gateDigest(v.gate)!,

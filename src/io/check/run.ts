@@ -15,6 +15,8 @@ import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
 import { readRepoSettings } from "./settings.ts";
+import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
+import { isInside } from "../../core/workspace/inside.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "../../core/check/pool.ts";
@@ -143,6 +145,25 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
   });
 }
 
+/**
+ * kbz check writes evidence, so every ledger it targets must be inside the root: an explicit
+ * ledger elsewhere can be read with `kbz status` but is never written (issue 15).
+ */
+function assertLedgersInside(snap: Snapshot): void {
+  const root = snap.target.root;
+  for (const l of snap.ledgers) {
+    let real = l.file;
+    try {
+      real = fs.realpathSync(l.file);
+    } catch {}
+    if (!isInside(root, real)) {
+      throw new UsageError(
+        `${l.file}: ledger is outside the root ${root}; kbz check writes only inside the root. Read it with kbz status, or run kbz check --root <its repository>`,
+      );
+    }
+  }
+}
+
 /** A CHECK that invokes kbz itself as a command (at its start or after `;`, `&&`, `||`, `|`, `(`). */
 export function asksKbz(check: string): boolean {
   return /(^|[;&|(]\s*)kbz\s/.test(check.trim());
@@ -160,6 +181,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const invalidDispatch = dispatchProblems(first);
   if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
   const root = first.target.root;
+  assertLedgersInside(first);
   const settings = runSettings(req, root);
   const storeDir = approvalDirFor(req.env);
   assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
@@ -181,6 +203,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   req.observer?.willRun?.(runnable);
 
   /** Run one batch of allowed (or refused) tasks and write each ledger's results back. */
+  const observed = new Map<string, Record<string, string>>();
   const runBatch = async (batch: CheckTask[]): Promise<RunReport[]> => {
     const outcomes = await runRolling(batch, req.jobs, async (task) => {
       req.observer?.started?.(task);
@@ -192,11 +215,13 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             shell: settings.shell,
             check: task.gate.check!,
             expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-            cwd: task.cwd,
+            cwd: task.oracle.cwd,
             env: childEnv(req.env, chain, key),
             timeoutMs: settings.timeoutMs,
             sandbox: task.oracle.sandbox ?? null,
           });
+      // What the pass observed, digested as soon as it ends (recorded after writeback).
+      if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(task.oracle.cwd, task.gate.inputs));
       req.observer?.finished?.(task, outcome);
       // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
       saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
@@ -231,6 +256,14 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           })),
         });
         group.forEach((r, i) => (r.writeback = statuses[i]!));
+        const records: Record<string, InputRecord> = {};
+        for (const r of group) {
+          const files = observed.get(r.task.qid);
+          if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+          const evidence = evidenceFor(r.task, r.outcome, settings);
+          records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
+        }
+        await recordInputs(root, file, records);
       } catch (e) {
         if (!(e instanceof WritebackError)) throw e;
         for (const r of group) {

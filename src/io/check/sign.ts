@@ -19,6 +19,8 @@ export interface SignRequest {
   scope: string | null;
   /** Qualified gate id, as `kbz status` prints it. */
   qid: string;
+  /** Explicit ledger files (kbz sign LEDGER GATE); discovery (scope or legacy) when absent. */
+  files?: string[];
   evidence: string;
 }
 
@@ -41,7 +43,7 @@ export function signEvidence(text: string): string {
 
 export async function signGate(req: SignRequest): Promise<SignResult> {
   const evidence = signEvidence(req.evidence);
-  const snap = snapshotForRequest({ root: req.root, scope: req.scope, files: [] });
+  const snap = snapshotForRequest({ root: req.root, scope: req.files?.length ? null : req.scope, files: req.files ?? [] });
   if (snap.problems.length > 0) {
     const p = snap.problems[0]!;
     throw new UsageError(`${p.file}:${p.line}: ${p.message} (fix the ledger, then sign)`);

@@ -96,7 +96,8 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackStatus[
         ({ lines, eols } = splitLines(text));
       }
       const text = serializeLines(lines, eols);
-      if (text !== fresh.text) writeAtomic(req.file, text, req.constrained ? { root: req.root } : {});
+      // Every write stays inside the root, explicit ledgers included (runChecks refuses those first).
+      if (text !== fresh.text) writeAtomic(req.file, text, { root: req.root });
       return statuses;
     });
   } catch (e) {

@@ -3,10 +3,10 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { randomHex } from "../../core/util/hash.ts";
 import { UsageError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ledger/digest.ts";
-import { writeAtomic } from "../fs.ts";
+import { sweepStrayTemps, writeAtomic } from "../fs.ts";
+import { LockTimeoutError, pidAlive, recoverIfGone, sweepLockLitter, withLockFile } from "../lock.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { oracleSignature, type RuntimeOracle } from "../../core/run/oracle.ts";
 import type { Env } from "./shell.ts";
@@ -14,7 +14,6 @@ import { KbzError } from "../../core/errors.ts";
 
 export const MAX_APPROVAL_BYTES = 256 * 1024;
 const LOCK_TIMEOUT_MS = 10_000;
-const LOCK_POLL_MS = 20;
 const RECORD_NAME = /^[0-9a-f]{64}\.json$/;
 
 /** Anything that makes the store untrustworthy. The caller reports it and exits 2. */
@@ -165,51 +164,65 @@ export class ApprovalStore {
       return false;
     }
     this.assertUnchanged(store);
-    return !!value && value.file === path.resolve(file) && value.gate === gateId && value.signature === signature;
+    const ok = !!value && value.file === path.resolve(file) && value.gate === gateId && value.signature === signature;
+    // A writer killed after its rename but before its unlock leaves the lock beside a good record.
+    if (ok) recoverIfGone(path.join(store.path, `${recordName(file, gateId, signature)}.lock`));
+    return ok;
   }
 
-  /** Write the record under its sibling lock (never stolen); returns the record path. */
+  /**
+   * Write the record under its sibling lock `<record>.json.lock`. A lock whose holder is gone
+   * (same host, pid dead) is recovered like the workspace locks; temp files and lock litter of
+   * crashed writers are removed first. Returns the record path.
+   */
   async record(file: string, gateId: string, oracle: RuntimeOracle): Promise<string> {
     const store = this.open(true)!;
+    this.sweep(store);
     const target = path.join(store.path, recordName(file, gateId, oracleSignature(oracle)));
     const lock = `${target}.lock`;
-    const owner = randomHex(16);
-    const deadline = Date.now() + LOCK_TIMEOUT_MS;
-    let fd: number;
-    for (;;) {
-      try {
-        fd = fs.openSync(lock, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new ApprovalStoreError((e as Error).message);
-        if (Date.now() >= deadline) throw new ApprovalStoreError("timed out waiting for approval lock");
-        await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
-      }
-    }
     try {
-      fs.writeSync(fd, JSON.stringify({ owner, pid: process.pid, at: Date.now() }));
-      fs.closeSync(fd);
-      const value: ApprovalRecord = {
-        schema: 1,
-        file: path.resolve(file),
-        gate: gateId,
-        signature: oracleSignature(oracle),
-        oracle,
-        approvedAt: new Date().toISOString(),
-      };
-      writeAtomic(target, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
-      this.assertUnchanged(store);
-      return target;
+      return await withLockFile(
+        lock,
+        target,
+        () => {
+          const value: ApprovalRecord = {
+            schema: 1,
+            file: path.resolve(file),
+            gate: gateId,
+            signature: oracleSignature(oracle),
+            oracle,
+            approvedAt: new Date().toISOString(),
+          };
+          writeAtomic(target, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
+          this.assertUnchanged(store);
+          return target;
+        },
+        { timeoutMs: LOCK_TIMEOUT_MS },
+      );
     } catch (e) {
       if (e instanceof ApprovalStoreError) throw e;
+      if (e instanceof LockTimeoutError) throw new ApprovalStoreError(`approval lock: ${e.message}`);
       throw new ApprovalStoreError((e as Error).message);
-    } finally {
-      try {
-        if (JSON.parse(fs.readFileSync(lock, "utf8")).owner === owner) fs.unlinkSync(lock);
-      } catch {
-        // a successor owns the lock, or it needs manual cleanup
-      }
     }
+  }
+
+  /** Remove crashed writers' temp files and lock litter; returns the names removed. */
+  private sweep(store: StoreIdentity): string[] {
+    const removed = [...sweepStrayTemps(store.path, pidAlive), ...sweepLockLitter(store.path)];
+    // Locks of gone holders are recovered when someone waits on them; prune clears the rest.
+    return removed;
+  }
+
+  /** Remove stray temp files, lock litter and locks whose holder is gone (approvals prune). */
+  sweepLitter(): string[] {
+    const store = this.open(false);
+    if (!store) return [];
+    const removed = this.sweep(store);
+    for (const name of fs.readdirSync(store.path)) {
+      if (!/^[0-9a-f]{64}\.json\.lock$/.test(name)) continue;
+      if (recoverIfGone(path.join(store.path, name))) removed.push(name);
+    }
+    return removed;
   }
 
   /** Every record in the store; unreadable ones carry their problem instead of data. */

@@ -3,7 +3,8 @@
 // Unknown external edits are never overwritten; old success is never restored.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { writeAtomic } from "../fs.ts";
+import { sweepStrayTemps, writeAtomic } from "../fs.ts";
+import { pidAlive, sweepLockLitter } from "../lock.ts";
 import { MAX_LEDGER_BYTES } from "../../core/text/decode.ts";
 import { readStable } from "../read.ts";
 import { sha256Hex } from "../../core/util/hash.ts";
@@ -79,10 +80,25 @@ export function rollForward(root: string, scope: string, j: Journal, steps: Step
   steps.done(JOURNAL);
 }
 
+/**
+ * Remove what crashed writers left in the scope (issue 15): temp files of atomic writes whose
+ * writer is gone, beside the scope files and the leaf ledgers, and the lock directory's litter.
+ * Called under the transaction lock, so no structure writer of this scope is running.
+ */
+export function sweepScopeLitter(root: string, scope: string): string[] {
+  const dir = scopeDir(root, scope);
+  return [
+    ...sweepStrayTemps(dir, pidAlive),
+    ...sweepStrayTemps(path.join(dir, "gates"), pidAlive).map((n) => path.join("gates", n)),
+    ...sweepLockLitter(path.join(root, ".unlazy", "locks")),
+  ];
+}
+
 export type RecoverResult = { status: "nothing-to-recover" } | { status: "applied"; operation: string };
 
 /** `kbz structure recover`, under the transaction lock held by the caller. */
 export function recoverLocked(root: string, scope: string, steps: Steps): RecoverResult {
+  sweepScopeLitter(root, scope);
   const j = readJournal(root, scope);
   if (j === null) return { status: "nothing-to-recover" };
   rollForward(root, scope, j, steps);

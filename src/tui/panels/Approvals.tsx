@@ -2,7 +2,7 @@
 // approval binds shown in full (CHECK, EXPECT, resolved CWD, shell, PATH). `a` approves and
 // runs the selected one, `d` declines it for this session (nothing runs).
 import { Box, Text } from "ink";
-import type { CheckTask } from "../../io/check/plan.ts";
+import { cwdShown, type CheckTask } from "../../io/check/plan.ts";
 import { useUi } from "../context.tsx";
 import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
 import { splitPane } from "../layout.ts";
@@ -36,7 +36,7 @@ export function approvalDetail(view: ApprovalsView, t: CheckTask | undefined, de
     { label: "gate", value: `${t.qid}  ${t.gate.title}`, wrap: true },
     { label: "CHECK", value: t.gate.check ?? "", wrap: true },
     { label: "EXPECT", value: t.gate.expect ?? "", wrap: true },
-    { label: "CWD", value: t.cwd, wrap: true },
+    { label: "CWD", value: cwdShown(t), wrap: true },
     { label: "shell", value: view.settings?.shell ?? "", wrap: true },
     { label: "PATH", value: t.oracle.path, wrap: true },
     { label: "", value: declined ? "declined: it will not run (a approves it after all)" : "a: approve and run now · d: decline", tone: declined ? "warn" : "info" },

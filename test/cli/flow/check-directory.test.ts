@@ -62,3 +62,24 @@ describe("issue 20.1: the CHECK directory does not depend on how the ledger is n
     expect(run(["check", "--verbose", "--reverify", "--approve", "--cwd", ".", "sub/GATES.md"]).stdout).toContain(`cwd=${dir} `);
   });
 });
+
+describe("issue 20.1: the root gate kbz init --scope writes", () => {
+  test("can pass, and running it never resets an already verified leaf", async () => {
+    const { flowRepo } = await import("../../helpers/flow.ts");
+    const r = flowRepo();
+    made.push(r.dir, r.env.UNLAZY_APPROVAL_DIR!);
+    r.run(["init", "--scope", "S"]);
+    r.run(["plan", "add", "1", "--owns", "src/**"]);
+    r.write(".unlazy/S/gates/leaf-1.md", "# leaf\nOWNS: src/**\n\n" + AT_ROOT);
+    r.write("package.json", "{}\n");
+    expect(r.run(["check", "--approve", ".unlazy/S/gates/leaf-1.md"]).code).toBe(0);
+    const leaf = r.read(".unlazy/S/gates/leaf-1.md");
+    // The root ledger alone, named explicitly: N1 runs from the root and only reads the leaves.
+    const root = r.run(["check", "--approve", "--reverify", ".unlazy/S/GATES.md"]);
+    expect(root.stdout).toContain("  PASS GATES:N1: every leaf ledger of the scope is met\n");
+    expect(r.read(".unlazy/S/gates/leaf-1.md")).toBe(leaf);
+    // The whole scope, twice: the verified leaf stays [x] with its evidence.
+    for (let i = 0; i < 2; i++) expect(r.run(["check", "--scope", "S", "--reverify"]).stdout).toContain("  PASS GATES:N1");
+    expect(r.read(".unlazy/S/gates/leaf-1.md")).toContain("- [x] G1: runs at the repository root");
+  });
+});
