@@ -1,7 +1,7 @@
 // `kbz check --probe` and `kbz lint --probe`: run the vacuity probe (core/check/probe.ts) and
 // print one line per passed gate, then a verdict; --json prints the one envelope.
-import { runProbes, probeLine, type ProbeResult } from "../core/check/probe.ts";
-import { DEFAULT_TIMEOUT_S } from "../core/check/run.ts";
+import { runProbes, probeLine, type ProbeResult } from "../io/check/probe.ts";
+import { DEFAULT_TIMEOUT_S } from "../io/check/run.ts";
 import { envelope, report, type ExitCode } from "./envelope.ts";
 import { out } from "./output.ts";
 

@@ -16,8 +16,8 @@ import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, inv
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
-import { inputStaleness } from "../core/inputs/stale.ts";
-import { noProbes, vacuousGates } from "../core/check/probeStore.ts";
+import { inputStaleness } from "./inputs/stale.ts";
+import { noProbes, vacuousGates } from "./check/probeStore.ts";
 import { gateState } from "../core/ledger/state.ts";
 import { coordination } from "./store/active.ts";
 import type { RowState } from "../core/plan/table.ts";

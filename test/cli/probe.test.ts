@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { reasonOf, stopHook } from "../helpers/hook.ts";
-import { bwrapUsable } from "../../src/core/run/sandbox.ts";
+import { bwrapUsable } from "../../src/io/run/sandbox.ts";
 
 setDefaultTimeout(120_000);
 
