@@ -2529,7 +2529,7 @@ class EtcdStore {
     await this.client.put(this.keys.session(scope), stored);
     return stored;
   }
-  async setLeafState(scope, leaf, state) {
+  async setLeafState(scope, leaf, state, _editPlan) {
     checkIds3(scope, leaf);
     if (!ROW_STATES.has(state))
       throw new UsageError(`state must be one of ${[...ROW_STATES].join(", ")}`);

@@ -139,7 +139,7 @@ function rejectRepeatedValues(argv: Record<string, unknown>, arrays: Set<string>
 }
 
 /** Verbs that read or write coordination state (leases, waves, log, session, leaf states). */
-const COORDINATED = new Set(["", "status", "scope", "wave", "next", "structure", "dash", "demo", "advance", "plan"]);
+const COORDINATED = new Set(["", "status", "check", "scope", "wave", "next", "structure", "dash", "advance", "plan"]);
 
 /**
  * Install the store for the command's root before it reads anything. With a coordinator, every

@@ -6,7 +6,7 @@ import { gateState } from "../core/ledger/state.ts";
 import { RESOURCE } from "../core/plan/access.ts";
 import { accessWith, leafLedger, promotable, withRow, withStates, type NewRow } from "../core/plan/edit.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
-import { pathList, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
+import { pathList, withLeafStates, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
 import { STATES, transitionProblem } from "../core/plan/transition.ts";
 import { commitScopeEdit, readScopeTexts, scopeDir } from "../core/plan/write.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
@@ -17,7 +17,7 @@ import type { ExitCode, Verb } from "./index.ts";
 import { err, out } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
-import { guarded, infra, RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { infra, RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface PlanArgs extends PipelineArgs {
   owns?: string;
@@ -130,13 +130,6 @@ function ledgerMet(root: string, scope: string, id: string): boolean {
   return l.gates.length > 0 && l.gates.every((g) => gateState(g, l) === "met");
 }
 
-/** PLAN rows with the states a coordinator holds laid over them (files: PLAN.md is the authority). */
-export function withLeafStates(plan: Plan, states: Map<string, RowState> | null): Plan {
-  if (!states || states.size === 0) return plan;
-  const rows = plan.rows.map((r) => (states.has(r.id) ? { ...r, state: states.get(r.id)! } : r));
-  return { ...plan, rows, byId: new Map(rows.map((r) => [r.id, r])) };
-}
-
 /**
  * One validated state change, plus the WAITING rows a VERIFIED row unblocks. Through the store:
  * the files adapter runs the PLAN.md edit (validated again under its lock), a coordinator records
@@ -245,5 +238,5 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => guarded(argv, () => runPlan(argv as PlanArgs)),
+  handler: (argv) => runPlan(argv as PlanArgs),
 };

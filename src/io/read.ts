@@ -19,6 +19,7 @@ import { canonicalRoot, resolveTarget } from "./discover.ts";
 import { inputStaleness } from "../core/inputs/stale.ts";
 import { gateState } from "../core/ledger/state.ts";
 import { coordination } from "./store/active.ts";
+import type { RowState } from "../core/plan/table.ts";
 
 const RACE_RETRIES = 4;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -410,6 +411,10 @@ export class ScopeReader implements ScopeInputs {
   dispatchText(): string | null {
     // The files adapter calls back into this reader, so the consistency pass covers dispatch.json.
     return coordination(this.root).dispatchText(this.scope, () => this.text("dispatch.json"));
+  }
+
+  leafStates(): ReadonlyMap<string, RowState> | null {
+    return coordination(this.root).leafStates(this.scope);
   }
 
   alsoCheck(changed: () => boolean): void {

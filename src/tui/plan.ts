@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { parseDispatch } from "../core/dispatch/waves.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
-import { parsePlan, type Plan, type PlanRow } from "../core/plan/table.ts";
+import { parsePlan, withLeafStates, type Plan, type PlanRow } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
 import { readConsistent } from "../io/read.ts";
 import { CHANGED, receiptAudit } from "../io/schedule.ts";
@@ -68,7 +68,7 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
       inputs.push(text);
       let plan: Plan;
       try {
-        plan = parsePlan(text, compare, shown);
+        plan = withLeafStates(parsePlan(text, compare, shown), scopeInputs.leafStates());
       } catch (e) {
         return broken(located(e), inputs);
       }

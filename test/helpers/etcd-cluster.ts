@@ -3,8 +3,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
-import * as os from "node:os";
 import * as path from "node:path";
+import { tempDir } from "./tmp.ts";
 
 export interface Member {
   name: string;
@@ -56,7 +56,8 @@ async function healthy(port: number): Promise<boolean> {
 }
 
 export async function startCluster(size = 3): Promise<Cluster> {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "kbz-etcd-")));
+  // Tracked by the test run (test/helpers/tmp.ts) as well as removed by stop(): nothing is left.
+  const dir = tempDir("kbz-etcd-");
   const used = new Set<number>();
   const port = async () => {
     for (;;) {

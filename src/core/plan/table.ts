@@ -213,3 +213,10 @@ export function pathList(items: string[], label: string, fail: Fail): string[] {
   if (hasDuplicates(out)) fail(`${label} contains duplicates`);
   return out;
 }
+
+/** PLAN rows with the states a coordinator holds laid over them (files: PLAN.md is the authority). */
+export function withLeafStates(plan: Plan, states: ReadonlyMap<string, RowState> | null): Plan {
+  if (!states || states.size === 0) return plan;
+  const rows = plan.rows.map((r) => (states.has(r.id) ? { ...r, state: states.get(r.id)! } : r));
+  return { ...plan, rows, byId: new Map(rows.map((r) => [r.id, r])) };
+}

@@ -10,7 +10,7 @@ import type { Ledger } from "../ledger/model.ts";
 import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
-import { hasDuplicates, parsePlan } from "../plan/table.ts";
+import { hasDuplicates, parsePlan, withLeafStates } from "../plan/table.ts";
 import { VerificationError, verificationText } from "../receipts/errors.ts";
 import type { Store } from "../receipts/store.ts";
 import { structureModel } from "../structure/build.ts";
@@ -113,7 +113,8 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   if (registry === null && gates !== null && parseLedger(gates, "GATES").gates.some((g) => g.id === "S_STRUCTURE")) {
     throw new ScheduleInputError("structure registry missing: reconcile before scheduling", shown("GATES.md"));
   }
-  const plan = parsePlan(read("PLAN.md", true)!, o.compare, shown("PLAN.md"));
+  const leafStates = inputs.leafStates();
+  const plan = withLeafStates(parsePlan(read("PLAN.md", true)!, o.compare, shown("PLAN.md")), leafStates);
 
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
@@ -176,6 +177,9 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   // ledgers are never joined into one string.
   const parts = entries.map((e, i) => (i === 0 ? "[" : ",") + JSON.stringify(e));
   parts.push(parts.length === 0 ? "[]" : "]", leaseSignature(leases));
+  // State a coordinator served instead of the files is part of what the advice depends on.
+  if (dispatchText !== null && !entries.some(([suffix]) => suffix === `${path.sep}dispatch.json`)) parts.push(dispatchText);
+  if (leafStates && leafStates.size > 0) parts.push(JSON.stringify([...leafStates]));
   const fingerprint = sha256HexOfParts(parts);
   return { scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
 }

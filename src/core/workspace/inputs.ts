@@ -3,6 +3,7 @@
 // every file is read once, and a reader that promised a consistency pass runs it after the build.
 import type { LeaseRecord } from "../dispatch/lease-record.ts";
 import type { Target } from "./target.ts";
+import type { RowState } from "../plan/table.ts";
 
 export interface ScopeInputs {
   readonly root: string; // canonical
@@ -19,6 +20,8 @@ export interface ScopeInputs {
   leases(): LeaseRecord[];
   /** The scope's dispatch.json text through the coordination store, null when there is none. */
   dispatchText(): string | null;
+  /** Leaf states set through a coordinator (PLAN Leaf id → state), overlaying PLAN.md; null: none. */
+  leafStates(): ReadonlyMap<string, RowState> | null;
   /** Every text read so far, in read order, as [scope path suffix, text or null]. */
   readonly entries: readonly [string, string | null][];
   /** One more input for the consistency pass to re-check (true = it changed). */

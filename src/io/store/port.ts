@@ -65,7 +65,7 @@ export interface Store {
   appendStatus(scope: string, text: string): Promise<void>;
   bindSession(scope: string, id: string): Promise<string>;
   /**
-   * Record a leaf state. `editPlan` is the caller's PLAN.md edit (the State cell): the files
+   * Record a leaf state; `leaf` is the PLAN Leaf id (`1.2`, not `leaf-1.2`). `editPlan` is the caller's PLAN.md edit (the State cell): the files
    * adapter runs it; the etcd adapter writes the state to the cluster instead and leaves PLAN.md alone.
    */
   setLeafState(scope: string, leaf: string, state: RowState, editPlan: () => void | Promise<void>): Promise<void>;

@@ -362,7 +362,8 @@ export class EtcdStore implements Store {
     return stored;
   }
 
-  async setLeafState(scope: string, leaf: string, state: RowState): Promise<void> {
+  /** The cluster holds the state; PLAN.md (`_editPlan`) is left as it is. */
+  async setLeafState(scope: string, leaf: string, state: RowState, _editPlan?: () => void | Promise<void>): Promise<void> {
     checkIds(scope, leaf);
     if (!ROW_STATES.has(state)) throw new UsageError(`state must be one of ${[...ROW_STATES].join(", ")}`);
     await this.client.put(`${this.keys.plan(scope)}${leaf}`, state);
