@@ -17,7 +17,7 @@ import { compactRunLines } from "./render.ts";
 import { nextAdviceLines } from "./next.ts";
 import { withLeafStates } from "../core/plan/table.ts";
 import { setState } from "./plan.ts";
-import { guarded, infra, printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
+import { infra, printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
 
 interface AdvanceArgs extends PipelineArgs {
   leaf?: string;
@@ -129,5 +129,5 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => guarded(argv, () => advance(argv as AdvanceArgs)),
+  handler: (argv) => advance(argv as AdvanceArgs),
 };

@@ -7,11 +7,11 @@ import { nearMissLines } from "../core/run/differ.ts";
 import { pathFacts } from "../core/run/shell.ts";
 import { snapshotForRequest } from "../io/read.ts";
 import { rootFor } from "./context.ts";
-import { envelope, report } from "./envelope.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../core/run/approval.ts";
 import { obsoleteReason } from "../core/run/prune.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
+import { emit, envelope, failWith, report } from "./envelope.ts";
+import { out } from "./output.ts";
 
 interface ApprovalsArgs {
   action: "list" | "revoke" | "prune" | "explain";
@@ -79,8 +79,7 @@ function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
 function list(store: ApprovalStore, asJson: boolean): ExitCode {
   const all = store.list();
   if (asJson) {
-    json({ schema: 1, dir: store.dir, count: all.length, records: all.map((a) => view(a)) });
-    return 0;
+    return emit(envelope("ok", 0, { action: "list", dir: store.dir, count: all.length, records: all.map((a) => view(a)) }));
   }
   for (const a of all) {
     out(line(a));
@@ -102,7 +101,7 @@ function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
     .filter((a) => (file ? a.record?.file === file && (gate === undefined || a.record.gate === gate) : names.includes(a.name)));
   const removed = store.remove(chosen.map((a) => a.name));
   const gone = chosen.filter((a) => removed.includes(a.name));
-  if (argv.json) json({ schema: 1, dir: store.dir, revoked: gone.map((a) => view(a)) });
+  if (argv.json) return emit(envelope(gone.length > 0 ? "revoked" : "nothing-revoked", gone.length > 0 ? 0 : 1, { action: "revoke", dir: store.dir, revoked: gone.map((a) => view(a)) }));
   else {
     for (const a of gone) out(`revoked${line(a)}`);
     out(`revoked ${gone.length} approval record(s)`);
@@ -118,7 +117,7 @@ function prune(store: ApprovalStore, asJson: boolean): ExitCode {
   const removed = new Set(store.remove(doomed.map((d) => d.a.name)));
   const gone = doomed.filter((d) => removed.has(d.a.name));
   const litter = store.sweepLitter(); // crashed writers' temp files and gone holders' locks
-  if (asJson) json({ schema: 1, dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })), litter });
+  if (asJson) return emit(envelope("pruned", 0, { action: "prune", dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })), litter }));
   else {
     for (const d of gone) out(`pruned${line(d.a)} [${d.reason}]`);
     out(`pruned ${gone.length} approval record(s)`);
@@ -140,9 +139,12 @@ export function handleApprovals(argv: ApprovalsArgs): ExitCode {
     return prune(store, !!argv.json);
   } catch (e) {
     if (!(e instanceof ApprovalStoreError)) throw e;
-    err(`kbz: approval store: ${e.located()}`);
-    if (argv.json) json({ schema: 1, dir: store.dir, errors: [{ file: e.file, message: e.message, hint: e.hint }] });
-    return 2;
+    return failWith(
+      [{ file: e.file ?? null, line: e.file !== undefined ? (e.line ?? 1) : null, message: `approval store: ${e.message}`, hint: e.hint ?? null }],
+      false,
+      !!argv.json,
+      { dir: store.dir },
+    );
   }
 }
 

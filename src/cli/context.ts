@@ -8,7 +8,7 @@ import { dispatchProblems, type Snapshot } from "../core/snapshot.ts";
 import { snapshotForRequest } from "../io/read.ts";
 import { canonicalRoot, listScopes } from "../io/discover.ts";
 import { isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/ids.ts";
-import { findRoot } from "../core/workspace/root.ts";
+import { findRoot } from "../io/root.ts";
 import { printWarnings } from "./output.ts";
 import { positionals } from "./options.ts";
 

@@ -2,9 +2,9 @@
 // between the files and the cluster (import, export), and the lease keeper a claim starts (keep).
 import { UsageError } from "../core/errors.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { envelope } from "./envelope.ts";
-import { err, json, out } from "./output.ts";
-import { guarded, infra, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { emit, envelope } from "./envelope.ts";
+import { err, out } from "./output.ts";
+import { infra, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface CoordinatorArgs extends PipelineArgs {
   coordinator?: string;
@@ -55,7 +55,7 @@ async function status(argv: CoordinatorArgs): Promise<ExitCode> {
     const lost = quorum ? (await store.view()).lost(null) : [];
     const exit: ExitCode = quorum ? 0 : 2;
     if (argv.json) {
-      json(envelope(quorum ? "ok" : "no-quorum", exit, { action: "status", coordinator: store.label, repository: config.repository, ttl: config.ttl, source: config.source, quorum, members, holders, lost }));
+      emit(envelope(quorum ? "ok" : "no-quorum", exit, { action: "status", coordinator: store.label, repository: config.repository, ttl: config.ttl, source: config.source, quorum, members, holders, lost }, quorum ? [] : [{ file: null, line: null, message: `only ${up.length} of ${members.length} members answered: no quorum`, hint: "restart the members or check the network" }]));
       return exit;
     }
     out(`coordinator ${store.label} (repository ${config.repository}, lease TTL ${config.ttl} s, from ${config.source})`);
@@ -93,7 +93,7 @@ async function move(direction: "import" | "export", argv: CoordinatorArgs): Prom
   const { root, config } = await etcdConfig(argv);
   const { moveScope } = await import("../io/store/move.ts");
   const r = await infra(() => moveScope(root, config, scope, direction));
-  if (argv.json) json(envelope(direction === "import" ? "imported" : "exported", 0, { action: direction, scope, ...r }));
+  if (argv.json) emit(envelope(direction === "import" ? "imported" : "exported", 0, { action: direction, scope, ...r }));
   else out(`${direction === "import" ? "imported" : "exported"} scope ${scope}: ${r.waves} wave(s), ${r.logLines} status log line(s)${r.session ? ", session binding" : ""}${r.leafStates ? `, ${r.leafStates} leaf state(s)` : ""}`);
   return 0;
 }
@@ -137,5 +137,5 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => guarded(argv, () => runCoordinator(argv as CoordinatorArgs)),
+  handler: (argv) => runCoordinator(argv as CoordinatorArgs),
 };

@@ -59,6 +59,10 @@ interface Located {
   hint?: string | null;
 }
 
+/** Every error says what to do next; this is the next step when nothing more specific is known. */
+export const DEFAULT_HINT = "fix what the message names, then run the command again";
+const FILE_HINT = "fix the file at that line, then run the command again";
+
 function entry(x: Located, hint: string | null = null): ErrorEntry {
   // A line means something only with a file (Bun's own Error objects carry a source `line`).
   const file = typeof x.file === "string" ? x.file : null;
@@ -66,7 +70,7 @@ function entry(x: Located, hint: string | null = null): ErrorEntry {
     file,
     line: file !== null ? (typeof x.line === "number" ? x.line : 1) : null,
     message: x.message,
-    hint: x.hint ?? hint,
+    hint: x.hint ?? hint ?? (file !== null ? FILE_HINT : DEFAULT_HINT),
   };
 }
 
@@ -100,7 +104,8 @@ export function errorLines(errors: ErrorEntry[], usage: boolean): string[] {
   const lines: string[] = [];
   for (const x of errors) {
     lines.push(x.file !== null ? `${x.file}:${x.line ?? 1}: ${x.message}` : `kbz: ${x.message}`);
-    if (x.hint && x.hint !== USAGE_HINT) lines.push(`  hint: ${x.hint}`);
+    // The generic next steps add nothing to a text line a person reads; JSON keeps them.
+    if (x.hint && x.hint !== USAGE_HINT && x.hint !== DEFAULT_HINT && x.hint !== FILE_HINT) lines.push(`  hint: ${x.hint}`);
   }
   if (usage) lines.push(USAGE_HINT);
   return lines;

@@ -127,7 +127,6 @@ function install(argv: HookArgs): ExitCode {
 
 function placeLine(p: HookPlace): string {
   const where = `${p.host} ${p.location}`.padEnd(14);
-  if (p.state === "absent") return `${where} -          ${p.file}`;
   if (p.state === "unreadable") return `${where} unreadable ${p.file}: ${p.problem}`;
   const notes = [p.problem, p.trust === "needs-review" ? TRUST_HINT : null].filter(Boolean);
   return `${where} ${p.runnable && !p.problem && p.trust !== "needs-review" ? "ok        " : "attention "} ${p.file}${notes.length ? `: ${notes.join("; ")}` : ""}`;
@@ -140,7 +139,8 @@ function status(argv: HookArgs): ExitCode {
   const installed = places.filter((p) => p.state === "installed");
   const verdict = bad.length ? "needs-attention" : installed.length ? "ok" : "not-installed";
   return report(!!argv.json, envelope(verdict, bad.length ? 1 : 0, { places }), () => {
-    for (const p of places) out(placeLine(p));
+    // Only where kbz's hook is (or a file is unusable): --json lists every place looked at.
+    for (const p of places) if (p.state !== "absent") out(placeLine(p));
     if (installed.length === 0) out("No kbz stop hook is installed: run kbz hook install --agent claude|codex|cursor|gemini");
   });
 }

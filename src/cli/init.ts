@@ -8,7 +8,8 @@ import { ensureRealDir, lstatOrNull, writeAtomic } from "../core/workspace/fs.ts
 import { freshAccess, freshPlan } from "../core/plan/edit.ts";
 import { TEMPLATES } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { json, out } from "./output.ts";
+import { emit, envelope } from "./envelope.ts";
+import { out } from "./output.ts";
 
 interface InitArgs {
   scope?: string;
@@ -54,7 +55,7 @@ function run(argv: InitArgs): ExitCode {
   for (const [rel, text] of files) createNew(path.join(root, rel), text);
   const written = files.map(([rel]) => rel);
   if (argv.json) {
-    json({ schema: 1, result: "created", root, files: written });
+    emit(envelope("created", 0, { result: "created", root, files: written }));
   } else {
     out(`created ${written.join(", ")}`);
     if (argv.scope) out(`next: kbz plan add --scope ${argv.scope} LEAF --owns GLOB [--needs A,B] for each leaf, then kbz next --scope ${argv.scope}`);

@@ -4,7 +4,8 @@ import { UsageError } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
 import { loadLedgerFile } from "../io/read.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
-import type { ExitCode, Verb } from "./index.ts";
+import { envelope, INVALID, type ExitCode } from "./envelope.ts";
+import type { Verb } from "./index.ts";
 import { printProblems, raw } from "./output.ts";
 import { positionals } from "./options.ts";
 
@@ -59,14 +60,18 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
   }
   const failed = parseFailed || errors > 0 || (strict && warnings > 0);
   const omitted = errors + warnings - stored.length;
+  const exit = parseFailed ? 2 : failed ? 1 : 0;
   if (asJson) {
-    const report = { ok: !failed, errors, warnings, findings: stored.slice(), truncated: omitted > 0, omittedFindings: omitted };
-    let text = terminalJson(report, 2);
-    while (text.length > MAX_JSON && report.findings.length > 0) {
-      report.findings.pop();
-      report.truncated = true;
-      report.omittedFindings++;
-      text = terminalJson(report, 2);
+    // Parse problems are the envelope's errors; findings are the verb's own (counts: all of them).
+    const problems = stored.filter((f) => f.rule === "parse").map((f) => ({ file: f.file, line: f.line, message: f.message, hint: "fix the ledger line, then run kbz lint again" }));
+    const body = { ok: !failed, counts: { errors, warnings }, findings: stored.slice(), truncated: omitted > 0, omittedFindings: omitted };
+    const make = () => envelope(parseFailed ? INVALID : failed ? "findings" : "ok", exit, body, problems);
+    let text = terminalJson(make());
+    while (text.length > MAX_JSON && body.findings.length > 0) {
+      body.findings.pop();
+      body.truncated = true;
+      body.omittedFindings++;
+      text = terminalJson(make());
     }
     raw(text + "\n");
   } else {

@@ -4,7 +4,8 @@ import { ScheduleInputError } from "../core/plan/errors.ts";
 import { EmptyPlanError } from "../core/plan/table.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
-import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
+import { reviewHint } from "../core/schedule/review-hints.ts";
+import { isPolicy, POLICIES, type Policy } from "../core/schedule/policy.ts";
 import { readScheduleFacts } from "../io/schedule.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
@@ -85,7 +86,10 @@ function run(argv: NextArgs): ExitCode {
     throw e;
   }
   const exit = exitFor(advice.action);
-  return report(asJson, envelope(advice.action, exit, advice as unknown as Record<string, unknown>), () =>
+  // Every review item comes with its way out (the original's `attention` entries are unchanged).
+  const reviewHints = advice.attention.map((x) => reviewHint(x, snap.scope));
+  const fields = { ...(advice as unknown as Record<string, unknown>), ...(reviewHints.length > 0 ? { reviewHints } : {}) };
+  return report(asJson, envelope(advice.action, exit, fields), () =>
     printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`, !!argv.details),
   );
 }
@@ -151,7 +155,7 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
     for (const x of attention) {
       const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
       emit(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
-      if (x.reason.startsWith("verification-")) emit(`    why: kbz verify explain${rootArg} .unlazy/${snap.scope}/gates/leaf-${x.leaf}.md`);
+      emit(`    next: ${reviewHint(x, snap.scope)}`);
     }
   }
   if (details && a.structure) {
@@ -163,10 +167,10 @@ function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boo
   emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](s)}`);
 }
 
-/** The advice as `kbz next` prints it, for verbs that end with it (advance). */
-export function nextAdviceLines(root: string, scope: string, slots: number): { advice: Advice; lines: string[] } {
+/** The advice as `kbz next` prints it, for verbs that end with it (advance); `policy` as `--policy`. */
+export function nextAdviceLines(root: string, scope: string, slots: number, policy: Policy = "id-order"): { advice: Advice; lines: string[] } {
   const snap = readScheduleFacts({ root, scope, slots, compare: idCompare("natural") });
-  const advice = adviseNext(snap, { details: true });
+  const advice = adviseNext(snap, { details: true, policy });
   const lines: string[] = [];
   printHuman(snap, advice, "", false, (l) => lines.push(l));
   return { advice, lines };

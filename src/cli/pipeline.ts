@@ -1,18 +1,17 @@
 // Helpers shared by the pipeline verbs (scope, wave): root and scope arguments, and mapping
-// infrastructure failures (locks, atomic writes, the status log) to one `kbz:` line and exit 2.
+// infrastructure failures (locks, atomic writes, the status log) to a RefusedError (exit 2, via envelope.ts).
 import { type ErrorInit, FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
 import { StatusLogError } from "../core/dispatch/statuslog.ts";
 import { escapeField } from "../core/text/sanitize.ts";
-import { canonicalRoot, resolveTarget } from "../io/discover.ts";
-import { isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/ids.ts";
+import { resolveTarget } from "../io/discover.ts";
 import { type Target } from "../core/workspace/target.ts";
 import { WriteError } from "../core/workspace/fs.ts";
 import { LockTimeoutError } from "../core/workspace/lock.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { DispatchActionError } from "../core/dispatch/waves.ts";
 import { LeaseRecordError } from "../core/dispatch/leases.ts";
-import type { ExitCode } from "./index.ts";
-import { err, json } from "./output.ts";
+import { requestedScope } from "./context.ts";
+import { err } from "./output.ts";
 
 export interface PipelineArgs {
   action?: string;
@@ -22,23 +21,13 @@ export interface PipelineArgs {
   json?: boolean;
 }
 
-export function rootOf(argv: PipelineArgs): string {
-  return canonicalRoot(argv.root ?? process.cwd());
-}
-
-/** `--scope`, else UNLAZY_SCOPE; validated, but not required to exist. */
-export function requestedScope(argv: PipelineArgs): string | null {
-  const s = argv.scope ?? process.env.UNLAZY_SCOPE ?? null;
-  if (s === null || s === "") return null;
-  if (!isValidId(s)) throw new UsageError(SCOPE_ID_MESSAGE);
-  return s;
-}
+export { requestedScope, rootFor as rootOf } from "./context.ts";
 
 /** A scope that exists and has no discovery problems (claim, log, bind need one). */
 export function resolvedScope(root: string, argv: PipelineArgs, verb: string): Target & { scope: string } {
   const target = resolveTarget({ root, scope: requestedScope(argv) });
   if (target.mode !== "scope" || target.scope === null) {
-    throw new UsageError(`${verb} needs a scope: pass --scope ID (no pipelines under .unlazy/)`);
+    throw new UsageError(`${verb} needs a scope and there is none under .unlazy/`, { hint: "create one with kbz init --scope ID, or pass --root" });
   }
   if (target.discoveryErrors.length > 0) {
     throw new FileProblemsError(target.discoveryErrors.map((d) => ({ file: displayPath(root, d.path), line: 1, message: d.message })));
@@ -70,18 +59,6 @@ export async function infra<T>(fn: () => Promise<T> | T): Promise<T> {
     const errno = e as NodeJS.ErrnoException;
     if (typeof errno?.code === "string" && errno.syscall) throw new RefusedError(errno.message);
     throw e;
-  }
-}
-
-/** Print a refusal as one `kbz:` line (plus the JSON error object under --json) and exit 2. */
-export async function guarded(argv: PipelineArgs, run: () => Promise<ExitCode> | ExitCode): Promise<ExitCode> {
-  try {
-    return await run();
-  } catch (e) {
-    if (!(e instanceof RefusedError)) throw e;
-    err(`kbz: ${e.located()}`);
-    if (argv.json) json({ schema: 1, verdict: "invalid", exit: 2, errors: [{ file: e.file, line: e.line, message: e.message, hint: e.hint }] });
-    return 2;
   }
 }
 

@@ -17,7 +17,7 @@ import type { ExitCode, Verb } from "./index.ts";
 import { err, out } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
-import { guarded, infra, RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { infra, RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface PlanArgs extends PipelineArgs {
   owns?: string;
@@ -238,5 +238,5 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => guarded(argv, () => runPlan(argv as PlanArgs)),
+  handler: (argv) => runPlan(argv as PlanArgs),
 };

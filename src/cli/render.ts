@@ -9,6 +9,7 @@ import { statusReport } from "../core/report.ts";
 import { sandboxLine } from "../core/run/sandbox.ts";
 import { pathFacts } from "../core/run/shell.ts";
 import type { Snapshot } from "../core/snapshot.ts";
+import { besideScopeWarning, ledgersBesideScope } from "../io/root.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
 
@@ -22,11 +23,13 @@ const STATE_LABEL: Record<string, string> = {
 
 export function printStatus(snap: Snapshot, asJson: boolean): ExitCode {
   const { report, reduction } = statusReport(snap);
-  printWarnings(snap.ledgers.flatMap((l) => l.warnings));
+  const beside = ledgersBesideScope(snap.target.root, snap.target.mode);
+  printWarnings([...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) }))]);
   // Scoped runs also audit verification receipts (kill §4.14.5); informational, the verdict is the gates'.
   const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
   if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);
-  if (asJson) return emit(envelope(report.verdict, report.exit, receipts ? { ...report, receipts: receipts.receipts } : { ...report }));
+  const fields = { ...report, ...(receipts ? { receipts: receipts.receipts } : {}), notInScope: beside };
+  if (asJson) return emit(envelope(report.verdict, report.exit, fields));
   for (const l of snap.ledgers) {
     const rows = report.gates.filter((g) => g.file === l.display);
     out(`${l.display}: ${rows.length} gates`);

@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
-import type { ClaimConflict } from "../core/dispatch/leases.ts";
+import { normalizeClaimGlobs, type ClaimConflict } from "../core/dispatch/leases.ts";
 import type { LeaseRecord } from "../core/dispatch/lease-record.ts";
 import { statusLogPath } from "../core/dispatch/statuslog.ts";
 import { logEvent, stamped } from "../io/store/events.ts";
@@ -11,13 +11,31 @@ import { stemOf } from "../core/ledger/model.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { loadLedgerFile } from "../io/read.ts";
 import { listScopes } from "../io/discover.ts";
-import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
-import { guarded, infra, printNotes, RefusedError, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { leafFor } from "./context.ts";
+import { emit, envelope, report, type ExitCode } from "./envelope.ts";
+import type { Verb } from "./index.ts";
+import { err, out } from "./output.ts";
+import { infra, printNotes, RefusedError, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface ScopeArgs extends PipelineArgs {
   leaf?: string;
   invalid?: boolean;
+  "--"?: string[];
+}
+
+/** The lease this leaf already holds for exactly these OWNS paths (a retried claim), if any. */
+function heldAlready(conflicts: ClaimConflict[], scope: string, leaf: string, owns: string[]): LeaseRecord | null {
+  if (conflicts.length !== 1 || conflicts[0]!.kind !== "identity") return null;
+  const holder = conflicts[0]!.holder;
+  if (holder.invalid || holder.scope !== scope || holder.leaf !== leaf) return null;
+  let wanted: string[];
+  try {
+    wanted = normalizeClaimGlobs(owns);
+  } catch {
+    return null;
+  }
+  const same = wanted.length === holder.globs.length && wanted.every((g) => holder.globs.includes(g));
+  return same ? holder : null;
 }
 
 const ACTIONS = ["list", "claim", "release", "log", "bind"];
@@ -28,11 +46,14 @@ const HELP = `Actions:
   kbz scope release --scope S [--leaf LEAF]       release a leaf's or a whole scope's leases
                                                   (works after the scope directory is gone)
   kbz scope release --invalid                     remove corrupt lease records that block every claim
-  kbz scope log [--scope S] TEXT                  append TEXT to .unlazy/S/status.log
+  kbz scope log [--scope S] TEXT                  append TEXT to .unlazy/S/status.log (-- TEXT when it starts with -)
   kbz scope bind [--scope S] SESSION              bind an agent session id to the scope (for the Stop hook)
 
+--scope defaults to UNLAZY_SCOPE, else the only scope. --leaf takes leaf-1.2 or 1.2. Claiming a lease
+the leaf already holds for the same paths is exit 0 (ALREADY CLAIMED), so a retry is safe.
+
 Overlap is conservative: wildcards in a compared segment or a directory prefix always conflict.
-Exit codes: 0 done; 1 claim refused by a conflicting lease (unlazy used 3); 2 usage, invalid input
+Exit codes: 0 done (or already claimed); 1 claim refused by a conflicting lease (unlazy used 3); 2 usage, invalid input
 or an infrastructure failure (no file is changed).`;
 
 function leaseJson(root: string, r: LeaseRecord) {
@@ -51,10 +72,7 @@ function list(argv: ScopeArgs): ExitCode {
   const root = rootOf(argv);
   const scopes = listScopes(root);
   const leases = coordination(root).leases();
-  if (argv.json) {
-    json({ schema: 1, root, scopes, leases: leases.map((l) => leaseJson(root, l)) });
-    return 0;
-  }
+  if (argv.json) return emit(envelope("ok", 0, { action: "list", root, scopes, leases: leases.map((l) => leaseJson(root, l)) }));
   if (scopes.length === 0) out("(no pipelines under .unlazy/)");
   for (const s of scopes) out(s);
   if (leases.length > 0) out("leases:");
@@ -73,8 +91,7 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
   const stems = target.files.map((f) => stemOf(f));
   let index: number;
   if (argv.leaf !== undefined) {
-    index = stems.indexOf(argv.leaf);
-    if (index < 0) throw new UsageError(`unknown --leaf ${argv.leaf} (have: ${stems.join(", ") || "none"})`);
+    index = stems.indexOf(leafFor(String(argv.leaf), stems));
   } else if (stems.length === 1) {
     index = 0;
   } else {
@@ -91,16 +108,22 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
   if (result.ok) {
     const warning = await logEvent(storeFor(root), target.scope, `claim ${leaf}: ${result.lease.globs.join(", ")}`);
     if (warning) err(warning);
-    if (argv.json) json({ schema: 1, action: "claim", ok: true, exit: 0, scope: target.scope, leaf, globs: result.lease.globs, conflicts: [] });
-    else out(`CLAIMED ${result.lease.globs.length} path(s) for ${target.scope}/${leaf}: ${result.lease.globs.join(", ")}`);
-    return 0;
+    const globs = result.lease.globs;
+    return report(!!argv.json, envelope("claimed", 0, { action: "claim", ok: true, scope: target.scope, leaf, globs, conflicts: [] }), () =>
+      out(`CLAIMED ${globs.length} path(s) for ${target.scope}/${leaf}: ${globs.join(", ")}`),
+    );
+  }
+  // A retry after a crash or a lost reply: this leaf already holds exactly these paths.
+  const held = heldAlready(result.conflicts, target.scope, leaf, entry.ledger.owns);
+  if (held) {
+    return report(!!argv.json, envelope("already-claimed", 0, { action: "claim", ok: true, scope: target.scope, leaf, globs: held.globs, conflicts: [] }), () =>
+      out(`ALREADY CLAIMED ${held.globs.length} path(s) for ${target.scope}/${leaf}: ${held.globs.join(", ")} (this leaf holds the lease; nothing changed)`),
+    );
   }
   if (argv.json) {
-    json({
-      schema: 1,
+    emit(envelope("refused", 1, {
       action: "claim",
       ok: false,
-      exit: 1,
       scope: target.scope,
       leaf,
       globs: entry.ledger.owns,
@@ -109,7 +132,7 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
           ? { kind: c.kind, glob: null, theirGlob: null, holder: leaseJson(root, c.holder) }
           : { kind: c.kind, glob: c.glob, theirGlob: c.theirGlob, holder: leaseJson(root, c.holder) },
       ),
-    });
+    }));
     return 1;
   }
   for (const c of result.conflicts) out(conflictLine(c));
@@ -125,10 +148,7 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
     if (argv.scope !== undefined || argv.leaf !== undefined) throw new UsageError("--invalid cannot be combined with --scope or --leaf");
     const { removed, notes } = await infra(() => storeFor(root).removeInvalid());
     printNotes(notes);
-    if (argv.json) {
-      json({ schema: 1, action: "release-invalid", exit: 0, removed: removed.map((r) => leaseJson(root, r)) });
-      return 0;
-    }
+    if (argv.json) return emit(envelope("released", 0, { action: "release-invalid", removed: removed.map((r) => leaseJson(root, r)) }));
     for (const r of removed) out(`removed invalid lease record ${displayPath(root, r.file)} (${r.problem})`);
     out(`removed ${removed.length} invalid lease record(s)`);
     return 0;
@@ -145,13 +165,18 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
     const warning = await logEvent(storeFor(root), scope, `release ${leaf ?? "all"}: ${released.length} lease(s)`);
     if (warning) err(warning);
   }
-  if (argv.json) json({ schema: 1, action: "release", exit: 0, scope, leaf, released: released.length, leases: released.map((r) => leaseJson(root, r)) });
-  else out(`released ${released.length} lease(s) for ${who}`);
-  return 0;
+  return report(!!argv.json, envelope("released", 0, { action: "release", scope, leaf, released: released.length, leases: released.map((r) => leaseJson(root, r)) }), () =>
+    out(`released ${released.length} lease(s) for ${who}`),
+  );
+}
+
+/** The words of TEXT/SESSION, including every word after `--` (so a text may start with `-`). */
+function words(argv: ScopeArgs): string[] {
+  return [...(argv.args ?? []), ...(argv["--"] ?? [])].map(String);
 }
 
 function text(argv: ScopeArgs): string {
-  return (argv.args ?? []).map(String).join(" ");
+  return words(argv).join(" ");
 }
 
 async function log(argv: ScopeArgs): Promise<ExitCode> {
@@ -167,16 +192,14 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
     if ((e as Error).name === "CoordinatorError") throw e;
     throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
-  if (argv.json) json({ schema: 1, action: "log", exit: 0, scope: target.scope, file });
-  else out(`appended to ${file}`);
-  return 0;
+  return report(!!argv.json, envelope("appended", 0, { action: "log", scope: target.scope, file }), () => out(`appended to ${file}`));
 }
 
 async function bind(argv: ScopeArgs): Promise<ExitCode> {
   const root = rootOf(argv);
   const target = resolvedScope(root, argv, "bind");
-  const args = argv.args ?? [];
-  if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id");
+  const args = words(argv);
+  if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id", { hint: "kbz scope bind --scope S SESSION (use -- SESSION when it starts with -)" });
   let id: string;
   try {
     id = await storeFor(root).bindSession(target.scope, String(args[0]));
@@ -184,15 +207,13 @@ async function bind(argv: ScopeArgs): Promise<ExitCode> {
     if (e instanceof UsageError || (e as Error).name === "CoordinatorError") throw e;
     throw new RefusedError(`cannot bind session: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
-  if (argv.json) json({ schema: 1, action: "bind", exit: 0, scope: target.scope, session: id });
-  else out(`bound session ${id} to scope ${target.scope}`);
-  return 0;
+  return report(!!argv.json, envelope("bound", 0, { action: "bind", scope: target.scope, session: id }), () => out(`bound session ${id} to scope ${target.scope}`));
 }
 
 export async function runScope(argv: ScopeArgs): Promise<ExitCode> {
   if (argv.action !== "claim" && argv.action !== "release" && argv.leaf !== undefined) throw new UsageError(`--leaf does not apply to scope ${argv.action}`);
   if (argv.action !== "release" && argv.invalid) throw new UsageError("--invalid only applies to scope release");
-  if ((argv.action === "list" || argv.action === "claim" || argv.action === "release") && (argv.args ?? []).length > 0) {
+  if ((argv.action === "list" || argv.action === "claim" || argv.action === "release") && words(argv).length > 0) {
     throw new UsageError(`scope ${argv.action} takes no positional arguments`);
   }
   switch (argv.action) {
@@ -219,10 +240,10 @@ export const verb: Verb = {
       .positional("action", { type: "string", describe: ACTIONS.join(" | ") })
       .positional("args", { type: "string", array: true, describe: "TEXT for log, SESSION for bind" })
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
-      .option("leaf", { type: "string", describe: "leaf ledger stem, e.g. leaf-1.2", requiresArg: true })
+      .option("leaf", { type: "string", describe: "leaf id: leaf-1.2 or 1.2", requiresArg: true })
       .option("invalid", { type: "boolean", describe: "with release: remove corrupt lease records" })
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => guarded(argv, () => runScope(argv as ScopeArgs)),
+  handler: (argv) => runScope(argv as ScopeArgs),
 };

@@ -5,7 +5,8 @@ import { UsageError } from "../core/errors.ts";
 import { SKILL_AGENTS, SkillInstallRefusal, installFiles, skillDir, type SkillAgent } from "../core/skill/install.ts";
 import { SKILL_FILES, SKILL_NAME } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
+import { emit, envelope, failWith } from "./envelope.ts";
+import { out } from "./output.ts";
 import { describe } from "../core/errors.ts";
 
 interface SkillArgs {
@@ -25,13 +26,11 @@ function install(argv: SkillArgs): ExitCode {
     o = installFiles(base, dir, SKILL_FILES);
   } catch (e) {
     const why = e instanceof SkillInstallRefusal ? e.located() : `could not write ${dir}: ${describe(e)}`;
-    err(`kbz: ${why}`);
-    if (argv.json) json({ schema: 1, result: "refused", dir, error: why });
-    return 2;
+    return failWith([{ file: null, line: null, message: why, hint: "move the conflicting files away, then run kbz skill install again" }], false, !!argv.json, { result: "refused", dir, error: why });
   }
   const result = o.written.length === 0 ? "already-installed" : "installed";
   if (argv.json) {
-    json({ schema: 1, result, agent, dir, written: o.written, unchanged: o.unchanged });
+    emit(envelope(result, 0, { result, agent, dir, written: o.written, unchanged: o.unchanged }));
   } else if (result === "already-installed") {
     out(`Already installed in ${dir} (idempotent, nothing changed).`);
   } else {

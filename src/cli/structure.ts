@@ -6,7 +6,7 @@ import { applyStructure, planStructure, recoverStructure, type ApplyResult } fro
 import { StructureError } from "../core/structure/model.ts";
 import { checkStructure } from "../core/structure/oracle.ts";
 import type { Action } from "../core/structure/plan.ts";
-import { applyHandoff, HandoffArgumentError, readRequestFile, type HandoffAction } from "../core/structure/requests.ts";
+import { applyHandoff, HandoffArgumentError, readRequestFile, type HandoffAction } from "../io/requests.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { WriteError } from "../core/workspace/fs.ts";
 import { LockTimeoutError } from "../core/workspace/lock.ts";

@@ -15,10 +15,11 @@ import { explainReceipt } from "../core/receipts/explain.ts";
 import { ledgerKey } from "../core/receipts/paths.ts";
 import { verifyRun, type LedgerResult } from "../core/receipts/run.ts";
 import { readStore } from "../core/receipts/store.ts";
-import { canonicalRoot } from "../io/discover.ts";
 import { approvalLines, resultLines } from "./render.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
+import { rootFor } from "./context.ts";
+import { emit, envelope, fail, USAGE_HINT } from "./envelope.ts";
+import { err, out } from "./output.ts";
 import { positionals } from "./options.ts";
 
 interface VerifyArgs {
@@ -130,10 +131,10 @@ function printResult(r: LedgerResult): void {
     case "ACCEPTED":
       return out(`ACCEPTED ${r.ledger}: checked once; ${r.reusable ? "receipt reusable while its inputs stay unchanged" : "not reusable (run without --closed)"}`);
     case "MANUAL_REVIEW_REQUIRED":
-      return err(`MANUAL_REVIEW_REQUIRED ${r.ledger}: review its manual gates, then run again with --reviewed`);
+      return out(`MANUAL_REVIEW_REQUIRED ${r.ledger}: review its manual gates, then run again with --reviewed`);
     case "REVIEW_OR_REPAIR":
-      err(`REVIEW_OR_REPAIR ${r.ledger}: ${r.reason} (check exit ${r.exit})`);
-      for (const line of diagnostic(r).replace(/\n$/, "").split("\n")) err(`  ${line}`);
+      out(`REVIEW_OR_REPAIR ${r.ledger}: ${r.reason} (check exit ${r.exit})`);
+      for (const line of diagnostic(r).replace(/\n$/, "").split("\n")) out(`  ${line}`);
   }
 }
 
@@ -150,7 +151,7 @@ async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<Exi
     onResult: asJson ? undefined : printResult,
   });
   const exit: ExitCode = results.every((r) => r.status === "ACCEPTED" || r.status === "CURRENT_EVIDENCE") ? 0 : 1;
-  if (asJson) json({ schema: 1, action: "run", exit, policy, results: results.map(resultJson) });
+  if (asJson) return emit(envelope(exit === 0 ? "accepted" : "needs-review", exit, { action: "run", policy, results: results.map(resultJson) }));
   return exit;
 }
 
@@ -161,10 +162,7 @@ function audit(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
   const stale = results.filter((r) => !r.current).length;
   const status = stale === 0 ? "CURRENT_EVIDENCE" : "STALE_EVIDENCE";
   const exit: ExitCode = stale === 0 ? 0 : 1;
-  if (asJson) {
-    json({ schema: 1, status, exit, results });
-    return exit;
-  }
+  if (asJson) return emit(envelope(status, exit, { action: "audit", status, results }));
   for (const r of results) out(r.current ? `CURRENT ${r.key}` : `STALE   ${r.key}: ${r.reason} (kbz verify explain ${r.key} says why)`);
   out(stale === 0 ? `CURRENT_EVIDENCE (${results.length} current)` : `STALE_EVIDENCE (${stale} of ${results.length} stale)`);
   return exit;
@@ -175,10 +173,7 @@ function explain(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
   if (ledgers.length !== 1) throw new UsageError("explain takes exactly one ledger");
   const e = explainReceipt(root, ledgers[0]!, { env: process.env });
   const exit: ExitCode = e.current ? 0 : 1;
-  if (asJson) {
-    json({ schema: 1, exit, ...e });
-    return exit;
-  }
+  if (asJson) return emit(envelope(e.current ? "current" : "stale", exit, { action: "explain", ...e }));
   if (e.current) out(`${e.key}: receipt is current; nothing it is bound to changed since acceptance`);
   else {
     out(`${e.key}: receipt not reusable (${e.reason}) because:`);
@@ -190,9 +185,12 @@ function explain(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
 /** verify-once's INVALID: `<file>:<line>: …` for file content, else `kbz: …`; with --json one object. */
 function invalid(e: VerificationError | UsageError, asJson: boolean): ExitCode {
   const verification = e instanceof VerificationError ? e : null;
-  if (asJson) json({ schema: 1, status: "INVALID", exit: 2, reason: verification?.reason ?? e.message, ...verification?.where });
-  else if (verification?.where.file !== undefined) err(verificationText(verification));
+  // verify-once's INVALID object keys (status, reason, file/line/path/detail) stay inside the envelope.
+  if (asJson) return fail(e, true, { status: "INVALID", reason: verification?.reason ?? e.message, ...verification?.where });
+  if (verification?.where.file !== undefined) err(verificationText(verification));
   else err(`kbz: ${verification ? verificationText(verification) : e.message}`);
+  if (e.hint && e.hint !== USAGE_HINT) err(`  hint: ${e.hint}`);
+  if (e instanceof UsageError) err(USAGE_HINT);
   return 2;
 }
 
@@ -202,7 +200,12 @@ export async function handleVerify(argv: VerifyArgs): Promise<ExitCode> {
     const action = argv.action;
     if (action === undefined || !ACTIONS.includes(action)) throw new UsageError("run, audit or explain required");
     if (action !== "run" && RUN_ONLY.some((o) => argv[o] !== undefined)) throw new UsageError(`${action} accepts only --root, --json and ledgers`);
-    const root = canonicalRoot(argv.root ?? process.cwd());
+    const root = rootFor(argv);
+    // Ledgers are relative to --root; without it, to the folder kbz was started in.
+    if (argv.root === undefined && root !== rootFor({ root: process.cwd() })) {
+      argv.ledger = positionals(argv).map((f) => path.relative(root, path.resolve(f)));
+      argv["--"] = [];
+    }
     if (action === "run") return await run(argv, root, asJson);
     return action === "audit" ? audit(argv, root, asJson) : explain(argv, root, asJson);
   } catch (e) {
@@ -217,7 +220,7 @@ export const verb: Verb = {
   builder: (y) =>
     y
       .positional("action", { type: "string", describe: "run, audit or explain" })
-      .positional("ledger", { type: "string", array: true, describe: "ledger paths relative to --root" })
+      .positional("ledger", { type: "string", array: true, describe: "ledger paths (relative to --root when given, else to the current folder)" })
       .option("inputs", { type: "string", describe: "run: comma-separated input files/directories the checks read (default: the ledgers' OWNS and, for scope leaves, ACCESS.json reads)", requiresArg: true })
       .option("closed", { type: "boolean", describe: "run: attest complete deterministic inputs (makes the receipt reusable)" })
       .option("env", { type: "string", describe: "run: comma-separated environment variables the checks depend on", requiresArg: true })

@@ -9,10 +9,14 @@ import { withLeafStates } from "../core/plan/table.ts";
 import { setState } from "./plan.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
+import { alreadyRecorded } from "../core/dispatch/retry.ts";
+import { leafStem, matchLeaf, nearest } from "../core/plan/leaf-id.ts";
 import { displayPath } from "../core/snapshot.ts";
-import type { ExitCode, Verb } from "./index.ts";
-import { err, json, out } from "./output.ts";
-import { guarded, infra, printNotes, RefusedError, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { requireScope } from "./context.ts";
+import { envelope, report, type ExitCode } from "./envelope.ts";
+import type { Verb } from "./index.ts";
+import { err, out } from "./output.ts";
+import { infra, printNotes, RefusedError, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface WaveArgs extends PipelineArgs {
   wave?: string;
@@ -34,7 +38,9 @@ const HELP = `Actions:
 
 A wave proves every declared leaf got a distinct native start handle before any return was
 accepted (start all, seal, then wait). Abandon is terminal. Every transition is appended to
-.unlazy/S/status.log. Exit codes: 0 done (status: the wave is complete); 1 status of a wave that is
+.unlazy/S/status.log. --scope defaults to UNLAZY_SCOPE, else the only scope; --leaf takes leaf-1.2 or
+1.2. A step already recorded with the same values is exit 0 (ALREADY RECORDED), so a retry is safe.
+Exit codes: 0 done (status: the wave is complete); 1 status of a wave that is
 open, sealed or abandoned; 2 usage, a refused transition or an invalid dispatch.json (nothing changes).`;
 
 /** Which of --leaf/--handle/--reason each action takes (unlazy §3.3). */
@@ -48,12 +54,10 @@ const RULES: Record<string, { leaves: "none" | "one" | "many"; handle: boolean; 
   list: { leaves: "none", handle: false, reason: false, wave: false },
 };
 
-function checkArgs(action: string, argv: WaveArgs): { scope: string; wave: string; leaves: string[] } {
+function checkArgs(action: string, argv: WaveArgs): { wave: string; leaves: string[] } {
   const rule = RULES[action]!;
   const leaves = (argv.leaf ?? []).map(String);
   if ((argv.args ?? []).length > 0) throw new UsageError(`wave ${action} takes no positional arguments`);
-  const scope = requestedScope(argv);
-  if (scope === null) throw new UsageError("--scope is required");
   if (rule.wave && argv.wave === undefined) throw new UsageError("--wave is required");
   if (!rule.wave && argv.wave !== undefined) throw new UsageError(`--wave does not apply to wave ${action}`);
   if (rule.leaves === "none" && leaves.length > 0) throw new UsageError(`--leaf does not apply to wave ${action}`);
@@ -62,7 +66,25 @@ function checkArgs(action: string, argv: WaveArgs): { scope: string; wave: strin
   if (rule.handle !== (argv.handle !== undefined)) throw new UsageError(rule.handle ? "--handle is required" : `--handle does not apply to wave ${action}`);
   if (rule.reason && (argv.reason === undefined || String(argv.reason).trim() === "")) throw new UsageError("--reason needs non-blank text");
   if (!rule.reason && argv.reason !== undefined) throw new UsageError(`--reason does not apply to wave ${action}`);
-  return { scope, wave: String(argv.wave ?? ""), leaves };
+  return { wave: String(argv.wave ?? ""), leaves };
+}
+
+/**
+ * Kill_bezzangyi's dispatch names leaves `leaf-<id>` while PLAN.md says `<id>`: a typed `1.1` whose
+ * ledger is gates/leaf-1.1.md means `leaf-1.1`. Any other id is kept as typed (unlazy's waves take any id).
+ */
+function ledgerSpelling(root: string, scope: string, leaf: string): string {
+  const stem = leafStem(leaf);
+  return stem !== leaf && fs.existsSync(path.join(root, ".unlazy", scope, "gates", `${stem}.md`)) ? stem : leaf;
+}
+
+/** A leaf of the wave, or a refusal that names the nearest one (open takes any valid ids, as unlazy). */
+function leafOfWave(leaf: string, w: Wave): string {
+  if (w.leaves.includes(leaf)) return leaf;
+  const m = matchLeaf(leaf, w.leaves);
+  if (m.id !== null) return m.id;
+  const near = m.suggestion !== null ? `; did you mean ${m.suggestion}?` : "";
+  throw new RefusedError(`unknown leaf ${leaf} in wave ${w.id}${near}`, { hint: `leaves of ${w.id}: ${w.leaves.join(", ")}` });
 }
 
 export function waveJson(w: Wave) {
@@ -99,17 +121,15 @@ function inspect(action: "status" | "list", root: string, scope: string, waveId:
   const state = load(root, scope);
   if (action === "list") {
     const waves = [...state.waves.keys()].sort().map((id) => state.waves.get(id)!);
-    if (asJson) json({ schema: 1, action, exit: 0, scope, waves: waves.map(waveJson) });
-    else if (waves.length === 0) out(`(no waves in scope ${scope})`);
-    else for (const w of waves) out(waveSummary(w));
-    return 0;
+    return report(asJson, envelope("ok", 0, { action, scope, waves: waves.map(waveJson) }), () => {
+      if (waves.length === 0) out(`(no waves in scope ${scope})`);
+      else for (const w of waves) out(waveSummary(w));
+    });
   }
   const w = state.waves.get(waveId);
-  if (!w) throw new RefusedError(`unknown wave ${waveId}`);
+  if (!w) throw unknownWave(waveId, [...state.waves.keys()]);
   const exit: ExitCode = w.state === "complete" ? 0 : 1;
-  if (asJson) json({ schema: 1, action, exit, scope, wave: waveJson(w) });
-  else out(waveSummary(w));
-  return exit;
+  return report(asJson, envelope(w.state, exit, { action, scope, wave: waveJson(w) }), () => out(waveSummary(w)));
 }
 
 function actionOf(kind: string, wave: string, leaves: string[], argv: WaveArgs): DispatchAction {
@@ -125,6 +145,13 @@ function actionOf(kind: string, wave: string, leaves: string[], argv: WaveArgs):
     default:
       return { kind: "seal", wave };
   }
+}
+
+function unknownWave(id: string, known: string[]): RefusedError {
+  const near = nearest(id, known);
+  return new RefusedError(near !== null ? `unknown wave ${id}; did you mean ${near}?` : `unknown wave ${id}`, {
+    hint: known.length > 0 ? `waves of this scope: ${known.join(", ")}` : "open one with kbz wave open",
+  });
 }
 
 /** The PLAN row a wave leaf names (leaf-1.1 → 1.1), refused early if it cannot go IN-FLIGHT; null without a PLAN. */
@@ -147,14 +174,26 @@ function planRowFor(root: string, scope: string, leaf: string): string | null {
 export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   const action = String(argv.action ?? "");
   if (!ACTIONS.includes(action)) throw unknownAction("wave", argv.action, ACTIONS);
-  const { scope, wave, leaves } = checkArgs(action, argv);
+  const { wave, leaves: typed } = checkArgs(action, argv);
   const root = rootOf(argv);
+  const scope = requireScope(root, argv, `wave ${action}`);
   if (action === "status" || action === "list") return inspect(action, root, scope, wave, !!argv.json);
+  const state = load(root, scope);
+  const existing = state.waves.get(wave);
+  if (action !== "open" && !existing) throw unknownWave(wave, [...state.waves.keys()]);
+  const leaves = action === "start" || action === "return" ? typed.map((l) => leafOfWave(l, existing!)) : typed.map((l) => ledgerSpelling(root, scope, l));
+  const step = actionOf(action, wave, leaves, argv);
+  const already = alreadyRecorded(state, step);
+  if (already !== null) {
+    return report(!!argv.json, envelope("already-recorded", 0, { action, scope, line: already, wave: waveJson(existing!), warning: null }), () =>
+      out(`ALREADY RECORDED: ${already} (nothing changed)`),
+    );
+  }
   // A started leaf of a PLAN is IN-FLIGHT: checked before the wave moves, written after it did.
   const row = action === "start" ? planRowFor(root, scope, leaves[0]!) : null;
   let t;
   try {
-    t = await infra(() => storeFor(root).commitDispatch(scope, actionOf(action, wave, leaves, argv)));
+    t = await infra(() => storeFor(root).commitDispatch(scope, step));
   } catch (e) {
     if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
     throw e;
@@ -162,9 +201,7 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   printNotes(t.notes);
   if (t.auditWarning) err(`kbz: warning: ${t.auditWarning}`);
   if (row !== null) await setState(root, scope, row, "IN-FLIGHT", "wave start");
-  if (argv.json) json({ schema: 1, action, exit: 0, scope, line: t.line, wave: waveJson(t.wave), warning: t.auditWarning });
-  else out(t.line);
-  return 0;
+  return report(!!argv.json, envelope("recorded", 0, { action, scope, line: t.line, wave: waveJson(t.wave), warning: t.auditWarning }), () => out(t.line));
 }
 
 export const verb: Verb = {
@@ -176,11 +213,11 @@ export const verb: Verb = {
       .positional("args", { type: "string", array: true, hidden: true })
       .option("scope", { type: "string", describe: "scope id (the directory need not exist yet)", requiresArg: true })
       .option("wave", { type: "string", describe: "wave id", requiresArg: true })
-      .option("leaf", { type: "string", array: true, describe: "leaf id (repeat for open)", requiresArg: true })
+      .option("leaf", { type: "string", array: true, describe: "leaf id, leaf-1.2 or 1.2 (repeat for open)", requiresArg: true })
       .option("handle", { type: "string", describe: "the host's native agent/task id", requiresArg: true })
       .option("reason", { type: "string", describe: "why the wave is abandoned", requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
-  handler: (argv) => guarded(argv, () => runWave(argv as WaveArgs)),
+  handler: (argv) => runWave(argv as WaveArgs),
 };

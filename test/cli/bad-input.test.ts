@@ -2,14 +2,15 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { execFileSync } from "node:child_process";
-import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { hashTree, tempDir, writeTree } from "../helpers/kbz.ts";
+import { runCli } from "../helpers/cli.ts";
 
 /** Every bad input: exit 2, only `<file>:<line>: <message>` lines on stderr, nothing on stdout, no file changes. */
-function expectRejected(setup: (dir: string) => void, expected: RegExp[], args: string[] = ["status"]) {
+async function expectRejected(setup: (dir: string) => void, expected: RegExp[], args: string[] = ["status"]) {
   const dir = tempDir();
   setup(dir);
   const before = hashTree(dir);
-  const r = kbz(args, { cwd: dir, timeoutMs: 10_000 });
+  const r = await runCli(args, { cwd: dir, timeoutMs: 10_000 });
   expect(r.code).toBe(2);
   expect(r.stdout).toBe("");
   const lines = r.stderr.trimEnd().split("\n");
@@ -43,46 +44,46 @@ describe("malformed ledgers from the spec", () => {
 });
 
 describe("hostile files", () => {
-  test("binary junk is located at its first NUL byte", () => {
-    expectRejected((d) => writeTree(d, { "GATES.md": Buffer.from([0x2d, 0x20, 0x0a, 0x0a, 0x00, 0x01, 0xfe, 0xff]) }), [
+  test("binary junk is located at its first NUL byte", async () => {
+    await expectRejected((d) => writeTree(d, { "GATES.md": Buffer.from([0x2d, 0x20, 0x0a, 0x0a, 0x00, 0x01, 0xfe, 0xff]) }), [
       /^GATES\.md:3: contains a NUL byte; a ledger is UTF-8 text, not binary data$/,
     ]);
   });
 
-  test("invalid UTF-8 is located by line", () => {
-    expectRejected((d) => writeTree(d, { "GATES.md": Buffer.concat([Buffer.from("- [ ] G1: t\n- [ ] G2: caf"), Buffer.from([0xe9]), Buffer.from("\n")]) }), [
+  test("invalid UTF-8 is located by line", async () => {
+    await expectRejected((d) => writeTree(d, { "GATES.md": Buffer.concat([Buffer.from("- [ ] G1: t\n- [ ] G2: caf"), Buffer.from([0xe9]), Buffer.from("\n")]) }), [
       /^GATES\.md:2: invalid UTF-8 at byte 25; a ledger must be UTF-8 text$/,
     ]);
   });
 
-  test("an empty file has zero live gates", () => {
-    expectRejected(ledger(""), [/^GATES\.md:1: ledger contains zero live gates$/]);
+  test("an empty file has zero live gates", async () => {
+    await expectRejected(ledger(""), [/^GATES\.md:1: ledger contains zero live gates$/]);
   });
 
-  test("a 9 MiB file is refused before parsing", () => {
-    expectRejected(ledger("- [ ] G1: t\n" + "y".repeat(9 * 1024 * 1024)), [/^GATES\.md:1: gate ledger exceeds 8388608 bytes$/]);
+  test("a 9 MiB file is refused before parsing", async () => {
+    await expectRejected(ledger("- [ ] G1: t\n" + "y".repeat(9 * 1024 * 1024)), [/^GATES\.md:1: gate ledger exceeds 8388608 bytes$/]);
   });
 
-  test("a directory named GATES.md is not a ledger", () => {
-    expectRejected((d) => fs.mkdirSync(path.join(d, "GATES.md")), [/^GATES\.md:1: gate ledger must be one unchanged regular single-link file$/]);
+  test("a directory named GATES.md is not a ledger", async () => {
+    await expectRejected((d) => fs.mkdirSync(path.join(d, "GATES.md")), [/^GATES\.md:1: gate ledger must be one unchanged regular single-link file$/]);
   });
 
-  test("a FIFO named GATES.md fails fast", () => {
+  test("a FIFO named GATES.md fails fast", async () => {
     const started = Date.now();
-    expectRejected((d) => execFileSync("mkfifo", [path.join(d, "GATES.md")]), [/^GATES\.md:1: gate ledger must be one unchanged regular single-link file$/]);
+    await expectRejected((d) => execFileSync("mkfifo", [path.join(d, "GATES.md")]), [/^GATES\.md:1: gate ledger must be one unchanged regular single-link file$/]);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  test("a symlink leaving the root is refused and the outside file is never printed", () => {
+  test("a symlink leaving the root is refused and the outside file is never printed", async () => {
     const outside = tempDir();
     writeTree(outside, { "secret.md": "- [ ] CANARY: outside data\n" });
-    expectRejected((d) => fs.symlinkSync(path.join(outside, "secret.md"), path.join(d, "GATES.md")), [
+    await expectRejected((d) => fs.symlinkSync(path.join(outside, "secret.md"), path.join(d, "GATES.md")), [
       /^GATES\.md:1: gate ledger must be one unchanged regular single-link file$/,
     ]);
   });
 
-  test("a hard-linked ledger is refused", () => {
-    expectRejected(
+  test("a hard-linked ledger is refused", async () => {
+    await expectRejected(
       (d) => {
         writeTree(d, { "real.txt": "- [ ] G1: t\n" });
         fs.linkSync(path.join(d, "real.txt"), path.join(d, "GATES.md"));
@@ -91,33 +92,33 @@ describe("hostile files", () => {
     );
   });
 
-  test("a symlinked gates/ directory is a discovery error", () => {
+  test("a symlinked gates/ directory is a discovery error", async () => {
     const outside = tempDir();
     writeTree(outside, { "x.md": "- [ ] CANARY: outside\n" });
-    expectRejected((d) => fs.symlinkSync(outside, path.join(d, "gates")), [
+    await expectRejected((d) => fs.symlinkSync(outside, path.join(d, "gates")), [
       /^gates:1: gates directory must be a real directory inside the repository$/,
     ]);
   });
 
-  test("every problem of every ledger is reported in one pass", () => {
-    expectRejected((d) => writeTree(d, { "GATES.md": "- [ ] G1:\n", "gates/b.md": "# none\n" }), [
+  test("every problem of every ledger is reported in one pass", async () => {
+    await expectRejected((d) => writeTree(d, { "GATES.md": "- [ ] G1:\n", "gates/b.md": "# none\n" }), [
       /^GATES\.md:1: gate G1 has a blank outcome$/,
       /^gates\/b\.md:1: ledger contains zero live gates$/,
     ]);
   });
 
-  test("an explicit file that does not exist", () => {
-    expectRejected(() => {}, [/^missing\.md:1: no such gate file$/], ["status", "missing.md"]);
+  test("an explicit file that does not exist", async () => {
+    await expectRejected(() => {}, [/^missing\.md:1: no such gate file$/], ["status", "missing.md"]);
   });
 });
 
 describe("bad flags", () => {
   for (const args of [["status", "--nope"], ["status", "-x"], ["frobnicate"], ["status", "--root"], ["status", "--root="], ["status", "--scope", "a", "--scope", "b"], ["status", "--root", "/definitely/not/here"]]) {
-    test(`kbz ${args.join(" ")} is a usage error (exit 2) that writes nothing`, () => {
+    test(`kbz ${args.join(" ")} is a usage error (exit 2) that writes nothing`, async () => {
       const dir = tempDir();
       writeTree(dir, { "GATES.md": "- [ ] G1: t\n" });
       const before = hashTree(dir);
-      const r = kbz(args, { cwd: dir });
+      const r = await runCli(args, { cwd: dir });
       expect(r.code).toBe(2);
       expect(r.stderr).toStartWith("kbz: ");
       expect(r.stderr).toContain("run kbz --help for usage");

@@ -3,8 +3,9 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { FIXTURES, fixtureCopy, hashTree, kbz } from "../helpers/kbz.ts";
+import { FIXTURES, fixtureCopy, hashTree } from "../helpers/kbz.ts";
 import { checkEnv, privateApprovalDir } from "../helpers/approvals.ts";
+import { runCli } from "../helpers/cli.ts";
 
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
@@ -32,15 +33,25 @@ const G3_PASS = [
 const lines = (...parts: (string | string[])[]) => parts.flat().join("\n") + "\n";
 const approvedLine = (store: string) => new RegExp(`^    APPROVED: ${store}/[0-9a-f]{64}\\.json$`);
 
-describe("kbz check on the golden solo ledger", () => {
+/**
+ * Each test builds its own state (a fresh copy and store, then the earlier steps of the
+ * transcript it follows), so every one passes alone (`bun test -t NAME`) and in any order.
+ */
+async function transcript(steps: string[][] = []) {
   const dir = fixtureCopy("solo");
   const store = privateApprovalDir();
   const env = checkEnv(store);
-  const run = (...args: string[]) => kbz(["check", "--verbose", ...args], { cwd: dir, env });
+  const run = (...args: string[]) => runCli(["check", "--verbose", ...args], { cwd: dir, env });
+  for (const step of steps) await run(...step);
+  return { dir, store, run };
+}
+const AFTER_APPROVE = [["--approve"]];
 
-  test("--status never executes: UNMET lines, the file count, then the verdict", () => {
+describe("kbz check on the golden solo ledger", () => {
+  test("--status never executes: UNMET lines, the file count, then the verdict", async () => {
+    const { dir, store, run } = await transcript();
     const before = hashTree(dir);
-    const r = run("--status");
+    const r = await run("--status");
     expect(r.stdout).toBe(
       lines(
         "  UNMET GATES:G1 (unchecked): greeting script prints the marker",
@@ -59,9 +70,10 @@ describe("kbz check on the golden solo ledger", () => {
     expect(fs.readdirSync(store)).toEqual([]);
   });
 
-  test("a default run without approval prints each oracle, runs nothing and exits 1", () => {
+  test("a default run without approval prints each oracle, runs nothing and exits 1", async () => {
+    const { dir, run } = await transcript();
     const before = hashTree(dir);
-    const r = run();
+    const r = await run();
     expect(r.stdout).toBe(
       lines(
         oracle(dir, "G1", "node ok.mjs", "GREETING-OK", NOT_RUN),
@@ -78,8 +90,9 @@ describe("kbz check on the golden solo ledger", () => {
     expect(hashTree(dir)).toBe(before);
   });
 
-  test("--approve records each oracle, runs them, and writes the golden ledger", () => {
-    const r = run("--approve");
+  test("--approve records each oracle, runs them, and writes the golden ledger", async () => {
+    const { dir, store, run } = await transcript();
+    const r = await run("--approve");
     const out = r.stdout.split("\n");
     const approved = [6, 13, 20].map((i) => out[i]!);
     for (const a of approved) expect(a).toMatch(approvedLine(store));
@@ -107,8 +120,9 @@ describe("kbz check on the golden solo ledger", () => {
     for (const a of approved) expect(fs.statSync(a.slice("    APPROVED: ".length)).mode & 0o777).toBe(0o600);
   });
 
-  test("a second default run executes only the unmet approved gate", () => {
-    const r = run();
+  test("a second default run executes only the unmet approved gate", async () => {
+    const { dir, run } = await transcript(AFTER_APPROVE);
+    const r = await run();
     expect(r.stdout).toBe(
       lines(
         RUN(dir, "G2"),
@@ -123,8 +137,9 @@ describe("kbz check on the golden solo ledger", () => {
     expect(r.code).toBe(1);
   });
 
-  test("--status after the run lists only what is still unmet", () => {
-    const r = run("--status");
+  test("--status after the run lists only what is still unmet", async () => {
+    const { run } = await transcript([...AFTER_APPROVE, []]);
+    const r = await run("--status");
     expect(r.stdout).toBe(
       lines(
         "  UNMET GATES:G2 (unchecked): failing check stays unmet",
@@ -138,8 +153,9 @@ describe("kbz check on the golden solo ledger", () => {
     );
   });
 
-  test("--reverify re-runs every runnable gate and reports the reran counts", () => {
-    const r = run("--reverify");
+  test("--reverify re-runs every runnable gate and reports the reran counts", async () => {
+    const { dir, run } = await transcript(AFTER_APPROVE);
+    const r = await run("--reverify");
     expect(r.stdout).toBe(
       lines(
         RUN(dir, "G1"),
@@ -158,7 +174,8 @@ describe("kbz check on the golden solo ledger", () => {
     expect(r.code).toBe(1);
   });
 
-  test("after fixing G2's CHECK and hand-checking G4, --approve leaves only the handoff", () => {
+  test("after fixing G2's CHECK and hand-checking G4, --approve leaves only the handoff", async () => {
+    const { dir, store, run } = await transcript(AFTER_APPROVE);
     const file = path.join(dir, "GATES.md");
     fs.writeFileSync(
       file,
@@ -167,7 +184,7 @@ describe("kbz check on the golden solo ledger", () => {
         .replace("CHECK: node fail.mjs\n  EXPECT: NEVER-PRINTED", "CHECK: node ok.mjs\n  EXPECT: GREETING-OK")
         .replace("- [ ] G4: copy reviewed by a human\n  EVIDENCE: pending", "- [x] G4: copy reviewed by a human\n  EVIDENCE: reviewed by Ann"),
     );
-    const r = run("--approve");
+    const r = await run("--approve");
     const approved = r.stdout.split("\n")[6]!;
     expect(approved).toMatch(approvedLine(store));
     expect(r.stdout).toBe(
@@ -182,19 +199,19 @@ describe("kbz check on the golden solo ledger", () => {
       ),
     );
     expect(r.code).toBe(1);
-    expect(run("--status").stdout).toBe(lines("GATES.md: 5 gates", "HANDOFF REQUIRED: 1 abandoned (met: 4)", "  GATES:G5"));
+    expect((await run("--status")).stdout).toBe(lines("GATES.md: 5 gates", "HANDOFF REQUIRED: 1 abandoned (met: 4)", "  GATES:G5"));
   });
 });
 
 describe("kbz check on an all-met ledger", () => {
-  test("--approve then --status give ALL MET and exit 0; a definition edit makes it stale", () => {
+  test("--approve then --status give ALL MET and exit 0; a definition edit makes it stale", async () => {
     const dir = fixtureCopy("solo");
     fs.writeFileSync(
       path.join(dir, "GATES.md"),
       "# Gates: all met\n\n- [ ] G1: greeting\n  CHECK: node ok.mjs\n  EXPECT: GREETING-OK\n  EVIDENCE: pending\n\n- [x] G2: copy reviewed\n  EVIDENCE: reviewed by Ann\n",
     );
     const env = checkEnv();
-    const r = kbz(["check", "--verbose", "--approve"], { cwd: dir, env });
+    const r = await runCli(["check", "--verbose", "--approve"], { cwd: dir, env });
     expect(r.stdout.split("\n").slice(7)).toEqual([
       RUN(dir, "G1"),
       "  PASS GATES:G1: greeting",
@@ -204,10 +221,10 @@ describe("kbz check on an all-met ledger", () => {
       "",
     ]);
     expect(r.code).toBe(0);
-    expect(kbz(["check", "--status"], { cwd: dir, env }).stdout).toBe(lines("GATES.md: 2 gates", "ALL MET (2 met)"));
+    expect((await runCli(["check", "--status"], { cwd: dir, env })).stdout).toBe(lines("GATES.md: 2 gates", "ALL MET (2 met)"));
     const file = path.join(dir, "GATES.md");
     fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("CHECK: node ok.mjs", "CHECK: node  ok.mjs"));
-    const stale = kbz(["check", "--status"], { cwd: dir, env });
+    const stale = await runCli(["check", "--status"], { cwd: dir, env });
     expect(stale.stdout).toBe(
       lines("  UNMET GATES:G1 (checked but automatic evidence is stale or unbound): greeting", "GATES.md: 2 gates", "UNMET: 1 (met: 1)", "  GATES:G1"),
     );

@@ -5,7 +5,8 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionKey } from "../../src/core/hook/guard.ts";
-import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { hashTree, tempDir, writeTree } from "../helpers/kbz.ts";
+import { runCli } from "../helpers/cli.ts";
 import {
   currentEvidence,
   decision,
@@ -14,7 +15,7 @@ import {
   messageOf,
   readState,
   reasonOf,
-  stopHook,
+  stopHookIn,
   stopHookAsync,
 } from "../helpers/hook.ts";
 
@@ -36,36 +37,36 @@ const solo = (gates = ledger("solo", [{ id: "G1", state: "unmet" }, { id: "G2", 
   return dir;
 };
 
-const stop = (dir: string, session = "s1", args: string[] = [], extra: Record<string, unknown> = {}) =>
-  stopHook({ cwd: dir, session_id: session, hook_event_name: "Stop", ...extra }, { args });
+const stop = async (dir: string, session = "s1", args: string[] = [], extra: Record<string, unknown> = {}) =>
+  await stopHookIn({ cwd: dir, session_id: session, hook_event_name: "Stop", ...extra }, { args });
 
 describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", () => {
-  test("a hook pinned to a completed scope is not blocked by another scope's unmet gates", () => {
+  test("a hook pinned to a completed scope is not blocked by another scope's unmet gates", async () => {
     const dir = twoScopes();
-    expect(decision(stop(dir, "s1", ["--scope", "web"]))).toBeNull();
+    expect(decision(await stop(dir, "s1", ["--scope", "web"]))).toBeNull();
   });
 
-  test("a hook pinned to its own scope blocks, naming the qualified gate and the scope", () => {
-    const reason = reasonOf(stop(twoScopes(), "s1", ["--scope", "api"]));
+  test("a hook pinned to its own scope blocks, naming the qualified gate and the scope", async () => {
+    const reason = reasonOf(await stop(twoScopes(), "s1", ["--scope", "api"]));
     expect(reason).toStartWith("kbz [scope api]: 1 gate/ledger/dispatch item(s) need work: leaf-7:G3.");
   });
 
-  test("two scopes without a session binding allow with a note naming both pipelines", () => {
-    expect(messageOf(stop(twoScopes(), "other"))).toBe(
+  test("two scopes without a session binding allow with a note naming both pipelines", async () => {
+    expect(messageOf(await stop(twoScopes(), "other"))).toBe(
       "kbz: 2 pipelines under .unlazy/ (api, web) and none bound to this session; not blocking.",
     );
   });
 
-  test("a session bound with kbz scope bind is judged in its scope", () => {
+  test("a session bound with kbz scope bind is judged in its scope", async () => {
     const dir = twoScopes();
     fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-2.md"), ledger("web 2", [{ id: "W1", state: "unmet" }]));
-    expect(kbz(["scope", "bind", "--scope", "web", "sess-abc"], { cwd: dir }).stdout).toContain("bound session sess-abc to scope web");
-    expect(reasonOf(stop(dir, "sess-abc"))).toStartWith("kbz [scope web]: 1 gate/ledger/dispatch item(s) need work: leaf-2:W1.");
+    expect((await runCli(["scope", "bind", "--scope", "web", "sess-abc"], { cwd: dir })).stdout).toContain("bound session sess-abc to scope web");
+    expect(reasonOf(await stop(dir, "sess-abc"))).toStartWith("kbz [scope web]: 1 gate/ledger/dispatch item(s) need work: leaf-2:W1.");
     fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "sess-api\n");
-    expect(reasonOf(stop(dir, "sess-api"))).toContain("[scope api]");
+    expect(reasonOf(await stop(dir, "sess-api"))).toContain("[scope api]");
   });
 
-  test("a FIFO session binding is skipped promptly and the regular binding of another scope wins", () => {
+  test("a FIFO session binding is skipped promptly and the regular binding of another scope wins", async () => {
     for (const aKind of ["fifo", "file"]) {
       const dir = twoScopes();
       const aSession = path.join(dir, ".unlazy/api/session");
@@ -73,56 +74,56 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
       else fs.writeFileSync(aSession, "someone-else\n");
       fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-2.md"), ledger("web 2", [{ id: "W1", state: "unmet" }]));
       fs.writeFileSync(path.join(dir, ".unlazy/web/session"), "wanted\n");
-      const r = stop(dir, "wanted");
+      const r = await stop(dir, "wanted");
       expect([aKind, reasonOf(r)]).toEqual([aKind, expect.stringContaining("[scope web]")]);
       expect(r.ms).toBeLessThan(1800);
     }
   });
 
-  test("UNLAZY_SCOPE pins the scope when no --scope is given", () => {
-    const r = stopHook({ cwd: twoScopes(), session_id: "x" }, { env: { UNLAZY_SCOPE: "api" } });
+  test("UNLAZY_SCOPE pins the scope when no --scope is given", async () => {
+    const r = await stopHookIn({ cwd: twoScopes(), session_id: "x" }, { env: { UNLAZY_SCOPE: "api" } });
     expect(reasonOf(r)).toContain("leaf-7:G3");
   });
 
-  test("no gate files anywhere: prints nothing, exits 0, writes nothing", () => {
+  test("no gate files anywhere: prints nothing, exits 0, writes nothing", async () => {
     const dir = tempDir();
     const before = hashTree(dir);
-    const r = stop(dir);
+    const r = await stop(dir);
     expect(r).toMatchObject({ code: 0, stdout: "", stderr: "" });
     expect(hashTree(dir)).toBe(before);
   });
 
-  test("an invalid --scope in the installed command allows with a note", () => {
+  test("an invalid --scope in the installed command allows with a note", async () => {
     for (const args of [["--scope", "../bad"], ["--scope"], ["--scope=a/b"]]) {
-      expect(messageOf(stop(twoScopes(), "s", args))).toBe("kbz: installed hook has an invalid --scope value; not blocking.");
+      expect(messageOf(await stop(twoScopes(), "s", args))).toBe("kbz: installed hook has an invalid --scope value; not blocking.");
     }
   });
 
-  test("a pinned scope that does not exist allows with the resolution error", () => {
-    expect(messageOf(stop(twoScopes(), "s", ["--scope", "gone"]))).toBe(
+  test("a pinned scope that does not exist allows with the resolution error", async () => {
+    expect(messageOf(await stop(twoScopes(), "s", ["--scope", "gone"]))).toBe(
       'kbz: no such scope "gone" under .unlazy/ (have: api, web); not blocking.',
     );
   });
 
-  test("the installer's marker and unknown tokens are ignored", () => {
-    expect(reasonOf(stop(twoScopes(), "s", ["--unlazy-hook-v2", "--scope", "api", "--whatever"]))).toContain("leaf-7:G3");
+  test("the installer's marker and unknown tokens are ignored", async () => {
+    expect(reasonOf(await stop(twoScopes(), "s", ["--unlazy-hook-v2", "--scope", "api", "--whatever"]))).toContain("leaf-7:G3");
   });
 });
 
 describe("hook stop: never executes, never leaks (unlazy §8.1 22-24)", () => {
-  test("edited CHECK makes evidence stale: blocks on that gate only, no digest, nothing runs; a second edit does not reset; repair allows and deletes the state", () => {
+  test("edited CHECK makes evidence stale: blocks on that gate only, no digest, nothing runs; a second edit does not reset; repair allows and deletes the state", async () => {
     const dir = tempDir();
     const check = `node -e "require('fs').writeFileSync('EXECUTED-G1','')"`;
     const file = path.join(dir, ".unlazy/api/gates/leaf-stale.md");
     writeTree(dir, { ".unlazy/api/gates/leaf-stale.md": ledger("stale", [{ id: "G1", state: "met", check }, { id: "G2", state: "met" }]) });
     const original = fs.readFileSync(file, "utf8");
     fs.writeFileSync(file, original.replace(`CHECK: ${check}`, `CHECK: ${check} # edited`));
-    const first = reasonOf(stop(dir));
+    const first = reasonOf(await stop(dir));
     expect(first).toStartWith("kbz [scope api]: 1 gate/ledger/dispatch item(s) need work: leaf-stale:G1.");
     expect(first).not.toContain("leaf-stale:G2");
     expect(first).not.toMatch(/[0-9a-f]{24}/);
     fs.writeFileSync(file, original.replace(`CHECK: ${check}`, `CHECK: ${check} # edited twice`));
-    reasonOf(stop(dir));
+    reasonOf(await stop(dir));
     const stateFile = path.join(dir, ".unlazy/api/hook-state.json");
     expect(readState(stateFile).sessions[sessionKey("s1", "api")]!.blocks).toBe(2);
     const repaired = original.replace(
@@ -130,34 +131,34 @@ describe("hook stop: never executes, never leaks (unlazy §8.1 22-24)", () => {
       `EVIDENCE: ${currentEvidence(`${check} # edited twice`, "MARKER_OK")}`,
     );
     fs.writeFileSync(file, repaired.replace(`CHECK: ${check}`, `CHECK: ${check} # edited twice`));
-    expect(decision(stop(dir))).toBeNull();
+    expect(decision(await stop(dir))).toBeNull();
     expect(fs.existsSync(stateFile)).toBe(false);
     expect(executedMarkers(dir)).toEqual([]);
   });
 
-  test("evidence with the current digest but a failed transcript stays unmet, and nothing executes", () => {
+  test("evidence with the current digest but a failed transcript stays unmet, and nothing executes", async () => {
     const dir = tempDir();
     const check = `node -e "require('fs').writeFileSync('EXECUTED-G1','')"`;
     const failed = currentEvidence(check, "MARKER_OK").replace("exit=0; EXPECT=matched", "exit=1; EXPECT=not matched");
     writeTree(dir, { "GATES.md": ledger("x", [{ id: "G1", state: "met", check }]).replace(/EVIDENCE: .*/, `EVIDENCE: ${failed}`) });
-    expect(reasonOf(stop(dir))).toContain("GATES:G1");
+    expect(reasonOf(await stop(dir))).toContain("GATES:G1");
     expect(executedMarkers(dir)).toEqual([]);
   });
 
-  test("an abandoned gate allows with HANDOFF REQUIRED and its id, never its free-form reason", () => {
+  test("an abandoned gate allows with HANDOFF REQUIRED and its id, never its free-form reason", async () => {
     const dir = tempDir();
     writeTree(dir, { ".unlazy/api/gates/leaf-7.md": ledger("x", [{ id: "G1", state: "met" }, { id: "G3", state: "abandoned" }]) });
-    const msg = messageOf(stop(dir));
+    const msg = messageOf(await stop(dir));
     expect(msg).toBe("kbz [scope api]: HANDOFF REQUIRED: 1 abandoned item(s): leaf-7:G3.");
     expect(msg).not.toContain("secret-private-reason");
   });
 
-  test("mixed unmet and abandoned: the block carries the handoff; the 7th stop releases and still carries it, without the reason", () => {
+  test("mixed unmet and abandoned: the block carries the handoff; the 7th stop releases and still carries it, without the reason", async () => {
     const dir = solo(ledger("x", [{ id: "G1", state: "unmet" }, { id: "G2", state: "abandoned" }]));
-    const first = reasonOf(stop(dir));
+    const first = reasonOf(await stop(dir));
     expect(first).toEndWith(" HANDOFF REQUIRED: 1 abandoned item(s): GATES:G2.");
-    for (let i = 2; i <= 6; i++) reasonOf(stop(dir));
-    const released = messageOf(stop(dir));
+    for (let i = 2; i <= 6; i++) reasonOf(await stop(dir));
+    const released = messageOf(await stop(dir));
     expect(released).toBe(
       "kbz: releasing after 6 blocks without gate progress; 1 item(s) remain (GATES:G1). HANDOFF REQUIRED: 1 abandoned item(s): GATES:G2.",
     );
@@ -166,33 +167,33 @@ describe("hook stop: never executes, never leaks (unlazy §8.1 22-24)", () => {
 });
 
 describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9)", () => {
-  test("counters are per scope: six api blocks, the 7th api stop releases, web still blocks", () => {
+  test("counters are per scope: six api blocks, the 7th api stop releases, web still blocks", async () => {
     const dir = twoScopes();
     fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-2.md"), ledger("web 2", [{ id: "W1", state: "unmet" }]));
-    for (let i = 1; i <= 6; i++) reasonOf(stop(dir, "s", ["--scope", "api"]));
-    expect(messageOf(stop(dir, "s", ["--scope", "api"]))).toBe(
+    for (let i = 1; i <= 6; i++) reasonOf(await stop(dir, "s", ["--scope", "api"]));
+    expect(messageOf(await stop(dir, "s", ["--scope", "api"]))).toBe(
       "kbz: releasing after 6 blocks without gate progress [scope api]; 1 item(s) remain (leaf-7:G3).",
     );
     expect(readState(path.join(dir, ".unlazy/api/hook-state.json")).sessions[sessionKey("s", "api")]!.blocks).toBe(7);
-    expect(reasonOf(stop(dir, "s", ["--scope", "web"]))).toContain("leaf-2:W1");
+    expect(reasonOf(await stop(dir, "s", ["--scope", "web"]))).toContain("leaf-2:W1");
   });
 
-  test("the guard tracks state, not bytes: a cosmetic comment after six blocks still releases on the 7th", () => {
+  test("the guard tracks state, not bytes: a cosmetic comment after six blocks still releases on the 7th", async () => {
     const dir = solo();
-    for (let i = 1; i <= 6; i++) reasonOf(stop(dir));
+    for (let i = 1; i <= 6; i++) reasonOf(await stop(dir));
     fs.appendFileSync(path.join(dir, "GATES.md"), "\n<!-- reflowed, no state change -->\n");
-    expect(messageOf(stop(dir))).toStartWith("kbz: releasing after 6 blocks without gate progress;");
+    expect(messageOf(await stop(dir))).toStartWith("kbz: releasing after 6 blocks without gate progress;");
   });
 
-  test("meeting one gate resets the guard: after 3 blocks a gate is met, and 4 more stops all block", () => {
+  test("meeting one gate resets the guard: after 3 blocks a gate is met, and 4 more stops all block", async () => {
     const dir = solo();
-    for (let i = 1; i <= 3; i++) reasonOf(stop(dir));
+    for (let i = 1; i <= 3; i++) reasonOf(await stop(dir));
     fs.writeFileSync(path.join(dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "met" }, { id: "G2", state: "unmet" }]));
-    for (let i = 1; i <= 4; i++) expect(reasonOf(stop(dir))).toContain("GATES:G2");
+    for (let i = 1; i <= 4; i++) expect(reasonOf(await stop(dir))).toContain("GATES:G2");
     expect(readState(path.join(dir, ".unlazy-hook-state.json")).sessions[sessionKey("s1", null)]!.blocks).toBe(4);
   });
 
-  test("malformed sibling session entries are dropped; the valid session blocks and counts", () => {
+  test("malformed sibling session entries are dropped; the valid session blocks and counts", async () => {
     const dir = solo();
     const file = path.join(dir, ".unlazy-hook-state.json");
     const good = sessionKey("s1", null);
@@ -209,7 +210,7 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
         },
       }),
     );
-    const r = stop(dir);
+    const r = await stop(dir);
     expect(reasonOf(r)).not.toContain("could not update");
     const state = readState(file);
     expect(Object.keys(state.sessions).sort()).toEqual(["f".repeat(24), good].sort());
@@ -231,25 +232,25 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
     }
   }, 120_000);
 
-  test("sessions count separately; meeting the gates clears one session's entry; no ledgers deletes the state file", () => {
+  test("sessions count separately; meeting the gates clears one session's entry; no ledgers deletes the state file", async () => {
     const dir = solo();
     const file = path.join(dir, ".unlazy-hook-state.json");
     for (let i = 0; i < 3; i++) {
-      reasonOf(stop(dir, "alpha"));
-      reasonOf(stop(dir, "beta"));
+      reasonOf(await stop(dir, "alpha"));
+      reasonOf(await stop(dir, "beta"));
     }
     const s = readState(file).sessions;
     expect(s[sessionKey("alpha", null)]!.blocks).toBe(3);
     expect(s[sessionKey("beta", null)]!.blocks).toBe(3);
     fs.writeFileSync(path.join(dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "met" }, { id: "G2", state: "manual-met" }]));
-    expect(decision(stop(dir, "alpha"))).toBeNull();
+    expect(decision(await stop(dir, "alpha"))).toBeNull();
     expect(Object.keys(readState(file).sessions)).toEqual([sessionKey("beta", null)]);
     fs.rmSync(path.join(dir, "GATES.md"));
-    expect(decision(stop(dir, "beta"))).toBeNull();
+    expect(decision(await stop(dir, "beta"))).toBeNull();
     expect(fs.existsSync(file)).toBe(false);
   });
 
-  test("the state keeps at most the 64 most recently updated sessions", () => {
+  test("the state keeps at most the 64 most recently updated sessions", async () => {
     const dir = solo();
     const file = path.join(dir, ".unlazy-hook-state.json");
     const sessions: Record<string, unknown> = {};
@@ -257,7 +258,7 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
       sessions[i.toString(16).padStart(24, "0")] = { hash: "1".repeat(24), blocks: 1, updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() };
     }
     fs.writeFileSync(file, JSON.stringify({ schema: 1, sessions }));
-    reasonOf(stop(dir, "newest"));
+    reasonOf(await stop(dir, "newest"));
     const keys = Object.keys(readState(file).sessions);
     expect(keys).toHaveLength(64);
     expect(keys).toContain(sessionKey("newest", null));
@@ -267,65 +268,65 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
 });
 
 describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
-  test("stop_hook_active does not release the gate; the guard counts it like any stop", () => {
+  test("stop_hook_active does not release the gate; the guard counts it like any stop", async () => {
     const dir = solo();
-    reasonOf(stop(dir, "s1"));
-    reasonOf(stop(dir, "s1", [], { stop_hook_active: true }));
+    reasonOf(await stop(dir, "s1"));
+    reasonOf(await stop(dir, "s1", [], { stop_hook_active: true }));
     expect(readState(path.join(dir, ".unlazy-hook-state.json")).sessions[sessionKey("s1", null)]!.blocks).toBe(2);
   });
 
-  test("SubagentStop is decided like Stop and shares the parent session's counter", () => {
+  test("SubagentStop is decided like Stop and shares the parent session's counter", async () => {
     const dir = solo();
-    for (let i = 0; i < 3; i++) reasonOf(stop(dir, "parent", [], { hook_event_name: "SubagentStop", agent_id: `a${i}`, agent_type: "Explore" }));
-    for (let i = 0; i < 3; i++) reasonOf(stop(dir, "parent"));
-    expect(messageOf(stop(dir, "parent"))).toStartWith("kbz: releasing after 6 blocks");
+    for (let i = 0; i < 3; i++) reasonOf(await stop(dir, "parent", [], { hook_event_name: "SubagentStop", agent_id: `a${i}`, agent_type: "Explore" }));
+    for (let i = 0; i < 3; i++) reasonOf(await stop(dir, "parent"));
+    expect(messageOf(await stop(dir, "parent"))).toStartWith("kbz: releasing after 6 blocks");
   });
 
-  test("sessionId is accepted for session_id; a missing id counts as one anonymous session", () => {
+  test("sessionId is accepted for session_id; a missing id counts as one anonymous session", async () => {
     const dir = solo();
-    reasonOf(stopHook({ cwd: dir, sessionId: "camel" }));
-    reasonOf(stopHook({ cwd: dir }));
+    reasonOf(await stopHookIn({ cwd: dir, sessionId: "camel" }));
+    reasonOf(await stopHookIn({ cwd: dir }));
     const s = readState(path.join(dir, ".unlazy-hook-state.json")).sessions;
     expect(s[sessionKey("camel", null)]!.blocks).toBe(1);
     expect(s[sessionKey("anonymous", null)]!.blocks).toBe(1);
   });
 
-  test("a payload without cwd is judged in the process working directory", () => {
+  test("a payload without cwd is judged in the process working directory", async () => {
     const dir = solo();
-    expect(reasonOf(stopHook({ session_id: "x" }, { cwd: dir }))).toContain("GATES:G1");
+    expect(reasonOf(await stopHookIn({ session_id: "x" }, { cwd: dir }))).toContain("GATES:G1");
   });
 
-  test("fixes unlazy gap: inside a git work tree, a stop from a subdirectory is judged at the nearest ledger root", () => {
+  test("fixes unlazy gap: inside a git work tree, a stop from a subdirectory is judged at the nearest ledger root", async () => {
     const dir = solo();
     fs.mkdirSync(path.join(dir, ".git"));
     fs.mkdirSync(path.join(dir, "src/deep"), { recursive: true });
-    expect(reasonOf(stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
+    expect(reasonOf(await stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
     expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(true);
     // A source folder that happens to be called gates/ holds no ledgers and is not a root.
     writeTree(dir, { "src/deep/gates/index.ts": "export {};\n" });
-    expect(reasonOf(stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
+    expect(reasonOf(await stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
   });
 
-  test("outside a git work tree the payload cwd is the root, as in unlazy: a subdirectory without ledgers allows", () => {
+  test("outside a git work tree the payload cwd is the root, as in unlazy: a subdirectory without ledgers allows", async () => {
     const dir = solo();
     fs.mkdirSync(path.join(dir, "src"));
-    expect(decision(stop(path.join(dir, "src")))).toBeNull();
+    expect(decision(await stop(path.join(dir, "src")))).toBeNull();
   });
 
-  test("the search stops at the work tree's top: ledgers above the repository are never used", () => {
+  test("the search stops at the work tree's top: ledgers above the repository are never used", async () => {
     const outer = solo();
     const repo = path.join(outer, "repo");
     fs.mkdirSync(path.join(repo, ".git"), { recursive: true });
     fs.mkdirSync(path.join(repo, "src"));
-    expect(decision(stop(path.join(repo, "src")))).toBeNull();
+    expect(decision(await stop(path.join(repo, "src")))).toBeNull();
   });
 
-  test("a cwd that does not exist allows with a note", () => {
+  test("a cwd that does not exist allows with a note", async () => {
     const dir = tempDir();
-    expect(messageOf(stop(path.join(dir, "nope")))).toBe(`kbz: cwd is not an existing directory: ${path.join(dir, "nope")}; not blocking.`);
+    expect(messageOf(await stop(path.join(dir, "nope")))).toBe(`kbz: cwd is not an existing directory: ${path.join(dir, "nope")}; not blocking.`);
   });
 
-  test("a real-shaped Stop payload: block, progress resets, release after six, allow when all gates are met", () => {
+  test("a real-shaped Stop payload: block, progress resets, release after six, allow when all gates are met", async () => {
     const dir = solo();
     const payload = (active: boolean) => ({
       session_id: "9f1c2f5e-6a3b-4c1e-8d2a-2b7e4d9c0a11",
@@ -338,15 +339,15 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
       background_tasks: [],
       session_crons: [],
     });
-    expect(reasonOf(stopHook(payload(false)))).toContain("2 gate/ledger/dispatch item(s) need work: GATES:G1, GATES:G2.");
-    reasonOf(stopHook(payload(true)));
+    expect(reasonOf(await stopHookIn(payload(false)))).toContain("2 gate/ledger/dispatch item(s) need work: GATES:G1, GATES:G2.");
+    reasonOf(await stopHookIn(payload(true)));
     fs.writeFileSync(path.join(dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "met" }, { id: "G2", state: "unmet" }]));
-    for (let i = 1; i <= 6; i++) expect(reasonOf(stopHook(payload(true)))).toContain("1 gate/ledger/dispatch item(s) need work: GATES:G2.");
-    expect(messageOf(stopHook(payload(true)))).toBe(
+    for (let i = 1; i <= 6; i++) expect(reasonOf(await stopHookIn(payload(true)))).toContain("1 gate/ledger/dispatch item(s) need work: GATES:G2.");
+    expect(messageOf(await stopHookIn(payload(true)))).toBe(
       "kbz: releasing after 6 blocks without gate progress; 1 item(s) remain (GATES:G2).",
     );
     fs.writeFileSync(path.join(dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "met" }, { id: "G2", state: "manual-met" }]));
-    const allow = stopHook(payload(true));
+    const allow = await stopHookIn(payload(true));
     expect(allow).toMatchObject({ code: 0, stdout: "" });
     expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(false);
   });
@@ -359,40 +360,40 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
     return outside;
   };
 
-  test("a parse error blocks with <stem>:PARSE and the first two errors, without engine-specific regex text", () => {
+  test("a parse error blocks with <stem>:PARSE and the first two errors, without engine-specific regex text", async () => {
     const dir = solo("# Gates: bad\n\n- [ ] G1 no colon\n- [ ] G2: fine\n  EXPECT: /a(/\n  CHECK: x\n- [ ] G3: t\n  CHECK: y\n");
-    const reason = reasonOf(stop(dir));
+    const reason = reasonOf(await stop(dir));
     expect(reason).toContain("1 gate/ledger/dispatch item(s) need work: GATES:PARSE line 3: gate needs an explicit ID followed by a colon; line 5: gate G2: invalid EXPECT regex.");
   });
 
-  test("an unreadable ledger (invalid UTF-8) blocks as <stem>:PARSE unreadable", () => {
+  test("an unreadable ledger (invalid UTF-8) blocks as <stem>:PARSE unreadable", async () => {
     const dir = solo();
     fs.writeFileSync(path.join(dir, "gates.md"), "x");
     fs.mkdirSync(path.join(dir, "gates"));
     fs.writeFileSync(path.join(dir, "gates/leaf.md"), Buffer.from([0x2d, 0x20, 0xff, 0xfe, 0x0a]));
-    expect(reasonOf(stop(dir))).toContain("leaf:PARSE unreadable: invalid UTF-8 at byte 2");
+    expect(reasonOf(await stop(dir))).toContain("leaf:PARSE unreadable: invalid UTF-8 at byte 2");
   });
 
-  test("a pinned absent scope allows with no such scope", () => {
+  test("a pinned absent scope allows with no such scope", async () => {
     const dir = tempDir();
     writeTree(dir, { "GATES.md": ledger("x", [{ id: "G1", state: "unmet" }]) });
-    expect(messageOf(stop(dir, "s", ["--scope", "api"]))).toContain('no such scope "api"');
+    expect(messageOf(await stop(dir, "s", ["--scope", "api"]))).toContain('no such scope "api"');
   });
 
-  test("a pinned scope that is a symlink to an outside directory blocks with the discovery error, uses root-level state and never reads the outside", () => {
+  test("a pinned scope that is a symlink to an outside directory blocks with the discovery error, uses root-level state and never reads the outside", async () => {
     const dir = tempDir();
     const outside = victimDir();
     const outsideBefore = hashTree(outside);
     fs.mkdirSync(path.join(dir, ".unlazy"));
     fs.symlinkSync(outside, path.join(dir, ".unlazy", "api"));
-    const r = stop(dir, "s", ["--scope", "api"]);
+    const r = await stop(dir, "s", ["--scope", "api"]);
     expect(reasonOf(r)).toContain("discovery:PARSE scope directory must be a real directory inside the repository");
     expect(r.stdout).not.toContain("SECRET-VICTIM-TEXT");
     expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(true);
     expect(hashTree(outside)).toBe(outsideBefore);
   });
 
-  test("a FIFO, symlinked GATES.md or symlinked gates/ blocks promptly without reading the victim", () => {
+  test("a FIFO, symlinked GATES.md or symlinked gates/ blocks promptly without reading the victim", async () => {
     const outside = victimDir();
     const cases: [string, (dir: string) => void][] = [
       ["fifo", (d) => execFileSync("mkfifo", [path.join(d, "GATES.md")])],
@@ -402,14 +403,14 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
     for (const [name, make] of cases) {
       const dir = tempDir();
       make(dir);
-      const r = stop(dir);
+      const r = await stop(dir);
       expect([name, reasonOf(r)]).toEqual([name, expect.stringContaining("gate/ledger/dispatch item(s) need work")]);
       expect(r.stdout).not.toContain("SECRET-VICTIM-TEXT");
       expect(r.ms).toBeLessThan(1500);
     }
   });
 
-  test("a hard-linked, symlinked or FIFO state file allows with could-not-update, and the victim is untouched", () => {
+  test("a hard-linked, symlinked or FIFO state file allows with could-not-update, and the victim is untouched", async () => {
     const makers: [string, (file: string, victim: string) => void][] = [
       ["hard link", (f, v) => fs.linkSync(v, f)],
       ["symlink", (f, v) => fs.symlinkSync(v, f)],
@@ -421,7 +422,7 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
       fs.writeFileSync(victim, '{"schema":1,"sessions":{}}');
       const file = path.join(dir, ".unlazy-hook-state.json");
       make(file, victim);
-      const r = stop(dir);
+      const r = await stop(dir);
       expect([name, messageOf(r)]).toEqual([name, expect.stringContaining("could not update the serialized hook state")]);
       expect(fs.readFileSync(victim, "utf8")).toBe('{"schema":1,"sessions":{}}');
       if (name === "fifo") expect(fs.lstatSync(file).isFIFO()).toBe(true);
@@ -429,18 +430,18 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
     }
   });
 
-  test("a corrupt state file counts from zero", () => {
+  test("a corrupt state file counts from zero", async () => {
     const dir = solo();
     const file = path.join(dir, ".unlazy-hook-state.json");
     fs.writeFileSync(file, "{not json");
-    reasonOf(stop(dir));
+    reasonOf(await stop(dir));
     expect(readState(file).sessions[sessionKey("s1", null)]!.blocks).toBe(1);
   });
 
-  test("repository text in ids and messages reaches the output without control or bidi characters", () => {
+  test("repository text in ids and messages reaches the output without control or bidi characters", async () => {
     const dir = tempDir();
     writeTree(dir, { "gates/evil\u202e\u001b[31m.md": "# Gates: x\n\n- [ ] G1 \u2028 no colon\n" });
-    const r = stop(dir);
+    const r = await stop(dir);
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028-\u202e]/);
     expect(reasonOf(r)).toContain("PARSE");
   });

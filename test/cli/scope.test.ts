@@ -7,13 +7,14 @@ import { readLeaseRecords } from "../../src/io/read.ts";
 import { registryTarget, releaseLeases } from "../../src/core/dispatch/leases.ts";
 import { lockPath, withFileLock } from "../../src/core/workspace/lock.ts";
 import { BIN, fixtureCopy, hashTree, kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const locks = (root: string) => path.join(root, ".unlazy", "locks");
 
 /** Bad input: exit 2, one `kbz:` or `<file>:<line>:` message, nothing on stdout, no file changes. */
-function expectRefused(dir: string, args: string[], message: string | RegExp): void {
+async function expectRefused(dir: string, args: string[], message: string | RegExp): Promise<void> {
   const before = hashTree(dir);
-  const r = kbz(args, { cwd: dir });
+  const r = await runCli(args, { cwd: dir });
   expect(r.code).toBe(2);
   expect(r.stdout).toBe("");
   if (typeof message === "string") expect(r.stderr).toContain(message);
@@ -22,35 +23,35 @@ function expectRefused(dir: string, args: string[], message: string | RegExp): v
 }
 
 describe("golden transcript C: scopes, leases, status log, binding", () => {
-  test("list, claim, overlap, identity conflict, unknown leaf, release, log and bind match unlazy's lines; fixes unlazy bug: status.log lines written by claim, release and log carried no time", () => {
+  test("list, claim, overlap, a retried claim (exit 0, not unlazy's identity conflict), unknown leaf, release, log and bind match unlazy's lines; fixes unlazy bug: status.log lines written by claim, release and log carried no time", async () => {
     const dir = fixtureCopy("pipe");
-    const run = (...args: string[]) => kbz(args, { cwd: dir });
-    expect(run("scope", "list")).toEqual({ code: 0, stdout: "api\nweb\n", stderr: "" });
-    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({
+    const run = async (...args: string[]) => await runCli(args, { cwd: dir });
+    expect(await run("scope", "list")).toEqual({ code: 0, stdout: "api\nweb\n", stderr: "" });
+    expect(await run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({
       code: 0,
       stdout: "CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/**\n",
       stderr: "",
     });
-    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-2")).toEqual({
+    expect(await run("scope", "claim", "--scope", "api", "--leaf", "leaf-2")).toEqual({
       code: 1,
       stdout: "CONFLICT src/api/shared.mjs overlaps src/api/** held by api/leaf-1\nCLAIM REFUSED (1 conflict(s))\n",
       stderr: "",
     });
-    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({
-      code: 1,
-      stdout: "CONFLICT api/leaf-1 already holds a live lease; release it before claiming again\nCLAIM REFUSED (1 conflict(s))\n",
+    expect(await run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({
+      code: 0,
+      stdout: "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n",
       stderr: "",
     });
-    const unknown = run("scope", "claim", "--scope", "api", "--leaf", "leaf-9");
+    const unknown = await run("scope", "claim", "--scope", "api", "--leaf", "leaf-9");
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("kbz: unknown --leaf leaf-9 (have: leaf-1, leaf-2)");
-    const noLeaf = run("scope", "claim", "--scope", "api");
+    expect(unknown.stderr).toContain("kbz: --leaf: unknown leaf leaf-9 (have: leaf-1, leaf-2)");
+    const noLeaf = await run("scope", "claim", "--scope", "api");
     expect(noLeaf.code).toBe(2);
     expect(noLeaf.stderr).toContain("kbz: claim needs --leaf NAME when a scope has several gate files");
-    expect(run("scope", "list").stdout).toBe("api\nweb\nleases:\n  api/leaf-1: src/api/**, tests/api/**\n");
-    expect(run("scope", "release", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "released 1 lease(s) for api/leaf-1\n", stderr: "" });
-    expect(run("scope", "release", "--scope", "api")).toEqual({ code: 0, stdout: "released 0 lease(s) for api\n", stderr: "" });
-    const log = run("scope", "log", "--scope", "api", "leaf-1 verified");
+    expect((await run("scope", "list")).stdout).toBe("api\nweb\nleases:\n  api/leaf-1: src/api/**, tests/api/**\n");
+    expect(await run("scope", "release", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "released 1 lease(s) for api/leaf-1\n", stderr: "" });
+    expect(await run("scope", "release", "--scope", "api")).toEqual({ code: 0, stdout: "released 0 lease(s) for api\n", stderr: "" });
+    const log = await run("scope", "log", "--scope", "api", "leaf-1 verified");
     expect(log).toEqual({ code: 0, stdout: `appended to ${path.join(dir, ".unlazy/api/status.log")}\n`, stderr: "" });
     // The printed lines are unlazy's; the log now has `<ISO time> <event>` lines throughout, the
     // shape dispatch events always had, and records the claim and the release too.
@@ -61,40 +62,40 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
     expect(lines[2]).toMatch(new RegExp(`^${T} leaf-1 verified$`));
     expect(lines.slice(3)).toEqual([""]);
     // Text that already starts with a time is kept as given.
-    run("scope", "log", "--scope", "api", "2026-12-02T10:00:00.000Z wave note");
+    await run("scope", "log", "--scope", "api", "2026-12-02T10:00:00.000Z wave note");
     expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8").split("\n")[3]).toBe("2026-12-02T10:00:00.000Z wave note");
-    expect(run("scope", "bind", "--scope", "web", "sess-123")).toEqual({ code: 0, stdout: "bound session sess-123 to scope web\n", stderr: "" });
+    expect(await run("scope", "bind", "--scope", "web", "sess-123")).toEqual({ code: 0, stdout: "bound session sess-123 to scope web\n", stderr: "" });
     expect(fs.readFileSync(path.join(dir, ".unlazy/web/session"), "utf8")).toBe("sess-123\n");
   });
 
-  test("a single-ledger scope is claimed without --leaf and UNLAZY_SCOPE selects the scope", () => {
+  test("a single-ledger scope is claimed without --leaf and UNLAZY_SCOPE selects the scope", async () => {
     const dir = fixtureCopy("pipe");
-    const r = kbz(["scope", "claim"], { cwd: dir, env: { UNLAZY_SCOPE: "web" } });
+    const r = await runCli(["scope", "claim"], { cwd: dir, env: { UNLAZY_SCOPE: "web" } });
     expect(r).toEqual({ code: 0, stdout: "CLAIMED 1 path(s) for web/leaf-1: src/web/**\n", stderr: "" });
   });
 
-  test("no pipelines: list says so and exits 0", () => {
-    expect(kbz(["scope", "list"], { cwd: tempDir() })).toEqual({ code: 0, stdout: "(no pipelines under .unlazy/)\n", stderr: "" });
+  test("no pipelines: list says so and exits 0", async () => {
+    expect(await runCli(["scope", "list"], { cwd: tempDir() })).toEqual({ code: 0, stdout: "(no pipelines under .unlazy/)\n", stderr: "" });
   });
 
-  test("every action prints one JSON object with schema 1 under --json", () => {
+  test("every action prints one JSON object with schema 1 under --json", async () => {
     const dir = fixtureCopy("pipe");
-    const j = (...args: string[]) => {
-      const r = kbz([...args, "--json"], { cwd: dir });
+    const j = async (...args: string[]) => {
+      const r = await runCli([...args, "--json"], { cwd: dir });
       return { code: r.code, body: JSON.parse(r.stdout) };
     };
-    const claimed = j("scope", "claim", "--scope", "api", "--leaf", "leaf-1");
+    const claimed = await j("scope", "claim", "--scope", "api", "--leaf", "leaf-1");
     expect(claimed).toMatchObject({ code: 0, body: { schema: 1, action: "claim", ok: true, exit: 0, globs: ["src/api/**", "tests/api/**"] } });
-    const refused = j("scope", "claim", "--scope", "api", "--leaf", "leaf-2");
+    const refused = await j("scope", "claim", "--scope", "api", "--leaf", "leaf-2");
     expect(refused.code).toBe(1);
     expect(refused.body).toMatchObject({ schema: 1, ok: false, exit: 1, conflicts: [{ kind: "glob", glob: "src/api/shared.mjs", theirGlob: "src/api/**", holder: { scope: "api", leaf: "leaf-1" } }] });
-    expect(j("scope", "list").body).toMatchObject({ schema: 1, scopes: ["api", "web"], leases: [{ scope: "api", leaf: "leaf-1", invalid: false }] });
-    expect(j("scope", "release", "--scope", "api").body).toMatchObject({ schema: 1, action: "release", released: 1 });
-    expect(j("scope", "log", "--scope", "api", "x").body).toMatchObject({ schema: 1, action: "log" });
-    expect(j("scope", "bind", "--scope", "api", "s1").body).toEqual({ schema: 1, action: "bind", exit: 0, scope: "api", session: "s1" });
+    expect((await j("scope", "list")).body).toMatchObject({ schema: 1, scopes: ["api", "web"], leases: [{ scope: "api", leaf: "leaf-1", invalid: false }] });
+    expect((await j("scope", "release", "--scope", "api")).body).toMatchObject({ schema: 1, action: "release", released: 1 });
+    expect((await j("scope", "log", "--scope", "api", "x")).body).toMatchObject({ schema: 1, action: "log" });
+    expect((await j("scope", "bind", "--scope", "api", "s1")).body).toEqual({ schema: 1, exit: 0, verdict: "bound", action: "bind", scope: "api", session: "s1", errors: [] });
   });
 
-  test("help documents that a refused claim exits 1 (unlazy used 3)", () => {
+  test("help documents that a refused claim exits 1 (unlazy used 3)", async () => {
     const r = kbz(["scope", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("1 claim refused by a conflicting lease (unlazy used 3)");
@@ -107,11 +108,11 @@ describe("lease hardening cases (unlazy §8.2 #35), refused with exit 1 instead 
     ["src/./same.js", "src/same.js", "CONFLICT src/same.js overlaps src/same.js held by h/leaf-a"],
     ["src/api", "src/api/**", "CONFLICT src/api/** overlaps src/api held by h/leaf-a"],
   ]) {
-    test(`${mine} then ${theirs}: the second claim is refused`, () => {
+    test(`${mine} then ${theirs}: the second claim is refused`, async () => {
       const dir = tempDir();
       writeTree(dir, { ".unlazy/h/gates/leaf-a.md": `OWNS: ${mine}\n- [ ] G1: a\n`, ".unlazy/h/gates/leaf-b.md": `OWNS: ${theirs}\n- [ ] G1: b\n` });
-      expect(kbz(["scope", "claim", "--leaf", "leaf-a"], { cwd: dir }).code).toBe(0);
-      expect(kbz(["scope", "claim", "--leaf", "leaf-b"], { cwd: dir })).toEqual({ code: 1, stdout: `${line}\nCLAIM REFUSED (1 conflict(s))\n`, stderr: "" });
+      expect((await runCli(["scope", "claim", "--leaf", "leaf-a"], { cwd: dir })).code).toBe(0);
+      expect(await runCli(["scope", "claim", "--leaf", "leaf-b"], { cwd: dir })).toEqual({ code: 1, stdout: `${line}\nCLAIM REFUSED (1 conflict(s))\n`, stderr: "" });
     });
   }
 });
@@ -123,19 +124,19 @@ describe("bad input changes nothing and exits 2", () => {
     ["65 characters", "x".repeat(65)],
     ["a control character", "a\u001bb"],
   ]) {
-    test(`a scope id with ${name} is refused by claim, release, log, bind and every wave action`, () => {
+    test(`a scope id with ${name} is refused by claim, release, log, bind and every wave action`, async () => {
       const dir = fixtureCopy("pipe");
       for (const args of [["claim"], ["release"], ["log", "text"], ["bind", "s"]]) {
-        expectRefused(dir, ["scope", args[0]!, "--scope", id!, ...args.slice(1)], "scope must match");
+        await expectRefused(dir, ["scope", args[0]!, "--scope", id!, ...args.slice(1)], "scope must match");
       }
       for (const args of [["open", "--wave", "w", "--leaf", "a"], ["status", "--wave", "w"], ["list"]]) {
-        expectRefused(dir, ["wave", args[0]!, "--scope", id!, ...args.slice(1)], "scope must match");
+        await expectRefused(dir, ["wave", args[0]!, "--scope", id!, ...args.slice(1)], "scope must match");
       }
     });
   }
 
-  test("a leaf id that is not a valid id is refused by release", () => {
-    expectRefused(fixtureCopy("pipe"), ["scope", "release", "--scope", "api", "--leaf", "../x"], "leaf must match");
+  test("a leaf id that is not a valid id is refused by release", async () => {
+    await expectRefused(fixtureCopy("pipe"), ["scope", "release", "--scope", "api", "--leaf", "../x"], "leaf must match");
   });
 
   for (const [name, owns, message] of [
@@ -144,40 +145,40 @@ describe("bad input changes nothing and exits 2", () => {
     ["drive-letter", "C:/x/**", "OWNS path must be relative"],
     ["NUL-carrying", "src/\0x", "contains a NUL byte"],
   ]) {
-    test(`an ${name} OWNS glob is a located error`, () => {
+    test(`an ${name} OWNS glob is a located error`, async () => {
       const dir = tempDir();
       writeTree(dir, { ".unlazy/api/gates/leaf-1.md": `OWNS: ${owns}\n\n- [ ] G1: x\n` });
-      expectRefused(dir, ["scope", "claim", "--scope", "api"], new RegExp(`^\\.unlazy/api/gates/leaf-1\\.md:1: ${message}`, "m"));
+      await expectRefused(dir, ["scope", "claim", "--scope", "api"], new RegExp(`^\\.unlazy/api/gates/leaf-1\\.md:1: ${message}`, "m"));
     });
   }
 
-  test("a ledger without OWNS cannot be claimed", () => {
+  test("a ledger without OWNS cannot be claimed", async () => {
     const dir = tempDir();
     writeTree(dir, { ".unlazy/api/GATES.md": "- [ ] G1: x\n" });
-    expectRefused(dir, ["scope", "claim"], ".unlazy/api/GATES.md:1: declares no OWNS paths; add an OWNS: line before the first gate\n");
+    await expectRefused(dir, ["scope", "claim"], ".unlazy/api/GATES.md:1: declares no OWNS paths; add an OWNS: line before the first gate\n");
   });
 
-  test("an unknown action is shown escaped", () => {
-    const r = kbz(["scope", "\u001b[2Jboom\u202e"]);
+  test("an unknown action is shown escaped", async () => {
+    const r = await runCli(["scope", "\u001b[2Jboom\u202e"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown scope action "\\x1b[2Jboom\\u202e"');
     expect(r.stderr).not.toMatch(/[\u001b\u202e]/);
   });
 
-  test("log needs text and bind needs exactly one id", () => {
+  test("log needs text and bind needs exactly one id", async () => {
     const dir = fixtureCopy("pipe");
-    expectRefused(dir, ["scope", "log", "--scope", "api", "  "], "log needs non-blank text");
-    expectRefused(dir, ["scope", "bind", "--scope", "api"], "bind needs exactly one SESSION id");
-    expectRefused(dir, ["scope", "bind", "--scope", "api", "a\nb"], "session id must be printable");
+    await expectRefused(dir, ["scope", "log", "--scope", "api", "  "], "log needs non-blank text");
+    await expectRefused(dir, ["scope", "bind", "--scope", "api"], "bind needs exactly one SESSION id");
+    await expectRefused(dir, ["scope", "bind", "--scope", "api", "a\nb"], "session id must be printable");
   });
 
-  test("a lease directory that is a symlink is refused with a clear error and nothing changes", () => {
+  test("a lease directory that is a symlink is refused with a clear error and nothing changes", async () => {
     const dir = fixtureCopy("pipe");
     const outside = tempDir();
     fs.symlinkSync(outside, locks(dir));
     const outsideBefore = hashTree(outside);
-    expectRefused(dir, ["scope", "claim", "--scope", "web"], `kbz: ${locks(dir)}: not a real directory`);
-    expectRefused(dir, ["scope", "release", "--scope", "web"], `kbz: ${locks(dir)}: not a real directory`);
+    await expectRefused(dir, ["scope", "claim", "--scope", "web"], `${locks(dir)}:1: not a real directory`);
+    await expectRefused(dir, ["scope", "release", "--scope", "web"], `${locks(dir)}:1: not a real directory`);
     expect(hashTree(outside)).toBe(outsideBefore);
   });
 
@@ -186,13 +187,13 @@ describe("bad input changes nothing and exits 2", () => {
     ["hard-linked", (log: string, victim: string) => fs.linkSync(victim, log)],
     ["FIFO", (log: string) => spawnSync("mkfifo", [log])],
   ] as const) {
-    test(`a ${kind} status.log makes log exit 2 promptly with the victim untouched`, () => {
+    test(`a ${kind} status.log makes log exit 2 promptly with the victim untouched`, async () => {
       const dir = fixtureCopy("pipe");
       const outside = tempDir();
       writeTree(outside, { victim: "victim\n" });
       make(path.join(dir, ".unlazy/api/status.log"), path.join(outside, "victim"));
       const t = Date.now();
-      expectRefused(dir, ["scope", "log", "--scope", "api", "hello"], "status.log: cannot append status: status log must be");
+      await expectRefused(dir, ["scope", "log", "--scope", "api", "hello"], "status.log:1: cannot append status: status log must be");
       expect(Date.now() - t).toBeLessThan(10_000);
       expect(fs.readFileSync(path.join(outside, "victim"), "utf8")).toBe("victim\n");
     });
@@ -200,11 +201,11 @@ describe("bad input changes nothing and exits 2", () => {
 });
 
 describe("corrupt lease records", () => {
-  test("a corrupt lease is reported with its path and the way out, and --invalid removes it", () => {
+  test("a corrupt lease is reported with its path and the way out, and --invalid removes it", async () => {
     const dir = fixtureCopy("pipe");
     const bad = path.join(locks(dir), leaseFileName("api", "leaf-1"));
     writeTree(dir, { [path.relative(dir, bad)]: '{"scope": "api", "leaf": ' });
-    const r = kbz(["scope", "claim", "--scope", "web"], { cwd: dir });
+    const r = await runCli(["scope", "claim", "--scope", "web"], { cwd: dir });
     expect(r.code).toBe(1);
     const name = path.basename(bad);
     expect(r.stdout).toBe(
@@ -212,31 +213,31 @@ describe("corrupt lease records", () => {
         `  invalid lease record .unlazy/locks/${name} (not valid JSON) blocks every claim; once no agent relies on it, remove it with: kbz scope release --invalid\n` +
         "CLAIM REFUSED (1 conflict(s))\n",
     );
-    expect(kbz(["scope", "release", "--scope", "api"], { cwd: dir }).stdout).toBe("released 0 lease(s) for api\n");
+    expect((await runCli(["scope", "release", "--scope", "api"], { cwd: dir })).stdout).toBe("released 0 lease(s) for api\n");
     expect(fs.existsSync(bad)).toBe(true);
-    expect(kbz(["scope", "list"], { cwd: dir }).stdout).toContain(`invalid lease record .unlazy/locks/${name} (not valid JSON)`);
-    const removed = kbz(["scope", "release", "--invalid"], { cwd: dir });
+    expect((await runCli(["scope", "list"], { cwd: dir })).stdout).toContain(`invalid lease record .unlazy/locks/${name} (not valid JSON)`);
+    const removed = await runCli(["scope", "release", "--invalid"], { cwd: dir });
     expect(removed).toEqual({ code: 0, stdout: `removed invalid lease record .unlazy/locks/${name} (not valid JSON)\nremoved 1 invalid lease record(s)\n`, stderr: "" });
-    expect(kbz(["scope", "claim", "--scope", "web"], { cwd: dir }).code).toBe(0);
+    expect((await runCli(["scope", "claim", "--scope", "web"], { cwd: dir })).code).toBe(0);
   });
 
-  test("--invalid cannot be mixed with a scope", () => {
-    expectRefused(fixtureCopy("pipe"), ["scope", "release", "--invalid", "--scope", "api"], "--invalid cannot be combined");
+  test("--invalid cannot be mixed with a scope", async () => {
+    await expectRefused(fixtureCopy("pipe"), ["scope", "release", "--invalid", "--scope", "api"], "--invalid cannot be combined");
   });
 
-  test("a malformed live ledger does not block release of its scope", () => {
+  test("a malformed live ledger does not block release of its scope", async () => {
     const dir = fixtureCopy("pipe");
-    expect(kbz(["scope", "claim", "--scope", "web"], { cwd: dir }).code).toBe(0);
+    expect((await runCli(["scope", "claim", "--scope", "web"], { cwd: dir })).code).toBe(0);
     fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-1.md"), "# no gates at all\n");
-    expect(kbz(["scope", "release", "--scope", "web"], { cwd: dir }).stdout).toBe("released 1 lease(s) for web\n");
+    expect((await runCli(["scope", "release", "--scope", "web"], { cwd: dir })).stdout).toBe("released 1 lease(s) for web\n");
   });
 
-  test("an orphan lease is released after its scope directory is gone", () => {
+  test("an orphan lease is released after its scope directory is gone", async () => {
     const dir = tempDir();
     writeTree(dir, { ".unlazy/gone/gates/leaf-gone.md": "OWNS: gone/**\n- [ ] G1: x\n", ".unlazy/other/GATES.md": "- [ ] G1: y\n" });
-    expect(kbz(["scope", "claim", "--scope", "gone"], { cwd: dir }).code).toBe(0);
+    expect((await runCli(["scope", "claim", "--scope", "gone"], { cwd: dir })).code).toBe(0);
     fs.rmSync(path.join(dir, ".unlazy/gone"), { recursive: true });
-    expect(kbz(["scope", "release", "--scope", "gone"], { cwd: dir })).toEqual({ code: 0, stdout: "released 1 lease(s) for gone\n", stderr: "" });
+    expect(await runCli(["scope", "release", "--scope", "gone"], { cwd: dir })).toEqual({ code: 0, stdout: "released 1 lease(s) for gone\n", stderr: "" });
   });
 });
 
@@ -279,7 +280,7 @@ describe("races and locks", () => {
     });
     await done!;
     expect(exit as number | null).toBe(0);
-    expect(kbz(["scope", "release", "--scope", "web"], { cwd: dir }).stdout).toBe("released 1 lease(s) for web\n");
+    expect((await runCli(["scope", "release", "--scope", "web"], { cwd: dir })).stdout).toBe("released 1 lease(s) for web\n");
   });
 
   test("a registry lock left by a SIGKILLed process is recovered by the next command, which says so", async () => {
@@ -300,7 +301,7 @@ describe("races and locks", () => {
     await new Promise((r) => holder.on("exit", r));
     const lockFile = lockPath(dir, registryTarget(dir));
     expect(fs.existsSync(lockFile)).toBe(true);
-    const r = kbz(["scope", "claim", "--scope", "web"], { cwd: dir });
+    const r = await runCli(["scope", "claim", "--scope", "web"], { cwd: dir });
     expect(r.stdout).toBe("CLAIMED 1 path(s) for web/leaf-1: src/web/**\n");
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`kbz: note: lock recovered from dead pid ${holder.pid}`);

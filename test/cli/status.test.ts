@@ -1,13 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fixtureCopy, hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { fixtureCopy, hashTree, tempDir, writeTree } from "../helpers/kbz.ts";
+import { runCli } from "../helpers/cli.ts";
 
 describe("kbz status (compiled binary)", () => {
-  test("the golden solo ledger: every gate with its state, handoff before unmet, exit 1", () => {
+  test("the golden solo ledger: every gate with its state, handoff before unmet, exit 1", async () => {
     const dir = fixtureCopy("solo");
     const before = hashTree(dir);
-    const r = kbz(["status"], { cwd: dir });
+    const r = await runCli(["status"], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(
       [
@@ -25,8 +26,8 @@ describe("kbz status (compiled binary)", () => {
     expect(hashTree(dir)).toBe(before);
   });
 
-  test("evidence written by unlazy 2.1 (golden ledger after --approve) reads as met", () => {
-    const r = kbz(["status", "--json"], { cwd: fixtureCopy("solo-after") });
+  test("evidence written by unlazy 2.1 (golden ledger after --approve) reads as met", async () => {
+    const r = await runCli(["status", "--json"], { cwd: fixtureCopy("solo-after") });
     const j = JSON.parse(r.stdout);
     expect(j.gates.map((g: any) => `${g.qid}=${g.state}`)).toEqual([
       "GATES:G1=met",
@@ -40,10 +41,10 @@ describe("kbz status (compiled binary)", () => {
     expect(r.code).toBe(1);
   });
 
-  test("--json prints one object with schema, verdict, counts and per-gate state", () => {
-    const r = kbz(["status", "--json"], { cwd: fixtureCopy("solo") });
+  test("--json prints one object with schema, verdict, counts and per-gate state", async () => {
+    const r = await runCli(["status", "--json"], { cwd: fixtureCopy("solo") });
     const j = JSON.parse(r.stdout);
-    expect(Object.keys(j)).toEqual(["schema", "exit", "verdict", "root", "mode", "scope", "counts", "ledgers", "gates", "unmet", "abandoned", "dispatch", "errors"]);
+    expect(Object.keys(j)).toEqual(["schema", "exit", "verdict", "root", "mode", "scope", "counts", "ledgers", "gates", "unmet", "abandoned", "dispatch", "notInScope", "errors"]);
     expect(r.stdout.trimEnd().split("\n")).toHaveLength(1);
     expect(j.schema).toBe(1);
     expect(j.exit).toBe(1);
@@ -61,69 +62,69 @@ describe("kbz status (compiled binary)", () => {
     expect(j.abandoned).toEqual(["GATES:G5"]);
   });
 
-  test("all met prints ALL MET (n met) as the last line and exits 0", () => {
+  test("all met prints ALL MET (n met) as the last line and exits 0", async () => {
     const dir = tempDir();
     writeTree(dir, { "GATES.md": "- [x] M1: reviewed\n  EVIDENCE: Dana approved the copy\n", "gates/extra.md": "- [x] M2: also\n  EVIDENCE: ok by Lee\n" });
-    const r = kbz(["status"], { cwd: dir });
+    const r = await runCli(["status"], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n").pop()).toBe("ALL MET (2 met)");
     expect(r.stdout).toContain("gates/extra.md: 1 gates");
   });
 
-  test("stale automatic evidence and checked-but-pending manual gates are unmet with their reasons", () => {
+  test("stale automatic evidence and checked-but-pending manual gates are unmet with their reasons", async () => {
     const dir = tempDir();
     writeTree(dir, {
       "GATES.md": "- [x] G1: t\n  CHECK: a\n  EXPECT: b\n  EVIDENCE: automatic-evidence=v1; forged\n- [x] G2: m\n  EVIDENCE: pending\n",
     });
-    const r = kbz(["status"], { cwd: dir });
+    const r = await runCli(["status"], { cwd: dir });
     expect(r.stdout).toContain("STALE       GATES:G1 (checked but automatic evidence is stale or unbound): t");
     expect(r.stdout).toContain("NO-EVIDENCE GATES:G2 (checked but EVIDENCE pending): m");
     expect(r.code).toBe(1);
   });
 
-  test("explicit files are the only targets, resolved against --root, qualified by their stems", () => {
+  test("explicit files are the only targets, resolved against --root, qualified by their stems", async () => {
     const dir = tempDir();
     writeTree(dir, { "a/leaf-a.md": "- [ ] G1: a\n", "b/leaf-b.md": "- [x] G1: b\n  EVIDENCE: seen\n", "GATES.md": "- [ ] Z: other\n" });
-    const r = kbz(["status", "--root", dir, "a/leaf-a.md", "b/leaf-b.md"], { cwd: "/" });
+    const r = await runCli(["status", "--root", dir, "a/leaf-a.md", "b/leaf-b.md"], { cwd: "/" });
     expect(r.stdout).toContain("leaf-a:G1");
     expect(r.stdout).toContain("leaf-b:G1");
     expect(r.stdout).not.toContain("GATES:Z");
   });
 
-  test("scopes: one is picked up automatically, several need --scope or UNLAZY_SCOPE, output carries [scope id]", () => {
+  test("scopes: one is picked up automatically, several need --scope or UNLAZY_SCOPE, output carries [scope id]", async () => {
     const dir = fixtureCopy("pipe");
-    const ambiguous = kbz(["status"], { cwd: dir });
+    const ambiguous = await runCli(["status"], { cwd: dir });
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain("kbz: 2 pipelines present (api, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.");
-    const api = kbz(["status", "--scope", "api"], { cwd: dir });
+    const api = await runCli(["status", "--scope", "api"], { cwd: dir });
     expect(api.code).toBe(1);
     expect(api.stdout).toContain("UNMET: 2 (met: 0) [scope api]");
     expect(api.stdout).toContain("leaf-1:G1");
-    const web = kbz(["status"], { cwd: dir, env: { UNLAZY_SCOPE: "web" } });
+    const web = await runCli(["status"], { cwd: dir, env: { UNLAZY_SCOPE: "web" } });
     expect(web.code).toBe(0);
     expect(web.stdout.trimEnd().split("\n").pop()).toBe("ALL MET (1 met) [scope web]");
   });
 
-  test("explicit files with --scope, an invalid scope id and an unknown scope are usage errors", () => {
+  test("explicit files with --scope, an invalid scope id and an unknown scope are usage errors", async () => {
     const dir = fixtureCopy("pipe");
-    expect(kbz(["status", "--scope", "api", "x.md"], { cwd: dir }).code).toBe(2);
-    const bad = kbz(["status", "--scope", "../x"], { cwd: dir });
+    expect((await runCli(["status", "--scope", "api", "x.md"], { cwd: dir })).code).toBe(2);
+    const bad = await runCli(["status", "--scope", "../x"], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
-    expect(kbz(["status", "--scope", "nope"], { cwd: dir }).stderr).toContain('no such scope "nope" under .unlazy/ (have: api, web)');
+    expect((await runCli(["status", "--scope", "nope"], { cwd: dir })).stderr).toContain('no such scope "nope" under .unlazy/ (have: api, web)');
   });
 
-  test("no ledgers anywhere is a usage error naming where it looked", () => {
+  test("no ledgers anywhere is a usage error naming where it looked", async () => {
     const dir = tempDir();
-    const r = kbz(["status"], { cwd: dir });
+    const r = await runCli(["status"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${dir})`);
   });
 
-  test("the golden malformed ledger: one <file>:<line>: line per problem, exit 2, nothing written", () => {
+  test("the golden malformed ledger: one <file>:<line>: line per problem, exit 2, nothing written", async () => {
     const dir = fixtureCopy("bad");
     const before = hashTree(dir);
-    const r = kbz(["status"], { cwd: dir });
+    const r = await runCli(["status"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trimEnd().split("\n")).toEqual([
@@ -138,36 +139,36 @@ describe("kbz status (compiled binary)", () => {
     expect(hashTree(dir)).toBe(before);
   });
 
-  test("a path-like regex is a warning on stderr; an invalid regex beside it is still an error", () => {
-    const r = kbz(["status", "regex.md"], { cwd: fixtureCopy("bad") });
+  test("a path-like regex is a warning on stderr; an invalid regex beside it is still an error", async () => {
+    const r = await runCli(["status", "regex.md"], { cwd: fixtureCopy("bad") });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('regex.md:6: warning: gate G2: EXPECT "/etc/app/conf/" is read as a regular expression');
     expect(r.stderr).toContain("regex.md:3: gate G1: invalid EXPECT regex:");
   });
 
-  test("fenced example gates are ignored", () => {
-    const r = kbz(["status", "fenced.md"], { cwd: fixtureCopy("bad") });
+  test("fenced example gates are ignored", async () => {
+    const r = await runCli(["status", "fenced.md"], { cwd: fixtureCopy("bad") });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("fenced.md: 1 gates");
     expect(r.stdout).not.toContain("G9");
   });
 
-  test("titles with control and bidi characters never reach the terminal raw", () => {
+  test("titles with control and bidi characters never reach the terminal raw", async () => {
     const dir = tempDir();
     writeTree(dir, { "GATES.md": "- [ ] G1: red \u001b[31mALERT\u0007 \u202eevil\u2028x\u0085y\n" });
-    const r = kbz(["status"], { cwd: dir });
+    const r = await runCli(["status"], { cwd: dir });
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2028]/);
     expect(r.stdout).toContain("[31mALERT");
-    const j = kbz(["status", "--json"], { cwd: dir });
+    const j = await runCli(["status", "--json"], { cwd: dir });
     expect(j.stdout).not.toMatch(/[\u007f-\u009f\u202e\u2028]/);
     expect(JSON.parse(j.stdout).gates[0].title).toBe("red \u001b[31mALERT\u0007 \u202eevil\u2028x\u0085y");
   });
 
-  test("status never writes: no .unlazy, no approval store, even with a hostile environment", () => {
+  test("status never writes: no .unlazy, no approval store, even with a hostile environment", async () => {
     const dir = fixtureCopy("solo");
     const approvals = path.join(dir, "approvals-inside");
     const before = hashTree(dir);
-    const r = kbz(["status"], { cwd: dir, env: { PATH: "", UNLAZY_APPROVAL_DIR: approvals, UNLAZY_SHELL: "missing-shell" } });
+    const r = await runCli(["status"], { cwd: dir, env: { PATH: "", UNLAZY_APPROVAL_DIR: approvals, UNLAZY_SHELL: "missing-shell" } });
     expect(r.code).toBe(1);
     expect(fs.existsSync(approvals)).toBe(false);
     expect(hashTree(dir)).toBe(before);

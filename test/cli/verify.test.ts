@@ -50,16 +50,16 @@ describe("kbz verify end to end", () => {
   test("--json: one object per command with the spec's statuses", () => {
     const w = vo();
     let j = JSON.parse(w.run(...RUN, "--approve", "--json", "GATES.md").stdout);
-    expect(j).toEqual({ schema: 1, action: "run", exit: 0, policy: { inputs: ["src", "tests"], env: [], closed: true }, results: [{ status: "ACCEPTED", ledger: "GATES.md", executed: 1, reusable: true }] });
+    expect(j).toEqual({ schema: 1, exit: 0, verdict: "accepted", action: "run", policy: { inputs: ["src", "tests"], env: [], closed: true }, results: [{ status: "ACCEPTED", ledger: "GATES.md", executed: 1, reusable: true }], errors: [] });
     j = JSON.parse(w.run(...RUN, "--json", "GATES.md").stdout);
     expect(j.results).toEqual([{ status: "CURRENT_EVIDENCE", ledger: "GATES.md", executed: 0 }]);
     j = JSON.parse(w.run("audit", "--json", "GATES.md").stdout);
-    expect(j).toEqual({ schema: 1, status: "CURRENT_EVIDENCE", exit: 0, results: [{ current: true, key: "GATES.md" }] });
+    expect(j).toEqual({ schema: 1, exit: 0, verdict: "CURRENT_EVIDENCE", action: "audit", status: "CURRENT_EVIDENCE", results: [{ current: true, key: "GATES.md" }], errors: [] });
     writeTree(w.root, { "src/value.txt": "bad\n" });
     j = JSON.parse(w.run("audit", "--json", "GATES.md").stdout);
-    expect(j).toEqual({ schema: 1, status: "STALE_EVIDENCE", exit: 1, results: [{ current: false, reason: "changed-inputs-or-verifier", key: "GATES.md" }] });
+    expect(j).toEqual({ schema: 1, exit: 1, verdict: "STALE_EVIDENCE", action: "audit", status: "STALE_EVIDENCE", results: [{ current: false, reason: "changed-inputs-or-verifier", key: "GATES.md" }], errors: [] });
     j = JSON.parse(w.run("explain", "--json", "GATES.md").stdout);
-    expect(j).toEqual({ schema: 1, exit: 1, key: "GATES.md", current: false, reason: "changed-inputs-or-verifier", changes: [{ kind: "input-changed", path: "src/value.txt", text: "input file src/value.txt changed" }] });
+    expect(j).toEqual({ schema: 1, exit: 1, verdict: "stale", action: "explain", key: "GATES.md", current: false, reason: "changed-inputs-or-verifier", changes: [{ kind: "input-changed", path: "src/value.txt", text: "input file src/value.txt changed" }], errors: [] });
     const r = w.run(...RUN, "--json", "GATES.md");
     j = JSON.parse(r.stdout);
     expect(r.code).toBe(1);
@@ -67,13 +67,13 @@ describe("kbz verify end to end", () => {
     expect(j.results[0].diagnostic).toContain("  FAIL GATES:G1: source matches expected value\n       exit=1; EXPECT=not matched; output=value mismatch\nGATES.md: 1 gates\nUNMET: 1 (met: 0, reran: 1, previously met reverified: 1)\n  GATES:G1\n");
   });
 
-  test("without --approve the oracle is shown, not run, and the run needs review (golden F)", () => {
+  test("without --approve the oracle is shown, not run, and the run needs review, on stdout like every report (golden F)", () => {
     const w = vo();
     const r = w.run(...RUN, "GATES.md");
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("REVIEW_OR_REPAIR GATES.md: check-not-accepted (check exit 1)\n  APPROVAL REQUIRED GATES:G1\n      CHECK: sh tests/check.sh\n");
-    expect(r.stderr).toContain("      NOT RUN: inspect this oracle, then re-run with --approve\n");
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("REVIEW_OR_REPAIR GATES.md: check-not-accepted (check exit 1)\n  APPROVAL REQUIRED GATES:G1\n      CHECK: sh tests/check.sh\n");
+    expect(r.stdout).toContain("      NOT RUN: inspect this oracle, then re-run with --approve\n");
     expect(fs.existsSync(path.join(w.root, "counter"))).toBe(false);
   });
 
@@ -81,7 +81,7 @@ describe("kbz verify end to end", () => {
     const w = vo({ "GATES.md": GATES + MANUAL_GATE });
     for (const inputs of ["src,tests", "../x", "GATES.md"]) {
       const r = w.run("run", "--inputs", inputs, "--closed", "GATES.md");
-      expect([r.code, r.stderr]).toEqual([1, "MANUAL_REVIEW_REQUIRED GATES.md: review its manual gates, then run again with --reviewed\n"]);
+      expect([r.code, r.stdout]).toEqual([1, "MANUAL_REVIEW_REQUIRED GATES.md: review its manual gates, then run again with --reviewed\n"]);
     }
   });
 
@@ -105,7 +105,14 @@ describe("kbz verify end to end", () => {
       expect({ args, code: r.code, line: r.stderr.split("\n")[0] }).toEqual({ args, code: 2, line: message });
     }
     const j = JSON.parse(w.run("audit", "--closed", "--json", "GATES.md").stdout);
-    expect(j).toEqual({ schema: 1, status: "INVALID", exit: 2, reason: "audit accepts only --root, --json and ledgers" });
+    expect(j).toEqual({
+      schema: 1,
+      exit: 2,
+      verdict: "invalid",
+      status: "INVALID",
+      reason: "audit accepts only --root, --json and ledgers",
+      errors: [{ file: null, line: null, message: "audit accepts only --root, --json and ledgers", hint: "run kbz --help for usage" }],
+    });
   });
 
   test("--help describes run, audit and explain and the exit codes", () => {
@@ -170,7 +177,7 @@ describe("kbz verify end to end", () => {
     const j = kbz(["next", "--scope", "api", "--slots", "2", "--json"], { cwd: root, env });
     expect([j.code, JSON.parse(j.stdout).attention]).toEqual([1, [{ leaf: "1", reason: "verification-changed-inputs-or-verifier" }]]);
     const r = kbz(["next", "--scope", "api", "--slots", "2"], { cwd: root, env });
-    expect(r.stdout).toContain("  verification-changed-inputs-or-verifier 1: concerns 1\n    why: kbz verify explain .unlazy/api/gates/leaf-1.md\n");
+    expect(r.stdout).toContain("  verification-changed-inputs-or-verifier 1: concerns 1\n    next: the receipt of leaf-1 is not current: kbz verify explain .unlazy/api/gates/leaf-1.md says why; kbz verify run makes it current\n");
   });
 
   test("kbz status --scope lists a stale receipt through the same audit", () => {

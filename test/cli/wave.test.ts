@@ -29,10 +29,10 @@ describe("golden transcript C2: dispatch waves", () => {
   test("the barrier, the scoped status while open, completion, abandon and the handoff verdict", () => {
     const { dir, w, file } = pipe();
     expect(w("open", ...S, "--wave", "w1", "--leaf", "leaf-1", "--leaf", "leaf-2")).toEqual(ok("OPEN w1 (0/2 started, 0/2 returned)\n"));
-    expect(w("return", ...S, "--wave", "w1", "--leaf", "leaf-1")).toEqual({ code: 2, stdout: "", stderr: "kbz: return requires a sealed wave; w1 is open\n" });
-    expect(w("seal", ...S, "--wave", "w1")).toEqual({ code: 2, stdout: "", stderr: "kbz: cannot seal w1: missing starts for leaf-1, leaf-2\n" });
+    expect(w("return", ...S, "--wave", "w1", "--leaf", "leaf-1")).toEqual({ code: 2, stdout: "", stderr: "kbz: return requires a sealed wave; w1 is open\n  hint: kbz wave list shows each wave's state\n" });
+    expect(w("seal", ...S, "--wave", "w1")).toEqual({ code: 2, stdout: "", stderr: "kbz: cannot seal w1: missing starts for leaf-1, leaf-2\n  hint: kbz wave list shows each wave's state\n" });
     expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-a")).toEqual(ok("STARTED w1 leaf-1 (1/2 started)\n"));
-    expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-2", "--handle", "agent-a")).toEqual({ code: 2, stdout: "", stderr: "kbz: handle is already assigned to leaf-1\n" });
+    expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-2", "--handle", "agent-a")).toEqual({ code: 2, stdout: "", stderr: "kbz: handle is already assigned to leaf-1\n  hint: kbz wave list shows each wave's state\n" });
     expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-2", "--handle", "agent-b")).toEqual(ok("STARTED w1 leaf-2 (2/2 started)\n"));
     const open = kbz(["status", "--scope", "api"], { cwd: dir });
     expect(open.code).toBe(1);
@@ -391,7 +391,7 @@ describe("argument rules", () => {
     ["abandon without a reason", ["abandon", ...S, "--wave", "w"], "--reason needs non-blank text"],
     ["return with a reason", ["return", ...S, "--wave", "w", "--leaf", "a", "--reason", "r"], "--reason does not apply to wave return"],
     ["status without a wave", ["status", ...S], "--wave is required"],
-    ["any action without a scope", ["list"], "--scope is required"],
+    ["any action without a scope among two", ["list"], "wave list needs --scope: 2 scopes exist (api, web)"],
     ["a wave id with a slash", ["open", ...S, "--wave", "a/b", "--leaf", "x"], "wave must match"],
     ["a leaf id of 65 characters", ["open", ...S, "--wave", "w", "--leaf", "x".repeat(65)], "leaf must match"],
   ];
@@ -412,7 +412,7 @@ describe("argument rules", () => {
     const outside = tempDir();
     fs.mkdirSync(path.join(dir, ".unlazy"));
     fs.symlinkSync(outside, path.join(dir, ".unlazy/api"));
-    expectRefused(dir, ["wave", "open", ...S, "--wave", "w1", "--leaf", "a"], "kbz:");
+    expectRefused(dir, ["wave", "open", ...S, "--wave", "w1", "--leaf", "a"], "scope directory must be a real directory inside the repository");
     expect(fs.readdirSync(outside)).toEqual([]);
   });
 

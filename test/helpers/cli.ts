@@ -7,7 +7,8 @@ import { flushOut, setOutputSink } from "../../src/cli/output.ts";
 import { runStopHook } from "../../src/hook/entry.ts";
 
 export interface CliResult {
-  exit: number;
+  /** The exit code (not enumerable, so a result equals `{code, stdout, stderr}` in assertions). */
+  exit?: number;
   /** The same as `exit`, under the name the binary helper uses. */
   code: number;
   stdout: string;
@@ -18,6 +19,8 @@ export interface CliOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
   stdin?: string;
+  /** Accepted for the binary helper's signature; an in-process run has no process to time out. */
+  timeoutMs?: number;
 }
 
 let queue: Promise<unknown> = Promise.resolve();
@@ -57,7 +60,10 @@ async function runOnce(argv: string[], opts: CliOptions): Promise<CliResult> {
       exit = await cliMain(argv);
     }
     flushOut();
-    return { exit, code: exit, stdout, stderr };
+    // `exit` is not enumerable, so a result still equals the binary helper's {code, stdout, stderr}.
+    const result = { code: exit, stdout, stderr } as CliResult;
+    Object.defineProperty(result, "exit", { value: exit, enumerable: false });
+    return result;
   } finally {
     setOutputSink(null);
     process.chdir(savedCwd);

@@ -153,3 +153,12 @@ export function executedMarkers(dir: string): string[] {
   walk(dir);
   return found;
 }
+
+/** One Stop event answered in this process (so coverage sees src/hook); the same contract as the binary. */
+export async function stopHookIn(payload: unknown, opts: HookOptions = {}): Promise<HookRun> {
+  const { runCli } = await import("./cli.ts");
+  const stdin = typeof payload === "string" ? payload : payload instanceof Uint8Array ? Buffer.from(payload).toString("latin1") : JSON.stringify(payload);
+  const started = performance.now();
+  const r = await runCli(["hook", "stop", ...(opts.args ?? [])], { cwd: opts.cwd ?? REPO, env: { UNLAZY_SCOPE: undefined, ...opts.env }, stdin });
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
+}

@@ -27,6 +27,24 @@ const REASON = "GATES:G1";
 
 const temp = tempDir;
 
+/**
+ * A Node for the host CLIs (Claude Code's JS builds need 18+, Gemini CLI 20+). `npm test` puts
+ * node_modules/.bin first on PATH, where the `node16` devDependency (for the fallback hook's tests)
+ * answers to `node`; the hosts get the first Node >= 20 on PATH outside any node_modules.
+ */
+const HOST_PATH = (process.env.PATH ?? "/usr/bin:/bin")
+  .split(path.delimiter)
+  .filter((d) => d !== "" && !d.split(path.sep).includes("node_modules"))
+  .join(path.delimiter);
+const NODE = (() => {
+  for (const dir of HOST_PATH.split(path.delimiter)) {
+    const candidate = path.join(dir, "node");
+    const v = spawnSync(candidate, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "";
+    if (/^v(\d+)\./.test(v) && Number(v.slice(1).split(".")[0]) >= 20) return candidate;
+  }
+  return null;
+})();
+
 /** The command that starts one installed host package: [program, ...leading args]. */
 function hostCommand(alias: string): string[] {
   const pkgDir = path.join(MODULES, alias);
@@ -43,7 +61,8 @@ function hostCommand(alias: string): string[] {
     }
     throw new Error(`no native Claude Code ${pkg.version} for ${process.platform}-${process.arch} under ${MODULES}`);
   }
-  return [process.execPath.endsWith("node") ? process.execPath : "node", path.join(pkgDir, bin)];
+  if (!NODE) throw new Error(`no Node >= 20 on PATH outside node_modules (${HOST_PATH}) to run ${alias}`);
+  return [NODE, path.join(pkgDir, bin)];
 }
 
 interface Turn {
@@ -67,7 +86,7 @@ const codexExec = (alias: string) => [...hostCommand(alias), "exec", "--skip-git
 
 const baseEnv = (home: string): Record<string, string> => {
   fs.mkdirSync(path.join(home, "tmp"), { recursive: true });
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: path.join(home, "tmp"), LANG: "C.UTF-8" };
+  return { PATH: HOST_PATH, HOME: home, TMPDIR: path.join(home, "tmp"), LANG: "C.UTF-8" };
 };
 
 const HOSTS: Host[] = [

@@ -25,7 +25,7 @@ function distance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** The known id closest to `wanted` (edit distance at most half its length), or null. */
+/** The known id closest to `wanted` (edit distance about a third of its length, none for one character), or null. */
 export function nearest(wanted: string, known: readonly string[]): string | null {
   let best: string | null = null;
   let bestD = Infinity;
@@ -36,7 +36,7 @@ export function nearest(wanted: string, known: readonly string[]): string | null
       bestD = d;
     }
   }
-  return best !== null && bestD <= Math.max(1, Math.floor(wanted.length / 2)) ? best : null;
+  return best !== null && bestD <= Math.floor((wanted.length + 1) / 3) ? best : null;
 }
 
 /**

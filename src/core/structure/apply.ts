@@ -10,8 +10,8 @@ import { buildJournal, renderJournal } from "./journal.ts";
 import { assertStable, loadStructure } from "../../io/structure.ts";
 import { scopeDir } from "./build.ts";
 import { materialize } from "./materialize.ts";
-import { fail, hashOf, JOURNAL, type Model } from "./model.ts";
-import { calculateStructure, type Action, type Complexity, type Planned } from "./plan.ts";
+import { canonical, fail, hashOf, JOURNAL, type Model } from "./model.ts";
+import { calculateStructure, type Action, type Calculation, type Complexity, type Planned } from "./plan.ts";
 import { artifactHasher, readJournal, recoverLocked, rollForward, Steps, sweepScopeLitter, type RecoverResult, type WriteHook } from "./recover.ts";
 
 export interface Hooks {
@@ -44,11 +44,12 @@ export function planStructure(root: string, scope: string, request: unknown, hoo
 
 export async function applyStructure(root: string, scope: string, request: unknown, hooks: Hooks = {}): Promise<ApplyResult> {
   // A refused event must leave no trace, not even the lock directory: without a journal to roll
-  // forward, plan and materialize once before locking (repeated under the lock).
+  // forward, plan and materialize once before locking (reused under the lock when nothing moved).
+  let early: { model: Model; calc: Calculation; writes: Record<string, string> | null } | null = null;
   if (readJournal(root, scope) === null) {
     const model = loadStructure(root, scope, { receipts: true });
     const calc = calculateStructure(model, request, artifactHasher(root));
-    if (!calc.alreadyApplied) materialize(model, calc);
+    early = { model, calc, writes: calc.alreadyApplied ? null : materialize(model, calc) };
   }
   return withFileLock(root, transactionLock(root, scope), () => {
     const steps = new Steps(hooks.afterWrite);
@@ -62,9 +63,14 @@ export async function applyStructure(root: string, scope: string, request: unkno
     }
     const model = loadStructure(root, scope, { receipts: true });
     const hasher = artifactHasher(root);
-    const calc = calculateStructure(model, request, hasher);
+    // The calculation is a pure function of the model and the request: when the locked re-read
+    // found the very inputs (files, leases, receipts) of the unlocked one, its result is reused
+    // instead of planning a second time (issue 19: a second plan cost seconds at 10,000 leaves).
+    // The artifacts are hashed again below either way.
+    const same = early !== null && pending === null && early.model.hash === model.hash && canonical(early.model.receipts ?? null) === canonical(model.receipts ?? null);
+    const calc = same ? early!.calc : calculateStructure(model, request, hasher);
     if (calc.alreadyApplied) return { status: "already-applied", operation: calc.operation };
-    const writes = materialize(model, calc);
+    const writes = same && early!.writes ? early!.writes : materialize(model, calc);
     hooks.beforeRecheck?.();
     assertStable(model, "scope changed while planning; recalculate");
     verifyArtifacts(calc.artifactChecks, hasher);

@@ -64,14 +64,15 @@ describe.skipIf(!etcdAvailable() && !process.env.KBZ_CI)("kbz with an etcd coord
     await cluster?.stop();
   }, 60_000);
 
-  test("claim, overlap, identity conflict, list and release print the files' lines; the lease lives in etcd", async () => {
+  test("claim, overlap, a retried claim (exit 0), list and release print the files' lines; the lease lives in etcd", async () => {
     const dir = repo();
     const env = { KBZ_COORDINATOR: cluster.url };
     const run = (...args: string[]) => kbz(args, { cwd: dir, env });
     expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/**\n", stderr: "" });
     expect(fs.readdirSync(path.join(dir, ".unlazy/locks")).filter((f) => f.endsWith(".lease"))).toEqual([]);
     expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-2")).toEqual({ code: 1, stdout: "CONFLICT src/api/shared.mjs overlaps src/api/** held by api/leaf-1\nCLAIM REFUSED (1 conflict(s))\n", stderr: "" });
-    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1").stdout).toBe("CONFLICT api/leaf-1 already holds a live lease; release it before claiming again\nCLAIM REFUSED (1 conflict(s))\n");
+    // A retried claim of a lease this leaf holds is exit 0 and says so (issue 20.6), through etcd too.
+    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n", stderr: "" });
     expect(run("scope", "list").stdout).toBe("api\nweb\nleases:\n  api/leaf-1: src/api/**, tests/api/**\n");
     // The files do not see it: without the coordinator the same claim is granted from the files.
     const status = run("coordinator", "status");
@@ -95,7 +96,7 @@ describe.skipIf(!etcdAvailable() && !process.env.KBZ_CI)("kbz with an etcd coord
     const viaSetting = repo();
     writeTree(viaSetting, { ".kbz/settings.json": JSON.stringify({ coordinator: { url: cluster.url, repository: JSON.parse(fs.readFileSync(path.join(dir, ".kbz/settings.json"), "utf8")).coordinator.repository } }) });
     // A second clone of the same repository sees the first one's lease.
-    expect(kbz(["scope", "claim", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("CONFLICT web/leaf-1 already holds a live lease; release it before claiming again\nCLAIM REFUSED (1 conflict(s))\n");
+    expect(kbz(["scope", "claim", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("ALREADY CLAIMED 1 path(s) for web/leaf-1: src/web/** (this leaf holds the lease; nothing changed)\n");
     expect(kbz(["scope", "release", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("released 1 lease(s) for web\n");
     // --coordinator files overrides the setting: the files are the default store.
     expect(kbz(["scope", "claim", "--scope", "web", "--coordinator", "files"], { cwd: viaSetting }).code).toBe(0);

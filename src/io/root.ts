@@ -47,3 +47,24 @@ export function findRoot(cwd: string, home: string = os.homedir()): string {
     if (path.dirname(dir) === dir) return cwd;
   }
 }
+
+/**
+ * Ledgers at the root (`GATES.md`, `gates/*.md`) that a scoped run does not read: once a scope
+ * exists, unlazy's discovery takes the scope alone. They are not part of the scope's verdict, but
+ * every reader (status, check, the Stop hook) names them with a warning instead of dropping them
+ * silently. Root-relative paths, sorted.
+ */
+export function ledgersBesideScope(root: string, mode: string): string[] {
+  if (mode !== "scope") return [];
+  const found: string[] = [];
+  if (has(root, "GATES.md")) found.push("GATES.md");
+  try {
+    for (const n of fs.readdirSync(path.join(root, "gates")).sort()) if (n.endsWith(".md")) found.push(`gates/${n}`);
+  } catch {}
+  return found;
+}
+
+/** The warning text for one ledger beside a scope. */
+export function besideScopeWarning(scope: string | null, file: string): string {
+  return `root ledger is not part of scope ${scope ?? "?"} and is not in this verdict; run kbz status ${file} to see it`;
+}

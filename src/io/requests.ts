@@ -4,15 +4,15 @@
 // operation id reuses the recorded contract revision and stays idempotent.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { writeAtomic } from "../workspace/fs.ts";
-import { MAX_LEDGER_BYTES } from "../text/decode.ts";
-import { ReadError } from "../errors.ts";
-import { readStable } from "../../io/read.ts";
-import { isValidId } from "../workspace/ids.ts";
-import { applyStructure, type ApplyResult, type Hooks } from "./apply.ts";
-import { loadStructure } from "../../io/structure.ts";
-import { scopeDir } from "./build.ts";
-import { canonical, isObject, JOURNAL, StructureError } from "./model.ts";
+import { writeAtomic } from "../core/workspace/fs.ts";
+import { MAX_LEDGER_BYTES } from "../core/text/decode.ts";
+import { ReadError } from "../core/errors.ts";
+import { readStable } from "./read.ts";
+import { isValidId } from "../core/workspace/ids.ts";
+import { applyStructure, type ApplyResult, type Hooks } from "../core/structure/apply.ts";
+import { loadStructure } from "./structure.ts";
+import { scopeDir } from "../core/structure/build.ts";
+import { canonical, isObject, JOURNAL, StructureError } from "../core/structure/model.ts";
 
 /** A JSON file inside the root, read with the stable reader; every failure is a StructureError. */
 export function readRequestFile(root: string, file: string, what: string): unknown {

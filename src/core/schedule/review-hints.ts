@@ -1,0 +1,32 @@
+// What to do about each review item `kbz next` raises: the way out, in one line. Shown under the
+// item (text) and in `reviewHints` (JSON); skill/references/orchestration.md says the same.
+import type { Attention } from "./advise.ts";
+
+export function reviewHint(a: Attention, scope: string): string {
+  const w = a.wave ?? "W";
+  const leaf = a.leaf !== undefined ? `leaf-${a.leaf}` : "LEAF";
+  switch (a.reason) {
+    case "resume-open-wave":
+      return `record the missing steps (kbz wave start --scope ${scope} --wave ${w} --leaf L --handle H, then kbz wave seal --scope ${scope} --wave ${w}), or give the wave up: kbz wave abandon --scope ${scope} --wave ${w} --reason TEXT`;
+    case "resume-abandoned-wave":
+      return `an abandoned wave is a handoff and stays one: stop and tell the user (kbz wave status --scope ${scope} --wave ${w} shows the reason); nothing more can be launched in this scope until they decide`;
+    case "handoff":
+      return `a gate or row of ${leaf} was abandoned: that is a handoff; stop and tell the user`;
+    case "verified-ledger-not-met":
+      return `${leaf} is VERIFIED but its ledger is not ALL MET: run kbz check .unlazy/${scope}/gates/${leaf}.md, or send it back to READY and dispatch it again`;
+    case "verified-before-dependency":
+      return `${leaf} is VERIFIED before what it needs: send it back to READY until its needs are VERIFIED`;
+    case "verified-before-return":
+      return `${leaf} is VERIFIED while its wave start has no return: kbz wave return --scope ${scope} --wave W --leaf ${leaf} once the agent has stopped`;
+    case "external-or-invalid-lease-needs-review":
+      return "a lease of another scope or a corrupt record overlaps this plan: once no agent relies on it, kbz scope release --scope ITS_SCOPE (corrupt records: kbz scope release --invalid)";
+    case "unknown-lease-owner":
+      return `a lease of scope ${scope} names no leaf of the plan: once no agent relies on it, kbz scope release --scope ${scope} --leaf THAT_LEAF`;
+    case "lease-ownership-mismatch":
+      return `${leaf}'s lease no longer matches its Owns: kbz scope release --scope ${scope} --leaf ${leaf}, then claim it again`;
+    default:
+      return a.reason.startsWith("verification-")
+        ? `the receipt of ${leaf} is not current: kbz verify explain .unlazy/${scope}/gates/${leaf}.md says why; kbz verify run makes it current`
+        : "review the item, then run kbz next again";
+  }
+}

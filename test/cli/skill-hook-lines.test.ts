@@ -1,0 +1,42 @@
+// Every `kbz hook …` line in the skill's Stop hook reference runs, in order, in a fresh repository
+// and HOME, and does what its comment says (the skill is the agent's only manual).
+import { describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
+import { shellWords } from "../../src/core/hook/install.ts";
+
+const DOC = path.join(REPO, "skill", "references", "stop-hook.md");
+
+function docLines(): { argv: string[]; comment: string }[] {
+  const text = fs.readFileSync(DOC, "utf8");
+  const blocks = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return blocks
+    .flatMap((b) => b.split("\n"))
+    .filter((l) => l.startsWith("kbz "))
+    .map((l) => {
+      const [cmd, comment = ""] = l.split(/\s+#\s+/, 2);
+      return { argv: shellWords(cmd!).slice(1), comment };
+    });
+}
+
+describe("the skill's kbz hook lines", () => {
+  test("every one runs: exit 0, except hook status while an installed Codex hook waits for the user's trust (1)", () => {
+    const root = tempDir("kbz-skill-lines-");
+    const home = tempDir("kbz-skill-home-");
+    writeTree(root, { "GATES.md": "# Gates\n\n- [ ] G1: outcome\n" });
+    const lines = docLines();
+    expect(lines.length).toBeGreaterThanOrEqual(10);
+    let codexInstalled = false;
+    for (const { argv, comment } of lines) {
+      const r = kbz(argv, { cwd: root, env: { HOME: home, CODEX_HOME: path.join(home, ".codex") } });
+      if (argv.includes("codex")) codexInstalled = !argv.includes("--uninstall");
+      const want = argv[1] === "status" && codexInstalled ? 1 : 0;
+      expect([argv.join(" "), r.code, r.stderr]).toEqual([argv.join(" "), want, ""]);
+      if (argv[1] === "status") expect(r.stdout).toContain(codexInstalled ? "trust kbz's Stop hook" : "claude local   ok");
+      for (const p of comment.match(/\.(claude|codex|cursor|gemini)\/[a-z.]+\.(json)/g) ?? []) {
+        if (!argv.includes("--uninstall")) expect([argv.join(" "), fs.existsSync(path.join(argv.includes("--global") ? home : root, p))]).toEqual([argv.join(" "), true]);
+      }
+    }
+  });
+});
