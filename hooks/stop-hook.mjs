@@ -1318,7 +1318,7 @@ var init_snapshot = __esm(() => {
   init_waves();
 });
 
-// src/core/workspace/fs.ts
+// src/io/fs.ts
 import * as fs from "node:fs";
 import * as path5 from "node:path";
 function ensureRealDir(dir, root, mode = 448) {
@@ -1409,7 +1409,7 @@ var init_fs = __esm(() => {
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 });
 
-// src/core/workspace/lock.ts
+// src/io/lock.ts
 import * as fs2 from "node:fs";
 import * as os from "node:os";
 import * as path6 from "node:path";
@@ -1550,7 +1550,7 @@ var init_lock = __esm(() => {
   };
 });
 
-// src/core/dispatch/statuslog.ts
+// src/io/dispatch/statuslog.ts
 import * as fs3 from "node:fs";
 import * as path7 from "node:path";
 function statusLogPath(root, scope) {
@@ -1626,7 +1626,7 @@ var init_statuslog = __esm(() => {
   FLAGS = fs3.constants.O_WRONLY | fs3.constants.O_APPEND | fs3.constants.O_CREAT | (fs3.constants.O_NOFOLLOW ?? 0) | (fs3.constants.O_NONBLOCK ?? 0);
 });
 
-// src/core/dispatch/leases.ts
+// src/io/dispatch/leases.ts
 import * as fs4 from "node:fs";
 import * as path8 from "node:path";
 function registryTarget(root) {
@@ -1733,7 +1733,7 @@ var init_leases = __esm(() => {
   };
 });
 
-// src/core/dispatch/session.ts
+// src/io/dispatch/session.ts
 import * as fs5 from "node:fs";
 import * as path9 from "node:path";
 function sessionPath(root, scope) {
@@ -1780,7 +1780,7 @@ var init_session = __esm(() => {
   init_fs();
 });
 
-// src/core/dispatch/transition.ts
+// src/io/dispatch/transition.ts
 import * as fs6 from "node:fs";
 import * as path10 from "node:path";
 function checkScopeDir(root, scope) {
@@ -2767,7 +2767,7 @@ var init_discover = __esm(() => {
   init_active();
 });
 
-// src/core/inputs/expand.ts
+// src/io/inputs/expand.ts
 import * as fs9 from "node:fs";
 import * as path14 from "node:path";
 function segmentRegex(seg) {
@@ -2857,7 +2857,7 @@ function expandInputs(base, patterns) {
 var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
 var init_expand = () => {};
 
-// src/core/inputs/store.ts
+// src/io/inputs/store.ts
 import * as fs10 from "node:fs";
 import * as path15 from "node:path";
 function realOf(file) {
@@ -2916,7 +2916,7 @@ var init_store2 = __esm(() => {
   MAX_HASHED_BYTES = 64 * 1024 * 1024;
 });
 
-// src/core/inputs/stale.ts
+// src/io/inputs/stale.ts
 function inputStaleness(root, file, ledger, isMet) {
   const out = new Map;
   const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
@@ -3295,7 +3295,7 @@ function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
 
-// src/core/hook/guard.ts
+// src/io/hook/guard.ts
 init_digest();
 init_errors();
 init_read();
@@ -3397,7 +3397,7 @@ async function clearSession(target, key) {
 init_read();
 init_active();
 
-// src/core/util/fdwrite.ts
+// src/io/fdwrite.ts
 import * as fs13 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {

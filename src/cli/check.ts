@@ -1,15 +1,15 @@
 // kbz check: run unmet runnable gates that hold an approval and write definition-bound
-// evidence back (unlazy §3.1). A thin printer over `runChecks` and the status report.
+// evidence back (docs/formats.md#check-run). A thin printer over `runChecks` and the status report.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../core/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../io/check/run.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import { storeFor } from "../io/store/active.ts";
-import { cwdShown, type CheckTask } from "../core/check/plan.ts";
+import { cwdShown, type CheckTask } from "../io/check/plan.ts";
 import { statusReport } from "../core/report.ts";
-import { pathFacts } from "../core/run/shell.ts";
-import { containment } from "../core/run/contain.ts";
-import { MAX_CHECK_DEPTH } from "../core/check/chain.ts";
+import { pathFacts } from "../io/run/shell.ts";
+import { containment } from "../io/run/contain.ts";
+import { MAX_CHECK_DEPTH } from "../io/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { Verb } from "./index.ts";
@@ -58,7 +58,7 @@ function validate(argv: CheckArgs): void {
 
 const basename = (file: string) => path.basename(file);
 
-/** `  UNMET` lines and the per-ledger count, ledger by ledger, then the verdict (golden §5 B). */
+/** `  UNMET` lines and the per-ledger count, ledger by ledger, then the verdict (goldendocs/formats.md#layout B). */
 function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   // snapshotFor has already refused an invalid dispatch state (exit 2).
   const { report, reduction } = statusReport(snap);

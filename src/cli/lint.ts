@@ -1,4 +1,4 @@
-// kbz lint: advisory ledger-quality findings (unlazy §3.2, §7). Never executes a CHECK.
+// kbz lint: advisory ledger-quality findings (docs/formats.md#lint). Never executes a CHECK.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";

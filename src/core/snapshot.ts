@@ -34,7 +34,7 @@ export interface Snapshot {
   ledgers: LedgerEntry[];
   gates: GateView[];
   problems: FileProblem[]; // every error of every ledger plus discovery errors
-  /** The scope's dispatch waves (unlazy §3.1.11 step 3); null without a scope or with discovery errors. */
+  /** The scope's dispatch waves (docs/formats.md#check-run); null without a scope or with discovery errors. */
   dispatch?: DispatchAggregate | null;
 }
 
@@ -102,7 +102,7 @@ export function buildSnapshot(
 }
 
 /**
- * An invalid dispatch.json as a located problem (unlazy §3.1.11 step 3: scoped verdicts exit 2).
+ * An invalid dispatch.json as a located problem (docs/formats.md#check-run: scoped verdicts exit 2).
  * Kept out of `problems` because the Stop hook treats it as a blocking item, not a failure.
  */
 export function dispatchProblems(snap: Snapshot): FileProblem[] {

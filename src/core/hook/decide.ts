@@ -1,4 +1,4 @@
-// The Stop hook's decision (unlazy §6.1 steps 4-10) as pure functions of a snapshot (with
+// The Stop hook's decision (docs/formats.md#stop-hook) as pure functions of a snapshot (with
 // the scope's dispatch aggregate folded in by the loader) and the progress guard's answer.
 import { sha256Hex } from "../ledger/digest.ts";
 import { hasUnsafe, sanitizeCompact } from "../text/sanitize.ts";

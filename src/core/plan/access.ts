@@ -1,4 +1,4 @@
-// ACCESS.json (kill §2.3): the reads and non-file resources each leaf declares. File writes are
+// ACCESS.json (docs/formats.md#access): the reads and non-file resources each leaf declares. File writes are
 // not here; they come from the ledger OWNS, mirrored by PLAN's Owns column.
 import { ScheduleInputError } from "./errors.ts";
 import { pathList, stringList, type Fail, type Plan } from "./table.ts";

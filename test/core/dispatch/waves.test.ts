@@ -398,7 +398,7 @@ describe("loading dispatch.json safely", () => {
     fs.mkdirSync(path.join(root, ".unlazy/api"), { recursive: true });
     const writer = spawn(path.join(REPO, "node_modules/.bin/bun"), [
       "-e",
-      `import { commitDispatch } from ${JSON.stringify(path.join(REPO, "src/core/dispatch/transition.ts"))};
+      `import { commitDispatch } from ${JSON.stringify(path.join(REPO, "src/io/dispatch/transition.ts"))};
        for (let i = 0; i < 60; i++) await commitDispatch(${JSON.stringify(root)}, "api", { kind: "open", wave: "w" + i, leaves: ["a"] });`,
     ]);
     let exited = false;
