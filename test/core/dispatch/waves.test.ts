@@ -24,7 +24,7 @@ const lifecycle: DispatchAction[] = [
   { kind: "return", wave: "w1", leaf: "leaf-2" },
 ];
 
-// The golden dispatch.json from golden-transcripts C2, byte for byte in field order.
+// The golden dispatch.json unlazy 2.1 wrote, byte for byte in field order (docs/formats.md#dispatch).
 const GOLDEN = {
   schema: 1,
   waves: {
