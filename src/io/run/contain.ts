@@ -62,7 +62,46 @@ function cgroupUsable(parent: string): boolean {
     const r = spawnSync("/bin/sh", ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")], { stdio: "ignore" });
     return r.status === 0;
   } finally {
-    removeGroupTree(dir);
+    removeSoon(dir);
+  }
+}
+
+/** Remove a group whose members are exiting: the kernel empties it a moment after the reap. */
+function removeSoon(dir: string): void {
+  for (let i = 0; i < 200 && !removeGroupTree(dir); i++) {
+    try {
+      fs.writeFileSync(path.join(dir, "cgroup.kill"), "1");
+    } catch {}
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+  }
+}
+
+const OURS = /^kbz-(\d+)-(\d+|probe)$/;
+
+/**
+ * Groups left by a kbz that was killed (SIGKILL cannot be caught): their creator's pid is gone.
+ * Whatever still runs in them is a check nobody will wait for; it is killed and the group removed.
+ */
+function sweepDeadGroups(parent: string): void {
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = OURS.exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    removeSoon(path.join(parent, name));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -93,6 +132,7 @@ export function detectContainment(from: ContainmentLevel = "cgroup"): Containmen
         parent = ownCgroupDir(fs.readFileSync("/proc/self/mountinfo", "utf8"), fs.readFileSync("/proc/self/cgroup", "utf8"));
       } catch {}
       if (parent && cgroupUsable(parent)) {
+        sweepDeadGroups(parent);
         return { level, parent, unshare: null, warning: null, describe: `cgroup v2 per check under ${parent} (cgroup.kill ends the whole tree)` };
       }
     } else if (level === "pidns") {

@@ -1,5 +1,6 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
+import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { detectContainment, ownCgroupDir, type ContainmentLevel } from "../../../src/io/run/contain.ts";
 import { runProcess } from "../../../src/io/run/spawn.ts";
@@ -70,6 +71,18 @@ describe("containment by cgroup", () => {
     const group = path.join(c.parent!, path.basename(line.slice(3)));
     expect(path.basename(group)).toMatch(new RegExp(`^kbz-${process.pid}-\\d+$`));
     expect(fs.existsSync(group)).toBe(false);
+  });
+});
+
+describe("groups left by a killed kbz", () => {
+  const c = detectContainment("cgroup");
+  test.skipIf(c.level !== "cgroup")("a group whose creator is gone (SIGKILLed kbz) is emptied and removed by the next detection", async () => {
+    const dead = Number(spawnSync("/bin/sh", ["-c", "echo $$"], { encoding: "utf8" }).stdout.trim());
+    const left = path.join(c.parent!, `kbz-${dead}-1`);
+    fs.mkdirSync(left);
+    fs.mkdirSync(path.join(left, `kbz-${dead + 1}-1`)); // a nested kbz's group inside it
+    detectContainment("cgroup");
+    expect(fs.existsSync(left)).toBe(false);
   });
 });
 
