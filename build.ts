@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import type { BunPlugin } from "bun";
 import { FALLBACK_HOOK, buildFallbackHook } from "./scripts/fallback-hook.ts";
-import { sourceDigest } from "./src/core/receipts/verifier.ts";
+import { sourceDigest } from "./src/io/receipts/verifier.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { runChecks } from "../src/core/check/run.ts";
+import { runChecks } from "../src/io/check/run.ts";
 
 const BIN = path.resolve(import.meta.dir, "..", "dist", "kbz");
 const GATES = 200;
@@ -99,6 +99,29 @@ const times = variants.map(() => [] as number[]);
 for (let r = 0; r < RUNS; r++) variants.forEach(([, args, more], i) => times[i]!.push(kbz(args, more)));
 console.log(`containment cost per gate (${GATES} trivial gates, --jobs 1, median of ${RUNS}, minus the fixed cost):`);
 variants.forEach(([name], i) => console.log(`  ${name.padEnd(32)} ${((median(times[i]!) - fixed) / GATES).toFixed(2)} ms/gate`));
+
+// The vacuity probe (issue 18): each passed gate re-run in the sandbox with its INPUTS hidden
+// (one file each), next to a plain --reverify of the same gates.
+fs.writeFileSync(path.join(root, "input.txt"), "x\n");
+{
+  const lines = ["# Gates: trivial", ""];
+  for (let i = 0; i < GATES; i++) lines.push(`- [ ] G${i}: gate ${i} prints its token`, `  CHECK: true && printf tok-${i}`, `  EXPECT: tok-${i}`, "  INPUTS: input.txt", "  EVIDENCE: pending", "");
+  fs.writeFileSync(path.join(root, "GATES.md"), lines.join("\n"));
+}
+kbz(["--approve", "--reverify"]);
+const probeRun = (): number => {
+  const t0 = performance.now();
+  spawnSync(BIN, ["check", "--probe", "--approve"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+  return performance.now() - t0;
+};
+probeRun(); // records the probe approvals
+const plainTimes: number[] = [];
+const probeTimes: number[] = [];
+for (let r = 0; r < RUNS; r++) {
+  plainTimes.push(kbz(["--reverify"]));
+  probeTimes.push(probeRun());
+}
+console.log(`vacuity probe per gate (INPUTS hidden, sandboxed): ${((median(probeTimes) - fixed) / GATES).toFixed(2)} ms/gate; the plain --reverify of the same gates: ${((median(plainTimes) - fixed) / GATES).toFixed(2)} ms/gate`);
 if (!process.env.KEEP) {
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(store, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { App } from "../src/tui/App.tsx";
 import { loadDash, loadPlan } from "../src/tui/load.ts";
 import { LedgerCache } from "../src/tui/ledgerCache.ts";
 import { makeTheme } from "../src/tui/theme.ts";
-import { writeAtomic } from "../src/core/workspace/fs.ts";
+import { writeAtomic } from "../src/io/fs.ts";
 
 // `--dashboard ROOT TARGET PLAN_MS`: the child that mounts the dashboard (see the end).
 const CHILD = process.argv[2] === "--dashboard";

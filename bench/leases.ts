@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { claimLease, releaseLeases } from "../src/core/dispatch/leases.ts";
+import { claimLease, releaseLeases } from "../src/io/dispatch/leases.ts";
 
 const REPO = path.resolve(import.meta.dir, "..");
 const BIN = path.join(REPO, "dist", "kbz");

@@ -5,9 +5,9 @@
 // Prints wall and CPU milliseconds per step and the peak RSS; asserts nothing.
 // Run: `bun bench/structure.ts` (or `bun bench/structure.ts --size N` for one size).
 import * as fs from "node:fs";
-import { applyStructure, planStructure } from "../src/core/structure/apply.ts";
+import { applyStructure, planStructure } from "../src/io/structure/apply.ts";
 import { StructureError } from "../src/core/structure/model.ts";
-import { checkStructure } from "../src/core/structure/oracle.ts";
+import { checkStructure } from "../src/io/structure/oracle.ts";
 import { generatedScope } from "../test/core/structure/generated.ts";
 import { child, refinement, request, SCOPE } from "../test/core/structure/scope.ts";
 
@@ -47,7 +47,7 @@ async function one(n: number): Promise<void> {
         await applyStructure(root, SCOPE, request("split", 2, { [last]: refinement([child(last, "a"), child(last, "b")]) }));
       } catch (e) {
         // At 10,000 leaves the journal (before, after and observed text of every file) passes
-        // the spec's 8 MiB bound (kill §2.9), so the split is planned, then refused unwritten.
+        // the spec's 8 MiB bound (docs/formats.md#structure-journal), so the split is planned, then refused unwritten.
         if (!(e instanceof StructureError)) throw e;
         refused = e.message;
       }

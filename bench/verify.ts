@@ -5,8 +5,8 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { inspectReceipt } from "../src/core/receipts/audit.ts";
-import { verifyRun } from "../src/core/receipts/run.ts";
+import { inspectReceipt } from "../src/io/receipts/audit.ts";
+import { verifyRun } from "../src/io/receipts/run.ts";
 
 const BIN = path.resolve(import.meta.dir, "..", "dist", "kbz");
 const FILES = 2_000;

@@ -1288,7 +1288,7 @@ function ledgerEntry(file, root, decoded) {
     unreadable: false
   };
 }
-function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map) {
+function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vacuity = () => new Map) {
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -1301,11 +1301,15 @@ function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map) {
     if (!l || entry.problems.length > 0)
       continue;
     const stale = staleness(entry, l);
+    const vacuous = vacuity(entry, l);
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
       if (reason)
         view.reason = reason;
+      const hidden = vacuous.get(g.id);
+      if (hidden && view.state === "met")
+        view.vacuous = hidden;
       gates.push(view);
     }
   }
@@ -1318,7 +1322,7 @@ var init_snapshot = __esm(() => {
   init_waves();
 });
 
-// src/core/workspace/fs.ts
+// src/io/fs.ts
 import * as fs from "node:fs";
 import * as path5 from "node:path";
 function ensureRealDir(dir, root, mode = 448) {
@@ -1409,7 +1413,7 @@ var init_fs = __esm(() => {
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 });
 
-// src/core/workspace/lock.ts
+// src/io/lock.ts
 import * as fs2 from "node:fs";
 import * as os from "node:os";
 import * as path6 from "node:path";
@@ -1550,7 +1554,7 @@ var init_lock = __esm(() => {
   };
 });
 
-// src/core/dispatch/statuslog.ts
+// src/io/dispatch/statuslog.ts
 import * as fs3 from "node:fs";
 import * as path7 from "node:path";
 function statusLogPath(root, scope) {
@@ -1626,7 +1630,7 @@ var init_statuslog = __esm(() => {
   FLAGS = fs3.constants.O_WRONLY | fs3.constants.O_APPEND | fs3.constants.O_CREAT | (fs3.constants.O_NOFOLLOW ?? 0) | (fs3.constants.O_NONBLOCK ?? 0);
 });
 
-// src/core/dispatch/leases.ts
+// src/io/dispatch/leases.ts
 import * as fs4 from "node:fs";
 import * as path8 from "node:path";
 function registryTarget(root) {
@@ -1733,7 +1737,7 @@ var init_leases = __esm(() => {
   };
 });
 
-// src/core/dispatch/session.ts
+// src/io/dispatch/session.ts
 import * as fs5 from "node:fs";
 import * as path9 from "node:path";
 function sessionPath(root, scope) {
@@ -1780,7 +1784,7 @@ var init_session = __esm(() => {
   init_fs();
 });
 
-// src/core/dispatch/transition.ts
+// src/io/dispatch/transition.ts
 import * as fs6 from "node:fs";
 import * as path10 from "node:path";
 function checkScopeDir(root, scope) {
@@ -2767,7 +2771,7 @@ var init_discover = __esm(() => {
   init_active();
 });
 
-// src/core/inputs/expand.ts
+// src/io/inputs/expand.ts
 import * as fs9 from "node:fs";
 import * as path14 from "node:path";
 function segmentRegex(seg) {
@@ -2857,7 +2861,7 @@ function expandInputs(base, patterns) {
 var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
 var init_expand = () => {};
 
-// src/core/inputs/store.ts
+// src/io/inputs/store.ts
 import * as fs10 from "node:fs";
 import * as path15 from "node:path";
 function realOf(file) {
@@ -2916,7 +2920,7 @@ var init_store2 = __esm(() => {
   MAX_HASHED_BYTES = 64 * 1024 * 1024;
 });
 
-// src/core/inputs/stale.ts
+// src/io/inputs/stale.ts
 function inputStaleness(root, file, ledger, isMet) {
   const out = new Map;
   const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
@@ -2942,9 +2946,61 @@ var init_stale = __esm(() => {
   init_store2();
 });
 
-// src/io/read.ts
+// src/io/check/probeStore.ts
 import * as fs11 from "node:fs";
 import * as path16 from "node:path";
+function realOf2(file) {
+  try {
+    return fs11.realpathSync(file);
+  } catch {
+    return path16.resolve(file);
+  }
+}
+function probeStorePath(root, ledgerFile) {
+  return path16.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
+}
+function readProbeStore(file) {
+  try {
+    const st = fs11.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES2)
+      return {};
+    const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
+  } catch {
+    return {};
+  }
+}
+function vacuousGates(root, ledgerFile, ledger) {
+  const out = new Map;
+  const records = readProbeStore(probeStorePath(root, ledgerFile));
+  for (const g of ledger.gates) {
+    const r = records[g.id];
+    if (!r || r.verdict !== "vacuous" || r.definition !== gateDigest(g) || r.evidence !== (g.evidence ?? ""))
+      continue;
+    out.set(g.id, r.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+  }
+  return out;
+}
+function noProbes(root) {
+  try {
+    return !fs11.statSync(path16.join(root, PROBES_DIR)).isDirectory();
+  } catch {
+    return true;
+  }
+}
+var PROBES_DIR, MAX_STORE_BYTES2;
+var init_probeStore = __esm(() => {
+  init_digest();
+  init_hash();
+  init_fs();
+  init_lock();
+  PROBES_DIR = path16.join(".kbz", "probes");
+  MAX_STORE_BYTES2 = 8 * 1024 * 1024;
+});
+
+// src/io/read.ts
+import * as fs12 from "node:fs";
+import * as path17 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -2957,14 +3013,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs11.realpathSync(file);
-  const dir = path16.dirname(file);
+    return fs12.realpathSync(file);
+  const dir = path17.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs11.realpathSync(dir);
+    real = fs12.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path16.join(real, path16.basename(file));
+  return path17.join(real, path17.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -2973,13 +3029,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs11.openSync(file, FLAGS2);
+    fd = fs12.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs11.lstatSync(file);
+        fs12.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -2995,7 +3051,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs11.fstatSync(fd, { bigint: true });
+    before = fs12.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3018,7 +3074,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs11.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs12.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3030,7 +3086,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs11.lstatSync(file, { bigint: true });
+      const named = fs12.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3045,7 +3101,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs11.closeSync(fd);
+    fs12.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3073,7 +3129,8 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"));
+  const probed = !noProbes(target.root);
+  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -3132,14 +3189,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs11.lstatSync(dir);
+    st = fs12.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs11.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs12.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs11.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path16.join(dir, n), root));
+  return fs12.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path17.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3153,7 +3210,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path16.join(root, ".unlazy", scope, "status.log");
+  const file = path17.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3173,17 +3230,18 @@ var init_read = __esm(() => {
   init_sanitize();
   init_discover();
   init_stale();
+  init_probeStore();
   init_state();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs11.constants.O_RDONLY | (fs11.constants.O_NOFOLLOW ?? 0) | (fs11.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs12.constants.O_RDONLY | (fs12.constants.O_NOFOLLOW ?? 0) | (fs12.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs15 from "node:fs";
-import * as path18 from "node:path";
+import * as fs16 from "node:fs";
+import * as path19 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3204,6 +3262,7 @@ function assess(snap) {
   const invalid = [];
   const handoffs = [];
   const resolved = [];
+  const vacuous = [];
   for (const msg of discovery) {
     invalid.push(`discovery:PARSE ${msg}`);
     resolved.push("discovery:PARSE=invalid");
@@ -3239,13 +3298,18 @@ function assess(snap) {
         handoffs.push(qid);
       else if (g.state !== "met")
         unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
+      else if (g.vacuous)
+        vacuous.push(`${qid} (hidden: ${sanitizeCompact(g.vacuous.slice(0, 3).join(", "), 200)})`);
     }
   }
   const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
-  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
+  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
 }
 function progressHash(resolved) {
   return sha256Hex([...resolved].sort().join("\x00")).slice(0, 24);
+}
+function vacuousSuffix(vacuous) {
+  return vacuous.length ? ` VACUOUS (passed with the deliverable hidden; make the CHECK observe it): ${firstOf(vacuous, 5)}.` : "";
 }
 function handoffSuffix(handoffs) {
   return handoffs.length ? ` HANDOFF REQUIRED: ${handoffs.length} abandoned item(s): ${firstOf(handoffs, 5)}.` : "";
@@ -3254,9 +3318,9 @@ function planStop(a) {
   if (a.empty)
     return { kind: "clear", output: null };
   if (a.unmet.length === 0 && a.invalid.length === 0) {
-    if (a.handoffs.length === 0)
+    if (a.handoffs.length === 0 && a.vacuous.length === 0)
       return { kind: "clear", output: null };
-    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
+    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}` } };
   }
   return { kind: "count", hash: progressHash(a.resolved) };
 }
@@ -3277,7 +3341,7 @@ function decideStop(a, guard) {
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
   };
 }
 function invalidScopeArgument() {
@@ -3295,23 +3359,23 @@ function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
 
-// src/core/hook/guard.ts
+// src/io/hook/guard.ts
 init_digest();
 init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs12 from "node:fs";
-import * as path17 from "node:path";
+import * as fs13 from "node:fs";
+import * as path18 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path17.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path18.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path17.join(target.root, ".unlazy-hook-state.json");
+  return path18.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3374,7 +3438,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs12.lstatSync(file);
+    fs13.lstatSync(file);
   } catch {
     return;
   }
@@ -3385,7 +3449,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs12.unlinkSync(file);
+        fs13.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3397,8 +3461,8 @@ async function clearSession(target, key) {
 init_read();
 init_active();
 
-// src/core/util/fdwrite.ts
-import * as fs13 from "node:fs";
+// src/io/fdwrite.ts
+import * as fs14 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3406,7 +3470,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs13.writeSync(fd, data);
+      written = fs14.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3420,7 +3484,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs13.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs14.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3552,12 +3616,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs14 from "node:fs";
+import * as fs15 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs14.fstatSync(fd);
+    return fs15.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3577,7 +3641,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs14.readSync(0, buf, 0, buf.length, null);
+      n = fs15.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3645,7 +3709,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs14.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs15.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -3695,14 +3759,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs15.statSync(dir).isDirectory() ? fs15.realpathSync(dir) : null;
+    return fs16.statSync(dir).isDirectory() ? fs16.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs15.lstatSync(path18.join(dir, name));
+    fs16.lstatSync(path19.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3710,18 +3774,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path18.dirname(dir)) {
+  for (let dir = cwd;; dir = path19.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path18.dirname(dir) === dir)
+    if (path19.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs15.readdirSync(path18.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs16.readdirSync(path19.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3755,7 +3819,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path18.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path19.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

@@ -5,10 +5,10 @@
 // crash or a refusal picks up where the last run stopped.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type CheckResult } from "../core/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, type CheckResult } from "../io/check/run.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
-import { readScopeTexts, scopeDir } from "../core/plan/write.ts";
+import { readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { out, printProblems } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";

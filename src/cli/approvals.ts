@@ -1,14 +1,14 @@
-// kbz approvals list|revoke|prune: see and withdraw recorded consent (unlazy §9.3 gap).
+// kbz approvals list|revoke|prune: see and withdraw recorded consent (docs/formats.md#fixes gap).
 import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
-import { pendingTasks } from "../core/check/plan.ts";
-import { DEFAULT_TIMEOUT_S, runSettings } from "../core/check/run.ts";
+import { pendingTasks } from "../io/check/plan.ts";
+import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
 import { nearMissLines } from "../core/run/differ.ts";
-import { pathFacts } from "../core/run/shell.ts";
+import { pathFacts } from "../io/run/shell.ts";
 import { snapshotForRequest } from "../io/read.ts";
 import { rootFor } from "./context.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../core/run/approval.ts";
-import { obsoleteReason } from "../core/run/prune.ts";
+import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../io/run/approval.ts";
+import { obsoleteReason } from "../io/run/prune.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope, failWith, report } from "./envelope.ts";
 import { out } from "./output.ts";

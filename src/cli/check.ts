@@ -1,15 +1,15 @@
 // kbz check: run unmet runnable gates that hold an approval and write definition-bound
-// evidence back (unlazy §3.1). A thin printer over `runChecks` and the status report.
+// evidence back (docs/formats.md#check-run). A thin printer over `runChecks` and the status report.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../core/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../io/check/run.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import { storeFor } from "../io/store/active.ts";
-import { cwdShown, type CheckTask } from "../core/check/plan.ts";
+import { cwdShown, type CheckTask } from "../io/check/plan.ts";
 import { statusReport } from "../core/report.ts";
-import { pathFacts } from "../core/run/shell.ts";
-import { containment } from "../core/run/contain.ts";
-import { MAX_CHECK_DEPTH } from "../core/check/chain.ts";
+import { pathFacts } from "../io/run/shell.ts";
+import { containment } from "../io/run/contain.ts";
+import { MAX_CHECK_DEPTH } from "../io/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { Verb } from "./index.ts";
@@ -19,6 +19,7 @@ import { Progress } from "./progress.ts";
 import { ledgerFiles, requestedScope, rootFor, snapshotFor, usage } from "./context.ts";
 import { emit, envelope, INVALID, problemEntries, type ExitCode } from "./envelope.ts";
 import { approvalLines, pathSummaryLine, resultLines } from "./render.ts";
+import { runProbeVerb } from "./probe.ts";
 
 interface CheckArgs {
   ledger?: string[];
@@ -27,6 +28,7 @@ interface CheckArgs {
   reverify?: boolean;
   approve?: boolean;
   sandbox?: boolean;
+  probe?: boolean;
   jobs?: string;
   timeout?: string;
   shell?: string;
@@ -48,7 +50,7 @@ function integerIn(name: string, raw: string | undefined, min: number, max: numb
 
 function validate(argv: CheckArgs): void {
   if (argv.status) {
-    for (const other of ["reverify", "approve", "sandbox"] as const) if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
+    for (const other of ["reverify", "approve", "sandbox", "probe"] as const) if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
     for (const other of ["timeout", "jobs", "shell", "cwd"] as const) {
       if (argv[other] !== undefined) throw new UsageError(`--${other} cannot be combined with --status`);
     }
@@ -58,7 +60,7 @@ function validate(argv: CheckArgs): void {
 
 const basename = (file: string) => path.basename(file);
 
-/** `  UNMET` lines and the per-ledger count, ledger by ledger, then the verdict (golden §5 B). */
+/** `  UNMET` lines and the per-ledger count, ledger by ledger, then the verdict (goldendocs/formats.md#layout B). */
 function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   // snapshotFor has already refused an invalid dispatch state (exit 2).
   const { report, reduction } = statusReport(snap);
@@ -169,6 +171,10 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv);
   const scope = files.length > 0 ? null : requestedScope(argv);
+  if (argv.probe) {
+    if (argv.reverify) throw usage("--probe cannot be combined with --reverify", "run kbz check --reverify first, then kbz check --probe");
+    return runProbeVerb({ root, files, scope, approve: !!argv.approve, timeoutS, shell: argv.shell, cwd: argv.cwd, asJson });
+  }
   const progress = Progress.forStdout(!asJson);
   const verbose = !!argv.verbose;
   const showPath = pathOnce(verbose);
@@ -226,6 +232,10 @@ export const verb: Verb = {
       .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
       .option("approve", { type: "boolean", describe: "approve each exact pending oracle, then run it" })
       .option("verbose", { type: "boolean", describe: "unlazy's full transcript: RUN lines, PATH in full, each pass's exit and output digest" })
+      .option("probe", {
+        type: "boolean",
+        describe: "re-run each passed gate's CHECK in the sandbox with its deliverable hidden; VACUOUS if it still passes (writes no evidence)",
+      })
       .option("sandbox", { type: "boolean", describe: "run each CHECK under bubblewrap: no network, read-only disk but the repo, private /tmp, empty $HOME" })
       .option("jobs", { type: "string", describe: "rolling concurrency, integer 1..64 (default 1)", requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
@@ -244,6 +254,9 @@ export const verb: Verb = {
           "--sandbox (or `SANDBOX: on` / `SANDBOX: writable <path>, ...` before a ledger's first gate, or " +
           '{"sandbox": true, "writable": [...]} in .kbz/settings.json) runs CHECKs under bubblewrap; the ' +
           "sandbox profile is part of the approved oracle. Without bwrap it is an error, never an unsandboxed run.\n\n" +
+          "--probe hides a passed gate's deliverable (its INPUTS, else the ledger's OWNS, else the files differing from git HEAD: " +
+          "files emptied, directories empty) and re-runs its CHECK in the sandbox; a pass is VACUOUS (a warning in status and " +
+          "lint, a line in the Stop hook). The probe has its own approval (--probe --approve) and never writes evidence.\n\n" +
           "exit codes: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.",
       ),
   handler: (argv) => handleCheck(argv as CheckArgs),

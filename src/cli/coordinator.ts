@@ -16,17 +16,17 @@ interface CoordinatorArgs extends PipelineArgs {
 const ACTIONS = ["status", "import", "export", "keep"];
 
 const HELP = `Actions:
-  kbz coordinator status                 the cluster's members, and every lease held with its TTL
-  kbz coordinator import --scope S       copy S's waves, status log and session from the files to etcd
-  kbz coordinator export --scope S       copy S's waves, status log and session from etcd to the files
+  kbz coordinator status             the cluster's members; every lease held, with its TTL
+  kbz coordinator import --scope S   copy S's waves, status log and session: files -> etcd
+  kbz coordinator export --scope S   copy S's waves, status log and session: etcd -> files
 
 The coordinator is --coordinator etcd://HOST:PORT[,HOST:PORT…], else KBZ_COORDINATOR, else
-"coordinator" in .kbz/settings.json ("etcd://…", or {"url", "repository", "ttl"}). A claim's etcd
-lease lives for its TTL (coordinator.ttl or KBZ_LEASE_TTL, default 30 s) and is renewed by a keeper process the claim starts; a
-crashed machine's claims expire within one TTL. Import and export refuse while the scope holds
-leases on the source side (release them, then claim again on the other side) and when the
-destination already has different waves. Exit codes: 0 done (status: a quorum answered);
-2 usage, an unreachable cluster or a refused move (nothing is changed).`;
+"coordinator" in .kbz/settings.json ("etcd://…", or {"url", "repository", "ttl"}). A claim's
+etcd lease lives for its TTL (coordinator.ttl or KBZ_LEASE_TTL, default 30 s), renewed by a
+keeper process the claim starts: a crashed machine's claims expire within one TTL. Import and
+export refuse while the scope holds leases on the source side (release them, then claim again
+on the other side) and when the destination already has different waves. Exit codes: 0 done
+(status: a quorum answered); 2 usage, an unreachable cluster or a refused move (nothing changes).`;
 
 async function etcdConfig(argv: CoordinatorArgs) {
   const { resolveCoordinator } = await import("../io/store/config.ts");

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import { canonicalRoot } from "../io/discover.ts";
-import { ensureRealDir, lstatOrNull, writeAtomic } from "../core/workspace/fs.ts";
+import { ensureRealDir, lstatOrNull, writeAtomic } from "../io/fs.ts";
 import { freshAccess, freshPlan } from "../core/plan/edit.ts";
 import { TEMPLATES } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";

@@ -1,9 +1,10 @@
-// kbz lint: advisory ledger-quality findings (unlazy §3.2, §7). Never executes a CHECK.
+// kbz lint: advisory ledger-quality findings (docs/formats.md#lint). Never executes a CHECK.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
 import { loadLedgerFile } from "../io/read.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
+import { runProbeVerb } from "./probe.ts";
 import { envelope, INVALID, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { printProblems, raw } from "./output.ts";
@@ -102,6 +103,16 @@ export const verb: Verb = {
     y
       .positional("ledger", { type: "string", array: true, describe: "ledger files" })
       .option("strict", { type: "boolean", describe: "warnings fail too (exit 1)" })
+      .option("probe", { type: "boolean", describe: "also run the vacuity probe on passed gates (as kbz check --probe; needs its approval)" })
+      .option("approve", { type: "boolean", describe: "with --probe: approve each probe oracle, then run it" })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
-  handler: (argv) => runLint(positionals(argv), !!argv.strict, !!argv.json),
+  handler: async (argv) => {
+    if (!argv.probe) return runLint(positionals(argv), !!argv.strict, !!argv.json);
+    // The text rules cannot see a CHECK that ignores its target; the probe can (issue 18).
+    const lint = argv.json ? 0 : runLint(positionals(argv), !!argv.strict, false);
+    if (lint === 2) return lint;
+    const files = positionals(argv);
+    const probe = await runProbeVerb({ root: process.cwd(), files, scope: null, approve: !!argv.approve, asJson: !!argv.json });
+    return Math.max(lint, probe) as 0 | 1 | 2;
+  },
 };

@@ -1,4 +1,4 @@
-// kbz next: the next allocation for a scope (kill §3.1). Read-only: never claims, launches or writes.
+// kbz next: the next allocation for a scope (docs/formats.md#next-output). Read-only: never claims, launches or writes.
 import { UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { EmptyPlanError } from "../core/plan/table.ts";

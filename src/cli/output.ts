@@ -6,7 +6,7 @@
 // one write; main.ts flushes once more when the verb returns.
 import type { FileProblem } from "../core/errors.ts";
 import { sanitize, terminalJson } from "../core/text/sanitize.ts";
-import { writeFdSync } from "../core/util/fdwrite.ts";
+import { writeFdSync } from "../io/fdwrite.ts";
 
 const FLUSH_AT = 64 * 1024;
 let pending: string[] = [];

@@ -1,15 +1,15 @@
 // Helpers shared by the pipeline verbs (scope, wave): root and scope arguments, and mapping
 // infrastructure failures (locks, atomic writes, the status log) to a RefusedError (exit 2, via envelope.ts).
 import { type ErrorInit, FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
-import { StatusLogError } from "../core/dispatch/statuslog.ts";
+import { StatusLogError } from "../io/dispatch/statuslog.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { type Target } from "../core/workspace/target.ts";
-import { WriteError } from "../core/workspace/fs.ts";
-import { LockTimeoutError } from "../core/workspace/lock.ts";
+import { WriteError } from "../io/fs.ts";
+import { LockTimeoutError } from "../io/lock.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { DispatchActionError } from "../core/dispatch/waves.ts";
-import { LeaseRecordError } from "../core/dispatch/leases.ts";
+import { LeaseRecordError } from "../io/dispatch/leases.ts";
 import { requestedScope } from "./context.ts";
 import { err } from "./output.ts";
 

@@ -8,7 +8,7 @@ import { accessWith, leafLedger, promotable, withRow, withStates, type NewRow } 
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { pathList, withLeafStates, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
 import { STATES, transitionProblem } from "../core/plan/transition.ts";
-import { commitScopeEdit, readScopeTexts, scopeDir } from "../core/plan/write.ts";
+import { commitScopeEdit, readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { logEvent } from "../io/store/events.ts";
 import { loadLedgerFile } from "../io/read.ts";

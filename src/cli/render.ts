@@ -1,14 +1,14 @@
 // Text renderings shared by several verbs (status, check, verify, dash, the default verb). Each
 // returns or prints lines; the JSON side is the envelope (envelope.ts).
-import type { ApprovalItem, CheckResult, RunReport } from "../core/check/run.ts";
+import type { ApprovalItem, CheckResult, RunReport } from "../io/check/run.ts";
 import * as path from "node:path";
-import { cwdShown } from "../core/check/plan.ts";
+import { cwdShown } from "../io/check/plan.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import { scopeReceipts } from "../core/receipts/scope.ts";
+import { scopeReceipts } from "../io/receipts/scope.ts";
 import { statusReport } from "../core/report.ts";
-import { sandboxLine } from "../core/run/sandbox.ts";
-import { pathFacts } from "../core/run/shell.ts";
-import type { Snapshot } from "../core/snapshot.ts";
+import { sandboxLine } from "../io/run/sandbox.ts";
+import { pathFacts } from "../io/run/shell.ts";
+import { vacuousWarnings, type Snapshot } from "../core/snapshot.ts";
 import { besideScopeWarning, ledgersBesideScope } from "../io/root.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
@@ -25,8 +25,8 @@ const STATE_LABEL: Record<string, string> = {
 export function printStatus(snap: Snapshot, asJson: boolean, shown = false): ExitCode {
   const { report, reduction } = statusReport(snap);
   const beside = ledgersBesideScope(snap.target.root, snap.target.mode);
-  printWarnings([...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) }))]);
-  // Scoped runs also audit verification receipts (kill §4.14.5); informational, the verdict is the gates'.
+  printWarnings([...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) })), ...vacuousWarnings(snap)]);
+  // Scoped runs also audit verification receipts (docs/formats.md#receipts); informational, the verdict is the gates'.
   const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
   if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);
   const fields = { ...report, ...(receipts ? { receipts: receipts.receipts } : {}), notInScope: beside };

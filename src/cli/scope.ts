@@ -2,9 +2,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
-import { normalizeClaimGlobs, type ClaimConflict } from "../core/dispatch/leases.ts";
+import { normalizeClaimGlobs, type ClaimConflict } from "../io/dispatch/leases.ts";
 import type { LeaseRecord } from "../core/dispatch/lease-record.ts";
-import { statusLogPath } from "../core/dispatch/statuslog.ts";
+import { statusLogPath } from "../io/dispatch/statuslog.ts";
 import { logEvent, stamped } from "../io/store/events.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { stemOf } from "../core/ledger/model.ts";

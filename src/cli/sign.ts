@@ -3,7 +3,7 @@
 // ledger's lock. Runnable gates are refused: only kbz check ticks those.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { signGate } from "../core/check/sign.ts";
+import { signGate } from "../io/check/sign.ts";
 import { stemOf } from "../core/ledger/model.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { out } from "./output.ts";

@@ -2,7 +2,7 @@
 // Gemini CLI finds it.
 import * as os from "node:os";
 import { UsageError } from "../core/errors.ts";
-import { SKILL_AGENTS, SkillInstallRefusal, installFiles, skillDir, type SkillAgent } from "../core/skill/install.ts";
+import { SKILL_AGENTS, SkillInstallRefusal, installFiles, skillDir, type SkillAgent } from "../io/skill/install.ts";
 import { SKILL_FILES, SKILL_NAME } from "../skill/files.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope, failWith } from "./envelope.ts";

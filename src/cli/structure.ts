@@ -1,15 +1,15 @@
 // kbz structure: split/regroup events, recovery, the independent check (the S_STRUCTURE oracle)
-// and the worker handoff verbs (kill §3.2, §3.3, §4.13). With --json every action prints one
+// and the worker handoff verbs (docs/formats.md#structure-requests, docs/formats.md#structure-selection, docs/formats.md#handoff). With --json every action prints one
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
 import { KbzError, UsageError } from "../core/errors.ts";
-import { applyStructure, planStructure, recoverStructure, type ApplyResult } from "../core/structure/apply.ts";
+import { applyStructure, planStructure, recoverStructure, type ApplyResult } from "../io/structure/apply.ts";
 import { StructureError } from "../core/structure/model.ts";
-import { checkStructure } from "../core/structure/oracle.ts";
+import { checkStructure } from "../io/structure/oracle.ts";
 import type { Action } from "../core/structure/plan.ts";
 import { applyHandoff, HandoffArgumentError, readRequestFile, type HandoffAction } from "../io/requests.ts";
 import { isValidId } from "../core/workspace/ids.ts";
-import { WriteError } from "../core/workspace/fs.ts";
-import { LockTimeoutError } from "../core/workspace/lock.ts";
+import { WriteError } from "../io/fs.ts";
+import { LockTimeoutError } from "../io/lock.ts";
 import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { emit, envelope, fail, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";

@@ -1,20 +1,19 @@
 // kbz verify: acceptance receipts that are reused only while their inputs are unchanged
-// (kill §3.4, §4.14). `run` checks once and records; `audit` and `explain` only read.
-import * as fs from "node:fs";
+// (docs/formats.md#receipts). `run` checks once and records; `audit` and `explain` only read.
 import * as path from "node:path";
-import { loadLedgerFile } from "../io/read.ts";
+import { loadLedgerFile, readScopeText } from "../io/read.ts";
 import { UsageError } from "../core/errors.ts";
-import type { CheckResult } from "../core/check/run.ts";
+import type { CheckResult } from "../io/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import { pathFacts } from "../core/run/shell.ts";
-import { cwdShown } from "../core/check/plan.ts";
-import { inspectReceipt, type Inspection } from "../core/receipts/audit.ts";
-import type { Policy } from "../core/receipts/context.ts";
+import { pathFacts } from "../io/run/shell.ts";
+import { cwdShown } from "../io/check/plan.ts";
+import { inspectReceipt, type Inspection } from "../io/receipts/audit.ts";
+import type { Policy } from "../io/receipts/context.ts";
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
-import { explainReceipt } from "../core/receipts/explain.ts";
-import { ledgerKey } from "../core/receipts/paths.ts";
-import { verifyRun, type LedgerResult } from "../core/receipts/run.ts";
-import { readStore } from "../core/receipts/store.ts";
+import { explainReceipt } from "../io/receipts/explain.ts";
+import { ledgerKey } from "../io/receipts/paths.ts";
+import { verifyRun, type LedgerResult } from "../io/receipts/run.ts";
+import { readStore } from "../io/receipts/store.ts";
 import { approvalLines, resultLines } from "./render.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { rootFor } from "./context.ts";
@@ -72,7 +71,7 @@ function defaultInputs(root: string, ledgers: string[]): string[] {
     const m = /^\.unlazy\/([^/]+)\/gates\/leaf-(.+)\.md$/.exec(path.relative(root, file).split(path.sep).join("/"));
     if (m) {
       try {
-        const access = JSON.parse(fs.readFileSync(path.join(root, ".unlazy", m[1]!, "ACCESS.json"), "utf8"));
+        const access = JSON.parse(readScopeText(root, m[1]!, "ACCESS.json") ?? "null");
         globs.push(...((access?.leaves?.[m[2]!]?.reads as string[] | undefined) ?? []));
       } catch {
         // No readable ACCESS.json: OWNS alone.

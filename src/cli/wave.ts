@@ -1,10 +1,10 @@
-// kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (unlazy §3.3, §5.5).
+// kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (docs/formats.md#dispatch).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { transitionProblem } from "../core/plan/transition.ts";
-import { readScopeTexts, scopeDir } from "../core/plan/write.ts";
+import { readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import { withLeafStates } from "../core/plan/table.ts";
 import { setState } from "./plan.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
@@ -43,7 +43,7 @@ accepted (start all, seal, then wait). Abandon is terminal. Every transition is 
 Exit codes: 0 done (status: the wave is complete); 1 status of a wave that is
 open, sealed or abandoned; 2 usage, a refused transition or an invalid dispatch.json (nothing changes).`;
 
-/** Which of --leaf/--handle/--reason each action takes (unlazy §3.3). */
+/** Which of --leaf/--handle/--reason each action takes (docs/formats.md#dispatch). */
 const RULES: Record<string, { leaves: "none" | "one" | "many"; handle: boolean; reason: boolean; wave: boolean }> = {
   open: { leaves: "many", handle: false, reason: false, wave: true },
   start: { leaves: "one", handle: true, reason: false, wave: true },

@@ -11,6 +11,8 @@ export interface GateRow {
   state: GateState;
   reason: string | null;
   runnable: boolean;
+  /** The vacuity probe passed this gate with its deliverable hidden (a warning, issue 18). */
+  vacuous?: string[];
 }
 
 export interface StatusReport {
@@ -46,6 +48,7 @@ export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] 
     state: v.state,
     reason: v.reason ?? (unmetReason(v.state) || null),
     runnable: !!v.gate.check && !!v.gate.expect,
+    ...(v.vacuous ? { vacuous: v.vacuous } : {}),
   }));
   const report: StatusReport = {
     schema: 1,

@@ -27,6 +27,8 @@ export interface GateView {
   state: GateState;
   /** Set when the state has a reason beyond the ledger text (an INPUTS change). */
   reason?: string;
+  /** Set when the vacuity probe passed this very pass with the deliverable hidden: what was hidden. */
+  vacuous?: string[];
 }
 
 export interface Snapshot {
@@ -34,7 +36,7 @@ export interface Snapshot {
   ledgers: LedgerEntry[];
   gates: GateView[];
   problems: FileProblem[]; // every error of every ledger plus discovery errors
-  /** The scope's dispatch waves (unlazy §3.1.11 step 3); null without a scope or with discovery errors. */
+  /** The scope's dispatch waves (docs/formats.md#check-run); null without a scope or with discovery errors. */
   dispatch?: DispatchAggregate | null;
 }
 
@@ -79,6 +81,7 @@ export function buildSnapshot(
   ledgers: LedgerEntry[],
   dispatch: DispatchAggregate | null,
   staleness: (entry: LedgerEntry, ledger: Ledger) => Map<string, string> = () => new Map(),
+  vacuity: (entry: LedgerEntry, ledger: Ledger) => Map<string, string[]> = () => new Map(),
 ): Snapshot {
   const gates: GateView[] = [];
   const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
@@ -91,10 +94,13 @@ export function buildSnapshot(
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
     const stale = staleness(entry, l);
+    const vacuous = vacuity(entry, l);
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
       if (reason) view.reason = reason;
+      const hidden = vacuous.get(g.id);
+      if (hidden && view.state === "met") view.vacuous = hidden;
       gates.push(view);
     }
   }
@@ -102,7 +108,7 @@ export function buildSnapshot(
 }
 
 /**
- * An invalid dispatch.json as a located problem (unlazy §3.1.11 step 3: scoped verdicts exit 2).
+ * An invalid dispatch.json as a located problem (docs/formats.md#check-run: scoped verdicts exit 2).
  * Kept out of `problems` because the Stop hook treats it as a blocking item, not a failure.
  */
 export function dispatchProblems(snap: Snapshot): FileProblem[] {
@@ -111,4 +117,20 @@ export function dispatchProblems(snap: Snapshot): FileProblem[] {
   const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
   const file = displayPath(snap.target.root, dispatchPath(snap.target.root, scope));
   return [{ file, line: snap.dispatch.errorLine ?? 1, message: `invalid dispatch state for scope ${scope}: ${message}` }];
+}
+
+/** VACUOUS gates as warnings (status, lint, check): `<file>:<line>: VACUOUS <qid>: …`. */
+export function vacuousWarnings(snap: Snapshot): FileProblem[] {
+  const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));
+  return snap.gates
+    .filter((g) => g.vacuous)
+    .map((g) => ({
+      file: display.get(g.file)!,
+      line: g.gate.line,
+      message: `VACUOUS ${g.qid}: its CHECK still passed with its deliverable hidden (${shortList(g.vacuous!)}); make it observe what it claims, then kbz check --probe`,
+    }));
+}
+
+function shortList(items: string[], n = 3): string {
+  return items.length > n ? `${items.slice(0, n).join(", ")}, +${items.length - n} more` : items.join(", ");
 }

@@ -5,17 +5,17 @@
 // The root gates' CHECKs are left for the person to approve in the dashboard.
 import { readScopeText } from "../io/read.ts";
 import * as path from "node:path";
-import { claimLease, releaseLeases } from "../core/dispatch/leases.ts";
-import { appendStatus, statusLogPath } from "../core/dispatch/statuslog.ts";
-import { commitDispatch } from "../core/dispatch/transition.ts";
+import { claimLease, releaseLeases } from "../io/dispatch/leases.ts";
+import { appendStatus, statusLogPath } from "../io/dispatch/statuslog.ts";
+import { commitDispatch } from "../io/dispatch/transition.ts";
 import { applyGateEdit } from "../core/ledger/edit.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, type RowState } from "../core/plan/table.ts";
 import { adviseNext } from "../core/schedule/advise.ts";
 import { readScheduleFacts } from "../io/schedule.ts";
-import { writeAtomic } from "../core/workspace/fs.ts";
-import { withFileLock } from "../core/workspace/lock.ts";
+import { writeAtomic } from "../io/fs.ts";
+import { withFileLock } from "../io/lock.ts";
 import { DEMO_SLOTS, type DemoFolder } from "./scope.ts";
 
 const compare = idCompare("natural");

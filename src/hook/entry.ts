@@ -26,10 +26,10 @@ import {
   type GuardResult,
   type HookOutput,
 } from "../core/hook/decide.ts";
-import { clearSession, recordBlock, sessionKey } from "../core/hook/guard.ts";
+import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { installStore } from "../io/store/active.ts";
-import { writeFdSync } from "../core/util/fdwrite.ts";
+import { writeFdSync } from "../io/fdwrite.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { listScopes, resolveTarget } from "../io/discover.ts";
 import { type Target } from "../core/workspace/target.ts";

@@ -16,7 +16,8 @@ import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, inv
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
-import { inputStaleness } from "../core/inputs/stale.ts";
+import { inputStaleness } from "./inputs/stale.ts";
+import { noProbes, vacuousGates } from "./check/probeStore.ts";
 import { gateState } from "../core/ledger/state.ts";
 import { coordination } from "./store/active.ts";
 import type { RowState } from "../core/plan/table.ts";
@@ -200,7 +201,14 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"));
+  const probed = !noProbes(target.root); // one stat: most repositories never ran a probe
+  return buildSnapshot(
+    target,
+    ledgers,
+    dispatch,
+    (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"),
+    (e, l) => (probed ? vacuousGates(target.root, e.file, l) : new Map()),
+  );
 }
 
 export interface TargetRequest {

@@ -4,13 +4,13 @@
 // operation id reuses the recorded contract revision and stays idempotent.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { writeAtomic } from "../core/workspace/fs.ts";
+import { writeAtomic } from "./fs.ts";
 import { MAX_LEDGER_BYTES } from "../core/text/decode.ts";
 import { ReadError } from "../core/errors.ts";
 import { readStable } from "./read.ts";
 import { isValidId } from "../core/workspace/ids.ts";
-import { applyStructure, type ApplyResult, type Hooks } from "../core/structure/apply.ts";
-import { loadStructure } from "./structure.ts";
+import { applyStructure, type ApplyResult, type Hooks } from "./structure/apply.ts";
+import { loadStructure } from "./structure/model.ts";
 import { scopeDir } from "../core/structure/build.ts";
 import { canonical, isObject, JOURNAL, StructureError } from "../core/structure/model.ts";
 

@@ -2,12 +2,12 @@
 // (core/schedule/facts.ts), with the receipt store and its audit. Reads nothing itself; io/read.ts does.
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import type { IdCompare } from "../core/plan/order.ts";
-import { managedEvidenceIssue } from "../core/receipts/audit.ts";
-import { readStore } from "../core/receipts/store.ts";
-import type { Env } from "../core/run/shell.ts";
+import { managedEvidenceIssue } from "./receipts/audit.ts";
+import { readStore } from "./receipts/store.ts";
+import type { Env } from "./run/shell.ts";
 import * as path from "node:path";
 import { scheduleFacts, type ReceiptAudit } from "../core/schedule/facts.ts";
-import { inputStaleness } from "../core/inputs/stale.ts";
+import { inputStaleness } from "./inputs/stale.ts";
 import { gateState } from "../core/ledger/state.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { readConsistent, type ScopeChange } from "./read.ts";

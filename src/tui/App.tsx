@@ -3,10 +3,10 @@
 // prints the footer and the help; theme and sizes reach the panels through context.
 import { Box, Text, useApp, useInput, useStdin, type Key } from "ink";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { readLastRun } from "../core/check/lastrun.ts";
+import { readLastRun } from "../io/check/lastrun.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import type { Env } from "../core/run/shell.ts";
+import type { Env } from "../io/run/shell.ts";
 import { listScopes } from "../io/discover.ts";
 import { gateApproval, runGates, runSummary } from "./approvals.ts";
 import { UiProvider, useUi } from "./context.tsx";
@@ -334,7 +334,7 @@ export function App(props: AppProps) {
     if (!data) return;
     if (evidence.trim() === "") return flash("not signed: the evidence text is empty", "warn");
     // The same core function as `kbz sign` (loaded when first used).
-    void import("../core/check/sign.ts").then(({ signGate }) =>
+    void import("../io/check/sign.ts").then(({ signGate }) =>
       signGate({ root: src.root, scope: data.snapshot.target.scope, qid, evidence }).then(
         (r) => flash(r.status === "written" ? `signed ${qid}` : `${qid} already carries this evidence`, "ok"),
         (e) => flash(`not signed: ${(e as Error).message}`, "bad"),

@@ -2,12 +2,12 @@
 // all through core/check and core/run: the same pending list, oracle, store and writeback as
 // `kbz check`. Nothing here decides what an approval binds or when a gate is met.
 import { UsageError } from "../core/errors.ts";
-import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../core/check/plan.ts";
+import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
 import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
 import type { GateView } from "../core/snapshot.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../core/check/run.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../core/run/approval.ts";
-import type { Env } from "../core/run/shell.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
+import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
+import type { Env } from "../io/run/shell.ts";
 import { storeFor } from "../io/store/active.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import type { Snapshot } from "../core/snapshot.ts";

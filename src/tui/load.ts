@@ -10,7 +10,7 @@ import { type Snapshot } from "../core/snapshot.ts";
 import { listScopes, resolveTarget } from "../io/discover.ts";
 import { ReadError } from "../core/errors.ts";
 import { coordination } from "../io/store/active.ts";
-import type { Env } from "../core/run/shell.ts";
+import type { Env } from "../io/run/shell.ts";
 import { loadApprovals, type ApprovalsView } from "./approvals.ts";
 import type { LedgerCache } from "./ledgerCache.ts";
 import { loadPlanView, type PlanView } from "./plan.ts";

@@ -11,7 +11,7 @@ export async function runDashboard(props: AppProps): Promise<0> {
     // full redraws of a frame shorter than the terminal do not flicker.
     maxFps: 20,
   });
-  // Under Bun the process may end right after render() unless we wait (ecosystem §3.1).
+  // Under Bun the process may end right after render() unless we wait (ecosystem docs/formats.md#check-run).
   await instance.waitUntilExit();
   return 0;
 }

@@ -1,5 +1,5 @@
 // What the graph shows of the structure registry: a split parent's children and the worker
-// reports still pending on a leaf (kill §4.13). Pure: the scheduler snapshot and advice in.
+// reports still pending on a leaf (docs/formats.md#handoff). Pure: the scheduler snapshot and advice in.
 import type { PlanView } from "./plan.ts";
 
 export interface StructureNote {

@@ -1,4 +1,4 @@
-// The golden gate-check transcripts (golden-transcripts.md §5 B), line for line, as kbz check --verbose prints them (the default is shorter),
+// The golden gate-check transcript of unlazy 2.1 (the solo ledger, test/fixtures/solo), line for line, as kbz check --verbose prints it (the default is shorter),
 // with this machine's directory in place of /repo/u/solo and kbz in place of gate-check.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";

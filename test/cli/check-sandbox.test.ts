@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { pidsWith, token } from "../helpers/procs.ts";
-import { bwrapUsable } from "../../src/core/run/sandbox.ts";
+import { bwrapUsable } from "../../src/io/run/sandbox.ts";
 
 setDefaultTimeout(120_000);
 

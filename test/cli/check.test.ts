@@ -1,4 +1,4 @@
-// kbz check behaviours from unlazy's run-tests and hardening-tests inventories (§8.1, §8.2).
+// kbz check behaviours from unlazy's run-tests and hardening-tests inventories (docs/formats.md#fixes).
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -6,7 +6,7 @@ import { track } from "../helpers/tmp.ts";
 import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
-import { writeAtomic } from "../../src/core/workspace/fs.ts";
+import { writeAtomic } from "../../src/io/fs.ts";
 
 const panes: TmuxPane[] = [];
 afterEach(() => {

@@ -1,4 +1,4 @@
-// The Stop hook and dispatch waves (unlazy §8.3 cases 16, 18, 20, 21, 26), through the binary:
+// The Stop hook and dispatch waves (docs/formats.md#fixes cases 16, 18, 20, 21, 26), through the binary:
 // waves are driven with `kbz wave`, the hook reads the same dispatch.json.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";

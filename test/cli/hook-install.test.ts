@@ -1,10 +1,10 @@
-// `kbz hook install`: unlazy §8.1 cases 31-34 and §8.4 cases 18-24, through the binary.
+// `kbz hook install`: docs/formats.md#fixes cases 31-34 and docs/formats.md#fixes cases 18-24, through the binary.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, REPO, hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { shellWords } from "../../src/core/hook/install.ts";
+import { shellWords } from "../../src/io/hook/install.ts";
 
 // Each case spawns the binary (and Node 16) several times; a loaded machine needs headroom.
 setDefaultTimeout(60_000);

@@ -1,10 +1,10 @@
-// `kbz hook stop` through the compiled binary: unlazy §8.1 cases 20-30, §8.3 case 22,
-// §8.4 cases 8-13, and the Claude Code payload variants (ecosystem §1).
+// `kbz hook stop` through the compiled binary: docs/formats.md#fixes cases 20-30, docs/formats.md#fixes case 22,
+// docs/formats.md#fixes cases 8-13, and the Claude Code payload variants (ecosystem docs/formats.md#layout).
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { sessionKey } from "../../src/core/hook/guard.ts";
+import { sessionKey } from "../../src/io/hook/guard.ts";
 import { hashTree, tempDir, writeTree } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
 import {

@@ -7,7 +7,7 @@ import { checkEnv } from "../helpers/approvals.ts";
 import { reasonOf, stopHook } from "../helpers/hook.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 import { gateDigest } from "../../src/core/ledger/digest.ts";
-import { INPUTS_DIR } from "../../src/core/inputs/store.ts";
+import { INPUTS_DIR } from "../../src/io/inputs/store.ts";
 
 setDefaultTimeout(120_000);
 

@@ -4,8 +4,8 @@ import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { leaseFileName } from "../../src/core/dispatch/lease-record.ts";
 import { readLeaseRecords } from "../../src/io/read.ts";
-import { registryTarget, releaseLeases } from "../../src/core/dispatch/leases.ts";
-import { lockPath, withFileLock } from "../../src/core/workspace/lock.ts";
+import { registryTarget, releaseLeases } from "../../src/io/dispatch/leases.ts";
+import { lockPath, withFileLock } from "../../src/io/lock.ts";
 import { BIN, fixtureCopy, hashTree, kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
 
@@ -289,7 +289,7 @@ describe("races and locks", () => {
       path.join(REPO, "node_modules/.bin/bun"),
       [
         "-e",
-        `import { withFileLock } from ${JSON.stringify(path.join(REPO, "src/core/workspace/lock.ts"))};
+        `import { withFileLock } from ${JSON.stringify(path.join(REPO, "src/io/lock.ts"))};
          await withFileLock(${JSON.stringify(dir)}, ${JSON.stringify(registryTarget(dir))}, async () => {
            console.log("held"); await new Promise(() => setInterval(() => {}, 1000));
          });`,

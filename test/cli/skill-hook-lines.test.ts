@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
-import { shellWords } from "../../src/core/hook/install.ts";
+import { shellWords } from "../../src/io/hook/install.ts";
 
 const DOC = path.join(REPO, "skill", "references", "stop-hook.md");
 

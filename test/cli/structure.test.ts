@@ -1,4 +1,4 @@
-// kbz structure through the compiled binary: the golden transcripts of kill §7 E, usage and
+// kbz structure through the compiled binary: the golden transcripts of docs/formats.md#scheduling E, usage and
 // bad input (exit 2, no changes), crash injection by environment, the handoff verbs, and the
 // S_STRUCTURE gate run by kbz check from a moved repository.
 import { describe, expect, test } from "bun:test";

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { checkEnv } from "../helpers/approvals.ts";
 import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { CHECK_SCRIPT, GATES } from "../core/receipts/workspace.ts";
+import { CHECK_SCRIPT, GATES } from "../io/receipts/workspace.ts";
 
 const STORE = ".unlazy/verification-receipts.json";
 

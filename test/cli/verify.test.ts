@@ -6,8 +6,8 @@ import * as path from "node:path";
 import { checkEnv } from "../helpers/approvals.ts";
 import { BIN, kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
-import { sourceDigest } from "../../src/core/receipts/verifier.ts";
-import { CHECK_SCRIPT, GATES, MANUAL_GATE } from "../core/receipts/workspace.ts";
+import { sourceDigest } from "../../src/io/receipts/verifier.ts";
+import { CHECK_SCRIPT, GATES, MANUAL_GATE } from "../io/receipts/workspace.ts";
 import { receiptScope } from "../core/schedule/receipt-scope.ts";
 
 function vo(files: Record<string, string> = {}) {

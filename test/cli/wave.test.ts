@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { dispatchPath } from "../../src/core/dispatch/waves.ts";
-import { lockPath } from "../../src/core/workspace/lock.ts";
+import { lockPath } from "../../src/io/lock.ts";
 import { BIN, fixtureCopy, hashTree, kbz, REPO, tempDir, writeTree, type RunResult } from "../helpers/kbz.ts";
 
 function pipe(): { dir: string; w: (...args: string[]) => RunResult; file: string } {
@@ -422,7 +422,7 @@ describe("argument rules", () => {
       path.join(REPO, "node_modules/.bin/bun"),
       [
         "-e",
-        `import { withFileLock } from ${JSON.stringify(path.join(REPO, "src/core/workspace/lock.ts"))};
+        `import { withFileLock } from ${JSON.stringify(path.join(REPO, "src/io/lock.ts"))};
          await withFileLock(${JSON.stringify(dir)}, ${JSON.stringify(file)}, async () => {
            console.log("held"); await new Promise(() => setInterval(() => {}, 1000));
          });`,

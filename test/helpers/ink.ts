@@ -1,4 +1,4 @@
-// Driving Ink components in tests (ecosystem §3.2): a visible frame does not mean the input
+// Driving Ink components in tests (ecosystem docs/formats.md#lint): a visible frame does not mean the input
 // handlers are attached, so every step yields setImmediate → setTimeout(0) before the next one.
 import { render } from "ink-testing-library";
 import { createElement, type ReactElement } from "react";

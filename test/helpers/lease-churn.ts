@@ -5,7 +5,7 @@
 // mkdir witness that exists only while a shared lease is held. Other groups must never be refused.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { claimLease, releaseLeases } from "../../src/core/dispatch/leases.ts";
+import { claimLease, releaseLeases } from "../../src/io/dispatch/leases.ts";
 import { readLeaseRecords } from "../../src/io/read.ts";
 
 const [root, leaf, group, iterations, ...globs] = process.argv.slice(2) as [string, string, string, string, ...string[]];

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { applyStructure } from "../../src/core/structure/apply.ts";
+import { applyStructure } from "../../src/io/structure/apply.ts";
 import { BIN, tempDir } from "../helpers/kbz.ts";
 import { child, makeScope, refinement, request, SCOPE } from "../core/structure/scope.ts";
 

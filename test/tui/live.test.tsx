@@ -5,7 +5,7 @@ import { cleanup } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { DEMO_SLOTS, writeDemoFolder } from "../../src/demo/scope.ts";
-import { writeAtomic } from "../../src/core/workspace/fs.ts";
+import { writeAtomic } from "../../src/io/fs.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 

@@ -5,7 +5,7 @@ import { App } from "../../src/tui/App.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { loadPlanView } from "../../src/tui/plan.ts";
 import { noteDetail, noteText, structureNote } from "../../src/tui/structure.ts";
-import { applyStructure } from "../../src/core/structure/apply.ts";
+import { applyStructure } from "../../src/io/structure/apply.ts";
 import { proposal, runningScope } from "../core/structure/handoff-scenario.ts";
 import { child, refinement, request, SCOPE } from "../core/structure/scope.ts";
 import { frame, renderAt, waitForFrame } from "../helpers/ink.ts";

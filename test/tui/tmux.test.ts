@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
-import { writeAtomic } from "../../src/core/workspace/fs.ts";
+import { writeAtomic } from "../../src/io/fs.ts";
 
 const panes: TmuxPane[] = [];
 afterAll(() => {

@@ -7,7 +7,7 @@ import { isWatchedPath } from "../../src/tui/watch.ts";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { fit } from "../../src/tui/text.ts";
 import { layoutDetail } from "../../src/tui/Detail.tsx";
-import { writeAtomic } from "../../src/core/workspace/fs.ts";
+import { writeAtomic } from "../../src/io/fs.ts";
 import { tempDir } from "../helpers/kbz.ts";
 
 describe("scrolling", () => {

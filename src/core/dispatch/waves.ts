@@ -1,4 +1,4 @@
-// Dispatch launch waves (unlazy §5.5): the dispatch.json model, its validation (on every load
+// Dispatch launch waves (docs/formats.md#dispatch): the dispatch.json model, its validation (on every load
 // and every write), the state machine, and the aggregate that scoped verdicts fold in.
 import * as path from "node:path";
 import { isValidId } from "../workspace/ids.ts";

@@ -1,4 +1,4 @@
-// The definition digest binds evidence to CHECK, EXPECT and the raw CWD text (unlazy §2.7).
+// The definition digest binds evidence to CHECK, EXPECT and the raw CWD text (docs/formats.md#evidence).
 import { sha256Hex } from "../util/hash.ts";
 import type { Gate } from "./model.ts";
 import { isRunnable } from "./model.ts";

@@ -1,4 +1,4 @@
-// Targeted line edits for writeback (unlazy §2.6). Only the gate's own lines change;
+// Targeted line edits for writeback (docs/formats.md#evidence). Only the gate's own lines change;
 // every other byte, including each line's own terminator, is kept. (unlazy normalised
 // mixed-EOL files to CRLF on write; kbz keeps each line's terminator instead.)
 import type { Gate, Ledger } from "./model.ts";

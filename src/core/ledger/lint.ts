@@ -1,4 +1,4 @@
-// Ledger-quality rules (unlazy §7), advisory warnings plus kbz's errors for oracles that cannot
+// Ledger-quality rules (docs/formats.md#lint), advisory warnings plus kbz's errors for oracles that cannot
 // fail (issue 20.9: a swallowed exit status, an EXPECT matching empty or zero-test output).
 // Lexical signals only; nothing executes.
 import type { Gate, Ledger } from "./model.ts";

@@ -1,4 +1,4 @@
-// The one ledger parser (unlazy §2.2-2.4). Checker, status, lint and hook all use it.
+// The one ledger parser (docs/formats.md#ledger). Checker, status, lint and hook all use it.
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import type { Abandon, AttrKey, Diagnostic, Gate, Ledger, LedgerSandbox } from "./model.ts";
 

@@ -1,4 +1,4 @@
-// Gate states and the completion reduction (unlazy §2.5, §3.1.11).
+// Gate states and the completion reduction (docs/formats.md#ledger, docs/formats.md#check-run).
 import type { Gate, Ledger } from "./model.ts";
 import { isRunnable } from "./model.ts";
 import { classifyEvidence } from "./evidence.ts";

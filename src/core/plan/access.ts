@@ -1,4 +1,4 @@
-// ACCESS.json (kill §2.3): the reads and non-file resources each leaf declares. File writes are
+// ACCESS.json (docs/formats.md#access): the reads and non-file resources each leaf declares. File writes are
 // not here; they come from the ledger OWNS, mirrored by PLAN's Owns column.
 import { ScheduleInputError } from "./errors.ts";
 import { pathList, stringList, type Fail, type Plan } from "./table.ts";
@@ -44,7 +44,9 @@ export function accessEntry(id: string, entry: unknown, file = "ACCESS.json"): A
   const fail: Fail = (m) => {
     throw new ScheduleInputError(m, file);
   };
-  if (!isObject(entry) || entry.complete !== true) fail(`declare complete access information for ${id}`);
+  // schedule.mjs's wording first, then the field and what is expected (issue 20.3).
+  if (!isObject(entry)) fail(`declare complete access information for ${id} (leaves["${id}"]: expected an object {complete, reads, resourceReads, resourceWrites}; see skill/references/access.schema.json)`);
+  if (entry.complete !== true) fail(`declare complete access information for ${id} (leaves["${id}"].complete: expected true, your statement that its reads and resources are all listed)`);
   const e = entry as Record<string, unknown>;
   const strings = (key: string): string[] => {
     const v = e[key];

@@ -1,4 +1,4 @@
-// Dependency graph algorithms (kill §4.2, §4.3, §4.9): Kahn order with a cycle report,
+// Dependency graph algorithms (docs/formats.md#plan, docs/formats.md#scheduling): Kahn order with a cycle report,
 // reachability, and the maximal chains used as sequential groups without a registry.
 import type { IdCompare } from "./order.ts";
 
@@ -118,7 +118,7 @@ export class RelatedSet {
 }
 
 /**
- * Maximal chains (kill §4.9): walk the Kahn order; an unassigned task starts a chain, which
+ * Maximal chains (docs/formats.md#scheduling): walk the Kahn order; an unassigned task starts a chain, which
  * grows while the current task has exactly one successor and that successor exactly one need.
  * `dag` must list its ids in Kahn order.
  */

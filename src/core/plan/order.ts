@@ -1,4 +1,4 @@
-// Id order. schedule.mjs sorts ids by UTF-16 code units ("10" before "2", kill §4.1.1);
+// Id order. schedule.mjs sorts ids by UTF-16 code units ("10" before "2", docs/formats.md#ids);
 // kbz sorts them naturally by default and keeps the original order behind a switch.
 
 export type IdCompare = (a: string, b: string) => number;

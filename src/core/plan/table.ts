@@ -1,4 +1,4 @@
-// PLAN.md's operational parts (kill §2.2, §4.2): the contract revision and the single leaf
+// PLAN.md's operational parts (docs/formats.md#plan): the contract revision and the single leaf
 // dispatch table. Everything else in PLAN.md is prose. Fenced code is ignored.
 import { mayOpenFence } from "../ledger/parse.ts";
 import { isValidId } from "../workspace/ids.ts";
@@ -70,7 +70,7 @@ export function unfencedLines(text: string): Line[] {
 
 /**
  * The single `Contract revision:` line outside fenced code: its digits, or null with the line to
- * blame. Shared with receipts, which bind the revision into their fingerprint (kill §6.2.3).
+ * blame. Shared with receipts, which bind the revision into their fingerprint (docs/formats.md#fixes).
  */
 export function contractRevision(lines: readonly Line[]): { digits: string | null; line: number | null } {
   const found = lines.filter((l) => l.text.startsWith("Contract revision:"));

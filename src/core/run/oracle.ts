@@ -1,8 +1,8 @@
-// The runtime oracle: every input an approval binds (unlazy §3.1.7, §4). Its JSON key
+// The runtime oracle: every input an approval binds (docs/formats.md#approvals). Its JSON key
 // order is part of the signature, so existing approval records keep matching.
 import { sha256Hex } from "../ledger/digest.ts";
 import { MAX_OUTPUT_BYTES } from "../ledger/evidence.ts";
-import type { SandboxProfile } from "./sandbox.ts";
+import type { SandboxProfile } from "../../io/run/sandbox.ts";
 
 export const REGEX_TIMEOUT_MS = 250;
 export const REGEX_STARTUP_TIMEOUT_MS = 5000;

@@ -1,4 +1,4 @@
-// The next allocation (kill §4.5-4.10): readiness, leases, slots, greedy choice in id order,
+// The next allocation (docs/formats.md#scheduling): readiness, leases, slots, greedy choice in id order,
 // continuations, promotions and review triggers. Pure: snapshot in, advice out.
 import { chains, Dag, RelatedSet } from "../plan/graph.ts";
 import type { PlanRow } from "../plan/table.ts";
@@ -57,7 +57,7 @@ export interface Deferred {
   needs?: string[];
 }
 
-/** The spec's result object (kill §3.1), keys in emitted order. */
+/** The spec's result object (docs/formats.md#next-output), keys in emitted order. */
 export interface Advice {
   schema: 1;
   snapshot: string;
@@ -72,7 +72,7 @@ export interface Advice {
   active: string[];
   blocked: Partial<Record<BlockReason, number>>;
   attention: Attention[];
-  /** Only with a STRUCTURE.json registry (kill §3.1): the turn and the pending worker reports. */
+  /** Only with a STRUCTURE.json registry (docs/formats.md#next-output): the turn and the pending worker reports. */
   handoffs?: { turn: number; pending: PendingHandoff[] };
   structure?: {
     deferred: Deferred[];
@@ -128,7 +128,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     explainAttention.push({ ...a, ...(leases ? { leases } : {}), tasks });
   };
 
-  // §4.6 step 1: per row, in id order.
+  // docs/formats.md#scheduling: per row, in id order.
   for (const r of rows) {
     const gates = facts(r.id).gates;
     if (r.state === "ABANDONED" || gates.includes("abandoned")) attend({ leaf: r.id, reason: "handoff" }, [r.id]);
@@ -139,7 +139,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     if (r.needs.some((n) => !verified(n))) attend({ leaf: r.id, reason: "verified-before-dependency" }, [r.id, ...r.needs.filter((n) => !verified(n))]);
   }
 
-  // §4.5 attempts, and §4.6 step 2.
+  // docs/formats.md#scheduling attempts, and docs/formats.md#scheduling.
   const attempts = new Map<string, Attempt[]>(rows.map((r) => [r.id, []]));
   const bare = (leaf: string, wave: string): string => {
     const id = leaf.startsWith("leaf-") ? leaf.slice(5) : null;
@@ -173,7 +173,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     return best;
   };
 
-  // §4.6 step 3 and §4.7: leases.
+  // docs/formats.md#scheduling and docs/formats.md#scheduling: leases.
   const leased = new Set<string>();
   const leaseIndex = new GlobIndex<LeaseView>();
   const foreign: LeaseView[] = [];
@@ -197,14 +197,14 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     if (l.globs.length !== owns.size || l.globs.some((g) => !owns.has(g))) attend({ leaf: id, reason: "lease-ownership-mismatch" }, [id], [leaseName(l)]);
   }
 
-  // §4.9 groups and predecessors (no structure registry).
+  // docs/formats.md#scheduling groups and predecessors (no structure registry).
   const needsOf = (id: string) => row(id).needs;
   const succOf = (id: string) => plan.successors.get(id)!;
   const dag = new Dag(plan.order, needsOf);
   const groups = snap.structure ? snap.structure.groups : chains(dag);
   const predecessor = snap.structure ? registryPredecessors(groups, plan.order, dag, verified) : chainPredecessors(groups);
 
-  // §4.8 selection: scan U_t in id order (or the policy's order); the first failing test is the reason.
+  // docs/formats.md#scheduling selection: scan U_t in id order (or the policy's order); the first failing test is the reason.
   const paths = opts.policy === "critical-path" ? remainingPaths(plan.order, succOf, (id) => facts(id).estimate ?? 1, verified) : null;
   const scan = paths ? byRemaining(rows, paths) : rows;
   const available = Math.max(0, snap.slots - active.length);
@@ -355,7 +355,7 @@ function registryPredecessors(groups: string[][], order: string[], dag: Dag, ver
   return predecessor;
 }
 
-/** The applied or resumed report on this task with the highest resolvedTurn (kill §4.9). */
+/** The applied or resumed report on this task with the highest resolvedTurn (docs/formats.md#scheduling). */
 function retiringReport(id: string, reports: Report[]): Report | null {
   let best: Report | null = null;
   for (const r of reports) {
@@ -418,7 +418,7 @@ export function describeAttention(a: Attention): string {
 }
 
 /**
- * `orchestrated` iff some pair of tasks (any state) is independent (kill §4.9). Consecutive
+ * `orchestrated` iff some pair of tasks (any state) is independent (docs/formats.md#scheduling). Consecutive
  * tasks of a topological order without a direct edge are never on one path, so they are tried
  * first; only if all of those conflict are other pairs searched.
  */

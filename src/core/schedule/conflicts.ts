@@ -1,4 +1,4 @@
-// Bernstein's conditions on declared access (kill §4.4). Two tasks conflict when one's file
+// Bernstein's conditions on declared access (docs/formats.md#scheduling-conflicts). Two tasks conflict when one's file
 // writes overlap the other's writes or reads, or one's resource writes meet the other's
 // resource reads or writes. Shared reads never conflict. Globs are compared case-folded with
 // the one overlap test, `globsOverlap`.

@@ -12,7 +12,7 @@ import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { hasDuplicates, parsePlan, withLeafStates } from "../plan/table.ts";
 import { VerificationError, verificationText } from "../receipts/errors.ts";
-import type { Store } from "../receipts/store.ts";
+import type { Store } from "../../io/receipts/store.ts";
 import { structureModel } from "../structure/build.ts";
 import { StructureError } from "../structure/model.ts";
 import { verifyStructure } from "../structure/verify.ts";
@@ -184,7 +184,7 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   return { scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
 }
 
-/** With a registry, the independent checker must pass before any advice (kill §4.10 step 9). */
+/** With a registry, the independent checker must pass before any advice (docs/formats.md#scheduling-consistency). */
 function registryView(inputs: ScopeInputs): RegistryView {
   let verdict;
   let model;

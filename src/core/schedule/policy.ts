@@ -1,5 +1,5 @@
 // Allocation policies (issue 19): the order in which `adviseNext` offers the ready tasks to the
-// original's greedy selection. `id-order` is the original's (kill §4.8: stable id order).
+// original's greedy selection. `id-order` is the original's (docs/formats.md#scheduling: stable id order).
 // `critical-path` offers first the task with the longest remaining path to the end of the plan,
 // each task weighted by its ACCESS.json `estimate` (1 when absent), ties in id order. Only the
 // order changes: every selection rule (readiness, leases, active and selected conflicts,

@@ -11,13 +11,13 @@ import type { Report } from "../structure/model.ts";
 export interface TaskFacts {
   access: AccessSets; // writes = the ledger OWNS (equal to PLAN Owns)
   gates: GateState[]; // every gate of gates/leaf-<id>.md
-  /** VERIFIED rows with a receipt: the receipt audit's reason when not current (kill §4.14.5), else null. */
+  /** VERIFIED rows with a receipt: the receipt audit's reason when not current (docs/formats.md#receipts), else null. */
   verification?: string | null;
   /** ACCESS.json's optional per-leaf estimate (positive; absent = 1), for the critical-path policy. */
   estimate?: number;
 }
 
-/** What the advice reads of a dispatch wave (kill §2.4); leaves are `leaf-<id>`. */
+/** What the advice reads of a dispatch wave (docs/formats.md#dispatch); leaves are `leaf-<id>`. */
 export type WaveView = Pick<Wave, "id" | "state" | "leaves" | "started" | "returned">;
 
 
@@ -29,8 +29,8 @@ export interface NextSnapshot {
   tasks: Map<string, TaskFacts>;
   waves: WaveView[]; // dispatch.json order
   leases: LeaseView[]; // every lease of every scope, sorted by file name
-  fingerprint: string; // sha256 of the inputs read (kill §4.10 step 12)
-  /** STRUCTURE.json's groups, reports and turn when the registry exists (kill §4.9, §4.13). */
+  fingerprint: string; // sha256 of the inputs read (docs/formats.md#scheduling-consistency)
+  /** STRUCTURE.json's groups, reports and turn when the registry exists (docs/formats.md#scheduling, docs/formats.md#handoff). */
   structure?: RegistryView;
 }
 

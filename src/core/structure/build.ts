@@ -50,7 +50,7 @@ export function scopeLedgers(inputs: ScopeInputs, message = "invalid scope ledge
   return target.files.map((f) => path.relative(dir, f).split(path.sep).join("/")).sort(cmp);
 }
 
-/** Access validation (kill §4.11.2) with the spec's messages; used for ACCESS.json and children. */
+/** Access validation (docs/formats.md#access) with the spec's messages; used for ACCESS.json and children. */
 export function validateAccess(entry: unknown): AccessDecl {
   if (!isObject(entry) || entry.complete !== true) fail("complete access declaration required");
   const lists: string[][] = [];
@@ -223,7 +223,7 @@ function canonicalIds(ids: string[]): string {
   return JSON.stringify(sortIds(ids));
 }
 
-/** The registry synthesized before the first apply (kill §4.11.1 step 8). */
+/** The registry synthesized before the first apply (docs/formats.md#structure-events). */
 export function initialRegistry(rows: TaskRow[], integrations: Integration[]): Registry {
   const meta = emptyRegistry();
   meta.initial = sortIds(rows.map((r) => r.id));

@@ -1,4 +1,4 @@
-// Worker handoff helpers (kill §2.7, §4.5, §4.13): execution attempts, which reports retire
+// Worker handoff helpers (docs/formats.md#structure-reports, docs/formats.md#scheduling, docs/formats.md#handoff): execution attempts, which reports retire
 // them, the activity accounting, and checkpoint validation. Shared by the loader, the planner
 // and the checker, like the original's lib/handoff.
 import type { GateState } from "../ledger/state.ts";
@@ -43,7 +43,7 @@ export function liveAttempts(task: string, attempts: Map<string, Attempt[]>, rep
   return (attempts.get(task) ?? []).filter((a) => retiredBy(a, reports) === null);
 }
 
-/** Active(v) (kill §4.5): IN-FLIGHT, or an unretired attempt unreturned or returned while not VERIFIED. */
+/** Active(v) (docs/formats.md#scheduling): IN-FLIGHT, or an unretired attempt unreturned or returned while not VERIFIED. */
 export function activeTasks(rows: readonly Pick<TaskRow, "id" | "state">[], waves: WaveRecord[], reports: readonly Report[]): string[] {
   const attempts = attemptsOf(waves);
   return rows
@@ -51,7 +51,7 @@ export function activeTasks(rows: readonly Pick<TaskRow, "id" | "state">[], wave
     .map((r) => r.id);
 }
 
-/** Conservative containment (kill §4.1.6): `**`, equality, or a wildcard-free `dir/**` prefix. */
+/** Conservative containment (docs/formats.md#ids): `**`, equality, or a wildcard-free `dir/**` prefix. */
 export function contains(pattern: string, value: string): boolean {
   const p = pattern.toLowerCase();
   const v = value.toLowerCase();
@@ -69,7 +69,7 @@ function uniqueStrings(v: unknown, min: number): v is string[] {
 }
 
 /**
- * A checkpoint against a parent ledger's gates and ownership (kill §2.7): completed ∪ remaining
+ * A checkpoint against a parent ledger's gates and ownership (docs/formats.md#structure-reports): completed ∪ remaining
  * partitions the gate ids exactly, completed gates are met, artifacts are literal owned paths.
  */
 export function validateCheckpoint(cp: unknown, gateIds: string[], states: Record<string, GateState>, owns: string[]): Checkpoint {

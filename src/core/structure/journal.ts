@@ -1,7 +1,7 @@
-// STRUCTURE.pending.json (kill §2.9): the before- and after-image of every target, the inputs
+// STRUCTURE.pending.json (docs/formats.md#structure-journal): the before- and after-image of every target, the inputs
 // observed while planning, and a digest over all of it. Any safe `gates/<name>.md` is a valid
 // name, so an extra ledger such as gates/notes.md can no longer strand a journal (fixes kill
-// §6.2 #19).
+// docs/formats.md#fixes).
 import { isValidId } from "../workspace/ids.ts";
 import { canonical, fail, hashOf, isObject, type Checkpoint } from "./model.ts";
 import { type LeaseView } from "../dispatch/lease-record.ts";
@@ -43,7 +43,7 @@ export function renderJournal(j: Journal): string {
   return JSON.stringify(j, null, 2) + "\n";
 }
 
-/** Parse and validate a journal's text (kill §4.11.5 recovery step 2). */
+/** Parse and validate a journal's text (docs/formats.md#structure-events). */
 export function parseJournal(text: string): Journal {
   let v: unknown;
   try {

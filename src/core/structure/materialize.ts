@@ -1,4 +1,4 @@
-// Materialization (kill §4.11.4): the new text of every file an event writes. PLAN.md keeps its
+// Materialization (docs/formats.md#structure-events): the new text of every file an event writes. PLAN.md keeps its
 // prose and fenced examples; only the revision, the inventory revision cells, the leaf table
 // body and the managed topology block change. Everything is self-checked before any write.
 import { parseLedger } from "../ledger/parse.ts";
@@ -76,7 +76,7 @@ export function renderAccess(revision: number, rows: TaskRow[]): string {
   return JSON.stringify({ schema: 1, contractRevision: revision, leaves }, null, 2) + "\n";
 }
 
-/** Root GATES.md demoted, with the reserved S_STRUCTURE gate appended when absent (kill §2.11). */
+/** Root GATES.md demoted, with the reserved S_STRUCTURE gate appended when absent (docs/formats.md#structure-gate). */
 export function renderRootGates(text: string, scope: string): string {
   const command = structureCheckCommand(scope);
   const existing = parseLedger(text, "GATES").gates.find((g) => g.id === STRUCTURE_GATE);
@@ -114,7 +114,7 @@ export function materialize(model: Model, calc: Planned): Record<string, string>
   return writes;
 }
 
-/** STRUCTURE.json with its fields in the spec's order (kill §2.6). */
+/** STRUCTURE.json with its fields in the spec's order (docs/formats.md#structure). */
 export function renderRegistry(m: Registry): string {
   const ordered: Registry = {
     schema: 1,

@@ -1,4 +1,4 @@
-// The structure model (kill §2.6-2.9, §4.11.1): plain data shared by the planner, the
+// The structure model (docs/formats.md#structure, docs/formats.md#structure-events): plain data shared by the planner, the
 // materializer and the independent checker, plus the canonical encoding and hash. The
 // checker imports only these types and helpers, never the planner.
 import type { GateState } from "../ledger/state.ts";
@@ -16,7 +16,7 @@ import { KbzError } from "../errors.ts";
  */
 export type WaveRecord = Pick<Wave, "id" | "state" | "leaves"> & { started: Record<string, WaveStart>; returned: Record<string, WaveReturn> };
 
-/** Every structure failure; the message is the spec's (kill Appendix A.2), ≤800 chars on output. */
+/** Every structure failure; the message is the spec's (docs/formats.md#errors), ≤800 chars on output. */
 export class StructureError extends KbzError {
   constructor(message: string, file?: string, line?: number) {
     super(message, { code: "structure", file, line });
@@ -28,7 +28,7 @@ export function fail(message: string, file?: string, line?: number): never {
   throw new StructureError(message, file, line);
 }
 
-/** Structure ids sort by UTF-16 code units (kill §4.1.1): STRUCTURE.json stays byte-compatible. */
+/** Structure ids sort by UTF-16 code units (docs/formats.md#ids): STRUCTURE.json stays byte-compatible. */
 export const cmp = codeUnitCompare;
 
 export function sortIds(ids: Iterable<string>): string[] {
@@ -39,7 +39,7 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Structure canonical JSON (kill §4.1.2): keys sorted by code units, arrays kept in order. */
+/** Structure canonical JSON (docs/formats.md#ids): keys sorted by code units, arrays kept in order. */
 export function canonical(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
@@ -148,7 +148,7 @@ export interface Operation {
   turn: number;
 }
 
-/** STRUCTURE.json (kill §2.6), keys in file order. */
+/** STRUCTURE.json (docs/formats.md#structure), keys in file order. */
 export interface Registry {
   schema: 1;
   initial: string[];
@@ -172,19 +172,19 @@ export interface StructureState {
   leases: LeaseView[];
   meta: Registry;
   registryInitialized: boolean;
-  active: string[]; // the caller's active set (kill §4.5), sorted
-  /** VERIFIED leaf id → receipt issue; present only when loaded with root and scope (kill §4.12.1). */
+  active: string[]; // the caller's active set (docs/formats.md#scheduling), sorted
+  /** VERIFIED leaf id → receipt issue; present only when loaded with root and scope (docs/formats.md#structure-verification). */
   receipts?: Record<string, string>;
 }
 
-/** A loaded scope (kill §4.11.1): the state plus what was read, for snapshots and journals. */
+/** A loaded scope (docs/formats.md#structure-events): the state plus what was read, for snapshots and journals. */
 export interface Model extends StructureState {
   root: string;
   revision: number;
   planText: string;
   accessText: string;
   dispatchText: string | null;
-  files: Record<string, string | null>; // observed inputs (kill §2.9)
+  files: Record<string, string | null>; // observed inputs (docs/formats.md#structure-journal)
   hash: string;
   started: string[];
   declared: string[];
@@ -198,7 +198,7 @@ export const STRUCTURE_TITLE = "All required work remains accounted for, integra
 
 /**
  * The S_STRUCTURE CHECK. It names the binary through PATH and no absolute path, so it survives
- * moving the repository (fixes kill §6.2 #20); `kbz structure check` finds the root by walking up
+ * moving the repository (fixes docs/formats.md#fixes); `kbz structure check` finds the root by walking up
  * from the working directory to the directory that holds `.unlazy/<scope>`.
  */
 export function structureCheckCommand(scope: string): string {

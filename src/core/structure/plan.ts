@@ -1,4 +1,4 @@
-// Planning one structure event (kill §4.11.3): reports, resolutions, expansions, normalization,
+// Planning one structure event (docs/formats.md#structure-events): reports, resolutions, expansions, normalization,
 // regrouping to a fixed point and the registry update. A pure function of the loaded model and
 // the request; the only outside look is the artifact hasher the edge passes in.
 import { parseLedger } from "../ledger/parse.ts";
@@ -227,7 +227,7 @@ class Planner {
     return accepted;
   }
 
-  /** The eligibility of kill §4.13, in the spec's order; returns the source's return time. */
+  /** The eligibility of docs/formats.md#handoff, in the spec's order; returns the source's return time. */
   private handoffBoundary(r: Report, e: Record<string, unknown>): string {
     if (e.stopped !== true || e.reviewed !== true || blank(e.stopEvidence) || blank(e.reviewEvidence)) fail("explicit stop and parent review evidence required");
     const parent = this.rows.get(r.parent);
@@ -347,7 +347,7 @@ class Planner {
     fail("no independent child pair; keep sequential work together");
   }
 
-  /** 9. Planned waves and READY/WAITING. Hand-chosen waves that still respect every need are kept (fixes kill §6.2 #17). */
+  /** 9. Planned waves and READY/WAITING. Hand-chosen waves that still respect every need are kept (fixes docs/formats.md#fixes). */
   normalize(): void {
     const order = this.order();
     for (const id of order) {
@@ -394,7 +394,7 @@ class Planner {
     m.groups = this.groups;
     m.expected = sortIds(m.expected);
     m.requiredEdges = rows.flatMap((r) => r.needs.map((n): [string, string] => [n, r.id]));
-    // Gates added after initialisation are protected from now on (fixes kill §6.2 #18).
+    // Gates added after initialisation are protected from now on (fixes docs/formats.md#fixes).
     for (const r of rows) m.requiredGates[r.id] = union(m.requiredGates[r.id] ?? [], r.gates.map((g) => g.id));
     for (const i of this.model.integrations) {
       const ids = i.gates.map((g) => g.id).filter((g) => !(i.file === "GATES.md" && g === STRUCTURE_GATE));
@@ -436,7 +436,7 @@ function demotedIntegrations(list: Integration[], scope: string): Integration[] 
   });
 }
 
-/** Ancestor sets accumulated along a topological order (kill §4.3). */
+/** Ancestor sets accumulated along a topological order (docs/formats.md#scheduling). */
 function ancestors(ids: string[], needsOf: (id: string) => string[]): Map<string, Set<string>> {
   const anc = new Map<string, Set<string>>();
   const visit = (id: string, stack: Set<string>): Set<string> => {
@@ -457,7 +457,7 @@ function ancestors(ids: string[], needsOf: (id: string) => string[]): Map<string
   return anc;
 }
 
-/** Bernstein conflict (kill §4.4): the scheduler's predicate, with OWNS as the writes. */
+/** Bernstein conflict (docs/formats.md#scheduling-conflicts): the scheduler's predicate, with OWNS as the writes. */
 function conflicting(a: TaskRow, b: TaskRow): boolean {
   return conflicts({ writes: a.owns, ...a.access }, { writes: b.owns, ...b.access });
 }

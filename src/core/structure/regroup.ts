@@ -1,4 +1,4 @@
-// Regrouping to a fixed point (kill §4.11.3 step 10), the planner's one speed trick (issue 19).
+// Regrouping to a fixed point (docs/formats.md#structure-events), the planner's one speed trick (issue 19).
 //
 // The rule: list the groups sorted by their joined members; scan the pairs in that order
 // (first group, then second); merge the first mergeable pair; re-sort; repeat until no pair

@@ -1,4 +1,4 @@
-// The independent transition checker (kill §4.12.2): the after-state must verify, and nothing
+// The independent transition checker (docs/formats.md#structure-verification): the after-state must verify, and nothing
 // from the before-state may be lost or changed unsafely. Part of the checker: no planner imports.
 import { attemptsOf, retiredBy } from "./handoff.ts";
 import { canonical, type Report, type StructureState } from "./model.ts";

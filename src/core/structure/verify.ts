@@ -1,4 +1,4 @@
-// The independent structure checker (kill §4.12.1). Written apart from the planner: it never
+// The independent structure checker (docs/formats.md#structure-verification). Written apart from the planner: it never
 // imports plan.ts, recomputes reachability by breadth-first search over successors, has its
 // own independence predicate, and trusts no planner verdict. Hard shape errors throw; every
 // other finding is a residual issue {code, id}; PASS iff none.

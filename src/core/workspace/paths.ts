@@ -1,4 +1,4 @@
-// OWNS globs: normalisation and the conservative overlap test (unlazy §5.4).
+// OWNS globs: normalisation and the conservative overlap test (docs/formats.md#leases).
 // Leases, the scheduler and the dashboard all decide overlap with `globsOverlap`.
 
 export type GlobResult = { ok: true; glob: string } | { ok: false; error: string };

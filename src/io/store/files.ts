@@ -4,10 +4,10 @@
 // .unlazy/<scope>/session, leaf states are PLAN.md's State column. The files are read by
 // io/read.ts (the one reader). Reads are lazy: a view reads a
 // file only when asked, so a command that never looks at leases never lists the locks directory.
-import { claimLease, releaseLeases, removeInvalidLeases } from "../../core/dispatch/leases.ts";
-import { bindSession, readSessionFile } from "../../core/dispatch/session.ts";
-import { appendStatus, statusLogPath } from "../../core/dispatch/statuslog.ts";
-import { commitDispatch } from "../../core/dispatch/transition.ts";
+import { claimLease, releaseLeases, removeInvalidLeases } from "../dispatch/leases.ts";
+import { bindSession, readSessionFile } from "../dispatch/session.ts";
+import { appendStatus, statusLogPath } from "../dispatch/statuslog.ts";
+import { commitDispatch } from "../dispatch/transition.ts";
 import { loadDispatch, readDispatchText, readLeaseRecords, readStatusLog } from "../read.ts";
 import type { CoordinationView, Store } from "./port.ts";
 

@@ -6,12 +6,12 @@
 import * as fs from "node:fs";
 import { KbzError } from "../../core/errors.ts";
 import { readLeaseRecords } from "../read.ts";
-import { bindSession, readSessionFile } from "../../core/dispatch/session.ts";
-import { appendStatus, statusLogPath } from "../../core/dispatch/statuslog.ts";
+import { bindSession, readSessionFile } from "../dispatch/session.ts";
+import { appendStatus, statusLogPath } from "../dispatch/statuslog.ts";
 import { dispatchPath, DispatchStateError, serializeDispatch, parseDispatch } from "../../core/dispatch/waves.ts";
 import { loadDispatch } from "../read.ts";
-import { writeAtomic } from "../../core/workspace/fs.ts";
-import { withFileLock } from "../../core/workspace/lock.ts";
+import { writeAtomic } from "../fs.ts";
+import { withFileLock } from "../lock.ts";
 import type { CoordinatorConfig } from "./config.ts";
 import { filesView } from "./files.ts";
 import { prefixEnd, rangeKvs, type Op } from "./etcd/client.ts";

@@ -3,9 +3,9 @@
 // ./files.ts) and an etcd v3 cluster (./etcd/store.ts). Readers take a `CoordinationView` (one
 // consistent read, synchronous to use); writers call the `Store`. Nothing else knows which
 // adapter is in use: `coordination(root)` (./active.ts) hands readers the installed view.
-import type { ClaimResult } from "../../core/dispatch/leases.ts";
+import type { ClaimResult } from "../dispatch/leases.ts";
 import type { InvalidLease, Lease, LeaseRecord } from "../../core/dispatch/lease-record.ts";
-import type { CommitOptions, CommittedTransition } from "../../core/dispatch/transition.ts";
+import type { CommitOptions, CommittedTransition } from "../dispatch/transition.ts";
 import type { DispatchAction } from "../../core/dispatch/waves.ts";
 import type { LoadedDispatch } from "../read.ts";
 import type { RowState } from "../../core/plan/table.ts";

@@ -2,7 +2,7 @@
 // approval binds shown in full (CHECK, EXPECT, resolved CWD, shell, PATH). `a` approves and
 // runs the selected one, `d` declines it for this session (nothing runs).
 import { Box, Text } from "ink";
-import { cwdShown, type CheckTask } from "../../core/check/plan.ts";
+import { cwdShown, type CheckTask } from "../../io/check/plan.ts";
 import { useUi } from "../context.tsx";
 import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
 import { splitPane } from "../layout.ts";

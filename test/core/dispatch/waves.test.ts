@@ -24,7 +24,7 @@ const lifecycle: DispatchAction[] = [
   { kind: "return", wave: "w1", leaf: "leaf-2" },
 ];
 
-// The golden dispatch.json from golden-transcripts C2, byte for byte in field order.
+// The golden dispatch.json unlazy 2.1 wrote, byte for byte in field order (docs/formats.md#dispatch).
 const GOLDEN = {
   schema: 1,
   waves: {
@@ -398,7 +398,7 @@ describe("loading dispatch.json safely", () => {
     fs.mkdirSync(path.join(root, ".unlazy/api"), { recursive: true });
     const writer = spawn(path.join(REPO, "node_modules/.bin/bun"), [
       "-e",
-      `import { commitDispatch } from ${JSON.stringify(path.join(REPO, "src/core/dispatch/transition.ts"))};
+      `import { commitDispatch } from ${JSON.stringify(path.join(REPO, "src/io/dispatch/transition.ts"))};
        for (let i = 0; i < 60; i++) await commitDispatch(${JSON.stringify(root)}, "api", { kind: "open", wave: "w" + i, leaves: ["a"] });`,
     ]);
     let exited = false;

@@ -44,7 +44,8 @@ describe("ACCESS.json", () => {
   });
 
   test("entries must attest completeness and declare every array", () => {
-    expect(message(() => accessEntry("1", entry({ complete: "yes" })))).toBe("ACCESS.json: declare complete access information for 1");
+    // issue 20.3: the message names the field and what is expected.
+    expect(message(() => accessEntry("1", entry({ complete: "yes" })))).toBe('ACCESS.json: declare complete access information for 1 (leaves["1"].complete: expected true, your statement that its reads and resources are all listed)');
     expect(message(() => accessEntry("1", { complete: true, resourceReads: [], resourceWrites: [] }))).toBe(
       "ACCESS.json: 1 reads must be an array of nonblank strings",
     );

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { ApprovalStore, recordName } from "../../../src/core/run/approval.ts";
+import { ApprovalStore, recordName } from "../../../src/io/run/approval.ts";
 import { oracleSignature, runtimeOracle } from "../../../src/core/run/oracle.ts";
 import { tempDir } from "../../helpers/kbz.ts";
 import { privateApprovalDir } from "../../helpers/approvals.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { oracleSignature, runtimeOracle } from "../../../src/core/run/oracle.ts";
-import { recordName } from "../../../src/core/run/approval.ts";
+import { recordName } from "../../../src/io/run/approval.ts";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const base = { check: "echo ok", expect: "ok", cwd: "/repo/packages/api", shell: "/bin/bash", timeoutMs: 120000, path: "/usr/bin:/bin", platform: "darwin" };

@@ -1,4 +1,4 @@
-// kill §4.10 steps 11-12: every input of `kbz next` must be unchanged once the whole scope is
+// docs/formats.md#scheduling-consistency: every input of `kbz next` must be unchanged once the whole scope is
 // read. The leaf reads skip their own after-read lstat; this pass is what catches a change.
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";

@@ -105,7 +105,7 @@ function ancestors(s: NextSnapshot, id: string): Set<string> {
   return out;
 }
 
-/** The checks kill §4.8 makes of a launch set, written out independently of advise.ts. */
+/** The checks docs/formats.md#scheduling makes of a launch set, written out independently of advise.ts. */
 function violations(s: NextSnapshot, launch: string[], active: string[], attention: number): string[] {
   const acc = (id: string) => s.tasks.get(id)!.access;
   const row = (id: string) => s.plan.byId.get(id)!;

@@ -1,4 +1,4 @@
-// Property test: on thousands of random scopes the advice obeys kill §4.8 exactly.
+// Property test: on thousands of random scopes the advice obeys docs/formats.md#scheduling exactly.
 import { describe, expect, test } from "bun:test";
 import type { RowState } from "../../../src/core/plan/table.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";

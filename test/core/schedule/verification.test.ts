@@ -1,10 +1,10 @@
-// The scheduler's receipt attention (kill §4.6 step 1, §4.14.5) through the same audit as
-// `kbz verify`, on plain data and in a real scope (kill §5.4 test 14).
+// The scheduler's receipt attention (docs/formats.md#scheduling, docs/formats.md#receipts) through the same audit as
+// `kbz verify`, on plain data and in a real scope (docs/formats.md#scheduling test 14).
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { idCompare } from "../../../src/core/plan/order.ts";
-import { verifyRun } from "../../../src/core/receipts/run.ts";
+import { verifyRun } from "../../../src/io/receipts/run.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/io/schedule.ts";
 import { privateApprovalDir } from "../../helpers/approvals.ts";

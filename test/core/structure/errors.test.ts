@@ -1,11 +1,11 @@
-// The rest of kill Appendix A.2: preconditions, request shapes, registry shapes the checker
+// The rest of docs/formats.md#errors: preconditions, request shapes, registry shapes the checker
 // refuses, and journals whose content (with a valid digest) is not a journal kbz would write.
 import { describe, expect, test } from "bun:test";
-import { applyStructure, recoverStructure } from "../../../src/core/structure/apply.ts";
+import { applyStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
 import { buildJournal } from "../../../src/core/structure/journal.ts";
-import { loadStructure } from "../../../src/io/structure.ts";
+import { loadStructure } from "../../../src/io/structure/model.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
-import { checkStructure } from "../../../src/core/structure/oracle.ts";
+import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { hashTree } from "../../helpers/kbz.ts";
 import { proposal, runningScope } from "./handoff-scenario.ts";
 import { applyError, child, errorOf, lease, makeScope, readScope, refinement, request, SCOPE, setState, writeDispatch, writeScope } from "./scope.ts";

@@ -3,8 +3,8 @@
 // further retry must change nothing (T(T(S)) = T(S)).
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import { applyStructure, recoverStructure } from "../../../src/core/structure/apply.ts";
-import { loadStructure } from "../../../src/io/structure.ts";
+import { applyStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
+import { loadStructure } from "../../../src/io/structure/model.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/io/schedule.ts";

@@ -1,8 +1,8 @@
-// The handoff timeline of kill §4.13 on disk: A runs in wave w1 as host-w1-A, its worker reports
+// The handoff timeline of docs/formats.md#handoff on disk: A runs in wave w1 as host-w1-A, its worker reports
 // that A should split (turn 1), A returns and its lease is released, then the driver accepts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { applyStructure } from "../../../src/core/structure/apply.ts";
+import { applyStructure } from "../../../src/io/structure/apply.ts";
 import { child, ledgerText, makeScope, refinement, request, textHash, writeDispatch, type TaskSpec } from "./scope.ts";
 
 export const ARTIFACT = "src/A/notes.txt";

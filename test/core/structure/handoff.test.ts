@@ -1,4 +1,4 @@
-// kill §5.3 handoff behaviours: a worker's split report, stop and return, lease release, review,
+// docs/formats.md#scheduling handoff behaviours: a worker's split report, stop and return, lease release, review,
 // and accept / resume / reject in a later logical turn.
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
@@ -6,10 +6,10 @@ import * as path from "node:path";
 import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/io/schedule.ts";
-import { applyStructure, recoverStructure } from "../../../src/core/structure/apply.ts";
-import { loadStructure } from "../../../src/io/structure.ts";
+import { applyStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
+import { loadStructure } from "../../../src/io/structure/model.ts";
 import { clone, StructureError } from "../../../src/core/structure/model.ts";
-import { checkStructure } from "../../../src/core/structure/oracle.ts";
+import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { verifyTransition } from "../../../src/core/structure/transition.ts";
 import { verifyStructure } from "../../../src/core/structure/verify.ts";
 import { hashTree } from "../../helpers/kbz.ts";

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { applyStructure, recoverStructure } from "../../../src/core/structure/apply.ts";
+import { applyStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
 import { child, makeScope, refinement, request, SCOPE, type TaskSpec } from "./scope.ts";
 
 const tasks: TaskSpec[] = [{ id: "A" }, { id: "B", needs: ["A"] }];

@@ -2,10 +2,10 @@
 // acyclic group graph, every task in exactly one group, no gate lost, and the independent
 // check agreeing with the planner's own verdict after every event.
 import { describe, expect, test } from "bun:test";
-import { applyStructure, planStructure } from "../../../src/core/structure/apply.ts";
-import { loadStructure } from "../../../src/io/structure.ts";
+import { applyStructure, planStructure } from "../../../src/io/structure/apply.ts";
+import { loadStructure } from "../../../src/io/structure/model.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
-import { checkStructure } from "../../../src/core/structure/oracle.ts";
+import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { verifyStructure } from "../../../src/core/structure/verify.ts";
 import { child, makeScope, refinement, request, revisionOf, SCOPE, verify, type TaskSpec } from "./scope.ts";
 

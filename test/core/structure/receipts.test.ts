@@ -1,11 +1,11 @@
 // The structure checker audits VERIFIED leaves' receipts when it reads with root and scope
-// (kill §4.12.1 `verification-<reason>`), so a stale receipt fails the check and blocks events.
+// (docs/formats.md#structure-verification `verification-<reason>`), so a stale receipt fails the check and blocks events.
 import { describe, expect, test } from "bun:test";
 import * as path from "node:path";
-import { verifyRun } from "../../../src/core/receipts/run.ts";
-import { applyStructure, planStructure } from "../../../src/core/structure/apply.ts";
-import { checkStructure } from "../../../src/core/structure/oracle.ts";
-import { loadStructure } from "../../../src/io/structure.ts";
+import { verifyRun } from "../../../src/io/receipts/run.ts";
+import { applyStructure, planStructure } from "../../../src/io/structure/apply.ts";
+import { checkStructure } from "../../../src/io/structure/oracle.ts";
+import { loadStructure } from "../../../src/io/structure/model.ts";
 import { privateApprovalDir } from "../../helpers/approvals.ts";
 import { writeTree } from "../../helpers/kbz.ts";
 import { makeScope, request, SCOPE } from "./scope.ts";

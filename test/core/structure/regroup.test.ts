@@ -1,8 +1,8 @@
-// kill §5.2 #31: every forward DAG on 4 nodes with every valid completion subset. An empty event
+// docs/formats.md#scheduling: every forward DAG on 4 nodes with every valid completion subset. An empty event
 // passes the transition check, a second empty event is a fixed point, and the groups equal the
 // spec's literal greedy algorithm (full quotient acyclicity test, restart after every merge).
 import { describe, expect, test } from "bun:test";
-import { loadStructure } from "../../../src/io/structure.ts";
+import { loadStructure } from "../../../src/io/structure/model.ts";
 import { clone, type Model } from "../../../src/core/structure/model.ts";
 import { calculateStructure, sortGroups, type Planned } from "../../../src/core/structure/plan.ts";
 import { verifyTransition } from "../../../src/core/structure/transition.ts";
@@ -37,7 +37,7 @@ function acyclic(groups: string[][], needs: Map<string, string[]>): boolean {
   return queue.length === groups.length;
 }
 
-/** The spec's pseudo-code, literally (kill §4.11.3 step 10). */
+/** The spec's pseudo-code, literally (docs/formats.md#structure-events). */
 function reference(groups: string[][], needs: Map<string, string[]>, verified: Set<string>): string[][] {
   const anc = (x: string): Set<string> => new Set((needs.get(x) ?? []).flatMap((n) => [n, ...anc(n)]));
   const comparable = (x: string, y: string) => anc(x).has(y) || anc(y).has(x);

@@ -1,12 +1,12 @@
-// Issue 19: the checker's residual count follows the original's counting (kill §4.12.1): a
+// Issue 19: the checker's residual count follows the original's counting (docs/formats.md#structure-verification): a
 // conflicting launched pair is reported in both orders; under --final the remaining leases,
 // the active workers and the unfinished waves are one issue each, however many there are.
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import { applyStructure } from "../../../src/core/structure/apply.ts";
-import { loadStructure } from "../../../src/io/structure.ts";
+import { applyStructure } from "../../../src/io/structure/apply.ts";
+import { loadStructure } from "../../../src/io/structure/model.ts";
 import { clone } from "../../../src/core/structure/model.ts";
-import { checkStructure } from "../../../src/core/structure/oracle.ts";
+import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { verifyStructure } from "../../../src/core/structure/verify.ts";
 import { child, lease, makeScope, readScope, refinement, request, SCOPE, setState, verify, writeDispatch, writeScope } from "./scope.ts";
 

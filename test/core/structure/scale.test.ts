@@ -4,9 +4,9 @@
 // same again for a split of the last leaf.
 import { afterAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import { applyStructure, planStructure } from "../../../src/core/structure/apply.ts";
+import { applyStructure, planStructure } from "../../../src/io/structure/apply.ts";
 import { canonical, sha } from "../../../src/core/structure/model.ts";
-import { checkStructure } from "../../../src/core/structure/oracle.ts";
+import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { generatedScope } from "./generated.ts";
 import { child, readScope, refinement, request, SCOPE } from "./scope.ts";
 

@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { leaseFileName } from "../../../src/core/dispatch/lease-record.ts";
-import { applyStructure } from "../../../src/core/structure/apply.ts";
+import { applyStructure } from "../../../src/io/structure/apply.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { sha256Hex } from "../../../src/core/util/hash.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";

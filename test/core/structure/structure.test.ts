@@ -1,17 +1,17 @@
-// kill §5.2 structure behaviours, through the core: planning, applying, the checker, the
-// transition checker, selection checks, journals and recovery, and the §6.2 fixes.
+// docs/formats.md#scheduling structure behaviours, through the core: planning, applying, the checker, the
+// transition checker, selection checks, journals and recovery, and the docs/formats.md#fixes fixes.
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/io/schedule.ts";
-import { applyStructure, planStructure, recoverStructure } from "../../../src/core/structure/apply.ts";
-import { assertStable, loadStructure } from "../../../src/io/structure.ts";
+import { applyStructure, planStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
+import { assertStable, loadStructure } from "../../../src/io/structure/model.ts";
 import { clone, StructureError } from "../../../src/core/structure/model.ts";
-import { checkStructure } from "../../../src/core/structure/oracle.ts";
+import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { calculateStructure } from "../../../src/core/structure/plan.ts";
-import { artifactHasher } from "../../../src/core/structure/recover.ts";
+import { artifactHasher } from "../../../src/io/structure/recover.ts";
 import { verifyTransition } from "../../../src/core/structure/transition.ts";
 import { verifyStructure } from "../../../src/core/structure/verify.ts";
 import { hashTree } from "../../helpers/kbz.ts";

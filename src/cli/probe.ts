@@ -1,0 +1,52 @@
+// `kbz check --probe` and `kbz lint --probe`: run the vacuity probe (core/check/probe.ts) and
+// print one line per passed gate, then a verdict; --json prints the one envelope.
+import { runProbes, probeLine, type ProbeResult } from "../io/check/probe.ts";
+import { DEFAULT_TIMEOUT_S } from "../io/check/run.ts";
+import { envelope, report, type ExitCode } from "./envelope.ts";
+import { out } from "./output.ts";
+
+export interface ProbeArgs {
+  root: string;
+  files: string[];
+  scope: string | null;
+  approve: boolean;
+  timeoutS?: number;
+  shell?: string;
+  cwd?: string;
+  asJson: boolean;
+}
+
+export function probeVerdict(res: ProbeResult): string {
+  const count = (v: string) => res.items.filter((i) => i.verdict === v).length;
+  const vacuous = count("vacuous");
+  const pending = count("approval-required");
+  const parts = [`${count("observes")} observe`, `${count("nothing-hidden")} not probed`];
+  if (pending) parts.push(`${pending} need approval`);
+  return vacuous > 0 ? `VACUOUS: ${vacuous} (${parts.join(", ")})` : pending > 0 ? `PROBE INCOMPLETE (${parts.join(", ")})` : `PROBE OK (${parts.join(", ")})`;
+}
+
+export async function runProbeVerb(a: ProbeArgs): Promise<ExitCode> {
+  const res = await runProbes({
+    root: a.root,
+    files: a.files,
+    scope: a.scope,
+    approve: a.approve,
+    timeoutS: a.timeoutS ?? DEFAULT_TIMEOUT_S,
+    shell: a.shell,
+    cwd: a.cwd,
+    env: process.env,
+  });
+  const root = res.snapshot.target.root;
+  const items = res.items.map((i) => ({
+    qid: i.qid,
+    verdict: i.verdict,
+    hiddenFrom: i.hiddenFrom,
+    hidden: i.hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)),
+    ...(i.recorded ? { approvalRecorded: i.recorded } : {}),
+  }));
+  const verdict = probeVerdict(res);
+  return report(a.asJson, envelope(verdict.split(/[: ]/)[0]!.toLowerCase(), res.exit, { probes: items }), () => {
+    for (const i of res.items) out(probeLine(i, root));
+    out(verdict);
+  });
+}

@@ -1,0 +1,157 @@
+// The pending list (docs/formats.md#check-run, docs/formats.md#approvals): which gates run, where, and under
+// which exact runtime oracle.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { UsageError } from "../../core/errors.ts";
+import type { Gate } from "../../core/ledger/model.ts";
+import { isRunnable } from "../../core/ledger/model.ts";
+import { gateDigest } from "../../core/ledger/digest.ts";
+import type { GateState } from "../../core/ledger/state.ts";
+import type { Snapshot } from "../../core/snapshot.ts";
+import { oracleSignature, runtimeOracle, type RuntimeOracle } from "../../core/run/oracle.ts";
+import type { Env, PathFacts } from "../run/shell.ts";
+import { resolveBwrap, sandboxProfile, type SandboxProfile } from "../run/sandbox.ts";
+import type { LedgerSandbox } from "../../core/ledger/model.ts";
+
+export interface RunSettings {
+  shell: string; // resolved
+  path: PathFacts;
+  timeoutMs: number;
+  /** `--cwd` resolved against the root, when given. */
+  cwd: string | null;
+  sandbox: SandboxSettings;
+}
+
+/** What decides the sandbox: `--sandbox` or the repository setting, and each ledger's SANDBOX. */
+export interface SandboxSettings {
+  /** Every ledger runs sandboxed (`--sandbox`, or `.kbz/settings.json` says so). */
+  all: boolean;
+  /** Writable paths from the repository setting, with where each was declared. */
+  writable: { path: string; origin: string }[];
+  root: string;
+  env: Env;
+}
+
+const profiles = new WeakMap<SandboxSettings, Map<string, SandboxProfile | null>>();
+
+/** The sandbox profile a ledger's CHECKs run under, or null for none (memoised per ledger). */
+export function sandboxFor(settings: RunSettings, file: string, ledger: LedgerSandbox | null): SandboxProfile | null {
+  const s = settings.sandbox;
+  let byFile = profiles.get(s);
+  if (!byFile) profiles.set(s, (byFile = new Map()));
+  if (byFile.has(file)) return byFile.get(file)!;
+  let profile: SandboxProfile | null = null;
+  if (s.all || ledger) {
+    const writable = [...s.writable, ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` }))];
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root");
+  }
+  byFile.set(file, profile);
+  return profile;
+}
+
+export interface CheckTask {
+  index: number;
+  qid: string;
+  file: string;
+  gate: Gate;
+  /** The CWD as written (lexical); `oracle.cwd` is its real path, where the CHECK runs. */
+  cwd: string;
+  oracle: RuntimeOracle;
+  signature: string;
+  digest: string;
+  startState: GateState;
+}
+
+/** The CWD as written, and its real path when they differ (the approval binds the real one). */
+export function cwdShown(t: Pick<CheckTask, "cwd" | "oracle">): string {
+  return t.cwd === t.oracle.cwd ? t.cwd : `${t.cwd} (real path ${t.oracle.cwd})`;
+}
+
+/**
+ * The folder holding the `.unlazy` that contains `file`'s `.unlazy/<scope>/` directory, or null
+ * when the ledger is not inside a scope. Lexical: the path as named, after resolving `..`.
+ */
+export function scopeLedgerRoot(file: string): string | null {
+  const parts = path.resolve(file).split(path.sep);
+  // .unlazy/<scope>/<...>/<ledger>: at least a scope folder and a file name after `.unlazy`.
+  for (let i = parts.length - 3; i >= 0; i--) {
+    if (parts[i] === ".unlazy") return parts.slice(0, i).join(path.sep) || path.sep;
+  }
+  return null;
+}
+
+/**
+ * The one CHECK directory rule (every runner and the dashboard use it): `--cwd` when given;
+ * else a ledger inside `.unlazy/<scope>/` runs from the repository root (the folder holding
+ * `.unlazy`), however it was named; else an explicit ledger runs from its own folder (unlazy's
+ * rule) and a discovered one from the root. A relative `CWD:` resolves against this base.
+ */
+export function baseDir(snap: Snapshot, file: string, settings: RunSettings): string {
+  if (settings.cwd) return settings.cwd;
+  if (snap.target.mode !== "explicit") return snap.target.root;
+  return scopeLedgerRoot(file) ?? path.dirname(file);
+}
+
+/** A gate's CWD as written, resolved lexically: what evidence records and people read. */
+export function gateCwd(base: string, gate: Gate): string {
+  return gate.cwd ? path.resolve(base, gate.cwd) : base;
+}
+
+/**
+ * The place a CWD names: its real path, which the approval binds and the CHECK runs in, so a
+ * retargeted link needs a new approval (issue 15). A missing directory keeps its lexical path
+ * (pendingTasks refuses it before anything runs).
+ */
+export function realCwd(cwd: string): string {
+  try {
+    return fs.realpathSync(cwd);
+  } catch {
+    return cwd;
+  }
+}
+
+export function oracleFor(base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
+  return runtimeOracle({
+    sandbox,
+    check: gate.check ?? "",
+    expect: gate.expect ?? "",
+    cwd: realCwd(gateCwd(base, gate)),
+    shell: settings.shell,
+    timeoutMs: settings.timeoutMs,
+    path: settings.path.value,
+  });
+}
+
+/** Runnable, non-abandoned gates: the unmet ones, or all of them with reverify. */
+export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: boolean): CheckTask[] {
+  const tasks: CheckTask[] = [];
+  const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
+  for (const v of snap.gates) {
+    if (v.state === "abandoned" || !isRunnable(v.gate)) continue;
+    if (!reverify && v.state === "met") continue;
+    const base = baseDir(snap, v.file, settings);
+    const oracle = oracleFor(base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null));
+    tasks.push({
+      index: tasks.length,
+      qid: v.qid,
+      file: v.file,
+      gate: v.gate,
+      cwd: gateCwd(base, v.gate),
+      oracle,
+      signature: oracleSignature(oracle),
+      digest: gateDigest(v.gate)!,
+      startState: v.state,
+    });
+  }
+  // Every CWD is checked before anything executes.
+  for (const t of tasks) {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(t.cwd);
+    } catch {
+      throw new UsageError(`gate ${t.qid} CWD does not exist: ${t.cwd}`);
+    }
+    if (!st.isDirectory()) throw new UsageError(`gate ${t.qid} CWD is not a directory: ${t.cwd}`);
+  }
+  return tasks;
+}

@@ -1,0 +1,145 @@
+// The vacuity probe (issue 18; unlazy issue 13): re-run a passed gate's CHECK once more in the
+// sandbox with the gate's deliverable hidden. A CHECK that still passes without the thing it is
+// about is VACUOUS. What is hidden: the gate's INPUTS, else the ledger's OWNS paths, else (a
+// solo ledger) the files that differ from git HEAD. Files are replaced by an empty file,
+// directories by an empty directory. The probe's oracle is the gate's oracle with the hidden
+// paths in its sandbox profile, so it needs its own approval; it never writes evidence, only a
+// probe record in kbz's side store that status, lint, next and the Stop hook read.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { FileProblemsError } from "../../core/errors.ts";
+import { expandInputs } from "../inputs/expand.ts";
+import { isRunnable, type Gate, type Ledger } from "../../core/ledger/model.ts";
+import { gateDigest } from "../../core/ledger/digest.ts";
+import { executeCheck, type RunOutcome } from "../run/execute.ts";
+import { oracleSignature, type RuntimeOracle } from "../../core/run/oracle.ts";
+import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
+import { resolveBwrap, sandboxProfile } from "../run/sandbox.ts";
+import type { Snapshot } from "../../core/snapshot.ts";
+import { snapshotForRequest } from "../read.ts";
+import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "./plan.ts";
+import { runSettings, type CheckRequest } from "./run.ts";
+import { recordProbes, type ProbeRecord } from "./probeStore.ts";
+
+export type ProbeVerdict = "vacuous" | "observes" | "nothing-hidden" | "approval-required" | "not-run";
+
+export interface ProbeItem {
+  qid: string;
+  file: string;
+  gate: Gate;
+  cwd: string;
+  oracle: RuntimeOracle | null;
+  hidden: string[]; // real paths
+  hiddenFrom: "INPUTS" | "OWNS" | "git" | "none";
+  verdict: ProbeVerdict;
+  recorded: string | null; // approval record written now
+  outcome: RunOutcome | null;
+}
+
+export interface ProbeResult {
+  snapshot: Snapshot;
+  items: ProbeItem[];
+  exit: 0 | 1 | 2;
+}
+
+const SKIP = (rel: string) => rel.startsWith(".kbz/") || rel.startsWith(".unlazy/") || rel === ".git" || rel.startsWith(".git/");
+
+/** Files that differ from git HEAD under `root` (changed, staged or untracked), root-relative. */
+export function filesChangedFromHead(root: string): string[] {
+  const run = (args: string[]) => spawnSync("git", ["-C", root, ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const changed = run(["diff", "--name-only", "-z", "--relative", "HEAD"]);
+  const untracked = run(["ls-files", "-z", "--others", "--exclude-standard"]);
+  if (changed.status !== 0 && untracked.status !== 0) return [];
+  const names = new Set([...(changed.stdout ?? "").split("\0"), ...(untracked.stdout ?? "").split("\0")].filter(Boolean));
+  return [...names].filter((n) => !SKIP(n) && fs.existsSync(path.join(root, n))).sort();
+}
+
+/** What the probe hides for one gate, as real paths, and where that list came from. */
+export function deliverableOf(root: string, ledgerFiles: Set<string>, ledger: Ledger, gate: Gate, cwd: string): { hidden: string[]; from: ProbeItem["hiddenFrom"] } {
+  const real = (base: string, rels: string[]) => rels.map((r) => realCwd(path.join(base, r))).filter((p) => !ledgerFiles.has(p));
+  if (gate.inputs) return { hidden: real(cwd, expandInputs(cwd, gate.inputs).files), from: "INPUTS" };
+  if (ledger.owns.length > 0) return { hidden: real(root, expandInputs(root, ledger.owns).files), from: "OWNS" };
+  const git = real(root, filesChangedFromHead(root));
+  return git.length > 0 ? { hidden: git, from: "git" } : { hidden: [], from: "none" };
+}
+
+export interface ProbeRequest extends Omit<CheckRequest, "reverify" | "jobs" | "observer" | "sandbox"> {
+  observer?: { item?(item: ProbeItem): void };
+}
+
+export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
+  const snap = snapshotForRequest(req);
+  if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
+  const root = snap.target.root;
+  const settings: RunSettings = runSettings({ ...req, sandbox: true }, root);
+  const storeDir = approvalDirFor(req.env);
+  assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
+  const store = new ApprovalStore(storeDir, root);
+  const bwrap = resolveBwrap(req.env);
+  const only = req.only ? new Set(req.only) : null;
+  const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger!]));
+  const ledgerFiles = new Set(snap.ledgers.map((l) => realCwd(l.file)));
+  const items: ProbeItem[] = [];
+  const records = new Map<string, Record<string, ProbeRecord>>();
+  for (const v of snap.gates) {
+    if (v.state !== "met" || !isRunnable(v.gate) || (only && !only.has(v.qid))) continue;
+    const ledger = ledgers.get(v.file)!;
+    const base = baseDir(snap, v.file, settings);
+    const cwd = gateCwd(base, v.gate);
+    const { hidden, from } = deliverableOf(root, ledgerFiles, ledger, v.gate, realCwd(cwd));
+    const item: ProbeItem = { qid: v.qid, file: v.file, gate: v.gate, cwd, oracle: null, hidden, hiddenFrom: from, verdict: "nothing-hidden", recorded: null, outcome: null };
+    items.push(item);
+    if (hidden.length === 0) {
+      req.observer?.item?.(item);
+      continue;
+    }
+    const writable = (ledger.sandbox?.writable ?? []).map((w) => ({ path: w, origin: v.file })).concat(settings.sandbox.writable);
+    const profile = { ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root"), hidden };
+    const oracle = oracleFor(base, v.gate, settings, profile);
+    item.oracle = oracle;
+    if (!store.isApproved(v.file, v.gate.id, oracle)) {
+      if (!req.approve) {
+        item.verdict = "approval-required";
+        req.observer?.item?.(item);
+        continue;
+      }
+      item.recorded = await store.record(v.file, v.gate.id, oracle);
+    }
+    const outcome = await executeCheck({
+      shell: settings.shell,
+      check: v.gate.check!,
+      expect: { text: v.gate.expect!, regex: v.gate.expectRegex },
+      cwd: oracle.cwd,
+      env: req.env,
+      timeoutMs: settings.timeoutMs,
+      sandbox: profile,
+    });
+    item.outcome = outcome;
+    item.verdict = outcome.ok ? "vacuous" : "observes";
+    const rec: ProbeRecord = { definition: gateDigest(v.gate)!, evidence: v.gate.evidence ?? "", verdict: item.verdict, hidden, signature: oracleSignature(oracle) };
+    (records.get(v.file) ?? records.set(v.file, {}).get(v.file)!)[v.gate.id] = rec;
+    req.observer?.item?.(item);
+  }
+  for (const [file, recs] of records) await recordProbes(root, file, recs);
+  const exit = items.some((i) => i.verdict === "vacuous" || i.verdict === "approval-required") ? 1 : 0;
+  return { snapshot: snap, items, exit };
+}
+
+/** One line per probed gate, for a terminal (what was hidden, so a person can judge). */
+export function probeLine(item: ProbeItem, root: string): string {
+  const shown = item.hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+  const list = shown.length > 5 ? `${shown.slice(0, 5).join(", ")}, +${shown.length - 5} more` : shown.join(", ");
+  switch (item.verdict) {
+    case "vacuous":
+      return `  VACUOUS ${item.qid}: passed with its deliverable hidden (${item.hiddenFrom}: ${list})`;
+    case "observes":
+      return `  OBSERVES ${item.qid}: failed with its deliverable hidden (${item.hiddenFrom}: ${list})`;
+    case "nothing-hidden":
+      return `  NOT PROBED ${item.qid}: no deliverable to hide (declare INPUTS: or OWNS:, or commit the rest to git)`;
+    case "approval-required":
+      return `  APPROVAL REQUIRED ${item.qid} (probe, cwd ${cwdShown({ cwd: item.cwd, oracle: item.oracle! })}): hides ${list}; re-run with --probe --approve`;
+    default:
+      return `  NOT RUN ${item.qid}`;
+  }
+}

@@ -1,0 +1,318 @@
+// `runChecks`: the whole checker as one in-process call (docs/formats.md#check-run):
+// approvals, the rolling run, ordered writeback, re-load and the reduction. The CLI
+// prints its result; receipts call it with the same approvals and evidence rules.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { FileProblemsError, UsageError, type FileProblem } from "../../core/errors.ts";
+import { automaticEvidence } from "../../core/ledger/evidence.ts";
+import type { Reduction } from "../../core/ledger/state.ts";
+import { statusReport } from "../../core/report.ts";
+import { dispatchProblems, type Snapshot } from "../../core/snapshot.ts";
+import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../read.ts";
+import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside, type StoredApproval } from "../run/approval.ts";
+import { nearMissLines } from "../../core/run/differ.ts";
+import { executeCheck, type RunOutcome } from "../run/execute.ts";
+import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
+import { saveLastRun } from "./lastrun.ts";
+import { readRepoSettings } from "./settings.ts";
+import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
+import { isInside } from "../../core/workspace/inside.ts";
+import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
+import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
+import { runRolling } from "../../core/check/pool.ts";
+import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
+import { describe } from "../../core/errors.ts";
+
+export const DEFAULT_TIMEOUT_S = 120;
+
+export interface CheckRequest extends TargetRequest {
+  reverify: boolean;
+  approve: boolean;
+  jobs: number; // 1..64
+  timeoutS: number; // 1..86400
+  shell?: string;
+  cwd?: string;
+  env: Env;
+  observer?: CheckObserver;
+  /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
+  only?: string[];
+  /** `--sandbox`: every CHECK under the sandbox (the repository setting and SANDBOX: lines add to it). */
+  sandbox?: boolean;
+}
+
+export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
+
+export interface ApprovalItem {
+  task: CheckTask;
+  status: ApprovalStatus;
+  record: string | null; // path of a record written now
+  problem: string | null; // "could not validate/record approval for <qid>: <msg>"
+  /** For an unapproved oracle: how the nearest approval of the same ledger and gate differs. */
+  differs?: string[];
+}
+
+export interface RunReport {
+  task: CheckTask;
+  outcome: RunOutcome;
+  writeback: WritebackStatus | "failed";
+  writeError: string | null;
+}
+
+/** Live events for a printer; every field is optional. */
+export interface CheckObserver {
+  /** The ledgers as loaded, before anything else (warnings are shown from here). */
+  loaded?(snapshot: Snapshot): void;
+  approval?(item: ApprovalItem): void;
+  willRun?(tasks: CheckTask[]): void;
+  started?(task: CheckTask): void;
+  finished?(task: CheckTask, outcome: RunOutcome): void;
+}
+
+export interface CheckResult {
+  snapshot: Snapshot; // re-loaded after writeback
+  settings: RunSettings;
+  approvals: ApprovalItem[]; // every pending task in order, approved or not
+  runs: RunReport[]; // in task order
+  extras: string[]; // reverify-not-run and discarded stale results still reading met
+  reduction: Reduction;
+  note: string; // ", reran: …" with reverify
+  infraFailures: number;
+  problems: FileProblem[]; // a ledger that became invalid during the run
+  exit: 0 | 1 | 2;
+}
+
+export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">, root: string): RunSettings {
+  const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
+  let cwd: string | null = null;
+  if (req.cwd !== undefined) {
+    cwd = path.resolve(root, req.cwd);
+    let ok = false;
+    try {
+      ok = fs.statSync(cwd).isDirectory();
+    } catch {}
+    if (!ok) throw new UsageError(`--cwd is not an existing directory: ${cwd}`);
+  }
+  const repo = readRepoSettings(root);
+  const sandbox = { all: !!req.sandbox || repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env: req.env };
+  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox };
+}
+
+/** For an unapproved oracle: how the nearest approval of the same ledger and gate differs (issue 20.8). */
+function nearMiss(store: ApprovalStore, cache: { all: StoredApproval[] | null }, task: CheckTask, root: string): string[] {
+  try {
+    cache.all ??= store.list();
+  } catch {
+    return [];
+  }
+  const file = path.resolve(task.file);
+  const same = cache.all.flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
+  return nearMissLines(file, same, task.oracle, root);
+}
+
+async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
+  const items: ApprovalItem[] = [];
+  const cache: { all: StoredApproval[] | null } = { all: null };
+  for (const task of tasks) {
+    let item: ApprovalItem;
+    try {
+      if (store.isApproved(task.file, task.gate.id, task.oracle)) item = { task, status: "approved", record: null, problem: null };
+      else if (!approve) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
+      else {
+        try {
+          item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle), problem: null };
+        } catch (e) {
+          item = { task, status: "failed", record: null, problem: `could not record approval for ${task.qid}: ${describe(e)}` };
+        }
+      }
+    } catch (e) {
+      if (!(e instanceof ApprovalStoreError)) throw e;
+      item = { task, status: "failed", record: null, problem: `could not validate approval for ${task.qid}: ${e.located()}` };
+    }
+    items.push(item);
+    observer?.approval?.(item);
+  }
+  return items;
+}
+
+function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings): string {
+  return automaticEvidence({
+    digest: task.digest,
+    outputSha256: outcome.outputSha256,
+    outputBytes: outcome.bytes,
+    shell: settings.shell,
+    cwd: task.cwd,
+    pathFingerprint: settings.path.fingerprint,
+  });
+}
+
+/**
+ * kbz check writes evidence, so every ledger it targets must be inside the root: an explicit
+ * ledger elsewhere can be read with `kbz status` but is never written (issue 15).
+ */
+function assertLedgersInside(snap: Snapshot): void {
+  const root = snap.target.root;
+  for (const l of snap.ledgers) {
+    let real = l.file;
+    try {
+      real = fs.realpathSync(l.file);
+    } catch {}
+    if (!isInside(root, real)) {
+      throw new UsageError(
+        `${l.file}: ledger is outside the root ${root}; kbz check writes only inside the root. Read it with kbz status, or run kbz check --root <its repository>`,
+      );
+    }
+  }
+}
+
+/** A CHECK that invokes kbz itself as a command (at its start or after `;`, `&&`, `||`, `|`, `(`). */
+export function asksKbz(check: string): boolean {
+  return /(^|[;&|(]\s*)kbz\s/.test(check.trim());
+}
+
+/** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
+function refusedOutcome(message: string): RunOutcome {
+  return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)", outputTail: "" };
+}
+
+export async function runChecks(req: CheckRequest): Promise<CheckResult> {
+  const first = snapshotForRequest(req);
+  req.observer?.loaded?.(first);
+  if (first.problems.length > 0) throw new FileProblemsError(first.problems);
+  const invalidDispatch = dispatchProblems(first);
+  if (invalidDispatch.length > 0) throw new FileProblemsError(invalidDispatch);
+  const root = first.target.root;
+  assertLedgersInside(first);
+  const settings = runSettings(req, root);
+  const storeDir = approvalDirFor(req.env);
+  assertStoreOutside(storeDir, [root, path.resolve(req.root ?? process.cwd())]);
+  const store = new ApprovalStore(storeDir, root);
+
+  const only = req.only ? new Set(req.only) : null;
+  const tasks = pendingTasks(first, settings, req.reverify).filter((t) => !only || only.has(t.qid));
+  // The recursion guard decides before approvals: a refused gate runs nothing, so needs none.
+  const chain = inheritedChain(req.env);
+  const refusals = new Map<string, string>();
+  for (const t of tasks) {
+    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root);
+    if (refusal) refusals.set(t.qid, refusal);
+  }
+  const refused = new Set(refusals.keys());
+  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer, root);
+  const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
+  const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
+  req.observer?.willRun?.(runnable);
+
+  /** Run one batch of allowed (or refused) tasks and write each ledger's results back. */
+  const observed = new Map<string, Record<string, string>>();
+  const runBatch = async (batch: CheckTask[]): Promise<RunReport[]> => {
+    const outcomes = await runRolling(batch, req.jobs, async (task) => {
+      req.observer?.started?.(task);
+      const key = chainKey(task.file, task.gate.id);
+      const refusal = refusals.get(task.qid);
+      const outcome = refusal
+        ? refusedOutcome(refusal)
+        : await executeCheck({
+            shell: settings.shell,
+            check: task.gate.check!,
+            expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
+            cwd: task.oracle.cwd,
+            env: childEnv(req.env, chain, key),
+            timeoutMs: settings.timeoutMs,
+            sandbox: task.oracle.sandbox ?? null,
+          });
+      // What the pass observed, digested as soon as it ends (recorded after writeback).
+      if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(task.oracle.cwd, task.gate.inputs));
+      req.observer?.finished?.(task, outcome);
+      // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
+      saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
+      return outcome;
+    });
+
+    const constrained = first.target.mode !== "explicit";
+    const runs: RunReport[] = batch.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
+    // Tasks come in ledger order, so each ledger's results are one contiguous run.
+    for (let start = 0; start < runs.length; ) {
+      let end = start;
+      while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
+      const group = runs.slice(start, end).filter((r) => !refused.has(r.task.qid));
+      start = end;
+      if (group.length === 0) continue;
+      const file = group[0]!.task.file;
+      const base = baseDir(first, file, settings);
+      try {
+        const statuses = await writeBack({
+          root,
+          file,
+          constrained,
+          oracleFor: (g) => oracleFor(base, g, settings, group[0]!.task.oracle.sandbox ?? null),
+          reverify: req.reverify,
+          items: group.map(({ task, outcome }) => ({
+            gateId: task.gate.id,
+            digest: task.digest,
+            signature: task.signature,
+            ok: outcome.ok,
+            evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
+            startState: task.startState,
+          })),
+        });
+        group.forEach((r, i) => (r.writeback = statuses[i]!));
+        const records: Record<string, InputRecord> = {};
+        for (const r of group) {
+          const files = observed.get(r.task.qid);
+          if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+          const evidence = evidenceFor(r.task, r.outcome, settings);
+          records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
+        }
+        await recordInputs(root, file, records);
+      } catch (e) {
+        if (!(e instanceof WritebackError)) throw e;
+        for (const r of group) {
+          r.writeback = "failed";
+          r.writeError = `cannot update ${file}: ${e.located()}`;
+        }
+      }
+    }
+    return runs;
+  };
+  // Gates whose CHECK asks kbz about other gates (a node gate over its children, S_STRUCTURE)
+  // run after the others were written back, one at a time in ledger order, so each sees the
+  // results of this run (S_STRUCTURE comes last in the root ledger and sees the node gates).
+  const runs: RunReport[] = [];
+  const independent = runnable.filter((t) => !asksKbz(t.gate.check ?? ""));
+  const last = (t: CheckTask) => (t.gate.id === "S_STRUCTURE" ? 1 : 0);
+  const dependent = runnable.filter((t) => asksKbz(t.gate.check ?? "")).sort((a, b) => last(a) - last(b));
+  for (const batch of [independent, ...dependent.map((t) => [t])]) {
+    if (batch.length > 0) runs.push(...(await runBatch(batch)));
+  }
+  runs.sort((x, y) => x.task.index - y.task.index);
+
+  const snapshot = loadSnapshot(first.target);
+  const stateOf = new Map(snapshot.gates.map((g) => [g.qid, g.state]));
+  const ran = new Set(runs.map((r) => r.task.qid));
+  const extras: string[] = [];
+  if (req.reverify) {
+    for (const t of tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
+  }
+  for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
+  // A refused gate was not checked here: it never counts as met in this run.
+  for (const qid of refused) if (stateOf.get(qid) === "met") extras.push(`${qid} (recursion refused)`);
+  // The status reduction folds the scope's dispatch waves in (docs/formats.md#check-run).
+  const { reduction } = statusReport(snapshot, { extras });
+  const problems = [...snapshot.problems, ...dispatchProblems(snapshot)];
+  const reverified = runs.filter((r) => r.task.startState === "met" && r.writeback !== "stale").length;
+  const note = req.reverify ? `, reran: ${runs.length}, previously met reverified: ${reverified}` : "";
+  const infraFailures = approvals.filter((a) => a.status === "failed").length;
+  const broken = problems.length > 0 || runs.some((r) => r.writeback === "failed") || infraFailures > 0;
+  return {
+    snapshot,
+    settings,
+    approvals,
+    runs,
+    extras,
+    reduction,
+    note,
+    infraFailures,
+    problems,
+    exit: broken ? 2 : reduction.verdict === "all-met" ? 0 : 1,
+  };
+}

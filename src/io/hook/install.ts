@@ -1,0 +1,240 @@
+// The hook installer for every host (docs/formats.md#hook-install, issue 21): add, repair or remove kbz's one
+// stop-time handler and never anything else. Other handlers, groups and keys survive byte-for-byte
+// in meaning; a linked, special or malformed file, or a shape the host would not accept, is
+// refused before anything is written. Where each host looks and what it accepts: targets.ts.
+import * as path from "node:path";
+import { ReadError } from "../../core/errors.ts";
+import { readStable } from "../read.ts";
+import { ensureRealDir, writeAtomic } from "../fs.ts";
+import { KbzError } from "../../core/errors.ts";
+import type { HostTarget } from "../../core/hook/targets.ts";
+
+export { HOOK_TIMEOUT } from "../../core/hook/targets.ts";
+export const MARKER = "--unlazy-hook-v2";
+const LEGACY_MARKER = "--unlazy";
+const MAX_SETTINGS_BYTES = 8 * 1024 * 1024;
+
+/** POSIX single-quote quoting: the word survives `sh -c`, `bash -c` and `$SHELL -lc` unchanged. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9@%_+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command string a host runs: program, its leading words, the agent, the marker, the scope. */
+export function hookCommand(words: string[], host: string, scope: string | null): string {
+  return [...words, "--agent", host, MARKER, ...(scope ? ["--scope", scope] : [])].map(shellQuote).join(" ");
+}
+
+/** The words of a POSIX command string as `sh` would split it, for the quoting we write (and plain words). */
+export function shellWords(command: string): string[] {
+  const words: string[] = [];
+  let cur = "";
+  let inWord = false;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      if (end < 0) return [...words, cur + command.slice(i + 1)];
+      cur += command.slice(i + 1, end);
+      i = end;
+      inWord = true;
+    } else if (c === '"') {
+      const end = command.indexOf('"', i + 1);
+      if (end < 0) return [...words, cur + command.slice(i + 1)];
+      cur += command.slice(i + 1, end).replace(/\\(["\\$`])/g, "$1");
+      i = end;
+      inWord = true;
+    } else if (c === "\\" && i + 1 < command.length) {
+      cur += command[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(cur);
+      cur = "";
+      inWord = false;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(cur);
+  return words;
+}
+
+export class SettingsRefusal extends KbzError {
+  constructor(message: string, file?: string, hint = "fix the settings file by hand, then run the command again") {
+    super(message, { code: "settings-refused", file, hint });
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
+
+function isObject(v: unknown): v is JsonObject {
+  return !!v && typeof v === "object" && !Array.isArray(v);
+}
+
+/** The shape we can edit without guessing, and that the host itself would accept; else why not. */
+export function shapeProblem(settings: unknown, t: HostTarget): string | null {
+  if (!isObject(settings)) return "the root is not a JSON object";
+  if (t.rootKeys) {
+    const extra = Object.keys(settings).filter((k) => !t.rootKeys!.includes(k));
+    if (extra.length) return `unknown root key ${JSON.stringify(extra[0])} (${t.host} accepts only ${t.rootKeys.join(" and ")})`;
+  }
+  for (const [k, v] of Object.entries(t.rootFixed)) {
+    if (settings[k] !== undefined && settings[k] !== v) return `${k} is ${JSON.stringify(settings[k])}, not ${v}`;
+  }
+  if (settings.hooks === undefined) return null;
+  if (!isObject(settings.hooks)) return "hooks is not an object";
+  const list = settings.hooks[t.event];
+  if (list === undefined) return null;
+  if (!Array.isArray(list)) return `hooks.${t.event} is not an array`;
+  for (let i = 0; i < list.length; i++) {
+    const group = list[i];
+    if (!t.grouped) {
+      if (!isObject(group)) return `hooks.${t.event}[${i}] is not an object`;
+      continue;
+    }
+    if (!isObject(group) || !Array.isArray(group.hooks)) return `hooks.${t.event}[${i}] is not an object with a hooks array`;
+    for (let j = 0; j < group.hooks.length; j++) {
+      if (!isObject(group.hooks[j])) return `hooks.${t.event}[${i}].hooks[${j}] is not an object`;
+    }
+  }
+  return null;
+}
+
+function unquote(token: string): string {
+  return token.replace(/^["']+|["']+$/g, "");
+}
+
+/**
+ * Ownership of a handler. The marker decides; a foreign `--unlazy-*` option never is ours;
+ * unmarked legacy installs are recognised by their stop-hook path. Substrings alone never
+ * imply ownership: `--unlazy-helper` or a path inside a longer word does not count.
+ */
+export function isOurs(handler: JsonObject, ownPaths: string[]): boolean {
+  if (typeof handler.command !== "string") return false;
+  const args = Array.isArray(handler.args) ? handler.args.filter((a): a is string => typeof a === "string") : [];
+  const tokens = [...handler.command.split(/\s+/), ...args.flatMap((a) => a.split(/\s+/))].filter((t) => t !== "").map(unquote);
+  if (tokens.some((t) => t.startsWith("--unlazy-") && t !== MARKER)) return false;
+  if (tokens.includes(MARKER)) return true;
+  const text = [handler.command, ...args].join(" ").replace(/\\/g, "/");
+  if (ownPaths.some((p) => p !== "" && text.includes(p.replace(/\\/g, "/")))) return true;
+  if (text.includes("/.claude/skills/unlazy/scripts/stop-hook.mjs")) return true;
+  return tokens.includes(LEGACY_MARKER) && tokens.some((t) => /(^|\/)scripts\/stop-hook\.mjs$/.test(t.replace(/\\/g, "/")));
+}
+
+function sameObject(a: JsonObject, b: JsonObject): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+/** Our handlers in a parsed file, with where they sit (group and handler index, as Codex keys trust). */
+export function findOurs(settings: JsonObject, t: HostTarget, ownPaths: string[]): { handler: JsonObject; group: number; index: number }[] {
+  const hooks = isObject(settings.hooks) ? settings.hooks : {};
+  const list = Array.isArray(hooks[t.event]) ? (hooks[t.event] as JsonObject[]) : [];
+  const found: { handler: JsonObject; group: number; index: number }[] = [];
+  list.forEach((g, gi) => {
+    if (!isObject(g)) return;
+    if (!t.grouped) {
+      if (isOurs(g, ownPaths)) found.push({ handler: g, group: gi, index: 0 });
+      return;
+    }
+    if (Array.isArray(g.hooks)) g.hooks.forEach((h, hi) => isObject(h) && isOurs(h, ownPaths) && found.push({ handler: h, group: gi, index: hi }));
+  });
+  return found;
+}
+
+export type InstallPlan =
+  | { kind: "unchanged"; why: "already-installed" | "nothing-to-remove" }
+  | { kind: "write"; settings: JsonObject; removed: number };
+
+/** The edit, as data: remove every handler of ours, then (unless uninstalling) append one. */
+export function planSettings(settings: JsonObject, t: HostTarget, want: JsonObject | null, ownPaths: string[]): InstallPlan {
+  const hooks = isObject(settings.hooks) ? settings.hooks : {};
+  const list = Array.isArray(hooks[t.event]) ? (hooks[t.event] as JsonObject[]) : [];
+  const ours: JsonObject[] = [];
+  const kept: JsonObject[] = [];
+  for (const group of list) {
+    if (!t.grouped) {
+      if (isOurs(group, ownPaths)) ours.push(group);
+      else kept.push(group);
+      continue;
+    }
+    const handlers = group.hooks as JsonObject[];
+    const rest = handlers.filter((h) => !isOurs(h, ownPaths));
+    ours.push(...handlers.filter((h) => isOurs(h, ownPaths)));
+    if (rest.length === handlers.length) kept.push(group);
+    else if (rest.length > 0) kept.push({ ...group, hooks: rest });
+  }
+  if (want === null) {
+    if (ours.length === 0) return { kind: "unchanged", why: "nothing-to-remove" };
+    const nextHooks: JsonObject = { ...hooks };
+    if (kept.length > 0) nextHooks[t.event] = kept;
+    else delete nextHooks[t.event];
+    const next: JsonObject = { ...settings, hooks: nextHooks };
+    if (Object.keys(nextHooks).length === 0) delete next.hooks;
+    return { kind: "write", settings: next, removed: ours.length };
+  }
+  if (ours.length === 1 && sameObject(ours[0]!, want)) return { kind: "unchanged", why: "already-installed" };
+  const entry: JsonObject = t.grouped ? { hooks: [{ ...want }] } : { ...want };
+  return {
+    kind: "write",
+    settings: { ...t.rootFixed, ...settings, hooks: { ...hooks, [t.event]: [...kept, entry] } },
+    removed: ours.length,
+  };
+}
+
+export interface InstallRequest {
+  file: string;
+  target: HostTarget;
+  handler: JsonObject | null; // null: uninstall
+  ownPaths: string[];
+}
+
+export interface InstallOutcome {
+  target: string;
+  result: "installed" | "already-installed" | "removed" | "nothing-to-remove";
+  removed: number;
+  backup: string | null;
+}
+
+/** Read and check a host's file; `null` when it does not exist. Throws SettingsRefusal. */
+export function readSettings(file: string, t: HostTarget): { bytes: Buffer; settings: JsonObject } | null {
+  let bytes: Buffer;
+  try {
+    bytes = readStable(file, { label: "settings file", maxBytes: MAX_SETTINGS_BYTES });
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return null;
+    throw new SettingsRefusal((e as Error).message);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    throw new SettingsRefusal("the file is not valid JSON");
+  }
+  const problem = shapeProblem(parsed, t);
+  if (problem) throw new SettingsRefusal(problem);
+  return { bytes, settings: parsed as JsonObject };
+}
+
+/** Read, plan, back up and write. Throws SettingsRefusal (nothing written) or a write error. */
+export function installSettings(req: InstallRequest): InstallOutcome {
+  const existing = readSettings(req.file, req.target);
+  const plan = planSettings(existing?.settings ?? {}, req.target, req.handler, req.ownPaths);
+  const base = { target: req.file, backup: null };
+  if (plan.kind === "unchanged") return { ...base, result: plan.why, removed: 0 };
+  // Re-read just before writing: a file swapped or edited meanwhile is not overwritten.
+  const again = readSettings(req.file, req.target);
+  if ((existing === null) !== (again === null) || (existing && again && !existing.bytes.equals(again.bytes))) {
+    throw new SettingsRefusal("the file changed while it was being updated; run the command again");
+  }
+  let backup: string | null = null;
+  if (existing) {
+    backup = `${req.file}.unlazy.bak`;
+    writeAtomic(backup, existing.bytes, { mode: 0o600 });
+  } else {
+    ensureRealDir(path.dirname(req.file), undefined, 0o755);
+  }
+  writeAtomic(req.file, JSON.stringify(plan.settings, null, 2) + "\n", { mode: 0o600 });
+  return { ...base, backup, result: req.handler ? "installed" : "removed", removed: plan.removed };
+}

@@ -1,0 +1,58 @@
+// The reuse rule (docs/formats.md#receipts) and the scheduler's view of it (docs/formats.md#receipts). Read-only: no
+// execution, no approval, no writes. Reasons are checked in the spec's order; the first wins.
+import { sha256Hex } from "../../core/util/hash.ts";
+import { computeContext, type ContextOptions, type Policy } from "./context.ts";
+import { readLedger } from "./ledger.ts";
+import { ledgerKey } from "./paths.ts";
+import { readStore, receiptOf, type Store } from "./store.ts";
+
+export type ReceiptReason =
+  | "missing-receipt"
+  | "unfinished-verification"
+  | "fresh-observation-required"
+  | "changed-policy"
+  | "changed-ledger-or-evidence"
+  | "changed-inputs-or-verifier";
+
+export type Inspection = { current: true; key: string } | { current: false; reason: ReceiptReason; key: string };
+
+export interface AuditOptions extends ContextOptions {
+  store?: Store; // already read (the scheduler reads it once)
+  expectedPolicy?: Policy; // `run` insists on its own policy; `audit` accepts any closed one
+}
+
+/** Plain JSON, insertion order: the policy's key order is part of its identity (docs/formats.md#ids). */
+export const samePolicy = (a: Policy, b: Policy) => JSON.stringify(a) === JSON.stringify(b);
+
+export function inspectReceipt(root: string, file: string, opts: AuditOptions): Inspection {
+  const key = ledgerKey(root, file);
+  const stale = (reason: ReceiptReason): Inspection => ({ current: false, reason, key });
+  const receipt = receiptOf(opts.store ?? readStore(root), key);
+  if (!receipt) return stale("missing-receipt");
+  if (receipt.status !== "accepted") return stale("unfinished-verification");
+  if (receipt.policy.closed !== true) return stale("fresh-observation-required");
+  if (opts.expectedPolicy && !samePolicy(opts.expectedPolicy, receipt.policy)) return stale("changed-policy");
+  const led = readLedger(root, file);
+  if (!led.met || sha256Hex(led.text) !== receipt.ledgerHash) return stale("changed-ledger-or-evidence");
+  if (computeContext(root, led, receipt.policy, opts).value !== receipt.context) return stale("changed-inputs-or-verifier");
+  return { current: true, key };
+}
+
+/**
+ * What the scheduler (and a scoped status) reports for a ledger: nothing without a receipt
+ * (scopes that never opted in are unaffected); for a non-closed acceptance only the ledger
+ * check; otherwise the reuse rule's reason.
+ */
+export function managedEvidenceIssue(root: string, file: string, opts: AuditOptions): ReceiptReason | null {
+  const store = opts.store ?? readStore(root);
+  // No receipts at all (the common case for a scheduler run): nothing can be managed or stale.
+  if (Object.keys(store.receipts).length === 0) return null;
+  const receipt = receiptOf(store, ledgerKey(root, file));
+  if (!receipt) return null;
+  if (receipt.status === "accepted" && receipt.policy.closed === false) {
+    const led = readLedger(root, file);
+    return led.met && sha256Hex(led.text) === receipt.ledgerHash ? null : "changed-ledger-or-evidence";
+  }
+  const r = inspectReceipt(root, file, { ...opts, store });
+  return r.current ? null : r.reason;
+}

@@ -1,0 +1,53 @@
+// Receipt issues of a scope's ledgers, for `kbz status --scope`: the same audit the scheduler
+// uses (`managedEvidenceIssue`), reported per ledger that has a receipt.
+import * as path from "node:path";
+import type { Env } from "../run/shell.ts";
+import { lstatOrNull } from "../fs.ts";
+import { managedEvidenceIssue } from "./audit.ts";
+import { VerificationError, verificationText } from "../../core/receipts/errors.ts";
+import { ledgerKey } from "./paths.ts";
+import { readStore, receiptOf, storePath } from "./store.ts";
+
+export interface ReceiptIssue {
+  ledger: string; // root-relative key
+  issue: string | null; // null: current (or accepted without --closed and unchanged)
+}
+
+export interface ScopeReceipts {
+  receipts: ReceiptIssue[];
+  error: string | null; // the store or an input could not be audited
+}
+
+/**
+ * The structure checker's view (docs/formats.md#structure-verification, only when it reads with root and scope): VERIFIED
+ * leaf id → receipt issue, for leaves whose receipt is not current.
+ */
+export function leafReceiptIssues(root: string, scope: string, rows: readonly { id: string; state: string }[], env: Env): Record<string, string> {
+  const issues: [string, string][] = [];
+  if (lstatOrNull(storePath(root)) === null) return {};
+  const store = readStore(root);
+  for (const r of rows) {
+    if (r.state !== "VERIFIED") continue;
+    const issue = managedEvidenceIssue(root, `.unlazy/${scope}/gates/leaf-${r.id}.md`, { store, env });
+    if (issue) issues.push([r.id, issue]);
+  }
+  return Object.fromEntries(issues);
+}
+
+/** null when the repository has no receipt store at all (scopes that never opted in). */
+export function scopeReceipts(root: string, files: string[], env: Env): ScopeReceipts | null {
+  if (lstatOrNull(storePath(root)) === null) return null;
+  const receipts: ReceiptIssue[] = [];
+  try {
+    const store = readStore(root);
+    for (const abs of files) {
+      const rel = path.relative(root, abs).split(path.sep).join("/");
+      if (!receiptOf(store, ledgerKey(root, rel))) continue;
+      receipts.push({ ledger: rel, issue: managedEvidenceIssue(root, rel, { store, env }) });
+    }
+  } catch (e) {
+    if (e instanceof VerificationError) return { receipts, error: verificationText(e) };
+    throw e;
+  }
+  return { receipts, error: null };
+}

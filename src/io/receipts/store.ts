@@ -1,0 +1,112 @@
+// `.unlazy/verification-receipts.json` (docs/formats.md#receipts): read strictly, written atomically
+// (temp + fsync + rename) under the store lock, so a killed writer leaves the old or the new
+// store and concurrent runs never lose each other's receipts.
+import * as path from "node:path";
+import { sha256Hex } from "../../core/util/hash.ts";
+import { writeAtomic } from "../fs.ts";
+import { withFileLock } from "../lock.ts";
+import { ReadError } from "../../core/errors.ts";
+import { readStable } from "../read.ts";
+import type { Fingerprint, Policy } from "./context.ts";
+import { VerificationError } from "../../core/receipts/errors.ts";
+
+/** `running` is what the original leaves behind an interrupted run; kbz reads it as `pending`. */
+export type ReceiptStatus = "pending" | "running" | "accepted" | "rejected";
+
+export interface Receipt {
+  status: ReceiptStatus;
+  policy: Policy;
+  context?: string; // accepted only
+  ledgerHash?: string; // accepted only
+  /** kbz's addition: per-part digests for `kbz verify explain` (absent in receipts the original wrote). */
+  fingerprint?: Fingerprint;
+}
+
+export interface Store {
+  schema: 1;
+  receipts: Record<string, Receipt>;
+}
+
+export const STORE_FILE = ".unlazy/verification-receipts.json";
+const MAX_STORE_BYTES = 256 * 1024 * 1024;
+const HEX64 = /^[0-9a-f]{64}$/;
+const STATUSES = new Set(["pending", "running", "accepted", "rejected"]);
+/** Waiting for another run of the same ledger covers its whole check, not just a store write. */
+export const LEDGER_LOCK_MS = 15 * 60_000;
+
+export function storePath(root: string): string {
+  return path.join(root, ...STORE_FILE.split("/"));
+}
+
+const invalid = (detail: string): never => {
+  throw new VerificationError("invalid verification registry", { file: STORE_FILE, detail });
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
+
+function checkReceipt(key: string, r: unknown): Receipt {
+  if (!isObject(r) || typeof r.status !== "string" || !STATUSES.has(r.status)) invalid(`receipt ${JSON.stringify(key)} has no valid status`);
+  const rec = r as Record<string, unknown>;
+  const p = rec.policy;
+  if (!isObject(p) || !strings(p.inputs) || !strings(p.env) || typeof p.closed !== "boolean" || (p.portable !== undefined && p.portable !== true)) {
+    invalid(`receipt ${JSON.stringify(key)} has no valid policy`);
+  }
+  if (rec.status === "accepted" && !(typeof rec.context === "string" && HEX64.test(rec.context) && typeof rec.ledgerHash === "string" && HEX64.test(rec.ledgerHash))) {
+    invalid(`accepted receipt ${JSON.stringify(key)} needs context and ledgerHash`);
+  }
+  if (rec.fingerprint !== undefined && !isObject(rec.fingerprint)) invalid(`receipt ${JSON.stringify(key)} has an invalid fingerprint`);
+  return rec as unknown as Receipt;
+}
+
+export function parseStore(text: string): Store {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    return invalid(`not JSON: ${(e as Error).message}`);
+  }
+  if (!isObject(data) || data.schema !== 1 || !isObject(data.receipts)) return invalid("expected {schema: 1, receipts: {…}}");
+  for (const [key, r] of Object.entries(data.receipts)) checkReceipt(key, r);
+  return data as unknown as Store;
+}
+
+/** The store, or an empty one when the file is absent; anything unreadable or malformed is an error. */
+export function readStore(root: string): Store {
+  const file = storePath(root);
+  let bytes: Buffer;
+  try {
+    bytes = readStable(file, { label: "verification registry", maxBytes: MAX_STORE_BYTES, root });
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT") return { schema: 1, receipts: {} };
+    if (e instanceof ReadError) return invalid(e.message);
+    throw e;
+  }
+  return parseStore(bytes.toString("utf8"));
+}
+
+export function receiptOf(store: Store, key: string): Receipt | null {
+  return Object.hasOwn(store.receipts, key) ? store.receipts[key]! : null;
+}
+
+export function serializeStore(store: Store): string {
+  return JSON.stringify(store, null, 2) + "\n";
+}
+
+/** Replace one ledger's receipt: lock, re-read, set, write atomically. Other receipts are kept as read. */
+export async function putReceipt(root: string, key: string, receipt: Receipt): Promise<void> {
+  const file = storePath(root);
+  await withFileLock(root, file, () => {
+    const store = readStore(root);
+    // Entries, not assignments: a ledger named `__proto__` must stay an ordinary key.
+    const entries = Object.entries(store.receipts).filter(([k]) => k !== key);
+    entries.push([key, receipt]);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    writeAtomic(file, serializeStore({ schema: 1, receipts: Object.fromEntries(entries) }), { root, createParents: true });
+  });
+}
+
+/** Serialize runs of one ledger (docs/formats.md#receipts) without blocking runs of other ledgers. */
+export function withLedgerLock<T>(root: string, key: string, fn: () => Promise<T>): Promise<T> {
+  return withFileLock(root, `${storePath(root)}-${sha256Hex(key)}`, fn, { timeoutMs: LEDGER_LOCK_MS });
+}

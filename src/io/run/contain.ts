@@ -1,0 +1,268 @@
+// Containment of one CHECK's whole process tree (issue 15). Three levels, best first:
+//   cgroup  a cgroup v2 group per check, created under kbz's own group; `cgroup.kill` ends
+//           every member, setsid daemons and nested kbz runs included; removed afterwards.
+//   pidns   a PID namespace (`unshare --pid --fork --kill-child`): when the shell, its init,
+//           exits or is killed, the kernel kills everything else in it.
+//   pgroup  the shell's process group only; a setsid descendant escapes (a warning says so).
+// The level is chosen once per process by what actually works here; KBZ_CONTAINMENT forces one
+// (tests exercise each level). `kbz check --help` prints the level in force.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export type ContainmentLevel = "cgroup" | "pidns" | "pgroup";
+const LEVELS: ContainmentLevel[] = ["cgroup", "pidns", "pgroup"];
+
+export interface Containment {
+  level: ContainmentLevel;
+  /** One line for --help. */
+  describe: string;
+  /** Printed once before the first CHECK when the level lets daemons escape. */
+  warning: string | null;
+  /** The cgroup v2 directory new groups are created in (level cgroup). */
+  parent: string | null;
+  /** The unshare argv prefix (level pidns). */
+  unshare: string[] | null;
+}
+
+/** The cgroup v2 directory of this process, from /proc/self/mountinfo and /proc/self/cgroup. */
+export function ownCgroupDir(mountinfo: string, cgroup: string): string | null {
+  const line = cgroup.split("\n").find((l) => l.startsWith("0::"));
+  if (!line) return null;
+  const own = line.slice(3);
+  for (const entry of mountinfo.split("\n")) {
+    const sep = entry.indexOf(" - ");
+    if (sep < 0 || !entry.slice(sep + 3).startsWith("cgroup2 ")) continue;
+    const fields = entry.slice(0, sep).split(" ");
+    const mountRoot = unescapeMount(fields[3] ?? "");
+    const mountPoint = unescapeMount(fields[4] ?? "");
+    // A mount of a sub-tree (a container's view) holds only the groups below its root.
+    if (mountRoot !== "/" && own !== mountRoot && !own.startsWith(mountRoot + "/")) continue;
+    const rel = mountRoot === "/" ? own : own.slice(mountRoot.length);
+    return path.join(mountPoint, rel).replace(/(.)\/+$/, "$1");
+  }
+  return null;
+}
+
+const unescapeMount = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+
+let seq = 0;
+const groupName = () => `kbz-${process.pid}-${++seq}`;
+
+/** Can we create a group here, move a process into it and kill it? Tried once, for real. */
+function cgroupUsable(parent: string): boolean {
+  const dir = path.join(parent, `kbz-${process.pid}-probe`);
+  try {
+    fs.mkdirSync(dir);
+  } catch {
+    return false;
+  }
+  try {
+    if (!fs.existsSync(path.join(dir, "cgroup.kill"))) return false;
+    const r = spawnSync("/bin/sh", ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")], { stdio: "ignore" });
+    return r.status === 0;
+  } finally {
+    removeSoon(dir);
+  }
+}
+
+/** Remove a group whose members are exiting: the kernel empties it a moment after the reap. */
+function removeSoon(dir: string): void {
+  for (let i = 0; i < 200 && !removeGroupTree(dir); i++) {
+    try {
+      fs.writeFileSync(path.join(dir, "cgroup.kill"), "1");
+    } catch {}
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+  }
+}
+
+const OURS = /^kbz-(\d+)-(\d+|probe)$/;
+
+/**
+ * Groups left by a kbz that was killed (SIGKILL cannot be caught): their creator's pid is gone.
+ * Whatever still runs in them is a check nobody will wait for; it is killed and the group removed.
+ */
+function sweepDeadGroups(parent: string): void {
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = OURS.exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    removeSoon(path.join(parent, name));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function unshareUsable(): string[] | null {
+  for (const prefix of [["unshare", "--pid", "--fork", "--kill-child"], ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]]) {
+    const r = spawnSync(prefix[0]!, [...prefix.slice(1), "true"], { stdio: "ignore" });
+    if (r.status === 0) return prefix;
+  }
+  return null;
+}
+
+let detected: Containment | null = null;
+
+/** The level in force for this process (KBZ_CONTAINMENT=cgroup|pidns|pgroup starts lower). */
+export function containment(env: Record<string, string | undefined> = process.env): Containment {
+  if (detected) return detected;
+  const forced = env.KBZ_CONTAINMENT as ContainmentLevel | undefined;
+  return (detected = detectContainment(forced && LEVELS.includes(forced) ? forced : "cgroup"));
+}
+
+/** The best level at or below `from` that works here (tried for real, not cached). */
+export function detectContainment(from: ContainmentLevel = "cgroup"): Containment {
+  for (const level of LEVELS.slice(LEVELS.indexOf(from))) {
+    if (process.platform !== "linux" && level !== "pgroup") continue;
+    if (level === "cgroup") {
+      let parent: string | null = null;
+      try {
+        parent = ownCgroupDir(fs.readFileSync("/proc/self/mountinfo", "utf8"), fs.readFileSync("/proc/self/cgroup", "utf8"));
+      } catch {}
+      if (parent && cgroupUsable(parent)) {
+        sweepDeadGroups(parent);
+        return { level, parent, unshare: null, warning: null, describe: `cgroup v2 per check under ${parent} (cgroup.kill ends the whole tree)` };
+      }
+    } else if (level === "pidns") {
+      const unshare = unshareUsable();
+      if (unshare) {
+        return { level, parent: null, unshare, warning: null, describe: `PID namespace per check (${unshare.join(" ")}): the tree ends with its shell` };
+      }
+    } else {
+      return {
+        level,
+        parent: null,
+        unshare: null,
+        describe: "process group per check only (no writable cgroup v2, no PID namespace)",
+        warning: "kbz: warning: CHECK processes are contained by process group only: a setsid or daemonized descendant can outlive the check (no writable cgroup v2 and no PID namespace here)",
+      };
+    }
+  }
+  throw new Error("unreachable: pgroup is always available");
+}
+
+/** One check's container: the argv to spawn and how to end everything in it. */
+export interface Container {
+  argv: string[];
+  /** Kill every process of the check; `leader` is the spawned process. */
+  kill(leader: number | undefined): void;
+  /** Kill what is left and wait (bounded) until it is gone; `exited` settles when the leader was reaped. */
+  release(leader: number | undefined, exited: Promise<unknown>): Promise<void>;
+}
+
+const RELEASE_BOUND_MS = 2000;
+const POLL_MS = 5;
+const pause = () => new Promise((r) => setTimeout(r, POLL_MS));
+
+function killGroup(pid: number | undefined): void {
+  if (!pid || pid <= 0 || process.platform === "win32") return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {}
+}
+
+/** Wait until `done()` or the bound; each round may push again. */
+async function until(done: () => boolean, push: () => void): Promise<void> {
+  const deadline = Date.now() + RELEASE_BOUND_MS;
+  while (!done() && Date.now() < deadline) {
+    push();
+    await pause();
+  }
+}
+
+const bounded = (p: Promise<unknown>) => Promise.race([p, new Promise((r) => setTimeout(r, RELEASE_BOUND_MS))]);
+
+export function contain(argv: string[], c: Containment = containment()): Container {
+  if (c.level === "cgroup") {
+    const dir = path.join(c.parent!, groupName());
+    try {
+      fs.mkdirSync(dir);
+    } catch {
+      return contain(argv, { ...c, level: "pgroup" });
+    }
+    const killAll = () => {
+      try {
+        fs.writeFileSync(path.join(dir, "cgroup.kill"), "1");
+      } catch {}
+    };
+    // The wrapper moves itself into the group, then becomes the shell: nothing the check
+    // starts can run outside the group.
+    return {
+      argv: ["/bin/sh", "-c", 'echo 0 > "$1" && shift && exec "$@"', "kbz-contain", path.join(dir, "cgroup.procs"), ...argv],
+      kill: (pid) => {
+        killAll();
+        killGroup(pid);
+      },
+      release: async (pid) => {
+        killAll();
+        killGroup(pid);
+        // rmdir succeeds only once the group (and every nested kbz group) is empty.
+        await until(() => removeGroupTree(dir), killAll);
+      },
+    };
+  }
+  if (c.level === "pidns") {
+    // Kill the namespace's init (unshare's child), not unshare: init exits only after the
+    // kernel has killed everything else in the namespace, and unshare exits after init, so
+    // the leader's reaping proves the tree gone. --kill-child covers kbz itself dying.
+    const killInit = (pid: number | undefined) => {
+      let children: number[] = [];
+      try {
+        children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+      } catch {}
+      for (const child of children) {
+        try {
+          process.kill(child, "SIGKILL");
+        } catch {}
+      }
+      if (children.length === 0) killGroup(pid);
+    };
+    return {
+      argv: [...c.unshare!, ...argv],
+      kill: killInit,
+      release: async (pid, exited) => {
+        killInit(pid);
+        await bounded(exited);
+      },
+    };
+  }
+  // The group's killed members are not waited for: their zombies may never be reaped by a
+  // pid 1 that is not a real init (this VM's), so "group empty" is no proof here.
+  return {
+    argv,
+    kill: killGroup,
+    release: async (pid, exited) => {
+      killGroup(pid);
+      await bounded(exited);
+    },
+  };
+}
+
+/** Remove a group and the groups nested kbz runs left in it; true when it is gone. */
+function removeGroupTree(dir: string): boolean {
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ENOENT";
+  }
+  for (const e of entries) if (e.isDirectory()) removeGroupTree(path.join(dir, e.name));
+  try {
+    fs.rmdirSync(dir);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ENOENT";
+  }
+}

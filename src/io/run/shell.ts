@@ -1,0 +1,56 @@
+// Shell resolution and the PATH facts a run binds (docs/formats.md#check-run, docs/formats.md#evidence).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { UsageError } from "../../core/errors.ts";
+import { sha256Hex } from "../../core/ledger/digest.ts";
+
+export type Env = Record<string, string | undefined>;
+
+/** `--shell`, else UNLAZY_SHELL, else the platform default. */
+export function requestedShell(flag: string | undefined, env: Env, platform = process.platform): string {
+  if (flag) return flag;
+  if (env.UNLAZY_SHELL) return env.UNLAZY_SHELL;
+  return platform === "win32" ? env.ComSpec || "cmd.exe" : "/bin/sh";
+}
+
+function candidates(requested: string, env: Env, platform: string): string[] {
+  if (requested.includes("/") || requested.includes("\\") || path.isAbsolute(requested)) return [path.resolve(requested)];
+  const dirs = (env.PATH ?? "").split(path.delimiter).filter(Boolean);
+  let names = [requested];
+  if (platform === "win32" && path.extname(requested) === "") {
+    const exts = (env.PATHEXT || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
+    names = [requested, ...exts.flatMap((e) => [requested + e.toLowerCase(), requested + e.toUpperCase()])];
+  }
+  return dirs.flatMap((d) => names.map((n) => path.join(d, n)));
+}
+
+/** The first candidate that is a regular file; a usage error when there is none. */
+export function resolveShell(requested: string, env: Env, platform = process.platform): string {
+  for (const c of candidates(requested, env, platform)) {
+    try {
+      if (fs.statSync(c).isFile()) return c;
+    } catch {
+      // keep looking
+    }
+  }
+  throw new UsageError(`cannot resolve command shell ${JSON.stringify(requested)} from PATH`);
+}
+
+export interface PathFacts {
+  /** The full PATH string: bound into the approval oracle. */
+  value: string;
+  /** What the transcript shows: CR/LF as spaces, first 800 characters. */
+  transcript: string;
+  /** What evidence records: `<12 hex of sha256(PATH)>/<entries> entries`. */
+  fingerprint: string;
+}
+
+export function pathFacts(value: string): PathFacts {
+  const count = value ? value.split(path.delimiter).length : 0;
+  const flat = value.replace(/[\r\n]/g, " ");
+  return {
+    value,
+    transcript: flat.length > 800 ? flat.slice(0, 800) + "..." : flat,
+    fingerprint: `${sha256Hex(value).slice(0, 12)}/${count} entries`,
+  };
+}

@@ -1,0 +1,182 @@
+// Running one CHECK (docs/formats.md#check-run): the shell runs inside its container (cgroup,
+// PID namespace or process group: contain.ts), both streams share one 1 MiB budget, and a
+// timeout or overflow kills the whole tree.
+// Settlement waits for both pipes to end (late descendants' output counts), but a descendant
+// still holding them PIPE_GRACE_MS after the shell exited is killed with the rest of the tree:
+// the check ended with its shell, so a pass stays a pass instead of becoming a hang. Whatever
+// the check left behind is killed when it settles, on every path.
+// Bun.spawn is used for its low per-spawn cost (about half of node:child_process here).
+import { MAX_OUTPUT_BYTES } from "../../core/ledger/evidence.ts";
+import { contain, containment, type Containment } from "./contain.ts";
+import type { Env } from "./shell.ts";
+
+const STREAM_DESTROY_MS = 1000;
+const FORCE_SETTLE_MS = 1500;
+const PIPE_GRACE_MS = 1000;
+
+export interface SpawnRequest {
+  shell: string;
+  command: string;
+  cwd: string;
+  env: Env;
+  timeoutMs: number;
+  maxBytes?: number;
+  /** The argv placed before the shell (the sandbox's bwrap), inside the container. */
+  prefix?: string[];
+  /** The prefix makes its own PID namespace that dies with it (bwrap --unshare-pid). */
+  prefixOwnsPidNamespace?: boolean;
+  containment?: Containment;
+}
+
+export interface SpawnOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  rawOverflow: boolean;
+  timedOut: boolean;
+  spawnError: string | null;
+  /** What the cleanup did, when it had to run. */
+  cleanup: string | null;
+  durationMs: number;
+}
+
+function shellArgs(shell: string, command: string): string[] {
+  return /(^|[\\/])cmd(\.exe)?$/i.test(shell) ? ["/d", "/s", "/c", `"${command}"`] : ["-c", command];
+}
+
+export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
+  const maxBytes = req.maxBytes ?? MAX_OUTPUT_BYTES;
+  const started = performance.now();
+  let level = req.containment ?? containment();
+  // bwrap's own PID namespace already ends the tree with the shell; unshare would nest another.
+  if (level.level === "pidns" && req.prefixOwnsPidNamespace) level = { ...level, level: "pgroup", warning: null };
+  const container = contain([...(req.prefix ?? []), req.shell, ...shellArgs(req.shell, req.command)], level);
+  return new Promise((done) => {
+    const chunks: { stdout: Uint8Array[]; stderr: Uint8Array[] } = { stdout: [], stderr: [] };
+    let bytes = 0;
+    let rawOverflow = false;
+    let timedOut = false;
+    let killedGroup = false;
+    let cleanup: string | null = null;
+    let stopping = false;
+    let settled = false;
+    let pid: number | undefined;
+    let exited: Promise<unknown> = Promise.resolve();
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    const readers: { cancel(): Promise<void> }[] = [];
+
+    const settle = (exitCode: number | null, signal: string | null, spawnError: string | null = null) => {
+      if (settled) return;
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      // The tree we killed ended by our SIGKILL even if the shell leader had exited first.
+      const sig = killedGroup && signal === null ? "SIGKILL" : signal;
+      void container.release(pid, exited).then(() =>
+        done({
+          exitCode: killedGroup ? null : exitCode,
+          signal: sig,
+          stdout: Buffer.concat(chunks.stdout),
+          stderr: Buffer.concat(chunks.stderr),
+          rawOverflow,
+          timedOut,
+          spawnError,
+          cleanup,
+          durationMs: performance.now() - started,
+        }),
+      );
+    };
+
+    let proc: ReturnType<typeof Bun.spawn>;
+    try {
+      proc = Bun.spawn(container.argv, {
+        cwd: req.cwd,
+        env: req.env as Record<string, string>,
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+        detached: process.platform !== "win32",
+        windowsHide: true,
+        windowsVerbatimArguments: process.platform === "win32",
+      });
+      pid = proc.pid;
+      exited = proc.exited;
+    } catch (e) {
+      settle(null, null, (e as Error).message);
+      return;
+    }
+
+    const cancelReaders = () => {
+      for (const r of readers) void r.cancel().catch(() => {});
+    };
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      container.kill(pid);
+      killedGroup = true;
+      timers.push(
+        setTimeout(cancelReaders, STREAM_DESTROY_MS),
+        setTimeout(() => {
+          cancelReaders();
+          proc.unref();
+          settle(null, null);
+        }, FORCE_SETTLE_MS),
+      );
+    };
+
+    const capture = (stream: "stdout" | "stderr", chunk: Uint8Array) => {
+      const remaining = maxBytes - bytes;
+      if (remaining > 0) chunks[stream].push(chunk.length > remaining ? chunk.subarray(0, remaining) : chunk);
+      bytes += chunk.length;
+      if (bytes > maxBytes && !rawOverflow) {
+        rawOverflow = true;
+        stop();
+      }
+    };
+
+    // Reading both pipes to their end is what "close" means: every descendant that
+    // inherited them has exited or closed them.
+    const pump = async (stream: "stdout" | "stderr", body: ReadableStream<Uint8Array>) => {
+      const reader = body.getReader();
+      readers.push(reader);
+      try {
+        for (;;) {
+          const { done: end, value } = await reader.read();
+          if (end) return;
+          capture(stream, value);
+        }
+      } catch {
+        // cancelled by the cleanup
+      }
+    };
+    const leaderResult = () => [proc.exitCode, proc.signalCode === null ? null : String(proc.signalCode)] as const;
+    void Promise.all([
+      pump("stdout", proc.stdout as ReadableStream<Uint8Array>),
+      pump("stderr", proc.stderr as ReadableStream<Uint8Array>),
+      proc.exited,
+    ]).then(() => settle(...leaderResult()));
+    // The shell exited but something it started still holds the pipes: end the tree.
+    void proc.exited.then(() => {
+      if (settled || stopping) return;
+      timers.push(
+        setTimeout(() => {
+          if (settled || stopping) return;
+          container.kill(pid);
+          cleanup = "descendants still held the output pipes after the shell exited; killed";
+          timers.push(
+            setTimeout(() => {
+              cancelReaders();
+              settle(...leaderResult());
+            }, STREAM_DESTROY_MS),
+          );
+        }, PIPE_GRACE_MS),
+      );
+    });
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, req.timeoutMs),
+    );
+  });
+}

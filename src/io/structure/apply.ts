@@ -1,0 +1,109 @@
+// The structure transaction (docs/formats.md#structure-events): plan (read-only), apply and recover, each under the
+// scope's transaction lock. GATES.md is written first (root success is withdrawn before the task
+// graph changes), then the journal, then every target through the roll-forward.
+import * as path from "node:path";
+import { withFileLock } from "../lock.ts";
+import { writeAtomic } from "../fs.ts";
+import { MAX_LEDGER_BYTES } from "../../core/text/decode.ts";
+import { verifyArtifacts } from "../../core/structure/handoff.ts";
+import { buildJournal, renderJournal } from "../../core/structure/journal.ts";
+import { assertStable, loadStructure } from "./model.ts";
+import { scopeDir } from "../../core/structure/build.ts";
+import { materialize } from "../../core/structure/materialize.ts";
+import { canonical, fail, hashOf, JOURNAL, type Model } from "../../core/structure/model.ts";
+import { calculateStructure, type Action, type Calculation, type Complexity, type Planned } from "../../core/structure/plan.ts";
+import { artifactHasher, readJournal, recoverLocked, rollForward, Steps, sweepScopeLitter, type RecoverResult, type WriteHook } from "./recover.ts";
+
+export interface Hooks {
+  afterWrite?: WriteHook;
+  /** Runs between planning and the re-read; tests change inputs here. */
+  beforeRecheck?: () => void;
+}
+
+export type PlanResult =
+  | { status: "already-applied"; operation: string }
+  | { status: "planned"; operation: string; snapshot: string; calc: Planned };
+
+export type ApplyResult =
+  | { status: "already-applied"; operation: string }
+  | { status: "applied"; operation: string; turn: number; actions: Action[]; complexity: Complexity };
+
+function transactionLock(root: string, scope: string): string {
+  return path.join(scopeDir(root, scope), "STRUCTURE.transaction");
+}
+
+/** `structure plan`: calculate, then prove the inputs did not move meanwhile. Writes nothing. */
+export function planStructure(root: string, scope: string, request: unknown, hooks: Hooks = {}): PlanResult {
+  const model = loadStructure(root, scope, { receipts: true });
+  const calc = calculateStructure(model, request, artifactHasher(root));
+  hooks.beforeRecheck?.();
+  assertStable(model);
+  if (calc.alreadyApplied) return { status: "already-applied", operation: calc.operation };
+  return { status: "planned", operation: calc.operation, snapshot: model.hash, calc };
+}
+
+export async function applyStructure(root: string, scope: string, request: unknown, hooks: Hooks = {}): Promise<ApplyResult> {
+  // A refused event must leave no trace, not even the lock directory: without a journal to roll
+  // forward, plan and materialize once before locking (reused under the lock when nothing moved).
+  let early: { model: Model; calc: Calculation; writes: Record<string, string> | null } | null = null;
+  if (readJournal(root, scope) === null) {
+    const model = loadStructure(root, scope, { receipts: true });
+    const calc = calculateStructure(model, request, artifactHasher(root));
+    early = { model, calc, writes: calc.alreadyApplied ? null : materialize(model, calc) };
+  }
+  return withFileLock(root, transactionLock(root, scope), () => {
+    const steps = new Steps(hooks.afterWrite);
+    sweepScopeLitter(root, scope);
+    const pending = readJournal(root, scope);
+    if (pending !== null) {
+      if (pending.requestHash !== hashOf(request) || pending.operation !== (request as { operation?: unknown })?.operation) {
+        fail("another operation needs recovery first");
+      }
+      rollForward(root, scope, pending, steps);
+    }
+    const model = loadStructure(root, scope, { receipts: true });
+    const hasher = artifactHasher(root);
+    // The calculation is a pure function of the model and the request: when the locked re-read
+    // found the very inputs (files, leases, receipts) of the unlocked one, its result is reused
+    // instead of planning a second time (issue 19: a second plan cost seconds at 10,000 leaves).
+    // The artifacts are hashed again below either way.
+    const same = early !== null && pending === null && early.model.hash === model.hash && canonical(early.model.receipts ?? null) === canonical(model.receipts ?? null);
+    const calc = same ? early!.calc : calculateStructure(model, request, hasher);
+    if (calc.alreadyApplied) return { status: "already-applied", operation: calc.operation };
+    const writes = same && early!.writes ? early!.writes : materialize(model, calc);
+    hooks.beforeRecheck?.();
+    assertStable(model, "scope changed while planning; recalculate");
+    verifyArtifacts(calc.artifactChecks, hasher);
+    const journal = journalFor(model, calc, writes);
+    const text = renderJournal(journal);
+    if (Buffer.byteLength(text, "utf8") > MAX_LEDGER_BYTES) fail("recovery journal exceeds reader limit");
+    const dir = scopeDir(root, scope);
+    writeAtomic(path.join(dir, "GATES.md"), writes["GATES.md"]!, { root });
+    steps.done("GATES.md");
+    writeAtomic(path.join(dir, JOURNAL), text, { root });
+    steps.done(JOURNAL);
+    rollForward(root, scope, journal, steps);
+    if (loadStructure(root, scope).rows.length !== calc.next.rows.length) fail("post-apply inventory mismatch");
+    return { status: "applied", operation: calc.operation, turn: calc.next.meta.turn, actions: calc.actions, complexity: calc.complexity };
+  });
+}
+
+function journalFor(model: Model, calc: Planned, writes: Record<string, string>) {
+  const before: Record<string, string | null> = {};
+  for (const name of Object.keys(writes)) before[name] = Object.hasOwn(model.files, name) ? model.files[name]! : null;
+  return buildJournal({
+    schema: 1,
+    operation: calc.operation,
+    requestHash: calc.requestHash,
+    before,
+    after: writes,
+    leases: model.leases,
+    dispatch: model.dispatchText,
+    observed: model.files,
+    artifactChecks: calc.artifactChecks,
+  });
+}
+
+export async function recoverStructure(root: string, scope: string, hooks: Hooks = {}): Promise<RecoverResult> {
+  return withFileLock(root, transactionLock(root, scope), () => recoverLocked(root, scope, new Steps(hooks.afterWrite)));
+}

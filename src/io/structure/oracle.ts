@@ -1,0 +1,33 @@
+// `kbz structure check`, the S_STRUCTURE oracle (docs/formats.md#structure-selection). It shares the readers and the
+// checker with nothing from the planner: load, verify, re-read, report.
+import * as path from "node:path";
+import { MAX_LEDGER_BYTES } from "../../core/text/decode.ts";
+import { ReadError } from "../../core/errors.ts";
+import { readStable } from "../read.ts";
+import { assertStable, loadStructure } from "./model.ts";
+import { fail } from "../../core/structure/model.ts";
+import { verifyStructure, type Verdict } from "../../core/structure/verify.ts";
+
+export interface CheckOptions {
+  selection?: string | null; // root-relative file
+  final?: boolean;
+  beforeRecheck?: () => void;
+}
+
+export function checkStructure(root: string, scope: string, o: CheckOptions = {}): Verdict {
+  const model = loadStructure(root, scope, { receipts: true });
+  if (!model.registryInitialized) fail("STRUCTURE registry is not initialized");
+  let selection: unknown = null;
+  if (o.selection != null) {
+    try {
+      selection = JSON.parse(readStable(path.resolve(root, o.selection), { label: "selection", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
+    } catch (e) {
+      if (e instanceof ReadError || e instanceof SyntaxError) fail("invalid selection");
+      throw e;
+    }
+  }
+  const verdict = verifyStructure(model, selection, !!o.final);
+  o.beforeRecheck?.();
+  assertStable(model);
+  return verdict;
+}

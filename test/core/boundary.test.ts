@@ -1,0 +1,86 @@
+// The pure core's boundary (docs/ARCHITECTURE.md): no module under src/core touches the world.
+// This walks the import graph of src/ and fails when a pure module imports node:fs,
+// node:child_process, node:os, worker_threads, calls Bun.spawn, or imports an I/O module (one
+// under src/io, or an edge: src/cli, src/hook, src/tui, src/demo). Type-only imports are erased
+// at build time and so are allowed.
+import { describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const SRC = path.resolve(import.meta.dir, "../../src");
+const CORE = path.join(SRC, "core") + path.sep;
+const FORBIDDEN = new Set(["fs", "fs/promises", "child_process", "os", "worker_threads"].flatMap((m) => [m, `node:${m}`]));
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...sources(p));
+    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+/** Value imports of a module's text: static imports and re-exports that are not type-only, and dynamic imports. */
+export function valueImports(text: string): string[] {
+  const out: string[] = [];
+  const stmt = /^\s*(import|export)\s+(type\s+)?([^;]*?)\s*from\s*["']([^"']+)["']/gm;
+  for (const m of text.matchAll(stmt)) {
+    if (m[2]) continue; // import type … / export type …
+    const clause = m[3]!.trim();
+    const braces = /^\{([^}]*)\}$/s.exec(clause);
+    if (braces && braces[1]!.split(",").map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith("type "))) continue;
+    out.push(m[4]!);
+  }
+  for (const m of text.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) out.push(m[1]!);
+  for (const m of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) out.push(m[1]!);
+  return out;
+}
+
+/** Why a pure module at `file` with `text` breaks the boundary, one line per reason. */
+export function violations(file: string, text: string): string[] {
+  const out: string[] = [];
+  if (/\bBun\.spawn(Sync)?\b/.test(text)) out.push("calls Bun.spawn");
+  for (const m of text.matchAll(/[rR]equire(?:\([^)]*\))?\(\s*["']((?:node:)?[\w/]+)["']\s*\)/g)) if (FORBIDDEN.has(m[1]!)) out.push(`requires ${m[1]}`);
+  for (const spec of valueImports(text)) {
+    if (FORBIDDEN.has(spec)) out.push(`imports ${spec}`);
+    else if (spec.startsWith(".")) {
+      const target = path.resolve(path.dirname(file), spec);
+      if (!target.startsWith(CORE)) out.push(`imports the I/O module ${path.relative(SRC, target)}`);
+    }
+  }
+  return out;
+}
+
+describe("the pure core", () => {
+  const files = sources(SRC);
+  const pure = files.filter((f) => f.startsWith(CORE));
+  const io = files.filter((f) => f.startsWith(path.join(SRC, "io") + path.sep));
+
+  test("src/core holds the pure modules and src/io the modules that touch the world", () => {
+    expect(pure.length).toBeGreaterThan(40);
+    expect(io.length).toBeGreaterThan(10);
+    // The reader owns the file system; if it stopped importing node:fs this test would be checking nothing.
+    expect(violations(path.join(CORE, "x.ts"), fs.readFileSync(path.join(SRC, "io", "read.ts"), "utf8"))).toContain("imports node:fs");
+  });
+
+  test("no pure module imports node:fs, node:child_process, node:os, worker_threads, Bun.spawn or an I/O module", () => {
+    const found = pure.flatMap((f) => violations(f, fs.readFileSync(f, "utf8")).map((v) => `${path.relative(SRC, f)} ${v}`));
+    expect(found).toEqual([]);
+  });
+
+  test("the checker sees every way in: static, re-export, side-effect and dynamic imports; type-only imports pass", () => {
+    const at = path.join(CORE, "plan", "x.ts");
+    expect(violations(at, 'import * as fs from "node:fs";')).toEqual(["imports node:fs"]);
+    expect(violations(at, 'import { spawn } from "child_process";')).toEqual(["imports child_process"]);
+    expect(violations(at, 'export { readStable } from "../../io/read.ts";')).toEqual(["imports the I/O module io/read.ts"]);
+    expect(violations(at, 'import "node:os";')).toEqual(["imports node:os"]);
+    expect(violations(at, 'const w = await import("node:worker_threads");')).toEqual(["imports node:worker_threads"]);
+    expect(violations(at, 'import { out } from "../../cli/output.ts";')).toEqual(["imports the I/O module cli/output.ts"]);
+    expect(violations(at, "const p = Bun.spawn([\"sh\"]);")).toEqual(["calls Bun.spawn"]);
+    expect(violations(at, 'const { spawnSync } = createRequire(import.meta.url)("node:child_process");')).toEqual(["requires node:child_process"]);
+    expect(violations(at, 'import { type ScopeReader, readStable } from "../../io/read.ts";')).toEqual(["imports the I/O module io/read.ts"]);
+    expect(violations(at, 'import type { ScopeReader } from "../../io/read.ts";\nimport { type Target } from "../../io/discover.ts";')).toEqual([]);
+    expect(violations(at, 'import { parsePlan } from "./table.ts";\nimport * as path from "node:path";')).toEqual([]);
+  });
+});
