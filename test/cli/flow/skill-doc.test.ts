@@ -2,27 +2,30 @@
 // runs against a fixture scope and none exits 2. Fenced lines starting with `kbz ` and inline code
 // spans with at least one argument are command lines; a span that only names a verb (`kbz advance`)
 // is a name. Placeholders are replaced by the fixture's values, `[optional]` groups dropped, `a|b`
-// takes the first alternative. Each command runs in a fresh copy of the fixture after the setup
-// its verb needs (a wave to seal, a claim to release), done through kbz verbs as well.
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+// takes the first alternative (except the handoff actions `accept|resume`: each runs). Inline spans
+// are read per paragraph, so a span that wraps a line is still a command. Each command runs in a
+// fresh copy of the fixture after the setup its verb needs (a wave to seal, a claim to release, a
+// worker's report to accept), done through kbz verbs as well; a setup step that fails fails the
+// line. Coordinator lines run against a real one-member etcd on loopback started for this file.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO, tempDir } from "../../helpers/kbz.ts";
 import { flowRepo, type FlowRepo } from "../../helpers/flow.ts";
+import { startCluster, type Cluster } from "../../helpers/etcd-cluster.ts";
 
 setDefaultTimeout(600_000);
 const SKILL = path.join(REPO, "skill");
 const DOCS = ["SKILL.md", ...fs.readdirSync(path.join(SKILL, "references")).filter((f) => f.endsWith(".md")).sort().map((f) => `references/${f}`)];
 
-/** Lines that need an outside service or a worker handoff state, run by their own suites. */
-const ELSEWHERE: [RegExp, string][] = [
-  [/^kbz coordinator\b|--coordinator\b/, "needs a running etcd (test/io/store/etcd)"],
-  [/^kbz structure (report|accept|resume|reject)\b/, "needs a worker's sealed attempt and proposal (test/cli/structure.test.ts handoffs)"],
-];
+/** Lines that talk to a coordinator: they run against a real one-member etcd on loopback. */
+const COORDINATED = /^kbz coordinator\b|--coordinator\b/;
 
 /** `kbz advance`, `kbz scope claim`: a verb (and action) named in prose, not a command line. */
 function isName(span: string): boolean {
   const w = span.split(/\s+/).slice(1);
+  // `kbz coordinator status` takes no arguments: it runs as written.
+  if (w[0] === "coordinator") return false;
   return w.length <= 2 && w.every((x) => /^[a-z]+$/.test(x));
 }
 
@@ -30,8 +33,18 @@ export function commandLines(): { doc: string; line: string }[] {
   const out: { doc: string; line: string }[] = [];
   for (const doc of DOCS) {
     let fence = false;
+    // An inline code span may wrap onto the next line of its paragraph: spans are read per paragraph.
+    let para: string[] = [];
+    const flush = () => {
+      for (const m of para.join(" ").matchAll(/`(kbz [^`]+)`/g)) {
+        const span = m[1]!.trim().replace(/\s+/g, " ");
+        if (!isName(span)) out.push({ doc, line: span });
+      }
+      para = [];
+    };
     for (const raw of fs.readFileSync(path.join(SKILL, doc), "utf8").split("\n")) {
       if (/^\s*(```|~~~)/.test(raw)) {
+        flush();
         fence = !fence;
         continue;
       }
@@ -40,8 +53,10 @@ export function commandLines(): { doc: string; line: string }[] {
         if (t.startsWith("kbz ")) out.push({ doc, line: t.replace(/\s+#\s.*$/, "") });
         continue;
       }
-      for (const m of raw.matchAll(/`(kbz [^`]+)`/g)) if (!isName(m[1]!.trim())) out.push({ doc, line: m[1]!.trim() });
+      if (raw.trim() === "") flush();
+      else para.push(raw);
     }
+    flush();
   }
   return out;
 }
@@ -60,6 +75,12 @@ const PLACEHOLDERS: [RegExp, string][] = [
   [/\bLEAF\b/g, "1.1"],
   [/\bGATE\b/g, "G1"],
   [/"\.\.\."/g, '"reason"'],
+  // The handoff verbs: `reject …` repeats accept's selectors; the report is r1 of report-1.
+  [/^kbz structure reject …/, "kbz structure reject --scope S --operation OP --report ID"],
+  [/\bOP\b/g, "op-doc"],
+  [/\bFILE\b/g, "proposal.json"],
+  [/--report ID\b/g, "--report r1"],
+  [/\bTEXT\b/g, "text"],
 ];
 
 function concrete(line: string): string {
@@ -76,6 +97,18 @@ function words(cmd: string): string[] {
 
 const PASSING = "- [ ] G1: prints\n  CHECK: printf LEAF_OK\n  EXPECT: LEAF_OK\n  EVIDENCE: pending\n";
 
+/** A worker's report on leaf 1.1 (the wave w1 attempt of agent-1): split it into 1.1.1 and 1.1.2. */
+const child = (id: string, owns: string) => ({
+  id, needs: [], tier: "mechanical",
+  ledger: `# Gates: leaf ${id}\nOWNS: ${owns}\n\n${PASSING}`,
+  access: { complete: true, reads: [], resourceReads: [], resourceWrites: [] },
+});
+const PROPOSAL = {
+  id: "r1", parent: "1.1", source: { wave: "w1", handle: "agent-1" },
+  checkpoint: { summary: "parts found", completed: [], remaining: ["G1"], artifacts: [] },
+  refinement: { retainsParentGates: true, children: [child("1.1.1", "src/a/x/**"), child("1.1.2", "src/a/y/**")] },
+};
+
 /** The fixture: scope S with leaves 1.1 (src/a) and 1.2 (src/import), leaf 2 (src/b) after them, a root GATES.md. */
 function fixture(r: FlowRepo, withLeaves: boolean): void {
   r.write("package.json", "{}\n");
@@ -87,6 +120,7 @@ function fixture(r: FlowRepo, withLeaves: boolean): void {
     r.write(`.unlazy/S/gates/leaf-${id}.md`, `# Gates: leaf ${id}\nOWNS: ${owns}\n\n${PASSING}`);
   }
   // The worked split request of references/structure.md, as the doc shows it.
+  r.write("proposal.json", JSON.stringify(PROPOSAL));
   const doc = fs.readFileSync(path.join(SKILL, "references/structure.md"), "utf8");
   r.write(".unlazy/S/requests/split-2.json", /```json\n([\s\S]*?)```/.exec(doc)![1]!);
 }
@@ -104,6 +138,10 @@ function setup(args: string[]): string[][] {
   if (verb === "advance") return [claim, open, start, ["wave", "seal", ...s, "--wave", "w1"]];
   if (verb === "scope" && action === "release") return [claim];
   if (verb === "plan" && action === "set") return [["plan", "set", ...s, "1.1", "IN-FLIGHT"]];
+  const sealed = [claim, open, start, ["wave", "seal", ...s, "--wave", "w1"]];
+  if (verb === "structure" && action === "report") return sealed;
+  const reported = [...sealed, ["structure", "report", ...s, "--operation", "report-1", "--proposal", "proposal.json"], ["wave", "return", ...s, "--wave", "w1", "--leaf", "leaf-1.1"], ["scope", "release", ...s, "--leaf", "leaf-1.1"]];
+  if (verb === "structure" && (action === "accept" || action === "resume" || action === "reject")) return reported;
   if (verb === "structure" && (action === "check" || action === "recover")) return [["structure", "apply", ...s, "--request", ".unlazy/S/requests/split-2.json"]];
   return [];
 }
@@ -116,7 +154,14 @@ function start(args: string[]): "empty" | "bare" | "full" {
 }
 
 const made: FlowRepo[] = [];
-afterAll(() => made.forEach((r) => r.cleanup()));
+let cluster: Cluster | null = null;
+beforeAll(async () => {
+  if (commandLines().some((l) => COORDINATED.test(concrete(l.line)))) cluster = await startCluster(1);
+});
+afterAll(async () => {
+  made.forEach((r) => r.cleanup());
+  await cluster?.stop();
+});
 
 describe("the doc test: every kbz command line in the skill runs, none exits 2", () => {
   const lines = commandLines();
@@ -126,24 +171,34 @@ describe("the doc test: every kbz command line in the skill runs, none exits 2",
   });
 
   const seen = new Set<string>();
-  for (const { doc, line } of lines) {
+  // `kbz structure accept|resume …`: each alternative handoff action is a command of its own.
+  const expanded = lines.flatMap(({ doc, line }) => {
+    const m = /^(kbz structure )([a-z]+(?:\|[a-z]+)+)( .*)?$/.exec(line);
+    return m ? m[2]!.split("|").map((a) => ({ doc, line: `${m[1]}${a}${m[3] ?? ""}` })) : [{ doc, line }];
+  });
+  for (const { doc, line } of expanded) {
     const cmd = concrete(line);
     if (seen.has(cmd)) continue;
     seen.add(cmd);
-    const skip = ELSEWHERE.find(([re]) => re.test(cmd));
-    test(`${doc}: ${line}${skip ? ` (elsewhere: ${skip[1]})` : ""}`, () => {
-      if (skip) return;
+    const coordinated = COORDINATED.test(cmd);
+    test(`${doc}: ${line}${coordinated ? " (against a loopback etcd)" : ""}`, () => {
       const r = flowRepo("kbz-doc-");
       made.push(r);
       r.env.HOME = tempDir("kbz-doc-home-");
       const args = words(cmd).slice(1);
       const from = start(args);
       if (from !== "empty") fixture(r, from === "full");
+      // The coordinator as .kbz/settings.json names it; a clone without git history names its namespace too.
+      if (coordinated) r.write(".kbz/settings.json", JSON.stringify({ coordinator: { url: cluster!.url, repository: `kbz-doc-${made.length}` } }) + "\n");
       if (args[0] === "plan" && args[1] === "add") {
         const needs = args[args.indexOf("--needs") + 1];
         if (args.includes("--needs")) for (const n of needs!.split(",")) r.run(["plan", "add", "--scope", "S", n, "--owns", `src/need-${n}/**`]);
       }
-      for (const step of setup(args)) r.run(step);
+      for (const step of setup(args)) {
+        const y = r.run(step);
+        // A setup step that fails means the line did not run in the state it needs: fail, never skip.
+        expect([step.join(" "), y.code === 0 ? "ok" : `exit ${y.code}: ${y.stdout}${y.stderr}`]).toEqual([step.join(" "), "ok"]);
+      }
       const x = r.run(args);
       expect([cmd, x.code === 2 ? `exit 2: ${x.stdout}${x.stderr}` : "ok"]).toEqual([cmd, "ok"]);
       fs.rmSync(r.env.HOME!, { recursive: true, force: true });
