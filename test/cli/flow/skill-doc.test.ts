@@ -21,7 +21,11 @@ const DOCS = ["SKILL.md", ...fs.readdirSync(path.join(SKILL, "references")).filt
 /** Lines that talk to a coordinator: they run against a real one-member etcd on loopback. */
 const COORDINATED = /^kbz coordinator\b|--coordinator\b/;
 
-/** `kbz advance`, `kbz scope claim`: a verb (and action) named in prose, not a command line. */
+/**
+ * `kbz advance`, `kbz scope claim`: a verb (and action) that may be named in prose rather than run.
+ * Such a span still runs: it passes only when it succeeds (`kbz status`, `kbz approvals list`) or
+ * when kbz refuses it as a usage error (a verb that needs its arguments, named in a sentence).
+ */
 function isName(span: string): boolean {
   const w = span.split(/\s+/).slice(1);
   // `kbz coordinator status` takes no arguments: it runs as written.
@@ -29,8 +33,8 @@ function isName(span: string): boolean {
   return w.length <= 2 && w.every((x) => /^[a-z]+$/.test(x));
 }
 
-export function commandLines(): { doc: string; line: string }[] {
-  const out: { doc: string; line: string }[] = [];
+export function commandLines(): { doc: string; line: string; name?: boolean }[] {
+  const out: { doc: string; line: string; name?: boolean }[] = [];
   for (const doc of DOCS) {
     let fence = false;
     // An inline code span may wrap onto the next line of its paragraph: spans are read per paragraph.
@@ -38,7 +42,7 @@ export function commandLines(): { doc: string; line: string }[] {
     const flush = () => {
       for (const m of para.join(" ").matchAll(/`(kbz [^`]+)`/g)) {
         const span = m[1]!.trim().replace(/\s+/g, " ");
-        if (!isName(span)) out.push({ doc, line: span });
+        out.push(isName(span) ? { doc, line: span, name: true } : { doc, line: span });
       }
       para = [];
     };
@@ -172,11 +176,11 @@ describe("the doc test: every kbz command line in the skill runs, none exits 2",
 
   const seen = new Set<string>();
   // `kbz structure accept|resume …`: each alternative handoff action is a command of its own.
-  const expanded = lines.flatMap(({ doc, line }) => {
+  const expanded = lines.flatMap(({ doc, line, name }) => {
     const m = /^(kbz structure )([a-z]+(?:\|[a-z]+)+)( .*)?$/.exec(line);
-    return m ? m[2]!.split("|").map((a) => ({ doc, line: `${m[1]}${a}${m[3] ?? ""}` })) : [{ doc, line }];
+    return m ? m[2]!.split("|").map((a) => ({ doc, line: `${m[1]}${a}${m[3] ?? ""}`, name })) : [{ doc, line, name }];
   });
-  for (const { doc, line } of expanded) {
+  for (const { doc, line, name } of expanded) {
     const cmd = concrete(line);
     if (seen.has(cmd)) continue;
     seen.add(cmd);
@@ -200,8 +204,10 @@ describe("the doc test: every kbz command line in the skill runs, none exits 2",
         expect([step.join(" "), y.code === 0 ? "ok" : `exit ${y.code}: ${y.stdout}${y.stderr}`]).toEqual([step.join(" "), "ok"]);
       }
       const x = r.run(args);
-      expect([cmd, x.code === 2 ? `exit 2: ${x.stdout}${x.stderr}` : "ok"]).toEqual([cmd, "ok"]);
       fs.rmSync(r.env.HOME!, { recursive: true, force: true });
+      // A verb named in prose may be refused for its missing arguments, and only that way.
+      if (name && x.code === 2 && /run kbz --help for usage/.test(x.stderr)) return;
+      expect([cmd, x.code === 2 ? `exit 2: ${x.stdout}${x.stderr}` : "ok"]).toEqual([cmd, "ok"]);
     });
   }
 });
