@@ -8,7 +8,9 @@ import type { Env } from "./run/shell.ts";
 import * as path from "node:path";
 import { scheduleFacts, type ReceiptAudit } from "../core/schedule/facts.ts";
 import { inputStaleness } from "./inputs/stale.ts";
+import { noProbes, vacuousGates } from "./check/probeStore.ts";
 import { gateState } from "../core/ledger/state.ts";
+import type { Ledger } from "../core/ledger/model.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { readConsistent, type ScopeChange } from "./read.ts";
 
@@ -32,6 +34,7 @@ export const CHANGED: Record<ScopeChange, string> = {
 /** `kbz next`'s facts: every input read once, then proven unchanged (docs/formats.md#plan). */
 export function readScheduleFacts(o: ReadOptions): NextSnapshot {
   const receipts = receiptAudit(o.root, o.env ?? process.env);
+  const probed = !noProbes(o.root); // one stat, as status: most repositories never ran a probe
   return readConsistent(
     o.root,
     o.scope,
@@ -41,6 +44,7 @@ export function readScheduleFacts(o: ReadOptions): NextSnapshot {
         compare: o.compare,
         receipts,
         inputStale: (rel, l) => new Set(inputStaleness(o.root, path.join(o.root, ".unlazy", o.scope, rel), l, (g) => gateState(g, l) === "met").keys()),
+        ...(probed ? { vacuity: (rel: string, l: Ledger) => vacuousGates(o.root, path.join(o.root, ".unlazy", o.scope, rel), l) } : {}),
       }),
     (what) => {
       throw new ScheduleInputError(CHANGED[what]);

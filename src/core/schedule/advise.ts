@@ -30,12 +30,16 @@ export type AttentionReason =
   | "external-or-invalid-lease-needs-review"
   | "unknown-lease-owner"
   | "lease-ownership-mismatch"
+  | "vacuous-gate"
   | `verification-${string}`;
 
 export interface Attention {
   leaf?: string;
   wave?: string;
   reason: AttentionReason;
+  /** vacuous-gate: the gate, and what the probe hid while its CHECK still passed. */
+  gate?: string;
+  hidden?: string[];
 }
 
 export interface Continuation {
@@ -132,6 +136,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   for (const r of rows) {
     const gates = facts(r.id).gates;
     if (r.state === "ABANDONED" || gates.includes("abandoned")) attend({ leaf: r.id, reason: "handoff" }, [r.id]);
+    for (const v of facts(r.id).vacuous ?? []) attend({ leaf: r.id, reason: "vacuous-gate", gate: v.gate, hidden: v.hidden }, [r.id]);
     if (r.state !== "VERIFIED") continue;
     if (gates.some((g) => g !== "met")) attend({ leaf: r.id, reason: "verified-ledger-not-met" }, [r.id]);
     const receipt = facts(r.id).verification;
@@ -414,7 +419,7 @@ function conflictWhy(w: Witness<string> | null, related: { dependent: string } |
 
 export function describeAttention(a: Attention): string {
   const who = a.leaf !== undefined ? ` ${a.leaf}` : a.wave !== undefined ? ` wave ${a.wave}` : "";
-  return `${a.reason}${who}`;
+  return `${a.reason}${who}${a.gate !== undefined ? ` gate ${a.gate}` : ""}`;
 }
 
 /**

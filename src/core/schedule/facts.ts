@@ -62,6 +62,8 @@ export interface FactsOptions {
   receipts: ReceiptAudit;
   /** Met gates of a leaf ledger (scope-relative path) whose INPUTS changed since their pass (issue 18). */
   inputStale?: (rel: string, ledger: Ledger) => Set<string>;
+  /** Gates of a leaf ledger the last probe found VACUOUS: id → hidden paths (io/check/probeStore.ts vacuousGates). */
+  vacuity?: (rel: string, ledger: Ledger) => Map<string, string[]>;
 }
 
 /** Receipt failures become schedule errors. */
@@ -152,11 +154,16 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     const verification = row.state === "VERIFIED" ? receiptIssue(o.receipts, `.unlazy/${scope}/${rel}`, store) : null;
     const stale = o.inputStale?.(rel, ledger);
     const estimate = estimateOf(row.id, leaves[row.id], accessFile);
+    const gates = ledger.gates.map((g) => (stale?.has(g.id) ? "stale-unmet" : gateState(g, ledger)));
+    const hiddenBy = o.vacuity?.(rel, ledger);
+    // Only a gate that is met now is vacuous: an unmet one is already work (docs/formats.md#next-output).
+    const vacuous = hiddenBy && hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "met" && hiddenBy.has(g.id) ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
-      gates: ledger.gates.map((g) => (stale?.has(g.id) ? "stale-unmet" : gateState(g, ledger))),
+      gates,
       verification,
       ...(estimate !== undefined ? { estimate } : {}),
+      ...(vacuous.length > 0 ? { vacuous } : {}),
     });
   }
   let dispatchText: string | null;

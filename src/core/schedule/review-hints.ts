@@ -24,9 +24,18 @@ export function reviewHint(a: Attention, scope: string): string {
       return `a lease of scope ${scope} names no leaf of the plan: once no agent relies on it, kbz scope release --scope ${scope} --leaf THAT_LEAF`;
     case "lease-ownership-mismatch":
       return `${leaf}'s lease no longer matches its Owns: kbz scope release --scope ${scope} --leaf ${leaf}, then claim it again`;
+    case "vacuous-gate":
+      return `${leaf}'s gate ${a.gate ?? "G"} still passed with ${shortHidden(a.hidden ?? [])} hidden: re-write its CHECK so it observes its deliverable, then kbz check --probe .unlazy/${scope}/gates/${leaf}.md again`;
     default:
       return a.reason.startsWith("verification-")
         ? `the receipt of ${leaf} is not current: kbz verify explain .unlazy/${scope}/gates/${leaf}.md says why; kbz verify run makes it current`
         : "review the item, then run kbz next again";
   }
+}
+
+/** The hidden paths, at most three named (repository text: sanitized by the renderer's output). */
+function shortHidden(hidden: string[]): string {
+  if (hidden.length === 0) return "its deliverable";
+  const shown = hidden.slice(0, 3).join(", ");
+  return hidden.length > 3 ? `${shown} and ${hidden.length - 3} more` : shown;
 }
