@@ -1,5 +1,5 @@
 // End to end with the real agent hosts (issue 21): Claude Code, Codex and Gemini CLI from npm
-// (test/hosts/package.json, installed by .ci/run with `npm ci --prefix test/hosts`), each pointed at
+// (test/hosts/package.json, installed by .ci/run with `npm install --prefix test/hosts`), each pointed at
 // the mock model server in mock-model.ts on 127.0.0.1, in a fresh HOME. For each host, at its
 // current version and the oldest version the README supports: `kbz hook install --agent NAME`,
 // then one headless turn in a repository with an unmet gate. From the mock's request log: the
@@ -206,7 +206,7 @@ const unmet = ledger("e2e", [{ id: "G1", state: "unmet" }, { id: "G2", state: "m
 const allMet = ledger("e2e", [{ id: "G1", state: "met" }, { id: "G2", state: "met" }]);
 const available = fs.existsSync(path.join(MODULES, ".package-lock.json"));
 if (!available) {
-  const why = `the host CLIs are not installed under ${MODULES}: run npm ci --prefix test/hosts --ignore-scripts`;
+  const why = `the host CLIs are not installed under ${MODULES}: run npm install --prefix test/hosts --ignore-scripts`;
   if (process.env.KBZ_CI) throw new Error(`the host end-to-end tests must run in CI: ${why}`);
   console.log(`skipping the host end-to-end tests: ${why}`);
 }
