@@ -8,10 +8,11 @@ import { isRunnable } from "../core/ledger/model.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { Env } from "../io/run/shell.ts";
 import { listScopes } from "../io/discover.ts";
+import { DEFAULT_TIMEOUT_S } from "../io/check/run.ts";
 import { gateApproval, runGates, runSummary } from "./approvals.ts";
 import { UiProvider, useUi } from "./context.tsx";
 import { FullView, fullViewStops, type DetailLine } from "./Detail.tsx";
-import { gateFullLines } from "./gateDetail.ts";
+import { gateFullLines, type ProbeShown } from "./gateDetail.ts";
 import { Help, helpLabelMax, helpLines } from "./Help.tsx";
 import { footerHints, keyName, lookup, PANELS, TITLES, type Command, type PanelId } from "./keys.ts";
 import { List } from "./List.tsx";
@@ -88,6 +89,8 @@ export function App(props: AppProps) {
     env: props.env ?? process.env,
   }));
   const [banner, setBanner] = useState(props.banner ?? "");
+  // The last probe (p) of each gate in this session, by qid: the gate detail shows it.
+  const [probes, setProbes] = useState<Record<string, ProbeShown>>({});
   const snap = useSnapshot(src, { watch: props.watch ?? true });
   const view = snap.view;
 
@@ -149,7 +152,7 @@ export function App(props: AppProps) {
         const v = item.view;
         const approval = gateApproval(data.snapshot, data.approvals, v);
         const last = isRunnable(v.gate) ? readLastRun(src.env, v.file, v.gate.id) : null;
-        return { title: `Gate ${v.qid}`, lines: gateFullLines(v, item.display, approval, last) };
+        return { title: `Gate ${v.qid}`, lines: gateFullLines(v, item.display, approval, last, probes[v.qid] ?? null) };
       }
       case "graph": {
         const item = current("graph");
@@ -171,7 +174,7 @@ export function App(props: AppProps) {
       }
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [state.overlay, state.panel, state.sel, state.declined, state.lastMessage, data, lists, state.running.length]);
+  }, [state.overlay, state.panel, state.sel, state.declined, state.lastMessage, data, lists, state.running.length, probes]);
 
   /** The list the movement keys act on now, with its ids. */
   const active = (): { key: ListKey; ids: readonly string[] } => {
@@ -208,6 +211,37 @@ export function App(props: AppProps) {
       dispatch({ type: "busy", busy: false });
       snap.reload();
     });
+  };
+
+  /** Probe one met gate with the same function as `kbz check --probe` (never approves: as r). */
+  const probe = (qid: string) => {
+    if (!data) return;
+    if (live.current.busy) return flash("a check is still running: wait for it to finish", "warn");
+    dispatch({ type: "busy", busy: true });
+    flash(`probing ${qid} with its deliverable hidden…`);
+    const done = (shown: ProbeShown) => {
+      setProbes((m) => ({ ...m, [qid]: shown }));
+      flash(shown.line, shown.tone);
+    };
+    void import("../io/check/probe.ts")
+      .then(({ runProbes, probeLine }) =>
+        runProbes({ root: src.root, files: [], scope: data.snapshot.target.scope ?? null, approve: false, timeoutS: DEFAULT_TIMEOUT_S, env: src.env, only: [qid] }).then((res) => {
+          const item = res.items.find((i) => i.qid === qid);
+          if (!item) return flash(`${qid} was not probed: only a met runnable gate can be probed (r runs it first)`, "warn");
+          const root = res.snapshot.target.root;
+          if (item.verdict === "approval-required") {
+            const line = `${qid} not probed (approval required: the probe hides ${item.hidden.length} path(s); approve it with kbz check --probe --approve)`;
+            return done({ line, tone: "warn" });
+          }
+          const tone = item.verdict === "vacuous" ? "bad" : item.verdict === "observes" ? "ok" : "warn";
+          done({ line: probeLine(item, root).trim(), tone });
+        }),
+      )
+      .catch((e) => flash(`could not probe: ${(e as Error).message}`, "bad"))
+      .finally(() => {
+        dispatch({ type: "busy", busy: false });
+        snap.reload();
+      });
   };
 
   const selectedGate = (): GateRowItem | undefined => current("gates");
@@ -294,6 +328,13 @@ export function App(props: AppProps) {
         if (command !== "run-ledger" && !isRunnable(item.view.gate)) return flash(`${item.view.qid} is a manual gate: s signs it with evidence`, "warn");
         const qids = command === "run-ledger" ? data.snapshot.gates.filter((g) => g.file === item.view.file).map((g) => g.qid) : [item.view.qid];
         return run(qids, command === "reverify", false);
+      }
+      case "probe": {
+        const item = selectedGate();
+        if (item?.kind !== "gate") return;
+        if (!isRunnable(item.view.gate)) return flash(`${item.view.qid} is a manual gate: there is no CHECK to probe`, "warn");
+        if (item.view.state !== "met") return flash(`${item.view.qid} is not met: only a passed gate is probed (r runs it first)`, "warn");
+        return probe(item.view.qid);
       }
       case "sign": {
         const item = selectedGate();

@@ -9,7 +9,13 @@ import type { GateApproval } from "./approvals.ts";
 import type { DetailLine } from "./Detail.tsx";
 import { GATE_LABEL, GATE_TONE } from "./theme.ts";
 
-export function gateFullLines(v: GateView, display: string, approval: GateApproval | { problem: string } | null, last: LastRun | null): DetailLine[] {
+/** The last probe of a gate from this dashboard (p): its line and how it ended. */
+export interface ProbeShown {
+  line: string;
+  tone: "ok" | "bad" | "warn" | "info";
+}
+
+export function gateFullLines(v: GateView, display: string, approval: GateApproval | { problem: string } | null, last: LastRun | null, probe: ProbeShown | null = null): DetailLine[] {
   const g = v.gate;
   const runnable = isRunnable(g);
   const lines: DetailLine[] = [
@@ -17,6 +23,9 @@ export function gateFullLines(v: GateView, display: string, approval: GateApprov
     { label: "state", value: `${GATE_LABEL[v.state]}${unmetReason(v.state) ? `: ${unmetReason(v.state)}` : ""}`, tone: GATE_TONE[v.state], wrap: true },
     { label: "ledger", value: `${display}:${g.line}  ${runnable ? "runnable (r runs it, R re-verifies)" : "manual (s signs it with evidence)"}`, wrap: true },
   ];
+  if (probe) lines.push({ label: "probe", value: probe.line, tone: probe.tone, wrap: true });
+  else if (v.vacuous) lines.push({ label: "probe", value: `VACUOUS: passed with its deliverable hidden (${v.vacuous.join(", ")})`, tone: "warn", wrap: true });
+  else if (runnable && v.state === "met") lines.push({ label: "probe", value: "none recorded (p probes it)", tone: "muted", wrap: true });
   if (g.check !== null) lines.push({ label: "CHECK", value: g.check, wrap: true });
   if (g.expect !== null) lines.push({ label: "EXPECT", value: g.expect, wrap: true });
   if (approval && "problem" in approval) lines.push({ label: "approval", value: `cannot tell: ${approval.problem}`, tone: "bad", wrap: true });

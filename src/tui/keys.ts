@@ -37,6 +37,7 @@ export type Command =
   | "show-graph"
   | "run"
   | "reverify"
+  | "probe"
   | "run-ledger"
   | "sign"
   | "approve"
@@ -69,6 +70,7 @@ export const KEYS: KeyDef[] = [
   { command: "open", keys: ["enter"], where: ["gates"], help: "Gates: the gate in full: CHECK, EXPECT, CWD, approval, evidence, last run's output", footer: "detail" },
   { command: "run", keys: ["r"], where: ["gates", "gates-detail"], help: "Gates: run this gate's check (when approved)", footer: "run" },
   { command: "reverify", keys: ["R"], where: ["gates", "gates-detail"], help: "Gates: re-verify this gate (runs even when met)" },
+  { command: "probe", keys: ["p"], where: ["gates", "gates-detail"], help: "Gates: probe this met gate (as kbz check --probe): re-run its CHECK with its deliverable hidden; VACUOUS if it still passes", footer: "probe" },
   { command: "run-ledger", keys: ["L"], where: ["gates"], help: "Gates: run every approved check of this gate's ledger" },
   { command: "sign", keys: ["s"], where: ["gates", "gates-detail"], help: "Gates: sign this manual gate with evidence text (as kbz sign)", footer: "sign" },
   { command: "open", keys: ["enter"], where: ["graph"], help: "Graph: the leaf in full: needs, dependents, gates, lease", footer: "detail" },

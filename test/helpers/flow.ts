@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { checkEnv } from "./approvals.ts";
+import { runCli } from "./cli.ts";
 import { BIN, kbz, tempDir, type RunResult } from "./kbz.ts";
 
 export interface FlowRepo {
@@ -38,6 +39,24 @@ export function flowRepo(prefix = "kbz-flow-"): FlowRepo {
     cleanup() {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(env.UNLAZY_APPROVAL_DIR!, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface InProcessFlowRepo extends Omit<FlowRepo, "run"> {
+  run(args: string[], opts?: { cwd?: string }): Promise<RunResult>;
+}
+
+/** The same repository, with every verb run in this process (runCli), so coverage sees src/cli.
+ *  CHECKs still run as real processes, and kbz stays on PATH for root gates that call it. */
+export function flowRepoInProcess(prefix = "kbz-flow-"): InProcessFlowRepo {
+  const { run: _binary, ...repo } = flowRepo(prefix);
+  return {
+    ...repo,
+    async run(args, opts = {}) {
+      const r = await runCli(args, { cwd: opts.cwd ?? repo.dir, env: repo.env });
+      repo.log.push({ args, code: r.code, bytes: Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr) });
+      return { code: r.code, stdout: r.stdout, stderr: r.stderr };
     },
   };
 }

@@ -1,5 +1,5 @@
 // End to end with the real agent hosts (issue 21): Claude Code, Codex and Gemini CLI from npm
-// (test/hosts/package.json, installed by .ci/run with `npm ci --prefix test/hosts`), each pointed at
+// (test/hosts/package.json, installed by .ci/run with `npm install --prefix test/hosts`), each pointed at
 // the mock model server in mock-model.ts on 127.0.0.1, in a fresh HOME. For each host, at its
 // current version and the oldest version the README supports: `kbz hook install --agent NAME`,
 // then one headless turn in a repository with an unmet gate. From the mock's request log: the
@@ -206,7 +206,7 @@ const unmet = ledger("e2e", [{ id: "G1", state: "unmet" }, { id: "G2", state: "m
 const allMet = ledger("e2e", [{ id: "G1", state: "met" }, { id: "G2", state: "met" }]);
 const available = fs.existsSync(path.join(MODULES, ".package-lock.json"));
 if (!available) {
-  const why = `the host CLIs are not installed under ${MODULES}: run npm ci --prefix test/hosts --ignore-scripts`;
+  const why = `the host CLIs are not installed under ${MODULES}: run npm install --prefix test/hosts --ignore-scripts`;
   if (process.env.KBZ_CI) throw new Error(`the host end-to-end tests must run in CI: ${why}`);
   console.log(`skipping the host end-to-end tests: ${why}`);
 }
@@ -310,7 +310,9 @@ function kbzStatus(root: string, env: Record<string, string>): { trust: string |
 describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", () => {
   const host = HOSTS[1]!;
   const alias = "codex-current";
-  const plainExec = [...codexExec(alias), "Finish the task in this repository."];
+  // Built when a test runs: bun evaluates a skipped describe's body too, and without the host
+  // packages installed hostCommand() throws.
+  const plainExec = () => [...codexExec(alias), "Finish the task in this repository."];
 
   test("untrusted: codex exec skips kbz's hook silently, and kbz hook status says it needs review, as Codex does", async () => {
     const { root, home, mock } = setup(host, { "GATES.md": unmet });
@@ -320,7 +322,7 @@ describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", ()
       const [hook] = await codexHooks(alias, env, root);
       expect({ key: hook!.key, trust: hook!.trustStatus }).toEqual({ key: `${root}/.codex/hooks.json:stop:0:0`, trust: "untrusted" });
       expect(kbzStatus(root, env)).toEqual({ trust: "needs-review", state: "installed" });
-      const t = await turn(host, alias, root, home, mock, plainExec);
+      const t = await turn(host, alias, root, home, mock, plainExec());
       const turns = t.requests.filter(host.isTurn);
       expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({ code: 0, turns: 1, reason: false });
     } finally {
@@ -337,7 +339,7 @@ describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", ()
       fs.appendFileSync(path.join(home, "codex", "config.toml"), `[hooks.state.${JSON.stringify(hook!.key)}]\ntrusted_hash = ${JSON.stringify(hook!.currentHash)}\n`);
       expect((await codexHooks(alias, env, root))[0]!.trustStatus).toBe("trusted");
       expect(kbzStatus(root, env)).toEqual({ trust: "trusted", state: "installed" });
-      const t = await turn(host, alias, root, home, mock, plainExec);
+      const t = await turn(host, alias, root, home, mock, plainExec());
       const carrying = t.requests.filter(host.isTurn).map((r) => r.body.includes(REASON) && r.body.includes("need work"));
       expect({ code: t.code, carrying }).toEqual({ code: 0, carrying: [false, true, true, true, true, true, true] });
     } finally {

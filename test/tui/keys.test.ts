@@ -50,7 +50,7 @@ describe("key table", () => {
         expect(lookup(key === "S-tab" ? "shift-tab" : key, "list", p)).not.toBeNull();
       }
     }
-    expect(footerHints("list", "gates").slice(0, 4)).toEqual(["enter detail", "r run", "s sign", "/ filter"]);
+    expect(footerHints("list", "gates").slice(0, 5)).toEqual(["enter detail", "r run", "p probe", "s sign", "/ filter"]);
     expect(footerHints("detail", "gates")).toContain("esc back");
   });
 

@@ -1,43 +1,43 @@
 // Issue 20.2 (state transitions by kbz) and 20.3 (scaffolding that validates).
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { flowRepo, leafGates, type FlowRepo } from "../../helpers/flow.ts";
+import { flowRepoInProcess, leafGates, type InProcessFlowRepo } from "../../helpers/flow.ts";
 
 setDefaultTimeout(60_000);
-const repos: FlowRepo[] = [];
+const repos: InProcessFlowRepo[] = [];
 afterAll(() => repos.forEach((r) => r.cleanup()));
 const repo = () => {
-  const r = flowRepo();
+  const r = flowRepoInProcess();
   repos.push(r);
   return r;
 };
-const row = (r: FlowRepo, id: string) => r.read(".unlazy/S/PLAN.md").split("\n").find((l) => l.startsWith(`| ${id} |`));
+const row = (r: InProcessFlowRepo, id: string) => r.read(".unlazy/S/PLAN.md").split("\n").find((l) => l.startsWith(`| ${id} |`));
 
 describe("issue 20.3: scaffolding validates", () => {
-  test("init --scope then next: no validation failure, one line saying how to add the first leaf", () => {
+  test("init --scope then next: no validation failure, one line saying how to add the first leaf", async () => {
     const r = repo();
-    expect(r.run(["init", "--scope", "S"]).code).toBe(0);
-    const n = r.run(["next", "--scope", "S", "--slots", "2"]);
+    expect((await r.run(["init", "--scope", "S"])).code).toBe(0);
+    const n = await r.run(["next", "--scope", "S", "--slots", "2"]);
     expect([n.code, n.stdout]).toEqual([1, "REVIEW: scope S has no leaves yet: add leaves with kbz plan add --scope S LEAF --owns GLOB [--needs A,B]\n"]);
-    expect(JSON.parse(r.run(["next", "--scope", "S", "--slots", "2", "--json"]).stdout)).toMatchObject({ schema: 1, exit: 1, action: "review" });
+    expect(JSON.parse((await r.run(["next", "--scope", "S", "--slots", "2", "--json"])).stdout)).toMatchObject({ schema: 1, exit: 1, action: "review" });
   });
 
-  test("plan add writes the PLAN row, the ACCESS entry and the leaf ledger consistently; next passes at once", () => {
+  test("plan add writes the PLAN row, the ACCESS entry and the leaf ledger consistently; next passes at once", async () => {
     const r = repo();
-    r.run(["init", "--scope", "S"]);
-    expect(r.run(["plan", "add", "--scope", "S", "1.1", "--owns", "src/a/**"]).stdout).toBe("ADDED leaf-1.1 (wave 1, READY); write its gates in .unlazy/S/gates/leaf-1.1.md\n");
-    expect(r.run(["plan", "add", "leaf-2.1", "--owns", "src/b/**,test/b/**", "--needs", "1.1", "--reads", "src/a/**", "--resource-writes", "db:test"]).code).toBe(0);
+    await r.run(["init", "--scope", "S"]);
+    expect((await r.run(["plan", "add", "--scope", "S", "1.1", "--owns", "src/a/**"])).stdout).toBe("ADDED leaf-1.1 (wave 1, READY); write its gates in .unlazy/S/gates/leaf-1.1.md\n");
+    expect((await r.run(["plan", "add", "leaf-2.1", "--owns", "src/b/**,test/b/**", "--needs", "1.1", "--reads", "src/a/**", "--resource-writes", "db:test"])).code).toBe(0);
     expect(row(r, "2.1")).toBe("| 2.1 | src/b/**, test/b/** | 1.1 | judgment | 2 | WAITING |");
     expect(JSON.parse(r.read(".unlazy/S/ACCESS.json")).leaves["2.1"]).toEqual({ complete: true, reads: ["src/a/**"], resourceReads: [], resourceWrites: ["db:test"] });
     expect(r.read(".unlazy/S/gates/leaf-2.1.md")).toContain("OWNS: src/b/**, test/b/**\n");
-    const n = r.run(["next", "--scope", "S", "--slots", "2"]);
+    const n = await r.run(["next", "--scope", "S", "--slots", "2"]);
     expect(n.code).toBe(0);
     expect(n.stdout).toContain("LAUNCH 1: 1.1");
   });
 
-  test("every validation error names the field and what is expected; nothing is written", () => {
+  test("every validation error names the field and what is expected; nothing is written", async () => {
     const r = repo();
-    r.run(["init", "--scope", "S"]);
-    r.run(["plan", "add", "1.1", "--owns", "src/a/**"]);
+    await r.run(["init", "--scope", "S"]);
+    await r.run(["plan", "add", "1.1", "--owns", "src/a/**"]);
     const before = r.read(".unlazy/S/PLAN.md") + r.read(".unlazy/S/ACCESS.json");
     const cases: [string[], RegExp][] = [
       [["plan", "add", "2"], /--owns: expected at least one path glob/],
@@ -51,7 +51,7 @@ describe("issue 20.3: scaffolding validates", () => {
       [["plan", "set", "1.1", "DONE"], /STATE: expected one of WAITING, READY, IN-FLIGHT, VERIFIED, ABANDONED/],
     ];
     for (const [args, message] of cases) {
-      const x = r.run(args);
+      const x = await r.run(args);
       expect([x.code, x.stderr]).toEqual([2, expect.stringMatching(message)]);
     }
     expect(r.read(".unlazy/S/PLAN.md") + r.read(".unlazy/S/ACCESS.json")).toBe(before);
@@ -59,46 +59,46 @@ describe("issue 20.3: scaffolding validates", () => {
 });
 
 describe("issue 20.2: plan state is changed by kbz, never by hand", () => {
-  test("plan set validates transitions; setting the current state is a no-op", () => {
+  test("plan set validates transitions; setting the current state is a no-op", async () => {
     const r = repo();
-    r.run(["init", "--scope", "S"]);
-    r.run(["plan", "add", "1", "--owns", "a/**"]);
-    r.run(["plan", "add", "2", "--owns", "b/**", "--needs", "1"]);
-    expect(r.run(["plan", "set", "2", "READY"]).stderr).toContain("2 cannot be READY: its needs 1 are not VERIFIED");
-    expect(r.run(["plan", "set", "1", "VERIFIED"]).stderr).toContain("1 cannot move from READY to VERIFIED (allowed from READY: WAITING, IN-FLIGHT, ABANDONED)");
-    expect(r.run(["plan", "set", "1", "IN-FLIGHT"]).stdout).toBe("leaf-1: READY -> IN-FLIGHT\n");
-    expect(r.run(["plan", "set", "1", "in-flight"]).stdout).toBe("leaf-1 is already IN-FLIGHT\n");
-    expect(r.run(["plan", "set", "1", "VERIFIED"]).stderr).toContain("gates/leaf-1.md is not ALL MET");
-    expect(r.run(["plan", "set", "1", "ABANDONED"]).code).toBe(0);
+    await r.run(["init", "--scope", "S"]);
+    await r.run(["plan", "add", "1", "--owns", "a/**"]);
+    await r.run(["plan", "add", "2", "--owns", "b/**", "--needs", "1"]);
+    expect((await r.run(["plan", "set", "2", "READY"])).stderr).toContain("2 cannot be READY: its needs 1 are not VERIFIED");
+    expect((await r.run(["plan", "set", "1", "VERIFIED"])).stderr).toContain("1 cannot move from READY to VERIFIED (allowed from READY: WAITING, IN-FLIGHT, ABANDONED)");
+    expect((await r.run(["plan", "set", "1", "IN-FLIGHT"])).stdout).toBe("leaf-1: READY -> IN-FLIGHT\n");
+    expect((await r.run(["plan", "set", "1", "in-flight"])).stdout).toBe("leaf-1 is already IN-FLIGHT\n");
+    expect((await r.run(["plan", "set", "1", "VERIFIED"])).stderr).toContain("gates/leaf-1.md is not ALL MET");
+    expect((await r.run(["plan", "set", "1", "ABANDONED"])).code).toBe(0);
     expect(row(r, "1")).toBe("| 1 | a/** | - | judgment | 1 | ABANDONED |");
   });
 
-  test("wave start marks IN-FLIGHT; advance verifies from the root, releases, promotes and advises; a retry is a no-op", () => {
+  test("wave start marks IN-FLIGHT; advance verifies from the root, releases, promotes and advises; a retry is a no-op", async () => {
     const r = repo();
-    r.run(["init", "--scope", "S"]);
-    r.run(["plan", "add", "1", "--owns", "a/**"]);
-    r.run(["plan", "add", "2", "--owns", "b/**", "--needs", "1"]);
+    await r.run(["init", "--scope", "S"]);
+    await r.run(["plan", "add", "1", "--owns", "a/**"]);
+    await r.run(["plan", "add", "2", "--owns", "b/**", "--needs", "1"]);
     r.write(".unlazy/S/gates/leaf-1.md", leafGates("1", "a/**", "a/done"));
-    const launch = r.run(["next", "--scope", "S", "--slots", "1"]).stdout;
+    const launch = (await r.run(["next", "--scope", "S", "--slots", "1"])).stdout;
     expect(launch).not.toContain("PLAN.md");
-    r.run(["scope", "claim", "--scope", "S", "--leaf", "leaf-1"]);
-    r.run(["wave", "open", "--scope", "S", "--wave", "w1", "--leaf", "leaf-1"]);
-    r.run(["wave", "start", "--scope", "S", "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-1"]);
+    await r.run(["scope", "claim", "--scope", "S", "--leaf", "leaf-1"]);
+    await r.run(["wave", "open", "--scope", "S", "--wave", "w1", "--leaf", "leaf-1"]);
+    await r.run(["wave", "start", "--scope", "S", "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-1"]);
     expect(row(r, "1")).toEndWith("| IN-FLIGHT |");
-    r.run(["wave", "seal", "--scope", "S", "--wave", "w1"]);
+    await r.run(["wave", "seal", "--scope", "S", "--wave", "w1"]);
     r.write("a/done", "");
-    const pending = r.run(["advance", "--scope", "S", "--leaf", "1"]);
+    const pending = await r.run(["advance", "--scope", "S", "--leaf", "1"]);
     expect(pending.code).toBe(1);
     expect(pending.stdout).toContain("ask the user to review the CHECKs above; once they approve: kbz advance --scope S --leaf leaf-1 --approve");
-    const a = r.run(["advance", "--scope", "S", "--leaf", "1", "--approve"]);
+    const a = await r.run(["advance", "--scope", "S", "--leaf", "1", "--approve"]);
     expect(a.code).toBe(0);
     expect(a.stdout).toContain("VERIFIED leaf-1; lease released; READY now: 2\n");
     expect(a.stdout).toContain("LAUNCH 1: 2");
     expect(a.stdout).not.toContain("PLAN.md");
     expect(row(r, "1")).toEndWith("| VERIFIED |");
     expect(row(r, "2")).toEndWith("| READY |");
-    expect(JSON.parse(r.run(["scope", "list", "--json"]).stdout).leases).toEqual([]);
-    const again = r.run(["advance", "--scope", "S", "--leaf", "leaf-1"]);
+    expect(JSON.parse((await r.run(["scope", "list", "--json"])).stdout).leases).toEqual([]);
+    const again = await r.run(["advance", "--scope", "S", "--leaf", "leaf-1"]);
     expect([again.code, again.stdout.split("\n")[0]]).toEqual([0, "ALREADY VERIFIED leaf-1"]);
   });
 });

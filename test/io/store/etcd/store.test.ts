@@ -10,6 +10,9 @@ import { filesStore } from "../../../../src/io/store/files.ts";
 import { etcdAvailable, startCluster, type Cluster } from "../../../helpers/etcd-cluster.ts";
 import { reasonOf, stopHook } from "../../../helpers/hook.ts";
 import { fixtureCopy, hashTree, kbz, tempDir, writeTree } from "../../../helpers/kbz.ts";
+// The coordinator verbs run in-process (coverage sees src/cli/coordinator.ts); claims stay on the
+// binary, since an etcd lease is kept alive by a real keeper process the tests kill and watch.
+import { runCli } from "../../../helpers/cli.ts";
 
 let cluster: Cluster;
 let n = 0;
@@ -75,11 +78,11 @@ describe.skipIf(!etcdAvailable() && !process.env.KBZ_CI)("kbz with an etcd coord
     expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n", stderr: "" });
     expect(run("scope", "list").stdout).toBe("api\nweb\nleases:\n  api/leaf-1: src/api/**, tests/api/**\n");
     // The files do not see it: without the coordinator the same claim is granted from the files.
-    const status = run("coordinator", "status");
+    const status = await runCli(["coordinator", "status"], { cwd: dir, env });
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/api\/leaf-1: src\/api\/\*\*, tests\/api\/\*\* \(holder \S+ pid \d+, TTL \d+\/30 s\)/);
     expect(status.stdout).toContain("3/3 members up, 1 lease(s) held");
-    const j = JSON.parse(run("coordinator", "status", "--json").stdout);
+    const j = JSON.parse((await runCli(["coordinator", "status", "--json"], { cwd: dir, env })).stdout);
     expect(j).toMatchObject({ schema: 1, exit: 0, verdict: "ok", action: "status", quorum: true, holders: [{ scope: "api", leaf: "leaf-1", globs: ["src/api/**", "tests/api/**"], grantedTtl: 30 }], errors: [] });
     expect(j.members.filter((m: { leader: boolean }) => m.leader)).toHaveLength(1);
     const keeper = heldRecords(dir)[0]!.keeperPid;
@@ -103,7 +106,7 @@ describe.skipIf(!etcdAvailable() && !process.env.KBZ_CI)("kbz with an etcd coord
     expect(fs.readdirSync(path.join(viaSetting, ".unlazy/locks")).filter((f) => f.endsWith(".lease")).length).toBe(1);
   });
 
-  test("waves, status log and session binding live in etcd: status and the Stop hook read them, no file changes", () => {
+  test("waves, status log and session binding live in etcd: status and the Stop hook read them, no file changes", async () => {
     const dir = repo();
     const env = { KBZ_COORDINATOR: cluster.url };
     const run = (...args: string[]) => kbz(args, { cwd: dir, env });
@@ -127,7 +130,7 @@ describe.skipIf(!etcdAvailable() && !process.env.KBZ_CI)("kbz with an etcd coord
     expect(kbz(["wave", "list", "--scope", "api"], { cwd: dir, env: { KBZ_COORDINATOR: "files" } }).stdout).toBe("(no waves in scope api)\n");
     const exported = tempDir();
     fs.cpSync(dir, exported, { recursive: true });
-    expect(kbz(["coordinator", "export", "--scope", "api"], { cwd: exported, env }).stdout).toBe("exported scope api: 1 wave(s), 3 status log line(s), session binding\n");
+    expect((await runCli(["coordinator", "export", "--scope", "api"], { cwd: exported, env })).stdout).toBe("exported scope api: 1 wave(s), 3 status log line(s), session binding\n");
     const log = fs.readFileSync(path.join(exported, ".unlazy/api/status.log"), "utf8").split("\n");
     expect(log[0]).toMatch(/^\d{4}-\d\d-\d\dT.* dispatch w1 opened: leaf-1$/);
     expect(log[2]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z leaf-1 launched$/); // kbz scope log puts the time in front
@@ -135,24 +138,24 @@ describe.skipIf(!etcdAvailable() && !process.env.KBZ_CI)("kbz with an etcd coord
     expect(kbz(["wave", "status", "--scope", "api", "--wave", "w1", "--coordinator", "files"], { cwd: exported }).stdout).toBe("OPEN w1 (1/1 started, 0/1 returned)\n");
   }, 60_000);
 
-  test("import copies a scope's files into etcd; a conflicting destination is refused with nothing changed", () => {
+  test("import copies a scope's files into etcd; a conflicting destination is refused with nothing changed", async () => {
     const src = repo();
     const files = (...args: string[]) => kbz([...args, "--coordinator", "files"], { cwd: src });
     expect(files("wave", "open", "--scope", "api", "--wave", "w9", "--leaf", "leaf-2").code).toBe(0);
     expect(files("scope", "bind", "--scope", "api", "sess-9").code).toBe(0);
     const env = { KBZ_COORDINATOR: cluster.url };
-    expect(kbz(["coordinator", "import", "--scope", "api"], { cwd: src, env }).stdout).toBe("imported scope api: 1 wave(s), 1 status log line(s), session binding\n");
+    expect((await runCli(["coordinator", "import", "--scope", "api"], { cwd: src, env })).stdout).toBe("imported scope api: 1 wave(s), 1 status log line(s), session binding\n");
     expect(kbz(["wave", "status", "--scope", "api", "--wave", "w9"], { cwd: src, env }).stdout).toBe("OPEN w9 (0/1 started, 0/1 returned)\n");
     // Idempotent: the same state again is no conflict.
-    expect(kbz(["coordinator", "import", "--scope", "api"], { cwd: src, env }).code).toBe(0);
+    expect((await runCli(["coordinator", "import", "--scope", "api"], { cwd: src, env })).code).toBe(0);
     expect(files("wave", "abandon", "--scope", "api", "--wave", "w9", "--reason", "moved").code).toBe(0);
-    const refused = kbz(["coordinator", "import", "--scope", "api"], { cwd: src, env });
+    const refused = await runCli(["coordinator", "import", "--scope", "api"], { cwd: src, env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("the coordinator already holds different waves for api");
     expect(kbz(["wave", "status", "--scope", "api", "--wave", "w9"], { cwd: src, env }).stdout).toBe("OPEN w9 (0/1 started, 0/1 returned)\n");
     // File leases are live holdings and never move.
     expect(files("scope", "claim", "--scope", "web").code).toBe(0);
-    const held = kbz(["coordinator", "import", "--scope", "web"], { cwd: src, env });
+    const held = await runCli(["coordinator", "import", "--scope", "web"], { cwd: src, env });
     expect(held.code).toBe(2);
     expect(held.stderr).toContain("scope web holds 1 file lease(s) (leaf-1)");
   }, 60_000);
