@@ -28,6 +28,7 @@ import { initialState, modeOf, reduce, selectedIndex, type Action, type DashStat
 import { cols, fit, pad } from "./text.ts";
 import { makeTheme, type Theme } from "./theme.ts";
 import { useSnapshot } from "./useSnapshot.ts";
+import { useIdleCollect } from "./useIdleCollect.ts";
 import { useTerminalSize } from "./useTerminalSize.ts";
 
 export { PANELS, type PanelId } from "./keys.ts";
@@ -57,17 +58,25 @@ export const FLASH_MS = 4000;
 const PICK_SPEC = { id: (s: ScopeSummary) => s.scope, text: (s: ScopeSummary) => `${s.scope} ${s.verdict}`, done: (s: ScopeSummary) => s.tone === "ok" };
 
 function useLists(data: DashData | null, state: DashState) {
+  // Each part is derived from the one input it reads: a reload that re-read only the plan side
+  // keeps the 5,000 gate rows of a big scope (and the snapshot's) instead of building them again,
+  // so the screen's previous frame and this one share them.
+  const snapshot = data?.snapshot ?? null;
+  const plan = data?.plan ?? null;
+  const logTail = data?.log ?? null;
+  const gateList = useMemo(() => (snapshot ? gateRows(snapshot) : []), [snapshot]);
+  const logList = useMemo(() => (logTail ? logLines(logTail) : []), [logTail]);
   const model = useMemo(() => {
-    const states = leafStates(data?.plan ?? null);
+    const states = leafStates(plan);
     return {
       states,
-      dependents: dependentsOf(data?.plan ?? null),
-      gates: data ? gateRows(data) : [],
-      leaves: graphRows(data?.plan ?? null, states),
-      queue: queueItems(data?.plan ?? null, states),
-      log: data ? logLines(data.log) : [],
+      dependents: dependentsOf(plan),
+      gates: gateList,
+      leaves: graphRows(plan, states),
+      queue: queueItems(plan, states),
+      log: logList,
     };
-  }, [data]);
+  }, [plan, gateList, logList]);
   const { filter, unmetOnly, declined } = state;
   const graph = useMemo(() => listed(model.leaves, LEAF_SPEC, filter.graph, unmetOnly), [model, filter.graph, unmetOnly]);
   const queue = useMemo(() => listed(model.queue, QUEUE_SPEC, filter.queue, unmetOnly), [model, filter.queue, unmetOnly]);
@@ -93,6 +102,7 @@ export function App(props: AppProps) {
   const [probes, setProbes] = useState<Record<string, ProbeShown>>({});
   const snap = useSnapshot(src, { watch: props.watch ?? true });
   const view = snap.view;
+  useIdleCollect();
 
   // The reducer's state, also kept in a ref: several keys can arrive in one chunk ("/ab",
   // key repeat), and each must see the state the previous one left.

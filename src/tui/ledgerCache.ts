@@ -3,7 +3,7 @@
 // place or by rename) changes the inode, size, mtime or ctime, and the file is read again with
 // the stable reader. The event is only a hint; the stat decides.
 import * as fs from "node:fs";
-import { loadLedgerFile } from "../io/read.ts";
+import { loadLedgerFile, ScopeTextCache } from "../io/read.ts";
 import { type LedgerEntry } from "../core/snapshot.ts";
 
 function statKey(file: string): string | null {
@@ -16,6 +16,8 @@ function statKey(file: string): string | null {
 }
 
 export class LedgerCache {
+  /** The plan side's scope texts (PLAN.md, ACCESS.json, leaf ledgers), by the same rule. */
+  readonly texts = new ScopeTextCache();
   private readonly entries = new Map<string, { key: string; entry: LedgerEntry; root: string; constrained: boolean }>();
 
   readonly load = (file: string, root: string, constrained: boolean): LedgerEntry => {

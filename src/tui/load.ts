@@ -90,14 +90,14 @@ export function loadDash(src: DashSource, cache?: LedgerCache, withPlan = true):
   inputs.push(approvals.problem ?? "", ...approvals.items.map((t) => `${t.qid}\0${t.signature}`));
   const { report, reduction } = statusReport(snapshot);
   const data: DashData = { snapshot, report, reduction, log, plan: null, approvals, hash: digest(inputs), planHash: "" };
-  return { kind: "ready", root: src.root, data: withPlan ? loadPlan(src, data) : data };
+  return { kind: "ready", root: src.root, data: withPlan ? loadPlan(src, data, cache) : data };
 }
 
 /** The plan side for already loaded data (PLAN.md, `kbz next`'s snapshot and advice). */
-export function loadPlan(src: DashSource, data: DashData): DashData {
+export function loadPlan(src: DashSource, data: DashData, cache?: LedgerCache): DashData {
   const t = data.snapshot.target;
   const inputs: string[] = [];
-  const plan = t.discoveryErrors.length === 0 ? loadPlanView(src.root, t.scope, src.slots, inputs) : null;
+  const plan = t.discoveryErrors.length === 0 ? loadPlanView(src.root, t.scope, src.slots, inputs, cache?.texts) : null;
   return { ...data, plan, planHash: digest(inputs) };
 }
 

@@ -28,7 +28,7 @@ export function dependentsOf(view: PlanView | null): Map<string, string[]> {
 }
 
 export interface Listed<T> {
-  items: T[];
+  items: readonly T[];
   ids: string[];
   /** Items before filtering: the header of a filtered list says "3 of 40". */
   total: number;
@@ -44,7 +44,7 @@ export interface ListSpec<T> {
 
 export function listed<T>(all: readonly T[], spec: ListSpec<T>, filter: string | undefined, unmetOnly: boolean): Listed<T> {
   const needle = (filter ?? "").toLowerCase();
-  const items = !needle && !unmetOnly ? [...all] : all.filter((x) => (!unmetOnly || !spec.done(x)) && (!needle || spec.text(x).toLowerCase().includes(needle)));
+  const items = !needle && !unmetOnly ? (all as T[]) : all.filter((x) => (!unmetOnly || !spec.done(x)) && (!needle || spec.text(x).toLowerCase().includes(needle)));
   return { items, ids: items.map(spec.id), total: all.length };
 }
 

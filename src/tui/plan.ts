@@ -6,7 +6,7 @@ import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, withLeafStates, type Plan, type PlanRow } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
-import { readConsistent } from "../io/read.ts";
+import { readConsistent, type ScopeTextCache } from "../io/read.ts";
 import { CHANGED, receiptAudit } from "../io/schedule.ts";
 import { scheduleFacts } from "../core/schedule/facts.ts";
 import type { LeaseView } from "../core/dispatch/lease-record.ts";
@@ -46,9 +46,10 @@ export function layersOf(plan: Plan): Map<string, number> {
 /**
  * null when there is no scope or no PLAN.md; `inputs` collects what was read for the change hash.
  * A PLAN that parses but fails a later scheduler check still draws its graph. The whole plan side
- * is one read of the scope (io/read.ts), shared by PLAN.md, the scheduler and the waves.
+ * is one read of the scope (io/read.ts), shared by PLAN.md, the scheduler and the waves; with a
+ * `cache` (the dashboard's), files unchanged since the last read are not read again.
  */
-export function loadPlanView(root: string, scope: string | null, slots: number, inputs: string[]): PlanView | null {
+export function loadPlanView(root: string, scope: string | null, slots: number, inputs: string[], cache?: ScopeTextCache): PlanView | null {
   if (!scope) return null;
   const shown = path.relative(root, path.join(root, ".unlazy", scope, "PLAN.md"));
   const receipts = receiptAudit(root, process.env);
@@ -66,12 +67,6 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
       }
       if (text === null) return null;
       inputs.push(text);
-      let plan: Plan;
-      try {
-        plan = withLeafStates(parsePlan(text, compare, shown), scopeInputs.leafStates());
-      } catch (e) {
-        return broken(located(e), inputs);
-      }
       let next: NextSnapshot | null = null;
       let advice: Advice | null = null;
       let problem: string | null = null;
@@ -82,6 +77,16 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
       } catch (e) {
         problem = located(e);
         inputs.push(problem);
+      }
+      // The scheduler parsed PLAN.md from the same text with the same order and leaf states: its
+      // plan is the graph's (one parse, one copy held). A PLAN that parses but fails a later
+      // scheduler check still draws its graph; one that does not parse shows why.
+      let plan: Plan;
+      try {
+        plan = next?.plan ?? withLeafStates(parsePlan(text, compare, shown), scopeInputs.leafStates());
+      } catch (e) {
+        inputs.pop(); // the scheduler's report of the same failure: the parse's own is shown
+        return broken(located(e), inputs);
       }
       let waves = next?.waves ?? [];
       let leases: LeaseView[] = next?.leases ?? [];
@@ -105,6 +110,7 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
       inputs.push(problemOf);
       return built && { ...built, next: null, advice: null, problem: problemOf };
     },
+    { cache },
   );
   return view;
 }

@@ -55,7 +55,7 @@ export function useSnapshot(src: DashSource, opts: { watch: boolean } = { watch:
     const v = shown.current;
     if (v.kind !== "ready") return;
     try {
-      publish({ ...v, data: loadPlan(src, v.data) });
+      publish({ ...v, data: loadPlan(src, v.data, cache.current!) });
     } catch (e) {
       publish({ ...v, data: { ...v.data, plan: planProblem((e as Error).message), planHash: `error:${(e as Error).message}` } });
     }

@@ -55,6 +55,11 @@ export class TmuxPane {
     }
   }
 
+  /** The pid of the pane's shell (the command runs as its child). */
+  panePid(): number {
+    return Number(this.tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").trim());
+  }
+
   kill(): void {
     spawnSync("tmux", ["-L", this.socket, "kill-server"]);
   }

@@ -4,7 +4,8 @@ import * as path from "node:path";
 import { execFileSync } from "node:child_process";
 import { decodeLedgerText, firstInvalidUtf8 } from "../../src/core/text/decode.ts";
 import { isInside } from "../../src/core/workspace/inside.ts";
-import { readStable, readStableWith, ScopeReader, type StableReadOptions } from "../../src/io/read.ts";
+import { readConsistent, readStable, readStableWith, ScopeReader, ScopeTextCache, type StableReadOptions } from "../../src/io/read.ts";
+import { writeAtomic } from "../../src/io/fs.ts";
 import { ReadError } from "../../src/core/errors.ts";
 import { tempDir } from "../helpers/kbz.ts";
 
@@ -279,5 +280,68 @@ describe("the consistency pass of a ScopeReader", () => {
     expect(reader.text("GATES.md")).toBe("- [ ] G1: one\n");
     expect(reader.entries.length).toBe(1);
     expect(reader.changed()).toBe("inputs");
+  });
+});
+
+describe("scope text cache (the dashboard's plan side)", () => {
+  /** A cache that counts the reads it is handed: a hit is served without one. */
+  class CountingCache extends ScopeTextCache {
+    reads = 0;
+    override set(...args: Parameters<ScopeTextCache["set"]>): void {
+      this.reads++;
+      super.set(...args);
+    }
+  }
+  function scope(): { root: string; dir: string } {
+    const root = tempDir();
+    const dir = path.join(root, ".unlazy", "s");
+    fs.mkdirSync(path.join(dir, "gates"), { recursive: true });
+    fs.writeFileSync(path.join(dir, "PLAN.md"), "plan one\n");
+    fs.writeFileSync(path.join(dir, "gates", "leaf-1.md"), "leaf one\n");
+    return { root, dir };
+  }
+  const both = (root: string, cache: ScopeTextCache, opts: { beforeConsistencyCheck?: () => void } = {}) =>
+    readConsistent(root, "s", (i) => [i.text("PLAN.md"), i.text("gates/leaf-1.md")], (what) => [`changed: ${what}`], { ...opts, cache });
+
+  test("unchanged files are not read again; a rename write and an in-place write of the same size are", () => {
+    const { root, dir } = scope();
+    const cache = new CountingCache();
+    expect(both(root, cache)).toEqual(["plan one\n", "leaf one\n"]);
+    expect(cache.reads).toBe(2);
+    expect(both(root, cache)).toEqual(["plan one\n", "leaf one\n"]);
+    expect(cache.reads).toBe(2);
+    writeAtomic(path.join(dir, "PLAN.md"), "plan two\n");
+    expect(both(root, cache)).toEqual(["plan two\n", "leaf one\n"]);
+    expect(cache.reads).toBe(3);
+    // Same size, mtime put back: the ctime still moved.
+    const leaf = path.join(dir, "gates", "leaf-1.md");
+    const st = fs.statSync(leaf);
+    fs.writeFileSync(leaf, "leaf 111\n");
+    fs.utimesSync(leaf, st.atime, st.mtime);
+    expect(both(root, cache)).toEqual(["plan two\n", "leaf 111\n"]);
+    expect(cache.reads).toBe(4);
+  });
+
+  test("a file served from the cache is still proven unchanged by the consistency pass", () => {
+    const { root, dir } = scope();
+    const cache = new CountingCache();
+    both(root, cache);
+    const reads = cache.reads;
+    const out = both(root, cache, { beforeConsistencyCheck: () => writeAtomic(path.join(dir, "gates", "leaf-1.md"), "leaf moved\n") });
+    expect(cache.reads).toBe(reads); // both texts came from the cache
+    expect(out).toEqual(["changed: inputs"]);
+    expect(both(root, cache)).toEqual(["plan one\n", "leaf moved\n"]);
+  });
+
+  test("a deleted file is forgotten and read as missing; a link put in its place is refused, not served", () => {
+    const { root, dir } = scope();
+    const cache = new ScopeTextCache();
+    both(root, cache);
+    const leaf = path.join(dir, "gates", "leaf-1.md");
+    fs.rmSync(leaf);
+    expect(both(root, cache)).toEqual(["plan one\n", null]);
+    fs.writeFileSync(path.join(root, "outside.md"), "leaf one\n");
+    fs.symlinkSync(path.join(root, "outside.md"), leaf);
+    expect(() => both(root, cache)).toThrow(ReadError);
   });
 });

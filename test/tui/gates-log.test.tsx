@@ -20,7 +20,7 @@ function dataFor(files: Record<string, string>, scope: string | null = null): Da
 }
 
 function gatesFrame(data: DashData, selected = 0, height = 20, running: { qid: string; startedAt: number }[] = [], now = 0) {
-  const list = listed(gateRows(data), GATE_SPEC, "", false);
+  const list = listed(gateRows(data.snapshot), GATE_SPEC, "", false);
   return render(inBox(<Gates data={data} list={list} selected={selected} running={running} now={now} />, 80, height, plain)).lastFrame() ?? "";
 }
 

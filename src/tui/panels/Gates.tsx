@@ -3,7 +3,7 @@ import { Box, Text } from "ink";
 import type { FileProblem } from "../../core/errors.ts";
 import { isRunnable } from "../../core/ledger/model.ts";
 import { unmetReason } from "../../core/ledger/state.ts";
-import type { GateView } from "../../core/snapshot.ts";
+import type { GateView, Snapshot } from "../../core/snapshot.ts";
 import { useUi } from "../context.tsx";
 import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
 import { splitPane } from "../layout.ts";
@@ -20,13 +20,13 @@ export type GateRowItem =
   /** A dispatch wave the verdict counts (open or sealed: unmet; abandoned: handoff), as the header does. */
   | { kind: "wave"; text: string; abandoned: boolean };
 
-export function gateRows(data: DashData): GateRowItem[] {
-  const display = new Map(data.snapshot.ledgers.map((l) => [l.file, l.display]));
-  const rows: GateRowItem[] = data.snapshot.problems.map((problem, n) => ({ kind: "problem", problem, n }));
-  const d = data.snapshot.dispatch;
+export function gateRows(snapshot: Snapshot): GateRowItem[] {
+  const display = new Map(snapshot.ledgers.map((l) => [l.file, l.display]));
+  const rows: GateRowItem[] = snapshot.problems.map((problem, n) => ({ kind: "problem", problem, n }));
+  const d = snapshot.dispatch;
   for (const text of d?.blocking ?? []) rows.push({ kind: "wave", text, abandoned: false });
   for (const text of d?.abandoned ?? []) rows.push({ kind: "wave", text, abandoned: true });
-  for (const view of data.snapshot.gates) rows.push({ kind: "gate", view, display: display.get(view.file) ?? view.file });
+  for (const view of snapshot.gates) rows.push({ kind: "gate", view, display: display.get(view.file) ?? view.file });
   return rows;
 }
 
