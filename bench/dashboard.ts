@@ -1,8 +1,10 @@
 // bench/dashboard.ts: how fast the dashboard draws a big scope and follows a file write.
 // Prints figures; asserts nothing. Run: node_modules/.bin/bun bench/dashboard.ts [LEAVES]
-// (default 1,000; run it with 10000 as well).
+// (without LEAVES: 1,000 and then 10,000).
 // Targets (issue 16) at 1,000 leaves / 5,000 gates: a frame within 10 ms, a write shown within
 // 150 ms, at most 120 MB resident after a full GC; a 10,000-leaf scope opens and follows writes.
+// Memory is printed twice: this module mounting the App from source (as before), and the built
+// binary `dist/kbz dash` on a real terminal (tmux), which is what a person runs.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -15,6 +17,15 @@ import { LedgerCache } from "../src/tui/ledgerCache.ts";
 import { makeTheme } from "../src/tui/theme.ts";
 import { writeAtomic } from "../src/io/fs.ts";
 import { haveTmux, TmuxPane } from "../test/helpers/tmux.ts";
+
+// Without a size: both sizes of the issue, each in a process of its own.
+if (process.argv[2] === undefined) {
+  for (const n of [1000, 10000]) {
+    const r = Bun.spawnSync([process.execPath, import.meta.path, String(n)], { stdio: ["ignore", "inherit", "inherit"] });
+    if (r.exitCode !== 0) process.exit(r.exitCode ?? 1);
+  }
+  process.exit(0);
+}
 
 // `--dashboard ROOT TARGET PLAN_MS`: the child that mounts the dashboard (see the end).
 const CHILD = process.argv[2] === "--dashboard";
@@ -89,6 +100,14 @@ function streams(columns: number, rows: number) {
   return { stdout, stdin, frames: () => frames };
 }
 
+/** Resident memory as /proc says, in MB: the whole, the process's own (anon), mapped files (the executable), the peak. */
+function procMemory(pid: number | "self"): { rss: number; anon: number; file: number; peak: number } {
+  const text = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const mbOf = (key: string) => Math.round(Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? NaN) / 1024);
+  return { rss: mbOf("VmRSS"), anon: mbOf("RssAnon"), file: mbOf("RssFile"), peak: mbOf("VmHWM") };
+}
+const shownMemory = (m: ReturnType<typeof procMemory>) => `${m.rss} MB (anon ${m.anon}, file ${m.file})`;
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -152,11 +171,7 @@ async function binaryMemory(root: string, target: string): Promise<void> {
     await pane.waitFor((s) => s.includes("Gates"), 30_000);
     const shell = pane.panePid();
     const pid = Number(fs.readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim().split(/\s+/)[0]);
-    const status = () => {
-      const text = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-      const mb = (key: string) => Math.round(Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? NaN) / 1024);
-      return `${mb("VmRSS")} MB (anon ${mb("RssAnon")}, file ${mb("RssFile")})`;
-    };
+    const status = () => shownMemory(procMemory(pid));
     await still();
     const opened = status();
     for (let i = 0; i < 40; i++) {
@@ -171,8 +186,8 @@ async function binaryMemory(root: string, target: string): Promise<void> {
       await new Promise((r) => setTimeout(r, 400));
     }
     await still();
-    const peak = /^VmHWM:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    console.log(`binary (dist/kbz dash, 80x24, still 2 s after each phase): resident ${opened} opened, ${keyed} after 40 keys, ${status()} after 8 writes; peak ${Math.round(Number(peak) / 1024)} MB`);
+    const end = procMemory(pid);
+    console.log(`\nbinary (dist/kbz dash, 80x24, still 2 s after each phase): resident ${opened} opened, ${keyed} after 40 keys, ${shownMemory(end)} after 8 writes; peak ${end.peak} MB`);
   } finally {
     pane.kill();
   }
@@ -220,15 +235,19 @@ for (let i = 0; i < 8; i++) {
   await new Promise((r) => setTimeout(r, 200 + 2 * median(planSide)));
 }
 console.log(`write to updated frame (rename write, watcher, debounce, rebuild, render): median ${median(delays).toFixed(0)} ms, max ${Math.max(...delays).toFixed(0)} ms`);
-const peak = process.memoryUsage().rss / 1024 / 1024;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const busy = process.memoryUsage().rss;
+// The dashboard collects by itself once its screen has been still for a second
+// (src/tui/useIdleCollect.ts); then a full collection of the bench's own, read at once and
+// again a second later (freed pages go back to the system shortly after a collection).
+await new Promise((r) => setTimeout(r, 2000));
+const still = process.memoryUsage().rss;
 Bun.gc(true);
 const m = process.memoryUsage();
-// Freed pages go back to the system shortly after a collection, not during it: the resident
-// figure is read again after a second of idling (the dashboard between events).
 await new Promise((r) => setTimeout(r, 1000));
-const idle = process.memoryUsage().rss / 1024 / 1024;
+const idle = process.memoryUsage().rss;
 console.log(
-  `memory: rss ${peak.toFixed(0)} MB before a full GC, ${(m.rss / 1024 / 1024).toFixed(0)} MB right after, ${idle.toFixed(0)} MB after 1 s idle (JS heap ${(m.heapUsed / 1024 / 1024).toFixed(0)} MB)`,
+  `memory: rss ${mb(busy)} right after the last write, ${mb(still)} still for 2 s; after a full GC ${mb(m.rss)}, ${mb(idle)} 1 s later: ${shownMemory(procMemory("self"))} (JS heap ${mb(m.heapUsed)})`,
 );
 ink.unmount();
 process.exit(0);
