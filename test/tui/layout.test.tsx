@@ -17,8 +17,9 @@ import { checkEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt } from "../helpers/ink.ts";
 
-const WIDTHS = [40, 60, 80, 120, 200];
-const HEIGHTS = [10, 12, 14, 24, 50];
+// The grid, and the largest size the layout promises (300x80).
+const WIDTHS = [40, 60, 80, 120, 200, 300];
+const HEIGHTS = [10, 12, 14, 24, 50, 80];
 const plain = makeTheme({ NO_COLOR: "1" });
 
 let demo: DemoFolder;
