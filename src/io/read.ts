@@ -19,6 +19,8 @@ import { canonicalRoot, resolveTarget } from "./discover.ts";
 import { inputStaleness } from "./inputs/stale.ts";
 import { noProbes, vacuousGates } from "./check/probeStore.ts";
 import { gateState } from "../core/ledger/state.ts";
+import { parseLedger } from "../core/ledger/parse.ts";
+import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
 import type { RowState } from "../core/plan/table.ts";
 
@@ -374,7 +376,7 @@ export type ScopeChange = "inputs" | "leases" | "inventory";
  * 1,000-leaf scope the dashboard's plan phase re-read 1,000 unchanged ledgers on every event.
  */
 export class ScopeTextCache {
-  private readonly entries = new Map<string, { stat: fs.BigIntStats; text: string }>();
+  private readonly entries = new Map<string, { stat: fs.BigIntStats; text: string; parsed?: Ledger }>();
 
   /** The cached text of `file` when `now` (its lstat) is the state it was read in. */
   get(file: string, now: fs.BigIntStats | null): { stat: fs.BigIntStats; text: string } | null {
@@ -386,6 +388,18 @@ export class ScopeTextCache {
   set(file: string, stat: fs.BigIntStats | null, text: string | null): void {
     if (stat && text !== null) this.entries.set(file, { stat, text });
     else this.entries.delete(file);
+  }
+
+  /**
+   * The ledger parsed from `text` when it is the text cached for `file`: parsed once, then
+   * handed back while the file is unchanged (a 1,000-leaf plan side parsed 1,000 ledgers on
+   * every event; their garbage, not their parse time, was what cost resident memory).
+   */
+  ledger(file: string, text: string, stem: string): Ledger {
+    const hit = this.entries.get(file);
+    if (!hit || hit.text !== text) return parseLedger(text, stem);
+    if (!hit.parsed || hit.parsed.stem !== stem) hit.parsed = parseLedger(text, stem);
+    return hit.parsed;
   }
 
   /** Forget files no read asked for since `keep` was taken (deleted ledgers, another scope). */
@@ -475,6 +489,10 @@ export class ScopeReader implements ScopeInputs {
     if (this.leaseRecords !== null && leaseSignature(coordination(this.root).leases()) !== leaseSignature(this.leaseRecords)) return "leases";
     if (this.resolved !== null && resolveTarget({ root: this.root, scope: this.scope }).files.join("\n") !== this.resolved.files.join("\n")) return "inventory";
     return null;
+  }
+
+  ledger(rel: string, text: string, stem: string): Ledger {
+    return this.cache ? this.cache.ledger(path.join(this.scopeDir, rel), text, stem) : parseLedger(text, stem);
   }
 
   /** Every file this reader asked for (the cache keeps just these). */

@@ -333,6 +333,21 @@ describe("scope text cache (the dashboard's plan side)", () => {
     expect(both(root, cache)).toEqual(["plan one\n", "leaf moved\n"]);
   });
 
+  test("a ledger's parse is handed back while its file is unchanged, and made again when it changed", () => {
+    const { root, dir } = scope();
+    const cache = new ScopeTextCache();
+    const parse = () => readConsistent(root, "s", (i) => i.ledger!("gates/leaf-1.md", i.text("gates/leaf-1.md")!, "leaf-1"), () => null, { cache });
+    const a = parse()!;
+    expect(parse()).toBe(a);
+    writeAtomic(path.join(dir, "gates", "leaf-1.md"), "- [ ] G1: one\n  EVIDENCE: pending\n");
+    const b = parse()!;
+    expect(b).not.toBe(a);
+    expect(b.gates.map((g) => g.id)).toEqual(["G1"]);
+    // Another text than the cached one (a caller's own) is parsed, never matched to the cache.
+    expect(cache.ledger(path.join(dir, "gates", "leaf-1.md"), "- [ ] G2: two\n", "leaf-1").gates[0]!.id).toBe("G2");
+    expect(parse()).toBe(b);
+  });
+
   test("a deleted file is forgotten and read as missing; a link put in its place is refused, not served", () => {
     const { root, dir } = scope();
     const cache = new ScopeTextCache();

@@ -138,7 +138,8 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   for (const row of [...plan.rows].sort((a, b) => codeUnitCompare(a.id, b.id))) {
     const decl = accessEntry(row.id, leaves[row.id], accessFile);
     const rel = `gates/leaf-${row.id}.md`;
-    const ledger = parseLedger(read(rel, true)!, `leaf-${row.id}`);
+    const text = read(rel, true)!;
+    const ledger = inputs.ledger?.(rel, text, `leaf-${row.id}`) ?? parseLedger(text, `leaf-${row.id}`);
     if (ledger.errors.length > 0) {
       const first = ledger.errors[0]!;
       throw new ScheduleInputError(`invalid leaf ledger ${row.id}: ${ledger.errors.map((e) => `line ${e.line}: ${e.message}`).join("; ")}`, shown(rel), first.line);

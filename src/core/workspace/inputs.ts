@@ -3,6 +3,7 @@
 // every file is read once, and a reader that promised a consistency pass runs it after the build.
 import type { LeaseRecord } from "../dispatch/lease-record.ts";
 import type { Target } from "./target.ts";
+import type { Ledger } from "../ledger/model.ts";
 import type { RowState } from "../plan/table.ts";
 
 export interface ScopeInputs {
@@ -26,4 +27,10 @@ export interface ScopeInputs {
   readonly entries: readonly [string, string | null][];
   /** One more input for the consistency pass to re-check (true = it changed). */
   alsoCheck(changed: () => boolean): void;
+  /**
+   * The ledger parsed from `text`, the text this port returned for `rel`. A long-lived reader
+   * may hand back the parse it made of the same text before; parses are never changed by
+   * their users. Without it, callers parse.
+   */
+  ledger?(rel: string, text: string, stem: string): Ledger;
 }
