@@ -3232,6 +3232,7 @@ var init_read = __esm(() => {
   init_stale();
   init_probeStore();
   init_state();
+  init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
   FLAGS2 = fs12.constants.O_RDONLY | (fs12.constants.O_NOFOLLOW ?? 0) | (fs12.constants.O_NONBLOCK ?? 0);
