@@ -6,11 +6,11 @@ import { withFileLock } from "../lock.ts";
 import { writeAtomic } from "../fs.ts";
 import { MAX_LEDGER_BYTES } from "../../core/text/decode.ts";
 import { verifyArtifacts } from "../../core/structure/handoff.ts";
-import { buildJournal, renderJournal } from "../../core/structure/journal.ts";
-import { assertStable, loadStructure } from "./model.ts";
+import { buildJournal, digestImage, renderJournal, type Image } from "../../core/structure/journal.ts";
+import { assertStable, loadStructure, stillCurrent } from "./model.ts";
 import { scopeDir } from "../../core/structure/build.ts";
 import { materialize } from "../../core/structure/materialize.ts";
-import { canonical, fail, hashOf, JOURNAL, type Model } from "../../core/structure/model.ts";
+import { fail, hashOf, JOURNAL, type Model } from "../../core/structure/model.ts";
 import { calculateStructure, type Action, type Calculation, type Complexity, type Planned } from "../../core/structure/plan.ts";
 import { artifactHasher, readJournal, recoverLocked, rollForward, Steps, sweepScopeLitter, type RecoverResult, type WriteHook } from "./recover.ts";
 
@@ -61,16 +61,16 @@ export async function applyStructure(root: string, scope: string, request: unkno
       }
       rollForward(root, scope, pending, steps);
     }
-    const model = loadStructure(root, scope, { receipts: true });
+    // The calculation is a pure function of the model and the request: when the unlocked read is
+    // proven current under the lock (its reader's consistency pass and the same receipt answers),
+    // its model, calculation and writes are the locked ones (issue 19: a second load and plan
+    // cost seconds at 10,000 leaves). The artifacts are hashed again below either way.
+    const reuse = early !== null && pending === null && stillCurrent(early.model) ? early : null;
+    const model = reuse?.model ?? loadStructure(root, scope, { receipts: true });
     const hasher = artifactHasher(root);
-    // The calculation is a pure function of the model and the request: when the locked re-read
-    // found the very inputs (files, leases, receipts) of the unlocked one, its result is reused
-    // instead of planning a second time (issue 19: a second plan cost seconds at 10,000 leaves).
-    // The artifacts are hashed again below either way.
-    const same = early !== null && pending === null && early.model.hash === model.hash && canonical(early.model.receipts ?? null) === canonical(model.receipts ?? null);
-    const calc = same ? early!.calc : calculateStructure(model, request, hasher);
+    const calc = reuse?.calc ?? calculateStructure(model, request, hasher);
     if (calc.alreadyApplied) return { status: "already-applied", operation: calc.operation };
-    const writes = same && early!.writes ? early!.writes : materialize(model, calc);
+    const writes = reuse?.writes ?? materialize(model, calc);
     hooks.beforeRecheck?.();
     assertStable(model, "scope changed while planning; recalculate");
     verifyArtifacts(calc.artifactChecks, hasher);
@@ -82,15 +82,18 @@ export async function applyStructure(root: string, scope: string, request: unkno
     steps.done("GATES.md");
     writeAtomic(path.join(dir, JOURNAL), text, { root });
     steps.done(JOURNAL);
-    rollForward(root, scope, journal, steps);
-    if (loadStructure(root, scope).rows.length !== calc.next.rows.length) fail("post-apply inventory mismatch");
+    const written = rollForward(root, scope, journal, steps);
+    if (written.rows.length !== calc.next.rows.length) fail("post-apply inventory mismatch");
     return { status: "applied", operation: calc.operation, turn: calc.next.meta.turn, actions: calc.actions, complexity: calc.complexity };
   });
 }
 
+/** The journal of an apply, its before-images and observed inputs as digests (docs/formats.md#structure-journal). */
 function journalFor(model: Model, calc: Planned, writes: Record<string, string>) {
-  const before: Record<string, string | null> = {};
-  for (const name of Object.keys(writes)) before[name] = Object.hasOwn(model.files, name) ? model.files[name]! : null;
+  const before: Record<string, Image> = {};
+  for (const name of Object.keys(writes)) before[name] = digestImage(model.files[name] ?? null);
+  const observed: Record<string, Image> = {};
+  for (const [name, text] of Object.entries(model.files)) observed[name] = digestImage(text);
   return buildJournal({
     schema: 1,
     operation: calc.operation,
@@ -99,7 +102,7 @@ function journalFor(model: Model, calc: Planned, writes: Record<string, string>)
     after: writes,
     leases: model.leases,
     dispatch: model.dispatchText,
-    observed: model.files,
+    observed,
     artifactChecks: calc.artifactChecks,
   });
 }
