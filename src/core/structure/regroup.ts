@@ -391,21 +391,18 @@ class Regrouper {
     }
     big.succ.delete(small);
     big.pred.delete(small);
-    const rel = new Int32Array(this.words);
-    const [ra, rb] = [this.relOf(big), this.relOf(small)];
-    for (let w = 0; w < this.words; w++) rel[w] = ra[w]! | rb[w]!;
-    big.rel = rel;
+    orRow(this.relOf(big), 0, this.relOf(small), 0, this.words);
     // The smaller side is inserted into the larger (native moves): a group that absorbs its
     // neighbours one by one reaches thousands of tasks (the VERIFIED ones of a large plan), and
     // rebuilding its lists element by element made merging quadratic in JavaScript. The tasks
     // arrays are the groups' own (the absorbed group dies); each members array is an action's.
     const [long, short] = big.tasks.length >= small.tasks.length ? [big, small] : [small, big];
     const tasks = long.tasks;
-    const members = long.members.slice();
+    let members = long.members;
     for (const t of short.tasks) {
       const i = lowerBound(tasks, t);
       tasks.splice(i, 0, t);
-      members.splice(i, 0, this.byRank[t]!);
+      members = inserted(members, i, this.byRank[t]!);
     }
     big.tasks = tasks;
     big.members = members;
@@ -427,6 +424,15 @@ class Regrouper {
     this.slot[g.first] = null;
   }
 
+}
+
+/** `xs` with `x` inserted at `i`: a new array of exactly that length, since each is kept (an action's members). */
+function inserted<T>(xs: readonly T[], i: number, x: T): T[] {
+  const out = new Array<T>(xs.length + 1);
+  for (let k = 0; k < i; k++) out[k] = xs[k]!;
+  out[i] = x;
+  for (let k = i; k < xs.length; k++) out[k + 1] = xs[k]!;
+  return out;
 }
 
 /** The first index of the ascending `xs` whose value is at least `x`. */
