@@ -16,12 +16,12 @@ export interface LoadOptions extends ModelOptions {
 /**
  * The reader each model was loaded through (issue 19). Proving a model current used to mean
  * loading the scope again and comparing hashes: at 10,000 leaves a second parse of every ledger,
- * seconds per command. The reader already holds the stat of every file it read, its lease
- * records and its ledger inventory, so its consistency pass (`ScopeReader.changed`: one lstat per
- * file, re-reading and comparing only a file whose stat moved) proves the same inputs without
- * parsing anything. Every read still checked itself as it was made (this reader has no pass
- * mode), so the pass only adds the proof that nothing moved since. A model that did not come
- * from loadStructure (a clone, a test's own) is reloaded as before.
+ * seconds per command. The reader already holds the state (inode, size, times) of every file it
+ * read, its lease records and its ledger inventory, so its consistency pass (`ScopeReader.changed`:
+ * one lstat per file, re-reading and comparing only a file whose state moved) proves the same
+ * inputs without parsing anything. Every read still checked itself as it was made (this reader
+ * has no pass mode), so the pass only adds the proof that nothing moved since. A model that did
+ * not come from loadStructure (a clone, a test's own) is reloaded as before.
  */
 const readers = new WeakMap<Model, ScopeReader>();
 
