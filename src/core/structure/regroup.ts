@@ -41,13 +41,40 @@ export interface RegroupInput {
 
 export interface Regrouped {
   groups: string[][]; // the fixed point, in scan order
-  merges: string[][]; // the members of each merged group, in merge order
+  merges: MergedMembers[]; // the members of each merged group, in merge order
 }
 
+/**
+ * The members a merge produced, kept as the merge itself and listed only when read. A group
+ * that absorbs its neighbours one by one lists every member so far in each action: at 10,000
+ * leaves 7,020 actions held 4.5 million member ids (36 MB) that only `--details` ever prints.
+ * Each merge holds its two sides instead, and `list()` collects their tasks, sorted, as ids.
+ */
+export class MergedMembers {
+  constructor(
+    private readonly sides: readonly [Side, Side],
+    private readonly byRank: readonly string[],
+  ) {}
+
+  list(): string[] {
+    const tasks: number[] = [];
+    const stack: Side[] = [...this.sides];
+    while (stack.length > 0) {
+      const s = stack.pop()!;
+      if (s instanceof MergedMembers) stack.push(...s.sides);
+      else for (const t of s) tasks.push(t);
+    }
+    return tasks.sort((a, b) => a - b).map((t) => this.byRank[t]!);
+  }
+}
+
+/** One side of a merge: a group as it started (its tasks) or an earlier merge. */
+type Side = MergedMembers | readonly number[];
+
 interface Group {
-  members: string[];
-  first: number; // scan order: the smallest member's task number (its scan rank)
+  members: Side; // the tasks it started with, or the merge that made it
   tasks: number[]; // ascending
+  first: number; // scan order: the smallest member's task number (its scan rank)
   open: number[];
   openFree: boolean;
   inert: boolean; // busy, or its own unfinished members are not one chain: never merges
@@ -75,7 +102,7 @@ class Regrouper {
   private readonly active: Int32Array; // tasks of groups that can merge
   private readonly verifiedOnly: Int32Array; // tasks of such groups without unfinished members
   private stamp = 0;
-  private readonly merges: string[][] = [];
+  private readonly merges: MergedMembers[] = [];
   private readonly byRank: string[]; // task number (scan rank) → id
 
   constructor(input: RegroupInput) {
@@ -125,7 +152,7 @@ class Regrouper {
       const tasks = members.map((m) => index.get(m) ?? fail("group member is not a task")).sort((p, q) => p - q);
       const open = tasks.filter((t) => input.open(this.byRank[t]!));
       const g: Group = {
-        members: tasks.map((t) => this.byRank[t]!),
+        members: tasks.slice(),
         first: tasks[0]!,
         tasks,
         open,
@@ -224,7 +251,7 @@ class Regrouper {
         }
       }
     }
-    return { groups: this.live().map((g) => g.members), merges: this.merges };
+    return { groups: this.live().map((g) => g.tasks.map((t) => this.byRank[t]!)), merges: this.merges };
   }
 
   /**
@@ -394,18 +421,14 @@ class Regrouper {
     orRow(this.relOf(big), 0, this.relOf(small), 0, this.words);
     // The smaller side is inserted into the larger (native moves): a group that absorbs its
     // neighbours one by one reaches thousands of tasks (the VERIFIED ones of a large plan), and
-    // rebuilding its lists element by element made merging quadratic in JavaScript. The tasks
-    // arrays are the groups' own (the absorbed group dies); each members array is an action's.
+    // rebuilding its list element by element made merging quadratic in JavaScript. The tasks
+    // arrays are the groups' own (the absorbed group dies); the action keeps the merge.
     const [long, short] = big.tasks.length >= small.tasks.length ? [big, small] : [small, big];
     const tasks = long.tasks;
-    let members = long.members;
-    for (const t of short.tasks) {
-      const i = lowerBound(tasks, t);
-      tasks.splice(i, 0, t);
-      members = inserted(members, i, this.byRank[t]!);
-    }
+    for (const t of short.tasks) tasks.splice(lowerBound(tasks, t), 0, t);
+    const merged = new MergedMembers([big.members, small.members], this.byRank);
     big.tasks = tasks;
-    big.members = members;
+    big.members = merged;
     big.first = tasks[0]!;
     big.open = [...big.open, ...small.open];
     for (const t of small.tasks) this.groupOf[t] = big;
@@ -415,7 +438,7 @@ class Regrouper {
     big.version++;
     small.alive = false;
     this.slot[big.first] = big;
-    this.merges.push(big.members);
+    this.merges.push(merged);
     return big;
   }
 
@@ -424,15 +447,6 @@ class Regrouper {
     this.slot[g.first] = null;
   }
 
-}
-
-/** `xs` with `x` inserted at `i`: a new array of exactly that length, since each is kept (an action's members). */
-function inserted<T>(xs: readonly T[], i: number, x: T): T[] {
-  const out = new Array<T>(xs.length + 1);
-  for (let k = 0; k < i; k++) out[k] = xs[k]!;
-  out[i] = x;
-  for (let k = i; k < xs.length; k++) out[k + 1] = xs[k]!;
-  return out;
 }
 
 /** The first index of the ascending `xs` whose value is at least `x`. */

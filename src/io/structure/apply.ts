@@ -76,6 +76,11 @@ export async function applyStructure(root: string, scope: string, request: unkno
     steps.done("GATES.md");
     writeAtomic(path.join(dir, JOURNAL), event.text, { root });
     steps.done(JOURNAL);
+    // The model and the calculation are garbage now (prepare keeps neither), and recovery is
+    // about to load the written scope, as large again. One full collection here lets that load
+    // reuse their memory instead of growing the heap past both: `kbz structure apply` on 10,000
+    // leaves peaked at 290-342 MB without it and 270 MB with it, for no measurable time.
+    (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
     const written = rollForward(root, scope, event.journal, steps);
     if (written.rows.length !== event.rows) fail("post-apply inventory mismatch");
     return event.result;
