@@ -1,8 +1,9 @@
 // The structure model (docs/formats.md#structure): PLAN.md, ACCESS.json, the ledgers,
 // dispatch.json, the leases and STRUCTURE.json of one scope as one Model, with the access
 // validation and the registry synthesized before the first apply. Pure: the files come through
-// the ScopeInputs port; every read is kept in `files` so a later re-read can prove nothing
-// changed (io/structure.ts assertStable).
+// the ScopeInputs port; every read is kept in `files`, which the model hash covers and the
+// recovery journal's `observed` records (io/structure/model.ts proves a model current through
+// its reader instead).
 import * as path from "node:path";
 import { ReadError } from "../errors.ts";
 import type { LeaseRecord } from "../dispatch/lease-record.ts";

@@ -2,19 +2,32 @@
 // observed while planning, and a digest over all of it. Any safe `gates/<name>.md` is a valid
 // name, so an extra ledger such as gates/notes.md can no longer strand a journal (fixes kill
 // docs/formats.md#fixes).
+//
+// kbz writes the before-images and the observed inputs as sha256 digests (a deliberate
+// difference, docs/formats.md#structure-journal): recovery only proves those files are what they
+// were, and their texts made the journal of a 10,000-leaf plan pass the reader's 8 MiB. It reads
+// the original's text form unchanged.
 import { isValidId } from "../workspace/ids.ts";
-import { canonical, fail, hashOf, isObject, type Checkpoint } from "./model.ts";
+import { canonical, fail, hashOf, isObject, sha, type Checkpoint } from "./model.ts";
 import { type LeaseView } from "../dispatch/lease-record.ts";
+
+/** A file's identity without its text: `{"sha256": "<64 lowercase hex>"}` of its UTF-8 text. */
+export interface TextDigest {
+  sha256: string;
+}
+
+/** What a journal knows of a file it will not write back: its text (the original), its digest (kbz), or null when absent. */
+export type Image = string | TextDigest | null;
 
 export interface Journal {
   schema: 1;
   operation: string;
   requestHash: string;
-  before: Record<string, string | null>;
+  before: Record<string, Image>;
   after: Record<string, string>;
   leases: LeaseView[];
   dispatch: string | null;
-  observed: Record<string, string | null>;
+  observed: Record<string, Image>;
   artifactChecks: Checkpoint["artifacts"];
   digest: string;
 }
@@ -33,6 +46,25 @@ export function isTargetName(rel: string): boolean {
 
 function isObservedName(rel: string): boolean {
   return OBSERVED_FILES.has(rel) || isLedgerName(rel);
+}
+
+function isDigest(x: unknown): x is TextDigest {
+  return isObject(x) && Object.keys(x).length === 1 && typeof x.sha256 === "string" && /^[0-9a-f]{64}$/.test(x.sha256);
+}
+
+function isImage(x: unknown): x is Image {
+  return x === null || typeof x === "string" || isDigest(x);
+}
+
+/** The image kbz journals for a file's text (null: the file is absent). */
+export function digestImage(text: string | null): Image {
+  return text === null ? null : { sha256: sha(text) };
+}
+
+/** Is the file's current text (null: absent) the one the image records? */
+export function matchesImage(text: string | null, image: Image): boolean {
+  if (image === null || typeof image === "string") return text === image;
+  return text !== null && sha(text) === image.sha256;
 }
 
 export function buildJournal(j: Omit<Journal, "digest">): Journal {
@@ -73,12 +105,12 @@ export function parseJournal(text: string): Journal {
   const after = Object.keys(v.after).sort();
   if (canonical(before) !== canonical(after)) fail("recovery file inventory mismatch");
   for (const k of after) {
-    if (!isTargetName(k) || typeof (v.after as Record<string, unknown>)[k] !== "string" || !stringOrNull((v.before as Record<string, unknown>)[k])) {
+    if (!isTargetName(k) || typeof (v.after as Record<string, unknown>)[k] !== "string" || !isImage((v.before as Record<string, unknown>)[k])) {
       fail("invalid recovery path/payload");
     }
   }
   if (!after.includes("GATES.md") || !after.includes("STRUCTURE.json")) fail("incomplete recovery targets");
-  for (const [k, x] of Object.entries(v.observed)) if (!isObservedName(k) || !stringOrNull(x)) fail("invalid observed path/payload");
+  for (const [k, x] of Object.entries(v.observed)) if (!isObservedName(k) || !isImage(x)) fail("invalid observed path/payload");
   return v as unknown as Journal;
 }
 

@@ -383,7 +383,11 @@ class Planner {
       busy: (id) => this.busy(id),
       groups: this.groups,
     });
-    for (const members of result.merges) this.actions.push({ action: "group", members });
+    // Each action lists its members when read (regroup.ts MergedMembers): the same JSON, the
+    // same fields, without holding every list at once.
+    for (const merged of result.merges) {
+      this.actions.push(Object.defineProperty({ action: "group" }, "members", { get: () => merged.list(), enumerable: true }) as Action);
+    }
     this.groups = result.groups;
   }
 

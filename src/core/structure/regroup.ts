@@ -18,8 +18,12 @@
 //   and then one of them has no unfinished member (unfinished members on one chain are related
 //   by a task path, and a task path is a quotient path). Quotient-unrelated implies unrelated as
 //   tasks, which a bitset per task (ancestors, descendants, itself) answers word by word. So a
-//   row's candidates are its neighbours plus the task-unrelated groups of the right kind, in
-//   scan order; each is then decided exactly.
+//   row's candidates are its neighbours plus the task-unrelated groups of the right kind; each
+//   is then decided exactly.
+// - Scan order in the bits. Tasks are numbered by scan rank (their ids sorted), so a bitset read
+//   from low to high meets groups in scan order: a row's unrelated candidates come out already
+//   sorted, only those after the row are read, and the reading stops at the first that merges
+//   (usually one of the first few, where a row may have hundreds of unrelated groups after it).
 // - Exact tests. Paths are searched breadth first over the quotient, bounded by a topological
 //   order of the groups that each merge repairs locally (Pearce and Kelly's reordering of the
 //   region between the two groups), so a search never leaves that region.
@@ -37,13 +41,40 @@ export interface RegroupInput {
 
 export interface Regrouped {
   groups: string[][]; // the fixed point, in scan order
-  merges: string[][]; // the members of each merged group, in merge order
+  merges: MergedMembers[]; // the members of each merged group, in merge order
 }
 
+/**
+ * The members a merge produced, kept as the merge itself and listed only when read. A group
+ * that absorbs its neighbours one by one lists every member so far in each action: at 10,000
+ * leaves 7,020 actions held 4.5 million member ids (36 MB) that only `--details` ever prints.
+ * Each merge holds its two sides instead, and `list()` collects their tasks, sorted, as ids.
+ */
+export class MergedMembers {
+  constructor(
+    private readonly sides: readonly [Side, Side],
+    private readonly byRank: readonly string[],
+  ) {}
+
+  list(): string[] {
+    const tasks: number[] = [];
+    const stack: Side[] = [...this.sides];
+    while (stack.length > 0) {
+      const s = stack.pop()!;
+      if (s instanceof MergedMembers) stack.push(...s.sides);
+      else for (const t of s) tasks.push(t);
+    }
+    return tasks.sort((a, b) => a - b).map((t) => this.byRank[t]!);
+  }
+}
+
+/** One side of a merge: a group as it started (its tasks) or an earlier merge. */
+type Side = MergedMembers | readonly number[];
+
 interface Group {
-  members: string[];
-  first: number; // scan order: the rank of the smallest member (see scanRank)
-  tasks: number[]; // by rank
+  members: Side; // the tasks it started with, or the merge that made it
+  tasks: number[]; // ascending
+  first: number; // scan order: the smallest member's task number (its scan rank)
   open: number[];
   openFree: boolean;
   inert: boolean; // busy, or its own unfinished members are not one chain: never merges
@@ -65,64 +96,64 @@ export function regroup(input: RegroupInput): Regrouped {
 
 class Regrouper {
   private readonly words: number;
-  private readonly taskRel: Int32Array; // row t: ancestors ∪ descendants ∪ {t}
+  private readonly taskRel: Int32Array; // row t: ancestors ∪ descendants ∪ {t}; tasks are numbered by scan rank
   private readonly groupOf: Group[];
-  private readonly scan: Group[] = []; // live groups in scan order
+  private readonly slot: (Group | null)[]; // task number → the live group it is the first of: scan order without moving groups
   private readonly active: Int32Array; // tasks of groups that can merge
   private readonly verifiedOnly: Int32Array; // tasks of such groups without unfinished members
   private stamp = 0;
-  private readonly merges: string[][] = [];
-  private readonly rank: Int32Array; // task → position among the ids sorted by cmp
-  private readonly byRank: string[];
+  private readonly merges: MergedMembers[] = [];
+  private readonly byRank: string[]; // task number (scan rank) → id
 
   constructor(input: RegroupInput) {
-    const { order, needsOf } = input;
-    const n = order.length;
+    const n = input.order.length;
     const words = (this.words = (n + 31) >>> 5);
-    const index = new Map<string, number>();
-    order.forEach((id, i) => index.set(id, i));
-    const needs = order.map((id) => needsOf(id).map((x) => index.get(x) ?? fail("unknown dependency")));
     // Groups are disjoint, so joined member lists compare as their smallest members do (an id
     // that is a prefix of another sorts first either way): scan order is an integer order.
-    this.byRank = [...order].sort(cmp);
-    this.rank = new Int32Array(n);
-    this.byRank.forEach((id, r) => (this.rank[index.get(id)!] = r));
-    const succs: number[][] = order.map(() => []);
-    needs.forEach((ns, v) => ns.forEach((u) => succs[u]!.push(v)));
+    this.byRank = [...input.order].sort(cmp);
+    const index = new Map<string, number>();
+    this.byRank.forEach((id, r) => index.set(id, r));
+    const topo = input.order.map((id) => index.get(id)!); // task numbers in topological order
+    const position = new Int32Array(n);
+    topo.forEach((t, i) => (position[t] = i));
+    const needs: number[][] = [];
+    const succs: number[][] = topo.map(() => []);
+    for (const v of topo) needs[v] = input.needsOf(this.byRank[v]!).map((x) => index.get(x) ?? fail("unknown dependency"));
+    for (const v of topo) for (const u of needs[v]!) succs[u]!.push(v);
     const anc = new Int32Array(n * words);
-    for (let v = 0; v < n; v++) {
+    for (const v of topo) {
       const row = v * words;
       for (const u of needs[v]!) {
-        if (u >= v) fail("dependency cycle");
-        const from = u * words;
-        for (let w = 0; w < words; w++) anc[row + w]! |= anc[from + w]!;
+        if (position[u]! >= position[v]!) fail("dependency cycle");
+        orRow(anc, row, anc, u * words, words);
         anc[row + (u >>> 5)]! |= 1 << (u & 31);
       }
     }
     const desc = new Int32Array(n * words);
-    for (let u = n - 1; u >= 0; u--) {
+    for (let i = n - 1; i >= 0; i--) {
+      const u = topo[i]!;
       const row = u * words;
       for (const v of succs[u]!) {
-        const from = v * words;
-        for (let w = 0; w < words; w++) desc[row + w]! |= desc[from + w]!;
+        orRow(desc, row, desc, v * words, words);
         desc[row + (v >>> 5)]! |= 1 << (v & 31);
       }
     }
     for (let t = 0; t < n; t++) {
       const row = t * words;
-      for (let w = 0; w < words; w++) desc[row + w]! |= anc[row + w]!;
+      orRow(desc, row, anc, row, words);
       desc[row + (t >>> 5)]! |= 1 << (t & 31);
     }
     this.taskRel = desc;
     this.groupOf = new Array<Group>(n);
+    this.slot = new Array<Group | null>(n).fill(null);
     this.active = new Int32Array(words);
     this.verifiedOnly = new Int32Array(words);
     for (const members of input.groups) {
-      const tasks = members.map((m) => index.get(m) ?? fail("group member is not a task")).sort((p, q) => this.rank[p]! - this.rank[q]!);
-      const open = tasks.filter((t) => input.open(order[t]!));
+      const tasks = members.map((m) => index.get(m) ?? fail("group member is not a task")).sort((p, q) => p - q);
+      const open = tasks.filter((t) => input.open(this.byRank[t]!));
       const g: Group = {
-        members,
-        first: this.rank[tasks[0]!]!,
+        members: tasks.slice(),
+        first: tasks[0]!,
         tasks,
         open,
         openFree: open.length === 0,
@@ -143,10 +174,10 @@ class Regrouper {
         if (!g.inert) setBit(this.active, t);
         if (!g.inert && g.openFree) setBit(this.verifiedOnly, t);
       }
-      this.scan.push(g);
+      this.slot[g.first] = g;
     }
     for (let t = 0; t < n; t++) if (!this.groupOf[t]) fail("task outside every group");
-    for (let v = 0; v < n; v++) {
+    for (const v of topo) {
       for (const u of needs[v]!) {
         const [a, b] = [this.groupOf[u]!, this.groupOf[v]!];
         if (a !== b) {
@@ -159,8 +190,9 @@ class Regrouper {
   }
 
   private topologicalPositions(): void {
-    const left = new Map<Group, number>(this.scan.map((g) => [g, g.pred.size]));
-    const queue = this.scan.filter((g) => g.pred.size === 0);
+    const live = this.live();
+    const left = new Map<Group, number>(live.map((g) => [g, g.pred.size]));
+    const queue = live.filter((g) => g.pred.size === 0);
     for (let i = 0; i < queue.length; i++) {
       queue[i]!.pos = i;
       for (const s of queue[i]!.succ) {
@@ -169,7 +201,12 @@ class Regrouper {
         if (k === 0) queue.push(s);
       }
     }
-    if (queue.length !== this.scan.length) fail("group cycle before regrouping");
+    if (queue.length !== live.length) fail("group cycle before regrouping");
+  }
+
+  /** The live groups in scan order. */
+  private live(): Group[] {
+    return this.slot.filter((g): g is Group => g !== null);
   }
 
   /** Unfinished members pairwise comparable: `xs` with itself and with `ys`. */
@@ -197,66 +234,79 @@ class Regrouper {
   run(): Regrouped {
     let cursor = 0;
     for (;;) {
-      while (cursor < this.scan.length && this.scan[cursor]!.done) cursor++;
-      if (cursor === this.scan.length) break;
-      const r = this.scan[cursor]!;
-      const partner = r.inert ? undefined : this.firstMergeable(r, this.candidates(r, true));
+      while (cursor < this.slot.length && (this.slot[cursor] === null || this.slot[cursor]!.done)) cursor++;
+      if (cursor === this.slot.length) break;
+      const r = this.slot[cursor]!;
+      const partner = r.inert ? undefined : this.firstPartner(r);
       if (!partner) {
         r.done = true;
         continue;
       }
       const m = this.merge(r, partner);
-      cursor = Math.min(cursor, this.indexOf(m.first));
-      for (const x of this.candidates(m, false)) {
+      cursor = Math.min(cursor, m.first);
+      for (const x of this.earlierCandidates(m)) {
         if (this.mergeable(x, m)) {
           x.done = false;
-          cursor = Math.min(cursor, this.indexOf(x.first));
+          cursor = Math.min(cursor, x.first);
         }
       }
     }
-    return { groups: this.scan.map((g) => g.members), merges: this.merges };
+    return { groups: this.live().map((g) => g.tasks.map((t) => this.byRank[t]!)), merges: this.merges };
   }
 
   /**
-   * Groups that may merge with `r`, unordered: after `r` for its own row, or before it and done
-   * when a merge has just created `r`.
+   * The first group after `r` in scan order that merges with it: its neighbours and the groups
+   * unrelated to it as tasks, taken in scan order and decided one by one.
    */
-  private candidates(r: Group, after: boolean): Group[] {
+  private firstPartner(r: Group): Group | undefined {
     const stamp = ++this.stamp;
-    const out: Group[] = [];
-    const fits = (g: Group) => g.alive && !g.inert && g.seen !== stamp && (after ? g.first > r.first : g.done && g.first < r.first);
-    for (const g of r.succ) if (fits(g) && !this.blocked(r, g)) out.push(g), (g.seen = stamp);
-    for (const g of r.pred) if (fits(g) && !this.blocked(g, r)) out.push(g), (g.seen = stamp);
-    const rel = this.relOf(r);
-    const mask = r.openFree ? this.active : this.verifiedOnly;
-    for (let w = 0; w < this.words; w++) {
-      let bits = mask[w]! & ~rel[w]!;
-      while (bits !== 0) {
-        const low = bits & -bits;
-        bits ^= low;
-        const g = this.groupOf[(w << 5) + 31 - Math.clz32(low)]!;
-        if (!fits(g)) continue;
-        g.seen = stamp;
-        if (g.tasks.every((t) => !hasBit(rel, 0, t))) out.push(g);
-      }
+    const fits = (g: Group) => g.alive && !g.inert && g.seen !== stamp && g.first > r.first;
+    const near: Group[] = [];
+    for (const g of r.succ) if (fits(g) && !this.blocked(r, g)) near.push(g), (g.seen = stamp);
+    for (const g of r.pred) if (fits(g) && !this.blocked(g, r)) near.push(g), (g.seen = stamp);
+    near.sort((a, b) => a.first - b.first);
+    let k = 0;
+    for (const g of this.unrelated(r, stamp, fits, r.first + 1, this.byRank.length)) {
+      for (; k < near.length && near[k]!.first < g.first; k++) if (this.mergeable(r, near[k]!)) return near[k];
+      if (this.mergeable(r, g)) return g;
     }
+    for (; k < near.length; k++) if (this.mergeable(r, near[k]!)) return near[k];
+    return undefined;
+  }
+
+  /** Done groups before `m` in scan order that may merge with it, now that a merge created `m`. */
+  private earlierCandidates(m: Group): Group[] {
+    const stamp = ++this.stamp;
+    const fits = (g: Group) => g.alive && !g.inert && g.seen !== stamp && g.done && g.first < m.first;
+    const out: Group[] = [];
+    for (const g of m.succ) if (fits(g) && !this.blocked(m, g)) out.push(g), (g.seen = stamp);
+    for (const g of m.pred) if (fits(g) && !this.blocked(g, m)) out.push(g), (g.seen = stamp);
+    out.push(...this.unrelated(m, stamp, fits, 0, m.first));
     return out;
   }
 
   /**
-   * The first candidate in scan order that merges with `r`. Usually one of the first few does,
-   * so the smallest is picked repeatedly; after a few refusals the rest is sorted instead.
+   * The groups that `fits` and whose tasks are all unrelated to `r`'s, of the kind that may merge
+   * with `r` (any, when `r` has no unfinished member; else those without one), met through their
+   * tasks numbered in [lo, hi): in scan order when they lie wholly in that range.
    */
-  private firstMergeable(r: Group, cands: Group[]): Group | undefined {
-    for (let tries = 0; tries < 8 && cands.length > 0; tries++) {
-      let best = 0;
-      for (let i = 1; i < cands.length; i++) if (cands[i]!.first < cands[best]!.first) best = i;
-      const g = cands[best]!;
-      if (this.mergeable(r, g)) return g;
-      cands[best] = cands[cands.length - 1]!;
-      cands.pop();
+  private *unrelated(r: Group, stamp: number, fits: (g: Group) => boolean, lo: number, hi: number): Generator<Group> {
+    const rel = this.relOf(r);
+    const mask = r.openFree ? this.active : this.verifiedOnly;
+    for (let w = lo >>> 5; w < this.words && w << 5 < hi; w++) {
+      let bits = mask[w]! & ~rel[w]!;
+      if (w === lo >>> 5) bits &= ~((1 << (lo & 31)) - 1);
+      while (bits !== 0) {
+        const low = bits & -bits;
+        bits ^= low;
+        const t = (w << 5) + 31 - Math.clz32(low);
+        if (t >= hi) return;
+        const g = this.groupOf[t]!;
+        if (!fits(g)) continue;
+        g.seen = stamp;
+        if (g.tasks.every((x) => !hasBit(rel, 0, x))) yield g;
+      }
     }
-    return cands.sort((a, b) => a.first - b.first).find((g) => this.mergeable(r, g));
   }
 
   private mergeable(a: Group, b: Group): boolean {
@@ -352,8 +402,8 @@ class Regrouper {
     k++;
     for (const g of fwd) if (g !== a) g.pos = slots[k++]!;
 
-    this.scan.splice(this.indexOf(small.first), 1);
-    this.scan.splice(this.indexOf(big.first), 1);
+    this.vacate(small);
+    this.vacate(big);
     for (const s of small.succ) {
       if (s === big) continue;
       s.pred.delete(small);
@@ -368,13 +418,18 @@ class Regrouper {
     }
     big.succ.delete(small);
     big.pred.delete(small);
-    const rel = new Int32Array(this.words);
-    const [ra, rb] = [this.relOf(big), this.relOf(small)];
-    for (let w = 0; w < this.words; w++) rel[w] = ra[w]! | rb[w]!;
-    big.rel = rel;
-    big.tasks = this.mergeByRank(big.tasks, small.tasks);
-    big.members = big.tasks.map((t) => this.byRank[this.rank[t]!]!);
-    big.first = this.rank[big.tasks[0]!]!;
+    orRow(this.relOf(big), 0, this.relOf(small), 0, this.words);
+    // The smaller side is inserted into the larger (native moves): a group that absorbs its
+    // neighbours one by one reaches thousands of tasks (the VERIFIED ones of a large plan), and
+    // rebuilding its list element by element made merging quadratic in JavaScript. The tasks
+    // arrays are the groups' own (the absorbed group dies); the action keeps the merge.
+    const [long, short] = big.tasks.length >= small.tasks.length ? [big, small] : [small, big];
+    const tasks = long.tasks;
+    for (const t of short.tasks) tasks.splice(lowerBound(tasks, t), 0, t);
+    const merged = new MergedMembers([big.members, small.members], this.byRank);
+    big.tasks = tasks;
+    big.members = merged;
+    big.first = tasks[0]!;
     big.open = [...big.open, ...small.open];
     for (const t of small.tasks) this.groupOf[t] = big;
     if (big.openFree !== small.openFree) for (const t of big.openFree ? big.tasks : small.tasks) clearBit(this.verifiedOnly, t);
@@ -382,37 +437,33 @@ class Regrouper {
     big.done = false;
     big.version++;
     small.alive = false;
-    this.scan.splice(this.insertionPoint(big.first), 0, big);
-    this.merges.push(big.members);
+    this.slot[big.first] = big;
+    this.merges.push(merged);
     return big;
   }
 
-  private insertionPoint(first: number): number {
-    let lo = 0;
-    let hi = this.scan.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.scan[mid]!.first < first) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+  private vacate(g: Group): void {
+    if (this.slot[g.first] !== g) fail("regroup lost a group");
+    this.slot[g.first] = null;
   }
 
-  private indexOf(first: number): number {
-    const i = this.insertionPoint(first);
-    if (this.scan[i]?.first !== first) fail("regroup lost a group");
-    return i;
-  }
+}
 
-  private mergeByRank(a: number[], b: number[]): number[] {
-    const out: number[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < a.length && j < b.length) out.push(this.rank[a[i]!]! < this.rank[b[j]!]! ? a[i++]! : b[j++]!);
-    while (i < a.length) out.push(a[i++]!);
-    while (j < b.length) out.push(b[j++]!);
-    return out;
+/** The first index of the ascending `xs` whose value is at least `x`. */
+function lowerBound(xs: number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! < x) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
+}
+
+/** dst[at..at+words) |= src[from..from+words): a small hot function the JIT compiles once, where the constructor's inline loops ran mostly unoptimized. */
+function orRow(dst: Int32Array, at: number, src: Int32Array, from: number, words: number): void {
+  for (let w = 0; w < words; w++) dst[at + w]! |= src[from + w]!;
 }
 
 function setBit(bits: Int32Array, t: number): void {

@@ -9,10 +9,10 @@ import { MAX_LEDGER_BYTES } from "../../core/text/decode.ts";
 import { readStable } from "../read.ts";
 import { sha256Hex } from "../../core/util/hash.ts";
 import { verifyArtifacts, type ArtifactHasher } from "../../core/structure/handoff.ts";
-import { discoverLedgers, leaseViews, loadStructure, readScopeFile } from "./model.ts";
+import { leaseViews, loadStructure, readScopeFile, scopeFileReader } from "./model.ts";
 import { scopeDir } from "../../core/structure/build.ts";
-import { canonical, fail, JOURNAL, StructureError } from "../../core/structure/model.ts";
-import { parseJournal, writeOrder, type Journal } from "../../core/structure/journal.ts";
+import { canonical, fail, JOURNAL, StructureError, type Model } from "../../core/structure/model.ts";
+import { matchesImage, parseJournal, writeOrder, type Journal } from "../../core/structure/journal.ts";
 import { verifyStructure } from "../../core/structure/verify.ts";
 
 /** Called after every write step of an apply or recovery; tests throw from it to simulate a crash. */
@@ -45,22 +45,23 @@ export function readJournal(root: string, scope: string): Journal | null {
   return text === null ? null : parseJournal(text);
 }
 
-/** Replay a validated journal; the caller holds the transaction lock. */
-export function rollForward(root: string, scope: string, j: Journal, steps: Steps): void {
+/** Replay a validated journal; the caller holds the transaction lock. Returns the verified result as loaded. */
+export function rollForward(root: string, scope: string, j: Journal, steps: Steps): Model {
   const dir = scopeDir(root, scope);
   verifyArtifacts(j.artifactChecks, artifactHasher(root));
   if (canonical(leaseViews(root)) !== canonical(j.leases)) fail("leases changed during transaction; manual reconciliation required");
   if (readScopeFile(root, scope, "dispatch.json") !== j.dispatch) fail("dispatch changed during transaction; manual reconciliation required");
-  for (const [name, text] of Object.entries(j.observed)) {
+  const untouched = scopeFileReader(root, scope);
+  for (const [name, image] of Object.entries(j.observed)) {
     if (Object.hasOwn(j.after, name)) continue;
-    if (readScopeFile(root, scope, name) !== text) fail(`untouched input changed during transaction: ${name}`);
+    if (!matchesImage(untouched.text(name), image)) fail(`untouched input changed during transaction: ${name}`);
   }
-  const ledgers = discoverLedgers(root, scope, "invalid recovery ledger discovery");
+  const ledgers = untouched.ledgers("invalid recovery ledger discovery");
   for (const l of ledgers) if (!Object.hasOwn(j.observed, l) && !Object.hasOwn(j.after, l)) fail("unexpected ledger during transaction");
   const order = writeOrder(j);
   const conflictFree = (name: string) => {
     const now = readScopeFile(root, scope, name);
-    if (now !== j.before[name] && now !== j.after[name]) fail(`recovery conflict; refusing to overwrite ${name}`);
+    if (!matchesImage(now, j.before[name] ?? null) && now !== j.after[name]) fail(`recovery conflict; refusing to overwrite ${name}`);
     return now;
   };
   for (const name of order) conflictFree(name);
@@ -68,9 +69,11 @@ export function rollForward(root: string, scope: string, j: Journal, steps: Step
     if (conflictFree(name) !== j.after[name]) writeAtomic(path.join(dir, name), j.after[name]!, { root });
     steps.done(name);
   }
+  let written: Model;
   let verdict;
   try {
-    verdict = verifyStructure(loadStructure(root, scope, { allowPending: true }));
+    written = loadStructure(root, scope, { allowPending: true });
+    verdict = verifyStructure(written);
   } catch (e) {
     if (e instanceof StructureError) fail(`materialized structure failed verification: ${e.message}`);
     throw e;
@@ -78,6 +81,7 @@ export function rollForward(root: string, scope: string, j: Journal, steps: Step
   if (!verdict.ok) fail(`materialized structure failed verification: ${JSON.stringify(verdict.errors)}`);
   fs.rmSync(path.join(dir, JOURNAL));
   steps.done(JOURNAL);
+  return written;
 }
 
 /**

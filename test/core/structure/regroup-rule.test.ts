@@ -118,7 +118,7 @@ describe("regroup equals the literal scan", () => {
       const input = randomInput(seed);
       const fast = regroup(input);
       const slow = literal(input);
-      expect({ seed, ...fast }).toEqual({ seed, ...slow });
+      expect({ seed, groups: fast.groups, merges: fast.merges.map((m) => m.list()) }).toEqual({ seed, ...slow });
       merged += fast.merges.length;
     }
     expect(merged).toBeGreaterThan(300); // the plans do exercise merging

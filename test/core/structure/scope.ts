@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { leaseFileName } from "../../../src/core/dispatch/lease-record.ts";
-import { applyStructure } from "../../../src/io/structure/apply.ts";
+import { applyStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { sha256Hex } from "../../../src/core/util/hash.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
@@ -187,6 +187,17 @@ export function textHash(text: string): string {
 export async function applyError(root: string, req: unknown): Promise<string | null> {
   try {
     await applyStructure(root, SCOPE, req);
+    return null;
+  } catch (e) {
+    if (e instanceof StructureError) return e.message;
+    throw e;
+  }
+}
+
+/** Recover and return the error message, or null when it succeeded. */
+export async function recoverError(root: string): Promise<string | null> {
+  try {
+    await recoverStructure(root, SCOPE);
     return null;
   } catch (e) {
     if (e instanceof StructureError) return e.message;

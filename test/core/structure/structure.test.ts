@@ -25,6 +25,7 @@ import {
   meet,
   planRow,
   readScope,
+  recoverError,
   refinement,
   request,
   revisionOf,
@@ -502,13 +503,3 @@ describe("journal and recovery", () => {
     expect(checkStructure(root, SCOPE).errors).toEqual([{ code: "lost-gate", id: "A:GX" }]);
   });
 });
-
-async function recoverError(root: string): Promise<string | null> {
-  try {
-    await recoverStructure(root, SCOPE);
-    return null;
-  } catch (e) {
-    if (e instanceof StructureError) return e.message;
-    throw e;
-  }
-}
