@@ -182,7 +182,16 @@ async function until(done: () => boolean, push: () => void): Promise<void> {
   }
 }
 
-const bounded = (p: Promise<unknown>) => Promise.race([p, new Promise((r) => setTimeout(r, RELEASE_BOUND_MS))]);
+/**
+ * `p`, or the bound if it comes first. The bound's timer is cleared as soon as `p` settles: a
+ * pending timer keeps the event loop alive, and kbz would sit idle for up to RELEASE_BOUND_MS
+ * after its last check before it could exit.
+ */
+function bounded(p: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((r) => (timer = setTimeout(r, RELEASE_BOUND_MS)));
+  return Promise.race([p.then(() => {}, () => {}), bound]).finally(() => clearTimeout(timer));
+}
 
 export function contain(argv: string[], c: Containment = containment()): Container {
   if (c.level === "cgroup") {
