@@ -1377,7 +1377,8 @@ function writeAtomic(target, data, opts = {}) {
       while (off < buf.length)
         off += fs.writeSync(fd, buf, off, buf.length - off);
       fs.fchmodSync(fd, mode);
-      fs.fsyncSync(fd);
+      if (opts.durable !== false)
+        fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -1388,7 +1389,8 @@ function writeAtomic(target, data, opts = {}) {
     } catch {}
     throw e;
   }
-  syncDir(dir);
+  if (opts.durable !== false)
+    syncDir(dir);
 }
 function syncDir(dir) {
   let fd = null;

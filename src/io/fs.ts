@@ -43,6 +43,11 @@ export interface AtomicWriteOptions {
   root?: string; // when given, the parent must resolve inside it
   mode?: number; // for a new file; an existing file keeps its mode
   createParents?: boolean;
+  /**
+   * false: skip both fsyncs, for caches only (the last-run cache). Readers still see the old or
+   * the new bytes, never a mix; a crash of the machine may lose the write, which a cache allows.
+   */
+  durable?: boolean;
 }
 
 export function writeAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): void {
@@ -66,7 +71,7 @@ export function writeAtomic(target: string, data: string | Uint8Array, opts: Ato
       let off = 0;
       while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
       fs.fchmodSync(fd, mode);
-      fs.fsyncSync(fd);
+      if (opts.durable !== false) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -77,7 +82,7 @@ export function writeAtomic(target: string, data: string | Uint8Array, opts: Ato
     } catch {}
     throw e;
   }
-  syncDir(dir);
+  if (opts.durable !== false) syncDir(dir);
 }
 
 function syncDir(dir: string): void {

@@ -78,8 +78,13 @@ export function saveLastRun(env: Env, run: RunToRecord, now = new Date()): void 
   };
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeAtomic(recordFile(dir, run.file, run.gateId), JSON.stringify(record) + "\n", { mode: 0o600 });
-    prune(dir);
+    const file = recordFile(dir, run.file, run.gateId);
+    const added = !fs.existsSync(file);
+    // Written once per gate run, so kept cheap: no fsync (a crash may lose a cache record, never
+    // mix two: readers see the old or the new file), and no listing of the folder unless this
+    // write added a record (replacing one cannot push the count over the bound).
+    writeAtomic(file, JSON.stringify(record) + "\n", { mode: 0o600, durable: false });
+    if (added) prune(dir);
   } catch {
     // A cache that cannot be written only means the detail view has no output to show.
   }

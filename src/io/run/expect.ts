@@ -1,8 +1,9 @@
 // EXPECT matching (docs/formats.md#ledger, docs/formats.md#check-run). A substring test runs inline; a regex runs in a
-// fresh worker thread that is terminated when it exceeds its budget, so catastrophic
+// worker thread that is terminated when it exceeds its budget, so catastrophic
 // backtracking cannot hang kbz. Worker startup (until the worker reports ready) has its
 // own limit and does not eat into
 // the match budget; at most MAX_REGEX_WORKERS exist at once, the rest wait in FIFO order.
+// A worker that answered in budget is kept idle for the next match (see `idle`).
 import { Worker } from "node:worker_threads";
 import { MAX_REGEX_WORKERS, REGEX_STARTUP_TIMEOUT_MS, REGEX_TIMEOUT_MS } from "../../core/run/oracle.ts";
 
@@ -18,21 +19,22 @@ export interface ExpectSpec {
 
 // Evaluated as a worker script (CommonJS), so it also works inside the compiled binary.
 // It says "ready" once its listener exists: the match budget starts only then, because
-// the runtime may report "online" before the script has been evaluated.
+// the runtime may report "online" before the script has been evaluated. Each match is
+// compiled afresh; its reply carries the match's id.
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 parentPort.postMessage({ ready: true });
-parentPort.once("message", (m) => {
+parentPort.on("message", (m) => {
   let reply;
   try {
     const re = new RegExp(m.source, m.flags);
     m.startedAt[0] = Date.now();
     Atomics.store(m.verdict, 2, 1);
-    reply = { matched: re.test(m.output) };
+    reply = { id: m.id, matched: re.test(m.output) };
     Atomics.store(m.verdict, 1, reply.matched ? 1 : 0);
     Atomics.store(m.verdict, 0, 1);
   }
-  catch (e) { reply = { error: String(e && e.message ? e.message : e) }; }
+  catch (e) { reply = { id: m.id, error: String(e && e.message ? e.message : e) }; }
   parentPort.postMessage(reply);
 });
 `;
@@ -54,6 +56,52 @@ function release(): void {
   else active--;
 }
 
+// Speed trick (the only one here): starting a worker costs about 12 ms, far more than a
+// check's whole spawn, and was paid by every gate with a regex EXPECT. A worker whose reply
+// came back (a verdict or a pattern error) is idle, with nothing of that match left in it,
+// and serves the next match. A worker that ran out of budget, failed or exited is terminated
+// as before and never reused; the budget of every match is measured exactly as for a fresh
+// worker. Idle workers are unref'd so they never keep kbz alive, and at most MAX_REGEX_WORKERS
+// of them exist (no more run at once).
+const idle: Worker[] = [];
+const onIdleExit = new Map<Worker, () => void>();
+let nextId = 0;
+
+function park(worker: Worker): void {
+  if (idle.length >= MAX_REGEX_WORKERS) {
+    void worker.terminate().catch(() => {});
+    return;
+  }
+  const gone = () => {
+    onIdleExit.delete(worker);
+    const i = idle.indexOf(worker);
+    if (i >= 0) idle.splice(i, 1);
+  };
+  onIdleExit.set(worker, gone);
+  worker.once("exit", gone);
+  worker.unref();
+  idle.push(worker);
+}
+
+function unpark(): Worker | null {
+  const worker = idle.pop() ?? null;
+  if (worker) {
+    worker.off("exit", onIdleExit.get(worker)!);
+    onIdleExit.delete(worker);
+    worker.ref();
+  }
+  return worker;
+}
+
+/** Terminate the idle workers (tests use it to start from none). */
+export function dropIdleWorkers(): void {
+  for (const w of idle.splice(0)) {
+    w.off("exit", onIdleExit.get(w)!);
+    onIdleExit.delete(w);
+    void w.terminate().catch(() => {});
+  }
+}
+
 export interface RegexBudget {
   matchMs: number;
   startupMs: number;
@@ -68,6 +116,7 @@ export function regexMatch(source: string, flags: string, output: string, budget
         let settled = false;
         let timer: ReturnType<typeof setTimeout> | null = null;
         let worker: Worker | null = null;
+        const id = ++nextId;
         // Shared with the worker: [done, matched, started] and the wall time the match began.
         // The budget is measured from that start, so a worker that the OS has not scheduled
         // yet is not blamed, and a verdict reached in budget counts even when this thread
@@ -75,45 +124,59 @@ export function regexMatch(source: string, flags: string, output: string, budget
         const verdict = new Int32Array(new SharedArrayBuffer(12));
         const startedAt = new Float64Array(new SharedArrayBuffer(8));
         let waitedMs = 0;
-        const finish = (r: MatchResult) => {
+        // `reusable`: the worker's reply was received, so it holds nothing of this match.
+        const finish = (r: MatchResult, reusable = false) => {
           if (settled) return;
           settled = true;
           if (timer) clearTimeout(timer);
-          void worker?.terminate().catch(() => {});
+          if (worker) {
+            worker.off("message", onMessage);
+            worker.off("error", onError);
+            worker.off("exit", onExit);
+            if (reusable) park(worker);
+            else void worker.terminate().catch(() => {});
+          }
           release();
           done(r);
         };
+        const onMessage = (m: { ready?: boolean; id?: number; matched?: boolean; error?: string }) => {
+          if (m.ready) match();
+          else if (m.id === id) finish(m.error !== undefined ? { matched: false, error: m.error } : { matched: m.matched === true, error: null }, true);
+        };
+        const onError = (e: Error) => finish({ matched: false, error: e.message });
+        const onExit = (code: number) => finish({ matched: false, error: `EXPECT worker exited ${code} without a result` });
+        const match = () => {
+          if (settled) return;
+          clearTimeout(timer!);
+          const judge = (afterMs: number) => {
+            timer = setTimeout(() => {
+              waitedMs += afterMs;
+              if (Atomics.load(verdict, 0) === 1) return finish({ matched: Atomics.load(verdict, 1) === 1, error: null });
+              if (Atomics.load(verdict, 2) === 0) {
+                // Not started yet: starved, not slow. Bounded by the startup limit.
+                if (waitedMs < budget.startupMs) return judge(budget.matchMs);
+                return finish({ matched: false, error: `EXPECT worker startup exceeded ${budget.startupMs}ms` });
+              }
+              const ran = Date.now() - startedAt[0]!;
+              if (ran < budget.matchMs) return judge(budget.matchMs - ran);
+              finish({ matched: false, error: `EXPECT regex exceeded ${budget.matchMs}ms` });
+            }, afterMs);
+          };
+          judge(budget.matchMs);
+          worker!.postMessage({ id, source, flags, output, verdict, startedAt });
+        };
+        const warm = unpark();
         try {
-          worker = new Worker(WORKER_SOURCE, { eval: true });
+          worker = warm ?? new Worker(WORKER_SOURCE, { eval: true });
         } catch (e) {
           finish({ matched: false, error: `EXPECT worker could not start: ${(e as Error).message}` });
           return;
         }
-        timer = setTimeout(() => finish({ matched: false, error: `EXPECT worker startup exceeded ${budget.startupMs}ms` }), budget.startupMs);
-        worker.on("message", (m: { ready?: boolean; matched?: boolean; error?: string }) => {
-          if (m.ready) {
-            if (settled) return;
-            clearTimeout(timer!);
-            const judge = (afterMs: number) => {
-              timer = setTimeout(() => {
-                waitedMs += afterMs;
-                if (Atomics.load(verdict, 0) === 1) return finish({ matched: Atomics.load(verdict, 1) === 1, error: null });
-                if (Atomics.load(verdict, 2) === 0) {
-                  // Not started yet: starved, not slow. Bounded by the startup limit.
-                  if (waitedMs < budget.startupMs) return judge(budget.matchMs);
-                  return finish({ matched: false, error: `EXPECT worker startup exceeded ${budget.startupMs}ms` });
-                }
-                const ran = Date.now() - startedAt[0]!;
-                if (ran < budget.matchMs) return judge(budget.matchMs - ran);
-                finish({ matched: false, error: `EXPECT regex exceeded ${budget.matchMs}ms` });
-              }, afterMs);
-            };
-            judge(budget.matchMs);
-            worker!.postMessage({ source, flags, output, verdict, startedAt });
-          } else finish(m.error !== undefined ? { matched: false, error: m.error } : { matched: m.matched === true, error: null });
-        });
-        worker.once("error", (e: Error) => finish({ matched: false, error: e.message }));
-        worker.once("exit", (code) => finish({ matched: false, error: `EXPECT worker exited ${code} without a result` }));
+        worker.on("message", onMessage);
+        worker.on("error", onError);
+        worker.on("exit", onExit);
+        if (warm) match();
+        else timer = setTimeout(() => finish({ matched: false, error: `EXPECT worker startup exceeded ${budget.startupMs}ms` }), budget.startupMs);
       }),
   );
 }

@@ -89,16 +89,18 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
 
     let proc: ReturnType<typeof Bun.spawn>;
     try {
-      proc = Bun.spawn(container.argv, {
-        cwd: req.cwd,
-        env: req.env as Record<string, string>,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-        detached: process.platform !== "win32",
-        windowsHide: true,
-        windowsVerbatimArguments: process.platform === "win32",
-      });
+      proc = container.start((argv) =>
+        Bun.spawn(argv, {
+          cwd: req.cwd,
+          env: req.env as Record<string, string>,
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+          detached: process.platform !== "win32",
+          windowsHide: true,
+          windowsVerbatimArguments: process.platform === "win32",
+        }),
+      );
       pid = proc.pid;
       exited = proc.exited;
     } catch (e) {

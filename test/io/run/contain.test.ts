@@ -74,6 +74,25 @@ describe("containment by cgroup", () => {
   });
 });
 
+describe("containment by cgroup: kbz steps into the group to spawn, else a wrapper shell moves there", () => {
+  const detected = detectContainment("cgroup");
+  const ok = detected.level === "cgroup";
+  const own = () => fs.readFileSync("/proc/self/cgroup", "utf8");
+  for (const selfMove of [true, false]) {
+    const c = { ...detected, selfMove };
+    const way = selfMove ? "kbz steps in" : "the wrapper";
+    test.skipIf(!ok || (selfMove && !detected.selfMove))(`${way}: the shell is born in the group, kbz is back in its own group, a setsid daemon is gone`, async () => {
+      const before = own();
+      const d = token();
+      const r = await runProcess({ shell: "/bin/sh", command: `setsid sleep ${d} >/dev/null 2>&1 & sleep 0.2; cat /proc/self/cgroup`, cwd: tempDir(), env, timeoutMs: 30_000, containment: c });
+      const line = r.stdout.toString().split("\n").find((l) => l.startsWith("0::"))!;
+      expect(path.basename(line.slice(3))).toMatch(new RegExp(`^kbz-${process.pid}-\\d+$`));
+      expect(own()).toBe(before);
+      expect(pidsWith(`sleep ${d}`)).toEqual([]);
+    });
+  }
+});
+
 describe("groups left by a killed kbz", () => {
   const c = detectContainment("cgroup");
   test.skipIf(c.level !== "cgroup")("a group whose creator is gone (SIGKILLed kbz) is emptied and removed by the next detection", async () => {

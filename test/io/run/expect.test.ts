@@ -1,5 +1,5 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { matchExpect, regexMatch } from "../../../src/io/run/expect.ts";
+import { dropIdleWorkers, matchExpect, regexMatch } from "../../../src/io/run/expect.ts";
 
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
@@ -25,6 +25,7 @@ describe("EXPECT matching", () => {
   });
 
   test("worker startup has its own limit, separate from the match budget", async () => {
+    dropIdleWorkers(); // an idle worker from an earlier match would need no startup
     const r = await regexMatch("a", "", "a", { matchMs: 250, startupMs: 0 });
     expect(r.matched).toBe(false);
     expect(r.error).toBe("EXPECT worker startup exceeded 0ms");
@@ -33,6 +34,22 @@ describe("EXPECT matching", () => {
   test("thirty-two simultaneous regex matches all finish without startup or budget errors", async () => {
     const all = await Promise.all(Array.from({ length: 32 }, (_, i) => regexMatch(`^token-${i}$`, "m", `x\ntoken-${i}\n`)));
     expect(all.every((r) => r.matched && r.error === null)).toBe(true);
+  });
+
+  test("workers serve the next match after a verdict or a pattern error, and never carry anything over", async () => {
+    for (let i = 0; i < 20; i++) {
+      expect(await regexMatch(`^t-${i}$`, "m", `x\nt-${i}\n`)).toEqual({ matched: true, error: null });
+      expect(await regexMatch(`^t-${i}$`, "", `x\nt-${i}\n`)).toEqual({ matched: false, error: null });
+      expect((await regexMatch("([a-", "", "x")).error).toContain("Invalid regular expression");
+    }
+  });
+
+  test("after a match cut off by its budget, the next matches still answer in budget", async () => {
+    const slow = regexMatch("(a+)+$", "", "a".repeat(30000) + "!");
+    const next = await Promise.all(Array.from({ length: 8 }, (_, i) => regexMatch(`^n${i}$`, "", `n${i}`)));
+    expect(await slow).toEqual({ matched: false, error: "EXPECT regex exceeded 250ms" });
+    expect(next.every((r) => r.matched && r.error === null)).toBe(true);
+    expect(await regexMatch("^after$", "", "after")).toEqual({ matched: true, error: null });
   });
 
   test("an invalid pattern reaching the worker is reported, never matched", async () => {
