@@ -51,6 +51,7 @@ export async function applyStructure(root: string, scope: string, request: unkno
   if (readJournal(root, scope) === null) {
     const model = loadStructure(root, scope, { receipts: true });
     const calc = calculateStructure(model, request, artifactHasher(root));
+    collect();
     early = { model, calc, writes: calc.alreadyApplied ? null : materialize(model, calc) };
   }
   return withFileLock(root, transactionLock(root, scope), () => {
@@ -76,15 +77,23 @@ export async function applyStructure(root: string, scope: string, request: unkno
     steps.done("GATES.md");
     writeAtomic(path.join(dir, JOURNAL), event.text, { root });
     steps.done(JOURNAL);
-    // The model and the calculation are garbage now (prepare keeps neither), and recovery is
-    // about to load the written scope, as large again. One full collection here lets that load
-    // reuse their memory instead of growing the heap past both: `kbz structure apply` on 10,000
-    // leaves peaked at 290-342 MB without it and 270 MB with it, for no measurable time.
-    (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
+    collect(); // the model and the calculation are garbage now: prepare keeps neither
     const written = rollForward(root, scope, event.journal, steps);
     if (written.rows.length !== event.rows) fail("post-apply inventory mismatch");
     return event.result;
   });
+}
+
+/**
+ * A full collection between the phases of an apply, when the last phase's garbage is largest:
+ * after the calculation (regroup's bitsets, tens of MB of typed arrays at 10,000 leaves) and
+ * before recovery loads the written scope (the model and the calculation are dead by then,
+ * and the load is as large again). Without them the heap grew past both phases: `kbz structure
+ * apply` on 10,000 leaves peaked at 290-371 MB; with them, see bench/structure.ts. Each takes
+ * tens of milliseconds there, and next to nothing on a small scope.
+ */
+function collect(): void {
+  (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
 }
 
 type Prepared =
