@@ -16,7 +16,9 @@ function Screen({ busy, everyMs, onCollect }: { busy: boolean; everyMs: number; 
     const t = setInterval(() => setN((x) => x + 1), everyMs);
     return () => clearInterval(t);
   }, [busy, everyMs]);
-  useIdleCollect(400, onCollect);
+  // The idle time is 50 re-render intervals: only a stall of the whole test process that long
+  // could look like stillness.
+  useIdleCollect(1000, onCollect);
   return <Text>{n}</Text>;
 }
 
@@ -25,12 +27,12 @@ describe("collection when idle", () => {
     let collected = 0;
     const count = () => collected++;
     const r = render(<Screen busy everyMs={20} onCollect={count} />);
-    await sleep(1000);
+    await sleep(2000);
     expect(collected).toBe(0);
     r.rerender(<Screen busy={false} everyMs={20} onCollect={count} />);
-    await sleep(1000);
+    await sleep(1800);
     expect(collected).toBe(1);
-    await sleep(600);
+    await sleep(1200);
     expect(collected).toBe(1);
   });
 });
