@@ -34,5 +34,5 @@ describe("collection when idle", () => {
     expect(collected).toBe(1);
     await sleep(1200);
     expect(collected).toBe(1);
-  });
+  }, 15_000);
 });
