@@ -1368,6 +1368,7 @@ function writeAtomic(target, data, opts = {}) {
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
     throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  sweepOnce(dir);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 384);
   try {
@@ -1402,7 +1403,47 @@ function syncDir(dir) {
       fs.closeSync(fd);
   }
 }
-var WriteError, NOFOLLOW;
+function writerAlive(pid) {
+  if (pid === process.pid)
+    return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function sweepOnce(dir) {
+  if (swept.has(dir))
+    return;
+  swept.add(dir);
+  const old = Date.now() - STRAY_TEMP_AGE_MS;
+  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
+}
+function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
+  const removed = [];
+  let names = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || alive(Number(m[2])))
+      continue;
+    const file = path5.join(dir, name);
+    const st = lstatOrNull(file);
+    if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
+      continue;
+    try {
+      fs.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+var WriteError, NOFOLLOW, TEMP, STRAY_TEMP_AGE_MS = 1e4, swept;
 var init_fs = __esm(() => {
   init_hash();
   init_inside();
@@ -1413,6 +1454,8 @@ var init_fs = __esm(() => {
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+  TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
+  swept = new Set;
 });
 
 // src/io/lock.ts
@@ -1885,8 +1928,33 @@ var init_files = __esm(() => {
   MAX_LOG_BYTES = 8 * 1024 * 1024;
 });
 
-// src/io/store/config.ts
+// src/io/git.ts
 import { createRequire as createRequire2 } from "node:module";
+function gitEnv(env = process.env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !k.startsWith("GIT_"))
+      out[k] = v;
+  return out;
+}
+function gitInert(cwd, args, opts = {}) {
+  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const r = spawnSync("git", [...INERT_GIT, ...args], {
+    cwd,
+    env: gitEnv(),
+    encoding: "utf8",
+    timeout: opts.timeoutMs ?? 1e4,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  return r.status === 0 ? r.stdout : null;
+}
+var INERT_GIT;
+var init_git = __esm(() => {
+  INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
+});
+
+// src/io/store/config.ts
 import * as path11 from "node:path";
 function readSetting(root) {
   const file = path11.join(root, SETTING_FILE);
@@ -1935,11 +2003,10 @@ function parseTtl(v, where) {
   return n;
 }
 function gitIdentity(root) {
-  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
-  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 1e4, stdio: ["ignore", "pipe", "ignore"] });
-  if (r.status !== 0 || typeof r.stdout !== "string")
+  const out = gitInert(root, ["rev-list", "--max-parents=0", "HEAD"]);
+  if (out === null)
     return null;
-  const roots = r.stdout.split(`
+  const roots = out.split(`
 `).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
   return roots[0] ?? null;
 }
@@ -1974,6 +2041,7 @@ function resolveCoordinator(root, flag, env) {
 }
 var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
+  init_git();
   init_errors();
   init_ids();
   init_errors();

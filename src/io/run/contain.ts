@@ -195,6 +195,8 @@ export interface Container {
   kill(leader: number | undefined): void;
   /** Kill what is left and wait (bounded) until it is gone; `exited` settles when the leader was reaped. */
   release(leader: number | undefined, exited: Promise<unknown>): Promise<void>;
+  /** What the watchdog (watchdog.ts) kills if kbz dies: `cg <group dir>` or `pg <leader pid>`. */
+  watch(leader: number | undefined): string | null;
 }
 
 const RELEASE_BOUND_MS = 2000;
@@ -256,6 +258,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
         // rmdir succeeds only once the group (and every nested kbz group) is empty.
         await until(() => removeGroupTree(dir), killAll);
       },
+      watch: () => `cg ${dir}`,
     };
   }
   if (c.level === "pidns") {
@@ -281,6 +284,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
         killInit(pid);
         await bounded(exited);
       },
+      watch: (pid) => (pid ? `pg ${pid}` : null),
     };
   }
   // The group's killed members are not waited for: their zombies may never be reaped by a
@@ -292,6 +296,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
       killGroup(pid);
       await bounded(exited);
     },
+    watch: (pid) => (pid ? `pg ${pid}` : null),
   };
 }
 
