@@ -1885,8 +1885,33 @@ var init_files = __esm(() => {
   MAX_LOG_BYTES = 8 * 1024 * 1024;
 });
 
-// src/io/store/config.ts
+// src/io/git.ts
 import { createRequire as createRequire2 } from "node:module";
+function gitEnv(env = process.env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !k.startsWith("GIT_"))
+      out[k] = v;
+  return out;
+}
+function gitInert(cwd, args, opts = {}) {
+  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const r = spawnSync("git", [...INERT_GIT, ...args], {
+    cwd,
+    env: gitEnv(),
+    encoding: "utf8",
+    timeout: opts.timeoutMs ?? 1e4,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  return r.status === 0 ? r.stdout : null;
+}
+var INERT_GIT;
+var init_git = __esm(() => {
+  INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
+});
+
+// src/io/store/config.ts
 import * as path11 from "node:path";
 function readSetting(root) {
   const file = path11.join(root, SETTING_FILE);
@@ -1935,11 +1960,10 @@ function parseTtl(v, where) {
   return n;
 }
 function gitIdentity(root) {
-  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
-  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 1e4, stdio: ["ignore", "pipe", "ignore"] });
-  if (r.status !== 0 || typeof r.stdout !== "string")
+  const out = gitInert(root, ["rev-list", "--max-parents=0", "HEAD"]);
+  if (out === null)
     return null;
-  const roots = r.stdout.split(`
+  const roots = out.split(`
 `).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
   return roots[0] ?? null;
 }
@@ -1974,6 +1998,7 @@ function resolveCoordinator(root, flag, env) {
 }
 var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
+  init_git();
   init_errors();
   init_ids();
   init_errors();
@@ -3000,9 +3025,53 @@ var init_probeStore = __esm(() => {
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
-// src/io/read.ts
+// src/io/check/failures.ts
 import * as fs12 from "node:fs";
 import * as path17 from "node:path";
+function keyOf(root, ledgerFile, id) {
+  const rel = path17.relative(root, ledgerFile);
+  return `${rel}\x00${id}`;
+}
+function readStore(file) {
+  try {
+    const st = fs12.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES3)
+      return {};
+    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
+    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
+  } catch {
+    return {};
+  }
+}
+function markFailures(root, gates) {
+  const file = path17.join(root, FAILURES_FILE);
+  if (!fs12.existsSync(file))
+    return;
+  const records = readStore(file);
+  if (Object.keys(records).length === 0)
+    return;
+  for (const v of gates) {
+    if (v.state !== "unmet")
+      continue;
+    const r = records[keyOf(root, v.file, v.gate.id)];
+    if (!r || r.definition !== gateDigest(v.gate))
+      continue;
+    v.state = "failed";
+    v.reason = r.failure;
+  }
+}
+var FAILURES_FILE, MAX_STORE_BYTES3;
+var init_failures = __esm(() => {
+  init_digest();
+  init_fs();
+  init_lock();
+  FAILURES_FILE = path17.join(".kbz", "failures.json");
+  MAX_STORE_BYTES3 = 1024 * 1024;
+});
+
+// src/io/read.ts
+import * as fs13 from "node:fs";
+import * as path18 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3015,14 +3084,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs12.realpathSync(file);
-  const dir = path17.dirname(file);
+    return fs13.realpathSync(file);
+  const dir = path18.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs12.realpathSync(dir);
+    real = fs13.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path17.join(real, path17.basename(file));
+  return path18.join(real, path18.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3031,13 +3100,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs12.openSync(file, FLAGS2);
+    fd = fs13.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs12.lstatSync(file);
+        fs13.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3053,7 +3122,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs12.fstatSync(fd, { bigint: true });
+    before = fs13.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3076,7 +3145,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs12.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs13.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3088,7 +3157,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs12.lstatSync(file, { bigint: true });
+      const named = fs13.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3103,7 +3172,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs12.closeSync(fd);
+    fs13.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3132,7 +3201,9 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const probed = !noProbes(target.root);
-  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  const snap = buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  markFailures(target.root, snap.gates);
+  return snap;
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -3191,14 +3262,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs12.lstatSync(dir);
+    st = fs13.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs12.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs13.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs12.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path17.join(dir, n), root));
+  return fs13.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path18.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3212,7 +3283,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path17.join(root, ".unlazy", scope, "status.log");
+  const file = path18.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3233,18 +3304,19 @@ var init_read = __esm(() => {
   init_discover();
   init_stale();
   init_probeStore();
+  init_failures();
   init_state();
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs12.constants.O_RDONLY | (fs12.constants.O_NOFOLLOW ?? 0) | (fs12.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs13.constants.O_RDONLY | (fs13.constants.O_NOFOLLOW ?? 0) | (fs13.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs16 from "node:fs";
-import * as path19 from "node:path";
+import * as fs17 from "node:fs";
+import * as path20 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3368,17 +3440,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs13 from "node:fs";
-import * as path18 from "node:path";
+import * as fs14 from "node:fs";
+import * as path19 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path18.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path19.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path18.join(target.root, ".unlazy-hook-state.json");
+  return path19.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3441,7 +3513,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs13.lstatSync(file);
+    fs14.lstatSync(file);
   } catch {
     return;
   }
@@ -3452,7 +3524,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs13.unlinkSync(file);
+        fs14.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3465,7 +3537,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs14 from "node:fs";
+import * as fs15 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3473,7 +3545,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs14.writeSync(fd, data);
+      written = fs15.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3487,7 +3559,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs14.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs15.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3619,12 +3691,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs15 from "node:fs";
+import * as fs16 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs15.fstatSync(fd);
+    return fs16.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3644,7 +3716,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs15.readSync(0, buf, 0, buf.length, null);
+      n = fs16.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3712,7 +3784,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs15.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs16.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -3762,14 +3834,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs16.statSync(dir).isDirectory() ? fs16.realpathSync(dir) : null;
+    return fs17.statSync(dir).isDirectory() ? fs17.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs16.lstatSync(path19.join(dir, name));
+    fs17.lstatSync(path20.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3777,18 +3849,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path19.dirname(dir)) {
+  for (let dir = cwd;; dir = path20.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path19.dirname(dir) === dir)
+    if (path20.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs16.readdirSync(path19.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs17.readdirSync(path20.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3822,7 +3894,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path19.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path20.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

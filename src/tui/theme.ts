@@ -28,6 +28,7 @@ export function makeTheme(env: Record<string, string | undefined> = process.env)
 export const GATE_TONE: Record<GateState, Tone> = {
   met: "ok",
   unmet: "bad",
+  failed: "bad",
   "stale-unmet": "warn",
   "unmet-no-evidence": "warn",
   abandoned: "accent",
@@ -36,6 +37,7 @@ export const GATE_TONE: Record<GateState, Tone> = {
 export const GATE_LABEL: Record<GateState, string> = {
   met: "MET",
   unmet: "UNMET",
+  failed: "FAILED",
   "stale-unmet": "STALE",
   "unmet-no-evidence": "NO-EVIDENCE",
   abandoned: "ABANDONED",

@@ -52,7 +52,7 @@ describe("gate detail view", () => {
     expect(f).toMatch(/output\s+step one\n\s+step two\n\s+step three\n\s*\n\s+broken at line 7/);
     // Back to the list, same gate selected.
     await press(r, KEY.escape);
-    expect(frame(r)).toMatch(/› UNMET\s+GATES:G1/);
+    expect(frame(r)).toMatch(/› FAILED\s+GATES:G1/);
   });
 
   test("a manual gate is signed with typed evidence; a runnable one says r runs it", async () => {

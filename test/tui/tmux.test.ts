@@ -46,7 +46,7 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     // The output lives in the cache, not in the ledger.
     expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toBe(ledger);
     p.send("Escape");
-    await p.waitFor((s) => s.includes("› UNMET"));
+    await p.waitFor((s) => s.includes("› FAILED"));
     p.send("q");
     expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
   }, 40_000);

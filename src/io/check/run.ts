@@ -14,6 +14,7 @@ import { nearMissLines } from "../../core/run/differ.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
+import { failureText, recordRuns } from "./failures.ts";
 import { readRepoSettings } from "./settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
 import { isInside } from "../../core/workspace/inside.ts";
@@ -264,6 +265,10 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
         }
         await recordInputs(root, file, records);
+        await recordRuns(
+          root,
+          group.map(({ task, outcome }) => ({ file, id: task.gate.id, definition: task.digest, failure: outcome.ok ? null : failureText(outcome) })),
+        );
       } catch (e) {
         if (!(e instanceof WritebackError)) throw e;
         for (const r of group) {

@@ -61,7 +61,8 @@ export function gateSummary(item: GateRowItem | undefined): DetailLine[] {
   if (g.expect !== null) lines.push({ label: "EXPECT", value: g.expect });
   lines.push({ label: "EVIDENCE", value: g.evidence ?? "(none)" });
   const why = unmetReason(item.view.state);
-  if (why) lines.push({ label: "unmet", value: why, tone: GATE_TONE[item.view.state] });
+  if (item.view.state === "failed") lines.push({ label: "failed", value: `FAILED (${item.view.reason ?? "last run"})`, tone: "bad" });
+  else if (why) lines.push({ label: "unmet", value: item.view.reason ?? why, tone: GATE_TONE[item.view.state] });
   return lines;
 }
 
