@@ -1,4 +1,4 @@
-// `npm run dist`: the npm packages of kbz under dist/npm/: the launcher package `kbz` (bin/kbz.js,
+// `npm run dist`: the npm packages of kbz under dist/npm/: the launcher package `kbz` (bin/kbz.cjs,
 // the Node fallback Stop hook) and one package per target holding its compiled binary, each as a
 // folder and as the tarball `npm pack` makes of it. The generated packages are what gets published;
 // the repository's package.json stays the private development manifest.
@@ -93,8 +93,8 @@ function platformPackage(target: Target, dir: string): void {
 async function launcherPackage(dir: string): Promise<void> {
   fs.mkdirSync(path.join(dir, "bin"), { recursive: true });
   fs.mkdirSync(path.join(dir, "hooks"), { recursive: true });
-  fs.copyFileSync(path.join(REPO, "npm", "kbz.js"), path.join(dir, "bin", "kbz.js"));
-  fs.chmodSync(path.join(dir, "bin", "kbz.js"), 0o755);
+  fs.copyFileSync(path.join(REPO, "npm", "kbz.cjs"), path.join(dir, "bin", "kbz.cjs"));
+  fs.chmodSync(path.join(dir, "bin", "kbz.cjs"), 0o755);
   // Generated afresh from src/ (the committed hooks/stop-hook.mjs is the same when up to date).
   fs.writeFileSync(path.join(dir, "hooks", "stop-hook.mjs"), await buildFallbackHook(), { mode: 0o755 });
   fs.copyFileSync(path.join(REPO, "npm", "README.md"), path.join(dir, "README.md"));
@@ -103,7 +103,7 @@ async function launcherPackage(dir: string): Promise<void> {
     name: "kbz",
     ...COMMON,
     description: root.description,
-    bin: { kbz: "bin/kbz.js" },
+    bin: { kbz: "bin/kbz.cjs" },
     files: ["bin/", "hooks/"],
     engines: { node: ">=16" },
     // Every target, always: npm installs the one whose os/cpu/libc match.

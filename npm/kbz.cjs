@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// kbz's npm launcher (bin/kbz.js of the `kbz` package; `npm run dist` copies it there).
+// kbz's npm launcher (bin/kbz.cjs of the `kbz` package; `npm run dist` copies it there).
 // It runs the compiled kbz of this platform, from the package kbz-<os>-<cpu>[-musl] that npm
 // installed as an optional dependency, with the same arguments, stdin/stdout/stderr, exit code
 // and signals. Dependency-free, Node >= 16. Where no binary is installed, `kbz hook stop` still
@@ -17,10 +17,18 @@ const HOOK = path.join(__dirname, "..", "hooks", "stop-hook.mjs");
 const DOCS = "https://www.npmjs.com/package/kbz#install";
 const args = process.argv.slice(2);
 
-/** musl Linux (Alpine…) has a musl dynamic loader in /lib, glibc Linux has none. */
+/**
+ * musl Linux (Alpine…) or glibc? ldd says (a glibc script, or musl's loader itself); else Node's
+ * report names the glibc it runs on. A musl loader in /lib proves nothing: Debian's musl package adds one.
+ */
 function isMusl() {
   try {
-    return fs.readdirSync("/lib").some((name) => name.startsWith("ld-musl-"));
+    const ldd = fs.readFileSync("/usr/bin/ldd", "latin1");
+    if (ldd.indexOf("musl") >= 0) return true;
+    if (ldd.indexOf("GNU C Library") >= 0 || ldd.indexOf("GLIBC") >= 0) return false;
+  } catch (e) {}
+  try {
+    return !process.report.getReport().header.glibcVersionRuntime;
   } catch (e) {
     return false;
   }
