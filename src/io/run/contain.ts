@@ -204,6 +204,8 @@ export interface Container {
   kill(leader: number | undefined): void;
   /** Kill what is left and wait (bounded) until it is gone; `exited` settles when the leader was reaped. */
   release(leader: number | undefined, exited: Promise<unknown>): Promise<void>;
+  /** What the watchdog (watchdog.ts) kills if kbz dies: `cg <group dir>` or `pg <leader pid>`. */
+  watch(leader: number | undefined): string | null;
 }
 
 const RELEASE_BOUND_MS = 2000;
@@ -266,6 +268,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
         // rmdir succeeds only once the group (and every nested kbz group) is empty.
         await until(() => removeGroupTree(dir), killAll);
       },
+      watch: () => `cg ${dir}`,
     };
   }
   if (c.level === "pidns") {
@@ -291,6 +294,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
         killInit(pid);
         await bounded(exited);
       },
+      watch: (pid) => (pid ? `pg ${pid}` : null),
     };
   }
   // The group's killed members are not waited for: their zombies may never be reaped by a
@@ -302,6 +306,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
       killGroup(pid);
       await bounded(exited);
     },
+    watch: (pid) => (pid ? `pg ${pid}` : null),
   };
 }
 
