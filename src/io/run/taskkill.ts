@@ -4,7 +4,8 @@
 // taskkill.exe when SystemRoot and WINDIR agree on <Drive>:\Windows and SystemDrive names that
 // drive; never one found on PATH or in the working directory. Without it, or when it fails, the
 // shell alone is killed. A descendant whose parent already exited has left the tree and can
-// outlive the check: the containment warning says so.
+// outlive the check: the containment warning says so. No watchdog either: a kbz killed outright
+// (not by a signal it can handle) leaves its running check behind on Windows.
 import { spawnSync } from "node:child_process";
 import type { Container } from "./contain.ts";
 
@@ -53,6 +54,8 @@ export function windowsContainer(argv: string[]): Container {
   return {
     start: (spawn) => spawn(argv),
     kill: end,
+    // The watchdog is a /bin/sh (POSIX only): a kbz killed outright on Windows leaves its check's tree.
+    watch: () => null,
     release: async (pid, done) => {
       void done.then(() => (exited = true));
       // A settled leader is seen on the next turn; a running one is killed with its tree.
