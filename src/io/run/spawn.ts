@@ -27,6 +27,8 @@ export interface SpawnRequest {
   /** The prefix makes its own PID namespace that dies with it (bwrap --unshare-pid). */
   prefixOwnsPidNamespace?: boolean;
   containment?: Containment;
+  /** Each captured chunk as it arrives (the dashboard streams a running check's output). */
+  onOutput?: (chunk: Uint8Array) => void;
 }
 
 export interface SpawnOutcome {
@@ -132,7 +134,11 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
 
     const capture = (stream: "stdout" | "stderr", chunk: Uint8Array) => {
       const remaining = maxBytes - bytes;
-      if (remaining > 0) chunks[stream].push(chunk.length > remaining ? chunk.subarray(0, remaining) : chunk);
+      if (remaining > 0) {
+        const kept = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+        chunks[stream].push(kept);
+        req.onOutput?.(kept);
+      }
       bytes += chunk.length;
       if (bytes > maxBytes && !rawOverflow) {
         rawOverflow = true;
