@@ -107,6 +107,15 @@ function randomHex(bytes) {
     out += b.toString(16).padStart(2, "0");
   return out;
 }
+function sha256Stream() {
+  if (bun) {
+    const h = new bun.CryptoHasher("sha256");
+    return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+  }
+  const { createHash } = createRequire(import.meta.url)("node:crypto");
+  const h = createHash("sha256");
+  return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+}
 var bun, hasher;
 var init_hash = __esm(() => {
   bun = globalThis.Bun;
@@ -187,6 +196,35 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
+// src/io/deadline.ts
+function withDeadline(ms, seconds, fn) {
+  if (bound)
+    return fn();
+  bound = { at: Date.now() + ms, seconds };
+  try {
+    return fn();
+  } finally {
+    bound = null;
+  }
+}
+function checkDeadline(what, file) {
+  if (bound && Date.now() > bound.at)
+    throw new DeadlineError(bound.seconds, what(), file);
+}
+var DeadlineError, bound = null;
+var init_deadline = __esm(() => {
+  init_errors();
+  DeadlineError = class DeadlineError extends KbzError {
+    seconds;
+    what;
+    constructor(seconds, what, file) {
+      super(`${what} took longer than ${seconds} s`, { code: "deadline", file, hint: "narrow the gate's INPUTS, then stop again" });
+      this.seconds = seconds;
+      this.what = what;
+    }
+  };
+});
+
 // src/core/text/decode.ts
 function firstInvalidUtf8(b) {
   let i = 0;
@@ -256,6 +294,17 @@ function isInside(parent, child) {
     return true;
   const rel = path.relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+function scopeLedgerRoot(file) {
+  const parts = path.resolve(file).split(path.sep);
+  for (let i = parts.length - 3;i >= 0; i--) {
+    if (parts[i] === ".unlazy")
+      return parts.slice(0, i).join(path.sep) || path.sep;
+  }
+  return null;
+}
+function ledgerBase(file) {
+  return scopeLedgerRoot(file) ?? path.dirname(path.resolve(file));
 }
 var init_inside = () => {};
 
@@ -1373,6 +1422,7 @@ function writeAtomic(target, data, opts = {}) {
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
     throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  sweepOnce(dir);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 384);
   try {
@@ -1407,7 +1457,47 @@ function syncDir(dir) {
       fs.closeSync(fd);
   }
 }
-var WriteError, NOFOLLOW;
+function writerAlive(pid) {
+  if (pid === process.pid)
+    return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function sweepOnce(dir) {
+  if (swept.has(dir))
+    return;
+  swept.add(dir);
+  const old = Date.now() - STRAY_TEMP_AGE_MS;
+  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
+}
+function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
+  const removed = [];
+  let names = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || alive(Number(m[2])))
+      continue;
+    const file = path5.join(dir, name);
+    const st = lstatOrNull(file);
+    if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
+      continue;
+    try {
+      fs.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+var WriteError, NOFOLLOW, TEMP, STRAY_TEMP_AGE_MS = 1e4, swept;
 var init_fs = __esm(() => {
   init_hash();
   init_inside();
@@ -1418,6 +1508,8 @@ var init_fs = __esm(() => {
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+  TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
+  swept = new Set;
 });
 
 // src/io/lock.ts
@@ -1890,8 +1982,33 @@ var init_files = __esm(() => {
   MAX_LOG_BYTES = 8 * 1024 * 1024;
 });
 
-// src/io/store/config.ts
+// src/io/git.ts
 import { createRequire as createRequire2 } from "node:module";
+function gitEnv(env = process.env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !k.startsWith("GIT_"))
+      out[k] = v;
+  return out;
+}
+function gitInert(cwd, args, opts = {}) {
+  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const r = spawnSync("git", [...INERT_GIT, ...args], {
+    cwd,
+    env: gitEnv(),
+    encoding: "utf8",
+    timeout: opts.timeoutMs ?? 1e4,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  return r.status === 0 ? r.stdout : null;
+}
+var INERT_GIT;
+var init_git = __esm(() => {
+  INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
+});
+
+// src/io/store/config.ts
 import * as path11 from "node:path";
 function readSetting(root) {
   const file = path11.join(root, SETTING_FILE);
@@ -1940,11 +2057,10 @@ function parseTtl(v, where) {
   return n;
 }
 function gitIdentity(root) {
-  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
-  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 1e4, stdio: ["ignore", "pipe", "ignore"] });
-  if (r.status !== 0 || typeof r.stdout !== "string")
+  const out = gitInert(root, ["rev-list", "--max-parents=0", "HEAD"]);
+  if (out === null)
     return null;
-  const roots = r.stdout.split(`
+  const roots = out.split(`
 `).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
   return roots[0] ?? null;
 }
@@ -1979,6 +2095,7 @@ function resolveCoordinator(root, flag, env) {
 }
 var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
+  init_git();
   init_errors();
   init_ids();
   init_errors();
@@ -2788,6 +2905,7 @@ function segmentRegex(seg) {
   return new RegExp(`^${re}$`);
 }
 function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
     return fs9.readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -2865,8 +2983,11 @@ function expandInputs(base, patterns) {
   }
   return { files: [...found].sort(), truncated };
 }
-var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
-var init_expand = () => {};
+var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = __esm(() => {
+  init_deadline();
+  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+});
 
 // src/io/inputs/store.ts
 import * as fs10 from "node:fs";
@@ -2896,41 +3017,109 @@ function readInputStore(root, ledgerFile) {
     return empty;
   }
 }
-function digestInputs(cwd, inputs) {
-  const files = {};
-  let total = 0;
-  for (const rel of expandInputs(cwd, inputs).files) {
+function digestFile(root, file, dirs = new Map) {
+  const dir = path15.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
     try {
-      const bytes = fs10.readFileSync(path15.join(cwd, rel));
-      total += bytes.length;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
-    } catch {}
+      dirReal = fs10.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
   }
-  return files;
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs10.openSync(path15.join(dirReal, path15.basename(file)), OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs10.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path15.basename(file)}`);
+      const n = fs10.readSync(fd, chunk, 0, CHUNK, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs10.closeSync(fd);
+  }
 }
-function changedInput(rec) {
-  const now = digestInputs(rec.cwd, rec.inputs);
+function digestInputs(root, cwd, inputs) {
+  const files = {};
+  const expanded = expandInputs(cwd, inputs);
+  if (expanded.truncated)
+    return { files, truncated: true };
+  const realRoot = realOf(root);
+  const dirs = new Map;
+  for (const rel of expanded.files) {
+    const digest = digestFile(realRoot, path15.join(cwd, rel), dirs);
+    if (digest !== null)
+      files[rel] = digest;
+  }
+  return { files, truncated: false };
+}
+function changedInput(rec, now) {
   const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
   for (const name of [...names].sort())
     if (now[name] !== rec.files[name])
       return name;
   return null;
 }
-var INPUTS_DIR, MAX_STORE_BYTES, MAX_HASHED_BYTES;
+var INPUTS_DIR, MAX_STORE_BYTES, CHUNK, OPEN_FLAGS, chunk = null;
 var init_store2 = __esm(() => {
   init_hash();
+  init_inside();
+  init_deadline();
   init_fs();
   init_lock();
   init_expand();
   INPUTS_DIR = path15.join(".kbz", "inputs");
   MAX_STORE_BYTES = 8 * 1024 * 1024;
-  MAX_HASHED_BYTES = 64 * 1024 * 1024;
+  CHUNK = 1024 * 1024;
+  OPEN_FLAGS = fs10.constants.O_RDONLY | (fs10.constants.O_NONBLOCK ?? 0) | (fs10.constants.O_NOFOLLOW ?? 0);
 });
 
 // src/io/inputs/stale.ts
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
+function checkDir(root, cwd) {
+  if (typeof cwd !== "string" || !path16.isAbsolute(cwd))
+    return null;
+  try {
+    const real = fs11.realpathSync(cwd);
+    return isInside(fs11.realpathSync(root), real) && fs11.statSync(real).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
 function inputStaleness(root, file, ledger, isMet) {
   const out = new Map;
-  const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
+  const withInputs = ledger.gates.filter((g) => g.inputs);
+  if (withInputs.length === 0)
+    return out;
+  const bound = withInputs.filter((g) => isMet(g));
+  for (const g of withInputs) {
+    if (bound.includes(g) || !g.check)
+      continue;
+    const cwd = g.cwd ? path16.resolve(ledgerBase(file), g.cwd) : ledgerBase(file);
+    if (expandInputs(cwd, g.inputs).truncated)
+      out.set(g.id, TOO_MANY_INPUTS);
+  }
   if (bound.length === 0)
     return out;
   const store = readInputStore(root, file);
@@ -2938,40 +3127,62 @@ function inputStaleness(root, file, ledger, isMet) {
     const rec = store.gates[g.id];
     if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
       out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-    } else if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
-      out.set(g.id, "STALE (INPUTS changed since the pass)");
-    } else {
-      const changed = changedInput(rec);
-      if (changed)
-        out.set(g.id, `STALE (input changed: ${changed})`);
+      continue;
     }
+    if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
+      out.set(g.id, "STALE (INPUTS changed since the pass)");
+      continue;
+    }
+    const cwd = checkDir(root, rec.cwd);
+    if (cwd === null) {
+      out.set(g.id, "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)");
+      continue;
+    }
+    let now;
+    try {
+      now = digestInputs(root, cwd, g.inputs);
+    } catch (e) {
+      if (e instanceof DeadlineError && !e.file)
+        throw new DeadlineError(e.seconds, e.what, path16.relative(root, file) || file);
+      throw e;
+    }
+    if (now.truncated) {
+      out.set(g.id, `STALE (${TOO_MANY_INPUTS})`);
+      continue;
+    }
+    const changed = changedInput(rec, now.files);
+    if (changed)
+      out.set(g.id, `STALE (input changed: ${changed})`);
   }
   return out;
 }
 var init_stale = __esm(() => {
   init_digest();
+  init_inside();
+  init_expand();
   init_store2();
+  init_deadline();
 });
 
 // src/io/check/probeStore.ts
-import * as fs11 from "node:fs";
-import * as path16 from "node:path";
+import * as fs12 from "node:fs";
+import * as path17 from "node:path";
 function realOf2(file) {
   try {
-    return fs11.realpathSync(file);
+    return fs12.realpathSync(file);
   } catch {
-    return path16.resolve(file);
+    return path17.resolve(file);
   }
 }
 function probeStorePath(root, ledgerFile) {
-  return path16.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
+  return path17.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
 }
 function readProbeStore(file) {
   try {
-    const st = fs11.lstatSync(file);
+    const st = fs12.lstatSync(file);
     if (!st.isFile() || st.size > MAX_STORE_BYTES2)
       return {};
-    const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
@@ -2990,7 +3201,7 @@ function vacuousGates(root, ledgerFile, ledger) {
 }
 function noProbes(root) {
   try {
-    return !fs11.statSync(path16.join(root, PROBES_DIR)).isDirectory();
+    return !fs12.statSync(path17.join(root, PROBES_DIR)).isDirectory();
   } catch {
     return true;
   }
@@ -3001,13 +3212,57 @@ var init_probeStore = __esm(() => {
   init_hash();
   init_fs();
   init_lock();
-  PROBES_DIR = path16.join(".kbz", "probes");
+  PROBES_DIR = path17.join(".kbz", "probes");
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
+// src/io/check/failures.ts
+import * as fs13 from "node:fs";
+import * as path18 from "node:path";
+function keyOf(root, ledgerFile, id) {
+  const rel = path18.relative(root, ledgerFile);
+  return `${rel}\x00${id}`;
+}
+function readStore(file) {
+  try {
+    const st = fs13.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES3)
+      return {};
+    const v = JSON.parse(fs13.readFileSync(file, "utf8"));
+    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
+  } catch {
+    return {};
+  }
+}
+function markFailures(root, gates) {
+  const file = path18.join(root, FAILURES_FILE);
+  if (!fs13.existsSync(file))
+    return;
+  const records = readStore(file);
+  if (Object.keys(records).length === 0)
+    return;
+  for (const v of gates) {
+    if (v.state !== "unmet")
+      continue;
+    const r = records[keyOf(root, v.file, v.gate.id)];
+    if (!r || r.definition !== gateDigest(v.gate))
+      continue;
+    v.state = "failed";
+    v.reason = r.failure;
+  }
+}
+var FAILURES_FILE, MAX_STORE_BYTES3;
+var init_failures = __esm(() => {
+  init_digest();
+  init_fs();
+  init_lock();
+  FAILURES_FILE = path18.join(".kbz", "failures.json");
+  MAX_STORE_BYTES3 = 1024 * 1024;
+});
+
 // src/io/read.ts
-import * as fs12 from "node:fs";
-import * as path17 from "node:path";
+import * as fs14 from "node:fs";
+import * as path19 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3020,14 +3275,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs12.realpathSync(file);
-  const dir = path17.dirname(file);
+    return fs14.realpathSync(file);
+  const dir = path19.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs12.realpathSync(dir);
+    real = fs14.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path17.join(real, path17.basename(file));
+  return path19.join(real, path19.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3036,13 +3291,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs12.openSync(file, FLAGS2);
+    fd = fs14.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs12.lstatSync(file);
+        fs14.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3058,7 +3313,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs12.fstatSync(fd, { bigint: true });
+    before = fs14.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3081,7 +3336,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs12.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs14.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3093,7 +3348,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs12.lstatSync(file, { bigint: true });
+      const named = fs14.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3108,7 +3363,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs12.closeSync(fd);
+    fs14.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3137,7 +3392,9 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const probed = !noProbes(target.root);
-  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  const snap = buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  markFailures(target.root, snap.gates);
+  return snap;
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -3196,14 +3453,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs12.lstatSync(dir);
+    st = fs14.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs12.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs14.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs12.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path17.join(dir, n), root));
+  return fs14.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path19.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3217,7 +3474,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path17.join(root, ".unlazy", scope, "status.log");
+  const file = path19.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3238,18 +3495,19 @@ var init_read = __esm(() => {
   init_discover();
   init_stale();
   init_probeStore();
+  init_failures();
   init_state();
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs12.constants.O_RDONLY | (fs12.constants.O_NOFOLLOW ?? 0) | (fs12.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs16 from "node:fs";
-import * as path19 from "node:path";
+import * as fs18 from "node:fs";
+import * as path21 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3352,6 +3610,12 @@ function decideStop(a, guard) {
     reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
   };
 }
+function undecidedStop(file, seconds, why, guard) {
+  const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+}
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
 }
@@ -3391,23 +3655,26 @@ function waitingOnWave(a, guard, running) {
   };
 }
 
+// src/hook/entry.ts
+init_deadline();
+
 // src/io/hook/guard.ts
 init_digest();
 init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs13 from "node:fs";
-import * as path18 from "node:path";
+import * as fs15 from "node:fs";
+import * as path20 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path18.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path20.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path18.join(target.root, ".unlazy-hook-state.json");
+  return path20.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3476,7 +3743,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs13.lstatSync(file);
+    fs15.lstatSync(file);
   } catch {
     return;
   }
@@ -3487,7 +3754,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs13.unlinkSync(file);
+        fs15.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3500,7 +3767,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs14 from "node:fs";
+import * as fs16 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3508,7 +3775,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs14.writeSync(fd, data);
+      written = fs16.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3522,7 +3789,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs14.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs16.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3801,12 +4068,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs15 from "node:fs";
+import * as fs17 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs15.fstatSync(fd);
+    return fs17.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3826,7 +4093,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs15.readSync(0, buf, 0, buf.length, null);
+      n = fs17.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3894,7 +4161,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs15.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs17.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -3913,6 +4180,8 @@ function readBounded(deadlineMs) {
 }
 
 // src/hook/entry.ts
+var JUDGE_S = 3;
+var JUDGE_MS = 2500;
 function scopeArgument(args) {
   let found;
   for (let i = 0;i < args.length; i++) {
@@ -3944,14 +4213,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs16.statSync(dir).isDirectory() ? fs16.realpathSync(dir) : null;
+    return fs18.statSync(dir).isDirectory() ? fs18.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs16.lstatSync(path19.join(dir, name));
+    fs18.lstatSync(path21.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3959,18 +4228,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path19.dirname(dir)) {
+  for (let dir = cwd;; dir = path21.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path19.dirname(dir) === dir)
+    if (path21.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs16.readdirSync(path19.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs18.readdirSync(path21.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -4012,7 +4281,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     if (!payload || !read)
       return null;
     const stop = read;
-    const wanted = path19.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path21.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -4023,12 +4292,23 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;
-    const whole = loadSnapshot(t);
-    const judged = subject(whole, stop);
+    let judged;
+    let whole;
+    let assessment;
+    try {
+      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
+        const all = loadSnapshot(t);
+        const mine = subject(all, stop);
+        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+      }));
+    } catch (e) {
+      if (!(e instanceof DeadlineError))
+        throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
+    }
     if (judged === null)
       return null;
     const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`, t.scope);
-    const assessment = assess(judged.snap);
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

@@ -28,9 +28,12 @@ import {
   MAX_BLOCKS,
   planStop,
   unresolvable,
+  undecidedStop,
+  type Assessment,
   type GuardResult,
   type HookOutput,
 } from "../core/hook/decide.ts";
+import { DeadlineError, withDeadline } from "../io/deadline.ts";
 import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { installStore } from "../io/store/active.ts";
@@ -44,6 +47,13 @@ import type { Snapshot } from "../core/snapshot.ts";
 import { agentArgument, HOSTS } from "./hosts.ts";
 import { HOST_NAMES } from "../core/hook/targets.ts";
 import { readStdin, STDIN_DEADLINE_MS, type StdinResult } from "./stdin.ts";
+
+/**
+ * The judging bound (issue 28): the hook decides within 3 s whatever the repository holds. The
+ * snapshot gets 2.5 s of it; the rest is startup and the answer.
+ */
+const JUDGE_S = 3;
+const JUDGE_MS = 2500;
 
 /** `undefined` scope: no --scope given; `null`: given but missing or invalid. */
 export function scopeArgument(args: string[]): string | null | undefined {
@@ -180,11 +190,21 @@ export async function decideHookStop(
     const resolved = resolveForHook(root, scope, stop.session);
     if ("output" in resolved) return resolved.output;
     const t = resolved.target;
-    const whole = loadSnapshot(t);
-    const judged = subject(whole, stop);
+    let judged: { snap: Snapshot; leaf: string | null } | null;
+    let whole: Snapshot;
+    let assessment: Assessment;
+    try {
+      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
+        const all = loadSnapshot(t);
+        const mine = subject(all, stop);
+        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+      }));
+    } catch (e) {
+      if (!(e instanceof DeadlineError)) throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock(t, sessionKey(stop.session, t.scope), "undecided", stop));
+    }
     if (judged === null) return null;
     const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\0leaf:${judged.leaf}`, t.scope);
-    const assessment = assess(judged.snap);
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

@@ -4,7 +4,7 @@
 // only from v2.1.139 (older versions ran a bare `kbz`, which never blocks), Codex drops `args`
 // silently, and Cursor, Gemini CLI, Qwen Code and Copilot CLI document only a command string.
 // OpenCode has no command hooks: kbz installs a plugin file there (io/hook/plugin.ts).
-// Per host: docs/formats.md#hook-install and skill/references/stop-hook.md.
+// Per host: docs/agents.md, docs/formats.md#hook-install and skill/references/stop-hook.md.
 import * as path from "node:path";
 import { MAX_BLOCKS } from "./decide.ts";
 
