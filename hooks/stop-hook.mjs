@@ -806,6 +806,140 @@ var init_waves = __esm(() => {
   ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 });
 
+// src/core/trace.ts
+function lookup(current) {
+  return typeof current.digest === "function" ? current.digest.bind(current) : (name) => current[name];
+}
+function differing(digests, now) {
+  let out = null;
+  for (const n in digests)
+    if (now(n) !== digests[n])
+      (out ??= []).push(n);
+  return out;
+}
+function verify(record, current, require2 = {}) {
+  if (!record)
+    return { status: "missing", differs: [] };
+  const now = lookup(current);
+  const differs = differing(record.key, now);
+  if (differs)
+    return { status: "missing", differs: differs.sort() };
+  if (require2.by && !(record.by && require2.by.includes(record.by.actor)))
+    return { status: "unattested" };
+  let changed = differing(record.depends, now);
+  if (record.sets && typeof current.members === "function") {
+    for (const set in record.sets) {
+      const had = new Set(record.sets[set]);
+      for (const n of current.members.call(current, set))
+        if (!had.has(n))
+          (changed ??= []).push(n);
+    }
+  }
+  return changed ? { status: "stale", changed: [...new Set(changed)].sort() } : VALID;
+}
+function gateSubject(file, gateId) {
+  return `${file}#${gateId}`;
+}
+function gateKey(g) {
+  return { definition: gateDigest(g) ?? "", evidence: g.evidence ?? "" };
+}
+function evidenceRecord(gateId, recorded) {
+  return { kind: "evidence", subject: gateId, decided: "met", key: {}, depends: { definition: recorded }, by: { actor: "kbz" } };
+}
+function inputFileName(cwd, rel) {
+  return `file:${cwd}/${rel}`;
+}
+function inputSetName(cwd, inputs) {
+  return `inputs:${cwd}\x00${JSON.stringify(inputs)}`;
+}
+function inputsRecord(file, gateId, s) {
+  const depends = { INPUTS: sha256Hex(JSON.stringify(s.inputs)) };
+  const names = [];
+  for (const [rel, digest] of Object.entries(s.files)) {
+    const n = inputFileName(s.cwd, rel);
+    depends[n] = digest;
+    names.push(n);
+  }
+  return {
+    kind: "inputs",
+    subject: gateSubject(file, gateId),
+    decided: "met",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    sets: { [inputSetName(s.cwd, s.inputs)]: names },
+    by: { actor: "kbz" },
+    detail: { cwd: s.cwd, inputs: s.inputs }
+  };
+}
+function probeRecord(file, gateId, s) {
+  return {
+    kind: "probe",
+    subject: gateSubject(file, gateId),
+    decided: s.verdict,
+    key: { definition: s.definition, evidence: s.evidence },
+    depends: {},
+    by: { actor: "kbz" },
+    detail: { hidden: s.hidden, signature: s.signature }
+  };
+}
+function gateVerdicts(trace, root, file, ledger, isMet) {
+  const out = { stale: new Map, vacuous: new Map };
+  const records = trace.records.get(file) ?? [];
+  if (records.length === 0 && !ledger.gates.some((g) => g.inputs))
+    return out;
+  const byGate = new Map;
+  for (const r of records) {
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = byGate.get(id);
+    if (list)
+      list.push(r);
+    else
+      byGate.set(id, [r]);
+  }
+  const { digests, members: sets } = trace.current;
+  const now = (n) => digests[n];
+  const members = (set) => sets[set] ?? [];
+  for (const g of ledger.gates) {
+    const mine = byGate.get(g.id);
+    const met = isMet(g);
+    if (g.inputs && met) {
+      const reason = inputsReason(mine?.find((r) => r.kind === "inputs"), g, now, members);
+      if (reason)
+        out.stale.set(g.id, reason);
+    }
+    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
+    if (probe && verify(probe, gateKey(g)).status === "valid") {
+      out.vacuous.set(g.id, probe.detail.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+    }
+  }
+  return out;
+}
+function inputsReason(record, g, now, members) {
+  const key = gateKey(g);
+  const current = {
+    digest: (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? sha256Hex(JSON.stringify(g.inputs)) : now(n),
+    ...members ? { members } : {}
+  };
+  const v = verify(record, current);
+  if (v.status === "missing")
+    return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (v.status !== "stale")
+    return null;
+  if (v.changed.includes("INPUTS"))
+    return "STALE (INPUTS changed since the pass)";
+  const cwd = record.detail.cwd;
+  const prefix = `file:${cwd}/`;
+  const names = v.changed.map((n) => n.startsWith(prefix) ? n.slice(prefix.length) : n).sort();
+  return `STALE (input changed: ${names[0]})`;
+}
+var VALID, NO_TRACE;
+var init_trace = __esm(() => {
+  init_digest();
+  init_hash();
+  VALID = Object.freeze({ status: "valid" });
+  NO_TRACE = { records: new Map, current: { digests: {}, members: {} } };
+});
+
 // src/core/ledger/parse.ts
 function splitLines(text) {
   if (text === "")
@@ -1213,12 +1347,13 @@ function classifyEvidence(g) {
   const v = g.evidence;
   if (v === null || v === "" || v.length === 7 && v.toLowerCase() === "pending")
     return "pending";
-  const digest = v.startsWith(HEADER) && v.length <= MAX_EVIDENCE ? gateDigest(g) : null;
-  if (digest !== null && v.startsWith(digest, HEADER.length) && v.charCodeAt(HEADER.length + digest.length) === 59) {
-    const tail = HEADER.length + digest.length + 1;
-    TAIL.lastIndex = tail;
-    if (TAIL.test(v) && outputBytesAt(v, tail + BYTES_AT) <= MAX_OUTPUT_BYTES)
+  const at = HEADER.length + 64;
+  if (v.startsWith(HEADER) && v.length <= MAX_EVIDENCE && v.charCodeAt(at) === 59) {
+    const record = evidenceRecord(g.id, v.slice(HEADER.length, at));
+    TAIL.lastIndex = at + 1;
+    if (verify(record, { definition: gateDigest(g) ?? "" }).status === "valid" && TAIL.test(v) && outputBytesAt(v, at + 1 + BYTES_AT) <= MAX_OUTPUT_BYTES) {
       return "automatic-current";
+    }
   }
   if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell="))
     return "automatic-stale";
@@ -1234,6 +1369,7 @@ var MAX_EVIDENCE = 900, MAX_OUTPUT_BYTES = 1048576, TAIL, BYTES_AT, HEADER = "au
 var init_evidence = __esm(() => {
   init_digest();
   init_sanitize();
+  init_trace();
   TAIL = / exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(?:0|[1-9][0-9]{0,6}); shell=./sy;
   BYTES_AT = " exit=0; EXPECT=matched; output-sha256=".length + 64 + "; output-bytes=".length;
 });
@@ -1288,7 +1424,7 @@ function ledgerEntry(file, root, decoded) {
     unreadable: false
   };
 }
-function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vacuity = () => new Map) {
+function buildSnapshot(target, ledgers, dispatch, trace) {
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -1300,8 +1436,7 @@ function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vac
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    const stale = staleness(entry, l);
-    const vacuous = vacuity(entry, l);
+    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -1316,6 +1451,7 @@ function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vac
   return { target, ledgers, gates, problems, dispatch };
 }
 var init_snapshot = __esm(() => {
+  init_trace();
   init_parse();
   init_state();
   init_inside();
@@ -2864,135 +3000,20 @@ var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes(
 var init_expand = () => {};
 
 // src/io/inputs/store.ts
-import * as fs10 from "node:fs";
 import * as path15 from "node:path";
-function realOf(file) {
-  try {
-    return fs10.realpathSync(file);
-  } catch {
-    return path15.resolve(file);
-  }
-}
-function inputStorePath(root, ledgerFile) {
-  return path15.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
-}
-function readInputStore(root, ledgerFile) {
-  const empty = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
-  const file = inputStorePath(root, ledgerFile);
-  try {
-    const st = fs10.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES)
-      return empty;
-    const v = JSON.parse(fs10.readFileSync(file, "utf8"));
-    if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
-      return empty;
-    return { schema: 1, ledger: empty.ledger, gates: v.gates };
-  } catch {
-    return empty;
-  }
-}
-function digestInputs(cwd, inputs) {
-  const files = {};
-  let total = 0;
-  for (const rel of expandInputs(cwd, inputs).files) {
-    try {
-      const bytes = fs10.readFileSync(path15.join(cwd, rel));
-      total += bytes.length;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
-    } catch {}
-  }
-  return files;
-}
-function changedInput(rec) {
-  const now = digestInputs(rec.cwd, rec.inputs);
-  const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
-  for (const name of [...names].sort())
-    if (now[name] !== rec.files[name])
-      return name;
-  return null;
-}
-var INPUTS_DIR, MAX_STORE_BYTES, MAX_HASHED_BYTES;
+var INPUTS_DIR, MAX_STORE_BYTES;
 var init_store2 = __esm(() => {
   init_hash();
   init_fs();
   init_lock();
-  init_expand();
   INPUTS_DIR = path15.join(".kbz", "inputs");
   MAX_STORE_BYTES = 8 * 1024 * 1024;
-  MAX_HASHED_BYTES = 64 * 1024 * 1024;
-});
-
-// src/io/inputs/stale.ts
-function inputStaleness(root, file, ledger, isMet) {
-  const out = new Map;
-  const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
-  if (bound.length === 0)
-    return out;
-  const store = readInputStore(root, file);
-  for (const g of bound) {
-    const rec = store.gates[g.id];
-    if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
-      out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-    } else if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
-      out.set(g.id, "STALE (INPUTS changed since the pass)");
-    } else {
-      const changed = changedInput(rec);
-      if (changed)
-        out.set(g.id, `STALE (input changed: ${changed})`);
-    }
-  }
-  return out;
-}
-var init_stale = __esm(() => {
-  init_digest();
-  init_store2();
 });
 
 // src/io/check/probeStore.ts
-import * as fs11 from "node:fs";
 import * as path16 from "node:path";
-function realOf2(file) {
-  try {
-    return fs11.realpathSync(file);
-  } catch {
-    return path16.resolve(file);
-  }
-}
-function probeStorePath(root, ledgerFile) {
-  return path16.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
-}
-function readProbeStore(file) {
-  try {
-    const st = fs11.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES2)
-      return {};
-    const v = JSON.parse(fs11.readFileSync(file, "utf8"));
-    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
-  } catch {
-    return {};
-  }
-}
-function vacuousGates(root, ledgerFile, ledger) {
-  const out = new Map;
-  const records = readProbeStore(probeStorePath(root, ledgerFile));
-  for (const g of ledger.gates) {
-    const r = records[g.id];
-    if (!r || r.verdict !== "vacuous" || r.definition !== gateDigest(g) || r.evidence !== (g.evidence ?? ""))
-      continue;
-    out.set(g.id, r.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
-  }
-  return out;
-}
-function noProbes(root) {
-  try {
-    return !fs11.statSync(path16.join(root, PROBES_DIR)).isDirectory();
-  } catch {
-    return true;
-  }
-}
 var PROBES_DIR, MAX_STORE_BYTES2;
 var init_probeStore = __esm(() => {
-  init_digest();
   init_hash();
   init_fs();
   init_lock();
@@ -3000,9 +3021,126 @@ var init_probeStore = __esm(() => {
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
-// src/io/read.ts
-import * as fs12 from "node:fs";
+// src/io/trace.ts
+import * as fs10 from "node:fs";
 import * as path17 from "node:path";
+function storeFiles(dir, files, real) {
+  let listed;
+  try {
+    listed = fs10.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+  } catch {
+    return [];
+  }
+  if (listed.length === 0)
+    return [];
+  const present = new Set(listed);
+  const out = [];
+  for (const ledger of files) {
+    const name = `${sha256Hex(real ? realOf(ledger) : ledger).slice(0, 24)}.json`;
+    if (!present.has(name))
+      continue;
+    try {
+      const file = path17.join(dir, name);
+      const st = fs10.lstatSync(file);
+      if (!st.isFile() || st.size > MAX_STORE_BYTES3)
+        continue;
+      const v = JSON.parse(fs10.readFileSync(file, "utf8"));
+      if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
+        continue;
+      out.push([ledger, v.gates]);
+    } catch {}
+  }
+  return out;
+}
+function realOf(file) {
+  try {
+    return fs10.realpathSync(file);
+  } catch {
+    return path17.resolve(file);
+  }
+}
+
+class DigestWalk {
+  hashed = new Map;
+  file(abs) {
+    let d = this.hashed.get(abs);
+    if (d === undefined) {
+      try {
+        const bytes = fs10.readFileSync(abs);
+        d = { digest: sha256Hex(bytes), bytes: bytes.length };
+      } catch {
+        d = null;
+      }
+      this.hashed.set(abs, d);
+    }
+    return d;
+  }
+  inputs(cwd, inputs) {
+    const files = {};
+    let total = 0;
+    for (const rel of expandInputs(cwd, inputs).files) {
+      const d = this.file(path17.join(cwd, rel));
+      if (!d)
+        continue;
+      total += d.bytes;
+      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : d.digest;
+    }
+    return files;
+  }
+}
+function readTrace(root, files, o = {}) {
+  const walk = o.walk ?? new DigestWalk;
+  const real = o.real ?? false;
+  const records = new Map;
+  const add = (file, r) => {
+    const list = records.get(file);
+    if (list)
+      list.push(r);
+    else
+      records.set(file, [r]);
+  };
+  const digests = {};
+  const members = {};
+  for (const [ledger, gates] of storeFiles(path17.join(root, INPUTS_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s.cwd !== "string" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
+        continue;
+      add(ledger, inputsRecord(ledger, id, s));
+      const set = inputSetName(s.cwd, s.inputs);
+      if (members[set])
+        continue;
+      const now = walk.inputs(s.cwd, s.inputs);
+      members[set] = Object.keys(now).map((rel) => inputFileName(s.cwd, rel));
+      for (const [rel, d] of Object.entries(now))
+        digests[inputFileName(s.cwd, rel)] ??= d;
+    }
+  }
+  for (const [ledger, gates] of storeFiles(path17.join(root, PROBES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
+        continue;
+      add(ledger, probeRecord(ledger, id, s));
+    }
+  }
+  return { records, current: { digests, members } };
+}
+var MAX_STORE_BYTES3, MAX_HASHED_BYTES, STORE_NAME;
+var init_trace2 = __esm(() => {
+  init_trace();
+  init_hash();
+  init_expand();
+  init_store2();
+  init_probeStore();
+  MAX_STORE_BYTES3 = 8 * 1024 * 1024;
+  MAX_HASHED_BYTES = 64 * 1024 * 1024;
+  STORE_NAME = /^[0-9a-f]{24}\.json$/;
+});
+
+// src/io/read.ts
+import * as fs11 from "node:fs";
+import * as path18 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3015,14 +3153,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs12.realpathSync(file);
-  const dir = path17.dirname(file);
+    return fs11.realpathSync(file);
+  const dir = path18.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs12.realpathSync(dir);
+    real = fs11.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path17.join(real, path17.basename(file));
+  return path18.join(real, path18.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3031,13 +3169,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs12.openSync(file, FLAGS2);
+    fd = fs11.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs12.lstatSync(file);
+        fs11.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3053,7 +3191,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs12.fstatSync(fd, { bigint: true });
+    before = fs11.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3076,7 +3214,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs12.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs11.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3088,7 +3226,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs12.lstatSync(file, { bigint: true });
+      const named = fs11.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3103,7 +3241,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs12.closeSync(fd);
+    fs11.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3131,8 +3269,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const probed = !noProbes(target.root);
-  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  return buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -3191,14 +3328,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs12.lstatSync(dir);
+    st = fs11.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs12.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs11.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs12.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path17.join(dir, n), root));
+  return fs11.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path18.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3212,7 +3349,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path17.join(root, ".unlazy", scope, "status.log");
+  const file = path18.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3231,20 +3368,18 @@ var init_read = __esm(() => {
   init_snapshot();
   init_sanitize();
   init_discover();
-  init_stale();
-  init_probeStore();
-  init_state();
+  init_trace2();
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs12.constants.O_RDONLY | (fs12.constants.O_NOFOLLOW ?? 0) | (fs12.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs11.constants.O_RDONLY | (fs11.constants.O_NOFOLLOW ?? 0) | (fs11.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
 import * as fs16 from "node:fs";
-import * as path19 from "node:path";
+import * as path21 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3368,17 +3503,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs13 from "node:fs";
-import * as path18 from "node:path";
+import * as fs12 from "node:fs";
+import * as path19 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path18.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path19.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path18.join(target.root, ".unlazy-hook-state.json");
+  return path19.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3441,7 +3576,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs13.lstatSync(file);
+    fs12.lstatSync(file);
   } catch {
     return;
   }
@@ -3452,7 +3587,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs13.unlinkSync(file);
+        fs12.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3465,7 +3600,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs14 from "node:fs";
+import * as fs13 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3473,7 +3608,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs14.writeSync(fd, data);
+      written = fs13.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3487,7 +3622,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs14.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs13.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3501,6 +3636,48 @@ function writeFdSync(fd, data) {
 // src/hook/entry.ts
 init_ids();
 init_discover();
+
+// src/io/root.ts
+import * as fs14 from "node:fs";
+import * as os3 from "node:os";
+import * as path20 from "node:path";
+function has(dir, name) {
+  try {
+    fs14.lstatSync(path20.join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+function isDir(dir, name) {
+  try {
+    return fs14.lstatSync(path20.join(dir, name)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+function hasLedgerFolder(dir) {
+  try {
+    return fs14.readdirSync(path20.join(dir, "gates")).some((n) => n.endsWith(".md"));
+  } catch {
+    return false;
+  }
+}
+function holdsWorkspace(dir) {
+  return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
+}
+function findRoot(cwd, home = os3.homedir()) {
+  for (let dir = cwd;; dir = path20.dirname(dir)) {
+    if (dir === home && dir !== cwd)
+      return cwd;
+    if (holdsWorkspace(dir))
+      return dir;
+    if (has(dir, ".git"))
+      return dir;
+    if (path20.dirname(dir) === dir)
+      return cwd;
+  }
+}
 
 // src/hook/claude.ts
 init_sanitize();
@@ -3767,32 +3944,6 @@ function existingDirectory(dir) {
     return null;
   }
 }
-function has(dir, name) {
-  try {
-    fs16.lstatSync(path19.join(dir, name));
-    return true;
-  } catch {
-    return false;
-  }
-}
-function hookRoot(cwd) {
-  const chain = [];
-  for (let dir = cwd;; dir = path19.dirname(dir)) {
-    chain.push(dir);
-    if (has(dir, ".git"))
-      break;
-    if (path19.dirname(dir) === dir)
-      return cwd;
-  }
-  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
-}
-function hasLedgerFolder(dir) {
-  try {
-    return fs16.readdirSync(path19.join(dir, "gates")).some((n) => n.endsWith(".md"));
-  } catch {
-    return false;
-  }
-}
 function resolveForHook(root, scope, sessionId) {
   try {
     return { target: resolveTarget({ root, scope, sessionId }) };
@@ -3822,11 +3973,11 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path19.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path21.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
-    const root = hookRoot(dir);
+    const root = findRoot(dir);
     await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     const resolved = resolveForHook(root, scope, stop.session);

@@ -16,9 +16,7 @@ import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, inv
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
-import { inputStaleness } from "./inputs/stale.ts";
-import { noProbes, vacuousGates } from "./check/probeStore.ts";
-import { gateState } from "../core/ledger/state.ts";
+import { readTrace } from "./trace.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
@@ -203,14 +201,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const probed = !noProbes(target.root); // one stat: most repositories never ran a probe
-  return buildSnapshot(
-    target,
-    ledgers,
-    dispatch,
-    (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"),
-    (e, l) => (probed ? vacuousGates(target.root, e.file, l) : new Map()),
-  );
+  return buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
 }
 
 export interface TargetRequest {

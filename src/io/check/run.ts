@@ -15,7 +15,8 @@ import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
 import { readRepoSettings } from "./settings.ts";
-import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
+import { recordInputs, type InputRecord } from "../inputs/store.ts";
+import { DigestWalk } from "../trace.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
@@ -221,7 +222,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             sandbox: task.oracle.sandbox ?? null,
           });
       // What the pass observed, digested as soon as it ends (recorded after writeback).
-      if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(task.oracle.cwd, task.gate.inputs));
+      if (outcome.ok && task.gate.inputs) observed.set(task.qid, new DigestWalk().inputs(task.oracle.cwd, task.gate.inputs));
       req.observer?.finished?.(task, outcome);
       // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
       saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });

@@ -10,11 +10,9 @@ import * as path from "node:path";
 import { sha256Hex } from "../../core/util/hash.ts";
 import { writeAtomic } from "../fs.ts";
 import { withFileLock } from "../lock.ts";
-import { expandInputs } from "./expand.ts";
 
 export const INPUTS_DIR = path.join(".kbz", "inputs");
 const MAX_STORE_BYTES = 8 * 1024 * 1024;
-const MAX_HASHED_BYTES = 64 * 1024 * 1024;
 
 export interface InputRecord {
   definition: string;
@@ -43,7 +41,7 @@ export function inputStorePath(root: string, ledgerFile: string): string {
 }
 
 /** The ledger's records, or an empty store when there is none or it is unreadable. */
-export function readInputStore(root: string, ledgerFile: string): InputStoreFile {
+function readInputStore(root: string, ledgerFile: string): InputStoreFile {
   const empty: InputStoreFile = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
   const file = inputStorePath(root, ledgerFile);
   try {
@@ -55,28 +53,6 @@ export function readInputStore(root: string, ledgerFile: string): InputStoreFile
   } catch {
     return empty;
   }
-}
-
-/** sha256 of each input file now (relative paths → digest); unreadable files are left out. */
-export function digestInputs(cwd: string, inputs: string[]): Record<string, string> {
-  const files: Record<string, string> = {};
-  let total = 0;
-  for (const rel of expandInputs(cwd, inputs).files) {
-    try {
-      const bytes = fs.readFileSync(path.join(cwd, rel));
-      total += bytes.length;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
-    } catch {}
-  }
-  return files;
-}
-
-/** The first input that differs from the record (changed, added or removed), or null. */
-export function changedInput(rec: InputRecord): string | null {
-  const now = digestInputs(rec.cwd, rec.inputs);
-  const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
-  for (const name of [...names].sort()) if (now[name] !== rec.files[name]) return name;
-  return null;
 }
 
 /** Record passes of one ledger (under the store file's lock, atomically). */
