@@ -1504,6 +1504,7 @@ function writeAtomic(target, data, opts = {}) {
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
     throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  sweepOnce(dir);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 384);
   try {
@@ -1538,7 +1539,47 @@ function syncDir(dir) {
       fs.closeSync(fd);
   }
 }
-var WriteError, NOFOLLOW;
+function writerAlive(pid) {
+  if (pid === process.pid)
+    return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function sweepOnce(dir) {
+  if (swept.has(dir))
+    return;
+  swept.add(dir);
+  const old = Date.now() - STRAY_TEMP_AGE_MS;
+  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
+}
+function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
+  const removed = [];
+  let names = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || alive(Number(m[2])))
+      continue;
+    const file = path5.join(dir, name);
+    const st = lstatOrNull(file);
+    if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
+      continue;
+    try {
+      fs.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+var WriteError, NOFOLLOW, TEMP, STRAY_TEMP_AGE_MS = 1e4, swept;
 var init_fs = __esm(() => {
   init_hash();
   init_inside();
@@ -1549,6 +1590,8 @@ var init_fs = __esm(() => {
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+  TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
+  swept = new Set;
 });
 
 // src/io/lock.ts
@@ -2021,8 +2064,33 @@ var init_files = __esm(() => {
   MAX_LOG_BYTES = 8 * 1024 * 1024;
 });
 
-// src/io/store/config.ts
+// src/io/git.ts
 import { createRequire as createRequire2 } from "node:module";
+function gitEnv(env = process.env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !k.startsWith("GIT_"))
+      out[k] = v;
+  return out;
+}
+function gitInert(cwd, args, opts = {}) {
+  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const r = spawnSync("git", [...INERT_GIT, ...args], {
+    cwd,
+    env: gitEnv(),
+    encoding: "utf8",
+    timeout: opts.timeoutMs ?? 1e4,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  return r.status === 0 ? r.stdout : null;
+}
+var INERT_GIT;
+var init_git = __esm(() => {
+  INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
+});
+
+// src/io/store/config.ts
 import * as path11 from "node:path";
 function readSetting(root) {
   const file = path11.join(root, SETTING_FILE);
@@ -2071,11 +2139,10 @@ function parseTtl(v, where) {
   return n;
 }
 function gitIdentity(root) {
-  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
-  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 1e4, stdio: ["ignore", "pipe", "ignore"] });
-  if (r.status !== 0 || typeof r.stdout !== "string")
+  const out = gitInert(root, ["rev-list", "--max-parents=0", "HEAD"]);
+  if (out === null)
     return null;
-  const roots = r.stdout.split(`
+  const roots = out.split(`
 `).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
   return roots[0] ?? null;
 }
@@ -2110,6 +2177,7 @@ function resolveCoordinator(root, flag, env) {
 }
 var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
+  init_git();
   init_errors();
   init_ids();
   init_errors();
@@ -3138,9 +3206,53 @@ var init_trace2 = __esm(() => {
   STORE_NAME = /^[0-9a-f]{24}\.json$/;
 });
 
-// src/io/read.ts
+// src/io/check/failures.ts
 import * as fs11 from "node:fs";
 import * as path18 from "node:path";
+function keyOf(root, ledgerFile, id) {
+  const rel = path18.relative(root, ledgerFile);
+  return `${rel}\x00${id}`;
+}
+function readStore(file) {
+  try {
+    const st = fs11.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES4)
+      return {};
+    const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
+  } catch {
+    return {};
+  }
+}
+function markFailures(root, gates) {
+  const file = path18.join(root, FAILURES_FILE);
+  if (!fs11.existsSync(file))
+    return;
+  const records = readStore(file);
+  if (Object.keys(records).length === 0)
+    return;
+  for (const v of gates) {
+    if (v.state !== "unmet")
+      continue;
+    const r = records[keyOf(root, v.file, v.gate.id)];
+    if (!r || r.definition !== gateDigest(v.gate))
+      continue;
+    v.state = "failed";
+    v.reason = r.failure;
+  }
+}
+var FAILURES_FILE, MAX_STORE_BYTES4;
+var init_failures = __esm(() => {
+  init_digest();
+  init_fs();
+  init_lock();
+  FAILURES_FILE = path18.join(".kbz", "failures.json");
+  MAX_STORE_BYTES4 = 1024 * 1024;
+});
+
+// src/io/read.ts
+import * as fs12 from "node:fs";
+import * as path19 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3153,14 +3265,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs11.realpathSync(file);
-  const dir = path18.dirname(file);
+    return fs12.realpathSync(file);
+  const dir = path19.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs11.realpathSync(dir);
+    real = fs12.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path18.join(real, path18.basename(file));
+  return path19.join(real, path19.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3169,13 +3281,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs11.openSync(file, FLAGS2);
+    fd = fs12.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs11.lstatSync(file);
+        fs12.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3191,7 +3303,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs11.fstatSync(fd, { bigint: true });
+    before = fs12.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3214,7 +3326,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs11.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs12.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3226,7 +3338,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs11.lstatSync(file, { bigint: true });
+      const named = fs12.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3241,7 +3353,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs11.closeSync(fd);
+    fs12.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3269,7 +3381,9 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
+  const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
+  markFailures(target.root, snap.gates);
+  return snap;
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -3328,14 +3442,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs11.lstatSync(dir);
+    st = fs12.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs11.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs12.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs11.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path18.join(dir, n), root));
+  return fs12.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path19.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3349,7 +3463,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path18.join(root, ".unlazy", scope, "status.log");
+  const file = path19.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3369,17 +3483,18 @@ var init_read = __esm(() => {
   init_sanitize();
   init_discover();
   init_trace2();
+  init_failures();
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs11.constants.O_RDONLY | (fs11.constants.O_NOFOLLOW ?? 0) | (fs11.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs12.constants.O_RDONLY | (fs12.constants.O_NOFOLLOW ?? 0) | (fs12.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs16 from "node:fs";
-import * as path21 from "node:path";
+import * as fs17 from "node:fs";
+import * as path22 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3503,17 +3618,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs12 from "node:fs";
-import * as path19 from "node:path";
+import * as fs13 from "node:fs";
+import * as path20 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path19.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path20.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path19.join(target.root, ".unlazy-hook-state.json");
+  return path20.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3576,7 +3691,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs12.lstatSync(file);
+    fs13.lstatSync(file);
   } catch {
     return;
   }
@@ -3587,7 +3702,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs12.unlinkSync(file);
+        fs13.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3600,7 +3715,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs13 from "node:fs";
+import * as fs14 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3608,7 +3723,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs13.writeSync(fd, data);
+      written = fs14.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3622,7 +3737,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs13.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs14.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3638,12 +3753,12 @@ init_ids();
 init_discover();
 
 // src/io/root.ts
-import * as fs14 from "node:fs";
+import * as fs15 from "node:fs";
 import * as os3 from "node:os";
-import * as path20 from "node:path";
+import * as path21 from "node:path";
 function has(dir, name) {
   try {
-    fs14.lstatSync(path20.join(dir, name));
+    fs15.lstatSync(path21.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3651,14 +3766,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs14.lstatSync(path20.join(dir, name)).isDirectory();
+    return fs15.lstatSync(path21.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs14.readdirSync(path20.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs15.readdirSync(path21.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3667,14 +3782,14 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os3.homedir()) {
-  for (let dir = cwd;; dir = path20.dirname(dir)) {
+  for (let dir = cwd;; dir = path21.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path20.dirname(dir) === dir)
+    if (path21.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -3796,12 +3911,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs15 from "node:fs";
+import * as fs16 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs15.fstatSync(fd);
+    return fs16.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3821,7 +3936,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs15.readSync(0, buf, 0, buf.length, null);
+      n = fs16.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3889,7 +4004,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs15.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs16.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -3939,7 +4054,7 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs16.statSync(dir).isDirectory() ? fs16.realpathSync(dir) : null;
+    return fs17.statSync(dir).isDirectory() ? fs17.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -3973,7 +4088,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path21.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path22.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

@@ -17,6 +17,7 @@ import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Sna
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
 import { readTrace } from "./trace.ts";
+import { markFailures } from "./check/failures.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
@@ -201,7 +202,9 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  return buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
+  const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
+  markFailures(target.root, snap.gates);
+  return snap;
 }
 
 export interface TargetRequest {

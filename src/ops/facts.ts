@@ -2,7 +2,7 @@
 // advance`, the demo and the dashboard's queue. Inside one consistent ScopeReader the verdict
 // records (io/trace.ts) and the receipt audit are read as data and handed to the pure builder
 // (core/schedule/facts.ts), so the queue and `kbz next` cannot disagree about a STALE or VACUOUS gate.
-import { ScheduleInputError } from "../core/plan/errors.ts";
+import { ScopeBusyError } from "../core/plan/errors.ts";
 import type { IdCompare } from "../core/plan/order.ts";
 import { VerificationError } from "../core/receipts/errors.ts";
 import { scheduleFacts, type ReceiptVerdicts } from "../core/schedule/facts.ts";
@@ -29,10 +29,19 @@ export interface ReadOptions extends FactsRequest {
 
 /** What the scheduler says when an input moved while it read. */
 export const CHANGED: Record<ScopeChange, string> = {
-  inputs: "inputs changed while scheduling; rerun",
-  leases: "leases changed while scheduling; rerun",
-  inventory: "leaf inventory changed while scheduling; rerun",
+  inputs: "inputs changed",
+  leases: "leases changed",
+  inventory: "leaf inventory changed",
 };
+
+/** Pauses between reads of a scope that changed while read: 5 tries within about 1 s. */
+export const BUSY_RETRY_MS = [50, 150, 300, 450];
+
+class Changed {
+  constructor(readonly what: ScopeChange) {}
+}
+
+const pauseSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 function storeOrError(root: string): Store | VerificationError {
   try {
@@ -68,14 +77,30 @@ export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
   return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace });
 }
 
-/** `kbz next`'s facts: every input read once, then proven unchanged (docs/formats.md#plan). */
+/**
+ * `kbz next`'s facts: every input read once, then proven unchanged (docs/formats.md#plan). A scope
+ * that changed while read is read again (BUSY_RETRY_MS); still changing, it is `ScopeBusyError`.
+ */
 export function readScheduleFacts(o: ReadOptions): NextSnapshot {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return readScheduleOnce(o);
+    } catch (e) {
+      if (!(e instanceof Changed)) throw e;
+      const pause = BUSY_RETRY_MS[attempt];
+      if (pause === undefined) throw new ScopeBusyError(CHANGED[e.what]);
+      pauseSync(pause);
+    }
+  }
+}
+
+function readScheduleOnce(o: ReadOptions): NextSnapshot {
   return readConsistent(
     o.root,
     o.scope,
     (inputs) => factsFrom(inputs, o),
     (what) => {
-      throw new ScheduleInputError(CHANGED[what]);
+      throw new Changed(what);
     },
     { beforeConsistencyCheck: o.beforeConsistencyCheck },
   );

@@ -13,7 +13,7 @@ import { idCompare } from "../../src/core/plan/order.ts";
 import { adviseNext } from "../../src/core/schedule/advise.ts";
 import { recordProbes } from "../../src/io/check/probeStore.ts";
 import { readScheduleFacts } from "../../src/ops/facts.ts";
-import { loadPlanView } from "../../src/tui/plan.ts";
+import { loadPlanView } from "../../src/ops/dashboardPlan.ts";
 import { decideHookStop } from "../../src/hook/entry.ts";
 import { HOSTS } from "../../src/hook/hosts.ts";
 

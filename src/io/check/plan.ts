@@ -43,7 +43,7 @@ export function sandboxFor(settings: RunSettings, file: string, ledger: LedgerSa
   let profile: SandboxProfile | null = null;
   if (s.all || ledger) {
     const writable = [...s.writable, ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` }))];
-    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root");
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env);
   }
   byFile.set(file, profile);
   return profile;

@@ -14,6 +14,7 @@ import { nearMissLines } from "../../core/run/differ.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
+import { failureText, recordRuns } from "./failures.ts";
 import { readRepoSettings } from "./settings.ts";
 import { recordInputs, type InputRecord } from "../inputs/store.ts";
 import { DigestWalk } from "../trace.ts";
@@ -67,6 +68,8 @@ export interface CheckObserver {
   willRun?(tasks: CheckTask[]): void;
   started?(task: CheckTask): void;
   finished?(task: CheckTask, outcome: RunOutcome): void;
+  /** A running check's output as it arrives. */
+  output?(task: CheckTask, text: string): void;
 }
 
 export interface CheckResult {
@@ -220,6 +223,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             env: childEnv(req.env, chain, key),
             timeoutMs: settings.timeoutMs,
             sandbox: task.oracle.sandbox ?? null,
+            onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
           });
       // What the pass observed, digested as soon as it ends (recorded after writeback).
       if (outcome.ok && task.gate.inputs) observed.set(task.qid, new DigestWalk().inputs(task.oracle.cwd, task.gate.inputs));
@@ -265,6 +269,10 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
         }
         await recordInputs(root, file, records);
+        await recordRuns(
+          root,
+          group.map(({ task, outcome }) => ({ file, id: task.gate.id, definition: task.digest, failure: outcome.ok ? null : failureText(outcome) })),
+        );
       } catch (e) {
         if (!(e instanceof WritebackError)) throw e;
         for (const r of group) {
