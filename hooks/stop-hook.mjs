@@ -107,6 +107,15 @@ function randomHex(bytes) {
     out += b.toString(16).padStart(2, "0");
   return out;
 }
+function sha256Stream() {
+  if (bun) {
+    const h = new bun.CryptoHasher("sha256");
+    return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+  }
+  const { createHash } = createRequire(import.meta.url)("node:crypto");
+  const h = createHash("sha256");
+  return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+}
 var bun, hasher;
 var init_hash = __esm(() => {
   bun = globalThis.Bun;
@@ -187,6 +196,35 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
+// src/io/deadline.ts
+function withDeadline(ms, seconds, fn) {
+  if (bound)
+    return fn();
+  bound = { at: Date.now() + ms, seconds };
+  try {
+    return fn();
+  } finally {
+    bound = null;
+  }
+}
+function checkDeadline(what, file) {
+  if (bound && Date.now() > bound.at)
+    throw new DeadlineError(bound.seconds, what(), file);
+}
+var DeadlineError, bound = null;
+var init_deadline = __esm(() => {
+  init_errors();
+  DeadlineError = class DeadlineError extends KbzError {
+    seconds;
+    what;
+    constructor(seconds, what, file) {
+      super(`${what} took longer than ${seconds} s`, { code: "deadline", file, hint: "narrow the gate's INPUTS, then stop again" });
+      this.seconds = seconds;
+      this.what = what;
+    }
+  };
+});
+
 // src/core/text/decode.ts
 function firstInvalidUtf8(b) {
   let i = 0;
@@ -256,6 +294,17 @@ function isInside(parent, child) {
     return true;
   const rel = path.relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+function scopeLedgerRoot(file) {
+  const parts = path.resolve(file).split(path.sep);
+  for (let i = parts.length - 3;i >= 0; i--) {
+    if (parts[i] === ".unlazy")
+      return parts.slice(0, i).join(path.sep) || path.sep;
+  }
+  return null;
+}
+function ledgerBase(file) {
+  return scopeLedgerRoot(file) ?? path.dirname(path.resolve(file));
 }
 var init_inside = () => {};
 
@@ -807,6 +856,7 @@ var init_waves = __esm(() => {
 });
 
 // src/core/trace.ts
+import * as path4 from "node:path";
 function lookup(current) {
   return typeof current.digest === "function" ? current.digest.bind(current) : (name) => current[name];
 }
@@ -896,14 +946,10 @@ function gateVerdicts(trace, root, file, ledger, isMet) {
     else
       byGate.set(id, [r]);
   }
-  const { digests, members: sets } = trace.current;
-  const now = (n) => digests[n];
-  const members = (set) => sets[set] ?? [];
   for (const g of ledger.gates) {
     const mine = byGate.get(g.id);
-    const met = isMet(g);
-    if (g.inputs && met) {
-      const reason = inputsReason(mine?.find((r) => r.kind === "inputs"), g, now, members);
+    if (g.inputs) {
+      const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
       if (reason)
         out.stale.set(g.id, reason);
     }
@@ -914,30 +960,45 @@ function gateVerdicts(trace, root, file, ledger, isMet) {
   }
   return out;
 }
-function inputsReason(record, g, now, members) {
+function unboundReason(g, world, file) {
+  if (!g.check)
+    return null;
+  const base = ledgerBase(file);
+  return world.refusal(g.cwd ? path4.resolve(base, g.cwd) : base, g.inputs);
+}
+function inputsReason(record, g, world, file) {
   const key = gateKey(g);
-  const current = {
-    digest: (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? sha256Hex(JSON.stringify(g.inputs)) : now(n),
-    ...members ? { members } : {}
-  };
-  const v = verify(record, current);
-  if (v.status === "missing")
+  const inputs = g.inputs;
+  const declared = sha256Hex(JSON.stringify(inputs));
+  const ask = (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined;
+  const first = verify(record, { digest: ask });
+  if (first.status === "missing")
     return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (first.status === "stale" && first.changed.includes("INPUTS"))
+    return "STALE (INPUTS changed since the pass)";
+  const recorded = record.detail.cwd;
+  const cwd = world.checkDir(recorded);
+  if (cwd === null)
+    return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+  const now = world.inputs(cwd, inputs, file);
+  if (now.refusal)
+    return `STALE (${now.refusal})`;
+  const prefix = inputFileName(recorded, "");
+  const v = verify(record, {
+    digest: (n) => ask(n) ?? (n.startsWith(prefix) ? now.files[n.slice(prefix.length)] : undefined),
+    members: () => Object.keys(now.files).map((rel) => prefix + rel)
+  });
   if (v.status !== "stale")
     return null;
-  if (v.changed.includes("INPUTS"))
-    return "STALE (INPUTS changed since the pass)";
-  const cwd = record.detail.cwd;
-  const prefix = `file:${cwd}/`;
   const names = v.changed.map((n) => n.startsWith(prefix) ? n.slice(prefix.length) : n).sort();
   return `STALE (input changed: ${names[0]})`;
 }
-var VALID, NO_TRACE;
+var VALID;
 var init_trace = __esm(() => {
   init_digest();
   init_hash();
+  init_inside();
   VALID = Object.freeze({ status: "valid" });
-  NO_TRACE = { records: new Map, current: { digests: {}, members: {} } };
 });
 
 // src/core/ledger/parse.ts
@@ -1397,9 +1458,9 @@ var init_state = __esm(() => {
 });
 
 // src/core/snapshot.ts
-import * as path4 from "node:path";
+import * as path5 from "node:path";
 function displayPath(root, file) {
-  return isInside(root, file) && file !== root ? path4.relative(root, file) : file;
+  return isInside(root, file) && file !== root ? path5.relative(root, file) : file;
 }
 function entryFail(file, root, line, message) {
   const display = displayPath(root, file);
@@ -1460,7 +1521,7 @@ var init_snapshot = __esm(() => {
 
 // src/io/fs.ts
 import * as fs from "node:fs";
-import * as path5 from "node:path";
+import * as path6 from "node:path";
 function ensureRealDir(dir, root, mode = 448) {
   const st = lstatOrNull(dir);
   if (st) {
@@ -1470,7 +1531,7 @@ function ensureRealDir(dir, root, mode = 448) {
       throw new WriteError("directory resolves outside the repository", dir);
     return;
   }
-  ensureRealDir(path5.dirname(dir), root, mode);
+  ensureRealDir(path6.dirname(dir), root, mode);
   try {
     fs.mkdirSync(dir, { mode });
   } catch (e) {
@@ -1487,7 +1548,7 @@ function lstatOrNull(p) {
   }
 }
 function writeAtomic(target, data, opts = {}) {
-  const dir = path5.dirname(target);
+  const dir = path6.dirname(target);
   if (opts.createParents)
     ensureRealDir(dir, opts.root);
   const dst = lstatOrNull(dir);
@@ -1496,9 +1557,9 @@ function writeAtomic(target, data, opts = {}) {
   if (opts.root) {
     if (!isInside(opts.root, fs.realpathSync(dir)))
       throw new WriteError("refusing to write outside the repository", target);
-    const u = lstatOrNull(path5.join(opts.root, ".unlazy"));
+    const u = lstatOrNull(path6.join(opts.root, ".unlazy"));
     if (u && (u.isSymbolicLink() || !u.isDirectory()))
-      throw new WriteError("must be a real directory", path5.join(opts.root, ".unlazy"));
+      throw new WriteError("must be a real directory", path6.join(opts.root, ".unlazy"));
   }
   const existing = lstatOrNull(target);
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
@@ -1568,7 +1629,7 @@ function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
     const m = TEMP.exec(name);
     if (!m || alive(Number(m[2])))
       continue;
-    const file = path5.join(dir, name);
+    const file = path6.join(dir, name);
     const st = lstatOrNull(file);
     if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
       continue;
@@ -1597,24 +1658,24 @@ var init_fs = __esm(() => {
 // src/io/lock.ts
 import * as fs2 from "node:fs";
 import * as os from "node:os";
-import * as path6 from "node:path";
+import * as path7 from "node:path";
 function canonicalTarget(target) {
-  let dir = path6.resolve(target);
+  let dir = path7.resolve(target);
   const rest = [];
   for (;; ) {
     try {
-      return path6.join(fs2.realpathSync(dir), ...rest);
+      return path7.join(fs2.realpathSync(dir), ...rest);
     } catch {
-      const parent = path6.dirname(dir);
+      const parent = path7.dirname(dir);
       if (parent === dir)
-        return path6.resolve(target);
-      rest.unshift(path6.basename(dir));
+        return path7.resolve(target);
+      rest.unshift(path7.basename(dir));
       dir = parent;
     }
   }
 }
 function lockPath(root, target) {
-  return path6.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
+  return path7.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
 }
 function pidAlive(pid) {
   if (!Number.isInteger(pid) || pid <= 0)
@@ -1668,7 +1729,7 @@ function tryRecover(file, opts) {
 }
 async function withFileLock(root, target, fn, opts = {}) {
   const file = lockPath(root, target);
-  ensureRealDir(path6.dirname(file), root);
+  ensureRealDir(path7.dirname(file), root);
   return withLockFile(file, target, fn, opts);
 }
 function describeHolder(file) {
@@ -1737,9 +1798,9 @@ var init_lock = __esm(() => {
 
 // src/io/dispatch/statuslog.ts
 import * as fs3 from "node:fs";
-import * as path7 from "node:path";
+import * as path8 from "node:path";
 function statusLogPath(root, scope) {
-  return path7.join(root, ".unlazy", scope, "status.log");
+  return path8.join(root, ".unlazy", scope, "status.log");
 }
 function statusLine(text) {
   return text.replace(/[\r\n]+/g, " ") + `
@@ -1789,7 +1850,7 @@ function appendStatus(file, text) {
 }
 function recoveryLogger(root, scope, notes) {
   return (owner, lockFile) => {
-    const text = `lock recovered from dead pid ${owner.pid} (${path7.relative(root, lockFile)})`;
+    const text = `lock recovered from dead pid ${owner.pid} (${path8.relative(root, lockFile)})`;
     notes.push(text);
     if (!scope)
       return;
@@ -1813,9 +1874,9 @@ var init_statuslog = __esm(() => {
 
 // src/io/dispatch/leases.ts
 import * as fs4 from "node:fs";
-import * as path8 from "node:path";
+import * as path9 from "node:path";
 function registryTarget(root) {
-  return path8.join(locksDir(root), "lease-registry");
+  return path9.join(locksDir(root), "lease-registry");
 }
 function checkIds2(scope, leaf) {
   if (!isValidId(scope))
@@ -1858,7 +1919,7 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
     const conflicts = claimConflicts(scope, leaf, globs, readLeaseRecords(root));
     if (conflicts.length > 0)
       return { ok: false, conflicts, notes };
-    const file = path8.join(locksDir(root), leaseFileName(scope, leaf));
+    const file = path9.join(locksDir(root), leaseFileName(scope, leaf));
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
     writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
 `, { root, mode: 384 });
@@ -1920,9 +1981,9 @@ var init_leases = __esm(() => {
 
 // src/io/dispatch/session.ts
 import * as fs5 from "node:fs";
-import * as path9 from "node:path";
+import * as path10 from "node:path";
 function sessionPath(root, scope) {
-  return path9.join(root, ".unlazy", scope, "session");
+  return path10.join(root, ".unlazy", scope, "session");
 }
 function checkSessionId(rawId) {
   const id = rawId.trim();
@@ -1967,9 +2028,9 @@ var init_session = __esm(() => {
 
 // src/io/dispatch/transition.ts
 import * as fs6 from "node:fs";
-import * as path10 from "node:path";
+import * as path11 from "node:path";
 function checkScopeDir(root, scope) {
-  for (const dir of [path10.join(root, ".unlazy"), path10.join(root, ".unlazy", scope)]) {
+  for (const dir of [path11.join(root, ".unlazy"), path11.join(root, ".unlazy", scope)]) {
     let st;
     try {
       st = fs6.lstatSync(dir);
@@ -2091,9 +2152,9 @@ var init_git = __esm(() => {
 });
 
 // src/io/store/config.ts
-import * as path11 from "node:path";
+import * as path12 from "node:path";
 function readSetting(root) {
-  const file = path11.join(root, SETTING_FILE);
+  const file = path12.join(root, SETTING_FILE);
   let text;
   try {
     text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
@@ -2182,7 +2243,7 @@ var init_config = __esm(() => {
   init_ids();
   init_errors();
   init_read();
-  SETTING_FILE = path11.join(".kbz", "settings.json");
+  SETTING_FILE = path12.join(".kbz", "settings.json");
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
       super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
@@ -2460,12 +2521,12 @@ function keysFor(repository) {
 import * as fs7 from "node:fs";
 import { createRequire as createRequire3 } from "node:module";
 import * as os2 from "node:os";
-import * as path12 from "node:path";
+import * as path13 from "node:path";
 function heldDir(root) {
-  return path12.join(root, ".unlazy", "locks");
+  return path13.join(root, ".unlazy", "locks");
 }
 function heldFile(root, scope, leaf) {
-  return path12.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
+  return path13.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
 }
 function readHeld(root, repository) {
   let names;
@@ -2477,7 +2538,7 @@ function readHeld(root, repository) {
   const out = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(fs7.readFileSync(path12.join(heldDir(root), n), "utf8"));
+      const r = JSON.parse(fs7.readFileSync(path13.join(heldDir(root), n), "utf8"));
       if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
         out.push(r);
     } catch {}
@@ -2876,7 +2937,7 @@ var init_active = __esm(() => {
 
 // src/io/discover.ts
 import * as fs8 from "node:fs";
-import * as path13 from "node:path";
+import * as path14 from "node:path";
 function lstatOrNull2(p) {
   try {
     return fs8.lstatSync(p);
@@ -2885,7 +2946,7 @@ function lstatOrNull2(p) {
   }
 }
 function unlazyDir(root) {
-  const dir = path13.join(root, ".unlazy");
+  const dir = path14.join(root, ".unlazy");
   const st = lstatOrNull2(dir);
   if (!st)
     return { dir, ok: false, exists: false };
@@ -2899,7 +2960,7 @@ function listScopes(root) {
   for (const name of fs8.readdirSync(u.dir).sort()) {
     if (name === "locks" || !isValidId(name))
       continue;
-    const p = path13.join(u.dir, name);
+    const p = path14.join(u.dir, name);
     const st = lstatOrNull2(p);
     if (!st || !st.isDirectory() || st.isSymbolicLink())
       continue;
@@ -2911,10 +2972,10 @@ function listScopes(root) {
 }
 function ledgerEntries(root, dir, errors) {
   const files = [];
-  const gates = path13.join(dir, "GATES.md");
+  const gates = path14.join(dir, "GATES.md");
   if (lstatOrNull2(gates))
     files.push(gates);
-  const gdir = path13.join(dir, "gates");
+  const gdir = path14.join(dir, "gates");
   const st = lstatOrNull2(gdir);
   if (st) {
     if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs8.realpathSync(gdir))) {
@@ -2922,7 +2983,7 @@ function ledgerEntries(root, dir, errors) {
     } else {
       for (const name of fs8.readdirSync(gdir).sort())
         if (name.endsWith(".md"))
-          files.push(path13.join(gdir, name));
+          files.push(path14.join(gdir, name));
     }
   }
   return files;
@@ -2930,7 +2991,7 @@ function ledgerEntries(root, dir, errors) {
 function resolveTarget(o) {
   const root = o.root;
   if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path13.resolve(root, f)), discoveryErrors: [] };
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path14.resolve(root, f)), discoveryErrors: [] };
   }
   const scopes = listScopes(root);
   if (o.scope) {
@@ -2939,7 +3000,7 @@ function resolveTarget(o) {
     if (scopes.includes(o.scope))
       return scopeTarget(root, o.scope);
     const u = unlazyDir(root);
-    const named = path13.join(u.dir, o.scope);
+    const named = path14.join(u.dir, o.scope);
     if (lstatOrNull2(named) || u.exists && !u.ok) {
       return {
         root,
@@ -2967,7 +3028,7 @@ function resolveTarget(o) {
 }
 function scopeTarget(root, scope) {
   const errors = [];
-  const files = ledgerEntries(root, path13.join(root, ".unlazy", scope), errors);
+  const files = ledgerEntries(root, path14.join(root, ".unlazy", scope), errors);
   return { root, mode: "scope", scope, files, discoveryErrors: errors };
 }
 var init_discover = __esm(() => {
@@ -2979,7 +3040,7 @@ var init_discover = __esm(() => {
 
 // src/io/inputs/expand.ts
 import * as fs9 from "node:fs";
-import * as path14 from "node:path";
+import * as path15 from "node:path";
 function segmentRegex(seg) {
   let re = "";
   for (const ch of seg)
@@ -2987,6 +3048,7 @@ function segmentRegex(seg) {
   return new RegExp(`^${re}$`);
 }
 function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
     return fs9.readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -3003,7 +3065,7 @@ function expandInputs(base, patterns) {
       found.add(rel);
   };
   const walkAll = (rel) => {
-    for (const e of entries(path14.join(base, rel))) {
+    for (const e of entries(path15.join(base, rel))) {
       if (truncated)
         return;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -3019,7 +3081,7 @@ function expandInputs(base, patterns) {
     if (segs.length === 0) {
       let st;
       try {
-        st = fs9.lstatSync(path14.join(base, rel));
+        st = fs9.lstatSync(path15.join(base, rel));
       } catch {
         return;
       }
@@ -3032,7 +3094,7 @@ function expandInputs(base, patterns) {
     const [seg, ...rest] = segs;
     if (seg === "**") {
       match(rel, rest);
-      for (const e of entries(path14.join(base, rel)))
+      for (const e of entries(path15.join(base, rel)))
         if (e.isDirectory())
           match(rel ? `${rel}/${e.name}` : e.name, segs);
       return;
@@ -3043,14 +3105,14 @@ function expandInputs(base, patterns) {
         return match(r, []);
       let st = null;
       try {
-        st = fs9.lstatSync(path14.join(base, r));
+        st = fs9.lstatSync(path15.join(base, r));
       } catch {}
       if (st?.isDirectory())
         match(r, rest);
       return;
     }
     const re = segmentRegex(seg);
-    for (const e of entries(path14.join(base, rel))) {
+    for (const e of entries(path15.join(base, rel))) {
       if (!re.test(e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -3064,38 +3126,89 @@ function expandInputs(base, patterns) {
   }
   return { files: [...found].sort(), truncated };
 }
-var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
-var init_expand = () => {};
+var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = __esm(() => {
+  init_deadline();
+  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+});
 
 // src/io/inputs/store.ts
-import * as path15 from "node:path";
-var INPUTS_DIR, MAX_STORE_BYTES;
+import * as fs10 from "node:fs";
+import * as path16 from "node:path";
+function digestFile(root, file, dirs = new Map) {
+  const dir = path16.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
+    try {
+      dirReal = fs10.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
+  }
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs10.openSync(path16.join(dirReal, path16.basename(file)), OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs10.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path16.basename(file)}`);
+      const n = fs10.readSync(fd, chunk, 0, CHUNK, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs10.closeSync(fd);
+  }
+}
+var INPUTS_DIR, MAX_STORE_BYTES, CHUNK, OPEN_FLAGS, chunk = null;
 var init_store2 = __esm(() => {
   init_hash();
+  init_inside();
+  init_deadline();
   init_fs();
   init_lock();
-  INPUTS_DIR = path15.join(".kbz", "inputs");
+  init_expand();
+  INPUTS_DIR = path16.join(".kbz", "inputs");
   MAX_STORE_BYTES = 8 * 1024 * 1024;
+  CHUNK = 1024 * 1024;
+  OPEN_FLAGS = fs10.constants.O_RDONLY | (fs10.constants.O_NONBLOCK ?? 0) | (fs10.constants.O_NOFOLLOW ?? 0);
 });
 
 // src/io/check/probeStore.ts
-import * as path16 from "node:path";
+import * as path17 from "node:path";
 var PROBES_DIR, MAX_STORE_BYTES2;
 var init_probeStore = __esm(() => {
   init_hash();
   init_fs();
   init_lock();
-  PROBES_DIR = path16.join(".kbz", "probes");
+  PROBES_DIR = path17.join(".kbz", "probes");
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
 // src/io/trace.ts
-import * as fs10 from "node:fs";
-import * as path17 from "node:path";
+import * as fs11 from "node:fs";
+import * as path18 from "node:path";
 function storeFiles(dir, files, real) {
   let listed;
   try {
-    listed = fs10.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+    listed = fs11.readdirSync(dir).filter((n) => STORE_NAME.test(n));
   } catch {
     return [];
   }
@@ -3108,11 +3221,11 @@ function storeFiles(dir, files, real) {
     if (!present.has(name))
       continue;
     try {
-      const file = path17.join(dir, name);
-      const st = fs10.lstatSync(file);
+      const file = path18.join(dir, name);
+      const st = fs11.lstatSync(file);
       if (!st.isFile() || st.size > MAX_STORE_BYTES3)
         continue;
-      const v = JSON.parse(fs10.readFileSync(file, "utf8"));
+      const v = JSON.parse(fs11.readFileSync(file, "utf8"));
       if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
         continue;
       out.push([ledger, v.gates]);
@@ -3122,42 +3235,67 @@ function storeFiles(dir, files, real) {
 }
 function realOf(file) {
   try {
-    return fs10.realpathSync(file);
+    return fs11.realpathSync(file);
   } catch {
-    return path17.resolve(file);
+    return path18.resolve(file);
   }
 }
 
 class DigestWalk {
-  hashed = new Map;
-  file(abs) {
-    let d = this.hashed.get(abs);
-    if (d === undefined) {
-      try {
-        const bytes = fs10.readFileSync(abs);
-        d = { digest: sha256Hex(bytes), bytes: bytes.length };
-      } catch {
-        d = null;
-      }
-      this.hashed.set(abs, d);
-    }
-    return d;
+  root;
+  dirs = new Map;
+  digests = new Map;
+  expansions = new Map;
+  realRoot;
+  constructor(root) {
+    this.root = root;
+    this.realRoot = realOf(root);
   }
-  inputs(cwd, inputs) {
-    const files = {};
-    let total = 0;
-    for (const rel of expandInputs(cwd, inputs).files) {
-      const d = this.file(path17.join(cwd, rel));
-      if (!d)
-        continue;
-      total += d.bytes;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : d.digest;
+  checkDir(cwd) {
+    if (typeof cwd !== "string" || !path18.isAbsolute(cwd))
+      return null;
+    try {
+      const real = fs11.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs11.statSync(real).isDirectory() ? real : null;
+    } catch {
+      return null;
     }
-    return files;
+  }
+  expand(cwd, inputs) {
+    const key = `${cwd}\x00${JSON.stringify(inputs)}`;
+    let e = this.expansions.get(key);
+    if (!e)
+      this.expansions.set(key, e = expandInputs(cwd, [...inputs]));
+    return e;
+  }
+  refusal(cwd, inputs) {
+    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+  }
+  inputs(cwd, inputs, ledger) {
+    const expanded = this.expand(cwd, inputs);
+    if (expanded.truncated)
+      return { files: {}, refusal: TOO_MANY_INPUTS };
+    const files = {};
+    for (const rel of expanded.files) {
+      const abs = path18.join(cwd, rel);
+      let d = this.digests.get(abs);
+      if (d === undefined) {
+        try {
+          d = digestFile(this.realRoot, abs, this.dirs);
+        } catch (e) {
+          if (e instanceof DeadlineError && !e.file)
+            throw new DeadlineError(e.seconds, e.what, path18.relative(this.root, ledger) || ledger);
+          throw e;
+        }
+        this.digests.set(abs, d);
+      }
+      if (d !== null)
+        files[rel] = d;
+    }
+    return { files, refusal: null };
   }
 }
 function readTrace(root, files, o = {}) {
-  const walk = o.walk ?? new DigestWalk;
   const real = o.real ?? false;
   const records = new Map;
   const add = (file, r) => {
@@ -3167,24 +3305,15 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  const digests = {};
-  const members = {};
-  for (const [ledger, gates] of storeFiles(path17.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path18.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
-      if (!s || typeof s.cwd !== "string" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
+      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
         continue;
       add(ledger, inputsRecord(ledger, id, s));
-      const set = inputSetName(s.cwd, s.inputs);
-      if (members[set])
-        continue;
-      const now = walk.inputs(s.cwd, s.inputs);
-      members[set] = Object.keys(now).map((rel) => inputFileName(s.cwd, rel));
-      for (const [rel, d] of Object.entries(now))
-        digests[inputFileName(s.cwd, rel)] ??= d;
     }
   }
-  for (const [ledger, gates] of storeFiles(path17.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path18.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -3192,41 +3321,42 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  return { records, current: { digests, members } };
+  return { records, world: new DigestWalk(root) };
 }
-var MAX_STORE_BYTES3, MAX_HASHED_BYTES, STORE_NAME;
+var MAX_STORE_BYTES3, STORE_NAME;
 var init_trace2 = __esm(() => {
   init_trace();
+  init_inside();
+  init_deadline();
   init_hash();
   init_expand();
   init_store2();
   init_probeStore();
   MAX_STORE_BYTES3 = 8 * 1024 * 1024;
-  MAX_HASHED_BYTES = 64 * 1024 * 1024;
   STORE_NAME = /^[0-9a-f]{24}\.json$/;
 });
 
 // src/io/check/failures.ts
-import * as fs11 from "node:fs";
-import * as path18 from "node:path";
+import * as fs12 from "node:fs";
+import * as path19 from "node:path";
 function keyOf(root, ledgerFile, id) {
-  const rel = path18.relative(root, ledgerFile);
+  const rel = path19.relative(root, ledgerFile);
   return `${rel}\x00${id}`;
 }
 function readStore(file) {
   try {
-    const st = fs11.lstatSync(file);
+    const st = fs12.lstatSync(file);
     if (!st.isFile() || st.size > MAX_STORE_BYTES4)
       return {};
-    const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
   }
 }
 function markFailures(root, gates) {
-  const file = path18.join(root, FAILURES_FILE);
-  if (!fs11.existsSync(file))
+  const file = path19.join(root, FAILURES_FILE);
+  if (!fs12.existsSync(file))
     return;
   const records = readStore(file);
   if (Object.keys(records).length === 0)
@@ -3246,13 +3376,13 @@ var init_failures = __esm(() => {
   init_digest();
   init_fs();
   init_lock();
-  FAILURES_FILE = path18.join(".kbz", "failures.json");
+  FAILURES_FILE = path19.join(".kbz", "failures.json");
   MAX_STORE_BYTES4 = 1024 * 1024;
 });
 
 // src/io/read.ts
-import * as fs12 from "node:fs";
-import * as path19 from "node:path";
+import * as fs13 from "node:fs";
+import * as path20 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3265,14 +3395,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs12.realpathSync(file);
-  const dir = path19.dirname(file);
+    return fs13.realpathSync(file);
+  const dir = path20.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs12.realpathSync(dir);
+    real = fs13.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path19.join(real, path19.basename(file));
+  return path20.join(real, path20.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3281,13 +3411,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs12.openSync(file, FLAGS2);
+    fd = fs13.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs12.lstatSync(file);
+        fs13.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3303,7 +3433,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs12.fstatSync(fd, { bigint: true });
+    before = fs13.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3326,7 +3456,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs12.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs13.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3338,7 +3468,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs12.lstatSync(file, { bigint: true });
+      const named = fs13.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3353,7 +3483,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs12.closeSync(fd);
+    fs13.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3442,14 +3572,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs12.lstatSync(dir);
+    st = fs13.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs12.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs13.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs12.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path19.join(dir, n), root));
+  return fs13.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path20.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3463,7 +3593,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path19.join(root, ".unlazy", scope, "status.log");
+  const file = path20.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3487,14 +3617,14 @@ var init_read = __esm(() => {
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs12.constants.O_RDONLY | (fs12.constants.O_NOFOLLOW ?? 0) | (fs12.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs13.constants.O_RDONLY | (fs13.constants.O_NOFOLLOW ?? 0) | (fs13.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs17 from "node:fs";
-import * as path22 from "node:path";
+import * as fs18 from "node:fs";
+import * as path23 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3597,6 +3727,12 @@ function decideStop(a, guard) {
     reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
   };
 }
+function undecidedStop(file, seconds, why, guard) {
+  const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+}
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
 }
@@ -3612,23 +3748,26 @@ function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
 
+// src/hook/entry.ts
+init_deadline();
+
 // src/io/hook/guard.ts
 init_digest();
 init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs13 from "node:fs";
-import * as path20 from "node:path";
+import * as fs14 from "node:fs";
+import * as path21 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path20.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path21.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path20.join(target.root, ".unlazy-hook-state.json");
+  return path21.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3691,7 +3830,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs13.lstatSync(file);
+    fs14.lstatSync(file);
   } catch {
     return;
   }
@@ -3702,7 +3841,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs13.unlinkSync(file);
+        fs14.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3715,7 +3854,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs14 from "node:fs";
+import * as fs15 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3723,7 +3862,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs14.writeSync(fd, data);
+      written = fs15.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3737,7 +3876,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs14.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs15.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3753,12 +3892,12 @@ init_ids();
 init_discover();
 
 // src/io/root.ts
-import * as fs15 from "node:fs";
+import * as fs16 from "node:fs";
 import * as os3 from "node:os";
-import * as path21 from "node:path";
+import * as path22 from "node:path";
 function has(dir, name) {
   try {
-    fs15.lstatSync(path21.join(dir, name));
+    fs16.lstatSync(path22.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3766,14 +3905,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs15.lstatSync(path21.join(dir, name)).isDirectory();
+    return fs16.lstatSync(path22.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs15.readdirSync(path21.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs16.readdirSync(path22.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3782,14 +3921,14 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os3.homedir()) {
-  for (let dir = cwd;; dir = path21.dirname(dir)) {
+  for (let dir = cwd;; dir = path22.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path21.dirname(dir) === dir)
+    if (path22.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -3911,12 +4050,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs16 from "node:fs";
+import * as fs17 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs16.fstatSync(fd);
+    return fs17.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3936,7 +4075,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs16.readSync(0, buf, 0, buf.length, null);
+      n = fs17.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -4004,7 +4143,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs16.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs17.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -4023,6 +4162,8 @@ function readBounded(deadlineMs) {
 }
 
 // src/hook/entry.ts
+var JUDGE_S = 3;
+var JUDGE_MS = 2500;
 function scopeArgument(args) {
   let found;
   for (let i = 0;i < args.length; i++) {
@@ -4054,7 +4195,7 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs17.statSync(dir).isDirectory() ? fs17.realpathSync(dir) : null;
+    return fs18.statSync(dir).isDirectory() ? fs18.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -4088,7 +4229,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path22.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path23.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -4100,7 +4241,14 @@ async function decideHookStop(args, host, payload, env, cwd) {
       return resolved.output;
     const t = resolved.target;
     const key = sessionKey(stop.session, t.scope);
-    const assessment = assess(loadSnapshot(t));
+    let assessment;
+    try {
+      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(t)));
+    } catch (e) {
+      if (!(e instanceof DeadlineError))
+        throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, key, "undecided", stop));
+    }
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

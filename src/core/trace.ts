@@ -37,6 +37,8 @@
 import { gateDigest } from "./ledger/digest.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
 import { sha256Hex } from "./util/hash.ts";
+import { ledgerBase } from "./workspace/inside.ts";
+import * as path from "node:path";
 
 export type Digests = Readonly<Record<string, string>>;
 
@@ -198,19 +200,35 @@ export function approvalRecord(file: string, gateId: string, signature: string, 
 
 // ---- a ledger's gates checked against their records ---------------------------------------
 
-/**
- * Every record kept for the ledgers of one read (by ledger file, absolute) and the current
- * digests of every name they depend on, computed by io/trace.ts before the pure build: data only.
- */
-export interface TraceData {
-  records: ReadonlyMap<string, readonly TraceRecord[]>;
-  current: { digests: Digests; members: Readonly<Record<string, readonly string[]>> };
+/** The INPUTS of one gate as they are now (io/trace.ts, one hash walk per run). */
+export interface InputsNow {
+  /** Matched file (relative to the CHECK directory) → sha256; unreadable files are left out. */
+  files: Readonly<Record<string, string>>;
+  /** Why the INPUTS cannot be bound to a pass (they match more files than the cap), or null. */
+  refusal: string | null;
 }
 
-export const NO_TRACE: TraceData = { records: new Map(), current: { digests: {}, members: {} } };
+/**
+ * The world the records are checked against, served by io/trace.ts with one cache per run.
+ * Asked only for what a verdict needs: a record whose key no longer matches costs no hashing.
+ */
+export interface World {
+  /** A recorded CHECK directory, as a real path, when it is a directory inside the root; else null. */
+  checkDir(cwd: string): string | null;
+  /** Why `inputs` under `cwd` cannot be bound (the cap), or null; expands, never hashes. */
+  refusal(cwd: string, inputs: readonly string[]): string | null;
+  /** The files `inputs` match under `cwd` and their digests now; `ledger` names who asks (for a timeout's message). */
+  inputs(cwd: string, inputs: readonly string[], ledger: string): InputsNow;
+}
+
+/** Every record kept for the ledgers of one read (by ledger file, absolute) and the world now. */
+export interface TraceData {
+  records: ReadonlyMap<string, readonly TraceRecord[]>;
+  world: World;
+}
 
 export interface GateVerdicts {
-  /** Met gates whose INPUTS record no longer holds: gate id → the STALE reason shown. */
+  /** Gates whose INPUTS keep them from being met: gate id → the reason shown (STALE … for a met gate). */
   stale: Map<string, string>;
   /** Gates whose current pass a probe found VACUOUS: gate id → what was hidden (root-relative). */
   vacuous: Map<string, string[]>;
@@ -218,8 +236,8 @@ export interface GateVerdicts {
 
 /**
  * The verdicts of one ledger's gates: the one place status, `kbz next`, the dashboard and the
- * Stop hook learn which met gates are STALE by their INPUTS or VACUOUS by their probe.
- * `isMet(g)` is the gate's state by its ledger text alone.
+ * Stop hook learn which gates are STALE by their INPUTS or VACUOUS by their probe. `isMet(g)` is
+ * the gate's state by its ledger text alone.
  */
 export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean): GateVerdicts {
   const out: GateVerdicts = { stale: new Map(), vacuous: new Map() };
@@ -233,14 +251,10 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
     if (list) list.push(r);
     else byGate.set(id, [r]);
   }
-  const { digests, members: sets } = trace.current;
-  const now = (n: string) => digests[n];
-  const members = (set: string) => sets[set] ?? [];
   for (const g of ledger.gates) {
     const mine = byGate.get(g.id);
-    const met = isMet(g);
-    if (g.inputs && met) {
-      const reason = inputsReason(mine?.find((r) => r.kind === "inputs"), g, now, members);
+    if (g.inputs) {
+      const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
       if (reason) out.stale.set(g.id, reason);
     }
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
@@ -251,24 +265,34 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
   return out;
 }
 
-/** Why an INPUTS record no longer holds for `g`, in the words status prints; null when it holds. */
-export function inputsReason(
-  record: TraceRecord | undefined,
-  g: Gate,
-  now: (name: string) => string | undefined,
-  members?: (set: string) => readonly string[],
-): string | null {
+/** A gate not met yet whose INPUTS are over the cap can never be met: said before it is run. */
+function unboundReason(g: Gate, world: World, file: string): string | null {
+  if (!g.check) return null;
+  const base = ledgerBase(file);
+  return world.refusal(g.cwd ? path.resolve(base, g.cwd) : base, g.inputs!);
+}
+
+/** Why an INPUTS record no longer holds for the met gate `g`, in the words status prints; null when it holds. */
+export function inputsReason(record: TraceRecord | undefined, g: Gate, world: World, file: string): string | null {
   const key = gateKey(g);
-  const current: DigestSource = {
-    digest: (n) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? sha256Hex(JSON.stringify(g.inputs)) : now(n)),
-    ...(members ? { members } : {}),
-  };
-  const v = verify(record, current);
-  if (v.status === "missing") return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  const inputs = g.inputs!;
+  const declared = sha256Hex(JSON.stringify(inputs));
+  const ask = (n: string) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined);
+  // Key and declaration first: a record of another pass or another INPUTS line hashes nothing.
+  const first = verify(record, { digest: ask });
+  if (first.status === "missing") return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (first.status === "stale" && first.changed.includes("INPUTS")) return "STALE (INPUTS changed since the pass)";
+  const recorded = (record!.detail as { cwd: string }).cwd;
+  const cwd = world.checkDir(recorded);
+  if (cwd === null) return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+  const now = world.inputs(cwd, inputs, file);
+  if (now.refusal) return `STALE (${now.refusal})`;
+  const prefix = inputFileName(recorded, "");
+  const v = verify(record, {
+    digest: (n) => ask(n) ?? (n.startsWith(prefix) ? now.files[n.slice(prefix.length)] : undefined),
+    members: () => Object.keys(now.files).map((rel) => prefix + rel),
+  });
   if (v.status !== "stale") return null;
-  if (v.changed.includes("INPUTS")) return "STALE (INPUTS changed since the pass)";
-  const cwd = (record!.detail as { cwd: string }).cwd;
-  const prefix = `file:${cwd}/`;
   const names = v.changed.map((n) => (n.startsWith(prefix) ? n.slice(prefix.length) : n)).sort();
   return `STALE (input changed: ${names[0]})`;
 }

@@ -1,18 +1,20 @@
 // The current digests of every verdict record (core/trace.ts) that speaks for a set of ledgers:
 // the records are read from their stores (.kbz/inputs/, .kbz/probes/: one directory listing each,
-// so a repository that never recorded one pays one failed open), and every file they depend on is
-// hashed once, in one walk with one cache per run. The result is plain data (TraceData) that the
-// pure builders (core/snapshot.ts, core/schedule/facts.ts) check with core/trace.ts verify.
+// so a repository that never recorded one pays one failed open) as data, and the world they are
+// checked against is one DigestWalk per read: every file hashed at most once (streamed, inside
+// the root: io/inputs/store.ts digestFile), only when a verdict needs it. The pure builders
+// (core/snapshot.ts, core/schedule/facts.ts) check the records with core/trace.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { inputFileName, inputSetName, inputsRecord, probeRecord, type InputsStored, type ProbeStored, type TraceData, type TraceRecord } from "../core/trace.ts";
+import { inputsRecord, probeRecord, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
+import { isInside } from "../core/workspace/inside.ts";
+import { DeadlineError } from "./deadline.ts";
 import { sha256Hex } from "../core/util/hash.ts";
-import { expandInputs } from "./inputs/expand.ts";
-import { INPUTS_DIR } from "./inputs/store.ts";
+import { expandInputs, TOO_MANY_INPUTS } from "./inputs/expand.ts";
+import { digestFile, INPUTS_DIR } from "./inputs/store.ts";
 import { PROBES_DIR } from "./check/probeStore.ts";
 
 const MAX_STORE_BYTES = 8 * 1024 * 1024;
-const MAX_HASHED_BYTES = 64 * 1024 * 1024;
 const STORE_NAME = /^[0-9a-f]{24}\.json$/;
 
 /**
@@ -55,47 +57,68 @@ function realOf(file: string): string {
   }
 }
 
-/** One hash walk: each file hashed once per run, whatever number of records name it. */
-export class DigestWalk {
-  private readonly hashed = new Map<string, { digest: string; bytes: number } | null>();
+/**
+ * The world records are checked against (core/trace.ts World), one per read: each folder's real
+ * path, each expansion and each file's digest is computed once, however many gates ask.
+ */
+export class DigestWalk implements World {
+  private readonly dirs = new Map<string, string | null>();
+  private readonly digests = new Map<string, string | null>();
+  private readonly expansions = new Map<string, { files: string[]; truncated: boolean }>();
+  private readonly realRoot: string;
 
-  file(abs: string): { digest: string; bytes: number } | null {
-    let d = this.hashed.get(abs);
-    if (d === undefined) {
-      try {
-        const bytes = fs.readFileSync(abs);
-        d = { digest: sha256Hex(bytes), bytes: bytes.length };
-      } catch {
-        d = null;
-      }
-      this.hashed.set(abs, d);
-    }
-    return d;
+  constructor(private readonly root: string) {
+    this.realRoot = realOf(root);
   }
 
-  /**
-   * The INPUTS of one pass as they are now (relative path → sha256; "too-large" past 64 MiB in
-   * all, unreadable files left out): what a pass records and what its record is checked against.
-   */
-  inputs(cwd: string, inputs: string[]): Record<string, string> {
-    const files: Record<string, string> = {};
-    let total = 0;
-    for (const rel of expandInputs(cwd, inputs).files) {
-      const d = this.file(path.join(cwd, rel));
-      if (!d) continue;
-      total += d.bytes;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : d.digest;
+  checkDir(cwd: string): string | null {
+    if (typeof cwd !== "string" || !path.isAbsolute(cwd)) return null;
+    try {
+      const real = fs.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs.statSync(real).isDirectory() ? real : null;
+    } catch {
+      return null;
     }
-    return files;
+  }
+
+  private expand(cwd: string, inputs: readonly string[]): { files: string[]; truncated: boolean } {
+    const key = `${cwd}\0${JSON.stringify(inputs)}`;
+    let e = this.expansions.get(key);
+    if (!e) this.expansions.set(key, (e = expandInputs(cwd, [...inputs])));
+    return e;
+  }
+
+  refusal(cwd: string, inputs: readonly string[]): string | null {
+    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+  }
+
+  inputs(cwd: string, inputs: readonly string[], ledger: string): InputsNow {
+    const expanded = this.expand(cwd, inputs);
+    if (expanded.truncated) return { files: {}, refusal: TOO_MANY_INPUTS };
+    const files: Record<string, string> = {};
+    for (const rel of expanded.files) {
+      const abs = path.join(cwd, rel);
+      let d = this.digests.get(abs);
+      if (d === undefined) {
+        try {
+          d = digestFile(this.realRoot, abs, this.dirs);
+        } catch (e) {
+          if (e instanceof DeadlineError && !e.file) throw new DeadlineError(e.seconds, e.what, path.relative(this.root, ledger) || ledger);
+          throw e;
+        }
+        this.digests.set(abs, d);
+      }
+      if (d !== null) files[rel] = d;
+    }
+    return { files, refusal: null };
   }
 }
 
 /**
  * The records that speak for `files` (absolute ledger paths; `real`: not known to be real paths)
- * and the current digests they depend on.
+ * and the world they are checked against.
  */
-export function readTrace(root: string, files: readonly string[], o: { real?: boolean; walk?: DigestWalk } = {}): TraceData {
-  const walk = o.walk ?? new DigestWalk();
+export function readTrace(root: string, files: readonly string[], o: { real?: boolean } = {}): TraceData {
   const real = o.real ?? false;
   const records = new Map<string, TraceRecord[]>();
   const add = (file: string, r: TraceRecord) => {
@@ -103,18 +126,11 @@ export function readTrace(root: string, files: readonly string[], o: { real?: bo
     if (list) list.push(r);
     else records.set(file, [r]);
   };
-  const digests: Record<string, string> = {};
-  const members: Record<string, string[]> = {};
   for (const [ledger, gates] of storeFiles(path.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec as InputsStored;
-      if (!s || typeof s.cwd !== "string" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null) continue;
+      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null) continue;
       add(ledger, inputsRecord(ledger, id, s));
-      const set = inputSetName(s.cwd, s.inputs);
-      if (members[set]) continue;
-      const now = walk.inputs(s.cwd, s.inputs);
-      members[set] = Object.keys(now).map((rel) => inputFileName(s.cwd, rel));
-      for (const [rel, d] of Object.entries(now)) digests[inputFileName(s.cwd, rel)] ??= d;
     }
   }
   for (const [ledger, gates] of storeFiles(path.join(root, PROBES_DIR), files, real)) {
@@ -124,5 +140,5 @@ export function readTrace(root: string, files: readonly string[], o: { real?: bo
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  return { records, current: { digests, members } };
+  return { records, world: new DigestWalk(root) };
 }

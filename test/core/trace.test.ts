@@ -8,8 +8,6 @@ import {
   approvalRecord,
   evidenceRecord,
   gateVerdicts,
-  inputFileName,
-  inputSetName,
   inputsReason,
   inputsRecord,
   probeRecord,
@@ -17,6 +15,7 @@ import {
   verify,
   type TraceData,
   type TraceRecord,
+  type World,
 } from "../../src/core/trace.ts";
 
 const record = (over: Partial<TraceRecord> = {}): TraceRecord => ({ kind: "x", subject: "s", decided: "met", key: { definition: "d1" }, depends: { a: "1", b: "2" }, ...over });
@@ -67,26 +66,35 @@ describe("record kinds", () => {
 
   const met = { ...g, evidence: "E" };
   const stored = { definition: gateDigest(met)!, evidence: "E", cwd: "/r", inputs: ["a.txt"], files: { "a.txt": "h1" } };
-  const now = (digests: Record<string, string>, members: string[]) => ({ digest: (n: string) => digests[n], members: () => members });
+  /** The world as data: the files the INPUTS match now, and what the checks of the record's directory and the cap say. */
+  const world = (files: Record<string, string>, o: { dir?: string | null; refusal?: string } = {}): World => ({
+    checkDir: (cwd) => (o.dir === undefined ? cwd : o.dir),
+    refusal: () => o.refusal ?? null,
+    inputs: () => ({ files: o.refusal ? {} : files, refusal: o.refusal ?? null }),
+  });
 
   test("inputs: holds while every input has its digest; names the first changed, added or removed file", () => {
     const r = inputsRecord("/r/GATES.md", "G1", stored);
-    expect(inputsReason(r, met, now({ [inputFileName("/r", "a.txt")]: "h1" }, [inputFileName("/r", "a.txt")]).digest)).toBeNull();
-    expect(inputsReason(r, met, now({ [inputFileName("/r", "a.txt")]: "h2" }, []).digest)).toBe("STALE (input changed: a.txt)");
-    expect(inputsReason(r, met, (n) => ({ [inputFileName("/r", "a.txt")]: "h1" })[n], () => [inputFileName("/r", "a.txt"), inputFileName("/r", "0.txt")])).toBe("STALE (input changed: 0.txt)");
-    expect(inputsReason(r, met, () => undefined)).toBe("STALE (input changed: a.txt)");
+    expect(inputsReason(r, met, world({ "a.txt": "h1" }), "/r/GATES.md")).toBeNull();
+    expect(inputsReason(r, met, world({ "a.txt": "h2" }), "/r/GATES.md")).toBe("STALE (input changed: a.txt)");
+    expect(inputsReason(r, met, world({ "a.txt": "h1", "0.txt": "h0" }), "/r/GATES.md")).toBe("STALE (input changed: 0.txt)");
+    expect(inputsReason(r, met, world({}), "/r/GATES.md")).toBe("STALE (input changed: a.txt)");
   });
 
-  test("inputs: a record of another evidence line is missing; a changed INPUTS declaration says so", () => {
-    expect(inputsReason(inputsRecord("/r/GATES.md", "G1", { ...stored, evidence: "older" }), met, () => "h1")).toBe("STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-    expect(inputsReason(undefined, met, () => "h1")).toBe("STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-    expect(inputsReason(inputsRecord("/r/GATES.md", "G1", { ...stored, inputs: ["b.txt"] }), met, () => "h1")).toBe("STALE (INPUTS changed since the pass)");
+  test("inputs: a record of another evidence line is missing; a changed INPUTS declaration, a directory outside the root and the cap say so", () => {
+    const w = world({ "a.txt": "h1" });
+    expect(inputsReason(inputsRecord("/r/GATES.md", "G1", { ...stored, evidence: "older" }), met, w, "/r/GATES.md")).toBe("STALE (no input digest recorded for this evidence; run kbz check --reverify)");
+    expect(inputsReason(undefined, met, w, "/r/GATES.md")).toBe("STALE (no input digest recorded for this evidence; run kbz check --reverify)");
+    expect(inputsReason(inputsRecord("/r/GATES.md", "G1", { ...stored, inputs: ["b.txt"] }), met, w, "/r/GATES.md")).toBe("STALE (INPUTS changed since the pass)");
+    const r = inputsRecord("/r/GATES.md", "G1", stored);
+    expect(inputsReason(r, met, world({ "a.txt": "h1" }, { dir: null }), "/r/GATES.md")).toBe("STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)");
+    expect(inputsReason(r, met, world({}, { refusal: "too many" }), "/r/GATES.md")).toBe("STALE (too many)");
   });
 
   test("probe: a vacuous verdict speaks for the gate while its definition and evidence are the ones probed", () => {
     const trace = (s: typeof stored & { evidence: string }): TraceData => ({
       records: new Map([["/r/GATES.md", [probeRecord("/r/GATES.md", "G1", { definition: s.definition, evidence: s.evidence, verdict: "vacuous", hidden: ["/r/src"], signature: "x" })]]]),
-      current: { digests: {}, members: {} },
+      world: world({}),
     });
     const plain = { ...met, inputs: null };
     expect(gateVerdicts(trace(stored), "/r", "/r/GATES.md", { ...ledger, gates: [plain] }, () => true).vacuous).toEqual(new Map([["G1", ["src"]]]));
@@ -109,17 +117,19 @@ describe("record kinds", () => {
 
   test("gateVerdicts: a met INPUTS gate is STALE by its record, an unmet one is not judged", () => {
     const r = inputsRecord("/r/GATES.md", "G1", stored);
-    const data: TraceData = { records: new Map([["/r/GATES.md", [r]]]), current: { digests: { [inputFileName("/r", "a.txt")]: "h2" }, members: { [inputSetName("/r", ["a.txt"])]: [inputFileName("/r", "a.txt")] } } };
+    const data: TraceData = { records: new Map([["/r/GATES.md", [r]]]), world: world({ "a.txt": "h2" }) };
     const l = { ...ledger, gates: [met] };
     expect(gateVerdicts(data, "/r", "/r/GATES.md", l, () => true).stale).toEqual(new Map([["G1", "STALE (input changed: a.txt)"]]));
     expect(gateVerdicts(data, "/r", "/r/GATES.md", l, () => false).stale.size).toBe(0);
+    // Not met yet, over the cap: it can never be met, and says so before it is run.
+    expect(gateVerdicts({ ...data, world: world({}, { refusal: "too many" }) }, "/r", "/r/GATES.md", l, () => false).stale).toEqual(new Map([["G1", "too many"]]));
   });
 });
 
 describe("gateVerdicts without records", () => {
   test("a met INPUTS gate of a ledger with no record at all is STALE (evidence written elsewhere)", () => {
     const l = parseLedger("- [x] G1: works\n  CHECK: echo ok\n  EXPECT: ok\n  INPUTS: a.txt\n  EVIDENCE: E\n", "GATES");
-    const none: TraceData = { records: new Map(), current: { digests: {}, members: {} } };
+    const none: TraceData = { records: new Map(), world: { checkDir: () => null, refusal: () => null, inputs: () => ({ files: {}, refusal: null }) } };
     expect(gateVerdicts(none, "/r", "/r/GATES.md", l, () => true).stale).toEqual(new Map([["G1", "STALE (no input digest recorded for this evidence; run kbz check --reverify)"]]));
   });
 });
