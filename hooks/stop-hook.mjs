@@ -2320,10 +2320,10 @@ class EtcdClient {
   close() {
     this.agent.destroy();
   }
-  once(ep, path, body) {
+  once(ep, path, body, timeoutMs = this.timeoutMs) {
     return new Promise((resolve, reject) => {
       const data = JSON.stringify(body);
-      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: this.timeoutMs }, (res) => {
+      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: timeoutMs }, (res) => {
         const chunks = [];
         res.on("data", (c) => chunks.push(c));
         res.on("error", (e) => reject(new Unreachable(e.message)));
@@ -2344,13 +2344,13 @@ class EtcdClient {
           resolve(parsed);
         });
       });
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.on("error", (e) => reject(new Unreachable(`${ep.host}:${ep.port}: ${e.code ?? e.message}`)));
       req.end(data);
     });
   }
-  async call(path, body) {
-    const deadline = Date.now() + this.retryMs;
+  async call(path, body, opts = {}) {
+    const deadline = Date.now() + (opts.retryMs ?? this.retryMs);
     const n = this.endpoints.length;
     let failures = [];
     for (let round = 0;; round++) {
@@ -2358,7 +2358,7 @@ class EtcdClient {
       for (let i = 0;i < n; i++) {
         const at = (this.preferred + i) % n;
         try {
-          const r = await this.once(this.endpoints[at], path, body);
+          const r = await this.once(this.endpoints[at], path, body, opts.timeoutMs);
           this.preferred = at;
           return r;
         } catch (e) {
@@ -2408,13 +2408,13 @@ class EtcdClient {
       throw e;
     }
   }
-  async keepAlive(id) {
-    const r = await this.call("/v3/lease/keepalive", { ID: id });
+  async keepAlive(id, opts = {}) {
+    const r = await this.call("/v3/lease/keepalive", { ID: id }, opts);
     const result = r.result ?? r;
     return Number(result.TTL ?? 0);
   }
-  async timeToLive(id) {
-    const r = await this.call("/v3/lease/timetolive", { ID: id });
+  async timeToLive(id, opts = {}) {
+    const r = await this.call("/v3/lease/timetolive", { ID: id }, opts);
     return { ttl: Number(r.TTL ?? -1), granted: Number(r.grantedTTL ?? 0) };
   }
   async members() {
