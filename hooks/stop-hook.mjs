@@ -1469,12 +1469,12 @@ function entryFail(file, root, line, message) {
 function unreadableEntry(file, root, line, message) {
   return entryFail(file, root, line, message);
 }
-function ledgerEntry(file, root, decoded) {
+function ledgerEntry(file, root, decoded, parse = parseLedger) {
   if (!("text" in decoded))
     return entryFail(file, root, decoded.line, decoded.message);
   const display = displayPath(root, file);
   const stem = stemOf(file);
-  const ledger = parseLedger(decoded.text, stem);
+  const ledger = parse(decoded.text, stem);
   return {
     file,
     display,
@@ -3494,7 +3494,7 @@ function stableRead(file, opts, use, checkName) {
 function readStable(file, opts) {
   return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
 }
-function loadLedgerFile(file, root, constrainToRoot, realDirs) {
+function loadLedgerFile(file, root, constrainToRoot, realDirs, parse) {
   let decoded;
   try {
     const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
@@ -3504,7 +3504,7 @@ function loadLedgerFile(file, root, constrainToRoot, realDirs) {
       return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
     throw e;
   }
-  return ledgerEntry(file, root, decoded);
+  return ledgerEntry(file, root, decoded, parse);
 }
 function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
