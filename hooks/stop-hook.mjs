@@ -1474,12 +1474,12 @@ function entryFail(file, root, line, message) {
 function unreadableEntry(file, root, line, message) {
   return entryFail(file, root, line, message);
 }
-function ledgerEntry(file, root, decoded) {
+function ledgerEntry(file, root, decoded, parse = parseLedger) {
   if (!("text" in decoded))
     return entryFail(file, root, decoded.line, decoded.message);
   const display = displayPath(root, file);
   const stem = stemOf(file);
-  const ledger = parseLedger(decoded.text, stem);
+  const ledger = parse(decoded.text, stem);
   return {
     file,
     display,
@@ -2325,10 +2325,10 @@ class EtcdClient {
   close() {
     this.agent.destroy();
   }
-  once(ep, path, body) {
+  once(ep, path, body, timeoutMs = this.timeoutMs) {
     return new Promise((resolve, reject) => {
       const data = JSON.stringify(body);
-      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: this.timeoutMs }, (res) => {
+      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: timeoutMs }, (res) => {
         const chunks = [];
         res.on("data", (c) => chunks.push(c));
         res.on("error", (e) => reject(new Unreachable(e.message)));
@@ -2349,13 +2349,13 @@ class EtcdClient {
           resolve(parsed);
         });
       });
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.on("error", (e) => reject(new Unreachable(`${ep.host}:${ep.port}: ${e.code ?? e.message}`)));
       req.end(data);
     });
   }
-  async call(path, body) {
-    const deadline = Date.now() + this.retryMs;
+  async call(path, body, opts = {}) {
+    const deadline = Date.now() + (opts.retryMs ?? this.retryMs);
     const n = this.endpoints.length;
     let failures = [];
     for (let round = 0;; round++) {
@@ -2363,7 +2363,7 @@ class EtcdClient {
       for (let i = 0;i < n; i++) {
         const at = (this.preferred + i) % n;
         try {
-          const r = await this.once(this.endpoints[at], path, body);
+          const r = await this.once(this.endpoints[at], path, body, opts.timeoutMs);
           this.preferred = at;
           return r;
         } catch (e) {
@@ -2413,13 +2413,13 @@ class EtcdClient {
       throw e;
     }
   }
-  async keepAlive(id) {
-    const r = await this.call("/v3/lease/keepalive", { ID: id });
+  async keepAlive(id, opts = {}) {
+    const r = await this.call("/v3/lease/keepalive", { ID: id }, opts);
     const result = r.result ?? r;
     return Number(result.TTL ?? 0);
   }
-  async timeToLive(id) {
-    const r = await this.call("/v3/lease/timetolive", { ID: id });
+  async timeToLive(id, opts = {}) {
+    const r = await this.call("/v3/lease/timetolive", { ID: id }, opts);
     return { ttl: Number(r.TTL ?? -1), granted: Number(r.grantedTTL ?? 0) };
   }
   async members() {
@@ -3499,7 +3499,7 @@ function stableRead(file, opts, use, checkName) {
 function readStable(file, opts) {
   return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
 }
-function loadLedgerFile(file, root, constrainToRoot, realDirs) {
+function loadLedgerFile(file, root, constrainToRoot, realDirs, parse) {
   let decoded;
   try {
     const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
@@ -3509,7 +3509,7 @@ function loadLedgerFile(file, root, constrainToRoot, realDirs) {
       return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
     throw e;
   }
-  return ledgerEntry(file, root, decoded);
+  return ledgerEntry(file, root, decoded, parse);
 }
 function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
