@@ -2,12 +2,14 @@
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
 import * as fs from "node:fs";
+import { ensureRealDir, writeAtomic } from "../io/fs.ts";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, KbzError, UsageError } from "../core/errors.ts";
 import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
 import { installPlugin } from "../io/hook/plugin.ts";
-import { updateRecord } from "../io/hook/record.ts";
+import { findRecord, updateRecord } from "../io/hook/record.ts";
+import { codexRulesText, COPILOT_DENY, denyRules } from "../core/hook/deny.ts";
 import { shimPath, writeShim } from "../io/hook/shim.ts";
 import { hookStatus, type HookPlace } from "../io/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
@@ -111,8 +113,26 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
       out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
+      if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) refusing the agent the person's acts (approve, sign, approvals revoke/prune/policy, hook uninstall)`);
+      if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);
+      if (host === "copilot") out(`  deny:    Copilot has no rules file for this; start it with ${COPILOT_DENY}`);
   }
   if (host === "codex") out(`  next:    ${TRUST_HINT}; kbz hook status shows whether it is trusted.`);
+}
+
+/** Codex's execpolicy rules file next to the hooks file (`.codex/rules/` or `$CODEX_HOME/rules/`), kbz's alone. */
+export function codexRulesPath(hooksFile: string): string {
+  return path.join(path.dirname(hooksFile), "rules", "kbz-person-only.rules");
+}
+
+function codexRules(hooksFile: string, install: boolean): void {
+  const file = codexRulesPath(hooksFile);
+  if (!install) return void fs.rmSync(file, { force: true });
+  try {
+    if (fs.readFileSync(file, "utf8") === codexRulesText()) return;
+  } catch {}
+  ensureRealDir(path.dirname(file), undefined, 0o755);
+  writeAtomic(file, codexRulesText(), { mode: 0o644 });
 }
 
 /** The flags that re-create this install, for `kbz doctor`'s fix lines. */
@@ -142,10 +162,17 @@ function install(argv: HookArgs): ExitCode {
     }
     command = hookCommand([shim], host, scope);
   }
+  // The host's own rules refusing the agent the person's acts: added with the guard, and on
+  // uninstall only the ones kbz added (recorded), so the user's identical rules stay.
+  const record = findRecord(home, process.env, host, file);
+  const rules = denyRules(host);
+  const deny = rules && { path: rules.path, add: command === null ? [] : rules.rules, remove: command === null ? (record?.deny ?? rules.rules) : [] };
   let outcome: InstallOutcome;
   try {
-    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: [fallbackHookPath()] });
-    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope) }, command === null);
+    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: [fallbackHookPath()], deny });
+    const added = [...new Set([...(record?.deny ?? []), ...(outcome.deny?.added ?? [])])];
+    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope), ...(added.length ? { deny: added } : {}) }, command === null);
+    if (host === "codex") codexRules(file, command !== null);
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
     if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
