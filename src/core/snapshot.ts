@@ -56,11 +56,11 @@ export function unreadableEntry(file: string, root: string, line: number, messag
 }
 
 /** A ledger's entry from its decoded bytes (io/read.ts loadLedgerFile reads them). */
-export function ledgerEntry(file: string, root: string, decoded: { text: string } | { line: number; message: string }): LedgerEntry {
+export function ledgerEntry(file: string, root: string, decoded: { text: string } | { line: number; message: string }, parse: (text: string, stem: string) => Ledger = parseLedger): LedgerEntry {
   if (!("text" in decoded)) return entryFail(file, root, decoded.line, decoded.message);
   const display = displayPath(root, file);
   const stem = stemOf(file);
-  const ledger = parseLedger(decoded.text, stem);
+  const ledger = parse(decoded.text, stem);
   return {
     file,
     display,

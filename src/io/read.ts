@@ -184,7 +184,7 @@ export function readLedgerText(file: string, root?: string): { text: string } | 
 }
 
 /** One ledger of the status snapshot, parsed; read problems become the entry's problems. */
-export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>): LedgerEntry {
+export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>, parse?: (text: string, stem: string) => Ledger): LedgerEntry {
   let decoded: ReturnType<typeof decodeLedgerText>;
   try {
     const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
@@ -193,7 +193,7 @@ export function loadLedgerFile(file: string, root: string, constrainToRoot: bool
     if (e instanceof ReadError) return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
     throw e;
   }
-  return ledgerEntry(file, root, decoded);
+  return ledgerEntry(file, root, decoded, parse);
 }
 
 /** The status snapshot. `load` lets a long-lived reader (the dashboard) reuse entries of files that did not change. */
@@ -380,8 +380,13 @@ export class ScopeTextCache {
   }
 
   set(file: string, stat: fs.BigIntStats | null, text: string | null): void {
-    if (stat && text !== null) this.entries.set(file, { stat, text });
-    else this.entries.delete(file);
+    if (!stat || text === null) {
+      this.entries.delete(file);
+      return;
+    }
+    // The same text keeps its parse (the dashboard's status side and plan side share it).
+    const old = this.entries.get(file);
+    this.entries.set(file, old?.text === text ? { stat, text, parsed: old.parsed } : { stat, text });
   }
 
   /**
