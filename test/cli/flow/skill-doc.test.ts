@@ -13,6 +13,7 @@ import * as path from "node:path";
 import { REPO, tempDir } from "../../helpers/kbz.ts";
 import { flowRepo, type FlowRepo } from "../../helpers/flow.ts";
 import { startCluster, type Cluster } from "../../helpers/etcd-cluster.ts";
+import { needs } from "../../helpers/needs.ts";
 
 setDefaultTimeout(600_000);
 const SKILL = path.join(REPO, "skill");
@@ -159,8 +160,10 @@ function start(args: string[]): "empty" | "bare" | "full" {
 
 const made: FlowRepo[] = [];
 let cluster: Cluster | null = null;
+// Coordinator lines need etcd: without it they skip (one line names the package), never wait.
+const withEtcd = commandLines().some((l) => COORDINATED.test(concrete(l.line))) && needs("etcd");
 beforeAll(async () => {
-  if (commandLines().some((l) => COORDINATED.test(concrete(l.line)))) cluster = await startCluster(1);
+  if (withEtcd) cluster = await startCluster(1);
 });
 afterAll(async () => {
   made.forEach((r) => r.cleanup());
@@ -185,7 +188,7 @@ describe("the doc test: every kbz command line in the skill runs, none exits 2",
     if (seen.has(cmd)) continue;
     seen.add(cmd);
     const coordinated = COORDINATED.test(cmd);
-    test(`${doc}: ${line}${coordinated ? " (against a loopback etcd)" : ""}`, () => {
+    test.skipIf(coordinated && !withEtcd)(`${doc}: ${line}${coordinated ? " (against a loopback etcd)" : ""}`, () => {
       const r = flowRepo("kbz-doc-");
       made.push(r);
       r.env.HOME = tempDir("kbz-doc-home-");
