@@ -95,7 +95,7 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
     case "installed":
       out(`Installed kbz stop hook for ${host} into ${o.target}`);
       out(`  command: ${command}`);
-      out(`  scope:   ${scope ?? "resolved per session/pipeline"}`);
+      out(`  scope:   ${scope ?? "resolved per session/scope"}`);
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
       out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
@@ -160,7 +160,7 @@ export const verb: Verb = {
         requiresArg: true,
         describe: "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json); default claude",
       })
-      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one .unlazy/ID pipeline" })
+      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one scope, .unlazy/ID" })
       .option("shared", { type: "boolean", describe: "claude: install into .claude/settings.json (committed)" })
       .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini)" })
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })

@@ -44,9 +44,11 @@ export interface AppProps {
   /** PATH, shell and approval store for Approvals and runs (default: this process's). */
   env?: Env;
   /** Offered when the folder has no ledgers: prepares the demo and returns where it lives. */
-  openDemo?: () => Promise<{ root: string; scope: string; env?: Env; slots?: number }>;
+  openDemo?: () => Promise<{ root: string; scope: string; env?: Env; slots?: number; finished?: Promise<string> }>;
   /** Shown in the header (the demo says what it is). */
   banner?: string;
+  /** Replaces the banner when it settles (the demo, once its driver is done: what to press next). */
+  bannerLater?: Promise<string>;
 }
 
 /** Rows the chrome takes: header, tabs, footer. The frame is one row shorter than the terminal. */
@@ -98,6 +100,7 @@ export function App(props: AppProps) {
     env: props.env ?? process.env,
   }));
   const [banner, setBanner] = useState(props.banner ?? "");
+  useEffect(() => void props.bannerLater?.then(setBanner), [props.bannerLater]);
   // The last probe (p) of each gate in this session, by qid: the gate detail shows it.
   const [probes, setProbes] = useState<Record<string, ProbeShown>>({});
   const snap = useSnapshot(src, { watch: props.watch ?? true });
@@ -307,6 +310,7 @@ export function App(props: AppProps) {
         props.openDemo().then(
           (d) => {
             setBanner("demo");
+            void d.finished?.then(setBanner);
             setSrc((x) => ({ ...x, root: d.root, scope: d.scope, env: d.env ?? x.env, slots: d.slots ?? x.slots }));
             dispatch({ type: "panel", panel: "graph" });
             dispatch({ type: "key" });

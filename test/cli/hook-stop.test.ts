@@ -53,7 +53,7 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
 
   test("two scopes without a session binding allow with a note naming both pipelines", async () => {
     expect(messageOf(await stop(twoScopes(), "other"))).toBe(
-      "kbz: 2 pipelines under .unlazy/ (api, web) and none bound to this session; not blocking.",
+      "kbz: 2 scopes under .unlazy/ (api, web) and none bound to this session; not blocking.",
     );
   });
 
