@@ -1368,6 +1368,7 @@ function writeAtomic(target, data, opts = {}) {
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
     throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  sweepOnce(dir);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 384);
   try {
@@ -1402,7 +1403,47 @@ function syncDir(dir) {
       fs.closeSync(fd);
   }
 }
-var WriteError, NOFOLLOW;
+function writerAlive(pid) {
+  if (pid === process.pid)
+    return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function sweepOnce(dir) {
+  if (swept.has(dir))
+    return;
+  swept.add(dir);
+  const old = Date.now() - STRAY_TEMP_AGE_MS;
+  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
+}
+function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
+  const removed = [];
+  let names = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || alive(Number(m[2])))
+      continue;
+    const file = path5.join(dir, name);
+    const st = lstatOrNull(file);
+    if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
+      continue;
+    try {
+      fs.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+var WriteError, NOFOLLOW, TEMP, STRAY_TEMP_AGE_MS = 1e4, swept;
 var init_fs = __esm(() => {
   init_hash();
   init_inside();
@@ -1413,6 +1454,8 @@ var init_fs = __esm(() => {
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+  TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
+  swept = new Set;
 });
 
 // src/io/lock.ts

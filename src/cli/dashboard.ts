@@ -21,7 +21,7 @@ export async function openDashboard(root: string, scope: string | null, slots?: 
     slots,
     openDemo: async () => {
       demo = await startDemo();
-      return { root: demo.root, scope: demo.scope, env: demoEnv(demo), slots: demo.slots, finished: demo.finished };
+      return { root: demo.root, scope: demo.scope, env: demoEnv(demo), slots: demo.slots };
     },
   });
   finishDemo(demo);
@@ -31,7 +31,7 @@ export async function openDashboard(root: string, scope: string | null, slots?: 
 export async function openDemo(): Promise<ExitCode> {
   const { runDashboard } = await import("../tui/run.tsx");
   const demo = await startDemo();
-  const code = await runDashboard({ root: demo.root, scope: demo.scope, banner: "demo", bannerLater: demo.finished, initialPanel: "graph", slots: demo.slots, env: demoEnv(demo) });
+  const code = await runDashboard({ root: demo.root, scope: demo.scope, banner: "demo", initialPanel: "graph", slots: demo.slots, env: demoEnv(demo) });
   finishDemo(demo);
   return code;
 }

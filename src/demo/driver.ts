@@ -142,8 +142,7 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
   return false;
 }
 
-/** Advance the demo every `everyMs`; `onDone` is called once when the plan reaches its end. */
-export function startDriver(f: DemoFolder, everyMs = 900, onDone: () => void = () => {}): { stop(): void } {
+export function startDriver(f: DemoFolder, everyMs = 900): { stop(): void } {
   const s = newDriverState();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let stopped = false;
@@ -151,7 +150,6 @@ export function startDriver(f: DemoFolder, everyMs = 900, onDone: () => void = (
     driveOnce(f, s).then(
       (more) => {
         if (more && !stopped) timer = setTimeout(tick, everyMs);
-        else if (!more && !stopped) onDone();
       },
       (e) => {
         try {

@@ -51,13 +51,8 @@ export function writeDemoFolder(parent = os.tmpdir()): DemoFolder {
   return { root, scope: DEMO_SCOPE, approvalDir };
 }
 
-/** The banner the live demo shows once its driver is done: what to press next. */
-export const DEMO_DONE_BANNER = "demo finished: press 4 for Approvals, a to approve the root checks, q to quit";
-
 export interface Demo extends DemoFolder {
   slots: number;
-  /** Settles with DEMO_DONE_BANNER when the driver has played the plan to its end. */
-  finished: Promise<string>;
   /** Stop advancing the leaves (the files stay until remove()). */
   stop(): void;
   /** Stop, and remove the temporary folder (the example and its private approval store). */
@@ -71,17 +66,14 @@ export async function createDemo(opts: { drive?: boolean } = {}): Promise<Demo> 
   const cleanup = () => fs.rmSync(base, { recursive: true, force: true });
   process.once("exit", cleanup);
   let stop = () => {};
-  let done: (banner: string) => void = () => {};
-  const finished = new Promise<string>((resolve) => (done = resolve));
   if (opts.drive !== false) {
     const { startDriver } = await import("./driver.ts");
-    const driver = startDriver(folder, undefined, () => done(DEMO_DONE_BANNER));
+    const driver = startDriver(folder);
     stop = () => driver.stop();
-  } else done(DEMO_DONE_BANNER);
+  }
   return {
     ...folder,
     slots: DEMO_SLOTS,
-    finished,
     stop,
     remove() {
       stop();

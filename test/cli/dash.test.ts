@@ -127,7 +127,7 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.start([BIN], empty);
     await p.waitFor((s) => s.includes("kbz demo") && s.includes("scope checkout"));
     // The driver plays the plan to its end (about 50 steps, one every 0.9 s), then the banner says what next.
-    await p.waitFor((s) => s.includes("demo finished: press 4 for Approvals, a to approve the root checks, q to quit"), 90_000);
+    await p.waitFor((s) => s.includes("▶ your turn: approve the root checks: press 4 (Approvals), then a (y confirms)"), 90_000);
     p.send("q");
     expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
     expect(fs.readdirSync(process.env.TMPDIR!).filter((n) => n.startsWith("kbz-demo-"))).toEqual([]);

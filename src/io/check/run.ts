@@ -67,6 +67,8 @@ export interface CheckObserver {
   willRun?(tasks: CheckTask[]): void;
   started?(task: CheckTask): void;
   finished?(task: CheckTask, outcome: RunOutcome): void;
+  /** A running check's output as it arrives. */
+  output?(task: CheckTask, text: string): void;
 }
 
 export interface CheckResult {
@@ -220,6 +222,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             env: childEnv(req.env, chain, key),
             timeoutMs: settings.timeoutMs,
             sandbox: task.oracle.sandbox ?? null,
+            onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
           });
       // What the pass observed, digested as soon as it ends (recorded after writeback).
       if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(task.oracle.cwd, task.gate.inputs));
