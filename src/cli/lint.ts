@@ -4,6 +4,7 @@ import { UsageError } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { loadLedgerFile, noLedgers } from "../io/read.ts";
+import { inputFindings } from "../io/inputs/lint.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
 import { runProbeVerb } from "./probe.ts";
 import { envelope, INVALID, type ExitCode } from "./envelope.ts";
@@ -55,7 +56,7 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
       }
       continue;
     }
-    for (const finding of lintLedger(entry.ledger)) {
+    for (const finding of [...lintLedger(entry.ledger), ...inputFindings(path.resolve(f), entry.ledger)]) {
       if (finding.level === "error") errors++;
       else warnings++;
       if (stored.length < MAX_STORED) stored.push(store(shown, finding));
