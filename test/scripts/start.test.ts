@@ -60,8 +60,15 @@ describe.skipIf(!needs("tmux"))("npm start on a terminal", () => {
     p.send("4");
     await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
     p.send("a");
+    // The person sees the whole oracle, with the PATH the CHECK will run under: the user's own.
+    const review = await p.waitFor((s) => s.includes("approve GATES:G1? y"));
+    expect(review.replace(/\s*\n\s*/g, "")).toContain(`PATH=${USER_PATH}`);
+    p.send("y");
+    p.send("3");
+    await p.waitFor((s) => s.includes("[3 Gates"));
+    p.send("r");
     const screen = await p.waitFor((s) => s.includes("ALL MET") || s.includes("GATES:G1 failed"), 60_000);
-    expect(screen).toContain("GATES:G1 passed");
+    expect(screen).toContain("ALL MET");
     p.send("q");
     expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
     expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toContain("- [x] G1: the user's node runs the check");
