@@ -13,7 +13,7 @@ import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
 
-interface HookArgs {
+export interface HookArgs {
   action: string;
   agent?: string;
   scope?: string;
@@ -111,7 +111,11 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
   if (host === "codex") out(`  next:    ${TRUST_HINT}; kbz hook status shows whether it is trusted.`);
 }
 
-function install(argv: HookArgs): ExitCode {
+/**
+ * `kbz hook install [--uninstall]`. `program` and `ownPaths` default to this kbz's; the Node
+ * installer of the npm package (src/hook/install-fallback.ts) passes node + its stop-hook.mjs.
+ */
+export function install(argv: HookArgs, program?: string[], ownPaths?: string[]): ExitCode {
   const host = agentOption(argv);
   if (argv.uninstall && argv.fallback) throw new UsageError("--fallback only applies when installing");
   // --scope is validated but irrelevant to --uninstall, which removes every kbz handler (as unlazy).
@@ -119,11 +123,11 @@ function install(argv: HookArgs): ExitCode {
   const location = locationOption(argv, host);
   const t = TARGETS[host];
   const file = t.file(location, process.cwd(), os.homedir(), process.env);
-  const command = argv.uninstall ? null : hookCommand(programWords(argv), host, scope);
+  const command = argv.uninstall ? null : hookCommand(program ?? programWords(argv), host, scope);
   const handler: JsonObject | null = command === null ? null : t.handler(command);
   let outcome: InstallOutcome;
   try {
-    outcome = installSettings({ file, target: t, handler, ownPaths: [fallbackHookPath()] });
+    outcome = installSettings({ file, target: t, handler, ownPaths: ownPaths ?? [fallbackHookPath()] });
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
     if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
