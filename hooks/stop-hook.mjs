@@ -107,6 +107,15 @@ function randomHex(bytes) {
     out += b.toString(16).padStart(2, "0");
   return out;
 }
+function sha256Stream() {
+  if (bun) {
+    const h = new bun.CryptoHasher("sha256");
+    return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+  }
+  const { createHash } = createRequire(import.meta.url)("node:crypto");
+  const h = createHash("sha256");
+  return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+}
 var bun, hasher;
 var init_hash = __esm(() => {
   bun = globalThis.Bun;
@@ -187,6 +196,35 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
+// src/io/deadline.ts
+function withDeadline(ms, seconds, fn) {
+  if (bound)
+    return fn();
+  bound = { at: Date.now() + ms, seconds };
+  try {
+    return fn();
+  } finally {
+    bound = null;
+  }
+}
+function checkDeadline(what, file) {
+  if (bound && Date.now() > bound.at)
+    throw new DeadlineError(bound.seconds, what(), file);
+}
+var DeadlineError, bound = null;
+var init_deadline = __esm(() => {
+  init_errors();
+  DeadlineError = class DeadlineError extends KbzError {
+    seconds;
+    what;
+    constructor(seconds, what, file) {
+      super(`${what} took longer than ${seconds} s`, { code: "deadline", file, hint: "narrow the gate's INPUTS, then stop again" });
+      this.seconds = seconds;
+      this.what = what;
+    }
+  };
+});
+
 // src/core/text/decode.ts
 function firstInvalidUtf8(b) {
   let i = 0;
@@ -256,6 +294,17 @@ function isInside(parent, child) {
     return true;
   const rel = path.relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+function scopeLedgerRoot(file) {
+  const parts = path.resolve(file).split(path.sep);
+  for (let i = parts.length - 3;i >= 0; i--) {
+    if (parts[i] === ".unlazy")
+      return parts.slice(0, i).join(path.sep) || path.sep;
+  }
+  return null;
+}
+function ledgerBase(file) {
+  return scopeLedgerRoot(file) ?? path.dirname(path.resolve(file));
 }
 var init_inside = () => {};
 
@@ -2851,6 +2900,7 @@ function segmentRegex(seg) {
   return new RegExp(`^${re}$`);
 }
 function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
     return fs9.readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -2928,8 +2978,11 @@ function expandInputs(base, patterns) {
   }
   return { files: [...found].sort(), truncated };
 }
-var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
-var init_expand = () => {};
+var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = __esm(() => {
+  init_deadline();
+  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+});
 
 // src/io/inputs/store.ts
 import * as fs10 from "node:fs";
@@ -2959,41 +3012,109 @@ function readInputStore(root, ledgerFile) {
     return empty;
   }
 }
-function digestInputs(cwd, inputs) {
-  const files = {};
-  let total = 0;
-  for (const rel of expandInputs(cwd, inputs).files) {
+function digestFile(root, file, dirs = new Map) {
+  const dir = path15.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
     try {
-      const bytes = fs10.readFileSync(path15.join(cwd, rel));
-      total += bytes.length;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
-    } catch {}
+      dirReal = fs10.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
   }
-  return files;
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs10.openSync(path15.join(dirReal, path15.basename(file)), OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs10.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path15.basename(file)}`);
+      const n = fs10.readSync(fd, chunk, 0, CHUNK, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs10.closeSync(fd);
+  }
 }
-function changedInput(rec) {
-  const now = digestInputs(rec.cwd, rec.inputs);
+function digestInputs(root, cwd, inputs) {
+  const files = {};
+  const expanded = expandInputs(cwd, inputs);
+  if (expanded.truncated)
+    return { files, truncated: true };
+  const realRoot = realOf(root);
+  const dirs = new Map;
+  for (const rel of expanded.files) {
+    const digest = digestFile(realRoot, path15.join(cwd, rel), dirs);
+    if (digest !== null)
+      files[rel] = digest;
+  }
+  return { files, truncated: false };
+}
+function changedInput(rec, now) {
   const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
   for (const name of [...names].sort())
     if (now[name] !== rec.files[name])
       return name;
   return null;
 }
-var INPUTS_DIR, MAX_STORE_BYTES, MAX_HASHED_BYTES;
+var INPUTS_DIR, MAX_STORE_BYTES, CHUNK, OPEN_FLAGS, chunk = null;
 var init_store2 = __esm(() => {
   init_hash();
+  init_inside();
+  init_deadline();
   init_fs();
   init_lock();
   init_expand();
   INPUTS_DIR = path15.join(".kbz", "inputs");
   MAX_STORE_BYTES = 8 * 1024 * 1024;
-  MAX_HASHED_BYTES = 64 * 1024 * 1024;
+  CHUNK = 1024 * 1024;
+  OPEN_FLAGS = fs10.constants.O_RDONLY | (fs10.constants.O_NONBLOCK ?? 0) | (fs10.constants.O_NOFOLLOW ?? 0);
 });
 
 // src/io/inputs/stale.ts
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
+function checkDir(root, cwd) {
+  if (typeof cwd !== "string" || !path16.isAbsolute(cwd))
+    return null;
+  try {
+    const real = fs11.realpathSync(cwd);
+    return isInside(fs11.realpathSync(root), real) && fs11.statSync(real).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
 function inputStaleness(root, file, ledger, isMet) {
   const out = new Map;
-  const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
+  const withInputs = ledger.gates.filter((g) => g.inputs);
+  if (withInputs.length === 0)
+    return out;
+  const bound = withInputs.filter((g) => isMet(g));
+  for (const g of withInputs) {
+    if (bound.includes(g) || !g.check)
+      continue;
+    const cwd = g.cwd ? path16.resolve(ledgerBase(file), g.cwd) : ledgerBase(file);
+    if (expandInputs(cwd, g.inputs).truncated)
+      out.set(g.id, TOO_MANY_INPUTS);
+  }
   if (bound.length === 0)
     return out;
   const store = readInputStore(root, file);
@@ -3001,40 +3122,62 @@ function inputStaleness(root, file, ledger, isMet) {
     const rec = store.gates[g.id];
     if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
       out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-    } else if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
-      out.set(g.id, "STALE (INPUTS changed since the pass)");
-    } else {
-      const changed = changedInput(rec);
-      if (changed)
-        out.set(g.id, `STALE (input changed: ${changed})`);
+      continue;
     }
+    if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
+      out.set(g.id, "STALE (INPUTS changed since the pass)");
+      continue;
+    }
+    const cwd = checkDir(root, rec.cwd);
+    if (cwd === null) {
+      out.set(g.id, "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)");
+      continue;
+    }
+    let now;
+    try {
+      now = digestInputs(root, cwd, g.inputs);
+    } catch (e) {
+      if (e instanceof DeadlineError && !e.file)
+        throw new DeadlineError(e.seconds, e.what, path16.relative(root, file) || file);
+      throw e;
+    }
+    if (now.truncated) {
+      out.set(g.id, `STALE (${TOO_MANY_INPUTS})`);
+      continue;
+    }
+    const changed = changedInput(rec, now.files);
+    if (changed)
+      out.set(g.id, `STALE (input changed: ${changed})`);
   }
   return out;
 }
 var init_stale = __esm(() => {
   init_digest();
+  init_inside();
+  init_expand();
   init_store2();
+  init_deadline();
 });
 
 // src/io/check/probeStore.ts
-import * as fs11 from "node:fs";
-import * as path16 from "node:path";
+import * as fs12 from "node:fs";
+import * as path17 from "node:path";
 function realOf2(file) {
   try {
-    return fs11.realpathSync(file);
+    return fs12.realpathSync(file);
   } catch {
-    return path16.resolve(file);
+    return path17.resolve(file);
   }
 }
 function probeStorePath(root, ledgerFile) {
-  return path16.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
+  return path17.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
 }
 function readProbeStore(file) {
   try {
-    const st = fs11.lstatSync(file);
+    const st = fs12.lstatSync(file);
     if (!st.isFile() || st.size > MAX_STORE_BYTES2)
       return {};
-    const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
@@ -3053,7 +3196,7 @@ function vacuousGates(root, ledgerFile, ledger) {
 }
 function noProbes(root) {
   try {
-    return !fs11.statSync(path16.join(root, PROBES_DIR)).isDirectory();
+    return !fs12.statSync(path17.join(root, PROBES_DIR)).isDirectory();
   } catch {
     return true;
   }
@@ -3064,31 +3207,31 @@ var init_probeStore = __esm(() => {
   init_hash();
   init_fs();
   init_lock();
-  PROBES_DIR = path16.join(".kbz", "probes");
+  PROBES_DIR = path17.join(".kbz", "probes");
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
 // src/io/check/failures.ts
-import * as fs12 from "node:fs";
-import * as path17 from "node:path";
+import * as fs13 from "node:fs";
+import * as path18 from "node:path";
 function keyOf(root, ledgerFile, id) {
-  const rel = path17.relative(root, ledgerFile);
+  const rel = path18.relative(root, ledgerFile);
   return `${rel}\x00${id}`;
 }
 function readStore(file) {
   try {
-    const st = fs12.lstatSync(file);
+    const st = fs13.lstatSync(file);
     if (!st.isFile() || st.size > MAX_STORE_BYTES3)
       return {};
-    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs13.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
   }
 }
 function markFailures(root, gates) {
-  const file = path17.join(root, FAILURES_FILE);
-  if (!fs12.existsSync(file))
+  const file = path18.join(root, FAILURES_FILE);
+  if (!fs13.existsSync(file))
     return;
   const records = readStore(file);
   if (Object.keys(records).length === 0)
@@ -3108,13 +3251,13 @@ var init_failures = __esm(() => {
   init_digest();
   init_fs();
   init_lock();
-  FAILURES_FILE = path17.join(".kbz", "failures.json");
+  FAILURES_FILE = path18.join(".kbz", "failures.json");
   MAX_STORE_BYTES3 = 1024 * 1024;
 });
 
 // src/io/read.ts
-import * as fs13 from "node:fs";
-import * as path18 from "node:path";
+import * as fs14 from "node:fs";
+import * as path19 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3127,14 +3270,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs13.realpathSync(file);
-  const dir = path18.dirname(file);
+    return fs14.realpathSync(file);
+  const dir = path19.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs13.realpathSync(dir);
+    real = fs14.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path18.join(real, path18.basename(file));
+  return path19.join(real, path19.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3143,13 +3286,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs13.openSync(file, FLAGS2);
+    fd = fs14.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs13.lstatSync(file);
+        fs14.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3165,7 +3308,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs13.fstatSync(fd, { bigint: true });
+    before = fs14.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3188,7 +3331,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs13.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs14.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3200,7 +3343,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs13.lstatSync(file, { bigint: true });
+      const named = fs14.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3215,7 +3358,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs13.closeSync(fd);
+    fs14.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3305,14 +3448,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs13.lstatSync(dir);
+    st = fs14.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs13.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs14.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs13.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path18.join(dir, n), root));
+  return fs14.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path19.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3326,7 +3469,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path18.join(root, ".unlazy", scope, "status.log");
+  const file = path19.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3352,14 +3495,14 @@ var init_read = __esm(() => {
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs13.constants.O_RDONLY | (fs13.constants.O_NOFOLLOW ?? 0) | (fs13.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs17 from "node:fs";
-import * as path20 from "node:path";
+import * as fs18 from "node:fs";
+import * as path21 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3462,6 +3605,12 @@ function decideStop(a, guard) {
     reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
   };
 }
+function undecidedStop(file, seconds, why, guard) {
+  const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+}
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
 }
@@ -3477,23 +3626,26 @@ function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
 
+// src/hook/entry.ts
+init_deadline();
+
 // src/io/hook/guard.ts
 init_digest();
 init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs14 from "node:fs";
-import * as path19 from "node:path";
+import * as fs15 from "node:fs";
+import * as path20 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path19.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path20.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path19.join(target.root, ".unlazy-hook-state.json");
+  return path20.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3556,7 +3708,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs14.lstatSync(file);
+    fs15.lstatSync(file);
   } catch {
     return;
   }
@@ -3567,7 +3719,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs14.unlinkSync(file);
+        fs15.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3580,7 +3732,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs15 from "node:fs";
+import * as fs16 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3588,7 +3740,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs15.writeSync(fd, data);
+      written = fs16.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3602,7 +3754,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs15.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs16.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3734,12 +3886,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs16 from "node:fs";
+import * as fs17 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs16.fstatSync(fd);
+    return fs17.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3759,7 +3911,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs16.readSync(0, buf, 0, buf.length, null);
+      n = fs17.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3827,7 +3979,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs16.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs17.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -3846,6 +3998,8 @@ function readBounded(deadlineMs) {
 }
 
 // src/hook/entry.ts
+var JUDGE_S = 3;
+var JUDGE_MS = 2500;
 function scopeArgument(args) {
   let found;
   for (let i = 0;i < args.length; i++) {
@@ -3877,14 +4031,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs17.statSync(dir).isDirectory() ? fs17.realpathSync(dir) : null;
+    return fs18.statSync(dir).isDirectory() ? fs18.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs17.lstatSync(path20.join(dir, name));
+    fs18.lstatSync(path21.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3892,18 +4046,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path20.dirname(dir)) {
+  for (let dir = cwd;; dir = path21.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path20.dirname(dir) === dir)
+    if (path21.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs17.readdirSync(path20.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs18.readdirSync(path21.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3937,7 +4091,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path20.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path21.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -3949,7 +4103,14 @@ async function decideHookStop(args, host, payload, env, cwd) {
       return resolved.output;
     const t = resolved.target;
     const key = sessionKey(stop.session, t.scope);
-    const assessment = assess(loadSnapshot(t));
+    let assessment;
+    try {
+      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(t)));
+    } catch (e) {
+      if (!(e instanceof DeadlineError))
+        throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, key, "undecided", stop));
+    }
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

@@ -202,8 +202,11 @@ export function demoCall(ui: UIState): { text: string; tone: "warn" | "ok" | "in
   const pending = data.approvals.items.length;
   if (pending > 0 && ui.state.panel !== "approvals") return { text: narrow ? `▶ your turn: 4, then a approves` : `▶ your turn: approve the root checks: press 4 (Approvals), then a (y confirms)`, tone: "warn" };
   if (pending > 0) return { text: narrow ? `▶ a approves ${data.approvals.items[0]!.qid} (y confirms)` : `▶ your turn: a shows the whole oracle and asks y to approve ${data.approvals.items[0]!.qid}; nothing runs until r`, tone: "warn" };
-  const manual = data.snapshot.gates.find((g) => g.state !== "met" && g.state !== "abandoned" && g.gate.check === null);
-  const runnable = data.snapshot.gates.find((g) => g.state !== "met" && g.state !== "abandoned" && g.gate.check !== null);
+  // The root's turn comes once every leaf is VERIFIED (kbz next says verify-root), or at once without a plan.
+  const rootTurn = !data.plan?.advice || data.plan.advice.action === "verify-root";
+  const open = (g: (typeof data.snapshot.gates)[number]) => g.state !== "met" && g.state !== "abandoned" && !g.file.includes("/gates/leaf-");
+  const runnable = rootTurn ? data.snapshot.gates.find((g) => open(g) && g.gate.check !== null) : undefined;
+  const manual = rootTurn ? data.snapshot.gates.find((g) => open(g) && g.gate.check === null) : undefined;
   if (runnable) return { text: narrow ? `▶ 3, select ${runnable.qid}, r runs it` : `▶ your turn: run the approved checks: press 3 (Gates), select ${runnable.qid}, r`, tone: "warn" };
   if (manual) return { text: narrow ? `▶ 3, select ${manual.qid}, s signs` : `▶ your turn: sign the manual gate ${manual.qid}: press 3 (Gates), select it, s`, tone: "warn" };
   if (data.report.verdict === "all-met") return { text: "✓ ALL MET: the demo is done (q quits)", tone: "ok" };
