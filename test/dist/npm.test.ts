@@ -71,13 +71,13 @@ describe.skipIf(!NPM || !NODE)("npm packages from `npm run dist`, installed from
     expect(platform.bin).toBeUndefined();
     expect(fs.statSync(path.join(out, packageName(host), "bin", host.exe)).mode & 0o111).not.toBe(0);
     for (const name of ["kbz", packageName(host)]) expect(fs.existsSync(tarball(name))).toBe(true);
-  });
+  }, 120_000);
 
   test("the PATH of these runs has no Bun and no checkout", () => {
     expect(Bun.which("bun", { PATH: env.PATH })).toBeNull();
     for (const dir of env.PATH!.split(path.delimiter)) expect(path.resolve(dir).startsWith(REPO + path.sep)).toBe(false);
     expect(fs.realpathSync(Bun.which("kbz", { PATH: env.PATH })!)).toBe(path.join(prefix, "lib", "node_modules", "kbz", "bin", "kbz.cjs"));
-  });
+  }, 120_000);
 
   test("kbz --version, init, status and hook stop work from the prefix, as the repository's build does", () => {
     const ws = tempDir("kbz-ws-");
@@ -94,7 +94,7 @@ describe.skipIf(!NPM || !NODE)("npm packages from `npm run dist`, installed from
     expect(stop.code).toBe(0);
     expect(JSON.parse(stop.stdout).decision).toBe("block");
     expect(stop.stdout).toContain("GATES:G1");
-  });
+  }, 120_000);
 
   test("kbz hook install --fallback finds the Node hook inside the kbz package, and it runs", () => {
     const ws = tempDir("kbz-ws-");
@@ -108,7 +108,7 @@ describe.skipIf(!NPM || !NODE)("npm packages from `npm run dist`, installed from
     const stop = user(NODE!, [script, "--agent", "claude"], { cwd: ws, input: payload });
     expect(stop.code).toBe(0);
     expect(JSON.parse(stop.stdout).decision).toBe("block");
-  });
+  }, 120_000);
 
   test("npx from the same tarballs runs kbz --version", () => {
     const ws = tempDir("kbz-ws-");
@@ -139,7 +139,7 @@ describe.skipIf(!NPM || !NODE)("npm packages from `npm run dist`, installed from
     for (let i = 0; i < 200 && running(); i++) await Bun.sleep(10);
     expect(running()).toBe(false);
     child.stdin.destroy();
-  });
+  }, 120_000);
 
   test("installed without optional packages: the error names the missing package and the fix; hook install and hook stop still work on Node", () => {
     const bare = tempDir("kbz-prefix-");
@@ -187,5 +187,5 @@ describe.skipIf(!NPM || !NODE)("npm packages from `npm run dist`, installed from
     expect(r.stderr).toContain(`\`kbz hook install\` registers ${path.join(prefix, "lib", "node_modules", "kbz", "hooks", "stop-hook.mjs")}`);
     const own = user(NODE!, ["-r", fake, launcher, "--version"], { cwd: ws, env: { KBZ_BINARY: path.join(REPO, "dist", "kbz") } });
     expect(own).toMatchObject({ code: 0, stdout: `${V} ${host.name}\n` });
-  });
+  }, 120_000);
 });

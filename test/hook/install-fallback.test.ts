@@ -15,7 +15,7 @@ describe("hooks/install-hook.mjs on Node 16", () => {
     hooks = tempDir("kbz-hooks-");
     fs.writeFileSync(path.join(hooks, "install-hook.mjs"), await buildNodeInstaller());
     fs.copyFileSync(FALLBACK, path.join(hooks, "stop-hook.mjs"));
-  });
+  }, 60_000);
   const run = (args: string[], cwd: string) => {
     const r = spawnSync(node16(), [path.join(hooks, "install-hook.mjs"), ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: cwd } });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -30,7 +30,7 @@ describe("hooks/install-hook.mjs on Node 16", () => {
     expect(JSON.parse(fs.readFileSync(path.join(ws, ".claude", "settings.local.json"), "utf8")).hooks.Stop[0].hooks[0].command).toBe(command);
     expect(run([], ws).stdout).toContain("Already installed");
     expect(run(["--uninstall"], ws).stdout).toContain("Removed kbz stop hook (1 handler(s))");
-  });
+  }, 60_000);
 
   test("--agent, --scope and --json as the binary's; bad options are usage errors (exit 2, file untouched)", () => {
     const ws = tempDir();
@@ -43,5 +43,5 @@ describe("hooks/install-hook.mjs on Node 16", () => {
       expect({ bad, code: e.code, stdout: e.stdout }).toEqual({ bad, code: 2, stdout: "" });
       expect(fs.readFileSync(path.join(ws, ".gemini", "settings.json"), "utf8")).toBe(before);
     }
-  });
+  }, 60_000);
 });
