@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { buildNodeInstaller } from "../../scripts/fallback-hook.ts";
+import { shimPath, shimTarget } from "../../src/io/hook/shim.ts";
 import { FALLBACK, node16 } from "../helpers/hook.ts";
 import { tempDir } from "../helpers/kbz.ts";
 
@@ -17,7 +18,7 @@ describe("hooks/install-hook.mjs on Node 16", () => {
     fs.copyFileSync(FALLBACK, path.join(hooks, "stop-hook.mjs"));
   }, 60_000);
   const run = (args: string[], cwd: string) => {
-    const r = spawnSync(node16(), [path.join(hooks, "install-hook.mjs"), ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: cwd } });
+    const r = spawnSync(node16(), [path.join(hooks, "install-hook.mjs"), ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: cwd, KBZ_HOME: undefined } });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
@@ -25,11 +26,13 @@ describe("hooks/install-hook.mjs on Node 16", () => {
     const ws = tempDir();
     const first = run([], ws);
     expect(first.code).toBe(0);
-    const command = `${fs.realpathSync(node16())} ${path.join(hooks, "stop-hook.mjs")} --agent claude --unlazy-hook-v2`;
-    expect(first.stdout).toContain(`  command: ${command}`);
-    expect(JSON.parse(fs.readFileSync(path.join(ws, ".claude", "settings.local.json"), "utf8")).hooks.Stop[0].hooks[0].command).toBe(command);
+    // The host's file names the fallback's stable shim, which runs Node 16 on the stop-hook.mjs beside the installer.
+    const shim = shimPath(ws, {}, true);
+    expect(first.stdout).toContain(`  command: ${shim} --agent claude --unlazy-hook-v2`);
+    expect(JSON.parse(fs.readFileSync(path.join(ws, ".claude", "settings.local.json"), "utf8")).hooks.Stop[0].hooks[0].command).toContain(shim);
+    expect(shimTarget(shim)).toEqual([fs.realpathSync(node16()), path.join(hooks, "stop-hook.mjs")]);
     expect(run([], ws).stdout).toContain("Already installed");
-    expect(run(["--uninstall"], ws).stdout).toContain("Removed kbz stop hook (1 handler(s))");
+    expect(run(["--uninstall"], ws).stdout).toMatch(/^Removed kbz stop hook \(\d+ handler\(s\)\)/);
   }, 60_000);
 
   test("--agent, --scope and --json as the binary's; bad options are usage errors (exit 2, file untouched)", () => {
