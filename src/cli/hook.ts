@@ -16,7 +16,7 @@ import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
 
-interface HookArgs {
+export interface HookArgs {
   action: string;
   agent?: string;
   scope?: string;
@@ -120,7 +120,11 @@ function installFlags(argv: HookArgs, scope: string | null): string[] {
   return [...(argv.global ? ["--global"] : []), ...(argv.shared ? ["--shared"] : []), ...(argv.fallback ? ["--fallback"] : []), ...(scope ? ["--scope", scope] : [])];
 }
 
-function install(argv: HookArgs): ExitCode {
+/**
+ * `kbz hook install [--uninstall]`. `program` and `ownPaths` default to this kbz's; the Node
+ * installer of the npm package (src/hook/install-fallback.ts) passes node + its stop-hook.mjs.
+ */
+export function install(argv: HookArgs, program?: string[], ownPaths?: string[]): ExitCode {
   const host = agentOption(argv);
   if (argv.uninstall && argv.fallback) throw new UsageError("--fallback only applies when installing");
   // --scope is validated but irrelevant to --uninstall, which removes every kbz handler (as unlazy).
@@ -134,7 +138,7 @@ function install(argv: HookArgs): ExitCode {
     // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
     // rewrites the shim alone, so the command string, and Codex's trust in it, stay the same.
     const shim = shimPath(home, process.env, !!argv.fallback);
-    const words = programWords(argv);
+    const words = program ?? programWords(argv);
     try {
       writeShim(shim, words);
     } catch (e) {
@@ -144,7 +148,7 @@ function install(argv: HookArgs): ExitCode {
   }
   let outcome: InstallOutcome;
   try {
-    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: [fallbackHookPath()] });
+    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: ownPaths ?? [fallbackHookPath()] });
     updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope) }, command === null);
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
