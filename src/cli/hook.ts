@@ -16,7 +16,7 @@ import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
 
-interface HookArgs {
+export interface HookArgs {
   action: string;
   agent?: string;
   scope?: string;
@@ -107,7 +107,7 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       out(`Installed kbz stop hook for ${host} into ${o.target}`);
       out(`  events:  ${TARGETS[host].events.join(", ")}`);
       out(`  command: ${command}`);
-      out(`  scope:   ${scope ?? "resolved per session/pipeline"}`);
+      out(`  scope:   ${scope ?? "resolved per session/scope"}`);
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
       out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
@@ -120,7 +120,11 @@ function installFlags(argv: HookArgs, scope: string | null): string[] {
   return [...(argv.global ? ["--global"] : []), ...(argv.shared ? ["--shared"] : []), ...(argv.fallback ? ["--fallback"] : []), ...(scope ? ["--scope", scope] : [])];
 }
 
-function install(argv: HookArgs): ExitCode {
+/**
+ * `kbz hook install [--uninstall]`. `program` and `ownPaths` default to this kbz's; the Node
+ * installer of the npm package (src/hook/install-fallback.ts) passes node + its stop-hook.mjs.
+ */
+export function install(argv: HookArgs, program?: string[], ownPaths?: string[]): ExitCode {
   const host = agentOption(argv);
   if (argv.uninstall && argv.fallback) throw new UsageError("--fallback only applies when installing");
   // --scope is validated but irrelevant to --uninstall, which removes every kbz handler (as unlazy).
@@ -134,7 +138,7 @@ function install(argv: HookArgs): ExitCode {
     // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
     // rewrites the shim alone, so the command string, and Codex's trust in it, stay the same.
     const shim = shimPath(home, process.env, !!argv.fallback);
-    const words = programWords(argv);
+    const words = program ?? programWords(argv);
     try {
       writeShim(shim, words);
     } catch (e) {
@@ -144,7 +148,7 @@ function install(argv: HookArgs): ExitCode {
   }
   let outcome: InstallOutcome;
   try {
-    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: [fallbackHookPath()] });
+    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: ownPaths ?? [fallbackHookPath()] });
     updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope) }, command === null);
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
@@ -209,7 +213,7 @@ export const verb: Verb = {
         describe:
           "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json), copilot (.github/hooks/kbz.json), qwen (.qwen/settings.json), opencode (.opencode/plugin/kbz-stop-guard.js); default claude",
       })
-      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one .unlazy/ID pipeline" })
+      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one scope, .unlazy/ID" })
       .option("shared", { type: "boolean", describe: "claude: install into .claude/settings.json (committed)" })
       .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini, $COPILOT_HOME or ~/.copilot, ~/.qwen, ~/.config/opencode)" })
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })
