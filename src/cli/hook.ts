@@ -18,7 +18,7 @@ import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
 
-interface HookArgs {
+export interface HookArgs {
   action: string;
   agent?: string;
   scope?: string;
@@ -109,7 +109,7 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       out(`Installed kbz stop hook for ${host} into ${o.target}`);
       out(`  events:  ${TARGETS[host].events.join(", ")}`);
       out(`  command: ${command}`);
-      out(`  scope:   ${scope ?? "resolved per session/pipeline"}`);
+      out(`  scope:   ${scope ?? "resolved per session/scope"}`);
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
       out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
@@ -140,7 +140,11 @@ function installFlags(argv: HookArgs, scope: string | null): string[] {
   return [...(argv.global ? ["--global"] : []), ...(argv.shared ? ["--shared"] : []), ...(argv.fallback ? ["--fallback"] : []), ...(scope ? ["--scope", scope] : [])];
 }
 
-function install(argv: HookArgs): ExitCode {
+/**
+ * `kbz hook install [--uninstall]`. `program` and `ownPaths` default to this kbz's; the Node
+ * installer of the npm package (src/hook/install-fallback.ts) passes node + its stop-hook.mjs.
+ */
+export function install(argv: HookArgs, program?: string[], ownPaths?: string[]): ExitCode {
   const host = agentOption(argv);
   if (argv.uninstall && argv.fallback) throw new UsageError("--fallback only applies when installing");
   // --scope is validated but irrelevant to --uninstall, which removes every kbz handler (as unlazy).
@@ -154,7 +158,7 @@ function install(argv: HookArgs): ExitCode {
     // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
     // rewrites the shim alone, so the command string, and Codex's trust in it, stay the same.
     const shim = shimPath(home, process.env, !!argv.fallback);
-    const words = programWords(argv);
+    const words = program ?? programWords(argv);
     try {
       writeShim(shim, words);
     } catch (e) {
@@ -169,7 +173,7 @@ function install(argv: HookArgs): ExitCode {
   const deny = rules && { path: rules.path, add: command === null ? [] : rules.rules, remove: command === null ? (record?.deny ?? rules.rules) : [] };
   let outcome: InstallOutcome;
   try {
-    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: [fallbackHookPath()], deny });
+    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: ownPaths ?? [fallbackHookPath()], deny });
     const added = [...new Set([...(record?.deny ?? []), ...(outcome.deny?.added ?? [])])];
     updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope), ...(added.length ? { deny: added } : {}) }, command === null);
     if (host === "codex") codexRules(file, command !== null);
@@ -236,7 +240,7 @@ export const verb: Verb = {
         describe:
           "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json), copilot (.github/hooks/kbz.json), qwen (.qwen/settings.json), opencode (.opencode/plugin/kbz-stop-guard.js); default claude",
       })
-      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one .unlazy/ID pipeline" })
+      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one scope, .unlazy/ID" })
       .option("shared", { type: "boolean", describe: "claude: install into .claude/settings.json (committed)" })
       .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini, $COPILOT_HOME or ~/.copilot, ~/.qwen, ~/.config/opencode)" })
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })
