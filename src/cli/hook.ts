@@ -2,14 +2,13 @@
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
 import * as fs from "node:fs";
-import { ensureRealDir, writeAtomic } from "../io/fs.ts";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, KbzError, UsageError } from "../core/errors.ts";
-import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
+import { codexRules, codexRulesPath, hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
 import { installPlugin } from "../io/hook/plugin.ts";
 import { findRecord, updateRecord } from "../io/hook/record.ts";
-import { codexRulesText, COPILOT_DENY, denyRules } from "../core/hook/deny.ts";
+import { COPILOT_DENY, denyRules } from "../core/hook/deny.ts";
 import { shimPath, writeShim } from "../io/hook/shim.ts";
 import { hookStatus, type HookPlace } from "../io/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
@@ -118,21 +117,6 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       if (host === "copilot") out(`  deny:    Copilot has no rules file for this; start it with ${COPILOT_DENY}`);
   }
   if (host === "codex") out(`  next:    ${TRUST_HINT}; kbz hook status shows whether it is trusted.`);
-}
-
-/** Codex's execpolicy rules file next to the hooks file (`.codex/rules/` or `$CODEX_HOME/rules/`), kbz's alone. */
-export function codexRulesPath(hooksFile: string): string {
-  return path.join(path.dirname(hooksFile), "rules", "kbz-person-only.rules");
-}
-
-function codexRules(hooksFile: string, install: boolean): void {
-  const file = codexRulesPath(hooksFile);
-  if (!install) return void fs.rmSync(file, { force: true });
-  try {
-    if (fs.readFileSync(file, "utf8") === codexRulesText()) return;
-  } catch {}
-  ensureRealDir(path.dirname(file), undefined, 0o755);
-  writeAtomic(file, codexRulesText(), { mode: 0o644 });
 }
 
 /** The flags that re-create this install, for `kbz doctor`'s fix lines. */

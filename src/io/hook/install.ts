@@ -2,7 +2,9 @@
 // stop-time handler and never anything else. Other handlers, groups and keys survive byte-for-byte
 // in meaning; a linked, special or malformed file, or a shape the host would not accept, is
 // refused before anything is written. Where each host looks and what it accepts: targets.ts.
+import * as fs from "node:fs";
 import * as path from "node:path";
+import { codexRulesText } from "../../core/hook/deny.ts";
 import { ReadError } from "../../core/errors.ts";
 import { readStable } from "../read.ts";
 import { ensureRealDir, writeAtomic } from "../fs.ts";
@@ -293,4 +295,20 @@ export function installSettings(req: InstallRequest): InstallOutcome {
   }
   writeAtomic(req.file, JSON.stringify(deny.settings, null, 2) + "\n", { mode: 0o600 });
   return { ...base, backup, result: req.command !== null ? "installed" : "removed", removed: plan.kind === "write" ? plan.removed : 0, deny: denyOut };
+}
+
+/** Codex's execpolicy rules file next to the hooks file (`.codex/rules/` or `$CODEX_HOME/rules/`), kbz's alone. */
+export function codexRulesPath(hooksFile: string): string {
+  return path.join(path.dirname(hooksFile), "rules", "kbz-person-only.rules");
+}
+
+/** Write (install) or delete (uninstall) kbz's Codex rules file. */
+export function codexRules(hooksFile: string, install: boolean): void {
+  const file = codexRulesPath(hooksFile);
+  if (!install) return void fs.rmSync(file, { force: true });
+  try {
+    if (fs.readFileSync(file, "utf8") === codexRulesText()) return;
+  } catch {}
+  ensureRealDir(path.dirname(file), undefined, 0o755);
+  writeAtomic(file, codexRulesText(), { mode: 0o644 });
 }
