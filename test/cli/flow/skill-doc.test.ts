@@ -69,6 +69,10 @@ export function commandLines(): { doc: string; line: string; name?: boolean }[] 
 }
 
 const PLACEHOLDERS: [RegExp, string][] = [
+  // A span that elides the selectors (`kbz wave start … --handle H`): the fixture's wave and leaf.
+  [/^kbz wave start … /, "kbz wave start --scope S --wave w1 --leaf leaf-1.1 "],
+  [/--handle H\b/g, "--handle agent-1"],
+  [/--agent NAME\b/g, "--agent claude"],
   [/\[[^\]]*\]/g, ""],
   [/([^\s|]+)(\|[^\s|]+)+/g, "$1"],
   [/<session-id>/g, "session-1"],
