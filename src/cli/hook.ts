@@ -107,7 +107,7 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       out(`Installed kbz stop hook for ${host} into ${o.target}`);
       out(`  events:  ${TARGETS[host].events.join(", ")}`);
       out(`  command: ${command}`);
-      out(`  scope:   ${scope ?? "resolved per session/pipeline"}`);
+      out(`  scope:   ${scope ?? "resolved per session/scope"}`);
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
       out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
@@ -213,7 +213,7 @@ export const verb: Verb = {
         describe:
           "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json), copilot (.github/hooks/kbz.json), qwen (.qwen/settings.json), opencode (.opencode/plugin/kbz-stop-guard.js); default claude",
       })
-      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one .unlazy/ID pipeline" })
+      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one scope, .unlazy/ID" })
       .option("shared", { type: "boolean", describe: "claude: install into .claude/settings.json (committed)" })
       .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini, $COPILOT_HOME or ~/.copilot, ~/.qwen, ~/.config/opencode)" })
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })
