@@ -2164,9 +2164,11 @@ function readSetting(root) {
   try {
     text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
   } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
+    if (!(e instanceof ReadError))
+      throw e;
+    if (e.code === "ENOENT")
       return null;
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message.replace(`: ${file}`, "") }]);
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message }]);
   }
   const bad = (message) => {
     throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
