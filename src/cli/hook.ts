@@ -5,9 +5,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, KbzError, UsageError } from "../core/errors.ts";
-import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
+import { codexRules, codexRulesPath, hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
 import { installPlugin } from "../io/hook/plugin.ts";
-import { updateRecord } from "../io/hook/record.ts";
+import { findRecord, updateRecord } from "../io/hook/record.ts";
+import { COPILOT_DENY, denyRules } from "../core/hook/deny.ts";
 import { shimPath, writeShim } from "../io/hook/shim.ts";
 import { hookStatus, type HookPlace } from "../io/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
@@ -111,6 +112,9 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
       out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
+      if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) refusing the agent the person's acts (approve, sign, approvals revoke/prune/policy, hook uninstall)`);
+      if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);
+      if (host === "copilot") out(`  deny:    Copilot has no rules file for this; start it with ${COPILOT_DENY}`);
   }
   if (host === "codex") out(`  next:    ${TRUST_HINT}; kbz hook status shows whether it is trusted.`);
 }
@@ -146,10 +150,17 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
     }
     command = hookCommand([shim], host, scope);
   }
+  // The host's own rules refusing the agent the person's acts: added with the guard, and on
+  // uninstall only the ones kbz added (recorded), so the user's identical rules stay.
+  const record = findRecord(home, process.env, host, file);
+  const rules = denyRules(host);
+  const deny = rules && { path: rules.path, add: command === null ? [] : rules.rules, remove: command === null ? (record?.deny ?? rules.rules) : [] };
   let outcome: InstallOutcome;
   try {
-    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: ownPaths ?? [fallbackHookPath()] });
-    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope) }, command === null);
+    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: ownPaths ?? [fallbackHookPath()], deny });
+    const added = [...new Set([...(record?.deny ?? []), ...(outcome.deny?.added ?? [])])];
+    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope), ...(added.length ? { deny: added } : {}) }, command === null);
+    if (host === "codex") codexRules(file, command !== null);
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
     if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
