@@ -226,13 +226,12 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
     expect(refused(project('{"hooks": {'))).toContain("the file is not valid JSON");
   });
 
-  test("a FIFO settings target is refused quickly", () => {
+  test("a FIFO settings target is refused without waiting for a writer", () => {
     const p = project();
     fs.mkdirSync(path.join(p.dir, ".claude"));
     execFileSync("mkfifo", [p.file]);
-    const started = performance.now();
+    // Without a writer a blocking open would never return: an answer at all is the behaviour.
     expect(refused(p)).toContain("refusing to touch");
-    expect(performance.now() - started).toBeLessThan(1500);
   });
 
   test("a hard-linked or symlinked settings target is refused, no backup, the victim unchanged", () => {
