@@ -810,10 +810,15 @@ function applyDispatch(state, a, now) {
   return { state: next, wave: w, event, line };
 }
 function aggregateDispatch(s) {
-  const agg = { resolved: [], blocking: [], abandoned: [], error: null };
+  const agg = { resolved: [], blocking: [], abandoned: [], error: null, running: [] };
   for (const id of [...s.waves.keys()].sort()) {
     const w = s.waves.get(id);
     const { s: st, r, n } = counts(w);
+    if (w.state === "open" || w.state === "sealed") {
+      for (const [leaf, start] of w.started)
+        if (!w.returned.has(leaf))
+          agg.running.push({ wave: id, leaf, handle: start.handle });
+    }
     agg.resolved.push(`dispatch:${id}=${w.state};started=${st}/${n};returned=${r}/${n}`);
     if (w.state === "open")
       agg.blocking.push(`dispatch:${id} open (${st}/${n} started)`);
@@ -2159,9 +2164,11 @@ function readSetting(root) {
   try {
     text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
   } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
+    if (!(e instanceof ReadError))
+      throw e;
+    if (e.code === "ENOENT")
       return null;
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message.replace(`: ${file}`, "") }]);
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message }]);
   }
   const bad = (message) => {
     throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
@@ -3018,7 +3025,7 @@ function resolveTarget(o) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1)
       return scopeTarget(root, bound[0]);
-    throw new UsageError(`${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
   }
   const errors = [];
   const files = ledgerEntries(root, root, errors);
@@ -3738,7 +3745,7 @@ function invalidScopeArgument() {
 }
 function ambiguousScopes(scopes) {
   return {
-    systemMessage: `${PREFIX}: ${scopes.length} pipelines under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
+    systemMessage: `${PREFIX}: ${scopes.length} scopes under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
   };
 }
 function unresolvable(message) {
@@ -3746,6 +3753,30 @@ function unresolvable(message) {
 }
 function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
+}
+var UNCOUNTED_WHY = {
+  failed: "the turn ended on an error (no decision of the agent's)",
+  aborted: "the turn was interrupted"
+};
+function uncountedStop(a, why) {
+  const outstanding = [...a.invalid, ...a.unmet];
+  return {
+    systemMessage: `${PREFIX}${where(a.scope)}: ${UNCOUNTED_WHY[why]}; not counted toward the release. ${outstanding.length} item(s) still need work: ${firstOf(outstanding, 5)}.`
+  };
+}
+function waitingOnWave(a, guard, running) {
+  const plain = decideStop(a, guard);
+  if (plain === null || !("decision" in plain))
+    return plain;
+  const byWave = new Map;
+  for (const r of running)
+    byWave.set(r.wave, [...byWave.get(r.wave) ?? [], r.leaf]);
+  const waits = [...byWave].map(([w, leaves]) => `wave ${w} (leaf ${leaves.join(", ")})`).join("; ");
+  const outstanding = [...a.invalid, ...a.unmet];
+  return {
+    decision: "block",
+    reason: `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` + `Wait for them and take their results (kbz wave return) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`
+  };
 }
 
 // src/hook/entry.ts
@@ -3786,17 +3817,23 @@ function normalizeState(raw) {
         continue;
       if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
         continue;
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt };
+      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped };
     }
   }
   return { schema: 1, sessions };
 }
+var MAX_SKIPPED = 6;
 function countBlock(state, key, hash, now, opts = {}) {
   const prev = state.sessions[key];
   const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
-  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
+  const carried = prev && prev.hash === hash && !restart ? prev : null;
+  const skipped = opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
+  const counts = !opts.uncounted || skipped > MAX_SKIPPED;
+  const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
+  const entry = { hash, blocks, updatedAt: now.toISOString(), ...skipped > 0 ? { skipped } : {} };
   const all = Object.entries(state.sessions).filter(([k]) => k !== key);
-  all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
+  all.push([key, entry]);
   all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
   const sessions = {};
   for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
@@ -3933,16 +3970,91 @@ function findRoot(cwd, home = os3.homedir()) {
   }
 }
 
+// src/core/hook/worker.ts
+function leafIds(snap) {
+  const ids = [];
+  for (const e of snap.ledgers) {
+    const m = /^leaf-(.+)$/.exec(e.stem);
+    if (m && /[\\/]gates[\\/][^\\/]+$/.test(e.file))
+      ids.push(m[1]);
+  }
+  return ids;
+}
+function escapeRe(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function namesLeaf(text, leaf) {
+  return new RegExp(`(^|[^A-Za-z0-9._-])leaf[\\s:_-]*${escapeRe(leaf)}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`, "i").test(text);
+}
+function matchLeaf(worker, running, leaves) {
+  for (const id of worker.ids) {
+    const hit = running.find((r) => r.handle === id);
+    if (hit)
+      return hit.leaf;
+  }
+  const text = [...worker.ids, ...worker.text];
+  for (const r of running)
+    if (text.some((t) => t.split(/\s+/).includes(r.handle)))
+      return r.leaf;
+  for (const leaf of [...new Set([...leaves, ...running.map((r) => r.leaf)])].sort((a, b) => b.length - a.length)) {
+    if (text.some((t) => namesLeaf(t, leaf)))
+      return leaf;
+  }
+  return null;
+}
+function leafSnapshot(snap, leaf) {
+  const mine = (file) => /[\\/]gates[\\/]leaf-[^\\/]+\.md$/i.test(file) && file.replace(/^.*[\\/]leaf-/, "").replace(/\.md$/i, "") === leaf;
+  return {
+    ...snap,
+    ledgers: snap.ledgers.filter((e) => mine(e.file)),
+    gates: snap.gates.filter((g) => mine(g.file)),
+    problems: snap.problems.filter((p) => mine(p.file)),
+    dispatch: null
+  };
+}
+function waitingOn(running, background) {
+  if (background.length === 0)
+    return [];
+  return running.filter((r) => background.some((b) => b.id === r.handle || b.words.some((w) => w === r.handle || w.split(/\s+/).includes(r.handle) || namesLeaf(w, r.leaf))));
+}
+
 // src/hook/claude.ts
 init_sanitize();
 
 // src/core/hook/targets.ts
-var HOST_NAMES = ["claude", "codex", "cursor", "gemini"];
+var HOST_NAMES = ["claude", "codex", "cursor", "gemini", "copilot", "qwen", "opencode"];
 function isHostName(v) {
   return HOST_NAMES.includes(v);
 }
 
 // src/hook/host.ts
+function plainStop(cwd, session, fresh) {
+  return { cwd, session, fresh, continuations: null, kind: "stop", uncounted: null, worker: null, background: [] };
+}
+function noMessage(o, field) {
+  if (!(field in o))
+    return null;
+  const v = o[field];
+  return v === null || typeof v === "string" && v.trim() === "" ? "no-message" : null;
+}
+function strings(o, keys) {
+  return keys.map((k) => str(o[k])).filter((v) => v !== null);
+}
+function backgroundTasks(v) {
+  if (!Array.isArray(v))
+    return [];
+  const out = [];
+  for (const t of v.slice(0, 256)) {
+    if (!t || typeof t !== "object" || Array.isArray(t))
+      continue;
+    const o = t;
+    const status = str(o.status);
+    if (status !== null && !/^(running|pending|in[_ -]?progress|started|active)$/i.test(status))
+      continue;
+    out.push({ id: str(o.id) ?? str(o.task_id), words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"]) });
+  }
+  return out;
+}
 function str(v) {
   return typeof v === "string" && v !== "" ? v : null;
 }
@@ -3955,17 +4067,45 @@ function claudeJson(output) {
   return { stdout: output === null ? "" : terminalJson(output) + `
 `, stderr: "" };
 }
+function claudeRender(output, stop) {
+  if (stop?.kind === "task" && output !== null && "decision" in output) {
+    return { stdout: "", stderr: sanitizeCompact(output.reason, 9000) + `
+`, code: 2 };
+  }
+  return claudeJson(output);
+}
+function readClaudeShape(o) {
+  const event = str(o.hook_event_name);
+  const session = str(o.session_id) ?? str(o.sessionId) ?? "anonymous";
+  const prompt = str(o.prompt_id);
+  const base = plainStop(str(o.cwd), prompt ? `${session}\x00prompt:${prompt}` : session, o.stop_hook_active === false);
+  base.background = backgroundTasks(o.background_tasks);
+  if (event === "StopFailure")
+    return { ...base, uncounted: "failed" };
+  if (event === "TaskCompleted") {
+    const id = str(o.task_id);
+    return {
+      ...base,
+      kind: "task",
+      session: `${session}\x00task:${id ?? "?"}`,
+      worker: { ids: strings(o, ["task_id", "teammate_name"]), text: strings(o, ["task_subject", "task_description"]) }
+    };
+  }
+  const uncounted = noMessage(o, "last_assistant_message");
+  if (event === "SubagentStop" || str(o.agent_id) !== null) {
+    return {
+      ...base,
+      kind: "subagent",
+      uncounted,
+      worker: { ids: strings(o, ["agent_id"]), text: strings(o, ["agent_type"]) }
+    };
+  }
+  return { ...base, uncounted };
+}
 var claude = {
   name: "claude",
-  read(o) {
-    return {
-      cwd: str(o.cwd),
-      session: str(o.session_id) ?? str(o.sessionId) ?? "anonymous",
-      fresh: o.stop_hook_active === false,
-      continuations: null
-    };
-  },
-  render: claudeJson
+  read: readClaudeShape,
+  render: claudeRender
 };
 
 // src/hook/codex.ts
@@ -3974,29 +4114,58 @@ var codex = {
   read(o) {
     const session = str(o.session_id) ?? "anonymous";
     const turn = str(o.turn_id);
-    return {
-      cwd: str(o.cwd),
-      session: turn ? `${session}\x00turn:${turn}` : session,
-      fresh: o.stop_hook_active === false,
-      continuations: null
-    };
+    const base = plainStop(str(o.cwd), turn ? `${session}\x00turn:${turn}` : session, o.stop_hook_active === false);
+    base.uncounted = noMessage(o, "last_assistant_message");
+    if (str(o.hook_event_name) === "SubagentStop" || str(o.agent_id) !== null) {
+      return { ...base, kind: "subagent", worker: { ids: strings(o, ["agent_id"]), text: strings(o, ["agent_type"]) } };
+    }
+    return base;
+  },
+  render: claudeJson
+};
+
+// src/hook/copilot.ts
+function reasonOf(v) {
+  const r = str(v);
+  if (r === null || r === "end_turn")
+    return null;
+  return /abort|cancel|interrupt/i.test(r) ? "aborted" : /error|fail/i.test(r) ? "failed" : null;
+}
+var copilot = {
+  name: "copilot",
+  read(o) {
+    const active = o.stopHookActive ?? o.stop_hook_active;
+    const base = plainStop(str(o.cwd), str(o.sessionId) ?? str(o.session_id) ?? "anonymous", active === false);
+    base.uncounted = reasonOf(o.stopReason ?? o.stop_reason);
+    const event = str(o.hookEventName) ?? str(o.hook_event_name);
+    const agent = str(o.agentId) ?? str(o.agent_id);
+    if (agent !== null || str(o.agentType) !== null || event !== null && /^subagentstop$/i.test(event)) {
+      const uncounted = base.uncounted ?? noMessage(o, "response");
+      return { ...base, kind: "subagent", uncounted, worker: { ids: agent ? [agent] : [], text: strings(o, ["agentType", "agent_type", "agentName", "agent_name"]) } };
+    }
+    return base;
   },
   render: claudeJson
 };
 
 // src/hook/cursor.ts
 init_sanitize();
+function statusOf(v) {
+  const s = str(v);
+  return s === "aborted" ? "aborted" : s === "error" ? "failed" : null;
+}
 var cursor = {
   name: "cursor",
   read(o, env) {
     const roots = Array.isArray(o.workspace_roots) ? o.workspace_roots : [];
     const loops = count(o.loop_count);
-    return {
-      cwd: str(roots[0]) ?? str(env.CURSOR_PROJECT_DIR) ?? null,
-      session: str(o.conversation_id) ?? str(o.session_id) ?? "anonymous",
-      fresh: loops === 0,
-      continuations: loops
-    };
+    const base = plainStop(str(roots[0]) ?? str(env.CURSOR_PROJECT_DIR) ?? null, str(o.conversation_id) ?? str(o.session_id) ?? "anonymous", loops === 0);
+    base.continuations = loops;
+    base.uncounted = statusOf(o.status);
+    if (str(o.hook_event_name) === "subagentStop" || str(o.subagent_type) !== null) {
+      return { ...base, kind: "subagent", worker: { ids: [], text: strings(o, ["task", "description", "subagent_type"]) } };
+    }
+    return base;
   },
   render(output) {
     if (output === null)
@@ -4014,12 +4183,9 @@ init_sanitize();
 var gemini = {
   name: "gemini",
   read(o) {
-    return {
-      cwd: str(o.cwd),
-      session: str(o.session_id) ?? "anonymous",
-      fresh: o.stop_hook_active === false,
-      continuations: null
-    };
+    const stop = plainStop(str(o.cwd), str(o.session_id) ?? "anonymous", o.stop_hook_active === false);
+    stop.uncounted = noMessage(o, "prompt_response");
+    return stop;
   },
   render(output) {
     if (output === null)
@@ -4033,8 +4199,26 @@ var gemini = {
   }
 };
 
+// src/hook/opencode.ts
+var opencode = {
+  name: "opencode",
+  read(o) {
+    const stop = plainStop(str(o.cwd), str(o.session_id) ?? "anonymous", o.stop_hook_active === false);
+    stop.uncounted = noMessage(o, "last_assistant_message");
+    return stop;
+  },
+  render: claudeJson
+};
+
+// src/hook/qwen.ts
+var qwen = {
+  name: "qwen",
+  read: readClaudeShape,
+  render: claudeRender
+};
+
 // src/hook/hosts.ts
-var HOSTS = { claude, codex, cursor, gemini };
+var HOSTS = { claude, codex, cursor, gemini, copilot, qwen, opencode };
 function agentArgument(args) {
   let name;
   for (let i = 0;i < args.length; i++) {
@@ -4213,22 +4397,30 @@ function resolveForHook(root, scope, sessionId) {
 async function countBlock2(target, key, hash, stop) {
   let blocks;
   try {
-    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null });
+    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
   } catch (e) {
     return { ok: false, message: e.message };
   }
-  if (stop.continuations !== null)
+  if (stop.continuations !== null && stop.uncounted === null)
     blocks = Math.max(blocks, stop.continuations + 1);
   return { ok: true, blocks };
 }
-async function decideHookStop(args, host, payload, env, cwd) {
+function subject(snap, stop) {
+  if (stop.kind === "stop" || stop.worker === null)
+    return { snap, leaf: null };
+  const leaf = matchLeaf(stop.worker, snap.dispatch?.running ?? [], leafIds(snap));
+  if (leaf !== null)
+    return { snap: leafSnapshot(snap, leaf), leaf };
+  return stop.kind === "task" ? null : { snap, leaf: null };
+}
+async function decideHookStop(args, host, payload, env, cwd, read = payload ? host.read(payload, env) : null) {
   try {
     const pinned = scopeArgument(args);
     if (pinned === null)
       return invalidScopeArgument();
-    if (!payload)
+    if (!payload || !read)
       return null;
-    const stop = host.read(payload, env);
+    const stop = read;
     const wanted = path23.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
@@ -4240,21 +4432,33 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;
-    const key = sessionKey(stop.session, t.scope);
+    let judged;
+    let whole;
     let assessment;
     try {
-      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(t)));
+      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
+        const all = loadSnapshot(t);
+        const mine = subject(all, stop);
+        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+      }));
     } catch (e) {
       if (!(e instanceof DeadlineError))
         throw e;
-      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, key, "undecided", stop));
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
     }
+    if (judged === null)
+      return null;
+    const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`, t.scope);
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);
       return plan.output;
     }
-    return decideStop(assessment, await countBlock2(t, key, plan.hash, stop));
+    if (stop.uncounted === "failed" || stop.uncounted === "aborted")
+      return uncountedStop(assessment, stop.uncounted);
+    const guard = await countBlock2(t, key, plan.hash, stop);
+    const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
+    return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
   } catch (e) {
     return internalFailure(e?.message ?? String(e));
   }
@@ -4262,29 +4466,36 @@ async function decideHookStop(args, host, payload, env, cwd) {
 async function runStopHook(args, input, env, cwd) {
   const host = agentArgument(args);
   if (!host)
-    return HOSTS.claude.render(invalidAgentArgument());
+    return HOSTS.claude.render(invalidAgentArgument(), null);
   if (input.timedOut) {
-    const r = host.render(null);
+    const r = host.render(null, null);
     return { stdout: r.stdout, stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.
 ` };
   }
-  return host.render(await decideHookStop(args, host, parsePayload(input.bytes), env, cwd));
+  const payload = parsePayload(input.bytes);
+  let stop = null;
+  try {
+    stop = payload ? host.read(payload, env) : null;
+  } catch (e) {
+    return host.render(internalFailure(e?.message ?? String(e)), null);
+  }
+  return host.render(await decideHookStop(args, host, payload, env, cwd, stop), stop);
 }
 function invalidAgentArgument() {
-  return { systemMessage: "kbz: installed hook has an unknown --agent value (use claude, codex, cursor or gemini); not blocking." };
+  return { systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.` };
 }
 async function stopHookMain(args) {
   let r;
   try {
     r = await runStopHook(args, await readStdin(), process.env, process.cwd());
   } catch (e) {
-    r = HOSTS.claude.render(internalFailure(e?.message ?? String(e)));
+    r = HOSTS.claude.render(internalFailure(e?.message ?? String(e)), null);
   }
   if (r.stdout !== "")
     writeFdSync(1, r.stdout);
   if (r.stderr !== "")
     writeFdSync(2, r.stderr);
-  process.exit(0);
+  process.exit(r.code ?? 0);
 }
 
 // src/hook/fallback.ts

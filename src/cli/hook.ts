@@ -5,7 +5,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, KbzError, UsageError } from "../core/errors.ts";
-import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome, type JsonObject } from "../io/hook/install.ts";
+import { codexRules, codexRulesPath, hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
+import { installPlugin } from "../io/hook/plugin.ts";
+import { findRecord, updateRecord } from "../io/hook/record.ts";
+import { COPILOT_DENY, denyRules } from "../core/hook/deny.ts";
+import { shimPath, writeShim } from "../io/hook/shim.ts";
 import { hookStatus, type HookPlace } from "../io/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
@@ -13,7 +17,7 @@ import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
 
-interface HookArgs {
+export interface HookArgs {
   action: string;
   agent?: string;
   scope?: string;
@@ -102,34 +106,68 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       return;
     case "installed":
       out(`Installed kbz stop hook for ${host} into ${o.target}`);
+      out(`  events:  ${TARGETS[host].events.join(", ")}`);
       out(`  command: ${command}`);
-      out(`  scope:   ${scope ?? "resolved per session/pipeline"}`);
+      out(`  scope:   ${scope ?? "resolved per session/scope"}`);
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
       out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
+      if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) refusing the agent the person's acts (approve, sign, approvals revoke/prune/policy, hook uninstall)`);
+      if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);
+      if (host === "copilot") out(`  deny:    Copilot has no rules file for this; start it with ${COPILOT_DENY}`);
   }
   if (host === "codex") out(`  next:    ${TRUST_HINT}; kbz hook status shows whether it is trusted.`);
 }
 
-function install(argv: HookArgs): ExitCode {
+/** The flags that re-create this install, for `kbz doctor`'s fix lines. */
+function installFlags(argv: HookArgs, scope: string | null): string[] {
+  return [...(argv.global ? ["--global"] : []), ...(argv.shared ? ["--shared"] : []), ...(argv.fallback ? ["--fallback"] : []), ...(scope ? ["--scope", scope] : [])];
+}
+
+/**
+ * `kbz hook install [--uninstall]`. `program` and `ownPaths` default to this kbz's; the Node
+ * installer of the npm package (src/hook/install-fallback.ts) passes node + its stop-hook.mjs.
+ */
+export function install(argv: HookArgs, program?: string[], ownPaths?: string[]): ExitCode {
   const host = agentOption(argv);
   if (argv.uninstall && argv.fallback) throw new UsageError("--fallback only applies when installing");
   // --scope is validated but irrelevant to --uninstall, which removes every kbz handler (as unlazy).
   const scope = scopeOption(argv);
   const location = locationOption(argv, host);
   const t = TARGETS[host];
-  const file = t.file(location, process.cwd(), os.homedir(), process.env);
-  const command = argv.uninstall ? null : hookCommand(programWords(argv), host, scope);
-  const handler: JsonObject | null = command === null ? null : t.handler(command);
+  const home = os.homedir();
+  const file = t.file(location, process.cwd(), home, process.env);
+  let command: string | null = null;
+  if (!argv.uninstall) {
+    // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
+    // rewrites the shim alone, so the command string, and Codex's trust in it, stay the same.
+    const shim = shimPath(home, process.env, !!argv.fallback);
+    const words = program ?? programWords(argv);
+    try {
+      writeShim(shim, words);
+    } catch (e) {
+      throw new KbzError(`could not write the hook's stable path: ${describe(e)}`, { code: "settings-write", file: shim, hint: "check that ~/.kbz (or KBZ_HOME) is a writable directory, then run the command again" });
+    }
+    command = hookCommand([shim], host, scope);
+  }
+  // The host's own rules refusing the agent the person's acts: added with the guard, and on
+  // uninstall only the ones kbz added (recorded), so the user's identical rules stay.
+  const record = findRecord(home, process.env, host, file);
+  const rules = denyRules(host);
+  const deny = rules && { path: rules.path, add: command === null ? [] : rules.rules, remove: command === null ? (record?.deny ?? rules.rules) : [] };
   let outcome: InstallOutcome;
   try {
-    outcome = installSettings({ file, target: t, handler, ownPaths: [fallbackHookPath()] });
+    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: ownPaths ?? [fallbackHookPath()], deny });
+    const added = [...new Set([...(record?.deny ?? []), ...(outcome.deny?.added ?? [])])];
+    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope), ...(added.length ? { deny: added } : {}) }, command === null);
+    if (host === "codex") codexRules(file, command !== null);
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
     if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
     throw new KbzError(`could not update this file: ${describe(e)}`, { code: "settings-write", file, hint: "check the directory's permissions and the disk, then run the command again" });
   }
-  const fields = { agent: host, target: outcome.target, handler, scope, backup: outcome.backup, removed: outcome.removed };
+  const handlers = command === null ? null : Object.fromEntries(t.events.map((e) => [e, t.handler(command!, e)]));
+  const fields = { agent: host, target: outcome.target, command, events: t.events, handlers, scope, backup: outcome.backup, removed: outcome.removed };
   return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, scope, location));
 }
 
@@ -149,9 +187,26 @@ function status(argv: HookArgs): ExitCode {
   return report(!!argv.json, envelope(verdict, bad.length ? 1 : 0, { places }), () => {
     // Only where kbz's hook is (or a file is unusable): --json lists every place looked at.
     for (const p of places) if (p.state !== "absent") out(placeLine(p));
-    if (installed.length === 0) out("No kbz stop hook is installed: run kbz hook install --agent claude|codex|cursor|gemini");
+    if (installed.length === 0) out(`No kbz stop hook is installed: run kbz hook install --agent ${HOST_NAMES.join("|")}`);
   });
 }
+
+/** `kbz hook --help`: what each host sends to `hook stop`, and what kbz reads from it. */
+const PAYLOADS = `hook stop reads one JSON payload on stdin; the fields kbz reads, per --agent:
+  claude   Stop: session_id, cwd, stop_hook_active, prompt_id (one counter per prompt),
+           last_assistant_message (empty: not counted), background_tasks[] (a wave's running
+           workers: "waiting on wave"); SubagentStop adds agent_id (a leaf's wave handle: judged
+           by that leaf); TaskCompleted: task_id, task_subject ("leaf 1.1: ..."), teammate_name
+           (refused with exit 2); StopFailure: never counted
+  codex    Stop/SubagentStop: session_id, turn_id (one counter per turn), cwd, stop_hook_active,
+           last_assistant_message (null: not counted), agent_id
+  cursor   stop/subagentStop: conversation_id, workspace_roots[0] (or CURSOR_PROJECT_DIR),
+           loop_count, status (aborted, error: not counted), task, description
+  gemini   AfterAgent: session_id, cwd, stop_hook_active, prompt_response (empty: not counted)
+  copilot  agentStop/subagentStop: sessionId, cwd, stopHookActive, stopReason, agentId
+  qwen     Stop/SubagentStop: as claude
+  opencode session.idle from kbz's plugin: session_id, cwd, stop_hook_active
+Exit 0 always, except a refused TaskCompleted (2). Per host: skill/references/stop-hook.md.`;
 
 export const verb: Verb = {
   command: "hook <action>",
@@ -166,14 +221,16 @@ export const verb: Verb = {
         type: "string",
         choices: [...HOST_NAMES],
         requiresArg: true,
-        describe: "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json); default claude",
+        describe:
+          "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json), copilot (.github/hooks/kbz.json), qwen (.qwen/settings.json), opencode (.opencode/plugin/kbz-stop-guard.js); default claude",
       })
-      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one .unlazy/ID pipeline" })
+      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one scope, .unlazy/ID" })
       .option("shared", { type: "boolean", describe: "claude: install into .claude/settings.json (committed)" })
-      .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini)" })
+      .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini, $COPILOT_HOME or ~/.copilot, ~/.qwen, ~/.config/opencode)" })
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })
       .option("uninstall", { type: "boolean", describe: "remove only kbz handlers, keeping every other hook" })
-      .option("json", { type: "boolean", describe: "print one JSON object (install, status)" }),
+      .option("json", { type: "boolean", describe: "print one JSON object (install, status)" })
+      .epilog(PAYLOADS),
   handler: async (argv: HookArgs): Promise<ExitCode> => {
     if (argv.action === "install") return install(argv);
     if (argv.action === "status") return status(argv);

@@ -207,6 +207,13 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   return snap;
 }
 
+/** No ledger anywhere: say where kbz looked, and that `kbz init` writes the first one. */
+export function noLedgers(root: string): UsageError {
+  return new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`, {
+    hint: "kbz init writes a starter GATES.md here (kbz demo shows a worked example)",
+  });
+}
+
 export interface TargetRequest {
   root?: string; // default: the current directory
   files: string[]; // explicit ledgers; empty means discover
@@ -219,7 +226,7 @@ export function snapshotForRequest(req: TargetRequest): Snapshot {
   const root = canonicalRoot(req.root ?? process.cwd());
   const target = resolveTarget({ root, files: req.files, scope: req.files.length > 0 ? null : req.scope || null });
   if (target.mode === "none") {
-    throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
+    throw noLedgers(root);
   }
   return loadSnapshot(target);
 }
