@@ -1,6 +1,7 @@
 // kbz hook stop | install | status: the stop guard for Claude Code, Codex, Cursor and Gemini CLI.
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
+import { logConsent, requirePerson } from "../ops/policy.ts";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -111,6 +112,8 @@ function install(argv: HookArgs): ExitCode {
   const location = locationOption(argv, host);
   const t = TARGETS[host];
   const file = t.file(location, process.cwd(), os.homedir(), process.env);
+  // Removing the guard is a person's act (ops/policy.ts); installing it is anyone's.
+  const consent = argv.uninstall ? requirePerson("uninstall", { env: process.env }) : null;
   const command = argv.uninstall ? null : hookCommand(programWords(argv), host, scope);
   const handler: JsonObject | null = command === null ? null : t.handler(command);
   let outcome: InstallOutcome;
@@ -121,6 +124,7 @@ function install(argv: HookArgs): ExitCode {
     if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
     throw new KbzError(`could not update this file: ${describe(e)}`, { code: "settings-write", file, hint: "check the directory's permissions and the disk, then run the command again" });
   }
+  if (consent && outcome.removed) logConsent(consent, `${outcome.target} removed ${outcome.removed} handler(s)`);
   const fields = { agent: host, target: outcome.target, handler, scope, backup: outcome.backup, removed: outcome.removed };
   return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, scope, location));
 }

@@ -31,7 +31,7 @@ import { loadSnapshot } from "../io/read.ts";
 import { installStore } from "../io/store/active.ts";
 import { writeFdSync } from "../io/fdwrite.ts";
 import { isValidId } from "../core/workspace/ids.ts";
-import { listScopes, resolveTarget } from "../io/discover.ts";
+import { listScopes, resolveTarget, withSoloLedgers } from "../io/discover.ts";
 import { type Target } from "../core/workspace/target.ts";
 import type { HostAdapter, HostStop } from "./host.ts";
 import { agentArgument, HOSTS } from "./hosts.ts";
@@ -162,7 +162,7 @@ export async function decideHookStop(
     if ("output" in resolved) return resolved.output;
     const t = resolved.target;
     const key = sessionKey(stop.session, t.scope);
-    const assessment = assess(loadSnapshot(t));
+    const assessment = assess(loadSnapshot(withSoloLedgers(t)));
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

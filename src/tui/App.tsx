@@ -386,7 +386,7 @@ export function App(props: AppProps) {
     if (evidence.trim() === "") return flash("not signed: the evidence text is empty", "warn");
     // The same core function as `kbz sign` (loaded when first used).
     void import("../io/check/sign.ts").then(({ signGate }) =>
-      signGate({ root: src.root, scope: data.snapshot.target.scope, qid, evidence }).then(
+      signGate({ root: src.root, scope: data.snapshot.target.scope, qid, evidence, env: src.env, via: "dashboard" }).then(
         (r) => flash(r.status === "written" ? `signed ${qid}` : `${qid} already carries this evidence`, "ok"),
         (e) => flash(`not signed: ${(e as Error).message}`, "bad"),
       ).finally(() => snap.reload()),

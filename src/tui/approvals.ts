@@ -72,6 +72,7 @@ export async function runGates(req: GateRunRequest): Promise<CheckResult> {
     scope: req.scope,
     reverify: req.reverify,
     approve: req.approve,
+    via: "dashboard",
     jobs: 2,
     timeoutS: DEFAULT_TIMEOUT_S,
     env: req.env,

@@ -10,7 +10,7 @@ import { loadApprovals, type ApprovalsView } from "../../src/tui/approvals.ts";
 import { listed } from "../../src/tui/model.ts";
 import { loadDash } from "../../src/tui/load.ts";
 import { makeTheme } from "../../src/tui/theme.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, inBox, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
@@ -42,7 +42,7 @@ function approvalsBox(view: ApprovalsView, selected: number, width: number, heig
 function workspace() {
   const root = tempDir();
   writeTree(root, { "GATES.md": LEDGER });
-  const env = checkEnv();
+  const env = agentEnv();
   return { root, env, store: env.UNLAZY_APPROVAL_DIR! };
 }
 
@@ -132,7 +132,7 @@ describe("approval flow", () => {
   test("a failing check is approved and run but the gate stays unmet, with the failure in the footer", async () => {
     const root = tempDir();
     writeTree(root, { "GATES.md": "- [ ] G1: prints OK\n  CHECK: echo NOPE\n  EXPECT: OK_TOKEN\n  EVIDENCE: pending\n" });
-    const env = checkEnv();
+    const env = agentEnv();
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
     await press(r, "a");
     const f = await waitForFrame(r, (f) => f.includes("GATES:G1 failed"));
