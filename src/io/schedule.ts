@@ -1,5 +1,6 @@
 // The scheduler's facts of a scope on disk: one consistent ScopeReader handed to the pure builder
 // (core/schedule/facts.ts), with the receipt store and its audit. Reads nothing itself; io/read.ts does.
+import { unattestedGates } from "./check/attested.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import type { IdCompare } from "../core/plan/order.ts";
 import { managedEvidenceIssue } from "./receipts/audit.ts";
@@ -10,7 +11,7 @@ import { scheduleFacts, type ReceiptAudit } from "../core/schedule/facts.ts";
 import { inputStaleness } from "./inputs/stale.ts";
 import { noProbes, vacuousGates } from "./check/probeStore.ts";
 import { gateState } from "../core/ledger/state.ts";
-import type { Ledger } from "../core/ledger/model.ts";
+import type { Gate, Ledger } from "../core/ledger/model.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { readConsistent, type ScopeChange } from "./read.ts";
 
@@ -35,6 +36,7 @@ export const CHANGED: Record<ScopeChange, string> = {
 export function readScheduleFacts(o: ReadOptions): NextSnapshot {
   const receipts = receiptAudit(o.root, o.env ?? process.env);
   const probed = !noProbes(o.root); // one stat, as status: most repositories never ran a probe
+  const unattested = unattestedGates(o.root, o.env ?? process.env); // null under the agent policy
   return readConsistent(
     o.root,
     o.scope,
@@ -43,7 +45,13 @@ export function readScheduleFacts(o: ReadOptions): NextSnapshot {
         slots: o.slots,
         compare: o.compare,
         receipts,
-        inputStale: (rel, l) => new Set(inputStaleness(o.root, path.join(o.root, ".unlazy", o.scope, rel), l, (g) => gateState(g, l) === "met").keys()),
+        inputStale: (rel, l) => {
+          const file = path.join(o.root, ".unlazy", o.scope, rel);
+          const met = (g: Gate) => gateState(g, l) === "met";
+          const stale = new Set(inputStaleness(o.root, file, l, met).keys());
+          for (const id of unattested?.(file, l, met) ?? []) stale.add(id);
+          return stale;
+        },
         ...(probed ? { vacuity: (rel: string, l: Ledger) => vacuousGates(o.root, path.join(o.root, ".unlazy", o.scope, rel), l) } : {}),
       }),
     (what) => {

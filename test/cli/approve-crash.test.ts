@@ -1,7 +1,6 @@
 // A crashed `kbz check --approve` never blocks the next one (issue 15): 100 runs are killed
 // with SIGKILL at random moments, and each time the next --approve records and runs at once.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import * as fs from "node:fs";
 import { spawn } from "node:child_process";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { approvalRecords, checkEnv, agentApprovalDir } from "../helpers/approvals.ts";

@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { gateDigest } from "../../core/ledger/digest.ts";
-import { isRunnable, stemOf } from "../../core/ledger/model.ts";
+import { isRunnable, stemOf, type Gate, type Ledger } from "../../core/ledger/model.ts";
 import type { Snapshot } from "../../core/snapshot.ts";
 import type { Target } from "../../core/workspace/target.ts";
 import { readInputStore } from "../inputs/store.ts";
@@ -66,6 +66,15 @@ function removedGates(snap: Snapshot, atts: RootAttestations): string[] {
   return out;
 }
 
+/** Does kbz's record vouch for this met gate's evidence (and INPUTS digests)? */
+function attested(root: string, atts: RootAttestations, file: string, g: Gate, inputStores: Map<string, ReturnType<typeof readInputStore>>): boolean {
+  const a = atts.valid(realOf(file), g.id);
+  if (!a || a.definition !== gateDigest(g) || a.evidence !== g.evidence) return false;
+  if (!g.inputs) return true;
+  if (!inputStores.has(file)) inputStores.set(file, readInputStore(root, file));
+  return a.inputs === inputsDigest(inputStores.get(file)!.gates[g.id]?.files);
+}
+
 /** Mark UNATTESTED gates and list REMOVED ones, under the person policy only. */
 export function markAttestations(snap: Snapshot, env: Env = process.env): void {
   const store = approvalDirFor(env);
@@ -73,20 +82,24 @@ export function markAttestations(snap: Snapshot, env: Env = process.env): void {
   const atts = readRootAttestations(store, snap.target.root);
   const inputStores = new Map<string, ReturnType<typeof readInputStore>>();
   for (const v of snap.gates) {
-    if (v.state !== "met") continue;
-    const ledger = realOf(v.file);
-    const a = atts.valid(ledger, v.gate.id);
-    let ok = !!a && a.definition === gateDigest(v.gate) && a.evidence === v.gate.evidence;
-    if (ok && v.gate.inputs) {
-      if (!inputStores.has(v.file)) inputStores.set(v.file, readInputStore(snap.target.root, v.file));
-      ok = a!.inputs === inputsDigest(inputStores.get(v.file)!.gates[v.gate.id]?.files);
-    }
-    if (ok) continue;
+    if (v.state !== "met" || attested(snap.target.root, atts, v.file, v.gate, inputStores)) continue;
     v.state = "unattested";
     v.reason = isRunnable(v.gate) ? UNATTESTED_RUNNABLE : UNATTESTED_MANUAL;
   }
   const removed = removedGates(snap, atts);
   if (removed.length > 0) snap.removed = removed;
+}
+
+/**
+ * The scheduler's view (kbz next): per ledger, the met gates kbz has no record of; null under the
+ * agent policy (nothing to check).
+ */
+export function unattestedGates(root: string, env: Env = process.env): ((file: string, ledger: Ledger, isMet: (g: Gate) => boolean) => Set<string>) | null {
+  const store = approvalDirFor(env);
+  if (readPolicy(store) !== "person") return null;
+  const atts = readRootAttestations(store, root);
+  const inputStores = new Map<string, ReturnType<typeof readInputStore>>();
+  return (file, ledger, isMet) => new Set(ledger.gates.filter((g) => isMet(g) && !attested(root, atts, file, g, inputStores)).map((g) => g.id));
 }
 
 /** Whether this root has REMOVED gates to report although no ledger is left (status, the Stop hook). */
