@@ -107,6 +107,15 @@ function randomHex(bytes) {
     out += b.toString(16).padStart(2, "0");
   return out;
 }
+function sha256Stream() {
+  if (bun) {
+    const h = new bun.CryptoHasher("sha256");
+    return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+  }
+  const { createHash } = createRequire(import.meta.url)("node:crypto");
+  const h = createHash("sha256");
+  return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+}
 var bun, hasher;
 var init_hash = __esm(() => {
   bun = globalThis.Bun;
@@ -187,6 +196,35 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
+// src/io/deadline.ts
+function withDeadline(ms, seconds, fn) {
+  if (bound)
+    return fn();
+  bound = { at: Date.now() + ms, seconds };
+  try {
+    return fn();
+  } finally {
+    bound = null;
+  }
+}
+function checkDeadline(what, file) {
+  if (bound && Date.now() > bound.at)
+    throw new DeadlineError(bound.seconds, what(), file);
+}
+var DeadlineError, bound = null;
+var init_deadline = __esm(() => {
+  init_errors();
+  DeadlineError = class DeadlineError extends KbzError {
+    seconds;
+    what;
+    constructor(seconds, what, file) {
+      super(`${what} took longer than ${seconds} s`, { code: "deadline", file, hint: "narrow the gate's INPUTS, then stop again" });
+      this.seconds = seconds;
+      this.what = what;
+    }
+  };
+});
+
 // src/core/text/decode.ts
 function firstInvalidUtf8(b) {
   let i = 0;
@@ -256,6 +294,17 @@ function isInside(parent, child) {
     return true;
   const rel = path.relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+function scopeLedgerRoot(file) {
+  const parts = path.resolve(file).split(path.sep);
+  for (let i = parts.length - 3;i >= 0; i--) {
+    if (parts[i] === ".unlazy")
+      return parts.slice(0, i).join(path.sep) || path.sep;
+  }
+  return null;
+}
+function ledgerBase(file) {
+  return scopeLedgerRoot(file) ?? path.dirname(path.resolve(file));
 }
 var init_inside = () => {};
 
@@ -1368,6 +1417,7 @@ function writeAtomic(target, data, opts = {}) {
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
     throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  sweepOnce(dir);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 384);
   try {
@@ -1402,7 +1452,47 @@ function syncDir(dir) {
       fs.closeSync(fd);
   }
 }
-var WriteError, NOFOLLOW;
+function writerAlive(pid) {
+  if (pid === process.pid)
+    return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function sweepOnce(dir) {
+  if (swept.has(dir))
+    return;
+  swept.add(dir);
+  const old = Date.now() - STRAY_TEMP_AGE_MS;
+  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
+}
+function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
+  const removed = [];
+  let names = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || alive(Number(m[2])))
+      continue;
+    const file = path5.join(dir, name);
+    const st = lstatOrNull(file);
+    if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
+      continue;
+    try {
+      fs.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+var WriteError, NOFOLLOW, TEMP, STRAY_TEMP_AGE_MS = 1e4, swept;
 var init_fs = __esm(() => {
   init_hash();
   init_inside();
@@ -1413,6 +1503,8 @@ var init_fs = __esm(() => {
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+  TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
+  swept = new Set;
 });
 
 // src/io/lock.ts
@@ -2786,15 +2878,6 @@ function resolveTarget(o) {
     return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
   return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
 }
-function withSoloLedgers(t) {
-  if (t.mode !== "scope")
-    return t;
-  const errors = [];
-  const solo = ledgerEntries(t.root, t.root, errors);
-  if (solo.length === 0 && errors.length === 0)
-    return t;
-  return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
-}
 function scopeTarget(root, scope) {
   const errors = [];
   const files = ledgerEntries(root, path13.join(root, ".unlazy", scope), errors);
@@ -2817,6 +2900,7 @@ function segmentRegex(seg) {
   return new RegExp(`^${re}$`);
 }
 function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
     return fs9.readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -2894,8 +2978,11 @@ function expandInputs(base, patterns) {
   }
   return { files: [...found].sort(), truncated };
 }
-var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
-var init_expand = () => {};
+var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = __esm(() => {
+  init_deadline();
+  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+});
 
 // src/io/inputs/store.ts
 import * as fs10 from "node:fs";
@@ -2925,41 +3012,109 @@ function readInputStore(root, ledgerFile) {
     return empty;
   }
 }
-function digestInputs(cwd, inputs) {
-  const files = {};
-  let total = 0;
-  for (const rel of expandInputs(cwd, inputs).files) {
+function digestFile(root, file, dirs = new Map) {
+  const dir = path15.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
     try {
-      const bytes = fs10.readFileSync(path15.join(cwd, rel));
-      total += bytes.length;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
-    } catch {}
+      dirReal = fs10.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
   }
-  return files;
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs10.openSync(path15.join(dirReal, path15.basename(file)), OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs10.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path15.basename(file)}`);
+      const n = fs10.readSync(fd, chunk, 0, CHUNK, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs10.closeSync(fd);
+  }
 }
-function changedInput(rec) {
-  const now = digestInputs(rec.cwd, rec.inputs);
+function digestInputs(root, cwd, inputs) {
+  const files = {};
+  const expanded = expandInputs(cwd, inputs);
+  if (expanded.truncated)
+    return { files, truncated: true };
+  const realRoot = realOf(root);
+  const dirs = new Map;
+  for (const rel of expanded.files) {
+    const digest = digestFile(realRoot, path15.join(cwd, rel), dirs);
+    if (digest !== null)
+      files[rel] = digest;
+  }
+  return { files, truncated: false };
+}
+function changedInput(rec, now) {
   const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
   for (const name of [...names].sort())
     if (now[name] !== rec.files[name])
       return name;
   return null;
 }
-var INPUTS_DIR, MAX_STORE_BYTES, MAX_HASHED_BYTES;
+var INPUTS_DIR, MAX_STORE_BYTES, CHUNK, OPEN_FLAGS, chunk = null;
 var init_store2 = __esm(() => {
   init_hash();
+  init_inside();
+  init_deadline();
   init_fs();
   init_lock();
   init_expand();
   INPUTS_DIR = path15.join(".kbz", "inputs");
   MAX_STORE_BYTES = 8 * 1024 * 1024;
-  MAX_HASHED_BYTES = 64 * 1024 * 1024;
+  CHUNK = 1024 * 1024;
+  OPEN_FLAGS = fs10.constants.O_RDONLY | (fs10.constants.O_NONBLOCK ?? 0) | (fs10.constants.O_NOFOLLOW ?? 0);
 });
 
 // src/io/inputs/stale.ts
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
+function checkDir(root, cwd) {
+  if (typeof cwd !== "string" || !path16.isAbsolute(cwd))
+    return null;
+  try {
+    const real = fs11.realpathSync(cwd);
+    return isInside(fs11.realpathSync(root), real) && fs11.statSync(real).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
 function inputStaleness(root, file, ledger, isMet) {
   const out = new Map;
-  const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
+  const withInputs = ledger.gates.filter((g) => g.inputs);
+  if (withInputs.length === 0)
+    return out;
+  const bound = withInputs.filter((g) => isMet(g));
+  for (const g of withInputs) {
+    if (bound.includes(g) || !g.check)
+      continue;
+    const cwd = g.cwd ? path16.resolve(ledgerBase(file), g.cwd) : ledgerBase(file);
+    if (expandInputs(cwd, g.inputs).truncated)
+      out.set(g.id, TOO_MANY_INPUTS);
+  }
   if (bound.length === 0)
     return out;
   const store = readInputStore(root, file);
@@ -2967,40 +3122,62 @@ function inputStaleness(root, file, ledger, isMet) {
     const rec = store.gates[g.id];
     if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
       out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-    } else if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
-      out.set(g.id, "STALE (INPUTS changed since the pass)");
-    } else {
-      const changed = changedInput(rec);
-      if (changed)
-        out.set(g.id, `STALE (input changed: ${changed})`);
+      continue;
     }
+    if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
+      out.set(g.id, "STALE (INPUTS changed since the pass)");
+      continue;
+    }
+    const cwd = checkDir(root, rec.cwd);
+    if (cwd === null) {
+      out.set(g.id, "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)");
+      continue;
+    }
+    let now;
+    try {
+      now = digestInputs(root, cwd, g.inputs);
+    } catch (e) {
+      if (e instanceof DeadlineError && !e.file)
+        throw new DeadlineError(e.seconds, e.what, path16.relative(root, file) || file);
+      throw e;
+    }
+    if (now.truncated) {
+      out.set(g.id, `STALE (${TOO_MANY_INPUTS})`);
+      continue;
+    }
+    const changed = changedInput(rec, now.files);
+    if (changed)
+      out.set(g.id, `STALE (input changed: ${changed})`);
   }
   return out;
 }
 var init_stale = __esm(() => {
   init_digest();
+  init_inside();
+  init_expand();
   init_store2();
+  init_deadline();
 });
 
 // src/io/check/probeStore.ts
-import * as fs11 from "node:fs";
-import * as path16 from "node:path";
+import * as fs12 from "node:fs";
+import * as path17 from "node:path";
 function realOf2(file) {
   try {
-    return fs11.realpathSync(file);
+    return fs12.realpathSync(file);
   } catch {
-    return path16.resolve(file);
+    return path17.resolve(file);
   }
 }
 function probeStorePath(root, ledgerFile) {
-  return path16.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
+  return path17.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
 }
 function readProbeStore(file) {
   try {
-    const st = fs11.lstatSync(file);
+    const st = fs12.lstatSync(file);
     if (!st.isFile() || st.size > MAX_STORE_BYTES2)
       return {};
-    const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
@@ -3019,7 +3196,7 @@ function vacuousGates(root, ledgerFile, ledger) {
 }
 function noProbes(root) {
   try {
-    return !fs11.statSync(path16.join(root, PROBES_DIR)).isDirectory();
+    return !fs12.statSync(path17.join(root, PROBES_DIR)).isDirectory();
   } catch {
     return true;
   }
@@ -3030,31 +3207,31 @@ var init_probeStore = __esm(() => {
   init_hash();
   init_fs();
   init_lock();
-  PROBES_DIR = path16.join(".kbz", "probes");
+  PROBES_DIR = path17.join(".kbz", "probes");
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
 // src/io/check/failures.ts
-import * as fs12 from "node:fs";
-import * as path17 from "node:path";
+import * as fs13 from "node:fs";
+import * as path18 from "node:path";
 function keyOf(root, ledgerFile, id) {
-  const rel = path17.relative(root, ledgerFile);
+  const rel = path18.relative(root, ledgerFile);
   return `${rel}\x00${id}`;
 }
 function readStore(file) {
   try {
-    const st = fs12.lstatSync(file);
+    const st = fs13.lstatSync(file);
     if (!st.isFile() || st.size > MAX_STORE_BYTES3)
       return {};
-    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs13.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
   }
 }
 function markFailures(root, gates) {
-  const file = path17.join(root, FAILURES_FILE);
-  if (!fs12.existsSync(file))
+  const file = path18.join(root, FAILURES_FILE);
+  if (!fs13.existsSync(file))
     return;
   const records = readStore(file);
   if (Object.keys(records).length === 0)
@@ -3074,314 +3251,13 @@ var init_failures = __esm(() => {
   init_digest();
   init_fs();
   init_lock();
-  FAILURES_FILE = path17.join(".kbz", "failures.json");
+  FAILURES_FILE = path18.join(".kbz", "failures.json");
   MAX_STORE_BYTES3 = 1024 * 1024;
 });
 
-// src/core/run/oracle.ts
-var init_oracle = __esm(() => {
-  init_digest();
-  init_evidence();
-});
-
-// src/io/run/approval.ts
-import * as os3 from "node:os";
-import * as path18 from "node:path";
-function approvalDirFor(env) {
-  return path18.resolve(env.UNLAZY_APPROVAL_DIR || path18.join(os3.homedir(), ".unlazy", "approved"));
-}
-var MAX_APPROVAL_BYTES, ApprovalStoreError;
-var init_approval = __esm(() => {
-  init_errors();
-  init_digest();
-  init_fs();
-  init_lock();
-  init_inside();
-  init_oracle();
-  init_errors();
-  MAX_APPROVAL_BYTES = 256 * 1024;
-  ApprovalStoreError = class ApprovalStoreError extends KbzError {
-    constructor(message, file) {
-      super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
-    }
-  };
-});
-
-// src/io/run/personal.ts
-import * as fs13 from "node:fs";
-import * as path19 from "node:path";
-import { randomBytes } from "node:crypto";
-function euid() {
-  return typeof process.geteuid === "function" ? process.geteuid() : null;
-}
-function assertPrivateDir(dir) {
-  const st = fs13.lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory())
-    throw new ApprovalStoreError("must be a real directory", dir);
-  const uid = euid();
-  if (uid !== null && st.uid !== uid)
-    throw new ApprovalStoreError("must be owned by the current user", dir);
-  if ((st.mode & 63) !== 0)
-    throw new ApprovalStoreError("must not grant group or other permissions", dir);
-}
-function kbzDir(store, create) {
-  const dir = path19.join(store, KBZ_SUBDIR);
-  if (create) {
-    try {
-      fs13.mkdirSync(dir, { recursive: true, mode: 448 });
-    } catch (e) {
-      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
-    }
-  }
-  try {
-    assertPrivateDir(store);
-    assertPrivateDir(dir);
-  } catch (e) {
-    if (e.code === "ENOENT")
-      return null;
-    throw e;
-  }
-  return dir;
-}
-function readPrivate(file, max) {
-  let fd;
-  try {
-    fd = fs13.openSync(file, fs13.constants.O_RDONLY | fs13.constants.O_NOFOLLOW | fs13.constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs13.fstatSync(fd);
-    const uid = euid();
-    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
-      return null;
-    return fs13.readFileSync(fd);
-  } finally {
-    fs13.closeSync(fd);
-  }
-}
-function readPolicy(store) {
-  const bytes = readPrivate(path19.join(store, KBZ_SUBDIR, "policy.json"), 4096);
-  if (!bytes)
-    return "person";
-  try {
-    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
-  } catch {
-    return "person";
-  }
-}
-function attestSecret(store, create) {
-  const file = path19.join(store, KBZ_SUBDIR, "secret");
-  const found = readPrivate(file, 1024);
-  if (found && found.length >= SECRET_BYTES)
-    return found;
-  if (!create)
-    return null;
-  kbzDir(store, true);
-  try {
-    const fd = fs13.openSync(file, fs13.constants.O_WRONLY | fs13.constants.O_CREAT | fs13.constants.O_EXCL | fs13.constants.O_NOFOLLOW, 384);
-    try {
-      fs13.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
-      fs13.fsyncSync(fd);
-    } finally {
-      fs13.closeSync(fd);
-    }
-  } catch (e) {
-    if (e.code !== "EEXIST")
-      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
-  }
-  const made = readPrivate(file, 1024);
-  if (!made || made.length < SECRET_BYTES)
-    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
-  return made;
-}
-var KBZ_SUBDIR = "kbz", SECRET_BYTES = 32;
-var init_personal = __esm(() => {
-  init_fs();
-  init_approval();
-});
-
-// src/io/run/attest.ts
-import * as fs14 from "node:fs";
-import * as path20 from "node:path";
-import { createHmac, timingSafeEqual } from "node:crypto";
-function realOf3(p) {
-  try {
-    return fs14.realpathSync(p);
-  } catch {
-    return path20.resolve(p);
-  }
-}
-function attestDir(store, root) {
-  return path20.join(store, "kbz", "attest", key24(realOf3(root)));
-}
-function inputsDigest(files) {
-  if (!files)
-    return null;
-  const sorted = Object.keys(files).sort().map((k) => [k, files[k]]);
-  return sha256Hex(JSON.stringify(sorted));
-}
-function macOf(secret, root, ledger, gate, a) {
-  const text = JSON.stringify(["kbz.attestation", 1, root, ledger, gate, a.kind, a.definition, a.evidence, a.oracle, a.inputs, a.given, a.at]);
-  return createHmac("sha256", secret).update(text).digest("hex");
-}
-function parse(text) {
-  try {
-    const v = JSON.parse(text);
-    if (v?.schema !== 1 || typeof v.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
-      return null;
-    return { schema: 1, root: v.root, ledger: v.ledger, gates: v.gates, approved: v.approved && typeof v.approved === "object" ? v.approved : {} };
-  } catch {
-    return null;
-  }
-}
-function readFileIfPrivate(file) {
-  let fd;
-  try {
-    fd = fs14.openSync(file, fs14.constants.O_RDONLY | fs14.constants.O_NOFOLLOW | fs14.constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs14.fstatSync(fd);
-    if (!st.isFile() || st.nlink !== 1 || st.size > MAX_FILE_BYTES || (st.mode & 63) !== 0)
-      return null;
-    return fs14.readFileSync(fd, "utf8");
-  } finally {
-    fs14.closeSync(fd);
-  }
-}
-function readRootAttestations(store, root) {
-  let dir;
-  let names;
-  try {
-    dir = attestDir(store, root);
-    names = fs14.readdirSync(dir).filter((n) => n.endsWith(".json"));
-  } catch {
-    return EMPTY;
-  }
-  const secret = attestSecret(store, false);
-  const ledgers = new Map;
-  for (const n of names) {
-    const text = readFileIfPrivate(path20.join(dir, n));
-    const f = text !== null ? parse(text) : null;
-    if (f)
-      ledgers.set(f.ledger, f);
-  }
-  const realRoot = realOf3(root);
-  return {
-    ledgers,
-    valid(ledger, gate) {
-      const a = ledgers.get(ledger)?.gates[gate];
-      if (!a || !secret || typeof a.mac !== "string")
-        return null;
-      const { mac, ...body } = a;
-      const want = Buffer.from(macOf(secret, realRoot, ledger, gate, body), "hex");
-      const got = Buffer.from(mac, "hex");
-      return got.length === want.length && timingSafeEqual(got, want) ? a : null;
-    }
-  };
-}
-var MAX_FILE_BYTES, key24 = (p) => sha256Hex(p).slice(0, 24), EMPTY;
-var init_attest = __esm(() => {
-  init_hash();
-  init_fs();
-  init_lock();
-  init_personal();
-  MAX_FILE_BYTES = 16 * 1024 * 1024;
-  EMPTY = { ledgers: new Map, valid: () => null };
-});
-
-// src/io/check/attested.ts
-import * as fs15 from "node:fs";
-import * as path21 from "node:path";
-function realOf4(p) {
-  try {
-    return fs15.realpathSync(p);
-  } catch {
-    return path21.resolve(p);
-  }
-}
-function belongs(target, ledger) {
-  const root = realOf4(target.root);
-  if (target.mode === "explicit")
-    return target.files.some((f) => realOf4(f) === ledger);
-  const dir = path21.dirname(ledger);
-  const base = path21.basename(dir) === "gates" ? path21.dirname(dir) : dir;
-  if (path21.basename(ledger) !== "GATES.md" && path21.basename(dir) !== "gates")
-    return false;
-  if (base === root)
-    return true;
-  const scopeDir = path21.dirname(base);
-  if (scopeDir !== path21.join(root, ".unlazy"))
-    return false;
-  return path21.basename(base) === target.scope || !fs15.existsSync(base);
-}
-function removedItem(qid, where) {
-  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
-}
-function removedGates(snap, atts) {
-  const out = [];
-  const loaded = new Map(snap.ledgers.map((l) => [realOf4(l.file), l]));
-  for (const [ledger, rec] of atts.ledgers) {
-    const ids = [...new Set([...Object.keys(rec.gates), ...Object.keys(rec.approved)])].sort();
-    if (ids.length === 0)
-      continue;
-    const entry = loaded.get(ledger);
-    const shown = path21.relative(snap.target.root, ledger) || ledger;
-    if (entry) {
-      if (!entry.ledger || entry.problems.length > 0)
-        continue;
-      const have = new Set(entry.ledger.gates.map((g) => g.id));
-      for (const id of ids)
-        if (!have.has(id))
-          out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs15.existsSync(ledger) && belongs(snap.target, ledger)) {
-      for (const id of ids)
-        out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
-    }
-  }
-  return out;
-}
-function markAttestations(snap, env = process.env) {
-  const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person")
-    return;
-  const atts = readRootAttestations(store, snap.target.root);
-  const inputStores = new Map;
-  for (const v of snap.gates) {
-    if (v.state !== "met")
-      continue;
-    const ledger = realOf4(v.file);
-    const a = atts.valid(ledger, v.gate.id);
-    let ok = !!a && a.definition === gateDigest(v.gate) && a.evidence === v.gate.evidence;
-    if (ok && v.gate.inputs) {
-      if (!inputStores.has(v.file))
-        inputStores.set(v.file, readInputStore(snap.target.root, v.file));
-      ok = a.inputs === inputsDigest(inputStores.get(v.file).gates[v.gate.id]?.files);
-    }
-    if (ok)
-      continue;
-    v.state = "unattested";
-    v.reason = isRunnable(v.gate) ? UNATTESTED_RUNNABLE : UNATTESTED_MANUAL;
-  }
-  const removed = removedGates(snap, atts);
-  if (removed.length > 0)
-    snap.removed = removed;
-}
-var UNATTESTED_RUNNABLE = "UNATTESTED (kbz has no record of this pass; run kbz check --reverify)", UNATTESTED_MANUAL = "UNATTESTED (no person signed this here; a person signs it with kbz sign in a terminal)";
-var init_attested = __esm(() => {
-  init_digest();
-  init_store2();
-  init_approval();
-  init_attest();
-  init_parse();
-  init_personal();
-});
-
 // src/io/read.ts
-import * as fs16 from "node:fs";
-import * as path22 from "node:path";
+import * as fs14 from "node:fs";
+import * as path19 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3394,14 +3270,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs16.realpathSync(file);
-  const dir = path22.dirname(file);
+    return fs14.realpathSync(file);
+  const dir = path19.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs16.realpathSync(dir);
+    real = fs14.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path22.join(real, path22.basename(file));
+  return path19.join(real, path19.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3410,13 +3286,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs16.openSync(file, FLAGS2);
+    fd = fs14.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs16.lstatSync(file);
+        fs14.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3432,7 +3308,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs16.fstatSync(fd, { bigint: true });
+    before = fs14.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3455,7 +3331,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs16.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs14.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3467,7 +3343,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs16.lstatSync(file, { bigint: true });
+      const named = fs14.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3482,7 +3358,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs16.closeSync(fd);
+    fs14.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3513,7 +3389,6 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const probed = !noProbes(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
   markFailures(target.root, snap.gates);
-  markAttestations(snap);
   return snap;
 }
 function loadDispatch(root, scope) {
@@ -3573,14 +3448,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs16.lstatSync(dir);
+    st = fs14.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs16.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs14.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs16.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path22.join(dir, n), root));
+  return fs14.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path19.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3594,7 +3469,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path22.join(root, ".unlazy", scope, "status.log");
+  const file = path19.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3619,16 +3494,15 @@ var init_read = __esm(() => {
   init_state();
   init_parse();
   init_active();
-  init_attested();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs16.constants.O_RDONLY | (fs16.constants.O_NOFOLLOW ?? 0) | (fs16.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs20 from "node:fs";
-import * as path24 from "node:path";
+import * as fs18 from "node:fs";
+import * as path21 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3655,10 +3529,6 @@ function assess(snap) {
     resolved.push("discovery:PARSE=invalid");
   }
   unmet.push(...dispatch.blocking);
-  for (const item of snap.removed ?? []) {
-    unmet.push(sanitizeCompact(item, 300));
-    resolved.push(`${sanitizeCompact(item.split(" ")[0], 200)}=removed`);
-  }
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
   const byFile = new Map;
@@ -3693,7 +3563,7 @@ function assess(snap) {
         vacuous.push(`${qid} (hidden: ${sanitizeCompact(g.vacuous.slice(0, 3).join(", "), 200)})`);
     }
   }
-  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0 && (snap.removed ?? []).length === 0;
+  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
   return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
 }
 function progressHash(resolved) {
@@ -3735,6 +3605,12 @@ function decideStop(a, guard) {
     reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
   };
 }
+function undecidedStop(file, seconds, why, guard) {
+  const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+}
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
 }
@@ -3750,23 +3626,26 @@ function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
 
+// src/hook/entry.ts
+init_deadline();
+
 // src/io/hook/guard.ts
 init_digest();
 init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs17 from "node:fs";
-import * as path23 from "node:path";
+import * as fs15 from "node:fs";
+import * as path20 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path23.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path20.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path23.join(target.root, ".unlazy-hook-state.json");
+  return path20.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3829,7 +3708,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs17.lstatSync(file);
+    fs15.lstatSync(file);
   } catch {
     return;
   }
@@ -3840,7 +3719,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs17.unlinkSync(file);
+        fs15.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3853,7 +3732,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs18 from "node:fs";
+import * as fs16 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3861,7 +3740,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs18.writeSync(fd, data);
+      written = fs16.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3875,7 +3754,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs18.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs16.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4007,12 +3886,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs19 from "node:fs";
+import * as fs17 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs19.fstatSync(fd);
+    return fs17.fstatSync(fd);
   } catch {
     return null;
   }
@@ -4032,7 +3911,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs19.readSync(0, buf, 0, buf.length, null);
+      n = fs17.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -4100,7 +3979,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs19.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs17.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -4119,6 +3998,8 @@ function readBounded(deadlineMs) {
 }
 
 // src/hook/entry.ts
+var JUDGE_S = 3;
+var JUDGE_MS = 2500;
 function scopeArgument(args) {
   let found;
   for (let i = 0;i < args.length; i++) {
@@ -4150,14 +4031,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs20.statSync(dir).isDirectory() ? fs20.realpathSync(dir) : null;
+    return fs18.statSync(dir).isDirectory() ? fs18.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs20.lstatSync(path24.join(dir, name));
+    fs18.lstatSync(path21.join(dir, name));
     return true;
   } catch {
     return false;
@@ -4165,18 +4046,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path24.dirname(dir)) {
+  for (let dir = cwd;; dir = path21.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path24.dirname(dir) === dir)
+    if (path21.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs20.readdirSync(path24.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs18.readdirSync(path21.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -4210,7 +4091,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path24.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path21.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -4222,7 +4103,14 @@ async function decideHookStop(args, host, payload, env, cwd) {
       return resolved.output;
     const t = resolved.target;
     const key = sessionKey(stop.session, t.scope);
-    const assessment = assess(loadSnapshot(withSoloLedgers(t)));
+    let assessment;
+    try {
+      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(t)));
+    } catch (e) {
+      if (!(e instanceof DeadlineError))
+        throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, key, "undecided", stop));
+    }
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

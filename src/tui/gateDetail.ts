@@ -1,11 +1,11 @@
 // The gate detail view (enter on a gate): everything about one gate in full: its CHECK,
 // EXPECT and CWD, what its approval binds and whether one is on record, the whole evidence
 // line, and the tail of its last run's output (from `kbz check` or the dashboard).
-import type { LastRun } from "../io/check/lastrun.ts";
+import type { LastRun } from "../ops/dashboardActs.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { unmetReason } from "../core/ledger/state.ts";
 import type { GateView } from "../core/snapshot.ts";
-import type { GateApproval } from "./approvals.ts";
+import type { GateApproval } from "../ops/dashboardActs.ts";
 import type { DetailLine } from "./Detail.tsx";
 import { GATE_LABEL, GATE_TONE } from "./theme.ts";
 

@@ -45,6 +45,16 @@ export const GATE_LABEL: Record<GateState, string> = {
   abandoned: "ABANDONED",
 };
 
+/** The state column below 80 columns: one glyph each. */
+export const GATE_GLYPH: Record<GateState, string> = {
+  met: "✓",
+  unmet: "·",
+  failed: "✗",
+  "stale-unmet": "~",
+  "unmet-no-evidence": "?",
+  abandoned: "⚑",
+};
+
 /** Leaf states shown on the graph: the PLAN states plus `returned` from dispatch.json. */
 export type LeafView = "waiting" | "ready" | "in-flight" | "returned" | "verified" | "abandoned";
 

@@ -2,6 +2,8 @@
 // which exact runtime oracle.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { scopeLedgerRoot } from "../../core/workspace/inside.ts";
+export { scopeLedgerRoot };
 import { UsageError } from "../../core/errors.ts";
 import type { Gate } from "../../core/ledger/model.ts";
 import { isRunnable } from "../../core/ledger/model.ts";
@@ -67,18 +69,6 @@ export function cwdShown(t: Pick<CheckTask, "cwd" | "oracle">): string {
   return t.cwd === t.oracle.cwd ? t.cwd : `${t.cwd} (real path ${t.oracle.cwd})`;
 }
 
-/**
- * The folder holding the `.unlazy` that contains `file`'s `.unlazy/<scope>/` directory, or null
- * when the ledger is not inside a scope. Lexical: the path as named, after resolving `..`.
- */
-export function scopeLedgerRoot(file: string): string | null {
-  const parts = path.resolve(file).split(path.sep);
-  // .unlazy/<scope>/<...>/<ledger>: at least a scope folder and a file name after `.unlazy`.
-  for (let i = parts.length - 3; i >= 0; i--) {
-    if (parts[i] === ".unlazy") return parts.slice(0, i).join(path.sep) || path.sep;
-  }
-  return null;
-}
 
 /**
  * The one CHECK directory rule (every runner and the dashboard use it): `--cwd` when given;

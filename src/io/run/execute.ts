@@ -31,6 +31,10 @@ export interface ExecuteRequest {
   env: Env;
   timeoutMs: number;
   sandbox?: SandboxProfile | null;
+  /** With a sandbox: an argv placed before bwrap (the probe's throwaway view, view.ts). */
+  wrap?: string[];
+  /** Output as it arrives, decoded (a display only: the verdict uses the whole output). */
+  onOutput?: (text: string) => void;
 }
 
 const SUMMARY_CAP = 480;
@@ -44,8 +48,14 @@ export function failureSummary(output: string): string {
   return text.length > SUMMARY_CAP ? text.slice(0, SUMMARY_CAP) : text;
 }
 
+/** Chunks to text for a display; a character split across two chunks is decoded whole. */
+function streamDecoder(onText: (text: string) => void): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  return (chunk) => onText(decoder.decode(chunk, { stream: true }));
+}
+
 export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
-  const sandboxed = req.sandbox ? { prefix: bwrapArgv(req.sandbox), prefixOwnsPidNamespace: true, env: { ...req.env, TMPDIR: "/tmp" } } : null;
+  const sandboxed = req.sandbox ? { prefix: [...(req.wrap ?? []), ...bwrapArgv(req.sandbox)], prefixOwnsPidNamespace: true, env: { ...req.env, TMPDIR: "/tmp" } } : null;
   const p = await runProcess({
     shell: req.shell,
     command: req.check,
@@ -54,6 +64,7 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
     timeoutMs: req.timeoutMs,
     prefix: sandboxed?.prefix,
     prefixOwnsPidNamespace: !!sandboxed,
+    onOutput: req.onOutput && streamDecoder(req.onOutput),
   });
   const output = canonicalOutput(p.stdout, p.stderr);
   const fp = outputFingerprint(output);
