@@ -2878,6 +2878,15 @@ function resolveTarget(o) {
     return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
   return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
 }
+function withSoloLedgers(t) {
+  if (t.mode !== "scope")
+    return t;
+  const errors = [];
+  const solo = ledgerEntries(t.root, t.root, errors);
+  if (solo.length === 0 && errors.length === 0)
+    return t;
+  return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
+}
 function scopeTarget(root, scope) {
   const errors = [];
   const files = ledgerEntries(root, path13.join(root, ".unlazy", scope), errors);
@@ -3255,9 +3264,310 @@ var init_failures = __esm(() => {
   MAX_STORE_BYTES3 = 1024 * 1024;
 });
 
-// src/io/read.ts
-import * as fs14 from "node:fs";
+// src/core/run/oracle.ts
+var init_oracle = __esm(() => {
+  init_digest();
+  init_evidence();
+});
+
+// src/io/run/approval.ts
+import * as os3 from "node:os";
 import * as path19 from "node:path";
+function approvalDirFor(env) {
+  return path19.resolve(env.UNLAZY_APPROVAL_DIR || path19.join(os3.homedir(), ".unlazy", "approved"));
+}
+var MAX_APPROVAL_BYTES, ApprovalStoreError;
+var init_approval = __esm(() => {
+  init_errors();
+  init_digest();
+  init_fs();
+  init_lock();
+  init_inside();
+  init_oracle();
+  init_errors();
+  MAX_APPROVAL_BYTES = 256 * 1024;
+  ApprovalStoreError = class ApprovalStoreError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
+    }
+  };
+});
+
+// src/io/run/personal.ts
+import * as fs14 from "node:fs";
+import * as path20 from "node:path";
+import { randomBytes } from "node:crypto";
+function euid() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function assertPrivateDir(dir) {
+  const st = fs14.lstatSync(dir);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new ApprovalStoreError("must be a real directory", dir);
+  const uid = euid();
+  if (uid !== null && st.uid !== uid)
+    throw new ApprovalStoreError("must be owned by the current user", dir);
+  if ((st.mode & 63) !== 0)
+    throw new ApprovalStoreError("must not grant group or other permissions", dir);
+}
+function kbzDir(store, create) {
+  const dir = path20.join(store, KBZ_SUBDIR);
+  if (create) {
+    try {
+      fs14.mkdirSync(dir, { recursive: true, mode: 448 });
+    } catch (e) {
+      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
+    }
+  }
+  try {
+    assertPrivateDir(store);
+    assertPrivateDir(dir);
+  } catch (e) {
+    if (e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+  return dir;
+}
+function readPrivate(file, max) {
+  let fd;
+  try {
+    fd = fs14.openSync(file, fs14.constants.O_RDONLY | fs14.constants.O_NOFOLLOW | fs14.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs14.fstatSync(fd);
+    const uid = euid();
+    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
+      return null;
+    return fs14.readFileSync(fd);
+  } finally {
+    fs14.closeSync(fd);
+  }
+}
+function readPolicy(store) {
+  const bytes = readPrivate(path20.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  if (!bytes)
+    return "person";
+  try {
+    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
+  } catch {
+    return "person";
+  }
+}
+function attestSecret(store, create) {
+  const file = path20.join(store, KBZ_SUBDIR, "secret");
+  const found = readPrivate(file, 1024);
+  if (found && found.length >= SECRET_BYTES)
+    return found;
+  if (!create)
+    return null;
+  kbzDir(store, true);
+  try {
+    const fd = fs14.openSync(file, fs14.constants.O_WRONLY | fs14.constants.O_CREAT | fs14.constants.O_EXCL | fs14.constants.O_NOFOLLOW, 384);
+    try {
+      fs14.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
+      fs14.fsyncSync(fd);
+    } finally {
+      fs14.closeSync(fd);
+    }
+  } catch (e) {
+    if (e.code !== "EEXIST")
+      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
+  }
+  const made = readPrivate(file, 1024);
+  if (!made || made.length < SECRET_BYTES)
+    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
+  return made;
+}
+var KBZ_SUBDIR = "kbz", SECRET_BYTES = 32;
+var init_personal = __esm(() => {
+  init_fs();
+  init_approval();
+});
+
+// src/io/run/attest.ts
+import * as fs15 from "node:fs";
+import * as path21 from "node:path";
+import { createHmac, timingSafeEqual } from "node:crypto";
+function realOf3(p) {
+  try {
+    return fs15.realpathSync(p);
+  } catch {
+    return path21.resolve(p);
+  }
+}
+function attestDir(store, root) {
+  return path21.join(store, "kbz", "attest", key24(realOf3(root)));
+}
+function inputsDigest(files) {
+  if (!files)
+    return null;
+  const sorted = Object.keys(files).sort().map((k) => [k, files[k]]);
+  return sha256Hex(JSON.stringify(sorted));
+}
+function macOf(secret, root, ledger, gate, a) {
+  const text = JSON.stringify(["kbz.attestation", 1, root, ledger, gate, a.kind, a.definition, a.evidence, a.oracle, a.inputs, a.given, a.at]);
+  return createHmac("sha256", secret).update(text).digest("hex");
+}
+function parse(text) {
+  try {
+    const v = JSON.parse(text);
+    if (v?.schema !== 1 || typeof v.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
+      return null;
+    return { schema: 1, root: v.root, ledger: v.ledger, gates: v.gates, approved: v.approved && typeof v.approved === "object" ? v.approved : {} };
+  } catch {
+    return null;
+  }
+}
+function readFileIfPrivate(file) {
+  let fd;
+  try {
+    fd = fs15.openSync(file, fs15.constants.O_RDONLY | fs15.constants.O_NOFOLLOW | fs15.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs15.fstatSync(fd);
+    if (!st.isFile() || st.nlink !== 1 || st.size > MAX_FILE_BYTES || (st.mode & 63) !== 0)
+      return null;
+    return fs15.readFileSync(fd, "utf8");
+  } finally {
+    fs15.closeSync(fd);
+  }
+}
+function readRootAttestations(store, root) {
+  let dir;
+  let names;
+  try {
+    dir = attestDir(store, root);
+    names = fs15.readdirSync(dir).filter((n) => n.endsWith(".json"));
+  } catch {
+    return EMPTY;
+  }
+  const secret = attestSecret(store, false);
+  const ledgers = new Map;
+  for (const n of names) {
+    const text = readFileIfPrivate(path21.join(dir, n));
+    const f = text !== null ? parse(text) : null;
+    if (f)
+      ledgers.set(f.ledger, f);
+  }
+  const realRoot = realOf3(root);
+  return {
+    ledgers,
+    valid(ledger, gate) {
+      const a = ledgers.get(ledger)?.gates[gate];
+      if (!a || !secret || typeof a.mac !== "string")
+        return null;
+      const { mac, ...body } = a;
+      const want = Buffer.from(macOf(secret, realRoot, ledger, gate, body), "hex");
+      const got = Buffer.from(mac, "hex");
+      return got.length === want.length && timingSafeEqual(got, want) ? a : null;
+    }
+  };
+}
+var MAX_FILE_BYTES, key24 = (p) => sha256Hex(p).slice(0, 24), EMPTY;
+var init_attest = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  init_personal();
+  MAX_FILE_BYTES = 16 * 1024 * 1024;
+  EMPTY = { ledgers: new Map, valid: () => null };
+});
+
+// src/io/check/attested.ts
+import * as fs16 from "node:fs";
+import * as path22 from "node:path";
+function realOf4(p) {
+  try {
+    return fs16.realpathSync(p);
+  } catch {
+    return path22.resolve(p);
+  }
+}
+function belongs(target, ledger) {
+  const root = realOf4(target.root);
+  if (target.mode === "explicit")
+    return target.files.some((f) => realOf4(f) === ledger);
+  const dir = path22.dirname(ledger);
+  const base = path22.basename(dir) === "gates" ? path22.dirname(dir) : dir;
+  if (path22.basename(ledger) !== "GATES.md" && path22.basename(dir) !== "gates")
+    return false;
+  if (base === root)
+    return true;
+  const scopeDir = path22.dirname(base);
+  if (scopeDir !== path22.join(root, ".unlazy"))
+    return false;
+  return path22.basename(base) === target.scope || !fs16.existsSync(base);
+}
+function removedItem(qid, where) {
+  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
+}
+function removedGates(snap, atts) {
+  const out = [];
+  const loaded = new Map(snap.ledgers.map((l) => [realOf4(l.file), l]));
+  for (const [ledger, rec] of atts.ledgers) {
+    const ids = [...new Set([...Object.keys(rec.gates), ...Object.keys(rec.approved)])].sort();
+    if (ids.length === 0)
+      continue;
+    const entry = loaded.get(ledger);
+    const shown = path22.relative(snap.target.root, ledger) || ledger;
+    if (entry) {
+      if (!entry.ledger || entry.problems.length > 0)
+        continue;
+      const have = new Set(entry.ledger.gates.map((g) => g.id));
+      for (const id of ids)
+        if (!have.has(id))
+          out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
+    } else if (!fs16.existsSync(ledger) && belongs(snap.target, ledger)) {
+      for (const id of ids)
+        out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
+    }
+  }
+  return out;
+}
+function attested(root, atts, file, g, inputStores) {
+  const a = atts.valid(realOf4(file), g.id);
+  if (!a || a.definition !== gateDigest(g) || a.evidence !== g.evidence)
+    return false;
+  if (!g.inputs)
+    return true;
+  if (!inputStores.has(file))
+    inputStores.set(file, readInputStore(root, file));
+  return a.inputs === inputsDigest(inputStores.get(file).gates[g.id]?.files);
+}
+function markAttestations(snap, env = process.env) {
+  const store = approvalDirFor(env);
+  if (readPolicy(store) !== "person")
+    return;
+  const atts = readRootAttestations(store, snap.target.root);
+  const inputStores = new Map;
+  for (const v of snap.gates) {
+    if (v.state !== "met" || attested(snap.target.root, atts, v.file, v.gate, inputStores))
+      continue;
+    v.state = "unattested";
+    v.reason = isRunnable(v.gate) ? UNATTESTED_RUNNABLE : UNATTESTED_MANUAL;
+  }
+  const removed = removedGates(snap, atts);
+  if (removed.length > 0)
+    snap.removed = removed;
+}
+var UNATTESTED_RUNNABLE = "UNATTESTED (kbz has no record of this pass; run kbz check --reverify)", UNATTESTED_MANUAL = "UNATTESTED (no person signed this here; a person signs it with kbz sign in a terminal)";
+var init_attested = __esm(() => {
+  init_digest();
+  init_store2();
+  init_approval();
+  init_attest();
+  init_parse();
+  init_personal();
+});
+
+// src/io/read.ts
+import * as fs17 from "node:fs";
+import * as path23 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3270,14 +3580,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs14.realpathSync(file);
-  const dir = path19.dirname(file);
+    return fs17.realpathSync(file);
+  const dir = path23.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs14.realpathSync(dir);
+    real = fs17.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path19.join(real, path19.basename(file));
+  return path23.join(real, path23.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3286,13 +3596,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs14.openSync(file, FLAGS2);
+    fd = fs17.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs14.lstatSync(file);
+        fs17.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3308,7 +3618,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs14.fstatSync(fd, { bigint: true });
+    before = fs17.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3331,7 +3641,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs14.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs17.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3343,7 +3653,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs14.lstatSync(file, { bigint: true });
+      const named = fs17.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3358,7 +3668,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs14.closeSync(fd);
+    fs17.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3389,6 +3699,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const probed = !noProbes(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
   markFailures(target.root, snap.gates);
+  markAttestations(snap);
   return snap;
 }
 function loadDispatch(root, scope) {
@@ -3448,14 +3759,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs14.lstatSync(dir);
+    st = fs17.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs14.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs17.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs14.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path19.join(dir, n), root));
+  return fs17.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path23.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3469,7 +3780,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path19.join(root, ".unlazy", scope, "status.log");
+  const file = path23.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3494,15 +3805,16 @@ var init_read = __esm(() => {
   init_state();
   init_parse();
   init_active();
+  init_attested();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs17.constants.O_RDONLY | (fs17.constants.O_NOFOLLOW ?? 0) | (fs17.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs18 from "node:fs";
-import * as path21 from "node:path";
+import * as fs21 from "node:fs";
+import * as path25 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3529,6 +3841,10 @@ function assess(snap) {
     resolved.push("discovery:PARSE=invalid");
   }
   unmet.push(...dispatch.blocking);
+  for (const item of snap.removed ?? []) {
+    unmet.push(sanitizeCompact(item, 300));
+    resolved.push(`${sanitizeCompact(item.split(" ")[0], 200)}=removed`);
+  }
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
   const byFile = new Map;
@@ -3563,7 +3879,7 @@ function assess(snap) {
         vacuous.push(`${qid} (hidden: ${sanitizeCompact(g.vacuous.slice(0, 3).join(", "), 200)})`);
     }
   }
-  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
+  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0 && (snap.removed ?? []).length === 0;
   return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
 }
 function progressHash(resolved) {
@@ -3635,17 +3951,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs15 from "node:fs";
-import * as path20 from "node:path";
+import * as fs18 from "node:fs";
+import * as path24 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path20.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path24.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path20.join(target.root, ".unlazy-hook-state.json");
+  return path24.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3708,7 +4024,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs15.lstatSync(file);
+    fs18.lstatSync(file);
   } catch {
     return;
   }
@@ -3719,7 +4035,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs15.unlinkSync(file);
+        fs18.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3732,7 +4048,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs16 from "node:fs";
+import * as fs19 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3740,7 +4056,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs16.writeSync(fd, data);
+      written = fs19.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3754,7 +4070,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs16.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs19.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3886,12 +4202,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs17 from "node:fs";
+import * as fs20 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs17.fstatSync(fd);
+    return fs20.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3911,7 +4227,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs17.readSync(0, buf, 0, buf.length, null);
+      n = fs20.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3979,7 +4295,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs17.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs20.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -4031,14 +4347,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs18.statSync(dir).isDirectory() ? fs18.realpathSync(dir) : null;
+    return fs21.statSync(dir).isDirectory() ? fs21.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs18.lstatSync(path21.join(dir, name));
+    fs21.lstatSync(path25.join(dir, name));
     return true;
   } catch {
     return false;
@@ -4046,18 +4362,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path21.dirname(dir)) {
+  for (let dir = cwd;; dir = path25.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path21.dirname(dir) === dir)
+    if (path25.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs18.readdirSync(path21.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs21.readdirSync(path25.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -4091,7 +4407,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path21.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path25.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -4105,7 +4421,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     const key = sessionKey(stop.session, t.scope);
     let assessment;
     try {
-      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(t)));
+      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(withSoloLedgers(t))));
     } catch (e) {
       if (!(e instanceof DeadlineError))
         throw e;

@@ -52,6 +52,7 @@ export const GATE_GLYPH: Record<GateState, string> = {
   failed: "✗",
   "stale-unmet": "~",
   "unmet-no-evidence": "?",
+  unattested: "!",
   abandoned: "⚑",
 };
 

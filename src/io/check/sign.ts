@@ -100,7 +100,9 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
       throw new UsageError(`${req.qid} is already signed ("${old.slice(0, 80)}"): pass --replace to sign it again (the old evidence is kept in the log)`);
     }
     // What the person reviewed: the INPUTS as they are now, bound to this signature.
-    const inputs = cwd ? digestInputs(cwd, gate.inputs!) : null;
+    const digested = cwd ? digestInputs(root, cwd, gate.inputs!) : null;
+    if (digested?.truncated) throw new UsageError(`${req.qid}: its INPUTS match too many files to bind to a signature: narrow them, then sign`);
+    const inputs = digested ? digested.files : null;
     const text = applyGateEdit(fresh, gate, { checked: true, evidence });
     const status = text === fresh.text ? ("unchanged" as const) : ("written" as const);
     if (status === "written") writeAtomic(view.file, text, constrained ? { root } : {});
