@@ -810,10 +810,15 @@ function applyDispatch(state, a, now) {
   return { state: next, wave: w, event, line };
 }
 function aggregateDispatch(s) {
-  const agg = { resolved: [], blocking: [], abandoned: [], error: null };
+  const agg = { resolved: [], blocking: [], abandoned: [], error: null, running: [] };
   for (const id of [...s.waves.keys()].sort()) {
     const w = s.waves.get(id);
     const { s: st, r, n } = counts(w);
+    if (w.state === "open" || w.state === "sealed") {
+      for (const [leaf, start] of w.started)
+        if (!w.returned.has(leaf))
+          agg.running.push({ wave: id, leaf, handle: start.handle });
+    }
     agg.resolved.push(`dispatch:${id}=${w.state};started=${st}/${n};returned=${r}/${n}`);
     if (w.state === "open")
       agg.blocking.push(`dispatch:${id} open (${st}/${n} started)`);
@@ -853,6 +858,152 @@ var init_waves = __esm(() => {
   STATES = ["open", "sealed", "complete", "abandoned"];
   WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
   ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+});
+
+// src/core/trace.ts
+import * as path4 from "node:path";
+function lookup(current) {
+  return typeof current.digest === "function" ? current.digest.bind(current) : (name) => current[name];
+}
+function differing(digests, now) {
+  let out = null;
+  for (const n in digests)
+    if (now(n) !== digests[n])
+      (out ??= []).push(n);
+  return out;
+}
+function verify(record, current, require2 = {}) {
+  if (!record)
+    return { status: "missing", differs: [] };
+  const now = lookup(current);
+  const differs = differing(record.key, now);
+  if (differs)
+    return { status: "missing", differs: differs.sort() };
+  if (require2.by && !(record.by && require2.by.includes(record.by.actor)))
+    return { status: "unattested" };
+  let changed = differing(record.depends, now);
+  if (record.sets && typeof current.members === "function") {
+    for (const set in record.sets) {
+      const had = new Set(record.sets[set]);
+      for (const n of current.members.call(current, set))
+        if (!had.has(n))
+          (changed ??= []).push(n);
+    }
+  }
+  return changed ? { status: "stale", changed: [...new Set(changed)].sort() } : VALID;
+}
+function gateSubject(file, gateId) {
+  return `${file}#${gateId}`;
+}
+function gateKey(g) {
+  return { definition: gateDigest(g) ?? "", evidence: g.evidence ?? "" };
+}
+function evidenceRecord(gateId, recorded) {
+  return { kind: "evidence", subject: gateId, decided: "met", key: {}, depends: { definition: recorded }, by: { actor: "kbz" } };
+}
+function inputFileName(cwd, rel) {
+  return `file:${cwd}/${rel}`;
+}
+function inputSetName(cwd, inputs) {
+  return `inputs:${cwd}\x00${JSON.stringify(inputs)}`;
+}
+function inputsRecord(file, gateId, s) {
+  const depends = { INPUTS: sha256Hex(JSON.stringify(s.inputs)) };
+  const names = [];
+  for (const [rel, digest] of Object.entries(s.files)) {
+    const n = inputFileName(s.cwd, rel);
+    depends[n] = digest;
+    names.push(n);
+  }
+  return {
+    kind: "inputs",
+    subject: gateSubject(file, gateId),
+    decided: "met",
+    key: { definition: s.definition ?? "", evidence: s.evidence },
+    depends,
+    sets: { [inputSetName(s.cwd, s.inputs)]: names },
+    by: { actor: "kbz" },
+    detail: { cwd: s.cwd, inputs: s.inputs }
+  };
+}
+function probeRecord(file, gateId, s) {
+  return {
+    kind: "probe",
+    subject: gateSubject(file, gateId),
+    decided: s.verdict,
+    key: { definition: s.definition, evidence: s.evidence },
+    depends: {},
+    by: { actor: "kbz" },
+    detail: { hidden: s.hidden, signature: s.signature }
+  };
+}
+function gateVerdicts(trace, root, file, ledger, isMet) {
+  const out = { stale: new Map, vacuous: new Map };
+  const records = trace.records.get(file) ?? [];
+  if (records.length === 0 && !ledger.gates.some((g) => g.inputs))
+    return out;
+  const byGate = new Map;
+  for (const r of records) {
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = byGate.get(id);
+    if (list)
+      list.push(r);
+    else
+      byGate.set(id, [r]);
+  }
+  for (const g of ledger.gates) {
+    const mine = byGate.get(g.id);
+    if (g.inputs) {
+      const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      if (reason)
+        out.stale.set(g.id, reason);
+    }
+    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
+    if (probe && verify(probe, gateKey(g)).status === "valid") {
+      out.vacuous.set(g.id, probe.detail.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+    }
+  }
+  return out;
+}
+function unboundReason(g, world, file) {
+  if (!g.check)
+    return null;
+  const base = ledgerBase(file);
+  return world.refusal(g.cwd ? path4.resolve(base, g.cwd) : base, g.inputs);
+}
+function inputsReason(record, g, world, file) {
+  const key = gateKey(g);
+  const inputs = g.inputs;
+  const declared = sha256Hex(JSON.stringify(inputs));
+  const ask = (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined;
+  const first = verify(record, { digest: ask });
+  if (first.status === "missing")
+    return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (first.status === "stale" && first.changed.includes("INPUTS"))
+    return "STALE (INPUTS changed since the pass)";
+  const recorded = record.detail.cwd;
+  const cwd = world.checkDir(recorded);
+  if (cwd === null)
+    return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+  const now = world.inputs(cwd, inputs, file);
+  if (now.refusal)
+    return `STALE (${now.refusal})`;
+  const prefix = inputFileName(recorded, "");
+  const v = verify(record, {
+    digest: (n) => ask(n) ?? (n.startsWith(prefix) ? now.files[n.slice(prefix.length)] : undefined),
+    members: () => Object.keys(now.files).map((rel) => prefix + rel)
+  });
+  if (v.status !== "stale")
+    return null;
+  const names = v.changed.map((n) => n.startsWith(prefix) ? n.slice(prefix.length) : n).sort();
+  return `STALE (input changed: ${names[0]})`;
+}
+var VALID;
+var init_trace = __esm(() => {
+  init_digest();
+  init_hash();
+  init_inside();
+  VALID = Object.freeze({ status: "valid" });
 });
 
 // src/core/ledger/parse.ts
@@ -1262,12 +1413,13 @@ function classifyEvidence(g) {
   const v = g.evidence;
   if (v === null || v === "" || v.length === 7 && v.toLowerCase() === "pending")
     return "pending";
-  const digest = v.startsWith(HEADER) && v.length <= MAX_EVIDENCE ? gateDigest(g) : null;
-  if (digest !== null && v.startsWith(digest, HEADER.length) && v.charCodeAt(HEADER.length + digest.length) === 59) {
-    const tail = HEADER.length + digest.length + 1;
-    TAIL.lastIndex = tail;
-    if (TAIL.test(v) && outputBytesAt(v, tail + BYTES_AT) <= MAX_OUTPUT_BYTES)
+  const at = HEADER.length + 64;
+  if (v.startsWith(HEADER) && v.length <= MAX_EVIDENCE && v.charCodeAt(at) === 59) {
+    const record = evidenceRecord(g.id, v.slice(HEADER.length, at));
+    TAIL.lastIndex = at + 1;
+    if (verify(record, { definition: gateDigest(g) ?? "" }).status === "valid" && TAIL.test(v) && outputBytesAt(v, at + 1 + BYTES_AT) <= MAX_OUTPUT_BYTES) {
       return "automatic-current";
+    }
   }
   if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell="))
     return "automatic-stale";
@@ -1283,6 +1435,7 @@ var MAX_EVIDENCE = 900, MAX_OUTPUT_BYTES = 1048576, TAIL, BYTES_AT, HEADER = "au
 var init_evidence = __esm(() => {
   init_digest();
   init_sanitize();
+  init_trace();
   TAIL = / exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(?:0|[1-9][0-9]{0,6}); shell=./sy;
   BYTES_AT = " exit=0; EXPECT=matched; output-sha256=".length + 64 + "; output-bytes=".length;
 });
@@ -1310,9 +1463,9 @@ var init_state = __esm(() => {
 });
 
 // src/core/snapshot.ts
-import * as path4 from "node:path";
+import * as path5 from "node:path";
 function displayPath(root, file) {
-  return isInside(root, file) && file !== root ? path4.relative(root, file) : file;
+  return isInside(root, file) && file !== root ? path5.relative(root, file) : file;
 }
 function entryFail(file, root, line, message) {
   const display = displayPath(root, file);
@@ -1321,12 +1474,12 @@ function entryFail(file, root, line, message) {
 function unreadableEntry(file, root, line, message) {
   return entryFail(file, root, line, message);
 }
-function ledgerEntry(file, root, decoded) {
+function ledgerEntry(file, root, decoded, parse = parseLedger) {
   if (!("text" in decoded))
     return entryFail(file, root, decoded.line, decoded.message);
   const display = displayPath(root, file);
   const stem = stemOf(file);
-  const ledger = parseLedger(decoded.text, stem);
+  const ledger = parse(decoded.text, stem);
   return {
     file,
     display,
@@ -1337,7 +1490,7 @@ function ledgerEntry(file, root, decoded) {
     unreadable: false
   };
 }
-function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vacuity = () => new Map) {
+function buildSnapshot(target, ledgers, dispatch, trace) {
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -1349,8 +1502,7 @@ function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vac
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    const stale = staleness(entry, l);
-    const vacuous = vacuity(entry, l);
+    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -1365,6 +1517,7 @@ function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vac
   return { target, ledgers, gates, problems, dispatch };
 }
 var init_snapshot = __esm(() => {
+  init_trace();
   init_parse();
   init_state();
   init_inside();
@@ -1373,7 +1526,7 @@ var init_snapshot = __esm(() => {
 
 // src/io/fs.ts
 import * as fs from "node:fs";
-import * as path5 from "node:path";
+import * as path6 from "node:path";
 function ensureRealDir(dir, root, mode = 448) {
   const st = lstatOrNull(dir);
   if (st) {
@@ -1383,7 +1536,7 @@ function ensureRealDir(dir, root, mode = 448) {
       throw new WriteError("directory resolves outside the repository", dir);
     return;
   }
-  ensureRealDir(path5.dirname(dir), root, mode);
+  ensureRealDir(path6.dirname(dir), root, mode);
   try {
     fs.mkdirSync(dir, { mode });
   } catch (e) {
@@ -1400,7 +1553,7 @@ function lstatOrNull(p) {
   }
 }
 function writeAtomic(target, data, opts = {}) {
-  const dir = path5.dirname(target);
+  const dir = path6.dirname(target);
   if (opts.createParents)
     ensureRealDir(dir, opts.root);
   const dst = lstatOrNull(dir);
@@ -1409,9 +1562,9 @@ function writeAtomic(target, data, opts = {}) {
   if (opts.root) {
     if (!isInside(opts.root, fs.realpathSync(dir)))
       throw new WriteError("refusing to write outside the repository", target);
-    const u = lstatOrNull(path5.join(opts.root, ".unlazy"));
+    const u = lstatOrNull(path6.join(opts.root, ".unlazy"));
     if (u && (u.isSymbolicLink() || !u.isDirectory()))
-      throw new WriteError("must be a real directory", path5.join(opts.root, ".unlazy"));
+      throw new WriteError("must be a real directory", path6.join(opts.root, ".unlazy"));
   }
   const existing = lstatOrNull(target);
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
@@ -1481,7 +1634,7 @@ function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
     const m = TEMP.exec(name);
     if (!m || alive(Number(m[2])))
       continue;
-    const file = path5.join(dir, name);
+    const file = path6.join(dir, name);
     const st = lstatOrNull(file);
     if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
       continue;
@@ -1510,24 +1663,24 @@ var init_fs = __esm(() => {
 // src/io/lock.ts
 import * as fs2 from "node:fs";
 import * as os from "node:os";
-import * as path6 from "node:path";
+import * as path7 from "node:path";
 function canonicalTarget(target) {
-  let dir = path6.resolve(target);
+  let dir = path7.resolve(target);
   const rest = [];
   for (;; ) {
     try {
-      return path6.join(fs2.realpathSync(dir), ...rest);
+      return path7.join(fs2.realpathSync(dir), ...rest);
     } catch {
-      const parent = path6.dirname(dir);
+      const parent = path7.dirname(dir);
       if (parent === dir)
-        return path6.resolve(target);
-      rest.unshift(path6.basename(dir));
+        return path7.resolve(target);
+      rest.unshift(path7.basename(dir));
       dir = parent;
     }
   }
 }
 function lockPath(root, target) {
-  return path6.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
+  return path7.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
 }
 function pidAlive(pid) {
   if (!Number.isInteger(pid) || pid <= 0)
@@ -1581,7 +1734,7 @@ function tryRecover(file, opts) {
 }
 async function withFileLock(root, target, fn, opts = {}) {
   const file = lockPath(root, target);
-  ensureRealDir(path6.dirname(file), root);
+  ensureRealDir(path7.dirname(file), root);
   return withLockFile(file, target, fn, opts);
 }
 function describeHolder(file) {
@@ -1650,9 +1803,9 @@ var init_lock = __esm(() => {
 
 // src/io/dispatch/statuslog.ts
 import * as fs3 from "node:fs";
-import * as path7 from "node:path";
+import * as path8 from "node:path";
 function statusLogPath(root, scope) {
-  return path7.join(root, ".unlazy", scope, "status.log");
+  return path8.join(root, ".unlazy", scope, "status.log");
 }
 function statusLine(text) {
   return text.replace(/[\r\n]+/g, " ") + `
@@ -1702,7 +1855,7 @@ function appendStatus(file, text) {
 }
 function recoveryLogger(root, scope, notes) {
   return (owner, lockFile) => {
-    const text = `lock recovered from dead pid ${owner.pid} (${path7.relative(root, lockFile)})`;
+    const text = `lock recovered from dead pid ${owner.pid} (${path8.relative(root, lockFile)})`;
     notes.push(text);
     if (!scope)
       return;
@@ -1726,9 +1879,9 @@ var init_statuslog = __esm(() => {
 
 // src/io/dispatch/leases.ts
 import * as fs4 from "node:fs";
-import * as path8 from "node:path";
+import * as path9 from "node:path";
 function registryTarget(root) {
-  return path8.join(locksDir(root), "lease-registry");
+  return path9.join(locksDir(root), "lease-registry");
 }
 function checkIds2(scope, leaf) {
   if (!isValidId(scope))
@@ -1771,7 +1924,7 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
     const conflicts = claimConflicts(scope, leaf, globs, readLeaseRecords(root));
     if (conflicts.length > 0)
       return { ok: false, conflicts, notes };
-    const file = path8.join(locksDir(root), leaseFileName(scope, leaf));
+    const file = path9.join(locksDir(root), leaseFileName(scope, leaf));
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
     writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
 `, { root, mode: 384 });
@@ -1833,9 +1986,9 @@ var init_leases = __esm(() => {
 
 // src/io/dispatch/session.ts
 import * as fs5 from "node:fs";
-import * as path9 from "node:path";
+import * as path10 from "node:path";
 function sessionPath(root, scope) {
-  return path9.join(root, ".unlazy", scope, "session");
+  return path10.join(root, ".unlazy", scope, "session");
 }
 function checkSessionId(rawId) {
   const id = rawId.trim();
@@ -1880,9 +2033,9 @@ var init_session = __esm(() => {
 
 // src/io/dispatch/transition.ts
 import * as fs6 from "node:fs";
-import * as path10 from "node:path";
+import * as path11 from "node:path";
 function checkScopeDir(root, scope) {
-  for (const dir of [path10.join(root, ".unlazy"), path10.join(root, ".unlazy", scope)]) {
+  for (const dir of [path11.join(root, ".unlazy"), path11.join(root, ".unlazy", scope)]) {
     let st;
     try {
       st = fs6.lstatSync(dir);
@@ -2004,9 +2157,9 @@ var init_git = __esm(() => {
 });
 
 // src/io/store/config.ts
-import * as path11 from "node:path";
+import * as path12 from "node:path";
 function readSetting(root) {
-  const file = path11.join(root, SETTING_FILE);
+  const file = path12.join(root, SETTING_FILE);
   let text;
   try {
     text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
@@ -2095,7 +2248,7 @@ var init_config = __esm(() => {
   init_ids();
   init_errors();
   init_read();
-  SETTING_FILE = path11.join(".kbz", "settings.json");
+  SETTING_FILE = path12.join(".kbz", "settings.json");
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
       super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
@@ -2172,10 +2325,10 @@ class EtcdClient {
   close() {
     this.agent.destroy();
   }
-  once(ep, path, body) {
+  once(ep, path, body, timeoutMs = this.timeoutMs) {
     return new Promise((resolve, reject) => {
       const data = JSON.stringify(body);
-      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: this.timeoutMs }, (res) => {
+      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: timeoutMs }, (res) => {
         const chunks = [];
         res.on("data", (c) => chunks.push(c));
         res.on("error", (e) => reject(new Unreachable(e.message)));
@@ -2196,13 +2349,13 @@ class EtcdClient {
           resolve(parsed);
         });
       });
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.on("error", (e) => reject(new Unreachable(`${ep.host}:${ep.port}: ${e.code ?? e.message}`)));
       req.end(data);
     });
   }
-  async call(path, body) {
-    const deadline = Date.now() + this.retryMs;
+  async call(path, body, opts = {}) {
+    const deadline = Date.now() + (opts.retryMs ?? this.retryMs);
     const n = this.endpoints.length;
     let failures = [];
     for (let round = 0;; round++) {
@@ -2210,7 +2363,7 @@ class EtcdClient {
       for (let i = 0;i < n; i++) {
         const at = (this.preferred + i) % n;
         try {
-          const r = await this.once(this.endpoints[at], path, body);
+          const r = await this.once(this.endpoints[at], path, body, opts.timeoutMs);
           this.preferred = at;
           return r;
         } catch (e) {
@@ -2260,13 +2413,13 @@ class EtcdClient {
       throw e;
     }
   }
-  async keepAlive(id) {
-    const r = await this.call("/v3/lease/keepalive", { ID: id });
+  async keepAlive(id, opts = {}) {
+    const r = await this.call("/v3/lease/keepalive", { ID: id }, opts);
     const result = r.result ?? r;
     return Number(result.TTL ?? 0);
   }
-  async timeToLive(id) {
-    const r = await this.call("/v3/lease/timetolive", { ID: id });
+  async timeToLive(id, opts = {}) {
+    const r = await this.call("/v3/lease/timetolive", { ID: id }, opts);
     return { ttl: Number(r.TTL ?? -1), granted: Number(r.grantedTTL ?? 0) };
   }
   async members() {
@@ -2373,12 +2526,12 @@ function keysFor(repository) {
 import * as fs7 from "node:fs";
 import { createRequire as createRequire3 } from "node:module";
 import * as os2 from "node:os";
-import * as path12 from "node:path";
+import * as path13 from "node:path";
 function heldDir(root) {
-  return path12.join(root, ".unlazy", "locks");
+  return path13.join(root, ".unlazy", "locks");
 }
 function heldFile(root, scope, leaf) {
-  return path12.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
+  return path13.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
 }
 function readHeld(root, repository) {
   let names;
@@ -2390,7 +2543,7 @@ function readHeld(root, repository) {
   const out = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(fs7.readFileSync(path12.join(heldDir(root), n), "utf8"));
+      const r = JSON.parse(fs7.readFileSync(path13.join(heldDir(root), n), "utf8"));
       if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
         out.push(r);
     } catch {}
@@ -2789,7 +2942,7 @@ var init_active = __esm(() => {
 
 // src/io/discover.ts
 import * as fs8 from "node:fs";
-import * as path13 from "node:path";
+import * as path14 from "node:path";
 function lstatOrNull2(p) {
   try {
     return fs8.lstatSync(p);
@@ -2798,7 +2951,7 @@ function lstatOrNull2(p) {
   }
 }
 function unlazyDir(root) {
-  const dir = path13.join(root, ".unlazy");
+  const dir = path14.join(root, ".unlazy");
   const st = lstatOrNull2(dir);
   if (!st)
     return { dir, ok: false, exists: false };
@@ -2812,7 +2965,7 @@ function listScopes(root) {
   for (const name of fs8.readdirSync(u.dir).sort()) {
     if (name === "locks" || !isValidId(name))
       continue;
-    const p = path13.join(u.dir, name);
+    const p = path14.join(u.dir, name);
     const st = lstatOrNull2(p);
     if (!st || !st.isDirectory() || st.isSymbolicLink())
       continue;
@@ -2824,10 +2977,10 @@ function listScopes(root) {
 }
 function ledgerEntries(root, dir, errors) {
   const files = [];
-  const gates = path13.join(dir, "GATES.md");
+  const gates = path14.join(dir, "GATES.md");
   if (lstatOrNull2(gates))
     files.push(gates);
-  const gdir = path13.join(dir, "gates");
+  const gdir = path14.join(dir, "gates");
   const st = lstatOrNull2(gdir);
   if (st) {
     if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs8.realpathSync(gdir))) {
@@ -2835,7 +2988,7 @@ function ledgerEntries(root, dir, errors) {
     } else {
       for (const name of fs8.readdirSync(gdir).sort())
         if (name.endsWith(".md"))
-          files.push(path13.join(gdir, name));
+          files.push(path14.join(gdir, name));
     }
   }
   return files;
@@ -2843,7 +2996,7 @@ function ledgerEntries(root, dir, errors) {
 function resolveTarget(o) {
   const root = o.root;
   if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path13.resolve(root, f)), discoveryErrors: [] };
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path14.resolve(root, f)), discoveryErrors: [] };
   }
   const scopes = listScopes(root);
   if (o.scope) {
@@ -2852,7 +3005,7 @@ function resolveTarget(o) {
     if (scopes.includes(o.scope))
       return scopeTarget(root, o.scope);
     const u = unlazyDir(root);
-    const named = path13.join(u.dir, o.scope);
+    const named = path14.join(u.dir, o.scope);
     if (lstatOrNull2(named) || u.exists && !u.ok) {
       return {
         root,
@@ -2889,7 +3042,7 @@ function withSoloLedgers(t) {
 }
 function scopeTarget(root, scope) {
   const errors = [];
-  const files = ledgerEntries(root, path13.join(root, ".unlazy", scope), errors);
+  const files = ledgerEntries(root, path14.join(root, ".unlazy", scope), errors);
   return { root, mode: "scope", scope, files, discoveryErrors: errors };
 }
 var init_discover = __esm(() => {
@@ -2901,7 +3054,7 @@ var init_discover = __esm(() => {
 
 // src/io/inputs/expand.ts
 import * as fs9 from "node:fs";
-import * as path14 from "node:path";
+import * as path15 from "node:path";
 function segmentRegex(seg) {
   let re = "";
   for (const ch of seg)
@@ -2926,7 +3079,7 @@ function expandInputs(base, patterns) {
       found.add(rel);
   };
   const walkAll = (rel) => {
-    for (const e of entries(path14.join(base, rel))) {
+    for (const e of entries(path15.join(base, rel))) {
       if (truncated)
         return;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -2942,7 +3095,7 @@ function expandInputs(base, patterns) {
     if (segs.length === 0) {
       let st;
       try {
-        st = fs9.lstatSync(path14.join(base, rel));
+        st = fs9.lstatSync(path15.join(base, rel));
       } catch {
         return;
       }
@@ -2955,7 +3108,7 @@ function expandInputs(base, patterns) {
     const [seg, ...rest] = segs;
     if (seg === "**") {
       match(rel, rest);
-      for (const e of entries(path14.join(base, rel)))
+      for (const e of entries(path15.join(base, rel)))
         if (e.isDirectory())
           match(rel ? `${rel}/${e.name}` : e.name, segs);
       return;
@@ -2966,14 +3119,14 @@ function expandInputs(base, patterns) {
         return match(r, []);
       let st = null;
       try {
-        st = fs9.lstatSync(path14.join(base, r));
+        st = fs9.lstatSync(path15.join(base, r));
       } catch {}
       if (st?.isDirectory())
         match(r, rest);
       return;
     }
     const re = segmentRegex(seg);
-    for (const e of entries(path14.join(base, rel))) {
+    for (const e of entries(path15.join(base, rel))) {
       if (!re.test(e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -2995,16 +3148,16 @@ var init_expand = __esm(() => {
 
 // src/io/inputs/store.ts
 import * as fs10 from "node:fs";
-import * as path15 from "node:path";
+import * as path16 from "node:path";
 function realOf(file) {
   try {
     return fs10.realpathSync(file);
   } catch {
-    return path15.resolve(file);
+    return path16.resolve(file);
   }
 }
 function inputStorePath(root, ledgerFile) {
-  return path15.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
+  return path16.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
 }
 function readInputStore(root, ledgerFile) {
   const empty = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
@@ -3022,7 +3175,7 @@ function readInputStore(root, ledgerFile) {
   }
 }
 function digestFile(root, file, dirs = new Map) {
-  const dir = path15.dirname(file);
+  const dir = path16.dirname(file);
   let dirReal = dirs.get(dir);
   if (dirReal === undefined) {
     try {
@@ -3038,7 +3191,7 @@ function digestFile(root, file, dirs = new Map) {
     return null;
   let fd;
   try {
-    fd = fs10.openSync(path15.join(dirReal, path15.basename(file)), OPEN_FLAGS);
+    fd = fs10.openSync(path16.join(dirReal, path16.basename(file)), OPEN_FLAGS);
   } catch {
     return null;
   }
@@ -3048,7 +3201,7 @@ function digestFile(root, file, dirs = new Map) {
     const h = sha256Stream();
     chunk ??= Buffer.allocUnsafe(CHUNK);
     for (;; ) {
-      checkDeadline(() => `hashing the input ${path15.basename(file)}`);
+      checkDeadline(() => `hashing the input ${path16.basename(file)}`);
       const n = fs10.readSync(fd, chunk, 0, CHUNK, null);
       if (n <= 0)
         break;
@@ -3063,27 +3216,6 @@ function digestFile(root, file, dirs = new Map) {
     fs10.closeSync(fd);
   }
 }
-function digestInputs(root, cwd, inputs) {
-  const files = {};
-  const expanded = expandInputs(cwd, inputs);
-  if (expanded.truncated)
-    return { files, truncated: true };
-  const realRoot = realOf(root);
-  const dirs = new Map;
-  for (const rel of expanded.files) {
-    const digest = digestFile(realRoot, path15.join(cwd, rel), dirs);
-    if (digest !== null)
-      files[rel] = digest;
-  }
-  return { files, truncated: false };
-}
-function changedInput(rec, now) {
-  const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
-  for (const name of [...names].sort())
-    if (now[name] !== rec.files[name])
-      return name;
-  return null;
-}
 var INPUTS_DIR, MAX_STORE_BYTES, CHUNK, OPEN_FLAGS, chunk = null;
 var init_store2 = __esm(() => {
   init_hash();
@@ -3092,127 +3224,16 @@ var init_store2 = __esm(() => {
   init_fs();
   init_lock();
   init_expand();
-  INPUTS_DIR = path15.join(".kbz", "inputs");
+  INPUTS_DIR = path16.join(".kbz", "inputs");
   MAX_STORE_BYTES = 8 * 1024 * 1024;
   CHUNK = 1024 * 1024;
   OPEN_FLAGS = fs10.constants.O_RDONLY | (fs10.constants.O_NONBLOCK ?? 0) | (fs10.constants.O_NOFOLLOW ?? 0);
 });
 
-// src/io/inputs/stale.ts
-import * as fs11 from "node:fs";
-import * as path16 from "node:path";
-function checkDir(root, cwd) {
-  if (typeof cwd !== "string" || !path16.isAbsolute(cwd))
-    return null;
-  try {
-    const real = fs11.realpathSync(cwd);
-    return isInside(fs11.realpathSync(root), real) && fs11.statSync(real).isDirectory() ? real : null;
-  } catch {
-    return null;
-  }
-}
-function inputStaleness(root, file, ledger, isMet) {
-  const out = new Map;
-  const withInputs = ledger.gates.filter((g) => g.inputs);
-  if (withInputs.length === 0)
-    return out;
-  const bound = withInputs.filter((g) => isMet(g));
-  for (const g of withInputs) {
-    if (bound.includes(g) || !g.check)
-      continue;
-    const cwd = g.cwd ? path16.resolve(ledgerBase(file), g.cwd) : ledgerBase(file);
-    if (expandInputs(cwd, g.inputs).truncated)
-      out.set(g.id, TOO_MANY_INPUTS);
-  }
-  if (bound.length === 0)
-    return out;
-  const store = readInputStore(root, file);
-  for (const g of bound) {
-    const rec = store.gates[g.id];
-    if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
-      out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-      continue;
-    }
-    if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
-      out.set(g.id, "STALE (INPUTS changed since the pass)");
-      continue;
-    }
-    const cwd = checkDir(root, rec.cwd);
-    if (cwd === null) {
-      out.set(g.id, "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)");
-      continue;
-    }
-    let now;
-    try {
-      now = digestInputs(root, cwd, g.inputs);
-    } catch (e) {
-      if (e instanceof DeadlineError && !e.file)
-        throw new DeadlineError(e.seconds, e.what, path16.relative(root, file) || file);
-      throw e;
-    }
-    if (now.truncated) {
-      out.set(g.id, `STALE (${TOO_MANY_INPUTS})`);
-      continue;
-    }
-    const changed = changedInput(rec, now.files);
-    if (changed)
-      out.set(g.id, `STALE (input changed: ${changed})`);
-  }
-  return out;
-}
-var init_stale = __esm(() => {
-  init_digest();
-  init_inside();
-  init_expand();
-  init_store2();
-  init_deadline();
-});
-
 // src/io/check/probeStore.ts
-import * as fs12 from "node:fs";
 import * as path17 from "node:path";
-function realOf2(file) {
-  try {
-    return fs12.realpathSync(file);
-  } catch {
-    return path17.resolve(file);
-  }
-}
-function probeStorePath(root, ledgerFile) {
-  return path17.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
-}
-function readProbeStore(file) {
-  try {
-    const st = fs12.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES2)
-      return {};
-    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
-    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
-  } catch {
-    return {};
-  }
-}
-function vacuousGates(root, ledgerFile, ledger) {
-  const out = new Map;
-  const records = readProbeStore(probeStorePath(root, ledgerFile));
-  for (const g of ledger.gates) {
-    const r = records[g.id];
-    if (!r || r.verdict !== "vacuous" || r.definition !== gateDigest(g) || r.evidence !== (g.evidence ?? ""))
-      continue;
-    out.set(g.id, r.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
-  }
-  return out;
-}
-function noProbes(root) {
-  try {
-    return !fs12.statSync(path17.join(root, PROBES_DIR)).isDirectory();
-  } catch {
-    return true;
-  }
-}
 var PROBES_DIR, MAX_STORE_BYTES2;
 var init_probeStore = __esm(() => {
-  init_digest();
   init_hash();
   init_fs();
   init_lock();
@@ -3220,27 +3241,161 @@ var init_probeStore = __esm(() => {
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
-// src/io/check/failures.ts
-import * as fs13 from "node:fs";
+// src/io/trace.ts
+import * as fs11 from "node:fs";
 import * as path18 from "node:path";
+function storeFiles(dir, files, real) {
+  let listed;
+  try {
+    listed = fs11.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+  } catch {
+    return [];
+  }
+  if (listed.length === 0)
+    return [];
+  const present = new Set(listed);
+  const out = [];
+  for (const ledger of files) {
+    const name = `${sha256Hex(real ? realOf2(ledger) : ledger).slice(0, 24)}.json`;
+    if (!present.has(name))
+      continue;
+    try {
+      const file = path18.join(dir, name);
+      const st = fs11.lstatSync(file);
+      if (!st.isFile() || st.size > MAX_STORE_BYTES3)
+        continue;
+      const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+      if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
+        continue;
+      out.push([ledger, v.gates]);
+    } catch {}
+  }
+  return out;
+}
+function realOf2(file) {
+  try {
+    return fs11.realpathSync(file);
+  } catch {
+    return path18.resolve(file);
+  }
+}
+
+class DigestWalk {
+  root;
+  dirs = new Map;
+  digests = new Map;
+  expansions = new Map;
+  realRoot;
+  constructor(root) {
+    this.root = root;
+    this.realRoot = realOf2(root);
+  }
+  checkDir(cwd) {
+    if (typeof cwd !== "string" || !path18.isAbsolute(cwd))
+      return null;
+    try {
+      const real = fs11.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs11.statSync(real).isDirectory() ? real : null;
+    } catch {
+      return null;
+    }
+  }
+  expand(cwd, inputs) {
+    const key = `${cwd}\x00${JSON.stringify(inputs)}`;
+    let e = this.expansions.get(key);
+    if (!e)
+      this.expansions.set(key, e = expandInputs(cwd, [...inputs]));
+    return e;
+  }
+  refusal(cwd, inputs) {
+    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+  }
+  inputs(cwd, inputs, ledger) {
+    const expanded = this.expand(cwd, inputs);
+    if (expanded.truncated)
+      return { files: {}, refusal: TOO_MANY_INPUTS };
+    const files = {};
+    for (const rel of expanded.files) {
+      const abs = path18.join(cwd, rel);
+      let d = this.digests.get(abs);
+      if (d === undefined) {
+        try {
+          d = digestFile(this.realRoot, abs, this.dirs);
+        } catch (e) {
+          if (e instanceof DeadlineError && !e.file)
+            throw new DeadlineError(e.seconds, e.what, path18.relative(this.root, ledger) || ledger);
+          throw e;
+        }
+        this.digests.set(abs, d);
+      }
+      if (d !== null)
+        files[rel] = d;
+    }
+    return { files, refusal: null };
+  }
+}
+function readTrace(root, files, o = {}) {
+  const real = o.real ?? false;
+  const records = new Map;
+  const add = (file, r) => {
+    const list = records.get(file);
+    if (list)
+      list.push(r);
+    else
+      records.set(file, [r]);
+  };
+  for (const [ledger, gates] of storeFiles(path18.join(root, INPUTS_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
+        continue;
+      add(ledger, inputsRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of storeFiles(path18.join(root, PROBES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
+        continue;
+      add(ledger, probeRecord(ledger, id, s));
+    }
+  }
+  return { records, world: new DigestWalk(root) };
+}
+var MAX_STORE_BYTES3, STORE_NAME;
+var init_trace2 = __esm(() => {
+  init_trace();
+  init_inside();
+  init_deadline();
+  init_hash();
+  init_expand();
+  init_store2();
+  init_probeStore();
+  MAX_STORE_BYTES3 = 8 * 1024 * 1024;
+  STORE_NAME = /^[0-9a-f]{24}\.json$/;
+});
+
+// src/io/check/failures.ts
+import * as fs12 from "node:fs";
+import * as path19 from "node:path";
 function keyOf(root, ledgerFile, id) {
-  const rel = path18.relative(root, ledgerFile);
+  const rel = path19.relative(root, ledgerFile);
   return `${rel}\x00${id}`;
 }
 function readStore(file) {
   try {
-    const st = fs13.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES3)
+    const st = fs12.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES4)
       return {};
-    const v = JSON.parse(fs13.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
   }
 }
 function markFailures(root, gates) {
-  const file = path18.join(root, FAILURES_FILE);
-  if (!fs13.existsSync(file))
+  const file = path19.join(root, FAILURES_FILE);
+  if (!fs12.existsSync(file))
     return;
   const records = readStore(file);
   if (Object.keys(records).length === 0)
@@ -3255,13 +3410,13 @@ function markFailures(root, gates) {
     v.reason = r.failure;
   }
 }
-var FAILURES_FILE, MAX_STORE_BYTES3;
+var FAILURES_FILE, MAX_STORE_BYTES4;
 var init_failures = __esm(() => {
   init_digest();
   init_fs();
   init_lock();
-  FAILURES_FILE = path18.join(".kbz", "failures.json");
-  MAX_STORE_BYTES3 = 1024 * 1024;
+  FAILURES_FILE = path19.join(".kbz", "failures.json");
+  MAX_STORE_BYTES4 = 1024 * 1024;
 });
 
 // src/core/run/oracle.ts
@@ -3272,9 +3427,9 @@ var init_oracle = __esm(() => {
 
 // src/io/run/approval.ts
 import * as os3 from "node:os";
-import * as path19 from "node:path";
+import * as path20 from "node:path";
 function approvalDirFor(env) {
-  return path19.resolve(env.UNLAZY_APPROVAL_DIR || path19.join(os3.homedir(), ".unlazy", "approved"));
+  return path20.resolve(env.UNLAZY_APPROVAL_DIR || path20.join(os3.homedir(), ".unlazy", "approved"));
 }
 var MAX_APPROVAL_BYTES, ApprovalStoreError;
 var init_approval = __esm(() => {
@@ -3285,6 +3440,7 @@ var init_approval = __esm(() => {
   init_inside();
   init_oracle();
   init_errors();
+  init_trace();
   MAX_APPROVAL_BYTES = 256 * 1024;
   ApprovalStoreError = class ApprovalStoreError extends KbzError {
     constructor(message, file) {
@@ -3294,14 +3450,14 @@ var init_approval = __esm(() => {
 });
 
 // src/io/run/personal.ts
-import * as fs14 from "node:fs";
-import * as path20 from "node:path";
+import * as fs13 from "node:fs";
+import * as path21 from "node:path";
 import { randomBytes } from "node:crypto";
 function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
 function assertPrivateDir(dir) {
-  const st = fs14.lstatSync(dir);
+  const st = fs13.lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory())
     throw new ApprovalStoreError("must be a real directory", dir);
   const uid = euid();
@@ -3311,10 +3467,10 @@ function assertPrivateDir(dir) {
     throw new ApprovalStoreError("must not grant group or other permissions", dir);
 }
 function kbzDir(store, create) {
-  const dir = path20.join(store, KBZ_SUBDIR);
+  const dir = path21.join(store, KBZ_SUBDIR);
   if (create) {
     try {
-      fs14.mkdirSync(dir, { recursive: true, mode: 448 });
+      fs13.mkdirSync(dir, { recursive: true, mode: 448 });
     } catch (e) {
       throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
     }
@@ -3332,22 +3488,22 @@ function kbzDir(store, create) {
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs14.openSync(file, fs14.constants.O_RDONLY | fs14.constants.O_NOFOLLOW | fs14.constants.O_NONBLOCK);
+    fd = fs13.openSync(file, fs13.constants.O_RDONLY | fs13.constants.O_NOFOLLOW | fs13.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs14.fstatSync(fd);
+    const st = fs13.fstatSync(fd);
     const uid = euid();
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs14.readFileSync(fd);
+    return fs13.readFileSync(fd);
   } finally {
-    fs14.closeSync(fd);
+    fs13.closeSync(fd);
   }
 }
 function readPolicy(store) {
-  const bytes = readPrivate(path20.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  const bytes = readPrivate(path21.join(store, KBZ_SUBDIR, "policy.json"), 4096);
   if (!bytes)
     return "person";
   try {
@@ -3357,7 +3513,7 @@ function readPolicy(store) {
   }
 }
 function attestSecret(store, create) {
-  const file = path20.join(store, KBZ_SUBDIR, "secret");
+  const file = path21.join(store, KBZ_SUBDIR, "secret");
   const found = readPrivate(file, 1024);
   if (found && found.length >= SECRET_BYTES)
     return found;
@@ -3365,12 +3521,12 @@ function attestSecret(store, create) {
     return null;
   kbzDir(store, true);
   try {
-    const fd = fs14.openSync(file, fs14.constants.O_WRONLY | fs14.constants.O_CREAT | fs14.constants.O_EXCL | fs14.constants.O_NOFOLLOW, 384);
+    const fd = fs13.openSync(file, fs13.constants.O_WRONLY | fs13.constants.O_CREAT | fs13.constants.O_EXCL | fs13.constants.O_NOFOLLOW, 384);
     try {
-      fs14.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
-      fs14.fsyncSync(fd);
+      fs13.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
+      fs13.fsyncSync(fd);
     } finally {
-      fs14.closeSync(fd);
+      fs13.closeSync(fd);
     }
   } catch (e) {
     if (e.code !== "EEXIST")
@@ -3388,18 +3544,18 @@ var init_personal = __esm(() => {
 });
 
 // src/io/run/attest.ts
-import * as fs15 from "node:fs";
-import * as path21 from "node:path";
+import * as fs14 from "node:fs";
+import * as path22 from "node:path";
 import { createHmac, timingSafeEqual } from "node:crypto";
 function realOf3(p) {
   try {
-    return fs15.realpathSync(p);
+    return fs14.realpathSync(p);
   } catch {
-    return path21.resolve(p);
+    return path22.resolve(p);
   }
 }
 function attestDir(store, root) {
-  return path21.join(store, "kbz", "attest", key24(realOf3(root)));
+  return path22.join(store, "kbz", "attest", key24(realOf3(root)));
 }
 function inputsDigest(files) {
   if (!files)
@@ -3424,17 +3580,17 @@ function parse(text) {
 function readFileIfPrivate(file) {
   let fd;
   try {
-    fd = fs15.openSync(file, fs15.constants.O_RDONLY | fs15.constants.O_NOFOLLOW | fs15.constants.O_NONBLOCK);
+    fd = fs14.openSync(file, fs14.constants.O_RDONLY | fs14.constants.O_NOFOLLOW | fs14.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs15.fstatSync(fd);
+    const st = fs14.fstatSync(fd);
     if (!st.isFile() || st.nlink !== 1 || st.size > MAX_FILE_BYTES || (st.mode & 63) !== 0)
       return null;
-    return fs15.readFileSync(fd, "utf8");
+    return fs14.readFileSync(fd, "utf8");
   } finally {
-    fs15.closeSync(fd);
+    fs14.closeSync(fd);
   }
 }
 function readRootAttestations(store, root) {
@@ -3442,14 +3598,14 @@ function readRootAttestations(store, root) {
   let names;
   try {
     dir = attestDir(store, root);
-    names = fs15.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs14.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return EMPTY;
   }
   const secret = attestSecret(store, false);
   const ledgers = new Map;
   for (const n of names) {
-    const text = readFileIfPrivate(path21.join(dir, n));
+    const text = readFileIfPrivate(path22.join(dir, n));
     const f = text !== null ? parse(text) : null;
     if (f)
       ledgers.set(f.ledger, f);
@@ -3479,29 +3635,29 @@ var init_attest = __esm(() => {
 });
 
 // src/io/check/attested.ts
-import * as fs16 from "node:fs";
-import * as path22 from "node:path";
+import * as fs15 from "node:fs";
+import * as path23 from "node:path";
 function realOf4(p) {
   try {
-    return fs16.realpathSync(p);
+    return fs15.realpathSync(p);
   } catch {
-    return path22.resolve(p);
+    return path23.resolve(p);
   }
 }
 function belongs(target, ledger) {
   const root = realOf4(target.root);
   if (target.mode === "explicit")
     return target.files.some((f) => realOf4(f) === ledger);
-  const dir = path22.dirname(ledger);
-  const base = path22.basename(dir) === "gates" ? path22.dirname(dir) : dir;
-  if (path22.basename(ledger) !== "GATES.md" && path22.basename(dir) !== "gates")
+  const dir = path23.dirname(ledger);
+  const base = path23.basename(dir) === "gates" ? path23.dirname(dir) : dir;
+  if (path23.basename(ledger) !== "GATES.md" && path23.basename(dir) !== "gates")
     return false;
   if (base === root)
     return true;
-  const scopeDir = path22.dirname(base);
-  if (scopeDir !== path22.join(root, ".unlazy"))
+  const scopeDir = path23.dirname(base);
+  if (scopeDir !== path23.join(root, ".unlazy"))
     return false;
-  return path22.basename(base) === target.scope || !fs16.existsSync(base);
+  return path23.basename(base) === target.scope || !fs15.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
@@ -3514,7 +3670,7 @@ function removedGates(snap, atts) {
     if (ids.length === 0)
       continue;
     const entry = loaded.get(ledger);
-    const shown = path22.relative(snap.target.root, ledger) || ledger;
+    const shown = path23.relative(snap.target.root, ledger) || ledger;
     if (entry) {
       if (!entry.ledger || entry.problems.length > 0)
         continue;
@@ -3522,7 +3678,7 @@ function removedGates(snap, atts) {
       for (const id of ids)
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs16.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs15.existsSync(ledger) && belongs(snap.target, ledger)) {
       for (const id of ids)
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
@@ -3566,8 +3722,8 @@ var init_attested = __esm(() => {
 });
 
 // src/io/read.ts
-import * as fs17 from "node:fs";
-import * as path23 from "node:path";
+import * as fs16 from "node:fs";
+import * as path24 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3580,14 +3736,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs17.realpathSync(file);
-  const dir = path23.dirname(file);
+    return fs16.realpathSync(file);
+  const dir = path24.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs17.realpathSync(dir);
+    real = fs16.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path23.join(real, path23.basename(file));
+  return path24.join(real, path24.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3596,13 +3752,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs17.openSync(file, FLAGS2);
+    fd = fs16.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs17.lstatSync(file);
+        fs16.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3618,7 +3774,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs17.fstatSync(fd, { bigint: true });
+    before = fs16.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3641,7 +3797,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs17.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs16.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3653,7 +3809,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs17.lstatSync(file, { bigint: true });
+      const named = fs16.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3668,7 +3824,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs17.closeSync(fd);
+    fs16.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3679,7 +3835,7 @@ function stableRead(file, opts, use, checkName) {
 function readStable(file, opts) {
   return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
 }
-function loadLedgerFile(file, root, constrainToRoot, realDirs) {
+function loadLedgerFile(file, root, constrainToRoot, realDirs, parse) {
   let decoded;
   try {
     const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
@@ -3689,15 +3845,14 @@ function loadLedgerFile(file, root, constrainToRoot, realDirs) {
       return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
     throw e;
   }
-  return ledgerEntry(file, root, decoded);
+  return ledgerEntry(file, root, decoded, parse);
 }
 function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const probed = !noProbes(target.root);
-  const snap = buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
   markFailures(target.root, snap.gates);
   markAttestations(snap);
   return snap;
@@ -3759,14 +3914,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs17.lstatSync(dir);
+    st = fs16.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs17.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs16.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs17.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path23.join(dir, n), root));
+  return fs16.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path24.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3780,7 +3935,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path23.join(root, ".unlazy", scope, "status.log");
+  const file = path24.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3799,22 +3954,20 @@ var init_read = __esm(() => {
   init_snapshot();
   init_sanitize();
   init_discover();
-  init_stale();
-  init_probeStore();
+  init_trace2();
   init_failures();
-  init_state();
   init_parse();
   init_active();
   init_attested();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs17.constants.O_RDONLY | (fs17.constants.O_NOFOLLOW ?? 0) | (fs17.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs16.constants.O_RDONLY | (fs16.constants.O_NOFOLLOW ?? 0) | (fs16.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
 import * as fs21 from "node:fs";
-import * as path25 from "node:path";
+import * as path27 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3941,6 +4094,30 @@ function unresolvable(message) {
 function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
+var UNCOUNTED_WHY = {
+  failed: "the turn ended on an error (no decision of the agent's)",
+  aborted: "the turn was interrupted"
+};
+function uncountedStop(a, why) {
+  const outstanding = [...a.invalid, ...a.unmet];
+  return {
+    systemMessage: `${PREFIX}${where(a.scope)}: ${UNCOUNTED_WHY[why]}; not counted toward the release. ${outstanding.length} item(s) still need work: ${firstOf(outstanding, 5)}.`
+  };
+}
+function waitingOnWave(a, guard, running) {
+  const plain = decideStop(a, guard);
+  if (plain === null || !("decision" in plain))
+    return plain;
+  const byWave = new Map;
+  for (const r of running)
+    byWave.set(r.wave, [...byWave.get(r.wave) ?? [], r.leaf]);
+  const waits = [...byWave].map(([w, leaves]) => `wave ${w} (leaf ${leaves.join(", ")})`).join("; ");
+  const outstanding = [...a.invalid, ...a.unmet];
+  return {
+    decision: "block",
+    reason: `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` + `Wait for them and take their results (kbz wave return) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`
+  };
+}
 
 // src/hook/entry.ts
 init_deadline();
@@ -3951,17 +4128,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs18 from "node:fs";
-import * as path24 from "node:path";
+import * as fs17 from "node:fs";
+import * as path25 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path24.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path25.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path24.join(target.root, ".unlazy-hook-state.json");
+  return path25.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3980,17 +4157,23 @@ function normalizeState(raw) {
         continue;
       if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
         continue;
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt };
+      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped };
     }
   }
   return { schema: 1, sessions };
 }
+var MAX_SKIPPED = 6;
 function countBlock(state, key, hash, now, opts = {}) {
   const prev = state.sessions[key];
   const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
-  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
+  const carried = prev && prev.hash === hash && !restart ? prev : null;
+  const skipped = opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
+  const counts = !opts.uncounted || skipped > MAX_SKIPPED;
+  const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
+  const entry = { hash, blocks, updatedAt: now.toISOString(), ...skipped > 0 ? { skipped } : {} };
   const all = Object.entries(state.sessions).filter(([k]) => k !== key);
-  all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
+  all.push([key, entry]);
   all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
   const sessions = {};
   for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
@@ -4024,7 +4207,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs18.lstatSync(file);
+    fs17.lstatSync(file);
   } catch {
     return;
   }
@@ -4035,7 +4218,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs18.unlinkSync(file);
+        fs17.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -4048,7 +4231,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs19 from "node:fs";
+import * as fs18 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -4056,7 +4239,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs19.writeSync(fd, data);
+      written = fs18.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4070,7 +4253,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs19.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs18.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4085,16 +4268,133 @@ function writeFdSync(fd, data) {
 init_ids();
 init_discover();
 
+// src/io/root.ts
+import * as fs19 from "node:fs";
+import * as os4 from "node:os";
+import * as path26 from "node:path";
+function has(dir, name) {
+  try {
+    fs19.lstatSync(path26.join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+function isDir(dir, name) {
+  try {
+    return fs19.lstatSync(path26.join(dir, name)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+function hasLedgerFolder(dir) {
+  try {
+    return fs19.readdirSync(path26.join(dir, "gates")).some((n) => n.endsWith(".md"));
+  } catch {
+    return false;
+  }
+}
+function holdsWorkspace(dir) {
+  return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
+}
+function findRoot(cwd, home = os4.homedir()) {
+  for (let dir = cwd;; dir = path26.dirname(dir)) {
+    if (dir === home && dir !== cwd)
+      return cwd;
+    if (holdsWorkspace(dir))
+      return dir;
+    if (has(dir, ".git"))
+      return dir;
+    if (path26.dirname(dir) === dir)
+      return cwd;
+  }
+}
+
+// src/core/hook/worker.ts
+function leafIds(snap) {
+  const ids = [];
+  for (const e of snap.ledgers) {
+    const m = /^leaf-(.+)$/.exec(e.stem);
+    if (m && /[\\/]gates[\\/][^\\/]+$/.test(e.file))
+      ids.push(m[1]);
+  }
+  return ids;
+}
+function escapeRe(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function namesLeaf(text, leaf) {
+  return new RegExp(`(^|[^A-Za-z0-9._-])leaf[\\s:_-]*${escapeRe(leaf)}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`, "i").test(text);
+}
+function matchLeaf(worker, running, leaves) {
+  for (const id of worker.ids) {
+    const hit = running.find((r) => r.handle === id);
+    if (hit)
+      return hit.leaf;
+  }
+  const text = [...worker.ids, ...worker.text];
+  for (const r of running)
+    if (text.some((t) => t.split(/\s+/).includes(r.handle)))
+      return r.leaf;
+  for (const leaf of [...new Set([...leaves, ...running.map((r) => r.leaf)])].sort((a, b) => b.length - a.length)) {
+    if (text.some((t) => namesLeaf(t, leaf)))
+      return leaf;
+  }
+  return null;
+}
+function leafSnapshot(snap, leaf) {
+  const mine = (file) => /[\\/]gates[\\/]leaf-[^\\/]+\.md$/i.test(file) && file.replace(/^.*[\\/]leaf-/, "").replace(/\.md$/i, "") === leaf;
+  return {
+    ...snap,
+    ledgers: snap.ledgers.filter((e) => mine(e.file)),
+    gates: snap.gates.filter((g) => mine(g.file)),
+    problems: snap.problems.filter((p) => mine(p.file)),
+    dispatch: null
+  };
+}
+function waitingOn(running, background) {
+  if (background.length === 0)
+    return [];
+  return running.filter((r) => background.some((b) => b.id === r.handle || b.words.some((w) => w === r.handle || w.split(/\s+/).includes(r.handle) || namesLeaf(w, r.leaf))));
+}
+
 // src/hook/claude.ts
 init_sanitize();
 
 // src/core/hook/targets.ts
-var HOST_NAMES = ["claude", "codex", "cursor", "gemini"];
+var HOST_NAMES = ["claude", "codex", "cursor", "gemini", "copilot", "qwen", "opencode"];
 function isHostName(v) {
   return HOST_NAMES.includes(v);
 }
 
 // src/hook/host.ts
+function plainStop(cwd, session, fresh) {
+  return { cwd, session, fresh, continuations: null, kind: "stop", uncounted: null, worker: null, background: [] };
+}
+function noMessage(o, field) {
+  if (!(field in o))
+    return null;
+  const v = o[field];
+  return v === null || typeof v === "string" && v.trim() === "" ? "no-message" : null;
+}
+function strings(o, keys) {
+  return keys.map((k) => str(o[k])).filter((v) => v !== null);
+}
+function backgroundTasks(v) {
+  if (!Array.isArray(v))
+    return [];
+  const out = [];
+  for (const t of v.slice(0, 256)) {
+    if (!t || typeof t !== "object" || Array.isArray(t))
+      continue;
+    const o = t;
+    const status = str(o.status);
+    if (status !== null && !/^(running|pending|in[_ -]?progress|started|active)$/i.test(status))
+      continue;
+    out.push({ id: str(o.id) ?? str(o.task_id), words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"]) });
+  }
+  return out;
+}
 function str(v) {
   return typeof v === "string" && v !== "" ? v : null;
 }
@@ -4107,17 +4407,45 @@ function claudeJson(output) {
   return { stdout: output === null ? "" : terminalJson(output) + `
 `, stderr: "" };
 }
+function claudeRender(output, stop) {
+  if (stop?.kind === "task" && output !== null && "decision" in output) {
+    return { stdout: "", stderr: sanitizeCompact(output.reason, 9000) + `
+`, code: 2 };
+  }
+  return claudeJson(output);
+}
+function readClaudeShape(o) {
+  const event = str(o.hook_event_name);
+  const session = str(o.session_id) ?? str(o.sessionId) ?? "anonymous";
+  const prompt = str(o.prompt_id);
+  const base = plainStop(str(o.cwd), prompt ? `${session}\x00prompt:${prompt}` : session, o.stop_hook_active === false);
+  base.background = backgroundTasks(o.background_tasks);
+  if (event === "StopFailure")
+    return { ...base, uncounted: "failed" };
+  if (event === "TaskCompleted") {
+    const id = str(o.task_id);
+    return {
+      ...base,
+      kind: "task",
+      session: `${session}\x00task:${id ?? "?"}`,
+      worker: { ids: strings(o, ["task_id", "teammate_name"]), text: strings(o, ["task_subject", "task_description"]) }
+    };
+  }
+  const uncounted = noMessage(o, "last_assistant_message");
+  if (event === "SubagentStop" || str(o.agent_id) !== null) {
+    return {
+      ...base,
+      kind: "subagent",
+      uncounted,
+      worker: { ids: strings(o, ["agent_id"]), text: strings(o, ["agent_type"]) }
+    };
+  }
+  return { ...base, uncounted };
+}
 var claude = {
   name: "claude",
-  read(o) {
-    return {
-      cwd: str(o.cwd),
-      session: str(o.session_id) ?? str(o.sessionId) ?? "anonymous",
-      fresh: o.stop_hook_active === false,
-      continuations: null
-    };
-  },
-  render: claudeJson
+  read: readClaudeShape,
+  render: claudeRender
 };
 
 // src/hook/codex.ts
@@ -4126,29 +4454,58 @@ var codex = {
   read(o) {
     const session = str(o.session_id) ?? "anonymous";
     const turn = str(o.turn_id);
-    return {
-      cwd: str(o.cwd),
-      session: turn ? `${session}\x00turn:${turn}` : session,
-      fresh: o.stop_hook_active === false,
-      continuations: null
-    };
+    const base = plainStop(str(o.cwd), turn ? `${session}\x00turn:${turn}` : session, o.stop_hook_active === false);
+    base.uncounted = noMessage(o, "last_assistant_message");
+    if (str(o.hook_event_name) === "SubagentStop" || str(o.agent_id) !== null) {
+      return { ...base, kind: "subagent", worker: { ids: strings(o, ["agent_id"]), text: strings(o, ["agent_type"]) } };
+    }
+    return base;
+  },
+  render: claudeJson
+};
+
+// src/hook/copilot.ts
+function reasonOf(v) {
+  const r = str(v);
+  if (r === null || r === "end_turn")
+    return null;
+  return /abort|cancel|interrupt/i.test(r) ? "aborted" : /error|fail/i.test(r) ? "failed" : null;
+}
+var copilot = {
+  name: "copilot",
+  read(o) {
+    const active = o.stopHookActive ?? o.stop_hook_active;
+    const base = plainStop(str(o.cwd), str(o.sessionId) ?? str(o.session_id) ?? "anonymous", active === false);
+    base.uncounted = reasonOf(o.stopReason ?? o.stop_reason);
+    const event = str(o.hookEventName) ?? str(o.hook_event_name);
+    const agent = str(o.agentId) ?? str(o.agent_id);
+    if (agent !== null || str(o.agentType) !== null || event !== null && /^subagentstop$/i.test(event)) {
+      const uncounted = base.uncounted ?? noMessage(o, "response");
+      return { ...base, kind: "subagent", uncounted, worker: { ids: agent ? [agent] : [], text: strings(o, ["agentType", "agent_type", "agentName", "agent_name"]) } };
+    }
+    return base;
   },
   render: claudeJson
 };
 
 // src/hook/cursor.ts
 init_sanitize();
+function statusOf(v) {
+  const s = str(v);
+  return s === "aborted" ? "aborted" : s === "error" ? "failed" : null;
+}
 var cursor = {
   name: "cursor",
   read(o, env) {
     const roots = Array.isArray(o.workspace_roots) ? o.workspace_roots : [];
     const loops = count(o.loop_count);
-    return {
-      cwd: str(roots[0]) ?? str(env.CURSOR_PROJECT_DIR) ?? null,
-      session: str(o.conversation_id) ?? str(o.session_id) ?? "anonymous",
-      fresh: loops === 0,
-      continuations: loops
-    };
+    const base = plainStop(str(roots[0]) ?? str(env.CURSOR_PROJECT_DIR) ?? null, str(o.conversation_id) ?? str(o.session_id) ?? "anonymous", loops === 0);
+    base.continuations = loops;
+    base.uncounted = statusOf(o.status);
+    if (str(o.hook_event_name) === "subagentStop" || str(o.subagent_type) !== null) {
+      return { ...base, kind: "subagent", worker: { ids: [], text: strings(o, ["task", "description", "subagent_type"]) } };
+    }
+    return base;
   },
   render(output) {
     if (output === null)
@@ -4166,12 +4523,9 @@ init_sanitize();
 var gemini = {
   name: "gemini",
   read(o) {
-    return {
-      cwd: str(o.cwd),
-      session: str(o.session_id) ?? "anonymous",
-      fresh: o.stop_hook_active === false,
-      continuations: null
-    };
+    const stop = plainStop(str(o.cwd), str(o.session_id) ?? "anonymous", o.stop_hook_active === false);
+    stop.uncounted = noMessage(o, "prompt_response");
+    return stop;
   },
   render(output) {
     if (output === null)
@@ -4185,8 +4539,26 @@ var gemini = {
   }
 };
 
+// src/hook/opencode.ts
+var opencode = {
+  name: "opencode",
+  read(o) {
+    const stop = plainStop(str(o.cwd), str(o.session_id) ?? "anonymous", o.stop_hook_active === false);
+    stop.uncounted = noMessage(o, "last_assistant_message");
+    return stop;
+  },
+  render: claudeJson
+};
+
+// src/hook/qwen.ts
+var qwen = {
+  name: "qwen",
+  read: readClaudeShape,
+  render: claudeRender
+};
+
 // src/hook/hosts.ts
-var HOSTS = { claude, codex, cursor, gemini };
+var HOSTS = { claude, codex, cursor, gemini, copilot, qwen, opencode };
 function agentArgument(args) {
   let name;
   for (let i = 0;i < args.length; i++) {
@@ -4352,32 +4724,6 @@ function existingDirectory(dir) {
     return null;
   }
 }
-function has(dir, name) {
-  try {
-    fs21.lstatSync(path25.join(dir, name));
-    return true;
-  } catch {
-    return false;
-  }
-}
-function hookRoot(cwd) {
-  const chain = [];
-  for (let dir = cwd;; dir = path25.dirname(dir)) {
-    chain.push(dir);
-    if (has(dir, ".git"))
-      break;
-    if (path25.dirname(dir) === dir)
-      return cwd;
-  }
-  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
-}
-function hasLedgerFolder(dir) {
-  try {
-    return fs21.readdirSync(path25.join(dir, "gates")).some((n) => n.endsWith(".md"));
-  } catch {
-    return false;
-  }
-}
 function resolveForHook(root, scope, sessionId) {
   try {
     return { target: resolveTarget({ root, scope, sessionId }) };
@@ -4391,48 +4737,68 @@ function resolveForHook(root, scope, sessionId) {
 async function countBlock2(target, key, hash, stop) {
   let blocks;
   try {
-    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null });
+    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
   } catch (e) {
     return { ok: false, message: e.message };
   }
-  if (stop.continuations !== null)
+  if (stop.continuations !== null && stop.uncounted === null)
     blocks = Math.max(blocks, stop.continuations + 1);
   return { ok: true, blocks };
 }
-async function decideHookStop(args, host, payload, env, cwd) {
+function subject(snap, stop) {
+  if (stop.kind === "stop" || stop.worker === null)
+    return { snap, leaf: null };
+  const leaf = matchLeaf(stop.worker, snap.dispatch?.running ?? [], leafIds(snap));
+  if (leaf !== null)
+    return { snap: leafSnapshot(snap, leaf), leaf };
+  return stop.kind === "task" ? null : { snap, leaf: null };
+}
+async function decideHookStop(args, host, payload, env, cwd, read = payload ? host.read(payload, env) : null) {
   try {
     const pinned = scopeArgument(args);
     if (pinned === null)
       return invalidScopeArgument();
-    if (!payload)
+    if (!payload || !read)
       return null;
-    const stop = host.read(payload, env);
-    const wanted = path25.resolve(cwd, stop.cwd ?? ".");
+    const stop = read;
+    const wanted = path27.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
-    const root = hookRoot(dir);
+    const root = findRoot(dir);
     await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     const resolved = resolveForHook(root, scope, stop.session);
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;
-    const key = sessionKey(stop.session, t.scope);
+    let judged;
+    let whole;
     let assessment;
     try {
-      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(withSoloLedgers(t))));
+      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
+        const all = loadSnapshot(withSoloLedgers(t));
+        const mine = subject(all, stop);
+        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+      }));
     } catch (e) {
       if (!(e instanceof DeadlineError))
         throw e;
-      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, key, "undecided", stop));
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
     }
+    if (judged === null)
+      return null;
+    const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`, t.scope);
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);
       return plan.output;
     }
-    return decideStop(assessment, await countBlock2(t, key, plan.hash, stop));
+    if (stop.uncounted === "failed" || stop.uncounted === "aborted")
+      return uncountedStop(assessment, stop.uncounted);
+    const guard = await countBlock2(t, key, plan.hash, stop);
+    const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
+    return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
   } catch (e) {
     return internalFailure(e?.message ?? String(e));
   }
@@ -4440,29 +4806,36 @@ async function decideHookStop(args, host, payload, env, cwd) {
 async function runStopHook(args, input, env, cwd) {
   const host = agentArgument(args);
   if (!host)
-    return HOSTS.claude.render(invalidAgentArgument());
+    return HOSTS.claude.render(invalidAgentArgument(), null);
   if (input.timedOut) {
-    const r = host.render(null);
+    const r = host.render(null, null);
     return { stdout: r.stdout, stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.
 ` };
   }
-  return host.render(await decideHookStop(args, host, parsePayload(input.bytes), env, cwd));
+  const payload = parsePayload(input.bytes);
+  let stop = null;
+  try {
+    stop = payload ? host.read(payload, env) : null;
+  } catch (e) {
+    return host.render(internalFailure(e?.message ?? String(e)), null);
+  }
+  return host.render(await decideHookStop(args, host, payload, env, cwd, stop), stop);
 }
 function invalidAgentArgument() {
-  return { systemMessage: "kbz: installed hook has an unknown --agent value (use claude, codex, cursor or gemini); not blocking." };
+  return { systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.` };
 }
 async function stopHookMain(args) {
   let r;
   try {
     r = await runStopHook(args, await readStdin(), process.env, process.cwd());
   } catch (e) {
-    r = HOSTS.claude.render(internalFailure(e?.message ?? String(e)));
+    r = HOSTS.claude.render(internalFailure(e?.message ?? String(e)), null);
   }
   if (r.stdout !== "")
     writeFdSync(1, r.stdout);
   if (r.stderr !== "")
     writeFdSync(2, r.stderr);
-  process.exit(0);
+  process.exit(r.code ?? 0);
 }
 
 // src/hook/fallback.ts

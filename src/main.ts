@@ -7,7 +7,8 @@ async function main(args: string[]): Promise<void> {
     console.log(VERSION_LINE); // the native console path: no stdio stream is created
     return;
   }
-  // The Stop hook skips yargs: it must answer fast and never exit non-zero on odd arguments.
+  // The Stop hook skips yargs: it must answer fast and never exit non-zero on odd arguments (its
+  // one non-zero exit is a refused Claude Code TaskCompleted, which that event reads as exit 2).
   if (args[0] === "hook" && args[1] === "stop" && !args.includes("--help") && !args.includes("-h")) {
     const { stopHookMain } = await import("./hook/entry.ts");
     await stopHookMain(args.slice(2));

@@ -6,7 +6,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, KbzError, UsageError } from "../core/errors.ts";
-import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome, type JsonObject } from "../io/hook/install.ts";
+import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
+import { installPlugin } from "../io/hook/plugin.ts";
+import { updateRecord } from "../io/hook/record.ts";
+import { shimPath, writeShim } from "../io/hook/shim.ts";
 import { hookStatus, type HookPlace } from "../io/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
@@ -103,6 +106,7 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       return;
     case "installed":
       out(`Installed kbz stop hook for ${host} into ${o.target}`);
+      out(`  events:  ${TARGETS[host].events.join(", ")}`);
       out(`  command: ${command}`);
       out(`  scope:   ${scope ?? "resolved per session/pipeline"}`);
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
@@ -112,6 +116,11 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
   if (host === "codex") out(`  next:    ${TRUST_HINT}; kbz hook status shows whether it is trusted.`);
 }
 
+/** The flags that re-create this install, for `kbz doctor`'s fix lines. */
+function installFlags(argv: HookArgs, scope: string | null): string[] {
+  return [...(argv.global ? ["--global"] : []), ...(argv.shared ? ["--shared"] : []), ...(argv.fallback ? ["--fallback"] : []), ...(scope ? ["--scope", scope] : [])];
+}
+
 function install(argv: HookArgs): ExitCode {
   const host = agentOption(argv);
   if (argv.uninstall && argv.fallback) throw new UsageError("--fallback only applies when installing");
@@ -119,21 +128,35 @@ function install(argv: HookArgs): ExitCode {
   const scope = scopeOption(argv);
   const location = locationOption(argv, host);
   const t = TARGETS[host];
-  const file = t.file(location, process.cwd(), os.homedir(), process.env);
+  const home = os.homedir();
+  const file = t.file(location, process.cwd(), home, process.env);
   // Removing the guard is a person's act (ops/policy.ts); installing it is anyone's.
   const consent = argv.uninstall ? requirePerson("uninstall", { env: process.env }) : null;
-  const command = argv.uninstall ? null : hookCommand(programWords(argv), host, scope);
-  const handler: JsonObject | null = command === null ? null : t.handler(command);
+  let command: string | null = null;
+  if (!argv.uninstall) {
+    // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
+    // rewrites the shim alone, so the command string, and Codex's trust in it, stay the same.
+    const shim = shimPath(home, process.env, !!argv.fallback);
+    const words = programWords(argv);
+    try {
+      writeShim(shim, words);
+    } catch (e) {
+      throw new KbzError(`could not write the hook's stable path: ${describe(e)}`, { code: "settings-write", file: shim, hint: "check that ~/.kbz (or KBZ_HOME) is a writable directory, then run the command again" });
+    }
+    command = hookCommand([shim], host, scope);
+  }
   let outcome: InstallOutcome;
   try {
-    outcome = installSettings({ file, target: t, handler, ownPaths: [fallbackHookPath()] });
+    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: [fallbackHookPath()] });
+    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope) }, command === null);
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
     if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
     throw new KbzError(`could not update this file: ${describe(e)}`, { code: "settings-write", file, hint: "check the directory's permissions and the disk, then run the command again" });
   }
   if (consent && outcome.removed) logConsent(consent, `${outcome.target} removed ${outcome.removed} handler(s)`);
-  const fields = { agent: host, target: outcome.target, handler, scope, backup: outcome.backup, removed: outcome.removed };
+  const handlers = command === null ? null : Object.fromEntries(t.events.map((e) => [e, t.handler(command!, e)]));
+  const fields = { agent: host, target: outcome.target, command, events: t.events, handlers, scope, backup: outcome.backup, removed: outcome.removed };
   return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, scope, location));
 }
 
@@ -153,9 +176,26 @@ function status(argv: HookArgs): ExitCode {
   return report(!!argv.json, envelope(verdict, bad.length ? 1 : 0, { places }), () => {
     // Only where kbz's hook is (or a file is unusable): --json lists every place looked at.
     for (const p of places) if (p.state !== "absent") out(placeLine(p));
-    if (installed.length === 0) out("No kbz stop hook is installed: run kbz hook install --agent claude|codex|cursor|gemini");
+    if (installed.length === 0) out(`No kbz stop hook is installed: run kbz hook install --agent ${HOST_NAMES.join("|")}`);
   });
 }
+
+/** `kbz hook --help`: what each host sends to `hook stop`, and what kbz reads from it. */
+const PAYLOADS = `hook stop reads one JSON payload on stdin; the fields kbz reads, per --agent:
+  claude   Stop: session_id, cwd, stop_hook_active, prompt_id (one counter per prompt),
+           last_assistant_message (empty: not counted), background_tasks[] (a wave's running
+           workers: "waiting on wave"); SubagentStop adds agent_id (a leaf's wave handle: judged
+           by that leaf); TaskCompleted: task_id, task_subject ("leaf 1.1: ..."), teammate_name
+           (refused with exit 2); StopFailure: never counted
+  codex    Stop/SubagentStop: session_id, turn_id (one counter per turn), cwd, stop_hook_active,
+           last_assistant_message (null: not counted), agent_id
+  cursor   stop/subagentStop: conversation_id, workspace_roots[0] (or CURSOR_PROJECT_DIR),
+           loop_count, status (aborted, error: not counted), task, description
+  gemini   AfterAgent: session_id, cwd, stop_hook_active, prompt_response (empty: not counted)
+  copilot  agentStop/subagentStop: sessionId, cwd, stopHookActive, stopReason, agentId
+  qwen     Stop/SubagentStop: as claude
+  opencode session.idle from kbz's plugin: session_id, cwd, stop_hook_active
+Exit 0 always, except a refused TaskCompleted (2). Per host: skill/references/stop-hook.md.`;
 
 export const verb: Verb = {
   command: "hook <action>",
@@ -170,14 +210,16 @@ export const verb: Verb = {
         type: "string",
         choices: [...HOST_NAMES],
         requiresArg: true,
-        describe: "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json); default claude",
+        describe:
+          "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json), copilot (.github/hooks/kbz.json), qwen (.qwen/settings.json), opencode (.opencode/plugin/kbz-stop-guard.js); default claude",
       })
       .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one .unlazy/ID pipeline" })
       .option("shared", { type: "boolean", describe: "claude: install into .claude/settings.json (committed)" })
-      .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini)" })
+      .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini, $COPILOT_HOME or ~/.copilot, ~/.qwen, ~/.config/opencode)" })
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })
       .option("uninstall", { type: "boolean", describe: "remove only kbz handlers, keeping every other hook" })
-      .option("json", { type: "boolean", describe: "print one JSON object (install, status)" }),
+      .option("json", { type: "boolean", describe: "print one JSON object (install, status)" })
+      .epilog(PAYLOADS),
   handler: async (argv: HookArgs): Promise<ExitCode> => {
     if (argv.action === "install") return install(argv);
     if (argv.action === "status") return status(argv);

@@ -36,6 +36,7 @@ const VERB_MODULES: [name: string, load: () => Promise<Verb>][] = [
   ["verify", async () => (await import("./verify.ts")).verb],
   ["structure", async () => (await import("./structure.ts")).verb],
   ["hook", async () => (await import("./hook.ts")).verb],
+  ["doctor", async () => (await import("./doctor.ts")).verb],
   ["skill", async () => (await import("./skill.ts")).verb],
   ["init", async () => (await import("./init.ts")).verb],
   ["sign", async () => (await import("./sign.ts")).verb],

@@ -4,17 +4,14 @@
 // stderr when stdout is empty, so an allow prints `{}`. Docs: gemini-cli docs/hooks/reference.md.
 import type { HookOutput } from "../core/hook/decide.ts";
 import { terminalJson } from "../core/text/sanitize.ts";
-import { str, type HostAdapter } from "./host.ts";
+import { noMessage, plainStop, str, type HostAdapter } from "./host.ts";
 
 export const gemini: HostAdapter = {
   name: "gemini",
   read(o) {
-    return {
-      cwd: str(o.cwd),
-      session: str(o.session_id) ?? "anonymous",
-      fresh: o.stop_hook_active === false,
-      continuations: null,
-    };
+    const stop = plainStop(str(o.cwd), str(o.session_id) ?? "anonymous", o.stop_hook_active === false);
+    stop.uncounted = noMessage(o, "prompt_response");
+    return stop;
   },
   render(output: HookOutput) {
     if (output === null) return { stdout: "{}\n", stderr: "" };

@@ -6,11 +6,28 @@ import type { HostName } from "../core/hook/targets.ts";
 
 export { HOST_NAMES, isHostName, type HostName } from "../core/hook/targets.ts";
 
+/** What is finishing: the agent's turn, a sub-agent (a worker), or a task (a leaf). */
+export type StopKind = "stop" | "subagent" | "task";
+
+/**
+ * Why a stop is not the agent's own choice to end its turn, so it never counts toward the release:
+ * `failed` (Claude Code StopFailure, an API error; Cursor status "error"), `aborted` (the person
+ * interrupted: Cursor status "aborted", Copilot's non end_turn stop reasons), `no-message` (the
+ * turn ended with an empty assistant message).
+ */
+export type Uncounted = "failed" | "aborted" | "no-message";
+
+/** One running background task as the host lists it (Claude Code `background_tasks[]`): its identifying words. */
+export interface BackgroundTask {
+  id: string | null;
+  words: string[];
+}
+
 /** One stop, in host-neutral terms. */
 export interface HostStop {
   /** The directory the agent works in (absolute or relative to the hook's cwd); null: the hook's cwd. */
   cwd: string | null;
-  /** What the progress guard counts under: a session, or a session's turn where the host names turns. */
+  /** What the progress guard counts under: a session, a session's turn or prompt where the host names them. */
   session: string;
   /**
    * The host's own loop signal says this stop is not a continuation of a block (Claude, Codex and
@@ -21,18 +38,60 @@ export interface HostStop {
   fresh: boolean;
   /** The host's own count of continuations so far (Cursor `loop_count`); a second check on kbz's counter. */
   continuations: number | null;
+  kind: StopKind;
+  uncounted: Uncounted | null;
+  /**
+   * For a sub-agent or a task: the words that may name its leaf (the handle recorded with `kbz wave
+   * start`, a task subject holding "leaf 1.1"): agent or task id first, then names and text.
+   */
+  worker: { ids: string[]; text: string[] } | null;
+  /** Running background tasks the host listed (empty when the host sends none). */
+  background: BackgroundTask[];
 }
 
-/** What the hook prints: stdout for the host, stderr for a person reading the host's hook log. */
+/** What the hook prints: stdout for the host, stderr for a person reading the host's hook log; the exit code (0 unless the host reads one). */
 export interface Rendered {
   stdout: string;
   stderr: string;
+  code?: number;
 }
 
 export interface HostAdapter {
   name: HostName;
   read(payload: Record<string, unknown>, env: Record<string, string | undefined>): HostStop;
-  render(output: HookOutput): Rendered;
+  /** `stop` is null when no payload could be read (the answer is then an allow or a note). */
+  render(output: HookOutput, stop: HostStop | null): Rendered;
+}
+
+/** The defaults of a plain main-agent stop; adapters spread it and set what their host sends. */
+export function plainStop(cwd: string | null, session: string, fresh: boolean): HostStop {
+  return { cwd, session, fresh, continuations: null, kind: "stop", uncounted: null, worker: null, background: [] };
+}
+
+/** `no-message` when the host sent the field and it holds no text; null when absent (older hosts). */
+export function noMessage(o: Record<string, unknown>, field: string): Uncounted | null {
+  if (!(field in o)) return null;
+  const v = o[field];
+  return v === null || (typeof v === "string" && v.trim() === "") ? "no-message" : null;
+}
+
+/** Strings of `o` at `keys`, skipping absent and empty ones. */
+export function strings(o: Record<string, unknown>, keys: string[]): string[] {
+  return keys.map((k) => str(o[k])).filter((v): v is string => v !== null);
+}
+
+/** Claude Code (and Qwen Code) `background_tasks[]`: the entries still running. */
+export function backgroundTasks(v: unknown): BackgroundTask[] {
+  if (!Array.isArray(v)) return [];
+  const out: BackgroundTask[] = [];
+  for (const t of v.slice(0, 256)) {
+    if (!t || typeof t !== "object" || Array.isArray(t)) continue;
+    const o = t as Record<string, unknown>;
+    const status = str(o.status);
+    if (status !== null && !/^(running|pending|in[_ -]?progress|started|active)$/i.test(status)) continue;
+    out.push({ id: str(o.id) ?? str(o.task_id), words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"]) });
+  }
+  return out;
 }
 
 export function str(v: unknown): string | null {

@@ -16,10 +16,8 @@ import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, inv
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget, withSoloLedgers } from "./discover.ts";
-import { inputStaleness } from "./inputs/stale.ts";
-import { noProbes, vacuousGates } from "./check/probeStore.ts";
+import { readTrace } from "./trace.ts";
 import { markFailures } from "./check/failures.ts";
-import { gateState } from "../core/ledger/state.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
@@ -187,7 +185,7 @@ export function readLedgerText(file: string, root?: string): { text: string } | 
 }
 
 /** One ledger of the status snapshot, parsed; read problems become the entry's problems. */
-export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>): LedgerEntry {
+export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>, parse?: (text: string, stem: string) => Ledger): LedgerEntry {
   let decoded: ReturnType<typeof decodeLedgerText>;
   try {
     const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
@@ -196,7 +194,7 @@ export function loadLedgerFile(file: string, root: string, constrainToRoot: bool
     if (e instanceof ReadError) return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
     throw e;
   }
-  return ledgerEntry(file, root, decoded);
+  return ledgerEntry(file, root, decoded, parse);
 }
 
 /** The status snapshot. `load` lets a long-lived reader (the dashboard) reuse entries of files that did not change. */
@@ -205,14 +203,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const probed = !noProbes(target.root); // one stat: most repositories never ran a probe
-  const snap = buildSnapshot(
-    target,
-    ledgers,
-    dispatch,
-    (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"),
-    (e, l) => (probed ? vacuousGates(target.root, e.file, l) : new Map()),
-  );
+  const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
   markFailures(target.root, snap.gates);
   markAttestations(snap);
   return snap;
@@ -398,8 +389,13 @@ export class ScopeTextCache {
   }
 
   set(file: string, stat: fs.BigIntStats | null, text: string | null): void {
-    if (stat && text !== null) this.entries.set(file, { stat, text });
-    else this.entries.delete(file);
+    if (!stat || text === null) {
+      this.entries.delete(file);
+      return;
+    }
+    // The same text keeps its parse (the dashboard's status side and plan side share it).
+    const old = this.entries.get(file);
+    this.entries.set(file, old?.text === text ? { stat, text, parsed: old.parsed } : { stat, text });
   }
 
   /**

@@ -79,7 +79,11 @@ export class DashCache {
     const hit = this.texts.get(file, before);
     const known = this.entries.get(file);
     if (hit && known && known.text === hit.text && known.root === root && known.constrained === constrained) return known.entry;
-    const entry = loadLedgerFile(file, root, constrained, realDirs);
+    // Parsed once for both sides: the plan side's reader asks the same text cache for this ledger.
+    const entry = loadLedgerFile(file, root, constrained, realDirs, (text, stem) => {
+      this.texts.set(file, before, text);
+      return this.texts.ledger(file, text, stem);
+    });
     const text = entry.unreadable ? null : (entry.ledger?.text ?? null);
     const after = text === null ? null : lstatOrNull(file);
     // Remembered only when the file did not move while it was read; problems are re-read each time.

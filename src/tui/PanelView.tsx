@@ -28,7 +28,8 @@ export function PanelView({ def, list, selected, ctx, onGeometry }: PanelViewPro
   const { theme, width, height } = useUi();
   const wide = width >= SIDE_BY_SIDE;
   const listW = listColumns(width);
-  const pctx: PanelCtx = { ...ctx, width: listW, wide, shown: list.items };
+  // Beside the detail, the rows keep one column free before the rule.
+  const pctx: PanelCtx = { ...ctx, width: wide ? listW - 1 : listW, wide, shown: list.items };
   const problem = def.problem(ctx.data);
   if (problem) {
     return (

@@ -109,9 +109,11 @@ export interface Model {
   failed: Map<string, string[]>;
   /** The Graph's id column: the longest leaf id (at most 12 columns). */
   leafIdWidth: number;
+  /** The longest gate id (the Gates id column below 80 columns). */
+  gateIdWidth: number;
 }
 
-export const EMPTY_MODEL: Model = { states: new Map(), dependents: new Map(), gates: [], leaves: [], queue: [], log: [], failed: new Map(), leafIdWidth: 4 };
+export const EMPTY_MODEL: Model = { states: new Map(), dependents: new Map(), gates: [], leaves: [], queue: [], log: [], failed: new Map(), leafIdWidth: 4, gateIdWidth: 6 };
 
 /** The model of a view; `prev` lends the parts whose input did not change (a big scope's 50,000 gate rows). */
 export function buildModel(data: DashData | null, prev: { data: DashData | null; model: Model } | null): Model {
@@ -123,6 +125,8 @@ export function buildModel(data: DashData | null, prev: { data: DashData | null;
   const leaves = graphRows(data.plan, states);
   let idW = 4;
   for (const l of leaves) if (l.row.id.length > idW) idW = l.row.id.length;
+  let gateW = 6;
+  for (const g of data.snapshot.gates) if (g.qid.length > gateW) gateW = g.qid.length;
   return {
     states,
     dependents: dependentsOf(data.plan),
@@ -132,5 +136,6 @@ export function buildModel(data: DashData | null, prev: { data: DashData | null;
     log,
     failed: failedByLeaf(data),
     leafIdWidth: Math.min(12, idW + 1),
+    gateIdWidth: gateW,
   };
 }

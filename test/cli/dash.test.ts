@@ -53,8 +53,17 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.send("4");
     screen = await p.waitFor((s) => s.includes("[4 Approvals 1]"));
     expect(screen).toMatch(/APPROVE\?\s+GATES:R1\s+echo SMOKE_OK/);
-    expect(screen).toContain("PATH   /usr/bin:/bin");
+    expect(screen).toContain("env     PATH=/usr/bin:/bin");
+    // A person's approval: a shows it whole and asks y; approving runs nothing, r runs it.
     p.send("a");
+    await p.waitFor((s) => s.includes("approve GATES:R1?"));
+    p.send("y");
+    await p.waitFor((s) => s.includes("approved GATES:R1"));
+    p.send("3");
+    await p.waitFor((s) => s.includes("[3 Gates]"));
+    p.send("/", "R", "1", "Enter");
+    await p.waitFor((s) => /› \S+\s+GATES:R1/.test(s) && !s.includes("▏"));
+    p.send("r");
     screen = await p.waitFor((s) => s.includes("UNMET: 1 (met: 2)"));
     expect(screen).toContain("GATES:R1 passed");
     expect(fs.readFileSync(path.join(root, ".unlazy/web/GATES.md"), "utf8")).toContain("- [x] R1: the smoke check prints its token");
@@ -79,9 +88,9 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.send("Tab", "Tab");
     await p.waitFor((s) => s.includes("dispatch w1 opened: leaf-1.1"));
     p.send("?");
-    await p.waitFor((s) => s.includes("Keys (esc or ? closes)") && s.includes("move down"));
+    await p.waitFor((s) => s.includes("Keys: enter runs the selected one") && s.includes("move down"));
     p.send("Escape");
-    await p.waitFor((s) => !s.includes("Keys (esc or ? closes)") && s.includes("dispatch w1 opened"));
+    await p.waitFor((s) => !s.includes("Keys: enter runs") && s.includes("dispatch w1 opened"));
     p.resize(60, 15);
     const screen = await p.waitFor((s) => s.includes("scope api") && s.split("\n").every((l) => l.length <= 60));
     expect(screen.split("\n").filter((l) => l.trim() !== "").length).toBeLessThan(15);

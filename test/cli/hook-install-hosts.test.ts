@@ -3,7 +3,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { ledger } from "../helpers/hook.ts";
 
 setDefaultTimeout(60_000);
@@ -20,7 +20,7 @@ interface Case {
   shell: string[];
 }
 
-const kbzOnly = (list: any[]) => list.filter((h: any) => typeof h.command === "string" && h.command.includes("--unlazy-hook-v2"));
+const kbzOnly = (list: any[], key = "command") => list.filter((h: any) => typeof h[key] === "string" && h[key].includes("--unlazy-hook-v2"));
 const grouped = (event: string) => (s: any) => kbzOnly((s.hooks?.[event] ?? []).flatMap((g: any) => g.hooks));
 const CASES: Case[] = [
   {
@@ -55,13 +55,32 @@ const CASES: Case[] = [
     ours: grouped("AfterAgent"),
     shell: ["bash", "-c"],
   },
+  {
+    host: "copilot",
+    file: ".github/hooks/kbz.json",
+    globalFile: (h) => path.join(h, ".copilot/hooks/kbz.json"),
+    foreign: { version: 1, hooks: { agentStop: [{ type: "command", bash: "./other.sh", timeoutSec: 5 }], preToolUse: [{ type: "command", bash: "guard" }] } },
+    ours: (s) => kbzOnly(s.hooks?.agentStop ?? [], "bash").map((h: any) => ({ ...h, command: h.bash })),
+    shell: ["bash", "-c"],
+  },
+  {
+    host: "qwen",
+    file: ".qwen/settings.json",
+    globalFile: (h) => path.join(h, ".qwen/settings.json"),
+    foreign: { model: { name: "qwen3-coder" }, hooks: { Stop: [{ hooks: [{ type: "command", command: "other", timeout: 5 }] }] } },
+    ours: grouped("Stop"),
+    shell: ["bash", "-c"],
+  },
 ];
+
+/** Handlers kbz writes per host: one per completion event (core/hook/targets.ts). */
+const EVENTS: Record<string, number> = { claude: 3, codex: 2, cursor: 2, gemini: 1, copilot: 2, qwen: 2 };
 
 function project(c: Case, content?: unknown) {
   const dir = temp("kbz-inst-");
   const home = temp("kbz-home-");
   if (content !== undefined) writeTree(dir, { [c.file]: typeof content === "string" ? content : JSON.stringify(content, null, 2) + "\n" });
-  const env = { HOME: home, CODEX_HOME: path.join(home, "codex-home") };
+  const env = { HOME: home, CODEX_HOME: path.join(home, "codex-home"), COPILOT_HOME: undefined as unknown as string };
   const run = (...args: string[]) => kbz(["hook", ...(args[0] === "status" ? [] : ["install", "--agent", c.host]), ...args], { cwd: dir, env });
   const file = path.join(dir, c.file);
   const read = () => JSON.parse(fs.readFileSync(file, "utf8"));
@@ -77,7 +96,7 @@ for (const c of CASES) {
       expect(r.stdout).toStartWith(`Installed kbz stop hook for ${c.host} into ${p.file}`);
       const s = p.read();
       expect(c.ours(s)).toHaveLength(1);
-      expect(c.ours(s)[0].command).toBe(`${BIN} hook stop --agent ${c.host} --unlazy-hook-v2`);
+      expect(c.ours(s)[0].command).toBe(`${path.join(p.home, ".kbz/bin/kbz-hook")} --agent ${c.host} --unlazy-hook-v2`);
       expect(c.ours(s)[0].args).toBeUndefined();
       const before = hashTree(p.dir);
       expect(p.run().stdout).toStartWith(`Already installed in ${p.file}`);
@@ -87,9 +106,10 @@ for (const c of CASES) {
       for (const list of Object.values(foreignAgain.hooks) as any[]) {
         for (let i = list.length - 1; i >= 0; i--) {
           if (list[i].hooks) list[i].hooks = list[i].hooks.filter((h: any) => !h.command.includes("--unlazy-hook-v2"));
-          if ((list[i].hooks && list[i].hooks.length === 0) || list[i].command?.includes?.("--unlazy-hook-v2")) list.splice(i, 1);
+          if ((list[i].hooks && list[i].hooks.length === 0) || list[i].command?.includes?.("--unlazy-hook-v2") || list[i].bash?.includes?.("--unlazy-hook-v2")) list.splice(i, 1);
         }
       }
+      for (const [k, v] of Object.entries(foreignAgain.hooks)) if ((v as any[]).length === 0) delete foreignAgain.hooks[k];
       expect(foreignAgain).toEqual(c.foreign);
     });
 
@@ -97,7 +117,7 @@ for (const c of CASES) {
       const p = project(c, c.foreign);
       const original = fs.readFileSync(p.file);
       p.run();
-      expect(p.run("--uninstall").stdout).toStartWith("Removed kbz stop hook (1 handler(s))");
+      expect(p.run("--uninstall").stdout).toStartWith(`Removed kbz stop hook (${EVENTS[c.host]} handler(s))`);
       expect(fs.readFileSync(p.file)).toEqual(original);
       const before = hashTree(p.dir);
       expect(p.run("--uninstall").stdout).toStartWith("Nothing to remove");
@@ -105,9 +125,9 @@ for (const c of CASES) {
     });
 
     test("malformed, linked or unknown shapes are refused with exit 2 and no change", () => {
-      const bad: unknown[] = ['{"hooks": {', [], { hooks: [] }, { hooks: { [c.host === "cursor" ? "stop" : c.host === "gemini" ? "AfterAgent" : "Stop"]: {} } }];
+      const bad: unknown[] = ['{"hooks": {', [], { hooks: [] }, { hooks: { [c.host === "cursor" ? "stop" : c.host === "gemini" ? "AfterAgent" : c.host === "copilot" ? "agentStop" : "Stop"]: {} } }];
       if (c.host === "codex") bad.push({ $schema: "https://example.com/s.json", hooks: {} });
-      if (c.host === "cursor") bad.push({ version: 2, hooks: {} });
+      if (c.host === "cursor" || c.host === "copilot") bad.push({ version: 2, hooks: {} });
       for (const content of bad) {
         const p = project(c, content);
         const before = hashTree(p.dir);
@@ -148,7 +168,7 @@ for (const c of CASES) {
 }
 
 describe("several hosts in one repository, and kbz hook status", () => {
-  test("all four installed side by side; each uninstall removes only its own file's entry", () => {
+  test("every host installed side by side; each uninstall removes only its own file's entry", () => {
     const p = project(CASES[0]!);
     for (const c of CASES) expect(kbz(["hook", "install", "--agent", c.host], { cwd: p.dir, env: p.env }).code).toBe(0);
     for (const c of CASES) expect(c.ours(JSON.parse(fs.readFileSync(path.join(p.dir, c.file), "utf8")))).toHaveLength(1);
@@ -164,21 +184,25 @@ describe("several hosts in one repository, and kbz hook status", () => {
     for (const c of CASES) kbz(["hook", "install", "--agent", c.host], { cwd: p.dir, env: p.env });
     const j = JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout);
     const installed = j.places.filter((x: any) => x.state === "installed");
-    expect(installed.map((x: any) => `${x.host}:${x.location}`).sort()).toEqual(["claude:local", "codex:shared", "cursor:shared", "gemini:shared"]);
+    expect(installed.map((x: any) => `${x.host}:${x.location}`).sort()).toEqual(CASES.map((c) => `${c.host}:${c.host === "claude" ? "local" : "shared"}`).sort());
     expect(installed.every((x: any) => x.runnable === true)).toBe(true);
     const codex = installed.find((x: any) => x.host === "codex");
     expect(codex.trust).toBe("needs-review");
     expect(j.verdict).toBe("needs-attention");
     // Codex records trust per hook under [hooks.state."<file>:stop:<group>:<handler>"].
     fs.mkdirSync(path.join(p.home, "codex-home"), { recursive: true });
-    fs.writeFileSync(path.join(p.home, "codex-home/config.toml"), `[hooks.state.${JSON.stringify(`${path.join(p.dir, ".codex/hooks.json")}:stop:0:0`)}]\ntrusted_hash = "sha256:00"\n`);
+    const key = (event: string) => `[hooks.state.${JSON.stringify(`${path.join(p.dir, ".codex/hooks.json")}:${event}:0:0`)}]\ntrusted_hash = "sha256:00"\n`;
+    fs.writeFileSync(path.join(p.home, "codex-home/config.toml"), key("stop"));
+    // Both of kbz's Codex hooks (Stop and SubagentStop) need the user's trust.
+    expect(JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout).places.find((x: any) => x.host === "codex" && x.state === "installed").trust).toBe("needs-review");
+    fs.writeFileSync(path.join(p.home, "codex-home/config.toml"), key("stop") + key("subagent_stop"));
     const trusted = JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout);
     expect(trusted.places.find((x: any) => x.host === "codex" && x.state === "installed").trust).toBe("trusted");
     expect(trusted.verdict).toBe("ok");
-    // A command that points at a kbz that is gone.
+    // A command that points at a program that is gone.
     const f = path.join(p.dir, ".cursor/hooks.json");
     const s = JSON.parse(fs.readFileSync(f, "utf8"));
-    s.hooks.stop[0].command = s.hooks.stop[0].command.replace(BIN, "/nonexistent/kbz");
+    for (const e of ["stop", "subagentStop"]) s.hooks[e][0].command = s.hooks[e][0].command.replace(path.join(p.home, ".kbz/bin/kbz-hook"), "/nonexistent/kbz");
     fs.writeFileSync(f, JSON.stringify(s));
     const gone = kbz(["hook", "status"], { cwd: p.dir, env: p.env });
     expect(gone.code).toBe(1);

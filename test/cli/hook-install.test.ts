@@ -20,23 +20,28 @@ function project(settings?: unknown | string) {
   const run = (...args: string[]) => kbz(["hook", "install", ...args], { cwd: dir, env: { HOME: home } });
   const read = (rel = LOCAL) => JSON.parse(fs.readFileSync(path.join(dir, rel), "utf8"));
   const stopHandlers = (rel = LOCAL) => ((read(rel).hooks?.Stop ?? []) as any[]).flatMap((g) => g.hooks);
-  return { dir, home, run, read, stopHandlers, file: path.join(dir, LOCAL) };
+  // The stable path the hosts run (io/hook/shim.ts), in this test's HOME.
+  const shim = path.join(home, ".kbz", "bin", "kbz-hook");
+  return { dir, home, run, read, stopHandlers, file: path.join(dir, LOCAL), shim, nodeShim: path.join(home, ".kbz", "bin", "kbz-hook-node") };
 }
 
 const other = { type: "command", command: "node other-tool.mjs" };
 
 describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.1 31-34)", () => {
-  test("installs the binary as ONE command string with absolute paths, the agent, the marker and the timeout (no args list)", () => {
+  test("installs the stable path as ONE command string with absolute paths, the agent, the marker and the timeout (no args list), for Stop, SubagentStop and TaskCompleted", () => {
     const p = project();
     const r = p.run("--scope", "api");
     expect(r.code).toBe(0);
-    expect(p.stopHandlers()).toEqual([
-      { type: "command", command: `${BIN} hook stop --agent claude --unlazy-hook-v2 --scope api`, timeout: 20 },
-    ]);
+    const handler = { type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2 --scope api`, timeout: 20 };
+    expect(p.stopHandlers()).toEqual([handler]);
+    for (const e of ["SubagentStop", "TaskCompleted"]) expect(p.read().hooks[e]).toEqual([{ hooks: [handler] }]);
+    // The shim runs this binary; the hosts' files never name the binary itself.
+    expect(fs.readFileSync(p.shim, "utf8")).toEndWith(`exec ${BIN} hook stop "$@"\n`);
     expect(r.stdout).toBe(
       [
         `Installed kbz stop hook for claude into ${p.file}`,
-        `  command: ${BIN} hook stop --agent claude --unlazy-hook-v2 --scope api`,
+        "  events:  Stop, SubagentStop, TaskCompleted",
+        `  command: ${p.shim} --agent claude --unlazy-hook-v2 --scope api`,
         "  scope:   api",
         "  backup:  not needed for a new file",
         "  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.",
@@ -60,7 +65,7 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
   test("--uninstall with a --scope removes every kbz handler, whatever scope it was pinned to", () => {
     const p = project();
     p.run("--scope", "web");
-    expect(p.run("--uninstall", "--scope", "api").stdout).toStartWith("Removed kbz stop hook (1 handler(s))");
+    expect(p.run("--uninstall", "--scope", "api").stdout).toStartWith("Removed kbz stop hook (3 handler(s))");
     expect(p.read()).toEqual({});
   });
 
@@ -78,7 +83,7 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     p.run();
     const installed = fs.readFileSync(p.file);
     const r = p.run("--uninstall");
-    expect(r.stdout).toBe(`Removed kbz stop hook (1 handler(s)) from ${p.file}. Sibling handlers were preserved.\n`);
+    expect(r.stdout).toBe(`Removed kbz stop hook (3 handler(s)) from ${p.file}. Sibling handlers were preserved.\n`);
     expect(p.read()).toEqual({ hooks: { Stop: [{ hooks: [other] }] }, model: "opus" });
     expect(fs.readFileSync(`${p.file}.unlazy.bak`)).toEqual(installed);
     const before = hashTree(p.dir);
@@ -97,26 +102,28 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
       hooks: { Stop: [{ hooks: [{ type: "command", command: "'/usr/bin/node' '/x/unlazy/scripts/stop-hook.mjs' --unlazy-hook-v2 --scope api", timeout: 20 }] }] },
     });
     p.run("--scope", "api");
-    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${BIN} hook stop --agent claude --unlazy-hook-v2 --scope api`, timeout: 20 }]);
+    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2 --scope api`, timeout: 20 }]);
   });
 
   test("an exec-form entry of an earlier kbz (command + args, ignored by Claude Code < 2.1.139) is repaired to the string form", () => {
     const p = project({ hooks: { Stop: [{ hooks: [{ type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2"], timeout: 20 }] }] } });
     expect(p.run().stdout).toStartWith("Installed kbz stop hook for claude");
-    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${BIN} hook stop --agent claude --unlazy-hook-v2`, timeout: 20 }]);
+    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2`, timeout: 20 }]);
   });
 
-  test("--fallback installs node with the absolute path of hooks/stop-hook.mjs", () => {
+  test("--fallback installs a stable path that runs node with the absolute path of hooks/stop-hook.mjs", () => {
     const p = project();
     expect(p.run("--fallback").code).toBe(0);
     const [h] = p.stopHandlers();
-    const [node, ...rest] = shellWords(h.command);
+    expect(shellWords(h.command)).toEqual([p.nodeShim, "--agent", "claude", "--unlazy-hook-v2"]);
+    const exec = fs.readFileSync(p.nodeShim, "utf8").split("\n").find((l) => l.startsWith("exec "))!;
+    const [node, ...rest] = shellWords(exec.slice(5));
     expect(path.isAbsolute(node!)).toBe(true);
     expect(path.basename(node!)).toBe("node");
-    expect(rest).toEqual([path.join(REPO, "hooks", "stop-hook.mjs"), "--agent", "claude", "--unlazy-hook-v2"]);
+    expect(rest).toEqual([path.join(REPO, "hooks", "stop-hook.mjs"), "$@"]);
     // Switching back to the binary replaces the fallback entry.
     p.run();
-    expect(p.stopHandlers().map((x) => x.command)).toEqual([`${BIN} hook stop --agent claude --unlazy-hook-v2`]);
+    expect(p.stopHandlers().map((x) => x.command)).toEqual([`${p.shim} --agent claude --unlazy-hook-v2`]);
   });
 
   test("--shared writes .claude/settings.json with a warning; --global writes ~/.claude/settings.json", () => {
@@ -126,7 +133,7 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     expect(p.stopHandlers(".claude/settings.json")).toHaveLength(1);
     expect(p.run("--global").code).toBe(0);
     const global = JSON.parse(fs.readFileSync(path.join(p.home, ".claude/settings.json"), "utf8"));
-    expect(global.hooks.Stop[0].hooks[0].command).toStartWith(`${BIN} hook stop`);
+    expect(global.hooks.Stop[0].hooks[0].command).toStartWith(`${p.shim} --agent claude`);
     expect(fs.existsSync(p.file)).toBe(false);
   });
 
@@ -238,7 +245,7 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
     const r = p.run();
     expect(r.stdout).toStartWith("Installed kbz stop hook");
     expect(r.stdout).toContain(`backup:  ${p.file}.unlazy.bak`);
-    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${BIN} hook stop --agent claude --unlazy-hook-v2`, timeout: 20 }]);
+    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2`, timeout: 20 }]);
   });
 
   test("an invalid --scope, --shared with --global, or a repeated --scope is a usage error with nothing written", () => {

@@ -21,22 +21,25 @@ function docLines(): { argv: string[]; comment: string }[] {
 }
 
 describe("the skill's kbz hook lines", () => {
-  test("every one runs: exit 0, except hook status while an installed Codex hook waits for the user's trust (1)", () => {
+  test("every one runs: exit 0, except hook status and doctor while an installed Codex hook waits for the user's trust (1)", () => {
     const root = tempDir("kbz-skill-lines-");
     const home = tempDir("kbz-skill-home-");
     writeTree(root, { "GATES.md": "# Gates\n\n- [ ] G1: outcome\n" });
     const lines = docLines();
+    expect(lines.some((l) => l.argv[0] === "doctor")).toBe(true);
     expect(lines.length).toBeGreaterThanOrEqual(10);
     let codexInstalled = false;
     for (const { argv, comment } of lines) {
       const r = kbz(argv, { cwd: root, env: { HOME: home, CODEX_HOME: path.join(home, ".codex") } });
       if (argv.includes("codex")) codexInstalled = !argv.includes("--uninstall");
-      const want = argv[1] === "status" && codexInstalled ? 1 : 0;
+      // hook status and doctor say 1 while the installed Codex hook waits for the user's trust.
+      const checks = argv[0] === "doctor" || argv[1] === "status";
+      const want = checks && codexInstalled ? 1 : 0;
       expect([argv.join(" "), r.code, r.stderr]).toEqual([argv.join(" "), want, ""]);
       if (argv[1] === "status") expect(r.stdout).toContain(codexInstalled ? "trust kbz's Stop hook" : "claude local   ok");
-      for (const p of comment.match(/\.(claude|codex|cursor|gemini)\/[a-z.]+\.(json)/g) ?? []) {
+      for (const p of comment.match(/\.(claude|codex|cursor|gemini|qwen)\/[a-z.]+\.(json)/g) ?? []) {
         if (!argv.includes("--uninstall")) expect([argv.join(" "), fs.existsSync(path.join(argv.includes("--global") ? home : root, p))]).toEqual([argv.join(" "), true]);
       }
     }
-  });
+  }, 120_000);
 });

@@ -55,7 +55,7 @@ async function runOnce(argv: string[], opts: CliOptions): Promise<CliResult> {
       const r = await runStopHook(argv.slice(2), { bytes: Buffer.from(opts.stdin ?? ""), timedOut: false }, process.env, cwd);
       stdout += r.stdout;
       stderr += r.stderr;
-      exit = 0;
+      exit = r.code ?? 0;
     } else {
       exit = await cliMain(argv);
     }

@@ -14,7 +14,7 @@ const FIX = path.join(REPO, "test", "fixtures", "hosts");
 const read = (rel: string) => JSON.parse(fs.readFileSync(path.join(FIX, rel), "utf8"));
 
 interface Host {
-  name: "claude" | "codex" | "cursor" | "gemini";
+  name: "claude" | "codex" | "cursor" | "gemini" | "copilot" | "qwen" | "opencode";
   payload: string; // fixture file
   schema: string;
   /** The session field this host keys on, to make a second session. */
@@ -31,6 +31,9 @@ const HOSTS: Host[] = [
   { name: "codex", payload: "codex/stop.json", schema: "codex/stop.command.output.schema.json", sessionField: "session_id", blockText: claudeBlock, silent: "" },
   { name: "cursor", payload: "cursor/stop.json", schema: "cursor/stop.output.schema.json", sessionField: "conversation_id", blockText: (o) => (o && typeof o.followup_message === "string" ? o.followup_message : null), silent: "" },
   { name: "gemini", payload: "gemini/after-agent.json", schema: "gemini/after-agent.output.schema.json", sessionField: "session_id", blockText: (o) => (o?.decision === "deny" ? String(o.reason) : null), silent: "{}\n" },
+  { name: "copilot", payload: "copilot/agent-stop.json", schema: "copilot/agent-stop.output.schema.json", sessionField: "sessionId", blockText: claudeBlock, silent: "" },
+  { name: "qwen", payload: "qwen/stop.json", schema: "qwen/stop.output.schema.json", sessionField: "session_id", blockText: claudeBlock, silent: "" },
+  { name: "opencode", payload: "opencode/session-idle.json", schema: "opencode/session-idle.output.schema.json", sessionField: "session_id", blockText: claudeBlock, silent: "" },
 ];
 
 const unmet = ledger("u", [{ id: "G1", state: "unmet" }, { id: "G2", state: "met" }]);
@@ -73,7 +76,8 @@ const stop = (h: Host, root: string, via: Route, patch: Record<string, unknown> 
 
 /** Continuation patch for the n-th stop after the first, in the host's own loop signal. */
 function again(h: Host, n: number): Record<string, unknown> {
-  return h.name === "cursor" ? { loop_count: n } : { stop_hook_active: n > 0 };
+  if (h.name === "cursor") return { loop_count: n };
+  return h.name === "copilot" ? { stopHookActive: n > 0 } : { stop_hook_active: n > 0 };
 }
 
 /** Seven stops of one session on an unmet ledger: the answers, in order. */
@@ -188,7 +192,7 @@ describe("host-specific signals", () => {
     for (const via of ["binary", "node16", "in-process"] as Route[]) {
       const r = await hook(JSON.stringify({ cwd: root }), via, { cwd: root, args: ["--agent", "vim"] });
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout).systemMessage).toContain("use claude, codex, cursor or gemini");
+      expect(JSON.parse(r.stdout).systemMessage).toContain("use claude, codex, cursor, gemini, copilot, qwen, opencode");
     }
   });
 });

@@ -321,8 +321,11 @@ describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", ()
     try {
       install(host, root, home, mock);
       const env = host.env(home, mock);
-      const [hook] = await codexHooks(alias, env, root);
-      expect({ key: hook!.key, trust: hook!.trustStatus }).toEqual({ key: `${root}/.codex/hooks.json:stop:0:0`, trust: "untrusted" });
+      const hooks = await codexHooks(alias, env, root);
+      expect(hooks.map((h) => [h.key, h.trustStatus]).sort()).toEqual([
+        [`${root}/.codex/hooks.json:stop:0:0`, "untrusted"],
+        [`${root}/.codex/hooks.json:subagent_stop:0:0`, "untrusted"],
+      ]);
       expect(kbzStatus(root, env)).toEqual({ trust: "needs-review", state: "installed" });
       const t = await turn(host, alias, root, home, mock, plainExec());
       const turns = t.requests.filter(host.isTurn);
@@ -337,9 +340,11 @@ describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", ()
     try {
       install(host, root, home, mock);
       const env = host.env(home, mock);
-      const [hook] = await codexHooks(alias, env, root);
-      fs.appendFileSync(path.join(home, "codex", "config.toml"), `[hooks.state.${JSON.stringify(hook!.key)}]\ntrusted_hash = ${JSON.stringify(hook!.currentHash)}\n`);
-      expect((await codexHooks(alias, env, root))[0]!.trustStatus).toBe("trusted");
+      // Both of kbz's hooks (Stop and SubagentStop), as /hooks records a review of each.
+      for (const hook of await codexHooks(alias, env, root)) {
+        fs.appendFileSync(path.join(home, "codex", "config.toml"), `[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}\n`);
+      }
+      expect((await codexHooks(alias, env, root)).map((h) => h.trustStatus)).toEqual(["trusted", "trusted"]);
       expect(kbzStatus(root, env)).toEqual({ trust: "trusted", state: "installed" });
       const t = await turn(host, alias, root, home, mock, plainExec());
       const carrying = t.requests.filter(host.isTurn).map((r) => r.body.includes(REASON) && r.body.includes("need work"));

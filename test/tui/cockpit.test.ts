@@ -228,3 +228,37 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
     }, 60_000);
   }
 });
+
+describe.skipIf(!haveTmux())("issue 31: a person's acts inside the dashboard", () => {
+  test("a person approves and signs entirely inside the dashboard, then kbz status says ALL MET", async () => {
+    const root = tempDir();
+    writeTree(root, {
+      "GATES.md": "# Gates\n\n- [ ] G1: the build prints its token\n  CHECK: echo BUILD_OK\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n\n- [ ] G2: the copy was read by a person\n  EVIDENCE: pending\n",
+    });
+    const env = checkEnv();
+    const p = open(root, env, 120, 35);
+    await p.waitFor((s) => s.includes("UNMET: 2 (met: 0)"));
+    // Approve: the whole oracle, y, nothing runs; then r runs it.
+    p.send("4");
+    await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
+    await approveHere(p, "GATES:G1");
+    p.send("3");
+    await p.waitFor((s) => /› \S+\s+GATES:G1/.test(s));
+    p.send("r");
+    await p.waitFor((s) => s.includes("UNMET: 1 (met: 1)"), 15_000);
+    // Sign the manual gate with typed evidence.
+    p.send("j");
+    await p.waitFor((s) => /› \S+\s+GATES:G2/.test(s) && footer(s).includes("s sign"));
+    p.send("s");
+    await p.waitFor((s) => s.includes("evidence for GATES:G2:"));
+    p.send("-l", "read the copy on the staging site");
+    p.send("Enter");
+    const signed = await p.waitFor((s) => s.includes("ALL MET (2 met)"));
+    keep("6-person-acts-120x35", signed);
+    await quit(p);
+    const status = kbz(["status"], { cwd: root, env });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain("ALL MET (2 met)");
+    expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toContain("- [x] G2: the copy was read by a person\n  EVIDENCE: read the copy on the staging site\n");
+  }, 60_000);
+});

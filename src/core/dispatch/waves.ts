@@ -421,16 +421,21 @@ export interface DispatchAggregate {
   abandoned: string[];
   /** Sanitised, ≤ 500 characters; null when the state is valid. */
   error: string | null;
+  /** Leaves of open or sealed waves started and not yet returned, with the handle they were started as (the Stop hook's "waiting on wave"). */
+  running?: { wave: string; leaf: string; handle: string }[];
   /** 1-based line of dispatch.json the error points at (the offending wave's key), when invalid. */
   errorLine?: number;
 }
 
 /** Fold a valid state into the aggregate (pure). Waves are sorted by id. */
 export function aggregateDispatch(s: DispatchState): DispatchAggregate {
-  const agg: DispatchAggregate = { resolved: [], blocking: [], abandoned: [], error: null };
+  const agg: DispatchAggregate = { resolved: [], blocking: [], abandoned: [], error: null, running: [] };
   for (const id of [...s.waves.keys()].sort()) {
     const w = s.waves.get(id)!;
     const { s: st, r, n } = counts(w);
+    if (w.state === "open" || w.state === "sealed") {
+      for (const [leaf, start] of w.started) if (!w.returned.has(leaf)) agg.running!.push({ wave: id, leaf, handle: start.handle });
+    }
     agg.resolved.push(`dispatch:${id}=${w.state};started=${st}/${n};returned=${r}/${n}`);
     if (w.state === "open") agg.blocking.push(`dispatch:${id} open (${st}/${n} started)`);
     else if (w.state === "sealed") agg.blocking.push(`dispatch:${id} sealed (${r}/${n} returned)`);

@@ -180,3 +180,39 @@ export function unresolvable(message: string): HookOutput {
 export function internalFailure(message: string): HookOutput {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
+
+/** How kbz names a stop that never counts toward the release. */
+const UNCOUNTED_WHY = {
+  failed: "the turn ended on an error (no decision of the agent's)",
+  aborted: "the turn was interrupted",
+} as const;
+
+/**
+ * A failed or interrupted turn: the host or the person ended it, not the agent, so kbz neither
+ * counts it toward the release nor asks for more work; it says what is still open.
+ */
+export function uncountedStop(a: Assessment, why: keyof typeof UNCOUNTED_WHY): HookOutput {
+  const outstanding = [...a.invalid, ...a.unmet];
+  return {
+    systemMessage: `${PREFIX}${where(a.scope)}: ${UNCOUNTED_WHY[why]}; not counted toward the release. ${outstanding.length} item(s) still need work: ${firstOf(outstanding, 5)}.`,
+  };
+}
+
+/**
+ * The agent stopped while workers of an open wave still run in the background (Claude Code
+ * `background_tasks`): say what it waits on instead of asking for new work. Counted like any block.
+ */
+export function waitingOnWave(a: Assessment, guard: GuardResult, running: { wave: string; leaf: string }[]): HookOutput {
+  const plain = decideStop(a, guard);
+  if (plain === null || !("decision" in plain)) return plain;
+  const byWave = new Map<string, string[]>();
+  for (const r of running) byWave.set(r.wave, [...(byWave.get(r.wave) ?? []), r.leaf]);
+  const waits = [...byWave].map(([w, leaves]) => `wave ${w} (leaf ${leaves.join(", ")})`).join("; ");
+  const outstanding = [...a.invalid, ...a.unmet];
+  return {
+    decision: "block",
+    reason:
+      `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` +
+      `Wait for them and take their results (kbz wave return) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`,
+  };
+}

@@ -18,6 +18,8 @@ export interface SessionEntry {
   hash: string;
   blocks: number;
   updatedAt: string;
+  /** Consecutive blocked stops that did not count (an empty assistant message); absent when none. */
+  skipped?: number;
 }
 
 export interface GuardState {
@@ -50,24 +52,38 @@ export function normalizeState(raw: unknown): GuardState {
       if (typeof e.hash !== "string" || !HEX24.test(e.hash)) continue;
       if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0) continue;
       if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt))) continue;
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt };
+      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped };
     }
   }
   return { schema: 1, sessions };
 }
 
-/** Options of one count: `restartAfter` n starts a count that already passed n again (a new turn). */
+/**
+ * Options of one count: `restartAfter` n starts a count that already passed n again (a new turn);
+ * `uncounted` records a blocked stop without counting it toward the release (a turn that ended with
+ * no assistant message), at most MAX_SKIPPED in a row, after which such stops count like any
+ * other, so a host with no cap of its own cannot loop forever.
+ */
 export interface CountOptions {
   restartAfter?: number | null;
+  uncounted?: boolean;
 }
+
+/** Consecutive uncounted stops after which they count: a model that only ever answers nothing is released too. */
+export const MAX_SKIPPED = 6;
 
 /** Count one block for `key`: reset on a new progress hash, keep the 64 most recent sessions. */
 export function countBlock(state: GuardState, key: string, hash: string, now: Date, opts: CountOptions = {}): { state: GuardState; blocks: number } {
   const prev = state.sessions[key];
   const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
-  const blocks = (prev && prev.hash === hash && !restart ? prev.blocks : 0) + 1;
+  const carried = prev && prev.hash === hash && !restart ? prev : null;
+  const skipped = opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
+  const counts = !opts.uncounted || skipped > MAX_SKIPPED;
+  const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
+  const entry: SessionEntry = { hash, blocks, updatedAt: now.toISOString(), ...(skipped > 0 ? { skipped } : {}) };
   const all: [string, SessionEntry][] = Object.entries(state.sessions).filter(([k]) => k !== key);
-  all.push([key, { hash, blocks, updatedAt: now.toISOString() }]);
+  all.push([key, entry]);
   all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
   const sessions: Record<string, SessionEntry> = {};
   for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => (a[0] < b[0] ? -1 : 1))) sessions[k] = v;

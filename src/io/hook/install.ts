@@ -84,18 +84,20 @@ export function shapeProblem(settings: unknown, t: HostTarget): string | null {
   }
   if (settings.hooks === undefined) return null;
   if (!isObject(settings.hooks)) return "hooks is not an object";
-  const list = settings.hooks[t.event];
-  if (list === undefined) return null;
-  if (!Array.isArray(list)) return `hooks.${t.event} is not an array`;
-  for (let i = 0; i < list.length; i++) {
-    const group = list[i];
-    if (!t.grouped) {
-      if (!isObject(group)) return `hooks.${t.event}[${i}] is not an object`;
-      continue;
-    }
-    if (!isObject(group) || !Array.isArray(group.hooks)) return `hooks.${t.event}[${i}] is not an object with a hooks array`;
-    for (let j = 0; j < group.hooks.length; j++) {
-      if (!isObject(group.hooks[j])) return `hooks.${t.event}[${i}].hooks[${j}] is not an object`;
+  for (const event of t.events) {
+    const list = settings.hooks[event];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) return `hooks.${event} is not an array`;
+    for (let i = 0; i < list.length; i++) {
+      const group = list[i];
+      if (!t.grouped) {
+        if (!isObject(group)) return `hooks.${event}[${i}] is not an object`;
+        continue;
+      }
+      if (!isObject(group) || !Array.isArray(group.hooks)) return `hooks.${event}[${i}] is not an object with a hooks array`;
+      for (let j = 0; j < group.hooks.length; j++) {
+        if (!isObject(group.hooks[j])) return `hooks.${event}[${i}].hooks[${j}] is not an object`;
+      }
     }
   }
   return null;
@@ -110,13 +112,14 @@ function unquote(token: string): string {
  * unmarked legacy installs are recognised by their stop-hook path. Substrings alone never
  * imply ownership: `--unlazy-helper` or a path inside a longer word does not count.
  */
-export function isOurs(handler: JsonObject, ownPaths: string[]): boolean {
-  if (typeof handler.command !== "string") return false;
+export function isOurs(handler: JsonObject, ownPaths: string[], commandKey = "command"): boolean {
+  const command = handler[commandKey];
+  if (typeof command !== "string") return false;
   const args = Array.isArray(handler.args) ? handler.args.filter((a): a is string => typeof a === "string") : [];
-  const tokens = [...handler.command.split(/\s+/), ...args.flatMap((a) => a.split(/\s+/))].filter((t) => t !== "").map(unquote);
+  const tokens = [...command.split(/\s+/), ...args.flatMap((a) => a.split(/\s+/))].filter((t) => t !== "").map(unquote);
   if (tokens.some((t) => t.startsWith("--unlazy-") && t !== MARKER)) return false;
   if (tokens.includes(MARKER)) return true;
-  const text = [handler.command, ...args].join(" ").replace(/\\/g, "/");
+  const text = [command, ...args].join(" ").replace(/\\/g, "/");
   if (ownPaths.some((p) => p !== "" && text.includes(p.replace(/\\/g, "/")))) return true;
   if (text.includes("/.claude/skills/unlazy/scripts/stop-hook.mjs")) return true;
   return tokens.includes(LEGACY_MARKER) && tokens.some((t) => /(^|\/)scripts\/stop-hook\.mjs$/.test(t.replace(/\\/g, "/")));
@@ -127,19 +130,29 @@ function sameObject(a: JsonObject, b: JsonObject): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
 
-/** Our handlers in a parsed file, with where they sit (group and handler index, as Codex keys trust). */
-export function findOurs(settings: JsonObject, t: HostTarget, ownPaths: string[]): { handler: JsonObject; group: number; index: number }[] {
+/** One handler of ours in a parsed file: its event, and where it sits (group and handler index, as Codex keys trust). */
+export interface OurHandler {
+  event: string;
+  handler: JsonObject;
+  group: number;
+  index: number;
+}
+
+/** Our handlers in a parsed file, event by event in the target's order. */
+export function findOurs(settings: JsonObject, t: HostTarget, ownPaths: string[]): OurHandler[] {
   const hooks = isObject(settings.hooks) ? settings.hooks : {};
-  const list = Array.isArray(hooks[t.event]) ? (hooks[t.event] as JsonObject[]) : [];
-  const found: { handler: JsonObject; group: number; index: number }[] = [];
-  list.forEach((g, gi) => {
-    if (!isObject(g)) return;
-    if (!t.grouped) {
-      if (isOurs(g, ownPaths)) found.push({ handler: g, group: gi, index: 0 });
-      return;
-    }
-    if (Array.isArray(g.hooks)) g.hooks.forEach((h, hi) => isObject(h) && isOurs(h, ownPaths) && found.push({ handler: h, group: gi, index: hi }));
-  });
+  const found: OurHandler[] = [];
+  for (const event of t.events) {
+    const list = Array.isArray(hooks[event]) ? (hooks[event] as JsonObject[]) : [];
+    list.forEach((g, gi) => {
+      if (!isObject(g)) return;
+      if (!t.grouped) {
+        if (isOurs(g, ownPaths, t.commandKey)) found.push({ event, handler: g, group: gi, index: 0 });
+        return;
+      }
+      if (Array.isArray(g.hooks)) g.hooks.forEach((h, hi) => isObject(h) && isOurs(h, ownPaths, t.commandKey) && found.push({ event, handler: h, group: gi, index: hi }));
+    });
+  }
   return found;
 }
 
@@ -147,46 +160,59 @@ export type InstallPlan =
   | { kind: "unchanged"; why: "already-installed" | "nothing-to-remove" }
   | { kind: "write"; settings: JsonObject; removed: number };
 
-/** The edit, as data: remove every handler of ours, then (unless uninstalling) append one. */
-export function planSettings(settings: JsonObject, t: HostTarget, want: JsonObject | null, ownPaths: string[]): InstallPlan {
-  const hooks = isObject(settings.hooks) ? settings.hooks : {};
-  const list = Array.isArray(hooks[t.event]) ? (hooks[t.event] as JsonObject[]) : [];
-  const ours: JsonObject[] = [];
-  const kept: JsonObject[] = [];
-  for (const group of list) {
-    if (!t.grouped) {
-      if (isOurs(group, ownPaths)) ours.push(group);
-      else kept.push(group);
+/**
+ * The edit, as data: for every event the target guards, remove every handler of ours, then
+ * (unless uninstalling, `command` null) append one. Other handlers, groups and keys stay as they are.
+ */
+export function planSettings(settings: JsonObject, t: HostTarget, command: string | null, ownPaths: string[]): InstallPlan {
+  const hooks: JsonObject = isObject(settings.hooks) ? { ...settings.hooks } : {};
+  let removed = 0;
+  let unchanged = command !== null;
+  for (const event of t.events) {
+    const list = Array.isArray(hooks[event]) ? (hooks[event] as JsonObject[]) : [];
+    const want = command === null ? null : (t.handler(command, event) as JsonObject);
+    const ours: JsonObject[] = [];
+    const kept: JsonObject[] = [];
+    for (const group of list) {
+      if (!t.grouped) {
+        if (isOurs(group, ownPaths, t.commandKey)) ours.push(group);
+        else kept.push(group);
+        continue;
+      }
+      const handlers = group.hooks as JsonObject[];
+      const rest = handlers.filter((h) => !isOurs(h, ownPaths, t.commandKey));
+      ours.push(...handlers.filter((h) => isOurs(h, ownPaths, t.commandKey)));
+      if (rest.length === handlers.length) kept.push(group);
+      else if (rest.length > 0) kept.push({ ...group, hooks: rest });
+    }
+    removed += ours.length;
+    if (want === null) {
+      if (kept.length > 0) hooks[event] = kept;
+      else delete hooks[event];
       continue;
     }
-    const handlers = group.hooks as JsonObject[];
-    const rest = handlers.filter((h) => !isOurs(h, ownPaths));
-    ours.push(...handlers.filter((h) => isOurs(h, ownPaths)));
-    if (rest.length === handlers.length) kept.push(group);
-    else if (rest.length > 0) kept.push({ ...group, hooks: rest });
+    if (!(ours.length === 1 && sameObject(ours[0]!, want))) unchanged = false;
+    hooks[event] = [...kept, t.grouped ? { hooks: [{ ...want }] } : { ...want }];
   }
-  if (want === null) {
-    if (ours.length === 0) return { kind: "unchanged", why: "nothing-to-remove" };
-    const nextHooks: JsonObject = { ...hooks };
-    if (kept.length > 0) nextHooks[t.event] = kept;
-    else delete nextHooks[t.event];
-    const next: JsonObject = { ...settings, hooks: nextHooks };
-    if (Object.keys(nextHooks).length === 0) delete next.hooks;
-    return { kind: "write", settings: next, removed: ours.length };
+  if (command === null) {
+    if (removed === 0) return { kind: "unchanged", why: "nothing-to-remove" };
+    const next: JsonObject = { ...settings, hooks };
+    if (Object.keys(hooks).length === 0) delete next.hooks;
+    return { kind: "write", settings: next, removed };
   }
-  if (ours.length === 1 && sameObject(ours[0]!, want)) return { kind: "unchanged", why: "already-installed" };
-  const entry: JsonObject = t.grouped ? { hooks: [{ ...want }] } : { ...want };
-  return {
-    kind: "write",
-    settings: { ...t.rootFixed, ...settings, hooks: { ...hooks, [t.event]: [...kept, entry] } },
-    removed: ours.length,
-  };
+  if (unchanged) return { kind: "unchanged", why: "already-installed" };
+  // Keep the events' original order in the file: replace in place, append only new events.
+  const ordered: JsonObject = {};
+  const original = isObject(settings.hooks) ? settings.hooks : {};
+  for (const k of Object.keys(original)) ordered[k] = hooks[k]!;
+  for (const k of Object.keys(hooks)) if (!(k in ordered)) ordered[k] = hooks[k]!;
+  return { kind: "write", settings: { ...t.rootFixed, ...settings, hooks: ordered }, removed };
 }
 
 export interface InstallRequest {
   file: string;
   target: HostTarget;
-  handler: JsonObject | null; // null: uninstall
+  command: string | null; // null: uninstall
   ownPaths: string[];
 }
 
@@ -220,7 +246,7 @@ export function readSettings(file: string, t: HostTarget): { bytes: Buffer; sett
 /** Read, plan, back up and write. Throws SettingsRefusal (nothing written) or a write error. */
 export function installSettings(req: InstallRequest): InstallOutcome {
   const existing = readSettings(req.file, req.target);
-  const plan = planSettings(existing?.settings ?? {}, req.target, req.handler, req.ownPaths);
+  const plan = planSettings(existing?.settings ?? {}, req.target, req.command, req.ownPaths);
   const base = { target: req.file, backup: null };
   if (plan.kind === "unchanged") return { ...base, result: plan.why, removed: 0 };
   // Re-read just before writing: a file swapped or edited meanwhile is not overwritten.
@@ -236,5 +262,5 @@ export function installSettings(req: InstallRequest): InstallOutcome {
     ensureRealDir(path.dirname(req.file), undefined, 0o755);
   }
   writeAtomic(req.file, JSON.stringify(plan.settings, null, 2) + "\n", { mode: 0o600 });
-  return { ...base, backup, result: req.handler ? "installed" : "removed", removed: plan.removed };
+  return { ...base, backup, result: req.command !== null ? "installed" : "removed", removed: plan.removed };
 }

@@ -109,7 +109,8 @@ function gateRow(item: GateRowItem, active: boolean, ctx: PanelCtx) {
   const failed = v.state === "failed" && v.reason ? `FAILED (${v.reason})` : null;
   const label = run ? (narrow ? SPIN[Math.floor(ctx.now / 100) % SPIN.length]! : runningLabel(run, ctx.now)) : narrow ? GATE_GLYPH[v.state] : failed && cols(failed) < stateW ? failed : GATE_LABEL[v.state];
   const tone = run ? "active" : GATE_TONE[v.state];
-  const idW = narrow ? Math.min(Math.max(6, cols(v.qid) + 1), Math.floor(width / 2)) : Math.min(28, Math.max(10, Math.floor(width / 3)));
+  // Below 80 columns the id column fits the longest id (at most half the row).
+  const idW = narrow ? Math.min(ctx.model.gateIdWidth + 1, Math.floor(width / 2)) : Math.min(28, Math.max(10, Math.floor(width / 3)));
   return (
     <Text inverse={active} wrap="truncate">
       <Text>{mark} </Text>

@@ -4,7 +4,10 @@ import { TARGETS } from "../../../src/core/hook/targets.ts";
 
 const OWN = "/opt/kbz/hooks/stop-hook.mjs";
 const C = TARGETS.claude;
-const want = C.handler(hookCommand(["/opt/kbz/dist/kbz", "hook", "stop"], "claude", "api"));
+const cmd = hookCommand(["/opt/kbz/dist/kbz", "hook", "stop"], "claude", "api");
+const want = C.handler(cmd, "Stop");
+/** Claude's three events, each with its one group of ours. */
+const everywhere = (h: any): any => ({ Stop: [{ hooks: [h] }], SubagentStop: [{ hooks: [h] }], TaskCompleted: [{ hooks: [h] }] });
 
 describe("ownership of a Stop handler", () => {
   const ours = (command: unknown, args?: unknown) => isOurs({ type: "command", command, ...(args ? { args } : {}) } as any, [OWN]);
@@ -50,31 +53,43 @@ describe("the settings edit", () => {
     expect(shapeProblem({ hooks: { AfterAgent: [{ hooks: 1 }] } }, TARGETS.gemini)).toBe("hooks.AfterAgent[0] is not an object with a hooks array");
   });
 
-  test("Cursor's entry is flat and a new file gets version 1; uninstall keeps version", () => {
-    const w = TARGETS.cursor.handler(hookCommand(["/k"], "cursor", null));
-    const plan = planSettings({}, TARGETS.cursor, w, [OWN]);
-    expect(plan).toEqual({ kind: "write", removed: 0, settings: { version: 1, hooks: { stop: [w] } } });
-    expect(planSettings({ version: 1, hooks: { stop: [w] } }, TARGETS.cursor, null, [OWN])).toEqual({ kind: "write", removed: 1, settings: { version: 1 } });
+  test("Cursor's entries are flat, one per event, and a new file gets version 1; uninstall keeps version", () => {
+    const c = hookCommand(["/k"], "cursor", null);
+    const w = TARGETS.cursor.handler(c, "stop");
+    const plan = planSettings({}, TARGETS.cursor, c, [OWN]);
+    expect(plan).toEqual({ kind: "write", removed: 0, settings: { version: 1, hooks: { stop: [w], subagentStop: [w] } } });
+    expect(planSettings({ version: 1, hooks: { stop: [w], subagentStop: [w] } }, TARGETS.cursor, null, [OWN])).toEqual({ kind: "write", removed: 2, settings: { version: 1 } });
   });
 
-  test("install appends one group after the kept ones and keeps every other key", () => {
-    const plan = planSettings({ model: "x", hooks: { PreToolUse: [], Stop: [{ matcher: "m", hooks: [other] }] } }, C, want, [OWN]);
+  test("Copilot's entries hold the command under bash, in kbz's own file", () => {
+    const c = hookCommand(["/k"], "copilot", null);
+    const plan = planSettings({}, TARGETS.copilot, c, [OWN]);
+    const h = { type: "command", bash: c, timeoutSec: 20 };
+    expect(plan).toEqual({ kind: "write", removed: 0, settings: { version: 1, hooks: { agentStop: [h], subagentStop: [h] } } });
+    expect(planSettings({ version: 1, hooks: { agentStop: [h], subagentStop: [h] } }, TARGETS.copilot, c, [OWN])).toEqual({ kind: "unchanged", why: "already-installed" });
+  });
+
+  test("install appends one group per event after the kept ones and keeps every other key and the events' order", () => {
+    const plan = planSettings({ model: "x", hooks: { PreToolUse: [], Stop: [{ matcher: "m", hooks: [other] }] } }, C, cmd, [OWN]);
     expect(plan).toEqual({
       kind: "write",
       removed: 0,
-      settings: { model: "x", hooks: { PreToolUse: [], Stop: [{ matcher: "m", hooks: [other] }, { hooks: [want as any] }] } },
+      settings: { model: "x", hooks: { PreToolUse: [], Stop: [{ matcher: "m", hooks: [other] }, { hooks: [want as any] }], SubagentStop: [{ hooks: [want as any] }], TaskCompleted: [{ hooks: [want as any] }] } },
     });
   });
 
-  test("duplicates collapse to one entry; an exact single entry is left alone", () => {
-    const dup = { hooks: { Stop: [{ hooks: [want as any] }, { hooks: [want as any, other] }] } };
-    const plan = planSettings(dup, C, want, [OWN]);
-    expect(plan.kind === "write" && plan.removed).toBe(2);
-    expect(planSettings({ hooks: { Stop: [{ hooks: [want as any] }] } }, C, want, [OWN])).toEqual({ kind: "unchanged", why: "already-installed" });
+  test("duplicates collapse to one entry per event; an exact single entry per event is left alone", () => {
+    const dup = { hooks: { ...everywhere(want), Stop: [{ hooks: [want as any] }, { hooks: [want as any, other] }] } };
+    const plan = planSettings(dup, C, cmd, [OWN]);
+    expect(plan.kind === "write" && plan.removed).toBe(4);
+    expect(planSettings({ hooks: everywhere(want) }, C, cmd, [OWN])).toEqual({ kind: "unchanged", why: "already-installed" });
+    // One event missing (a hook removed by hand) is written again.
+    const { TaskCompleted: _gone, ...partial } = everywhere(want);
+    expect(planSettings({ hooks: partial }, C, cmd, [OWN]).kind).toBe("write");
   });
 
-  test("uninstall drops emptied groups, an empty Stop and an empty hooks object", () => {
-    expect(planSettings({ hooks: { Stop: [{ hooks: [want as any] }] } }, C, null, [OWN])).toEqual({ kind: "write", removed: 1, settings: {} });
+  test("uninstall drops emptied groups, emptied events and an empty hooks object", () => {
+    expect(planSettings({ hooks: everywhere(want) }, C, null, [OWN])).toEqual({ kind: "write", removed: 3, settings: {} });
     expect(planSettings({ hooks: { Stop: [{ hooks: [other] }] } }, C, null, [OWN])).toEqual({ kind: "unchanged", why: "nothing-to-remove" });
   });
 

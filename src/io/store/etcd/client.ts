@@ -113,6 +113,12 @@ export interface ClientOptions {
   retryMs?: number;
 }
 
+/** One call's own bounds (the keeper sizes them by the lease's remaining time). */
+export interface CallOptions {
+  timeoutMs?: number;
+  retryMs?: number;
+}
+
 export class EtcdClient {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   private preferred = 0;
@@ -135,11 +141,11 @@ export class EtcdClient {
     this.agent.destroy();
   }
 
-  private once(ep: Endpoint, path: string, body: unknown): Promise<any> {
+  private once(ep: Endpoint, path: string, body: unknown, timeoutMs = this.timeoutMs): Promise<any> {
     return new Promise((resolve, reject) => {
       const data = JSON.stringify(body);
       const req = http.request(
-        { host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: this.timeoutMs },
+        { host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: timeoutMs },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
@@ -162,7 +168,7 @@ export class EtcdClient {
           });
         },
       );
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.on("error", (e) => reject(new Unreachable(`${ep.host}:${ep.port}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
       req.end(data);
     });
@@ -173,8 +179,8 @@ export class EtcdClient {
    * (a member died and the others are electing a leader) try again until `retryMs` has passed:
    * an election takes about one election timeout, a lost quorum never ends by itself.
    */
-  async call(path: string, body: unknown): Promise<any> {
-    const deadline = Date.now() + this.retryMs;
+  async call(path: string, body: unknown, opts: CallOptions = {}): Promise<any> {
+    const deadline = Date.now() + (opts.retryMs ?? this.retryMs);
     const n = this.endpoints.length;
     let failures: string[] = [];
     for (let round = 0; ; round++) {
@@ -182,7 +188,7 @@ export class EtcdClient {
       for (let i = 0; i < n; i++) {
         const at = (this.preferred + i) % n;
         try {
-          const r = await this.once(this.endpoints[at]!, path, body);
+          const r = await this.once(this.endpoints[at]!, path, body, opts.timeoutMs);
           this.preferred = at;
           return r;
         } catch (e) {
@@ -237,15 +243,15 @@ export class EtcdClient {
   }
 
   /** One keep-alive round: the lease's remaining TTL in seconds as etcd counts it, 0 when gone. */
-  async keepAlive(id: string): Promise<number> {
-    const r = await this.call("/v3/lease/keepalive", { ID: id });
+  async keepAlive(id: string, opts: CallOptions = {}): Promise<number> {
+    const r = await this.call("/v3/lease/keepalive", { ID: id }, opts);
     const result = r.result ?? r;
     return Number(result.TTL ?? 0);
   }
 
   /** Remaining TTL by etcd's clock (-1 when the lease is gone). */
-  async timeToLive(id: string): Promise<{ ttl: number; granted: number }> {
-    const r = await this.call("/v3/lease/timetolive", { ID: id });
+  async timeToLive(id: string, opts: CallOptions = {}): Promise<{ ttl: number; granted: number }> {
+    const r = await this.call("/v3/lease/timetolive", { ID: id }, opts);
     return { ttl: Number(r.TTL ?? -1), granted: Number(r.grantedTTL ?? 0) };
   }
 

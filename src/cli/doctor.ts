@@ -1,0 +1,39 @@
+// kbz doctor: does every installed stop guard actually fire? Per host and place: installed,
+// trusted (Codex), the host's version against the contract, and a dry run of the installed
+// command. Exit 0 only when every installed guard fires; each problem names the command that fixes it.
+import * as os from "node:os";
+import { UsageError } from "../core/errors.ts";
+import { HOST_NAMES, isHostName, type HostName } from "../core/hook/targets.ts";
+import { doctor, type DoctorPlace } from "../io/hook/doctor.ts";
+import { fallbackHookPath } from "./hook.ts";
+import type { ExitCode, Verb } from "./index.ts";
+import { envelope, report } from "./envelope.ts";
+import { out } from "./output.ts";
+
+function line(d: DoctorPlace): string {
+  const where = `${d.host} ${d.location}`.padEnd(16);
+  const version = d.version.found ? ` (${d.host} ${d.version.found})` : "";
+  const trust = d.trust === "unverified" ? " (Codex trust read from config.toml; codex is not on PATH to check the hash)" : "";
+  if (d.fires) return `${where}fires       ${d.file}${version}${trust}`;
+  return `${where}NOT FIRING  ${d.file}${version}: ${d.problem}\n${" ".repeat(16)}fix: ${d.fix}`;
+}
+
+export const verb: Verb = {
+  command: "doctor",
+  describe: "check that every installed stop guard fires: installed, trusted (Codex), host version, and a dry run of its command",
+  builder: (y) =>
+    y
+      .option("agent", { type: "string", choices: [...HOST_NAMES], requiresArg: true, describe: "check one host only" })
+      .option("json", { type: "boolean", describe: "print one JSON object" }),
+  handler: async (argv: { agent?: string; json?: boolean }): Promise<ExitCode> => {
+    if (argv.agent !== undefined && !isHostName(argv.agent)) throw new UsageError(`--agent must be one of ${HOST_NAMES.join(", ")}`);
+    const places = await doctor(process.cwd(), os.homedir(), process.env, [fallbackHookPath()], (argv.agent as HostName | undefined) ?? null);
+    const broken = places.filter((p) => !p.fires);
+    const verdict = places.length === 0 ? "not-installed" : broken.length ? "not-firing" : "fires";
+    const exit: ExitCode = verdict === "fires" ? 0 : 1;
+    return report(!!argv.json, envelope(verdict, exit, { places }), () => {
+      for (const p of places) out(line(p));
+      if (places.length === 0) out(`No kbz stop guard is installed here: run kbz hook install --agent ${HOST_NAMES.join("|")}`);
+    });
+  },
+};
