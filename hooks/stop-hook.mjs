@@ -3563,11 +3563,22 @@ function inputsDigest(files) {
   const sorted = Object.keys(files).sort().map((k) => [k, files[k]]);
   return sha256Hex(JSON.stringify(sorted));
 }
-function macOf(secret, root, ledger, gate, a) {
-  const text = JSON.stringify(["kbz.attestation", 1, root, ledger, gate, a.kind, a.definition, a.evidence, a.oracle, a.inputs, a.given, a.at]);
-  return createHmac("sha256", secret).update(text).digest("hex");
+function macOf(secret, body) {
+  return createHmac("sha256", secret).update("kbz.attestation\x00").update(body).digest("hex");
+}
+function unsealed(text, secret) {
+  const nl = text.indexOf(`
+`);
+  if (nl !== 64 || !secret)
+    return null;
+  const body = text.slice(nl + 1).replace(/\n$/, "");
+  const want = Buffer.from(macOf(secret, body), "hex");
+  const got = Buffer.from(text.slice(0, 64), "hex");
+  return got.length === want.length && timingSafeEqual(got, want) ? body : null;
 }
 function parse(text) {
+  if (text === null)
+    return null;
   try {
     const v = JSON.parse(text);
     if (v?.schema !== 1 || typeof v.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
@@ -3603,25 +3614,17 @@ function readRootAttestations(store, root) {
     return EMPTY;
   }
   const secret = attestSecret(store, false);
+  const realRoot = realOf3(root);
   const ledgers = new Map;
   for (const n of names) {
     const text = readFileIfPrivate(path22.join(dir, n));
-    const f = text !== null ? parse(text) : null;
-    if (f)
+    const f = parse(text !== null ? unsealed(text, secret) : null);
+    if (f && f.root === realRoot)
       ledgers.set(f.ledger, f);
   }
-  const realRoot = realOf3(root);
   return {
     ledgers,
-    valid(ledger, gate) {
-      const a = ledgers.get(ledger)?.gates[gate];
-      if (!a || !secret || typeof a.mac !== "string")
-        return null;
-      const { mac, ...body } = a;
-      const want = Buffer.from(macOf(secret, realRoot, ledger, gate, body), "hex");
-      const got = Buffer.from(mac, "hex");
-      return got.length === want.length && timingSafeEqual(got, want) ? a : null;
-    }
+    valid: (ledger, gate) => ledgers.get(ledger)?.gates[gate] ?? null
   };
 }
 var MAX_FILE_BYTES, key24 = (p) => sha256Hex(p).slice(0, 24), EMPTY;
@@ -3685,9 +3688,9 @@ function removedGates(snap, atts) {
   }
   return out;
 }
-function attested(root, atts, file, g, inputStores) {
-  const a = atts.valid(realOf4(file), g.id);
-  if (!a || a.definition !== gateDigest(g) || a.evidence !== g.evidence)
+function attested(root, atts, real, file, g, inputStores) {
+  const a = atts.valid(real, g.id);
+  if (!a || a.evidence !== g.evidence || a.definition !== null !== isRunnable(g))
     return false;
   if (!g.inputs)
     return true;
@@ -3701,8 +3704,14 @@ function markAttestations(snap, env = process.env) {
     return;
   const atts = readRootAttestations(store, snap.target.root);
   const inputStores = new Map;
+  const reals = new Map;
   for (const v of snap.gates) {
-    if (v.state !== "met" || attested(snap.target.root, atts, v.file, v.gate, inputStores))
+    if (v.state !== "met")
+      continue;
+    let real = reals.get(v.file);
+    if (real === undefined)
+      reals.set(v.file, real = realOf4(v.file));
+    if (attested(snap.target.root, atts, real, v.file, v.gate, inputStores))
       continue;
     v.state = "unattested";
     v.reason = isRunnable(v.gate) ? UNATTESTED_RUNNABLE : UNATTESTED_MANUAL;
@@ -3713,7 +3722,6 @@ function markAttestations(snap, env = process.env) {
 }
 var UNATTESTED_RUNNABLE = "UNATTESTED (kbz has no record of this pass; run kbz check --reverify)", UNATTESTED_MANUAL = "UNATTESTED (no person signed this here; a person signs it with kbz sign in a terminal)";
 var init_attested = __esm(() => {
-  init_digest();
   init_store2();
   init_approval();
   init_attest();

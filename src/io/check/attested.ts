@@ -5,7 +5,6 @@
 // (status, check, the Stop hook, the dashboard): one readdir and one read per attested ledger.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { gateDigest } from "../../core/ledger/digest.ts";
 import { isRunnable, stemOf, type Gate, type Ledger } from "../../core/ledger/model.ts";
 import type { Snapshot } from "../../core/snapshot.ts";
 import type { Target } from "../../core/workspace/target.ts";
@@ -67,9 +66,11 @@ function removedGates(snap: Snapshot, atts: RootAttestations): string[] {
 }
 
 /** Does kbz's record vouch for this met gate's evidence (and INPUTS digests)? */
-function attested(root: string, atts: RootAttestations, file: string, g: Gate, inputStores: Map<string, ReturnType<typeof readInputStore>>): boolean {
-  const a = atts.valid(realOf(file), g.id);
-  if (!a || a.definition !== gateDigest(g) || a.evidence !== g.evidence) return false;
+function attested(root: string, atts: RootAttestations, real: string, file: string, g: Gate, inputStores: Map<string, ReturnType<typeof readInputStore>>): boolean {
+  const a = atts.valid(real, g.id);
+  // The gate is met, so an automatic evidence line names its current definition digest: the same
+  // evidence text binds the same definition (a manual gate has none), without hashing it again.
+  if (!a || a.evidence !== g.evidence || (a.definition !== null) !== isRunnable(g)) return false;
   if (!g.inputs) return true;
   if (!inputStores.has(file)) inputStores.set(file, readInputStore(root, file));
   return a.inputs === inputsDigest(inputStores.get(file)!.gates[g.id]?.files);
@@ -81,8 +82,12 @@ export function markAttestations(snap: Snapshot, env: Env = process.env): void {
   if (readPolicy(store) !== "person") return;
   const atts = readRootAttestations(store, snap.target.root);
   const inputStores = new Map<string, ReturnType<typeof readInputStore>>();
+  const reals = new Map<string, string>();
   for (const v of snap.gates) {
-    if (v.state !== "met" || attested(snap.target.root, atts, v.file, v.gate, inputStores)) continue;
+    if (v.state !== "met") continue;
+    let real = reals.get(v.file);
+    if (real === undefined) reals.set(v.file, (real = realOf(v.file)));
+    if (attested(snap.target.root, atts, real, v.file, v.gate, inputStores)) continue;
     v.state = "unattested";
     v.reason = isRunnable(v.gate) ? UNATTESTED_RUNNABLE : UNATTESTED_MANUAL;
   }
@@ -99,7 +104,10 @@ export function unattestedGates(root: string, env: Env = process.env): ((file: s
   if (readPolicy(store) !== "person") return null;
   const atts = readRootAttestations(store, root);
   const inputStores = new Map<string, ReturnType<typeof readInputStore>>();
-  return (file, ledger, isMet) => new Set(ledger.gates.filter((g) => isMet(g) && !attested(root, atts, file, g, inputStores)).map((g) => g.id));
+  return (file, ledger, isMet) => {
+    const real = realOf(file);
+    return new Set(ledger.gates.filter((g) => isMet(g) && !attested(root, atts, real, file, g, inputStores)).map((g) => g.id));
+  };
 }
 
 /** Whether this root has REMOVED gates to report although no ledger is left (status, the Stop hook). */

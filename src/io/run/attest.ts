@@ -3,7 +3,8 @@
 // secret (HMAC-SHA256). Under the person policy a met gate counts only while such a record
 // matches its definition, evidence and INPUTS digests; evidence typed into a ledger by hand, or
 // written by unlazy, Kill_bezzangyi or another machine, is UNATTESTED until kbz verifies it.
-// One file per ledger: `<store>/kbz/attest/<24 hex of the root>/<24 hex of the ledger>.json`.
+// One file per ledger: `<store>/kbz/attest/<24 hex of the root>/<24 hex of the ledger>.json`, whose
+// first line is the HMAC of the rest (one JSON object): one MAC per ledger, checked before parsing.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -27,7 +28,6 @@ export interface Attestation {
   inputs: string | null;
   given: Given;
   at: string;
-  mac: string;
 }
 
 export interface LedgerAttestations {
@@ -64,12 +64,28 @@ export function inputsDigest(files: Record<string, string> | null | undefined): 
   return sha256Hex(JSON.stringify(sorted));
 }
 
-function macOf(secret: Buffer, root: string, ledger: string, gate: string, a: Omit<Attestation, "mac">): string {
-  const text = JSON.stringify(["kbz.attestation", 1, root, ledger, gate, a.kind, a.definition, a.evidence, a.oracle, a.inputs, a.given, a.at]);
-  return createHmac("sha256", secret).update(text).digest("hex");
+function macOf(secret: Buffer, body: string): string {
+  return createHmac("sha256", secret).update("kbz.attestation\0").update(body).digest("hex");
 }
 
-function parse(text: string): LedgerAttestations | null {
+/** The file's text: the MAC line, then the body. */
+function sealed(secret: Buffer, f: LedgerAttestations): string {
+  const body = JSON.stringify(f);
+  return `${macOf(secret, body)}\n${body}\n`;
+}
+
+/** The body of a file whose MAC verifies under `secret` (null when it does not, or no secret). */
+function unsealed(text: string, secret: Buffer | null): string | null {
+  const nl = text.indexOf("\n");
+  if (nl !== 64 || !secret) return null;
+  const body = text.slice(nl + 1).replace(/\n$/, "");
+  const want = Buffer.from(macOf(secret, body), "hex");
+  const got = Buffer.from(text.slice(0, 64), "hex");
+  return got.length === want.length && timingSafeEqual(got, want) ? body : null;
+}
+
+function parse(text: string | null): LedgerAttestations | null {
+  if (text === null) return null;
   try {
     const v = JSON.parse(text);
     if (v?.schema !== 1 || typeof v.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates) return null;
@@ -117,24 +133,20 @@ async function update(store: string, root: string, ledger: string, change: Chang
   sweepStrayTemps(dir, pidAlive); // temp files of writers killed mid-write
   await withLockFile(`${file}.lock`, file, () => {
     const text = readFileIfPrivate(file);
-    const current = (text !== null ? parse(text) : null) ?? { schema: 1 as const, root: realRoot, ledger: realLedger, gates: {}, approved: {} };
+    // A file whose MAC does not verify (another secret, an edit) is started afresh.
+    const current = parse(text !== null ? unsealed(text, secret) : null) ?? { schema: 1 as const, root: realRoot, ledger: realLedger, gates: {}, approved: {} };
     change(current, secret);
     // A cache-like write (no fsync): a crash may lose a record, which only asks for a re-verification.
-    writeAtomic(file, JSON.stringify(current) + "\n", { mode: 0o600, durable: false });
+    writeAtomic(file, sealed(secret, current), { mode: 0o600, durable: false });
   });
 }
 
 /** Record passes or signatures of gates of one ledger. */
 export async function attest(store: string, root: string, ledger: string, entries: AttestEntry[], given: Given): Promise<void> {
   if (entries.length === 0) return;
-  const realRoot = realOf(root);
-  const realLedger = realOf(ledger);
-  await update(store, root, ledger, (f, secret) => {
+  await update(store, root, ledger, (f) => {
     const at = new Date().toISOString();
-    for (const e of entries) {
-      const body = { kind: e.kind, definition: e.definition, evidence: e.evidence, oracle: e.oracle, inputs: e.inputs, given, at };
-      f.gates[e.gate] = { ...body, mac: macOf(secret, realRoot, realLedger, e.gate, body) };
-    }
+    for (const e of entries) f.gates[e.gate] = { kind: e.kind, definition: e.definition, evidence: e.evidence, oracle: e.oracle, inputs: e.inputs, given, at };
   });
 }
 
@@ -157,11 +169,11 @@ export async function forget(store: string, root: string, ledger: string, gates:
       delete f.approved[g];
     }
   });
-  const left = parse(readFileIfPrivate(file) ?? "");
+  const left = parse(unsealed(readFileIfPrivate(file) ?? "", attestSecret(store, false)));
   if (left && Object.keys(left.gates).length === 0 && Object.keys(left.approved).length === 0) fs.rmSync(file, { force: true });
 }
 
-/** What status and the Stop hook read: every ledger's records under one root, with a check of each MAC. */
+/** What status and the Stop hook read: every ledger's records under one root whose MAC verifies. */
 export interface RootAttestations {
   ledgers: Map<string, LedgerAttestations>;
   valid(ledger: string, gate: string): Attestation | null;
@@ -179,22 +191,15 @@ export function readRootAttestations(store: string, root: string): RootAttestati
     return EMPTY;
   }
   const secret = attestSecret(store, false);
+  const realRoot = realOf(root);
   const ledgers = new Map<string, LedgerAttestations>();
   for (const n of names) {
     const text = readFileIfPrivate(path.join(dir, n));
-    const f = text !== null ? parse(text) : null;
-    if (f) ledgers.set(f.ledger, f);
+    const f = parse(text !== null ? unsealed(text, secret) : null);
+    if (f && f.root === realRoot) ledgers.set(f.ledger, f);
   }
-  const realRoot = realOf(root);
   return {
     ledgers,
-    valid(ledger, gate) {
-      const a = ledgers.get(ledger)?.gates[gate];
-      if (!a || !secret || typeof a.mac !== "string") return null;
-      const { mac, ...body } = a;
-      const want = Buffer.from(macOf(secret, realRoot, ledger, gate, body), "hex");
-      const got = Buffer.from(mac, "hex");
-      return got.length === want.length && timingSafeEqual(got, want) ? a : null;
-    },
+    valid: (ledger, gate) => ledgers.get(ledger)?.gates[gate] ?? null,
   };
 }
