@@ -2164,9 +2164,11 @@ function readSetting(root) {
   try {
     text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
   } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
+    if (!(e instanceof ReadError))
+      throw e;
+    if (e.code === "ENOENT")
       return null;
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message.replace(`: ${file}`, "") }]);
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message }]);
   }
   const bad = (message) => {
     throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
@@ -3023,7 +3025,7 @@ function resolveTarget(o) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1)
       return scopeTarget(root, bound[0]);
-    throw new UsageError(`${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
   }
   const errors = [];
   const files = ledgerEntries(root, root, errors);
@@ -4093,7 +4095,7 @@ function invalidScopeArgument() {
 }
 function ambiguousScopes(scopes) {
   return {
-    systemMessage: `${PREFIX}: ${scopes.length} pipelines under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
+    systemMessage: `${PREFIX}: ${scopes.length} scopes under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
   };
 }
 function unresolvable(message) {

@@ -2,8 +2,8 @@
 // kbz's npm launcher (bin/kbz.cjs of the `kbz` package; `npm run dist` copies it there).
 // It runs the compiled kbz of this platform, from the package kbz-<os>-<cpu>[-musl] that npm
 // installed as an optional dependency, with the same arguments, stdin/stdout/stderr, exit code
-// and signals. Dependency-free, Node >= 16. Where no binary is installed, `kbz hook stop` still
-// works: it runs the Node fallback hook shipped in this package (hooks/stop-hook.mjs).
+// and signals. Dependency-free, Node >= 16. Where no binary is installed, `kbz hook install` and
+// `kbz hook stop` still work: they run the Node fallback shipped in this package (hooks/).
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -14,6 +14,7 @@ const manifest = require("../package.json");
 const VERSION = manifest.version;
 const TARGETS = Object.keys(manifest.optionalDependencies || {}).map((name) => name.replace(/^kbz-/, ""));
 const HOOK = path.join(__dirname, "..", "hooks", "stop-hook.mjs");
+const INSTALLER = path.join(__dirname, "..", "hooks", "install-hook.mjs");
 const DOCS = "https://www.npmjs.com/package/kbz#install";
 const args = process.argv.slice(2);
 
@@ -95,9 +96,11 @@ function main() {
   const target = targetName();
   const binary = TARGETS.indexOf(target) >= 0 ? findBinary(target) : null;
   if (binary) return run(binary, args);
-  // The Stop hook must keep working: the Node fallback is the same code as `kbz hook stop`.
+  // The Stop guard keeps working on Node alone: the fallback hook is the same code as `kbz hook
+  // stop`, and its installer the same as `kbz hook install --fallback`.
   if (args[0] === "hook" && args[1] === "stop" && fs.existsSync(HOOK)) return run(process.execPath, [HOOK].concat(args.slice(2)));
-  const hookLine = "  The Stop hook runs on Node alone: `kbz hook stop` uses " + HOOK + " here (register it with your agent as: node " + JSON.stringify(HOOK) + ").";
+  if (args[0] === "hook" && args[1] === "install" && fs.existsSync(INSTALLER)) return run(process.execPath, [INSTALLER].concat(args.slice(2)));
+  const hookLine = "  The Stop guard runs on Node alone here: `kbz hook install` registers " + HOOK + " with your agent, and `kbz hook stop` runs it.";
   if (TARGETS.indexOf(target) < 0) {
     fail([
       "kbz: no prebuilt kbz for this platform (" + target + "); kbz " + VERSION + " ships binaries for " + TARGETS.join(", ") + ".",

@@ -1,5 +1,5 @@
 // `npm run dist`: the npm packages of kbz under dist/npm/: the launcher package `kbz` (bin/kbz.cjs,
-// the Node fallback Stop hook) and one package per target holding its compiled binary, each as a
+// the Node fallback Stop hook and its Node installer) and one package per target holding its compiled binary, each as a
 // folder and as the tarball `npm pack` makes of it. The generated packages are what gets published;
 // the repository's package.json stays the private development manifest.
 //
@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { buildFallbackHook } from "./fallback-hook.ts";
+import { buildFallbackHook, buildNodeInstaller } from "./fallback-hook.ts";
 import { npm } from "./dist/npm.ts";
 import { runtimeFor } from "./dist/runtime.ts";
 import { hostTarget, packageName, TARGETS, type Target } from "./dist/targets.ts";
@@ -97,6 +97,7 @@ async function launcherPackage(dir: string): Promise<void> {
   fs.chmodSync(path.join(dir, "bin", "kbz.cjs"), 0o755);
   // Generated afresh from src/ (the committed hooks/stop-hook.mjs is the same when up to date).
   fs.writeFileSync(path.join(dir, "hooks", "stop-hook.mjs"), await buildFallbackHook(), { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, "hooks", "install-hook.mjs"), await buildNodeInstaller(), { mode: 0o755 });
   fs.copyFileSync(path.join(REPO, "npm", "README.md"), path.join(dir, "README.md"));
   fs.copyFileSync(path.join(REPO, "LICENSE"), path.join(dir, "LICENSE"));
   writeJson(path.join(dir, "package.json"), {

@@ -10,13 +10,14 @@ import { coordination, storeFor } from "../io/store/active.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import type { ExitCode, Verb } from "./index.ts";
-import { out, printProblems } from "./output.ts";
+import { out, printProblems, err } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
 import { compactRunLines } from "./render.ts";
-import { nextAdviceLines } from "./next.ts";
+import { DEFAULT_SLOTS, nextAdvice } from "../ops/next.ts";
+import { nextLines } from "./nextText.ts";
 import { withLeafStates } from "../core/plan/table.ts";
-import { setState } from "./plan.ts";
+import { setLeafState } from "../ops/plan.ts";
 import { infra, printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
 
 interface AdvanceArgs extends PipelineArgs {
@@ -99,19 +100,20 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   // Release before promoting: a dependent leaf may claim paths this one held.
   const { released, notes } = await infra(() => storeFor(root).release(scope, stem));
   printNotes(notes);
-  const set = await setState(root, scope, id, "VERIFIED", "advance");
+  const set = await setLeafState(root, scope, id, "VERIFIED", "advance");
+  for (const w of set.warnings) err(w);
   const verdict = set.from === "VERIFIED" ? "already-verified" : "verified";
   lines.push(
     `${verdict === "verified" ? "VERIFIED" : "ALREADY VERIFIED"} ${stem}` +
       (released.length ? "; lease released" : "") +
       (set.promoted.length ? `; READY now: ${set.promoted.join(", ")}` : ""),
   );
-  const slots = argv.slots === undefined ? 4 : Number(argv.slots);
+  const slots = argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots);
   if (!Number.isSafeInteger(slots) || slots < 1) throw new UsageError("--slots must be a positive integer");
-  const advice = nextAdviceLines(root, scope, slots);
+  const next = nextAdvice({ root, scope, slots });
   if (argv.json) {
-    emit(envelope(verdict, 0, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, next: advice.advice }));
-  } else for (const l of [...lines, ...advice.lines]) out(l);
+    emit(envelope(verdict, 0, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, next: next.advice }));
+  } else for (const l of [...lines, ...nextLines(next.snap, next.advice)]) out(l);
   return 0;
 }
 
@@ -123,7 +125,7 @@ export const verb: Verb = {
       .option("scope", { type: "string", describe: "use .unlazy/ID (default: the only scope, or UNLAZY_SCOPE)", requiresArg: true })
       .option("leaf", { type: "string", describe: "the returned leaf (1.1 or leaf-1.1)", requiresArg: true })
       .option("approve", { type: "boolean", describe: "approve the leaf's pending CHECKs (after the user reviewed them), then run them" })
-      .option("slots", { type: "string", describe: "slots for the advice printed at the end (default 4)", requiresArg: true })
+      .option("slots", { type: "string", describe: `slots for the advice printed at the end (default ${DEFAULT_SLOTS})`, requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
       .option("verbose", { type: "boolean", describe: "print each gate's exit, output digest and PATH in full" })
       .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })

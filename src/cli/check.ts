@@ -20,6 +20,7 @@ import { ledgerFiles, requestedScope, rootFor, snapshotFor, usage } from "./cont
 import { emit, envelope, INVALID, problemEntries, type ExitCode } from "./envelope.ts";
 import { approvalLines, pathSummaryLine, resultLines } from "./render.ts";
 import { runProbeVerb } from "./probe.ts";
+import { plural } from "../core/text/plural.ts";
 
 interface CheckArgs {
   ledger?: string[];
@@ -71,7 +72,7 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
       // unlazy's layout B has no FAILED line: a failed gate keeps its `unchecked` reason here (kbz status says FAILED).
       if (g.file === l.display && g.state !== "met" && g.state !== "abandoned") out(`  UNMET ${g.qid} (${g.state === "failed" ? "unchecked" : g.reason}): ${g.title}`);
     }
-    out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+    out(`${basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
   }
   for (const item of snap.dispatch?.blocking ?? []) out(`  UNMET ${item}`);
   for (const item of snap.removed ?? []) out(`  UNMET ${item}`);
@@ -101,7 +102,7 @@ function printRunResult(res: CheckResult, verbose: boolean): void {
     if (r.writeback === "stale") out(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
     if (r.writeError) err(`kbz: ${r.writeError}`);
   }
-  if (verbose) for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  if (verbose) for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
   printProblems(res.problems);
   if (res.infraFailures > 0) err(`kbz: infrastructure failure prevented ${res.infraFailures} approval(s)`);
   for (const line of verdictLines(res.reduction, res.note, res.snapshot.target.scope)) out(line);

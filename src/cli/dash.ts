@@ -3,7 +3,6 @@ import { UsageError } from "../core/errors.ts";
 import { requestedScope, rootFor, snapshotFor } from "./context.ts";
 import { onTerminal, openDashboard, openDemo } from "./dashboard.ts";
 import type { Verb } from "./index.ts";
-import { out } from "./output.ts";
 import { printStatus } from "./render.ts";
 
 export const verb: Verb = {
@@ -29,11 +28,7 @@ export const demoVerb: Verb = {
   builder: (y) => y,
   handler: async () => {
     if (onTerminal()) return openDemo();
-    const { createDemo } = await import("../demo/scope.ts");
-    const demo = await createDemo({ drive: false });
-    demo.stop();
-    out(`kbz demo: example scope copied to ${demo.root}`);
-    out();
-    return printStatus(snapshotFor({ root: demo.root, scope: demo.scope }), false) === 2 ? 2 : 0;
+    const { printDemo } = await import("./demo.ts");
+    return printDemo(false, null);
   },
 };

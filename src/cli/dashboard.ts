@@ -4,6 +4,9 @@ import type { Demo } from "../demo/scope.ts";
 import type { ExitCode } from "./envelope.ts";
 import { out } from "./output.ts";
 
+/** What the demo says last, on and off a terminal. */
+export const DEMO_NEXT = "next: in your own repository run kbz init (README: your repository in five minutes)";
+
 /** The dashboard needs both ends of a terminal: keys in, frames out. */
 export function onTerminal(): boolean {
   return !!process.stdin.isTTY && !!process.stdout.isTTY;
@@ -43,9 +46,10 @@ function demoEnv(demo: Demo): Record<string, string | undefined> {
   return { ...process.env, UNLAZY_APPROVAL_DIR: demo.approvalDir };
 }
 
+/** The demo ends with kbz: its temporary folder is removed, and one line says what to do next. */
 function finishDemo(demo: Demo | null): void {
   if (!demo) return;
-  demo.stop();
-  out(`kbz demo: the example's files stay in ${demo.root}`);
+  demo.remove();
+  out(`kbz demo: finished (its example folder is removed); ${DEMO_NEXT}`);
 }
 

@@ -6,9 +6,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, KbzError, UsageError } from "../core/errors.ts";
-import { hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
+import { codexRules, codexRulesPath, hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
 import { installPlugin } from "../io/hook/plugin.ts";
-import { updateRecord } from "../io/hook/record.ts";
+import { findRecord, updateRecord } from "../io/hook/record.ts";
+import { COPILOT_DENY, denyRules } from "../core/hook/deny.ts";
 import { shimPath, writeShim } from "../io/hook/shim.ts";
 import { hookStatus, type HookPlace } from "../io/hook/status.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
@@ -17,7 +18,7 @@ import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
 
-interface HookArgs {
+export interface HookArgs {
   action: string;
   agent?: string;
   scope?: string;
@@ -108,10 +109,13 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       out(`Installed kbz stop hook for ${host} into ${o.target}`);
       out(`  events:  ${TARGETS[host].events.join(", ")}`);
       out(`  command: ${command}`);
-      out(`  scope:   ${scope ?? "resolved per session/pipeline"}`);
+      out(`  scope:   ${scope ?? "resolved per session/scope"}`);
       out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
       out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
+      if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) refusing the agent the person's acts (approve, sign, approvals revoke/prune/policy, hook uninstall)`);
+      if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);
+      if (host === "copilot") out(`  deny:    Copilot has no rules file for this; start it with ${COPILOT_DENY}`);
   }
   if (host === "codex") out(`  next:    ${TRUST_HINT}; kbz hook status shows whether it is trusted.`);
 }
@@ -121,7 +125,11 @@ function installFlags(argv: HookArgs, scope: string | null): string[] {
   return [...(argv.global ? ["--global"] : []), ...(argv.shared ? ["--shared"] : []), ...(argv.fallback ? ["--fallback"] : []), ...(scope ? ["--scope", scope] : [])];
 }
 
-function install(argv: HookArgs): ExitCode {
+/**
+ * `kbz hook install [--uninstall]`. `program` and `ownPaths` default to this kbz's; the Node
+ * installer of the npm package (src/hook/install-fallback.ts) passes node + its stop-hook.mjs.
+ */
+export function install(argv: HookArgs, program?: string[], ownPaths?: string[]): ExitCode {
   const host = agentOption(argv);
   if (argv.uninstall && argv.fallback) throw new UsageError("--fallback only applies when installing");
   // --scope is validated but irrelevant to --uninstall, which removes every kbz handler (as unlazy).
@@ -137,7 +145,7 @@ function install(argv: HookArgs): ExitCode {
     // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
     // rewrites the shim alone, so the command string, and Codex's trust in it, stay the same.
     const shim = shimPath(home, process.env, !!argv.fallback);
-    const words = programWords(argv);
+    const words = program ?? programWords(argv);
     try {
       writeShim(shim, words);
     } catch (e) {
@@ -145,10 +153,17 @@ function install(argv: HookArgs): ExitCode {
     }
     command = hookCommand([shim], host, scope);
   }
+  // The host's own rules refusing the agent the person's acts: added with the guard, and on
+  // uninstall only the ones kbz added (recorded), so the user's identical rules stay.
+  const record = findRecord(home, process.env, host, file);
+  const rules = denyRules(host);
+  const deny = rules && { path: rules.path, add: command === null ? [] : rules.rules, remove: command === null ? (record?.deny ?? rules.rules) : [] };
   let outcome: InstallOutcome;
   try {
-    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: [fallbackHookPath()] });
-    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope) }, command === null);
+    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: ownPaths ?? [fallbackHookPath()], deny });
+    const added = [...new Set([...(record?.deny ?? []), ...(outcome.deny?.added ?? [])])];
+    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope), ...(added.length ? { deny: added } : {}) }, command === null);
+    if (host === "codex") codexRules(file, command !== null);
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
     if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
@@ -213,7 +228,7 @@ export const verb: Verb = {
         describe:
           "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json), copilot (.github/hooks/kbz.json), qwen (.qwen/settings.json), opencode (.opencode/plugin/kbz-stop-guard.js); default claude",
       })
-      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one .unlazy/ID pipeline" })
+      .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one scope, .unlazy/ID" })
       .option("shared", { type: "boolean", describe: "claude: install into .claude/settings.json (committed)" })
       .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini, $COPILOT_HOME or ~/.copilot, ~/.qwen, ~/.config/opencode)" })
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })

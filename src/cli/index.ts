@@ -2,8 +2,9 @@
 import yargs, { type Argv } from "yargs";
 import { UsageError } from "../core/errors.ts";
 import { VERSION_LINE } from "../version.ts";
-import { fail, type ExitCode } from "./envelope.ts";
+import { fail, USAGE_HINT, type ExitCode } from "./envelope.ts";
 import { err } from "./output.ts";
+import { suggestion } from "./suggest.ts";
 export type { ExitCode } from "./envelope.ts";
 
 export interface Verb {
@@ -62,6 +63,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
   let chosen: { verb: Verb; argv: any } | null = null;
   let usageFailure: string | null = null;
   let arrays = new Set<string>();
+  let optionNames: string[] = ["help", "version", "json", "root", "coordinator"];
   const wantsJson = args.includes("--json");
   const wantsHelp = args.includes("--help") || args.includes("-h");
   let y = yargs(args)
@@ -95,7 +97,9 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       describe: v.describe,
       builder: (sub: Argv) => {
         const built = v.builder(sub).strict();
-        arrays = new Set((built as any).getOptions().array as string[]);
+        const opts = (built as any).getOptions();
+        arrays = new Set(opts.array as string[]);
+        optionNames = [...Object.keys(opts.key ?? {}), ...Object.values((opts.alias ?? {}) as Record<string, string[]>).flat()];
         return built;
       },
       handler: (argv: any) => {
@@ -105,6 +109,11 @@ export async function runCli(args: string[]): Promise<ExitCode> {
   }
   const named = VERBS.find((v) => String(v.command).split(" ")[0] === args.find((a) => !a.startsWith("-")));
   const failure = (e: unknown): ExitCode => {
+    // A mistyped verb, action or flag: name the nearest one.
+    if (e instanceof UsageError && e.hint === USAGE_HINT) {
+      const hint = suggestion(e.message, args, { verbs: VERB_MODULES.map(([n]) => n).filter(Boolean), options: optionNames });
+      if (hint) e = new UsageError(e.message, { hint });
+    }
     // The scheduler's consumers match its error classes ("unknown or duplicate option", …).
     if (named?.errorFields && e instanceof UsageError) e = new UsageError(usageMessage(e.message), e.hint === undefined ? {} : { hint: e.hint });
     return fail(e, wantsJson, named?.errorFields?.(e instanceof Error ? e.message : String(e), args) ?? {});

@@ -69,7 +69,7 @@ export const verb: Verb = {
   describe: "write a starter GATES.md (or, with --scope, .unlazy/ID/ with PLAN.md, ACCESS.json, GATES.md, gates/)",
   builder: (y) =>
     y
-      .option("scope", { type: "string", describe: "start a scoped pipeline .unlazy/ID", requiresArg: true })
+      .option("scope", { type: "string", describe: "start a scope, .unlazy/ID", requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: (argv: InitArgs) => run(argv),

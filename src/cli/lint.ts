@@ -2,13 +2,15 @@
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
-import { loadLedgerFile } from "../io/read.ts";
+import { resolveTarget } from "../io/discover.ts";
+import { loadLedgerFile, noLedgers } from "../io/read.ts";
 import { inputFindings } from "../io/inputs/lint.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
 import { runProbeVerb } from "./probe.ts";
 import { envelope, INVALID, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { printProblems, raw } from "./output.ts";
+import { rootFor, requestedScope } from "./context.ts";
 import { positionals } from "./options.ts";
 
 const MAX_STORED = 64;
@@ -35,7 +37,7 @@ function store(file: string, f: LintFinding): StoredFinding {
 }
 
 export function runLint(files: string[], strict: boolean, asJson: boolean): ExitCode {
-  if (files.length === 0) throw new UsageError("lint needs at least one ledger file");
+  if (files.length === 0) throw new UsageError("lint needs at least one ledger file", { hint: "name a ledger, or run kbz lint with no argument to lint the ledgers kbz status finds" });
   let errors = 0;
   let warnings = 0;
   let parseFailed = false;
@@ -97,20 +99,34 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
   return parseFailed ? 2 : failed ? 1 : 0;
 }
 
+/** No ledger named: the ledgers `kbz status` would judge, as paths relative to here. */
+function discoveredLedgers(argv: { root?: string; scope?: string }): string[] {
+  const root = rootFor(argv);
+  const target = resolveTarget({ root, scope: requestedScope(argv) });
+  if (target.mode === "none") throw noLedgers(root);
+  for (const e of target.discoveryErrors) throw new UsageError(`${path.relative(process.cwd(), e.path) || "."}: ${e.message}`);
+  return target.files.map((f) => path.relative(process.cwd(), f) || f);
+}
+
 export const verb: Verb = {
   command: "lint [ledger..]",
   describe: "audit gate quality: fixed-output oracles, weak EXPECTs, manual numbers, activity titles",
   builder: (y) =>
     y
-      .positional("ledger", { type: "string", array: true, describe: "ledger files" })
+      .positional("ledger", { type: "string", array: true, describe: "ledger files (default: the ledgers kbz status finds)" })
+      .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("strict", { type: "boolean", describe: "warnings fail too (exit 1)" })
       .option("probe", { type: "boolean", describe: "also run the vacuity probe on passed gates (as kbz check --probe; needs its approval)" })
       .option("approve", { type: "boolean", describe: "with --probe: approve each probe oracle, then run it" })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: async (argv) => {
-    if (!argv.probe) return runLint(positionals(argv), !!argv.strict, !!argv.json);
+    // No ledger named: lint what status would judge (the probe keeps its own discovery and CHECK directories).
+    const given = positionals(argv);
+    const ledgers = given.length > 0 ? given : discoveredLedgers(argv);
+    if (!argv.probe) return runLint(ledgers, !!argv.strict, !!argv.json);
     // The text rules cannot see a CHECK that ignores its target; the probe can (issue 18).
-    const lint = argv.json ? 0 : runLint(positionals(argv), !!argv.strict, false);
+    const lint = argv.json ? 0 : runLint(ledgers, !!argv.strict, false);
     if (lint === 2) return lint;
     const files = positionals(argv);
     const probe = await runProbeVerb({ root: process.cwd(), files, scope: null, approve: !!argv.approve, asJson: !!argv.json });

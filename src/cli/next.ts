@@ -3,10 +3,11 @@ import { UsageError } from "../core/errors.ts";
 import { ScheduleInputError, ScopeBusyError } from "../core/plan/errors.ts";
 import { EmptyPlanError } from "../core/plan/table.ts";
 import { idCompare } from "../core/plan/order.ts";
-import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
+import { exitFor, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
-import { isPolicy, POLICIES, type Policy } from "../core/schedule/policy.ts";
-import { readScheduleFacts } from "../ops/facts.ts";
+import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
+import { nextAdvice } from "../ops/next.ts";
+import { printHuman, shellWord } from "./nextText.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { ReadError } from "../core/errors.ts";
@@ -16,8 +17,7 @@ import type { Verb } from "./index.ts";
 import { out } from "./output.ts";
 
 const SLOTS = /^[1-9][0-9]*$/;
-/** `--slots` when not given: four leaves at once, the dashboard's default too. */
-export const DEFAULT_SLOTS = 4;
+import { DEFAULT_SLOTS } from "../ops/next.ts";
 const MAX_ERROR = 500;
 
 interface NextArgs {
@@ -76,13 +76,14 @@ function run(argv: NextArgs): ExitCode {
       if (!(e instanceof UsageError)) throw e;
       throw usage("invalid scope", `${e.message}; ${(e as { hint?: string }).hint ?? "pass --scope ID"}`);
     }
-    snap = readScheduleFacts({
+    ({ snap, advice } = nextAdvice({
       root,
       scope,
       slots: argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots),
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
-    });
-    advice = adviseNext(snap, { details: !!argv.details || !asJson, policy });
+      details: !!argv.details || !asJson,
+      policy,
+    }));
   } catch (e) {
     if (e instanceof EmptyPlanError) return emptyPlan(snapScope, asJson);
     if (e instanceof ScopeBusyError) return busy(e, asJson);
@@ -98,88 +99,6 @@ function run(argv: NextArgs): ExitCode {
   return report(asJson, envelope(advice.action, exit, fields), () =>
     printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`, !!argv.details),
   );
-}
-
-function nextWaveId(snap: NextSnapshot): string {
-  let n = 0;
-  for (const w of snap.waves) {
-    const m = /^w([0-9]+)$/.exec(w.id);
-    if (m) n = Math.max(n, Number(m[1]));
-  }
-  return `w${n + 1}`;
-}
-
-// wave start marks a launched row IN-FLIGHT (promoting it from WAITING when its needs are
-// VERIFIED) and advance marks it VERIFIED: the advice never asks for a hand edit of PLAN.md.
-const CLOSING: Record<Advice["action"], (s: string) => string> = {
-  dispatch: (s) => `launch the tasks above; as each returns run kbz advance --scope ${s} --leaf LEAF`,
-  "wait-or-verify": (s) => `nothing new can start: when a leaf returns run kbz advance --scope ${s} --leaf LEAF`,
-  "verify-root": (s) => `every task is VERIFIED: run kbz check --scope ${s} --reverify, then kbz scope release --scope ${s}`,
-  review: () => "review the items above before anything is launched (skill: references/orchestration.md, review items)",
-};
-
-/** A path as one shell word, so the printed commands can be pasted. */
-function shellWord(p: string): string {
-  return /^[A-Za-z0-9_./=:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`;
-}
-
-function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean, emit: (line: string) => void = out): void {
-  const s = `${snap.scope}${rootArg}`;
-  emit(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
-  if (a.launch.length > 0) {
-    emit(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
-    if (details) for (const p of a.explain?.preferred ?? []) emit(`  ${p.leaf} preferred: ${p.why}`);
-    for (const id of a.launch) {
-      if (a.alreadyClaimed.includes(id)) emit(`  leaf-${id} already holds its lease (do not claim again)`);
-      else emit(`  kbz scope claim --scope ${s} --leaf leaf-${id}`);
-    }
-    const wave = nextWaveId(snap);
-    emit(`  kbz wave open --scope ${s} --wave ${wave} ${a.launch.map((id) => `--leaf leaf-${id}`).join(" ")}`);
-    for (const id of a.launch) {
-      const c = a.continuations.find((x) => x.leaf === id);
-      const hint = c ? (c.handle !== null ? `   # continues ${c.after}: reuse agent ${c.handle} if the host still has it` : `   # continues ${c.after} (no recorded handle)`) : "";
-      emit(`  kbz wave start --scope ${s} --wave ${wave} --leaf leaf-${id} --handle <agent handle>${hint}`);
-    }
-    emit(`  kbz wave seal --scope ${s} --wave ${wave}`);
-  }
-  if (a.active.length > 0) emit(`ACTIVE ${a.active.length}: ${a.active.join(", ")}`);
-  if (a.awaitVerification.length > 0) {
-    emit(`RETURNED, VERIFY ${a.awaitVerification.length}: ${a.awaitVerification.join(", ")}`);
-    for (const id of a.awaitVerification) emit(`  kbz advance --scope ${s} --leaf leaf-${id}`);
-  }
-  for (const h of a.handoffs?.pending ?? []) {
-    emit(`REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with kbz structure`);
-  }
-  const blocked = a.explain?.blocked ?? [];
-  if (blocked.length > 0) {
-    emit(`WAITING ${blocked.length}:`);
-    for (const b of blocked) emit(`  ${b.leaf} (${b.reason}): ${b.why}`);
-  }
-  const attention = a.explain?.attention ?? [];
-  if (attention.length > 0) {
-    emit(`REVIEW ${attention.length}:`);
-    for (const x of attention) {
-      const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
-      emit(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
-      emit(`    next: ${reviewHint(x, snap.scope)}`);
-    }
-  }
-  if (details && a.structure) {
-    const st = a.structure;
-    emit(`SEQUENTIAL GROUPS ${st.sequentialGroups.length}: ${st.sequentialGroups.map((g) => g.join(" > ")).join(" | ")}`);
-    for (const f of st.forks) emit(`  fork: ${f.after} -> ${f.children.join(", ")}`);
-    for (const j of st.joins) emit(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
-  }
-  emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](s)}`);
-}
-
-/** The advice as `kbz next` prints it, for verbs that end with it (advance); `policy` as `--policy`. */
-export function nextAdviceLines(root: string, scope: string, slots: number, policy: Policy = "id-order"): { advice: Advice; lines: string[] } {
-  const snap = readScheduleFacts({ root, scope, slots, compare: idCompare("natural") });
-  const advice = adviseNext(snap, { details: true, policy });
-  const lines: string[] = [];
-  printHuman(snap, advice, "", false, (l) => lines.push(l));
-  return { advice, lines };
 }
 
 export const verb: Verb = {

@@ -1,15 +1,10 @@
 // Helpers shared by the pipeline verbs (scope, wave): root and scope arguments, and mapping
 // infrastructure failures (locks, atomic writes, the status log) to a RefusedError (exit 2, via envelope.ts).
-import { type ErrorInit, FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
-import { StatusLogError } from "../io/dispatch/statuslog.ts";
+import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { type Target } from "../core/workspace/target.ts";
-import { WriteError } from "../io/fs.ts";
-import { LockTimeoutError } from "../io/lock.ts";
 import { displayPath } from "../core/snapshot.ts";
-import { DispatchActionError } from "../core/dispatch/waves.ts";
-import { LeaseRecordError } from "../io/dispatch/leases.ts";
 import { requestedScope } from "./context.ts";
 import { err } from "./output.ts";
 
@@ -41,26 +36,8 @@ export function unknownAction(kind: string, action: unknown, known: string[]): U
 }
 
 /** The command was understood but refused (state machine, lock, unsafe file): exit 2, no usage hint. */
-export class RefusedError extends KbzError {
-  constructor(message: string, init: ErrorInit = {}) {
-    super(message, { code: "refused", ...init });
-  }
-}
-
-/** Run a core effect; infrastructure failures become a RefusedError carrying their message. */
-export async function infra<T>(fn: () => Promise<T> | T): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if ((e as Error)?.name === "CoordinatorError") throw new RefusedError((e as Error).message, { code: (e as KbzError).code, hint: (e as KbzError).hint });
-    if (e instanceof WriteError || e instanceof LockTimeoutError || e instanceof StatusLogError || e instanceof DispatchActionError || e instanceof LeaseRecordError) {
-      throw new RefusedError(e.message, { code: e.code, file: e.file, line: e.line, hint: e.hint });
-    }
-    const errno = e as NodeJS.ErrnoException;
-    if (typeof errno?.code === "string" && errno.syscall) throw new RefusedError(errno.message);
-    throw e;
-  }
-}
+// A refusal and the effect wrapper live with the use cases (ops/refused.ts); re-exported for the verbs.
+export { infra, RefusedError } from "../ops/refused.ts";
 
 export function printNotes(notes: string[]): void {
   for (const n of notes) err(`kbz: note: ${n}`);

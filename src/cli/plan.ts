@@ -1,23 +1,17 @@
 // kbz plan add|set: the scope's PLAN.md dispatch table, ACCESS.json and leaf ledgers written by kbz,
 // consistently and validated, so an agent never edits the table by hand.
-import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { gateState } from "../core/ledger/state.ts";
 import { RESOURCE } from "../core/plan/access.ts";
-import { accessWith, leafLedger, promotable, withRow, withStates, type NewRow } from "../core/plan/edit.ts";
-import { ScheduleInputError } from "../core/plan/errors.ts";
-import { pathList, withLeafStates, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
-import { STATES, transitionProblem } from "../core/plan/transition.ts";
-import { commitScopeEdit, readScopeTexts, scopeDir } from "../io/plan/write.ts";
-import { coordination, storeFor } from "../io/store/active.ts";
-import { logEvent } from "../io/store/events.ts";
-import { loadLedgerFile } from "../io/read.ts";
+import type { NewRow } from "../core/plan/edit.ts";
+import { pathList, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
+import { STATES } from "../core/plan/transition.ts";
+import { addLeaf, planLeafIds, setLeafState } from "../ops/plan.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, out } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
-import { infra, RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface PlanArgs extends PipelineArgs {
   owns?: string;
@@ -107,93 +101,11 @@ async function add(argv: PlanArgs): Promise<ExitCode> {
   const id = LEAF_ARG(args[0]);
   const reads = globs("reads", argv.reads, false);
   const decl = { reads, resourceReads: resources("resource-reads", argv["resource-reads"]), resourceWrites: resources("resource-writes", argv["resource-writes"]) };
-  const done = await write(root, scope, (cur) => {
-    const row = newRow(cur.plan, id, argv);
-    return {
-      row,
-      create: { [`gates/leaf-${id}.md`]: leafLedger(id, row.owns) },
-      access: accessWith(cur.accessText, cur.plan.revision, id, decl),
-      plan: withRow(cur.planText, row),
-      log: `plan add ${id} (${row.state}, wave ${row.wave})`,
-    };
-  });
-  const ledger = path.relative(root, path.join(scopeDir(root, scope), `gates/leaf-${id}.md`));
-  if (argv.json) emit(envelope("added", 0, { scope, leaf: `leaf-${id}`, row: done.row, access: decl, ledger }));
-  else out(`ADDED leaf-${id} (wave ${done.row.wave}, ${done.row.state}); write its gates in ${ledger}`);
+  const done = await addLeaf(root, scope, id, decl, (plan) => newRow(plan, id, argv));
+  for (const w of done.warnings) err(w);
+  if (argv.json) emit(envelope("added", 0, { scope, leaf: `leaf-${id}`, row: done.row, access: decl, ledger: done.ledger }));
+  else out(`ADDED leaf-${id} (wave ${done.row.wave}, ${done.row.state}); write its gates in ${done.ledger}`);
   return 0;
-}
-
-function ledgerMet(root: string, scope: string, id: string): boolean {
-  const entry = loadLedgerFile(path.join(scopeDir(root, scope), "gates", `leaf-${id}.md`), root, true);
-  if (!entry.ledger || entry.problems.length > 0) return false;
-  const l = entry.ledger;
-  return l.gates.length > 0 && l.gates.every((g) => gateState(g, l) === "met");
-}
-
-/**
- * One validated state change, plus the WAITING rows a VERIFIED row unblocks. Through the store:
- * the files adapter runs the PLAN.md edit (validated again under its lock), a coordinator records
- * the states instead.
- */
-export async function setState(root: string, scope: string, id: string, to: RowState, log: string): Promise<{ from: RowState; promoted: string[] }> {
-  const met = to === "VERIFIED" ? ledgerMet(root, scope, id) : true;
-  const decide = (plan: Plan) => {
-    const problem = transitionProblem(plan, id, to, { ledgerMet: met });
-    if (problem) throw new RefusedError(problem);
-    const from = plan.byId.get(id)!.state;
-    const promoted = from !== to && to === "VERIFIED" ? promotable(plan, new Set([id])) : [];
-    return { from, promoted };
-  };
-  let cur;
-  try {
-    cur = readScopeTexts(root, scope);
-  } catch (e) {
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
-  }
-  const first = decide(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
-  if (first.from === to) return first;
-  const store = storeFor(root);
-  let result = first;
-  const changes: [string, RowState][] = [[id, to], ...first.promoted.map((p) => [p, "READY"] as [string, RowState])];
-  for (const [leaf, state] of changes) {
-    await infra(() =>
-      store.setLeafState(scope, leaf, state, async () => {
-        if (leaf !== id) return; // the first edit writes every change of this transition at once
-        result = await write(root, scope, (locked) => {
-          const r = decide(locked.plan);
-          const states = new Map<string, RowState>([[id, to], ...r.promoted.map((p) => [p, "READY"] as [string, RowState])]);
-          const tail = r.promoted.length ? `; promoted ${r.promoted.join(", ")} to READY` : "";
-          return { ...r, plan: withStates(locked.planText, states), log: `${log} ${id} ${r.from} -> ${to}${tail}` };
-        });
-      }),
-    );
-  }
-  return { from: result.from, promoted: result.promoted };
-}
-
-async function write<T extends object>(root: string, scope: string, edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2]): Promise<T> {
-  try {
-    const done = await infra(() => commitScopeEdit(root, scope, edit));
-    const log = (done as { log?: string }).log;
-    if (log) {
-      const warning = await logEvent(storeFor(root), scope, log);
-      if (warning) err(warning);
-    }
-    return done;
-  } catch (e) {
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
-  }
-}
-
-function readPlanIds(root: string, scope: string): string[] {
-  try {
-    return readScopeTexts(root, scope).plan.rows.map((r) => r.id);
-  } catch (e) {
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
-  }
 }
 
 async function set(argv: PlanArgs): Promise<ExitCode> {
@@ -201,13 +113,14 @@ async function set(argv: PlanArgs): Promise<ExitCode> {
   const scope = requireScope(root, argv, "plan set");
   const args = argv.args ?? [];
   if (args.length !== 2) throw new UsageError(`plan set needs LEAF and STATE (STATE: ${STATES.join(", ")})`);
-  const id = leafFor(String(args[0]), readPlanIds(root, scope), "LEAF");
+  const id = leafFor(String(args[0]), planLeafIds(root, scope), "LEAF");
   const to = String(args[1]).toUpperCase() as RowState;
   if (!STATES.includes(to)) throw new UsageError(`STATE: expected one of ${STATES.join(", ")}, got ${JSON.stringify(String(args[1]))}`);
   for (const flag of ["owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave"] as const) {
     if (argv[flag] !== undefined) throw new UsageError(`--${flag} does not apply to plan set`);
   }
-  const r = await setState(root, scope, id, to, "plan set");
+  const r = await setLeafState(root, scope, id, to, "plan set");
+  for (const w of r.warnings) err(w);
   const same = r.from === to;
   if (argv.json) emit(envelope(same ? "unchanged" : "set", 0, { scope, leaf: `leaf-${id}`, from: r.from, state: to, promoted: r.promoted }));
   else out(same ? `leaf-${id} is already ${to}` : `leaf-${id}: ${r.from} -> ${to}${r.promoted.length ? `; READY now: ${r.promoted.join(", ")}` : ""}`);

@@ -12,6 +12,7 @@ import { vacuousWarnings, type Snapshot } from "../core/snapshot.ts";
 import { besideScopeWarning, ledgersBesideScope } from "../io/root.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
+import { plural } from "../core/text/plural.ts";
 
 const STATE_LABEL: Record<string, string> = {
   met: "MET",
@@ -36,7 +37,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false): Exi
   if (asJson) return emit(envelope(report.verdict, shown ? 0 : report.exit, fields));
   for (const l of snap.ledgers) {
     const rows = report.gates.filter((g) => g.file === l.display);
-    out(`${l.display}: ${rows.length} gates`);
+    out(`${l.display}: ${plural(rows.length, "gate")}`);
     for (const g of rows) {
       const why = g.reason ? ` (${g.reason})` : "";
       out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
@@ -108,7 +109,7 @@ export function compactRunLines(res: CheckResult, verbose: boolean): string[] {
   }
   for (const r of res.runs) lines.push(...resultLines(r, verbose));
   for (const r of res.runs) if (r.writeback === "stale") lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
-  if (verbose) for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+  if (verbose) for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
   return lines;
 }
 

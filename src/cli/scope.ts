@@ -73,7 +73,7 @@ function list(argv: ScopeArgs): ExitCode {
   const scopes = listScopes(root);
   const leases = coordination(root).leases();
   if (argv.json) return emit(envelope("ok", 0, { action: "list", root, scopes, leases: leases.map((l) => leaseJson(root, l)) }));
-  if (scopes.length === 0) out("(no pipelines under .unlazy/)");
+  if (scopes.length === 0) out("(no scopes under .unlazy/)");
   for (const s of scopes) out(s);
   if (leases.length > 0) out("leases:");
   for (const l of leases) out(l.invalid ? invalidHint(root, l) : `  ${l.scope}/${l.leaf}: ${l.globs.join(", ")}`);

@@ -20,6 +20,7 @@ import { rootFor } from "./context.ts";
 import { emit, envelope, fail, USAGE_HINT } from "./envelope.ts";
 import { err, out } from "./output.ts";
 import { positionals } from "./options.ts";
+import { plural } from "../core/text/plural.ts";
 
 interface VerifyArgs {
   action?: string;
@@ -109,7 +110,7 @@ function diagnostic(r: Extract<LedgerResult, { status: "REVIEW_OR_REPAIR" }>): s
       lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${cwdShown(run.task)} PATH=${pathFacts(o.path).transcript}`);
     }
     for (const run of res.runs) lines.push(...resultLines(run), ...(run.writeError ? [`kbz: ${run.writeError}`] : []));
-    for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
+    for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
     for (const p of res.problems) lines.push(`${p.file}:${p.line}: ${p.message}`);
     lines.push(...verdictLines(res.reduction, res.note, res.snapshot.target.scope));
   }

@@ -6,7 +6,7 @@ import { ScheduleInputError } from "../core/plan/errors.ts";
 import { transitionProblem } from "../core/plan/transition.ts";
 import { readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import { withLeafStates } from "../core/plan/table.ts";
-import { setState } from "./plan.ts";
+import { setLeafState } from "../ops/plan.ts";
 import { coordination, storeFor } from "../io/store/active.ts";
 import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
 import { alreadyRecorded } from "../core/dispatch/retry.ts";
@@ -200,7 +200,7 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   }
   printNotes(t.notes);
   if (t.auditWarning) err(`kbz: warning: ${t.auditWarning}`);
-  if (row !== null) await setState(root, scope, row, "IN-FLIGHT", "wave start");
+  if (row !== null) for (const w of (await setLeafState(root, scope, row, "IN-FLIGHT", "wave start")).warnings) err(w);
   return report(!!argv.json, envelope("recorded", 0, { action, scope, line: t.line, wave: waveJson(t.wave), warning: t.auditWarning }), () => out(t.line));
 }
 

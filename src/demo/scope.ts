@@ -53,14 +53,32 @@ export function writeDemoFolder(parent = os.tmpdir()): DemoFolder {
 
 export interface Demo extends DemoFolder {
   slots: number;
-  /** Stop advancing the leaves (the files stay for inspection). */
+  /** Stop advancing the leaves (the files stay until remove()). */
   stop(): void;
+  /** Stop, and remove the temporary folder (the example and its private approval store). */
+  remove(): void;
 }
 
 export async function createDemo(opts: { drive?: boolean } = {}): Promise<Demo> {
   const folder = writeDemoFolder();
-  if (opts.drive === false) return { ...folder, slots: DEMO_SLOTS, stop: () => {} };
-  const { startDriver } = await import("./driver.ts");
-  const driver = startDriver(folder);
-  return { ...folder, slots: DEMO_SLOTS, stop: () => driver.stop() };
+  const base = path.dirname(folder.root);
+  // However kbz ends (q, ctrl-c, an error), the temporary folder goes with it.
+  const cleanup = () => fs.rmSync(base, { recursive: true, force: true });
+  process.once("exit", cleanup);
+  let stop = () => {};
+  if (opts.drive !== false) {
+    const { startDriver } = await import("./driver.ts");
+    const driver = startDriver(folder);
+    stop = () => driver.stop();
+  }
+  return {
+    ...folder,
+    slots: DEMO_SLOTS,
+    stop,
+    remove() {
+      stop();
+      cleanup();
+      process.removeListener("exit", cleanup);
+    },
+  };
 }

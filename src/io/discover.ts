@@ -101,7 +101,7 @@ export function resolveTarget(o: ResolveOptions): Target {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1) return scopeTarget(root, bound[0]!);
     throw new UsageError(
-      `${scopes.length} pipelines present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
+      `${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
     );
   }
   const errors: DiscoveryError[] = [];

@@ -209,6 +209,13 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   return snap;
 }
 
+/** No ledger anywhere: say where kbz looked, and that `kbz init` writes the first one. */
+export function noLedgers(root: string): UsageError {
+  return new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`, {
+    hint: "kbz init writes a starter GATES.md here (kbz demo shows a worked example)",
+  });
+}
+
 export interface TargetRequest {
   root?: string; // default: the current directory
   files: string[]; // explicit ledgers; empty means discover
@@ -228,7 +235,7 @@ export function snapshotForRequest(req: TargetRequest): Snapshot {
     return loadSnapshot({ ...target, mode: "legacy" });
   }
   if (target.mode === "none") {
-    throw new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`);
+    throw noLedgers(root);
   }
   return loadSnapshot(target);
 }

@@ -36,6 +36,9 @@ export interface DashData {
   approvals: ApprovalsView;
   /** Every scope of the root: a new one is announced, never opened by itself. */
   scopes: string[];
+  /** The plan side was kept from an earlier read (no panel on screen shows it): the digest it was read with. */
+  planKept: boolean;
+  planHash: string;
   /** Digest of every input read: equal digests mean nothing visible changed. */
   hash: string;
 }
@@ -122,7 +125,7 @@ function digest(parts: string[]): string {
  * Everything the dashboard shows, in one read. A scope the reader once opened stays open (a
  * second scope appearing never turns an open view into the scope picker; `data.scopes` names it).
  */
-export function readDashboard(src: DashSource, cache?: DashCache): DashView {
+export function readDashboard(src: DashSource, cache?: DashCache, kept?: { plan: PlanView | null; hash: string } | null): DashView {
   let target;
   try {
     target = resolveTarget({ root: src.root, scope: src.scope });
@@ -144,17 +147,20 @@ export function readDashboard(src: DashSource, cache?: DashCache): DashView {
   const log = readLogTail(src.root, target.scope, inputs);
   const approvals = loadApprovals(snapshot, src.env);
   inputs.push(approvals.problem ?? "", ...approvals.items.map((t) => `${t.qid}\0${t.signature}`));
-  let plan: PlanView | null = null;
-  if (target.discoveryErrors.length === 0) {
+  let plan: PlanView | null = kept?.plan ?? null;
+  const planInputs: string[] = [];
+  if (!kept && target.discoveryErrors.length === 0) {
     try {
-      plan = loadPlanView(src.root, target.scope, src.slots, inputs, cache?.texts);
+      plan = loadPlanView(src.root, target.scope, src.slots, planInputs, cache?.texts);
     } catch (e) {
       plan = planProblem((e as Error).message);
-      inputs.push(`plan:${(e as Error).message}`);
+      planInputs.push(`plan:${(e as Error).message}`);
     }
   }
+  const planHash = kept ? kept.hash : digest(planInputs);
+  inputs.push(planHash);
   const { report, reduction } = statusReport(snapshot);
-  return { kind: "ready", root: src.root, data: { snapshot, report, reduction, log, plan, approvals, scopes, hash: digest(inputs) } };
+  return { kind: "ready", root: src.root, data: { snapshot, report, reduction, log, plan, approvals, scopes, planKept: !!kept, planHash, hash: digest(inputs) } };
 }
 
 /** The hash that decides whether a read changed anything. */
@@ -186,10 +192,17 @@ export class DashboardReader {
     return this.src;
   }
 
-  read(): DashView {
+  /**
+   * One read of everything the view shows. With `plan` false the plan side (PLAN.md and `kbz
+   * next`'s snapshot, the costliest part of a big scope) is kept from the last read of the same
+   * scope: the Gates, Approvals and Log panels do not show it, and a write reaches them sooner.
+   */
+  read(opts: { plan: boolean } = { plan: true }): DashView {
     let next: DashView;
+    const last = this.last;
+    const kept = !opts.plan && last?.kind === "ready" && last.data.snapshot.target.scope === this.src.scope ? { plan: last.data.plan, hash: last.data.planHash } : null;
     try {
-      next = readDashboard(this.src, this.cache);
+      next = readDashboard(this.src, this.cache, kept);
     } catch (e) {
       next = { kind: "error", root: this.src.root, message: (e as Error).message };
     }

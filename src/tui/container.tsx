@@ -97,9 +97,16 @@ function useDashReducer(initial: () => DashState): [DashState, (a: Action) => vo
   return [state, dispatch, live];
 }
 
-/** The one watcher → one read → one reducer path: every burst of file events reads once and dispatches `loaded`. */
-function useFeed(reader: DashboardReader, dispatch: (a: Action) => void, watch: boolean): () => void {
-  const reload = useCallback(() => dispatch({ type: "loaded", view: reader.read() }), [reader, dispatch]);
+/** Panels that show the plan side (PLAN.md, kbz next's advice); the others leave it kept. */
+const PLAN_PANELS: readonly PanelId[] = ["graph", "queue"];
+
+/**
+ * The one watcher → one read → one reducer path: every burst of file events reads once and
+ * dispatches `loaded`. The read includes the plan side while a panel that shows it is open; a
+ * switch to such a panel reads again.
+ */
+function useFeed(reader: DashboardReader, dispatch: (a: Action) => void, watch: boolean, live: { current: DashState }): () => void {
+  const reload = useCallback(() => dispatch({ type: "loaded", view: reader.read({ plan: PLAN_PANELS.includes(live.current.panel) }) }), [reader, dispatch, live]);
   useEffect(() => {
     if (!watch) return;
     const w = watchDashboard(reader.source.root, () => reader.source.scope, reload);
@@ -151,7 +158,14 @@ export function DashboardProvider(props: AppProps & { children: ReactNode }) {
   const [banner, setBanner] = useState(props.banner ?? "");
   const [probes, setProbes] = useState<Record<string, ProbeShown>>({});
   const [state, dispatch, live] = useDashReducer(() => initialState(props.initialPanel ?? "gates", reader.read()));
-  const reload = useFeed(reader, dispatch, props.watch ?? true);
+  const reload = useFeed(reader, dispatch, props.watch ?? true, live);
+  // A panel that shows the plan side reads it when it opens (it was kept while other panels were shown).
+  const planPanel = PLAN_PANELS.includes(state.panel);
+  const shownBefore = useRef(planPanel);
+  useEffect(() => {
+    if (planPanel && !shownBefore.current) reload();
+    shownBefore.current = planPanel;
+  }, [planPanel, reload]);
   const now = useTicker(state.running.length);
   useFlashExpiry(state.flash?.seq, dispatch);
   useIdleCollect();

@@ -68,10 +68,9 @@ describe("hostile files", () => {
     await expectRejected((d) => fs.mkdirSync(path.join(d, "GATES.md")), [/^GATES\.md:1: gate ledger must be one unchanged regular single-link file$/]);
   });
 
-  test("a FIFO named GATES.md fails fast", async () => {
-    const started = Date.now();
+  // A FIFO without a writer would hold a blocking open forever: an answer at all is the behaviour.
+  test("a FIFO named GATES.md is refused without waiting for a writer", async () => {
     await expectRejected((d) => execFileSync("mkfifo", [path.join(d, "GATES.md")]), [/^GATES\.md:1: gate ledger must be one unchanged regular single-link file$/]);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   test("a symlink leaving the root is refused and the outside file is never printed", async () => {

@@ -7,13 +7,11 @@ import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { pidsWith, token } from "../helpers/procs.ts";
-import { bwrapUsable } from "../../src/io/run/sandbox.ts";
+import { needs } from "../helpers/needs.ts";
 
 setDefaultTimeout(120_000);
 
-const usable = bwrapUsable();
-if (!usable.ok && process.env.KBZ_CI) throw new Error(`the sandbox tests must run in CI: ${usable.why}`);
-if (!usable.ok) console.log(`skipping sandbox tests: ${usable.why}`);
+const usable = { ok: needs("bwrap") };
 
 // Outside /tmp (the sandbox's /tmp is private anyway): the read-only root is what is tested.
 const outside: string[] = [];

@@ -52,7 +52,7 @@ describe("what runs and where", () => {
     const before = hashTree(dir);
     const r = run(["--approve"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("2 pipelines present (api, web)");
+    expect(r.stderr).toContain("2 scopes present (api, web)");
     expect(hashTree(dir)).toBe(before);
   });
 
@@ -312,7 +312,7 @@ describe("results, evidence and writeback", () => {
     const text = "# G\r\n\r\n```md\r\n- [ ] BAD: example\r\n```\r\n\r\n" + gate("G1", "printf ok", "ok").replace(/\n/g, "\r\n");
     const { dir, run, read } = repo({ "GATES.md": text });
     const r = run(["--approve"]);
-    expect(r.stdout).toContain("GATES.md: 1 gates");
+    expect(r.stdout).toContain("GATES.md: 1 gate");
     expect(read()).toContain("- [x] G1: G1 outcome\r\n");
     expect(read().replace(/\r\n/g, "")).not.toContain("\n");
     const before = hashTree(dir);

@@ -7,12 +7,11 @@ import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
+import { needs } from "../helpers/needs.ts";
 
 setDefaultTimeout(60_000);
 
-const strace = spawnSync("strace", ["-V"]).status === 0;
-if (!strace && process.env.KBZ_CI) throw new Error("the litter test must run in CI: strace is not installed");
-if (!strace) console.log("skipping the litter test: strace is not installed (apt-get install strace)");
+const strace = needs("strace");
 
 const RENAMES = "rename,renameat,renameat2";
 const temps = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith(".tmp"));

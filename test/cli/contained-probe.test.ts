@@ -6,13 +6,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
-import { bwrapUsable } from "../../src/io/run/sandbox.ts";
+import { needs } from "../helpers/needs.ts";
 
 setDefaultTimeout(120_000);
 
-const usable = bwrapUsable();
-if (!usable.ok && process.env.KBZ_CI) throw new Error(`the probe tests must run in CI: ${usable.why}`);
-if (!usable.ok) console.log(`skipping issue-28 probe tests: ${usable.why}`);
+const usable = { ok: needs("bwrap") };
 
 const gate = (id: string, check: string, inputs: string | null) =>
   `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ok\n${inputs ? `  INPUTS: ${inputs}\n` : ""}  EVIDENCE: pending\n`;

@@ -2,7 +2,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { track } from "../helpers/tmp.ts";
 import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
@@ -125,13 +124,23 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.send("q");
     const end = await p.waitFor((s) => s.includes("EXIT="));
     expect(end).toContain("EXIT=0");
-    // The pane wraps a long TMPDIR path at 80 columns: read the line unwrapped.
-    const unwrapped = end.replace(/\s*\n\s*/g, "");
-    // The example is the person's to keep; the test removes its copy.
-    const kept = /stay in (\S+kbz-demo-[^/\s]+)/.exec(unwrapped);
-    if (kept) track(kept[1]!);
-    expect(unwrapped).toMatch(/kbz demo: the example's files stay in \S+kbz-demo-/);
+    // Quitting removes the demo's temporary folder and says what to do next, in one line.
+    const unwrapped = end.replace(/\s*\n\s*/g, " ");
+    expect(unwrapped).toContain("kbz demo: finished (its example folder is removed); next: in your own repository run kbz init");
+    expect(fs.readdirSync(process.env.TMPDIR!).filter((n) => n.startsWith("kbz-demo-"))).toEqual([]);
   }, 60_000);
+
+  test("kbz in a folder without ledgers opens the demo directly, which ends with a banner saying what to press", async () => {
+    const empty = tempDir();
+    const p = pane(120);
+    p.start([BIN], empty);
+    await p.waitFor((s) => s.includes("kbz demo") && s.includes("scope checkout"));
+    // The driver plays the plan to its end (about 50 steps, one every 0.9 s), then the banner says what next.
+    await p.waitFor((s) => s.includes("▶ your turn: approve the root checks: press 4 (Approvals), then a (y confirms)"), 90_000);
+    p.send("q");
+    expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
+    expect(fs.readdirSync(process.env.TMPDIR!).filter((n) => n.startsWith("kbz-demo-"))).toEqual([]);
+  }, 120_000);
 });
 
 describe("kbz without a terminal", () => {
@@ -146,12 +155,16 @@ describe("kbz without a terminal", () => {
     }
   }, 30_000);
 
-  test("kbz demo without a terminal copies the example and prints its status", () => {
-    const r = kbz(["demo"], { cwd: tempDir() });
-    expect(r.code).toBe(0);
-    const where = /copied to (\S+)/.exec(r.stdout)![1]!;
-    track(path.dirname(where)); // the example's folder and its private approvals
-    expect(fs.existsSync(path.join(where, ".unlazy/checkout/PLAN.md"))).toBe(true);
-    expect(r.stdout).toContain("[scope checkout]");
+  test("kbz demo and kbz in an empty folder tell the live demo's story, end with what to do next, and leave nothing behind", () => {
+    for (const args of [["demo"], []]) {
+      const r = kbz(args, { cwd: tempDir() });
+      expect([args.join(" "), r.code, r.stderr]).toEqual([args.join(" "), 0, ""]);
+      expect(r.stdout).toContain("kbz demo: scope checkout, a plan of 6 leaves");
+      for (const w of ["w1: leaf-1.1, leaf-1.2", "w2: leaf-2.1, leaf-2.2", "w3: leaf-3.1, leaf-3.2"]) expect(r.stdout).toContain(`  wave ${w} claimed and launched`);
+      expect(r.stdout).toContain("  MET         leaf-3.2:G2");
+      expect(r.stdout).toContain("UNMET: 2 (met: 12) [scope checkout]\n");
+      expect(r.stdout).toEndWith("next: in your own repository run kbz init (README: your repository in five minutes)\n");
+      expect(fs.readdirSync(process.env.TMPDIR!).filter((n) => n.startsWith("kbz-demo-"))).toEqual([]);
+    }
   });
 });

@@ -75,7 +75,7 @@ const failing: Case[] = [
   { name: "check on a missing ledger", args: ["check", "missing.md"], exits: [2] },
   { name: "next with --slots 0", args: ["next", "--slots", "0"], exits: [2] },
   { name: "next on a broken dispatch.json", args: ["next"], setup: (r) => void writeTree(r, { ".unlazy/api/dispatch.json": "{" }), exits: [2] },
-  { name: "lint without ledgers", args: ["lint"], exits: [2] },
+  { name: "lint without ledgers", args: ["lint"], setup: () => tempDir(), exits: [2] },
   { name: "lint on a malformed ledger", args: ["lint", "bad.md"], setup: (r) => void writeTree(r, { "bad.md": "- [ ] G1: t\n  CHECK: x\n" }), exits: [2] },
   { name: "scope claim of an unknown leaf", args: ["scope", "claim", "--leaf", "leaf-9"], exits: [2] },
   { name: "wave seal of an unknown wave", args: ["wave", "seal", "--wave", "w9"], exits: [2] },

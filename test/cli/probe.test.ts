@@ -8,13 +8,11 @@ import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { reasonOf, stopHook } from "../helpers/hook.ts";
-import { bwrapUsable } from "../../src/io/run/sandbox.ts";
+import { needs } from "../helpers/needs.ts";
 
 setDefaultTimeout(120_000);
 
-const usable = bwrapUsable();
-if (!usable.ok && process.env.KBZ_CI) throw new Error(`the probe tests must run in CI: ${usable.why}`);
-if (!usable.ok) console.log(`skipping probe tests: ${usable.why}`);
+const usable = { ok: needs("bwrap") };
 
 const gate = (title: string, check: string, expectText: string, inputs?: string) =>
   `- [ ] G1: ${title}\n  CHECK: ${check}\n  EXPECT: ${expectText}\n${inputs ? `  INPUTS: ${inputs}\n` : ""}  EVIDENCE: pending\n`;

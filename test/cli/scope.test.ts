@@ -75,7 +75,7 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
   });
 
   test("no pipelines: list says so and exits 0", async () => {
-    expect(await runCli(["scope", "list"], { cwd: tempDir() })).toEqual({ code: 0, stdout: "(no pipelines under .unlazy/)\n", stderr: "" });
+    expect(await runCli(["scope", "list"], { cwd: tempDir() })).toEqual({ code: 0, stdout: "(no scopes under .unlazy/)\n", stderr: "" });
   });
 
   test("every action prints one JSON object with schema 1 under --json", async () => {

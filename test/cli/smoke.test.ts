@@ -72,6 +72,6 @@ describe("compiled binary smoke test", () => {
     const r = run([], empty);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("showing the built-in demo");
-    expect(r.stdout).toContain("GATES:G1");
+    expect(r.stdout).toContain("[scope checkout]");
   });
 });

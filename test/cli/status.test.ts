@@ -68,7 +68,7 @@ describe("kbz status (compiled binary)", () => {
     const r = await runCli(["status"], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n").pop()).toBe("ALL MET (2 met)");
-    expect(r.stdout).toContain("gates/extra.md: 1 gates");
+    expect(r.stdout).toContain("gates/extra.md: 1 gate");
   });
 
   test("stale automatic evidence and checked-but-pending manual gates are unmet with their reasons", async () => {
@@ -95,7 +95,7 @@ describe("kbz status (compiled binary)", () => {
     const dir = fixtureCopy("pipe");
     const ambiguous = await runCli(["status"], { cwd: dir });
     expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toContain("kbz: 2 pipelines present (api, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.");
+    expect(ambiguous.stderr).toContain("kbz: 2 scopes present (api, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.");
     const api = await runCli(["status", "--scope", "api"], { cwd: dir });
     expect(api.code).toBe(1);
     expect(api.stdout).toContain("UNMET: 2 (met: 0) [scope api]");
@@ -149,7 +149,7 @@ describe("kbz status (compiled binary)", () => {
   test("fenced example gates are ignored", async () => {
     const r = await runCli(["status", "fenced.md"], { cwd: fixtureCopy("bad") });
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain("fenced.md: 1 gates");
+    expect(r.stdout).toContain("fenced.md: 1 gate");
     expect(r.stdout).not.toContain("G9");
   });
 

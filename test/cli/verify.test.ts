@@ -65,7 +65,7 @@ describe("kbz verify end to end", () => {
     j = JSON.parse(r.stdout);
     expect(r.code).toBe(1);
     expect(j.results[0]).toMatchObject({ status: "REVIEW_OR_REPAIR", ledger: "GATES.md", exit: 1, reason: "check-not-accepted" });
-    expect(j.results[0].diagnostic).toContain("  FAIL GATES:G1: source matches expected value\n       exit=1; EXPECT=not matched; output=value mismatch\nGATES.md: 1 gates\nUNMET: 1 (met: 0, reran: 1, previously met reverified: 1)\n  GATES:G1\n");
+    expect(j.results[0].diagnostic).toContain("  FAIL GATES:G1: source matches expected value\n       exit=1; EXPECT=not matched; output=value mismatch\nGATES.md: 1 gate\nUNMET: 1 (met: 0, reran: 1, previously met reverified: 1)\n  GATES:G1\n");
   });
 
   test("without --approve the oracle is shown, not run, and the run needs review, on stdout like every report (golden F)", async () => {

@@ -84,3 +84,85 @@ describe("the pure core", () => {
     expect(violations(at, 'import { parsePlan } from "./table.ts";\nimport * as path from "node:path";')).toEqual([]);
   });
 });
+
+// ---- the layers (issue 26) -----------------------------------------------------------------
+// core (pure) ← io (effects) ← ops (one function per use case) ← edges: cli/ (parse, one op,
+// print), tui/ (panels → ops), hook/ (host adapters → the hook op). Counted on every import,
+// type-only included: an edge that names an io type still knows io's shape.
+
+/** Every import specifier of a module's text, type-only included. */
+export function allImports(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?[^;]*?\s*from\s*["']([^"']+)["']/gm)) out.push(m[1]!);
+  for (const m of text.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) out.push(m[1]!);
+  for (const m of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) out.push(m[1]!);
+  return out;
+}
+
+const layerOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0]!;
+/** A verb module: it exports a yargs verb (src/cli/index.ts loads it by name). */
+const isVerb = (text: string) => /^export const (?:verb|demoVerb)\b/m.test(text);
+
+/** Why `file` (with `text`) breaks a layer rule; `verbs` are the verb modules' paths. */
+export function layerViolations(file: string, text: string, verbs: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  const from = layerOf(file);
+  for (const spec of allImports(text)) {
+    if (!spec.startsWith(".")) continue;
+    const target = path.resolve(path.dirname(file), spec);
+    const to = layerOf(target);
+    const shown = path.relative(SRC, target);
+    if (from === "core" && to === "io") out.push(`core imports io: ${shown}`);
+    if ((from === "cli" || from === "tui") && to === "io") out.push(`${from} imports io (call an op): ${shown}`);
+    if (from === "cli" && verbs.has(file) && verbs.has(target) && target !== file) out.push(`verb imports verb: ${shown}`);
+  }
+  return out;
+}
+
+/**
+ * The modules that still break a rule today, file → the rules they break ("io": imports io;
+ * "verb": imports another verb; "core-io": core imports io). The list may only shrink: the use-case
+ * layer is being built verb by verb (issue 26). A module not listed that breaks a rule fails, and
+ * so does a listed one that no longer breaks it (remove it from the list).
+ */
+const KNOWN: Record<string, string[]> = JSON.parse(fs.readFileSync(path.join(import.meta.dir, "layers.known.json"), "utf8"));
+
+const ruleOf = (reason: string) => (reason.startsWith("verb imports verb") ? "verb" : reason.startsWith("core imports io") ? "core-io" : "io");
+
+describe("the layers", () => {
+  const files = sources(SRC);
+  const verbs = new Set(files.filter((f) => layerOf(f) === "cli" && isVerb(fs.readFileSync(f, "utf8"))));
+  const found: Record<string, string[]> = {};
+  const detail: string[] = [];
+  for (const f of files) {
+    const v = layerViolations(f, fs.readFileSync(f, "utf8"), verbs);
+    if (v.length > 0) found[path.relative(SRC, f)] = [...new Set(v.map(ruleOf))].sort();
+    for (const r of v) detail.push(`${path.relative(SRC, f)}: ${r}`);
+  }
+
+  test("no layer rule is broken beyond the known list, and the known list holds nothing already fixed", () => {
+    const unexpected = detail.filter((d) => !(KNOWN[d.slice(0, d.indexOf(":"))] ?? []).includes(ruleOf(d.slice(d.indexOf(":") + 2))));
+    expect(unexpected).toEqual([]);
+    expect(found).toEqual(KNOWN);
+  });
+
+  test("no verb imports another verb; core imports nothing of io, not even a type (beyond the known list)", () => {
+    const listed = (rule: string) => Object.keys(KNOWN).filter((f) => KNOWN[f]!.includes(rule));
+    expect(Object.keys(found).filter((f) => found[f]!.includes("verb"))).toEqual(listed("verb"));
+    expect(Object.keys(found).filter((f) => found[f]!.includes("core-io"))).toEqual(listed("core-io"));
+    expect(verbs.size).toBeGreaterThan(15);
+  });
+
+  test("the checker fails on an injected cli→io import, a verb importing a verb, core→io (type-only too) and tui→io", () => {
+    const cliFile = path.join(SRC, "cli", "status.ts");
+    const verbs = new Set([cliFile, path.join(SRC, "cli", "next.ts")]);
+    expect(layerViolations(cliFile, 'import { loadSnapshot } from "../io/read.ts";', verbs)).toEqual(["cli imports io (call an op): io/read.ts"]);
+    expect(layerViolations(cliFile, 'import type { Snapshot } from "../io/read.ts";', verbs)).toEqual(["cli imports io (call an op): io/read.ts"]);
+    expect(layerViolations(cliFile, 'import { verb as next } from "./next.ts";', verbs)).toEqual(["verb imports verb: cli/next.ts"]);
+    expect(layerViolations(cliFile, 'const m = await import("./next.ts");', verbs)).toEqual(["verb imports verb: cli/next.ts"]);
+    expect(layerViolations(cliFile, 'import { out } from "./output.ts";\nimport { statusOp } from "../ops/status.ts";', verbs)).toEqual([]);
+    expect(layerViolations(path.join(SRC, "core", "trace.ts"), 'import type { Store } from "../io/receipts/store.ts";', verbs)).toEqual(["core imports io: io/receipts/store.ts"]);
+    expect(layerViolations(path.join(SRC, "tui", "App.tsx"), 'import { readStable } from "../io/read.ts";', verbs)).toEqual(["tui imports io (call an op): io/read.ts"]);
+    expect(layerViolations(path.join(SRC, "tui", "App.tsx"), 'import { dashboardView } from "../ops/dashboard.ts";', verbs)).toEqual([]);
+  });
+});

@@ -12,6 +12,8 @@ export interface Member {
   peer: number;
   proc: ChildProcess | null;
   log: string;
+  /** Why the last launch could not start a process (spawn 'error'), else null. */
+  failed: string | null;
 }
 
 export interface Cluster {
@@ -37,9 +39,11 @@ async function freePort(): Promise<number> {
   });
 }
 
+export const ETCD = "/usr/bin/etcd";
+
 export function etcdAvailable(): boolean {
   try {
-    fs.accessSync("/usr/bin/etcd", fs.constants.X_OK);
+    fs.accessSync(ETCD, fs.constants.X_OK);
     return true;
   } catch {
     return false;
@@ -69,13 +73,14 @@ export async function startCluster(size = 3): Promise<Cluster> {
     }
   };
   const members: Member[] = [];
-  for (let i = 0; i < size; i++) members.push({ name: `m${i}`, client: await port(), peer: await port(), proc: null, log: path.join(dir, `m${i}.log`) });
+  for (let i = 0; i < size; i++) members.push({ name: `m${i}`, client: await port(), peer: await port(), proc: null, log: path.join(dir, `m${i}.log`), failed: null });
   const initial = members.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(",");
   const token = `kbz-test-${path.basename(dir)}`;
   const launch = (m: Member) => {
     const out = fs.openSync(m.log, "a");
-    m.proc = spawn(
-      "/usr/bin/etcd",
+    m.failed = null;
+    const proc = spawn(
+      ETCD,
       [
         "--name", m.name,
         "--data-dir", path.join(dir, m.name),
@@ -95,11 +100,20 @@ export async function startCluster(size = 3): Promise<Cluster> {
       { stdio: ["ignore", out, out] },
     );
     fs.closeSync(out);
+    // A process that cannot start (no etcd, not executable) emits 'error' and never 'exit':
+    // record why, so waiting for health fails at once and stop() does not wait for an exit.
+    proc.once("error", (e) => {
+      m.failed = `${ETCD}: ${e.message}`;
+      if (m.proc === proc) m.proc = null;
+    });
+    m.proc = proc;
   };
   for (const m of members) launch(m);
   const waitHealthy = async (ms: number, which: Member[]) => {
     const deadline = Date.now() + ms;
     for (;;) {
+      const failed = which.find((m) => m.failed !== null);
+      if (failed) throw new Error(`etcd could not start: ${failed.failed} (install: apt-get install etcd-server)`);
       const ok = await Promise.all(which.map((m) => healthy(m.client)));
       if (ok.every(Boolean)) return;
       if (Date.now() > deadline) throw new Error(`etcd cluster did not become healthy; logs in ${dir}`);
@@ -112,7 +126,7 @@ export async function startCluster(size = 3): Promise<Cluster> {
     url: "etcd://" + members.map((m) => `127.0.0.1:${m.client}`).join(","),
     async kill(i, signal = "SIGKILL") {
       const p = members[i]!.proc;
-      if (!p || p.exitCode !== null || p.signalCode !== null) return;
+      if (!p || p.pid === undefined || p.exitCode !== null || p.signalCode !== null) return;
       const done = new Promise((r) => p.once("exit", r));
       p.kill(signal);
       // A member that ignores SIGTERM for 5 s is killed outright: no test leaves one running.

@@ -62,19 +62,35 @@ export function stopHook(payload: unknown, opts: HookOptions = {}): HookRun {
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
 }
 
-/** The same, without blocking the test process: for concurrent calls. */
-export function stopHookAsync(payload: unknown, opts: HookOptions = {}): Promise<HookRun> {
+/**
+ * The same, without blocking the test process: for concurrent calls. With `payloadFile` the
+ * payload is a regular file on stdin, complete before the hook starts, so no number of
+ * concurrent starts on a loaded machine can outlast the hook's bound on a payload that has not
+ * ended (which the stdin tests cover). A pipe the hook closed early is reported in `stdinError`,
+ * never thrown as an unhandled EPIPE.
+ */
+export function stopHookAsync(payload: unknown, opts: HookOptions & { payloadFile?: string } = {}): Promise<HookRun & { stdinError?: string }> {
   const [cmd, args] = command(opts.via ?? "binary", opts.args ?? []);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd ?? REPO, env: hookEnv(opts.env) });
+    let fd: number | null = null;
+    if (opts.payloadFile) {
+      fs.writeFileSync(opts.payloadFile, JSON.stringify(payload));
+      fd = fs.openSync(opts.payloadFile, "r");
+    }
+    const child = spawn(cmd, args, { cwd: opts.cwd ?? REPO, env: hookEnv(opts.env), stdio: [fd ?? "pipe", "pipe", "pipe"] });
+    if (fd !== null) fs.closeSync(fd);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
+    let stdinError: string | undefined;
+    child.stdout!.on("data", (c) => (stdout += c));
+    child.stderr!.on("data", (c) => (stderr += c));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started }));
-    child.stdin.end(JSON.stringify(payload));
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started, ...(stdinError ? { stdinError } : {}) }));
+    if (child.stdin) {
+      child.stdin.on("error", (e) => (stdinError = e.message));
+      child.stdin.end(JSON.stringify(payload));
+    }
   });
 }
 

@@ -1,8 +1,9 @@
 // A real terminal for end-to-end checks: a private tmux server, one pane of a fixed size.
 import { spawnSync } from "node:child_process";
+import { needs } from "./needs.ts";
 
 export function haveTmux(): boolean {
-  return spawnSync("tmux", ["-V"], { encoding: "utf8" }).status === 0;
+  return needs("tmux");
 }
 
 export class TmuxPane {

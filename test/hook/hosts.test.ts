@@ -87,9 +87,11 @@ async function sevenStops(h: Host, root: string, via: Route, patch: Record<strin
   return out;
 }
 
+// The decisions per host run in-process (the same code the binary bundles); that the binary and the
+// Node 16 fallback print the same bytes as in-process is the matrix at the end of this file.
 for (const h of HOSTS) {
   describe(`${h.name}: kbz hook stop --agent ${h.name}`, () => {
-    for (const via of ["binary", "node16", "in-process"] as Route[]) {
+    for (const via of ["in-process"] as Route[]) {
       test(`${via}: all met lets the first stop through, in the host's silent form`, async () => {
         const root = repo({ "GATES.md": allMet });
         const r = await stop(h, root, via);
@@ -139,16 +141,16 @@ for (const h of HOSTS) {
 
     test("a fresh turn after a release (the host's loop signal at its start value) blocks again", async () => {
       const root = repo({ "GATES.md": unmet });
-      await sevenStops(h, root, "binary");
-      expect(h.blockText(answer(h, await stop(h, root, "binary", again(h, 1))))).toBeNull();
-      expect(h.blockText(answer(h, await stop(h, root, "binary", again(h, 0))))).toContain("GATES:G1");
+      await sevenStops(h, root, "in-process");
+      expect(h.blockText(answer(h, await stop(h, root, "in-process", again(h, 1))))).toBeNull();
+      expect(h.blockText(answer(h, await stop(h, root, "in-process", again(h, 0))))).toContain("GATES:G1");
     });
 
     test("a mid-chain continuation signal never resets the count (Claude Code #54360)", async () => {
       const root = repo({ "GATES.md": unmet });
       // The signal claims a fresh stop every time, as in the misfire: still released on the 7th.
       const texts: (string | null)[] = [];
-      for (let i = 0; i < 7; i++) texts.push(h.blockText(answer(h, await stop(h, root, "binary", again(h, 0)))));
+      for (let i = 0; i < 7; i++) texts.push(h.blockText(answer(h, await stop(h, root, "in-process", again(h, 0)))));
       expect(texts.map((t) => t !== null)).toEqual([true, true, true, true, true, true, false]);
     });
   });
@@ -158,16 +160,16 @@ describe("host-specific signals", () => {
   test("codex counts per turn: a new turn_id starts its own six blocks", async () => {
     const h = HOSTS[1]!;
     const root = repo({ "GATES.md": unmet });
-    await sevenStops(h, root, "binary");
-    const t2 = h.blockText(answer(h, await stop(h, root, "binary", { turn_id: "turn-2", stop_hook_active: true })));
+    await sevenStops(h, root, "in-process");
+    const t2 = h.blockText(answer(h, await stop(h, root, "in-process", { turn_id: "turn-2", stop_hook_active: true })));
     expect(t2).toContain("GATES:G1");
   });
 
   test("cursor's loop_count is a second check: at six continuations kbz releases even with no state of its own", async () => {
     const h = HOSTS[2]!;
     const root = repo({ "GATES.md": unmet });
-    expect(h.blockText(answer(h, await stop(h, root, "binary", { loop_count: 5 })))).toContain("GATES:G1");
-    expect(h.blockText(answer(h, await stop(h, root, "binary", { loop_count: 6, conversation_id: "fresh" })))).toBeNull();
+    expect(h.blockText(answer(h, await stop(h, root, "in-process", { loop_count: 5 })))).toContain("GATES:G1");
+    expect(h.blockText(answer(h, await stop(h, root, "in-process", { loop_count: 6, conversation_id: "fresh" })))).toBeNull();
   });
 
   test("cursor without workspace_roots falls back to CURSOR_PROJECT_DIR", async () => {
@@ -181,8 +183,8 @@ describe("host-specific signals", () => {
   test("cursor's release note goes to stderr, its stdout stays empty", async () => {
     const h = HOSTS[2]!;
     const root = repo({ "GATES.md": unmet });
-    await sevenStops(h, root, "binary", { conversation_id: "note" });
-    const r = await stop(h, root, "binary", { loop_count: 7, conversation_id: "note" });
+    await sevenStops(h, root, "in-process", { conversation_id: "note" });
+    const r = await stop(h, root, "in-process", { loop_count: 7, conversation_id: "note" });
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("releasing after 6 blocks");
   });
@@ -204,6 +206,11 @@ describe("binary, Node 16 fallback and in-process: identical bytes on every host
     ["parse error", { "GATES.md": broken }],
     ["open wave", { ".unlazy/api/GATES.md": allMet, ".unlazy/api/dispatch.json": openWave }],
   ];
+  // Payload bytes each route reads itself: byte-order marks, and a payload that is not JSON.
+  const payloads: [string, (h: Host, root: string) => string][] = [
+    ["unmet, two byte-order marks", (h, root) => "\uFEFF\uFEFF" + JSON.stringify(payloadFor(h, root))],
+    ["a payload that is not JSON", () => "{nope"],
+  ];
   for (const h of HOSTS) {
     for (const [name, files] of cases) {
       test(`${h.name}: ${name}`, async () => {
@@ -217,9 +224,23 @@ describe("binary, Node 16 fallback and in-process: identical bytes on every host
         expect(runs[2]).toEqual(runs[0]!);
       });
     }
+    for (const [name, payload] of payloads) {
+      test(`${h.name}: ${name}`, async () => {
+        const runs = [];
+        for (const via of ["binary", "node16", "in-process"] as Route[]) {
+          const root = repo({ "GATES.md": unmet });
+          const r = await hook(payload(h, root), via, { cwd: root, args: ["--agent", h.name] });
+          runs.push({ stdout: r.stdout.split(root).join("<root>"), stderr: r.stderr.split(root).join("<root>"), code: r.code });
+        }
+        expect(runs[1]).toEqual(runs[0]!);
+        expect(runs[2]).toEqual(runs[0]!);
+      });
+    }
+    // The counter's whole life on Node 16 against the same decisions in-process (which the
+    // matrix above ties to the binary).
     test(`${h.name}: release after six and a second session`, async () => {
       const runs = [];
-      for (const via of ["binary", "node16"] as Route[]) {
+      for (const via of ["in-process", "node16"] as Route[]) {
         const root = repo({ "GATES.md": unmet });
         const seven = await sevenStops(h, root, via);
         const second = (await stop(h, root, via, { [h.sessionField]: "second" })).stdout;

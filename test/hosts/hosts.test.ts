@@ -1,4 +1,4 @@
-// End to end with the real agent hosts (issue 21): Claude Code, Codex and Gemini CLI from npm
+// End to end with the real agent hosts (issues 21, 32): Claude Code, Codex, Gemini CLI and GitHub Copilot CLI from npm
 // (test/hosts/package.json, installed by .ci/run with `npm install --prefix test/hosts`), each pointed at
 // the mock model server in mock-model.ts on 127.0.0.1, in a fresh HOME. For each host, at its
 // current version and the oldest version the README supports: `kbz hook install --agent NAME`,
@@ -10,12 +10,16 @@
 // Cursor is not here: its agent CLI (cursor-agent) is not published to npm, and it runs the model
 // only through Cursor's own service after a login, so it cannot run headless offline against a
 // mock. Cursor is covered by its documented payloads and output schema (test/hook/hosts.test.ts).
+// Qwen Code and OpenCode are covered there too (their payloads and kbz's answers), not yet here:
+// both install from npm (@qwen-code/qwen-code 0.24.4 asks for Node >= 22; opencode-ai 1.18.33 ships a
+// native binary) and were not yet run against the mock (issue 32 leaves it open).
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { ledger } from "../helpers/hook.ts";
+import { needs } from "../helpers/needs.ts";
 import { startMockModel, type LoggedRequest, type MockModel } from "./mock-model.ts";
 
 setDefaultTimeout(300_000);
@@ -72,7 +76,7 @@ interface Turn {
 }
 
 interface Host {
-  name: "claude" | "codex" | "gemini";
+  name: "claude" | "codex" | "gemini" | "copilot";
   versions: { label: string; alias: string }[];
   /** Requests of the agent's own turn (not titles, routing or token counts). */
   isTurn(r: LoggedRequest): boolean;
@@ -161,6 +165,24 @@ const HOSTS: Host[] = [
     argv: (alias) => [...hostCommand(alias), "-m", "gemini-2.5-flash", "-p", "Finish the task in this repository."],
     env: (home, mock) => ({ ...baseEnv(home), GEMINI_API_KEY: "dummy", GOOGLE_GEMINI_BASE_URL: mock.url, GEMINI_CLI_TRUST_WORKSPACE: "true" }),
   },
+  {
+    name: "copilot",
+    versions: [{ label: "1.0.102", alias: "copilot-current" }],
+    isTurn: (r) => r.method === "POST" && r.path.endsWith("/v1/messages"),
+    prepare: () => {},
+    // --trust-folder: this one prompt-mode session trusts the repository, so its .github/hooks load.
+    argv: (alias) => [...hostCommand(alias), "-p", "Finish the task in this repository.", "--trust-folder", "-s"],
+    // Offline mode with a bring-your-own-key provider: no GitHub login, the Anthropic wire format to the mock.
+    env: (home, mock) => ({
+      ...baseEnv(home),
+      COPILOT_OFFLINE: "true",
+      COPILOT_PROVIDER_BASE_URL: mock.url,
+      COPILOT_PROVIDER_TYPE: "anthropic",
+      COPILOT_PROVIDER_API_KEY: "dummy",
+      COPILOT_MODEL: "claude-sonnet-4.5",
+      COPILOT_AUTO_UPDATE: "false",
+    }),
+  },
 ];
 
 /** One headless turn of `host` in `root`, bounded; the mock's log of what the host asked. */
@@ -206,12 +228,8 @@ function install(host: Host, root: string, home: string, mock: MockModel): void 
 
 const unmet = ledger("e2e", [{ id: "G1", state: "unmet" }, { id: "G2", state: "met" }]);
 const allMet = ledger("e2e", [{ id: "G1", state: "met" }, { id: "G2", state: "met" }]);
-const available = fs.existsSync(path.join(MODULES, ".package-lock.json"));
-if (!available) {
-  const why = `the host CLIs are not installed under ${MODULES}: run npm install --prefix test/hosts --ignore-scripts`;
-  if (process.env.KBZ_CI) throw new Error(`the host end-to-end tests must run in CI: ${why}`);
-  console.log(`skipping the host end-to-end tests: ${why}`);
-}
+// Installed by .ci/run (npm install --prefix test/hosts --ignore-scripts); elsewhere one line says how.
+const available = needs("hosts");
 
 for (const host of HOSTS) {
   for (const v of host.versions) {
@@ -349,6 +367,40 @@ describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", ()
       const t = await turn(host, alias, root, home, mock, plainExec());
       const carrying = t.requests.filter(host.isTurn).map((r) => r.body.includes(REASON) && r.body.includes("need work"));
       expect({ code: t.code, carrying }).toEqual({ code: 0, carrying: [false, true, true, true, true, true, true] });
+    } finally {
+      mock.stop();
+    }
+  });
+});
+
+describe.skipIf(!available)("Claude Code 2.1.332: the deny rules kbz hook install writes (issue 32)", () => {
+  const host = HOSTS[0]!;
+  const approve = { name: "Bash", input: { command: "kbz check --approve", description: "approve the gates" } };
+  // The model asks to run `kbz check --approve` once; Bash is allowed on the command line, so only a deny rule can stop it.
+  const argv = () => [...hostCommand("claude-current"), "-p", "Finish the task in this repository.", "--allowedTools", "Bash"];
+  const withKbz = (env: Record<string, string>) => ({ ...env, PATH: `${path.dirname(BIN)}${path.delimiter}${env.PATH}` });
+  const toolResult = (t: Turn) => t.requests.filter(host.isTurn).map((r) => r.body).find((b) => b.includes('"tool_result"')) ?? "";
+
+  test("after kbz hook install the agent cannot run kbz check --approve; after a person's --uninstall it can", async () => {
+    const root = temp("kbz-e2e-deny-");
+    const home = temp("kbz-e2e-home-");
+    writeTree(root, { "GATES.md": unmet });
+    spawnSync("git", ["init", "-q"], { cwd: root });
+    let mock = startMockModel({ toolUse: approve });
+    try {
+      install(host, root, home, mock);
+      const h = { ...host, env: (hm: string, m: MockModel) => withKbz(host.env(hm, m)) };
+      const denied = toolResult(await turn(h, "claude-current", root, home, mock, argv()));
+      expect(denied).toContain("denied");
+      expect(denied).not.toContain("GATES:G1");
+      mock.stop();
+      // The person removes the guard from a terminal (a pseudo-terminal, no agent host's markers).
+      const person = spawnSync("script", ["-qec", `${BIN} hook install --uninstall`, "/dev/null"], { cwd: root, env: { PATH: HOST_PATH, HOME: home, TERM: "xterm" }, encoding: "utf8" });
+      expect(person.status).toBe(0);
+      mock = startMockModel({ toolUse: approve });
+      const ran = toolResult(await turn(h, "claude-current", root, home, mock, argv()));
+      expect(ran).not.toContain("has been denied");
+      expect(ran).toContain("GATES:G1");
     } finally {
       mock.stop();
     }

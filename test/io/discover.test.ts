@@ -30,7 +30,7 @@ describe("discovery", () => {
     writeTree(root, { ".unlazy/solo/GATES.md": LEDGER });
     expect(resolveTarget({ root })).toMatchObject({ mode: "scope", scope: "solo" });
     writeTree(root, { ".unlazy/web/GATES.md": LEDGER, ".unlazy/web/session": "sess-1\n" });
-    expect(() => resolveTarget({ root })).toThrow("2 pipelines present (solo, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.");
+    expect(() => resolveTarget({ root })).toThrow("2 scopes present (solo, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.");
     expect(resolveTarget({ root, sessionId: "sess-1" })).toMatchObject({ scope: "web" });
     expect(resolveTarget({ root, scope: "solo" }).files).toEqual([path.join(root, ".unlazy/solo/GATES.md")]);
   });

@@ -44,13 +44,12 @@ describe("stable reader", () => {
     }
   });
 
-  test("a FIFO fails fast instead of blocking", () => {
+  // Opening a FIFO without a writer would wait forever: returning at all is the behaviour.
+  test("a FIFO is refused without waiting for a writer", () => {
     const root = tempDir();
     const fifo = path.join(root, "GATES.md");
     execFileSync("mkfifo", [fifo]);
-    const started = Date.now();
     expect(readErr(fifo).code).toBe("UNSAFE");
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   test("the size cap is enforced with the label and the cap in the message", () => {

@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { applyStructure } from "../../src/io/structure/apply.ts";
 import { BIN, tempDir } from "../helpers/kbz.ts";
+import { needs } from "../helpers/needs.ts";
 import { child, makeScope, refinement, request, SCOPE } from "../core/structure/scope.ts";
 
 function opensUnder(root: string, args: string[]): Map<string, number> {
@@ -24,7 +25,7 @@ function opensUnder(root: string, args: string[]): Map<string, number> {
   return counts;
 }
 
-describe("kbz next reads a scope once", () => {
+describe.skipIf(!needs("strace"))("kbz next reads a scope once", () => {
   test("with a STRUCTURE.json registry every scope file is opened exactly once", async () => {
     const root = makeScope([{ id: "A" }, { id: "B", needs: ["A"] }], { extra: { "gates/node-1.md": "- [ ] N1: branch integrated\n  EVIDENCE: pending\n" } });
     await applyStructure(root, SCOPE, request("split-A", 1, { A: refinement([child("A", "1"), child("A", "2")]) }));

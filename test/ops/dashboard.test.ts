@@ -79,4 +79,24 @@ describe("the dashboard reader", () => {
     expect(new DashboardReader({ root, scope: null, slots: 4, env: checkEnv() }).read().kind).toBe("pick");
     void fs;
   });
+
+  test("without the plan side the read keeps the last one (the panels on screen do not show it); with it, it is read again", async () => {
+    const { writeDemoFolder } = await import("../../src/demo/scope.ts");
+    const demo = writeDemoFolder(tempDir());
+    const reader = new DashboardReader({ root: demo.root, scope: null, slots: 3, env: checkEnv() });
+    const a = reader.read();
+    if (a.kind !== "ready") throw new Error(a.kind);
+    expect(a.data.planKept).toBe(false);
+    const ledger = path.join(demo.root, ".unlazy/checkout/gates/leaf-1.1.md");
+    writeAtomic(ledger, fs.readFileSync(ledger, "utf8").replace("# Gates", "# Gates (edited)"));
+    const b = reader.read({ plan: false });
+    if (b.kind !== "ready") throw new Error(b.kind);
+    expect(b).not.toBe(a);
+    expect(b.data.planKept).toBe(true);
+    expect(b.data.plan).toBe(a.data.plan);
+    const c = reader.read();
+    if (c.kind !== "ready") throw new Error(c.kind);
+    expect(c.data.planKept).toBe(false);
+    expect(c.data.plan).not.toBe(a.data.plan);
+  });
 });

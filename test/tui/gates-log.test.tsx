@@ -87,7 +87,7 @@ describe("Gates panel", () => {
     const evil = "# Gates\n\n- [ ] G1: title \u001b[2J\u001b]0;pwned\u0007 with \u202eevil\u2066 text\n  EVIDENCE: pending \u001b[31mred\n";
     const f = gatesFrame(dataFor({ "GATES.md": evil }));
     expect(f).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
-    expect(f).toContain("title  [2J ]0;pwned  with \\u202eevil\\u…"); // cut to the row's width
+    expect(f).toContain("title  [2J ]0;pwned  with \\u202ee…"); // cut to the row's width
   });
 
   test("10,000 gates render only the visible rows", () => {

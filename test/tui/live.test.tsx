@@ -13,6 +13,17 @@ const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
 
 describe("live updates", () => {
+  test("a plan change made while the Gates panel is open shows when the Queue opens", async () => {
+    const demo = writeDemoFolder(tempDir());
+    const r = await renderAt(<App root={demo.root} scope={null} theme={plain} initialPanel="gates" />);
+    await waitForFrame(r, (f) => f.includes("scope checkout"));
+    await Bun.sleep(300);
+    fs.rmSync(path.join(demo.root, ".unlazy/checkout/ACCESS.json"));
+    await Bun.sleep(400);
+    await press(r, "2");
+    await waitForFrame(r, (f) => f.includes("kbz next cannot advise") && f.includes("ACCESS.json"));
+  });
+
   test("a ledger replaced by rename (as agents write) shows on screen", async () => {
     const demo = writeDemoFolder(tempDir());
     const ledger = path.join(demo.root, ".unlazy/checkout/gates/leaf-1.1.md");

@@ -169,7 +169,7 @@ export function invalidScopeArgument(): HookOutput {
 
 export function ambiguousScopes(scopes: string[]): HookOutput {
   return {
-    systemMessage: `${PREFIX}: ${scopes.length} pipelines under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`,
+    systemMessage: `${PREFIX}: ${scopes.length} scopes under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`,
   };
 }
 

@@ -2,7 +2,9 @@
 // stop-time handler and never anything else. Other handlers, groups and keys survive byte-for-byte
 // in meaning; a linked, special or malformed file, or a shape the host would not accept, is
 // refused before anything is written. Where each host looks and what it accepts: targets.ts.
+import * as fs from "node:fs";
 import * as path from "node:path";
+import { codexRulesText } from "../../core/hook/deny.ts";
 import { ReadError } from "../../core/errors.ts";
 import { readStable } from "../read.ts";
 import { ensureRealDir, writeAtomic } from "../fs.ts";
@@ -214,6 +216,31 @@ export interface InstallRequest {
   target: HostTarget;
   command: string | null; // null: uninstall
   ownPaths: string[];
+  /** The host's deny rules in this file: add the missing ones (install) or remove `remove` (uninstall). */
+  deny?: { path: [string, string]; add: string[]; remove: string[] } | null;
+}
+
+/**
+ * Add the missing `add` rules to the list at `path` and drop the `remove` ones; every other rule
+ * (the user's own) stays where it was. Empty containers kbz's rules created are removed again.
+ */
+export function planDeny(settings: JsonObject, at: [string, string], add: string[], remove: string[]): { settings: JsonObject; added: string[]; dropped: number } {
+  const outer = isObject(settings[at[0]]) ? (settings[at[0]] as JsonObject) : null;
+  if (settings[at[0]] !== undefined && !outer) throw new SettingsRefusal(`${at[0]} is not an object`);
+  const list = outer?.[at[1]];
+  if (list !== undefined && !(Array.isArray(list) && list.every((r) => typeof r === "string"))) throw new SettingsRefusal(`${at.join(".")} is not a list of strings`);
+  const current = (list as string[] | undefined) ?? [];
+  const kept = current.filter((r) => !remove.includes(r));
+  const added = add.filter((r) => !kept.includes(r));
+  const next = [...kept, ...added];
+  if (added.length === 0 && kept.length === current.length) return { settings, added, dropped: 0 };
+  const nextOuter: JsonObject = { ...(outer ?? {}) };
+  if (next.length) nextOuter[at[1]] = next;
+  else delete nextOuter[at[1]];
+  const out: JsonObject = { ...settings };
+  if (Object.keys(nextOuter).length) out[at[0]] = nextOuter;
+  else delete out[at[0]];
+  return { settings: out, added, dropped: current.length - kept.length };
 }
 
 export interface InstallOutcome {
@@ -221,6 +248,8 @@ export interface InstallOutcome {
   result: "installed" | "already-installed" | "removed" | "nothing-to-remove";
   removed: number;
   backup: string | null;
+  /** Deny rules this run added (install) or removed (uninstall). */
+  deny?: { added: string[]; removed: number };
 }
 
 /** Read and check a host's file; `null` when it does not exist. Throws SettingsRefusal. */
@@ -248,7 +277,10 @@ export function installSettings(req: InstallRequest): InstallOutcome {
   const existing = readSettings(req.file, req.target);
   const plan = planSettings(existing?.settings ?? {}, req.target, req.command, req.ownPaths);
   const base = { target: req.file, backup: null };
-  if (plan.kind === "unchanged") return { ...base, result: plan.why, removed: 0 };
+  const hooksDone = plan.kind === "write" ? plan.settings : (existing?.settings ?? {});
+  const deny = req.deny ? planDeny(hooksDone, req.deny.path, req.deny.add, req.deny.remove) : { settings: hooksDone, added: [], dropped: 0 };
+  const denyOut = { added: deny.added, removed: deny.dropped };
+  if (plan.kind === "unchanged" && deny.added.length === 0 && deny.dropped === 0) return { ...base, result: plan.why, removed: 0, deny: denyOut };
   // Re-read just before writing: a file swapped or edited meanwhile is not overwritten.
   const again = readSettings(req.file, req.target);
   if ((existing === null) !== (again === null) || (existing && again && !existing.bytes.equals(again.bytes))) {
@@ -261,6 +293,22 @@ export function installSettings(req: InstallRequest): InstallOutcome {
   } else {
     ensureRealDir(path.dirname(req.file), undefined, 0o755);
   }
-  writeAtomic(req.file, JSON.stringify(plan.settings, null, 2) + "\n", { mode: 0o600 });
-  return { ...base, backup, result: req.command !== null ? "installed" : "removed", removed: plan.removed };
+  writeAtomic(req.file, JSON.stringify(deny.settings, null, 2) + "\n", { mode: 0o600 });
+  return { ...base, backup, result: req.command !== null ? "installed" : "removed", removed: plan.kind === "write" ? plan.removed : 0, deny: denyOut };
+}
+
+/** Codex's execpolicy rules file next to the hooks file (`.codex/rules/` or `$CODEX_HOME/rules/`), kbz's alone. */
+export function codexRulesPath(hooksFile: string): string {
+  return path.join(path.dirname(hooksFile), "rules", "kbz-person-only.rules");
+}
+
+/** Write (install) or delete (uninstall) kbz's Codex rules file. */
+export function codexRules(hooksFile: string, install: boolean): void {
+  const file = codexRulesPath(hooksFile);
+  if (!install) return void fs.rmSync(file, { force: true });
+  try {
+    if (fs.readFileSync(file, "utf8") === codexRulesText()) return;
+  } catch {}
+  ensureRealDir(path.dirname(file), undefined, 0o755);
+  writeAtomic(file, codexRulesText(), { mode: 0o644 });
 }

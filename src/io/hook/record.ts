@@ -12,10 +12,16 @@ export interface InstallRecord {
   file: string;
   /** The flags that re-create it: --global, --shared, --fallback, --scope ID. */
   flags: string[];
+  /** Deny rules kbz added to this file (the user's own identical rules are never recorded, so never removed). */
+  deny?: string[];
 }
 
 export function recordPath(home: string, env: Record<string, string | undefined>): string {
   return path.join(kbzHome(home, env), "installs.json");
+}
+
+export function findRecord(home: string, env: Record<string, string | undefined>, host: HostName, file: string): InstallRecord | undefined {
+  return readRecords(home, env).find((r) => r.host === host && r.file === file);
 }
 
 export function readRecords(home: string, env: Record<string, string | undefined>): InstallRecord[] {

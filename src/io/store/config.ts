@@ -46,8 +46,10 @@ function readSetting(root: string): Setting | null {
   try {
     text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
   } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT") return null;
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: (e as Error).message.replace(`: ${file}`, "") }]);
+    if (!(e instanceof ReadError)) throw e;
+    if (e.code === "ENOENT") return null;
+    // The path is the error's field, never part of its message: the message is taken whole.
+    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message }]);
   }
   const bad = (message: string): never => {
     throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);

@@ -86,7 +86,7 @@ function gateRow(item: GateRowItem, active: boolean, ctx: PanelCtx) {
   const { theme, width } = ctx;
   const mark = active ? "›" : " ";
   const narrow = width < NARROW;
-  const stateW = narrow ? 2 : width >= 84 ? 17 : 12;
+  const stateW = narrow ? 2 : 17;
   if (item.kind === "wave") {
     return (
       <Text inverse={active} wrap="truncate">

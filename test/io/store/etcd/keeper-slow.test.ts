@@ -8,12 +8,11 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { EtcdClient, parseEndpoints } from "../../../../src/io/store/etcd/client.ts";
-import { etcdAvailable, startCluster, type Cluster } from "../../../helpers/etcd-cluster.ts";
+import { startCluster, type Cluster } from "../../../helpers/etcd-cluster.ts";
 import { BIN, tempDir } from "../../../helpers/kbz.ts";
+import { needs } from "../../../helpers/needs.ts";
 
-const available = etcdAvailable();
-if (!available && process.env.KBZ_CI) throw new Error("the etcd tests must run in CI: etcd is not installed");
-if (!available) console.log("skipping the slow-cluster keeper test: etcd is not installed");
+const available = needs("etcd");
 
 let cluster: Cluster;
 beforeAll(async () => {

@@ -1,0 +1,114 @@
+// `kbz plan add|set` as use cases, and the leaf-state transaction `kbz wave start` and `kbz
+// advance` share: validated against PLAN.md, written under the scope lock (or recorded by a
+// coordinator), logged. Options in, data out: warnings come back for the caller to print.
+import * as path from "node:path";
+import { gateState } from "../core/ledger/state.ts";
+import { accessWith, leafLedger, promotable, withRow, withStates, type NewRow } from "../core/plan/edit.ts";
+import { ScheduleInputError } from "../core/plan/errors.ts";
+import { withLeafStates, type Plan, type RowState } from "../core/plan/table.ts";
+import { transitionProblem } from "../core/plan/transition.ts";
+import { commitScopeEdit, readScopeTexts, scopeDir } from "../io/plan/write.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { coordination, storeFor } from "../io/store/active.ts";
+import { logEvent } from "../io/store/events.ts";
+import { infra, RefusedError } from "./refused.ts";
+
+export interface AccessDecl {
+  reads: string[];
+  resourceReads: string[];
+  resourceWrites: string[];
+}
+
+/**
+ * A new leaf: its PLAN.md row (from `rowFor`, given the plan read under the lock), its ACCESS.json
+ * entry and its ledger, written at once. `ledger` is the new ledger's root-relative path.
+ */
+export async function addLeaf(root: string, scope: string, id: string, decl: AccessDecl, rowFor: (plan: Plan) => NewRow): Promise<{ row: NewRow; ledger: string; warnings: string[] }> {
+  const warnings: string[] = [];
+  const done = await write(root, scope, warnings, (cur) => {
+    const row = rowFor(cur.plan);
+    return {
+      row,
+      create: { [`gates/leaf-${id}.md`]: leafLedger(id, row.owns) },
+      access: accessWith(cur.accessText, cur.plan.revision, id, decl),
+      plan: withRow(cur.planText, row),
+      log: `plan add ${id} (${row.state}, wave ${row.wave})`,
+    };
+  });
+  return { row: done.row, ledger: path.relative(root, path.join(scopeDir(root, scope), `gates/leaf-${id}.md`)), warnings };
+}
+
+function ledgerMet(root: string, scope: string, id: string): boolean {
+  const entry = loadLedgerFile(path.join(scopeDir(root, scope), "gates", `leaf-${id}.md`), root, true);
+  if (!entry.ledger || entry.problems.length > 0) return false;
+  const l = entry.ledger;
+  return l.gates.length > 0 && l.gates.every((g) => gateState(g, l) === "met");
+}
+
+/**
+ * One validated state change, plus the WAITING rows a VERIFIED row unblocks. Through the store:
+ * the files adapter runs the PLAN.md edit (validated again under its lock), a coordinator records
+ * the states instead.
+ */
+export async function setLeafState(root: string, scope: string, id: string, to: RowState, log: string): Promise<{ from: RowState; promoted: string[]; warnings: string[] }> {
+  const met = to === "VERIFIED" ? ledgerMet(root, scope, id) : true;
+  const decide = (plan: Plan) => {
+    const problem = transitionProblem(plan, id, to, { ledgerMet: met });
+    if (problem) throw new RefusedError(problem);
+    const from = plan.byId.get(id)!.state;
+    const promoted = from !== to && to === "VERIFIED" ? promotable(plan, new Set([id])) : [];
+    return { from, promoted };
+  };
+  let cur;
+  try {
+    cur = readScopeTexts(root, scope);
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+  const first = decide(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
+  const warnings: string[] = [];
+  if (first.from === to) return { ...first, warnings };
+  const store = storeFor(root);
+  let result = first;
+  const changes: [string, RowState][] = [[id, to], ...first.promoted.map((p) => [p, "READY"] as [string, RowState])];
+  for (const [leaf, state] of changes) {
+    await infra(() =>
+      store.setLeafState(scope, leaf, state, async () => {
+        if (leaf !== id) return; // the first edit writes every change of this transition at once
+        result = await write(root, scope, warnings, (locked) => {
+          const r = decide(locked.plan);
+          const states = new Map<string, RowState>([[id, to], ...r.promoted.map((p) => [p, "READY"] as [string, RowState])]);
+          const tail = r.promoted.length ? `; promoted ${r.promoted.join(", ")} to READY` : "";
+          return { ...r, plan: withStates(locked.planText, states), log: `${log} ${id} ${r.from} -> ${to}${tail}` };
+        });
+      }),
+    );
+  }
+  return { from: result.from, promoted: result.promoted, warnings };
+}
+
+/** One scope edit committed under the scope lock and logged; a log warning is added to `warnings`. */
+async function write<T extends object>(root: string, scope: string, warnings: string[], edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2]): Promise<T> {
+  try {
+    const done = await infra(() => commitScopeEdit(root, scope, edit));
+    const log = (done as { log?: string }).log;
+    if (log) {
+      const warning = await logEvent(storeFor(root), scope, log);
+      if (warning) warnings.push(warning);
+    }
+    return done;
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+}
+
+export function planLeafIds(root: string, scope: string): string[] {
+  try {
+    return readScopeTexts(root, scope).plan.rows.map((r) => r.id);
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+}
