@@ -1,4 +1,4 @@
-// End to end with the real agent hosts (issue 21): Claude Code, Codex and Gemini CLI from npm
+// End to end with the real agent hosts (issues 21, 32): Claude Code, Codex, Gemini CLI and GitHub Copilot CLI from npm
 // (test/hosts/package.json, installed by .ci/run with `npm install --prefix test/hosts`), each pointed at
 // the mock model server in mock-model.ts on 127.0.0.1, in a fresh HOME. For each host, at its
 // current version and the oldest version the README supports: `kbz hook install --agent NAME`,
@@ -10,6 +10,9 @@
 // Cursor is not here: its agent CLI (cursor-agent) is not published to npm, and it runs the model
 // only through Cursor's own service after a login, so it cannot run headless offline against a
 // mock. Cursor is covered by its documented payloads and output schema (test/hook/hosts.test.ts).
+// Qwen Code and OpenCode are covered there too (their payloads and kbz's answers), not yet here:
+// both install from npm (@qwen-code/qwen-code 0.24.4 asks for Node >= 22; opencode-ai 1.18.33 ships a
+// native binary) and were not yet run against the mock (issue 32 leaves it open).
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -73,7 +76,7 @@ interface Turn {
 }
 
 interface Host {
-  name: "claude" | "codex" | "gemini";
+  name: "claude" | "codex" | "gemini" | "copilot";
   versions: { label: string; alias: string }[];
   /** Requests of the agent's own turn (not titles, routing or token counts). */
   isTurn(r: LoggedRequest): boolean;
@@ -159,6 +162,24 @@ const HOSTS: Host[] = [
     // A named model: "auto" would first ask a classifier model for a route.
     argv: (alias) => [...hostCommand(alias), "-m", "gemini-2.5-flash", "-p", "Finish the task in this repository."],
     env: (home, mock) => ({ ...baseEnv(home), GEMINI_API_KEY: "dummy", GOOGLE_GEMINI_BASE_URL: mock.url, GEMINI_CLI_TRUST_WORKSPACE: "true" }),
+  },
+  {
+    name: "copilot",
+    versions: [{ label: "1.0.102", alias: "copilot-current" }],
+    isTurn: (r) => r.method === "POST" && r.path.endsWith("/v1/messages"),
+    prepare: () => {},
+    // --trust-folder: this one prompt-mode session trusts the repository, so its .github/hooks load.
+    argv: (alias) => [...hostCommand(alias), "-p", "Finish the task in this repository.", "--trust-folder", "-s"],
+    // Offline mode with a bring-your-own-key provider: no GitHub login, the Anthropic wire format to the mock.
+    env: (home, mock) => ({
+      ...baseEnv(home),
+      COPILOT_OFFLINE: "true",
+      COPILOT_PROVIDER_BASE_URL: mock.url,
+      COPILOT_PROVIDER_TYPE: "anthropic",
+      COPILOT_PROVIDER_API_KEY: "dummy",
+      COPILOT_MODEL: "claude-sonnet-4.5",
+      COPILOT_AUTO_UPDATE: "false",
+    }),
   },
 ];
 
