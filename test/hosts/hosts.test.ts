@@ -370,3 +370,37 @@ describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", ()
     }
   });
 });
+
+describe.skipIf(!available)("Claude Code 2.1.332: the deny rules kbz hook install writes (issue 32)", () => {
+  const host = HOSTS[0]!;
+  const approve = { name: "Bash", input: { command: "kbz check --approve", description: "approve the gates" } };
+  // The model asks to run `kbz check --approve` once; Bash is allowed on the command line, so only a deny rule can stop it.
+  const argv = () => [...hostCommand("claude-current"), "-p", "Finish the task in this repository.", "--allowedTools", "Bash"];
+  const withKbz = (env: Record<string, string>) => ({ ...env, PATH: `${path.dirname(BIN)}${path.delimiter}${env.PATH}` });
+  const toolResult = (t: Turn) => t.requests.filter(host.isTurn).map((r) => r.body).find((b) => b.includes('"tool_result"')) ?? "";
+
+  test("after kbz hook install the agent cannot run kbz check --approve; after a person's --uninstall it can", async () => {
+    const root = temp("kbz-e2e-deny-");
+    const home = temp("kbz-e2e-home-");
+    writeTree(root, { "GATES.md": unmet });
+    spawnSync("git", ["init", "-q"], { cwd: root });
+    let mock = startMockModel({ toolUse: approve });
+    try {
+      install(host, root, home, mock);
+      const h = { ...host, env: (hm: string, m: MockModel) => withKbz(host.env(hm, m)) };
+      const denied = toolResult(await turn(h, "claude-current", root, home, mock, argv()));
+      expect(denied).toContain("denied");
+      expect(denied).not.toContain("GATES:G1");
+      mock.stop();
+      // The person removes the guard from a terminal (a pseudo-terminal, no agent host's markers).
+      const person = spawnSync("script", ["-qec", `${BIN} hook install --uninstall`, "/dev/null"], { cwd: root, env: { PATH: HOST_PATH, HOME: home, TERM: "xterm" }, encoding: "utf8" });
+      expect(person.status).toBe(0);
+      mock = startMockModel({ toolUse: approve });
+      const ran = toolResult(await turn(h, "claude-current", root, home, mock, argv()));
+      expect(ran).not.toContain("has been denied");
+      expect(ran).toContain("GATES:G1");
+    } finally {
+      mock.stop();
+    }
+  });
+});

@@ -22,7 +22,32 @@ function sse(events: [string | null, unknown][]): Response {
   return new Response(text, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
 }
 
-function anthropic(body: Record<string, unknown>): Response {
+/** A tool call the mock makes once, on the agent's first request that offers the tool (then it answers "Done."). */
+export interface ToolUse {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+function offers(body: Record<string, unknown>, name: string): boolean {
+  return Array.isArray(body.tools) && body.tools.some((t) => t && typeof t === "object" && (t as { name?: unknown }).name === name);
+}
+
+function anthropicToolUse(body: Record<string, unknown>, tool: ToolUse): Response {
+  const model = String(body.model ?? "claude-mock");
+  const usage = { input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const message = { id: "msg_mock_tool", type: "message", role: "assistant", model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage };
+  return sse([
+    ["message_start", { type: "message_start", message }],
+    ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_mock_1", name: tool.name, input: {} } }],
+    ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(tool.input) } }],
+    ["content_block_stop", { type: "content_block_stop", index: 0 }],
+    ["message_delta", { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 2 } }],
+    ["message_stop", { type: "message_stop" }],
+  ]);
+}
+
+function anthropic(body: Record<string, unknown>, text: string, tool: ToolUse | null): Response {
+  if (tool && body.stream && offers(body, tool.name) && !text.includes('"tool_result"')) return anthropicToolUse(body, tool);
   const model = String(body.model ?? "claude-mock");
   const usage = { input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const message = { id: "msg_mock", type: "message", role: "assistant", model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage };
@@ -65,7 +90,7 @@ function gemini(path: string): Response {
   return Response.json(chunk);
 }
 
-export function startMockModel(): MockModel {
+export function startMockModel(opts: { toolUse?: ToolUse } = {}): MockModel {
   const requests: LoggedRequest[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -80,7 +105,7 @@ export function startMockModel(): MockModel {
       } catch {}
       const p = url.pathname;
       if (p.endsWith("/messages/count_tokens")) return Response.json({ input_tokens: 10 });
-      if (p.endsWith("/messages")) return anthropic(body);
+      if (p.endsWith("/messages")) return anthropic(body, text, opts.toolUse ?? null);
       if (p.endsWith("/responses")) return responses(body);
       if (p.includes("/models/") && p.includes(":")) return gemini(p);
       if (p.endsWith("/models")) return Response.json({ data: [], models: [] });
