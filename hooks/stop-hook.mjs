@@ -919,7 +919,7 @@ function inputsRecord(file, gateId, s) {
     kind: "inputs",
     subject: gateSubject(file, gateId),
     decided: "met",
-    key: { definition: s.definition, evidence: s.evidence },
+    key: { definition: s.definition ?? "", evidence: s.evidence },
     depends,
     sets: { [inputSetName(s.cwd, s.inputs)]: names },
     by: { actor: "kbz" },
@@ -3033,6 +3033,15 @@ function resolveTarget(o) {
     return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
   return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
 }
+function withSoloLedgers(t) {
+  if (t.mode !== "scope")
+    return t;
+  const errors = [];
+  const solo = ledgerEntries(t.root, t.root, errors);
+  if (solo.length === 0 && errors.length === 0)
+    return t;
+  return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
+}
 function scopeTarget(root, scope) {
   const errors = [];
   const files = ledgerEntries(root, path14.join(root, ".unlazy", scope), errors);
@@ -3142,6 +3151,31 @@ var init_expand = __esm(() => {
 // src/io/inputs/store.ts
 import * as fs10 from "node:fs";
 import * as path16 from "node:path";
+function realOf(file) {
+  try {
+    return fs10.realpathSync(file);
+  } catch {
+    return path16.resolve(file);
+  }
+}
+function inputStorePath(root, ledgerFile) {
+  return path16.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
+}
+function readInputStore(root, ledgerFile) {
+  const empty = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
+  const file = inputStorePath(root, ledgerFile);
+  try {
+    const st = fs10.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES)
+      return empty;
+    const v = JSON.parse(fs10.readFileSync(file, "utf8"));
+    if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
+      return empty;
+    return { schema: 1, ledger: empty.ledger, gates: v.gates };
+  } catch {
+    return empty;
+  }
+}
 function digestFile(root, file, dirs = new Map) {
   const dir = path16.dirname(file);
   let dirReal = dirs.get(dir);
@@ -3224,7 +3258,7 @@ function storeFiles(dir, files, real) {
   const present = new Set(listed);
   const out = [];
   for (const ledger of files) {
-    const name = `${sha256Hex(real ? realOf(ledger) : ledger).slice(0, 24)}.json`;
+    const name = `${sha256Hex(real ? realOf2(ledger) : ledger).slice(0, 24)}.json`;
     if (!present.has(name))
       continue;
     try {
@@ -3240,7 +3274,7 @@ function storeFiles(dir, files, real) {
   }
   return out;
 }
-function realOf(file) {
+function realOf2(file) {
   try {
     return fs11.realpathSync(file);
   } catch {
@@ -3256,7 +3290,7 @@ class DigestWalk {
   realRoot;
   constructor(root) {
     this.root = root;
-    this.realRoot = realOf(root);
+    this.realRoot = realOf2(root);
   }
   checkDir(cwd) {
     if (typeof cwd !== "string" || !path18.isAbsolute(cwd))
@@ -3387,9 +3421,319 @@ var init_failures = __esm(() => {
   MAX_STORE_BYTES4 = 1024 * 1024;
 });
 
-// src/io/read.ts
-import * as fs13 from "node:fs";
+// src/core/run/oracle.ts
+var init_oracle = __esm(() => {
+  init_digest();
+  init_evidence();
+});
+
+// src/io/run/approval.ts
+import * as os3 from "node:os";
 import * as path20 from "node:path";
+function approvalDirFor(env) {
+  return path20.resolve(env.UNLAZY_APPROVAL_DIR || path20.join(os3.homedir(), ".unlazy", "approved"));
+}
+var MAX_APPROVAL_BYTES, ApprovalStoreError;
+var init_approval = __esm(() => {
+  init_errors();
+  init_digest();
+  init_fs();
+  init_lock();
+  init_inside();
+  init_oracle();
+  init_errors();
+  init_trace();
+  MAX_APPROVAL_BYTES = 256 * 1024;
+  ApprovalStoreError = class ApprovalStoreError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
+    }
+  };
+});
+
+// src/io/run/personal.ts
+import * as fs13 from "node:fs";
+import * as path21 from "node:path";
+import { randomBytes } from "node:crypto";
+function euid() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function assertPrivateDir(dir) {
+  const st = fs13.lstatSync(dir);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new ApprovalStoreError("must be a real directory", dir);
+  const uid = euid();
+  if (uid !== null && st.uid !== uid)
+    throw new ApprovalStoreError("must be owned by the current user", dir);
+  if ((st.mode & 63) !== 0)
+    throw new ApprovalStoreError("must not grant group or other permissions", dir);
+}
+function kbzDir(store, create) {
+  const dir = path21.join(store, KBZ_SUBDIR);
+  if (create) {
+    try {
+      fs13.mkdirSync(dir, { recursive: true, mode: 448 });
+    } catch (e) {
+      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
+    }
+  }
+  try {
+    assertPrivateDir(store);
+    assertPrivateDir(dir);
+  } catch (e) {
+    if (e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+  return dir;
+}
+function readPrivate(file, max) {
+  let fd;
+  try {
+    fd = fs13.openSync(file, fs13.constants.O_RDONLY | fs13.constants.O_NOFOLLOW | fs13.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs13.fstatSync(fd);
+    const uid = euid();
+    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
+      return null;
+    return fs13.readFileSync(fd);
+  } finally {
+    fs13.closeSync(fd);
+  }
+}
+function readPolicy(store) {
+  const bytes = readPrivate(path21.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  if (!bytes)
+    return "person";
+  try {
+    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
+  } catch {
+    return "person";
+  }
+}
+function attestSecret(store, create) {
+  const file = path21.join(store, KBZ_SUBDIR, "secret");
+  const found = readPrivate(file, 1024);
+  if (found && found.length >= SECRET_BYTES)
+    return found;
+  if (!create)
+    return null;
+  kbzDir(store, true);
+  try {
+    const fd = fs13.openSync(file, fs13.constants.O_WRONLY | fs13.constants.O_CREAT | fs13.constants.O_EXCL | fs13.constants.O_NOFOLLOW, 384);
+    try {
+      fs13.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
+      fs13.fsyncSync(fd);
+    } finally {
+      fs13.closeSync(fd);
+    }
+  } catch (e) {
+    if (e.code !== "EEXIST")
+      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
+  }
+  const made = readPrivate(file, 1024);
+  if (!made || made.length < SECRET_BYTES)
+    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
+  return made;
+}
+var KBZ_SUBDIR = "kbz", SECRET_BYTES = 32;
+var init_personal = __esm(() => {
+  init_fs();
+  init_approval();
+});
+
+// src/io/run/attest.ts
+import * as fs14 from "node:fs";
+import * as path22 from "node:path";
+import { createHmac, timingSafeEqual } from "node:crypto";
+function realOf3(p) {
+  try {
+    return fs14.realpathSync(p);
+  } catch {
+    return path22.resolve(p);
+  }
+}
+function attestDir(store, root) {
+  return path22.join(store, "kbz", "attest", key24(realOf3(root)));
+}
+function inputsDigest(files) {
+  if (!files)
+    return null;
+  const sorted = Object.keys(files).sort().map((k) => [k, files[k]]);
+  return sha256Hex(JSON.stringify(sorted));
+}
+function macOf(secret, body) {
+  return createHmac("sha256", secret).update("kbz.attestation\x00").update(body).digest("hex");
+}
+function unsealed(text, secret) {
+  const nl = text.indexOf(`
+`);
+  if (nl !== 64 || !secret)
+    return null;
+  const body = text.slice(nl + 1).replace(/\n$/, "");
+  const want = Buffer.from(macOf(secret, body), "hex");
+  const got = Buffer.from(text.slice(0, 64), "hex");
+  return got.length === want.length && timingSafeEqual(got, want) ? body : null;
+}
+function parse(text) {
+  if (text === null)
+    return null;
+  try {
+    const v = JSON.parse(text);
+    if (v?.schema !== 1 || typeof v.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
+      return null;
+    return { schema: 1, root: v.root, ledger: v.ledger, gates: v.gates, approved: v.approved && typeof v.approved === "object" ? v.approved : {} };
+  } catch {
+    return null;
+  }
+}
+function readFileIfPrivate(file) {
+  let fd;
+  try {
+    fd = fs14.openSync(file, fs14.constants.O_RDONLY | fs14.constants.O_NOFOLLOW | fs14.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs14.fstatSync(fd);
+    if (!st.isFile() || st.nlink !== 1 || st.size > MAX_FILE_BYTES || (st.mode & 63) !== 0)
+      return null;
+    return fs14.readFileSync(fd, "utf8");
+  } finally {
+    fs14.closeSync(fd);
+  }
+}
+function readRootAttestations(store, root) {
+  let dir;
+  let names;
+  try {
+    dir = attestDir(store, root);
+    names = fs14.readdirSync(dir).filter((n) => n.endsWith(".json"));
+  } catch {
+    return EMPTY;
+  }
+  const secret = attestSecret(store, false);
+  const realRoot = realOf3(root);
+  const ledgers = new Map;
+  for (const n of names) {
+    const text = readFileIfPrivate(path22.join(dir, n));
+    const f = parse(text !== null ? unsealed(text, secret) : null);
+    if (f && f.root === realRoot)
+      ledgers.set(f.ledger, f);
+  }
+  return {
+    ledgers,
+    valid: (ledger, gate) => ledgers.get(ledger)?.gates[gate] ?? null
+  };
+}
+var MAX_FILE_BYTES, key24 = (p) => sha256Hex(p).slice(0, 24), EMPTY;
+var init_attest = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  init_personal();
+  MAX_FILE_BYTES = 16 * 1024 * 1024;
+  EMPTY = { ledgers: new Map, valid: () => null };
+});
+
+// src/io/check/attested.ts
+import * as fs15 from "node:fs";
+import * as path23 from "node:path";
+function realOf4(p) {
+  try {
+    return fs15.realpathSync(p);
+  } catch {
+    return path23.resolve(p);
+  }
+}
+function belongs(target, ledger) {
+  const root = realOf4(target.root);
+  if (target.mode === "explicit")
+    return target.files.some((f) => realOf4(f) === ledger);
+  const dir = path23.dirname(ledger);
+  const base = path23.basename(dir) === "gates" ? path23.dirname(dir) : dir;
+  if (path23.basename(ledger) !== "GATES.md" && path23.basename(dir) !== "gates")
+    return false;
+  if (base === root)
+    return true;
+  const scopeDir = path23.dirname(base);
+  if (scopeDir !== path23.join(root, ".unlazy"))
+    return false;
+  return path23.basename(base) === target.scope || !fs15.existsSync(base);
+}
+function removedItem(qid, where) {
+  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
+}
+function removedGates(snap, atts) {
+  const out = [];
+  const loaded = new Map(snap.ledgers.map((l) => [realOf4(l.file), l]));
+  for (const [ledger, rec] of atts.ledgers) {
+    const ids = [...new Set([...Object.keys(rec.gates), ...Object.keys(rec.approved)])].sort();
+    if (ids.length === 0)
+      continue;
+    const entry = loaded.get(ledger);
+    const shown = path23.relative(snap.target.root, ledger) || ledger;
+    if (entry) {
+      if (!entry.ledger || entry.problems.length > 0)
+        continue;
+      const have = new Set(entry.ledger.gates.map((g) => g.id));
+      for (const id of ids)
+        if (!have.has(id))
+          out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
+    } else if (!fs15.existsSync(ledger) && belongs(snap.target, ledger)) {
+      for (const id of ids)
+        out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
+    }
+  }
+  return out;
+}
+function attested(root, atts, real, file, g, inputStores) {
+  const a = atts.valid(real, g.id);
+  if (!a || a.evidence !== g.evidence || a.definition !== null !== isRunnable(g))
+    return false;
+  if (!g.inputs)
+    return true;
+  if (!inputStores.has(file))
+    inputStores.set(file, readInputStore(root, file));
+  return a.inputs === inputsDigest(inputStores.get(file).gates[g.id]?.files);
+}
+function markAttestations(snap, env = process.env) {
+  const store = approvalDirFor(env);
+  if (readPolicy(store) !== "person")
+    return;
+  const atts = readRootAttestations(store, snap.target.root);
+  const inputStores = new Map;
+  const reals = new Map;
+  for (const v of snap.gates) {
+    if (v.state !== "met")
+      continue;
+    let real = reals.get(v.file);
+    if (real === undefined)
+      reals.set(v.file, real = realOf4(v.file));
+    if (attested(snap.target.root, atts, real, v.file, v.gate, inputStores))
+      continue;
+    v.state = "unattested";
+    v.reason = isRunnable(v.gate) ? UNATTESTED_RUNNABLE : UNATTESTED_MANUAL;
+  }
+  const removed = removedGates(snap, atts);
+  if (removed.length > 0)
+    snap.removed = removed;
+}
+var UNATTESTED_RUNNABLE = "UNATTESTED (kbz has no record of this pass; run kbz check --reverify)", UNATTESTED_MANUAL = "UNATTESTED (no person signed this here; a person signs it with kbz sign in a terminal)";
+var init_attested = __esm(() => {
+  init_store2();
+  init_approval();
+  init_attest();
+  init_parse();
+  init_personal();
+});
+
+// src/io/read.ts
+import * as fs16 from "node:fs";
+import * as path24 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3402,14 +3746,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs13.realpathSync(file);
-  const dir = path20.dirname(file);
+    return fs16.realpathSync(file);
+  const dir = path24.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs13.realpathSync(dir);
+    real = fs16.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path20.join(real, path20.basename(file));
+  return path24.join(real, path24.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3418,13 +3762,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs13.openSync(file, FLAGS2);
+    fd = fs16.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs13.lstatSync(file);
+        fs16.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3440,7 +3784,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs13.fstatSync(fd, { bigint: true });
+    before = fs16.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3463,7 +3807,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs13.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs16.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3475,7 +3819,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs13.lstatSync(file, { bigint: true });
+      const named = fs16.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3490,7 +3834,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs13.closeSync(fd);
+    fs16.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3520,6 +3864,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
   markFailures(target.root, snap.gates);
+  markAttestations(snap);
   return snap;
 }
 function loadDispatch(root, scope) {
@@ -3579,14 +3924,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs13.lstatSync(dir);
+    st = fs16.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs13.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs16.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs13.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path20.join(dir, n), root));
+  return fs16.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path24.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3600,7 +3945,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path20.join(root, ".unlazy", scope, "status.log");
+  const file = path24.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3623,15 +3968,16 @@ var init_read = __esm(() => {
   init_failures();
   init_parse();
   init_active();
+  init_attested();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs13.constants.O_RDONLY | (fs13.constants.O_NOFOLLOW ?? 0) | (fs13.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs16.constants.O_RDONLY | (fs16.constants.O_NOFOLLOW ?? 0) | (fs16.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs18 from "node:fs";
-import * as path23 from "node:path";
+import * as fs21 from "node:fs";
+import * as path27 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3658,6 +4004,10 @@ function assess(snap) {
     resolved.push("discovery:PARSE=invalid");
   }
   unmet.push(...dispatch.blocking);
+  for (const item of snap.removed ?? []) {
+    unmet.push(sanitizeCompact(item, 300));
+    resolved.push(`${sanitizeCompact(item.split(" ")[0], 200)}=removed`);
+  }
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
   const byFile = new Map;
@@ -3692,7 +4042,7 @@ function assess(snap) {
         vacuous.push(`${qid} (hidden: ${sanitizeCompact(g.vacuous.slice(0, 3).join(", "), 200)})`);
     }
   }
-  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0;
+  const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0 && (snap.removed ?? []).length === 0;
   return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
 }
 function progressHash(resolved) {
@@ -3788,17 +4138,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs14 from "node:fs";
-import * as path21 from "node:path";
+import * as fs17 from "node:fs";
+import * as path25 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path21.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path25.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path21.join(target.root, ".unlazy-hook-state.json");
+  return path25.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3867,7 +4217,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs14.lstatSync(file);
+    fs17.lstatSync(file);
   } catch {
     return;
   }
@@ -3878,7 +4228,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs14.unlinkSync(file);
+        fs17.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3891,7 +4241,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs15 from "node:fs";
+import * as fs18 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3899,7 +4249,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs15.writeSync(fd, data);
+      written = fs18.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3913,7 +4263,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs15.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs18.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3929,12 +4279,12 @@ init_ids();
 init_discover();
 
 // src/io/root.ts
-import * as fs16 from "node:fs";
-import * as os3 from "node:os";
-import * as path22 from "node:path";
+import * as fs19 from "node:fs";
+import * as os4 from "node:os";
+import * as path26 from "node:path";
 function has(dir, name) {
   try {
-    fs16.lstatSync(path22.join(dir, name));
+    fs19.lstatSync(path26.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3942,14 +4292,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs16.lstatSync(path22.join(dir, name)).isDirectory();
+    return fs19.lstatSync(path26.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs16.readdirSync(path22.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs19.readdirSync(path26.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3957,15 +4307,15 @@ function hasLedgerFolder(dir) {
 function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
-function findRoot(cwd, home = os3.homedir()) {
-  for (let dir = cwd;; dir = path22.dirname(dir)) {
+function findRoot(cwd, home = os4.homedir()) {
+  for (let dir = cwd;; dir = path26.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path22.dirname(dir) === dir)
+    if (path26.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -4234,12 +4584,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs17 from "node:fs";
+import * as fs20 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs17.fstatSync(fd);
+    return fs20.fstatSync(fd);
   } catch {
     return null;
   }
@@ -4259,7 +4609,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs17.readSync(0, buf, 0, buf.length, null);
+      n = fs20.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -4327,7 +4677,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs17.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs20.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -4379,7 +4729,7 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs18.statSync(dir).isDirectory() ? fs18.realpathSync(dir) : null;
+    return fs21.statSync(dir).isDirectory() ? fs21.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -4421,7 +4771,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     if (!payload || !read)
       return null;
     const stop = read;
-    const wanted = path23.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path27.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -4437,7 +4787,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     let assessment;
     try {
       ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
-        const all = loadSnapshot(t);
+        const all = loadSnapshot(withSoloLedgers(t));
         const mine = subject(all, stop);
         return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
       }));

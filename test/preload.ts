@@ -6,12 +6,22 @@ import { afterAll, afterEach, beforeEach } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { removeRunDirs, removeTestDirs, setInTest, untracked } from "./helpers/tmp.ts";
+import { removeRunDirs, removeTestDirs, setInTest, track, untracked } from "./helpers/tmp.ts";
+import { writePolicy } from "../src/io/run/personal.ts";
 
 const outer = fs.realpathSync(os.tmpdir());
 const RUN_DIR = fs.mkdtempSync(path.join(outer, "kbz-test-run-"));
 process.env.TMPDIR = RUN_DIR;
 process.env.KBZ_TEST_OUTER_TMPDIR = outer;
+
+// Tests that name no approval store get one of the run's own, under the agent policy (unlazy's
+// consent model, test/helpers/approvals.ts), never the real ~/.unlazy/approved.
+const AGENT_STORE_BASE = track(fs.mkdtempSync(path.join(RUN_DIR, "kbz-agent-approvals-")));
+fs.chmodSync(AGENT_STORE_BASE, 0o700);
+const AGENT_STORE = path.join(AGENT_STORE_BASE, "store");
+fs.mkdirSync(AGENT_STORE, { mode: 0o700 });
+writePolicy(AGENT_STORE, "agent", "terminal");
+process.env.UNLAZY_APPROVAL_DIR = AGENT_STORE;
 
 function leftovers(): string[] {
   return untracked(RUN_DIR);

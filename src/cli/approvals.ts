@@ -12,9 +12,12 @@ import { obsoleteReason } from "../io/run/prune.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope, failWith, report } from "./envelope.ts";
 import { out } from "./output.ts";
+import { logConsent, requirePerson } from "../ops/policy.ts";
+import { readPolicy, writePolicy } from "../io/run/personal.ts";
+import { pruneRemoved } from "../io/check/attested.ts";
 
 interface ApprovalsArgs {
-  action: "list" | "revoke" | "prune" | "explain";
+  action: "list" | "revoke" | "prune" | "explain" | "policy";
   args?: string[];
   record?: string[];
   json?: boolean;
@@ -90,6 +93,7 @@ function list(store: ApprovalStore, asJson: boolean): ExitCode {
 }
 
 function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
+  const consent = requirePerson("revoke", { env: process.env });
   const [ledger, gate, ...rest] = argv.args ?? [];
   const names = (argv.record ?? []).map((n) => (n.endsWith(".json") ? n : `${n}.json`));
   if (rest.length > 0 || (!ledger && names.length === 0) || (ledger && names.length > 0)) {
@@ -101,6 +105,7 @@ function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
     .filter((a) => (file ? a.record?.file === file && (gate === undefined || a.record.gate === gate) : names.includes(a.name)));
   const removed = store.remove(chosen.map((a) => a.name));
   const gone = chosen.filter((a) => removed.includes(a.name));
+  if (gone.length > 0) logConsent(consent, `revoked ${gone.map((a) => `${a.record?.file ?? "?"} ${a.record?.gate ?? a.name}`).join(", ")}`);
   if (argv.json) return emit(envelope(gone.length > 0 ? "revoked" : "nothing-revoked", gone.length > 0 ? 0 : 1, { action: "revoke", dir: store.dir, revoked: gone.map((a) => view(a)) }));
   else {
     for (const a of gone) out(`revoked${line(a)}`);
@@ -109,7 +114,11 @@ function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   return gone.length > 0 ? 0 : 1;
 }
 
-function prune(store: ApprovalStore, asJson: boolean): ExitCode {
+async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
+  const consent = requirePerson("prune", { env: process.env });
+  // REMOVED gates of this repository: the person confirms they are gone on purpose.
+  const forgotten = await pruneRemoved(store.dir, rootFor({}));
+  if (forgotten.length > 0) logConsent(consent, `confirmed removed ${forgotten.join(", ")}`);
   const doomed = store.list().flatMap((a) => {
     const reason = a.record ? obsoleteReason(a.record) : null;
     return reason ? [{ a, reason }] : [];
@@ -117,8 +126,9 @@ function prune(store: ApprovalStore, asJson: boolean): ExitCode {
   const removed = new Set(store.remove(doomed.map((d) => d.a.name)));
   const gone = doomed.filter((d) => removed.has(d.a.name));
   const litter = store.sweepLitter(); // crashed writers' temp files and gone holders' locks
-  if (asJson) return emit(envelope("pruned", 0, { action: "prune", dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })), litter }));
+  if (asJson) return emit(envelope("pruned", 0, { action: "prune", dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })), removedGates: forgotten, litter }));
   else {
+    for (const qid of forgotten) out(`confirmed removed ${qid}`);
     for (const d of gone) out(`pruned${line(d.a)} [${d.reason}]`);
     out(`pruned ${gone.length} approval record(s)`);
     if (litter.length > 0) out(`removed ${litter.length} stray lock/temp file(s) of crashed writers`);
@@ -126,7 +136,26 @@ function prune(store: ApprovalStore, asJson: boolean): ExitCode {
   return 0;
 }
 
-export function handleApprovals(argv: ApprovalsArgs): ExitCode {
+/** kbz approvals policy [agent|person]: show, or (a person's act under every policy) set, who may approve. */
+function policy(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
+  const [wanted, ...rest] = argv.args ?? [];
+  if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person")) throw new UsageError("policy takes agent or person (or nothing, to show it)");
+  if (wanted === undefined) {
+    const now = readPolicy(store.dir);
+    return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now }), () => out(`policy: ${now} (${POLICY_TEXT[now]})`));
+  }
+  const consent = requirePerson("policy", { env: process.env, always: true });
+  writePolicy(store.dir, wanted, consent.given);
+  logConsent(consent, `policy ${wanted}`);
+  return report(!!argv.json, envelope(wanted, 0, { action: "policy", dir: store.dir, policy: wanted }), () => out(`policy: ${wanted} (${POLICY_TEXT[wanted]})`));
+}
+
+const POLICY_TEXT = {
+  person: "approving, signing and pruning need a person at a terminal; evidence counts only with kbz's record",
+  agent: "unlazy's consent model: --approve and sign from any shell; evidence is not attested",
+};
+
+export async function handleApprovals(argv: ApprovalsArgs): Promise<ExitCode> {
   const store = new ApprovalStore(approvalDirFor(process.env), null);
   try {
     if (argv.action === "list") {
@@ -135,8 +164,9 @@ export function handleApprovals(argv: ApprovalsArgs): ExitCode {
     }
     if (argv.action === "revoke") return revoke(store, argv);
     if (argv.action === "explain") return explain(store, argv);
+    if (argv.action === "policy") return policy(store, argv);
     if ((argv.args ?? []).length > 0) throw new UsageError("prune takes no arguments");
-    return prune(store, !!argv.json);
+    return await prune(store, !!argv.json);
   } catch (e) {
     if (!(e instanceof ApprovalStoreError)) throw e;
     return failWith(
@@ -150,12 +180,18 @@ export function handleApprovals(argv: ApprovalsArgs): ExitCode {
 
 export const verb: Verb = {
   command: "approvals <action> [args..]",
-  describe: "list, revoke, prune or explain recorded CHECK approvals (UNLAZY_APPROVAL_DIR or ~/.unlazy/approved)",
+  describe: "list, revoke, prune or explain recorded CHECK approvals, or show/set the consent policy (UNLAZY_APPROVAL_DIR or ~/.unlazy/approved)",
   builder: (y) =>
     y
-      .positional("action", { choices: ["list", "revoke", "prune", "explain"], describe: "list | revoke <ledger> [gate] | prune | explain <ledger> <gate>" })
+      .positional("action", { choices: ["list", "revoke", "prune", "explain", "policy"], describe: "list | revoke <ledger> [gate] | prune | explain <ledger> <gate> | policy [agent|person]" })
       .positional("args", { type: "string", array: true })
       .option("record", { type: "string", array: true, describe: "revoke: a record name (as listed)", requiresArg: true })
-      .option("json", { type: "boolean", describe: "print one JSON object" }),
+      .option("json", { type: "boolean", describe: "print one JSON object" })
+      .epilog(
+        "revoke, prune and policy are a person's acts: run them in a terminal (kbz refuses without one, and where an " +
+          "agent host's marker such as CLAUDECODE is set). prune also confirms REMOVED gates (gates that held an " +
+          "approval or attested evidence and were deleted). policy person (the default) gives approving and signing " +
+          "to a person only and counts evidence only with kbz's record of it; policy agent restores unlazy's model.",
+      ),
   handler: (argv) => handleApprovals(argv as ApprovalsArgs),
 };

@@ -75,6 +75,7 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
     out(`${basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
   }
   for (const item of snap.dispatch?.blocking ?? []) out(`  UNMET ${item}`);
+  for (const item of snap.removed ?? []) out(`  UNMET ${item}`);
   for (const line of verdictLines(reduction, "", snap.target.scope)) out(line);
   return report.exit;
 }

@@ -96,11 +96,11 @@ export function ledgerFiles(argv: TargetArgs, cwd: string = process.cwd()): stri
 }
 
 /** The snapshot a gate verb (status, check --status, dash) reports on; file problems exit 2. */
-export function snapshotFor(argv: TargetArgs): Snapshot {
+export function snapshotFor(argv: TargetArgs, opts: { solo?: boolean } = {}): Snapshot {
   const files = ledgerFiles(argv);
   if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv);
-  const snap = snapshotForRequest({ root, files, scope: files.length > 0 ? null : requestedScope(argv) });
+  const snap = snapshotForRequest({ root, files, scope: files.length > 0 ? null : requestedScope(argv), solo: opts.solo });
   if (snap.problems.length > 0) {
     printWarnings(snap.ledgers.flatMap((l) => l.warnings));
     throw new FileProblemsError(snap.problems);

@@ -116,6 +116,13 @@ export function errorLines(errors: ErrorEntry[], usage: boolean): string[] {
  * error lines on stderr. `fields` adds keys an existing consumer reads (e.g. next's `action`).
  */
 export function fail(e: unknown, asJson: boolean, fields: Record<string, unknown> = {}): ExitCode {
+  // A person's act refused to an agent is "needs review" (exit 1), not a usage or input problem.
+  if (e instanceof KbzError && e.code === "person-only") {
+    const errors = errorEntries(e);
+    if (asJson) return emit(envelope("refused", 1, fields, errors));
+    for (const line of errorLines(errors, false)) err(line);
+    return 1;
+  }
   return failWith(errorEntries(e), isUsage(e), asJson, fields);
 }
 

@@ -1,6 +1,7 @@
 // kbz hook stop | install | status: the stop guard for Claude Code, Codex, Cursor and Gemini CLI.
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
+import { logConsent, requirePerson } from "../ops/policy.ts";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -137,6 +138,8 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
   const t = TARGETS[host];
   const home = os.homedir();
   const file = t.file(location, process.cwd(), home, process.env);
+  // Removing the guard is a person's act (ops/policy.ts); installing it is anyone's.
+  const consent = argv.uninstall ? requirePerson("uninstall", { env: process.env }) : null;
   let command: string | null = null;
   if (!argv.uninstall) {
     // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
@@ -166,6 +169,7 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
     if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
     throw new KbzError(`could not update this file: ${describe(e)}`, { code: "settings-write", file, hint: "check the directory's permissions and the disk, then run the command again" });
   }
+  if (consent && outcome.removed) logConsent(consent, `${outcome.target} removed ${outcome.removed} handler(s)`);
   const handlers = command === null ? null : Object.fromEntries(t.events.map((e) => [e, t.handler(command!, e)]));
   const fields = { agent: host, target: outcome.target, command, events: t.events, handlers, scope, backup: outcome.backup, removed: outcome.removed };
   return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, scope, location));

@@ -28,6 +28,7 @@ const VERB_MODULES: [name: string, load: () => Promise<Verb>][] = [
   ["lint", async () => (await import("./lint.ts")).verb],
   ["check", async () => (await import("./check.ts")).verb],
   ["approvals", async () => (await import("./approvals.ts")).verb],
+  ["approve", async () => (await import("./approve.ts")).verb],
   ["scope", async () => (await import("./scope.ts")).verb],
   ["wave", async () => (await import("./wave.ts")).verb],
   ["next", async () => (await import("./next.ts")).verb],

@@ -20,13 +20,15 @@ const STATE_LABEL: Record<string, string> = {
   failed: "FAILED",
   "stale-unmet": "STALE",
   "unmet-no-evidence": "NO-EVIDENCE",
+  unattested: "UNATTESTED",
   abandoned: "ABANDONED",
 };
 
 /** `shown`: the snapshot is only shown (the built-in demo), so the run succeeded whatever its verdict. */
 export function printStatus(snap: Snapshot, asJson: boolean, shown = false): ExitCode {
   const { report, reduction } = statusReport(snap);
-  const beside = ledgersBesideScope(snap.target.root, snap.target.mode);
+  const judged = new Set(snap.ledgers.map((l) => l.display));
+  const beside = ledgersBesideScope(snap.target.root, snap.target.mode).filter((f) => !judged.has(f));
   printWarnings([...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) })), ...vacuousWarnings(snap)]);
   // Scoped runs also audit verification receipts (docs/formats.md#receipts); informational, the verdict is the gates'.
   const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
@@ -45,6 +47,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false): Exi
     if (r.issue) out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (kbz verify explain ${r.ledger})`);
   }
   for (const item of snap.dispatch?.blocking ?? []) out(`  ${"UNMET".padEnd(11)} ${item}`);
+  for (const item of snap.removed ?? []) out(`  ${"REMOVED".padEnd(11)} ${item.replace(" REMOVED (", " (")}`);
   for (const item of snap.dispatch?.abandoned ?? []) out(`  ${"ABANDONED".padEnd(11)} ${item}`);
   for (const line of verdictLines(reduction, "", snap.target.scope, false)) out(line);
   return report.exit;

@@ -14,6 +14,7 @@ interface SignArgs {
   ledger?: string;
   gate?: string;
   evidence?: string;
+  replace?: boolean;
   root?: string;
   json?: boolean;
 }
@@ -25,10 +26,14 @@ async function sign(argv: SignArgs): Promise<ExitCode> {
   // Relative to --root when given, else to the current folder (the root found above may lie higher).
   const file = path.resolve(argv.root !== undefined ? root : process.cwd(), argv.ledger);
   const qid = `${stemOf(file)}:${String(argv.gate).replace(/^.*:/, "")}`;
-  const r = await signGate({ root, scope: null, qid, files: [file], evidence: String(argv.evidence) });
+  const r = await signGate({ root, scope: null, qid, files: [file], evidence: String(argv.evidence), replace: !!argv.replace, env: process.env });
   const shown = path.relative(root, r.file);
-  if (argv.json) emit(envelope(r.status === "written" ? "signed" : "unchanged", 0, { gate: qid, file: shown }));
-  else out(r.status === "written" ? `SIGNED ${qid} in ${shown}` : `${qid} was already signed with this evidence`);
+  const inputs = r.inputs ? Object.keys(r.inputs).length : null;
+  if (argv.json) emit(envelope(r.status === "written" ? "signed" : "unchanged", 0, { gate: qid, file: shown, inputs, replaced: r.replaced }));
+  else {
+    const bound = inputs !== null ? ` (bound to ${inputs} INPUTS file${inputs === 1 ? "" : "s"})` : "";
+    out(r.status === "written" ? `SIGNED ${qid} in ${shown}${bound}` : `${qid} was already signed with this evidence${bound}`);
+  }
   return 0;
 }
 
@@ -40,12 +45,16 @@ export const verb: Verb = {
       .positional("ledger", { type: "string", describe: "the ledger file" })
       .positional("gate", { type: "string", describe: "the gate id (G4 or leaf-1.1:G4)" })
       .option("evidence", { type: "string", describe: "what the person checked, in words", requiresArg: true })
+      .option("replace", { type: "boolean", describe: "sign a gate that is already signed again (the old evidence stays in the log)" })
       .option("root", { type: "string", describe: "repository root (default: found from the current folder)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(
-        "For the person who reviewed the outcome, not for the agent on its own judgement: an agent asks the user " +
-          "to review a manual gate, and runs kbz sign only with the evidence text the user gave.\n\n" +
-          "Exit codes: 0 signed (or already); 2 usage, a runnable, abandoned or unknown gate, or an invalid ledger (nothing written).",
+        "A person's act: run it in a terminal (kbz refuses without one, and where an agent host's marker such as " +
+          "CLAUDECODE is set). An agent asks the user to review the gate and sign it. The signature binds the gate's " +
+          "INPUTS: when one changes, the gate reads STALE (input changed: FILE) until it is signed again (--replace). " +
+          "The ledger must be inside the root.\n\n" +
+          "Exit codes: 0 signed (or already); 1 refused (no person here); 2 usage, a runnable, abandoned or unknown gate, " +
+          "a ledger outside the root, or an invalid ledger (nothing written).",
       ),
   handler: (argv) => sign(argv as SignArgs),
 };

@@ -8,5 +8,5 @@ export const verb: Verb = {
   command: "status [ledger..]",
   describe: "show every gate's state and the verdict (never executes, never writes)",
   builder: (y) => targetOptions(y),
-  handler: (argv) => printStatus(snapshotFor(argv), !!argv.json),
+  handler: (argv) => printStatus(snapshotFor(argv, { solo: true }), !!argv.json),
 };

@@ -35,7 +35,7 @@ export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] 
   const d = snap.dispatch;
   const reduction = reduce(snap.gates, {
     ...more,
-    blocking: [...(more.blocking ?? []), ...(d?.blocking ?? [])],
+    blocking: [...(more.blocking ?? []), ...(d?.blocking ?? []), ...(snap.removed ?? [])],
     abandoned: [...(more.abandoned ?? []), ...(d?.abandoned ?? [])],
   });
   const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));

@@ -39,6 +39,8 @@ export interface Snapshot {
   problems: FileProblem[]; // every error of every ledger plus discovery errors
   /** The scope's dispatch waves (docs/formats.md#check-run); null without a scope or with discovery errors. */
   dispatch?: DispatchAggregate | null;
+  /** Gates that held an approval or attested evidence and are gone (io/check/attested.ts): unmet until a person prunes them. */
+  removed?: string[];
 }
 
 export function displayPath(root: string, file: string): string {

@@ -152,7 +152,7 @@ export function inputsRecord(file: string, gateId: string, s: InputsStored): Tra
     kind: "inputs",
     subject: gateSubject(file, gateId),
     decided: "met",
-    key: { definition: s.definition, evidence: s.evidence },
+    key: { definition: s.definition ?? "", evidence: s.evidence }, // a signed manual gate has no definition digest (null)
     depends,
     sets: { [inputSetName(s.cwd, s.inputs)]: names },
     by: { actor: "kbz" },

@@ -39,7 +39,7 @@ import { loadSnapshot } from "../io/read.ts";
 import { installStore } from "../io/store/active.ts";
 import { writeFdSync } from "../io/fdwrite.ts";
 import { isValidId } from "../core/workspace/ids.ts";
-import { listScopes, resolveTarget } from "../io/discover.ts";
+import { listScopes, resolveTarget, withSoloLedgers } from "../io/discover.ts";
 import { findRoot } from "../io/root.ts";
 import { type Target } from "../core/workspace/target.ts";
 import type { HostAdapter, HostStop } from "./host.ts";
@@ -162,7 +162,8 @@ export async function decideHookStop(
     let assessment: Assessment;
     try {
       ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
-        const all = loadSnapshot(t);
+        // The solo ledgers are judged with the scope (fixes unlazy bug: a scope hid the solo ledger).
+        const all = loadSnapshot(withSoloLedgers(t));
         const mine = subject(all, stop);
         return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
       }));

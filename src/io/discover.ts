@@ -110,6 +110,19 @@ export function resolveTarget(o: ResolveOptions): Target {
   return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
 }
 
+/**
+ * A scope's target with the solo ledgers (root `GATES.md`, `gates/*.md`) in front: status and the
+ * Stop hook judge them together with the pipeline, always. unlazy's discovery took the scope alone,
+ * so a scope created for one task hid an unmet solo gate (fixes unlazy bug: a scope hid the solo ledger).
+ */
+export function withSoloLedgers(t: Target): Target {
+  if (t.mode !== "scope") return t;
+  const errors: DiscoveryError[] = [];
+  const solo = ledgerEntries(t.root, t.root, errors);
+  if (solo.length === 0 && errors.length === 0) return t;
+  return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
+}
+
 function scopeTarget(root: string, scope: string): Target {
   const errors: DiscoveryError[] = [];
   const files = ledgerEntries(root, path.join(root, ".unlazy", scope), errors);

@@ -15,13 +15,14 @@ import { invalidRecord, leaseSignature, locksDir, MAX_LEASE_BYTES, parseLeaseRec
 import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, invalidAggregate, parseDispatch, waveLine, type DispatchAggregate, type DispatchState } from "../core/dispatch/waves.ts";
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
-import { canonicalRoot, resolveTarget } from "./discover.ts";
+import { canonicalRoot, resolveTarget, withSoloLedgers } from "./discover.ts";
 import { readTrace } from "./trace.ts";
 import { markFailures } from "./check/failures.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
 import type { RowState } from "../core/plan/table.ts";
+import { hasAttestedLedgers, markAttestations } from "./check/attested.ts";
 
 const RACE_RETRIES = 4;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -204,6 +205,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
   markFailures(target.root, snap.gates);
+  markAttestations(snap);
   return snap;
 }
 
@@ -218,13 +220,20 @@ export interface TargetRequest {
   root?: string; // default: the current directory
   files: string[]; // explicit ledgers; empty means discover
   scope?: string | null; // --scope, else the UNLAZY_SCOPE value the caller passes
+  /** Judge the solo ledgers together with a scope (status, the Stop hook). */
+  solo?: boolean;
 }
 
 /** Resolve what a command targets and load it (usage problems are thrown, file problems returned). */
 export function snapshotForRequest(req: TargetRequest): Snapshot {
   if (req.files.length > 0 && req.scope) throw new UsageError("explicit ledger files cannot be combined with --scope");
   const root = canonicalRoot(req.root ?? process.cwd());
-  const target = resolveTarget({ root, files: req.files, scope: req.files.length > 0 ? null : req.scope || null });
+  const resolved = resolveTarget({ root, files: req.files, scope: req.files.length > 0 ? null : req.scope || null });
+  const target = req.solo ? withSoloLedgers(resolved) : resolved;
+  if (target.mode === "none" && hasAttestedLedgers(root)) {
+    // Every ledger is gone, but kbz attested gates here: they are REMOVED, not "no ledgers".
+    return loadSnapshot({ ...target, mode: "legacy" });
+  }
   if (target.mode === "none") {
     throw noLedgers(root);
   }

@@ -18,6 +18,7 @@ import { loadApprovals, type ApprovalsView } from "./dashboardActs.ts";
 import { loadPlanView, planProblem, type PlanView } from "./dashboardPlan.ts";
 
 export { listScopes };
+export type { Env };
 export const LOG_TAIL_LINES = 500;
 
 export interface LogTail {

@@ -2,6 +2,8 @@
 // comes), a person's approval of exactly the oracle shown, probing, signing, and the last run of
 // a gate: all through the functions `kbz check`, `kbz check --probe` and `kbz sign` use. Nothing
 // here decides what an approval binds or when a gate is met.
+import { logConsent, requirePerson } from "./policy.ts";
+import { noteApproved } from "../io/run/attest.ts";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { nearMissLines } from "../core/run/differ.ts";
@@ -81,6 +83,7 @@ export async function runGates(req: GateRunRequest): Promise<CheckResult> {
     scope: req.scope,
     reverify: req.reverify,
     approve: req.approve,
+    via: "dashboard",
     jobs: 2,
     timeoutS: DEFAULT_TIMEOUT_S,
     env: req.env,
@@ -146,6 +149,7 @@ export interface ApproveRequest {
  * gate's oracle is no longer the one on screen, nothing is recorded and the caller says so.
  */
 export async function approveShown(req: ApproveRequest): Promise<{ status: "recorded" | "already" }> {
+  const consent = requirePerson("approve", { env: req.env, via: "dashboard" });
   const snap = snapshotForRequest({ root: req.root, scope: req.scope, files: [] });
   const view = loadApprovals(snap, req.env);
   if (view.problem || !view.storeDir) throw new UsageError(view.problem ?? "no approval store");
@@ -154,7 +158,9 @@ export async function approveShown(req: ApproveRequest): Promise<{ status: "reco
   const store = new ApprovalStore(view.storeDir, snap.target.root);
   if (task.signature !== req.signature) throw new UsageError(`${req.qid} changed since it was shown: look at it again, then approve`);
   if (store.isApproved(task.file, task.gate.id, task.oracle)) return { status: "already" };
-  await store.record(task.file, task.gate.id, task.oracle);
+  await store.record(task.file, task.gate.id, task.oracle, consent.given);
+  logConsent(consent, `${task.file} ${task.gate.id} ${task.signature}`);
+  await noteApproved(consent.store, snap.target.root, task.file, [task.gate.id]);
   const scope = snap.target.scope;
   if (scope) await logEvent(storeFor(snap.target.root), scope, `approved ${task.qid} (given via ${GIVEN_VIA})`);
   return { status: "recorded" };
@@ -190,7 +196,7 @@ export async function probeGate(req: { root: string; scope: string | null; qid: 
 /** Sign a manual gate with `kbz sign`'s function, and log it as given via the dashboard. */
 export async function signShown(req: { root: string; scope: string | null; qid: string; evidence: string }): Promise<"written" | "unchanged"> {
   const { signGate } = await import("../io/check/sign.ts");
-  const r = await signGate({ root: req.root, scope: req.scope, qid: req.qid, evidence: req.evidence });
+  const r = await signGate({ root: req.root, scope: req.scope, qid: req.qid, evidence: req.evidence, via: "dashboard" });
   if (r.status === "written" && req.scope) await logEvent(storeFor(req.root), req.scope, `signed ${req.qid} (given via ${GIVEN_VIA})`);
   return r.status;
 }

@@ -4,7 +4,7 @@
 import { isRunnable } from "../core/ledger/model.ts";
 import type { DashSource } from "../ops/dashboard.ts";
 import { approveShown, probeGate, runGates, runSummary, signShown, type ProbeShown } from "../ops/dashboardActs.ts";
-import type { Env } from "../io/run/shell.ts";
+import type { Env } from "../ops/dashboard.ts";
 import type { UIState } from "./container.tsx";
 import { keyName, lookup, PANELS, unfitting, type Command, type ItemKind } from "./keys.ts";
 import type { Key } from "ink";

@@ -7,7 +7,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { DashboardReader, type DashData, type DashSource } from "../ops/dashboard.ts";
 import type { ProbeShown } from "../ops/dashboardActs.ts";
 import { watchDashboard } from "../ops/dashboardWatch.ts";
-import type { Env } from "../io/run/shell.ts";
+import type { Env } from "../ops/dashboard.ts";
 import { makeActs, type Acts } from "./acts.ts";
 import { useKeyboard, useMouse, type Geometry } from "./input.ts";
 import { PANELS, type ItemKind, type PanelId } from "./keys.ts";

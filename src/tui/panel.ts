@@ -7,7 +7,7 @@ import type { ReactNode } from "react";
 import type { DashData } from "../ops/dashboard.ts";
 import type { ProbeShown } from "../ops/dashboardActs.ts";
 import type { DetailLine } from "./Detail.tsx";
-import type { Env } from "../io/run/shell.ts";
+import type { Env } from "../ops/dashboard.ts";
 import type { ItemKind, PanelId } from "./keys.ts";
 import type { Listed, ListSpec, Model } from "./model.ts";
 import type { DashState } from "./state.ts";

@@ -31,6 +31,7 @@ export const GATE_TONE: Record<GateState, Tone> = {
   failed: "bad",
   "stale-unmet": "warn",
   "unmet-no-evidence": "warn",
+  unattested: "warn",
   abandoned: "accent",
 };
 
@@ -40,6 +41,7 @@ export const GATE_LABEL: Record<GateState, string> = {
   failed: "FAILED",
   "stale-unmet": "STALE",
   "unmet-no-evidence": "NO-EVIDENCE",
+  unattested: "UNATTESTED",
   abandoned: "ABANDONED",
 };
 
@@ -50,6 +52,7 @@ export const GATE_GLYPH: Record<GateState, string> = {
   failed: "✗",
   "stale-unmet": "~",
   "unmet-no-evidence": "?",
+  unattested: "!",
   abandoned: "⚑",
 };
 

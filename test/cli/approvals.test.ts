@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv, approvalRecords } from "../helpers/approvals.ts";
 
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
@@ -13,7 +13,7 @@ const gate = (id: string, check: string) => `- [ ] ${id}: ${id} outcome\n  CHECK
 async function approved() {
   const dir = tempDir();
   writeTree(dir, { "GATES.md": [gate("G1", "printf ok"), gate("G2", "printf ok # two")].join("\n"), "other.md": gate("G1", "printf ok") });
-  const env = checkEnv();
+  const env = agentEnv();
   expect((await runCli(["check", "--approve"], { cwd: dir, env })).code).toBe(0);
   expect((await runCli(["check", "--approve", "other.md"], { cwd: dir, env })).code).toBe(0);
   const run = async (...args: string[]) => await runCli(["approvals", ...args], { cwd: dir, env });
@@ -35,7 +35,7 @@ describe("kbz approvals", () => {
 
   test("list sanitizes control characters from records", async () => {
     const { store, run } = await approved();
-    const [name] = fs.readdirSync(store);
+    const [name] = approvalRecords(store);
     const rec = JSON.parse(fs.readFileSync(path.join(store, name!), "utf8"));
     rec.approvedAt = "2026\u001b[2J";
     fs.writeFileSync(path.join(store, name!), JSON.stringify(rec));
@@ -47,13 +47,13 @@ describe("kbz approvals", () => {
     const r = await run("revoke", "GATES.md", "G2");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("revoked 1 approval record(s)");
-    expect(fs.readdirSync(store).length).toBe(2);
+    expect(approvalRecords(store).length).toBe(2);
     expect((await runCli(["check", "--reverify"], { cwd: dir, env })).stdout).toContain("APPROVAL REQUIRED GATES:G2");
   });
 
   test("revoke by record name, and revoking nothing exits 1", async () => {
     const { run, store } = await approved();
-    const [name] = fs.readdirSync(store);
+    const [name] = approvalRecords(store);
     expect((await run("revoke", "--record", name!.replace(/\.json$/, ""))).code).toBe(0);
     expect(fs.existsSync(path.join(store, name!))).toBe(false);
     expect((await run("revoke", "missing.md")).code).toBe(1);
@@ -69,7 +69,7 @@ describe("kbz approvals", () => {
       "GATES.md:G2:oracle changed",
       "other.md:G1:ledger no longer exists",
     ]);
-    expect(fs.readdirSync(store).length).toBe(1);
+    expect(approvalRecords(store).length).toBe(1);
   });
 
   test("an unsafe store is reported with exit 2", async () => {

@@ -1,10 +1,9 @@
 // A crashed `kbz check --approve` never blocks the next one (issue 15): 100 runs are killed
 // with SIGKILL at random moments, and each time the next --approve records and runs at once.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import * as fs from "node:fs";
 import { spawn } from "node:child_process";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv, privateApprovalDir } from "../helpers/approvals.ts";
+import { approvalRecords, checkEnv, agentApprovalDir } from "../helpers/approvals.ts";
 
 setDefaultTimeout(300_000);
 
@@ -25,7 +24,7 @@ function runAndKill(dir: string, env: Record<string, string>, delayMs: number): 
 describe("crash safety of check --approve", () => {
   test(`${KILLS} SIGKILLs during check --approve, then --approve works at once each time`, async () => {
     const dir = tempDir();
-    const store = privateApprovalDir();
+    const store = agentApprovalDir();
     const env = checkEnv(store);
     writeTree(dir, { "GATES.md": ledger(-1) });
     const t0 = performance.now();
@@ -37,11 +36,11 @@ describe("crash safety of check --approve", () => {
       writeTree(dir, { "GATES.md": ledger(i) });
       await runAndKill(dir, env, full * Math.random());
       writeTree(dir, { "GATES.md": ledger(i) });
-      if (fs.readdirSync(store).some((n) => !n.endsWith(".json"))) littered++;
+      if (approvalRecords(store).some((n) => !n.endsWith(".json"))) littered++;
       const r = kbz(["check", "--approve"], { cwd: dir, env });
       expect({ i, code: r.code, stderr: r.stderr }).toEqual({ i, code: 0, stderr: "" });
       // Only records remain: no lock, no temp file, no staged owner record.
-      for (const name of fs.readdirSync(store)) expect(name).toMatch(/^[0-9a-f]{64}\.json$/);
+      for (const name of approvalRecords(store)) expect(name).toMatch(/^[0-9a-f]{64}\.json$/);
     }
     console.log(`${littered} of ${KILLS} killed runs left a lock or temp file behind`);
   });

@@ -3,7 +3,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { pidsWith, token } from "../helpers/procs.ts";
 
 setDefaultTimeout(120_000);
@@ -15,7 +15,7 @@ function repo(files: Record<string, string>) {
   const dir = tempDir();
   writeTree(dir, files);
   // The binary's directory first, so a CHECK can call `kbz` by name.
-  const env = checkEnv(undefined, { PATH: `${path.dirname(BIN)}:/usr/bin:/bin` });
+  const env = agentEnv({ PATH: `${path.dirname(BIN)}:/usr/bin:/bin` });
   const run = (args: string[], timeoutMs = 60_000) => kbz(["check", ...args], { cwd: dir, env, timeoutMs });
   return { dir, env, run };
 }
@@ -128,7 +128,7 @@ describe("writes stay inside the root", () => {
     const text = ledger(gate("G1", "printf ok", "ok"));
     writeTree(repoX, { "GATES.md": text });
     writeTree(elsewhere, { "x.md": text });
-    const env = checkEnv();
+    const env = agentEnv();
     const x = path.join(elsewhere, "x.md");
     const r = kbz(["check", "--approve", "--root", repoX, x], { cwd: repoX, env });
     expect(r.code).toBe(2);

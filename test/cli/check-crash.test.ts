@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn } from "node:child_process";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
@@ -32,7 +32,7 @@ describe("crash safety of writeback", () => {
     const dir = tempDir();
     const files = Object.fromEntries(NAMES.map((n) => [`gates/${n}.md`, ledger(n)]));
     writeTree(dir, files);
-    const env = checkEnv();
+    const env = agentEnv();
     // Approve once and learn the new texts; then time an ordinary run of the same work.
     expect(kbz(["check", "--approve"], { cwd: dir, env }).code).toBe(0);
     const after = Object.fromEntries(NAMES.map((n) => [n, fs.readFileSync(path.join(dir, "gates", `${n}.md`), "utf8")]));

@@ -4,7 +4,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FIXTURES, fixtureCopy, hashTree } from "../helpers/kbz.ts";
-import { checkEnv, privateApprovalDir } from "../helpers/approvals.ts";
+import { approvalRecords, checkEnv, agentApprovalDir, agentEnv } from "../helpers/approvals.ts";
 import { runCli } from "../helpers/cli.ts";
 
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
@@ -39,7 +39,7 @@ const approvedLine = (store: string) => new RegExp(`^    APPROVED: ${store}/[0-9
  */
 async function transcript(steps: string[][] = []) {
   const dir = fixtureCopy("solo");
-  const store = privateApprovalDir();
+  const store = agentApprovalDir();
   const env = checkEnv(store);
   const run = (...args: string[]) => runCli(["check", "--verbose", ...args], { cwd: dir, env });
   for (const step of steps) await run(...step);
@@ -67,7 +67,7 @@ describe("kbz check on the golden solo ledger", () => {
     );
     expect(r.code).toBe(1);
     expect(hashTree(dir)).toBe(before);
-    expect(fs.readdirSync(store)).toEqual([]);
+    expect(approvalRecords(store)).toEqual([]);
   });
 
   test("a default run without approval prints each oracle, runs nothing and exits 1", async () => {
@@ -210,7 +210,7 @@ describe("kbz check on an all-met ledger", () => {
       path.join(dir, "GATES.md"),
       "# Gates: all met\n\n- [ ] G1: greeting\n  CHECK: node ok.mjs\n  EXPECT: GREETING-OK\n  EVIDENCE: pending\n\n- [x] G2: copy reviewed\n  EVIDENCE: reviewed by Ann\n",
     );
-    const env = checkEnv();
+    const env = agentEnv();
     const r = await runCli(["check", "--verbose", "--approve"], { cwd: dir, env });
     expect(r.stdout.split("\n").slice(7)).toEqual([
       RUN(dir, "G1"),

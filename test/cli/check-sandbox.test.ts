@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { pidsWith, token } from "../helpers/procs.ts";
 import { needs } from "../helpers/needs.ts";
 
@@ -29,7 +29,7 @@ const gate = (check: string, expectText: string) => `- [ ] G1: G1 outcome\n  CHE
 function repo(check: string, expectText: string, head = "", extra: Record<string, string> = {}) {
   const dir = tempDir();
   writeTree(dir, { "GATES.md": `# Gates: sandbox\n\n${head}${gate(check, expectText)}`, ...extra });
-  const env = checkEnv(undefined, { HOME: outsideDir() });
+  const env = agentEnv({ HOME: outsideDir() });
   const run = (args: string[], more: Record<string, string> = {}) => kbz(["check", "--approve", ...args], { cwd: dir, env: { ...env, ...more } });
   return { dir, env, run };
 }

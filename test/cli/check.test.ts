@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { BIN, hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv, privateApprovalDir } from "../helpers/approvals.ts";
+import { agentApprovalDir, agentEnv, approvalRecords, personRun } from "../helpers/approvals.ts";
 
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
@@ -15,7 +15,7 @@ const gate = (id: string, check: string, expectText: string, extra = "") =>
 function repo(files: Record<string, string>) {
   const dir = tempDir();
   writeTree(dir, files);
-  const env = checkEnv();
+  const env = agentEnv();
   const run = (args: string[], more: Record<string, string> = {}) => kbz(["check", "--verbose", ...args], { cwd: dir, env: { ...env, ...more } });
   const read = (f = "GATES.md") => fs.readFileSync(path.join(dir, f), "utf8");
   return { dir, env, run, read };
@@ -134,7 +134,7 @@ describe("approval", () => {
   test("the record binds the oracle; moving CWD from a to b needs a new approval showing the new path", () => {
     const { dir, env, run } = repo({ "GATES.md": gate("G1", "printf ok", "ok", "  CWD: a\n"), "a/.k": "", "b/.k": "" });
     run(["--approve"]);
-    const [name] = fs.readdirSync(env.UNLAZY_APPROVAL_DIR!);
+    const [name] = approvalRecords(env.UNLAZY_APPROVAL_DIR!);
     const rec = JSON.parse(fs.readFileSync(path.join(env.UNLAZY_APPROVAL_DIR!, name!), "utf8"));
     expect(Object.keys(rec.oracle)).toEqual(["schema", "check", "expect", "cwd", "shell", "timeoutMs", "maxOutputBytes", "regexTimeoutMs", "regexStartupTimeoutMs", "maxRegexWorkers", "platform", "path"]);
     expect(rec.oracle.cwd).toBe(path.join(dir, "a"));
@@ -147,24 +147,25 @@ describe("approval", () => {
   test("adding CWD: . changes the digest but re-runs under the existing approval", () => {
     const { dir, env, run, read } = repo({ "GATES.md": gate("G1", "printf ok", "ok") });
     run(["--approve"]);
-    const listing = fs.readdirSync(env.UNLAZY_APPROVAL_DIR!).sort();
+    const listing = approvalRecords(env.UNLAZY_APPROVAL_DIR!).sort();
     fs.writeFileSync(path.join(dir, "GATES.md"), read().replace("  EXPECT: ok\n", "  EXPECT: ok\n  CWD: .\n"));
     expect(run(["--status"]).stdout).toContain("(checked but automatic evidence is stale or unbound)");
     const r = run([]);
     expect(r.stdout).not.toContain("APPROVAL REQUIRED");
     expect(r.code).toBe(0);
-    expect(fs.readdirSync(env.UNLAZY_APPROVAL_DIR!).sort()).toEqual(listing);
+    expect(approvalRecords(env.UNLAZY_APPROVAL_DIR!).sort()).toEqual(listing);
   });
 
   test("a store path whose parent is a regular file: infrastructure failure, exit 2", () => {
-    const { run } = repo({ "GATES.md": gate("G1", "printf ok", "ok") });
+    // Such a store holds no policy, so only a person (a terminal, no agent marker) gets as far as recording.
+    const { dir, env } = repo({ "GATES.md": gate("G1", "printf ok", "ok") });
     const parent = path.join(tempDir(), "file");
     fs.writeFileSync(parent, "x");
-    const r = run(["--approve"], { UNLAZY_APPROVAL_DIR: path.join(parent, "approved") });
+    const r = personRun(BIN, ["check", "--verbose", "--approve"], { cwd: dir, env: { ...env, UNLAZY_APPROVAL_DIR: path.join(parent, "approved") } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("kbz: could not record approval for GATES:G1");
-    expect(r.stderr).toContain("infrastructure failure prevented 1 approval(s)");
-    expect(r.stdout).not.toContain("RUN  GATES:G1");
+    expect(r.output).toContain("kbz: could not record approval for GATES:G1");
+    expect(r.output).toContain("infrastructure failure prevented 1 approval(s)");
+    expect(r.output).not.toContain("RUN  GATES:G1");
   });
 
   test("UNLAZY_APPROVAL_DIR inside the repository is a usage error", () => {
@@ -188,7 +189,7 @@ describe("approval", () => {
 
   test("a world-readable store (0755) is refused: exit 2, not executed", () => {
     const { dir, run } = repo({ "GATES.md": gate("G1", "touch ran", "x") });
-    const store = privateApprovalDir();
+    const store = agentApprovalDir();
     fs.chmodSync(store, 0o755);
     const r = run(["--approve"], { UNLAZY_APPROVAL_DIR: store });
     expect(r.code).toBe(2);
@@ -203,7 +204,7 @@ describe("approval", () => {
       fs.rmSync(path.join(dir, "ran"));
       fs.writeFileSync(path.join(dir, "GATES.md"), gate("G1", "touch ran; printf ok", "ok"));
       const store = env.UNLAZY_APPROVAL_DIR!;
-      const [name] = fs.readdirSync(store);
+      const [name] = approvalRecords(store);
       const rec = path.join(store, name!);
       if (kind === "fifo") {
         fs.rmSync(rec);

@@ -4,7 +4,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
 
@@ -13,7 +13,7 @@ const gate = (id: string, check: string, inputs: string) => `- [ ] ${id}: ${id} 
 function repo(gates: string, files: Record<string, string | Uint8Array> = {}) {
   const dir = tempDir();
   writeTree(dir, { "GATES.md": `# Gates: inputs\n\n${gates}`, ...files });
-  const env = checkEnv();
+  const env = agentEnv();
   const run = (args: string[], timeoutMs = 60_000) => kbz(args, { cwd: dir, env, timeoutMs });
   return { dir, env, run };
 }

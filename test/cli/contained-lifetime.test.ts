@@ -5,7 +5,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { pidsWith, token } from "../helpers/procs.ts";
 
 setDefaultTimeout(60_000);
@@ -28,7 +28,7 @@ async function runningCheck(level?: string) {
   writeTree(dir, {
     "GATES.md": `# Gates: life\n\n- [ ] G1: outlives nothing\n  CHECK: sleep ${t} & setsid sleep ${t} & echo started > started; wait\n  EXPECT: never\n  EVIDENCE: pending\n`,
   });
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), ...checkEnv() };
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), ...agentEnv() };
   if (level) env.KBZ_CONTAINMENT = level;
   const proc = Bun.spawn([BIN, "check", "--approve"], { cwd: dir, env, stdout: "ignore", stderr: "ignore", stdin: "ignore" });
   const started = await waitFor(() => fs.existsSync(path.join(dir, "started")) && sleepers(t).length === 2, 15_000);

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { needs } from "../helpers/needs.ts";
 
 setDefaultTimeout(60_000);
@@ -21,7 +21,7 @@ describe.skipIf(!strace)("issue 28 item 11: litter", () => {
     const dir = tempDir();
     const ledger = "# Gates: litter\n\n- [ ] G1: t\n  CHECK: echo ok\n  EXPECT: ok\n  EVIDENCE: pending\n";
     writeTree(dir, { "GATES.md": ledger });
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), ...checkEnv() };
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), ...agentEnv() };
     expect(kbz(["check", "--status"], { cwd: dir, env }).code).toBe(1);
     // Which rename writes GATES.md (approval record and run cache come first).
     const traced = spawnSync("strace", ["-f", "-qq", "-e", `trace=${RENAMES}`, "-o", path.join(dir, "..", path.basename(dir) + ".trace"), BIN, "check", "--approve"], { cwd: dir, env });
@@ -33,7 +33,7 @@ describe.skipIf(!strace)("issue 28 item 11: litter", () => {
     expect(nth).toBeGreaterThan(0);
     // Again from the start, killed at that rename.
     fs.writeFileSync(path.join(dir, "GATES.md"), ledger);
-    const env2: Record<string, string> = { ...(process.env as Record<string, string>), ...checkEnv() };
+    const env2: Record<string, string> = { ...(process.env as Record<string, string>), ...agentEnv() };
     const killed = spawnSync("strace", ["-f", "-qq", "-o", "/dev/null", "-e", `trace=${RENAMES}`, "-e", `inject=${RENAMES}:signal=KILL:when=${nth}`, BIN, "check", "--approve"], { cwd: dir, env: env2 });
     expect(killed.status).not.toBe(0);
     expect(temps(dir)).toEqual([expect.stringMatching(/^GATES\.md\.\d+\.[0-9a-f]{16}\.tmp$/)]);

@@ -5,7 +5,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { needs } from "../helpers/needs.ts";
 
 setDefaultTimeout(120_000);
@@ -18,7 +18,7 @@ const gate = (id: string, check: string, inputs: string | null) =>
 function repo(gates: string, files: Record<string, string> = {}) {
   const dir = tempDir();
   writeTree(dir, { "GATES.md": `# Gates: probe\n\n${gates}`, ...files });
-  const env = checkEnv();
+  const env = agentEnv();
   const run = (args: string[]) => kbz(args, { cwd: dir, env });
   return { dir, env, run };
 }

@@ -7,7 +7,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { token } from "../helpers/procs.ts";
 import { needs } from "../helpers/needs.ts";
 
@@ -33,7 +33,7 @@ const gate = (id: string, check: string, expectText: string) => `- [ ] ${id}: ${
 function repo(gates: string, extra: Record<string, string> = {}) {
   const dir = tempDir();
   writeTree(dir, { "GATES.md": `# Gates: i28\n\n${gates}`, ...extra });
-  const env = checkEnv(undefined, { HOME: outsideDir() });
+  const env = agentEnv({ HOME: outsideDir() });
   const run = (args: string[], more: Record<string, string> = {}) => kbz(args, { cwd: dir, env: { ...env, ...more } });
   return { dir, env, run };
 }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 
@@ -40,7 +40,7 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
 
   test("a fixture scope: an outside ledger edit shows, a keypress approves and runs a check, q quits cleanly", async () => {
     const root = fixtureCopy("dash-scope");
-    const env = checkEnv();
+    const env = agentEnv();
     const p = pane();
     p.start([BIN], root, env);
     let screen = await p.waitFor((s) => s.includes("scope web") && s.includes("UNMET: 3 (met: 0)"));

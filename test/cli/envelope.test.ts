@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { runCli } from "../helpers/cli.ts";
 import { fixtureCopy, tempDir, writeTree } from "../helpers/kbz.ts";
 
@@ -96,7 +96,7 @@ const failing: Case[] = [
 async function walk(c: Case): Promise<void> {
   const base = fixtureCopy("next-golden");
   const cwd = c.setup?.(base) ?? base;
-  const env = { ...checkEnv(), HOME: path.join(tempDir(), "home") };
+  const env = { ...agentEnv(), HOME: path.join(tempDir(), "home") };
   fs.mkdirSync(env.HOME, { recursive: true });
   const r = await runCli([...c.args, "--json"], { cwd, env });
   expect(c.exits).toContain(r.code);

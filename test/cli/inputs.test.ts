@@ -3,7 +3,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { reasonOf, stopHook } from "../helpers/hook.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 import { gateDigest } from "../../src/core/ledger/digest.ts";
@@ -17,7 +17,7 @@ const ORACLE = "grep -qx good target.txt && echo ok\n";
 function repo() {
   const dir = tempDir();
   writeTree(dir, { "GATES.md": LEDGER, "oracle.sh": ORACLE, "target.txt": "good\n" });
-  const env = checkEnv();
+  const env = agentEnv();
   return { dir, env, status: () => kbz(["status"], { cwd: dir, env }) };
 }
 
@@ -76,7 +76,7 @@ describe("INPUTS", () => {
   test("INPUTS outside the CHECK directory is a parse error", () => {
     const dir = tempDir();
     writeTree(dir, { "GATES.md": LEDGER.replace("INPUTS: target.txt", "INPUTS: ../secret, /etc/passwd") });
-    const r = kbz(["status"], { cwd: dir, env: checkEnv() });
+    const r = kbz(["status"], { cwd: dir, env: agentEnv() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("GATES.md:6: INPUTS path must stay inside the CHECK directory: ../secret");
   });

@@ -2,7 +2,7 @@
 // U+200D are shown escaped by status, check, the approval prompt, approvals list and --json.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
 
@@ -13,7 +13,7 @@ describe("invisible characters", () => {
   test("CHECK: ca<U+200B>t /etc/hostname is shown as ca\\u200bt, never as cat, everywhere it is displayed", () => {
     const dir = tempDir();
     writeTree(dir, { "GATES.md": ledger });
-    const env = checkEnv();
+    const env = agentEnv();
     const outputs = [
       kbz(["status"], { cwd: dir, env }),
       kbz(["status", "--json"], { cwd: dir, env }),

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fixtureCopy, kbz, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { runCli } from "../helpers/cli.ts";
 import { gateDigest } from "../../src/core/ledger/digest.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
@@ -18,7 +18,7 @@ const PENDING = "OWNS: src/1/**\n\n- [ ] G1: leaf 1 deliverable\n  CHECK: echo o
 function passed(): { dir: string; met: string } {
   const dir = fixtureCopy("next-golden");
   writeTree(dir, { [LEAF1]: PENDING });
-  const r = kbz(["check", "--approve", LEAF1], { cwd: dir, env: checkEnv() });
+  const r = kbz(["check", "--approve", LEAF1], { cwd: dir, env: agentEnv() });
   expect(r.code).toBe(0);
   return { dir, met: fs.readFileSync(path.join(dir, LEAF1), "utf8") };
 }

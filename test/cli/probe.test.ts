@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { reasonOf, stopHook } from "../helpers/hook.ts";
 import { needs } from "../helpers/needs.ts";
 
@@ -20,7 +20,7 @@ const gate = (title: string, check: string, expectText: string, inputs?: string)
 function repo(files: Record<string, string>) {
   const dir = tempDir();
   writeTree(dir, files);
-  const env = checkEnv();
+  const env = agentEnv();
   const run = (args: string[]) => runCli(args, { cwd: dir, env }); // in-process, so coverage sees src/cli
   return { dir, env, run };
 }

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, fixtureCopy, hashTree, kbz, tempDir } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 
 const REQ = ".unlazy/st/request.json";
 const json = (s: string) => JSON.parse(s.trim());
@@ -269,7 +269,7 @@ describe("the S_STRUCTURE gate", () => {
     fs.rmSync(first, { recursive: true });
     const bin = tempDir("kbz-bin-");
     fs.symlinkSync(BIN, path.join(bin, "kbz"));
-    const env = checkEnv(undefined, { PATH: `${bin}:/usr/bin:/bin` });
+    const env = agentEnv({ PATH: `${bin}:/usr/bin:/bin` });
     const stop = () => kbz(["hook", "stop", "--scope", "st"], { cwd: moved, env, input: "{}" }).stdout;
     expect(stop()).toContain('"decision":"block"');
     const check = kbz(["check", "--scope", "st", "--approve", "--reverify"], { cwd: moved, env });

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { CHECK_SCRIPT, GATES } from "../io/receipts/workspace.ts";
 
@@ -14,7 +14,7 @@ const STORE = ".unlazy/verification-receipts.json";
 function accepted() {
   const root = tempDir("kbz-verify-bad-");
   writeTree(root, { "src/value.txt": "good\n", "tests/check.sh": CHECK_SCRIPT, "GATES.md": GATES, "gates/other.md": GATES.replace("G1", "O1").replace("  EVIDENCE:", "  CWD: ..\n  EVIDENCE:") });
-  const env = checkEnv();
+  const env = agentEnv();
   const run = (...args: string[]) => kbz(["verify", ...args], { cwd: root, env });
   expect(run("run", "--inputs", "src,tests", "--closed", "--approve", "gates/other.md").code).toBe(0);
   return { root, env, run };

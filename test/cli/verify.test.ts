@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { BIN, kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { runCli } from "../helpers/cli.ts";
 import { sourceDigest } from "../../src/io/receipts/verifier.ts";
@@ -13,7 +13,7 @@ import { receiptScope } from "../core/schedule/receipt-scope.ts";
 function vo(files: Record<string, string> = {}) {
   const root = tempDir("kbz-verify-cli-");
   writeTree(root, { "src/value.txt": "good\n", "tests/check.sh": CHECK_SCRIPT, "GATES.md": GATES, ...files });
-  const env = checkEnv();
+  const env = agentEnv();
   const run = (...args: string[]) => runCli(["verify", ...args], { cwd: root, env });
   const counter = () => Number(fs.readFileSync(path.join(root, "counter"), "utf8"));
   return { root, env, run, counter };
@@ -171,7 +171,7 @@ describe("kbz verify end to end", () => {
   test("kbz next raises verification-<reason> for a VERIFIED leaf whose receipt went stale, and says how to see why", async () => {
     const root = tempDir("kbz-verify-next-");
     writeTree(root, receiptScope());
-    const env = checkEnv();
+    const env = agentEnv();
     expect(kbz(["verify", "run", "--inputs", "src/1", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md"], { cwd: root, env }).code).toBe(0);
     expect(JSON.parse(kbz(["next", "--scope", "api", "--slots", "2", "--json"], { cwd: root, env }).stdout)).toMatchObject({ action: "dispatch", launch: ["2"] });
     writeTree(root, { "src/1/value.txt": "good, edited\n" });
@@ -183,6 +183,8 @@ describe("kbz verify end to end", () => {
 
   test("kbz status --scope lists a stale receipt through the same audit", async () => {
     const w = vo({ ".unlazy/api/gates/leaf-1.md": "OWNS: src/**\n\n" + GATES.replace("# Gates: value\n", "") });
+    // status judges a root GATES.md together with the scope: this test is about the scope's receipt alone.
+    fs.rmSync(path.join(w.root, "GATES.md"));
     expect((await w.run("run", "--inputs", "src,tests", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md")).code).toBe(0);
     let r = kbz(["status", "--scope", "api"], { cwd: w.root, env: w.env });
     expect(r.stdout).not.toContain("RECEIPT");

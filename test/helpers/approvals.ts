@@ -1,7 +1,17 @@
 // Every test that may touch approvals gets its own private store, never the real home.
+//
+// Consent policy (docs/formats.md#person-policy): a fresh store is under the default `person`
+// policy, where approving, signing and pruning need a person (a terminal and no agent host's
+// marker). Tests that approve from a plain child process (unlazy's consent model, as the
+// compatibility corpus does) run under the `agent` policy: use `agentApprovalDir()` /
+// `agentEnv()`. The preload points UNLAZY_APPROVAL_DIR at one agent-policy store for tests that
+// name none. Tests of the person's part use `checkEnv()` (person) and `personRun()`.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { spawnSync } from "node:child_process";
 import { tempDir } from "./tmp.ts";
+import { writePolicy, type Policy } from "../../src/io/run/personal.ts";
+import { AGENT_MARKERS } from "../../src/ops/policy.ts";
 
 /** `<tmp>/kbz-approvals-X/store`: its parent also holds the test's HOME (and so its run cache). */
 export function privateApprovalDir(): string {
@@ -12,8 +22,53 @@ export function privateApprovalDir(): string {
   return dir;
 }
 
+/** Set a store's consent policy, as `kbz approvals policy` would. */
+export function setApprovalPolicy(store: string, policy: Policy): void {
+  writePolicy(store, policy, "terminal");
+}
+
+/** A private store under the agent policy: `--approve` and `sign` work from a non-terminal, as in unlazy. */
+export function agentApprovalDir(): string {
+  const dir = privateApprovalDir();
+  setApprovalPolicy(dir, "agent");
+  return dir;
+}
+
 /** The environment a checking test runs kbz with: a private store and a short, known PATH. */
 export function checkEnv(store = privateApprovalDir(), extra: Record<string, string> = {}): Record<string, string> {
   // HOME sits beside the store, never inside it: the store holds approval records only.
   return { UNLAZY_APPROVAL_DIR: store, PATH: "/usr/bin:/bin", UNLAZY_SHELL: "", HOME: path.join(path.dirname(store), "home"), ...extra };
+}
+
+/** checkEnv with a store under the agent policy (tests that approve or sign from a non-terminal). */
+export function agentEnv(extra: Record<string, string> = {}, store = agentApprovalDir()): Record<string, string> {
+  return checkEnv(store, extra);
+}
+
+/** `env` without any agent host's marker: the person's environment. */
+export function withoutMarkers(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !(AGENT_MARKERS as readonly string[]).includes(k)) out[k] = v;
+  return out;
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Run the binary as a person would: in a pseudo-terminal (`script -qec`), with `env` (markers
+ * removed unless `keepMarkers`), answering `input` on the terminal. Output is the terminal's.
+ */
+export function personRun(bin: string, args: string[], opts: { cwd: string; env: Record<string, string>; input?: string; keepMarkers?: boolean; timeoutMs?: number }): { code: number; output: string } {
+  const env = opts.keepMarkers ? opts.env : withoutMarkers({ ...process.env, ...opts.env });
+  const cmd = [bin, ...args].map(shellQuote).join(" ");
+  const r = spawnSync("script", ["-qec", cmd, "/dev/null"], { cwd: opts.cwd, env, input: opts.input ?? "", encoding: "utf8", timeout: opts.timeoutMs ?? 30_000 });
+  if (r.error) throw r.error;
+  return { code: r.status ?? -1, output: (r.stdout ?? "").replace(/\r\n/g, "\n") };
+}
+
+/** The approval record names in a store (kbz's own `kbz/` folder beside them left out). */
+export function approvalRecords(store: string): string[] {
+  return fs.readdirSync(store).filter((n) => n !== "kbz");
 }

@@ -1,7 +1,7 @@
 // A fresh repository driven only through kbz verbs, for the agent-flow tests and the bench.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkEnv } from "./approvals.ts";
+import { agentEnv } from "./approvals.ts";
 import { runCli } from "./cli.ts";
 import { BIN, kbz, tempDir, type RunResult } from "./kbz.ts";
 
@@ -19,7 +19,7 @@ export interface FlowRepo {
 /** A temp repository with a private approval store and kbz itself on PATH (root gates call it). */
 export function flowRepo(prefix = "kbz-flow-"): FlowRepo {
   const dir = tempDir(prefix);
-  const env = checkEnv(undefined, {});
+  const env = agentEnv({});
   env.PATH = `${path.dirname(BIN)}:/usr/bin:/bin`;
   const log: FlowRepo["log"] = [];
   return {

@@ -90,7 +90,9 @@ const codexExec = (alias: string) => [...hostCommand(alias), "exec", "--skip-git
 
 const baseEnv = (home: string): Record<string, string> => {
   fs.mkdirSync(path.join(home, "tmp"), { recursive: true });
-  return { PATH: HOST_PATH, HOME: home, TMPDIR: path.join(home, "tmp"), LANG: "C.UTF-8" };
+  // The fixtures' met gates carry hand-made evidence: the hook judges them under the agent policy
+  // (the preload's approval store, test/helpers/approvals.ts), as unlazy would.
+  return { PATH: HOST_PATH, HOME: home, TMPDIR: path.join(home, "tmp"), LANG: "C.UTF-8", UNLAZY_APPROVAL_DIR: process.env.UNLAZY_APPROVAL_DIR! };
 };
 
 const HOSTS: Host[] = [

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fixtureCopy, kbz, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { gateDigest } from "../../src/core/ledger/digest.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 import { idCompare } from "../../src/core/plan/order.ts";
@@ -23,7 +23,7 @@ const gate = (n: number, inputs = "") => `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${
 
 async function scope(): Promise<string> {
   const dir = fs.realpathSync(fixtureCopy("next-golden"));
-  const env = checkEnv();
+  const env = agentEnv();
   writeTree(dir, { [LEAF1]: gate(1, "  INPUTS: src/1/a.txt\n"), [LEAF3]: gate(3), "src/1/a.txt": "ok\n", "src/3/a.txt": "ok\n" });
   const r = kbz(["check", "--approve", LEAF1, LEAF3], { cwd: dir, env });
   expect(r.stderr).toBe("");

@@ -10,7 +10,7 @@ import { loadApprovals } from "../../src/ops/dashboardActs.ts";
 import type { DashData } from "../../src/ops/dashboard.ts";
 import { loadData, panelElement } from "../helpers/panel.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
@@ -49,7 +49,7 @@ async function approve(r: Awaited<ReturnType<typeof renderAt>>, qid: string) {
 function workspace() {
   const root = tempDir();
   writeTree(root, { "GATES.md": LEDGER });
-  const env = checkEnv();
+  const env = agentEnv();
   return { root, env, store: env.UNLAZY_APPROVAL_DIR! };
 }
 
@@ -166,7 +166,7 @@ describe("approval flow", () => {
   test("a failing check, approved then run, reads FAILED with the failure in the footer", async () => {
     const root = tempDir();
     writeTree(root, { "GATES.md": "- [ ] G1: prints OK\n  CHECK: echo NOPE\n  EXPECT: OK_TOKEN\n  EVIDENCE: pending\n" });
-    const env = checkEnv();
+    const env = agentEnv();
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
     await approve(r, "GATES:G1");
     await press(r, "3", "r");

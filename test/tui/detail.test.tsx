@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { cleanup } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
@@ -30,7 +30,7 @@ const LEDGER = `# Gates
 function workspace() {
   const root = tempDir();
   writeTree(root, { "GATES.md": LEDGER });
-  return { root, env: checkEnv() };
+  return { root, env: agentEnv() };
 }
 
 describe("gate detail view", () => {

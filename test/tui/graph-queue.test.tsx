@@ -12,7 +12,7 @@ import { loadData, panelElement } from "../helpers/panel.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { driveOnce, newDriverState } from "../../src/demo/driver.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
@@ -20,7 +20,7 @@ const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
 
 function load(root: string, scope: string | null = null, slots = 3): DashData {
-  return loadData(root, scope, slots, checkEnv());
+  return loadData(root, scope, slots, agentEnv());
 }
 
 // The panels as the App derives them: leaf states from the one model.
@@ -162,7 +162,7 @@ describe("Queue panel", () => {
   test("a scheduler error cut on the panel opens in full with enter", async () => {
     const f = writeDemoFolder(tempDir());
     fs.rmSync(path.join(f.root, ".unlazy/checkout/ACCESS.json"));
-    const r = await renderAt(<App root={f.root} scope={null} theme={plain} env={checkEnv()} watch={false} slots={3} initialPanel="queue" />, 40, 12);
+    const r = await renderAt(<App root={f.root} scope={null} theme={plain} env={agentEnv()} watch={false} slots={3} initialPanel="queue" />, 40, 12);
     await waitForFrame(r, (s) => s.includes("kbz next cannot"));
     expect(frame(r)).toContain("…");
     await press(r, KEY.enter);
@@ -180,7 +180,7 @@ describe("Queue panel", () => {
 
   test("o on a queued leaf shows it on the graph; o on a leaf opens its gates", async () => {
     const f = writeDemoFolder(tempDir());
-    const r = await renderAt(<App root={f.root} scope={null} theme={plain} env={checkEnv()} watch={false} slots={3} initialPanel="queue" />);
+    const r = await renderAt(<App root={f.root} scope={null} theme={plain} env={agentEnv()} watch={false} slots={3} initialPanel="queue" />);
     await press(r, "j", "j", "o");
     expect(frame(r)).toContain("[1 Graph]");
     expect(frame(r)).toMatch(/› L2\s+· 2\.1/);

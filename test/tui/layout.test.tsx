@@ -12,7 +12,7 @@ import { makeTheme } from "../../src/tui/theme.ts";
 import { writeDemoFolder, type DemoFolder } from "../../src/demo/scope.ts";
 import { driveOnce, newDriverState } from "../../src/demo/driver.ts";
 import { splitPane, MIN_DETAIL } from "../../src/tui/layout.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt } from "../helpers/ink.ts";
 
@@ -27,7 +27,7 @@ let picker: string;
 
 beforeAll(async () => {
   demo = writeDemoFolder(tempDir());
-  env = checkEnv();
+  env = agentEnv();
   // Mid-flight: a verified leaf, leaves in flight, a wave, log lines and a long status line.
   const s = newDriverState();
   const plan = path.join(demo.root, ".unlazy/checkout/PLAN.md");

@@ -10,7 +10,7 @@ import { App } from "../../src/tui/App.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { needs } from "../helpers/needs.ts";
 import { PROBES_DIR } from "../../src/io/check/probeStore.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
@@ -33,7 +33,7 @@ const LEDGER = `# Gates
 function workspace() {
   const root = tempDir();
   writeTree(root, { "GATES.md": LEDGER, "ignores.sh": "echo ok\n", "target.txt": "good\n" });
-  const env = checkEnv();
+  const env = agentEnv();
   expect(kbz(["check", "--approve"], { cwd: root, env }).code).toBe(0);
   return { root, env };
 }

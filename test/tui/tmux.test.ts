@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 
@@ -27,7 +27,7 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     // The output is assembled by the shell, so the text the screen must show is not in the ledger.
     const ledger = `# Gates\n\n- [ ] G1: the widget builds\n  CHECK: echo "compiling" "widget"; echo "boom:" "the widget is broken at line" $((3+4)) >&2; exit 3\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n\n${gate("G2", "docs reviewed")}`;
     writeTree(root, { "GATES.md": ledger });
-    const env = checkEnv();
+    const env = agentEnv();
     const p = pane();
     p.start([BIN], root, env);
     await p.waitFor((s) => s.includes("UNMET: 2 (met: 0)"));
@@ -60,7 +60,7 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     const file = path.join(root, "GATES.md");
     writeTree(root, { "GATES.md": `# Gates\n\n${gate("G1", "first")}${gate("G2", "second")}${gate("G3", "third")}` });
     const p = pane();
-    p.start([BIN], root, checkEnv());
+    p.start([BIN], root, agentEnv());
     await p.waitFor((s) => s.includes("UNMET: 3 (met: 0)"));
     p.send("j", "j");
     await p.waitFor((s) => /› UNMET\s+GATES:G3/.test(s));
@@ -76,7 +76,7 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     const root = tempDir();
     writeTree(root, { "GATES.md": `# Gates\n\n${gate("G1", "first")}${gate("G2", "second")}` });
     const p = pane();
-    p.start([BIN], root, checkEnv());
+    p.start([BIN], root, agentEnv());
     await p.waitFor((s) => s.includes("UNMET: 2 (met: 0)"));
     p.send("u");
     await p.waitFor((s) => s.includes("showing only what is not done"));

@@ -49,6 +49,10 @@ export function assess(snap: Snapshot): Assessment {
     resolved.push("discovery:PARSE=invalid");
   }
   unmet.push(...dispatch.blocking);
+  for (const item of snap.removed ?? []) {
+    unmet.push(sanitizeCompact(item, 300));
+    resolved.push(`${sanitizeCompact(item.split(" ")[0]!, 200)}=removed`);
+  }
   handoffs.push(...dispatch.abandoned);
   resolved.push(...dispatch.resolved);
 
@@ -84,7 +88,8 @@ export function assess(snap: Snapshot): Assessment {
     snap.ledgers.length === 0 &&
     discovery.length === 0 &&
     dispatch.blocking.length === 0 &&
-    dispatch.abandoned.length === 0;
+    dispatch.abandoned.length === 0 &&
+    (snap.removed ?? []).length === 0;
   return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
 }
 

@@ -7,7 +7,7 @@ import { classifyEvidence } from "./evidence.ts";
  * `failed` is never computed from a ledger: the reader sets it on an unchecked gate whose last run
  * of this very definition failed (io/check/failures.ts), so the person reads failure as failure.
  */
-export type GateState = "met" | "unmet" | "failed" | "stale-unmet" | "unmet-no-evidence" | "abandoned";
+export type GateState = "met" | "unmet" | "failed" | "stale-unmet" | "unmet-no-evidence" | "unattested" | "abandoned";
 
 export function gateState(g: Gate, ledger: Pick<Ledger, "abandons">): GateState {
   if (ledger.abandons.has(g.id)) return "abandoned";
@@ -29,6 +29,8 @@ export function unmetReason(state: GateState): string {
       return "checked but EVIDENCE pending";
     case "stale-unmet":
       return "checked but automatic evidence is stale or unbound";
+    case "unattested":
+      return "UNATTESTED (kbz has no record of this evidence)";
     default:
       return "";
   }

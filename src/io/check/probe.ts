@@ -26,6 +26,7 @@ import { snapshotForRequest } from "../read.ts";
 import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "./plan.ts";
 import { runSettings, type CheckRequest } from "./run.ts";
 import { recordProbes, type ProbeRecord } from "./probeStore.ts";
+import { logConsent, requirePerson } from "../../ops/policy.ts";
 import { oracleFiles } from "./probeOracle.ts";
 import { throwawayView, viewUsable } from "../run/view.ts";
 import { digestFile } from "../inputs/store.ts";
@@ -81,6 +82,7 @@ export interface ProbeRequest extends Omit<CheckRequest, "reverify" | "jobs" | "
 }
 
 export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
+  const consent = req.approve ? requirePerson("approve", { env: req.env }) : null;
   const snap = snapshotForRequest(req);
   if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
   const root = snap.target.root;
@@ -116,7 +118,8 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
         req.observer?.item?.(item);
         continue;
       }
-      item.recorded = await store.record(v.file, v.gate.id, oracle);
+      item.recorded = await store.record(v.file, v.gate.id, oracle, consent!.given);
+      logConsent(consent!, `${v.file} ${v.gate.id} probe`);
     }
     const view = throwawayView(profile.writable[0]!);
     if (!view) {

@@ -24,6 +24,8 @@ import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } fr
 import { runRolling } from "../../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
 import { describe } from "../../core/errors.ts";
+import { requirePerson, logConsent, type Consent } from "../../ops/policy.ts";
+import { attest, inputsDigest, noteApproved } from "../run/attest.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -40,6 +42,8 @@ export interface CheckRequest extends TargetRequest {
   only?: string[];
   /** `--sandbox`: every CHECK under the sandbox (the repository setting and SANDBOX: lines add to it). */
   sandbox?: boolean;
+  /** How a person gives `approve` (ops/policy.ts): the dashboard passes "dashboard". */
+  via?: "terminal" | "dashboard";
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -113,17 +117,21 @@ function nearMiss(store: ApprovalStore, cache: { all: StoredApproval[] | null },
   return nearMissLines(file, same, task.oracle, root);
 }
 
-async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
+async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, consentFor: (() => Consent) | null, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
   const items: ApprovalItem[] = [];
   const cache: { all: StoredApproval[] | null } = { all: null };
   for (const task of tasks) {
     let item: ApprovalItem;
     try {
       if (store.isApproved(task.file, task.gate.id, task.oracle)) item = { task, status: "approved", record: null, problem: null };
-      else if (!approve) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
+      else if (!consentFor) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
       else {
+        // A person's act, asked for when the first oracle needs it: refused before anything runs.
+        const approve = consentFor();
         try {
-          item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle), problem: null };
+          item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle, approve.given), problem: null };
+          logConsent(approve, `${path.resolve(task.file)} ${task.gate.id} ${task.signature}`);
+          await noteApproved(approve.store, root, task.file, [task.gate.id]);
         } catch (e) {
           item = { task, status: "failed", record: null, problem: `could not record approval for ${task.qid}: ${describe(e)}` };
         }
@@ -168,6 +176,26 @@ function assertLedgersInside(snap: Snapshot): void {
   }
 }
 
+/** Vouch for each pass written in the approval store (io/run/attest.ts); kbz gives it, never a person. */
+async function attestPasses(store: string, root: string, file: string, group: RunReport[], inputs: Record<string, InputRecord>, settings: RunSettings): Promise<void> {
+  const entries = group
+    .filter((r) => r.outcome.ok && (r.writeback === "written" || r.writeback === "unchanged"))
+    .map((r) => ({
+      gate: r.task.gate.id,
+      kind: "pass" as const,
+      definition: r.task.digest,
+      evidence: evidenceFor(r.task, r.outcome, settings),
+      oracle: r.task.signature,
+      inputs: r.task.gate.inputs ? inputsDigest(inputs[r.task.gate.id]?.files) : null,
+    }));
+  try {
+    await attest(store, root, file, entries, "kbz");
+  } catch (e) {
+    // The pass stands in the ledger; without its record it reads UNATTESTED and runs again.
+    process.stderr.write(`kbz: warning: could not record the attestation of ${entries.map((x) => x.gate).join(", ")}: ${describe(e)}\n`);
+  }
+}
+
 /** A CHECK that invokes kbz itself as a command (at its start or after `;`, `&&`, `||`, `|`, `(`). */
 export function asksKbz(check: string): boolean {
   return /(^|[;&|(]\s*)kbz\s/.test(check.trim());
@@ -206,7 +234,9 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     if (refusal) refusals.set(t.qid, refusal);
   }
   const refused = new Set(refusals.keys());
-  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer, root);
+  let consent: Consent | null = null;
+  const consentFor = req.approve ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via })) : null;
+  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, consentFor, req.observer, root);
   const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
   const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
   req.observer?.willRun?.(runnable);
@@ -274,6 +304,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
         }
         await recordInputs(root, file, records);
+        await attestPasses(storeDir, root, file, group, records, settings);
         await recordRuns(
           root,
           group.map(({ task, outcome }) => ({ file, id: task.gate.id, definition: task.digest, failure: outcome.ok ? null : failureText(outcome) })),

@@ -2,7 +2,15 @@
 // ledger's lock and with the same fresh re-read as check writeback, so a concurrent edit to
 // another gate survives and a gate whose definition changed meanwhile is refused. The
 // dashboard's `s` key and the CLI's `kbz sign` both call `signGate`.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { UsageError } from "../../core/errors.ts";
+import type { Snapshot } from "../../core/snapshot.ts";
+import { isInside } from "../../core/workspace/inside.ts";
+import { logConsent, requirePerson } from "../../ops/policy.ts";
+import { digestInputs, recordInputs } from "../inputs/store.ts";
+import { attest, inputsDigest } from "../run/attest.ts";
+import { gateCwd, scopeLedgerRoot } from "./plan.ts";
 import { gateDigest } from "../../core/ledger/digest.ts";
 import { applyGateEdit } from "../../core/ledger/edit.ts";
 import { MAX_EVIDENCE } from "../../core/ledger/evidence.ts";
@@ -22,12 +30,22 @@ export interface SignRequest {
   /** Explicit ledger files (kbz sign LEDGER GATE); discovery (scope or legacy) when absent. */
   files?: string[];
   evidence: string;
+  /** Replace the evidence of a gate that is already signed (the old text stays in the acts log). */
+  replace?: boolean;
+  /** The environment (the approval store and the consent policy); process.env when absent. */
+  env?: Record<string, string | undefined>;
+  /** How the person gives it: the dashboard passes "dashboard". */
+  via?: "terminal" | "dashboard";
 }
 
 export interface SignResult {
   file: string;
   gateId: string;
   status: "written" | "unchanged";
+  /** The gate's INPUTS digested with the signature (path → sha256), when it has INPUTS. */
+  inputs: Record<string, string> | null;
+  /** The evidence this signature replaced, if any. */
+  replaced: string | null;
 }
 
 /** The evidence as it will be written (one line), or a reason it cannot be. */
@@ -41,9 +59,23 @@ export function signEvidence(text: string): string {
   return v;
 }
 
+/** The root rule (as kbz check): a signature is written only into a ledger inside the root. */
+function assertInsideRoot(root: string, file: string): void {
+  let real = path.resolve(file);
+  try {
+    real = fs.realpathSync(file);
+  } catch {}
+  if (!isInside(root, real)) {
+    throw new UsageError(`${file}: ledger is outside the root ${root}; kbz sign writes only inside the root. Run kbz sign from its repository (or --root <its repository>)`);
+  }
+}
+
 export async function signGate(req: SignRequest): Promise<SignResult> {
+  const env = req.env ?? process.env;
+  const consent = requirePerson("sign", { env, via: req.via });
   const evidence = signEvidence(req.evidence);
   const snap = snapshotForRequest({ root: req.root, scope: req.files?.length ? null : req.scope, files: req.files ?? [] });
+  for (const l of snap.ledgers) assertInsideRoot(snap.target.root, l.file);
   if (snap.problems.length > 0) {
     const p = snap.problems[0]!;
     throw new UsageError(`${p.file}:${p.line}: ${p.message} (fix the ledger, then sign)`);
@@ -53,18 +85,41 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
   if (isRunnable(view.gate)) throw new UsageError(`${req.qid} has a CHECK and EXPECT: kbz check runs it; only manual gates are signed`);
   if (view.state === "abandoned") throw new UsageError(`${req.qid} is abandoned: it cannot be signed`);
   const root = snap.target.root;
-  const constrained = snap.target.mode !== "explicit";
+  const constrained = true; // the root rule above holds for named ledgers too
   const digest = gateDigest(view.gate);
-  return withFileLock(root, view.file, () => {
+  const cwd = view.gate.inputs ? gateCwd(signBase(snap, view.file), view.gate) : null;
+  const result = await withFileLock(root, view.file, () => {
     const decoded = readLedgerText(view.file, constrained ? root : undefined);
     if (!("text" in decoded)) throw new UsageError(decoded.message, { file: view.file, line: decoded.line });
     const fresh = parseLedger(decoded.text, stemOf(view.file));
     if (fresh.errors.length > 0) throw new UsageError(fresh.errors[0]!.message, { file: view.file, line: fresh.errors[0]!.line });
     const gate = fresh.gates.find((g) => g.id === view.gate.id);
     if (!gate || gateDigest(gate) !== digest) throw new UsageError(`${req.qid} changed while signing: look at it again, then sign`);
+    const old = gate.checked && gate.evidence && gate.evidence.toLowerCase() !== "pending" ? gate.evidence : null;
+    if (old !== null && old !== evidence && !req.replace) {
+      throw new UsageError(`${req.qid} is already signed ("${old.slice(0, 80)}"): pass --replace to sign it again (the old evidence is kept in the log)`);
+    }
+    // What the person reviewed: the INPUTS as they are now, bound to this signature.
+    const digested = cwd ? digestInputs(root, cwd, gate.inputs!) : null;
+    if (digested?.truncated) throw new UsageError(`${req.qid}: its INPUTS match too many files to bind to a signature: narrow them, then sign`);
+    const inputs = digested ? digested.files : null;
     const text = applyGateEdit(fresh, gate, { checked: true, evidence });
-    if (text === fresh.text) return { file: view.file, gateId: gate.id, status: "unchanged" as const };
-    writeAtomic(view.file, text, constrained ? { root } : {});
-    return { file: view.file, gateId: gate.id, status: "written" as const };
+    const status = text === fresh.text ? ("unchanged" as const) : ("written" as const);
+    if (status === "written") writeAtomic(view.file, text, constrained ? { root } : {});
+    return { file: view.file, gateId: gate.id, status, inputs, replaced: old !== null && old !== evidence ? old : null };
   });
+  if (result.inputs && cwd) {
+    const record = { definition: digest as unknown as string, evidence, cwd, inputs: view.gate.inputs!, files: result.inputs };
+    await recordInputs(root, view.file, { [view.gate.id]: record });
+  }
+  await attest(consent.store, root, view.file, [{ gate: view.gate.id, kind: "sign", definition: digest, evidence, oracle: null, inputs: inputsDigest(result.inputs) }], consent.given);
+  const replaced = result.replaced !== null ? ` replaced ${JSON.stringify(result.replaced)}` : "";
+  logConsent(consent, `${path.resolve(view.file)} ${view.gate.id} ${JSON.stringify(evidence)}${replaced}`);
+  return result;
+}
+
+/** The folder a manual gate's INPUTS are relative to (its CWD's base, as for a CHECK). */
+function signBase(snap: Snapshot, file: string): string {
+  if (snap.target.mode !== "explicit") return snap.target.root;
+  return scopeLedgerRoot(file) ?? path.dirname(file);
 }

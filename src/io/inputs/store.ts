@@ -49,7 +49,7 @@ export function inputStorePath(root: string, ledgerFile: string): string {
 }
 
 /** The ledger's records, or an empty store when there is none or it is unreadable. */
-function readInputStore(root: string, ledgerFile: string): InputStoreFile {
+export function readInputStore(root: string, ledgerFile: string): InputStoreFile {
   const empty: InputStoreFile = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
   const file = inputStorePath(root, ledgerFile);
   try {

@@ -31,6 +31,8 @@ export interface ApprovalRecord {
   signature: string;
   oracle: RuntimeOracle;
   approvedAt: string;
+  /** kbz's addition: how the person gave it (terminal, dashboard), or "agent" under the agent policy. */
+  given?: string;
 }
 
 /** UNLAZY_APPROVAL_DIR, else ~/.unlazy/approved, as an absolute path. */
@@ -184,7 +186,7 @@ export class ApprovalStore {
    * (same host, pid dead) is recovered like the workspace locks; temp files and lock litter of
    * crashed writers are removed first. Returns the record path.
    */
-  async record(file: string, gateId: string, oracle: RuntimeOracle): Promise<string> {
+  async record(file: string, gateId: string, oracle: RuntimeOracle, given?: string): Promise<string> {
     const store = this.open(true)!;
     this.sweep(store);
     const target = path.join(store.path, recordName(file, gateId, oracleSignature(oracle)));
@@ -201,6 +203,7 @@ export class ApprovalStore {
             signature: oracleSignature(oracle),
             oracle,
             approvedAt: new Date().toISOString(),
+            ...(given ? { given } : {}),
           };
           writeAtomic(target, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
           this.assertUnchanged(store);

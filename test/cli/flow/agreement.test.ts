@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkEnv } from "../../helpers/approvals.ts";
+import { agentEnv } from "../../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../../helpers/kbz.ts";
 import { receiptScope } from "../../core/schedule/receipt-scope.ts";
 
@@ -14,7 +14,7 @@ afterAll(() => {
 
 function repo(files: Record<string, string | Uint8Array>) {
   const dir = tempDir("kbz-agree-");
-  const env = checkEnv();
+  const env = agentEnv();
   made.push(dir, path.dirname(env.HOME!));
   writeTree(dir, files);
   return { dir, run: (args: string[]) => kbz(args, { cwd: dir, env }) };

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkEnv } from "../../helpers/approvals.ts";
+import { agentEnv } from "../../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../../helpers/kbz.ts";
 import { oracleDifferences, pathChanges } from "../../../src/core/run/differ.ts";
 import { runtimeOracle } from "../../../src/core/run/oracle.ts";
@@ -14,7 +14,7 @@ const GATE = "- [ ] G1: prints\n  CHECK: printf X_OK\n  EXPECT: X_OK\n  EVIDENCE
 
 function repo(files: Record<string, string>) {
   const dir = tempDir("kbz-explain-");
-  const env = checkEnv();
+  const env = agentEnv();
   made.push(dir, env.UNLAZY_APPROVAL_DIR!);
   writeTree(dir, files);
   return { dir, env, run: (args: string[], more: Record<string, string> = {}) => kbz(args, { cwd: dir, env: { ...env, ...more } }) };

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkEnv } from "../../helpers/approvals.ts";
+import { agentEnv } from "../../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../../helpers/kbz.ts";
 import { loadApprovals } from "../../../src/ops/dashboardActs.ts";
 import { loadSnapshot } from "../../../src/io/read.ts";
@@ -18,7 +18,7 @@ const AT_ROOT = "- [ ] G1: runs at the repository root\n  CHECK: test -f package
 
 function repo(files: Record<string, string>) {
   const dir = tempDir("kbz-cwd-");
-  const env = checkEnv();
+  const env = agentEnv();
   made.push(dir, path.dirname(env.HOME!));
   writeTree(dir, { "package.json": "{}\n", ...files });
   const run = (args: string[], cwd = dir) => kbz(args, { cwd, env });

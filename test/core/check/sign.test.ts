@@ -13,7 +13,7 @@ describe("signGate", () => {
     const root = tempDir();
     writeTree(root, { "GATES.md": LEDGER });
     const r = await signGate({ root, scope: null, qid: "GATES:G1", evidence: "  read the copy\nwith Dana  " });
-    expect(r).toEqual({ file: path.join(root, "GATES.md"), gateId: "G1", status: "written" });
+    expect(r).toEqual({ file: path.join(root, "GATES.md"), gateId: "G1", status: "written", inputs: null, replaced: null });
     const text = fs.readFileSync(path.join(root, "GATES.md"), "utf8");
     expect(text).toContain("- [x] G1: copy reviewed\n  EVIDENCE: read the copy with Dana\n");
     expect(text).toContain("- [ ] G2: builds");

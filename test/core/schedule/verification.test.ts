@@ -7,7 +7,7 @@ import { idCompare } from "../../../src/core/plan/order.ts";
 import { verifyRun } from "../../../src/io/receipts/run.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/ops/facts.ts";
-import { privateApprovalDir } from "../../helpers/approvals.ts";
+import { agentApprovalDir } from "../../helpers/approvals.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { scope } from "./build.ts";
 import { ACCESS, PLAN, receiptScope } from "./receipt-scope.ts";
@@ -38,7 +38,7 @@ describe("kill §5.4 test 14: receipts in a real scheduler scope", () => {
   test("an accepted receipt lets the successor launch; a contract revision bump or a source change forces review", async () => {
     const root = tempDir("kbz-sched-receipts-");
     writeTree(root, receiptScope());
-    const store = privateApprovalDir();
+    const store = agentApprovalDir();
     const env = { UNLAZY_APPROVAL_DIR: store, PATH: "/usr/bin:/bin", HOME: path.join(store, "home") };
     const next = () => adviseNext(readScheduleFacts({ root, scope: "api", slots: 2, compare: idCompare("natural"), env }), { details: false });
     const [r] = await verifyRun({

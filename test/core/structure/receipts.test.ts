@@ -6,7 +6,7 @@ import { verifyRun } from "../../../src/io/receipts/run.ts";
 import { applyStructure, planStructure } from "../../../src/io/structure/apply.ts";
 import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { loadStructure } from "../../../src/io/structure/model.ts";
-import { privateApprovalDir } from "../../helpers/approvals.ts";
+import { agentApprovalDir } from "../../helpers/approvals.ts";
 import { writeTree } from "../../helpers/kbz.ts";
 import { makeScope, request, SCOPE } from "./scope.ts";
 
@@ -15,7 +15,7 @@ describe("structure checker and receipts", () => {
     const root = makeScope([{ id: "A", state: "VERIFIED" }, { id: "B" }]);
     writeTree(root, { "src/A/value.txt": "v1\n" });
     expect((await applyStructure(root, SCOPE, request("init", 1))).status).toBe("applied");
-    const store = privateApprovalDir();
+    const store = agentApprovalDir();
     const [r] = await verifyRun({
       root,
       ledgers: [`.unlazy/${SCOPE}/gates/leaf-A.md`],

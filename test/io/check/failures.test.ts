@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { runCli } from "../../helpers/cli.ts";
-import { checkEnv } from "../../helpers/approvals.ts";
+import { agentEnv } from "../../helpers/approvals.ts";
 
 const ledger = (check: string, expect = "OK") =>
   `# Gates\n\n- [ ] G1: the widget builds\n  CHECK: ${check}\n  EXPECT: ${expect}\n  EVIDENCE: pending\n\n- [ ] G2: never run (a manual gate)\n  EVIDENCE: pending\n`;
@@ -14,7 +14,7 @@ describe("failed is a state", () => {
   test("exit 3 reads FAILED (exit 3) in status text and JSON, distinct from never-run; a pass clears it", async () => {
     const root = tempDir();
     writeTree(root, { "GATES.md": ledger("echo nope; exit 3") });
-    const env = checkEnv();
+    const env = agentEnv();
     const run = await runCli(["check", "--approve", "GATES.md"], { cwd: root, env });
     expect(run.code).toBe(1);
     const text = await runCli(["status"], { cwd: root, env });

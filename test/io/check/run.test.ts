@@ -6,7 +6,7 @@ import { runChecks, type CheckRequest } from "../../../src/io/check/run.ts";
 import { UsageError } from "../../../src/core/errors.ts";
 import { definitionDigest } from "../../../src/core/ledger/digest.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
-import { privateApprovalDir } from "../../helpers/approvals.ts";
+import { agentApprovalDir } from "../../helpers/approvals.ts";
 
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
@@ -16,7 +16,7 @@ const gate = (id: string, check: string, expectText: string) => `- [ ] ${id}: ${
 function workspace(files: Record<string, string>) {
   const root = tempDir();
   writeTree(root, files);
-  const env = { PATH: "/usr/bin:/bin", UNLAZY_APPROVAL_DIR: privateApprovalDir() };
+  const env = { PATH: "/usr/bin:/bin", UNLAZY_APPROVAL_DIR: agentApprovalDir() };
   const check = (over: Partial<CheckRequest> = {}) =>
     runChecks({ root, files: [], reverify: false, approve: false, jobs: 1, timeoutS: 10, env, ...over });
   return { root, env, check };

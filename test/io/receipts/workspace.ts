@@ -3,7 +3,7 @@
 // approval store. Runs go through the in-process `verifyRun`, exactly what `kbz verify run` calls.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { privateApprovalDir } from "../../helpers/approvals.ts";
+import { agentApprovalDir } from "../../helpers/approvals.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { inspectReceipt, type Inspection, type ReceiptReason } from "../../../src/io/receipts/audit.ts";
 import type { Policy } from "../../../src/io/receipts/context.ts";
@@ -59,7 +59,7 @@ export function policy(o: Partial<RunOptions> = {}): Policy {
 export function workspace(files: Record<string, string | Uint8Array> = {}): Workspace {
   const root = tempDir("kbz-receipts-");
   writeTree(root, { "src/value.txt": "good\n", "tests/check.sh": CHECK_SCRIPT, "GATES.md": GATES, ...files });
-  const store = privateApprovalDir();
+  const store = agentApprovalDir();
   const env = { UNLAZY_APPROVAL_DIR: store, PATH: "/usr/bin:/bin", HOME: path.join(store, "home") };
   const ws: Workspace = {
     root,

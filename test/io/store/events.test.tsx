@@ -8,7 +8,7 @@ import { checkEvents, logEvent, stamped } from "../../../src/io/store/events.ts"
 import { filesStore } from "../../../src/io/store/files.ts";
 import { App } from "../../../src/tui/App.tsx";
 import { makeTheme } from "../../../src/tui/theme.ts";
-import { checkEnv } from "../../helpers/approvals.ts";
+import { agentEnv } from "../../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../../helpers/kbz.ts";
 import { frame, press, renderAt, waitForFrame } from "../../helpers/ink.ts";
 
@@ -40,7 +40,7 @@ describe("status log events", () => {
       ".unlazy/api/GATES.md": "# Gates\n\n- [ ] G1: passes\n  CHECK: echo OK\n  EXPECT: OK\n  EVIDENCE: pending\n\n- [ ] G2: fails\n  CHECK: exit 4\n  EXPECT: OK\n  EVIDENCE: pending\n",
       ".unlazy/api/gates/leaf-1.md": "OWNS: src/**\n\n# Gates\n\n- [ ] L1: reviewed\n  EVIDENCE: pending\n",
     });
-    const env = checkEnv();
+    const env = agentEnv();
     expect(kbz(["scope", "claim", "--scope", "api", "--leaf", "leaf-1"], { cwd: root, env }).code).toBe(0);
     const r = kbz(["check", "--scope", "api", "--approve"], { cwd: root, env });
     expect(r.code).toBe(1);

@@ -1,0 +1,93 @@
+// kbz approve [--scope S] [ledger…]: the person's review of every pending oracle in a terminal
+// (ops/approve.ts). Prints each oracle whole and reads y/n/a/q from the terminal.
+import * as fs from "node:fs";
+import { approveOracle, pendingOracles } from "../ops/approve.ts";
+import { cwdShown } from "../io/check/plan.ts";
+import { pathFacts } from "../io/run/shell.ts";
+import { sandboxLine } from "../io/run/sandbox.ts";
+import type { CheckTask } from "../io/check/plan.ts";
+import type { Verb } from "./index.ts";
+import { ledgerFiles, requestedScope, rootFor, usage } from "./context.ts";
+import { targetOptions } from "./options.ts";
+import { emit, envelope, type ExitCode } from "./envelope.ts";
+import { flushOut, out } from "./output.ts";
+
+/** One answer line from the terminal (stdin), lower-cased; "q" at end of input. */
+function readAnswer(): string {
+  const buf = Buffer.alloc(1);
+  let line = "";
+  for (;;) {
+    let n = 0;
+    try {
+      n = fs.readSync(0, buf, 0, 1, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      return "q";
+    }
+    if (n === 0) return line.trim() === "" ? "q" : line.trim().toLowerCase();
+    const c = buf.toString("latin1");
+    if (c === "\n" || c === "\r") return line.trim().toLowerCase();
+    line += c;
+  }
+}
+
+function oracleLines(t: CheckTask): string[] {
+  const o = t.oracle;
+  const lines = [
+    `${t.qid}: ${t.gate.title}`,
+    `    CHECK:  ${o.check}`,
+    `    EXPECT: ${o.expect}`,
+    `    CWD:    ${cwdShown(t)}`,
+    `    SHELL:  ${o.shell}`,
+    `    ENV:    PATH ${pathFacts(o.path).transcript}`,
+  ];
+  if (o.sandbox) lines.push(`    SANDBOX: ${sandboxLine(o.sandbox)}`);
+  return lines;
+}
+
+async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
+  const files = ledgerFiles(argv as never);
+  if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
+  const root = rootFor(argv as never);
+  const p = pendingOracles({ root, files, scope: files.length > 0 ? null : requestedScope(argv as never), env: process.env });
+  const approved: string[] = [];
+  const declined: string[] = [];
+  let all = false;
+  for (const [i, t] of p.pending.entries()) {
+    for (const l of oracleLines(t)) out(l);
+    let answer = all ? "y" : "";
+    while (!["y", "n", "a", "q"].includes(answer)) {
+      out(`  approve this oracle (${i + 1}/${p.pending.length})? [y]es [n]o [a]ll remaining [q]uit`);
+      flushOut();
+      answer = readAnswer().slice(0, 1);
+    }
+    if (answer === "q") break;
+    if (answer === "a") all = true;
+    if (answer === "n") {
+      declined.push(t.qid);
+      out(`  not approved ${t.qid}`);
+      continue;
+    }
+    await approveOracle(p, t);
+    approved.push(t.qid);
+    out(`  APPROVED ${t.qid}`);
+  }
+  const left = p.pending.length - approved.length;
+  if (argv.json) return emit(envelope(left === 0 ? "approved" : "pending", left === 0 ? 0 : 1, { approved, declined, pending: p.pending.length }));
+  if (p.pending.length === 0) out("nothing to approve: every runnable gate's oracle is approved");
+  else out(`approved ${approved.length} of ${p.pending.length} pending oracle(s)${approved.length > 0 ? "; kbz check runs them" : ""}`);
+  return left === 0 ? 0 : 1;
+}
+
+export const verb: Verb = {
+  command: "approve [ledger..]",
+  describe: "a person reviews and approves every pending CHECK oracle, one at a time (in a terminal)",
+  builder: (y) =>
+    targetOptions(y).epilog(
+      "Shows each runnable gate whose exact oracle (CHECK, EXPECT, CWD, shell, PATH, sandbox) has no approval, and " +
+        "asks y (approve), n (skip), a (approve all remaining) or q (stop). A person's act: kbz refuses without a " +
+        "terminal, or where an agent host's marker such as CLAUDECODE is set (exit 1). Approved CHECKs run with kbz check.\n\n" +
+        "Exit codes: 0 nothing left pending; 1 some oracle left unapproved, or refused; 2 usage or an invalid ledger.",
+    ),
+  handler: (argv) => approve(argv as Record<string, unknown>),
+};

@@ -1,0 +1,42 @@
+// kbz approve: a person's review of every pending oracle (a runnable gate whose exact oracle has
+// no approval), one at a time, answered y(es) / n(o) / a(ll that remain) / q(uit). Only a person
+// may run it (ops/policy.ts); each approval is recorded and logged as given at the terminal.
+import * as path from "node:path";
+import { FileProblemsError } from "../core/errors.ts";
+import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
+import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
+import { snapshotForRequest, type TargetRequest } from "../io/read.ts";
+import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
+import { noteApproved } from "../io/run/attest.ts";
+import { logConsent, requirePerson, type Actor, type Consent } from "./policy.ts";
+
+type Env = Record<string, string | undefined>;
+
+export interface PendingOracles {
+  consent: Consent;
+  store: ApprovalStore;
+  root: string;
+  pending: CheckTask[];
+}
+
+/** Every live runnable gate of the target whose current oracle is not approved (a person only). */
+export function pendingOracles(req: TargetRequest & { env: Env; actor?: Actor; via?: "terminal" | "dashboard" }): PendingOracles {
+  const consent = requirePerson("approve", { env: req.env, via: req.via, actor: req.actor });
+  const snap = snapshotForRequest(req);
+  if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
+  const root = snap.target.root;
+  const settings = runSettings({ env: req.env, timeoutS: DEFAULT_TIMEOUT_S }, root);
+  const dir = approvalDirFor(req.env);
+  assertStoreOutside(dir, [root]);
+  const store = new ApprovalStore(dir, root);
+  const pending = pendingTasks(snap, settings, true).filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle));
+  return { consent, store, root, pending };
+}
+
+/** Record the person's approval of one reviewed oracle. */
+export async function approveOracle(p: PendingOracles, task: CheckTask): Promise<string> {
+  const record = await p.store.record(task.file, task.gate.id, task.oracle, p.consent.given);
+  logConsent(p.consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (kbz approve)`);
+  await noteApproved(p.consent.store, p.root, task.file, [task.gate.id]);
+  return record;
+}
