@@ -949,6 +949,10 @@ function parseLedger(text, fileName) {
           current.cwd = value;
         else if (key === "INPUTS")
           current.inputs = inputList(value, lineNo, err);
+        else if (key === "ORACLE")
+          current.oracle = oracleList(value, lineNo, err);
+        else if (key === "ENV")
+          current.env = envList(value, lineNo, err);
         else
           current.evidence = value;
         if (contiguous)
@@ -1065,6 +1069,35 @@ function inputList(value, lineNo, err) {
   }
   return items;
 }
+function oracleList(value, lineNo, err) {
+  const items = value.split(",").map((x) => x.trim());
+  if (items.every((x) => x === "")) {
+    err(lineNo, "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)");
+    return [];
+  }
+  for (const item of items) {
+    if (item === "")
+      err(lineNo, "ORACLE has an empty entry; separate paths with one comma");
+    else if (/[\x00-\x1f\x7f]/.test(item))
+      err(lineNo, `ORACLE path has a control character: ${JSON.stringify(item)}`);
+    else if (item.startsWith("/") || item.startsWith("~") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
+      err(lineNo, `ORACLE path must stay inside the root: ${item}`);
+    }
+  }
+  return items.filter(Boolean);
+}
+function envList(value, lineNo, err) {
+  const items = value.split(",").map((x) => x.trim());
+  if (items.every((x) => x === "")) {
+    err(lineNo, "ENV lists no names (e.g. ENV: NODE_ENV, DATABASE_URL)");
+    return [];
+  }
+  for (const item of items) {
+    if (!ENV_NAME.test(item))
+      err(lineNo, `ENV name ${JSON.stringify(item)} is malformed: use letters, digits and _ (not starting with a digit), separated by commas`);
+  }
+  return items.filter((x) => ENV_NAME.test(x));
+}
 function mayOpenFence(text, s, end) {
   let p = s;
   while (p < end && p - s < 3 && text.charCodeAt(p) === SPACE)
@@ -1150,6 +1183,8 @@ function newGate(box, text, from, to, lineNo, index, err) {
     cwd: null,
     evidence: null,
     inputs: null,
+    oracle: null,
+    env: null,
     attrIndex: {},
     blockEnd: index,
     expectRegex: null,
@@ -1194,7 +1229,7 @@ function validateGates(gates, abandons, errors, warnings) {
       errors.push({ line: a.line, message: `ABANDON references unknown gate ${a.id}` });
   }
 }
-var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS;
+var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS, ENV_NAME;
 var init_parse = __esm(() => {
   init_paths();
   GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -1205,7 +1240,8 @@ var init_parse = __esm(() => {
   FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
   REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
   regexVerdicts = new Map;
-  ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS"];
+  ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV"];
+  ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 });
 
 // src/core/ledger/evidence.ts
@@ -2948,25 +2984,737 @@ var init_stale = __esm(() => {
   init_store2();
 });
 
-// src/io/check/probeStore.ts
+// src/core/run/oracle-files.ts
+function tokenize(command) {
+  const out = [];
+  let word = "";
+  let inWord = false;
+  const flush = () => {
+    if (inWord)
+      out.push({ word });
+    word = "";
+    inWord = false;
+  };
+  for (let i = 0;i < command.length; i++) {
+    const c = command[i];
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      word += command.slice(i + 1, end < 0 ? command.length : end);
+      inWord = true;
+      i = end < 0 ? command.length : end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (;j < command.length && command[j] !== '"'; j++) {
+        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]))
+          j++;
+        word += command[j];
+      }
+      inWord = true;
+      i = j;
+    } else if (c === "\\") {
+      if (command[i + 1] === `
+`)
+        i++;
+      else {
+        word += command[i + 1] ?? "";
+        inWord = true;
+        i++;
+      }
+    } else if (c === " " || c === "\t" || c === "\r")
+      flush();
+    else if (c === "#" && !inWord) {
+      while (i < command.length && command[i] !== `
+`)
+        i++;
+      i--;
+    } else if (c === "$" && command[i + 1] === "(") {
+      flush();
+      out.push({ op: "(" });
+      i++;
+    } else if (c === "`") {
+      flush();
+      out.push({ op: "`" });
+    } else {
+      const op = OPERATORS.find((o) => command.startsWith(o, i));
+      if (op && !(op === "{" || op === "}")) {
+        flush();
+        out.push({ op });
+        i += op.length - 1;
+      } else if ((op === "{" || op === "}") && !inWord && /[\s;]/.test(command[i + 1] ?? " ")) {
+        flush();
+        out.push({ op });
+      } else {
+        word += c;
+        inWord = true;
+      }
+    }
+  }
+  flush();
+  return out;
+}
+function oracleRefs(command, dir = ".") {
+  const result = { refs: [], runners: [] };
+  walk(command, dir, result, 0);
+  const seen = new Set;
+  result.refs = result.refs.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key))
+      return false;
+    seen.add(key);
+    return true;
+  });
+  result.runners = [...new Set(result.runners)];
+  return result;
+}
+function walk(command, dir, out, depth) {
+  if (depth > MAX_DEPTH)
+    return;
+  let words = [];
+  let cwd = dir;
+  const end = () => {
+    if (words.length > 0)
+      cwd = simpleCommand(words, cwd, out, depth);
+    words = [];
+  };
+  for (const t of tokenize(command)) {
+    if ("op" in t)
+      end();
+    else
+      words.push(t.word);
+  }
+  end();
+}
+function simpleCommand(all, dir, out, depth) {
+  const words = [];
+  for (let i = 0;i < all.length; i++) {
+    const w = all[i];
+    const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
+    if (m) {
+      const target = m[3] || all[++i] || "";
+      if (m[2] === "<" && target && !target.startsWith("&"))
+        out.refs.push({ kind: "file", path: join14(dir, target), dir, via: "<" });
+      continue;
+    }
+    words.push(w);
+  }
+  let i = 0;
+  while (i < words.length && ASSIGNMENT.test(words[i]))
+    i++;
+  return program(words.slice(i), dir, out, depth);
+}
+function program(words, dir, out, depth) {
+  const [cmd, ...args] = words;
+  if (!cmd)
+    return dir;
+  const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
+  const file = (p, via) => out.refs.push({ kind: "file", path: join14(dir, p), dir, via });
+  const rest = (from) => program(from, dir, out, depth);
+  if (cmd === "cd") {
+    const to = args[0];
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join14(dir, to) : dir;
+  }
+  if (WRAPPERS.has(cmd))
+    return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
+  if (cmd === "env") {
+    let k = 0;
+    while (k < args.length && (args[k].startsWith("-") || ASSIGNMENT.test(args[k])))
+      k += args[k] === "-u" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (cmd === "nice" || cmd === "timeout" || cmd === "ionice" || cmd === "taskset" || cmd === "chrt") {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += /^-[nkscp]$/.test(args[k]) ? 2 : 1;
+    if (cmd !== "nice" && cmd !== "ionice" && k < args.length)
+      k++;
+    return rest(args.slice(k));
+  }
+  if (cmd === "source" || cmd === ".") {
+    if (args[0])
+      file(args[0], cmd);
+    return dir;
+  }
+  if (cmd.includes("/") && !cmd.startsWith("$"))
+    file(cmd, "exec");
+  if (RUNNERS.has(base))
+    out.runners.push(base);
+  const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
+  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))))
+    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
+  if (SHELLS.has(base)) {
+    const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
+    if (c >= 0) {
+      if (args[c + 1])
+        walk(args[c + 1], dir, out, depth + 1);
+      return dir;
+    }
+    const script = operand(args, new Set(["-o", "+o", "-O", "+O"]));
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (PYTHON.test(base) || base === "pypy" || base === "pypy3") {
+    const m = args.indexOf("-m");
+    const c = args.indexOf("-c");
+    if (m >= 0 && (c < 0 || m < c)) {
+      const mod = args[m + 1] ?? "";
+      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
+        out.runners.push(`python -m ${mod}`);
+      return dir;
+    }
+    if (c >= 0)
+      return dir;
+    const script = operand(args, VALUE_OPTIONS);
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (INTERPRETERS.has(base)) {
+    let k = 0;
+    for (;k < args.length; k++) {
+      const a = args[k];
+      if (a === "-e" || a === "--eval" || a === "-p" || a === "--print" || a === "-E")
+        return dir;
+      if (a === "--test")
+        out.runners.push("node --test");
+      const eq = a.indexOf("=");
+      const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
+      if (NODE_LOADERS.has(name)) {
+        const value = eq > 0 && a.startsWith("--") ? a.slice(eq + 1) : args[++k];
+        if (value && looksLikeFile(value))
+          file(value, `${base} ${name}`);
+        continue;
+      }
+      if (VALUE_OPTIONS.has(a)) {
+        k++;
+        continue;
+      }
+      if (a === "--") {
+        k++;
+        break;
+      }
+      if (!a.startsWith("-"))
+        break;
+    }
+    if (args[k] && !args.includes("--test"))
+      file(args[k], base);
+    return dir;
+  }
+  if (base === "deno") {
+    const [verb, ...more] = args;
+    if (verb === "task")
+      out.refs.push({ kind: "config", path: join14(dir, "deno.json"), dir, via: "deno task" });
+    if (verb === "run" || verb === "test" || verb === "bench") {
+      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
+      if (script)
+        file(script, `deno ${verb}`);
+    }
+    return dir;
+  }
+  if (PACKAGE_RUNNERS.has(base)) {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
+    return packageManager(base, args, dir, out, depth, file);
+  return dir;
+}
+function operand(args, valued) {
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--")
+      return args[k + 1] ?? null;
+    if (valued.has(a))
+      k++;
+    else if (!a.startsWith("-") && !a.startsWith("+"))
+      return a;
+  }
+  return null;
+}
+function packageManager(pm, args, dir, out, depth, file) {
+  const positional = [];
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--") {
+      positional.push(...args.slice(k + 1));
+      break;
+    }
+    if (/^(-w|--workspace|--filter|-F|--prefix|-C|--cwd|--dir)$/.test(a))
+      k++;
+    else if (!a.startsWith("-"))
+      positional.push(a);
+  }
+  const [verb, name, ...more] = positional;
+  if (!verb)
+    return dir;
+  const script = (n) => out.refs.push({ kind: "script", manager: pm, name: n, dir });
+  if (["test", "t", "tst"].includes(verb) && pm !== "bun") {
+    script("test");
+    out.runners.push(`${pm} test`);
+    return dir;
+  }
+  if ((pm === "npm" || pm === "pnpm") && ["start", "stop", "restart"].includes(verb)) {
+    script(verb);
+    return dir;
+  }
+  if (["run", "run-script", "rum", "urn"].includes(verb)) {
+    if (!name)
+      return dir;
+    if (pm === "bun" && looksLikeFile(name))
+      file(name, "bun run");
+    else {
+      script(name);
+      if (name === "test" || /^test[:-]/.test(name))
+        out.runners.push(`${pm} run ${name}`);
+    }
+    return dir;
+  }
+  if (["exec", "dlx", "x"].includes(verb))
+    return program([name ?? "", ...more].filter(Boolean), dir, out, depth);
+  if (pm === "npm")
+    return dir;
+  if (pm === "bun") {
+    if (verb === "test")
+      return dir;
+    if (looksLikeFile(verb)) {
+      file(verb, "bun");
+      return dir;
+    }
+  }
+  if (PM_BUILTINS[pm].has(verb))
+    return dir;
+  script(verb);
+  return dir;
+}
+var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join14 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var init_oracle_files = __esm(() => {
+  OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
+`, "{", "}"];
+  INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
+  SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
+  WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
+  NODE_LOADERS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--preload"]);
+  VALUE_OPTIONS = new Set(["-W", "-X", "-I", "-o", "-O", "--stack-size", "--max-old-space-size", "--conditions", "-C", "--title", "--input-type", "--cwd", "--config", "-c"]);
+  PM_BUILTINS = {
+    npm: new Set(["install", "i", "ci", "add", "uninstall", "remove", "rm", "update", "up", "outdated", "ls", "list", "audit", "init", "create", "pack", "publish", "version", "view", "info", "config", "cache", "link", "prune", "rebuild", "dedupe", "doctor", "explain", "why", "fund", "login", "logout", "whoami", "help", "root", "bin", "prefix", "pkg", "query", "sbom", "set-script"]),
+    pnpm: new Set(["install", "i", "add", "remove", "rm", "update", "up", "outdated", "list", "ls", "why", "audit", "init", "create", "pack", "publish", "store", "config", "link", "unlink", "import", "rebuild", "prune", "fetch", "patch", "patch-commit", "env", "setup", "root", "bin", "licenses", "deploy", "server", "help"]),
+    yarn: new Set(["install", "add", "remove", "up", "upgrade", "why", "info", "init", "config", "cache", "workspaces", "set", "plugin", "version", "npm", "pack", "publish", "constraints", "explain", "link", "unlink", "import", "rebuild", "patch", "patch-commit", "dedupe", "help", "bin", "node"]),
+    bun: new Set(["install", "i", "add", "a", "remove", "rm", "update", "outdated", "link", "unlink", "pm", "init", "create", "upgrade", "build", "publish", "patch", "patch-commit", "repl", "completions", "audit", "info", "why"])
+  };
+  RUNNERS = new Set(["vitest", "jest", "mocha", "ava", "tap", "tape", "uvu", "jasmine", "karma", "pytest", "py.test", "tox", "nox", "rspec", "phpunit", "pest", "ctest", "nextest", "playwright", "cypress", "wdio", "testcafe", "node-tap", "bats", "prove", "busted", "mix", "ward", "trial", "nosetests", "nose2"]);
+  TEST_SUBCOMMANDS = {
+    go: ["test"],
+    cargo: ["test", "nextest"],
+    bun: ["test"],
+    deno: ["test"],
+    dotnet: ["test"],
+    mvn: ["test", "verify"],
+    gradle: ["test", "check"],
+    "./gradlew": ["test", "check"],
+    swift: ["test"],
+    zig: ["test"],
+    make: ["test", "check"],
+    flutter: ["test"],
+    dart: ["test"],
+    mix: ["test"],
+    stack: ["test"],
+    cabal: ["test"],
+    sbt: ["test"],
+    lein: ["test"],
+    rake: ["test", "spec"],
+    meson: ["test"],
+    ninja: ["test"]
+  };
+  PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
+  ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+  PYTHON = /^python(\d+(\.\d+)?)?$/;
+});
+
+// src/io/oracle/digest.ts
 import * as fs11 from "node:fs";
+import { createRequire as createRequire4 } from "node:module";
+function hasher2() {
+  const bun = globalThis.Bun;
+  if (bun?.CryptoHasher)
+    return new bun.CryptoHasher("sha256");
+  const { createHash } = createRequire4(import.meta.url)("node:crypto");
+  return createHash("sha256");
+}
+function fileDigest(abs) {
+  let fd;
+  try {
+    fd = fs11.openSync(abs, fs11.constants.O_RDONLY | (fs11.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
+      return { state: "missing" };
+    if (code === "EISDIR")
+      return { state: "directory" };
+    return { state: "unreadable" };
+  }
+  try {
+    const st = fs11.fstatSync(fd);
+    if (st.isDirectory())
+      return { state: "directory" };
+    if (!st.isFile())
+      return { state: "special" };
+    const h = hasher2();
+    const buf = new Uint8Array(Math.min(CHUNK, Math.max(1, st.size)));
+    let size = 0;
+    for (;; ) {
+      const n = fs11.readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0)
+        break;
+      h.update(n === buf.length ? buf : buf.subarray(0, n));
+      size += n;
+    }
+    return { sha256: h.digest("hex"), size };
+  } catch {
+    return { state: "unreadable" };
+  } finally {
+    fs11.closeSync(fd);
+  }
+}
+function digestText(d) {
+  return "sha256" in d ? d.sha256 : d.state;
+}
+var MAX_ORACLE_FILE_BYTES, CHUNK;
+var init_digest2 = __esm(() => {
+  MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
+  CHUNK = 1024 * 1024;
+});
+
+// src/io/oracle/env.ts
+function boundEnv(env, declared) {
+  const out = {};
+  for (const name of [...declared ?? []].sort())
+    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
+  for (const name of KBZ_BOUND_ENV)
+    if (env[name] !== undefined && !(name in out))
+      out[name] = sha256Hex(`${name}=${env[name]}`);
+  return out;
+}
+var ALLOWED_ENV, KBZ_PASSED_ENV, KBZ_BOUND_ENV, allowed;
+var init_env = __esm(() => {
+  init_hash();
+  ALLOWED_ENV = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TMPDIR",
+    "TZ",
+    "CI",
+    "SystemRoot",
+    "SYSTEMROOT",
+    "windir",
+    "WINDIR",
+    "ComSpec",
+    "COMSPEC",
+    "PATHEXT",
+    "SystemDrive",
+    "TEMP",
+    "TMP"
+  ];
+  KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"];
+  KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
+  allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
+});
+
+// src/io/oracle/binding.ts
+import * as fs12 from "node:fs";
 import * as path16 from "node:path";
+function keyOf(root, abs) {
+  return isInside(root, abs) && abs !== root ? path16.relative(root, abs).split(path16.sep).join("/") : abs;
+}
+function expandHome(p, env) {
+  return p === "~" || p.startsWith("~/") ? path16.join(env.HOME ?? "/", p.slice(1)) : p;
+}
+function packageJsonFor(root, dir) {
+  for (let d = dir;; d = path16.dirname(d)) {
+    const candidate = path16.join(d, "package.json");
+    try {
+      if (fs12.statSync(candidate).isFile())
+        return candidate;
+    } catch {}
+    if (d === root || !isInside(root, d) || path16.dirname(d) === d)
+      return path16.join(dir, "package.json");
+  }
+}
+function readScripts(file, cache) {
+  if (cache.has(file))
+    return cache.get(file);
+  let scripts = null;
+  try {
+    const fd = fs12.openSync(file, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
+    try {
+      const st = fs12.fstatSync(fd);
+      if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
+        const v = JSON.parse(fs12.readFileSync(fd, "utf8"));
+        scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
+      }
+    } finally {
+      fs12.closeSync(fd);
+    }
+  } catch {}
+  cache.set(file, scripts);
+  return scripts;
+}
+function declaredFiles(req, add) {
+  const globs = req.gate.oracle;
+  if (!globs)
+    return;
+  const line = (req.gate.attrIndex.ORACLE ?? req.gate.line - 1) + 1;
+  const fail = (message) => {
+    throw new OracleError(message, req.display, line);
+  };
+  for (const glob of globs) {
+    const wild = /[*?]/.test(glob);
+    if (!wild) {
+      const abs = path16.resolve(req.cwd, glob);
+      let st = null;
+      try {
+        st = fs12.lstatSync(abs);
+      } catch {}
+      if (st?.isSymbolicLink()) {
+        let real = abs;
+        try {
+          real = fs12.realpathSync(abs);
+        } catch {
+          fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
+        }
+        if (!isInside(req.root, real))
+          fail(`ORACLE ${glob} resolves outside the root (${real})`);
+        st = fs12.statSync(real);
+      }
+      if (st?.isDirectory())
+        fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
+      if (st && !st.isFile())
+        fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
+      if (st && st.size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
+      if (!isInside(req.root, abs))
+        fail(`ORACLE ${glob} is outside the root`);
+      add(abs, "ORACLE");
+      continue;
+    }
+    const found = expandInputs(req.cwd, [glob]);
+    if (found.truncated)
+      fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
+    for (const rel of found.files) {
+      const abs = path16.join(req.cwd, rel);
+      const size = fs12.lstatSync(abs).size;
+      if (size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
+      add(abs, "ORACLE");
+    }
+  }
+}
+function oracleBinding(req) {
+  const items = new Map;
+  const runners = new Set;
+  const packages = new Map;
+  const addFile = (abs, via) => {
+    const key = keyOf(req.root, abs);
+    if (!items.has(key))
+      items.set(key, { key, digest: digestText(fileDigest(abs)), via, abs });
+  };
+  const visit = (command, dir, depth) => {
+    const found = oracleRefs(command, dir);
+    for (const r of found.runners)
+      runners.add(r);
+    for (const ref of found.refs)
+      visitRef(ref, depth);
+  };
+  const visitRef = (ref, depth) => {
+    if (ref.kind === "file" || ref.kind === "config") {
+      addFile(path16.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      return;
+    }
+    const pkg = packageJsonFor(req.root, path16.resolve(req.cwd, ref.dir));
+    const scripts = readScripts(pkg, packages);
+    const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
+    for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
+      const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
+      if (items.has(key))
+        continue;
+      const text = scripts?.[name];
+      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
+      items.set(key, { key, digest, via, abs: pkg });
+      if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
+        visit(text, path16.dirname(pkg), depth + 1);
+    }
+  };
+  if (req.gate.check)
+    visit(req.gate.check, req.cwd, 0);
+  declaredFiles(req, addFile);
+  const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const files = {};
+  for (const i of sorted)
+    files[i.key] = i.digest;
+  const env = boundEnv(req.env, req.gate.env);
+  return { files, env, signature: bindingSignature(files, env), items: sorted, runners: [...runners] };
+}
+function bindingSignature(files, env) {
+  return sha256Hex(JSON.stringify({ files, env }));
+}
+var OracleError, MAX_SCRIPT_DEPTH = 4;
+var init_binding = __esm(() => {
+  init_errors();
+  init_oracle_files();
+  init_hash();
+  init_inside();
+  init_expand();
+  init_digest2();
+  init_env();
+  OracleError = class OracleError extends KbzError {
+    constructor(message, file, line) {
+      super(message, { code: "oracle", file, line, hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts" });
+    }
+  };
+});
+
+// src/io/oracle/store.ts
+import * as fs13 from "node:fs";
+import * as path17 from "node:path";
 function realOf2(file) {
   try {
-    return fs11.realpathSync(file);
+    return fs13.realpathSync(file);
   } catch {
-    return path16.resolve(file);
+    return path17.resolve(file);
+  }
+}
+function oracleStorePath(root, ledgerFile) {
+  return path17.join(root, ORACLES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
+}
+function readOracleStore(root, ledgerFile) {
+  const empty = { schema: 1, ledger: realOf2(ledgerFile), gates: {} };
+  const file = oracleStorePath(root, ledgerFile);
+  let fd;
+  try {
+    fd = fs13.openSync(file, fs13.constants.O_RDONLY | (fs13.constants.O_NONBLOCK ?? 0) | (fs13.constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return empty;
+  }
+  try {
+    const st = fs13.fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES2)
+      return empty;
+    const v = JSON.parse(fs13.readFileSync(fd, "utf8"));
+    if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
+      return empty;
+    return { schema: 1, ledger: empty.ledger, gates: v.gates };
+  } catch {
+    return empty;
+  } finally {
+    fs13.closeSync(fd);
+  }
+}
+var ORACLES_DIR, MAX_STORE_BYTES2;
+var init_store3 = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  ORACLES_DIR = path17.join(".kbz", "oracles");
+  MAX_STORE_BYTES2 = 8 * 1024 * 1024;
+});
+
+// src/io/oracle/stale.ts
+import * as fs14 from "node:fs";
+import * as path18 from "node:path";
+function changedFiles(recorded, now) {
+  const names = new Set([...Object.keys(recorded), ...Object.keys(now)]);
+  return [...names].filter((n) => recorded[n] !== now[n]).sort();
+}
+function oracleChangeReason(changed) {
+  const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
+  return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
+}
+function oracleStaleness(root, file, display, base, ledger, isMet, env = process.env) {
+  const out = new Map;
+  const candidates = ledger.gates.filter((g) => isRunnable(g) && g.checked);
+  if (candidates.length === 0)
+    return out;
+  const store = readOracleStore(root, file);
+  for (const g of candidates) {
+    const rec = store.gates[g.id];
+    if (!rec || typeof rec.files !== "object" || rec.files === null || rec.evidence !== g.evidence || rec.definition !== gateDigest(g) || !isMet(g))
+      continue;
+    let now;
+    try {
+      const dir = g.cwd ? path18.resolve(base, g.cwd) : base;
+      let cwd = dir;
+      try {
+        cwd = fs14.realpathSync(dir);
+      } catch {}
+      now = oracleBinding({ root, display, gate: g, cwd, env });
+    } catch (e) {
+      out.set(g.id, `STALE (oracle cannot be bound: ${e.message})`);
+      continue;
+    }
+    const changed = changedFiles(rec.files, now.files);
+    if (changed.length > 0)
+      out.set(g.id, oracleChangeReason(changed));
+  }
+  return out;
+}
+function withOracleStaleness(inputs, root, file, display, base, ledger) {
+  const oracle = oracleStaleness(root, file, display, base, ledger, (g) => !inputs.has(g.id) && gateState(g, ledger) === "met");
+  for (const [id, reason] of oracle)
+    inputs.set(id, reason);
+  return inputs;
+}
+var init_stale2 = __esm(() => {
+  init_digest();
+  init_state();
+  init_binding();
+  init_store3();
+});
+
+// src/core/workspace/ledger-base.ts
+import * as path19 from "node:path";
+function scopeLedgerRoot(file) {
+  const parts = path19.resolve(file).split(path19.sep);
+  for (let i = parts.length - 3;i >= 0; i--) {
+    if (parts[i] === ".unlazy")
+      return parts.slice(0, i).join(path19.sep) || path19.sep;
+  }
+  return null;
+}
+function ledgerBase(root, file, explicit) {
+  if (!explicit)
+    return root;
+  return scopeLedgerRoot(file) ?? path19.dirname(file);
+}
+var init_ledger_base = () => {};
+
+// src/io/check/probeStore.ts
+import * as fs15 from "node:fs";
+import * as path20 from "node:path";
+function realOf3(file) {
+  try {
+    return fs15.realpathSync(file);
+  } catch {
+    return path20.resolve(file);
   }
 }
 function probeStorePath(root, ledgerFile) {
-  return path16.join(root, PROBES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
+  return path20.join(root, PROBES_DIR, `${sha256Hex(realOf3(ledgerFile)).slice(0, 24)}.json`);
 }
 function readProbeStore(file) {
   try {
-    const st = fs11.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES2)
+    const st = fs15.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES3)
       return {};
-    const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs15.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
@@ -2985,24 +3733,24 @@ function vacuousGates(root, ledgerFile, ledger) {
 }
 function noProbes(root) {
   try {
-    return !fs11.statSync(path16.join(root, PROBES_DIR)).isDirectory();
+    return !fs15.statSync(path20.join(root, PROBES_DIR)).isDirectory();
   } catch {
     return true;
   }
 }
-var PROBES_DIR, MAX_STORE_BYTES2;
+var PROBES_DIR, MAX_STORE_BYTES3;
 var init_probeStore = __esm(() => {
   init_digest();
   init_hash();
   init_fs();
   init_lock();
-  PROBES_DIR = path16.join(".kbz", "probes");
-  MAX_STORE_BYTES2 = 8 * 1024 * 1024;
+  PROBES_DIR = path20.join(".kbz", "probes");
+  MAX_STORE_BYTES3 = 8 * 1024 * 1024;
 });
 
 // src/io/read.ts
-import * as fs12 from "node:fs";
-import * as path17 from "node:path";
+import * as fs16 from "node:fs";
+import * as path21 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3015,14 +3763,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs12.realpathSync(file);
-  const dir = path17.dirname(file);
+    return fs16.realpathSync(file);
+  const dir = path21.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs12.realpathSync(dir);
+    real = fs16.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path17.join(real, path17.basename(file));
+  return path21.join(real, path21.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3031,13 +3779,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs12.openSync(file, FLAGS2);
+    fd = fs16.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs12.lstatSync(file);
+        fs16.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3053,7 +3801,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs12.fstatSync(fd, { bigint: true });
+    before = fs16.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3076,7 +3824,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs12.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs16.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3088,7 +3836,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs12.lstatSync(file, { bigint: true });
+      const named = fs16.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3103,7 +3851,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs12.closeSync(fd);
+    fs16.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3132,7 +3880,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const probed = !noProbes(target.root);
-  return buildSnapshot(target, ledgers, dispatch, (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  return buildSnapshot(target, ledgers, dispatch, (e, l) => withOracleStaleness(inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), target.root, e.file, e.display, ledgerBase(target.root, e.file, !constrained), l), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -3191,14 +3939,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs12.lstatSync(dir);
+    st = fs16.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs12.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs16.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs12.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path17.join(dir, n), root));
+  return fs16.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path21.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3212,7 +3960,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path17.join(root, ".unlazy", scope, "status.log");
+  const file = path21.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3232,19 +3980,21 @@ var init_read = __esm(() => {
   init_sanitize();
   init_discover();
   init_stale();
+  init_stale2();
+  init_ledger_base();
   init_probeStore();
   init_state();
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs12.constants.O_RDONLY | (fs12.constants.O_NOFOLLOW ?? 0) | (fs12.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs16.constants.O_RDONLY | (fs16.constants.O_NOFOLLOW ?? 0) | (fs16.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs16 from "node:fs";
-import * as path19 from "node:path";
+import * as fs20 from "node:fs";
+import * as path23 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -3368,17 +4118,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs13 from "node:fs";
-import * as path18 from "node:path";
+import * as fs17 from "node:fs";
+import * as path22 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path18.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path22.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path18.join(target.root, ".unlazy-hook-state.json");
+  return path22.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -3441,7 +4191,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs13.lstatSync(file);
+    fs17.lstatSync(file);
   } catch {
     return;
   }
@@ -3452,7 +4202,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs13.unlinkSync(file);
+        fs17.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -3465,7 +4215,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs14 from "node:fs";
+import * as fs18 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -3473,7 +4223,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs14.writeSync(fd, data);
+      written = fs18.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3487,7 +4237,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs14.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs18.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -3619,12 +4369,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs15 from "node:fs";
+import * as fs19 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs15.fstatSync(fd);
+    return fs19.fstatSync(fd);
   } catch {
     return null;
   }
@@ -3644,7 +4394,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs15.readSync(0, buf, 0, buf.length, null);
+      n = fs19.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -3712,7 +4462,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs15.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs19.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -3762,14 +4512,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs16.statSync(dir).isDirectory() ? fs16.realpathSync(dir) : null;
+    return fs20.statSync(dir).isDirectory() ? fs20.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs16.lstatSync(path19.join(dir, name));
+    fs20.lstatSync(path23.join(dir, name));
     return true;
   } catch {
     return false;
@@ -3777,18 +4527,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path19.dirname(dir)) {
+  for (let dir = cwd;; dir = path23.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path19.dirname(dir) === dir)
+    if (path23.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs16.readdirSync(path19.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs20.readdirSync(path23.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -3822,7 +4572,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path19.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path23.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

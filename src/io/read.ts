@@ -17,6 +17,8 @@ import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Sna
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
 import { inputStaleness } from "./inputs/stale.ts";
+import { withOracleStaleness } from "./oracle/stale.ts";
+import { ledgerBase } from "../core/workspace/ledger-base.ts";
 import { noProbes, vacuousGates } from "./check/probeStore.ts";
 import { gateState } from "../core/ledger/state.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
@@ -208,7 +210,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
     target,
     ledgers,
     dispatch,
-    (e, l) => inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"),
+    (e, l) => withOracleStaleness(inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), target.root, e.file, e.display, ledgerBase(target.root, e.file, !constrained), l),
     (e, l) => (probed ? vacuousGates(target.root, e.file, l) : new Map()),
   );
 }

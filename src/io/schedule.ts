@@ -8,9 +8,10 @@ import type { Env } from "./run/shell.ts";
 import * as path from "node:path";
 import { scheduleFacts, type ReceiptAudit } from "../core/schedule/facts.ts";
 import { inputStaleness } from "./inputs/stale.ts";
+import { withOracleStaleness } from "./oracle/stale.ts";
 import { noProbes, vacuousGates } from "./check/probeStore.ts";
 import { gateState } from "../core/ledger/state.ts";
-import type { Ledger } from "../core/ledger/model.ts";
+import type { Gate, Ledger } from "../core/ledger/model.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { readConsistent, type ScopeChange } from "./read.ts";
 
@@ -43,7 +44,11 @@ export function readScheduleFacts(o: ReadOptions): NextSnapshot {
         slots: o.slots,
         compare: o.compare,
         receipts,
-        inputStale: (rel, l) => new Set(inputStaleness(o.root, path.join(o.root, ".unlazy", o.scope, rel), l, (g) => gateState(g, l) === "met").keys()),
+        inputStale: (rel, l) => {
+          const file = path.join(o.root, ".unlazy", o.scope, rel);
+          const met = (g: Gate) => gateState(g, l) === "met";
+          return new Set(withOracleStaleness(inputStaleness(o.root, file, l, met), o.root, file, path.join(".unlazy", o.scope, rel), o.root, l).keys());
+        },
         ...(probed ? { vacuity: (rel: string, l: Ledger) => vacuousGates(o.root, path.join(o.root, ".unlazy", o.scope, rel), l) } : {}),
       }),
     (what) => {

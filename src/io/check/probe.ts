@@ -20,6 +20,7 @@ import type { Snapshot } from "../../core/snapshot.ts";
 import { snapshotForRequest } from "../read.ts";
 import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "./plan.ts";
 import { runSettings, type CheckRequest } from "./run.ts";
+import { checkEnvironment } from "../oracle/env.ts";
 import { recordProbes, type ProbeRecord } from "./probeStore.ts";
 
 export type ProbeVerdict = "vacuous" | "observes" | "nothing-hidden" | "approval-required" | "not-run";
@@ -96,7 +97,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
     }
     const writable = (ledger.sandbox?.writable ?? []).map((w) => ({ path: w, origin: v.file })).concat(settings.sandbox.writable);
     const profile = { ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root"), hidden };
-    const oracle = oracleFor(base, v.gate, settings, profile);
+    const oracle = oracleFor(v.file, base, v.gate, settings, profile);
     item.oracle = oracle;
     if (!store.isApproved(v.file, v.gate.id, oracle)) {
       if (!req.approve) {
@@ -111,7 +112,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       check: v.gate.check!,
       expect: { text: v.gate.expect!, regex: v.gate.expectRegex },
       cwd: oracle.cwd,
-      env: req.env,
+      env: checkEnvironment(req.env, v.gate.env),
       timeoutMs: settings.timeoutMs,
       sandbox: profile,
     });

@@ -17,11 +17,14 @@ import { saveLastRun } from "./lastrun.ts";
 import { readRepoSettings } from "./settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
 import { isInside } from "../../core/workspace/inside.ts";
+import { checkEnvironment } from "../oracle/env.ts";
+import { bindingSignature, OracleError } from "../oracle/binding.ts";
+import { recordOraclePasses, type OraclePassRecord } from "../oracle/store.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "../../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
-import { describe } from "../../core/errors.ts";
+import { describe, KbzError } from "../../core/errors.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -36,6 +39,11 @@ export interface CheckRequest extends TargetRequest {
   observer?: CheckObserver;
   /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
   only?: string[];
+  /**
+   * `--approve=<sig>`: approve only the pending oracle whose signature starts with this (at least
+   * 8 hex digits); refused when none does (the oracle changed since it was shown).
+   */
+  approveOnly?: string;
   /** `--sandbox`: every CHECK under the sandbox (the repository setting and SANDBOX: lines add to it). */
   sandbox?: boolean;
 }
@@ -94,7 +102,7 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
   }
   const repo = readRepoSettings(root);
   const sandbox = { all: !!req.sandbox || repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env: req.env };
-  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox };
+  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox, root, env: req.env };
 }
 
 /** For an unapproved oracle: how the nearest approval of the same ledger and gate differs (issue 20.8). */
@@ -109,14 +117,30 @@ function nearMiss(store: ApprovalStore, cache: { all: StoredApproval[] | null },
   return nearMissLines(file, same, task.oracle, root);
 }
 
-async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
+/** The signature as kbz prints it per pending oracle: 12 hex digits, what `--approve=<sig>` takes. */
+export function shortSignature(signature: string): string {
+  return signature.slice(0, 12);
+}
+
+/** Thrown before anything runs when `--approve=<sig>` names no oracle of this run. */
+export class ApprovalSignatureError extends KbzError {
+  constructor(sig: string) {
+    super(`--approve=${sig} matches no oracle of this run: it changed since it was shown, or it is not pending; nothing was approved or run`, {
+      code: "approval-signature",
+      hint: "run kbz check to print the current oracles and their signatures; a person reviews the oracle again before approving it",
+    });
+  }
+}
+
+async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, approve: boolean | string, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
   const items: ApprovalItem[] = [];
   const cache: { all: StoredApproval[] | null } = { all: null };
   for (const task of tasks) {
     let item: ApprovalItem;
+    const approveThis = typeof approve === "string" ? task.signature.startsWith(approve) : approve;
     try {
       if (store.isApproved(task.file, task.gate.id, task.oracle)) item = { task, status: "approved", record: null, problem: null };
-      else if (!approve) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
+      else if (!approveThis) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
       else {
         try {
           item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle), problem: null };
@@ -197,7 +221,15 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     if (refusal) refusals.set(t.qid, refusal);
   }
   const refused = new Set(refusals.keys());
-  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, req.approve, req.observer, root);
+  const candidates = tasks.filter((t) => !refused.has(t.qid));
+  let approve: boolean | string = req.approve;
+  if (req.approveOnly !== undefined) {
+    const sig = req.approveOnly.toLowerCase();
+    if (!/^[0-9a-f]{8,64}$/.test(sig)) throw new UsageError(`--approve=${req.approveOnly}: a signature is 8 to 64 hex digits as kbz check prints it ([1a2b3c4d5e6f])`);
+    if (!candidates.some((t) => t.signature.startsWith(sig))) throw new ApprovalSignatureError(sig);
+    approve = sig;
+  }
+  const approvals = await decideApprovals(candidates, store, approve, req.observer, root);
   const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
   const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
   req.observer?.willRun?.(runnable);
@@ -216,7 +248,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             check: task.gate.check!,
             expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
             cwd: task.oracle.cwd,
-            env: childEnv(req.env, chain, key),
+            env: childEnv(checkEnvironment(req.env, task.gate.env), chain, key),
             timeoutMs: settings.timeoutMs,
             sandbox: task.oracle.sandbox ?? null,
           });
@@ -244,7 +276,15 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           root,
           file,
           constrained,
-          oracleFor: (g) => oracleFor(base, g, settings, group[0]!.task.oracle.sandbox ?? null),
+          // An oracle that cannot be bound any more (an ORACLE: file became a FIFO) is a changed one: stale.
+          oracleFor: (g) => {
+            try {
+              return oracleFor(file, base, g, settings, group[0]!.task.oracle.sandbox ?? null);
+            } catch (e) {
+              if (!(e instanceof OracleError)) throw e;
+              return { ...group[0]!.task.oracle, bound: { files: { [e.message]: "unbindable" }, env: {} } };
+            }
+          },
           reverify: req.reverify,
           items: group.map(({ task, outcome }) => ({
             gateId: task.gate.id,
@@ -264,6 +304,14 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
         }
         await recordInputs(root, file, records);
+        // The oracle each pass ran under (issue 27): status un-meets the gate when it changes.
+        const passes: Record<string, OraclePassRecord> = {};
+        for (const r of group) {
+          const bound = r.task.oracle.bound;
+          if (!bound || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+          passes[r.task.gate.id] = { definition: r.task.digest, evidence: evidenceFor(r.task, r.outcome, settings), signature: bindingSignature(bound.files, bound.env), files: bound.files };
+        }
+        await recordOraclePasses(root, file, passes);
       } catch (e) {
         if (!(e instanceof WritebackError)) throw e;
         for (const r of group) {
