@@ -1,4 +1,6 @@
-// Build the single kbz executable. Run with `bun build.ts [--target bun-linux-x64 ...] [--outfile dist/kbz]`.
+// Build the single kbz executable. Run with
+// `bun build.ts [--target bun-linux-x64 ...] [--outfile dist/kbz] [--executable-path <bun of that target>]`.
+// `npm run dist` (scripts/dist.ts) runs it once per target for the npm packages.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import type { BunPlugin } from "bun";
@@ -12,6 +14,12 @@ const flag = (name: string) => {
 };
 const outfile = path.resolve(flag("--outfile") ?? "dist/kbz");
 const target = flag("--target");
+// The Bun runtime to embed for a cross-target; without it Bun downloads its own (see scripts/dist/runtime.ts).
+const executablePath = flag("--executable-path");
+// What `kbz --version` names: the target without "bun-", aarch64 spelled arm64 (linux-arm64-musl).
+const targetName = target
+  ? target.replace(/^bun-/, "").replace("aarch64", "arm64")
+  : `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
 
 // Ink imports react-devtools-core only in development; the binary must not need it.
 const stubDevtools: BunPlugin = {
@@ -113,6 +121,7 @@ const result = await Bun.build({
   compile: {
     outfile,
     ...(target ? { target } : {}),
+    ...(executablePath ? { executablePath } : {}),
     autoloadDotenv: false,
     autoloadBunfig: false,
   } as any,
@@ -129,6 +138,7 @@ const result = await Bun.build({
     "process.env.NODE_ENV": JSON.stringify("production"),
     // The receipts' verifier identity: the same digest `bun test` runs compute from src/.
     KBZ_BUILD_DIGEST: JSON.stringify(sourceDigest(path.join(import.meta.dir, "src"))),
+    KBZ_TARGET: JSON.stringify(targetName),
   },
   plugins: [stubDevtools, lightFormatForY18n, lazySegmenter, yargsShim],
 });

@@ -107,6 +107,15 @@ function randomHex(bytes) {
     out += b.toString(16).padStart(2, "0");
   return out;
 }
+function sha256Stream() {
+  if (bun) {
+    const h = new bun.CryptoHasher("sha256");
+    return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+  }
+  const { createHash } = createRequire(import.meta.url)("node:crypto");
+  const h = createHash("sha256");
+  return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+}
 var bun, hasher;
 var init_hash = __esm(() => {
   bun = globalThis.Bun;
@@ -187,6 +196,35 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
+// src/io/deadline.ts
+function withDeadline(ms, seconds, fn) {
+  if (bound)
+    return fn();
+  bound = { at: Date.now() + ms, seconds };
+  try {
+    return fn();
+  } finally {
+    bound = null;
+  }
+}
+function checkDeadline(what, file) {
+  if (bound && Date.now() > bound.at)
+    throw new DeadlineError(bound.seconds, what(), file);
+}
+var DeadlineError, bound = null;
+var init_deadline = __esm(() => {
+  init_errors();
+  DeadlineError = class DeadlineError extends KbzError {
+    seconds;
+    what;
+    constructor(seconds, what, file) {
+      super(`${what} took longer than ${seconds} s`, { code: "deadline", file, hint: "narrow the gate's INPUTS, then stop again" });
+      this.seconds = seconds;
+      this.what = what;
+    }
+  };
+});
+
 // src/core/text/decode.ts
 function firstInvalidUtf8(b) {
   let i = 0;
@@ -256,6 +294,17 @@ function isInside(parent, child) {
     return true;
   const rel = path.relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+function scopeLedgerRoot(file) {
+  const parts = path.resolve(file).split(path.sep);
+  for (let i = parts.length - 3;i >= 0; i--) {
+    if (parts[i] === ".unlazy")
+      return parts.slice(0, i).join(path.sep) || path.sep;
+  }
+  return null;
+}
+function ledgerBase(file) {
+  return scopeLedgerRoot(file) ?? path.dirname(path.resolve(file));
 }
 var init_inside = () => {};
 
@@ -1404,6 +1453,7 @@ function writeAtomic(target, data, opts = {}) {
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
     throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  sweepOnce(dir);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 384);
   try {
@@ -1438,7 +1488,47 @@ function syncDir(dir) {
       fs.closeSync(fd);
   }
 }
-var WriteError, NOFOLLOW;
+function writerAlive(pid) {
+  if (pid === process.pid)
+    return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function sweepOnce(dir) {
+  if (swept.has(dir))
+    return;
+  swept.add(dir);
+  const old = Date.now() - STRAY_TEMP_AGE_MS;
+  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
+}
+function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
+  const removed = [];
+  let names = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || alive(Number(m[2])))
+      continue;
+    const file = path5.join(dir, name);
+    const st = lstatOrNull(file);
+    if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
+      continue;
+    try {
+      fs.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+var WriteError, NOFOLLOW, TEMP, STRAY_TEMP_AGE_MS = 1e4, swept;
 var init_fs = __esm(() => {
   init_hash();
   init_inside();
@@ -1449,6 +1539,8 @@ var init_fs = __esm(() => {
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+  TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
+  swept = new Set;
 });
 
 // src/io/lock.ts
@@ -1921,8 +2013,33 @@ var init_files = __esm(() => {
   MAX_LOG_BYTES = 8 * 1024 * 1024;
 });
 
-// src/io/store/config.ts
+// src/io/git.ts
 import { createRequire as createRequire2 } from "node:module";
+function gitEnv(env = process.env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !k.startsWith("GIT_"))
+      out[k] = v;
+  return out;
+}
+function gitInert(cwd, args, opts = {}) {
+  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const r = spawnSync("git", [...INERT_GIT, ...args], {
+    cwd,
+    env: gitEnv(),
+    encoding: "utf8",
+    timeout: opts.timeoutMs ?? 1e4,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  return r.status === 0 ? r.stdout : null;
+}
+var INERT_GIT;
+var init_git = __esm(() => {
+  INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
+});
+
+// src/io/store/config.ts
 import * as path11 from "node:path";
 function readSetting(root) {
   const file = path11.join(root, SETTING_FILE);
@@ -1971,11 +2088,10 @@ function parseTtl(v, where) {
   return n;
 }
 function gitIdentity(root) {
-  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
-  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 1e4, stdio: ["ignore", "pipe", "ignore"] });
-  if (r.status !== 0 || typeof r.stdout !== "string")
+  const out = gitInert(root, ["rev-list", "--max-parents=0", "HEAD"]);
+  if (out === null)
     return null;
-  const roots = r.stdout.split(`
+  const roots = out.split(`
 `).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
   return roots[0] ?? null;
 }
@@ -2010,6 +2126,7 @@ function resolveCoordinator(root, flag, env) {
 }
 var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
+  init_git();
   init_errors();
   init_ids();
   init_errors();
@@ -2819,6 +2936,7 @@ function segmentRegex(seg) {
   return new RegExp(`^${re}$`);
 }
 function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
     return fs9.readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -2896,8 +3014,11 @@ function expandInputs(base, patterns) {
   }
   return { files: [...found].sort(), truncated };
 }
-var MAX_INPUT_FILES = 5000, isWild = (seg) => seg.includes("*") || seg.includes("?");
-var init_expand = () => {};
+var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = __esm(() => {
+  init_deadline();
+  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+});
 
 // src/io/inputs/store.ts
 import * as fs10 from "node:fs";
@@ -2927,41 +3048,109 @@ function readInputStore(root, ledgerFile) {
     return empty;
   }
 }
-function digestInputs(cwd, inputs) {
-  const files = {};
-  let total = 0;
-  for (const rel of expandInputs(cwd, inputs).files) {
+function digestFile(root, file, dirs = new Map) {
+  const dir = path15.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
     try {
-      const bytes = fs10.readFileSync(path15.join(cwd, rel));
-      total += bytes.length;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
-    } catch {}
+      dirReal = fs10.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
   }
-  return files;
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs10.openSync(path15.join(dirReal, path15.basename(file)), OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs10.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path15.basename(file)}`);
+      const n = fs10.readSync(fd, chunk, 0, CHUNK, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs10.closeSync(fd);
+  }
 }
-function changedInput(rec) {
-  const now = digestInputs(rec.cwd, rec.inputs);
+function digestInputs(root, cwd, inputs) {
+  const files = {};
+  const expanded = expandInputs(cwd, inputs);
+  if (expanded.truncated)
+    return { files, truncated: true };
+  const realRoot = realOf(root);
+  const dirs = new Map;
+  for (const rel of expanded.files) {
+    const digest = digestFile(realRoot, path15.join(cwd, rel), dirs);
+    if (digest !== null)
+      files[rel] = digest;
+  }
+  return { files, truncated: false };
+}
+function changedInput(rec, now) {
   const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
   for (const name of [...names].sort())
     if (now[name] !== rec.files[name])
       return name;
   return null;
 }
-var INPUTS_DIR, MAX_STORE_BYTES, MAX_HASHED_BYTES;
+var INPUTS_DIR, MAX_STORE_BYTES, CHUNK, OPEN_FLAGS, chunk = null;
 var init_store2 = __esm(() => {
   init_hash();
+  init_inside();
+  init_deadline();
   init_fs();
   init_lock();
   init_expand();
   INPUTS_DIR = path15.join(".kbz", "inputs");
   MAX_STORE_BYTES = 8 * 1024 * 1024;
-  MAX_HASHED_BYTES = 64 * 1024 * 1024;
+  CHUNK = 1024 * 1024;
+  OPEN_FLAGS = fs10.constants.O_RDONLY | (fs10.constants.O_NONBLOCK ?? 0) | (fs10.constants.O_NOFOLLOW ?? 0);
 });
 
 // src/io/inputs/stale.ts
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
+function checkDir(root, cwd) {
+  if (typeof cwd !== "string" || !path16.isAbsolute(cwd))
+    return null;
+  try {
+    const real = fs11.realpathSync(cwd);
+    return isInside(fs11.realpathSync(root), real) && fs11.statSync(real).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
 function inputStaleness(root, file, ledger, isMet) {
   const out = new Map;
-  const bound = ledger.gates.filter((g) => g.inputs && isMet(g));
+  const withInputs = ledger.gates.filter((g) => g.inputs);
+  if (withInputs.length === 0)
+    return out;
+  const bound = withInputs.filter((g) => isMet(g));
+  for (const g of withInputs) {
+    if (bound.includes(g) || !g.check)
+      continue;
+    const cwd = g.cwd ? path16.resolve(ledgerBase(file), g.cwd) : ledgerBase(file);
+    if (expandInputs(cwd, g.inputs).truncated)
+      out.set(g.id, TOO_MANY_INPUTS);
+  }
   if (bound.length === 0)
     return out;
   const store = readInputStore(root, file);
@@ -2969,19 +3158,41 @@ function inputStaleness(root, file, ledger, isMet) {
     const rec = store.gates[g.id];
     if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
       out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-    } else if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
-      out.set(g.id, "STALE (INPUTS changed since the pass)");
-    } else {
-      const changed = changedInput(rec);
-      if (changed)
-        out.set(g.id, `STALE (input changed: ${changed})`);
+      continue;
     }
+    if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
+      out.set(g.id, "STALE (INPUTS changed since the pass)");
+      continue;
+    }
+    const cwd = checkDir(root, rec.cwd);
+    if (cwd === null) {
+      out.set(g.id, "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)");
+      continue;
+    }
+    let now;
+    try {
+      now = digestInputs(root, cwd, g.inputs);
+    } catch (e) {
+      if (e instanceof DeadlineError && !e.file)
+        throw new DeadlineError(e.seconds, e.what, path16.relative(root, file) || file);
+      throw e;
+    }
+    if (now.truncated) {
+      out.set(g.id, `STALE (${TOO_MANY_INPUTS})`);
+      continue;
+    }
+    const changed = changedInput(rec, now.files);
+    if (changed)
+      out.set(g.id, `STALE (input changed: ${changed})`);
   }
   return out;
 }
 var init_stale = __esm(() => {
   init_digest();
+  init_inside();
+  init_expand();
   init_store2();
+  init_deadline();
 });
 
 // src/core/run/oracle-files.ts
@@ -3333,7 +3544,7 @@ var init_oracle_files = __esm(() => {
 });
 
 // src/io/oracle/digest.ts
-import * as fs11 from "node:fs";
+import * as fs12 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 function hasher2() {
   const bun = globalThis.Bun;
@@ -3345,7 +3556,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs11.openSync(abs, fs11.constants.O_RDONLY | (fs11.constants.O_NONBLOCK ?? 0));
+    fd = fs12.openSync(abs, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -3355,16 +3566,16 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs11.fstatSync(fd);
+    const st = fs12.fstatSync(fd);
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
       return { state: "special" };
     const h = hasher2();
-    const buf = new Uint8Array(Math.min(CHUNK, Math.max(1, st.size)));
+    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, st.size)));
     let size = 0;
     for (;; ) {
-      const n = fs11.readSync(fd, buf, 0, buf.length, null);
+      const n = fs12.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
@@ -3374,16 +3585,16 @@ function fileDigest(abs) {
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs11.closeSync(fd);
+    fs12.closeSync(fd);
   }
 }
 function digestText(d) {
   return "sha256" in d ? d.sha256 : d.state;
 }
-var MAX_ORACLE_FILE_BYTES, CHUNK;
+var MAX_ORACLE_FILE_BYTES, CHUNK2;
 var init_digest2 = __esm(() => {
   MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
-  CHUNK = 1024 * 1024;
+  CHUNK2 = 1024 * 1024;
 });
 
 // src/io/oracle/env.ts
@@ -3430,23 +3641,23 @@ var init_env = __esm(() => {
 });
 
 // src/io/oracle/binding.ts
-import * as fs12 from "node:fs";
-import * as path16 from "node:path";
+import * as fs13 from "node:fs";
+import * as path17 from "node:path";
 function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path16.relative(root, abs).split(path16.sep).join("/") : abs;
+  return isInside(root, abs) && abs !== root ? path17.relative(root, abs).split(path17.sep).join("/") : abs;
 }
 function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path16.join(env.HOME ?? "/", p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path17.join(env.HOME ?? "/", p.slice(1)) : p;
 }
 function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path16.dirname(d)) {
-    const candidate = path16.join(d, "package.json");
+  for (let d = dir;; d = path17.dirname(d)) {
+    const candidate = path17.join(d, "package.json");
     try {
-      if (fs12.statSync(candidate).isFile())
+      if (fs13.statSync(candidate).isFile())
         return candidate;
     } catch {}
-    if (d === root || !isInside(root, d) || path16.dirname(d) === d)
-      return path16.join(dir, "package.json");
+    if (d === root || !isInside(root, d) || path17.dirname(d) === d)
+      return path17.join(dir, "package.json");
   }
 }
 function readScripts(file, cache) {
@@ -3454,15 +3665,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs12.openSync(file, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
+    const fd = fs13.openSync(file, fs13.constants.O_RDONLY | (fs13.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs12.fstatSync(fd);
+      const st = fs13.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs12.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs13.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs12.closeSync(fd);
+      fs13.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -3479,21 +3690,21 @@ function declaredFiles(req, add) {
   for (const glob of globs) {
     const wild = /[*?]/.test(glob);
     if (!wild) {
-      const abs = path16.resolve(req.cwd, glob);
+      const abs = path17.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs12.lstatSync(abs);
+        st = fs13.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs12.realpathSync(abs);
+          real = fs13.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs12.statSync(real);
+        st = fs13.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -3510,8 +3721,8 @@ function declaredFiles(req, add) {
     if (found.truncated)
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
-      const abs = path16.join(req.cwd, rel);
-      const size = fs12.lstatSync(abs).size;
+      const abs = path17.join(req.cwd, rel);
+      const size = fs13.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
@@ -3536,10 +3747,10 @@ function oracleBinding(req) {
   };
   const visitRef = (ref, depth) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path16.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      addFile(path17.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
       return;
     }
-    const pkg = packageJsonFor(req.root, path16.resolve(req.cwd, ref.dir));
+    const pkg = packageJsonFor(req.root, path17.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
     for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
@@ -3550,7 +3761,7 @@ function oracleBinding(req) {
       const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path16.dirname(pkg), depth + 1);
+        visit(text, path17.dirname(pkg), depth + 1);
     }
   };
   if (req.gate.check)
@@ -3583,39 +3794,39 @@ var init_binding = __esm(() => {
 });
 
 // src/io/oracle/store.ts
-import * as fs13 from "node:fs";
-import * as path17 from "node:path";
+import * as fs14 from "node:fs";
+import * as path18 from "node:path";
 function realOf2(file) {
   try {
-    return fs13.realpathSync(file);
+    return fs14.realpathSync(file);
   } catch {
-    return path17.resolve(file);
+    return path18.resolve(file);
   }
 }
 function oracleStorePath(root, ledgerFile) {
-  return path17.join(root, ORACLES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
+  return path18.join(root, ORACLES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
 }
 function readOracleStore(root, ledgerFile) {
   const empty = { schema: 1, ledger: realOf2(ledgerFile), gates: {} };
   const file = oracleStorePath(root, ledgerFile);
   let fd;
   try {
-    fd = fs13.openSync(file, fs13.constants.O_RDONLY | (fs13.constants.O_NONBLOCK ?? 0) | (fs13.constants.O_NOFOLLOW ?? 0));
+    fd = fs14.openSync(file, fs14.constants.O_RDONLY | (fs14.constants.O_NONBLOCK ?? 0) | (fs14.constants.O_NOFOLLOW ?? 0));
   } catch {
     return empty;
   }
   try {
-    const st = fs13.fstatSync(fd);
+    const st = fs14.fstatSync(fd);
     if (!st.isFile() || st.size > MAX_STORE_BYTES2)
       return empty;
-    const v = JSON.parse(fs13.readFileSync(fd, "utf8"));
+    const v = JSON.parse(fs14.readFileSync(fd, "utf8"));
     if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
       return empty;
     return { schema: 1, ledger: empty.ledger, gates: v.gates };
   } catch {
     return empty;
   } finally {
-    fs13.closeSync(fd);
+    fs14.closeSync(fd);
   }
 }
 var ORACLES_DIR, MAX_STORE_BYTES2;
@@ -3623,13 +3834,13 @@ var init_store3 = __esm(() => {
   init_hash();
   init_fs();
   init_lock();
-  ORACLES_DIR = path17.join(".kbz", "oracles");
+  ORACLES_DIR = path18.join(".kbz", "oracles");
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
 // src/io/oracle/stale.ts
-import * as fs14 from "node:fs";
-import * as path18 from "node:path";
+import * as fs15 from "node:fs";
+import * as path19 from "node:path";
 function changedFiles(recorded, now) {
   const names = new Set([...Object.keys(recorded), ...Object.keys(now)]);
   return [...names].filter((n) => recorded[n] !== now[n]).sort();
@@ -3650,10 +3861,10 @@ function oracleStaleness(root, file, display, base, ledger, isMet, env = process
       continue;
     let now;
     try {
-      const dir = g.cwd ? path18.resolve(base, g.cwd) : base;
+      const dir = g.cwd ? path19.resolve(base, g.cwd) : base;
       let cwd = dir;
       try {
-        cwd = fs14.realpathSync(dir);
+        cwd = fs15.realpathSync(dir);
       } catch {}
       now = oracleBinding({ root, display, gate: g, cwd, env });
     } catch (e) {
@@ -3679,29 +3890,12 @@ var init_stale2 = __esm(() => {
   init_store3();
 });
 
-// src/core/workspace/ledger-base.ts
-import * as path19 from "node:path";
-function scopeLedgerRoot(file) {
-  const parts = path19.resolve(file).split(path19.sep);
-  for (let i = parts.length - 3;i >= 0; i--) {
-    if (parts[i] === ".unlazy")
-      return parts.slice(0, i).join(path19.sep) || path19.sep;
-  }
-  return null;
-}
-function ledgerBase(root, file, explicit) {
-  if (!explicit)
-    return root;
-  return scopeLedgerRoot(file) ?? path19.dirname(file);
-}
-var init_ledger_base = () => {};
-
 // src/io/check/probeStore.ts
-import * as fs15 from "node:fs";
+import * as fs16 from "node:fs";
 import * as path20 from "node:path";
 function realOf3(file) {
   try {
-    return fs15.realpathSync(file);
+    return fs16.realpathSync(file);
   } catch {
     return path20.resolve(file);
   }
@@ -3711,10 +3905,10 @@ function probeStorePath(root, ledgerFile) {
 }
 function readProbeStore(file) {
   try {
-    const st = fs15.lstatSync(file);
+    const st = fs16.lstatSync(file);
     if (!st.isFile() || st.size > MAX_STORE_BYTES3)
       return {};
-    const v = JSON.parse(fs15.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs16.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
@@ -3733,7 +3927,7 @@ function vacuousGates(root, ledgerFile, ledger) {
 }
 function noProbes(root) {
   try {
-    return !fs15.statSync(path20.join(root, PROBES_DIR)).isDirectory();
+    return !fs16.statSync(path20.join(root, PROBES_DIR)).isDirectory();
   } catch {
     return true;
   }
@@ -3748,9 +3942,53 @@ var init_probeStore = __esm(() => {
   MAX_STORE_BYTES3 = 8 * 1024 * 1024;
 });
 
-// src/io/read.ts
-import * as fs16 from "node:fs";
+// src/io/check/failures.ts
+import * as fs17 from "node:fs";
 import * as path21 from "node:path";
+function keyOf2(root, ledgerFile, id) {
+  const rel = path21.relative(root, ledgerFile);
+  return `${rel}\x00${id}`;
+}
+function readStore(file) {
+  try {
+    const st = fs17.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES4)
+      return {};
+    const v = JSON.parse(fs17.readFileSync(file, "utf8"));
+    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
+  } catch {
+    return {};
+  }
+}
+function markFailures(root, gates) {
+  const file = path21.join(root, FAILURES_FILE);
+  if (!fs17.existsSync(file))
+    return;
+  const records = readStore(file);
+  if (Object.keys(records).length === 0)
+    return;
+  for (const v of gates) {
+    if (v.state !== "unmet")
+      continue;
+    const r = records[keyOf2(root, v.file, v.gate.id)];
+    if (!r || r.definition !== gateDigest(v.gate))
+      continue;
+    v.state = "failed";
+    v.reason = r.failure;
+  }
+}
+var FAILURES_FILE, MAX_STORE_BYTES4;
+var init_failures = __esm(() => {
+  init_digest();
+  init_fs();
+  init_lock();
+  FAILURES_FILE = path21.join(".kbz", "failures.json");
+  MAX_STORE_BYTES4 = 1024 * 1024;
+});
+
+// src/io/read.ts
+import * as fs18 from "node:fs";
+import * as path22 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3763,14 +4001,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs16.realpathSync(file);
-  const dir = path21.dirname(file);
+    return fs18.realpathSync(file);
+  const dir = path22.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs16.realpathSync(dir);
+    real = fs18.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path21.join(real, path21.basename(file));
+  return path22.join(real, path22.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3779,13 +4017,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs16.openSync(file, FLAGS2);
+    fd = fs18.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs16.lstatSync(file);
+        fs18.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3801,7 +4039,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs16.fstatSync(fd, { bigint: true });
+    before = fs18.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3824,7 +4062,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs16.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs18.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3836,7 +4074,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs16.lstatSync(file, { bigint: true });
+      const named = fs18.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3851,7 +4089,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs16.closeSync(fd);
+    fs18.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3880,7 +4118,9 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const probed = !noProbes(target.root);
-  return buildSnapshot(target, ledgers, dispatch, (e, l) => withOracleStaleness(inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), target.root, e.file, e.display, ledgerBase(target.root, e.file, !constrained), l), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  const snap = buildSnapshot(target, ledgers, dispatch, (e, l) => withOracleStaleness(inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), target.root, e.file, e.display, constrained ? target.root : ledgerBase(e.file), l), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  markFailures(target.root, snap.gates);
+  return snap;
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -3939,14 +4179,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs16.lstatSync(dir);
+    st = fs18.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs16.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs18.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs16.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path21.join(dir, n), root));
+  return fs18.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path22.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3960,7 +4200,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path21.join(root, ".unlazy", scope, "status.log");
+  const file = path22.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3981,20 +4221,21 @@ var init_read = __esm(() => {
   init_discover();
   init_stale();
   init_stale2();
-  init_ledger_base();
+  init_inside();
   init_probeStore();
+  init_failures();
   init_state();
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs16.constants.O_RDONLY | (fs16.constants.O_NOFOLLOW ?? 0) | (fs16.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs18.constants.O_RDONLY | (fs18.constants.O_NOFOLLOW ?? 0) | (fs18.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs20 from "node:fs";
-import * as path23 from "node:path";
+import * as fs22 from "node:fs";
+import * as path24 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -4097,6 +4338,12 @@ function decideStop(a, guard) {
     reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
   };
 }
+function undecidedStop(file, seconds, why, guard) {
+  const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+}
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
 }
@@ -4112,23 +4359,26 @@ function internalFailure(message) {
   return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
 }
 
+// src/hook/entry.ts
+init_deadline();
+
 // src/io/hook/guard.ts
 init_digest();
 init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs17 from "node:fs";
-import * as path22 from "node:path";
+import * as fs19 from "node:fs";
+import * as path23 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path22.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path23.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path22.join(target.root, ".unlazy-hook-state.json");
+  return path23.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -4191,7 +4441,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs17.lstatSync(file);
+    fs19.lstatSync(file);
   } catch {
     return;
   }
@@ -4202,7 +4452,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs17.unlinkSync(file);
+        fs19.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -4215,7 +4465,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs18 from "node:fs";
+import * as fs20 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -4223,7 +4473,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs18.writeSync(fd, data);
+      written = fs20.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4237,7 +4487,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs18.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs20.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4369,12 +4619,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs19 from "node:fs";
+import * as fs21 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs19.fstatSync(fd);
+    return fs21.fstatSync(fd);
   } catch {
     return null;
   }
@@ -4394,7 +4644,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs19.readSync(0, buf, 0, buf.length, null);
+      n = fs21.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -4462,7 +4712,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs19.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs21.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -4481,6 +4731,8 @@ function readBounded(deadlineMs) {
 }
 
 // src/hook/entry.ts
+var JUDGE_S = 3;
+var JUDGE_MS = 2500;
 function scopeArgument(args) {
   let found;
   for (let i = 0;i < args.length; i++) {
@@ -4512,14 +4764,14 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs20.statSync(dir).isDirectory() ? fs20.realpathSync(dir) : null;
+    return fs22.statSync(dir).isDirectory() ? fs22.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
 function has(dir, name) {
   try {
-    fs20.lstatSync(path23.join(dir, name));
+    fs22.lstatSync(path24.join(dir, name));
     return true;
   } catch {
     return false;
@@ -4527,18 +4779,18 @@ function has(dir, name) {
 }
 function hookRoot(cwd) {
   const chain = [];
-  for (let dir = cwd;; dir = path23.dirname(dir)) {
+  for (let dir = cwd;; dir = path24.dirname(dir)) {
     chain.push(dir);
     if (has(dir, ".git"))
       break;
-    if (path23.dirname(dir) === dir)
+    if (path24.dirname(dir) === dir)
       return cwd;
   }
   return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs20.readdirSync(path23.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs22.readdirSync(path24.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -4572,7 +4824,7 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path23.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path24.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -4584,7 +4836,14 @@ async function decideHookStop(args, host, payload, env, cwd) {
       return resolved.output;
     const t = resolved.target;
     const key = sessionKey(stop.session, t.scope);
-    const assessment = assess(loadSnapshot(t));
+    let assessment;
+    try {
+      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(t)));
+    } catch (e) {
+      if (!(e instanceof DeadlineError))
+        throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, key, "undecided", stop));
+    }
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

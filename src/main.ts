@@ -1,10 +1,10 @@
 #!/usr/bin/env bun
 // Entry: answer --version without loading anything else, hand the rest to the CLI.
-import { VERSION } from "./version.ts";
+import { VERSION_LINE } from "./version.ts";
 
 async function main(args: string[]): Promise<void> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    console.log(VERSION); // the native console path: no stdio stream is created
+    console.log(VERSION_LINE); // the native console path: no stdio stream is created
     return;
   }
   // The Stop hook skips yargs: it must answer fast and never exit non-zero on odd arguments.

@@ -126,7 +126,7 @@ export const verb: Verb = {
       .option("slots", { type: "string", describe: "slots for the advice printed at the end (default 4)", requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
       .option("verbose", { type: "boolean", describe: "print each gate's exit, output digest and PATH in full" })
-      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => advance(argv as AdvanceArgs),

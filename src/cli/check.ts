@@ -69,7 +69,8 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   if (asJson) return emit(envelope(report.verdict, report.exit, { ...report }));
   for (const l of snap.ledgers) {
     for (const g of report.gates) {
-      if (g.file === l.display && g.state !== "met" && g.state !== "abandoned") out(`  UNMET ${g.qid} (${g.reason}): ${g.title}`);
+      // unlazy's layout B has no FAILED line: a failed gate keeps its `unchecked` reason here (kbz status says FAILED).
+      if (g.file === l.display && g.state !== "met" && g.state !== "abandoned") out(`  UNMET ${g.qid} (${g.state === "failed" ? "unchecked" : g.reason}): ${g.title}`);
     }
     out(`${basename(l.file)}: ${l.ledger?.gates.length ?? 0} gates`);
   }

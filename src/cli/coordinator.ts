@@ -134,7 +134,7 @@ export const verb: Verb = {
       .option("lease", { type: "string", hidden: true, requiresArg: true })
       .option("ttl", { type: "number", hidden: true, requiresArg: true })
       .option("held", { type: "string", hidden: true, requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runCoordinator(argv as CoordinatorArgs),

@@ -29,11 +29,19 @@ function isCompiled(): boolean {
   return Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
 }
 
-/** hooks/stop-hook.mjs next to the checkout this kbz was built from. */
-export function fallbackHookPath(): string {
-  return isCompiled()
-    ? path.resolve(path.dirname(process.execPath), "..", "hooks", "stop-hook.mjs")
-    : path.resolve(import.meta.dir, "..", "..", "hooks", "stop-hook.mjs");
+/**
+ * hooks/stop-hook.mjs of the checkout this kbz was built from (dist/kbz → hooks/), or of the `kbz`
+ * npm package whose platform package holds this binary: node_modules/kbz-<target>/bin/kbz beside
+ * node_modules/kbz/, or nested in node_modules/kbz/node_modules/. The first that exists; else the first.
+ */
+export function fallbackHookPath(execPath = process.execPath, compiled = isCompiled()): string {
+  const hook = (...dir: string[]) => path.resolve(...dir, "hooks", "stop-hook.mjs");
+  if (!compiled) return hook(import.meta.dir, "..", "..");
+  const bin = path.dirname(execPath);
+  const candidates = [hook(bin, "..")];
+  const pkg = path.dirname(bin);
+  if (path.basename(pkg).startsWith("kbz-")) candidates.push(hook(pkg, "..", "kbz"), hook(pkg, "..", ".."));
+  return candidates.find((c) => fs.existsSync(c)) ?? candidates[0]!;
 }
 
 function findOnPath(name: string): string | null {
@@ -54,7 +62,7 @@ function programWords(argv: HookArgs): string[] {
     return isCompiled() ? [process.execPath, "hook", "stop"] : [process.execPath, path.resolve(import.meta.dir, "..", "main.ts"), "hook", "stop"];
   }
   const script = fallbackHookPath();
-  if (!fs.existsSync(script)) throw new UsageError(`the Node fallback hook is not at ${script}; install from a kbz checkout`);
+  if (!fs.existsSync(script)) throw new UsageError(`the Node fallback hook is not at ${script}; install kbz with npm (npm install -g kbz) or build it in a kbz checkout`);
   const node = findOnPath("node");
   if (!node) throw new UsageError("--fallback needs node (>= 16) on PATH");
   return [node, script];

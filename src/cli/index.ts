@@ -1,7 +1,7 @@
 // The yargs edge: one module per verb, registered explicitly (no commandDir in a bundle).
 import yargs, { type Argv } from "yargs";
 import { UsageError } from "../core/errors.ts";
-import { VERSION } from "../version.ts";
+import { VERSION_LINE } from "../version.ts";
 import { fail, type ExitCode } from "./envelope.ts";
 import { err } from "./output.ts";
 export type { ExitCode } from "./envelope.ts";
@@ -68,7 +68,7 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .scriptName("kbz")
     .locale("en")
     .usage("kbz: acceptance gates, approvals and scheduling for coding agents\n\nUsage: kbz [command] [options]")
-    .version(VERSION)
+    .version(VERSION_LINE)
     .alias("version", "V")
     .help()
     .alias("help", "h")

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
 import { loadLedgerFile } from "../io/read.ts";
+import { inputFindings } from "../io/inputs/lint.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
 import { runProbeVerb } from "./probe.ts";
 import { envelope, INVALID, type ExitCode } from "./envelope.ts";
@@ -53,7 +54,7 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
       }
       continue;
     }
-    for (const finding of lintLedger(entry.ledger)) {
+    for (const finding of [...lintLedger(entry.ledger), ...inputFindings(path.resolve(f), entry.ledger)]) {
       if (finding.level === "error") errors++;
       else warnings++;
       if (stored.length < MAX_STORED) stored.push(store(shown, finding));

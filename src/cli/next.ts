@@ -1,6 +1,6 @@
 // kbz next: the next allocation for a scope (docs/formats.md#next-output). Read-only: never claims, launches or writes.
 import { UsageError } from "../core/errors.ts";
-import { ScheduleInputError } from "../core/plan/errors.ts";
+import { ScheduleInputError, ScopeBusyError } from "../core/plan/errors.ts";
 import { EmptyPlanError } from "../core/plan/table.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
@@ -11,7 +11,7 @@ import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { ReadError } from "../core/errors.ts";
 import { outputMode, requireScope, rootFor, usage } from "./context.ts";
-import { envelope, fail, report, type ExitCode } from "./envelope.ts";
+import { envelope, err, errorEntries, fail, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { out } from "./output.ts";
 
@@ -40,6 +40,11 @@ function scheduleFields(message: string): Record<string, unknown> {
 /** A refusal located like schedule.mjs's message, in the one envelope. */
 function invalid(e: Error & { located?: () => string }, asJson: boolean): ExitCode {
   return fail(e, asJson, scheduleFields(e.located ? e.located() : e.message));
+}
+
+/** Transient (issue 28 item 10): its own verdict and hint, exit 2, never "invalid". */
+function busy(e: ScopeBusyError, asJson: boolean): ExitCode {
+  return report(asJson, envelope("busy", 2, { action: "busy", error: e.message }, errorEntries(e)), () => err(`kbz: ${e.message}; ${e.hint}`));
 }
 
 /** A scope `kbz init --scope` just made: nothing to schedule yet, and how to add the first leaf. */
@@ -80,6 +85,7 @@ function run(argv: NextArgs): ExitCode {
     advice = adviseNext(snap, { details: !!argv.details || !asJson, policy });
   } catch (e) {
     if (e instanceof EmptyPlanError) return emptyPlan(snapScope, asJson);
+    if (e instanceof ScopeBusyError) return busy(e, asJson);
     if (e instanceof ScheduleInputError || e instanceof UsageError || e instanceof ReadError) return invalid(e, asJson);
     // A file system failure (permissions, I/O) is still one invalid object, as schedule.mjs prints.
     if (typeof (e as NodeJS.ErrnoException)?.code === "string") return invalid(e as Error, asJson);

@@ -5,7 +5,7 @@ export function targetOptions<T>(y: Argv<T>) {
   return y
     .positional("ledger", { type: "string", array: true, describe: "explicit ledger files (all are honoured)" })
     .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
-    .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+    .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
     .option("json", { type: "boolean", describe: "print one JSON object" });
 }
 

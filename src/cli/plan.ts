@@ -235,7 +235,7 @@ export const verb: Verb = {
       .option("resource-writes", { type: "string", describe: "add: shared resources written", requiresArg: true })
       .option("tier", { type: "string", describe: "add: judgment (default) or mechanical", requiresArg: true })
       .option("wave", { type: "string", describe: "add: planned wave (default: one after its latest need)", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runPlan(argv as PlanArgs),

@@ -18,6 +18,7 @@ import { err, out, printWarnings } from "./output.ts";
 const STATE_LABEL: Record<string, string> = {
   met: "MET",
   unmet: "UNMET",
+  failed: "FAILED",
   "stale-unmet": "STALE",
   "unmet-no-evidence": "NO-EVIDENCE",
   abandoned: "ABANDONED",

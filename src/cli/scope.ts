@@ -242,7 +242,7 @@ export const verb: Verb = {
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
       .option("leaf", { type: "string", describe: "leaf id: leaf-1.2 or 1.2", requiresArg: true })
       .option("invalid", { type: "boolean", describe: "with release: remove corrupt lease records" })
-      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runScope(argv as ScopeArgs),

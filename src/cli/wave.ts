@@ -216,7 +216,7 @@ export const verb: Verb = {
       .option("leaf", { type: "string", array: true, describe: "leaf id, leaf-1.2 or 1.2 (repeat for open)", requiresArg: true })
       .option("handle", { type: "string", describe: "the host's native agent/task id", requiresArg: true })
       .option("reason", { type: "string", describe: "why the wave is abandoned", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: current directory)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runWave(argv as WaveArgs),

@@ -23,9 +23,12 @@ import {
   MAX_BLOCKS,
   planStop,
   unresolvable,
+  undecidedStop,
+  type Assessment,
   type GuardResult,
   type HookOutput,
 } from "../core/hook/decide.ts";
+import { DeadlineError, withDeadline } from "../io/deadline.ts";
 import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { installStore } from "../io/store/active.ts";
@@ -36,6 +39,13 @@ import { type Target } from "../core/workspace/target.ts";
 import type { HostAdapter, HostStop } from "./host.ts";
 import { agentArgument, HOSTS } from "./hosts.ts";
 import { readStdin, STDIN_DEADLINE_MS, type StdinResult } from "./stdin.ts";
+
+/**
+ * The judging bound (issue 28): the hook decides within 3 s whatever the repository holds. The
+ * snapshot gets 2.5 s of it; the rest is startup and the answer.
+ */
+const JUDGE_S = 3;
+const JUDGE_MS = 2500;
 
 /** `undefined` scope: no --scope given; `null`: given but missing or invalid. */
 export function scopeArgument(args: string[]): string | null | undefined {
@@ -162,7 +172,13 @@ export async function decideHookStop(
     if ("output" in resolved) return resolved.output;
     const t = resolved.target;
     const key = sessionKey(stop.session, t.scope);
-    const assessment = assess(loadSnapshot(t));
+    let assessment: Assessment;
+    try {
+      assessment = withDeadline(JUDGE_MS, JUDGE_S, () => assess(loadSnapshot(t)));
+    } catch (e) {
+      if (!(e instanceof DeadlineError)) throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock(t, key, "undecided", stop));
+    }
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);

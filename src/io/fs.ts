@@ -63,6 +63,7 @@ export function writeAtomic(target: string, data: string | Uint8Array, opts: Ato
   const existing = lstatOrNull(target);
   if (existing && (existing.isSymbolicLink() || !existing.isFile())) throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 0o7777 : (opts.mode ?? 0o644);
+  sweepOnce(dir);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 0o600);
   try {
@@ -99,11 +100,37 @@ function syncDir(dir: string): void {
 
 const TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
 
+/** A temp file this old, of a writer pid that is gone, is litter (a writer in another PID namespace may look gone: it is never that slow). */
+export const STRAY_TEMP_AGE_MS = 10_000;
+const swept = new Set<string>();
+
+function writerAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * No litter (issue 28 item 11): the first atomic write of a process into a folder removes the
+ * temp files that killed writers left there (`<name>.<pid>.<hex>.tmp`, pid gone, untouched for
+ * STRAY_TEMP_AGE_MS). Once per folder and process: a bulk write of many files reads the folder once.
+ */
+function sweepOnce(dir: string): void {
+  if (swept.has(dir)) return;
+  swept.add(dir);
+  const old = Date.now() - STRAY_TEMP_AGE_MS;
+  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
+}
+
 /**
  * Remove temp files of earlier crashed atomic writes in `dir` (`<name>.<pid>.<hex>.tmp` whose
  * writer pid is no longer alive). Returns the names removed.
  */
-export function sweepStrayTemps(dir: string, alive: (pid: number) => boolean): string[] {
+export function sweepStrayTemps(dir: string, alive: (pid: number) => boolean, olderThanMs = Infinity): string[] {
   const removed: string[] = [];
   let names: string[] = [];
   try {
@@ -116,7 +143,7 @@ export function sweepStrayTemps(dir: string, alive: (pid: number) => boolean): s
     if (!m || alive(Number(m[2]))) continue;
     const file = path.join(dir, name);
     const st = lstatOrNull(file);
-    if (!st || !st.isFile()) continue;
+    if (!st || !st.isFile() || st.mtimeMs > olderThanMs) continue;
     try {
       fs.unlinkSync(file);
       removed.push(name);

@@ -18,8 +18,9 @@ import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
 import { inputStaleness } from "./inputs/stale.ts";
 import { withOracleStaleness } from "./oracle/stale.ts";
-import { ledgerBase } from "../core/workspace/ledger-base.ts";
+import { ledgerBase } from "../core/workspace/inside.ts";
 import { noProbes, vacuousGates } from "./check/probeStore.ts";
+import { markFailures } from "./check/failures.ts";
 import { gateState } from "../core/ledger/state.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
@@ -206,13 +207,15 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const probed = !noProbes(target.root); // one stat: most repositories never ran a probe
-  return buildSnapshot(
+  const snap = buildSnapshot(
     target,
     ledgers,
     dispatch,
-    (e, l) => withOracleStaleness(inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), target.root, e.file, e.display, ledgerBase(target.root, e.file, !constrained), l),
+    (e, l) => withOracleStaleness(inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), target.root, e.file, e.display, constrained ? target.root : ledgerBase(e.file), l),
     (e, l) => (probed ? vacuousGates(target.root, e.file, l) : new Map()),
   );
+  markFailures(target.root, snap.gates);
+  return snap;
 }
 
 export interface TargetRequest {

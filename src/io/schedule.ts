@@ -1,6 +1,6 @@
 // The scheduler's facts of a scope on disk: one consistent ScopeReader handed to the pure builder
 // (core/schedule/facts.ts), with the receipt store and its audit. Reads nothing itself; io/read.ts does.
-import { ScheduleInputError } from "../core/plan/errors.ts";
+import { ScopeBusyError } from "../core/plan/errors.ts";
 import type { IdCompare } from "../core/plan/order.ts";
 import { managedEvidenceIssue } from "./receipts/audit.ts";
 import { readStore } from "./receipts/store.ts";
@@ -27,13 +27,38 @@ export interface ReadOptions {
 
 /** What the scheduler says when an input moved while it read. */
 export const CHANGED: Record<ScopeChange, string> = {
-  inputs: "inputs changed while scheduling; rerun",
-  leases: "leases changed while scheduling; rerun",
-  inventory: "leaf inventory changed while scheduling; rerun",
+  inputs: "inputs changed",
+  leases: "leases changed",
+  inventory: "leaf inventory changed",
 };
 
-/** `kbz next`'s facts: every input read once, then proven unchanged (docs/formats.md#plan). */
+/** Pauses between reads of a scope that changed while read: 5 tries within about 1 s. */
+export const BUSY_RETRY_MS = [50, 150, 300, 450];
+
+class Changed {
+  constructor(readonly what: ScopeChange) {}
+}
+
+const pauseSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * `kbz next`'s facts: every input read once, then proven unchanged (docs/formats.md#plan). A scope
+ * that changed while read is read again (BUSY_RETRY_MS); still changing, it is `ScopeBusyError`.
+ */
 export function readScheduleFacts(o: ReadOptions): NextSnapshot {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return readScheduleOnce(o);
+    } catch (e) {
+      if (!(e instanceof Changed)) throw e;
+      const pause = BUSY_RETRY_MS[attempt];
+      if (pause === undefined) throw new ScopeBusyError(CHANGED[e.what]);
+      pauseSync(pause);
+    }
+  }
+}
+
+function readScheduleOnce(o: ReadOptions): NextSnapshot {
   const receipts = receiptAudit(o.root, o.env ?? process.env);
   const probed = !noProbes(o.root); // one stat, as status: most repositories never ran a probe
   return readConsistent(
@@ -52,7 +77,7 @@ export function readScheduleFacts(o: ReadOptions): NextSnapshot {
         ...(probed ? { vacuity: (rel: string, l: Ledger) => vacuousGates(o.root, path.join(o.root, ".unlazy", o.scope, rel), l) } : {}),
       }),
     (what) => {
-      throw new ScheduleInputError(CHANGED[what]);
+      throw new Changed(what);
     },
     { beforeConsistencyCheck: o.beforeConsistencyCheck },
   );

@@ -13,6 +13,8 @@ export interface DetailLine {
   wrap?: boolean;
   /** Keep the value's own line breaks (a command's output). */
   block?: boolean;
+  /** Set on the screen rows laid out from a `block` line. */
+  fromBlock?: boolean;
 }
 
 /** Widest label column the lines need (at most 11 columns). */
@@ -35,7 +37,7 @@ export function layoutDetail(lines: DetailLine[], width: number, all = false): D
     }
     const parts = wrap(l.value, width, !!l.block);
     if (parts.length === 0) parts.push("");
-    parts.forEach((value, i) => rows.push({ ...l, label: i === 0 ? l.label : "", value, wrap: false, block: false }));
+    parts.forEach((value, i) => rows.push({ ...l, label: i === 0 ? l.label : "", value, wrap: false, block: false, fromBlock: !!l.block }));
   }
   return rows;
 }
@@ -61,25 +63,39 @@ export interface DetailProps {
   height: number;
   /** How to see the rest when the lines do not fit. */
   hint?: string;
+  /** A rule above the lines (a pane under a list); a pane beside one has none. */
+  rule?: boolean;
+  /** When cut, keep the end of an output block (its last rows say why a run failed). */
+  tail?: boolean;
 }
 
-/** A pane of `height` rows under a list: a rule, then as many lines as fit. */
-export function Detail({ lines, height, hint }: DetailProps) {
+/** The rows a pane of `room` rows shows, and how many it leaves out. */
+export function paneRows(rows: DetailLine[], room: number, tail: boolean): { shown: DetailLine[]; left: number } {
+  if (rows.length <= room) return { shown: rows, left: 0 };
+  const keep = Math.max(0, room - 1);
+  const block = tail ? rows.findIndex((r) => r.fromBlock) : -1;
+  if (block < 0 || block >= keep) return { shown: rows.slice(0, keep), left: rows.length - keep };
+  // The rows before the output, then its last rows.
+  const end = Math.max(1, keep - block);
+  return { shown: [...rows.slice(0, block), ...rows.slice(rows.length - end)], left: rows.length - block - end };
+}
+
+/** A pane of `height` rows beside or under a list: a rule, then as many lines as fit. */
+export function Detail({ lines, height, hint, rule = true, tail = false }: DetailProps) {
   const { theme, width } = useUi();
   if (height <= 0) return null;
   const labelW = labelWidth(lines);
   const valueW = Math.max(1, width - labelW);
   const rows = layoutDetail(lines, valueW);
-  const room = Math.max(0, height - 1);
-  const cut = rows.length > room;
-  const shown = cut ? rows.slice(0, Math.max(0, room - 1)) : rows;
+  const room = Math.max(0, height - (rule ? 1 : 0));
+  const { shown, left } = paneRows(rows, room, tail);
   return (
     <Box flexDirection="column" height={height}>
-      <Text color={theme.tone("muted")}>{"─".repeat(Math.max(0, width))}</Text>
+      {rule ? <Text color={theme.tone("muted")}>{"─".repeat(Math.max(0, width))}</Text> : null}
       {shown.map((l, i) => (
         <Row key={i} line={l} labelW={labelW} valueW={valueW} />
       ))}
-      {cut && room > 0 ? <Text color={theme.tone("muted")}>{fit(`(${rows.length - shown.length} more rows; ${hint ?? "enter shows all"})`, width)}</Text> : null}
+      {left > 0 && room > 0 ? <Text color={theme.tone("muted")}>{fit(`(${left} more rows; ${hint ?? "enter shows all"})`, width)}</Text> : null}
     </Box>
   );
 }

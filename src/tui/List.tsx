@@ -14,16 +14,20 @@ export interface ListProps<T> {
   empty?: string;
   /** Rows hidden by a filter or the unmet-only toggle, said on the position line. */
   hidden?: number;
+  /** What brings hidden rows back (`esc clears the filter`, `u shows everything`). */
+  unhide?: string;
+  /** Told the first visible index after each render (mouse clicks map rows to items). */
+  onWindow?: (start: number) => void;
 }
 
-export function List<T>({ items, selected, height, row, empty, hidden = 0 }: ListProps<T>) {
+export function List<T>({ items, selected, height, row, empty, hidden = 0, unhide, onWindow }: ListProps<T>) {
   const { theme, width } = useUi();
   const start = useRef(0);
   if (height <= 0) return null;
   if (items.length === 0) {
     return (
       <Box height={height}>
-        <Text color={theme.tone("muted")}>{fit(`${empty ?? "(nothing here)"}${hidden ? ` (${hidden} hidden by the filter: esc or u)` : ""}`, width)}</Text>
+        <Text color={theme.tone("muted")}>{fit(`${empty ?? "(nothing here)"}${hidden ? ` (${hidden} hidden: ${unhide ?? "esc clears the filter"})` : ""}`, width)}</Text>
       </Box>
     );
   }
@@ -32,6 +36,7 @@ export function List<T>({ items, selected, height, row, empty, hidden = 0 }: Lis
   const positionLine = (items.length > height || hidden > 0) && height >= 3;
   const rows = positionLine ? height - 1 : height;
   start.current = scrollWindow(start.current, selected, items.length, rows);
+  onWindow?.(start.current);
   const visible = items.slice(start.current, start.current + rows);
   return (
     <Box flexDirection="column" height={height}>

@@ -17,10 +17,6 @@ export function useUi(): Ui {
   return useContext(UiContext);
 }
 
-export function useTheme(): Theme {
-  return useContext(UiContext).theme;
-}
-
 /** Provide a theme and a box; fields left out keep the enclosing ones. */
 export function UiProvider({ theme, width, height, children }: Partial<Ui> & { children: ReactNode }) {
   const outer = useContext(UiContext);

@@ -1,11 +1,11 @@
 // The gate detail view (enter on a gate): everything about one gate in full: its CHECK,
 // EXPECT and CWD, what its approval binds and whether one is on record, the whole evidence
 // line, and the tail of its last run's output (from `kbz check` or the dashboard).
-import type { LastRun } from "../io/check/lastrun.ts";
+import type { LastRun } from "../ops/dashboardActs.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { unmetReason } from "../core/ledger/state.ts";
 import type { GateView } from "../core/snapshot.ts";
-import type { GateApproval } from "./approvals.ts";
+import type { GateApproval } from "../ops/dashboardActs.ts";
 import type { DetailLine } from "./Detail.tsx";
 import { GATE_LABEL, GATE_TONE } from "./theme.ts";
 
@@ -15,12 +15,19 @@ export interface ProbeShown {
   tone: "ok" | "bad" | "warn" | "info";
 }
 
+/** `FAILED (exit 3)`, `STALE: …`, `MET`: the state as the list and `kbz status` name it. */
+export function stateText(v: GateView): string {
+  if (v.state === "failed") return `FAILED (${v.reason ?? "last run"})`;
+  const why = v.reason ?? unmetReason(v.state);
+  return `${GATE_LABEL[v.state]}${why ? `: ${why}` : ""}`;
+}
+
 export function gateFullLines(v: GateView, display: string, approval: GateApproval | { problem: string } | null, last: LastRun | null, probe: ProbeShown | null = null): DetailLine[] {
   const g = v.gate;
   const runnable = isRunnable(g);
   const lines: DetailLine[] = [
     { label: "gate", value: `${v.qid}  ${g.title}`, wrap: true },
-    { label: "state", value: `${GATE_LABEL[v.state]}${unmetReason(v.state) ? `: ${unmetReason(v.state)}` : ""}`, tone: GATE_TONE[v.state], wrap: true },
+    { label: "state", value: stateText(v), tone: GATE_TONE[v.state], wrap: true },
     { label: "ledger", value: `${display}:${g.line}  ${runnable ? "runnable (r runs it, R re-verifies)" : "manual (s signs it with evidence)"}`, wrap: true },
   ];
   if (probe) lines.push({ label: "probe", value: probe.line, tone: probe.tone, wrap: true });

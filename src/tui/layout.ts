@@ -22,8 +22,3 @@ export function splitPane(height: number, count: number, want: number): Split {
   if (detail < MIN_DETAIL) detail = 0;
   return { list: h - detail, detail };
 }
-
-/** Rows of chrome a pane can afford: the optional lines go first when the pane is short. */
-export function chromeRows(height: number, wanted: number, keepForList = 3): number {
-  return Math.max(0, Math.min(wanted, height - keepForList));
-}

@@ -1,9 +1,15 @@
 // One model of what the dashboard shows, derived once per load: every panel reads its leaf
 // states from here (so Queue and Graph never disagree), and every list is an array of items
 // with stable ids, filtered the same way (`/` text, unmet-only).
-import type { DashData } from "./load.ts";
-import { leafView, type PlanView } from "./plan.ts";
+import type { PlanRow } from "../core/plan/table.ts";
+import type { WaveView } from "../core/schedule/snapshot.ts";
+import type { DashData } from "../ops/dashboard.ts";
+import type { PlanView } from "../ops/dashboardPlan.ts";
 import type { LeafView } from "./theme.ts";
+import { gateRows, type GateRowItem } from "./panels/Gates.tsx";
+import { failedByLeaf, graphRows, type LeafItem } from "./panels/Graph.tsx";
+import { logLines, type LogLine } from "./panels/Log.tsx";
+import { queueItems, type QueueItem } from "./panels/Queue.tsx";
 
 /** The leaf states every panel shows: PLAN.md's state, `returned` from dispatch.json. */
 export function leafStates(view: PlanView | null): Map<string, LeafView> {
@@ -63,4 +69,68 @@ export function leafGateCount(data: DashData, id: string): { met: number; all: n
     if (g.state === "met") met++;
   }
   return { met, all };
+}
+
+/** The last wave in dispatch.json order that started (or declared) a leaf, with the agent handle it was started as. */
+export function lastStartInWaveOrder(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
+  let found: { wave: WaveView; handle: string; returned: boolean } | null = null;
+  for (const w of waves) {
+    const s = w.started.get(`leaf-${id}`);
+    if (s) found = { wave: w, handle: s.handle, returned: w.returned.has(`leaf-${id}`) };
+    else if (w.leaves.includes(`leaf-${id}`) && !found) found = { wave: w, handle: "", returned: false };
+  }
+  return found;
+}
+
+export function leafView(row: PlanRow, waves: WaveView[]): LeafView {
+  switch (row.state) {
+    case "VERIFIED":
+      return "verified";
+    case "ABANDONED":
+      return "abandoned";
+    case "IN-FLIGHT":
+      return lastStartInWaveOrder(waves, row.id)?.returned ? "returned" : "in-flight";
+    case "READY":
+      return "ready";
+    case "WAITING":
+      return "waiting";
+  }
+}
+
+/** Everything the panels list, derived once per loaded view. */
+export interface Model {
+  states: Map<string, LeafView>;
+  dependents: Map<string, string[]>;
+  gates: GateRowItem[];
+  leaves: LeafItem[];
+  queue: QueueItem[];
+  log: LogLine[];
+  /** Each leaf's failed gates (the Graph marks them). */
+  failed: Map<string, string[]>;
+  /** The Graph's id column: the longest leaf id (at most 12 columns). */
+  leafIdWidth: number;
+}
+
+export const EMPTY_MODEL: Model = { states: new Map(), dependents: new Map(), gates: [], leaves: [], queue: [], log: [], failed: new Map(), leafIdWidth: 4 };
+
+/** The model of a view; `prev` lends the parts whose input did not change (a big scope's 50,000 gate rows). */
+export function buildModel(data: DashData | null, prev: { data: DashData | null; model: Model } | null): Model {
+  if (!data) return EMPTY_MODEL;
+  const same = prev?.data;
+  const gates = same && same.snapshot === data.snapshot ? prev!.model.gates : gateRows(data.snapshot);
+  const log = same && same.log === data.log ? prev!.model.log : logLines(data.log);
+  const states = leafStates(data.plan);
+  const leaves = graphRows(data.plan, states);
+  let idW = 4;
+  for (const l of leaves) if (l.row.id.length > idW) idW = l.row.id.length;
+  return {
+    states,
+    dependents: dependentsOf(data.plan),
+    gates,
+    leaves,
+    queue: queueItems(data.plan, states),
+    log,
+    failed: failedByLeaf(data),
+    leafIdWidth: Math.min(12, idW + 1),
+  };
 }

@@ -3,7 +3,17 @@
 import { render } from "ink";
 import { App, type AppProps } from "./App.tsx";
 
+/** SGR mouse reports on (clicks and the wheel), and off again however the dashboard ends. */
+const MOUSE_ON = "\u001b[?1000h\u001b[?1006h";
+const MOUSE_OFF = "\u001b[?1000l\u001b[?1006l";
+
 export async function runDashboard(props: AppProps): Promise<0> {
+  const mouse = process.stdout.isTTY && process.stdin.isTTY;
+  const off = () => {
+    if (mouse) process.stdout.write(MOUSE_OFF);
+  };
+  if (mouse) process.stdout.write(MOUSE_ON);
+  process.once("exit", off);
   const instance = render(<App {...props} />, {
     exitOnCtrlC: false, // q and ctrl-c are handled by the app so the watcher closes first
     patchConsole: true,
@@ -12,6 +22,11 @@ export async function runDashboard(props: AppProps): Promise<0> {
     maxFps: 20,
   });
   // Under Bun the process may end right after render() unless we wait (ecosystem docs/formats.md#check-run).
-  await instance.waitUntilExit();
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    off();
+    process.removeListener("exit", off);
+  }
   return 0;
 }

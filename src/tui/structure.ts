@@ -1,6 +1,6 @@
 // What the graph shows of the structure registry: a split parent's children and the worker
 // reports still pending on a leaf (docs/formats.md#handoff). Pure: the scheduler snapshot and advice in.
-import type { PlanView } from "./plan.ts";
+import type { PlanView } from "../ops/dashboardPlan.ts";
 
 export interface StructureNote {
   children: string[]; // the split's children when this leaf is an integration parent

@@ -28,6 +28,7 @@ export function makeTheme(env: Record<string, string | undefined> = process.env)
 export const GATE_TONE: Record<GateState, Tone> = {
   met: "ok",
   unmet: "bad",
+  failed: "bad",
   "stale-unmet": "warn",
   "unmet-no-evidence": "warn",
   abandoned: "accent",
@@ -36,9 +37,20 @@ export const GATE_TONE: Record<GateState, Tone> = {
 export const GATE_LABEL: Record<GateState, string> = {
   met: "MET",
   unmet: "UNMET",
+  failed: "FAILED",
   "stale-unmet": "STALE",
   "unmet-no-evidence": "NO-EVIDENCE",
   abandoned: "ABANDONED",
+};
+
+/** The state column below 80 columns: one glyph each. */
+export const GATE_GLYPH: Record<GateState, string> = {
+  met: "✓",
+  unmet: "·",
+  failed: "✗",
+  "stale-unmet": "~",
+  "unmet-no-evidence": "?",
+  abandoned: "⚑",
 };
 
 /** Leaf states shown on the graph: the PLAN states plus `returned` from dispatch.json. */

@@ -520,7 +520,9 @@ describe("--json", () => {
     expect(j.verdict).toBe("unmet");
     expect(j.exit).toBe(1);
     expect(j.counts).toMatchObject({ gates: 3, met: 2, unmet: 1, abandoned: 0, ran: 3, passed: 2, failed: 1, stale: 0 });
-    expect(j.gates.map((g: any) => g.state)).toEqual(["met", "unmet", "met"]);
+    // Failed is a state (issue 31): the failed run's gate reads `failed`, its reason how it ended.
+    expect(j.gates.map((g: any) => g.state)).toEqual(["met", "failed", "met"]);
+    expect(j.gates[1].reason).toBe("exit 3");
     expect(j.runs[1]).toMatchObject({ qid: "GATES:G2", ok: false, exit: 3, matched: false, error: null, bytes: 2, writeback: "unchanged" });
     expect(j.runs[0].outputSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(j.approvals.recorded.length).toBe(3);

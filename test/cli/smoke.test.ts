@@ -27,8 +27,9 @@ describe("compiled binary smoke test", () => {
     expect(fs.existsSync(path.join(dir, "node_modules"))).toBe(false);
   });
 
-  test("--version prints the package version", () => {
-    expect(run(["--version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  test("--version prints the package version and the target it was built for", () => {
+    const target = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+    expect(run(["--version"])).toEqual({ code: 0, stdout: `${pkg.version} ${target}\n`, stderr: "" });
   });
 
   test("status runs from the copy and ignores .env and bunfig.toml in the working directory", () => {

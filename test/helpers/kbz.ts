@@ -5,7 +5,8 @@ import * as path from "node:path";
 import { createHash } from "node:crypto";
 
 export const REPO = path.resolve(import.meta.dir, "../..");
-export const BIN = path.join(REPO, "dist", "kbz");
+/** The binary under test; KBZ_TEST_BIN runs the same tests against another build (an old one, to prove a test fails there). */
+export const BIN = process.env.KBZ_TEST_BIN || path.join(REPO, "dist", "kbz");
 export const FIXTURES = path.join(REPO, "test", "fixtures");
 
 export interface RunResult {

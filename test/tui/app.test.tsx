@@ -60,9 +60,24 @@ describe("dashboard shell", () => {
     await press(r, "h", "h");
     expect(frame(r)).toContain("GATES:I1");
     await press(r, "?");
-    expect(frame(r)).toContain("Keys (esc or ? closes)");
+    expect(frame(r)).toContain("Keys: enter runs the selected one");
     await press(r, KEY.escape);
-    expect(frame(r)).not.toContain("Keys (esc or ? closes)");
+    expect(frame(r)).not.toContain("Keys: enter runs the selected one");
+  });
+
+  test("the grouped ? help runs the selected key with enter", async () => {
+    const demo = writeDemoFolder(tempDir());
+    const r = await renderAt(<App root={demo.root} scope={null} theme={plain} watch={false} />, 100, 40);
+    await press(r, "?");
+    const help = frame(r);
+    expect(help).toMatch(/^Gates\s+enter/m);
+    expect(help).toMatch(/^everywhere\s+esc/m);
+    const rows = help.split("\n").slice(3);
+    const at = rows.findIndex((l) => /^\s*u\s+only what is not done/.test(l) || /\su\s+only what is not done/.test(l));
+    expect(at).toBeGreaterThan(0);
+    await press(r, ...Array.from({ length: at }, () => "j"), KEY.enter);
+    expect(frame(r)).toContain("showing only what is not done");
+    expect(frame(r)).not.toContain("Keys: enter runs");
   });
 
   test("j/k and arrows move the selection and the detail follows it", async () => {

@@ -1,18 +1,18 @@
-// The approval flow on the dashboard: `a` records consent for exactly the selected oracle and
-// runs it; `d` declines and nothing runs.
+// The approval flow on the dashboard: `a` shows the whole oracle and asks `y`; `y` records consent
+// for exactly the oracle shown and runs nothing; `r` runs it; `d` declines and nothing runs.
 import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cleanup, render } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
-import { Approvals, approvalSpec } from "../../src/tui/panels/Approvals.tsx";
-import { loadApprovals, type ApprovalsView } from "../../src/tui/approvals.ts";
-import { listed } from "../../src/tui/model.ts";
-import { loadDash } from "../../src/tui/load.ts";
+import { approvalsPanel } from "../../src/tui/panels/Approvals.tsx";
+import { loadApprovals } from "../../src/ops/dashboardActs.ts";
+import type { DashData } from "../../src/ops/dashboard.ts";
+import { loadData, panelElement } from "../helpers/panel.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
-import { KEY, frame, inBox, press, renderAt, waitForFrame } from "../helpers/ink.ts";
+import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
 const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
@@ -34,9 +34,16 @@ const LEDGER = `# Gates
   EVIDENCE: pending
 `;
 
-function approvalsBox(view: ApprovalsView, selected: number, width: number, height: number) {
-  const list = listed(view.items, approvalSpec([]), "", false);
-  return inBox(<Approvals view={view} list={list} declined={[]} selected={selected} />, width, height, plain);
+function approvalsBox(data: DashData, selected: number, width: number, height: number) {
+  return panelElement(approvalsPanel, data, { selected, width, height });
+}
+
+/** Approve the selected check as a person does: a shows it whole, y confirms (nothing runs). */
+async function approve(r: Awaited<ReturnType<typeof renderAt>>, qid: string) {
+  await press(r, "a");
+  await waitForFrame(r, (f) => f.includes(`Approve ${qid} exactly as shown?`));
+  await press(r, "y");
+  await waitForFrame(r, (f) => f.includes(`approved ${qid} (given via dashboard)`));
 }
 
 function workspace() {
@@ -49,23 +56,23 @@ function workspace() {
 describe("Approvals panel", () => {
   test("lists every runnable gate without an approval, with CHECK, EXPECT, CWD, shell and PATH in full", () => {
     const { root, env } = workspace();
-    const v = loadDash({ root, scope: null, slots: 4, env });
-    if (v.kind !== "ready") throw new Error(v.kind);
-    expect(v.data.approvals.items.map((t) => t.qid)).toEqual(["GATES:G1", "GATES:G2"]);
-    const f = render(approvalsBox(v.data.approvals, 0, 80, 20)).lastFrame() ?? "";
+    const data = loadData(root, null, 4, env);
+    expect(data.approvals.items.map((t) => t.qid)).toEqual(["GATES:G1", "GATES:G2"]);
+    const f = render(approvalsBox(data, 0, 80, 20)).lastFrame() ?? "";
     expect(f).toMatch(/APPROVE\?\s+GATES:G1\s+touch ran-g1/);
-    expect(f).toContain("CHECK  touch ran-g1 && echo BUILD_OK");
-    expect(f).toContain("EXPECT BUILD_OK");
-    expect(f).toContain(`CWD    ${root}`);
-    expect(f).toContain("shell  /bin/sh");
-    expect(f).toContain("PATH   /usr/bin:/bin");
+    expect(f).toContain("CHECK   touch ran-g1 && echo BUILD_OK");
+    expect(f).toContain("EXPECT  BUILD_OK");
+    expect(f).toContain(`CWD     ${root}`);
+    expect(f).toContain("shell   /bin/sh");
+    expect(f).toContain("env     PATH=/usr/bin:/bin");
+    expect(f).toContain("changed never approved before");
   });
 
   test("a very long PATH is shown in full over several rows", () => {
     const { root, env } = workspace();
     const long = Array.from({ length: 12 }, (_, i) => `/opt/tool-${i}/bin`).join(":");
-    const view = loadApprovals(loadOk(root, { ...env, PATH: long }), { ...env, PATH: long });
-    const f = render(approvalsBox(view, 0, 80, 22)).lastFrame() ?? "";
+    const data = loadData(root, null, 4, { ...env, PATH: long });
+    const f = render(approvalsBox(data, 0, 80, 22)).lastFrame() ?? "";
     expect(f.replace(/\n\s*/g, "")).toContain(long);
   });
 
@@ -78,9 +85,7 @@ describe("Approvals panel", () => {
 });
 
 function loadOk(root: string, env: Record<string, string | undefined>) {
-  const v = loadDash({ root, scope: null, slots: 4, env });
-  if (v.kind !== "ready") throw new Error(v.kind);
-  return v.data.snapshot;
+  return loadData(root, null, 4, env).snapshot;
 }
 
 describe("approval detail on a small terminal", () => {
@@ -97,21 +102,50 @@ describe("approval detail on a small terminal", () => {
 });
 
 describe("approval flow", () => {
-  test("a approves the selected check, runs it, and the gate turns met; the other stays unapproved and unrun", async () => {
+  test("a shows the whole oracle and asks y; y records the approval of exactly that oracle and runs nothing; r runs it", async () => {
     const { root, env, store } = workspace();
+    const before = fs.readFileSync(path.join(root, "GATES.md"), "utf8");
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
     expect(frame(r)).toContain("UNMET: 3 (met: 0)");
     await press(r, "a");
-    const f = await waitForFrame(r, (f) => f.includes("UNMET: 2 (met: 1)"));
-    expect(f).toContain("GATES:G1 passed");
+    let f = await waitForFrame(r, (f) => f.includes("Approve GATES:G1 exactly as shown?"));
+    expect(f).toContain("CHECK   touch ran-g1 && echo BUILD_OK");
+    expect(f).toMatch(/approve GATES:G1\? y yes · n no/);
+    await press(r, "y");
+    f = await waitForFrame(r, (f) => f.includes("approved GATES:G1 (given via dashboard); r runs it"));
     expect(f).not.toMatch(/APPROVE\?\s+GATES:G1/);
     expect(f).toMatch(/APPROVE\?\s+GATES:G2/);
+    await Bun.sleep(200);
+    expect(fs.existsSync(path.join(root, "ran-g1"))).toBe(false);
+    expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toBe(before);
+    expect(fs.readdirSync(store).filter((n) => n.endsWith(".json")).length).toBe(1);
+    await press(r, "3", "r");
+    f = await waitForFrame(r, (f) => f.includes("UNMET: 2 (met: 1)"));
     expect(fs.existsSync(path.join(root, "ran-g1"))).toBe(true);
     expect(fs.existsSync(path.join(root, "ran-g2"))).toBe(false);
-    expect(fs.readdirSync(store).filter((n) => n.endsWith(".json")).length).toBe(1);
     const text = fs.readFileSync(path.join(root, "GATES.md"), "utf8");
     expect(text).toMatch(/- \[x\] G1: the build prints its banner\n  CHECK: .*\n  EXPECT: BUILD_OK\n  EVIDENCE: automatic-evidence=v1; /);
     expect(text).toContain("- [ ] G2: the linter is clean");
+  });
+
+  test("any key but y cancels the confirmation: nothing is recorded", async () => {
+    const { root, env, store } = workspace();
+    const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
+    await press(r, "a");
+    await waitForFrame(r, (f) => f.includes("Approve GATES:G1 exactly as shown?"));
+    await press(r, "x");
+    const f = await waitForFrame(r, (f) => f.includes("not approved: nothing was recorded"));
+    expect(f).toMatch(/APPROVE\?\s+GATES:G1/);
+    expect(fs.readdirSync(store).filter((n) => n.endsWith(".json"))).toEqual([]);
+  });
+
+  test("r in Approvals never runs an unapproved check: it says a approves first", async () => {
+    const { root, env } = workspace();
+    const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
+    await press(r, "r");
+    await waitForFrame(r, (f) => f.includes("GATES:G1 is not approved yet: a approves it (y confirms), then r runs it"));
+    await Bun.sleep(200);
+    expect(fs.existsSync(path.join(root, "ran-g1"))).toBe(false);
   });
 
   test("d declines: the gate stays unmet, no approval is recorded and the check never runs", async () => {
@@ -129,14 +163,16 @@ describe("approval flow", () => {
     expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toBe(before);
   });
 
-  test("a failing check is approved and run but the gate stays unmet, with the failure in the footer", async () => {
+  test("a failing check, approved then run, reads FAILED with the failure in the footer", async () => {
     const root = tempDir();
     writeTree(root, { "GATES.md": "- [ ] G1: prints OK\n  CHECK: echo NOPE\n  EXPECT: OK_TOKEN\n  EVIDENCE: pending\n" });
     const env = checkEnv();
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
-    await press(r, "a");
-    const f = await waitForFrame(r, (f) => f.includes("GATES:G1 failed"));
+    await approve(r, "GATES:G1");
+    await press(r, "3", "r");
+    const f = await waitForFrame(r, (f) => f.includes("GATES:G1 failed") && f.includes("FAILED"));
     expect(f).toContain("UNMET: 1 (met: 0)");
+    expect(f).toMatch(/FAILED \(EXPECT not matched\)/);
   });
 });
 
@@ -144,7 +180,8 @@ describe("running from the Gates panel", () => {
   test("L runs the approved checks of the selected ledger; an unapproved one is not run", async () => {
     const { root, env } = workspace();
     const first = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
-    await press(first, "a");
+    await approve(first, "GATES:G1");
+    await press(first, "3", "r");
     await waitForFrame(first, (f) => f.includes("UNMET: 2 (met: 1)"));
     first.unmount();
     // Un-tick G1 by hand: approved, so r runs it again; G2 is not approved, so it does not run.
@@ -163,9 +200,12 @@ describe("running from the Gates panel", () => {
   test("r runs just the selected gate: the other approved gate of its ledger does not run", async () => {
     const { root, env } = workspace();
     const first = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
-    await press(first, "j", "a");
-    await waitForFrame(first, (f) => f.includes("UNMET: 2 (met: 1)") && !/APPROVE\?\s+GATES:G2/.test(f));
-    await press(first, "a");
+    await press(first, "j");
+    await approve(first, "GATES:G2");
+    await approve(first, "GATES:G1");
+    await press(first, "3", "r");
+    await waitForFrame(first, (f) => f.includes("UNMET: 2 (met: 1)"));
+    await press(first, "j", "r");
     await waitForFrame(first, (f) => f.includes("UNMET: 1 (met: 2)"));
     first.unmount();
     const text = fs.readFileSync(path.join(root, "GATES.md"), "utf8").replace("- [x] G1", "- [ ] G1").replace("- [x] G2", "- [ ] G2");
@@ -182,11 +222,12 @@ describe("running from the Gates panel", () => {
   test("R re-verifies: a met gate runs again", async () => {
     const { root, env } = workspace();
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
-    await press(r, "a");
+    await approve(r, "GATES:G1");
+    await press(r, "3", "r");
     await waitForFrame(r, (f) => f.includes("UNMET: 2 (met: 1)"));
     fs.rmSync(path.join(root, "ran-g1"));
-    await press(r, "3", "R");
-    await waitForFrame(r, (f) => f.includes("GATES:G1 passed") && !f.includes("running"));
+    await press(r, "R");
+    await waitForFrame(r, (f) => f.includes("GATES:G1 passed") && !f.includes(" RUN "));
     expect(fs.existsSync(path.join(root, "ran-g1"))).toBe(true);
   });
 });

@@ -37,9 +37,11 @@ describe("gate detail view", () => {
   test("enter shows CHECK, EXPECT, CWD, the approval's bindings, the evidence and the last run's output", async () => {
     const { root, env } = workspace();
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />, 100, 40);
-    await press(r, "a");
+    await press(r, "a", "y");
+    await waitForFrame(r, (f) => f.includes("approved GATES:G1"));
+    await press(r, "3", "r");
     await waitForFrame(r, (f) => f.includes("GATES:G1 failed"));
-    await press(r, "3", KEY.enter);
+    await press(r, KEY.enter);
     const f = await waitForFrame(r, (s) => s.includes("broken at line 7"));
     expect(f).toMatch(/Gate GATES:G1\ngate\s+GATES:G1  the widget builds/);
     expect(f).toMatch(/CHECK\s+printf 'step %s\\n' one two three/);
@@ -47,25 +49,28 @@ describe("gate detail view", () => {
     expect(f).toMatch(new RegExp(`CWD\\s+${root.replace(/[/.]/g, "\\$&")}`));
     expect(f).toMatch(/approval\s+approved for exactly these bindings/);
     expect(f).toMatch(/PATH\s+\/usr\/bin:\/bin/);
+    expect(f).toMatch(/state\s+FAILED \(exit 3\)/);
     expect(f).toMatch(/last run\s+failed: exit 3/);
     // stdout, then stderr (the canonical output joins them with a newline).
     expect(f).toMatch(/output\s+step one\n\s+step two\n\s+step three\n\s*\n\s+broken at line 7/);
     // Back to the list, same gate selected.
     await press(r, KEY.escape);
-    expect(frame(r)).toMatch(/› UNMET\s+GATES:G1/);
+    expect(frame(r)).toMatch(/› FAILED \(exit 3\)\s+GATES:G1/);
   });
 
-  test("a manual gate is signed with typed evidence; a runnable one says r runs it", async () => {
+  test("a manual gate is signed with typed evidence; a runnable one is not offered s", async () => {
     const { root, env } = workspace();
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} watch={false} />, 100, 24);
+    expect(frame(r)).not.toContain("s sign");
     await press(r, "s");
-    expect(frame(r)).toContain("GATES:G1 has a CHECK: r runs it");
+    expect(frame(r)).toContain("s sign is not for this item");
+    expect(frame(r)).not.toContain("evidence for");
     await press(r, "j", "s");
     expect(frame(r)).toContain("evidence for GATES:G2:");
     // Letters are text here: q, j and a do not quit, move or approve.
     await press(r, "read the copy, q and j included");
     await press(r, KEY.enter);
-    await waitForFrame(r, (f) => f.includes("signed GATES:G2") && f.includes("UNMET: 1 (met: 2)"));
+    await waitForFrame(r, (f) => f.includes("signed GATES:G2 (given via dashboard)") && f.includes("UNMET: 1 (met: 2)"));
     expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toContain("- [x] G2: copy reviewed\n  EVIDENCE: read the copy, q and j included\n");
     // esc cancels without writing.
     await press(r, "k", "j", "j", "s", "x", KEY.escape);
@@ -84,15 +89,20 @@ describe("list tools", () => {
     expect(f).not.toContain("GATES:G1 ");
     expect(f).toContain("2 hidden");
     await press(r, KEY.enter);
-    expect(frame(r)).toContain("/copy  enter detail");
-    await press(r, "/", KEY.escape);
+    expect(frame(r)).toMatch(/\/copy  enter detail .*esc back/);
+    // esc clears a kept filter (and says so where the list is empty).
+    await press(r, KEY.escape);
+    expect(frame(r)).toContain("GATES:G1 ");
+    await press(r, "/", "z", "z", "z", KEY.enter);
+    expect(frame(r)).toContain("3 hidden: esc clears the filter /zzz");
+    await press(r, KEY.escape);
     expect(frame(r)).toContain("GATES:G1 ");
     await press(r, "u");
     f = frame(r);
     expect(f).not.toContain("GATES:G3");
     expect(f).toContain("showing only what is not done");
     await press(r, "j");
-    expect(frame(r)).toContain("[unmet only]");
+    expect(frame(r)).toContain("[unmet]");
     await press(r, "u");
     expect(frame(r)).toContain("GATES:G3");
   });

@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { cleanup, render } from "ink-testing-library";
-import { GATE_SPEC, Gates, gateRows } from "../../src/tui/panels/Gates.tsx";
-import { LOG_SPEC, Log, logLines } from "../../src/tui/panels/Log.tsx";
-import { listed } from "../../src/tui/model.ts";
-import { inBox } from "../helpers/ink.ts";
-import { loadDash, type DashData } from "../../src/tui/load.ts";
+import { gatesPanel } from "../../src/tui/panels/Gates.tsx";
+import { logPanel } from "../../src/tui/panels/Log.tsx";
+import type { DashData } from "../../src/ops/dashboard.ts";
 import { makeTheme } from "../../src/tui/theme.ts";
+import { loadData, panelElement } from "../helpers/panel.tsx";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 
 const plain = makeTheme({ NO_COLOR: "1" });
@@ -14,14 +13,12 @@ afterEach(() => cleanup());
 function dataFor(files: Record<string, string>, scope: string | null = null): DashData {
   const root = tempDir();
   writeTree(root, files);
-  const v = loadDash({ root, scope, slots: 4, env: process.env });
-  if (v.kind !== "ready") throw new Error(`expected a ready view, got ${v.kind}`);
-  return v.data;
+  return loadData(root, scope);
 }
 
-function gatesFrame(data: DashData, selected = 0, height = 20, running: { qid: string; startedAt: number }[] = [], now = 0) {
-  const list = listed(gateRows(data.snapshot), GATE_SPEC, "", false);
-  return render(inBox(<Gates data={data} list={list} selected={selected} running={running} now={now} />, 80, height, plain)).lastFrame() ?? "";
+function gatesFrame(data: DashData, selected = 0, height = 20, running: { qid: string; startedAt: number; output?: string }[] = [], now = 0, width = 80) {
+  const state = { running: running.map((r) => ({ output: "", ...r })) };
+  return render(panelElement(gatesPanel, data, { selected, height, width, state, now })).lastFrame() ?? "";
 }
 
 const LEDGER = `# Gates
@@ -61,9 +58,23 @@ describe("Gates panel", () => {
     expect(f).toContain("checked but automatic evidence is stale or unbound");
   });
 
-  test("a running check has a live line with its elapsed time", () => {
-    const f = gatesFrame(dataFor({ "GATES.md": LEDGER }), 0, 20, [{ qid: "GATES:G1", startedAt: 1000 }], 3500);
-    expect(f).toContain("running GATES:G1  2.5s");
+  test("a running check shows on its own row (spinner, elapsed) and its output streams into the detail", () => {
+    const f = gatesFrame(dataFor({ "GATES.md": LEDGER }), 0, 20, [{ qid: "GATES:G1", startedAt: 1000, output: "compiling step 3\n" }], 3500);
+    expect(f).toMatch(/› \S RUN 2\.5s\s+GATES:G1\s+parser accepts the sample/);
+    // The list does not shift: the running gate keeps its row, the others theirs.
+    expect(f.split("\n")[1]).toMatch(/MET\s+GATES:G2/);
+    expect(f).toMatch(/output\s+compiling step 3/);
+  });
+
+  test("failed is a state: FAILED (exit 3) in the list and the detail, a glyph below 80 columns", () => {
+    const data = dataFor({ "GATES.md": LEDGER });
+    const g3 = data.snapshot.gates.find((g) => g.qid === "GATES:G3")!;
+    // What the reader makes of an unchecked gate whose last run failed (io/check/failures.ts).
+    Object.assign(g3, { state: "failed", reason: "exit 3" });
+    const wide = gatesFrame(data, 2, 20, [], 0, 120);
+    expect(wide).toMatch(/› FAILED \(exit 3\)\s+GATES:G3/);
+    expect(wide).toMatch(/state\s+FAILED \(exit 3\)/);
+    expect(gatesFrame(data, 2, 20, [], 0, 60)).toMatch(/› ✗ GATES:G3 +docs updated/);
   });
 
   test("an invalid ledger is listed with file, line and message", () => {
@@ -93,7 +104,8 @@ describe("Gates panel", () => {
 });
 
 function logBox(log: { file: string | null; lines: string[]; problem: string | null }, selected: number, width: number, height: number) {
-  return inBox(<Log log={log} list={listed(logLines(log), LOG_SPEC, "", false)} selected={selected} />, width, height, plain);
+  const data = { ...dataFor({ "GATES.md": "# G\n\n- [ ] G1: x\n  EVIDENCE: pending\n" }), log };
+  return panelElement(logPanel, data, { selected, width, height });
 }
 
 describe("Gates panel counts", () => {
@@ -136,6 +148,9 @@ describe("Log panel", () => {
     expect(f).toContain("event 299");
     expect(f).not.toContain("event 280 ");
     expect(f).toContain("of 300");
+    // Times of day, HH:MM:SS, at every width (issue 31).
+    expect(f).toMatch(/› \d\d:\d\d:\d\d event 299/);
+    expect(f).not.toContain("2026-12-02T");
   });
 
   test("outside a scope it says there is no status log", () => {

@@ -3,25 +3,24 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { cleanup, render } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
-import { Graph, LEAF_SPEC, graphRows as rowsWith } from "../../src/tui/panels/Graph.tsx";
-import { QUEUE_SPEC, Queue, queueItems as itemsWith } from "../../src/tui/panels/Queue.tsx";
-import { dependentsOf, leafStates, listed } from "../../src/tui/model.ts";
-import type { PlanView } from "../../src/tui/plan.ts";
-import { loadDash, type DashData } from "../../src/tui/load.ts";
+import { graphPanel, graphRows as rowsWith } from "../../src/tui/panels/Graph.tsx";
+import { queuePanel, queueItems as itemsWith } from "../../src/tui/panels/Queue.tsx";
+import { leafStates } from "../../src/tui/model.ts";
+import type { PlanView } from "../../src/ops/dashboardPlan.ts";
+import type { DashData } from "../../src/ops/dashboard.ts";
+import { loadData, panelElement } from "../helpers/panel.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { driveOnce, newDriverState } from "../../src/demo/driver.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
-import { KEY, frame, inBox, press, renderAt, waitForFrame } from "../helpers/ink.ts";
+import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
 
 const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
 
 function load(root: string, scope: string | null = null, slots = 3): DashData {
-  const v = loadDash({ root, scope, slots, env: checkEnv() });
-  if (v.kind !== "ready") throw new Error(`expected ready, got ${v.kind}`);
-  return v.data;
+  return loadData(root, scope, slots, checkEnv());
 }
 
 // The panels as the App derives them: leaf states from the one model.
@@ -29,14 +28,11 @@ const graphRows = (plan: PlanView | null) => rowsWith(plan, leafStates(plan));
 const queueItems = (plan: PlanView | null) => itemsWith(plan, leafStates(plan));
 
 function graphFrame(data: DashData, selected = 0, height = 20) {
-  const list = listed(graphRows(data.plan), LEAF_SPEC, "", false);
-  const el = <Graph data={data} list={list} selected={selected} states={leafStates(data.plan)} dependents={dependentsOf(data.plan)} />;
-  return render(inBox(el, 80, height, plain)).lastFrame() ?? "";
+  return render(panelElement(graphPanel, data, { selected, height })).lastFrame() ?? "";
 }
 
 function queueFrame(data: DashData, selected = 0) {
-  const list = listed(queueItems(data.plan), QUEUE_SPEC, "", false);
-  return render(inBox(<Queue view={data.plan} list={list} selected={selected} slots={3} />, 80, 20, plain)).lastFrame() ?? "";
+  return render(panelElement(queuePanel, data, { selected, height: 20, slots: 3 })).lastFrame() ?? "";
 }
 
 /** Drive the demo until `ok` holds for its PLAN (a real scope mid-flight, made by core modules). */
@@ -146,7 +142,9 @@ describe("Queue panel", () => {
     expect(q).toContain("6 tasks · 3 slots · 0 active · mode orchestrated");
     expect(q).toMatch(/LAUNCH\s+1\.1\s+claim its lease/);
     expect(q).toMatch(/LAUNCH\s+1\.2\s+claim its lease/);
-    expect(q).toMatch(/WAIT\s+2\.1\s+dependencies-or-unreleased-leases: /);
+    // Queue reasons in words (issue 31), the scheduler's name kept in the full view.
+    expect(q).toMatch(/WAIT\s+2\.1\s+waits for what it needs: needs 1\.1, still ready/);
+    expect(q).not.toContain("dependencies-or-unreleased-leases");
     expect(q).toContain("claim  kbz scope claim --scope checkout --leaf leaf-1.1");
   });
 

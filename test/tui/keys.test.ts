@@ -1,7 +1,7 @@
 // The one key table: the handler, the footer and the help all read it.
 import { describe, expect, test } from "bun:test";
 import type { Key } from "ink";
-import { KEYS, PANELS, footerHints, helpRows, keyName, lookup } from "../../src/tui/keys.ts";
+import { KEYS, PANELS, fitHints, footerHints, helpRows, keyName, lookup } from "../../src/tui/keys.ts";
 
 const k = (over: Partial<Key> = {}): Key => ({
   upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
@@ -21,13 +21,13 @@ describe("key table", () => {
 
   test("the same key means what the panel or mode says; the most specific entry wins", () => {
     expect(lookup("enter", "list", "gates")?.command).toBe("open");
-    expect(lookup("r", "list", "gates")?.command).toBe("run");
+    expect(lookup("r", "list", "gates", "runnable")?.command).toBe("run");
     expect(lookup("r", "list", "graph")).toBeNull();
-    expect(lookup("o", "list", "queue")?.command).toBe("show-graph");
-    expect(lookup("o", "list", "graph")?.command).toBe("leaf-gates");
+    expect(lookup("o", "list", "queue", "queued")?.command).toBe("show-graph");
+    expect(lookup("o", "list", "graph", "leaf")?.command).toBe("leaf-gates");
     expect(lookup("enter", "detail", "gates")?.command).toBe("back");
-    expect(lookup("r", "detail", "gates")?.command).toBe("run");
-    expect(lookup("a", "detail", "approvals")?.command).toBe("approve");
+    expect(lookup("r", "detail", "gates", "runnable-met")?.command).toBe("run");
+    expect(lookup("a", "detail", "approvals", "check")?.command).toBe("approve");
     expect(lookup("enter", "pick", "gates")?.command).toBe("pick");
     expect(lookup("enter", "empty", "gates")?.command).toBe("demo");
   });
@@ -42,23 +42,46 @@ describe("key table", () => {
     expect(lookup("esc", "prompt", "gates")?.command).toBe("cancel");
   });
 
-  test("every panel has quit, help, filter and unmet-only, and its footer names only keys that work there", () => {
-    for (const p of PANELS) {
-      for (const c of ["quit", "help", "filter", "unmet", "next-panel", "down"] as const) expect(KEYS.some((d) => d.command === c && lookup(d.keys[0]!, "list", p)?.command === c)).toBe(true);
-      for (const hint of footerHints("list", p)) {
-        const key = hint.split(" ")[0]!;
-        expect(lookup(key === "S-tab" ? "shift-tab" : key, "list", p)).not.toBeNull();
-      }
-    }
-    expect(footerHints("list", "gates").slice(0, 5)).toEqual(["enter detail", "r run", "p probe", "s sign", "/ filter"]);
-    expect(footerHints("detail", "gates")).toContain("esc back");
+  test("keys that fit the item: a manual gate is offered s sign, never r run or p probe; a runnable one the reverse", () => {
+    expect(lookup("s", "list", "gates", "manual")?.command).toBe("sign");
+    expect(lookup("r", "list", "gates", "manual")).toBeNull();
+    expect(lookup("p", "list", "gates", "manual")).toBeNull();
+    expect(lookup("s", "list", "gates", "runnable")).toBeNull();
+    expect(lookup("p", "list", "gates", "runnable")).toBeNull(); // only a met gate is probed
+    expect(lookup("p", "list", "gates", "runnable-met")?.command).toBe("probe");
+    const labels = (kind: Parameters<typeof footerHints>[2]) => footerHints("list", "gates", kind).map((h) => `${h.key} ${h.label}`);
+    expect(labels("manual")).toContain("s sign");
+    expect(labels("manual")).not.toContain("r run");
+    expect(labels("runnable")).toContain("r run");
+    expect(labels("runnable")).not.toContain("s sign");
+    // m's full view keeps no gate actions in its footer.
+    expect(footerHints("message", "gates", "runnable").map((h) => h.label)).not.toContain("run");
   });
 
-  test("the help lists every entry of the table, general keys first", () => {
-    const rows = helpRows();
-    for (const d of KEYS.filter((d) => !d.where.includes("filter") && !d.where.includes("prompt"))) expect(rows.some(([, what]) => what === d.help)).toBe(true);
-    expect(rows.findIndex(([, w]) => w === "quit")).toBeLessThan(rows.findIndex(([, w]) => w.startsWith("Gates:")));
-    // No key is bound twice in one place.
-    for (const d of KEYS) for (const key of d.keys) for (const w of d.where) expect(KEYS.filter((o) => o.where.includes(w) && o.keys.includes(key)).length).toBe(1);
+  test("every panel has quit, help, filter and unmet-only; `? help · q quit` end the footer and stay when it is narrow", () => {
+    for (const p of PANELS) {
+      for (const c of ["quit", "help", "filter", "unmet", "next-panel", "down"] as const) expect(KEYS.some((d) => d.command === c && lookup(d.keys[0]!, "list", p)?.command === c)).toBe(true);
+      const hints = footerHints("list", p);
+      expect(hints.slice(-2).map((h) => `${h.key} ${h.label}`)).toEqual(["? help", "q quit"]);
+      for (const w of [15, 20, 40]) expect(fitHints(hints, w).slice(-2).map((h) => h.key)).toEqual(["?", "q"]);
+    }
+    expect(footerHints("detail", "gates").map((h) => `${h.key} ${h.label}`)).toContain("esc back");
+    expect(footerHints("list", "gates", null, false).map((h) => h.key)).not.toContain("esc");
+  });
+
+  test("the grouped help: this panel's keys first (runnable from the help when they fit), then everywhere", () => {
+    const rows = helpRows("gates", "manual");
+    expect(rows[0]!.group).toBe("Gates");
+    expect(rows.find((r) => r.keys === "s")!.run).toBe("s");
+    expect(rows.find((r) => r.keys === "r")!.run).toBeNull();
+    expect(rows.findIndex((r) => r.group === "everywhere")).toBeGreaterThan(rows.findIndex((r) => r.keys === "s"));
+    expect(rows.some((r) => r.help === "quit")).toBe(true);
+    // No key is bound twice in one place for the same kind of item.
+    for (const d of KEYS)
+      for (const key of d.keys)
+        for (const w of d.where) {
+          const same = KEYS.filter((o) => o.where.includes(w) && o.keys.includes(key) && (!o.kinds || !d.kinds || o.kinds.some((x) => d.kinds!.includes(x))));
+          expect(same.length, `${key} in ${w}`).toBe(1);
+        }
   });
 });

@@ -58,15 +58,31 @@ describe.skipIf(!usable.ok)("p probes the selected gate", () => {
     expect(fs.readdirSync(path.join(root, PROBES_DIR)).length).toBe(1); // recorded like kbz check --probe
   });
 
-  test("an unapproved probe does not run: p says approval is required, as r does", async () => {
+  test("an unapproved probe does not run: p says a person's approval is needed and lists it in Approvals", async () => {
     const { root, env } = workspace();
     fs.writeFileSync(path.join(root, "ignores.sh"), "touch probed; echo ok\n"); // would leave a marker if it ran
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />);
     await press(r, "p");
     const f = await waitForFrame(r, (f) => f.includes("not probed"));
-    expect(f).toContain("GATES:G1 not probed (approval required");
+    expect(f).toContain("GATES:G1 not probed: the probe hides 1 path(s)");
     await Bun.sleep(200);
     expect(fs.existsSync(path.join(root, "probed"))).toBe(false);
     expect(fs.existsSync(path.join(root, PROBES_DIR))).toBe(false);
   });
+
+  test("probe approvals live in the Approvals panel: a shows what it hides, y approves and probes", async () => {
+    const { root, env } = workspace();
+    const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />);
+    await press(r, "p");
+    await waitForFrame(r, (f) => f.includes("not probed"));
+    await press(r, "4");
+    let f = await waitForFrame(r, (f) => /PROBE\?\s+GATES:G1/.test(f));
+    expect(f).toMatch(/hides\s+\S*target\.txt/);
+    await press(r, "a");
+    f = await waitForFrame(r, (f) => f.includes("Approve the probe of GATES:G1?"));
+    await press(r, "y");
+    f = await waitForFrame(r, (f) => f.includes("VACUOUS GATES:G1"), 15_000);
+    expect(fs.readdirSync(path.join(root, PROBES_DIR)).length).toBe(1);
+    expect(f).not.toMatch(/PROBE\?\s+GATES:G1/);
+  }, 30_000);
 });

@@ -2,6 +2,11 @@
 import { describe, expect, test } from "bun:test";
 import { initialState, modeOf, reduce, selectedIndex, type Action, type DashState } from "../../src/tui/state.ts";
 
+// The views modeOf reads the kind of (ready is the default: no view read yet).
+const VIEW_READY = null;
+const VIEW_PICK = { kind: "pick" as const, root: "/r", scopes: ["a", "b"] };
+const VIEW_EMPTY = { kind: "empty" as const, root: "/r" };
+
 const run = (actions: Action[], s: DashState = initialState()) => actions.reduce(reduce, s);
 
 describe("dashboard reducer", () => {
@@ -53,7 +58,7 @@ describe("dashboard reducer", () => {
   test("a filter is typed, erased, kept or cleared, per list", () => {
     let s = run([{ type: "filter-start", list: "gates" }, { type: "filter-type", text: "le" }, { type: "filter-type", text: "af" }, { type: "filter-erase" }]);
     expect(s.filter.gates).toBe("lea");
-    expect(modeOf(s, "ready")).toBe("filter");
+    expect(modeOf({ ...s, view: VIEW_READY })).toBe("filter");
     s = reduce(s, { type: "filter-end", keep: true });
     expect(s.filter.gates).toBe("lea");
     expect(s.editing).toBeNull();
@@ -67,7 +72,7 @@ describe("dashboard reducer", () => {
   test("evidence is typed for one gate and ends with the prompt", () => {
     let s = run([{ type: "evidence-start", qid: "GATES:G3" }, { type: "evidence-type", text: "read it 日本" }, { type: "evidence-erase" }]);
     expect(s.editing).toEqual({ kind: "evidence", qid: "GATES:G3", text: "read it 日" });
-    expect(modeOf(s, "ready")).toBe("prompt");
+    expect(modeOf({ ...s, view: VIEW_READY })).toBe("prompt");
     s = reduce(s, { type: "evidence-end" });
     expect(s.editing).toBeNull();
   });
@@ -95,22 +100,44 @@ describe("dashboard reducer", () => {
 
   test("running checks are tracked until each finishes; busy off clears them", () => {
     let s = run([{ type: "busy", busy: true }, { type: "run-started", qid: "A", at: 1 }, { type: "run-started", qid: "B", at: 2 }, { type: "run-finished", qid: "A" }]);
-    expect(s.running).toEqual([{ qid: "B", startedAt: 2 }]);
+    expect(s.running).toEqual([{ qid: "B", startedAt: 2, output: "" }]);
     s = reduce(s, { type: "busy", busy: false });
     expect(s.running).toEqual([]);
     expect(s.busy).toBe(false);
   });
 
   test("the mode: text entry wins, then help, the picker, an empty folder, a full view, the list", () => {
-    expect(modeOf(initialState(), "ready")).toBe("list");
-    expect(modeOf(initialState(), "pick")).toBe("pick");
-    expect(modeOf(initialState(), "empty")).toBe("empty");
-    expect(modeOf(run([{ type: "overlay", overlay: "detail" }]), "ready")).toBe("detail");
-    expect(modeOf(run([{ type: "overlay", overlay: "help" }]), "pick")).toBe("help");
-    expect(modeOf(run([{ type: "overlay", overlay: "pick" }, { type: "filter-start", list: "pick" }]), "ready")).toBe("filter");
+    expect(modeOf({ ...initialState(), view: VIEW_READY })).toBe("list");
+    expect(modeOf({ ...initialState(), view: VIEW_PICK })).toBe("pick");
+    expect(modeOf({ ...initialState(), view: VIEW_EMPTY })).toBe("empty");
+    expect(modeOf({ ...run([{ type: "overlay", overlay: "detail" }]), view: VIEW_READY })).toBe("detail");
+    expect(modeOf({ ...run([{ type: "overlay", overlay: "help" }]), view: VIEW_PICK })).toBe("help");
+    expect(modeOf({ ...run([{ type: "overlay", overlay: "pick" }, { type: "filter-start", list: "pick" }]), view: VIEW_READY })).toBe("filter");
     // Choosing a scope starts its lists fresh.
     const s = run([{ type: "overlay", overlay: "pick" }, { type: "move", list: "gates", delta: 1, ids: ["a", "b"] }, { type: "scope-chosen" }]);
     expect(s.overlay).toBeNull();
     expect(s.sel).toEqual({});
+  });
+
+  test("esc goes back along a navigation stack: o and enter push, back pops to where they came from", () => {
+    let s = run([{ type: "panel", panel: "graph" }]);
+    s = reduce(s, { type: "push", panel: "gates", overlay: null, select: { list: "gates", id: "G1" } });
+    expect(s.panel).toBe("gates");
+    expect(s.sel.gates?.id).toBe("G1");
+    s = reduce(s, { type: "push", panel: "gates", overlay: "detail" });
+    expect(s.overlay).toBe("detail");
+    s = reduce(s, { type: "back" });
+    expect([s.panel, s.overlay]).toEqual(["gates", null]);
+    s = reduce(s, { type: "back" });
+    expect([s.panel, s.overlay]).toEqual(["graph", null]);
+  });
+
+  test("a new scope never moves an open view: one line names it", () => {
+    const ready = (scopes: string[]) => ({ kind: "ready", root: "/r", data: { scopes } }) as unknown as NonNullable<DashState["view"]>;
+    let s = reduce(initialState("gates"), { type: "loaded", view: ready(["web"]) });
+    s = reduce(s, { type: "loaded", view: ready(["api", "web"]) });
+    expect(s.view?.kind).toBe("ready");
+    expect(s.flash?.text).toBe("new scope api: S opens the scope picker (this view stays)");
+    expect(s.panel).toBe("gates");
   });
 });

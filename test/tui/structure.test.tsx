@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { cleanup } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
-import { loadPlanView } from "../../src/tui/plan.ts";
+import { loadPlanView } from "../../src/ops/dashboardPlan.ts";
 import { noteDetail, noteText, structureNote } from "../../src/tui/structure.ts";
 import { applyStructure } from "../../src/io/structure/apply.ts";
 import { proposal, runningScope } from "../core/structure/handoff-scenario.ts";

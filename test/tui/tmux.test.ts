@@ -34,9 +34,13 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     p.send("4");
     await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
     p.send("a");
-    let screen = await p.waitFor((s) => s.includes("GATES:G1 failed"), 15_000);
+    await p.waitFor((s) => s.includes("Approve GATES:G1 exactly as shown?"));
+    p.send("y");
+    await p.waitFor((s) => s.includes("approved GATES:G1"));
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates]"));
+    p.send("r");
+    let screen = await p.waitFor((s) => s.includes("GATES:G1 failed"), 15_000);
     p.send("Enter");
     screen = await p.waitFor((s) => s.includes("Gate GATES:G1") && s.includes("boom: the widget is broken at line 7"));
     expect(screen).toContain("compiling widget");
@@ -46,7 +50,7 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     // The output lives in the cache, not in the ledger.
     expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toBe(ledger);
     p.send("Escape");
-    await p.waitFor((s) => s.includes("› UNMET"));
+    await p.waitFor((s) => s.includes("› FAILED"));
     p.send("q");
     expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
   }, 40_000);

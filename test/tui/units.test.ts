@@ -1,14 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { LedgerCache } from "../../src/tui/ledgerCache.ts";
 import { moveSelection, scrollWindow } from "../../src/tui/scroll.ts";
-import { isWatchedPath } from "../../src/tui/watch.ts";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { fit } from "../../src/tui/text.ts";
 import { layoutDetail } from "../../src/tui/Detail.tsx";
-import { writeAtomic } from "../../src/io/fs.ts";
-import { tempDir } from "../helpers/kbz.ts";
 
 describe("scrolling", () => {
   test("the window moves only when the selection leaves it", () => {
@@ -22,47 +16,6 @@ describe("scrolling", () => {
     expect(moveSelection(0, -1, 10)).toBe(0);
     expect(moveSelection(8, 5, 10)).toBe(9);
     expect(moveSelection(3, 1, 0)).toBe(0);
-  });
-});
-
-describe("watched paths", () => {
-  const root = "/r";
-  test("ledgers, gates/ and .unlazy/ are watched; temp files, lock mutexes and other folders are not", () => {
-    for (const p of ["/r", "/r/GATES.md", "/r/gates", "/r/gates/a.md", "/r/.unlazy", "/r/.unlazy/s/PLAN.md", "/r/.unlazy/s/gates/leaf-1.md", "/r/.unlazy/locks/abc.lease"]) {
-      expect(isWatchedPath(root, p)).toBe(true);
-    }
-    for (const p of ["/r/src", "/r/node_modules/x", "/r/.unlazy/s/gates/leaf-1.md.123.abc.tmp", "/r/.unlazy/locks/abc.filelock", "/elsewhere/GATES.md", "/r/gates/sub/deep.md"]) {
-      expect(isWatchedPath(root, p)).toBe(false);
-    }
-  });
-});
-
-describe("ledger cache", () => {
-  test("an unchanged file is not read again; a rename write and an in-place write of the same size are", () => {
-    const root = tempDir();
-    const file = path.join(root, "GATES.md");
-    fs.writeFileSync(file, "- [ ] G1: one\n  EVIDENCE: pending\n");
-    const cache = new LedgerCache();
-    const a = cache.load(file, root, true);
-    expect(cache.load(file, root, true)).toBe(a);
-    writeAtomic(file, "- [x] G1: one\n  EVIDENCE: reviewed\n");
-    const b = cache.load(file, root, true);
-    expect(b).not.toBe(a);
-    expect(b.ledger!.gates[0]!.checked).toBe(true);
-    const st = fs.statSync(file);
-    fs.writeFileSync(file, "- [x] G1: two\n  EVIDENCE: reviewed\n");
-    fs.utimesSync(file, st.atime, st.mtime);
-    const c = cache.load(file, root, true);
-    expect(c.ledger!.gates[0]!.title).toBe("two");
-  });
-  test("an unreadable file is never cached", () => {
-    const root = tempDir();
-    const file = path.join(root, "GATES.md");
-    fs.writeFileSync(file, Buffer.from([0x41, 0xff]));
-    const cache = new LedgerCache();
-    expect(cache.load(file, root, true).unreadable).toBe(true);
-    fs.writeFileSync(file, "- [ ] G1: ok\n  EVIDENCE: pending\n");
-    expect(cache.load(file, root, true).unreadable).toBe(false);
   });
 });
 

@@ -147,6 +147,17 @@ export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
   };
 }
 
+/**
+ * Issue 28: kbz could not judge in its time bound. That is a block with the reason, counted by
+ * the progress guard like any block (`guard`), never a silent allow: an agent could make kbz
+ * slow on purpose.
+ */
+export function undecidedStop(file: string, seconds: number, why: string, guard: GuardResult): HookOutput {
+  const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS) return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+}
+
 export function invalidScopeArgument(): HookOutput {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
 }

@@ -1,7 +1,7 @@
 // Where each agent host reads its stop-time hooks, and the one entry kbz writes there. Every
 // handler is ONE shell command string: Claude Code reads a separate `args` list only from v2.1.139
 // (older versions ran a bare `kbz`, which never blocks), Codex drops `args` silently, and Cursor
-// and Gemini CLI document only `command`. Per host: docs/formats.md#hook-install and the README.
+// and Gemini CLI document only `command`. Per host: docs/formats.md#hook-install and docs/agents.md.
 import * as path from "node:path";
 import { MAX_BLOCKS } from "./decide.ts";
 

@@ -3,7 +3,11 @@ import type { Gate, Ledger } from "./model.ts";
 import { isRunnable } from "./model.ts";
 import { classifyEvidence } from "./evidence.ts";
 
-export type GateState = "met" | "unmet" | "stale-unmet" | "unmet-no-evidence" | "abandoned";
+/**
+ * `failed` is never computed from a ledger: the reader sets it on an unchecked gate whose last run
+ * of this very definition failed (io/check/failures.ts), so the person reads failure as failure.
+ */
+export type GateState = "met" | "unmet" | "failed" | "stale-unmet" | "unmet-no-evidence" | "abandoned";
 
 export function gateState(g: Gate, ledger: Pick<Ledger, "abandons">): GateState {
   if (ledger.abandons.has(g.id)) return "abandoned";
@@ -19,6 +23,8 @@ export function unmetReason(state: GateState): string {
   switch (state) {
     case "unmet":
       return "unchecked";
+    case "failed":
+      return "its last run failed";
     case "unmet-no-evidence":
       return "checked but EVIDENCE pending";
     case "stale-unmet":

@@ -7,3 +7,13 @@ export class ScheduleInputError extends KbzError {
     super(message, { code: "schedule-input", file: file ?? undefined, line: line ?? undefined, hint: "fix the named file, then run kbz next again" });
   }
 }
+
+/**
+ * Transient, not invalid (issue 28 item 10): the scope kept changing while kbz next read it, on
+ * every bounded retry. Nothing is wrong with any file; the answer is to ask again.
+ */
+export class ScopeBusyError extends KbzError {
+  constructor(what: string) {
+    super(`busy: the scope changed while reading (${what}); retry`, { code: "busy", hint: "another process is writing the scope: run the command again in a moment" });
+  }
+}

@@ -54,3 +54,14 @@ export function randomHex(bytes: number): string {
   for (const b of buf) out += b.toString(16).padStart(2, "0");
   return out;
 }
+
+/** An incremental SHA-256 (streamed inputs): Bun's hasher, or node:crypto's under Node. */
+export function sha256Stream(): { update(d: Uint8Array): void; digest(): string } {
+  if (bun) {
+    const h = new bun.CryptoHasher("sha256");
+    return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+  }
+  const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  const h = createHash("sha256");
+  return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+}

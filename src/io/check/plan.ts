@@ -2,6 +2,8 @@
 // which exact runtime oracle.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { scopeLedgerRoot } from "../../core/workspace/inside.ts";
+export { scopeLedgerRoot };
 import { UsageError } from "../../core/errors.ts";
 import type { Gate } from "../../core/ledger/model.ts";
 import { isRunnable } from "../../core/ledger/model.ts";
@@ -48,7 +50,7 @@ export function sandboxFor(settings: RunSettings, file: string, ledger: LedgerSa
   let profile: SandboxProfile | null = null;
   if (s.all || ledger) {
     const writable = [...s.writable, ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` }))];
-    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root");
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env);
   }
   byFile.set(file, profile);
   return profile;
@@ -72,8 +74,6 @@ export function cwdShown(t: Pick<CheckTask, "cwd" | "oracle">): string {
   return t.cwd === t.oracle.cwd ? t.cwd : `${t.cwd} (real path ${t.oracle.cwd})`;
 }
 
-export { scopeLedgerRoot } from "../../core/workspace/ledger-base.ts";
-import { scopeLedgerRoot } from "../../core/workspace/ledger-base.ts";
 
 /**
  * The one CHECK directory rule (every runner and the dashboard use it): `--cwd` when given;

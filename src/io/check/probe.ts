@@ -5,7 +5,7 @@
 // directories by an empty directory. The probe's oracle is the gate's oracle with the hidden
 // paths in its sandbox profile, so it needs its own approval; it never writes evidence, only a
 // probe record in kbz's side store that status, lint, next and the Stop hook read.
-import { spawnSync } from "node:child_process";
+import { gitInert } from "../git.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError } from "../../core/errors.ts";
@@ -48,11 +48,10 @@ const SKIP = (rel: string) => rel.startsWith(".kbz/") || rel.startsWith(".unlazy
 
 /** Files that differ from git HEAD under `root` (changed, staged or untracked), root-relative. */
 export function filesChangedFromHead(root: string): string[] {
-  const run = (args: string[]) => spawnSync("git", ["-C", root, ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const changed = run(["diff", "--name-only", "-z", "--relative", "HEAD"]);
-  const untracked = run(["ls-files", "-z", "--others", "--exclude-standard"]);
-  if (changed.status !== 0 && untracked.status !== 0) return [];
-  const names = new Set([...(changed.stdout ?? "").split("\0"), ...(untracked.stdout ?? "").split("\0")].filter(Boolean));
+  const changed = gitInert(root, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--relative", "HEAD"]);
+  const untracked = gitInert(root, ["ls-files", "-z", "--others", "--exclude-standard"]);
+  if (changed === null && untracked === null) return [];
+  const names = new Set([...(changed ?? "").split("\0"), ...(untracked ?? "").split("\0")].filter(Boolean));
   return [...names].filter((n) => !SKIP(n) && fs.existsSync(path.join(root, n))).sort();
 }
 
@@ -96,7 +95,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       continue;
     }
     const writable = (ledger.sandbox?.writable ?? []).map((w) => ({ path: w, origin: v.file })).concat(settings.sandbox.writable);
-    const profile = { ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root"), hidden };
+    const profile = { ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env), hidden };
     const oracle = oracleFor(v.file, base, v.gate, settings, profile);
     item.oracle = oracle;
     if (!store.isApproved(v.file, v.gate.id, oracle)) {

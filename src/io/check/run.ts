@@ -14,8 +14,10 @@ import { nearMissLines } from "../../core/run/differ.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
+import { failureText, recordRuns } from "./failures.ts";
 import { readRepoSettings } from "./settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
+import { expandInputs, TOO_MANY_INPUTS } from "../inputs/expand.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { checkEnvironment } from "../oracle/env.ts";
 import { bindingSignature, OracleError } from "../oracle/binding.ts";
@@ -74,6 +76,8 @@ export interface CheckObserver {
   willRun?(tasks: CheckTask[]): void;
   started?(task: CheckTask): void;
   finished?(task: CheckTask, outcome: RunOutcome): void;
+  /** A running check's output as it arrives. */
+  output?(task: CheckTask, text: string): void;
 }
 
 export interface CheckResult {
@@ -194,6 +198,11 @@ export function asksKbz(check: string): boolean {
 }
 
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
+/** Issue 28 item 7: INPUTS over the cap can never be bound to a pass; the gate is not run. */
+function inputsRefusal(t: CheckTask): string | null {
+  return t.gate.inputs && expandInputs(t.oracle.cwd, t.gate.inputs).truncated ? TOO_MANY_INPUTS : null;
+}
+
 function refusedOutcome(message: string): RunOutcome {
   return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)", outputTail: "" };
 }
@@ -217,7 +226,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const chain = inheritedChain(req.env);
   const refusals = new Map<string, string>();
   for (const t of tasks) {
-    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root);
+    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root) ?? inputsRefusal(t);
     if (refusal) refusals.set(t.qid, refusal);
   }
   const refused = new Set(refusals.keys());
@@ -251,9 +260,10 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             env: childEnv(checkEnvironment(req.env, task.gate.env), chain, key),
             timeoutMs: settings.timeoutMs,
             sandbox: task.oracle.sandbox ?? null,
+            onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
           });
       // What the pass observed, digested as soon as it ends (recorded after writeback).
-      if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(task.oracle.cwd, task.gate.inputs));
+      if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(root, task.oracle.cwd, task.gate.inputs).files);
       req.observer?.finished?.(task, outcome);
       // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
       saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
@@ -312,6 +322,10 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           passes[r.task.gate.id] = { definition: r.task.digest, evidence: evidenceFor(r.task, r.outcome, settings), signature: bindingSignature(bound.files, bound.env), files: bound.files };
         }
         await recordOraclePasses(root, file, passes);
+        await recordRuns(
+          root,
+          group.map(({ task, outcome }) => ({ file, id: task.gate.id, definition: task.digest, failure: outcome.ok ? null : failureText(outcome) })),
+        );
       } catch (e) {
         if (!(e instanceof WritebackError)) throw e;
         for (const r of group) {

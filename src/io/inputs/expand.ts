@@ -4,8 +4,11 @@
 // Bounded, so a pattern like `**` over a huge tree cannot stall status or the Stop hook.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { checkDeadline } from "../deadline.ts";
 
 export const MAX_INPUT_FILES = 5000;
+/** Issue 28 item 7: more files than the cap is never a silent cut; the gate is unmet with this. */
+export const TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
 
 function segmentRegex(seg: string): RegExp {
   let re = "";
@@ -16,6 +19,7 @@ function segmentRegex(seg: string): RegExp {
 const isWild = (seg: string) => seg.includes("*") || seg.includes("?");
 
 function entries(dir: string): fs.Dirent[] {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
     return fs.readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -23,7 +27,10 @@ function entries(dir: string): fs.Dirent[] {
   }
 }
 
-/** Files (relative to `base`, `/`-separated, sorted) that the patterns match; `truncated` past the cap. */
+/**
+ * Files (relative to `base`, `/`-separated, sorted) that the patterns match; `truncated` when
+ * they match more than MAX_INPUT_FILES (then `files` is a cut, and the gate is unmet: TOO_MANY_INPUTS).
+ */
 export function expandInputs(base: string, patterns: string[]): { files: string[]; truncated: boolean } {
   const found = new Set<string>();
   let truncated = false;

@@ -5,16 +5,22 @@
 //       "definition": "<sha256>", "evidence": "<the EVIDENCE line written>", "cwd": "<real CHECK dir>",
 //       "inputs": ["<glob>", ...], "files": { "<path relative to cwd>": "<sha256>", ... } } } }
 // A record speaks for a gate only while its definition digest and evidence line are the ledger's.
+// Issue 28: every input is hashed whole, streamed in 1 MiB chunks (no size past which a change
+// goes unseen, bounded memory); inputs are read with the ledgers' rules (regular files inside the
+// root, opened non-blocking and without following a link); the record's `cwd` is never trusted
+// (stale.ts: it must be a directory inside the root).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { sha256Hex } from "../../core/util/hash.ts";
+import { sha256Hex, sha256Stream } from "../../core/util/hash.ts";
+import { isInside } from "../../core/workspace/inside.ts";
+import { checkDeadline } from "../deadline.ts";
 import { writeAtomic } from "../fs.ts";
 import { withFileLock } from "../lock.ts";
 import { expandInputs } from "./expand.ts";
 
 export const INPUTS_DIR = path.join(".kbz", "inputs");
 const MAX_STORE_BYTES = 8 * 1024 * 1024;
-const MAX_HASHED_BYTES = 64 * 1024 * 1024;
+const CHUNK = 1024 * 1024;
 
 export interface InputRecord {
   definition: string;
@@ -57,23 +63,70 @@ export function readInputStore(root: string, ledgerFile: string): InputStoreFile
   }
 }
 
-/** sha256 of each input file now (relative paths → digest); unreadable files are left out. */
-export function digestInputs(cwd: string, inputs: string[]): Record<string, string> {
-  const files: Record<string, string> = {};
-  let total = 0;
-  for (const rel of expandInputs(cwd, inputs).files) {
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
+let chunk: Buffer | null = null;
+
+/**
+ * sha256 of one input, streamed; null when it is not a regular file whose folder is inside
+ * `root` (a FIFO, a device, a link, a folder swapped for a link to elsewhere) or cannot be read.
+ */
+export function digestFile(root: string, file: string, dirs = new Map<string, string | null>()): string | null {
+  const dir = path.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
     try {
-      const bytes = fs.readFileSync(path.join(cwd, rel));
-      total += bytes.length;
-      files[rel] = total > MAX_HASHED_BYTES ? "too-large" : sha256Hex(bytes);
-    } catch {}
+      dirReal = fs.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal)) dirReal = null;
+    dirs.set(dir, dirReal);
   }
-  return files;
+  if (dirReal === null) return null;
+  let fd: number;
+  try {
+    fd = fs.openSync(path.join(dirReal, path.basename(file)), OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs.fstatSync(fd).isFile()) return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      checkDeadline(() => `hashing the input ${path.basename(file)}`);
+      const n = fs.readSync(fd, chunk, 0, CHUNK, null);
+      if (n <= 0) break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if ((e as { code?: string }).code === "deadline") throw e;
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * sha256 of each input file now (relative paths → digest); unreadable files are left out.
+ * `truncated`: the INPUTS match more files than the cap (the gate cannot be met: TOO_MANY_INPUTS).
+ */
+export function digestInputs(root: string, cwd: string, inputs: string[]): { files: Record<string, string>; truncated: boolean } {
+  const files: Record<string, string> = {};
+  const expanded = expandInputs(cwd, inputs);
+  if (expanded.truncated) return { files, truncated: true };
+  const realRoot = realOf(root);
+  const dirs = new Map<string, string | null>();
+  for (const rel of expanded.files) {
+    const digest = digestFile(realRoot, path.join(cwd, rel), dirs);
+    if (digest !== null) files[rel] = digest;
+  }
+  return { files, truncated: false };
 }
 
 /** The first input that differs from the record (changed, added or removed), or null. */
-export function changedInput(rec: InputRecord): string | null {
-  const now = digestInputs(rec.cwd, rec.inputs);
+export function changedInput(rec: InputRecord, now: Record<string, string>): string | null {
   const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
   for (const name of [...names].sort()) if (now[name] !== rec.files[name]) return name;
   return null;

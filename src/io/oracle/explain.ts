@@ -1,19 +1,14 @@
 // What changed in an oracle file since its approval, shown as a short diff when git still has the
-// approved content (issue 27: `kbz approvals explain` names the changed files). kbz's git calls are
-// inert: no fsmonitor, no hooks, no inherited GIT_* variables.
-import { spawnSync } from "node:child_process";
+// approved content (issue 27: `kbz approvals explain` names the changed files), through kbz's inert
+// git call (io/git.ts: no fsmonitor, no hooks, no GIT_* variables).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sha256Hex } from "../../core/util/hash.ts";
+import { gitInert } from "../git.ts";
 
 const MAX_DIFF_LINES = 12;
 
-function git(root: string, args: string[]): string | null {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
-  const r = spawnSync("git", ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", ...args], { cwd: root, env, encoding: "utf8", maxBuffer: 16 * 1024 * 1024, timeout: 5000 });
-  return r.status === 0 ? r.stdout : null;
-}
+const git = (root: string, args: string[]) => gitInert(root, args, { timeoutMs: 5000, maxBuffer: 16 * 1024 * 1024 });
 
 /** Lines removed and added, in order, between two texts (a short LCS diff; small files only). */
 export function shortDiff(before: string, after: string, max = MAX_DIFF_LINES): string[] {

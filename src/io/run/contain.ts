@@ -5,11 +5,18 @@
 //   pidns   a PID namespace (`unshare --pid --fork --kill-child`): when the shell, its init,
 //           exits or is killed, the kernel kills everything else in it.
 //   pgroup  the shell's process group only; a setsid descendant escapes (a warning says so).
+//           On Windows: the shell's process tree, ended with the system's taskkill (taskkill.ts).
 // The level is chosen once per process by what actually works here; KBZ_CONTAINMENT forces one
 // (tests exercise each level). `kbz check --help` prints the level in force.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { windowsContainer } from "./taskkill.ts";
+
+// Windows has the pgroup level's strength at best: its process tree, ended with taskkill (taskkill.ts).
+const WINDOWS_DESCRIBE = "process tree per check (taskkill /t /f on Windows: no cgroups or PID namespaces)";
+const WINDOWS_WARNING =
+  "kbz: warning: on Windows a CHECK's processes are ended as a process tree (taskkill /t): a descendant whose parent already exited can outlive the check";
 
 export type ContainmentLevel = "cgroup" | "pidns" | "pgroup";
 const LEVELS: ContainmentLevel[] = ["cgroup", "pidns", "pgroup"];
@@ -174,6 +181,8 @@ export function detectContainment(from: ContainmentLevel = "cgroup"): Containmen
       if (unshare) {
         return { level, parent: null, unshare, warning: null, describe: `PID namespace per check (${unshare.join(" ")}): the tree ends with its shell` };
       }
+    } else if (process.platform === "win32") {
+      return { level, parent: null, unshare: null, describe: WINDOWS_DESCRIBE, warning: WINDOWS_WARNING };
     } else {
       return {
         level,
@@ -195,6 +204,8 @@ export interface Container {
   kill(leader: number | undefined): void;
   /** Kill what is left and wait (bounded) until it is gone; `exited` settles when the leader was reaped. */
   release(leader: number | undefined, exited: Promise<unknown>): Promise<void>;
+  /** What the watchdog (watchdog.ts) kills if kbz dies: `cg <group dir>` or `pg <leader pid>`. */
+  watch(leader: number | undefined): string | null;
 }
 
 const RELEASE_BOUND_MS = 2000;
@@ -229,6 +240,7 @@ function bounded(p: Promise<unknown>): Promise<void> {
 }
 
 export function contain(argv: string[], c: Containment = containment()): Container {
+  if (process.platform === "win32") return windowsContainer(argv);
   if (c.level === "cgroup") {
     const dir = path.join(c.parent!, groupName());
     try {
@@ -256,6 +268,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
         // rmdir succeeds only once the group (and every nested kbz group) is empty.
         await until(() => removeGroupTree(dir), killAll);
       },
+      watch: () => `cg ${dir}`,
     };
   }
   if (c.level === "pidns") {
@@ -281,6 +294,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
         killInit(pid);
         await bounded(exited);
       },
+      watch: (pid) => (pid ? `pg ${pid}` : null),
     };
   }
   // The group's killed members are not waited for: their zombies may never be reaped by a
@@ -292,6 +306,7 @@ export function contain(argv: string[], c: Containment = containment()): Contain
       killGroup(pid);
       await bounded(exited);
     },
+    watch: (pid) => (pid ? `pg ${pid}` : null),
   };
 }
 

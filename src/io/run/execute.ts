@@ -31,6 +31,8 @@ export interface ExecuteRequest {
   env: Env;
   timeoutMs: number;
   sandbox?: SandboxProfile | null;
+  /** Output as it arrives, decoded (a display only: the verdict uses the whole output). */
+  onOutput?: (text: string) => void;
 }
 
 const SUMMARY_CAP = 480;
@@ -44,6 +46,12 @@ export function failureSummary(output: string): string {
   return text.length > SUMMARY_CAP ? text.slice(0, SUMMARY_CAP) : text;
 }
 
+/** Chunks to text for a display; a character split across two chunks is decoded whole. */
+function streamDecoder(onText: (text: string) => void): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  return (chunk) => onText(decoder.decode(chunk, { stream: true }));
+}
+
 export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
   const sandboxed = req.sandbox ? { prefix: bwrapArgv(req.sandbox), prefixOwnsPidNamespace: true, env: { ...req.env, TMPDIR: "/tmp" } } : null;
   const p = await runProcess({
@@ -54,6 +62,7 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
     timeoutMs: req.timeoutMs,
     prefix: sandboxed?.prefix,
     prefixOwnsPidNamespace: !!sandboxed,
+    onOutput: req.onOutput && streamDecoder(req.onOutput),
   });
   const output = canonicalOutput(p.stdout, p.stderr);
   const fp = outputFingerprint(output);

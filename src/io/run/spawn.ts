@@ -9,6 +9,7 @@
 import { MAX_OUTPUT_BYTES } from "../../core/ledger/evidence.ts";
 import { contain, containment, type Containment } from "./contain.ts";
 import type { Env } from "./shell.ts";
+import { watchCheck } from "./watchdog.ts";
 
 const STREAM_DESTROY_MS = 1000;
 const FORCE_SETTLE_MS = 1500;
@@ -26,6 +27,8 @@ export interface SpawnRequest {
   /** The prefix makes its own PID namespace that dies with it (bwrap --unshare-pid). */
   prefixOwnsPidNamespace?: boolean;
   containment?: Containment;
+  /** Each captured chunk as it arrives (the dashboard streams a running check's output). */
+  onOutput?: (chunk: Uint8Array) => void;
 }
 
 export interface SpawnOutcome {
@@ -63,6 +66,7 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
     let settled = false;
     let pid: number | undefined;
     let exited: Promise<unknown> = Promise.resolve();
+    let unwatch = () => {};
     const timers: ReturnType<typeof setTimeout>[] = [];
     const readers: { cancel(): Promise<void> }[] = [];
 
@@ -72,7 +76,8 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
       for (const t of timers) clearTimeout(t);
       // The tree we killed ended by our SIGKILL even if the shell leader had exited first.
       const sig = killedGroup && signal === null ? "SIGKILL" : signal;
-      void container.release(pid, exited).then(() =>
+      void container.release(pid, exited).then(() => {
+        unwatch();
         done({
           exitCode: killedGroup ? null : exitCode,
           signal: sig,
@@ -83,8 +88,8 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
           spawnError,
           cleanup,
           durationMs: performance.now() - started,
-        }),
-      );
+        });
+      });
     };
 
     let proc: ReturnType<typeof Bun.spawn>;
@@ -103,6 +108,7 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
       );
       pid = proc.pid;
       exited = proc.exited;
+      unwatch = watchCheck(container.watch(pid), () => container.kill(pid));
     } catch (e) {
       settle(null, null, (e as Error).message);
       return;
@@ -128,7 +134,11 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
 
     const capture = (stream: "stdout" | "stderr", chunk: Uint8Array) => {
       const remaining = maxBytes - bytes;
-      if (remaining > 0) chunks[stream].push(chunk.length > remaining ? chunk.subarray(0, remaining) : chunk);
+      if (remaining > 0) {
+        const kept = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+        chunks[stream].push(kept);
+        req.onOutput?.(kept);
+      }
       bytes += chunk.length;
       if (bytes > maxBytes && !rawOverflow) {
         rawOverflow = true;

@@ -1,6 +1,6 @@
 // Which store a command uses: `--coordinator`, else KBZ_COORDINATOR, else "coordinator" in the
 // repository's .kbz/settings.json, else the files. Resolving costs one failed lstat when nothing is set.
-import { createRequire } from "node:module";
+import { gitInert } from "../git.ts";
 import * as path from "node:path";
 import { FileProblemsError, KbzError } from "../../core/errors.ts";
 import { isValidId } from "../../core/workspace/ids.ts";
@@ -82,11 +82,9 @@ function parseTtl(v: string, where: string): number {
  * machines share one namespace without configuration.
  */
 export function gitIdentity(root: string): string | null {
-  // Loaded here only: node:child_process costs startup time every command would pay.
-  const { spawnSync } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
-  const r = spawnSync("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: root, encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] });
-  if (r.status !== 0 || typeof r.stdout !== "string") return null;
-  const roots = r.stdout.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
+  const out = gitInert(root, ["rev-list", "--max-parents=0", "HEAD"]);
+  if (out === null) return null;
+  const roots = out.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
   return roots[0] ?? null;
 }
 

@@ -1,83 +1,99 @@
-// Approvals: every runnable gate whose exact oracle has no approval, with everything the
-// approval binds shown in full (CHECK, EXPECT, resolved CWD, shell, PATH). `a` approves and
-// runs the selected one, `d` declines it for this session (nothing runs).
-import { Box, Text } from "ink";
-import { cwdShown, type CheckTask } from "../../io/check/plan.ts";
-import { useUi } from "../context.tsx";
-import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
-import { splitPane } from "../layout.ts";
-import { List } from "../List.tsx";
-import type { ApprovalsView } from "../approvals.ts";
-import type { Listed, ListSpec } from "../model.ts";
-import { fit, pad } from "../text.ts";
+// Approvals: where a person approves. Every runnable gate whose exact oracle has no approval,
+// every probe that asked for one, with the whole oracle in view (CHECK, EXPECT, CWD, shell,
+// environment, what changed since the last approval), wrapped at any width. `a` asks for `y`
+// and records the approval only; running is its own key (`r`, or in Gates).
+import { Text } from "ink";
+import type { GateView } from "../../core/snapshot.ts";
+import { changedSinceApproval, cwdShown, type CheckTask } from "../../ops/dashboardActs.ts";
+import type { DetailLine } from "../Detail.tsx";
+import { NARROW, type BaseCtx, type PanelCtx, type PanelDef } from "../panel.ts";
+import { cols, fit, pad } from "../text.ts";
 
-export function declineKey(t: CheckTask): string {
-  return `${t.qid}\0${t.signature}`;
+export type ApprovalItem = { kind: "check"; task: CheckTask } | { kind: "probe"; qid: string; hidden: string[]; view: GateView };
+
+export const approvalId = (t: ApprovalItem): string => (t.kind === "check" ? t.task.qid : `probe:${t.qid}`);
+export const approvalQid = (t: ApprovalItem): string => (t.kind === "check" ? t.task.qid : t.qid);
+
+export function declineKey(t: ApprovalItem): string {
+  return t.kind === "check" ? `${t.task.qid}\0${t.task.signature}` : `probe:${t.qid}\0${t.hidden.join("\0")}`;
 }
 
-export function approvalSpec(declined: readonly string[]): ListSpec<CheckTask> {
-  return {
-    id: (t) => t.qid,
-    text: (t) => `${t.qid} ${t.gate.title} ${t.gate.check ?? ""}`,
-    done: (t) => declined.includes(declineKey(t)),
-  };
-}
-
-export interface ApprovalsProps {
-  view: ApprovalsView;
-  list: Listed<CheckTask>;
-  declined: readonly string[];
-  selected: number;
-}
-
-export function approvalDetail(view: ApprovalsView, t: CheckTask | undefined, declined: boolean): DetailLine[] {
-  if (!t) return [];
-  return [
-    { label: "gate", value: `${t.qid}  ${t.gate.title}`, wrap: true },
-    { label: "CHECK", value: t.gate.check ?? "", wrap: true },
-    { label: "EXPECT", value: t.gate.expect ?? "", wrap: true },
-    { label: "CWD", value: cwdShown(t), wrap: true },
-    { label: "shell", value: view.settings?.shell ?? "", wrap: true },
-    { label: "PATH", value: t.oracle.path, wrap: true },
-    { label: "", value: declined ? "declined: it will not run (a approves it after all)" : "a: approve and run now · d: decline", tone: declined ? "warn" : "info" },
-  ];
-}
-
-export function Approvals({ view, list, declined, selected }: ApprovalsProps) {
-  const { theme, width, height } = useUi();
-  if (view.problem) {
-    return (
-      <Box flexDirection="column" height={height}>
-        <Text color={theme.tone("bad")}>{fit(`${view.problem} (enter shows it in full)`, width)}</Text>
-      </Box>
-    );
+/** The pending approvals: checks first (as `kbz check` lists them), then probes. */
+export function approvalItems(ctx: BaseCtx): ApprovalItem[] {
+  const items: ApprovalItem[] = ctx.data.approvals.items.map((task) => ({ kind: "check", task }));
+  for (const [qid, hidden] of Object.entries(ctx.state.probeRequests)) {
+    const view = ctx.data.snapshot.gates.find((g) => g.qid === qid);
+    if (view && view.state === "met") items.push({ kind: "probe", qid, hidden, view });
   }
-  const items = list.items;
-  const t = items[selected];
-  const lines = approvalDetail(view, t, !!t && declined.includes(declineKey(t)));
-  // The detail is what an approval binds: it gets the room, the list a third.
-  const { list: listHeight, detail } = splitPane(height, Math.min(items.length, Math.max(1, Math.floor(height / 3) - 1)), paneWant(lines, width));
+  return items;
+}
+
+export function approvalDetail(ctx: BaseCtx, t: ApprovalItem | undefined, declined: boolean): DetailLine[] {
+  if (!t) return [];
+  const tail: DetailLine = {
+    label: "",
+    value: declined ? "declined: it will not run (a approves it after all)" : "a: approve (y confirms; runs nothing) · d: decline",
+    tone: declined ? "warn" : "info",
+    wrap: true,
+  };
+  if (t.kind === "probe") {
+    const g = t.view.gate;
+    return [
+      { label: "probe", value: `${t.qid}  ${g.title}`, wrap: true },
+      { label: "CHECK", value: g.check ?? "", wrap: true },
+      { label: "EXPECT", value: g.expect ?? "", wrap: true },
+      { label: "hides", value: t.hidden.join(", ") || "(nothing)", wrap: true },
+      { label: "what", value: "the probe runs this CHECK again with these paths hidden; it never writes evidence (a approves and probes)", wrap: true },
+      tail,
+    ];
+  }
+  const task = t.task;
+  const lines: DetailLine[] = [
+    { label: "gate", value: `${task.qid}  ${task.gate.title}`, wrap: true },
+    { label: "CHECK", value: task.gate.check ?? "", wrap: true },
+    { label: "EXPECT", value: task.gate.expect ?? "", wrap: true },
+    { label: "CWD", value: cwdShown(task), wrap: true },
+    { label: "shell", value: ctx.data.approvals.settings?.shell ?? "", wrap: true },
+    { label: "env", value: `PATH=${task.oracle.path}`, wrap: true },
+  ];
+  if (task.oracle.sandbox) lines.push({ label: "sandbox", value: JSON.stringify(task.oracle.sandbox), wrap: true });
+  const changed = changedSinceApproval(ctx.data.approvals, task, ctx.data.snapshot.target.root);
+  lines.push({ label: "changed", value: changed.length ? changed.join("\n") : "never approved before", tone: changed.length ? "warn" : "muted", wrap: true, block: changed.length > 0 });
+  lines.push(tail);
+  return lines;
+}
+
+function approvalRow(t: ApprovalItem, active: boolean, ctx: PanelCtx) {
+  const { theme, width, state } = ctx;
+  const off = state.declined.includes(declineKey(t));
+  const narrow = width < NARROW;
+  const label = off ? (narrow ? "–" : "DECLINED") : t.kind === "probe" ? (narrow ? "P" : "PROBE?") : narrow ? "?" : "APPROVE?";
+  const labelW = narrow ? 2 : 10;
+  const qid = approvalQid(t);
+  const idW = Math.min(cols(qid) + 1, narrow ? width - labelW - 2 : 24);
+  const what = t.kind === "check" ? (t.task.gate.check ?? "") : `hides ${t.hidden.length} path(s)`;
   return (
-    <Box flexDirection="column" width={width} height={height}>
-      <List
-        items={items}
-        selected={selected}
-        height={listHeight}
-        hidden={list.total - items.length}
-        empty={list.total ? "no approval matches" : "every runnable gate's check is approved"}
-        row={(t, _i, active) => {
-          const off = declined.includes(declineKey(t));
-          return (
-            <Text inverse={active} wrap="truncate">
-              <Text>{active ? "›" : " "} </Text>
-              <Text color={theme.tone(off ? "muted" : "warn")}>{pad(off ? "DECLINED" : "APPROVE?", 10)}</Text>
-              <Text bold>{pad(t.qid, 24)}</Text>
-              <Text>{fit(t.gate.check ?? "", Math.max(0, width - 36))}</Text>
-            </Text>
-          );
-        }}
-      />
-      <Detail lines={lines} height={detail} hint="enter shows all" />
-    </Box>
+    <Text inverse={active} wrap="truncate">
+      <Text>{active ? "›" : " "} </Text>
+      <Text color={theme.tone(off ? "muted" : "warn")}>{pad(label, labelW)}</Text>
+      <Text bold>{pad(qid, idW)}</Text>
+      <Text>{fit(what, Math.max(0, width - 2 - labelW - idW))}</Text>
+    </Text>
   );
 }
+
+export const approvalsPanel: PanelDef<ApprovalItem> = {
+  id: "approvals",
+  spec: {
+    id: approvalId,
+    text: (t) => (t.kind === "check" ? `${t.task.qid} ${t.task.gate.title} ${t.task.gate.check ?? ""}` : `probe ${t.qid}`),
+    done: () => false,
+  },
+  items: approvalItems,
+  problem: (data) => data.approvals.problem,
+  empty: () => "nothing to approve: every runnable gate's check is approved",
+  row: approvalRow,
+  summary: (t, ctx) => approvalDetail(ctx, t, ctx.state.declined.includes(declineKey(t))),
+  full: (t, ctx) => ({ title: `Approve ${approvalQid(t)}?`, lines: approvalDetail(ctx, t, ctx.state.declined.includes(declineKey(t))) }),
+  kind: (t) => t.kind,
+};

@@ -1,18 +1,17 @@
-// Gates: every ledger's gates with state and last evidence, and a live line for running checks.
-import { Box, Text } from "ink";
+// Gates: every ledger's gates with their state; a running check on its own row (spinner,
+// elapsed) with its output streaming into the detail; FAILED (exit 3) distinct from never run.
+import { Text } from "ink";
 import type { FileProblem } from "../../core/errors.ts";
 import { isRunnable } from "../../core/ledger/model.ts";
-import { unmetReason } from "../../core/ledger/state.ts";
 import type { GateView, Snapshot } from "../../core/snapshot.ts";
-import { useUi } from "../context.tsx";
-import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
-import { splitPane } from "../layout.ts";
-import { List } from "../List.tsx";
-import type { DashData } from "../load.ts";
-import type { Listed, ListSpec } from "../model.ts";
+import { gateApproval, lastRunOf } from "../../ops/dashboardActs.ts";
+import type { DetailLine } from "../Detail.tsx";
+import { gateFullLines, stateText } from "../gateDetail.ts";
+import type { ItemKind } from "../keys.ts";
+import { NARROW, type BaseCtx, type PanelCtx, type PanelDef } from "../panel.ts";
 import type { RunningCheck } from "../state.ts";
-import { fit, pad } from "../text.ts";
-import { GATE_LABEL, GATE_TONE } from "../theme.ts";
+import { cols, fit, pad } from "../text.ts";
+import { GATE_GLYPH, GATE_LABEL, GATE_TONE } from "../theme.ts";
 
 export type GateRowItem =
   | { kind: "gate"; view: GateView; display: string }
@@ -30,39 +29,12 @@ export function gateRows(snapshot: Snapshot): GateRowItem[] {
   return rows;
 }
 
-export const GATE_SPEC: ListSpec<GateRowItem> = {
-  id: (r) => (r.kind === "gate" ? r.view.qid : r.kind === "wave" ? `wave:${r.text}` : `problem:${r.n}:${r.problem.file}:${r.problem.line}`),
-  text: (r) =>
-    r.kind === "gate" ? `${GATE_LABEL[r.view.state]} ${r.view.qid} ${r.view.gate.title}` : r.kind === "wave" ? `WAVE ${r.text}` : `INVALID ${r.problem.file}:${r.problem.line}: ${r.problem.message}`,
-  done: (r) => (r.kind === "gate" && (r.view.state === "met" || r.view.state === "abandoned")) || (r.kind === "wave" && r.abandoned),
-};
+export const SPIN = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 
-export interface GatesProps {
-  data: DashData;
-  list: Listed<GateRowItem>;
-  selected: number;
-  running: readonly RunningCheck[];
-  now: number;
-}
+const runningOf = (ctx: Pick<PanelCtx, "state">, qid: string): RunningCheck | undefined => ctx.state.running.find((r) => r.qid === qid);
 
-const SPIN = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
-
-/** The pane under the list: the selected gate in short (enter opens it in full). */
-export function gateSummary(item: GateRowItem | undefined): DetailLine[] {
-  if (!item) return [];
-  if (item.kind === "problem") {
-    const p = item.problem;
-    return [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad", wrap: true }];
-  }
-  if (item.kind === "wave") return waveLines(item);
-  const g = item.view.gate;
-  const lines: DetailLine[] = [{ label: "gate", value: `${item.view.qid}  ${item.display}:${g.line}  ${isRunnable(g) ? "runnable" : "manual"}` }];
-  if (g.check !== null) lines.push({ label: "CHECK", value: g.check });
-  if (g.expect !== null) lines.push({ label: "EXPECT", value: g.expect });
-  lines.push({ label: "EVIDENCE", value: g.evidence ?? "(none)" });
-  const why = unmetReason(item.view.state);
-  if (why) lines.push({ label: "unmet", value: why, tone: GATE_TONE[item.view.state] });
-  return lines;
+function runningLabel(r: RunningCheck, now: number): string {
+  return `${SPIN[Math.floor(now / 100) % SPIN.length]} RUN ${((now - r.startedAt) / 1000).toFixed(1)}s`;
 }
 
 export function waveLines(item: { text: string; abandoned: boolean }): DetailLine[] {
@@ -76,63 +48,95 @@ export function waveLines(item: { text: string; abandoned: boolean }): DetailLin
   ];
 }
 
-export function Gates({ data, list, selected, running, now }: GatesProps) {
-  const { theme, width, height } = useUi();
-  const runLines = running.slice(0, Math.max(0, Math.min(2, height - 4)));
-  const rows = list.items;
-  const summary = gateSummary(rows[selected]);
-  const { list: listHeight, detail } = splitPane(height - runLines.length, rows.length, paneWant(summary, width));
-  const c = data.report.counts;
-  const idWidth = Math.min(28, Math.max(10, Math.floor(width / 3)));
-  const titleWidth = Math.max(0, width - 2 - 12 - idWidth - 1);
+/** The selected gate in short (the pane under the list). */
+export function gateSummary(item: GateRowItem | undefined, running?: RunningCheck): DetailLine[] {
+  if (!item) return [];
+  if (item.kind === "problem") {
+    const p = item.problem;
+    return [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad", wrap: true }];
+  }
+  if (item.kind === "wave") return waveLines(item);
+  const v = item.view;
+  const g = v.gate;
+  const lines: DetailLine[] = [{ label: "gate", value: `${v.qid}  ${item.display}:${g.line}  ${isRunnable(g) ? "runnable" : "manual"}` }];
+  lines.push({ label: "state", value: stateText(v), tone: GATE_TONE[v.state] });
+  if (g.check !== null) lines.push({ label: "CHECK", value: g.check, wrap: true });
+  if (g.expect !== null) lines.push({ label: "EXPECT", value: g.expect });
+  lines.push({ label: "EVIDENCE", value: g.evidence ?? "(none)" });
+  if (running) lines.push({ label: "output", value: running.output === "" ? "(running, no output yet)" : running.output, block: true });
+  return lines;
+}
+
+function gateFull(item: GateRowItem, ctx: BaseCtx): { title: string; lines: DetailLine[] } {
+  if (item.kind === "problem") {
+    const p = item.problem;
+    return { title: "Problem", lines: [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad", wrap: true }] };
+  }
+  if (item.kind === "wave") return { title: "Dispatch wave", lines: waveLines(item) };
+  const v = item.view;
+  const approval = gateApproval(ctx.data.snapshot, ctx.data.approvals, v);
+  const running = runningOf(ctx, v.qid);
+  const last = isRunnable(v.gate) && !running ? lastRunOf(ctx.env, v.file, v.gate.id) : null;
+  const lines = gateFullLines(v, item.display, approval, last, ctx.probes[v.qid] ?? null);
+  if (running) lines.push({ label: "output", value: running.output === "" ? "(running, no output yet)" : running.output, tone: "active", block: true });
+  return { title: `Gate ${v.qid}`, lines };
+}
+
+function gateRow(item: GateRowItem, active: boolean, ctx: PanelCtx) {
+  const { theme, width } = ctx;
+  const mark = active ? "›" : " ";
+  const narrow = width < NARROW;
+  const stateW = narrow ? 2 : width >= 84 ? 17 : 12;
+  if (item.kind === "wave") {
+    return (
+      <Text inverse={active} wrap="truncate">
+        <Text>{mark} </Text>
+        <Text color={theme.tone(item.abandoned ? "accent" : "warn")}>{pad(narrow ? (item.abandoned ? "⚑" : "◷") : item.abandoned ? "ABANDONED" : "WAVE", stateW)}</Text>
+        <Text>{fit(item.text, Math.max(0, width - stateW - 2))}</Text>
+      </Text>
+    );
+  }
+  if (item.kind === "problem") {
+    const p = item.problem;
+    return (
+      <Text inverse={active} color={theme.tone("bad")} wrap="truncate">
+        {fit(`${mark} ${pad(narrow ? "!" : "INVALID", stateW)}${p.file}:${p.line}: ${p.message}`, width)}
+      </Text>
+    );
+  }
+  const v = item.view;
+  const run = runningOf(ctx, v.qid);
+  const failed = v.state === "failed" && v.reason ? `FAILED (${v.reason})` : null;
+  const label = run ? (narrow ? SPIN[Math.floor(ctx.now / 100) % SPIN.length]! : runningLabel(run, ctx.now)) : narrow ? GATE_GLYPH[v.state] : failed && cols(failed) < stateW ? failed : GATE_LABEL[v.state];
+  const tone = run ? "active" : GATE_TONE[v.state];
+  const idW = narrow ? Math.min(Math.max(6, cols(v.qid) + 1), Math.floor(width / 2)) : Math.min(28, Math.max(10, Math.floor(width / 3)));
   return (
-    <Box flexDirection="column" width={width} height={height}>
-      {runLines.map((r) => {
-        const secs = (now - r.startedAt) / 1000;
-        const spin = SPIN[Math.floor(now / 100) % SPIN.length];
-        return (
-          <Text key={r.qid} color={theme.tone("active")} wrap="truncate">
-            {fit(`${spin} running ${r.qid}  ${secs.toFixed(1)}s${running.length > runLines.length ? `  (+${running.length - runLines.length} more)` : ""}`, width)}
-          </Text>
-        );
-      })}
-      <List
-        items={rows}
-        selected={selected}
-        height={listHeight}
-        hidden={list.total - rows.length}
-        empty={list.total ? "no gate matches" : `no gates (${c.ledgers} ledgers)`}
-        row={(item, _i, active) => {
-          const mark = active ? "›" : " ";
-          if (item.kind === "wave") {
-            return (
-              <Text inverse={active} wrap="truncate">
-                <Text>{mark} </Text>
-                <Text color={theme.tone(item.abandoned ? "accent" : "warn")}>{pad(item.abandoned ? "ABANDONED" : "WAVE", 12)}</Text>
-                <Text>{fit(item.text, Math.max(0, width - 14))}</Text>
-              </Text>
-            );
-          }
-          if (item.kind === "problem") {
-            const p = item.problem;
-            return (
-              <Text inverse={active} color={theme.tone("bad")} wrap="truncate">
-                {fit(`${mark} INVALID     ${p.file}:${p.line}: ${p.message}`, width)}
-              </Text>
-            );
-          }
-          const v = item.view;
-          return (
-            <Text inverse={active} wrap="truncate">
-              <Text>{mark} </Text>
-              <Text color={theme.tone(GATE_TONE[v.state])}>{pad(GATE_LABEL[v.state], 12)}</Text>
-              <Text bold>{pad(v.qid, idWidth)}</Text>
-              <Text> {fit(v.gate.title, titleWidth)}</Text>
-            </Text>
-          );
-        }}
-      />
-      <Detail lines={summary} height={detail} />
-    </Box>
+    <Text inverse={active} wrap="truncate">
+      <Text>{mark} </Text>
+      <Text color={theme.tone(tone)}>{pad(label, stateW)}</Text>
+      <Text bold>{pad(v.qid, idW)}</Text>
+      <Text> {fit(v.gate.title, Math.max(0, width - 2 - stateW - idW - 1))}</Text>
+    </Text>
   );
 }
+
+export const gatesPanel: PanelDef<GateRowItem> = {
+  id: "gates",
+  spec: {
+    id: (r) => (r.kind === "gate" ? r.view.qid : r.kind === "wave" ? `wave:${r.text}` : `problem:${r.n}:${r.problem.file}:${r.problem.line}`),
+    text: (r) =>
+      r.kind === "gate" ? `${GATE_LABEL[r.view.state]} ${r.view.qid} ${r.view.gate.title}` : r.kind === "wave" ? `WAVE ${r.text}` : `INVALID ${r.problem.file}:${r.problem.line}: ${r.problem.message}`,
+    done: (r) => (r.kind === "gate" && (r.view.state === "met" || r.view.state === "abandoned")) || (r.kind === "wave" && r.abandoned),
+  },
+  items: (ctx) => ctx.model.gates,
+  problem: () => null,
+  empty: (ctx) => `no gates (${ctx.data.report.counts.ledgers} ledgers)`,
+  row: gateRow,
+  summary: (item, ctx) => (ctx.wide ? gateFull(item, ctx).lines : gateSummary(item, item.kind === "gate" ? runningOf(ctx, item.view.qid) : undefined)),
+  full: gateFull,
+  kind: (item): ItemKind => {
+    if (item.kind !== "gate") return item.kind;
+    if (!isRunnable(item.view.gate)) return "manual";
+    return item.view.state === "met" ? "runnable-met" : "runnable";
+  },
+};

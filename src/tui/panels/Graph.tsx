@@ -1,17 +1,15 @@
 // Graph: PLAN.md's leaves laid out in dependency layers, coloured by state, with the wave and
 // agent that hold each one; the selected leaf's neighbourhood (what it needs, what needs it),
 // its gates, owns, reads and blocking reason.
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import type { PlanRow } from "../../core/plan/table.ts";
-import { useUi } from "../context.tsx";
-import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
-import { splitPane } from "../layout.ts";
-import { List } from "../List.tsx";
-import type { DashData } from "../load.ts";
-import { leafGateCount, leafLedgerSuffix, type Listed, type ListSpec } from "../model.ts";
-import { lastStartInWaveOrder, type PlanView } from "../plan.ts";
+import type { DetailLine } from "../Detail.tsx";
+import type { DashData } from "../../ops/dashboard.ts";
+import type { PlanView } from "../../ops/dashboardPlan.ts";
+import { lastStartInWaveOrder, leafGateCount, leafLedgerSuffix, type ListSpec } from "../model.ts";
+import { NARROW, type PanelCtx, type PanelDef } from "../panel.ts";
 import { noteDetail, noteText, structureNote } from "../structure.ts";
-import { fit, pad } from "../text.ts";
+import { cols, fit, pad } from "../text.ts";
 import { GATE_LABEL, LEAF_GLYPH, LEAF_TONE, type LeafView } from "../theme.ts";
 
 export interface LeafItem {
@@ -37,7 +35,7 @@ export const LEAF_SPEC: ListSpec<LeafItem> = {
 const withState = (ids: readonly string[], states: Map<string, LeafView>) => ids.map((n) => `${n} ${states.get(n) ?? "?"}`).join(", ");
 
 /** The leaf in full: the pane shows the first lines, enter shows all. */
-export function leafDetail(data: DashData, view: PlanView, item: LeafItem | undefined, states: Map<string, LeafView>, dependents: Map<string, string[]>): DetailLine[] {
+export function leafDetail(data: DashData, view: PlanView, item: LeafItem | undefined, states: Map<string, LeafView>, dependents: Map<string, string[]>, failed?: Map<string, string[]>): DetailLine[] {
   if (!item) return [];
   const { row, state } = item;
   const start = lastStartInWaveOrder(view.waves, row.id);
@@ -59,9 +57,11 @@ export function leafDetail(data: DashData, view: PlanView, item: LeafItem | unde
   const c = leafGateCount(data, row.id);
   lines.push({
     label: "gates",
-    value: gates.length ? `${c.met}/${c.all} met: ${gates.map((g) => `${g.gate.id} ${GATE_LABEL[g.state]}`).join(" · ")}` : `(no ledger ${suffix})`,
+    value: gates.length ? `${c.met}/${c.all} met: ${gates.map((g) => `${g.gate.id} ${g.state === "failed" ? `FAILED (${g.reason ?? "last run"})` : GATE_LABEL[g.state]}`).join(" · ")}` : `(no ledger ${suffix})`,
     wrap: true,
   });
+  const fails = failed?.get(row.id);
+  if (fails) lines.push({ label: "failed", value: fails.join(" · "), tone: "bad", wrap: true });
   lines.push({ label: "owns", value: row.owns.join(", ") || "-", wrap: true });
   const access = view.next?.tasks.get(row.id)?.access;
   if (access) {
@@ -74,74 +74,64 @@ export function leafDetail(data: DashData, view: PlanView, item: LeafItem | unde
   return lines;
 }
 
-export interface GraphProps {
-  data: DashData;
-  list: Listed<LeafItem>;
-  selected: number;
-  states: Map<string, LeafView>;
-  dependents: Map<string, string[]>;
+/** Failed gates of each leaf's ledger (gates/leaf-<id>.md): the Graph marks those leaves. */
+export function failedByLeaf(data: DashData): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  for (const g of data.snapshot.gates) {
+    if (g.state !== "failed") continue;
+    const at = g.file.lastIndexOf("gates/leaf-");
+    if (at < 0 || !g.file.endsWith(".md")) continue;
+    const id = g.file.slice(at + "gates/leaf-".length, -3);
+    const list = m.get(id) ?? [];
+    list.push(`${g.gate.id} FAILED (${g.reason ?? "last run"})`);
+    m.set(id, list);
+  }
+  return m;
 }
 
-export function Graph({ data, list, selected, states, dependents }: GraphProps) {
-  const { theme, width, height } = useUi();
-  const view = data.plan;
-  if (!view) {
-    return (
-      <Box height={height}>
-        <Text color={theme.tone("muted")}>{fit(data.snapshot.target.scope ? "no PLAN.md in this scope: nothing to draw" : "no scope here: the graph needs .unlazy/<scope>/PLAN.md", width)}</Text>
-      </Box>
-    );
-  }
-  if (!view.plan) {
-    return (
-      <Box height={height}>
-        <Text color={theme.tone("bad")}>{fit(`${view.problem ?? ""} (enter shows it in full)`, width)}</Text>
-      </Box>
-    );
-  }
-  const rows = list.items;
-  const problem = view.problem && height >= 6 ? 1 : 0;
-  const detailLines = leafDetail(data, view, rows[selected], states, dependents);
-  const { list: listHeight, detail } = splitPane(height - problem, rows.length, paneWant(detailLines, width));
-  const idWidth = Math.min(12, Math.max(4, ...rows.map((r) => r.row.id.length)) + 1);
+function leafRow(item: LeafItem, active: boolean, ctx: PanelCtx, i: number) {
+  const rows = ctx.shown as readonly LeafItem[];
+  const { theme, width, data } = ctx;
+  const view = data.plan!;
+  const state = item.state;
+  const start = lastStartInWaveOrder(view.waves, item.row.id);
+  const firstOfLayer = i === 0 || rows[i - 1]!.layer !== item.layer;
   const layerWidth = `L${rows.length ? rows[rows.length - 1]!.layer : 1}`.length + 1;
+  const idWidth = ctx.model.leafIdWidth;
+  const layer = firstOfLayer ? `L${item.layer}` : "│";
+  const where = start ? `${start.wave.id}${start.handle ? ` ${start.handle}` : ""}` : "";
+  const failed = ctx.model.failed.get(item.row.id);
+  const note = noteText(structureNote(view, item.row.id));
+  const needs = [item.row.needs.length ? `← ${item.row.needs.join(", ")}` : "", note].filter(Boolean).join("  ");
+  const narrow = width < NARROW;
+  const whereWidth = width >= 70 ? 18 : 0;
+  const stateW = narrow ? 0 : 10;
+  const fixed = 2 + layerWidth + 2 + idWidth + stateW + whereWidth;
+  const failText = failed ? `✗ ${failed.join(", ")}  ` : "";
   return (
-    <Box flexDirection="column" width={width} height={height}>
-      {problem ? (
-        <Text color={theme.tone("bad")} wrap="truncate">
-          {fit(view.problem!, width)}
-        </Text>
-      ) : null}
-      <List
-        items={rows}
-        selected={selected}
-        height={listHeight}
-        hidden={list.total - rows.length}
-        empty={list.total ? "no leaf matches" : "PLAN.md has no leaves"}
-        row={(item, i, active) => {
-          const state = item.state;
-          const start = lastStartInWaveOrder(view.waves, item.row.id);
-          const firstOfLayer = i === 0 || rows[i - 1]!.layer !== item.layer;
-          const layer = firstOfLayer ? `L${item.layer}` : "│";
-          const where = start ? `${start.wave.id}${start.handle ? ` ${start.handle}` : ""}` : "";
-          const note = noteText(structureNote(view, item.row.id));
-          const needs = [item.row.needs.length ? `← ${item.row.needs.join(", ")}` : "", note].filter(Boolean).join("  ");
-          const whereWidth = width >= 70 ? 18 : 0;
-          const fixed = 2 + layerWidth + 2 + idWidth + 10 + whereWidth;
-          return (
-            <Text inverse={active} wrap="truncate">
-              <Text>{active ? "›" : " "} </Text>
-              <Text color={theme.tone("muted")}>{pad(layer, layerWidth)}</Text>
-              <Text color={theme.tone(LEAF_TONE[state])}>{LEAF_GLYPH[state]} </Text>
-              <Text bold>{pad(item.row.id, idWidth)}</Text>
-              <Text color={theme.tone(LEAF_TONE[state])}>{pad(state, 10)}</Text>
-              {whereWidth ? <Text>{pad(where, whereWidth)}</Text> : null}
-              <Text color={theme.tone("muted")}>{fit(needs, Math.max(0, width - fixed))}</Text>
-            </Text>
-          );
-        }}
-      />
-      <Detail lines={detailLines} height={detail} />
-    </Box>
+    <Text inverse={active} wrap="truncate">
+      <Text>{active ? "›" : " "} </Text>
+      <Text color={theme.tone("muted")}>{pad(layer, layerWidth)}</Text>
+      <Text color={theme.tone(failed ? "bad" : LEAF_TONE[state])}>{failed ? "✗" : LEAF_GLYPH[state]} </Text>
+      <Text bold>{pad(item.row.id, idWidth)}</Text>
+      {stateW ? <Text color={theme.tone(LEAF_TONE[state])}>{pad(state, stateW)}</Text> : null}
+      {whereWidth ? <Text>{pad(where, whereWidth)}</Text> : null}
+      <Text color={theme.tone("bad")}>{fit(failText, Math.max(0, width - fixed))}</Text>
+      <Text color={theme.tone("muted")}>{fit(needs, Math.max(0, width - fixed - cols(failText)))}</Text>
+    </Text>
   );
 }
+
+export const graphPanel: PanelDef<LeafItem> = {
+  id: "graph",
+  spec: LEAF_SPEC,
+  items: (ctx) => ctx.model.leaves,
+  problem: (data) => (data.plan && !data.plan.plan ? data.plan.problem : null),
+  empty: (ctx) =>
+    !ctx.data.plan ? (ctx.data.snapshot.target.scope ? "no PLAN.md in this scope: nothing to draw" : "no scope here: the graph needs .unlazy/<scope>/PLAN.md") : "PLAN.md has no leaves",
+  head: (ctx, height) => (ctx.data.plan?.problem && height >= 6 ? [{ text: ctx.data.plan.problem, tone: "bad" }] : []),
+  row: leafRow,
+  summary: (item, ctx) => (ctx.data.plan ? leafDetail(ctx.data, ctx.data.plan, item, ctx.model.states, ctx.model.dependents, ctx.model.failed) : []),
+  full: (item, ctx) => ({ title: `Leaf ${item.row.id}`, lines: ctx.data.plan ? leafDetail(ctx.data, ctx.data.plan, item, ctx.model.states, ctx.model.dependents, ctx.model.failed) : [] }),
+  kind: () => "leaf",
+};

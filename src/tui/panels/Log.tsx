@@ -1,9 +1,8 @@
 // Log: the tail of the scope's status.log, newest at the bottom.
-import { Box, Text } from "ink";
-import { useUi } from "../context.tsx";
-import { List } from "../List.tsx";
-import type { LogTail } from "../load.ts";
-import type { Listed, ListSpec } from "../model.ts";
+import { Text } from "ink";
+import type { LogTail } from "../../ops/dashboard.ts";
+import type { ListSpec } from "../model.ts";
+import type { PanelCtx, PanelDef } from "../panel.ts";
 import { cols, fit } from "../text.ts";
 
 export interface LogLine {
@@ -30,53 +29,48 @@ export function splitTime(line: string): [string, string] | null {
   return m ? [m[1]!, m[2]!] : null;
 }
 
-export interface LogProps {
-  log: LogTail;
-  list: Listed<LogLine>;
-  selected: number;
+/** `HH:MM:SS` of an ISO time, in this terminal's time zone (the full time is in the full view). */
+export function clock(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso.slice(11, 19);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
-export function Log({ log, list, selected }: LogProps) {
-  const { theme, width, height } = useUi();
-  if (log.file === null) {
+function logRow(line: LogLine, active: boolean, ctx: PanelCtx) {
+  const { theme, width } = ctx;
+  const parts = splitTime(line.text);
+  const mark = active ? "›" : " ";
+  if (!parts) {
     return (
-      <Box height={height}>
-        <Text color={theme.tone("muted")}>{fit("no status log: this folder has no scope (.unlazy/<scope>/status.log)", width)}</Text>
-      </Box>
+      <Text inverse={active} wrap="truncate">
+        {fit(`${mark} ${line.text}`, width)}
+      </Text>
     );
   }
-  const problem = log.problem && height >= 4 ? 1 : 0;
+  const [time, event] = parts;
+  const shown = clock(time);
   return (
-    <Box flexDirection="column" height={height}>
-      {problem ? <Text color={theme.tone("bad")}>{fit(log.problem!, width)}</Text> : null}
-      <List
-        items={list.items}
-        selected={selected}
-        height={height - problem}
-        hidden={list.total - list.items.length}
-        empty={list.total ? "no line matches" : "status.log is empty"}
-        row={(line, _i, active) => {
-          const parts = splitTime(line.text);
-          const mark = active ? "›" : " ";
-          if (!parts) {
-            return (
-              <Text inverse={active} wrap="truncate">
-                {fit(`${mark} ${line.text}`, width)}
-              </Text>
-            );
-          }
-          const [time, event] = parts;
-          // Narrow terminals keep the time of day only.
-          const shown = width < 70 ? time.replace(/^\d{4}-\d\d-\d\dT/, "").replace(/\.\d+Z$/, "") : time;
-          return (
-            <Text inverse={active} wrap="truncate">
-              <Text>{mark} </Text>
-              <Text color={theme.tone("muted")}>{fit(shown, width - 2)} </Text>
-              <Text>{fit(event, Math.max(0, width - cols(shown) - 3))}</Text>
-            </Text>
-          );
-        }}
-      />
-    </Box>
+    <Text inverse={active} wrap="truncate">
+      <Text>{mark} </Text>
+      <Text color={theme.tone("muted")}>{shown} </Text>
+      <Text color={ATTENTION.test(event) ? theme.tone("bad") : undefined}>{fit(event, Math.max(0, width - cols(shown) - 3))}</Text>
+    </Text>
   );
 }
+
+export const logPanel: PanelDef<LogLine> = {
+  id: "log",
+  spec: LOG_SPEC,
+  items: (ctx) => ctx.model.log,
+  problem: (data) => (data.log.lines.length === 0 ? data.log.problem : null),
+  empty: (ctx) => (ctx.data.log.file === null ? "no status log: this folder has no scope (.unlazy/<scope>/status.log)" : "status.log is empty"),
+  head: (ctx, height) => (ctx.data.log.problem && height >= 4 ? [{ text: ctx.data.log.problem, tone: "bad" }] : []),
+  row: logRow,
+  summary: () => [],
+  full: (line) => {
+    const parts = splitTime(line.text);
+    return { title: "Log line", lines: parts ? [{ label: "time", value: parts[0] }, { label: "event", value: parts[1], wrap: true }] : [{ label: "", value: line.text, wrap: true }] };
+  },
+  kind: () => "line",
+};

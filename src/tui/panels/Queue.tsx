@@ -1,14 +1,12 @@
 // Queue: the advice of `kbz next` for this scope: what to launch, what waits and why, what
 // needs review and why. Computed by core/schedule; this panel only lists it.
-import { Box, Text } from "ink";
-import { describeAttention, type Advice } from "../../core/schedule/advise.ts";
-import { useUi } from "../context.tsx";
-import { Detail, paneWant, type DetailLine } from "../Detail.tsx";
-import { splitPane } from "../layout.ts";
-import { List } from "../List.tsx";
-import type { Listed, ListSpec } from "../model.ts";
-import type { PlanView } from "../plan.ts";
-import { fit, pad } from "../text.ts";
+import { Text } from "ink";
+import { describeAttention, type Advice, type BlockReason } from "../../core/schedule/advise.ts";
+import type { PlanView } from "../../ops/dashboardPlan.ts";
+import type { DetailLine } from "../Detail.tsx";
+import type { ListSpec } from "../model.ts";
+import { NARROW, type HeadLine, type PanelCtx, type PanelDef } from "../panel.ts";
+import { cols, fit, pad } from "../text.ts";
 import type { LeafView, Tone } from "../theme.ts";
 
 export type QueueKind = "launch" | "active" | "verify" | "wait" | "review";
@@ -71,10 +69,10 @@ export function queueItems(view: PlanView | null, states: Map<string, LeafView>)
     items.push({
       kind: "wait",
       leaf: b.leaf,
-      text: `${b.reason}: ${b.why}`,
+      text: `${WAITS[b.reason] ?? b.reason}: ${whyInWords(b.why)}`,
       detail: [
-        { label: "waits", value: `${b.leaf}: ${b.reason}`, tone: "warn" },
-        { label: "why", value: b.why, wrap: true },
+        { label: "waits", value: `${b.leaf}: ${WAITS[b.reason] ?? b.reason} (${b.reason})`, tone: "warn", wrap: true },
+        { label: "why", value: whyInWords(b.why), wrap: true },
         ...(b.blockedBy.length ? [{ label: "by", value: b.blockedBy.join(", "), wrap: true }] : []),
       ],
     });
@@ -102,57 +100,53 @@ const SAYS: Record<Advice["action"], string> = {
   review: "REVIEW: resolve the items below before launching",
 };
 
-export interface QueueProps {
-  view: PlanView | null;
-  list: Listed<QueueItem>;
-  selected: number;
-  slots: number;
+/** Why a leaf waits, in words (the scheduler's reason names, kept in the full view). */
+export const WAITS: Record<BlockReason, string> = {
+  "dependencies-or-unreleased-leases": "waits for what it needs",
+  "live-lease-conflict": "another agent's lease covers its files",
+  "active-conflict": "conflicts with a leaf in flight",
+  "selected-conflict": "conflicts with a leaf launched now",
+  "attention-required": "waits until the review items are resolved",
+  slots: "no free slot",
+};
+
+/** A needs list in words: `needs 1 (READY)` → `needs 1, still ready`. */
+function whyInWords(why: string): string {
+  return why.replace(/needs (\S+) \((\w[\w-]*)\)/g, (_m, id: string, st: string) => `needs ${id}, still ${st.toLowerCase()}`);
 }
 
-export function Queue({ view, list, selected, slots }: QueueProps) {
-  const { theme, width, height } = useUi();
-  if (!view?.advice) {
-    const why = view?.problem ?? (view ? "" : "no PLAN.md here: kbz next needs a scope with a leaf dispatch table");
-    return (
-      <Box flexDirection="column" height={height}>
-        <Text color={theme.tone(view ? "bad" : "muted")}>{fit(`kbz next cannot advise: ${why}${view ? " (enter shows it in full)" : ""}`, width)}</Text>
-      </Box>
-    );
-  }
-  const a = view.advice;
-  const items = list.items;
-  // The counts line goes first when the pane is short; the verdict line stays.
-  const counts = height >= 8 ? 1 : 0;
-  const detailLines = items[selected]?.detail ?? [];
-  const { list: listHeight, detail } = splitPane(height - 1 - counts, items.length, paneWant(detailLines, width));
+function queueRow(item: QueueItem, active: boolean, ctx: PanelCtx) {
+  const { theme, width } = ctx;
+  const narrow = width < NARROW;
+  const kindW = narrow ? 2 : 8;
+  const leafW = Math.min(12, Math.max(4, cols(item.leaf ?? "") + 1));
   return (
-    <Box flexDirection="column" width={width} height={height}>
-      <Text wrap="truncate">
-        <Text bold color={theme.tone(a.action === "review" ? "bad" : "info")}>
-          {fit(SAYS[a.action], width)}
-        </Text>
-      </Text>
-      {counts ? (
-        <Text color={theme.tone("muted")} wrap="truncate">
-          {fit(`${a.counts.tasks} tasks · ${slots} slots · ${a.counts.active} active · mode ${a.mode}`, width)}
-        </Text>
-      ) : null}
-      <List
-        items={items}
-        selected={selected}
-        height={listHeight}
-        hidden={list.total - items.length}
-        empty={list.total ? "nothing matches" : "nothing to launch, wait for or review"}
-        row={(item, _i, active) => (
-          <Text inverse={active} wrap="truncate">
-            <Text>{active ? "›" : " "} </Text>
-            <Text color={theme.tone(TONE[item.kind])}>{pad(item.kind.toUpperCase(), 8)}</Text>
-            <Text bold>{pad(item.leaf ?? "", 8)}</Text>
-            <Text>{fit(item.text, Math.max(0, width - 18))}</Text>
-          </Text>
-        )}
-      />
-      <Detail lines={detailLines} height={detail} />
-    </Box>
+    <Text inverse={active} wrap="truncate">
+      <Text>{active ? "›" : " "} </Text>
+      <Text color={theme.tone(TONE[item.kind])}>{pad(narrow ? GLYPH[item.kind] : item.kind.toUpperCase(), kindW)}</Text>
+      <Text bold>{pad(item.leaf ?? "", leafW)}</Text>
+      <Text>{fit(item.text, Math.max(0, width - 2 - kindW - leafW))}</Text>
+    </Text>
   );
 }
+
+const GLYPH: Record<QueueKind, string> = { launch: "▶", active: "●", verify: "◐", wait: "·", review: "!" };
+
+export const queuePanel: PanelDef<QueueItem> = {
+  id: "queue",
+  spec: QUEUE_SPEC,
+  items: (ctx) => ctx.model.queue,
+  problem: (data) => (data.plan && !data.plan.advice ? `kbz next cannot advise: ${data.plan.problem ?? ""}` : null),
+  empty: (ctx) => (ctx.data.plan ? "nothing to launch, wait for or review" : "no PLAN.md here: kbz next needs a scope with a leaf dispatch table"),
+  head: (ctx, height) => {
+    const a = ctx.data.plan?.advice;
+    if (!a) return [];
+    const lines: HeadLine[] = [{ text: SAYS[a.action], tone: a.action === "review" ? "bad" : "info", bold: true }];
+    if (height >= 8) lines.push({ text: `${a.counts.tasks} tasks · ${ctx.slots} slots · ${a.counts.active} active · mode ${a.mode}`, tone: "muted" });
+    return lines;
+  },
+  row: queueRow,
+  summary: (item) => item.detail,
+  full: (item) => ({ title: `Queue: ${item.kind} ${item.leaf ?? ""}`, lines: item.detail }),
+  kind: () => "queued",
+};

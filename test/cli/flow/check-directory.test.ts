@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { checkEnv } from "../../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../../helpers/kbz.ts";
-import { loadApprovals } from "../../../src/tui/approvals.ts";
+import { loadApprovals } from "../../../src/ops/dashboardActs.ts";
 import { loadSnapshot } from "../../../src/io/read.ts";
 import { resolveTarget } from "../../../src/io/discover.ts";
 

@@ -14,6 +14,15 @@ function snapshotWith(change: (scopeDir: string) => void) {
   return { read, scopeDir };
 }
 
+/** A change made during the first read only: the second read (issue 28 item 10) judges the scope as it is then. */
+function once(change: (scopeDir: string) => void): (scopeDir: string) => void {
+  let done = false;
+  return (dir) => {
+    if (!done) change(dir);
+    done = true;
+  };
+}
+
 const later = (f: string) => {
   const t = fs.statSync(f).mtime.getTime() / 1000 + 5;
   fs.utimesSync(f, t, t);
@@ -27,7 +36,7 @@ describe("the consistency pass of kbz next", () => {
 
   test("a leaf ledger rewritten with other text after it was read: inputs changed, rerun", () => {
     const { read } = snapshotWith((dir) => fs.appendFileSync(path.join(dir, "gates", "leaf-2.md"), "\n"));
-    expect(read).toThrow("inputs changed while scheduling; rerun");
+    expect(read).toThrow("busy: the scope changed while reading (inputs changed); retry");
   });
 
   test("a leaf ledger rewritten in place with the same text is re-read and accepted", () => {
@@ -45,7 +54,16 @@ describe("the consistency pass of kbz next", () => {
       fs.writeFileSync(f + ".tmp", fs.readFileSync(f));
       fs.renameSync(f + ".tmp", f);
     });
-    expect(read).toThrow("inputs changed while scheduling; rerun");
+    expect(read).toThrow("busy: the scope changed while reading (inputs changed); retry");
+  });
+
+  test("issue 28 item 10: a scope that changed during one read only is read again and answered, not refused", () => {
+    let n = 0;
+    const { read } = snapshotWith((dir) => {
+      if (n++ === 0) fs.appendFileSync(path.join(dir, "gates", "leaf-2.md"), "\n");
+    });
+    expect(read().plan.rows.length).toBeGreaterThan(0);
+    expect(n).toBe(2);
   });
 
   test("only the times of PLAN.md moved: the re-read text matches, no error", () => {
@@ -53,13 +71,15 @@ describe("the consistency pass of kbz next", () => {
     expect(read().plan.rows.length).toBeGreaterThan(0);
   });
 
-  test("a leaf ledger swapped for a link after it was read: inputs changed, rerun", () => {
-    const { read } = snapshotWith((dir) => {
-      const f = path.join(dir, "gates", "leaf-1.md");
-      fs.renameSync(f, f + ".moved");
-      fs.symlinkSync(f + ".moved", f);
-    });
-    expect(read).toThrow("inputs changed while scheduling; rerun");
+  test("a leaf ledger swapped for a link after it was read: read again, the link is refused", () => {
+    const { read } = snapshotWith(
+      once((dir) => {
+        const f = path.join(dir, "gates", "leaf-1.md");
+        fs.renameSync(f, f + ".moved");
+        fs.symlinkSync(f + ".moved", f);
+      }),
+    );
+    expect(read).toThrow("leaf-1.md must be one unchanged regular single-link file");
   });
 
   test("ACCESS.json removed after it was read: refused", () => {
@@ -67,22 +87,23 @@ describe("the consistency pass of kbz next", () => {
     expect(read).toThrow();
   });
 
-  test("an optional file that appears after the scope was read: inputs changed, rerun", () => {
-    const { read } = snapshotWith((dir) => fs.writeFileSync(path.join(dir, "dispatch.json"), '{"schema":1,"waves":[]}\n'));
-    expect(read).toThrow("inputs changed while scheduling; rerun");
+  test("an optional file that appears after the scope was read: read again, judged as it is", () => {
+    const { read } = snapshotWith(once((dir) => fs.writeFileSync(path.join(dir, "dispatch.json"), '{"schema":1,"waves":[]}\n')));
+    expect(read).toThrow("invalid dispatch state: waves must be an object");
   });
 
-  test("a new leaf ledger after the scope was read: refused, rerun", () => {
-    const { read } = snapshotWith((dir) => fs.writeFileSync(path.join(dir, "gates", "leaf-9.md"), "OWNS: src/9/**\n"));
-    expect(read).toThrow("changed while scheduling; rerun");
+  test("a new leaf ledger after the scope was read: read again, refused as not in PLAN", () => {
+    const { read } = snapshotWith(once((dir) => fs.writeFileSync(path.join(dir, "gates", "leaf-9.md"), "OWNS: src/9/**\n")));
+    expect(read).toThrow("PLAN leaves must match scope leaf ledgers exactly (not in PLAN: leaf-9.md)");
   });
 
-  test("the gates folder swapped for another after the scope was read: inputs changed, rerun", () => {
+  test("the gates folder swapped for another on every read: busy, retry", () => {
+    let n = 0;
     const { read } = snapshotWith((dir) => {
-      fs.cpSync(path.join(dir, "gates"), path.join(dir, "gates.copy"), { recursive: true });
-      fs.renameSync(path.join(dir, "gates"), path.join(dir, "gates.old"));
-      fs.renameSync(path.join(dir, "gates.copy"), path.join(dir, "gates"));
+      fs.cpSync(path.join(dir, "gates"), path.join(dir, `gates.copy${n}`), { recursive: true });
+      fs.renameSync(path.join(dir, "gates"), path.join(dir, `gates.old${n}`));
+      fs.renameSync(path.join(dir, `gates.copy${n++}`), path.join(dir, "gates"));
     });
-    expect(read).toThrow("inputs changed while scheduling; rerun");
+    expect(read).toThrow("busy: the scope changed while reading (inputs changed); retry");
   });
 });

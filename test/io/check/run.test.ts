@@ -36,7 +36,7 @@ describe("runChecks", () => {
       ["GATES:G2", false, 4, "unchanged"],
     ]);
     expect(res.reduction).toMatchObject({ met: 1, unmet: 1, verdict: "unmet", unmetIds: ["GATES:G2"] });
-    expect(res.snapshot.gates.map((g) => g.state)).toEqual(["met", "unmet"]);
+    expect(res.snapshot.gates.map((g) => g.state)).toEqual(["met", "failed"]);
     expect(res.exit).toBe(1);
   });
 

@@ -13,6 +13,20 @@ describe("shell resolution", () => {
     expect(requestedShell(undefined, { ComSpec: "C:\\Windows\\cmd.exe" }, "win32")).toBe("C:\\Windows\\cmd.exe");
   });
 
+  test("Windows: %ComSpec% in any spelling (names are case-insensitive there), else cmd.exe; UNLAZY_SHELL still wins", () => {
+    expect(requestedShell(undefined, { COMSPEC: "D:\\Win\\cmd.exe" }, "win32")).toBe("D:\\Win\\cmd.exe");
+    expect(requestedShell(undefined, { comspec: "C:\\cmd.exe", unlazy_shell: "pwsh" }, "win32")).toBe("pwsh");
+    expect(requestedShell(undefined, {}, "win32")).toBe("cmd.exe");
+    // Elsewhere names are exact: a lower-case comspec means nothing on Linux.
+    expect(requestedShell(undefined, { COMSPEC: "C:\\cmd.exe", unlazy_shell: "zsh" }, "linux")).toBe("/bin/sh");
+  });
+
+  test("Windows: cmd.exe is found on Path (any spelling) with a PATHEXT extension", () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, "cmd.EXE"), "");
+    expect(resolveShell("cmd", { Path: dir, PathExt: ".EXE" }, "win32")).toBe(path.join(dir, "cmd.EXE"));
+  });
+
   test("a bare name is searched on PATH and the first regular file wins", () => {
     const dir = tempDir();
     fs.mkdirSync(path.join(dir, "a", "mysh"), { recursive: true }); // a directory does not count

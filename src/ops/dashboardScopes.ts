@@ -4,12 +4,11 @@ import { verdictLines } from "../core/ledger/state.ts";
 import { statusReport } from "../core/report.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { resolveTarget } from "../io/discover.ts";
-import type { Tone } from "./theme.ts";
 
 export interface ScopeSummary {
   scope: string;
   verdict: string; // ALL MET (3 met) / UNMET: 2 (met: 1) / INVALID (1 problem)
-  tone: Tone;
+  tone: "ok" | "bad" | "accent";
   met: number;
   gates: number;
 }

@@ -4,6 +4,7 @@
 // content hash, so the event type and count never matter.
 import * as path from "node:path";
 import { watch, type FSWatcher } from "chokidar";
+import { refreshView, storeFor } from "../io/store/active.ts";
 
 /** Paths under the root that can change what the dashboard shows. */
 export function isWatchedPath(root: string, p: string): boolean {
@@ -68,6 +69,23 @@ export function watchWorkspace(root: string, onChange: () => void, quietMs = 25,
     close: async () => {
       if (timer) clearTimeout(timer);
       await w.close();
+    },
+  };
+}
+
+/**
+ * The dashboard's one watcher: file events under the root and, with a coordinator, its etcd
+ * watch (the store's view is read again first). `onChange` runs once per burst.
+ */
+export function watchDashboard(root: string, scope: () => string | null, onChange: () => void): WorkspaceWatch {
+  const files = watchWorkspace(root, onChange);
+  const refresh = () => void refreshView(root, scope()).then(onChange, onChange);
+  const stopStore = storeFor(root).watch(refresh);
+  return {
+    ready: files.ready,
+    close: async () => {
+      stopStore();
+      await files.close();
     },
   };
 }

@@ -1,10 +1,10 @@
-// The plan side of the dashboard: PLAN.md's leaf table, the scheduler's snapshot and its
+// The plan side of the dashboard's view op: PLAN.md's leaf table, the scheduler's snapshot and its
 // advice, all from the core modules `kbz next` uses. The TUI only lays the result out.
 import * as path from "node:path";
 import { parseDispatch } from "../core/dispatch/waves.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
-import { parsePlan, withLeafStates, type Plan, type PlanRow } from "../core/plan/table.ts";
+import { parsePlan, withLeafStates, type Plan } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
 import { readConsistent, type ScopeTextCache } from "../io/read.ts";
 import { CHANGED, receiptAudit } from "../io/schedule.ts";
@@ -12,7 +12,6 @@ import { scheduleFacts } from "../core/schedule/facts.ts";
 import type { LeaseView } from "../core/dispatch/lease-record.ts";
 import type { NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
 import { ReadError } from "../core/errors.ts";
-import type { LeafView } from "./theme.ts";
 
 export interface PlanView {
   plan: Plan | null; // null when PLAN.md itself is unreadable or invalid (`problem` says why)
@@ -123,30 +122,4 @@ export function planProblem(problem: string): PlanView {
 function broken(problem: string, inputs: string[]): PlanView {
   inputs.push(problem);
   return planProblem(problem);
-}
-
-/** The last wave in dispatch.json order that started (or declared) a leaf, with the agent handle it was started as. */
-export function lastStartInWaveOrder(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
-  let found: { wave: WaveView; handle: string; returned: boolean } | null = null;
-  for (const w of waves) {
-    const s = w.started.get(`leaf-${id}`);
-    if (s) found = { wave: w, handle: s.handle, returned: w.returned.has(`leaf-${id}`) };
-    else if (w.leaves.includes(`leaf-${id}`) && !found) found = { wave: w, handle: "", returned: false };
-  }
-  return found;
-}
-
-export function leafView(row: PlanRow, waves: WaveView[]): LeafView {
-  switch (row.state) {
-    case "VERIFIED":
-      return "verified";
-    case "ABANDONED":
-      return "abandoned";
-    case "IN-FLIGHT":
-      return lastStartInWaveOrder(waves, row.id)?.returned ? "returned" : "in-flight";
-    case "READY":
-      return "ready";
-    case "WAITING":
-      return "waiting";
-  }
 }

@@ -1,0 +1,200 @@
+// The dashboard's view op: everything the dashboard shows, read in one pass with the same
+// readers the commands use, through one cache with one rule. Reading never executes anything and
+// never writes. The dashboard calls `DashboardReader.read()` after each watcher event (one
+// watcher → one read → one reducer action); a read whose inputs hash like the last one hands
+// back the same view, so an event storm never causes a redraw storm.
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ReadError, UsageError } from "../core/errors.ts";
+import { statusReport, type StatusReport } from "../core/report.ts";
+import type { Reduction } from "../core/ledger/state.ts";
+import type { LedgerEntry, Snapshot } from "../core/snapshot.ts";
+import { listScopes, resolveTarget } from "../io/discover.ts";
+import { loadLedgerFile, loadSnapshot, ScopeTextCache } from "../io/read.ts";
+import type { Env } from "../io/run/shell.ts";
+import { coordination } from "../io/store/active.ts";
+import { loadApprovals, type ApprovalsView } from "./dashboardActs.ts";
+import { loadPlanView, planProblem, type PlanView } from "./dashboardPlan.ts";
+
+export { listScopes };
+export const LOG_TAIL_LINES = 500;
+
+export interface LogTail {
+  file: string | null; // absolute; null outside a scope
+  lines: string[]; // the last LOG_TAIL_LINES lines, raw (sanitized when shown)
+  problem: string | null;
+}
+
+export interface DashData {
+  snapshot: Snapshot;
+  report: StatusReport;
+  reduction: Reduction;
+  log: LogTail;
+  /** PLAN.md, the scheduler's view and its advice; null without a scope or a PLAN.md. */
+  plan: PlanView | null;
+  approvals: ApprovalsView;
+  /** Every scope of the root: a new one is announced, never opened by itself. */
+  scopes: string[];
+  /** Digest of every input read: equal digests mean nothing visible changed. */
+  hash: string;
+}
+
+export type DashView =
+  | { kind: "ready"; root: string; data: DashData }
+  | { kind: "pick"; root: string; scopes: string[] }
+  | { kind: "empty"; root: string }
+  | { kind: "error"; root: string; message: string };
+
+export interface DashSource {
+  root: string; // canonical
+  scope: string | null;
+  slots: number; // the Queue's `kbz next --slots`
+  env: Env; // PATH, shell and approval store: what an approval binds
+}
+
+function lstatOrNull(file: string): fs.BigIntStats | null {
+  try {
+    return fs.lstatSync(file, { bigint: true }) as fs.BigIntStats;
+  } catch {
+    return null;
+  }
+}
+
+function sameState(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.mode === b.mode && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+/**
+ * The one cache of a long-lived reader: file texts by the stable reader's rule (ScopeTextCache:
+ * same inode, type, size and times, one link), and each ledger's parsed entry while its text is
+ * the cached one. The status side and the plan side read the same leaf ledgers through it.
+ */
+export class DashCache {
+  readonly texts = new ScopeTextCache();
+  private readonly entries = new Map<string, { text: string; root: string; constrained: boolean; entry: LedgerEntry }>();
+
+  readonly load = (file: string, root: string, constrained: boolean, realDirs?: Map<string, string>): LedgerEntry => {
+    const before = lstatOrNull(file);
+    const hit = this.texts.get(file, before);
+    const known = this.entries.get(file);
+    if (hit && known && known.text === hit.text && known.root === root && known.constrained === constrained) return known.entry;
+    const entry = loadLedgerFile(file, root, constrained, realDirs);
+    const text = entry.unreadable ? null : (entry.ledger?.text ?? null);
+    const after = text === null ? null : lstatOrNull(file);
+    // Remembered only when the file did not move while it was read; problems are re-read each time.
+    if (text !== null && before && after && sameState(before, after)) {
+      this.texts.set(file, after, text);
+      this.entries.set(file, { text, root, constrained, entry });
+    } else {
+      this.texts.set(file, null, null);
+      this.entries.delete(file);
+    }
+    return entry;
+  };
+}
+
+function readLogTail(root: string, scope: string | null, inputs: string[]): LogTail {
+  if (!scope) return { file: null, lines: [], problem: null };
+  const file = path.join(root, ".unlazy", scope, "status.log");
+  try {
+    // Through the store: the file, or the coordinator's log when one is set.
+    const lines = coordination(root).statusLog(scope, LOG_TAIL_LINES);
+    inputs.push(lines.join("\n"));
+    return { file, lines, problem: null };
+  } catch (e) {
+    if (e instanceof ReadError) return { file, lines: [], problem: e.located() };
+    throw e;
+  }
+}
+
+function digest(parts: string[]): string {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p).update("\0");
+  return h.digest("hex");
+}
+
+/**
+ * Everything the dashboard shows, in one read. A scope the reader once opened stays open (a
+ * second scope appearing never turns an open view into the scope picker; `data.scopes` names it).
+ */
+export function readDashboard(src: DashSource, cache?: DashCache): DashView {
+  let target;
+  try {
+    target = resolveTarget({ root: src.root, scope: src.scope });
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    // Several scopes and none chosen: the dashboard asks instead of guessing.
+    const scopes = src.scope ? [] : listScopes(src.root);
+    if (scopes.length > 1) return { kind: "pick", root: src.root, scopes };
+    return { kind: "error", root: src.root, message: e.message };
+  }
+  if (target.mode === "none") return { kind: "empty", root: src.root };
+  const snapshot = loadSnapshot(target, cache?.load);
+  const scopes = target.mode === "scope" ? listScopes(src.root) : [];
+  const inputs: string[] = [target.mode, target.scope ?? "", ...target.files, ...scopes];
+  for (const l of snapshot.ledgers) inputs.push(l.ledger?.text ?? "", ...l.problems.map((p) => `${p.line}:${p.message}`));
+  for (const p of snapshot.problems) inputs.push(`${p.file}:${p.line}:${p.message}`);
+  for (const g of snapshot.gates) if (g.reason) inputs.push(`${g.qid}:${g.state}:${g.reason}`);
+  inputs.push(JSON.stringify(snapshot.dispatch ?? null));
+  const log = readLogTail(src.root, target.scope, inputs);
+  const approvals = loadApprovals(snapshot, src.env);
+  inputs.push(approvals.problem ?? "", ...approvals.items.map((t) => `${t.qid}\0${t.signature}`));
+  let plan: PlanView | null = null;
+  if (target.discoveryErrors.length === 0) {
+    try {
+      plan = loadPlanView(src.root, target.scope, src.slots, inputs, cache?.texts);
+    } catch (e) {
+      plan = planProblem((e as Error).message);
+      inputs.push(`plan:${(e as Error).message}`);
+    }
+  }
+  const { report, reduction } = statusReport(snapshot);
+  return { kind: "ready", root: src.root, data: { snapshot, report, reduction, log, plan, approvals, scopes, hash: digest(inputs) } };
+}
+
+/** The hash that decides whether a read changed anything. */
+export function viewHash(v: DashView): string {
+  switch (v.kind) {
+    case "ready":
+      return v.data.hash;
+    case "pick":
+      return `pick:${v.scopes.join(",")}`;
+    case "empty":
+      return "empty";
+    case "error":
+      return `error:${v.message}`;
+  }
+}
+
+/**
+ * A long-lived reader: one cache for its life, the scope it opened pinned, and the last view
+ * handed back again when nothing changed (so React sees the same object).
+ */
+export class DashboardReader {
+  private readonly cache = new DashCache();
+  private last: DashView | null = null;
+  private lastHash = "";
+
+  constructor(private src: DashSource) {}
+
+  get source(): DashSource {
+    return this.src;
+  }
+
+  read(): DashView {
+    let next: DashView;
+    try {
+      next = readDashboard(this.src, this.cache);
+    } catch (e) {
+      next = { kind: "error", root: this.src.root, message: (e as Error).message };
+    }
+    // The scope inferred when it was the only one is pinned: a second one never moves the view.
+    if (next.kind === "ready" && this.src.scope === null && next.data.snapshot.target.scope) this.src = { ...this.src, scope: next.data.snapshot.target.scope };
+    const h = viewHash(next);
+    if (this.last && h === this.lastHash) return this.last;
+    this.last = next;
+    this.lastHash = h;
+    return next;
+  }
+}

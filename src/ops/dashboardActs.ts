@@ -1,0 +1,222 @@
+// The dashboard's acts: the Approvals panel's data, running checks (with their output as it
+// comes), a person's approval of exactly the oracle shown, probing, signing, and the last run of
+// a gate: all through the functions `kbz check`, `kbz check --probe` and `kbz sign` use. Nothing
+// here decides what an approval binds or when a gate is met.
+import * as path from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { nearMissLines } from "../core/run/differ.ts";
+import { readLastRun, type LastRun } from "../io/check/lastrun.ts";
+import { baseDir, cwdShown, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { snapshotForRequest } from "../io/read.ts";
+import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
+import type { GateView } from "../core/snapshot.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
+import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
+import type { Env } from "../io/run/shell.ts";
+import { OracleError } from "../io/oracle/binding.ts";
+import { storeFor } from "../io/store/active.ts";
+import { checkEvents, logEvent } from "../io/store/events.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+
+export interface ApprovalsView {
+  items: CheckTask[]; // runnable gates whose exact oracle has no approval record
+  settings: RunSettings | null;
+  storeDir: string | null;
+  problem: string | null;
+}
+
+export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
+  const none = (problem: string | null, settings: RunSettings | null = null, storeDir: string | null = null): ApprovalsView => ({
+    items: [],
+    settings,
+    storeDir,
+    problem,
+  });
+  if (snap.problems.length > 0) return none("the ledgers are invalid (see Gates); nothing can be approved");
+  const root = snap.target.root;
+  let settings: RunSettings;
+  let storeDir: string;
+  try {
+    settings = runSettings({ env, timeoutS: DEFAULT_TIMEOUT_S }, root);
+    storeDir = approvalDirFor(env);
+    assertStoreOutside(storeDir, [root]);
+  } catch (e) {
+    if (e instanceof UsageError) return none(e.message);
+    throw e;
+  }
+  try {
+    const store = new ApprovalStore(storeDir, root);
+    const tasks = pendingTasks(snap, settings, true);
+    return { items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)), settings, storeDir, problem: null };
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ApprovalStoreError) return none(e.located(), settings, storeDir);
+    throw e;
+  }
+}
+
+export { cwdShown, type CheckTask, type LastRun };
+
+export interface RunEvents {
+  started?(qid: string): void;
+  finished?(qid: string): void;
+  /** Output of a running check as it arrives (stdout and stderr, in arrival order). */
+  output?(qid: string, text: string): void;
+}
+
+export interface GateRunRequest {
+  root: string;
+  scope: string | null;
+  qids: string[];
+  reverify: boolean;
+  /** Record approval for exactly these gates' current oracles before running them. */
+  approve: boolean;
+  env: Env;
+  events?: RunEvents;
+}
+
+/** Run (and with `approve`, first approve) the given gates in process, as `kbz check` would. */
+export async function runGates(req: GateRunRequest): Promise<CheckResult> {
+  const result = await runChecks({
+    root: req.root,
+    files: [],
+    scope: req.scope,
+    reverify: req.reverify,
+    approve: req.approve,
+    jobs: 2,
+    timeoutS: DEFAULT_TIMEOUT_S,
+    env: req.env,
+    only: req.qids,
+    observer: {
+      started: (t) => req.events?.started?.(t.qid),
+      finished: (t) => req.events?.finished?.(t.qid),
+      output: (t, text) => req.events?.output?.(t.qid, text),
+    },
+  });
+  // The same log lines as `kbz check` (a failed append only loses the line).
+  const scope = result.snapshot.target.scope;
+  if (scope) for (const e of checkEvents(result.runs)) await logEvent(storeFor(result.snapshot.target.root), scope, e);
+  return result;
+}
+
+/** One line for the footer: what ran and how it ended. */
+export function runSummary(r: CheckResult): string {
+  const required = r.approvals.filter((a) => a.status === "required").length;
+  const failed = r.approvals.filter((a) => a.status === "failed").map((a) => a.problem);
+  const parts = r.runs.map((x) => (x.outcome.ok ? `${x.task.qid} passed` : `${x.task.qid} failed: ${x.outcome.error ?? x.outcome.summary ?? "no match"}`));
+  if (required > 0) parts.push(`${required} not run (approval required: see Approvals)`);
+  parts.push(...failed.map((p) => p ?? "approval failed"));
+  if (parts.length === 0) parts.push("nothing to run");
+  return parts.join("; ");
+}
+
+export interface GateApproval {
+  oracle: RuntimeOracle;
+  signature: string;
+  approved: boolean;
+  shell: string;
+}
+
+/** What an approval of this gate binds now, and whether one is on record; null for a manual gate. */
+export function gateApproval(snap: Snapshot, view: ApprovalsView, gate: GateView): GateApproval | { problem: string } | null {
+  if (gate.gate.check === null || gate.gate.expect === null) return null;
+  if (!view.settings || !view.storeDir) return { problem: view.problem ?? "no run settings" };
+  try {
+    const oracle = oracleFor(gate.file, baseDir(snap, gate.file, view.settings), gate.gate, view.settings);
+    const store = new ApprovalStore(view.storeDir, snap.target.root);
+    return { oracle, signature: oracleSignature(oracle), approved: store.isApproved(gate.file, gate.gate.id, oracle), shell: view.settings.shell };
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ApprovalStoreError || e instanceof OracleError) return { problem: e.message };
+    throw e;
+  }
+}
+
+/** How a person's act was given; every act the dashboard records says `dashboard`. */
+export const GIVEN_VIA = "dashboard";
+
+export interface ApproveRequest {
+  root: string;
+  scope: string | null;
+  qid: string;
+  /** The signature of the oracle the person saw: a different current oracle is refused. */
+  signature: string;
+  env: Env;
+}
+
+/**
+ * A person's approval of exactly the oracle shown (nothing runs). Read again first: when the
+ * gate's oracle is no longer the one on screen, nothing is recorded and the caller says so.
+ */
+export async function approveShown(req: ApproveRequest): Promise<{ status: "recorded" | "already" }> {
+  const snap = snapshotForRequest({ root: req.root, scope: req.scope, files: [] });
+  const view = loadApprovals(snap, req.env);
+  if (view.problem || !view.storeDir) throw new UsageError(view.problem ?? "no approval store");
+  const task = pendingTasks(snap, view.settings!, true).find((t) => t.qid === req.qid);
+  if (!task) throw new UsageError(`${req.qid} is no longer a runnable gate here`);
+  const store = new ApprovalStore(view.storeDir, snap.target.root);
+  if (task.signature !== req.signature) throw new UsageError(`${req.qid} changed since it was shown: look at it again, then approve`);
+  if (store.isApproved(task.file, task.gate.id, task.oracle)) return { status: "already" };
+  await store.record(task.file, task.gate.id, task.oracle);
+  const scope = snap.target.scope;
+  if (scope) await logEvent(storeFor(snap.target.root), scope, `approved ${task.qid} (given via ${GIVEN_VIA})`);
+  return { status: "recorded" };
+}
+
+/** The last recorded run of a gate (its output tail), or null. */
+export function lastRunOf(env: Env, file: string, gateId: string): LastRun | null {
+  return readLastRun(env, file, gateId);
+}
+
+export interface ProbeShown {
+  line: string;
+  tone: "ok" | "bad" | "warn" | "info";
+  /** The probe needs its own approval first (a probe approval in the Approvals panel). */
+  needsApproval?: { hidden: string[] };
+}
+
+/** Probe one met gate with `kbz check --probe`'s function; `approve` records the probe's approval first. */
+export async function probeGate(req: { root: string; scope: string | null; qid: string; approve: boolean; env: Env }): Promise<ProbeShown | null> {
+  const { runProbes, probeLine } = await import("../io/check/probe.ts");
+  const res = await runProbes({ root: req.root, files: [], scope: req.scope, approve: req.approve, timeoutS: DEFAULT_TIMEOUT_S, env: req.env, only: [req.qid] });
+  const item = res.items.find((i) => i.qid === req.qid);
+  if (!item) return null;
+  if (item.verdict === "approval-required") {
+    return { line: `${req.qid} not probed: the probe hides ${item.hidden.length} path(s) and needs a person's approval (Approvals)`, tone: "warn", needsApproval: { hidden: item.hidden } };
+  }
+  const scope = res.snapshot.target.scope;
+  if (req.approve && item.recorded && scope) await logEvent(storeFor(res.snapshot.target.root), scope, `approved the probe of ${req.qid} (given via ${GIVEN_VIA})`);
+  const tone = item.verdict === "vacuous" ? "bad" : item.verdict === "observes" ? "ok" : "warn";
+  return { line: probeLine(item, res.snapshot.target.root).trim(), tone };
+}
+
+/** Sign a manual gate with `kbz sign`'s function, and log it as given via the dashboard. */
+export async function signShown(req: { root: string; scope: string | null; qid: string; evidence: string }): Promise<"written" | "unchanged"> {
+  const { signGate } = await import("../io/check/sign.ts");
+  const r = await signGate({ root: req.root, scope: req.scope, qid: req.qid, evidence: req.evidence });
+  if (r.status === "written" && req.scope) await logEvent(storeFor(req.root), req.scope, `signed ${req.qid} (given via ${GIVEN_VIA})`);
+  return r.status;
+}
+
+const changedMemo = new Map<string, string[]>();
+
+/**
+ * What changed since this gate's last approval (the nearest recorded oracle of the same gate and
+ * how the one shown differs from it), as `kbz check` says it; remembered per oracle shown.
+ */
+export function changedSinceApproval(view: ApprovalsView, task: CheckTask, root: string): string[] {
+  if (!view.storeDir) return [];
+  const key = `${task.file}\0${task.gate.id}\0${task.signature}`;
+  const known = changedMemo.get(key);
+  if (known) return known;
+  let lines: string[] = [];
+  try {
+    const store = new ApprovalStore(view.storeDir, root);
+    const file = path.resolve(task.file);
+    const same = store.list().flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
+    lines = nearMissLines(file, same, task.oracle, root);
+  } catch {
+    lines = [];
+  }
+  if (changedMemo.size > 256) changedMemo.clear();
+  changedMemo.set(key, lines);
+  return lines;
+}

@@ -1,0 +1,60 @@
+// docs/commands.md and `kbz --help` name the same verbs, and the README stays a front door:
+// at most 150 lines, no issue numbers or history, every docs/ link resolves.
+import { describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { kbz } from "../helpers/kbz.ts";
+
+const ROOT = path.join(import.meta.dir, "..", "..");
+const read = (p: string) => fs.readFileSync(path.join(ROOT, p), "utf8");
+
+function helpVerbs(help: string): string[] {
+  const verbs = new Set<string>();
+  for (const m of help.matchAll(/^ {2}kbz ([a-z]+)/gm)) verbs.add(m[1]!);
+  return [...verbs].sort();
+}
+
+function docVerbs(doc: string): string[] {
+  const verbs = new Set<string>();
+  for (const m of doc.matchAll(/^\| `kbz ([a-z]+)/gm)) verbs.add(m[1]!);
+  return [...verbs].sort();
+}
+
+describe("docs/commands.md against --help", () => {
+  test("every verb in `kbz --help` has a row in docs/commands.md, and no row names a verb --help lacks", () => {
+    // yargs prints help itself: the binary's output is what a user reads.
+    const r = kbz(["--help"]);
+    expect(r.code).toBe(0);
+    const fromHelp = helpVerbs(r.stdout);
+    expect(fromHelp.length).toBeGreaterThan(10);
+    expect(docVerbs(read("docs/commands.md"))).toEqual(fromHelp);
+  });
+});
+
+describe("README as a front door", () => {
+  const readme = read("README.md");
+  test("is at most 150 lines", () => {
+    expect(readme.split("\n").length).toBeLessThanOrEqual(151);
+  });
+  test("quick start is two commands", () => {
+    const quick = readme.split("## Quick start")[1]!.split("## ")[0]!;
+    const block = quick.split("```sh\n")[1]!.split("```")[0]!;
+    const lines = block.trim().split("\n").map((l) => l.replace(/#.*$/, "").trim());
+    expect(lines).toEqual(["npm install && npm start", "npm test"]);
+  });
+  test("user docs carry no issue numbers", () => {
+    for (const f of ["README.md", ...fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]) {
+      if (f === "docs/ARCHITECTURE.md") continue; // the developers' picture, not user docs
+      expect({ f, hits: read(f).match(/\bissue #?\d+/gi) ?? [] }).toEqual({ f, hits: [] });
+    }
+  });
+  test("every relative link resolves", () => {
+    for (const m of readme.matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)) {
+      expect({ link: m[1], exists: fs.existsSync(path.join(ROOT, m[1]!)) }).toEqual({ link: m[1], exists: true });
+    }
+  });
+  test("defines each of the words it uses before the reference pages", () => {
+    const words = readme.split("## Words")[1]!.split("\n## ")[0]!;
+    for (const w of ["gate", "oracle", "scope", "leaf", "wave", "lease", "Kill_bezzangyi"]) expect(words).toContain(`**${w}**`);
+  });
+});

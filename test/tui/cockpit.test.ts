@@ -1,0 +1,230 @@
+// Issue 31, the person's cockpit, on the real binary in tmux at 200x50, 120x35, 80x24, 80x12 and
+// 40x10: one test per numbered problem and size, named after the problem. With KBZ_SCREENS set,
+// the screens the closing note shows are saved there.
+import { afterAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { checkEnv } from "../helpers/approvals.ts";
+import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
+import { writeDemoFolder } from "../../src/demo/scope.ts";
+import { writeAtomic } from "../../src/io/fs.ts";
+
+const SIZES: [number, number][] = [
+  [200, 50],
+  [120, 35],
+  [80, 24],
+  [80, 12],
+  [40, 10],
+];
+
+const panes: TmuxPane[] = [];
+afterAll(() => {
+  for (const p of panes.splice(0)) p.kill();
+});
+
+function open(root: string, env: Record<string, string>, w: number, h: number, argv: string[] = [BIN]): TmuxPane {
+  const p = new TmuxPane(w, h);
+  panes.push(p);
+  p.start(argv, root, env);
+  return p;
+}
+
+/** esc alone: a key sent right after it would read as alt-key. */
+async function esc(p: TmuxPane): Promise<void> {
+  p.send("Escape");
+  await Bun.sleep(150);
+}
+
+async function quit(p: TmuxPane): Promise<void> {
+  p.send("q");
+  expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
+  p.kill();
+}
+
+/** Save a screen for the closing note when KBZ_SCREENS names a folder. */
+function keep(name: string, screen: string): void {
+  const dir = process.env.KBZ_SCREENS;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${name}.txt`), screen);
+}
+
+const footer = (s: string) => s.trimEnd().split("\n").pop() ?? "";
+const wide = (w: number) => w >= 80;
+
+/** Approve the selected check inside the dashboard: a shows it whole, y confirms. */
+async function approveHere(p: TmuxPane, qid: string): Promise<void> {
+  p.send("a");
+  await p.waitFor((s) => s.includes(`approve ${qid}?`));
+  p.send("y");
+  await p.waitFor((s) => s.includes(`approved ${qid}`));
+}
+
+describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
+  for (const [w, h] of SIZES) {
+    test(`1. failure reads as failure (${w}x${h}): a running row with spinner and elapsed, its output streaming, then FAILED (exit 3) in the list, the detail and kbz status`, async () => {
+      const root = tempDir();
+      writeTree(root, {
+        "GATES.md": "# Gates\n\n- [ ] G1: the widget builds\n  CHECK: echo compiling the widget; sleep 2; echo boom >&2; exit 3\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n\n- [ ] G2: docs reviewed\n  EVIDENCE: pending\n",
+      });
+      const env = checkEnv();
+      const p = open(root, env, w, h);
+      await p.waitFor((s) => s.includes("UNMET: 2"));
+      p.send("4");
+      await p.waitFor((s) => s.includes("GATES:G1"));
+      await approveHere(p, "GATES:G1");
+      p.send("3");
+      await p.waitFor((s) => /\[(3 )?Gat/.test(s));
+      p.send("r");
+      // Its own row: the gate's row shows the spinner (and elapsed from 80 columns); nothing shifts.
+      const running = await p.waitFor((s) => (wide(w) ? /› [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN \d+\.\ds\s+GATES:G1/ : /› [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] GATES:G1/).test(s), 8000);
+      expect(running.split("\n")[2]).toContain("GATES:G1");
+      if (h >= 24) expect(await p.waitFor((s) => /output\s+compiling the widget/.test(s), 8000)).toMatch(/output\s+compiling the widget/);
+      const failed = await p.waitFor((s) => s.includes("GATES:G1 failed"), 15_000);
+      if (w >= 120) expect(failed).toMatch(/› FAILED \(exit 3\)\s+GATES:G1/);
+      else if (wide(w)) expect(failed).toMatch(/› FAILED\s+GATES:G1/);
+      else expect(failed).toMatch(/› ✗ GATES:G1/);
+      expect(failed).not.toMatch(/UNMET\s+GATES:G1/);
+      p.send("Enter");
+      const detail = await p.waitFor((s) => s.includes("Gate GATES:G1"));
+      expect(detail).toMatch(/state\s+FAILED \(exit 3\)/);
+      keep(`1-failure-${w}x${h}`, detail);
+      await quit(p);
+      const status = kbz(["status"], { cwd: root, env });
+      expect(status.stdout).toContain("  FAILED      GATES:G1 (exit 3): the widget builds");
+      expect(status.stdout).toContain("  UNMET       GATES:G2 (unchecked): docs reviewed");
+      const json = JSON.parse(kbz(["status", "--json"], { cwd: root, env }).stdout);
+      expect(json.gates[0]).toMatchObject({ qid: "GATES:G1", state: "failed", reason: "exit 3" });
+    }, 60_000);
+
+    test(`2. the person approves what they can see (${w}x${h}): the whole command is readable, a asks y, approving runs nothing`, async () => {
+      const root = tempDir();
+      const check = "touch ran-marker; echo the quick brown fox jumps over the lazy dog and keeps running far past the edge of any narrow terminal FOX_OK";
+      writeTree(root, { "GATES.md": `# Gates\n\n- [ ] G1: the fox runs\n  CHECK: ${check}\n  EXPECT: FOX_OK\n  EVIDENCE: pending\n` });
+      const env = checkEnv();
+      const p = open(root, env, w, h);
+      await p.waitFor((s) => s.includes("UNMET: 1"));
+      p.send("4");
+      const list = await p.waitFor((s) => /(APPROVE\?|\?)\s+GATES:G1/.test(s));
+      keep(`2-approvals-${w}x${h}`, list);
+      p.send("a");
+      // The confirmation is asked over the whole oracle; scrolling (j) shows every row of it.
+      let seen = await p.waitFor((s) => s.includes("approve GATES:G1?"));
+      expect(footer(seen)).toMatch(/approve GATES:G1\? y yes · n no/);
+      let text = seen;
+      for (let i = 0; i < 12 && !/rows \d+-(\d+) of \1\b/.test(seen) && /rows \d+-\d+ of/.test(seen); i++) {
+        p.send("j");
+        await Bun.sleep(120);
+        seen = p.capture();
+        text += seen;
+      }
+      const joined = text.replace(/\n\s*/g, " ").replace(/\s+/g, " ");
+      for (const word of check.split(" ")) expect(joined).toContain(word);
+      expect(joined).toContain("EXPECT");
+      p.send("y");
+      await p.waitFor((s) => s.includes("approved GATES:G1"));
+      await Bun.sleep(300);
+      expect(fs.existsSync(path.join(root, "ran-marker"))).toBe(false);
+      expect(fs.readdirSync(env.UNLAZY_APPROVAL_DIR!).filter((n) => n.endsWith(".json")).length).toBe(1);
+      await quit(p);
+    }, 60_000);
+
+    test(`3. keys that fit the item (${w}x${h}): per-kind footers, ? help · q quit always, esc clears a kept filter then goes back, ? runs a key, clicks select`, async () => {
+      const demo = writeDemoFolder(tempDir());
+      const env = checkEnv();
+      const p = open(demo.root, env, w, h);
+      let s = await p.waitFor((x) => x.includes("scope checkout"));
+      p.send("3");
+      // The first row is the root's runnable I1: r run, never s sign.
+      s = await p.waitFor((x) => /› \S+\s+GATES:I1/.test(x));
+      expect(footer(s)).toMatch(/\? help · q quit$/);
+      expect(footer(s)).toContain("r run");
+      expect(footer(s)).not.toContain("s sign");
+      // A leaf's manual gate: s sign, never r run or p probe; r says what it is for instead of refusing later.
+      p.send("/", "1", ".", "1", ":", "G", "1", "Enter");
+      s = await p.waitFor((x) => /› \S+\s+leaf-1\.1:G1/.test(x) && !x.includes("▏"));
+      expect(footer(s)).toMatch(/\? help · q quit$/);
+      if (w >= 80) expect(footer(s)).toContain("s sign");
+      expect(footer(s)).not.toMatch(/\br run\b|\bp probe\b/);
+      p.send("r");
+      await p.waitFor((x) => x.includes("r run is not for this item"));
+      // esc clears the kept filter first.
+      await esc(p);
+      s = await p.waitFor((x) => x.includes("GATES:I1") && x.includes("GATES:I2"));
+      // o on a leaf pushes its gates; esc comes back to the graph.
+      p.send("1");
+      await p.waitFor((x) => /› \S*\s*L1\s+\S+ 1\.1/.test(x) || /› L1/.test(x));
+      p.send("o");
+      s = await p.waitFor((x) => /\[(3 )?Gat/.test(x) && /› \S+\s+leaf-1\.1:G1/.test(x));
+      await esc(p);
+      await p.waitFor((x) => /\[(1 )?Gra/.test(x));
+      // The grouped help runs a key: u (only what is not done) from the help.
+      p.send("?");
+      s = await p.waitFor((x) => x.includes("Keys: enter runs") || x.includes("Keys:"));
+      keep(`3-help-${w}x${h}`, s);
+      expect(footer(s)).toMatch(/\? help · q quit$/);
+      await esc(p);
+      await p.waitFor((x) => !x.includes("Keys: enter runs"));
+      // A click on the third tab switches to it; a click on a row selects it.
+      p.send("3");
+      await p.waitFor((x) => /\[(3 )?Gat/.test(x));
+      p.send("-l", "\u001b[<0;3;5M");
+      await p.waitFor((x) => x.split("\n")[4]!.startsWith("›"));
+      await quit(p);
+    }, 60_000);
+
+    test(`4. space used and state kept (${w}x${h}): side by side from 160 columns, glyphs below 80, Log HH:MM:SS, Queue reasons in words, a new scope never moves the view`, async () => {
+      const demo = writeDemoFolder(tempDir());
+      fs.appendFileSync(path.join(demo.root, ".unlazy/checkout/status.log"), "2026-12-02T10:00:00.000Z dispatch w1 opened: leaf-1.1\n");
+      const env = checkEnv();
+      const p = open(demo.root, env, w, h);
+      let s = await p.waitFor((x) => x.includes("scope checkout"));
+      p.send("3");
+      s = await p.waitFor((x) => /› /.test(x) && /\[(3 )?Gat/.test(x));
+      if (w >= 160) {
+        // The list and the selected gate's detail share the rows, side by side.
+        expect(s.split("\n")[2]).toMatch(/GATES:I1.*│gate\s+GATES:I1/);
+        keep(`4-side-by-side-${w}x${h}`, s);
+      } else if (w < 80) {
+        // The state is a glyph and the id column fits its content.
+        expect(s).toMatch(/› · GATES:I1 {1,2}\S/);
+        keep(`4-gates-${w}x${h}`, s);
+      } else expect(s).toMatch(/› UNMET\s+GATES:I1/);
+      p.send("j", "j", "j", "j");
+      await p.waitFor((x) => /› \S+\s+leaf-1\.2:G1/.test(x));
+      // A second scope appears: the open view stays (panel, selection); one line names it.
+      writeTree(demo.root, { ".unlazy/other/GATES.md": "# Gates\n\n- [ ] O1: other\n  EVIDENCE: pending\n" });
+      s = await p.waitFor((x) => x.includes("new scope other"));
+      expect(s).toContain("scope checkout");
+      expect(s).toMatch(/› \S+\s+leaf-1\.2:G1/);
+      p.send("5");
+      s = await p.waitFor((x) => x.includes("dispatch w1 opened"));
+      expect(s).toMatch(/\d\d:\d\d:\d\d dispatch w1 opened/);
+      expect(s).not.toContain("2026-12-02T10:00:00.000Z");
+      p.send("2");
+      s = await p.waitFor((x) => x.includes("waits for"));
+      expect(s).not.toContain("dependencies-or-unreleased-leases");
+      // A write while the view is open keeps the panel and the selection.
+      const ledger = path.join(demo.root, ".unlazy/checkout/GATES.md");
+      writeAtomic(ledger, fs.readFileSync(ledger, "utf8").replace("# Gates", "# Gates (edited)"));
+      await Bun.sleep(400);
+      expect(p.capture()).toMatch(/\[(2 )?Que/);
+      await quit(p);
+    }, 60_000);
+
+    test(`5. the demo guides (${w}x${h}): a banner names the key where the person acts`, async () => {
+      const home = tempDir();
+      // The demo keeps its example folder: it is made under this test's own temp folder.
+      const env = { ...checkEnv(), HOME: home, TMPDIR: home, KBZ_CACHE_DIR: path.join(home, "cache") };
+      const p = open(home, env, w, h, [BIN, "demo"]);
+      let s = await p.waitFor((x) => x.includes("your turn"), 15_000);
+      expect(s.split("\n")[2]).toContain(w >= 80 ? "▶ your turn: approve the root checks: press 4 (Approvals), then a" : "▶ your turn: 4, then a approves");
+      keep(`5-demo-${w}x${h}`, s);
+      p.send("4");
+      s = await p.waitFor((x) => /▶ (your turn: )?a /.test(x));
+      expect(s.split("\n")[2]).toMatch(/GATES:I1/);
+      await quit(p);
+    }, 60_000);
+  }
+});
