@@ -855,6 +855,195 @@ var init_waves = __esm(() => {
   ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 });
 
+// src/core/trace.ts
+import * as path4 from "node:path";
+function lookup(current) {
+  return typeof current.digest === "function" ? current.digest.bind(current) : (name) => current[name];
+}
+function differing(digests, now) {
+  let out = null;
+  for (const n in digests)
+    if (now(n) !== digests[n])
+      (out ??= []).push(n);
+  return out;
+}
+function verify(record, current, require2 = {}) {
+  if (!record)
+    return { status: "missing", differs: [] };
+  const now = lookup(current);
+  const differs = differing(record.key, now);
+  if (differs)
+    return { status: "missing", differs: differs.sort() };
+  if (require2.by && !(record.by && require2.by.includes(record.by.actor)))
+    return { status: "unattested" };
+  let changed = differing(record.depends, now);
+  if (record.sets && typeof current.members === "function") {
+    for (const set in record.sets) {
+      const had = new Set(record.sets[set]);
+      for (const n of current.members.call(current, set))
+        if (!had.has(n))
+          (changed ??= []).push(n);
+    }
+  }
+  return changed ? { status: "stale", changed: [...new Set(changed)].sort() } : VALID;
+}
+function gateSubject(file, gateId) {
+  return `${file}#${gateId}`;
+}
+function gateKey(g) {
+  return { definition: gateDigest(g) ?? "", evidence: g.evidence ?? "" };
+}
+function evidenceRecord(gateId, recorded) {
+  return { kind: "evidence", subject: gateId, decided: "met", key: {}, depends: { definition: recorded }, by: { actor: "kbz" } };
+}
+function inputFileName(cwd, rel) {
+  return `file:${cwd}/${rel}`;
+}
+function inputSetName(cwd, inputs) {
+  return `inputs:${cwd}\x00${JSON.stringify(inputs)}`;
+}
+function inputsRecord(file, gateId, s) {
+  const depends = { INPUTS: sha256Hex(JSON.stringify(s.inputs)) };
+  const names = [];
+  for (const [rel, digest] of Object.entries(s.files)) {
+    const n = inputFileName(s.cwd, rel);
+    depends[n] = digest;
+    names.push(n);
+  }
+  return {
+    kind: "inputs",
+    subject: gateSubject(file, gateId),
+    decided: "met",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    sets: { [inputSetName(s.cwd, s.inputs)]: names },
+    by: { actor: "kbz" },
+    detail: { cwd: s.cwd, inputs: s.inputs }
+  };
+}
+function probeRecord(file, gateId, s) {
+  return {
+    kind: "probe",
+    subject: gateSubject(file, gateId),
+    decided: s.verdict,
+    key: { definition: s.definition, evidence: s.evidence },
+    depends: {},
+    by: { actor: "kbz" },
+    detail: { hidden: s.hidden, signature: s.signature }
+  };
+}
+function oracleFileName(key) {
+  return `oracle:${key}`;
+}
+function oracleRecord(file, gateId, s) {
+  const depends = {};
+  for (const [key, digest] of Object.entries(s.files))
+    depends[oracleFileName(key)] = digest;
+  return {
+    kind: "oracle",
+    subject: gateSubject(file, gateId),
+    decided: "met",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
+    by: { actor: "kbz" },
+    detail: { signature: s.signature }
+  };
+}
+function oracleChangeReason(changed) {
+  const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
+  return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
+}
+function gateVerdicts(trace, root, file, ledger, isMet) {
+  const out = { stale: new Map, vacuous: new Map };
+  const records = trace.records.get(file) ?? [];
+  if (records.length === 0 && !ledger.gates.some((g) => g.inputs))
+    return out;
+  const byGate = new Map;
+  for (const r of records) {
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = byGate.get(id);
+    if (list)
+      list.push(r);
+    else
+      byGate.set(id, [r]);
+  }
+  for (const g of ledger.gates) {
+    const mine = byGate.get(g.id);
+    if (g.inputs) {
+      const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      if (reason)
+        out.stale.set(g.id, reason);
+    }
+    if (!out.stale.has(g.id) && isMet(g)) {
+      const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
+      if (reason)
+        out.stale.set(g.id, reason);
+    }
+    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
+    if (probe && verify(probe, gateKey(g)).status === "valid") {
+      out.vacuous.set(g.id, probe.detail.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+    }
+  }
+  return out;
+}
+function unboundReason(g, world, file) {
+  if (!g.check)
+    return null;
+  const base = ledgerBase(file);
+  return world.refusal(g.cwd ? path4.resolve(base, g.cwd) : base, g.inputs);
+}
+function inputsReason(record, g, world, file) {
+  const key = gateKey(g);
+  const inputs = g.inputs;
+  const declared = sha256Hex(JSON.stringify(inputs));
+  const ask = (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined;
+  const first = verify(record, { digest: ask });
+  if (first.status === "missing")
+    return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (first.status === "stale" && first.changed.includes("INPUTS"))
+    return "STALE (INPUTS changed since the pass)";
+  const recorded = record.detail.cwd;
+  const cwd = world.checkDir(recorded);
+  if (cwd === null)
+    return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+  const now = world.inputs(cwd, inputs, file);
+  if (now.refusal)
+    return `STALE (${now.refusal})`;
+  const prefix = inputFileName(recorded, "");
+  const v = verify(record, {
+    digest: (n) => ask(n) ?? (n.startsWith(prefix) ? now.files[n.slice(prefix.length)] : undefined),
+    members: () => Object.keys(now.files).map((rel) => prefix + rel)
+  });
+  if (v.status !== "stale")
+    return null;
+  const names = v.changed.map((n) => n.startsWith(prefix) ? n.slice(prefix.length) : n).sort();
+  return `STALE (input changed: ${names[0]})`;
+}
+function oracleReason(record, g, world, file) {
+  if (!record || !world.oracle)
+    return null;
+  const key = gateKey(g);
+  if (verify(record, key).status === "missing")
+    return null;
+  const now = world.oracle(file, g);
+  if ("error" in now && typeof now.error === "string")
+    return `STALE (oracle cannot be bound: ${now.error})`;
+  const files = now;
+  const v = verify(record, {
+    digest: (n) => n === "definition" || n === "evidence" ? key[n] : n.startsWith("oracle:") ? files[n.slice("oracle:".length)] : undefined,
+    members: () => Object.keys(files).map(oracleFileName)
+  });
+  return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
+}
+var VALID, ORACLE_FILES_SET = "oracle-files";
+var init_trace = __esm(() => {
+  init_digest();
+  init_hash();
+  init_inside();
+  VALID = Object.freeze({ status: "valid" });
+});
+
 // src/core/ledger/parse.ts
 function splitLines(text) {
   if (text === "")
@@ -1298,12 +1487,13 @@ function classifyEvidence(g) {
   const v = g.evidence;
   if (v === null || v === "" || v.length === 7 && v.toLowerCase() === "pending")
     return "pending";
-  const digest = v.startsWith(HEADER) && v.length <= MAX_EVIDENCE ? gateDigest(g) : null;
-  if (digest !== null && v.startsWith(digest, HEADER.length) && v.charCodeAt(HEADER.length + digest.length) === 59) {
-    const tail = HEADER.length + digest.length + 1;
-    TAIL.lastIndex = tail;
-    if (TAIL.test(v) && outputBytesAt(v, tail + BYTES_AT) <= MAX_OUTPUT_BYTES)
+  const at = HEADER.length + 64;
+  if (v.startsWith(HEADER) && v.length <= MAX_EVIDENCE && v.charCodeAt(at) === 59) {
+    const record = evidenceRecord(g.id, v.slice(HEADER.length, at));
+    TAIL.lastIndex = at + 1;
+    if (verify(record, { definition: gateDigest(g) ?? "" }).status === "valid" && TAIL.test(v) && outputBytesAt(v, at + 1 + BYTES_AT) <= MAX_OUTPUT_BYTES) {
       return "automatic-current";
+    }
   }
   if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell="))
     return "automatic-stale";
@@ -1319,6 +1509,7 @@ var MAX_EVIDENCE = 900, MAX_OUTPUT_BYTES = 1048576, TAIL, BYTES_AT, HEADER = "au
 var init_evidence = __esm(() => {
   init_digest();
   init_sanitize();
+  init_trace();
   TAIL = / exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=(?:0|[1-9][0-9]{0,6}); shell=./sy;
   BYTES_AT = " exit=0; EXPECT=matched; output-sha256=".length + 64 + "; output-bytes=".length;
 });
@@ -1346,9 +1537,9 @@ var init_state = __esm(() => {
 });
 
 // src/core/snapshot.ts
-import * as path4 from "node:path";
+import * as path5 from "node:path";
 function displayPath(root, file) {
-  return isInside(root, file) && file !== root ? path4.relative(root, file) : file;
+  return isInside(root, file) && file !== root ? path5.relative(root, file) : file;
 }
 function entryFail(file, root, line, message) {
   const display = displayPath(root, file);
@@ -1373,7 +1564,7 @@ function ledgerEntry(file, root, decoded) {
     unreadable: false
   };
 }
-function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vacuity = () => new Map) {
+function buildSnapshot(target, ledgers, dispatch, trace) {
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -1385,8 +1576,7 @@ function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vac
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    const stale = staleness(entry, l);
-    const vacuous = vacuity(entry, l);
+    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -1401,6 +1591,7 @@ function buildSnapshot(target, ledgers, dispatch, staleness = () => new Map, vac
   return { target, ledgers, gates, problems, dispatch };
 }
 var init_snapshot = __esm(() => {
+  init_trace();
   init_parse();
   init_state();
   init_inside();
@@ -1409,7 +1600,7 @@ var init_snapshot = __esm(() => {
 
 // src/io/fs.ts
 import * as fs from "node:fs";
-import * as path5 from "node:path";
+import * as path6 from "node:path";
 function ensureRealDir(dir, root, mode = 448) {
   const st = lstatOrNull(dir);
   if (st) {
@@ -1419,7 +1610,7 @@ function ensureRealDir(dir, root, mode = 448) {
       throw new WriteError("directory resolves outside the repository", dir);
     return;
   }
-  ensureRealDir(path5.dirname(dir), root, mode);
+  ensureRealDir(path6.dirname(dir), root, mode);
   try {
     fs.mkdirSync(dir, { mode });
   } catch (e) {
@@ -1436,7 +1627,7 @@ function lstatOrNull(p) {
   }
 }
 function writeAtomic(target, data, opts = {}) {
-  const dir = path5.dirname(target);
+  const dir = path6.dirname(target);
   if (opts.createParents)
     ensureRealDir(dir, opts.root);
   const dst = lstatOrNull(dir);
@@ -1445,9 +1636,9 @@ function writeAtomic(target, data, opts = {}) {
   if (opts.root) {
     if (!isInside(opts.root, fs.realpathSync(dir)))
       throw new WriteError("refusing to write outside the repository", target);
-    const u = lstatOrNull(path5.join(opts.root, ".unlazy"));
+    const u = lstatOrNull(path6.join(opts.root, ".unlazy"));
     if (u && (u.isSymbolicLink() || !u.isDirectory()))
-      throw new WriteError("must be a real directory", path5.join(opts.root, ".unlazy"));
+      throw new WriteError("must be a real directory", path6.join(opts.root, ".unlazy"));
   }
   const existing = lstatOrNull(target);
   if (existing && (existing.isSymbolicLink() || !existing.isFile()))
@@ -1517,7 +1708,7 @@ function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
     const m = TEMP.exec(name);
     if (!m || alive(Number(m[2])))
       continue;
-    const file = path5.join(dir, name);
+    const file = path6.join(dir, name);
     const st = lstatOrNull(file);
     if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
       continue;
@@ -1546,24 +1737,24 @@ var init_fs = __esm(() => {
 // src/io/lock.ts
 import * as fs2 from "node:fs";
 import * as os from "node:os";
-import * as path6 from "node:path";
+import * as path7 from "node:path";
 function canonicalTarget(target) {
-  let dir = path6.resolve(target);
+  let dir = path7.resolve(target);
   const rest = [];
   for (;; ) {
     try {
-      return path6.join(fs2.realpathSync(dir), ...rest);
+      return path7.join(fs2.realpathSync(dir), ...rest);
     } catch {
-      const parent = path6.dirname(dir);
+      const parent = path7.dirname(dir);
       if (parent === dir)
-        return path6.resolve(target);
-      rest.unshift(path6.basename(dir));
+        return path7.resolve(target);
+      rest.unshift(path7.basename(dir));
       dir = parent;
     }
   }
 }
 function lockPath(root, target) {
-  return path6.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
+  return path7.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
 }
 function pidAlive(pid) {
   if (!Number.isInteger(pid) || pid <= 0)
@@ -1617,7 +1808,7 @@ function tryRecover(file, opts) {
 }
 async function withFileLock(root, target, fn, opts = {}) {
   const file = lockPath(root, target);
-  ensureRealDir(path6.dirname(file), root);
+  ensureRealDir(path7.dirname(file), root);
   return withLockFile(file, target, fn, opts);
 }
 function describeHolder(file) {
@@ -1686,9 +1877,9 @@ var init_lock = __esm(() => {
 
 // src/io/dispatch/statuslog.ts
 import * as fs3 from "node:fs";
-import * as path7 from "node:path";
+import * as path8 from "node:path";
 function statusLogPath(root, scope) {
-  return path7.join(root, ".unlazy", scope, "status.log");
+  return path8.join(root, ".unlazy", scope, "status.log");
 }
 function statusLine(text) {
   return text.replace(/[\r\n]+/g, " ") + `
@@ -1738,7 +1929,7 @@ function appendStatus(file, text) {
 }
 function recoveryLogger(root, scope, notes) {
   return (owner, lockFile) => {
-    const text = `lock recovered from dead pid ${owner.pid} (${path7.relative(root, lockFile)})`;
+    const text = `lock recovered from dead pid ${owner.pid} (${path8.relative(root, lockFile)})`;
     notes.push(text);
     if (!scope)
       return;
@@ -1762,9 +1953,9 @@ var init_statuslog = __esm(() => {
 
 // src/io/dispatch/leases.ts
 import * as fs4 from "node:fs";
-import * as path8 from "node:path";
+import * as path9 from "node:path";
 function registryTarget(root) {
-  return path8.join(locksDir(root), "lease-registry");
+  return path9.join(locksDir(root), "lease-registry");
 }
 function checkIds2(scope, leaf) {
   if (!isValidId(scope))
@@ -1807,7 +1998,7 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
     const conflicts = claimConflicts(scope, leaf, globs, readLeaseRecords(root));
     if (conflicts.length > 0)
       return { ok: false, conflicts, notes };
-    const file = path8.join(locksDir(root), leaseFileName(scope, leaf));
+    const file = path9.join(locksDir(root), leaseFileName(scope, leaf));
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
     writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
 `, { root, mode: 384 });
@@ -1869,9 +2060,9 @@ var init_leases = __esm(() => {
 
 // src/io/dispatch/session.ts
 import * as fs5 from "node:fs";
-import * as path9 from "node:path";
+import * as path10 from "node:path";
 function sessionPath(root, scope) {
-  return path9.join(root, ".unlazy", scope, "session");
+  return path10.join(root, ".unlazy", scope, "session");
 }
 function checkSessionId(rawId) {
   const id = rawId.trim();
@@ -1916,9 +2107,9 @@ var init_session = __esm(() => {
 
 // src/io/dispatch/transition.ts
 import * as fs6 from "node:fs";
-import * as path10 from "node:path";
+import * as path11 from "node:path";
 function checkScopeDir(root, scope) {
-  for (const dir of [path10.join(root, ".unlazy"), path10.join(root, ".unlazy", scope)]) {
+  for (const dir of [path11.join(root, ".unlazy"), path11.join(root, ".unlazy", scope)]) {
     let st;
     try {
       st = fs6.lstatSync(dir);
@@ -2040,9 +2231,9 @@ var init_git = __esm(() => {
 });
 
 // src/io/store/config.ts
-import * as path11 from "node:path";
+import * as path12 from "node:path";
 function readSetting(root) {
-  const file = path11.join(root, SETTING_FILE);
+  const file = path12.join(root, SETTING_FILE);
   let text;
   try {
     text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
@@ -2131,7 +2322,7 @@ var init_config = __esm(() => {
   init_ids();
   init_errors();
   init_read();
-  SETTING_FILE = path11.join(".kbz", "settings.json");
+  SETTING_FILE = path12.join(".kbz", "settings.json");
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
       super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
@@ -2409,12 +2600,12 @@ function keysFor(repository) {
 import * as fs7 from "node:fs";
 import { createRequire as createRequire3 } from "node:module";
 import * as os2 from "node:os";
-import * as path12 from "node:path";
+import * as path13 from "node:path";
 function heldDir(root) {
-  return path12.join(root, ".unlazy", "locks");
+  return path13.join(root, ".unlazy", "locks");
 }
 function heldFile(root, scope, leaf) {
-  return path12.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
+  return path13.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
 }
 function readHeld(root, repository) {
   let names;
@@ -2426,7 +2617,7 @@ function readHeld(root, repository) {
   const out = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(fs7.readFileSync(path12.join(heldDir(root), n), "utf8"));
+      const r = JSON.parse(fs7.readFileSync(path13.join(heldDir(root), n), "utf8"));
       if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
         out.push(r);
     } catch {}
@@ -2825,7 +3016,7 @@ var init_active = __esm(() => {
 
 // src/io/discover.ts
 import * as fs8 from "node:fs";
-import * as path13 from "node:path";
+import * as path14 from "node:path";
 function lstatOrNull2(p) {
   try {
     return fs8.lstatSync(p);
@@ -2834,7 +3025,7 @@ function lstatOrNull2(p) {
   }
 }
 function unlazyDir(root) {
-  const dir = path13.join(root, ".unlazy");
+  const dir = path14.join(root, ".unlazy");
   const st = lstatOrNull2(dir);
   if (!st)
     return { dir, ok: false, exists: false };
@@ -2848,7 +3039,7 @@ function listScopes(root) {
   for (const name of fs8.readdirSync(u.dir).sort()) {
     if (name === "locks" || !isValidId(name))
       continue;
-    const p = path13.join(u.dir, name);
+    const p = path14.join(u.dir, name);
     const st = lstatOrNull2(p);
     if (!st || !st.isDirectory() || st.isSymbolicLink())
       continue;
@@ -2860,10 +3051,10 @@ function listScopes(root) {
 }
 function ledgerEntries(root, dir, errors) {
   const files = [];
-  const gates = path13.join(dir, "GATES.md");
+  const gates = path14.join(dir, "GATES.md");
   if (lstatOrNull2(gates))
     files.push(gates);
-  const gdir = path13.join(dir, "gates");
+  const gdir = path14.join(dir, "gates");
   const st = lstatOrNull2(gdir);
   if (st) {
     if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs8.realpathSync(gdir))) {
@@ -2871,7 +3062,7 @@ function ledgerEntries(root, dir, errors) {
     } else {
       for (const name of fs8.readdirSync(gdir).sort())
         if (name.endsWith(".md"))
-          files.push(path13.join(gdir, name));
+          files.push(path14.join(gdir, name));
     }
   }
   return files;
@@ -2879,7 +3070,7 @@ function ledgerEntries(root, dir, errors) {
 function resolveTarget(o) {
   const root = o.root;
   if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path13.resolve(root, f)), discoveryErrors: [] };
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path14.resolve(root, f)), discoveryErrors: [] };
   }
   const scopes = listScopes(root);
   if (o.scope) {
@@ -2888,7 +3079,7 @@ function resolveTarget(o) {
     if (scopes.includes(o.scope))
       return scopeTarget(root, o.scope);
     const u = unlazyDir(root);
-    const named = path13.join(u.dir, o.scope);
+    const named = path14.join(u.dir, o.scope);
     if (lstatOrNull2(named) || u.exists && !u.ok) {
       return {
         root,
@@ -2916,7 +3107,7 @@ function resolveTarget(o) {
 }
 function scopeTarget(root, scope) {
   const errors = [];
-  const files = ledgerEntries(root, path13.join(root, ".unlazy", scope), errors);
+  const files = ledgerEntries(root, path14.join(root, ".unlazy", scope), errors);
   return { root, mode: "scope", scope, files, discoveryErrors: errors };
 }
 var init_discover = __esm(() => {
@@ -2928,7 +3119,7 @@ var init_discover = __esm(() => {
 
 // src/io/inputs/expand.ts
 import * as fs9 from "node:fs";
-import * as path14 from "node:path";
+import * as path15 from "node:path";
 function segmentRegex(seg) {
   let re = "";
   for (const ch of seg)
@@ -2953,7 +3144,7 @@ function expandInputs(base, patterns) {
       found.add(rel);
   };
   const walkAll = (rel) => {
-    for (const e of entries(path14.join(base, rel))) {
+    for (const e of entries(path15.join(base, rel))) {
       if (truncated)
         return;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -2969,7 +3160,7 @@ function expandInputs(base, patterns) {
     if (segs.length === 0) {
       let st;
       try {
-        st = fs9.lstatSync(path14.join(base, rel));
+        st = fs9.lstatSync(path15.join(base, rel));
       } catch {
         return;
       }
@@ -2982,7 +3173,7 @@ function expandInputs(base, patterns) {
     const [seg, ...rest] = segs;
     if (seg === "**") {
       match(rel, rest);
-      for (const e of entries(path14.join(base, rel)))
+      for (const e of entries(path15.join(base, rel)))
         if (e.isDirectory())
           match(rel ? `${rel}/${e.name}` : e.name, segs);
       return;
@@ -2993,14 +3184,14 @@ function expandInputs(base, patterns) {
         return match(r, []);
       let st = null;
       try {
-        st = fs9.lstatSync(path14.join(base, r));
+        st = fs9.lstatSync(path15.join(base, r));
       } catch {}
       if (st?.isDirectory())
         match(r, rest);
       return;
     }
     const re = segmentRegex(seg);
-    for (const e of entries(path14.join(base, rel))) {
+    for (const e of entries(path15.join(base, rel))) {
       if (!re.test(e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -3022,34 +3213,9 @@ var init_expand = __esm(() => {
 
 // src/io/inputs/store.ts
 import * as fs10 from "node:fs";
-import * as path15 from "node:path";
-function realOf(file) {
-  try {
-    return fs10.realpathSync(file);
-  } catch {
-    return path15.resolve(file);
-  }
-}
-function inputStorePath(root, ledgerFile) {
-  return path15.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
-}
-function readInputStore(root, ledgerFile) {
-  const empty = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
-  const file = inputStorePath(root, ledgerFile);
-  try {
-    const st = fs10.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES)
-      return empty;
-    const v = JSON.parse(fs10.readFileSync(file, "utf8"));
-    if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
-      return empty;
-    return { schema: 1, ledger: empty.ledger, gates: v.gates };
-  } catch {
-    return empty;
-  }
-}
+import * as path16 from "node:path";
 function digestFile(root, file, dirs = new Map) {
-  const dir = path15.dirname(file);
+  const dir = path16.dirname(file);
   let dirReal = dirs.get(dir);
   if (dirReal === undefined) {
     try {
@@ -3065,7 +3231,7 @@ function digestFile(root, file, dirs = new Map) {
     return null;
   let fd;
   try {
-    fd = fs10.openSync(path15.join(dirReal, path15.basename(file)), OPEN_FLAGS);
+    fd = fs10.openSync(path16.join(dirReal, path16.basename(file)), OPEN_FLAGS);
   } catch {
     return null;
   }
@@ -3075,7 +3241,7 @@ function digestFile(root, file, dirs = new Map) {
     const h = sha256Stream();
     chunk ??= Buffer.allocUnsafe(CHUNK);
     for (;; ) {
-      checkDeadline(() => `hashing the input ${path15.basename(file)}`);
+      checkDeadline(() => `hashing the input ${path16.basename(file)}`);
       const n = fs10.readSync(fd, chunk, 0, CHUNK, null);
       if (n <= 0)
         break;
@@ -3090,27 +3256,6 @@ function digestFile(root, file, dirs = new Map) {
     fs10.closeSync(fd);
   }
 }
-function digestInputs(root, cwd, inputs) {
-  const files = {};
-  const expanded = expandInputs(cwd, inputs);
-  if (expanded.truncated)
-    return { files, truncated: true };
-  const realRoot = realOf(root);
-  const dirs = new Map;
-  for (const rel of expanded.files) {
-    const digest = digestFile(realRoot, path15.join(cwd, rel), dirs);
-    if (digest !== null)
-      files[rel] = digest;
-  }
-  return { files, truncated: false };
-}
-function changedInput(rec, now) {
-  const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
-  for (const name of [...names].sort())
-    if (now[name] !== rec.files[name])
-      return name;
-  return null;
-}
 var INPUTS_DIR, MAX_STORE_BYTES, CHUNK, OPEN_FLAGS, chunk = null;
 var init_store2 = __esm(() => {
   init_hash();
@@ -3119,80 +3264,32 @@ var init_store2 = __esm(() => {
   init_fs();
   init_lock();
   init_expand();
-  INPUTS_DIR = path15.join(".kbz", "inputs");
+  INPUTS_DIR = path16.join(".kbz", "inputs");
   MAX_STORE_BYTES = 8 * 1024 * 1024;
   CHUNK = 1024 * 1024;
   OPEN_FLAGS = fs10.constants.O_RDONLY | (fs10.constants.O_NONBLOCK ?? 0) | (fs10.constants.O_NOFOLLOW ?? 0);
 });
 
-// src/io/inputs/stale.ts
-import * as fs11 from "node:fs";
-import * as path16 from "node:path";
-function checkDir(root, cwd) {
-  if (typeof cwd !== "string" || !path16.isAbsolute(cwd))
-    return null;
-  try {
-    const real = fs11.realpathSync(cwd);
-    return isInside(fs11.realpathSync(root), real) && fs11.statSync(real).isDirectory() ? real : null;
-  } catch {
-    return null;
-  }
-}
-function inputStaleness(root, file, ledger, isMet) {
-  const out = new Map;
-  const withInputs = ledger.gates.filter((g) => g.inputs);
-  if (withInputs.length === 0)
-    return out;
-  const bound = withInputs.filter((g) => isMet(g));
-  for (const g of withInputs) {
-    if (bound.includes(g) || !g.check)
-      continue;
-    const cwd = g.cwd ? path16.resolve(ledgerBase(file), g.cwd) : ledgerBase(file);
-    if (expandInputs(cwd, g.inputs).truncated)
-      out.set(g.id, TOO_MANY_INPUTS);
-  }
-  if (bound.length === 0)
-    return out;
-  const store = readInputStore(root, file);
-  for (const g of bound) {
-    const rec = store.gates[g.id];
-    if (!rec || rec.definition !== gateDigest(g) || rec.evidence !== g.evidence) {
-      out.set(g.id, "STALE (no input digest recorded for this evidence; run kbz check --reverify)");
-      continue;
-    }
-    if (JSON.stringify(rec.inputs) !== JSON.stringify(g.inputs)) {
-      out.set(g.id, "STALE (INPUTS changed since the pass)");
-      continue;
-    }
-    const cwd = checkDir(root, rec.cwd);
-    if (cwd === null) {
-      out.set(g.id, "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)");
-      continue;
-    }
-    let now;
-    try {
-      now = digestInputs(root, cwd, g.inputs);
-    } catch (e) {
-      if (e instanceof DeadlineError && !e.file)
-        throw new DeadlineError(e.seconds, e.what, path16.relative(root, file) || file);
-      throw e;
-    }
-    if (now.truncated) {
-      out.set(g.id, `STALE (${TOO_MANY_INPUTS})`);
-      continue;
-    }
-    const changed = changedInput(rec, now.files);
-    if (changed)
-      out.set(g.id, `STALE (input changed: ${changed})`);
-  }
-  return out;
-}
-var init_stale = __esm(() => {
-  init_digest();
-  init_inside();
-  init_expand();
-  init_store2();
-  init_deadline();
+// src/io/check/probeStore.ts
+import * as path17 from "node:path";
+var PROBES_DIR, MAX_STORE_BYTES2;
+var init_probeStore = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  PROBES_DIR = path17.join(".kbz", "probes");
+  MAX_STORE_BYTES2 = 8 * 1024 * 1024;
+});
+
+// src/io/oracle/store.ts
+import * as path18 from "node:path";
+var ORACLES_DIR, MAX_STORE_BYTES3;
+var init_store3 = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  ORACLES_DIR = path18.join(".kbz", "oracles");
+  MAX_STORE_BYTES3 = 8 * 1024 * 1024;
 });
 
 // src/core/run/oracle-files.ts
@@ -3303,7 +3400,7 @@ function simpleCommand(all, dir, out, depth) {
     if (m) {
       const target = m[3] || all[++i] || "";
       if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join14(dir, target), dir, via: "<" });
+        out.refs.push({ kind: "file", path: join16(dir, target), dir, via: "<" });
       continue;
     }
     words.push(w);
@@ -3318,11 +3415,11 @@ function program(words, dir, out, depth) {
   if (!cmd)
     return dir;
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join14(dir, p), dir, via });
+  const file = (p, via) => out.refs.push({ kind: "file", path: join16(dir, p), dir, via });
   const rest = (from) => program(from, dir, out, depth);
   if (cmd === "cd") {
     const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join14(dir, to) : dir;
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join16(dir, to) : dir;
   }
   if (WRAPPERS.has(cmd))
     return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
@@ -3414,7 +3511,7 @@ function program(words, dir, out, depth) {
   if (base === "deno") {
     const [verb, ...more] = args;
     if (verb === "task")
-      out.refs.push({ kind: "config", path: join14(dir, "deno.json"), dir, via: "deno task" });
+      out.refs.push({ kind: "config", path: join16(dir, "deno.json"), dir, via: "deno task" });
     if (verb === "run" || verb === "test" || verb === "bench") {
       const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
       if (script)
@@ -3499,7 +3596,7 @@ function packageManager(pm, args, dir, out, depth, file) {
   script(verb);
   return dir;
 }
-var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join14 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join16 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 var init_oracle_files = __esm(() => {
   OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
 `, "{", "}"];
@@ -3544,7 +3641,7 @@ var init_oracle_files = __esm(() => {
 });
 
 // src/io/oracle/digest.ts
-import * as fs12 from "node:fs";
+import * as fs11 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 function hasher2() {
   const bun = globalThis.Bun;
@@ -3556,7 +3653,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs12.openSync(abs, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
+    fd = fs11.openSync(abs, fs11.constants.O_RDONLY | (fs11.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -3566,7 +3663,7 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs12.fstatSync(fd);
+    const st = fs11.fstatSync(fd);
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
@@ -3575,7 +3672,7 @@ function fileDigest(abs) {
     const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, st.size)));
     let size = 0;
     for (;; ) {
-      const n = fs12.readSync(fd, buf, 0, buf.length, null);
+      const n = fs11.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
@@ -3585,7 +3682,7 @@ function fileDigest(abs) {
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs12.closeSync(fd);
+    fs11.closeSync(fd);
   }
 }
 function digestText(d) {
@@ -3641,23 +3738,23 @@ var init_env = __esm(() => {
 });
 
 // src/io/oracle/binding.ts
-import * as fs13 from "node:fs";
-import * as path17 from "node:path";
+import * as fs12 from "node:fs";
+import * as path19 from "node:path";
 function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path17.relative(root, abs).split(path17.sep).join("/") : abs;
+  return isInside(root, abs) && abs !== root ? path19.relative(root, abs).split(path19.sep).join("/") : abs;
 }
 function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path17.join(env.HOME ?? "/", p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path19.join(env.HOME ?? "/", p.slice(1)) : p;
 }
 function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path17.dirname(d)) {
-    const candidate = path17.join(d, "package.json");
+  for (let d = dir;; d = path19.dirname(d)) {
+    const candidate = path19.join(d, "package.json");
     try {
-      if (fs13.statSync(candidate).isFile())
+      if (fs12.statSync(candidate).isFile())
         return candidate;
     } catch {}
-    if (d === root || !isInside(root, d) || path17.dirname(d) === d)
-      return path17.join(dir, "package.json");
+    if (d === root || !isInside(root, d) || path19.dirname(d) === d)
+      return path19.join(dir, "package.json");
   }
 }
 function readScripts(file, cache) {
@@ -3665,15 +3762,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs13.openSync(file, fs13.constants.O_RDONLY | (fs13.constants.O_NONBLOCK ?? 0));
+    const fd = fs12.openSync(file, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs13.fstatSync(fd);
+      const st = fs12.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs13.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs12.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs13.closeSync(fd);
+      fs12.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -3690,21 +3787,21 @@ function declaredFiles(req, add) {
   for (const glob of globs) {
     const wild = /[*?]/.test(glob);
     if (!wild) {
-      const abs = path17.resolve(req.cwd, glob);
+      const abs = path19.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs13.lstatSync(abs);
+        st = fs12.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs13.realpathSync(abs);
+          real = fs12.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs13.statSync(real);
+        st = fs12.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -3721,8 +3818,8 @@ function declaredFiles(req, add) {
     if (found.truncated)
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
-      const abs = path17.join(req.cwd, rel);
-      const size = fs13.lstatSync(abs).size;
+      const abs = path19.join(req.cwd, rel);
+      const size = fs12.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
@@ -3735,8 +3832,10 @@ function oracleBinding(req) {
   const packages = new Map;
   const addFile = (abs, via) => {
     const key = keyOf(req.root, abs);
-    if (!items.has(key))
-      items.set(key, { key, digest: digestText(fileDigest(abs)), via, abs });
+    if (items.has(key))
+      return;
+    const compute = () => digestText(fileDigest(abs));
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute) : compute(), via, abs });
   };
   const visit = (command, dir, depth) => {
     const found = oracleRefs(command, dir);
@@ -3747,10 +3846,10 @@ function oracleBinding(req) {
   };
   const visitRef = (ref, depth) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path17.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      addFile(path19.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
       return;
     }
-    const pkg = packageJsonFor(req.root, path17.resolve(req.cwd, ref.dir));
+    const pkg = packageJsonFor(req.root, path19.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
     for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
@@ -3761,7 +3860,7 @@ function oracleBinding(req) {
       const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path17.dirname(pkg), depth + 1);
+        visit(text, path19.dirname(pkg), depth + 1);
     }
   };
   if (req.gate.check)
@@ -3793,157 +3892,173 @@ var init_binding = __esm(() => {
   };
 });
 
-// src/io/oracle/store.ts
-import * as fs14 from "node:fs";
-import * as path18 from "node:path";
-function realOf2(file) {
+// src/io/trace.ts
+import * as fs13 from "node:fs";
+import * as path20 from "node:path";
+function storeFiles(dir, files, real) {
+  let listed;
   try {
-    return fs14.realpathSync(file);
+    listed = fs13.readdirSync(dir).filter((n) => STORE_NAME.test(n));
   } catch {
-    return path18.resolve(file);
+    return [];
   }
-}
-function oracleStorePath(root, ledgerFile) {
-  return path18.join(root, ORACLES_DIR, `${sha256Hex(realOf2(ledgerFile)).slice(0, 24)}.json`);
-}
-function readOracleStore(root, ledgerFile) {
-  const empty = { schema: 1, ledger: realOf2(ledgerFile), gates: {} };
-  const file = oracleStorePath(root, ledgerFile);
-  let fd;
-  try {
-    fd = fs14.openSync(file, fs14.constants.O_RDONLY | (fs14.constants.O_NONBLOCK ?? 0) | (fs14.constants.O_NOFOLLOW ?? 0));
-  } catch {
-    return empty;
-  }
-  try {
-    const st = fs14.fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES2)
-      return empty;
-    const v = JSON.parse(fs14.readFileSync(fd, "utf8"));
-    if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
-      return empty;
-    return { schema: 1, ledger: empty.ledger, gates: v.gates };
-  } catch {
-    return empty;
-  } finally {
-    fs14.closeSync(fd);
-  }
-}
-var ORACLES_DIR, MAX_STORE_BYTES2;
-var init_store3 = __esm(() => {
-  init_hash();
-  init_fs();
-  init_lock();
-  ORACLES_DIR = path18.join(".kbz", "oracles");
-  MAX_STORE_BYTES2 = 8 * 1024 * 1024;
-});
-
-// src/io/oracle/stale.ts
-import * as fs15 from "node:fs";
-import * as path19 from "node:path";
-function changedFiles(recorded, now) {
-  const names = new Set([...Object.keys(recorded), ...Object.keys(now)]);
-  return [...names].filter((n) => recorded[n] !== now[n]).sort();
-}
-function oracleChangeReason(changed) {
-  const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
-  return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
-}
-function oracleStaleness(root, file, display, base, ledger, isMet, env = process.env) {
-  const out = new Map;
-  const candidates = ledger.gates.filter((g) => isRunnable(g) && g.checked);
-  if (candidates.length === 0)
-    return out;
-  const store = readOracleStore(root, file);
-  for (const g of candidates) {
-    const rec = store.gates[g.id];
-    if (!rec || typeof rec.files !== "object" || rec.files === null || rec.evidence !== g.evidence || rec.definition !== gateDigest(g) || !isMet(g))
+  if (listed.length === 0)
+    return [];
+  const present = new Set(listed);
+  const out = [];
+  for (const ledger of files) {
+    const name = `${sha256Hex(real ? realOf(ledger) : ledger).slice(0, 24)}.json`;
+    if (!present.has(name))
       continue;
-    let now;
     try {
-      const dir = g.cwd ? path19.resolve(base, g.cwd) : base;
-      let cwd = dir;
-      try {
-        cwd = fs15.realpathSync(dir);
-      } catch {}
-      now = oracleBinding({ root, display, gate: g, cwd, env });
-    } catch (e) {
-      out.set(g.id, `STALE (oracle cannot be bound: ${e.message})`);
-      continue;
-    }
-    const changed = changedFiles(rec.files, now.files);
-    if (changed.length > 0)
-      out.set(g.id, oracleChangeReason(changed));
+      const file = path20.join(dir, name);
+      const st = fs13.lstatSync(file);
+      if (!st.isFile() || st.size > MAX_STORE_BYTES4)
+        continue;
+      const v = JSON.parse(fs13.readFileSync(file, "utf8"));
+      if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
+        continue;
+      out.push([ledger, v.gates]);
+    } catch {}
   }
   return out;
 }
-function withOracleStaleness(inputs, root, file, display, base, ledger) {
-  const oracle = oracleStaleness(root, file, display, base, ledger, (g) => !inputs.has(g.id) && gateState(g, ledger) === "met");
-  for (const [id, reason] of oracle)
-    inputs.set(id, reason);
-  return inputs;
-}
-var init_stale2 = __esm(() => {
-  init_digest();
-  init_state();
-  init_binding();
-  init_store3();
-});
-
-// src/io/check/probeStore.ts
-import * as fs16 from "node:fs";
-import * as path20 from "node:path";
-function realOf3(file) {
+function realOf(file) {
   try {
-    return fs16.realpathSync(file);
+    return fs13.realpathSync(file);
   } catch {
     return path20.resolve(file);
   }
 }
-function probeStorePath(root, ledgerFile) {
-  return path20.join(root, PROBES_DIR, `${sha256Hex(realOf3(ledgerFile)).slice(0, 24)}.json`);
-}
-function readProbeStore(file) {
-  try {
-    const st = fs16.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES3)
-      return {};
-    const v = JSON.parse(fs16.readFileSync(file, "utf8"));
-    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
-  } catch {
-    return {};
+
+class DigestWalk {
+  root;
+  explicit;
+  dirs = new Map;
+  digests = new Map;
+  expansions = new Map;
+  realRoot;
+  constructor(root, explicit = false) {
+    this.root = root;
+    this.explicit = explicit;
+    this.realRoot = realOf(root);
+  }
+  oracle(file, gate) {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path20.resolve(base, gate.cwd) : base;
+    const cwd = this.checkDir(dir) ?? dir;
+    try {
+      const display = isInside(this.root, file) ? path20.relative(this.root, file) : file;
+      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
+    } catch (e) {
+      return { error: e.message };
+    }
+  }
+  oracleDigests = new Map;
+  cached(abs, compute) {
+    let d = this.oracleDigests.get(abs);
+    if (d === undefined)
+      this.oracleDigests.set(abs, d = compute());
+    return d;
+  }
+  checkDir(cwd) {
+    if (typeof cwd !== "string" || !path20.isAbsolute(cwd))
+      return null;
+    try {
+      const real = fs13.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs13.statSync(real).isDirectory() ? real : null;
+    } catch {
+      return null;
+    }
+  }
+  expand(cwd, inputs) {
+    const key = `${cwd}\x00${JSON.stringify(inputs)}`;
+    let e = this.expansions.get(key);
+    if (!e)
+      this.expansions.set(key, e = expandInputs(cwd, [...inputs]));
+    return e;
+  }
+  refusal(cwd, inputs) {
+    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+  }
+  inputs(cwd, inputs, ledger) {
+    const expanded = this.expand(cwd, inputs);
+    if (expanded.truncated)
+      return { files: {}, refusal: TOO_MANY_INPUTS };
+    const files = {};
+    for (const rel of expanded.files) {
+      const abs = path20.join(cwd, rel);
+      let d = this.digests.get(abs);
+      if (d === undefined) {
+        try {
+          d = digestFile(this.realRoot, abs, this.dirs);
+        } catch (e) {
+          if (e instanceof DeadlineError && !e.file)
+            throw new DeadlineError(e.seconds, e.what, path20.relative(this.root, ledger) || ledger);
+          throw e;
+        }
+        this.digests.set(abs, d);
+      }
+      if (d !== null)
+        files[rel] = d;
+    }
+    return { files, refusal: null };
   }
 }
-function vacuousGates(root, ledgerFile, ledger) {
-  const out = new Map;
-  const records = readProbeStore(probeStorePath(root, ledgerFile));
-  for (const g of ledger.gates) {
-    const r = records[g.id];
-    if (!r || r.verdict !== "vacuous" || r.definition !== gateDigest(g) || r.evidence !== (g.evidence ?? ""))
-      continue;
-    out.set(g.id, r.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+function readTrace(root, files, o = {}) {
+  const real = o.real ?? false;
+  const records = new Map;
+  const add = (file, r) => {
+    const list = records.get(file);
+    if (list)
+      list.push(r);
+    else
+      records.set(file, [r]);
+  };
+  for (const [ledger, gates] of storeFiles(path20.join(root, INPUTS_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
+        continue;
+      add(ledger, inputsRecord(ledger, id, s));
+    }
   }
-  return out;
-}
-function noProbes(root) {
-  try {
-    return !fs16.statSync(path20.join(root, PROBES_DIR)).isDirectory();
-  } catch {
-    return true;
+  for (const [ledger, gates] of storeFiles(path20.join(root, PROBES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
+        continue;
+      add(ledger, probeRecord(ledger, id, s));
+    }
   }
+  for (const [ledger, gates] of storeFiles(path20.join(root, ORACLES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
+        continue;
+      add(ledger, oracleRecord(ledger, id, s));
+    }
+  }
+  return { records, world: new DigestWalk(root, real) };
 }
-var PROBES_DIR, MAX_STORE_BYTES3;
-var init_probeStore = __esm(() => {
-  init_digest();
+var MAX_STORE_BYTES4, STORE_NAME;
+var init_trace2 = __esm(() => {
+  init_trace();
+  init_inside();
+  init_deadline();
   init_hash();
-  init_fs();
-  init_lock();
-  PROBES_DIR = path20.join(".kbz", "probes");
-  MAX_STORE_BYTES3 = 8 * 1024 * 1024;
+  init_expand();
+  init_store2();
+  init_probeStore();
+  init_store3();
+  init_binding();
+  init_inside();
+  MAX_STORE_BYTES4 = 8 * 1024 * 1024;
+  STORE_NAME = /^[0-9a-f]{24}\.json$/;
 });
 
 // src/io/check/failures.ts
-import * as fs17 from "node:fs";
+import * as fs14 from "node:fs";
 import * as path21 from "node:path";
 function keyOf2(root, ledgerFile, id) {
   const rel = path21.relative(root, ledgerFile);
@@ -3951,10 +4066,10 @@ function keyOf2(root, ledgerFile, id) {
 }
 function readStore(file) {
   try {
-    const st = fs17.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES4)
+    const st = fs14.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES5)
       return {};
-    const v = JSON.parse(fs17.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs14.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
@@ -3962,7 +4077,7 @@ function readStore(file) {
 }
 function markFailures(root, gates) {
   const file = path21.join(root, FAILURES_FILE);
-  if (!fs17.existsSync(file))
+  if (!fs14.existsSync(file))
     return;
   const records = readStore(file);
   if (Object.keys(records).length === 0)
@@ -3977,17 +4092,17 @@ function markFailures(root, gates) {
     v.reason = r.failure;
   }
 }
-var FAILURES_FILE, MAX_STORE_BYTES4;
+var FAILURES_FILE, MAX_STORE_BYTES5;
 var init_failures = __esm(() => {
   init_digest();
   init_fs();
   init_lock();
   FAILURES_FILE = path21.join(".kbz", "failures.json");
-  MAX_STORE_BYTES4 = 1024 * 1024;
+  MAX_STORE_BYTES5 = 1024 * 1024;
 });
 
 // src/io/read.ts
-import * as fs18 from "node:fs";
+import * as fs15 from "node:fs";
 import * as path22 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
@@ -4001,11 +4116,11 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs18.realpathSync(file);
+    return fs15.realpathSync(file);
   const dir = path22.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs18.realpathSync(dir);
+    real = fs15.realpathSync(dir);
     cache.set(dir, real);
   }
   return path22.join(real, path22.basename(file));
@@ -4017,13 +4132,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs18.openSync(file, FLAGS2);
+    fd = fs15.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs18.lstatSync(file);
+        fs15.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -4039,7 +4154,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs18.fstatSync(fd, { bigint: true });
+    before = fs15.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -4062,7 +4177,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs18.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs15.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -4074,7 +4189,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs18.lstatSync(file, { bigint: true });
+      const named = fs15.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -4089,7 +4204,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs18.closeSync(fd);
+    fs15.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -4117,8 +4232,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const probed = !noProbes(target.root);
-  const snap = buildSnapshot(target, ledgers, dispatch, (e, l) => withOracleStaleness(inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), target.root, e.file, e.display, constrained ? target.root : ledgerBase(e.file), l), (e, l) => probed ? vacuousGates(target.root, e.file, l) : new Map);
+  const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
   markFailures(target.root, snap.gates);
   return snap;
 }
@@ -4179,14 +4293,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs18.lstatSync(dir);
+    st = fs15.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs18.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs15.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs18.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path22.join(dir, n), root));
+  return fs15.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path22.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -4219,23 +4333,19 @@ var init_read = __esm(() => {
   init_snapshot();
   init_sanitize();
   init_discover();
-  init_stale();
-  init_stale2();
-  init_inside();
-  init_probeStore();
+  init_trace2();
   init_failures();
-  init_state();
   init_parse();
   init_active();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs18.constants.O_RDONLY | (fs18.constants.O_NOFOLLOW ?? 0) | (fs18.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs15.constants.O_RDONLY | (fs15.constants.O_NOFOLLOW ?? 0) | (fs15.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs22 from "node:fs";
-import * as path24 from "node:path";
+import * as fs20 from "node:fs";
+import * as path25 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -4368,7 +4478,7 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs19 from "node:fs";
+import * as fs16 from "node:fs";
 import * as path23 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
@@ -4441,7 +4551,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs19.lstatSync(file);
+    fs16.lstatSync(file);
   } catch {
     return;
   }
@@ -4452,7 +4562,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs19.unlinkSync(file);
+        fs16.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -4465,7 +4575,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs20 from "node:fs";
+import * as fs17 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -4473,7 +4583,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs20.writeSync(fd, data);
+      written = fs17.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4487,7 +4597,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs20.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs17.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4501,6 +4611,48 @@ function writeFdSync(fd, data) {
 // src/hook/entry.ts
 init_ids();
 init_discover();
+
+// src/io/root.ts
+import * as fs18 from "node:fs";
+import * as os3 from "node:os";
+import * as path24 from "node:path";
+function has(dir, name) {
+  try {
+    fs18.lstatSync(path24.join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+function isDir(dir, name) {
+  try {
+    return fs18.lstatSync(path24.join(dir, name)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+function hasLedgerFolder(dir) {
+  try {
+    return fs18.readdirSync(path24.join(dir, "gates")).some((n) => n.endsWith(".md"));
+  } catch {
+    return false;
+  }
+}
+function holdsWorkspace(dir) {
+  return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
+}
+function findRoot(cwd, home = os3.homedir()) {
+  for (let dir = cwd;; dir = path24.dirname(dir)) {
+    if (dir === home && dir !== cwd)
+      return cwd;
+    if (holdsWorkspace(dir))
+      return dir;
+    if (has(dir, ".git"))
+      return dir;
+    if (path24.dirname(dir) === dir)
+      return cwd;
+  }
+}
 
 // src/hook/claude.ts
 init_sanitize();
@@ -4619,12 +4771,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs21 from "node:fs";
+import * as fs19 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs21.fstatSync(fd);
+    return fs19.fstatSync(fd);
   } catch {
     return null;
   }
@@ -4644,7 +4796,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs21.readSync(0, buf, 0, buf.length, null);
+      n = fs19.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -4712,7 +4864,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs21.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs19.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -4764,35 +4916,9 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs22.statSync(dir).isDirectory() ? fs22.realpathSync(dir) : null;
+    return fs20.statSync(dir).isDirectory() ? fs20.realpathSync(dir) : null;
   } catch {
     return null;
-  }
-}
-function has(dir, name) {
-  try {
-    fs22.lstatSync(path24.join(dir, name));
-    return true;
-  } catch {
-    return false;
-  }
-}
-function hookRoot(cwd) {
-  const chain = [];
-  for (let dir = cwd;; dir = path24.dirname(dir)) {
-    chain.push(dir);
-    if (has(dir, ".git"))
-      break;
-    if (path24.dirname(dir) === dir)
-      return cwd;
-  }
-  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
-}
-function hasLedgerFolder(dir) {
-  try {
-    return fs22.readdirSync(path24.join(dir, "gates")).some((n) => n.endsWith(".md"));
-  } catch {
-    return false;
   }
 }
 function resolveForHook(root, scope, sessionId) {
@@ -4824,11 +4950,11 @@ async function decideHookStop(args, host, payload, env, cwd) {
     if (!payload)
       return null;
     const stop = host.read(payload, env);
-    const wanted = path24.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path25.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
-    const root = hookRoot(dir);
+    const root = findRoot(dir);
     await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     const resolved = resolveForHook(root, scope, stop.session);

@@ -6,7 +6,7 @@ import { idCompare } from "../core/plan/order.ts";
 import { adviseNext, describeAttention, exitFor, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import { isPolicy, POLICIES, type Policy } from "../core/schedule/policy.ts";
-import { readScheduleFacts } from "../io/schedule.ts";
+import { readScheduleFacts } from "../ops/facts.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { ReadError } from "../core/errors.ts";

@@ -20,9 +20,14 @@ export function probeVerdict(res: ProbeResult): string {
   const count = (v: string) => res.items.filter((i) => i.verdict === v).length;
   const vacuous = count("vacuous");
   const pending = count("approval-required");
-  const parts = [`${count("observes")} observe`, `${count("nothing-hidden")} not probed`];
+  const damaged = count("damaged");
+  const notProbed = count("nothing-hidden") + count("no-view");
+  const parts = [`${count("observes")} observe`, `${notProbed} not probed`];
   if (pending) parts.push(`${pending} need approval`);
-  return vacuous > 0 ? `VACUOUS: ${vacuous} (${parts.join(", ")})` : pending > 0 ? `PROBE INCOMPLETE (${parts.join(", ")})` : `PROBE OK (${parts.join(", ")})`;
+  if (damaged > 0) return `DAMAGED: ${damaged} (${parts.join(", ")})`;
+  if (vacuous > 0) return `VACUOUS: ${vacuous} (${parts.join(", ")})`;
+  // NOT PROBED is never OK (issue 27): OK means every probed gate observes its deliverable.
+  return pending > 0 || notProbed > 0 ? `PROBE INCOMPLETE (${parts.join(", ")})` : `PROBE OK (${parts.join(", ")})`;
 }
 
 export async function runProbeVerb(a: ProbeArgs): Promise<ExitCode> {
@@ -43,6 +48,8 @@ export async function runProbeVerb(a: ProbeArgs): Promise<ExitCode> {
     hiddenFrom: i.hiddenFrom,
     hidden: i.hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)),
     ...(i.recorded ? { approvalRecorded: i.recorded } : {}),
+    ...(i.damaged && i.damaged.length > 0 ? { damaged: i.damaged.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)) } : {}),
+    ...(i.why ? { why: i.why } : {}),
   }));
   const verdict = probeVerdict(res);
   return report(a.asJson, envelope(verdict.split(/[: ]/)[0]!.toLowerCase(), res.exit, { probes: items }), () => {

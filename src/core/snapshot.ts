@@ -3,6 +3,7 @@
 import * as path from "node:path";
 import type { FileProblem } from "./errors.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
+import { gateVerdicts, type TraceData } from "./trace.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
@@ -71,18 +72,12 @@ export function ledgerEntry(file: string, root: string, decoded: { text: string 
   };
 }
 
-/** The status snapshot from its read parts. */
 /**
- * `staleness` names, per ledger, the met gates whose INPUTS changed since their pass (gate id →
- * reason, issue 18); the reader supplies it, since it reads the inputs.
+ * The status snapshot from its read parts. `trace` holds the verdict records of these ledgers
+ * and the digests now (io/trace.ts): a met gate whose INPUTS changed since its pass reads STALE,
+ * one whose pass a probe found vacuous carries what was hidden (core/trace.ts gateVerdicts).
  */
-export function buildSnapshot(
-  target: Target,
-  ledgers: LedgerEntry[],
-  dispatch: DispatchAggregate | null,
-  staleness: (entry: LedgerEntry, ledger: Ledger) => Map<string, string> = () => new Map(),
-  vacuity: (entry: LedgerEntry, ledger: Ledger) => Map<string, string[]> = () => new Map(),
-): Snapshot {
+export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: DispatchAggregate | null, trace: TraceData): Snapshot {
   const gates: GateView[] = [];
   const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -93,8 +88,7 @@ export function buildSnapshot(
     problems.push(...entry.problems);
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
-    const stale = staleness(entry, l);
-    const vacuous = vacuity(entry, l);
+    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };

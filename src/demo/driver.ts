@@ -13,7 +13,7 @@ import { parseLedger } from "../core/ledger/parse.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, type RowState } from "../core/plan/table.ts";
 import { adviseNext } from "../core/schedule/advise.ts";
-import { readScheduleFacts } from "../io/schedule.ts";
+import { readScheduleFacts } from "../ops/facts.ts";
 import { writeAtomic } from "../io/fs.ts";
 import { withFileLock } from "../io/lock.ts";
 import { DEMO_SLOTS, type DemoFolder } from "./scope.ts";

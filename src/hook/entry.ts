@@ -35,6 +35,7 @@ import { installStore } from "../io/store/active.ts";
 import { writeFdSync } from "../io/fdwrite.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { listScopes, resolveTarget } from "../io/discover.ts";
+import { findRoot } from "../io/root.ts";
 import { type Target } from "../core/workspace/target.ts";
 import type { HostAdapter, HostStop } from "./host.ts";
 import { agentArgument, HOSTS } from "./hosts.ts";
@@ -90,40 +91,6 @@ function existingDirectory(dir: string): string | null {
   }
 }
 
-function has(dir: string, name: string): boolean {
-  try {
-    fs.lstatSync(path.join(dir, name));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Claude Code's `cwd` follows the agent's `cd`. unlazy used it as the root as is, so an agent
- * that stopped inside `src/` saw no ledgers and was let go. Inside a git work tree we look up
- * to the work tree's top for the nearest directory holding `.unlazy`, `GATES.md` or `gates/*.md`;
- * outside one the cwd stays the root, so no unrelated ancestor is ever searched.
- */
-export function hookRoot(cwd: string): string {
-  const chain: string[] = [];
-  for (let dir = cwd; ; dir = path.dirname(dir)) {
-    chain.push(dir);
-    if (has(dir, ".git")) break;
-    if (path.dirname(dir) === dir) return cwd;
-  }
-  return chain.find((d) => has(d, ".unlazy") || has(d, "GATES.md") || hasLedgerFolder(d)) ?? cwd;
-}
-
-/** A `gates/` folder counts only if it holds ledgers, so a source folder named gates does not. */
-function hasLedgerFolder(dir: string): boolean {
-  try {
-    return fs.readdirSync(path.join(dir, "gates")).some((n) => n.endsWith(".md"));
-  } catch {
-    return false;
-  }
-}
-
 function resolveForHook(root: string, scope: string | null, sessionId: string): { target: Target } | { output: HookOutput } {
   try {
     return { target: resolveTarget({ root, scope, sessionId }) };
@@ -163,7 +130,7 @@ export async function decideHookStop(
     const wanted = path.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir) return unresolvable(`cwd is not an existing directory: ${wanted}`);
-    const root = hookRoot(dir);
+    const root = findRoot(dir);
     // With a coordinator the session binding, waves and lost leases come from the cluster; an
     // unreachable cluster is reported (not blocking, like every hook failure), never replaced by the files.
     await installStore(root, { env, logScope: null });

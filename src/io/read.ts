@@ -16,12 +16,8 @@ import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, inv
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget } from "./discover.ts";
-import { inputStaleness } from "./inputs/stale.ts";
-import { withOracleStaleness } from "./oracle/stale.ts";
-import { ledgerBase } from "../core/workspace/inside.ts";
-import { noProbes, vacuousGates } from "./check/probeStore.ts";
+import { readTrace } from "./trace.ts";
 import { markFailures } from "./check/failures.ts";
-import { gateState } from "../core/ledger/state.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
@@ -206,14 +202,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const probed = !noProbes(target.root); // one stat: most repositories never ran a probe
-  const snap = buildSnapshot(
-    target,
-    ledgers,
-    dispatch,
-    (e, l) => withOracleStaleness(inputStaleness(target.root, e.file, l, (g) => gateState(g, l) === "met"), target.root, e.file, e.display, constrained ? target.root : ledgerBase(e.file), l),
-    (e, l) => (probed ? vacuousGates(target.root, e.file, l) : new Map()),
-  );
+  const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
   markFailures(target.root, snap.gates);
   return snap;
 }

@@ -7,8 +7,7 @@ import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, withLeafStates, type Plan } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
 import { readConsistent, type ScopeTextCache } from "../io/read.ts";
-import { CHANGED, receiptAudit } from "../io/schedule.ts";
-import { scheduleFacts } from "../core/schedule/facts.ts";
+import { CHANGED, factsFrom } from "../ops/facts.ts";
 import type { LeaseView } from "../core/dispatch/lease-record.ts";
 import type { NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
 import { ReadError } from "../core/errors.ts";
@@ -51,7 +50,6 @@ export function layersOf(plan: Plan): Map<string, number> {
 export function loadPlanView(root: string, scope: string | null, slots: number, inputs: string[], cache?: ScopeTextCache): PlanView | null {
   if (!scope) return null;
   const shown = path.relative(root, path.join(root, ".unlazy", scope, "PLAN.md"));
-  const receipts = receiptAudit(root, process.env);
   let problemOf: string | null = null;
   const view = readConsistent(
     root,
@@ -70,7 +68,7 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
       let advice: Advice | null = null;
       let problem: string | null = null;
       try {
-        next = scheduleFacts(scopeInputs, { slots, compare, receipts });
+        next = factsFrom(scopeInputs, { root, scope, slots, compare });
         advice = adviseNext(next, { details: true });
         inputs.push(next.fingerprint);
       } catch (e) {

@@ -5,7 +5,8 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionKey } from "../../src/io/hook/guard.ts";
-import { hashTree, tempDir, writeTree } from "../helpers/kbz.ts";
+import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { findRoot } from "../../src/io/root.ts";
 import { runCli } from "../helpers/cli.ts";
 import {
   currentEvidence,
@@ -307,10 +308,15 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     expect(reasonOf(await stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
   });
 
-  test("outside a git work tree the payload cwd is the root, as in unlazy: a subdirectory without ledgers allows", async () => {
+  test("fixes unlazy bug: outside a git work tree, a stop from a subfolder is judged at the root kbz status finds (one findRoot)", async () => {
     const dir = solo();
     fs.mkdirSync(path.join(dir, "src"));
-    expect(decision(await stop(path.join(dir, "src")))).toBeNull();
+    expect(fs.existsSync(path.join(dir, ".git"))).toBe(false);
+    const sub = path.join(dir, "src");
+    const status = kbz(["status"], { cwd: sub });
+    expect([status.code, status.stdout]).toEqual([1, expect.stringContaining("UNMET: 2 (met: 0)")]);
+    expect(reasonOf(await stop(sub))).toContain("GATES:G1");
+    expect(findRoot(fs.realpathSync(sub))).toBe(fs.realpathSync(dir));
   });
 
   test("the search stops at the work tree's top: ledgers above the repository are never used", async () => {

@@ -1,6 +1,6 @@
 // `kbz next` and the vacuity probe (issue 18): a leaf whose ledger has a gate the last
 // `kbz check --probe` found VACUOUS is a review item (`vacuous-gate`), read from the probe store
-// with the same reader status and the Stop hook use (io/check/probeStore.ts vacuousGates).
+// with the same reader status and the Stop hook use (core/trace.ts gateVerdicts).
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -6,7 +6,7 @@ import { writeDemoFolder, DEMO_FILES, DEMO_SLOTS } from "../../src/demo/scope.ts
 import { idCompare } from "../../src/core/plan/order.ts";
 import { parsePlan } from "../../src/core/plan/table.ts";
 import { adviseNext } from "../../src/core/schedule/advise.ts";
-import { readScheduleFacts } from "../../src/io/schedule.ts";
+import { readScheduleFacts } from "../../src/ops/facts.ts";
 import { loadSnapshot } from "../../src/io/read.ts";
 import { resolveTarget } from "../../src/io/discover.ts";
 import { readLeaseRecords } from "../../src/io/read.ts";

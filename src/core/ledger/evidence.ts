@@ -2,6 +2,7 @@
 import type { Gate } from "./model.ts";
 import { gateDigest, sha256Hex } from "./digest.ts";
 import { transcriptSafe } from "../text/sanitize.ts";
+import { evidenceRecord, verify } from "../trace.ts";
 
 export const MAX_EVIDENCE = 900;
 export const MAX_OUTPUT_BYTES = 1_048_576;
@@ -21,13 +22,16 @@ const HEADER = "automatic-evidence=v1; definition-sha256=";
 export function classifyEvidence(g: Gate): EvidenceClass {
   const v = g.evidence;
   if (v === null || v === "" || (v.length === 7 && v.toLowerCase() === "pending")) return "pending";
-  // The digest is only worth computing when the value could be current evidence; the value is
-  // compared in place (this runs for every gate of every snapshot).
-  const digest = v.startsWith(HEADER) && v.length <= MAX_EVIDENCE ? gateDigest(g) : null;
-  if (digest !== null && v.startsWith(digest, HEADER.length) && v.charCodeAt(HEADER.length + digest.length) === 59) {
-    const tail = HEADER.length + digest.length + 1;
-    TAIL.lastIndex = tail;
-    if (TAIL.test(v) && outputBytesAt(v, tail + BYTES_AT) <= MAX_OUTPUT_BYTES) return "automatic-current";
+  // The evidence line is the ledger's own verdict record (core/trace.ts): met, depending on the
+  // definition digest it names. The current digest is only worth computing when the value could
+  // be current evidence; the tail is matched in place (this runs for every gate of every snapshot).
+  const at = HEADER.length + 64;
+  if (v.startsWith(HEADER) && v.length <= MAX_EVIDENCE && v.charCodeAt(at) === 59) {
+    const record = evidenceRecord(g.id, v.slice(HEADER.length, at));
+    TAIL.lastIndex = at + 1;
+    if (verify(record, { definition: gateDigest(g) ?? "" }).status === "valid" && TAIL.test(v) && outputBytesAt(v, at + 1 + BYTES_AT) <= MAX_OUTPUT_BYTES) {
+      return "automatic-current";
+    }
   }
   if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell=")) return "automatic-stale";
   return "human";

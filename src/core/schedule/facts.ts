@@ -6,26 +6,25 @@ import { leaseSignature } from "../dispatch/lease-record.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
 import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
-import type { Ledger } from "../ledger/model.ts";
 import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
 import { hasDuplicates, parsePlan, withLeafStates } from "../plan/table.ts";
 import { VerificationError, verificationText } from "../receipts/errors.ts";
-import type { Store } from "../../io/receipts/store.ts";
 import { structureModel } from "../structure/build.ts";
 import { StructureError } from "../structure/model.ts";
 import { verifyStructure } from "../structure/verify.ts";
 import { sha256HexOfParts } from "../util/hash.ts";
 import type { ScopeInputs } from "../workspace/inputs.ts";
+import { gateVerdicts, type TraceData } from "../trace.ts";
 import type { NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot.ts";
 
-/** The receipt store and its audit (receipts/): how VERIFIED leaves are checked, supplied by the caller. */
-export interface ReceiptAudit {
-  store(): Store;
-  /** The audit's reason a receipt is not current, or null. */
-  issue(rel: string, store: Store): string | null;
-}
+/**
+ * The receipt audit of the scope's ledgers, as data (ops/facts.ts computes it): the store could
+ * not be read (`error`), or each ledger that holds a receipt (root-relative key) → the audit's
+ * reason it is not current (null: current), or the VerificationError its audit raised.
+ */
+export type ReceiptVerdicts = { error: VerificationError } | { issues: ReadonlyMap<string, string | null | VerificationError> };
 
 function leafInventory(inputs: ScopeInputs): string[] {
   const { root, scope } = inputs;
@@ -59,30 +58,21 @@ function dispatchWaves(text: string | null, file: string): WaveView[] {
 export interface FactsOptions {
   slots: number;
   compare: IdCompare;
-  receipts: ReceiptAudit;
-  /** Met gates of a leaf ledger (scope-relative path) whose INPUTS changed since their pass (issue 18). */
-  inputStale?: (rel: string, ledger: Ledger) => Set<string>;
-  /** Gates of a leaf ledger the last probe found VACUOUS: id → hidden paths (io/check/probeStore.ts vacuousGates). */
-  vacuity?: (rel: string, ledger: Ledger) => Map<string, string[]>;
+  /** VERIFIED leaves are checked against these. */
+  receipts: ReceiptVerdicts;
+  /** The verdict records of the scope's ledgers (INPUTS, probes) and the digests now (io/trace.ts). */
+  trace: TraceData;
 }
 
 /** Receipt failures become schedule errors. */
-function receiptStore(audit: ReceiptAudit): Store {
-  try {
-    return audit.store();
-  } catch (e) {
-    if (e instanceof VerificationError) throw new ScheduleInputError(e.reason + (e.where.detail ? ` (${e.where.detail})` : ""), e.where.file ?? null, e.where.line ?? null);
-    throw e;
+function receiptIssue(receipts: ReceiptVerdicts, rel: string): string | null {
+  if ("error" in receipts) {
+    const e = receipts.error;
+    throw new ScheduleInputError(e.reason + (e.where.detail ? ` (${e.where.detail})` : ""), e.where.file ?? null, e.where.line ?? null);
   }
-}
-
-function receiptIssue(audit: ReceiptAudit, rel: string, store: Store): string | null {
-  try {
-    return audit.issue(rel, store);
-  } catch (e) {
-    if (e instanceof VerificationError) throw new ScheduleInputError(verificationText(e), rel);
-    throw e;
-  }
+  const issue = receipts.issues.get(rel) ?? null;
+  if (issue instanceof VerificationError) throw new ScheduleInputError(verificationText(issue), rel);
+  return issue;
 }
 
 /**
@@ -131,8 +121,7 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   const accessFile = shown("ACCESS.json");
   const leaves = parseAccess(read("ACCESS.json", true)!, plan, accessFile);
   const tasks = new Map<string, TaskFacts>();
-  const store = receiptStore(o.receipts);
-  inputs.alsoCheck(() => JSON.stringify(receiptStore(o.receipts)) !== JSON.stringify(store));
+  if ("error" in o.receipts) receiptIssue(o.receipts, "");
   // schedule.mjs reads ledgers in code-unit id order; so does kbz whatever the display order,
   // which keeps the snapshot fingerprint identical to the original's.
   for (const row of [...plan.rows].sort((a, b) => codeUnitCompare(a.id, b.id))) {
@@ -152,13 +141,13 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
         ledger.ownsLine ?? 1,
       );
     }
-    const verification = row.state === "VERIFIED" ? receiptIssue(o.receipts, `.unlazy/${scope}/${rel}`, store) : null;
-    const stale = o.inputStale?.(rel, ledger);
+    const verification = row.state === "VERIFIED" ? receiptIssue(o.receipts, `.unlazy/${scope}/${rel}`) : null;
     const estimate = estimateOf(row.id, leaves[row.id], accessFile);
-    const gates = ledger.gates.map((g) => (stale?.has(g.id) ? "stale-unmet" : gateState(g, ledger)));
-    const hiddenBy = o.vacuity?.(rel, ledger);
+    const verdicts = gateVerdicts(o.trace, root, path.join(scopeDir, rel), ledger, (g) => gateState(g, ledger) === "met");
+    const gates = ledger.gates.map((g) => (verdicts.stale.has(g.id) ? "stale-unmet" : gateState(g, ledger)));
     // Only a gate that is met now is vacuous: an unmet one is already work (docs/formats.md#next-output).
-    const vacuous = hiddenBy && hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "met" && hiddenBy.has(g.id) ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
+    const hiddenBy = verdicts.vacuous;
+    const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "met" && hiddenBy.has(g.id) ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates,

@@ -5,6 +5,11 @@
 // directories by an empty directory. The probe's oracle is the gate's oracle with the hidden
 // paths in its sandbox profile, so it needs its own approval; it never writes evidence, only a
 // probe record in kbz's side store that status, lint, next and the Stop hook read.
+// Issue 27: the oracle (the files the CHECK runs, probeOracle.ts) is never hidden, and a gate that
+// cannot be probed is a warning: `--probe` exits 1 unless every probed gate observes.
+// Issue 28 item 12: the CHECK runs on a throwaway overlay of the repository (io/run/view.ts), so
+// it cannot move or delete the live deliverable; afterwards every hidden file must still have the
+// digest it had before, else the run says so loudly (DAMAGED, exit 2).
 import { gitInert } from "../git.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -22,8 +27,11 @@ import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from
 import { runSettings, type CheckRequest } from "./run.ts";
 import { checkEnvironment } from "../oracle/env.ts";
 import { recordProbes, type ProbeRecord } from "./probeStore.ts";
+import { oracleFiles } from "./probeOracle.ts";
+import { throwawayView, viewUsable } from "../run/view.ts";
+import { digestFile } from "../inputs/store.ts";
 
-export type ProbeVerdict = "vacuous" | "observes" | "nothing-hidden" | "approval-required" | "not-run";
+export type ProbeVerdict = "vacuous" | "observes" | "nothing-hidden" | "approval-required" | "not-run" | "no-view" | "damaged";
 
 export interface ProbeItem {
   qid: string;
@@ -36,6 +44,10 @@ export interface ProbeItem {
   verdict: ProbeVerdict;
   recorded: string | null; // approval record written now
   outcome: RunOutcome | null;
+  /** Hidden paths (real) whose digest changed or that vanished while the probe ran. */
+  damaged?: string[];
+  /** Why the gate could not be probed (no-view). */
+  why?: string;
 }
 
 export interface ProbeResult {
@@ -57,7 +69,8 @@ export function filesChangedFromHead(root: string): string[] {
 
 /** What the probe hides for one gate, as real paths, and where that list came from. */
 export function deliverableOf(root: string, ledgerFiles: Set<string>, ledger: Ledger, gate: Gate, cwd: string): { hidden: string[]; from: ProbeItem["hiddenFrom"] } {
-  const real = (base: string, rels: string[]) => rels.map((r) => realCwd(path.join(base, r))).filter((p) => !ledgerFiles.has(p));
+  const oracle = oracleFiles(gate.check ?? "", cwd);
+  const real = (base: string, rels: string[]) => rels.map((r) => realCwd(path.join(base, r))).filter((p) => !ledgerFiles.has(p) && !oracle.has(p));
   if (gate.inputs) return { hidden: real(cwd, expandInputs(cwd, gate.inputs).files), from: "INPUTS" };
   if (ledger.owns.length > 0) return { hidden: real(root, expandInputs(root, ledger.owns).files), from: "OWNS" };
   const git = real(root, filesChangedFromHead(root));
@@ -95,7 +108,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       continue;
     }
     const writable = (ledger.sandbox?.writable ?? []).map((w) => ({ path: w, origin: v.file })).concat(settings.sandbox.writable);
-    const profile = { ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env), hidden };
+    const profile = { ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env), hidden, view: "overlay" as const };
     const oracle = oracleFor(v.file, base, v.gate, settings, profile);
     item.oracle = oracle;
     if (!store.isApproved(v.file, v.gate.id, oracle)) {
@@ -106,24 +119,56 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       }
       item.recorded = await store.record(v.file, v.gate.id, oracle);
     }
-    const outcome = await executeCheck({
-      shell: settings.shell,
-      check: v.gate.check!,
-      expect: { text: v.gate.expect!, regex: v.gate.expectRegex },
-      cwd: oracle.cwd,
-      env: checkEnvironment(req.env, v.gate.env),
-      timeoutMs: settings.timeoutMs,
-      sandbox: profile,
-    });
+    const view = throwawayView(profile.writable[0]!);
+    if (!view) {
+      item.verdict = "no-view";
+      item.why = (viewUsable() as { why?: string }).why ?? "no throwaway view";
+      req.observer?.item?.(item);
+      continue;
+    }
+    const before = hidden.map((h) => fingerprint(root, h));
+    let outcome: RunOutcome;
+    try {
+      outcome = await executeCheck({
+        shell: settings.shell,
+        check: v.gate.check!,
+        expect: { text: v.gate.expect!, regex: v.gate.expectRegex },
+        cwd: oracle.cwd,
+        env: checkEnvironment(req.env, v.gate.env),
+        timeoutMs: settings.timeoutMs,
+        sandbox: profile,
+        wrap: view.wrap,
+      });
+    } finally {
+      view.dispose();
+    }
     item.outcome = outcome;
+    item.damaged = hidden.filter((h, i) => fingerprint(root, h) !== before[i]);
+    if (item.damaged.length > 0) {
+      item.verdict = "damaged";
+      req.observer?.item?.(item);
+      continue;
+    }
     item.verdict = outcome.ok ? "vacuous" : "observes";
     const rec: ProbeRecord = { definition: gateDigest(v.gate)!, evidence: v.gate.evidence ?? "", verdict: item.verdict, hidden, signature: oracleSignature(oracle) };
     (records.get(v.file) ?? records.set(v.file, {}).get(v.file)!)[v.gate.id] = rec;
     req.observer?.item?.(item);
   }
   for (const [file, recs] of records) await recordProbes(root, file, recs);
-  const exit = items.some((i) => i.verdict === "vacuous" || i.verdict === "approval-required") ? 1 : 0;
+  const exit = items.some((i) => i.verdict === "damaged") ? 2 : items.every((i) => i.verdict === "observes") ? 0 : 1;
   return { snapshot: snap, items, exit };
+}
+
+/** What a hidden path is now: its streamed digest, "dir", or "missing". */
+function fingerprint(root: string, p: string): string {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(p);
+  } catch {
+    return "missing";
+  }
+  if (st.isDirectory()) return "dir";
+  return digestFile(fs.realpathSync(root), p) ?? `unreadable ${st.mode}`;
 }
 
 /** One line per probed gate, for a terminal (what was hidden, so a person can judge). */
@@ -136,7 +181,13 @@ export function probeLine(item: ProbeItem, root: string): string {
     case "observes":
       return `  OBSERVES ${item.qid}: failed with its deliverable hidden (${item.hiddenFrom}: ${list})`;
     case "nothing-hidden":
-      return `  NOT PROBED ${item.qid}: no deliverable to hide (declare INPUTS: or OWNS:, or commit the rest to git)`;
+      return `  NOT PROBED ${item.qid}: warning: no deliverable to hide apart from the files its CHECK runs (declare INPUTS: or OWNS:, or commit the rest to git)`;
+    case "no-view":
+      return `  NOT PROBED ${item.qid}: warning: no throwaway view of the repository to probe in (${item.why}); the probe never runs on the live tree`;
+    case "damaged": {
+      const lost = item.damaged!.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)).join(", ");
+      return `  DAMAGED ${item.qid}: hidden paths changed while the probe ran: ${lost}; check them now`;
+    }
     case "approval-required":
       return `  APPROVAL REQUIRED ${item.qid} (probe, cwd ${cwdShown({ cwd: item.cwd, oracle: item.oracle! })}): hides ${list}; re-run with --probe --approve`;
     default:

@@ -5,8 +5,6 @@
 // A record speaks for a gate only while its definition digest and evidence line are current.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { gateDigest } from "../../core/ledger/digest.ts";
-import type { Ledger } from "../../core/ledger/model.ts";
 import { sha256Hex } from "../../core/util/hash.ts";
 import { writeAtomic } from "../fs.ts";
 import { withFileLock } from "../lock.ts";
@@ -51,25 +49,4 @@ export async function recordProbes(root: string, ledgerFile: string, records: Re
     const gates = { ...readProbeStore(file), ...records };
     writeAtomic(file, JSON.stringify({ schema: 1, gates }, null, 1) + "\n", { root, createParents: true });
   });
-}
-
-/** Gates of a ledger whose current pass was found VACUOUS: id → hidden paths (root-relative). */
-export function vacuousGates(root: string, ledgerFile: string, ledger: Ledger): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  const records = readProbeStore(probeStorePath(root, ledgerFile));
-  for (const g of ledger.gates) {
-    const r = records[g.id];
-    if (!r || r.verdict !== "vacuous" || r.definition !== gateDigest(g) || r.evidence !== (g.evidence ?? "")) continue;
-    out.set(g.id, r.hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)));
-  }
-  return out;
-}
-
-/** Cheap pre-check: no probe has ever been recorded in this repository. */
-export function noProbes(root: string): boolean {
-  try {
-    return !fs.statSync(path.join(root, PROBES_DIR)).isDirectory();
-  } catch {
-    return true;
-  }
 }

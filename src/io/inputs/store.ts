@@ -8,7 +8,7 @@
 // Issue 28: every input is hashed whole, streamed in 1 MiB chunks (no size past which a change
 // goes unseen, bounded memory); inputs are read with the ledgers' rules (regular files inside the
 // root, opened non-blocking and without following a link); the record's `cwd` is never trusted
-// (stale.ts: it must be a directory inside the root).
+// (io/trace.ts checkDir: it must be a directory inside the root).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sha256Hex, sha256Stream } from "../../core/util/hash.ts";
@@ -49,7 +49,7 @@ export function inputStorePath(root: string, ledgerFile: string): string {
 }
 
 /** The ledger's records, or an empty store when there is none or it is unreadable. */
-export function readInputStore(root: string, ledgerFile: string): InputStoreFile {
+function readInputStore(root: string, ledgerFile: string): InputStoreFile {
   const empty: InputStoreFile = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
   const file = inputStorePath(root, ledgerFile);
   try {
@@ -123,13 +123,6 @@ export function digestInputs(root: string, cwd: string, inputs: string[]): { fil
     if (digest !== null) files[rel] = digest;
   }
   return { files, truncated: false };
-}
-
-/** The first input that differs from the record (changed, added or removed), or null. */
-export function changedInput(rec: InputRecord, now: Record<string, string>): string | null {
-  const names = new Set([...Object.keys(now), ...Object.keys(rec.files)]);
-  for (const name of [...names].sort()) if (now[name] !== rec.files[name]) return name;
-  return null;
 }
 
 /** Record passes of one ledger (under the store file's lock, atomically). */

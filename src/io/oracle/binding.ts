@@ -53,6 +53,8 @@ export interface BindingRequest {
   /** The real CHECK directory (the oracle's cwd). */
   cwd: string;
   env: Env;
+  /** A digest cache (io/trace.ts DigestWalk: each file hashed once per read); `compute` hashes it. */
+  digestOf?: (abs: string, compute: () => string) => string;
 }
 
 const MAX_SCRIPT_DEPTH = 4;
@@ -146,7 +148,9 @@ export function oracleBinding(req: BindingRequest): OracleBinding {
   const packages = new Map<string, Record<string, unknown> | null>();
   const addFile = (abs: string, via: string) => {
     const key = keyOf(req.root, abs);
-    if (!items.has(key)) items.set(key, { key, digest: digestText(fileDigest(abs)), via, abs });
+    if (items.has(key)) return;
+    const compute = () => digestText(fileDigest(abs));
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute) : compute(), via, abs });
   };
   const visit = (command: string, dir: string, depth: number) => {
     const found = oracleRefs(command, dir);

@@ -1,6 +1,7 @@
 // The reuse rule (docs/formats.md#receipts) and the scheduler's view of it (docs/formats.md#receipts). Read-only: no
 // execution, no approval, no writes. Reasons are checked in the spec's order; the first wins.
 import { sha256Hex } from "../../core/util/hash.ts";
+import { receiptRecord, verify } from "../../core/trace.ts";
 import { computeContext, type ContextOptions, type Policy } from "./context.ts";
 import { readLedger } from "./ledger.ts";
 import { ledgerKey } from "./paths.ts";
@@ -33,8 +34,12 @@ export function inspectReceipt(root: string, file: string, opts: AuditOptions): 
   if (receipt.policy.closed !== true) return stale("fresh-observation-required");
   if (opts.expectedPolicy && !samePolicy(opts.expectedPolicy, receipt.policy)) return stale("changed-policy");
   const led = readLedger(root, file);
-  if (!led.met || sha256Hex(led.text) !== receipt.ledgerHash) return stale("changed-ledger-or-evidence");
-  if (computeContext(root, led, receipt.policy, opts).value !== receipt.context) return stale("changed-inputs-or-verifier");
+  // One trace record (core/trace.ts): keyed on the ledger text, depending on the context, which
+  // is computed only when the ledger matched (verify asks for key names first).
+  const current = { digest: (n: string) => (n === "ledger" ? (led.met ? sha256Hex(led.text) : "unmet") : n === "context" ? computeContext(root, led, receipt.policy, opts).value : undefined) };
+  const v = verify(receiptRecord(key, receipt), current);
+  if (v.status === "missing") return stale("changed-ledger-or-evidence");
+  if (v.status === "stale") return stale("changed-inputs-or-verifier");
   return { current: true, key };
 }
 

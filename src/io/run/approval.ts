@@ -11,6 +11,7 @@ import { isInside } from "../../core/workspace/inside.ts";
 import { oracleSignature, type RuntimeOracle } from "../../core/run/oracle.ts";
 import type { Env } from "./shell.ts";
 import { KbzError } from "../../core/errors.ts";
+import { approvalRecord, verify } from "../../core/trace.ts";
 
 export const MAX_APPROVAL_BYTES = 256 * 1024;
 const LOCK_TIMEOUT_MS = 10_000;
@@ -164,7 +165,15 @@ export class ApprovalStore {
       return false;
     }
     this.assertUnchanged(store);
-    const ok = !!value && value.file === path.resolve(file) && value.gate === gateId && value.signature === signature;
+    // The record is one trace record (core/trace.ts): consent for this subject, holding while the oracle's signature is the same.
+    const ok =
+      !!value &&
+      typeof value.file === "string" &&
+      typeof value.gate === "string" &&
+      typeof value.signature === "string" &&
+      value.file === path.resolve(file) &&
+      value.gate === gateId &&
+      verify(approvalRecord(value.file, value.gate, value.signature), { oracle: signature }).status === "valid";
     // A writer killed after its rename but before its unlock leaves the lock beside a good record.
     if (ok) recoverIfGone(path.join(store.path, `${recordName(file, gateId, signature)}.lock`));
     return ok;

@@ -31,6 +31,8 @@ export interface ExecuteRequest {
   env: Env;
   timeoutMs: number;
   sandbox?: SandboxProfile | null;
+  /** With a sandbox: an argv placed before bwrap (the probe's throwaway view, view.ts). */
+  wrap?: string[];
   /** Output as it arrives, decoded (a display only: the verdict uses the whole output). */
   onOutput?: (text: string) => void;
 }
@@ -53,7 +55,7 @@ function streamDecoder(onText: (text: string) => void): (chunk: Uint8Array) => v
 }
 
 export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
-  const sandboxed = req.sandbox ? { prefix: bwrapArgv(req.sandbox), prefixOwnsPidNamespace: true, env: { ...req.env, TMPDIR: "/tmp" } } : null;
+  const sandboxed = req.sandbox ? { prefix: [...(req.wrap ?? []), ...bwrapArgv(req.sandbox)], prefixOwnsPidNamespace: true, env: { ...req.env, TMPDIR: "/tmp" } } : null;
   const p = await runProcess({
     shell: req.shell,
     command: req.check,

@@ -23,6 +23,8 @@ export interface SandboxProfile {
   writable: string[];
   /** Paths replaced by empty directories or removed (the vacuity probe, issue 18). */
   hidden?: string[];
+  /** Issue 28 item 12: the probe's CHECK sees the repository through a throwaway overlay (view.ts). */
+  view?: "overlay";
   /** Issue 28: every capability dropped; root also gets a user namespace of its own. */
   capabilities?: "none";
   /** Issue 28: git directories inside a writable path, bound read-only over it. */
@@ -181,5 +183,6 @@ export function sandboxLine(p: SandboxProfile): string {
   const caps = p.capabilities === "none" ? "; no capabilities" : "";
   const ro = p.readOnly && p.readOnly.length > 0 ? `; read-only: ${p.readOnly.join(", ")}` : "";
   const emptied = p.emptied && p.emptied.length > 0 ? `, ${p.emptied.join(", ")}` : "";
-  return `bwrap (${p.engine}); no network${caps}; writable: ${p.writable.join(", ")}${ro}; private /tmp; empty ${p.home}${emptied}${hidden}`;
+  const view = p.view === "overlay" ? " (through a throwaway overlay)" : "";
+  return `bwrap (${p.engine}); no network${caps}; writable: ${p.writable.join(", ")}${view}${ro}; private /tmp; empty ${p.home}${emptied}${hidden}`;
 }

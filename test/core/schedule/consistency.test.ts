@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { idCompare } from "../../../src/core/plan/order.ts";
-import { readScheduleFacts } from "../../../src/io/schedule.ts";
+import { readScheduleFacts } from "../../../src/ops/facts.ts";
 import { fixtureCopy } from "../../helpers/kbz.ts";
 
 function snapshotWith(change: (scopeDir: string) => void) {

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { idCompare } from "../../../src/core/plan/order.ts";
 import { verifyRun } from "../../../src/io/receipts/run.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
-import { readScheduleFacts } from "../../../src/io/schedule.ts";
+import { readScheduleFacts } from "../../../src/ops/facts.ts";
 import { privateApprovalDir } from "../../helpers/approvals.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { scope } from "./build.ts";

@@ -7,7 +7,7 @@ import { applyStructure, recoverStructure } from "../../../src/io/structure/appl
 import { loadStructure } from "../../../src/io/structure/model.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
-import { readScheduleFacts } from "../../../src/io/schedule.ts";
+import { readScheduleFacts } from "../../../src/ops/facts.ts";
 import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { hashTree, tempDir } from "../../helpers/kbz.ts";
 import { child, errorOf, makeScope, refinement, request, SCOPE, type TaskSpec } from "./scope.ts";

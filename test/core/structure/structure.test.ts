@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
-import { readScheduleFacts } from "../../../src/io/schedule.ts";
+import { readScheduleFacts } from "../../../src/ops/facts.ts";
 import { applyStructure, planStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
 import { assertStable, loadStructure } from "../../../src/io/structure/model.ts";
 import { clone, StructureError } from "../../../src/core/structure/model.ts";

@@ -1,0 +1,361 @@
+// One verifier for every verdict kbz keeps (verifying traces, as in "Build Systems à la Carte").
+//
+// A verdict is a RECORD: what was decided about a subject, the digests it depended on when it
+// was decided, and who gave it. Whether it still holds is one pure question, `verify(record,
+// current)`, answered the same way for every kind:
+//
+//   record   { kind, subject, decided, key, depends, sets?, by?, detail? }
+//     kind     what sort of verdict: "evidence" | "inputs" | "probe" | "receipt" | "approval", and
+//              any kind added later (signature, attestation): the verifier does not switch on it
+//     subject  what the verdict is about, e.g. "<ledger>#<gate id>" or a receipt's ledger key
+//     decided  what was decided: "met", "vacuous", "observes", "accepted", "approved", ...
+//     key      name → value the record is FOR: when one differs from now, the record speaks for
+//              something else (an older definition, another evidence line) and the verdict is
+//              `missing` (with the names that differ), never `stale`
+//     depends  name → digest it DEPENDED ON: when one differs from now (or is gone now), the
+//              verdict is `stale` and names every changed name, sorted
+//     sets     set name → the member names it had (each a name in `depends`): a member present now
+//              but not then (a file added under an INPUTS glob) is a change too
+//     by       who gave it: { actor: "kbz" | "person" | "agent" | …, how?: "terminal" | … }
+//     detail   kind-specific payload the verifier never reads (a probe's hidden paths)
+//
+//   current  what the world says now, as a DigestSource: a plain { name: digest } object, or an
+//            object with `digest(name)` (and `members(set)` for sets) that io/trace.ts backs with
+//            one hash walk and one cache per run. verify asks for key names first and for depends
+//            names only when every key matched, so an expensive digest is computed only when needed.
+//
+//   verdict  { status: "valid" } | { status: "stale", changed } | { status: "missing", differs }
+//            | { status: "unattested" } (the record exists and matches, but not from an actor the
+//            caller requires: `verify(r, now, { by: ["person"] })`).
+//
+// Names are flat strings, namespaced by convention: "definition", "evidence", "INPUTS",
+// "file:<absolute path>", "ledger", "context", "oracle", "env:<NAME>". A new record kind needs no
+// change here: build its record from its store (a builder below or in its own module), give the
+// current digests under the same names, and call verify. The builders of the five kinds kbz keeps
+// today follow; core/ledger/evidence.ts, io/trace.ts (INPUTS, probes), io/receipts/audit.ts and
+// io/run/approval.ts check theirs through verify.
+import { gateDigest } from "./ledger/digest.ts";
+import type { Gate, Ledger } from "./ledger/model.ts";
+import { sha256Hex } from "./util/hash.ts";
+import { ledgerBase } from "./workspace/inside.ts";
+import * as path from "node:path";
+
+export type Digests = Readonly<Record<string, string>>;
+
+export interface Actor {
+  actor: string; // "kbz" | "person" | "agent" | …
+  how?: string; // "terminal" | "dashboard" | …
+}
+
+export interface TraceRecord<D = unknown> {
+  kind: string;
+  subject: string;
+  decided: string;
+  key: Digests;
+  depends: Digests;
+  sets?: Readonly<Record<string, readonly string[]>>;
+  by?: Actor;
+  detail?: D;
+}
+
+/** What the world says now: plain digests, or a source that computes them on demand. */
+export type DigestSource = Digests | { digest(name: string): string | undefined; members?(set: string): readonly string[] };
+
+export type TraceVerdict =
+  | { status: "valid" }
+  | { status: "stale"; changed: string[] }
+  | { status: "missing"; differs: string[] } // differs: [] when there is no record at all
+  | { status: "unattested" };
+
+export interface Requirement {
+  /** Actors whose records count; a matching record from anyone else is `unattested`. */
+  by?: readonly string[];
+}
+
+function lookup(current: DigestSource): (name: string) => string | undefined {
+  return typeof current.digest === "function" ? (current.digest as (n: string) => string | undefined).bind(current) : (name) => (current as Digests)[name];
+}
+
+/** The names of `digests` whose value differs from `now`'s; null when none does (no allocation on the common path). */
+function differing(digests: Digests, now: (name: string) => string | undefined): string[] | null {
+  let out: string[] | null = null;
+  for (const n in digests) if (now(n) !== digests[n]) (out ??= []).push(n);
+  return out;
+}
+
+/** The one check: does `record` still hold for the world `current` describes? Pure. */
+export function verify(record: TraceRecord | null | undefined, current: DigestSource, require: Requirement = {}): TraceVerdict {
+  if (!record) return { status: "missing", differs: [] };
+  const now = lookup(current);
+  const differs = differing(record.key, now);
+  if (differs) return { status: "missing", differs: differs.sort() };
+  if (require.by && !(record.by && require.by.includes(record.by.actor))) return { status: "unattested" };
+  let changed = differing(record.depends, now);
+  if (record.sets && typeof current.members === "function") {
+    for (const set in record.sets) {
+      const had = new Set(record.sets[set]);
+      for (const n of (current.members as (s: string) => readonly string[]).call(current, set)) if (!had.has(n)) (changed ??= []).push(n);
+    }
+  }
+  return changed ? { status: "stale", changed: [...new Set(changed)].sort() } : VALID;
+}
+
+const VALID: TraceVerdict = Object.freeze({ status: "valid" });
+
+// ---- the record kinds kbz keeps -------------------------------------------------------------
+
+/** The subject name of a gate's verdicts. */
+export function gateSubject(file: string, gateId: string): string {
+  return `${file}#${gateId}`;
+}
+
+/** What a gate's verdict records are keyed on now: its definition digest and its evidence line. */
+export function gateKey(g: Gate): Digests {
+  return { definition: gateDigest(g) ?? "", evidence: g.evidence ?? "" };
+}
+
+/**
+ * Automatic evidence: the ledger's own record. `recorded` is the definition digest written in
+ * the evidence line; it holds while the gate's CHECK/EXPECT/CWD still digest to it.
+ */
+export function evidenceRecord(gateId: string, recorded: string): TraceRecord {
+  return { kind: "evidence", subject: gateId, decided: "met", key: {}, depends: { definition: recorded }, by: { actor: "kbz" } };
+}
+
+/** The INPUTS side store's record of one pass (io/inputs/store.ts InputRecord). */
+export interface InputsStored {
+  definition: string;
+  evidence: string;
+  cwd: string; // absolute
+  inputs: string[];
+  files: Record<string, string>; // path relative to cwd → sha256 | "too-large"
+}
+
+export function inputFileName(cwd: string, rel: string): string {
+  return `file:${cwd}/${rel}`;
+}
+
+/** The INPUTS set's name: the files its globs match under its cwd. */
+export function inputSetName(cwd: string, inputs: readonly string[]): string {
+  return `inputs:${cwd}\0${JSON.stringify(inputs)}`;
+}
+
+export function inputsRecord(file: string, gateId: string, s: InputsStored): TraceRecord<{ cwd: string; inputs: string[] }> {
+  const depends: Record<string, string> = { INPUTS: sha256Hex(JSON.stringify(s.inputs)) };
+  const names: string[] = [];
+  for (const [rel, digest] of Object.entries(s.files)) {
+    const n = inputFileName(s.cwd, rel);
+    depends[n] = digest;
+    names.push(n);
+  }
+  return {
+    kind: "inputs",
+    subject: gateSubject(file, gateId),
+    decided: "met",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    sets: { [inputSetName(s.cwd, s.inputs)]: names },
+    by: { actor: "kbz" },
+    detail: { cwd: s.cwd, inputs: s.inputs },
+  };
+}
+
+/** The probe side store's record (io/check/probeStore.ts ProbeRecord). */
+export interface ProbeStored {
+  definition: string;
+  evidence: string;
+  verdict: "vacuous" | "observes";
+  hidden: string[];
+  signature: string;
+}
+
+export function probeRecord(file: string, gateId: string, s: ProbeStored): TraceRecord<{ hidden: string[]; signature: string }> {
+  return {
+    kind: "probe",
+    subject: gateSubject(file, gateId),
+    decided: s.verdict,
+    key: { definition: s.definition, evidence: s.evidence },
+    depends: {},
+    by: { actor: "kbz" },
+    detail: { hidden: s.hidden, signature: s.signature },
+  };
+}
+
+/** A verification receipt (io/receipts/store.ts Receipt): accepted for one ledger text and one context. */
+export function receiptRecord(key: string, r: { status: string; ledgerHash?: string; context?: string }): TraceRecord {
+  return {
+    kind: "receipt",
+    subject: key,
+    decided: r.status,
+    key: { ledger: r.ledgerHash ?? "" },
+    depends: { context: r.context ?? "" },
+    by: { actor: "kbz" },
+  };
+}
+
+/** An approval (io/run/approval.ts): consent to one runtime oracle, named by its signature. */
+export function approvalRecord(file: string, gateId: string, signature: string, by: Actor = { actor: "person" }): TraceRecord {
+  return { kind: "approval", subject: gateSubject(file, gateId), decided: "approved", key: {}, depends: { oracle: signature }, by };
+}
+
+/** The oracle a pass ran under (io/oracle/store.ts OraclePassRecord; issue 27). */
+export interface OracleStored {
+  definition: string;
+  evidence: string;
+  signature: string;
+  files: Record<string, string>; // root-relative key (or package.json#scripts.<name>) → digest
+}
+
+export const ORACLE_FILES_SET = "oracle-files";
+
+export function oracleFileName(key: string): string {
+  return `oracle:${key}`;
+}
+
+export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string }> {
+  const depends: Record<string, string> = {};
+  for (const [key, digest] of Object.entries(s.files)) depends[oracleFileName(key)] = digest;
+  return {
+    kind: "oracle",
+    subject: gateSubject(file, gateId),
+    decided: "met",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
+    by: { actor: "kbz" },
+    detail: { signature: s.signature },
+  };
+}
+
+/** Status's words for a met gate whose oracle files changed since its pass. */
+export function oracleChangeReason(changed: readonly string[]): string {
+  const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
+  return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
+}
+
+// ---- a ledger's gates checked against their records ---------------------------------------
+
+/** The INPUTS of one gate as they are now (io/trace.ts, one hash walk per run). */
+export interface InputsNow {
+  /** Matched file (relative to the CHECK directory) → sha256; unreadable files are left out. */
+  files: Readonly<Record<string, string>>;
+  /** Why the INPUTS cannot be bound to a pass (they match more files than the cap), or null. */
+  refusal: string | null;
+}
+
+/**
+ * The world the records are checked against, served by io/trace.ts with one cache per run.
+ * Asked only for what a verdict needs: a record whose key no longer matches costs no hashing.
+ */
+export interface World {
+  /** A recorded CHECK directory, as a real path, when it is a directory inside the root; else null. */
+  checkDir(cwd: string): string | null;
+  /** Why `inputs` under `cwd` cannot be bound (the cap), or null; expands, never hashes. */
+  refusal(cwd: string, inputs: readonly string[]): string | null;
+  /** The files `inputs` match under `cwd` and their digests now; `ledger` names who asks (for a timeout's message). */
+  inputs(cwd: string, inputs: readonly string[], ledger: string): InputsNow;
+  /**
+   * The oracle files of `gate` of `file` now (key → digest, io/oracle/binding.ts), or the reason it
+   * cannot be bound; absent in worlds that keep no oracle records.
+   */
+  oracle?(file: string, gate: Gate): Readonly<Record<string, string>> | { error: string };
+}
+
+/** Every record kept for the ledgers of one read (by ledger file, absolute) and the world now. */
+export interface TraceData {
+  records: ReadonlyMap<string, readonly TraceRecord[]>;
+  world: World;
+}
+
+export interface GateVerdicts {
+  /** Gates whose INPUTS keep them from being met: gate id → the reason shown (STALE … for a met gate). */
+  stale: Map<string, string>;
+  /** Gates whose current pass a probe found VACUOUS: gate id → what was hidden (root-relative). */
+  vacuous: Map<string, string[]>;
+}
+
+/**
+ * The verdicts of one ledger's gates: the one place status, `kbz next`, the dashboard and the
+ * Stop hook learn which gates are STALE by their INPUTS or VACUOUS by their probe. `isMet(g)` is
+ * the gate's state by its ledger text alone.
+ */
+export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean): GateVerdicts {
+  const out: GateVerdicts = { stale: new Map(), vacuous: new Map() };
+  const records = trace.records.get(file) ?? [];
+  // A met gate with INPUTS and no record is STALE too, so only a ledger with neither is skipped.
+  if (records.length === 0 && !ledger.gates.some((g) => g.inputs)) return out;
+  const byGate = new Map<string, TraceRecord[]>();
+  for (const r of records) {
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = byGate.get(id);
+    if (list) list.push(r);
+    else byGate.set(id, [r]);
+  }
+  for (const g of ledger.gates) {
+    const mine = byGate.get(g.id);
+    if (g.inputs) {
+      const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      if (reason) out.stale.set(g.id, reason);
+    }
+    if (!out.stale.has(g.id) && isMet(g)) {
+      const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
+      if (reason) out.stale.set(g.id, reason);
+    }
+    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
+    if (probe && verify(probe, gateKey(g)).status === "valid") {
+      out.vacuous.set(g.id, (probe.detail as { hidden: string[] }).hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)));
+    }
+  }
+  return out;
+}
+
+/** A gate not met yet whose INPUTS are over the cap can never be met: said before it is run. */
+function unboundReason(g: Gate, world: World, file: string): string | null {
+  if (!g.check) return null;
+  const base = ledgerBase(file);
+  return world.refusal(g.cwd ? path.resolve(base, g.cwd) : base, g.inputs!);
+}
+
+/** Why an INPUTS record no longer holds for the met gate `g`, in the words status prints; null when it holds. */
+export function inputsReason(record: TraceRecord | undefined, g: Gate, world: World, file: string): string | null {
+  const key = gateKey(g);
+  const inputs = g.inputs!;
+  const declared = sha256Hex(JSON.stringify(inputs));
+  const ask = (n: string) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined);
+  // Key and declaration first: a record of another pass or another INPUTS line hashes nothing.
+  const first = verify(record, { digest: ask });
+  if (first.status === "missing") return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (first.status === "stale" && first.changed.includes("INPUTS")) return "STALE (INPUTS changed since the pass)";
+  const recorded = (record!.detail as { cwd: string }).cwd;
+  const cwd = world.checkDir(recorded);
+  if (cwd === null) return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+  const now = world.inputs(cwd, inputs, file);
+  if (now.refusal) return `STALE (${now.refusal})`;
+  const prefix = inputFileName(recorded, "");
+  const v = verify(record, {
+    digest: (n) => ask(n) ?? (n.startsWith(prefix) ? now.files[n.slice(prefix.length)] : undefined),
+    members: () => Object.keys(now.files).map((rel) => prefix + rel),
+  });
+  if (v.status !== "stale") return null;
+  const names = v.changed.map((n) => (n.startsWith(prefix) ? n.slice(prefix.length) : n)).sort();
+  return `STALE (input changed: ${names[0]})`;
+}
+
+/**
+ * Why the oracle record of a met gate no longer holds (issue 27): a file the CHECK runs, a
+ * package.json script or an ORACLE: file changed, appeared or went. Null when it holds, or when
+ * no record speaks for this evidence (a pass of unlazy or of an older kbz: read as before).
+ */
+export function oracleReason(record: TraceRecord | undefined, g: Gate, world: World, file: string): string | null {
+  if (!record || !world.oracle) return null;
+  const key = gateKey(g);
+  if (verify(record, key).status === "missing") return null;
+  const now = world.oracle(file, g);
+  if ("error" in now && typeof now.error === "string") return `STALE (oracle cannot be bound: ${now.error})`;
+  const files = now as Readonly<Record<string, string>>;
+  const v = verify(record, {
+    digest: (n) => (n === "definition" || n === "evidence" ? key[n] : n.startsWith("oracle:") ? files[n.slice("oracle:".length)] : undefined),
+    members: () => Object.keys(files).map(oracleFileName),
+  });
+  return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
+}

@@ -1,0 +1,179 @@
+// The current digests of every verdict record (core/trace.ts) that speaks for a set of ledgers:
+// the records are read from their stores (.kbz/inputs/, .kbz/probes/: one directory listing each,
+// so a repository that never recorded one pays one failed open) as data, and the world they are
+// checked against is one DigestWalk per read: every file hashed at most once (streamed, inside
+// the root: io/inputs/store.ts digestFile), only when a verdict needs it. The pure builders
+// (core/snapshot.ts, core/schedule/facts.ts) check the records with core/trace.ts.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { inputsRecord, oracleRecord, probeRecord, type OracleStored, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
+import { isInside } from "../core/workspace/inside.ts";
+import { DeadlineError } from "./deadline.ts";
+import { sha256Hex } from "../core/util/hash.ts";
+import { expandInputs, TOO_MANY_INPUTS } from "./inputs/expand.ts";
+import { digestFile, INPUTS_DIR } from "./inputs/store.ts";
+import { PROBES_DIR } from "./check/probeStore.ts";
+import { ORACLES_DIR } from "./oracle/store.ts";
+import { oracleBinding } from "./oracle/binding.ts";
+import type { Gate } from "../core/ledger/model.ts";
+import { ledgerBase } from "../core/workspace/inside.ts";
+
+const MAX_STORE_BYTES = 8 * 1024 * 1024;
+const STORE_NAME = /^[0-9a-f]{24}\.json$/;
+
+/**
+ * The store files of `dir` that speak for `files`, as [ledger file, gates]. A store file is named
+ * by its ledger's real path (io/inputs/store.ts inputStorePath); the ledgers come from discovery
+ * under the canonical root, so their paths are their real paths (`real`: resolve them, for
+ * ledgers named on the command line). The names are hashed only when the folder holds a store
+ * file at all.
+ */
+function storeFiles(dir: string, files: readonly string[], real: boolean): [string, Record<string, unknown>][] {
+  let listed: string[];
+  try {
+    listed = fs.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+  } catch {
+    return [];
+  }
+  if (listed.length === 0) return [];
+  const present = new Set(listed);
+  const out: [string, Record<string, unknown>][] = [];
+  for (const ledger of files) {
+    const name = `${sha256Hex(real ? realOf(ledger) : ledger).slice(0, 24)}.json`;
+    if (!present.has(name)) continue;
+    try {
+      const file = path.join(dir, name);
+      const st = fs.lstatSync(file);
+      if (!st.isFile() || st.size > MAX_STORE_BYTES) continue;
+      const v = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null) continue;
+      out.push([ledger, v.gates]);
+    } catch {}
+  }
+  return out;
+}
+
+function realOf(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/**
+ * The world records are checked against (core/trace.ts World), one per read: each folder's real
+ * path, each expansion and each file's digest is computed once, however many gates ask.
+ */
+export class DigestWalk implements World {
+  private readonly dirs = new Map<string, string | null>();
+  private readonly digests = new Map<string, string | null>();
+  private readonly expansions = new Map<string, { files: string[]; truncated: boolean }>();
+  private readonly realRoot: string;
+
+  /** `explicit`: the ledgers were named on the command line (a gate's CWD is then relative to its ledger's base). */
+  constructor(
+    private readonly root: string,
+    private readonly explicit = false,
+  ) {
+    this.realRoot = realOf(root);
+  }
+
+  /** The oracle binding's files of one gate now (io/oracle/binding.ts), each file hashed once per walk. */
+  oracle(file: string, gate: Gate): Record<string, string> | { error: string } {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path.resolve(base, gate.cwd) : base;
+    const cwd = this.checkDir(dir) ?? dir;
+    try {
+      const display = isInside(this.root, file) ? path.relative(this.root, file) : file;
+      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }
+
+  private readonly oracleDigests = new Map<string, string>();
+  private cached(abs: string, compute: () => string): string {
+    let d = this.oracleDigests.get(abs);
+    if (d === undefined) this.oracleDigests.set(abs, (d = compute()));
+    return d;
+  }
+
+  checkDir(cwd: string): string | null {
+    if (typeof cwd !== "string" || !path.isAbsolute(cwd)) return null;
+    try {
+      const real = fs.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs.statSync(real).isDirectory() ? real : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private expand(cwd: string, inputs: readonly string[]): { files: string[]; truncated: boolean } {
+    const key = `${cwd}\0${JSON.stringify(inputs)}`;
+    let e = this.expansions.get(key);
+    if (!e) this.expansions.set(key, (e = expandInputs(cwd, [...inputs])));
+    return e;
+  }
+
+  refusal(cwd: string, inputs: readonly string[]): string | null {
+    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+  }
+
+  inputs(cwd: string, inputs: readonly string[], ledger: string): InputsNow {
+    const expanded = this.expand(cwd, inputs);
+    if (expanded.truncated) return { files: {}, refusal: TOO_MANY_INPUTS };
+    const files: Record<string, string> = {};
+    for (const rel of expanded.files) {
+      const abs = path.join(cwd, rel);
+      let d = this.digests.get(abs);
+      if (d === undefined) {
+        try {
+          d = digestFile(this.realRoot, abs, this.dirs);
+        } catch (e) {
+          if (e instanceof DeadlineError && !e.file) throw new DeadlineError(e.seconds, e.what, path.relative(this.root, ledger) || ledger);
+          throw e;
+        }
+        this.digests.set(abs, d);
+      }
+      if (d !== null) files[rel] = d;
+    }
+    return { files, refusal: null };
+  }
+}
+
+/**
+ * The records that speak for `files` (absolute ledger paths; `real`: not known to be real paths)
+ * and the world they are checked against.
+ */
+export function readTrace(root: string, files: readonly string[], o: { real?: boolean } = {}): TraceData {
+  const real = o.real ?? false;
+  const records = new Map<string, TraceRecord[]>();
+  const add = (file: string, r: TraceRecord) => {
+    const list = records.get(file);
+    if (list) list.push(r);
+    else records.set(file, [r]);
+  };
+  for (const [ledger, gates] of storeFiles(path.join(root, INPUTS_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec as InputsStored;
+      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null) continue;
+      add(ledger, inputsRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of storeFiles(path.join(root, PROBES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec as ProbeStored;
+      if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden)) continue;
+      add(ledger, probeRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of storeFiles(path.join(root, ORACLES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec as OracleStored;
+      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string") continue;
+      add(ledger, oracleRecord(ledger, id, s));
+    }
+  }
+  return { records, world: new DigestWalk(root, real) };
+}

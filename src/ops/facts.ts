@@ -1,0 +1,107 @@
+// The scheduler's facts of a scope on disk, built one way for every caller: `kbz next`, `kbz
+// advance`, the demo and the dashboard's queue. Inside one consistent ScopeReader the verdict
+// records (io/trace.ts) and the receipt audit are read as data and handed to the pure builder
+// (core/schedule/facts.ts), so the queue and `kbz next` cannot disagree about a STALE or VACUOUS gate.
+import { ScopeBusyError } from "../core/plan/errors.ts";
+import type { IdCompare } from "../core/plan/order.ts";
+import { VerificationError } from "../core/receipts/errors.ts";
+import { scheduleFacts, type ReceiptVerdicts } from "../core/schedule/facts.ts";
+import type { NextSnapshot } from "../core/schedule/snapshot.ts";
+import type { ScopeInputs } from "../core/workspace/inputs.ts";
+import { readConsistent, type ScopeChange } from "../io/read.ts";
+import { managedEvidenceIssue } from "../io/receipts/audit.ts";
+import { readStore, type Store } from "../io/receipts/store.ts";
+import type { Env } from "../io/run/shell.ts";
+import { readTrace } from "../io/trace.ts";
+
+export interface FactsRequest {
+  root: string; // canonical
+  scope: string; // valid id
+  slots: number;
+  compare: IdCompare;
+  env?: Env; // for receipt audits; default process.env
+}
+
+export interface ReadOptions extends FactsRequest {
+  /** Called once every input is read, before the consistency pass (tests change files here). */
+  beforeConsistencyCheck?: () => void;
+}
+
+/** What the scheduler says when an input moved while it read. */
+export const CHANGED: Record<ScopeChange, string> = {
+  inputs: "inputs changed",
+  leases: "leases changed",
+  inventory: "leaf inventory changed",
+};
+
+/** Pauses between reads of a scope that changed while read: 5 tries within about 1 s. */
+export const BUSY_RETRY_MS = [50, 150, 300, 450];
+
+class Changed {
+  constructor(readonly what: ScopeChange) {}
+}
+
+const pauseSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+function storeOrError(root: string): Store | VerificationError {
+  try {
+    return readStore(root);
+  } catch (e) {
+    if (e instanceof VerificationError) return e;
+    throw e;
+  }
+}
+
+/** The receipt audit of every ledger of `scope` that holds a receipt: data for the pure builder. */
+function receiptVerdicts(root: string, scope: string, store: Store, env: Env): ReceiptVerdicts {
+  const issues = new Map<string, string | null | VerificationError>();
+  const prefix = `.unlazy/${scope}/gates/`;
+  for (const key of Object.keys(store.receipts)) {
+    if (!key.startsWith(prefix)) continue;
+    try {
+      issues.set(key, managedEvidenceIssue(root, key, { store, env }));
+    } catch (e) {
+      if (!(e instanceof VerificationError)) throw e;
+      issues.set(key, e);
+    }
+  }
+  return { issues };
+}
+
+/** The facts of one scope from a reader the caller holds (the dashboard shares it with its plan view). */
+export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
+  const store = storeOrError(o.root);
+  if (!(store instanceof VerificationError)) inputs.alsoCheck(() => JSON.stringify(storeOrError(o.root)) !== JSON.stringify(store));
+  const receipts = store instanceof VerificationError ? { error: store } : receiptVerdicts(o.root, o.scope, store, o.env ?? process.env);
+  const trace = readTrace(o.root, inputs.target().files);
+  return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace });
+}
+
+/**
+ * `kbz next`'s facts: every input read once, then proven unchanged (docs/formats.md#plan). A scope
+ * that changed while read is read again (BUSY_RETRY_MS); still changing, it is `ScopeBusyError`.
+ */
+export function readScheduleFacts(o: ReadOptions): NextSnapshot {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return readScheduleOnce(o);
+    } catch (e) {
+      if (!(e instanceof Changed)) throw e;
+      const pause = BUSY_RETRY_MS[attempt];
+      if (pause === undefined) throw new ScopeBusyError(CHANGED[e.what]);
+      pauseSync(pause);
+    }
+  }
+}
+
+function readScheduleOnce(o: ReadOptions): NextSnapshot {
+  return readConsistent(
+    o.root,
+    o.scope,
+    (inputs) => factsFrom(inputs, o),
+    (what) => {
+      throw new Changed(what);
+    },
+    { beforeConsistencyCheck: o.beforeConsistencyCheck },
+  );
+}

@@ -1,0 +1,70 @@
+// Issue 28 item 12 (the probe cannot touch the live tree) and issue 27's probe item (the probe
+// never hides the oracle; NOT PROBED is never OK), on the binary. Each fails on 33d2fc2
+// (KBZ_TEST_BIN=/work/tools/kbz-old-33d2fc2).
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { checkEnv } from "../helpers/approvals.ts";
+import { bwrapUsable } from "../../src/io/run/sandbox.ts";
+
+setDefaultTimeout(120_000);
+
+const usable = bwrapUsable();
+if (!usable.ok && process.env.KBZ_CI) throw new Error(`the probe tests must run in CI: ${usable.why}`);
+if (!usable.ok) console.log(`skipping issue-28 probe tests: ${usable.why}`);
+
+const gate = (id: string, check: string, inputs: string | null) =>
+  `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ok\n${inputs ? `  INPUTS: ${inputs}\n` : ""}  EVIDENCE: pending\n`;
+
+function repo(gates: string, files: Record<string, string> = {}) {
+  const dir = tempDir();
+  writeTree(dir, { "GATES.md": `# Gates: probe\n\n${gates}`, ...files });
+  const env = checkEnv();
+  const run = (args: string[]) => kbz(args, { cwd: dir, env });
+  return { dir, env, run };
+}
+
+describe.skipIf(!usable.ok)("the probe", () => {
+  test("item 12: the probe can lose deliverables → a CHECK that moves and deletes its deliverable's folder leaves the live tree as it was", () => {
+    // Passes plainly without harm; with its deliverable hidden (empty) it moves and deletes the folder.
+    const check = "if [ -s pkg/a.txt ]; then echo ok; else umount pkg/a.txt 2>/dev/null; mv pkg pkg.moved && rm -rf pkg.moved; echo ok; fi";
+    const { dir, run } = repo(gate("PKG", check, "pkg/a.txt"), { "pkg/a.txt": "the deliverable\n", "pkg/b.txt": "its neighbour\n" });
+    expect(run(["check", "--approve"]).code).toBe(0);
+    expect(run(["check", "--probe", "--approve"]).stdout).toContain("VACUOUS GATES:PKG"); // it did its damage, in the view
+    expect(fs.existsSync(path.join(dir, "pkg.moved"))).toBe(false);
+    expect(fs.readFileSync(path.join(dir, "pkg", "b.txt"), "utf8")).toBe("its neighbour\n");
+    expect(fs.readFileSync(path.join(dir, "pkg", "a.txt"), "utf8")).toBe("the deliverable\n");
+  });
+
+  test("item 12: a hidden path that changed while the probe ran is reported loudly", async () => {
+    const { dir, env, run } = repo(gate("SLOW", "sleep 1.5; echo ok", "out.txt"), { "out.txt": "v1\n" });
+    expect(run(["check", "--approve"]).code).toBe(0);
+    const probe = Bun.spawn([BIN, "check", "--probe", "--approve"], { cwd: dir, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+    await new Promise((r) => setTimeout(r, 700));
+    fs.writeFileSync(path.join(dir, "out.txt"), "v2, changed by someone else\n");
+    const code = await probe.exited;
+    const out = (await new Response(probe.stdout).text()) + (await new Response(probe.stderr).text());
+    expect(code).toBe(2);
+    expect(out).toContain("changed while the probe ran: out.txt");
+  });
+
+  test("issue 27 item 7: the probe never hides the oracle → a checker script listed in INPUTS stays visible, so a constant checker is VACUOUS", () => {
+    const { run } = repo(gate("ORACLE", "sh check.sh", "check.sh, target.txt"), { "check.sh": "echo ok\n", "target.txt": "the work\n" });
+    expect(run(["check", "--approve"]).code).toBe(0);
+    const r = run(["check", "--probe", "--approve"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("VACUOUS GATES:ORACLE: passed with its deliverable hidden (INPUTS: target.txt)");
+  });
+
+  test("issue 27 item 7: NOT PROBED is never OK → a gate with nothing to hide is a warning and --probe exits 1", () => {
+    const { run } = repo(gate("NOTHING", "echo ok", null));
+    expect(run(["check", "--approve"]).code).toBe(0);
+    const r = run(["check", "--probe", "--approve"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain("PROBE OK");
+    expect(r.stdout).toContain("NOT PROBED GATES:NOTHING");
+    const j = JSON.parse(run(["check", "--probe", "--approve", "--json"]).stdout);
+    expect(j.exit).toBe(1);
+  });
+});

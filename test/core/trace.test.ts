@@ -1,0 +1,135 @@
+// core/trace.ts: one pure verifier for every record kind kbz keeps. Each kind is checked with
+// records built the way its store builds them; plain data in, verdicts out, no files.
+import { describe, expect, test } from "bun:test";
+import { definitionDigest, gateDigest } from "../../src/core/ledger/digest.ts";
+import { automaticEvidence, classifyEvidence } from "../../src/core/ledger/evidence.ts";
+import { parseLedger } from "../../src/core/ledger/parse.ts";
+import {
+  approvalRecord,
+  evidenceRecord,
+  gateVerdicts,
+  inputsReason,
+  inputsRecord,
+  probeRecord,
+  receiptRecord,
+  verify,
+  type TraceData,
+  type TraceRecord,
+  type World,
+} from "../../src/core/trace.ts";
+
+const record = (over: Partial<TraceRecord> = {}): TraceRecord => ({ kind: "x", subject: "s", decided: "met", key: { definition: "d1" }, depends: { a: "1", b: "2" }, ...over });
+
+describe("verify", () => {
+  test("valid while every key and dependency holds; no record is missing", () => {
+    expect(verify(record(), { definition: "d1", a: "1", b: "2" })).toEqual({ status: "valid" });
+    expect(verify(null, {})).toEqual({ status: "missing", differs: [] });
+  });
+
+  test("a changed or vanished dependency is stale, every changed name sorted", () => {
+    expect(verify(record(), { definition: "d1", a: "9" })).toEqual({ status: "stale", changed: ["a", "b"] });
+  });
+
+  test("a key that differs means the record speaks for something else: missing, never stale, and its dependencies are not asked for", () => {
+    const asked: string[] = [];
+    const v = verify(record(), { digest: (n: string) => (asked.push(n), n === "definition" ? "d2" : "1") });
+    expect(v).toEqual({ status: "missing", differs: ["definition"] });
+    expect(asked).toEqual(["definition"]);
+  });
+
+  test("a member added to a set since the decision is a change", () => {
+    const r = record({ depends: { "file:/r/a": "1" }, sets: { inputs: ["file:/r/a"] } });
+    expect(verify(r, { digest: (n: string) => (n === "definition" ? "d1" : "1"), members: () => ["file:/r/a", "file:/r/b"] })).toEqual({ status: "stale", changed: ["file:/r/b"] });
+  });
+
+  test("a requirement on who gave it: a matching record from another actor is unattested", () => {
+    const now = { definition: "d1", a: "1", b: "2" };
+    expect(verify(record({ by: { actor: "agent" } }), now, { by: ["person"] })).toEqual({ status: "unattested" });
+    expect(verify(record(), now, { by: ["person"] })).toEqual({ status: "unattested" });
+    expect(verify(record({ by: { actor: "person", how: "terminal" } }), now, { by: ["person"] })).toEqual({ status: "valid" });
+  });
+});
+
+describe("record kinds", () => {
+  const ledger = parseLedger("- [x] G1: works\n  CHECK: echo ok\n  EXPECT: ok\n  INPUTS: a.txt\n  EVIDENCE: pending\n", "GATES");
+  const g = ledger.gates[0]!;
+
+  test("evidence: the definition digest an evidence line names holds while CHECK/EXPECT/CWD are the same", () => {
+    const d = definitionDigest("echo ok", "ok", null);
+    expect(verify(evidenceRecord("G1", d), { definition: gateDigest(g)! }).status).toBe("valid");
+    expect(verify(evidenceRecord("G1", d), { definition: definitionDigest("echo ok2", "ok", null) })).toEqual({ status: "stale", changed: ["definition"] });
+    // classifyEvidence is that check on the ledger's line.
+    const line = automaticEvidence({ digest: d, outputSha256: "0".repeat(64), outputBytes: 3, shell: "/bin/sh", cwd: "/r", pathFingerprint: "000000000000/1 entries" });
+    expect(classifyEvidence({ ...g, evidence: line })).toBe("automatic-current");
+    expect(classifyEvidence({ ...g, check: "echo ok2", evidence: line })).toBe("automatic-stale");
+  });
+
+  const met = { ...g, evidence: "E" };
+  const stored = { definition: gateDigest(met)!, evidence: "E", cwd: "/r", inputs: ["a.txt"], files: { "a.txt": "h1" } };
+  /** The world as data: the files the INPUTS match now, and what the checks of the record's directory and the cap say. */
+  const world = (files: Record<string, string>, o: { dir?: string | null; refusal?: string } = {}): World => ({
+    checkDir: (cwd) => (o.dir === undefined ? cwd : o.dir),
+    refusal: () => o.refusal ?? null,
+    inputs: () => ({ files: o.refusal ? {} : files, refusal: o.refusal ?? null }),
+  });
+
+  test("inputs: holds while every input has its digest; names the first changed, added or removed file", () => {
+    const r = inputsRecord("/r/GATES.md", "G1", stored);
+    expect(inputsReason(r, met, world({ "a.txt": "h1" }), "/r/GATES.md")).toBeNull();
+    expect(inputsReason(r, met, world({ "a.txt": "h2" }), "/r/GATES.md")).toBe("STALE (input changed: a.txt)");
+    expect(inputsReason(r, met, world({ "a.txt": "h1", "0.txt": "h0" }), "/r/GATES.md")).toBe("STALE (input changed: 0.txt)");
+    expect(inputsReason(r, met, world({}), "/r/GATES.md")).toBe("STALE (input changed: a.txt)");
+  });
+
+  test("inputs: a record of another evidence line is missing; a changed INPUTS declaration, a directory outside the root and the cap say so", () => {
+    const w = world({ "a.txt": "h1" });
+    expect(inputsReason(inputsRecord("/r/GATES.md", "G1", { ...stored, evidence: "older" }), met, w, "/r/GATES.md")).toBe("STALE (no input digest recorded for this evidence; run kbz check --reverify)");
+    expect(inputsReason(undefined, met, w, "/r/GATES.md")).toBe("STALE (no input digest recorded for this evidence; run kbz check --reverify)");
+    expect(inputsReason(inputsRecord("/r/GATES.md", "G1", { ...stored, inputs: ["b.txt"] }), met, w, "/r/GATES.md")).toBe("STALE (INPUTS changed since the pass)");
+    const r = inputsRecord("/r/GATES.md", "G1", stored);
+    expect(inputsReason(r, met, world({ "a.txt": "h1" }, { dir: null }), "/r/GATES.md")).toBe("STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)");
+    expect(inputsReason(r, met, world({}, { refusal: "too many" }), "/r/GATES.md")).toBe("STALE (too many)");
+  });
+
+  test("probe: a vacuous verdict speaks for the gate while its definition and evidence are the ones probed", () => {
+    const trace = (s: typeof stored & { evidence: string }): TraceData => ({
+      records: new Map([["/r/GATES.md", [probeRecord("/r/GATES.md", "G1", { definition: s.definition, evidence: s.evidence, verdict: "vacuous", hidden: ["/r/src"], signature: "x" })]]]),
+      world: world({}),
+    });
+    const plain = { ...met, inputs: null };
+    expect(gateVerdicts(trace(stored), "/r", "/r/GATES.md", { ...ledger, gates: [plain] }, () => true).vacuous).toEqual(new Map([["G1", ["src"]]]));
+    expect(gateVerdicts(trace({ ...stored, evidence: "other" }), "/r", "/r/GATES.md", { ...ledger, gates: [plain] }, () => true).vacuous.size).toBe(0);
+  });
+
+  test("receipt: keyed on the accepted ledger text, depending on the verification context", () => {
+    const r = receiptRecord(".unlazy/s/gates/leaf-1.md", { status: "accepted", ledgerHash: "L", context: "C" });
+    expect(verify(r, { ledger: "L", context: "C" }).status).toBe("valid");
+    expect(verify(r, { ledger: "L2", context: "C" })).toEqual({ status: "missing", differs: ["ledger"] });
+    expect(verify(r, { ledger: "L", context: "C2" })).toEqual({ status: "stale", changed: ["context"] });
+  });
+
+  test("approval: consent to one oracle signature, given by a person unless said otherwise", () => {
+    const r = approvalRecord("/r/GATES.md", "G1", "sig");
+    expect(r.by).toEqual({ actor: "person" });
+    expect(verify(r, { oracle: "sig" }, { by: ["person"] }).status).toBe("valid");
+    expect(verify(r, { oracle: "sig2" })).toEqual({ status: "stale", changed: ["oracle"] });
+  });
+
+  test("gateVerdicts: a met INPUTS gate is STALE by its record, an unmet one is not judged", () => {
+    const r = inputsRecord("/r/GATES.md", "G1", stored);
+    const data: TraceData = { records: new Map([["/r/GATES.md", [r]]]), world: world({ "a.txt": "h2" }) };
+    const l = { ...ledger, gates: [met] };
+    expect(gateVerdicts(data, "/r", "/r/GATES.md", l, () => true).stale).toEqual(new Map([["G1", "STALE (input changed: a.txt)"]]));
+    expect(gateVerdicts(data, "/r", "/r/GATES.md", l, () => false).stale.size).toBe(0);
+    // Not met yet, over the cap: it can never be met, and says so before it is run.
+    expect(gateVerdicts({ ...data, world: world({}, { refusal: "too many" }) }, "/r", "/r/GATES.md", l, () => false).stale).toEqual(new Map([["G1", "too many"]]));
+  });
+});
+
+describe("gateVerdicts without records", () => {
+  test("a met INPUTS gate of a ledger with no record at all is STALE (evidence written elsewhere)", () => {
+    const l = parseLedger("- [x] G1: works\n  CHECK: echo ok\n  EXPECT: ok\n  INPUTS: a.txt\n  EVIDENCE: E\n", "GATES");
+    const none: TraceData = { records: new Map(), world: { checkDir: () => null, refusal: () => null, inputs: () => ({ files: {}, refusal: null }) } };
+    expect(gateVerdicts(none, "/r", "/r/GATES.md", l, () => true).stale).toEqual(new Map([["G1", "STALE (no input digest recorded for this evidence; run kbz check --reverify)"]]));
+  });
+});
