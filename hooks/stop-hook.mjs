@@ -937,6 +937,28 @@ function probeRecord(file, gateId, s) {
     detail: { hidden: s.hidden, signature: s.signature }
   };
 }
+function oracleFileName(key) {
+  return `oracle:${key}`;
+}
+function oracleRecord(file, gateId, s) {
+  const depends = {};
+  for (const [key, digest] of Object.entries(s.files))
+    depends[oracleFileName(key)] = digest;
+  return {
+    kind: "oracle",
+    subject: gateSubject(file, gateId),
+    decided: "met",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
+    by: { actor: "kbz" },
+    detail: { signature: s.signature }
+  };
+}
+function oracleChangeReason(changed) {
+  const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
+  return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
+}
 function gateVerdicts(trace, root, file, ledger, isMet) {
   const out = { stale: new Map, vacuous: new Map };
   const records = trace.records.get(file) ?? [];
@@ -955,6 +977,11 @@ function gateVerdicts(trace, root, file, ledger, isMet) {
     const mine = byGate.get(g.id);
     if (g.inputs) {
       const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      if (reason)
+        out.stale.set(g.id, reason);
+    }
+    if (!out.stale.has(g.id) && isMet(g)) {
+      const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
       if (reason)
         out.stale.set(g.id, reason);
     }
@@ -998,7 +1025,23 @@ function inputsReason(record, g, world, file) {
   const names = v.changed.map((n) => n.startsWith(prefix) ? n.slice(prefix.length) : n).sort();
   return `STALE (input changed: ${names[0]})`;
 }
-var VALID;
+function oracleReason(record, g, world, file) {
+  if (!record || !world.oracle)
+    return null;
+  const key = gateKey(g);
+  if (verify(record, key).status === "missing")
+    return null;
+  const now = world.oracle(file, g);
+  if ("error" in now && typeof now.error === "string")
+    return `STALE (oracle cannot be bound: ${now.error})`;
+  const files = now;
+  const v = verify(record, {
+    digest: (n) => n === "definition" || n === "evidence" ? key[n] : n.startsWith("oracle:") ? files[n.slice("oracle:".length)] : undefined,
+    members: () => Object.keys(files).map(oracleFileName)
+  });
+  return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
+}
+var VALID, ORACLE_FILES_SET = "oracle-files";
 var init_trace = __esm(() => {
   init_digest();
   init_hash();
@@ -1149,6 +1192,10 @@ function parseLedger(text, fileName) {
           current.cwd = value;
         else if (key === "INPUTS")
           current.inputs = inputList(value, lineNo, err);
+        else if (key === "ORACLE")
+          current.oracle = oracleList(value, lineNo, err);
+        else if (key === "ENV")
+          current.env = envList(value, lineNo, err);
         else
           current.evidence = value;
         if (contiguous)
@@ -1265,6 +1312,35 @@ function inputList(value, lineNo, err) {
   }
   return items;
 }
+function oracleList(value, lineNo, err) {
+  const items = value.split(",").map((x) => x.trim());
+  if (items.every((x) => x === "")) {
+    err(lineNo, "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)");
+    return [];
+  }
+  for (const item of items) {
+    if (item === "")
+      err(lineNo, "ORACLE has an empty entry; separate paths with one comma");
+    else if (/[\x00-\x1f\x7f]/.test(item))
+      err(lineNo, `ORACLE path has a control character: ${JSON.stringify(item)}`);
+    else if (item.startsWith("/") || item.startsWith("~") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
+      err(lineNo, `ORACLE path must stay inside the root: ${item}`);
+    }
+  }
+  return items.filter(Boolean);
+}
+function envList(value, lineNo, err) {
+  const items = value.split(",").map((x) => x.trim());
+  if (items.every((x) => x === "")) {
+    err(lineNo, "ENV lists no names (e.g. ENV: NODE_ENV, DATABASE_URL)");
+    return [];
+  }
+  for (const item of items) {
+    if (!ENV_NAME.test(item))
+      err(lineNo, `ENV name ${JSON.stringify(item)} is malformed: use letters, digits and _ (not starting with a digit), separated by commas`);
+  }
+  return items.filter((x) => ENV_NAME.test(x));
+}
 function mayOpenFence(text, s, end) {
   let p = s;
   while (p < end && p - s < 3 && text.charCodeAt(p) === SPACE)
@@ -1350,6 +1426,8 @@ function newGate(box, text, from, to, lineNo, index, err) {
     cwd: null,
     evidence: null,
     inputs: null,
+    oracle: null,
+    env: null,
     attrIndex: {},
     blockEnd: index,
     expectRegex: null,
@@ -1394,7 +1472,7 @@ function validateGates(gates, abandons, errors, warnings) {
       errors.push({ line: a.line, message: `ABANDON references unknown gate ${a.id}` });
   }
 }
-var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS;
+var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS, ENV_NAME;
 var init_parse = __esm(() => {
   init_paths();
   GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -1405,7 +1483,8 @@ var init_parse = __esm(() => {
   FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
   REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
   regexVerdicts = new Map;
-  ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS"];
+  ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV"];
+  ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 });
 
 // src/core/ledger/evidence.ts
@@ -3243,13 +3322,624 @@ var init_probeStore = __esm(() => {
   MAX_STORE_BYTES2 = 8 * 1024 * 1024;
 });
 
-// src/io/trace.ts
-import * as fs11 from "node:fs";
+// src/io/oracle/store.ts
 import * as path18 from "node:path";
+var ORACLES_DIR, MAX_STORE_BYTES3;
+var init_store3 = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  ORACLES_DIR = path18.join(".kbz", "oracles");
+  MAX_STORE_BYTES3 = 8 * 1024 * 1024;
+});
+
+// src/core/run/oracle-files.ts
+function tokenize(command) {
+  const out = [];
+  let word = "";
+  let inWord = false;
+  const flush = () => {
+    if (inWord)
+      out.push({ word });
+    word = "";
+    inWord = false;
+  };
+  for (let i = 0;i < command.length; i++) {
+    const c = command[i];
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      word += command.slice(i + 1, end < 0 ? command.length : end);
+      inWord = true;
+      i = end < 0 ? command.length : end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (;j < command.length && command[j] !== '"'; j++) {
+        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]))
+          j++;
+        word += command[j];
+      }
+      inWord = true;
+      i = j;
+    } else if (c === "\\") {
+      if (command[i + 1] === `
+`)
+        i++;
+      else {
+        word += command[i + 1] ?? "";
+        inWord = true;
+        i++;
+      }
+    } else if (c === " " || c === "\t" || c === "\r")
+      flush();
+    else if (c === "#" && !inWord) {
+      while (i < command.length && command[i] !== `
+`)
+        i++;
+      i--;
+    } else if (c === "$" && command[i + 1] === "(") {
+      flush();
+      out.push({ op: "(" });
+      i++;
+    } else if (c === "`") {
+      flush();
+      out.push({ op: "`" });
+    } else {
+      const op = OPERATORS.find((o) => command.startsWith(o, i));
+      if (op && !(op === "{" || op === "}")) {
+        flush();
+        out.push({ op });
+        i += op.length - 1;
+      } else if ((op === "{" || op === "}") && !inWord && /[\s;]/.test(command[i + 1] ?? " ")) {
+        flush();
+        out.push({ op });
+      } else {
+        word += c;
+        inWord = true;
+      }
+    }
+  }
+  flush();
+  return out;
+}
+function oracleRefs(command, dir = ".") {
+  const result = { refs: [], runners: [] };
+  walk(command, dir, result, 0);
+  const seen = new Set;
+  result.refs = result.refs.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key))
+      return false;
+    seen.add(key);
+    return true;
+  });
+  result.runners = [...new Set(result.runners)];
+  return result;
+}
+function walk(command, dir, out, depth) {
+  if (depth > MAX_DEPTH)
+    return;
+  let words = [];
+  let cwd = dir;
+  const end = () => {
+    if (words.length > 0)
+      cwd = simpleCommand(words, cwd, out, depth);
+    words = [];
+  };
+  for (const t of tokenize(command)) {
+    if ("op" in t)
+      end();
+    else
+      words.push(t.word);
+  }
+  end();
+}
+function simpleCommand(all, dir, out, depth) {
+  const words = [];
+  for (let i = 0;i < all.length; i++) {
+    const w = all[i];
+    const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
+    if (m) {
+      const target = m[3] || all[++i] || "";
+      if (m[2] === "<" && target && !target.startsWith("&"))
+        out.refs.push({ kind: "file", path: join16(dir, target), dir, via: "<" });
+      continue;
+    }
+    words.push(w);
+  }
+  let i = 0;
+  while (i < words.length && ASSIGNMENT.test(words[i]))
+    i++;
+  return program(words.slice(i), dir, out, depth);
+}
+function program(words, dir, out, depth) {
+  const [cmd, ...args] = words;
+  if (!cmd)
+    return dir;
+  const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
+  const file = (p, via) => out.refs.push({ kind: "file", path: join16(dir, p), dir, via });
+  const rest = (from) => program(from, dir, out, depth);
+  if (cmd === "cd") {
+    const to = args[0];
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join16(dir, to) : dir;
+  }
+  if (WRAPPERS.has(cmd))
+    return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
+  if (cmd === "env") {
+    let k = 0;
+    while (k < args.length && (args[k].startsWith("-") || ASSIGNMENT.test(args[k])))
+      k += args[k] === "-u" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (cmd === "nice" || cmd === "timeout" || cmd === "ionice" || cmd === "taskset" || cmd === "chrt") {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += /^-[nkscp]$/.test(args[k]) ? 2 : 1;
+    if (cmd !== "nice" && cmd !== "ionice" && k < args.length)
+      k++;
+    return rest(args.slice(k));
+  }
+  if (cmd === "source" || cmd === ".") {
+    if (args[0])
+      file(args[0], cmd);
+    return dir;
+  }
+  if (cmd.includes("/") && !cmd.startsWith("$"))
+    file(cmd, "exec");
+  if (RUNNERS.has(base))
+    out.runners.push(base);
+  const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
+  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))))
+    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
+  if (SHELLS.has(base)) {
+    const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
+    if (c >= 0) {
+      if (args[c + 1])
+        walk(args[c + 1], dir, out, depth + 1);
+      return dir;
+    }
+    const script = operand(args, new Set(["-o", "+o", "-O", "+O"]));
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (PYTHON.test(base) || base === "pypy" || base === "pypy3") {
+    const m = args.indexOf("-m");
+    const c = args.indexOf("-c");
+    if (m >= 0 && (c < 0 || m < c)) {
+      const mod = args[m + 1] ?? "";
+      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
+        out.runners.push(`python -m ${mod}`);
+      return dir;
+    }
+    if (c >= 0)
+      return dir;
+    const script = operand(args, VALUE_OPTIONS);
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (INTERPRETERS.has(base)) {
+    let k = 0;
+    for (;k < args.length; k++) {
+      const a = args[k];
+      if (a === "-e" || a === "--eval" || a === "-p" || a === "--print" || a === "-E")
+        return dir;
+      if (a === "--test")
+        out.runners.push("node --test");
+      const eq = a.indexOf("=");
+      const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
+      if (NODE_LOADERS.has(name)) {
+        const value = eq > 0 && a.startsWith("--") ? a.slice(eq + 1) : args[++k];
+        if (value && looksLikeFile(value))
+          file(value, `${base} ${name}`);
+        continue;
+      }
+      if (VALUE_OPTIONS.has(a)) {
+        k++;
+        continue;
+      }
+      if (a === "--") {
+        k++;
+        break;
+      }
+      if (!a.startsWith("-"))
+        break;
+    }
+    if (args[k] && !args.includes("--test"))
+      file(args[k], base);
+    return dir;
+  }
+  if (base === "deno") {
+    const [verb, ...more] = args;
+    if (verb === "task")
+      out.refs.push({ kind: "config", path: join16(dir, "deno.json"), dir, via: "deno task" });
+    if (verb === "run" || verb === "test" || verb === "bench") {
+      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
+      if (script)
+        file(script, `deno ${verb}`);
+    }
+    return dir;
+  }
+  if (PACKAGE_RUNNERS.has(base)) {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
+    return packageManager(base, args, dir, out, depth, file);
+  return dir;
+}
+function operand(args, valued) {
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--")
+      return args[k + 1] ?? null;
+    if (valued.has(a))
+      k++;
+    else if (!a.startsWith("-") && !a.startsWith("+"))
+      return a;
+  }
+  return null;
+}
+function packageManager(pm, args, dir, out, depth, file) {
+  const positional = [];
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--") {
+      positional.push(...args.slice(k + 1));
+      break;
+    }
+    if (/^(-w|--workspace|--filter|-F|--prefix|-C|--cwd|--dir)$/.test(a))
+      k++;
+    else if (!a.startsWith("-"))
+      positional.push(a);
+  }
+  const [verb, name, ...more] = positional;
+  if (!verb)
+    return dir;
+  const script = (n) => out.refs.push({ kind: "script", manager: pm, name: n, dir });
+  if (["test", "t", "tst"].includes(verb) && pm !== "bun") {
+    script("test");
+    out.runners.push(`${pm} test`);
+    return dir;
+  }
+  if ((pm === "npm" || pm === "pnpm") && ["start", "stop", "restart"].includes(verb)) {
+    script(verb);
+    return dir;
+  }
+  if (["run", "run-script", "rum", "urn"].includes(verb)) {
+    if (!name)
+      return dir;
+    if (pm === "bun" && looksLikeFile(name))
+      file(name, "bun run");
+    else {
+      script(name);
+      if (name === "test" || /^test[:-]/.test(name))
+        out.runners.push(`${pm} run ${name}`);
+    }
+    return dir;
+  }
+  if (["exec", "dlx", "x"].includes(verb))
+    return program([name ?? "", ...more].filter(Boolean), dir, out, depth);
+  if (pm === "npm")
+    return dir;
+  if (pm === "bun") {
+    if (verb === "test")
+      return dir;
+    if (looksLikeFile(verb)) {
+      file(verb, "bun");
+      return dir;
+    }
+  }
+  if (PM_BUILTINS[pm].has(verb))
+    return dir;
+  script(verb);
+  return dir;
+}
+var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join16 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var init_oracle_files = __esm(() => {
+  OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
+`, "{", "}"];
+  INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
+  SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
+  WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
+  NODE_LOADERS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--preload"]);
+  VALUE_OPTIONS = new Set(["-W", "-X", "-I", "-o", "-O", "--stack-size", "--max-old-space-size", "--conditions", "-C", "--title", "--input-type", "--cwd", "--config", "-c"]);
+  PM_BUILTINS = {
+    npm: new Set(["install", "i", "ci", "add", "uninstall", "remove", "rm", "update", "up", "outdated", "ls", "list", "audit", "init", "create", "pack", "publish", "version", "view", "info", "config", "cache", "link", "prune", "rebuild", "dedupe", "doctor", "explain", "why", "fund", "login", "logout", "whoami", "help", "root", "bin", "prefix", "pkg", "query", "sbom", "set-script"]),
+    pnpm: new Set(["install", "i", "add", "remove", "rm", "update", "up", "outdated", "list", "ls", "why", "audit", "init", "create", "pack", "publish", "store", "config", "link", "unlink", "import", "rebuild", "prune", "fetch", "patch", "patch-commit", "env", "setup", "root", "bin", "licenses", "deploy", "server", "help"]),
+    yarn: new Set(["install", "add", "remove", "up", "upgrade", "why", "info", "init", "config", "cache", "workspaces", "set", "plugin", "version", "npm", "pack", "publish", "constraints", "explain", "link", "unlink", "import", "rebuild", "patch", "patch-commit", "dedupe", "help", "bin", "node"]),
+    bun: new Set(["install", "i", "add", "a", "remove", "rm", "update", "outdated", "link", "unlink", "pm", "init", "create", "upgrade", "build", "publish", "patch", "patch-commit", "repl", "completions", "audit", "info", "why"])
+  };
+  RUNNERS = new Set(["vitest", "jest", "mocha", "ava", "tap", "tape", "uvu", "jasmine", "karma", "pytest", "py.test", "tox", "nox", "rspec", "phpunit", "pest", "ctest", "nextest", "playwright", "cypress", "wdio", "testcafe", "node-tap", "bats", "prove", "busted", "mix", "ward", "trial", "nosetests", "nose2"]);
+  TEST_SUBCOMMANDS = {
+    go: ["test"],
+    cargo: ["test", "nextest"],
+    bun: ["test"],
+    deno: ["test"],
+    dotnet: ["test"],
+    mvn: ["test", "verify"],
+    gradle: ["test", "check"],
+    "./gradlew": ["test", "check"],
+    swift: ["test"],
+    zig: ["test"],
+    make: ["test", "check"],
+    flutter: ["test"],
+    dart: ["test"],
+    mix: ["test"],
+    stack: ["test"],
+    cabal: ["test"],
+    sbt: ["test"],
+    lein: ["test"],
+    rake: ["test", "spec"],
+    meson: ["test"],
+    ninja: ["test"]
+  };
+  PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
+  ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+  PYTHON = /^python(\d+(\.\d+)?)?$/;
+});
+
+// src/io/oracle/digest.ts
+import * as fs11 from "node:fs";
+import { createRequire as createRequire4 } from "node:module";
+function hasher2() {
+  const bun = globalThis.Bun;
+  if (bun?.CryptoHasher)
+    return new bun.CryptoHasher("sha256");
+  const { createHash } = createRequire4(import.meta.url)("node:crypto");
+  return createHash("sha256");
+}
+function fileDigest(abs) {
+  let fd;
+  try {
+    fd = fs11.openSync(abs, fs11.constants.O_RDONLY | (fs11.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
+      return { state: "missing" };
+    if (code === "EISDIR")
+      return { state: "directory" };
+    return { state: "unreadable" };
+  }
+  try {
+    const st = fs11.fstatSync(fd);
+    if (st.isDirectory())
+      return { state: "directory" };
+    if (!st.isFile())
+      return { state: "special" };
+    const h = hasher2();
+    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, st.size)));
+    let size = 0;
+    for (;; ) {
+      const n = fs11.readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0)
+        break;
+      h.update(n === buf.length ? buf : buf.subarray(0, n));
+      size += n;
+    }
+    return { sha256: h.digest("hex"), size };
+  } catch {
+    return { state: "unreadable" };
+  } finally {
+    fs11.closeSync(fd);
+  }
+}
+function digestText(d) {
+  return "sha256" in d ? d.sha256 : d.state;
+}
+var MAX_ORACLE_FILE_BYTES, CHUNK2;
+var init_digest2 = __esm(() => {
+  MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
+  CHUNK2 = 1024 * 1024;
+});
+
+// src/io/oracle/env.ts
+function boundEnv(env, declared) {
+  const out = {};
+  for (const name of [...declared ?? []].sort())
+    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
+  for (const name of KBZ_BOUND_ENV)
+    if (env[name] !== undefined && !(name in out))
+      out[name] = sha256Hex(`${name}=${env[name]}`);
+  return out;
+}
+var ALLOWED_ENV, KBZ_PASSED_ENV, KBZ_BOUND_ENV, allowed;
+var init_env = __esm(() => {
+  init_hash();
+  ALLOWED_ENV = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TMPDIR",
+    "TZ",
+    "CI",
+    "SystemRoot",
+    "SYSTEMROOT",
+    "windir",
+    "WINDIR",
+    "ComSpec",
+    "COMSPEC",
+    "PATHEXT",
+    "SystemDrive",
+    "TEMP",
+    "TMP"
+  ];
+  KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"];
+  KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
+  allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
+});
+
+// src/io/oracle/binding.ts
+import * as fs12 from "node:fs";
+import * as path19 from "node:path";
+function keyOf(root, abs) {
+  return isInside(root, abs) && abs !== root ? path19.relative(root, abs).split(path19.sep).join("/") : abs;
+}
+function expandHome(p, env) {
+  return p === "~" || p.startsWith("~/") ? path19.join(env.HOME ?? "/", p.slice(1)) : p;
+}
+function packageJsonFor(root, dir) {
+  for (let d = dir;; d = path19.dirname(d)) {
+    const candidate = path19.join(d, "package.json");
+    try {
+      if (fs12.statSync(candidate).isFile())
+        return candidate;
+    } catch {}
+    if (d === root || !isInside(root, d) || path19.dirname(d) === d)
+      return path19.join(dir, "package.json");
+  }
+}
+function readScripts(file, cache) {
+  if (cache.has(file))
+    return cache.get(file);
+  let scripts = null;
+  try {
+    const fd = fs12.openSync(file, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
+    try {
+      const st = fs12.fstatSync(fd);
+      if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
+        const v = JSON.parse(fs12.readFileSync(fd, "utf8"));
+        scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
+      }
+    } finally {
+      fs12.closeSync(fd);
+    }
+  } catch {}
+  cache.set(file, scripts);
+  return scripts;
+}
+function declaredFiles(req, add) {
+  const globs = req.gate.oracle;
+  if (!globs)
+    return;
+  const line = (req.gate.attrIndex.ORACLE ?? req.gate.line - 1) + 1;
+  const fail = (message) => {
+    throw new OracleError(message, req.display, line);
+  };
+  for (const glob of globs) {
+    const wild = /[*?]/.test(glob);
+    if (!wild) {
+      const abs = path19.resolve(req.cwd, glob);
+      let st = null;
+      try {
+        st = fs12.lstatSync(abs);
+      } catch {}
+      if (st?.isSymbolicLink()) {
+        let real = abs;
+        try {
+          real = fs12.realpathSync(abs);
+        } catch {
+          fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
+        }
+        if (!isInside(req.root, real))
+          fail(`ORACLE ${glob} resolves outside the root (${real})`);
+        st = fs12.statSync(real);
+      }
+      if (st?.isDirectory())
+        fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
+      if (st && !st.isFile())
+        fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
+      if (st && st.size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
+      if (!isInside(req.root, abs))
+        fail(`ORACLE ${glob} is outside the root`);
+      add(abs, "ORACLE");
+      continue;
+    }
+    const found = expandInputs(req.cwd, [glob]);
+    if (found.truncated)
+      fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
+    for (const rel of found.files) {
+      const abs = path19.join(req.cwd, rel);
+      const size = fs12.lstatSync(abs).size;
+      if (size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
+      add(abs, "ORACLE");
+    }
+  }
+}
+function oracleBinding(req) {
+  const items = new Map;
+  const runners = new Set;
+  const packages = new Map;
+  const addFile = (abs, via) => {
+    const key = keyOf(req.root, abs);
+    if (items.has(key))
+      return;
+    const compute = () => digestText(fileDigest(abs));
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute) : compute(), via, abs });
+  };
+  const visit = (command, dir, depth) => {
+    const found = oracleRefs(command, dir);
+    for (const r of found.runners)
+      runners.add(r);
+    for (const ref of found.refs)
+      visitRef(ref, depth);
+  };
+  const visitRef = (ref, depth) => {
+    if (ref.kind === "file" || ref.kind === "config") {
+      addFile(path19.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      return;
+    }
+    const pkg = packageJsonFor(req.root, path19.resolve(req.cwd, ref.dir));
+    const scripts = readScripts(pkg, packages);
+    const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
+    for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
+      const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
+      if (items.has(key))
+        continue;
+      const text = scripts?.[name];
+      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
+      items.set(key, { key, digest, via, abs: pkg });
+      if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
+        visit(text, path19.dirname(pkg), depth + 1);
+    }
+  };
+  if (req.gate.check)
+    visit(req.gate.check, req.cwd, 0);
+  declaredFiles(req, addFile);
+  const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const files = {};
+  for (const i of sorted)
+    files[i.key] = i.digest;
+  const env = boundEnv(req.env, req.gate.env);
+  return { files, env, signature: bindingSignature(files, env), items: sorted, runners: [...runners] };
+}
+function bindingSignature(files, env) {
+  return sha256Hex(JSON.stringify({ files, env }));
+}
+var OracleError, MAX_SCRIPT_DEPTH = 4;
+var init_binding = __esm(() => {
+  init_errors();
+  init_oracle_files();
+  init_hash();
+  init_inside();
+  init_expand();
+  init_digest2();
+  init_env();
+  OracleError = class OracleError extends KbzError {
+    constructor(message, file, line) {
+      super(message, { code: "oracle", file, line, hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts" });
+    }
+  };
+});
+
+// src/io/trace.ts
+import * as fs13 from "node:fs";
+import * as path20 from "node:path";
 function storeFiles(dir, files, real) {
   let listed;
   try {
-    listed = fs11.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+    listed = fs13.readdirSync(dir).filter((n) => STORE_NAME.test(n));
   } catch {
     return [];
   }
@@ -3262,11 +3952,11 @@ function storeFiles(dir, files, real) {
     if (!present.has(name))
       continue;
     try {
-      const file = path18.join(dir, name);
-      const st = fs11.lstatSync(file);
-      if (!st.isFile() || st.size > MAX_STORE_BYTES3)
+      const file = path20.join(dir, name);
+      const st = fs13.lstatSync(file);
+      if (!st.isFile() || st.size > MAX_STORE_BYTES4)
         continue;
-      const v = JSON.parse(fs11.readFileSync(file, "utf8"));
+      const v = JSON.parse(fs13.readFileSync(file, "utf8"));
       if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
         continue;
       out.push([ledger, v.gates]);
@@ -3276,28 +3966,48 @@ function storeFiles(dir, files, real) {
 }
 function realOf2(file) {
   try {
-    return fs11.realpathSync(file);
+    return fs13.realpathSync(file);
   } catch {
-    return path18.resolve(file);
+    return path20.resolve(file);
   }
 }
 
 class DigestWalk {
   root;
+  explicit;
   dirs = new Map;
   digests = new Map;
   expansions = new Map;
   realRoot;
-  constructor(root) {
+  constructor(root, explicit = false) {
     this.root = root;
+    this.explicit = explicit;
     this.realRoot = realOf2(root);
   }
+  oracle(file, gate) {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path20.resolve(base, gate.cwd) : base;
+    const cwd = this.checkDir(dir) ?? dir;
+    try {
+      const display = isInside(this.root, file) ? path20.relative(this.root, file) : file;
+      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
+    } catch (e) {
+      return { error: e.message };
+    }
+  }
+  oracleDigests = new Map;
+  cached(abs, compute) {
+    let d = this.oracleDigests.get(abs);
+    if (d === undefined)
+      this.oracleDigests.set(abs, d = compute());
+    return d;
+  }
   checkDir(cwd) {
-    if (typeof cwd !== "string" || !path18.isAbsolute(cwd))
+    if (typeof cwd !== "string" || !path20.isAbsolute(cwd))
       return null;
     try {
-      const real = fs11.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs11.statSync(real).isDirectory() ? real : null;
+      const real = fs13.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs13.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -3318,14 +4028,14 @@ class DigestWalk {
       return { files: {}, refusal: TOO_MANY_INPUTS };
     const files = {};
     for (const rel of expanded.files) {
-      const abs = path18.join(cwd, rel);
+      const abs = path20.join(cwd, rel);
       let d = this.digests.get(abs);
       if (d === undefined) {
         try {
           d = digestFile(this.realRoot, abs, this.dirs);
         } catch (e) {
           if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path18.relative(this.root, ledger) || ledger);
+            throw new DeadlineError(e.seconds, e.what, path20.relative(this.root, ledger) || ledger);
           throw e;
         }
         this.digests.set(abs, d);
@@ -3346,7 +4056,7 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  for (const [ledger, gates] of storeFiles(path18.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path20.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
@@ -3354,7 +4064,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path18.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path20.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -3362,9 +4072,17 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  return { records, world: new DigestWalk(root) };
+  for (const [ledger, gates] of storeFiles(path20.join(root, ORACLES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
+        continue;
+      add(ledger, oracleRecord(ledger, id, s));
+    }
+  }
+  return { records, world: new DigestWalk(root, real) };
 }
-var MAX_STORE_BYTES3, STORE_NAME;
+var MAX_STORE_BYTES4, STORE_NAME;
 var init_trace2 = __esm(() => {
   init_trace();
   init_inside();
@@ -3373,31 +4091,34 @@ var init_trace2 = __esm(() => {
   init_expand();
   init_store2();
   init_probeStore();
-  MAX_STORE_BYTES3 = 8 * 1024 * 1024;
+  init_store3();
+  init_binding();
+  init_inside();
+  MAX_STORE_BYTES4 = 8 * 1024 * 1024;
   STORE_NAME = /^[0-9a-f]{24}\.json$/;
 });
 
 // src/io/check/failures.ts
-import * as fs12 from "node:fs";
-import * as path19 from "node:path";
-function keyOf(root, ledgerFile, id) {
-  const rel = path19.relative(root, ledgerFile);
+import * as fs14 from "node:fs";
+import * as path21 from "node:path";
+function keyOf2(root, ledgerFile, id) {
+  const rel = path21.relative(root, ledgerFile);
   return `${rel}\x00${id}`;
 }
 function readStore(file) {
   try {
-    const st = fs12.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES4)
+    const st = fs14.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_STORE_BYTES5)
       return {};
-    const v = JSON.parse(fs12.readFileSync(file, "utf8"));
+    const v = JSON.parse(fs14.readFileSync(file, "utf8"));
     return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
   } catch {
     return {};
   }
 }
 function markFailures(root, gates) {
-  const file = path19.join(root, FAILURES_FILE);
-  if (!fs12.existsSync(file))
+  const file = path21.join(root, FAILURES_FILE);
+  if (!fs14.existsSync(file))
     return;
   const records = readStore(file);
   if (Object.keys(records).length === 0)
@@ -3405,20 +4126,20 @@ function markFailures(root, gates) {
   for (const v of gates) {
     if (v.state !== "unmet")
       continue;
-    const r = records[keyOf(root, v.file, v.gate.id)];
+    const r = records[keyOf2(root, v.file, v.gate.id)];
     if (!r || r.definition !== gateDigest(v.gate))
       continue;
     v.state = "failed";
     v.reason = r.failure;
   }
 }
-var FAILURES_FILE, MAX_STORE_BYTES4;
+var FAILURES_FILE, MAX_STORE_BYTES5;
 var init_failures = __esm(() => {
   init_digest();
   init_fs();
   init_lock();
-  FAILURES_FILE = path19.join(".kbz", "failures.json");
-  MAX_STORE_BYTES4 = 1024 * 1024;
+  FAILURES_FILE = path21.join(".kbz", "failures.json");
+  MAX_STORE_BYTES5 = 1024 * 1024;
 });
 
 // src/core/run/oracle.ts
@@ -3429,9 +4150,9 @@ var init_oracle = __esm(() => {
 
 // src/io/run/approval.ts
 import * as os3 from "node:os";
-import * as path20 from "node:path";
+import * as path22 from "node:path";
 function approvalDirFor(env) {
-  return path20.resolve(env.UNLAZY_APPROVAL_DIR || path20.join(os3.homedir(), ".unlazy", "approved"));
+  return path22.resolve(env.UNLAZY_APPROVAL_DIR || path22.join(os3.homedir(), ".unlazy", "approved"));
 }
 var MAX_APPROVAL_BYTES, ApprovalStoreError;
 var init_approval = __esm(() => {
@@ -3452,14 +4173,14 @@ var init_approval = __esm(() => {
 });
 
 // src/io/run/personal.ts
-import * as fs13 from "node:fs";
-import * as path21 from "node:path";
+import * as fs15 from "node:fs";
+import * as path23 from "node:path";
 import { randomBytes } from "node:crypto";
 function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
 function assertPrivateDir(dir) {
-  const st = fs13.lstatSync(dir);
+  const st = fs15.lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory())
     throw new ApprovalStoreError("must be a real directory", dir);
   const uid = euid();
@@ -3469,10 +4190,10 @@ function assertPrivateDir(dir) {
     throw new ApprovalStoreError("must not grant group or other permissions", dir);
 }
 function kbzDir(store, create) {
-  const dir = path21.join(store, KBZ_SUBDIR);
+  const dir = path23.join(store, KBZ_SUBDIR);
   if (create) {
     try {
-      fs13.mkdirSync(dir, { recursive: true, mode: 448 });
+      fs15.mkdirSync(dir, { recursive: true, mode: 448 });
     } catch (e) {
       throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
     }
@@ -3490,22 +4211,22 @@ function kbzDir(store, create) {
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs13.openSync(file, fs13.constants.O_RDONLY | fs13.constants.O_NOFOLLOW | fs13.constants.O_NONBLOCK);
+    fd = fs15.openSync(file, fs15.constants.O_RDONLY | fs15.constants.O_NOFOLLOW | fs15.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs13.fstatSync(fd);
+    const st = fs15.fstatSync(fd);
     const uid = euid();
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs13.readFileSync(fd);
+    return fs15.readFileSync(fd);
   } finally {
-    fs13.closeSync(fd);
+    fs15.closeSync(fd);
   }
 }
 function readPolicy(store) {
-  const bytes = readPrivate(path21.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  const bytes = readPrivate(path23.join(store, KBZ_SUBDIR, "policy.json"), 4096);
   if (!bytes)
     return "person";
   try {
@@ -3515,7 +4236,7 @@ function readPolicy(store) {
   }
 }
 function attestSecret(store, create) {
-  const file = path21.join(store, KBZ_SUBDIR, "secret");
+  const file = path23.join(store, KBZ_SUBDIR, "secret");
   const found = readPrivate(file, 1024);
   if (found && found.length >= SECRET_BYTES)
     return found;
@@ -3523,12 +4244,12 @@ function attestSecret(store, create) {
     return null;
   kbzDir(store, true);
   try {
-    const fd = fs13.openSync(file, fs13.constants.O_WRONLY | fs13.constants.O_CREAT | fs13.constants.O_EXCL | fs13.constants.O_NOFOLLOW, 384);
+    const fd = fs15.openSync(file, fs15.constants.O_WRONLY | fs15.constants.O_CREAT | fs15.constants.O_EXCL | fs15.constants.O_NOFOLLOW, 384);
     try {
-      fs13.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
-      fs13.fsyncSync(fd);
+      fs15.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
+      fs15.fsyncSync(fd);
     } finally {
-      fs13.closeSync(fd);
+      fs15.closeSync(fd);
     }
   } catch (e) {
     if (e.code !== "EEXIST")
@@ -3546,18 +4267,18 @@ var init_personal = __esm(() => {
 });
 
 // src/io/run/attest.ts
-import * as fs14 from "node:fs";
-import * as path22 from "node:path";
+import * as fs16 from "node:fs";
+import * as path24 from "node:path";
 import { createHmac, timingSafeEqual } from "node:crypto";
 function realOf3(p) {
   try {
-    return fs14.realpathSync(p);
+    return fs16.realpathSync(p);
   } catch {
-    return path22.resolve(p);
+    return path24.resolve(p);
   }
 }
 function attestDir(store, root) {
-  return path22.join(store, "kbz", "attest", key24(realOf3(root)));
+  return path24.join(store, "kbz", "attest", key24(realOf3(root)));
 }
 function inputsDigest(files) {
   if (!files)
@@ -3593,17 +4314,17 @@ function parse(text) {
 function readFileIfPrivate(file) {
   let fd;
   try {
-    fd = fs14.openSync(file, fs14.constants.O_RDONLY | fs14.constants.O_NOFOLLOW | fs14.constants.O_NONBLOCK);
+    fd = fs16.openSync(file, fs16.constants.O_RDONLY | fs16.constants.O_NOFOLLOW | fs16.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs14.fstatSync(fd);
+    const st = fs16.fstatSync(fd);
     if (!st.isFile() || st.nlink !== 1 || st.size > MAX_FILE_BYTES || (st.mode & 63) !== 0)
       return null;
-    return fs14.readFileSync(fd, "utf8");
+    return fs16.readFileSync(fd, "utf8");
   } finally {
-    fs14.closeSync(fd);
+    fs16.closeSync(fd);
   }
 }
 function readRootAttestations(store, root) {
@@ -3611,7 +4332,7 @@ function readRootAttestations(store, root) {
   let names;
   try {
     dir = attestDir(store, root);
-    names = fs14.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs16.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return EMPTY;
   }
@@ -3619,7 +4340,7 @@ function readRootAttestations(store, root) {
   const realRoot = realOf3(root);
   const ledgers = new Map;
   for (const n of names) {
-    const text = readFileIfPrivate(path22.join(dir, n));
+    const text = readFileIfPrivate(path24.join(dir, n));
     const f = parse(text !== null ? unsealed(text, secret) : null);
     if (f && f.root === realRoot)
       ledgers.set(f.ledger, f);
@@ -3640,29 +4361,29 @@ var init_attest = __esm(() => {
 });
 
 // src/io/check/attested.ts
-import * as fs15 from "node:fs";
-import * as path23 from "node:path";
+import * as fs17 from "node:fs";
+import * as path25 from "node:path";
 function realOf4(p) {
   try {
-    return fs15.realpathSync(p);
+    return fs17.realpathSync(p);
   } catch {
-    return path23.resolve(p);
+    return path25.resolve(p);
   }
 }
 function belongs(target, ledger) {
   const root = realOf4(target.root);
   if (target.mode === "explicit")
     return target.files.some((f) => realOf4(f) === ledger);
-  const dir = path23.dirname(ledger);
-  const base = path23.basename(dir) === "gates" ? path23.dirname(dir) : dir;
-  if (path23.basename(ledger) !== "GATES.md" && path23.basename(dir) !== "gates")
+  const dir = path25.dirname(ledger);
+  const base = path25.basename(dir) === "gates" ? path25.dirname(dir) : dir;
+  if (path25.basename(ledger) !== "GATES.md" && path25.basename(dir) !== "gates")
     return false;
   if (base === root)
     return true;
-  const scopeDir = path23.dirname(base);
-  if (scopeDir !== path23.join(root, ".unlazy"))
+  const scopeDir = path25.dirname(base);
+  if (scopeDir !== path25.join(root, ".unlazy"))
     return false;
-  return path23.basename(base) === target.scope || !fs15.existsSync(base);
+  return path25.basename(base) === target.scope || !fs17.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
@@ -3675,7 +4396,7 @@ function removedGates(snap, atts) {
     if (ids.length === 0)
       continue;
     const entry = loaded.get(ledger);
-    const shown = path23.relative(snap.target.root, ledger) || ledger;
+    const shown = path25.relative(snap.target.root, ledger) || ledger;
     if (entry) {
       if (!entry.ledger || entry.problems.length > 0)
         continue;
@@ -3683,7 +4404,7 @@ function removedGates(snap, atts) {
       for (const id of ids)
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs15.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs17.existsSync(ledger) && belongs(snap.target, ledger)) {
       for (const id of ids)
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
@@ -3732,8 +4453,8 @@ var init_attested = __esm(() => {
 });
 
 // src/io/read.ts
-import * as fs16 from "node:fs";
-import * as path24 from "node:path";
+import * as fs18 from "node:fs";
+import * as path26 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3746,14 +4467,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs16.realpathSync(file);
-  const dir = path24.dirname(file);
+    return fs18.realpathSync(file);
+  const dir = path26.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs16.realpathSync(dir);
+    real = fs18.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path24.join(real, path24.basename(file));
+  return path26.join(real, path26.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3762,13 +4483,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs16.openSync(file, FLAGS2);
+    fd = fs18.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs16.lstatSync(file);
+        fs18.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3784,7 +4505,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs16.fstatSync(fd, { bigint: true });
+    before = fs18.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3807,7 +4528,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs16.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs18.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3819,7 +4540,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs16.lstatSync(file, { bigint: true });
+      const named = fs18.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3834,7 +4555,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs16.closeSync(fd);
+    fs18.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3924,14 +4645,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs16.lstatSync(dir);
+    st = fs18.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs16.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs18.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs16.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path24.join(dir, n), root));
+  return fs18.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path26.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3945,7 +4666,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path24.join(root, ".unlazy", scope, "status.log");
+  const file = path26.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -3970,14 +4691,14 @@ var init_read = __esm(() => {
   init_active();
   init_attested();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs16.constants.O_RDONLY | (fs16.constants.O_NOFOLLOW ?? 0) | (fs16.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs18.constants.O_RDONLY | (fs18.constants.O_NOFOLLOW ?? 0) | (fs18.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs21 from "node:fs";
-import * as path27 from "node:path";
+import * as fs23 from "node:fs";
+import * as path29 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -4138,17 +4859,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs17 from "node:fs";
-import * as path25 from "node:path";
+import * as fs19 from "node:fs";
+import * as path27 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path25.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path27.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path25.join(target.root, ".unlazy-hook-state.json");
+  return path27.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -4217,7 +4938,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs17.lstatSync(file);
+    fs19.lstatSync(file);
   } catch {
     return;
   }
@@ -4228,7 +4949,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs17.unlinkSync(file);
+        fs19.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -4241,7 +4962,7 @@ init_read();
 init_active();
 
 // src/io/fdwrite.ts
-import * as fs18 from "node:fs";
+import * as fs20 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -4249,7 +4970,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs18.writeSync(fd, data);
+      written = fs20.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4263,7 +4984,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs18.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs20.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -4279,12 +5000,12 @@ init_ids();
 init_discover();
 
 // src/io/root.ts
-import * as fs19 from "node:fs";
+import * as fs21 from "node:fs";
 import * as os4 from "node:os";
-import * as path26 from "node:path";
+import * as path28 from "node:path";
 function has(dir, name) {
   try {
-    fs19.lstatSync(path26.join(dir, name));
+    fs21.lstatSync(path28.join(dir, name));
     return true;
   } catch {
     return false;
@@ -4292,14 +5013,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs19.lstatSync(path26.join(dir, name)).isDirectory();
+    return fs21.lstatSync(path28.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs19.readdirSync(path26.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs21.readdirSync(path28.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -4308,14 +5029,14 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path26.dirname(dir)) {
+  for (let dir = cwd;; dir = path28.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path26.dirname(dir) === dir)
+    if (path28.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -4584,12 +5305,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs20 from "node:fs";
+import * as fs22 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs20.fstatSync(fd);
+    return fs22.fstatSync(fd);
   } catch {
     return null;
   }
@@ -4609,7 +5330,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs20.readSync(0, buf, 0, buf.length, null);
+      n = fs22.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -4677,7 +5398,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs20.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs22.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -4729,7 +5450,7 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs21.statSync(dir).isDirectory() ? fs21.realpathSync(dir) : null;
+    return fs23.statSync(dir).isDirectory() ? fs23.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -4771,7 +5492,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     if (!payload || !read)
       return null;
     const stop = read;
-    const wanted = path27.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path29.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

@@ -3,7 +3,9 @@ import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { pendingTasks } from "../io/check/plan.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
-import { nearMissLines } from "../core/run/differ.ts";
+import { nearestApproval, nearMissLines } from "../core/run/differ.ts";
+import type { RuntimeOracle } from "../core/run/oracle.ts";
+import { diffSinceApproval } from "../io/oracle/explain.ts";
 import { pathFacts } from "../io/run/shell.ts";
 import { snapshotForRequest } from "../io/read.ts";
 import { rootFor } from "./context.ts";
@@ -37,6 +39,8 @@ function view(a: StoredApproval, extra: Record<string, unknown> = {}) {
     timeoutMs: r?.oracle.timeoutMs ?? null,
     platform: r?.oracle.platform ?? null,
     sandbox: r?.oracle.sandbox ?? null,
+    oracleFiles: r?.oracle.bound?.files ?? null,
+    env: r?.oracle.bound ? Object.keys(r.oracle.bound.env) : null,
     approvedAt: r?.approvedAt ?? null,
     problem: a.problem,
     ...extra,
@@ -53,7 +57,10 @@ function line(a: StoredApproval): string {
 function bindings(a: StoredApproval): string {
   const o = a.record!.oracle;
   const [digest, entries] = pathFacts(o.path).fingerprint.split("/");
-  return `      cwd=${o.cwd} shell=${o.shell} PATH=${entries} (sha256 ${digest}) timeout=${o.timeoutMs / 1000}s${o.sandbox ? " sandbox" : ""}`;
+  const files = Object.keys(o.bound?.files ?? {});
+  const env = Object.keys(o.bound?.env ?? {});
+  const bound = `${files.length ? ` files=${files.join(",")}` : ""}${env.length ? ` env=${env.join(",")}` : ""}`;
+  return `      cwd=${o.cwd} shell=${o.shell} PATH=${entries} (sha256 ${digest}) timeout=${o.timeoutMs / 1000}s${o.sandbox ? " sandbox" : ""}${bound}`;
 }
 
 /** kbz approvals explain LEDGER GATE: is the gate's current oracle approved, and if not, what differs. */
@@ -71,12 +78,32 @@ function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const same = store.list().flatMap((a) => (a.record && a.record.file === path.resolve(task.file) && a.record.gate === gateId ? [a.record] : []));
   const approved = store.isApproved(task.file, gateId, task.oracle);
   const lines = approved ? [] : nearMissLines(path.resolve(task.file), same, task.oracle, root);
+  const diffs = approved ? [] : changedOracleDiffs(root, same, task.oracle);
   const verdict = approved ? "approved" : same.length === 0 ? "never-approved" : "approved-for-other-inputs";
-  return report(!!argv.json, envelope(verdict, approved ? 0 : 1, { gate: task.qid, file: task.file, approvals: same.length, differs: lines.slice(1).map((l) => l.trim()) }), () => {
-    if (approved) out(`${task.qid}: approved for its current oracle (cwd ${task.cwd})`);
+  const oracleFiles = Object.keys(task.oracle.bound?.files ?? {});
+  const fields = { gate: task.qid, file: task.file, approvals: same.length, differs: lines.slice(1).map((l) => l.trim()), oracleFiles, diffs };
+  return report(!!argv.json, envelope(verdict, approved ? 0 : 1, fields), () => {
+    if (approved) out(`${task.qid}: approved for its current oracle (cwd ${task.cwd}${oracleFiles.length ? `; files ${oracleFiles.join(", ")}` : ""})`);
     else if (same.length === 0) out(`${task.qid}: never approved; kbz check prints its oracle for the user to review`);
     else for (const l of [`${task.qid}: ${lines[0]}`, ...lines.slice(1)]) out(l);
+    for (const d of diffs) {
+      out(`  ${d.file} since the approval (from git HEAD):`);
+      for (const l of d.lines) out(`    ${l}`);
+    }
   });
+}
+
+/** Short diffs of the oracle files that changed since the nearest approval, where git has the old text. */
+function changedOracleDiffs(root: string, records: { oracle: RuntimeOracle }[], now: RuntimeOracle): { file: string; lines: string[] }[] {
+  const near = nearestApproval(records, now);
+  const before = near?.record.oracle.bound?.files ?? {};
+  const current = now.bound?.files ?? {};
+  return Object.keys(before)
+    .filter((k) => k in current && current[k] !== before[k])
+    .flatMap((file) => {
+      const lines = diffSinceApproval(root, file, before[file]!);
+      return lines ? [{ file, lines }] : [];
+    });
 }
 
 function list(store: ApprovalStore, asJson: boolean): ExitCode {

@@ -2,7 +2,7 @@
 // evidence back (docs/formats.md#check-run). A thin printer over `runChecks` and the status report.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckResult } from "../io/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, shortSignature, type ApprovalItem, type CheckResult } from "../io/check/run.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import { storeFor } from "../io/store/active.ts";
 import { cwdShown, type CheckTask } from "../io/check/plan.ts";
@@ -28,6 +28,7 @@ interface CheckArgs {
   status?: boolean;
   reverify?: boolean;
   approve?: boolean;
+  "approve-sig"?: string;
   sandbox?: boolean;
   probe?: boolean;
   jobs?: string;
@@ -90,7 +91,7 @@ function pathOnce(verbose: boolean): (value: string) => void {
 }
 
 function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: string) => void): void {
-  const lines = approvalLines(item, verbose);
+  const lines = approvalLines(item, verbose, true);
   if (lines.length > 0) showPath(item.task.oracle.path);
   for (const line of lines) out(line);
   if (item.problem) err(`kbz: ${item.problem}`);
@@ -161,7 +162,18 @@ function runJson(res: CheckResult) {
 
 function oracleView(t: CheckTask) {
   const given = t.cwd === t.oracle.cwd ? {} : { cwdAsWritten: t.cwd };
-  return { check: t.oracle.check, expect: t.oracle.expect, cwd: t.oracle.cwd, ...given, shell: t.oracle.shell, path: t.oracle.path };
+  const bound = t.oracle.bound;
+  return {
+    check: t.oracle.check,
+    expect: t.oracle.expect,
+    cwd: t.oracle.cwd,
+    ...given,
+    shell: t.oracle.shell,
+    path: t.oracle.path,
+    signature: shortSignature(t.signature),
+    oracleFiles: Object.keys(bound?.files ?? {}),
+    env: Object.keys(bound?.env ?? {}),
+  };
 }
 
 export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
@@ -175,6 +187,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   const root = rootFor(argv);
   const scope = files.length > 0 ? null : requestedScope(argv);
   if (argv.probe) {
+    if (argv["approve-sig"] !== undefined) throw usage("--approve=<sig> approves a pending CHECK, not a probe", "run kbz check --probe --approve");
     if (argv.reverify) throw usage("--probe cannot be combined with --reverify", "run kbz check --reverify first, then kbz check --probe");
     return runProbeVerb({ root, files, scope, approve: !!argv.approve, timeoutS, shell: argv.shell, cwd: argv.cwd, asJson });
   }
@@ -188,6 +201,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       scope,
       reverify: !!argv.reverify,
       approve: !!argv.approve,
+      ...(argv["approve-sig"] !== undefined ? { approveOnly: argv["approve-sig"] } : {}),
       sandbox: !!argv.sandbox,
       jobs,
       timeoutS,
@@ -233,7 +247,8 @@ export const verb: Verb = {
     targetOptions(y)
       .option("status", { type: "boolean", describe: "report only; never execute, approve or write" })
       .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
-      .option("approve", { type: "boolean", describe: "approve each exact pending oracle, then run it" })
+      .option("approve", { type: "boolean", describe: "approve each exact pending oracle (printed in full), then run it; --approve=<sig> approves only the oracle kbz check printed with that signature, and refuses if it changed" })
+      .option("approve-sig", { type: "string", hidden: true, requiresArg: true })
       .option("verbose", { type: "boolean", describe: "unlazy's full transcript: RUN lines, PATH in full, each pass's exit and output digest" })
       .option("probe", {
         type: "boolean",
@@ -249,8 +264,16 @@ export const verb: Verb = {
           ".unlazy), however it is named; another explicit ledger runs from its own folder; discovered ledgers run " +
           "from the root. --cwd replaces that base; a gate's CWD: resolves against it.\n\n" +
           "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
-          "timeout, output/regex limits, platform and PATH. Approvals live outside the repository under " +
+          "timeout, output/regex limits, platform and PATH, and to its oracle: the digests of the files the CHECK runs " +
+          "(node X, bash X, python X, ./X, …; for npm test / npm run X / pnpm X / yarn X / bun run X the package.json " +
+          "script and the files it names), of the files a gate's ORACLE: globs match, and of the values of its ENV: " +
+          "names. A change to any of them un-meets the gate until a person approves again (kbz approvals explain " +
+          "LEDGER GATE names what changed). Each pending oracle is printed with a signature; --approve=<sig> approves " +
+          "exactly that one. Approvals live outside the repository under " +
           "~/.unlazy/approved (UNLAZY_APPROVAL_DIR overrides).\n\n" +
+          "A CHECK's environment is kbz's: PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TERM, COLORTERM, " +
+          "NO_COLOR, TMPDIR, TZ, CI, kbz's own settings, and the names in the gate's ENV: line. Nothing else is " +
+          "inherited (NODE_OPTIONS, LD_PRELOAD, PYTHONPATH, BASH_ENV, …).\n\n" +
           `containment: ${containment().describe}. Every process a CHECK starts ends with it ` +
           "(KBZ_CONTAINMENT=pidns|pgroup forces a weaker level). A nested kbz check refuses a gate already " +
           `being checked above it (a cycle) and nesting deeper than ${MAX_CHECK_DEPTH}.\n\n` +

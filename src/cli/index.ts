@@ -57,6 +57,8 @@ async function loadVerbs(args: string[]): Promise<Verb[]> {
 }
 
 export async function runCli(args: string[]): Promise<ExitCode> {
+  // `kbz check --approve=<sig>` (issue 28 item 5): yargs reads --approve as a flag, the signature apart.
+  if (args[0] === "check") args = args.flatMap((a) => (a.startsWith("--approve=") ? ["--approve", `--approve-sig=${a.slice("--approve=".length)}`] : [a]));
   const VERBS = await loadVerbs(args);
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
   // failure found late in validation can never follow a verb that already acted.

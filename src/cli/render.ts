@@ -3,6 +3,8 @@
 import type { ApprovalItem, CheckResult, RunReport } from "../io/check/run.ts";
 import * as path from "node:path";
 import { cwdShown } from "../io/check/plan.ts";
+import { shortSignature } from "../io/check/run.ts";
+import type { BoundOracle } from "../core/run/oracle.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { scopeReceipts } from "../io/receipts/scope.ts";
 import { statusReport } from "../core/report.ts";
@@ -57,12 +59,13 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false): Exi
  * The stdout lines for one approval decision (none when it was already approved). Short form: the
  * PATH is left out (printed once, summarised, by pathSummaryLine); verbose is unlazy's transcript.
  */
-export function approvalLines(item: ApprovalItem, verbose = true): string[] {
+export function approvalLines(item: ApprovalItem, verbose = true, bySignature = false): string[] {
   const t = item.task;
   if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
-  if (item.status === "recorded" && !verbose) return [`  APPROVED ${t.qid}`];
+  // Consent covers what was shown (issue 28 item 5): an approval prints the whole oracle it approves.
+  const sig = shortSignature(t.signature);
   const lines = [
-    `APPROVAL REQUIRED ${t.qid}`,
+    item.status === "recorded" ? `APPROVING ${t.qid} [${sig}]` : `APPROVAL REQUIRED ${t.qid} [${sig}]`,
     `    CHECK: ${t.oracle.check}`,
     `    EXPECT: ${t.oracle.expect}`,
     `    CWD: ${cwdShown(t)}`,
@@ -70,11 +73,25 @@ export function approvalLines(item: ApprovalItem, verbose = true): string[] {
   ];
   if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
   if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
+  lines.push(...oracleLines(t.oracle.bound));
   lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
   if (item.status === "required") {
-    lines.push(verbose ? "    NOT RUN: inspect this oracle, then re-run with --approve" : "    NOT RUN: have the user review this CHECK; once they approve, re-run with --approve");
+    // Only kbz check takes --approve=<sig>; the other verbs approve what they printed with --approve.
+    const flag = bySignature ? `--approve=${sig}` : "--approve";
+    lines.push(verbose ? `    NOT RUN: inspect this oracle, then re-run with ${flag}` : `    NOT RUN: have the user review this oracle; once they approve, re-run with ${flag}`);
   }
-  if (item.status === "recorded") lines.push(`    APPROVED: ${item.record}`);
+  if (item.status === "recorded") lines.push(verbose ? `    APPROVED: ${item.record}` : `  APPROVED ${t.qid}`);
+  return lines;
+}
+
+/** The files and ENV names an approval binds beyond the CHECK text (issue 27), one line each kind. */
+export function oracleLines(bound: BoundOracle | undefined): string[] {
+  if (!bound) return [];
+  const lines: string[] = [];
+  const files = Object.keys(bound.files);
+  if (files.length > 0) lines.push(`    ORACLE FILES: ${files.map((f) => (bound.files[f] === "missing" ? `${f} (missing)` : f)).join(", ")}`);
+  const env = Object.keys(bound.env);
+  if (env.length > 0) lines.push(`    ENV: ${env.map((n) => (bound.env[n] === "unset" ? `${n} (unset)` : n)).join(", ")}`);
   return lines;
 }
 

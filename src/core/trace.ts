@@ -198,6 +198,41 @@ export function approvalRecord(file: string, gateId: string, signature: string, 
   return { kind: "approval", subject: gateSubject(file, gateId), decided: "approved", key: {}, depends: { oracle: signature }, by };
 }
 
+/** The oracle a pass ran under (io/oracle/store.ts OraclePassRecord; issue 27). */
+export interface OracleStored {
+  definition: string;
+  evidence: string;
+  signature: string;
+  files: Record<string, string>; // root-relative key (or package.json#scripts.<name>) → digest
+}
+
+export const ORACLE_FILES_SET = "oracle-files";
+
+export function oracleFileName(key: string): string {
+  return `oracle:${key}`;
+}
+
+export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string }> {
+  const depends: Record<string, string> = {};
+  for (const [key, digest] of Object.entries(s.files)) depends[oracleFileName(key)] = digest;
+  return {
+    kind: "oracle",
+    subject: gateSubject(file, gateId),
+    decided: "met",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
+    by: { actor: "kbz" },
+    detail: { signature: s.signature },
+  };
+}
+
+/** Status's words for a met gate whose oracle files changed since its pass. */
+export function oracleChangeReason(changed: readonly string[]): string {
+  const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
+  return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
+}
+
 // ---- a ledger's gates checked against their records ---------------------------------------
 
 /** The INPUTS of one gate as they are now (io/trace.ts, one hash walk per run). */
@@ -219,6 +254,11 @@ export interface World {
   refusal(cwd: string, inputs: readonly string[]): string | null;
   /** The files `inputs` match under `cwd` and their digests now; `ledger` names who asks (for a timeout's message). */
   inputs(cwd: string, inputs: readonly string[], ledger: string): InputsNow;
+  /**
+   * The oracle files of `gate` of `file` now (key → digest, io/oracle/binding.ts), or the reason it
+   * cannot be bound; absent in worlds that keep no oracle records.
+   */
+  oracle?(file: string, gate: Gate): Readonly<Record<string, string>> | { error: string };
 }
 
 /** Every record kept for the ledgers of one read (by ledger file, absolute) and the world now. */
@@ -255,6 +295,10 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
     const mine = byGate.get(g.id);
     if (g.inputs) {
       const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      if (reason) out.stale.set(g.id, reason);
+    }
+    if (!out.stale.has(g.id) && isMet(g)) {
+      const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
       if (reason) out.stale.set(g.id, reason);
     }
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
@@ -295,4 +339,23 @@ export function inputsReason(record: TraceRecord | undefined, g: Gate, world: Wo
   if (v.status !== "stale") return null;
   const names = v.changed.map((n) => (n.startsWith(prefix) ? n.slice(prefix.length) : n)).sort();
   return `STALE (input changed: ${names[0]})`;
+}
+
+/**
+ * Why the oracle record of a met gate no longer holds (issue 27): a file the CHECK runs, a
+ * package.json script or an ORACLE: file changed, appeared or went. Null when it holds, or when
+ * no record speaks for this evidence (a pass of unlazy or of an older kbz: read as before).
+ */
+export function oracleReason(record: TraceRecord | undefined, g: Gate, world: World, file: string): string | null {
+  if (!record || !world.oracle) return null;
+  const key = gateKey(g);
+  if (verify(record, key).status === "missing") return null;
+  const now = world.oracle(file, g);
+  if ("error" in now && typeof now.error === "string") return `STALE (oracle cannot be bound: ${now.error})`;
+  const files = now as Readonly<Record<string, string>>;
+  const v = verify(record, {
+    digest: (n) => (n === "definition" || n === "evidence" ? key[n] : n.startsWith("oracle:") ? files[n.slice("oracle:".length)] : undefined),
+    members: () => Object.keys(files).map(oracleFileName),
+  });
+  return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
 }

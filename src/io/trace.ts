@@ -6,13 +6,17 @@
 // (core/snapshot.ts, core/schedule/facts.ts) check the records with core/trace.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { inputsRecord, probeRecord, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
+import { inputsRecord, oracleRecord, probeRecord, type OracleStored, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { DeadlineError } from "./deadline.ts";
 import { sha256Hex } from "../core/util/hash.ts";
 import { expandInputs, TOO_MANY_INPUTS } from "./inputs/expand.ts";
 import { digestFile, INPUTS_DIR } from "./inputs/store.ts";
 import { PROBES_DIR } from "./check/probeStore.ts";
+import { ORACLES_DIR } from "./oracle/store.ts";
+import { oracleBinding } from "./oracle/binding.ts";
+import type { Gate } from "../core/ledger/model.ts";
+import { ledgerBase } from "../core/workspace/inside.ts";
 
 const MAX_STORE_BYTES = 8 * 1024 * 1024;
 const STORE_NAME = /^[0-9a-f]{24}\.json$/;
@@ -67,8 +71,32 @@ export class DigestWalk implements World {
   private readonly expansions = new Map<string, { files: string[]; truncated: boolean }>();
   private readonly realRoot: string;
 
-  constructor(private readonly root: string) {
+  /** `explicit`: the ledgers were named on the command line (a gate's CWD is then relative to its ledger's base). */
+  constructor(
+    private readonly root: string,
+    private readonly explicit = false,
+  ) {
     this.realRoot = realOf(root);
+  }
+
+  /** The oracle binding's files of one gate now (io/oracle/binding.ts), each file hashed once per walk. */
+  oracle(file: string, gate: Gate): Record<string, string> | { error: string } {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path.resolve(base, gate.cwd) : base;
+    const cwd = this.checkDir(dir) ?? dir;
+    try {
+      const display = isInside(this.root, file) ? path.relative(this.root, file) : file;
+      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }
+
+  private readonly oracleDigests = new Map<string, string>();
+  private cached(abs: string, compute: () => string): string {
+    let d = this.oracleDigests.get(abs);
+    if (d === undefined) this.oracleDigests.set(abs, (d = compute()));
+    return d;
   }
 
   checkDir(cwd: string): string | null {
@@ -140,5 +168,12 @@ export function readTrace(root: string, files: readonly string[], o: { real?: bo
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  return { records, world: new DigestWalk(root) };
+  for (const [ledger, gates] of storeFiles(path.join(root, ORACLES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec as OracleStored;
+      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string") continue;
+      add(ledger, oracleRecord(ledger, id, s));
+    }
+  }
+  return { records, world: new DigestWalk(root, real) };
 }

@@ -15,6 +15,7 @@ import type { GateView } from "../core/snapshot.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import type { Env } from "../io/run/shell.ts";
+import { OracleError } from "../io/oracle/binding.ts";
 import { storeFor } from "../io/store/active.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import type { Snapshot } from "../core/snapshot.ts";
@@ -122,12 +123,12 @@ export interface GateApproval {
 export function gateApproval(snap: Snapshot, view: ApprovalsView, gate: GateView): GateApproval | { problem: string } | null {
   if (gate.gate.check === null || gate.gate.expect === null) return null;
   if (!view.settings || !view.storeDir) return { problem: view.problem ?? "no run settings" };
-  const oracle = oracleFor(baseDir(snap, gate.file, view.settings), gate.gate, view.settings);
   try {
+    const oracle = oracleFor(gate.file, baseDir(snap, gate.file, view.settings), gate.gate, view.settings);
     const store = new ApprovalStore(view.storeDir, snap.target.root);
     return { oracle, signature: oracleSignature(oracle), approved: store.isApproved(gate.file, gate.gate.id, oracle), shell: view.settings.shell };
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ApprovalStoreError) return { problem: e.message };
+    if (e instanceof UsageError || e instanceof ApprovalStoreError || e instanceof OracleError) return { problem: e.message };
     throw e;
   }
 }

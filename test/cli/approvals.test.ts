@@ -30,7 +30,7 @@ describe("kbz approvals", () => {
     const j = JSON.parse((await run("list", "--json")).stdout);
     expect(j.schema).toBe(1);
     expect(j.records.map((x: any) => `${path.basename(x.file)}:${x.gate}`).sort()).toEqual(["GATES.md:G1", "GATES.md:G2", "other.md:G1"]);
-    expect(Object.keys(j.records[0])).toEqual(["name", "file", "gate", "check", "expect", "cwd", "shell", "path", "timeoutMs", "platform", "sandbox", "approvedAt", "problem"]);
+    expect(Object.keys(j.records[0])).toEqual(["name", "file", "gate", "check", "expect", "cwd", "shell", "path", "timeoutMs", "platform", "sandbox", "oracleFiles", "env", "approvedAt", "problem"]);
   });
 
   test("list sanitizes control characters from records", async () => {

@@ -1,5 +1,7 @@
 // The golden gate-check transcript of unlazy 2.1 (the solo ledger, test/fixtures/solo), line for line, as kbz check --verbose prints it (the default is shorter),
 // with this machine's directory in place of /repo/u/solo and kbz in place of gate-check.
+// Deliberate difference (issue 27, issue 28 item 5): each oracle block also carries its signature
+// ([SIG] here), the oracle files the approval binds, and --approve=<sig> in its NOT RUN hint.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -12,15 +14,16 @@ setDefaultTimeout(120_000);
 
 const RUN = (dir: string, id: string) => `  RUN  GATES:${id} shell=/bin/sh cwd=${dir} PATH=/usr/bin:/bin`;
 const oracle = (dir: string, id: string, check: string, expectText: string, last: string) => [
-  `APPROVAL REQUIRED GATES:${id}`,
+  `${last === NOT_RUN ? "APPROVAL REQUIRED" : "APPROVING"} GATES:${id} [SIG]`,
   `    CHECK: ${check}`,
   `    EXPECT: ${expectText}`,
   `    CWD: ${dir}`,
   "    SHELL: /bin/sh",
   "    PATH: /usr/bin:/bin",
+  `    ORACLE FILES: ${check.replace(/^node /, "")}`,
   last,
 ];
-const NOT_RUN = "    NOT RUN: inspect this oracle, then re-run with --approve";
+const NOT_RUN = "    NOT RUN: inspect this oracle, then re-run with --approve=SIG";
 const G1_PASS = [
   "  PASS GATES:G1: greeting script prints the marker",
   "       exit=0; EXPECT=matched; output=sha256=fdf0d752f2dd0d174373eaec450feec701fcb5cf2001b1f7a39dfb8b44ff0e02; bytes=12",
@@ -41,7 +44,10 @@ async function transcript(steps: string[][] = []) {
   const dir = fixtureCopy("solo");
   const store = agentApprovalDir();
   const env = checkEnv(store);
-  const run = (...args: string[]) => runCli(["check", "--verbose", ...args], { cwd: dir, env });
+  const run = async (...args: string[]) => {
+    const r = await runCli(["check", "--verbose", ...args], { cwd: dir, env });
+    return { ...r, stdout: r.stdout.replace(/ \[[0-9a-f]{12}\]$/gm, " [SIG]").replace(/--approve=[0-9a-f]{12}$/gm, "--approve=SIG") };
+  };
   for (const step of steps) await run(...step);
   return { dir, store, run };
 }
@@ -94,7 +100,7 @@ describe("kbz check on the golden solo ledger", () => {
     const { dir, store, run } = await transcript();
     const r = await run("--approve");
     const out = r.stdout.split("\n");
-    const approved = [6, 13, 20].map((i) => out[i]!);
+    const approved = [7, 15, 23].map((i) => out[i]!);
     for (const a of approved) expect(a).toMatch(approvedLine(store));
     expect(new Set(approved).size).toBe(3);
     const expected = lines(
@@ -185,7 +191,7 @@ describe("kbz check on the golden solo ledger", () => {
         .replace("- [ ] G4: copy reviewed by a human\n  EVIDENCE: pending", "- [x] G4: copy reviewed by a human\n  EVIDENCE: reviewed by Ann"),
     );
     const r = await run("--approve");
-    const approved = r.stdout.split("\n")[6]!;
+    const approved = r.stdout.split("\n")[7]!;
     expect(approved).toMatch(approvedLine(store));
     expect(r.stdout).toBe(
       lines(
@@ -212,7 +218,7 @@ describe("kbz check on an all-met ledger", () => {
     );
     const env = agentEnv();
     const r = await runCli(["check", "--verbose", "--approve"], { cwd: dir, env });
-    expect(r.stdout.split("\n").slice(7)).toEqual([
+    expect(r.stdout.split("\n").slice(8)).toEqual([ // after the oracle block (7 lines and ORACLE FILES)
       RUN(dir, "G1"),
       "  PASS GATES:G1: greeting",
       G1_PASS[1]!,

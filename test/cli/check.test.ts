@@ -293,19 +293,21 @@ describe("results, evidence and writeback", () => {
     expect(r.stdout).toContain("failure  [31m red  [0m");
   });
 
-  test("--reverify passes, misses nothing transitive, then catches a changed script and demotes", () => {
+  test("fixes unlazy bug: a changed oracle script un-meets the gate and needs approval again (issue 27; unlazy missed transitive inputs)", () => {
     const { dir, run, read } = repo({ "GATES.md": gate("G1", "sh check.sh", "good"), "check.sh": "printf good\n" });
     expect(run(["--approve", "--reverify"]).stdout).toContain("previously met reverified: 0");
     expect(run(["--reverify"]).stdout).toContain("previously met reverified: 1");
     fs.writeFileSync(path.join(dir, "check.sh"), "printf bad\n");
     const normal = run([]);
-    expect(normal.stdout).toContain("ALL MET (1 met)");
-    expect(normal.stdout).not.toContain("RUN");
-    const re = run(["--reverify"]);
+    expect(normal.code).toBe(1);
+    expect(normal.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expect(normal.stdout).toContain("oracle file changed: check.sh");
+    expect(normal.stdout).not.toContain("FAIL");
+    const re = run(["--approve", "--reverify"]);
     expect(re.stdout).toContain("  FAIL GATES:G1");
     expect(read()).toContain("- [ ] G1");
     fs.writeFileSync(path.join(dir, "check.sh"), "printf good\n");
-    expect(run(["--reverify"]).stdout).toContain("  PASS GATES:G1");
+    expect(run(["--reverify"]).stdout).toContain("  PASS GATES:G1"); // the first approval's oracle again
   });
 
   test("a CRLF ledger with a fenced example: the fence is ignored and CRLF is kept on write and repair", () => {

@@ -60,6 +60,9 @@ describe.skipIf(!usable.ok)("p probes the selected gate", () => {
   test("an unapproved probe does not run: p says a person's approval is needed and lists it in Approvals", async () => {
     const { root, env } = workspace();
     fs.writeFileSync(path.join(root, "ignores.sh"), "touch probed; echo ok\n"); // would leave a marker if it ran
+    // The CHECK's script is its oracle (issue 27): the person approves the new one; its run leaves the marker once.
+    expect(kbz(["check", "--approve", "--reverify"], { cwd: root, env }).code).toBe(0);
+    fs.rmSync(path.join(root, "probed"));
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />);
     await press(r, "p");
     const f = await waitForFrame(r, (f) => f.includes("not probed"));

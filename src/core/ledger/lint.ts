@@ -3,6 +3,7 @@
 // Lexical signals only; nothing executes.
 import type { Gate, Ledger } from "./model.ts";
 import { isRunnable } from "./model.ts";
+import { oracleRefs } from "../run/oracle-files.ts";
 
 export type LintLevel = "error" | "warn";
 
@@ -78,6 +79,12 @@ function gateFindings(g: Gate): LintFinding[] {
     add("manual-gate", "no CHECK, so this outcome is judged by hand and its evidence is only as good as the reader");
     if (/[0-9]/.test(g.title)) {
       add("unmeasured-number", `title "${g.title}" states a number that nothing measures; add a CHECK that measures it`);
+    }
+  }
+  if (g.check !== null && g.oracle === null) {
+    const runners = oracleRefs(g.check).runners;
+    if (runners.length > 0) {
+      add("runner-without-oracle", `CHECK runs a test runner (${runners.join(", ")}) but names no ORACLE:, so an edited test file or runner config keeps its approval; add e.g. ORACLE: test/**, vitest.config.ts`);
     }
   }
   if (ACTIVITY.test(g.title)) {

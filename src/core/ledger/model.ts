@@ -2,7 +2,8 @@
 
 // INPUTS is kbz's own (issue 18): unlazy reads that line as prose, so such ledgers stay
 // readable there, and it is not part of the definition digest (evidence keeps its format).
-export type AttrKey = "CHECK" | "EXPECT" | "EVIDENCE" | "CWD" | "INPUTS";
+// ORACLE and ENV are kbz's too (issue 27): what the approval binds beyond the CHECK text.
+export type AttrKey = "CHECK" | "EXPECT" | "EVIDENCE" | "CWD" | "INPUTS" | "ORACLE" | "ENV";
 
 export interface Diagnostic {
   line: number; // 1-based; whole-file problems use line 1
@@ -23,6 +24,10 @@ export interface Gate {
   evidence: string | null;
   /** INPUTS globs (relative to the CHECK directory), or null when not declared. */
   inputs: string[] | null;
+  /** ORACLE globs (relative to the CHECK directory): files the approval binds, or null. */
+  oracle: string[] | null;
+  /** ENV names: variables the CHECK receives from kbz's caller, values bound by the approval. */
+  env: string[] | null;
   /** 0-based index of each attribute line, for targeted edits. */
   attrIndex: Partial<Record<AttrKey, number>>;
   /** 0-based index of the last line of the contiguous attribute run after the gate line. */

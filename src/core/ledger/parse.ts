@@ -82,7 +82,7 @@ function hasUnescapedSlash(source: string): boolean {
   return false;
 }
 
-const ATTR_KEYS: AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS"];
+const ATTR_KEYS: AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV"];
 
 interface Fence {
   char: number;
@@ -172,6 +172,8 @@ export function parseLedger(text: string, fileName: string): Ledger {
         else if (key === "EXPECT") current.expect = value;
         else if (key === "CWD") current.cwd = value;
         else if (key === "INPUTS") current.inputs = inputList(value, lineNo, err);
+        else if (key === "ORACLE") current.oracle = oracleList(value, lineNo, err);
+        else if (key === "ENV") current.env = envList(value, lineNo, err);
         else current.evidence = value;
         if (contiguous) current.blockEnd = i;
         continue;
@@ -279,6 +281,41 @@ function inputList(value: string, lineNo: number, err: (l: number, m: string) =>
   return items;
 }
 
+/**
+ * ORACLE: comma-separated globs relative to the CHECK directory (docs/formats.md#oracle): no
+ * empty entries, no `..`, not absolute, no control characters.
+ */
+function oracleList(value: string, lineNo: number, err: (l: number, m: string) => void): string[] {
+  const items = value.split(",").map((x) => x.trim());
+  if (items.every((x) => x === "")) {
+    err(lineNo, "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)");
+    return [];
+  }
+  for (const item of items) {
+    if (item === "") err(lineNo, "ORACLE has an empty entry; separate paths with one comma");
+    else if (/[\x00-\x1f\x7f]/.test(item)) err(lineNo, `ORACLE path has a control character: ${JSON.stringify(item)}`);
+    else if (item.startsWith("/") || item.startsWith("~") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
+      err(lineNo, `ORACLE path must stay inside the root: ${item}`);
+    }
+  }
+  return items.filter(Boolean);
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** ENV: comma-separated variable names (letters, digits, `_`; not starting with a digit). */
+function envList(value: string, lineNo: number, err: (l: number, m: string) => void): string[] {
+  const items = value.split(",").map((x) => x.trim());
+  if (items.every((x) => x === "")) {
+    err(lineNo, "ENV lists no names (e.g. ENV: NODE_ENV, DATABASE_URL)");
+    return [];
+  }
+  for (const item of items) {
+    if (!ENV_NAME.test(item)) err(lineNo, `ENV name ${JSON.stringify(item)} is malformed: use letters, digits and _ (not starting with a digit), separated by commas`);
+  }
+  return items.filter((x) => ENV_NAME.test(x));
+}
+
 /** A fence needs up to three spaces, then three or more backticks or tildes. */
 /** A line (text[s, end)) that could open a fence: ≤3 spaces, then three backticks or tildes. */
 export function mayOpenFence(text: string, s: number, end: number): boolean {
@@ -363,6 +400,8 @@ function newGate(box: number, text: string, from: number, to: number, lineNo: nu
     cwd: null,
     evidence: null,
     inputs: null,
+    oracle: null,
+    env: null,
     attrIndex: {},
     blockEnd: index,
     expectRegex: null,

@@ -1,7 +1,7 @@
 // Why an oracle has no approval although one exists for the same ledger and gate: the inputs that
 // differ, named (issue 20.8). Pure: two oracles in, short phrases out.
 import * as path from "node:path";
-import { oracleSignature, type RuntimeOracle } from "./oracle.ts";
+import { oracleSignature, type BoundOracle, type RuntimeOracle } from "./oracle.ts";
 
 /** PATH entries added, removed and moved (an entry's position changed), in the current order. */
 export function pathChanges(before: string, now: string, delimiter = path.delimiter): { added: string[]; removed: string[]; moved: string[] } {
@@ -38,6 +38,7 @@ export function oracleDifferences(approved: RuntimeOracle, now: RuntimeOracle): 
   for (const k of ["maxOutputBytes", "regexTimeoutMs", "regexStartupTimeoutMs", "maxRegexWorkers"] as const) {
     if (approved[k] !== now[k]) out.push(`${k}: approved for ${approved[k]}`);
   }
+  out.push(...boundDifferences(approved.bound, now.bound));
   if (out.length === 0 && oracleSignature(approved) !== oracleSignature(now)) out.push("the oracle's recorded form differs (an older record format)");
   return out;
 }
@@ -63,4 +64,25 @@ export function nearMissLines(file: string, records: { oracle: RuntimeOracle; ap
     lines.push("  (that approval predates the CHECK directory rule: scope ledgers now run from the repository root)");
   }
   return lines;
+}
+
+/** Changed, added and removed oracle files and ENV values (issue 27), one phrase per kind. */
+export function boundDifferences(approved: BoundOracle | undefined, now: BoundOracle | undefined): string[] {
+  const a = approved ?? { files: {}, env: {} };
+  const b = now ?? { files: {}, env: {} };
+  if (!approved && now) return [`oracle files: the approval predates oracle binding (it approved the CHECK text only): ${list(Object.keys(b.files).concat(Object.keys(b.env).map((n) => `$${n}`)))}`];
+  const out: string[] = [];
+  const diff = (x: Record<string, string>, y: Record<string, string>) => ({
+    changed: Object.keys(y).filter((k) => k in x && x[k] !== y[k]).sort(),
+    added: Object.keys(y).filter((k) => !(k in x)).sort(),
+    removed: Object.keys(x).filter((k) => !(k in y)).sort(),
+  });
+  const f = diff(a.files, b.files);
+  if (f.changed.length) out.push(`oracle file changed: ${list(f.changed)}`);
+  if (f.added.length) out.push(`oracle file added: ${list(f.added)}`);
+  if (f.removed.length) out.push(`oracle file no longer run: ${list(f.removed)}`);
+  const e = diff(a.env, b.env);
+  const names = [...e.changed, ...e.added, ...e.removed];
+  if (names.length) out.push(`ENV value changed: ${list(names)}`);
+  return out;
 }

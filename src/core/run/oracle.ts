@@ -21,8 +21,19 @@ export interface RuntimeOracle {
   maxRegexWorkers: number;
   platform: string;
   path: string;
-  /** Only for sandboxed runs, last, so unsandboxed oracles keep unlazy's exact signature. */
+  /** Only for sandboxed runs, so unsandboxed oracles keep unlazy's exact signature. */
   sandbox?: SandboxProfile;
+  /**
+   * The oracle's files and ENV values (issue 27; docs/formats.md#oracle), last, and only when the
+   * CHECK runs files or declares ORACLE:/ENV:, so a CHECK that runs no file keeps unlazy's signature.
+   */
+  bound?: BoundOracle;
+}
+
+/** Digests of what the CHECK runs beyond its text: file key → digest, ENV name → value digest. */
+export interface BoundOracle {
+  files: Record<string, string>;
+  env: Record<string, string>;
 }
 
 export interface OracleInput {
@@ -34,6 +45,7 @@ export interface OracleInput {
   path: string; // full PATH
   platform?: string;
   sandbox?: SandboxProfile | null;
+  bound?: BoundOracle | null;
 }
 
 export function runtimeOracle(i: OracleInput): RuntimeOracle {
@@ -52,6 +64,7 @@ export function runtimeOracle(i: OracleInput): RuntimeOracle {
     path: i.path,
   };
   if (i.sandbox) o.sandbox = i.sandbox;
+  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0)) o.bound = { files: i.bound.files, env: i.bound.env };
   return o;
 }
 

@@ -14,6 +14,8 @@ import { oracleSignature, runtimeOracle, type RuntimeOracle } from "../../core/r
 import type { Env, PathFacts } from "../run/shell.ts";
 import { resolveBwrap, sandboxProfile, type SandboxProfile } from "../run/sandbox.ts";
 import type { LedgerSandbox } from "../../core/ledger/model.ts";
+import { displayPath } from "../../core/snapshot.ts";
+import { oracleBinding } from "../oracle/binding.ts";
 
 export interface RunSettings {
   shell: string; // resolved
@@ -22,6 +24,9 @@ export interface RunSettings {
   /** `--cwd` resolved against the root, when given. */
   cwd: string | null;
   sandbox: SandboxSettings;
+  /** The canonical root and the caller's environment: the oracle binding reads both (issue 27). */
+  root: string;
+  env: Env;
 }
 
 /** What decides the sandbox: `--sandbox` or the repository setting, and each ledger's SANDBOX. */
@@ -100,12 +105,16 @@ export function realCwd(cwd: string): string {
   }
 }
 
-export function oracleFor(base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
+/** The runtime oracle of a gate of `file`: its CHECK, where and how it runs, and its bound files. */
+export function oracleFor(file: string, base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
+  const cwd = realCwd(gateCwd(base, gate));
+  const binding = oracleBinding({ root: settings.root, display: displayPath(settings.root, file), gate, cwd, env: settings.env });
   return runtimeOracle({
     sandbox,
+    bound: binding,
     check: gate.check ?? "",
     expect: gate.expect ?? "",
-    cwd: realCwd(gateCwd(base, gate)),
+    cwd,
     shell: settings.shell,
     timeoutMs: settings.timeoutMs,
     path: settings.path.value,
@@ -120,7 +129,7 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
     if (v.state === "abandoned" || !isRunnable(v.gate)) continue;
     if (!reverify && v.state === "met") continue;
     const base = baseDir(snap, v.file, settings);
-    const oracle = oracleFor(base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null));
+    const oracle = oracleFor(v.file, base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null));
     tasks.push({
       index: tasks.length,
       qid: v.qid,

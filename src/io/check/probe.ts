@@ -25,6 +25,7 @@ import type { Snapshot } from "../../core/snapshot.ts";
 import { snapshotForRequest } from "../read.ts";
 import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "./plan.ts";
 import { runSettings, type CheckRequest } from "./run.ts";
+import { checkEnvironment } from "../oracle/env.ts";
 import { recordProbes, type ProbeRecord } from "./probeStore.ts";
 import { logConsent, requirePerson } from "../../ops/policy.ts";
 import { oracleFiles } from "./probeOracle.ts";
@@ -110,7 +111,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
     }
     const writable = (ledger.sandbox?.writable ?? []).map((w) => ({ path: w, origin: v.file })).concat(settings.sandbox.writable);
     const profile = { ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env), hidden, view: "overlay" as const };
-    const oracle = oracleFor(base, v.gate, settings, profile);
+    const oracle = oracleFor(v.file, base, v.gate, settings, profile);
     item.oracle = oracle;
     if (!store.isApproved(v.file, v.gate.id, oracle)) {
       if (!req.approve) {
@@ -136,7 +137,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
         check: v.gate.check!,
         expect: { text: v.gate.expect!, regex: v.gate.expectRegex },
         cwd: oracle.cwd,
-        env: req.env,
+        env: checkEnvironment(req.env, v.gate.env),
         timeoutMs: settings.timeoutMs,
         sandbox: profile,
         wrap: view.wrap,

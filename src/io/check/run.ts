@@ -19,11 +19,14 @@ import { readRepoSettings } from "./settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
 import { expandInputs, TOO_MANY_INPUTS } from "../inputs/expand.ts";
 import { isInside } from "../../core/workspace/inside.ts";
+import { checkEnvironment } from "../oracle/env.ts";
+import { bindingSignature, OracleError } from "../oracle/binding.ts";
+import { recordOraclePasses, type OraclePassRecord } from "../oracle/store.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "../../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
-import { describe } from "../../core/errors.ts";
+import { describe, KbzError } from "../../core/errors.ts";
 import { requirePerson, logConsent, type Consent } from "../../ops/policy.ts";
 import { attest, inputsDigest, noteApproved } from "../run/attest.ts";
 
@@ -40,6 +43,11 @@ export interface CheckRequest extends TargetRequest {
   observer?: CheckObserver;
   /** Only these gates (qualified ids); the dashboard runs or approves one gate or one ledger. */
   only?: string[];
+  /**
+   * `--approve=<sig>`: approve only the pending oracle whose signature starts with this (at least
+   * 8 hex digits); refused when none does (the oracle changed since it was shown).
+   */
+  approveOnly?: string;
   /** `--sandbox`: every CHECK under the sandbox (the repository setting and SANDBOX: lines add to it). */
   sandbox?: boolean;
   /** How a person gives `approve` (ops/policy.ts): the dashboard passes "dashboard". */
@@ -102,7 +110,7 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
   }
   const repo = readRepoSettings(root);
   const sandbox = { all: !!req.sandbox || repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env: req.env };
-  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox };
+  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox, root, env: req.env };
 }
 
 /** For an unapproved oracle: how the nearest approval of the same ledger and gate differs (issue 20.8). */
@@ -117,17 +125,33 @@ function nearMiss(store: ApprovalStore, cache: { all: StoredApproval[] | null },
   return nearMissLines(file, same, task.oracle, root);
 }
 
-async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, consentFor: (() => Consent) | null, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
+/** The signature as kbz prints it per pending oracle: 12 hex digits, what `--approve=<sig>` takes. */
+export function shortSignature(signature: string): string {
+  return signature.slice(0, 12);
+}
+
+/** Thrown before anything runs when `--approve=<sig>` names no oracle of this run. */
+export class ApprovalSignatureError extends KbzError {
+  constructor(sig: string) {
+    super(`--approve=${sig} matches no oracle of this run: it changed since it was shown, or it is not pending; nothing was approved or run`, {
+      code: "approval-signature",
+      hint: "run kbz check to print the current oracles and their signatures; a person reviews the oracle again before approving it",
+    });
+  }
+}
+
+async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, consentFor: (() => Consent) | null, only: string | null, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
   const items: ApprovalItem[] = [];
   const cache: { all: StoredApproval[] | null } = { all: null };
   for (const task of tasks) {
     let item: ApprovalItem;
+    const approveThis = consentFor !== null && (only === null || task.signature.startsWith(only));
     try {
       if (store.isApproved(task.file, task.gate.id, task.oracle)) item = { task, status: "approved", record: null, problem: null };
-      else if (!consentFor) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
+      else if (!approveThis) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
       else {
         // A person's act, asked for when the first oracle needs it: refused before anything runs.
-        const approve = consentFor();
+        const approve = consentFor!();
         try {
           item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle, approve.given), problem: null };
           logConsent(approve, `${path.resolve(task.file)} ${task.gate.id} ${task.signature}`);
@@ -234,9 +258,17 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     if (refusal) refusals.set(t.qid, refusal);
   }
   const refused = new Set(refusals.keys());
+  const candidates = tasks.filter((t) => !refused.has(t.qid));
+  let approveOnly: string | null = null;
+  if (req.approveOnly !== undefined) {
+    const sig = req.approveOnly.toLowerCase();
+    if (!/^[0-9a-f]{8,64}$/.test(sig)) throw new UsageError(`--approve=${req.approveOnly}: a signature is 8 to 64 hex digits as kbz check prints it ([1a2b3c4d5e6f])`);
+    if (!candidates.some((t) => t.signature.startsWith(sig))) throw new ApprovalSignatureError(sig);
+    approveOnly = sig;
+  }
   let consent: Consent | null = null;
-  const consentFor = req.approve ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via })) : null;
-  const approvals = await decideApprovals(tasks.filter((t) => !refused.has(t.qid)), store, consentFor, req.observer, root);
+  const consentFor = req.approve || approveOnly !== null ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via })) : null;
+  const approvals = await decideApprovals(candidates, store, consentFor, approveOnly, req.observer, root);
   const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
   const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
   req.observer?.willRun?.(runnable);
@@ -255,7 +287,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             check: task.gate.check!,
             expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
             cwd: task.oracle.cwd,
-            env: childEnv(req.env, chain, key),
+            env: childEnv(checkEnvironment(req.env, task.gate.env), chain, key),
             timeoutMs: settings.timeoutMs,
             sandbox: task.oracle.sandbox ?? null,
             onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
@@ -284,7 +316,15 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           root,
           file,
           constrained,
-          oracleFor: (g) => oracleFor(base, g, settings, group[0]!.task.oracle.sandbox ?? null),
+          // An oracle that cannot be bound any more (an ORACLE: file became a FIFO) is a changed one: stale.
+          oracleFor: (g) => {
+            try {
+              return oracleFor(file, base, g, settings, group[0]!.task.oracle.sandbox ?? null);
+            } catch (e) {
+              if (!(e instanceof OracleError)) throw e;
+              return { ...group[0]!.task.oracle, bound: { files: { [e.message]: "unbindable" }, env: {} } };
+            }
+          },
           reverify: req.reverify,
           items: group.map(({ task, outcome }) => ({
             gateId: task.gate.id,
@@ -305,6 +345,14 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
         }
         await recordInputs(root, file, records);
         await attestPasses(storeDir, root, file, group, records, settings);
+        // The oracle each pass ran under (issue 27): status un-meets the gate when it changes.
+        const passes: Record<string, OraclePassRecord> = {};
+        for (const r of group) {
+          const bound = r.task.oracle.bound;
+          if (!bound || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+          passes[r.task.gate.id] = { definition: r.task.digest, evidence: evidenceFor(r.task, r.outcome, settings), signature: bindingSignature(bound.files, bound.env), files: bound.files };
+        }
+        await recordOraclePasses(root, file, passes);
         await recordRuns(
           root,
           group.map(({ task, outcome }) => ({ file, id: task.gate.id, definition: task.digest, failure: outcome.ok ? null : failureText(outcome) })),

@@ -32,7 +32,7 @@ describe("issue 20.8: approvals that stop matching say why", () => {
     const { run } = repo({ "GATES.md": GATE });
     expect(run(["check", "--approve"], { PATH: "/usr/local/bin:/usr/bin:/bin" }).code).toBe(0);
     const r = run(["check", "--reverify"]);
-    expect(r.stdout).toContain("APPROVAL REQUIRED GATES:G1\n");
+    expect(r.stdout).toMatch(/APPROVAL REQUIRED GATES:G1 \[[0-9a-f]{12}\]\n/);
     expect(r.stdout).toMatch(/    APPROVED \d{4}-\d\d-\d\d for other inputs; differs in:\n      PATH: removed \/usr\/local\/bin \(since the approval\)\n/);
     const e = run(["approvals", "explain", "GATES.md", "G1"]);
     expect([e.code, e.stdout]).toEqual([1, expect.stringContaining("GATES:G1: APPROVED")]);

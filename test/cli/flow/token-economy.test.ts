@@ -22,7 +22,9 @@ describe("issue 20.10: token economy", () => {
     expect(first.stdout).toMatch(/^PATH: 3 entries \(sha256 [0-9a-f]{12}; --verbose prints it\)\n/);
     expect(first.stdout).not.toContain("    PATH:");
     const approved = r.run(["check", "--approve"]);
-    expect(approved.stdout).toMatch(/^PATH: 3 entries \(sha256 [0-9a-f]{12}; --verbose prints it\)\n  APPROVED GATES:G1\n  APPROVED GATES:G2\n  APPROVED GATES:G3\n  PASS GATES:G1: gate 1\n  PASS GATES:G2: gate 2\n  PASS GATES:G3: gate 3\nALL MET \(3 met\)\n$/);
+    // An approval prints the oracle it approves (issue 28 item 5), then one line per pass.
+    const block = (n: number) => `APPROVING GATES:G${n} \\[[0-9a-f]{12}\\]\\n    CHECK: printf G${n}_OK\\n    EXPECT: G${n}_OK\\n    CWD: [^\\n]+\\n    SHELL: [^\\n]+\\n  APPROVED GATES:G${n}\\n`;
+    expect(approved.stdout).toMatch(new RegExp(`^PATH: 3 entries \\(sha256 [0-9a-f]{12}; --verbose prints it\\)\\n${block(1)}${block(2)}${block(3)}  PASS GATES:G1: gate 1\\n  PASS GATES:G2: gate 2\\n  PASS GATES:G3: gate 3\\nALL MET \\(3 met\\)\\n$`));
     const again = r.run(["check", "--reverify"]);
     expect(again.stdout.split("\n").length).toBeLessThanOrEqual(6);
     const verbose = r.run(["check", "--reverify", "--verbose"]);
