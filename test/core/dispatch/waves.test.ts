@@ -299,6 +299,11 @@ describe("aggregate", () => {
       blocking: ["dispatch:w2 open (1/2 started)", "dispatch:w3 sealed (0/1 returned)"],
       abandoned: ["dispatch:w0"],
       error: null,
+      // Started and not returned, in open and sealed waves: the workers a Stop may be waiting on.
+      running: [
+        { wave: "w2", leaf: "a", handle: "h" },
+        { wave: "w3", leaf: "a", handle: "h" },
+      ],
     });
   });
 
@@ -308,7 +313,7 @@ describe("aggregate", () => {
 
   test("an absent dispatch.json is the empty state", () => {
     const root = tempDir();
-    expect(dispatchStatus(root, "api")).toEqual({ resolved: [], blocking: [], abandoned: [], error: null });
+    expect(dispatchStatus(root, "api")).toEqual({ resolved: [], blocking: [], abandoned: [], error: null, running: [] });
   });
 
   test("an invalid state is a blocking PARSE item with a sanitised error", () => {
