@@ -18,6 +18,7 @@ import type { Env } from "../io/run/shell.ts";
 import { OracleError } from "../io/oracle/binding.ts";
 import { storeFor } from "../io/store/active.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
+import { killAllChecks } from "../io/run/watchdog.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 
 export interface ApprovalsView {
@@ -225,4 +226,12 @@ export function changedSinceApproval(view: ApprovalsView, task: CheckTask, root:
   if (changedMemo.size > 256) changedMemo.clear();
   changedMemo.set(key, lines);
   return lines;
+}
+
+/**
+ * The dashboard is closing (q, ctrl-c, or its end by any path): end every CHECK it started, now,
+ * so quitting never waits for a CHECK's timeout and never leaves one running (docs/formats.md#containment).
+ */
+export function endRunningChecks(): number {
+  return killAllChecks();
 }

@@ -2,6 +2,7 @@
 // on a terminal load React and Ink.
 import { render } from "ink";
 import { App, type AppProps } from "./App.tsx";
+import { endRunningChecks } from "../ops/dashboardActs.ts";
 
 /** SGR mouse reports on (clicks and the wheel), and off again however the dashboard ends. */
 const MOUSE_ON = "\u001b[?1000h\u001b[?1006h";
@@ -25,6 +26,8 @@ export async function runDashboard(props: AppProps): Promise<0> {
   try {
     await instance.waitUntilExit();
   } finally {
+    // A CHECK still running (started with r, R or L) ends with the dashboard, not at its timeout.
+    endRunningChecks();
     off();
     process.removeListener("exit", off);
   }
