@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv, approvalRecords } from "../helpers/approvals.ts";
 import { decision, reasonOf, stopHook } from "../helpers/hook.ts";
 
 setDefaultTimeout(120_000);
@@ -27,7 +27,7 @@ function repo(files: Record<string, string>, git = false) {
     g("add", "-A");
     g("commit", "-qm", "init");
   }
-  const env = checkEnv(undefined, { PATH: hasNode() ? NODE_PATH : "/usr/bin:/bin" });
+  const env = agentEnv({ PATH: hasNode() ? NODE_PATH : "/usr/bin:/bin" });
   const run = (args: string[], more: Record<string, string> = {}) => kbz(args, { cwd: dir, env: { ...env, ...more } });
   const hook = () => stopHook({ cwd: dir, session_id: `s-${path.basename(dir)}`, hook_event_name: "Stop" }, { cwd: dir, env });
   const write = (f: string, text: string) => fs.writeFileSync(path.join(dir, f), text);
@@ -260,7 +260,7 @@ describe("bad ORACLE: and ENV: lines: <file>:<line>: <message>, exit 2, nothing 
       expect(res.code).toBe(2);
       expect(res.stderr).toContain(`GATES.md:6: ${message}`);
       expect(hashTree(r.dir)).toBe(before);
-      expect(fs.readdirSync(r.env.UNLAZY_APPROVAL_DIR!)).toEqual([]);
+      expect(approvalRecords(r.env.UNLAZY_APPROVAL_DIR!)).toEqual([]);
     });
   }
 });

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kbz, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { agentEnv } from "../helpers/approvals.ts";
 import { shellWords } from "../../src/io/hook/install.ts";
 
 const DOC = path.join(REPO, "skill", "references", "gates.md");
@@ -34,7 +34,7 @@ describe("the skill's oracle lines", () => {
     git("init", "-q", ".");
     git("add", "-A");
     git("commit", "-qm", "init");
-    const env = checkEnv(undefined, { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` });
+    const env = agentEnv({ PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` });
     const lines = docLines();
     expect(lines.map((l) => l.argv.slice(0, 2).join(" "))).toEqual(["lint GATES.md", "check", "check --approve=SIG", "status", "approvals explain"]);
     let sig = "";
