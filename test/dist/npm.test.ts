@@ -12,6 +12,7 @@ import { npm, npmEnv, npmPath } from "../../scripts/dist/npm.ts";
 import { shimPath, shimTarget } from "../../src/io/hook/shim.ts";
 import { FALLBACK } from "../helpers/hook.ts";
 import { kbz, REPO, tempDir } from "../helpers/kbz.ts";
+import { agentApprovalDir } from "../helpers/approvals.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 const NPM = npmPath();
@@ -47,6 +48,8 @@ describe.skipIf(!NPM || !NODE)("npm packages from `npm run dist`, installed from
     env = {
       PATH: [path.join(prefix, "bin"), path.dirname(NODE!), "/usr/bin", "/bin"].join(path.delimiter),
       HOME: home,
+      // The user's acts here (hook install --uninstall) run without a terminal: unlazy's consent model.
+      UNLAZY_APPROVAL_DIR: agentApprovalDir(),
       LANG: "C.UTF-8",
       TMPDIR: process.env.TMPDIR ?? "/tmp",
     };
