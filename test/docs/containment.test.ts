@@ -9,6 +9,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { BIN, REPO } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
+import { setApprovalPolicy } from "../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
 
@@ -104,6 +105,8 @@ async function runAs(uid: number | null): Promise<{ states: Record<string, strin
   const tmp = dirIn("/tmp", own);
   for (const d of [repo, home, store, outside, xdg]) fs.mkdirSync(d, { mode: 0o700 });
   fs.writeFileSync(path.join(home, "planted"), "secret\n");
+  // The test approves from a non-terminal: unlazy's consent model (the person policy is tested elsewhere).
+  setApprovalPolicy(store, "agent");
   fs.writeFileSync(path.join(tmp, "planted"), "secret\n");
   spawnSync("git", ["init", "-q", repo]);
   // The binary, where the user can run it (the checkout may sit in a private folder).
