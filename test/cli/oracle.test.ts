@@ -126,8 +126,8 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     expect(json.oracleFiles).toEqual(["check.mjs"]);
   });
 
-  test("an approval of the old binary (CHECK text only) needs approval again when the CHECK runs a file", () => {
-    if (!fs.existsSync(OLD_BIN)) return console.warn(`skip: ${OLD_BIN} is not here`);
+  // Needs a build of 33d2fc2 (the binary before oracle binding) at OLD_BIN; skipped, and said so, where there is none.
+  test.skipIf(!fs.existsSync(OLD_BIN))("an approval of the old binary (CHECK text only) needs approval again when the CHECK runs a file", () => {
     const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", "node check.mjs", "ADD_OK")}\n${gate("G2", "echo PLAIN", "PLAIN")}`, "check.mjs": ADD });
     expect(spawnSync(OLD_BIN, ["check", "--approve"], { cwd: r.dir, env: { ...process.env, ...r.env } }).status).toBe(0);
     expect(r.run(["status"]).code).toBe(0); // evidence of an old pass has no oracle record: read as before
