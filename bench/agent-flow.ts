@@ -1,8 +1,10 @@
-// The agent flow of issue 20 (test/helpers/agent-flow.ts): a fresh repository driven through a
-// five-leaf scope with a split, a receipt, the root verification and the Stop hook, only through
-// kbz verbs. Prints how many kbz invocations it took and how many bytes of output an agent would
-// read (stdout + stderr of every invocation). Targets: ≤ 50 invocations, ≤ 12 KB; the original
-// Kill_bezzangyi scripts needed 98 commands and 17 KB for a comparable task.
+// The agent flow of issues 20 and 30 (test/helpers/agent-flow.ts): a fresh repository driven
+// through a five-leaf scope (two calls per leaf: kbz next --launch, kbz advance) with a leaf sent
+// back, a split, a receipt, the root verification and the Stop hook, only through kbz verbs.
+// Prints per verb how many calls and bytes, then how many kbz invocations it took and how many
+// bytes of output were read (stdout + stderr of every invocation; the person's approve and sign
+// included). Targets (issue 30): ≤ 30 invocations, ≤ 6 KB; the original Kill_bezzangyi scripts
+// needed 98 commands and 17 KB for a comparable task.
 //   bun bench/agent-flow.ts [--transcript]
 import { runAgentFlow } from "../test/helpers/agent-flow.ts";
 

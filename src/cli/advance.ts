@@ -13,10 +13,13 @@ import type { ExitCode, Verb } from "./index.ts";
 import { out, printProblems, err } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
-import { compactRunLines } from "./render.ts";
+import { approvalLines, compactRunLines, resultLines } from "./render.ts";
 import { DEFAULT_SLOTS, nextAdvice } from "../ops/next.ts";
 import { nextLines } from "./nextText.ts";
+import type { Advice } from "../core/schedule/advise.ts";
+import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { withLeafStates } from "../core/plan/table.ts";
+import { plural } from "../core/text/plural.ts";
 import { setLeafState } from "../ops/plan.ts";
 import { infra, printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
 
@@ -53,15 +56,36 @@ async function recordReturn(root: string, scope: string, stem: string): Promise<
   return t.line;
 }
 
+/** What is left to do for a leaf that is not verified yet, one line each. */
 function nextSteps(res: CheckResult, scope: string, stem: string, ledger: string): string[] {
   const lines: string[] = [];
-  const needApproval = res.approvals.some((a) => a.status === "required");
+  const unapproved = res.approvals.filter((a) => a.status === "required").map((a) => a.task.qid);
   const failed = res.runs.some((r) => !r.outcome.ok);
   const manual = res.snapshot.gates.filter((g) => g.state !== "met" && g.state !== "abandoned" && !g.gate.check);
-  if (needApproval) lines.push(`  ask the user to review the CHECKs above; once they approve: kbz advance --scope ${scope} --leaf ${stem} --approve`);
-  for (const g of manual) lines.push(`  manual gate ${g.qid}: a person signs it with kbz sign ${ledger} ${g.gate.id} --evidence "<what they checked>"`);
-  if (failed) lines.push(`  a gate failed: send the leaf back to its agent (or fix it), then run kbz advance --scope ${scope} --leaf ${stem} again`);
+  if (unapproved.length > 0) lines.push(`NOT APPROVED ${unapproved.join(", ")}: a person runs kbz approve --scope ${scope} (nothing of it ran)`);
+  for (const g of manual) lines.push(`MANUAL ${g.qid}: a person signs it with kbz sign ${ledger} ${g.gate.id} --evidence "<what they checked>"`);
+  if (failed) lines.push(`send ${stem} back to its worker with the failures above; when it returns: kbz advance --scope ${scope} --leaf ${stem.slice(5)}`);
   return lines;
+}
+
+/** The run's lines an agent reads by default: failures and stale results, and the oracle of an approval it asked for. */
+function shortRunLines(res: CheckResult): string[] {
+  const lines: string[] = [];
+  for (const a of res.approvals) if (a.status !== "required") lines.push(...approvalLines(a, false));
+  for (const r of res.runs) if (!r.outcome.ok) lines.push(...resultLines(r, false));
+  for (const r of res.runs) if (r.writeback === "stale") lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
+  return lines;
+}
+
+/** The advice after a verified leaf in one line (the review items in full: each needs its own step). */
+function adviceLines(snap: NextSnapshot, a: Advice, scope: string): string[] {
+  if (a.action === "dispatch") return [`LAUNCH ${a.launch.join(", ")}: kbz next --scope ${scope} --launch`];
+  if (a.action === "wait-or-verify") {
+    const returned = a.awaitVerification.length > 0 ? `; returned, advance them: ${a.awaitVerification.join(", ")}` : "";
+    return [`WAIT: ${a.active.length} active (${a.active.join(", ") || "none"})${returned}`];
+  }
+  if (a.action === "verify-root") return [nextLines(snap, a).pop()!];
+  return nextLines(snap, a).slice(1);
 }
 
 async function advance(argv: AdvanceArgs): Promise<ExitCode> {
@@ -84,16 +108,19 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   let res: CheckResult | null = null;
   if (row.state !== "VERIFIED") {
     const returned = await recordReturn(root, scope, stem);
-    if (returned) lines.push(returned);
+    if (returned && argv.verbose) lines.push(returned);
     const timeoutS = argv.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(argv.timeout);
     if (!Number.isInteger(timeoutS) || timeoutS < 1 || timeoutS > 86400) throw new UsageError("--timeout must be an integer 1..86400");
     res = await runChecks({ root, files: [ledger], reverify: true, approve: !!argv.approve, jobs: 1, timeoutS, env: process.env });
-    lines.push(...compactRunLines(res, !!argv.verbose));
+    lines.push(...(argv.verbose ? compactRunLines(res, true) : shortRunLines(res)));
     if (res.exit !== 0) {
       printProblems(res.problems);
       const steps = nextSteps(res, scope, stem, ledger);
-      if (argv.json) emit(envelope("not-verified", res.exit, { scope, leaf: stem, returned: returned !== null, unmet: res.reduction.unmetIds, next: steps.map((s) => s.trim()) }));
-      else for (const l of [...lines, ...steps, `NOT VERIFIED ${stem}: ${res.reduction.unmet} gate(s) unmet`]) out(l);
+      const failed = res.runs.filter((r) => !r.outcome.ok).map((r) => r.task.qid);
+      const unapproved = res.approvals.filter((a) => a.status === "required").map((a) => a.task.qid);
+      const fields = { scope, leaf: stem, returned: returned !== null, unmet: res.reduction.unmetIds, failed, unapproved, next: steps };
+      if (argv.json) emit(envelope("not-verified", res.exit, fields));
+      else for (const l of [...lines, ...steps, `NOT VERIFIED ${stem}: ${res.reduction.unmet} of ${res.snapshot.gates.length} gate(s) unmet`]) out(l);
       return res.exit === 2 ? 2 : 1;
     }
   }
@@ -103,8 +130,10 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   const set = await setLeafState(root, scope, id, "VERIFIED", "advance");
   for (const w of set.warnings) err(w);
   const verdict = set.from === "VERIFIED" ? "already-verified" : "verified";
+  const passed = res ? res.runs.filter((r) => r.outcome.ok).length : 0;
   lines.push(
     `${verdict === "verified" ? "VERIFIED" : "ALREADY VERIFIED"} ${stem}` +
+      (res ? ` (${plural(passed, "gate")} passed)` : "") +
       (released.length ? "; lease released" : "") +
       (set.promoted.length ? `; READY now: ${set.promoted.join(", ")}` : ""),
   );
@@ -113,7 +142,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   const next = nextAdvice({ root, scope, slots });
   if (argv.json) {
     emit(envelope(verdict, 0, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, next: next.advice }));
-  } else for (const l of [...lines, ...nextLines(next.snap, next.advice)]) out(l);
+  } else for (const l of [...lines, ...(argv.verbose ? nextLines(next.snap, next.advice) : adviceLines(next.snap, next.advice, scope))]) out(l);
   return 0;
 }
 

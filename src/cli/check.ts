@@ -97,8 +97,9 @@ function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: s
   if (item.problem) err(`kbz: ${item.problem}`);
 }
 
+/** Failures and stale results, then the verdict; each pass too (two lines) with --verbose. */
 function printRunResult(res: CheckResult, verbose: boolean): void {
-  for (const r of res.runs) for (const line of resultLines(r, verbose)) out(line);
+  for (const r of res.runs) if (verbose || !r.outcome.ok) for (const line of resultLines(r, verbose)) out(line);
   for (const r of res.runs) {
     if (r.writeback === "stale") out(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
     if (r.writeError) err(`kbz: ${r.writeError}`);
@@ -215,10 +216,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
           const warning = tasks.length > 0 ? containment().warning : null;
           if (warning) err(warning);
           if (asJson) return;
-          if (!verbose) {
-            if (tasks.length > 0) showPath(tasks[0]!.oracle.path);
-            return;
-          }
+          if (!verbose) return; // the PATH summary goes with an approval block, never alone
           for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${cwdShown(t)} PATH=${pathFacts(t.oracle.path).transcript}`);
         },
         started: (t) => progress?.start(t.qid),

@@ -7,7 +7,10 @@ import { exitFor, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
 import { nextAdvice } from "../ops/next.ts";
-import { printHuman, shellWord } from "./nextText.ts";
+import { printHuman, printLaunch, shellWord } from "./nextText.ts";
+import { launchNext, type Launch } from "../ops/launch.ts";
+import { RefusedError } from "../ops/refused.ts";
+import { isValidId as validWave } from "../core/workspace/ids.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { ReadError } from "../core/errors.ts";
@@ -28,6 +31,9 @@ interface NextArgs {
   json?: boolean;
   "original-order"?: boolean;
   policy?: string;
+  launch?: boolean;
+  handle?: string[];
+  wave?: string;
 }
 
 const clip = (message: string) => (message.length > MAX_ERROR ? message.slice(0, MAX_ERROR - 3) + "..." : message);
@@ -55,7 +61,20 @@ function emptyPlan(scope: string, asJson: boolean): ExitCode {
   );
 }
 
-function run(argv: NextArgs): ExitCode {
+/** `--handle 1.2=agent-7` (repeatable) as a map by PLAN leaf id. */
+function handlesOf(argv: NextArgs): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const h of argv.handle ?? []) {
+    const eq = String(h).indexOf("=");
+    if (eq < 1) throw usage(`invalid --handle ${JSON.stringify(String(h))}`, "--handle takes LEAF=HANDLE, for example --handle 1.2=agent-7");
+    const leaf = String(h).slice(0, eq).replace(/^leaf-/, "");
+    if (m.has(leaf)) throw usage(`--handle names ${leaf} twice`, "give each leaf one handle");
+    m.set(leaf, String(h).slice(eq + 1));
+  }
+  return m;
+}
+
+async function run(argv: NextArgs): Promise<ExitCode> {
   const { json: asJson } = outputMode(argv);
   let snap: NextSnapshot;
   let advice: Advice;
@@ -76,14 +95,29 @@ function run(argv: NextArgs): ExitCode {
       if (!(e instanceof UsageError)) throw e;
       throw usage("invalid scope", `${e.message}; ${(e as { hint?: string }).hint ?? "pass --scope ID"}`);
     }
-    ({ snap, advice } = nextAdvice({
+    const request = {
       root,
       scope,
       slots: argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots),
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
       details: !!argv.details || !asJson,
       policy,
-    }));
+    };
+    if (!argv.launch && (argv.handle !== undefined || argv.wave !== undefined)) throw usage("--handle and --wave go with --launch", "kbz next --scope S --launch [--handle LEAF=HANDLE]");
+    if (argv.wave !== undefined && !validWave(String(argv.wave))) throw usage("invalid wave", "a wave id is a folder-name-like word such as w3");
+    if (argv.launch) {
+      const handles = handlesOf(argv);
+      let l: Launch;
+      try {
+        l = await launchNext({ ...request, handles, wave: argv.wave === undefined ? undefined : String(argv.wave) });
+      } catch (e) {
+        if (e instanceof RefusedError) return fail(e, asJson, { action: "refused" });
+        throw e;
+      }
+      for (const w of l.warnings) err(w);
+      if (l.wave !== null) return launched(l, argv, asJson);
+      ({ snap, advice } = l);
+    } else ({ snap, advice } = nextAdvice(request));
   } catch (e) {
     if (e instanceof EmptyPlanError) return emptyPlan(snapScope, asJson);
     if (e instanceof ScopeBusyError) return busy(e, asJson);
@@ -101,6 +135,12 @@ function run(argv: NextArgs): ExitCode {
   );
 }
 
+/** The envelope keeps the whole advice and, per leaf, what its worker needs. */
+function launched(l: Launch, argv: NextArgs, asJson: boolean): ExitCode {
+  const fields = { ...(l.advice as unknown as Record<string, unknown>), wave: l.wave, launched: l.launched, claimed: l.claimed };
+  return report(asJson, envelope("launched", 0, fields), () => printLaunch(l, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`));
+}
+
 export const verb: Verb = {
   command: "next",
   describe: "compute which leaves of a scope may start now (read-only dispatch advice)",
@@ -108,6 +148,9 @@ export const verb: Verb = {
     y
       .option("scope", { type: "string", describe: "the scope under .unlazy/ (default: UNLAZY_SCOPE, else the only scope)", requiresArg: true })
       .option("slots", { type: "string", describe: `total concurrent leaves for the scope, active ones included (default ${DEFAULT_SLOTS})`, requiresArg: true })
+      .option("launch", { type: "boolean", describe: "start them now: claim, open a wave, start each leaf with a handle, seal (one call)" })
+      .option("handle", { type: "string", array: true, describe: "LEAF=HANDLE, the host's id for a leaf's worker (default: generated)", requiresArg: true })
+      .option("wave", { type: "string", describe: "wave id for --launch (default: the next wN)", requiresArg: true })
       .option("details", { type: "boolean", describe: "add structure and the reason each task waits" })
       .option("json", { type: "boolean", describe: "print one JSON object (schedule.mjs's result)" })
       .option("original-order", {

@@ -1,23 +1,15 @@
 // The text of `kbz next`'s advice (docs/formats.md#next-output), shared by `kbz next` and the
 // verbs that end with it (`kbz advance`): short lines, each command ready to paste.
 import { describeAttention, type Advice } from "../core/schedule/advise.ts";
+import { nextWaveId, type Launch } from "../ops/launch.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { out } from "./output.ts";
 
-function nextWaveId(snap: NextSnapshot): string {
-  let n = 0;
-  for (const w of snap.waves) {
-    const m = /^w([0-9]+)$/.exec(w.id);
-    if (m) n = Math.max(n, Number(m[1]));
-  }
-  return `w${n + 1}`;
-}
-
 // wave start marks a launched row IN-FLIGHT (promoting it from WAITING when its needs are
 // VERIFIED) and advance marks it VERIFIED: the advice never asks for a hand edit of PLAN.md.
 const CLOSING: Record<Advice["action"], (s: string) => string> = {
-  dispatch: (s) => `launch the tasks above; as each returns run kbz advance --scope ${s} --leaf LEAF`,
+  dispatch: (s) => `kbz next --scope ${s} --launch starts them (leases, wave, handles); as each returns run kbz advance --scope ${s} --leaf LEAF`,
   "wait-or-verify": (s) => `nothing new can start: when a leaf returns run kbz advance --scope ${s} --leaf LEAF`,
   "verify-root": (s) => `every task is VERIFIED: run kbz check --scope ${s} --reverify, then kbz scope release --scope ${s}`,
   review: () => "review the items above before anything is launched (skill: references/orchestration.md, review items)",
@@ -28,13 +20,9 @@ export function shellWord(p: string): string {
   return /^[A-Za-z0-9_./=:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`;
 }
 
-export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean, emit: (line: string) => void = out): void {
-  const s = `${snap.scope}${rootArg}`;
-  emit(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
-  if (a.launch.length > 0) {
-    emit(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
-    if (details) for (const p of a.explain?.preferred ?? []) emit(`  ${p.leaf} preferred: ${p.why}`);
-    for (const id of a.launch) {
+/** The claim/open/start/seal steps `--launch` takes in one call, for a host that records them itself (--details). */
+function manualSteps(snap: NextSnapshot, a: Advice, s: string, emit: (line: string) => void): void {
+  for (const id of a.launch) {
       if (a.alreadyClaimed.includes(id)) emit(`  leaf-${id} already holds its lease (do not claim again)`);
       else emit(`  kbz scope claim --scope ${s} --leaf leaf-${id}`);
     }
@@ -46,6 +34,30 @@ export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, detai
       emit(`  kbz wave start --scope ${s} --wave ${wave} --leaf leaf-${id} --handle <agent handle>${hint}`);
     }
     emit(`  kbz wave seal --scope ${s} --wave ${wave}`);
+}
+
+/**
+ * What `kbz next --launch` prints: one line for the wave, then per leaf what its worker needs
+ * (handle, owns, reads, the gates to meet, manual ones marked) on one line.
+ */
+export function printLaunch(l: Launch, rootArg: string, emit: (line: string) => void = out): void {
+  const s = `${l.snap.scope}${rootArg}`;
+  emit(`LAUNCHED ${l.wave}: ${l.launched.map((x) => x.id).join(", ")}; as each worker returns: kbz advance --scope ${s} --leaf ID`);
+  for (const x of l.launched) {
+    const gates = x.gates.map((g) => (g.manual ? `${g.id} (manual: a person signs)` : g.id)).join(", ") || "none yet";
+    const reads = x.reads.length > 0 ? `; reads ${x.reads.join(", ")}` : "";
+    const cont = x.continues ? (x.continues.handle !== null ? `; continues ${x.continues.after} (agent ${x.continues.handle})` : `; continues ${x.continues.after}`) : "";
+    emit(`  ${x.id} handle ${x.handle}: owns ${x.owns.join(", ")}${reads}; meet ${gates} in ${x.ledger}${cont}`);
+  }
+}
+
+export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean, emit: (line: string) => void = out): void {
+  const s = `${snap.scope}${rootArg}`;
+  emit(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
+  if (a.launch.length > 0) {
+    emit(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
+    if (details) for (const p of a.explain?.preferred ?? []) emit(`  ${p.leaf} preferred: ${p.why}`);
+    if (details) manualSteps(snap, a, s, emit);
   }
   if (a.active.length > 0) emit(`ACTIVE ${a.active.length}: ${a.active.join(", ")}`);
   if (a.awaitVerification.length > 0) {
@@ -56,10 +68,10 @@ export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, detai
     emit(`REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with kbz structure`);
   }
   const blocked = a.explain?.blocked ?? [];
-  if (blocked.length > 0) {
+  if (blocked.length > 0 && details) {
     emit(`WAITING ${blocked.length}:`);
     for (const b of blocked) emit(`  ${b.leaf} (${b.reason}): ${b.why}`);
-  }
+  } else if (blocked.length > 0) emit(`WAITING ${blocked.length}: ${blocked.map((b) => b.leaf).join(", ")} (--details says why)`);
   const attention = a.explain?.attention ?? [];
   if (attention.length > 0) {
     emit(`REVIEW ${attention.length}:`);

@@ -26,8 +26,11 @@ const STATE_LABEL: Record<string, string> = {
   abandoned: "ABANDONED",
 };
 
-/** `shown`: the snapshot is only shown (the built-in demo), so the run succeeded whatever its verdict. */
-export function printStatus(snap: Snapshot, asJson: boolean, shown = false): ExitCode {
+/**
+ * `shown`: the snapshot is only shown (the built-in demo), so the run succeeded whatever its verdict.
+ * `all`: every gate; otherwise only the gates that are not met, under their ledger, and the counts.
+ */
+export function printStatus(snap: Snapshot, asJson: boolean, shown = false, all = true): ExitCode {
   const { report, reduction } = statusReport(snap);
   const judged = new Set(snap.ledgers.map((l) => l.display));
   const beside = ledgersBesideScope(snap.target.root, snap.target.mode).filter((f) => !judged.has(f));
@@ -37,10 +40,14 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false): Exi
   if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);
   const fields = { ...report, ...(receipts ? { receipts: receipts.receipts } : {}), notInScope: beside };
   if (asJson) return emit(envelope(report.verdict, shown ? 0 : report.exit, fields));
+  let hidden = 0;
   for (const l of snap.ledgers) {
     const rows = report.gates.filter((g) => g.file === l.display);
+    const shownRows = all ? rows : rows.filter((g) => g.state !== "met");
+    hidden += rows.length - shownRows.length;
+    if (shownRows.length === 0 && !all) continue;
     out(`${l.display}: ${plural(rows.length, "gate")}`);
-    for (const g of rows) {
+    for (const g of shownRows) {
       const why = g.reason ? ` (${g.reason})` : "";
       out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
     }
@@ -52,6 +59,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false): Exi
   for (const item of snap.removed ?? []) out(`  ${"REMOVED".padEnd(11)} ${item.replace(" REMOVED (", " (")}`);
   for (const item of snap.dispatch?.abandoned ?? []) out(`  ${"ABANDONED".padEnd(11)} ${item}`);
   for (const line of verdictLines(reduction, "", snap.target.scope, false)) out(line);
+  if (hidden > 0 && reduction.verdict !== "all-met") out(`(${plural(hidden, "met gate")} not listed; --all lists them)`);
   return report.exit;
 }
 

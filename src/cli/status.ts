@@ -6,7 +6,7 @@ import { printStatus } from "./render.ts";
 
 export const verb: Verb = {
   command: "status [ledger..]",
-  describe: "show every gate's state and the verdict (never executes, never writes)",
-  builder: (y) => targetOptions(y),
-  handler: (argv) => printStatus(snapshotFor(argv, { solo: true }), !!argv.json),
+  describe: "show the gates not met and the verdict (never executes, never writes)",
+  builder: (y) => targetOptions(y).option("all", { type: "boolean", describe: "list every gate, met ones too" }),
+  handler: (argv) => printStatus(snapshotFor(argv, { solo: true }), !!argv.json, false, !!argv.all),
 };

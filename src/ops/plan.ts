@@ -88,6 +88,41 @@ export async function setLeafState(root: string, scope: string, id: string, to: 
   return { from: result.from, promoted: result.promoted, warnings };
 }
 
+/**
+ * Several rows to one state that promotes nothing (`kbz next --launch`: IN-FLIGHT), validated
+ * together and written as one PLAN.md edit (a coordinator records each state instead).
+ */
+export async function setLeafStates(root: string, scope: string, ids: string[], to: Exclude<RowState, "VERIFIED">, log: string): Promise<{ warnings: string[] }> {
+  const check = (plan: Plan) => {
+    for (const id of ids) {
+      const problem = transitionProblem(plan, id, to, { ledgerMet: true });
+      if (problem) throw new RefusedError(problem);
+    }
+  };
+  let cur;
+  try {
+    cur = readScopeTexts(root, scope);
+  } catch (e) {
+    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
+    throw e;
+  }
+  check(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
+  const warnings: string[] = [];
+  const store = storeFor(root);
+  for (const [i, id] of ids.entries()) {
+    await infra(() =>
+      store.setLeafState(scope, id, to, async () => {
+        if (i !== 0) return; // the first edit writes every row at once
+        await write(root, scope, warnings, (locked) => {
+          check(locked.plan);
+          return { plan: withStates(locked.planText, new Map(ids.map((x) => [x, to] as [string, RowState]))), log: `${log}: ${ids.join(", ")} -> ${to}` };
+        });
+      }),
+    );
+  }
+  return { warnings };
+}
+
 /** One scope edit committed under the scope lock and logged; a log warning is added to `warnings`. */
 async function write<T extends object>(root: string, scope: string, warnings: string[], edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2]): Promise<T> {
   try {

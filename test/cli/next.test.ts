@@ -289,10 +289,24 @@ describe("kbz next on real scopes", () => {
     expect(original.snapshot).toBe(natural.snapshot);
   });
 
-  test("the human summary lists the launch commands, what waits and why, and the action", async () => {
+  test("the human summary names what launches, what waits, and the one launch call", async () => {
     const r = await runCli(["next", "--scope", "api", "--slots", "1"], { cwd: fixtureCopy("next-golden") });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
+      [
+        "scope api: 3 task(s), 1 slot(s), 0 active, mode orchestrated",
+        "LAUNCH 1: 1",
+        "WAITING 2: 2, 3 (--details says why)",
+        "DISPATCH: kbz next --scope api --launch starts them (leases, wave, handles); as each returns run kbz advance --scope api --leaf LEAF",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("--details lists the separate launch steps, what waits and why, and the action", async () => {
+    const r = await runCli(["next", "--scope", "api", "--slots", "1", "--details"], { cwd: fixtureCopy("next-golden") });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toStartWith(
       [
         "scope api: 3 task(s), 1 slot(s), 0 active, mode orchestrated",
         "LAUNCH 1: 1",
@@ -303,7 +317,6 @@ describe("kbz next on real scopes", () => {
         "WAITING 2:",
         "  2 (dependencies-or-unreleased-leases): needs 1 (READY)",
         "  3 (slots): no free slot: 1 slot(s), 0 active, 1 selected",
-        "DISPATCH: launch the tasks above; as each returns run kbz advance --scope api --leaf LEAF",
         "",
       ].join("\n"),
     );
@@ -312,8 +325,7 @@ describe("kbz next on real scopes", () => {
   test("the human summary for wait-or-verify and verify-root, both exit 0", async () => {
     const waiting = await runCli(["next", "--scope", "api", "--slots", "1"], { cwd: scopeDir([{ id: "1", state: "IN-FLIGHT" }, { id: "2", needs: ["1"] }]) });
     expect(waiting.code).toBe(0);
-    expect(waiting.stdout).toContain("ACTIVE 1: 1\n");
-    expect(waiting.stdout).toContain("  2 (dependencies-or-unreleased-leases): needs 1 (IN-FLIGHT)\n");
+    expect(waiting.stdout).toContain("ACTIVE 1: 1\nWAITING 1: 2 (--details says why)\n");
     expect(waiting.stdout.trimEnd().split("\n").pop()).toBe(
       "WAIT-OR-VERIFY: nothing new can start: when a leaf returns run kbz advance --scope api --leaf LEAF",
     );
@@ -334,13 +346,13 @@ describe("kbz next on real scopes", () => {
     const parent = tempDir();
     const root = path.join(parent, "my repo");
     fs.cpSync(path.join(import.meta.dir, "..", "fixtures", "next-golden"), root, { recursive: true });
-    const r = await runCli(["next", "--scope", "api", "--slots", "1", "--root", root], { cwd: parent });
+    const r = await runCli(["next", "--scope", "api", "--slots", "1", "--details", "--root", root], { cwd: parent });
     expect(r.stdout).toContain(`  kbz scope claim --scope api --root '${root}' --leaf leaf-1\n`);
   });
 
   test("the human summary names review items with the tasks they concern, exit 1", async () => {
     const dir = scopeDir([{ id: "1" }, { id: "2", needs: ["1"] }], leaseFile("web", "leaf-1", ["src/1/**"]));
-    const r = await runCli(["next", "--scope", "api", "--slots", "2"], { cwd: dir });
+    const r = await runCli(["next", "--scope", "api", "--slots", "2", "--details"], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("REVIEW 1:\n  external-or-invalid-lease-needs-review: lease web/leaf-1; concerns 1\n");
     expect(r.stdout).toContain("  1 (live-lease-conflict): src/1/** overlaps src/1/** leased by web/leaf-1\n");
@@ -363,7 +375,7 @@ describe("kbz next on real scopes", () => {
       },
     };
     const dir = scopeDir([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"] }], { [`${SCOPE}/dispatch.json`]: JSON.stringify(waves) });
-    const r = await runCli(["next", "--scope", "api", "--slots", "2"], { cwd: dir });
+    const r = await runCli(["next", "--scope", "api", "--slots", "2", "--details"], { cwd: dir });
     expect(r.stdout).not.toContain("PLAN.md"); // wave start promotes and marks IN-FLIGHT itself
     expect(r.stdout).toContain("  kbz wave open --scope api --wave w5 --leaf leaf-2\n");
     expect(r.stdout).toContain("--leaf leaf-2 --handle <agent handle>   # continues 1: reuse agent agent-7 if the host still has it\n");

@@ -55,7 +55,7 @@ describe("skill/ content", () => {
   test("the SKILL.md body stays under 500 lines and teaches every kbz command of the discipline", () => {
     const body = read("SKILL.md");
     expect(body.split("\n").length).toBeLessThan(500);
-    for (const cmd of ["kbz lint", "kbz approve", "kbz approvals policy agent", "kbz check --reverify", "kbz status", "kbz next", "kbz scope claim", "kbz wave open", "kbz hook install", "ABANDON:", "kbz init --scope", "kbz plan add", "kbz advance", "kbz sign", "kbz structure"]) {
+    for (const cmd of ["kbz lint", "kbz approve", "kbz approvals policy agent", "kbz check --reverify", "kbz status", "kbz next", "kbz next --scope S --launch", "kbz approve --scope S", "kbz hook install", "ABANDON:", "kbz init --scope", "kbz plan add", "kbz advance", "kbz sign", "kbz structure"]) {
       expect([cmd, body.includes(cmd)]).toEqual([cmd, true]);
     }
   });

@@ -67,8 +67,21 @@ describe("kbz status (compiled binary)", () => {
     writeTree(dir, { "GATES.md": "- [x] M1: reviewed\n  EVIDENCE: Dana approved the copy\n", "gates/extra.md": "- [x] M2: also\n  EVIDENCE: ok by Lee\n" });
     const r = await runCli(["status"], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.stdout.trimEnd().split("\n").pop()).toBe("ALL MET (2 met)");
-    expect(r.stdout).toContain("gates/extra.md: 1 gate");
+    expect(r.stdout).toBe("ALL MET (2 met)\n");
+    const all = await runCli(["status", "--all"], { cwd: dir });
+    expect(all.stdout.trimEnd().split("\n").pop()).toBe("ALL MET (2 met)");
+    expect(all.stdout).toContain("gates/extra.md: 1 gate");
+  });
+
+  test("long answers: status prints what is not met and the counts; --all lists the met gates too", async () => {
+    const dir = tempDir();
+    writeTree(dir, { "GATES.md": "- [x] M1: reviewed\n  EVIDENCE: Dana approved the copy\n- [ ] M2: not yet\n", "gates/extra.md": "- [x] M3: also\n  EVIDENCE: ok by Lee\n" });
+    const r = await runCli(["status"], { cwd: dir });
+    expect([r.code, r.stdout]).toEqual([1, "GATES.md: 2 gates\n  UNMET       GATES:M2 (unchecked): not yet\nUNMET: 1 (met: 2)\n(2 met gates not listed; --all lists them)\n"]);
+    const all = await runCli(["status", "--all"], { cwd: dir });
+    expect(all.stdout).toContain("  MET         GATES:M1: reviewed\n");
+    expect(all.stdout).toContain("gates/extra.md: 1 gate\n  MET         extra:M3: also\n");
+    expect(all.stdout).not.toContain("not listed");
   });
 
   test("stale automatic evidence and checked-but-pending manual gates are unmet with their reasons", async () => {
@@ -85,7 +98,7 @@ describe("kbz status (compiled binary)", () => {
   test("explicit files are the only targets, resolved against --root, qualified by their stems", async () => {
     const dir = tempDir();
     writeTree(dir, { "a/leaf-a.md": "- [ ] G1: a\n", "b/leaf-b.md": "- [x] G1: b\n  EVIDENCE: seen\n", "GATES.md": "- [ ] Z: other\n" });
-    const r = await runCli(["status", "--root", dir, "a/leaf-a.md", "b/leaf-b.md"], { cwd: "/" });
+    const r = await runCli(["status", "--all", "--root", dir, "a/leaf-a.md", "b/leaf-b.md"], { cwd: "/" });
     expect(r.stdout).toContain("leaf-a:G1");
     expect(r.stdout).toContain("leaf-b:G1");
     expect(r.stdout).not.toContain("GATES:Z");

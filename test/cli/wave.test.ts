@@ -308,7 +308,8 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     w("seal", ...web, "--wave", "ready-1");
     expect(kbz(["status", "--scope", "web"], { cwd: dir }).stdout).toContain("dispatch:ready-1 sealed (0/1 returned)");
     w("return", ...web, "--wave", "ready-1", "--leaf", "leaf-1");
-    expect(kbz(["status", "--scope", "web"], { cwd: dir })).toEqual(ok(".unlazy/web/gates/leaf-1.md: 1 gate\n  MET         leaf-1:G1: web outcome\nALL MET (1 met) [scope web]\n"));
+    expect(kbz(["status", "--scope", "web"], { cwd: dir })).toEqual(ok("ALL MET (1 met) [scope web]\n"));
+    expect(kbz(["status", "--scope", "web", "--all"], { cwd: dir })).toEqual(ok(".unlazy/web/gates/leaf-1.md: 1 gate\n  MET         leaf-1:G1: web outcome\nALL MET (1 met) [scope web]\n"));
   });
 
   for (const [kind, make] of [

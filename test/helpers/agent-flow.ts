@@ -67,8 +67,8 @@ export function splitRequest(revision: number): Record<string, unknown> {
 export function runAgentFlow(): FlowResult {
   const r = flowRepo("kbz-agent-flow-");
   const steps: FlowStep[] = [];
-  const kbz = (...args: string[]): FlowStep => {
-    const x = r.run(args);
+  const kbz = (args: string[], input?: string): FlowStep => {
+    const x = r.run(args, input === undefined ? {} : { input });
     const step = { args, code: x.code, stdout: x.stdout, stderr: x.stderr };
     steps.push(step);
     if (x.code === 2) throw new Error(`kbz ${args.join(" ")} exited 2:\n${x.stdout}${x.stderr}`);
@@ -77,53 +77,52 @@ export function runAgentFlow(): FlowResult {
   const s = ["--scope", SCOPE];
   r.write("package.json", JSON.stringify({ name: "flow-demo", type: "module" }) + "\n");
 
-  kbz("init", ...s);
+  kbz(["init", ...s]);
   const leaves: [string, string[]][] = [["1", []], ["2", []], ["3", ["1"]], ["4", ["1", "2"]], ["5", ["3", "4"]]];
   for (const [id, needs] of leaves) {
-    kbz("plan", "add", id, "--owns", `src/${id}/**,test/leaf-${id}/**`, ...(needs.length ? ["--needs", needs.join(",")] : []));
+    kbz(["plan", "add", id, "--owns", `src/${id}/**,test/leaf-${id}/**`, ...(needs.length ? ["--needs", needs.join(",")] : [])]);
     testFirst(r, id, `src/${id}`, `test/leaf-${id}`);
   }
-  // Show every CHECK once, for the user to review before anything runs.
-  kbz("check", ...s);
-  kbz("next", ...s, "--slots", "2");
+  // The person reviews every CHECK of the scope once, before anything runs ("a": all of them).
+  const approve = () => kbz(["approve", ...s], "a\n");
+  approve();
 
-  const wave = (w: string, ids: string[]) => {
-    for (const id of ids) kbz("scope", "claim", ...s, "--leaf", `leaf-${id}`);
-    kbz("wave", "open", ...s, "--wave", w, ...ids.flatMap((id) => ["--leaf", `leaf-${id}`]));
-    for (const id of ids) kbz("wave", "start", ...s, "--wave", w, "--leaf", `leaf-${id}`, "--handle", `agent-${id}`);
-    kbz("wave", "seal", ...s, "--wave", w);
-  };
+  // Two calls per leaf: one launch per wave, one advance per returned leaf.
+  const launch = (slots?: string) => kbz(["next", ...s, "--launch", ...(slots ? ["--slots", slots] : [])]);
+  const advance = (id: string) => kbz(["advance", ...s, "--leaf", id]);
   const returned = (id: string, dir: string) => {
     work(r, id, dir);
-    return kbz("advance", ...s, "--leaf", id, "--approve");
+    return advance(id);
   };
 
-  wave("w1", ["1", "2"]);
+  launch("2");
   returned("1", "src/1");
   returned("2", "src/2");
 
   // Leaf 5 turns out to hold two independent parts: split it before it starts.
   r.write(".unlazy/S/requests/split-5.json", JSON.stringify(splitRequest(1), null, 2) + "\n");
-  kbz("structure", "plan", ...s, "--request", ".unlazy/S/requests/split-5.json");
-  kbz("structure", "apply", ...s, "--request", ".unlazy/S/requests/split-5.json");
+  kbz(["structure", "apply", ...s, "--request", ".unlazy/S/requests/split-5.json"]);
   testFirst(r, "5.1", "src/5/a", "test/leaf-5/a");
   testFirst(r, "5.2", "src/5/b", "test/leaf-5/b");
+  approve();
 
-  wave("w2", ["3", "4"]);
+  launch();
+  // Leaf 3's worker comes back without its deliverable: advance fails it, and it is sent back.
+  advance("3");
   returned("3", "src/3");
   returned("4", "src/4");
-  wave("w3", ["5.1", "5.2"]);
+  launch();
   returned("5.1", "src/5/a");
   returned("5.2", "src/5/b");
-  wave("w4", ["5"]);
+  launch();
   returned("5", "src/5");
 
   // A receipt for leaf 1 (inputs default to its OWNS and ACCESS reads).
-  kbz("verify", "run", "--closed", ".unlazy/S/gates/leaf-1.md");
+  kbz(["verify", "run", "--closed", ".unlazy/S/gates/leaf-1.md"]);
   // The user reviewed the final report against the inventory and signs the manual root gate.
-  kbz("sign", ".unlazy/S/GATES.md", "N2", "--evidence", "final report reconciled with the inventory by the user");
-  kbz("check", ...s, "--reverify", "--approve");
-  kbz("scope", "release", ...s);
+  kbz(["sign", ".unlazy/S/GATES.md", "N2", "--evidence", "final report reconciled with the inventory by the user"]);
+  kbz(["check", ...s, "--reverify"]);
+  kbz(["scope", "release", ...s]);
 
   const hook = stopHook({ cwd: r.dir, session_id: "flow", hook_event_name: "Stop" }, { env: r.env });
   const bytes = r.log.reduce((n, x) => n + x.bytes, 0) + Buffer.byteLength(hook.stdout) + Buffer.byteLength(hook.stderr);

@@ -10,7 +10,7 @@ export interface FlowRepo {
   env: Record<string, string>;
   /** Every invocation, for the agent-flow figures. */
   log: { args: string[]; code: number; bytes: number }[];
-  run(args: string[], opts?: { cwd?: string }): RunResult;
+  run(args: string[], opts?: { cwd?: string; input?: string }): RunResult;
   write(rel: string, text: string): void;
   read(rel: string): string;
   cleanup(): void;
@@ -27,7 +27,7 @@ export function flowRepo(prefix = "kbz-flow-"): FlowRepo {
     env,
     log,
     run(args, opts = {}) {
-      const r = kbz(args, { cwd: opts.cwd ?? dir, env, timeoutMs: 60_000 });
+      const r = kbz(args, { cwd: opts.cwd ?? dir, env, timeoutMs: 60_000, input: opts.input });
       log.push({ args, code: r.code, bytes: Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr) });
       return r;
     },

@@ -410,6 +410,21 @@ export function applyDispatch(state: DispatchState, a: DispatchAction, now: Date
   return { state: next, wave: w, event, line };
 }
 
+/**
+ * Several actions applied in order as one transition (`kbz next --launch`: open, every start,
+ * seal): the state after the last one, and one status.log event per action. Refuses as a whole.
+ */
+export function applyDispatchAll(state: DispatchState, actions: DispatchAction[], now: Date): Transition & { events: string[] } {
+  if (actions.length === 0) throw new DispatchActionError("no dispatch action to apply");
+  let t: Transition | null = null;
+  const events: string[] = [];
+  for (const a of actions) {
+    t = applyDispatch(t ? t.state : state, a, now);
+    events.push(t.event);
+  }
+  return { ...t!, events };
+}
+
 // ---- aggregate --------------------------------------------------------------------------
 
 export interface DispatchAggregate {

@@ -7,7 +7,7 @@ import { isInside } from "../../core/workspace/inside.ts";
 import { writeAtomic } from "../fs.ts";
 import { isValidId } from "../../core/workspace/ids.ts";
 import { escapeField } from "../../core/text/sanitize.ts";
-import { applyDispatch, dispatchPath, DispatchActionError, idMessage, serializeDispatch, type DispatchAction, type Transition } from "../../core/dispatch/waves.ts";
+import { applyDispatchAll, dispatchPath, DispatchActionError, idMessage, serializeDispatch, type DispatchAction, type Transition } from "../../core/dispatch/waves.ts";
 import { loadDispatch } from "../read.ts";
 import { appendStatus, recoveryLogger, statusLogPath } from "./statuslog.ts";
 
@@ -38,21 +38,23 @@ function checkScopeDir(root: string, scope: string): void {
   }
 }
 
-export async function commitDispatch(root: string, scope: string, action: DispatchAction, opts: CommitOptions = {}): Promise<CommittedTransition> {
+/** One action, or several applied in order and written once (one lock, one atomic write). */
+export async function commitDispatch(root: string, scope: string, action: DispatchAction | DispatchAction[], opts: CommitOptions = {}): Promise<CommittedTransition> {
+  const actions = Array.isArray(action) ? action : [action];
   if (!isValidId(scope)) throw new DispatchActionError(idMessage("scope"));
   checkScopeDir(root, scope);
   const file = dispatchPath(root, scope);
   const now = opts.now ?? (() => new Date());
   // Dry run without the lock first: a refused action or an invalid state must not even create
   // the locks directory. The locked run below is the authoritative one.
-  applyDispatch(loadDispatch(root, scope).state, action, now());
+  applyDispatchAll(loadDispatch(root, scope).state, actions, now());
   const notes: string[] = [];
   const t = await withFileLock(
     root,
     file,
     () => {
       const { state } = loadDispatch(root, scope);
-      const next = applyDispatch(state, action, now());
+      const next = applyDispatchAll(state, actions, now());
       writeAtomic(file, serializeDispatch(next.state), { root, createParents: true, mode: 0o600 });
       return next;
     },
@@ -60,7 +62,8 @@ export async function commitDispatch(root: string, scope: string, action: Dispat
   );
   let auditWarning: string | null = null;
   try {
-    appendStatus(statusLogPath(root, scope), `${new Date().toISOString()} ${t.event}`);
+    const at = new Date().toISOString();
+    for (const event of t.events) appendStatus(statusLogPath(root, scope), `${at} ${event}`);
   } catch (e) {
     auditWarning = `state transition committed; audit status append was skipped: ${escapeField((e as Error).message, 500)}`;
   }

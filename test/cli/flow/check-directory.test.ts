@@ -75,11 +75,11 @@ describe("issue 20.1: the root gate kbz init --scope writes", () => {
     expect(r.run(["check", "--approve", ".unlazy/S/gates/leaf-1.md"]).code).toBe(0);
     const leaf = r.read(".unlazy/S/gates/leaf-1.md");
     // The root ledger alone, named explicitly: N1 runs from the root and only reads the leaves.
-    const root = r.run(["check", "--approve", "--reverify", ".unlazy/S/GATES.md"]);
+    const root = r.run(["check", "--approve", "--reverify", "--verbose", ".unlazy/S/GATES.md"]);
     expect(root.stdout).toContain("  PASS GATES:N1: every leaf ledger of the scope is met\n");
     expect(r.read(".unlazy/S/gates/leaf-1.md")).toBe(leaf);
     // The whole scope, twice: the verified leaf stays [x] with its evidence.
-    for (let i = 0; i < 2; i++) expect(r.run(["check", "--scope", "S", "--reverify"]).stdout).toContain("  PASS GATES:N1");
+    for (let i = 0; i < 2; i++) expect(r.run(["check", "--scope", "S", "--reverify", "--verbose"]).stdout).toContain("  PASS GATES:N1");
     expect(r.read(".unlazy/S/gates/leaf-1.md")).toContain("- [x] G1: runs at the repository root");
   });
 });

@@ -89,11 +89,11 @@ describe("issue 20.2: plan state is changed by kbz, never by hand", () => {
     r.write("a/done", "");
     const pending = await r.run(["advance", "--scope", "S", "--leaf", "1"]);
     expect(pending.code).toBe(1);
-    expect(pending.stdout).toContain("ask the user to review the CHECKs above; once they approve: kbz advance --scope S --leaf leaf-1 --approve");
+    expect(pending.stdout).toBe("NOT APPROVED leaf-1:G1: a person runs kbz approve --scope S (nothing of it ran)\nNOT VERIFIED leaf-1: 1 of 1 gate(s) unmet\n");
     const a = await r.run(["advance", "--scope", "S", "--leaf", "1", "--approve"]);
     expect(a.code).toBe(0);
-    expect(a.stdout).toContain("VERIFIED leaf-1; lease released; READY now: 2\n");
-    expect(a.stdout).toContain("LAUNCH 1: 2");
+    expect(a.stdout).toContain("VERIFIED leaf-1 (1 gate passed); lease released; READY now: 2\n");
+    expect(a.stdout).toEndWith("LAUNCH 2: kbz next --scope S --launch\n");
     expect(a.stdout).not.toContain("PLAN.md");
     expect(row(r, "1")).toEndWith("| VERIFIED |");
     expect(row(r, "2")).toEndWith("| READY |");

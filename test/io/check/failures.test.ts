@@ -38,6 +38,6 @@ describe("failed is a state", () => {
     await runCli(["check", "--approve", "GATES.md"], { cwd: root, env });
     const after = JSON.parse(fs.readFileSync(path.join(root, ".kbz", "failures.json"), "utf8"));
     expect(after.gates).toEqual({});
-    expect((await runCli(["status"], { cwd: root, env })).stdout).toContain("MET         GATES:G1: the widget builds");
+    expect((await runCli(["status", "--all"], { cwd: root, env })).stdout).toContain("MET         GATES:G1: the widget builds");
   });
 });

@@ -14,7 +14,7 @@ import { INVALID_OWNER, type InvalidLease, type Lease, type LeaseRecord } from "
 import { checkSessionId } from "../../dispatch/session.ts";
 import { statusLine } from "../../dispatch/statuslog.ts";
 import type { CommittedTransition } from "../../dispatch/transition.ts";
-import { applyDispatch, DispatchActionError, DispatchStateError, emptyDispatch, idMessage, parseDispatch, serializeDispatch, waveLine } from "../../../core/dispatch/waves.ts";
+import { applyDispatchAll, DispatchActionError, DispatchStateError, emptyDispatch, idMessage, parseDispatch, serializeDispatch, waveLine } from "../../../core/dispatch/waves.ts";
 import { type LoadedDispatch } from "../../read.ts";
 import type { RowState } from "../../../core/plan/table.ts";
 import { randomHex, sha256Hex } from "../../../core/util/hash.ts";
@@ -335,10 +335,12 @@ export class EtcdStore implements Store {
       const read = await this.client.range(key);
       const kv = read.kvs[0];
       const state = kv ? loadText(kv.value).state : emptyDispatch();
-      const t = applyDispatch(state, action, now());
+      const t = applyDispatchAll(state, Array.isArray(action) ? action : [action], now());
+      const at = new Date().toISOString();
+      const base = this.logKey(scope); // one random tail, then the action's index: the events keep their order
       const r = await this.client.txn(
         [kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }],
-        [{ put: { key, value: serializeDispatch(t.state) } }, { put: { key: this.logKey(scope), value: statusLine(`${new Date().toISOString()} ${t.event}`).trimEnd() } }],
+        [{ put: { key, value: serializeDispatch(t.state) } }, ...t.events.map((e, i) => ({ put: { key: `${base}${String(i).padStart(2, "0")}`, value: statusLine(`${at} ${e}`).trimEnd() } }))],
       );
       if (r.succeeded) return { ...t, auditWarning: null, notes: [] };
       await sleep(Math.floor(Math.random() * 20));
