@@ -31,16 +31,16 @@ interface AdvanceArgs extends PipelineArgs {
   verbose?: boolean;
 }
 
-const HELP = `Steps, each skipped when already done (so a retry is safe):
-  1. wave return for the wave that started the leaf (refused while that wave is not sealed)
-  2. the leaf ledger's runnable gates, re-run from the repository root with their approvals
-     (unapproved CHECKs are printed, not run: have the user review them, then add --approve)
-  3. when the ledger is ALL MET: release the leaf's lease, mark it VERIFIED in PLAN.md and
-     promote the WAITING rows whose needs are now all VERIFIED
-  4. print the next advice (as kbz next)
-Manual gates are signed by a person with kbz sign before the leaf can be VERIFIED.
-Exit codes: 0 verified (or already); 1 not verified yet (a gate failed, needs approval or a
-signature); 2 usage, a refused wave step or an invalid scope (nothing changes).`;
+const HELP = `Records the wave return, re-runs the leaf's approved gates from the root, then marks it
+VERIFIED, releases its lease, promotes what it unblocked and names the next step. Prints only
+failures and one verdict line. An unapproved CHECK is one NOT APPROVED line (a person runs
+kbz approve --scope S); a manual gate is a person's kbz sign. A retry is safe.
+
+Examples:
+  kbz advance --scope S --leaf 1.1
+  kbz advance --scope S --leaf 1.1 --verbose   # every gate, the wave step, the whole advice
+
+Exit: 0 verified; 1 not yet (failed, unapproved, unsigned); 2 usage or refused.`
 
 /** Record the native return in the wave that started this leaf; null when it was already recorded. */
 async function recordReturn(root: string, scope: string, stem: string): Promise<string | null> {
@@ -148,16 +148,16 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
 
 export const verb: Verb = {
   command: "advance",
-  describe: "a leaf came back: record its return, verify its gates from the root, mark VERIFIED, release, promote, advise",
+  describe: "a leaf came back: verify its gates from the root, mark VERIFIED, release, advise",
   builder: (y) =>
     y
       .option("scope", { type: "string", describe: "use .unlazy/ID (default: the only scope, or UNLAZY_SCOPE)", requiresArg: true })
       .option("leaf", { type: "string", describe: "the returned leaf (1.1 or leaf-1.1)", requiresArg: true })
-      .option("approve", { type: "boolean", describe: "approve the leaf's pending CHECKs (after the user reviewed them), then run them" })
-      .option("slots", { type: "string", describe: `slots for the advice printed at the end (default ${DEFAULT_SLOTS})`, requiresArg: true })
+      .option("approve", { type: "boolean", describe: "approve its pending CHECKs first (agent policy only)" })
+      .option("slots", { type: "string", describe: `slots for the advice (default ${DEFAULT_SLOTS})`, requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
-      .option("verbose", { type: "boolean", describe: "print each gate's exit, output digest and PATH in full" })
-      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
+      .option("verbose", { type: "boolean", describe: "each gate's result, PATH, the whole advice" })
+      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => advance(argv as AdvanceArgs),

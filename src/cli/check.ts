@@ -9,7 +9,6 @@ import { cwdShown, type CheckTask } from "../io/check/plan.ts";
 import { statusReport } from "../core/report.ts";
 import { pathFacts } from "../io/run/shell.ts";
 import { containment } from "../io/run/contain.ts";
-import { MAX_CHECK_DEPTH } from "../io/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { Verb } from "./index.ts";
@@ -240,48 +239,22 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
 
 export const verb: Verb = {
   command: "check [ledger..]",
-  describe: "run unmet runnable gates that hold an approval and write evidence back",
+  describe: "run the approved gates that are not met; write evidence",
   builder: (y) =>
     targetOptions(y)
-      .option("status", { type: "boolean", describe: "report only; never execute, approve or write" })
-      .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
-      .option("approve", { type: "boolean", describe: "approve each exact pending oracle (printed in full), then run it; --approve=<sig> approves only the oracle kbz check printed with that signature, and refuses if it changed" })
+      .option("status", { type: "boolean", describe: "report only" })
+      .option("reverify", { type: "boolean", describe: "re-run every runnable gate" })
+      .option("approve", { type: "boolean", describe: "approve the oracles shown (=SIG: one)" })
       .option("approve-sig", { type: "string", hidden: true, requiresArg: true })
-      .option("verbose", { type: "boolean", describe: "unlazy's full transcript: RUN lines, PATH in full, each pass's exit and output digest" })
-      .option("probe", {
-        type: "boolean",
-        describe: "re-run each passed gate's CHECK in the sandbox with its deliverable hidden; VACUOUS if it still passes (writes no evidence)",
-      })
-      .option("sandbox", { type: "boolean", describe: "run each CHECK under bubblewrap: no network, read-only disk but the repo, private /tmp, empty $HOME" })
-      .option("jobs", { type: "string", describe: "rolling concurrency, integer 1..64 (default 1)", requiresArg: true })
-      .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
-      .option("shell", { type: "string", describe: "command shell (UNLAZY_SHELL, then platform default)", requiresArg: true })
-      .option("cwd", { type: "string", describe: "CHECK directory for every gate, relative to --root (replaces the rule below)", requiresArg: true })
-      .epilogue(
-        "Where a CHECK runs: a ledger inside .unlazy/<scope>/ runs from the repository root (the folder holding " +
-          ".unlazy), however it is named; another explicit ledger runs from its own folder; discovered ledgers run " +
-          "from the root. --cwd replaces that base; a gate's CWD: resolves against it.\n\n" +
-          "CHECK execution requires prior approval keyed to the exact CHECK, EXPECT, resolved CWD, resolved shell, " +
-          "timeout, output/regex limits, platform and PATH, and to its oracle: the digests of the files the CHECK runs " +
-          "(node X, bash X, python X, ./X, …; for npm test / npm run X / pnpm X / yarn X / bun run X the package.json " +
-          "script and the files it names), of the files a gate's ORACLE: globs match, and of the values of its ENV: " +
-          "names. A change to any of them un-meets the gate until a person approves again (kbz approvals explain " +
-          "LEDGER GATE names what changed). Each pending oracle is printed with a signature; --approve=<sig> approves " +
-          "exactly that one. Approvals live outside the repository under " +
-          "~/.unlazy/approved (UNLAZY_APPROVAL_DIR overrides).\n\n" +
-          "A CHECK's environment is kbz's: PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TERM, COLORTERM, " +
-          "NO_COLOR, TMPDIR, TZ, CI, kbz's own settings, and the names in the gate's ENV: line. Nothing else is " +
-          "inherited (NODE_OPTIONS, LD_PRELOAD, PYTHONPATH, BASH_ENV, …).\n\n" +
-          `containment: ${containment().describe}. Every process a CHECK starts ends with it ` +
-          "(KBZ_CONTAINMENT=pidns|pgroup forces a weaker level). A nested kbz check refuses a gate already " +
-          `being checked above it (a cycle) and nesting deeper than ${MAX_CHECK_DEPTH}.\n\n` +
-          "--sandbox (or `SANDBOX: on` / `SANDBOX: writable <path>, ...` before a ledger's first gate, or " +
-          '{"sandbox": true, "writable": [...]} in .kbz/settings.json) runs CHECKs under bubblewrap; the ' +
-          "sandbox profile is part of the approved oracle. Without bwrap it is an error, never an unsandboxed run.\n\n" +
-          "--probe hides a passed gate's deliverable (its INPUTS, else the ledger's OWNS, else the files differing from git HEAD: " +
-          "files emptied, directories empty) and re-runs its CHECK in the sandbox; a pass is VACUOUS (a warning in status and " +
-          "lint, a line in the Stop hook). The probe has its own approval (--probe --approve) and never writes evidence.\n\n" +
-          "exit codes: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.",
-      ),
+      .option("verbose", { type: "boolean", describe: "each pass, RUN lines, PATH" })
+      .option("probe", { type: "boolean", describe: "re-run passes, deliverable hidden" })
+      .option("sandbox", { type: "boolean", describe: "under bubblewrap" })
+      .option("jobs", { type: "string", describe: "1..64 (default 1)", requiresArg: true })
+      .option("timeout", { type: "string", describe: "seconds (default 120)", requiresArg: true })
+      .option("shell", { type: "string", describe: "default: UNLAZY_SHELL", requiresArg: true })
+      .option("cwd", { type: "string", describe: "CHECK folder, relative to --root", requiresArg: true })
+      .example("kbz check --reverify", "re-run every runnable gate (before you report)")
+      .example("kbz check --approve=SIG", "a person approves the oracle shown with SIG")
+      .epilogue(`Runs only what a person approved. containment: ${containment().describe}. More: docs/checks.md.\nExit: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.`),
   handler: (argv) => handleCheck(argv as CheckArgs),
 };

@@ -21,12 +21,10 @@ const HELP = `Actions:
   kbz coordinator export --scope S   copy S's waves, status log and session: etcd -> files
 
 The coordinator is --coordinator etcd://HOST:PORT[,HOST:PORT…], else KBZ_COORDINATOR, else
-"coordinator" in .kbz/settings.json ("etcd://…", or {"url", "repository", "ttl"}). A claim's
-etcd lease lives for its TTL (coordinator.ttl or KBZ_LEASE_TTL, default 30 s), renewed by a
-keeper process the claim starts: a crashed machine's claims expire within one TTL. Import and
-export refuse while the scope holds leases on the source side (release them, then claim again
-on the other side) and when the destination already has different waves. Exit codes: 0 done
-(status: a quorum answered); 2 usage, an unreachable cluster or a refused move (nothing changes).`;
+"coordinator" in .kbz/settings.json. A claim's etcd lease lives for its TTL (default 30 s),
+renewed by a keeper process. Import and export refuse while the source holds leases or the
+destination has other waves. More: docs/scopes.md.
+Exit: 0 done (status: a quorum answered); 2 usage, an unreachable cluster or refused.`
 
 async function etcdConfig(argv: CoordinatorArgs) {
   const { resolveCoordinator } = await import("../io/store/config.ts");
@@ -134,7 +132,7 @@ export const verb: Verb = {
       .option("lease", { type: "string", hidden: true, requiresArg: true })
       .option("ttl", { type: "number", hidden: true, requiresArg: true })
       .option("held", { type: "string", hidden: true, requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runCoordinator(argv as CoordinatorArgs),

@@ -3,7 +3,7 @@ import yargs, { type Argv } from "yargs";
 import { UsageError } from "../core/errors.ts";
 import { VERSION_LINE } from "../version.ts";
 import { fail, USAGE_HINT, type ExitCode } from "./envelope.ts";
-import { err } from "./output.ts";
+import { err, out } from "./output.ts";
 import { suggestion } from "./suggest.ts";
 export type { ExitCode } from "./envelope.ts";
 
@@ -68,6 +68,10 @@ export async function runCli(args: string[]): Promise<ExitCode> {
   let optionNames: string[] = ["help", "version", "json", "root", "coordinator"];
   const wantsJson = args.includes("--json");
   const wantsHelp = args.includes("--help") || args.includes("-h");
+  if (wantsHelp && !args.some((a) => !a.startsWith("-"))) {
+    for (const line of (await import("./help.ts")).TOP_HELP.trimEnd().split("\n")) out(line);
+    return 0;
+  }
   let y = yargs(args)
     .scriptName("kbz")
     .locale("en")
@@ -78,12 +82,13 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     .alias("help", "h")
     .strict()
     // Only help is wrapped; asking process.stdout for its width would create the stream.
-    .wrap(wantsHelp ? Math.min(100, process.stdout.columns || 100) : 100)
+    // Help is not wrapped: an agent reads it, and padding to a width only costs bytes.
+    .wrap(wantsHelp ? null : 100)
     .option("coordinator", {
       type: "string",
       global: true,
       requiresArg: true,
-      describe: "etcd://HOST:PORT[,HOST:PORT…]: leases, waves, status log, session and leaf states on an etcd cluster (or KBZ_COORDINATOR, or coordinator in .kbz/settings.json; files: the default)",
+      describe: "etcd://HOST:PORT,…: keep leases and waves on etcd (default: files)",
     })
     .parserConfiguration({ "populate--": true })
     .exitProcess(false)
@@ -98,7 +103,8 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       command: v.command,
       describe: v.describe,
       builder: (sub: Argv) => {
-        const built = v.builder(sub).strict();
+        // A verb's help shows its own options; -h and -V are in kbz --help.
+        const built = v.builder(sub).strict().hide("help").hide("version").hide("coordinator");
         const opts = (built as any).getOptions();
         arrays = new Set(opts.array as string[]);
         optionNames = [...Object.keys(opts.key ?? {}), ...Object.values((opts.alias ?? {}) as Record<string, string[]>).flat()];
@@ -121,7 +127,19 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     return fail(e, wantsJson, named?.errorFields?.(e instanceof Error ? e.message : String(e), args) ?? {});
   };
   try {
-    await y.parseAsync();
+    if (wantsHelp) {
+      // yargs prints a verb's help with console.log: print it compacted instead.
+      const log = console.log;
+      let help = "";
+      console.log = (...a: unknown[]) => void (help += a.join(" ") + "\n");
+      try {
+        await y.parseAsync();
+      } finally {
+        console.log = log;
+      }
+      if (help !== "") for (const line of compactHelp(help).trimEnd().split("\n")) out(line);
+      if (usageFailure === null) return 0;
+    } else await y.parseAsync();
     if (usageFailure !== null) return failure(new UsageError(usageFailure));
     const run = chosen as { verb: Verb; argv: any } | null;
     if (!run) return 0;
@@ -132,6 +150,11 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     if ((e as Error)?.name === "YError") return failure(new UsageError((e as Error).message));
     return failure(e);
   }
+}
+
+/** A verb's help without what costs bytes and says little: flag type tags, empty array defaults. */
+export function compactHelp(text: string): string {
+  return text.replace(/ {2}\[boolean\]$/gm, "").replace(/ {2}\[array\] \[default: \[\]\]$/gm, "").replace(/\n{3,}/g, "\n\n");
 }
 
 /** yargs' wording mapped onto the original scheduler's error classes (next and structure). */

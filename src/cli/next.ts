@@ -143,26 +143,22 @@ function launched(l: Launch, argv: NextArgs, asJson: boolean): ExitCode {
 
 export const verb: Verb = {
   command: "next",
-  describe: "compute which leaves of a scope may start now (read-only dispatch advice)",
+  describe: "which leaves of a scope may start now; --launch starts them",
   builder: (y) =>
     y
-      .option("scope", { type: "string", describe: "the scope under .unlazy/ (default: UNLAZY_SCOPE, else the only scope)", requiresArg: true })
-      .option("slots", { type: "string", describe: `total concurrent leaves for the scope, active ones included (default ${DEFAULT_SLOTS})`, requiresArg: true })
-      .option("launch", { type: "boolean", describe: "start them now: claim, open a wave, start each leaf with a handle, seal (one call)" })
-      .option("handle", { type: "string", array: true, describe: "LEAF=HANDLE, the host's id for a leaf's worker (default: generated)", requiresArg: true })
+      .option("scope", { type: "string", describe: "the scope (default: UNLAZY_SCOPE, else the only one)", requiresArg: true })
+      .option("slots", { type: "string", describe: `leaves running at once, active included (default ${DEFAULT_SLOTS})`, requiresArg: true })
+      .option("launch", { type: "boolean", describe: "start them: claim, open a wave, start each with a handle, seal" })
+      .option("handle", { type: "string", array: true, describe: "LEAF=HANDLE, the host's id for a worker (default: generated)", requiresArg: true })
       .option("wave", { type: "string", describe: "wave id for --launch (default: the next wN)", requiresArg: true })
-      .option("details", { type: "boolean", describe: "add structure and the reason each task waits" })
-      .option("json", { type: "boolean", describe: "print one JSON object (schedule.mjs's result)" })
-      .option("original-order", {
-        type: "boolean",
-        describe: "order ids by UTF-16 code units like schedule.mjs (10 before 2) instead of naturally (2 before 10)",
-      })
-      .option("policy", {
-        type: "string",
-        describe: "id-order (default, the original's) or critical-path (longest remaining path first, weighted by ACCESS.json estimate)",
-        requiresArg: true,
-      })
-      .option("root", { type: "string", describe: "repository root (default: found from the current folder)", requiresArg: true }),
+      .option("details", { type: "boolean", describe: "why each waits, structure, the separate launch steps" })
+      .option("json", { type: "boolean", describe: "one JSON object (schedule.mjs's result)" })
+      .option("original-order", { type: "boolean", describe: "ids in code-unit order like schedule.mjs (10 before 2)" })
+      .option("policy", { type: "string", describe: "id-order (default) or critical-path", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .example("kbz next --scope S --launch", "start what may run; one line per leaf for its worker")
+      .example("kbz next --scope S --launch --handle 1.2=task-7", "record the host's own id")
+      .epilog("Read-only without --launch. Exit: 0 dispatch, wait or verify-root; 1 review; 2 invalid."),
   handler: (argv: NextArgs) => run(argv),
   errorFields: (message: string) => scheduleFields(message),
 };

@@ -3,9 +3,9 @@ import type { Argv } from "yargs";
 
 export function targetOptions<T>(y: Argv<T>) {
   return y
-    .positional("ledger", { type: "string", array: true, describe: "explicit ledger files (all are honoured)" })
+    .positional("ledger", { type: "string", array: true, describe: "ledger files (default: found from the root)" })
     .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
-    .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
+    .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
     .option("json", { type: "boolean", describe: "print one JSON object" });
 }
 

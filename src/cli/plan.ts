@@ -25,21 +25,13 @@ interface PlanArgs extends PipelineArgs {
 
 const ACTIONS = ["add", "set"];
 
-const HELP = `Actions:
-  kbz plan add [--scope S] LEAF --owns GLOB[,GLOB…] [--needs A,B] [--reads GLOB,…]
-               [--resource-reads R,…] [--resource-writes R,…] [--tier judgment|mechanical] [--wave N]
-      adds the PLAN.md row, the ACCESS.json entry and gates/leaf-LEAF.md (OWNS = --owns) at once.
-      Defaults: needs none, reads none, tier judgment, wave one after its latest need, state READY
-      when every need is VERIFIED, else WAITING.
-  kbz plan set [--scope S] LEAF STATE
-      moves one row: WAITING -> READY | IN-FLIGHT | ABANDONED; READY -> WAITING | IN-FLIGHT |
-      ABANDONED; IN-FLIGHT -> READY | VERIFIED | ABANDONED; VERIFIED -> READY; ABANDONED ->
-      WAITING | READY. READY and IN-FLIGHT need every need VERIFIED; VERIFIED needs the leaf
-      ledger ALL MET. Setting the state a row already has is a no-op (exit 0).
-
-LEAF is written with or without leaf- (1.1 or leaf-1.1). kbz wave start marks IN-FLIGHT and
-kbz advance marks VERIFIED and promotes by itself; plan set is for everything else.
-Exit codes: 0 done (or already so); 2 usage or a refused transition (nothing is written).`;
+const HELP = `Examples:
+  kbz plan add --scope S 2.1 --owns 'src/b/**' --needs 1.1 --reads 'src/a/**'
+  kbz plan set --scope S 2.1 READY
+add writes the PLAN.md row, the ACCESS.json entry and gates/leaf-2.1.md (OWNS = --owns) at once;
+the row is READY when every need is VERIFIED, else WAITING. set moves one row (kbz next --launch
+marks IN-FLIGHT and kbz advance VERIFIED by themselves); the moves: docs/scopes.md.
+Exit: 0 done (or already so); 2 usage or refused (nothing written).`
 
 const LEAF_ARG = (raw: unknown): string => {
   const s = String(raw ?? "");
@@ -148,7 +140,7 @@ export const verb: Verb = {
       .option("resource-writes", { type: "string", describe: "add: shared resources written", requiresArg: true })
       .option("tier", { type: "string", describe: "add: judgment (default) or mechanical", requiresArg: true })
       .option("wave", { type: "string", describe: "add: planned wave (default: one after its latest need)", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runPlan(argv as PlanArgs),

@@ -41,20 +41,14 @@ function heldAlready(conflicts: ClaimConflict[], scope: string, leaf: string, ow
 const ACTIONS = ["list", "claim", "release", "log", "bind"];
 
 const HELP = `Actions:
-  kbz scope list                                  valid scopes under .unlazy/ and every lease held
-  kbz scope claim [--scope S] [--leaf LEAF]       lease the leaf ledger's OWNS paths
-  kbz scope release --scope S [--leaf LEAF]       release a leaf's or a whole scope's leases
-                                                  (works after the scope directory is gone)
-  kbz scope release --invalid                     remove corrupt lease records that block every claim
-  kbz scope log [--scope S] TEXT                  append TEXT to .unlazy/S/status.log (-- TEXT when it starts with -)
-  kbz scope bind [--scope S] SESSION              bind an agent session id to the scope (for the Stop hook)
-
---scope defaults to UNLAZY_SCOPE, else the only scope. --leaf takes leaf-1.2 or 1.2. Claiming a lease
-the leaf already holds for the same paths is exit 0 (ALREADY CLAIMED), so a retry is safe.
-
-Overlap is conservative: wildcards in a compared segment or a directory prefix always conflict.
-Exit codes: 0 done (or already claimed); 1 claim refused by a conflicting lease (unlazy used 3); 2 usage, invalid input
-or an infrastructure failure (no file is changed).`;
+  kbz scope list                             scopes and every lease held
+  kbz scope claim [--scope S] [--leaf LEAF]  lease the leaf ledger's OWNS paths
+  kbz scope release --scope S [--leaf LEAF]  release a leaf's or the scope's leases
+  kbz scope release --invalid                remove corrupt lease records
+  kbz scope log [--scope S] TEXT             append TEXT to the scope's status.log
+  kbz scope bind [--scope S] SESSION         bind an agent session to the scope
+kbz next --launch claims for you. A retry of a claim is exit 0 (ALREADY CLAIMED).
+Exit: 0 done; 1 claim refused by a conflicting lease (unlazy used 3); 2 usage or error.`
 
 function leaseJson(root: string, r: LeaseRecord) {
   return r.invalid
@@ -242,7 +236,7 @@ export const verb: Verb = {
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
       .option("leaf", { type: "string", describe: "leaf id: leaf-1.2 or 1.2", requiresArg: true })
       .option("invalid", { type: "boolean", describe: "with release: remove corrupt lease records" })
-      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runScope(argv as ScopeArgs),

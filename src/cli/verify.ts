@@ -227,7 +227,7 @@ export const verb: Verb = {
       .option("approve", { type: "boolean", describe: "run: approve each exact pending oracle first, as kbz check --approve" })
       .option("reviewed", { type: "boolean", describe: "run: the manual gates were reviewed; accept them" })
       .option("portable", { type: "boolean", describe: "run: leave PATH out of the runtime binding (recorded in the receipt)" })
-      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilogue(
         "run: parent-owned official checks through kbz's own checker, as kbz check --reverify (same approvals, " +

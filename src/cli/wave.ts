@@ -27,21 +27,16 @@ interface WaveArgs extends PipelineArgs {
 
 const ACTIONS = ["open", "start", "seal", "return", "abandon", "status", "list"];
 
-const HELP = `Actions:
+const HELP = `kbz next --launch does open, start and seal in one call; these are the single steps.
   kbz wave open    --scope S --wave W --leaf L [--leaf L ...]
-  kbz wave start   --scope S --wave W --leaf L --handle OPAQUE_ID   (marks L IN-FLIGHT in PLAN.md)
+  kbz wave start   --scope S --wave W --leaf L --handle OPAQUE_ID   (marks L IN-FLIGHT)
   kbz wave seal    --scope S --wave W
   kbz wave return  --scope S --wave W --leaf L
   kbz wave abandon --scope S --wave W --reason TEXT
   kbz wave status  --scope S --wave W
   kbz wave list    --scope S
-
-A wave proves every declared leaf got a distinct native start handle before any return was
-accepted (start all, seal, then wait). Abandon is terminal. Every transition is appended to
-.unlazy/S/status.log. --scope defaults to UNLAZY_SCOPE, else the only scope; --leaf takes leaf-1.2 or
-1.2. A step already recorded with the same values is exit 0 (ALREADY RECORDED), so a retry is safe.
-Exit codes: 0 done (status: the wave is complete); 1 status of a wave that is
-open, sealed or abandoned; 2 usage, a refused transition or an invalid dispatch.json (nothing changes).`;
+Start every leaf with its own handle, seal, then wait for returns. A retry is exit 0.
+Exit: 0 done (status: complete); 1 status of an unfinished wave; 2 usage or refused.`
 
 /** Which of --leaf/--handle/--reason each action takes (docs/formats.md#dispatch). */
 const RULES: Record<string, { leaves: "none" | "one" | "many"; handle: boolean; reason: boolean; wave: boolean }> = {
@@ -211,12 +206,12 @@ export const verb: Verb = {
     y
       .positional("action", { type: "string", describe: ACTIONS.join(" | ") })
       .positional("args", { type: "string", array: true, hidden: true })
-      .option("scope", { type: "string", describe: "scope id (the directory need not exist yet)", requiresArg: true })
+      .option("scope", { type: "string", describe: "scope id", requiresArg: true })
       .option("wave", { type: "string", describe: "wave id", requiresArg: true })
       .option("leaf", { type: "string", array: true, describe: "leaf id, leaf-1.2 or 1.2 (repeat for open)", requiresArg: true })
       .option("handle", { type: "string", describe: "the host's native agent/task id", requiresArg: true })
       .option("reason", { type: "string", describe: "why the wave is abandoned", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runWave(argv as WaveArgs),

@@ -136,7 +136,8 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
     expect(ch.stdout).toContain("the approval predates oracle binding (it approved the CHECK text only): check.mjs");
     expect(ch.stdout).not.toContain("APPROVAL REQUIRED GATES:G2"); // a CHECK that runs no file keeps unlazy's signature
-    expect(ch.stdout).toContain("PASS GATES:G2");
+    expect(ch.stdout).toContain("UNMET: 1 (met: 1,"); // G2 passed (a pass prints no line of its own)
+    expect(ch.stdout).not.toContain("FAIL GATES:G2");
   });
 });
 
@@ -181,7 +182,7 @@ describe("consent covers what was shown (issue 28 item 5)", () => {
     expect(out).toMatch(/APPROVING GATES:G1 \[[0-9a-f]{12}\]/);
     for (const s of ["    CHECK: sh run.sh", "    EXPECT: RAN", "    CWD: ", "    SHELL: ", "    ORACLE FILES: run.sh", "    ENV: APP_MODE (unset)", "  APPROVED GATES:G1"]) {
       expect(at(s)).toBeGreaterThan(-1);
-      expect(at(s)).toBeLessThan(at("PASS GATES:G1"));
+      expect(at(s)).toBeLessThan(at("ALL MET (1 met)"));
     }
   });
 
@@ -206,7 +207,8 @@ describe("consent covers what was shown (issue 28 item 5)", () => {
     const shown = r.run(["check"]);
     const res = r.run(["check", `--approve=${sigOf(shown.stdout, "GATES:A")}`]);
     expect(res.code).toBe(1);
-    expect(res.stdout).toContain("PASS GATES:A");
+    expect(res.stdout).toContain("UNMET: 1 (met: 1)"); // A ran and passed
+    expect(res.stdout).not.toContain("FAIL GATES:A");
     expect(res.stdout).toContain("APPROVAL REQUIRED GATES:B");
     expect(fs.existsSync(path.join(r.dir, "b-ran"))).toBe(false);
     expect(r.run(["check", "--approve=zz"]).code).toBe(2); // not a signature
@@ -229,12 +231,12 @@ describe("--approve --reverify (unlazy issue 36)", () => {
     expect(r.run(["status"]).code).toBe(1);
     const re = r.run(["check", "--approve", "--reverify"]);
     expect(re.code).toBe(0);
-    expect(re.stdout).toContain("PASS GATES:G1");
+    expect(re.stdout).toContain("ALL MET (1 met, reran: 1");
     expect(r.run(["status"]).code).toBe(0);
     r.write("run.sh", "echo RAN; echo thrice\n");
     const plain = r.run(["check", "--approve"]); // without --reverify: the stale gate is pending, so it runs too
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain("PASS GATES:G1");
+    expect(plain.stdout).toContain("ALL MET (1 met)");
   });
 });
 

@@ -50,7 +50,7 @@ describe("the skill's oracle lines", () => {
         expect(text).toContain("ORACLE FILES: check.mjs");
       } else if (argv[1]?.startsWith("--approve=")) {
         expect(r.code).toBe(0);
-        expect(text).toContain("PASS GATES:G1");
+        expect(text).toContain("APPROVED GATES:G1\nALL MET (1 met)");
       } else if (argv[0] === "status") {
         expect(r.code).toBe(1);
         expect(text).toContain("STALE (oracle changed: check.mjs;");
