@@ -2,11 +2,11 @@
 // through a five-leaf scope (two calls per leaf: kbz next --launch, kbz advance) with a leaf sent
 // back, a split, a receipt, the root verification and the Stop hook, only through kbz verbs.
 // Prints per verb how many calls and bytes, then how many kbz invocations it took and how many
-// bytes of output were read (stdout + stderr of every invocation; the person's approve and sign
-// included). Targets (issue 30): ≤ 30 invocations, ≤ 6 KB; the original Kill_bezzangyi scripts
+// bytes of output the agent reads (stdout + stderr of its invocations and the Stop hook); the
+// person's approve and sign screens are counted apart. Targets (issue 30): ≤ 30 invocations, ≤ 6 KB; the original Kill_bezzangyi scripts
 // needed 98 commands and 17 KB for a comparable task.
 //   bun bench/agent-flow.ts [--transcript]
-import { runAgentFlow } from "../test/helpers/agent-flow.ts";
+import { PERSON_VERBS, runAgentFlow } from "../test/helpers/agent-flow.ts";
 
 const flow = runAgentFlow();
 try {
@@ -20,9 +20,13 @@ try {
     v.bytes += x.bytes;
     perVerb.set(x.args[0]!, v);
   }
-  for (const [verb, v] of [...perVerb].sort((a, b) => b[1].bytes - a[1].bytes)) console.log(`  ${verb.padEnd(10)} ${String(v.n).padStart(3)} calls ${String(v.bytes).padStart(6)} bytes`);
+  for (const [verb, v] of [...perVerb].sort((a, b) => b[1].bytes - a[1].bytes)) {
+    console.log(`  ${verb.padEnd(10)} ${String(v.n).padStart(3)} calls ${String(v.bytes).padStart(6)} bytes${PERSON_VERBS.has(verb) ? "  (the person's, in their terminal)" : ""}`);
+  }
+  console.log(`  hook stop    1 calls ${String(Buffer.byteLength(flow.hook.stdout)).padStart(6)} bytes`);
   console.log(`invocations: ${flow.invocations}`);
-  console.log(`bytes: ${flow.bytes}`);
+  console.log(`bytes the agent reads: ${flow.bytes}`);
+  console.log(`bytes of the person's review screens: ${flow.personBytes}`);
 } finally {
   flow.repo.cleanup();
 }

@@ -40,7 +40,7 @@ Examples:
   kbz advance --scope S --leaf 1.1
   kbz advance --scope S --leaf 1.1 --verbose   # every gate, the wave step, the whole advice
 
-Exit: 0 verified; 1 not yet (failed, unapproved, unsigned); 2 usage or refused.`
+Exit: 0 verified; 1 not yet (failed, unapproved, unsigned); 2 usage or refused.`;
 
 /** Record the native return in the wave that started this leaf; null when it was already recorded. */
 async function recordReturn(root: string, scope: string, stem: string): Promise<string | null> {
@@ -157,7 +157,7 @@ export const verb: Verb = {
       .option("slots", { type: "string", describe: `slots for the advice (default ${DEFAULT_SLOTS})`, requiresArg: true })
       .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
       .option("verbose", { type: "boolean", describe: "each gate's result, PATH, the whole advice" })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => advance(argv as AdvanceArgs),

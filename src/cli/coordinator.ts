@@ -24,7 +24,7 @@ The coordinator is --coordinator etcd://HOST:PORT[,HOST:PORT…], else KBZ_COORD
 "coordinator" in .kbz/settings.json. A claim's etcd lease lives for its TTL (default 30 s),
 renewed by a keeper process. Import and export refuse while the source holds leases or the
 destination has other waves. More: docs/scopes.md.
-Exit: 0 done (status: a quorum answered); 2 usage, an unreachable cluster or refused.`
+Exit: 0 done (status: a quorum answered); 2 usage, an unreachable cluster or refused.`;
 
 async function etcdConfig(argv: CoordinatorArgs) {
   const { resolveCoordinator } = await import("../io/store/config.ts");
@@ -132,7 +132,7 @@ export const verb: Verb = {
       .option("lease", { type: "string", hidden: true, requiresArg: true })
       .option("ttl", { type: "number", hidden: true, requiresArg: true })
       .option("held", { type: "string", hidden: true, requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runCoordinator(argv as CoordinatorArgs),

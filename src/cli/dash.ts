@@ -11,7 +11,7 @@ export const verb: Verb = {
   builder: (y) =>
     y
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE); a picker when several exist", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("slots", { type: "number", describe: "slots for the Queue's kbz next advice (default 4)", requiresArg: true }),
   handler: async (argv) => {
     if (argv.slots !== undefined && !(Number.isSafeInteger(argv.slots) && argv.slots > 0)) throw new UsageError("--slots must be a positive integer");

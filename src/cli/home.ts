@@ -11,7 +11,7 @@ export const verb: Verb = {
   describe: "on a terminal open the dashboard; otherwise show this folder's gates (the built-in demo when it has none)",
   builder: (y) =>
     y
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: async (argv) => {
     const root = rootFor(argv);

@@ -222,12 +222,11 @@ export const verb: Verb = {
         type: "string",
         choices: [...HOST_NAMES],
         requiresArg: true,
-        describe:
-          "the host: claude (.claude/settings.local.json), codex (.codex/hooks.json), cursor (.cursor/hooks.json), gemini (.gemini/settings.json), copilot (.github/hooks/kbz.json), qwen (.qwen/settings.json), opencode (.opencode/plugin/kbz-stop-guard.js); default claude",
+        describe: "the host (default claude); the file each writes: docs/agents.md",
       })
       .option("scope", { type: "string", requiresArg: true, describe: "pin the hook to one scope, .unlazy/ID" })
       .option("shared", { type: "boolean", describe: "claude: install into .claude/settings.json (committed)" })
-      .option("global", { type: "boolean", describe: "install into the user's file (~/.claude, $CODEX_HOME or ~/.codex, ~/.cursor, ~/.gemini, $COPILOT_HOME or ~/.copilot, ~/.qwen, ~/.config/opencode)" })
+      .option("global", { type: "boolean", describe: "install into the user's file, not the repository's" })
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })
       .option("uninstall", { type: "boolean", describe: "remove only kbz handlers, keeping every other hook" })
       .option("json", { type: "boolean", describe: "print one JSON object (install, status)" })

@@ -115,7 +115,7 @@ export const verb: Verb = {
     y
       .positional("ledger", { type: "string", array: true, describe: "ledger files (default: the ledgers kbz status finds)" })
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("strict", { type: "boolean", describe: "warnings fail too (exit 1)" })
       .option("probe", { type: "boolean", describe: "also run the vacuity probe on passed gates (as kbz check --probe; needs its approval)" })
       .option("approve", { type: "boolean", describe: "with --probe: approve each probe oracle, then run it" })

@@ -155,7 +155,7 @@ export const verb: Verb = {
       .option("json", { type: "boolean", describe: "one JSON object (schedule.mjs's result)" })
       .option("original-order", { type: "boolean", describe: "ids in code-unit order like schedule.mjs (10 before 2)" })
       .option("policy", { type: "string", describe: "id-order (default) or critical-path", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .example("kbz next --scope S --launch", "start what may run; one line per leaf for its worker")
       .example("kbz next --scope S --launch --handle 1.2=task-7", "record the host's own id")
       .epilog("Read-only without --launch. Exit: 0 dispatch, wait or verify-root; 1 review; 2 invalid."),

@@ -5,7 +5,7 @@ export function targetOptions<T>(y: Argv<T>) {
   return y
     .positional("ledger", { type: "string", array: true, describe: "ledger files (default: found from the root)" })
     .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
-    .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+    .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
     .option("json", { type: "boolean", describe: "print one JSON object" });
 }
 

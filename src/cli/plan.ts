@@ -28,10 +28,9 @@ const ACTIONS = ["add", "set"];
 const HELP = `Examples:
   kbz plan add --scope S 2.1 --owns 'src/b/**' --needs 1.1 --reads 'src/a/**'
   kbz plan set --scope S 2.1 READY
-add writes the PLAN.md row, the ACCESS.json entry and gates/leaf-2.1.md (OWNS = --owns) at once;
-the row is READY when every need is VERIFIED, else WAITING. set moves one row (kbz next --launch
-marks IN-FLIGHT and kbz advance VERIFIED by themselves); the moves: docs/scopes.md.
-Exit: 0 done (or already so); 2 usage or refused (nothing written).`
+add writes the PLAN row, the ACCESS.json entry and gates/leaf-2.1.md at once. set moves a row
+(next --launch and advance move them by themselves); the moves: docs/formats.md.
+Exit: 0 done (or already so); 2 usage or refused (nothing written).`;
 
 const LEAF_ARG = (raw: unknown): string => {
   const s = String(raw ?? "");
@@ -127,20 +126,20 @@ export async function runPlan(argv: PlanArgs): Promise<ExitCode> {
 
 export const verb: Verb = {
   command: "plan <action> [args..]",
-  describe: "write the scope's plan: add LEAF (PLAN row, ACCESS entry, leaf ledger), set LEAF STATE",
+  describe: "write the scope's plan: add LEAF, set LEAF STATE",
   builder: (y) =>
     y
       .positional("action", { type: "string", describe: ACTIONS.join(" | ") })
       .positional("args", { type: "string", array: true, describe: "LEAF for add; LEAF STATE for set" })
-      .option("scope", { type: "string", describe: "use .unlazy/ID (default: the only scope, or UNLAZY_SCOPE)", requiresArg: true })
-      .option("owns", { type: "string", describe: "add: the paths the leaf may change, comma-separated globs", requiresArg: true })
-      .option("needs", { type: "string", describe: "add: leaves that must be VERIFIED first, comma-separated", requiresArg: true })
-      .option("reads", { type: "string", describe: "add: paths the leaf reads but does not own, comma-separated globs", requiresArg: true })
-      .option("resource-reads", { type: "string", describe: "add: shared resources read (e.g. db:test)", requiresArg: true })
-      .option("resource-writes", { type: "string", describe: "add: shared resources written", requiresArg: true })
-      .option("tier", { type: "string", describe: "add: judgment (default) or mechanical", requiresArg: true })
-      .option("wave", { type: "string", describe: "add: planned wave (default: one after its latest need)", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("scope", { type: "string", describe: "the scope (default: the only one)", requiresArg: true })
+      .option("owns", { type: "string", describe: "globs the leaf may change, a,b", requiresArg: true })
+      .option("needs", { type: "string", describe: "leaves VERIFIED before it, a,b", requiresArg: true })
+      .option("reads", { type: "string", describe: "globs it reads, a,b", requiresArg: true })
+      .option("resource-reads", { type: "string", describe: "shared resources read (db:test)", requiresArg: true })
+      .option("resource-writes", { type: "string", describe: "shared resources written", requiresArg: true })
+      .option("tier", { type: "string", describe: "judgment (default) or mechanical", requiresArg: true })
+      .option("wave", { type: "string", describe: "planned wave (default: after its needs)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runPlan(argv as PlanArgs),

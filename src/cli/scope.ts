@@ -48,7 +48,7 @@ const HELP = `Actions:
   kbz scope log [--scope S] TEXT             append TEXT to the scope's status.log
   kbz scope bind [--scope S] SESSION         bind an agent session to the scope
 kbz next --launch claims for you. A retry of a claim is exit 0 (ALREADY CLAIMED).
-Exit: 0 done; 1 claim refused by a conflicting lease (unlazy used 3); 2 usage or error.`
+Exit: 0 done; 1 claim refused by a conflicting lease (unlazy used 3); 2 usage or error.`;
 
 function leaseJson(root: string, r: LeaseRecord) {
   return r.invalid
@@ -236,7 +236,7 @@ export const verb: Verb = {
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
       .option("leaf", { type: "string", describe: "leaf id: leaf-1.2 or 1.2", requiresArg: true })
       .option("invalid", { type: "boolean", describe: "with release: remove corrupt lease records" })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runScope(argv as ScopeArgs),

@@ -46,7 +46,7 @@ export const verb: Verb = {
       .positional("gate", { type: "string", describe: "the gate id (G4 or leaf-1.1:G4)" })
       .option("evidence", { type: "string", describe: "what the person checked, in words", requiresArg: true })
       .option("replace", { type: "boolean", describe: "sign a gate that is already signed again (the old evidence stays in the log)" })
-      .option("root", { type: "string", describe: "repository root (default: found from the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(
         "A person's act: run it in a terminal (kbz refuses without one, and where an agent host's marker such as " +

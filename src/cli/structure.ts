@@ -40,16 +40,12 @@ const ACTIONS = [...EVENTS, "recover", "check", ...HANDOFFS];
 const MAX_ERROR = 800;
 
 const HELP = `Actions:
-  kbz structure plan|apply --scope S --request FILE [--details]   plan (read-only) or apply one event
-  kbz structure recover    --scope S                               roll a crashed apply forward
-  kbz structure check      --scope S [--selection FILE] [--final]  independent invariant check (S_STRUCTURE)
-  kbz structure report     --scope S --operation OP --proposal FILE
-  kbz structure accept|resume --scope S --operation OP --report ID --stop-evidence TEXT --review-evidence TEXT
-  kbz structure reject     --scope S --operation OP --report ID --reason TEXT
-
-Does not run CHECK commands or start agents. The handoff verbs persist their request as
-.unlazy/S/requests/OP.json and apply it; retry with the same operation id and the same values.
-Exit codes: 0 done / STRUCTURE_OK; 1 STRUCTURE_UNMET; 2 invalid input or refused event (nothing changes).`;
+  plan|apply --request FILE   plan (read-only) or apply a split/regroup
+  recover                     roll a crashed apply forward
+  check [--final]             independent invariant check (S_STRUCTURE)
+  report, accept|resume|reject   a worker's report (--operation OP ...)
+Requests and reports: skill/references/structure.md. Exit: 0 done / STRUCTURE_OK;
+1 STRUCTURE_UNMET; 2 invalid input or refused (nothing changes).`;
 
 /** Fault injection for the crash tests: throw after the n-th write step of an apply or recovery. */
 const FAULT_ENV = "KBZ_TEST_FAULT_AFTER";
@@ -212,24 +208,24 @@ function check(root: string, scope: string, argv: StructureArgs): ExitCode {
 
 export const verb: Verb = {
   command: "structure [action]",
-  describe: "split and regroup a scope's plan, recover, check its structure, and hand off worker reports",
+  describe: "split and regroup a scope's plan, check it, hand off worker reports",
   builder: (y) =>
     y
       .usage(`kbz structure <action> [options]\n\n${HELP}`)
-      .positional("action", { type: "string", describe: `one of: ${ACTIONS.join(", ")}` })
-      .option("scope", { type: "string", describe: "the scope under .unlazy/ (default: UNLAZY_SCOPE, else the only scope)", requiresArg: true })
-      .option("request", { type: "string", describe: "structure request JSON (relative to the root)", requiresArg: true })
-      .option("details", { type: "boolean", describe: "list every action, the new groups and splits" })
-      .option("selection", { type: "string", describe: "check: a proposed launch {launch, slots}", requiresArg: true })
-      .option("final", { type: "boolean", describe: "check: require the whole scope to be finished" })
-      .option("operation", { type: "string", describe: "handoff verbs: the operation id (idempotency key)", requiresArg: true })
-      .option("report", { type: "string", describe: "accept/resume/reject: the report id", requiresArg: true })
-      .option("proposal", { type: "string", describe: "report: the worker's proposal JSON", requiresArg: true })
-      .option("stop-evidence", { type: "string", describe: "accept/resume: how the worker's stop was confirmed", requiresArg: true })
-      .option("review-evidence", { type: "string", describe: "accept/resume: what the parent reviewed", requiresArg: true })
+      .positional("action", { type: "string", describe: "see Actions" })
+      .option("scope", { type: "string", describe: "the scope (default: the only one)", requiresArg: true })
+      .option("request", { type: "string", describe: "request JSON, relative to the root", requiresArg: true })
+      .option("details", { type: "boolean", describe: "each action, group, split" })
+      .option("selection", { type: "string", describe: "check: {launch, slots} JSON", requiresArg: true })
+      .option("final", { type: "boolean", describe: "check: the whole scope finished" })
+      .option("operation", { type: "string", describe: "the operation id (retry key)", requiresArg: true })
+      .option("report", { type: "string", describe: "report id", requiresArg: true })
+      .option("proposal", { type: "string", describe: "the worker's proposal JSON", requiresArg: true })
+      .option("stop-evidence", { type: "string", describe: "how its stop was seen", requiresArg: true })
+      .option("review-evidence", { type: "string", describe: "what the parent reviewed", requiresArg: true })
       .option("reason", { type: "string", describe: "reject: why", requiresArg: true })
-      .option("json", { type: "boolean", describe: "print one JSON object (structure.mjs's shape)" })
-      .option("root", { type: "string", describe: "repository root (default: found from the current folder)", requiresArg: true }),
+      .option("json", { type: "boolean", describe: "one JSON object" })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true }),
   handler: (argv: StructureArgs) => run(argv),
   errorFields: (message: string, args: string[]) => structureFields(args[1], message),
 };

@@ -216,31 +216,25 @@ export async function handleVerify(argv: VerifyArgs): Promise<ExitCode> {
 
 export const verb: Verb = {
   command: "verify [action] [ledger..]",
-  describe: "check once, keep a receipt, reuse it only while its inputs are unchanged (run | audit | explain)",
+  describe: "check once, keep a receipt, reuse it while its inputs are unchanged",
   builder: (y) =>
     y
       .positional("action", { type: "string", describe: "run, audit or explain" })
-      .positional("ledger", { type: "string", array: true, describe: "ledger paths (relative to --root when given, else to the current folder)" })
-      .option("inputs", { type: "string", describe: "run: comma-separated input files/directories the checks read (default: the ledgers' OWNS and, for scope leaves, ACCESS.json reads)", requiresArg: true })
-      .option("closed", { type: "boolean", describe: "run: attest complete deterministic inputs (makes the receipt reusable)" })
-      .option("env", { type: "string", describe: "run: comma-separated environment variables the checks depend on", requiresArg: true })
-      .option("approve", { type: "boolean", describe: "run: approve each exact pending oracle first, as kbz check --approve" })
+      .positional("ledger", { type: "string", array: true, describe: "ledger paths" })
+      .option("inputs", { type: "string", describe: "run: files/folders the checks read, a,b (default: OWNS and reads)", requiresArg: true })
+      .option("closed", { type: "boolean", describe: "run: the inputs are complete (receipt reusable)" })
+      .option("env", { type: "string", describe: "run: env names the checks read, a,b", requiresArg: true })
+      .option("approve", { type: "boolean", describe: "run: approve pending oracles first" })
       .option("reviewed", { type: "boolean", describe: "run: the manual gates were reviewed; accept them" })
-      .option("portable", { type: "boolean", describe: "run: leave PATH out of the runtime binding (recorded in the receipt)" })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("portable", { type: "boolean", describe: "run: leave PATH out of the binding" })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilogue(
-        "run: parent-owned official checks through kbz's own checker, as kbz check --reverify (same approvals, " +
-          "same evidence); --approve keeps its inspected-command boundary. --closed attests complete deterministic " +
-          "inputs, declared environment and no concurrent writers; without it every run is fresh and audit refuses reuse.\n" +
-          "audit: read-only current-evidence check; no execution, approval or mutation. Approval is never inferred from a receipt.\n" +
-          "explain: says in words why a receipt is not reusable: which input file, gate definition, environment value, " +
-          "contract revision or verifier changed.\n" +
-          "List inputs explicitly, including called test scripts and configuration; not the ledger or .unlazy/ metadata. " +
-          "Receipts live in .unlazy/verification-receipts.json. The verifier is kbz's version and build digest; PATH is " +
-          "bound unless --portable.\n\n" +
-          "exit codes (as verify-once): 0 accepted/current; 1 unmet, stale, manual review or review-or-repair; " +
-          "2 invalid input or infrastructure (usage errors too, which verify-once also reported as exit 2).",
+        "run: the checks as kbz check --reverify (same approvals and evidence); --closed makes the receipt reusable.\n" +
+          "audit: read-only current-evidence check; never runs or approves.\n" +
+          "explain: which input, gate, environment value, contract revision or verifier changed.\n" +
+          "More: docs/scopes.md (receipts).\n" +
+          "exit codes (as verify-once): 0 accepted/current; 1 unmet, stale, manual review or review-or-repair; 2 invalid input or infrastructure.",
       ),
   handler: (argv) => handleVerify(argv as VerifyArgs),
 };

@@ -36,7 +36,7 @@ const HELP = `kbz next --launch does open, start and seal in one call; these are
   kbz wave status  --scope S --wave W
   kbz wave list    --scope S
 Start every leaf with its own handle, seal, then wait for returns. A retry is exit 0.
-Exit: 0 done (status: complete); 1 status of an unfinished wave; 2 usage or refused.`
+Exit: 0 done (status: complete); 1 status of an unfinished wave; 2 usage or refused.`;
 
 /** Which of --leaf/--handle/--reason each action takes (docs/formats.md#dispatch). */
 const RULES: Record<string, { leaves: "none" | "one" | "many"; handle: boolean; reason: boolean; wave: boolean }> = {
@@ -211,7 +211,7 @@ export const verb: Verb = {
       .option("leaf", { type: "string", array: true, describe: "leaf id, leaf-1.2 or 1.2 (repeat for open)", requiresArg: true })
       .option("handle", { type: "string", describe: "the host's native agent/task id", requiresArg: true })
       .option("reason", { type: "string", describe: "why the wave is abandoned", requiresArg: true })
-      .option("root", { type: "string", describe: "repository root (default: found above the current folder)", requiresArg: true })
+      .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(HELP),
   handler: (argv) => runWave(argv as WaveArgs),

@@ -22,10 +22,16 @@ export interface FlowResult {
   steps: FlowStep[];
   /** Exit code and output of the Stop hook at the end. */
   hook: { code: number; stdout: string };
-  /** kbz invocations (the Stop hook included) and the bytes they printed: what an agent reads. */
+  /** kbz invocations (the Stop hook and the person's approve and sign included). */
   invocations: number;
+  /** Bytes the agent reads: the output of its own invocations and the Stop hook's answer. */
   bytes: number;
+  /** Bytes of the person's acts (approve, sign): their review screens, read in their terminal. */
+  personBytes: number;
 }
+
+/** Verbs the person runs in their own terminal; their output is not the agent's to read. */
+export const PERSON_VERBS = new Set(["approve", "sign"]);
 
 const SCOPE = "S";
 const marker = (id: string) => `LEAF_${id.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_OK`;
@@ -83,8 +89,8 @@ export function runAgentFlow(): FlowResult {
     kbz(["plan", "add", id, "--owns", `src/${id}/**,test/leaf-${id}/**`, ...(needs.length ? ["--needs", needs.join(",")] : [])]);
     testFirst(r, id, `src/${id}`, `test/leaf-${id}`);
   }
-  // The person reviews every CHECK of the scope once, before anything runs ("a": all of them).
-  const approve = () => kbz(["approve", ...s], "a\n");
+  // The person reviews every CHECK of the scope once, before anything runs ("y": all of them).
+  const approve = () => kbz(["approve", ...s], "y\n");
   approve();
 
   // Two calls per leaf: one launch per wave, one advance per returned leaf.
@@ -125,6 +131,8 @@ export function runAgentFlow(): FlowResult {
   kbz(["scope", "release", ...s]);
 
   const hook = stopHook({ cwd: r.dir, session_id: "flow", hook_event_name: "Stop" }, { env: r.env });
-  const bytes = r.log.reduce((n, x) => n + x.bytes, 0) + Buffer.byteLength(hook.stdout) + Buffer.byteLength(hook.stderr);
-  return { repo: r, steps, hook: { code: hook.code, stdout: hook.stdout }, invocations: r.log.length + 1, bytes };
+  const sum = (xs: typeof r.log) => xs.reduce((n, x) => n + x.bytes, 0);
+  const personBytes = sum(r.log.filter((x) => PERSON_VERBS.has(x.args[0]!)));
+  const bytes = sum(r.log.filter((x) => !PERSON_VERBS.has(x.args[0]!))) + Buffer.byteLength(hook.stdout) + Buffer.byteLength(hook.stderr);
+  return { repo: r, steps, hook: { code: hook.code, stdout: hook.stdout }, invocations: r.log.length + 1, bytes, personBytes };
 }

@@ -65,7 +65,7 @@ describe("issue 30: six calls per leaf become two (kbz next --launch, then kbz a
     const r = scope();
     r.run(["next", "--scope", "S", "--launch", "--slots", "1"]);
     r.write("test/leaf-1/check.mjs", 'console.log("LEAF_1_OK")\n');
-    r.run(["approve", "--scope", "S"], { input: "a\n" });
+    r.run(["approve", "--scope", "S"], { input: "y\n" });
     const a = r.run(["advance", "--scope", "S", "--leaf", "1"]);
     expect([a.code, a.stdout]).toEqual([0, "VERIFIED leaf-1 (1 gate passed); lease released; READY now: 3\nLAUNCH 2, 3: kbz next --scope S --launch\n"]);
     expect(dispatch(r).waves.w1.state).toBe("complete");

@@ -48,7 +48,7 @@ describe("issue 20: an agent drives a scoped plan from the skill alone, with no 
     expect(fs.existsSync(path.join(repo.dir, ".unlazy/locks")) ? fs.readdirSync(path.join(repo.dir, ".unlazy/locks")).filter((n) => n.endsWith(".lease")) : []).toEqual([]);
   });
 
-  test("agent-flow figures: at most 30 invocations and 6 KB of output (bench/agent-flow.ts prints them per verb)", () => {
+  test("agent-flow figures: at most 30 invocations (the person's included) and 6 KB of output the agent reads (bench/agent-flow.ts prints them per verb)", () => {
     expect(flow).not.toBeNull();
     expect(flow!.invocations).toBeLessThanOrEqual(30);
     expect(flow!.bytes).toBeLessThanOrEqual(6 * 1024);
