@@ -67,8 +67,10 @@ export async function runCli(args: string[]): Promise<ExitCode> {
   let arrays = new Set<string>();
   let optionNames: string[] = ["help", "version", "json", "root", "coordinator"];
   const wantsJson = args.includes("--json");
-  const wantsHelp = args.includes("--help") || args.includes("-h");
-  if (wantsHelp && !args.some((a) => !a.startsWith("-"))) {
+  // After `--` a --help is a file name (kbz lint -- --help).
+  const flags = args.includes("--") ? args.slice(0, args.indexOf("--")) : args;
+  const wantsHelp = flags.includes("--help") || flags.includes("-h");
+  if (wantsHelp && !VERB_MODULES.some(([name]) => name !== "" && flags.includes(name))) {
     for (const line of (await import("./help.ts")).TOP_HELP.trimEnd().split("\n")) out(line);
     return 0;
   }
@@ -137,8 +139,10 @@ export async function runCli(args: string[]): Promise<ExitCode> {
       } finally {
         console.log = log;
       }
-      if (help !== "") for (const line of compactHelp(help).trimEnd().split("\n")) out(line);
-      if (usageFailure === null) return 0;
+      if (help !== "") {
+        for (const line of compactHelp(help).trimEnd().split("\n")) out(line);
+        if (usageFailure === null) return 0;
+      }
     } else await y.parseAsync();
     if (usageFailure !== null) return failure(new UsageError(usageFailure));
     const run = chosen as { verb: Verb; argv: any } | null;

@@ -84,14 +84,14 @@ describe("counts and words", () => {
   test("one gate is '1 gate'", async () => {
     const dir = tempDir();
     writeTree(dir, { "GATES.md": ledger("one", [{ id: "G1", state: "met" }]) });
-    expect((await runCli(["status"], { cwd: dir })).stdout).toStartWith("GATES.md: 1 gate\n");
+    expect((await runCli(["status", "--all"], { cwd: dir })).stdout).toStartWith("GATES.md: 1 gate\n");
   });
 });
 
 describe("colour on a terminal", () => {
   const ESC = "\x1b[";
   const onTerminal = (dir: string, env: Record<string, string> = {}) =>
-    spawnSync("script", ["-qec", `'${BIN}' status`, "/dev/null"], { cwd: dir, encoding: "utf8", env: { ...process.env, TERM: "xterm", ...env } }).stdout;
+    spawnSync("script", ["-qec", `'${BIN}' status --all`, "/dev/null"], { cwd: dir, encoding: "utf8", env: { ...process.env, TERM: "xterm", ...env } }).stdout;
 
   test("piped output has no escape sequence", () => {
     const r = spawnSync(BIN, ["status"], { cwd: solo(), encoding: "utf8", env: { ...process.env, TERM: "xterm", NO_COLOR: "" } });

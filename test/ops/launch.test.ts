@@ -71,6 +71,19 @@ describe("issue 30: six calls per leaf become two (kbz next --launch, then kbz a
     expect(dispatch(r).waves.w1.state).toBe("complete");
   });
 
+  test("six calls per leaf: advance never stops for an approval; a missing one is one NOT APPROVED line, nothing of it runs, and after kbz approve --scope the same call verifies", () => {
+    const r = scope();
+    r.run(["next", "--scope", "S", "--launch", "--slots", "1"]);
+    r.write("test/leaf-1/check.mjs", 'import { writeFileSync } from "node:fs"; writeFileSync("ran", ""); console.log("LEAF_1_OK")\n');
+    const a = r.run(["advance", "--scope", "S", "--leaf", "1"]);
+    expect([a.code, a.stdout, a.stderr]).toEqual([1, "NOT APPROVED leaf-1:G1: a person runs kbz approve --scope S (nothing of it ran)\nNOT VERIFIED leaf-1: 1 of 1 gate(s) unmet\n", ""]);
+    expect(fs.existsSync(path.join(r.dir, "ran"))).toBe(false);
+    const j = JSON.parse(r.run(["advance", "--scope", "S", "--leaf", "1", "--json"]).stdout);
+    expect(j).toMatchObject({ exit: 1, verdict: "not-verified", unapproved: ["leaf-1:G1"], failed: [] });
+    r.run(["approve", "--scope", "S"], { input: "y\n" });
+    expect(r.run(["advance", "--scope", "S", "--leaf", "1"]).stdout).toStartWith("VERIFIED leaf-1 (1 gate passed)");
+  });
+
   test("a refused launch changes nothing: a handle for a leaf it does not start, a bad handle, an existing wave", () => {
     const r = scope();
     r.run(["next", "--scope", "S", "--launch", "--slots", "1"]);
