@@ -2,13 +2,9 @@
 // evidence back (docs/formats.md#check-run). A thin printer over `runChecks` and the status report.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, shortSignature, type ApprovalItem, type CheckResult } from "../io/check/run.ts";
-import { checkEvents, logEvent } from "../io/store/events.ts";
-import { storeFor } from "../io/store/active.ts";
-import { cwdShown, type CheckTask } from "../io/check/plan.ts";
+import { checkContainment, checkGates, DEFAULT_TIMEOUT_S, type ApprovalItem, type CheckResult, type CheckTask } from "../ops/check.ts";
+import { cwdShown, pathFacts, shortSignature } from "../core/run/show.ts";
 import { statusReport } from "../core/report.ts";
-import { pathFacts } from "../io/run/shell.ts";
-import { containment } from "../io/run/contain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { Verb } from "./index.ts";
@@ -195,7 +191,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   const verbose = !!argv.verbose;
   const showPath = pathOnce(verbose);
   try {
-    const res = await runChecks({
+    const { result: res, logWarnings } = await checkGates({
       root,
       files,
       scope,
@@ -212,7 +208,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
         approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath)),
         willRun: (tasks) => {
-          const warning = tasks.length > 0 ? containment().warning : null;
+          const warning = tasks.length > 0 ? checkContainment().warning : null;
           if (warning) err(warning);
           if (asJson) return;
           if (!verbose) return; // the PATH summary goes with an approval block, never alone
@@ -223,12 +219,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       },
     });
     progress?.close();
-    // Check results join the scope's log, as claims and waves do.
-    const scoped = res.snapshot.target.scope;
-    if (scoped) for (const e of checkEvents(res.runs)) {
-      const warning = await logEvent(storeFor(res.snapshot.target.root), scoped, e);
-      if (warning) err(warning);
-    }
+    for (const warning of logWarnings) err(warning);
     if (asJson) emit(runJson(res));
     else printRunResult(res, verbose);
     return res.exit;
@@ -255,6 +246,6 @@ export const verb: Verb = {
       .option("cwd", { type: "string", describe: "CHECK folder, relative to --root", requiresArg: true })
       .example("kbz check --reverify", "re-run every runnable gate (before you report)")
       .example("kbz check --approve=SIG", "a person approves the oracle shown with SIG")
-      .epilogue(`Runs only what a person approved. containment: ${containment().describe}. More: docs/checks.md.\nExit: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.`),
+      .epilogue(`Runs only what a person approved. containment: ${checkContainment().describe}. More: docs/checks.md.\nExit: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.`),
   handler: (argv) => handleCheck(argv as CheckArgs),
 };
