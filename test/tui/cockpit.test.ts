@@ -52,6 +52,27 @@ function keep(name: string, screen: string): void {
 }
 
 const footer = (s: string) => s.trimEnd().split("\n").pop() ?? "";
+
+/** The runs of bold text in a line captured with its SGR sequences (tmux capture-pane -e). */
+function boldRuns(styled: string): string[] {
+  const runs: string[] = [];
+  let bold = false;
+  let cur = "";
+  for (const part of styled.split(/(\u001b\[[0-9;]*m)/)) {
+    const sgr = /^\u001b\[([0-9;]*)m$/.exec(part);
+    if (!sgr) {
+      if (bold) cur += part;
+      continue;
+    }
+    for (const code of sgr[1]!.split(";")) {
+      if (code === "1") bold = true;
+      else if (code === "" || code === "0" || code === "22") bold = false;
+    }
+    if (!bold && cur) runs.push(cur), (cur = "");
+  }
+  if (cur) runs.push(cur);
+  return runs.map((r) => r.trim()).filter(Boolean);
+}
 const wide = (w: number) => w >= 80;
 
 /** Approve the selected check inside the dashboard: a shows it whole, y confirms. */
@@ -204,7 +225,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       await quit(p);
     }, 60_000);
 
-    test(`3. keys that fit the item (${w}x${h}): per-kind footers, ? help · q quit always, esc clears a kept filter then goes back, ? runs a key, clicks select`, async () => {
+    test(`3. keys that fit the item (${w}x${h}): per-kind footers, ? help · q quit always, esc clears a kept filter then goes back, ? runs a key, keys highlighted, the wheel moves and clicks select rows and tabs`, async () => {
       const demo = writeDemoFolder(tempDir());
       const env = checkEnv();
       const p = open(demo.root, env, w, h);
@@ -215,6 +236,8 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       s = await p.waitFor((x) => /› \S+\s+GATES:I1/.test(x) && /\? help · q quit$/.test(footer(x)));
       expect(footer(s)).toContain("r run");
       expect(footer(s)).not.toContain("s sign");
+      // Keys are highlighted: in the footer exactly the keys are bold, never their labels.
+      expect(boldRuns(footer(p.captureStyled()))).toEqual(footer(p.capture()).split(" · ").map((h) => h.split(" ")[0]!));
       // A leaf's manual gate: s sign, never r run or p probe; r says what it is for instead of refusing later.
       p.send("/", "1", ".", "1", ":", "G", "1", "Enter");
       s = await p.waitFor((x) => /› \S+\s+leaf-1\.1:G1/.test(x) && !x.includes("▏"));
@@ -240,11 +263,25 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       expect(footer(s)).toMatch(/\? help · q quit$/);
       await esc(p);
       await p.waitFor((x) => !x.includes("Keys: enter runs"));
-      // A click on the third tab switches to it; a click on a row selects it.
+      // A click on a row selects it.
       p.send("3");
       await p.waitFor((x) => /\[(3 )?Gat/.test(x));
       p.send("-l", "\u001b[<0;3;5M");
       await p.waitFor((x) => x.split("\n")[4]!.startsWith("›"));
+      // The wheel moves the selection: from the first gate, two down, one up.
+      p.send("g");
+      await p.waitFor((x) => /› \S+\s+GATES:I1/.test(x));
+      p.send("-l", "\u001b[<65;3;5M");
+      p.send("-l", "\u001b[<65;3;5M");
+      await p.waitFor((x) => /› \S+\s+leaf-1\.1:G1/.test(x));
+      p.send("-l", "\u001b[<64;3;5M");
+      await p.waitFor((x) => /› \S+\s+GATES:I2/.test(x));
+      // A click on a tab switches to its panel.
+      const tabs = p.capture().split("\n")[1]!;
+      const at = tabs.indexOf("App");
+      expect(at).toBeGreaterThan(0);
+      p.send("-l", `\u001b[<0;${at + 1};2M`);
+      await p.waitFor((x) => /\[(4 )?App/.test(x.split("\n")[1]!));
       await quit(p);
     }, 60_000);
 
