@@ -55,6 +55,21 @@ describe.skipIf(!usable.ok)("the probe", () => {
     expect(r.stdout).toContain("VACUOUS GATES:ORACLE: passed with its deliverable hidden (INPUTS: target.txt)");
   });
 
+  test("issue 27 item 7: the probe hides no part of the approval's oracle → the script behind npm test and an ORACLE: file stay visible, so a constant test runner is VACUOUS", () => {
+    const g = "- [ ] T1: the tests pass\n  CHECK: npm test --silent\n  EXPECT: TESTS OK\n  INPUTS: test/**, src/add.js\n  ORACLE: test/expected.txt\n  EVIDENCE: pending\n";
+    const { run } = repo(g, {
+      "package.json": JSON.stringify({ scripts: { test: "node test/run.js" } }),
+      // The runner prints a constant; the expected file is read, so hiding it would fail the CHECK.
+      "test/run.js": "require('fs').readFileSync(__dirname + '/expected.txt');\nconsole.log('TESTS OK');\n",
+      "test/expected.txt": "4\n",
+      "src/add.js": "exports.add = (a, b) => a + b;\n",
+    });
+    expect(run(["check", "--approve"]).code).toBe(0);
+    const r = run(["check", "--probe", "--approve"]);
+    expect(r.stdout).toContain("VACUOUS GATES:T1: passed with its deliverable hidden (INPUTS: src/add.js)");
+    expect(r.code).toBe(1);
+  });
+
   test("issue 27 item 7: NOT PROBED is never OK → a gate with nothing to hide is a warning and --probe exits 1", () => {
     const { run } = repo(gate("NOTHING", "echo ok", null));
     expect(run(["check", "--approve"]).code).toBe(0);
