@@ -228,7 +228,7 @@ export async function probeGate(req: { root: string; scope: string | null; qid: 
 
 /** Sign a manual gate with `kbz sign`'s function, and log it as given via the dashboard. */
 export async function signShown(req: { root: string; scope: string | null; qid: string; evidence: string }): Promise<"written" | "unchanged"> {
-  const { signGate } = await import("../io/check/sign.ts");
+  const { signGate } = await import("./sign.ts");
   const r = await signGate({ root: req.root, scope: req.scope, qid: req.qid, evidence: req.evidence, via: "dashboard" });
   if (r.status === "written" && req.scope) await logEvent(storeFor(req.root), req.scope, `signed ${req.qid} (given via ${GIVEN_VIA})`);
   return r.status;
