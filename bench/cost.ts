@@ -5,7 +5,8 @@
 // median of the per-pair new/old ratios, and the load average before and after. Prints figures;
 // asserts nothing. Run after `bun build.ts`:
 //
-//   bun bench/cost.ts [--old BIN] [--runs N] [CASE …]      (old default /work/tools/kbz-old-33d2fc2)
+//   bun bench/cost.ts [--old BIN] [--new BIN] [--runs N] [CASE …]
+//   (old default /work/tools/kbz-old-33d2fc2, new default dist/kbz)
 //
 // Cases (all by default), each on a fresh fixture under the person policy (the default), whose
 // passes kbz attested, so the new binary pays the whole verification:
@@ -26,7 +27,6 @@ import { parseLedger } from "../src/core/ledger/parse.ts";
 import { attest } from "../src/io/run/attest.ts";
 import { writePolicy } from "../src/io/run/personal.ts";
 
-const NEW = path.resolve(import.meta.dir, "..", "dist", "kbz");
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
   const i = argv.indexOf(name);
@@ -36,6 +36,7 @@ const opt = (name: string, dflt: string) => {
   return v;
 };
 const OLD = path.resolve(opt("--old", "/work/tools/kbz-old-33d2fc2"));
+const NEW = path.resolve(opt("--new", path.join(import.meta.dir, "..", "dist", "kbz")));
 const RUNS = Number(opt("--runs", "21"));
 const CASES = ["status10k", "hook1k", "oracle200", "reverify200", "inputs-status", "inputs-hook"];
 const wanted = argv.length > 0 ? argv : CASES;

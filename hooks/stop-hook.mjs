@@ -992,7 +992,9 @@ function recordDigest(r) {
   return sha256Hex(JSON.stringify([r.kind, r.decided, sorted(r.key), sorted(r.depends), r.detail ?? null])).slice(0, 32);
 }
 function attestedEvidence(kind, evidence) {
-  return sha256Hex(`kbz.attestation.v2\x00${kind}\x00${evidence}`).slice(0, 32);
+  return sha256Hex(`kbz.attestation.v2
+${kind}
+${evidence}`).slice(0, 32);
 }
 function attestationRecord(file, gateId, kind, s) {
   return {
@@ -4032,9 +4034,16 @@ class DigestWalk {
       this.oracleDigests.set(abs, d = compute());
     return d;
   }
+  checkDirs = new Map;
   checkDir(cwd) {
     if (typeof cwd !== "string" || !path20.isAbsolute(cwd))
       return null;
+    let found = this.checkDirs.get(cwd);
+    if (found === undefined)
+      this.checkDirs.set(cwd, found = this.resolveDir(cwd));
+    return found;
+  }
+  resolveDir(cwd) {
     try {
       const real = fs13.realpathSync(cwd);
       return isInside(this.realRoot, real) && fs13.statSync(real).isDirectory() ? real : null;
@@ -4412,9 +4421,9 @@ function belongs(target, ledger) {
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
 }
-function removedGates(snap, atts) {
+function removedGates(snap, atts, realFile) {
   const out = [];
-  const loaded = new Map(snap.ledgers.map((l) => [realOf3(l.file), l]));
+  const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
   for (const [ledger, rec] of atts.ledgers) {
     const ids = recordedGates(rec);
     if (ids.length === 0)
@@ -4469,20 +4478,21 @@ function markAttestations(snap, trace, env = process.env) {
   if (readPolicy(store) !== "person")
     return;
   const atts = readRootAttestations(store, snap.target.root);
+  const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
   const perFile = new Map;
   for (const v of snap.gates) {
     if (v.state !== "met")
       continue;
     let f = perFile.get(v.file);
     if (!f)
-      perFile.set(v.file, f = { rec: atts.ledgers.get(realOf3(v.file)), byGate: recordsByGate(trace.records.get(v.file)) });
+      perFile.set(v.file, f = { rec: atts.ledgers.get(realFile(v.file)), byGate: recordsByGate(trace.records.get(v.file)) });
     const reason = unattestedReason(v.file, v.gate, f.rec, f.byGate);
     if (reason === null)
       continue;
     v.state = "unattested";
     v.reason = reason;
   }
-  const removed = removedGates(snap, atts);
+  const removed = removedGates(snap, atts, realFile);
   if (removed.length > 0)
     snap.removed = removed;
 }

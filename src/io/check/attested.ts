@@ -46,9 +46,9 @@ function removedItem(qid: string, where: string): string {
 }
 
 /** The REMOVED items of a snapshot's target. */
-function removedGates(snap: Snapshot, atts: RootAttestations): string[] {
+function removedGates(snap: Snapshot, atts: RootAttestations, realFile: (file: string) => string): string[] {
   const out: string[] = [];
-  const loaded = new Map(snap.ledgers.map((l) => [realOf(l.file), l]));
+  const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
   for (const [ledger, rec] of atts.ledgers) {
     const ids = recordedGates(rec);
     if (ids.length === 0) continue;
@@ -103,17 +103,20 @@ export function markAttestations(snap: Snapshot, trace: TraceData, env: Env = pr
   const store = approvalDirFor(env);
   if (readPolicy(store) !== "person") return;
   const atts = readRootAttestations(store, snap.target.root);
+  // Discovered ledgers are real paths already (listed under the canonical root, links refused);
+  // only ledgers named on the command line are resolved (a realpath per ledger was a tenth of this).
+  const realFile = snap.target.mode === "explicit" ? realOf : (file: string) => file;
   const perFile = new Map<string, { rec: LedgerAttestations | undefined; byGate: Map<string, TraceRecord[]> | null }>();
   for (const v of snap.gates) {
     if (v.state !== "met") continue;
     let f = perFile.get(v.file);
-    if (!f) perFile.set(v.file, (f = { rec: atts.ledgers.get(realOf(v.file)), byGate: recordsByGate(trace.records.get(v.file)) }));
+    if (!f) perFile.set(v.file, (f = { rec: atts.ledgers.get(realFile(v.file)), byGate: recordsByGate(trace.records.get(v.file)) }));
     const reason = unattestedReason(v.file, v.gate, f.rec, f.byGate);
     if (reason === null) continue;
     v.state = "unattested";
     v.reason = reason;
   }
-  const removed = removedGates(snap, atts);
+  const removed = removedGates(snap, atts, realFile);
   if (removed.length > 0) snap.removed = removed;
 }
 
