@@ -4350,7 +4350,8 @@ function parse(text) {
     }
     if (v.schema !== SCHEMA)
       return null;
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved: Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [] };
+    const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {} };
   } catch {
     return null;
   }
@@ -4358,6 +4359,18 @@ function parse(text) {
 function readSealed(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
   return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
+}
+function metListDigest(gates) {
+  let text = `kbz.attested-list.v1
+`;
+  for (const g of gates)
+    text += `${g.id}
+${g.kind}
+${g.evidence}
+${g.inputs}
+${g.oracle}
+`;
+  return sha256Hex(text).slice(0, 32);
 }
 function recordedGates(f) {
   return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
@@ -4387,6 +4400,9 @@ var MAX_FILE_BYTES, SCHEMA = 2, key24 = (p) => sha256Hex(p).slice(0, 24);
 var init_attest = __esm(() => {
   init_hash();
   init_trace();
+  init_state();
+  init_parse();
+  init_decode();
   init_fs();
   init_lock();
   init_personal();
@@ -4460,16 +4476,19 @@ function recordsByGate(records) {
   }
   return out;
 }
+function recordNow(byGate, g, kind) {
+  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
+  return r ? recordDigest(r) : NO_RECORD;
+}
+function metGate(g, byGate) {
+  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: recordNow(byGate, g, "inputs"), oracle: recordNow(byGate, g, "oracle") };
+}
 function unattestedReason(file, g, rec, byGate) {
   const kind = isRunnable(g) ? "pass" : "sign";
   const stored = rec ? decodeAttestation(rec.gates[g.id]) : null;
   const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
-  const current = (k) => {
-    const r = byGate?.get(g.id)?.find((x) => x.kind === k && x.key.evidence === g.evidence);
-    return r ? recordDigest(r) : NO_RECORD;
-  };
   const v = verify(record, {
-    digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? current(n) : undefined
+    digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? recordNow(byGate, g, n) : undefined
   });
   return attestationReason(v, kind);
 }
@@ -4479,18 +4498,28 @@ function markAttestations(snap, trace, env = process.env) {
     return;
   const atts = readRootAttestations(store, snap.target.root);
   const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
-  const perFile = new Map;
+  const metByFile = new Map;
   for (const v of snap.gates) {
     if (v.state !== "met")
       continue;
-    let f = perFile.get(v.file);
-    if (!f)
-      perFile.set(v.file, f = { rec: atts.ledgers.get(realFile(v.file)), byGate: recordsByGate(trace.records.get(v.file)) });
-    const reason = unattestedReason(v.file, v.gate, f.rec, f.byGate);
-    if (reason === null)
+    const list = metByFile.get(v.file);
+    if (list)
+      list.push(v);
+    else
+      metByFile.set(v.file, [v]);
+  }
+  for (const [file, met] of metByFile) {
+    const rec = atts.ledgers.get(realFile(file));
+    const byGate = recordsByGate(trace.records.get(file));
+    if (rec?.all !== undefined && rec.all === metListDigest(met.map((v) => metGate(v.gate, byGate))))
       continue;
-    v.state = "unattested";
-    v.reason = reason;
+    for (const v of met) {
+      const reason = unattestedReason(file, v.gate, rec, byGate);
+      if (reason === null)
+        continue;
+      v.state = "unattested";
+      v.reason = reason;
+    }
   }
   const removed = removedGates(snap, atts, realFile);
   if (removed.length > 0)

@@ -12,7 +12,7 @@ import type { Snapshot } from "../../core/snapshot.ts";
 import type { Target } from "../../core/workspace/target.ts";
 import { attestationReason, attestationRecord, attestedEvidence, NO_RECORD, recordDigest, verify, type TraceData, type TraceRecord } from "../../core/trace.ts";
 import { approvalDirFor } from "../run/approval.ts";
-import { decodeAttestation, forget, readRootAttestations, recordedGates, type LedgerAttestations, type RootAttestations } from "../run/attest.ts";
+import { decodeAttestation, forget, metListDigest, readRootAttestations, recordedGates, type LedgerAttestations, type MetGate, type RootAttestations } from "../run/attest.ts";
 import { parseLedger } from "../../core/ledger/parse.ts";
 import { readPolicy } from "../run/personal.ts";
 import { readTrace } from "../trace.ts";
@@ -79,6 +79,16 @@ function recordsByGate(records: readonly TraceRecord[] | undefined): Map<string,
   return out;
 }
 
+/** The digest of the record of `kind` that speaks for the gate's current evidence, or "-". */
+function recordNow(byGate: Map<string, TraceRecord[]> | null, g: Gate, kind: "inputs" | "oracle"): string {
+  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
+  return r ? recordDigest(r) : NO_RECORD;
+}
+
+function metGate(g: Gate, byGate: Map<string, TraceRecord[]> | null): MetGate {
+  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: recordNow(byGate, g, "inputs"), oracle: recordNow(byGate, g, "oracle") };
+}
+
 /**
  * Why kbz's attestation does not vouch for this met gate (null when it does). The records the
  * repository holds now count only when they speak for the gate's current evidence (a record of an
@@ -88,12 +98,8 @@ function unattestedReason(file: string, g: Gate, rec: LedgerAttestations | undef
   const kind = isRunnable(g) ? "pass" : "sign";
   const stored = rec ? decodeAttestation(rec.gates[g.id]) : null;
   const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
-  const current = (k: "inputs" | "oracle") => {
-    const r = byGate?.get(g.id)?.find((x) => x.kind === k && x.key.evidence === g.evidence);
-    return r ? recordDigest(r) : NO_RECORD;
-  };
   const v = verify(record, {
-    digest: (n) => (n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? current(n) : undefined),
+    digest: (n) => (n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? recordNow(byGate, g, n) : undefined),
   });
   return attestationReason(v, kind);
 }
@@ -106,15 +112,24 @@ export function markAttestations(snap: Snapshot, trace: TraceData, env: Env = pr
   // Discovered ledgers are real paths already (listed under the canonical root, links refused);
   // only ledgers named on the command line are resolved (a realpath per ledger was a tenth of this).
   const realFile = snap.target.mode === "explicit" ? realOf : (file: string) => file;
-  const perFile = new Map<string, { rec: LedgerAttestations | undefined; byGate: Map<string, TraceRecord[]> | null }>();
+  const metByFile = new Map<string, Snapshot["gates"]>();
   for (const v of snap.gates) {
     if (v.state !== "met") continue;
-    let f = perFile.get(v.file);
-    if (!f) perFile.set(v.file, (f = { rec: atts.ledgers.get(realFile(v.file)), byGate: recordsByGate(trace.records.get(v.file)) }));
-    const reason = unattestedReason(v.file, v.gate, f.rec, f.byGate);
-    if (reason === null) continue;
-    v.state = "unattested";
-    v.reason = reason;
+    const list = metByFile.get(v.file);
+    if (list) list.push(v);
+    else metByFile.set(v.file, [v]);
+  }
+  for (const [file, met] of metByFile) {
+    const rec = atts.ledgers.get(realFile(file));
+    const byGate = recordsByGate(trace.records.get(file));
+    // One hash for the whole ledger when its met gates are the ones kbz last attested (attest.ts `all`).
+    if (rec?.all !== undefined && rec.all === metListDigest(met.map((v) => metGate(v.gate, byGate)))) continue;
+    for (const v of met) {
+      const reason = unattestedReason(file, v.gate, rec, byGate);
+      if (reason === null) continue;
+      v.state = "unattested";
+      v.reason = reason;
+    }
   }
   const removed = removedGates(snap, atts, realFile);
   if (removed.length > 0) snap.removed = removed;
@@ -132,7 +147,9 @@ export function unattestedGates(root: string, env: Env = process.env, trace?: Tr
   return (file, ledger, isMet) => {
     const rec = atts.ledgers.get(realOf(file));
     const byGate = recordsByGate((trace ?? readTrace(root, [file], { real: true })).records.get(file));
-    return new Set(ledger.gates.filter((g) => isMet(g) && unattestedReason(file, g, rec, byGate) !== null).map((g) => g.id));
+    const met = ledger.gates.filter(isMet);
+    if (rec?.all !== undefined && rec.all === metListDigest(met.map((g) => metGate(g, byGate)))) return new Set<string>();
+    return new Set(met.filter((g) => unattestedReason(file, g, rec, byGate) !== null).map((g) => g.id));
   };
 }
 
