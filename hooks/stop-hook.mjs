@@ -3098,7 +3098,7 @@ function resolveTarget(o) {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  if (scopes.length === 1)
+  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId)))
     return scopeTarget(root, scopes[0]);
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
@@ -3120,6 +3120,10 @@ function withSoloLedgers(t) {
   if (solo.length === 0 && errors.length === 0)
     return t;
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
+}
+function boundElsewhere(root, scope, sessionId) {
+  const bound = coordination(root).session(scope);
+  return bound !== null && bound !== sessionId;
 }
 function scopeTarget(root, scope) {
   const errors = [];
@@ -5499,7 +5503,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     const root = findRoot(dir);
     await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const resolved = resolveForHook(root, scope, stop.session);
+    const resolved = resolveForHook(root, scope, stop.session.split("\x00")[0]);
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;

@@ -1,5 +1,6 @@
 // kbz verify: acceptance receipts that are reused only while their inputs are unchanged
 // (docs/formats.md#receipts). `run` checks once and records; `audit` and `explain` only read.
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { loadLedgerFile, readScopeText } from "../io/read.ts";
 import { UsageError } from "../core/errors.ts";
@@ -32,12 +33,13 @@ interface VerifyArgs {
   approve?: boolean;
   reviewed?: boolean;
   portable?: boolean;
+  cwd?: string;
   root?: string;
   json?: boolean;
 }
 
 const ACTIONS = ["run", "audit", "explain"];
-const RUN_ONLY = ["inputs", "env", "closed", "approve", "reviewed", "portable"] as const;
+const RUN_ONLY = ["inputs", "env", "closed", "approve", "reviewed", "portable", "cwd"] as const;
 /** verify-once kept the last 3500 characters of the checker's output as the diagnostic. */
 const DIAGNOSTIC_CHARS = 3500;
 
@@ -47,6 +49,14 @@ function ledgersOf(argv: VerifyArgs, root: string): string[] {
   const keys = files.map((f) => ledgerKey(root, f));
   if (new Set(keys).size !== keys.length) throw new UsageError("duplicate ledger identity");
   return files;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 const sortedUnique = (items: string[]) => [...new Set(items)].sort();
@@ -141,12 +151,17 @@ function printResult(r: LedgerResult): void {
 async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<ExitCode> {
   const policy = policyOf(argv, root);
   const ledgers = ledgersOf(argv, root);
+  if (argv.cwd !== undefined) {
+    const dir = path.resolve(root, argv.cwd);
+    if (argv.cwd === "" || !isDirectory(dir)) throw new UsageError(`--cwd is not an existing directory: ${dir}`, { hint: "name a folder relative to the root (kbz verify run --cwd sub LEDGER)" });
+  }
   const results = await verifyRun({
     root,
     ledgers,
     policy,
     approve: !!argv.approve,
     reviewed: !!argv.reviewed,
+    cwd: argv.cwd,
     env: process.env,
     onResult: asJson ? undefined : printResult,
   });
@@ -226,6 +241,7 @@ export const verb: Verb = {
       .option("env", { type: "string", describe: "run: comma-separated environment variables the checks depend on", requiresArg: true })
       .option("approve", { type: "boolean", describe: "run: approve each exact pending oracle first, as kbz check --approve" })
       .option("reviewed", { type: "boolean", describe: "run: the manual gates were reviewed; accept them" })
+      .option("cwd", { type: "string", describe: "run: the CHECKs' directory, relative to --root (default: the root, as verify-once; a gate's CWD: resolves against it)", requiresArg: true })
       .option("portable", { type: "boolean", describe: "run: leave PATH out of the runtime binding (recorded in the receipt)" })
       .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
