@@ -87,6 +87,17 @@ export interface Advice {
   explain?: Explanations;
   /** Present only for a policy other than the original id order. */
   policy?: Policy;
+  /**
+   * verify-root only (kbz's addition, ops/next.ts): the unmet manual gates of the scope's root and
+   * node ledgers, which a person signs before the one `kbz check --reverify` that verifies the root.
+   */
+  signFirst?: SignFirst[];
+}
+
+export interface SignFirst {
+  ledger: string; // root-relative
+  gate: string;
+  title: string;
 }
 
 /** kbz's additions under --details: who each attention item concerns and why each task waits. */
