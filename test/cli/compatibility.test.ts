@@ -1,10 +1,12 @@
 // Issue 30, problem "Compatibility": where kbz read Kill_bezzangyi's and unlazy's files or ran their
 // checks differently from the originals. On the binary (KBZ_TEST_BIN: an old build fails them).
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
+
+setDefaultTimeout(120_000);
 
 const gate = (id: string, check: string, expect_: string) => `- [ ] ${id}: outcome ${id}\n  CHECK: ${check}\n  EXPECT: ${expect_}\n  EVIDENCE: pending\n`;
 

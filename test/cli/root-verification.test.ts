@@ -1,11 +1,13 @@
 // Issue 30, problem "Root verification takes four calls": `check --scope S --reverify` stopped for
 // approval, then failed S_STRUCTURE on the unsigned manual N2 that `kbz init --scope` creates, and
 // neither the skill nor the VERIFY-ROOT advice said to sign it first. On the binary.
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { flowRepo, leafGates, type FlowRepo } from "../helpers/flow.ts";
 import { REPO } from "../helpers/kbz.ts";
+
+setDefaultTimeout(120_000);
 
 let repo: FlowRepo | null = null;
 afterEach(() => {
