@@ -955,6 +955,10 @@ function oracleRecord(file, gateId, s) {
     detail: { signature: s.signature }
   };
 }
+function evidenceCwd(evidence) {
+  const m = evidence === null ? null : /; cwd=(\/.*?); path=[0-9a-f]{12}\//.exec(evidence);
+  return m ? m[1] : null;
+}
 function oracleChangeReason(changed) {
   const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
   return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
@@ -1031,7 +1035,7 @@ function oracleReason(record, g, world, file) {
   const key = gateKey(g);
   if (verify(record, key).status === "missing")
     return null;
-  const now = world.oracle(file, g);
+  const now = world.oracle(file, g, evidenceCwd(g.evidence));
   if ("error" in now && typeof now.error === "string")
     return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now;
@@ -3988,10 +3992,10 @@ class DigestWalk {
     this.explicit = explicit;
     this.realRoot = realOf2(root);
   }
-  oracle(file, gate) {
+  oracle(file, gate, ranIn = null) {
     const base = this.explicit ? ledgerBase(file) : this.root;
     const dir = gate.cwd ? path20.resolve(base, gate.cwd) : base;
-    const cwd = this.checkDir(dir) ?? dir;
+    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
     try {
       const display = isInside(this.root, file) ? path20.relative(this.root, file) : file;
       return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
