@@ -4,6 +4,7 @@ import { describeAttention, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { out } from "./output.ts";
+import { plural } from "../core/text/plural.ts";
 
 function nextWaveId(snap: NextSnapshot): string {
   let n = 0;
@@ -69,7 +70,15 @@ export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, detai
     emit(`WAITING ${blocked.length}:`);
     for (const b of blocked) emit(`  ${b.leaf} (${b.reason}): ${b.why}`);
   }
-  const attention = a.explain?.attention ?? [];
+  // A cascade is one item under its cause, with one command; the items it covers are not repeated.
+  const cascades = a.cascades ?? [];
+  for (const c of cascades) {
+    const items = [c.gates > 0 ? plural(c.gates, "gate") : "", c.receipts > 0 ? plural(c.receipts, "receipt") : ""].filter(Boolean).join(", ");
+    emit(`CASCADE ${c.cause} changed: ${items} (${c.leaves.length > 0 ? `leaves ${c.leaves.join(", ")}` : "no leaf"})`);
+    emit(`  ${c.next}`);
+  }
+  const covered = new Set(cascades.flatMap((c) => c.leaves));
+  const attention = (a.explain?.attention ?? []).filter((x) => !(x.leaf !== undefined && covered.has(x.leaf) && /^(verified-ledger-not-met|verification-changed-)/.test(x.reason)));
   if (attention.length > 0) {
     emit(`REVIEW ${attention.length}:`);
     for (const x of attention) {

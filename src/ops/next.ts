@@ -7,6 +7,7 @@ import { adviseNext, type Advice, type SignFirst } from "../core/schedule/advise
 import { isRunnable } from "../core/ledger/model.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { loadSnapshot } from "../io/read.ts";
+import { cascadesOf } from "./refresh.ts";
 import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { readScheduleFacts } from "./facts.ts";
@@ -21,11 +22,20 @@ export interface NextRequest {
   compare?: IdCompare; // default natural
   policy?: Policy; // default id-order
   details?: boolean; // the reasons each task waits, structure (the text output always wants them)
+  rootArg?: string; // ` --root DIR` when the caller was given one (for the commands printed)
 }
+
+/** The review reasons a stale input causes: a VERIFIED leaf whose gate went STALE, a receipt no longer current. */
+const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
   const snap = readScheduleFacts({ root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, compare: o.compare ?? idCompare("natural") });
   const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
+  // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
+  if (advice.attention.some((a) => CASCADING.test(a.reason))) {
+    const cascades = cascadesOf(o.root, o.scope, process.env, o.rootArg ?? "");
+    if (cascades.length > 0) advice.cascades = cascades;
+  }
   if (advice.action === "verify-root") {
     const sign = unsignedIntegration(o.root, o.scope);
     if (sign.length > 0) advice.signFirst = sign;

@@ -92,6 +92,20 @@ export interface Advice {
    * node ledgers, which a person signs before the one `kbz check --reverify` that verifies the root.
    */
   signFirst?: SignFirst[];
+  /** Only when something is stale (ops/refresh.ts cascadesOf): stale gates and receipts by the file that changed. */
+  cascades?: Cascade[];
+}
+
+/** kbz's addition (ops/refresh.ts): the stale gates and receipts one changed file caused, refreshed by one command. */
+export interface Cascade {
+  /** The file whose change made them stale (the first named, when several changed). */
+  cause: string;
+  gates: number;
+  receipts: number;
+  /** The leaves concerned, in id order. */
+  leaves: string[];
+  /** The one command that refreshes the cascade. */
+  next: string;
 }
 
 export interface SignFirst {
