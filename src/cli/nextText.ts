@@ -74,7 +74,7 @@ export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, detai
   const cascades = a.cascades ?? [];
   for (const c of cascades) {
     const items = [c.gates > 0 ? plural(c.gates, "gate") : "", c.receipts > 0 ? plural(c.receipts, "receipt") : ""].filter(Boolean).join(", ");
-    emit(`CASCADE ${c.cause} changed: ${items} (${c.leaves.length > 0 ? `leaves ${c.leaves.join(", ")}` : "no leaf"})`);
+    emit(`CASCADE ${c.cause} changed: ${items} (${c.leaves.length === 0 ? "no leaf" : `${c.leaves.length === 1 ? "leaf" : "leaves"} ${c.leaves.join(", ")}`})`);
     emit(`  ${c.next}`);
   }
   const covered = new Set(cascades.flatMap((c) => c.leaves));
