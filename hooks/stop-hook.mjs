@@ -22,6 +22,7 @@ function locate(file, line, message) {
 var KbzError, READ_HINTS, ReadError, UsageError, FileProblemsError;
 var init_errors = __esm(() => {
   KbzError = class KbzError extends Error {
+    kind;
     code;
     file;
     line;
@@ -29,6 +30,7 @@ var init_errors = __esm(() => {
     constructor(message, init = {}) {
       super(message, init.cause === undefined ? undefined : { cause: init.cause });
       this.name = new.target.name;
+      this.kind = init.kind ?? "input";
       this.code = init.code ?? "error";
       if (init.file !== undefined)
         this.file = init.file;
@@ -51,12 +53,12 @@ var init_errors = __esm(() => {
   };
   ReadError = class ReadError extends KbzError {
     constructor(message, code, file, line) {
-      super(message, { code, file, line, hint: READ_HINTS[code] });
+      super(message, { kind: code === "IO" ? "infrastructure" : "input", code, file, line, hint: READ_HINTS[code] });
     }
   };
   UsageError = class UsageError extends KbzError {
     constructor(message, init = {}) {
-      super(message, { code: "usage", hint: "run kbz --help for usage", ...init });
+      super(message, { code: "usage", hint: "run kbz --help for usage", ...init, kind: "usage" });
     }
   };
   FileProblemsError = class FileProblemsError extends KbzError {
@@ -1792,7 +1794,7 @@ var init_fs = __esm(() => {
   init_errors();
   WriteError = class WriteError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+      super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -1936,7 +1938,7 @@ var init_lock = __esm(() => {
   init_errors();
   LockTimeoutError = class LockTimeoutError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+      super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
     }
   };
 });
@@ -2011,7 +2013,7 @@ var init_statuslog = __esm(() => {
   init_errors();
   StatusLogError = class StatusLogError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+      super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
     }
   };
   FLAGS = fs3.constants.O_WRONLY | fs3.constants.O_APPEND | fs3.constants.O_CREAT | (fs3.constants.O_NOFOLLOW ?? 0) | (fs3.constants.O_NONBLOCK ?? 0);
@@ -2394,7 +2396,6 @@ var init_config = __esm(() => {
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
       super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
-      this.name = "CoordinatorError";
     }
   };
 });
@@ -2638,8 +2639,7 @@ var init_client = __esm(() => {
   init_errors();
   CoordinatorError = class CoordinatorError extends KbzError {
     constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
-      super(message, { code: "coordinator", hint });
-      this.name = "CoordinatorError";
+      super(message, { kind: "infrastructure", code: "coordinator", hint });
     }
   };
   Unreachable = class Unreachable extends Error {
@@ -5052,7 +5052,7 @@ async function clearSession(target, key) {
 init_read();
 init_active();
 
-// src/io/fdwrite.ts
+// src/cli/fdwrite.ts
 import * as fs20 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
