@@ -102,6 +102,7 @@ async function run(argv: NextArgs): Promise<ExitCode> {
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
       details: !!argv.details || !asJson,
       policy,
+      rootArg: argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`,
     };
     if (!argv.launch && (argv.handle !== undefined || argv.wave !== undefined)) throw usage("--handle and --wave go with --launch", "kbz next --scope S --launch [--handle LEAF=HANDLE]");
     if (argv.wave !== undefined && !validWave(String(argv.wave))) throw usage("invalid wave", "a wave id is a folder-name-like word such as w3");
