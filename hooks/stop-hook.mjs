@@ -22,6 +22,7 @@ function locate(file, line, message) {
 var KbzError, READ_HINTS, ReadError, UsageError, FileProblemsError;
 var init_errors = __esm(() => {
   KbzError = class KbzError extends Error {
+    kind;
     code;
     file;
     line;
@@ -29,6 +30,7 @@ var init_errors = __esm(() => {
     constructor(message, init = {}) {
       super(message, init.cause === undefined ? undefined : { cause: init.cause });
       this.name = new.target.name;
+      this.kind = init.kind ?? "input";
       this.code = init.code ?? "error";
       if (init.file !== undefined)
         this.file = init.file;
@@ -51,12 +53,12 @@ var init_errors = __esm(() => {
   };
   ReadError = class ReadError extends KbzError {
     constructor(message, code, file, line) {
-      super(message, { code, file, line, hint: READ_HINTS[code] });
+      super(message, { kind: code === "IO" ? "infrastructure" : "input", code, file, line, hint: READ_HINTS[code] });
     }
   };
   UsageError = class UsageError extends KbzError {
     constructor(message, init = {}) {
-      super(message, { code: "usage", hint: "run kbz --help for usage", ...init });
+      super(message, { code: "usage", hint: "run kbz --help for usage", ...init, kind: "usage" });
     }
   };
   FileProblemsError = class FileProblemsError extends KbzError {
@@ -983,6 +985,10 @@ function oracleRecord(file, gateId, s) {
     detail: { signature: s.signature }
   };
 }
+function evidenceCwd(evidence) {
+  const m = evidence === null ? null : /; cwd=(\/.*?); path=[0-9a-f]{12}\//.exec(evidence);
+  return m ? m[1] : null;
+}
 function oracleChangeReason(changed) {
   const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
   return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
@@ -1088,7 +1094,7 @@ function oracleReason(record, g, world, file) {
   const key = gateKey(g);
   if (verify(record, key).status === "missing")
     return null;
-  const now = world.oracle(file, g);
+  const now = world.oracle(file, g, evidenceCwd(g.evidence));
   if ("error" in now && typeof now.error === "string")
     return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now;
@@ -1788,7 +1794,7 @@ var init_fs = __esm(() => {
   init_errors();
   WriteError = class WriteError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+      super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -1932,7 +1938,7 @@ var init_lock = __esm(() => {
   init_errors();
   LockTimeoutError = class LockTimeoutError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+      super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
     }
   };
 });
@@ -2007,7 +2013,7 @@ var init_statuslog = __esm(() => {
   init_errors();
   StatusLogError = class StatusLogError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+      super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
     }
   };
   FLAGS = fs3.constants.O_WRONLY | fs3.constants.O_APPEND | fs3.constants.O_CREAT | (fs3.constants.O_NOFOLLOW ?? 0) | (fs3.constants.O_NONBLOCK ?? 0);
@@ -2390,7 +2396,6 @@ var init_config = __esm(() => {
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
       super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
-      this.name = "CoordinatorError";
     }
   };
 });
@@ -2634,8 +2639,7 @@ var init_client = __esm(() => {
   init_errors();
   CoordinatorError = class CoordinatorError extends KbzError {
     constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
-      super(message, { code: "coordinator", hint });
-      this.name = "CoordinatorError";
+      super(message, { kind: "infrastructure", code: "coordinator", hint });
     }
   };
   Unreachable = class Unreachable extends Error {
@@ -3155,7 +3159,7 @@ function resolveTarget(o) {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  if (scopes.length === 1)
+  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId)))
     return scopeTarget(root, scopes[0]);
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
@@ -3177,6 +3181,10 @@ function withSoloLedgers(t) {
   if (solo.length === 0 && errors.length === 0)
     return t;
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
+}
+function boundElsewhere(root, scope, sessionId) {
+  const bound = coordination(root).session(scope);
+  return bound !== null && bound !== sessionId;
 }
 function scopeTarget(root, scope) {
   const errors = [];
@@ -4016,10 +4024,10 @@ class DigestWalk {
     this.explicit = explicit;
     this.realRoot = realOf(root);
   }
-  oracle(file, gate) {
+  oracle(file, gate, ranIn = null) {
     const base = this.explicit ? ledgerBase(file) : this.root;
     const dir = gate.cwd ? path20.resolve(base, gate.cwd) : base;
-    const cwd = this.checkDir(dir) ?? dir;
+    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
     try {
       const display = isInside(this.root, file) ? path20.relative(this.root, file) : file;
       return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
@@ -5044,7 +5052,7 @@ async function clearSession(target, key) {
 init_read();
 init_active();
 
-// src/io/fdwrite.ts
+// src/cli/fdwrite.ts
 import * as fs20 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
@@ -5582,7 +5590,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     const root = findRoot(dir);
     await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const resolved = resolveForHook(root, scope, stop.session);
+    const resolved = resolveForHook(root, scope, stop.session.split("\x00")[0]);
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;
