@@ -2,7 +2,7 @@
 // and the worker handoff verbs (docs/formats.md#structure-requests, docs/formats.md#structure-selection, docs/formats.md#handoff). With --json every action prints one
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
 import { KbzError, UsageError } from "../core/errors.ts";
-import { applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
+import { regroupByName, applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
 import { StructureError } from "../core/structure/model.ts";
 import type { Action } from "../core/structure/plan.ts";
 import { isValidId } from "../core/workspace/ids.ts";
@@ -14,6 +14,7 @@ import { err, out } from "./output.ts";
 
 interface StructureArgs {
   action?: string;
+  ids?: string[];
   scope?: string;
   root?: string;
   request?: string;
@@ -31,16 +32,17 @@ interface StructureArgs {
 
 const EVENTS = ["plan", "apply"];
 const HANDOFFS = ["report", "accept", "resume", "reject"];
-const ACTIONS = [...EVENTS, "recover", "check", ...HANDOFFS];
+const ACTIONS = [...EVENTS, "regroup", "recover", "check", ...HANDOFFS];
 const MAX_ERROR = 800;
 
 const HELP = `Actions:
-  plan|apply --request FILE   plan (read-only) or apply a split/regroup
-  recover                     roll a crashed apply forward
-  check [--final]             independent invariant check (S_STRUCTURE)
-  report, accept|resume|reject   a worker's report (--operation OP ...)
-Requests and reports: skill/references/structure.md. Exit: 0 done / STRUCTURE_OK;
-1 STRUCTURE_UNMET; 2 invalid input or refused (nothing changes).`;
+  plan|apply --request FILE  plan (read-only) or apply
+  kbz structure regroup 2.3 3.1  merge their groups (never VERIFIED)
+  recover                    finish a crashed apply
+  check [--final]            the S_STRUCTURE check
+  report, accept|resume|reject --operation OP  worker reports
+Formats: skill/references/structure.md. Exit: 0 done/STRUCTURE_OK;
+1 STRUCTURE_UNMET; 2 invalid or refused (nothing changes).`;
 
 /** Fault injection for the crash tests: throw after the n-th write step of an apply or recovery. */
 const FAULT_ENV = "KBZ_TEST_FAULT_AFTER";
@@ -83,7 +85,8 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
   const action = argv.action;
   const { json: asJson } = outputMode(argv);
   try {
-    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, recover, check, report, accept, resume or reject", "kbz structure --help lists the actions");
+    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, regroup, recover, check, report, accept, resume or reject", "kbz structure --help lists the actions");
+    if (action !== "regroup" && (argv.ids ?? []).length > 0) throw usage(`unexpected argument: ${argv.ids![0]}`, "only kbz structure regroup takes task ids");
     if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", "scope ids are folder names under .unlazy/; kbz scope list shows them");
     const root = rootFor(argv);
     let scope: string;
@@ -94,6 +97,13 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       throw usage("invalid scope", `${e.message}; ${(e as { hint?: string }).hint ?? "pass --scope ID"}`);
     }
     if (action === "check") return check(root, scope, argv);
+    if (action === "regroup") {
+      const ids = (argv.ids ?? []).map(String);
+      if (ids.length < 2) throw usage("regroup needs at least two task ids", "kbz structure regroup --scope S 2.3 3.1");
+      if (argv.request !== undefined || argv.selection !== undefined || argv.final) throw usage("regroup takes task ids, not a request file", "kbz structure regroup --scope S 2.3 3.1");
+      const { applied } = await regroupByName(root, scope, ids, true, { afterWrite: faultHook() }, (r) => describe(r.actions));
+      return printApplied(applied!, argv);
+    }
     if (action === "recover") {
       if (argv.request !== undefined || argv.details || argv.selection !== undefined || argv.final) throw usage("recover takes only root and scope");
       const { result: r, logWarning } = await recoverOperation(root, scope, { afterWrite: faultHook() });
@@ -197,22 +207,23 @@ function check(root: string, scope: string, argv: StructureArgs): ExitCode {
 }
 
 export const verb: Verb = {
-  command: "structure [action]",
+  command: "structure [action] [ids..]",
   describe: "split and regroup a scope's plan, check it, hand off worker reports",
   builder: (y) =>
     y
       .usage(`kbz structure <action> [options]\n\n${HELP}`)
       .positional("action", { type: "string", describe: "see Actions" })
+      .positional("ids", { type: "string", array: true, describe: "regroup: task ids" })
       .option("scope", { type: "string", describe: "the scope (default: the only one)", requiresArg: true })
-      .option("request", { type: "string", describe: "request JSON, relative to the root", requiresArg: true })
-      .option("details", { type: "boolean", describe: "each action, group, split" })
-      .option("selection", { type: "string", describe: "check: {launch, slots} JSON", requiresArg: true })
-      .option("final", { type: "boolean", describe: "check: the whole scope finished" })
-      .option("operation", { type: "string", describe: "the operation id (retry key)", requiresArg: true })
+      .option("request", { type: "string", describe: "request JSON", requiresArg: true })
+      .option("details", { type: "boolean", describe: "every action" })
+      .option("selection", { type: "string", describe: "check: launch JSON", requiresArg: true })
+      .option("final", { type: "boolean", describe: "check: all finished" })
+      .option("operation", { type: "string", describe: "operation id", requiresArg: true })
       .option("report", { type: "string", describe: "report id", requiresArg: true })
-      .option("proposal", { type: "string", describe: "the worker's proposal JSON", requiresArg: true })
-      .option("stop-evidence", { type: "string", describe: "how its stop was seen", requiresArg: true })
-      .option("review-evidence", { type: "string", describe: "what the parent reviewed", requiresArg: true })
+      .option("proposal", { type: "string", describe: "proposal JSON", requiresArg: true })
+      .option("stop-evidence", { type: "string", describe: "stop seen how", requiresArg: true })
+      .option("review-evidence", { type: "string", describe: "what was reviewed", requiresArg: true })
       .option("reason", { type: "string", describe: "reject: why", requiresArg: true })
       .option("json", { type: "boolean", describe: "one JSON object" })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true }),
