@@ -89,6 +89,12 @@ export function runAgentFlow(): FlowResult {
     kbz(["plan", "add", id, "--owns", `src/${id}/**,test/leaf-${id}/**`, ...(needs.length ? ["--needs", needs.join(",")] : [])]);
     testFirst(r, id, `src/${id}`, `test/leaf-${id}`);
   }
+  // Leaves 3 and 4 build on leaf 1's code: their gates name it as INPUTS, so a later change there
+  // makes them stale together (a cascade).
+  for (const id of ["3", "4"]) {
+    const ledger = `.unlazy/S/gates/leaf-${id}.md`;
+    r.write(ledger, r.read(ledger).replace(`  EXPECT: LEAF_${id}_OK\n`, `  EXPECT: LEAF_${id}_OK\n  INPUTS: src/1/**\n`));
+  }
   // The person reviews every CHECK of the scope once, before anything runs ("y": all of them).
   const approve = () => kbz(["approve", ...s], "y\n");
   approve();
@@ -125,6 +131,10 @@ export function runAgentFlow(): FlowResult {
 
   // A receipt for leaf 1 (inputs default to its OWNS and ACCESS reads).
   kbz(["verify", "run", "--closed", ".unlazy/S/gates/leaf-1.md"]);
+  // A late fix in leaf 1's code: the gates of 3 and 4 (INPUTS) and leaf 1's receipt go stale at
+  // once, and one call re-runs all of them.
+  r.write("src/1/fix.txt", "a late fix\n");
+  kbz(["check", ...s, "--stale"]);
   // The user reviewed the final report against the inventory and signs the manual root gate.
   kbz(["sign", ".unlazy/S/GATES.md", "N2", "--evidence", "final report reconciled with the inventory by the user"]);
   kbz(["check", ...s, "--reverify"]);

@@ -10,7 +10,7 @@ let flow: FlowResult | null = null;
 afterAll(() => flow?.repo.cleanup());
 
 describe("issue 20: an agent drives a scoped plan from the skill alone, with no hand edits", () => {
-  test("init, five leaves, one approval review, one launch per wave, one advance per returned leaf (a failing one sent back), a split, a receipt, the root verification: ALL MET and the Stop hook allows", () => {
+  test("init, five leaves, one approval review, one launch per wave, one advance per returned leaf (a failing one sent back), a split, a receipt, a cascade refreshed in one call, the root verification in one call: ALL MET and the Stop hook allows", () => {
     flow = runAgentFlow();
     const { steps, hook, repo } = flow;
     const last = (s: { stdout: string }) => s.stdout.trimEnd().split("\n").pop();
@@ -32,7 +32,12 @@ describe("issue 20: an agent drives a scoped plan from the skill alone, with no 
     for (const a of advances) expect([a.args[4], a.code, a.stdout]).toEqual([a.args[4], 0, expect.stringContaining(`VERIFIED leaf-${a.args[4]} (1 gate passed)`)]);
     // advance never stopped for an approval: the person approved every CHECK of the scope first.
     for (const a of advances) expect(a.stdout).not.toContain("APPROV");
-    expect(last(advances[advances.length - 1]!)).toStartWith("VERIFY-ROOT:");
+    // Root verification in one call: the advice names the manual root gate a person signs first.
+    expect(last(advances[advances.length - 1]!)).toStartWith('VERIFY-ROOT: every task is VERIFIED: a person signs N2 first (kbz sign .unlazy/S/GATES.md N2 --evidence "..."), then run kbz check --scope S --reverify');
+    // A cascade (one change in leaf 1's code: two gates with INPUTS and leaf 1's receipt) refreshed in one call.
+    const refresh = steps.find((s) => s.args.includes("--stale"))!;
+    expect([refresh.code, refresh.stdout]).toEqual([0, "refreshed 2 gates, 1 receipt\n"]);
+    expect(steps.filter((s) => s.args[0] === "check").length).toBe(2);
     const apply = steps.find((s) => s.args[0] === "structure" && s.args[1] === "apply")!;
     expect(apply.stdout).toContain("contract revision raised: every receipt of scope S is stale now");
     const receipt = steps.find((s) => s.args[0] === "verify")!;
