@@ -23,11 +23,6 @@ const CLOSING: Record<Advice["action"], (s: string) => string> = {
   review: () => "review the items above before anything is launched (skill: references/orchestration.md, review items)",
 };
 
-/** A path as one shell word, so the printed commands can be pasted. */
-export function shellWord(p: string): string {
-  return /^[A-Za-z0-9_./=:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`;
-}
-
 export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean, emit: (line: string) => void = out): void {
   const s = `${snap.scope}${rootArg}`;
   emit(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);

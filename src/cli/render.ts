@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { cwdShown } from "../io/check/plan.ts";
 import { shortSignature } from "../io/check/run.ts";
 import type { BoundOracle } from "../core/run/oracle.ts";
-import { verdictLines } from "../core/ledger/state.ts";
+import { GATE_LABEL, verdictLines } from "../core/ledger/state.ts";
 import { scopeReceipts } from "../io/receipts/scope.ts";
 import { statusReport } from "../core/report.ts";
 import { sandboxLine } from "../io/run/sandbox.ts";
@@ -15,16 +15,6 @@ import { besideScopeWarning, ledgersBesideScope } from "../io/root.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
 import { plural } from "../core/text/plural.ts";
-
-const STATE_LABEL: Record<string, string> = {
-  met: "MET",
-  unmet: "UNMET",
-  failed: "FAILED",
-  "stale-unmet": "STALE",
-  "unmet-no-evidence": "NO-EVIDENCE",
-  unattested: "UNATTESTED",
-  abandoned: "ABANDONED",
-};
 
 /** `shown`: the snapshot is only shown (the built-in demo), so the run succeeded whatever its verdict. */
 export function printStatus(snap: Snapshot, asJson: boolean, shown = false): ExitCode {
@@ -42,7 +32,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false): Exi
     out(`${l.display}: ${plural(rows.length, "gate")}`);
     for (const g of rows) {
       const why = g.reason ? ` (${g.reason})` : "";
-      out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
+      out(`  ${GATE_LABEL[g.state].padEnd(11)} ${g.qid}${why}: ${g.title}`);
     }
   }
   for (const r of receipts?.receipts ?? []) {

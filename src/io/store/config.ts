@@ -1,6 +1,7 @@
 // Which store a command uses: `--coordinator`, else KBZ_COORDINATOR, else "coordinator" in the
 // repository's .kbz/settings.json, else the files. Resolving costs one failed lstat when nothing is set.
 import { gitInert } from "../git.ts";
+import { parseInteger } from "../../core/text/integer.ts";
 import * as path from "node:path";
 import { FileProblemsError, KbzError } from "../../core/errors.ts";
 import { isValidId } from "../../core/workspace/ids.ts";
@@ -74,8 +75,8 @@ function readSetting(root: string): Setting | null {
 }
 
 function parseTtl(v: string, where: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < MIN_TTL || n > MAX_TTL) throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
+  const n = parseInteger(v, MIN_TTL, MAX_TTL);
+  if (n === null) throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
   return n;
 }
 
