@@ -16,6 +16,7 @@ import { App } from "../src/tui/App.tsx";
 import { DashboardReader, readDashboard } from "../src/ops/dashboard.ts";
 import { makeTheme } from "../src/tui/theme.ts";
 import { writeAtomic } from "../src/io/fs.ts";
+import { writePolicy } from "../src/io/run/personal.ts";
 import { haveTmux, TmuxPane } from "../test/helpers/tmux.ts";
 
 // Without a size: both sizes of the issue, each in a process of its own.
@@ -116,6 +117,13 @@ if (!CHILD) {
   const target = generateScope(base);
   console.log(`scope: ${LEAVES} leaves, ${LEAVES * GATES_PER_LEAF + 1} gates, 2,000 log lines (${base})`);
 
+  // Its own approval store under the agent policy (unlazy's model): a gate ticked by hand counts
+  // as met, so each write below changes the header's counts. Under the default person policy the
+  // gate would read UNATTESTED, the counts would not move, and a write off screen draws no frame.
+  const store = path.join(base, "approvals");
+  fs.mkdirSync(store, { mode: 0o700 });
+  writePolicy(store, "agent", "terminal");
+  process.env.UNLAZY_APPROVAL_DIR = store;
   const env = process.env;
   const cold: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -161,7 +169,7 @@ async function binaryMemory(root: string, target: string): Promise<void> {
   const pane = new TmuxPane(80, 24);
   const still = () => new Promise((r) => setTimeout(r, 2000));
   try {
-    pane.start([bin, "dash"], root);
+    pane.start([bin, "dash"], root, { UNLAZY_APPROVAL_DIR: process.env.UNLAZY_APPROVAL_DIR! });
     await pane.waitFor((s) => s.includes("Gates"), 30_000);
     const shell = pane.panePid();
     const pid = Number(fs.readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim().split(/\s+/)[0]);

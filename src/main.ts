@@ -9,7 +9,12 @@ async function main(args: string[]): Promise<void> {
   }
   // The Stop hook skips yargs: it must answer fast and never exit non-zero on odd arguments (its
   // one non-zero exit is a refused Claude Code TaskCompleted, which that event reads as exit 2).
-  if (args[0] === "hook" && args[1] === "stop" && !args.includes("--help") && !args.includes("-h")) {
+  if (args[0] === "hook" && args[1] === "stop") {
+    if (args.includes("--help") || args.includes("-h")) {
+      const { STOP_HELP } = await import("./hook/help.ts");
+      process.stdout.write(STOP_HELP);
+      return;
+    }
     const { stopHookMain } = await import("./hook/entry.ts");
     await stopHookMain(args.slice(2));
   }

@@ -3,9 +3,8 @@ import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { pendingTasks } from "../io/check/plan.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
-import { nearestApproval, nearMissLines } from "../core/run/differ.ts";
-import type { RuntimeOracle } from "../core/run/oracle.ts";
-import { diffSinceApproval } from "../io/oracle/explain.ts";
+import { nearMissLines } from "../core/run/differ.ts";
+import { changedOracleDiffs } from "../ops/approvalView.ts";
 import { pathFacts } from "../io/run/shell.ts";
 import { snapshotForRequest } from "../io/read.ts";
 import { rootFor } from "./context.ts";
@@ -91,19 +90,6 @@ function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
       for (const l of d.lines) out(`    ${l}`);
     }
   });
-}
-
-/** Short diffs of the oracle files that changed since the nearest approval, where git has the old text. */
-function changedOracleDiffs(root: string, records: { oracle: RuntimeOracle }[], now: RuntimeOracle): { file: string; lines: string[] }[] {
-  const near = nearestApproval(records, now);
-  const before = near?.record.oracle.bound?.files ?? {};
-  const current = now.bound?.files ?? {};
-  return Object.keys(before)
-    .filter((k) => k in current && current[k] !== before[k])
-    .flatMap((file) => {
-      const lines = diffSinceApproval(root, file, before[file]!);
-      return lines ? [{ file, lines }] : [];
-    });
 }
 
 function list(store: ApprovalStore, asJson: boolean): ExitCode {

@@ -2,10 +2,7 @@
 // (ops/approve.ts). Prints each oracle whole and reads y/n/a/q from the terminal.
 import * as fs from "node:fs";
 import { approveOracle, pendingOracles } from "../ops/approve.ts";
-import { cwdShown } from "../io/check/plan.ts";
-import { pathFacts } from "../io/run/shell.ts";
-import { sandboxLine } from "../io/run/sandbox.ts";
-import type { CheckTask } from "../io/check/plan.ts";
+import { approvalViewLines } from "../ops/approvalView.ts";
 import type { Verb } from "./index.ts";
 import { ledgerFiles, requestedScope, rootFor, usage } from "./context.ts";
 import { targetOptions } from "./options.ts";
@@ -31,30 +28,17 @@ function readAnswer(): string {
   }
 }
 
-function oracleLines(t: CheckTask): string[] {
-  const o = t.oracle;
-  const lines = [
-    `${t.qid}: ${t.gate.title}`,
-    `    CHECK:  ${o.check}`,
-    `    EXPECT: ${o.expect}`,
-    `    CWD:    ${cwdShown(t)}`,
-    `    SHELL:  ${o.shell}`,
-    `    ENV:    PATH ${pathFacts(o.path).transcript}`,
-  ];
-  if (o.sandbox) lines.push(`    SANDBOX: ${sandboxLine(o.sandbox)}`);
-  return lines;
-}
-
 async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
   const files = ledgerFiles(argv as never);
   if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv as never);
   const p = pendingOracles({ root, files, scope: files.length > 0 ? null : requestedScope(argv as never), env: process.env });
+  const verbose = !!argv.verbose;
   const approved: string[] = [];
   const declined: string[] = [];
   let all = false;
   for (const [i, t] of p.pending.entries()) {
-    for (const l of oracleLines(t)) out(l);
+    for (const l of approvalViewLines(p.views[i]!, verbose)) out(l);
     let answer = all ? "y" : "";
     while (!["y", "n", "a", "q"].includes(answer)) {
       out(`  approve this oracle (${i + 1}/${p.pending.length})? [y]es [n]o [a]ll remaining [q]uit`);
@@ -83,11 +67,13 @@ export const verb: Verb = {
   command: "approve [ledger..]",
   describe: "a person reviews and approves every pending CHECK oracle, one at a time (in a terminal)",
   builder: (y) =>
-    targetOptions(y).epilog(
-      "Shows each runnable gate whose exact oracle (CHECK, EXPECT, CWD, shell, PATH, sandbox) has no approval, and " +
-        "asks y (approve), n (skip), a (approve all remaining) or q (stop). A person's act: kbz refuses without a " +
-        "terminal, or where an agent host's marker such as CLAUDECODE is set (exit 1). Approved CHECKs run with kbz check.\n\n" +
-        "Exit codes: 0 nothing left pending; 1 some oracle left unapproved, or refused; 2 usage or an invalid ledger.",
-    ),
+    targetOptions(y)
+      .option("verbose", { type: "boolean", describe: "print PATH and every oracle file in full" })
+      .epilog(
+        "Shows each pending oracle whole (CHECK, EXPECT, CWD, shell, PATH, sandbox, ORACLE FILES, ENV names, what changed " +
+          "since its last approval with a short git diff) and asks y/n/a(ll remaining)/q. A person's act: refused (exit 1) " +
+          "without a terminal or with an agent marker such as CLAUDECODE set. kbz check runs what was approved.\n\n" +
+          "Exit codes: 0 nothing left pending; 1 some left unapproved, or refused; 2 usage or an invalid ledger.",
+      ),
   handler: (argv) => approve(argv as Record<string, unknown>),
 };

@@ -12,6 +12,7 @@ import { findRecord, updateRecord } from "../io/hook/record.ts";
 import { COPILOT_DENY, denyRules } from "../core/hook/deny.ts";
 import { shimPath, writeShim } from "../io/hook/shim.ts";
 import { hookStatus, type HookPlace } from "../io/hook/status.ts";
+import { CONTRACT, findProgram } from "../io/hook/doctor.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import type { ExitCode, Verb } from "./index.ts";
@@ -175,42 +176,38 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
   return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, scope, location));
 }
 
-function placeLine(p: HookPlace): string {
+/**
+ * Codex's trust is Codex's own record: a machine without Codex has nothing to trust with, so an
+ * untrusted Codex hook there is a note, not a problem (issue 30: status said 1 on a machine
+ * without Codex). Every other finding is kbz's own (a missing program, a lost handler) and counts.
+ */
+function trustPending(p: HookPlace, env: Record<string, string | undefined>): "counts" | "note" | null {
+  if (p.trust !== "needs-review") return null;
+  return findProgram(CONTRACT[p.host].cli, env) ? "counts" : "note";
+}
+
+function placeLine(p: HookPlace, trust: "counts" | "note" | null): string {
   const where = `${p.host} ${p.location}`.padEnd(14);
   if (p.state === "unreadable") return `${where} unreadable ${p.file}: ${p.problem}`;
-  const notes = [p.problem, p.trust === "needs-review" ? TRUST_HINT : null].filter(Boolean);
-  return `${where} ${p.runnable && !p.problem && p.trust !== "needs-review" ? "ok        " : "attention "} ${p.file}${notes.length ? `: ${notes.join("; ")}` : ""}`;
+  const trustNote = trust === "counts" ? TRUST_HINT : trust === "note" ? `${p.host} is not installed here (not on PATH); when it is: ${TRUST_HINT}` : null;
+  const notes = [p.problem, trustNote].filter(Boolean);
+  return `${where} ${p.runnable && !p.problem && trust !== "counts" ? "ok        " : "attention "} ${p.file}${notes.length ? `: ${notes.join("; ")}` : ""}`;
 }
 
 function status(argv: HookArgs): ExitCode {
   const all = hookStatus(process.cwd(), os.homedir(), process.env, [fallbackHookPath()]);
   const places = argv.agent ? all.filter((x) => x.host === argv.agent) : all;
-  const bad = places.filter((p) => p.state === "unreadable" || (p.state === "installed" && (!p.runnable || p.problem || p.trust === "needs-review")));
+  const trust = new Map(places.map((p) => [p, trustPending(p, process.env)]));
+  const bad = places.filter((p) => p.state === "unreadable" || (p.state === "installed" && (!p.runnable || p.problem || trust.get(p) === "counts")));
   const installed = places.filter((p) => p.state === "installed");
   const verdict = bad.length ? "needs-attention" : installed.length ? "ok" : "not-installed";
-  return report(!!argv.json, envelope(verdict, bad.length ? 1 : 0, { places }), () => {
+  const fields = { places: places.map((p) => (trust.get(p) === "note" ? { ...p, hostInstalled: false } : p)) };
+  return report(!!argv.json, envelope(verdict, bad.length ? 1 : 0, fields), () => {
     // Only where kbz's hook is (or a file is unusable): --json lists every place looked at.
-    for (const p of places) if (p.state !== "absent") out(placeLine(p));
+    for (const p of places) if (p.state !== "absent") out(placeLine(p, trust.get(p)!));
     if (installed.length === 0) out(`No kbz stop hook is installed: run kbz hook install --agent ${HOST_NAMES.join("|")}`);
   });
 }
-
-/** `kbz hook --help`: what each host sends to `hook stop`, and what kbz reads from it. */
-const PAYLOADS = `hook stop reads one JSON payload on stdin; the fields kbz reads, per --agent:
-  claude   Stop: session_id, cwd, stop_hook_active, prompt_id (one counter per prompt),
-           last_assistant_message (empty: not counted), background_tasks[] (a wave's running
-           workers: "waiting on wave"); SubagentStop adds agent_id (a leaf's wave handle: judged
-           by that leaf); TaskCompleted: task_id, task_subject ("leaf 1.1: ..."), teammate_name
-           (refused with exit 2); StopFailure: never counted
-  codex    Stop/SubagentStop: session_id, turn_id (one counter per turn), cwd, stop_hook_active,
-           last_assistant_message (null: not counted), agent_id
-  cursor   stop/subagentStop: conversation_id, workspace_roots[0] (or CURSOR_PROJECT_DIR),
-           loop_count, status (aborted, error: not counted), task, description
-  gemini   AfterAgent: session_id, cwd, stop_hook_active, prompt_response (empty: not counted)
-  copilot  agentStop/subagentStop: sessionId, cwd, stopHookActive, stopReason, agentId
-  qwen     Stop/SubagentStop: as claude
-  opencode session.idle from kbz's plugin: session_id, cwd, stop_hook_active
-Exit 0 always, except a refused TaskCompleted (2). Per host: skill/references/stop-hook.md.`;
 
 export const verb: Verb = {
   command: "hook <action>",
@@ -234,7 +231,7 @@ export const verb: Verb = {
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })
       .option("uninstall", { type: "boolean", describe: "remove only kbz handlers, keeping every other hook" })
       .option("json", { type: "boolean", describe: "print one JSON object (install, status)" })
-      .epilog(PAYLOADS),
+      .epilog("kbz hook stop --help: the payload fields each host sends and what kbz answers."),
   handler: async (argv: HookArgs): Promise<ExitCode> => {
     if (argv.action === "install") return install(argv);
     if (argv.action === "status") return status(argv);

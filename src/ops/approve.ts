@@ -8,6 +8,7 @@ import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
 import { snapshotForRequest, type TargetRequest } from "../io/read.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import { noteApproved } from "../io/run/attest.ts";
+import { approvalView, type ApprovalView } from "./approvalView.ts";
 import { logConsent, requirePerson, type Actor, type Consent } from "./policy.ts";
 
 type Env = Record<string, string | undefined>;
@@ -17,6 +18,8 @@ export interface PendingOracles {
   store: ApprovalStore;
   root: string;
   pending: CheckTask[];
+  /** What the person sees of each pending oracle (ops/approvalView.ts), in the same order. */
+  views: ApprovalView[];
 }
 
 /** Every live runnable gate of the target whose current oracle is not approved (a person only). */
@@ -30,7 +33,8 @@ export function pendingOracles(req: TargetRequest & { env: Env; actor?: Actor; v
   assertStoreOutside(dir, [root]);
   const store = new ApprovalStore(dir, root);
   const pending = pendingTasks(snap, settings, true).filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle));
-  return { consent, store, root, pending };
+  const views = pending.map((t) => approvalView(t, { root, env: settings.env, store }));
+  return { consent, store, root, pending, views };
 }
 
 /** Record the person's approval of one reviewed oracle. */

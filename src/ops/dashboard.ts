@@ -144,7 +144,7 @@ export function readDashboard(src: DashSource, cache?: DashCache, kept?: { plan:
   for (const l of snapshot.ledgers) inputs.push(l.ledger?.text ?? "", ...l.problems.map((p) => `${p.line}:${p.message}`));
   for (const p of snapshot.problems) inputs.push(`${p.file}:${p.line}:${p.message}`);
   for (const g of snapshot.gates) if (g.reason) inputs.push(`${g.qid}:${g.state}:${g.reason}`);
-  inputs.push(JSON.stringify(snapshot.dispatch ?? null));
+  inputs.push(JSON.stringify(snapshot.dispatch ?? null), ...(snapshot.removed ?? []));
   const log = readLogTail(src.root, target.scope, inputs);
   const approvals = loadApprovals(snapshot, src.env);
   inputs.push(approvals.problem ?? "", ...approvals.items.map((t) => `${t.qid}\0${t.signature}`));

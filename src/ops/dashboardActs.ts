@@ -19,6 +19,7 @@ import { OracleError } from "../io/oracle/binding.ts";
 import { storeFor } from "../io/store/active.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import { killAllChecks } from "../io/run/watchdog.ts";
+import { pruneRemoved } from "../io/check/attested.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 
 export interface ApprovalsView {
@@ -166,6 +167,37 @@ export async function approveShown(req: ApproveRequest): Promise<{ status: "reco
   const scope = snap.target.scope;
   if (scope) await logEvent(storeFor(snap.target.root), scope, `approved ${task.qid} (given via ${GIVEN_VIA})`);
   return { status: "recorded" };
+}
+
+/** A REMOVED item of a snapshot (`GATES:G3 REMOVED (deleted from GATES.md; …)`) as its gate and where it went. */
+export interface RemovedGate {
+  qid: string;
+  /** `deleted from GATES.md`, or `gates/leaf-1.md was deleted`. */
+  where: string;
+}
+
+export function removedGates(snap: Snapshot): RemovedGate[] {
+  return (snap.removed ?? []).flatMap((item) => {
+    const m = /^(\S+) REMOVED \(([^;)]*)/.exec(item);
+    return m ? [{ qid: m[1]!, where: m[2]! }] : [];
+  });
+}
+
+/**
+ * A person confirms that one REMOVED gate is gone on purpose (`kbz approvals prune`, for this
+ * gate only): kbz forgets its approval and evidence records, so it no longer blocks. Read again
+ * first: a gate that is back in its ledger (or already confirmed) is not confirmed.
+ */
+export async function confirmRemoved(req: { root: string; scope: string | null; qid: string; env: Env }): Promise<{ status: "confirmed" | "gone" }> {
+  const consent = requirePerson("prune", { env: req.env, via: "dashboard" });
+  const snap = snapshotForRequest({ root: req.root, scope: req.scope, files: [] });
+  if (!removedGates(snap).some((r) => r.qid === req.qid)) return { status: "gone" };
+  const forgotten = await pruneRemoved(consent.store, snap.target.root, new Set([req.qid]));
+  if (forgotten.length === 0) return { status: "gone" };
+  logConsent(consent, `confirmed removed ${forgotten.join(", ")}`);
+  const scope = snap.target.scope;
+  if (scope) await logEvent(storeFor(snap.target.root), scope, `confirmed removed ${forgotten.join(", ")} (given via ${GIVEN_VIA})`);
+  return { status: "confirmed" };
 }
 
 /** The last recorded run of a gate (its output tail), or null. */

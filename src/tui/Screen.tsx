@@ -115,7 +115,7 @@ function Footer() {
     return (
       <Box width={width}>
         <Text color={theme.tone("warn")} bold wrap="truncate">
-          {fit(`${state.confirm.act === "approve-probe" ? "approve probe" : "approve"} ${state.confirm.qid}? `, Math.max(0, width - 14))}
+          {fit(`${CONFIRM_VERB[state.confirm.act]} ${state.confirm.qid}? `, Math.max(0, width - 14))}
         </Text>
         <Hints hints={hints} width={14} />
       </Box>
@@ -139,6 +139,9 @@ function Footer() {
     </Box>
   );
 }
+
+/** The footer's question while a person's act waits for y. */
+const CONFIRM_VERB = { approve: "approve", "approve-probe": "approve probe", prune: "confirm removed" } as const;
 
 /** Esc has somewhere to go: a kept filter, a view to close, a place to return to. */
 function canGoBack(ui: UIState): boolean {

@@ -3,7 +3,7 @@
 // `?` help (enter runs the selected key) and the mouse all call `perform`.
 import { isRunnable } from "../core/ledger/model.ts";
 import type { DashSource } from "../ops/dashboard.ts";
-import { approveShown, probeGate, runGates, runSummary, signShown, type ProbeShown } from "../ops/dashboardActs.ts";
+import { approveShown, confirmRemoved, probeGate, runGates, runSummary, signShown, type ProbeShown } from "../ops/dashboardActs.ts";
 import type { Env } from "../ops/dashboard.ts";
 import type { UIState } from "./container.tsx";
 import { keyName, lookup, PANELS, unfitting, type Command, type ItemKind } from "./keys.ts";
@@ -13,7 +13,7 @@ import { approvalQid, declineKey, type ApprovalItem } from "./panels/Approvals.t
 import type { GateRowItem } from "./panels/Gates.tsx";
 import type { LeafItem } from "./panels/Graph.tsx";
 import type { QueueItem } from "./panels/Queue.tsx";
-import { modeOf, selectedIndex, type Action, type DashState, type ListKey } from "./state.ts";
+import { modeOf, selectedIndex, type Action, type Confirm, type DashState, type ListKey } from "./state.ts";
 import { PANEL_DEFS } from "./panels/index.ts";
 import { fullStops, helpList, pickList } from "./views.ts";
 
@@ -126,9 +126,10 @@ export function makeActs(d: ActsDeps): Acts {
     if (def) return perform(def.command, name);
     if (m === "confirm") {
       // Any other key cancels: nothing is recorded.
+      const was = s.confirm;
       d.dispatch({ type: "confirm-end" });
       d.dispatch({ type: "back" });
-      return flash("not approved: nothing was recorded", "warn");
+      return flash(cancelled(was), "warn");
     }
     if ((m === "filter" || m === "prompt") && input && !key.ctrl && !key.meta && !/[\u0000-\u001f\u007f]/.test(input)) {
       return d.dispatch(m === "filter" ? { type: "filter-type", text: input } : { type: "evidence-type", text: input });
@@ -140,6 +141,9 @@ export function makeActs(d: ActsDeps): Acts {
   const select = (list: ListKey, id: string, index: number) => d.dispatch({ type: "select", list, id, index });
   return { perform, onKey, select };
 }
+
+/** What a cancelled confirmation left: nothing. */
+const cancelled = (c: Confirm | null): string => (c?.act === "prune" ? "not confirmed: nothing was changed" : "not approved: nothing was recorded");
 
 interface Pick {
   selected: <T>(panel: (typeof PANELS)[number]) => T | undefined;
@@ -242,6 +246,14 @@ function makeRunner(d: ActsDeps, flash: Flash) {
     if (!c) return;
     if (c.act === "approve-probe") return probe(c.qid, true);
     const src = d.ui().src;
+    if (c.act === "prune") {
+      return void confirmRemoved({ root: src.root, scope: scopeOf(), qid: c.qid, env: src.env })
+        .then(
+          (r) => flash(r.status === "confirmed" ? `confirmed removed ${c.qid} (given via dashboard): it no longer blocks` : `${c.qid} is no longer REMOVED: nothing was changed`, r.status === "confirmed" ? "ok" : "warn"),
+          (e) => flash(`not confirmed: ${(e as Error).message}`, "bad"),
+        )
+        .finally(() => d.reload());
+    }
     approveShown({ root: src.root, scope: scopeOf(), qid: c.qid, signature: c.signature, env: src.env }).then(
       (r) => flash(r.status === "recorded" ? `approved ${c.qid} (given via dashboard); r runs it` : `${c.qid} was already approved`, "ok"),
       (e) => flash(`not approved: ${(e as Error).message}`, "bad"),
@@ -263,13 +275,13 @@ function makeRunner(d: ActsDeps, flash: Flash) {
     // The whole oracle is in view before the confirmation is asked.
     if (s.overlay !== "detail") d.dispatch({ type: "push", panel: s.panel, overlay: "detail" });
     const qid = approvalQid(t);
-    d.dispatch({
-      type: "confirm-start",
-      confirm:
-        t.kind === "check"
-          ? { act: "approve", qid, signature: t.task.signature, text: `Approve ${qid} exactly as shown? y approves (runs nothing) · n cancels` }
-          : { act: "approve-probe", qid, signature: t.hidden.join("\0"), text: `Approve the probe of ${qid}? y approves and probes · n cancels` },
-    });
+    const confirm: Confirm =
+      t.kind === "check"
+        ? { act: "approve", qid, signature: t.task.signature, text: `Approve ${qid} exactly as shown? y approves (runs nothing) · n cancels` }
+        : t.kind === "probe"
+          ? { act: "approve-probe", qid, signature: t.hidden.join("\0"), text: `Approve the probe of ${qid}? y approves and probes · n cancels` }
+          : { act: "prune", qid, signature: t.where, text: `Confirm ${qid} was removed on purpose? y confirms (kbz forgets its records) · n cancels` };
+    d.dispatch({ type: "confirm-start", confirm });
   };
 
   const demo = () => {
@@ -361,9 +373,10 @@ function makeEffects(d: ActsDeps, flash: Flash) {
         return;
       case "cancel":
         if (s.confirm) {
+          const was = s.confirm;
           d.dispatch({ type: "confirm-end" });
           d.dispatch({ type: "back" });
-          return flash("not approved: nothing was recorded", "warn");
+          return flash(cancelled(was), "warn");
         }
         if (s.editing?.kind === "filter") return d.dispatch({ type: "filter-end", keep: false });
         return d.dispatch({ type: "evidence-end" });

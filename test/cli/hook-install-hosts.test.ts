@@ -191,7 +191,12 @@ describe("several hosts in one repository, and kbz hook status", () => {
     expect(installed.every((x: any) => x.runnable === true)).toBe(true);
     const codex = installed.find((x: any) => x.host === "codex");
     expect(codex.trust).toBe("needs-review");
-    expect(j.verdict).toBe("needs-attention");
+    // Without Codex on this machine its trust is a note (test/cli/format-guessing.test.ts); with it, a problem.
+    expect(j.verdict).toBe("ok");
+    const bin = temp("kbz-codex-bin-");
+    fs.writeFileSync(path.join(bin, "codex"), "#!/bin/sh\necho codex-cli 0.171.0\n", { mode: 0o755 });
+    Object.assign(p.env, { PATH: `${bin}:${process.env.PATH}` });
+    expect(JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout).verdict).toBe("needs-attention");
     // Codex records trust per hook under [hooks.state."<file>:stop:<group>:<handler>"].
     fs.mkdirSync(path.join(p.home, "codex-home"), { recursive: true });
     const key = (event: string) => `[hooks.state.${JSON.stringify(`${path.join(p.dir, ".codex/hooks.json")}:${event}:0:0`)}]\ntrusted_hash = "sha256:00"\n`;

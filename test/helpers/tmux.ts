@@ -1,6 +1,7 @@
 // A real terminal for end-to-end checks: a private tmux server, one pane of a fixed size.
 import { spawnSync } from "node:child_process";
 import { needs } from "./needs.ts";
+import { AGENT_MARKERS } from "../../src/ops/policy.ts";
 
 export function haveTmux(): boolean {
   return needs("tmux");
@@ -20,12 +21,17 @@ export class TmuxPane {
     return r.stdout;
   }
 
-  /** Start `argv` in `cwd`; the pane stays open after it exits and shows the exit code. */
+  /**
+   * Start `argv` in `cwd`; the pane stays open after it exits and shows the exit code. The pane
+   * is a person's terminal: no agent host's marker reaches it (the test's own shell may carry
+   * one) unless `env` sets it.
+   */
   start(argv: string[], cwd: string, env: Record<string, string> = {}): void {
     const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
     const envs = Object.entries(env).map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`).join(" ");
+    const unset = AGENT_MARKERS.map((m) => `-u ${m}`).join(" ");
     // CI makes Ink print only its last frame (ink readme); the pane is a real terminal.
-    const cmd = `env -u CI -u CONTINUOUS_INTEGRATION ${envs} ${quoted}; echo "EXIT=$?"; sleep 600`;
+    const cmd = `env -u CI -u CONTINUOUS_INTEGRATION ${unset} ${envs} ${quoted}; echo "EXIT=$?"; sleep 600`;
     this.tmux("new-session", "-d", "-s", "t", "-x", String(this.columns), "-y", String(this.rows), "-c", cwd, cmd);
   }
 

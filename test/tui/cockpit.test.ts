@@ -97,7 +97,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       expect(json.gates[0]).toMatchObject({ qid: "GATES:G1", state: "failed", reason: "exit 3" });
     }, 60_000);
 
-    test(`2. the person approves what they can see (${w}x${h}): the whole command is readable, a asks y, approving runs nothing`, async () => {
+    test(`2. the person approves what they can see (${w}x${h}): the whole command is readable, a asks y, approving runs nothing, a removed gate is confirmed in the same panel`, async () => {
       const root = tempDir();
       const check = "touch ran-marker; echo the quick brown fox jumps over the lazy dog and keeps running far past the edge of any narrow terminal FOX_OK";
       writeTree(root, { "GATES.md": `# Gates\n\n- [ ] G1: the fox runs\n  CHECK: ${check}\n  EXPECT: FOX_OK\n  EVIDENCE: pending\n` });
@@ -126,7 +126,18 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       await Bun.sleep(300);
       expect(fs.existsSync(path.join(root, "ran-marker"))).toBe(false);
       expect(fs.readdirSync(env.UNLAZY_APPROVAL_DIR!).filter((n) => n.endsWith(".json")).length).toBe(1);
+      // Removed-gate confirmations live in the same panel: the approved gate leaves its ledger.
+      writeAtomic(path.join(root, "GATES.md"), "# Gates\n\n- [ ] G2: the fox was seen\n  EVIDENCE: pending\n");
+      const removed = await p.waitFor((s) => (wide(w) ? /› REMOVED\?\s+GATES:G1\s+deleted from GATES\.md/ : /› R GATES:G1/).test(s));
+      keep(`2-removed-${w}x${h}`, removed);
+      expect(kbz(["status"], { cwd: root, env }).stdout).toContain("REMOVED     GATES:G1");
+      p.send("a");
+      const asked = await p.waitFor((s) => /y yes · n no$/.test(footer(s)) && s.includes("GATES:G1"));
+      if (wide(w)) expect(asked).toContain("Confirm GATES:G1 was removed on purpose?");
+      p.send("y");
+      await p.waitFor((s) => s.includes("confirmed removed GATES:G1"));
       await quit(p);
+      expect(kbz(["status"], { cwd: root, env }).stdout).not.toContain("REMOVED");
     }, 60_000);
 
     test(`3. keys that fit the item (${w}x${h}): per-kind footers, ? help · q quit always, esc clears a kept filter then goes back, ? runs a key, clicks select`, async () => {
@@ -229,22 +240,28 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
 });
 
 describe.skipIf(!haveTmux())("issue 31: a person's acts inside the dashboard", () => {
-  test("a person approves and signs entirely inside the dashboard, then kbz status says ALL MET", async () => {
+  test("a person approves, signs and confirms a removed gate entirely inside the dashboard, then kbz status says ALL MET", async () => {
     const root = tempDir();
-    writeTree(root, {
-      "GATES.md": "# Gates\n\n- [ ] G1: the build prints its token\n  CHECK: echo BUILD_OK\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n\n- [ ] G2: the copy was read by a person\n  EVIDENCE: pending\n",
-    });
+    const gates = {
+      g1: "- [ ] G1: the build prints its token\n  CHECK: echo BUILD_OK\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n",
+      g2: "- [ ] G2: the copy was read by a person\n  EVIDENCE: pending\n",
+      g3: "- [ ] G3: the legacy importer still works\n  CHECK: echo IMPORT_OK\n  EXPECT: IMPORT_OK\n  EVIDENCE: pending\n",
+    };
+    writeTree(root, { "GATES.md": `# Gates\n\n${gates.g1}\n${gates.g2}\n${gates.g3}` });
+    // The person's terminal: tmux, and no agent host's marker (TmuxPane.start drops them).
     const env = checkEnv();
     const p = open(root, env, 120, 35);
-    await p.waitFor((s) => s.includes("UNMET: 2 (met: 0)"));
+    await p.waitFor((s) => s.includes("UNMET: 3 (met: 0)"));
     // Approve: the whole oracle, y, nothing runs; then r runs it.
     p.send("4");
-    await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
+    await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s) && /APPROVE\?\s+GATES:G3/.test(s));
     await approveHere(p, "GATES:G1");
+    await p.waitFor((s) => /› APPROVE\?\s+GATES:G3/.test(s));
+    await approveHere(p, "GATES:G3");
     p.send("3");
     await p.waitFor((s) => /› \S+\s+GATES:G1/.test(s));
     p.send("r");
-    await p.waitFor((s) => s.includes("UNMET: 1 (met: 1)"), 15_000);
+    await p.waitFor((s) => s.includes("UNMET: 2 (met: 1)"), 15_000);
     // Sign the manual gate with typed evidence.
     p.send("j");
     await p.waitFor((s) => /› \S+\s+GATES:G2/.test(s) && footer(s).includes("s sign"));
@@ -252,12 +269,32 @@ describe.skipIf(!haveTmux())("issue 31: a person's acts inside the dashboard", (
     await p.waitFor((s) => s.includes("evidence for GATES:G2:"));
     p.send("-l", "read the copy on the staging site");
     p.send("Enter");
-    const signed = await p.waitFor((s) => s.includes("ALL MET (2 met)"));
-    keep("6-person-acts-120x35", signed);
+    await p.waitFor((s) => s.includes("UNMET: 1 (met: 2)"));
+    // The agent's shell deletes the approved gate it could not pass: it is REMOVED, never quietly gone.
+    const ledger = path.join(root, "GATES.md");
+    writeAtomic(ledger, fs.readFileSync(ledger, "utf8").replace(`\n${gates.g3}`, ""));
+    await p.waitFor((s) => s.includes("UNMET: 1 (met: 2)") && /Approvals 1/.test(s));
+    expect(kbz(["status"], { cwd: root, env }).stdout).toContain("REMOVED     GATES:G3 (deleted from GATES.md;");
+    // The person confirms the removal in the Approvals panel: a shows what it means, y confirms.
+    p.send("4");
+    const listed = await p.waitFor((s) => /› REMOVED\?\s+GATES:G3/.test(s));
+    expect(footer(listed)).toContain("a confirm removal");
+    p.send("a");
+    const asked = await p.waitFor((s) => s.includes("Confirm GATES:G3 was removed on purpose?"));
+    expect(footer(asked)).toMatch(/confirm removed GATES:G3\? y yes · n no/);
+    expect(asked).toContain("deleted from GATES.md");
+    keep("6-confirm-removed-120x35", asked);
+    p.send("y");
+    const done = await p.waitFor((s) => s.includes("ALL MET (2 met)"));
+    expect(done).toContain("confirmed removed GATES:G3");
+    keep("6-person-acts-120x35", done);
     await quit(p);
     const status = kbz(["status"], { cwd: root, env });
     expect(status.code).toBe(0);
     expect(status.stdout).toContain("ALL MET (2 met)");
-    expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toContain("- [x] G2: the copy was read by a person\n  EVIDENCE: read the copy on the staging site\n");
-  }, 60_000);
+    expect(fs.readFileSync(ledger, "utf8")).toContain("- [x] G2: the copy was read by a person\n  EVIDENCE: read the copy on the staging site\n");
+    // Each act is logged in the approval store as given via the dashboard.
+    const acts = fs.readFileSync(path.join(env.UNLAZY_APPROVAL_DIR!, "kbz", "acts.log"), "utf8");
+    expect(acts).toMatch(/prune.*dashboard.*confirmed removed GATES:G3/);
+  }, 90_000);
 });

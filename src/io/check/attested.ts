@@ -119,9 +119,10 @@ export function hasAttestedLedgers(root: string, env: Env = process.env): boolea
 
 /**
  * `kbz approvals prune`: a person confirms that the REMOVED gates of this root are gone on
- * purpose; kbz forgets their records. Returns the qualified ids forgotten.
+ * purpose; kbz forgets their records. With `only` (qualified ids), just those: the dashboard
+ * confirms one REMOVED gate at a time. Returns the qualified ids forgotten.
  */
-export async function pruneRemoved(store: string, root: string): Promise<string[]> {
+export async function pruneRemoved(store: string, root: string, only?: ReadonlySet<string>): Promise<string[]> {
   const atts = readRootAttestations(store, root);
   const out: string[] = [];
   for (const [ledger, rec] of atts.ledgers) {
@@ -140,6 +141,7 @@ export async function pruneRemoved(store: string, root: string): Promise<string[
       const have = new Set(parsed.gates.map((g) => g.id));
       gone = ids.filter((id) => !have.has(id));
     }
+    if (only) gone = gone.filter((id) => only.has(`${stemOf(ledger)}:${id}`));
     if (gone.length === 0) continue;
     await forget(store, root, ledger, gone.length === ids.length ? "all" : gone);
     out.push(...gone.map((id) => `${stemOf(ledger)}:${id}`));

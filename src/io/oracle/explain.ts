@@ -26,7 +26,7 @@ export function shortDiff(before: string, after: string, max = MAX_DIFF_LINES): 
     if (i < n && j < m && a[i] === b[j]) {
       i++;
       j++;
-    } else if (j < m && (i === n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
+    } else if (j < m && (i === n || lcs[i]![j + 1]! > lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
     else out.push(`- ${a[i++]}`);
   }
   return out.length > max ? [...out.slice(0, max), `… ${out.length - max} more changed line(s)`] : out;

@@ -1,35 +1,56 @@
 // Approvals: where a person approves. Every runnable gate whose exact oracle has no approval,
 // every probe that asked for one, with the whole oracle in view (CHECK, EXPECT, CWD, shell,
-// environment, what changed since the last approval), wrapped at any width. `a` asks for `y`
-// and records the approval only; running is its own key (`r`, or in Gates).
+// environment, what changed since the last approval), wrapped at any width, and every REMOVED
+// gate (kbz had a record of it and it left its ledger) for the person to confirm. `a` asks for
+// `y` and records the approval (or the confirmation) only; running is its own key (`r`, or in Gates).
 import { Text } from "ink";
 import type { GateView } from "../../core/snapshot.ts";
-import { changedSinceApproval, cwdShown, type CheckTask } from "../../ops/dashboardActs.ts";
+import { changedSinceApproval, cwdShown, removedGates, type CheckTask, type RemovedGate } from "../../ops/dashboardActs.ts";
 import type { DetailLine } from "../Detail.tsx";
 import { NARROW, type BaseCtx, type PanelCtx, type PanelDef } from "../panel.ts";
 import { cols, fit, pad } from "../text.ts";
 
-export type ApprovalItem = { kind: "check"; task: CheckTask } | { kind: "probe"; qid: string; hidden: string[]; view: GateView };
+export type ApprovalItem =
+  | { kind: "check"; task: CheckTask }
+  | { kind: "probe"; qid: string; hidden: string[]; view: GateView }
+  | ({ kind: "removed" } & RemovedGate);
 
-export const approvalId = (t: ApprovalItem): string => (t.kind === "check" ? t.task.qid : `probe:${t.qid}`);
+export const approvalId = (t: ApprovalItem): string => (t.kind === "check" ? t.task.qid : `${t.kind}:${t.qid}`);
 export const approvalQid = (t: ApprovalItem): string => (t.kind === "check" ? t.task.qid : t.qid);
 
 export function declineKey(t: ApprovalItem): string {
-  return t.kind === "check" ? `${t.task.qid}\0${t.task.signature}` : `probe:${t.qid}\0${t.hidden.join("\0")}`;
+  if (t.kind === "check") return `${t.task.qid}\0${t.task.signature}`;
+  return t.kind === "probe" ? `probe:${t.qid}\0${t.hidden.join("\0")}` : `removed:${t.qid}`;
 }
 
-/** The pending approvals: checks first (as `kbz check` lists them), then probes. */
+/** What waits for the person: checks first (as `kbz check` lists them), then probes, then REMOVED gates. */
 export function approvalItems(ctx: BaseCtx): ApprovalItem[] {
   const items: ApprovalItem[] = ctx.data.approvals.items.map((task) => ({ kind: "check", task }));
   for (const [qid, hidden] of Object.entries(ctx.state.probeRequests)) {
     const view = ctx.data.snapshot.gates.find((g) => g.qid === qid);
     if (view && view.state === "met") items.push({ kind: "probe", qid, hidden, view });
   }
+  for (const r of removedGates(ctx.data.snapshot)) items.push({ kind: "removed", ...r });
   return items;
+}
+
+function removedDetail(t: RemovedGate): DetailLine[] {
+  return [
+    { label: "removed", value: `${t.qid}  (${t.where})`, wrap: true },
+    {
+      label: "why",
+      value: "kbz holds a record of this gate (an approval or evidence it attested), and the gate is gone: an agent cannot make a gate vanish, so it blocks ALL MET until a person confirms",
+      wrap: true,
+    },
+    { label: "confirm", value: "it is gone on purpose: kbz forgets its records, as kbz approvals prune does (for this gate only)", wrap: true },
+    { label: "else", value: "put the gate back in its ledger, or mark it ABANDON there", tone: "muted", wrap: true },
+    { label: "", value: "a: confirm the removal (y confirms; nothing else changes)", tone: "info", wrap: true },
+  ];
 }
 
 export function approvalDetail(ctx: BaseCtx, t: ApprovalItem | undefined, declined: boolean): DetailLine[] {
   if (!t) return [];
+  if (t.kind === "removed") return removedDetail(t);
   const tail: DetailLine = {
     label: "",
     value: declined ? "declined: it will not run (a approves it after all)" : "a: approve (y confirms; runs nothing) · d: decline",
@@ -67,15 +88,15 @@ function approvalRow(t: ApprovalItem, active: boolean, ctx: PanelCtx) {
   const { theme, width, state } = ctx;
   const off = state.declined.includes(declineKey(t));
   const narrow = width < NARROW;
-  const label = off ? (narrow ? "–" : "DECLINED") : t.kind === "probe" ? (narrow ? "P" : "PROBE?") : narrow ? "?" : "APPROVE?";
+  const label = off ? (narrow ? "–" : "DECLINED") : t.kind === "probe" ? (narrow ? "P" : "PROBE?") : t.kind === "removed" ? (narrow ? "R" : "REMOVED?") : narrow ? "?" : "APPROVE?";
   const labelW = narrow ? 2 : 10;
   const qid = approvalQid(t);
   const idW = Math.min(cols(qid) + 1, narrow ? width - labelW - 2 : 24);
-  const what = t.kind === "check" ? (t.task.gate.check ?? "") : `hides ${t.hidden.length} path(s)`;
+  const what = t.kind === "check" ? (t.task.gate.check ?? "") : t.kind === "probe" ? `hides ${t.hidden.length} path(s)` : `${t.where}: confirm it is gone on purpose`;
   return (
     <Text inverse={active} wrap="truncate">
       <Text>{active ? "›" : " "} </Text>
-      <Text color={theme.tone(off ? "muted" : "warn")}>{pad(label, labelW)}</Text>
+      <Text color={theme.tone(off ? "muted" : t.kind === "removed" ? "bad" : "warn")}>{pad(label, labelW)}</Text>
       <Text bold>{pad(qid, idW)}</Text>
       <Text>{fit(what, Math.max(0, width - 2 - labelW - idW))}</Text>
     </Text>
@@ -86,14 +107,14 @@ export const approvalsPanel: PanelDef<ApprovalItem> = {
   id: "approvals",
   spec: {
     id: approvalId,
-    text: (t) => (t.kind === "check" ? `${t.task.qid} ${t.task.gate.title} ${t.task.gate.check ?? ""}` : `probe ${t.qid}`),
+    text: (t) => (t.kind === "check" ? `${t.task.qid} ${t.task.gate.title} ${t.task.gate.check ?? ""}` : `${t.kind} ${t.qid}`),
     done: () => false,
   },
   items: approvalItems,
   problem: (data) => data.approvals.problem,
-  empty: () => "nothing to approve: every runnable gate's check is approved",
+  empty: () => "nothing to approve: every runnable gate's check is approved, and no gate was removed",
   row: approvalRow,
   summary: (t, ctx) => approvalDetail(ctx, t, ctx.state.declined.includes(declineKey(t))),
-  full: (t, ctx) => ({ title: `Approve ${approvalQid(t)}?`, lines: approvalDetail(ctx, t, ctx.state.declined.includes(declineKey(t))) }),
+  full: (t, ctx) => ({ title: t.kind === "removed" ? `Confirm that ${t.qid} was removed on purpose?` : `Approve ${approvalQid(t)}?`, lines: approvalDetail(ctx, t, ctx.state.declined.includes(declineKey(t))) }),
   kind: (t) => t.kind,
 };

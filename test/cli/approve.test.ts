@@ -1,0 +1,75 @@
+// kbz approve (issue 27): the person's review in a terminal shows the whole oracle (ops/approvalView.ts):
+// CHECK, EXPECT, CWD, shell, PATH, the oracle files the CHECK runs and how, the ENV names it binds,
+// and what changed since the last approval with a short diff from git. On the binary, as a person
+// (script -qec, no agent marker) under the default person policy.
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { checkEnv, personRun } from "../helpers/approvals.ts";
+
+setDefaultTimeout(60_000);
+
+const GATES = "- [ ] G1: two and two make four\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE, NEVER_SET\n  ORACLE: t/*.txt\n";
+const CHECKER = "test $((2+2)) = 4 && echo ADD_OK\n";
+
+function gitRepo(files: Record<string, string>): string {
+  const dir = tempDir();
+  writeTree(dir, files);
+  const g = (...a: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: dir, encoding: "utf8" });
+  g("init", "-q", ".");
+  g("add", "-A");
+  g("commit", "-qm", "init");
+  return dir;
+}
+
+describe("kbz approve shows the whole oracle", () => {
+  test("oracle files with how the CHECK reaches them, ENV names (unset marked), never approved before", () => {
+    const dir = gitRepo({ "GATES.md": GATES, "check.sh": CHECKER, "t/a.txt": "a\n" });
+    const env = checkEnv(undefined, { APP_MODE: "fast" });
+    const r = personRun(BIN, ["approve"], { cwd: dir, env, input: "y\n" });
+    expect(r.output).toContain("GATES:G1: two and two make four");
+    expect(r.output).toContain("    CHECK:  sh check.sh");
+    expect(r.output).toContain("    EXPECT: ADD_OK");
+    expect(r.output).toMatch(new RegExp(`    CWD:    ${fs.realpathSync(dir)}\n`));
+    expect(r.output).toContain("    SHELL:  ");
+    expect(r.output).toMatch(/    PATH:   2 entries \(sha256 [0-9a-f]{12}; --verbose prints it\)/);
+    expect(r.output).toContain("    ORACLE FILES: check.sh (sh), t/a.txt (ORACLE)");
+    expect(r.output).toContain("    ENV:    APP_MODE, NEVER_SET (unset)");
+    expect(r.output).toContain("    CHANGED: never approved before");
+    expect(r.output).toContain("APPROVED GATES:G1");
+    expect(r.code).toBe(0);
+    const v = personRun(BIN, ["approve", "--verbose"], { cwd: dir, env: { ...env, APP_MODE: "slow" }, input: "q\n" });
+    expect(v.output).toContain("    PATH:   /usr/bin:/bin");
+  });
+
+  test("after the checker is rewritten: what changed since the approval, with a short diff from git HEAD; the approved oracle then runs", () => {
+    const dir = gitRepo({ "GATES.md": GATES, "check.sh": CHECKER, "t/a.txt": "a\n" });
+    const env = checkEnv(undefined, { APP_MODE: "fast" });
+    expect(personRun(BIN, ["approve"], { cwd: dir, env, input: "y\n" }).code).toBe(0);
+    fs.writeFileSync(path.join(dir, "check.sh"), "echo ADD_OK\n"); // the agent's act
+    fs.writeFileSync(path.join(dir, "t/b.txt"), "b\n");
+    const agent = { ...env, CLAUDECODE: "1" };
+    const ch = kbz(["check"], { cwd: dir, env: agent });
+    expect(ch.code).toBe(1);
+    expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    const r = personRun(BIN, ["approve"], { cwd: dir, env: { ...env, APP_MODE: "slow" }, input: "n\n" });
+    const changed = r.output.slice(r.output.indexOf("    CHANGED since the approval of "));
+    expect(changed.split("\n").slice(0, 7)).toEqual([
+      expect.stringMatching(/^    CHANGED since the approval of \d{4}-\d\d-\d\d:$/),
+      "      oracle file changed: check.sh",
+      "      oracle file added: t/b.txt",
+      "      ENV value changed: APP_MODE",
+      "      check.sh since the approval (from git HEAD):",
+      "        - test $((2+2)) = 4 && echo ADD_OK",
+      "        + echo ADD_OK",
+    ]);
+    expect(r.output).toContain("not approved GATES:G1");
+    expect(r.code).toBe(1);
+    // The person approves the new oracle as shown; the agent's kbz check then runs it.
+    expect(personRun(BIN, ["approve"], { cwd: dir, env, input: "y\n" }).code).toBe(0);
+    expect(kbz(["check"], { cwd: dir, env: agent }).code).toBe(0);
+    expect(kbz(["status"], { cwd: dir, env: agent }).stdout).toContain("ALL MET (1 met)");
+  });
+});
