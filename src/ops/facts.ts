@@ -13,6 +13,7 @@ import { managedEvidenceIssue } from "../io/receipts/audit.ts";
 import { readStore, type Store } from "../io/receipts/store.ts";
 import type { Env } from "../io/run/shell.ts";
 import { readTrace } from "../io/trace.ts";
+import { unattestedGates } from "../io/check/attested.ts";
 
 export interface FactsRequest {
   root: string; // canonical
@@ -74,7 +75,9 @@ export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
   if (!(store instanceof VerificationError)) inputs.alsoCheck(() => JSON.stringify(storeOrError(o.root)) !== JSON.stringify(store));
   const receipts = store instanceof VerificationError ? { error: store } : receiptVerdicts(o.root, o.scope, store, o.env ?? process.env);
   const trace = readTrace(o.root, inputs.target().files);
-  return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace });
+  // Under the person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
+  const unattested = unattestedGates(o.root, o.env ?? process.env);
+  return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace, unattested });
 }
 
 /**

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { ReadError } from "../errors.ts";
 import { leaseSignature } from "../dispatch/lease-record.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
+import type { Gate, Ledger } from "../ledger/model.ts";
 import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
 import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
@@ -62,7 +63,16 @@ export interface FactsOptions {
   receipts: ReceiptVerdicts;
   /** The verdict records of the scope's ledgers (INPUTS, probes) and the digests now (io/trace.ts). */
   trace: TraceData;
+  /**
+   * Under the person policy, the met gates of a ledger kbz's attestations do not vouch for
+   * (io/check/attested.ts unattestedGates, read once per run as data); absent under the agent
+   * policy. Such a gate is `unattested`, not met, here as in status and the Stop hook.
+   */
+  unattested?: Unattested | null;
 }
+
+/** Per ledger (absolute path, parsed ledger, its met test): the ids of its UNATTESTED gates. */
+export type Unattested = (file: string, ledger: Ledger, isMet: (g: Gate) => boolean) => ReadonlySet<string>;
 
 /** Receipt failures become schedule errors. */
 function receiptIssue(receipts: ReceiptVerdicts, rel: string): string | null {
@@ -143,8 +153,10 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     }
     const verification = row.state === "VERIFIED" ? receiptIssue(o.receipts, `.unlazy/${scope}/${rel}`) : null;
     const estimate = estimateOf(row.id, leaves[row.id], accessFile);
-    const verdicts = gateVerdicts(o.trace, root, path.join(scopeDir, rel), ledger, (g) => gateState(g, ledger) === "met");
-    const gates = ledger.gates.map((g) => (verdicts.stale.has(g.id) ? "stale-unmet" : gateState(g, ledger)));
+    const isMet = (g: Gate) => gateState(g, ledger) === "met";
+    const verdicts = gateVerdicts(o.trace, root, path.join(scopeDir, rel), ledger, isMet);
+    const unvouched = o.unattested?.(path.join(scopeDir, rel), ledger, isMet);
+    const gates = ledger.gates.map((g) => (verdicts.stale.has(g.id) ? "stale-unmet" : unvouched?.has(g.id) ? "unattested" : gateState(g, ledger)));
     // Only a gate that is met now is vacuous: an unmet one is already work (docs/formats.md#next-output).
     const hiddenBy = verdicts.vacuous;
     const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "met" && hiddenBy.has(g.id) ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
