@@ -2235,6 +2235,21 @@ var init_git = __esm(() => {
   INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
 });
 
+// src/core/text/integer.ts
+function parseInteger(raw, min, max = Number.MAX_SAFE_INTEGER) {
+  if (typeof raw !== "string" && typeof raw !== "number")
+    return null;
+  const text = String(raw);
+  if (!DIGITS.test(text))
+    return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+}
+var DIGITS;
+var init_integer = __esm(() => {
+  DIGITS = /^(0|[1-9][0-9]*)$/;
+});
+
 // src/io/store/config.ts
 import * as path12 from "node:path";
 function readSetting(root) {
@@ -2280,8 +2295,8 @@ function readSetting(root) {
   return o;
 }
 function parseTtl(v, where) {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < MIN_TTL || n > MAX_TTL)
+  const n = parseInteger(v, MIN_TTL, MAX_TTL);
+  if (n === null)
     throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
   return n;
 }
@@ -2325,6 +2340,7 @@ function resolveCoordinator(root, flag, env) {
 var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
   init_git();
+  init_integer();
   init_errors();
   init_ids();
   init_errors();
