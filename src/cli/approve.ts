@@ -1,5 +1,6 @@
 // kbz approve [--scope S] [ledger…]: the person's review of every pending oracle in a terminal
-// (ops/approve.ts). Prints each oracle whole and reads y/n/a/q from the terminal.
+// (ops/approve.ts). Prints each oracle whole (ops/approvalView.ts) and reads y/n/a/q from the
+// terminal; with --scope, one review: every pending oracle of the scope, then one answer for all.
 import * as fs from "node:fs";
 import { approveOracle, pendingOracles } from "../ops/approve.ts";
 import { approvalViewLines } from "../ops/approvalView.ts";
@@ -28,23 +29,49 @@ function readAnswer(): string {
   }
 }
 
+/** Ask until the answer is one of `keys`; `q` at end of input. */
+function ask(question: string, keys: string[]): string {
+  for (;;) {
+    out(question);
+    flushOut();
+    const answer = readAnswer().slice(0, 1);
+    if (keys.includes(answer)) return answer;
+  }
+}
+
 async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
   const files = ledgerFiles(argv as never);
   if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv as never);
-  const p = pendingOracles({ root, files, scope: files.length > 0 ? null : requestedScope(argv as never), env: process.env });
+  const scope = files.length > 0 ? null : requestedScope(argv as never);
+  const p = pendingOracles({ root, files, scope, env: process.env });
   const verbose = !!argv.verbose;
   const approved: string[] = [];
   const declined: string[] = [];
+  const how = scope ? `kbz approve --scope ${scope}` : "kbz approve";
+  let oneByOne = true;
+  if (scope && p.pending.length > 1) {
+    // One review for the whole scope: every pending oracle in view, then one answer for all.
+    for (const v of p.views) for (const l of approvalViewLines(v, verbose)) out(l);
+    const n = p.pending.length;
+    const answer = ask(`  approve all ${n} pending oracles of scope ${scope} shown above? [y]es [n]o [o]ne at a time [q]uit`, ["y", "n", "o", "q"]);
+    oneByOne = answer === "o";
+    if (answer === "y") {
+      for (const t of p.pending) {
+        await approveOracle(p, t, how);
+        approved.push(t.qid);
+        out(`  APPROVED ${t.qid}`);
+      }
+    } else if (answer === "n") {
+      for (const t of p.pending) declined.push(t.qid);
+      out(`  not approved: ${p.pending.map((t) => t.qid).join(", ")}`);
+    }
+  }
   let all = false;
   for (const [i, t] of p.pending.entries()) {
+    if (!oneByOne) break;
     for (const l of approvalViewLines(p.views[i]!, verbose)) out(l);
-    let answer = all ? "y" : "";
-    while (!["y", "n", "a", "q"].includes(answer)) {
-      out(`  approve this oracle (${i + 1}/${p.pending.length})? [y]es [n]o [a]ll remaining [q]uit`);
-      flushOut();
-      answer = readAnswer().slice(0, 1);
-    }
+    const answer = all ? "y" : ask(`  approve this oracle (${i + 1}/${p.pending.length})? [y]es [n]o [a]ll remaining [q]uit`, ["y", "n", "a", "q"]);
     if (answer === "q") break;
     if (answer === "a") all = true;
     if (answer === "n") {
@@ -52,7 +79,7 @@ async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
       out(`  not approved ${t.qid}`);
       continue;
     }
-    await approveOracle(p, t);
+    await approveOracle(p, t, how);
     approved.push(t.qid);
     out(`  APPROVED ${t.qid}`);
   }
@@ -71,7 +98,8 @@ export const verb: Verb = {
       .option("verbose", { type: "boolean", describe: "print PATH and every oracle file in full" })
       .epilog(
         "Shows each pending oracle whole (CHECK, EXPECT, CWD, shell, PATH, sandbox, ORACLE FILES, ENV names, what changed " +
-          "since its last approval with a short git diff) and asks y/n/a(ll remaining)/q. A person's act: refused (exit 1) " +
+          "since its last approval with a short git diff) and asks y/n/a(ll remaining)/q. With --scope S: one review, every " +
+          "pending oracle of the scope shown, then one answer for all (y/n/o(ne at a time)/q). A person's act: refused (exit 1) " +
           "without a terminal or with an agent marker such as CLAUDECODE set. kbz check runs what was approved.\n\n" +
           "Exit codes: 0 nothing left pending; 1 some left unapproved, or refused; 2 usage or an invalid ledger.",
       ),

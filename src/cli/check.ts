@@ -3,14 +3,9 @@
 import * as path from "node:path";
 import { parseInteger } from "../core/text/integer.ts";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, shortSignature, type ApprovalItem, type CheckResult } from "../io/check/run.ts";
-import { checkEvents, logEvent } from "../io/store/events.ts";
-import { storeFor } from "../io/store/active.ts";
-import { cwdShown, type CheckTask } from "../io/check/plan.ts";
+import { checkContainment, checkGates, DEFAULT_TIMEOUT_S, MAX_CHECK_DEPTH, type ApprovalItem, type CheckResult, type CheckTask } from "../ops/check.ts";
+import { cwdShown, pathFacts, shortSignature } from "../core/run/show.ts";
 import { statusReport } from "../core/report.ts";
-import { pathFacts } from "../io/run/shell.ts";
-import { containment } from "../io/run/contain.ts";
-import { MAX_CHECK_DEPTH } from "../io/check/chain.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import type { Verb } from "./index.ts";
@@ -194,7 +189,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   const verbose = !!argv.verbose;
   const showPath = pathOnce(verbose);
   try {
-    const res = await runChecks({
+    const { result: res, logWarnings } = await checkGates({
       root,
       files,
       scope,
@@ -211,7 +206,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
         approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath)),
         willRun: (tasks) => {
-          const warning = tasks.length > 0 ? containment().warning : null;
+          const warning = tasks.length > 0 ? checkContainment().warning : null;
           if (warning) err(warning);
           if (asJson) return;
           if (!verbose) {
@@ -225,12 +220,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       },
     });
     progress?.close();
-    // Check results join the scope's log, as claims and waves do.
-    const scoped = res.snapshot.target.scope;
-    if (scoped) for (const e of checkEvents(res.runs)) {
-      const warning = await logEvent(storeFor(res.snapshot.target.root), scoped, e);
-      if (warning) err(warning);
-    }
+    for (const warning of logWarnings) err(warning);
     if (asJson) emit(runJson(res));
     else printRunResult(res, verbose);
     return res.exit;
@@ -273,7 +263,7 @@ export const verb: Verb = {
           "A CHECK's environment is kbz's: PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TERM, COLORTERM, " +
           "NO_COLOR, TMPDIR, TZ, CI, kbz's own settings, and the names in the gate's ENV: line. Nothing else is " +
           "inherited (NODE_OPTIONS, LD_PRELOAD, PYTHONPATH, BASH_ENV, …).\n\n" +
-          `containment: ${containment().describe}. Every process a CHECK starts ends with it ` +
+          `containment: ${checkContainment().describe}. Every process a CHECK starts ends with it ` +
           "(KBZ_CONTAINMENT=pidns|pgroup forces a weaker level). A nested kbz check refuses a gate already " +
           `being checked above it (a cycle) and nesting deeper than ${MAX_CHECK_DEPTH}.\n\n` +
           "--sandbox (or `SANDBOX: on` / `SANDBOX: writable <path>, ...` before a ledger's first gate, or " +

@@ -5,10 +5,9 @@ import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { matchLeaf, unknownLeafMessage } from "../core/plan/leaf-id.ts";
 import { dispatchProblems, type Snapshot } from "../core/snapshot.ts";
-import { snapshotForRequest } from "../io/read.ts";
-import { canonicalRoot, listScopes } from "../io/discover.ts";
+import { statusSnapshot } from "../ops/status.ts";
+import { rootOf, scopesOf } from "../ops/workspace.ts";
 import { isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/ids.ts";
-import { findRoot } from "../io/root.ts";
 import { printWarnings } from "./output.ts";
 import { positionals } from "./options.ts";
 
@@ -35,8 +34,7 @@ export function usage(message: string, hint?: string): UsageError {
  * `.unlazy/`, `GATES.md` or `gates/*.md`, else the git top level, else the current folder.
  */
 export function rootFor(argv: RootArgs, cwd: string = process.cwd()): string {
-  if (argv.root !== undefined) return canonicalRoot(argv.root);
-  return findRoot(canonicalRoot(cwd));
+  return rootOf(argv.root, cwd);
 }
 
 /** `--scope`, else UNLAZY_SCOPE: validated, not required to exist; null when neither is set. */
@@ -51,7 +49,7 @@ export function requestedScope(argv: ScopeArgs, env: Record<string, string | und
 export function scopeFor(root: string, argv: ScopeArgs, env: Record<string, string | undefined> = process.env): string | null {
   const asked = requestedScope(argv, env);
   if (asked !== null) return asked;
-  const scopes = listScopes(root);
+  const scopes = scopesOf(root);
   return scopes.length === 1 ? scopes[0]! : null;
 }
 
@@ -59,7 +57,7 @@ export function scopeFor(root: string, argv: ScopeArgs, env: Record<string, stri
 export function requireScope(root: string, argv: ScopeArgs, verb: string, env: Record<string, string | undefined> = process.env): string {
   const scope = scopeFor(root, argv, env);
   if (scope !== null) return scope;
-  const scopes = listScopes(root);
+  const scopes = scopesOf(root);
   if (scopes.length === 0) {
     throw usage(`${verb} needs a scope and there is none under ${root}/.unlazy/`, "create one with kbz init --scope ID, or pass --root");
   }
@@ -100,7 +98,7 @@ export function snapshotFor(argv: TargetArgs, opts: { solo?: boolean } = {}): Sn
   const files = ledgerFiles(argv);
   if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv);
-  const snap = snapshotForRequest({ root, files, scope: files.length > 0 ? null : requestedScope(argv), solo: opts.solo });
+  const snap = statusSnapshot({ root, files, scope: files.length > 0 ? null : requestedScope(argv), solo: opts.solo });
   if (snap.problems.length > 0) {
     printWarnings(snap.ledgers.flatMap((l) => l.warnings));
     throw new FileProblemsError(snap.problems);

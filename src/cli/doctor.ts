@@ -4,8 +4,7 @@
 import * as os from "node:os";
 import { UsageError } from "../core/errors.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../core/hook/targets.ts";
-import { doctor, type DoctorPlace } from "../io/hook/doctor.ts";
-import { fallbackHookPath } from "./hook.ts";
+import { doctorPlaces, type DoctorPlace } from "../ops/hook.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -27,7 +26,7 @@ export const verb: Verb = {
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: async (argv: { agent?: string; json?: boolean }): Promise<ExitCode> => {
     if (argv.agent !== undefined && !isHostName(argv.agent)) throw new UsageError(`--agent must be one of ${HOST_NAMES.join(", ")}`);
-    const places = await doctor(process.cwd(), os.homedir(), process.env, [fallbackHookPath()], (argv.agent as HostName | undefined) ?? null);
+    const places = await doctorPlaces(process.cwd(), os.homedir(), process.env, (argv.agent as HostName | undefined) ?? null);
     const broken = places.filter((p) => !p.fires);
     const verdict = places.length === 0 ? "not-installed" : broken.length ? "not-firing" : "fires";
     const exit: ExitCode = verdict === "fires" ? 0 : 1;

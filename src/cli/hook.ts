@@ -1,20 +1,12 @@
 // kbz hook stop | install | status: the stop guard for Claude Code, Codex, Cursor and Gemini CLI.
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
-import { logConsent, requirePerson } from "../ops/policy.ts";
-import * as fs from "node:fs";
 import * as os from "node:os";
-import * as path from "node:path";
-import { describe, KbzError, UsageError } from "../core/errors.ts";
-import { codexRules, codexRulesPath, hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
-import { installPlugin } from "../io/hook/plugin.ts";
-import { findRecord, updateRecord } from "../io/hook/record.ts";
-import { COPILOT_DENY, denyRules } from "../core/hook/deny.ts";
-import { shimPath, writeShim } from "../io/hook/shim.ts";
-import { hookStatus, type HookPlace } from "../io/hook/status.ts";
-import { CONTRACT, findProgram } from "../io/hook/doctor.ts";
+import { UsageError } from "../core/errors.ts";
+import { COPILOT_DENY } from "../core/hook/deny.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
+import { codexRulesPath, hookPlaces, installHook, type HookPlace, type InstallOutcome } from "../ops/hook.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -28,50 +20,6 @@ export interface HookArgs {
   fallback?: boolean;
   uninstall?: boolean;
   json?: boolean;
-}
-
-/** A compiled binary runs from Bun's embedded filesystem; `bun src/main.ts` does not. */
-function isCompiled(): boolean {
-  return Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
-}
-
-/**
- * hooks/stop-hook.mjs of the checkout this kbz was built from (dist/kbz → hooks/), or of the `kbz`
- * npm package whose platform package holds this binary: node_modules/kbz-<target>/bin/kbz beside
- * node_modules/kbz/, or nested in node_modules/kbz/node_modules/. The first that exists; else the first.
- */
-export function fallbackHookPath(execPath = process.execPath, compiled = isCompiled()): string {
-  const hook = (...dir: string[]) => path.resolve(...dir, "hooks", "stop-hook.mjs");
-  if (!compiled) return hook(import.meta.dir, "..", "..");
-  const bin = path.dirname(execPath);
-  const candidates = [hook(bin, "..")];
-  const pkg = path.dirname(bin);
-  if (path.basename(pkg).startsWith("kbz-")) candidates.push(hook(pkg, "..", "kbz"), hook(pkg, "..", ".."));
-  return candidates.find((c) => fs.existsSync(c)) ?? candidates[0]!;
-}
-
-function findOnPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {}
-  }
-  return null;
-}
-
-/** The words before `--agent`: this binary (or bun + main.ts), or node + the fallback script. */
-function programWords(argv: HookArgs): string[] {
-  if (!argv.fallback) {
-    return isCompiled() ? [process.execPath, "hook", "stop"] : [process.execPath, path.resolve(import.meta.dir, "..", "main.ts"), "hook", "stop"];
-  }
-  const script = fallbackHookPath();
-  if (!fs.existsSync(script)) throw new UsageError(`the Node fallback hook is not at ${script}; install kbz with npm (npm install -g kbz) or build it in a kbz checkout`);
-  const node = findOnPath("node");
-  if (!node) throw new UsageError("--fallback needs node (>= 16) on PATH");
-  return [node, script];
 }
 
 function agentOption(argv: HookArgs): HostName {
@@ -137,53 +85,22 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
   const scope = scopeOption(argv);
   const location = locationOption(argv, host);
   const t = TARGETS[host];
-  const home = os.homedir();
-  const file = t.file(location, process.cwd(), home, process.env);
-  // Removing the guard is a person's act (ops/policy.ts); installing it is anyone's.
-  const consent = argv.uninstall ? requirePerson("uninstall", { env: process.env }) : null;
-  let command: string | null = null;
-  if (!argv.uninstall) {
-    // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
-    // rewrites the shim alone, so the command string, and Codex's trust in it, stay the same.
-    const shim = shimPath(home, process.env, !!argv.fallback);
-    const words = program ?? programWords(argv);
-    try {
-      writeShim(shim, words);
-    } catch (e) {
-      throw new KbzError(`could not write the hook's stable path: ${describe(e)}`, { code: "settings-write", file: shim, hint: "check that ~/.kbz (or KBZ_HOME) is a writable directory, then run the command again" });
-    }
-    command = hookCommand([shim], host, scope);
-  }
-  // The host's own rules refusing the agent the person's acts: added with the guard, and on
-  // uninstall only the ones kbz added (recorded), so the user's identical rules stay.
-  const record = findRecord(home, process.env, host, file);
-  const rules = denyRules(host);
-  const deny = rules && { path: rules.path, add: command === null ? [] : rules.rules, remove: command === null ? (record?.deny ?? rules.rules) : [] };
-  let outcome: InstallOutcome;
-  try {
-    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: ownPaths ?? [fallbackHookPath()], deny });
-    const added = [...new Set([...(record?.deny ?? []), ...(outcome.deny?.added ?? [])])];
-    updateRecord(home, process.env, { host, file, flags: installFlags(argv, scope), ...(added.length ? { deny: added } : {}) }, command === null);
-    if (host === "codex") codexRules(file, command !== null);
-  } catch (e) {
-    const hint = "fix or move the file by hand (or remove the link), then run the command again";
-    if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
-    throw new KbzError(`could not update this file: ${describe(e)}`, { code: "settings-write", file, hint: "check the directory's permissions and the disk, then run the command again" });
-  }
-  if (consent && outcome.removed) logConsent(consent, `${outcome.target} removed ${outcome.removed} handler(s)`);
+  const { outcome, command } = installHook({
+    host,
+    location,
+    scope,
+    uninstall: !!argv.uninstall,
+    fallback: !!argv.fallback,
+    flags: installFlags(argv, scope),
+    cwd: process.cwd(),
+    home: os.homedir(),
+    env: process.env,
+    ...(program ? { program } : {}),
+    ...(ownPaths ? { ownPaths } : {}),
+  });
   const handlers = command === null ? null : Object.fromEntries(t.events.map((e) => [e, t.handler(command!, e)]));
   const fields = { agent: host, target: outcome.target, command, events: t.events, handlers, scope, backup: outcome.backup, removed: outcome.removed };
   return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, scope, location));
-}
-
-/**
- * Codex's trust is Codex's own record: a machine without Codex has nothing to trust with, so an
- * untrusted Codex hook there is a note, not a problem (issue 30: status said 1 on a machine
- * without Codex). Every other finding is kbz's own (a missing program, a lost handler) and counts.
- */
-function trustPending(p: HookPlace, env: Record<string, string | undefined>): "counts" | "note" | null {
-  if (p.trust !== "needs-review") return null;
-  return findProgram(CONTRACT[p.host].cli, env) ? "counts" : "note";
 }
 
 function placeLine(p: HookPlace, trust: "counts" | "note" | null): string {
@@ -195,9 +112,9 @@ function placeLine(p: HookPlace, trust: "counts" | "note" | null): string {
 }
 
 function status(argv: HookArgs): ExitCode {
-  const all = hookStatus(process.cwd(), os.homedir(), process.env, [fallbackHookPath()]);
-  const places = argv.agent ? all.filter((x) => x.host === argv.agent) : all;
-  const trust = new Map(places.map((p) => [p, trustPending(p, process.env)]));
+  const found = hookPlaces(process.cwd(), os.homedir(), process.env, argv.agent);
+  const places = found.map((f) => f.place);
+  const trust = new Map(found.map((f) => [f.place, f.trust]));
   const bad = places.filter((p) => p.state === "unreadable" || (p.state === "installed" && (!p.runnable || p.problem || trust.get(p) === "counts")));
   const installed = places.filter((p) => p.state === "installed");
   const verdict = bad.length ? "needs-attention" : installed.length ? "ok" : "not-installed";

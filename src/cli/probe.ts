@@ -1,7 +1,6 @@
 // `kbz check --probe` and `kbz lint --probe`: run the vacuity probe (core/check/probe.ts) and
 // print one line per passed gate, then a verdict; --json prints the one envelope.
-import { runProbes, probeLine, type ProbeResult } from "../io/check/probe.ts";
-import { DEFAULT_TIMEOUT_S } from "../io/check/run.ts";
+import { DEFAULT_TIMEOUT_S, probeGates, probeLine, type ProbeResult } from "../ops/check.ts";
 import { envelope, report, type ExitCode } from "./envelope.ts";
 import { out } from "./output.ts";
 
@@ -31,7 +30,7 @@ export function probeVerdict(res: ProbeResult): string {
 }
 
 export async function runProbeVerb(a: ProbeArgs): Promise<ExitCode> {
-  const res = await runProbes({
+  const res = await probeGates({
     root: a.root,
     files: a.files,
     scope: a.scope,

@@ -1,31 +1,22 @@
 // Text renderings shared by several verbs (status, check, verify, dash, the default verb). Each
 // returns or prints lines; the JSON side is the envelope (envelope.ts).
-import type { ApprovalItem, CheckResult, RunReport } from "../io/check/run.ts";
+import type { ApprovalItem, CheckResult, RunReport } from "../ops/check.ts";
 import * as path from "node:path";
-import { cwdShown } from "../io/check/plan.ts";
-import { shortSignature } from "../io/check/run.ts";
 import type { BoundOracle } from "../core/run/oracle.ts";
+import { cwdShown, pathFacts, sandboxLine, shortSignature } from "../core/run/show.ts";
 import { GATE_LABEL, verdictLines } from "../core/ledger/state.ts";
-import { scopeReceipts } from "../io/receipts/scope.ts";
-import { statusReport } from "../core/report.ts";
-import { sandboxLine } from "../io/run/sandbox.ts";
-import { pathFacts } from "../io/run/shell.ts";
-import { vacuousWarnings, type Snapshot } from "../core/snapshot.ts";
-import { besideScopeWarning, ledgersBesideScope } from "../io/root.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { statusView } from "../ops/status.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
 import { plural } from "../core/text/plural.ts";
 
 /** `shown`: the snapshot is only shown (the built-in demo), so the run succeeded whatever its verdict. */
 export function printStatus(snap: Snapshot, asJson: boolean, shown = false): ExitCode {
-  const { report, reduction } = statusReport(snap);
-  const judged = new Set(snap.ledgers.map((l) => l.display));
-  const beside = ledgersBesideScope(snap.target.root, snap.target.mode).filter((f) => !judged.has(f));
-  printWarnings([...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) })), ...vacuousWarnings(snap)]);
-  // Scoped runs also audit verification receipts (docs/formats.md#receipts); informational, the verdict is the gates'.
-  const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), process.env) : null;
+  const { report, reduction, notInScope, warnings, receipts } = statusView(snap, process.env);
+  printWarnings(warnings);
   if (receipts?.error) err(`kbz: receipts not audited: ${receipts.error}`);
-  const fields = { ...report, ...(receipts ? { receipts: receipts.receipts } : {}), notInScope: beside };
+  const fields = { ...report, ...(receipts ? { receipts: receipts.receipts } : {}), notInScope };
   if (asJson) return emit(envelope(report.verdict, shown ? 0 : report.exit, fields));
   for (const l of snap.ledgers) {
     const rows = report.gates.filter((g) => g.file === l.display);

@@ -1,9 +1,9 @@
-// kbz sign: a person signs off one manual gate (core/check/sign.ts signGate, shared with the
+// kbz sign: a person signs off one manual gate (ops/sign.ts signGate, shared with the
 // dashboard's `s`): ticks its box and writes the EVIDENCE text in one atomic write under the
 // ledger's lock. Runnable gates are refused: only kbz check ticks those.
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { signGate } from "../io/check/sign.ts";
+import { signGate } from "../ops/sign.ts";
 import { stemOf } from "../core/ledger/model.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { out } from "./output.ts";

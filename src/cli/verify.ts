@@ -1,19 +1,12 @@
 // kbz verify: acceptance receipts that are reused only while their inputs are unchanged
 // (docs/formats.md#receipts). `run` checks once and records; `audit` and `explain` only read.
 import * as path from "node:path";
-import { loadLedgerFile, readScopeText } from "../io/read.ts";
 import { UsageError } from "../core/errors.ts";
-import type { CheckResult } from "../io/check/run.ts";
 import { verdictLines } from "../core/ledger/state.ts";
-import { pathFacts } from "../io/run/shell.ts";
-import { cwdShown } from "../io/check/plan.ts";
-import { inspectReceipt, type Inspection } from "../io/receipts/audit.ts";
-import type { Policy } from "../io/receipts/context.ts";
+import { cwdShown, pathFacts } from "../core/run/show.ts";
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
-import { explainReceipt } from "../io/receipts/explain.ts";
-import { ledgerKey } from "../io/receipts/paths.ts";
-import { verifyRun, type LedgerResult } from "../io/receipts/run.ts";
-import { readStore } from "../io/receipts/store.ts";
+import type { CheckResult } from "../ops/check.ts";
+import { auditReceipts, explainLedger, verifyLedgers, verifyLedgersOnce, verifyPolicy, type Inspection, type LedgerResult, type Policy } from "../ops/verify.ts";
 import { approvalLines, resultLines } from "./render.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { rootFor } from "./context.ts";
@@ -42,61 +35,16 @@ const RUN_ONLY = ["inputs", "env", "closed", "approve", "reviewed", "portable"] 
 const DIAGNOSTIC_CHARS = 3500;
 
 function ledgersOf(argv: VerifyArgs, root: string): string[] {
-  const files = positionals(argv);
-  if (files.length === 0 || new Set(files).size !== files.length) throw new UsageError("unique explicit ledgers required");
-  const keys = files.map((f) => ledgerKey(root, f));
-  if (new Set(keys).size !== keys.length) throw new UsageError("duplicate ledger identity");
-  return files;
-}
-
-const sortedUnique = (items: string[]) => [...new Set(items)].sort();
-
-/** A glob's literal folder: the segments before the first wildcard (`src/a/**` -> `src/a`). */
-function literalPrefix(glob: string): string | null {
-  const segs = glob.split("/");
-  const k = segs.findIndex((x) => /[*?[{]/.test(x));
-  const lit = (k < 0 ? segs : segs.slice(0, k)).join("/");
-  return lit === "" ? null : lit;
-}
-
-/**
- * Without --inputs: each ledger's OWNS plus, for a scope leaf, its ACCESS.json reads, as their
- * literal folders. What the CHECKs call outside those still needs --inputs.
- */
-function defaultInputs(root: string, ledgers: string[]): string[] {
-  const inputs: string[] = [];
-  for (const rel of ledgers) {
-    const file = path.resolve(root, rel);
-    const entry = loadLedgerFile(file, root, false);
-    const globs = [...(entry.ledger?.owns ?? [])];
-    const m = /^\.unlazy\/([^/]+)\/gates\/leaf-(.+)\.md$/.exec(path.relative(root, file).split(path.sep).join("/"));
-    if (m) {
-      try {
-        const access = JSON.parse(readScopeText(root, m[1]!, "ACCESS.json") ?? "null");
-        globs.push(...((access?.leaves?.[m[2]!]?.reads as string[] | undefined) ?? []));
-      } catch {
-        // No readable ACCESS.json: OWNS alone.
-      }
-    }
-    for (const g of globs) {
-      const lit = literalPrefix(g);
-      if (lit === null) throw new UsageError(`--inputs required: ${rel} declares ${g}, which has no literal folder; list the inputs with --inputs`);
-      inputs.push(lit);
-    }
-  }
-  if (inputs.length === 0) throw new UsageError("--inputs required; include artifacts, checks and their dependencies");
-  return inputs;
+  return verifyLedgers(root, positionals(argv));
 }
 
 function policyOf(argv: VerifyArgs, root: string): Policy {
-  const raw = argv.inputs === undefined ? defaultInputs(root, positionals(argv)) : String(argv.inputs).split(",");
-  const policy: Policy = {
-    inputs: sortedUnique(raw),
-    env: sortedUnique(String(argv.env ?? "").split(",").filter((s) => s !== "")),
+  return verifyPolicy(root, positionals(argv), {
+    ...(argv.inputs === undefined ? {} : { inputs: String(argv.inputs).split(",") }),
+    env: String(argv.env ?? "").split(",").filter((s) => s !== ""),
     closed: !!argv.closed,
-  };
-  if (argv.portable) policy.portable = true;
-  return policy;
+    portable: !!argv.portable,
+  });
 }
 
 /** The checker's transcript as `kbz check --reverify` would print it, last 3500 characters. */
@@ -141,7 +89,7 @@ function printResult(r: LedgerResult): void {
 async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<ExitCode> {
   const policy = policyOf(argv, root);
   const ledgers = ledgersOf(argv, root);
-  const results = await verifyRun({
+  const results = await verifyLedgersOnce({
     root,
     ledgers,
     policy,
@@ -157,8 +105,7 @@ async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<Exi
 
 function audit(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
   const ledgers = ledgersOf(argv, root);
-  const store = readStore(root);
-  const results: Inspection[] = ledgers.map((f) => inspectReceipt(root, f, { env: process.env, store }));
+  const results: Inspection[] = auditReceipts(root, ledgers, process.env);
   const stale = results.filter((r) => !r.current).length;
   const status = stale === 0 ? "CURRENT_EVIDENCE" : "STALE_EVIDENCE";
   const exit: ExitCode = stale === 0 ? 0 : 1;
@@ -171,7 +118,7 @@ function audit(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
 function explain(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
   const ledgers = ledgersOf(argv, root);
   if (ledgers.length !== 1) throw new UsageError("explain takes exactly one ledger");
-  const e = explainReceipt(root, ledgers[0]!, { env: process.env });
+  const e = explainLedger(root, ledgers[0]!, process.env);
   const exit: ExitCode = e.current ? 0 : 1;
   if (asJson) return emit(envelope(e.current ? "current" : "stale", exit, { action: "explain", ...e }));
   if (e.current) out(`${e.key}: receipt is current; nothing it is bound to changed since acceptance`);

@@ -38,9 +38,9 @@ export function pendingOracles(req: TargetRequest & { env: Env; actor?: Actor; v
 }
 
 /** Record the person's approval of one reviewed oracle. */
-export async function approveOracle(p: PendingOracles, task: CheckTask): Promise<string> {
+export async function approveOracle(p: PendingOracles, task: CheckTask, how = "kbz approve"): Promise<string> {
   const record = await p.store.record(task.file, task.gate.id, task.oracle, p.consent.given);
-  logConsent(p.consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (kbz approve)`);
+  logConsent(p.consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (${how})`);
   await noteApproved(p.consent.store, p.root, task.file, [task.gate.id]);
   return record;
 }

@@ -4,9 +4,7 @@
 // here decides what an approval binds or when a gate is met.
 import { logConsent, requirePerson } from "./policy.ts";
 import { noteApproved } from "../io/run/attest.ts";
-import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { nearMissLines } from "../core/run/differ.ts";
 import { readLastRun, type LastRun } from "../io/check/lastrun.ts";
 import { baseDir, cwdShown, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
 import { snapshotForRequest } from "../io/read.ts";
@@ -20,6 +18,7 @@ import { storeFor } from "../io/store/active.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import { killAllChecks } from "../io/run/watchdog.ts";
 import { pruneRemoved } from "../io/check/attested.ts";
+import { approvalView, type ApprovalView } from "./approvalView.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 
 export interface ApprovalsView {
@@ -58,7 +57,7 @@ export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
   }
 }
 
-export { cwdShown, type CheckTask, type LastRun };
+export { cwdShown, type ApprovalView, type CheckTask, type LastRun };
 
 export interface RunEvents {
   started?(qid: string): void;
@@ -229,35 +228,26 @@ export async function probeGate(req: { root: string; scope: string | null; qid: 
 
 /** Sign a manual gate with `kbz sign`'s function, and log it as given via the dashboard. */
 export async function signShown(req: { root: string; scope: string | null; qid: string; evidence: string }): Promise<"written" | "unchanged"> {
-  const { signGate } = await import("../io/check/sign.ts");
+  const { signGate } = await import("./sign.ts");
   const r = await signGate({ root: req.root, scope: req.scope, qid: req.qid, evidence: req.evidence, via: "dashboard" });
   if (r.status === "written" && req.scope) await logEvent(storeFor(req.root), req.scope, `signed ${req.qid} (given via ${GIVEN_VIA})`);
   return r.status;
 }
 
-const changedMemo = new Map<string, string[]>();
-
 /**
- * What changed since this gate's last approval (the nearest recorded oracle of the same gate and
- * how the one shown differs from it), as `kbz check` says it; remembered per oracle shown.
+ * The whole oracle a person approves (i27's approval view, the same `kbz approve` prints): CHECK,
+ * EXPECT, CWD, shell, PATH, sandbox, the oracle files, the ENV names, and what changed since the
+ * gate's last approval with a short git diff of each changed file. Null without run settings.
  */
-export function changedSinceApproval(view: ApprovalsView, task: CheckTask, root: string): string[] {
-  if (!view.storeDir) return [];
-  const key = `${task.file}\0${task.gate.id}\0${task.signature}`;
-  const known = changedMemo.get(key);
-  if (known) return known;
-  let lines: string[] = [];
+export function approvalViewOf(view: ApprovalsView, task: CheckTask, root: string): ApprovalView | null {
+  if (!view.settings) return null;
+  let store: ApprovalStore | null = null;
   try {
-    const store = new ApprovalStore(view.storeDir, root);
-    const file = path.resolve(task.file);
-    const same = store.list().flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
-    lines = nearMissLines(file, same, task.oracle, root);
+    store = view.storeDir ? new ApprovalStore(view.storeDir, root) : null;
   } catch {
-    lines = [];
+    store = null;
   }
-  if (changedMemo.size > 256) changedMemo.clear();
-  changedMemo.set(key, lines);
-  return lines;
+  return approvalView(task, { root, env: view.settings.env, store });
 }
 
 /**

@@ -159,13 +159,19 @@ export function DashboardProvider(props: AppProps & { children: ReactNode }) {
   const [probes, setProbes] = useState<Record<string, ProbeShown>>({});
   const [state, dispatch, live] = useDashReducer(() => initialState(props.initialPanel ?? "gates", reader.read()));
   const reload = useFeed(reader, dispatch, props.watch ?? true, live);
-  // A panel that shows the plan side reads it when it opens (it was kept while other panels were shown).
+  // A panel that shows the plan side reads it when it opens (it was kept while other panels were
+  // shown). Approvals reads again when it opens too: an oracle file the CHECK runs (a checker
+  // script, a test file) lies outside the folders the watcher follows.
   const planPanel = PLAN_PANELS.includes(state.panel);
   const shownBefore = useRef(planPanel);
   useEffect(() => {
     if (planPanel && !shownBefore.current) reload();
     shownBefore.current = planPanel;
   }, [planPanel, reload]);
+  const approvalsOpen = state.panel === "approvals";
+  useEffect(() => {
+    if (approvalsOpen) reload();
+  }, [approvalsOpen, reload]);
   const now = useTicker(state.running.length);
   useFlashExpiry(state.flash?.seq, dispatch);
   useIdleCollect();

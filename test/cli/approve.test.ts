@@ -6,7 +6,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv, personRun } from "../helpers/approvals.ts";
 
 setDefaultTimeout(60_000);
@@ -71,5 +71,64 @@ describe("kbz approve shows the whole oracle", () => {
     expect(personRun(BIN, ["approve"], { cwd: dir, env, input: "y\n" }).code).toBe(0);
     expect(kbz(["check"], { cwd: dir, env: agent }).code).toBe(0);
     expect(kbz(["status"], { cwd: dir, env: agent }).stdout).toContain("ALL MET (1 met)");
+  });
+});
+
+describe("kbz approve --scope S: one review for every CHECK of a scope", () => {
+  const leaf = (n: number, extra = "") => `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${n} deliverable\n  CHECK: cat src/${n}/a.txt\n  EXPECT: ok\n  EVIDENCE: pending\n${extra}`;
+  function scope(): { dir: string; env: Record<string, string> } {
+    const dir = fixtureCopy("next-golden");
+    writeTree(dir, {
+      ".unlazy/api/gates/leaf-1.md": leaf(1),
+      ".unlazy/api/gates/leaf-2.md": leaf(2),
+      ".unlazy/api/gates/leaf-3.md": leaf(3, "- [ ] G2: leaf 3 also builds\n  CHECK: sh build.sh\n  EXPECT: BUILT\n"),
+      "build.sh": "echo BUILT\n",
+      "src/1/a.txt": "ok\n",
+      "src/2/a.txt": "ok\n",
+      "src/3/a.txt": "ok\n",
+    });
+    return { dir, env: checkEnv() };
+  }
+  const agent = (env: Record<string, string>) => ({ ...env, CLAUDECODE: "1" });
+
+  test("every pending oracle of the scope in view, then one y approves them all; the agent's check --scope then runs them", () => {
+    const { dir, env } = scope();
+    const r = personRun(BIN, ["approve", "--scope", "api"], { cwd: dir, env, input: "y\n" });
+    for (const q of ["leaf-1:G1", "leaf-2:G1", "leaf-3:G1", "leaf-3:G2"]) expect(r.output).toContain(`APPROVED ${q}`);
+    const question = r.output.indexOf("approve all 4 pending oracles of scope api shown above? [y]es [n]o [o]ne at a time [q]uit");
+    expect(question).toBeGreaterThan(0);
+    // Every oracle is shown before the one question, whole.
+    for (const shown of ["leaf-1:G1: leaf 1 deliverable", "leaf-3:G2: leaf 3 also builds", "    ORACLE FILES: build.sh (sh)"]) {
+      expect(r.output.indexOf(shown)).toBeGreaterThan(-1);
+      expect(r.output.indexOf(shown)).toBeLessThan(question);
+    }
+    expect(r.output.match(/approve this oracle/g)).toBeNull(); // one question, not four
+    expect(r.output).toContain("approved 4 of 4 pending oracle(s)");
+    expect(r.code).toBe(0);
+    const log = fs.readFileSync(path.join(env.UNLAZY_APPROVAL_DIR!, "kbz", "acts.log"), "utf8");
+    expect(log.match(/ approve given=terminal .*\(kbz approve --scope api\)/g)?.length).toBe(4);
+    const ch = kbz(["check", "--scope", "api"], { cwd: dir, env: agent(env) });
+    expect(ch.stdout).not.toContain("APPROVAL REQUIRED");
+    expect(ch.code).toBe(0);
+  });
+
+  test("n approves none (exit 1); o goes one at a time; the agent is refused", () => {
+    const { dir, env } = scope();
+    const no = personRun(BIN, ["approve", "--scope", "api"], { cwd: dir, env, input: "n\n" });
+    expect(no.output).toContain("not approved: leaf-1:G1, leaf-2:G1, leaf-3:G1, leaf-3:G2");
+    expect(no.output).toContain("approved 0 of 4 pending oracle(s)");
+    expect(no.code).toBe(1);
+    const one = personRun(BIN, ["approve", "--scope", "api"], { cwd: dir, env, input: "o\ny\nn\nq\n" });
+    expect(one.output).toContain("approve this oracle (1/4)?");
+    expect(one.output).toContain("APPROVED leaf-1:G1");
+    expect(one.output).toContain("not approved leaf-2:G1");
+    expect(one.output).toContain("approved 1 of 4 pending oracle(s)");
+    expect(one.code).toBe(1);
+    const refused = kbz(["approve", "--scope", "api"], { cwd: dir, env: agent(env) });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("a person approves this");
+    const ch = kbz(["check", "--scope", "api"], { cwd: dir, env: agent(env) });
+    expect(ch.stdout).toContain("APPROVAL REQUIRED leaf-2:G1");
+    expect(ch.code).toBe(1);
   });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fallbackHookPath } from "../../src/cli/hook.ts";
+import { fallbackHookPath } from "../../src/ops/hook.ts";
 import { tempDir } from "../helpers/kbz.ts";
 
 function touch(file: string): string {

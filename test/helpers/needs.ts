@@ -29,6 +29,16 @@ function onPath(cmd: string, args: string[]): string {
   return r.status === 0 ? "" : `${cmd} ${args.join(" ")} exited ${r.status}`;
 }
 
+/** "" when every host CLI test/hosts/package.json pins (and its optional package for this platform) is installed. */
+function hostsMissing(): string {
+  if (!fs.existsSync(path.join(HOST_MODULES, ".package-lock.json"))) return "the host CLIs are not installed under test/hosts/node_modules";
+  const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "test", "hosts", "package.json"), "utf8"));
+  const platform = `-${process.platform}-${process.arch}`;
+  const wanted = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}).filter((n) => n.endsWith(platform))];
+  const absent = wanted.filter((n) => !fs.existsSync(path.join(HOST_MODULES, n, "package.json")));
+  return absent.length === 0 ? "" : `test/hosts/node_modules lacks ${absent.join(", ")}`;
+}
+
 export const PARTS: Record<Part, PartInfo> = {
   bwrap: {
     tests: "the sandbox and probe tests",
@@ -58,7 +68,7 @@ export const PARTS: Record<Part, PartInfo> = {
   hosts: {
     tests: "the agent host end-to-end tests",
     install: "npm install --prefix test/hosts --ignore-scripts",
-    probe: () => (fs.existsSync(path.join(HOST_MODULES, ".package-lock.json")) ? "" : `the host CLIs are not installed under test/hosts/node_modules`),
+    probe: hostsMissing,
   },
 };
 

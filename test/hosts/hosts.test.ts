@@ -1,4 +1,4 @@
-// End to end with the real agent hosts (issues 21, 32): Claude Code, Codex, Gemini CLI and GitHub Copilot CLI from npm
+// End to end with the real agent hosts (issues 21, 32): Claude Code, Codex, Gemini CLI, GitHub Copilot CLI and Qwen Code from npm
 // (test/hosts/package.json, installed by .ci/run with `npm install --prefix test/hosts`), each pointed at
 // the mock model server in mock-model.ts on 127.0.0.1, in a fresh HOME. For each host, at its
 // current version and the oldest version the README supports: `kbz hook install --agent NAME`,
@@ -10,73 +10,26 @@
 // Cursor is not here: its agent CLI (cursor-agent) is not published to npm, and it runs the model
 // only through Cursor's own service after a login, so it cannot run headless offline against a
 // mock. Cursor is covered by its documented payloads and output schema (test/hook/hosts.test.ts).
-// Qwen Code and OpenCode are covered there too (their payloads and kbz's answers), not yet here:
-// both install from npm (@qwen-code/qwen-code 0.24.4 asks for Node >= 22; opencode-ai 1.18.33 ships a
-// native binary) and were not yet run against the mock (issue 32 leaves it open).
+// Qwen Code runs on the Node 22 pinned in test/hosts; its real payloads are replayed through the
+// binary and the Node 16 fallback. OpenCode (a server with a plugin, not a one-shot CLI), and the
+// sub-agent, task and background-work events are in completion.test.ts.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
-import { ledger } from "../helpers/hook.ts";
+import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
 import { startMockModel, type LoggedRequest, type MockModel } from "./mock-model.ts";
+import { allMet, baseEnv, capturePayloads, counters, HOST_PATH, hostCommand, installFor, node22, REASON, sameOnBothRoutes, setupRepo, turnOf, unmet, type Turn } from "./harness.ts";
 
 setDefaultTimeout(300_000);
 
-const HOSTS_DIR = path.join(REPO, "test", "hosts");
-const MODULES = path.join(HOSTS_DIR, "node_modules");
-const HOST_TURN_MS = 240_000;
-const REASON = "GATES:G1";
-
 const temp = tempDir;
 
-/**
- * A Node for the host CLIs (Claude Code's JS builds need 18+, Gemini CLI 20+). `npm test` puts
- * node_modules/.bin first on PATH, where the `node16` devDependency (for the fallback hook's tests)
- * answers to `node`; the hosts get the first Node >= 20 on PATH outside any node_modules.
- */
-const HOST_PATH = (process.env.PATH ?? "/usr/bin:/bin")
-  .split(path.delimiter)
-  .filter((d) => d !== "" && !d.split(path.sep).includes("node_modules"))
-  .join(path.delimiter);
-const NODE = (() => {
-  for (const dir of HOST_PATH.split(path.delimiter)) {
-    const candidate = path.join(dir, "node");
-    const v = spawnSync(candidate, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "";
-    if (/^v(\d+)\./.test(v) && Number(v.slice(1).split(".")[0]) >= 20) return candidate;
-  }
-  return null;
-})();
-
-/** The command that starts one installed host package: [program, ...leading args]. */
-function hostCommand(alias: string): string[] {
-  const pkgDir = path.join(MODULES, alias);
-  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8"));
-  const bin = typeof pkg.bin === "string" ? pkg.bin : Object.values(pkg.bin as Record<string, string>)[0]!;
-  if (bin.endsWith(".exe")) {
-    // Claude Code from 2.1.1xx on ships a native binary in a platform package; its postinstall
-    // (not run here: --ignore-scripts) only copies it over this placeholder.
-    for (const dir of [path.join(pkgDir, "node_modules"), MODULES]) {
-      const native = path.join(dir, "@anthropic-ai", `claude-code-${process.platform}-${process.arch}`);
-      if (fs.existsSync(path.join(native, "package.json")) && JSON.parse(fs.readFileSync(path.join(native, "package.json"), "utf8")).version === pkg.version) {
-        return [path.join(native, "claude")];
-      }
-    }
-    throw new Error(`no native Claude Code ${pkg.version} for ${process.platform}-${process.arch} under ${MODULES}`);
-  }
-  if (!NODE) throw new Error(`no Node >= 20 on PATH outside node_modules (${HOST_PATH}) to run ${alias}`);
-  return [NODE, path.join(pkgDir, bin)];
-}
-
-interface Turn {
-  code: number | null;
-  requests: LoggedRequest[];
-  stderr: string;
-}
-
 interface Host {
-  name: "claude" | "codex" | "gemini" | "copilot";
+  name: "claude" | "codex" | "gemini" | "copilot" | "qwen";
+  /** Keep what the host sent kbz and replay it through the binary and the Node 16 fallback (hosts added by issue 32). */
+  capture?: boolean;
   versions: { label: string; alias: string }[];
   /** Requests of the agent's own turn (not titles, routing or token counts). */
   isTurn(r: LoggedRequest): boolean;
@@ -85,15 +38,7 @@ interface Host {
   env(home: string, mock: MockModel): Record<string, string>;
 }
 
-/** A fresh HOME, and a TMPDIR inside it, so whatever the host leaves goes with the test's directory. */
 const codexExec = (alias: string) => [...hostCommand(alias), "exec", "--skip-git-repo-check"];
-
-const baseEnv = (home: string): Record<string, string> => {
-  fs.mkdirSync(path.join(home, "tmp"), { recursive: true });
-  // The fixtures' met gates carry hand-made evidence: the hook judges them under the agent policy
-  // (the preload's approval store, test/helpers/approvals.ts), as unlazy would.
-  return { PATH: HOST_PATH, HOME: home, TMPDIR: path.join(home, "tmp"), LANG: "C.UTF-8", UNLAZY_APPROVAL_DIR: process.env.UNLAZY_APPROVAL_DIR! };
-};
 
 const HOSTS: Host[] = [
   {
@@ -183,51 +128,44 @@ const HOSTS: Host[] = [
       COPILOT_AUTO_UPDATE: "false",
     }),
   },
+  {
+    name: "qwen",
+    capture: true,
+    versions: [{ label: "0.24.4", alias: "qwen-current" }],
+    isTurn: (r) => r.method === "POST" && r.path.endsWith("/v1/chat/completions"),
+    // Qwen Code's OpenAI-compatible auth, chosen in the user's settings (no login dialog in -p mode);
+    // no managed memory, whose extraction sub-agent would ask the model after the turn.
+    prepare: (home) => {
+      writeTree(home, {
+        ".qwen/settings.json": JSON.stringify({
+          security: { auth: { selectedType: "openai" } },
+          general: { disableAutoUpdate: true },
+          privacy: { usageStatisticsEnabled: false },
+          memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
+        }),
+      });
+    },
+    // Qwen Code 0.24.4 declares node >= 22: it runs on the Node 22 pinned in test/hosts.
+    argv: (alias) => [...hostCommand(alias, node22()), "-p", "Finish the task in this repository."],
+    env: (home, mock) => ({ ...baseEnv(home), OPENAI_API_KEY: "dummy", OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_MODEL: "mock-model" }),
+  },
 ];
 
 /** One headless turn of `host` in `root`, bounded; the mock's log of what the host asked. */
-async function turn(host: Host, alias: string, root: string, home: string, mock: MockModel, argv = host.argv(alias)): Promise<Turn> {
-  const [cmd, ...args] = argv;
-  const child = spawn(cmd!, args, { cwd: root, env: host.env(home, mock), stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let stderr = "";
-  child.stdout.resume();
-  child.stderr.on("data", (c) => (stderr += c));
-  const code = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${HOST_TURN_MS} ms`;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {}
-    }, HOST_TURN_MS);
-    child.on("close", (c) => {
-      clearTimeout(timer);
-      resolve(c);
-    });
-  });
-  try {
-    process.kill(-child.pid!, "SIGKILL"); // anything the host left behind in its group
-  } catch {}
-  return { code, requests: [...mock.requests], stderr };
+function turn(host: Host, alias: string, root: string, home: string, mock: MockModel, argv = host.argv(alias)): Promise<Turn> {
+  return turnOf(argv, root, host.env(home, mock), mock);
 }
 
 function setup(host: Host, files: Record<string, string>) {
-  const root = temp(`kbz-e2e-${host.name}-`);
-  const home = temp(`kbz-e2e-home-`);
-  writeTree(root, files);
-  spawnSync("git", ["init", "-q"], { cwd: root });
-  const mock = startMockModel();
+  const { root, home, mock } = setupRepo(host.name, files);
   host.prepare(home, mock, root);
   return { root, home, mock };
 }
 
 function install(host: Host, root: string, home: string, mock: MockModel): void {
-  const r = spawnSync(BIN, ["hook", "install", "--agent", host.name], { cwd: root, env: host.env(home, mock), encoding: "utf8" });
-  expect(r.stderr).toBe("");
-  expect(r.status).toBe(0);
+  installFor(host.name, root, host.env(home, mock));
 }
 
-const unmet = ledger("e2e", [{ id: "G1", state: "unmet" }, { id: "G2", state: "met" }]);
-const allMet = ledger("e2e", [{ id: "G1", state: "met" }, { id: "G2", state: "met" }]);
 // Installed by .ci/run (npm install --prefix test/hosts --ignore-scripts); elsewhere one line says how.
 const available = needs("hosts");
 
@@ -238,13 +176,20 @@ for (const host of HOSTS) {
         const { root, home, mock } = setup(host, { "GATES.md": unmet });
         try {
           install(host, root, home, mock);
+          const captured = host.capture ? capturePayloads(home) : null;
           const t = await turn(host, v.alias, root, home, mock);
           const turns = t.requests.filter(host.isTurn);
           const carrying = turns.map((r) => r.body.includes(REASON) && r.body.includes("need work"));
           expect({ code: t.code, carrying }).toEqual({ code: 0, carrying: [false, true, true, true, true, true, true] });
           expect(turns.some((r) => r.body.includes("GATES:G2"))).toBe(false);
-          const state = JSON.parse(fs.readFileSync(path.join(root, ".unlazy-hook-state.json"), "utf8"));
-          expect(Object.values(state.sessions).map((s: any) => s.blocks)).toEqual([7]);
+          expect(counters(root)).toEqual([7]);
+          if (captured) {
+            // The host's own payload, replayed: the binary and the Node 16 fallback answer alike.
+            const payloads = captured();
+            expect(payloads.length).toBe(7);
+            const r = sameOnBothRoutes(host.name, payloads[0]!, root, { "GATES.md": unmet });
+            expect(r.stdout).toContain(REASON);
+          }
         } finally {
           mock.stop();
         }
@@ -254,9 +199,15 @@ for (const host of HOSTS) {
         const { root, home, mock } = setup(host, { "GATES.md": allMet });
         try {
           install(host, root, home, mock);
+          const captured = host.capture ? capturePayloads(home) : null;
           const t = await turn(host, v.alias, root, home, mock);
           const turns = t.requests.filter(host.isTurn);
           expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({ code: 0, turns: 1, reason: false });
+          if (captured) {
+            const payloads = captured();
+            expect(payloads.length).toBe(1);
+            expect(sameOnBothRoutes(host.name, payloads[0]!, root, { "GATES.md": allMet }).stdout).toBe("");
+          }
         } finally {
           mock.stop();
         }

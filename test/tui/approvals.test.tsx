@@ -54,7 +54,7 @@ function workspace() {
 }
 
 describe("Approvals panel", () => {
-  test("lists every runnable gate without an approval, with CHECK, EXPECT, CWD, shell and PATH in full", () => {
+  test("lists every runnable gate without an approval, with CHECK, EXPECT, CWD, shell, PATH, oracle files and ENV names in full", () => {
     const { root, env } = workspace();
     const data = loadData(root, null, 4, env);
     expect(data.approvals.items.map((t) => t.qid)).toEqual(["GATES:G1", "GATES:G2"]);
@@ -64,7 +64,9 @@ describe("Approvals panel", () => {
     expect(f).toContain("EXPECT  BUILD_OK");
     expect(f).toContain(`CWD     ${root}`);
     expect(f).toContain("shell   /bin/sh");
-    expect(f).toContain("env     PATH=/usr/bin:/bin");
+    expect(f).toContain("PATH    /usr/bin:/bin");
+    expect(f).toContain("files   none (the CHECK text is the whole oracle)");
+    expect(f).toContain("ENV     no names bound (kbz's allow-list only)");
     expect(f).toContain("changed never approved before");
   });
 

@@ -2,7 +2,7 @@
 // order is part of the signature, so existing approval records keep matching.
 import { sha256Hex } from "../ledger/digest.ts";
 import { MAX_OUTPUT_BYTES } from "../ledger/evidence.ts";
-import type { SandboxProfile } from "../../io/run/sandbox.ts";
+import type { SandboxProfile } from "./show.ts";
 
 export const REGEX_TIMEOUT_MS = 250;
 export const REGEX_STARTUP_TIMEOUT_MS = 5000;

@@ -16,6 +16,8 @@ import { resolveBwrap, sandboxProfile, type SandboxProfile } from "../run/sandbo
 import type { LedgerSandbox } from "../../core/ledger/model.ts";
 import { displayPath } from "../../core/snapshot.ts";
 import { oracleBinding } from "../oracle/binding.ts";
+import { cwdShown } from "../../core/run/show.ts";
+export { cwdShown };
 
 export interface RunSettings {
   shell: string; // resolved
@@ -69,10 +71,6 @@ export interface CheckTask {
   startState: GateState;
 }
 
-/** The CWD as written, and its real path when they differ (the approval binds the real one). */
-export function cwdShown(t: Pick<CheckTask, "cwd" | "oracle">): string {
-  return t.cwd === t.oracle.cwd ? t.cwd : `${t.cwd} (real path ${t.oracle.cwd})`;
-}
 
 
 /**

@@ -12,6 +12,8 @@ import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../read.ts
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside, type StoredApproval } from "../run/approval.ts";
 import { nearMissLines } from "../../core/run/differ.ts";
 import { executeCheck, type RunOutcome } from "../run/execute.ts";
+import { shortSignature } from "../../core/run/show.ts";
+export { shortSignature };
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
 import { failureText, recordRuns } from "./failures.ts";
@@ -125,10 +127,6 @@ function nearMiss(store: ApprovalStore, cache: { all: StoredApproval[] | null },
   return nearMissLines(file, same, task.oracle, root);
 }
 
-/** The signature as kbz prints it per pending oracle: 12 hex digits, what `--approve=<sig>` takes. */
-export function shortSignature(signature: string): string {
-  return signature.slice(0, 12);
-}
 
 /** Thrown before anything runs when `--approve=<sig>` names no oracle of this run. */
 export class ApprovalSignatureError extends KbzError {

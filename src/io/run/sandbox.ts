@@ -13,25 +13,9 @@ import * as path from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import type { Env } from "./shell.ts";
 
-export interface SandboxProfile {
-  engine: string; // the resolved bwrap
-  network: "none";
-  home: string; // replaced by an empty directory
-  tmp: "private";
-  pid: "private";
-  /** Real paths that stay writable: the repository first, then the declared ones, sorted. */
-  writable: string[];
-  /** Paths replaced by empty directories or removed (the vacuity probe, issue 18). */
-  hidden?: string[];
-  /** Issue 28 item 12: the probe's CHECK sees the repository through a throwaway overlay (view.ts). */
-  view?: "overlay";
-  /** Issue 28: every capability dropped; root also gets a user namespace of its own. */
-  capabilities?: "none";
-  /** Issue 28: git directories inside a writable path, bound read-only over it. */
-  readOnly?: string[];
-  /** Issue 28: socket directories replaced by a fresh empty tmpfs (/run, $XDG_RUNTIME_DIR, ...). */
-  emptied?: string[];
-}
+export type { SandboxProfile };
+import { sandboxLine, type SandboxProfile } from "../../core/run/show.ts";
+export { sandboxLine };
 
 export const BWRAP_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
 
@@ -177,12 +161,3 @@ export function bwrapUsable(env: Env = process.env): { ok: boolean; why: string 
   return (usable = r.status === 0 ? { ok: true, why: "" } : { ok: false, why: `bwrap cannot create a sandbox here: ${(r.stderr || r.error?.message || "").trim()}` });
 }
 
-/** One line for an approval prompt: what the sandbox allows and hides. */
-export function sandboxLine(p: SandboxProfile): string {
-  const hidden = p.hidden && p.hidden.length > 0 ? `; hidden: ${p.hidden.join(", ")}` : "";
-  const caps = p.capabilities === "none" ? "; no capabilities" : "";
-  const ro = p.readOnly && p.readOnly.length > 0 ? `; read-only: ${p.readOnly.join(", ")}` : "";
-  const emptied = p.emptied && p.emptied.length > 0 ? `, ${p.emptied.join(", ")}` : "";
-  const view = p.view === "overlay" ? " (through a throwaway overlay)" : "";
-  return `bwrap (${p.engine}); no network${caps}; writable: ${p.writable.join(", ")}${view}${ro}; private /tmp; empty ${p.home}${emptied}${hidden}`;
-}

@@ -2,7 +2,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import { sha256Hex } from "../../core/ledger/digest.ts";
+import { pathFacts, type PathFacts } from "../../core/run/show.ts";
+export { pathFacts, type PathFacts };
 
 export type Env = Record<string, string | undefined>;
 
@@ -49,21 +50,4 @@ export function resolveShell(requested: string, env: Env, platform = process.pla
   throw new UsageError(`cannot resolve command shell ${JSON.stringify(requested)} from PATH`);
 }
 
-export interface PathFacts {
-  /** The full PATH string: bound into the approval oracle. */
-  value: string;
-  /** What the transcript shows: CR/LF as spaces, first 800 characters. */
-  transcript: string;
-  /** What evidence records: `<12 hex of sha256(PATH)>/<entries> entries`. */
-  fingerprint: string;
-}
 
-export function pathFacts(value: string): PathFacts {
-  const count = value ? value.split(path.delimiter).length : 0;
-  const flat = value.replace(/[\r\n]/g, " ");
-  return {
-    value,
-    transcript: flat.length > 800 ? flat.slice(0, 800) + "..." : flat,
-    fingerprint: `${sha256Hex(value).slice(0, 12)}/${count} entries`,
-  };
-}

@@ -5,7 +5,7 @@
 // `y` and records the approval (or the confirmation) only; running is its own key (`r`, or in Gates).
 import { Text } from "ink";
 import type { GateView } from "../../core/snapshot.ts";
-import { changedSinceApproval, cwdShown, removedGates, type CheckTask, type RemovedGate } from "../../ops/dashboardActs.ts";
+import { approvalViewOf, cwdShown, removedGates, type ApprovalView, type CheckTask, type RemovedGate } from "../../ops/dashboardActs.ts";
 import type { DetailLine } from "../Detail.tsx";
 import { NARROW, type BaseCtx, type PanelCtx, type PanelDef } from "../panel.ts";
 import { cols, fit, pad } from "../text.ts";
@@ -69,18 +69,52 @@ export function approvalDetail(ctx: BaseCtx, t: ApprovalItem | undefined, declin
     ];
   }
   const task = t.task;
+  const v = approvalViewOf(ctx.data.approvals, task, ctx.data.snapshot.target.root);
+  if (!v) {
+    return [
+      { label: "gate", value: `${task.qid}  ${task.gate.title}`, wrap: true },
+      { label: "CHECK", value: task.gate.check ?? "", wrap: true },
+      { label: "EXPECT", value: task.gate.expect ?? "", wrap: true },
+      { label: "CWD", value: cwdShown(task), wrap: true },
+      tail,
+    ];
+  }
+  return [...oracleLines(v), tail];
+}
+
+/** i27's approval view as detail lines: the whole oracle, then what changed since the last approval. */
+export function oracleLines(v: ApprovalView): DetailLine[] {
+  const fileText = (f: ApprovalView["files"][number]) => `${f.key}${f.via ? ` (${f.via})` : ""}${f.problem ? ` [${f.problem}]` : ""}`;
   const lines: DetailLine[] = [
-    { label: "gate", value: `${task.qid}  ${task.gate.title}`, wrap: true },
-    { label: "CHECK", value: task.gate.check ?? "", wrap: true },
-    { label: "EXPECT", value: task.gate.expect ?? "", wrap: true },
-    { label: "CWD", value: cwdShown(task), wrap: true },
-    { label: "shell", value: ctx.data.approvals.settings?.shell ?? "", wrap: true },
-    { label: "env", value: `PATH=${task.oracle.path}`, wrap: true },
+    { label: "gate", value: `${v.qid}  ${v.title}`, wrap: true },
+    { label: "CHECK", value: v.check, wrap: true },
+    { label: "EXPECT", value: v.expect, wrap: true },
+    { label: "CWD", value: v.cwd, wrap: true },
+    { label: "shell", value: v.shell, wrap: true },
+    { label: "PATH", value: v.path.value, wrap: true },
   ];
-  if (task.oracle.sandbox) lines.push({ label: "sandbox", value: JSON.stringify(task.oracle.sandbox), wrap: true });
-  const changed = changedSinceApproval(ctx.data.approvals, task, ctx.data.snapshot.target.root);
-  lines.push({ label: "changed", value: changed.length ? changed.join("\n") : "never approved before", tone: changed.length ? "warn" : "muted", wrap: true, block: changed.length > 0 });
-  lines.push(tail);
+  if (v.sandbox) lines.push({ label: "sandbox", value: v.sandbox, wrap: true });
+  lines.push({
+    label: "files",
+    value: v.files.length === 0 ? "none (the CHECK text is the whole oracle)" : v.files.map(fileText).join("\n"),
+    tone: v.files.length === 0 ? "muted" : undefined,
+    wrap: true,
+    block: v.files.length > 0,
+  });
+  lines.push({
+    label: "ENV",
+    value: v.env.length === 0 ? "no names bound (kbz's allow-list only)" : v.env.map((e) => (e.set ? e.name : `${e.name} (unset)`)).join(", "),
+    tone: v.env.length === 0 ? "muted" : undefined,
+    wrap: true,
+  });
+  if (!v.lastApproval) {
+    lines.push({ label: "changed", value: "never approved before", tone: "muted", wrap: true });
+    return lines;
+  }
+  const changed = [`since the approval of ${v.lastApproval.approvedAt.slice(0, 10)}:`, ...v.lastApproval.differs];
+  if (v.lastApproval.note) changed.push(v.lastApproval.note);
+  lines.push({ label: "changed", value: changed.join("\n"), tone: "warn", wrap: true, block: true });
+  for (const d of v.diffs) lines.push({ label: "diff", value: [`${d.file} (from git HEAD):`, ...d.lines].join("\n"), tone: "warn", wrap: true, block: true });
   return lines;
 }
 

@@ -3,8 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { signEvidence, signGate } from "../../../src/io/check/sign.ts";
-import { tempDir, writeTree } from "../../helpers/kbz.ts";
+import { signEvidence, signGate } from "../../src/ops/sign.ts";
+import { tempDir, writeTree } from "../helpers/kbz.ts";
 
 const LEDGER = "# Gates\n\n- [ ] G1: copy reviewed\n  EVIDENCE: pending\n\n- [ ] G2: builds\n  CHECK: true\n  EXPECT: x\n  EVIDENCE: pending\n\n- [ ] G3: no evidence line yet\n";
 

@@ -1,26 +1,26 @@
-// Signing a manual gate: human evidence written into its ledger, checked off, under the
+// `kbz sign` as a use case. Signing a manual gate: human evidence written into its ledger, checked off, under the
 // ledger's lock and with the same fresh re-read as check writeback, so a concurrent edit to
 // another gate survives and a gate whose definition changed meanwhile is refused. The
 // dashboard's `s` key and the CLI's `kbz sign` both call `signGate`.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { UsageError } from "../../core/errors.ts";
-import type { Snapshot } from "../../core/snapshot.ts";
-import { isInside } from "../../core/workspace/inside.ts";
-import { logConsent, requirePerson } from "../../ops/policy.ts";
-import { digestInputs, recordInputs } from "../inputs/store.ts";
-import { attest, inputsDigest } from "../run/attest.ts";
-import { gateCwd, scopeLedgerRoot } from "./plan.ts";
-import { gateDigest } from "../../core/ledger/digest.ts";
-import { applyGateEdit } from "../../core/ledger/edit.ts";
-import { MAX_EVIDENCE } from "../../core/ledger/evidence.ts";
-import { isRunnable, stemOf } from "../../core/ledger/model.ts";
-import { parseLedger } from "../../core/ledger/parse.ts";
-import { hasUnsafe } from "../../core/text/sanitize.ts";
-import { snapshotForRequest } from "../read.ts";
-import { writeAtomic } from "../fs.ts";
-import { withFileLock } from "../lock.ts";
-import { readLedgerText } from "../read.ts";
+import { UsageError } from "../core/errors.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { isInside } from "../core/workspace/inside.ts";
+import { logConsent, requirePerson } from "./policy.ts";
+import { digestInputs, recordInputs } from "../io/inputs/store.ts";
+import { attest, inputsDigest } from "../io/run/attest.ts";
+import { gateCwd, scopeLedgerRoot } from "../io/check/plan.ts";
+import { gateDigest } from "../core/ledger/digest.ts";
+import { applyGateEdit } from "../core/ledger/edit.ts";
+import { MAX_EVIDENCE } from "../core/ledger/evidence.ts";
+import { isRunnable, stemOf } from "../core/ledger/model.ts";
+import { parseLedger } from "../core/ledger/parse.ts";
+import { hasUnsafe } from "../core/text/sanitize.ts";
+import { snapshotForRequest } from "../io/read.ts";
+import { writeAtomic } from "../io/fs.ts";
+import { withFileLock } from "../io/lock.ts";
+import { readLedgerText } from "../io/read.ts";
 
 export interface SignRequest {
   root: string;

@@ -1,0 +1,22 @@
+// Where a command runs: the repository root (given, or found from a folder by the one root rule,
+// io/root.ts findRoot, the same the Stop hook uses), the scopes under it and what a run targets.
+// The CLI's context.ts and the dashboard ask here; no edge resolves a root itself.
+import { canonicalRoot, listScopes, resolveTarget } from "../io/discover.ts";
+import { findRoot } from "../io/root.ts";
+import type { Target } from "../core/workspace/target.ts";
+
+/** `given` (canonical) when set, else the root found from `cwd` by the one root rule. */
+export function rootOf(given: string | undefined, cwd: string): string {
+  if (given !== undefined) return canonicalRoot(given);
+  return findRoot(canonicalRoot(cwd));
+}
+
+/** The scope ids under `<root>/.unlazy/`, sorted; none when there is no such folder. */
+export function scopesOf(root: string): string[] {
+  return listScopes(root);
+}
+
+/** What a run on `root` targets: explicit ledgers, a scope, or the ledgers found at the root. */
+export function targetOf(root: string, files: string[], scope: string | null): Target {
+  return resolveTarget({ root, files, scope });
+}
