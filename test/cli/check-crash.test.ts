@@ -1,5 +1,5 @@
 // A killed `kbz check` leaves every ledger as the old or the new text, never a mix:
-// 200 runs (a short soak of 40 outside CI, test/helpers/soak.ts) are killed with SIGKILL at random
+// 200 runs (a quarter outside CI, test/helpers/soak.ts) are killed with SIGKILL at random
 // moments around writeback.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
@@ -13,7 +13,7 @@ import { parseLedger } from "../../src/core/ledger/parse.ts";
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
 
-const RUNS = soakRounds(200, 40);
+const RUNS = soakRounds(200);
 const padding = Array.from({ length: 40 }, (_, i) => `- [x] M${i}: manual outcome ${i}\n  EVIDENCE: reviewed line ${i}\n`).join("\n");
 const ledger = (name: string) => `# Gates: ${name}\n\n- [ ] G1: ${name} works\n  CHECK: printf ok-${name}\n  EXPECT: ok-${name}\n  EVIDENCE: pending\n\n${padding}`;
 const NAMES = ["a", "b", "c"];

@@ -2,12 +2,16 @@
 // without the work, the agent's act (no terminal, an agent host's marker set) ends with `kbz status`
 // exit 1 naming the gate and the reason, and the Stop hook blocking; the same task done honestly
 // (a person in a pseudo-terminal, `script -qec`, with no marker) ends ALL MET and the hook allowing.
-// Everything runs on the binary under the default person policy (a fresh approval store).
+// Everything runs on the binary under the default person policy (a fresh approval store). All eight
+// classes of the issue are here, each tried as an agent would; each test fails on 33d2fc2
+// (KBZ_TEST_BIN=/work/tools/kbz-old-33d2fc2).
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv, personRun } from "../helpers/approvals.ts";
+import { needs } from "../helpers/needs.ts";
+import { haveTmux, TmuxPane } from "../helpers/tmux.ts";
 
 setDefaultTimeout(120_000);
 
@@ -46,6 +50,91 @@ function expectDone(w: ReturnType<typeof workspace>): void {
   expect(s.code).toBe(0);
   expect(w.hook()).toBe("");
 }
+
+const ADD_BROKEN = "export const add = (a, b) => a - b;\n"; // the work, not done yet
+const ADD_DONE = "export const add = (a, b) => a + b;\n";
+const CHECKER = "import { add } from './add.mjs';\nconsole.log(add(2, 2) === 4 ? 'ADD_OK' : 'ADD_WRONG');\n";
+
+describe("class 1: the oracle is rewritten, not the CHECK", () => {
+  test("the agent rewrites the approved checker script to print ADD_OK: kbz check will not run it, status 1 and the hook blocks; doing the work meets it", () => {
+    const w = workspace({ "GATES.md": "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n", "check.mjs": CHECKER, "add.mjs": ADD_BROKEN });
+    expect(w.person("check", "--approve").code).toBe(1); // approved; it fails: the work is not done
+    fs.writeFileSync(w.file("check.mjs"), "console.log('ADD_OK');\n"); // the agent's act
+    const ch = w.agent("check");
+    expect(ch.code).toBe(1);
+    expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expect(ch.stdout).toContain("oracle file changed: check.mjs");
+    expect(ch.stdout).not.toContain("PASS");
+    expect(w.agent("check", "--approve").code).toBe(1); // and it cannot approve it itself
+    expectBlocked(w, "GATES:G1", /UNMET|FAILED/);
+    // Honestly: the checker as approved, the work done.
+    fs.writeFileSync(w.file("check.mjs"), CHECKER);
+    fs.writeFileSync(w.file("add.mjs"), ADD_DONE);
+    expect(w.agent("check").code).toBe(0);
+    expectDone(w);
+    // A met gate whose checker is rewritten afterwards is no longer met.
+    fs.writeFileSync(w.file("check.mjs"), "console.log('ADD_OK');\n");
+    expectBlocked(w, "GATES:G1", /STALE \(oracle changed: check\.mjs; needs a person's approval again\)/);
+  });
+
+  test("the agent rewrites a test behind npm test (ORACLE: test/**) and then the package.json test script: never run without a person's approval; doing the work meets it", () => {
+    const run = "const cases = require('./cases.js');\nconst ok = cases.filter((c) => c()).length;\nconsole.log(`TESTS ${ok}/${cases.length} OK`);\n";
+    const cases = "const { add } = require('../add.cjs');\nmodule.exports = [() => add(1, 1) === 2, () => add(2, 2) === 4];\n";
+    const w = workspace({
+      "GATES.md": "- [ ] T1: the tests pass\n  CHECK: npm test --silent\n  EXPECT: /TESTS 2\\/2 OK/\n  ORACLE: test/**\n",
+      "package.json": JSON.stringify({ scripts: { test: "node test/run.js" } }),
+      "test/run.js": run,
+      "test/cases.js": cases,
+      "add.cjs": "exports.add = (a, b) => a - b;\n",
+    });
+    expect(w.person("check", "--approve").code).toBe(1); // TESTS 0/2 OK: the work is not done
+    fs.writeFileSync(w.file("test/cases.js"), "module.exports = [() => true, () => true];\n"); // the agent's act
+    let ch = w.agent("check");
+    expect(ch.code).toBe(1);
+    expect(ch.stdout).toContain("oracle file changed: test/cases.js");
+    expect(ch.stdout).not.toContain("PASS");
+    fs.writeFileSync(w.file("test/cases.js"), cases);
+    fs.writeFileSync(w.file("package.json"), JSON.stringify({ scripts: { test: "echo TESTS 2/2 OK" } })); // the next try
+    ch = w.agent("check");
+    expect(ch.code).toBe(1);
+    expect(ch.stdout).toContain("oracle file changed: package.json#scripts.test");
+    expectBlocked(w, "GATES:T1", /UNMET|FAILED/);
+    fs.writeFileSync(w.file("package.json"), JSON.stringify({ scripts: { test: "node test/run.js" } }));
+    fs.writeFileSync(w.file("add.cjs"), "exports.add = (a, b) => a + b;\n");
+    expect(w.agent("check").code).toBe(0);
+    expectDone(w);
+  });
+});
+
+describe("class 2: the environment is rewritten", () => {
+  test("NODE_OPTIONS=--require fake.cjs and BASH_ENV never reach an approved CHECK: it fails, status 1, the hook blocks; doing the work meets it", () => {
+    const w = workspace({
+      "GATES.md":
+        "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n" + "- [ ] G2: the work is written\n  CHECK: bash check.sh\n  EXPECT: WORK_DONE\n",
+      "check.mjs": CHECKER,
+      "add.mjs": ADD_BROKEN,
+      "check.sh": "grep -q done work.txt && echo WORK_DONE\n",
+      "work.txt": "todo\n",
+      "fake.cjs": "console.log('ADD_OK'); process.exit(0);\n",
+      "fake.sh": "echo WORK_DONE; exit 0\n",
+    });
+    expect(w.person("check", "--approve").code).toBe(1);
+    // The agent's act: an environment that makes the approved commands print what it wants.
+    const env = { ...w.env, CLAUDECODE: "1", NODE_OPTIONS: `--require ${w.file("fake.cjs")}`, BASH_ENV: w.file("fake.sh") };
+    const forged = kbz(["check"], { cwd: w.dir, env });
+    expect(forged.code).toBe(1);
+    expect(forged.stdout).toContain("FAIL GATES:G1");
+    expect(forged.stdout).toContain("FAIL GATES:G2");
+    expect(kbz(["check", "--reverify"], { cwd: w.dir, env }).code).toBe(1);
+    expectBlocked(w, "GATES:G1", /FAILED|UNMET/);
+    expectBlocked(w, "GATES:G2", /FAILED|UNMET/);
+    // Honestly: the work done, kbz's own environment.
+    fs.writeFileSync(w.file("add.mjs"), ADD_DONE);
+    fs.writeFileSync(w.file("work.txt"), "done\n");
+    expect(kbz(["check"], { cwd: w.dir, env }).code).toBe(0);
+    expectDone(w);
+  });
+});
 
 describe("class 3: the agent approves and signs for the person", () => {
   test("kbz check --approve from the agent's shell is refused (exit 1, the hint), nothing runs; a person approves in a terminal", () => {
@@ -187,5 +276,91 @@ describe("class 6: reviews bind what they reviewed", () => {
     expect(r.code).toBe(2);
     expect(r.output).toContain("ledger is outside the root");
     expect(fs.readFileSync(path.join(other, "GATES.md"), "utf8")).toBe(MANUAL);
+  });
+});
+
+describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
+  test("a constant checker listed in INPUTS: the probe never hides the oracle, so it is VACUOUS (exit 1), never PROBE OK; a checker that reads the work observes", () => {
+    const w = workspace({ "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: check.sh, target.txt\n", "check.sh": "echo ok\n", "target.txt": "the work\n" });
+    expect(w.person("check", "--approve").code).toBe(0);
+    // The agent asks for the probe's verdict; the probe hides what it would hide, so it needs a person first.
+    const asked = w.agent("check", "--probe");
+    expect(asked.code).toBe(1);
+    expect(asked.stdout).not.toContain("PROBE OK");
+    expect(w.agent("check", "--probe", "--approve").code).toBe(1);
+    const p = w.person("check", "--probe", "--approve");
+    expect(p.code).toBe(1);
+    expect(p.output).toContain("VACUOUS GATES:G1: passed with its deliverable hidden (INPUTS: target.txt)");
+    expect(p.output).not.toContain("PROBE OK");
+    const st = w.status();
+    expect(st.stderr).toContain("VACUOUS GATES:G1: its CHECK still passed with its deliverable hidden (target.txt)");
+    expect(w.hook()).toContain("VACUOUS (passed with the deliverable hidden; make the CHECK observe it): GATES:G1 (hidden: target.txt)");
+    // Honestly: a checker that reads the work; the person approves it and its probe, which observes.
+    fs.writeFileSync(w.file("check.sh"), "grep -q 'the work' target.txt && echo ok\n");
+    expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
+    expect(w.agent("check", "--reverify").code).toBe(0);
+    const again = w.person("check", "--probe", "--approve");
+    expect(again.output).toContain("OBSERVES GATES:G1");
+    expect(again.code).toBe(0);
+    expectDone(w);
+    expect(w.status().stderr).not.toContain("VACUOUS");
+  });
+
+  test("a gate with nothing to hide is NOT PROBED and the run exits 1, never PROBE OK", () => {
+    const w = workspace({ "GATES.md": RUNNABLE });
+    expect(w.person("check", "--approve").code).toBe(0);
+    const r = w.agent("check", "--probe");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("NOT PROBED GATES:G1");
+    expect(r.stdout).not.toContain("PROBE OK");
+  });
+});
+
+describe("class 8: two views of the truth", () => {
+  test("outside git, from a subfolder of a folder whose GATES.md has an unmet gate: status says UNMET and the Stop hook blocks; signed, both agree it is done", () => {
+    const w = workspace({ "GATES.md": MANUAL, "src/app/main.txt": "x\n" });
+    const sub = w.file("src/app");
+    const agentEnvSub = { ...w.env, CLAUDECODE: "1" };
+    const st = kbz(["status"], { cwd: sub, env: agentEnvSub });
+    expect(st.code).toBe(1);
+    expect(st.stdout).toContain("GATES:M1");
+    const stop = () => kbz(["hook", "stop"], { cwd: sub, env: agentEnvSub, input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: sub, hook_event_name: "Stop" }) }).stdout;
+    const h = stop();
+    expect(JSON.parse(h).decision).toBe("block");
+    expect(h).toContain("GATES:M1");
+    expect(w.person("sign", "GATES.md", "M1", "--evidence", "read it through, Ana").code).toBe(0);
+    expect(kbz(["status"], { cwd: sub, env: agentEnvSub }).code).toBe(0);
+    expect(stop()).toBe("");
+  });
+
+  test.skipIf(!haveTmux())("an INPUTS file of a VERIFIED leaf changes: kbz next, the dashboard's queue and the Stop hook all say the leaf needs review", async () => {
+    const dir = fs.realpathSync(fixtureCopy("next-golden"));
+    const leaf1 = ".unlazy/api/gates/leaf-1.md";
+    writeTree(dir, { [leaf1]: "OWNS: src/1/**\n\n- [ ] G1: leaf 1 deliverable\n  CHECK: cat src/1/a.txt\n  EXPECT: ok\n  INPUTS: src/1/a.txt\n  EVIDENCE: pending\n", "src/1/a.txt": "ok\n" });
+    const env = checkEnv();
+    const agent = { ...env, CLAUDECODE: "1" };
+    expect(personRun(BIN, ["check", "--approve", leaf1], { cwd: dir, env }).code).toBe(0);
+    const plan = path.join(dir, ".unlazy/api/PLAN.md");
+    fs.writeFileSync(plan, fs.readFileSync(plan, "utf8").replace("| 1 | src/1/** | - | mechanical | 1 | READY |", "| 1 | src/1/** | - | mechanical | 1 | VERIFIED |"));
+    fs.writeFileSync(path.join(dir, "src/1/a.txt"), "ok, but not the reviewed work\n"); // the agent's act
+    const next = kbz(["next", "--scope", "api", "--json"], { cwd: dir, env: agent });
+    expect(next.code).toBe(1);
+    const j = JSON.parse(next.stdout);
+    expect([j.action, j.attention.map((a: { leaf: string; reason: string }) => `${a.leaf} ${a.reason}`)]).toEqual(["review", ["1 verified-ledger-not-met"]]);
+    // The dashboard (the binary, in a real terminal, as the person): its Queue says the same.
+    const pane = new TmuxPane(120, 30);
+    try {
+      pane.start([BIN], dir, env);
+      await pane.waitFor((x) => x.includes("scope api"), 15_000);
+      pane.send("2");
+      const q = await pane.waitFor((x) => x.includes("[2 Queue"), 8000).then(() => pane.waitFor((x) => /REVIEW|DISPATCH|VERIFY/.test(x), 8000));
+      expect(q).toContain("REVIEW: resolve the items below before launching");
+      expect(q).toMatch(/REVIEW\s+1\s+verified-ledger-not-met 1/);
+    } finally {
+      pane.kill();
+    }
+    const h = kbz(["hook", "stop", "--scope", "api"], { cwd: dir, env: agent, input: JSON.stringify({ session_id: "dmd-8", cwd: dir, hook_event_name: "Stop" }) }).stdout;
+    expect(JSON.parse(h).decision).toBe("block");
+    expect(h).toContain("leaf-1:G1 STALE (input changed: src/1/a.txt)");
   });
 });
