@@ -57,4 +57,9 @@ describe("one of each (issue 26)", () => {
     expect(filesMatching(/sha256Hex\([^)]*\)\.slice\(0, 24\)\}\.json/)).toEqual(["io/recordFiles.ts"]);
     expect(filesMatching(/function realOf\(/)).toEqual(["io/check/attested.ts", "io/recordFiles.ts", "io/run/attest.ts"]);
   });
+
+  test("one reader of .kbz/settings.json: io/settings.ts", () => {
+    expect(filesMatching(/"\.kbz", "settings\.json"/)).toEqual(["io/settings.ts"]);
+    expect(filesMatching(/\bSETTINGS?_FILE\s*=/)).toEqual(["io/settings.ts"]);
+  });
 });
