@@ -1,21 +1,12 @@
 // kbz approvals list|revoke|prune: see and withdraw recorded consent (docs/formats.md#fixes gap).
 import * as path from "node:path";
-import { FileProblemsError, UsageError } from "../core/errors.ts";
-import { pendingTasks } from "../io/check/plan.ts";
-import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
-import { nearMissLines } from "../core/run/differ.ts";
-import { changedOracleDiffs } from "../ops/approvalView.ts";
-import { pathFacts } from "../io/run/shell.ts";
-import { snapshotForRequest } from "../io/read.ts";
+import { UsageError } from "../core/errors.ts";
+import { pathFacts } from "../core/run/show.ts";
+import { approvalPolicy, approvalStore, ApprovalStoreError, explainApproval, pruneApprovals, revokeApprovals, setApprovalPolicy, type ApprovalStore, type StoredApproval } from "../ops/approvals.ts";
 import { rootFor } from "./context.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../io/run/approval.ts";
-import { obsoleteReason } from "../io/run/prune.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope, failWith, report } from "./envelope.ts";
 import { out } from "./output.ts";
-import { logConsent, requirePerson } from "../ops/policy.ts";
-import { readPolicy, writePolicy } from "../io/run/personal.ts";
-import { pruneRemoved } from "../io/check/attested.ts";
 
 interface ApprovalsArgs {
   action: "list" | "revoke" | "prune" | "explain" | "policy";
@@ -68,22 +59,13 @@ function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   if (!ledger || !gate || rest.length > 0) throw new UsageError("explain takes LEDGER GATE (e.g. kbz approvals explain GATES.md G1)");
   const root = rootFor({});
   const file = path.resolve(process.cwd(), ledger);
-  const snap = snapshotForRequest({ root, files: [file], scope: null });
-  if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
   const gateId = gate.replace(/^.*:/, "");
-  const settings = runSettings({ env: process.env, timeoutS: DEFAULT_TIMEOUT_S }, root);
-  const task = pendingTasks(snap, settings, true).find((t) => t.gate.id === gateId);
-  if (!task) throw new UsageError(`GATE: ${gateId} is not a runnable, live gate of ${ledger}`);
-  const same = store.list().flatMap((a) => (a.record && a.record.file === path.resolve(task.file) && a.record.gate === gateId ? [a.record] : []));
-  const approved = store.isApproved(task.file, gateId, task.oracle);
-  const lines = approved ? [] : nearMissLines(path.resolve(task.file), same, task.oracle, root);
-  const diffs = approved ? [] : changedOracleDiffs(root, same, task.oracle);
-  const verdict = approved ? "approved" : same.length === 0 ? "never-approved" : "approved-for-other-inputs";
+  const { task, same, approved, lines, diffs, verdict } = explainApproval(store, root, file, gateId, ledger, process.env);
   const oracleFiles = Object.keys(task.oracle.bound?.files ?? {});
-  const fields = { gate: task.qid, file: task.file, approvals: same.length, differs: lines.slice(1).map((l) => l.trim()), oracleFiles, diffs };
+  const fields = { gate: task.qid, file: task.file, approvals: same, differs: lines.slice(1).map((l) => l.trim()), oracleFiles, diffs };
   return report(!!argv.json, envelope(verdict, approved ? 0 : 1, fields), () => {
     if (approved) out(`${task.qid}: approved for its current oracle (cwd ${task.cwd}${oracleFiles.length ? `; files ${oracleFiles.join(", ")}` : ""})`);
-    else if (same.length === 0) out(`${task.qid}: never approved; kbz check prints its oracle for the user to review`);
+    else if (same === 0) out(`${task.qid}: never approved; kbz check prints its oracle for the user to review`);
     else for (const l of [`${task.qid}: ${lines[0]}`, ...lines.slice(1)]) out(l);
     for (const d of diffs) {
       out(`  ${d.file} since the approval (from git HEAD):`);
@@ -106,19 +88,7 @@ function list(store: ApprovalStore, asJson: boolean): ExitCode {
 }
 
 function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
-  const consent = requirePerson("revoke", { env: process.env });
-  const [ledger, gate, ...rest] = argv.args ?? [];
-  const names = (argv.record ?? []).map((n) => (n.endsWith(".json") ? n : `${n}.json`));
-  if (rest.length > 0 || (!ledger && names.length === 0) || (ledger && names.length > 0)) {
-    throw new UsageError("revoke takes <ledger> [gate] or --record NAME");
-  }
-  const file = ledger ? path.resolve(ledger) : null;
-  const chosen = store
-    .list()
-    .filter((a) => (file ? a.record?.file === file && (gate === undefined || a.record.gate === gate) : names.includes(a.name)));
-  const removed = store.remove(chosen.map((a) => a.name));
-  const gone = chosen.filter((a) => removed.includes(a.name));
-  if (gone.length > 0) logConsent(consent, `revoked ${gone.map((a) => `${a.record?.file ?? "?"} ${a.record?.gate ?? a.name}`).join(", ")}`);
+  const gone = revokeApprovals(store, argv.args ?? [], argv.record ?? [], process.env);
   if (argv.json) return emit(envelope(gone.length > 0 ? "revoked" : "nothing-revoked", gone.length > 0 ? 0 : 1, { action: "revoke", dir: store.dir, revoked: gone.map((a) => view(a)) }));
   else {
     for (const a of gone) out(`revoked${line(a)}`);
@@ -128,17 +98,8 @@ function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
 }
 
 async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
-  const consent = requirePerson("prune", { env: process.env });
   // REMOVED gates of this repository: the person confirms they are gone on purpose.
-  const forgotten = await pruneRemoved(store.dir, rootFor({}));
-  if (forgotten.length > 0) logConsent(consent, `confirmed removed ${forgotten.join(", ")}`);
-  const doomed = store.list().flatMap((a) => {
-    const reason = a.record ? obsoleteReason(a.record) : null;
-    return reason ? [{ a, reason }] : [];
-  });
-  const removed = new Set(store.remove(doomed.map((d) => d.a.name)));
-  const gone = doomed.filter((d) => removed.has(d.a.name));
-  const litter = store.sweepLitter(); // crashed writers' temp files and gone holders' locks
+  const { forgotten, gone, litter } = await pruneApprovals(store, rootFor({}), process.env);
   if (asJson) return emit(envelope("pruned", 0, { action: "prune", dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })), removedGates: forgotten, litter }));
   else {
     for (const qid of forgotten) out(`confirmed removed ${qid}`);
@@ -154,12 +115,10 @@ function policy(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const [wanted, ...rest] = argv.args ?? [];
   if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person")) throw new UsageError("policy takes agent or person (or nothing, to show it)");
   if (wanted === undefined) {
-    const now = readPolicy(store.dir);
+    const now = approvalPolicy(store);
     return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now }), () => out(`policy: ${now} (${POLICY_TEXT[now]})`));
   }
-  const consent = requirePerson("policy", { env: process.env, always: true });
-  writePolicy(store.dir, wanted, consent.given);
-  logConsent(consent, `policy ${wanted}`);
+  setApprovalPolicy(store, wanted, process.env);
   return report(!!argv.json, envelope(wanted, 0, { action: "policy", dir: store.dir, policy: wanted }), () => out(`policy: ${wanted} (${POLICY_TEXT[wanted]})`));
 }
 
@@ -169,7 +128,7 @@ const POLICY_TEXT = {
 };
 
 export async function handleApprovals(argv: ApprovalsArgs): Promise<ExitCode> {
-  const store = new ApprovalStore(approvalDirFor(process.env), null);
+  const store = approvalStore(process.env);
   try {
     if (argv.action === "list") {
       if ((argv.args ?? []).length > 0) throw new UsageError("list takes no arguments");

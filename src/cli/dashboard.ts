@@ -41,7 +41,7 @@ async function startDemo(): Promise<Demo> {
   return createDemo();
 }
 
-/** The demo approves into its own store beside the example, never into the person's. */
+/** The demo approves into its own store beside the example, never into the person's (createDemo points the process at it). */
 function demoEnv(demo: Demo): Record<string, string | undefined> {
   return { ...process.env, UNLAZY_APPROVAL_DIR: demo.approvalDir };
 }

@@ -24,6 +24,7 @@ export async function printDemo(asJson: boolean, intro: string | null): Promise<
     if (!asJson) out(DEMO_NEXT);
     return shown === 2 ? 2 : 0;
   } finally {
+    story.restore();
     removeDemoFolder(story.folder);
   }
 }

@@ -1,6 +1,6 @@
 // `kbz` with no verb: on a terminal the live dashboard, or the built-in demo in a folder with no
 // ledgers; otherwise the status of this folder, or the demo's story when it has none.
-import { resolveTarget } from "../io/discover.ts";
+import { targetOf } from "../ops/workspace.ts";
 import { requestedScope, rootFor, snapshotFor } from "./context.ts";
 import { onTerminal, openDashboard, openDemo } from "./dashboard.ts";
 import type { Verb } from "./index.ts";
@@ -15,7 +15,7 @@ export const verb: Verb = {
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: async (argv) => {
     const root = rootFor(argv);
-    const target = resolveTarget({ root, scope: requestedScope({}) });
+    const target = targetOf(root, [], requestedScope({}));
     const terminal = !argv.json && onTerminal();
     if (target.mode !== "none") return terminal ? openDashboard(root, requestedScope({})) : printStatus(snapshotFor({ root }), !!argv.json);
     if (terminal) return openDemo();

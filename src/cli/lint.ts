@@ -1,10 +1,6 @@
 // kbz lint: advisory ledger-quality findings (docs/formats.md#lint). Never executes a CHECK.
-import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
-import { resolveTarget } from "../io/discover.ts";
-import { loadLedgerFile, noLedgers } from "../io/read.ts";
-import { inputFindings } from "../io/inputs/lint.ts";
+import { ledgersToLint, lintFiles, type LintFinding } from "../ops/lint.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
 import { runProbeVerb } from "./probe.ts";
 import { envelope, INVALID, type ExitCode } from "./envelope.ts";
@@ -43,20 +39,19 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
   let parseFailed = false;
   const stored: StoredFinding[] = [];
   const order: string[] = [];
-  for (const f of files) {
-    const entry = loadLedgerFile(path.resolve(f), process.cwd(), false);
-    const shown = f;
+  for (const linted of lintFiles(files, process.cwd())) {
+    const shown = linted.file;
     order.push(shown);
-    if (entry.problems.length > 0 || !entry.ledger) {
+    if (linted.problems.length > 0) {
       parseFailed = true;
-      printProblems(entry.problems.map((p) => ({ ...p, file: escapeField(shown, 512) })));
-      for (const p of entry.problems) {
+      printProblems(linted.problems.map((p) => ({ ...p, file: escapeField(shown, 512) })));
+      for (const p of linted.problems) {
         errors++;
         if (stored.length < MAX_STORED) stored.push(store(shown, { level: "error", gate: null, rule: "parse", message: p.message, line: p.line }));
       }
       continue;
     }
-    for (const finding of [...lintLedger(entry.ledger), ...inputFindings(path.resolve(f), entry.ledger)]) {
+    for (const finding of linted.findings) {
       if (finding.level === "error") errors++;
       else warnings++;
       if (stored.length < MAX_STORED) stored.push(store(shown, finding));
@@ -101,11 +96,7 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
 
 /** No ledger named: the ledgers `kbz status` would judge, as paths relative to here. */
 function discoveredLedgers(argv: { root?: string; scope?: string }): string[] {
-  const root = rootFor(argv);
-  const target = resolveTarget({ root, scope: requestedScope(argv) });
-  if (target.mode === "none") throw noLedgers(root);
-  for (const e of target.discoveryErrors) throw new UsageError(`${path.relative(process.cwd(), e.path) || "."}: ${e.message}`);
-  return target.files.map((f) => path.relative(process.cwd(), f) || f);
+  return ledgersToLint(rootFor(argv), requestedScope(argv), process.cwd());
 }
 
 export const verb: Verb = {

@@ -2,7 +2,7 @@
 // infrastructure failures (locks, atomic writes, the status log) to a RefusedError (exit 2, via envelope.ts).
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { escapeField } from "../core/text/sanitize.ts";
-import { resolveTarget } from "../io/discover.ts";
+import { targetOf } from "../ops/workspace.ts";
 import { type Target } from "../core/workspace/target.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { requestedScope } from "./context.ts";
@@ -20,7 +20,7 @@ export { requestedScope, rootFor as rootOf } from "./context.ts";
 
 /** A scope that exists and has no discovery problems (claim, log, bind need one). */
 export function resolvedScope(root: string, argv: PipelineArgs, verb: string): Target & { scope: string } {
-  const target = resolveTarget({ root, scope: requestedScope(argv) });
+  const target = targetOf(root, [], requestedScope(argv));
   if (target.mode !== "scope" || target.scope === null) {
     throw new UsageError(`${verb} needs a scope and there is none under .unlazy/`, { hint: "create one with kbz init --scope ID, or pass --root" });
   }

@@ -1,41 +1,18 @@
 // kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
-import { normalizeClaimGlobs, type ClaimConflict } from "../io/dispatch/leases.ts";
-import type { LeaseRecord } from "../core/dispatch/lease-record.ts";
-import { statusLogPath } from "../io/dispatch/statuslog.ts";
-import { logEvent, stamped } from "../io/store/events.ts";
-import { coordination, storeFor } from "../io/store/active.ts";
+import { UsageError } from "../core/errors.ts";
 import { stemOf } from "../core/ledger/model.ts";
 import { displayPath } from "../core/snapshot.ts";
-import { loadLedgerFile } from "../io/read.ts";
-import { listScopes } from "../io/discover.ts";
+import { appendLog, bindSession, claimLeaf, releaseInvalid, releaseLeases, scopesAndLeases, type ClaimConflict, type LeaseRecord } from "../ops/scope.ts";
 import { leafFor } from "./context.ts";
 import { emit, envelope, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { err, out } from "./output.ts";
-import { infra, printNotes, RefusedError, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { printNotes, requestedScope, resolvedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface ScopeArgs extends PipelineArgs {
   leaf?: string;
   invalid?: boolean;
   "--"?: string[];
-}
-
-/** The lease this leaf already holds for exactly these OWNS paths (a retried claim), if any. */
-function heldAlready(conflicts: ClaimConflict[], scope: string, leaf: string, owns: string[]): LeaseRecord | null {
-  if (conflicts.length !== 1 || conflicts[0]!.kind !== "identity") return null;
-  const holder = conflicts[0]!.holder;
-  if (holder.invalid || holder.scope !== scope || holder.leaf !== leaf) return null;
-  let wanted: string[];
-  try {
-    wanted = normalizeClaimGlobs(owns);
-  } catch {
-    return null;
-  }
-  const same = wanted.length === holder.globs.length && wanted.every((g) => holder.globs.includes(g));
-  return same ? holder : null;
 }
 
 const ACTIONS = ["list", "claim", "release", "log", "bind"];
@@ -70,8 +47,7 @@ function invalidHint(root: string, r: LeaseRecord): string {
 
 function list(argv: ScopeArgs): ExitCode {
   const root = rootOf(argv);
-  const scopes = listScopes(root);
-  const leases = coordination(root).leases();
+  const { scopes, leases } = scopesAndLeases(root);
   if (argv.json) return emit(envelope("ok", 0, { action: "list", root, scopes, leases: leases.map((l) => leaseJson(root, l)) }));
   if (scopes.length === 0) out("(no scopes under .unlazy/)");
   for (const s of scopes) out(s);
@@ -99,22 +75,17 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
       stems.length === 0 ? `scope ${target.scope} has no gate files to claim for` : "claim needs --leaf NAME when a scope has several gate files",
     );
   }
-  const entry = loadLedgerFile(target.files[index]!, root, true);
-  if (entry.problems.length > 0 || !entry.ledger) throw new FileProblemsError(entry.problems);
-  if (entry.ledger.owns.length === 0) throw new FileProblemsError([{ file: entry.display, line: 1, message: "declares no OWNS paths; add an OWNS: line before the first gate" }]);
   const leaf = stems[index]!;
-  const result = await infra(() => storeFor(root).claim(target.scope, leaf, entry.ledger!.owns));
+  const { result, held, owns, logWarning } = await claimLeaf(root, target.scope, leaf, target.files[index]!);
   printNotes(result.notes);
   if (result.ok) {
-    const warning = await logEvent(storeFor(root), target.scope, `claim ${leaf}: ${result.lease.globs.join(", ")}`);
-    if (warning) err(warning);
+    if (logWarning) err(logWarning);
     const globs = result.lease.globs;
     return report(!!argv.json, envelope("claimed", 0, { action: "claim", ok: true, scope: target.scope, leaf, globs, conflicts: [] }), () =>
       out(`CLAIMED ${globs.length} path(s) for ${target.scope}/${leaf}: ${globs.join(", ")}`),
     );
   }
   // A retry after a crash or a lost reply: this leaf already holds exactly these paths.
-  const held = heldAlready(result.conflicts, target.scope, leaf, entry.ledger.owns);
   if (held) {
     return report(!!argv.json, envelope("already-claimed", 0, { action: "claim", ok: true, scope: target.scope, leaf, globs: held.globs, conflicts: [] }), () =>
       out(`ALREADY CLAIMED ${held.globs.length} path(s) for ${target.scope}/${leaf}: ${held.globs.join(", ")} (this leaf holds the lease; nothing changed)`),
@@ -126,7 +97,7 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
       ok: false,
       scope: target.scope,
       leaf,
-      globs: entry.ledger.owns,
+      globs: owns,
       conflicts: result.conflicts.map((c) =>
         c.kind === "identity"
           ? { kind: c.kind, glob: null, theirGlob: null, holder: leaseJson(root, c.holder) }
@@ -146,7 +117,7 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
   const root = rootOf(argv);
   if (argv.invalid) {
     if (argv.scope !== undefined || argv.leaf !== undefined) throw new UsageError("--invalid cannot be combined with --scope or --leaf");
-    const { removed, notes } = await infra(() => storeFor(root).removeInvalid());
+    const { removed, notes } = await releaseInvalid(root);
     printNotes(notes);
     if (argv.json) return emit(envelope("released", 0, { action: "release-invalid", removed: removed.map((r) => leaseJson(root, r)) }));
     for (const r of removed) out(`removed invalid lease record ${displayPath(root, r.file)} (${r.problem})`);
@@ -156,15 +127,11 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
   // An explicit scope is honoured even when its directory is gone: that is how orphans are released.
   const scope = requestedScope(argv) ?? resolvedScope(root, argv, "release").scope;
   const leaf = argv.leaf ?? null;
-  const { released, alreadyLost, notes } = await infra(() => storeFor(root).release(scope, leaf));
+  const { released, alreadyLost, notes, logWarning } = await releaseLeases(root, scope, leaf);
   printNotes(notes);
   for (const l of alreadyLost) err(`kbz: warning: lease ${l.scope}/${l.leaf} was already lost before this release (${l.reason})`);
   const who = leaf === null ? scope : `${scope}/${leaf}`;
-  // An orphan release (its scope folder gone) has no log to write to.
-  if (released.length > 0 && (storeFor(root).kind !== "files" || fs.existsSync(path.join(root, ".unlazy", scope)))) {
-    const warning = await logEvent(storeFor(root), scope, `release ${leaf ?? "all"}: ${released.length} lease(s)`);
-    if (warning) err(warning);
-  }
+  if (logWarning) err(logWarning);
   return report(!!argv.json, envelope("released", 0, { action: "release", scope, leaf, released: released.length, leases: released.map((r) => leaseJson(root, r)) }), () =>
     out(`released ${released.length} lease(s) for ${who}`),
   );
@@ -184,14 +151,7 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
   const target = resolvedScope(root, argv, "log");
   const line = text(argv);
   if (line.trim() === "") throw new UsageError("log needs non-blank text");
-  const store = storeFor(root);
-  const file = store.kind === "files" ? statusLogPath(root, target.scope) : `${store.label} (status log of ${target.scope})`;
-  try {
-    await store.appendStatus(target.scope, stamped(line));
-  } catch (e) {
-    if ((e as Error).name === "CoordinatorError") throw e;
-    throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
-  }
+  const file = await appendLog(root, target.scope, line);
   return report(!!argv.json, envelope("appended", 0, { action: "log", scope: target.scope, file }), () => out(`appended to ${file}`));
 }
 
@@ -200,13 +160,7 @@ async function bind(argv: ScopeArgs): Promise<ExitCode> {
   const target = resolvedScope(root, argv, "bind");
   const args = words(argv);
   if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id", { hint: "kbz scope bind --scope S SESSION (use -- SESSION when it starts with -)" });
-  let id: string;
-  try {
-    id = await storeFor(root).bindSession(target.scope, String(args[0]));
-  } catch (e) {
-    if (e instanceof UsageError || (e as Error).name === "CoordinatorError") throw e;
-    throw new RefusedError(`cannot bind session: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
-  }
+  const id = await bindSession(root, target.scope, String(args[0]));
   return report(!!argv.json, envelope("bound", 0, { action: "bind", scope: target.scope, session: id }), () => out(`bound session ${id} to scope ${target.scope}`));
 }
 

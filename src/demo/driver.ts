@@ -132,7 +132,7 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
     return true;
   }
   if (advice.action === "verify-root") {
-    log(f, "demo: every leaf is VERIFIED; approve the root checks in the Approvals panel (key a)");
+    log(f, "demo: every leaf is VERIFIED; approve the root checks in the Approvals panel (key a), then sign I3 in Gates (key s)");
     s.done = true;
     return false;
   }

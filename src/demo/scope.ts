@@ -3,6 +3,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { writePolicy } from "../io/run/personal.ts";
 import plan from "./scope/PLAN.md" with { type: "text" };
 import accessJson from "./scope/ACCESS.json" with { type: "text" };
 import gates from "./scope/GATES.md" with { type: "text" };
@@ -48,7 +49,26 @@ export function writeDemoFolder(parent = os.tmpdir()): DemoFolder {
   for (const [rel, text] of Object.entries(DEMO_FILES)) fs.writeFileSync(path.join(scopeDir, rel), text);
   const approvalDir = path.join(base, "approved");
   fs.mkdirSync(approvalDir, { mode: 0o700 });
+  // The demo's agents (its driver) tick leaf evidence in the ledgers as unlazy's agents do: its
+  // private store is under the agent policy, so their ticks count (under the person policy they
+  // would read UNATTESTED and the plan would stop after its first wave). Approving the root's
+  // checks and signing I3 stay the person's acts, given in the dashboard.
+  writePolicy(approvalDir, "agent", "terminal");
   return { root, scope: DEMO_SCOPE, approvalDir };
+}
+
+/**
+ * Point this process at the demo's store (every reader of approvals and attestations, not only
+ * the dashboard's runs): the demo's verdicts never depend on the person's own store. Returns
+ * the undo.
+ */
+export function useDemoStore(folder: DemoFolder): () => void {
+  const before = process.env.UNLAZY_APPROVAL_DIR;
+  process.env.UNLAZY_APPROVAL_DIR = folder.approvalDir;
+  return () => {
+    if (before === undefined) delete process.env.UNLAZY_APPROVAL_DIR;
+    else process.env.UNLAZY_APPROVAL_DIR = before;
+  };
 }
 
 export interface Demo extends DemoFolder {
@@ -62,13 +82,17 @@ export interface Demo extends DemoFolder {
 export async function createDemo(opts: { drive?: boolean } = {}): Promise<Demo> {
   const folder = writeDemoFolder();
   const base = path.dirname(folder.root);
+  // The driver below, the dashboard's reads and its runs all use the demo's store.
+  const restore = useDemoStore(folder);
   // However kbz ends (q, ctrl-c, an error), the temporary folder goes with it.
   const cleanup = () => fs.rmSync(base, { recursive: true, force: true });
   process.once("exit", cleanup);
   let stop = () => {};
   if (opts.drive !== false) {
     const { startDriver } = await import("./driver.ts");
-    const driver = startDriver(folder);
+    // KBZ_DEMO_STEP_MS: the pause between the driver's steps (default 900 ms; tests play it faster).
+    const step = Number(process.env.KBZ_DEMO_STEP_MS);
+    const driver = startDriver(folder, Number.isInteger(step) && step > 0 ? step : undefined);
     stop = () => driver.stop();
   }
   return {
@@ -77,6 +101,7 @@ export async function createDemo(opts: { drive?: boolean } = {}): Promise<Demo> 
     stop,
     remove() {
       stop();
+      restore();
       cleanup();
       process.removeListener("exit", cleanup);
     },

@@ -105,8 +105,11 @@ const PLAN_PANELS: readonly PanelId[] = ["graph", "queue"];
  * dispatches `loaded`. The read includes the plan side while a panel that shows it is open; a
  * switch to such a panel reads again.
  */
-function useFeed(reader: DashboardReader, dispatch: (a: Action) => void, watch: boolean, live: { current: DashState }): () => void {
-  const reload = useCallback(() => dispatch({ type: "loaded", view: reader.read({ plan: PLAN_PANELS.includes(live.current.panel) }) }), [reader, dispatch, live]);
+function useFeed(reader: DashboardReader, dispatch: (a: Action) => void, watch: boolean, live: { current: DashState }, alwaysPlan: boolean): () => void {
+  const reload = useCallback(
+    () => dispatch({ type: "loaded", view: reader.read({ plan: alwaysPlan || PLAN_PANELS.includes(live.current.panel) }) }),
+    [reader, dispatch, live, alwaysPlan],
+  );
   useEffect(() => {
     if (!watch) return;
     const w = watchDashboard(reader.source.root, () => reader.source.scope, reload);
@@ -158,7 +161,8 @@ export function DashboardProvider(props: AppProps & { children: ReactNode }) {
   const [banner, setBanner] = useState(props.banner ?? "");
   const [probes, setProbes] = useState<Record<string, ProbeShown>>({});
   const [state, dispatch, live] = useDashReducer(() => initialState(props.initialPanel ?? "gates", reader.read()));
-  const reload = useFeed(reader, dispatch, props.watch ?? true, live);
+  // The demo's banner follows the plan (the root's turn comes at verify-root) on every panel; the demo is small.
+  const reload = useFeed(reader, dispatch, props.watch ?? true, live, banner === "demo");
   // A panel that shows the plan side reads it when it opens (it was kept while other panels were
   // shown). Approvals reads again when it opens too: an oracle file the CHECK runs (a checker
   // script, a test file) lies outside the folders the watcher follows.

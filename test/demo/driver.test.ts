@@ -45,10 +45,10 @@ describe("the demo driver", () => {
     expect(readLeaseRecords(f.root)).toEqual([]);
     const dispatch = JSON.parse(fs.readFileSync(path.join(f.root, ".unlazy/checkout/dispatch.json"), "utf8"));
     for (const w of Object.values(dispatch.waves) as { state: string }[]) expect(w.state).toBe("complete");
-    // Every leaf gate is met with reviewed evidence; the root's runnable gates wait for a person.
+    // Every leaf gate is met with reviewed evidence; the root's gates wait for a person (approve I1 and I2, sign I3).
     const ledgers = loadSnapshot(resolveTarget({ root: f.root, scope: f.scope }));
     const unmet = ledgers.gates.filter((g) => g.state !== "met").map((g) => g.qid);
-    expect(unmet).toEqual(["GATES:I1", "GATES:I2"]);
+    expect(unmet).toEqual(["GATES:I1", "GATES:I2", "GATES:I3"]);
     expect(fs.readFileSync(path.join(f.root, "web/checkout/STATUS"), "utf8")).toBe("checkout wired\n");
     const log = fs.readFileSync(path.join(f.root, ".unlazy/checkout/status.log"), "utf8");
     expect(log).toContain("dispatch w1 opened: leaf-1.1, leaf-1.2");

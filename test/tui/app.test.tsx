@@ -23,7 +23,7 @@ describe("dashboard shell", () => {
     const r = await renderAt(<App root={demo.root} scope={null} theme={plain} watch={false} />);
     const f = frame(r);
     expect(lines(f)[0]).toContain("scope checkout");
-    expect(lines(f)[0]).toContain("UNMET: 14 (met: 0)");
+    expect(lines(f)[0]).toContain("UNMET: 15 (met: 0)");
     expect(f).toContain("GATES:I1");
     expect(f).toContain("checkout is wired end to end");
   });
@@ -86,9 +86,9 @@ describe("dashboard shell", () => {
     expect(frame(r)).toContain("CHECK    cat web/checkout/STATUS");
     await press(r, "j");
     expect(frame(r)).toContain("CHECK    ls web");
-    await press(r, KEY.down, KEY.down);
+    await press(r, KEY.down, KEY.down, KEY.down);
     expect(frame(r)).toMatch(/› UNMET\s+leaf-1\.1:G2/);
-    await press(r, "k", KEY.up);
+    await press(r, "k", KEY.up, "k");
     expect(frame(r)).toMatch(/› UNMET\s+GATES:I2/);
     await press(r, "G");
     expect(frame(r)).toMatch(/› UNMET\s+leaf-3\.2:G2/);
@@ -97,7 +97,7 @@ describe("dashboard shell", () => {
   test("keys arriving together in one chunk (key repeat) each count", async () => {
     const demo = writeDemoFolder(tempDir());
     const r = await renderAt(<App root={demo.root} scope={null} theme={plain} watch={false} />);
-    await press(r, "jjj");
+    await press(r, "jjjj");
     expect(frame(r)).toMatch(/› UNMET\s+leaf-1\.1:G2/);
     await press(r, "\t\t");
     expect(frame(r)).toContain("[5 Log]");

@@ -52,6 +52,27 @@ function keep(name: string, screen: string): void {
 }
 
 const footer = (s: string) => s.trimEnd().split("\n").pop() ?? "";
+
+/** The runs of bold text in a line captured with its SGR sequences (tmux capture-pane -e). */
+function boldRuns(styled: string): string[] {
+  const runs: string[] = [];
+  let bold = false;
+  let cur = "";
+  for (const part of styled.split(/(\u001b\[[0-9;]*m)/)) {
+    const sgr = /^\u001b\[([0-9;]*)m$/.exec(part);
+    if (!sgr) {
+      if (bold) cur += part;
+      continue;
+    }
+    for (const code of sgr[1]!.split(";")) {
+      if (code === "1") bold = true;
+      else if (code === "" || code === "0" || code === "22") bold = false;
+    }
+    if (!bold && cur) runs.push(cur), (cur = "");
+  }
+  if (cur) runs.push(cur);
+  return runs.map((r) => r.trim()).filter(Boolean);
+}
 const wide = (w: number) => w >= 80;
 
 /** Approve the selected check inside the dashboard: a shows it whole, y confirms. */
@@ -204,7 +225,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       await quit(p);
     }, 60_000);
 
-    test(`3. keys that fit the item (${w}x${h}): per-kind footers, ? help · q quit always, esc clears a kept filter then goes back, ? runs a key, clicks select`, async () => {
+    test(`3. keys that fit the item (${w}x${h}): per-kind footers, ? help · q quit always, esc clears a kept filter then goes back, ? runs a key, keys highlighted, the wheel moves and clicks select rows and tabs`, async () => {
       const demo = writeDemoFolder(tempDir());
       const env = checkEnv();
       const p = open(demo.root, env, w, h);
@@ -215,6 +236,8 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       s = await p.waitFor((x) => /› \S+\s+GATES:I1/.test(x) && /\? help · q quit$/.test(footer(x)));
       expect(footer(s)).toContain("r run");
       expect(footer(s)).not.toContain("s sign");
+      // Keys are highlighted: in the footer exactly the keys are bold, never their labels.
+      expect(boldRuns(footer(p.captureStyled()))).toEqual(footer(p.capture()).split(" · ").map((h) => h.split(" ")[0]!));
       // A leaf's manual gate: s sign, never r run or p probe; r says what it is for instead of refusing later.
       p.send("/", "1", ".", "1", ":", "G", "1", "Enter");
       s = await p.waitFor((x) => /› \S+\s+leaf-1\.1:G1/.test(x) && !x.includes("▏"));
@@ -240,11 +263,25 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       expect(footer(s)).toMatch(/\? help · q quit$/);
       await esc(p);
       await p.waitFor((x) => !x.includes("Keys: enter runs"));
-      // A click on the third tab switches to it; a click on a row selects it.
+      // A click on a row selects it.
       p.send("3");
       await p.waitFor((x) => /\[(3 )?Gat/.test(x));
       p.send("-l", "\u001b[<0;3;5M");
       await p.waitFor((x) => x.split("\n")[4]!.startsWith("›"));
+      // The wheel moves the selection: from the first gate, two down, one up.
+      p.send("g");
+      await p.waitFor((x) => /› \S+\s+GATES:I1/.test(x));
+      p.send("-l", "\u001b[<65;3;5M");
+      p.send("-l", "\u001b[<65;3;5M");
+      await p.waitFor((x) => /› \S+\s+GATES:I3/.test(x));
+      p.send("-l", "\u001b[<64;3;5M");
+      await p.waitFor((x) => /› \S+\s+GATES:I2/.test(x));
+      // A click on a tab switches to its panel.
+      const tabs = p.capture().split("\n")[1]!;
+      const at = tabs.indexOf("App");
+      expect(at).toBeGreaterThan(0);
+      p.send("-l", `\u001b[<0;${at + 1};2M`);
+      await p.waitFor((x) => /\[(4 )?App/.test(x.split("\n")[1]!));
       await quit(p);
     }, 60_000);
 
@@ -266,12 +303,12 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
         keep(`4-gates-${w}x${h}`, s);
       } else expect(s).toMatch(/› UNMET\s+GATES:I1/);
       p.send("j", "j", "j", "j");
-      await p.waitFor((x) => /› \S+\s+leaf-1\.2:G1/.test(x));
+      await p.waitFor((x) => /› \S+\s+leaf-1\.1:G2/.test(x));
       // A second scope appears: the open view stays (panel, selection); one line names it.
       writeTree(demo.root, { ".unlazy/other/GATES.md": "# Gates\n\n- [ ] O1: other\n  EVIDENCE: pending\n" });
       s = await p.waitFor((x) => x.includes("new scope other"));
       expect(s).toContain("scope checkout");
-      expect(s).toMatch(/› \S+\s+leaf-1\.2:G1/);
+      expect(s).toMatch(/› \S+\s+leaf-1\.1:G2/);
       p.send("5");
       s = await p.waitFor((x) => x.includes("dispatch w1 opened"));
       expect(s).toMatch(/\d\d:\d\d:\d\d dispatch w1 opened/);
@@ -287,19 +324,45 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       await quit(p);
     }, 60_000);
 
-    test(`5. the demo guides (${w}x${h}): a banner names the key where the person acts`, async () => {
+    test(`5. the demo guides (${w}x${h}): a banner names the key at each point where the person acts: approve the root checks, run them, sign the manual gate, then ALL MET`, async () => {
       const home = tempDir();
-      // The demo keeps its example folder: it is made under this test's own temp folder.
-      const env = { ...checkEnv(), HOME: home, TMPDIR: home, KBZ_CACHE_DIR: path.join(home, "cache") };
+      // The demo keeps its example folder: it is made under this test's own temp folder. Its
+      // driver steps every 20 ms here (900 ms for a person) so the plan reaches the root soon.
+      const env = { ...checkEnv(), HOME: home, TMPDIR: home, KBZ_CACHE_DIR: path.join(home, "cache"), KBZ_DEMO_STEP_MS: "20" };
       const p = open(home, env, w, h, [BIN, "demo"]);
+      const banner = (x: string) => x.split("\n")[2]!;
       let s = await p.waitFor((x) => x.includes("your turn"), 15_000);
-      expect(s.split("\n")[2]).toContain(w >= 80 ? "▶ your turn: approve the root checks: press 4 (Approvals), then a" : "▶ your turn: 4, then a approves");
+      expect(banner(s)).toContain(w >= 80 ? "▶ your turn: approve the root checks: press 4 (Approvals), then a" : "▶ your turn: 4, then a approves");
       keep(`5-demo-${w}x${h}`, s);
       p.send("4");
-      s = await p.waitFor((x) => /▶ (your turn: )?a /.test(x));
-      expect(s.split("\n")[2]).toMatch(/GATES:I1/);
+      s = await p.waitFor((x) => /▶ (your turn: )?a /.test(banner(x)));
+      expect(banner(s)).toMatch(/GATES:I1/);
+      await approveHere(p, "GATES:I1");
+      await p.waitFor((x) => /▶ (your turn: )?a .*GATES:I2/.test(banner(x)));
+      await approveHere(p, "GATES:I2");
+      // Once every leaf is verified, the root's turn: run the approved checks (r).
+      const run = (qid: string) => (w >= 80 ? `▶ your turn: run the approved checks: press 3 (Gates), select ${qid}, r` : `▶ 3, select ${qid}, r runs it`);
+      s = await p.waitFor((x) => banner(x).includes(run("GATES:I1")), 60_000);
+      p.send("3");
+      await p.waitFor((x) => /› \S+\s+GATES:I1/.test(x));
+      p.send("r");
+      await p.waitFor((x) => banner(x).includes(run("GATES:I2")), 15_000);
+      p.send("j");
+      await p.waitFor((x) => /› \S+\s+GATES:I2/.test(x));
+      p.send("r");
+      // Then sign the manual gate (s), with the evidence typed in the dashboard.
+      s = await p.waitFor((x) => banner(x).includes(w >= 80 ? "▶ your turn: sign the manual gate GATES:I3: press 3 (Gates), select it, s" : "▶ 3, select GATES:I3, s signs"), 15_000);
+      keep(`5-demo-sign-${w}x${h}`, s);
+      p.send("j");
+      await p.waitFor((x) => /› \S+\s+GATES:I3/.test(x));
+      p.send("s");
+      await p.waitFor((x) => footer(x).startsWith("evidence for GATES:"));
+      p.send("-l", "tried the flow");
+      p.send("Enter");
+      s = await p.waitFor((x) => banner(x).includes("✓ ALL MET: the demo is done (q quits)"), 15_000);
+      expect(s.split("\n")[0]).toContain("ALL MET");
       await quit(p);
-    }, 60_000);
+    }, 120_000);
   }
 });
 

@@ -28,12 +28,12 @@ describe("live updates", () => {
     const demo = writeDemoFolder(tempDir());
     const ledger = path.join(demo.root, ".unlazy/checkout/gates/leaf-1.1.md");
     const r = await renderAt(<App root={demo.root} scope={null} theme={plain} />);
-    expect(frame(r)).toContain("UNMET: 14 (met: 0)");
+    expect(frame(r)).toContain("UNMET: 15 (met: 0)");
     await Bun.sleep(150); // the watcher's initial scan
     const text = fs.readFileSync(ledger, "utf8").replace("- [ ] G1: cart totals include tax\n  EVIDENCE: pending", "- [x] G1: cart totals include tax\n  EVIDENCE: reviewed by Ana");
     writeAtomic(ledger, text);
-    const f = await waitForFrame(r, (f) => f.includes("UNMET: 13 (met: 1)"));
-    expect(f).toContain("UNMET: 13 (met: 1)");
+    const f = await waitForFrame(r, (f) => f.includes("UNMET: 14 (met: 1)"));
+    expect(f).toContain("UNMET: 14 (met: 1)");
   });
 
   test("a new status.log line and a second write to the same file both arrive", async () => {

@@ -1,0 +1,37 @@
+// `kbz lint` as a use case: each ledger file read and parsed, then the text rules
+// (core/ledger/lint.ts) and the INPUTS rules (io/inputs/lint.ts: the cap needs the file system).
+// Never executes a CHECK. Options in, data out; cli/lint.ts prints (and stores at most so many).
+import * as path from "node:path";
+import { UsageError, type FileProblem } from "../core/errors.ts";
+import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
+import { resolveTarget } from "../io/discover.ts";
+import { inputFindings } from "../io/inputs/lint.ts";
+import { loadLedgerFile, noLedgers } from "../io/read.ts";
+
+export type { LintFinding };
+
+export interface LintedFile {
+  /** The file as given. */
+  file: string;
+  /** Why it could not be parsed (then no findings). */
+  problems: FileProblem[];
+  findings: LintFinding[];
+}
+
+/** Lint each file (relative to `cwd`), in the order given. */
+export function lintFiles(files: string[], cwd: string): LintedFile[] {
+  return files.map((file) => {
+    const abs = path.resolve(cwd, file);
+    const entry = loadLedgerFile(abs, cwd, false);
+    if (entry.problems.length > 0 || !entry.ledger) return { file, problems: entry.problems, findings: [] };
+    return { file, problems: [], findings: [...lintLedger(entry.ledger), ...inputFindings(abs, entry.ledger)] };
+  });
+}
+
+/** No ledger named: the ledgers `kbz status` would judge, relative to `cwd`. */
+export function ledgersToLint(root: string, scope: string | null, cwd: string): string[] {
+  const target = resolveTarget({ root, scope });
+  if (target.mode === "none") throw noLedgers(root);
+  for (const e of target.discoveryErrors) throw new UsageError(`${path.relative(cwd, e.path) || "."}: ${e.message}`);
+  return target.files.map((f) => path.relative(cwd, f) || f);
+}
