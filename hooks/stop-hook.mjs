@@ -22,6 +22,7 @@ function locate(file, line, message) {
 var KbzError, READ_HINTS, ReadError, UsageError, FileProblemsError;
 var init_errors = __esm(() => {
   KbzError = class KbzError extends Error {
+    kind;
     code;
     file;
     line;
@@ -29,6 +30,7 @@ var init_errors = __esm(() => {
     constructor(message, init = {}) {
       super(message, init.cause === undefined ? undefined : { cause: init.cause });
       this.name = new.target.name;
+      this.kind = init.kind ?? "input";
       this.code = init.code ?? "error";
       if (init.file !== undefined)
         this.file = init.file;
@@ -51,12 +53,12 @@ var init_errors = __esm(() => {
   };
   ReadError = class ReadError extends KbzError {
     constructor(message, code, file, line) {
-      super(message, { code, file, line, hint: READ_HINTS[code] });
+      super(message, { kind: code === "IO" ? "infrastructure" : "input", code, file, line, hint: READ_HINTS[code] });
     }
   };
   UsageError = class UsageError extends KbzError {
     constructor(message, init = {}) {
-      super(message, { code: "usage", hint: "run kbz --help for usage", ...init });
+      super(message, { code: "usage", hint: "run kbz --help for usage", ...init, kind: "usage" });
     }
   };
   FileProblemsError = class FileProblemsError extends KbzError {
@@ -71,8 +73,11 @@ var init_errors = __esm(() => {
 
 // src/core/util/hash.ts
 import { createRequire } from "node:module";
+function nodeCrypto() {
+  return createRequire(import.meta.url)("node:crypto");
+}
 function nodeHasher() {
-  const { createHash } = createRequire(import.meta.url)("node:crypto");
+  const { createHash } = nodeCrypto();
   return (parts) => {
     const h = createHash("sha256");
     for (const p of parts)
@@ -112,9 +117,34 @@ function sha256Stream() {
     const h = new bun.CryptoHasher("sha256");
     return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
   }
-  const { createHash } = createRequire(import.meta.url)("node:crypto");
-  const h = createHash("sha256");
+  const h = nodeCrypto().createHash("sha256");
   return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+}
+function hmacSha256Hex(key, parts) {
+  const h = bun ? new bun.CryptoHasher("sha256", key) : nodeCrypto().createHmac("sha256", key);
+  for (const p of parts)
+    h.update(p);
+  return h.digest("hex");
+}
+function secretHex(bytes) {
+  const webCrypto = globalThis.crypto;
+  const buf = new Uint8Array(bytes);
+  if (webCrypto?.getRandomValues)
+    webCrypto.getRandomValues(buf);
+  else
+    buf.set(nodeCrypto().randomBytes(bytes));
+  let out = "";
+  for (const b of buf)
+    out += b.toString(16).padStart(2, "0");
+  return out;
+}
+function equalConstantTime(a, b) {
+  if (a.length !== b.length)
+    return false;
+  let diff = 0;
+  for (let i = 0;i < a.length; i++)
+    diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 var bun, hasher;
 var init_hash = __esm(() => {
@@ -959,6 +989,35 @@ function oracleChangeReason(changed) {
   const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
   return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
 }
+function recordDigest(r) {
+  const sorted = (d) => Object.keys(d).sort().map((k) => [k, d[k]]);
+  return sha256Hex(JSON.stringify([r.kind, r.decided, sorted(r.key), sorted(r.depends), r.detail ?? null])).slice(0, 32);
+}
+function attestedEvidence(kind, evidence) {
+  return sha256Hex(`kbz.attestation.v2
+${kind}
+${evidence}`).slice(0, 32);
+}
+function attestationRecord(file, gateId, kind, s) {
+  return {
+    kind: "attestation",
+    subject: gateSubject(file, gateId),
+    decided: kind === "sign" ? "signed" : "passed",
+    key: { attested: s.evidence },
+    depends: { inputs: s.inputs, oracle: s.oracle },
+    by: { actor: kind === "sign" ? "person" : "kbz" }
+  };
+}
+function attestationReason(v, kind) {
+  if (v.status === "valid")
+    return null;
+  const hint = kind === "sign" ? "a person signs it with kbz sign in a terminal" : "run kbz check --reverify";
+  if (v.status === "stale") {
+    const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
+    return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
+  }
+  return kind === "sign" ? `UNATTESTED (no person signed this here; ${hint})` : `UNATTESTED (kbz has no record of this pass; ${hint})`;
+}
 function gateVerdicts(trace, root, file, ledger, isMet) {
   const out = { stale: new Map, vacuous: new Map };
   const records = trace.records.get(file) ?? [];
@@ -1041,7 +1100,7 @@ function oracleReason(record, g, world, file) {
   });
   return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
 }
-var VALID, ORACLE_FILES_SET = "oracle-files";
+var VALID, ORACLE_FILES_SET = "oracle-files", NO_RECORD = "-";
 var init_trace = __esm(() => {
   init_digest();
   init_hash();
@@ -1731,7 +1790,7 @@ var init_fs = __esm(() => {
   init_errors();
   WriteError = class WriteError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+      super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
     }
   };
   NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -1875,7 +1934,7 @@ var init_lock = __esm(() => {
   init_errors();
   LockTimeoutError = class LockTimeoutError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+      super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
     }
   };
 });
@@ -1950,7 +2009,7 @@ var init_statuslog = __esm(() => {
   init_errors();
   StatusLogError = class StatusLogError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+      super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
     }
   };
   FLAGS = fs3.constants.O_WRONLY | fs3.constants.O_APPEND | fs3.constants.O_CREAT | (fs3.constants.O_NOFOLLOW ?? 0) | (fs3.constants.O_NONBLOCK ?? 0);
@@ -2369,7 +2428,6 @@ var init_config = __esm(() => {
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
       super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTINGS_FILE}` });
-      this.name = "CoordinatorError";
     }
   };
 });
@@ -2613,8 +2671,7 @@ var init_client = __esm(() => {
   init_errors();
   CoordinatorError = class CoordinatorError extends KbzError {
     constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
-      super(message, { code: "coordinator", hint });
-      this.name = "CoordinatorError";
+      super(message, { kind: "infrastructure", code: "coordinator", hint });
     }
   };
   Unreachable = class Unreachable extends Error {
@@ -3182,9 +3239,6 @@ function realOf(file) {
 function recordFileName(realLedger) {
   return `${sha256Hex(realLedger).slice(0, 24)}.json`;
 }
-function recordFilePath(root, dir, ledgerFile) {
-  return path15.join(root, dir, recordFileName(realOf(ledgerFile)));
-}
 function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
   let fd;
   try {
@@ -3310,13 +3364,6 @@ var init_expand = __esm(() => {
 // src/io/inputs/store.ts
 import * as fs11 from "node:fs";
 import * as path17 from "node:path";
-function inputStorePath(root, ledgerFile) {
-  return recordFilePath(root, INPUTS_DIR, ledgerFile);
-}
-function readInputStore(root, ledgerFile) {
-  const gates = readRecordFile(inputStorePath(root, ledgerFile))?.gates ?? {};
-  return { schema: 1, ledger: realOf(ledgerFile), gates };
-}
 function digestFile(root, file, dirs = new Map) {
   const dir = path17.dirname(file);
   let dirReal = dirs.get(dir);
@@ -4042,9 +4089,16 @@ class DigestWalk {
       this.oracleDigests.set(abs, d = compute());
     return d;
   }
+  checkDirs = new Map;
   checkDir(cwd) {
     if (typeof cwd !== "string" || !path21.isAbsolute(cwd))
       return null;
+    let found = this.checkDirs.get(cwd);
+    if (found === undefined)
+      this.checkDirs.set(cwd, found = this.resolveDir(cwd));
+    return found;
+  }
+  resolveDir(cwd) {
     try {
       const real = fs14.realpathSync(cwd);
       return isInside(this.realRoot, real) && fs14.statSync(real).isDirectory() ? real : null;
@@ -4205,7 +4259,6 @@ var init_approval = __esm(() => {
 // src/io/run/personal.ts
 import * as fs16 from "node:fs";
 import * as path24 from "node:path";
-import { randomBytes } from "node:crypto";
 function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
@@ -4276,7 +4329,7 @@ function attestSecret(store, create) {
   try {
     const fd = fs16.openSync(file, fs16.constants.O_WRONLY | fs16.constants.O_CREAT | fs16.constants.O_EXCL | fs16.constants.O_NOFOLLOW, 384);
     try {
-      fs16.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
+      fs16.writeSync(fd, secretHex(SECRET_BYTES));
       fs16.fsyncSync(fd);
     } finally {
       fs16.closeSync(fd);
@@ -4292,6 +4345,7 @@ function attestSecret(store, create) {
 }
 var KBZ_SUBDIR = "kbz", SECRET_BYTES = 32;
 var init_personal = __esm(() => {
+  init_hash();
   init_fs();
   init_approval();
 });
@@ -4299,7 +4353,6 @@ var init_personal = __esm(() => {
 // src/io/run/attest.ts
 import * as fs17 from "node:fs";
 import * as path25 from "node:path";
-import { createHmac, timingSafeEqual } from "node:crypto";
 function realOf2(p) {
   try {
     return fs17.realpathSync(p);
@@ -4310,14 +4363,16 @@ function realOf2(p) {
 function attestDir(store, root) {
   return path25.join(store, "kbz", "attest", key24(realOf2(root)));
 }
-function inputsDigest(files) {
-  if (!files)
+function decodeAttestation(v) {
+  if (typeof v !== "string")
     return null;
-  const sorted = Object.keys(files).sort().map((k) => [k, files[k]]);
-  return sha256Hex(JSON.stringify(sorted));
+  if (v.length === 32)
+    return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
+  const [evidence, inputs, oracle] = v.split(" ");
+  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
 }
 function macOf(secret, body) {
-  return createHmac("sha256", secret).update("kbz.attestation\x00").update(body).digest("hex");
+  return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
 }
 function unsealed(text, secret) {
   const nl = text.indexOf(`
@@ -4325,37 +4380,45 @@ function unsealed(text, secret) {
   if (nl !== 64 || !secret)
     return null;
   const body = text.slice(nl + 1).replace(/\n$/, "");
-  const want = Buffer.from(macOf(secret, body), "hex");
-  const got = Buffer.from(text.slice(0, 64), "hex");
-  return got.length === want.length && timingSafeEqual(got, want) ? body : null;
+  return equalConstantTime(text.slice(0, 64), macOf(secret, body)) ? body : null;
 }
 function parse(text) {
   if (text === null)
     return null;
   try {
     const v = JSON.parse(text);
-    if (v?.schema !== 1 || typeof v.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
+    if (typeof v?.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
       return null;
-    return { schema: 1, root: v.root, ledger: v.ledger, gates: v.gates, approved: v.approved && typeof v.approved === "object" ? v.approved : {} };
+    if (v.schema === 1) {
+      const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
+      return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: {}, approved: [...new Set(ids)].sort() };
+    }
+    if (v.schema !== SCHEMA)
+      return null;
+    const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {} };
   } catch {
     return null;
   }
 }
-function readFileIfPrivate(file) {
-  let fd;
-  try {
-    fd = fs17.openSync(file, fs17.constants.O_RDONLY | fs17.constants.O_NOFOLLOW | fs17.constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs17.fstatSync(fd);
-    if (!st.isFile() || st.nlink !== 1 || st.size > MAX_FILE_BYTES || (st.mode & 63) !== 0)
-      return null;
-    return fs17.readFileSync(fd, "utf8");
-  } finally {
-    fs17.closeSync(fd);
-  }
+function readSealed(file, secret) {
+  const bytes = readPrivate(file, MAX_FILE_BYTES);
+  return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
+}
+function metListDigest(gates) {
+  let text = `kbz.attested-list.v1
+`;
+  for (const g of gates)
+    text += `${g.id}
+${g.kind}
+${g.evidence}
+${g.inputs}
+${g.oracle}
+`;
+  return sha256Hex(text).slice(0, 32);
+}
+function recordedGates(f) {
+  return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
 }
 function readRootAttestations(store, root) {
   let dir;
@@ -4364,30 +4427,31 @@ function readRootAttestations(store, root) {
     dir = attestDir(store, root);
     names = fs17.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
-    return EMPTY;
+    return { ledgers: new Map };
   }
   const secret = attestSecret(store, false);
   const realRoot = realOf2(root);
   const ledgers = new Map;
+  if (!secret)
+    return { ledgers };
   for (const n of names) {
-    const text = readFileIfPrivate(path25.join(dir, n));
-    const f = parse(text !== null ? unsealed(text, secret) : null);
+    const f = readSealed(path25.join(dir, n), secret);
     if (f && f.root === realRoot)
       ledgers.set(f.ledger, f);
   }
-  return {
-    ledgers,
-    valid: (ledger, gate) => ledgers.get(ledger)?.gates[gate] ?? null
-  };
+  return { ledgers };
 }
-var MAX_FILE_BYTES, key24 = (p) => sha256Hex(p).slice(0, 24), EMPTY;
+var MAX_FILE_BYTES, SCHEMA = 2, key24 = (p) => sha256Hex(p).slice(0, 24);
 var init_attest = __esm(() => {
   init_hash();
+  init_trace();
+  init_state();
+  init_parse();
+  init_decode();
   init_fs();
   init_lock();
   init_personal();
   MAX_FILE_BYTES = 16 * 1024 * 1024;
-  EMPTY = { ledgers: new Map, valid: () => null };
 });
 
 // src/io/check/attested.ts
@@ -4418,11 +4482,11 @@ function belongs(target, ledger) {
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
 }
-function removedGates(snap, atts) {
+function removedGates(snap, atts, realFile) {
   const out = [];
-  const loaded = new Map(snap.ledgers.map((l) => [realOf3(l.file), l]));
+  const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
   for (const [ledger, rec] of atts.ledgers) {
-    const ids = [...new Set([...Object.keys(rec.gates), ...Object.keys(rec.approved)])].sort();
+    const ids = recordedGates(rec);
     if (ids.length === 0)
       continue;
     const entry = loaded.get(ledger);
@@ -4441,45 +4505,78 @@ function removedGates(snap, atts) {
   }
   return out;
 }
-function attested(root, atts, real, file, g, inputStores) {
-  const a = atts.valid(real, g.id);
-  if (!a || a.evidence !== g.evidence || a.definition !== null !== isRunnable(g))
-    return false;
-  if (!g.inputs)
-    return true;
-  if (!inputStores.has(file))
-    inputStores.set(file, readInputStore(root, file));
-  return a.inputs === inputsDigest(inputStores.get(file).gates[g.id]?.files);
+function recordsByGate(records) {
+  if (!records || records.length === 0)
+    return null;
+  const out = new Map;
+  for (const r of records) {
+    if (r.kind !== "inputs" && r.kind !== "oracle")
+      continue;
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = out.get(id);
+    if (list)
+      list.push(r);
+    else
+      out.set(id, [r]);
+  }
+  return out;
 }
-function markAttestations(snap, env = process.env) {
+function recordNow(byGate, g, kind) {
+  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
+  return r ? recordDigest(r) : NO_RECORD;
+}
+function metGate(g, byGate) {
+  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: recordNow(byGate, g, "inputs"), oracle: recordNow(byGate, g, "oracle") };
+}
+function unattestedReason(file, g, rec, byGate) {
+  const kind = isRunnable(g) ? "pass" : "sign";
+  const stored = rec ? decodeAttestation(rec.gates[g.id]) : null;
+  const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
+  const v = verify(record, {
+    digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? recordNow(byGate, g, n) : undefined
+  });
+  return attestationReason(v, kind);
+}
+function markAttestations(snap, trace, env = process.env) {
   const store = approvalDirFor(env);
   if (readPolicy(store) !== "person")
     return;
   const atts = readRootAttestations(store, snap.target.root);
-  const inputStores = new Map;
-  const reals = new Map;
+  const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
+  const metByFile = new Map;
   for (const v of snap.gates) {
     if (v.state !== "met")
       continue;
-    let real = reals.get(v.file);
-    if (real === undefined)
-      reals.set(v.file, real = realOf3(v.file));
-    if (attested(snap.target.root, atts, real, v.file, v.gate, inputStores))
-      continue;
-    v.state = "unattested";
-    v.reason = isRunnable(v.gate) ? UNATTESTED_RUNNABLE : UNATTESTED_MANUAL;
+    const list = metByFile.get(v.file);
+    if (list)
+      list.push(v);
+    else
+      metByFile.set(v.file, [v]);
   }
-  const removed = removedGates(snap, atts);
+  for (const [file, met] of metByFile) {
+    const rec = atts.ledgers.get(realFile(file));
+    const byGate = recordsByGate(trace.records.get(file));
+    if (rec?.all !== undefined && rec.all === metListDigest(met.map((v) => metGate(v.gate, byGate))))
+      continue;
+    for (const v of met) {
+      const reason = unattestedReason(file, v.gate, rec, byGate);
+      if (reason === null)
+        continue;
+      v.state = "unattested";
+      v.reason = reason;
+    }
+  }
+  const removed = removedGates(snap, atts, realFile);
   if (removed.length > 0)
     snap.removed = removed;
 }
-var UNATTESTED_RUNNABLE = "UNATTESTED (kbz has no record of this pass; run kbz check --reverify)", UNATTESTED_MANUAL = "UNATTESTED (no person signed this here; a person signs it with kbz sign in a terminal)";
 var init_attested = __esm(() => {
-  init_store2();
+  init_trace();
   init_approval();
   init_attest();
   init_parse();
   init_personal();
+  init_trace2();
 });
 
 // src/io/read.ts
@@ -4613,9 +4710,10 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
+  const trace = readTrace(target.root, target.files, { real: !constrained });
+  const snap = buildSnapshot(target, ledgers, dispatch, trace);
   markFailures(target.root, snap.gates);
-  markAttestations(snap);
+  markAttestations(snap, trace);
   return snap;
 }
 function loadDispatch(root, scope) {
@@ -4991,7 +5089,7 @@ async function clearSession(target, key) {
 init_read();
 init_active();
 
-// src/io/fdwrite.ts
+// src/cli/fdwrite.ts
 import * as fs21 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {

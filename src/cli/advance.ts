@@ -3,13 +3,11 @@
 // pass marks the row VERIFIED, releases the leaf's lease, promotes the rows it unblocked and
 // prints the next advice. Every step first looks whether it is already done, so a retry after a
 // crash or a refusal picks up where the last run stopped.
-import * as path from "node:path";
 import { parseInteger } from "../core/text/integer.ts";
 import { UsageError } from "../core/errors.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type CheckResult } from "../io/check/run.ts";
-import { coordination, storeFor } from "../io/store/active.ts";
+import { DEFAULT_TIMEOUT_S, runLedgerChecks, type CheckResult } from "../ops/check.ts";
+import { commitWave, dispatchState, leafLedgerPath, releaseLeaf, scopePlan } from "../ops/dispatch.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
-import { readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { out, printProblems, err } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
@@ -17,9 +15,8 @@ import { leafFor, requireScope, rootFor } from "./context.ts";
 import { compactRunLines } from "./render.ts";
 import { DEFAULT_SLOTS, nextAdvice } from "../ops/next.ts";
 import { nextLines } from "./nextText.ts";
-import { withLeafStates } from "../core/plan/table.ts";
 import { setLeafState } from "../ops/plan.ts";
-import { infra, printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
+import { printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
 
 interface AdvanceArgs extends PipelineArgs {
   leaf?: string;
@@ -42,14 +39,14 @@ signature); 2 usage, a refused wave step or an invalid scope (nothing changes).`
 
 /** Record the native return in the wave that started this leaf; null when it was already recorded. */
 async function recordReturn(root: string, scope: string, stem: string): Promise<string | null> {
-  const { state } = coordination(root).dispatch(scope);
+  const state = dispatchState(root, scope);
   const waves = [...state.waves.values()].filter((w) => w.leaves.includes(stem));
   if (waves.some((w) => w.returned.has(stem) && !waves.some((o) => o !== w && o.started.has(stem) && !o.returned.has(stem)))) return null;
   const open = waves.find((w) => w.started.has(stem) && !w.returned.has(stem) && w.state !== "abandoned");
   if (!open) {
     throw new RefusedError(`${stem} was not started in any wave; record its launch first (kbz wave open/start/seal --scope ${scope} …)`);
   }
-  const t = await infra(() => storeFor(root).commitDispatch(scope, { kind: "return", wave: open.id, leaf: stem }));
+  const t = await commitWave(root, scope, { kind: "return", wave: open.id, leaf: stem });
   printNotes(t.notes);
   return t.line;
 }
@@ -72,7 +69,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   if ((argv.args ?? []).length > 0) throw new UsageError("advance takes no positional arguments");
   let plan;
   try {
-    plan = withLeafStates(readScopeTexts(root, scope).plan, coordination(root).leafStates(scope));
+    plan = scopePlan(root, scope);
   } catch (e) {
     if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
     throw e;
@@ -80,7 +77,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   const id = leafFor(String(argv.leaf), plan.rows.map((r) => r.id));
   const stem = `leaf-${id}`;
   const row = plan.byId.get(id)!;
-  const ledger = path.relative(root, path.join(scopeDir(root, scope), "gates", `${stem}.md`));
+  const ledger = leafLedgerPath(root, scope, stem);
   const lines: string[] = [];
   let res: CheckResult | null = null;
   if (row.state !== "VERIFIED") {
@@ -88,7 +85,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     if (returned) lines.push(returned);
     const timeoutS = argv.timeout === undefined ? DEFAULT_TIMEOUT_S : parseInteger(argv.timeout, 1, 86400);
     if (timeoutS === null) throw new UsageError("--timeout must be an integer 1..86400");
-    res = await runChecks({ root, files: [ledger], reverify: true, approve: !!argv.approve, jobs: 1, timeoutS, env: process.env });
+    res = await runLedgerChecks({ root, files: [ledger], reverify: true, approve: !!argv.approve, jobs: 1, timeoutS, env: process.env });
     lines.push(...compactRunLines(res, !!argv.verbose));
     if (res.exit !== 0) {
       printProblems(res.problems);
@@ -99,7 +96,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     }
   }
   // Release before promoting: a dependent leaf may claim paths this one held.
-  const { released, notes } = await infra(() => storeFor(root).release(scope, stem));
+  const { released, notes } = await releaseLeaf(root, scope, stem);
   printNotes(notes);
   const set = await setLeafState(root, scope, id, "VERIFIED", "advance");
   for (const w of set.warnings) err(w);

@@ -5,7 +5,8 @@ import { parseInteger } from "../core/text/integer.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope } from "./envelope.ts";
 import { err, out } from "./output.ts";
-import { infra, requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { clusterStatus, etcdConfig as configured, keepLeaseAlive, moveScopeState } from "../ops/coordinator.ts";
+import { requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface CoordinatorArgs extends PipelineArgs {
   coordinator?: string;
@@ -30,70 +31,34 @@ on the other side) and when the destination already has different waves. Exit co
 (status: a quorum answered); 2 usage, an unreachable cluster or a refused move (nothing changes).`;
 
 async function etcdConfig(argv: CoordinatorArgs) {
-  const { resolveCoordinator } = await import("../io/store/config.ts");
   const root = rootOf(argv);
-  const config = resolveCoordinator(root, argv.coordinator, process.env);
-  if (config.kind !== "etcd") throw new UsageError("no coordinator is configured: pass --coordinator etcd://HOST:PORT[,…] or set KBZ_COORDINATOR");
+  const config = await configured(root, argv.coordinator, process.env, "no coordinator is configured: pass --coordinator etcd://HOST:PORT[,…] or set KBZ_COORDINATOR");
   return { root, config };
 }
 
 async function status(argv: CoordinatorArgs): Promise<ExitCode> {
   const { root, config } = await etcdConfig(argv);
-  const { EtcdStore } = await import("../io/store/etcd/store.ts");
-  const store = new EtcdStore({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive: "inline", timeoutMs: 2000 });
-  try {
-    const answers = await Promise.all(store.client.endpoints.map(async (ep) => ({ ep, status: await store.client.memberStatus(ep) })));
-    const up = answers.filter((a) => a.status !== null);
-    const quorum = up.length > store.client.endpoints.length / 2;
-    const members = answers.map((a) => ({
-      endpoint: `${a.ep.host}:${a.ep.port}`,
-      reachable: a.status !== null,
-      leader: a.status ? a.status.leader === a.status.memberId : false,
-      version: a.status?.version ?? null,
-      revision: a.status?.revision ?? null,
-    }));
-    const holders = quorum ? await infra(() => holdersOf(store)) : [];
-    const lost = quorum ? (await store.view()).lost(null) : [];
-    const exit: ExitCode = quorum ? 0 : 2;
-    if (argv.json) {
-      emit(envelope(quorum ? "ok" : "no-quorum", exit, { action: "status", coordinator: store.label, repository: config.repository, ttl: config.ttl, source: config.source, quorum, members, holders, lost }, quorum ? [] : [{ file: null, line: null, message: `only ${up.length} of ${members.length} members answered: no quorum`, hint: "restart the members or check the network" }]));
-      return exit;
-    }
-    out(`coordinator ${store.label} (repository ${config.repository}, lease TTL ${config.ttl} s, from ${config.source})`);
-    for (const m of members) out(`  ${m.endpoint}: ${m.reachable ? `${m.leader ? "leader" : "member"} v${m.version} revision ${m.revision}` : "unreachable"}`);
-    if (holders.length === 0) out(quorum ? "no leases held" : "");
-    for (const h of holders) out(`  ${h.scope}/${h.leaf}: ${h.globs.join(", ")} (holder ${h.host} pid ${h.pid ?? "?"}, TTL ${h.ttl}/${h.grantedTtl} s)`);
-    for (const l of lost) out(`  LOST ${l.scope}/${l.leaf}: ${l.reason}`);
-    if (!quorum) err(`kbz: only ${up.length} of ${members.length} members answered: no quorum, so no claim can be granted; restart the members or check the network`);
-    else out(`${up.length}/${members.length} members up, ${holders.length} lease(s) held`);
+  const { label, members, up, quorum, holders, lost } = await clusterStatus(root, config);
+  const exit: ExitCode = quorum ? 0 : 2;
+  if (argv.json) {
+    emit(envelope(quorum ? "ok" : "no-quorum", exit, { action: "status", coordinator: label, repository: config.repository, ttl: config.ttl, source: config.source, quorum, members, holders, lost }, quorum ? [] : [{ file: null, line: null, message: `only ${up} of ${members.length} members answered: no quorum`, hint: "restart the members or check the network" }]));
     return exit;
-  } finally {
-    store.close();
   }
-}
-
-async function holdersOf(store: import("../io/store/etcd/store.ts").EtcdStore) {
-  const read = await store.client.prefix(store.keys.leases);
-  const { leaseRecord } = await import("../io/store/etcd/store.ts");
-  const out: { scope: string; leaf: string; globs: string[]; host: string | null; pid: number | null; ttl: number; grantedTtl: number; invalid: boolean }[] = [];
-  for (const kv of read.kvs) {
-    const r = leaseRecord(store.keys, kv);
-    let host: string | null = null;
-    try {
-      host = String(JSON.parse(kv.value).holder?.host ?? "") || null;
-    } catch {}
-    const t = kv.lease === "0" ? { ttl: -1, granted: 0 } : await store.client.timeToLive(kv.lease);
-    out.push({ scope: r.scope, leaf: r.leaf, globs: r.globs, host, pid: r.invalid ? null : r.pid, ttl: t.ttl, grantedTtl: t.granted, invalid: r.invalid });
-  }
-  return out;
+  out(`coordinator ${label} (repository ${config.repository}, lease TTL ${config.ttl} s, from ${config.source})`);
+  for (const m of members) out(`  ${m.endpoint}: ${m.reachable ? `${m.leader ? "leader" : "member"} v${m.version} revision ${m.revision}` : "unreachable"}`);
+  if (holders.length === 0) out(quorum ? "no leases held" : "");
+  for (const h of holders) out(`  ${h.scope}/${h.leaf}: ${h.globs.join(", ")} (holder ${h.host} pid ${h.pid ?? "?"}, TTL ${h.ttl}/${h.grantedTtl} s)`);
+  for (const l of lost) out(`  LOST ${l.scope}/${l.leaf}: ${l.reason}`);
+  if (!quorum) err(`kbz: only ${up} of ${members.length} members answered: no quorum, so no claim can be granted; restart the members or check the network`);
+  else out(`${up}/${members.length} members up, ${holders.length} lease(s) held`);
+  return exit;
 }
 
 async function move(direction: "import" | "export", argv: CoordinatorArgs): Promise<ExitCode> {
   const scope = requestedScope(argv);
   if (scope === null) throw new UsageError(`coordinator ${direction} needs --scope S`);
   const { root, config } = await etcdConfig(argv);
-  const { moveScope } = await import("../io/store/move.ts");
-  const r = await infra(() => moveScope(root, config, scope, direction));
+  const r = await moveScopeState(root, config, scope, direction);
   if (argv.json) emit(envelope(direction === "import" ? "imported" : "exported", 0, { action: direction, scope, ...r }));
   else out(`${direction === "import" ? "imported" : "exported"} scope ${scope}: ${r.waves} wave(s), ${r.logLines} status log line(s)${r.session ? ", session binding" : ""}${r.leafStates ? `, ${r.leafStates} leaf state(s)` : ""}`);
   return 0;
@@ -102,11 +67,8 @@ async function move(direction: "import" | "export", argv: CoordinatorArgs): Prom
 async function keep(argv: CoordinatorArgs): Promise<ExitCode> {
   const ttl = parseInteger(argv.ttl, 1);
   if (!argv.lease || !/^\d{1,20}$/.test(argv.lease) || !argv.held || !ttl) throw new UsageError("keep needs --lease ID --ttl SECONDS --held FILE");
-  const { keepLease } = await import("../io/store/etcd/keeper.ts");
-  const { resolveCoordinator } = await import("../io/store/config.ts");
-  const config = resolveCoordinator(rootOf(argv), argv.coordinator, process.env);
-  if (config.kind !== "etcd") throw new UsageError("keep needs --coordinator etcd://…");
-  await keepLease({ url: config.url, lease: argv.lease, ttl, heldFile: argv.held });
+  const config = await configured(rootOf(argv), argv.coordinator, process.env, "keep needs --coordinator etcd://…");
+  await keepLeaseAlive(config, argv.lease, ttl, argv.held);
   return 0;
 }
 

@@ -4,7 +4,7 @@
 // Without --json, errors go to stderr as `<file>:<line>: <message>` (or `kbz: <message>` when no
 // file is at fault) followed by `  hint: …`; only a usage error ends with "run kbz --help for usage".
 // Exit codes: 0 done / all met, 1 unmet / needs review, 2 usage, parse or infrastructure.
-import { FileProblemsError, KbzError, UsageError, type FileProblem } from "../core/errors.ts";
+import { FileProblemsError, KbzError, kindOf, type FileProblem } from "../core/errors.ts";
 import { json, out, err, flushOut } from "./output.ts";
 
 export type ExitCode = 0 | 1 | 2;
@@ -80,15 +80,16 @@ export function problemEntries(problems: FileProblem[], hint: string | null = nu
 
 /** Is this a usage error (wrong flags or arguments), the only kind that points at --help? */
 export function isUsage(e: unknown): boolean {
-  return e instanceof UsageError || (e as Error)?.name === "YError" || (e instanceof KbzError && e.code === "usage");
+  return kindOf(e) === "usage";
 }
 
 /** The error entries for a thrown value; an unknown failure is an internal error (exit 2). */
 export function errorEntries(e: unknown): ErrorEntry[] {
   if (e instanceof FileProblemsError) return problemEntries(e.problems);
   if (isUsage(e)) return [entry(e as Located, (e as Located).hint ?? USAGE_HINT)];
-  if (e instanceof TypeError || e instanceof ReferenceError || e instanceof RangeError) {
-    return [entry({ message: `internal error: ${e.stack ?? e.message}`, hint: "this is a bug in kbz; please report it with the command that failed" })];
+  if (kindOf(e) === "bug") {
+    const b = e as Error;
+    return [entry({ message: `internal error: ${b.stack ?? b.message}`, hint: "this is a bug in kbz; please report it with the command that failed" })];
   }
   if (e instanceof KbzError) return [entry({ message: e.message, file: e.file, line: e.line, hint: e.hint ?? null })];
   // A system error (EACCES, EIO, …) that no core module wrapped: infrastructure, exit 2.
@@ -117,7 +118,7 @@ export function errorLines(errors: ErrorEntry[], usage: boolean): string[] {
  */
 export function fail(e: unknown, asJson: boolean, fields: Record<string, unknown> = {}): ExitCode {
   // A person's act refused to an agent is "needs review" (exit 1), not a usage or input problem.
-  if (e instanceof KbzError && e.code === "person-only") {
+  if (kindOf(e) === "refused") {
     const errors = errorEntries(e);
     if (asJson) return emit(envelope("refused", 1, fields, errors));
     for (const line of errorLines(errors, false)) err(line);

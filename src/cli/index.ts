@@ -159,10 +159,10 @@ const COORDINATED = new Set(["", "status", "check", "scope", "wave", "next", "st
  * lease this clone lost since its last command is reported first: its paths are no longer its own.
  */
 async function useCoordinator(argv: { root?: string; coordinator?: string; scope?: string }): Promise<void> {
-  const { installStore } = await import("../io/store/active.ts");
+  const { openStore } = await import("../ops/workspace.ts");
   const { rootFor } = await import("./context.ts");
   const root = rootFor(argv);
-  const { lost } = await installStore(root, { flag: argv.coordinator, logScope: argv.scope ?? process.env.UNLAZY_SCOPE ?? null });
+  const lost = await openStore(root, argv.coordinator, argv.scope ?? process.env.UNLAZY_SCOPE ?? null);
   for (const l of lost) {
     err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run kbz scope claim --scope ${l.scope} --leaf ${l.leaf}`);
   }

@@ -1,13 +1,13 @@
 // Printing for the CLI edge: every line of repository text passes the sanitizer here.
 // Standard output is collected and written with blocking descriptor writes (no stdio
-// streams, see core/util/fdwrite.ts); anything written to stderr flushes it first, so the
+// streams, see cli/fdwrite.ts); anything written to stderr flushes it first, so the
 // two keep their order on a shared terminal. A flush is queued as a microtask, so lines of a
 // long run (kbz check) appear as they are printed, while a synchronous report goes out in
 // one write; main.ts flushes once more when the verb returns.
 import * as fs from "node:fs";
 import type { FileProblem } from "../core/errors.ts";
 import { sanitize, terminalJson } from "../core/text/sanitize.ts";
-import { writeFdSync } from "../io/fdwrite.ts";
+import { writeFdSync } from "./fdwrite.ts";
 
 const FLUSH_AT = 64 * 1024;
 let pending: string[] = [];

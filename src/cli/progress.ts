@@ -1,7 +1,7 @@
 // Live progress on a terminal: one line per running gate (spinner, elapsed), redrawn in
 // place and erased before the transcript continues. Without a TTY nothing is drawn.
 import { sanitize } from "../core/text/sanitize.ts";
-import { writeFdSync } from "../io/fdwrite.ts";
+import { writeFdSync } from "./fdwrite.ts";
 import { flushOut } from "./output.ts";
 
 const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";

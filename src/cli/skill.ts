@@ -2,8 +2,7 @@
 // Gemini CLI finds it.
 import * as os from "node:os";
 import { UsageError } from "../core/errors.ts";
-import { SKILL_AGENTS, SkillInstallRefusal, installFiles, skillDir, type SkillAgent } from "../io/skill/install.ts";
-import { SKILL_FILES, SKILL_NAME } from "../skill/files.ts";
+import { installSkill, SKILL_AGENTS, SKILL_NAME, SkillInstallRefusal, skillFolder, type SkillAgent } from "../ops/skill.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope, failWith } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -20,10 +19,10 @@ function install(argv: SkillArgs): ExitCode {
   const agent = (argv.agent ?? "claude") as SkillAgent;
   if (!SKILL_AGENTS.includes(agent)) throw new UsageError(`--agent must be one of ${SKILL_AGENTS.join(", ")}`);
   const base = argv.global ? os.homedir() : process.cwd();
-  const dir = skillDir(agent, !!argv.global, process.cwd(), os.homedir(), SKILL_NAME);
+  const dir = skillFolder(agent, !!argv.global, process.cwd(), os.homedir());
   let o;
   try {
-    o = installFiles(base, dir, SKILL_FILES);
+    o = installSkill(base, dir);
   } catch (e) {
     const why = e instanceof SkillInstallRefusal ? e.located() : `could not write ${dir}: ${describe(e)}`;
     return failWith([{ file: null, line: null, message: why, hint: "move the conflicting files away, then run kbz skill install again" }], false, !!argv.json, { result: "refused", dir, error: why });

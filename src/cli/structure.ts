@@ -3,20 +3,15 @@
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
 import { KbzError, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
-import { applyStructure, planStructure, recoverStructure, type ApplyResult } from "../io/structure/apply.ts";
+import { applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
 import { StructureError } from "../core/structure/model.ts";
-import { checkStructure } from "../io/structure/oracle.ts";
 import type { Action } from "../core/structure/plan.ts";
-import { applyHandoff, HandoffArgumentError, readRequestFile, type HandoffAction } from "../io/requests.ts";
 import { isValidId } from "../core/workspace/ids.ts";
-import { WriteError } from "../io/fs.ts";
-import { LockTimeoutError } from "../io/lock.ts";
+import { isInfrastructure } from "../ops/refused.ts";
 import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { emit, envelope, fail, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { err, out } from "./output.ts";
-import { storeFor } from "../io/store/active.ts";
-import { logEvent } from "../io/store/events.ts";
 
 interface StructureArgs {
   action?: string;
@@ -106,19 +101,15 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
     if (action === "check") return check(root, scope, argv);
     if (action === "recover") {
       if (argv.request !== undefined || argv.details || argv.selection !== undefined || argv.final) throw usage("recover takes only root and scope");
-      const r = await recoverStructure(root, scope, { afterWrite: faultHook() });
-      if (r.status === "applied") {
-        const warning = await logEvent(storeFor(root), scope, `structure ${r.operation} recovered (rolled forward)`);
-        if (warning) err(warning);
-      }
+      const { result: r, logWarning } = await recoverOperation(root, scope, { afterWrite: faultHook() });
+      if (logWarning) err(logWarning);
       if (asJson) return emit(envelope(r.status, 0, r as unknown as Record<string, unknown>));
       out(r.status === "applied" ? `recovered operation ${r.operation}` : "nothing to recover");
       return 0;
     }
     if (EVENTS.includes(action)) {
       if (argv.request === undefined) throw usage("request file required", "write a request from skill/references/structure-request.schema.json and pass --request FILE");
-      const request = readRequestFile(root, argv.request, "request file");
-      return action === "plan" ? plan(root, scope, request, argv) : printApplied(root, scope, await applyStructure(root, scope, request, { afterWrite: faultHook() }), argv);
+      return action === "plan" ? plan(root, scope, argv.request, argv) : printApplied(await applyRequest(root, scope, argv.request, { afterWrite: faultHook() }, (r) => describe(r.actions)), argv);
     }
     const event = {
       action: action as HandoffAction,
@@ -130,19 +121,19 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       reviewEvidence: argv["review-evidence"],
     };
     try {
-      return await printApplied(root, scope, await applyHandoff(root, scope, event, { afterWrite: faultHook() }), argv);
+      return await printApplied(await applyHandoffEvent(root, scope, event, { afterWrite: faultHook() }, (r) => describe(r.actions)), argv);
     } catch (e) {
       if (e instanceof HandoffArgumentError) throw usage(e.message);
       throw e;
     }
   } catch (e) {
-    if (e instanceof StructureError || e instanceof UsageError || e instanceof WriteError || e instanceof LockTimeoutError) return invalid(action, e, asJson);
+    if (e instanceof StructureError || e instanceof UsageError || (e instanceof Error && isInfrastructure(e))) return invalid(action, e, asJson);
     throw e;
   }
 }
 
-function plan(root: string, scope: string, request: unknown, argv: StructureArgs): ExitCode {
-  const r = planStructure(root, scope, request);
+function plan(root: string, scope: string, requestFile: string, argv: StructureArgs): ExitCode {
+  const r = planRequest(root, scope, requestFile);
   if (r.status === "already-applied") {
     if (argv.json) return emit(envelope(r.status, 0, r));
     out(`operation ${r.operation} is already applied`);
@@ -178,15 +169,14 @@ function describe(actions: Action[]): string {
   return Object.entries(s).map(([k, v]) => `${v} ${k}`).join(", ");
 }
 
-async function printApplied(root: string, scope: string, r: ApplyResult, argv: StructureArgs): Promise<ExitCode> {
+async function printApplied({ result: r, logWarning }: { result: ApplyResult; logWarning: string | null }, argv: StructureArgs): Promise<ExitCode> {
   if (r.status === "already-applied") {
     if (argv.json) return emit(envelope(r.status, 0, r));
     out(`operation ${r.operation} is already applied (nothing changed)`);
     return 0;
   }
   const result = { status: "applied", operation: r.operation, turn: r.turn, actions: argv.details ? r.actions : summary(r.actions), complexity: r.complexity };
-  const warning = await logEvent(storeFor(root), scope, `structure ${r.operation} applied as turn ${r.turn}: ${describe(r.actions)}`);
-  if (warning) err(warning);
+  if (logWarning) err(logWarning);
   if (argv.json) return emit(envelope("applied", 0, result));
   else {
     out(`applied ${r.operation} as turn ${r.turn}: ${describe(r.actions)}`);
@@ -199,7 +189,7 @@ async function printApplied(root: string, scope: string, r: ApplyResult, argv: S
 
 function check(root: string, scope: string, argv: StructureArgs): ExitCode {
   if (argv.request !== undefined || argv.details) throw new UsageError("unknown or duplicate option");
-  const v = checkStructure(root, scope, { selection: argv.selection ?? null, final: !!argv.final });
+  const v = checkScopeStructure(root, scope, { selection: argv.selection ?? null, final: !!argv.final });
   const marker = v.ok ? "STRUCTURE_OK" : "STRUCTURE_UNMET";
   // The checker's own `errors` are residual invariant findings, not failures of the command.
   const { errors: residual, ...rest } = v;

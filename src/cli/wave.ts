@@ -1,22 +1,18 @@
 // kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (docs/formats.md#dispatch).
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { transitionProblem } from "../core/plan/transition.ts";
-import { readScopeTexts, scopeDir } from "../io/plan/write.ts";
-import { withLeafStates } from "../core/plan/table.ts";
 import { setLeafState } from "../ops/plan.ts";
-import { coordination, storeFor } from "../io/store/active.ts";
+import { commitWave, dispatchState, hasPlan, ledgerSpelling, scopePlan } from "../ops/dispatch.ts";
 import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
 import { alreadyRecorded } from "../core/dispatch/retry.ts";
-import { leafStem, matchLeaf, nearest } from "../core/plan/leaf-id.ts";
+import { matchLeaf, nearest } from "../core/plan/leaf-id.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { requireScope } from "./context.ts";
 import { envelope, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { err, out } from "./output.ts";
-import { infra, printNotes, RefusedError, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { printNotes, RefusedError, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface WaveArgs extends PipelineArgs {
   wave?: string;
@@ -69,15 +65,6 @@ function checkArgs(action: string, argv: WaveArgs): { wave: string; leaves: stri
   return { wave: String(argv.wave ?? ""), leaves };
 }
 
-/**
- * Kill_bezzangyi's dispatch names leaves `leaf-<id>` while PLAN.md says `<id>`: a typed `1.1` whose
- * ledger is gates/leaf-1.1.md means `leaf-1.1`. Any other id is kept as typed (unlazy's waves take any id).
- */
-function ledgerSpelling(root: string, scope: string, leaf: string): string {
-  const stem = leafStem(leaf);
-  return stem !== leaf && fs.existsSync(path.join(root, ".unlazy", scope, "gates", `${stem}.md`)) ? stem : leaf;
-}
-
 /** A leaf of the wave, or a refusal that names the nearest one (open takes any valid ids, as unlazy). */
 function leafOfWave(leaf: string, w: Wave): string {
   if (w.leaves.includes(leaf)) return leaf;
@@ -110,7 +97,7 @@ function stateProblem(root: string, scope: string, e: DispatchStateError): FileP
 
 function load(root: string, scope: string) {
   try {
-    return coordination(root).dispatch(scope).state;
+    return dispatchState(root, scope);
   } catch (e) {
     if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
     throw e;
@@ -156,17 +143,17 @@ function unknownWave(id: string, known: string[]): RefusedError {
 
 /** The PLAN row a wave leaf names (leaf-1.1 → 1.1), refused early if it cannot go IN-FLIGHT; null without a PLAN. */
 function planRowFor(root: string, scope: string, leaf: string): string | null {
-  let cur;
+  let plan;
   try {
-    cur = readScopeTexts(root, scope);
+    plan = scopePlan(root, scope);
   } catch (e) {
-    if (e instanceof ScheduleInputError && !fs.existsSync(path.join(scopeDir(root, scope), "PLAN.md"))) return null;
+    if (e instanceof ScheduleInputError && !hasPlan(root, scope)) return null;
     if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
     throw e;
   }
   const id = leaf.startsWith("leaf-") ? leaf.slice(5) : leaf;
-  if (!cur.plan.byId.has(id)) return null;
-  const problem = transitionProblem(withLeafStates(cur.plan, coordination(root).leafStates(scope)), id, "IN-FLIGHT", { ledgerMet: true });
+  if (!plan.byId.has(id)) return null;
+  const problem = transitionProblem(plan, id, "IN-FLIGHT", { ledgerMet: true });
   if (problem) throw new RefusedError(`${problem}; nothing was recorded`);
   return id;
 }
@@ -193,7 +180,7 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   const row = action === "start" ? planRowFor(root, scope, leaves[0]!) : null;
   let t;
   try {
-    t = await infra(() => storeFor(root).commitDispatch(scope, step));
+    t = await commitWave(root, scope, step);
   } catch (e) {
     if (e instanceof DispatchStateError) throw stateProblem(root, scope, e);
     throw e;

@@ -3,7 +3,19 @@
 // possible) and `line` it is about, and a `hint` saying what to do next. Only the CLI edge turns
 // one into text (`<file>:<line>: <message>`), a JSON error object and an exit code.
 
+/**
+ * What kind of failure an error is. The kind alone decides the exit code and how an edge renders
+ * it (cli/envelope.ts); `code` only names the failure for machines.
+ *   usage           the caller asked for something impossible (flags, ids): exit 2, points at --help
+ *   input           a file or value kbz was given is invalid, or a state change it refuses: exit 2
+ *   refused         a person's act asked for where no person is: exit 1 (needs review)
+ *   infrastructure  the world failed (a write, a lock, the coordinator, the disk): exit 2
+ *   bug             kbz itself is wrong: exit 2, reported as an internal error
+ */
+export type ErrorKind = "usage" | "input" | "refused" | "infrastructure" | "bug";
+
 export interface ErrorInit {
+  kind?: ErrorKind;
   code?: string;
   file?: string;
   line?: number;
@@ -12,6 +24,7 @@ export interface ErrorInit {
 }
 
 export class KbzError extends Error {
+  readonly kind: ErrorKind;
   readonly code: string;
   readonly file?: string;
   readonly line?: number;
@@ -20,6 +33,7 @@ export class KbzError extends Error {
   constructor(message: string, init: ErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = new.target.name;
+    this.kind = init.kind ?? "input";
     this.code = init.code ?? "error";
     if (init.file !== undefined) this.file = init.file;
     if (init.line !== undefined) this.line = init.line;
@@ -36,6 +50,18 @@ export class KbzError extends Error {
 export function locate(file: string | undefined | null, line: number | undefined | null, message: string): string {
   if (file === undefined || file === null) return message;
   return line === undefined || line === null ? `${file}: ${message}` : `${file}:${line}: ${message}`;
+}
+
+/**
+ * The kind of any thrown value: a KbzError says its own; yargs' parse errors are usage; a
+ * TypeError, ReferenceError or RangeError is a bug in kbz; any other error (a system call's
+ * EACCES, EIO, …) is the world failing.
+ */
+export function kindOf(e: unknown): ErrorKind {
+  if (e instanceof KbzError) return e.kind;
+  if (e instanceof Error && e.name === "YError") return "usage";
+  if (e instanceof TypeError || e instanceof ReferenceError || e instanceof RangeError) return "bug";
+  return "infrastructure";
 }
 
 /** The text of any thrown value: a KbzError located, another Error's message. */
@@ -59,7 +85,7 @@ const READ_HINTS: Record<ReadCode, string> = {
 export class ReadError extends KbzError {
   declare readonly code: ReadCode;
   constructor(message: string, code: ReadCode, file: string, line?: number) {
-    super(message, { code, file, line, hint: READ_HINTS[code] });
+    super(message, { kind: code === "IO" ? "infrastructure" : "input", code, file, line, hint: READ_HINTS[code] });
   }
 }
 
@@ -75,7 +101,7 @@ export interface FileProblem {
 /** Bad flags, bad ids, ambiguous targets: the caller asked for something impossible. */
 export class UsageError extends KbzError {
   constructor(message: string, init: ErrorInit = {}) {
-    super(message, { code: "usage", hint: "run kbz --help for usage", ...init });
+    super(message, { code: "usage", hint: "run kbz --help for usage", ...init, kind: "usage" });
   }
 }
 

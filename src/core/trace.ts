@@ -233,6 +233,60 @@ export function oracleChangeReason(changed: readonly string[]): string {
   return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
 }
 
+/**
+ * The digest of a record's content (kind, decision, key, depends and detail; not its subject):
+ * what another record binds when it depends on this one. 32 hex digits (128 bits of sha256).
+ */
+export function recordDigest(r: TraceRecord): string {
+  const sorted = (d: Digests) => Object.keys(d).sort().map((k) => [k, d[k]]);
+  return sha256Hex(JSON.stringify([r.kind, r.decided, sorted(r.key), sorted(r.depends), r.detail ?? null])).slice(0, 32);
+}
+
+/**
+ * What an attestation binds of a gate's evidence: kind and EVIDENCE line, 32 hex digits. Newlines
+ * separate the parts (an EVIDENCE line holds none); a NUL there took Bun's hasher off its fast
+ * path, doubling the cost of the one hash status pays per met gate.
+ */
+export function attestedEvidence(kind: "pass" | "sign", evidence: string): string {
+  return sha256Hex(`kbz.attestation.v2\n${kind}\n${evidence}`).slice(0, 32);
+}
+
+/**
+ * kbz's attestation of a pass or a signature (io/run/attest.ts, kept in the approval store under
+ * the user's MAC): keyed on the evidence it vouches for, depending on the INPUTS and oracle pass
+ * records written with it (their recordDigest, or "-" when the pass had none). Deleting or
+ * editing either record in the repository makes it `stale`, never valid.
+ */
+export interface AttestationStored {
+  evidence: string; // attestedEvidence(kind, EVIDENCE line)
+  inputs: string; // recordDigest of the INPUTS record, or "-"
+  oracle: string; // recordDigest of the oracle pass record, or "-"
+}
+
+export const NO_RECORD = "-";
+
+export function attestationRecord(file: string, gateId: string, kind: "pass" | "sign", s: AttestationStored): TraceRecord {
+  return {
+    kind: "attestation",
+    subject: gateSubject(file, gateId),
+    decided: kind === "sign" ? "signed" : "passed",
+    key: { attested: s.evidence },
+    depends: { inputs: s.inputs, oracle: s.oracle },
+    by: { actor: kind === "sign" ? "person" : "kbz" },
+  };
+}
+
+/** Status's words for a met gate whose attestation does not hold (null when it does). */
+export function attestationReason(v: TraceVerdict, kind: "pass" | "sign"): string | null {
+  if (v.status === "valid") return null;
+  const hint = kind === "sign" ? "a person signs it with kbz sign in a terminal" : "run kbz check --reverify";
+  if (v.status === "stale") {
+    const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
+    return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
+  }
+  return kind === "sign" ? `UNATTESTED (no person signed this here; ${hint})` : `UNATTESTED (kbz has no record of this pass; ${hint})`;
+}
+
 // ---- a ledger's gates checked against their records ---------------------------------------
 
 /** The INPUTS of one gate as they are now (io/trace.ts, one hash walk per run). */

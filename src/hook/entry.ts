@@ -37,7 +37,7 @@ import { DeadlineError, withDeadline } from "../io/deadline.ts";
 import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { installStore } from "../io/store/active.ts";
-import { writeFdSync } from "../io/fdwrite.ts";
+import { writeFdSync } from "../cli/fdwrite.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { listScopes, resolveTarget, withSoloLedgers } from "../io/discover.ts";
 import { findRoot } from "../io/root.ts";

@@ -8,7 +8,7 @@ import { KbzError } from "../core/errors.ts";
 
 export class WriteError extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+    super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
   }
 }
 

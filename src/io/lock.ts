@@ -10,7 +10,7 @@ import { KbzError } from "../core/errors.ts";
 
 export class LockTimeoutError extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+    super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
   }
 }
 

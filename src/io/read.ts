@@ -203,9 +203,10 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const snap = buildSnapshot(target, ledgers, dispatch, readTrace(target.root, target.files, { real: !constrained }));
+  const trace = readTrace(target.root, target.files, { real: !constrained });
+  const snap = buildSnapshot(target, ledgers, dispatch, trace);
   markFailures(target.root, snap.gates);
-  markAttestations(snap);
+  markAttestations(snap, trace);
   return snap;
 }
 

@@ -84,8 +84,17 @@ export class DigestWalk implements World {
     return d;
   }
 
+  private readonly checkDirs = new Map<string, string | null>();
+
+  /** Each folder resolved once per walk: every met gate asks for its CHECK directory (a realpath and a stat each). */
   checkDir(cwd: string): string | null {
     if (typeof cwd !== "string" || !path.isAbsolute(cwd)) return null;
+    let found = this.checkDirs.get(cwd);
+    if (found === undefined) this.checkDirs.set(cwd, (found = this.resolveDir(cwd)));
+    return found;
+  }
+
+  private resolveDir(cwd: string): string | null {
     try {
       const real = fs.realpathSync(cwd);
       return isInside(this.realRoot, real) && fs.statSync(real).isDirectory() ? real : null;

@@ -33,6 +33,14 @@ export async function checkGates(req: CheckRequest): Promise<CheckOutcome> {
   return { result, logWarnings };
 }
 
+/**
+ * Run the checks without adding result lines to the scope's log: `kbz advance` records its own
+ * transaction (the return, the leaf's state change) instead.
+ */
+export function runLedgerChecks(req: CheckRequest): Promise<CheckResult> {
+  return runChecks(req);
+}
+
 /** The process-tree containment in force: one line for --help, and the warning a weak level prints. */
 export function checkContainment(): { describe: string; warning: string | null } {
   const c = containment();

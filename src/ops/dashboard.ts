@@ -3,10 +3,10 @@
 // never writes. The dashboard calls `DashboardReader.read()` after each watcher event (one
 // watcher → one read → one reducer action); a read whose inputs hash like the last one hands
 // back the same view, so an event storm never causes a redraw storm.
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ReadError, UsageError } from "../core/errors.ts";
+import { sha256HexOfParts } from "../core/util/hash.ts";
 import { statusReport, type StatusReport } from "../core/report.ts";
 import type { Reduction } from "../core/ledger/state.ts";
 import type { LedgerEntry, Snapshot } from "../core/snapshot.ts";
@@ -117,9 +117,7 @@ function readLogTail(root: string, scope: string | null, inputs: string[]): LogT
 }
 
 function digest(parts: string[]): string {
-  const h = createHash("sha256");
-  for (const p of parts) h.update(p).update("\0");
-  return h.digest("hex");
+  return sha256HexOfParts(parts.flatMap((p) => [p, "\0"]));
 }
 
 /**

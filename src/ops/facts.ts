@@ -76,7 +76,7 @@ export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
   const receipts = store instanceof VerificationError ? { error: store } : receiptVerdicts(o.root, o.scope, store, o.env ?? process.env);
   const trace = readTrace(o.root, inputs.target().files);
   // Under the person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
-  const unattested = unattestedGates(o.root, o.env ?? process.env);
+  const unattested = unattestedGates(o.root, o.env ?? process.env, trace);
   return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace, unattested });
 }
 

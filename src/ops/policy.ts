@@ -29,7 +29,7 @@ const ACT_TEXT: Record<PersonAct, { what: string; hint: string }> = {
 /** A person's act refused: exit 1 (needs review), never 2; the hint says who does it and where. */
 export class PersonOnlyError extends KbzError {
   constructor(act: PersonAct, why: string) {
-    super(`refused: ${ACT_TEXT[act].what} is a person's act, and ${why}`, { code: "person-only", hint: ACT_TEXT[act].hint });
+    super(`refused: ${ACT_TEXT[act].what} is a person's act, and ${why}`, { kind: "refused", code: "person-only", hint: ACT_TEXT[act].hint });
   }
 }
 

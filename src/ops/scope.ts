@@ -4,7 +4,7 @@
 // (io/store). Options in, data out; cli/scope.ts prints.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { FileProblemsError, KbzError, UsageError } from "../core/errors.ts";
+import { FileProblemsError, KbzError, kindOf } from "../core/errors.ts";
 import type { InvalidLease, LeaseRecord, Lease } from "../core/dispatch/lease-record.ts";
 import type { LedgerEntry } from "../core/snapshot.ts";
 import { listScopes } from "../io/discover.ts";
@@ -85,6 +85,11 @@ export async function releaseLeases(root: string, scope: string, leaf: string | 
   return { released, alreadyLost, notes, logWarning };
 }
 
+/** The coordinator's own failure (unreachable, or a bad setting): it passes as it is, with its hint. */
+function fromCoordinator(e: unknown): boolean {
+  return e instanceof KbzError && (e.code === "coordinator" || e.code === "coordinator-config");
+}
+
 /** `scope log`: append one timestamped line to the scope's status log; returns where it went. */
 export async function appendLog(root: string, scope: string, line: string): Promise<string> {
   const store = storeFor(root);
@@ -92,7 +97,7 @@ export async function appendLog(root: string, scope: string, line: string): Prom
   try {
     await store.appendStatus(scope, stamped(line));
   } catch (e) {
-    if ((e as Error).name === "CoordinatorError") throw e;
+    if (fromCoordinator(e)) throw e;
     throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
   return file;
@@ -103,7 +108,7 @@ export async function bindSession(root: string, scope: string, session: string):
   try {
     return await storeFor(root).bindSession(scope, session);
   } catch (e) {
-    if (e instanceof UsageError || (e as Error).name === "CoordinatorError") throw e;
+    if (kindOf(e) === "usage" || fromCoordinator(e)) throw e;
     throw new RefusedError(`cannot bind session: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
   }
 }

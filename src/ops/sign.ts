@@ -9,7 +9,7 @@ import type { Snapshot } from "../core/snapshot.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { logConsent, requirePerson } from "./policy.ts";
 import { digestInputs, recordInputs } from "../io/inputs/store.ts";
-import { attest, inputsDigest } from "../io/run/attest.ts";
+import { attest } from "../io/run/attest.ts";
 import { gateCwd, scopeLedgerRoot } from "../io/check/plan.ts";
 import { gateDigest } from "../core/ledger/digest.ts";
 import { applyGateEdit } from "../core/ledger/edit.ts";
@@ -108,11 +108,9 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
     if (status === "written") writeAtomic(view.file, text, constrained ? { root } : {});
     return { file: view.file, gateId: gate.id, status, inputs, replaced: old !== null && old !== evidence ? old : null };
   });
-  if (result.inputs && cwd) {
-    const record = { definition: digest as unknown as string, evidence, cwd, inputs: view.gate.inputs!, files: result.inputs };
-    await recordInputs(root, view.file, { [view.gate.id]: record });
-  }
-  await attest(consent.store, root, view.file, [{ gate: view.gate.id, kind: "sign", definition: digest, evidence, oracle: null, inputs: inputsDigest(result.inputs) }], consent.given);
+  const record = result.inputs && cwd ? { definition: digest as unknown as string, evidence, cwd, inputs: view.gate.inputs!, files: result.inputs } : null;
+  if (record) await recordInputs(root, view.file, { [view.gate.id]: record });
+  await attest(consent.store, root, view.file, [{ gate: view.gate.id, kind: "sign", evidence, inputs: record, oracle: null }]);
   const replaced = result.replaced !== null ? ` replaced ${JSON.stringify(result.replaced)}` : "";
   logConsent(consent, `${path.resolve(view.file)} ${view.gate.id} ${JSON.stringify(evidence)}${replaced}`);
   return result;

@@ -4,6 +4,8 @@
 import { canonicalRoot, listScopes, resolveTarget } from "../io/discover.ts";
 import { findRoot } from "../io/root.ts";
 import type { Target } from "../core/workspace/target.ts";
+import { installStore } from "../io/store/active.ts";
+import type { LostLease } from "../io/store/port.ts";
 
 /** `given` (canonical) when set, else the root found from `cwd` by the one root rule. */
 export function rootOf(given: string | undefined, cwd: string): string {
@@ -19,4 +21,13 @@ export function scopesOf(root: string): string[] {
 /** What a run on `root` targets: explicit ledgers, a scope, or the ledgers found at the root. */
 export function targetOf(root: string, files: string[], scope: string | null): Target {
   return resolveTarget({ root, files, scope });
+}
+
+/**
+ * Install the coordination store for a command's root (the files, or the etcd coordinator that
+ * --coordinator, KBZ_COORDINATOR or .kbz/settings.json names) before it reads anything; returns
+ * the leases this clone lost since its last command.
+ */
+export async function openStore(root: string, flag: string | undefined, logScope: string | null): Promise<LostLease[]> {
+  return (await installStore(root, { flag, logScope })).lost;
 }

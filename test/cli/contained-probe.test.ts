@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { needs } from "../helpers/needs.ts";
+import { pidsWith } from "../helpers/procs.ts";
 
 setDefaultTimeout(120_000);
 
@@ -36,10 +37,15 @@ describe.skipIf(!usable.ok)("the probe", () => {
   });
 
   test("item 12: a hidden path that changed while the probe ran is reported loudly", async () => {
-    const { dir, env, run } = repo(gate("SLOW", "sleep 1.5; echo ok", "out.txt"), { "out.txt": "v1\n" });
+    // A sleep of a unique length: the test writes once the probe's CHECK is running (found by it), whatever the load.
+    const nap = `sleep 1.5${process.pid % 1000}${Date.now() % 1000}`;
+    const { dir, env, run } = repo(gate("SLOW", `${nap}; echo ok`, "out.txt"), { "out.txt": "v1\n" });
     expect(run(["check", "--approve"]).code).toBe(0);
     const probe = Bun.spawn([BIN, "check", "--probe", "--approve"], { cwd: dir, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-    await new Promise((r) => setTimeout(r, 700));
+    for (const end = Date.now() + 60_000; pidsWith(nap).length === 0; ) {
+      if (Date.now() > end) throw new Error(`the probe's CHECK (${nap}) never started`);
+      await Bun.sleep(20);
+    }
     fs.writeFileSync(path.join(dir, "out.txt"), "v2, changed by someone else\n");
     const code = await probe.exited;
     const out = (await new Response(probe.stdout).text()) + (await new Response(probe.stderr).text());
@@ -53,6 +59,21 @@ describe.skipIf(!usable.ok)("the probe", () => {
     const r = run(["check", "--probe", "--approve"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("VACUOUS GATES:ORACLE: passed with its deliverable hidden (INPUTS: target.txt)");
+  });
+
+  test("issue 27 item 7: the probe hides no part of the approval's oracle → the script behind npm test and an ORACLE: file stay visible, so a constant test runner is VACUOUS", () => {
+    const g = "- [ ] T1: the tests pass\n  CHECK: npm test --silent\n  EXPECT: TESTS OK\n  INPUTS: test/**, src/add.js\n  ORACLE: test/expected.txt\n  EVIDENCE: pending\n";
+    const { run } = repo(g, {
+      "package.json": JSON.stringify({ scripts: { test: "node test/run.js" } }),
+      // The runner prints a constant; the expected file is read, so hiding it would fail the CHECK.
+      "test/run.js": "require('fs').readFileSync(__dirname + '/expected.txt');\nconsole.log('TESTS OK');\n",
+      "test/expected.txt": "4\n",
+      "src/add.js": "exports.add = (a, b) => a + b;\n",
+    });
+    expect(run(["check", "--approve"]).code).toBe(0);
+    const r = run(["check", "--probe", "--approve"]);
+    expect(r.stdout).toContain("VACUOUS GATES:T1: passed with its deliverable hidden (INPUTS: src/add.js)");
+    expect(r.code).toBe(1);
   });
 
   test("issue 27 item 7: NOT PROBED is never OK → a gate with nothing to hide is a warning and --probe exits 1", () => {

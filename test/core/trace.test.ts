@@ -6,7 +6,13 @@ import { automaticEvidence, classifyEvidence } from "../../src/core/ledger/evide
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 import {
   approvalRecord,
+  attestationReason,
+  attestationRecord,
+  attestedEvidence,
   evidenceRecord,
+  NO_RECORD,
+  oracleRecord,
+  recordDigest,
   gateVerdicts,
   inputsReason,
   inputsRecord,
@@ -113,6 +119,44 @@ describe("record kinds", () => {
     expect(r.by).toEqual({ actor: "person" });
     expect(verify(r, { oracle: "sig" }, { by: ["person"] }).status).toBe("valid");
     expect(verify(r, { oracle: "sig2" })).toEqual({ status: "stale", changed: ["oracle"] });
+  });
+
+  test("attestation: keyed on the attested evidence, depending on the INPUTS and oracle pass records written with it", () => {
+    const oracle = oracleRecord("/r/GATES.md", "G1", { definition: "d", evidence: "e", signature: "sig", files: { "check.mjs": "h1" } });
+    const att = { evidence: attestedEvidence("pass", "e"), inputs: NO_RECORD, oracle: recordDigest(oracle) };
+    const r = attestationRecord("/r/GATES.md", "G1", "pass", att);
+    expect(r.by).toEqual({ actor: "kbz" });
+    expect(attestationRecord("/r/GATES.md", "M1", "sign", att).by).toEqual({ actor: "person" });
+    const now = { attested: attestedEvidence("pass", "e"), inputs: NO_RECORD, oracle: recordDigest(oracle) };
+    expect(verify(r, now).status).toBe("valid");
+    expect(attestationReason(verify(r, now), "pass")).toBeNull();
+    // Other evidence (a forged line, a signature where a pass was attested): no record speaks for it.
+    const forged = verify(r, { ...now, attested: attestedEvidence("pass", "e2") });
+    expect(forged).toEqual({ status: "missing", differs: ["attested"] });
+    expect(attestationReason(forged, "pass")).toBe("UNATTESTED (kbz has no record of this pass; run kbz check --reverify)");
+    expect(verify(r, { ...now, attested: attestedEvidence("sign", "e") }).status).toBe("missing");
+    expect(attestationReason(verify(null, now), "sign")).toBe("UNATTESTED (no person signed this here; a person signs it with kbz sign in a terminal)");
+    // The oracle pass record deleted ("-") or edited: stale, and said so.
+    const edited = oracleRecord("/r/GATES.md", "G1", { definition: "d", evidence: "e", signature: "sig", files: { "check.mjs": "h2" } });
+    for (const o of [NO_RECORD, recordDigest(edited)]) {
+      const v = verify(r, { ...now, oracle: o });
+      expect(v).toEqual({ status: "stale", changed: ["oracle"] });
+      expect(attestationReason(v, "pass")).toBe("UNATTESTED (kbz's record of the oracle this pass ran under is missing or altered; run kbz check --reverify)");
+    }
+    const withInputs = attestationRecord("/r/GATES.md", "M1", "sign", { evidence: attestedEvidence("sign", "e"), inputs: recordDigest(inputsRecord("/r/GATES.md", "M1", { ...stored, evidence: "e" })), oracle: NO_RECORD });
+    expect(attestationReason(verify(withInputs, { ...now, attested: attestedEvidence("sign", "e"), oracle: NO_RECORD, inputs: NO_RECORD }), "sign")).toBe(
+      "UNATTESTED (kbz's record of the INPUTS this signature bound is missing or altered; a person signs it with kbz sign in a terminal)",
+    );
+  });
+
+  test("recordDigest: a record's content, whatever its subject and the order of its digests", () => {
+    const a = oracleRecord("/r/GATES.md", "G1", { definition: "d", evidence: "e", signature: "sig", files: { "a.mjs": "1", "b.mjs": "2" } });
+    const b = oracleRecord("/elsewhere/GATES.md", "G1", { definition: "d", evidence: "e", signature: "sig", files: { "b.mjs": "2", "a.mjs": "1" } });
+    expect(recordDigest(a)).toBe(recordDigest(b));
+    expect(recordDigest(a)).toMatch(/^[0-9a-f]{32}$/);
+    for (const other of [{ files: { "a.mjs": "1", "b.mjs": "3" } }, { evidence: "e2" }, { signature: "sig2" }]) {
+      expect(recordDigest(oracleRecord("/r/GATES.md", "G1", { definition: "d", evidence: "e", signature: "sig", files: { "a.mjs": "1", "b.mjs": "2" }, ...other }))).not.toBe(recordDigest(a));
+    }
   });
 
   test("gateVerdicts: a met INPUTS gate is STALE by its record, an unmet one is not judged", () => {

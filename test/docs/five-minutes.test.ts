@@ -38,6 +38,9 @@ describe.skipIf(!needs("script"))("README: your repository in five minutes", () 
     const lines = fiveMinuteLines();
     expect(lines.some((l) => l.startsWith("kbz init"))).toBe(true);
     expect(lines.some((l) => l.startsWith("kbz hook install"))).toBe(true);
+    // The person approves with kbz approve, which shows each oracle whole (not check --approve, which also runs it).
+    expect(lines).toContain("kbz approve");
+    expect(lines.some((l) => l.includes("--approve"))).toBe(false);
 
     const repo = tempDir("kbz-five-");
     expect(spawnSync("git", ["init", "-q"], { cwd: repo }).status).toBe(0);
@@ -65,6 +68,12 @@ describe.skipIf(!needs("script"))("README: your repository in five minutes", () 
       // Approving is the person's act: a terminal, no agent host's marker.
       const person = /\bapprove\b|--approve\b/.test(line);
       const r = person ? asPerson(line) : sh(line);
+      if (line === "kbz approve") {
+        const shown = r.stdout.replace(/\r\n/g, "\n");
+        expect(shown).toContain("    CHECK:  node test/check-greet.mjs");
+        expect(shown).toContain("    ORACLE FILES: test/check-greet.mjs (node)");
+        expect(shown).toContain("APPROVED GATES:G1");
+      }
       // Approving a check that cannot pass yet (the work is not done) may say so with exit 1.
       const ok = person ? [0, 1] : [0];
       expect([line, ok.includes(r.status ?? -1) ? "ok" : `exit ${r.status}: ${r.stdout}${r.stderr}`]).toEqual([line, "ok"]);

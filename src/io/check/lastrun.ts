@@ -2,10 +2,10 @@
 // detail view. A cache, never a ledger or evidence: kept in the user's cache folder
 // ($KBZ_CACHE_DIR, else $XDG_CACHE_HOME/kbz, else ~/.cache/kbz), one small file per gate,
 // bounded in size and count; a failed write is ignored (the check's verdict never depends on it).
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { sha256Hex } from "../../core/util/hash.ts";
 import { writeAtomic } from "../fs.ts";
 import { OUTPUT_TAIL_CHARS } from "../run/execute.ts";
 import type { Env } from "../run/shell.ts";
@@ -41,7 +41,7 @@ export function runCacheDir(env: Env): string {
 }
 
 function recordFile(dir: string, file: string, gateId: string): string {
-  return path.join(dir, `${createHash("sha256").update(`${path.resolve(file)}\0${gateId}`).digest("hex").slice(0, 32)}.json`);
+  return path.join(dir, `${sha256Hex(`${path.resolve(file)}\0${gateId}`).slice(0, 32)}.json`);
 }
 
 export interface RunToRecord {

@@ -5,7 +5,7 @@
 // directories by an empty directory. The probe's oracle is the gate's oracle with the hidden
 // paths in its sandbox profile, so it needs its own approval; it never writes evidence, only a
 // probe record in kbz's side store that status, lint, next and the Stop hook read.
-// Issue 27: the oracle (the files the CHECK runs, probeOracle.ts) is never hidden, and a gate that
+// Issue 27: the oracle (every file the approval binds: io/oracle/binding.ts) is never hidden, and a gate that
 // cannot be probed is a warning: `--probe` exits 1 unless every probed gate observes.
 // Issue 28 item 12: the CHECK runs on a throwaway overlay of the repository (io/run/view.ts), so
 // it cannot move or delete the live deliverable; afterwards every hidden file must still have the
@@ -28,7 +28,8 @@ import { runSettings, type CheckRequest } from "./run.ts";
 import { checkEnvironment } from "../oracle/env.ts";
 import { recordProbes, type ProbeRecord } from "./probeStore.ts";
 import { logConsent, requirePerson } from "../../ops/policy.ts";
-import { oracleFiles } from "./probeOracle.ts";
+import { oracleBinding } from "../oracle/binding.ts";
+import type { Env } from "../run/shell.ts";
 import { throwawayView, viewUsable } from "../run/view.ts";
 import { digestFile } from "../inputs/store.ts";
 
@@ -68,9 +69,19 @@ export function filesChangedFromHead(root: string): string[] {
   return [...names].filter((n) => !SKIP(n) && fs.existsSync(path.join(root, n))).sort();
 }
 
+/**
+ * The real paths of the approval's oracle (io/oracle/binding.ts: the files the CHECK runs, the
+ * package.json whose scripts it runs and the files they name, its ORACLE: files): never hidden.
+ */
+function oraclePaths(root: string, ledgerFile: string, gate: Gate, cwd: string, env: Env): Set<string> {
+  const display = path.relative(root, ledgerFile) || ledgerFile;
+  const b = oracleBinding({ root, display, gate, cwd, env, digestOf: () => "" });
+  return new Set(b.items.map((i) => realCwd(i.abs)));
+}
+
 /** What the probe hides for one gate, as real paths, and where that list came from. */
-export function deliverableOf(root: string, ledgerFiles: Set<string>, ledger: Ledger, gate: Gate, cwd: string): { hidden: string[]; from: ProbeItem["hiddenFrom"] } {
-  const oracle = oracleFiles(gate.check ?? "", cwd);
+export function deliverableOf(root: string, ledgerFiles: Set<string>, ledger: Ledger, gate: Gate, cwd: string, at: { file: string; env: Env }): { hidden: string[]; from: ProbeItem["hiddenFrom"] } {
+  const oracle = oraclePaths(root, at.file, gate, cwd, at.env);
   const real = (base: string, rels: string[]) => rels.map((r) => realCwd(path.join(base, r))).filter((p) => !ledgerFiles.has(p) && !oracle.has(p));
   if (gate.inputs) return { hidden: real(cwd, expandInputs(cwd, gate.inputs).files), from: "INPUTS" };
   if (ledger.owns.length > 0) return { hidden: real(root, expandInputs(root, ledger.owns).files), from: "OWNS" };
@@ -102,7 +113,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
     const ledger = ledgers.get(v.file)!;
     const base = baseDir(snap, v.file, settings);
     const cwd = gateCwd(base, v.gate);
-    const { hidden, from } = deliverableOf(root, ledgerFiles, ledger, v.gate, realCwd(cwd));
+    const { hidden, from } = deliverableOf(root, ledgerFiles, ledger, v.gate, realCwd(cwd), { file: v.file, env: settings.env });
     const item: ProbeItem = { qid: v.qid, file: v.file, gate: v.gate, cwd, oracle: null, hidden, hiddenFrom: from, verdict: "nothing-hidden", recorded: null, outcome: null };
     items.push(item);
     if (hidden.length === 0) {

@@ -30,7 +30,7 @@ import { runRolling } from "../../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
 import { describe, KbzError } from "../../core/errors.ts";
 import { requirePerson, logConsent, type Consent } from "../../ops/policy.ts";
-import { attest, inputsDigest, noteApproved } from "../run/attest.ts";
+import { attest, noteApproved } from "../run/attest.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -198,20 +198,30 @@ function assertLedgersInside(snap: Snapshot): void {
   }
 }
 
-/** Vouch for each pass written in the approval store (io/run/attest.ts); kbz gives it, never a person. */
-async function attestPasses(store: string, root: string, file: string, group: RunReport[], inputs: Record<string, InputRecord>, settings: RunSettings): Promise<void> {
+/**
+ * Vouch for each pass written in the approval store (io/run/attest.ts); kbz gives it, never a
+ * person. Each attestation binds the INPUTS and oracle pass records written with the pass.
+ */
+async function attestPasses(
+  store: string,
+  root: string,
+  file: string,
+  group: RunReport[],
+  inputs: Record<string, InputRecord>,
+  oracles: Record<string, OraclePassRecord>,
+  settings: RunSettings,
+): Promise<void> {
   const entries = group
     .filter((r) => r.outcome.ok && (r.writeback === "written" || r.writeback === "unchanged"))
     .map((r) => ({
       gate: r.task.gate.id,
       kind: "pass" as const,
-      definition: r.task.digest,
       evidence: evidenceFor(r.task, r.outcome, settings),
-      oracle: r.task.signature,
-      inputs: r.task.gate.inputs ? inputsDigest(inputs[r.task.gate.id]?.files) : null,
+      inputs: inputs[r.task.gate.id] ?? null,
+      oracle: oracles[r.task.gate.id] ?? null,
     }));
   try {
-    await attest(store, root, file, entries, "kbz");
+    await attest(store, root, file, entries);
   } catch (e) {
     // The pass stands in the ledger; without its record it reads UNATTESTED and runs again.
     process.stderr.write(`kbz: warning: could not record the attestation of ${entries.map((x) => x.gate).join(", ")}: ${describe(e)}\n`);
@@ -342,7 +352,6 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
         }
         await recordInputs(root, file, records);
-        await attestPasses(storeDir, root, file, group, records, settings);
         // The oracle each pass ran under (issue 27): status un-meets the gate when it changes.
         const passes: Record<string, OraclePassRecord> = {};
         for (const r of group) {
@@ -351,6 +360,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           passes[r.task.gate.id] = { definition: r.task.digest, evidence: evidenceFor(r.task, r.outcome, settings), signature: bindingSignature(bound.files, bound.env), files: bound.files };
         }
         await recordOraclePasses(root, file, passes);
+        await attestPasses(storeDir, root, file, group, records, passes, settings);
         await recordRuns(
           root,
           group.map(({ task, outcome }) => ({ file, id: task.gate.id, definition: task.digest, failure: outcome.ok ? null : failureText(outcome) })),

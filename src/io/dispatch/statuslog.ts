@@ -6,7 +6,7 @@ import { KbzError } from "../../core/errors.ts";
 
 export class StatusLogError extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+    super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
   }
 }
 

@@ -4,7 +4,7 @@
 // outside every repository and is private to the user; unlazy never reads it.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { secretHex } from "../../core/util/hash.ts";
 import { writeAtomic } from "../fs.ts";
 import { ApprovalStoreError } from "./approval.ts";
 
@@ -48,8 +48,12 @@ export function kbzDir(store: string, create: boolean): string | null {
   return dir;
 }
 
-/** A small private file of `dir`, or null when absent, a link, not private or not regular. */
-function readPrivate(file: string, max: number): Buffer | null {
+/**
+ * A small private file of kbz's store, or null when absent, a link, not a regular file, linked
+ * twice, over `max` bytes, readable by group or others, or owned by another user. Opened without
+ * following links and without blocking (a FIFO in its place never hangs kbz).
+ */
+export function readPrivate(file: string, max: number): Buffer | null {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
@@ -95,7 +99,7 @@ export function attestSecret(store: string, create: boolean): Buffer | null {
   try {
     const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
     try {
-      fs.writeSync(fd, randomBytes(SECRET_BYTES).toString("hex"));
+      fs.writeSync(fd, secretHex(SECRET_BYTES));
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);

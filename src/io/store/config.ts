@@ -33,7 +33,6 @@ interface Setting {
 export class CoordinatorConfigError extends KbzError {
   constructor(message: string) {
     super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTINGS_FILE}` });
-    this.name = "CoordinatorError";
   }
 }
 

@@ -20,7 +20,6 @@ import { EtcdStore, leaseRecord } from "./etcd/store.ts";
 export class MoveRefused extends KbzError {
   constructor(message: string) {
     super(message, { code: "move-refused", hint: "nothing was moved; fix the named conflict and run the same command again" });
-    this.name = "CoordinatorError";
   }
 }
 

@@ -8,8 +8,7 @@ import { KbzError } from "../../../core/errors.ts";
 /** The cluster cannot be used (unreachable, no quorum, refused): exit 2, never a local fallback. */
 export class CoordinatorError extends KbzError {
   constructor(message: string, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
-    super(message, { code: "coordinator", hint });
-    this.name = "CoordinatorError";
+    super(message, { kind: "infrastructure", code: "coordinator", hint });
   }
 }
 

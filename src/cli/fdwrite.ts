@@ -1,4 +1,5 @@
-// Blocking writes to a file descriptor without the stdio streams: creating process.stdout
+// The edges' own writer (the CLI's output.ts and progress.ts, the Stop hook's answer): blocking
+// writes to a file descriptor without the stdio streams: creating process.stdout
 // costs ~17 ms and ~500 page faults on a cold start, more than `kbz status` spends on a
 // small repository. A non-blocking pipe (EAGAIN) is waited on; a reader that went away is
 // not an error (the rest is dropped, as a closed pipe would).

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { writeFdSync } from "../../src/io/fdwrite.ts";
+import { writeFdSync } from "../../src/cli/fdwrite.ts";
 import { tempDir } from "../helpers/kbz.ts";
 
 function written(data: string | Uint8Array): Buffer {
@@ -30,7 +30,7 @@ describe("descriptor writes", () => {
   });
 
   const script = (bytes: number) => `
-    const { writeFdSync } = await import(${JSON.stringify(path.resolve(import.meta.dir, "../../src/io/fdwrite.ts"))});
+    const { writeFdSync } = await import(${JSON.stringify(path.resolve(import.meta.dir, "../../src/cli/fdwrite.ts"))});
     console.error(writeFdSync(1, "x".repeat(${bytes})));
   `;
 
