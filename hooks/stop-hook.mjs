@@ -985,6 +985,10 @@ function oracleRecord(file, gateId, s) {
     detail: { signature: s.signature }
   };
 }
+function evidenceCwd(evidence) {
+  const m = evidence === null ? null : /; cwd=(\/.*?); path=[0-9a-f]{12}\//.exec(evidence);
+  return m ? m[1] : null;
+}
 function oracleChangeReason(changed) {
   const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
   return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
@@ -1090,7 +1094,7 @@ function oracleReason(record, g, world, file) {
   const key = gateKey(g);
   if (verify(record, key).status === "missing")
     return null;
-  const now = world.oracle(file, g);
+  const now = world.oracle(file, g, evidenceCwd(g.evidence));
   if ("error" in now && typeof now.error === "string")
     return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now;
@@ -3191,7 +3195,7 @@ function resolveTarget(o) {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  if (scopes.length === 1)
+  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId)))
     return scopeTarget(root, scopes[0]);
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
@@ -3213,6 +3217,10 @@ function withSoloLedgers(t) {
   if (solo.length === 0 && errors.length === 0)
     return t;
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
+}
+function boundElsewhere(root, scope, sessionId) {
+  const bound = coordination(root).session(scope);
+  return bound !== null && bound !== sessionId;
 }
 function scopeTarget(root, scope) {
   const errors = [];
@@ -4071,10 +4079,10 @@ class DigestWalk {
     this.explicit = explicit;
     this.realRoot = realOf(root);
   }
-  oracle(file, gate) {
+  oracle(file, gate, ranIn = null) {
     const base = this.explicit ? ledgerBase(file) : this.root;
     const dir = gate.cwd ? path21.resolve(base, gate.cwd) : base;
-    const cwd = this.checkDir(dir) ?? dir;
+    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
     try {
       const display = isInside(this.root, file) ? path21.relative(this.root, file) : file;
       return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
@@ -5627,7 +5635,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     const root = findRoot(dir);
     await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const resolved = resolveForHook(root, scope, stop.session);
+    const resolved = resolveForHook(root, scope, stop.session.split("\x00")[0]);
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;

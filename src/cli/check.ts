@@ -17,12 +17,14 @@ import { emit, envelope, INVALID, problemEntries, type ExitCode } from "./envelo
 import { approvalLines, pathSummaryLine, resultLines } from "./render.ts";
 import { runProbeVerb } from "./probe.ts";
 import { plural } from "../core/text/plural.ts";
+import { refreshStale } from "../ops/refresh.ts";
 
 interface CheckArgs {
   ledger?: string[];
   "--"?: string[];
   status?: boolean;
   reverify?: boolean;
+  stale?: boolean;
   approve?: boolean;
   "approve-sig"?: string;
   sandbox?: boolean;
@@ -170,6 +172,30 @@ function oracleView(t: CheckTask) {
   };
 }
 
+/** `kbz check --stale`: every stale gate and receipt of a scope, re-run in one call (ops/refresh.ts). */
+async function runStale(argv: CheckArgs, root: string, files: string[], jobs: number, timeoutS: number, asJson: boolean): Promise<ExitCode> {
+  if (files.length > 0) throw usage("--stale refreshes a scope, not ledger files", "kbz check --scope S --stale");
+  for (const other of ["reverify", "probe", "status"] as const) if (argv[other]) throw usage(`--stale cannot be combined with --${other}`);
+  if (argv["approve-sig"] !== undefined) throw usage("--stale cannot be combined with --approve=<sig>", "approve first (kbz approve --scope S), then kbz check --scope S --stale");
+  const scope = requestedScope(argv);
+  if (!scope) throw usage("--stale needs a scope", "kbz check --scope S --stale (with one scope, --scope may be left out)");
+  const r = await refreshStale({ root, scope, approve: !!argv.approve, sandbox: !!argv.sandbox, jobs, timeoutS, shell: argv.shell, cwd: argv.cwd, env: process.env });
+  const notAccepted = r.receipts.filter((x) => x.status !== "ACCEPTED" && x.status !== "CURRENT_EVIDENCE");
+  const approvals = (r.check?.approvals ?? []).filter((a) => a.status === "required").map((a) => a.task.qid);
+  const verdict = r.exit === 0 ? "refreshed" : r.exit === 1 ? "stale" : "invalid";
+  if (asJson) return emit(envelope(verdict, r.exit, { scope, gates: r.gates, receipts: r.receipts.map((x) => ({ ledger: x.ledger, status: x.status })), stillStale: r.stillStale, approvalRequired: approvals }));
+  if (r.gates === 0 && r.receipts.length === 0) {
+    out(`nothing stale in scope ${scope}`);
+    return 0;
+  }
+  for (const qid of approvals) out(`  APPROVAL REQUIRED ${qid}: a person approves it first (kbz approve --scope ${scope})`);
+  for (const qid of r.stillStale) out(`  UNMET ${qid}`);
+  for (const x of notAccepted) out(`  ${x.status} ${x.ledger}${x.status === "REVIEW_OR_REPAIR" ? `: ${x.reason} (kbz verify explain ${x.ledger})` : ""}`);
+  const what = [plural(r.gates, "gate"), plural(r.receipts.length, "receipt")].join(", ");
+  out(r.exit === 0 ? `refreshed ${what}` : `STALE LEFT: ${plural(r.stillStale.length, "gate")}, ${plural(notAccepted.length, "receipt")} (of ${what})`);
+  return r.exit;
+}
+
 export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   validate(argv);
   const asJson = !!argv.json;
@@ -180,6 +206,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv);
   const scope = files.length > 0 ? null : requestedScope(argv);
+  if (argv.stale) return runStale(argv, root, files, jobs, timeoutS, asJson);
   if (argv.probe) {
     if (argv["approve-sig"] !== undefined) throw usage("--approve=<sig> approves a pending CHECK, not a probe", "run kbz check --probe --approve");
     if (argv.reverify) throw usage("--probe cannot be combined with --reverify", "run kbz check --reverify first, then kbz check --probe");
@@ -236,6 +263,7 @@ export const verb: Verb = {
     targetOptions(y)
       .option("status", { type: "boolean", describe: "report only; never execute, approve or write" })
       .option("reverify", { type: "boolean", describe: "re-run every runnable gate and demote failures" })
+      .option("stale", { type: "boolean", describe: "re-run every stale gate and stale receipt of a scope, once each (a cascade in one call)" })
       .option("approve", { type: "boolean", describe: "approve each exact pending oracle (printed in full), then run it; --approve=<sig> approves only the oracle kbz check printed with that signature, and refuses if it changed" })
       .option("approve-sig", { type: "string", hidden: true, requiresArg: true })
       .option("verbose", { type: "boolean", describe: "unlazy's full transcript: RUN lines, PATH in full, each pass's exit and output digest" })

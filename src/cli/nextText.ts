@@ -4,6 +4,8 @@ import { describeAttention, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { out } from "./output.ts";
+import { shellQuote } from "../core/text/shell.ts";
+import { plural } from "../core/text/plural.ts";
 
 function nextWaveId(snap: NextSnapshot): string {
   let n = 0;
@@ -16,12 +18,21 @@ function nextWaveId(snap: NextSnapshot): string {
 
 // wave start marks a launched row IN-FLIGHT (promoting it from WAITING when its needs are
 // VERIFIED) and advance marks it VERIFIED: the advice never asks for a hand edit of PLAN.md.
-const CLOSING: Record<Advice["action"], (s: string) => string> = {
+const CLOSING: Record<Advice["action"], (s: string, a: Advice) => string> = {
   dispatch: (s) => `launch the tasks above; as each returns run kbz advance --scope ${s} --leaf LEAF`,
   "wait-or-verify": (s) => `nothing new can start: when a leaf returns run kbz advance --scope ${s} --leaf LEAF`,
-  "verify-root": (s) => `every task is VERIFIED: run kbz check --scope ${s} --reverify, then kbz scope release --scope ${s}`,
+  "verify-root": (s, a) =>
+    `every task is VERIFIED: ${signFirst(a)}run kbz check --scope ${s} --reverify, then kbz scope release --scope ${s}`,
   review: () => "review the items above before anything is launched (skill: references/orchestration.md, review items)",
 };
+
+/** The person's signatures the root needs before its one check (ops/next.ts unsignedIntegration). */
+function signFirst(a: Advice): string {
+  const sign = a.signFirst ?? [];
+  if (sign.length === 0) return "";
+  const cmds = sign.map((g) => `kbz sign ${shellQuote(g.ledger)} ${g.gate} --evidence "..."`);
+  return `a person signs ${sign.map((g) => g.gate).join(", ")} first (${cmds.join("; ")}), then `;
+}
 
 export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean, emit: (line: string) => void = out): void {
   const s = `${snap.scope}${rootArg}`;
@@ -55,7 +66,15 @@ export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, detai
     emit(`WAITING ${blocked.length}:`);
     for (const b of blocked) emit(`  ${b.leaf} (${b.reason}): ${b.why}`);
   }
-  const attention = a.explain?.attention ?? [];
+  // A cascade is one item under its cause, with one command; the items it covers are not repeated.
+  const cascades = a.cascades ?? [];
+  for (const c of cascades) {
+    const items = [c.gates > 0 ? plural(c.gates, "gate") : "", c.receipts > 0 ? plural(c.receipts, "receipt") : ""].filter(Boolean).join(", ");
+    emit(`CASCADE ${c.cause} changed: ${items} (${c.leaves.length === 0 ? "no leaf" : `${c.leaves.length === 1 ? "leaf" : "leaves"} ${c.leaves.join(", ")}`})`);
+    emit(`  ${c.next}`);
+  }
+  const covered = new Set(cascades.flatMap((c) => c.leaves));
+  const attention = (a.explain?.attention ?? []).filter((x) => !(x.leaf !== undefined && covered.has(x.leaf) && /^(verified-ledger-not-met|verification-changed-)/.test(x.reason)));
   if (attention.length > 0) {
     emit(`REVIEW ${attention.length}:`);
     for (const x of attention) {
@@ -70,7 +89,7 @@ export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, detai
     for (const f of st.forks) emit(`  fork: ${f.after} -> ${f.children.join(", ")}`);
     for (const j of st.joins) emit(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
   }
-  emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](s)}`);
+  emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](s, a)}`);
 }
 
 /** The advice as `kbz next` prints it, as lines (for a verb that ends with it). */

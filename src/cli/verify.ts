@@ -6,7 +6,7 @@ import { verdictLines } from "../core/ledger/state.ts";
 import { cwdShown, pathFacts } from "../core/run/show.ts";
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
 import type { CheckResult } from "../ops/check.ts";
-import { auditReceipts, explainLedger, verifyLedgers, verifyLedgersOnce, verifyPolicy, type Inspection, type LedgerResult, type Policy } from "../ops/verify.ts";
+import { auditReceipts, explainLedger, verifyLedgers, verifyCwd, verifyLedgersOnce, verifyPolicy, type Inspection, type LedgerResult, type Policy } from "../ops/verify.ts";
 import { approvalLines, resultLines } from "./render.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { rootFor } from "./context.ts";
@@ -25,12 +25,13 @@ interface VerifyArgs {
   approve?: boolean;
   reviewed?: boolean;
   portable?: boolean;
+  cwd?: string;
   root?: string;
   json?: boolean;
 }
 
 const ACTIONS = ["run", "audit", "explain"];
-const RUN_ONLY = ["inputs", "env", "closed", "approve", "reviewed", "portable"] as const;
+const RUN_ONLY = ["inputs", "env", "closed", "approve", "reviewed", "portable", "cwd"] as const;
 /** verify-once kept the last 3500 characters of the checker's output as the diagnostic. */
 const DIAGNOSTIC_CHARS = 3500;
 
@@ -89,12 +90,14 @@ function printResult(r: LedgerResult): void {
 async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<ExitCode> {
   const policy = policyOf(argv, root);
   const ledgers = ledgersOf(argv, root);
+  const cwd = argv.cwd === undefined ? undefined : verifyCwd(root, argv.cwd);
   const results = await verifyLedgersOnce({
     root,
     ledgers,
     policy,
     approve: !!argv.approve,
     reviewed: !!argv.reviewed,
+    cwd,
     env: process.env,
     onResult: asJson ? undefined : printResult,
   });
@@ -173,6 +176,7 @@ export const verb: Verb = {
       .option("env", { type: "string", describe: "run: comma-separated environment variables the checks depend on", requiresArg: true })
       .option("approve", { type: "boolean", describe: "run: approve each exact pending oracle first, as kbz check --approve" })
       .option("reviewed", { type: "boolean", describe: "run: the manual gates were reviewed; accept them" })
+      .option("cwd", { type: "string", describe: "run: the CHECKs' directory, relative to --root (default: the root, as verify-once; a gate's CWD: resolves against it)", requiresArg: true })
       .option("portable", { type: "boolean", describe: "run: leave PATH out of the runtime binding (recorded in the receipt)" })
       .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })

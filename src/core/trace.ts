@@ -227,6 +227,12 @@ export function oracleRecord(file: string, gateId: string, s: OracleStored): Tra
   };
 }
 
+/** The directory automatic evidence says its CHECK ran in (`…; cwd=<dir>; path=…`), or null. */
+export function evidenceCwd(evidence: string | null): string | null {
+  const m = evidence === null ? null : /; cwd=(\/.*?); path=[0-9a-f]{12}\//.exec(evidence);
+  return m ? m[1]! : null;
+}
+
 /** Status's words for a met gate whose oracle files changed since its pass. */
 export function oracleChangeReason(changed: readonly string[]): string {
   const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
@@ -312,7 +318,7 @@ export interface World {
    * The oracle files of `gate` of `file` now (key → digest, io/oracle/binding.ts), or the reason it
    * cannot be bound; absent in worlds that keep no oracle records.
    */
-  oracle?(file: string, gate: Gate): Readonly<Record<string, string>> | { error: string };
+  oracle?(file: string, gate: Gate, ranIn?: string | null): Readonly<Record<string, string>> | { error: string };
 }
 
 /** Every record kept for the ledgers of one read (by ledger file, absolute) and the world now. */
@@ -404,7 +410,9 @@ export function oracleReason(record: TraceRecord | undefined, g: Gate, world: Wo
   if (!record || !world.oracle) return null;
   const key = gateKey(g);
   if (verify(record, key).status === "missing") return null;
-  const now = world.oracle(file, g);
+  // Bound where the pass ran (its evidence's cwd=): `kbz verify run` and `--cwd` run a ledger
+  // elsewhere than its own folder, and the CHECK's files are named relative to that directory.
+  const now = world.oracle(file, g, evidenceCwd(g.evidence));
   if ("error" in now && typeof now.error === "string") return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now as Readonly<Record<string, string>>;
   const v = verify(record, {

@@ -154,7 +154,8 @@ export async function decideHookStop(
     // unreachable cluster is reported (not blocking, like every hook failure), never replaced by the files.
     await installStore(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const resolved = resolveForHook(root, scope, stop.session);
+    // A binding names the host's session, never the prompt, turn or task kbz counts under.
+    const resolved = resolveForHook(root, scope, stop.session.split("\0")[0]!);
     if ("output" in resolved) return resolved.output;
     const t = resolved.target;
     let judged: { snap: Snapshot; leaf: string | null } | null;

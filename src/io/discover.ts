@@ -96,7 +96,10 @@ export function resolveTarget(o: ResolveOptions): Target {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  if (scopes.length === 1) return scopeTarget(root, scopes[0]!);
+  // The only scope, unless the hook asks for another session than the one bound to it: that
+  // session's stop is not this scope's to judge, so only the solo ledgers are (fixes unlazy bug:
+  // with one scope the Stop hook ignored the session binding, unlazy issue 38).
+  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0]!, o.sessionId))) return scopeTarget(root, scopes[0]!);
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1) return scopeTarget(root, bound[0]!);
@@ -121,6 +124,11 @@ export function withSoloLedgers(t: Target): Target {
   const solo = ledgerEntries(t.root, t.root, errors);
   if (solo.length === 0 && errors.length === 0) return t;
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
+}
+
+function boundElsewhere(root: string, scope: string, sessionId: string): boolean {
+  const bound = coordination(root).session(scope);
+  return bound !== null && bound !== sessionId;
 }
 
 function scopeTarget(root: string, scope: string): Target {

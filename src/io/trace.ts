@@ -65,10 +65,10 @@ export class DigestWalk implements World {
   }
 
   /** The oracle binding's files of one gate now (io/oracle/binding.ts), each file hashed once per walk. */
-  oracle(file: string, gate: Gate): Record<string, string> | { error: string } {
+  oracle(file: string, gate: Gate, ranIn: string | null = null): Record<string, string> | { error: string } {
     const base = this.explicit ? ledgerBase(file) : this.root;
     const dir = gate.cwd ? path.resolve(base, gate.cwd) : base;
-    const cwd = this.checkDir(dir) ?? dir;
+    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
     try {
       const display = isInside(this.root, file) ? path.relative(this.root, file) : file;
       return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;

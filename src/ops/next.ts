@@ -2,7 +2,12 @@
 // them. Options in, data out; the CLI prints it, `kbz advance` ends with it.
 import type { IdCompare } from "../core/plan/order.ts";
 import { idCompare } from "../core/plan/order.ts";
-import { adviseNext, type Advice } from "../core/schedule/advise.ts";
+import * as path from "node:path";
+import { adviseNext, type Advice, type SignFirst } from "../core/schedule/advise.ts";
+import { isRunnable } from "../core/ledger/model.ts";
+import { resolveTarget } from "../io/discover.ts";
+import { loadSnapshot } from "../io/read.ts";
+import { cascadesOf } from "./refresh.ts";
 import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { readScheduleFacts } from "./facts.ts";
@@ -17,9 +22,36 @@ export interface NextRequest {
   compare?: IdCompare; // default natural
   policy?: Policy; // default id-order
   details?: boolean; // the reasons each task waits, structure (the text output always wants them)
+  rootArg?: string; // ` --root DIR` when the caller was given one (for the commands printed)
 }
+
+/** The review reasons a stale input causes: a VERIFIED leaf whose gate went STALE, a receipt no longer current. */
+const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
   const snap = readScheduleFacts({ root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, compare: o.compare ?? idCompare("natural") });
-  return { snap, advice: adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" }) };
+  const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
+  // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
+  if (advice.attention.some((a) => CASCADING.test(a.reason))) {
+    const cascades = cascadesOf(o.root, o.scope, process.env, o.rootArg ?? "");
+    if (cascades.length > 0) advice.cascades = cascades;
+  }
+  if (advice.action === "verify-root") {
+    const sign = unsignedIntegration(o.root, o.scope);
+    if (sign.length > 0) advice.signFirst = sign;
+  }
+  return { snap, advice };
+}
+
+/**
+ * The manual gates of the scope's root and node ledgers that are not met: `kbz check --reverify`
+ * cannot meet them, and the root's S_STRUCTURE fails while one is open (unfinished-integration),
+ * so a person signs them before the one call that verifies the root (issue 30).
+ */
+export function unsignedIntegration(root: string, scope: string): SignFirst[] {
+  const snap = loadSnapshot(resolveTarget({ root, scope }));
+  const leaf = /(^|\/)leaf-[^/]*\.md$/;
+  return snap.gates
+    .filter((g) => !leaf.test(g.file) && !isRunnable(g.gate) && g.state !== "met" && g.state !== "abandoned")
+    .map((g) => ({ ledger: path.relative(root, path.resolve(root, g.file)).split(path.sep).join("/"), gate: g.gate.id, title: g.gate.title }));
 }

@@ -1,6 +1,7 @@
 // `kbz verify` as use cases (docs/formats.md#receipts): `run` checks ledgers once and keeps a
 // receipt, `audit` says which receipts are still current, `explain` says in words why one is not.
 // Options in, data out; cli/verify.ts prints verify-once's words.
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { accessEntry, parseAccess } from "../core/plan/access.ts";
@@ -91,6 +92,20 @@ export function verifyPolicy(root: string, ledgers: string[], o: PolicyRequest):
   };
   if (o.portable) policy.portable = true;
   return policy;
+}
+
+/**
+ * `verify run --cwd DIR`: the CHECKs' directory, relative to the root, which must exist. Without
+ * it every ledger runs from the root, as verify-once ran gate-check with `--cwd <root>`.
+ */
+export function verifyCwd(root: string, cwd: string): string {
+  const dir = path.resolve(root, cwd);
+  let ok = false;
+  try {
+    ok = cwd !== "" && fs.statSync(dir).isDirectory();
+  } catch {}
+  if (!ok) throw new UsageError(`--cwd is not an existing directory: ${dir}`, { hint: "name a folder relative to the root (kbz verify run --cwd sub LEDGER)" });
+  return cwd;
 }
 
 /** `verify run`: check each ledger once (or reuse its current receipt) and record. */

@@ -1,11 +1,13 @@
 // Issue 30, problem "Format guessing": Stop payloads undocumented (`kbz hook stop --help` printed
 // `kbz hook --help`), the CHECK output order unsaid, and `kbz hook status` exiting 1 on a Codex
 // trust warning on a machine without Codex. Each runs on the binary (KBZ_TEST_BIN: an old build).
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
+
+setDefaultTimeout(120_000);
 
 /** One payload per host, as the host sends it for a main agent's stop in `dir`. */
 function payload(host: string, dir: string): Record<string, unknown> {

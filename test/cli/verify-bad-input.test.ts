@@ -10,10 +10,10 @@ import { CHECK_SCRIPT, GATES } from "../io/receipts/workspace.ts";
 
 const STORE = ".unlazy/verification-receipts.json";
 
-/** A workspace holding an accepted receipt for gates/other.md that must survive every case (its CWD: .. is the root: an explicit ledger outside .unlazy runs from its own folder). */
+/** A workspace holding an accepted receipt for gates/other.md that must survive every case (verify run runs it from the root, as verify-once). */
 function accepted() {
   const root = tempDir("kbz-verify-bad-");
-  writeTree(root, { "src/value.txt": "good\n", "tests/check.sh": CHECK_SCRIPT, "GATES.md": GATES, "gates/other.md": GATES.replace("G1", "O1").replace("  EVIDENCE:", "  CWD: ..\n  EVIDENCE:") });
+  writeTree(root, { "src/value.txt": "good\n", "tests/check.sh": CHECK_SCRIPT, "GATES.md": GATES, "gates/other.md": GATES.replace("G1", "O1") });
   const env = agentEnv();
   const run = (...args: string[]) => kbz(["verify", ...args], { cwd: root, env });
   expect(run("run", "--inputs", "src,tests", "--closed", "--approve", "gates/other.md").code).toBe(0);

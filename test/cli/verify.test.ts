@@ -179,7 +179,8 @@ describe("kbz verify end to end", () => {
     const j = kbz(["next", "--scope", "api", "--slots", "2", "--json"], { cwd: root, env });
     expect([j.code, JSON.parse(j.stdout).attention]).toEqual([1, [{ leaf: "1", reason: "verification-changed-inputs-or-verifier" }]]);
     const r = kbz(["next", "--scope", "api", "--slots", "2"], { cwd: root, env });
-    expect(r.stdout).toContain("  verification-changed-inputs-or-verifier 1: concerns 1\n    next: the receipt of leaf-1 is not current: kbz verify explain .unlazy/api/gates/leaf-1.md says why; kbz verify run makes it current\n");
+    // One stale receipt is a cascade of one (issue 30): its cause and the one refresh command.
+    expect(r.stdout).toContain("CASCADE src/1/value.txt changed: 1 receipt (leaf 1)\n  kbz check --scope api --stale\n");
   });
 
   test("kbz status --scope lists a stale receipt through the same audit", async () => {

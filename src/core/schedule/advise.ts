@@ -87,6 +87,31 @@ export interface Advice {
   explain?: Explanations;
   /** Present only for a policy other than the original id order. */
   policy?: Policy;
+  /**
+   * verify-root only (kbz's addition, ops/next.ts): the unmet manual gates of the scope's root and
+   * node ledgers, which a person signs before the one `kbz check --reverify` that verifies the root.
+   */
+  signFirst?: SignFirst[];
+  /** Only when something is stale (ops/refresh.ts cascadesOf): stale gates and receipts by the file that changed. */
+  cascades?: Cascade[];
+}
+
+/** kbz's addition (ops/refresh.ts): the stale gates and receipts one changed file caused, refreshed by one command. */
+export interface Cascade {
+  /** The file whose change made them stale (the first named, when several changed). */
+  cause: string;
+  gates: number;
+  receipts: number;
+  /** The leaves concerned, in id order. */
+  leaves: string[];
+  /** The one command that refreshes the cascade. */
+  next: string;
+}
+
+export interface SignFirst {
+  ledger: string; // root-relative
+  gate: string;
+  title: string;
 }
 
 /** kbz's additions under --details: who each attention item concerns and why each task waits. */

@@ -30,13 +30,15 @@ export function inspectReceipt(root: string, file: string, opts: AuditOptions): 
   const stale = (reason: ReceiptReason): Inspection => ({ current: false, reason, key });
   const receipt = receiptOf(opts.store ?? readStore(root), key);
   if (!receipt) return stale("missing-receipt");
-  if (receipt.status !== "accepted") return stale("unfinished-verification");
-  if (receipt.policy.closed !== true) return stale("fresh-observation-required");
-  if (opts.expectedPolicy && !samePolicy(opts.expectedPolicy, receipt.policy)) return stale("changed-policy");
+  // An unfinished receipt, with or without a policy (the original's `running` record has none).
+  const policy = receipt.status === "accepted" ? receipt.policy : undefined;
+  if (policy === undefined) return stale("unfinished-verification");
+  if (policy.closed !== true) return stale("fresh-observation-required");
+  if (opts.expectedPolicy && !samePolicy(opts.expectedPolicy, policy)) return stale("changed-policy");
   const led = readLedger(root, file);
   // One trace record (core/trace.ts): keyed on the ledger text, depending on the context, which
   // is computed only when the ledger matched (verify asks for key names first).
-  const current = { digest: (n: string) => (n === "ledger" ? (led.met ? sha256Hex(led.text) : "unmet") : n === "context" ? computeContext(root, led, receipt.policy, opts).value : undefined) };
+  const current = { digest: (n: string) => (n === "ledger" ? (led.met ? sha256Hex(led.text) : "unmet") : n === "context" ? computeContext(root, led, policy, opts).value : undefined) };
   const v = verify(receiptRecord(key, receipt), current);
   if (v.status === "missing") return stale("changed-ledger-or-evidence");
   if (v.status === "stale") return stale("changed-inputs-or-verifier");
@@ -54,7 +56,7 @@ export function managedEvidenceIssue(root: string, file: string, opts: AuditOpti
   if (Object.keys(store.receipts).length === 0) return null;
   const receipt = receiptOf(store, ledgerKey(root, file));
   if (!receipt) return null;
-  if (receipt.status === "accepted" && receipt.policy.closed === false) {
+  if (receipt.status === "accepted" && receipt.policy?.closed === false) {
     const led = readLedger(root, file);
     return led.met && sha256Hex(led.text) === receipt.ledgerHash ? null : "changed-ledger-or-evidence";
   }

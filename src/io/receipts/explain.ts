@@ -78,7 +78,7 @@ export function explainReceipt(root: string, file: string, opts: ContextOptions 
     });
     return { key, current: false, reason, changes };
   }
-  if (!receipt.policy.closed) changes.push({ kind: "not-closed", text: "it was accepted without --closed; such receipts are never reused" });
+  if (!receipt.policy?.closed) changes.push({ kind: "not-closed", text: "it was accepted without --closed; such receipts are never reused" });
   const led = readLedger(root, file);
   changes.push(...ledgerChanges(led, receipt));
   changes.push(...contextChanges(root, led, receipt, opts));
@@ -124,6 +124,7 @@ function ledgerChanges(led: LedgerRead, receipt: Receipt): Change[] {
 
 function contextChanges(root: string, led: LedgerRead, receipt: Receipt, opts: ContextOptions): Change[] {
   let now: Fingerprint;
+  if (!receipt.policy) return [];
   try {
     now = computeContext(root, led, receipt.policy, opts).fingerprint;
   } catch (e) {

@@ -33,6 +33,11 @@ export interface VerifyRunRequest {
   approve: boolean;
   reviewed: boolean;
   env: Env;
+  /**
+   * The CHECKs' directory, relative to the root: verify-once ran gate-check with `--cwd <root>`,
+   * so every ledger's CHECKs run from the root unless `--cwd` (or a gate's CWD:) says otherwise.
+   */
+  cwd?: string;
   timeoutS?: number;
   verifier?: Verifier;
   /** Called once per ledger as soon as its result is known. */
@@ -69,6 +74,7 @@ async function verifyOne(req: VerifyRunRequest, file: string, key: string): Prom
       reverify: true,
       approve: req.approve,
       jobs: 1,
+      cwd: req.cwd ?? ".",
       timeoutS: req.timeoutS ?? DEFAULT_TIMEOUT_S,
       env: req.env,
     });

@@ -15,7 +15,8 @@ export type ReceiptStatus = "pending" | "running" | "accepted" | "rejected";
 
 export interface Receipt {
   status: ReceiptStatus;
-  policy: Policy;
+  /** Absent only on an unfinished receipt (not accepted) where the original left a `running` record without one. */
+  policy?: Policy;
   context?: string; // accepted only
   ledgerHash?: string; // accepted only
   /** kbz's addition: per-part digests for `kbz verify explain` (absent in receipts the original wrote). */
@@ -49,7 +50,10 @@ function checkReceipt(key: string, r: unknown): Receipt {
   if (!isObject(r) || typeof r.status !== "string" || !STATUSES.has(r.status)) invalid(`receipt ${JSON.stringify(key)} has no valid status`);
   const rec = r as Record<string, unknown>;
   const p = rec.policy;
-  if (!isObject(p) || !strings(p.inputs) || !strings(p.env) || typeof p.closed !== "boolean" || (p.portable !== undefined && p.portable !== true)) {
+  // An unfinished receipt without a policy (the original's `running` record of an interrupted
+  // run) is a review item, as verify-once reads it, not an invalid store: nothing reuses it.
+  const unfinishedWithout = p === undefined && rec.status !== "accepted";
+  if (!unfinishedWithout && (!isObject(p) || !strings(p.inputs) || !strings(p.env) || typeof p.closed !== "boolean" || (p.portable !== undefined && p.portable !== true))) {
     invalid(`receipt ${JSON.stringify(key)} has no valid policy`);
   }
   if (rec.status === "accepted" && !(typeof rec.context === "string" && HEX64.test(rec.context) && typeof rec.ledgerHash === "string" && HEX64.test(rec.ledgerHash))) {

@@ -99,7 +99,7 @@ describe("fixes", () => {
     const receipt = ws.receipt()!;
     expect(receipt.policy).toEqual({ inputs: ["src", "tests"], env: [], closed: true, portable: true });
     expect(Object.keys(receipt.fingerprint!.runtime.env)).not.toContain("PATH");
-    expect(runtimeNames(receipt.policy)).toEqual(["ComSpec", "NODE_OPTIONS", "UNLAZY_SHELL"]);
+    expect(runtimeNames(receipt.policy!)).toEqual(["ComSpec", "NODE_OPTIONS", "UNLAZY_SHELL"]);
     expect(inspectReceiptEnv(ws.root, { ...ws.env, PATH: "/somewhere/else:/usr/bin:/bin" })).toEqual(current());
     // A portable receipt is not the receipt a non-portable run asks for.
     expect((await ws.run())[0]!.status).toBe("ACCEPTED");

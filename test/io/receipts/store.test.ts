@@ -28,7 +28,7 @@ describe("reading the store", () => {
     ["another schema", JSON.stringify({ ...good, schema: 2 })],
     ["receipts that are an array", JSON.stringify({ schema: 1, receipts: [] })],
     ["a receipt with an unknown status", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "done", policy } } })],
-    ["a receipt without a policy", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending" } } })],
+    ["an accepted receipt without a policy", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "accepted", context: "a".repeat(64), ledgerHash: "b".repeat(64) } } })],
     ["a policy with non-string inputs", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: { ...policy, inputs: [1] } } } })],
     ["an accepted receipt without hashes", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "accepted", policy } } })],
     ["an accepted receipt with a short context", JSON.stringify({ schema: 1, receipts: { "GATES.md": { ...good.receipts["GATES.md"], context: "abc" } } })],
