@@ -85,7 +85,7 @@ function run(argv: NextArgs): ExitCode {
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
       details: !!argv.details || !asJson,
       policy,
-      rootArg: argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`,
+      rootArg: argv.root === undefined ? "" : ` --root ${shellQuote(argv.root)}`,
     }));
   } catch (e) {
     if (e instanceof EmptyPlanError) return emptyPlan(snapScope, asJson);
