@@ -8,7 +8,7 @@ import type { Verb } from "./index.ts";
 import { ledgerFiles, requestedScope, rootFor, usage } from "./context.ts";
 import { targetOptions } from "./options.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
-import { flushOut, out } from "./output.ts";
+import { err, flushOut, out } from "./output.ts";
 
 /** One answer line from the terminal (stdin), lower-cased; "q" at end of input. */
 function readAnswer(): string {
@@ -30,9 +30,9 @@ function readAnswer(): string {
 }
 
 /** Ask until the answer is one of `keys`; `q` at end of input. */
-function ask(question: string, keys: string[]): string {
+function ask(question: string, keys: string[], say: (line: string) => void): string {
   for (;;) {
-    out(question);
+    say(question);
     flushOut();
     const answer = readAnswer().slice(0, 1);
     if (keys.includes(answer)) return answer;
@@ -46,45 +46,47 @@ async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
   const scope = files.length > 0 ? null : requestedScope(argv as never);
   const p = pendingOracles({ root, files, scope, env: process.env });
   const verbose = !!argv.verbose;
+  // With --json, stdout carries one envelope only: the review goes to the terminal on stderr.
+  const say = argv.json ? err : out;
   const approved: string[] = [];
   const declined: string[] = [];
   const how = scope ? `kbz approve --scope ${scope}` : "kbz approve";
   let oneByOne = true;
   if (scope && p.pending.length > 1) {
     // One review for the whole scope: every pending oracle in view, then one answer for all.
-    for (const v of p.views) for (const l of approvalViewLines(v, verbose)) out(l);
+    for (const v of p.views) for (const l of approvalViewLines(v, verbose)) say(l);
     const n = p.pending.length;
-    const answer = ask(`  approve all ${n} pending oracles of scope ${scope} shown above? [y]es [n]o [o]ne at a time [q]uit`, ["y", "n", "o", "q"]);
+    const answer = ask(`  approve all ${n} pending oracles of scope ${scope} shown above? [y]es [n]o [o]ne at a time [q]uit`, ["y", "n", "o", "q"], say);
     oneByOne = answer === "o";
     if (answer === "y") {
       for (const t of p.pending) {
         await approveOracle(p, t, how);
         approved.push(t.qid);
-        out(`  APPROVED ${t.qid}`);
+        say(`  APPROVED ${t.qid}`);
       }
     } else if (answer === "n") {
       for (const t of p.pending) declined.push(t.qid);
-      out(`  not approved: ${p.pending.map((t) => t.qid).join(", ")}`);
+      say(`  not approved: ${p.pending.map((t) => t.qid).join(", ")}`);
     }
   }
   let all = false;
   for (const [i, t] of p.pending.entries()) {
     if (!oneByOne) break;
-    for (const l of approvalViewLines(p.views[i]!, verbose)) out(l);
-    const answer = all ? "y" : ask(`  approve this oracle (${i + 1}/${p.pending.length})? [y]es [n]o [a]ll remaining [q]uit`, ["y", "n", "a", "q"]);
+    for (const l of approvalViewLines(p.views[i]!, verbose)) say(l);
+    const answer = all ? "y" : ask(`  approve this oracle (${i + 1}/${p.pending.length})? [y]es [n]o [a]ll remaining [q]uit`, ["y", "n", "a", "q"], say);
     if (answer === "q") break;
     if (answer === "a") all = true;
     if (answer === "n") {
       declined.push(t.qid);
-      out(`  not approved ${t.qid}`);
+      say(`  not approved ${t.qid}`);
       continue;
     }
     await approveOracle(p, t, how);
     approved.push(t.qid);
-    out(`  APPROVED ${t.qid}`);
+    say(`  APPROVED ${t.qid}`);
   }
   const left = p.pending.length - approved.length;
-  if (argv.json) return emit(envelope(left === 0 ? "approved" : "pending", left === 0 ? 0 : 1, { approved, declined, pending: p.pending.length }));
+  if (argv.json) return emit(envelope(left === 0 ? "approved" : "pending", left === 0 ? 0 : 1, { approved, declined, pending: p.pending.length, oracles: p.views }));
   if (p.pending.length === 0) out("nothing to approve: every runnable gate's oracle is approved");
   else out(`approved ${approved.length} of ${p.pending.length} pending oracle(s)${approved.length > 0 ? "; kbz check runs them" : ""}`);
   return left === 0 ? 0 : 1;

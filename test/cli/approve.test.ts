@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv, personRun } from "../helpers/approvals.ts";
+import { checkEnv, personRun, withoutMarkers } from "../helpers/approvals.ts";
 
 setDefaultTimeout(60_000);
 
@@ -130,5 +130,27 @@ describe("kbz approve --scope S: one review for every CHECK of a scope", () => {
     const ch = kbz(["check", "--scope", "api"], { cwd: dir, env: agent(env) });
     expect(ch.stdout).toContain("APPROVAL REQUIRED leaf-2:G1");
     expect(ch.code).toBe(1);
+  });
+});
+
+describe("kbz approve --json", () => {
+  test("stdout is one envelope carrying each oracle's view; the review goes to the terminal on stderr", () => {
+    const dir = gitRepo({ "GATES.md": GATES, "check.sh": CHECKER, "t/a.txt": "a\n" });
+    const env = withoutMarkers({ ...process.env, ...checkEnv(undefined, { APP_MODE: "fast" }) });
+    // The person's terminal (stdin and stderr, where the review goes); stdout to a file.
+    const outFile = path.join(tempDir(), "approve.json");
+    const r = spawnSync("script", ["-qec", `'${BIN}' approve --json > '${outFile}'`, "/dev/null"], { cwd: dir, env, input: "y\n", encoding: "utf8" });
+    expect(r.stdout).toContain("    ORACLE FILES: check.sh (sh), t/a.txt (ORACLE)");
+    const j = JSON.parse(fs.readFileSync(outFile, "utf8"));
+    expect([j.verdict, j.exit, j.approved]).toEqual(["approved", 0, ["GATES:G1"]]);
+    expect(j.oracles[0].files).toEqual([
+      { key: "check.sh", via: "sh", problem: null },
+      { key: "t/a.txt", via: "ORACLE", problem: null },
+    ]);
+    expect(j.oracles[0].env).toEqual([
+      { name: "APP_MODE", set: true },
+      { name: "NEVER_SET", set: false },
+    ]);
+    expect(r.status).toBe(0);
   });
 });

@@ -62,7 +62,8 @@ describe.skipIf(!needs("tmux"))("npm start on a terminal", () => {
     p.send("a");
     // The person sees the whole oracle, with the PATH the CHECK will run under: the user's own.
     const review = await p.waitFor((s) => s.includes("approve GATES:G1? y"));
-    expect(review.replace(/\s*\n\s*/g, "")).toContain(`PATH=${USER_PATH}`);
+    // The view labels it "PATH" and lines the value up after spaces (or "PATH=" in the one-line form).
+    expect(review.replace(/\s*\n\s*/g, "")).toMatch(new RegExp(`PATH(=|\\s+)${USER_PATH.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
     p.send("y");
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates"));
