@@ -3,7 +3,7 @@
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
 import { KbzError, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
-import { applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
+import { regroupByName, applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
 import { StructureError } from "../core/structure/model.ts";
 import type { Action } from "../core/structure/plan.ts";
 import { isValidId } from "../core/workspace/ids.ts";
@@ -15,6 +15,7 @@ import { err, out } from "./output.ts";
 
 interface StructureArgs {
   action?: string;
+  ids?: string[];
   scope?: string;
   root?: string;
   request?: string;
@@ -32,11 +33,12 @@ interface StructureArgs {
 
 const EVENTS = ["plan", "apply"];
 const HANDOFFS = ["report", "accept", "resume", "reject"];
-const ACTIONS = [...EVENTS, "recover", "check", ...HANDOFFS];
+const ACTIONS = [...EVENTS, "regroup", "recover", "check", ...HANDOFFS];
 const MAX_ERROR = 800;
 
 const HELP = `Actions:
   kbz structure plan|apply --scope S --request FILE [--details]   plan (read-only) or apply one event
+  kbz structure regroup    --scope S 2.3 3.1                       merge the named tasks' groups (never VERIFIED work)
   kbz structure recover    --scope S                               roll a crashed apply forward
   kbz structure check      --scope S [--selection FILE] [--final]  independent invariant check (S_STRUCTURE)
   kbz structure report     --scope S --operation OP --proposal FILE
@@ -88,7 +90,8 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
   const action = argv.action;
   const { json: asJson } = outputMode(argv);
   try {
-    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, recover, check, report, accept, resume or reject", "kbz structure --help lists the actions");
+    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, regroup, recover, check, report, accept, resume or reject", "kbz structure --help lists the actions");
+    if (action !== "regroup" && (argv.ids ?? []).length > 0) throw usage(`unexpected argument: ${argv.ids![0]}`, "only kbz structure regroup takes task ids");
     if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", "scope ids are folder names under .unlazy/; kbz scope list shows them");
     const root = rootFor(argv);
     let scope: string;
@@ -99,6 +102,13 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       throw usage("invalid scope", `${e.message}; ${(e as { hint?: string }).hint ?? "pass --scope ID"}`);
     }
     if (action === "check") return check(root, scope, argv);
+    if (action === "regroup") {
+      const ids = (argv.ids ?? []).map(String);
+      if (ids.length < 2) throw usage("regroup needs at least two task ids", "kbz structure regroup --scope S 2.3 3.1");
+      if (argv.request !== undefined || argv.selection !== undefined || argv.final) throw usage("regroup takes task ids, not a request file", "kbz structure regroup --scope S 2.3 3.1");
+      const { applied } = await regroupByName(root, scope, ids, true, { afterWrite: faultHook() }, (r) => describe(r.actions));
+      return printApplied(applied!, argv);
+    }
     if (action === "recover") {
       if (argv.request !== undefined || argv.details || argv.selection !== undefined || argv.final) throw usage("recover takes only root and scope");
       const { result: r, logWarning } = await recoverOperation(root, scope, { afterWrite: faultHook() });
@@ -202,12 +212,13 @@ function check(root: string, scope: string, argv: StructureArgs): ExitCode {
 }
 
 export const verb: Verb = {
-  command: "structure [action]",
+  command: "structure [action] [ids..]",
   describe: "split and regroup a scope's plan, recover, check its structure, and hand off worker reports",
   builder: (y) =>
     y
       .usage(`kbz structure <action> [options]\n\n${HELP}`)
       .positional("action", { type: "string", describe: `one of: ${ACTIONS.join(", ")}` })
+      .positional("ids", { type: "string", array: true, describe: "regroup: the task ids whose groups become one" })
       .option("scope", { type: "string", describe: "the scope under .unlazy/ (default: UNLAZY_SCOPE, else the only scope)", requiresArg: true })
       .option("request", { type: "string", describe: "structure request JSON (relative to the root)", requiresArg: true })
       .option("details", { type: "boolean", describe: "list every action, the new groups and splits" })

@@ -4,6 +4,8 @@
 // Options in, data out; cli/structure.ts prints structure.mjs's shapes.
 import { applyStructure, planStructure, recoverStructure, type ApplyResult } from "../io/structure/apply.ts";
 import { checkStructure } from "../io/structure/oracle.ts";
+import { loadStructure } from "../io/structure/model.ts";
+import { sha256Hex } from "../core/util/hash.ts";
 import { applyHandoff, HandoffArgumentError, readRequestFile, type HandoffAction, type HandoffEvent } from "../io/requests.ts";
 import { storeFor } from "../io/store/active.ts";
 import { logEvent } from "../io/store/events.ts";
@@ -25,6 +27,29 @@ export function planRequest(root: string, scope: string, requestFile: string) {
 export async function applyRequest(root: string, scope: string, requestFile: string, hooks: StructureHooks, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string) {
   const request = readRequestFile(root, requestFile, "request file");
   return logged(root, scope, await applyStructure(root, scope, request, hooks), describe);
+}
+
+/**
+ * `structure regroup ID ID…`: the request a person would write by hand (no refinements, and
+ * `regroup` naming the tasks whose groups become one), at the scope's current contract revision.
+ * The operation id is derived from the names and the revision, so a retry is idempotent.
+ */
+export function regroupRequest(root: string, scope: string, ids: string[]): Record<string, unknown> {
+  const revision = loadStructure(root, scope).revision;
+  const names = [...new Set(ids)].sort();
+  const plain = `regroup-${names.join("-")}-r${revision}`;
+  const operation = plain.length <= 64 && /^[A-Za-z0-9._-]+$/.test(plain) ? plain : `regroup-${sha256Hex(JSON.stringify(names)).slice(0, 16)}-r${revision}`;
+  return { schema: 1, operation, contractRevision: revision, refinements: {}, regroup: names };
+}
+
+/** Plan (nothing written) or apply a regroup by name. */
+export async function regroupByName(root: string, scope: string, ids: string[], apply: boolean, hooks: StructureHooks, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string) {
+  const request = regroupRequest(root, scope, ids);
+  // Already one group (a retry after the revision moved on): nothing to do, nothing written.
+  const together = loadStructure(root, scope).meta.groups.some((g) => ids.every((id) => g.includes(id)));
+  if (together) return { applied: { result: { status: "already-applied" as const, operation: String(request.operation) }, logWarning: null }, request };
+  if (!apply) return { planned: planStructure(root, scope, request), request };
+  return { applied: await logged(root, scope, await applyStructure(root, scope, request, hooks), describe), request };
 }
 
 /** A worker handoff event (a report, or the parent's accept/resume/reject), applied like a request. */

@@ -59,6 +59,9 @@ export function calculateStructure(model: Model, request: unknown, hashArtifact:
   if (!isObject(request)) fail("invalid structure request: expected a JSON object");
   if (request.schema !== 1) fail("invalid structure request: schema must be 1");
   if (typeof request.operation !== "string" || !isValidId(request.operation)) fail("invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2");
+  if (request.regroup !== undefined && (!Array.isArray(request.regroup) || request.regroup.length < 2 || request.regroup.some((x) => typeof x !== "string"))) {
+    fail("invalid structure request: regroup must list at least two task ids, e.g. [\"2.3\", \"3.1\"]");
+  }
   if (!isObject(request.refinements)) fail('invalid structure request: refinements must be an object of parent leaf id -> refinement ({} when there is none)');
   for (const k of LISTS) if (request[k] !== undefined && !Array.isArray(request[k])) fail(`invalid ${k}: expected an array`);
   const operation = request.operation;
@@ -98,7 +101,10 @@ export function calculateStructure(model: Model, request: unknown, hashArtifact:
   for (const parent of sortIds(Object.keys(request.refinements))) p.expand(parent, request.refinements[parent], false);
   for (const r of accepted.sort((a, b) => cmp(a.parent, b.parent))) p.expand(r.parent, r.refinement, true);
   p.normalize();
-  p.regroup();
+  // kbz's addition: `regroup: [ids…]` merges exactly the named tasks' groups (kbz structure
+  // regroup S 2.3 3.1) instead of regrouping to a fixed point, and never merges VERIFIED work.
+  if (request.regroup !== undefined) p.regroupNamed(request.regroup);
+  else p.regroup();
   const next = p.finish(requestHash);
 
   const check = verifyTransition(model, next);
@@ -372,6 +378,43 @@ class Planner {
     const k = kahnOrder(ids, (id) => this.rows.get(id)!.needs, (id) => sortIds(succ.get(id)!), cmp);
     if (!k.ok) fail("dependency cycle");
     return k.order;
+  }
+
+  /**
+   * kbz's named regroup: one group from the groups holding `ids`. Refused (nothing written) when a
+   * member is VERIFIED (its verification boundary stays its own), busy (active or leased), or
+   * when the unfinished members are not one dependency chain (independent work stays parallel);
+   * a group cycle is refused by the independent check.
+   */
+  regroupNamed(ids: string[]): void {
+    for (const id of ids) if (!this.rows.has(id)) fail(`regroup: unknown task ${id}`);
+    const parts = this.groups.filter((g) => g.some((m) => ids.includes(m)));
+    if (parts.length < 2) fail(`regroup: ${ids.join(", ")} are already one group`);
+    const members = sortIds(parts.flat());
+    const verified = members.filter((m) => this.rows.get(m)!.state === "VERIFIED");
+    if (verified.length > 0) fail(`regroup never merges VERIFIED work: ${verified.join(", ")} ${verified.length === 1 ? "is" : "are"} VERIFIED`);
+    const busy = members.filter((m) => this.busy(m));
+    if (busy.length > 0) fail(`regroup: ${busy.join(", ")} ${busy.length === 1 ? "is" : "are"} active or leased; finish or release first`);
+    const reach = (from: string, to: string): boolean => {
+      const seen = new Set<string>();
+      const stack = [to];
+      while (stack.length > 0) {
+        const x = stack.pop()!;
+        if (x === from) return true;
+        if (seen.has(x)) continue;
+        seen.add(x);
+        stack.push(...this.rows.get(x)!.needs);
+      }
+      return false;
+    };
+    for (let i = 0; i < members.length; i++) {
+      for (let j = i + 1; j < members.length; j++) {
+        const [a, b] = [members[i]!, members[j]!];
+        if (!reach(a, b) && !reach(b, a)) fail(`regroup: ${a} and ${b} are independent (neither needs the other); a group runs its members one after another, so independent work stays in separate groups`);
+      }
+    }
+    this.groups = sortGroups([...this.groups.filter((g) => !parts.includes(g)), members]);
+    this.actions.push({ action: "group", members } as Action);
   }
 
   /** 10. Merge groups whose unfinished work is one dependency chain, to a fixed point (regroup.ts). */
