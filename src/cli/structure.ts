@@ -2,6 +2,7 @@
 // and the worker handoff verbs (docs/formats.md#structure-requests, docs/formats.md#structure-selection, docs/formats.md#handoff). With --json every action prints one
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
 import { KbzError, UsageError } from "../core/errors.ts";
+import { parseInteger } from "../core/text/integer.ts";
 import { regroupByName, applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
 import { StructureError } from "../core/structure/model.ts";
 import type { Action } from "../core/structure/plan.ts";
@@ -62,8 +63,8 @@ function invalid(action: string | undefined, e: Error, asJson: boolean): ExitCod
 
 function faultHook(): ((step: number) => void) | undefined {
   const raw = process.env[FAULT_ENV];
-  if (raw === undefined || !/^[0-9]+$/.test(raw)) return undefined;
-  const n = Number(raw);
+  const n = parseInteger(raw, 0);
+  if (n === null) return undefined;
   return (step) => {
     if (step === n) throw new StructureError(`injected interruption after write ${n}`);
   };
@@ -162,11 +163,31 @@ function plan(root: string, scope: string, requestFile: string, argv: StructureA
   else {
     out(`planned ${r.operation} as turn ${c.next.meta.turn}: ${describe(c.actions)}`);
     out(`complexity: ${c.complexity.groups} group(s), ${c.complexity.boundaryEdges} boundary edge(s), depth ${c.complexity.depth}`);
+    for (const line of groupWords(c.actions, c.next.rows)) out(line);
     if (argv.details) for (const g of c.next.meta.groups) out(`  group ${g.join(", ")}`);
     out("independent check: ok (nothing written; apply with the same request file)");
     out(`apply raises the contract revision to ${c.revision}: every receipt of scope ${scope} becomes stale (kbz verify run re-accepts)`);
   }
   return 0;
+}
+
+/** Each merge of the plan in words: why these members may run as one group (issue 30). */
+function groupWords(actions: Action[], rows: { id: string; state: string }[]): string[] {
+  const state = new Map(rows.map((r) => [r.id, r.state]));
+  const lines: string[] = [];
+  for (const a of actions) {
+    if (a.action !== "group") continue;
+    const members = (a as { members: string[] }).members;
+    const open = members.filter((m) => state.get(m) !== "VERIFIED");
+    const done = members.filter((m) => state.get(m) === "VERIFIED");
+    const why = [
+      open.length > 1 ? `their unfinished work (${open.join(", ")}) is one dependency chain, run one after the other` : open.length === 1 ? `${open[0]} is the only unfinished member` : "no member is unfinished",
+      done.length > 0 ? `VERIFIED ${done.join(", ")} ${done.length === 1 ? "joins" : "join"} without work` : "",
+      "no other group lies between them",
+    ].filter(Boolean);
+    lines.push(`  group ${members.join(", ")}: ${why.join("; ")}`);
+  }
+  return lines.length > 50 ? [...lines.slice(0, 50), `  … ${lines.length - 50} more (--json --details lists them)`] : lines;
 }
 
 function describe(actions: Action[]): string {

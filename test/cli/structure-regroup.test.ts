@@ -47,6 +47,15 @@ describe("regroup cannot be said", () => {
     expect(r.run(["structure", "--help"]).stdout).toContain("kbz structure regroup");
   });
 
+  test("kbz structure plan explains each group in words", () => {
+    const r = scope([["2.3", "a"], ["3.1", "b", "2.3"], ["4.1", "c"]]);
+    r.write("recalc.json", JSON.stringify({ schema: 1, operation: "recalc-1", contractRevision: 1, refinements: {} }));
+    const p = r.run(["structure", "plan", "--scope", "S", "--request", "recalc.json"]);
+    expect(p.code).toBe(0);
+    expect(p.stdout).toContain("  group 2.3, 3.1: their unfinished work (2.3, 3.1) is one dependency chain, run one after the other; no other group lies between them\n");
+    expect(p.stdout).not.toContain("group 3.1, 4.1");
+  });
+
   test("regroup never merges VERIFIED leaves (refused, nothing written, no contract revision bump)", () => {
     const r = scope([["1.1", "a"], ["1.2", "b", "1.1"]]);
     const ok = (args: string[]) => expect([args.join(" "), r.run(args).code]).toEqual([args.join(" "), 0]);
