@@ -2298,31 +2298,68 @@ var init_git = __esm(() => {
   INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
 });
 
-// src/io/store/config.ts
+// src/core/text/integer.ts
+function parseInteger(raw, min, max = Number.MAX_SAFE_INTEGER) {
+  if (typeof raw !== "string" && typeof raw !== "number")
+    return null;
+  const text = String(raw);
+  if (!DIGITS.test(text))
+    return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+}
+var DIGITS;
+var init_integer = __esm(() => {
+  DIGITS = /^(0|[1-9][0-9]*)$/;
+});
+
+// src/io/settings.ts
 import * as path12 from "node:path";
-function readSetting(root) {
-  const file = path12.join(root, SETTING_FILE);
+function settingsProblem(message) {
+  return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
+}
+function readSettings(root) {
   let text;
   try {
-    text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
+    text = readStable(path12.join(root, SETTINGS_FILE), { label: "kbz settings", maxBytes: MAX_SETTINGS_BYTES, root }).toString("utf8");
   } catch (e) {
     if (!(e instanceof ReadError))
       throw e;
     if (e.code === "ENOENT")
       return null;
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message }]);
+    throw settingsProblem(e.message);
   }
-  const bad = (message) => {
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
-  };
-  let raw;
+  const shape = `expected an object of ${KEYS.map((k) => JSON.stringify(k)).join(", ")}`;
+  let v;
   try {
-    raw = JSON.parse(text);
+    v = JSON.parse(text);
   } catch {
-    return bad("not valid JSON");
+    throw settingsProblem(`not valid JSON; ${shape}`);
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    return bad("must be a JSON object");
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw settingsProblem(`must be a JSON object; ${shape}`);
+  for (const key of Object.keys(v))
+    if (!KEYS.includes(key))
+      throw settingsProblem(`unknown key ${JSON.stringify(key).slice(0, 60)}; ${shape}`);
+  return v;
+}
+var SETTINGS_FILE, MAX_SETTINGS_BYTES, KEYS;
+var init_settings = __esm(() => {
+  init_errors();
+  init_read();
+  SETTINGS_FILE = path12.join(".kbz", "settings.json");
+  MAX_SETTINGS_BYTES = 64 * 1024;
+  KEYS = ["sandbox", "writable", "coordinator"];
+});
+
+// src/io/store/config.ts
+function readSetting(root) {
+  const raw = readSettings(root);
+  if (raw === null)
+    return null;
+  const bad = (message) => {
+    throw settingsProblem(`${message}; expected ${SHAPE}`);
+  };
   const c = raw.coordinator;
   if (c === undefined)
     return null;
@@ -2343,8 +2380,8 @@ function readSetting(root) {
   return o;
 }
 function parseTtl(v, where) {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < MIN_TTL || n > MAX_TTL)
+  const n = parseInteger(v, MIN_TTL, MAX_TTL);
+  if (n === null)
     throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
   return n;
 }
@@ -2375,27 +2412,26 @@ function resolveCoordinator(root, flag, env) {
   if (url === undefined || url === "files")
     return { kind: "files" };
   if (!url.startsWith("etcd://"))
-    throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTING_FILE})`);
+    throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTINGS_FILE})`);
   if (setting === undefined)
     setting = readSetting(root);
   const ttl = env.KBZ_LEASE_TTL ? parseTtl(env.KBZ_LEASE_TTL, "KBZ_LEASE_TTL") : setting?.ttl ?? DEFAULT_TTL;
   const repository = setting?.repository ?? gitIdentity(root);
   if (!repository) {
-    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTING_FILE} so every clone shares one namespace`);
+    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTINGS_FILE} so every clone shares one namespace`);
   }
   return { kind: "etcd", url, repository, ttl, source };
 }
-var SETTING_FILE, DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
+var DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
 var init_config = __esm(() => {
   init_git();
+  init_integer();
   init_errors();
   init_ids();
-  init_errors();
-  init_read();
-  SETTING_FILE = path12.join(".kbz", "settings.json");
+  init_settings();
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
-      super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
+      super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTINGS_FILE}` });
     }
   };
 });
@@ -3198,9 +3234,50 @@ var init_discover = __esm(() => {
   init_active();
 });
 
-// src/io/inputs/expand.ts
+// src/io/recordFiles.ts
 import * as fs9 from "node:fs";
 import * as path15 from "node:path";
+function realOf(file) {
+  try {
+    return fs9.realpathSync(file);
+  } catch {
+    return path15.resolve(file);
+  }
+}
+function recordFileName(realLedger) {
+  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
+}
+function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
+  let fd;
+  try {
+    fd = fs9.openSync(file, OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs9.fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes)
+      return null;
+    const v = JSON.parse(fs9.readFileSync(fd, "utf8"));
+    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
+  } catch {
+    return null;
+  } finally {
+    fs9.closeSync(fd);
+  }
+}
+var MAX_RECORD_BYTES, OPEN_FLAGS;
+var init_recordFiles = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  MAX_RECORD_BYTES = 8 * 1024 * 1024;
+  OPEN_FLAGS = fs9.constants.O_RDONLY | (fs9.constants.O_NONBLOCK ?? 0) | (fs9.constants.O_NOFOLLOW ?? 0);
+});
+
+// src/io/inputs/expand.ts
+import * as fs10 from "node:fs";
+import * as path16 from "node:path";
 function segmentRegex(seg) {
   let re = "";
   for (const ch of seg)
@@ -3210,7 +3287,7 @@ function segmentRegex(seg) {
 function entries(dir) {
   checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
-    return fs9.readdirSync(dir, { withFileTypes: true });
+    return fs10.readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
@@ -3225,7 +3302,7 @@ function expandInputs(base, patterns) {
       found.add(rel);
   };
   const walkAll = (rel) => {
-    for (const e of entries(path15.join(base, rel))) {
+    for (const e of entries(path16.join(base, rel))) {
       if (truncated)
         return;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -3241,7 +3318,7 @@ function expandInputs(base, patterns) {
     if (segs.length === 0) {
       let st;
       try {
-        st = fs9.lstatSync(path15.join(base, rel));
+        st = fs10.lstatSync(path16.join(base, rel));
       } catch {
         return;
       }
@@ -3254,7 +3331,7 @@ function expandInputs(base, patterns) {
     const [seg, ...rest] = segs;
     if (seg === "**") {
       match(rel, rest);
-      for (const e of entries(path15.join(base, rel)))
+      for (const e of entries(path16.join(base, rel)))
         if (e.isDirectory())
           match(rel ? `${rel}/${e.name}` : e.name, segs);
       return;
@@ -3265,14 +3342,14 @@ function expandInputs(base, patterns) {
         return match(r, []);
       let st = null;
       try {
-        st = fs9.lstatSync(path15.join(base, r));
+        st = fs10.lstatSync(path16.join(base, r));
       } catch {}
       if (st?.isDirectory())
         match(r, rest);
       return;
     }
     const re = segmentRegex(seg);
-    for (const e of entries(path15.join(base, rel))) {
+    for (const e of entries(path16.join(base, rel))) {
       if (!re.test(e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -3293,14 +3370,14 @@ var init_expand = __esm(() => {
 });
 
 // src/io/inputs/store.ts
-import * as fs10 from "node:fs";
-import * as path16 from "node:path";
+import * as fs11 from "node:fs";
+import * as path17 from "node:path";
 function digestFile(root, file, dirs = new Map) {
-  const dir = path16.dirname(file);
+  const dir = path17.dirname(file);
   let dirReal = dirs.get(dir);
   if (dirReal === undefined) {
     try {
-      dirReal = fs10.realpathSync(dir);
+      dirReal = fs11.realpathSync(dir);
     } catch {
       dirReal = null;
     }
@@ -3312,18 +3389,18 @@ function digestFile(root, file, dirs = new Map) {
     return null;
   let fd;
   try {
-    fd = fs10.openSync(path16.join(dirReal, path16.basename(file)), OPEN_FLAGS);
+    fd = fs11.openSync(path17.join(dirReal, path17.basename(file)), OPEN_FLAGS2);
   } catch {
     return null;
   }
   try {
-    if (!fs10.fstatSync(fd).isFile())
+    if (!fs11.fstatSync(fd).isFile())
       return null;
     const h = sha256Stream();
     chunk ??= Buffer.allocUnsafe(CHUNK);
     for (;; ) {
-      checkDeadline(() => `hashing the input ${path16.basename(file)}`);
-      const n = fs10.readSync(fd, chunk, 0, CHUNK, null);
+      checkDeadline(() => `hashing the input ${path17.basename(file)}`);
+      const n = fs11.readSync(fd, chunk, 0, CHUNK, null);
       if (n <= 0)
         break;
       h.update(chunk.subarray(0, n));
@@ -3334,43 +3411,35 @@ function digestFile(root, file, dirs = new Map) {
       throw e;
     return null;
   } finally {
-    fs10.closeSync(fd);
+    fs11.closeSync(fd);
   }
 }
-var INPUTS_DIR, MAX_STORE_BYTES, CHUNK, OPEN_FLAGS, chunk = null;
+var INPUTS_DIR, CHUNK, OPEN_FLAGS2, chunk = null;
 var init_store2 = __esm(() => {
   init_hash();
   init_inside();
   init_deadline();
-  init_fs();
-  init_lock();
+  init_recordFiles();
   init_expand();
-  INPUTS_DIR = path16.join(".kbz", "inputs");
-  MAX_STORE_BYTES = 8 * 1024 * 1024;
+  INPUTS_DIR = path17.join(".kbz", "inputs");
   CHUNK = 1024 * 1024;
-  OPEN_FLAGS = fs10.constants.O_RDONLY | (fs10.constants.O_NONBLOCK ?? 0) | (fs10.constants.O_NOFOLLOW ?? 0);
+  OPEN_FLAGS2 = fs11.constants.O_RDONLY | (fs11.constants.O_NONBLOCK ?? 0) | (fs11.constants.O_NOFOLLOW ?? 0);
 });
 
 // src/io/check/probeStore.ts
-import * as path17 from "node:path";
-var PROBES_DIR, MAX_STORE_BYTES2;
+import * as path18 from "node:path";
+var PROBES_DIR;
 var init_probeStore = __esm(() => {
-  init_hash();
-  init_fs();
-  init_lock();
-  PROBES_DIR = path17.join(".kbz", "probes");
-  MAX_STORE_BYTES2 = 8 * 1024 * 1024;
+  init_recordFiles();
+  PROBES_DIR = path18.join(".kbz", "probes");
 });
 
 // src/io/oracle/store.ts
-import * as path18 from "node:path";
-var ORACLES_DIR, MAX_STORE_BYTES3;
+import * as path19 from "node:path";
+var ORACLES_DIR;
 var init_store3 = __esm(() => {
-  init_hash();
-  init_fs();
-  init_lock();
-  ORACLES_DIR = path18.join(".kbz", "oracles");
-  MAX_STORE_BYTES3 = 8 * 1024 * 1024;
+  init_recordFiles();
+  ORACLES_DIR = path19.join(".kbz", "oracles");
 });
 
 // src/core/run/oracle-files.ts
@@ -3481,7 +3550,7 @@ function simpleCommand(all, dir, out, depth) {
     if (m) {
       const target = m[3] || all[++i] || "";
       if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join16(dir, target), dir, via: "<" });
+        out.refs.push({ kind: "file", path: join17(dir, target), dir, via: "<" });
       continue;
     }
     words.push(w);
@@ -3496,11 +3565,11 @@ function program(words, dir, out, depth) {
   if (!cmd)
     return dir;
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join16(dir, p), dir, via });
+  const file = (p, via) => out.refs.push({ kind: "file", path: join17(dir, p), dir, via });
   const rest = (from) => program(from, dir, out, depth);
   if (cmd === "cd") {
     const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join16(dir, to) : dir;
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join17(dir, to) : dir;
   }
   if (WRAPPERS.has(cmd))
     return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
@@ -3592,7 +3661,7 @@ function program(words, dir, out, depth) {
   if (base === "deno") {
     const [verb, ...more] = args;
     if (verb === "task")
-      out.refs.push({ kind: "config", path: join16(dir, "deno.json"), dir, via: "deno task" });
+      out.refs.push({ kind: "config", path: join17(dir, "deno.json"), dir, via: "deno task" });
     if (verb === "run" || verb === "test" || verb === "bench") {
       const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
       if (script)
@@ -3677,7 +3746,7 @@ function packageManager(pm, args, dir, out, depth, file) {
   script(verb);
   return dir;
 }
-var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join16 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join17 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 var init_oracle_files = __esm(() => {
   OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
 `, "{", "}"];
@@ -3722,7 +3791,7 @@ var init_oracle_files = __esm(() => {
 });
 
 // src/io/oracle/digest.ts
-import * as fs11 from "node:fs";
+import * as fs12 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 function hasher2() {
   const bun = globalThis.Bun;
@@ -3734,7 +3803,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs11.openSync(abs, fs11.constants.O_RDONLY | (fs11.constants.O_NONBLOCK ?? 0));
+    fd = fs12.openSync(abs, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -3744,7 +3813,7 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs11.fstatSync(fd);
+    const st = fs12.fstatSync(fd);
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
@@ -3753,7 +3822,7 @@ function fileDigest(abs) {
     const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, st.size)));
     let size = 0;
     for (;; ) {
-      const n = fs11.readSync(fd, buf, 0, buf.length, null);
+      const n = fs12.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
@@ -3763,7 +3832,7 @@ function fileDigest(abs) {
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs11.closeSync(fd);
+    fs12.closeSync(fd);
   }
 }
 function digestText(d) {
@@ -3819,23 +3888,23 @@ var init_env = __esm(() => {
 });
 
 // src/io/oracle/binding.ts
-import * as fs12 from "node:fs";
-import * as path19 from "node:path";
+import * as fs13 from "node:fs";
+import * as path20 from "node:path";
 function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path19.relative(root, abs).split(path19.sep).join("/") : abs;
+  return isInside(root, abs) && abs !== root ? path20.relative(root, abs).split(path20.sep).join("/") : abs;
 }
 function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path19.join(env.HOME ?? "/", p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path20.join(env.HOME ?? "/", p.slice(1)) : p;
 }
 function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path19.dirname(d)) {
-    const candidate = path19.join(d, "package.json");
+  for (let d = dir;; d = path20.dirname(d)) {
+    const candidate = path20.join(d, "package.json");
     try {
-      if (fs12.statSync(candidate).isFile())
+      if (fs13.statSync(candidate).isFile())
         return candidate;
     } catch {}
-    if (d === root || !isInside(root, d) || path19.dirname(d) === d)
-      return path19.join(dir, "package.json");
+    if (d === root || !isInside(root, d) || path20.dirname(d) === d)
+      return path20.join(dir, "package.json");
   }
 }
 function readScripts(file, cache) {
@@ -3843,15 +3912,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs12.openSync(file, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
+    const fd = fs13.openSync(file, fs13.constants.O_RDONLY | (fs13.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs12.fstatSync(fd);
+      const st = fs13.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs12.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs13.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs12.closeSync(fd);
+      fs13.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -3868,21 +3937,21 @@ function declaredFiles(req, add) {
   for (const glob of globs) {
     const wild = /[*?]/.test(glob);
     if (!wild) {
-      const abs = path19.resolve(req.cwd, glob);
+      const abs = path20.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs12.lstatSync(abs);
+        st = fs13.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs12.realpathSync(abs);
+          real = fs13.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs12.statSync(real);
+        st = fs13.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -3899,8 +3968,8 @@ function declaredFiles(req, add) {
     if (found.truncated)
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
-      const abs = path19.join(req.cwd, rel);
-      const size = fs12.lstatSync(abs).size;
+      const abs = path20.join(req.cwd, rel);
+      const size = fs13.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
@@ -3927,10 +3996,10 @@ function oracleBinding(req) {
   };
   const visitRef = (ref, depth) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path19.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      addFile(path20.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
       return;
     }
-    const pkg = packageJsonFor(req.root, path19.resolve(req.cwd, ref.dir));
+    const pkg = packageJsonFor(req.root, path20.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
     for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
@@ -3941,7 +4010,7 @@ function oracleBinding(req) {
       const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path19.dirname(pkg), depth + 1);
+        visit(text, path20.dirname(pkg), depth + 1);
     }
   };
   if (req.gate.check)
@@ -3974,12 +4043,12 @@ var init_binding = __esm(() => {
 });
 
 // src/io/trace.ts
-import * as fs13 from "node:fs";
-import * as path20 from "node:path";
+import * as fs14 from "node:fs";
+import * as path21 from "node:path";
 function storeFiles(dir, files, real) {
   let listed;
   try {
-    listed = fs13.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+    listed = fs14.readdirSync(dir).filter((n) => STORE_NAME.test(n));
   } catch {
     return [];
   }
@@ -3988,28 +4057,14 @@ function storeFiles(dir, files, real) {
   const present = new Set(listed);
   const out = [];
   for (const ledger of files) {
-    const name = `${sha256Hex(real ? realOf(ledger) : ledger).slice(0, 24)}.json`;
+    const name = recordFileName(real ? realOf(ledger) : ledger);
     if (!present.has(name))
       continue;
-    try {
-      const file = path20.join(dir, name);
-      const st = fs13.lstatSync(file);
-      if (!st.isFile() || st.size > MAX_STORE_BYTES4)
-        continue;
-      const v = JSON.parse(fs13.readFileSync(file, "utf8"));
-      if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null)
-        continue;
-      out.push([ledger, v.gates]);
-    } catch {}
+    const records = readRecordFile(path21.join(dir, name));
+    if (records)
+      out.push([ledger, records.gates]);
   }
   return out;
-}
-function realOf(file) {
-  try {
-    return fs13.realpathSync(file);
-  } catch {
-    return path20.resolve(file);
-  }
 }
 
 class DigestWalk {
@@ -4026,10 +4081,10 @@ class DigestWalk {
   }
   oracle(file, gate, ranIn = null) {
     const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path20.resolve(base, gate.cwd) : base;
+    const dir = gate.cwd ? path21.resolve(base, gate.cwd) : base;
     const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
     try {
-      const display = isInside(this.root, file) ? path20.relative(this.root, file) : file;
+      const display = isInside(this.root, file) ? path21.relative(this.root, file) : file;
       return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
     } catch (e) {
       return { error: e.message };
@@ -4044,7 +4099,7 @@ class DigestWalk {
   }
   checkDirs = new Map;
   checkDir(cwd) {
-    if (typeof cwd !== "string" || !path20.isAbsolute(cwd))
+    if (typeof cwd !== "string" || !path21.isAbsolute(cwd))
       return null;
     let found = this.checkDirs.get(cwd);
     if (found === undefined)
@@ -4053,8 +4108,8 @@ class DigestWalk {
   }
   resolveDir(cwd) {
     try {
-      const real = fs13.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs13.statSync(real).isDirectory() ? real : null;
+      const real = fs14.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs14.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -4075,14 +4130,14 @@ class DigestWalk {
       return { files: {}, refusal: TOO_MANY_INPUTS };
     const files = {};
     for (const rel of expanded.files) {
-      const abs = path20.join(cwd, rel);
+      const abs = path21.join(cwd, rel);
       let d = this.digests.get(abs);
       if (d === undefined) {
         try {
           d = digestFile(this.realRoot, abs, this.dirs);
         } catch (e) {
           if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path20.relative(this.root, ledger) || ledger);
+            throw new DeadlineError(e.seconds, e.what, path21.relative(this.root, ledger) || ledger);
           throw e;
         }
         this.digests.set(abs, d);
@@ -4103,7 +4158,7 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  for (const [ledger, gates] of storeFiles(path20.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path21.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
@@ -4111,7 +4166,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path20.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path21.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -4119,7 +4174,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path20.join(root, ORACLES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path21.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
@@ -4129,45 +4184,36 @@ function readTrace(root, files, o = {}) {
   }
   return { records, world: new DigestWalk(root, real) };
 }
-var MAX_STORE_BYTES4, STORE_NAME;
+var STORE_NAME;
 var init_trace2 = __esm(() => {
   init_trace();
   init_inside();
   init_deadline();
-  init_hash();
+  init_recordFiles();
   init_expand();
   init_store2();
   init_probeStore();
   init_store3();
   init_binding();
   init_inside();
-  MAX_STORE_BYTES4 = 8 * 1024 * 1024;
   STORE_NAME = /^[0-9a-f]{24}\.json$/;
 });
 
 // src/io/check/failures.ts
-import * as fs14 from "node:fs";
-import * as path21 from "node:path";
+import * as fs15 from "node:fs";
+import * as path22 from "node:path";
 function keyOf2(root, ledgerFile, id) {
-  const rel = path21.relative(root, ledgerFile);
+  const rel = path22.relative(root, ledgerFile);
   return `${rel}\x00${id}`;
 }
-function readStore(file) {
-  try {
-    const st = fs14.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES5)
-      return {};
-    const v = JSON.parse(fs14.readFileSync(file, "utf8"));
-    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
-  } catch {
-    return {};
-  }
+function readFailures(file) {
+  return readRecordFile(file, MAX_FAILURES_BYTES)?.gates ?? {};
 }
 function markFailures(root, gates) {
-  const file = path21.join(root, FAILURES_FILE);
-  if (!fs14.existsSync(file))
+  const file = path22.join(root, FAILURES_FILE);
+  if (!fs15.existsSync(file))
     return;
-  const records = readStore(file);
+  const records = readFailures(file);
   if (Object.keys(records).length === 0)
     return;
   for (const v of gates) {
@@ -4180,13 +4226,12 @@ function markFailures(root, gates) {
     v.reason = r.failure;
   }
 }
-var FAILURES_FILE, MAX_STORE_BYTES5;
+var FAILURES_FILE, MAX_FAILURES_BYTES;
 var init_failures = __esm(() => {
   init_digest();
-  init_fs();
-  init_lock();
-  FAILURES_FILE = path21.join(".kbz", "failures.json");
-  MAX_STORE_BYTES5 = 1024 * 1024;
+  init_recordFiles();
+  FAILURES_FILE = path22.join(".kbz", "failures.json");
+  MAX_FAILURES_BYTES = 1024 * 1024;
 });
 
 // src/core/run/oracle.ts
@@ -4197,9 +4242,9 @@ var init_oracle = __esm(() => {
 
 // src/io/run/approval.ts
 import * as os3 from "node:os";
-import * as path22 from "node:path";
+import * as path23 from "node:path";
 function approvalDirFor(env) {
-  return path22.resolve(env.UNLAZY_APPROVAL_DIR || path22.join(os3.homedir(), ".unlazy", "approved"));
+  return path23.resolve(env.UNLAZY_APPROVAL_DIR || path23.join(os3.homedir(), ".unlazy", "approved"));
 }
 var MAX_APPROVAL_BYTES, ApprovalStoreError;
 var init_approval = __esm(() => {
@@ -4220,13 +4265,13 @@ var init_approval = __esm(() => {
 });
 
 // src/io/run/personal.ts
-import * as fs15 from "node:fs";
-import * as path23 from "node:path";
+import * as fs16 from "node:fs";
+import * as path24 from "node:path";
 function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
 function assertPrivateDir(dir) {
-  const st = fs15.lstatSync(dir);
+  const st = fs16.lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory())
     throw new ApprovalStoreError("must be a real directory", dir);
   const uid = euid();
@@ -4236,10 +4281,10 @@ function assertPrivateDir(dir) {
     throw new ApprovalStoreError("must not grant group or other permissions", dir);
 }
 function kbzDir(store, create) {
-  const dir = path23.join(store, KBZ_SUBDIR);
+  const dir = path24.join(store, KBZ_SUBDIR);
   if (create) {
     try {
-      fs15.mkdirSync(dir, { recursive: true, mode: 448 });
+      fs16.mkdirSync(dir, { recursive: true, mode: 448 });
     } catch (e) {
       throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
     }
@@ -4257,22 +4302,22 @@ function kbzDir(store, create) {
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs15.openSync(file, fs15.constants.O_RDONLY | fs15.constants.O_NOFOLLOW | fs15.constants.O_NONBLOCK);
+    fd = fs16.openSync(file, fs16.constants.O_RDONLY | fs16.constants.O_NOFOLLOW | fs16.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs15.fstatSync(fd);
+    const st = fs16.fstatSync(fd);
     const uid = euid();
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs15.readFileSync(fd);
+    return fs16.readFileSync(fd);
   } finally {
-    fs15.closeSync(fd);
+    fs16.closeSync(fd);
   }
 }
 function readPolicy(store) {
-  const bytes = readPrivate(path23.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  const bytes = readPrivate(path24.join(store, KBZ_SUBDIR, "policy.json"), 4096);
   if (!bytes)
     return "person";
   try {
@@ -4282,7 +4327,7 @@ function readPolicy(store) {
   }
 }
 function attestSecret(store, create) {
-  const file = path23.join(store, KBZ_SUBDIR, "secret");
+  const file = path24.join(store, KBZ_SUBDIR, "secret");
   const found = readPrivate(file, 1024);
   if (found && found.length >= SECRET_BYTES)
     return found;
@@ -4290,12 +4335,12 @@ function attestSecret(store, create) {
     return null;
   kbzDir(store, true);
   try {
-    const fd = fs15.openSync(file, fs15.constants.O_WRONLY | fs15.constants.O_CREAT | fs15.constants.O_EXCL | fs15.constants.O_NOFOLLOW, 384);
+    const fd = fs16.openSync(file, fs16.constants.O_WRONLY | fs16.constants.O_CREAT | fs16.constants.O_EXCL | fs16.constants.O_NOFOLLOW, 384);
     try {
-      fs15.writeSync(fd, secretHex(SECRET_BYTES));
-      fs15.fsyncSync(fd);
+      fs16.writeSync(fd, secretHex(SECRET_BYTES));
+      fs16.fsyncSync(fd);
     } finally {
-      fs15.closeSync(fd);
+      fs16.closeSync(fd);
     }
   } catch (e) {
     if (e.code !== "EEXIST")
@@ -4314,17 +4359,17 @@ var init_personal = __esm(() => {
 });
 
 // src/io/run/attest.ts
-import * as fs16 from "node:fs";
-import * as path24 from "node:path";
+import * as fs17 from "node:fs";
+import * as path25 from "node:path";
 function realOf2(p) {
   try {
-    return fs16.realpathSync(p);
+    return fs17.realpathSync(p);
   } catch {
-    return path24.resolve(p);
+    return path25.resolve(p);
   }
 }
 function attestDir(store, root) {
-  return path24.join(store, "kbz", "attest", key24(realOf2(root)));
+  return path25.join(store, "kbz", "attest", key24(realOf2(root)));
 }
 function decodeAttestation(v) {
   if (typeof v !== "string")
@@ -4388,7 +4433,7 @@ function readRootAttestations(store, root) {
   let names;
   try {
     dir = attestDir(store, root);
-    names = fs16.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs17.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { ledgers: new Map };
   }
@@ -4398,7 +4443,7 @@ function readRootAttestations(store, root) {
   if (!secret)
     return { ledgers };
   for (const n of names) {
-    const f = readSealed(path24.join(dir, n), secret);
+    const f = readSealed(path25.join(dir, n), secret);
     if (f && f.root === realRoot)
       ledgers.set(f.ledger, f);
   }
@@ -4418,29 +4463,29 @@ var init_attest = __esm(() => {
 });
 
 // src/io/check/attested.ts
-import * as fs17 from "node:fs";
-import * as path25 from "node:path";
+import * as fs18 from "node:fs";
+import * as path26 from "node:path";
 function realOf3(p) {
   try {
-    return fs17.realpathSync(p);
+    return fs18.realpathSync(p);
   } catch {
-    return path25.resolve(p);
+    return path26.resolve(p);
   }
 }
 function belongs(target, ledger) {
   const root = realOf3(target.root);
   if (target.mode === "explicit")
     return target.files.some((f) => realOf3(f) === ledger);
-  const dir = path25.dirname(ledger);
-  const base = path25.basename(dir) === "gates" ? path25.dirname(dir) : dir;
-  if (path25.basename(ledger) !== "GATES.md" && path25.basename(dir) !== "gates")
+  const dir = path26.dirname(ledger);
+  const base = path26.basename(dir) === "gates" ? path26.dirname(dir) : dir;
+  if (path26.basename(ledger) !== "GATES.md" && path26.basename(dir) !== "gates")
     return false;
   if (base === root)
     return true;
-  const scopeDir = path25.dirname(base);
-  if (scopeDir !== path25.join(root, ".unlazy"))
+  const scopeDir = path26.dirname(base);
+  if (scopeDir !== path26.join(root, ".unlazy"))
     return false;
-  return path25.basename(base) === target.scope || !fs17.existsSync(base);
+  return path26.basename(base) === target.scope || !fs18.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
@@ -4453,7 +4498,7 @@ function removedGates(snap, atts, realFile) {
     if (ids.length === 0)
       continue;
     const entry = loaded.get(ledger);
-    const shown = path25.relative(snap.target.root, ledger) || ledger;
+    const shown = path26.relative(snap.target.root, ledger) || ledger;
     if (entry) {
       if (!entry.ledger || entry.problems.length > 0)
         continue;
@@ -4461,7 +4506,7 @@ function removedGates(snap, atts, realFile) {
       for (const id of ids)
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs17.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs18.existsSync(ledger) && belongs(snap.target, ledger)) {
       for (const id of ids)
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
@@ -4543,8 +4588,8 @@ var init_attested = __esm(() => {
 });
 
 // src/io/read.ts
-import * as fs18 from "node:fs";
-import * as path26 from "node:path";
+import * as fs19 from "node:fs";
+import * as path27 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -4557,14 +4602,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs18.realpathSync(file);
-  const dir = path26.dirname(file);
+    return fs19.realpathSync(file);
+  const dir = path27.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs18.realpathSync(dir);
+    real = fs19.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path26.join(real, path26.basename(file));
+  return path27.join(real, path27.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -4573,13 +4618,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs18.openSync(file, FLAGS2);
+    fd = fs19.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs18.lstatSync(file);
+        fs19.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -4595,7 +4640,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs18.fstatSync(fd, { bigint: true });
+    before = fs19.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -4618,7 +4663,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs18.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs19.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -4630,7 +4675,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs18.lstatSync(file, { bigint: true });
+      const named = fs19.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -4645,7 +4690,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs18.closeSync(fd);
+    fs19.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -4736,14 +4781,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs18.lstatSync(dir);
+    st = fs19.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs18.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs19.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs18.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path26.join(dir, n), root));
+  return fs19.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path27.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -4757,7 +4802,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path26.join(root, ".unlazy", scope, "status.log");
+  const file = path27.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -4782,14 +4827,14 @@ var init_read = __esm(() => {
   init_active();
   init_attested();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs18.constants.O_RDONLY | (fs18.constants.O_NOFOLLOW ?? 0) | (fs18.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs19.constants.O_RDONLY | (fs19.constants.O_NOFOLLOW ?? 0) | (fs19.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs23 from "node:fs";
-import * as path29 from "node:path";
+import * as fs24 from "node:fs";
+import * as path30 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -4950,17 +4995,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs19 from "node:fs";
-import * as path27 from "node:path";
+import * as fs20 from "node:fs";
+import * as path28 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path27.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path28.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path27.join(target.root, ".unlazy-hook-state.json");
+  return path28.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -5029,7 +5074,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs19.lstatSync(file);
+    fs20.lstatSync(file);
   } catch {
     return;
   }
@@ -5040,7 +5085,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs19.unlinkSync(file);
+        fs20.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -5053,7 +5098,7 @@ init_read();
 init_active();
 
 // src/cli/fdwrite.ts
-import * as fs20 from "node:fs";
+import * as fs21 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -5061,7 +5106,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs20.writeSync(fd, data);
+      written = fs21.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -5075,7 +5120,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs20.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs21.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -5091,12 +5136,12 @@ init_ids();
 init_discover();
 
 // src/io/root.ts
-import * as fs21 from "node:fs";
+import * as fs22 from "node:fs";
 import * as os4 from "node:os";
-import * as path28 from "node:path";
+import * as path29 from "node:path";
 function has(dir, name) {
   try {
-    fs21.lstatSync(path28.join(dir, name));
+    fs22.lstatSync(path29.join(dir, name));
     return true;
   } catch {
     return false;
@@ -5104,14 +5149,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs21.lstatSync(path28.join(dir, name)).isDirectory();
+    return fs22.lstatSync(path29.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs21.readdirSync(path28.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs22.readdirSync(path29.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -5120,14 +5165,14 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path28.dirname(dir)) {
+  for (let dir = cwd;; dir = path29.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path28.dirname(dir) === dir)
+    if (path29.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -5396,12 +5441,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs22 from "node:fs";
+import * as fs23 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs22.fstatSync(fd);
+    return fs23.fstatSync(fd);
   } catch {
     return null;
   }
@@ -5421,7 +5466,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs22.readSync(0, buf, 0, buf.length, null);
+      n = fs23.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -5489,7 +5534,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs22.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs23.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -5541,7 +5586,7 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs23.statSync(dir).isDirectory() ? fs23.realpathSync(dir) : null;
+    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -5583,7 +5628,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     if (!payload || !read)
       return null;
     const stop = read;
-    const wanted = path29.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path30.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);

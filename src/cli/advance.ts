@@ -3,6 +3,7 @@
 // pass marks the row VERIFIED, releases the leaf's lease, promotes the rows it unblocked and
 // prints the next advice. Every step first looks whether it is already done, so a retry after a
 // crash or a refusal picks up where the last run stopped.
+import { parseInteger } from "../core/text/integer.ts";
 import { UsageError } from "../core/errors.ts";
 import { DEFAULT_TIMEOUT_S, runLedgerChecks, type CheckResult } from "../ops/check.ts";
 import { commitWave, dispatchState, leafLedgerPath, releaseLeaf, scopePlan } from "../ops/dispatch.ts";
@@ -82,8 +83,8 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   if (row.state !== "VERIFIED") {
     const returned = await recordReturn(root, scope, stem);
     if (returned) lines.push(returned);
-    const timeoutS = argv.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(argv.timeout);
-    if (!Number.isInteger(timeoutS) || timeoutS < 1 || timeoutS > 86400) throw new UsageError("--timeout must be an integer 1..86400");
+    const timeoutS = argv.timeout === undefined ? DEFAULT_TIMEOUT_S : parseInteger(argv.timeout, 1, 86400);
+    if (timeoutS === null) throw new UsageError("--timeout must be an integer 1..86400");
     res = await runLedgerChecks({ root, files: [ledger], reverify: true, approve: !!argv.approve, jobs: 1, timeoutS, env: process.env });
     lines.push(...compactRunLines(res, !!argv.verbose));
     if (res.exit !== 0) {
@@ -105,8 +106,8 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
       (released.length ? "; lease released" : "") +
       (set.promoted.length ? `; READY now: ${set.promoted.join(", ")}` : ""),
   );
-  const slots = argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots);
-  if (!Number.isSafeInteger(slots) || slots < 1) throw new UsageError("--slots must be a positive integer");
+  const slots = argv.slots === undefined ? DEFAULT_SLOTS : parseInteger(argv.slots, 1);
+  if (slots === null) throw new UsageError("--slots must be a positive integer");
   const next = nextAdvice({ root, scope, slots });
   if (argv.json) {
     emit(envelope(verdict, 0, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, next: next.advice }));

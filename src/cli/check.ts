@@ -1,6 +1,7 @@
 // kbz check: run unmet runnable gates that hold an approval and write definition-bound
 // evidence back (docs/formats.md#check-run). A thin printer over `runChecks` and the status report.
 import * as path from "node:path";
+import { parseInteger } from "../core/text/integer.ts";
 import { UsageError } from "../core/errors.ts";
 import { checkContainment, checkGates, DEFAULT_TIMEOUT_S, MAX_CHECK_DEPTH, type ApprovalItem, type CheckResult, type CheckTask } from "../ops/check.ts";
 import { cwdShown, pathFacts, shortSignature } from "../core/run/show.ts";
@@ -40,11 +41,9 @@ interface CheckArgs {
 
 function integerIn(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
   if (raw === undefined) return fallback;
-  const text = String(raw);
-  if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`${name} must be an integer ${min}..${max} (got ${JSON.stringify(text)})`);
-  }
-  return Number(text);
+  const n = parseInteger(raw, min, max);
+  if (n === null) throw new UsageError(`${name} must be an integer ${min}..${max} (got ${JSON.stringify(String(raw))})`);
+  return n;
 }
 
 function validate(argv: CheckArgs): void {

@@ -1,6 +1,7 @@
 // kbz coordinator: the etcd cluster behind --coordinator (status), moving a scope's state
 // between the files and the cluster (import, export), and the lease keeper a claim starts (keep).
 import { UsageError } from "../core/errors.ts";
+import { parseInteger } from "../core/text/integer.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope } from "./envelope.ts";
 import { err, out } from "./output.ts";
@@ -10,7 +11,7 @@ import { requestedScope, rootOf, unknownAction, type PipelineArgs } from "./pipe
 interface CoordinatorArgs extends PipelineArgs {
   coordinator?: string;
   lease?: string;
-  ttl?: number;
+  ttl?: string;
   held?: string;
 }
 
@@ -64,9 +65,10 @@ async function move(direction: "import" | "export", argv: CoordinatorArgs): Prom
 }
 
 async function keep(argv: CoordinatorArgs): Promise<ExitCode> {
-  if (!argv.lease || !/^\d{1,20}$/.test(argv.lease) || !argv.held || !argv.ttl) throw new UsageError("keep needs --lease ID --ttl SECONDS --held FILE");
+  const ttl = parseInteger(argv.ttl, 1);
+  if (!argv.lease || !/^\d{1,20}$/.test(argv.lease) || !argv.held || !ttl) throw new UsageError("keep needs --lease ID --ttl SECONDS --held FILE");
   const config = await configured(rootOf(argv), argv.coordinator, process.env, "keep needs --coordinator etcd://…");
-  await keepLeaseAlive(config, argv.lease, Number(argv.ttl), argv.held);
+  await keepLeaseAlive(config, argv.lease, ttl, argv.held);
   return 0;
 }
 
@@ -94,7 +96,7 @@ export const verb: Verb = {
       .positional("args", { type: "string", array: true, hidden: true })
       .option("scope", { type: "string", describe: "scope id (import, export)", requiresArg: true })
       .option("lease", { type: "string", hidden: true, requiresArg: true })
-      .option("ttl", { type: "number", hidden: true, requiresArg: true })
+      .option("ttl", { type: "string", hidden: true, requiresArg: true })
       .option("held", { type: "string", hidden: true, requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })

@@ -1,5 +1,7 @@
 // kbz dash / kbz demo: the live dashboard (dashboard.ts opens it), or kbz status off a terminal.
 import { UsageError } from "../core/errors.ts";
+import { parseInteger } from "../core/text/integer.ts";
+import { DEFAULT_SLOTS } from "../ops/next.ts";
 import { requestedScope, rootFor, snapshotFor } from "./context.ts";
 import { onTerminal, openDashboard, openDemo } from "./dashboard.ts";
 import type { Verb } from "./index.ts";
@@ -12,13 +14,14 @@ export const verb: Verb = {
     y
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE); a picker when several exist", requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: the nearest folder above holding .unlazy/, GATES.md or gates/, else the git top level)", requiresArg: true })
-      .option("slots", { type: "number", describe: "slots for the Queue's kbz next advice (default 4)", requiresArg: true }),
+      .option("slots", { type: "string", describe: `slots for the Queue's kbz next advice (default ${DEFAULT_SLOTS})`, requiresArg: true }),
   handler: async (argv) => {
-    if (argv.slots !== undefined && !(Number.isSafeInteger(argv.slots) && argv.slots > 0)) throw new UsageError("--slots must be a positive integer");
+    const slots = argv.slots === undefined ? undefined : parseInteger(argv.slots, 1);
+    if (slots === null) throw new UsageError("--slots must be a positive integer");
     const root = rootFor(argv);
     const scope = requestedScope(argv);
     if (!onTerminal()) return printStatus(snapshotFor({ root, scope: scope ?? undefined }), false);
-    return openDashboard(root, scope, argv.slots);
+    return openDashboard(root, scope, slots);
   },
 };
 

@@ -1,5 +1,6 @@
 // kbz next: the next allocation for a scope (docs/formats.md#next-output). Read-only: never claims, launches or writes.
 import { UsageError } from "../core/errors.ts";
+import { parseInteger } from "../core/text/integer.ts";
 import { ScheduleInputError, ScopeBusyError } from "../core/plan/errors.ts";
 import { EmptyPlanError } from "../core/plan/table.ts";
 import { idCompare } from "../core/plan/order.ts";
@@ -7,7 +8,8 @@ import { exitFor, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
 import { nextAdvice } from "../ops/next.ts";
-import { printHuman, shellWord } from "./nextText.ts";
+import { printHuman } from "./nextText.ts";
+import { shellQuote } from "../core/text/shell.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { ReadError } from "../core/errors.ts";
@@ -16,7 +18,6 @@ import { envelope, err, errorEntries, fail, report, type ExitCode } from "./enve
 import type { Verb } from "./index.ts";
 import { out } from "./output.ts";
 
-const SLOTS = /^[1-9][0-9]*$/;
 import { DEFAULT_SLOTS } from "../ops/next.ts";
 const MAX_ERROR = 500;
 
@@ -62,7 +63,8 @@ function run(argv: NextArgs): ExitCode {
   let snapScope = argv.scope ?? "";
   try {
     if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", "scope ids are folder names under .unlazy/; kbz scope list shows them");
-    if (argv.slots !== undefined && (!SLOTS.test(argv.slots) || !Number.isSafeInteger(Number(argv.slots)))) {
+    const slots = argv.slots === undefined ? DEFAULT_SLOTS : parseInteger(argv.slots, 1);
+    if (slots === null) {
       throw usage("invalid slots", `--slots is the total number of leaves running at once, a positive integer (default ${DEFAULT_SLOTS})`);
     }
     const policy = argv.policy ?? "id-order";
@@ -79,11 +81,11 @@ function run(argv: NextArgs): ExitCode {
     ({ snap, advice } = nextAdvice({
       root,
       scope,
-      slots: argv.slots === undefined ? DEFAULT_SLOTS : Number(argv.slots),
+      slots,
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
       details: !!argv.details || !asJson,
       policy,
-      rootArg: argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`,
+      rootArg: argv.root === undefined ? "" : ` --root ${shellQuote(argv.root)}`,
     }));
   } catch (e) {
     if (e instanceof EmptyPlanError) return emptyPlan(snapScope, asJson);
@@ -98,7 +100,7 @@ function run(argv: NextArgs): ExitCode {
   const reviewHints = advice.attention.map((x) => reviewHint(x, snap.scope));
   const fields = { ...(advice as unknown as Record<string, unknown>), ...(reviewHints.length > 0 ? { reviewHints } : {}) };
   return report(asJson, envelope(advice.action, exit, fields), () =>
-    printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellWord(argv.root)}`, !!argv.details),
+    printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellQuote(argv.root)}`, !!argv.details),
   );
 }
 

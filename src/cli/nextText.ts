@@ -4,6 +4,7 @@ import { describeAttention, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { out } from "./output.ts";
+import { shellQuote } from "../core/text/shell.ts";
 import { plural } from "../core/text/plural.ts";
 
 function nextWaveId(snap: NextSnapshot): string {
@@ -29,13 +30,8 @@ const CLOSING: Record<Advice["action"], (s: string, a: Advice) => string> = {
 function signFirst(a: Advice): string {
   const sign = a.signFirst ?? [];
   if (sign.length === 0) return "";
-  const cmds = sign.map((g) => `kbz sign ${shellWord(g.ledger)} ${g.gate} --evidence "..."`);
+  const cmds = sign.map((g) => `kbz sign ${shellQuote(g.ledger)} ${g.gate} --evidence "..."`);
   return `a person signs ${sign.map((g) => g.gate).join(", ")} first (${cmds.join("; ")}), then `;
-}
-
-/** A path as one shell word, so the printed commands can be pasted. */
-export function shellWord(p: string): string {
-  return /^[A-Za-z0-9_./=:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`;
 }
 
 export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean, emit: (line: string) => void = out): void {

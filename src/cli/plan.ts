@@ -1,6 +1,7 @@
 // kbz plan add|set: the scope's PLAN.md dispatch table, ACCESS.json and leaf ledgers written by kbz,
 // consistently and validated, so an agent never edits the table by hand.
 import { UsageError } from "../core/errors.ts";
+import { parseInteger } from "../core/text/integer.ts";
 import { RESOURCE } from "../core/plan/access.ts";
 import type { NewRow } from "../core/plan/edit.ts";
 import { pathList, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
@@ -85,8 +86,9 @@ function newRow(plan: Plan, id: string, argv: PlanArgs): NewRow {
   const after = Math.max(0, ...needs.map((n) => plan.byId.get(n)!.wave));
   let wave = after + 1;
   if (argv.wave !== undefined) {
-    if (!/^[1-9][0-9]*$/.test(String(argv.wave))) throw new UsageError(`--wave: expected a positive integer, got ${JSON.stringify(argv.wave)}`);
-    wave = Number(argv.wave);
+    const n = parseInteger(argv.wave, 1);
+    if (n === null) throw new UsageError(`--wave: expected a positive integer, got ${JSON.stringify(argv.wave)}`);
+    wave = n;
     if (wave <= after) throw new UsageError(`--wave: expected a wave after its needs' latest (${after}), got ${wave}`);
   }
   const ready = needs.every((n) => plan.byId.get(n)!.state === "VERIFIED");

@@ -4,22 +4,12 @@ import type { ApprovalItem, CheckResult, RunReport } from "../ops/check.ts";
 import * as path from "node:path";
 import type { BoundOracle } from "../core/run/oracle.ts";
 import { cwdShown, pathFacts, sandboxLine, shortSignature } from "../core/run/show.ts";
-import { verdictLines } from "../core/ledger/state.ts";
+import { GATE_LABEL, verdictLines } from "../core/ledger/state.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { statusView } from "../ops/status.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
 import { plural } from "../core/text/plural.ts";
-
-const STATE_LABEL: Record<string, string> = {
-  met: "MET",
-  unmet: "UNMET",
-  failed: "FAILED",
-  "stale-unmet": "STALE",
-  "unmet-no-evidence": "NO-EVIDENCE",
-  unattested: "UNATTESTED",
-  abandoned: "ABANDONED",
-};
 
 /** `shown`: the snapshot is only shown (the built-in demo), so the run succeeded whatever its verdict. */
 export function printStatus(snap: Snapshot, asJson: boolean, shown = false): ExitCode {
@@ -33,7 +23,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false): Exi
     out(`${l.display}: ${plural(rows.length, "gate")}`);
     for (const g of rows) {
       const why = g.reason ? ` (${g.reason})` : "";
-      out(`  ${STATE_LABEL[g.state]!.padEnd(11)} ${g.qid}${why}: ${g.title}`);
+      out(`  ${GATE_LABEL[g.state].padEnd(11)} ${g.qid}${why}: ${g.title}`);
     }
   }
   for (const r of receipts?.receipts ?? []) {

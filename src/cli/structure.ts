@@ -2,6 +2,7 @@
 // and the worker handoff verbs (docs/formats.md#structure-requests, docs/formats.md#structure-selection, docs/formats.md#handoff). With --json every action prints one
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
 import { KbzError, UsageError } from "../core/errors.ts";
+import { parseInteger } from "../core/text/integer.ts";
 import { regroupByName, applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
 import { StructureError } from "../core/structure/model.ts";
 import type { Action } from "../core/structure/plan.ts";
@@ -66,8 +67,8 @@ function invalid(action: string | undefined, e: Error, asJson: boolean): ExitCod
 
 function faultHook(): ((step: number) => void) | undefined {
   const raw = process.env[FAULT_ENV];
-  if (raw === undefined || !/^[0-9]+$/.test(raw)) return undefined;
-  const n = Number(raw);
+  const n = parseInteger(raw, 0);
+  if (n === null) return undefined;
   return (step) => {
     if (step === n) throw new StructureError(`injected interruption after write ${n}`);
   };

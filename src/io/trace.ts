@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { inputsRecord, oracleRecord, probeRecord, type OracleStored, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { DeadlineError } from "./deadline.ts";
-import { sha256Hex } from "../core/util/hash.ts";
+import { readRecordFile, realOf, recordFileName } from "./recordFiles.ts";
 import { expandInputs, TOO_MANY_INPUTS } from "./inputs/expand.ts";
 import { digestFile, INPUTS_DIR } from "./inputs/store.ts";
 import { PROBES_DIR } from "./check/probeStore.ts";
@@ -18,7 +18,6 @@ import { oracleBinding } from "./oracle/binding.ts";
 import type { Gate } from "../core/ledger/model.ts";
 import { ledgerBase } from "../core/workspace/inside.ts";
 
-const MAX_STORE_BYTES = 8 * 1024 * 1024;
 const STORE_NAME = /^[0-9a-f]{24}\.json$/;
 
 /**
@@ -39,26 +38,12 @@ function storeFiles(dir: string, files: readonly string[], real: boolean): [stri
   const present = new Set(listed);
   const out: [string, Record<string, unknown>][] = [];
   for (const ledger of files) {
-    const name = `${sha256Hex(real ? realOf(ledger) : ledger).slice(0, 24)}.json`;
+    const name = recordFileName(real ? realOf(ledger) : ledger);
     if (!present.has(name)) continue;
-    try {
-      const file = path.join(dir, name);
-      const st = fs.lstatSync(file);
-      if (!st.isFile() || st.size > MAX_STORE_BYTES) continue;
-      const v = JSON.parse(fs.readFileSync(file, "utf8"));
-      if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null) continue;
-      out.push([ledger, v.gates]);
-    } catch {}
+    const records = readRecordFile(path.join(dir, name));
+    if (records) out.push([ledger, records.gates]);
   }
   return out;
-}
-
-function realOf(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
 }
 
 /**

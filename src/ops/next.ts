@@ -12,7 +12,7 @@ import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { readScheduleFacts } from "./facts.ts";
 
-/** `--slots` when not given: four leaves at once, the dashboard's default too. */
+/** `--slots` when not given (next, advance, dash) and the dashboard's Queue: four leaves at once. The one slot default. */
 export const DEFAULT_SLOTS = 4;
 
 export interface NextRequest {

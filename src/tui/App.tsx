@@ -3,7 +3,7 @@ import { DashboardProvider, type AppProps } from "./container.tsx";
 import { Screen } from "./Screen.tsx";
 
 export { PANELS, type PanelId } from "./keys.ts";
-export { DEFAULT_SLOTS, FLASH_MS, type AppProps } from "./container.tsx";
+export { FLASH_MS, type AppProps } from "./container.tsx";
 
 export function App(props: AppProps) {
   return (

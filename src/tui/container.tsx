@@ -7,6 +7,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { DashboardReader, type DashData, type DashSource } from "../ops/dashboard.ts";
 import type { ProbeShown } from "../ops/dashboardActs.ts";
 import { watchDashboard } from "../ops/dashboardWatch.ts";
+import { DEFAULT_SLOTS } from "../ops/next.ts";
 import type { Env } from "../ops/dashboard.ts";
 import { makeActs, type Acts } from "./acts.ts";
 import { useKeyboard, useMouse, type Geometry } from "./input.ts";
@@ -35,7 +36,6 @@ export interface AppProps {
   banner?: string;
 }
 
-export const DEFAULT_SLOTS = 4;
 /** A message stays this long unless a key clears it first. */
 export const FLASH_MS = 4000;
 /** Rows the chrome takes: header, tabs, footer. The frame is one row shorter than the terminal. */

@@ -35,15 +35,7 @@ export const GATE_TONE: Record<GateState, Tone> = {
   abandoned: "accent",
 };
 
-export const GATE_LABEL: Record<GateState, string> = {
-  met: "MET",
-  unmet: "UNMET",
-  failed: "FAILED",
-  "stale-unmet": "STALE",
-  "unmet-no-evidence": "NO-EVIDENCE",
-  unattested: "UNATTESTED",
-  abandoned: "ABANDONED",
-};
+export { GATE_LABEL } from "../core/ledger/state.ts";
 
 /** The state column below 80 columns: one glyph each. */
 export const GATE_GLYPH: Record<GateState, string> = {

@@ -6,20 +6,12 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { sources } from "../helpers/sources.ts";
 
 const SRC = path.resolve(import.meta.dir, "../../src");
 const CORE = path.join(SRC, "core") + path.sep;
 const FORBIDDEN = new Set(["fs", "fs/promises", "child_process", "os", "worker_threads"].flatMap((m) => [m, `node:${m}`]));
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...sources(p));
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
 
 /** Value imports of a module's text: static imports and re-exports that are not type-only, and dynamic imports. */
 export function valueImports(text: string): string[] {

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
 import { FALLBACK, ledger, node16, stopHook, type Via } from "../helpers/hook.ts";
-import { shellQuote } from "../../src/io/hook/install.ts";
+import { shellQuote } from "../../src/core/text/shell.ts";
 
 setDefaultTimeout(60_000);
 

@@ -9,6 +9,17 @@ import { classifyEvidence } from "./evidence.ts";
  */
 export type GateState = "met" | "unmet" | "failed" | "stale-unmet" | "unmet-no-evidence" | "unattested" | "abandoned";
 
+/** The word each state is shown as, in `kbz status` and on the dashboard: the one label table. */
+export const GATE_LABEL: Record<GateState, string> = {
+  met: "MET",
+  unmet: "UNMET",
+  failed: "FAILED",
+  "stale-unmet": "STALE",
+  "unmet-no-evidence": "NO-EVIDENCE",
+  unattested: "UNATTESTED",
+  abandoned: "ABANDONED",
+};
+
 export function gateState(g: Gate, ledger: Pick<Ledger, "abandons">): GateState {
   if (ledger.abandons.has(g.id)) return "abandoned";
   if (!g.checked) return "unmet";

@@ -4,6 +4,7 @@
 import { parsePlan, unfencedLines, type Plan, type RowState, type Tier } from "./table.ts";
 import { ScheduleInputError } from "./errors.ts";
 import { codeUnitCompare } from "./order.ts";
+import { kbz, placeholder } from "../text/command.ts";
 
 export const TABLE_HEADER = "| Leaf | Owns | Needs | Tier | Planned wave | State |";
 export const TABLE_SEPARATOR = "|---|---|---|---|---|---|";
@@ -33,9 +34,9 @@ ${TABLE_SEPARATOR}
 
 ## Verification
 
-- Each leaf returns through \`kbz advance --scope ${scope} --leaf LEAF\`, which verifies its ledger
+- Each leaf returns through \`${kbz("advance", { scope, leaf: placeholder("LEAF") })}\`, which verifies its ledger
   from the repository root, marks it VERIFIED and releases its lease.
-- The root ledger \`GATES.md\` is re-verified with \`kbz check --scope ${scope} --reverify\` once
+- The root ledger \`GATES.md\` is re-verified with \`${kbz("check", { scope, reverify: true })}\` once
   every leaf is VERIFIED; the final report reconciles it with the contract inventory above.
 `;
 }

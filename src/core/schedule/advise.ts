@@ -142,131 +142,214 @@ export function exitFor(action: Action): 0 | 1 {
   return action === "review" ? 1 : 0;
 }
 
-export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
-  const { plan, compare, scope } = snap;
-  const rows = plan.rows;
+/** What each step of adviseNext reads (the snapshot's rows by id) and the attention found so far. */
+interface Scan {
+  snap: NextSnapshot;
+  rows: PlanRow[];
+  facts(id: string): TaskFacts;
+  access(id: string): AccessSets;
+  row(id: string): PlanRow;
+  verified(id: string): boolean;
+  attention: Attention[];
+  explainAttention: Explanations["attention"];
+  attend(a: Attention, tasks: string[], leases?: string[]): void;
+}
+
+function scanOf(snap: NextSnapshot): Scan {
+  const { plan } = snap;
   const facts = (id: string): TaskFacts => snap.tasks.get(id)!;
-  const access = (id: string): AccessSets => facts(id).access;
   const row = (id: string): PlanRow => plan.byId.get(id)!;
-  const verified = (id: string) => row(id).state === "VERIFIED";
-  const sorted = (ids: Iterable<string>) => [...ids].sort(compare);
-  const explainAttention: Explanations["attention"] = [];
   const attention: Attention[] = [];
-  const attend = (a: Attention, tasks: string[], leases?: string[]) => {
-    attention.push(a);
-    explainAttention.push({ ...a, ...(leases ? { leases } : {}), tasks });
+  const explainAttention: Explanations["attention"] = [];
+  return {
+    snap,
+    rows: plan.rows,
+    facts,
+    access: (id) => facts(id).access,
+    row,
+    verified: (id) => row(id).state === "VERIFIED",
+    attention,
+    explainAttention,
+    attend: (a, tasks, leases) => {
+      attention.push(a);
+      explainAttention.push({ ...a, ...(leases ? { leases } : {}), tasks });
+    },
   };
+}
 
-  // docs/formats.md#scheduling: per row, in id order.
-  for (const r of rows) {
-    const gates = facts(r.id).gates;
-    if (r.state === "ABANDONED" || gates.includes("abandoned")) attend({ leaf: r.id, reason: "handoff" }, [r.id]);
-    for (const v of facts(r.id).vacuous ?? []) attend({ leaf: r.id, reason: "vacuous-gate", gate: v.gate, hidden: v.hidden }, [r.id]);
-    if (r.state !== "VERIFIED") continue;
-    if (gates.some((g) => g !== "met")) attend({ leaf: r.id, reason: "verified-ledger-not-met" }, [r.id]);
-    const receipt = facts(r.id).verification;
-    if (receipt) attend({ leaf: r.id, reason: `verification-${receipt}` }, [r.id]);
-    if (r.needs.some((n) => !verified(n))) attend({ leaf: r.id, reason: "verified-before-dependency" }, [r.id, ...r.needs.filter((n) => !verified(n))]);
+/** The selection: what launches, how many tasks wait for each reason, and (with details) why. */
+interface Selection {
+  launch: string[];
+  blocked: Partial<Record<BlockReason, number>>;
+  deferred: Deferred[];
+  explainBlocked: Explanations["blocked"];
+}
+
+export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
+  const s = scanOf(snap);
+  const { plan } = snap;
+  const rows = s.rows;
+  rowAttention(s);
+  const attempts = waveAttempts(s);
+  const active = rows.filter((r) => r.state === "IN-FLIGHT" || attempts.get(r.id)!.some((a) => !a.returned || r.state !== "VERIFIED")).map((r) => r.id);
+  const awaitVerification = rows.filter((r) => r.state !== "VERIFIED" && attempts.get(r.id)!.some((a) => a.returned)).map((r) => r.id);
+  const { leased, leaseIndex } = leaseAttention(s);
+
+  // docs/formats.md#scheduling groups and predecessors (no structure registry).
+  const needsOf = (id: string) => s.row(id).needs;
+  const succOf = (id: string) => plan.successors.get(id)!;
+  const dag = new Dag(plan.order, needsOf);
+  const groups = snap.structure ? snap.structure.groups : chains(dag);
+  const predecessor = snap.structure ? registryPredecessors(groups, plan.order, dag, s.verified) : chainPredecessors(groups);
+
+  const paths = opts.policy === "critical-path" ? remainingPaths(plan.order, succOf, (id) => s.facts(id).estimate ?? 1, s.verified) : null;
+  const sel = selectLaunch(s, { scan: paths ? byRemaining(rows, paths) : rows, active, dag, leased, leaseIndex, details: opts.details });
+  const { launch } = sel;
+  const continuations = continuationsOf(launch, snap.structure?.reports ?? [], predecessor, attempts);
+  let action: Action;
+  if (s.attention.length > 0) action = "review";
+  else if (launch.length > 0) action = "dispatch";
+  else if (active.length > 0) action = "wait-or-verify";
+  else if (rows.every((r) => r.state === "VERIFIED")) action = "verify-root";
+  else action = "review";
+
+  const advice: Advice = {
+    schema: 1,
+    snapshot: snap.fingerprint,
+    mode: modeOf(plan.order, dag, needsOf, s.access),
+    counts: { tasks: rows.length, sequentialGroups: groups.length, active: active.length, selected: launch.length },
+    action,
+    launch,
+    promote: launch.filter((id) => s.row(id).state === "WAITING"),
+    continuations,
+    alreadyClaimed: launch.filter((id) => leased.has(id)),
+    awaitVerification,
+    active,
+    blocked: sel.blocked,
+    attention: s.attention,
+  };
+  if (snap.structure) advice.handoffs = { turn: snap.structure.turn, pending: pendingHandoffs(snap, leased) };
+  if (opts.details) {
+    advice.structure = {
+      deferred: sel.deferred,
+      sequentialGroups: groups,
+      forks: rows.filter((r) => succOf(r.id).length > 1).map((r) => ({ after: r.id, children: [...succOf(r.id)] })),
+      joins: rows.filter((r) => r.needs.length > 1).map((r) => ({ leaf: r.id, needs: [...r.needs] })),
+    };
+    advice.explain = { attention: s.explainAttention, blocked: sel.explainBlocked };
+    if (paths) advice.explain.preferred = preferred(launch, rows, sel.explainBlocked, paths);
   }
+  if (paths) advice.policy = "critical-path";
+  return advice;
+}
 
-  // docs/formats.md#scheduling attempts, and docs/formats.md#scheduling.
-  const attempts = new Map<string, Attempt[]>(rows.map((r) => [r.id, []]));
+/** docs/formats.md#scheduling: per row, in id order. */
+function rowAttention(s: Scan): void {
+  for (const r of s.rows) {
+    const gates = s.facts(r.id).gates;
+    if (r.state === "ABANDONED" || gates.includes("abandoned")) s.attend({ leaf: r.id, reason: "handoff" }, [r.id]);
+    for (const v of s.facts(r.id).vacuous ?? []) s.attend({ leaf: r.id, reason: "vacuous-gate", gate: v.gate, hidden: v.hidden }, [r.id]);
+    if (r.state !== "VERIFIED") continue;
+    if (gates.some((g) => g !== "met")) s.attend({ leaf: r.id, reason: "verified-ledger-not-met" }, [r.id]);
+    const receipt = s.facts(r.id).verification;
+    if (receipt) s.attend({ leaf: r.id, reason: `verification-${receipt}` }, [r.id]);
+    if (r.needs.some((n) => !s.verified(n))) s.attend({ leaf: r.id, reason: "verified-before-dependency" }, [r.id, ...r.needs.filter((n) => !s.verified(n))]);
+  }
+}
+
+/** docs/formats.md#scheduling attempts: each task's starts in the waves, less those a handoff retired. */
+function waveAttempts(s: Scan): Map<string, Attempt[]> {
+  const { plan } = s.snap;
+  const attempts = new Map<string, Attempt[]>(s.rows.map((r) => [r.id, []]));
   const bare = (leaf: string, wave: string): string => {
     const id = leaf.startsWith("leaf-") ? leaf.slice(5) : null;
     if (id === null || !plan.byId.has(id)) throw new ScheduleInputError(`dispatch references unknown leaf ${leaf} (wave ${wave})`, "dispatch.json");
     return id;
   };
-  const reports = snap.structure?.reports ?? [];
+  const reports = s.snap.structure?.reports ?? [];
   const isRetired = (task: string, wave: string, start: { handle: string; at: string }, returnedAt: string | null) =>
     returnedAt !== null && retiredBy({ task, wave, handle: start.handle, at: start.at, returnedAt }, reports) !== null;
-  for (const w of snap.waves) {
+  for (const w of s.snap.waves) {
     const ids = w.leaves.map((l) => bare(l, w.id));
     for (const l of [...w.started.keys(), ...w.returned.keys()]) bare(l, w.id);
-    if (w.state === "open") attend({ wave: w.id, reason: "resume-open-wave" }, ids);
-    if (w.state === "abandoned") attend({ wave: w.id, reason: "resume-abandoned-wave" }, ids);
+    if (w.state === "open") s.attend({ wave: w.id, reason: "resume-open-wave" }, ids);
+    if (w.state === "abandoned") s.attend({ wave: w.id, reason: "resume-abandoned-wave" }, ids);
     w.leaves.forEach((leaf, k) => {
       const start = w.started.get(leaf);
       if (!start) return;
       const returned = w.returned.has(leaf);
       if (isRetired(ids[k]!, w.id, start, w.returned.get(leaf)?.at ?? null)) return;
       attempts.get(ids[k]!)!.push({ wave: w.id, handle: start.handle, at: Date.parse(start.at), returned });
-      if (!returned && verified(ids[k]!)) attend({ leaf: ids[k]!, reason: "verified-before-return" }, [ids[k]!]);
+      if (!returned && s.verified(ids[k]!)) s.attend({ leaf: ids[k]!, reason: "verified-before-return" }, [ids[k]!]);
     });
   }
-  const isActive = (r: PlanRow) => r.state === "IN-FLIGHT" || attempts.get(r.id)!.some((a) => !a.returned || r.state !== "VERIFIED");
-  const active = rows.filter(isActive).map((r) => r.id);
-  const activeSet = new Set(active);
-  const awaitVerification = rows.filter((r) => r.state !== "VERIFIED" && attempts.get(r.id)!.some((a) => a.returned)).map((r) => r.id);
-  const latestStartByTime = (id: string): Attempt | null => {
-    let best: Attempt | null = null;
-    for (const a of attempts.get(id)!) if (!best || a.at > best.at) best = a;
-    return best;
-  };
+  return attempts;
+}
 
-  // docs/formats.md#scheduling and docs/formats.md#scheduling: leases.
+/** docs/formats.md#scheduling leases: the scope's leased tasks, every lease by glob, and the leases to review. */
+function leaseAttention(s: Scan): { leased: Set<string>; leaseIndex: GlobIndex<LeaseView> } {
+  const { scope, plan } = s.snap;
   const leased = new Set<string>();
   const leaseIndex = new GlobIndex<LeaseView>();
   const foreign: LeaseView[] = [];
-  for (const l of snap.leases) {
+  for (const l of s.snap.leases) {
     for (const g of l.globs) leaseIndex.add(g, l);
     if (l.invalid || l.scope !== scope) foreign.push(l);
   }
-  const touching = (l: LeaseView) => rows.filter((r) => touches(l, access(r.id))).map((r) => r.id);
+  const touching = (l: LeaseView) => s.rows.filter((r) => touches(l, s.access(r.id))).map((r) => r.id);
   if (foreign.length > 0) {
-    attend({ reason: "external-or-invalid-lease-needs-review" }, sorted(new Set(foreign.flatMap(touching))), foreign.map(leaseName));
+    const tasks = [...new Set(foreign.flatMap(touching))].sort(s.snap.compare);
+    s.attend({ reason: "external-or-invalid-lease-needs-review" }, tasks, foreign.map(leaseName));
   }
-  for (const l of snap.leases) {
+  for (const l of s.snap.leases) {
     if (l.invalid || l.scope !== scope) continue;
     const id = l.leaf.startsWith("leaf-") ? l.leaf.slice(5) : null;
     if (id === null || !plan.byId.has(id)) {
-      attend({ reason: "unknown-lease-owner" }, touching(l), [leaseName(l)]);
+      s.attend({ reason: "unknown-lease-owner" }, touching(l), [leaseName(l)]);
       continue;
     }
     leased.add(id);
-    const owns = new Set(row(id).owns);
-    if (l.globs.length !== owns.size || l.globs.some((g) => !owns.has(g))) attend({ leaf: id, reason: "lease-ownership-mismatch" }, [id], [leaseName(l)]);
+    const owns = new Set(s.row(id).owns);
+    if (l.globs.length !== owns.size || l.globs.some((g) => !owns.has(g))) s.attend({ leaf: id, reason: "lease-ownership-mismatch" }, [id], [leaseName(l)]);
   }
+  return { leased, leaseIndex };
+}
 
-  // docs/formats.md#scheduling groups and predecessors (no structure registry).
-  const needsOf = (id: string) => row(id).needs;
-  const succOf = (id: string) => plan.successors.get(id)!;
-  const dag = new Dag(plan.order, needsOf);
-  const groups = snap.structure ? snap.structure.groups : chains(dag);
-  const predecessor = snap.structure ? registryPredecessors(groups, plan.order, dag, verified) : chainPredecessors(groups);
-
-  // docs/formats.md#scheduling selection: scan U_t in id order (or the policy's order); the first failing test is the reason.
-  const paths = opts.policy === "critical-path" ? remainingPaths(plan.order, succOf, (id) => facts(id).estimate ?? 1, verified) : null;
-  const scan = paths ? byRemaining(rows, paths) : rows;
-  const available = Math.max(0, snap.slots - active.length);
-  const activeRelated = new RelatedSet(dag);
+/** docs/formats.md#scheduling selection: scan U_t in id order (or the policy's order); the first failing test is the reason. */
+function selectLaunch(
+  s: Scan,
+  o: { scan: PlanRow[]; active: string[]; dag: Dag; leased: Set<string>; leaseIndex: GlobIndex<LeaseView>; details: boolean },
+): Selection {
+  const { scope, slots } = s.snap;
+  const activeSet = new Set(o.active);
+  const available = Math.max(0, slots - o.active.length);
+  const activeRelated = new RelatedSet(o.dag);
   const activeAccess = new ConflictIndex<string>();
-  for (const a of active) {
+  for (const a of o.active) {
     activeRelated.add(a);
-    activeAccess.add(a, access(a));
+    activeAccess.add(a, s.access(a));
   }
   const selectedAccess = new ConflictIndex<string>();
-  const launch: string[] = [];
-  const blocked: Partial<Record<BlockReason, number>> = {};
-  const deferred: Deferred[] = [];
-  const explainBlocked: Explanations["blocked"] = [];
+  const sel: Selection = { launch: [], blocked: {}, deferred: [], explainBlocked: [] };
+  const { launch } = sel;
   // Explanations are built only when asked for: `why` returns the blockers and the sentence.
   const block = (id: string, reason: BlockReason, why: () => [string[], string], needs?: string[]) => {
-    blocked[reason] = (blocked[reason] ?? 0) + 1;
-    if (!opts.details) return;
-    deferred.push(needs ? { leaf: id, reason, needs } : { leaf: id, reason });
+    sel.blocked[reason] = (sel.blocked[reason] ?? 0) + 1;
+    if (!o.details) return;
+    sel.deferred.push(needs ? { leaf: id, reason, needs } : { leaf: id, reason });
     const [blockedBy, text] = why();
-    explainBlocked.push({ leaf: id, reason, blockedBy, why: text });
+    sel.explainBlocked.push({ leaf: id, reason, blockedBy, why: text });
   };
-  for (const r of scan) {
+  for (const r of o.scan) {
     if (r.state === "VERIFIED" || r.state === "ABANDONED" || activeSet.has(r.id)) continue;
-    const waiting = r.needs.filter((n) => !verified(n) || leased.has(n));
+    const waiting = r.needs.filter((n) => !s.verified(n) || o.leased.has(n));
     if (waiting.length > 0) {
-      block(r.id, "dependencies-or-unreleased-leases", () => [waiting, dependencyWhy(waiting, row)], waiting);
+      block(r.id, "dependencies-or-unreleased-leases", () => [waiting, dependencyWhy(waiting, s.row)], waiting);
       continue;
     }
-    const mine = access(r.id);
+    const mine = s.access(r.id);
     const own = (l: LeaseView) => !l.invalid && l.scope === scope && l.leaf === leafName(r.id);
-    const leaseHit = leaseConflict(leaseIndex, mine, own);
+    const leaseHit = leaseConflict(o.leaseIndex, mine, own);
     if (leaseHit) {
       const l = leaseName(leaseHit.with);
       block(r.id, "live-lease-conflict", () => [[l], `${leaseHit.mine} overlaps ${leaseHit.theirs} leased by ${l}`]);
@@ -286,18 +369,27 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
       block(r.id, "selected-conflict", () => conflictWhy(selectedHit, null, "selected"));
       continue;
     }
-    if (attention.length > 0) {
-      block(r.id, "attention-required", () => [[], `review first: ${attention.map(describeAttention).join("; ")}`]);
+    if (s.attention.length > 0) {
+      block(r.id, "attention-required", () => [[], `review first: ${s.attention.map(describeAttention).join("; ")}`]);
       continue;
     }
     if (launch.length >= available) {
-      block(r.id, "slots", () => [[], `no free slot: ${snap.slots} slot(s), ${active.length} active, ${launch.length} selected`]);
+      block(r.id, "slots", () => [[], `no free slot: ${slots} slot(s), ${o.active.length} active, ${launch.length} selected`]);
       continue;
     }
     launch.push(r.id);
     selectedAccess.add(r.id, mine);
   }
+  return sel;
+}
 
+/** Who each launched task continues: the handoff it resumes, else its group's predecessor (docs/formats.md#scheduling). */
+function continuationsOf(launch: string[], reports: Report[], predecessor: Map<string, string>, attempts: Map<string, Attempt[]>): Continuation[] {
+  const latestStartByTime = (id: string): Attempt | null => {
+    let best: Attempt | null = null;
+    for (const a of attempts.get(id)!) if (!best || a.at > best.at) best = a;
+    return best;
+  };
   const continuations: Continuation[] = [];
   for (const id of launch) {
     const handoff = retiringReport(id, reports);
@@ -308,41 +400,7 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
     const pred = predecessor.get(id);
     if (pred !== undefined) continuations.push({ leaf: id, after: pred, handle: latestStartByTime(pred)?.handle ?? null });
   }
-  let action: Action;
-  if (attention.length > 0) action = "review";
-  else if (launch.length > 0) action = "dispatch";
-  else if (active.length > 0) action = "wait-or-verify";
-  else if (rows.every((r) => r.state === "VERIFIED")) action = "verify-root";
-  else action = "review";
-
-  const advice: Advice = {
-    schema: 1,
-    snapshot: snap.fingerprint,
-    mode: modeOf(plan.order, dag, needsOf, access),
-    counts: { tasks: rows.length, sequentialGroups: groups.length, active: active.length, selected: launch.length },
-    action,
-    launch,
-    promote: launch.filter((id) => row(id).state === "WAITING"),
-    continuations,
-    alreadyClaimed: launch.filter((id) => leased.has(id)),
-    awaitVerification,
-    active,
-    blocked,
-    attention,
-  };
-  if (snap.structure) advice.handoffs = { turn: snap.structure.turn, pending: pendingHandoffs(snap, leased) };
-  if (opts.details) {
-    advice.structure = {
-      deferred,
-      sequentialGroups: groups,
-      forks: rows.filter((r) => succOf(r.id).length > 1).map((r) => ({ after: r.id, children: [...succOf(r.id)] })),
-      joins: rows.filter((r) => r.needs.length > 1).map((r) => ({ leaf: r.id, needs: [...r.needs] })),
-    };
-    advice.explain = { attention: explainAttention, blocked: explainBlocked };
-    if (paths) advice.explain.preferred = preferred(launch, rows, explainBlocked, paths);
-  }
-  if (paths) advice.policy = "critical-path";
-  return advice;
+  return continuations;
 }
 
 /** Each launched leaf's remaining path, and the leaves before it in id order it went ahead of (deferred for slots or conflicts with the selection). */

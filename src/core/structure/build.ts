@@ -155,21 +155,8 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
       return { file, text, gates: gateDefs(ledger), gateStates: gateStatesOf(ledger) };
     });
 
-  let dispatchText: string | null;
-  try {
-    dispatchText = inputs.dispatchText();
-  } catch (e) {
-    if (e instanceof ReadError) fail(e.message, "dispatch.json", e.code === "DECODE" ? e.line : undefined);
-    throw e;
-  }
+  const { dispatchText, waves } = dispatchOf(inputs);
   files["dispatch.json"] = dispatchText;
-  let waves: WaveRecord[];
-  try {
-    waves = dispatchText === null ? [] : [...parseDispatch(dispatchText).waves.values()].map(plainWave);
-  } catch (e) {
-    if (e instanceof DispatchStateError) fail("invalid dispatch");
-    throw e;
-  }
   const ids = new Set(rows.map((r) => r.id));
   for (const w of waves) for (const l of w.leaves) if (!l.startsWith("leaf-") || !ids.has(l.slice(5))) fail("orphan dispatch leaf");
 
@@ -178,16 +165,7 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
   if (leases.some((l) => l.invalid)) fail("invalid lease");
   for (const l of leases) if (l.scope === scope && (!l.leaf.startsWith("leaf-") || !ids.has(l.leaf.slice(5)))) fail("orphan lease");
 
-  let meta: Registry;
-  if (registryText === null) meta = initialRegistry(rows, integrations);
-  else {
-    try {
-      meta = JSON.parse(registryText) as Registry;
-    } catch {
-      fail("invalid STRUCTURE schema");
-    }
-    if (!isObject(meta)) fail("invalid STRUCTURE schema");
-  }
+  const meta = registryText === null ? initialRegistry(rows, integrations) : parseRegistry(registryText);
   const reports = Array.isArray(meta.reports) ? meta.reports : [];
   const attempts = attemptsOf(waves);
   return {
@@ -209,6 +187,34 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
     files,
     hash: hashOf({ files, leases }),
   };
+}
+
+/** dispatch.json's text and its waves (none without the file). */
+function dispatchOf(inputs: ScopeInputs): { dispatchText: string | null; waves: WaveRecord[] } {
+  let dispatchText: string | null;
+  try {
+    dispatchText = inputs.dispatchText();
+  } catch (e) {
+    if (e instanceof ReadError) fail(e.message, "dispatch.json", e.code === "DECODE" ? e.line : undefined);
+    throw e;
+  }
+  try {
+    return { dispatchText, waves: dispatchText === null ? [] : [...parseDispatch(dispatchText).waves.values()].map(plainWave) };
+  } catch (e) {
+    if (e instanceof DispatchStateError) fail("invalid dispatch");
+    throw e;
+  }
+}
+
+function parseRegistry(text: string): Registry {
+  let meta: Registry;
+  try {
+    meta = JSON.parse(text) as Registry;
+  } catch {
+    fail("invalid STRUCTURE schema");
+  }
+  if (!isObject(meta)) fail("invalid STRUCTURE schema");
+  return meta;
 }
 
 function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<string, infer W> ? W : never): WaveRecord {

@@ -9,11 +9,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { gateDigest } from "../../core/ledger/digest.ts";
 import type { GateView } from "../../core/snapshot.ts";
-import { writeAtomic } from "../fs.ts";
-import { withFileLock } from "../lock.ts";
+import { readRecordFile, updateRecordFile } from "../recordFiles.ts";
 
 export const FAILURES_FILE = path.join(".kbz", "failures.json");
-const MAX_STORE_BYTES = 1024 * 1024;
+const MAX_FAILURES_BYTES = 1024 * 1024;
 
 export interface FailureRecord {
   definition: string;
@@ -33,15 +32,8 @@ function keyOf(root: string, ledgerFile: string, id: string): string {
   return `${rel}\0${id}`;
 }
 
-function readStore(file: string): Record<string, FailureRecord> {
-  try {
-    const st = fs.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES) return {};
-    const v = JSON.parse(fs.readFileSync(file, "utf8"));
-    return v?.schema === 1 && v.gates && typeof v.gates === "object" ? v.gates : {};
-  } catch {
-    return {};
-  }
+function readFailures(file: string): Record<string, FailureRecord> {
+  return (readRecordFile(file, MAX_FAILURES_BYTES)?.gates ?? {}) as Record<string, FailureRecord>;
 }
 
 /** Record each finished run: `failure` null for a pass (its record goes). Never throws. */
@@ -51,15 +43,20 @@ export async function recordRuns(root: string, runs: { file: string; id: string;
   // A pass with no store to clear writes nothing: most repositories never see a failure.
   if (runs.every((r) => r.failure === null) && !fs.existsSync(file)) return;
   try {
-    await withFileLock(root, file, () => {
-      const gates = readStore(file);
-      for (const r of runs) {
-        const key = keyOf(root, r.file, r.id);
-        if (r.failure === null) delete gates[key];
-        else gates[key] = { definition: r.definition, failure: r.failure };
-      }
-      writeAtomic(file, JSON.stringify({ schema: 1, gates }, null, 1) + "\n", { root, createParents: true });
-    });
+    await updateRecordFile(
+      root,
+      file,
+      (current) => {
+        const gates = (current?.gates ?? {}) as Record<string, FailureRecord>;
+        for (const r of runs) {
+          const key = keyOf(root, r.file, r.id);
+          if (r.failure === null) delete gates[key];
+          else gates[key] = { definition: r.definition, failure: r.failure };
+        }
+        return { schema: 1, gates };
+      },
+      MAX_FAILURES_BYTES,
+    );
   } catch {
     // The record only names why an unmet gate is unmet; losing it never changes a verdict.
   }
@@ -72,7 +69,7 @@ export async function recordRuns(root: string, runs: { file: string; id: string;
 export function markFailures(root: string, gates: GateView[]): void {
   const file = path.join(root, FAILURES_FILE);
   if (!fs.existsSync(file)) return;
-  const records = readStore(file);
+  const records = readFailures(file);
   if (Object.keys(records).length === 0) return;
   for (const v of gates) {
     if (v.state !== "unmet") continue;

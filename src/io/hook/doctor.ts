@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { HOST_NAMES, TARGETS, type HostName, type Location } from "../../core/hook/targets.ts";
-import { shellWords } from "./install.ts";
+import { shellWords } from "../../core/text/shell.ts";
 import { readRecords, type InstallRecord } from "./record.ts";
 import { hookStatus, runnable, codexEventKey, type HookPlace } from "./status.ts";
 import { shimTarget } from "./shim.ts";

@@ -10,55 +10,17 @@ import { readStable } from "../read.ts";
 import { ensureRealDir, writeAtomic } from "../fs.ts";
 import { KbzError } from "../../core/errors.ts";
 import type { HostTarget } from "../../core/hook/targets.ts";
+import { shellQuote } from "../../core/text/shell.ts";
 
 export { HOOK_TIMEOUT } from "../../core/hook/targets.ts";
+export { shellWords } from "../../core/text/shell.ts";
 export const MARKER = "--unlazy-hook-v2";
 const LEGACY_MARKER = "--unlazy";
 const MAX_SETTINGS_BYTES = 8 * 1024 * 1024;
 
-/** POSIX single-quote quoting: the word survives `sh -c`, `bash -c` and `$SHELL -lc` unchanged. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9@%_+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The command string a host runs: program, its leading words, the agent, the marker, the scope. */
 export function hookCommand(words: string[], host: string, scope: string | null): string {
   return [...words, "--agent", host, MARKER, ...(scope ? ["--scope", scope] : [])].map(shellQuote).join(" ");
-}
-
-/** The words of a POSIX command string as `sh` would split it, for the quoting we write (and plain words). */
-export function shellWords(command: string): string[] {
-  const words: string[] = [];
-  let cur = "";
-  let inWord = false;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (c === "'") {
-      const end = command.indexOf("'", i + 1);
-      if (end < 0) return [...words, cur + command.slice(i + 1)];
-      cur += command.slice(i + 1, end);
-      i = end;
-      inWord = true;
-    } else if (c === '"') {
-      const end = command.indexOf('"', i + 1);
-      if (end < 0) return [...words, cur + command.slice(i + 1)];
-      cur += command.slice(i + 1, end).replace(/\\(["\\$`])/g, "$1");
-      i = end;
-      inWord = true;
-    } else if (c === "\\" && i + 1 < command.length) {
-      cur += command[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(cur);
-      cur = "";
-      inWord = false;
-    } else {
-      cur += c;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(cur);
-  return words;
 }
 
 export class SettingsRefusal extends KbzError {

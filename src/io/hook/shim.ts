@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ensureRealDir, writeAtomic } from "../fs.ts";
-import { shellQuote, shellWords } from "./install.ts";
+import { shellQuote, shellWords } from "../../core/text/shell.ts";
 
 const HEADER = "#!/bin/sh\n# kbz's stop guard for agent hosts, written by `kbz hook install`: the hosts' hook files name this file, so\n# their command stays the same when kbz moves or is upgraded. Re-run `kbz hook install` to point it at another kbz.\n";
 

@@ -4,7 +4,8 @@
 // silently under `codex exec`).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { findOurs, readSettings, SettingsRefusal, shellWords, type OurHandler } from "./install.ts";
+import { findOurs, readSettings, SettingsRefusal, type OurHandler } from "./install.ts";
+import { shellWords } from "../../core/text/shell.ts";
 import { pluginCommand } from "./plugin.ts";
 import { shimTarget } from "./shim.ts";
 import { codexHome, HOST_NAMES, TARGETS, type HostName, type HostTarget, type Location } from "../../core/hook/targets.ts";

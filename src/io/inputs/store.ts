@@ -11,15 +11,13 @@
 // (io/trace.ts checkDir: it must be a directory inside the root).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { sha256Hex, sha256Stream } from "../../core/util/hash.ts";
+import { sha256Stream } from "../../core/util/hash.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { checkDeadline } from "../deadline.ts";
-import { writeAtomic } from "../fs.ts";
-import { withFileLock } from "../lock.ts";
+import { readRecordFile, realOf, recordFilePath, updateRecordFile } from "../recordFiles.ts";
 import { expandInputs } from "./expand.ts";
 
 export const INPUTS_DIR = path.join(".kbz", "inputs");
-const MAX_STORE_BYTES = 8 * 1024 * 1024;
 const CHUNK = 1024 * 1024;
 
 export interface InputRecord {
@@ -36,31 +34,14 @@ export interface InputStoreFile {
   gates: Record<string, InputRecord>;
 }
 
-function realOf(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
-
 export function inputStorePath(root: string, ledgerFile: string): string {
-  return path.join(root, INPUTS_DIR, `${sha256Hex(realOf(ledgerFile)).slice(0, 24)}.json`);
+  return recordFilePath(root, INPUTS_DIR, ledgerFile);
 }
 
 /** The ledger's records, or an empty store when there is none or it is unreadable. */
 export function readInputStore(root: string, ledgerFile: string): InputStoreFile {
-  const empty: InputStoreFile = { schema: 1, ledger: realOf(ledgerFile), gates: {} };
-  const file = inputStorePath(root, ledgerFile);
-  try {
-    const st = fs.lstatSync(file);
-    if (!st.isFile() || st.size > MAX_STORE_BYTES) return empty;
-    const v = JSON.parse(fs.readFileSync(file, "utf8"));
-    if (v?.schema !== 1 || typeof v.gates !== "object" || v.gates === null) return empty;
-    return { schema: 1, ledger: empty.ledger, gates: v.gates };
-  } catch {
-    return empty;
-  }
+  const gates = readRecordFile(inputStorePath(root, ledgerFile))?.gates ?? {};
+  return { schema: 1, ledger: realOf(ledgerFile), gates: gates as InputStoreFile["gates"] };
 }
 
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
@@ -129,9 +110,5 @@ export function digestInputs(root: string, cwd: string, inputs: string[]): { fil
 export async function recordInputs(root: string, ledgerFile: string, records: Record<string, InputRecord>): Promise<void> {
   if (Object.keys(records).length === 0) return;
   const file = inputStorePath(root, ledgerFile);
-  await withFileLock(root, file, () => {
-    const store = readInputStore(root, ledgerFile);
-    Object.assign(store.gates, records);
-    writeAtomic(file, JSON.stringify(store, null, 1) + "\n", { root, createParents: true });
-  });
+  await updateRecordFile(root, file, (current) => ({ schema: 1, ledger: realOf(ledgerFile), gates: { ...current?.gates, ...records } }));
 }

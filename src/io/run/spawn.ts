@@ -48,6 +48,50 @@ function shellArgs(shell: string, command: string): string[] {
   return /(^|[\\/])cmd(\.exe)?$/i.test(shell) ? ["/d", "/s", "/c", `"${command}"`] : ["-c", command];
 }
 
+/** Both streams' captured output under one byte budget; what passes the budget is counted, not kept. */
+class OutputBudget {
+  readonly chunks: { stdout: Uint8Array[]; stderr: Uint8Array[] } = { stdout: [], stderr: [] };
+  private bytes = 0;
+  overflow = false;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onOutput?: (chunk: Uint8Array) => void,
+  ) {}
+
+  /** Keep what fits of `chunk`; true the first time the budget is passed. */
+  capture(stream: "stdout" | "stderr", chunk: Uint8Array): boolean {
+    const remaining = this.maxBytes - this.bytes;
+    if (remaining > 0) {
+      const kept = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+      this.chunks[stream].push(kept);
+      this.onOutput?.(kept);
+    }
+    this.bytes += chunk.length;
+    if (this.bytes <= this.maxBytes || this.overflow) return false;
+    this.overflow = true;
+    return true;
+  }
+}
+
+/**
+ * Read a pipe to its end, which is what "close" means: every descendant that inherited it has
+ * exited or closed it. The reader is listed in `readers` so the cleanup can cancel it.
+ */
+async function pumpStream(body: ReadableStream<Uint8Array>, readers: { cancel(): Promise<void> }[], onChunk: (chunk: Uint8Array) => void): Promise<void> {
+  const reader = body.getReader();
+  readers.push(reader);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      onChunk(value);
+    }
+  } catch {
+    // cancelled by the cleanup
+  }
+}
+
 export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
   const maxBytes = req.maxBytes ?? MAX_OUTPUT_BYTES;
   const started = performance.now();
@@ -56,9 +100,7 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
   if (level.level === "pidns" && req.prefixOwnsPidNamespace) level = { ...level, level: "pgroup", warning: null };
   const container = contain([...(req.prefix ?? []), req.shell, ...shellArgs(req.shell, req.command)], level);
   return new Promise((done) => {
-    const chunks: { stdout: Uint8Array[]; stderr: Uint8Array[] } = { stdout: [], stderr: [] };
-    let bytes = 0;
-    let rawOverflow = false;
+    const output = new OutputBudget(maxBytes, req.onOutput);
     let timedOut = false;
     let killedGroup = false;
     let cleanup: string | null = null;
@@ -81,9 +123,9 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
         done({
           exitCode: killedGroup ? null : exitCode,
           signal: sig,
-          stdout: Buffer.concat(chunks.stdout),
-          stderr: Buffer.concat(chunks.stderr),
-          rawOverflow,
+          stdout: Buffer.concat(output.chunks.stdout),
+          stderr: Buffer.concat(output.chunks.stderr),
+          rawOverflow: output.overflow,
           timedOut,
           spawnError,
           cleanup,
@@ -132,35 +174,10 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
       );
     };
 
-    const capture = (stream: "stdout" | "stderr", chunk: Uint8Array) => {
-      const remaining = maxBytes - bytes;
-      if (remaining > 0) {
-        const kept = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
-        chunks[stream].push(kept);
-        req.onOutput?.(kept);
-      }
-      bytes += chunk.length;
-      if (bytes > maxBytes && !rawOverflow) {
-        rawOverflow = true;
-        stop();
-      }
-    };
-
-    // Reading both pipes to their end is what "close" means: every descendant that
-    // inherited them has exited or closed them.
-    const pump = async (stream: "stdout" | "stderr", body: ReadableStream<Uint8Array>) => {
-      const reader = body.getReader();
-      readers.push(reader);
-      try {
-        for (;;) {
-          const { done: end, value } = await reader.read();
-          if (end) return;
-          capture(stream, value);
-        }
-      } catch {
-        // cancelled by the cleanup
-      }
-    };
+    const pump = (stream: "stdout" | "stderr", body: ReadableStream<Uint8Array>) =>
+      pumpStream(body, readers, (chunk) => {
+        if (output.capture(stream, chunk)) stop();
+      });
     const leaderResult = () => [proc.exitCode, proc.signalCode === null ? null : String(proc.signalCode)] as const;
     void Promise.all([
       pump("stdout", proc.stdout as ReadableStream<Uint8Array>),

@@ -1,13 +1,11 @@
 // Which store a command uses: `--coordinator`, else KBZ_COORDINATOR, else "coordinator" in the
 // repository's .kbz/settings.json, else the files. Resolving costs one failed lstat when nothing is set.
 import { gitInert } from "../git.ts";
-import * as path from "node:path";
-import { FileProblemsError, KbzError } from "../../core/errors.ts";
+import { parseInteger } from "../../core/text/integer.ts";
+import { KbzError } from "../../core/errors.ts";
 import { isValidId } from "../../core/workspace/ids.ts";
-import { ReadError } from "../../core/errors.ts";
-import { readStable } from "../read.ts";
+import { readSettings, SETTINGS_FILE, settingsProblem } from "../settings.ts";
 
-export const SETTING_FILE = path.join(".kbz", "settings.json");
 export const DEFAULT_TTL = 30;
 const MIN_TTL = 2;
 const MAX_TTL = 3600;
@@ -34,33 +32,18 @@ interface Setting {
 /** A bad coordinator setting (flag, environment or file): exit 2 with the reason. */
 export class CoordinatorConfigError extends KbzError {
   constructor(message: string) {
-    super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTING_FILE}` });
+    super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTINGS_FILE}` });
   }
 }
 
-/** The "coordinator" entry of the repository's .kbz/settings.json (shared with the sandbox settings). */
+/** The "coordinator" entry of the repository's .kbz/settings.json (io/settings.ts reads the file). */
 function readSetting(root: string): Setting | null {
-  const file = path.join(root, SETTING_FILE);
-  let text: string;
-  try {
-    text = readStable(file, { label: "kbz settings", maxBytes: 64 * 1024, root }).toString("utf8");
-  } catch (e) {
-    if (!(e instanceof ReadError)) throw e;
-    if (e.code === "ENOENT") return null;
-    // The path is the error's field, never part of its message: the message is taken whole.
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: e.message }]);
-  }
+  const raw = readSettings(root);
+  if (raw === null) return null;
   const bad = (message: string): never => {
-    throw new FileProblemsError([{ file: SETTING_FILE, line: 1, message: `${message}; expected ${SHAPE}` }]);
+    throw settingsProblem(`${message}; expected ${SHAPE}`);
   };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return bad("not valid JSON");
-  }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return bad("must be a JSON object");
-  const c = (raw as Record<string, unknown>).coordinator;
+  const c = raw.coordinator;
   if (c === undefined) return null;
   if (typeof c === "string") return { url: c };
   if (typeof c !== "object" || c === null || Array.isArray(c)) return bad('"coordinator" must be a URL or an object');
@@ -73,8 +56,8 @@ function readSetting(root: string): Setting | null {
 }
 
 function parseTtl(v: string, where: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < MIN_TTL || n > MAX_TTL) throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
+  const n = parseInteger(v, MIN_TTL, MAX_TTL);
+  if (n === null) throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
   return n;
 }
 
@@ -106,12 +89,12 @@ export function resolveCoordinator(root: string, flag: string | undefined, env: 
     source = "setting";
   }
   if (url === undefined || url === "files") return { kind: "files" };
-  if (!url.startsWith("etcd://")) throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTING_FILE})`);
+  if (!url.startsWith("etcd://")) throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTINGS_FILE})`);
   if (setting === undefined) setting = readSetting(root);
   const ttl = env.KBZ_LEASE_TTL ? parseTtl(env.KBZ_LEASE_TTL, "KBZ_LEASE_TTL") : (setting?.ttl ?? DEFAULT_TTL);
   const repository = setting?.repository ?? gitIdentity(root);
   if (!repository) {
-    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTING_FILE} so every clone shares one namespace`);
+    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTINGS_FILE} so every clone shares one namespace`);
   }
   return { kind: "etcd", url, repository, ttl, source };
 }
