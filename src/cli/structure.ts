@@ -163,7 +163,8 @@ function plan(root: string, scope: string, requestFile: string, argv: StructureA
   else {
     out(`planned ${r.operation} as turn ${c.next.meta.turn}: ${describe(c.actions)}`);
     out(`complexity: ${c.complexity.groups} group(s), ${c.complexity.boundaryEdges} boundary edge(s), depth ${c.complexity.depth}`);
-    for (const line of groupWords(c.actions, c.next.rows)) out(line);
+    // Details on request: each group in words (why its members may run as one), then every group.
+    if (argv.details) for (const line of groupWords(c.actions, c.next.rows, c.next.meta.groups)) out(line);
     if (argv.details) for (const g of c.next.meta.groups) out(`  group ${g.join(", ")}`);
     out("independent check: ok (nothing written; apply with the same request file)");
     out(`apply raises the contract revision to ${c.revision}: every receipt of scope ${scope} becomes stale (kbz verify run re-accepts)`);
@@ -172,20 +173,20 @@ function plan(root: string, scope: string, requestFile: string, argv: StructureA
 }
 
 /** Each merge of the plan in words: why these members may run as one group (issue 30). */
-function groupWords(actions: Action[], rows: { id: string; state: string }[]): string[] {
+function groupWords(actions: Action[], rows: { id: string; state: string }[], groups: string[][]): string[] {
   const state = new Map(rows.map((r) => [r.id, r.state]));
+  const final = new Set(groups.map((g) => g.join("\0")));
   const lines: string[] = [];
   for (const a of actions) {
     if (a.action !== "group") continue;
     const members = (a as { members: string[] }).members;
+    // The groups the plan ends with, not the merges on the way; an all-VERIFIED group runs nothing.
+    if (!final.has(members.join("\0")) || members.every((m) => state.get(m) === "VERIFIED")) continue;
     const open = members.filter((m) => state.get(m) !== "VERIFIED");
     const done = members.filter((m) => state.get(m) === "VERIFIED");
-    const why = [
-      open.length > 1 ? `their unfinished work (${open.join(", ")}) is one dependency chain, run one after the other` : open.length === 1 ? `${open[0]} is the only unfinished member` : "no member is unfinished",
-      done.length > 0 ? `VERIFIED ${done.join(", ")} ${done.length === 1 ? "joins" : "join"} without work` : "",
-      "no other group lies between them",
-    ].filter(Boolean);
-    lines.push(`  group ${members.join(", ")}: ${why.join("; ")}`);
+    const why = open.length > 1 ? `one chain of unfinished ${open.join(", ")}` : open.length === 1 ? `only ${open[0]} unfinished` : "all VERIFIED";
+    const joined = done.length > 0 && open.length > 0 ? `, VERIFIED ${done.join(", ")}` : "";
+    lines.push(`  group ${members.join(", ")}: ${why}${joined}`);
   }
   return lines.length > 50 ? [...lines.slice(0, 50), `  … ${lines.length - 50} more (--json --details lists them)`] : lines;
 }
