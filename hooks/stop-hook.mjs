@@ -839,6 +839,17 @@ function applyDispatch(state, a, now) {
   validateDispatch(JSON.parse(serializeDispatch(next)));
   return { state: next, wave: w, event, line };
 }
+function applyDispatchAll(state, actions, now) {
+  if (actions.length === 0)
+    throw new DispatchActionError("no dispatch action to apply");
+  let t = null;
+  const events = [];
+  for (const a of actions) {
+    t = applyDispatch(t ? t.state : state, a, now);
+    events.push(t.event);
+  }
+  return { ...t, events };
+}
 function aggregateDispatch(s) {
   const agg = { resolved: [], blocking: [], abandoned: [], error: null, running: [] };
   for (const id of [...s.waves.keys()].sort()) {
@@ -2190,22 +2201,25 @@ function checkScopeDir(root, scope) {
   }
 }
 async function commitDispatch(root, scope, action, opts = {}) {
+  const actions = Array.isArray(action) ? action : [action];
   if (!isValidId(scope))
     throw new DispatchActionError(idMessage("scope"));
   checkScopeDir(root, scope);
   const file = dispatchPath(root, scope);
   const now = opts.now ?? (() => new Date);
-  applyDispatch(loadDispatch(root, scope).state, action, now());
+  applyDispatchAll(loadDispatch(root, scope).state, actions, now());
   const notes = [];
   const t = await withFileLock(root, file, () => {
     const { state } = loadDispatch(root, scope);
-    const next = applyDispatch(state, action, now());
+    const next = applyDispatchAll(state, actions, now());
     writeAtomic(file, serializeDispatch(next.state), { root, createParents: true, mode: 384 });
     return next;
   }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
   let auditWarning = null;
   try {
-    appendStatus(statusLogPath(root, scope), `${new Date().toISOString()} ${t.event}`);
+    const at = new Date().toISOString();
+    for (const event of t.events)
+      appendStatus(statusLogPath(root, scope), `${at} ${event}`);
   } catch (e) {
     auditWarning = `state transition committed; audit status append was skipped: ${escapeField(e.message, 500)}`;
   }
@@ -2960,8 +2974,10 @@ class EtcdStore {
       const read = await this.client.range(key);
       const kv = read.kvs[0];
       const state = kv ? loadText(kv.value).state : emptyDispatch();
-      const t = applyDispatch(state, action, now());
-      const r = await this.client.txn([kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }], [{ put: { key, value: serializeDispatch(t.state) } }, { put: { key: this.logKey(scope), value: statusLine(`${new Date().toISOString()} ${t.event}`).trimEnd() } }]);
+      const t = applyDispatchAll(state, Array.isArray(action) ? action : [action], now());
+      const at = new Date().toISOString();
+      const base = this.logKey(scope);
+      const r = await this.client.txn([kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }], [{ put: { key, value: serializeDispatch(t.state) } }, ...t.events.map((e, i) => ({ put: { key: `${base}${String(i).padStart(2, "0")}`, value: statusLine(`${at} ${e}`).trimEnd() } }))]);
       if (r.succeeded)
         return { ...t, auditWarning: null, notes: [] };
       await sleep(Math.floor(Math.random() * 20));
