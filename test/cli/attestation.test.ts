@@ -24,7 +24,8 @@ function approvedWorkspace() {
   const agentEnv = { ...env, CLAUDECODE: "1" };
   const store = env.UNLAZY_APPROVAL_DIR!;
   const agent = (...args: string[]) => kbz(args, { cwd: dir, env: agentEnv });
-  const status = () => agent("status");
+  // --all: status lists met gates too (by default it prints what is not met and the counts).
+  const status = () => agent("status", "--all");
   const hook = () => kbz(["hook", "stop"], { cwd: dir, env: agentEnv, input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: dir, hook_event_name: "Stop" }) }).stdout;
   const p = personRun(BIN, ["check", "--approve"], { cwd: dir, env });
   expect(p.code).toBe(0);
