@@ -226,6 +226,119 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
+// src/core/text/shell.ts
+function shellQuote(word) {
+  return /^[A-Za-z0-9@%_+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+// src/core/text/command.ts
+class Placeholder {
+  text;
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+class Optional {
+  value;
+  constructor(value) {
+    this.value = value;
+  }
+}
+
+class Attached {
+  value;
+  constructor(value) {
+    this.value = value;
+  }
+}
+function flagWords(name, value) {
+  if (value === undefined)
+    return [];
+  if (value === true)
+    return [`--${name}`];
+  if (value instanceof Optional)
+    return [`[${flagWords(name, value.value).join(" ")}]`];
+  if (value instanceof Attached)
+    return [`--${name}=${word(value.value)}`];
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => [`--${name}`, word(v)]);
+}
+function kbz(verb, ...args) {
+  const parts = ["kbz", verb];
+  for (const a of args) {
+    if (typeof a === "string" || a instanceof Placeholder)
+      parts.push(word(a));
+    else
+      for (const [name, value] of Object.entries(a))
+        parts.push(...flagWords(name, value));
+  }
+  return parts.join(" ");
+}
+var SCOPE_ACTION, WAVE, STRUCTURE, VERIFY, HOOK, VERB_FLAGS, word = (w) => w instanceof Placeholder ? w.text : shellQuote(w);
+var init_command = __esm(() => {
+  SCOPE_ACTION = ["scope", "root", "leaf", "json", "coordinator"];
+  WAVE = ["scope", "root", "wave", "json"];
+  STRUCTURE = ["scope", "root", "json", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"];
+  VERIFY = ["root", "json", "inputs", "closed", "env", "approve", "reviewed", "cwd", "portable"];
+  HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "json"];
+  VERB_FLAGS = {
+    status: ["scope", "root", "all", "json"],
+    lint: ["scope", "root", "strict", "probe", "approve", "json"],
+    check: ["scope", "root", "reverify", "stale", "approve", "probe", "status", "verbose", "json", "jobs", "timeout", "sandbox", "shell", "cwd"],
+    approve: ["scope", "root", "json", "verbose"],
+    approvals: [],
+    "approvals list": ["json"],
+    "approvals revoke": ["json"],
+    "approvals prune": ["json"],
+    "approvals explain": ["json"],
+    "approvals policy": ["json"],
+    scope: [],
+    "scope list": ["root", "json"],
+    "scope claim": SCOPE_ACTION,
+    "scope release": [...SCOPE_ACTION, "invalid"],
+    "scope log": ["scope", "root", "json"],
+    "scope bind": ["scope", "root", "json"],
+    wave: [],
+    "wave open": [...WAVE, "leaf"],
+    "wave start": [...WAVE, "leaf", "handle"],
+    "wave seal": WAVE,
+    "wave return": [...WAVE, "leaf"],
+    "wave abandon": [...WAVE, "reason"],
+    "wave status": WAVE,
+    "wave list": ["scope", "root", "json"],
+    next: ["scope", "root", "slots", "launch", "handle", "wave", "details", "json", "policy"],
+    plan: [],
+    "plan add": ["scope", "root", "owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave", "json"],
+    "plan set": ["scope", "root", "json"],
+    advance: ["scope", "root", "leaf", "approve", "slots", "timeout", "verbose", "json"],
+    verify: [],
+    "verify run": VERIFY,
+    "verify audit": VERIFY,
+    "verify explain": VERIFY,
+    structure: [],
+    "structure plan": STRUCTURE,
+    "structure apply": STRUCTURE,
+    "structure regroup": STRUCTURE,
+    "structure recover": STRUCTURE,
+    "structure check": STRUCTURE,
+    hook: [],
+    "hook install": HOOK,
+    "hook status": HOOK,
+    "hook stop": HOOK,
+    doctor: ["agent", "json"],
+    skill: [],
+    "skill install": ["global", "agent", "json"],
+    init: ["scope", "root", "json"],
+    sign: ["evidence", "replace", "root", "json"],
+    dash: ["scope", "root", "slots"],
+    demo: [],
+    coordinator: [],
+    "coordinator status": ["root", "json"],
+    "coordinator import": ["scope", "root", "json"],
+    "coordinator export": ["scope", "root", "json"]
+  };
+});
+
 // src/io/deadline.ts
 function withDeadline(ms, seconds, fn) {
   if (bound)
@@ -884,16 +997,17 @@ var init_waves = __esm(() => {
   init_ids();
   init_sanitize();
   init_errors();
+  init_command();
   DispatchStateError = class DispatchStateError extends KbzError {
     wave;
     constructor(message, wave = null, line = 1, file) {
-      super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
+      super(message, { code: "dispatch-state", file, line, hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)` });
       this.wave = wave;
     }
   };
   DispatchActionError = class DispatchActionError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "dispatch-refused", file, hint: "kbz wave list shows each wave's state" });
+      super(message, { code: "dispatch-refused", file, hint: `${kbz("wave list")} shows each wave's state` });
     }
   };
   STATES = ["open", "sealed", "complete", "abandoned"];
@@ -1026,7 +1140,7 @@ function attestationRecord(file, gateId, kind, s) {
 function attestationReason(v, kind) {
   if (v.status === "valid")
     return null;
-  const hint = kind === "sign" ? "a person signs it with kbz sign in a terminal" : "run kbz check --reverify";
+  const hint = kind === "sign" ? `a person signs it with ${kbz("sign")} in a terminal` : `run ${kbz("check", { reverify: true })}`;
   if (v.status === "stale") {
     const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
     return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
@@ -1079,13 +1193,13 @@ function inputsReason(record, g, world, file) {
   const ask = (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined;
   const first = verify(record, { digest: ask });
   if (first.status === "missing")
-    return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+    return `STALE (no input digest recorded for this evidence; run ${kbz("check", { reverify: true })})`;
   if (first.status === "stale" && first.changed.includes("INPUTS"))
     return "STALE (INPUTS changed since the pass)";
   const recorded = record.detail.cwd;
   const cwd = world.checkDir(recorded);
   if (cwd === null)
-    return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+    return `STALE (the recorded CHECK directory is not inside the repository; run ${kbz("check", { reverify: true })})`;
   const now = world.inputs(cwd, inputs, file);
   if (now.refusal)
     return `STALE (${now.refusal})`;
@@ -1120,6 +1234,7 @@ var init_trace = __esm(() => {
   init_digest();
   init_hash();
   init_inside();
+  init_command();
   VALID = Object.freeze({ status: "valid" });
 });
 
@@ -1674,6 +1789,7 @@ var init_snapshot = __esm(() => {
   init_parse();
   init_state();
   init_inside();
+  init_command();
   init_waves();
 });
 
@@ -4855,6 +4971,7 @@ import * as path30 from "node:path";
 // src/core/hook/decide.ts
 init_digest();
 init_sanitize();
+init_command();
 var MAX_BLOCKS = 6;
 var PREFIX = "kbz";
 function where(scope) {
@@ -4954,14 +5071,14 @@ function decideStop(a, guard) {
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {
   const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
   if (guard.ok && guard.blocks > MAX_BLOCKS)
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
-  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.` };
 }
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
@@ -4998,7 +5115,7 @@ function waitingOnWave(a, guard, running) {
   const outstanding = [...a.invalid, ...a.unmet];
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` + `Wait for them and take their results (kbz wave return) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`
+    reason: `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` + `Wait for them and take their results (${kbz("wave return")}) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`
   };
 }
 

@@ -38,6 +38,7 @@ import { gateDigest } from "./ledger/digest.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
 import { sha256Hex } from "./util/hash.ts";
 import { ledgerBase } from "./workspace/inside.ts";
+import { kbz } from "./text/command.ts";
 import * as path from "node:path";
 
 export type Digests = Readonly<Record<string, string>>;
@@ -285,7 +286,7 @@ export function attestationRecord(file: string, gateId: string, kind: "pass" | "
 /** Status's words for a met gate whose attestation does not hold (null when it does). */
 export function attestationReason(v: TraceVerdict, kind: "pass" | "sign"): string | null {
   if (v.status === "valid") return null;
-  const hint = kind === "sign" ? "a person signs it with kbz sign in a terminal" : "run kbz check --reverify";
+  const hint = kind === "sign" ? `a person signs it with ${kbz("sign")} in a terminal` : `run ${kbz("check", { reverify: true })}`;
   if (v.status === "stale") {
     const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
     return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
@@ -384,11 +385,11 @@ export function inputsReason(record: TraceRecord | undefined, g: Gate, world: Wo
   const ask = (n: string) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined);
   // Key and declaration first: a record of another pass or another INPUTS line hashes nothing.
   const first = verify(record, { digest: ask });
-  if (first.status === "missing") return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (first.status === "missing") return `STALE (no input digest recorded for this evidence; run ${kbz("check", { reverify: true })})`;
   if (first.status === "stale" && first.changed.includes("INPUTS")) return "STALE (INPUTS changed since the pass)";
   const recorded = (record!.detail as { cwd: string }).cwd;
   const cwd = world.checkDir(recorded);
-  if (cwd === null) return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+  if (cwd === null) return `STALE (the recorded CHECK directory is not inside the repository; run ${kbz("check", { reverify: true })})`;
   const now = world.inputs(cwd, inputs, file);
   if (now.refusal) return `STALE (${now.refusal})`;
   const prefix = inputFileName(recorded, "");
