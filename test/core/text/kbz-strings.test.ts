@@ -57,7 +57,6 @@ const KNOWN = new Set<string>([
   "ops/approve.ts",
   "ops/init.ts",
   "ops/launch.ts",
-  "ops/policy.ts",
   "ops/refresh.ts",
   "ops/sign.ts",
   "ops/verify.ts",
