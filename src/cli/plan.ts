@@ -50,7 +50,8 @@ function list(flag: string, raw: string | undefined): string[] {
   return items;
 }
 
-function globs(flag: string, raw: string | undefined, required: boolean): string[] {
+/** A comma-separated list of path globs relative to the root (plan add's --owns, structure split's parts). */
+export function globs(flag: string, raw: string | undefined, required: boolean): string[] {
   const items = list(flag, raw);
   if (required && items.length === 0) throw new UsageError(`--${flag}: expected at least one path glob relative to the root (e.g. src/feature/**)`);
   return pathList(items, `--${flag}`, (m) => {

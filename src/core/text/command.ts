@@ -6,6 +6,7 @@ import { shellQuote } from "./shell.ts";
 
 export const VERB_FLAGS = {
   advance: ["scope", "root", "leaf"],
+  approve: ["scope", "root"],
   check: ["scope", "root", "reverify", "probe"],
   next: ["scope", "root"],
   "scope claim": ["scope", "root", "leaf"],
