@@ -40,8 +40,9 @@ const HANDOFFS = ["report", "accept", "resume", "reject"];
 const ACTIONS = [...EVENTS, "regroup", "split", "recover", "check", ...HANDOFFS];
 const MAX_ERROR = 800;
 
-const HELP = `Actions: plan|apply --request FILE (plan writes nothing), regroup, split,
-recover (a crashed apply), check [--final], report, accept|resume|reject --operation OP.
+const HELP = `Actions:
+  plan|apply --request FILE (plan writes nothing), regroup, split, recover (a crashed
+  apply), check [--final], report, accept|resume|reject --operation OP
   kbz structure regroup 2.3 3.1   merge their groups (never VERIFIED)
   kbz structure split 5 --into 'src/5/a/**' 'src/5/b/**'   5.1, 5.2 own those
 Formats: skill/references/structure.md. Exit: 0 done/STRUCTURE_OK;

@@ -4,6 +4,7 @@
 // ledger like `kbz plan add` writes; the children are independent of each other. Refusals name
 // the leaf and what to do (the planner then checks everything again). Pure: the model in, data out.
 import { leafLedger } from "../plan/edit.ts";
+import { kbz } from "../text/command.ts";
 import { conflicts } from "../schedule/conflicts.ts";
 import { contains } from "./handoff.ts";
 import { fail, type Model, type TaskRow } from "./model.ts";
@@ -22,7 +23,7 @@ const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, 
 /** The named split of `parentId` into `parts` (each a list of OWNS globs), or why it is refused. */
 export function namedSplit(model: Model, parentId: string, parts: string[][]): NamedSplit {
   const parent = model.rows.find((r) => r.id === parentId);
-  if (!parent) fail(`split: unknown task ${parentId} (kbz status --scope ${model.scope} --all lists the leaves)`);
+  if (!parent) fail(`split: unknown task ${parentId} (${kbz("status", { scope: model.scope, all: true })} lists the leaves)`);
   const existing = model.meta.splits.find((s) => s.parent === parentId);
   if (existing) {
     const children = existing.children.map((id) => ({ id, owns: model.rows.find((r) => r.id === id)?.owns ?? [] }));
@@ -73,10 +74,10 @@ function refuseUnsafe(model: Model, parent: TaskRow): void {
   if (parent.state === "VERIFIED") fail(`split never splits VERIFIED work: ${id} is VERIFIED`);
   const leased = model.leases.some((l) => l.scope === model.scope && l.leaf === `leaf-${id}`);
   if (parent.state === "IN-FLIGHT" || model.active.includes(id) || leased) {
-    fail(`split: ${id} is ${parent.state === "IN-FLIGHT" ? "IN-FLIGHT" : "active or leased"}; its worker reports the parts instead (kbz structure report, skill/references/structure.md)`);
+    fail(`split: ${id} is ${parent.state === "IN-FLIGHT" ? "IN-FLIGHT" : "active or leased"}; its worker reports the parts instead (${kbz("structure report")}, skill/references/structure.md)`);
   }
   if (parent.state !== "READY" && parent.state !== "WAITING") fail(`split: ${id} is ${parent.state}; only a READY or WAITING leaf splits`);
-  if (model.declared.includes(id)) fail(`split: ${id} was launched in a wave before; a launched leaf splits only through its worker's report (kbz structure report)`);
+  if (model.declared.includes(id)) fail(`split: ${id} was launched in a wave before; a launched leaf splits only through its worker's report (${kbz("structure report")})`);
   if (parent.access.resourceWrites.length > 0) {
     fail(`split: ${id} writes resources ${parent.access.resourceWrites.join(", ")}; say which part writes them in a request file (skill/references/structure.md)`);
   }

@@ -55,6 +55,7 @@ export const VERB_FLAGS = {
   "structure apply": STRUCTURE,
   "structure regroup": STRUCTURE,
   "structure split": STRUCTURE,
+  "structure report": STRUCTURE,
   "structure recover": STRUCTURE,
   "structure check": STRUCTURE,
   hook: [],
