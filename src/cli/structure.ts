@@ -12,7 +12,7 @@ import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { emit, envelope, fail, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { err, out } from "./output.ts";
-import { globs } from "./plan.ts";
+import { globs } from "./options.ts";
 import { kbz } from "../core/text/command.ts";
 import { leafLedgerPath } from "../ops/dispatch.ts";
 
