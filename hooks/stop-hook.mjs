@@ -220,7 +220,7 @@ var SCOPE_ACTION, WAVE, STRUCTURE, VERIFY, HOOK, VERB_FLAGS, word = (w) => w ins
 var init_command = __esm(() => {
   SCOPE_ACTION = ["scope", "root", "leaf", "json", "coordinator"];
   WAVE = ["scope", "root", "wave", "json"];
-  STRUCTURE = ["scope", "root", "json", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"];
+  STRUCTURE = ["scope", "root", "json", "into", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"];
   VERIFY = ["root", "json", "inputs", "closed", "env", "approve", "reviewed", "cwd", "portable"];
   HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "json"];
   VERB_FLAGS = {
@@ -261,6 +261,8 @@ var init_command = __esm(() => {
     "structure plan": STRUCTURE,
     "structure apply": STRUCTURE,
     "structure regroup": STRUCTURE,
+    "structure split": STRUCTURE,
+    "structure report": STRUCTURE,
     "structure recover": STRUCTURE,
     "structure check": STRUCTURE,
     hook: [],
