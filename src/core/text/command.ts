@@ -8,7 +8,7 @@ import { shellQuote } from "./shell.ts";
 
 const SCOPE_ACTION = ["scope", "root", "leaf", "json", "coordinator"] as const;
 const WAVE = ["scope", "root", "wave", "json"] as const;
-const STRUCTURE = ["scope", "root", "json", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"] as const;
+const STRUCTURE = ["scope", "root", "json", "into", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"] as const;
 const VERIFY = ["root", "json", "inputs", "closed", "env", "approve", "reviewed", "cwd", "portable"] as const;
 const HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "json"] as const;
 
@@ -54,6 +54,8 @@ export const VERB_FLAGS = {
   "structure plan": STRUCTURE,
   "structure apply": STRUCTURE,
   "structure regroup": STRUCTURE,
+  "structure split": STRUCTURE,
+  "structure report": STRUCTURE,
   "structure recover": STRUCTURE,
   "structure check": STRUCTURE,
   hook: [],
