@@ -1517,6 +1517,69 @@ function oracleReason(record, g, world, file) {
   });
   return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
 }
+function decodeAttestation(v) {
+  if (typeof v !== "string")
+    return null;
+  if (v.length === 32)
+    return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
+  const [evidence, inputs, oracle] = v.split(" ");
+  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
+}
+function metListDigest(gates) {
+  let text = `kbz.attested-list.v1
+`;
+  for (const g of gates)
+    text += `${g.id}
+${g.kind}
+${g.evidence}
+${g.inputs}
+${g.oracle}
+`;
+  return sha256Hex(text).slice(0, 32);
+}
+function passRecordsByGate(records) {
+  if (!records || records.length === 0)
+    return null;
+  const out = new Map;
+  for (const r of records) {
+    if (r.kind !== "inputs" && r.kind !== "oracle")
+      continue;
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = out.get(id);
+    if (list)
+      list.push(r);
+    else
+      out.set(id, [r]);
+  }
+  return out;
+}
+function passRecordNow(byGate, g, kind) {
+  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
+  return r ? recordDigest(r) : NO_RECORD;
+}
+function metGateOf(g, byGate) {
+  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: passRecordNow(byGate, g, "inputs"), oracle: passRecordNow(byGate, g, "oracle") };
+}
+function unattestedGates(file, met, attested, records) {
+  const out = new Map;
+  if (met.length === 0)
+    return out;
+  const byGate = passRecordsByGate(records);
+  if (attested?.all !== undefined && attested.all === metListDigest(met.map((g) => metGateOf(g, byGate))))
+    return out;
+  for (const g of met) {
+    const kind = isRunnable(g) ? "pass" : "sign";
+    const stored = attested ? decodeAttestation(attested.gates[g.id]) : null;
+    const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
+    const v = verify(record, {
+      digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? passRecordNow(byGate, g, n) : undefined
+    });
+    const reason = attestationReason(v, kind);
+    if (reason !== null)
+      out.set(g.id, reason);
+  }
+  return out;
+}
 var VALID, ORACLE_FILES_SET = "oracle-files", NO_RECORD = "-";
 var init_trace = __esm(() => {
   init_digest();
@@ -2046,7 +2109,7 @@ function ledgerEntry(file, root, decoded, parse = parseLedger) {
     unreadable: false
   };
 }
-function buildSnapshot(target, ledgers, dispatch, trace) {
+function buildSnapshot(target, ledgers, dispatch, trace, attested) {
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -2069,8 +2132,21 @@ function buildSnapshot(target, ledgers, dispatch, trace) {
         view.vacuous = hidden;
       gates.push(view);
     }
+    if (attested)
+      unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace);
   }
   return { target, ledgers, gates, problems, dispatch };
+}
+function unattest(views, file, attested, trace) {
+  const met = views.filter((v) => v.state === "met");
+  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file));
+  for (const v of met) {
+    const reason = reasons.get(v.gate.id);
+    if (reason === undefined)
+      continue;
+    v.state = "unattested";
+    v.reason = reason;
+  }
 }
 var init_snapshot = __esm(() => {
   init_trace();
@@ -3218,14 +3294,6 @@ function realOf2(p) {
 function attestDir(store, root) {
   return path18.join(store, "kbz", "attest", key24(realOf2(root)));
 }
-function decodeAttestation(v) {
-  if (typeof v !== "string")
-    return null;
-  if (v.length === 32)
-    return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
-  const [evidence, inputs, oracle] = v.split(" ");
-  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
-}
 function macOf(secret, body) {
   return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
 }
@@ -3259,18 +3327,6 @@ function parse(text) {
 function readSealed(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
   return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
-}
-function metListDigest(gates) {
-  let text = `kbz.attested-list.v1
-`;
-  for (const g of gates)
-    text += `${g.id}
-${g.kind}
-${g.evidence}
-${g.inputs}
-${g.oracle}
-`;
-  return sha256Hex(text).slice(0, 32);
 }
 function recordedGates(f) {
   return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
@@ -3360,78 +3416,38 @@ function removedGates(snap, atts, realFile) {
   }
   return out;
 }
-function recordsByGate(records) {
-  if (!records || records.length === 0)
+function readAttestations(root, env = process.env) {
+  const store = approvalDirFor(env);
+  if (readPolicy(store) !== "person")
     return null;
+  return readRootAttestations(store, root);
+}
+function attestationsOf(target, atts) {
+  if (atts === null)
+    return null;
+  if (target.mode !== "explicit")
+    return atts.ledgers;
   const out = new Map;
-  for (const r of records) {
-    if (r.kind !== "inputs" && r.kind !== "oracle")
-      continue;
-    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
-    const list = out.get(id);
-    if (list)
-      list.push(r);
-    else
-      out.set(id, [r]);
+  for (const f of target.files) {
+    const rec = atts.ledgers.get(realOf3(f));
+    if (rec)
+      out.set(f, rec);
   }
   return out;
 }
-function recordNow(byGate, g, kind) {
-  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
-  return r ? recordDigest(r) : NO_RECORD;
-}
-function metGate(g, byGate) {
-  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: recordNow(byGate, g, "inputs"), oracle: recordNow(byGate, g, "oracle") };
-}
-function unattestedReason(file, g, rec, byGate) {
-  const kind = isRunnable(g) ? "pass" : "sign";
-  const stored = rec ? decodeAttestation(rec.gates[g.id]) : null;
-  const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
-  const v = verify(record, {
-    digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? recordNow(byGate, g, n) : undefined
-  });
-  return attestationReason(v, kind);
-}
-function markAttestations(snap, trace, env = process.env) {
-  const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person")
+function markRemoved(snap, atts) {
+  if (atts === null)
     return;
-  const atts = readRootAttestations(store, snap.target.root);
   const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
-  const metByFile = new Map;
-  for (const v of snap.gates) {
-    if (v.state !== "met")
-      continue;
-    const list = metByFile.get(v.file);
-    if (list)
-      list.push(v);
-    else
-      metByFile.set(v.file, [v]);
-  }
-  for (const [file, met] of metByFile) {
-    const rec = atts.ledgers.get(realFile(file));
-    const byGate = recordsByGate(trace.records.get(file));
-    if (rec?.all !== undefined && rec.all === metListDigest(met.map((v) => metGate(v.gate, byGate))))
-      continue;
-    for (const v of met) {
-      const reason = unattestedReason(file, v.gate, rec, byGate);
-      if (reason === null)
-        continue;
-      v.state = "unattested";
-      v.reason = reason;
-    }
-  }
   const removed = removedGates(snap, atts, realFile);
   if (removed.length > 0)
     snap.removed = removed;
 }
 var init_attested = __esm(() => {
-  init_trace();
   init_approval();
   init_attest();
   init_parse();
   init_personal();
-  init_trace2();
 });
 
 // src/io/read.ts
@@ -3566,9 +3582,10 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const trace = readTrace(target.root, target.files, { real: !constrained });
-  const snap = buildSnapshot(target, ledgers, dispatch, trace);
+  const atts = readAttestations(target.root);
+  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markFailures(target.root, snap.gates);
-  markAttestations(snap, trace);
+  markRemoved(snap, atts);
   return snap;
 }
 function loadDispatch(root, scope) {
