@@ -1,6 +1,7 @@
 // Text renderings shared by several verbs (status, check, verify, dash, the default verb). Each
 // returns or prints lines; the JSON side is the envelope (envelope.ts).
 import type { ApprovalItem, CheckResult, RunReport } from "../ops/check.ts";
+import { kbz } from "../core/text/command.ts";
 import * as path from "node:path";
 import type { BoundOracle } from "../core/run/oracle.ts";
 import { cwdShown, pathFacts, sandboxLine, shortSignature } from "../core/run/show.ts";
@@ -34,7 +35,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false, all 
     }
   }
   for (const r of receipts?.receipts ?? []) {
-    if (r.issue) out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (kbz verify explain ${r.ledger})`);
+    if (r.issue) out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (${kbz("verify explain", r.ledger)})`);
   }
   for (const item of snap.dispatch?.blocking ?? []) out(`  ${"UNMET".padEnd(11)} ${item}`);
   for (const item of snap.removed ?? []) out(`  ${"REMOVED".padEnd(11)} ${item.replace(" REMOVED (", " (")}`);
