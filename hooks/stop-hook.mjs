@@ -993,7 +993,7 @@ function oracleRecord(file, gateId, s) {
     depends,
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
-    detail: { signature: s.signature }
+    detail: s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : { signature: s.signature }
   };
 }
 function evidenceCwd(evidence) {
@@ -1105,7 +1105,7 @@ function oracleReason(record, g, world, file) {
   const key = gateKey(g);
   if (verify(record, key).status === "missing")
     return null;
-  const now = world.oracle(file, g, evidenceCwd(g.evidence));
+  const now = world.oracle(file, g, evidenceCwd(g.evidence), record);
   if ("error" in now && typeof now.error === "string")
     return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now;
@@ -3509,7 +3509,7 @@ function tokenize(command) {
       flush();
       out.push({ op: "`" });
     } else {
-      const op = OPERATORS.find((o) => command.startsWith(o, i));
+      const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => command.startsWith(o, i)) : undefined;
       if (op && !(op === "{" || op === "}")) {
         flush();
         out.push({ op });
@@ -3762,10 +3762,11 @@ function packageManager(pm, args, dir, out, depth, file) {
   script(verb);
   return dir;
 }
-var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join17 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var OPERATORS, OPERATOR_START, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join17 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 var init_oracle_files = __esm(() => {
   OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
 `, "{", "}"];
+  OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
   INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
   SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
   WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
@@ -3806,8 +3807,73 @@ var init_oracle_files = __esm(() => {
   PYTHON = /^python(\d+(\.\d+)?)?$/;
 });
 
-// src/io/oracle/digest.ts
+// src/io/oracle/identity.ts
 import * as fs12 from "node:fs";
+import * as path20 from "node:path";
+function identityOf(st) {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+function keepsCtime(path, dev) {
+  let ok = fsTrusted.get(dev);
+  if (ok === undefined) {
+    try {
+      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs12.statfsSync(path).type));
+    } catch {
+      ok = false;
+    }
+    fsTrusted.set(dev, ok);
+  }
+  return ok;
+}
+function hashedIdentity(path, fd, before) {
+  const after = fs12.fstatSync(fd, { bigint: true });
+  const id = identityOf(after);
+  if (id !== identityOf(before))
+    return null;
+  if (BigInt(Date.now()) * 1000000n - after.ctimeNs < BigInt(RACY_MS) * 1000000n)
+    return null;
+  return keepsCtime(path, after.dev) ? id : null;
+}
+function rememberHashed(abs, digest, identity) {
+  if (identity)
+    seen.set(abs, { digest, identity });
+  else
+    seen.delete(abs);
+}
+function currentIdentity(abs) {
+  try {
+    const st = fs12.statSync(abs, { bigint: true });
+    return st.isFile() ? identityOf(st) : null;
+  } catch {
+    return null;
+  }
+}
+function recordedFiles(detail, depends, gate, cwd, root, identityNow) {
+  const d = detail;
+  if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object")
+    return null;
+  const files = {};
+  for (const [name, digest] of Object.entries(depends)) {
+    if (!name.startsWith("oracle:"))
+      continue;
+    const key = name.slice("oracle:".length);
+    const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
+    if (typeof identity !== "string" || identityNow(path20.isAbsolute(key) ? key : path20.join(root, key)) !== identity)
+      return null;
+    files[key] = digest;
+  }
+  return files;
+}
+var RACY_MS = 2000, KEEPS_CTIME, fsTrusted, seen;
+var init_identity = __esm(() => {
+  init_oracle_files();
+  KEEPS_CTIME = new Set([61267, 1481003842, 2435016766, 16914836, 2035054128, 801189825, 4076150800, 3393526350]);
+  fsTrusted = new Map;
+  seen = new Map;
+});
+
+// src/io/oracle/digest.ts
+import * as fs13 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 function hasher2() {
   const bun = globalThis.Bun;
@@ -3819,7 +3885,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs12.openSync(abs, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
+    fd = fs13.openSync(abs, fs13.constants.O_RDONLY | (fs13.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -3829,26 +3895,28 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs12.fstatSync(fd);
+    const st = fs13.fstatSync(fd, { bigint: true });
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
       return { state: "special" };
     const h = hasher2();
-    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, st.size)));
+    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, Number(st.size))));
     let size = 0;
     for (;; ) {
-      const n = fs12.readSync(fd, buf, 0, buf.length, null);
+      const n = fs13.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
       size += n;
     }
-    return { sha256: h.digest("hex"), size };
+    const sha256 = h.digest("hex");
+    rememberHashed(abs, sha256, hashedIdentity(abs, fd, st));
+    return { sha256, size };
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs12.closeSync(fd);
+    fs13.closeSync(fd);
   }
 }
 function digestText(d) {
@@ -3856,21 +3924,13 @@ function digestText(d) {
 }
 var MAX_ORACLE_FILE_BYTES, CHUNK2;
 var init_digest2 = __esm(() => {
+  init_identity();
   MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
   CHUNK2 = 1024 * 1024;
 });
 
 // src/io/oracle/env.ts
-function boundEnv(env, declared) {
-  const out = {};
-  for (const name of [...declared ?? []].sort())
-    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
-  for (const name of KBZ_BOUND_ENV)
-    if (env[name] !== undefined && !(name in out))
-      out[name] = sha256Hex(`${name}=${env[name]}`);
-  return out;
-}
-var ALLOWED_ENV, KBZ_PASSED_ENV, KBZ_BOUND_ENV, allowed;
+var ALLOWED_ENV, KBZ_PASSED_ENV, allowed;
 var init_env = __esm(() => {
   init_hash();
   ALLOWED_ENV = [
@@ -3899,28 +3959,27 @@ var init_env = __esm(() => {
     "TMP"
   ];
   KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"];
-  KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
   allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
 });
 
 // src/io/oracle/binding.ts
-import * as fs13 from "node:fs";
-import * as path20 from "node:path";
+import * as fs14 from "node:fs";
+import * as path21 from "node:path";
 function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path20.relative(root, abs).split(path20.sep).join("/") : abs;
+  return isInside(root, abs) && abs !== root ? path21.relative(root, abs).split(path21.sep).join("/") : abs;
 }
 function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path20.join(env.HOME ?? "/", p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path21.join(env.HOME ?? "/", p.slice(1)) : p;
 }
 function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path20.dirname(d)) {
-    const candidate = path20.join(d, "package.json");
+  for (let d = dir;; d = path21.dirname(d)) {
+    const candidate = path21.join(d, "package.json");
     try {
-      if (fs13.statSync(candidate).isFile())
+      if (fs14.statSync(candidate).isFile())
         return candidate;
     } catch {}
-    if (d === root || !isInside(root, d) || path20.dirname(d) === d)
-      return path20.join(dir, "package.json");
+    if (d === root || !isInside(root, d) || path21.dirname(d) === d)
+      return path21.join(dir, "package.json");
   }
 }
 function readScripts(file, cache) {
@@ -3928,15 +3987,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs13.openSync(file, fs13.constants.O_RDONLY | (fs13.constants.O_NONBLOCK ?? 0));
+    const fd = fs14.openSync(file, fs14.constants.O_RDONLY | (fs14.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs13.fstatSync(fd);
+      const st = fs14.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs13.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs14.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs13.closeSync(fd);
+      fs14.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -3953,21 +4012,21 @@ function declaredFiles(req, add) {
   for (const glob of globs) {
     const wild = /[*?]/.test(glob);
     if (!wild) {
-      const abs = path20.resolve(req.cwd, glob);
+      const abs = path21.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs13.lstatSync(abs);
+        st = fs14.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs13.realpathSync(abs);
+          real = fs14.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs13.statSync(real);
+        st = fs14.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -3984,24 +4043,27 @@ function declaredFiles(req, add) {
     if (found.truncated)
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
-      const abs = path20.join(req.cwd, rel);
-      const size = fs13.lstatSync(abs).size;
+      const abs = path21.join(req.cwd, rel);
+      const size = fs14.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
     }
   }
 }
-function oracleBinding(req) {
+function oracleFiles(req) {
+  return boundFiles(req).files;
+}
+function boundFiles(req) {
   const items = new Map;
   const runners = new Set;
-  const packages = new Map;
+  const packages = req.packages ?? new Map;
   const addFile = (abs, via) => {
     const key = keyOf(req.root, abs);
     if (items.has(key))
       return;
     const compute = () => digestText(fileDigest(abs));
-    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute) : compute(), via, abs });
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
   };
   const visit = (command, dir, depth) => {
     const found = oracleRefs(command, dir);
@@ -4012,10 +4074,10 @@ function oracleBinding(req) {
   };
   const visitRef = (ref, depth) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path20.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      addFile(path21.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
       return;
     }
-    const pkg = packageJsonFor(req.root, path20.resolve(req.cwd, ref.dir));
+    const pkg = packageJsonFor(req.root, path21.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
     for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
@@ -4026,7 +4088,7 @@ function oracleBinding(req) {
       const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path20.dirname(pkg), depth + 1);
+        visit(text, path21.dirname(pkg), depth + 1);
     }
   };
   if (req.gate.check)
@@ -4036,11 +4098,7 @@ function oracleBinding(req) {
   const files = {};
   for (const i of sorted)
     files[i.key] = i.digest;
-  const env = boundEnv(req.env, req.gate.env);
-  return { files, env, signature: bindingSignature(files, env), items: sorted, runners: [...runners] };
-}
-function bindingSignature(files, env) {
-  return sha256Hex(JSON.stringify({ files, env }));
+  return { files, items: sorted, runners: [...runners] };
 }
 var OracleError, MAX_SCRIPT_DEPTH = 4;
 var init_binding = __esm(() => {
@@ -4059,12 +4117,12 @@ var init_binding = __esm(() => {
 });
 
 // src/io/trace.ts
-import * as fs14 from "node:fs";
-import * as path21 from "node:path";
+import * as fs15 from "node:fs";
+import * as path22 from "node:path";
 function storeFiles(dir, files, real) {
   let listed;
   try {
-    listed = fs14.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+    listed = fs15.readdirSync(dir).filter((n) => STORE_NAME.test(n));
   } catch {
     return [];
   }
@@ -4076,7 +4134,7 @@ function storeFiles(dir, files, real) {
     const name = recordFileName(real ? realOf(ledger) : ledger);
     if (!present.has(name))
       continue;
-    const records = readRecordFile(path21.join(dir, name));
+    const records = readRecordFile(path22.join(dir, name));
     if (records)
       out.push([ledger, records.gates]);
   }
@@ -4095,27 +4153,45 @@ class DigestWalk {
     this.explicit = explicit;
     this.realRoot = realOf(root);
   }
-  oracle(file, gate, ranIn = null) {
+  oracle(file, gate, ranIn = null, record) {
     const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path21.resolve(base, gate.cwd) : base;
+    const dir = gate.cwd ? path22.resolve(base, gate.cwd) : base;
     const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
+    if (record) {
+      const kept = recordedFiles(record.detail, record.depends, gate, cwd, this.realRoot, (abs) => this.identity(abs));
+      if (kept)
+        return kept;
+    }
+    const known = knownFiles(record);
     try {
-      const display = isInside(this.root, file) ? path21.relative(this.root, file) : file;
-      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
+      const display = isInside(this.root, file) ? path22.relative(this.root, file) : file;
+      const digestOf = (abs, compute, key) => this.oracleDigest(abs, compute, known?.(key, abs));
+      return oracleFiles({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf, packages: this.packages });
     } catch (e) {
       return { error: e.message };
     }
   }
+  packages = new Map;
   oracleDigests = new Map;
-  cached(abs, compute) {
+  identities = new Map;
+  identity(abs) {
+    let now = this.identities.get(abs);
+    if (now === undefined)
+      this.identities.set(abs, now = currentIdentity(abs));
+    return now;
+  }
+  oracleDigest(abs, compute, recorded) {
     let d = this.oracleDigests.get(abs);
-    if (d === undefined)
-      this.oracleDigests.set(abs, d = compute());
+    if (d !== undefined)
+      return d;
+    if (recorded && this.identity(abs) === recorded.identity)
+      return recorded.digest;
+    this.oracleDigests.set(abs, d = compute());
     return d;
   }
   checkDirs = new Map;
   checkDir(cwd) {
-    if (typeof cwd !== "string" || !path21.isAbsolute(cwd))
+    if (typeof cwd !== "string" || !path22.isAbsolute(cwd))
       return null;
     let found = this.checkDirs.get(cwd);
     if (found === undefined)
@@ -4124,8 +4200,8 @@ class DigestWalk {
   }
   resolveDir(cwd) {
     try {
-      const real = fs14.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs14.statSync(real).isDirectory() ? real : null;
+      const real = fs15.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs15.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -4146,14 +4222,14 @@ class DigestWalk {
       return { files: {}, refusal: TOO_MANY_INPUTS };
     const files = {};
     for (const rel of expanded.files) {
-      const abs = path21.join(cwd, rel);
+      const abs = path22.join(cwd, rel);
       let d = this.digests.get(abs);
       if (d === undefined) {
         try {
           d = digestFile(this.realRoot, abs, this.dirs);
         } catch (e) {
           if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path21.relative(this.root, ledger) || ledger);
+            throw new DeadlineError(e.seconds, e.what, path22.relative(this.root, ledger) || ledger);
           throw e;
         }
         this.digests.set(abs, d);
@@ -4163,6 +4239,16 @@ class DigestWalk {
     }
     return { files, refusal: null };
   }
+}
+function knownFiles(record) {
+  const stat = record?.detail?.stat;
+  if (!record || !stat || typeof stat !== "object")
+    return null;
+  return (key) => {
+    const identity = Object.hasOwn(stat, key) ? stat[key] : undefined;
+    const digest = record.depends[oracleFileName(key)];
+    return typeof identity === "string" && typeof digest === "string" ? { digest, identity } : undefined;
+  };
 }
 function readTrace(root, files, o = {}) {
   const real = o.real ?? false;
@@ -4174,7 +4260,7 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  for (const [ledger, gates] of storeFiles(path21.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path22.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
@@ -4182,7 +4268,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path21.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path22.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -4190,7 +4276,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path21.join(root, ORACLES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path22.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
@@ -4211,23 +4297,24 @@ var init_trace2 = __esm(() => {
   init_probeStore();
   init_store3();
   init_binding();
+  init_identity();
   init_inside();
   STORE_NAME = /^[0-9a-f]{24}\.json$/;
 });
 
 // src/io/check/failures.ts
-import * as fs15 from "node:fs";
-import * as path22 from "node:path";
+import * as fs16 from "node:fs";
+import * as path23 from "node:path";
 function keyOf2(root, ledgerFile, id) {
-  const rel = path22.relative(root, ledgerFile);
+  const rel = path23.relative(root, ledgerFile);
   return `${rel}\x00${id}`;
 }
 function readFailures(file) {
   return readRecordFile(file, MAX_FAILURES_BYTES)?.gates ?? {};
 }
 function markFailures(root, gates) {
-  const file = path22.join(root, FAILURES_FILE);
-  if (!fs15.existsSync(file))
+  const file = path23.join(root, FAILURES_FILE);
+  if (!fs16.existsSync(file))
     return;
   const records = readFailures(file);
   if (Object.keys(records).length === 0)
@@ -4246,7 +4333,7 @@ var FAILURES_FILE, MAX_FAILURES_BYTES;
 var init_failures = __esm(() => {
   init_digest();
   init_recordFiles();
-  FAILURES_FILE = path22.join(".kbz", "failures.json");
+  FAILURES_FILE = path23.join(".kbz", "failures.json");
   MAX_FAILURES_BYTES = 1024 * 1024;
 });
 
@@ -4258,9 +4345,9 @@ var init_oracle = __esm(() => {
 
 // src/io/run/approval.ts
 import * as os3 from "node:os";
-import * as path23 from "node:path";
+import * as path24 from "node:path";
 function approvalDirFor(env) {
-  return path23.resolve(env.UNLAZY_APPROVAL_DIR || path23.join(os3.homedir(), ".unlazy", "approved"));
+  return path24.resolve(env.UNLAZY_APPROVAL_DIR || path24.join(os3.homedir(), ".unlazy", "approved"));
 }
 var MAX_APPROVAL_BYTES, ApprovalStoreError;
 var init_approval = __esm(() => {
@@ -4281,13 +4368,13 @@ var init_approval = __esm(() => {
 });
 
 // src/io/run/personal.ts
-import * as fs16 from "node:fs";
-import * as path24 from "node:path";
+import * as fs17 from "node:fs";
+import * as path25 from "node:path";
 function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
 function assertPrivateDir(dir) {
-  const st = fs16.lstatSync(dir);
+  const st = fs17.lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory())
     throw new ApprovalStoreError("must be a real directory", dir);
   const uid = euid();
@@ -4297,10 +4384,10 @@ function assertPrivateDir(dir) {
     throw new ApprovalStoreError("must not grant group or other permissions", dir);
 }
 function kbzDir(store, create) {
-  const dir = path24.join(store, KBZ_SUBDIR);
+  const dir = path25.join(store, KBZ_SUBDIR);
   if (create) {
     try {
-      fs16.mkdirSync(dir, { recursive: true, mode: 448 });
+      fs17.mkdirSync(dir, { recursive: true, mode: 448 });
     } catch (e) {
       throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
     }
@@ -4318,22 +4405,22 @@ function kbzDir(store, create) {
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs16.openSync(file, fs16.constants.O_RDONLY | fs16.constants.O_NOFOLLOW | fs16.constants.O_NONBLOCK);
+    fd = fs17.openSync(file, fs17.constants.O_RDONLY | fs17.constants.O_NOFOLLOW | fs17.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs16.fstatSync(fd);
+    const st = fs17.fstatSync(fd);
     const uid = euid();
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs16.readFileSync(fd);
+    return fs17.readFileSync(fd);
   } finally {
-    fs16.closeSync(fd);
+    fs17.closeSync(fd);
   }
 }
 function readPolicy(store) {
-  const bytes = readPrivate(path24.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  const bytes = readPrivate(path25.join(store, KBZ_SUBDIR, "policy.json"), 4096);
   if (!bytes)
     return "person";
   try {
@@ -4343,7 +4430,7 @@ function readPolicy(store) {
   }
 }
 function attestSecret(store, create) {
-  const file = path24.join(store, KBZ_SUBDIR, "secret");
+  const file = path25.join(store, KBZ_SUBDIR, "secret");
   const found = readPrivate(file, 1024);
   if (found && found.length >= SECRET_BYTES)
     return found;
@@ -4351,12 +4438,12 @@ function attestSecret(store, create) {
     return null;
   kbzDir(store, true);
   try {
-    const fd = fs16.openSync(file, fs16.constants.O_WRONLY | fs16.constants.O_CREAT | fs16.constants.O_EXCL | fs16.constants.O_NOFOLLOW, 384);
+    const fd = fs17.openSync(file, fs17.constants.O_WRONLY | fs17.constants.O_CREAT | fs17.constants.O_EXCL | fs17.constants.O_NOFOLLOW, 384);
     try {
-      fs16.writeSync(fd, secretHex(SECRET_BYTES));
-      fs16.fsyncSync(fd);
+      fs17.writeSync(fd, secretHex(SECRET_BYTES));
+      fs17.fsyncSync(fd);
     } finally {
-      fs16.closeSync(fd);
+      fs17.closeSync(fd);
     }
   } catch (e) {
     if (e.code !== "EEXIST")
@@ -4375,17 +4462,17 @@ var init_personal = __esm(() => {
 });
 
 // src/io/run/attest.ts
-import * as fs17 from "node:fs";
-import * as path25 from "node:path";
+import * as fs18 from "node:fs";
+import * as path26 from "node:path";
 function realOf2(p) {
   try {
-    return fs17.realpathSync(p);
+    return fs18.realpathSync(p);
   } catch {
-    return path25.resolve(p);
+    return path26.resolve(p);
   }
 }
 function attestDir(store, root) {
-  return path25.join(store, "kbz", "attest", key24(realOf2(root)));
+  return path26.join(store, "kbz", "attest", key24(realOf2(root)));
 }
 function decodeAttestation(v) {
   if (typeof v !== "string")
@@ -4449,7 +4536,7 @@ function readRootAttestations(store, root) {
   let names;
   try {
     dir = attestDir(store, root);
-    names = fs17.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs18.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { ledgers: new Map };
   }
@@ -4459,7 +4546,7 @@ function readRootAttestations(store, root) {
   if (!secret)
     return { ledgers };
   for (const n of names) {
-    const f = readSealed(path25.join(dir, n), secret);
+    const f = readSealed(path26.join(dir, n), secret);
     if (f && f.root === realRoot)
       ledgers.set(f.ledger, f);
   }
@@ -4479,29 +4566,29 @@ var init_attest = __esm(() => {
 });
 
 // src/io/check/attested.ts
-import * as fs18 from "node:fs";
-import * as path26 from "node:path";
+import * as fs19 from "node:fs";
+import * as path27 from "node:path";
 function realOf3(p) {
   try {
-    return fs18.realpathSync(p);
+    return fs19.realpathSync(p);
   } catch {
-    return path26.resolve(p);
+    return path27.resolve(p);
   }
 }
 function belongs(target, ledger) {
   const root = realOf3(target.root);
   if (target.mode === "explicit")
     return target.files.some((f) => realOf3(f) === ledger);
-  const dir = path26.dirname(ledger);
-  const base = path26.basename(dir) === "gates" ? path26.dirname(dir) : dir;
-  if (path26.basename(ledger) !== "GATES.md" && path26.basename(dir) !== "gates")
+  const dir = path27.dirname(ledger);
+  const base = path27.basename(dir) === "gates" ? path27.dirname(dir) : dir;
+  if (path27.basename(ledger) !== "GATES.md" && path27.basename(dir) !== "gates")
     return false;
   if (base === root)
     return true;
-  const scopeDir = path26.dirname(base);
-  if (scopeDir !== path26.join(root, ".unlazy"))
+  const scopeDir = path27.dirname(base);
+  if (scopeDir !== path27.join(root, ".unlazy"))
     return false;
-  return path26.basename(base) === target.scope || !fs18.existsSync(base);
+  return path27.basename(base) === target.scope || !fs19.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
@@ -4514,7 +4601,7 @@ function removedGates(snap, atts, realFile) {
     if (ids.length === 0)
       continue;
     const entry = loaded.get(ledger);
-    const shown = path26.relative(snap.target.root, ledger) || ledger;
+    const shown = path27.relative(snap.target.root, ledger) || ledger;
     if (entry) {
       if (!entry.ledger || entry.problems.length > 0)
         continue;
@@ -4522,7 +4609,7 @@ function removedGates(snap, atts, realFile) {
       for (const id of ids)
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs18.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs19.existsSync(ledger) && belongs(snap.target, ledger)) {
       for (const id of ids)
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
@@ -4604,8 +4691,8 @@ var init_attested = __esm(() => {
 });
 
 // src/io/read.ts
-import * as fs19 from "node:fs";
-import * as path27 from "node:path";
+import * as fs20 from "node:fs";
+import * as path28 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -4618,14 +4705,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs19.realpathSync(file);
-  const dir = path27.dirname(file);
+    return fs20.realpathSync(file);
+  const dir = path28.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs19.realpathSync(dir);
+    real = fs20.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path27.join(real, path27.basename(file));
+  return path28.join(real, path28.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -4634,13 +4721,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs19.openSync(file, FLAGS2);
+    fd = fs20.openSync(file, FLAGS2);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs19.lstatSync(file);
+        fs20.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -4656,7 +4743,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs19.fstatSync(fd, { bigint: true });
+    before = fs20.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -4679,7 +4766,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs19.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs20.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -4691,7 +4778,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs19.lstatSync(file, { bigint: true });
+      const named = fs20.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -4706,7 +4793,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs19.closeSync(fd);
+    fs20.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -4797,14 +4884,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs19.lstatSync(dir);
+    st = fs20.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs19.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs20.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs19.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path27.join(dir, n), root));
+  return fs20.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path28.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -4818,7 +4905,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path27.join(root, ".unlazy", scope, "status.log");
+  const file = path28.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
   } catch (e) {
@@ -4843,14 +4930,14 @@ var init_read = __esm(() => {
   init_active();
   init_attested();
   MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs19.constants.O_RDONLY | (fs19.constants.O_NOFOLLOW ?? 0) | (fs19.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs20.constants.O_RDONLY | (fs20.constants.O_NOFOLLOW ?? 0) | (fs20.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/hook/entry.ts
 init_errors();
-import * as fs24 from "node:fs";
-import * as path30 from "node:path";
+import * as fs25 from "node:fs";
+import * as path31 from "node:path";
 
 // src/core/hook/decide.ts
 init_digest();
@@ -5011,17 +5098,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs20 from "node:fs";
-import * as path28 from "node:path";
+import * as fs21 from "node:fs";
+import * as path29 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path28.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path29.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path28.join(target.root, ".unlazy-hook-state.json");
+  return path29.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -5090,7 +5177,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs20.lstatSync(file);
+    fs21.lstatSync(file);
   } catch {
     return;
   }
@@ -5101,7 +5188,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs20.unlinkSync(file);
+        fs21.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -5114,7 +5201,7 @@ init_read();
 init_active();
 
 // src/cli/fdwrite.ts
-import * as fs21 from "node:fs";
+import * as fs22 from "node:fs";
 var pause = null;
 function writeFdSync(fd, data) {
   let bytes;
@@ -5122,7 +5209,7 @@ function writeFdSync(fd, data) {
   if (typeof data === "string") {
     let written;
     try {
-      written = fs21.writeSync(fd, data);
+      written = fs22.writeSync(fd, data);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -5136,7 +5223,7 @@ function writeFdSync(fd, data) {
     bytes = data;
   while (off < bytes.length) {
     try {
-      off += fs21.writeSync(fd, bytes, off, bytes.length - off);
+      off += fs22.writeSync(fd, bytes, off, bytes.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN")
         return false;
@@ -5152,12 +5239,12 @@ init_ids();
 init_discover();
 
 // src/io/root.ts
-import * as fs22 from "node:fs";
+import * as fs23 from "node:fs";
 import * as os4 from "node:os";
-import * as path29 from "node:path";
+import * as path30 from "node:path";
 function has(dir, name) {
   try {
-    fs22.lstatSync(path29.join(dir, name));
+    fs23.lstatSync(path30.join(dir, name));
     return true;
   } catch {
     return false;
@@ -5165,14 +5252,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs22.lstatSync(path29.join(dir, name)).isDirectory();
+    return fs23.lstatSync(path30.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs22.readdirSync(path29.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs23.readdirSync(path30.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -5181,14 +5268,14 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path29.dirname(dir)) {
+  for (let dir = cwd;; dir = path30.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path29.dirname(dir) === dir)
+    if (path30.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -5457,12 +5544,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs23 from "node:fs";
+import * as fs24 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs23.fstatSync(fd);
+    return fs24.fstatSync(fd);
   } catch {
     return null;
   }
@@ -5482,7 +5569,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs23.readSync(0, buf, 0, buf.length, null);
+      n = fs24.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -5550,7 +5637,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs23.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs24.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -5602,7 +5689,7 @@ function parsePayload(input) {
 }
 function existingDirectory(dir) {
   try {
-    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
+    return fs25.statSync(dir).isDirectory() ? fs25.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -5644,7 +5731,7 @@ async function decideHookStop(args, host, payload, env, cwd, read = payload ? ho
     if (!payload || !read)
       return null;
     const stop = read;
-    const wanted = path30.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path31.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
