@@ -3,7 +3,7 @@
 // a gate: all through the functions `kbz check`, `kbz check --probe` and `kbz sign` use. Nothing
 // here decides what an approval binds or when a gate is met.
 import * as path from "node:path";
-import { logConsent, requirePerson } from "./policy.ts";
+import { logConsent, requirePerson } from "../io/run/consent.ts";
 import { noteApproved } from "../io/run/attest.ts";
 import { UsageError } from "../core/errors.ts";
 import { readLastRun, type LastRun } from "../io/check/lastrun.ts";

@@ -14,7 +14,7 @@ import { adviseNext } from "../../src/core/schedule/advise.ts";
 import { recordProbes } from "../../src/io/check/probeStore.ts";
 import { readScheduleFacts } from "../../src/ops/facts.ts";
 import { loadPlanView } from "../../src/ops/dashboardPlan.ts";
-import { decideHookStop } from "../../src/hook/entry.ts";
+import { hookStop } from "../../src/ops/hookStop.ts";
 import { HOSTS } from "../../src/hook/hosts.ts";
 
 const LEAF1 = ".unlazy/api/gates/leaf-1.md";
@@ -47,7 +47,8 @@ describe("one truth", () => {
     expect(next.action).toBe("review");
     expect([queue.action, attention(queue), queue.launch]).toEqual([next.action, attention(next), next.launch]);
 
-    const hook = await decideHookStop(["--scope", "api"], HOSTS.claude, { cwd: dir, session_id: "one-truth", hook_event_name: "Stop" }, {}, dir);
+    const stop = HOSTS.claude.read({ cwd: dir, session_id: "one-truth", hook_event_name: "Stop" }, {});
+    const hook = await hookStop({ scope: "api", stop, env: {}, cwd: dir });
     expect(hook && "decision" in hook ? hook.decision : hook).toBe("block");
     const reason = (hook as { reason: string }).reason;
     expect(reason).toContain("leaf-1:G1 STALE (input changed: src/1/a.txt)");
