@@ -168,6 +168,121 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
+// src/core/text/shell.ts
+function shellQuote(word) {
+  return /^[A-Za-z0-9@%_+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+// src/core/text/command.ts
+class Placeholder {
+  text;
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+class Optional {
+  value;
+  constructor(value) {
+    this.value = value;
+  }
+}
+
+class Attached {
+  value;
+  constructor(value) {
+    this.value = value;
+  }
+}
+function flagWords(name, value) {
+  if (value === undefined)
+    return [];
+  if (value === true)
+    return [`--${name}`];
+  if (value instanceof Optional)
+    return [`[${flagWords(name, value.value).join(" ")}]`];
+  if (value instanceof Attached)
+    return [`--${name}=${word(value.value)}`];
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => [`--${name}`, word(v)]);
+}
+function kbz(verb, ...args) {
+  const parts = ["kbz", verb];
+  for (const a of args) {
+    if (typeof a === "string" || a instanceof Placeholder)
+      parts.push(word(a));
+    else
+      for (const [name, value] of Object.entries(a))
+        parts.push(...flagWords(name, value));
+  }
+  return parts.join(" ");
+}
+var SCOPE_ACTION, WAVE, STRUCTURE, VERIFY, HOOK, VERB_FLAGS, word = (w) => w instanceof Placeholder ? w.text : shellQuote(w);
+var init_command = __esm(() => {
+  SCOPE_ACTION = ["scope", "root", "leaf", "json", "coordinator"];
+  WAVE = ["scope", "root", "wave", "json"];
+  STRUCTURE = ["scope", "root", "json", "into", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"];
+  VERIFY = ["root", "json", "inputs", "closed", "env", "approve", "reviewed", "cwd", "portable"];
+  HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "json"];
+  VERB_FLAGS = {
+    status: ["scope", "root", "all", "json"],
+    lint: ["scope", "root", "strict", "probe", "approve", "json"],
+    check: ["scope", "root", "reverify", "stale", "approve", "probe", "status", "verbose", "json", "jobs", "timeout", "sandbox", "shell", "cwd"],
+    approve: ["scope", "root", "json", "verbose"],
+    approvals: [],
+    "approvals list": ["json"],
+    "approvals revoke": ["json"],
+    "approvals prune": ["json"],
+    "approvals explain": ["json"],
+    "approvals policy": ["json"],
+    scope: [],
+    "scope list": ["root", "json"],
+    "scope claim": SCOPE_ACTION,
+    "scope release": [...SCOPE_ACTION, "invalid"],
+    "scope log": ["scope", "root", "json"],
+    "scope bind": ["scope", "root", "json"],
+    wave: [],
+    "wave open": [...WAVE, "leaf"],
+    "wave start": [...WAVE, "leaf", "handle"],
+    "wave seal": WAVE,
+    "wave return": [...WAVE, "leaf"],
+    "wave abandon": [...WAVE, "reason"],
+    "wave status": WAVE,
+    "wave list": ["scope", "root", "json"],
+    next: ["scope", "root", "slots", "launch", "handle", "wave", "details", "json", "policy"],
+    plan: [],
+    "plan add": ["scope", "root", "owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave", "json"],
+    "plan set": ["scope", "root", "json"],
+    advance: ["scope", "root", "leaf", "approve", "slots", "timeout", "verbose", "json"],
+    verify: [],
+    "verify run": VERIFY,
+    "verify audit": VERIFY,
+    "verify explain": VERIFY,
+    structure: [],
+    "structure plan": STRUCTURE,
+    "structure apply": STRUCTURE,
+    "structure regroup": STRUCTURE,
+    "structure split": STRUCTURE,
+    "structure report": STRUCTURE,
+    "structure recover": STRUCTURE,
+    "structure check": STRUCTURE,
+    hook: [],
+    "hook install": HOOK,
+    "hook status": HOOK,
+    "hook stop": HOOK,
+    doctor: ["agent", "json"],
+    skill: [],
+    "skill install": ["global", "agent", "json"],
+    init: ["scope", "root", "json"],
+    sign: ["evidence", "replace", "root", "json"],
+    dash: ["scope", "root", "slots"],
+    demo: [],
+    coordinator: [],
+    "coordinator status": ["root", "json"],
+    "coordinator import": ["scope", "root", "json"],
+    "coordinator export": ["scope", "root", "json"]
+  };
+});
+
 // src/core/workspace/ids.ts
 function isValidId(id) {
   return ID_PATTERN.test(id) && id !== "." && id !== "..";
@@ -1170,16 +1285,17 @@ var init_waves = __esm(() => {
   init_ids();
   init_sanitize();
   init_errors();
+  init_command();
   DispatchStateError = class DispatchStateError extends KbzError {
     wave;
     constructor(message, wave = null, line = 1, file) {
-      super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
+      super(message, { code: "dispatch-state", file, line, hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)` });
       this.wave = wave;
     }
   };
   DispatchActionError = class DispatchActionError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "dispatch-refused", file, hint: "kbz wave list shows each wave's state" });
+      super(message, { code: "dispatch-refused", file, hint: `${kbz("wave list")} shows each wave's state` });
     }
   };
   STATES = ["open", "sealed", "complete", "abandoned"];
@@ -1312,7 +1428,7 @@ function attestationRecord(file, gateId, kind, s) {
 function attestationReason(v, kind) {
   if (v.status === "valid")
     return null;
-  const hint = kind === "sign" ? "a person signs it with kbz sign in a terminal" : "run kbz check --reverify";
+  const hint = kind === "sign" ? `a person signs it with ${kbz("sign")} in a terminal` : `run ${kbz("check", { reverify: true })}`;
   if (v.status === "stale") {
     const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
     return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
@@ -1365,13 +1481,13 @@ function inputsReason(record, g, world, file) {
   const ask = (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined;
   const first = verify(record, { digest: ask });
   if (first.status === "missing")
-    return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+    return `STALE (no input digest recorded for this evidence; run ${kbz("check", { reverify: true })})`;
   if (first.status === "stale" && first.changed.includes("INPUTS"))
     return "STALE (INPUTS changed since the pass)";
   const recorded = record.detail.cwd;
   const cwd = world.checkDir(recorded);
   if (cwd === null)
-    return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+    return `STALE (the recorded CHECK directory is not inside the repository; run ${kbz("check", { reverify: true })})`;
   const now = world.inputs(cwd, inputs, file);
   if (now.refusal)
     return `STALE (${now.refusal})`;
@@ -1401,11 +1517,75 @@ function oracleReason(record, g, world, file) {
   });
   return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
 }
+function decodeAttestation(v) {
+  if (typeof v !== "string")
+    return null;
+  if (v.length === 32)
+    return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
+  const [evidence, inputs, oracle] = v.split(" ");
+  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
+}
+function metListDigest(gates) {
+  let text = `kbz.attested-list.v1
+`;
+  for (const g of gates)
+    text += `${g.id}
+${g.kind}
+${g.evidence}
+${g.inputs}
+${g.oracle}
+`;
+  return sha256Hex(text).slice(0, 32);
+}
+function passRecordsByGate(records) {
+  if (!records || records.length === 0)
+    return null;
+  const out = new Map;
+  for (const r of records) {
+    if (r.kind !== "inputs" && r.kind !== "oracle")
+      continue;
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = out.get(id);
+    if (list)
+      list.push(r);
+    else
+      out.set(id, [r]);
+  }
+  return out;
+}
+function passRecordNow(byGate, g, kind) {
+  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
+  return r ? recordDigest(r) : NO_RECORD;
+}
+function metGateOf(g, byGate) {
+  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: passRecordNow(byGate, g, "inputs"), oracle: passRecordNow(byGate, g, "oracle") };
+}
+function unattestedGates(file, met, attested, records) {
+  const out = new Map;
+  if (met.length === 0)
+    return out;
+  const byGate = passRecordsByGate(records);
+  if (attested?.all !== undefined && attested.all === metListDigest(met.map((g) => metGateOf(g, byGate))))
+    return out;
+  for (const g of met) {
+    const kind = isRunnable(g) ? "pass" : "sign";
+    const stored = attested ? decodeAttestation(attested.gates[g.id]) : null;
+    const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
+    const v = verify(record, {
+      digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? passRecordNow(byGate, g, n) : undefined
+    });
+    const reason = attestationReason(v, kind);
+    if (reason !== null)
+      out.set(g.id, reason);
+  }
+  return out;
+}
 var VALID, ORACLE_FILES_SET = "oracle-files", NO_RECORD = "-";
 var init_trace = __esm(() => {
   init_digest();
   init_hash();
   init_inside();
+  init_command();
   VALID = Object.freeze({ status: "valid" });
 });
 
@@ -1929,7 +2109,7 @@ function ledgerEntry(file, root, decoded, parse = parseLedger) {
     unreadable: false
   };
 }
-function buildSnapshot(target, ledgers, dispatch, trace) {
+function buildSnapshot(target, ledgers, dispatch, trace, attested) {
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -1952,14 +2132,28 @@ function buildSnapshot(target, ledgers, dispatch, trace) {
         view.vacuous = hidden;
       gates.push(view);
     }
+    if (attested)
+      unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace);
   }
   return { target, ledgers, gates, problems, dispatch };
+}
+function unattest(views, file, attested, trace) {
+  const met = views.filter((v) => v.state === "met");
+  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file));
+  for (const v of met) {
+    const reason = reasons.get(v.gate.id);
+    if (reason === undefined)
+      continue;
+    v.state = "unattested";
+    v.reason = reason;
+  }
 }
 var init_snapshot = __esm(() => {
   init_trace();
   init_parse();
   init_state();
   init_inside();
+  init_command();
   init_waves();
 });
 
@@ -3100,14 +3294,6 @@ function realOf2(p) {
 function attestDir(store, root) {
   return path18.join(store, "kbz", "attest", key24(realOf2(root)));
 }
-function decodeAttestation(v) {
-  if (typeof v !== "string")
-    return null;
-  if (v.length === 32)
-    return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
-  const [evidence, inputs, oracle] = v.split(" ");
-  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
-}
 function macOf(secret, body) {
   return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
 }
@@ -3141,18 +3327,6 @@ function parse(text) {
 function readSealed(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
   return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
-}
-function metListDigest(gates) {
-  let text = `kbz.attested-list.v1
-`;
-  for (const g of gates)
-    text += `${g.id}
-${g.kind}
-${g.evidence}
-${g.inputs}
-${g.oracle}
-`;
-  return sha256Hex(text).slice(0, 32);
 }
 function recordedGates(f) {
   return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
@@ -3242,78 +3416,38 @@ function removedGates(snap, atts, realFile) {
   }
   return out;
 }
-function recordsByGate(records) {
-  if (!records || records.length === 0)
+function readAttestations(root, env = process.env) {
+  const store = approvalDirFor(env);
+  if (readPolicy(store) !== "person")
     return null;
+  return readRootAttestations(store, root);
+}
+function attestationsOf(target, atts) {
+  if (atts === null)
+    return null;
+  if (target.mode !== "explicit")
+    return atts.ledgers;
   const out = new Map;
-  for (const r of records) {
-    if (r.kind !== "inputs" && r.kind !== "oracle")
-      continue;
-    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
-    const list = out.get(id);
-    if (list)
-      list.push(r);
-    else
-      out.set(id, [r]);
+  for (const f of target.files) {
+    const rec = atts.ledgers.get(realOf3(f));
+    if (rec)
+      out.set(f, rec);
   }
   return out;
 }
-function recordNow(byGate, g, kind) {
-  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
-  return r ? recordDigest(r) : NO_RECORD;
-}
-function metGate(g, byGate) {
-  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: recordNow(byGate, g, "inputs"), oracle: recordNow(byGate, g, "oracle") };
-}
-function unattestedReason(file, g, rec, byGate) {
-  const kind = isRunnable(g) ? "pass" : "sign";
-  const stored = rec ? decodeAttestation(rec.gates[g.id]) : null;
-  const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
-  const v = verify(record, {
-    digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? recordNow(byGate, g, n) : undefined
-  });
-  return attestationReason(v, kind);
-}
-function markAttestations(snap, trace, env = process.env) {
-  const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person")
+function markRemoved(snap, atts) {
+  if (atts === null)
     return;
-  const atts = readRootAttestations(store, snap.target.root);
   const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
-  const metByFile = new Map;
-  for (const v of snap.gates) {
-    if (v.state !== "met")
-      continue;
-    const list = metByFile.get(v.file);
-    if (list)
-      list.push(v);
-    else
-      metByFile.set(v.file, [v]);
-  }
-  for (const [file, met] of metByFile) {
-    const rec = atts.ledgers.get(realFile(file));
-    const byGate = recordsByGate(trace.records.get(file));
-    if (rec?.all !== undefined && rec.all === metListDigest(met.map((v) => metGate(v.gate, byGate))))
-      continue;
-    for (const v of met) {
-      const reason = unattestedReason(file, v.gate, rec, byGate);
-      if (reason === null)
-        continue;
-      v.state = "unattested";
-      v.reason = reason;
-    }
-  }
   const removed = removedGates(snap, atts, realFile);
   if (removed.length > 0)
     snap.removed = removed;
 }
 var init_attested = __esm(() => {
-  init_trace();
   init_approval();
   init_attest();
   init_parse();
   init_personal();
-  init_trace2();
 });
 
 // src/io/read.ts
@@ -3448,9 +3582,10 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const trace = readTrace(target.root, target.files, { real: !constrained });
-  const snap = buildSnapshot(target, ledgers, dispatch, trace);
+  const atts = readAttestations(target.root);
+  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markFailures(target.root, snap.gates);
-  markAttestations(snap, trace);
+  markRemoved(snap, atts);
   return snap;
 }
 function loadDispatch(root, scope) {
@@ -4859,6 +4994,7 @@ var init_discover = __esm(() => {
 // src/core/hook/decide.ts
 init_digest();
 init_sanitize();
+init_command();
 var MAX_BLOCKS = 6;
 var PREFIX = "kbz";
 function where(scope) {
@@ -4958,14 +5094,14 @@ function decideStop(a, guard) {
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {
   const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
   if (guard.ok && guard.blocks > MAX_BLOCKS)
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
-  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.` };
 }
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
@@ -5002,7 +5138,7 @@ function waitingOnWave(a, guard, running) {
   const outstanding = [...a.invalid, ...a.unmet];
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` + `Wait for them and take their results (kbz wave return) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`
+    reason: `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` + `Wait for them and take their results (${kbz("wave return")}) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`
   };
 }
 
