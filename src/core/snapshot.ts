@@ -3,11 +3,12 @@
 import * as path from "node:path";
 import type { FileProblem } from "./errors.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
-import { gateVerdicts, type TraceData } from "./trace.ts";
+import { gateVerdicts, unattestedGates, type Attestations, type TraceData } from "./trace.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
 import { isInside } from "./workspace/inside.ts";
+import { kbz } from "./text/command.ts";
 import type { Target } from "./workspace/target.ts";
 import { dispatchPath, type DispatchAggregate } from "./dispatch/waves.ts";
 
@@ -78,8 +79,10 @@ export function ledgerEntry(file: string, root: string, decoded: { text: string 
  * The status snapshot from its read parts. `trace` holds the verdict records of these ledgers
  * and the digests now (io/trace.ts): a met gate whose INPUTS changed since its pass reads STALE,
  * one whose pass a probe found vacuous carries what was hidden (core/trace.ts gateVerdicts).
+ * `attested`: kbz's attestations of these ledgers (io/check/attested.ts), null under the agent
+ * policy; a met gate they do not vouch for reads UNATTESTED (core/trace.ts unattestedGates).
  */
-export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: DispatchAggregate | null, trace: TraceData): Snapshot {
+export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: DispatchAggregate | null, trace: TraceData, attested: Attestations): Snapshot {
   const gates: GateView[] = [];
   const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -99,8 +102,21 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
       if (hidden && view.state === "met") view.vacuous = hidden;
       gates.push(view);
     }
+    if (attested) unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace);
   }
   return { target, ledgers, gates, problems, dispatch };
+}
+
+/** Under the person policy: the met gates of one ledger's views kbz's attestations do not vouch for become UNATTESTED. */
+function unattest(views: GateView[], file: string, attested: NonNullable<Attestations>, trace: TraceData): void {
+  const met = views.filter((v) => v.state === "met");
+  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file));
+  for (const v of met) {
+    const reason = reasons.get(v.gate.id);
+    if (reason === undefined) continue;
+    v.state = "unattested";
+    v.reason = reason;
+  }
 }
 
 /**
@@ -123,7 +139,7 @@ export function vacuousWarnings(snap: Snapshot): FileProblem[] {
     .map((g) => ({
       file: display.get(g.file)!,
       line: g.gate.line,
-      message: `VACUOUS ${g.qid}: its CHECK still passed with its deliverable hidden (${shortList(g.vacuous!)}); make it observe what it claims, then kbz check --probe`,
+      message: `VACUOUS ${g.qid}: its CHECK still passed with its deliverable hidden (${shortList(g.vacuous!)}); make it observe what it claims, then ${kbz("check", { probe: true })}`,
     }));
 }
 

@@ -22,7 +22,7 @@ import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
 import type { RowState } from "../core/plan/table.ts";
-import { hasAttestedLedgers, markAttestations } from "./check/attested.ts";
+import { attestationsOf, hasAttestedLedgers, markRemoved, readAttestations } from "./check/attested.ts";
 
 const RACE_RETRIES = 4;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -204,9 +204,10 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
   const trace = readTrace(target.root, target.files, { real: !constrained });
-  const snap = buildSnapshot(target, ledgers, dispatch, trace);
+  const atts = readAttestations(target.root);
+  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markFailures(target.root, snap.gates);
-  markAttestations(snap, trace);
+  markRemoved(snap, atts);
   return snap;
 }
 

@@ -13,7 +13,7 @@ import { managedEvidenceIssue } from "../io/receipts/audit.ts";
 import { readStore, type Store } from "../io/receipts/store.ts";
 import type { Env } from "../io/run/shell.ts";
 import { readTrace } from "../io/trace.ts";
-import { unattestedGates } from "../io/check/attested.ts";
+import { attestationsOf, readAttestations } from "../io/check/attested.ts";
 
 export interface FactsRequest {
   root: string; // canonical
@@ -76,8 +76,8 @@ export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
   const receipts = store instanceof VerificationError ? { error: store } : receiptVerdicts(o.root, o.scope, store, o.env ?? process.env);
   const trace = readTrace(o.root, inputs.target().files);
   // Under the person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
-  const unattested = unattestedGates(o.root, o.env ?? process.env, trace);
-  return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace, unattested });
+  const attested = attestationsOf(inputs.target(), readAttestations(o.root, o.env ?? process.env));
+  return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace, attested });
 }
 
 /**
