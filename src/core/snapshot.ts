@@ -8,6 +8,7 @@ import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
 import { isInside } from "./workspace/inside.ts";
+import { kbz } from "./text/command.ts";
 import type { Target } from "./workspace/target.ts";
 import { dispatchPath, type DispatchAggregate } from "./dispatch/waves.ts";
 
@@ -138,7 +139,7 @@ export function vacuousWarnings(snap: Snapshot): FileProblem[] {
     .map((g) => ({
       file: display.get(g.file)!,
       line: g.gate.line,
-      message: `VACUOUS ${g.qid}: its CHECK still passed with its deliverable hidden (${shortList(g.vacuous!)}); make it observe what it claims, then kbz check --probe`,
+      message: `VACUOUS ${g.qid}: its CHECK still passed with its deliverable hidden (${shortList(g.vacuous!)}); make it observe what it claims, then ${kbz("check", { probe: true })}`,
     }));
 }
 

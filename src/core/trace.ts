@@ -38,6 +38,7 @@ import { gateDigest } from "./ledger/digest.ts";
 import { isRunnable, type Gate, type Ledger } from "./ledger/model.ts";
 import { sha256Hex } from "./util/hash.ts";
 import { ledgerBase } from "./workspace/inside.ts";
+import { kbz } from "./text/command.ts";
 import * as path from "node:path";
 
 export type Digests = Readonly<Record<string, string>>;
@@ -204,6 +205,8 @@ export interface OracleStored {
   evidence: string;
   signature: string;
   files: Record<string, string>; // root-relative key (or package.json#scripts.<name>) → digest
+  stat?: Record<string, string>; // key → the file's identity when hashed (io/oracle/identity.ts)
+  filesFrom?: string; // the files are exactly those the CHECK names from this real directory
 }
 
 export const ORACLE_FILES_SET = "oracle-files";
@@ -212,7 +215,7 @@ export function oracleFileName(key: string): string {
   return `oracle:${key}`;
 }
 
-export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string }> {
+export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string; stat?: Record<string, string>; filesFrom?: string }> {
   const depends: Record<string, string> = {};
   for (const [key, digest] of Object.entries(s.files)) depends[oracleFileName(key)] = digest;
   return {
@@ -223,7 +226,8 @@ export function oracleRecord(file: string, gateId: string, s: OracleStored): Tra
     depends,
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
-    detail: { signature: s.signature },
+    // The identities are detail, so recordDigest (what an attestation binds) covers them.
+    detail: s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) } : { signature: s.signature },
   };
 }
 
@@ -285,7 +289,7 @@ export function attestationRecord(file: string, gateId: string, kind: "pass" | "
 /** Status's words for a met gate whose attestation does not hold (null when it does). */
 export function attestationReason(v: TraceVerdict, kind: "pass" | "sign"): string | null {
   if (v.status === "valid") return null;
-  const hint = kind === "sign" ? "a person signs it with kbz sign in a terminal" : "run kbz check --reverify";
+  const hint = kind === "sign" ? `a person signs it with ${kbz("sign")} in a terminal` : `run ${kbz("check", { reverify: true })}`;
   if (v.status === "stale") {
     const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
     return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
@@ -316,9 +320,10 @@ export interface World {
   inputs(cwd: string, inputs: readonly string[], ledger: string): InputsNow;
   /**
    * The oracle files of `gate` of `file` now (key → digest, io/oracle/binding.ts), or the reason it
-   * cannot be bound; absent in worlds that keep no oracle records.
+   * cannot be bound; absent in worlds that keep no oracle records. `record`: the pass record being
+   * checked, whose file identities (if any) let a file unchanged since its pass skip hashing.
    */
-  oracle?(file: string, gate: Gate, ranIn?: string | null): Readonly<Record<string, string>> | { error: string };
+  oracle?(file: string, gate: Gate, ranIn?: string | null, record?: TraceRecord): Readonly<Record<string, string>> | { error: string };
 }
 
 /** Every record kept for the ledgers of one read (by ledger file, absolute) and the world now. */
@@ -384,11 +389,11 @@ export function inputsReason(record: TraceRecord | undefined, g: Gate, world: Wo
   const ask = (n: string) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined);
   // Key and declaration first: a record of another pass or another INPUTS line hashes nothing.
   const first = verify(record, { digest: ask });
-  if (first.status === "missing") return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (first.status === "missing") return `STALE (no input digest recorded for this evidence; run ${kbz("check", { reverify: true })})`;
   if (first.status === "stale" && first.changed.includes("INPUTS")) return "STALE (INPUTS changed since the pass)";
   const recorded = (record!.detail as { cwd: string }).cwd;
   const cwd = world.checkDir(recorded);
-  if (cwd === null) return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+  if (cwd === null) return `STALE (the recorded CHECK directory is not inside the repository; run ${kbz("check", { reverify: true })})`;
   const now = world.inputs(cwd, inputs, file);
   if (now.refusal) return `STALE (${now.refusal})`;
   const prefix = inputFileName(recorded, "");
@@ -412,7 +417,7 @@ export function oracleReason(record: TraceRecord | undefined, g: Gate, world: Wo
   if (verify(record, key).status === "missing") return null;
   // Bound where the pass ran (its evidence's cwd=): `kbz verify run` and `--cwd` run a ledger
   // elsewhere than its own folder, and the CHECK's files are named relative to that directory.
-  const now = world.oracle(file, g, evidenceCwd(g.evidence));
+  const now = world.oracle(file, g, evidenceCwd(g.evidence), record);
   if ("error" in now && typeof now.error === "string") return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now as Readonly<Record<string, string>>;
   const v = verify(record, {

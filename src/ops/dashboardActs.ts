@@ -2,6 +2,7 @@
 // comes), a person's approval of exactly the oracle shown, probing, signing, and the last run of
 // a gate: all through the functions `kbz check`, `kbz check --probe` and `kbz sign` use. Nothing
 // here decides what an approval binds or when a gate is met.
+import * as path from "node:path";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
 import { noteApproved } from "../io/run/attest.ts";
 import { isDeliberate, UsageError } from "../core/errors.ts";
@@ -25,6 +26,15 @@ export interface ApprovalsView {
   settings: RunSettings | null;
   storeDir: string | null;
   problem: string | null;
+  /** Every file an approval of a runnable gate binds (absolute): the dashboard watches them. */
+  oracleFiles: string[];
+}
+
+/** The files the tasks' oracles bind (a script `package.json#scripts.test` is its package.json). */
+export function oracleFilesOf(root: string, tasks: readonly CheckTask[]): string[] {
+  const files = new Set<string>();
+  for (const t of tasks) for (const key of Object.keys(t.oracle.bound?.files ?? {})) files.add(path.resolve(root, key.replace(/#scripts\..*$/, "")));
+  return [...files].sort();
 }
 
 export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
@@ -33,6 +43,7 @@ export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
     settings,
     storeDir,
     problem,
+    oracleFiles: [],
   });
   if (snap.problems.length > 0) return none("the ledgers are invalid (see Gates); nothing can be approved");
   const root = snap.target.root;
@@ -49,7 +60,7 @@ export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
   try {
     const store = new ApprovalStore(storeDir, root);
     const tasks = pendingTasks(snap, settings, true);
-    return { items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)), settings, storeDir, problem: null };
+    return { items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)), settings, storeDir, problem: null, oracleFiles: oracleFilesOf(root, tasks) };
   } catch (e) {
     if (isDeliberate(e)) return none(e.located(), settings, storeDir);
     throw e;
