@@ -20,9 +20,11 @@ describe("no hand-built kbz command in src/ (issue 26)", () => {
       `// Hand-written kbz commands: help text in columns.`,
       `const e = "kbz wave open    --scope S --wave W";`,
       `const f = "kbz: warning: the kbz status line is ours";`,
+      "const g = `did you mean kbz ${verb}?`;",
+      "const h = `kbz's ${what}`;",
     ].join("\n");
     const r = handBuilt("a.tsx", src);
-    expect(r.hand.map((f) => f.line)).toEqual([1, 2, 3, 8]);
+    expect(r.hand.map((f) => f.line)).toEqual([1, 2, 3, 8, 9]);
     expect(r.marked.map((f) => f.line)).toEqual([7]);
   });
 
