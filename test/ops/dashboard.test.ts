@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { DashCache, DashboardReader } from "../../src/ops/dashboard.ts";
 import { isWatchedPath, watchWorkspace, workspaceFolders, type Changed } from "../../src/ops/dashboardWatch.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
+import { resolveTarget } from "../../src/io/discover.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 
@@ -116,6 +117,30 @@ describe("the dashboard's one cache", () => {
     cache.expect(null);
     expect(cache.load(b, root, true).ledger!.gates[0]!.checked).toBe(true);
     expect(a1.ledger!.gates[0]!.checked).toBe(false);
+  });
+
+  test("a named reload keeps the list of ledgers unless a named file adds or removes one", () => {
+    const root = tempDir();
+    writeTree(root, { ".unlazy/web/gates/leaf-1.md": "x", ".unlazy/web/PLAN.md": "x" });
+    const dir = path.join(root, ".unlazy/web");
+    const cache = new DashCache();
+    let resolved = 0;
+    const resolve = () => (resolved++, resolveTarget({ root, scope: "web" }));
+    cache.expect(null);
+    const t1 = cache.target(root, "web", resolve);
+    cache.expect(new Set([path.join(dir, "PLAN.md"), path.join(dir, "gates/leaf-1.md"), path.join(dir, "status.log")]));
+    expect(cache.target(root, "web", resolve)).toBe(t1);
+    fs.writeFileSync(path.join(dir, "gates/leaf-2.md"), "x");
+    cache.expect(new Set([path.join(dir, "gates/leaf-2.md")]));
+    const t2 = cache.target(root, "web", resolve);
+    expect(t2.files.map((f) => path.basename(f))).toEqual(["leaf-1.md", "leaf-2.md"]);
+    fs.rmSync(path.join(dir, "gates/leaf-1.md"));
+    cache.expect(new Set([path.join(dir, "gates/leaf-1.md")]));
+    expect(cache.target(root, "web", resolve).files.map((f) => path.basename(f))).toEqual(["leaf-2.md"]);
+    // A read that is not an event's always lists again.
+    cache.expect(null);
+    cache.target(root, "web", resolve);
+    expect(resolved).toBe(4);
   });
 
   test("the same bytes written again keep their entry (no new frame for a rewrite)", () => {
