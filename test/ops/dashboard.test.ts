@@ -15,6 +15,8 @@ describe("watched paths", () => {
     for (const p of ["/r", "/r/GATES.md", "/r/gates", "/r/gates/a.md", "/r/.unlazy", "/r/.unlazy/s/PLAN.md", "/r/.unlazy/s/gates/leaf-1.md", "/r/.unlazy/locks/abc.lease"]) {
       expect(isWatchedPath(root, p)).toBe(true);
     }
+    for (const p of ["/r/.kbz", "/r/.kbz/failures", "/r/.kbz/failures/0123.json"]) expect(isWatchedPath(root, p)).toBe(true);
+    for (const p of ["/r/.kbz/inputs/0123.json", "/r/.kbz/failures/x/y"]) expect(isWatchedPath(root, p)).toBe(false);
     for (const p of ["/r/src", "/r/node_modules/x", "/r/.unlazy/s/gates/leaf-1.md.123.abc.tmp", "/r/.unlazy/locks/abc.filelock", "/elsewhere/GATES.md", "/r/gates/sub/deep.md"]) {
       expect(isWatchedPath(root, p)).toBe(false);
     }
@@ -45,8 +47,8 @@ function bursts(root: string) {
 describe("the watcher names what changed", () => {
   test("the folders it watches: the root, gates/, .unlazy/, each scope and each folder in a scope (never a ledger folder's contents)", () => {
     const root = tempDir();
-    writeTree(root, { "GATES.md": "x", "gates/a.md": "x", ".unlazy/web/gates/leaf-1.md": "x", ".unlazy/web/PLAN.md": "x", "src/deep/x.ts": "x" });
-    expect(workspaceFolders(root).map((d) => path.relative(root, d) || ".").sort()).toEqual([".", ".unlazy", ".unlazy/web", ".unlazy/web/gates", "gates"]);
+    writeTree(root, { "GATES.md": "x", "gates/a.md": "x", ".unlazy/web/gates/leaf-1.md": "x", ".unlazy/web/PLAN.md": "x", "src/deep/x.ts": "x", ".kbz/failures/a.json": "{}", ".kbz/inputs/a.json": "{}" });
+    expect(workspaceFolders(root).map((d) => path.relative(root, d) || ".").sort()).toEqual([".", ".kbz", ".kbz/failures", ".unlazy", ".unlazy/web", ".unlazy/web/gates", "gates"]);
   });
 
   test("a rename write of a ledger names that ledger; a new scope folder means read everything; an unwatched file raises nothing", async () => {
