@@ -5,16 +5,15 @@
 import * as path from "node:path";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
 import { noteApproved } from "../io/run/attest.ts";
-import { UsageError } from "../core/errors.ts";
+import { isDeliberate, UsageError } from "../core/errors.ts";
 import { readLastRun, type LastRun } from "../io/check/lastrun.ts";
 import { baseDir, cwdShown, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
 import { snapshotForRequest } from "../io/read.ts";
 import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
 import type { GateView } from "../core/snapshot.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
+import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import type { Env } from "../io/run/shell.ts";
-import { OracleError } from "../io/oracle/binding.ts";
 import { storeFor } from "../io/store/active.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import { killAllChecks } from "../io/run/watchdog.ts";
@@ -63,7 +62,7 @@ export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
     const tasks = pendingTasks(snap, settings, true);
     return { items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)), settings, storeDir, problem: null, oracleFiles: oracleFilesOf(root, tasks) };
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ApprovalStoreError) return none(e.located(), settings, storeDir);
+    if (isDeliberate(e)) return none(e.located(), settings, storeDir);
     throw e;
   }
 }
@@ -140,7 +139,7 @@ export function gateApproval(snap: Snapshot, view: ApprovalsView, gate: GateView
     const store = new ApprovalStore(view.storeDir, snap.target.root);
     return { oracle, signature: oracleSignature(oracle), approved: store.isApproved(gate.file, gate.gate.id, oracle), shell: view.settings.shell };
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ApprovalStoreError || e instanceof OracleError) return { problem: e.message };
+    if (isDeliberate(e)) return { problem: e.message };
     throw e;
   }
 }
