@@ -5838,7 +5838,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs25.openSync("/proc/self/fd/0", fs25.constants.O_RDONLY | (fs25.constants.O_NONBLOCK ?? 0));
+    fd = fs24.openSync("/proc/self/fd/0", fs24.constants.O_RDONLY | (fs24.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -5849,7 +5849,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs25.readSync(fd, buf, 0, buf.length, null);
+        n = fs24.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -5863,7 +5863,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs25.closeSync(fd);
+    fs24.closeSync(fd);
   }
 }
 function readFileSync0() {
