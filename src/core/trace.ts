@@ -123,7 +123,7 @@ export function evidenceRecord(gateId: string, recorded: string): TraceRecord {
   return { kind: "evidence", subject: gateId, decided: "met", key: {}, depends: { definition: recorded }, by: { actor: "kbz" } };
 }
 
-/** The INPUTS side store's record of one pass (io/inputs/store.ts InputRecord). */
+/** The INPUTS record files's record of one pass (io/inputs/records.ts InputRecord). */
 export interface InputsStored {
   definition: string;
   evidence: string;
@@ -161,7 +161,7 @@ export function inputsRecord(file: string, gateId: string, s: InputsStored): Tra
   };
 }
 
-/** The probe side store's record (io/check/probeStore.ts ProbeRecord). */
+/** The probe record files's record (io/check/probeRecords.ts ProbeRecord). */
 export interface ProbeStored {
   definition: string;
   evidence: string;
@@ -182,7 +182,7 @@ export function probeRecord(file: string, gateId: string, s: ProbeStored): Trace
   };
 }
 
-/** A verification receipt (io/receipts/store.ts Receipt): accepted for one ledger text and one context. */
+/** A verification receipt (io/receipts/file.ts Receipt): accepted for one ledger text and one context. */
 export function receiptRecord(key: string, r: { status: string; ledgerHash?: string; context?: string }): TraceRecord {
   return {
     kind: "receipt",
@@ -199,7 +199,7 @@ export function approvalRecord(file: string, gateId: string, signature: string, 
   return { kind: "approval", subject: gateSubject(file, gateId), decided: "approved", key: {}, depends: { oracle: signature }, by };
 }
 
-/** The oracle a pass ran under (io/oracle/store.ts OraclePassRecord; issue 27). */
+/** The oracle a pass ran under (io/oracle/records.ts OraclePassRecord; issue 27). */
 export interface OracleStored {
   definition: string;
   evidence: string;

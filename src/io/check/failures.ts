@@ -1,4 +1,4 @@
-// The last failed run of each gate (issue 31: failed is a state), kbz's side store beside the
+// The last failed run of each gate (issue 31: failed is a state), kbz's record files beside the
 // INPUTS digests and probes: one file, `<root>/.kbz/failures.json`:
 //   { "schema": 1, "gates": { "<ledger path from the root>\0<id>": { "definition", "failure" } } }
 // `failure` says how the run ended: "exit 3", "EXPECT not matched", "timed out after 30s", ….
@@ -40,7 +40,7 @@ function readFailures(file: string): Record<string, FailureRecord> {
 export async function recordRuns(root: string, runs: { file: string; id: string; definition: string; failure: string | null }[]): Promise<void> {
   if (runs.length === 0) return;
   const file = path.join(root, FAILURES_FILE);
-  // A pass with no store to clear writes nothing: most repositories never see a failure.
+  // A pass with no record file to clear writes nothing: most repositories never see a failure.
   if (runs.every((r) => r.failure === null) && !fs.existsSync(file)) return;
   try {
     await updateRecordFile(

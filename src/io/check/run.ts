@@ -18,12 +18,12 @@ import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.
 import { saveLastRun } from "./lastrun.ts";
 import { failureText, recordRuns } from "./failures.ts";
 import { readRepoSettings } from "./settings.ts";
-import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
+import { digestInputs, recordInputs, type InputRecord } from "../inputs/records.ts";
 import { expandInputs, TOO_MANY_INPUTS } from "../inputs/expand.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { checkEnvironment } from "../oracle/env.ts";
 import { bindingSignature, OracleError } from "../oracle/binding.ts";
-import { recordOraclePasses, type OraclePassRecord } from "../oracle/store.ts";
+import { recordOraclePasses, type OraclePassRecord } from "../oracle/records.ts";
 import { identitiesFor, namesOnlyFiles } from "../oracle/identity.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
