@@ -30,7 +30,7 @@
 //
 // Names are flat strings, namespaced by convention: "definition", "evidence", "INPUTS",
 // "file:<absolute path>", "ledger", "context", "oracle", "env:<NAME>". A new record kind needs no
-// change here: build its record from its store (a builder below or in its own module), give the
+// change here: build its record from its record file (a builder below or in its own module), give the
 // current digests under the same names, and call verify. The builders of the five kinds kbz keeps
 // today follow; core/ledger/evidence.ts, io/trace.ts (INPUTS, probes), io/receipts/audit.ts and
 // io/run/approval.ts check theirs through verify.
@@ -73,25 +73,31 @@ export interface Requirement {
   by?: readonly string[];
 }
 
-function lookup(current: DigestSource): (name: string) => string | undefined {
-  return typeof current.digest === "function" ? (current.digest as (n: string) => string | undefined).bind(current) : (name) => (current as Digests)[name];
-}
-
-/** The names of `digests` whose value differs from `now`'s; null when none does (no allocation on the common path). */
-function differing(digests: Digests, now: (name: string) => string | undefined): string[] | null {
+/**
+ * The names of `digests` whose value differs from what `current` says now; null when none does.
+ * No closure and no allocation on the common path: status verifies the evidence record of every
+ * gate of every ledger (10,000 at the scale budgets), so a plain object is read directly.
+ */
+function differing(digests: Digests, current: DigestSource): string[] | null {
   let out: string[] | null = null;
-  for (const n in digests) if (now(n) !== digests[n]) (out ??= []).push(n);
+  if (typeof current.digest === "function") {
+    const source = current as { digest(name: string): string | undefined };
+    for (const n in digests) if (source.digest(n) !== digests[n]) (out ??= []).push(n);
+  } else {
+    for (const n in digests) if ((current as Digests)[n] !== digests[n]) (out ??= []).push(n);
+  }
   return out;
 }
 
+const NO_REQUIREMENT: Requirement = Object.freeze({});
+
 /** The one check: does `record` still hold for the world `current` describes? Pure. */
-export function verify(record: TraceRecord | null | undefined, current: DigestSource, require: Requirement = {}): TraceVerdict {
+export function verify(record: TraceRecord | null | undefined, current: DigestSource, require: Requirement = NO_REQUIREMENT): TraceVerdict {
   if (!record) return { status: "missing", differs: [] };
-  const now = lookup(current);
-  const differs = differing(record.key, now);
+  const differs = differing(record.key, current);
   if (differs) return { status: "missing", differs: differs.sort() };
   if (require.by && !(record.by && require.by.includes(record.by.actor))) return { status: "unattested" };
-  let changed = differing(record.depends, now);
+  let changed = differing(record.depends, current);
   if (record.sets && typeof current.members === "function") {
     for (const set in record.sets) {
       const had = new Set(record.sets[set]);
@@ -120,8 +126,12 @@ export function gateKey(g: Gate): Digests {
  * the evidence line; it holds while the gate's CHECK/EXPECT/CWD still digest to it.
  */
 export function evidenceRecord(gateId: string, recorded: string): TraceRecord {
-  return { kind: "evidence", subject: gateId, decided: "met", key: {}, depends: { definition: recorded }, by: { actor: "kbz" } };
+  return { kind: "evidence", subject: gateId, decided: "met", key: NO_DIGESTS, depends: { definition: recorded }, by: BY_KBZ };
 }
+
+// Shared by every evidence record (one per gate per read): never mutated.
+const NO_DIGESTS: Digests = Object.freeze({});
+const BY_KBZ: Actor = Object.freeze({ actor: "kbz" });
 
 /** The INPUTS record files's record of one pass (io/inputs/records.ts InputRecord). */
 export interface InputsStored {
@@ -231,6 +241,44 @@ export function oracleRecord(file: string, gateId: string, s: OracleStored): Tra
   };
 }
 
+/**
+ * A failed run (issue 31: failed is a state), kept like a pass's records: for one definition and
+ * one evidence line (a failed run leaves the box unticked and the line as it was), and, for a
+ * gate with INPUTS, on the input files as the run saw them. It goes stale when any of them
+ * changes: the gate then reads as plain unmet, never as a failure of something else.
+ */
+export interface FailureStored {
+  definition: string;
+  evidence: string;
+  failure: string; // "exit 3", "EXPECT not matched", "timed out after 30s", …
+  cwd?: string; // with INPUTS: the CHECK directory (absolute) and the files the run saw
+  inputs?: string[];
+  files?: Record<string, string>;
+}
+
+export function failureRecord(file: string, gateId: string, s: FailureStored): TraceRecord<{ failure: string; cwd?: string }> {
+  const depends: Record<string, string> = {};
+  const names: string[] = [];
+  if (s.inputs && s.cwd && s.files) {
+    depends.INPUTS = sha256Hex(JSON.stringify(s.inputs));
+    for (const [rel, digest] of Object.entries(s.files)) {
+      const n = inputFileName(s.cwd, rel);
+      depends[n] = digest;
+      names.push(n);
+    }
+  }
+  return {
+    kind: "failure",
+    subject: gateSubject(file, gateId),
+    decided: "failed",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    ...(s.inputs && s.cwd ? { sets: { [inputSetName(s.cwd, s.inputs)]: names } } : {}),
+    by: { actor: "kbz" },
+    detail: { failure: s.failure, ...(s.cwd ? { cwd: s.cwd } : {}) },
+  };
+}
+
 /** The directory automatic evidence says its CHECK ran in (`…; cwd=<dir>; path=…`), or null. */
 export function evidenceCwd(evidence: string | null): string | null {
   const m = evidence === null ? null : /; cwd=(\/.*?); path=[0-9a-f]{12}\//.exec(evidence);
@@ -335,6 +383,8 @@ export interface TraceData {
 export interface GateVerdicts {
   /** Gates whose INPUTS keep them from being met: gate id → the reason shown (STALE … for a met gate). */
   stale: Map<string, string>;
+  /** Unmet gates whose last run of this very definition, evidence and inputs failed: gate id → how ("exit 3"). */
+  failed: Map<string, string>;
   /** Gates whose current pass a probe found VACUOUS: gate id → what was hidden (root-relative). */
   vacuous: Map<string, string[]>;
 }
@@ -345,7 +395,7 @@ export interface GateVerdicts {
  * the gate's state by its ledger text alone.
  */
 export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean): GateVerdicts {
-  const out: GateVerdicts = { stale: new Map(), vacuous: new Map() };
+  const out: GateVerdicts = { stale: new Map(), failed: new Map(), vacuous: new Map() };
   const records = trace.records.get(file) ?? [];
   // A met gate with INPUTS and no record is STALE too, so only a ledger with neither is skipped.
   if (records.length === 0 && !ledger.gates.some((g) => g.inputs)) return out;
@@ -366,12 +416,35 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
       const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
       if (reason) out.stale.set(g.id, reason);
     }
+    const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
+    if (failure && failureHolds(failure, g, trace.world, file)) out.failed.set(g.id, (failure.detail as { failure: string }).failure);
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
     if (probe && verify(probe, gateKey(g)).status === "valid") {
       out.vacuous.set(g.id, (probe.detail as { hidden: string[] }).hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)));
     }
   }
   return out;
+}
+
+/** Whether a failure record still speaks for `g`: same definition and evidence line, and its input files unchanged. */
+function failureHolds(record: TraceRecord, g: Gate, world: World, file: string): boolean {
+  const key = gateKey(g);
+  const declared = g.inputs ? sha256Hex(JSON.stringify(g.inputs)) : undefined;
+  const ask = (n: string) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined);
+  const first = verify(record, { digest: ask });
+  if (first.status !== "stale" || !g.inputs) return first.status === "valid";
+  if (first.changed.includes("INPUTS")) return false;
+  const recorded = (record.detail as { cwd?: string }).cwd;
+  const cwd = recorded ? world.checkDir(recorded) : null;
+  if (!recorded || cwd === null) return false;
+  const now = world.inputs(cwd, g.inputs, file);
+  if (now.refusal) return false;
+  const prefix = inputFileName(recorded, "");
+  const v = verify(record, {
+    digest: (n) => ask(n) ?? (n.startsWith(prefix) ? now.files[n.slice(prefix.length)] : undefined),
+    members: () => Object.keys(now.files).map((rel) => prefix + rel),
+  });
+  return v.status === "valid";
 }
 
 /** A gate not met yet whose INPUTS are over the cap can never be met: said before it is run. */

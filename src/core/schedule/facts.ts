@@ -155,7 +155,12 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     const verdicts = gateVerdicts(o.trace, root, file, ledger, isMet);
     const met = o.attested ? ledger.gates.filter((g) => !verdicts.stale.has(g.id) && isMet(g)) : [];
     const unvouched = o.attested ? unattestedGates(file, met, o.attested.get(file), o.trace.records.get(file)) : null;
-    const gates = ledger.gates.map((g) => (verdicts.stale.has(g.id) ? "stale-unmet" : unvouched?.has(g.id) ? "unattested" : gateState(g, ledger)));
+    const gates = ledger.gates.map((g) => {
+      if (verdicts.stale.has(g.id)) return "stale-unmet";
+      if (unvouched?.has(g.id)) return "unattested";
+      const state = gateState(g, ledger);
+      return state === "unmet" && verdicts.failed.has(g.id) ? "failed" : state;
+    });
     // Only a gate that is met now is vacuous: an unmet one is already work (docs/formats.md#next-output).
     const hiddenBy = verdicts.vacuous;
     const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "met" && hiddenBy.has(g.id) ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
