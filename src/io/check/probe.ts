@@ -4,7 +4,7 @@
 // solo ledger) the files that differ from git HEAD. Files are replaced by an empty file,
 // directories by an empty directory. The probe's oracle is the gate's oracle with the hidden
 // paths in its sandbox profile, so it needs its own approval; it never writes evidence, only a
-// probe record in kbz's side store that status, lint, next and the Stop hook read.
+// probe record in kbz's record files that status, lint, next and the Stop hook read.
 // Issue 27: the oracle (every file the approval binds: io/oracle/binding.ts) is never hidden, and a gate that
 // cannot be probed is a warning: `--probe` exits 1 unless every probed gate observes.
 // Issue 28 item 12: the CHECK runs on a throwaway overlay of the repository (io/run/view.ts), so
@@ -26,12 +26,12 @@ import { snapshotForRequest } from "../read.ts";
 import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "./plan.ts";
 import { runSettings, type CheckRequest } from "./run.ts";
 import { checkEnvironment } from "../oracle/env.ts";
-import { recordProbes, type ProbeRecord } from "./probeStore.ts";
+import { recordProbes, type ProbeRecord } from "./probeRecords.ts";
 import { logConsent, requirePerson } from "../run/consent.ts";
 import { oracleBinding } from "../oracle/binding.ts";
 import type { Env } from "../run/shell.ts";
 import { throwawayView, viewUsable } from "../run/view.ts";
-import { digestFile } from "../inputs/store.ts";
+import { digestFile } from "../inputs/records.ts";
 
 export type ProbeVerdict = "vacuous" | "observes" | "nothing-hidden" | "approval-required" | "not-run" | "no-view" | "damaged";
 
