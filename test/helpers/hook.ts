@@ -178,3 +178,26 @@ export async function stopHookIn(payload: unknown, opts: HookOptions = {}): Prom
   const r = await runCli(["hook", "stop", ...(opts.args ?? [])], { cwd: opts.cwd ?? REPO, env: { UNLAZY_SCOPE: undefined, ...opts.env }, stdin });
   return { code: r.code, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
 }
+
+/**
+ * A planned scope's files: leaf 1.1 (`state`) and leaf 1.2 (met), both started in open wave w1
+ * (handles h11, worker-7). The hook's event tests and the host end-to-end tests share it.
+ */
+export function plannedWave(state: "met" | "unmet"): Record<string, string> {
+  return {
+    ".unlazy/api/gates/leaf-1.1.md": ledger("leaf 1.1", [{ id: "G1", state }]),
+    ".unlazy/api/gates/leaf-1.2.md": ledger("leaf 1.2", [{ id: "G1", state: "met" }]),
+    ".unlazy/api/dispatch.json": JSON.stringify({
+      schema: 1,
+      waves: {
+        w1: {
+          leaves: ["1.1", "1.2"],
+          state: "open",
+          openedAt: "2026-01-01T00:00:00.000Z",
+          started: { "1.1": { handle: "h11", at: "2026-01-01T00:00:01.000Z" }, "1.2": { handle: "worker-7", at: "2026-01-01T00:00:01.000Z" } },
+          returned: {},
+        },
+      },
+    }),
+  };
+}

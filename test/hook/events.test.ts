@@ -7,7 +7,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO, tempDir, writeTree } from "../helpers/kbz.ts";
-import { ledger, stopHook, stopHookIn, type HookRun } from "../helpers/hook.ts";
+import { ledger, plannedWave, stopHook, stopHookIn, type HookRun } from "../helpers/hook.ts";
 
 setDefaultTimeout(120_000);
 
@@ -18,22 +18,7 @@ const ROUTES: Route[] = ["binary", "node16", "in-process"];
 /** A planned scope: leaf 1.1 unmet, leaf 1.2 met, both started in open wave w1 (handles h11, worker-7). */
 function planned(): string {
   const root = tempDir("kbz-events-");
-  writeTree(root, {
-    ".unlazy/api/gates/leaf-1.1.md": ledger("leaf 1.1", [{ id: "G1", state: "unmet" }]),
-    ".unlazy/api/gates/leaf-1.2.md": ledger("leaf 1.2", [{ id: "G1", state: "met" }]),
-    ".unlazy/api/dispatch.json": JSON.stringify({
-      schema: 1,
-      waves: {
-        w1: {
-          leaves: ["1.1", "1.2"],
-          state: "open",
-          openedAt: "2026-01-01T00:00:00.000Z",
-          started: { "1.1": { handle: "h11", at: "2026-01-01T00:00:01.000Z" }, "1.2": { handle: "worker-7", at: "2026-01-01T00:00:01.000Z" } },
-          returned: {},
-        },
-      },
-    }),
-  });
+  writeTree(root, plannedWave("unmet"));
   return root;
 }
 

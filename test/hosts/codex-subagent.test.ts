@@ -5,9 +5,8 @@
 // sub-agent. Each case replays the real SubagentStop payload through the binary and the Node 16
 // fallback (same bytes, same exit).
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { writeTree } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
-import { allMet, baseEnv, capturePayloads, hostCommand, installFor, REASON, sameOnBothRoutes, setupRepo, turnOf, unmet } from "./harness.ts";
+import { allMet, capturePayloads, codexEnv, hostCommand, installFor, REASON, sameOnBothRoutes, setupRepo, turnOf, unmet, writeCodexConfig } from "./harness.ts";
 import type { LoggedRequest, MockModel } from "./mock-model.ts";
 
 setDefaultTimeout(300_000);
@@ -68,23 +67,8 @@ function startSubagentMock(): MockModel {
 }
 
 function prepare(home: string, root: string, mock: MockModel): Record<string, string> {
-  writeTree(home, {
-    "codex/config.toml": [
-      'model = "mock-model"',
-      'model_provider = "mock"',
-      "[model_providers.mock]",
-      'name = "mock"',
-      `base_url = "${mock.url}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "MOCK_API_KEY"',
-      "[features]",
-      "multi_agent = true",
-      `[projects.${JSON.stringify(root)}]`,
-      'trust_level = "trusted"',
-      "",
-    ].join("\n"),
-  });
-  return { ...baseEnv(home), CODEX_HOME: `${home}/codex`, MOCK_API_KEY: "dummy" };
+  writeCodexConfig(home, mock, root, ["[features]", "multi_agent = true"]);
+  return codexEnv(home);
 }
 
 const argv = () => [...hostCommand("codex-current"), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", TASK];

@@ -13,10 +13,10 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeTree } from "../helpers/kbz.ts";
-import { ledger } from "../helpers/hook.ts";
+import { plannedWave } from "../helpers/hook.ts";
 import { needs } from "../helpers/needs.ts";
-import type { LoggedRequest, MockModel } from "./mock-model.ts";
-import { allMet, baseEnv, capturePayloads, counters, hostCommand, installFor, REASON, sameOnBothRoutes, setupRepo, turnOf, unmet, type Turn } from "./harness.ts";
+import type { LoggedRequest, MockModel, ToolUse } from "./mock-model.ts";
+import { allMet, baseEnv, claudeEnv, copilotEnv, counters, hostCommand, hostSession, REASON, sameOnBothRoutes, turnOf, unmet, type Turn } from "./harness.ts";
 
 setDefaultTimeout(300_000);
 
@@ -114,13 +114,12 @@ function removeOpencodeFiles(root: string, home: string): void {
 const opencodeSteps = (requests: LoggedRequest[]) => requests.filter((r) => r.path.endsWith("/chat/completions") && r.body.includes("Finish the task in this repository.") && !r.body.includes("Generate a title"));
 
 describe.skipIf(!available)("OpenCode 1.18.33 end to end (opencode serve, kbz's plugin on session.idle)", () => {
-  test("an unmet gate: the plugin prompts the session with kbz's reason six times, then the seventh idle rests", async () => {
-    const { root, home, mock } = setupRepo("opencode", { "GATES.md": unmet });
-    try {
-      const env = opencodeEnv(home);
-      opencodeConfig(root, mock);
-      installFor("opencode", root, env);
-      const captured = capturePayloads(home);
+  const prepare = (_home: string, mock: MockModel, root: string) => opencodeConfig(root, mock);
+  const session = <T>(files: Record<string, string>, body: Parameters<typeof hostSession<T>>[1]) =>
+    hostSession({ agent: "opencode", name: "opencode", files, env: opencodeEnv, prepare, after: removeOpencodeFiles }, body);
+
+  test("an unmet gate: the plugin prompts the session with kbz's reason six times, then the seventh idle rests", () =>
+    session({ "GATES.md": unmet }, async ({ root, mock, env, captured }) => {
       const t = await opencodeTurn(root, env, mock);
       expect(carrying(opencodeSteps(t.requests))).toEqual([false, true, true, true, true, true, true]);
       expect(t.roles).toEqual(["user", "assistant", ...Array(6).fill(["user", "assistant"]).flat()]);
@@ -129,66 +128,29 @@ describe.skipIf(!available)("OpenCode 1.18.33 end to end (opencode serve, kbz's 
       expect(payloads.length).toBe(7);
       expect(JSON.parse(payloads[0]!)).toMatchObject({ hook_event_name: "session.idle", cwd: root, stop_hook_active: false });
       expect(sameOnBothRoutes("opencode", payloads[0]!, root, { "GATES.md": unmet }).stdout).toContain(REASON);
-    } finally {
-      mock.stop();
-      removeOpencodeFiles(root, home);
-    }
-  }, OPENCODE_MS + 60_000);
+    }), OPENCODE_MS + 60_000);
 
-  test("all gates met: the first idle rests", async () => {
-    const { root, home, mock } = setupRepo("opencode", { "GATES.md": allMet });
-    try {
-      const env = opencodeEnv(home);
-      opencodeConfig(root, mock);
-      installFor("opencode", root, env);
-      const captured = capturePayloads(home);
+  test("all gates met: the first idle rests", () =>
+    session({ "GATES.md": allMet }, async ({ root, mock, env, captured }) => {
       const t = await opencodeTurn(root, env, mock);
       expect({ steps: opencodeSteps(t.requests).length, roles: t.roles, reason: t.requests.some((r) => r.body.includes("need work")) }).toEqual({ steps: 1, roles: ["user", "assistant"], reason: false });
       const payloads = captured();
       expect(payloads.length).toBe(1);
       expect(sameOnBothRoutes("opencode", payloads[0]!, root, { "GATES.md": allMet }).stdout).toBe("");
-    } finally {
-      mock.stop();
-      removeOpencodeFiles(root, home);
-    }
-  }, OPENCODE_MS + 60_000);
+    }), OPENCODE_MS + 60_000);
 });
 
 // ---------------------------------------------------------------------------------------------
 // Claude Code 2.1.332: TaskCompleted (a task is a leaf) and a Stop while background work runs.
 
 /** A planned scope: leaf 1.1 (`state`) and leaf 1.2 (met), both started in open wave w1 (handles h11, worker-7). */
-function planned(state: "met" | "unmet"): Record<string, string> {
-  return {
-    ".unlazy/api/gates/leaf-1.1.md": ledger("leaf 1.1", [{ id: "G1", state }]),
-    ".unlazy/api/gates/leaf-1.2.md": ledger("leaf 1.2", [{ id: "G1", state: "met" }]),
-    ".unlazy/api/dispatch.json": JSON.stringify({
-      schema: 1,
-      waves: {
-        w1: {
-          leaves: ["1.1", "1.2"],
-          state: "open",
-          openedAt: "2026-01-01T00:00:00.000Z",
-          started: { "1.1": { handle: "h11", at: "2026-01-01T00:00:01.000Z" }, "1.2": { handle: "worker-7", at: "2026-01-01T00:00:01.000Z" } },
-          returned: {},
-        },
-      },
-    }),
-  };
-}
+const planned = plannedWave;
 
 // The task tools (TaskCreate, TaskUpdate) are offered in -p mode with todo tools on and tool search
 // off (else they are deferred behind ToolSearch).
-const claudeEnv = (home: string, mock: MockModel): Record<string, string> => ({
-  ...baseEnv(home),
-  ANTHROPIC_BASE_URL: mock.url,
-  ANTHROPIC_API_KEY: "sk-ant-test-dummy",
-  DISABLE_AUTOUPDATER: "1",
-  DISABLE_TELEMETRY: "1",
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  CLAUDE_CODE_ENABLE_TODO_TOOLS: "true",
-  ENABLE_TOOL_SEARCH: "false",
-});
+const claudeTaskEnv = (home: string, mock: MockModel): Record<string, string> => ({ ...claudeEnv(home, mock), CLAUDE_CODE_ENABLE_TODO_TOOLS: "true", ENABLE_TOOL_SEARCH: "false" });
+const claudeSession = <T>(name: string, files: Record<string, string>, toolUse: ToolUse[], body: Parameters<typeof hostSession<T>>[1], after?: (root: string) => Promise<void>) =>
+  hostSession({ agent: "claude", name, files, toolUse, env: claudeTaskEnv, after }, body);
 const claudeArgv = () => [...hostCommand("claude-current"), "-p", "Finish the task in this repository.", "--allowedTools", "Bash"];
 const claudeTurns = (requests: LoggedRequest[]) => requests.filter((r) => r.method === "POST" && r.path.endsWith("/v1/messages"));
 
@@ -216,13 +178,9 @@ const createTask = { name: "TaskCreate", input: { subject: "leaf 1.1: implement 
 const completeTask = { name: "TaskUpdate", input: { taskId: "1", status: "completed" } };
 
 describe.skipIf(!available)("Claude Code 2.1.332 TaskCompleted end to end: a task naming leaf 1.1 is that leaf", () => {
-  test("leaf 1.1 unmet: completing its task is refused six times naming the leaf's gate, the seventh goes through", async () => {
+  test("leaf 1.1 unmet: completing its task is refused six times naming the leaf's gate, the seventh goes through", () => {
     const files = planned("unmet");
-    const { root, home, mock } = setupRepo("claude-task", files, [createTask, ...Array(7).fill(completeTask)]);
-    try {
-      const env = claudeEnv(home, mock);
-      installFor("claude", root, env);
-      const captured = capturePayloads(home);
+    return claudeSession("claude-task", files, [createTask, ...Array(7).fill(completeTask)], async ({ root, mock, env, captured }) => {
       const t = await turnOf(claudeArgv(), root, env, mock);
       const results = toolResults(t.requests);
       const refused = [2, 3, 4, 5, 6, 7, 8].map((n) => /leaf-1\.1:G1/.test(results[`toolu_mock_${n}`] ?? ""));
@@ -232,18 +190,12 @@ describe.skipIf(!available)("Claude Code 2.1.332 TaskCompleted end to end: a tas
       expect(JSON.parse(tasks[0]!)).toMatchObject({ task_subject: "leaf 1.1: implement the parser" });
       const r = sameOnBothRoutes("claude", tasks[0]!, root, files);
       expect({ code: r.code, names: r.stderr.includes("leaf-1.1:G1") }).toEqual({ code: 2, names: true });
-    } finally {
-      mock.stop();
-    }
+    });
   });
 
-  test("leaf 1.1 met: its task completes at the first try", async () => {
+  test("leaf 1.1 met: its task completes at the first try", () => {
     const files = planned("met");
-    const { root, home, mock } = setupRepo("claude-task", files, [createTask, completeTask]);
-    try {
-      const env = claudeEnv(home, mock);
-      installFor("claude", root, env);
-      const captured = capturePayloads(home);
+    return claudeSession("claude-task", files, [createTask, completeTask], async ({ root, mock, env, captured }) => {
       const t = await turnOf(claudeArgv(), root, env, mock);
       const results = toolResults(t.requests);
       expect({ code: t.code, refused: /G1|kbz/.test(results.toolu_mock_2 ?? "kbz: no result") }).toEqual({ code: 0, refused: false });
@@ -251,9 +203,7 @@ describe.skipIf(!available)("Claude Code 2.1.332 TaskCompleted end to end: a tas
       expect(tasks.length).toBe(1);
       const r = sameOnBothRoutes("claude", tasks[0]!, root, files);
       expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: "", stderr: "" });
-    } finally {
-      mock.stop();
-    }
+    });
   });
 });
 
@@ -285,15 +235,16 @@ describe.skipIf(!available)("Claude Code 2.1.332 Stop with background_tasks end 
       }
     });
   const finishWorker = (root: string) => fs.existsSync(root) && fs.writeFileSync(path.join(root, ".worker-done"), "");
+  // Whatever happened: the worker is let finish and the turn awaited before the mock stops.
+  const stopWorker = (running: () => Promise<Turn | null>) => async (root: string) => {
+    finishWorker(root);
+    await running().catch(() => null);
+  };
 
-  test("leaf 1.1 unmet and its worker running: six blocks say what it waits on, naming the gate; the seventh stop goes through", async () => {
+  test("leaf 1.1 unmet and its worker running: six blocks say what it waits on, naming the gate; the seventh stop goes through", () => {
     const files = planned("unmet");
-    const { root, home, mock } = setupRepo("claude-bg", files, [worker]);
     let running: Promise<Turn | null> = Promise.resolve(null);
-    try {
-      const env = claudeEnv(home, mock);
-      installFor("claude", root, env);
-      const captured = capturePayloads(home);
+    return claudeSession("claude-bg", files, [worker], async ({ root, mock, env, captured }) => {
       running = turnOf(claudeArgv(), root, env, mock);
       // The worker finishes a few seconds after the seventh stop reached kbz (which lets it through).
       await whenReady(() => stopsOf(captured).length >= 7, () => setTimeout(() => finishWorker(root), 5000), running);
@@ -304,21 +255,13 @@ describe.skipIf(!available)("Claude Code 2.1.332 Stop with background_tasks end 
       const stops = stopsOf(captured);
       expect(JSON.parse(stops[0]!).background_tasks).toContainEqual(expect.objectContaining({ description: "worker for leaf 1.1", status: "running" }));
       expect(sameOnBothRoutes("claude", stops[0]!, root, files).stdout).toContain("waiting on wave w1 (leaf 1.1)");
-    } finally {
-      finishWorker(root);
-      await running.catch(() => null);
-      mock.stop();
-    }
+    }, stopWorker(() => running));
   });
 
-  test("every gate met (no open wave), a shell still running in the background: the first stop goes through", async () => {
+  test("every gate met (no open wave), a shell still running in the background: the first stop goes through", () => {
     const files = { "GATES.md": allMet };
-    const { root, home, mock } = setupRepo("claude-bg", files, [worker]);
     let running: Promise<Turn | null> = Promise.resolve(null);
-    try {
-      const env = claudeEnv(home, mock);
-      installFor("claude", root, env);
-      const captured = capturePayloads(home);
+    return claudeSession("claude-bg", files, [worker], async ({ root, mock, env, captured }) => {
       running = turnOf(claudeArgv(), root, env, mock);
       await whenReady(() => stopsOf(captured).length > 0, () => setTimeout(() => finishWorker(root), 3000), running);
       const t = (await running)!;
@@ -326,11 +269,7 @@ describe.skipIf(!available)("Claude Code 2.1.332 Stop with background_tasks end 
       const stops = stopsOf(captured);
       expect(JSON.parse(stops[0]!).background_tasks).toContainEqual(expect.objectContaining({ description: "worker for leaf 1.1", status: "running" }));
       expect(sameOnBothRoutes("claude", stops[0]!, root, files).stdout).toBe("");
-    } finally {
-      finishWorker(root);
-      await running.catch(() => null);
-      mock.stop();
-    }
+    }, stopWorker(() => running));
   });
 });
 
@@ -338,15 +277,6 @@ describe.skipIf(!available)("Claude Code 2.1.332 Stop with background_tasks end 
 // GitHub Copilot CLI 1.0.102 subagentStop: the agent launches a sub-agent (its `task` tool); the
 // sub-agent's stop is judged by kbz, and a block continues the sub-agent.
 
-const copilotEnv = (home: string, mock: MockModel): Record<string, string> => ({
-  ...baseEnv(home),
-  COPILOT_OFFLINE: "true",
-  COPILOT_PROVIDER_BASE_URL: mock.url,
-  COPILOT_PROVIDER_TYPE: "anthropic",
-  COPILOT_PROVIDER_API_KEY: "dummy",
-  COPILOT_MODEL: "claude-sonnet-4.5",
-  COPILOT_AUTO_UPDATE: "false",
-});
 const SUB_PROMPT = "Check the repository for leaf work.";
 const launch = { name: "task", input: { agent_type: "explore", description: "check the repository", prompt: SUB_PROMPT, name: "checker" } };
 const copilotArgv = () => [...hostCommand("copilot-current"), "-p", "Finish the task in this repository.", "--trust-folder", "-s"];
@@ -374,35 +304,24 @@ const subagentStops = (captured: () => string[]) =>
   });
 
 describe.skipIf(!available)("Copilot CLI 1.0.102 subagentStop end to end", () => {
-  test("an unmet gate: the sub-agent is sent kbz's reason six times, then its seventh stop goes through", async () => {
-    const { root, home, mock } = setupRepo("copilot-sub", { "GATES.md": unmet }, [launch]);
-    try {
-      const env = copilotEnv(home, mock);
-      installFor("copilot", root, env);
-      const captured = capturePayloads(home);
+  const session = <T>(files: Record<string, string>, body: Parameters<typeof hostSession<T>>[1]) =>
+    hostSession({ agent: "copilot", name: "copilot-sub", files, toolUse: [launch], env: copilotEnv }, body);
+
+  test("an unmet gate: the sub-agent is sent kbz's reason six times, then its seventh stop goes through", () =>
+    session({ "GATES.md": unmet }, async ({ root, mock, env, captured }) => {
       const t = await turnOf(copilotArgv(), root, env, mock);
       expect({ code: t.code, carrying: carrying(subagentTurns(t.requests)) }).toEqual({ code: 0, carrying: [false, true, true, true, true, true, true] });
       const stops = subagentStops(captured);
       expect(stops.length).toBe(7);
       expect(sameOnBothRoutes("copilot", stops[0]!, root, { "GATES.md": unmet }).stdout).toContain(REASON);
-    } finally {
-      mock.stop();
-    }
-  });
+    }));
 
-  test("all gates met: the sub-agent's first stop goes through", async () => {
-    const { root, home, mock } = setupRepo("copilot-sub", { "GATES.md": allMet }, [launch]);
-    try {
-      const env = copilotEnv(home, mock);
-      installFor("copilot", root, env);
-      const captured = capturePayloads(home);
+  test("all gates met: the sub-agent's first stop goes through", () =>
+    session({ "GATES.md": allMet }, async ({ root, mock, env, captured }) => {
       const t = await turnOf(copilotArgv(), root, env, mock);
       expect({ code: t.code, sub: subagentTurns(t.requests).length, reason: t.requests.some((r) => r.body.includes("item(s) need work")) }).toEqual({ code: 0, sub: 1, reason: false });
       const stops = subagentStops(captured);
       expect(stops.length).toBe(1);
       expect(sameOnBothRoutes("copilot", stops[0]!, root, { "GATES.md": allMet }).stdout).toBe("");
-    } finally {
-      mock.stop();
-    }
-  });
+    }));
 });

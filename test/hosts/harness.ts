@@ -1,7 +1,8 @@
-// What the host end-to-end tests share (hosts.test.ts, completion.test.ts, doctor.test.ts): where
-// the host CLIs from npm live (test/hosts/node_modules, pinned in package.json here), the Node each
-// needs, one bounded headless turn against the mock model, the fixtures' ledgers, and the capture
-// of what a real host sent kbz's hook, replayed through the binary and the Node 16 fallback.
+// What the host end-to-end tests share (hosts.test.ts, completion.test.ts, codex-subagent.test.ts,
+// doctor.test.ts): where the host CLIs from npm live (test/hosts/node_modules, pinned in
+// package.json here), the Node each needs, each host's environment against the mock model, one
+// session's setup, one bounded headless turn, the fixtures' ledgers, and the capture of what a
+// real host sent kbz's hook, replayed through the binary and the Node 16 fallback.
 import { expect } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -118,6 +119,83 @@ export function setupRepo(name: string, files: Record<string, string>, toolUse?:
   const mock = startMockModel(toolUse ? { toolUse } : {});
   return { root, home, mock };
 }
+
+/**
+ * One session of a host: `setupRepo`, then the host's environment (`env`), its own files
+ * (`prepare`), kbz's hook installed for `agent` and, with `capture`, what the host sends the hook
+ * kept. `body` runs the test; `after` (if any) and the mock's stop follow whatever happens.
+ */
+export async function hostSession<T>(
+  o: {
+    agent: string;
+    name: string;
+    files: Record<string, string>;
+    toolUse?: ToolUse | ToolUse[];
+    env: (home: string, mock: MockModel) => Record<string, string>;
+    prepare?: (home: string, mock: MockModel, root: string) => void;
+    capture?: boolean;
+    after?: (root: string, home: string) => void | Promise<void>;
+  },
+  body: (s: { root: string; home: string; mock: MockModel; env: Record<string, string>; captured: () => string[] }) => Promise<T>,
+): Promise<T> {
+  const { root, home, mock } = setupRepo(o.name, o.files, o.toolUse);
+  try {
+    const env = o.env(home, mock);
+    o.prepare?.(home, mock, root);
+    installFor(o.agent, root, env);
+    const captured = o.capture === false ? () => [] : capturePayloads(home);
+    return await body({ root, home, mock, env, captured });
+  } finally {
+    await o.after?.(root, home);
+    mock.stop();
+  }
+}
+
+/** Claude Code against the mock, nothing fetched or updated. */
+export const claudeEnv = (home: string, mock: MockModel): Record<string, string> => ({
+  ...baseEnv(home),
+  ANTHROPIC_BASE_URL: mock.url,
+  ANTHROPIC_API_KEY: "sk-ant-test-dummy",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_TELEMETRY: "1",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+});
+
+/** Copilot CLI offline with a bring-your-own-key provider: no GitHub login, the Anthropic wire format to the mock. */
+export const copilotEnv = (home: string, mock: MockModel): Record<string, string> => ({
+  ...baseEnv(home),
+  COPILOT_OFFLINE: "true",
+  COPILOT_PROVIDER_BASE_URL: mock.url,
+  COPILOT_PROVIDER_TYPE: "anthropic",
+  COPILOT_PROVIDER_API_KEY: "dummy",
+  COPILOT_MODEL: "claude-sonnet-4.5",
+  COPILOT_AUTO_UPDATE: "false",
+});
+
+/**
+ * Codex's config.toml in `home`: the mock as its model provider, `extra` lines (features), and
+ * `root` trusted, as by a user who opened the repository in Codex once (project hooks load only
+ * from a trusted project; codex exec has no dialog for it).
+ */
+export function writeCodexConfig(home: string, mock: MockModel, root: string, extra: string[] = []): void {
+  writeTree(home, {
+    "codex/config.toml": [
+      'model = "mock-model"',
+      'model_provider = "mock"',
+      "[model_providers.mock]",
+      'name = "mock"',
+      `base_url = "${mock.url}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "MOCK_API_KEY"',
+      ...extra,
+      `[projects.${JSON.stringify(root)}]`,
+      'trust_level = "trusted"',
+      "",
+    ].join("\n"),
+  });
+}
+
+export const codexEnv = (home: string): Record<string, string> => ({ ...baseEnv(home), CODEX_HOME: path.join(home, "codex"), MOCK_API_KEY: "dummy" });
 
 export function installFor(agent: string, root: string, env: Record<string, string>): void {
   const r = spawnSync(BIN, ["hook", "install", "--agent", agent], { cwd: root, env, encoding: "utf8" });

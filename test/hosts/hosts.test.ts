@@ -20,7 +20,7 @@ import * as path from "node:path";
 import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
 import { startMockModel, type LoggedRequest, type MockModel } from "./mock-model.ts";
-import { allMet, baseEnv, capturePayloads, counters, HOST_PATH, hostCommand, installFor, node22, REASON, sameOnBothRoutes, setupRepo, turnOf, unmet, type Turn } from "./harness.ts";
+import { allMet, baseEnv, claudeEnv, codexEnv, copilotEnv, counters, HOST_PATH, hostCommand, hostSession, installFor, node22, REASON, sameOnBothRoutes, setupRepo, turnOf, unmet, writeCodexConfig, type Turn } from "./harness.ts";
 
 setDefaultTimeout(300_000);
 
@@ -50,14 +50,7 @@ const HOSTS: Host[] = [
     isTurn: (r) => r.method === "POST" && r.path.endsWith("/v1/messages"),
     prepare: () => {},
     argv: (alias) => [...hostCommand(alias), "-p", "Finish the task in this repository."],
-    env: (home, mock) => ({
-      ...baseEnv(home),
-      ANTHROPIC_BASE_URL: mock.url,
-      ANTHROPIC_API_KEY: "sk-ant-test-dummy",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_TELEMETRY: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    }),
+    env: claudeEnv,
   },
   {
     name: "codex",
@@ -66,28 +59,12 @@ const HOSTS: Host[] = [
       { label: "0.143.0", alias: "codex-oldest" },
     ],
     isTurn: (r) => r.method === "POST" && r.path.endsWith("/v1/responses"),
-    // A user who opened the repository in Codex once and trusted it (project hooks load only from
-    // a trusted project; codex exec has no dialog for it).
-    prepare: (home, mock, root) => {
-      writeTree(home, {
-        "codex/config.toml": [
-          'model = "mock-model"',
-          'model_provider = "mock"',
-          "[model_providers.mock]",
-          'name = "mock"',
-          `base_url = "${mock.url}/v1"`,
-          'wire_api = "responses"',
-          'env_key = "MOCK_API_KEY"',
-          `[projects.${JSON.stringify(root)}]`,
-          'trust_level = "trusted"',
-          "",
-        ].join("\n"),
-      });
-    },
+    // A user who opened the repository in Codex once and trusted it.
+    prepare: (home, mock, root) => writeCodexConfig(home, mock, root),
     // Codex runs a hook only after the user trusted it in /hooks; `codex exec` has no review UI
     // and skips an untrusted hook silently, so a headless run passes the one-run bypass.
     argv: (alias) => [...codexExec(alias), "--dangerously-bypass-hook-trust", "Finish the task in this repository."],
-    env: (home) => ({ ...baseEnv(home), CODEX_HOME: path.join(home, "codex"), MOCK_API_KEY: "dummy" }),
+    env: (home) => codexEnv(home),
   },
   {
     name: "gemini",
@@ -117,16 +94,7 @@ const HOSTS: Host[] = [
     prepare: () => {},
     // --trust-folder: this one prompt-mode session trusts the repository, so its .github/hooks load.
     argv: (alias) => [...hostCommand(alias), "-p", "Finish the task in this repository.", "--trust-folder", "-s"],
-    // Offline mode with a bring-your-own-key provider: no GitHub login, the Anthropic wire format to the mock.
-    env: (home, mock) => ({
-      ...baseEnv(home),
-      COPILOT_OFFLINE: "true",
-      COPILOT_PROVIDER_BASE_URL: mock.url,
-      COPILOT_PROVIDER_TYPE: "anthropic",
-      COPILOT_PROVIDER_API_KEY: "dummy",
-      COPILOT_MODEL: "claude-sonnet-4.5",
-      COPILOT_AUTO_UPDATE: "false",
-    }),
+    env: copilotEnv,
   },
   {
     name: "qwen",
@@ -172,46 +140,37 @@ const available = needs("hosts");
 for (const host of HOSTS) {
   for (const v of host.versions) {
     describe.skipIf(!available)(`${host.name} ${v.label} end to end`, () => {
-      test("an unmet gate: the host sends kbz's reason back six times, then the seventh stop goes through", async () => {
-        const { root, home, mock } = setup(host, { "GATES.md": unmet });
-        try {
-          install(host, root, home, mock);
-          const captured = host.capture ? capturePayloads(home) : null;
-          const t = await turn(host, v.alias, root, home, mock);
+      const session = <T>(files: Record<string, string>, body: Parameters<typeof hostSession<T>>[1]) =>
+        hostSession({ agent: host.name, name: host.name, files, env: host.env, prepare: host.prepare, capture: !!host.capture }, body);
+
+      test("an unmet gate: the host sends kbz's reason back six times, then the seventh stop goes through", () =>
+        session({ "GATES.md": unmet }, async ({ root, mock, env, captured }) => {
+          const t = await turnOf(host.argv(v.alias), root, env, mock);
           const turns = t.requests.filter(host.isTurn);
           const carrying = turns.map((r) => r.body.includes(REASON) && r.body.includes("need work"));
           expect({ code: t.code, carrying }).toEqual({ code: 0, carrying: [false, true, true, true, true, true, true] });
           expect(turns.some((r) => r.body.includes("GATES:G2"))).toBe(false);
           expect(counters(root)).toEqual([7]);
-          if (captured) {
+          if (host.capture) {
             // The host's own payload, replayed: the binary and the Node 16 fallback answer alike.
             const payloads = captured();
             expect(payloads.length).toBe(7);
             const r = sameOnBothRoutes(host.name, payloads[0]!, root, { "GATES.md": unmet });
             expect(r.stdout).toContain(REASON);
           }
-        } finally {
-          mock.stop();
-        }
-      });
+        }));
 
-      test("all gates met: the first stop goes through", async () => {
-        const { root, home, mock } = setup(host, { "GATES.md": allMet });
-        try {
-          install(host, root, home, mock);
-          const captured = host.capture ? capturePayloads(home) : null;
-          const t = await turn(host, v.alias, root, home, mock);
+      test("all gates met: the first stop goes through", () =>
+        session({ "GATES.md": allMet }, async ({ root, mock, env, captured }) => {
+          const t = await turnOf(host.argv(v.alias), root, env, mock);
           const turns = t.requests.filter(host.isTurn);
           expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({ code: 0, turns: 1, reason: false });
-          if (captured) {
+          if (host.capture) {
             const payloads = captured();
             expect(payloads.length).toBe(1);
             expect(sameOnBothRoutes(host.name, payloads[0]!, root, { "GATES.md": allMet }).stdout).toBe("");
           }
-        } finally {
-          mock.stop();
-        }
-      });
+        }));
     });
   }
 }
