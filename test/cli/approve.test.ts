@@ -7,22 +7,12 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv, personRun, withoutMarkers } from "../helpers/approvals.ts";
+import { checkEnv, gitRepo, personRun, withoutMarkers } from "../helpers/approvals.ts";
 
 setDefaultTimeout(60_000);
 
 const GATES = "- [ ] G1: two and two make four\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE, NEVER_SET\n  ORACLE: t/*.txt\n";
 const CHECKER = "test $((2+2)) = 4 && echo ADD_OK\n";
-
-function gitRepo(files: Record<string, string>): string {
-  const dir = tempDir();
-  writeTree(dir, files);
-  const g = (...a: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: dir, encoding: "utf8" });
-  g("init", "-q", ".");
-  g("add", "-A");
-  g("commit", "-qm", "init");
-  return dir;
-}
 
 describe("kbz approve shows the whole oracle", () => {
   test("oracle files with how the CHECK reaches them, ENV names (unset marked), never approved before", () => {

@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { tempDir } from "./tmp.ts";
+import { writeTree } from "./kbz.ts";
 import { writePolicy, type Policy } from "../../src/io/run/personal.ts";
 import { AGENT_MARKERS } from "../../src/core/person.ts";
 
@@ -71,4 +72,18 @@ export function personRun(bin: string, args: string[], opts: { cwd: string; env:
 /** The approval record names in a store (kbz's own `kbz/` folder beside them left out). */
 export function approvalRecords(store: string): string[] {
   return fs.readdirSync(store).filter((n) => n !== "kbz");
+}
+
+/**
+ * A folder under git with these files committed: git holds the approved text, so the person's
+ * review (kbz approve, the dashboard's approval view) has a base for its short diff.
+ */
+export function gitRepo(files: Record<string, string>): string {
+  const dir = tempDir();
+  writeTree(dir, files);
+  const g = (...a: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: dir, encoding: "utf8" });
+  g("init", "-q", ".");
+  g("add", "-A");
+  g("commit", "-qm", "init");
+  return dir;
 }

@@ -4,9 +4,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { spawnSync } from "node:child_process";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { checkEnv, gitRepo } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
@@ -81,17 +80,6 @@ async function approveHere(p: TmuxPane, qid: string): Promise<void> {
   await p.waitFor((s) => s.includes(`approve ${qid}?`));
   p.send("y");
   await p.waitFor((s) => s.includes(`approved ${qid}`));
-}
-
-/** A folder under git with these files committed (git holds the approved text for the diff). */
-function gitRepo(files: Record<string, string>): string {
-  const dir = tempDir();
-  writeTree(dir, files);
-  const g = (...a: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: dir, encoding: "utf8" });
-  g("init", "-q", ".");
-  g("add", "-A");
-  g("commit", "-qm", "init");
-  return dir;
 }
 
 /** a on the selected approval, then every row of the oracle shown (j scrolls), as one text with rows joined. */
