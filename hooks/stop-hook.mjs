@@ -978,6 +978,21 @@ function probeRecord(file, gateId, s) {
     detail: { hidden: s.hidden, signature: s.signature }
   };
 }
+function vacuityRecord(file, gateId, s) {
+  return {
+    kind: "probe",
+    subject: gateSubject(file, gateId),
+    decided: "vacuous",
+    key: { definition: s.definition, oracle: s.oracle },
+    depends: {},
+    by: { actor: "kbz" },
+    detail: { hidden: s.hidden }
+  };
+}
+function vacuityReason(hidden) {
+  const shown = hidden.length > 3 ? `${hidden.slice(0, 3).join(", ")}, +${hidden.length - 3} more` : hidden.join(", ");
+  return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then kbz check)`;
+}
 function oracleFileName(key) {
   return `oracle:${key}`;
 }
@@ -1059,12 +1074,19 @@ function gateVerdicts(trace, root, file, ledger, isMet) {
       if (reason)
         out.stale.set(g.id, reason);
     }
-    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
-    if (probe && verify(probe, gateKey(g)).status === "valid") {
+    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
+    if (probe)
       out.vacuous.set(g.id, probe.detail.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
-    }
   }
   return out;
+}
+function vacuityHolds(r, g, mine) {
+  const key = gateKey(g);
+  if (r.key.oracle === undefined)
+    return verify(r, key).status === "valid";
+  const pass = mine.find((x) => x.kind === "oracle" && verify(x, key).status !== "missing");
+  const ranUnder = pass?.detail?.signature;
+  return verify(r, { definition: key.definition, oracle: ranUnder ?? r.key.oracle }).status === "valid";
 }
 function unboundReason(g, world, file) {
   if (!g.check)
@@ -1663,7 +1685,7 @@ function buildSnapshot(target, ledgers, dispatch, trace) {
         view.reason = reason;
       const hidden = vacuous.get(g.id);
       if (hidden && view.state === "met")
-        view.vacuous = hidden;
+        Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
   }
@@ -4420,10 +4442,21 @@ function parse(text) {
     if (v.schema !== SCHEMA)
       return null;
     const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {} };
+    const vacuous = vacuityOf(v.vacuous);
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...vacuous ? { vacuous } : {} };
   } catch {
     return null;
   }
+}
+function vacuityOf(v) {
+  if (!v || typeof v !== "object")
+    return;
+  const out = {};
+  for (const [id, s] of Object.entries(v)) {
+    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden))
+      out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 function readSealed(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
@@ -4561,11 +4594,28 @@ function unattestedReason(file, g, rec, byGate) {
   });
   return attestationReason(v, kind);
 }
-function markAttestations(snap, trace, env = process.env) {
+function storeAttestations(root, env = process.env) {
   const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person")
+  return readPolicy(store) === "person" ? readRootAttestations(store, root) : null;
+}
+function withStoreVerdicts(trace, files, atts, resolve = false) {
+  const held = atts ? [...atts.ledgers].filter(([, rec]) => rec.vacuous) : [];
+  if (held.length === 0)
+    return trace;
+  const byReal = new Map(files.map((f) => [resolve ? realOf3(f) : f, f]));
+  const records = new Map(trace.records);
+  for (const [ledger, rec] of held) {
+    const file = byReal.get(ledger);
+    if (file === undefined)
+      continue;
+    records.set(file, [...records.get(file) ?? [], ...Object.entries(rec.vacuous).map(([id, s]) => vacuityRecord(file, id, s))]);
+  }
+  return { records, world: trace.world };
+}
+function markAttestations(snap, trace, env = process.env, given) {
+  const atts = given === undefined ? storeAttestations(snap.target.root, env) : given;
+  if (!atts)
     return;
-  const atts = readRootAttestations(store, snap.target.root);
   const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
   const metByFile = new Map;
   for (const v of snap.gates) {
@@ -4734,10 +4784,11 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const trace = readTrace(target.root, target.files, { real: !constrained });
+  const atts = storeAttestations(target.root);
+  const trace = withStoreVerdicts(readTrace(target.root, target.files, { real: !constrained }), target.files, atts, !constrained);
   const snap = buildSnapshot(target, ledgers, dispatch, trace);
   markFailures(target.root, snap.gates);
-  markAttestations(snap, trace);
+  markAttestations(snap, trace, process.env, atts);
   return snap;
 }
 function loadDispatch(root, scope) {
@@ -4871,7 +4922,6 @@ function assess(snap) {
   const invalid = [];
   const handoffs = [];
   const resolved = [];
-  const vacuous = [];
   for (const msg of discovery) {
     invalid.push(`discovery:PARSE ${msg}`);
     resolved.push("discovery:PARSE=invalid");
@@ -4911,18 +4961,13 @@ function assess(snap) {
         handoffs.push(qid);
       else if (g.state !== "met")
         unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
-      else if (g.vacuous)
-        vacuous.push(`${qid} (hidden: ${sanitizeCompact(g.vacuous.slice(0, 3).join(", "), 200)})`);
     }
   }
   const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0 && (snap.removed ?? []).length === 0;
-  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
+  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
 }
 function progressHash(resolved) {
   return sha256Hex([...resolved].sort().join("\x00")).slice(0, 24);
-}
-function vacuousSuffix(vacuous) {
-  return vacuous.length ? ` VACUOUS (passed with the deliverable hidden; make the CHECK observe it): ${firstOf(vacuous, 5)}.` : "";
 }
 function handoffSuffix(handoffs) {
   return handoffs.length ? ` HANDOFF REQUIRED: ${handoffs.length} abandoned item(s): ${firstOf(handoffs, 5)}.` : "";
@@ -4931,9 +4976,9 @@ function planStop(a) {
   if (a.empty)
     return { kind: "clear", output: null };
   if (a.unmet.length === 0 && a.invalid.length === 0) {
-    if (a.handoffs.length === 0 && a.vacuous.length === 0)
+    if (a.handoffs.length === 0)
       return { kind: "clear", output: null };
-    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}` } };
+    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
   }
   return { kind: "count", hash: progressHash(a.resolved) };
 }
@@ -4954,7 +4999,7 @@ function decideStop(a, guard) {
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {

@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import type { FileProblem } from "./errors.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
-import { gateVerdicts, type TraceData } from "./trace.ts";
+import { gateVerdicts, vacuityReason, type TraceData } from "./trace.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
@@ -28,7 +28,7 @@ export interface GateView {
   state: GateState;
   /** Set when the state has a reason beyond the ledger text (an INPUTS change). */
   reason?: string;
-  /** Set when the vacuity probe passed this very pass with the deliverable hidden: what was hidden. */
+  /** Set when a probe found the gate VACUOUS (state `vacuous`): what was hidden. */
   vacuous?: string[];
 }
 
@@ -77,7 +77,7 @@ export function ledgerEntry(file: string, root: string, decoded: { text: string 
 /**
  * The status snapshot from its read parts. `trace` holds the verdict records of these ledgers
  * and the digests now (io/trace.ts): a met gate whose INPUTS changed since its pass reads STALE,
- * one whose pass a probe found vacuous carries what was hidden (core/trace.ts gateVerdicts).
+ * one a probe found VACUOUS is unmet and carries what was hidden (core/trace.ts gateVerdicts).
  */
 export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: DispatchAggregate | null, trace: TraceData): Snapshot {
   const gates: GateView[] = [];
@@ -96,7 +96,7 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
       const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
       if (reason) view.reason = reason;
       const hidden = vacuous.get(g.id);
-      if (hidden && view.state === "met") view.vacuous = hidden;
+      if (hidden && view.state === "met") Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
   }
@@ -113,20 +113,4 @@ export function dispatchProblems(snap: Snapshot): FileProblem[] {
   const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
   const file = displayPath(snap.target.root, dispatchPath(snap.target.root, scope));
   return [{ file, line: snap.dispatch.errorLine ?? 1, message: `invalid dispatch state for scope ${scope}: ${message}` }];
-}
-
-/** VACUOUS gates as warnings (status, lint, check): `<file>:<line>: VACUOUS <qid>: …`. */
-export function vacuousWarnings(snap: Snapshot): FileProblem[] {
-  const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));
-  return snap.gates
-    .filter((g) => g.vacuous)
-    .map((g) => ({
-      file: display.get(g.file)!,
-      line: g.gate.line,
-      message: `VACUOUS ${g.qid}: its CHECK still passed with its deliverable hidden (${shortList(g.vacuous!)}); make it observe what it claims, then kbz check --probe`,
-    }));
-}
-
-function shortList(items: string[], n = 3): string {
-  return items.length > n ? `${items.slice(0, n).join(", ")}, +${items.length - n} more` : items.join(", ");
 }

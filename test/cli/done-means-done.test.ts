@@ -292,18 +292,68 @@ describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
     expect(p.code).toBe(1);
     expect(p.output).toContain("VACUOUS GATES:G1: passed with its deliverable hidden (INPUTS: target.txt)");
     expect(p.output).not.toContain("PROBE OK");
-    const st = w.status();
-    expect(st.stderr).toContain("VACUOUS GATES:G1: its CHECK still passed with its deliverable hidden (target.txt)");
-    expect(w.hook()).toContain("VACUOUS (passed with the deliverable hidden; make the CHECK observe it): GATES:G1 (hidden: target.txt)");
+    // A VACUOUS gate is unmet: status names it and why, the Stop hook blocks.
+    const vacuous = /VACUOUS \(its CHECK passed with its deliverable hidden: target\.txt;/;
+    expectBlocked(w, "GATES:G1", vacuous);
+    // The agent cannot clear the verdict from its shell: the probe records in the repository and kbz's
+    // other records there are not what holds it, and re-running the CHECK needs a person's approval again.
+    fs.rmSync(path.join(w.dir, ".kbz"), { recursive: true, force: true });
+    expectBlocked(w, "GATES:G1", /VACUOUS|STALE \(no input digest recorded/); // its INPUTS record went too
+    const rerun = w.agent("check", "--reverify");
+    expect(rerun.code).toBe(1);
+    expect(rerun.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expectBlocked(w, "GATES:G1", /VACUOUS|STALE/);
+    // A person approving the same oracle again is not a fix: it is still the CHECK the probe found VACUOUS.
+    expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
+    const same = w.agent("check", "--reverify");
+    expect(same.code).toBe(1);
+    expectBlocked(w, "GATES:G1", vacuous);
     // Honestly: a checker that reads the work; the person approves it and its probe, which observes.
     fs.writeFileSync(w.file("check.sh"), "grep -q 'the work' target.txt && echo ok\n");
     expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
     expect(w.agent("check", "--reverify").code).toBe(0);
+    expectDone(w); // a new oracle, approved by a person, clears the verdict
     const again = w.person("check", "--probe", "--approve");
     expect(again.output).toContain("OBSERVES GATES:G1");
     expect(again.code).toBe(0);
     expectDone(w);
     expect(w.status().stderr).not.toContain("VACUOUS");
+  });
+
+  test("a VACUOUS verdict is bound to the oracle, not to records in the repository: deleting .kbz/probes/ or a pass with other output leaves it VACUOUS", () => {
+    // A checker that shows the work but does not judge it: its output changes with the work, so each pass has other evidence.
+    const w = workspace({ "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: target.txt\n", "check.sh": "cat target.txt; echo ok\n", "target.txt": "the work\n" });
+    expect(w.person("check", "--approve").code).toBe(0);
+    expect(w.person("check", "--probe", "--approve").output).toContain("VACUOUS GATES:G1");
+    const evidence = () => /EVIDENCE: (.*)/.exec(fs.readFileSync(w.file(), "utf8"))![1];
+    const first = evidence();
+    fs.rmSync(path.join(w.dir, ".kbz", "probes"), { recursive: true });
+    expectBlocked(w, "GATES:G1", /VACUOUS/);
+    // Other work, and a pass of it: the verdict withdrew the gate's approval, so the agent cannot re-run it alone.
+    fs.writeFileSync(w.file("target.txt"), "other work\n");
+    const ch = w.agent("check");
+    expect(ch.code).toBe(1);
+    expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expectBlocked(w, "GATES:G1", /STALE|VACUOUS/);
+    // A person approves the same checker again and the agent passes it: new evidence, the same oracle, still VACUOUS.
+    expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
+    w.agent("check");
+    expect(evidence()).not.toBe(first);
+    expectBlocked(w, "GATES:G1", /VACUOUS/);
+    fs.rmSync(path.join(w.dir, ".kbz", "probes"), { recursive: true, force: true });
+    expectBlocked(w, "GATES:G1", /VACUOUS/);
+  });
+
+  test("deleting the approval store's attestations after a VACUOUS verdict: the pass is UNATTESTED and cannot be re-run without a person", () => {
+    const w = workspace({ "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: target.txt\n", "check.sh": "echo ok\n", "target.txt": "the work\n" });
+    expect(w.person("check", "--approve").code).toBe(0);
+    expect(w.person("check", "--probe", "--approve").output).toContain("VACUOUS GATES:G1");
+    fs.rmSync(path.join(w.env.UNLAZY_APPROVAL_DIR!, "kbz", "attest"), { recursive: true });
+    expectBlocked(w, "GATES:G1", /UNATTESTED|VACUOUS/);
+    const r = w.agent("check", "--reverify");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expectBlocked(w, "GATES:G1", /UNATTESTED|VACUOUS/);
   });
 
   test("a gate with nothing to hide is NOT PROBED and the run exits 1, never PROBE OK", () => {

@@ -156,10 +156,14 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     const isMet = (g: Gate) => gateState(g, ledger) === "met";
     const verdicts = gateVerdicts(o.trace, root, path.join(scopeDir, rel), ledger, isMet);
     const unvouched = o.unattested?.(path.join(scopeDir, rel), ledger, isMet);
-    const gates = ledger.gates.map((g) => (verdicts.stale.has(g.id) ? "stale-unmet" : unvouched?.has(g.id) ? "unattested" : gateState(g, ledger)));
-    // Only a gate that is met now is vacuous: an unmet one is already work (docs/formats.md#next-output).
+    // As in status (core/snapshot.ts): STALE first, then VACUOUS (unmet), then UNATTESTED.
     const hiddenBy = verdicts.vacuous;
-    const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "met" && hiddenBy.has(g.id) ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
+    const gates = ledger.gates.map((g) => {
+      const state = verdicts.stale.has(g.id) ? "stale-unmet" : gateState(g, ledger);
+      return state === "met" && hiddenBy.has(g.id) ? "vacuous" : state === "met" && unvouched?.has(g.id) ? "unattested" : state;
+    });
+    // A gate that would be met but for its probe is a review item too (docs/formats.md#next-output).
+    const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "vacuous" ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates,

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { isRunnable, stemOf, type Gate, type Ledger } from "../../core/ledger/model.ts";
 import type { Snapshot } from "../../core/snapshot.ts";
 import type { Target } from "../../core/workspace/target.ts";
-import { attestationReason, attestationRecord, attestedEvidence, NO_RECORD, recordDigest, verify, type TraceData, type TraceRecord } from "../../core/trace.ts";
+import { attestationReason, attestationRecord, attestedEvidence, NO_RECORD, recordDigest, vacuityRecord, verify, type TraceData, type TraceRecord } from "../../core/trace.ts";
 import { approvalDirFor } from "../run/approval.ts";
 import { decodeAttestation, forget, metListDigest, readRootAttestations, recordedGates, type LedgerAttestations, type MetGate, type RootAttestations } from "../run/attest.ts";
 import { parseLedger } from "../../core/ledger/parse.ts";
@@ -104,11 +104,40 @@ function unattestedReason(file: string, g: Gate, rec: LedgerAttestations | undef
   return attestationReason(v, kind);
 }
 
-/** Mark UNATTESTED gates and list REMOVED ones, under the person policy only. `trace`: the read's records (io/trace.ts). */
-export function markAttestations(snap: Snapshot, trace: TraceData, env: Env = process.env): void {
+/**
+ * The approval store's attestations of a root, read once per read and shared by the steps below;
+ * null under the agent policy (nothing is checked against them there).
+ */
+export function storeAttestations(root: string, env: Env = process.env): RootAttestations | null {
   const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person") return;
-  const atts = readRootAttestations(store, snap.target.root);
+  return readPolicy(store) === "person" ? readRootAttestations(store, root) : null;
+}
+
+/**
+ * A read's records with kbz's VACUOUS verdicts from the store added (core/trace.ts vacuityRecord),
+ * so the one reader of verdicts (gateVerdicts) sees them beside the repository's: `files` are the
+ * read's ledgers (`resolve`: not known to be real paths).
+ */
+export function withStoreVerdicts(trace: TraceData, files: readonly string[], atts: RootAttestations | null, resolve = false): TraceData {
+  const held = atts ? [...atts.ledgers].filter(([, rec]) => rec.vacuous) : [];
+  if (held.length === 0) return trace;
+  const byReal = new Map(files.map((f) => [resolve ? realOf(f) : f, f]));
+  const records = new Map(trace.records);
+  for (const [ledger, rec] of held) {
+    const file = byReal.get(ledger);
+    if (file === undefined) continue;
+    records.set(file, [...(records.get(file) ?? []), ...Object.entries(rec.vacuous!).map(([id, s]) => vacuityRecord(file, id, s))]);
+  }
+  return { records, world: trace.world };
+}
+
+/**
+ * Mark UNATTESTED gates and list REMOVED ones, under the person policy only. `trace`: the read's
+ * records (io/trace.ts); `atts`: the store's attestations when the caller read them (storeAttestations).
+ */
+export function markAttestations(snap: Snapshot, trace: TraceData, env: Env = process.env, given?: RootAttestations | null): void {
+  const atts = given === undefined ? storeAttestations(snap.target.root, env) : given;
+  if (!atts) return;
   // Discovered ledgers are real paths already (listed under the canonical root, links refused);
   // only ledgers named on the command line are resolved (a realpath per ledger was a tenth of this).
   const realFile = snap.target.mode === "explicit" ? realOf : (file: string) => file;
@@ -140,10 +169,9 @@ export function markAttestations(snap: Snapshot, trace: TraceData, env: Env = pr
  * null under the agent policy (nothing to check). `trace`: the read's records, when the caller
  * has them (else each ledger's are read).
  */
-export function unattestedGates(root: string, env: Env = process.env, trace?: TraceData): ((file: string, ledger: Ledger, isMet: (g: Gate) => boolean) => Set<string>) | null {
-  const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person") return null;
-  const atts = readRootAttestations(store, root);
+export function unattestedGates(root: string, env: Env = process.env, trace?: TraceData, given?: RootAttestations | null): ((file: string, ledger: Ledger, isMet: (g: Gate) => boolean) => Set<string>) | null {
+  const atts = given === undefined ? storeAttestations(root, env) : given;
+  if (!atts) return null;
   return (file, ledger, isMet) => {
     const rec = atts.ledgers.get(realOf(file));
     const byGate = recordsByGate((trace ?? readTrace(root, [file], { real: true })).records.get(file));
