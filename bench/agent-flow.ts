@@ -1,6 +1,6 @@
 // The agent flow of issues 20 and 30 (test/helpers/agent-flow.ts): a fresh repository driven
 // through a five-leaf scope (two calls per leaf: kbz next --launch, kbz advance) with a leaf sent
-// back, a split, a receipt, a cascade refreshed in one call (kbz check --stale), the root
+// back, a regroup and a split by name, a receipt, a cascade refreshed in one call (kbz check --stale), the root
 // verification in one call and the Stop hook, only through kbz verbs.
 // Prints per verb how many calls and bytes, then how many kbz invocations it took and how many
 // bytes of output the agent reads (stdout + stderr of its invocations and the Stop hook); the

@@ -13,64 +13,6 @@ var __esm = (fn, res, err) => () => {
   return res;
 };
 
-// src/core/errors.ts
-function locate(file, line, message) {
-  if (file === undefined || file === null)
-    return message;
-  return line === undefined || line === null ? `${file}: ${message}` : `${file}:${line}: ${message}`;
-}
-var KbzError, READ_HINTS, ReadError, UsageError, FileProblemsError;
-var init_errors = __esm(() => {
-  KbzError = class KbzError extends Error {
-    kind;
-    code;
-    file;
-    line;
-    hint;
-    constructor(message, init = {}) {
-      super(message, init.cause === undefined ? undefined : { cause: init.cause });
-      this.name = new.target.name;
-      this.kind = init.kind ?? "input";
-      this.code = init.code ?? "error";
-      if (init.file !== undefined)
-        this.file = init.file;
-      if (init.line !== undefined)
-        this.line = init.line;
-      if (init.hint !== undefined)
-        this.hint = init.hint;
-    }
-    located() {
-      return locate(this.file, this.line, this.message);
-    }
-  };
-  READ_HINTS = {
-    ENOENT: "create the file or name an existing one",
-    UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
-    TOO_LARGE: "split the file or shorten it",
-    OUTSIDE: "keep the file inside the repository root",
-    IO: "check the file's permissions and the disk, then run the command again",
-    DECODE: "save the file as UTF-8 text without a byte-order mark"
-  };
-  ReadError = class ReadError extends KbzError {
-    constructor(message, code, file, line) {
-      super(message, { kind: code === "IO" ? "infrastructure" : "input", code, file, line, hint: READ_HINTS[code] });
-    }
-  };
-  UsageError = class UsageError extends KbzError {
-    constructor(message, init = {}) {
-      super(message, { code: "usage", hint: "run kbz --help for usage", ...init, kind: "usage" });
-    }
-  };
-  FileProblemsError = class FileProblemsError extends KbzError {
-    problems;
-    constructor(problems) {
-      const first = problems[0];
-      super(first?.message ?? "invalid input", { code: "file-problems", file: first?.file, line: first?.line, hint: first?.hint });
-      this.problems = problems;
-    }
-  };
-});
-
 // src/core/util/hash.ts
 import { createRequire } from "node:module";
 function nodeCrypto() {
@@ -226,6 +168,197 @@ var init_sanitize = __esm(() => {
   JSON_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 });
 
+// src/core/text/shell.ts
+function shellQuote(word) {
+  return /^[A-Za-z0-9@%_+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+// src/core/text/command.ts
+class Placeholder {
+  text;
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+class Optional {
+  value;
+  constructor(value) {
+    this.value = value;
+  }
+}
+
+class Attached {
+  value;
+  constructor(value) {
+    this.value = value;
+  }
+}
+function flagWords(name, value) {
+  if (value === undefined)
+    return [];
+  if (value === true)
+    return [`--${name}`];
+  if (value instanceof Optional)
+    return [`[${flagWords(name, value.value).join(" ")}]`];
+  if (value instanceof Attached)
+    return [`--${name}=${word(value.value)}`];
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => [`--${name}`, word(v)]);
+}
+function kbz(verb, ...args) {
+  const parts = ["kbz", verb];
+  for (const a of args) {
+    if (typeof a === "string" || a instanceof Placeholder)
+      parts.push(word(a));
+    else
+      for (const [name, value] of Object.entries(a))
+        parts.push(...flagWords(name, value));
+  }
+  return parts.join(" ");
+}
+var SCOPE_ACTION, WAVE, STRUCTURE, VERIFY, HOOK, VERB_FLAGS, word = (w) => w instanceof Placeholder ? w.text : shellQuote(w);
+var init_command = __esm(() => {
+  SCOPE_ACTION = ["scope", "root", "leaf", "json", "coordinator"];
+  WAVE = ["scope", "root", "wave", "json"];
+  STRUCTURE = ["scope", "root", "json", "into", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"];
+  VERIFY = ["root", "json", "inputs", "closed", "env", "approve", "reviewed", "cwd", "portable"];
+  HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "json"];
+  VERB_FLAGS = {
+    status: ["scope", "root", "all", "json"],
+    lint: ["scope", "root", "strict", "probe", "approve", "json"],
+    check: ["scope", "root", "reverify", "stale", "approve", "probe", "status", "verbose", "json", "jobs", "timeout", "sandbox", "shell", "cwd"],
+    approve: ["scope", "root", "json", "verbose"],
+    approvals: [],
+    "approvals list": ["json"],
+    "approvals revoke": ["json"],
+    "approvals prune": ["json"],
+    "approvals explain": ["json"],
+    "approvals policy": ["json"],
+    scope: [],
+    "scope list": ["root", "json"],
+    "scope claim": SCOPE_ACTION,
+    "scope release": [...SCOPE_ACTION, "invalid"],
+    "scope log": ["scope", "root", "json"],
+    "scope bind": ["scope", "root", "json"],
+    wave: [],
+    "wave open": [...WAVE, "leaf"],
+    "wave start": [...WAVE, "leaf", "handle"],
+    "wave seal": WAVE,
+    "wave return": [...WAVE, "leaf"],
+    "wave abandon": [...WAVE, "reason"],
+    "wave status": WAVE,
+    "wave list": ["scope", "root", "json"],
+    next: ["scope", "root", "slots", "launch", "handle", "wave", "details", "json", "policy"],
+    plan: [],
+    "plan add": ["scope", "root", "owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave", "json"],
+    "plan set": ["scope", "root", "json"],
+    advance: ["scope", "root", "leaf", "approve", "slots", "timeout", "verbose", "json"],
+    verify: [],
+    "verify run": VERIFY,
+    "verify audit": VERIFY,
+    "verify explain": VERIFY,
+    structure: [],
+    "structure plan": STRUCTURE,
+    "structure apply": STRUCTURE,
+    "structure regroup": STRUCTURE,
+    "structure split": STRUCTURE,
+    "structure report": STRUCTURE,
+    "structure recover": STRUCTURE,
+    "structure check": STRUCTURE,
+    hook: [],
+    "hook install": HOOK,
+    "hook status": HOOK,
+    "hook stop": HOOK,
+    doctor: ["agent", "json"],
+    skill: [],
+    "skill install": ["global", "agent", "json"],
+    init: ["scope", "root", "json"],
+    sign: ["evidence", "replace", "root", "json"],
+    dash: ["scope", "root", "slots"],
+    demo: [],
+    coordinator: [],
+    "coordinator status": ["root", "json"],
+    "coordinator import": ["scope", "root", "json"],
+    "coordinator export": ["scope", "root", "json"]
+  };
+});
+
+// src/core/workspace/ids.ts
+function isValidId(id) {
+  return ID_PATTERN.test(id) && id !== "." && id !== "..";
+}
+var ID_PATTERN, SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
+var init_ids = __esm(() => {
+  ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+});
+
+// src/core/errors.ts
+function locate(file, line, message) {
+  if (file === undefined || file === null)
+    return message;
+  return line === undefined || line === null ? `${file}: ${message}` : `${file}:${line}: ${message}`;
+}
+function kindOf(e) {
+  if (e instanceof KbzError)
+    return e.kind;
+  if (e instanceof Error && e.name === "YError")
+    return "usage";
+  if (e instanceof TypeError || e instanceof ReferenceError || e instanceof RangeError)
+    return "bug";
+  return "infrastructure";
+}
+var KbzError, READ_HINTS, ReadError, UsageError, FileProblemsError;
+var init_errors = __esm(() => {
+  KbzError = class KbzError extends Error {
+    kind;
+    code;
+    file;
+    line;
+    hint;
+    constructor(message, init = {}) {
+      super(message, init.cause === undefined ? undefined : { cause: init.cause });
+      this.name = new.target.name;
+      this.kind = init.kind ?? "input";
+      this.code = init.code ?? "error";
+      if (init.file !== undefined)
+        this.file = init.file;
+      if (init.line !== undefined)
+        this.line = init.line;
+      if (init.hint !== undefined)
+        this.hint = init.hint;
+    }
+    located() {
+      return locate(this.file, this.line, this.message);
+    }
+  };
+  READ_HINTS = {
+    ENOENT: "create the file or name an existing one",
+    UNSAFE: "replace the link, FIFO, directory or hard link with one regular file, then run the command again",
+    TOO_LARGE: "split the file or shorten it",
+    OUTSIDE: "keep the file inside the repository root",
+    IO: "check the file's permissions and the disk, then run the command again",
+    DECODE: "save the file as UTF-8 text without a byte-order mark"
+  };
+  ReadError = class ReadError extends KbzError {
+    constructor(message, code, file, line) {
+      super(message, { kind: code === "IO" ? "infrastructure" : "input", code, file, line, hint: READ_HINTS[code] });
+    }
+  };
+  UsageError = class UsageError extends KbzError {
+    constructor(message, init = {}) {
+      super(message, { code: "usage", hint: "run kbz --help for usage", ...init, kind: "usage" });
+    }
+  };
+  FileProblemsError = class FileProblemsError extends KbzError {
+    problems;
+    constructor(problems) {
+      const first = problems[0];
+      super(first?.message ?? "invalid input", { code: "file-problems", file: first?.file, line: first?.line, hint: first?.hint });
+      this.problems = problems;
+    }
+  };
+});
+
 // src/io/deadline.ts
 function withDeadline(ms, seconds, fn) {
   if (bound)
@@ -255,65 +388,6 @@ var init_deadline = __esm(() => {
   };
 });
 
-// src/core/text/decode.ts
-function firstInvalidUtf8(b) {
-  let i = 0;
-  const n = b.length;
-  while (i < n) {
-    const c = b[i];
-    if (c < 128) {
-      i++;
-      continue;
-    }
-    let need;
-    let min;
-    if (c >= 194 && c <= 223)
-      need = 1, min = 128;
-    else if (c >= 224 && c <= 239)
-      need = 2, min = 2048;
-    else if (c >= 240 && c <= 244)
-      need = 3, min = 65536;
-    else
-      return i;
-    let cp = c & 63 >> need;
-    for (let k = 1;k <= need; k++) {
-      const cc = b[i + k];
-      if (cc === undefined || (cc & 192) !== 128)
-        return i;
-      cp = cp << 6 | cc & 63;
-    }
-    if (cp < min || cp > 1114111 || cp >= 55296 && cp <= 57343)
-      return i;
-    i += need + 1;
-  }
-  return -1;
-}
-function lineAt(b, offset) {
-  let line = 1;
-  for (let i = 0;i < offset; i++)
-    if (b[i] === 10)
-      line++;
-  return line;
-}
-function decodeLedgerText(b) {
-  if (b.length >= 3 && b[0] === 239 && b[1] === 187 && b[2] === 191)
-    b = b.subarray(3);
-  const nul = b.indexOf(0);
-  if (nul >= 0)
-    return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
-  try {
-    return { text: FATAL_UTF8.decode(b) };
-  } catch {
-    const bad = firstInvalidUtf8(b);
-    return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
-  }
-}
-var MAX_LEDGER_BYTES, FATAL_UTF8;
-var init_decode = __esm(() => {
-  MAX_LEDGER_BYTES = 8 * 1024 * 1024;
-  FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-});
-
 // src/core/workspace/inside.ts
 import * as path from "node:path";
 function isInside(parent, child) {
@@ -338,13 +412,281 @@ function ledgerBase(file) {
 }
 var init_inside = () => {};
 
-// src/core/workspace/ids.ts
-function isValidId(id) {
-  return ID_PATTERN.test(id) && id !== "." && id !== "..";
+// src/io/fs.ts
+import * as fs2 from "node:fs";
+import * as path2 from "node:path";
+function ensureRealDir(dir, root, mode = 448) {
+  const st = lstatOrNull(dir);
+  if (st) {
+    if (st.isSymbolicLink() || !st.isDirectory())
+      throw new WriteError("not a real directory", dir);
+    if (root && !isInside(root, fs2.realpathSync(dir)))
+      throw new WriteError("directory resolves outside the repository", dir);
+    return;
+  }
+  ensureRealDir(path2.dirname(dir), root, mode);
+  try {
+    fs2.mkdirSync(dir, { mode });
+  } catch (e) {
+    if (e.code !== "EEXIST")
+      throw e;
+  }
+  ensureRealDir(dir, root, mode);
 }
-var ID_PATTERN, SCOPE_ID_MESSAGE = "scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..";
-var init_ids = __esm(() => {
-  ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+function lstatOrNull(p) {
+  try {
+    return fs2.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+function writeAtomic(target, data, opts = {}) {
+  const dir = path2.dirname(target);
+  if (opts.createParents)
+    ensureRealDir(dir, opts.root);
+  const dst = lstatOrNull(dir);
+  if (!dst || dst.isSymbolicLink() || !dst.isDirectory())
+    throw new WriteError("parent is not a real directory", dir);
+  if (opts.root) {
+    if (!isInside(opts.root, fs2.realpathSync(dir)))
+      throw new WriteError("refusing to write outside the repository", target);
+    const u = lstatOrNull(path2.join(opts.root, ".unlazy"));
+    if (u && (u.isSymbolicLink() || !u.isDirectory()))
+      throw new WriteError("must be a real directory", path2.join(opts.root, ".unlazy"));
+  }
+  const existing = lstatOrNull(target);
+  if (existing && (existing.isSymbolicLink() || !existing.isFile()))
+    throw new WriteError("refusing to replace a non-regular file", target);
+  const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
+  sweepOnce(dir);
+  const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
+  const fd = fs2.openSync(tmp, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | NOFOLLOW, 384);
+  try {
+    try {
+      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+      let off = 0;
+      while (off < buf.length)
+        off += fs2.writeSync(fd, buf, off, buf.length - off);
+      fs2.fchmodSync(fd, mode);
+      if (opts.durable !== false)
+        fs2.fsyncSync(fd);
+    } finally {
+      fs2.closeSync(fd);
+    }
+    fs2.renameSync(tmp, target);
+  } catch (e) {
+    try {
+      fs2.unlinkSync(tmp);
+    } catch {}
+    throw e;
+  }
+  if (opts.durable !== false)
+    syncDir(dir);
+}
+function syncDir(dir) {
+  let fd = null;
+  try {
+    fd = fs2.openSync(dir, fs2.constants.O_RDONLY);
+    fs2.fsyncSync(fd);
+  } catch {} finally {
+    if (fd !== null)
+      fs2.closeSync(fd);
+  }
+}
+function writerAlive(pid) {
+  if (pid === process.pid)
+    return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function sweepOnce(dir) {
+  if (swept.has(dir))
+    return;
+  swept.add(dir);
+  const old = Date.now() - STRAY_TEMP_AGE_MS;
+  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
+}
+function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
+  const removed = [];
+  let names = [];
+  try {
+    names = fs2.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || alive(Number(m[2])))
+      continue;
+    const file = path2.join(dir, name);
+    const st = lstatOrNull(file);
+    if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
+      continue;
+    try {
+      fs2.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+var WriteError, NOFOLLOW, TEMP, STRAY_TEMP_AGE_MS = 1e4, swept;
+var init_fs = __esm(() => {
+  init_hash();
+  init_inside();
+  init_errors();
+  WriteError = class WriteError extends KbzError {
+    constructor(message, file) {
+      super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+    }
+  };
+  NOFOLLOW = fs2.constants.O_NOFOLLOW ?? 0;
+  TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
+  swept = new Set;
+});
+
+// src/io/lock.ts
+import * as fs3 from "node:fs";
+import * as os from "node:os";
+import * as path3 from "node:path";
+function canonicalTarget(target) {
+  let dir = path3.resolve(target);
+  const rest = [];
+  for (;; ) {
+    try {
+      return path3.join(fs3.realpathSync(dir), ...rest);
+    } catch {
+      const parent = path3.dirname(dir);
+      if (parent === dir)
+        return path3.resolve(target);
+      rest.unshift(path3.basename(dir));
+      dir = parent;
+    }
+  }
+}
+function lockPath(root, target) {
+  return path3.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
+}
+function pidAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0)
+    return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function readOwner(file) {
+  try {
+    const o = JSON.parse(fs3.readFileSync(file, "utf8"));
+    if (o && typeof o.token === "string" && Number.isInteger(o.pid) && typeof o.host === "string")
+      return o;
+  } catch {}
+  return null;
+}
+function identity(file) {
+  try {
+    const st = fs3.lstatSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+function tryRecover(file, opts) {
+  const before = identity(file);
+  const owner = readOwner(file);
+  if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
+    return false;
+  if (before === null || identity(file) !== before)
+    return false;
+  const aside = `${file}.${randomHex(6)}.stale`;
+  try {
+    fs3.renameSync(file, aside);
+  } catch {
+    return false;
+  }
+  const moved = readOwner(aside);
+  if (!moved || moved.token !== owner.token) {
+    try {
+      fs3.renameSync(aside, file);
+    } catch {}
+    return false;
+  }
+  fs3.rmSync(aside, { force: true });
+  opts.onRecovered?.(owner, file);
+  return true;
+}
+async function withFileLock(root, target, fn, opts = {}) {
+  const file = lockPath(root, target);
+  ensureRealDir(path3.dirname(file), root);
+  return withLockFile(file, target, fn, opts);
+}
+function describeHolder(file) {
+  const o = readOwner(file);
+  if (!o)
+    return "an unknown holder (the lock file has no readable owner record)";
+  const alive = o.host === os.hostname() ? pidAlive(o.pid) ? "alive" : "gone" : "on another host";
+  return `pid ${o.pid} on host ${o.host} (${alive}) since ${o.at}`;
+}
+async function withLockFile(file, target, fn, opts = {}) {
+  const owner = {
+    token: randomHex(12),
+    pid: process.pid,
+    host: os.hostname(),
+    target: canonicalTarget(target),
+    at: new Date().toISOString()
+  };
+  const deadline = Date.now() + (opts.timeoutMs ?? 30000);
+  let lastCode = "EEXIST";
+  const staged = `${file}.${process.pid}-${owner.token}.new`;
+  const fd = fs3.openSync(staged, fs3.constants.O_WRONLY | fs3.constants.O_CREAT | fs3.constants.O_EXCL | fs3.constants.O_NOFOLLOW, 384);
+  try {
+    fs3.writeSync(fd, JSON.stringify(owner));
+  } finally {
+    fs3.closeSync(fd);
+  }
+  for (;; ) {
+    try {
+      fs3.linkSync(staged, file);
+      fs3.rmSync(staged, { force: true });
+      break;
+    } catch (e) {
+      lastCode = e.code ?? "unknown";
+      if (lastCode !== "EEXIST") {
+        fs3.rmSync(staged, { force: true });
+        throw e;
+      }
+      if (tryRecover(file, opts))
+        continue;
+      if (Date.now() >= deadline) {
+        fs3.rmSync(staged, { force: true });
+        throw new LockTimeoutError(`timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`, file);
+      }
+      await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    if (readOwner(file)?.token === owner.token)
+      fs3.rmSync(file, { force: true });
+  }
+}
+var LockTimeoutError;
+var init_lock = __esm(() => {
+  init_hash();
+  init_digest();
+  init_fs();
+  init_errors();
+  LockTimeoutError = class LockTimeoutError extends KbzError {
+    constructor(message, file) {
+      super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+    }
+  };
 });
 
 // src/core/workspace/paths.ts
@@ -416,16 +758,75 @@ var init_paths = __esm(() => {
   WILD = /[*?[{]/;
 });
 
+// src/core/text/decode.ts
+function firstInvalidUtf8(b) {
+  let i = 0;
+  const n = b.length;
+  while (i < n) {
+    const c = b[i];
+    if (c < 128) {
+      i++;
+      continue;
+    }
+    let need;
+    let min;
+    if (c >= 194 && c <= 223)
+      need = 1, min = 128;
+    else if (c >= 224 && c <= 239)
+      need = 2, min = 2048;
+    else if (c >= 240 && c <= 244)
+      need = 3, min = 65536;
+    else
+      return i;
+    let cp = c & 63 >> need;
+    for (let k = 1;k <= need; k++) {
+      const cc = b[i + k];
+      if (cc === undefined || (cc & 192) !== 128)
+        return i;
+      cp = cp << 6 | cc & 63;
+    }
+    if (cp < min || cp > 1114111 || cp >= 55296 && cp <= 57343)
+      return i;
+    i += need + 1;
+  }
+  return -1;
+}
+function lineAt(b, offset) {
+  let line = 1;
+  for (let i = 0;i < offset; i++)
+    if (b[i] === 10)
+      line++;
+  return line;
+}
+function decodeLedgerText(b) {
+  if (b.length >= 3 && b[0] === 239 && b[1] === 187 && b[2] === 191)
+    b = b.subarray(3);
+  const nul = b.indexOf(0);
+  if (nul >= 0)
+    return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
+  try {
+    return { text: FATAL_UTF8.decode(b) };
+  } catch {
+    const bad = firstInvalidUtf8(b);
+    return { line: lineAt(b, bad), message: `invalid UTF-8 at byte ${bad}; a ledger must be UTF-8 text` };
+  }
+}
+var MAX_LEDGER_BYTES, FATAL_UTF8;
+var init_decode = __esm(() => {
+  MAX_LEDGER_BYTES = 8 * 1024 * 1024;
+  FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+});
+
 // src/core/dispatch/lease-record.ts
-import * as path2 from "node:path";
+import * as path4 from "node:path";
 function locksDir(root) {
-  return path2.join(root, ".unlazy", "locks");
+  return path4.join(root, ".unlazy", "locks");
 }
 function leaseFileName(scope, leaf) {
   return `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.lease`;
 }
 function invalidRecord(file, problem) {
-  return { invalid: true, scope: INVALID_OWNER, leaf: path2.basename(file), globs: ["**"], file, problem };
+  return { invalid: true, scope: INVALID_OWNER, leaf: path4.basename(file), globs: ["**"], file, problem };
 }
 function recordProblem(name, raw) {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
@@ -455,7 +856,7 @@ function parseLeaseRecord(file, text) {
   } catch {
     return invalidRecord(file, "not valid JSON");
   }
-  const problem = recordProblem(path2.basename(file), raw);
+  const problem = recordProblem(path4.basename(file), raw);
   if (problem)
     return invalidRecord(file, problem);
   const r = raw;
@@ -470,7 +871,7 @@ var init_lease_record = __esm(() => {
 });
 
 // src/core/dispatch/waves.ts
-import * as path3 from "node:path";
+import * as path5 from "node:path";
 function emptyDispatch() {
   return { waves: new Map, extra: [] };
 }
@@ -691,7 +1092,7 @@ function serializeDispatch(s) {
 `;
 }
 function dispatchPath(root, scope) {
-  return path3.join(root, ".unlazy", scope, "dispatch.json");
+  return path5.join(root, ".unlazy", scope, "dispatch.json");
 }
 function waveLine(text, wave) {
   if (wave === null)
@@ -884,16 +1285,17 @@ var init_waves = __esm(() => {
   init_ids();
   init_sanitize();
   init_errors();
+  init_command();
   DispatchStateError = class DispatchStateError extends KbzError {
     wave;
     constructor(message, wave = null, line = 1, file) {
-      super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
+      super(message, { code: "dispatch-state", file, line, hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)` });
       this.wave = wave;
     }
   };
   DispatchActionError = class DispatchActionError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "dispatch-refused", file, hint: "kbz wave list shows each wave's state" });
+      super(message, { code: "dispatch-refused", file, hint: `${kbz("wave list")} shows each wave's state` });
     }
   };
   STATES = ["open", "sealed", "complete", "abandoned"];
@@ -902,7 +1304,7 @@ var init_waves = __esm(() => {
 });
 
 // src/core/trace.ts
-import * as path4 from "node:path";
+import * as path6 from "node:path";
 function lookup(current) {
   return typeof current.digest === "function" ? current.digest.bind(current) : (name) => current[name];
 }
@@ -1041,16 +1443,18 @@ function attestationRecord(file, gateId, kind, s) {
 function attestationReason(v, kind) {
   if (v.status === "valid")
     return null;
-  const hint = kind === "sign" ? "a person signs it with kbz sign in a terminal" : "run kbz check --reverify";
+  const hint = kind === "sign" ? `a person signs it with ${kbz("sign")} in a terminal` : `run ${kbz("check", { reverify: true })}`;
   if (v.status === "stale") {
     const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
     return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
   }
   return kind === "sign" ? `UNATTESTED (no person signed this here; ${hint})` : `UNATTESTED (kbz has no record of this pass; ${hint})`;
 }
-function gateVerdicts(trace, root, file, ledger, isMet) {
+function gateVerdicts(trace, root, file, ledger, isMet, attested) {
   const out = { stale: new Map, vacuous: new Map };
-  const records = trace.records.get(file) ?? [];
+  const held = attested?.vacuous;
+  const stored = trace.records.get(file) ?? [];
+  const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
   if (records.length === 0 && !ledger.gates.some((g) => g.inputs))
     return out;
   const byGate = new Map;
@@ -1092,7 +1496,7 @@ function unboundReason(g, world, file) {
   if (!g.check)
     return null;
   const base = ledgerBase(file);
-  return world.refusal(g.cwd ? path4.resolve(base, g.cwd) : base, g.inputs);
+  return world.refusal(g.cwd ? path6.resolve(base, g.cwd) : base, g.inputs);
 }
 function inputsReason(record, g, world, file) {
   const key = gateKey(g);
@@ -1101,13 +1505,13 @@ function inputsReason(record, g, world, file) {
   const ask = (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined;
   const first = verify(record, { digest: ask });
   if (first.status === "missing")
-    return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+    return `STALE (no input digest recorded for this evidence; run ${kbz("check", { reverify: true })})`;
   if (first.status === "stale" && first.changed.includes("INPUTS"))
     return "STALE (INPUTS changed since the pass)";
   const recorded = record.detail.cwd;
   const cwd = world.checkDir(recorded);
   if (cwd === null)
-    return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+    return `STALE (the recorded CHECK directory is not inside the repository; run ${kbz("check", { reverify: true })})`;
   const now = world.inputs(cwd, inputs, file);
   if (now.refusal)
     return `STALE (${now.refusal})`;
@@ -1137,11 +1541,75 @@ function oracleReason(record, g, world, file) {
   });
   return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
 }
+function decodeAttestation(v) {
+  if (typeof v !== "string")
+    return null;
+  if (v.length === 32)
+    return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
+  const [evidence, inputs, oracle] = v.split(" ");
+  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
+}
+function metListDigest(gates) {
+  let text = `kbz.attested-list.v1
+`;
+  for (const g of gates)
+    text += `${g.id}
+${g.kind}
+${g.evidence}
+${g.inputs}
+${g.oracle}
+`;
+  return sha256Hex(text).slice(0, 32);
+}
+function passRecordsByGate(records) {
+  if (!records || records.length === 0)
+    return null;
+  const out = new Map;
+  for (const r of records) {
+    if (r.kind !== "inputs" && r.kind !== "oracle")
+      continue;
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = out.get(id);
+    if (list)
+      list.push(r);
+    else
+      out.set(id, [r]);
+  }
+  return out;
+}
+function passRecordNow(byGate, g, kind) {
+  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
+  return r ? recordDigest(r) : NO_RECORD;
+}
+function metGateOf(g, byGate) {
+  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: passRecordNow(byGate, g, "inputs"), oracle: passRecordNow(byGate, g, "oracle") };
+}
+function unattestedGates(file, met, attested, records) {
+  const out = new Map;
+  if (met.length === 0)
+    return out;
+  const byGate = passRecordsByGate(records);
+  if (attested?.all !== undefined && attested.all === metListDigest(met.map((g) => metGateOf(g, byGate))))
+    return out;
+  for (const g of met) {
+    const kind = isRunnable(g) ? "pass" : "sign";
+    const stored = attested ? decodeAttestation(attested.gates[g.id]) : null;
+    const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
+    const v = verify(record, {
+      digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? passRecordNow(byGate, g, n) : undefined
+    });
+    const reason = attestationReason(v, kind);
+    if (reason !== null)
+      out.set(g.id, reason);
+  }
+  return out;
+}
 var VALID, ORACLE_FILES_SET = "oracle-files", NO_RECORD = "-";
 var init_trace = __esm(() => {
   init_digest();
   init_hash();
   init_inside();
+  init_command();
   VALID = Object.freeze({ status: "valid" });
 });
 
@@ -1638,9 +2106,9 @@ var init_state = __esm(() => {
 });
 
 // src/core/snapshot.ts
-import * as path5 from "node:path";
+import * as path7 from "node:path";
 function displayPath(root, file) {
-  return isInside(root, file) && file !== root ? path5.relative(root, file) : file;
+  return isInside(root, file) && file !== root ? path7.relative(root, file) : file;
 }
 function entryFail(file, root, line, message) {
   const display = displayPath(root, file);
@@ -1665,7 +2133,7 @@ function ledgerEntry(file, root, decoded, parse = parseLedger) {
     unreadable: false
   };
 }
-function buildSnapshot(target, ledgers, dispatch, trace) {
+function buildSnapshot(target, ledgers, dispatch, trace, attested) {
   const gates = [];
   const problems = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -1677,7 +2145,7 @@ function buildSnapshot(target, ledgers, dispatch, trace) {
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
+    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -1688,8 +2156,21 @@ function buildSnapshot(target, ledgers, dispatch, trace) {
         Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
+    if (attested)
+      unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace);
   }
   return { target, ledgers, gates, problems, dispatch };
+}
+function unattest(views, file, attested, trace) {
+  const met = views.filter((v) => v.state === "met");
+  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file));
+  for (const v of met) {
+    const reason = reasons.get(v.gate.id);
+    if (reason === undefined)
+      continue;
+    v.state = "unattested";
+    v.reason = reason;
+  }
 }
 var init_snapshot = __esm(() => {
   init_trace();
@@ -1699,288 +2180,1560 @@ var init_snapshot = __esm(() => {
   init_waves();
 });
 
-// src/io/fs.ts
-import * as fs from "node:fs";
-import * as path6 from "node:path";
-function ensureRealDir(dir, root, mode = 448) {
-  const st = lstatOrNull(dir);
-  if (st) {
-    if (st.isSymbolicLink() || !st.isDirectory())
-      throw new WriteError("not a real directory", dir);
-    if (root && !isInside(root, fs.realpathSync(dir)))
-      throw new WriteError("directory resolves outside the repository", dir);
-    return;
-  }
-  ensureRealDir(path6.dirname(dir), root, mode);
+// src/io/recordFiles.ts
+import * as fs4 from "node:fs";
+import * as path8 from "node:path";
+function realOf(file) {
   try {
-    fs.mkdirSync(dir, { mode });
-  } catch (e) {
-    if (e.code !== "EEXIST")
-      throw e;
+    return fs4.realpathSync(file);
+  } catch {
+    return path8.resolve(file);
   }
-  ensureRealDir(dir, root, mode);
 }
-function lstatOrNull(p) {
+function recordFileName(realLedger) {
+  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
+}
+function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
+  let fd;
   try {
-    return fs.lstatSync(p);
+    fd = fs4.openSync(file, OPEN_FLAGS);
   } catch {
     return null;
   }
-}
-function writeAtomic(target, data, opts = {}) {
-  const dir = path6.dirname(target);
-  if (opts.createParents)
-    ensureRealDir(dir, opts.root);
-  const dst = lstatOrNull(dir);
-  if (!dst || dst.isSymbolicLink() || !dst.isDirectory())
-    throw new WriteError("parent is not a real directory", dir);
-  if (opts.root) {
-    if (!isInside(opts.root, fs.realpathSync(dir)))
-      throw new WriteError("refusing to write outside the repository", target);
-    const u = lstatOrNull(path6.join(opts.root, ".unlazy"));
-    if (u && (u.isSymbolicLink() || !u.isDirectory()))
-      throw new WriteError("must be a real directory", path6.join(opts.root, ".unlazy"));
-  }
-  const existing = lstatOrNull(target);
-  if (existing && (existing.isSymbolicLink() || !existing.isFile()))
-    throw new WriteError("refusing to replace a non-regular file", target);
-  const mode = existing ? existing.mode & 4095 : opts.mode ?? 420;
-  sweepOnce(dir);
-  const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;
-  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 384);
   try {
-    try {
-      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-      let off = 0;
-      while (off < buf.length)
-        off += fs.writeSync(fd, buf, off, buf.length - off);
-      fs.fchmodSync(fd, mode);
-      if (opts.durable !== false)
-        fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, target);
-  } catch (e) {
-    try {
-      fs.unlinkSync(tmp);
-    } catch {}
-    throw e;
-  }
-  if (opts.durable !== false)
-    syncDir(dir);
-}
-function syncDir(dir) {
-  let fd = null;
-  try {
-    fd = fs.openSync(dir, fs.constants.O_RDONLY);
-    fs.fsyncSync(fd);
-  } catch {} finally {
-    if (fd !== null)
-      fs.closeSync(fd);
-  }
-}
-function writerAlive(pid) {
-  if (pid === process.pid)
-    return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function sweepOnce(dir) {
-  if (swept.has(dir))
-    return;
-  swept.add(dir);
-  const old = Date.now() - STRAY_TEMP_AGE_MS;
-  sweepStrayTemps(dir, (pid) => writerAlive(pid), old);
-}
-function sweepStrayTemps(dir, alive, olderThanMs = Infinity) {
-  const removed = [];
-  let names = [];
-  try {
-    names = fs.readdirSync(dir);
+    const st = fs4.fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes)
+      return null;
+    const v = JSON.parse(fs4.readFileSync(fd, "utf8"));
+    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
   } catch {
-    return removed;
+    return null;
+  } finally {
+    fs4.closeSync(fd);
   }
-  for (const name of names) {
-    const m = TEMP.exec(name);
-    if (!m || alive(Number(m[2])))
-      continue;
-    const file = path6.join(dir, name);
-    const st = lstatOrNull(file);
-    if (!st || !st.isFile() || st.mtimeMs > olderThanMs)
-      continue;
-    try {
-      fs.unlinkSync(file);
-      removed.push(name);
-    } catch {}
-  }
-  return removed;
 }
-var WriteError, NOFOLLOW, TEMP, STRAY_TEMP_AGE_MS = 1e4, swept;
-var init_fs = __esm(() => {
+var MAX_RECORD_BYTES, OPEN_FLAGS;
+var init_recordFiles = __esm(() => {
   init_hash();
-  init_inside();
-  init_errors();
-  WriteError = class WriteError extends KbzError {
-    constructor(message, file) {
-      super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
-    }
-  };
-  NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
-  TEMP = /^(.+)\.(\d+)\.[0-9a-f]{16}\.tmp$/;
-  swept = new Set;
+  init_fs();
+  init_lock();
+  MAX_RECORD_BYTES = 8 * 1024 * 1024;
+  OPEN_FLAGS = fs4.constants.O_RDONLY | (fs4.constants.O_NONBLOCK ?? 0) | (fs4.constants.O_NOFOLLOW ?? 0);
 });
 
-// src/io/lock.ts
-import * as fs2 from "node:fs";
-import * as os from "node:os";
-import * as path7 from "node:path";
-function canonicalTarget(target) {
-  let dir = path7.resolve(target);
-  const rest = [];
-  for (;; ) {
+// src/io/inputs/expand.ts
+import * as fs5 from "node:fs";
+import * as path9 from "node:path";
+function segmentRegex(seg) {
+  let re = "";
+  for (const ch of seg)
+    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${re}$`);
+}
+function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
+  try {
+    return fs5.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+function expandInputs(base, patterns) {
+  const found = new Set;
+  let truncated = false;
+  const add = (rel) => {
+    if (found.size >= MAX_INPUT_FILES)
+      truncated = true;
+    else
+      found.add(rel);
+  };
+  const walkAll = (rel) => {
+    for (const e of entries(path9.join(base, rel))) {
+      if (truncated)
+        return;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory())
+        walkAll(r);
+      else if (e.isFile())
+        add(r);
+    }
+  };
+  const match = (rel, segs) => {
+    if (truncated)
+      return;
+    if (segs.length === 0) {
+      let st;
+      try {
+        st = fs5.lstatSync(path9.join(base, rel));
+      } catch {
+        return;
+      }
+      if (st.isFile())
+        add(rel);
+      else if (st.isDirectory())
+        walkAll(rel);
+      return;
+    }
+    const [seg, ...rest] = segs;
+    if (seg === "**") {
+      match(rel, rest);
+      for (const e of entries(path9.join(base, rel)))
+        if (e.isDirectory())
+          match(rel ? `${rel}/${e.name}` : e.name, segs);
+      return;
+    }
+    if (!isWild(seg)) {
+      const r = rel ? `${rel}/${seg}` : seg;
+      if (rest.length === 0)
+        return match(r, []);
+      let st = null;
+      try {
+        st = fs5.lstatSync(path9.join(base, r));
+      } catch {}
+      if (st?.isDirectory())
+        match(r, rest);
+      return;
+    }
+    const re = segmentRegex(seg);
+    for (const e of entries(path9.join(base, rel))) {
+      if (!re.test(e.name))
+        continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
+        match(r, rest);
+    }
+  };
+  for (const p of patterns) {
+    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    match("", segs);
+  }
+  return { files: [...found].sort(), truncated };
+}
+var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = __esm(() => {
+  init_deadline();
+  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+});
+
+// src/io/inputs/store.ts
+import * as fs6 from "node:fs";
+import * as path10 from "node:path";
+function digestFile(root, file, dirs = new Map) {
+  const dir = path10.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
     try {
-      return path7.join(fs2.realpathSync(dir), ...rest);
+      dirReal = fs6.realpathSync(dir);
     } catch {
-      const parent = path7.dirname(dir);
-      if (parent === dir)
-        return path7.resolve(target);
-      rest.unshift(path7.basename(dir));
-      dir = parent;
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
+  }
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs6.openSync(path10.join(dirReal, path10.basename(file)), OPEN_FLAGS2);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs6.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path10.basename(file)}`);
+      const n = fs6.readSync(fd, chunk, 0, CHUNK, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs6.closeSync(fd);
+  }
+}
+var INPUTS_DIR, CHUNK, OPEN_FLAGS2, chunk = null;
+var init_store = __esm(() => {
+  init_hash();
+  init_inside();
+  init_deadline();
+  init_recordFiles();
+  init_expand();
+  INPUTS_DIR = path10.join(".kbz", "inputs");
+  CHUNK = 1024 * 1024;
+  OPEN_FLAGS2 = fs6.constants.O_RDONLY | (fs6.constants.O_NONBLOCK ?? 0) | (fs6.constants.O_NOFOLLOW ?? 0);
+});
+
+// src/io/check/probeStore.ts
+import * as path11 from "node:path";
+var PROBES_DIR;
+var init_probeStore = __esm(() => {
+  init_recordFiles();
+  PROBES_DIR = path11.join(".kbz", "probes");
+});
+
+// src/io/oracle/store.ts
+import * as path12 from "node:path";
+var ORACLES_DIR;
+var init_store2 = __esm(() => {
+  init_recordFiles();
+  ORACLES_DIR = path12.join(".kbz", "oracles");
+});
+
+// src/core/run/oracle-files.ts
+function tokenize(command) {
+  const out = [];
+  let word = "";
+  let inWord = false;
+  const flush = () => {
+    if (inWord)
+      out.push({ word });
+    word = "";
+    inWord = false;
+  };
+  for (let i = 0;i < command.length; i++) {
+    const c = command[i];
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      word += command.slice(i + 1, end < 0 ? command.length : end);
+      inWord = true;
+      i = end < 0 ? command.length : end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (;j < command.length && command[j] !== '"'; j++) {
+        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]))
+          j++;
+        word += command[j];
+      }
+      inWord = true;
+      i = j;
+    } else if (c === "\\") {
+      if (command[i + 1] === `
+`)
+        i++;
+      else {
+        word += command[i + 1] ?? "";
+        inWord = true;
+        i++;
+      }
+    } else if (c === " " || c === "\t" || c === "\r")
+      flush();
+    else if (c === "#" && !inWord) {
+      while (i < command.length && command[i] !== `
+`)
+        i++;
+      i--;
+    } else if (c === "$" && command[i + 1] === "(") {
+      flush();
+      out.push({ op: "(" });
+      i++;
+    } else if (c === "`") {
+      flush();
+      out.push({ op: "`" });
+    } else {
+      const op = OPERATORS.find((o) => command.startsWith(o, i));
+      if (op && !(op === "{" || op === "}")) {
+        flush();
+        out.push({ op });
+        i += op.length - 1;
+      } else if ((op === "{" || op === "}") && !inWord && /[\s;]/.test(command[i + 1] ?? " ")) {
+        flush();
+        out.push({ op });
+      } else {
+        word += c;
+        inWord = true;
+      }
+    }
+  }
+  flush();
+  return out;
+}
+function oracleRefs(command, dir = ".") {
+  const result = { refs: [], runners: [] };
+  walk(command, dir, result, 0);
+  const seen = new Set;
+  result.refs = result.refs.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key))
+      return false;
+    seen.add(key);
+    return true;
+  });
+  result.runners = [...new Set(result.runners)];
+  return result;
+}
+function walk(command, dir, out, depth) {
+  if (depth > MAX_DEPTH)
+    return;
+  let words = [];
+  let cwd = dir;
+  const end = () => {
+    if (words.length > 0)
+      cwd = simpleCommand(words, cwd, out, depth);
+    words = [];
+  };
+  for (const t of tokenize(command)) {
+    if ("op" in t)
+      end();
+    else
+      words.push(t.word);
+  }
+  end();
+}
+function simpleCommand(all, dir, out, depth) {
+  const words = [];
+  for (let i = 0;i < all.length; i++) {
+    const w = all[i];
+    const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
+    if (m) {
+      const target = m[3] || all[++i] || "";
+      if (m[2] === "<" && target && !target.startsWith("&"))
+        out.refs.push({ kind: "file", path: join10(dir, target), dir, via: "<" });
+      continue;
+    }
+    words.push(w);
+  }
+  let i = 0;
+  while (i < words.length && ASSIGNMENT.test(words[i]))
+    i++;
+  return program(words.slice(i), dir, out, depth);
+}
+function program(words, dir, out, depth) {
+  const [cmd, ...args] = words;
+  if (!cmd)
+    return dir;
+  const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
+  const file = (p, via) => out.refs.push({ kind: "file", path: join10(dir, p), dir, via });
+  const rest = (from) => program(from, dir, out, depth);
+  if (cmd === "cd") {
+    const to = args[0];
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join10(dir, to) : dir;
+  }
+  if (WRAPPERS.has(cmd))
+    return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
+  if (cmd === "env") {
+    let k = 0;
+    while (k < args.length && (args[k].startsWith("-") || ASSIGNMENT.test(args[k])))
+      k += args[k] === "-u" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (cmd === "nice" || cmd === "timeout" || cmd === "ionice" || cmd === "taskset" || cmd === "chrt") {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += /^-[nkscp]$/.test(args[k]) ? 2 : 1;
+    if (cmd !== "nice" && cmd !== "ionice" && k < args.length)
+      k++;
+    return rest(args.slice(k));
+  }
+  if (cmd === "source" || cmd === ".") {
+    if (args[0])
+      file(args[0], cmd);
+    return dir;
+  }
+  if (cmd.includes("/") && !cmd.startsWith("$"))
+    file(cmd, "exec");
+  if (RUNNERS.has(base))
+    out.runners.push(base);
+  const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
+  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))))
+    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
+  if (SHELLS.has(base)) {
+    const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
+    if (c >= 0) {
+      if (args[c + 1])
+        walk(args[c + 1], dir, out, depth + 1);
+      return dir;
+    }
+    const script = operand(args, new Set(["-o", "+o", "-O", "+O"]));
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (PYTHON.test(base) || base === "pypy" || base === "pypy3") {
+    const m = args.indexOf("-m");
+    const c = args.indexOf("-c");
+    if (m >= 0 && (c < 0 || m < c)) {
+      const mod = args[m + 1] ?? "";
+      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
+        out.runners.push(`python -m ${mod}`);
+      return dir;
+    }
+    if (c >= 0)
+      return dir;
+    const script = operand(args, VALUE_OPTIONS);
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (INTERPRETERS.has(base)) {
+    let k = 0;
+    for (;k < args.length; k++) {
+      const a = args[k];
+      if (a === "-e" || a === "--eval" || a === "-p" || a === "--print" || a === "-E")
+        return dir;
+      if (a === "--test")
+        out.runners.push("node --test");
+      const eq = a.indexOf("=");
+      const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
+      if (NODE_LOADERS.has(name)) {
+        const value = eq > 0 && a.startsWith("--") ? a.slice(eq + 1) : args[++k];
+        if (value && looksLikeFile(value))
+          file(value, `${base} ${name}`);
+        continue;
+      }
+      if (VALUE_OPTIONS.has(a)) {
+        k++;
+        continue;
+      }
+      if (a === "--") {
+        k++;
+        break;
+      }
+      if (!a.startsWith("-"))
+        break;
+    }
+    if (args[k] && !args.includes("--test"))
+      file(args[k], base);
+    return dir;
+  }
+  if (base === "deno") {
+    const [verb, ...more] = args;
+    if (verb === "task")
+      out.refs.push({ kind: "config", path: join10(dir, "deno.json"), dir, via: "deno task" });
+    if (verb === "run" || verb === "test" || verb === "bench") {
+      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
+      if (script)
+        file(script, `deno ${verb}`);
+    }
+    return dir;
+  }
+  if (PACKAGE_RUNNERS.has(base)) {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
+    return packageManager(base, args, dir, out, depth, file);
+  return dir;
+}
+function operand(args, valued) {
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--")
+      return args[k + 1] ?? null;
+    if (valued.has(a))
+      k++;
+    else if (!a.startsWith("-") && !a.startsWith("+"))
+      return a;
+  }
+  return null;
+}
+function packageManager(pm, args, dir, out, depth, file) {
+  const positional = [];
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--") {
+      positional.push(...args.slice(k + 1));
+      break;
+    }
+    if (/^(-w|--workspace|--filter|-F|--prefix|-C|--cwd|--dir)$/.test(a))
+      k++;
+    else if (!a.startsWith("-"))
+      positional.push(a);
+  }
+  const [verb, name, ...more] = positional;
+  if (!verb)
+    return dir;
+  const script = (n) => out.refs.push({ kind: "script", manager: pm, name: n, dir });
+  if (["test", "t", "tst"].includes(verb) && pm !== "bun") {
+    script("test");
+    out.runners.push(`${pm} test`);
+    return dir;
+  }
+  if ((pm === "npm" || pm === "pnpm") && ["start", "stop", "restart"].includes(verb)) {
+    script(verb);
+    return dir;
+  }
+  if (["run", "run-script", "rum", "urn"].includes(verb)) {
+    if (!name)
+      return dir;
+    if (pm === "bun" && looksLikeFile(name))
+      file(name, "bun run");
+    else {
+      script(name);
+      if (name === "test" || /^test[:-]/.test(name))
+        out.runners.push(`${pm} run ${name}`);
+    }
+    return dir;
+  }
+  if (["exec", "dlx", "x"].includes(verb))
+    return program([name ?? "", ...more].filter(Boolean), dir, out, depth);
+  if (pm === "npm")
+    return dir;
+  if (pm === "bun") {
+    if (verb === "test")
+      return dir;
+    if (looksLikeFile(verb)) {
+      file(verb, "bun");
+      return dir;
+    }
+  }
+  if (PM_BUILTINS[pm].has(verb))
+    return dir;
+  script(verb);
+  return dir;
+}
+var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join10 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var init_oracle_files = __esm(() => {
+  OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
+`, "{", "}"];
+  INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
+  SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
+  WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
+  NODE_LOADERS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--preload"]);
+  VALUE_OPTIONS = new Set(["-W", "-X", "-I", "-o", "-O", "--stack-size", "--max-old-space-size", "--conditions", "-C", "--title", "--input-type", "--cwd", "--config", "-c"]);
+  PM_BUILTINS = {
+    npm: new Set(["install", "i", "ci", "add", "uninstall", "remove", "rm", "update", "up", "outdated", "ls", "list", "audit", "init", "create", "pack", "publish", "version", "view", "info", "config", "cache", "link", "prune", "rebuild", "dedupe", "doctor", "explain", "why", "fund", "login", "logout", "whoami", "help", "root", "bin", "prefix", "pkg", "query", "sbom", "set-script"]),
+    pnpm: new Set(["install", "i", "add", "remove", "rm", "update", "up", "outdated", "list", "ls", "why", "audit", "init", "create", "pack", "publish", "store", "config", "link", "unlink", "import", "rebuild", "prune", "fetch", "patch", "patch-commit", "env", "setup", "root", "bin", "licenses", "deploy", "server", "help"]),
+    yarn: new Set(["install", "add", "remove", "up", "upgrade", "why", "info", "init", "config", "cache", "workspaces", "set", "plugin", "version", "npm", "pack", "publish", "constraints", "explain", "link", "unlink", "import", "rebuild", "patch", "patch-commit", "dedupe", "help", "bin", "node"]),
+    bun: new Set(["install", "i", "add", "a", "remove", "rm", "update", "outdated", "link", "unlink", "pm", "init", "create", "upgrade", "build", "publish", "patch", "patch-commit", "repl", "completions", "audit", "info", "why"])
+  };
+  RUNNERS = new Set(["vitest", "jest", "mocha", "ava", "tap", "tape", "uvu", "jasmine", "karma", "pytest", "py.test", "tox", "nox", "rspec", "phpunit", "pest", "ctest", "nextest", "playwright", "cypress", "wdio", "testcafe", "node-tap", "bats", "prove", "busted", "mix", "ward", "trial", "nosetests", "nose2"]);
+  TEST_SUBCOMMANDS = {
+    go: ["test"],
+    cargo: ["test", "nextest"],
+    bun: ["test"],
+    deno: ["test"],
+    dotnet: ["test"],
+    mvn: ["test", "verify"],
+    gradle: ["test", "check"],
+    "./gradlew": ["test", "check"],
+    swift: ["test"],
+    zig: ["test"],
+    make: ["test", "check"],
+    flutter: ["test"],
+    dart: ["test"],
+    mix: ["test"],
+    stack: ["test"],
+    cabal: ["test"],
+    sbt: ["test"],
+    lein: ["test"],
+    rake: ["test", "spec"],
+    meson: ["test"],
+    ninja: ["test"]
+  };
+  PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
+  ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+  PYTHON = /^python(\d+(\.\d+)?)?$/;
+});
+
+// src/io/oracle/digest.ts
+import * as fs7 from "node:fs";
+import { createRequire as createRequire2 } from "node:module";
+function hasher2() {
+  const bun = globalThis.Bun;
+  if (bun?.CryptoHasher)
+    return new bun.CryptoHasher("sha256");
+  const { createHash } = createRequire2(import.meta.url)("node:crypto");
+  return createHash("sha256");
+}
+function fileDigest(abs) {
+  let fd;
+  try {
+    fd = fs7.openSync(abs, fs7.constants.O_RDONLY | (fs7.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
+      return { state: "missing" };
+    if (code === "EISDIR")
+      return { state: "directory" };
+    return { state: "unreadable" };
+  }
+  try {
+    const st = fs7.fstatSync(fd);
+    if (st.isDirectory())
+      return { state: "directory" };
+    if (!st.isFile())
+      return { state: "special" };
+    const h = hasher2();
+    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, st.size)));
+    let size = 0;
+    for (;; ) {
+      const n = fs7.readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0)
+        break;
+      h.update(n === buf.length ? buf : buf.subarray(0, n));
+      size += n;
+    }
+    return { sha256: h.digest("hex"), size };
+  } catch {
+    return { state: "unreadable" };
+  } finally {
+    fs7.closeSync(fd);
+  }
+}
+function digestText(d) {
+  return "sha256" in d ? d.sha256 : d.state;
+}
+var MAX_ORACLE_FILE_BYTES, CHUNK2;
+var init_digest2 = __esm(() => {
+  MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
+  CHUNK2 = 1024 * 1024;
+});
+
+// src/io/oracle/env.ts
+function boundEnv(env, declared) {
+  const out = {};
+  for (const name of [...declared ?? []].sort())
+    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
+  for (const name of KBZ_BOUND_ENV)
+    if (env[name] !== undefined && !(name in out))
+      out[name] = sha256Hex(`${name}=${env[name]}`);
+  return out;
+}
+var ALLOWED_ENV, KBZ_PASSED_ENV, KBZ_BOUND_ENV, allowed;
+var init_env = __esm(() => {
+  init_hash();
+  ALLOWED_ENV = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TMPDIR",
+    "TZ",
+    "CI",
+    "SystemRoot",
+    "SYSTEMROOT",
+    "windir",
+    "WINDIR",
+    "ComSpec",
+    "COMSPEC",
+    "PATHEXT",
+    "SystemDrive",
+    "TEMP",
+    "TMP"
+  ];
+  KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"];
+  KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
+  allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
+});
+
+// src/io/oracle/binding.ts
+import * as fs8 from "node:fs";
+import * as path13 from "node:path";
+function keyOf(root, abs) {
+  return isInside(root, abs) && abs !== root ? path13.relative(root, abs).split(path13.sep).join("/") : abs;
+}
+function expandHome(p, env) {
+  return p === "~" || p.startsWith("~/") ? path13.join(env.HOME ?? "/", p.slice(1)) : p;
+}
+function packageJsonFor(root, dir) {
+  for (let d = dir;; d = path13.dirname(d)) {
+    const candidate = path13.join(d, "package.json");
+    try {
+      if (fs8.statSync(candidate).isFile())
+        return candidate;
+    } catch {}
+    if (d === root || !isInside(root, d) || path13.dirname(d) === d)
+      return path13.join(dir, "package.json");
+  }
+}
+function readScripts(file, cache) {
+  if (cache.has(file))
+    return cache.get(file);
+  let scripts = null;
+  try {
+    const fd = fs8.openSync(file, fs8.constants.O_RDONLY | (fs8.constants.O_NONBLOCK ?? 0));
+    try {
+      const st = fs8.fstatSync(fd);
+      if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
+        const v = JSON.parse(fs8.readFileSync(fd, "utf8"));
+        scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
+      }
+    } finally {
+      fs8.closeSync(fd);
+    }
+  } catch {}
+  cache.set(file, scripts);
+  return scripts;
+}
+function declaredFiles(req, add) {
+  const globs = req.gate.oracle;
+  if (!globs)
+    return;
+  const line = (req.gate.attrIndex.ORACLE ?? req.gate.line - 1) + 1;
+  const fail = (message) => {
+    throw new OracleError(message, req.display, line);
+  };
+  for (const glob of globs) {
+    const wild = /[*?]/.test(glob);
+    if (!wild) {
+      const abs = path13.resolve(req.cwd, glob);
+      let st = null;
+      try {
+        st = fs8.lstatSync(abs);
+      } catch {}
+      if (st?.isSymbolicLink()) {
+        let real = abs;
+        try {
+          real = fs8.realpathSync(abs);
+        } catch {
+          fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
+        }
+        if (!isInside(req.root, real))
+          fail(`ORACLE ${glob} resolves outside the root (${real})`);
+        st = fs8.statSync(real);
+      }
+      if (st?.isDirectory())
+        fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
+      if (st && !st.isFile())
+        fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
+      if (st && st.size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
+      if (!isInside(req.root, abs))
+        fail(`ORACLE ${glob} is outside the root`);
+      add(abs, "ORACLE");
+      continue;
+    }
+    const found = expandInputs(req.cwd, [glob]);
+    if (found.truncated)
+      fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
+    for (const rel of found.files) {
+      const abs = path13.join(req.cwd, rel);
+      const size = fs8.lstatSync(abs).size;
+      if (size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
+      add(abs, "ORACLE");
     }
   }
 }
-function lockPath(root, target) {
-  return path7.join(root, ".unlazy", "locks", `${sha256Hex(canonicalTarget(target)).slice(0, 24)}.filelock`);
+function oracleBinding(req) {
+  const items = new Map;
+  const runners = new Set;
+  const packages = new Map;
+  const addFile = (abs, via) => {
+    const key = keyOf(req.root, abs);
+    if (items.has(key))
+      return;
+    const compute = () => digestText(fileDigest(abs));
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute) : compute(), via, abs });
+  };
+  const visit = (command, dir, depth) => {
+    const found = oracleRefs(command, dir);
+    for (const r of found.runners)
+      runners.add(r);
+    for (const ref of found.refs)
+      visitRef(ref, depth);
+  };
+  const visitRef = (ref, depth) => {
+    if (ref.kind === "file" || ref.kind === "config") {
+      addFile(path13.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      return;
+    }
+    const pkg = packageJsonFor(req.root, path13.resolve(req.cwd, ref.dir));
+    const scripts = readScripts(pkg, packages);
+    const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
+    for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
+      const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
+      if (items.has(key))
+        continue;
+      const text = scripts?.[name];
+      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
+      items.set(key, { key, digest, via, abs: pkg });
+      if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
+        visit(text, path13.dirname(pkg), depth + 1);
+    }
+  };
+  if (req.gate.check)
+    visit(req.gate.check, req.cwd, 0);
+  declaredFiles(req, addFile);
+  const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const files = {};
+  for (const i of sorted)
+    files[i.key] = i.digest;
+  const env = boundEnv(req.env, req.gate.env);
+  return { files, env, signature: bindingSignature(files, env), items: sorted, runners: [...runners] };
 }
-function pidAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0)
-    return false;
+function bindingSignature(files, env) {
+  return sha256Hex(JSON.stringify({ files, env }));
+}
+var OracleError, MAX_SCRIPT_DEPTH = 4;
+var init_binding = __esm(() => {
+  init_errors();
+  init_oracle_files();
+  init_hash();
+  init_inside();
+  init_expand();
+  init_digest2();
+  init_env();
+  OracleError = class OracleError extends KbzError {
+    constructor(message, file, line) {
+      super(message, { code: "oracle", file, line, hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts" });
+    }
+  };
+});
+
+// src/io/trace.ts
+import * as fs9 from "node:fs";
+import * as path14 from "node:path";
+function storeFiles(dir, files, real) {
+  let listed;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
+    listed = fs9.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+  } catch {
+    return [];
+  }
+  if (listed.length === 0)
+    return [];
+  const present = new Set(listed);
+  const out = [];
+  for (const ledger of files) {
+    const name = recordFileName(real ? realOf(ledger) : ledger);
+    if (!present.has(name))
+      continue;
+    const records = readRecordFile(path14.join(dir, name));
+    if (records)
+      out.push([ledger, records.gates]);
+  }
+  return out;
+}
+
+class DigestWalk {
+  root;
+  explicit;
+  dirs = new Map;
+  digests = new Map;
+  expansions = new Map;
+  realRoot;
+  constructor(root, explicit = false) {
+    this.root = root;
+    this.explicit = explicit;
+    this.realRoot = realOf(root);
+  }
+  oracle(file, gate, ranIn = null) {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path14.resolve(base, gate.cwd) : base;
+    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
+    try {
+      const display = isInside(this.root, file) ? path14.relative(this.root, file) : file;
+      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
+    } catch (e) {
+      return { error: e.message };
+    }
+  }
+  oracleDigests = new Map;
+  cached(abs, compute) {
+    let d = this.oracleDigests.get(abs);
+    if (d === undefined)
+      this.oracleDigests.set(abs, d = compute());
+    return d;
+  }
+  checkDirs = new Map;
+  checkDir(cwd) {
+    if (typeof cwd !== "string" || !path14.isAbsolute(cwd))
+      return null;
+    let found = this.checkDirs.get(cwd);
+    if (found === undefined)
+      this.checkDirs.set(cwd, found = this.resolveDir(cwd));
+    return found;
+  }
+  resolveDir(cwd) {
+    try {
+      const real = fs9.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs9.statSync(real).isDirectory() ? real : null;
+    } catch {
+      return null;
+    }
+  }
+  expand(cwd, inputs) {
+    const key = `${cwd}\x00${JSON.stringify(inputs)}`;
+    let e = this.expansions.get(key);
+    if (!e)
+      this.expansions.set(key, e = expandInputs(cwd, [...inputs]));
+    return e;
+  }
+  refusal(cwd, inputs) {
+    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+  }
+  inputs(cwd, inputs, ledger) {
+    const expanded = this.expand(cwd, inputs);
+    if (expanded.truncated)
+      return { files: {}, refusal: TOO_MANY_INPUTS };
+    const files = {};
+    for (const rel of expanded.files) {
+      const abs = path14.join(cwd, rel);
+      let d = this.digests.get(abs);
+      if (d === undefined) {
+        try {
+          d = digestFile(this.realRoot, abs, this.dirs);
+        } catch (e) {
+          if (e instanceof DeadlineError && !e.file)
+            throw new DeadlineError(e.seconds, e.what, path14.relative(this.root, ledger) || ledger);
+          throw e;
+        }
+        this.digests.set(abs, d);
+      }
+      if (d !== null)
+        files[rel] = d;
+    }
+    return { files, refusal: null };
   }
 }
-function readOwner(file) {
-  try {
-    const o = JSON.parse(fs2.readFileSync(file, "utf8"));
-    if (o && typeof o.token === "string" && Number.isInteger(o.pid) && typeof o.host === "string")
-      return o;
-  } catch {}
-  return null;
+function readTrace(root, files, o = {}) {
+  const real = o.real ?? false;
+  const records = new Map;
+  const add = (file, r) => {
+    const list = records.get(file);
+    if (list)
+      list.push(r);
+    else
+      records.set(file, [r]);
+  };
+  for (const [ledger, gates] of storeFiles(path14.join(root, INPUTS_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
+        continue;
+      add(ledger, inputsRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of storeFiles(path14.join(root, PROBES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
+        continue;
+      add(ledger, probeRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of storeFiles(path14.join(root, ORACLES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
+        continue;
+      add(ledger, oracleRecord(ledger, id, s));
+    }
+  }
+  return { records, world: new DigestWalk(root, real) };
 }
-function identity(file) {
+var STORE_NAME;
+var init_trace2 = __esm(() => {
+  init_trace();
+  init_inside();
+  init_deadline();
+  init_recordFiles();
+  init_expand();
+  init_store();
+  init_probeStore();
+  init_store2();
+  init_binding();
+  init_inside();
+  STORE_NAME = /^[0-9a-f]{24}\.json$/;
+});
+
+// src/io/check/failures.ts
+import * as fs10 from "node:fs";
+import * as path15 from "node:path";
+function keyOf2(root, ledgerFile, id) {
+  const rel = path15.relative(root, ledgerFile);
+  return `${rel}\x00${id}`;
+}
+function readFailures(file) {
+  return readRecordFile(file, MAX_FAILURES_BYTES)?.gates ?? {};
+}
+function markFailures(root, gates) {
+  const file = path15.join(root, FAILURES_FILE);
+  if (!fs10.existsSync(file))
+    return;
+  const records = readFailures(file);
+  if (Object.keys(records).length === 0)
+    return;
+  for (const v of gates) {
+    if (v.state !== "unmet")
+      continue;
+    const r = records[keyOf2(root, v.file, v.gate.id)];
+    if (!r || r.definition !== gateDigest(v.gate))
+      continue;
+    v.state = "failed";
+    v.reason = r.failure;
+  }
+}
+var FAILURES_FILE, MAX_FAILURES_BYTES;
+var init_failures = __esm(() => {
+  init_digest();
+  init_recordFiles();
+  FAILURES_FILE = path15.join(".kbz", "failures.json");
+  MAX_FAILURES_BYTES = 1024 * 1024;
+});
+
+// src/core/run/oracle.ts
+var init_oracle = __esm(() => {
+  init_digest();
+  init_evidence();
+});
+
+// src/io/run/approval.ts
+import * as os2 from "node:os";
+import * as path16 from "node:path";
+function approvalDirFor(env) {
+  return path16.resolve(env.UNLAZY_APPROVAL_DIR || path16.join(os2.homedir(), ".unlazy", "approved"));
+}
+var MAX_APPROVAL_BYTES, ApprovalStoreError;
+var init_approval = __esm(() => {
+  init_errors();
+  init_digest();
+  init_fs();
+  init_lock();
+  init_inside();
+  init_oracle();
+  init_errors();
+  init_trace();
+  MAX_APPROVAL_BYTES = 256 * 1024;
+  ApprovalStoreError = class ApprovalStoreError extends KbzError {
+    constructor(message, file) {
+      super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
+    }
+  };
+});
+
+// src/io/run/personal.ts
+import * as fs11 from "node:fs";
+import * as path17 from "node:path";
+function euid() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function assertPrivateDir(dir) {
+  const st = fs11.lstatSync(dir);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new ApprovalStoreError("must be a real directory", dir);
+  const uid = euid();
+  if (uid !== null && st.uid !== uid)
+    throw new ApprovalStoreError("must be owned by the current user", dir);
+  if ((st.mode & 63) !== 0)
+    throw new ApprovalStoreError("must not grant group or other permissions", dir);
+}
+function kbzDir(store, create) {
+  const dir = path17.join(store, KBZ_SUBDIR);
+  if (create) {
+    try {
+      fs11.mkdirSync(dir, { recursive: true, mode: 448 });
+    } catch (e) {
+      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
+    }
+  }
   try {
-    const st = fs2.lstatSync(file, { bigint: true });
-    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    assertPrivateDir(store);
+    assertPrivateDir(dir);
+  } catch (e) {
+    if (e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+  return dir;
+}
+function readPrivate(file, max) {
+  let fd;
+  try {
+    fd = fs11.openSync(file, fs11.constants.O_RDONLY | fs11.constants.O_NOFOLLOW | fs11.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs11.fstatSync(fd);
+    const uid = euid();
+    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
+      return null;
+    return fs11.readFileSync(fd);
+  } finally {
+    fs11.closeSync(fd);
+  }
+}
+function readPolicy(store) {
+  const bytes = readPrivate(path17.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  if (!bytes)
+    return "person";
+  try {
+    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
+  } catch {
+    return "person";
+  }
+}
+function attestSecret(store, create) {
+  const file = path17.join(store, KBZ_SUBDIR, "secret");
+  const found = readPrivate(file, 1024);
+  if (found && found.length >= SECRET_BYTES)
+    return found;
+  if (!create)
+    return null;
+  kbzDir(store, true);
+  try {
+    const fd = fs11.openSync(file, fs11.constants.O_WRONLY | fs11.constants.O_CREAT | fs11.constants.O_EXCL | fs11.constants.O_NOFOLLOW, 384);
+    try {
+      fs11.writeSync(fd, secretHex(SECRET_BYTES));
+      fs11.fsyncSync(fd);
+    } finally {
+      fs11.closeSync(fd);
+    }
+  } catch (e) {
+    if (e.code !== "EEXIST")
+      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
+  }
+  const made = readPrivate(file, 1024);
+  if (!made || made.length < SECRET_BYTES)
+    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
+  return made;
+}
+var KBZ_SUBDIR = "kbz", SECRET_BYTES = 32;
+var init_personal = __esm(() => {
+  init_hash();
+  init_fs();
+  init_approval();
+});
+
+// src/io/run/attest.ts
+import * as fs12 from "node:fs";
+import * as path18 from "node:path";
+function realOf2(p) {
+  try {
+    return fs12.realpathSync(p);
+  } catch {
+    return path18.resolve(p);
+  }
+}
+function attestDir(store, root) {
+  return path18.join(store, "kbz", "attest", key24(realOf2(root)));
+}
+function macOf(secret, body) {
+  return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
+}
+function unsealed(text, secret) {
+  const nl = text.indexOf(`
+`);
+  if (nl !== 64 || !secret)
+    return null;
+  const body = text.slice(nl + 1).replace(/\n$/, "");
+  return equalConstantTime(text.slice(0, 64), macOf(secret, body)) ? body : null;
+}
+function parse(text) {
+  if (text === null)
+    return null;
+  try {
+    const v = JSON.parse(text);
+    if (typeof v?.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
+      return null;
+    if (v.schema === 1) {
+      const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
+      return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: {}, approved: [...new Set(ids)].sort() };
+    }
+    if (v.schema !== SCHEMA)
+      return null;
+    const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
+    const vacuous = vacuityOf(v.vacuous);
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...vacuous ? { vacuous } : {} };
   } catch {
     return null;
   }
 }
-function tryRecover(file, opts) {
-  const before = identity(file);
-  const owner = readOwner(file);
-  if (!owner || owner.host !== os.hostname() || pidAlive(owner.pid) || owner.pid === process.pid)
-    return false;
-  if (before === null || identity(file) !== before)
-    return false;
-  const aside = `${file}.${randomHex(6)}.stale`;
+function vacuityOf(v) {
+  if (!v || typeof v !== "object")
+    return;
+  const out = {};
+  for (const [id, s] of Object.entries(v)) {
+    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden))
+      out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+function readSealed(file, secret) {
+  const bytes = readPrivate(file, MAX_FILE_BYTES);
+  return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
+}
+function recordedGates(f) {
+  return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
+}
+function readRootAttestations(store, root) {
+  let dir;
+  let names;
   try {
-    fs2.renameSync(file, aside);
+    dir = attestDir(store, root);
+    names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
-    return false;
+    return { ledgers: new Map };
   }
-  const moved = readOwner(aside);
-  if (!moved || moved.token !== owner.token) {
-    try {
-      fs2.renameSync(aside, file);
-    } catch {}
-    return false;
+  const secret = attestSecret(store, false);
+  const realRoot = realOf2(root);
+  const ledgers = new Map;
+  if (!secret)
+    return { ledgers };
+  for (const n of names) {
+    const f = readSealed(path18.join(dir, n), secret);
+    if (f && f.root === realRoot)
+      ledgers.set(f.ledger, f);
   }
-  fs2.rmSync(aside, { force: true });
-  opts.onRecovered?.(owner, file);
-  return true;
+  return { ledgers };
 }
-async function withFileLock(root, target, fn, opts = {}) {
-  const file = lockPath(root, target);
-  ensureRealDir(path7.dirname(file), root);
-  return withLockFile(file, target, fn, opts);
-}
-function describeHolder(file) {
-  const o = readOwner(file);
-  if (!o)
-    return "an unknown holder (the lock file has no readable owner record)";
-  const alive = o.host === os.hostname() ? pidAlive(o.pid) ? "alive" : "gone" : "on another host";
-  return `pid ${o.pid} on host ${o.host} (${alive}) since ${o.at}`;
-}
-async function withLockFile(file, target, fn, opts = {}) {
-  const owner = {
-    token: randomHex(12),
-    pid: process.pid,
-    host: os.hostname(),
-    target: canonicalTarget(target),
-    at: new Date().toISOString()
-  };
-  const deadline = Date.now() + (opts.timeoutMs ?? 30000);
-  let lastCode = "EEXIST";
-  const staged = `${file}.${process.pid}-${owner.token}.new`;
-  const fd = fs2.openSync(staged, fs2.constants.O_WRONLY | fs2.constants.O_CREAT | fs2.constants.O_EXCL | fs2.constants.O_NOFOLLOW, 384);
-  try {
-    fs2.writeSync(fd, JSON.stringify(owner));
-  } finally {
-    fs2.closeSync(fd);
-  }
-  for (;; ) {
-    try {
-      fs2.linkSync(staged, file);
-      fs2.rmSync(staged, { force: true });
-      break;
-    } catch (e) {
-      lastCode = e.code ?? "unknown";
-      if (lastCode !== "EEXIST") {
-        fs2.rmSync(staged, { force: true });
-        throw e;
-      }
-      if (tryRecover(file, opts))
-        continue;
-      if (Date.now() >= deadline) {
-        fs2.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`, file);
-      }
-      await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    if (readOwner(file)?.token === owner.token)
-      fs2.rmSync(file, { force: true });
-  }
-}
-var LockTimeoutError;
-var init_lock = __esm(() => {
+var MAX_FILE_BYTES, SCHEMA = 2, key24 = (p) => sha256Hex(p).slice(0, 24);
+var init_attest = __esm(() => {
   init_hash();
-  init_digest();
+  init_trace();
+  init_state();
+  init_parse();
+  init_decode();
   init_fs();
-  init_errors();
-  LockTimeoutError = class LockTimeoutError extends KbzError {
-    constructor(message, file) {
-      super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+  init_lock();
+  init_personal();
+  MAX_FILE_BYTES = 16 * 1024 * 1024;
+});
+
+// src/io/check/attested.ts
+import * as fs13 from "node:fs";
+import * as path19 from "node:path";
+function realOf3(p) {
+  try {
+    return fs13.realpathSync(p);
+  } catch {
+    return path19.resolve(p);
+  }
+}
+function belongs(target, ledger) {
+  const root = realOf3(target.root);
+  if (target.mode === "explicit")
+    return target.files.some((f) => realOf3(f) === ledger);
+  const dir = path19.dirname(ledger);
+  const base = path19.basename(dir) === "gates" ? path19.dirname(dir) : dir;
+  if (path19.basename(ledger) !== "GATES.md" && path19.basename(dir) !== "gates")
+    return false;
+  if (base === root)
+    return true;
+  const scopeDir = path19.dirname(base);
+  if (scopeDir !== path19.join(root, ".unlazy"))
+    return false;
+  return path19.basename(base) === target.scope || !fs13.existsSync(base);
+}
+function removedItem(qid, where) {
+  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
+}
+function removedGates(snap, atts, realFile) {
+  const out = [];
+  const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
+  for (const [ledger, rec] of atts.ledgers) {
+    const ids = recordedGates(rec);
+    if (ids.length === 0)
+      continue;
+    const entry = loaded.get(ledger);
+    const shown = path19.relative(snap.target.root, ledger) || ledger;
+    if (entry) {
+      if (!entry.ledger || entry.problems.length > 0)
+        continue;
+      const have = new Set(entry.ledger.gates.map((g) => g.id));
+      for (const id of ids)
+        if (!have.has(id))
+          out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
+    } else if (!fs13.existsSync(ledger) && belongs(snap.target, ledger)) {
+      for (const id of ids)
+        out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
-  };
+  }
+  return out;
+}
+function readAttestations(root, env = process.env) {
+  const store = approvalDirFor(env);
+  if (readPolicy(store) !== "person")
+    return null;
+  return readRootAttestations(store, root);
+}
+function attestationsOf(target, atts) {
+  if (atts === null)
+    return null;
+  if (target.mode !== "explicit")
+    return atts.ledgers;
+  const out = new Map;
+  for (const f of target.files) {
+    const rec = atts.ledgers.get(realOf3(f));
+    if (rec)
+      out.set(f, rec);
+  }
+  return out;
+}
+function markRemoved(snap, atts) {
+  if (atts === null)
+    return;
+  const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
+  const removed = removedGates(snap, atts, realFile);
+  if (removed.length > 0)
+    snap.removed = removed;
+}
+var init_attested = __esm(() => {
+  init_approval();
+  init_attest();
+  init_parse();
+  init_personal();
+});
+
+// src/io/read.ts
+import * as fs14 from "node:fs";
+import * as path20 from "node:path";
+function sameIdentity(a, b) {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+function unchanged(a, b) {
+  return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+function keepScratch(buf) {
+  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES)
+    scratch = buf;
+}
+function realpathOf(file, cache) {
+  if (!cache)
+    return fs14.realpathSync(file);
+  const dir = path20.dirname(file);
+  let real = cache.get(dir);
+  if (real === undefined) {
+    real = fs14.realpathSync(dir);
+    cache.set(dir, real);
+  }
+  return path20.join(real, path20.basename(file));
+}
+function readStableWith(file, opts, use) {
+  return stableRead(file, opts, use, true);
+}
+function stableRead(file, opts, use, checkName) {
+  const single = `${opts.label} must be one unchanged regular single-link file`;
+  let fd;
+  try {
+    fd = fs14.openSync(file, FLAGS);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT") {
+      let exists = false;
+      try {
+        fs14.lstatSync(file);
+        exists = true;
+      } catch {}
+      if (exists)
+        throw new ReadError(single, "UNSAFE", file);
+      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
+    }
+    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot open ${opts.label}: ${e.code ?? e.message}`, "IO", file);
+  }
+  let buf = scratch;
+  scratch = null;
+  let total = 0;
+  let before;
+  try {
+    before = fs14.fstatSync(fd, { bigint: true });
+    if (!before.isFile() || before.nlink !== 1n)
+      throw new ReadError(single, "UNSAFE", file);
+    if (before.size > BigInt(opts.maxBytes)) {
+      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+    }
+    if (opts.root) {
+      const real = realpathOf(file, opts.realDirs);
+      if (!isInside(opts.root, real))
+        throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
+    }
+    const size = Number(before.size);
+    const want = Math.min(size + 1, opts.maxBytes + 1);
+    if (!buf || buf.length < want)
+      buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
+    for (;; ) {
+      if (total === buf.length) {
+        if (total > opts.maxBytes)
+          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
+        buf.copy(grown, 0, 0, total);
+        buf = grown;
+      }
+      const n = fs14.readSync(fd, buf, total, buf.length - total, null);
+      if (n === 0)
+        break;
+      total += n;
+      if (total > opts.maxBytes)
+        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+      if (total < buf.length && total >= size)
+        break;
+    }
+    if (BigInt(total) !== before.size)
+      throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+    if (checkName) {
+      const named = fs14.lstatSync(file, { bigint: true });
+      if (!sameIdentity(before, named))
+        throw new ReadError(single, "UNSAFE", file);
+      if (!unchanged(before, named) || named.nlink !== 1n)
+        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+    }
+  } catch (e) {
+    keepScratch(buf);
+    if (e instanceof ReadError)
+      throw e;
+    const code = e.code;
+    if (code === "ENOENT")
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
+  } finally {
+    fs14.closeSync(fd);
+  }
+  try {
+    return use(buf.subarray(0, total), before);
+  } finally {
+    keepScratch(buf);
+  }
+}
+function readStable(file, opts) {
+  return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
+}
+function loadLedgerFile(file, root, constrainToRoot, realDirs, parse) {
+  let decoded;
+  try {
+    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
+    decoded = readStableWith(file, opts, decodeLedgerText);
+  } catch (e) {
+    if (e instanceof ReadError)
+      return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
+    throw e;
+  }
+  return ledgerEntry(file, root, decoded, parse);
+}
+function loadSnapshot(target, load = loadLedgerFile) {
+  const constrained = target.mode !== "explicit";
+  const realDirs = new Map;
+  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
+  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  const trace = readTrace(target.root, target.files, { real: !constrained });
+  const atts = readAttestations(target.root);
+  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
+  markFailures(target.root, snap.gates);
+  markRemoved(snap, atts);
+  return snap;
+}
+function loadDispatch(root, scope) {
+  const file = dispatchPath(root, scope);
+  let text = null;
+  for (let attempt = 1;text === null; attempt++) {
+    try {
+      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    } catch (e) {
+      if (e instanceof ReadError && e.code === "ENOENT")
+        return { state: emptyDispatch(), text: null };
+      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
+        continue;
+      }
+      if (e instanceof ReadError)
+        throw new DispatchStateError(e.message, null, 1, e.file);
+      throw e;
+    }
+  }
+  try {
+    return { state: parseDispatch(text), text };
+  } catch (e) {
+    if (e instanceof DispatchStateError)
+      throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
+    throw e;
+  }
+}
+function dispatchStatus(root, scope) {
+  if (!scope)
+    return { resolved: [], blocking: [], abandoned: [], error: null };
+  const view = coordination(root);
+  let agg;
+  try {
+    agg = aggregateDispatch(view.dispatch(scope).state);
+  } catch (e) {
+    if (e instanceof DispatchStateError)
+      return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
+    throw e;
+  }
+  for (const l of view.lost(scope)) {
+    agg.resolved.push(`lease:${l.leaf}=lost`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+  }
+  return agg;
+}
+function readDispatchText(root, scope) {
+  try {
+    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+}
+function readLeaseRecords(root) {
+  const dir = locksDir(root);
+  let st;
+  try {
+    st = fs14.lstatSync(dir);
+  } catch {
+    return [];
+  }
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs14.realpathSync(dir))) {
+    return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
+  }
+  return fs14.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path20.join(dir, n), root));
+}
+function readLeaseRecord(file, root) {
+  let text;
+  try {
+    text = readStable(file, { label: "lease record", maxBytes: MAX_LEASE_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError)
+      return invalidRecord(file, e.message);
+    throw e;
+  }
+  return parseLeaseRecord(file, text);
+}
+function readStatusLog(root, scope) {
+  const file = path20.join(root, ".unlazy", scope, "status.log");
+  try {
+    return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES, root }).toString("utf8");
+  } catch (e) {
+    if (e instanceof ReadError && e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+}
+var RACE_RETRIES = 4, MAX_LOG_BYTES, FLAGS, scratch = null, KEEP_SCRATCH_BYTES;
+var init_read = __esm(() => {
+  init_errors();
+  init_decode();
+  init_inside();
+  init_lease_record();
+  init_waves();
+  init_snapshot();
+  init_sanitize();
+  init_discover();
+  init_trace2();
+  init_failures();
+  init_parse();
+  init_active();
+  init_attested();
+  MAX_LOG_BYTES = 8 * 1024 * 1024;
+  FLAGS = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
+  KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/io/dispatch/statuslog.ts
-import * as fs3 from "node:fs";
-import * as path8 from "node:path";
+import * as fs15 from "node:fs";
+import * as path21 from "node:path";
 function statusLogPath(root, scope) {
-  return path8.join(root, ".unlazy", scope, "status.log");
+  return path21.join(root, ".unlazy", scope, "status.log");
 }
 function statusLine(text) {
   return text.replace(/[\r\n]+/g, " ") + `
@@ -1992,7 +3745,7 @@ function refuse(file, why) {
 function appendStatus(file, text) {
   let before = null;
   try {
-    before = fs3.lstatSync(file);
+    before = fs15.lstatSync(file);
   } catch (e) {
     if (e.code !== "ENOENT")
       refuse(file, `cannot inspect status log (${e.message})`);
@@ -2002,7 +3755,7 @@ function appendStatus(file, text) {
   }
   let fd;
   try {
-    fd = fs3.openSync(file, FLAGS, 384);
+    fd = fs15.openSync(file, FLAGS2, 384);
   } catch (e) {
     const code = e.code;
     if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR")
@@ -2010,27 +3763,27 @@ function appendStatus(file, text) {
     refuse(file, `cannot open status log (${code ?? e.message})`);
   }
   try {
-    const st = fs3.fstatSync(fd);
-    const named = fs3.lstatSync(file);
+    const st = fs15.fstatSync(fd);
+    const named = fs15.lstatSync(file);
     if (!st.isFile() || st.nlink !== 1 || !named.isFile() || named.dev !== st.dev || named.ino !== st.ino) {
       refuse(file, "status log changed while it was opened");
     }
     const buf = Buffer.from(statusLine(text), "utf8");
     let off = 0;
     while (off < buf.length)
-      off += fs3.writeSync(fd, buf, off, buf.length - off);
-    fs3.fsyncSync(fd);
+      off += fs15.writeSync(fd, buf, off, buf.length - off);
+    fs15.fsyncSync(fd);
   } catch (e) {
     if (e instanceof StatusLogError)
       throw e;
     refuse(file, `cannot append status (${e.message})`);
   } finally {
-    fs3.closeSync(fd);
+    fs15.closeSync(fd);
   }
 }
 function recoveryLogger(root, scope, notes) {
   return (owner, lockFile) => {
-    const text = `lock recovered from dead pid ${owner.pid} (${path8.relative(root, lockFile)})`;
+    const text = `lock recovered from dead pid ${owner.pid} (${path21.relative(root, lockFile)})`;
     notes.push(text);
     if (!scope)
       return;
@@ -2041,7 +3794,7 @@ function recoveryLogger(root, scope, notes) {
     }
   };
 }
-var StatusLogError, FLAGS;
+var StatusLogError, FLAGS2;
 var init_statuslog = __esm(() => {
   init_errors();
   StatusLogError = class StatusLogError extends KbzError {
@@ -2049,14 +3802,14 @@ var init_statuslog = __esm(() => {
       super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
     }
   };
-  FLAGS = fs3.constants.O_WRONLY | fs3.constants.O_APPEND | fs3.constants.O_CREAT | (fs3.constants.O_NOFOLLOW ?? 0) | (fs3.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs15.constants.O_WRONLY | fs15.constants.O_APPEND | fs15.constants.O_CREAT | (fs15.constants.O_NOFOLLOW ?? 0) | (fs15.constants.O_NONBLOCK ?? 0);
 });
 
 // src/io/dispatch/leases.ts
-import * as fs4 from "node:fs";
-import * as path9 from "node:path";
+import * as fs16 from "node:fs";
+import * as path22 from "node:path";
 function registryTarget(root) {
-  return path9.join(locksDir(root), "lease-registry");
+  return path22.join(locksDir(root), "lease-registry");
 }
 function checkIds2(scope, leaf) {
   if (!isValidId(scope))
@@ -2099,7 +3852,7 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
     const conflicts = claimConflicts(scope, leaf, globs, readLeaseRecords(root));
     if (conflicts.length > 0)
       return { ok: false, conflicts, notes };
-    const file = path9.join(locksDir(root), leaseFileName(scope, leaf));
+    const file = path22.join(locksDir(root), leaseFileName(scope, leaf));
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
     writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
 `, { root, mode: 384 });
@@ -2109,14 +3862,14 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
 async function releaseLeases(root, scope, leaf, opts = {}) {
   checkIds2(scope, leaf);
   const notes = [];
-  if (!fs4.existsSync(locksDir(root)))
+  if (!fs16.existsSync(locksDir(root)))
     return { released: [], notes };
   return withFileLock(root, registryTarget(root), () => {
     const released = [];
     for (const r of readLeaseRecords(root)) {
       if (r.invalid || r.scope !== scope || leaf !== null && r.leaf !== leaf)
         continue;
-      fs4.unlinkSync(r.file);
+      fs16.unlinkSync(r.file);
       released.push(r);
     }
     return { released, notes };
@@ -2124,7 +3877,7 @@ async function releaseLeases(root, scope, leaf, opts = {}) {
 }
 async function removeInvalidLeases(root, opts = {}) {
   const notes = [];
-  if (!fs4.existsSync(locksDir(root)))
+  if (!fs16.existsSync(locksDir(root)))
     return { removed: [], notes };
   return withFileLock(root, registryTarget(root), () => {
     const removed = [];
@@ -2132,7 +3885,7 @@ async function removeInvalidLeases(root, opts = {}) {
       if (!r.invalid)
         continue;
       try {
-        fs4.unlinkSync(r.file);
+        fs16.unlinkSync(r.file);
       } catch (e) {
         throw new LeaseRecordError(`cannot remove invalid lease record: ${e.code ?? e.message}`, r.file);
       }
@@ -2160,10 +3913,10 @@ var init_leases = __esm(() => {
 });
 
 // src/io/dispatch/session.ts
-import * as fs5 from "node:fs";
-import * as path10 from "node:path";
+import * as fs17 from "node:fs";
+import * as path23 from "node:path";
 function sessionPath(root, scope) {
-  return path10.join(root, ".unlazy", scope, "session");
+  return path23.join(root, ".unlazy", scope, "session");
 }
 function checkSessionId(rawId) {
   const id = rawId.trim();
@@ -2184,16 +3937,16 @@ function bindSession(root, scope, rawId) {
 function readSessionFile(root, scope) {
   const file = sessionPath(root, scope);
   try {
-    const fd = fs5.openSync(file, fs5.constants.O_RDONLY | fs5.constants.O_NOFOLLOW | fs5.constants.O_NONBLOCK);
+    const fd = fs17.openSync(file, fs17.constants.O_RDONLY | fs17.constants.O_NOFOLLOW | fs17.constants.O_NONBLOCK);
     try {
-      const st = fs5.fstatSync(fd);
+      const st = fs17.fstatSync(fd);
       if (!st.isFile() || st.nlink !== 1 || st.size > MAX_SESSION_BYTES)
         return null;
       const buf = Buffer.alloc(MAX_SESSION_BYTES + 1);
-      const n = fs5.readSync(fd, buf, 0, buf.length, 0);
+      const n = fs17.readSync(fd, buf, 0, buf.length, 0);
       return buf.subarray(0, n).toString("utf8").trim();
     } finally {
-      fs5.closeSync(fd);
+      fs17.closeSync(fd);
     }
   } catch {
     return null;
@@ -2207,17 +3960,17 @@ var init_session = __esm(() => {
 });
 
 // src/io/dispatch/transition.ts
-import * as fs6 from "node:fs";
-import * as path11 from "node:path";
+import * as fs18 from "node:fs";
+import * as path24 from "node:path";
 function checkScopeDir(root, scope) {
-  for (const dir of [path11.join(root, ".unlazy"), path11.join(root, ".unlazy", scope)]) {
+  for (const dir of [path24.join(root, ".unlazy"), path24.join(root, ".unlazy", scope)]) {
     let st;
     try {
-      st = fs6.lstatSync(dir);
+      st = fs18.lstatSync(dir);
     } catch {
       return;
     }
-    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs6.realpathSync(dir))) {
+    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs18.realpathSync(dir))) {
       throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
     }
   }
@@ -2298,18 +4051,18 @@ function filesStore(root) {
     close: () => {}
   };
 }
-var MAX_LOG_BYTES;
+var MAX_LOG_BYTES2;
 var init_files = __esm(() => {
   init_leases();
   init_session();
   init_statuslog();
   init_transition();
   init_read();
-  MAX_LOG_BYTES = 8 * 1024 * 1024;
+  MAX_LOG_BYTES2 = 8 * 1024 * 1024;
 });
 
 // src/io/git.ts
-import { createRequire as createRequire2 } from "node:module";
+import { createRequire as createRequire3 } from "node:module";
 function gitEnv(env = process.env) {
   const out = {};
   for (const [k, v] of Object.entries(env))
@@ -2318,7 +4071,7 @@ function gitEnv(env = process.env) {
   return out;
 }
 function gitInert(cwd, args, opts = {}) {
-  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const { spawnSync } = createRequire3(import.meta.url)("node:child_process");
   const r = spawnSync("git", [...INERT_GIT, ...args], {
     cwd,
     env: gitEnv(),
@@ -2350,14 +4103,14 @@ var init_integer = __esm(() => {
 });
 
 // src/io/settings.ts
-import * as path12 from "node:path";
+import * as path25 from "node:path";
 function settingsProblem(message) {
   return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
 }
 function readSettings(root) {
   let text;
   try {
-    text = readStable(path12.join(root, SETTINGS_FILE), { label: "kbz settings", maxBytes: MAX_SETTINGS_BYTES, root }).toString("utf8");
+    text = readStable(path25.join(root, SETTINGS_FILE), { label: "kbz settings", maxBytes: MAX_SETTINGS_BYTES, root }).toString("utf8");
   } catch (e) {
     if (!(e instanceof ReadError))
       throw e;
@@ -2383,7 +4136,7 @@ var SETTINGS_FILE, MAX_SETTINGS_BYTES, KEYS;
 var init_settings = __esm(() => {
   init_errors();
   init_read();
-  SETTINGS_FILE = path12.join(".kbz", "settings.json");
+  SETTINGS_FILE = path25.join(".kbz", "settings.json");
   MAX_SETTINGS_BYTES = 64 * 1024;
   KEYS = ["sandbox", "writable", "coordinator"];
 });
@@ -2737,27 +4490,27 @@ function keysFor(repository) {
 }
 
 // src/io/store/etcd/store.ts
-import * as fs7 from "node:fs";
-import { createRequire as createRequire3 } from "node:module";
-import * as os2 from "node:os";
-import * as path13 from "node:path";
+import * as fs19 from "node:fs";
+import { createRequire as createRequire4 } from "node:module";
+import * as os3 from "node:os";
+import * as path26 from "node:path";
 function heldDir(root) {
-  return path13.join(root, ".unlazy", "locks");
+  return path26.join(root, ".unlazy", "locks");
 }
 function heldFile(root, scope, leaf) {
-  return path13.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
+  return path26.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
 }
 function readHeld(root, repository) {
   let names;
   try {
-    names = fs7.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
+    names = fs19.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
   } catch {
     return [];
   }
   const out = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(fs7.readFileSync(path13.join(heldDir(root), n), "utf8"));
+      const r = JSON.parse(fs19.readFileSync(path26.join(heldDir(root), n), "utf8"));
       if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
         out.push(r);
     } catch {}
@@ -2803,7 +4556,7 @@ function sleep(ms) {
 }
 function selfCommand() {
   const script = process.argv[1];
-  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs7.existsSync(script))
+  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs19.existsSync(script))
     return [process.execPath, script];
   return [process.execPath];
 }
@@ -2812,7 +4565,7 @@ function stopKeeper(h) {
     return;
   let cmdline;
   try {
-    cmdline = fs7.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+    cmdline = fs19.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
   } catch {
     return;
   }
@@ -2857,7 +4610,7 @@ class EtcdStore {
     const key = k.lease(scope, leaf);
     const token = randomHex(12);
     const claimedAt = new Date().toISOString();
-    const value = { scope, leaf, globs, holder: { host: os2.hostname(), pid: process.pid, token }, claimedAt, ttl: this.o.ttl };
+    const value = { scope, leaf, globs, holder: { host: os3.hostname(), pid: process.pid, token }, claimedAt, ttl: this.o.ttl };
     let leaseId = null;
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file: `etcd:${key}` };
     try {
@@ -2927,7 +4680,7 @@ class EtcdStore {
     return { ok: true, lease, notes };
   }
   spawnKeeper(leaseId, file) {
-    const { spawn } = createRequire3(import.meta.url)("node:child_process");
+    const { spawn } = createRequire4(import.meta.url)("node:child_process");
     const cmd = this.o.kbzCommand ?? selfCommand();
     const child = spawn(cmd[0], [...cmd.slice(1), "coordinator", "keep", "--lease", leaseId, "--ttl", String(this.o.ttl), "--held", file, "--coordinator", this.o.url], {
       detached: true,
@@ -2962,7 +4715,7 @@ class EtcdStore {
         continue;
       if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease))
         alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
-      fs7.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
+      fs19.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
       stopKeeper(h);
     }
@@ -3111,7 +4864,7 @@ function buildView(k, revision, r, logScope, held) {
   };
 }
 var ROW_STATES, CLAIM_ATTEMPTS = 200;
-var init_store = __esm(() => {
+var init_store3 = __esm(() => {
   init_errors();
   init_leases();
   init_lease_record();
@@ -3133,7 +4886,7 @@ function coordination(root) {
 async function openStore(root, config, keepAlive = "keeper") {
   if (config.kind === "files")
     return filesStore(root);
-  await Promise.resolve().then(() => init_store());
+  await Promise.resolve().then(() => init_store3());
   return new EtcdStore({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive });
 }
 async function installStore(root, opts = {}) {
@@ -3157,35 +4910,35 @@ var init_active = __esm(() => {
 });
 
 // src/io/discover.ts
-import * as fs8 from "node:fs";
-import * as path14 from "node:path";
+import * as fs20 from "node:fs";
+import * as path27 from "node:path";
 function lstatOrNull2(p) {
   try {
-    return fs8.lstatSync(p);
+    return fs20.lstatSync(p);
   } catch {
     return null;
   }
 }
 function unlazyDir(root) {
-  const dir = path14.join(root, ".unlazy");
+  const dir = path27.join(root, ".unlazy");
   const st = lstatOrNull2(dir);
   if (!st)
     return { dir, ok: false, exists: false };
-  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs8.realpathSync(dir)), exists: true };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs20.realpathSync(dir)), exists: true };
 }
 function listScopes(root) {
   const u = unlazyDir(root);
   if (!u.ok)
     return [];
   const out = [];
-  for (const name of fs8.readdirSync(u.dir).sort()) {
+  for (const name of fs20.readdirSync(u.dir).sort()) {
     if (name === "locks" || !isValidId(name))
       continue;
-    const p = path14.join(u.dir, name);
+    const p = path27.join(u.dir, name);
     const st = lstatOrNull2(p);
     if (!st || !st.isDirectory() || st.isSymbolicLink())
       continue;
-    if (!isInside(root, fs8.realpathSync(p)))
+    if (!isInside(root, fs20.realpathSync(p)))
       continue;
     out.push(name);
   }
@@ -3193,18 +4946,18 @@ function listScopes(root) {
 }
 function ledgerEntries(root, dir, errors) {
   const files = [];
-  const gates = path14.join(dir, "GATES.md");
+  const gates = path27.join(dir, "GATES.md");
   if (lstatOrNull2(gates))
     files.push(gates);
-  const gdir = path14.join(dir, "gates");
+  const gdir = path27.join(dir, "gates");
   const st = lstatOrNull2(gdir);
   if (st) {
-    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs8.realpathSync(gdir))) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs20.realpathSync(gdir))) {
       errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
     } else {
-      for (const name of fs8.readdirSync(gdir).sort())
+      for (const name of fs20.readdirSync(gdir).sort())
         if (name.endsWith(".md"))
-          files.push(path14.join(gdir, name));
+          files.push(path27.join(gdir, name));
     }
   }
   return files;
@@ -3212,7 +4965,7 @@ function ledgerEntries(root, dir, errors) {
 function resolveTarget(o) {
   const root = o.root;
   if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path14.resolve(root, f)), discoveryErrors: [] };
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path27.resolve(root, f)), discoveryErrors: [] };
   }
   const scopes = listScopes(root);
   if (o.scope) {
@@ -3221,7 +4974,7 @@ function resolveTarget(o) {
     if (scopes.includes(o.scope))
       return scopeTarget(root, o.scope);
     const u = unlazyDir(root);
-    const named = path14.join(u.dir, o.scope);
+    const named = path27.join(u.dir, o.scope);
     if (lstatOrNull2(named) || u.exists && !u.ok) {
       return {
         root,
@@ -3262,7 +5015,7 @@ function boundElsewhere(root, scope, sessionId) {
 }
 function scopeTarget(root, scope) {
   const errors = [];
-  const files = ledgerEntries(root, path14.join(root, ".unlazy", scope), errors);
+  const files = ledgerEntries(root, path27.join(root, ".unlazy", scope), errors);
   return { root, mode: "scope", scope, files, discoveryErrors: errors };
 }
 var init_discover = __esm(() => {
@@ -3272,1640 +5025,10 @@ var init_discover = __esm(() => {
   init_active();
 });
 
-// src/io/recordFiles.ts
-import * as fs9 from "node:fs";
-import * as path15 from "node:path";
-function realOf(file) {
-  try {
-    return fs9.realpathSync(file);
-  } catch {
-    return path15.resolve(file);
-  }
-}
-function recordFileName(realLedger) {
-  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
-}
-function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
-  let fd;
-  try {
-    fd = fs9.openSync(file, OPEN_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs9.fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes)
-      return null;
-    const v = JSON.parse(fs9.readFileSync(fd, "utf8"));
-    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
-  } catch {
-    return null;
-  } finally {
-    fs9.closeSync(fd);
-  }
-}
-var MAX_RECORD_BYTES, OPEN_FLAGS;
-var init_recordFiles = __esm(() => {
-  init_hash();
-  init_fs();
-  init_lock();
-  MAX_RECORD_BYTES = 8 * 1024 * 1024;
-  OPEN_FLAGS = fs9.constants.O_RDONLY | (fs9.constants.O_NONBLOCK ?? 0) | (fs9.constants.O_NOFOLLOW ?? 0);
-});
-
-// src/io/inputs/expand.ts
-import * as fs10 from "node:fs";
-import * as path16 from "node:path";
-function segmentRegex(seg) {
-  let re = "";
-  for (const ch of seg)
-    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
-}
-function entries(dir) {
-  checkDeadline(() => `listing the INPUTS folder ${dir}`);
-  try {
-    return fs10.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-function expandInputs(base, patterns) {
-  const found = new Set;
-  let truncated = false;
-  const add = (rel) => {
-    if (found.size >= MAX_INPUT_FILES)
-      truncated = true;
-    else
-      found.add(rel);
-  };
-  const walkAll = (rel) => {
-    for (const e of entries(path16.join(base, rel))) {
-      if (truncated)
-        return;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory())
-        walkAll(r);
-      else if (e.isFile())
-        add(r);
-    }
-  };
-  const match = (rel, segs) => {
-    if (truncated)
-      return;
-    if (segs.length === 0) {
-      let st;
-      try {
-        st = fs10.lstatSync(path16.join(base, rel));
-      } catch {
-        return;
-      }
-      if (st.isFile())
-        add(rel);
-      else if (st.isDirectory())
-        walkAll(rel);
-      return;
-    }
-    const [seg, ...rest] = segs;
-    if (seg === "**") {
-      match(rel, rest);
-      for (const e of entries(path16.join(base, rel)))
-        if (e.isDirectory())
-          match(rel ? `${rel}/${e.name}` : e.name, segs);
-      return;
-    }
-    if (!isWild(seg)) {
-      const r = rel ? `${rel}/${seg}` : seg;
-      if (rest.length === 0)
-        return match(r, []);
-      let st = null;
-      try {
-        st = fs10.lstatSync(path16.join(base, r));
-      } catch {}
-      if (st?.isDirectory())
-        match(r, rest);
-      return;
-    }
-    const re = segmentRegex(seg);
-    for (const e of entries(path16.join(base, rel))) {
-      if (!re.test(e.name))
-        continue;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
-        match(r, rest);
-    }
-  };
-  for (const p of patterns) {
-    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
-    match("", segs);
-  }
-  return { files: [...found].sort(), truncated };
-}
-var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
-var init_expand = __esm(() => {
-  init_deadline();
-  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
-});
-
-// src/io/inputs/store.ts
-import * as fs11 from "node:fs";
-import * as path17 from "node:path";
-function digestFile(root, file, dirs = new Map) {
-  const dir = path17.dirname(file);
-  let dirReal = dirs.get(dir);
-  if (dirReal === undefined) {
-    try {
-      dirReal = fs11.realpathSync(dir);
-    } catch {
-      dirReal = null;
-    }
-    if (dirReal !== null && !isInside(root, dirReal))
-      dirReal = null;
-    dirs.set(dir, dirReal);
-  }
-  if (dirReal === null)
-    return null;
-  let fd;
-  try {
-    fd = fs11.openSync(path17.join(dirReal, path17.basename(file)), OPEN_FLAGS2);
-  } catch {
-    return null;
-  }
-  try {
-    if (!fs11.fstatSync(fd).isFile())
-      return null;
-    const h = sha256Stream();
-    chunk ??= Buffer.allocUnsafe(CHUNK);
-    for (;; ) {
-      checkDeadline(() => `hashing the input ${path17.basename(file)}`);
-      const n = fs11.readSync(fd, chunk, 0, CHUNK, null);
-      if (n <= 0)
-        break;
-      h.update(chunk.subarray(0, n));
-    }
-    return h.digest();
-  } catch (e) {
-    if (e.code === "deadline")
-      throw e;
-    return null;
-  } finally {
-    fs11.closeSync(fd);
-  }
-}
-var INPUTS_DIR, CHUNK, OPEN_FLAGS2, chunk = null;
-var init_store2 = __esm(() => {
-  init_hash();
-  init_inside();
-  init_deadline();
-  init_recordFiles();
-  init_expand();
-  INPUTS_DIR = path17.join(".kbz", "inputs");
-  CHUNK = 1024 * 1024;
-  OPEN_FLAGS2 = fs11.constants.O_RDONLY | (fs11.constants.O_NONBLOCK ?? 0) | (fs11.constants.O_NOFOLLOW ?? 0);
-});
-
-// src/io/check/probeStore.ts
-import * as path18 from "node:path";
-var PROBES_DIR;
-var init_probeStore = __esm(() => {
-  init_recordFiles();
-  PROBES_DIR = path18.join(".kbz", "probes");
-});
-
-// src/io/oracle/store.ts
-import * as path19 from "node:path";
-var ORACLES_DIR;
-var init_store3 = __esm(() => {
-  init_recordFiles();
-  ORACLES_DIR = path19.join(".kbz", "oracles");
-});
-
-// src/core/run/oracle-files.ts
-function tokenize(command) {
-  const out = [];
-  let word = "";
-  let inWord = false;
-  const flush = () => {
-    if (inWord)
-      out.push({ word });
-    word = "";
-    inWord = false;
-  };
-  for (let i = 0;i < command.length; i++) {
-    const c = command[i];
-    if (c === "'") {
-      const end = command.indexOf("'", i + 1);
-      word += command.slice(i + 1, end < 0 ? command.length : end);
-      inWord = true;
-      i = end < 0 ? command.length : end;
-    } else if (c === '"') {
-      let j = i + 1;
-      for (;j < command.length && command[j] !== '"'; j++) {
-        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]))
-          j++;
-        word += command[j];
-      }
-      inWord = true;
-      i = j;
-    } else if (c === "\\") {
-      if (command[i + 1] === `
-`)
-        i++;
-      else {
-        word += command[i + 1] ?? "";
-        inWord = true;
-        i++;
-      }
-    } else if (c === " " || c === "\t" || c === "\r")
-      flush();
-    else if (c === "#" && !inWord) {
-      while (i < command.length && command[i] !== `
-`)
-        i++;
-      i--;
-    } else if (c === "$" && command[i + 1] === "(") {
-      flush();
-      out.push({ op: "(" });
-      i++;
-    } else if (c === "`") {
-      flush();
-      out.push({ op: "`" });
-    } else {
-      const op = OPERATORS.find((o) => command.startsWith(o, i));
-      if (op && !(op === "{" || op === "}")) {
-        flush();
-        out.push({ op });
-        i += op.length - 1;
-      } else if ((op === "{" || op === "}") && !inWord && /[\s;]/.test(command[i + 1] ?? " ")) {
-        flush();
-        out.push({ op });
-      } else {
-        word += c;
-        inWord = true;
-      }
-    }
-  }
-  flush();
-  return out;
-}
-function oracleRefs(command, dir = ".") {
-  const result = { refs: [], runners: [] };
-  walk(command, dir, result, 0);
-  const seen = new Set;
-  result.refs = result.refs.filter((r) => {
-    const key = JSON.stringify(r);
-    if (seen.has(key))
-      return false;
-    seen.add(key);
-    return true;
-  });
-  result.runners = [...new Set(result.runners)];
-  return result;
-}
-function walk(command, dir, out, depth) {
-  if (depth > MAX_DEPTH)
-    return;
-  let words = [];
-  let cwd = dir;
-  const end = () => {
-    if (words.length > 0)
-      cwd = simpleCommand(words, cwd, out, depth);
-    words = [];
-  };
-  for (const t of tokenize(command)) {
-    if ("op" in t)
-      end();
-    else
-      words.push(t.word);
-  }
-  end();
-}
-function simpleCommand(all, dir, out, depth) {
-  const words = [];
-  for (let i = 0;i < all.length; i++) {
-    const w = all[i];
-    const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
-    if (m) {
-      const target = m[3] || all[++i] || "";
-      if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join17(dir, target), dir, via: "<" });
-      continue;
-    }
-    words.push(w);
-  }
-  let i = 0;
-  while (i < words.length && ASSIGNMENT.test(words[i]))
-    i++;
-  return program(words.slice(i), dir, out, depth);
-}
-function program(words, dir, out, depth) {
-  const [cmd, ...args] = words;
-  if (!cmd)
-    return dir;
-  const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join17(dir, p), dir, via });
-  const rest = (from) => program(from, dir, out, depth);
-  if (cmd === "cd") {
-    const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join17(dir, to) : dir;
-  }
-  if (WRAPPERS.has(cmd))
-    return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
-  if (cmd === "env") {
-    let k = 0;
-    while (k < args.length && (args[k].startsWith("-") || ASSIGNMENT.test(args[k])))
-      k += args[k] === "-u" ? 2 : 1;
-    return rest(args.slice(k));
-  }
-  if (cmd === "nice" || cmd === "timeout" || cmd === "ionice" || cmd === "taskset" || cmd === "chrt") {
-    let k = 0;
-    while (k < args.length && args[k].startsWith("-"))
-      k += /^-[nkscp]$/.test(args[k]) ? 2 : 1;
-    if (cmd !== "nice" && cmd !== "ionice" && k < args.length)
-      k++;
-    return rest(args.slice(k));
-  }
-  if (cmd === "source" || cmd === ".") {
-    if (args[0])
-      file(args[0], cmd);
-    return dir;
-  }
-  if (cmd.includes("/") && !cmd.startsWith("$"))
-    file(cmd, "exec");
-  if (RUNNERS.has(base))
-    out.runners.push(base);
-  const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
-  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))))
-    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
-  if (SHELLS.has(base)) {
-    const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
-    if (c >= 0) {
-      if (args[c + 1])
-        walk(args[c + 1], dir, out, depth + 1);
-      return dir;
-    }
-    const script = operand(args, new Set(["-o", "+o", "-O", "+O"]));
-    if (script)
-      file(script, base);
-    return dir;
-  }
-  if (PYTHON.test(base) || base === "pypy" || base === "pypy3") {
-    const m = args.indexOf("-m");
-    const c = args.indexOf("-c");
-    if (m >= 0 && (c < 0 || m < c)) {
-      const mod = args[m + 1] ?? "";
-      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
-        out.runners.push(`python -m ${mod}`);
-      return dir;
-    }
-    if (c >= 0)
-      return dir;
-    const script = operand(args, VALUE_OPTIONS);
-    if (script)
-      file(script, base);
-    return dir;
-  }
-  if (INTERPRETERS.has(base)) {
-    let k = 0;
-    for (;k < args.length; k++) {
-      const a = args[k];
-      if (a === "-e" || a === "--eval" || a === "-p" || a === "--print" || a === "-E")
-        return dir;
-      if (a === "--test")
-        out.runners.push("node --test");
-      const eq = a.indexOf("=");
-      const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
-      if (NODE_LOADERS.has(name)) {
-        const value = eq > 0 && a.startsWith("--") ? a.slice(eq + 1) : args[++k];
-        if (value && looksLikeFile(value))
-          file(value, `${base} ${name}`);
-        continue;
-      }
-      if (VALUE_OPTIONS.has(a)) {
-        k++;
-        continue;
-      }
-      if (a === "--") {
-        k++;
-        break;
-      }
-      if (!a.startsWith("-"))
-        break;
-    }
-    if (args[k] && !args.includes("--test"))
-      file(args[k], base);
-    return dir;
-  }
-  if (base === "deno") {
-    const [verb, ...more] = args;
-    if (verb === "task")
-      out.refs.push({ kind: "config", path: join17(dir, "deno.json"), dir, via: "deno task" });
-    if (verb === "run" || verb === "test" || verb === "bench") {
-      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
-      if (script)
-        file(script, `deno ${verb}`);
-    }
-    return dir;
-  }
-  if (PACKAGE_RUNNERS.has(base)) {
-    let k = 0;
-    while (k < args.length && args[k].startsWith("-"))
-      k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
-    return rest(args.slice(k));
-  }
-  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
-    return packageManager(base, args, dir, out, depth, file);
-  return dir;
-}
-function operand(args, valued) {
-  for (let k = 0;k < args.length; k++) {
-    const a = args[k];
-    if (a === "--")
-      return args[k + 1] ?? null;
-    if (valued.has(a))
-      k++;
-    else if (!a.startsWith("-") && !a.startsWith("+"))
-      return a;
-  }
-  return null;
-}
-function packageManager(pm, args, dir, out, depth, file) {
-  const positional = [];
-  for (let k = 0;k < args.length; k++) {
-    const a = args[k];
-    if (a === "--") {
-      positional.push(...args.slice(k + 1));
-      break;
-    }
-    if (/^(-w|--workspace|--filter|-F|--prefix|-C|--cwd|--dir)$/.test(a))
-      k++;
-    else if (!a.startsWith("-"))
-      positional.push(a);
-  }
-  const [verb, name, ...more] = positional;
-  if (!verb)
-    return dir;
-  const script = (n) => out.refs.push({ kind: "script", manager: pm, name: n, dir });
-  if (["test", "t", "tst"].includes(verb) && pm !== "bun") {
-    script("test");
-    out.runners.push(`${pm} test`);
-    return dir;
-  }
-  if ((pm === "npm" || pm === "pnpm") && ["start", "stop", "restart"].includes(verb)) {
-    script(verb);
-    return dir;
-  }
-  if (["run", "run-script", "rum", "urn"].includes(verb)) {
-    if (!name)
-      return dir;
-    if (pm === "bun" && looksLikeFile(name))
-      file(name, "bun run");
-    else {
-      script(name);
-      if (name === "test" || /^test[:-]/.test(name))
-        out.runners.push(`${pm} run ${name}`);
-    }
-    return dir;
-  }
-  if (["exec", "dlx", "x"].includes(verb))
-    return program([name ?? "", ...more].filter(Boolean), dir, out, depth);
-  if (pm === "npm")
-    return dir;
-  if (pm === "bun") {
-    if (verb === "test")
-      return dir;
-    if (looksLikeFile(verb)) {
-      file(verb, "bun");
-      return dir;
-    }
-  }
-  if (PM_BUILTINS[pm].has(verb))
-    return dir;
-  script(verb);
-  return dir;
-}
-var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join17 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
-var init_oracle_files = __esm(() => {
-  OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
-`, "{", "}"];
-  INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
-  SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
-  WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
-  NODE_LOADERS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--preload"]);
-  VALUE_OPTIONS = new Set(["-W", "-X", "-I", "-o", "-O", "--stack-size", "--max-old-space-size", "--conditions", "-C", "--title", "--input-type", "--cwd", "--config", "-c"]);
-  PM_BUILTINS = {
-    npm: new Set(["install", "i", "ci", "add", "uninstall", "remove", "rm", "update", "up", "outdated", "ls", "list", "audit", "init", "create", "pack", "publish", "version", "view", "info", "config", "cache", "link", "prune", "rebuild", "dedupe", "doctor", "explain", "why", "fund", "login", "logout", "whoami", "help", "root", "bin", "prefix", "pkg", "query", "sbom", "set-script"]),
-    pnpm: new Set(["install", "i", "add", "remove", "rm", "update", "up", "outdated", "list", "ls", "why", "audit", "init", "create", "pack", "publish", "store", "config", "link", "unlink", "import", "rebuild", "prune", "fetch", "patch", "patch-commit", "env", "setup", "root", "bin", "licenses", "deploy", "server", "help"]),
-    yarn: new Set(["install", "add", "remove", "up", "upgrade", "why", "info", "init", "config", "cache", "workspaces", "set", "plugin", "version", "npm", "pack", "publish", "constraints", "explain", "link", "unlink", "import", "rebuild", "patch", "patch-commit", "dedupe", "help", "bin", "node"]),
-    bun: new Set(["install", "i", "add", "a", "remove", "rm", "update", "outdated", "link", "unlink", "pm", "init", "create", "upgrade", "build", "publish", "patch", "patch-commit", "repl", "completions", "audit", "info", "why"])
-  };
-  RUNNERS = new Set(["vitest", "jest", "mocha", "ava", "tap", "tape", "uvu", "jasmine", "karma", "pytest", "py.test", "tox", "nox", "rspec", "phpunit", "pest", "ctest", "nextest", "playwright", "cypress", "wdio", "testcafe", "node-tap", "bats", "prove", "busted", "mix", "ward", "trial", "nosetests", "nose2"]);
-  TEST_SUBCOMMANDS = {
-    go: ["test"],
-    cargo: ["test", "nextest"],
-    bun: ["test"],
-    deno: ["test"],
-    dotnet: ["test"],
-    mvn: ["test", "verify"],
-    gradle: ["test", "check"],
-    "./gradlew": ["test", "check"],
-    swift: ["test"],
-    zig: ["test"],
-    make: ["test", "check"],
-    flutter: ["test"],
-    dart: ["test"],
-    mix: ["test"],
-    stack: ["test"],
-    cabal: ["test"],
-    sbt: ["test"],
-    lein: ["test"],
-    rake: ["test", "spec"],
-    meson: ["test"],
-    ninja: ["test"]
-  };
-  PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
-  ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
-  PYTHON = /^python(\d+(\.\d+)?)?$/;
-});
-
-// src/io/oracle/digest.ts
-import * as fs12 from "node:fs";
-import { createRequire as createRequire4 } from "node:module";
-function hasher2() {
-  const bun = globalThis.Bun;
-  if (bun?.CryptoHasher)
-    return new bun.CryptoHasher("sha256");
-  const { createHash } = createRequire4(import.meta.url)("node:crypto");
-  return createHash("sha256");
-}
-function fileDigest(abs) {
-  let fd;
-  try {
-    fd = fs12.openSync(abs, fs12.constants.O_RDONLY | (fs12.constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
-      return { state: "missing" };
-    if (code === "EISDIR")
-      return { state: "directory" };
-    return { state: "unreadable" };
-  }
-  try {
-    const st = fs12.fstatSync(fd);
-    if (st.isDirectory())
-      return { state: "directory" };
-    if (!st.isFile())
-      return { state: "special" };
-    const h = hasher2();
-    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, st.size)));
-    let size = 0;
-    for (;; ) {
-      const n = fs12.readSync(fd, buf, 0, buf.length, null);
-      if (n <= 0)
-        break;
-      h.update(n === buf.length ? buf : buf.subarray(0, n));
-      size += n;
-    }
-    return { sha256: h.digest("hex"), size };
-  } catch {
-    return { state: "unreadable" };
-  } finally {
-    fs12.closeSync(fd);
-  }
-}
-function digestText(d) {
-  return "sha256" in d ? d.sha256 : d.state;
-}
-var MAX_ORACLE_FILE_BYTES, CHUNK2;
-var init_digest2 = __esm(() => {
-  MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
-  CHUNK2 = 1024 * 1024;
-});
-
-// src/io/oracle/env.ts
-function boundEnv(env, declared) {
-  const out = {};
-  for (const name of [...declared ?? []].sort())
-    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
-  for (const name of KBZ_BOUND_ENV)
-    if (env[name] !== undefined && !(name in out))
-      out[name] = sha256Hex(`${name}=${env[name]}`);
-  return out;
-}
-var ALLOWED_ENV, KBZ_PASSED_ENV, KBZ_BOUND_ENV, allowed;
-var init_env = __esm(() => {
-  init_hash();
-  ALLOWED_ENV = [
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LANGUAGE",
-    "TERM",
-    "COLORTERM",
-    "NO_COLOR",
-    "TMPDIR",
-    "TZ",
-    "CI",
-    "SystemRoot",
-    "SYSTEMROOT",
-    "windir",
-    "WINDIR",
-    "ComSpec",
-    "COMSPEC",
-    "PATHEXT",
-    "SystemDrive",
-    "TEMP",
-    "TMP"
-  ];
-  KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"];
-  KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
-  allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
-});
-
-// src/io/oracle/binding.ts
-import * as fs13 from "node:fs";
-import * as path20 from "node:path";
-function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path20.relative(root, abs).split(path20.sep).join("/") : abs;
-}
-function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path20.join(env.HOME ?? "/", p.slice(1)) : p;
-}
-function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path20.dirname(d)) {
-    const candidate = path20.join(d, "package.json");
-    try {
-      if (fs13.statSync(candidate).isFile())
-        return candidate;
-    } catch {}
-    if (d === root || !isInside(root, d) || path20.dirname(d) === d)
-      return path20.join(dir, "package.json");
-  }
-}
-function readScripts(file, cache) {
-  if (cache.has(file))
-    return cache.get(file);
-  let scripts = null;
-  try {
-    const fd = fs13.openSync(file, fs13.constants.O_RDONLY | (fs13.constants.O_NONBLOCK ?? 0));
-    try {
-      const st = fs13.fstatSync(fd);
-      if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs13.readFileSync(fd, "utf8"));
-        scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
-      }
-    } finally {
-      fs13.closeSync(fd);
-    }
-  } catch {}
-  cache.set(file, scripts);
-  return scripts;
-}
-function declaredFiles(req, add) {
-  const globs = req.gate.oracle;
-  if (!globs)
-    return;
-  const line = (req.gate.attrIndex.ORACLE ?? req.gate.line - 1) + 1;
-  const fail = (message) => {
-    throw new OracleError(message, req.display, line);
-  };
-  for (const glob of globs) {
-    const wild = /[*?]/.test(glob);
-    if (!wild) {
-      const abs = path20.resolve(req.cwd, glob);
-      let st = null;
-      try {
-        st = fs13.lstatSync(abs);
-      } catch {}
-      if (st?.isSymbolicLink()) {
-        let real = abs;
-        try {
-          real = fs13.realpathSync(abs);
-        } catch {
-          fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
-        }
-        if (!isInside(req.root, real))
-          fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs13.statSync(real);
-      }
-      if (st?.isDirectory())
-        fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
-      if (st && !st.isFile())
-        fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
-      if (st && st.size > MAX_ORACLE_FILE_BYTES)
-        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
-      if (!isInside(req.root, abs))
-        fail(`ORACLE ${glob} is outside the root`);
-      add(abs, "ORACLE");
-      continue;
-    }
-    const found = expandInputs(req.cwd, [glob]);
-    if (found.truncated)
-      fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
-    for (const rel of found.files) {
-      const abs = path20.join(req.cwd, rel);
-      const size = fs13.lstatSync(abs).size;
-      if (size > MAX_ORACLE_FILE_BYTES)
-        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
-      add(abs, "ORACLE");
-    }
-  }
-}
-function oracleBinding(req) {
-  const items = new Map;
-  const runners = new Set;
-  const packages = new Map;
-  const addFile = (abs, via) => {
-    const key = keyOf(req.root, abs);
-    if (items.has(key))
-      return;
-    const compute = () => digestText(fileDigest(abs));
-    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute) : compute(), via, abs });
-  };
-  const visit = (command, dir, depth) => {
-    const found = oracleRefs(command, dir);
-    for (const r of found.runners)
-      runners.add(r);
-    for (const ref of found.refs)
-      visitRef(ref, depth);
-  };
-  const visitRef = (ref, depth) => {
-    if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path20.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
-      return;
-    }
-    const pkg = packageJsonFor(req.root, path20.resolve(req.cwd, ref.dir));
-    const scripts = readScripts(pkg, packages);
-    const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
-    for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
-      const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
-      if (items.has(key))
-        continue;
-      const text = scripts?.[name];
-      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
-      items.set(key, { key, digest, via, abs: pkg });
-      if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path20.dirname(pkg), depth + 1);
-    }
-  };
-  if (req.gate.check)
-    visit(req.gate.check, req.cwd, 0);
-  declaredFiles(req, addFile);
-  const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-  const files = {};
-  for (const i of sorted)
-    files[i.key] = i.digest;
-  const env = boundEnv(req.env, req.gate.env);
-  return { files, env, signature: bindingSignature(files, env), items: sorted, runners: [...runners] };
-}
-function bindingSignature(files, env) {
-  return sha256Hex(JSON.stringify({ files, env }));
-}
-var OracleError, MAX_SCRIPT_DEPTH = 4;
-var init_binding = __esm(() => {
-  init_errors();
-  init_oracle_files();
-  init_hash();
-  init_inside();
-  init_expand();
-  init_digest2();
-  init_env();
-  OracleError = class OracleError extends KbzError {
-    constructor(message, file, line) {
-      super(message, { code: "oracle", file, line, hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts" });
-    }
-  };
-});
-
-// src/io/trace.ts
-import * as fs14 from "node:fs";
-import * as path21 from "node:path";
-function storeFiles(dir, files, real) {
-  let listed;
-  try {
-    listed = fs14.readdirSync(dir).filter((n) => STORE_NAME.test(n));
-  } catch {
-    return [];
-  }
-  if (listed.length === 0)
-    return [];
-  const present = new Set(listed);
-  const out = [];
-  for (const ledger of files) {
-    const name = recordFileName(real ? realOf(ledger) : ledger);
-    if (!present.has(name))
-      continue;
-    const records = readRecordFile(path21.join(dir, name));
-    if (records)
-      out.push([ledger, records.gates]);
-  }
-  return out;
-}
-
-class DigestWalk {
-  root;
-  explicit;
-  dirs = new Map;
-  digests = new Map;
-  expansions = new Map;
-  realRoot;
-  constructor(root, explicit = false) {
-    this.root = root;
-    this.explicit = explicit;
-    this.realRoot = realOf(root);
-  }
-  oracle(file, gate, ranIn = null) {
-    const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path21.resolve(base, gate.cwd) : base;
-    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
-    try {
-      const display = isInside(this.root, file) ? path21.relative(this.root, file) : file;
-      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
-    } catch (e) {
-      return { error: e.message };
-    }
-  }
-  oracleDigests = new Map;
-  cached(abs, compute) {
-    let d = this.oracleDigests.get(abs);
-    if (d === undefined)
-      this.oracleDigests.set(abs, d = compute());
-    return d;
-  }
-  checkDirs = new Map;
-  checkDir(cwd) {
-    if (typeof cwd !== "string" || !path21.isAbsolute(cwd))
-      return null;
-    let found = this.checkDirs.get(cwd);
-    if (found === undefined)
-      this.checkDirs.set(cwd, found = this.resolveDir(cwd));
-    return found;
-  }
-  resolveDir(cwd) {
-    try {
-      const real = fs14.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs14.statSync(real).isDirectory() ? real : null;
-    } catch {
-      return null;
-    }
-  }
-  expand(cwd, inputs) {
-    const key = `${cwd}\x00${JSON.stringify(inputs)}`;
-    let e = this.expansions.get(key);
-    if (!e)
-      this.expansions.set(key, e = expandInputs(cwd, [...inputs]));
-    return e;
-  }
-  refusal(cwd, inputs) {
-    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
-  }
-  inputs(cwd, inputs, ledger) {
-    const expanded = this.expand(cwd, inputs);
-    if (expanded.truncated)
-      return { files: {}, refusal: TOO_MANY_INPUTS };
-    const files = {};
-    for (const rel of expanded.files) {
-      const abs = path21.join(cwd, rel);
-      let d = this.digests.get(abs);
-      if (d === undefined) {
-        try {
-          d = digestFile(this.realRoot, abs, this.dirs);
-        } catch (e) {
-          if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path21.relative(this.root, ledger) || ledger);
-          throw e;
-        }
-        this.digests.set(abs, d);
-      }
-      if (d !== null)
-        files[rel] = d;
-    }
-    return { files, refusal: null };
-  }
-}
-function readTrace(root, files, o = {}) {
-  const real = o.real ?? false;
-  const records = new Map;
-  const add = (file, r) => {
-    const list = records.get(file);
-    if (list)
-      list.push(r);
-    else
-      records.set(file, [r]);
-  };
-  for (const [ledger, gates] of storeFiles(path21.join(root, INPUTS_DIR), files, real)) {
-    for (const [id, rec] of Object.entries(gates)) {
-      const s = rec;
-      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
-        continue;
-      add(ledger, inputsRecord(ledger, id, s));
-    }
-  }
-  for (const [ledger, gates] of storeFiles(path21.join(root, PROBES_DIR), files, real)) {
-    for (const [id, rec] of Object.entries(gates)) {
-      const s = rec;
-      if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
-        continue;
-      add(ledger, probeRecord(ledger, id, s));
-    }
-  }
-  for (const [ledger, gates] of storeFiles(path21.join(root, ORACLES_DIR), files, real)) {
-    for (const [id, rec] of Object.entries(gates)) {
-      const s = rec;
-      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
-        continue;
-      add(ledger, oracleRecord(ledger, id, s));
-    }
-  }
-  return { records, world: new DigestWalk(root, real) };
-}
-var STORE_NAME;
-var init_trace2 = __esm(() => {
-  init_trace();
-  init_inside();
-  init_deadline();
-  init_recordFiles();
-  init_expand();
-  init_store2();
-  init_probeStore();
-  init_store3();
-  init_binding();
-  init_inside();
-  STORE_NAME = /^[0-9a-f]{24}\.json$/;
-});
-
-// src/io/check/failures.ts
-import * as fs15 from "node:fs";
-import * as path22 from "node:path";
-function keyOf2(root, ledgerFile, id) {
-  const rel = path22.relative(root, ledgerFile);
-  return `${rel}\x00${id}`;
-}
-function readFailures(file) {
-  return readRecordFile(file, MAX_FAILURES_BYTES)?.gates ?? {};
-}
-function markFailures(root, gates) {
-  const file = path22.join(root, FAILURES_FILE);
-  if (!fs15.existsSync(file))
-    return;
-  const records = readFailures(file);
-  if (Object.keys(records).length === 0)
-    return;
-  for (const v of gates) {
-    if (v.state !== "unmet")
-      continue;
-    const r = records[keyOf2(root, v.file, v.gate.id)];
-    if (!r || r.definition !== gateDigest(v.gate))
-      continue;
-    v.state = "failed";
-    v.reason = r.failure;
-  }
-}
-var FAILURES_FILE, MAX_FAILURES_BYTES;
-var init_failures = __esm(() => {
-  init_digest();
-  init_recordFiles();
-  FAILURES_FILE = path22.join(".kbz", "failures.json");
-  MAX_FAILURES_BYTES = 1024 * 1024;
-});
-
-// src/core/run/oracle.ts
-var init_oracle = __esm(() => {
-  init_digest();
-  init_evidence();
-});
-
-// src/io/run/approval.ts
-import * as os3 from "node:os";
-import * as path23 from "node:path";
-function approvalDirFor(env) {
-  return path23.resolve(env.UNLAZY_APPROVAL_DIR || path23.join(os3.homedir(), ".unlazy", "approved"));
-}
-var MAX_APPROVAL_BYTES, ApprovalStoreError;
-var init_approval = __esm(() => {
-  init_errors();
-  init_digest();
-  init_fs();
-  init_lock();
-  init_inside();
-  init_oracle();
-  init_errors();
-  init_trace();
-  MAX_APPROVAL_BYTES = 256 * 1024;
-  ApprovalStoreError = class ApprovalStoreError extends KbzError {
-    constructor(message, file) {
-      super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
-    }
-  };
-});
-
-// src/io/run/personal.ts
-import * as fs16 from "node:fs";
-import * as path24 from "node:path";
-function euid() {
-  return typeof process.geteuid === "function" ? process.geteuid() : null;
-}
-function assertPrivateDir(dir) {
-  const st = fs16.lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory())
-    throw new ApprovalStoreError("must be a real directory", dir);
-  const uid = euid();
-  if (uid !== null && st.uid !== uid)
-    throw new ApprovalStoreError("must be owned by the current user", dir);
-  if ((st.mode & 63) !== 0)
-    throw new ApprovalStoreError("must not grant group or other permissions", dir);
-}
-function kbzDir(store, create) {
-  const dir = path24.join(store, KBZ_SUBDIR);
-  if (create) {
-    try {
-      fs16.mkdirSync(dir, { recursive: true, mode: 448 });
-    } catch (e) {
-      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
-    }
-  }
-  try {
-    assertPrivateDir(store);
-    assertPrivateDir(dir);
-  } catch (e) {
-    if (e.code === "ENOENT")
-      return null;
-    throw e;
-  }
-  return dir;
-}
-function readPrivate(file, max) {
-  let fd;
-  try {
-    fd = fs16.openSync(file, fs16.constants.O_RDONLY | fs16.constants.O_NOFOLLOW | fs16.constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs16.fstatSync(fd);
-    const uid = euid();
-    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
-      return null;
-    return fs16.readFileSync(fd);
-  } finally {
-    fs16.closeSync(fd);
-  }
-}
-function readPolicy(store) {
-  const bytes = readPrivate(path24.join(store, KBZ_SUBDIR, "policy.json"), 4096);
-  if (!bytes)
-    return "person";
-  try {
-    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
-  } catch {
-    return "person";
-  }
-}
-function attestSecret(store, create) {
-  const file = path24.join(store, KBZ_SUBDIR, "secret");
-  const found = readPrivate(file, 1024);
-  if (found && found.length >= SECRET_BYTES)
-    return found;
-  if (!create)
-    return null;
-  kbzDir(store, true);
-  try {
-    const fd = fs16.openSync(file, fs16.constants.O_WRONLY | fs16.constants.O_CREAT | fs16.constants.O_EXCL | fs16.constants.O_NOFOLLOW, 384);
-    try {
-      fs16.writeSync(fd, secretHex(SECRET_BYTES));
-      fs16.fsyncSync(fd);
-    } finally {
-      fs16.closeSync(fd);
-    }
-  } catch (e) {
-    if (e.code !== "EEXIST")
-      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
-  }
-  const made = readPrivate(file, 1024);
-  if (!made || made.length < SECRET_BYTES)
-    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
-  return made;
-}
-var KBZ_SUBDIR = "kbz", SECRET_BYTES = 32;
-var init_personal = __esm(() => {
-  init_hash();
-  init_fs();
-  init_approval();
-});
-
-// src/io/run/attest.ts
-import * as fs17 from "node:fs";
-import * as path25 from "node:path";
-function realOf2(p) {
-  try {
-    return fs17.realpathSync(p);
-  } catch {
-    return path25.resolve(p);
-  }
-}
-function attestDir(store, root) {
-  return path25.join(store, "kbz", "attest", key24(realOf2(root)));
-}
-function decodeAttestation(v) {
-  if (typeof v !== "string")
-    return null;
-  if (v.length === 32)
-    return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
-  const [evidence, inputs, oracle] = v.split(" ");
-  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
-}
-function macOf(secret, body) {
-  return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
-}
-function unsealed(text, secret) {
-  const nl = text.indexOf(`
-`);
-  if (nl !== 64 || !secret)
-    return null;
-  const body = text.slice(nl + 1).replace(/\n$/, "");
-  return equalConstantTime(text.slice(0, 64), macOf(secret, body)) ? body : null;
-}
-function parse(text) {
-  if (text === null)
-    return null;
-  try {
-    const v = JSON.parse(text);
-    if (typeof v?.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
-      return null;
-    if (v.schema === 1) {
-      const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
-      return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: {}, approved: [...new Set(ids)].sort() };
-    }
-    if (v.schema !== SCHEMA)
-      return null;
-    const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
-    const vacuous = vacuityOf(v.vacuous);
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...vacuous ? { vacuous } : {} };
-  } catch {
-    return null;
-  }
-}
-function vacuityOf(v) {
-  if (!v || typeof v !== "object")
-    return;
-  const out = {};
-  for (const [id, s] of Object.entries(v)) {
-    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden))
-      out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
-  }
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-function readSealed(file, secret) {
-  const bytes = readPrivate(file, MAX_FILE_BYTES);
-  return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
-}
-function metListDigest(gates) {
-  let text = `kbz.attested-list.v1
-`;
-  for (const g of gates)
-    text += `${g.id}
-${g.kind}
-${g.evidence}
-${g.inputs}
-${g.oracle}
-`;
-  return sha256Hex(text).slice(0, 32);
-}
-function recordedGates(f) {
-  return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
-}
-function readRootAttestations(store, root) {
-  let dir;
-  let names;
-  try {
-    dir = attestDir(store, root);
-    names = fs17.readdirSync(dir).filter((n) => n.endsWith(".json"));
-  } catch {
-    return { ledgers: new Map };
-  }
-  const secret = attestSecret(store, false);
-  const realRoot = realOf2(root);
-  const ledgers = new Map;
-  if (!secret)
-    return { ledgers };
-  for (const n of names) {
-    const f = readSealed(path25.join(dir, n), secret);
-    if (f && f.root === realRoot)
-      ledgers.set(f.ledger, f);
-  }
-  return { ledgers };
-}
-var MAX_FILE_BYTES, SCHEMA = 2, key24 = (p) => sha256Hex(p).slice(0, 24);
-var init_attest = __esm(() => {
-  init_hash();
-  init_trace();
-  init_state();
-  init_parse();
-  init_decode();
-  init_fs();
-  init_lock();
-  init_personal();
-  MAX_FILE_BYTES = 16 * 1024 * 1024;
-});
-
-// src/io/check/attested.ts
-import * as fs18 from "node:fs";
-import * as path26 from "node:path";
-function realOf3(p) {
-  try {
-    return fs18.realpathSync(p);
-  } catch {
-    return path26.resolve(p);
-  }
-}
-function belongs(target, ledger) {
-  const root = realOf3(target.root);
-  if (target.mode === "explicit")
-    return target.files.some((f) => realOf3(f) === ledger);
-  const dir = path26.dirname(ledger);
-  const base = path26.basename(dir) === "gates" ? path26.dirname(dir) : dir;
-  if (path26.basename(ledger) !== "GATES.md" && path26.basename(dir) !== "gates")
-    return false;
-  if (base === root)
-    return true;
-  const scopeDir = path26.dirname(base);
-  if (scopeDir !== path26.join(root, ".unlazy"))
-    return false;
-  return path26.basename(base) === target.scope || !fs18.existsSync(base);
-}
-function removedItem(qid, where) {
-  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
-}
-function removedGates(snap, atts, realFile) {
-  const out = [];
-  const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
-  for (const [ledger, rec] of atts.ledgers) {
-    const ids = recordedGates(rec);
-    if (ids.length === 0)
-      continue;
-    const entry = loaded.get(ledger);
-    const shown = path26.relative(snap.target.root, ledger) || ledger;
-    if (entry) {
-      if (!entry.ledger || entry.problems.length > 0)
-        continue;
-      const have = new Set(entry.ledger.gates.map((g) => g.id));
-      for (const id of ids)
-        if (!have.has(id))
-          out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs18.existsSync(ledger) && belongs(snap.target, ledger)) {
-      for (const id of ids)
-        out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
-    }
-  }
-  return out;
-}
-function recordsByGate(records) {
-  if (!records || records.length === 0)
-    return null;
-  const out = new Map;
-  for (const r of records) {
-    if (r.kind !== "inputs" && r.kind !== "oracle")
-      continue;
-    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
-    const list = out.get(id);
-    if (list)
-      list.push(r);
-    else
-      out.set(id, [r]);
-  }
-  return out;
-}
-function recordNow(byGate, g, kind) {
-  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
-  return r ? recordDigest(r) : NO_RECORD;
-}
-function metGate(g, byGate) {
-  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: recordNow(byGate, g, "inputs"), oracle: recordNow(byGate, g, "oracle") };
-}
-function unattestedReason(file, g, rec, byGate) {
-  const kind = isRunnable(g) ? "pass" : "sign";
-  const stored = rec ? decodeAttestation(rec.gates[g.id]) : null;
-  const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
-  const v = verify(record, {
-    digest: (n) => n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? recordNow(byGate, g, n) : undefined
-  });
-  return attestationReason(v, kind);
-}
-function storeAttestations(root, env = process.env) {
-  const store = approvalDirFor(env);
-  return readPolicy(store) === "person" ? readRootAttestations(store, root) : null;
-}
-function withStoreVerdicts(trace, files, atts, resolve = false) {
-  const held = atts ? [...atts.ledgers].filter(([, rec]) => rec.vacuous) : [];
-  if (held.length === 0)
-    return trace;
-  const byReal = new Map(files.map((f) => [resolve ? realOf3(f) : f, f]));
-  const records = new Map(trace.records);
-  for (const [ledger, rec] of held) {
-    const file = byReal.get(ledger);
-    if (file === undefined)
-      continue;
-    records.set(file, [...records.get(file) ?? [], ...Object.entries(rec.vacuous).map(([id, s]) => vacuityRecord(file, id, s))]);
-  }
-  return { records, world: trace.world };
-}
-function markAttestations(snap, trace, env = process.env, given) {
-  const atts = given === undefined ? storeAttestations(snap.target.root, env) : given;
-  if (!atts)
-    return;
-  const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
-  const metByFile = new Map;
-  for (const v of snap.gates) {
-    if (v.state !== "met")
-      continue;
-    const list = metByFile.get(v.file);
-    if (list)
-      list.push(v);
-    else
-      metByFile.set(v.file, [v]);
-  }
-  for (const [file, met] of metByFile) {
-    const rec = atts.ledgers.get(realFile(file));
-    const byGate = recordsByGate(trace.records.get(file));
-    if (rec?.all !== undefined && rec.all === metListDigest(met.map((v) => metGate(v.gate, byGate))))
-      continue;
-    for (const v of met) {
-      const reason = unattestedReason(file, v.gate, rec, byGate);
-      if (reason === null)
-        continue;
-      v.state = "unattested";
-      v.reason = reason;
-    }
-  }
-  const removed = removedGates(snap, atts, realFile);
-  if (removed.length > 0)
-    snap.removed = removed;
-}
-var init_attested = __esm(() => {
-  init_trace();
-  init_approval();
-  init_attest();
-  init_parse();
-  init_personal();
-  init_trace2();
-});
-
-// src/io/read.ts
-import * as fs19 from "node:fs";
-import * as path27 from "node:path";
-function sameIdentity(a, b) {
-  return a.dev === b.dev && a.ino === b.ino;
-}
-function unchanged(a, b) {
-  return sameIdentity(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-function keepScratch(buf) {
-  if (scratch === null && buf !== null && buf.length <= KEEP_SCRATCH_BYTES)
-    scratch = buf;
-}
-function realpathOf(file, cache) {
-  if (!cache)
-    return fs19.realpathSync(file);
-  const dir = path27.dirname(file);
-  let real = cache.get(dir);
-  if (real === undefined) {
-    real = fs19.realpathSync(dir);
-    cache.set(dir, real);
-  }
-  return path27.join(real, path27.basename(file));
-}
-function readStableWith(file, opts, use) {
-  return stableRead(file, opts, use, true);
-}
-function stableRead(file, opts, use, checkName) {
-  const single = `${opts.label} must be one unchanged regular single-link file`;
-  let fd;
-  try {
-    fd = fs19.openSync(file, FLAGS2);
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT") {
-      let exists = false;
-      try {
-        fs19.lstatSync(file);
-        exists = true;
-      } catch {}
-      if (exists)
-        throw new ReadError(single, "UNSAFE", file);
-      throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
-    }
-    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
-      throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot open ${opts.label}: ${e.code ?? e.message}`, "IO", file);
-  }
-  let buf = scratch;
-  scratch = null;
-  let total = 0;
-  let before;
-  try {
-    before = fs19.fstatSync(fd, { bigint: true });
-    if (!before.isFile() || before.nlink !== 1n)
-      throw new ReadError(single, "UNSAFE", file);
-    if (before.size > BigInt(opts.maxBytes)) {
-      throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-    }
-    if (opts.root) {
-      const real = realpathOf(file, opts.realDirs);
-      if (!isInside(opts.root, real))
-        throw new ReadError(`${opts.label} is outside the allowed root`, "OUTSIDE", file);
-    }
-    const size = Number(before.size);
-    const want = Math.min(size + 1, opts.maxBytes + 1);
-    if (!buf || buf.length < want)
-      buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
-    for (;; ) {
-      if (total === buf.length) {
-        if (total > opts.maxBytes)
-          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
-        buf.copy(grown, 0, 0, total);
-        buf = grown;
-      }
-      const n = fs19.readSync(fd, buf, total, buf.length - total, null);
-      if (n === 0)
-        break;
-      total += n;
-      if (total > opts.maxBytes)
-        throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
-      if (total < buf.length && total >= size)
-        break;
-    }
-    if (BigInt(total) !== before.size)
-      throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
-    if (checkName) {
-      const named = fs19.lstatSync(file, { bigint: true });
-      if (!sameIdentity(before, named))
-        throw new ReadError(single, "UNSAFE", file);
-      if (!unchanged(before, named) || named.nlink !== 1n)
-        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
-    }
-  } catch (e) {
-    keepScratch(buf);
-    if (e instanceof ReadError)
-      throw e;
-    const code = e.code;
-    if (code === "ENOENT")
-      throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
-  } finally {
-    fs19.closeSync(fd);
-  }
-  try {
-    return use(buf.subarray(0, total), before);
-  } finally {
-    keepScratch(buf);
-  }
-}
-function readStable(file, opts) {
-  return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
-}
-function loadLedgerFile(file, root, constrainToRoot, realDirs, parse) {
-  let decoded;
-  try {
-    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
-    decoded = readStableWith(file, opts, decodeLedgerText);
-  } catch (e) {
-    if (e instanceof ReadError)
-      return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
-    throw e;
-  }
-  return ledgerEntry(file, root, decoded, parse);
-}
-function loadSnapshot(target, load = loadLedgerFile) {
-  const constrained = target.mode !== "explicit";
-  const realDirs = new Map;
-  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const atts = storeAttestations(target.root);
-  const trace = withStoreVerdicts(readTrace(target.root, target.files, { real: !constrained }), target.files, atts, !constrained);
-  const snap = buildSnapshot(target, ledgers, dispatch, trace);
-  markFailures(target.root, snap.gates);
-  markAttestations(snap, trace, process.env, atts);
-  return snap;
-}
-function loadDispatch(root, scope) {
-  const file = dispatchPath(root, scope);
-  let text = null;
-  for (let attempt = 1;text === null; attempt++) {
-    try {
-      text = readStable(file, { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-    } catch (e) {
-      if (e instanceof ReadError && e.code === "ENOENT")
-        return { state: emptyDispatch(), text: null };
-      if (e instanceof ReadError && e.code === "UNSAFE" && attempt < RACE_RETRIES) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.floor(Math.random() * 20));
-        continue;
-      }
-      if (e instanceof ReadError)
-        throw new DispatchStateError(e.message, null, 1, e.file);
-      throw e;
-    }
-  }
-  try {
-    return { state: parseDispatch(text), text };
-  } catch (e) {
-    if (e instanceof DispatchStateError)
-      throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
-    throw e;
-  }
-}
-function dispatchStatus(root, scope) {
-  if (!scope)
-    return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
-  let agg;
-  try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
-  } catch (e) {
-    if (e instanceof DispatchStateError)
-      return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
-    throw e;
-  }
-  for (const l of view.lost(scope)) {
-    agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
-  }
-  return agg;
-}
-function readDispatchText(root, scope) {
-  try {
-    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
-      return null;
-    throw e;
-  }
-}
-function readLeaseRecords(root) {
-  const dir = locksDir(root);
-  let st;
-  try {
-    st = fs19.lstatSync(dir);
-  } catch {
-    return [];
-  }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs19.realpathSync(dir))) {
-    return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
-  }
-  return fs19.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path27.join(dir, n), root));
-}
-function readLeaseRecord(file, root) {
-  let text;
-  try {
-    text = readStable(file, { label: "lease record", maxBytes: MAX_LEASE_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError)
-      return invalidRecord(file, e.message);
-    throw e;
-  }
-  return parseLeaseRecord(file, text);
-}
-function readStatusLog(root, scope) {
-  const file = path27.join(root, ".unlazy", scope, "status.log");
-  try {
-    return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES2, root }).toString("utf8");
-  } catch (e) {
-    if (e instanceof ReadError && e.code === "ENOENT")
-      return null;
-    throw e;
-  }
-}
-var RACE_RETRIES = 4, MAX_LOG_BYTES2, FLAGS2, scratch = null, KEEP_SCRATCH_BYTES;
-var init_read = __esm(() => {
-  init_errors();
-  init_decode();
-  init_inside();
-  init_lease_record();
-  init_waves();
-  init_snapshot();
-  init_sanitize();
-  init_discover();
-  init_trace2();
-  init_failures();
-  init_parse();
-  init_active();
-  init_attested();
-  MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-  FLAGS2 = fs19.constants.O_RDONLY | (fs19.constants.O_NOFOLLOW ?? 0) | (fs19.constants.O_NONBLOCK ?? 0);
-  KEEP_SCRATCH_BYTES = 1024 * 1024;
-});
-
-// src/hook/entry.ts
-init_errors();
-import * as fs24 from "node:fs";
-import * as path30 from "node:path";
-
 // src/core/hook/decide.ts
 init_digest();
 init_sanitize();
+init_command();
 var MAX_BLOCKS = 6;
 var PREFIX = "kbz";
 function where(scope) {
@@ -4999,14 +5122,14 @@ function decideStop(a, guard) {
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " + "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {
   const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
   if (guard.ok && guard.blocks > MAX_BLOCKS)
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
-  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.` };
 }
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
@@ -5043,12 +5166,109 @@ function waitingOnWave(a, guard, running) {
   const outstanding = [...a.invalid, ...a.unmet];
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` + `Wait for them and take their results (kbz wave return) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`
+    reason: `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` + `Wait for them and take their results (${kbz("wave return")}) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`
   };
 }
 
+// src/core/hook/targets.ts
+var HOST_NAMES = ["claude", "codex", "cursor", "gemini", "copilot", "qwen", "opencode"];
+function isHostName(v) {
+  return HOST_NAMES.includes(v);
+}
+
 // src/hook/entry.ts
+init_ids();
+
+// src/cli/fdwrite.ts
+import * as fs from "node:fs";
+var pause = null;
+function writeFdSync(fd, data) {
+  let bytes;
+  let off = 0;
+  if (typeof data === "string") {
+    let written;
+    try {
+      written = fs.writeSync(fd, data);
+    } catch (e) {
+      if (e.code !== "EAGAIN")
+        return false;
+      written = 0;
+    }
+    if (written === Buffer.byteLength(data, "utf8"))
+      return true;
+    bytes = Buffer.from(data, "utf8");
+    off = written;
+  } else
+    bytes = data;
+  while (off < bytes.length) {
+    try {
+      off += fs.writeSync(fd, bytes, off, bytes.length - off);
+    } catch (e) {
+      if (e.code !== "EAGAIN")
+        return false;
+      pause ??= new Int32Array(new SharedArrayBuffer(4));
+      Atomics.wait(pause, 0, 0, 2);
+    }
+  }
+  return true;
+}
+
+// src/ops/hookStop.ts
+init_errors();
+import * as fs23 from "node:fs";
+import * as path30 from "node:path";
+
+// src/core/hook/worker.ts
+function leafIds(snap) {
+  const ids = [];
+  for (const e of snap.ledgers) {
+    const m = /^leaf-(.+)$/.exec(e.stem);
+    if (m && /[\\/]gates[\\/][^\\/]+$/.test(e.file))
+      ids.push(m[1]);
+  }
+  return ids;
+}
+function escapeRe(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function namesLeaf(text, leaf) {
+  return new RegExp(`(^|[^A-Za-z0-9._-])leaf[\\s:_-]*${escapeRe(leaf)}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`, "i").test(text);
+}
+function matchLeaf(worker, running, leaves) {
+  for (const id of worker.ids) {
+    const hit = running.find((r) => r.handle === id);
+    if (hit)
+      return hit.leaf;
+  }
+  const text = [...worker.ids, ...worker.text];
+  for (const r of running)
+    if (text.some((t) => t.split(/\s+/).includes(r.handle)))
+      return r.leaf;
+  for (const leaf of [...new Set([...leaves, ...running.map((r) => r.leaf)])].sort((a, b) => b.length - a.length)) {
+    if (text.some((t) => namesLeaf(t, leaf)))
+      return leaf;
+  }
+  return null;
+}
+function leafSnapshot(snap, leaf) {
+  const mine = (file) => /[\\/]gates[\\/]leaf-[^\\/]+\.md$/i.test(file) && file.replace(/^.*[\\/]leaf-/, "").replace(/\.md$/i, "") === leaf;
+  return {
+    ...snap,
+    ledgers: snap.ledgers.filter((e) => mine(e.file)),
+    gates: snap.gates.filter((g) => mine(g.file)),
+    problems: snap.problems.filter((p) => mine(p.file)),
+    dispatch: null
+  };
+}
+function waitingOn(running, background) {
+  if (background.length === 0)
+    return [];
+  return running.filter((r) => background.some((b) => b.id === r.handle || b.words.some((w) => w === r.handle || w.split(/\s+/).includes(r.handle) || namesLeaf(w, r.leaf))));
+}
+
+// src/ops/hookStop.ts
 init_deadline();
+init_discover();
 
 // src/io/hook/guard.ts
 init_digest();
@@ -5056,7 +5276,7 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs20 from "node:fs";
+import * as fs21 from "node:fs";
 import * as path28 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
@@ -5135,7 +5355,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs20.lstatSync(file);
+    fs21.lstatSync(file);
   } catch {
     return;
   }
@@ -5146,7 +5366,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs20.unlinkSync(file);
+        fs21.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -5154,47 +5374,8 @@ async function clearSession(target, key) {
   } catch {}
 }
 
-// src/hook/entry.ts
+// src/ops/hookStop.ts
 init_read();
-init_active();
-
-// src/cli/fdwrite.ts
-import * as fs21 from "node:fs";
-var pause = null;
-function writeFdSync(fd, data) {
-  let bytes;
-  let off = 0;
-  if (typeof data === "string") {
-    let written;
-    try {
-      written = fs21.writeSync(fd, data);
-    } catch (e) {
-      if (e.code !== "EAGAIN")
-        return false;
-      written = 0;
-    }
-    if (written === Buffer.byteLength(data, "utf8"))
-      return true;
-    bytes = Buffer.from(data, "utf8");
-    off = written;
-  } else
-    bytes = data;
-  while (off < bytes.length) {
-    try {
-      off += fs21.writeSync(fd, bytes, off, bytes.length - off);
-    } catch (e) {
-      if (e.code !== "EAGAIN")
-        return false;
-      pause ??= new Int32Array(new SharedArrayBuffer(4));
-      Atomics.wait(pause, 0, 0, 2);
-    }
-  }
-  return true;
-}
-
-// src/hook/entry.ts
-init_ids();
-init_discover();
 
 // src/io/root.ts
 import * as fs22 from "node:fs";
@@ -5238,62 +5419,97 @@ function findRoot(cwd, home = os4.homedir()) {
   }
 }
 
-// src/core/hook/worker.ts
-function leafIds(snap) {
-  const ids = [];
-  for (const e of snap.ledgers) {
-    const m = /^leaf-(.+)$/.exec(e.stem);
-    if (m && /[\\/]gates[\\/][^\\/]+$/.test(e.file))
-      ids.push(m[1]);
+// src/ops/hookStop.ts
+init_active();
+var JUDGE_S = 3;
+var JUDGE_MS = 2500;
+async function hookStop({ scope: pinned, stop, env, cwd }) {
+  try {
+    if (pinned === null)
+      return invalidScopeArgument();
+    if (!stop)
+      return null;
+    const wanted = path30.resolve(cwd, stop.cwd ?? ".");
+    const dir = existingDirectory(wanted);
+    if (!dir)
+      return unresolvable(`cwd is not an existing directory: ${wanted}`);
+    const root = findRoot(dir);
+    await installStore(root, { env, logScope: null });
+    const scope = pinned ?? (env.UNLAZY_SCOPE || null);
+    const resolved = resolveForHook(root, scope, stop.session.split("\x00")[0]);
+    if ("output" in resolved)
+      return resolved.output;
+    const t = resolved.target;
+    let judged;
+    let whole;
+    let assessment;
+    try {
+      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
+        const all = loadSnapshot(withSoloLedgers(t));
+        const mine = subject(all, stop);
+        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+      }));
+    } catch (e) {
+      if (!(e instanceof DeadlineError))
+        throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
+    }
+    if (judged === null)
+      return null;
+    const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`, t.scope);
+    const plan = planStop(assessment);
+    if (plan.kind === "clear") {
+      await clearSession(t, key);
+      return plan.output;
+    }
+    if (stop.uncounted === "failed" || stop.uncounted === "aborted")
+      return uncountedStop(assessment, stop.uncounted);
+    const guard = await countBlock2(t, key, plan.hash, stop);
+    const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
+    return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+  } catch (e) {
+    return internalFailure(e?.message ?? String(e));
   }
-  return ids;
 }
-function escapeRe(s) {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-function namesLeaf(text, leaf) {
-  return new RegExp(`(^|[^A-Za-z0-9._-])leaf[\\s:_-]*${escapeRe(leaf)}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`, "i").test(text);
-}
-function matchLeaf(worker, running, leaves) {
-  for (const id of worker.ids) {
-    const hit = running.find((r) => r.handle === id);
-    if (hit)
-      return hit.leaf;
+function existingDirectory(dir) {
+  try {
+    return fs23.statSync(dir).isDirectory() ? fs23.realpathSync(dir) : null;
+  } catch {
+    return null;
   }
-  const text = [...worker.ids, ...worker.text];
-  for (const r of running)
-    if (text.some((t) => t.split(/\s+/).includes(r.handle)))
-      return r.leaf;
-  for (const leaf of [...new Set([...leaves, ...running.map((r) => r.leaf)])].sort((a, b) => b.length - a.length)) {
-    if (text.some((t) => namesLeaf(t, leaf)))
-      return leaf;
+}
+function resolveForHook(root, scope, sessionId) {
+  try {
+    return { target: resolveTarget({ root, scope, sessionId }) };
+  } catch (e) {
+    if (kindOf(e) !== "usage")
+      throw e;
+    const scopes = scope ? [] : listScopes(root);
+    return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable(e.message) };
   }
-  return null;
 }
-function leafSnapshot(snap, leaf) {
-  const mine = (file) => /[\\/]gates[\\/]leaf-[^\\/]+\.md$/i.test(file) && file.replace(/^.*[\\/]leaf-/, "").replace(/\.md$/i, "") === leaf;
-  return {
-    ...snap,
-    ledgers: snap.ledgers.filter((e) => mine(e.file)),
-    gates: snap.gates.filter((g) => mine(g.file)),
-    problems: snap.problems.filter((p) => mine(p.file)),
-    dispatch: null
-  };
+async function countBlock2(target, key, hash, stop) {
+  let blocks;
+  try {
+    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
+  } catch (e) {
+    return { ok: false, message: e.message };
+  }
+  if (stop.continuations !== null && stop.uncounted === null)
+    blocks = Math.max(blocks, stop.continuations + 1);
+  return { ok: true, blocks };
 }
-function waitingOn(running, background) {
-  if (background.length === 0)
-    return [];
-  return running.filter((r) => background.some((b) => b.id === r.handle || b.words.some((w) => w === r.handle || w.split(/\s+/).includes(r.handle) || namesLeaf(w, r.leaf))));
+function subject(snap, stop) {
+  if (stop.kind === "stop" || stop.worker === null)
+    return { snap, leaf: null };
+  const leaf = matchLeaf(stop.worker, snap.dispatch?.running ?? [], leafIds(snap));
+  if (leaf !== null)
+    return { snap: leafSnapshot(snap, leaf), leaf };
+  return stop.kind === "task" ? null : { snap, leaf: null };
 }
 
 // src/hook/claude.ts
 init_sanitize();
-
-// src/core/hook/targets.ts
-var HOST_NAMES = ["claude", "codex", "cursor", "gemini", "copilot", "qwen", "opencode"];
-function isHostName(v) {
-  return HOST_NAMES.includes(v);
-}
 
 // src/hook/host.ts
 function plainStop(cwd, session, fresh) {
@@ -5502,12 +5718,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs23 from "node:fs";
+import * as fs24 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs23.fstatSync(fd);
+    return fs24.fstatSync(fd);
   } catch {
     return null;
   }
@@ -5527,7 +5743,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs23.readSync(0, buf, 0, buf.length, null);
+      n = fs24.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -5595,7 +5811,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs23.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs24.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -5614,8 +5830,6 @@ function readBounded(deadlineMs) {
 }
 
 // src/hook/entry.ts
-var JUDGE_S = 3;
-var JUDGE_MS = 2500;
 function scopeArgument(args) {
   let found;
   for (let i = 0;i < args.length; i++) {
@@ -5645,92 +5859,6 @@ function parsePayload(input) {
   }
   return raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
 }
-function existingDirectory(dir) {
-  try {
-    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
-  } catch {
-    return null;
-  }
-}
-function resolveForHook(root, scope, sessionId) {
-  try {
-    return { target: resolveTarget({ root, scope, sessionId }) };
-  } catch (e) {
-    if (!(e instanceof UsageError))
-      throw e;
-    const scopes = scope ? [] : listScopes(root);
-    return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable(e.message) };
-  }
-}
-async function countBlock2(target, key, hash, stop) {
-  let blocks;
-  try {
-    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
-  } catch (e) {
-    return { ok: false, message: e.message };
-  }
-  if (stop.continuations !== null && stop.uncounted === null)
-    blocks = Math.max(blocks, stop.continuations + 1);
-  return { ok: true, blocks };
-}
-function subject(snap, stop) {
-  if (stop.kind === "stop" || stop.worker === null)
-    return { snap, leaf: null };
-  const leaf = matchLeaf(stop.worker, snap.dispatch?.running ?? [], leafIds(snap));
-  if (leaf !== null)
-    return { snap: leafSnapshot(snap, leaf), leaf };
-  return stop.kind === "task" ? null : { snap, leaf: null };
-}
-async function decideHookStop(args, host, payload, env, cwd, read = payload ? host.read(payload, env) : null) {
-  try {
-    const pinned = scopeArgument(args);
-    if (pinned === null)
-      return invalidScopeArgument();
-    if (!payload || !read)
-      return null;
-    const stop = read;
-    const wanted = path30.resolve(cwd, stop.cwd ?? ".");
-    const dir = existingDirectory(wanted);
-    if (!dir)
-      return unresolvable(`cwd is not an existing directory: ${wanted}`);
-    const root = findRoot(dir);
-    await installStore(root, { env, logScope: null });
-    const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const resolved = resolveForHook(root, scope, stop.session.split("\x00")[0]);
-    if ("output" in resolved)
-      return resolved.output;
-    const t = resolved.target;
-    let judged;
-    let whole;
-    let assessment;
-    try {
-      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
-        const all = loadSnapshot(withSoloLedgers(t));
-        const mine = subject(all, stop);
-        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
-      }));
-    } catch (e) {
-      if (!(e instanceof DeadlineError))
-        throw e;
-      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
-    }
-    if (judged === null)
-      return null;
-    const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`, t.scope);
-    const plan = planStop(assessment);
-    if (plan.kind === "clear") {
-      await clearSession(t, key);
-      return plan.output;
-    }
-    if (stop.uncounted === "failed" || stop.uncounted === "aborted")
-      return uncountedStop(assessment, stop.uncounted);
-    const guard = await countBlock2(t, key, plan.hash, stop);
-    const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
-    return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
-  } catch (e) {
-    return internalFailure(e?.message ?? String(e));
-  }
-}
 async function runStopHook(args, input, env, cwd) {
   const host = agentArgument(args);
   if (!host)
@@ -5747,7 +5875,7 @@ async function runStopHook(args, input, env, cwd) {
   } catch (e) {
     return host.render(internalFailure(e?.message ?? String(e)), null);
   }
-  return host.render(await decideHookStop(args, host, payload, env, cwd, stop), stop);
+  return host.render(await hookStop({ scope: scopeArgument(args), stop, env, cwd }), stop);
 }
 function invalidAgentArgument() {
   return { systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.` };

@@ -1,5 +1,7 @@
 // Options shared by several verbs, declared once.
 import type { Argv } from "yargs";
+import { UsageError } from "../core/errors.ts";
+import { pathList } from "../core/plan/table.ts";
 
 export function targetOptions<T>(y: Argv<T>) {
   return y
@@ -12,4 +14,24 @@ export function targetOptions<T>(y: Argv<T>) {
 /** Every positional, including those after `--`. */
 export function positionals(argv: { ledger?: string[]; "--"?: string[] }): string[] {
   return [...(argv.ledger ?? []), ...(argv["--"] ?? [])].map(String);
+}
+
+/** A comma-separated flag value: no blank items, no duplicates. */
+export function list(flag: string, raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const items = String(raw)
+    .split(",")
+    .map((s) => s.trim());
+  if (items.some((s) => s === "")) throw new UsageError(`--${flag}: expected a comma-separated list with no blank items, got ${JSON.stringify(raw)}`);
+  if (new Set(items).size !== items.length) throw new UsageError(`--${flag}: contains duplicates (${raw})`);
+  return items;
+}
+
+/** A comma-separated list of path globs relative to the root (plan add's --owns, structure split's parts). */
+export function globs(flag: string, raw: string | undefined, required: boolean): string[] {
+  const items = list(flag, raw);
+  if (required && items.length === 0) throw new UsageError(`--${flag}: expected at least one path glob relative to the root (e.g. src/feature/**)`);
+  return pathList(items, `--${flag}`, (m) => {
+    throw new UsageError(`${m}; expected relative path globs with no .., no leading / and no placeholders`);
+  });
 }

@@ -4,12 +4,13 @@ import { UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import { RESOURCE } from "../core/plan/access.ts";
 import type { NewRow } from "../core/plan/edit.ts";
-import { pathList, type Plan, type RowState, type Tier } from "../core/plan/table.ts";
+import type { Plan, RowState, Tier } from "../core/plan/table.ts";
 import { STATES } from "../core/plan/transition.ts";
 import { addLeaf, planLeafIds, setLeafState } from "../ops/plan.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { err, out } from "./output.ts";
+import { globs, list } from "./options.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
 import { RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
@@ -39,24 +40,6 @@ const LEAF_ARG = (raw: unknown): string => {
   if (!isValidId(id)) throw new UsageError(`LEAF: expected a leaf id like 1.1 or leaf-1.1 (letters, digits, . _ -), got ${JSON.stringify(s)}`);
   return id;
 };
-
-function list(flag: string, raw: string | undefined): string[] {
-  if (raw === undefined) return [];
-  const items = String(raw)
-    .split(",")
-    .map((s) => s.trim());
-  if (items.some((s) => s === "")) throw new UsageError(`--${flag}: expected a comma-separated list with no blank items, got ${JSON.stringify(raw)}`);
-  if (new Set(items).size !== items.length) throw new UsageError(`--${flag}: contains duplicates (${raw})`);
-  return items;
-}
-
-function globs(flag: string, raw: string | undefined, required: boolean): string[] {
-  const items = list(flag, raw);
-  if (required && items.length === 0) throw new UsageError(`--${flag}: expected at least one path glob relative to the root (e.g. src/feature/**)`);
-  return pathList(items, `--${flag}`, (m) => {
-    throw new UsageError(`${m}; expected relative path globs with no .., no leading / and no placeholders`);
-  });
-}
 
 function resources(flag: string, raw: string | undefined): string[] {
   const items = list(flag, raw);

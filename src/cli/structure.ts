@@ -3,7 +3,7 @@
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
 import { KbzError, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
-import { regroupByName, applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
+import { regroupByName, splitByName, applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
 import { StructureError } from "../core/structure/model.ts";
 import type { Action } from "../core/structure/plan.ts";
 import { isValidId } from "../core/workspace/ids.ts";
@@ -12,10 +12,14 @@ import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { emit, envelope, fail, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { err, out } from "./output.ts";
+import { globs } from "./options.ts";
+import { kbz } from "../core/text/command.ts";
+import { leafLedgerPath } from "../ops/dispatch.ts";
 
 interface StructureArgs {
   action?: string;
   ids?: string[];
+  into?: string[];
   scope?: string;
   root?: string;
   request?: string;
@@ -33,15 +37,14 @@ interface StructureArgs {
 
 const EVENTS = ["plan", "apply"];
 const HANDOFFS = ["report", "accept", "resume", "reject"];
-const ACTIONS = [...EVENTS, "regroup", "recover", "check", ...HANDOFFS];
+const ACTIONS = [...EVENTS, "regroup", "split", "recover", "check", ...HANDOFFS];
 const MAX_ERROR = 800;
 
 const HELP = `Actions:
-  plan|apply --request FILE  plan (read-only) or apply
-  kbz structure regroup 2.3 3.1  merge their groups (never VERIFIED)
-  recover                    finish a crashed apply
-  check [--final]            the S_STRUCTURE check
-  report, accept|resume|reject --operation OP  worker reports
+  plan|apply --request FILE (plan writes nothing), regroup, split, recover (a crashed
+  apply), check [--final], report, accept|resume|reject --operation OP
+  kbz structure regroup 2.3 3.1   merge their groups (never VERIFIED)
+  kbz structure split 5 --into 'src/5/a/**' 'src/5/b/**'   5.1, 5.2 own those
 Formats: skill/references/structure.md. Exit: 0 done/STRUCTURE_OK;
 1 STRUCTURE_UNMET; 2 invalid or refused (nothing changes).`;
 
@@ -86,8 +89,9 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
   const action = argv.action;
   const { json: asJson } = outputMode(argv);
   try {
-    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, regroup, recover, check, report, accept, resume or reject", "kbz structure --help lists the actions");
-    if (action !== "regroup" && (argv.ids ?? []).length > 0) throw usage(`unexpected argument: ${argv.ids![0]}`, "only kbz structure regroup takes task ids");
+    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, regroup, split, recover, check, report, accept, resume or reject", "kbz structure --help lists the actions");
+    if (action !== "regroup" && action !== "split" && (argv.ids ?? []).length > 0) throw usage(`unexpected argument: ${argv.ids![0]}`, "only kbz structure regroup and split take task ids");
+    if (action !== "split" && argv.into !== undefined) throw usage("--into is split's option", "kbz structure split --scope S 5 --into 'src/5/a/**' 'src/5/b/**'");
     if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", "scope ids are folder names under .unlazy/; kbz scope list shows them");
     const root = rootFor(argv);
     let scope: string;
@@ -103,8 +107,15 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       if (ids.length < 2) throw usage("regroup needs at least two task ids", "kbz structure regroup --scope S 2.3 3.1");
       if (argv.request !== undefined || argv.selection !== undefined || argv.final) throw usage("regroup takes task ids, not a request file", "kbz structure regroup --scope S 2.3 3.1");
       const { applied } = await regroupByName(root, scope, ids, true, { afterWrite: faultHook() }, (r) => describe(r.actions));
-      return printApplied(applied!, argv);
+      const r = applied!.result;
+      if (argv.json || argv.details || r.status !== "applied") return printApplied(applied!, argv);
+      if (applied!.logWarning) err(applied!.logWarning);
+      // Short by default (issue 30): what changed and what it costs; --details or --json for the rest.
+      out(`REGROUPED ${[...new Set(ids)].join(", ")}: one group, run one after the other (${r.complexity.groups} group(s) now)`);
+      out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
+      return 0;
     }
+    if (action === "split") return await split(root, scope, argv);
     if (action === "recover") {
       if (argv.request !== undefined || argv.details || argv.selection !== undefined || argv.final) throw usage("recover takes only root and scope");
       const { result: r, logWarning } = await recoverOperation(root, scope, { afterWrite: faultHook() });
@@ -136,6 +147,34 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
     if (e instanceof StructureError || e instanceof UsageError || (e instanceof Error && isInfrastructure(e))) return invalid(action, e, asJson);
     throw e;
   }
+}
+
+const SPLIT_EXAMPLE = "kbz structure split --scope S 5 --into 'src/5/a/**' 'src/5/b/**'";
+
+/** `structure split LEAF --into GLOBS GLOBS…`: the request written and applied by kbz (issue 30). */
+async function split(root: string, scope: string, argv: StructureArgs): Promise<ExitCode> {
+  const ids = (argv.ids ?? []).map(String);
+  if (ids.length !== 1) throw usage(`split takes one leaf id, got ${ids.length}`, SPLIT_EXAMPLE);
+  const parts = (argv.into ?? []).map((p, i) => globs(`into (part ${i + 1})`, String(p), true));
+  if (parts.length < 2) throw usage("split needs at least two parts after --into, each the globs one part owns (a,b)", SPLIT_EXAMPLE);
+  if (argv.request !== undefined || argv.selection !== undefined || argv.final) throw usage("split takes a leaf and --into, not a request file", SPLIT_EXAMPLE);
+  const leaf = ids[0]!.replace(/^leaf-/, "");
+  const { applied, children, request } = await splitByName(root, scope, leaf, parts, { afterWrite: faultHook() }, (r) => describe(r.actions));
+  const { result: r, logWarning } = applied;
+  if (logWarning) err(logWarning);
+  const ledgers = children.map((c) => ({ ...c, ledger: leafLedgerPath(root, scope, `leaf-${c.id}`) }));
+  if (argv.json) {
+    const fields = r.status === "applied" ? { status: r.status, operation: r.operation, turn: r.turn, complexity: r.complexity, children: ledgers, request } : { ...r, children: ledgers };
+    return emit(envelope(r.status, 0, fields));
+  }
+  if (r.status === "already-applied") {
+    out(`operation ${r.operation} is already applied (nothing changed)`);
+    return 0;
+  }
+  out(`SPLIT ${leaf} into ${children.map((c) => `${c.id} (${c.owns.join(", ")})`).join(", ")}; ${leaf} waits to integrate them`);
+  out(`write each part's gates in ${ledgers.map((c) => c.ledger).join(", ")}; a person then runs ${kbz("approve", { scope })}`);
+  out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
+  return 0;
 }
 
 function plan(root: string, scope: string, requestFile: string, argv: StructureArgs): ExitCode {
@@ -235,7 +274,8 @@ export const verb: Verb = {
     y
       .usage(`kbz structure <action> [options]\n\n${HELP}`)
       .positional("action", { type: "string", describe: "see Actions" })
-      .positional("ids", { type: "string", array: true, describe: "regroup: task ids" })
+      .positional("ids", { type: "string", array: true, describe: "task ids" })
+      .option("into", { type: "string", array: true, describe: "split: globs a,b per part", requiresArg: true })
       .option("scope", { type: "string", describe: "the scope (default: the only one)", requiresArg: true })
       .option("request", { type: "string", describe: "request JSON", requiresArg: true })
       .option("details", { type: "boolean", describe: "every action" })

@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import type { FileProblem } from "./errors.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
-import { gateVerdicts, vacuityReason, type TraceData } from "./trace.ts";
+import { gateVerdicts, unattestedGates, vacuityReason, type Attestations, type TraceData } from "./trace.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
@@ -78,8 +78,10 @@ export function ledgerEntry(file: string, root: string, decoded: { text: string 
  * The status snapshot from its read parts. `trace` holds the verdict records of these ledgers
  * and the digests now (io/trace.ts): a met gate whose INPUTS changed since its pass reads STALE,
  * one a probe found VACUOUS is unmet and carries what was hidden (core/trace.ts gateVerdicts).
+ * `attested`: kbz's attestations of these ledgers (io/check/attested.ts), null under the agent
+ * policy; a met gate they do not vouch for reads UNATTESTED (core/trace.ts unattestedGates).
  */
-export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: DispatchAggregate | null, trace: TraceData): Snapshot {
+export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: DispatchAggregate | null, trace: TraceData, attested: Attestations): Snapshot {
   const gates: GateView[] = [];
   const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -90,7 +92,7 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
     problems.push(...entry.problems);
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
-    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
+    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -99,8 +101,21 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
       if (hidden && view.state === "met") Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
+    if (attested) unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace);
   }
   return { target, ledgers, gates, problems, dispatch };
+}
+
+/** Under the person policy: the met gates of one ledger's views kbz's attestations do not vouch for become UNATTESTED. */
+function unattest(views: GateView[], file: string, attested: NonNullable<Attestations>, trace: TraceData): void {
+  const met = views.filter((v) => v.state === "met");
+  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file));
+  for (const v of met) {
+    const reason = reasons.get(v.gate.id);
+    if (reason === undefined) continue;
+    v.state = "unattested";
+    v.reason = reason;
+  }
 }
 
 /**

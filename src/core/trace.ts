@@ -35,9 +35,10 @@
 // today follow; core/ledger/evidence.ts, io/trace.ts (INPUTS, probes), io/receipts/audit.ts and
 // io/run/approval.ts check theirs through verify.
 import { gateDigest } from "./ledger/digest.ts";
-import type { Gate, Ledger } from "./ledger/model.ts";
+import { isRunnable, type Gate, type Ledger } from "./ledger/model.ts";
 import { sha256Hex } from "./util/hash.ts";
 import { ledgerBase } from "./workspace/inside.ts";
+import { kbz } from "./text/command.ts";
 import * as path from "node:path";
 
 export type Digests = Readonly<Record<string, string>>;
@@ -316,7 +317,7 @@ export function attestationRecord(file: string, gateId: string, kind: "pass" | "
 /** Status's words for a met gate whose attestation does not hold (null when it does). */
 export function attestationReason(v: TraceVerdict, kind: "pass" | "sign"): string | null {
   if (v.status === "valid") return null;
-  const hint = kind === "sign" ? "a person signs it with kbz sign in a terminal" : "run kbz check --reverify";
+  const hint = kind === "sign" ? `a person signs it with ${kbz("sign")} in a terminal` : `run ${kbz("check", { reverify: true })}`;
   if (v.status === "stale") {
     const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
     return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
@@ -368,11 +369,14 @@ export interface GateVerdicts {
 /**
  * The verdicts of one ledger's gates: the one place status, `kbz next`, the dashboard and the
  * Stop hook learn which gates are STALE by their INPUTS or VACUOUS by their probe. `isMet(g)` is
- * the gate's state by its ledger text alone.
+ * the gate's state by its ledger text alone; `attested`: kbz's records of this ledger in the
+ * approval store (person policy), whose VACUOUS verdicts count beside the repository's.
  */
-export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean): GateVerdicts {
+export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean, attested?: LedgerAttested): GateVerdicts {
   const out: GateVerdicts = { stale: new Map(), vacuous: new Map() };
-  const records = trace.records.get(file) ?? [];
+  const held = attested?.vacuous;
+  const stored = trace.records.get(file) ?? [];
+  const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
   // A met gate with INPUTS and no record is STALE too, so only a ledger with neither is skipped.
   if (records.length === 0 && !ledger.gates.some((g) => g.inputs)) return out;
   const byGate = new Map<string, TraceRecord[]>();
@@ -427,11 +431,11 @@ export function inputsReason(record: TraceRecord | undefined, g: Gate, world: Wo
   const ask = (n: string) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined);
   // Key and declaration first: a record of another pass or another INPUTS line hashes nothing.
   const first = verify(record, { digest: ask });
-  if (first.status === "missing") return "STALE (no input digest recorded for this evidence; run kbz check --reverify)";
+  if (first.status === "missing") return `STALE (no input digest recorded for this evidence; run ${kbz("check", { reverify: true })})`;
   if (first.status === "stale" && first.changed.includes("INPUTS")) return "STALE (INPUTS changed since the pass)";
   const recorded = (record!.detail as { cwd: string }).cwd;
   const cwd = world.checkDir(recorded);
-  if (cwd === null) return "STALE (the recorded CHECK directory is not inside the repository; run kbz check --reverify)";
+  if (cwd === null) return `STALE (the recorded CHECK directory is not inside the repository; run ${kbz("check", { reverify: true })})`;
   const now = world.inputs(cwd, inputs, file);
   if (now.refusal) return `STALE (${now.refusal})`;
   const prefix = inputFileName(recorded, "");
@@ -463,4 +467,100 @@ export function oracleReason(record: TraceRecord | undefined, g: Gate, world: Wo
     members: () => Object.keys(files).map(oracleFileName),
   });
   return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
+}
+
+// ---- a ledger's met gates checked against kbz's attestations (issue 27) -----------------
+
+/**
+ * One ledger's attestations as the verifier reads them (io/run/attest.ts keeps them sealed in the
+ * approval store). `gates`: gate id → `"<evidence>"`, or `"<evidence> <inputs> <oracle>"` when
+ * the pass or signature had an INPUTS or oracle record. `all`: the digest of the ledger's whole
+ * met list when kbz last attested into it (metListDigest), so a reader whose met gates give the
+ * same digest checks one hash instead of one per gate.
+ */
+export interface LedgerAttested {
+  gates: Readonly<Record<string, string>>;
+  all?: string;
+  /** Gates a probe found VACUOUS under the person policy (vacuityRecord): read by gateVerdicts. */
+  vacuous?: Readonly<Record<string, VacuityStored>>;
+}
+
+/**
+ * The attestations of one read, by ledger file as that read names it; null under the agent
+ * policy, where nothing is checked. Data computed by io before a pure builder runs.
+ */
+export type Attestations = ReadonlyMap<string, LedgerAttested> | null;
+
+/** One gate's attestation as stored; null when the stored value is not one. */
+export function decodeAttestation(v: unknown): AttestationStored | null {
+  if (typeof v !== "string") return null;
+  if (v.length === 32) return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
+  const [evidence, inputs, oracle] = v.split(" ");
+  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
+}
+
+/** One met gate as the ledger-wide digest lists it: the same parts its own attestation binds. */
+export interface MetGate {
+  id: string;
+  kind: "pass" | "sign";
+  evidence: string;
+  inputs: string; // recordDigest of its INPUTS record now, or "-"
+  oracle: string; // recordDigest of its oracle pass record now, or "-"
+}
+
+/** The digest of a ledger's met gates in ledger order (ids and EVIDENCE lines hold no newline). */
+export function metListDigest(gates: readonly MetGate[]): string {
+  let text = "kbz.attested-list.v1\n";
+  for (const g of gates) text += `${g.id}\n${g.kind}\n${g.evidence}\n${g.inputs}\n${g.oracle}\n`;
+  return sha256Hex(text).slice(0, 32);
+}
+
+/** The INPUTS and oracle pass records of one ledger, by gate id (only those kinds). */
+function passRecordsByGate(records: readonly TraceRecord[] | undefined): Map<string, TraceRecord[]> | null {
+  if (!records || records.length === 0) return null;
+  const out = new Map<string, TraceRecord[]>();
+  for (const r of records) {
+    if (r.kind !== "inputs" && r.kind !== "oracle") continue;
+    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
+    const list = out.get(id);
+    if (list) list.push(r);
+    else out.set(id, [r]);
+  }
+  return out;
+}
+
+/** The digest of the record of `kind` that speaks for the gate's current evidence, or "-". */
+function passRecordNow(byGate: Map<string, TraceRecord[]> | null, g: Gate, kind: "inputs" | "oracle"): string {
+  const r = byGate?.get(g.id)?.find((x) => x.kind === kind && x.key.evidence === g.evidence);
+  return r ? recordDigest(r) : NO_RECORD;
+}
+
+function metGateOf(g: Gate, byGate: Map<string, TraceRecord[]> | null): MetGate {
+  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: passRecordNow(byGate, g, "inputs"), oracle: passRecordNow(byGate, g, "oracle") };
+}
+
+/**
+ * The met gates of one ledger (`file` as the read names it, `met` in ledger order) that kbz's
+ * attestation does not vouch for: gate id → status's words (UNATTESTED …). The INPUTS and oracle
+ * pass records the repository holds now (`records`, the read's trace) count only when they speak
+ * for the gate's current evidence; each is hashed only when the attestation's evidence matched.
+ * The one place status, `kbz next`, the dashboard and the Stop hook learn UNATTESTED.
+ */
+export function unattestedGates(file: string, met: readonly Gate[], attested: LedgerAttested | undefined, records: readonly TraceRecord[] | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (met.length === 0) return out;
+  const byGate = passRecordsByGate(records);
+  // One hash for the whole ledger when its met gates are the ones kbz last attested.
+  if (attested?.all !== undefined && attested.all === metListDigest(met.map((g) => metGateOf(g, byGate)))) return out;
+  for (const g of met) {
+    const kind = isRunnable(g) ? "pass" : "sign";
+    const stored = attested ? decodeAttestation(attested.gates[g.id]) : null;
+    const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
+    const v = verify(record, {
+      digest: (n) => (n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? passRecordNow(byGate, g, n) : undefined),
+    });
+    const reason = attestationReason(v, kind);
+    if (reason !== null) out.set(g.id, reason);
+  }
+  return out;
 }

@@ -22,7 +22,7 @@ import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
 import type { RowState } from "../core/plan/table.ts";
-import { hasAttestedLedgers, markAttestations, storeAttestations, withStoreVerdicts } from "./check/attested.ts";
+import { attestationsOf, hasAttestedLedgers, markRemoved, readAttestations } from "./check/attested.ts";
 
 const RACE_RETRIES = 4;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -203,11 +203,11 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
   const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
-  const atts = storeAttestations(target.root);
-  const trace = withStoreVerdicts(readTrace(target.root, target.files, { real: !constrained }), target.files, atts, !constrained);
-  const snap = buildSnapshot(target, ledgers, dispatch, trace);
+  const trace = readTrace(target.root, target.files, { real: !constrained });
+  const atts = readAttestations(target.root);
+  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markFailures(target.root, snap.gates);
-  markAttestations(snap, trace, process.env, atts);
+  markRemoved(snap, atts);
   return snap;
 }
 

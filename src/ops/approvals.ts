@@ -1,7 +1,7 @@
 // `kbz approvals` as use cases: the approval store (outside the repository), why a gate's current
 // oracle is or is not approved, withdrawing consent (revoke), forgetting what is obsolete (prune,
 // with the person's confirmation of REMOVED gates) and the consent policy. A person's acts go
-// through ops/policy.ts. Options in, data out; cli/approvals.ts prints.
+// through io/run/consent.ts. Options in, data out; cli/approvals.ts prints.
 import * as path from "node:path";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { nearMissLines } from "../core/run/differ.ts";
@@ -13,7 +13,7 @@ import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval 
 import { readPolicy, writePolicy } from "../io/run/personal.ts";
 import { obsoleteReason } from "../io/run/prune.ts";
 import { changedOracleDiffs } from "./approvalView.ts";
-import { logConsent, requirePerson } from "./policy.ts";
+import { logConsent, requirePerson } from "../io/run/consent.ts";
 
 export { ApprovalStore, ApprovalStoreError };
 export type { StoredApproval };

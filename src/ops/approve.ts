@@ -1,6 +1,6 @@
 // kbz approve: a person's review of every pending oracle (a runnable gate whose exact oracle has
 // no approval), one at a time, answered y(es) / n(o) / a(ll that remain) / q(uit). Only a person
-// may run it (ops/policy.ts); each approval is recorded and logged as given at the terminal.
+// may run it (io/run/consent.ts); each approval is recorded and logged as given at the terminal.
 import * as path from "node:path";
 import { FileProblemsError } from "../core/errors.ts";
 import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
@@ -9,7 +9,8 @@ import { snapshotForRequest, type TargetRequest } from "../io/read.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import { noteApproved } from "../io/run/attest.ts";
 import { approvalView, type ApprovalView } from "./approvalView.ts";
-import { logConsent, requirePerson, type Actor, type Consent } from "./policy.ts";
+import type { Actor } from "../core/person.ts";
+import { logConsent, requirePerson, type Consent } from "../io/run/consent.ts";
 
 type Env = Record<string, string | undefined>;
 

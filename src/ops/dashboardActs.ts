@@ -2,7 +2,7 @@
 // comes), a person's approval of exactly the oracle shown, probing, signing, and the last run of
 // a gate: all through the functions `kbz check`, `kbz check --probe` and `kbz sign` use. Nothing
 // here decides what an approval binds or when a gate is met.
-import { logConsent, requirePerson } from "./policy.ts";
+import { logConsent, requirePerson } from "../io/run/consent.ts";
 import { noteApproved } from "../io/run/attest.ts";
 import { UsageError } from "../core/errors.ts";
 import { readLastRun, type LastRun } from "../io/check/lastrun.ts";

@@ -13,7 +13,7 @@ import { managedEvidenceIssue } from "../io/receipts/audit.ts";
 import { readStore, type Store } from "../io/receipts/store.ts";
 import type { Env } from "../io/run/shell.ts";
 import { readTrace } from "../io/trace.ts";
-import { storeAttestations, unattestedGates, withStoreVerdicts } from "../io/check/attested.ts";
+import { attestationsOf, readAttestations } from "../io/check/attested.ts";
 
 export interface FactsRequest {
   root: string; // canonical
@@ -74,13 +74,10 @@ export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
   const store = storeOrError(o.root);
   if (!(store instanceof VerificationError)) inputs.alsoCheck(() => JSON.stringify(storeOrError(o.root)) !== JSON.stringify(store));
   const receipts = store instanceof VerificationError ? { error: store } : receiptVerdicts(o.root, o.scope, store, o.env ?? process.env);
-  // The approval store is read once: kbz's VACUOUS verdicts join the read's records, and under the
-  // person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
-  const atts = storeAttestations(o.root, o.env ?? process.env);
-  const files = inputs.target().files;
-  const trace = withStoreVerdicts(readTrace(o.root, files), files, atts);
-  const unattested = unattestedGates(o.root, o.env ?? process.env, trace, atts);
-  return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace, unattested });
+  const trace = readTrace(o.root, inputs.target().files);
+  // Under the person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
+  const attested = attestationsOf(inputs.target(), readAttestations(o.root, o.env ?? process.env));
+  return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace, attested });
 }
 
 /**

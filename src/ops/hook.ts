@@ -1,4 +1,4 @@
-// The stop guard's use cases besides the stop decision itself (src/hook/entry.ts): install or
+// The stop guard's use cases besides the stop decision itself (ops/hookStop.ts): install or
 // remove kbz's hook in an agent host's file (with the shim, the install record and the host's deny
 // rules), where it is installed and whether it works (`kbz hook status`), and whether each
 // installed guard fires (`kbz doctor`). Options in, data out; cli/hook.ts and cli/doctor.ts print.
@@ -13,7 +13,7 @@ import { installPlugin } from "../io/hook/plugin.ts";
 import { findRecord, updateRecord } from "../io/hook/record.ts";
 import { shimPath, writeShim } from "../io/hook/shim.ts";
 import { hookStatus, type HookPlace } from "../io/hook/status.ts";
-import { logConsent, requirePerson } from "./policy.ts";
+import { logConsent, requirePerson } from "../io/run/consent.ts";
 
 export type { DoctorPlace, HookPlace, InstallOutcome };
 export { codexRulesPath } from "../io/hook/install.ts";
@@ -91,7 +91,7 @@ export interface Installed {
 export function installHook(r: InstallRequest): Installed {
   const t = TARGETS[r.host];
   const file = t.file(r.location, r.cwd, r.home, r.env);
-  // Removing the guard is a person's act (ops/policy.ts); installing it is anyone's.
+  // Removing the guard is a person's act (io/run/consent.ts); installing it is anyone's.
   const consent = r.uninstall ? requirePerson("uninstall", { env: r.env }) : null;
   let command: string | null = null;
   if (!r.uninstall) {

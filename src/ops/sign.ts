@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { isInside } from "../core/workspace/inside.ts";
-import { logConsent, requirePerson } from "./policy.ts";
+import { logConsent, requirePerson } from "../io/run/consent.ts";
 import { digestInputs, recordInputs } from "../io/inputs/store.ts";
 import { attest } from "../io/run/attest.ts";
 import { gateCwd, scopeLedgerRoot } from "../io/check/plan.ts";

@@ -5,6 +5,7 @@
 import { applyStructure, planStructure, recoverStructure, type ApplyResult } from "../io/structure/apply.ts";
 import { checkStructure } from "../io/structure/oracle.ts";
 import { loadStructure } from "../io/structure/model.ts";
+import { namedSplit, type SplitChild } from "../core/structure/split.ts";
 import { sha256Hex } from "../core/util/hash.ts";
 import { applyHandoff, HandoffArgumentError, readRequestFile, type HandoffAction, type HandoffEvent } from "../io/requests.ts";
 import { storeFor } from "../io/store/active.ts";
@@ -50,6 +51,17 @@ export async function regroupByName(root: string, scope: string, ids: string[], 
   if (together) return { applied: { result: { status: "already-applied" as const, operation: String(request.operation) }, logWarning: null }, request };
   if (!apply) return { planned: planStructure(root, scope, request), request };
   return { applied: await logged(root, scope, await applyStructure(root, scope, request, hooks), describe), request };
+}
+
+/**
+ * `structure split LEAF --into GLOBS GLOBS…`: the named leaf's split request (core/structure/split.ts),
+ * applied. A retry (the same parts for a leaf already split so) is already applied; nothing written.
+ */
+export async function splitByName(root: string, scope: string, parent: string, parts: string[][], hooks: StructureHooks, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string) {
+  const named = namedSplit(loadStructure(root, scope), parent, parts);
+  const children: SplitChild[] = named.children;
+  if (named.status === "already-applied") return { applied: { result: { status: "already-applied" as const, operation: named.operation }, logWarning: null }, children, request: null };
+  return { applied: await logged(root, scope, await applyStructure(root, scope, named.request, hooks), describe), children, request: named.request };
 }
 
 /** A worker handoff event (a report, or the parent's accept/resume/reject), applied like a request. */

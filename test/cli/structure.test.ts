@@ -118,8 +118,8 @@ describe("kill §7 E transcripts", () => {
 describe("usage and bad input: exit 2, one error, no changes", () => {
   const cases: [string, string[], string | RegExp][] = [
     ["an unknown option", ["structure", "plan", "--unknown", "--json"], /^unknown or duplicate option/],
-    ["no action", ["structure", "--json"], /^expected plan, apply, regroup, recover/],
-    ["an unknown action", ["structure", "explode", "--scope", "st", "--json"], /^expected plan, apply, regroup, recover/],
+    ["no action", ["structure", "--json"], /^expected plan, apply, regroup, split, recover/],
+    ["an unknown action", ["structure", "explode", "--scope", "st", "--json"], /^expected plan, apply, regroup, split, recover/],
     ["an invalid scope", ["structure", "plan", "--scope", "../x", "--request", REQ, "--json"], "invalid scope"],
     ["no request", ["structure", "apply", "--scope", "st", "--json"], "request file required"],
     ["recover with a request", ["structure", "recover", "--scope", "st", "--request", REQ, "--json"], "recover takes only root and scope"],

@@ -8,7 +8,7 @@ import { StatusLogError } from "../../src/io/dispatch/statuslog.ts";
 import { WriteError } from "../../src/io/fs.ts";
 import { LockTimeoutError } from "../../src/io/lock.ts";
 import { CoordinatorError } from "../../src/io/store/etcd/client.ts";
-import { PersonOnlyError } from "../../src/ops/policy.ts";
+import { PersonOnlyError } from "../../src/core/person.ts";
 import { infra, RefusedError } from "../../src/ops/refused.ts";
 import { fail } from "../../src/cli/envelope.ts";
 import { flushOut, setOutputSink } from "../../src/cli/output.ts";

@@ -9,8 +9,11 @@ import {
   attestationReason,
   attestationRecord,
   attestedEvidence,
+  decodeAttestation,
   evidenceRecord,
+  metListDigest,
   NO_RECORD,
+  oracleReason,
   oracleRecord,
   recordDigest,
   gateVerdicts,
@@ -18,6 +21,7 @@ import {
   inputsRecord,
   probeRecord,
   receiptRecord,
+  unattestedGates,
   verify,
   type TraceData,
   type TraceRecord,
@@ -147,6 +151,53 @@ describe("record kinds", () => {
     expect(attestationReason(verify(withInputs, { ...now, attested: attestedEvidence("sign", "e"), oracle: NO_RECORD, inputs: NO_RECORD }), "sign")).toBe(
       "UNATTESTED (kbz's record of the INPUTS this signature bound is missing or altered; a person signs it with kbz sign in a terminal)",
     );
+  });
+
+  test("oracle: a pass's record of the files its CHECK runs holds while each has its digest; a changed, added or removed file says which", () => {
+    const plain = { ...met, inputs: null };
+    const files = { "check.mjs": "h1", "package.json#scripts.test": "h2" };
+    const r = oracleRecord("/r/GATES.md", "G1", { definition: gateDigest(plain)!, evidence: "E", signature: "sig", files });
+    const now = (f: Record<string, string> | { error: string }): World => ({ ...world({}), oracle: () => f });
+    expect(r.by).toEqual({ actor: "kbz" });
+    expect(oracleReason(r, plain, now(files), "/r/GATES.md")).toBeNull();
+    expect(oracleReason(r, plain, now({ ...files, "check.mjs": "h9" }), "/r/GATES.md")).toBe("STALE (oracle changed: check.mjs; needs a person's approval again)");
+    expect(oracleReason(r, plain, now({ ...files, "lib.mjs": "h3" }), "/r/GATES.md")).toBe("STALE (oracle changed: lib.mjs; needs a person's approval again)");
+    expect(oracleReason(r, plain, now({ "check.mjs": "h1" }), "/r/GATES.md")).toBe("STALE (oracle changed: package.json#scripts.test; needs a person's approval again)");
+    expect(oracleReason(r, plain, now({ error: "the CHECK directory is gone" }), "/r/GATES.md")).toBe("STALE (oracle cannot be bound: the CHECK directory is gone)");
+    // A record of another pass (other evidence), no record, or a world without oracle records: read as before.
+    expect(oracleReason(r, { ...plain, evidence: "E2" }, now({}), "/r/GATES.md")).toBeNull();
+    expect(oracleReason(undefined, plain, now({}), "/r/GATES.md")).toBeNull();
+    expect(oracleReason(r, plain, world({}), "/r/GATES.md")).toBeNull();
+  });
+
+  test("attestations of a ledger: its met gates as data in, the ones kbz does not vouch for out, with status's words", () => {
+    const l = parseLedger("- [x] G1: runs\n  CHECK: echo ok\n  EXPECT: ok\n  EVIDENCE: E1\n- [x] M1: looked at\n  EVIDENCE: signed by me\n", "GATES");
+    const [g1, m1] = l.gates as [typeof g, typeof g];
+    const stored = { G1: attestedEvidence("pass", "E1"), M1: attestedEvidence("sign", "signed by me") };
+    expect(decodeAttestation(stored.G1)).toEqual({ evidence: stored.G1, inputs: NO_RECORD, oracle: NO_RECORD });
+    expect(decodeAttestation(`${stored.G1} - x`)).toEqual({ evidence: stored.G1, inputs: NO_RECORD, oracle: "x" });
+    expect(decodeAttestation(42)).toBeNull();
+    // Both vouched for; none attested at all; one evidence line edited since.
+    expect(unattestedGates("/r/GATES.md", [g1, m1], { gates: stored }, undefined).size).toBe(0);
+    expect(unattestedGates("/r/GATES.md", [g1, m1], undefined, undefined)).toEqual(
+      new Map([
+        ["G1", "UNATTESTED (kbz has no record of this pass; run kbz check --reverify)"],
+        ["M1", "UNATTESTED (no person signed this here; a person signs it with kbz sign in a terminal)"],
+      ]),
+    );
+    expect([...unattestedGates("/r/GATES.md", [{ ...g1, evidence: "forged" }, m1], { gates: stored }, undefined).keys()]).toEqual(["G1"]);
+    // The pass recorded an oracle record: deleting it from the repository (no record now) makes the gate UNATTESTED.
+    const oracle = oracleRecord("/r/GATES.md", "G1", { definition: gateDigest(g1)!, evidence: "E1", signature: "sig", files: { "a.mjs": "1" } });
+    const withOracle = { gates: { ...stored, G1: `${stored.G1} ${NO_RECORD} ${recordDigest(oracle)}` } };
+    expect(unattestedGates("/r/GATES.md", [g1], withOracle, [oracle]).size).toBe(0);
+    expect(unattestedGates("/r/GATES.md", [g1], withOracle, [])).toEqual(new Map([["G1", "UNATTESTED (kbz's record of the oracle this pass ran under is missing or altered; run kbz check --reverify)"]]));
+    // The ledger-wide digest vouches for the whole met list at once, and only for that list.
+    const all = metListDigest([
+      { id: "G1", kind: "pass", evidence: "E1", inputs: NO_RECORD, oracle: NO_RECORD },
+      { id: "M1", kind: "sign", evidence: "signed by me", inputs: NO_RECORD, oracle: NO_RECORD },
+    ]);
+    expect(unattestedGates("/r/GATES.md", [g1, m1], { gates: {}, all }, undefined).size).toBe(0);
+    expect(unattestedGates("/r/GATES.md", [g1], { gates: {}, all }, undefined)).toEqual(new Map([["G1", "UNATTESTED (kbz has no record of this pass; run kbz check --reverify)"]]));
   });
 
   test("recordDigest: a record's content, whatever its subject and the order of its digests", () => {

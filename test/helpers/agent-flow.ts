@@ -1,12 +1,9 @@
 // The agent flow of issue 20, driven only through kbz verbs: a fresh repository, a scope of five
-// leaves with needs and owns, next, claims, waves, an advance per returned leaf, a split through
-// structure plan/apply from a request written from the shipped schema, a receipt, the root
+// leaves with needs and owns, next, claims, waves, an advance per returned leaf, a regroup and a
+// split by name (kbz structure regroup|split, no request file), a receipt, the root
 // verification, ALL MET and the Stop hook allowing. The driver writes the project's files (the
-// work, the leaves' test scripts, the structure request) and never a byte of PLAN.md,
+// work, the leaves' test scripts) and never a byte of PLAN.md,
 // ACCESS.json, dispatch.json, leases or a ledger checkbox. Used by the e2e test and the bench.
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { REPO } from "./kbz.ts";
 import { flowRepo, type FlowRepo } from "./flow.ts";
 import { stopHook } from "./hook.ts";
 
@@ -49,27 +46,6 @@ function testFirst(r: FlowRepo, id: string, dir: string, testDir: string): void 
   );
 }
 
-/** The split request for leaf 5, built from the shipped schema's required fields. */
-export function splitRequest(revision: number): Record<string, unknown> {
-  const schema = JSON.parse(fs.readFileSync(path.join(REPO, "skill/references/structure-request.schema.json"), "utf8"));
-  const child = (id: string, sub: string) => ({
-    id,
-    needs: [],
-    tier: "mechanical",
-    ledger: `# Gates: leaf ${id}\nOWNS: src/5/${sub}/**, test/leaf-5/${sub}/**\n\n- [ ] G1: part ${sub} of leaf 5 is in place\n  CHECK: node test/leaf-5/${sub}/check.mjs\n  EXPECT: ${marker(id)}\n  EVIDENCE: pending\n`,
-    access: { complete: true, reads: [], resourceReads: [], resourceWrites: [] },
-  });
-  const request: Record<string, unknown> = {
-    schema: schema.properties.schema.const,
-    operation: "split-5",
-    contractRevision: revision,
-    refinements: { "5": { retainsParentGates: true, children: [child("5.1", "a"), child("5.2", "b")] } },
-  };
-  for (const k of schema.required as string[]) if (!(k in request)) throw new Error(`request misses required ${k}`);
-  for (const k of schema.$defs.child.required as string[]) for (const c of (request.refinements as any)["5"].children) if (!(k in c)) throw new Error(`child misses ${k}`);
-  return request;
-}
-
 export function runAgentFlow(): FlowResult {
   const r = flowRepo("kbz-agent-flow-");
   const steps: FlowStep[] = [];
@@ -95,6 +71,8 @@ export function runAgentFlow(): FlowResult {
     const ledger = `.unlazy/S/gates/leaf-${id}.md`;
     r.write(ledger, r.read(ledger).replace(`  EXPECT: LEAF_${id}_OK\n`, `  EXPECT: LEAF_${id}_OK\n  INPUTS: src/1/**\n`));
   }
+  // Leaf 3 continues leaf 1's work: one group by name, run one after the other.
+  kbz(["structure", "regroup", ...s, "1", "3"]);
   // The person reviews every CHECK of the scope once, before anything runs ("y": all of them).
   const approve = () => kbz(["approve", ...s], "y\n");
   approve();
@@ -111,11 +89,11 @@ export function runAgentFlow(): FlowResult {
   returned("1", "src/1");
   returned("2", "src/2");
 
-  // Leaf 5 turns out to hold two independent parts: split it before it starts.
-  r.write(".unlazy/S/requests/split-5.json", JSON.stringify(splitRequest(1), null, 2) + "\n");
-  kbz(["structure", "apply", ...s, "--request", ".unlazy/S/requests/split-5.json"]);
-  testFirst(r, "5.1", "src/5/a", "test/leaf-5/a");
-  testFirst(r, "5.2", "src/5/b", "test/leaf-5/b");
+  // Leaf 5 turns out to hold two independent parts: split it by name before it starts, and write
+  // the children's tests (their ledgers name test/leaf-5.1/check.mjs, as kbz plan add's do).
+  kbz(["structure", "split", ...s, "5", "--into", "src/5/a/**", "src/5/b/**"]);
+  testFirst(r, "5.1", "src/5/a", "test/leaf-5.1");
+  testFirst(r, "5.2", "src/5/b", "test/leaf-5.2");
   approve();
 
   launch();

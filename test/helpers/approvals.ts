@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { tempDir } from "./tmp.ts";
 import { writePolicy, type Policy } from "../../src/io/run/personal.ts";
-import { AGENT_MARKERS } from "../../src/ops/policy.ts";
+import { AGENT_MARKERS } from "../../src/core/person.ts";
 
 /** `<tmp>/kbz-approvals-X/store`: its parent also holds the test's HOME (and so its run cache). */
 export function privateApprovalDir(): string {

@@ -1,7 +1,7 @@
 // A real terminal for end-to-end checks: a private tmux server, one pane of a fixed size.
 import { spawnSync } from "node:child_process";
 import { needs } from "./needs.ts";
-import { AGENT_MARKERS } from "../../src/ops/policy.ts";
+import { AGENT_MARKERS } from "../../src/core/person.ts";
 
 export function haveTmux(): boolean {
   return needs("tmux");

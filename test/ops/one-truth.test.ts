@@ -15,7 +15,7 @@ import { recordProbes } from "../../src/io/check/probeStore.ts";
 import { recordVacuity } from "../../src/io/run/attest.ts";
 import { readScheduleFacts } from "../../src/ops/facts.ts";
 import { loadPlanView } from "../../src/ops/dashboardPlan.ts";
-import { decideHookStop } from "../../src/hook/entry.ts";
+import { hookStop } from "../../src/ops/hookStop.ts";
 import { HOSTS } from "../../src/hook/hosts.ts";
 
 const LEAF1 = ".unlazy/api/gates/leaf-1.md";
@@ -60,7 +60,8 @@ async function oneAnswer(dir: string, env: Record<string, string>): Promise<void
     expect(next.action).toBe("review");
     expect([queue.action, attention(queue), queue.launch]).toEqual([next.action, attention(next), next.launch]);
 
-    const hook = await decideHookStop(["--scope", "api"], HOSTS.claude, { cwd: dir, session_id: "one-truth", hook_event_name: "Stop" }, env, dir);
+    const stop = HOSTS.claude.read({ cwd: dir, session_id: "one-truth", hook_event_name: "Stop" }, env);
+    const hook = await hookStop({ scope: "api", stop, env, cwd: dir });
     expect(hook && "decision" in hook ? hook.decision : hook).toBe("block");
     const reason = (hook as { reason: string }).reason;
     expect(reason).toContain("leaf-1:G1 STALE (input changed: src/1/a.txt)");

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { isValidId } from "../workspace/ids.ts";
 import { escapeField, escapeUnsafe, hasUnsafe } from "../text/sanitize.ts";
 import { KbzError } from "../errors.ts";
+import { kbz } from "../text/command.ts";
 
 export type WaveState = "open" | "sealed" | "complete" | "abandoned";
 
@@ -47,14 +48,14 @@ export class DispatchStateError extends KbzError {
     line = 1,
     file?: string,
   ) {
-    super(message, { code: "dispatch-state", file, line, hint: "fix or remove dispatch.json (kbz wave list shows the waves)" });
+    super(message, { code: "dispatch-state", file, line, hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)` });
   }
 }
 
 /** A requested transition the state machine refuses (the file itself is fine). */
 export class DispatchActionError extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { code: "dispatch-refused", file, hint: "kbz wave list shows each wave's state" });
+    super(message, { code: "dispatch-refused", file, hint: `${kbz("wave list")} shows each wave's state` });
   }
 }
 

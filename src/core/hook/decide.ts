@@ -3,6 +3,7 @@
 import { sha256Hex } from "../ledger/digest.ts";
 import { hasUnsafe, sanitizeCompact } from "../text/sanitize.ts";
 import type { Snapshot } from "../snapshot.ts";
+import { kbz } from "../text/command.ts";
 
 /** What Claude Code reads on stdout; `null` means print nothing (allow silently). */
 export type HookOutput = { decision: "block"; reason: string } | { systemMessage: string } | null;
@@ -138,8 +139,8 @@ export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
     decision: "block",
     reason:
       `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` +
-      "Run kbz status to inspect without execution. CHECKs waiting for approval are the user's to approve: " +
-      "show them to the user (kbz check prints them) and ask them to review and approve; do not approve them yourself. " +
+      `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` +
+      `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` +
       `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`,
   };
 }
@@ -152,7 +153,7 @@ export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
 export function undecidedStop(file: string, seconds: number, why: string, guard: GuardResult): HookOutput {
   const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
   if (guard.ok && guard.blocks > MAX_BLOCKS) return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
-  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run kbz status.` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.` };
 }
 
 export function invalidScopeArgument(): HookOutput {
@@ -205,6 +206,6 @@ export function waitingOnWave(a: Assessment, guard: GuardResult, running: { wave
     decision: "block",
     reason:
       `${PREFIX}${where(a.scope)}: waiting on ${waits}: its workers are still running in the background. ` +
-      `Wait for them and take their results (kbz wave return) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`,
+      `Wait for them and take their results (${kbz("wave return")}) before starting other work; ${outstanding.length} item(s) open: ${firstOf(outstanding, 5)}.`,
   };
 }

@@ -7,6 +7,7 @@
 // command line (`--deny-tool`), nothing kbz can write: `COPILOT_DENY` lists them for the person.
 // Prefix rules cannot see a flag in any position; Claude Code's wildcards can.
 import type { HostName } from "./targets.ts";
+import { kbz } from "../text/command.ts";
 
 /** Each person-only command as the words it starts with. */
 export const PERSON_ONLY: string[][] = [
@@ -49,7 +50,7 @@ export function denyRules(host: HostName): { path: [string, string]; rules: stri
 /** Codex's execpolicy rules file (Starlark): one forbidden prefix per person-only command. */
 export function codexRulesText(): string {
   const lines = [
-    "# kbz: the person's acts, refused to the agent (written by `kbz hook install --agent codex`; --uninstall deletes this file).",
+    `# kbz: the person's acts, refused to the agent (written by \`${kbz("hook install", { agent: "codex" })}\`; --uninstall deletes this file).`,
     ...PERSON_ONLY.map((w) => `prefix_rule(pattern = ${JSON.stringify(w)}, decision = "forbidden", justification = "a person's act: run it yourself in a terminal")`),
     "",
   ];

@@ -26,8 +26,8 @@ request before every revision and again before the final report.
 
 ## Leaf dispatch table
 
-Written by kbz: \`kbz plan add\` adds a row, \`kbz wave start\`, \`kbz advance\` and \`kbz plan set\`
-change states. \`kbz next\` reads this table; it is the only schedule.
+Written by kbz: \`${kbz("plan add")}\` adds a row, \`${kbz("wave start")}\`, \`${kbz("advance")}\` and \`${kbz("plan set")}\`
+change states. \`${kbz("next")}\` reads this table; it is the only schedule.
 
 ${TABLE_HEADER}
 ${TABLE_SEPARATOR}
@@ -117,7 +117,7 @@ export function leafLedger(id: string, owns: string[]): string {
 OWNS: ${owns.join(", ")}
 
 Replace G1 with the leaf's outcomes (one gate each; see the skill's references/gates.md). kbz
-ticks runnable gates; a person signs manual ones with kbz sign.
+ticks runnable gates; a person signs manual ones with ${kbz("sign")}.
 
 - [ ] G1: the leaf's outcome is observable from outside
   CHECK: node test/leaf-${id}/check.mjs

@@ -1,6 +1,7 @@
 // Validated PLAN state transitions (`kbz plan set`, and the ones kbz performs itself: `wave
 // start` marks IN-FLIGHT, `advance` marks VERIFIED and promotes). Pure.
 import type { Plan, RowState } from "./table.ts";
+import { kbz } from "../text/command.ts";
 
 export const STATES: readonly RowState[] = ["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"];
 
@@ -30,6 +31,6 @@ export function transitionProblem(plan: Plan, id: string, to: RowState, facts: T
     const open = row.needs.filter((n) => plan.byId.get(n)?.state !== "VERIFIED");
     if (open.length > 0) return `${id} cannot be ${to}: its needs ${open.join(", ")} are not VERIFIED`;
   }
-  if (to === "VERIFIED" && !facts.ledgerMet) return `${id} cannot be VERIFIED: gates/leaf-${id}.md is not ALL MET (kbz advance runs its gates)`;
+  if (to === "VERIFIED" && !facts.ledgerMet) return `${id} cannot be VERIFIED: gates/leaf-${id}.md is not ALL MET (${kbz("advance")} runs its gates)`;
   return null;
 }

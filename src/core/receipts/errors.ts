@@ -1,6 +1,7 @@
 // The receipts' one failure type. `reason` keeps verify-once's wording (docs/formats.md#receipts)
 // so callers and scripts can match it; `file`/`line` say where, `detail` says more.
 import { KbzError } from "../errors.ts";
+import { kbz } from "../text/command.ts";
 
 export interface Where {
   file?: string; // a file whose content is at fault (ledger, store, PLAN), root-relative; line 1 unless given
@@ -14,7 +15,7 @@ export class VerificationError extends KbzError {
     readonly reason: string,
     readonly where: Where = {},
   ) {
-    super(reason, { code: "verification", file: where.file ?? where.path, line: where.file !== undefined ? (where.line ?? 1) : undefined, hint: "fix the named input, then run kbz verify again" });
+    super(reason, { code: "verification", file: where.file ?? where.path, line: where.file !== undefined ? (where.line ?? 1) : undefined, hint: `fix the named input, then run ${kbz("verify")} again` });
   }
 }
 

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { ReadError } from "../errors.ts";
 import { leaseSignature } from "../dispatch/lease-record.ts";
 import { DispatchStateError, parseDispatch, waveLine } from "../dispatch/waves.ts";
-import type { Gate, Ledger } from "../ledger/model.ts";
+import type { Gate } from "../ledger/model.ts";
 import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
 import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
@@ -17,7 +17,7 @@ import { StructureError } from "../structure/model.ts";
 import { verifyStructure } from "../structure/verify.ts";
 import { sha256HexOfParts } from "../util/hash.ts";
 import type { ScopeInputs } from "../workspace/inputs.ts";
-import { gateVerdicts, type TraceData } from "../trace.ts";
+import { gateVerdicts, unattestedGates, type Attestations, type TraceData } from "../trace.ts";
 import type { NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot.ts";
 
 /**
@@ -64,15 +64,12 @@ export interface FactsOptions {
   /** The verdict records of the scope's ledgers (INPUTS, probes) and the digests now (io/trace.ts). */
   trace: TraceData;
   /**
-   * Under the person policy, the met gates of a ledger kbz's attestations do not vouch for
-   * (io/check/attested.ts unattestedGates, read once per run as data); absent under the agent
-   * policy. Such a gate is `unattested`, not met, here as in status and the Stop hook.
+   * kbz's attestations of the scope's ledgers (io/check/attested.ts, read once per run); null
+   * under the agent policy. A met gate they do not vouch for is `unattested`, not met, here as in
+   * status and the Stop hook (core/trace.ts unattestedGates).
    */
-  unattested?: Unattested | null;
+  attested: Attestations;
 }
-
-/** Per ledger (absolute path, parsed ledger, its met test): the ids of its UNATTESTED gates. */
-export type Unattested = (file: string, ledger: Ledger, isMet: (g: Gate) => boolean) => ReadonlySet<string>;
 
 /** Receipt failures become schedule errors. */
 function receiptIssue(receipts: ReceiptVerdicts, rel: string): string | null {
@@ -153,14 +150,16 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     }
     const verification = row.state === "VERIFIED" ? receiptIssue(o.receipts, `.unlazy/${scope}/${rel}`) : null;
     const estimate = estimateOf(row.id, leaves[row.id], accessFile);
+    const file = path.join(scopeDir, rel);
     const isMet = (g: Gate) => gateState(g, ledger) === "met";
-    const verdicts = gateVerdicts(o.trace, root, path.join(scopeDir, rel), ledger, isMet);
-    const unvouched = o.unattested?.(path.join(scopeDir, rel), ledger, isMet);
+    const verdicts = gateVerdicts(o.trace, root, file, ledger, isMet, o.attested?.get(file));
     // As in status (core/snapshot.ts): STALE first, then VACUOUS (unmet), then UNATTESTED.
     const hiddenBy = verdicts.vacuous;
+    const met = o.attested ? ledger.gates.filter((g) => !verdicts.stale.has(g.id) && !hiddenBy.has(g.id) && isMet(g)) : [];
+    const unvouched = o.attested ? unattestedGates(file, met, o.attested.get(file), o.trace.records.get(file)) : null;
     const gates = ledger.gates.map((g) => {
       const state = verdicts.stale.has(g.id) ? "stale-unmet" : gateState(g, ledger);
-      return state === "met" && hiddenBy.has(g.id) ? "vacuous" : state === "met" && unvouched?.has(g.id) ? "unattested" : state;
+      return state === "met" && hiddenBy.has(g.id) ? "vacuous" : unvouched?.has(g.id) ? "unattested" : state;
     });
     // A gate that would be met but for its probe is a review item too (docs/formats.md#next-output).
     const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "vacuous" ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];

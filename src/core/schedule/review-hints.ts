@@ -32,7 +32,7 @@ export function reviewHint(a: Attention, scope: string): string {
     default:
       return a.reason.startsWith("verification-")
         ? `the receipt of ${leafText} is not current: ${kbz("verify explain", {}, ledger)} says why; ${kbz("verify run")} makes it current`
-        : "review the item, then run kbz next again";
+        : `review the item, then run ${kbz("next")} again`;
   }
 }
 

@@ -9,6 +9,7 @@ import type { AccessDecl } from "../plan/access.ts";
 import type { LeaseView } from "../dispatch/lease-record.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { KbzError } from "../errors.ts";
+import { kbz } from "../text/command.ts";
 
 /**
  * A dispatch wave as plain JSON data (docs/formats.md#dispatch), derived from dispatch's Wave:
@@ -202,7 +203,7 @@ export const STRUCTURE_TITLE = "All required work remains accounted for, integra
  * from the working directory to the directory that holds `.unlazy/<scope>`.
  */
 export function structureCheckCommand(scope: string): string {
-  return `kbz structure check --scope ${scope} --final`;
+  return kbz("structure check", { scope, final: true });
 }
 
 export function emptyRegistry(): Registry {

@@ -32,7 +32,7 @@ import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from
 import { runSettings, type CheckRequest } from "./run.ts";
 import { checkEnvironment } from "../oracle/env.ts";
 import { recordProbes, type ProbeRecord } from "./probeStore.ts";
-import { logConsent, requirePerson } from "../../ops/policy.ts";
+import { logConsent, requirePerson } from "../run/consent.ts";
 import { oracleBinding } from "../oracle/binding.ts";
 import type { Env } from "../run/shell.ts";
 import { throwawayView, viewUsable } from "../run/view.ts";

@@ -29,7 +29,7 @@ import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } fr
 import { runRolling } from "../../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
 import { describe, KbzError } from "../../core/errors.ts";
-import { requirePerson, logConsent, type Consent } from "../../ops/policy.ts";
+import { requirePerson, logConsent, type Consent } from "../run/consent.ts";
 import { attest, noteApproved } from "../run/attest.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
@@ -52,7 +52,7 @@ export interface CheckRequest extends TargetRequest {
   approveOnly?: string;
   /** `--sandbox`: every CHECK under the sandbox (the repository setting and SANDBOX: lines add to it). */
   sandbox?: boolean;
-  /** How a person gives `approve` (ops/policy.ts): the dashboard passes "dashboard". */
+  /** How a person gives `approve` (io/run/consent.ts): the dashboard passes "dashboard". */
   via?: "terminal" | "dashboard";
 }
 

@@ -17,11 +17,14 @@ import * as path from "node:path";
 import { equalConstantTime, hmacSha256Hex, sha256Hex } from "../../core/util/hash.ts";
 import {
   attestedEvidence,
+  decodeAttestation,
   inputsRecord,
+  metListDigest,
   NO_RECORD,
   oracleRecord,
   recordDigest,
   type AttestationStored,
+  type MetGate,
   type InputsStored,
   type OracleStored,
   type VacuityStored,
@@ -84,14 +87,6 @@ function attestFile(store: string, root: string, ledger: string): string {
 /** The stored form of one gate's attestation. */
 function encode(a: AttestationStored): string {
   return a.inputs === NO_RECORD && a.oracle === NO_RECORD ? a.evidence : `${a.evidence} ${a.inputs} ${a.oracle}`;
-}
-
-/** One gate's attestation as core/trace.ts reads it; null when the stored value is not one. */
-export function decodeAttestation(v: unknown): AttestationStored | null {
-  if (typeof v !== "string") return null;
-  if (v.length === 32) return { evidence: v, inputs: NO_RECORD, oracle: NO_RECORD };
-  const [evidence, inputs, oracle] = v.split(" ");
-  return evidence && inputs && oracle ? { evidence, inputs, oracle } : null;
 }
 
 function macOf(secret: Uint8Array, body: string): string {
@@ -177,22 +172,6 @@ export function attestationOf(e: AttestEntry): AttestationStored {
     inputs: e.inputs ? recordDigest(inputsRecord("", e.gate, e.inputs)) : NO_RECORD,
     oracle: e.oracle ? recordDigest(oracleRecord("", e.gate, e.oracle)) : NO_RECORD,
   };
-}
-
-/** One met gate as the ledger-wide digest lists it: the same parts its own attestation binds. */
-export interface MetGate {
-  id: string;
-  kind: "pass" | "sign";
-  evidence: string;
-  inputs: string; // recordDigest of its INPUTS record now, or "-"
-  oracle: string; // recordDigest of its oracle pass record now, or "-"
-}
-
-/** The digest of a ledger's met gates in ledger order (ids and EVIDENCE lines hold no newline). */
-export function metListDigest(gates: readonly MetGate[]): string {
-  let text = "kbz.attested-list.v1\n";
-  for (const g of gates) text += `${g.id}\n${g.kind}\n${g.evidence}\n${g.inputs}\n${g.oracle}\n`;
-  return sha256Hex(text).slice(0, 32);
 }
 
 /**

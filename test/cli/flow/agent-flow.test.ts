@@ -10,7 +10,7 @@ let flow: FlowResult | null = null;
 afterAll(() => flow?.repo.cleanup());
 
 describe("issue 20: an agent drives a scoped plan from the skill alone, with no hand edits", () => {
-  test("init, five leaves, one approval review, one launch per wave, one advance per returned leaf (a failing one sent back), a split, a receipt, a cascade refreshed in one call, the root verification in one call: ALL MET and the Stop hook allows", () => {
+  test("init, five leaves, one approval review, one launch per wave, one advance per returned leaf (a failing one sent back), a regroup and a split by name, a receipt, a cascade refreshed in one call, the root verification in one call: ALL MET and the Stop hook allows", () => {
     flow = runAgentFlow();
     const { steps, hook, repo } = flow;
     const last = (s: { stdout: string }) => s.stdout.trimEnd().split("\n").pop();
@@ -38,8 +38,14 @@ describe("issue 20: an agent drives a scoped plan from the skill alone, with no 
     const refresh = steps.find((s) => s.args.includes("--stale"))!;
     expect([refresh.code, refresh.stdout]).toEqual([0, "refreshed 2 gates, 1 receipt\n"]);
     expect(steps.filter((s) => s.args[0] === "check").length).toBe(2);
-    const apply = steps.find((s) => s.args[0] === "structure" && s.args[1] === "apply")!;
-    expect(apply.stdout).toContain("contract revision raised: every receipt of scope S is stale now");
+    // A regroup by name and a split by name, each one call with no request file.
+    const regroup = steps.find((s) => s.args[0] === "structure" && s.args[1] === "regroup")!;
+    expect([regroup.code, regroup.stdout.split("\n")[0]]).toEqual([0, "REGROUPED 1, 3: one group, run one after the other (4 group(s) now)"]);
+    expect(launches[1]!.stdout).toContain("continues 1 (agent S-w1-leaf-1)");
+    const split = steps.find((s) => s.args[0] === "structure" && s.args[1] === "split")!;
+    expect([split.code, split.stdout.split("\n")[0]]).toEqual([0, "SPLIT 5 into 5.1 (src/5/a/**), 5.2 (src/5/b/**); 5 waits to integrate them"]);
+    expect(split.stdout).toContain("contract revision raised: every receipt of scope S is stale now");
+    expect(steps.filter((s) => s.args.includes("--request"))).toEqual([]);
     const receipt = steps.find((s) => s.args[0] === "verify")!;
     expect([receipt.code, receipt.stdout]).toEqual([0, "ACCEPTED .unlazy/S/gates/leaf-1.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
     const root = steps.find((s) => s.args[0] === "check" && s.args.includes("--reverify"))!;
@@ -49,7 +55,7 @@ describe("issue 20: an agent drives a scoped plan from the skill alone, with no 
     // The files kbz owns were written by kbz: every row VERIFIED, every box ticked by a CHECK or kbz sign.
     const plan = fs.readFileSync(path.join(repo.dir, ".unlazy/S/PLAN.md"), "utf8");
     expect(plan.split("\n").filter((l) => /^\| [0-9.]+ \|/.test(l)).map((l) => l.split("|")[6]!.trim())).toEqual(Array(7).fill("VERIFIED"));
-    expect(plan).toContain("Contract revision: 2.");
+    expect(plan).toContain("Contract revision: 3.");
     expect(fs.existsSync(path.join(repo.dir, ".unlazy/locks")) ? fs.readdirSync(path.join(repo.dir, ".unlazy/locks")).filter((n) => n.endsWith(".lease")) : []).toEqual([]);
   });
 

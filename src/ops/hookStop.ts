@@ -1,0 +1,149 @@
+// The Stop hook's use case: one stop, already read by a host adapter, in; kbz's answer out
+// (core/hook/decide.ts's HookOutput; the adapter says it in its host's contract). Options in,
+// data out: the edge (src/hook/entry.ts) reads stdin, picks the adapter, calls hookStop and prints.
+// Everything this module imports is bundled for Node 16 into hooks/stop-hook.mjs, so it uses only
+// `node:` built-ins: no Bun APIs, no React, no Ink, no yargs.
+//
+// The root comes from the one root rule (io/root.ts findRoot), as for every verb. decideStop()
+// decides for every host alike. A sub-agent or task that is one of kbz's workers (its handle from
+// `kbz wave start`, or "leaf <id>" in a task's subject) is judged by its leaf's gates alone; a task
+// that is not a leaf is not kbz's to refuse. A host's "already continuing" flag never releases the
+// gate by itself: Claude Code sets it on every stop after a block, so honouring it would let an
+// agent end its turn after one refusal. The progress guard (six blocks without a gate-state
+// change) is the loop breaker. SubagentStop payloads carry the parent's session id and are decided
+// exactly like Stop, counted in the same per-session, per-scope entry, so subagents cannot
+// multiply the cap.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { kindOf } from "../core/errors.ts";
+import {
+  ambiguousScopes,
+  assess,
+  uncountedStop,
+  waitingOnWave,
+  decideStop,
+  internalFailure,
+  invalidScopeArgument,
+  MAX_BLOCKS,
+  planStop,
+  unresolvable,
+  undecidedStop,
+  type Assessment,
+  type GuardResult,
+  type HookOutput,
+} from "../core/hook/decide.ts";
+import type { HostStop } from "../core/hook/stop.ts";
+import { leafIds, leafSnapshot, matchLeaf, waitingOn } from "../core/hook/worker.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import type { Target } from "../core/workspace/target.ts";
+import { DeadlineError, withDeadline } from "../io/deadline.ts";
+import { listScopes, resolveTarget, withSoloLedgers } from "../io/discover.ts";
+import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
+import { loadSnapshot } from "../io/read.ts";
+import { findRoot } from "../io/root.ts";
+import { installStore } from "../io/store/active.ts";
+
+/**
+ * The judging bound (issue 28): the hook decides within 3 s whatever the repository holds. The
+ * snapshot gets 2.5 s of it; the rest is startup and the answer.
+ */
+const JUDGE_S = 3;
+const JUDGE_MS = 2500;
+
+export interface HookStopOptions {
+  /** `--scope` of the installed hook: undefined when not given, null when given but missing or invalid. */
+  scope: string | null | undefined;
+  /** The stop as the host adapter read it; null when there is no payload to judge (allow). */
+  stop: HostStop | null;
+  env: Record<string, string | undefined>;
+  /** The hook process's cwd; the stop's own cwd is resolved against it. */
+  cwd: string;
+}
+
+/** The whole decision for one stop, host-neutral. Never throws. */
+export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOptions): Promise<HookOutput> {
+  try {
+    if (pinned === null) return invalidScopeArgument();
+    if (!stop) return null;
+    const wanted = path.resolve(cwd, stop.cwd ?? ".");
+    const dir = existingDirectory(wanted);
+    if (!dir) return unresolvable(`cwd is not an existing directory: ${wanted}`);
+    const root = findRoot(dir);
+    // With a coordinator the session binding, waves and lost leases come from the cluster; an
+    // unreachable cluster is reported (not blocking, like every hook failure), never replaced by the files.
+    await installStore(root, { env, logScope: null });
+    const scope = pinned ?? (env.UNLAZY_SCOPE || null);
+    // A binding names the host's session, never the prompt, turn or task kbz counts under.
+    const resolved = resolveForHook(root, scope, stop.session.split("\0")[0]!);
+    if ("output" in resolved) return resolved.output;
+    const t = resolved.target;
+    let judged: { snap: Snapshot; leaf: string | null } | null;
+    let whole: Snapshot;
+    let assessment: Assessment;
+    try {
+      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
+        // The solo ledgers are judged with the scope (fixes unlazy bug: a scope hid the solo ledger).
+        const all = loadSnapshot(withSoloLedgers(t));
+        const mine = subject(all, stop);
+        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+      }));
+    } catch (e) {
+      if (!(e instanceof DeadlineError)) throw e;
+      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock(t, sessionKey(stop.session, t.scope), "undecided", stop));
+    }
+    if (judged === null) return null;
+    const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\0leaf:${judged.leaf}`, t.scope);
+    const plan = planStop(assessment);
+    if (plan.kind === "clear") {
+      await clearSession(t, key);
+      return plan.output;
+    }
+    if (stop.uncounted === "failed" || stop.uncounted === "aborted") return uncountedStop(assessment, stop.uncounted);
+    const guard = await countBlock(t, key, plan.hash, stop);
+    const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
+    return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+  } catch (e) {
+    return internalFailure((e as Error)?.message ?? String(e));
+  }
+}
+
+function existingDirectory(dir: string): string | null {
+  try {
+    return fs.statSync(dir).isDirectory() ? fs.realpathSync(dir) : null;
+  } catch {
+    return null;
+  }
+}
+
+function resolveForHook(root: string, scope: string | null, sessionId: string): { target: Target } | { output: HookOutput } {
+  try {
+    return { target: resolveTarget({ root, scope, sessionId }) };
+  } catch (e) {
+    if (kindOf(e) !== "usage") throw e;
+    const scopes = scope ? [] : listScopes(root);
+    return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable((e as Error).message) };
+  }
+}
+
+async function countBlock(target: Target, key: string, hash: string, stop: HostStop): Promise<GuardResult> {
+  let blocks: number;
+  try {
+    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+  // The host's own count of continuations is a second check: it releases even when kbz's
+  // state was lost or reset (Cursor `loop_count`; this stop is continuation number n + 1).
+  if (stop.continuations !== null && stop.uncounted === null) blocks = Math.max(blocks, stop.continuations + 1);
+  return { ok: true, blocks };
+}
+
+/** What decides this stop: the whole target, or the leaf a sub-agent or task works on; null: not kbz's to refuse. */
+function subject(snap: Snapshot, stop: HostStop): { snap: Snapshot; leaf: string | null } | null {
+  if (stop.kind === "stop" || stop.worker === null) return { snap, leaf: null };
+  const leaf = matchLeaf(stop.worker, snap.dispatch?.running ?? [], leafIds(snap));
+  if (leaf !== null) return { snap: leafSnapshot(snap, leaf), leaf };
+  // A sub-agent that is not a leaf's worker is held to the scope like the agent that started it;
+  // a task that names no leaf is the agent's own bookkeeping.
+  return stop.kind === "task" ? null : { snap, leaf: null };
+}
