@@ -1393,7 +1393,7 @@ function vacuityRecord(file, gateId, s) {
 }
 function vacuityReason(hidden) {
   const shown = hidden.length > 3 ? `${hidden.slice(0, 3).join(", ")}, +${hidden.length - 3} more` : hidden.join(", ");
-  return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then kbz check)`;
+  return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then ${kbz("check")})`;
 }
 function oracleFileName(key) {
   return `oracle:${key}`;

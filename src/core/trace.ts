@@ -210,7 +210,7 @@ export function vacuityRecord(file: string, gateId: string, s: VacuityStored): T
 /** Status's words for a gate a probe found VACUOUS (core/snapshot.ts). */
 export function vacuityReason(hidden: readonly string[]): string {
   const shown = hidden.length > 3 ? `${hidden.slice(0, 3).join(", ")}, +${hidden.length - 3} more` : hidden.join(", ");
-  return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then kbz check)`;
+  return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then ${kbz("check")})`;
 }
 
 /** A verification receipt (io/receipts/store.ts Receipt): accepted for one ledger text and one context. */
