@@ -1410,7 +1410,7 @@ function oracleRecord(file, gateId, s) {
     depends,
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
-    detail: { signature: s.signature }
+    detail: s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : { signature: s.signature }
   };
 }
 function evidenceCwd(evidence) {
@@ -1531,7 +1531,7 @@ function oracleReason(record, g, world, file) {
   const key = gateKey(g);
   if (verify(record, key).status === "missing")
     return null;
-  const now = world.oracle(file, g, evidenceCwd(g.evidence));
+  const now = world.oracle(file, g, evidenceCwd(g.evidence), record);
   if ("error" in now && typeof now.error === "string")
     return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now;
@@ -2439,7 +2439,7 @@ function tokenize(command) {
       flush();
       out.push({ op: "`" });
     } else {
-      const op = OPERATORS.find((o) => command.startsWith(o, i));
+      const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => command.startsWith(o, i)) : undefined;
       if (op && !(op === "{" || op === "}")) {
         flush();
         out.push({ op });
@@ -2692,10 +2692,11 @@ function packageManager(pm, args, dir, out, depth, file) {
   script(verb);
   return dir;
 }
-var OPERATORS, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join10 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var OPERATORS, OPERATOR_START, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join10 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 var init_oracle_files = __esm(() => {
   OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
 `, "{", "}"];
+  OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
   INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
   SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
   WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
@@ -2736,8 +2737,73 @@ var init_oracle_files = __esm(() => {
   PYTHON = /^python(\d+(\.\d+)?)?$/;
 });
 
-// src/io/oracle/digest.ts
+// src/io/oracle/identity.ts
 import * as fs7 from "node:fs";
+import * as path13 from "node:path";
+function identityOf(st) {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+function keepsCtime(path, dev) {
+  let ok = fsTrusted.get(dev);
+  if (ok === undefined) {
+    try {
+      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs7.statfsSync(path).type));
+    } catch {
+      ok = false;
+    }
+    fsTrusted.set(dev, ok);
+  }
+  return ok;
+}
+function hashedIdentity(path, fd, before) {
+  const after = fs7.fstatSync(fd, { bigint: true });
+  const id = identityOf(after);
+  if (id !== identityOf(before))
+    return null;
+  if (BigInt(Date.now()) * 1000000n - after.ctimeNs < BigInt(RACY_MS) * 1000000n)
+    return null;
+  return keepsCtime(path, after.dev) ? id : null;
+}
+function rememberHashed(abs, digest, identity) {
+  if (identity)
+    seen.set(abs, { digest, identity });
+  else
+    seen.delete(abs);
+}
+function currentIdentity(abs) {
+  try {
+    const st = fs7.statSync(abs, { bigint: true });
+    return st.isFile() ? identityOf(st) : null;
+  } catch {
+    return null;
+  }
+}
+function recordedFiles(detail, depends, gate, cwd, root, identityNow) {
+  const d = detail;
+  if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object")
+    return null;
+  const files = {};
+  for (const [name, digest] of Object.entries(depends)) {
+    if (!name.startsWith("oracle:"))
+      continue;
+    const key = name.slice("oracle:".length);
+    const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
+    if (typeof identity !== "string" || identityNow(path13.isAbsolute(key) ? key : path13.join(root, key)) !== identity)
+      return null;
+    files[key] = digest;
+  }
+  return files;
+}
+var RACY_MS = 2000, KEEPS_CTIME, fsTrusted, seen;
+var init_identity = __esm(() => {
+  init_oracle_files();
+  KEEPS_CTIME = new Set([61267, 1481003842, 2435016766, 16914836, 2035054128, 801189825, 4076150800, 3393526350]);
+  fsTrusted = new Map;
+  seen = new Map;
+});
+
+// src/io/oracle/digest.ts
+import * as fs8 from "node:fs";
 import { createRequire as createRequire2 } from "node:module";
 function hasher2() {
   const bun = globalThis.Bun;
@@ -2749,7 +2815,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs7.openSync(abs, fs7.constants.O_RDONLY | (fs7.constants.O_NONBLOCK ?? 0));
+    fd = fs8.openSync(abs, fs8.constants.O_RDONLY | (fs8.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -2759,26 +2825,28 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs7.fstatSync(fd);
+    const st = fs8.fstatSync(fd, { bigint: true });
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
       return { state: "special" };
     const h = hasher2();
-    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, st.size)));
+    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, Number(st.size))));
     let size = 0;
     for (;; ) {
-      const n = fs7.readSync(fd, buf, 0, buf.length, null);
+      const n = fs8.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
       size += n;
     }
-    return { sha256: h.digest("hex"), size };
+    const sha256 = h.digest("hex");
+    rememberHashed(abs, sha256, hashedIdentity(abs, fd, st));
+    return { sha256, size };
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs7.closeSync(fd);
+    fs8.closeSync(fd);
   }
 }
 function digestText(d) {
@@ -2786,21 +2854,13 @@ function digestText(d) {
 }
 var MAX_ORACLE_FILE_BYTES, CHUNK2;
 var init_digest2 = __esm(() => {
+  init_identity();
   MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
   CHUNK2 = 1024 * 1024;
 });
 
 // src/io/oracle/env.ts
-function boundEnv(env, declared) {
-  const out = {};
-  for (const name of [...declared ?? []].sort())
-    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
-  for (const name of KBZ_BOUND_ENV)
-    if (env[name] !== undefined && !(name in out))
-      out[name] = sha256Hex(`${name}=${env[name]}`);
-  return out;
-}
-var ALLOWED_ENV, KBZ_PASSED_ENV, KBZ_BOUND_ENV, allowed;
+var ALLOWED_ENV, KBZ_PASSED_ENV, allowed;
 var init_env = __esm(() => {
   init_hash();
   ALLOWED_ENV = [
@@ -2829,28 +2889,27 @@ var init_env = __esm(() => {
     "TMP"
   ];
   KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"];
-  KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
   allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
 });
 
 // src/io/oracle/binding.ts
-import * as fs8 from "node:fs";
-import * as path13 from "node:path";
+import * as fs9 from "node:fs";
+import * as path14 from "node:path";
 function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path13.relative(root, abs).split(path13.sep).join("/") : abs;
+  return isInside(root, abs) && abs !== root ? path14.relative(root, abs).split(path14.sep).join("/") : abs;
 }
 function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path13.join(env.HOME ?? "/", p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path14.join(env.HOME ?? "/", p.slice(1)) : p;
 }
 function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path13.dirname(d)) {
-    const candidate = path13.join(d, "package.json");
+  for (let d = dir;; d = path14.dirname(d)) {
+    const candidate = path14.join(d, "package.json");
     try {
-      if (fs8.statSync(candidate).isFile())
+      if (fs9.statSync(candidate).isFile())
         return candidate;
     } catch {}
-    if (d === root || !isInside(root, d) || path13.dirname(d) === d)
-      return path13.join(dir, "package.json");
+    if (d === root || !isInside(root, d) || path14.dirname(d) === d)
+      return path14.join(dir, "package.json");
   }
 }
 function readScripts(file, cache) {
@@ -2858,15 +2917,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs8.openSync(file, fs8.constants.O_RDONLY | (fs8.constants.O_NONBLOCK ?? 0));
+    const fd = fs9.openSync(file, fs9.constants.O_RDONLY | (fs9.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs8.fstatSync(fd);
+      const st = fs9.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs8.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs9.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs8.closeSync(fd);
+      fs9.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -2883,21 +2942,21 @@ function declaredFiles(req, add) {
   for (const glob of globs) {
     const wild = /[*?]/.test(glob);
     if (!wild) {
-      const abs = path13.resolve(req.cwd, glob);
+      const abs = path14.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs8.lstatSync(abs);
+        st = fs9.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs8.realpathSync(abs);
+          real = fs9.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs8.statSync(real);
+        st = fs9.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -2914,24 +2973,27 @@ function declaredFiles(req, add) {
     if (found.truncated)
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
-      const abs = path13.join(req.cwd, rel);
-      const size = fs8.lstatSync(abs).size;
+      const abs = path14.join(req.cwd, rel);
+      const size = fs9.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
     }
   }
 }
-function oracleBinding(req) {
+function oracleFiles(req) {
+  return boundFiles(req).files;
+}
+function boundFiles(req) {
   const items = new Map;
   const runners = new Set;
-  const packages = new Map;
+  const packages = req.packages ?? new Map;
   const addFile = (abs, via) => {
     const key = keyOf(req.root, abs);
     if (items.has(key))
       return;
     const compute = () => digestText(fileDigest(abs));
-    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute) : compute(), via, abs });
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
   };
   const visit = (command, dir, depth) => {
     const found = oracleRefs(command, dir);
@@ -2942,10 +3004,10 @@ function oracleBinding(req) {
   };
   const visitRef = (ref, depth) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path13.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      addFile(path14.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
       return;
     }
-    const pkg = packageJsonFor(req.root, path13.resolve(req.cwd, ref.dir));
+    const pkg = packageJsonFor(req.root, path14.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
     for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
@@ -2956,7 +3018,7 @@ function oracleBinding(req) {
       const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path13.dirname(pkg), depth + 1);
+        visit(text, path14.dirname(pkg), depth + 1);
     }
   };
   if (req.gate.check)
@@ -2966,11 +3028,7 @@ function oracleBinding(req) {
   const files = {};
   for (const i of sorted)
     files[i.key] = i.digest;
-  const env = boundEnv(req.env, req.gate.env);
-  return { files, env, signature: bindingSignature(files, env), items: sorted, runners: [...runners] };
-}
-function bindingSignature(files, env) {
-  return sha256Hex(JSON.stringify({ files, env }));
+  return { files, items: sorted, runners: [...runners] };
 }
 var OracleError, MAX_SCRIPT_DEPTH = 4;
 var init_binding = __esm(() => {
@@ -2989,12 +3047,12 @@ var init_binding = __esm(() => {
 });
 
 // src/io/trace.ts
-import * as fs9 from "node:fs";
-import * as path14 from "node:path";
+import * as fs10 from "node:fs";
+import * as path15 from "node:path";
 function storeFiles(dir, files, real) {
   let listed;
   try {
-    listed = fs9.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+    listed = fs10.readdirSync(dir).filter((n) => STORE_NAME.test(n));
   } catch {
     return [];
   }
@@ -3006,7 +3064,7 @@ function storeFiles(dir, files, real) {
     const name = recordFileName(real ? realOf(ledger) : ledger);
     if (!present.has(name))
       continue;
-    const records = readRecordFile(path14.join(dir, name));
+    const records = readRecordFile(path15.join(dir, name));
     if (records)
       out.push([ledger, records.gates]);
   }
@@ -3025,27 +3083,45 @@ class DigestWalk {
     this.explicit = explicit;
     this.realRoot = realOf(root);
   }
-  oracle(file, gate, ranIn = null) {
+  oracle(file, gate, ranIn = null, record) {
     const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path14.resolve(base, gate.cwd) : base;
+    const dir = gate.cwd ? path15.resolve(base, gate.cwd) : base;
     const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
+    if (record) {
+      const kept = recordedFiles(record.detail, record.depends, gate, cwd, this.realRoot, (abs) => this.identity(abs));
+      if (kept)
+        return kept;
+    }
+    const known = knownFiles(record);
     try {
-      const display = isInside(this.root, file) ? path14.relative(this.root, file) : file;
-      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
+      const display = isInside(this.root, file) ? path15.relative(this.root, file) : file;
+      const digestOf = (abs, compute, key) => this.oracleDigest(abs, compute, known?.(key, abs));
+      return oracleFiles({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf, packages: this.packages });
     } catch (e) {
       return { error: e.message };
     }
   }
+  packages = new Map;
   oracleDigests = new Map;
-  cached(abs, compute) {
+  identities = new Map;
+  identity(abs) {
+    let now = this.identities.get(abs);
+    if (now === undefined)
+      this.identities.set(abs, now = currentIdentity(abs));
+    return now;
+  }
+  oracleDigest(abs, compute, recorded) {
     let d = this.oracleDigests.get(abs);
-    if (d === undefined)
-      this.oracleDigests.set(abs, d = compute());
+    if (d !== undefined)
+      return d;
+    if (recorded && this.identity(abs) === recorded.identity)
+      return recorded.digest;
+    this.oracleDigests.set(abs, d = compute());
     return d;
   }
   checkDirs = new Map;
   checkDir(cwd) {
-    if (typeof cwd !== "string" || !path14.isAbsolute(cwd))
+    if (typeof cwd !== "string" || !path15.isAbsolute(cwd))
       return null;
     let found = this.checkDirs.get(cwd);
     if (found === undefined)
@@ -3054,8 +3130,8 @@ class DigestWalk {
   }
   resolveDir(cwd) {
     try {
-      const real = fs9.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs9.statSync(real).isDirectory() ? real : null;
+      const real = fs10.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs10.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -3076,14 +3152,14 @@ class DigestWalk {
       return { files: {}, refusal: TOO_MANY_INPUTS };
     const files = {};
     for (const rel of expanded.files) {
-      const abs = path14.join(cwd, rel);
+      const abs = path15.join(cwd, rel);
       let d = this.digests.get(abs);
       if (d === undefined) {
         try {
           d = digestFile(this.realRoot, abs, this.dirs);
         } catch (e) {
           if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path14.relative(this.root, ledger) || ledger);
+            throw new DeadlineError(e.seconds, e.what, path15.relative(this.root, ledger) || ledger);
           throw e;
         }
         this.digests.set(abs, d);
@@ -3093,6 +3169,16 @@ class DigestWalk {
     }
     return { files, refusal: null };
   }
+}
+function knownFiles(record) {
+  const stat = record?.detail?.stat;
+  if (!record || !stat || typeof stat !== "object")
+    return null;
+  return (key) => {
+    const identity = Object.hasOwn(stat, key) ? stat[key] : undefined;
+    const digest = record.depends[oracleFileName(key)];
+    return typeof identity === "string" && typeof digest === "string" ? { digest, identity } : undefined;
+  };
 }
 function readTrace(root, files, o = {}) {
   const real = o.real ?? false;
@@ -3104,7 +3190,7 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  for (const [ledger, gates] of storeFiles(path14.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path15.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
@@ -3112,7 +3198,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path14.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path15.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -3120,7 +3206,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path14.join(root, ORACLES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path15.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
@@ -3141,23 +3227,24 @@ var init_trace2 = __esm(() => {
   init_probeStore();
   init_store2();
   init_binding();
+  init_identity();
   init_inside();
   STORE_NAME = /^[0-9a-f]{24}\.json$/;
 });
 
 // src/io/check/failures.ts
-import * as fs10 from "node:fs";
-import * as path15 from "node:path";
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
 function keyOf2(root, ledgerFile, id) {
-  const rel = path15.relative(root, ledgerFile);
+  const rel = path16.relative(root, ledgerFile);
   return `${rel}\x00${id}`;
 }
 function readFailures(file) {
   return readRecordFile(file, MAX_FAILURES_BYTES)?.gates ?? {};
 }
 function markFailures(root, gates) {
-  const file = path15.join(root, FAILURES_FILE);
-  if (!fs10.existsSync(file))
+  const file = path16.join(root, FAILURES_FILE);
+  if (!fs11.existsSync(file))
     return;
   const records = readFailures(file);
   if (Object.keys(records).length === 0)
@@ -3176,7 +3263,7 @@ var FAILURES_FILE, MAX_FAILURES_BYTES;
 var init_failures = __esm(() => {
   init_digest();
   init_recordFiles();
-  FAILURES_FILE = path15.join(".kbz", "failures.json");
+  FAILURES_FILE = path16.join(".kbz", "failures.json");
   MAX_FAILURES_BYTES = 1024 * 1024;
 });
 
@@ -3188,9 +3275,9 @@ var init_oracle = __esm(() => {
 
 // src/io/run/approval.ts
 import * as os2 from "node:os";
-import * as path16 from "node:path";
+import * as path17 from "node:path";
 function approvalDirFor(env) {
-  return path16.resolve(env.UNLAZY_APPROVAL_DIR || path16.join(os2.homedir(), ".unlazy", "approved"));
+  return path17.resolve(env.UNLAZY_APPROVAL_DIR || path17.join(os2.homedir(), ".unlazy", "approved"));
 }
 var MAX_APPROVAL_BYTES, ApprovalStoreError;
 var init_approval = __esm(() => {
@@ -3211,13 +3298,13 @@ var init_approval = __esm(() => {
 });
 
 // src/io/run/personal.ts
-import * as fs11 from "node:fs";
-import * as path17 from "node:path";
+import * as fs12 from "node:fs";
+import * as path18 from "node:path";
 function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
 function assertPrivateDir(dir) {
-  const st = fs11.lstatSync(dir);
+  const st = fs12.lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory())
     throw new ApprovalStoreError("must be a real directory", dir);
   const uid = euid();
@@ -3227,10 +3314,10 @@ function assertPrivateDir(dir) {
     throw new ApprovalStoreError("must not grant group or other permissions", dir);
 }
 function kbzDir(store, create) {
-  const dir = path17.join(store, KBZ_SUBDIR);
+  const dir = path18.join(store, KBZ_SUBDIR);
   if (create) {
     try {
-      fs11.mkdirSync(dir, { recursive: true, mode: 448 });
+      fs12.mkdirSync(dir, { recursive: true, mode: 448 });
     } catch (e) {
       throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
     }
@@ -3248,22 +3335,22 @@ function kbzDir(store, create) {
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs11.openSync(file, fs11.constants.O_RDONLY | fs11.constants.O_NOFOLLOW | fs11.constants.O_NONBLOCK);
+    fd = fs12.openSync(file, fs12.constants.O_RDONLY | fs12.constants.O_NOFOLLOW | fs12.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs11.fstatSync(fd);
+    const st = fs12.fstatSync(fd);
     const uid = euid();
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs11.readFileSync(fd);
+    return fs12.readFileSync(fd);
   } finally {
-    fs11.closeSync(fd);
+    fs12.closeSync(fd);
   }
 }
 function readPolicy(store) {
-  const bytes = readPrivate(path17.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  const bytes = readPrivate(path18.join(store, KBZ_SUBDIR, "policy.json"), 4096);
   if (!bytes)
     return "person";
   try {
@@ -3273,7 +3360,7 @@ function readPolicy(store) {
   }
 }
 function attestSecret(store, create) {
-  const file = path17.join(store, KBZ_SUBDIR, "secret");
+  const file = path18.join(store, KBZ_SUBDIR, "secret");
   const found = readPrivate(file, 1024);
   if (found && found.length >= SECRET_BYTES)
     return found;
@@ -3281,12 +3368,12 @@ function attestSecret(store, create) {
     return null;
   kbzDir(store, true);
   try {
-    const fd = fs11.openSync(file, fs11.constants.O_WRONLY | fs11.constants.O_CREAT | fs11.constants.O_EXCL | fs11.constants.O_NOFOLLOW, 384);
+    const fd = fs12.openSync(file, fs12.constants.O_WRONLY | fs12.constants.O_CREAT | fs12.constants.O_EXCL | fs12.constants.O_NOFOLLOW, 384);
     try {
-      fs11.writeSync(fd, secretHex(SECRET_BYTES));
-      fs11.fsyncSync(fd);
+      fs12.writeSync(fd, secretHex(SECRET_BYTES));
+      fs12.fsyncSync(fd);
     } finally {
-      fs11.closeSync(fd);
+      fs12.closeSync(fd);
     }
   } catch (e) {
     if (e.code !== "EEXIST")
@@ -3305,17 +3392,17 @@ var init_personal = __esm(() => {
 });
 
 // src/io/run/attest.ts
-import * as fs12 from "node:fs";
-import * as path18 from "node:path";
+import * as fs13 from "node:fs";
+import * as path19 from "node:path";
 function realOf2(p) {
   try {
-    return fs12.realpathSync(p);
+    return fs13.realpathSync(p);
   } catch {
-    return path18.resolve(p);
+    return path19.resolve(p);
   }
 }
 function attestDir(store, root) {
-  return path18.join(store, "kbz", "attest", key24(realOf2(root)));
+  return path19.join(store, "kbz", "attest", key24(realOf2(root)));
 }
 function macOf(secret, body) {
   return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
@@ -3370,7 +3457,7 @@ function readRootAttestations(store, root) {
   let names;
   try {
     dir = attestDir(store, root);
-    names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs13.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { ledgers: new Map };
   }
@@ -3380,7 +3467,7 @@ function readRootAttestations(store, root) {
   if (!secret)
     return { ledgers };
   for (const n of names) {
-    const f = readSealed(path18.join(dir, n), secret);
+    const f = readSealed(path19.join(dir, n), secret);
     if (f && f.root === realRoot)
       ledgers.set(f.ledger, f);
   }
@@ -3400,29 +3487,29 @@ var init_attest = __esm(() => {
 });
 
 // src/io/check/attested.ts
-import * as fs13 from "node:fs";
-import * as path19 from "node:path";
+import * as fs14 from "node:fs";
+import * as path20 from "node:path";
 function realOf3(p) {
   try {
-    return fs13.realpathSync(p);
+    return fs14.realpathSync(p);
   } catch {
-    return path19.resolve(p);
+    return path20.resolve(p);
   }
 }
 function belongs(target, ledger) {
   const root = realOf3(target.root);
   if (target.mode === "explicit")
     return target.files.some((f) => realOf3(f) === ledger);
-  const dir = path19.dirname(ledger);
-  const base = path19.basename(dir) === "gates" ? path19.dirname(dir) : dir;
-  if (path19.basename(ledger) !== "GATES.md" && path19.basename(dir) !== "gates")
+  const dir = path20.dirname(ledger);
+  const base = path20.basename(dir) === "gates" ? path20.dirname(dir) : dir;
+  if (path20.basename(ledger) !== "GATES.md" && path20.basename(dir) !== "gates")
     return false;
   if (base === root)
     return true;
-  const scopeDir = path19.dirname(base);
-  if (scopeDir !== path19.join(root, ".unlazy"))
+  const scopeDir = path20.dirname(base);
+  if (scopeDir !== path20.join(root, ".unlazy"))
     return false;
-  return path19.basename(base) === target.scope || !fs13.existsSync(base);
+  return path20.basename(base) === target.scope || !fs14.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
@@ -3435,7 +3522,7 @@ function removedGates(snap, atts, realFile) {
     if (ids.length === 0)
       continue;
     const entry = loaded.get(ledger);
-    const shown = path19.relative(snap.target.root, ledger) || ledger;
+    const shown = path20.relative(snap.target.root, ledger) || ledger;
     if (entry) {
       if (!entry.ledger || entry.problems.length > 0)
         continue;
@@ -3443,7 +3530,7 @@ function removedGates(snap, atts, realFile) {
       for (const id of ids)
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs13.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs14.existsSync(ledger) && belongs(snap.target, ledger)) {
       for (const id of ids)
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
@@ -3485,8 +3572,8 @@ var init_attested = __esm(() => {
 });
 
 // src/io/read.ts
-import * as fs14 from "node:fs";
-import * as path20 from "node:path";
+import * as fs15 from "node:fs";
+import * as path21 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3499,14 +3586,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs14.realpathSync(file);
-  const dir = path20.dirname(file);
+    return fs15.realpathSync(file);
+  const dir = path21.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs14.realpathSync(dir);
+    real = fs15.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path20.join(real, path20.basename(file));
+  return path21.join(real, path21.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3515,13 +3602,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs14.openSync(file, FLAGS);
+    fd = fs15.openSync(file, FLAGS);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs14.lstatSync(file);
+        fs15.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3537,7 +3624,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs14.fstatSync(fd, { bigint: true });
+    before = fs15.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3560,7 +3647,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs14.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs15.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3572,7 +3659,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs14.lstatSync(file, { bigint: true });
+      const named = fs15.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3587,7 +3674,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs14.closeSync(fd);
+    fs15.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3679,14 +3766,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs14.lstatSync(dir);
+    st = fs15.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs14.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs15.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs14.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path20.join(dir, n), root));
+  return fs15.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path21.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3700,7 +3787,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path20.join(root, ".unlazy", scope, "status.log");
+  const file = path21.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES, root }).toString("utf8");
   } catch (e) {
@@ -3725,15 +3812,15 @@ var init_read = __esm(() => {
   init_active();
   init_attested();
   MAX_LOG_BYTES = 8 * 1024 * 1024;
-  FLAGS = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
+  FLAGS = fs15.constants.O_RDONLY | (fs15.constants.O_NOFOLLOW ?? 0) | (fs15.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/io/dispatch/statuslog.ts
-import * as fs15 from "node:fs";
-import * as path21 from "node:path";
+import * as fs16 from "node:fs";
+import * as path22 from "node:path";
 function statusLogPath(root, scope) {
-  return path21.join(root, ".unlazy", scope, "status.log");
+  return path22.join(root, ".unlazy", scope, "status.log");
 }
 function statusLine(text) {
   return text.replace(/[\r\n]+/g, " ") + `
@@ -3745,7 +3832,7 @@ function refuse(file, why) {
 function appendStatus(file, text) {
   let before = null;
   try {
-    before = fs15.lstatSync(file);
+    before = fs16.lstatSync(file);
   } catch (e) {
     if (e.code !== "ENOENT")
       refuse(file, `cannot inspect status log (${e.message})`);
@@ -3755,7 +3842,7 @@ function appendStatus(file, text) {
   }
   let fd;
   try {
-    fd = fs15.openSync(file, FLAGS2, 384);
+    fd = fs16.openSync(file, FLAGS2, 384);
   } catch (e) {
     const code = e.code;
     if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR")
@@ -3763,27 +3850,27 @@ function appendStatus(file, text) {
     refuse(file, `cannot open status log (${code ?? e.message})`);
   }
   try {
-    const st = fs15.fstatSync(fd);
-    const named = fs15.lstatSync(file);
+    const st = fs16.fstatSync(fd);
+    const named = fs16.lstatSync(file);
     if (!st.isFile() || st.nlink !== 1 || !named.isFile() || named.dev !== st.dev || named.ino !== st.ino) {
       refuse(file, "status log changed while it was opened");
     }
     const buf = Buffer.from(statusLine(text), "utf8");
     let off = 0;
     while (off < buf.length)
-      off += fs15.writeSync(fd, buf, off, buf.length - off);
-    fs15.fsyncSync(fd);
+      off += fs16.writeSync(fd, buf, off, buf.length - off);
+    fs16.fsyncSync(fd);
   } catch (e) {
     if (e instanceof StatusLogError)
       throw e;
     refuse(file, `cannot append status (${e.message})`);
   } finally {
-    fs15.closeSync(fd);
+    fs16.closeSync(fd);
   }
 }
 function recoveryLogger(root, scope, notes) {
   return (owner, lockFile) => {
-    const text = `lock recovered from dead pid ${owner.pid} (${path21.relative(root, lockFile)})`;
+    const text = `lock recovered from dead pid ${owner.pid} (${path22.relative(root, lockFile)})`;
     notes.push(text);
     if (!scope)
       return;
@@ -3802,14 +3889,14 @@ var init_statuslog = __esm(() => {
       super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
     }
   };
-  FLAGS2 = fs15.constants.O_WRONLY | fs15.constants.O_APPEND | fs15.constants.O_CREAT | (fs15.constants.O_NOFOLLOW ?? 0) | (fs15.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs16.constants.O_WRONLY | fs16.constants.O_APPEND | fs16.constants.O_CREAT | (fs16.constants.O_NOFOLLOW ?? 0) | (fs16.constants.O_NONBLOCK ?? 0);
 });
 
 // src/io/dispatch/leases.ts
-import * as fs16 from "node:fs";
-import * as path22 from "node:path";
+import * as fs17 from "node:fs";
+import * as path23 from "node:path";
 function registryTarget(root) {
-  return path22.join(locksDir(root), "lease-registry");
+  return path23.join(locksDir(root), "lease-registry");
 }
 function checkIds2(scope, leaf) {
   if (!isValidId(scope))
@@ -3852,7 +3939,7 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
     const conflicts = claimConflicts(scope, leaf, globs, readLeaseRecords(root));
     if (conflicts.length > 0)
       return { ok: false, conflicts, notes };
-    const file = path22.join(locksDir(root), leaseFileName(scope, leaf));
+    const file = path23.join(locksDir(root), leaseFileName(scope, leaf));
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
     writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
 `, { root, mode: 384 });
@@ -3862,14 +3949,14 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
 async function releaseLeases(root, scope, leaf, opts = {}) {
   checkIds2(scope, leaf);
   const notes = [];
-  if (!fs16.existsSync(locksDir(root)))
+  if (!fs17.existsSync(locksDir(root)))
     return { released: [], notes };
   return withFileLock(root, registryTarget(root), () => {
     const released = [];
     for (const r of readLeaseRecords(root)) {
       if (r.invalid || r.scope !== scope || leaf !== null && r.leaf !== leaf)
         continue;
-      fs16.unlinkSync(r.file);
+      fs17.unlinkSync(r.file);
       released.push(r);
     }
     return { released, notes };
@@ -3877,7 +3964,7 @@ async function releaseLeases(root, scope, leaf, opts = {}) {
 }
 async function removeInvalidLeases(root, opts = {}) {
   const notes = [];
-  if (!fs16.existsSync(locksDir(root)))
+  if (!fs17.existsSync(locksDir(root)))
     return { removed: [], notes };
   return withFileLock(root, registryTarget(root), () => {
     const removed = [];
@@ -3885,7 +3972,7 @@ async function removeInvalidLeases(root, opts = {}) {
       if (!r.invalid)
         continue;
       try {
-        fs16.unlinkSync(r.file);
+        fs17.unlinkSync(r.file);
       } catch (e) {
         throw new LeaseRecordError(`cannot remove invalid lease record: ${e.code ?? e.message}`, r.file);
       }
@@ -3913,10 +4000,10 @@ var init_leases = __esm(() => {
 });
 
 // src/io/dispatch/session.ts
-import * as fs17 from "node:fs";
-import * as path23 from "node:path";
+import * as fs18 from "node:fs";
+import * as path24 from "node:path";
 function sessionPath(root, scope) {
-  return path23.join(root, ".unlazy", scope, "session");
+  return path24.join(root, ".unlazy", scope, "session");
 }
 function checkSessionId(rawId) {
   const id = rawId.trim();
@@ -3937,16 +4024,16 @@ function bindSession(root, scope, rawId) {
 function readSessionFile(root, scope) {
   const file = sessionPath(root, scope);
   try {
-    const fd = fs17.openSync(file, fs17.constants.O_RDONLY | fs17.constants.O_NOFOLLOW | fs17.constants.O_NONBLOCK);
+    const fd = fs18.openSync(file, fs18.constants.O_RDONLY | fs18.constants.O_NOFOLLOW | fs18.constants.O_NONBLOCK);
     try {
-      const st = fs17.fstatSync(fd);
+      const st = fs18.fstatSync(fd);
       if (!st.isFile() || st.nlink !== 1 || st.size > MAX_SESSION_BYTES)
         return null;
       const buf = Buffer.alloc(MAX_SESSION_BYTES + 1);
-      const n = fs17.readSync(fd, buf, 0, buf.length, 0);
+      const n = fs18.readSync(fd, buf, 0, buf.length, 0);
       return buf.subarray(0, n).toString("utf8").trim();
     } finally {
-      fs17.closeSync(fd);
+      fs18.closeSync(fd);
     }
   } catch {
     return null;
@@ -3960,17 +4047,17 @@ var init_session = __esm(() => {
 });
 
 // src/io/dispatch/transition.ts
-import * as fs18 from "node:fs";
-import * as path24 from "node:path";
+import * as fs19 from "node:fs";
+import * as path25 from "node:path";
 function checkScopeDir(root, scope) {
-  for (const dir of [path24.join(root, ".unlazy"), path24.join(root, ".unlazy", scope)]) {
+  for (const dir of [path25.join(root, ".unlazy"), path25.join(root, ".unlazy", scope)]) {
     let st;
     try {
-      st = fs18.lstatSync(dir);
+      st = fs19.lstatSync(dir);
     } catch {
       return;
     }
-    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs18.realpathSync(dir))) {
+    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs19.realpathSync(dir))) {
       throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
     }
   }
@@ -4103,14 +4190,14 @@ var init_integer = __esm(() => {
 });
 
 // src/io/settings.ts
-import * as path25 from "node:path";
+import * as path26 from "node:path";
 function settingsProblem(message) {
   return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
 }
 function readSettings(root) {
   let text;
   try {
-    text = readStable(path25.join(root, SETTINGS_FILE), { label: "kbz settings", maxBytes: MAX_SETTINGS_BYTES, root }).toString("utf8");
+    text = readStable(path26.join(root, SETTINGS_FILE), { label: "kbz settings", maxBytes: MAX_SETTINGS_BYTES, root }).toString("utf8");
   } catch (e) {
     if (!(e instanceof ReadError))
       throw e;
@@ -4136,7 +4223,7 @@ var SETTINGS_FILE, MAX_SETTINGS_BYTES, KEYS;
 var init_settings = __esm(() => {
   init_errors();
   init_read();
-  SETTINGS_FILE = path25.join(".kbz", "settings.json");
+  SETTINGS_FILE = path26.join(".kbz", "settings.json");
   MAX_SETTINGS_BYTES = 64 * 1024;
   KEYS = ["sandbox", "writable", "coordinator"];
 });
@@ -4490,27 +4577,27 @@ function keysFor(repository) {
 }
 
 // src/io/store/etcd/store.ts
-import * as fs19 from "node:fs";
+import * as fs20 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 import * as os3 from "node:os";
-import * as path26 from "node:path";
+import * as path27 from "node:path";
 function heldDir(root) {
-  return path26.join(root, ".unlazy", "locks");
+  return path27.join(root, ".unlazy", "locks");
 }
 function heldFile(root, scope, leaf) {
-  return path26.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
+  return path27.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
 }
 function readHeld(root, repository) {
   let names;
   try {
-    names = fs19.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
+    names = fs20.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
   } catch {
     return [];
   }
   const out = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(fs19.readFileSync(path26.join(heldDir(root), n), "utf8"));
+      const r = JSON.parse(fs20.readFileSync(path27.join(heldDir(root), n), "utf8"));
       if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
         out.push(r);
     } catch {}
@@ -4556,7 +4643,7 @@ function sleep(ms) {
 }
 function selfCommand() {
   const script = process.argv[1];
-  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs19.existsSync(script))
+  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs20.existsSync(script))
     return [process.execPath, script];
   return [process.execPath];
 }
@@ -4565,7 +4652,7 @@ function stopKeeper(h) {
     return;
   let cmdline;
   try {
-    cmdline = fs19.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+    cmdline = fs20.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
   } catch {
     return;
   }
@@ -4715,7 +4802,7 @@ class EtcdStore {
         continue;
       if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease))
         alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
-      fs19.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
+      fs20.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
       stopKeeper(h);
     }
@@ -4910,35 +4997,35 @@ var init_active = __esm(() => {
 });
 
 // src/io/discover.ts
-import * as fs20 from "node:fs";
-import * as path27 from "node:path";
+import * as fs21 from "node:fs";
+import * as path28 from "node:path";
 function lstatOrNull2(p) {
   try {
-    return fs20.lstatSync(p);
+    return fs21.lstatSync(p);
   } catch {
     return null;
   }
 }
 function unlazyDir(root) {
-  const dir = path27.join(root, ".unlazy");
+  const dir = path28.join(root, ".unlazy");
   const st = lstatOrNull2(dir);
   if (!st)
     return { dir, ok: false, exists: false };
-  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs20.realpathSync(dir)), exists: true };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs21.realpathSync(dir)), exists: true };
 }
 function listScopes(root) {
   const u = unlazyDir(root);
   if (!u.ok)
     return [];
   const out = [];
-  for (const name of fs20.readdirSync(u.dir).sort()) {
+  for (const name of fs21.readdirSync(u.dir).sort()) {
     if (name === "locks" || !isValidId(name))
       continue;
-    const p = path27.join(u.dir, name);
+    const p = path28.join(u.dir, name);
     const st = lstatOrNull2(p);
     if (!st || !st.isDirectory() || st.isSymbolicLink())
       continue;
-    if (!isInside(root, fs20.realpathSync(p)))
+    if (!isInside(root, fs21.realpathSync(p)))
       continue;
     out.push(name);
   }
@@ -4946,18 +5033,18 @@ function listScopes(root) {
 }
 function ledgerEntries(root, dir, errors) {
   const files = [];
-  const gates = path27.join(dir, "GATES.md");
+  const gates = path28.join(dir, "GATES.md");
   if (lstatOrNull2(gates))
     files.push(gates);
-  const gdir = path27.join(dir, "gates");
+  const gdir = path28.join(dir, "gates");
   const st = lstatOrNull2(gdir);
   if (st) {
-    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs20.realpathSync(gdir))) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs21.realpathSync(gdir))) {
       errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
     } else {
-      for (const name of fs20.readdirSync(gdir).sort())
+      for (const name of fs21.readdirSync(gdir).sort())
         if (name.endsWith(".md"))
-          files.push(path27.join(gdir, name));
+          files.push(path28.join(gdir, name));
     }
   }
   return files;
@@ -4965,7 +5052,7 @@ function ledgerEntries(root, dir, errors) {
 function resolveTarget(o) {
   const root = o.root;
   if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path27.resolve(root, f)), discoveryErrors: [] };
+    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path28.resolve(root, f)), discoveryErrors: [] };
   }
   const scopes = listScopes(root);
   if (o.scope) {
@@ -4974,7 +5061,7 @@ function resolveTarget(o) {
     if (scopes.includes(o.scope))
       return scopeTarget(root, o.scope);
     const u = unlazyDir(root);
-    const named = path27.join(u.dir, o.scope);
+    const named = path28.join(u.dir, o.scope);
     if (lstatOrNull2(named) || u.exists && !u.ok) {
       return {
         root,
@@ -5015,7 +5102,7 @@ function boundElsewhere(root, scope, sessionId) {
 }
 function scopeTarget(root, scope) {
   const errors = [];
-  const files = ledgerEntries(root, path27.join(root, ".unlazy", scope), errors);
+  const files = ledgerEntries(root, path28.join(root, ".unlazy", scope), errors);
   return { root, mode: "scope", scope, files, discoveryErrors: errors };
 }
 var init_discover = __esm(() => {
@@ -5215,8 +5302,8 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs23 from "node:fs";
-import * as path30 from "node:path";
+import * as fs24 from "node:fs";
+import * as path31 from "node:path";
 
 // src/core/hook/worker.ts
 function leafIds(snap) {
@@ -5276,17 +5363,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs21 from "node:fs";
-import * as path28 from "node:path";
+import * as fs22 from "node:fs";
+import * as path29 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path28.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path29.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path28.join(target.root, ".unlazy-hook-state.json");
+  return path29.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -5355,7 +5442,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs21.lstatSync(file);
+    fs22.lstatSync(file);
   } catch {
     return;
   }
@@ -5366,7 +5453,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs21.unlinkSync(file);
+        fs22.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -5378,12 +5465,12 @@ async function clearSession(target, key) {
 init_read();
 
 // src/io/root.ts
-import * as fs22 from "node:fs";
+import * as fs23 from "node:fs";
 import * as os4 from "node:os";
-import * as path29 from "node:path";
+import * as path30 from "node:path";
 function has(dir, name) {
   try {
-    fs22.lstatSync(path29.join(dir, name));
+    fs23.lstatSync(path30.join(dir, name));
     return true;
   } catch {
     return false;
@@ -5391,14 +5478,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs22.lstatSync(path29.join(dir, name)).isDirectory();
+    return fs23.lstatSync(path30.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs22.readdirSync(path29.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs23.readdirSync(path30.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -5407,14 +5494,14 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path29.dirname(dir)) {
+  for (let dir = cwd;; dir = path30.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path29.dirname(dir) === dir)
+    if (path30.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -5429,7 +5516,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
       return invalidScopeArgument();
     if (!stop)
       return null;
-    const wanted = path30.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path31.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -5473,7 +5560,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
 }
 function existingDirectory(dir) {
   try {
-    return fs23.statSync(dir).isDirectory() ? fs23.realpathSync(dir) : null;
+    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -5718,12 +5805,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs24 from "node:fs";
+import * as fs25 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs24.fstatSync(fd);
+    return fs25.fstatSync(fd);
   } catch {
     return null;
   }
@@ -5743,7 +5830,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs24.readSync(0, buf, 0, buf.length, null);
+      n = fs25.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -5811,7 +5898,7 @@ function readBounded(deadlineMs) {
     const c = collector(deadlineMs, resolve, () => {});
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs24.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs25.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;

@@ -86,8 +86,8 @@ function pathOnce(verbose: boolean): (value: string) => void {
   };
 }
 
-function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: string) => void): void {
-  const lines = approvalLines(item, verbose, true);
+function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: string) => void, scope: string | null): void {
+  const lines = approvalLines(item, verbose, true, scope);
   if (lines.length > 0) showPath(item.task.oracle.path);
   for (const line of lines) out(line);
   if (item.problem) err(`kbz: ${item.problem}`);
@@ -232,7 +232,7 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       env: process.env,
       observer: {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
-        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath)),
+        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath, scope)),
         willRun: (tasks) => {
           const warning = tasks.length > 0 ? checkContainment().warning : null;
           if (warning) err(warning);

@@ -43,7 +43,7 @@ function locationOption(argv: HookArgs, host: HostName): Location {
 
 const TRUST_HINT = "codex skips an untrusted hook (silently under codex exec): open codex, run /hooks and trust kbz's Stop hook";
 
-function report_(o: InstallOutcome, host: HostName, command: string | null, scope: string | null, location: Location): void {
+function report_(o: InstallOutcome, host: HostName, command: string | null, location: Location): void {
   switch (o.result) {
     case "already-installed":
       out(`Already installed in ${o.target} (idempotent, nothing changed).`);
@@ -55,14 +55,14 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, scop
       out(`Removed kbz stop hook (${o.removed} handler(s)) from ${o.target}. Sibling handlers were preserved.`);
       return;
     case "installed":
-      out(`Installed kbz stop hook for ${host} into ${o.target}`);
-      out(`  events:  ${TARGETS[host].events.join(", ")}`);
+      // Short (issue 30): where, for which events, the command, a backup when one was made, unlazy's
+      // note, the deny rules; the scope is in the command (--scope) and --json keeps every field.
+      out(`Installed kbz stop hook for ${host} into ${o.target} (${TARGETS[host].events.join(", ")})`);
       out(`  command: ${command}`);
-      out(`  scope:   ${scope ?? "resolved per session/scope"}`);
-      out(`  backup:  ${o.backup ?? "not needed for a new file"}`);
-      out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.");
+      if (o.backup) out(`  backup:  ${o.backup}`);
+      out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored (local state)");
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
-      if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) refusing the agent the person's acts (approve, sign, approvals revoke/prune/policy, hook uninstall)`);
+      if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) keep the person's acts from the agent`);
       if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);
       if (host === "copilot") out(`  deny:    Copilot has no rules file for this; start it with ${COPILOT_DENY}`);
   }
@@ -100,7 +100,7 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
   });
   const handlers = command === null ? null : Object.fromEntries(t.events.map((e) => [e, t.handler(command!, e)]));
   const fields = { agent: host, target: outcome.target, command, events: t.events, handlers, scope, backup: outcome.backup, removed: outcome.removed };
-  return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, scope, location));
+  return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, location));
 }
 
 function placeLine(p: HookPlace, trust: "counts" | "note" | null): string {

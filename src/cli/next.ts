@@ -1,7 +1,7 @@
 // kbz next: the next allocation for a scope (docs/formats.md#next-output). Read-only: never claims, launches or writes.
-import { UsageError } from "../core/errors.ts";
+import { kindOf, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
-import { ScheduleInputError, ScopeBusyError } from "../core/plan/errors.ts";
+import { ScopeBusyError } from "../core/plan/errors.ts";
 import { EmptyPlanError } from "../core/plan/table.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { exitFor, type Advice } from "../core/schedule/advise.ts";
@@ -15,7 +15,6 @@ import { RefusedError } from "../ops/refused.ts";
 import { isValidId as validWave } from "../core/workspace/ids.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { isValidId } from "../core/workspace/ids.ts";
-import { ReadError } from "../core/errors.ts";
 import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { envelope, err, errorEntries, fail, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
@@ -124,9 +123,9 @@ async function run(argv: NextArgs): Promise<ExitCode> {
   } catch (e) {
     if (e instanceof EmptyPlanError) return emptyPlan(snapScope, asJson);
     if (e instanceof ScopeBusyError) return busy(e, asJson);
-    if (e instanceof ScheduleInputError || e instanceof UsageError || e instanceof ReadError) return invalid(e, asJson);
-    // A file system failure (permissions, I/O) is still one invalid object, as schedule.mjs prints.
-    if (typeof (e as NodeJS.ErrnoException)?.code === "string") return invalid(e as Error, asJson);
+    // Every failure to read or schedule the scope (a flag, a file, the file system) is one invalid
+    // object, as schedule.mjs prints; only a bug in kbz is not.
+    if (e instanceof Error && kindOf(e) !== "bug") return invalid(e, asJson);
     throw e;
   }
   const exit = exitFor(advice.action);

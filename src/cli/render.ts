@@ -10,6 +10,7 @@ import { statusView } from "../ops/status.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
 import { err, out, printWarnings } from "./output.ts";
 import { plural } from "../core/text/plural.ts";
+import { kbz } from "../core/text/command.ts";
 
 /**
  * `shown`: the snapshot is only shown (the built-in demo), so the run succeeded whatever its verdict.
@@ -48,7 +49,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false, all 
  * The stdout lines for one approval decision (none when it was already approved). Short form: the
  * PATH is left out (printed once, summarised, by pathSummaryLine); verbose is unlazy's transcript.
  */
-export function approvalLines(item: ApprovalItem, verbose = true, bySignature = false): string[] {
+export function approvalLines(item: ApprovalItem, verbose = true, bySignature = false, scope: string | null = null): string[] {
   const t = item.task;
   if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
   // Consent covers what was shown (issue 28 item 5): an approval prints the whole oracle it approves.
@@ -67,7 +68,10 @@ export function approvalLines(item: ApprovalItem, verbose = true, bySignature = 
   if (item.status === "required") {
     // Only kbz check takes --approve=<sig>; the other verbs approve what they printed with --approve.
     const flag = bySignature ? `--approve=${sig}` : "--approve";
-    lines.push(verbose ? `    NOT RUN: inspect this oracle, then re-run with ${flag}` : `    NOT RUN: have the user review this oracle; once they approve, re-run with ${flag}`);
+    // Short form: who approves and where (the agent's own --approve is refused under the person
+    // policy, so it is never told to re-run with it), then the same check again (issue 30 trial).
+    const person = `a person approves it in their terminal (${kbz("approve", scope ? { scope } : {})}, or ${flag}); then run ${kbz("check", scope ? { scope } : {})} again`;
+    lines.push(verbose ? `    NOT RUN: inspect this oracle, then re-run with ${flag}` : `    NOT RUN: ${person}`);
   }
   if (item.status === "recorded") lines.push(verbose ? `    APPROVED: ${item.record}` : `  APPROVED ${t.qid}`);
   return lines;

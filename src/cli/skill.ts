@@ -33,9 +33,9 @@ function install(argv: SkillArgs): ExitCode {
   } else if (result === "already-installed") {
     out(`Already installed in ${dir} (idempotent, nothing changed).`);
   } else {
-    out(`Installed the ${SKILL_NAME} skill for ${agent} into ${dir}`);
-    out(`  written:   ${o.written.join(", ")}`);
-    if (o.unchanged.length) out(`  unchanged: ${o.unchanged.join(", ")}`);
+    // Short (issue 30): the folder and the counts; --json lists every file.
+    const unchanged = o.unchanged.length ? `, ${o.unchanged.length} unchanged` : "";
+    out(`Installed the ${SKILL_NAME} skill for ${agent} into ${dir} (${o.written.length} files written${unchanged}; --json lists them)`);
   }
   return 0;
 }

@@ -1,13 +1,12 @@
 // kbz structure: split/regroup events, recovery, the independent check (the S_STRUCTURE oracle)
 // and the worker handoff verbs (docs/formats.md#structure-requests, docs/formats.md#structure-selection, docs/formats.md#handoff). With --json every action prints one
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
-import { KbzError, UsageError } from "../core/errors.ts";
+import { KbzError, kindOf, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import { regroupByName, splitByName, applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
 import { StructureError } from "../core/structure/model.ts";
 import type { Action } from "../core/structure/plan.ts";
 import { isValidId } from "../core/workspace/ids.ts";
-import { isInfrastructure } from "../ops/refused.ts";
 import { outputMode, requireScope, rootFor, usage } from "./context.ts";
 import { emit, envelope, fail, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
@@ -144,7 +143,8 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       throw e;
     }
   } catch (e) {
-    if (e instanceof StructureError || e instanceof UsageError || (e instanceof Error && isInfrastructure(e))) return invalid(action, e, asJson);
+    // Every failure of a structure action is structure.mjs's invalid object; only a bug in kbz is not.
+    if (e instanceof Error && kindOf(e) !== "bug") return invalid(action, e, asJson);
     throw e;
   }
 }

@@ -1,7 +1,7 @@
 // kbz verify: acceptance receipts that are reused only while their inputs are unchanged
 // (docs/formats.md#receipts). `run` checks once and records; `audit` and `explain` only read.
 import * as path from "node:path";
-import { UsageError } from "../core/errors.ts";
+import { isDeliberate, type KbzError, UsageError } from "../core/errors.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { cwdShown, pathFacts } from "../core/run/show.ts";
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
@@ -132,15 +132,18 @@ function explain(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
   return exit;
 }
 
-/** verify-once's INVALID: `<file>:<line>: …` for file content, else `kbz: …`; with --json one object. */
-function invalid(e: VerificationError | UsageError, asJson: boolean): ExitCode {
+/**
+ * verify-once's INVALID for a usage or input failure: a receipt's own failure in its wording
+ * (`<file>:<line>: …` for file content, else `kbz: …`), any other as every verb prints it; with
+ * --json one object.
+ */
+function invalid(e: KbzError, asJson: boolean): ExitCode {
   const verification = e instanceof VerificationError ? e : null;
   // verify-once's INVALID object keys (status, reason, file/line/path/detail) stay inside the envelope.
   if (asJson) return fail(e, true, { status: "INVALID", reason: verification?.reason ?? e.message, ...verification?.where });
-  if (verification?.where.file !== undefined) err(verificationText(verification));
-  else err(`kbz: ${verification ? verificationText(verification) : e.message}`);
+  if (!verification) return fail(e, false);
+  err(verification.where.file !== undefined ? verificationText(verification) : `kbz: ${verificationText(verification)}`);
   if (e.hint && e.hint !== USAGE_HINT) err(`  hint: ${e.hint}`);
-  if (e instanceof UsageError) err(USAGE_HINT);
   return 2;
 }
 
@@ -159,7 +162,7 @@ export async function handleVerify(argv: VerifyArgs): Promise<ExitCode> {
     if (action === "run") return await run(argv, root, asJson);
     return action === "audit" ? audit(argv, root, asJson) : explain(argv, root, asJson);
   } catch (e) {
-    if (e instanceof VerificationError || e instanceof UsageError) return invalid(e, asJson);
+    if (isDeliberate(e) && (e.kind === "usage" || e.kind === "input")) return invalid(e, asJson);
     throw e;
   }
 }

@@ -64,6 +64,11 @@ export function kindOf(e: unknown): ErrorKind {
   return "infrastructure";
 }
 
+/** A failure kbz raised on purpose (a KbzError of any kind but bug): its message and hint say what to fix. */
+export function isDeliberate(e: unknown): e is KbzError {
+  return e instanceof KbzError && e.kind !== "bug";
+}
+
 /** The text of any thrown value: a KbzError located, another Error's message. */
 export function describe(e: unknown): string {
   if (e instanceof KbzError) return e.located();

@@ -31,13 +31,19 @@ export interface StatusReport {
   dispatch: { resolved: string[]; blocking: string[]; abandoned: string[] } | null;
 }
 
-export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] = {}): { report: StatusReport; reduction: Reduction } {
+/** The verdict of a snapshot without its per-gate rows (the dashboard draws its own rows). */
+export function statusReduction(snap: Snapshot, more: Parameters<typeof reduce>[1] = {}): Reduction {
   const d = snap.dispatch;
-  const reduction = reduce(snap.gates, {
+  return reduce(snap.gates, {
     ...more,
     blocking: [...(more.blocking ?? []), ...(d?.blocking ?? []), ...(snap.removed ?? [])],
     abandoned: [...(more.abandoned ?? []), ...(d?.abandoned ?? [])],
   });
+}
+
+export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] = {}): { report: StatusReport; reduction: Reduction } {
+  const d = snap.dispatch;
+  const reduction = statusReduction(snap, more);
   const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));
   const rows: GateRow[] = snap.gates.map((v) => ({
     qid: v.qid,

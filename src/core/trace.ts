@@ -236,6 +236,8 @@ export interface OracleStored {
   evidence: string;
   signature: string;
   files: Record<string, string>; // root-relative key (or package.json#scripts.<name>) → digest
+  stat?: Record<string, string>; // key → the file's identity when hashed (io/oracle/identity.ts)
+  filesFrom?: string; // the files are exactly those the CHECK names from this real directory
 }
 
 export const ORACLE_FILES_SET = "oracle-files";
@@ -244,7 +246,7 @@ export function oracleFileName(key: string): string {
   return `oracle:${key}`;
 }
 
-export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string }> {
+export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string; stat?: Record<string, string>; filesFrom?: string }> {
   const depends: Record<string, string> = {};
   for (const [key, digest] of Object.entries(s.files)) depends[oracleFileName(key)] = digest;
   return {
@@ -255,7 +257,8 @@ export function oracleRecord(file: string, gateId: string, s: OracleStored): Tra
     depends,
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
-    detail: { signature: s.signature },
+    // The identities are detail, so recordDigest (what an attestation binds) covers them.
+    detail: s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) } : { signature: s.signature },
   };
 }
 
@@ -348,9 +351,10 @@ export interface World {
   inputs(cwd: string, inputs: readonly string[], ledger: string): InputsNow;
   /**
    * The oracle files of `gate` of `file` now (key → digest, io/oracle/binding.ts), or the reason it
-   * cannot be bound; absent in worlds that keep no oracle records.
+   * cannot be bound; absent in worlds that keep no oracle records. `record`: the pass record being
+   * checked, whose file identities (if any) let a file unchanged since its pass skip hashing.
    */
-  oracle?(file: string, gate: Gate, ranIn?: string | null): Readonly<Record<string, string>> | { error: string };
+  oracle?(file: string, gate: Gate, ranIn?: string | null, record?: TraceRecord): Readonly<Record<string, string>> | { error: string };
 }
 
 /** Every record kept for the ledgers of one read (by ledger file, absolute) and the world now. */
@@ -459,7 +463,7 @@ export function oracleReason(record: TraceRecord | undefined, g: Gate, world: Wo
   if (verify(record, key).status === "missing") return null;
   // Bound where the pass ran (its evidence's cwd=): `kbz verify run` and `--cwd` run a ledger
   // elsewhere than its own folder, and the CHECK's files are named relative to that directory.
-  const now = world.oracle(file, g, evidenceCwd(g.evidence));
+  const now = world.oracle(file, g, evidenceCwd(g.evidence), record);
   if ("error" in now && typeof now.error === "string") return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now as Readonly<Record<string, string>>;
   const v = verify(record, {

@@ -6,7 +6,7 @@
 // (core/snapshot.ts, core/schedule/facts.ts) check the records with core/trace.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { inputsRecord, oracleRecord, probeRecord, type OracleStored, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
+import { inputsRecord, oracleFileName, oracleRecord, probeRecord, type OracleStored, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { DeadlineError } from "./deadline.ts";
 import { readRecordFile, realOf, recordFileName } from "./recordFiles.ts";
@@ -14,7 +14,8 @@ import { expandInputs, TOO_MANY_INPUTS } from "./inputs/expand.ts";
 import { digestFile, INPUTS_DIR } from "./inputs/store.ts";
 import { PROBES_DIR } from "./check/probeStore.ts";
 import { ORACLES_DIR } from "./oracle/store.ts";
-import { oracleBinding } from "./oracle/binding.ts";
+import { oracleFiles } from "./oracle/binding.ts";
+import { currentIdentity, recordedFiles } from "./oracle/identity.ts";
 import type { Gate } from "../core/ledger/model.ts";
 import { ledgerBase } from "../core/workspace/inside.ts";
 
@@ -64,23 +65,47 @@ export class DigestWalk implements World {
     this.realRoot = realOf(root);
   }
 
-  /** The oracle binding's files of one gate now (io/oracle/binding.ts), each file hashed once per walk. */
-  oracle(file: string, gate: Gate, ranIn: string | null = null): Record<string, string> | { error: string } {
+  /**
+   * The oracle binding's files of one gate now (io/oracle/binding.ts), each file hashed at most
+   * once per walk; a file whose identity is the one `record` (the gate's pass record) kept for it
+   * is not hashed at all (io/oracle/identity.ts).
+   */
+  oracle(file: string, gate: Gate, ranIn: string | null = null, record?: TraceRecord): Record<string, string> | { error: string } {
     const base = this.explicit ? ledgerBase(file) : this.root;
     const dir = gate.cwd ? path.resolve(base, gate.cwd) : base;
     const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
+    if (record) {
+      const kept = recordedFiles(record.detail, record.depends, gate, cwd, this.realRoot, (abs) => this.identity(abs));
+      if (kept) return kept;
+    }
+    const known = knownFiles(record);
     try {
       const display = isInside(this.root, file) ? path.relative(this.root, file) : file;
-      return oracleBinding({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf: (abs, compute) => this.cached(abs, compute) }).files;
+      const digestOf = (abs: string, compute: () => string, key: string) => this.oracleDigest(abs, compute, known?.(key, abs));
+      return oracleFiles({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf, packages: this.packages });
     } catch (e) {
       return { error: (e as Error).message };
     }
   }
 
+  private readonly packages = new Map<string, Record<string, unknown> | null>();
+  /** Digests this walk computed: the only ones shared between gates. */
   private readonly oracleDigests = new Map<string, string>();
-  private cached(abs: string, compute: () => string): string {
+  private readonly identities = new Map<string, string | null>();
+
+  /** A file's identity now (io/oracle/identity.ts), one stat per walk. */
+  private identity(abs: string): string | null {
+    let now = this.identities.get(abs);
+    if (now === undefined) this.identities.set(abs, (now = currentIdentity(abs)));
+    return now;
+  }
+
+  /** A file's digest: computed once per walk, or the one its gate's own record vouches for while its identity holds. */
+  private oracleDigest(abs: string, compute: () => string, recorded: { digest: string; identity: string } | undefined): string {
     let d = this.oracleDigests.get(abs);
-    if (d === undefined) this.oracleDigests.set(abs, (d = compute()));
+    if (d !== undefined) return d;
+    if (recorded && this.identity(abs) === recorded.identity) return recorded.digest; // never shared: it is this record's word
+    this.oracleDigests.set(abs, (d = compute()));
     return d;
   }
 
@@ -134,6 +159,17 @@ export class DigestWalk implements World {
     }
     return { files, refusal: null };
   }
+}
+
+/** A pass record's file identities (io/oracle/identity.ts) as a lookup of key → recorded digest and identity. */
+function knownFiles(record: TraceRecord | undefined): ((key: string, abs: string) => { digest: string; identity: string } | undefined) | null {
+  const stat = (record?.detail as { stat?: Record<string, unknown> } | undefined)?.stat;
+  if (!record || !stat || typeof stat !== "object") return null;
+  return (key) => {
+    const identity = Object.hasOwn(stat, key) ? stat[key] : undefined;
+    const digest = record.depends[oracleFileName(key)];
+    return typeof identity === "string" && typeof digest === "string" ? { digest, identity } : undefined;
+  };
 }
 
 /**

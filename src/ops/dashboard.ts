@@ -3,21 +3,22 @@
 // never writes. The dashboard calls `DashboardReader.read()` after each watcher event (one
 // watcher → one read → one reducer action); a read whose inputs hash like the last one hands
 // back the same view, so an event storm never causes a redraw storm.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { ReadError, UsageError } from "../core/errors.ts";
 import { sha256HexOfParts } from "../core/util/hash.ts";
-import { statusReport, type StatusReport } from "../core/report.ts";
+import { statusReduction } from "../core/report.ts";
 import type { Reduction } from "../core/ledger/state.ts";
-import type { LedgerEntry, Snapshot } from "../core/snapshot.ts";
+import type { Snapshot } from "../core/snapshot.ts";
 import { listScopes, resolveTarget } from "../io/discover.ts";
-import { loadLedgerFile, loadSnapshot, ScopeTextCache } from "../io/read.ts";
+import { loadSnapshot } from "../io/read.ts";
+import { DashCache } from "./dashboardCache.ts";
+import type { Changed } from "./dashboardWatch.ts";
 import type { Env } from "../io/run/shell.ts";
 import { coordination } from "../io/store/active.ts";
 import { loadApprovals, type ApprovalsView } from "./dashboardActs.ts";
 import { loadPlanView, planProblem, type PlanView } from "./dashboardPlan.ts";
 
-export { listScopes };
+export { listScopes, DashCache };
 export type { Env };
 export const LOG_TAIL_LINES = 500;
 
@@ -29,7 +30,7 @@ export interface LogTail {
 
 export interface DashData {
   snapshot: Snapshot;
-  report: StatusReport;
+  /** The verdict and counts (`kbz status`'s, without its 50,000 rows at 10,000 leaves: the panels draw their own). */
   reduction: Reduction;
   log: LogTail;
   /** PLAN.md, the scheduler's view and its advice; null without a scope or a PLAN.md. */
@@ -55,51 +56,6 @@ export interface DashSource {
   scope: string | null;
   slots: number; // the Queue's `kbz next --slots`
   env: Env; // PATH, shell and approval store: what an approval binds
-}
-
-function lstatOrNull(file: string): fs.BigIntStats | null {
-  try {
-    return fs.lstatSync(file, { bigint: true }) as fs.BigIntStats;
-  } catch {
-    return null;
-  }
-}
-
-function sameState(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
-  return a.dev === b.dev && a.ino === b.ino && a.mode === b.mode && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-
-/**
- * The one cache of a long-lived reader: file texts by the stable reader's rule (ScopeTextCache:
- * same inode, type, size and times, one link), and each ledger's parsed entry while its text is
- * the cached one. The status side and the plan side read the same leaf ledgers through it.
- */
-export class DashCache {
-  readonly texts = new ScopeTextCache();
-  private readonly entries = new Map<string, { text: string; root: string; constrained: boolean; entry: LedgerEntry }>();
-
-  readonly load = (file: string, root: string, constrained: boolean, realDirs?: Map<string, string>): LedgerEntry => {
-    const before = lstatOrNull(file);
-    const hit = this.texts.get(file, before);
-    const known = this.entries.get(file);
-    if (hit && known && known.text === hit.text && known.root === root && known.constrained === constrained) return known.entry;
-    // Parsed once for both sides: the plan side's reader asks the same text cache for this ledger.
-    const entry = loadLedgerFile(file, root, constrained, realDirs, (text, stem) => {
-      this.texts.set(file, before, text);
-      return this.texts.ledger(file, text, stem);
-    });
-    const text = entry.unreadable ? null : (entry.ledger?.text ?? null);
-    const after = text === null ? null : lstatOrNull(file);
-    // Remembered only when the file did not move while it was read; problems are re-read each time.
-    if (text !== null && before && after && sameState(before, after)) {
-      this.texts.set(file, after, text);
-      this.entries.set(file, { text, root, constrained, entry });
-    } else {
-      this.texts.set(file, null, null);
-      this.entries.delete(file);
-    }
-    return entry;
-  };
 }
 
 function readLogTail(root: string, scope: string | null, inputs: string[]): LogTail {
@@ -139,7 +95,7 @@ export function readDashboard(src: DashSource, cache?: DashCache, kept?: { plan:
   const snapshot = loadSnapshot(target, cache?.load);
   const scopes = target.mode === "scope" ? listScopes(src.root) : [];
   const inputs: string[] = [target.mode, target.scope ?? "", ...target.files, ...scopes];
-  for (const l of snapshot.ledgers) inputs.push(l.ledger?.text ?? "", ...l.problems.map((p) => `${p.line}:${p.message}`));
+  for (const l of snapshot.ledgers) inputs.push(cache ? cache.token(l) : (l.ledger?.text ?? ""), ...l.problems.map((p) => `${p.line}:${p.message}`));
   for (const p of snapshot.problems) inputs.push(`${p.file}:${p.line}:${p.message}`);
   for (const g of snapshot.gates) if (g.reason) inputs.push(`${g.qid}:${g.state}:${g.reason}`);
   inputs.push(JSON.stringify(snapshot.dispatch ?? null), ...(snapshot.removed ?? []));
@@ -158,8 +114,8 @@ export function readDashboard(src: DashSource, cache?: DashCache, kept?: { plan:
   }
   const planHash = kept ? kept.hash : digest(planInputs);
   inputs.push(planHash);
-  const { report, reduction } = statusReport(snapshot);
-  return { kind: "ready", root: src.root, data: { snapshot, report, reduction, log, plan, approvals, scopes, planKept: !!kept, planHash, hash: digest(inputs) } };
+  const reduction = statusReduction(snapshot);
+  return { kind: "ready", root: src.root, data: { snapshot, reduction, log, plan, approvals, scopes, planKept: !!kept, planHash, hash: digest(inputs) } };
 }
 
 /** The hash that decides whether a read changed anything. */
@@ -195,11 +151,15 @@ export class DashboardReader {
    * One read of everything the view shows. With `plan` false the plan side (PLAN.md and `kbz
    * next`'s snapshot, the costliest part of a big scope) is kept from the last read of the same
    * scope: the Gates, Approvals and Log panels do not show it, and a write reaches them sooner.
+   * `changed`: the files a watcher event named (the other ledgers are taken as last read);
+   * absent or null, every file is checked.
    */
-  read(opts: { plan: boolean } = { plan: true }): DashView {
+  read(opts: { plan: boolean; changed?: Changed } = { plan: true }): DashView {
     let next: DashView;
     const last = this.last;
     const kept = !opts.plan && last?.kind === "ready" && last.data.snapshot.target.scope === this.src.scope ? { plan: last.data.plan, hash: last.data.planHash } : null;
+    // A read named by a watcher event re-reads only the ledgers it named (ops/dashboardCache.ts).
+    this.cache.expect(opts.changed ?? null);
     try {
       next = readDashboard(this.src, this.cache, kept);
     } catch (e) {

@@ -2,18 +2,18 @@
 // comes), a person's approval of exactly the oracle shown, probing, signing, and the last run of
 // a gate: all through the functions `kbz check`, `kbz check --probe` and `kbz sign` use. Nothing
 // here decides what an approval binds or when a gate is met.
+import * as path from "node:path";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
 import { noteApproved } from "../io/run/attest.ts";
-import { UsageError } from "../core/errors.ts";
+import { isDeliberate, UsageError } from "../core/errors.ts";
 import { readLastRun, type LastRun } from "../io/check/lastrun.ts";
 import { baseDir, cwdShown, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
 import { snapshotForRequest } from "../io/read.ts";
 import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
 import type { GateView } from "../core/snapshot.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
+import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import type { Env } from "../io/run/shell.ts";
-import { OracleError } from "../io/oracle/binding.ts";
 import { storeFor } from "../io/store/active.ts";
 import { checkEvents, logEvent } from "../io/store/events.ts";
 import { killAllChecks } from "../io/run/watchdog.ts";
@@ -26,6 +26,15 @@ export interface ApprovalsView {
   settings: RunSettings | null;
   storeDir: string | null;
   problem: string | null;
+  /** Every file an approval of a runnable gate binds (absolute): the dashboard watches them. */
+  oracleFiles: string[];
+}
+
+/** The files the tasks' oracles bind (a script `package.json#scripts.test` is its package.json). */
+export function oracleFilesOf(root: string, tasks: readonly CheckTask[]): string[] {
+  const files = new Set<string>();
+  for (const t of tasks) for (const key of Object.keys(t.oracle.bound?.files ?? {})) files.add(path.resolve(root, key.replace(/#scripts\..*$/, "")));
+  return [...files].sort();
 }
 
 export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
@@ -34,6 +43,7 @@ export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
     settings,
     storeDir,
     problem,
+    oracleFiles: [],
   });
   if (snap.problems.length > 0) return none("the ledgers are invalid (see Gates); nothing can be approved");
   const root = snap.target.root;
@@ -50,9 +60,9 @@ export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
   try {
     const store = new ApprovalStore(storeDir, root);
     const tasks = pendingTasks(snap, settings, true);
-    return { items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)), settings, storeDir, problem: null };
+    return { items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)), settings, storeDir, problem: null, oracleFiles: oracleFilesOf(root, tasks) };
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ApprovalStoreError) return none(e.located(), settings, storeDir);
+    if (isDeliberate(e)) return none(e.located(), settings, storeDir);
     throw e;
   }
 }
@@ -129,7 +139,7 @@ export function gateApproval(snap: Snapshot, view: ApprovalsView, gate: GateView
     const store = new ApprovalStore(view.storeDir, snap.target.root);
     return { oracle, signature: oracleSignature(oracle), approved: store.isApproved(gate.file, gate.gate.id, oracle), shell: view.settings.shell };
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ApprovalStoreError || e instanceof OracleError) return { problem: e.message };
+    if (isDeliberate(e)) return { problem: e.message };
     throw e;
   }
 }

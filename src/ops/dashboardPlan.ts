@@ -2,7 +2,6 @@
 // advice, all from the core modules `kbz next` uses. The TUI only lays the result out.
 import * as path from "node:path";
 import { parseDispatch } from "../core/dispatch/waves.ts";
-import { ScheduleInputError } from "../core/plan/errors.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, withLeafStates, type Plan } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
@@ -10,7 +9,7 @@ import { readConsistent, type ScopeTextCache } from "../io/read.ts";
 import { CHANGED, factsFrom } from "../ops/facts.ts";
 import type { LeaseView } from "../core/dispatch/lease-record.ts";
 import type { NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
-import { ReadError } from "../core/errors.ts";
+import { isDeliberate, ReadError } from "../core/errors.ts";
 
 export interface PlanView {
   plan: Plan | null; // null when PLAN.md itself is unreadable or invalid (`problem` says why)
@@ -25,10 +24,10 @@ export interface PlanView {
 
 const compare = idCompare("natural");
 
+/** A scope the plan side cannot read or schedule is a problem it shows; anything else propagates. */
 function located(e: unknown): string {
-  if (e instanceof ScheduleInputError) return e.located();
-  if (e instanceof ReadError) return e.located();
-  throw e;
+  if (!isDeliberate(e)) throw e;
+  return e.located();
 }
 
 /** Layer of each leaf: one more than its deepest need (layout only; the order is core's Kahn order). */

@@ -1,5 +1,4 @@
 // The scope picker's rows: each scope's verdict and counts, read with the status reader.
-import { UsageError } from "../core/errors.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { statusReport } from "../core/report.ts";
 import { loadSnapshot } from "../io/read.ts";
@@ -30,7 +29,7 @@ export function scopeSummary(root: string, scope: string): ScopeSummary {
       gates: report.counts.gates,
     };
   } catch (e) {
-    if (e instanceof UsageError || e instanceof Error) return { scope, verdict: `cannot read: ${e.message}`, tone: "bad", met: 0, gates: 0 };
+    if (e instanceof Error) return { scope, verdict: `cannot read: ${e.message}`, tone: "bad", met: 0, gates: 0 };
     throw e;
   }
 }

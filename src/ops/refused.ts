@@ -1,16 +1,11 @@
 // What a use case refuses with (exit 2, nothing written), and the wrapper that turns a bare system
 // error of an effect into one. Errors are told apart by kind (core/errors.ts), never by class.
-import { type ErrorInit, KbzError, kindOf } from "../core/errors.ts";
+import { type ErrorInit, KbzError } from "../core/errors.ts";
 
 export class RefusedError extends KbzError {
   constructor(message: string, init: ErrorInit = {}) {
     super(message, { code: "refused", ...init });
   }
-}
-
-/** Is this the world failing (a write, a lock, the status log, the coordinator, a system call)? */
-export function isInfrastructure(e: unknown): boolean {
-  return kindOf(e) === "infrastructure";
 }
 
 /**

@@ -159,7 +159,7 @@ function Header() {
   if (view?.kind === "ready") {
     const t = view.data.snapshot.target;
     where = t.scope ? `scope ${t.scope}` : t.mode === "legacy" ? "GATES.md + gates/" : "explicit ledgers";
-    const r = view.data.report;
+    const r = view.data.reduction;
     if (view.data.snapshot.problems.length > 0) {
       verdict = problemsText(view.data.snapshot.problems.length);
       tone = "bad";
@@ -212,7 +212,7 @@ export function demoCall(ui: UIState): { text: string; tone: "warn" | "ok" | "in
   const manual = rootTurn ? data.snapshot.gates.find((g) => open(g) && g.gate.check === null) : undefined;
   if (runnable) return { text: narrow ? `▶ 3, select ${runnable.qid}, r runs it` : `▶ your turn: run the approved checks: press 3 (Gates), select ${runnable.qid}, r`, tone: "warn" };
   if (manual) return { text: narrow ? `▶ 3, select ${manual.qid}, s signs` : `▶ your turn: sign the manual gate ${manual.qid}: press 3 (Gates), select it, s`, tone: "warn" };
-  if (data.report.verdict === "all-met") return { text: "✓ ALL MET: the demo is done (q quits)", tone: "ok" };
+  if (data.reduction.verdict === "all-met") return { text: "✓ ALL MET: the demo is done (q quits)", tone: "ok" };
   return { text: "▶ watch the leaves advance (1 Graph, 2 Queue)", tone: "info" };
 }
 

@@ -6,7 +6,7 @@ import { useApp, useStdin } from "ink";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { DashboardReader, type DashData, type DashSource } from "../ops/dashboard.ts";
 import type { ProbeShown } from "../ops/dashboardActs.ts";
-import { watchDashboard } from "../ops/dashboardWatch.ts";
+import { watchDashboard, type Changed, type WorkspaceWatch } from "../ops/dashboardWatch.ts";
 import { DEFAULT_SLOTS } from "../ops/next.ts";
 import type { Env } from "../ops/dashboard.ts";
 import { makeActs, type Acts } from "./acts.ts";
@@ -101,21 +101,42 @@ function useDashReducer(initial: () => DashState): [DashState, (a: Action) => vo
 const PLAN_PANELS: readonly PanelId[] = ["graph", "queue"];
 
 /**
+ * Once the screen has been still this long after a read that trusted the watcher's names
+ * (ops/dashboardCache.ts), one read checks every file: an event the system dropped shows then.
+ */
+export const VERIFY_MS = 3000;
+
+/**
  * The one watcher → one read → one reducer path: every burst of file events reads once and
  * dispatches `loaded`. The read includes the plan side while a panel that shows it is open; a
- * switch to such a panel reads again.
+ * switch to such a panel reads again. A burst's read re-reads only the files its events named;
+ * any other reload (no argument) checks every file.
  */
-function useFeed(reader: DashboardReader, dispatch: (a: Action) => void, watch: boolean, live: { current: DashState }, alwaysPlan: boolean): () => void {
+function useFeed(reader: DashboardReader, dispatch: (a: Action) => void, watch: boolean, live: { current: DashState }, alwaysPlan: boolean): (changed?: Changed) => void {
+  const watcher = useRef<WorkspaceWatch | null>(null);
+  const verify = useRef<ReturnType<typeof setTimeout> | null>(null);
   const reload = useCallback(
-    () => dispatch({ type: "loaded", view: reader.read({ plan: alwaysPlan || PLAN_PANELS.includes(live.current.panel) }) }),
+    (changed?: Changed) => {
+      if (verify.current) clearTimeout(verify.current);
+      verify.current = changed ? setTimeout(() => reload(), VERIFY_MS) : null;
+      const view = reader.read({ plan: alwaysPlan || PLAN_PANELS.includes(live.current.panel), changed });
+      // The oracle files of this read are watched from now on (a checker script edited elsewhere).
+      if (view.kind === "ready") watcher.current?.follow(view.data.approvals.oracleFiles);
+      dispatch({ type: "loaded", view });
+    },
     [reader, dispatch, live, alwaysPlan],
   );
   useEffect(() => {
     if (!watch) return;
     const w = watchDashboard(reader.source.root, () => reader.source.scope, reload);
-    // A write between the first read and the watcher's initial scan raises no event: look once more.
-    void w.ready.then(reload);
-    return () => void w.close();
+    watcher.current = w;
+    // A write between the first read and the watcher's start raises no event: look once more.
+    void w.ready.then(() => reload());
+    return () => {
+      if (verify.current) clearTimeout(verify.current);
+      watcher.current = null;
+      void w.close();
+    };
   }, [reader, watch, reload]);
   return reload;
 }

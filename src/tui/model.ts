@@ -121,21 +121,29 @@ export function buildModel(data: DashData | null, prev: { data: DashData | null;
   const same = prev?.data;
   const gates = same && same.snapshot === data.snapshot ? prev!.model.gates : gateRows(data.snapshot);
   const log = same && same.log === data.log ? prev!.model.log : logLines(data.log);
-  const states = leafStates(data.plan);
-  const leaves = graphRows(data.plan, states);
-  let idW = 4;
-  for (const l of leaves) if (l.row.id.length > idW) idW = l.row.id.length;
   let gateW = 6;
   for (const g of data.snapshot.gates) if (g.qid.length > gateW) gateW = g.qid.length;
+  // The plan side is kept while Gates, Approvals or Log is shown (ops/dashboard.ts): a write
+  // then leaves `data.plan` the same object, and its 10,000 leaf rows and queue items with it.
+  const plan = same && same.plan === data.plan ? prev!.model : planModel(data.plan);
   return {
-    states,
-    dependents: dependentsOf(data.plan),
+    states: plan.states,
+    dependents: plan.dependents,
     gates,
-    leaves,
-    queue: queueItems(data.plan, states),
+    leaves: plan.leaves,
+    queue: plan.queue,
     log,
     failed: failedByLeaf(data),
-    leafIdWidth: Math.min(12, idW + 1),
+    leafIdWidth: plan.leafIdWidth,
     gateIdWidth: gateW,
   };
+}
+
+/** What the panels derive from the plan side alone. */
+function planModel(view: PlanView | null): Pick<Model, "states" | "dependents" | "leaves" | "queue" | "leafIdWidth"> {
+  const states = leafStates(view);
+  const leaves = graphRows(view, states);
+  let idW = 4;
+  for (const l of leaves) if (l.row.id.length > idW) idW = l.row.id.length;
+  return { states, dependents: dependentsOf(view), leaves, queue: queueItems(view, states), leafIdWidth: Math.min(12, idW + 1) };
 }

@@ -39,13 +39,10 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     expect(fs.readFileSync(p.shim, "utf8")).toEndWith(`exec ${BIN} hook stop "$@"\n`);
     expect(r.stdout).toBe(
       [
-        `Installed kbz stop hook for claude into ${p.file}`,
-        "  events:  Stop, SubagentStop, TaskCompleted",
+        `Installed kbz stop hook for claude into ${p.file} (Stop, SubagentStop, TaskCompleted)`,
         `  command: ${p.shim} --agent claude --unlazy-hook-v2 --scope api`,
-        "  scope:   api",
-        "  backup:  not needed for a new file",
-        "  note:    keep .unlazy/ and .unlazy-hook-state.json ignored; they are local coordination state.",
-        "  deny:    20 rule(s) refusing the agent the person's acts (approve, sign, approvals revoke/prune/policy, hook uninstall)",
+        "  note:    keep .unlazy/ and .unlazy-hook-state.json ignored (local state)",
+        "  deny:    20 rule(s) keep the person's acts from the agent",
         "",
       ].join("\n"),
     );

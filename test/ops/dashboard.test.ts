@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DashCache, DashboardReader } from "../../src/ops/dashboard.ts";
-import { isWatchedPath } from "../../src/ops/dashboardWatch.ts";
+import { isWatchedPath, watchWorkspace, workspaceFolders, type Changed } from "../../src/ops/dashboardWatch.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
@@ -20,7 +20,116 @@ describe("watched paths", () => {
   });
 });
 
+/** Collect the watcher's bursts; `next` waits for the first burst after it is called. */
+function bursts(root: string) {
+  const seen: Changed[] = [];
+  let wake: (() => void) | null = null;
+  const w = watchWorkspace(root, (c) => {
+    seen.push(c);
+    wake?.();
+  });
+  const next = async (act: () => void): Promise<Changed> => {
+    const n = seen.length;
+    const arrived = new Promise<void>((r) => (wake = r));
+    act();
+    await Promise.race([arrived, Bun.sleep(5000)]);
+    await Bun.sleep(150); // the rest of the burst
+    expect(seen.length).toBeGreaterThan(n);
+    const all = seen.slice(n);
+    return all.includes(null) ? null : new Set(all.flatMap((c) => [...c!]));
+  };
+  return { w, next, seen };
+}
+
+describe("the watcher names what changed", () => {
+  test("the folders it watches: the root, gates/, .unlazy/, each scope and each folder in a scope (never a ledger folder's contents)", () => {
+    const root = tempDir();
+    writeTree(root, { "GATES.md": "x", "gates/a.md": "x", ".unlazy/web/gates/leaf-1.md": "x", ".unlazy/web/PLAN.md": "x", "src/deep/x.ts": "x" });
+    expect(workspaceFolders(root).map((d) => path.relative(root, d) || ".").sort()).toEqual([".", ".unlazy", ".unlazy/web", ".unlazy/web/gates", "gates"]);
+  });
+
+  test("a rename write of a ledger names that ledger; a new scope folder means read everything; an unwatched file raises nothing", async () => {
+    const root = tempDir();
+    writeTree(root, { ".unlazy/web/gates/leaf-1.md": "a", ".unlazy/web/gates/leaf-2.md": "b", "src/x.ts": "x" });
+    const { w, next, seen } = bursts(root);
+    try {
+      const ledger = path.join(root, ".unlazy/web/gates/leaf-1.md");
+      const named = await next(() => writeAtomic(ledger, "changed"));
+      expect(named && [...named]).toEqual([ledger]);
+      // A new scope: its files were never named, so the whole view is read again.
+      expect(await next(() => fs.mkdirSync(path.join(root, ".unlazy/api")))).toBeNull();
+      // ...and from then on it is watched.
+      const inApi = path.join(root, ".unlazy/api/GATES.md");
+      const named2 = await next(() => fs.writeFileSync(inApi, "x"));
+      expect(named2 && [...named2]).toEqual([inApi]);
+      const before = seen.length;
+      fs.writeFileSync(path.join(root, "src/x.ts"), "y");
+      await Bun.sleep(300);
+      expect(seen.length).toBe(before);
+    } finally {
+      await w.close();
+    }
+  });
+
+  test("followed oracle files (a checker script, package.json) are named when they change, the files beside them are not", async () => {
+    const root = tempDir();
+    writeTree(root, { "GATES.md": "x", "scripts/check.sh": "echo OK\n", "scripts/other.sh": "x", "package.json": "{}" });
+    const { w, next, seen } = bursts(root);
+    try {
+      const checker = path.join(root, "scripts/check.sh");
+      w.follow([checker, path.join(root, "package.json")]);
+      const named = await next(() => fs.writeFileSync(checker, "echo CHANGED\n"));
+      expect(named && [...named]).toEqual([checker]);
+      const pkg = await next(() => writeAtomic(path.join(root, "package.json"), '{"scripts":{}}'));
+      expect(pkg && [...pkg]).toEqual([path.join(root, "package.json")]);
+      const before = seen.length;
+      fs.writeFileSync(path.join(root, "scripts/other.sh"), "y");
+      await Bun.sleep(300);
+      expect(seen.length).toBe(before);
+      // Following nothing drops the folder's watch.
+      w.follow([]);
+      fs.writeFileSync(checker, "echo AGAIN\n");
+      await Bun.sleep(300);
+      expect(seen.length).toBe(before);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
 describe("the dashboard's one cache", () => {
+  test("a named reload re-reads the named ledgers only; a full reload checks every file", () => {
+    const root = tempDir();
+    const a = path.join(root, "gates/a.md");
+    const b = path.join(root, "gates/b.md");
+    writeTree(root, { "gates/a.md": "- [ ] A1: one\n  EVIDENCE: pending\n", "gates/b.md": "- [ ] B1: one\n  EVIDENCE: pending\n" });
+    const cache = new DashCache();
+    cache.expect(null);
+    const a1 = cache.load(a, root, true);
+    const b1 = cache.load(b, root, true);
+    writeAtomic(a, "- [x] A1: one\n  EVIDENCE: reviewed\n");
+    writeAtomic(b, "- [x] B1: one\n  EVIDENCE: reviewed\n");
+    cache.expect(new Set([a]));
+    expect(cache.load(a, root, true).ledger!.gates[0]!.checked).toBe(true);
+    // b was not named: taken as last read (the watcher would have named it; the idle check reads it).
+    expect(cache.load(b, root, true)).toBe(b1);
+    cache.expect(null);
+    expect(cache.load(b, root, true).ledger!.gates[0]!.checked).toBe(true);
+    expect(a1.ledger!.gates[0]!.checked).toBe(false);
+  });
+
+  test("the same bytes written again keep their entry (no new frame for a rewrite)", () => {
+    const root = tempDir();
+    const file = path.join(root, "GATES.md");
+    fs.writeFileSync(file, "- [ ] G1: one\n  EVIDENCE: pending\n");
+    const cache = new DashCache();
+    const a = cache.load(file, root, true);
+    writeAtomic(file, "- [ ] G1: one\n  EVIDENCE: pending\n");
+    cache.expect(new Set([file]));
+    expect(cache.load(file, root, true)).toBe(a);
+    expect(cache.token(a)).toBe(cache.token(a));
+  });
+
   test("an unchanged file is not read again; a rename write and an in-place write of the same size are", () => {
     const root = tempDir();
     const file = path.join(root, "GATES.md");
@@ -60,7 +169,7 @@ describe("the dashboard reader", () => {
     writeAtomic(path.join(root, "GATES.md"), "# G\n\n- [x] G1: one\n  EVIDENCE: reviewed\n");
     const b = reader.read();
     expect(b).not.toBe(a);
-    expect(b.kind === "ready" && b.data.report.verdict).toBe("all-met");
+    expect(b.kind === "ready" && b.data.reduction.verdict).toBe("all-met");
   });
 
   test("the scope it opened stays open when a second scope appears (the scopes are listed, no picker)", () => {

@@ -208,7 +208,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       // The agent rewrites the checker: the gate asks again, with what changed and the diff.
       fs.writeFileSync(path.join(root, "check.sh"), "echo ADD_OK\n");
-      // Approvals reads again when it opens (the checker lies outside the folders kbz watches).
+      // Approvals follows the checker (test/tui/oracle-watch.test.ts); here it is also read again on opening.
       p.send("3");
       await p.waitFor((s) => /\[(3 )?Gat/.test(s));
       p.send("4");

@@ -21,6 +21,8 @@ export interface CommandOracle {
 type Token = { word: string } | { op: string };
 
 const OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", "\n", "{", "}"];
+/** The first characters of OPERATORS: every other character skips the search (status tokenizes each met gate's CHECK). */
+const OPERATOR_START = new Set(OPERATORS.map((o) => o[0]!));
 
 /** Words and control operators, with quotes and backslashes removed the way sh reads them. */
 export function tokenize(command: string): Token[] {
@@ -66,7 +68,7 @@ export function tokenize(command: string): Token[] {
       flush();
       out.push({ op: "`" });
     } else {
-      const op = OPERATORS.find((o) => command.startsWith(o, i));
+      const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => command.startsWith(o, i)) : undefined;
       if (op && !(op === "{" || op === "}") ) {
         flush();
         out.push({ op });

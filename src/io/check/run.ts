@@ -24,6 +24,7 @@ import { isInside } from "../../core/workspace/inside.ts";
 import { checkEnvironment } from "../oracle/env.ts";
 import { bindingSignature, OracleError } from "../oracle/binding.ts";
 import { recordOraclePasses, type OraclePassRecord } from "../oracle/store.ts";
+import { identitiesFor, namesOnlyFiles } from "../oracle/identity.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
 import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "../../core/check/pool.ts";
@@ -358,6 +359,9 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
           const bound = r.task.oracle.bound;
           if (!bound || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
           passes[r.task.gate.id] = { definition: r.task.digest, evidence: evidenceFor(r.task, r.outcome, settings), signature: bindingSignature(bound.files, bound.env), files: bound.files };
+          const stat = identitiesFor(bound.files, (key) => (path.isAbsolute(key) ? key : path.join(settings.root, key)));
+          if (Object.keys(stat).length > 0) passes[r.task.gate.id]!.stat = stat;
+          if (Object.keys(stat).length > 0 && namesOnlyFiles(r.task.gate)) passes[r.task.gate.id]!.filesFrom = r.task.oracle.cwd;
         }
         await recordOraclePasses(root, file, passes);
         await attestPasses(storeDir, root, file, group, records, passes, settings);

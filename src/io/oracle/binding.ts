@@ -53,8 +53,13 @@ export interface BindingRequest {
   /** The real CHECK directory (the oracle's cwd). */
   cwd: string;
   env: Env;
-  /** A digest cache (io/trace.ts DigestWalk: each file hashed once per read); `compute` hashes it. */
-  digestOf?: (abs: string, compute: () => string) => string;
+  /**
+   * A digest cache (io/trace.ts DigestWalk: each file hashed once per read); `compute` hashes the
+   * file, `key` is how the binding names it.
+   */
+  digestOf?: (abs: string, compute: () => string, key: string) => string;
+  /** package.json scripts by file, shared by the bindings of one read (each file parsed once). */
+  packages?: Map<string, Record<string, unknown> | null>;
 }
 
 const MAX_SCRIPT_DEPTH = 4;
@@ -143,14 +148,25 @@ function declaredFiles(req: BindingRequest, add: (abs: string, via: string) => v
 
 /** Every file, script and value the gate's CHECK depends on as its oracle, with one signature. */
 export function oracleBinding(req: BindingRequest): OracleBinding {
+  const { files, items, runners } = boundFiles(req);
+  const env = boundEnv(req.env, req.gate.env);
+  return { files, env, signature: bindingSignature(files, env), items, runners };
+}
+
+/** The bound files alone (key → digest), for readers that compare them with a pass record. */
+export function oracleFiles(req: BindingRequest): Record<string, string> {
+  return boundFiles(req).files;
+}
+
+function boundFiles(req: BindingRequest): Pick<OracleBinding, "files" | "items" | "runners"> {
   const items = new Map<string, OracleItem>();
   const runners = new Set<string>();
-  const packages = new Map<string, Record<string, unknown> | null>();
+  const packages = req.packages ?? new Map<string, Record<string, unknown> | null>();
   const addFile = (abs: string, via: string) => {
     const key = keyOf(req.root, abs);
     if (items.has(key)) return;
     const compute = () => digestText(fileDigest(abs));
-    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute) : compute(), via, abs });
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
   };
   const visit = (command: string, dir: string, depth: number) => {
     const found = oracleRefs(command, dir);
@@ -179,8 +195,7 @@ export function oracleBinding(req: BindingRequest): OracleBinding {
   const sorted = [...items.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const files: Record<string, string> = {};
   for (const i of sorted) files[i.key] = i.digest;
-  const env = boundEnv(req.env, req.gate.env);
-  return { files, env, signature: bindingSignature(files, env), items: sorted, runners: [...runners] };
+  return { files, items: sorted, runners: [...runners] };
 }
 
 export function bindingSignature(files: Record<string, string>, env: Record<string, string>): string {

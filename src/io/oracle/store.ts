@@ -4,7 +4,9 @@
 // still have the recorded digests: an edited checker, test or package.json script un-meets it
 // until a person approves the new oracle and it passes again. One JSON file per ledger:
 //   .kbz/oracles/<24 hex of sha256(real ledger path)>.json
-//   {"schema":1,"ledger":"<real path>","gates":{"<id>":{"definition","evidence","signature","files":{…}}}}
+//   {"schema":1,"ledger":"<real path>","gates":{"<id>":{"definition","evidence","signature","files":{…},"stat":{…},"filesFrom"}}}
+// `stat` (optional) holds the identity of each file when its digest was taken: readers skip
+// re-hashing a file whose identity is unchanged (io/oracle/identity.ts says why that is safe).
 import * as path from "node:path";
 import { readRecordFile, realOf, recordFilePath, updateRecordFile } from "../recordFiles.ts";
 
@@ -16,6 +18,10 @@ export interface OraclePassRecord {
   /** The binding signature the approval held (files and ENV values). */
   signature: string;
   files: Record<string, string>;
+  /** key → the file's identity when kbz hashed it (io/oracle/identity.ts), for files it may trust. */
+  stat?: Record<string, string>;
+  /** Set when `files` are exactly those the CHECK names, resolved from this real directory (io/oracle/identity.ts). */
+  filesFrom?: string;
 }
 
 export interface OracleStoreFile {

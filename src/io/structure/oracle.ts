@@ -2,7 +2,7 @@
 // checker with nothing from the planner: load, verify, re-read, report.
 import * as path from "node:path";
 import { MAX_LEDGER_BYTES } from "../../core/text/decode.ts";
-import { ReadError } from "../../core/errors.ts";
+import { kindOf } from "../../core/errors.ts";
 import { readStable } from "../read.ts";
 import { assertStable, loadStructure } from "./model.ts";
 import { fail } from "../../core/structure/model.ts";
@@ -22,7 +22,8 @@ export function checkStructure(root: string, scope: string, o: CheckOptions = {}
     try {
       selection = JSON.parse(readStable(path.resolve(root, o.selection), { label: "selection", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
     } catch (e) {
-      if (e instanceof ReadError || e instanceof SyntaxError) fail("invalid selection");
+      // Unreadable or not JSON (JSON.parse's SyntaxError); a bug in kbz is not the selection's fault.
+      if (e instanceof Error && kindOf(e) !== "bug") fail("invalid selection");
       throw e;
     }
   }

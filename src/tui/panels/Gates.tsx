@@ -131,7 +131,7 @@ export const gatesPanel: PanelDef<GateRowItem> = {
   },
   items: (ctx) => ctx.model.gates,
   problem: () => null,
-  empty: (ctx) => `no gates (${ctx.data.report.counts.ledgers} ledgers)`,
+  empty: (ctx) => `no gates (${ctx.data.snapshot.ledgers.length} ledgers)`,
   row: gateRow,
   summary: (item, ctx) => (ctx.wide ? gateFull(item, ctx).lines : gateSummary(item, item.kind === "gate" ? runningOf(ctx, item.view.qid) : undefined)),
   full: gateFull,

@@ -1,0 +1,54 @@
+// Issue 30's trial of a different task (notes/i30-trial): where kbz made the agent read more than
+// the original or pointed it at a refused call. On the binary.
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { flowRepo, leafGates, type FlowRepo } from "../../helpers/flow.ts";
+import { setApprovalPolicy } from "../../helpers/approvals.ts";
+
+setDefaultTimeout(120_000);
+const repos: FlowRepo[] = [];
+afterAll(() => repos.forEach((r) => r.cleanup()));
+const repo = () => {
+  const r = flowRepo("kbz-trial-");
+  r.env.HOME = path.join(r.dir, ".home");
+  repos.push(r);
+  return r;
+};
+
+describe("the trial of a different task", () => {
+  test("long answers: kbz skill install prints one line and kbz hook install four (where and for which events, the command, unlazy's note, the deny rules); --json keeps the lists", () => {
+    const r = repo();
+    const skill = r.run(["skill", "install", "--agent", "claude"]);
+    expect(skill.code).toBe(0);
+    expect(skill.stdout).toMatch(/^Installed the kill-bezzangyi skill for claude into \S+ \(\d+ files written; --json lists them\)\n$/);
+    expect(JSON.parse(r.run(["skill", "install", "--agent", "claude", "--json"]).stdout).unchanged).toContain("SKILL.md");
+    const hook = r.run(["hook", "install", "--agent", "claude"]);
+    expect(hook.code).toBe(0);
+    const lines = hook.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe(`Installed kbz stop hook for claude into ${path.join(r.dir, ".claude/settings.local.json")} (Stop, SubagentStop, TaskCompleted)`);
+    expect(lines.slice(1).map((l) => l.split(":")[0])).toEqual(["  command", "  note", "  deny"]);
+    // Beside its two paths it prints 256 B (about 430 before the trial).
+    const shim = lines[1]!.split(" ")[3]!;
+    expect(Buffer.byteLength(hook.stdout) - Buffer.byteLength(path.join(r.dir, ".claude/settings.local.json")) - Buffer.byteLength(shim)).toBeLessThanOrEqual(260);
+  });
+
+  test("an oracle file changed under the person policy: kbz check --scope S says a person approves it (kbz approve --scope S) and never tells the agent to re-run with --approve", () => {
+    const r = repo();
+    expect(r.run(["init", "--scope", "S"]).code).toBe(0);
+    expect(r.run(["plan", "add", "--scope", "S", "1", "--owns", "src/1/**"]).code).toBe(0);
+    r.write(".unlazy/S/gates/leaf-1.md", leafGates("1", "src/1/**", "src/1/done.txt").replace(/CHECK: .*\n/, "CHECK: sh test/check.sh\n"));
+    r.write("test/check.sh", "test -f src/1/done.txt && printf LEAF_1_OK\n");
+    r.write("src/1/done.txt", "1\n");
+    expect(r.run(["check", "--scope", "S", "--approve"]).code).toBe(1); // approved under the agent policy; the root's N2 is manual
+    setApprovalPolicy(r.env.UNLAZY_APPROVAL_DIR!, "person");
+    r.write("test/check.sh", "test -f src/1/done.txt && printf LEAF_1_OK # reworded\n");
+    const x = r.run(["check", "--scope", "S", "--reverify"]);
+    expect(x.code).toBe(1);
+    const sig = /APPROVAL REQUIRED leaf-1:G1 \[([0-9a-f]{12})\]/.exec(x.stdout)?.[1];
+    expect(sig).toBeDefined();
+    expect(x.stdout).toContain(`    NOT RUN: a person approves it in their terminal (kbz approve --scope S, or --approve=${sig}); then run kbz check --scope S again\n`);
+    expect(x.stdout).not.toContain("re-run with");
+    expect(fs.existsSync(path.join(r.dir, ".unlazy/S/PLAN.md"))).toBe(true);
+  });
+});

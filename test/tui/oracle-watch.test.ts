@@ -1,0 +1,76 @@
+// Issue 31: the dashboard watches the oracle files its approvals bind. A checker script edited
+// in another shell moves its gate to Approvals and makes a met gate STALE, on screen, without a
+// key and without reopening the panel. On the real binary in tmux, at 120x35 and 40x10.
+import { afterAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
+import { checkEnv } from "../helpers/approvals.ts";
+import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
+
+const panes: TmuxPane[] = [];
+afterAll(() => {
+  for (const p of panes.splice(0)) p.kill();
+});
+
+function keep(name: string, screen: string): void {
+  const dir = process.env.KBZ_SCREENS;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${name}.txt`), screen);
+}
+
+const rowOf = (s: string, qid: string) => s.split("\n").find((l) => l.includes(qid) && /^[›\s]/.test(l)) ?? "";
+
+describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
+  for (const [w, h] of [
+    [120, 35],
+    [40, 10],
+  ] as const) {
+    test(`a checker script changed in another shell shows in the open Approvals panel and as STALE in Gates, with no key pressed (${w}x${h})`, async () => {
+      const root = tempDir();
+      writeTree(root, {
+        "GATES.md": "# Gates\n\n- [ ] G1: two and two make four\n  CHECK: sh scripts/check.sh\n  EXPECT: ADD_OK\n  EVIDENCE: pending\n\n- [ ] G2: docs reviewed\n  EVIDENCE: pending\n",
+        "scripts/check.sh": "test $((2+2)) = 4 && echo ADD_OK\n",
+      });
+      const env = checkEnv();
+      const p = new TmuxPane(w, h);
+      panes.push(p);
+      p.start([BIN], root, env);
+      await p.waitFor((s) => s.includes("UNMET: 2"));
+      // Approve G1 in the open Approvals panel: nothing is left to approve.
+      p.send("4");
+      await p.waitFor((s) => /(APPROVE\?|\?)\s+GATES:G1/.test(s));
+      p.send("a");
+      await p.waitFor((s) => s.includes("approve GATES:G1?"));
+      p.send("y");
+      await p.waitFor((s) => s.includes("approved GATES:G1") && !/(APPROVE\?|\?)\s+GATES:G1/.test(s));
+      // The agent edits the checker (scripts/ is no ledger folder): the gate asks again, in the open panel.
+      fs.writeFileSync(path.join(root, "scripts/check.sh"), "echo ADD_OK\n");
+      const asked = await p.waitFor((s) => /(APPROVE\?|\?)\s+GATES:G1/.test(s), 8000);
+      keep(`7-oracle-watch-approvals-${w}x${h}`, asked);
+      // Approved again and run: G1 is met.
+      p.send("a");
+      await p.waitFor((s) => s.includes("approve GATES:G1?"));
+      p.send("y");
+      await p.waitFor((s) => s.includes("approved GATES:G1"));
+      p.send("3");
+      await p.waitFor((s) => /\[(3 )?Gat/.test(s) && /›.*GATES:G1/.test(s));
+      p.send("r");
+      await p.waitFor((s) => s.includes("GATES:G1 passed"), 15_000);
+      const met = (w >= 80 ? /^› MET\s+GATES:G1/ : /^› ✓ GATES:G1/);
+      const staleRow = (w >= 80 ? /^› STALE\s+GATES:G1/ : /^› ~ GATES:G1/);
+      await p.waitFor((s) => met.test(rowOf(s, "GATES:G1")));
+      // The checker is edited by rename (as editors and agents write): the met gate goes STALE on
+      // screen, and Approvals counts it again.
+      const tmp = path.join(root, "scripts/.check.sh.swp");
+      fs.writeFileSync(tmp, "echo ADD_OK # faster\n");
+      fs.renameSync(tmp, path.join(root, "scripts/check.sh"));
+      const stale = await p.waitFor((s) => staleRow.test(rowOf(s, "GATES:G1")) && s.includes("Approvals 1"), 8000);
+      keep(`7-oracle-watch-gates-${w}x${h}`, stale);
+      p.send("q");
+      expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
+      p.kill();
+    }, 60_000);
+  }
+});
