@@ -5821,7 +5821,43 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
     return Promise.resolve({ bytes: Buffer.alloc(0), timedOut: false });
   if (st.isFile())
     return Promise.resolve({ bytes: readFileSync0(), timedOut: false });
-  return process.versions.bun ? readBounded(deadlineMs) : readStream(deadlineMs);
+  if (!process.versions.bun)
+    return readStream(deadlineMs);
+  const ready = st.isFIFO() ? readyPipe() : null;
+  if (ready?.ended)
+    return Promise.resolve({ bytes: ready.bytes, timedOut: false });
+  return readBounded(deadlineMs, ready?.bytes ?? null);
+}
+function readyPipe() {
+  let fd;
+  try {
+    fd = fs25.openSync("/proc/self/fd/0", fs25.constants.O_RDONLY | (fs25.constants.O_NONBLOCK ?? 0));
+  } catch {
+    return null;
+  }
+  const chunks = [];
+  let total = 0;
+  const buf = Buffer.allocUnsafe(65536);
+  try {
+    for (;; ) {
+      let n;
+      try {
+        n = fs25.readSync(fd, buf, 0, buf.length, null);
+      } catch (e) {
+        if (e.code === "EAGAIN")
+          return { bytes: Buffer.concat(chunks, total), ended: false };
+        return null;
+      }
+      if (n === 0)
+        return { bytes: Buffer.concat(chunks, total), ended: true };
+      total += n;
+      if (total > MAX_STDIN_BYTES)
+        return { bytes: null, ended: true };
+      chunks.push(Buffer.from(buf.subarray(0, n)));
+    }
+  } finally {
+    fs25.closeSync(fd);
+  }
 }
 function readFileSync0() {
   const chunks = [];
@@ -5893,9 +5929,11 @@ async function readStream(deadlineMs) {
 function readBoundedSync() {
   return { bytes: readFileSync0(), timedOut: false };
 }
-function readBounded(deadlineMs) {
+function readBounded(deadlineMs, first) {
   return new Promise((resolve) => {
     const c = collector(deadlineMs, resolve, () => {});
+    if (first && first.length > 0 && !c.add(first))
+      return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
       fs25.read(0, buf, 0, buf.length, null, (e, n) => {

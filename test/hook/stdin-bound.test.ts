@@ -84,6 +84,17 @@ describe("the Stop hook decides within a bound", () => {
     });
   }
 
+  test("a shell pipe whose payload comes in two parts, the second after a pause, is read whole and decided", async () => {
+    // The binary reads what a pipe already holds without its thread pool; the rest comes through the bounded read.
+    const half = Math.floor(payload.length / 2);
+    const hook = argv("binary", "claude").map(shellQuote).join(" ");
+    const script = `(printf '%s' ${shellQuote(payload.slice(0, half))}; sleep 0.5; printf '%s' ${shellQuote(payload.slice(half))}) | ${hook}`;
+    const r = Bun.spawnSync(["sh", "-c", script], { cwd: root });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout.toString()).decision).toBe("block");
+    expect(r.stderr.toString()).toBe("");
+  });
+
   test("a regular file on stdin is read whole", () => {
     const f = path.join(root, "payload.json");
     fs.writeFileSync(f, payload);
