@@ -5073,7 +5073,7 @@ function resolveTarget(o) {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId)))
+  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId, o.held)))
     return scopeTarget(root, scopes[0]);
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
@@ -5096,9 +5096,9 @@ function withSoloLedgers(t) {
     return t;
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
 }
-function boundElsewhere(root, scope, sessionId) {
+function boundElsewhere(root, scope, sessionId, held) {
   const bound = coordination(root).session(scope);
-  return bound !== null && bound !== sessionId;
+  return bound !== null && bound !== sessionId && (held?.(scope, bound) ?? false);
 }
 function scopeTarget(root, scope) {
   const errors = [];
@@ -5439,6 +5439,16 @@ async function recordBlock(target, key, hash, opts = {}) {
     return next.blocks;
   }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
 }
+var HELD_MS = 24 * 60 * 60 * 1000;
+function holdsSession(root, scope, sessionId, now = Date.now(), withinMs = HELD_MS) {
+  const file = path29.join(root, ".unlazy", scope, "hook-state.json");
+  try {
+    const entry = readState(file, root).sessions[sessionKey(sessionId, scope)];
+    return entry !== undefined && now - Date.parse(entry.updatedAt) <= withinMs;
+  } catch {
+    return false;
+  }
+}
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
@@ -5567,7 +5577,7 @@ function existingDirectory(dir) {
 }
 function resolveForHook(root, scope, sessionId) {
   try {
-    return { target: resolveTarget({ root, scope, sessionId }) };
+    return { target: resolveTarget({ root, scope, sessionId, held: (s, bound) => holdsSession(root, s, bound) }) };
   } catch (e) {
     if (kindOf(e) !== "usage")
       throw e;

@@ -38,7 +38,7 @@ import type { Snapshot } from "../core/snapshot.ts";
 import type { Target } from "../core/workspace/target.ts";
 import { DeadlineError, withDeadline } from "../io/deadline.ts";
 import { listScopes, resolveTarget, withSoloLedgers } from "../io/discover.ts";
-import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
+import { clearSession, holdsSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { findRoot } from "../io/root.ts";
 import { installStore } from "../io/store/active.ts";
@@ -117,7 +117,7 @@ function existingDirectory(dir: string): string | null {
 
 function resolveForHook(root: string, scope: string | null, sessionId: string): { target: Target } | { output: HookOutput } {
   try {
-    return { target: resolveTarget({ root, scope, sessionId }) };
+    return { target: resolveTarget({ root, scope, sessionId, held: (s, bound) => holdsSession(root, s, bound) }) };
   } catch (e) {
     if (kindOf(e) !== "usage") throw e;
     const scopes = scope ? [] : listScopes(root);

@@ -251,6 +251,31 @@ describe("class 5: nothing vanishes", () => {
   });
 });
 
+describe("the Stop hook's session binding with one scope", () => {
+  test("binding the unmet scope to a made-up session hides nothing; a bound session the hook holds keeps it from another session; done, both allow", () => {
+    const w = workspace({ ".unlazy/api/gates/one.md": "- [ ] A1: the api answers\n" });
+    const stop = (session: string) =>
+      kbz(["hook", "stop"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, input: JSON.stringify({ session_id: session, cwd: w.dir, hook_event_name: "Stop", last_assistant_message: "done" }) }).stdout;
+    const blocked = (session: string) => {
+      const out = stop(session);
+      return out !== "" && JSON.parse(out).decision === "block" && out.includes("one:A1");
+    };
+    expect(blocked("agent")).toBe(true);
+    // The agent binds its own scope to a session that does not exist: no live session holds the binding, so it hides nothing.
+    expect(w.agent("scope", "bind", "--scope", "api", "made-up").code).toBe(0);
+    expect(blocked("agent")).toBe(true);
+    fs.writeFileSync(w.file(".unlazy/api/session"), "another-made-up\n"); // or by hand
+    expect(blocked("agent")).toBe(true);
+    // Bound to a session the hook holds to the scope (a live holder), the scope is that session's, not another's.
+    expect(w.agent("scope", "bind", "--scope", "api", "alpha").code).toBe(0);
+    expect(blocked("alpha")).toBe(true);
+    expect(stop("beta")).not.toContain('"decision":"block"');
+    // Done honestly (a person signs): both allow.
+    expect(w.person("sign", ".unlazy/api/gates/one.md", "A1", "--evidence", "checked the api by hand").code).toBe(0);
+    expect([stop("alpha"), stop("beta")]).toEqual(["", ""]);
+  });
+});
+
 describe("class 6: reviews bind what they reviewed", () => {
   test("a signed manual gate goes STALE (input changed: README.md) when its INPUTS change; signing again (--replace) meets it", () => {
     const w = workspace({ "GATES.md": "- [ ] M1: the README reads well\n  INPUTS: README.md\n", "README.md": "# hello\n" });
