@@ -1413,6 +1413,28 @@ function oracleRecord(file, gateId, s) {
     detail: s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : { signature: s.signature }
   };
 }
+function failureRecord(file, gateId, s) {
+  const depends = {};
+  const names = [];
+  if (s.inputs && s.cwd && s.files) {
+    depends.INPUTS = sha256Hex(JSON.stringify(s.inputs));
+    for (const [rel, digest] of Object.entries(s.files)) {
+      const n = inputFileName(s.cwd, rel);
+      depends[n] = digest;
+      names.push(n);
+    }
+  }
+  return {
+    kind: "failure",
+    subject: gateSubject(file, gateId),
+    decided: "failed",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    ...s.inputs && s.cwd ? { sets: { [inputSetName(s.cwd, s.inputs)]: names } } : {},
+    by: { actor: "kbz" },
+    detail: { failure: s.failure, ...s.cwd ? { cwd: s.cwd } : {} }
+  };
+}
 function evidenceCwd(evidence) {
   const m = evidence === null ? null : /; cwd=(\/.*?); path=[0-9a-f]{12}\//.exec(evidence);
   return m ? m[1] : null;
@@ -1451,7 +1473,7 @@ function attestationReason(v, kind) {
   return kind === "sign" ? `UNATTESTED (no person signed this here; ${hint})` : `UNATTESTED (kbz has no record of this pass; ${hint})`;
 }
 function gateVerdicts(trace, root, file, ledger, isMet, attested) {
-  const out = { stale: new Map, vacuous: new Map };
+  const out = { stale: new Map, failed: new Map, vacuous: new Map };
   const held = attested?.vacuous;
   const stored = trace.records.get(file) ?? [];
   const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
@@ -1478,6 +1500,9 @@ function gateVerdicts(trace, root, file, ledger, isMet, attested) {
       if (reason)
         out.stale.set(g.id, reason);
     }
+    const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
+    if (failure && failureHolds(failure, g, trace.world, file))
+      out.failed.set(g.id, failure.detail.failure);
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
     if (probe)
       out.vacuous.set(g.id, probe.detail.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
@@ -1491,6 +1516,29 @@ function vacuityHolds(r, g, mine) {
   const pass = mine.find((x) => x.kind === "oracle" && verify(x, key).status !== "missing");
   const ranUnder = pass?.detail?.signature;
   return verify(r, { definition: key.definition, oracle: ranUnder ?? r.key.oracle }).status === "valid";
+}
+function failureHolds(record, g, world, file) {
+  const key = gateKey(g);
+  const declared = g.inputs ? sha256Hex(JSON.stringify(g.inputs)) : undefined;
+  const ask = (n) => n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined;
+  const first = verify(record, { digest: ask });
+  if (first.status !== "stale" || !g.inputs)
+    return first.status === "valid";
+  if (first.changed.includes("INPUTS"))
+    return false;
+  const recorded = record.detail.cwd;
+  const cwd = recorded ? world.checkDir(recorded) : null;
+  if (!recorded || cwd === null)
+    return false;
+  const now = world.inputs(cwd, g.inputs, file);
+  if (now.refusal)
+    return false;
+  const prefix = inputFileName(recorded, "");
+  const v = verify(record, {
+    digest: (n) => ask(n) ?? (n.startsWith(prefix) ? now.files[n.slice(prefix.length)] : undefined),
+    members: () => Object.keys(now.files).map((rel) => prefix + rel)
+  });
+  return v.status === "valid";
 }
 function unboundReason(g, world, file) {
   if (!g.check)
@@ -2145,12 +2193,17 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
+    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
       if (reason)
         view.reason = reason;
+      const failure = failed.get(g.id);
+      if (failure && view.state === "unmet") {
+        view.state = "failed";
+        view.reason = failure;
+      }
       const hidden = vacuous.get(g.id);
       if (hidden && view.state === "met")
         Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
@@ -2380,12 +2433,20 @@ var init_probeStore = __esm(() => {
   PROBES_DIR = path11.join(".kbz", "probes");
 });
 
-// src/io/oracle/store.ts
+// src/io/check/failures.ts
 import * as path12 from "node:path";
+var FAILURES_DIR;
+var init_failures = __esm(() => {
+  init_recordFiles();
+  FAILURES_DIR = path12.join(".kbz", "failures");
+});
+
+// src/io/oracle/store.ts
+import * as path13 from "node:path";
 var ORACLES_DIR;
 var init_store2 = __esm(() => {
   init_recordFiles();
-  ORACLES_DIR = path12.join(".kbz", "oracles");
+  ORACLES_DIR = path13.join(".kbz", "oracles");
 });
 
 // src/core/run/oracle-files.ts
@@ -2496,7 +2557,7 @@ function simpleCommand(all, dir, out, depth) {
     if (m) {
       const target = m[3] || all[++i] || "";
       if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join10(dir, target), dir, via: "<" });
+        out.refs.push({ kind: "file", path: join11(dir, target), dir, via: "<" });
       continue;
     }
     words.push(w);
@@ -2511,11 +2572,11 @@ function program(words, dir, out, depth) {
   if (!cmd)
     return dir;
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join10(dir, p), dir, via });
+  const file = (p, via) => out.refs.push({ kind: "file", path: join11(dir, p), dir, via });
   const rest = (from) => program(from, dir, out, depth);
   if (cmd === "cd") {
     const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join10(dir, to) : dir;
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join11(dir, to) : dir;
   }
   if (WRAPPERS.has(cmd))
     return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
@@ -2607,7 +2668,7 @@ function program(words, dir, out, depth) {
   if (base === "deno") {
     const [verb, ...more] = args;
     if (verb === "task")
-      out.refs.push({ kind: "config", path: join10(dir, "deno.json"), dir, via: "deno task" });
+      out.refs.push({ kind: "config", path: join11(dir, "deno.json"), dir, via: "deno task" });
     if (verb === "run" || verb === "test" || verb === "bench") {
       const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
       if (script)
@@ -2692,7 +2753,7 @@ function packageManager(pm, args, dir, out, depth, file) {
   script(verb);
   return dir;
 }
-var OPERATORS, OPERATOR_START, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join10 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var OPERATORS, OPERATOR_START, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join11 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 var init_oracle_files = __esm(() => {
   OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
 `, "{", "}"];
@@ -2739,7 +2800,7 @@ var init_oracle_files = __esm(() => {
 
 // src/io/oracle/identity.ts
 import * as fs7 from "node:fs";
-import * as path13 from "node:path";
+import * as path14 from "node:path";
 function identityOf(st) {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
@@ -2788,7 +2849,7 @@ function recordedFiles(detail, depends, gate, cwd, root, identityNow) {
       continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path13.isAbsolute(key) ? key : path13.join(root, key)) !== identity)
+    if (typeof identity !== "string" || identityNow(path14.isAbsolute(key) ? key : path14.join(root, key)) !== identity)
       return null;
     files[key] = digest;
   }
@@ -2894,22 +2955,22 @@ var init_env = __esm(() => {
 
 // src/io/oracle/binding.ts
 import * as fs9 from "node:fs";
-import * as path14 from "node:path";
+import * as path15 from "node:path";
 function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path14.relative(root, abs).split(path14.sep).join("/") : abs;
+  return isInside(root, abs) && abs !== root ? path15.relative(root, abs).split(path15.sep).join("/") : abs;
 }
 function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path14.join(env.HOME ?? "/", p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path15.join(env.HOME ?? "/", p.slice(1)) : p;
 }
 function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path14.dirname(d)) {
-    const candidate = path14.join(d, "package.json");
+  for (let d = dir;; d = path15.dirname(d)) {
+    const candidate = path15.join(d, "package.json");
     try {
       if (fs9.statSync(candidate).isFile())
         return candidate;
     } catch {}
-    if (d === root || !isInside(root, d) || path14.dirname(d) === d)
-      return path14.join(dir, "package.json");
+    if (d === root || !isInside(root, d) || path15.dirname(d) === d)
+      return path15.join(dir, "package.json");
   }
 }
 function readScripts(file, cache) {
@@ -2942,7 +3003,7 @@ function declaredFiles(req, add) {
   for (const glob of globs) {
     const wild = /[*?]/.test(glob);
     if (!wild) {
-      const abs = path14.resolve(req.cwd, glob);
+      const abs = path15.resolve(req.cwd, glob);
       let st = null;
       try {
         st = fs9.lstatSync(abs);
@@ -2973,7 +3034,7 @@ function declaredFiles(req, add) {
     if (found.truncated)
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
-      const abs = path14.join(req.cwd, rel);
+      const abs = path15.join(req.cwd, rel);
       const size = fs9.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
@@ -3004,10 +3065,10 @@ function boundFiles(req) {
   };
   const visitRef = (ref, depth) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path14.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      addFile(path15.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
       return;
     }
-    const pkg = packageJsonFor(req.root, path14.resolve(req.cwd, ref.dir));
+    const pkg = packageJsonFor(req.root, path15.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
     for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
@@ -3018,7 +3079,7 @@ function boundFiles(req) {
       const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path14.dirname(pkg), depth + 1);
+        visit(text, path15.dirname(pkg), depth + 1);
     }
   };
   if (req.gate.check)
@@ -3048,7 +3109,7 @@ var init_binding = __esm(() => {
 
 // src/io/trace.ts
 import * as fs10 from "node:fs";
-import * as path15 from "node:path";
+import * as path16 from "node:path";
 function storeFiles(dir, files, real) {
   let listed;
   try {
@@ -3064,7 +3125,7 @@ function storeFiles(dir, files, real) {
     const name = recordFileName(real ? realOf(ledger) : ledger);
     if (!present.has(name))
       continue;
-    const records = readRecordFile(path15.join(dir, name));
+    const records = readRecordFile(path16.join(dir, name));
     if (records)
       out.push([ledger, records.gates]);
   }
@@ -3085,7 +3146,7 @@ class DigestWalk {
   }
   oracle(file, gate, ranIn = null, record) {
     const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path15.resolve(base, gate.cwd) : base;
+    const dir = gate.cwd ? path16.resolve(base, gate.cwd) : base;
     const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
     if (record) {
       const kept = recordedFiles(record.detail, record.depends, gate, cwd, this.realRoot, (abs) => this.identity(abs));
@@ -3094,7 +3155,7 @@ class DigestWalk {
     }
     const known = knownFiles(record);
     try {
-      const display = isInside(this.root, file) ? path15.relative(this.root, file) : file;
+      const display = isInside(this.root, file) ? path16.relative(this.root, file) : file;
       const digestOf = (abs, compute, key) => this.oracleDigest(abs, compute, known?.(key, abs));
       return oracleFiles({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf, packages: this.packages });
     } catch (e) {
@@ -3121,7 +3182,7 @@ class DigestWalk {
   }
   checkDirs = new Map;
   checkDir(cwd) {
-    if (typeof cwd !== "string" || !path15.isAbsolute(cwd))
+    if (typeof cwd !== "string" || !path16.isAbsolute(cwd))
       return null;
     let found = this.checkDirs.get(cwd);
     if (found === undefined)
@@ -3152,14 +3213,14 @@ class DigestWalk {
       return { files: {}, refusal: TOO_MANY_INPUTS };
     const files = {};
     for (const rel of expanded.files) {
-      const abs = path15.join(cwd, rel);
+      const abs = path16.join(cwd, rel);
       let d = this.digests.get(abs);
       if (d === undefined) {
         try {
           d = digestFile(this.realRoot, abs, this.dirs);
         } catch (e) {
           if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path15.relative(this.root, ledger) || ledger);
+            throw new DeadlineError(e.seconds, e.what, path16.relative(this.root, ledger) || ledger);
           throw e;
         }
         this.digests.set(abs, d);
@@ -3190,7 +3251,7 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  for (const [ledger, gates] of storeFiles(path15.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path16.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
@@ -3198,7 +3259,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path15.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path16.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -3206,12 +3267,22 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path15.join(root, ORACLES_DIR), files, real)) {
+  for (const [ledger, gates] of storeFiles(path16.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
         continue;
       add(ledger, oracleRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of storeFiles(path16.join(root, FAILURES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string")
+        continue;
+      if (s.inputs !== undefined && (!Array.isArray(s.inputs) || typeof s.cwd !== "string" || typeof s.files !== "object" || s.files === null))
+        continue;
+      add(ledger, failureRecord(ledger, id, s));
     }
   }
   return { records, world: new DigestWalk(root, real) };
@@ -3225,46 +3296,12 @@ var init_trace2 = __esm(() => {
   init_expand();
   init_store();
   init_probeStore();
+  init_failures();
   init_store2();
   init_binding();
   init_identity();
   init_inside();
   STORE_NAME = /^[0-9a-f]{24}\.json$/;
-});
-
-// src/io/check/failures.ts
-import * as fs11 from "node:fs";
-import * as path16 from "node:path";
-function keyOf2(root, ledgerFile, id) {
-  const rel = path16.relative(root, ledgerFile);
-  return `${rel}\x00${id}`;
-}
-function readFailures(file) {
-  return readRecordFile(file, MAX_FAILURES_BYTES)?.gates ?? {};
-}
-function markFailures(root, gates) {
-  const file = path16.join(root, FAILURES_FILE);
-  if (!fs11.existsSync(file))
-    return;
-  const records = readFailures(file);
-  if (Object.keys(records).length === 0)
-    return;
-  for (const v of gates) {
-    if (v.state !== "unmet")
-      continue;
-    const r = records[keyOf2(root, v.file, v.gate.id)];
-    if (!r || r.definition !== gateDigest(v.gate))
-      continue;
-    v.state = "failed";
-    v.reason = r.failure;
-  }
-}
-var FAILURES_FILE, MAX_FAILURES_BYTES;
-var init_failures = __esm(() => {
-  init_digest();
-  init_recordFiles();
-  FAILURES_FILE = path16.join(".kbz", "failures.json");
-  MAX_FAILURES_BYTES = 1024 * 1024;
 });
 
 // src/core/run/oracle.ts
@@ -3298,13 +3335,13 @@ var init_approval = __esm(() => {
 });
 
 // src/io/run/personal.ts
-import * as fs12 from "node:fs";
+import * as fs11 from "node:fs";
 import * as path18 from "node:path";
 function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
 function assertPrivateDir(dir) {
-  const st = fs12.lstatSync(dir);
+  const st = fs11.lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory())
     throw new ApprovalStoreError("must be a real directory", dir);
   const uid = euid();
@@ -3317,7 +3354,7 @@ function kbzDir(store, create) {
   const dir = path18.join(store, KBZ_SUBDIR);
   if (create) {
     try {
-      fs12.mkdirSync(dir, { recursive: true, mode: 448 });
+      fs11.mkdirSync(dir, { recursive: true, mode: 448 });
     } catch (e) {
       throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
     }
@@ -3335,18 +3372,18 @@ function kbzDir(store, create) {
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs12.openSync(file, fs12.constants.O_RDONLY | fs12.constants.O_NOFOLLOW | fs12.constants.O_NONBLOCK);
+    fd = fs11.openSync(file, fs11.constants.O_RDONLY | fs11.constants.O_NOFOLLOW | fs11.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs12.fstatSync(fd);
+    const st = fs11.fstatSync(fd);
     const uid = euid();
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs12.readFileSync(fd);
+    return fs11.readFileSync(fd);
   } finally {
-    fs12.closeSync(fd);
+    fs11.closeSync(fd);
   }
 }
 function readPolicy(store) {
@@ -3368,12 +3405,12 @@ function attestSecret(store, create) {
     return null;
   kbzDir(store, true);
   try {
-    const fd = fs12.openSync(file, fs12.constants.O_WRONLY | fs12.constants.O_CREAT | fs12.constants.O_EXCL | fs12.constants.O_NOFOLLOW, 384);
+    const fd = fs11.openSync(file, fs11.constants.O_WRONLY | fs11.constants.O_CREAT | fs11.constants.O_EXCL | fs11.constants.O_NOFOLLOW, 384);
     try {
-      fs12.writeSync(fd, secretHex(SECRET_BYTES));
-      fs12.fsyncSync(fd);
+      fs11.writeSync(fd, secretHex(SECRET_BYTES));
+      fs11.fsyncSync(fd);
     } finally {
-      fs12.closeSync(fd);
+      fs11.closeSync(fd);
     }
   } catch (e) {
     if (e.code !== "EEXIST")
@@ -3392,11 +3429,11 @@ var init_personal = __esm(() => {
 });
 
 // src/io/run/attest.ts
-import * as fs13 from "node:fs";
+import * as fs12 from "node:fs";
 import * as path19 from "node:path";
 function realOf2(p) {
   try {
-    return fs13.realpathSync(p);
+    return fs12.realpathSync(p);
   } catch {
     return path19.resolve(p);
   }
@@ -3457,7 +3494,7 @@ function readRootAttestations(store, root) {
   let names;
   try {
     dir = attestDir(store, root);
-    names = fs13.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { ledgers: new Map };
   }
@@ -3487,11 +3524,11 @@ var init_attest = __esm(() => {
 });
 
 // src/io/check/attested.ts
-import * as fs14 from "node:fs";
+import * as fs13 from "node:fs";
 import * as path20 from "node:path";
 function realOf3(p) {
   try {
-    return fs14.realpathSync(p);
+    return fs13.realpathSync(p);
   } catch {
     return path20.resolve(p);
   }
@@ -3509,7 +3546,7 @@ function belongs(target, ledger) {
   const scopeDir = path20.dirname(base);
   if (scopeDir !== path20.join(root, ".unlazy"))
     return false;
-  return path20.basename(base) === target.scope || !fs14.existsSync(base);
+  return path20.basename(base) === target.scope || !fs13.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
@@ -3530,7 +3567,7 @@ function removedGates(snap, atts, realFile) {
       for (const id of ids)
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs14.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs13.existsSync(ledger) && belongs(snap.target, ledger)) {
       for (const id of ids)
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
@@ -3572,7 +3609,7 @@ var init_attested = __esm(() => {
 });
 
 // src/io/read.ts
-import * as fs15 from "node:fs";
+import * as fs14 from "node:fs";
 import * as path21 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
@@ -3586,11 +3623,11 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs15.realpathSync(file);
+    return fs14.realpathSync(file);
   const dir = path21.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs15.realpathSync(dir);
+    real = fs14.realpathSync(dir);
     cache.set(dir, real);
   }
   return path21.join(real, path21.basename(file));
@@ -3602,13 +3639,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs15.openSync(file, FLAGS);
+    fd = fs14.openSync(file, FLAGS);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs15.lstatSync(file);
+        fs14.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3624,7 +3661,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs15.fstatSync(fd, { bigint: true });
+    before = fs14.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3647,7 +3684,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs15.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs14.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3659,7 +3696,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs15.lstatSync(file, { bigint: true });
+      const named = fs14.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3674,7 +3711,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs15.closeSync(fd);
+    fs14.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3705,7 +3742,6 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const trace = readTrace(target.root, target.files, { real: !constrained });
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
-  markFailures(target.root, snap.gates);
   markRemoved(snap, atts);
   return snap;
 }
@@ -3766,14 +3802,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs15.lstatSync(dir);
+    st = fs14.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs15.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs14.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs15.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path21.join(dir, n), root));
+  return fs14.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path21.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3807,17 +3843,16 @@ var init_read = __esm(() => {
   init_sanitize();
   init_discover();
   init_trace2();
-  init_failures();
   init_parse();
   init_active();
   init_attested();
   MAX_LOG_BYTES = 8 * 1024 * 1024;
-  FLAGS = fs15.constants.O_RDONLY | (fs15.constants.O_NOFOLLOW ?? 0) | (fs15.constants.O_NONBLOCK ?? 0);
+  FLAGS = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/io/dispatch/statuslog.ts
-import * as fs16 from "node:fs";
+import * as fs15 from "node:fs";
 import * as path22 from "node:path";
 function statusLogPath(root, scope) {
   return path22.join(root, ".unlazy", scope, "status.log");
@@ -3832,7 +3867,7 @@ function refuse(file, why) {
 function appendStatus(file, text) {
   let before = null;
   try {
-    before = fs16.lstatSync(file);
+    before = fs15.lstatSync(file);
   } catch (e) {
     if (e.code !== "ENOENT")
       refuse(file, `cannot inspect status log (${e.message})`);
@@ -3842,7 +3877,7 @@ function appendStatus(file, text) {
   }
   let fd;
   try {
-    fd = fs16.openSync(file, FLAGS2, 384);
+    fd = fs15.openSync(file, FLAGS2, 384);
   } catch (e) {
     const code = e.code;
     if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR")
@@ -3850,22 +3885,22 @@ function appendStatus(file, text) {
     refuse(file, `cannot open status log (${code ?? e.message})`);
   }
   try {
-    const st = fs16.fstatSync(fd);
-    const named = fs16.lstatSync(file);
+    const st = fs15.fstatSync(fd);
+    const named = fs15.lstatSync(file);
     if (!st.isFile() || st.nlink !== 1 || !named.isFile() || named.dev !== st.dev || named.ino !== st.ino) {
       refuse(file, "status log changed while it was opened");
     }
     const buf = Buffer.from(statusLine(text), "utf8");
     let off = 0;
     while (off < buf.length)
-      off += fs16.writeSync(fd, buf, off, buf.length - off);
-    fs16.fsyncSync(fd);
+      off += fs15.writeSync(fd, buf, off, buf.length - off);
+    fs15.fsyncSync(fd);
   } catch (e) {
     if (e instanceof StatusLogError)
       throw e;
     refuse(file, `cannot append status (${e.message})`);
   } finally {
-    fs16.closeSync(fd);
+    fs15.closeSync(fd);
   }
 }
 function recoveryLogger(root, scope, notes) {
@@ -3889,11 +3924,11 @@ var init_statuslog = __esm(() => {
       super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
     }
   };
-  FLAGS2 = fs16.constants.O_WRONLY | fs16.constants.O_APPEND | fs16.constants.O_CREAT | (fs16.constants.O_NOFOLLOW ?? 0) | (fs16.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs15.constants.O_WRONLY | fs15.constants.O_APPEND | fs15.constants.O_CREAT | (fs15.constants.O_NOFOLLOW ?? 0) | (fs15.constants.O_NONBLOCK ?? 0);
 });
 
 // src/io/dispatch/leases.ts
-import * as fs17 from "node:fs";
+import * as fs16 from "node:fs";
 import * as path23 from "node:path";
 function registryTarget(root) {
   return path23.join(locksDir(root), "lease-registry");
@@ -3949,14 +3984,14 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
 async function releaseLeases(root, scope, leaf, opts = {}) {
   checkIds2(scope, leaf);
   const notes = [];
-  if (!fs17.existsSync(locksDir(root)))
+  if (!fs16.existsSync(locksDir(root)))
     return { released: [], notes };
   return withFileLock(root, registryTarget(root), () => {
     const released = [];
     for (const r of readLeaseRecords(root)) {
       if (r.invalid || r.scope !== scope || leaf !== null && r.leaf !== leaf)
         continue;
-      fs17.unlinkSync(r.file);
+      fs16.unlinkSync(r.file);
       released.push(r);
     }
     return { released, notes };
@@ -3964,7 +3999,7 @@ async function releaseLeases(root, scope, leaf, opts = {}) {
 }
 async function removeInvalidLeases(root, opts = {}) {
   const notes = [];
-  if (!fs17.existsSync(locksDir(root)))
+  if (!fs16.existsSync(locksDir(root)))
     return { removed: [], notes };
   return withFileLock(root, registryTarget(root), () => {
     const removed = [];
@@ -3972,7 +4007,7 @@ async function removeInvalidLeases(root, opts = {}) {
       if (!r.invalid)
         continue;
       try {
-        fs17.unlinkSync(r.file);
+        fs16.unlinkSync(r.file);
       } catch (e) {
         throw new LeaseRecordError(`cannot remove invalid lease record: ${e.code ?? e.message}`, r.file);
       }
@@ -4000,7 +4035,7 @@ var init_leases = __esm(() => {
 });
 
 // src/io/dispatch/session.ts
-import * as fs18 from "node:fs";
+import * as fs17 from "node:fs";
 import * as path24 from "node:path";
 function sessionPath(root, scope) {
   return path24.join(root, ".unlazy", scope, "session");
@@ -4024,16 +4059,16 @@ function bindSession(root, scope, rawId) {
 function readSessionFile(root, scope) {
   const file = sessionPath(root, scope);
   try {
-    const fd = fs18.openSync(file, fs18.constants.O_RDONLY | fs18.constants.O_NOFOLLOW | fs18.constants.O_NONBLOCK);
+    const fd = fs17.openSync(file, fs17.constants.O_RDONLY | fs17.constants.O_NOFOLLOW | fs17.constants.O_NONBLOCK);
     try {
-      const st = fs18.fstatSync(fd);
+      const st = fs17.fstatSync(fd);
       if (!st.isFile() || st.nlink !== 1 || st.size > MAX_SESSION_BYTES)
         return null;
       const buf = Buffer.alloc(MAX_SESSION_BYTES + 1);
-      const n = fs18.readSync(fd, buf, 0, buf.length, 0);
+      const n = fs17.readSync(fd, buf, 0, buf.length, 0);
       return buf.subarray(0, n).toString("utf8").trim();
     } finally {
-      fs18.closeSync(fd);
+      fs17.closeSync(fd);
     }
   } catch {
     return null;
@@ -4047,17 +4082,17 @@ var init_session = __esm(() => {
 });
 
 // src/io/dispatch/transition.ts
-import * as fs19 from "node:fs";
+import * as fs18 from "node:fs";
 import * as path25 from "node:path";
 function checkScopeDir(root, scope) {
   for (const dir of [path25.join(root, ".unlazy"), path25.join(root, ".unlazy", scope)]) {
     let st;
     try {
-      st = fs19.lstatSync(dir);
+      st = fs18.lstatSync(dir);
     } catch {
       return;
     }
-    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs19.realpathSync(dir))) {
+    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs18.realpathSync(dir))) {
       throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
     }
   }
@@ -4577,7 +4612,7 @@ function keysFor(repository) {
 }
 
 // src/io/store/etcd/store.ts
-import * as fs20 from "node:fs";
+import * as fs19 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 import * as os3 from "node:os";
 import * as path27 from "node:path";
@@ -4590,14 +4625,14 @@ function heldFile(root, scope, leaf) {
 function readHeld(root, repository) {
   let names;
   try {
-    names = fs20.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
+    names = fs19.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
   } catch {
     return [];
   }
   const out = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(fs20.readFileSync(path27.join(heldDir(root), n), "utf8"));
+      const r = JSON.parse(fs19.readFileSync(path27.join(heldDir(root), n), "utf8"));
       if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
         out.push(r);
     } catch {}
@@ -4643,7 +4678,7 @@ function sleep(ms) {
 }
 function selfCommand() {
   const script = process.argv[1];
-  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs20.existsSync(script))
+  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs19.existsSync(script))
     return [process.execPath, script];
   return [process.execPath];
 }
@@ -4652,7 +4687,7 @@ function stopKeeper(h) {
     return;
   let cmdline;
   try {
-    cmdline = fs20.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+    cmdline = fs19.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
   } catch {
     return;
   }
@@ -4802,7 +4837,7 @@ class EtcdStore {
         continue;
       if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease))
         alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
-      fs20.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
+      fs19.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
       stopKeeper(h);
     }
@@ -4997,11 +5032,11 @@ var init_active = __esm(() => {
 });
 
 // src/io/discover.ts
-import * as fs21 from "node:fs";
+import * as fs20 from "node:fs";
 import * as path28 from "node:path";
 function lstatOrNull2(p) {
   try {
-    return fs21.lstatSync(p);
+    return fs20.lstatSync(p);
   } catch {
     return null;
   }
@@ -5011,21 +5046,21 @@ function unlazyDir(root) {
   const st = lstatOrNull2(dir);
   if (!st)
     return { dir, ok: false, exists: false };
-  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs21.realpathSync(dir)), exists: true };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs20.realpathSync(dir)), exists: true };
 }
 function listScopes(root) {
   const u = unlazyDir(root);
   if (!u.ok)
     return [];
   const out = [];
-  for (const name of fs21.readdirSync(u.dir).sort()) {
+  for (const name of fs20.readdirSync(u.dir).sort()) {
     if (name === "locks" || !isValidId(name))
       continue;
     const p = path28.join(u.dir, name);
     const st = lstatOrNull2(p);
     if (!st || !st.isDirectory() || st.isSymbolicLink())
       continue;
-    if (!isInside(root, fs21.realpathSync(p)))
+    if (!isInside(root, fs20.realpathSync(p)))
       continue;
     out.push(name);
   }
@@ -5039,10 +5074,10 @@ function ledgerEntries(root, dir, errors) {
   const gdir = path28.join(dir, "gates");
   const st = lstatOrNull2(gdir);
   if (st) {
-    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs21.realpathSync(gdir))) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs20.realpathSync(gdir))) {
       errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
     } else {
-      for (const name of fs21.readdirSync(gdir).sort())
+      for (const name of fs20.readdirSync(gdir).sort())
         if (name.endsWith(".md"))
           files.push(path28.join(gdir, name));
     }
@@ -5302,7 +5337,7 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs24 from "node:fs";
+import * as fs23 from "node:fs";
 import * as path31 from "node:path";
 
 // src/core/hook/worker.ts
@@ -5363,7 +5398,7 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs22 from "node:fs";
+import * as fs21 from "node:fs";
 import * as path29 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
@@ -5452,7 +5487,7 @@ function holdsSession(root, scope, sessionId, now = Date.now(), withinMs = HELD_
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs22.lstatSync(file);
+    fs21.lstatSync(file);
   } catch {
     return;
   }
@@ -5463,7 +5498,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs22.unlinkSync(file);
+        fs21.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -5475,12 +5510,12 @@ async function clearSession(target, key) {
 init_read();
 
 // src/io/root.ts
-import * as fs23 from "node:fs";
+import * as fs22 from "node:fs";
 import * as os4 from "node:os";
 import * as path30 from "node:path";
 function has(dir, name) {
   try {
-    fs23.lstatSync(path30.join(dir, name));
+    fs22.lstatSync(path30.join(dir, name));
     return true;
   } catch {
     return false;
@@ -5488,14 +5523,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs23.lstatSync(path30.join(dir, name)).isDirectory();
+    return fs22.lstatSync(path30.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs23.readdirSync(path30.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs22.readdirSync(path30.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -5570,7 +5605,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
 }
 function existingDirectory(dir) {
   try {
-    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
+    return fs23.statSync(dir).isDirectory() ? fs23.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -5815,12 +5850,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs25 from "node:fs";
+import * as fs24 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs25.fstatSync(fd);
+    return fs24.fstatSync(fd);
   } catch {
     return null;
   }
@@ -5841,7 +5876,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs25.openSync("/proc/self/fd/0", fs25.constants.O_RDONLY | (fs25.constants.O_NONBLOCK ?? 0));
+    fd = fs24.openSync("/proc/self/fd/0", fs24.constants.O_RDONLY | (fs24.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -5852,7 +5887,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs25.readSync(fd, buf, 0, buf.length, null);
+        n = fs24.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -5866,7 +5901,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs25.closeSync(fd);
+    fs24.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -5876,7 +5911,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs25.readSync(0, buf, 0, buf.length, null);
+      n = fs24.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -5946,7 +5981,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs25.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs24.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;

@@ -92,11 +92,17 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
     problems.push(...entry.problems);
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
-    const { stale, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
+    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
       if (reason) view.reason = reason;
+      // An unchecked gate whose last run of this definition failed reads as failed, with how (issue 31).
+      const failure = failed.get(g.id);
+      if (failure && view.state === "unmet") {
+        view.state = "failed";
+        view.reason = failure;
+      }
       const hidden = vacuous.get(g.id);
       if (hidden && view.state === "met") Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);

@@ -262,6 +262,44 @@ export function oracleRecord(file: string, gateId: string, s: OracleStored): Tra
   };
 }
 
+/**
+ * A failed run (issue 31: failed is a state), kept like a pass's records: for one definition and
+ * one evidence line (a failed run leaves the box unticked and the line as it was), and, for a
+ * gate with INPUTS, on the input files as the run saw them. It goes stale when any of them
+ * changes: the gate then reads as plain unmet, never as a failure of something else.
+ */
+export interface FailureStored {
+  definition: string;
+  evidence: string;
+  failure: string; // "exit 3", "EXPECT not matched", "timed out after 30s", …
+  cwd?: string; // with INPUTS: the CHECK directory (absolute) and the files the run saw
+  inputs?: string[];
+  files?: Record<string, string>;
+}
+
+export function failureRecord(file: string, gateId: string, s: FailureStored): TraceRecord<{ failure: string; cwd?: string }> {
+  const depends: Record<string, string> = {};
+  const names: string[] = [];
+  if (s.inputs && s.cwd && s.files) {
+    depends.INPUTS = sha256Hex(JSON.stringify(s.inputs));
+    for (const [rel, digest] of Object.entries(s.files)) {
+      const n = inputFileName(s.cwd, rel);
+      depends[n] = digest;
+      names.push(n);
+    }
+  }
+  return {
+    kind: "failure",
+    subject: gateSubject(file, gateId),
+    decided: "failed",
+    key: { definition: s.definition, evidence: s.evidence },
+    depends,
+    ...(s.inputs && s.cwd ? { sets: { [inputSetName(s.cwd, s.inputs)]: names } } : {}),
+    by: { actor: "kbz" },
+    detail: { failure: s.failure, ...(s.cwd ? { cwd: s.cwd } : {}) },
+  };
+}
+
 /** The directory automatic evidence says its CHECK ran in (`…; cwd=<dir>; path=…`), or null. */
 export function evidenceCwd(evidence: string | null): string | null {
   const m = evidence === null ? null : /; cwd=(\/.*?); path=[0-9a-f]{12}\//.exec(evidence);
@@ -366,6 +404,8 @@ export interface TraceData {
 export interface GateVerdicts {
   /** Gates whose INPUTS keep them from being met: gate id → the reason shown (STALE … for a met gate). */
   stale: Map<string, string>;
+  /** Unmet gates whose last run of this very definition, evidence and inputs failed: gate id → how ("exit 3"). */
+  failed: Map<string, string>;
   /** Gates whose current pass a probe found VACUOUS: gate id → what was hidden (root-relative). */
   vacuous: Map<string, string[]>;
 }
@@ -377,7 +417,7 @@ export interface GateVerdicts {
  * approval store (person policy), whose VACUOUS verdicts count beside the repository's.
  */
 export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean, attested?: LedgerAttested): GateVerdicts {
-  const out: GateVerdicts = { stale: new Map(), vacuous: new Map() };
+  const out: GateVerdicts = { stale: new Map(), failed: new Map(), vacuous: new Map() };
   const held = attested?.vacuous;
   const stored = trace.records.get(file) ?? [];
   const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
@@ -400,6 +440,8 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
       const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
       if (reason) out.stale.set(g.id, reason);
     }
+    const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
+    if (failure && failureHolds(failure, g, trace.world, file)) out.failed.set(g.id, (failure.detail as { failure: string }).failure);
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
     if (probe) out.vacuous.set(g.id, (probe.detail as { hidden: string[] }).hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)));
   }
@@ -418,6 +460,27 @@ function vacuityHolds(r: TraceRecord, g: Gate, mine: readonly TraceRecord[]): bo
   const pass = mine.find((x) => x.kind === "oracle" && verify(x, key).status !== "missing");
   const ranUnder = (pass?.detail as { signature?: string } | undefined)?.signature;
   return verify(r, { definition: key.definition, oracle: ranUnder ?? r.key.oracle }).status === "valid";
+}
+
+/** Whether a failure record still speaks for `g`: same definition and evidence line, and its input files unchanged. */
+function failureHolds(record: TraceRecord, g: Gate, world: World, file: string): boolean {
+  const key = gateKey(g);
+  const declared = g.inputs ? sha256Hex(JSON.stringify(g.inputs)) : undefined;
+  const ask = (n: string) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined);
+  const first = verify(record, { digest: ask });
+  if (first.status !== "stale" || !g.inputs) return first.status === "valid";
+  if (first.changed.includes("INPUTS")) return false;
+  const recorded = (record.detail as { cwd?: string }).cwd;
+  const cwd = recorded ? world.checkDir(recorded) : null;
+  if (!recorded || cwd === null) return false;
+  const now = world.inputs(cwd, g.inputs, file);
+  if (now.refusal) return false;
+  const prefix = inputFileName(recorded, "");
+  const v = verify(record, {
+    digest: (n) => ask(n) ?? (n.startsWith(prefix) ? now.files[n.slice(prefix.length)] : undefined),
+    members: () => Object.keys(now.files).map((rel) => prefix + rel),
+  });
+  return v.status === "valid";
 }
 
 /** A gate not met yet whose INPUTS are over the cap can never be met: said before it is run. */

@@ -17,7 +17,6 @@ import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Sna
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget, withSoloLedgers } from "./discover.ts";
 import { readTrace } from "./trace.ts";
-import { markFailures } from "./check/failures.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./store/active.ts";
@@ -206,7 +205,6 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const trace = readTrace(target.root, target.files, { real: !constrained });
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
-  markFailures(target.root, snap.gates);
   markRemoved(snap, atts);
   return snap;
 }

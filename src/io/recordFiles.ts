@@ -1,5 +1,5 @@
-// kbz's gate record files under `.kbz/` (INPUTS digests, probe verdicts, oracle bindings, last
-// failures): JSON objects `{ "schema": 1, …, "gates": { "<key>": record } }`. The per-ledger ones
+// kbz's gate record files under `.kbz/` (INPUTS digests, probe verdicts, oracle bindings, failed
+// runs): JSON objects `{ "schema": 1, …, "gates": { "<key>": record } }`. The per-ledger ones
 // live one file per ledger, named by the ledger's real path:
 //   <root>/.kbz/<kind>/<24 hex of sha256(real ledger path)>.json
 // They are kbz's own notes beside the ledgers, so they are read leniently: a missing, linked,

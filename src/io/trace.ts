@@ -1,18 +1,19 @@
 // The current digests of every verdict record (core/trace.ts) that speaks for a set of ledgers:
-// the records are read from their stores (.kbz/inputs/, .kbz/probes/: one directory listing each,
+// the records are read from their stores (.kbz/inputs/, .kbz/probes/, .kbz/oracles/, .kbz/failures/: one listing each,
 // so a repository that never recorded one pays one failed open) as data, and the world they are
 // checked against is one DigestWalk per read: every file hashed at most once (streamed, inside
 // the root: io/inputs/store.ts digestFile), only when a verdict needs it. The pure builders
 // (core/snapshot.ts, core/schedule/facts.ts) check the records with core/trace.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { inputsRecord, oracleFileName, oracleRecord, probeRecord, type OracleStored, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
+import { failureRecord, inputsRecord, oracleFileName, oracleRecord, probeRecord, type FailureStored, type OracleStored, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { DeadlineError } from "./deadline.ts";
 import { readRecordFile, realOf, recordFileName } from "./recordFiles.ts";
 import { expandInputs, TOO_MANY_INPUTS } from "./inputs/expand.ts";
 import { digestFile, INPUTS_DIR } from "./inputs/store.ts";
 import { PROBES_DIR } from "./check/probeStore.ts";
+import { FAILURES_DIR } from "./check/failures.ts";
 import { ORACLES_DIR } from "./oracle/store.ts";
 import { oracleFiles } from "./oracle/binding.ts";
 import { currentIdentity, recordedFiles } from "./oracle/identity.ts";
@@ -203,6 +204,14 @@ export function readTrace(root: string, files: readonly string[], o: { real?: bo
       const s = rec as OracleStored;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string") continue;
       add(ledger, oracleRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of storeFiles(path.join(root, FAILURES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec as FailureStored;
+      if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string") continue;
+      if (s.inputs !== undefined && (!Array.isArray(s.inputs) || typeof s.cwd !== "string" || typeof s.files !== "object" || s.files === null)) continue;
+      add(ledger, failureRecord(ledger, id, s));
     }
   }
   return { records, world: new DigestWalk(root, real) };

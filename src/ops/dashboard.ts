@@ -83,7 +83,8 @@ function digest(parts: string[]): string {
 export function readDashboard(src: DashSource, cache?: DashCache, kept?: { plan: PlanView | null; hash: string } | null): DashView {
   let target;
   try {
-    target = resolveTarget({ root: src.root, scope: src.scope });
+    const resolve = () => resolveTarget({ root: src.root, scope: src.scope });
+    target = cache ? cache.target(src.root, src.scope, resolve) : resolve();
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     // Several scopes and none chosen: the dashboard asks instead of guessing.

@@ -16,6 +16,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { refreshView, storeFor } from "../io/store/active.ts";
+import { FAILURES_DIR } from "../io/check/failures.ts";
 
 /** Paths under the root that can change what the dashboard shows. */
 export function isWatchedPath(root: string, p: string): boolean {
@@ -30,6 +31,8 @@ export function isWatchedPath(root: string, p: string): boolean {
   if (top === "GATES.md") return parts.length === 1;
   if (top === "gates") return parts.length <= 2;
   if (top === ".unlazy") return parts.length <= 4;
+  // kbz's failure records (io/check/failures.ts): a check that failed in another shell leaves its ledger as it was.
+  if (top === ".kbz") return parts.length === 1 || (parts[1] === "failures" && parts.length <= 3);
   return false;
 }
 
@@ -67,13 +70,13 @@ function subfolders(dir: string): string[] {
 
 /**
  * The folders whose entries isWatchedPath accepts: the root, gates/, .unlazy/, each scope folder
- * and each folder inside a scope (.unlazy/<scope>/gates/ holds its ledgers). Folders only: the
- * ledgers folder is watched, never listed.
+ * and each folder inside a scope (.unlazy/<scope>/gates/ holds its ledgers), .kbz/ and
+ * .kbz/failures/. Folders only: the ledgers folder is watched, never listed.
  */
 export function workspaceFolders(root: string): string[] {
   const unlazy = path.join(root, ".unlazy");
   const scopes = isRealDir(unlazy) ? subfolders(unlazy) : [];
-  const all = [root, path.join(root, "gates"), ...(scopes.length || isRealDir(unlazy) ? [unlazy] : []), ...scopes, ...scopes.flatMap(subfolders)];
+  const all = [root, path.join(root, "gates"), unlazy, ...scopes, ...scopes.flatMap(subfolders), path.join(root, ".kbz"), path.join(root, FAILURES_DIR)];
   return all.filter(isRealDir);
 }
 

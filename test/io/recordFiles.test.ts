@@ -1,4 +1,4 @@
-// kbz's gate record files (.kbz/inputs, probes, oracles, failures.json): one reader and one writer.
+// kbz's gate record files (.kbz/inputs, probes, oracles, failures): one reader and one writer.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";

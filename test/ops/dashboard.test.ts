@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { DashCache, DashboardReader } from "../../src/ops/dashboard.ts";
 import { isWatchedPath, watchWorkspace, workspaceFolders, type Changed } from "../../src/ops/dashboardWatch.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
+import { resolveTarget } from "../../src/io/discover.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 
@@ -14,6 +15,8 @@ describe("watched paths", () => {
     for (const p of ["/r", "/r/GATES.md", "/r/gates", "/r/gates/a.md", "/r/.unlazy", "/r/.unlazy/s/PLAN.md", "/r/.unlazy/s/gates/leaf-1.md", "/r/.unlazy/locks/abc.lease"]) {
       expect(isWatchedPath(root, p)).toBe(true);
     }
+    for (const p of ["/r/.kbz", "/r/.kbz/failures", "/r/.kbz/failures/0123.json"]) expect(isWatchedPath(root, p)).toBe(true);
+    for (const p of ["/r/.kbz/inputs/0123.json", "/r/.kbz/failures/x/y"]) expect(isWatchedPath(root, p)).toBe(false);
     for (const p of ["/r/src", "/r/node_modules/x", "/r/.unlazy/s/gates/leaf-1.md.123.abc.tmp", "/r/.unlazy/locks/abc.filelock", "/elsewhere/GATES.md", "/r/gates/sub/deep.md"]) {
       expect(isWatchedPath(root, p)).toBe(false);
     }
@@ -44,8 +47,8 @@ function bursts(root: string) {
 describe("the watcher names what changed", () => {
   test("the folders it watches: the root, gates/, .unlazy/, each scope and each folder in a scope (never a ledger folder's contents)", () => {
     const root = tempDir();
-    writeTree(root, { "GATES.md": "x", "gates/a.md": "x", ".unlazy/web/gates/leaf-1.md": "x", ".unlazy/web/PLAN.md": "x", "src/deep/x.ts": "x" });
-    expect(workspaceFolders(root).map((d) => path.relative(root, d) || ".").sort()).toEqual([".", ".unlazy", ".unlazy/web", ".unlazy/web/gates", "gates"]);
+    writeTree(root, { "GATES.md": "x", "gates/a.md": "x", ".unlazy/web/gates/leaf-1.md": "x", ".unlazy/web/PLAN.md": "x", "src/deep/x.ts": "x", ".kbz/failures/a.json": "{}", ".kbz/inputs/a.json": "{}" });
+    expect(workspaceFolders(root).map((d) => path.relative(root, d) || ".").sort()).toEqual([".", ".kbz", ".kbz/failures", ".unlazy", ".unlazy/web", ".unlazy/web/gates", "gates"]);
   });
 
   test("a rename write of a ledger names that ledger; a new scope folder means read everything; an unwatched file raises nothing", async () => {
@@ -116,6 +119,30 @@ describe("the dashboard's one cache", () => {
     cache.expect(null);
     expect(cache.load(b, root, true).ledger!.gates[0]!.checked).toBe(true);
     expect(a1.ledger!.gates[0]!.checked).toBe(false);
+  });
+
+  test("a named reload keeps the list of ledgers unless a named file adds or removes one", () => {
+    const root = tempDir();
+    writeTree(root, { ".unlazy/web/gates/leaf-1.md": "x", ".unlazy/web/PLAN.md": "x" });
+    const dir = path.join(root, ".unlazy/web");
+    const cache = new DashCache();
+    let resolved = 0;
+    const resolve = () => (resolved++, resolveTarget({ root, scope: "web" }));
+    cache.expect(null);
+    const t1 = cache.target(root, "web", resolve);
+    cache.expect(new Set([path.join(dir, "PLAN.md"), path.join(dir, "gates/leaf-1.md"), path.join(dir, "status.log")]));
+    expect(cache.target(root, "web", resolve)).toBe(t1);
+    fs.writeFileSync(path.join(dir, "gates/leaf-2.md"), "x");
+    cache.expect(new Set([path.join(dir, "gates/leaf-2.md")]));
+    const t2 = cache.target(root, "web", resolve);
+    expect(t2.files.map((f) => path.basename(f))).toEqual(["leaf-1.md", "leaf-2.md"]);
+    fs.rmSync(path.join(dir, "gates/leaf-1.md"));
+    cache.expect(new Set([path.join(dir, "gates/leaf-1.md")]));
+    expect(cache.target(root, "web", resolve).files.map((f) => path.basename(f))).toEqual(["leaf-2.md"]);
+    // A read that is not an event's always lists again.
+    cache.expect(null);
+    cache.target(root, "web", resolve);
+    expect(resolved).toBe(4);
   });
 
   test("the same bytes written again keep their entry (no new frame for a rewrite)", () => {

@@ -1,11 +1,12 @@
 // Issue 31: the dashboard watches the oracle files its approvals bind. A checker script edited
 // in another shell moves its gate to Approvals and makes a met gate STALE, on screen, without a
-// key and without reopening the panel. On the real binary in tmux, at 120x35 and 40x10.
+// key and without reopening the panel. It also watches kbz's failure records: a check that failed
+// in another shell reads FAILED at once. On the real binary in tmux, at 120x35 and 40x10.
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
-import { checkEnv } from "../helpers/approvals.ts";
+import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { agentEnv, checkEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
 
 const panes: TmuxPane[] = [];
@@ -68,6 +69,32 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       fs.renameSync(tmp, path.join(root, "scripts/check.sh"));
       const stale = await p.waitFor((s) => staleRow.test(rowOf(s, "GATES:G1")) && s.includes("Approvals 1"), 8000);
       keep(`7-oracle-watch-gates-${w}x${h}`, stale);
+      p.send("q");
+      expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
+      p.kill();
+    }, 60_000);
+  }
+
+  for (const [w, h] of [
+    [120, 35],
+    [40, 10],
+  ] as const) {
+    test(`a check that failed in another shell reads FAILED in the open Gates panel, and a pass there clears it, with no key pressed (${w}x${h})`, async () => {
+      const root = tempDir();
+      const ledger = (check: string) => `# Gates\n\n- [ ] G1: the widget builds\n  CHECK: ${check}\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n`;
+      writeTree(root, { "GATES.md": ledger("echo boom; exit 3") });
+      // The agent's own shell approves and runs (agent policy); the person watches.
+      const env = agentEnv();
+      const p = new TmuxPane(w, h);
+      panes.push(p);
+      p.start([BIN], root, env);
+      await p.waitFor((s) => /› (UNMET|·)\s+GATES:G1/.test(s));
+      expect(kbz(["check", "--approve"], { cwd: root, env }).code).toBe(1);
+      const failed = await p.waitFor((s) => (w >= 80 ? /› FAILED \(exit 3\)\s+GATES:G1/ : /› ✗ GATES:G1/).test(s), 8000);
+      keep(`7-failed-elsewhere-${w}x${h}`, failed);
+      writeTree(root, { "GATES.md": ledger("echo BUILD_OK") });
+      expect(kbz(["check", "--approve"], { cwd: root, env }).code).toBe(0);
+      await p.waitFor((s) => (w >= 80 ? /› MET\s+GATES:G1/ : /› ✓ GATES:G1/).test(s), 8000);
       p.send("q");
       expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
       p.kill();

@@ -158,8 +158,11 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     const met = o.attested ? ledger.gates.filter((g) => !verdicts.stale.has(g.id) && !hiddenBy.has(g.id) && isMet(g)) : [];
     const unvouched = o.attested ? unattestedGates(file, met, o.attested.get(file), o.trace.records.get(file)) : null;
     const gates = ledger.gates.map((g) => {
-      const state = verdicts.stale.has(g.id) ? "stale-unmet" : gateState(g, ledger);
-      return state === "met" && hiddenBy.has(g.id) ? "vacuous" : unvouched?.has(g.id) ? "unattested" : state;
+      if (verdicts.stale.has(g.id)) return "stale-unmet";
+      const state = gateState(g, ledger);
+      if (state === "met" && hiddenBy.has(g.id)) return "vacuous";
+      if (unvouched?.has(g.id)) return "unattested";
+      return state === "unmet" && verdicts.failed.has(g.id) ? "failed" : state;
     });
     // A gate that would be met but for its probe is a review item too (docs/formats.md#next-output).
     const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "vacuous" ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];

@@ -1,23 +1,18 @@
-// The last failed run of each gate (issue 31: failed is a state), kbz's side store beside the
-// INPUTS digests and probes: one file, `<root>/.kbz/failures.json`:
-//   { "schema": 1, "gates": { "<ledger path from the root>\0<id>": { "definition", "failure" } } }
+// Failed runs (issue 31: failed is a state) as verdict records (core/trace.ts failureRecord),
+// kbz's side store beside the INPUTS digests, probes and oracle passes: one JSON file per ledger
+// under `<root>/.kbz/failures/`, named like the others (io/recordFiles.ts):
+//   { "schema": 1, "gates": { "<id>": { "definition", "evidence", "failure", "cwd"?, "inputs"?, "files"? } } }
 // `failure` says how the run ended: "exit 3", "EXPECT not matched", "timed out after 30s", ….
-// A record speaks for a gate only while its definition digest is current and the gate is unmet
-// and unchecked (a failed run leaves its box unticked): it names why the gate is unmet, it never
-// changes whether it is. A passing run removes the gate's record.
-import * as fs from "node:fs";
+// A record speaks for a gate only while its definition digest and evidence line are current and,
+// for a gate with INPUTS, its input files are as the run saw them (core/trace.ts gateVerdicts):
+// it names why an unchecked gate is unmet, it never changes whether it is. status, `kbz next`
+// and the dashboard read it through io/trace.ts readTrace, like every other record. A passing
+// run removes the gate's record.
 import * as path from "node:path";
-import { gateDigest } from "../../core/ledger/digest.ts";
-import type { GateView } from "../../core/snapshot.ts";
-import { readRecordFile, updateRecordFile } from "../recordFiles.ts";
+import type { FailureStored } from "../../core/trace.ts";
+import { readRecordFile, recordFilePath, updateRecordFile } from "../recordFiles.ts";
 
-export const FAILURES_FILE = path.join(".kbz", "failures.json");
-const MAX_FAILURES_BYTES = 1024 * 1024;
-
-export interface FailureRecord {
-  definition: string;
-  failure: string;
-}
+export const FAILURES_DIR = path.join(".kbz", "failures");
 
 /** How a failed run ended, in words: `exit 3`, `EXPECT not matched`, or the runner's error. */
 export function failureText(o: { exitCode: number | null; signal: string | null; error: string | null }): string {
@@ -27,55 +22,35 @@ export function failureText(o: { exitCode: number | null; signal: string | null;
   return "EXPECT not matched";
 }
 
-function keyOf(root: string, ledgerFile: string, id: string): string {
-  const rel = path.relative(root, ledgerFile);
-  return `${rel}\0${id}`;
+export function failureStorePath(root: string, ledgerFile: string): string {
+  return recordFilePath(root, FAILURES_DIR, ledgerFile);
 }
 
-function readFailures(file: string): Record<string, FailureRecord> {
-  return (readRecordFile(file, MAX_FAILURES_BYTES)?.gates ?? {}) as Record<string, FailureRecord>;
+/** One finished run of a gate of `ledgerFile`: `failure` null for a pass (its record goes). */
+export interface RunRecord {
+  id: string;
+  failure: FailureStored | null;
 }
 
-/** Record each finished run: `failure` null for a pass (its record goes). Never throws. */
-export async function recordRuns(root: string, runs: { file: string; id: string; definition: string; failure: string | null }[]): Promise<void> {
+/** Record each finished run of one ledger. Never throws: losing a record never changes a verdict. */
+export async function recordRuns(root: string, ledgerFile: string, runs: RunRecord[]): Promise<void> {
   if (runs.length === 0) return;
-  const file = path.join(root, FAILURES_FILE);
+  const file = failureStorePath(root, ledgerFile);
   // A pass with no store to clear writes nothing: most repositories never see a failure.
-  if (runs.every((r) => r.failure === null) && !fs.existsSync(file)) return;
-  try {
-    await updateRecordFile(
-      root,
-      file,
-      (current) => {
-        const gates = (current?.gates ?? {}) as Record<string, FailureRecord>;
-        for (const r of runs) {
-          const key = keyOf(root, r.file, r.id);
-          if (r.failure === null) delete gates[key];
-          else gates[key] = { definition: r.definition, failure: r.failure };
-        }
-        return { schema: 1, gates };
-      },
-      MAX_FAILURES_BYTES,
-    );
-  } catch {
-    // The record only names why an unmet gate is unmet; losing it never changes a verdict.
+  if (runs.every((r) => r.failure === null)) {
+    const gates = readRecordFile(file)?.gates ?? {};
+    if (!runs.some((r) => r.id in gates)) return;
   }
-}
-
-/**
- * Mark the unchecked gates whose last run failed (same definition) as `failed`, with how. One
- * stat when no run ever failed here; one read otherwise.
- */
-export function markFailures(root: string, gates: GateView[]): void {
-  const file = path.join(root, FAILURES_FILE);
-  if (!fs.existsSync(file)) return;
-  const records = readFailures(file);
-  if (Object.keys(records).length === 0) return;
-  for (const v of gates) {
-    if (v.state !== "unmet") continue;
-    const r = records[keyOf(root, v.file, v.gate.id)];
-    if (!r || r.definition !== gateDigest(v.gate)) continue;
-    v.state = "failed";
-    v.reason = r.failure;
+  try {
+    await updateRecordFile(root, file, (current) => {
+      const gates = { ...(current?.gates ?? {}) } as Record<string, FailureStored>;
+      for (const r of runs) {
+        if (r.failure === null) delete gates[r.id];
+        else gates[r.id] = r.failure;
+      }
+      return { schema: 1, gates };
+    });
+  } catch {
+    // The record only names why an unmet gate is unmet.
   }
 }

@@ -17,6 +17,7 @@ export { shortSignature };
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
 import { saveLastRun } from "./lastrun.ts";
 import { failureText, recordRuns } from "./failures.ts";
+import type { FailureStored } from "../../core/trace.ts";
 import { readRepoSettings } from "./settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../inputs/store.ts";
 import { expandInputs, TOO_MANY_INPUTS } from "../inputs/expand.ts";
@@ -184,6 +185,18 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
  * kbz check writes evidence, so every ledger it targets must be inside the root: an explicit
  * ledger elsewhere can be read with `kbz status` but is never written (issue 15).
  */
+/**
+ * The failure record of a finished run (io/check/failures.ts), null for a pass. Bound to the
+ * evidence line the ledger holds after the writeback (a demoted gate reads `pending`) and, with
+ * INPUTS, to the files the run saw.
+ */
+function failureOf(r: RunReport, files: Record<string, string> | undefined): FailureStored | null {
+  if (r.outcome.ok) return null;
+  const evidence = r.writeback === "written" ? "pending" : (r.task.gate.evidence ?? "");
+  const inputs = r.task.gate.inputs && files ? { cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs, files } : {};
+  return { definition: r.task.digest, evidence, failure: failureText(r.outcome), ...inputs };
+}
+
 function assertLedgersInside(snap: Snapshot): void {
   const root = snap.target.root;
   for (const l of snap.ledgers) {
@@ -302,7 +315,8 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
             onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
           });
       // What the pass observed, digested as soon as it ends (recorded after writeback).
-      if (outcome.ok && task.gate.inputs) observed.set(task.qid, digestInputs(root, task.oracle.cwd, task.gate.inputs).files);
+      // (A failed run's too: its failure record holds only while those inputs stay as they were.)
+      if (task.gate.inputs) observed.set(task.qid, digestInputs(root, task.oracle.cwd, task.gate.inputs).files);
       req.observer?.finished?.(task, outcome);
       // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
       saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
@@ -365,10 +379,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
         }
         await recordOraclePasses(root, file, passes);
         await attestPasses(storeDir, root, file, group, records, passes, settings);
-        await recordRuns(
-          root,
-          group.map(({ task, outcome }) => ({ file, id: task.gate.id, definition: task.digest, failure: outcome.ok ? null : failureText(outcome) })),
-        );
+        await recordRuns(root, file, group.map((r) => ({ id: r.task.gate.id, failure: failureOf(r, observed.get(r.task.qid)) })));
       } catch (e) {
         if (!(e instanceof WritebackError)) throw e;
         for (const r of group) {
