@@ -1305,26 +1305,29 @@ var init_waves = __esm(() => {
 
 // src/core/trace.ts
 import * as path6 from "node:path";
-function lookup(current) {
-  return typeof current.digest === "function" ? current.digest.bind(current) : (name) => current[name];
-}
-function differing(digests, now) {
+function differing(digests, current) {
   let out = null;
-  for (const n in digests)
-    if (now(n) !== digests[n])
-      (out ??= []).push(n);
+  if (typeof current.digest === "function") {
+    const source = current;
+    for (const n in digests)
+      if (source.digest(n) !== digests[n])
+        (out ??= []).push(n);
+  } else {
+    for (const n in digests)
+      if (current[n] !== digests[n])
+        (out ??= []).push(n);
+  }
   return out;
 }
-function verify(record, current, require2 = {}) {
+function verify(record, current, require2 = NO_REQUIREMENT) {
   if (!record)
     return { status: "missing", differs: [] };
-  const now = lookup(current);
-  const differs = differing(record.key, now);
+  const differs = differing(record.key, current);
   if (differs)
     return { status: "missing", differs: differs.sort() };
   if (require2.by && !(record.by && require2.by.includes(record.by.actor)))
     return { status: "unattested" };
-  let changed = differing(record.depends, now);
+  let changed = differing(record.depends, current);
   if (record.sets && typeof current.members === "function") {
     for (const set in record.sets) {
       const had = new Set(record.sets[set]);
@@ -1342,7 +1345,7 @@ function gateKey(g) {
   return { definition: gateDigest(g) ?? "", evidence: g.evidence ?? "" };
 }
 function evidenceRecord(gateId, recorded) {
-  return { kind: "evidence", subject: gateId, decided: "met", key: {}, depends: { definition: recorded }, by: { actor: "kbz" } };
+  return { kind: "evidence", subject: gateId, decided: "met", key: NO_DIGESTS, depends: { definition: recorded }, by: BY_KBZ };
 }
 function inputFileName(cwd, rel) {
   return `file:${cwd}/${rel}`;
@@ -1652,13 +1655,16 @@ function unattestedGates(file, met, attested, records) {
   }
   return out;
 }
-var VALID, ORACLE_FILES_SET = "oracle-files", NO_RECORD = "-";
+var NO_REQUIREMENT, VALID, NO_DIGESTS, BY_KBZ, ORACLE_FILES_SET = "oracle-files", NO_RECORD = "-";
 var init_trace = __esm(() => {
   init_digest();
   init_hash();
   init_inside();
   init_command();
+  NO_REQUIREMENT = Object.freeze({});
   VALID = Object.freeze({ status: "valid" });
+  NO_DIGESTS = Object.freeze({});
+  BY_KBZ = Object.freeze({ actor: "kbz" });
 });
 
 // src/core/ledger/parse.ts

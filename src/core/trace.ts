@@ -73,25 +73,31 @@ export interface Requirement {
   by?: readonly string[];
 }
 
-function lookup(current: DigestSource): (name: string) => string | undefined {
-  return typeof current.digest === "function" ? (current.digest as (n: string) => string | undefined).bind(current) : (name) => (current as Digests)[name];
-}
-
-/** The names of `digests` whose value differs from `now`'s; null when none does (no allocation on the common path). */
-function differing(digests: Digests, now: (name: string) => string | undefined): string[] | null {
+/**
+ * The names of `digests` whose value differs from what `current` says now; null when none does.
+ * No closure and no allocation on the common path: status verifies the evidence record of every
+ * gate of every ledger (10,000 at the scale budgets), so a plain object is read directly.
+ */
+function differing(digests: Digests, current: DigestSource): string[] | null {
   let out: string[] | null = null;
-  for (const n in digests) if (now(n) !== digests[n]) (out ??= []).push(n);
+  if (typeof current.digest === "function") {
+    const source = current as { digest(name: string): string | undefined };
+    for (const n in digests) if (source.digest(n) !== digests[n]) (out ??= []).push(n);
+  } else {
+    for (const n in digests) if ((current as Digests)[n] !== digests[n]) (out ??= []).push(n);
+  }
   return out;
 }
 
+const NO_REQUIREMENT: Requirement = Object.freeze({});
+
 /** The one check: does `record` still hold for the world `current` describes? Pure. */
-export function verify(record: TraceRecord | null | undefined, current: DigestSource, require: Requirement = {}): TraceVerdict {
+export function verify(record: TraceRecord | null | undefined, current: DigestSource, require: Requirement = NO_REQUIREMENT): TraceVerdict {
   if (!record) return { status: "missing", differs: [] };
-  const now = lookup(current);
-  const differs = differing(record.key, now);
+  const differs = differing(record.key, current);
   if (differs) return { status: "missing", differs: differs.sort() };
   if (require.by && !(record.by && require.by.includes(record.by.actor))) return { status: "unattested" };
-  let changed = differing(record.depends, now);
+  let changed = differing(record.depends, current);
   if (record.sets && typeof current.members === "function") {
     for (const set in record.sets) {
       const had = new Set(record.sets[set]);
@@ -120,8 +126,12 @@ export function gateKey(g: Gate): Digests {
  * the evidence line; it holds while the gate's CHECK/EXPECT/CWD still digest to it.
  */
 export function evidenceRecord(gateId: string, recorded: string): TraceRecord {
-  return { kind: "evidence", subject: gateId, decided: "met", key: {}, depends: { definition: recorded }, by: { actor: "kbz" } };
+  return { kind: "evidence", subject: gateId, decided: "met", key: NO_DIGESTS, depends: { definition: recorded }, by: BY_KBZ };
 }
+
+// Shared by every evidence record (one per gate per read): never mutated.
+const NO_DIGESTS: Digests = Object.freeze({});
+const BY_KBZ: Actor = Object.freeze({ actor: "kbz" });
 
 /** The INPUTS side store's record of one pass (io/inputs/store.ts InputRecord). */
 export interface InputsStored {
