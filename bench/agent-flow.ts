@@ -1,5 +1,5 @@
 // The agent flow of issues 20 and 30 (test/helpers/agent-flow.ts): a fresh repository driven
-// through a five-leaf scope (two calls per leaf: kbz next --launch, kbz advance) with a leaf sent
+// through a five-leaf scope (one kbz next --launch, then one kbz advance --launch per returned leaf) with a leaf sent
 // back, a regroup and a split by name, a receipt, a cascade refreshed in one call (kbz check --stale), the root
 // verification in one call and the Stop hook, only through kbz verbs.
 // Prints per verb how many calls and bytes, then how many kbz invocations it took and how many

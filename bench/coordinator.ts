@@ -1,15 +1,15 @@
 // Figures for issue 17: claim and release latency (median, p99) against the files and against a
-// real three-member etcd cluster on loopback, through the store (in-process, what every verb
-// calls) and through the kbz binary (a whole command: process start, the store, and for etcd the
+// real three-member etcd cluster on loopback, through the coordination adapter (in-process, what every verb
+// calls) and through the kbz binary (a whole command: process start, the coordination adapter, and for etcd the
 // keeper it starts). Prints numbers; asserts nothing. Run after `bun build.ts`:
 //   bun bench/coordinator.ts [ROUNDS]
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { EtcdStore } from "../src/io/store/etcd/store.ts";
-import { filesStore } from "../src/io/store/files.ts";
-import type { Store } from "../src/io/store/port.ts";
+import { EtcdCoordination } from "../src/io/coordination/etcd/coordination.ts";
+import { filesCoordination } from "../src/io/coordination/files.ts";
+import type { Coordination } from "../src/io/coordination/port.ts";
 import { startCluster } from "../test/helpers/etcd-cluster.ts";
 
 const REPO = path.resolve(import.meta.dir, "..");
@@ -30,20 +30,20 @@ function stats(ms: number[]): string {
   return `median ${at(0.5).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms`;
 }
 
-async function viaStore(store: Store, rounds: number): Promise<{ claim: number[]; release: number[] }> {
-  for (let i = 0; i < 5; i++) await store.claim("bench", `other-${i}`, [`lib/p${i}/**`]);
+async function viaStore(coord: Coordination, rounds: number): Promise<{ claim: number[]; release: number[] }> {
+  for (let i = 0; i < 5; i++) await coord.claim("bench", `other-${i}`, [`lib/p${i}/**`]);
   const claim: number[] = [];
   const release: number[] = [];
   for (let i = 0; i < rounds; i++) {
     let t = performance.now();
-    const r = await store.claim("bench", "leaf-1", ["src/a/**"]);
+    const r = await coord.claim("bench", "leaf-1", ["src/a/**"]);
     claim.push(performance.now() - t);
     if (!r.ok) throw new Error("bench claim refused");
     t = performance.now();
-    await store.release("bench", "leaf-1");
+    await coord.release("bench", "leaf-1");
     release.push(performance.now() - t);
   }
-  for (let i = 0; i < 5; i++) await store.release("bench", `other-${i}`);
+  for (let i = 0; i < 5; i++) await coord.release("bench", `other-${i}`);
   return { claim, release };
 }
 
@@ -69,13 +69,13 @@ try {
   const filesRoot = workspace();
   const etcdRoot = workspace();
   roots.push(filesRoot, etcdRoot);
-  const etcd = new EtcdStore({ root: etcdRoot, url: cluster.url, repository: "bench", ttl: 30, keepAlive: "inline" });
+  const etcd = new EtcdCoordination({ root: etcdRoot, url: cluster.url, repository: "bench", ttl: 30, keepAlive: "inline" });
   // Interleaved in blocks, so a load spike on the shared machine hits both sides alike.
   const f = { claim: [] as number[], release: [] as number[] };
   const e = { claim: [] as number[], release: [] as number[] };
   const block = 20;
   for (let done = 0; done < ROUNDS; done += block) {
-    const a = await viaStore(filesStore(filesRoot), block);
+    const a = await viaStore(filesCoordination(filesRoot), block);
     const b = await viaStore(etcd, block);
     f.claim.push(...a.claim);
     f.release.push(...a.release);
@@ -83,7 +83,7 @@ try {
     e.release.push(...b.release);
   }
   etcd.close();
-  console.log(`store, in-process, ${ROUNDS} claim/release rounds (5 other leases held):`);
+  console.log(`coord, in-process, ${ROUNDS} claim/release rounds (5 other leases held):`);
   console.log(`  files   claim ${stats(f.claim)} | release ${stats(f.release)}`);
   console.log(`  etcd    claim ${stats(e.claim)} | release ${stats(e.release)}  (3 members, loopback)`);
 

@@ -13,7 +13,8 @@
 //   status10k    `status --json`, 200 ledgers / 10,000 gates, 6,600 met and attested   (#27: ≤ 1.10)
 //   hook1k       `hook stop`, one scope, 50 ledgers / 1,000 gates, 950 attested      (#27: ≤ 1.10;
 //                #26: within 5 % of bd6a7bc: `--old <a bd6a7bc build> hook1k`)
-//   oracle200    `status`, 200 met gates whose CHECK runs a script (oracle pass records) (#27: ≤ 1.10)
+//   oracle200    `status`, 200 met gates whose CHECK runs a script (oracle pass records) (#27: ≤ 1.10;
+//                the new binary's records carry the scripts' identities, src/io/oracle/identity.ts)
 //   reverify200  `check --reverify`, the same 200 gates, each running its script      (#27: ≤ 1.15)
 //   inputs-status, inputs-hook  `status` / `hook stop`, 20 met gates whose INPUTS are 500 files
 //                (4 MiB)                                                              (#28: ≤ 1.10)
@@ -97,6 +98,10 @@ function ranLedger(name: string, gates: number, gate: (i: number, dir: string) =
   fs.writeFileSync(path.join(root, "GATES.md"), lines.join("\n"));
   const approvals = store(`${name}-store`, "agent");
   const env = envFor(approvals);
+  // Checkers written a while before their pass, as in a real repository: kbz records a file's
+  // identity (status then skips re-hashing it) only when its last change is over 2 s old
+  // (src/io/oracle/identity.ts RACY_MS).
+  Bun.sleepSync(2_100);
   // The old binary approves its own oracles (its approval signature differs) and runs them once.
   for (const bin of [OLD, NEW]) {
     const r = spawnSync(bin, ["check", "--approve", "--reverify"], { cwd: root, env, encoding: "utf8" });

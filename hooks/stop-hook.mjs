@@ -252,7 +252,7 @@ var init_command = __esm(() => {
     plan: [],
     "plan add": ["scope", "root", "owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave", "json"],
     "plan set": ["scope", "root", "json"],
-    advance: ["scope", "root", "leaf", "approve", "slots", "timeout", "verbose", "json"],
+    advance: ["scope", "root", "leaf", "approve", "slots", "timeout", "verbose", "launch", "json"],
     verify: [],
     "verify run": VERIFY,
     "verify audit": VERIFY,
@@ -2374,7 +2374,7 @@ var init_expand = __esm(() => {
   TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
 });
 
-// src/io/inputs/store.ts
+// src/io/inputs/records.ts
 import * as fs6 from "node:fs";
 import * as path10 from "node:path";
 function digestFile(root, file, dirs = new Map) {
@@ -2420,7 +2420,7 @@ function digestFile(root, file, dirs = new Map) {
   }
 }
 var INPUTS_DIR, CHUNK, OPEN_FLAGS2, chunk = null;
-var init_store = __esm(() => {
+var init_records = __esm(() => {
   init_hash();
   init_inside();
   init_deadline();
@@ -2431,10 +2431,10 @@ var init_store = __esm(() => {
   OPEN_FLAGS2 = fs6.constants.O_RDONLY | (fs6.constants.O_NONBLOCK ?? 0) | (fs6.constants.O_NOFOLLOW ?? 0);
 });
 
-// src/io/check/probeStore.ts
+// src/io/check/probeRecords.ts
 import * as path11 from "node:path";
 var PROBES_DIR;
-var init_probeStore = __esm(() => {
+var init_probeRecords = __esm(() => {
   init_recordFiles();
   PROBES_DIR = path11.join(".kbz", "probes");
 });
@@ -2447,10 +2447,10 @@ var init_failures = __esm(() => {
   FAILURES_DIR = path12.join(".kbz", "failures");
 });
 
-// src/io/oracle/store.ts
+// src/io/oracle/records.ts
 import * as path13 from "node:path";
 var ORACLES_DIR;
-var init_store2 = __esm(() => {
+var init_records2 = __esm(() => {
   init_recordFiles();
   ORACLES_DIR = path13.join(".kbz", "oracles");
 });
@@ -3116,10 +3116,10 @@ var init_binding = __esm(() => {
 // src/io/trace.ts
 import * as fs10 from "node:fs";
 import * as path16 from "node:path";
-function storeFiles(dir, files, real) {
+function recordsIn(dir, files, real) {
   let listed;
   try {
-    listed = fs10.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+    listed = fs10.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
   } catch {
     return [];
   }
@@ -3257,7 +3257,7 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  for (const [ledger, gates] of storeFiles(path16.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path16.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
@@ -3265,7 +3265,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path16.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path16.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -3273,7 +3273,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path16.join(root, ORACLES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path16.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
@@ -3281,7 +3281,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, oracleRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path16.join(root, FAILURES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path16.join(root, FAILURES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string")
@@ -3293,21 +3293,21 @@ function readTrace(root, files, o = {}) {
   }
   return { records, world: new DigestWalk(root, real) };
 }
-var STORE_NAME;
+var RECORD_NAME;
 var init_trace2 = __esm(() => {
   init_trace();
   init_inside();
   init_deadline();
   init_recordFiles();
   init_expand();
-  init_store();
-  init_probeStore();
+  init_records();
+  init_probeRecords();
   init_failures();
-  init_store2();
+  init_records2();
   init_binding();
   init_identity();
   init_inside();
-  STORE_NAME = /^[0-9a-f]{24}\.json$/;
+  RECORD_NAME = /^[0-9a-f]{24}\.json$/;
 });
 
 // src/core/run/oracle.ts
@@ -4139,7 +4139,7 @@ var init_transition = __esm(() => {
   init_statuslog();
 });
 
-// src/io/store/files.ts
+// src/io/coordination/files.ts
 function logLines(text, max) {
   const lines = text.split(/\r?\n/);
   if (lines[lines.length - 1] === "")
@@ -4161,7 +4161,7 @@ function filesView(root) {
     lost: () => []
   };
 }
-function filesStore(root) {
+function filesCoordination(root) {
   return {
     kind: "files",
     label: "files",
@@ -4269,7 +4269,7 @@ var init_settings = __esm(() => {
   KEYS = ["sandbox", "writable", "coordinator"];
 });
 
-// src/io/store/config.ts
+// src/io/coordination/config.ts
 function readSetting(root) {
   const raw = readSettings(root);
   if (raw === null)
@@ -4353,7 +4353,7 @@ var init_config = __esm(() => {
   };
 });
 
-// src/io/store/etcd/client.ts
+// src/io/coordination/etcd/client.ts
 import * as http from "node:http";
 function rangeKvs(resp) {
   return (resp?.response_range?.kvs ?? []).map(decodeKv);
@@ -4599,7 +4599,7 @@ var init_client = __esm(() => {
   };
 });
 
-// src/io/store/etcd/keys.ts
+// src/io/coordination/etcd/keys.ts
 function keysFor(repository) {
   const root = `kbz/v1/${repository}/`;
   return {
@@ -4617,7 +4617,7 @@ function keysFor(repository) {
   };
 }
 
-// src/io/store/etcd/store.ts
+// src/io/coordination/etcd/coordination.ts
 import * as fs19 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 import * as os3 from "node:os";
@@ -4705,7 +4705,7 @@ function stopKeeper(h) {
   } catch {}
 }
 
-class EtcdStore {
+class EtcdCoordination {
   o;
   kind = "etcd";
   client;
@@ -4992,7 +4992,7 @@ function buildView(k, revision, r, logScope, held) {
   };
 }
 var ROW_STATES, CLAIM_ATTEMPTS = 200;
-var init_store3 = __esm(() => {
+var init_coordination = __esm(() => {
   init_errors();
   init_leases();
   init_lease_record();
@@ -5007,27 +5007,27 @@ var init_store3 = __esm(() => {
   ROW_STATES = new Set(["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"]);
 });
 
-// src/io/store/active.ts
+// src/io/coordination/active.ts
 function coordination(root) {
   return installed.get(root)?.view ?? filesView(root);
 }
-async function openStore(root, config, keepAlive = "keeper") {
+async function openCoordination(root, config, keepAlive = "keeper") {
   if (config.kind === "files")
-    return filesStore(root);
-  await Promise.resolve().then(() => init_store3());
-  return new EtcdStore({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive });
+    return filesCoordination(root);
+  await Promise.resolve().then(() => init_coordination());
+  return new EtcdCoordination({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive });
 }
-async function installStore(root, opts = {}) {
+async function installCoordination(root, opts = {}) {
   const config = resolveCoordinator(root, opts.flag, opts.env ?? process.env);
   if (config.kind === "files") {
     installed.delete(root);
-    return { store: filesStore(root), lost: [] };
+    return { coord: filesCoordination(root), lost: [] };
   }
-  const store = await openStore(root, config, opts.keepAlive ?? "keeper");
+  const coord = await openCoordination(root, config, opts.keepAlive ?? "keeper");
   const logScope = opts.logScope && isValidId(opts.logScope) ? opts.logScope : null;
-  const view = await store.view({ logScope });
-  installed.set(root, { store, view, logScope });
-  return { store, lost: view.lost(null) };
+  const view = await coord.view({ logScope });
+  installed.set(root, { coord, view, logScope });
+  return { coord, lost: view.lost(null) };
 }
 var installed;
 var init_active = __esm(() => {
@@ -5572,7 +5572,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
     const root = findRoot(dir);
-    await installStore(root, { env, logScope: null });
+    await installCoordination(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     const resolved = resolveForHook(root, scope, stop.session.split("\x00")[0]);
     if ("output" in resolved)

@@ -14,7 +14,8 @@ import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
 import { approvalLines, compactRunLines, resultLines } from "./render.ts";
 import { DEFAULT_SLOTS, nextAdvice } from "../ops/next.ts";
-import { nextLines } from "./nextText.ts";
+import { nextLines, printLaunch } from "./nextText.ts";
+import { launchNext } from "../ops/launch.ts";
 import type { Advice } from "../core/schedule/advise.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { plural } from "../core/text/plural.ts";
@@ -27,16 +28,17 @@ interface AdvanceArgs extends PipelineArgs {
   slots?: string;
   timeout?: string;
   verbose?: boolean;
+  launch?: boolean;
 }
 
 const HELP = `Records the wave return, re-runs the leaf's approved gates from the root, then marks it
-VERIFIED, releases its lease, promotes what it unblocked and names the next step. Prints only
+VERIFIED, releases its lease, promotes what it unblocked and names the next step. Prints
 failures and one verdict line. An unapproved CHECK is one NOT APPROVED line (a person runs
-kbz approve --scope S); a manual gate is a person's kbz sign. A retry is safe.
+kbz approve --scope S). A retry is safe.
 
 Examples:
   kbz advance --scope S --leaf 1.1
-  kbz advance --scope S --leaf 1.1 --verbose   # every gate, the wave step, the whole advice
+  kbz advance --scope S --leaf 1.1 --launch    # then start what may run, as next --launch
 
 Exit: 0 verified; 1 not yet (failed, unapproved, unsigned); 2 usage or refused.`;
 
@@ -137,10 +139,28 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   );
   const slots = argv.slots === undefined ? DEFAULT_SLOTS : parseInteger(argv.slots, 1);
   if (slots === null) throw new UsageError("--slots must be a positive integer");
+  if (argv.launch) return launchAfter(root, scope, slots, lines, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, verdict }, argv);
   const next = nextAdvice({ root, scope, slots });
   if (argv.json) {
     emit(envelope(verdict, 0, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, next: next.advice }));
   } else for (const l of [...lines, ...(argv.verbose ? nextLines(next.snap, next.advice) : adviceLines(next.snap, next.advice, scope))]) out(l);
+  return 0;
+}
+
+/**
+ * `advance --launch`: the leaf is VERIFIED; start what may run now in the same call (ops/launch.ts,
+ * as `kbz next --launch`), so a returned leaf and the next wave are one call (issue 30 trial).
+ * A refused launch leaves the verification in place: its lines are printed before the launch.
+ */
+async function launchAfter(root: string, scope: string, slots: number, lines: string[], done: { verdict: string } & Record<string, unknown>, argv: AdvanceArgs): Promise<ExitCode> {
+  if (!argv.json) for (const l of lines) out(l);
+  const l = await launchNext({ root, scope, slots, details: true });
+  for (const w of l.warnings) err(w);
+  if (argv.json) {
+    const { verdict, ...fields } = done;
+    emit(envelope(verdict, 0, { ...fields, next: l.advice, wave: l.wave, launched: l.launched, claimed: l.claimed }));
+  } else if (l.wave !== null) printLaunch(l, "");
+  else for (const x of argv.verbose ? nextLines(l.snap, l.advice) : adviceLines(l.snap, l.advice, scope)) out(x);
   return 0;
 }
 
@@ -150,10 +170,11 @@ export const verb: Verb = {
   builder: (y) =>
     y
       .option("scope", { type: "string", describe: "use .unlazy/ID (default: the only scope, or UNLAZY_SCOPE)", requiresArg: true })
-      .option("leaf", { type: "string", describe: "the returned leaf (1.1 or leaf-1.1)", requiresArg: true })
+      .option("leaf", { type: "string", describe: "the returned leaf (1.1)", requiresArg: true })
       .option("approve", { type: "boolean", describe: "approve its pending CHECKs first (agent policy only)" })
       .option("slots", { type: "string", describe: `slots for the advice (default ${DEFAULT_SLOTS})`, requiresArg: true })
-      .option("timeout", { type: "string", describe: "per-check timeout, integer seconds 1..86400 (default 120)", requiresArg: true })
+      .option("timeout", { type: "string", describe: "per-check timeout, seconds (default 120)", requiresArg: true })
+      .option("launch", { type: "boolean", describe: "once VERIFIED, start what may run" })
       .option("verbose", { type: "boolean", describe: "each gate's result, PATH, the whole advice" })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })

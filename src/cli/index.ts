@@ -182,14 +182,14 @@ function rejectRepeatedValues(argv: Record<string, unknown>, arrays: Set<string>
 const COORDINATED = new Set(["", "status", "check", "scope", "wave", "next", "structure", "dash", "advance", "plan"]);
 
 /**
- * Install the store for the command's root before it reads anything. With a coordinator, every
+ * Install the coordination adapter (the files, or etcd) for the command's root before it reads anything. With a coordinator, every
  * lease this clone lost since its last command is reported first: its paths are no longer its own.
  */
 async function useCoordinator(argv: { root?: string; coordinator?: string; scope?: string }): Promise<void> {
-  const { openStore } = await import("../ops/workspace.ts");
+  const { openCoordination } = await import("../ops/workspace.ts");
   const { rootFor } = await import("./context.ts");
   const root = rootFor(argv);
-  const lost = await openStore(root, argv.coordinator, argv.scope ?? process.env.UNLAZY_SCOPE ?? null);
+  const lost = await openCoordination(root, argv.coordinator, argv.scope ?? process.env.UNLAZY_SCOPE ?? null);
   for (const l of lost) {
     err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run kbz scope claim --scope ${l.scope} --leaf ${l.leaf}`);
   }

@@ -21,7 +21,7 @@ interface StoredFinding {
   line: number;
 }
 
-function store(file: string, f: LintFinding): StoredFinding {
+function kept(file: string, f: LintFinding): StoredFinding {
   return {
     file: escapeField(file, 512),
     level: escapeField(f.level, 16),
@@ -47,14 +47,14 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
       printProblems(linted.problems.map((p) => ({ ...p, file: escapeField(shown, 512) })));
       for (const p of linted.problems) {
         errors++;
-        if (stored.length < MAX_STORED) stored.push(store(shown, { level: "error", gate: null, rule: "parse", message: p.message, line: p.line }));
+        if (stored.length < MAX_STORED) stored.push(kept(shown, { level: "error", gate: null, rule: "parse", message: p.message, line: p.line }));
       }
       continue;
     }
     for (const finding of linted.findings) {
       if (finding.level === "error") errors++;
       else warnings++;
-      if (stored.length < MAX_STORED) stored.push(store(shown, finding));
+      if (stored.length < MAX_STORED) stored.push(kept(shown, finding));
     }
   }
   const failed = parseFailed || errors > 0 || (strict && warnings > 0);

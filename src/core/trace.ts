@@ -30,7 +30,7 @@
 //
 // Names are flat strings, namespaced by convention: "definition", "evidence", "INPUTS",
 // "file:<absolute path>", "ledger", "context", "oracle", "env:<NAME>". A new record kind needs no
-// change here: build its record from its store (a builder below or in its own module), give the
+// change here: build its record from its record file (a builder below or in its own module), give the
 // current digests under the same names, and call verify. The builders of the five kinds kbz keeps
 // today follow; core/ledger/evidence.ts, io/trace.ts (INPUTS, probes), io/receipts/audit.ts and
 // io/run/approval.ts check theirs through verify.
@@ -133,7 +133,7 @@ export function evidenceRecord(gateId: string, recorded: string): TraceRecord {
 const NO_DIGESTS: Digests = Object.freeze({});
 const BY_KBZ: Actor = Object.freeze({ actor: "kbz" });
 
-/** The INPUTS side store's record of one pass (io/inputs/store.ts InputRecord). */
+/** The INPUTS record files's record of one pass (io/inputs/records.ts InputRecord). */
 export interface InputsStored {
   definition: string;
   evidence: string;
@@ -171,7 +171,7 @@ export function inputsRecord(file: string, gateId: string, s: InputsStored): Tra
   };
 }
 
-/** The probe side store's record (io/check/probeStore.ts ProbeRecord). */
+/** The probe record files's record (io/check/probeRecords.ts ProbeRecord). */
 export interface ProbeStored {
   definition: string;
   evidence: string;
@@ -223,7 +223,7 @@ export function vacuityReason(hidden: readonly string[]): string {
   return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then ${kbz("check")})`;
 }
 
-/** A verification receipt (io/receipts/store.ts Receipt): accepted for one ledger text and one context. */
+/** A verification receipt (io/receipts/file.ts Receipt): accepted for one ledger text and one context. */
 export function receiptRecord(key: string, r: { status: string; ledgerHash?: string; context?: string }): TraceRecord {
   return {
     kind: "receipt",
@@ -240,7 +240,7 @@ export function approvalRecord(file: string, gateId: string, signature: string, 
   return { kind: "approval", subject: gateSubject(file, gateId), decided: "approved", key: {}, depends: { oracle: signature }, by };
 }
 
-/** The oracle a pass ran under (io/oracle/store.ts OraclePassRecord; issue 27). */
+/** The oracle a pass ran under (io/oracle/records.ts OraclePassRecord; issue 27). */
 export interface OracleStored {
   definition: string;
   evidence: string;

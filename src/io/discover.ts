@@ -5,7 +5,7 @@ import { UsageError } from "../core/errors.ts";
 import { isValidId, SCOPE_ID_MESSAGE } from "../core/workspace/ids.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import type { DiscoveryError, Target } from "../core/workspace/target.ts";
-import { coordination } from "./store/active.ts";
+import { coordination } from "./coordination/active.ts";
 
 export function canonicalRoot(root: string): string {
   const abs = path.resolve(root);

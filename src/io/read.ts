@@ -19,7 +19,7 @@ import { canonicalRoot, resolveTarget, withSoloLedgers } from "./discover.ts";
 import { readTrace } from "./trace.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
-import { coordination } from "./store/active.ts";
+import { coordination } from "./coordination/active.ts";
 import type { RowState } from "../core/plan/table.ts";
 import { attestationsOf, hasAttestedLedgers, markRemoved, readAttestations } from "./check/attested.ts";
 
@@ -281,7 +281,7 @@ export function loadDispatch(root: string, scope: string): LoadedDispatch {
 }
 
 /**
- * The scope's dispatch aggregate (docs/formats.md#dispatch), read through the store. Never throws
+ * The scope's dispatch aggregate (docs/formats.md#dispatch), read through the coordination adapter. Never throws
  * for a bad state: an invalid state is a blocking item plus `error`, so callers decide whether to
  * fail (status: exit 2) or block (hook). A lease this clone held and the coordinator lost is a
  * blocking item too: the holder must claim again before it edits those paths.

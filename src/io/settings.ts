@@ -2,7 +2,7 @@
 // and only here:
 //   { "sandbox": true, "writable": ["build"], "coordinator": "etcd://…" | {"url", "repository", "ttl"} }
 // Each entry is checked by the module it configures (io/check/settings.ts: sandbox, writable;
-// io/store/config.ts: coordinator), with settingsProblem for its errors. A bad file is one
+// io/coordination/config.ts: coordinator), with settingsProblem for its errors. A bad file is one
 // `.kbz/settings.json:1: <message>` error, exit 2.
 import * as path from "node:path";
 import { FileProblemsError, ReadError } from "../core/errors.ts";

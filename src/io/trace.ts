@@ -1,8 +1,8 @@
 // The current digests of every verdict record (core/trace.ts) that speaks for a set of ledgers:
-// the records are read from their stores (.kbz/inputs/, .kbz/probes/, .kbz/oracles/, .kbz/failures/: one listing each,
+// the records are read from their record files (.kbz/inputs/, .kbz/probes/, .kbz/oracles/, .kbz/failures/: one listing each,
 // so a repository that never recorded one pays one failed open) as data, and the world they are
 // checked against is one DigestWalk per read: every file hashed at most once (streamed, inside
-// the root: io/inputs/store.ts digestFile), only when a verdict needs it. The pure builders
+// the root: io/inputs/records.ts digestFile), only when a verdict needs it. The pure builders
 // (core/snapshot.ts, core/schedule/facts.ts) check the records with core/trace.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -11,28 +11,28 @@ import { isInside } from "../core/workspace/inside.ts";
 import { DeadlineError } from "./deadline.ts";
 import { readRecordFile, realOf, recordFileName } from "./recordFiles.ts";
 import { expandInputs, TOO_MANY_INPUTS } from "./inputs/expand.ts";
-import { digestFile, INPUTS_DIR } from "./inputs/store.ts";
-import { PROBES_DIR } from "./check/probeStore.ts";
+import { digestFile, INPUTS_DIR } from "./inputs/records.ts";
+import { PROBES_DIR } from "./check/probeRecords.ts";
 import { FAILURES_DIR } from "./check/failures.ts";
-import { ORACLES_DIR } from "./oracle/store.ts";
+import { ORACLES_DIR } from "./oracle/records.ts";
 import { oracleFiles } from "./oracle/binding.ts";
 import { currentIdentity, recordedFiles } from "./oracle/identity.ts";
 import type { Gate } from "../core/ledger/model.ts";
 import { ledgerBase } from "../core/workspace/inside.ts";
 
-const STORE_NAME = /^[0-9a-f]{24}\.json$/;
+const RECORD_NAME = /^[0-9a-f]{24}\.json$/;
 
 /**
- * The store files of `dir` that speak for `files`, as [ledger file, gates]. A store file is named
- * by its ledger's real path (io/inputs/store.ts inputStorePath); the ledgers come from discovery
+ * The record files of `dir` that speak for `files`, as [ledger file, gates]. A record file is named
+ * by its ledger's real path (io/inputs/records.ts inputRecordsPath); the ledgers come from discovery
  * under the canonical root, so their paths are their real paths (`real`: resolve them, for
- * ledgers named on the command line). The names are hashed only when the folder holds a store
+ * ledgers named on the command line). The names are hashed only when the folder holds a record
  * file at all.
  */
-function storeFiles(dir: string, files: readonly string[], real: boolean): [string, Record<string, unknown>][] {
+function recordsIn(dir: string, files: readonly string[], real: boolean): [string, Record<string, unknown>][] {
   let listed: string[];
   try {
-    listed = fs.readdirSync(dir).filter((n) => STORE_NAME.test(n));
+    listed = fs.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
   } catch {
     return [];
   }
@@ -185,28 +185,28 @@ export function readTrace(root: string, files: readonly string[], o: { real?: bo
     if (list) list.push(r);
     else records.set(file, [r]);
   };
-  for (const [ledger, gates] of storeFiles(path.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec as InputsStored;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null) continue;
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec as ProbeStored;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden)) continue;
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path.join(root, ORACLES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec as OracleStored;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string") continue;
       add(ledger, oracleRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of storeFiles(path.join(root, FAILURES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path.join(root, FAILURES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec as FailureStored;
       if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string") continue;

@@ -7,8 +7,8 @@ import { runProbes, probeLine, type ProbeItem, type ProbeRequest, type ProbeResu
 import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckObserver, type CheckRequest, type CheckResult, type RunReport } from "../io/check/run.ts";
 import type { CheckTask } from "../io/check/plan.ts";
 import { containment } from "../io/run/contain.ts";
-import { storeFor } from "../io/store/active.ts";
-import { checkEvents, logEvent } from "../io/store/events.ts";
+import { coordinationFor } from "../io/coordination/active.ts";
+import { checkEvents, logEvent } from "../io/coordination/events.ts";
 
 export { DEFAULT_TIMEOUT_S, MAX_CHECK_DEPTH, probeLine };
 export type { ApprovalItem, CheckObserver, CheckRequest, CheckResult, CheckTask, ProbeItem, ProbeRequest, ProbeResult, RunReport };
@@ -26,7 +26,7 @@ export async function checkGates(req: CheckRequest): Promise<CheckOutcome> {
   const scope = result.snapshot.target.scope;
   if (scope) {
     for (const e of checkEvents(result.runs)) {
-      const warning = await logEvent(storeFor(result.snapshot.target.root), scope, e);
+      const warning = await logEvent(coordinationFor(result.snapshot.target.root), scope, e);
       if (warning) logWarnings.push(warning);
     }
   }

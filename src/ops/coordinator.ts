@@ -3,14 +3,14 @@
 // the lease keeper a claim starts. The etcd modules load only here, only when asked. Options in,
 // data out; cli/coordinator.ts prints.
 import { UsageError } from "../core/errors.ts";
-import type { LostLease } from "../io/store/port.ts";
+import type { LostLease } from "../io/coordination/port.ts";
 import { infra } from "./refused.ts";
 
 type Env = Record<string, string | undefined>;
 
 /** The configured etcd coordinator (--coordinator, KBZ_COORDINATOR, .kbz/settings.json); a usage error without one. */
 export async function etcdConfig(root: string, url: string | undefined, env: Env, missing: string) {
-  const { resolveCoordinator } = await import("../io/store/config.ts");
+  const { resolveCoordinator } = await import("../io/coordination/config.ts");
   const config = resolveCoordinator(root, url, env);
   if (config.kind !== "etcd") throw new UsageError(missing);
   return config;
@@ -38,17 +38,17 @@ export interface ClusterStatus {
   lost: LostLease[];
 }
 
-async function holdersOf(store: import("../io/store/etcd/store.ts").EtcdStore): Promise<Holder[]> {
-  const read = await store.client.prefix(store.keys.leases);
-  const { leaseRecord } = await import("../io/store/etcd/store.ts");
+async function holdersOf(coord: import("../io/coordination/etcd/coordination.ts").EtcdCoordination): Promise<Holder[]> {
+  const read = await coord.client.prefix(coord.keys.leases);
+  const { leaseRecord } = await import("../io/coordination/etcd/coordination.ts");
   const out: Holder[] = [];
   for (const kv of read.kvs) {
-    const r = leaseRecord(store.keys, kv);
+    const r = leaseRecord(coord.keys, kv);
     let host: string | null = null;
     try {
       host = String(JSON.parse(kv.value).holder?.host ?? "") || null;
     } catch {}
-    const t = kv.lease === "0" ? { ttl: -1, granted: 0 } : await store.client.timeToLive(kv.lease);
+    const t = kv.lease === "0" ? { ttl: -1, granted: 0 } : await coord.client.timeToLive(kv.lease);
     out.push({ scope: r.scope, leaf: r.leaf, globs: r.globs, host, pid: r.invalid ? null : r.pid, ttl: t.ttl, grantedTtl: t.granted, invalid: r.invalid });
   }
   return out;
@@ -56,12 +56,12 @@ async function holdersOf(store: import("../io/store/etcd/store.ts").EtcdStore): 
 
 /** `coordinator status`: each member's answer, and (with a quorum) every lease held and lost. */
 export async function clusterStatus(root: string, config: EtcdConfig): Promise<ClusterStatus> {
-  const { EtcdStore } = await import("../io/store/etcd/store.ts");
-  const store = new EtcdStore({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive: "inline", timeoutMs: 2000 });
+  const { EtcdCoordination } = await import("../io/coordination/etcd/coordination.ts");
+  const coord = new EtcdCoordination({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive: "inline", timeoutMs: 2000 });
   try {
-    const answers = await Promise.all(store.client.endpoints.map(async (ep) => ({ ep, status: await store.client.memberStatus(ep) })));
+    const answers = await Promise.all(coord.client.endpoints.map(async (ep) => ({ ep, status: await coord.client.memberStatus(ep) })));
     const up = answers.filter((a) => a.status !== null);
-    const quorum = up.length > store.client.endpoints.length / 2;
+    const quorum = up.length > coord.client.endpoints.length / 2;
     const members = answers.map((a) => ({
       endpoint: `${a.ep.host}:${a.ep.port}`,
       reachable: a.status !== null,
@@ -69,22 +69,22 @@ export async function clusterStatus(root: string, config: EtcdConfig): Promise<C
       version: a.status?.version ?? null,
       revision: a.status?.revision ?? null,
     }));
-    const holders = quorum ? await infra(() => holdersOf(store)) : [];
-    const lost = quorum ? (await store.view()).lost(null) : [];
-    return { label: store.label, members, up: up.length, quorum, holders, lost };
+    const holders = quorum ? await infra(() => holdersOf(coord)) : [];
+    const lost = quorum ? (await coord.view()).lost(null) : [];
+    return { label: coord.label, members, up: up.length, quorum, holders, lost };
   } finally {
-    store.close();
+    coord.close();
   }
 }
 
 /** `coordinator import|export`: copy a scope's waves, status log, session and leaf states across. */
 export async function moveScopeState(root: string, config: EtcdConfig, scope: string, direction: "import" | "export") {
-  const { moveScope } = await import("../io/store/move.ts");
+  const { moveScope } = await import("../io/coordination/move.ts");
   return infra(() => moveScope(root, config, scope, direction));
 }
 
 /** `coordinator keep`: the keeper process a claim starts; renews the lease until the claim ends. */
 export async function keepLeaseAlive(config: EtcdConfig, lease: string, ttl: number, heldFile: string): Promise<void> {
-  const { keepLease } = await import("../io/store/etcd/keeper.ts");
+  const { keepLease } = await import("../io/coordination/etcd/keeper.ts");
   await keepLease({ url: config.url, lease, ttl, heldFile });
 }

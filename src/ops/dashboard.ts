@@ -14,7 +14,7 @@ import { loadSnapshot } from "../io/read.ts";
 import { DashCache } from "./dashboardCache.ts";
 import type { Changed } from "./dashboardWatch.ts";
 import type { Env } from "../io/run/shell.ts";
-import { coordination } from "../io/store/active.ts";
+import { coordination } from "../io/coordination/active.ts";
 import { loadApprovals, type ApprovalsView } from "./dashboardActs.ts";
 import { loadPlanView, planProblem, type PlanView } from "./dashboardPlan.ts";
 
@@ -55,14 +55,14 @@ export interface DashSource {
   root: string; // canonical
   scope: string | null;
   slots: number; // the Queue's `kbz next --slots`
-  env: Env; // PATH, shell and approval store: what an approval binds
+  env: Env; // PATH, shell and approval coord: what an approval binds
 }
 
 function readLogTail(root: string, scope: string | null, inputs: string[]): LogTail {
   if (!scope) return { file: null, lines: [], problem: null };
   const file = path.join(root, ".unlazy", scope, "status.log");
   try {
-    // Through the store: the file, or the coordinator's log when one is set.
+    // Through the coordination adapter: the file, or the coordinator's log when one is set.
     const lines = coordination(root).statusLog(scope, LOG_TAIL_LINES);
     inputs.push(lines.join("\n"));
     return { file, lines, problem: null };

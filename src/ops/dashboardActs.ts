@@ -14,8 +14,8 @@ import type { GateView } from "../core/snapshot.ts";
 import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import type { Env } from "../io/run/shell.ts";
-import { storeFor } from "../io/store/active.ts";
-import { checkEvents, logEvent } from "../io/store/events.ts";
+import { coordinationFor } from "../io/coordination/active.ts";
+import { checkEvents, logEvent } from "../io/coordination/events.ts";
 import { killAllChecks } from "../io/run/watchdog.ts";
 import { pruneRemoved } from "../io/check/attested.ts";
 import { approvalView, type ApprovalView } from "./approvalView.ts";
@@ -108,7 +108,7 @@ export async function runGates(req: GateRunRequest): Promise<CheckResult> {
   });
   // The same log lines as `kbz check` (a failed append only loses the line).
   const scope = result.snapshot.target.scope;
-  if (scope) for (const e of checkEvents(result.runs)) await logEvent(storeFor(result.snapshot.target.root), scope, e);
+  if (scope) for (const e of checkEvents(result.runs)) await logEvent(coordinationFor(result.snapshot.target.root), scope, e);
   return result;
 }
 
@@ -174,7 +174,7 @@ export async function approveShown(req: ApproveRequest): Promise<{ status: "reco
   logConsent(consent, `${task.file} ${task.gate.id} ${task.signature}`);
   await noteApproved(consent.store, snap.target.root, task.file, [task.gate.id]);
   const scope = snap.target.scope;
-  if (scope) await logEvent(storeFor(snap.target.root), scope, `approved ${task.qid} (given via ${GIVEN_VIA})`);
+  if (scope) await logEvent(coordinationFor(snap.target.root), scope, `approved ${task.qid} (given via ${GIVEN_VIA})`);
   return { status: "recorded" };
 }
 
@@ -205,7 +205,7 @@ export async function confirmRemoved(req: { root: string; scope: string | null; 
   if (forgotten.length === 0) return { status: "gone" };
   logConsent(consent, `confirmed removed ${forgotten.join(", ")}`);
   const scope = snap.target.scope;
-  if (scope) await logEvent(storeFor(snap.target.root), scope, `confirmed removed ${forgotten.join(", ")} (given via ${GIVEN_VIA})`);
+  if (scope) await logEvent(coordinationFor(snap.target.root), scope, `confirmed removed ${forgotten.join(", ")} (given via ${GIVEN_VIA})`);
   return { status: "confirmed" };
 }
 
@@ -231,7 +231,7 @@ export async function probeGate(req: { root: string; scope: string | null; qid: 
     return { line: `${req.qid} not probed: the probe hides ${item.hidden.length} path(s) and needs a person's approval (Approvals)`, tone: "warn", needsApproval: { hidden: item.hidden } };
   }
   const scope = res.snapshot.target.scope;
-  if (req.approve && item.recorded && scope) await logEvent(storeFor(res.snapshot.target.root), scope, `approved the probe of ${req.qid} (given via ${GIVEN_VIA})`);
+  if (req.approve && item.recorded && scope) await logEvent(coordinationFor(res.snapshot.target.root), scope, `approved the probe of ${req.qid} (given via ${GIVEN_VIA})`);
   const tone = item.verdict === "vacuous" ? "bad" : item.verdict === "observes" ? "ok" : "warn";
   return { line: probeLine(item, res.snapshot.target.root).trim(), tone };
 }
@@ -240,7 +240,7 @@ export async function probeGate(req: { root: string; scope: string | null; qid: 
 export async function signShown(req: { root: string; scope: string | null; qid: string; evidence: string }): Promise<"written" | "unchanged"> {
   const { signGate } = await import("./sign.ts");
   const r = await signGate({ root: req.root, scope: req.scope, qid: req.qid, evidence: req.evidence, via: "dashboard" });
-  if (r.status === "written" && req.scope) await logEvent(storeFor(req.root), req.scope, `signed ${req.qid} (given via ${GIVEN_VIA})`);
+  if (r.status === "written" && req.scope) await logEvent(coordinationFor(req.root), req.scope, `signed ${req.qid} (given via ${GIVEN_VIA})`);
   return r.status;
 }
 

@@ -15,7 +15,7 @@
 // moves a gate to Approvals (its approval no longer holds) without reopening the panel.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { refreshView, storeFor } from "../io/store/active.ts";
+import { refreshView, coordinationFor } from "../io/coordination/active.ts";
 import { FAILURES_DIR } from "../io/check/failures.ts";
 
 /** Paths under the root that can change what the dashboard shows. */
@@ -177,17 +177,17 @@ export function watchWorkspace(root: string, onChange: (changed: Changed) => voi
 
 /**
  * The dashboard's one watcher: file events under the root and, with a coordinator, its etcd
- * watch (the store's view is read again first). `onChange` runs once per burst.
+ * watch (the coordination view is read again first). `onChange` runs once per burst.
  */
 export function watchDashboard(root: string, scope: () => string | null, onChange: (changed: Changed) => void): WorkspaceWatch {
   const files = watchWorkspace(root, onChange);
   const refresh = () => void refreshView(root, scope()).then(() => onChange(null), () => onChange(null));
-  const stopStore = storeFor(root).watch(refresh);
+  const stopCoordination = coordinationFor(root).watch(refresh);
   return {
     ready: files.ready,
     follow: files.follow,
     close: async () => {
-      stopStore();
+      stopCoordination();
       await files.close();
     },
   };

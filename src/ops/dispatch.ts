@@ -1,5 +1,5 @@
 // Dispatch waves and a leaf's way through them as use cases, for `kbz wave` and `kbz advance`: the
-// scope's dispatch state, a wave step committed through the one store port (with its log line),
+// scope's dispatch state, a wave step committed through the one coordination port (with its log line),
 // the PLAN a leaf transition is checked against (with the leaf states a coordinator holds), and
 // the leaf's lease released. Options in, data out; the verbs print. The leaf-state transaction
 // itself is ops/plan.ts setLeafState.
@@ -10,8 +10,8 @@ import { leafStem } from "../core/plan/leaf-id.ts";
 import { withLeafStates, type Plan } from "../core/plan/table.ts";
 import type { CommittedTransition } from "../io/dispatch/transition.ts";
 import { readScopeTexts, scopeDir } from "../io/plan/write.ts";
-import { coordination, storeFor } from "../io/store/active.ts";
-import type { ReleaseResult } from "../io/store/port.ts";
+import { coordination, coordinationFor } from "../io/coordination/active.ts";
+import type { ReleaseResult } from "../io/coordination/port.ts";
 import { infra } from "./refused.ts";
 
 /** The scope's dispatch state (a DispatchStateError when dispatch.json is invalid). */
@@ -21,7 +21,7 @@ export function dispatchState(root: string, scope: string): DispatchState {
 
 /** Commit one wave step (open, start, seal, return, abandon) and its log line. */
 export function commitWave(root: string, scope: string, step: DispatchAction): Promise<CommittedTransition> {
-  return infra(() => storeFor(root).commitDispatch(scope, step));
+  return infra(() => coordinationFor(root).commitDispatch(scope, step));
 }
 
 /**
@@ -50,5 +50,5 @@ export function leafLedgerPath(root: string, scope: string, stem: string): strin
 
 /** Release the leases a leaf holds (none is fine). */
 export function releaseLeaf(root: string, scope: string, stem: string): Promise<ReleaseResult> {
-  return infra(() => storeFor(root).release(scope, stem));
+  return infra(() => coordinationFor(root).release(scope, stem));
 }

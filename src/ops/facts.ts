@@ -10,7 +10,7 @@ import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import type { ScopeInputs } from "../core/workspace/inputs.ts";
 import { readConsistent, type ScopeChange } from "../io/read.ts";
 import { managedEvidenceIssue } from "../io/receipts/audit.ts";
-import { readStore, type Store } from "../io/receipts/store.ts";
+import { readReceiptFile, type ReceiptFile } from "../io/receipts/file.ts";
 import type { Env } from "../io/run/shell.ts";
 import { readTrace } from "../io/trace.ts";
 import { attestationsOf, readAttestations } from "../io/check/attested.ts";
@@ -44,9 +44,9 @@ class Changed {
 
 const pauseSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-function storeOrError(root: string): Store | VerificationError {
+function receiptFileOrError(root: string): ReceiptFile | VerificationError {
   try {
-    return readStore(root);
+    return readReceiptFile(root);
   } catch (e) {
     if (e instanceof VerificationError) return e;
     throw e;
@@ -54,13 +54,13 @@ function storeOrError(root: string): Store | VerificationError {
 }
 
 /** The receipt audit of every ledger of `scope` that holds a receipt: data for the pure builder. */
-function receiptVerdicts(root: string, scope: string, store: Store, env: Env): ReceiptVerdicts {
+function receiptVerdicts(root: string, scope: string, receiptFile: ReceiptFile, env: Env): ReceiptVerdicts {
   const issues = new Map<string, string | null | VerificationError>();
   const prefix = `.unlazy/${scope}/gates/`;
-  for (const key of Object.keys(store.receipts)) {
+  for (const key of Object.keys(receiptFile.receipts)) {
     if (!key.startsWith(prefix)) continue;
     try {
-      issues.set(key, managedEvidenceIssue(root, key, { store, env }));
+      issues.set(key, managedEvidenceIssue(root, key, { receiptFile, env }));
     } catch (e) {
       if (!(e instanceof VerificationError)) throw e;
       issues.set(key, e);
@@ -71,9 +71,9 @@ function receiptVerdicts(root: string, scope: string, store: Store, env: Env): R
 
 /** The facts of one scope from a reader the caller holds (the dashboard shares it with its plan view). */
 export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
-  const store = storeOrError(o.root);
-  if (!(store instanceof VerificationError)) inputs.alsoCheck(() => JSON.stringify(storeOrError(o.root)) !== JSON.stringify(store));
-  const receipts = store instanceof VerificationError ? { error: store } : receiptVerdicts(o.root, o.scope, store, o.env ?? process.env);
+  const receiptFile = receiptFileOrError(o.root);
+  if (!(receiptFile instanceof VerificationError)) inputs.alsoCheck(() => JSON.stringify(receiptFileOrError(o.root)) !== JSON.stringify(receiptFile));
+  const receipts = receiptFile instanceof VerificationError ? { error: receiptFile } : receiptVerdicts(o.root, o.scope, receiptFile, o.env ?? process.env);
   const trace = readTrace(o.root, inputs.target().files);
   // Under the person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
   const attested = attestationsOf(inputs.target(), readAttestations(o.root, o.env ?? process.env));

@@ -41,7 +41,7 @@ import { listScopes, resolveTarget, withSoloLedgers } from "../io/discover.ts";
 import { clearSession, holdsSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { findRoot } from "../io/root.ts";
-import { installStore } from "../io/store/active.ts";
+import { installCoordination } from "../io/coordination/active.ts";
 
 /**
  * The judging bound (issue 28): the hook decides within 3 s whatever the repository holds. The
@@ -71,7 +71,7 @@ export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOption
     const root = findRoot(dir);
     // With a coordinator the session binding, waves and lost leases come from the cluster; an
     // unreachable cluster is reported (not blocking, like every hook failure), never replaced by the files.
-    await installStore(root, { env, logScope: null });
+    await installCoordination(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     // A binding names the host's session, never the prompt, turn or task kbz counts under.
     const resolved = resolveForHook(root, scope, stop.session.split("\0")[0]!);

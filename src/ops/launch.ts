@@ -11,8 +11,8 @@ import { transitionProblem } from "../core/plan/transition.ts";
 import type { ClaimConflict } from "../io/dispatch/leases.ts";
 import { scopeDir } from "../io/plan/write.ts";
 import { loadLedgerFile } from "../io/read.ts";
-import { storeFor } from "../io/store/active.ts";
-import { logEvent } from "../io/store/events.ts";
+import { coordinationFor } from "../io/coordination/active.ts";
+import { logEvent } from "../io/coordination/events.ts";
 import { nextAdvice, type NextRequest } from "./next.ts";
 import { setLeafStates } from "./plan.ts";
 import { infra, RefusedError } from "./refused.ts";
@@ -104,12 +104,12 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
     });
   }
 
-  const store = storeFor(o.root);
+  const coord = coordinationFor(o.root);
   const claimed: string[] = [];
   const undo = async () => {
     for (const leaf of claimed) {
       try {
-        await store.release(o.scope, leaf);
+        await coord.release(o.scope, leaf);
       } catch {
         warnings.push(`could not release the lease of ${leaf} after the refusal; run kbz scope release --scope ${o.scope} --leaf ${leaf}`);
       }
@@ -118,7 +118,7 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
   try {
     for (const l of launched) {
       if (advice.alreadyClaimed.includes(l.id)) continue;
-      const r = await infra(() => store.claim(o.scope, l.leaf, l.owns));
+      const r = await infra(() => coord.claim(o.scope, l.leaf, l.owns));
       warnings.push(...r.notes);
       if (!r.ok) throw new RefusedError(`cannot claim ${l.leaf}: ${r.conflicts.map(conflictText).join("; ")}; nothing was launched`, { hint: "wait for the holder to finish, or release its lease" });
       claimed.push(l.leaf);
@@ -128,7 +128,7 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
       ...launched.map((l): DispatchAction => ({ kind: "start", wave, leaf: l.leaf, handle: l.handle })),
       { kind: "seal", wave },
     ];
-    const t = await infra(() => store.commitDispatch(o.scope, actions));
+    const t = await infra(() => coord.commitDispatch(o.scope, actions));
     warnings.push(...t.notes);
     if (t.auditWarning) warnings.push(`kbz: warning: ${t.auditWarning}`);
   } catch (e) {
@@ -136,14 +136,14 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
     throw e;
   }
   for (const leaf of claimed) {
-    const w = await logEvent(store, o.scope, `claim ${leaf}: ${launched.find((l) => l.leaf === leaf)!.owns.join(", ")}`);
+    const w = await logEvent(coord, o.scope, `claim ${leaf}: ${launched.find((l) => l.leaf === leaf)!.owns.join(", ")}`);
     if (w) warnings.push(w);
   }
   try {
     warnings.push(...(await setLeafStates(o.root, o.scope, launched.map((l) => l.id), "IN-FLIGHT", `launch ${wave}`)).warnings);
   } catch (e) {
     // PLAN.md changed under this call: take the wave and the leases back.
-    await infra(() => store.commitDispatch(o.scope, { kind: "abandon", wave, reason: `launch refused: ${(e as Error).message}`.slice(0, 400) })).catch(() => undefined);
+    await infra(() => coord.commitDispatch(o.scope, { kind: "abandon", wave, reason: `launch refused: ${(e as Error).message}`.slice(0, 400) })).catch(() => undefined);
     await undo();
     throw e;
   }

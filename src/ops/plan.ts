@@ -9,8 +9,8 @@ import { withLeafStates, type Plan, type RowState } from "../core/plan/table.ts"
 import { transitionProblem } from "../core/plan/transition.ts";
 import { commitScopeEdit, readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import { loadLedgerFile } from "../io/read.ts";
-import { coordination, storeFor } from "../io/store/active.ts";
-import { logEvent } from "../io/store/events.ts";
+import { coordination, coordinationFor } from "../io/coordination/active.ts";
+import { logEvent } from "../io/coordination/events.ts";
 import { infra, RefusedError } from "./refused.ts";
 
 export interface AccessDecl {
@@ -46,7 +46,7 @@ function ledgerMet(root: string, scope: string, id: string): boolean {
 }
 
 /**
- * One validated state change, plus the WAITING rows a VERIFIED row unblocks. Through the store:
+ * One validated state change, plus the WAITING rows a VERIFIED row unblocks. Through the coordination adapter:
  * the files adapter runs the PLAN.md edit (validated again under its lock), a coordinator records
  * the states instead.
  */
@@ -69,12 +69,12 @@ export async function setLeafState(root: string, scope: string, id: string, to: 
   const first = decide(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
   const warnings: string[] = [];
   if (first.from === to) return { ...first, warnings };
-  const store = storeFor(root);
+  const coord = coordinationFor(root);
   let result = first;
   const changes: [string, RowState][] = [[id, to], ...first.promoted.map((p) => [p, "READY"] as [string, RowState])];
   for (const [leaf, state] of changes) {
     await infra(() =>
-      store.setLeafState(scope, leaf, state, async () => {
+      coord.setLeafState(scope, leaf, state, async () => {
         if (leaf !== id) return; // the first edit writes every change of this transition at once
         result = await write(root, scope, warnings, (locked) => {
           const r = decide(locked.plan);
@@ -108,10 +108,10 @@ export async function setLeafStates(root: string, scope: string, ids: string[], 
   }
   check(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
   const warnings: string[] = [];
-  const store = storeFor(root);
+  const coord = coordinationFor(root);
   for (const [i, id] of ids.entries()) {
     await infra(() =>
-      store.setLeafState(scope, id, to, async () => {
+      coord.setLeafState(scope, id, to, async () => {
         if (i !== 0) return; // the first edit writes every row at once
         await write(root, scope, warnings, (locked) => {
           check(locked.plan);
@@ -129,7 +129,7 @@ async function write<T extends object>(root: string, scope: string, warnings: st
     const done = await infra(() => commitScopeEdit(root, scope, edit));
     const log = (done as { log?: string }).log;
     if (log) {
-      const warning = await logEvent(storeFor(root), scope, log);
+      const warning = await logEvent(coordinationFor(root), scope, log);
       if (warning) warnings.push(warning);
     }
     return done;

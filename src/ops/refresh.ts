@@ -12,7 +12,7 @@ import { loadSnapshot } from "../io/read.ts";
 import { inspectReceipt } from "../io/receipts/audit.ts";
 import { explainReceipt } from "../io/receipts/explain.ts";
 import { verifyRun, type LedgerResult } from "../io/receipts/run.ts";
-import { readStore, receiptOf, type Store } from "../io/receipts/store.ts";
+import { readReceiptFile, receiptOf, type ReceiptFile } from "../io/receipts/file.ts";
 import type { Env } from "../io/run/shell.ts";
 
 export type { Cascade };
@@ -55,12 +55,12 @@ function staleGates(root: string, snap: Snapshot): StaleGate[] {
 }
 
 /** Accepted receipts of the scope that are no longer current, each with the input that moved. */
-function staleReceipts(root: string, scope: string, store: Store, env: Env): StaleReceipt[] {
+function staleReceipts(root: string, scope: string, receiptFile: ReceiptFile, env: Env): StaleReceipt[] {
   const out: StaleReceipt[] = [];
   const prefix = `.unlazy/${scope}/`;
-  for (const key of Object.keys(store.receipts).sort()) {
-    if (!key.startsWith(prefix) || receiptOf(store, key)?.status !== "accepted") continue;
-    const r = inspectReceipt(root, key, { store, env });
+  for (const key of Object.keys(receiptFile.receipts).sort()) {
+    if (!key.startsWith(prefix) || receiptOf(receiptFile, key)?.status !== "accepted") continue;
+    const r = inspectReceipt(root, key, { receiptFile, env });
     if (r.current) continue;
     const changes = explainReceipt(root, key, { env }).changes;
     const moved = changes.find((c) => c.path !== undefined && c.kind.startsWith("input"));
@@ -73,7 +73,7 @@ function staleReceipts(root: string, scope: string, store: Store, env: Env): Sta
 export function cascadesOf(root: string, scope: string, env: Env = process.env, rootArg = ""): Cascade[] {
   const snap = loadSnapshot(resolveTarget({ root, scope }));
   const gates = staleGates(root, snap);
-  const receipts = staleReceipts(root, scope, readStore(root), env);
+  const receipts = staleReceipts(root, scope, readReceiptFile(root), env);
   const byCause = new Map<string, { gates: number; receipts: number; leaves: Set<string> }>();
   const entry = (cause: string) => {
     let e = byCause.get(cause);
@@ -116,8 +116,8 @@ export async function refreshStale(req: RefreshRequest): Promise<RefreshResult> 
   const { root, scope } = req;
   const snap = loadSnapshot(resolveTarget({ root, scope }));
   const gates = staleGates(root, snap);
-  const store = readStore(root);
-  const receipts = staleReceipts(root, scope, store, req.env);
+  const receiptFile = readReceiptFile(root);
+  const receipts = staleReceipts(root, scope, receiptFile, req.env);
   const viaReceipt = new Set(receipts.map((r) => r.ledger));
   const direct = gates.filter((g) => !viaReceipt.has(g.ledger));
   let check: CheckResult | null = null;
@@ -126,7 +126,7 @@ export async function refreshStale(req: RefreshRequest): Promise<RefreshResult> 
   if (receipts.length > 0) {
     // Each receipt keeps its own policy; verify run re-runs its whole ledger from the root.
     for (const r of receipts) {
-      const policy = receiptOf(store, r.ledger)!.policy!;
+      const policy = receiptOf(receiptFile, r.ledger)!.policy!;
       results.push(...(await verifyRun({ root, ledgers: [r.ledger], policy, approve: req.approve, reviewed: false, env: req.env, timeoutS: req.timeoutS })));
     }
   }

@@ -1,7 +1,7 @@
 // `kbz scope` as use cases: the scopes and every lease held, claiming a leaf ledger's OWNS paths
 // (a retry of a claim this leaf already holds is no conflict), releasing leases, appending to a
-// scope's status log and binding an agent session to a scope, each through the one store port
-// (io/store). Options in, data out; cli/scope.ts prints.
+// scope's status log and binding an agent session to a scope, each through the one coordination port
+// (io/coordination/). Options in, data out; cli/scope.ts prints.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError, KbzError, kindOf } from "../core/errors.ts";
@@ -11,9 +11,9 @@ import { listScopes } from "../io/discover.ts";
 import { normalizeClaimGlobs, type ClaimConflict, type ClaimResult } from "../io/dispatch/leases.ts";
 import { statusLogPath } from "../io/dispatch/statuslog.ts";
 import { loadLedgerFile } from "../io/read.ts";
-import { coordination, storeFor } from "../io/store/active.ts";
-import { logEvent, stamped } from "../io/store/events.ts";
-import type { LostLease } from "../io/store/port.ts";
+import { coordination, coordinationFor } from "../io/coordination/active.ts";
+import { logEvent, stamped } from "../io/coordination/events.ts";
+import type { LostLease } from "../io/coordination/port.ts";
 import { infra, RefusedError } from "./refused.ts";
 
 export type { ClaimConflict, LeaseRecord };
@@ -54,9 +54,9 @@ export async function claimLeaf(root: string, scope: string, leaf: string, file:
   if (entry.problems.length > 0 || !entry.ledger) throw new FileProblemsError(entry.problems);
   if (entry.ledger.owns.length === 0) throw new FileProblemsError([{ file: entry.display, line: 1, message: "declares no OWNS paths; add an OWNS: line before the first gate" }]);
   const owns = entry.ledger.owns;
-  const result = await infra(() => storeFor(root).claim(scope, leaf, owns));
+  const result = await infra(() => coordinationFor(root).claim(scope, leaf, owns));
   if (result.ok) {
-    const logWarning = await logEvent(storeFor(root), scope, `claim ${leaf}: ${result.lease.globs.join(", ")}`);
+    const logWarning = await logEvent(coordinationFor(root), scope, `claim ${leaf}: ${result.lease.globs.join(", ")}`);
     return { result, held: null, owns, logWarning };
   }
   return { result, held: heldAlready(result.conflicts, scope, leaf, owns), owns, logWarning: null };
@@ -64,7 +64,7 @@ export async function claimLeaf(root: string, scope: string, leaf: string, file:
 
 /** `scope release --invalid`: remove corrupt lease records that block every claim. */
 export function releaseInvalid(root: string): Promise<{ removed: InvalidLease[]; notes: string[] }> {
-  return infra(() => storeFor(root).removeInvalid());
+  return infra(() => coordinationFor(root).removeInvalid());
 }
 
 export interface Released {
@@ -76,11 +76,11 @@ export interface Released {
 
 /** `scope release`: a leaf's or a whole scope's leases; works after the scope folder is gone. */
 export async function releaseLeases(root: string, scope: string, leaf: string | null): Promise<Released> {
-  const { released, alreadyLost, notes } = await infra(() => storeFor(root).release(scope, leaf));
+  const { released, alreadyLost, notes } = await infra(() => coordinationFor(root).release(scope, leaf));
   let logWarning: string | null = null;
   // An orphan release (its scope folder gone) has no log to write to.
-  if (released.length > 0 && (storeFor(root).kind !== "files" || fs.existsSync(path.join(root, ".unlazy", scope)))) {
-    logWarning = await logEvent(storeFor(root), scope, `release ${leaf ?? "all"}: ${released.length} lease(s)`);
+  if (released.length > 0 && (coordinationFor(root).kind !== "files" || fs.existsSync(path.join(root, ".unlazy", scope)))) {
+    logWarning = await logEvent(coordinationFor(root), scope, `release ${leaf ?? "all"}: ${released.length} lease(s)`);
   }
   return { released, alreadyLost, notes, logWarning };
 }
@@ -92,10 +92,10 @@ function fromCoordinator(e: unknown): boolean {
 
 /** `scope log`: append one timestamped line to the scope's status log; returns where it went. */
 export async function appendLog(root: string, scope: string, line: string): Promise<string> {
-  const store = storeFor(root);
-  const file = store.kind === "files" ? statusLogPath(root, scope) : `${store.label} (status log of ${scope})`;
+  const coord = coordinationFor(root);
+  const file = coord.kind === "files" ? statusLogPath(root, scope) : `${coord.label} (status log of ${scope})`;
   try {
-    await store.appendStatus(scope, stamped(line));
+    await coord.appendStatus(scope, stamped(line));
   } catch (e) {
     if (fromCoordinator(e)) throw e;
     throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
@@ -106,7 +106,7 @@ export async function appendLog(root: string, scope: string, line: string): Prom
 /** `scope bind`: bind an agent session id to the scope (the Stop hook honours it). */
 export async function bindSession(root: string, scope: string, session: string): Promise<string> {
   try {
-    return await storeFor(root).bindSession(scope, session);
+    return await coordinationFor(root).bindSession(scope, session);
   } catch (e) {
     if (kindOf(e) === "usage" || fromCoordinator(e)) throw e;
     throw new RefusedError(`cannot bind session: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});

@@ -8,7 +8,7 @@ import { UsageError } from "../core/errors.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
-import { digestInputs, recordInputs } from "../io/inputs/store.ts";
+import { digestInputs, recordInputs } from "../io/inputs/records.ts";
 import { attest } from "../io/run/attest.ts";
 import { gateCwd, scopeLedgerRoot } from "../io/check/plan.ts";
 import { gateDigest } from "../core/ledger/digest.ts";

@@ -8,8 +8,8 @@ import { loadStructure } from "../io/structure/model.ts";
 import { namedSplit, type SplitChild } from "../core/structure/split.ts";
 import { sha256Hex } from "../core/util/hash.ts";
 import { applyHandoff, HandoffArgumentError, readRequestFile, type HandoffAction, type HandoffEvent } from "../io/requests.ts";
-import { storeFor } from "../io/store/active.ts";
-import { logEvent } from "../io/store/events.ts";
+import { coordinationFor } from "../io/coordination/active.ts";
+import { logEvent } from "../io/coordination/events.ts";
 
 export { HandoffArgumentError };
 export type { ApplyResult, HandoffAction, HandoffEvent };
@@ -71,13 +71,13 @@ export async function applyHandoffEvent(root: string, scope: string, event: Hand
 
 async function logged(root: string, scope: string, result: ApplyResult, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string): Promise<{ result: ApplyResult; logWarning: string | null }> {
   if (result.status === "already-applied") return { result, logWarning: null };
-  return { result, logWarning: await logEvent(storeFor(root), scope, `structure ${result.operation} applied as turn ${result.turn}: ${describe(result)}`) };
+  return { result, logWarning: await logEvent(coordinationFor(root), scope, `structure ${result.operation} applied as turn ${result.turn}: ${describe(result)}`) };
 }
 
 /** `structure recover`: roll an interrupted operation forward (logged), or nothing to recover. */
 export async function recoverOperation(root: string, scope: string, hooks: StructureHooks) {
   const result = await recoverStructure(root, scope, hooks);
-  const logWarning = result.status === "applied" ? await logEvent(storeFor(root), scope, `structure ${result.operation} recovered (rolled forward)`) : null;
+  const logWarning = result.status === "applied" ? await logEvent(coordinationFor(root), scope, `structure ${result.operation} recovered (rolled forward)`) : null;
   return { result, logWarning };
 }
 

@@ -13,7 +13,7 @@ import type { Policy } from "../io/receipts/context.ts";
 import { explainReceipt, type Explanation } from "../io/receipts/explain.ts";
 import { ledgerKey } from "../io/receipts/paths.ts";
 import { verifyRun, type LedgerResult, type VerifyRunRequest } from "../io/receipts/run.ts";
-import { readStore } from "../io/receipts/store.ts";
+import { readReceiptFile } from "../io/receipts/file.ts";
 import type { Env } from "../io/run/shell.ts";
 
 export type { Explanation, Inspection, LedgerResult, Policy };
@@ -115,8 +115,8 @@ export function verifyLedgersOnce(req: VerifyRunRequest): Promise<LedgerResult[]
 
 /** `verify audit`: whether each ledger's receipt is current; reads only. */
 export function auditReceipts(root: string, ledgers: string[], env: Env): Inspection[] {
-  const store = readStore(root);
-  return ledgers.map((f) => inspectReceipt(root, f, { env, store }));
+  const receiptFile = readReceiptFile(root);
+  return ledgers.map((f) => inspectReceipt(root, f, { env, receiptFile }));
 }
 
 /** `verify explain`: why one ledger's receipt is not reusable, in words. */

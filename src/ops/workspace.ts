@@ -4,8 +4,8 @@
 import { canonicalRoot, listScopes, resolveTarget } from "../io/discover.ts";
 import { findRoot } from "../io/root.ts";
 import type { Target } from "../core/workspace/target.ts";
-import { installStore } from "../io/store/active.ts";
-import type { LostLease } from "../io/store/port.ts";
+import { installCoordination } from "../io/coordination/active.ts";
+import type { LostLease } from "../io/coordination/port.ts";
 
 /** `given` (canonical) when set, else the root found from `cwd` by the one root rule. */
 export function rootOf(given: string | undefined, cwd: string): string {
@@ -24,10 +24,10 @@ export function targetOf(root: string, files: string[], scope: string | null): T
 }
 
 /**
- * Install the coordination store for a command's root (the files, or the etcd coordinator that
+ * Install the coordination adapter for a command's root (the files, or the etcd coordinator that
  * --coordinator, KBZ_COORDINATOR or .kbz/settings.json names) before it reads anything; returns
  * the leases this clone lost since its last command.
  */
-export async function openStore(root: string, flag: string | undefined, logScope: string | null): Promise<LostLease[]> {
-  return (await installStore(root, { flag, logScope })).lost;
+export async function openCoordination(root: string, flag: string | undefined, logScope: string | null): Promise<LostLease[]> {
+  return (await installCoordination(root, { flag, logScope })).lost;
 }

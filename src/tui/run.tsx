@@ -15,6 +15,9 @@ export async function runDashboard(props: AppProps): Promise<0> {
   };
   if (mouse) process.stdout.write(MOUSE_ON);
   process.once("exit", off);
+  // Raw mode before the first frame: Ink turns it on only after mounting, and a key typed in
+  // between was echoed by the terminal below the footer (seen in tmux under load).
+  if (process.stdin.isTTY) process.stdin.setRawMode(true);
   const instance = render(<App {...props} />, {
     exitOnCtrlC: false, // q and ctrl-c are handled by the app so the watcher closes first
     patchConsole: true,
@@ -28,6 +31,7 @@ export async function runDashboard(props: AppProps): Promise<0> {
   } finally {
     // A CHECK still running (started with r, R or L) ends with the dashboard, not at its timeout.
     endRunningChecks();
+    if (process.stdin.isTTY) process.stdin.setRawMode(false);
     off();
     process.removeListener("exit", off);
   }

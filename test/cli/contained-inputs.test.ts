@@ -72,7 +72,7 @@ describe("issue 28: inputs are hashed, never skipped", () => {
     expect(l.stdout).toContain("INPUTS match more than 5000 files: narrow them");
   });
 
-  test("item 8: the side store steers reads → a cwd set to /proc in .kbz/inputs neither hangs status nor the Stop hook, and a cwd set outside is never read", () => {
+  test("item 8: the record files steers reads → a cwd set to /proc in .kbz/inputs neither hangs status nor the Stop hook, and a cwd set outside is never read", () => {
     const outside = tempDir();
     writeTree(outside, { "kmsg": "same\n" });
     const { dir, run, env } = repo(gate("STEER", "echo ok", "kmsg"), { "kmsg": "same\n" });

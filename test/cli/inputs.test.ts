@@ -7,7 +7,7 @@ import { agentEnv } from "../helpers/approvals.ts";
 import { reasonOf, stopHook } from "../helpers/hook.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 import { gateDigest } from "../../src/core/ledger/digest.ts";
-import { INPUTS_DIR } from "../../src/io/inputs/store.ts";
+import { INPUTS_DIR } from "../../src/io/inputs/records.ts";
 
 setDefaultTimeout(120_000);
 
@@ -60,7 +60,7 @@ describe("INPUTS", () => {
     expect(evidence).toContain(`definition-sha256=${gateDigest(b)}`);
     fs.writeFileSync(path.join(dir, "GATES.md"), withoutInputs);
     expect(kbz(["status"], { cwd: dir, env }).code).toBe(0);
-    // The digests live in kbz's side store, not in the ledger.
+    // The digests live in kbz's record files, not in the ledger.
     expect(fs.readdirSync(path.join(dir, INPUTS_DIR)).length).toBe(1);
   });
 

@@ -9,7 +9,7 @@ import { agentEnv } from "../helpers/approvals.ts";
 import { runCli } from "../helpers/cli.ts";
 import { gateDigest } from "../../src/core/ledger/digest.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
-import { PROBES_DIR, recordProbes } from "../../src/io/check/probeStore.ts";
+import { PROBES_DIR, recordProbes } from "../../src/io/check/probeRecords.ts";
 
 const LEAF1 = ".unlazy/api/gates/leaf-1.md";
 const PENDING = "OWNS: src/1/**\n\n- [ ] G1: leaf 1 deliverable\n  CHECK: echo ok\n  EXPECT: ok\n  EVIDENCE: pending\n";

@@ -157,7 +157,7 @@ describe("the layers", () => {
     expect(layerViolations(cliFile, 'import { verb as next } from "./next.ts";', verbs)).toEqual(["verb imports verb: cli/next.ts"]);
     expect(layerViolations(cliFile, 'const m = await import("./next.ts");', verbs)).toEqual(["verb imports verb: cli/next.ts"]);
     expect(layerViolations(cliFile, 'import { out } from "./output.ts";\nimport { statusOp } from "../ops/status.ts";', verbs)).toEqual([]);
-    expect(layerViolations(path.join(SRC, "core", "trace.ts"), 'import type { Store } from "../io/receipts/store.ts";', verbs)).toEqual(["core imports io: io/receipts/store.ts"]);
+    expect(layerViolations(path.join(SRC, "core", "trace.ts"), 'import type { Store } from "../io/receipts/file.ts";', verbs)).toEqual(["core imports io: io/receipts/file.ts"]);
     expect(layerViolations(path.join(SRC, "tui", "App.tsx"), 'import { readStable } from "../io/read.ts";', verbs)).toEqual(["tui imports io (call an op): io/read.ts"]);
     expect(layerViolations(path.join(SRC, "tui", "App.tsx"), 'import { dashboardView } from "../ops/dashboard.ts";', verbs)).toEqual([]);
     const hookEntry = path.join(SRC, "hook", "entry.ts");

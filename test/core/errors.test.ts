@@ -7,7 +7,7 @@ import { DispatchActionError } from "../../src/core/dispatch/waves.ts";
 import { StatusLogError } from "../../src/io/dispatch/statuslog.ts";
 import { WriteError } from "../../src/io/fs.ts";
 import { LockTimeoutError } from "../../src/io/lock.ts";
-import { CoordinatorError } from "../../src/io/store/etcd/client.ts";
+import { CoordinatorError } from "../../src/io/coordination/etcd/client.ts";
 import { PersonOnlyError } from "../../src/core/person.ts";
 import { infra, RefusedError } from "../../src/ops/refused.ts";
 import { fail } from "../../src/cli/envelope.ts";

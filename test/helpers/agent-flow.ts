@@ -1,5 +1,5 @@
 // The agent flow of issue 20, driven only through kbz verbs: a fresh repository, a scope of five
-// leaves with needs and owns, next, claims, waves, an advance per returned leaf, a regroup and a
+// leaves with needs and owns, one launch, then one advance --launch per returned leaf, a regroup and a
 // split by name (kbz structure regroup|split, no request file), a receipt, the root
 // verification, ALL MET and the Stop hook allowing. The driver writes the project's files (the
 // work, the leaves' test scripts) and never a byte of PLAN.md,
@@ -77,9 +77,10 @@ export function runAgentFlow(): FlowResult {
   const approve = () => kbz(["approve", ...s], "y\n");
   approve();
 
-  // Two calls per leaf: one launch per wave, one advance per returned leaf.
+  // One first launch, then one call per returned leaf: advance --launch verifies it and starts what
+  // may run now (the skill's leaf loop).
   const launch = (slots?: string) => kbz(["next", ...s, "--launch", ...(slots ? ["--slots", slots] : [])]);
-  const advance = (id: string) => kbz(["advance", ...s, "--leaf", id]);
+  const advance = (id: string) => kbz(["advance", ...s, "--leaf", id, "--launch"]);
   const returned = (id: string, dir: string) => {
     work(r, id, dir);
     return advance(id);
@@ -96,15 +97,12 @@ export function runAgentFlow(): FlowResult {
   testFirst(r, "5.2", "src/5/b", "test/leaf-5.2");
   approve();
 
-  launch();
   // Leaf 3's worker comes back without its deliverable: advance fails it, and it is sent back.
   advance("3");
   returned("3", "src/3");
   returned("4", "src/4");
-  launch();
   returned("5.1", "src/5/a");
   returned("5.2", "src/5/b");
-  launch();
   returned("5", "src/5");
 
   // A receipt for leaf 1 (inputs default to its OWNS and ACCESS reads).

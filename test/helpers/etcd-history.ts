@@ -1,6 +1,6 @@
 // etcd's own record of who held what when: every PUT and DELETE under a prefix from revision 1,
 // read through the watch gateway, folded into holding intervals [put revision, delete revision).
-import { prefixEnd } from "../../src/io/store/etcd/client.ts";
+import { prefixEnd } from "../../src/io/coordination/etcd/client.ts";
 
 export interface Holding {
   key: string;

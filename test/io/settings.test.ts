@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { FileProblemsError } from "../../src/core/errors.ts";
 import { readRepoSettings } from "../../src/io/check/settings.ts";
 import { readSettings } from "../../src/io/settings.ts";
-import { resolveCoordinator } from "../../src/io/store/config.ts";
+import { resolveCoordinator } from "../../src/io/coordination/config.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 
 function problem(f: () => unknown): string {

@@ -11,7 +11,7 @@ import { gateDigest } from "../../src/core/ledger/digest.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 import { idCompare } from "../../src/core/plan/order.ts";
 import { adviseNext } from "../../src/core/schedule/advise.ts";
-import { recordProbes } from "../../src/io/check/probeStore.ts";
+import { recordProbes } from "../../src/io/check/probeRecords.ts";
 import { recordVacuity } from "../../src/io/run/attest.ts";
 import { readScheduleFacts } from "../../src/ops/facts.ts";
 import { loadPlanView } from "../../src/ops/dashboardPlan.ts";

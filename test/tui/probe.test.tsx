@@ -9,7 +9,7 @@ import { cleanup } from "ink-testing-library";
 import { App } from "../../src/tui/App.tsx";
 import { makeTheme } from "../../src/tui/theme.ts";
 import { needs } from "../helpers/needs.ts";
-import { PROBES_DIR } from "../../src/io/check/probeStore.ts";
+import { PROBES_DIR } from "../../src/io/check/probeRecords.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";

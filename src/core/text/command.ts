@@ -45,7 +45,7 @@ export const VERB_FLAGS = {
   plan: [],
   "plan add": ["scope", "root", "owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave", "json"],
   "plan set": ["scope", "root", "json"],
-  advance: ["scope", "root", "leaf", "approve", "slots", "timeout", "verbose", "json"],
+  advance: ["scope", "root", "leaf", "approve", "slots", "timeout", "verbose", "launch", "json"],
   verify: [],
   "verify run": VERIFY,
   "verify audit": VERIFY,

@@ -1,5 +1,5 @@
 // Failed runs (issue 31: failed is a state) as verdict records (core/trace.ts failureRecord),
-// kbz's side store beside the INPUTS digests, probes and oracle passes: one JSON file per ledger
+// kbz's record files beside the INPUTS digests, probes and oracle passes: one JSON file per ledger
 // under `<root>/.kbz/failures/`, named like the others (io/recordFiles.ts):
 //   { "schema": 1, "gates": { "<id>": { "definition", "evidence", "failure", "cwd"?, "inputs"?, "files"? } } }
 // `failure` says how the run ended: "exit 3", "EXPECT not matched", "timed out after 30s", ….
@@ -22,7 +22,7 @@ export function failureText(o: { exitCode: number | null; signal: string | null;
   return "EXPECT not matched";
 }
 
-export function failureStorePath(root: string, ledgerFile: string): string {
+export function failureRecordsPath(root: string, ledgerFile: string): string {
   return recordFilePath(root, FAILURES_DIR, ledgerFile);
 }
 
@@ -35,8 +35,8 @@ export interface RunRecord {
 /** Record each finished run of one ledger. Never throws: losing a record never changes a verdict. */
 export async function recordRuns(root: string, ledgerFile: string, runs: RunRecord[]): Promise<void> {
   if (runs.length === 0) return;
-  const file = failureStorePath(root, ledgerFile);
-  // A pass with no store to clear writes nothing: most repositories never see a failure.
+  const file = failureRecordsPath(root, ledgerFile);
+  // A pass with no record file to clear writes nothing: most repositories never see a failure.
   if (runs.every((r) => r.failure === null)) {
     const gates = readRecordFile(file)?.gates ?? {};
     if (!runs.some((r) => r.id in gates)) return;

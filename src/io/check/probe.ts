@@ -4,7 +4,7 @@
 // solo ledger) the files that differ from git HEAD. Files are replaced by an empty file,
 // directories by an empty directory. The probe's oracle is the gate's oracle with the hidden
 // paths in its sandbox profile, so it needs its own approval; it never writes evidence, only a
-// probe record in kbz's side store that status, lint, next and the Stop hook read.
+// probe record in kbz's record files that status, lint, next and the Stop hook read.
 // Issue 27: the oracle (every file the approval binds: io/oracle/binding.ts) is never hidden, and a gate that
 // cannot be probed is a warning: `--probe` exits 1 unless every probed gate observes.
 // A VACUOUS gate is unmet (issue 27). Under the person policy the verdict is also kept in the
@@ -31,15 +31,15 @@ import { snapshotForRequest } from "../read.ts";
 import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "./plan.ts";
 import { runSettings, type CheckRequest } from "./run.ts";
 import { checkEnvironment } from "../oracle/env.ts";
-import { recordProbes, type ProbeRecord } from "./probeStore.ts";
+import { recordProbes, type ProbeRecord } from "./probeRecords.ts";
 import { logConsent, requirePerson } from "../run/consent.ts";
 import { oracleBinding } from "../oracle/binding.ts";
 import type { Env } from "../run/shell.ts";
 import { throwawayView, viewUsable } from "../run/view.ts";
-import { digestFile } from "../inputs/store.ts";
+import { digestFile } from "../inputs/records.ts";
 import { readPolicy } from "../run/personal.ts";
 import { recordVacuity } from "../run/attest.ts";
-import { readOracleStore } from "../oracle/store.ts";
+import { readOracleRecords } from "../oracle/records.ts";
 import { NO_RECORD, type VacuityStored } from "../../core/trace.ts";
 
 export type ProbeVerdict = "vacuous" | "observes" | "nothing-hidden" | "approval-required" | "not-run" | "no-view" | "damaged";
@@ -201,7 +201,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
 async function keepVerdicts(storeDir: string, root: string, store: ApprovalStore, items: ProbeItem[], records: Map<string, Record<string, ProbeRecord>>): Promise<void> {
   const approvals = items.some((i) => i.verdict === "vacuous") ? store.list() : [];
   for (const [file, recs] of records) {
-    const passes = readOracleStore(root, file).gates;
+    const passes = readOracleRecords(root, file).gates;
     const verdicts: Record<string, VacuityStored | null> = {};
     for (const [id, r] of Object.entries(recs)) {
       if (r.verdict !== "vacuous") {

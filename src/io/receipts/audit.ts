@@ -5,7 +5,7 @@ import { receiptRecord, verify } from "../../core/trace.ts";
 import { computeContext, type ContextOptions, type Policy } from "./context.ts";
 import { readLedger } from "./ledger.ts";
 import { ledgerKey } from "./paths.ts";
-import { readStore, receiptOf, type Store } from "./store.ts";
+import { readReceiptFile, receiptOf, type ReceiptFile } from "./file.ts";
 
 export type ReceiptReason =
   | "missing-receipt"
@@ -18,7 +18,7 @@ export type ReceiptReason =
 export type Inspection = { current: true; key: string } | { current: false; reason: ReceiptReason; key: string };
 
 export interface AuditOptions extends ContextOptions {
-  store?: Store; // already read (the scheduler reads it once)
+  receiptFile?: ReceiptFile; // already read (the scheduler reads it once)
   expectedPolicy?: Policy; // `run` insists on its own policy; `audit` accepts any closed one
 }
 
@@ -28,7 +28,7 @@ export const samePolicy = (a: Policy, b: Policy) => JSON.stringify(a) === JSON.s
 export function inspectReceipt(root: string, file: string, opts: AuditOptions): Inspection {
   const key = ledgerKey(root, file);
   const stale = (reason: ReceiptReason): Inspection => ({ current: false, reason, key });
-  const receipt = receiptOf(opts.store ?? readStore(root), key);
+  const receipt = receiptOf(opts.receiptFile ?? readReceiptFile(root), key);
   if (!receipt) return stale("missing-receipt");
   // An unfinished receipt, with or without a policy (the original's `running` record has none).
   const policy = receipt.status === "accepted" ? receipt.policy : undefined;
@@ -51,15 +51,15 @@ export function inspectReceipt(root: string, file: string, opts: AuditOptions): 
  * check; otherwise the reuse rule's reason.
  */
 export function managedEvidenceIssue(root: string, file: string, opts: AuditOptions): ReceiptReason | null {
-  const store = opts.store ?? readStore(root);
+  const receiptFile = opts.receiptFile ?? readReceiptFile(root);
   // No receipts at all (the common case for a scheduler run): nothing can be managed or stale.
-  if (Object.keys(store.receipts).length === 0) return null;
-  const receipt = receiptOf(store, ledgerKey(root, file));
+  if (Object.keys(receiptFile.receipts).length === 0) return null;
+  const receipt = receiptOf(receiptFile, ledgerKey(root, file));
   if (!receipt) return null;
   if (receipt.status === "accepted" && receipt.policy?.closed === false) {
     const led = readLedger(root, file);
     return led.met && sha256Hex(led.text) === receipt.ledgerHash ? null : "changed-ledger-or-evidence";
   }
-  const r = inspectReceipt(root, file, { ...opts, store });
+  const r = inspectReceipt(root, file, { ...opts, receiptFile });
   return r.current ? null : r.reason;
 }

@@ -10,7 +10,7 @@ import { VerificationError, verificationText } from "../../core/receipts/errors.
 import { normalizedDefinition, readLedger, type LedgerRead } from "./ledger.ts";
 import { inspectReceipt, type ReceiptReason } from "./audit.ts";
 import { ledgerKey } from "./paths.ts";
-import { readStore, receiptOf, type Receipt, type Store } from "./store.ts";
+import { readReceiptFile, receiptOf, type Receipt, type ReceiptFile } from "./file.ts";
 
 export type ChangeKind =
   | "no-receipt"
@@ -56,16 +56,16 @@ const own = <T>(o: Record<string, T>, k: string): T | undefined => (Object.hasOw
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const kindOf = (v: string) => (v === "directory" ? "directory" : v === "absent" ? "absent" : "file");
 
-export function explainReceipt(root: string, file: string, opts: ContextOptions & { store?: Store }): Explanation {
-  const store = opts.store ?? readStore(root);
-  const inspection = inspectReceipt(root, file, { ...opts, store });
+export function explainReceipt(root: string, file: string, opts: ContextOptions & { receiptFile?: ReceiptFile }): Explanation {
+  const receiptFile = opts.receiptFile ?? readReceiptFile(root);
+  const inspection = inspectReceipt(root, file, { ...opts, receiptFile });
   const key = ledgerKey(root, file);
   if (inspection.current) return { key, current: true, reason: null, changes: [] };
   const reason = inspection.reason;
-  const receipt = receiptOf(store, key);
+  const receipt = receiptOf(receiptFile, key);
   const changes: Change[] = [];
   if (!receipt) {
-    changes.push(...missing(root, file, key, store));
+    changes.push(...missing(root, file, key, receiptFile));
     return { key, current: false, reason, changes };
   }
   if (receipt.status !== "accepted") {
@@ -85,14 +85,14 @@ export function explainReceipt(root: string, file: string, opts: ContextOptions 
   return { key, current: false, reason, changes };
 }
 
-function missing(root: string, file: string, key: string, store: Store): Change[] {
+function missing(root: string, file: string, key: string, receiptFile: ReceiptFile): Change[] {
   let definition: string | null = null;
   try {
     definition = sha256Hex(normalizedDefinition(readLedger(root, file).text));
   } catch (e) {
     if (!(e instanceof VerificationError)) throw e;
   }
-  const moved = Object.entries(store.receipts).filter(
+  const moved = Object.entries(receiptFile.receipts).filter(
     ([k, r]) => k !== key && r.fingerprint?.definition === definition && !fs.existsSync(path.join(root, ...k.split("/"))),
   );
   if (definition !== null && moved.length > 0) {

@@ -10,7 +10,7 @@ import { computeContext, type Context, type Policy } from "./context.ts";
 import { VerificationError, verificationText } from "../../core/receipts/errors.ts";
 import { readLedger } from "./ledger.ts";
 import { ledgerKey } from "./paths.ts";
-import { putReceipt, withLedgerLock } from "./store.ts";
+import { putReceipt, withLedgerLock } from "./file.ts";
 import type { Verifier } from "./verifier.ts";
 
 export type LedgerResult =

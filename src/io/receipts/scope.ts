@@ -6,7 +6,7 @@ import { lstatOrNull } from "../fs.ts";
 import { managedEvidenceIssue } from "./audit.ts";
 import { VerificationError, verificationText } from "../../core/receipts/errors.ts";
 import { ledgerKey } from "./paths.ts";
-import { readStore, receiptOf, storePath } from "./store.ts";
+import { readReceiptFile, receiptOf, receiptFilePath } from "./file.ts";
 
 export interface ReceiptIssue {
   ledger: string; // root-relative key
@@ -15,7 +15,7 @@ export interface ReceiptIssue {
 
 export interface ScopeReceipts {
   receipts: ReceiptIssue[];
-  error: string | null; // the store or an input could not be audited
+  error: string | null; // the receiptFile or an input could not be audited
 }
 
 /**
@@ -24,26 +24,26 @@ export interface ScopeReceipts {
  */
 export function leafReceiptIssues(root: string, scope: string, rows: readonly { id: string; state: string }[], env: Env): Record<string, string> {
   const issues: [string, string][] = [];
-  if (lstatOrNull(storePath(root)) === null) return {};
-  const store = readStore(root);
+  if (lstatOrNull(receiptFilePath(root)) === null) return {};
+  const receiptFile = readReceiptFile(root);
   for (const r of rows) {
     if (r.state !== "VERIFIED") continue;
-    const issue = managedEvidenceIssue(root, `.unlazy/${scope}/gates/leaf-${r.id}.md`, { store, env });
+    const issue = managedEvidenceIssue(root, `.unlazy/${scope}/gates/leaf-${r.id}.md`, { receiptFile, env });
     if (issue) issues.push([r.id, issue]);
   }
   return Object.fromEntries(issues);
 }
 
-/** null when the repository has no receipt store at all (scopes that never opted in). */
+/** null when the repository has no receipt receiptFile at all (scopes that never opted in). */
 export function scopeReceipts(root: string, files: string[], env: Env): ScopeReceipts | null {
-  if (lstatOrNull(storePath(root)) === null) return null;
+  if (lstatOrNull(receiptFilePath(root)) === null) return null;
   const receipts: ReceiptIssue[] = [];
   try {
-    const store = readStore(root);
+    const receiptFile = readReceiptFile(root);
     for (const abs of files) {
       const rel = path.relative(root, abs).split(path.sep).join("/");
-      if (!receiptOf(store, ledgerKey(root, rel))) continue;
-      receipts.push({ ledger: rel, issue: managedEvidenceIssue(root, rel, { store, env }) });
+      if (!receiptOf(receiptFile, ledgerKey(root, rel))) continue;
+      receipts.push({ ledger: rel, issue: managedEvidenceIssue(root, rel, { receiptFile, env }) });
     }
   } catch (e) {
     if (e instanceof VerificationError) return { receipts, error: verificationText(e) };

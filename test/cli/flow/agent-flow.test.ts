@@ -10,25 +10,30 @@ let flow: FlowResult | null = null;
 afterAll(() => flow?.repo.cleanup());
 
 describe("issue 20: an agent drives a scoped plan from the skill alone, with no hand edits", () => {
-  test("init, five leaves, one approval review, one launch per wave, one advance per returned leaf (a failing one sent back), a regroup and a split by name, a receipt, a cascade refreshed in one call, the root verification in one call: ALL MET and the Stop hook allows", () => {
+  test("init, five leaves, one approval review, one launch, then one advance --launch per returned leaf (a failing one sent back, launching nothing), a regroup and a split by name, a receipt, a cascade refreshed in one call, the root verification in one call: ALL MET and the Stop hook allows", () => {
     flow = runAgentFlow();
     const { steps, hook, repo } = flow;
     const last = (s: { stdout: string }) => s.stdout.trimEnd().split("\n").pop();
     // No step was a usage or parse failure (the driver throws on exit 2). Two calls per leaf: a
     // launch per wave, an advance per returned leaf; leaf 3 came back unfinished and was sent back.
-    const launches = steps.filter((s) => s.args[0] === "next");
-    expect(launches.map((s) => [s.code, s.stdout.split("\n")[0]])).toEqual([
-      [0, "LAUNCHED w1: 1, 2; as each worker returns: kbz advance --scope S --leaf ID"],
-      [0, "LAUNCHED w2: 3, 4; as each worker returns: kbz advance --scope S --leaf ID"],
-      [0, "LAUNCHED w3: 5.1, 5.2; as each worker returns: kbz advance --scope S --leaf ID"],
-      [0, "LAUNCHED w4: 5; as each worker returns: kbz advance --scope S --leaf ID"],
+    // One next --launch; then each advance --launch starts what its leaf unblocked.
+    expect(steps.filter((s) => s.args[0] === "next").length).toBe(1);
+    const launches = steps.filter((s) => /^LAUNCHED /m.test(s.stdout));
+    expect(launches.map((s) => [s.args[0], s.code, /^LAUNCHED .*$/m.exec(s.stdout)![0]])).toEqual([
+      ["next", 0, "LAUNCHED w1: 1, 2; as each worker returns: kbz advance --scope S --leaf ID"],
+      ["advance", 0, "LAUNCHED w2: 3; as each worker returns: kbz advance --scope S --leaf ID"],
+      ["advance", 0, "LAUNCHED w3: 4; as each worker returns: kbz advance --scope S --leaf ID"],
+      ["advance", 0, "LAUNCHED w4: 5.1, 5.2; as each worker returns: kbz advance --scope S --leaf ID"],
+      ["advance", 0, "LAUNCHED w5: 5; as each worker returns: kbz advance --scope S --leaf ID"],
     ]);
     expect(steps.filter((s) => s.args[0] === "wave" || (s.args[0] === "scope" && s.args[1] === "claim"))).toEqual([]);
     const advances = steps.filter((s) => s.args[0] === "advance");
     expect(advances.map((s) => s.args[4])).toEqual(["1", "2", "3", "3", "4", "5.1", "5.2", "5"]);
+    expect(advances.every((s) => s.args.includes("--launch"))).toBe(true);
     const [sentBack] = advances.splice(2, 1);
     expect([sentBack!.code, last(sentBack!)]).toEqual([1, "NOT VERIFIED leaf-3: 1 of 1 gate(s) unmet"]);
     expect(sentBack!.stdout).toContain("  FAIL leaf-3:G1: the leaf's outcome is observable from outside\n");
+    expect(sentBack!.stdout).not.toContain("LAUNCHED");
     for (const a of advances) expect([a.args[4], a.code, a.stdout]).toEqual([a.args[4], 0, expect.stringContaining(`VERIFIED leaf-${a.args[4]} (1 gate passed)`)]);
     // advance never stopped for an approval: the person approved every CHECK of the scope first.
     for (const a of advances) expect(a.stdout).not.toContain("APPROV");

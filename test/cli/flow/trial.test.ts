@@ -51,4 +51,33 @@ describe("the trial of a different task", () => {
     expect(x.stdout).not.toContain("re-run with");
     expect(fs.existsSync(path.join(r.dir, ".unlazy/S/PLAN.md"))).toBe(true);
   });
+
+  test("one call per returned leaf: kbz advance --leaf 1 --launch verifies it and starts what it unblocked in the same call; a failure launches nothing; a retry launches nothing twice", () => {
+    const r = repo();
+    expect(r.run(["init", "--scope", "S"]).code).toBe(0);
+    for (const [id, needs] of [["1", ""], ["2", "1"], ["3", "1"]]) {
+      expect(r.run(["plan", "add", "--scope", "S", id!, "--owns", `src/${id}/**`, ...(needs ? ["--needs", needs] : [])]).code).toBe(0);
+      r.write(`.unlazy/S/gates/leaf-${id}.md`, leafGates(id!, `src/${id}/**`, `src/${id}/done.txt`));
+    }
+    expect(r.run(["approve", "--scope", "S"], { input: "y\n" }).code).toBe(0);
+    expect(r.run(["next", "--scope", "S", "--launch"]).stdout).toStartWith("LAUNCHED w1: 1;");
+    // Not verified yet: the failure and its way back, nothing launched.
+    const fail = r.run(["advance", "--scope", "S", "--leaf", "1", "--launch"]);
+    expect([fail.code, fail.stdout]).toEqual([1, expect.stringContaining("NOT VERIFIED leaf-1")]);
+    expect(fail.stdout).not.toContain("LAUNCHED");
+    r.write("src/1/done.txt", "1\n");
+    const x = r.run(["advance", "--scope", "S", "--leaf", "1", "--launch"]);
+    expect(x.code).toBe(0);
+    expect(x.stdout.split("\n").slice(0, 2)).toEqual([
+      "VERIFIED leaf-1 (1 gate passed); lease released; READY now: 2, 3",
+      "LAUNCHED w2: 2, 3; as each worker returns: kbz advance --scope S --leaf ID",
+    ]);
+    expect(x.stdout).toContain("  2 handle S-w2-leaf-2: owns src/2/**; meet G1 in .unlazy/S/gates/leaf-2.md");
+    const rows = r.read(".unlazy/S/PLAN.md").split("\n").filter((l) => /^\| [0-9]/.test(l)).map((l) => l.split("|")[6]!.trim());
+    expect(rows).toEqual(["VERIFIED", "IN-FLIGHT", "IN-FLIGHT"]);
+    // A retry: already verified, the running wave is not launched again.
+    const again = r.run(["advance", "--scope", "S", "--leaf", "1", "--launch", "--json"]);
+    const env = JSON.parse(again.stdout);
+    expect([again.code, env.verdict, env.wave, env.launched]).toEqual([0, "already-verified", null, []]);
+  });
 });

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { fixtureCopy, tempDir, writeTree } from "../../helpers/kbz.ts";
 import { runCli } from "../../helpers/cli.ts";
 import { agentEnv } from "../../helpers/approvals.ts";
-import { failureStorePath } from "../../../src/io/check/failures.ts";
+import { failureRecordsPath } from "../../../src/io/check/failures.ts";
 import { readRecordFile } from "../../../src/io/recordFiles.ts";
 import { DashboardReader } from "../../../src/ops/dashboard.ts";
 import { loadPlanView } from "../../../src/ops/dashboardPlan.ts";
@@ -35,8 +35,8 @@ describe("failed is a state, kept as a trace record", () => {
     expect(json.counts.unmet).toBe(2);
     expect(json.verdict).toBe("unmet");
     // The record: for this definition and this evidence line.
-    const store = failureStorePath(root, path.join(root, "GATES.md"));
-    expect(readRecordFile(store)!.gates.G1).toMatchObject({ evidence: "pending", failure: "exit 3" });
+    const file = failureRecordsPath(root, path.join(root, "GATES.md"));
+    expect(readRecordFile(file)!.gates.G1).toMatchObject({ evidence: "pending", failure: "exit 3" });
 
     // A run that ends without the EXPECT says so.
     writeTree(root, { "GATES.md": ledger("echo nope", "OK") });
@@ -49,7 +49,7 @@ describe("failed is a state, kept as a trace record", () => {
 
     writeTree(root, { "GATES.md": ledger("echo OK") });
     await runCli(["check", "--approve", "GATES.md"], { cwd: root, env });
-    expect(readRecordFile(store)!.gates).toEqual({});
+    expect(readRecordFile(file)!.gates).toEqual({});
     expect((await runCli(["status", "--all"], { cwd: root, env })).stdout).toContain("MET         GATES:G1: the widget builds");
   });
 

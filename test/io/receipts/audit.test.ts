@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { inspectReceipt, managedEvidenceIssue } from "../../../src/io/receipts/audit.ts";
 import { computeContext, type Policy } from "../../../src/io/receipts/context.ts";
 import { readLedger } from "../../../src/io/receipts/ledger.ts";
-import { STORE_FILE, type Receipt } from "../../../src/io/receipts/store.ts";
+import { RECEIPTS_FILE, type Receipt } from "../../../src/io/receipts/file.ts";
 import { sha256Hex } from "../../../src/core/util/hash.ts";
 import { current, GATES, policy, stale, workspace, type Workspace } from "./workspace.ts";
 
@@ -19,7 +19,7 @@ function accept(ws: Workspace, p: Policy = policy(), extra: Partial<Receipt> = {
   const led = readLedger(ws.root, "GATES.md");
   const ctx = computeContext(ws.root, led, p, { env: ws.env });
   const receipt: Receipt = { status: "accepted", policy: p, context: ctx.value, ledgerHash: sha256Hex(led.text), fingerprint: ctx.fingerprint, ...extra };
-  ws.write(STORE_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": receipt } }));
+  ws.write(RECEIPTS_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": receipt } }));
 }
 
 describe("reuse rule reasons (kill §4.14.4)", () => {
@@ -32,13 +32,13 @@ describe("reuse rule reasons (kill §4.14.4)", () => {
   test("1 missing-receipt: no receipt for the key (an absent store is empty)", () => {
     const ws = workspace({ "GATES.md": MET });
     expect(ws.audit()).toEqual(stale("missing-receipt"));
-    expect(fs.existsSync(path.join(ws.root, STORE_FILE))).toBe(false);
+    expect(fs.existsSync(path.join(ws.root, RECEIPTS_FILE))).toBe(false);
   });
 
   test("2 unfinished-verification: pending and rejected receipts", () => {
     for (const status of ["pending", "rejected"] as const) {
       const ws = workspace({ "GATES.md": MET });
-      ws.write(STORE_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": { status, policy: policy() } } }));
+      ws.write(RECEIPTS_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": { status, policy: policy() } } }));
       expect(ws.audit()).toEqual(stale("unfinished-verification"));
     }
   });
@@ -78,7 +78,7 @@ describe("reuse rule reasons (kill §4.14.4)", () => {
   test("order: the first failing rule wins", () => {
     const ws = workspace({ "GATES.md": MET });
     ws.write("src/value.txt", "changed\n"); // would be reason 6 on its own
-    ws.write(STORE_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: policy({ closed: false }) } } }));
+    ws.write(RECEIPTS_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: policy({ closed: false }) } } }));
     expect(ws.audit("GATES.md", policy({ env: ["X"] }))).toEqual(stale("unfinished-verification"));
     accept(ws, policy({ closed: false }));
     expect(ws.audit("GATES.md", policy({ env: ["X"] }))).toEqual(stale("fresh-observation-required"));
@@ -92,10 +92,10 @@ describe("reuse rule reasons (kill §4.14.4)", () => {
   test("audit never writes: the tree is byte-identical afterwards", () => {
     const ws = workspace({ "GATES.md": MET });
     accept(ws);
-    const before = fs.readFileSync(path.join(ws.root, STORE_FILE));
+    const before = fs.readFileSync(path.join(ws.root, RECEIPTS_FILE));
     ws.write("src/value.txt", "x");
     inspectReceipt(ws.root, "GATES.md", { env: ws.env });
-    expect(fs.readFileSync(path.join(ws.root, STORE_FILE))).toEqual(before);
+    expect(fs.readFileSync(path.join(ws.root, RECEIPTS_FILE))).toEqual(before);
     expect(fs.readdirSync(path.join(ws.root, ".unlazy"))).toEqual(["verification-receipts.json"]);
   });
 });
@@ -122,7 +122,7 @@ describe("managedEvidenceIssue (kill §4.14.5)", () => {
     expect(issue(ws)).toBeNull();
     ws.write("tests/check.sh", "changed");
     expect(issue(ws)).toBe("changed-inputs-or-verifier");
-    ws.write(STORE_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: policy() } } }));
+    ws.write(RECEIPTS_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: policy() } } }));
     expect(issue(ws)).toBe("unfinished-verification");
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { explainReceipt, MAX_INPUT_CHANGES } from "../../../src/io/receipts/explain.ts";
-import { STORE_FILE } from "../../../src/io/receipts/store.ts";
+import { RECEIPTS_FILE } from "../../../src/io/receipts/file.ts";
 import { GATES, workspace, type Workspace } from "./workspace.ts";
 
 const why = (ws: Workspace, ledger = "GATES.md", env = ws.env) => explainReceipt(ws.root, ledger, { env });
@@ -101,19 +101,19 @@ describe("explain", () => {
     ws.write("src/value.txt", "bad\n");
     await ws.run();
     expect(texts(ws)[0]).toStartWith("the last run was not accepted");
-    const store = JSON.parse(ws.read(STORE_FILE));
+    const store = JSON.parse(ws.read(RECEIPTS_FILE));
     store.receipts["GATES.md"].status = "pending";
-    ws.write(STORE_FILE, JSON.stringify(store));
+    ws.write(RECEIPTS_FILE, JSON.stringify(store));
     expect(texts(ws)[0]).toStartWith("the last run did not finish");
   });
 
   test("a receipt written by the original tool (no fingerprint) is explained honestly", async () => {
     const ws = workspace();
     await ws.run();
-    const store = JSON.parse(ws.read(STORE_FILE));
+    const store = JSON.parse(ws.read(RECEIPTS_FILE));
     delete store.receipts["GATES.md"].fingerprint;
     store.receipts["GATES.md"].context = "a340af12e2bd0e059259834fac6550ca8291588c4fe7e4c61e86d9fa6248db1b";
-    ws.write(STORE_FILE, JSON.stringify(store));
+    ws.write(RECEIPTS_FILE, JSON.stringify(store));
     expect(why(ws).reason).toBe("changed-inputs-or-verifier");
     expect(why(ws).changes.map((c) => c.kind)).toEqual(["no-fingerprint"]);
   });

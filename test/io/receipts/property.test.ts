@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { inspectReceipt } from "../../../src/io/receipts/audit.ts";
 import { computeContext, type Policy } from "../../../src/io/receipts/context.ts";
 import { readLedger } from "../../../src/io/receipts/ledger.ts";
-import { STORE_FILE } from "../../../src/io/receipts/store.ts";
+import { RECEIPTS_FILE } from "../../../src/io/receipts/file.ts";
 import { sha256Hex } from "../../../src/core/util/hash.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { prng } from "../../helpers/prng.ts";
@@ -51,7 +51,7 @@ const ctx = (root: string, policy: Policy, env: Record<string, string>) => compu
 function acceptNow(root: string, policy: Policy, env: Record<string, string>): void {
   const led = readLedger(root, "GATES.md");
   const c = computeContext(root, led, policy, { env });
-  writeTree(root, { [STORE_FILE]: JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "accepted", policy, context: c.value, ledgerHash: sha256Hex(led.text), fingerprint: c.fingerprint } } }) });
+  writeTree(root, { [RECEIPTS_FILE]: JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "accepted", policy, context: c.value, ledgerHash: sha256Hex(led.text), fingerprint: c.fingerprint } } }) });
 }
 
 function flipByte(bytes: Uint8Array, rnd: () => number): Uint8Array {
@@ -80,7 +80,7 @@ describe("receipt fingerprint properties", () => {
       const r = inspectReceipt(root, "GATES.md", { env });
       expect({ seed, r }).toEqual({ seed, r: { current: false, reason: "changed-ledger-or-evidence", key: "GATES.md" } });
       // The ledger is unmet (rule 5 wins); the context alone must have moved too.
-      const stored = JSON.parse(fs.readFileSync(path.join(root, STORE_FILE), "utf8")).receipts["GATES.md"].context;
+      const stored = JSON.parse(fs.readFileSync(path.join(root, RECEIPTS_FILE), "utf8")).receipts["GATES.md"].context;
       expect({ seed, moved: ctx(root, policy, env) !== stored }).toEqual({ seed, moved: true });
       fs.rmSync(root, { recursive: true, force: true });
     }

@@ -8,7 +8,7 @@ import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { inspectReceipt, type Inspection, type ReceiptReason } from "../../../src/io/receipts/audit.ts";
 import type { Policy } from "../../../src/io/receipts/context.ts";
 import { verifyRun, type LedgerResult } from "../../../src/io/receipts/run.ts";
-import { readStore, type Receipt } from "../../../src/io/receipts/store.ts";
+import { readReceiptFile, type Receipt } from "../../../src/io/receipts/file.ts";
 import type { Verifier } from "../../../src/io/receipts/verifier.ts";
 
 export const CHECK_SCRIPT = `c=$(cat counter 2>/dev/null || echo 0)
@@ -78,7 +78,7 @@ export function workspace(files: Record<string, string | Uint8Array> = {}): Work
         verifier: o.verifier,
       }),
     audit: (ledger = "GATES.md", expectedPolicy) => inspectReceipt(root, ledger, { env, expectedPolicy }),
-    receipt: (key = "GATES.md") => readStore(root).receipts[key] ?? null,
+    receipt: (key = "GATES.md") => readReceiptFile(root).receipts[key] ?? null,
   };
   return ws;
 }

@@ -1,6 +1,6 @@
 // Child process for store tests: writes receipts `<prefix>-<n>` through `putReceipt`.
-// Usage: bun store-writer.ts ROOT PREFIX COUNT INPUTS (COUNT 0 = forever, until killed).
-import { putReceipt } from "../../../src/io/receipts/store.ts";
+// Usage: bun receipt-writer.ts ROOT PREFIX COUNT INPUTS (COUNT 0 = forever, until killed).
+import { putReceipt } from "../../../src/io/receipts/file.ts";
 
 const [root, prefix, count, size] = process.argv.slice(2) as [string, string, string, string];
 const inputs: Record<string, string> = {};

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import { EtcdStore } from "../../../../src/io/store/etcd/store.ts";
-import { filesStore } from "../../../../src/io/store/files.ts";
+import { EtcdCoordination } from "../../../../src/io/coordination/etcd/coordination.ts";
+import { filesCoordination } from "../../../../src/io/coordination/files.ts";
 import { needs } from "../../../helpers/needs.ts";
 import { startCluster, type Cluster } from "../../../helpers/etcd-cluster.ts";
 import { reasonOf, stopHook } from "../../../helpers/hook.ts";
@@ -190,12 +190,12 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     expect(kbz(["scope", "release", "--scope", "api"], { cwd: b, env }).stdout).toBe("released 1 lease(s) for api\n");
   }, 60_000);
 
-  test("leaf states set through the store overlay PLAN.md for kbz next (PLAN.md untouched); the files adapter runs the caller's PLAN edit; a watch sees every change", async () => {
+  test("leaf states set through the coordination port overlay PLAN.md for kbz next (PLAN.md untouched); the files adapter runs the caller's PLAN edit; a watch sees every change", async () => {
     const dir = fixtureCopy("next-golden");
     const repository = `t${process.pid}-${++n}`;
     writeTree(dir, { ".kbz/settings.json": JSON.stringify({ coordinator: { repository } }) });
     const env = { KBZ_COORDINATOR: cluster.url };
-    const store = new EtcdStore({ root: dir, url: cluster.url, repository, ttl: 30, keepAlive: "inline" });
+    const store = new EtcdCoordination({ root: dir, url: cluster.url, repository, ttl: 30, keepAlive: "inline" });
     let changes = 0;
     const stop = store.watch(() => changes++);
     try {
@@ -217,7 +217,7 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
       store.close();
     }
     let edited = 0;
-    await filesStore(dir).setLeafState("api", "1", "IN-FLIGHT", () => void edited++);
+    await filesCoordination(dir).setLeafState("api", "1", "IN-FLIGHT", () => void edited++);
     expect(edited).toBe(1);
   }, 60_000);
 

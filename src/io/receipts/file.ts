@@ -1,6 +1,6 @@
 // `.unlazy/verification-receipts.json` (docs/formats.md#receipts): read strictly, written atomically
-// (temp + fsync + rename) under the store lock, so a killed writer leaves the old or the new
-// store and concurrent runs never lose each other's receipts.
+// (temp + fsync + rename) under the receiptFile lock, so a killed writer leaves the old or the new
+// receiptFile and concurrent runs never lose each other's receipts.
 import * as path from "node:path";
 import { sha256Hex } from "../../core/util/hash.ts";
 import { writeAtomic } from "../fs.ts";
@@ -23,24 +23,24 @@ export interface Receipt {
   fingerprint?: Fingerprint;
 }
 
-export interface Store {
+export interface ReceiptFile {
   schema: 1;
   receipts: Record<string, Receipt>;
 }
 
-export const STORE_FILE = ".unlazy/verification-receipts.json";
-const MAX_STORE_BYTES = 256 * 1024 * 1024;
+export const RECEIPTS_FILE = ".unlazy/verification-receipts.json";
+const MAX_RECEIPT_FILE_BYTES = 256 * 1024 * 1024;
 const HEX64 = /^[0-9a-f]{64}$/;
 const STATUSES = new Set(["pending", "running", "accepted", "rejected"]);
-/** Waiting for another run of the same ledger covers its whole check, not just a store write. */
+/** Waiting for another run of the same ledger covers its whole check, not just a receiptFile write. */
 export const LEDGER_LOCK_MS = 15 * 60_000;
 
-export function storePath(root: string): string {
-  return path.join(root, ...STORE_FILE.split("/"));
+export function receiptFilePath(root: string): string {
+  return path.join(root, ...RECEIPTS_FILE.split("/"));
 }
 
 const invalid = (detail: string): never => {
-  throw new VerificationError("invalid verification registry", { file: STORE_FILE, detail });
+  throw new VerificationError("invalid verification registry", { file: RECEIPTS_FILE, detail });
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -51,7 +51,7 @@ function checkReceipt(key: string, r: unknown): Receipt {
   const rec = r as Record<string, unknown>;
   const p = rec.policy;
   // An unfinished receipt without a policy (the original's `running` record of an interrupted
-  // run) is a review item, as verify-once reads it, not an invalid store: nothing reuses it.
+  // run) is a review item, as verify-once reads it, not an invalid receiptFile: nothing reuses it.
   const unfinishedWithout = p === undefined && rec.status !== "accepted";
   if (!unfinishedWithout && (!isObject(p) || !strings(p.inputs) || !strings(p.env) || typeof p.closed !== "boolean" || (p.portable !== undefined && p.portable !== true))) {
     invalid(`receipt ${JSON.stringify(key)} has no valid policy`);
@@ -63,7 +63,7 @@ function checkReceipt(key: string, r: unknown): Receipt {
   return rec as unknown as Receipt;
 }
 
-export function parseStore(text: string): Store {
+export function parseReceiptFile(text: string): ReceiptFile {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -72,45 +72,45 @@ export function parseStore(text: string): Store {
   }
   if (!isObject(data) || data.schema !== 1 || !isObject(data.receipts)) return invalid("expected {schema: 1, receipts: {…}}");
   for (const [key, r] of Object.entries(data.receipts)) checkReceipt(key, r);
-  return data as unknown as Store;
+  return data as unknown as ReceiptFile;
 }
 
-/** The store, or an empty one when the file is absent; anything unreadable or malformed is an error. */
-export function readStore(root: string): Store {
-  const file = storePath(root);
+/** The receiptFile, or an empty one when the file is absent; anything unreadable or malformed is an error. */
+export function readReceiptFile(root: string): ReceiptFile {
+  const file = receiptFilePath(root);
   let bytes: Buffer;
   try {
-    bytes = readStable(file, { label: "verification registry", maxBytes: MAX_STORE_BYTES, root });
+    bytes = readStable(file, { label: "verification registry", maxBytes: MAX_RECEIPT_FILE_BYTES, root });
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return { schema: 1, receipts: {} };
     if (e instanceof ReadError) return invalid(e.message);
     throw e;
   }
-  return parseStore(bytes.toString("utf8"));
+  return parseReceiptFile(bytes.toString("utf8"));
 }
 
-export function receiptOf(store: Store, key: string): Receipt | null {
-  return Object.hasOwn(store.receipts, key) ? store.receipts[key]! : null;
+export function receiptOf(receiptFile: ReceiptFile, key: string): Receipt | null {
+  return Object.hasOwn(receiptFile.receipts, key) ? receiptFile.receipts[key]! : null;
 }
 
-export function serializeStore(store: Store): string {
-  return JSON.stringify(store, null, 2) + "\n";
+export function serializeReceiptFile(receiptFile: ReceiptFile): string {
+  return JSON.stringify(receiptFile, null, 2) + "\n";
 }
 
 /** Replace one ledger's receipt: lock, re-read, set, write atomically. Other receipts are kept as read. */
 export async function putReceipt(root: string, key: string, receipt: Receipt): Promise<void> {
-  const file = storePath(root);
+  const file = receiptFilePath(root);
   await withFileLock(root, file, () => {
-    const store = readStore(root);
+    const receiptFile = readReceiptFile(root);
     // Entries, not assignments: a ledger named `__proto__` must stay an ordinary key.
-    const entries = Object.entries(store.receipts).filter(([k]) => k !== key);
+    const entries = Object.entries(receiptFile.receipts).filter(([k]) => k !== key);
     entries.push([key, receipt]);
     entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    writeAtomic(file, serializeStore({ schema: 1, receipts: Object.fromEntries(entries) }), { root, createParents: true });
+    writeAtomic(file, serializeReceiptFile({ schema: 1, receipts: Object.fromEntries(entries) }), { root, createParents: true });
   });
 }
 
 /** Serialize runs of one ledger (docs/formats.md#receipts) without blocking runs of other ledgers. */
 export function withLedgerLock<T>(root: string, key: string, fn: () => Promise<T>): Promise<T> {
-  return withFileLock(root, `${storePath(root)}-${sha256Hex(key)}`, fn, { timeoutMs: LEDGER_LOCK_MS });
+  return withFileLock(root, `${receiptFilePath(root)}-${sha256Hex(key)}`, fn, { timeoutMs: LEDGER_LOCK_MS });
 }

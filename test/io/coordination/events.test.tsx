@@ -4,8 +4,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cleanup } from "ink-testing-library";
-import { checkEvents, logEvent, stamped } from "../../../src/io/store/events.ts";
-import { filesStore } from "../../../src/io/store/files.ts";
+import { checkEvents, logEvent, stamped } from "../../../src/io/coordination/events.ts";
+import { filesCoordination } from "../../../src/io/coordination/files.ts";
 import { App } from "../../../src/tui/App.tsx";
 import { makeTheme } from "../../../src/tui/theme.ts";
 import { agentEnv } from "../../helpers/approvals.ts";
@@ -30,7 +30,7 @@ describe("status log events", () => {
 
   test("a failed append is a warning, never an exception", async () => {
     const root = tempDir();
-    const warning = await logEvent(filesStore(root), "gone", "claim leaf-1: a/**");
+    const warning = await logEvent(filesCoordination(root), "gone", "claim leaf-1: a/**");
     expect(warning).toMatch(/^kbz: warning: claim done; status log append skipped: /);
   });
 

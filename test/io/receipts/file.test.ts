@@ -4,21 +4,21 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { VerificationError } from "../../../src/core/receipts/errors.ts";
-import { parseStore, putReceipt, readStore, STORE_FILE, storePath } from "../../../src/io/receipts/store.ts";
+import { parseReceiptFile, putReceipt, readReceiptFile, RECEIPTS_FILE, receiptFilePath } from "../../../src/io/receipts/file.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 
-const WRITER = path.join(import.meta.dir, "store-writer.ts");
+const WRITER = path.join(import.meta.dir, "receipt-writer.ts");
 const INVALID = new VerificationError("invalid verification registry");
 const policy = { inputs: ["src"], env: [], closed: true };
 const good = { schema: 1, receipts: { "GATES.md": { status: "accepted", policy, context: "a".repeat(64), ledgerHash: "b".repeat(64) } } };
 
 describe("reading the store", () => {
   test("an absent store is empty", () => {
-    expect(readStore(tempDir())).toEqual({ schema: 1, receipts: {} });
+    expect(readReceiptFile(tempDir())).toEqual({ schema: 1, receipts: {} });
   });
 
   test("the original tool's store format is read as is", () => {
-    expect(parseStore(JSON.stringify(good))).toEqual(good as never);
+    expect(parseReceiptFile(JSON.stringify(good))).toEqual(good as never);
   });
 
   const bad: [string, string][] = [
@@ -35,7 +35,7 @@ describe("reading the store", () => {
   ];
   for (const [what, text] of bad) {
     test(`${what} is an invalid verification registry`, () => {
-      expect(() => parseStore(text)).toThrow(INVALID);
+      expect(() => parseReceiptFile(text)).toThrow(INVALID);
     });
   }
 
@@ -43,35 +43,35 @@ describe("reading the store", () => {
     const root = tempDir();
     writeTree(root, { "elsewhere.json": JSON.stringify(good) });
     fs.mkdirSync(path.join(root, ".unlazy"));
-    fs.symlinkSync(path.join(root, "elsewhere.json"), storePath(root));
-    expect(() => readStore(root)).toThrow(INVALID);
-    fs.rmSync(storePath(root));
-    fs.linkSync(path.join(root, "elsewhere.json"), storePath(root));
-    expect(() => readStore(root)).toThrow(INVALID);
-    fs.rmSync(storePath(root));
-    fs.mkdirSync(storePath(root));
-    expect(() => readStore(root)).toThrow(INVALID);
+    fs.symlinkSync(path.join(root, "elsewhere.json"), receiptFilePath(root));
+    expect(() => readReceiptFile(root)).toThrow(INVALID);
+    fs.rmSync(receiptFilePath(root));
+    fs.linkSync(path.join(root, "elsewhere.json"), receiptFilePath(root));
+    expect(() => readReceiptFile(root)).toThrow(INVALID);
+    fs.rmSync(receiptFilePath(root));
+    fs.mkdirSync(receiptFilePath(root));
+    expect(() => readReceiptFile(root)).toThrow(INVALID);
   });
 });
 
 describe("writing the store", () => {
   test("putReceipt replaces one receipt and keeps every other one", async () => {
     const root = tempDir();
-    writeTree(root, { [STORE_FILE]: JSON.stringify(good) });
+    writeTree(root, { [RECEIPTS_FILE]: JSON.stringify(good) });
     await putReceipt(root, "gates/b.md", { status: "pending", policy });
     await putReceipt(root, "__proto__", { status: "rejected", policy });
-    const store = readStore(root);
+    const store = readReceiptFile(root);
     expect(Object.keys(store.receipts)).toEqual(["GATES.md", "__proto__", "gates/b.md"]);
     expect(store.receipts["GATES.md"]).toEqual(good.receipts["GATES.md"] as never);
     expect(Object.getPrototypeOf(store.receipts)).toBe(Object.prototype);
-    expect(fs.readFileSync(storePath(root), "utf8")).toEndWith("}\n");
+    expect(fs.readFileSync(receiptFilePath(root), "utf8")).toEndWith("}\n");
   });
 
   test("a corrupt store is never overwritten", async () => {
     const root = tempDir();
-    writeTree(root, { [STORE_FILE]: "{broken" });
+    writeTree(root, { [RECEIPTS_FILE]: "{broken" });
     await expect(putReceipt(root, "GATES.md", { status: "pending", policy })).rejects.toThrow(INVALID);
-    expect(fs.readFileSync(storePath(root), "utf8")).toBe("{broken");
+    expect(fs.readFileSync(receiptFilePath(root), "utf8")).toBe("{broken");
   });
 
   test("concurrent writers in separate processes lose no receipt", async () => {
@@ -86,14 +86,14 @@ describe("writing the store", () => {
         child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`writer ${w} exited ${code}: ${errText}`))));
       })),
     );
-    const keys = Object.keys(readStore(root).receipts);
+    const keys = Object.keys(readReceiptFile(root).receipts);
     expect(keys.length).toBe(writers * each);
     for (let w = 0; w < writers; w++) for (let n = 0; n < each; n++) expect(keys).toContain(`gates/w${w}-${n}.md`);
   }, 120_000);
 
   test("a writer killed at any moment leaves the old or the new store, and the next writer recovers its lock", async () => {
     const root = tempDir();
-    writeTree(root, { [STORE_FILE]: JSON.stringify(good) });
+    writeTree(root, { [RECEIPTS_FILE]: JSON.stringify(good) });
     for (let round = 0; round < 5; round++) {
       const child = spawn(process.execPath, [WRITER, root, `k${round}`, "0", "2000"], { stdio: ["ignore", "pipe", "inherit"] });
       let written = 0;
@@ -107,15 +107,15 @@ describe("writing the store", () => {
       await new Promise((r) => setTimeout(r, 3 + round * 7));
       child.kill("SIGKILL");
       await new Promise((r) => child.on("exit", r));
-      const store = readStore(root); // parses: old or new, never a torn file
+      const store = readReceiptFile(root); // parses: old or new, never a torn file
       expect(store.receipts["GATES.md"]).toEqual(good.receipts["GATES.md"] as never);
       const mine = Object.keys(store.receipts).filter((k) => k.startsWith(`gates/k${round}-`)).length;
       expect(mine === written || mine === written + 1).toBe(true);
       // The dead writer may still own the lock file: the next write recovers it.
       await putReceipt(root, `after-${round}.md`, { status: "pending", policy });
-      expect(readStore(root).receipts[`after-${round}.md`]).toEqual({ status: "pending", policy });
+      expect(readReceiptFile(root).receipts[`after-${round}.md`]).toEqual({ status: "pending", policy });
     }
     // Earlier rounds' receipts are all still there.
-    expect(Object.keys(readStore(root).receipts).filter((k) => k.startsWith("after-")).length).toBe(5);
+    expect(Object.keys(readReceiptFile(root).receipts).filter((k) => k.startsWith("after-")).length).toBe(5);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
-// Probe results (issue 18), kbz's side store beside the INPUTS digests: one JSON file per ledger
-// under `<root>/.kbz/probes/`, named like the inputs store:
+// Probe results (issue 18), kbz's record files beside the INPUTS digests: one JSON file per ledger
+// under `<root>/.kbz/probes/`, named like the INPUTS records:
 //   { "schema": 1, "gates": { "<id>": { "definition", "evidence", "verdict": "vacuous"|"observes",
 //     "hidden": ["<real path>", ...], "signature": "<probe oracle signature>" } } }
 // A record speaks for a gate only while its definition digest and evidence line are current.
@@ -16,11 +16,11 @@ export interface ProbeRecord {
   signature: string;
 }
 
-export function probeStorePath(root: string, ledgerFile: string): string {
+export function probeRecordsPath(root: string, ledgerFile: string): string {
   return recordFilePath(root, PROBES_DIR, ledgerFile);
 }
 
 export async function recordProbes(root: string, ledgerFile: string, records: Record<string, ProbeRecord>): Promise<void> {
-  const file = probeStorePath(root, ledgerFile);
+  const file = probeRecordsPath(root, ledgerFile);
   await updateRecordFile(root, file, (current) => ({ schema: 1, gates: { ...current?.gates, ...records } }));
 }

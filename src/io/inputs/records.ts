@@ -1,4 +1,4 @@
-// The INPUTS side store (issue 18): kbz's own record of what a passing CHECK observed, so the
+// The INPUTS record files (issue 18): kbz's own record of what a passing CHECK observed, so the
 // ledger's evidence line keeps unlazy's format. One JSON file per ledger under
 // `<root>/.kbz/inputs/`, named by the ledger's real path:
 //   { "schema": 1, "ledger": "<real path>", "gates": { "<id>": {
@@ -28,20 +28,20 @@ export interface InputRecord {
   files: Record<string, string>;
 }
 
-export interface InputStoreFile {
+export interface InputRecordsFile {
   schema: 1;
   ledger: string;
   gates: Record<string, InputRecord>;
 }
 
-export function inputStorePath(root: string, ledgerFile: string): string {
+export function inputRecordsPath(root: string, ledgerFile: string): string {
   return recordFilePath(root, INPUTS_DIR, ledgerFile);
 }
 
-/** The ledger's records, or an empty store when there is none or it is unreadable. */
-export function readInputStore(root: string, ledgerFile: string): InputStoreFile {
-  const gates = readRecordFile(inputStorePath(root, ledgerFile))?.gates ?? {};
-  return { schema: 1, ledger: realOf(ledgerFile), gates: gates as InputStoreFile["gates"] };
+/** The ledger's records, or no records when there is none or it is unreadable. */
+export function readInputRecords(root: string, ledgerFile: string): InputRecordsFile {
+  const gates = readRecordFile(inputRecordsPath(root, ledgerFile))?.gates ?? {};
+  return { schema: 1, ledger: realOf(ledgerFile), gates: gates as InputRecordsFile["gates"] };
 }
 
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
@@ -106,9 +106,9 @@ export function digestInputs(root: string, cwd: string, inputs: string[]): { fil
   return { files, truncated: false };
 }
 
-/** Record passes of one ledger (under the store file's lock, atomically). */
+/** Record passes of one ledger (under the record file's lock, atomically). */
 export async function recordInputs(root: string, ledgerFile: string, records: Record<string, InputRecord>): Promise<void> {
   if (Object.keys(records).length === 0) return;
-  const file = inputStorePath(root, ledgerFile);
+  const file = inputRecordsPath(root, ledgerFile);
   await updateRecordFile(root, file, (current) => ({ schema: 1, ledger: realOf(ledgerFile), gates: { ...current?.gates, ...records } }));
 }

@@ -23,12 +23,12 @@ import { ensureRealDir, writeAtomic } from "../../fs.ts";
 import { normalizeOwnsPath } from "../../../core/workspace/paths.ts";
 import { CoordinatorError, EtcdClient, parseEndpoints, prefixEnd, rangeKvs, type KeyValue } from "./client.ts";
 import { keysFor, type Keys } from "./keys.ts";
-import type { CoordinationView, LostLease, ReleaseResult, Store } from "../port.ts";
+import type { CoordinationView, LostLease, ReleaseResult, Coordination } from "../port.ts";
 
 const ROW_STATES = new Set<RowState>(["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"]);
 const CLAIM_ATTEMPTS = 200;
 
-export interface EtcdStoreOptions {
+export interface EtcdCoordinationOptions {
   root: string;
   url: string;
   repository: string;
@@ -154,14 +154,14 @@ function stopKeeper(h: HeldRecord): void {
   } catch {}
 }
 
-export class EtcdStore implements Store {
+export class EtcdCoordination implements Coordination {
   readonly kind = "etcd" as const;
   readonly client: EtcdClient;
   readonly keys: Keys;
   private readonly inline = new Map<string, ReturnType<typeof setInterval>>();
   private readonly watchers = new Set<() => void>();
 
-  constructor(readonly o: EtcdStoreOptions) {
+  constructor(readonly o: EtcdCoordinationOptions) {
     this.client = new EtcdClient(parseEndpoints(o.url), { timeoutMs: o.timeoutMs, retryMs: o.retryMs });
     this.keys = keysFor(o.repository);
   }
@@ -327,7 +327,7 @@ export class EtcdStore implements Store {
 
   // ---- waves, log, session, leaf states ---------------------------------------------------
 
-  async commitDispatch(scope: string, action: Parameters<Store["commitDispatch"]>[1], opts: Parameters<Store["commitDispatch"]>[2] = {}): Promise<CommittedTransition> {
+  async commitDispatch(scope: string, action: Parameters<Coordination["commitDispatch"]>[1], opts: Parameters<Coordination["commitDispatch"]>[2] = {}): Promise<CommittedTransition> {
     if (!isValidId(scope)) throw new DispatchActionError(idMessage("scope"));
     const key = this.keys.dispatch(scope);
     const now = opts.now ?? (() => new Date());

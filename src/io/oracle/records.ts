@@ -24,25 +24,25 @@ export interface OraclePassRecord {
   filesFrom?: string;
 }
 
-export interface OracleStoreFile {
+export interface OracleRecordsFile {
   schema: 1;
   ledger: string;
   gates: Record<string, OraclePassRecord>;
 }
 
-export function oracleStorePath(root: string, ledgerFile: string): string {
+export function oracleRecordsPath(root: string, ledgerFile: string): string {
   return recordFilePath(root, ORACLES_DIR, ledgerFile);
 }
 
 /** The ledger's pass records; empty when there is none or it is not a small regular file of records. */
-export function readOracleStore(root: string, ledgerFile: string): OracleStoreFile {
-  const gates = readRecordFile(oracleStorePath(root, ledgerFile))?.gates ?? {};
-  return { schema: 1, ledger: realOf(ledgerFile), gates: gates as OracleStoreFile["gates"] };
+export function readOracleRecords(root: string, ledgerFile: string): OracleRecordsFile {
+  const gates = readRecordFile(oracleRecordsPath(root, ledgerFile))?.gates ?? {};
+  return { schema: 1, ledger: realOf(ledgerFile), gates: gates as OracleRecordsFile["gates"] };
 }
 
-/** Record passes of one ledger (under the store file's lock, atomically). */
+/** Record passes of one ledger (under the record file's lock, atomically). */
 export async function recordOraclePasses(root: string, ledgerFile: string, records: Record<string, OraclePassRecord>): Promise<void> {
   if (Object.keys(records).length === 0) return;
-  const file = oracleStorePath(root, ledgerFile);
+  const file = oracleRecordsPath(root, ledgerFile);
   await updateRecordFile(root, file, (current) => ({ schema: 1, ledger: realOf(ledgerFile), gates: { ...current?.gates, ...records } }));
 }

@@ -1,7 +1,7 @@
-// The coordination store port: leases, dispatch waves, the status log, the session binding and the
+// The coordination port: leases, dispatch waves, the status log, the session binding and the
 // PLAN leaf states kbz sets. Two adapters: the files under .unlazy/ (the embedded default,
-// ./files.ts) and an etcd v3 cluster (./etcd/store.ts). Readers take a `CoordinationView` (one
-// consistent read, synchronous to use); writers call the `Store`. Nothing else knows which
+// ./files.ts) and an etcd v3 cluster (./etcd/coordination.ts). Readers take a `CoordinationView` (one
+// consistent read, synchronous to use); writers call the `Coordination`. Nothing else knows which
 // adapter is in use: `coordination(root)` (./active.ts) hands readers the installed view.
 import type { ClaimResult } from "../dispatch/leases.ts";
 import type { InvalidLease, Lease, LeaseRecord } from "../../core/dispatch/lease-record.ts";
@@ -10,7 +10,7 @@ import type { DispatchAction } from "../../core/dispatch/waves.ts";
 import type { LoadedDispatch } from "../read.ts";
 import type { RowState } from "../../core/plan/table.ts";
 
-export type StoreKind = "files" | "etcd";
+export type CoordinationKind = "files" | "etcd";
 
 /** A lease this clone claimed that the coordinator no longer holds (expired, revoked, or taken over). */
 export interface LostLease {
@@ -21,7 +21,7 @@ export interface LostLease {
 }
 
 export interface CoordinationView {
-  readonly kind: StoreKind;
+  readonly kind: CoordinationKind;
   /** Every lease record of the repository (all scopes), sorted. */
   leases(): LeaseRecord[];
   /**
@@ -35,7 +35,7 @@ export interface CoordinationView {
   session(scope: string): string | null;
   /** The scope's status log lines, oldest first (bounded to the newest `max`). */
   statusLog(scope: string, max?: number): string[];
-  /** Leaf states set through the store, overlaying PLAN.md's State column; null: PLAN.md is the authority. */
+  /** Leaf states set through the coordination adapter, overlaying PLAN.md's State column; null: PLAN.md is the authority. */
   leafStates(scope: string): Map<string, RowState> | null;
   /** Leases this clone holds that the coordinator has lost; always empty for files. */
   lost(scope: string | null): LostLease[];
@@ -48,8 +48,8 @@ export interface ReleaseResult {
   notes: string[];
 }
 
-export interface Store {
-  readonly kind: StoreKind;
+export interface Coordination {
+  readonly kind: CoordinationKind;
   /** `files` or `etcd://h:p,…` for messages. */
   readonly label: string;
   /**

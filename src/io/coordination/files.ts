@@ -9,7 +9,7 @@ import { bindSession, readSessionFile } from "../dispatch/session.ts";
 import { appendStatus, statusLogPath } from "../dispatch/statuslog.ts";
 import { commitDispatch } from "../dispatch/transition.ts";
 import { loadDispatch, readDispatchText, readLeaseRecords, readStatusLog } from "../read.ts";
-import type { CoordinationView, Store } from "./port.ts";
+import type { CoordinationView, Coordination } from "./port.ts";
 
 export const MAX_LOG_BYTES = 8 * 1024 * 1024;
 
@@ -36,7 +36,7 @@ export function filesView(root: string): CoordinationView {
   };
 }
 
-export function filesStore(root: string): Store {
+export function filesCoordination(root: string): Coordination {
   return {
     kind: "files",
     label: "files",

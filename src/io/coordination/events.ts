@@ -1,9 +1,9 @@
 // What the commands record in a scope's status log besides dispatch transitions: claims,
 // releases, structure operations and check results, each as `<ISO time> <event>` (the line
 // shape dispatch events already have, so every reader sees one format). The append goes through
-// the store port (files or etcd); a failed append never undoes or fails the command: the caller
+// the coordination port (files or etcd); a failed append never undoes or fails the command: the caller
 // gets a warning line to print.
-import type { Store } from "./port.ts";
+import type { Coordination } from "./port.ts";
 
 const STAMPED = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z /;
 
@@ -13,9 +13,9 @@ export function stamped(text: string, now: Date = new Date()): string {
 }
 
 /** Append one event to the scope's log; returns a warning instead of throwing. */
-export async function logEvent(store: Store, scope: string, event: string, now: Date = new Date()): Promise<string | null> {
+export async function logEvent(coord: Coordination, scope: string, event: string, now: Date = new Date()): Promise<string | null> {
   try {
-    await store.appendStatus(scope, stamped(event.replace(/[\r\n]+/g, " "), now));
+    await coord.appendStatus(scope, stamped(event.replace(/[\r\n]+/g, " "), now));
     return null;
   } catch (e) {
     return `kbz: warning: ${event.split(" ")[0]} done; status log append skipped: ${(e as Error).message}`;

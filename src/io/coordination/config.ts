@@ -1,4 +1,4 @@
-// Which store a command uses: `--coordinator`, else KBZ_COORDINATOR, else "coordinator" in the
+// Which coordination adapter a command uses: `--coordinator`, else KBZ_COORDINATOR, else "coordinator" in the
 // repository's .kbz/settings.json, else the files. Resolving costs one failed lstat when nothing is set.
 import { gitInert } from "../git.ts";
 import { parseInteger } from "../../core/text/integer.ts";

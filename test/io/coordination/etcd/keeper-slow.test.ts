@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import { EtcdClient, parseEndpoints } from "../../../../src/io/store/etcd/client.ts";
+import { EtcdClient, parseEndpoints } from "../../../../src/io/coordination/etcd/client.ts";
 import { startCluster, type Cluster } from "../../../helpers/etcd-cluster.ts";
 import { BIN, tempDir } from "../../../helpers/kbz.ts";
 import { needs } from "../../../helpers/needs.ts";

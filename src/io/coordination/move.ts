@@ -1,7 +1,7 @@
 // `kbz coordinator import|export --scope S`: copy a scope's waves, status log and session binding
 // between the files and etcd. Every refusal is decided before the first write, so a refused
 // move changes nothing. Leases never move: a lease is a live holding, so the source side must
-// hold none (release, then claim again under the other store). Leaf states set through etcd
+// hold none (release, then claim again under the other coordination adapter). Leaf states set through etcd
 // are reported, not written into PLAN.md (PLAN.md is edited by its own verb).
 import * as fs from "node:fs";
 import { KbzError } from "../../core/errors.ts";
@@ -15,7 +15,7 @@ import { withFileLock } from "../lock.ts";
 import type { CoordinatorConfig } from "./config.ts";
 import { filesView } from "./files.ts";
 import { prefixEnd, rangeKvs, type Op } from "./etcd/client.ts";
-import { EtcdStore, leaseRecord } from "./etcd/store.ts";
+import { EtcdCoordination, leaseRecord } from "./etcd/coordination.ts";
 
 export class MoveRefused extends KbzError {
   constructor(message: string) {
@@ -37,10 +37,10 @@ function same(a: string[], b: string[]): boolean {
 }
 
 export async function moveScope(root: string, config: CoordinatorConfig & { kind: "etcd" }, scope: string, direction: "import" | "export"): Promise<MoveResult> {
-  const store = new EtcdStore({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive: "inline" });
+  const coord = new EtcdCoordination({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive: "inline" });
   try {
-    const k = store.keys;
-    const t = await store.client.txn(
+    const k = coord.keys;
+    const t = await coord.client.txn(
       [],
       [
         ...[k.scopeLeases(scope), k.log(scope), k.plan(scope)].map((p) => ({ range: { key: p, rangeEnd: prefixEnd(p) } })),
@@ -76,14 +76,14 @@ export async function moveScope(root: string, config: CoordinatorConfig & { kind
       if (logOps === null) throw new MoveRefused(`the coordinator already holds a different status log for ${scope}`);
       if (etcdSession !== null && fileSession !== null && etcdSession !== fileSession) throw new MoveRefused(`the coordinator binds ${scope} to another session`);
       if (fileDispatch !== null && !etcdDispatch) {
-        const r = await store.client.txn([{ key: k.dispatch(scope), target: "CREATE", result: "EQUAL", createRevision: "0" }], [{ put: { key: k.dispatch(scope), value: fileDispatch } }]);
+        const r = await coord.client.txn([{ key: k.dispatch(scope), target: "CREATE", result: "EQUAL", createRevision: "0" }], [{ put: { key: k.dispatch(scope), value: fileDispatch } }]);
         if (!r.succeeded) throw new MoveRefused(`waves for ${scope} appeared at the coordinator during the import; run it again`);
       }
       for (let i = 0; i < logOps.length; i += LOG_BATCH) {
         const ops: Op[] = logOps.slice(i, i + LOG_BATCH).map((line, j) => ({ put: { key: `${k.log(scope)}${String(i + j).padStart(13, "0")}-import`, value: line } }));
-        await store.client.txn([], ops);
+        await coord.client.txn([], ops);
       }
-      if (fileSession !== null && etcdSession === null) await store.client.put(k.session(scope), fileSession);
+      if (fileSession !== null && etcdSession === null) await coord.client.put(k.session(scope), fileSession);
       return { waves: waveCount(fileDispatch), logLines: logOps.length, session: fileSession !== null, leafStates: 0 };
     }
 
@@ -103,6 +103,6 @@ export async function moveScope(root: string, config: CoordinatorConfig & { kind
     if (etcdSession !== null && fileSession === null) bindSession(root, scope, etcdSession);
     return { waves: waveCount(etcdDispatch?.value ?? null), logLines: logLines.length, session: etcdSession !== null, leafStates: etcdPlan.length };
   } finally {
-    store.close();
+    coord.close();
   }
 }
