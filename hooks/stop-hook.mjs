@@ -5120,7 +5120,14 @@ function resolveTarget(o) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1)
       return scopeTarget(root, bound[0]);
-    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    if (!o.sessionId) {
+      throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    }
+    const open = scopes.filter((s) => !boundElsewhere(root, s, o.sessionId, o.held));
+    if (open.length === 1)
+      return scopeTarget(root, open[0]);
+    if (open.length > 1)
+      return scopesTarget(root, open);
   }
   const errors = [];
   const files = ledgerEntries(root, root, errors);
@@ -5140,6 +5147,11 @@ function withSoloLedgers(t) {
 function boundElsewhere(root, scope, sessionId, held) {
   const bound = coordination(root).session(scope);
   return bound !== null && bound !== sessionId && (held?.(scope, bound) ?? false);
+}
+function scopesTarget(root, scopes) {
+  const errors = [];
+  const files = [root, ...scopes.map((s) => path28.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
+  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
 }
 function scopeTarget(root, scope) {
   const errors = [];
@@ -5261,11 +5273,6 @@ function undecidedStop(file, seconds, why, guard) {
 }
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
-}
-function ambiguousScopes(scopes) {
-  return {
-    systemMessage: `${PREFIX}: ${scopes.length} scopes under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
-  };
 }
 function unresolvable(message) {
   return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
@@ -5622,8 +5629,7 @@ function resolveForHook(root, scope, sessionId) {
   } catch (e) {
     if (kindOf(e) !== "usage")
       throw e;
-    const scopes = scope ? [] : listScopes(root);
-    return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable(e.message) };
+    return { output: unresolvable(e.message) };
   }
 }
 async function countBlock2(target, key, hash, stop) {

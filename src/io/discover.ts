@@ -106,9 +106,18 @@ export function resolveTarget(o: ResolveOptions): Target {
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1) return scopeTarget(root, bound[0]!);
-    throw new UsageError(
-      `${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
-    );
+    if (!o.sessionId) {
+      throw new UsageError(
+        `${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
+      );
+    }
+    // The Stop hook: the scopes no live session of another holds are this session's to finish. One
+    // is judged as the only scope; several are judged together with the solo ledgers, so creating a
+    // second scope never hides the first (fixes unlazy bug: with several scopes and none bound to
+    // the session, the Stop hook did not block at all). None left: the solo ledgers, as below.
+    const open = scopes.filter((s) => !boundElsewhere(root, s, o.sessionId!, o.held));
+    if (open.length === 1) return scopeTarget(root, open[0]!);
+    if (open.length > 1) return scopesTarget(root, open);
   }
   const errors: DiscoveryError[] = [];
   const files = ledgerEntries(root, root, errors);
@@ -132,6 +141,13 @@ export function withSoloLedgers(t: Target): Target {
 function boundElsewhere(root: string, scope: string, sessionId: string, held?: (scope: string, session: string) => boolean): boolean {
   const bound = coordination(root).session(scope);
   return bound !== null && bound !== sessionId && (held?.(scope, bound) ?? false);
+}
+
+/** Several scopes judged at once (the Stop hook, none bound to its session): their ledgers after the solo ones. */
+function scopesTarget(root: string, scopes: string[]): Target {
+  const errors: DiscoveryError[] = [];
+  const files = [root, ...scopes.map((s) => path.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
+  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
 }
 
 function scopeTarget(root: string, scope: string): Target {

@@ -218,6 +218,41 @@ describe("class 4: evidence is attested", () => {
     expect(w.agent("check", "--reverify").code).toBe(0);
     expectDone(w);
   });
+
+  test("a forged cwd= in the evidence of a verify run --cwd pass, and its oracle pass record, cannot bind the oracle at an unchanged copy of the weakened checker: UNATTESTED, status 1, the hook blocks", () => {
+    const checker = "grep -q done work.txt && echo WORK_DONE\n";
+    const w = workspace({ "GATES.md": "- [ ] G1: the work is done\n  CHECK: sh check.sh\n  EXPECT: WORK_DONE\n", "sub/check.sh": checker, "sub/work.txt": "done\n" });
+    // The person runs the ledger's CHECKs in sub/ (verify run --cwd) and approves them: the evidence says cwd=<root>/sub.
+    expect(w.person("verify", "run", "--approve", "--cwd", "sub", "--inputs", "sub", "GATES.md").code).toBe(0);
+    expectDone(w);
+    const ledger = fs.readFileSync(w.file(), "utf8");
+    const real = fs.realpathSync(w.dir);
+    expect(ledger).toContain(`; cwd=${real}/sub; path=`);
+    // The agent keeps an unchanged copy of sub/ and weakens the real checker: the oracle changed.
+    fs.cpSync(w.file("sub"), w.file("copy"), { recursive: true });
+    fs.writeFileSync(w.file("sub/check.sh"), "echo WORK_DONE\n");
+    expectBlocked(w, "GATES:G1", /STALE \(oracle changed: sub\/check\.sh/);
+    // It points the evidence's cwd at the copy, where the checker is unchanged...
+    const forged = ledger.replace(`; cwd=${real}/sub; path=`, `; cwd=${real}/copy; path=`);
+    fs.writeFileSync(w.file(), forged);
+    expectBlocked(w, "GATES:G1", /UNATTESTED/);
+    // ...and rewrites kbz's oracle pass record to match (the copy's keys, the forged line). Under
+    // the agent policy this reads ALL MET; kbz's attestation binds the evidence line and the record.
+    const json = (t: string) => JSON.stringify(t).slice(1, -1);
+    const [was, now] = [ledger, forged].map((t) => json(/EVIDENCE: (.*)/.exec(t)![1]!));
+    const oracles = path.join(w.dir, ".kbz", "oracles");
+    for (const name of fs.readdirSync(oracles)) {
+      const f = path.join(oracles, name);
+      fs.writeFileSync(f, fs.readFileSync(f, "utf8").split(was!).join(now!).split('"sub/check.sh"').join('"copy/check.sh"'));
+    }
+    expectBlocked(w, "GATES:G1", /UNATTESTED/);
+    expect(w.agent("check", "--reverify").code).toBe(1); // the weakened checker needs a person's approval
+    // Honestly: the checker as approved, run again where the ledger's CHECKs run.
+    fs.writeFileSync(w.file("sub/check.sh"), checker);
+    fs.writeFileSync(w.file(), ledger);
+    expect(w.agent("verify", "run", "--cwd", "sub", "--inputs", "sub", "GATES.md").code).toBe(0);
+    expectDone(w);
+  });
 });
 
 describe("class 5: nothing vanishes", () => {
@@ -273,6 +308,23 @@ describe("the Stop hook's session binding with one scope", () => {
     // Done honestly (a person signs): both allow.
     expect(w.person("sign", ".unlazy/api/gates/one.md", "A1", "--evidence", "checked the api by hand").code).toBe(0);
     expect([stop("alpha"), stop("beta")]).toEqual(["", ""]);
+  });
+
+  test("fixes unlazy bug: a second scope made beside the unmet one does not release the agent (scopes no live session holds are judged together)", () => {
+    const w = workspace({ ".unlazy/api/gates/one.md": "- [ ] A1: the api answers\n" });
+    const stop = (session: string) =>
+      kbz(["hook", "stop"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, input: JSON.stringify({ session_id: session, cwd: w.dir, hook_event_name: "Stop", last_assistant_message: "done" }) }).stdout;
+    expect(stop("agent")).toContain("one:A1");
+    expect(w.agent("init", "--scope", "other").code).toBe(0); // the agent's act: a second scope, none bound
+    const out = stop("agent");
+    expect(JSON.parse(out).decision).toBe("block");
+    expect(out).toContain("one:A1");
+    // Bound to a live session of its own, the other scope is that session's: this one is still judged on api.
+    expect(w.agent("scope", "bind", "--scope", "other", "omega").code).toBe(0);
+    stop("omega");
+    expect(stop("agent")).toContain("one:A1");
+    expect(w.person("sign", ".unlazy/api/gates/one.md", "A1", "--evidence", "checked the api by hand").code).toBe(0);
+    expect(stop("agent")).toBe("");
   });
 });
 

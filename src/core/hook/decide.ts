@@ -160,12 +160,6 @@ export function invalidScopeArgument(): HookOutput {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
 }
 
-export function ambiguousScopes(scopes: string[]): HookOutput {
-  return {
-    systemMessage: `${PREFIX}: ${scopes.length} scopes under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`,
-  };
-}
-
 export function unresolvable(message: string): HookOutput {
   return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
 }
