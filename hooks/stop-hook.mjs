@@ -3561,24 +3561,30 @@ function removedGates(snap, atts, realFile) {
   const out = [];
   const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
   for (const [ledger, rec] of atts.ledgers) {
-    const ids = recordedGates(rec);
-    if (ids.length === 0)
-      continue;
     const entry = loaded.get(ledger);
-    const shown = path20.relative(snap.target.root, ledger) || ledger;
     if (entry) {
       if (!entry.ledger || entry.problems.length > 0)
         continue;
       const have = new Set(entry.ledger.gates.map((g) => g.id));
-      for (const id of ids)
+      if (everyRecorded(rec, (id) => have.has(id)))
+        continue;
+      const shown = path20.relative(snap.target.root, ledger) || ledger;
+      for (const id of recordedGates(rec))
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
     } else if (!fs13.existsSync(ledger) && belongs(snap.target, ledger)) {
-      for (const id of ids)
+      const shown = path20.relative(snap.target.root, ledger) || ledger;
+      for (const id of recordedGates(rec))
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
   }
   return out;
+}
+function everyRecorded(rec, holds) {
+  for (const id in rec.gates)
+    if (!holds(id))
+      return false;
+  return rec.approved.every(holds);
 }
 function readAttestations(root, env = process.env) {
   const store = approvalDirFor(env);

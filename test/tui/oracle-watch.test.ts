@@ -1,13 +1,21 @@
 // Issue 31: the dashboard watches the oracle files its approvals bind. A checker script edited
 // in another shell moves its gate to Approvals and makes a met gate STALE, on screen, without a
 // key and without reopening the panel. It also watches kbz's failure records: a check that failed
-// in another shell reads FAILED at once. On the real binary in tmux, at 120x35 and 40x10.
+// in another shell reads FAILED at once. On the real binary in tmux at the issue's five sizes.
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv, checkEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
+
+const SIZES: [number, number][] = [
+  [200, 50],
+  [120, 35],
+  [80, 24],
+  [80, 12],
+  [40, 10],
+];
 
 const panes: TmuxPane[] = [];
 afterAll(() => {
@@ -24,10 +32,7 @@ function keep(name: string, screen: string): void {
 const rowOf = (s: string, qid: string) => s.split("\n").find((l) => l.includes(qid) && /^[›\s]/.test(l)) ?? "";
 
 describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
-  for (const [w, h] of [
-    [120, 35],
-    [40, 10],
-  ] as const) {
+  for (const [w, h] of SIZES) {
     test(`a checker script changed in another shell shows in the open Approvals panel and as STALE in Gates, with no key pressed (${w}x${h})`, async () => {
       const root = tempDir();
       writeTree(root, {
@@ -75,10 +80,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
     }, 60_000);
   }
 
-  for (const [w, h] of [
-    [120, 35],
-    [40, 10],
-  ] as const) {
+  for (const [w, h] of SIZES) {
     test(`a check that failed in another shell reads FAILED in the open Gates panel, and a pass there clears it, with no key pressed (${w}x${h})`, async () => {
       const root = tempDir();
       const ledger = (check: string) => `# Gates\n\n- [ ] G1: the widget builds\n  CHECK: ${check}\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n`;

@@ -50,19 +50,26 @@ function removedGates(snap: Snapshot, atts: RootAttestations, realFile: (file: s
   const out: string[] = [];
   const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
   for (const [ledger, rec] of atts.ledgers) {
-    const ids = recordedGates(rec);
-    if (ids.length === 0) continue;
     const entry = loaded.get(ledger);
-    const shown = path.relative(snap.target.root, ledger) || ledger;
     if (entry) {
       if (!entry.ledger || entry.problems.length > 0) continue; // an invalid ledger is reported as such
       const have = new Set(entry.ledger.gates.map((g) => g.id));
-      for (const id of ids) if (!have.has(id)) out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
+      // The common case, checked without sorting or naming anything: every recorded gate is there.
+      if (everyRecorded(rec, (id) => have.has(id))) continue;
+      const shown = path.relative(snap.target.root, ledger) || ledger;
+      for (const id of recordedGates(rec)) if (!have.has(id)) out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
     } else if (!fs.existsSync(ledger) && belongs(snap.target, ledger)) {
-      for (const id of ids) out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
+      const shown = path.relative(snap.target.root, ledger) || ledger;
+      for (const id of recordedGates(rec)) out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
   }
   return out;
+}
+
+/** Does `holds` say yes for every gate id the ledger's record speaks for (recordedGates, unsorted)? */
+function everyRecorded(rec: LedgerAttestations, holds: (id: string) => boolean): boolean {
+  for (const id in rec.gates) if (!holds(id)) return false;
+  return rec.approved.every(holds);
 }
 
 /** kbz's attestations under `root` (by real ledger path), as data; null under the agent policy, where nothing is checked. */
