@@ -265,6 +265,9 @@ var init_command = __esm(() => {
     "structure report": STRUCTURE,
     "structure recover": STRUCTURE,
     "structure check": STRUCTURE,
+    "structure accept": STRUCTURE,
+    "structure resume": STRUCTURE,
+    "structure reject": STRUCTURE,
     hook: [],
     "hook install": HOOK,
     "hook status": HOOK,
@@ -1745,16 +1748,19 @@ function trimmedSlice(text, from, to) {
 }
 function parseLedger(text, fileName) {
   const errors = [];
-  const warnings = [];
-  const gates = [];
-  const abandons = new Map;
-  const owns = [];
-  let ownsLine = null;
-  let sandbox = null;
-  let current = null;
-  let contiguous = false;
+  const st = {
+    errors,
+    warnings: [],
+    gates: [],
+    abandons: new Map,
+    owns: [],
+    ownsLine: null,
+    sandbox: null,
+    current: null,
+    contiguous: false,
+    err: (line, message) => errors.push({ line, message })
+  };
   let fence = null;
-  const err = (line, message) => errors.push({ line, message });
   const n = text.length;
   for (let i = 0, start = 0;start < n; i++) {
     const nl = text.indexOf(`
@@ -1768,7 +1774,7 @@ function parseLedger(text, fileName) {
     if (fence) {
       if (isFenceClose(text, s, end, fence))
         fence = null;
-      contiguous = false;
+      st.contiguous = false;
       continue;
     }
     const c0 = s < end ? text.charCodeAt(s) : -1;
@@ -1776,137 +1782,143 @@ function parseLedger(text, fileName) {
       const open = FENCE_OPEN.exec(text.slice(s, end));
       if (open && !(open[1][0] === "`" && open[2].includes("`"))) {
         fence = { char: open[1].charCodeAt(0), length: open[1].length, line: lineNo };
-        contiguous = false;
+        st.contiguous = false;
         continue;
       }
     }
     if (c0 === SPACE || c0 === TAB) {
-      let p = s;
-      while (p < end && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB))
-        p++;
-      if (text.startsWith("ABANDON:", p)) {
-        err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
-        current = null;
-        contiguous = false;
-        continue;
-      }
-      const key = attrKeyAt(text, p);
-      if (key) {
-        if (!current) {
-          err(lineNo, `${key} line is not attached to a gate`);
-          contiguous = false;
-          continue;
-        }
-        if (current.attrIndex[key] !== undefined) {
-          err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key] + 1})`);
-        }
-        current.attrIndex[key] = i;
-        const value = trimmedSlice(text, p + key.length + 1, end);
-        if (key === "CHECK")
-          current.check = value;
-        else if (key === "EXPECT")
-          current.expect = value;
-        else if (key === "CWD")
-          current.cwd = value;
-        else if (key === "INPUTS")
-          current.inputs = inputList(value, lineNo, err);
-        else if (key === "ORACLE")
-          current.oracle = oracleList(value, lineNo, err);
-        else if (key === "ENV")
-          current.env = envList(value, lineNo, err);
-        else
-          current.evidence = value;
-        if (contiguous)
-          current.blockEnd = i;
-        continue;
-      }
-      contiguous = false;
+      indentedLine(st, text, s, end, i);
       continue;
     }
-    contiguous = false;
+    st.contiguous = false;
     if (c0 === DASH) {
       const box = end - s >= 6 ? gateBox(text, s) : -1;
       if (box >= 0) {
-        current = newGate(box, text, s + 6, end, lineNo, i, err);
-        gates.push(current);
-        contiguous = true;
-        continue;
-      }
-      if (text.charCodeAt(s + 1) === SPACE && s + 1 < end)
-        current = null;
+        st.current = newGate(box, text, s + 6, end, lineNo, i, st.err);
+        st.gates.push(st.current);
+        st.contiguous = true;
+      } else if (text.charCodeAt(s + 1) === SPACE && s + 1 < end)
+        st.current = null;
       continue;
     }
     if (c0 === HASH) {
-      current = null;
+      st.current = null;
       continue;
     }
-    if (c0 !== 67 && c0 !== 69 && c0 !== 65 && c0 !== 79 && c0 !== 83)
-      continue;
-    const line = text.slice(s, end);
-    if (c0 === 83) {
-      const sb = SANDBOX_LINE.exec(line);
-      if (!sb)
-        continue;
-      if (gates.length > 0)
-        err(lineNo, "SANDBOX must appear before the first gate");
-      else if (sandbox)
-        err(lineNo, `duplicate SANDBOX (first on line ${sandbox.line})`);
-      else
-        sandbox = sandboxSetting(sb[1].trim(), lineNo, err);
-      continue;
-    }
-    const un = UNINDENTED_ATTR.exec(line);
-    if (un) {
-      err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
-      current = null;
-      continue;
-    }
-    const ab = ABANDON_LINE.exec(line);
-    if (ab) {
-      current = null;
-      const rest = ab[1].trim();
-      const sp = rest.search(/\s/);
-      let id = sp < 0 ? rest : rest.slice(0, sp);
-      const reason = sp < 0 ? "" : rest.slice(sp).trim();
-      if (id.endsWith(":"))
-        id = id.slice(0, -1);
-      if (id === "")
-        err(lineNo, "ABANDON needs a gate id and a reason");
-      else if (reason === "")
-        err(lineNo, `ABANDON ${id} needs a non-blank reason`);
-      else if (abandons.has(id))
-        err(lineNo, `duplicate ABANDON for ${id} (first on line ${abandons.get(id).line})`);
-      else
-        abandons.set(id, { id, reason, line: lineNo });
-      continue;
-    }
-    const ow = OWNS_LINE.exec(line);
-    if (ow) {
-      if (gates.length > 0) {
-        err(lineNo, "OWNS must appear before the first gate");
-        continue;
-      }
-      ownsLine ??= lineNo;
-      const items = ow[1].split(",").map((s) => s.trim()).filter((s) => s !== "");
-      if (items.length === 0)
-        err(lineNo, "OWNS lists no paths");
-      for (const item of items) {
-        const n = normalizeOwnsPath(item);
-        if (n.ok)
-          owns.push(n.glob);
-        else
-          err(lineNo, n.error);
-      }
-    }
+    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83)
+      columnOneLine(st, text.slice(s, end), lineNo);
   }
   if (fence)
-    err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
-  validateGates(gates, abandons, errors, warnings);
-  if (gates.length === 0)
-    err(1, "ledger contains zero live gates");
+    st.err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
+  validateGates(st.gates, st.abandons, errors, st.warnings);
+  if (st.gates.length === 0)
+    st.err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
   const { lines, eols } = splitLines(text);
+  const { gates, abandons, owns, ownsLine, sandbox, warnings } = st;
   return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
+}
+function indentedLine(st, text, s, end, i) {
+  const lineNo = i + 1;
+  let p = s;
+  while (p < end && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB))
+    p++;
+  if (text.startsWith("ABANDON:", p)) {
+    st.err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
+    st.current = null;
+    st.contiguous = false;
+    return;
+  }
+  const key = attrKeyAt(text, p);
+  const current = st.current;
+  if (!key || !current) {
+    if (key)
+      st.err(lineNo, `${key} line is not attached to a gate`);
+    st.contiguous = false;
+    return;
+  }
+  if (current.attrIndex[key] !== undefined) {
+    st.err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key] + 1})`);
+  }
+  current.attrIndex[key] = i;
+  const value = trimmedSlice(text, p + key.length + 1, end);
+  if (key === "CHECK")
+    current.check = value;
+  else if (key === "EXPECT")
+    current.expect = value;
+  else if (key === "CWD")
+    current.cwd = value;
+  else if (key === "INPUTS")
+    current.inputs = inputList(value, lineNo, st.err);
+  else if (key === "ORACLE")
+    current.oracle = oracleList(value, lineNo, st.err);
+  else if (key === "ENV")
+    current.env = envList(value, lineNo, st.err);
+  else
+    current.evidence = value;
+  if (st.contiguous)
+    current.blockEnd = i;
+}
+function columnOneLine(st, line, lineNo) {
+  if (line.charCodeAt(0) === 83) {
+    const sb = SANDBOX_LINE.exec(line);
+    if (!sb)
+      return;
+    if (st.gates.length > 0)
+      st.err(lineNo, "SANDBOX must appear before the first gate");
+    else if (st.sandbox)
+      st.err(lineNo, `duplicate SANDBOX (first on line ${st.sandbox.line})`);
+    else
+      st.sandbox = sandboxSetting(sb[1].trim(), lineNo, st.err);
+    return;
+  }
+  const un = UNINDENTED_ATTR.exec(line);
+  if (un) {
+    st.err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
+    st.current = null;
+    return;
+  }
+  const ab = ABANDON_LINE.exec(line);
+  if (ab) {
+    st.current = null;
+    abandonLine(st, ab[1].trim(), lineNo);
+    return;
+  }
+  const ow = OWNS_LINE.exec(line);
+  if (ow)
+    ownsLine(st, ow[1], lineNo);
+}
+function abandonLine(st, rest, lineNo) {
+  const sp = rest.search(/\s/);
+  let id = sp < 0 ? rest : rest.slice(0, sp);
+  const reason = sp < 0 ? "" : rest.slice(sp).trim();
+  if (id.endsWith(":"))
+    id = id.slice(0, -1);
+  if (id === "")
+    st.err(lineNo, "ABANDON needs a gate id and a reason");
+  else if (reason === "")
+    st.err(lineNo, `ABANDON ${id} needs a non-blank reason`);
+  else if (st.abandons.has(id))
+    st.err(lineNo, `duplicate ABANDON for ${id} (first on line ${st.abandons.get(id).line})`);
+  else
+    st.abandons.set(id, { id, reason, line: lineNo });
+}
+function ownsLine(st, list, lineNo) {
+  if (st.gates.length > 0) {
+    st.err(lineNo, "OWNS must appear before the first gate");
+    return;
+  }
+  st.ownsLine ??= lineNo;
+  const items = list.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (items.length === 0)
+    st.err(lineNo, "OWNS lists no paths");
+  for (const item of items) {
+    const n = normalizeOwnsPath(item);
+    if (n.ok)
+      st.owns.push(n.glob);
+    else
+      st.err(lineNo, n.error);
+  }
 }
 function sandboxSetting(value, lineNo, err) {
   if (value === "on")
@@ -3555,7 +3567,7 @@ function belongs(target, ledger) {
   return path20.basename(base) === target.scope || !fs13.existsSync(base);
 }
 function removedItem(qid, where) {
-  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
+  return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
 }
 function removedGates(snap, atts, realFile) {
   const out = [];
@@ -3618,6 +3630,7 @@ var init_attested = __esm(() => {
   init_attest();
   init_parse();
   init_personal();
+  init_command();
 });
 
 // src/io/read.ts
@@ -3797,7 +3810,7 @@ function dispatchStatus(root, scope) {
   }
   for (const l of view.lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
   return agg;
 }
@@ -3858,6 +3871,7 @@ var init_read = __esm(() => {
   init_parse();
   init_active();
   init_attested();
+  init_command();
   MAX_LOG_BYTES = 8 * 1024 * 1024;
   FLAGS = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
@@ -4478,7 +4492,7 @@ class EtcdClient {
         break;
       await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
     }
-    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
+    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (${kbz("coordinator status")}) or run without --coordinator`);
   }
   async range(key, rangeEnd, opts = {}) {
     const r = await this.call("/v3/kv/range", {
@@ -4596,8 +4610,9 @@ class EtcdClient {
 var CoordinatorError, b64 = (s) => Buffer.from(s, "utf8").toString("base64"), unb64 = (s) => s === undefined ? "" : Buffer.from(s, "base64").toString("utf8"), Unreachable;
 var init_client = __esm(() => {
   init_errors();
+  init_command();
   CoordinatorError = class CoordinatorError extends KbzError {
-    constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
+    constructor(message, hint = `check the cluster with ${kbz("coordinator status")}; kbz never falls back to the files while a coordinator is set`) {
       super(message, { kind: "infrastructure", code: "coordinator", hint });
     }
   };
@@ -5529,6 +5544,7 @@ async function clearSession(target, key) {
 init_read();
 
 // src/io/root.ts
+init_command();
 import * as fs22 from "node:fs";
 import * as os4 from "node:os";
 import * as path30 from "node:path";
