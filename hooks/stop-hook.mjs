@@ -265,6 +265,9 @@ var init_command = __esm(() => {
     "structure report": STRUCTURE,
     "structure recover": STRUCTURE,
     "structure check": STRUCTURE,
+    "structure accept": STRUCTURE,
+    "structure resume": STRUCTURE,
+    "structure reject": STRUCTURE,
     hook: [],
     "hook install": HOOK,
     "hook status": HOOK,
@@ -3530,7 +3533,7 @@ function belongs(target, ledger) {
   return path20.basename(base) === target.scope || !fs13.existsSync(base);
 }
 function removedItem(qid, where) {
-  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
+  return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
 }
 function removedGates(snap, atts, realFile) {
   const out = [];
@@ -3593,6 +3596,7 @@ var init_attested = __esm(() => {
   init_attest();
   init_parse();
   init_personal();
+  init_command();
 });
 
 // src/io/read.ts
@@ -3772,7 +3776,7 @@ function dispatchStatus(root, scope) {
   }
   for (const l of view.lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
   return agg;
 }
@@ -3833,6 +3837,7 @@ var init_read = __esm(() => {
   init_parse();
   init_active();
   init_attested();
+  init_command();
   MAX_LOG_BYTES = 8 * 1024 * 1024;
   FLAGS = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
@@ -4453,7 +4458,7 @@ class EtcdClient {
         break;
       await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
     }
-    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
+    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (${kbz("coordinator status")}) or run without --coordinator`);
   }
   async range(key, rangeEnd, opts = {}) {
     const r = await this.call("/v3/kv/range", {
@@ -4571,8 +4576,9 @@ class EtcdClient {
 var CoordinatorError, b64 = (s) => Buffer.from(s, "utf8").toString("base64"), unb64 = (s) => s === undefined ? "" : Buffer.from(s, "base64").toString("utf8"), Unreachable;
 var init_client = __esm(() => {
   init_errors();
+  init_command();
   CoordinatorError = class CoordinatorError extends KbzError {
-    constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
+    constructor(message, hint = `check the cluster with ${kbz("coordinator status")}; kbz never falls back to the files while a coordinator is set`) {
       super(message, { kind: "infrastructure", code: "coordinator", hint });
     }
   };
@@ -5493,6 +5499,7 @@ async function clearSession(target, key) {
 init_read();
 
 // src/io/root.ts
+init_command();
 import * as fs22 from "node:fs";
 import * as os4 from "node:os";
 import * as path30 from "node:path";

@@ -33,6 +33,7 @@ import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts"
 import { describe, KbzError } from "../../core/errors.ts";
 import { requirePerson, logConsent, type Consent } from "../run/consent.ts";
 import { attest, noteApproved } from "../run/attest.ts";
+import { kbz, placeholder as ph } from "../../core/text/command.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -135,7 +136,7 @@ export class ApprovalSignatureError extends KbzError {
   constructor(sig: string) {
     super(`--approve=${sig} matches no oracle of this run: it changed since it was shown, or it is not pending; nothing was approved or run`, {
       code: "approval-signature",
-      hint: "run kbz check to print the current oracles and their signatures; a person reviews the oracle again before approving it",
+      hint: `run ${kbz("check")} to print the current oracles and their signatures; a person reviews the oracle again before approving it`,
     });
   }
 }
@@ -206,7 +207,7 @@ function assertLedgersInside(snap: Snapshot): void {
     } catch {}
     if (!isInside(root, real)) {
       throw new UsageError(
-        `${l.file}: ledger is outside the root ${root}; kbz check writes only inside the root. Read it with kbz status, or run kbz check --root <its repository>`,
+        `${l.file}: ledger is outside the root ${root}; ${kbz("check")} writes only inside the root. Read it with ${kbz("status")}, or run ${kbz("check", { root: ph("<its repository>") })}`,
       );
     }
   }
@@ -319,7 +320,7 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
   let approveOnly: string | null = null;
   if (req.approveOnly !== undefined) {
     const sig = req.approveOnly.toLowerCase();
-    if (!/^[0-9a-f]{8,64}$/.test(sig)) throw new UsageError(`--approve=${req.approveOnly}: a signature is 8 to 64 hex digits as kbz check prints it ([1a2b3c4d5e6f])`);
+    if (!/^[0-9a-f]{8,64}$/.test(sig)) throw new UsageError(`--approve=${req.approveOnly}: a signature is 8 to 64 hex digits as ${kbz("check")} prints it ([1a2b3c4d5e6f])`);
     if (!candidates.some((t) => t.signature.startsWith(sig))) throw new ApprovalSignatureError(sig);
     approveOnly = sig;
   }
