@@ -1386,6 +1386,21 @@ function probeRecord(file, gateId, s) {
     detail: { hidden: s.hidden, signature: s.signature }
   };
 }
+function vacuityRecord(file, gateId, s) {
+  return {
+    kind: "probe",
+    subject: gateSubject(file, gateId),
+    decided: "vacuous",
+    key: { definition: s.definition, oracle: s.oracle },
+    depends: {},
+    by: { actor: "kbz" },
+    detail: { hidden: s.hidden }
+  };
+}
+function vacuityReason(hidden) {
+  const shown = hidden.length > 3 ? `${hidden.slice(0, 3).join(", ")}, +${hidden.length - 3} more` : hidden.join(", ");
+  return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then ${kbz("check")})`;
+}
 function oracleFileName(key) {
   return `oracle:${key}`;
 }
@@ -1463,9 +1478,11 @@ function attestationReason(v, kind) {
   }
   return kind === "sign" ? `UNATTESTED (no person signed this here; ${hint})` : `UNATTESTED (kbz has no record of this pass; ${hint})`;
 }
-function gateVerdicts(trace, root, file, ledger, isMet) {
+function gateVerdicts(trace, root, file, ledger, isMet, attested) {
   const out = { stale: new Map, failed: new Map, vacuous: new Map };
-  const records = trace.records.get(file) ?? [];
+  const held = attested?.vacuous;
+  const stored = trace.records.get(file) ?? [];
+  const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
   if (records.length === 0 && !ledger.gates.some((g) => g.inputs))
     return out;
   const byGate = new Map;
@@ -1492,12 +1509,19 @@ function gateVerdicts(trace, root, file, ledger, isMet) {
     const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
     if (failure && failureHolds(failure, g, trace.world, file))
       out.failed.set(g.id, failure.detail.failure);
-    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
-    if (probe && verify(probe, gateKey(g)).status === "valid") {
+    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
+    if (probe)
       out.vacuous.set(g.id, probe.detail.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
-    }
   }
   return out;
+}
+function vacuityHolds(r, g, mine) {
+  const key = gateKey(g);
+  if (r.key.oracle === undefined)
+    return verify(r, key).status === "valid";
+  const pass = mine.find((x) => x.kind === "oracle" && verify(x, key).status !== "missing");
+  const ranUnder = pass?.detail?.signature;
+  return verify(r, { definition: key.definition, oracle: ranUnder ?? r.key.oracle }).status === "valid";
 }
 function failureHolds(record, g, world, file) {
   const key = gateKey(g);
@@ -2187,7 +2211,7 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
+    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -2200,7 +2224,7 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
       }
       const hidden = vacuous.get(g.id);
       if (hidden && view.state === "met")
-        view.vacuous = hidden;
+        Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
     if (attested)
@@ -2224,7 +2248,6 @@ var init_snapshot = __esm(() => {
   init_parse();
   init_state();
   init_inside();
-  init_command();
   init_waves();
 });
 
@@ -3461,10 +3484,21 @@ function parse(text) {
     if (v.schema !== SCHEMA)
       return null;
     const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {} };
+    const vacuous = vacuityOf(v.vacuous);
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...vacuous ? { vacuous } : {} };
   } catch {
     return null;
   }
+}
+function vacuityOf(v) {
+  if (!v || typeof v !== "object")
+    return;
+  const out = {};
+  for (const [id, s] of Object.entries(v)) {
+    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden))
+      out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 function readSealed(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
@@ -5101,13 +5135,20 @@ function resolveTarget(o) {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId)))
+  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId, o.held)))
     return scopeTarget(root, scopes[0]);
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1)
       return scopeTarget(root, bound[0]);
-    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    if (!o.sessionId) {
+      throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    }
+    const open = scopes.filter((s) => !boundElsewhere(root, s, o.sessionId, o.held));
+    if (open.length === 1)
+      return scopeTarget(root, open[0]);
+    if (open.length > 1)
+      return scopesTarget(root, open);
   }
   const errors = [];
   const files = ledgerEntries(root, root, errors);
@@ -5124,9 +5165,14 @@ function withSoloLedgers(t) {
     return t;
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
 }
-function boundElsewhere(root, scope, sessionId) {
+function boundElsewhere(root, scope, sessionId, held) {
   const bound = coordination(root).session(scope);
-  return bound !== null && bound !== sessionId;
+  return bound !== null && bound !== sessionId && (held?.(scope, bound) ?? false);
+}
+function scopesTarget(root, scopes) {
+  const errors = [];
+  const files = [root, ...scopes.map((s) => path28.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
+  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
 }
 function scopeTarget(root, scope) {
   const errors = [];
@@ -5160,7 +5206,6 @@ function assess(snap) {
   const invalid = [];
   const handoffs = [];
   const resolved = [];
-  const vacuous = [];
   for (const msg of discovery) {
     invalid.push(`discovery:PARSE ${msg}`);
     resolved.push("discovery:PARSE=invalid");
@@ -5200,18 +5245,13 @@ function assess(snap) {
         handoffs.push(qid);
       else if (g.state !== "met")
         unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
-      else if (g.vacuous)
-        vacuous.push(`${qid} (hidden: ${sanitizeCompact(g.vacuous.slice(0, 3).join(", "), 200)})`);
     }
   }
   const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0 && (snap.removed ?? []).length === 0;
-  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
+  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
 }
 function progressHash(resolved) {
   return sha256Hex([...resolved].sort().join("\x00")).slice(0, 24);
-}
-function vacuousSuffix(vacuous) {
-  return vacuous.length ? ` VACUOUS (passed with the deliverable hidden; make the CHECK observe it): ${firstOf(vacuous, 5)}.` : "";
 }
 function handoffSuffix(handoffs) {
   return handoffs.length ? ` HANDOFF REQUIRED: ${handoffs.length} abandoned item(s): ${firstOf(handoffs, 5)}.` : "";
@@ -5220,9 +5260,9 @@ function planStop(a) {
   if (a.empty)
     return { kind: "clear", output: null };
   if (a.unmet.length === 0 && a.invalid.length === 0) {
-    if (a.handoffs.length === 0 && a.vacuous.length === 0)
+    if (a.handoffs.length === 0)
       return { kind: "clear", output: null };
-    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}` } };
+    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
   }
   return { kind: "count", hash: progressHash(a.resolved) };
 }
@@ -5243,7 +5283,7 @@ function decideStop(a, guard) {
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {
@@ -5254,11 +5294,6 @@ function undecidedStop(file, seconds, why, guard) {
 }
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
-}
-function ambiguousScopes(scopes) {
-  return {
-    systemMessage: `${PREFIX}: ${scopes.length} scopes under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
-  };
 }
 function unresolvable(message) {
   return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
@@ -5473,6 +5508,16 @@ async function recordBlock(target, key, hash, opts = {}) {
     return next.blocks;
   }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
 }
+var HELD_MS = 24 * 60 * 60 * 1000;
+function holdsSession(root, scope, sessionId, now = Date.now(), withinMs = HELD_MS) {
+  const file = path29.join(root, ".unlazy", scope, "hook-state.json");
+  try {
+    const entry = readState(file, root).sessions[sessionKey(sessionId, scope)];
+    return entry !== undefined && now - Date.parse(entry.updatedAt) <= withinMs;
+  } catch {
+    return false;
+  }
+}
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
@@ -5602,12 +5647,11 @@ function existingDirectory(dir) {
 }
 function resolveForHook(root, scope, sessionId) {
   try {
-    return { target: resolveTarget({ root, scope, sessionId }) };
+    return { target: resolveTarget({ root, scope, sessionId, held: (s, bound) => holdsSession(root, s, bound) }) };
   } catch (e) {
     if (kindOf(e) !== "usage")
       throw e;
-    const scopes = scope ? [] : listScopes(root);
-    return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable(e.message) };
+    return { output: unresolvable(e.message) };
   }
 }
 async function countBlock2(target, key, hash, stop) {
