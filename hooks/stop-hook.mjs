@@ -265,6 +265,9 @@ var init_command = __esm(() => {
     "structure report": STRUCTURE,
     "structure recover": STRUCTURE,
     "structure check": STRUCTURE,
+    "structure accept": STRUCTURE,
+    "structure resume": STRUCTURE,
+    "structure reject": STRUCTURE,
     hook: [],
     "hook install": HOOK,
     "hook status": HOOK,
@@ -1383,6 +1386,21 @@ function probeRecord(file, gateId, s) {
     detail: { hidden: s.hidden, signature: s.signature }
   };
 }
+function vacuityRecord(file, gateId, s) {
+  return {
+    kind: "probe",
+    subject: gateSubject(file, gateId),
+    decided: "vacuous",
+    key: { definition: s.definition, oracle: s.oracle },
+    depends: {},
+    by: { actor: "kbz" },
+    detail: { hidden: s.hidden }
+  };
+}
+function vacuityReason(hidden) {
+  const shown = hidden.length > 3 ? `${hidden.slice(0, 3).join(", ")}, +${hidden.length - 3} more` : hidden.join(", ");
+  return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then ${kbz("check")})`;
+}
 function oracleFileName(key) {
   return `oracle:${key}`;
 }
@@ -1460,9 +1478,11 @@ function attestationReason(v, kind) {
   }
   return kind === "sign" ? `UNATTESTED (no person signed this here; ${hint})` : `UNATTESTED (kbz has no record of this pass; ${hint})`;
 }
-function gateVerdicts(trace, root, file, ledger, isMet) {
+function gateVerdicts(trace, root, file, ledger, isMet, attested) {
   const out = { stale: new Map, failed: new Map, vacuous: new Map };
-  const records = trace.records.get(file) ?? [];
+  const held = attested?.vacuous;
+  const stored = trace.records.get(file) ?? [];
+  const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
   if (records.length === 0 && !ledger.gates.some((g) => g.inputs))
     return out;
   const byGate = new Map;
@@ -1489,12 +1509,19 @@ function gateVerdicts(trace, root, file, ledger, isMet) {
     const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
     if (failure && failureHolds(failure, g, trace.world, file))
       out.failed.set(g.id, failure.detail.failure);
-    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
-    if (probe && verify(probe, gateKey(g)).status === "valid") {
+    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
+    if (probe)
       out.vacuous.set(g.id, probe.detail.hidden.map((h) => h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
-    }
   }
   return out;
+}
+function vacuityHolds(r, g, mine) {
+  const key = gateKey(g);
+  if (r.key.oracle === undefined)
+    return verify(r, key).status === "valid";
+  const pass = mine.find((x) => x.kind === "oracle" && verify(x, key).status !== "missing");
+  const ranUnder = pass?.detail?.signature;
+  return verify(r, { definition: key.definition, oracle: ranUnder ?? r.key.oracle }).status === "valid";
 }
 function failureHolds(record, g, world, file) {
   const key = gateKey(g);
@@ -1721,16 +1748,19 @@ function trimmedSlice(text, from, to) {
 }
 function parseLedger(text, fileName) {
   const errors = [];
-  const warnings = [];
-  const gates = [];
-  const abandons = new Map;
-  const owns = [];
-  let ownsLine = null;
-  let sandbox = null;
-  let current = null;
-  let contiguous = false;
+  const st = {
+    errors,
+    warnings: [],
+    gates: [],
+    abandons: new Map,
+    owns: [],
+    ownsLine: null,
+    sandbox: null,
+    current: null,
+    contiguous: false,
+    err: (line, message) => errors.push({ line, message })
+  };
   let fence = null;
-  const err = (line, message) => errors.push({ line, message });
   const n = text.length;
   for (let i = 0, start = 0;start < n; i++) {
     const nl = text.indexOf(`
@@ -1744,7 +1774,7 @@ function parseLedger(text, fileName) {
     if (fence) {
       if (isFenceClose(text, s, end, fence))
         fence = null;
-      contiguous = false;
+      st.contiguous = false;
       continue;
     }
     const c0 = s < end ? text.charCodeAt(s) : -1;
@@ -1752,137 +1782,143 @@ function parseLedger(text, fileName) {
       const open = FENCE_OPEN.exec(text.slice(s, end));
       if (open && !(open[1][0] === "`" && open[2].includes("`"))) {
         fence = { char: open[1].charCodeAt(0), length: open[1].length, line: lineNo };
-        contiguous = false;
+        st.contiguous = false;
         continue;
       }
     }
     if (c0 === SPACE || c0 === TAB) {
-      let p = s;
-      while (p < end && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB))
-        p++;
-      if (text.startsWith("ABANDON:", p)) {
-        err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
-        current = null;
-        contiguous = false;
-        continue;
-      }
-      const key = attrKeyAt(text, p);
-      if (key) {
-        if (!current) {
-          err(lineNo, `${key} line is not attached to a gate`);
-          contiguous = false;
-          continue;
-        }
-        if (current.attrIndex[key] !== undefined) {
-          err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key] + 1})`);
-        }
-        current.attrIndex[key] = i;
-        const value = trimmedSlice(text, p + key.length + 1, end);
-        if (key === "CHECK")
-          current.check = value;
-        else if (key === "EXPECT")
-          current.expect = value;
-        else if (key === "CWD")
-          current.cwd = value;
-        else if (key === "INPUTS")
-          current.inputs = inputList(value, lineNo, err);
-        else if (key === "ORACLE")
-          current.oracle = oracleList(value, lineNo, err);
-        else if (key === "ENV")
-          current.env = envList(value, lineNo, err);
-        else
-          current.evidence = value;
-        if (contiguous)
-          current.blockEnd = i;
-        continue;
-      }
-      contiguous = false;
+      indentedLine(st, text, s, end, i);
       continue;
     }
-    contiguous = false;
+    st.contiguous = false;
     if (c0 === DASH) {
       const box = end - s >= 6 ? gateBox(text, s) : -1;
       if (box >= 0) {
-        current = newGate(box, text, s + 6, end, lineNo, i, err);
-        gates.push(current);
-        contiguous = true;
-        continue;
-      }
-      if (text.charCodeAt(s + 1) === SPACE && s + 1 < end)
-        current = null;
+        st.current = newGate(box, text, s + 6, end, lineNo, i, st.err);
+        st.gates.push(st.current);
+        st.contiguous = true;
+      } else if (text.charCodeAt(s + 1) === SPACE && s + 1 < end)
+        st.current = null;
       continue;
     }
     if (c0 === HASH) {
-      current = null;
+      st.current = null;
       continue;
     }
-    if (c0 !== 67 && c0 !== 69 && c0 !== 65 && c0 !== 79 && c0 !== 83)
-      continue;
-    const line = text.slice(s, end);
-    if (c0 === 83) {
-      const sb = SANDBOX_LINE.exec(line);
-      if (!sb)
-        continue;
-      if (gates.length > 0)
-        err(lineNo, "SANDBOX must appear before the first gate");
-      else if (sandbox)
-        err(lineNo, `duplicate SANDBOX (first on line ${sandbox.line})`);
-      else
-        sandbox = sandboxSetting(sb[1].trim(), lineNo, err);
-      continue;
-    }
-    const un = UNINDENTED_ATTR.exec(line);
-    if (un) {
-      err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
-      current = null;
-      continue;
-    }
-    const ab = ABANDON_LINE.exec(line);
-    if (ab) {
-      current = null;
-      const rest = ab[1].trim();
-      const sp = rest.search(/\s/);
-      let id = sp < 0 ? rest : rest.slice(0, sp);
-      const reason = sp < 0 ? "" : rest.slice(sp).trim();
-      if (id.endsWith(":"))
-        id = id.slice(0, -1);
-      if (id === "")
-        err(lineNo, "ABANDON needs a gate id and a reason");
-      else if (reason === "")
-        err(lineNo, `ABANDON ${id} needs a non-blank reason`);
-      else if (abandons.has(id))
-        err(lineNo, `duplicate ABANDON for ${id} (first on line ${abandons.get(id).line})`);
-      else
-        abandons.set(id, { id, reason, line: lineNo });
-      continue;
-    }
-    const ow = OWNS_LINE.exec(line);
-    if (ow) {
-      if (gates.length > 0) {
-        err(lineNo, "OWNS must appear before the first gate");
-        continue;
-      }
-      ownsLine ??= lineNo;
-      const items = ow[1].split(",").map((s) => s.trim()).filter((s) => s !== "");
-      if (items.length === 0)
-        err(lineNo, "OWNS lists no paths");
-      for (const item of items) {
-        const n = normalizeOwnsPath(item);
-        if (n.ok)
-          owns.push(n.glob);
-        else
-          err(lineNo, n.error);
-      }
-    }
+    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83)
+      columnOneLine(st, text.slice(s, end), lineNo);
   }
   if (fence)
-    err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
-  validateGates(gates, abandons, errors, warnings);
-  if (gates.length === 0)
-    err(1, "ledger contains zero live gates");
+    st.err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
+  validateGates(st.gates, st.abandons, errors, st.warnings);
+  if (st.gates.length === 0)
+    st.err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
   const { lines, eols } = splitLines(text);
+  const { gates, abandons, owns, ownsLine, sandbox, warnings } = st;
   return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
+}
+function indentedLine(st, text, s, end, i) {
+  const lineNo = i + 1;
+  let p = s;
+  while (p < end && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB))
+    p++;
+  if (text.startsWith("ABANDON:", p)) {
+    st.err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
+    st.current = null;
+    st.contiguous = false;
+    return;
+  }
+  const key = attrKeyAt(text, p);
+  const current = st.current;
+  if (!key || !current) {
+    if (key)
+      st.err(lineNo, `${key} line is not attached to a gate`);
+    st.contiguous = false;
+    return;
+  }
+  if (current.attrIndex[key] !== undefined) {
+    st.err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key] + 1})`);
+  }
+  current.attrIndex[key] = i;
+  const value = trimmedSlice(text, p + key.length + 1, end);
+  if (key === "CHECK")
+    current.check = value;
+  else if (key === "EXPECT")
+    current.expect = value;
+  else if (key === "CWD")
+    current.cwd = value;
+  else if (key === "INPUTS")
+    current.inputs = inputList(value, lineNo, st.err);
+  else if (key === "ORACLE")
+    current.oracle = oracleList(value, lineNo, st.err);
+  else if (key === "ENV")
+    current.env = envList(value, lineNo, st.err);
+  else
+    current.evidence = value;
+  if (st.contiguous)
+    current.blockEnd = i;
+}
+function columnOneLine(st, line, lineNo) {
+  if (line.charCodeAt(0) === 83) {
+    const sb = SANDBOX_LINE.exec(line);
+    if (!sb)
+      return;
+    if (st.gates.length > 0)
+      st.err(lineNo, "SANDBOX must appear before the first gate");
+    else if (st.sandbox)
+      st.err(lineNo, `duplicate SANDBOX (first on line ${st.sandbox.line})`);
+    else
+      st.sandbox = sandboxSetting(sb[1].trim(), lineNo, st.err);
+    return;
+  }
+  const un = UNINDENTED_ATTR.exec(line);
+  if (un) {
+    st.err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
+    st.current = null;
+    return;
+  }
+  const ab = ABANDON_LINE.exec(line);
+  if (ab) {
+    st.current = null;
+    abandonLine(st, ab[1].trim(), lineNo);
+    return;
+  }
+  const ow = OWNS_LINE.exec(line);
+  if (ow)
+    ownsLine(st, ow[1], lineNo);
+}
+function abandonLine(st, rest, lineNo) {
+  const sp = rest.search(/\s/);
+  let id = sp < 0 ? rest : rest.slice(0, sp);
+  const reason = sp < 0 ? "" : rest.slice(sp).trim();
+  if (id.endsWith(":"))
+    id = id.slice(0, -1);
+  if (id === "")
+    st.err(lineNo, "ABANDON needs a gate id and a reason");
+  else if (reason === "")
+    st.err(lineNo, `ABANDON ${id} needs a non-blank reason`);
+  else if (st.abandons.has(id))
+    st.err(lineNo, `duplicate ABANDON for ${id} (first on line ${st.abandons.get(id).line})`);
+  else
+    st.abandons.set(id, { id, reason, line: lineNo });
+}
+function ownsLine(st, list, lineNo) {
+  if (st.gates.length > 0) {
+    st.err(lineNo, "OWNS must appear before the first gate");
+    return;
+  }
+  st.ownsLine ??= lineNo;
+  const items = list.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (items.length === 0)
+    st.err(lineNo, "OWNS lists no paths");
+  for (const item of items) {
+    const n = normalizeOwnsPath(item);
+    if (n.ok)
+      st.owns.push(n.glob);
+    else
+      st.err(lineNo, n.error);
+  }
 }
 function sandboxSetting(value, lineNo, err) {
   if (value === "on")
@@ -2175,7 +2211,7 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
     const l = entry.ledger;
     if (!l || entry.problems.length > 0)
       continue;
-    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
+    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -2188,7 +2224,7 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
       }
       const hidden = vacuous.get(g.id);
       if (hidden && view.state === "met")
-        view.vacuous = hidden;
+        Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
     if (attested)
@@ -2212,7 +2248,6 @@ var init_snapshot = __esm(() => {
   init_parse();
   init_state();
   init_inside();
-  init_command();
   init_waves();
 });
 
@@ -3449,10 +3484,21 @@ function parse(text) {
     if (v.schema !== SCHEMA)
       return null;
     const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {} };
+    const vacuous = vacuityOf(v.vacuous);
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...vacuous ? { vacuous } : {} };
   } catch {
     return null;
   }
+}
+function vacuityOf(v) {
+  if (!v || typeof v !== "object")
+    return;
+  const out = {};
+  for (const [id, s] of Object.entries(v)) {
+    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden))
+      out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 function readSealed(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
@@ -3521,7 +3567,7 @@ function belongs(target, ledger) {
   return path20.basename(base) === target.scope || !fs13.existsSync(base);
 }
 function removedItem(qid, where) {
-  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
+  return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
 }
 function removedGates(snap, atts, realFile) {
   const out = [];
@@ -3584,6 +3630,7 @@ var init_attested = __esm(() => {
   init_attest();
   init_parse();
   init_personal();
+  init_command();
 });
 
 // src/io/read.ts
@@ -3763,7 +3810,7 @@ function dispatchStatus(root, scope) {
   }
   for (const l of view.lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
   return agg;
 }
@@ -3824,6 +3871,7 @@ var init_read = __esm(() => {
   init_parse();
   init_active();
   init_attested();
+  init_command();
   MAX_LOG_BYTES = 8 * 1024 * 1024;
   FLAGS = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
@@ -4444,7 +4492,7 @@ class EtcdClient {
         break;
       await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
     }
-    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
+    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (${kbz("coordinator status")}) or run without --coordinator`);
   }
   async range(key, rangeEnd, opts = {}) {
     const r = await this.call("/v3/kv/range", {
@@ -4562,8 +4610,9 @@ class EtcdClient {
 var CoordinatorError, b64 = (s) => Buffer.from(s, "utf8").toString("base64"), unb64 = (s) => s === undefined ? "" : Buffer.from(s, "base64").toString("utf8"), Unreachable;
 var init_client = __esm(() => {
   init_errors();
+  init_command();
   CoordinatorError = class CoordinatorError extends KbzError {
-    constructor(message, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
+    constructor(message, hint = `check the cluster with ${kbz("coordinator status")}; kbz never falls back to the files while a coordinator is set`) {
       super(message, { kind: "infrastructure", code: "coordinator", hint });
     }
   };
@@ -5086,13 +5135,20 @@ function resolveTarget(o) {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId)))
+  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId, o.held)))
     return scopeTarget(root, scopes[0]);
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1)
       return scopeTarget(root, bound[0]);
-    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    if (!o.sessionId) {
+      throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    }
+    const open = scopes.filter((s) => !boundElsewhere(root, s, o.sessionId, o.held));
+    if (open.length === 1)
+      return scopeTarget(root, open[0]);
+    if (open.length > 1)
+      return scopesTarget(root, open);
   }
   const errors = [];
   const files = ledgerEntries(root, root, errors);
@@ -5109,9 +5165,14 @@ function withSoloLedgers(t) {
     return t;
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
 }
-function boundElsewhere(root, scope, sessionId) {
+function boundElsewhere(root, scope, sessionId, held) {
   const bound = coordination(root).session(scope);
-  return bound !== null && bound !== sessionId;
+  return bound !== null && bound !== sessionId && (held?.(scope, bound) ?? false);
+}
+function scopesTarget(root, scopes) {
+  const errors = [];
+  const files = [root, ...scopes.map((s) => path28.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
+  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
 }
 function scopeTarget(root, scope) {
   const errors = [];
@@ -5145,7 +5206,6 @@ function assess(snap) {
   const invalid = [];
   const handoffs = [];
   const resolved = [];
-  const vacuous = [];
   for (const msg of discovery) {
     invalid.push(`discovery:PARSE ${msg}`);
     resolved.push("discovery:PARSE=invalid");
@@ -5185,18 +5245,13 @@ function assess(snap) {
         handoffs.push(qid);
       else if (g.state !== "met")
         unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
-      else if (g.vacuous)
-        vacuous.push(`${qid} (hidden: ${sanitizeCompact(g.vacuous.slice(0, 3).join(", "), 200)})`);
     }
   }
   const empty = snap.ledgers.length === 0 && discovery.length === 0 && dispatch.blocking.length === 0 && dispatch.abandoned.length === 0 && (snap.removed ?? []).length === 0;
-  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
+  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
 }
 function progressHash(resolved) {
   return sha256Hex([...resolved].sort().join("\x00")).slice(0, 24);
-}
-function vacuousSuffix(vacuous) {
-  return vacuous.length ? ` VACUOUS (passed with the deliverable hidden; make the CHECK observe it): ${firstOf(vacuous, 5)}.` : "";
 }
 function handoffSuffix(handoffs) {
   return handoffs.length ? ` HANDOFF REQUIRED: ${handoffs.length} abandoned item(s): ${firstOf(handoffs, 5)}.` : "";
@@ -5205,9 +5260,9 @@ function planStop(a) {
   if (a.empty)
     return { kind: "clear", output: null };
   if (a.unmet.length === 0 && a.invalid.length === 0) {
-    if (a.handoffs.length === 0 && a.vacuous.length === 0)
+    if (a.handoffs.length === 0)
       return { kind: "clear", output: null };
-    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}` } };
+    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
   }
   return { kind: "count", hash: progressHash(a.resolved) };
 }
@@ -5228,7 +5283,7 @@ function decideStop(a, guard) {
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {
@@ -5239,11 +5294,6 @@ function undecidedStop(file, seconds, why, guard) {
 }
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
-}
-function ambiguousScopes(scopes) {
-  return {
-    systemMessage: `${PREFIX}: ${scopes.length} scopes under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`
-  };
 }
 function unresolvable(message) {
   return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
@@ -5458,6 +5508,16 @@ async function recordBlock(target, key, hash, opts = {}) {
     return next.blocks;
   }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
 }
+var HELD_MS = 24 * 60 * 60 * 1000;
+function holdsSession(root, scope, sessionId, now = Date.now(), withinMs = HELD_MS) {
+  const file = path29.join(root, ".unlazy", scope, "hook-state.json");
+  try {
+    const entry = readState(file, root).sessions[sessionKey(sessionId, scope)];
+    return entry !== undefined && now - Date.parse(entry.updatedAt) <= withinMs;
+  } catch {
+    return false;
+  }
+}
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
@@ -5484,6 +5544,7 @@ async function clearSession(target, key) {
 init_read();
 
 // src/io/root.ts
+init_command();
 import * as fs22 from "node:fs";
 import * as os4 from "node:os";
 import * as path30 from "node:path";
@@ -5586,12 +5647,11 @@ function existingDirectory(dir) {
 }
 function resolveForHook(root, scope, sessionId) {
   try {
-    return { target: resolveTarget({ root, scope, sessionId }) };
+    return { target: resolveTarget({ root, scope, sessionId, held: (s, bound) => holdsSession(root, s, bound) }) };
   } catch (e) {
     if (kindOf(e) !== "usage")
       throw e;
-    const scopes = scope ? [] : listScopes(root);
-    return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable(e.message) };
+    return { output: unresolvable(e.message) };
   }
 }
 async function countBlock2(target, key, hash, stop) {

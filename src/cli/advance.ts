@@ -4,6 +4,7 @@
 // prints the next advice. Every step first looks whether it is already done, so a retry after a
 // crash or a refusal picks up where the last run stopped.
 import { parseInteger } from "../core/text/integer.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { DEFAULT_TIMEOUT_S, runLedgerChecks, type CheckResult } from "../ops/check.ts";
 import { commitWave, dispatchState, leafLedgerPath, releaseLeaf, scopePlan } from "../ops/dispatch.ts";
@@ -34,11 +35,11 @@ interface AdvanceArgs extends PipelineArgs {
 const HELP = `Records the wave return, re-runs the leaf's approved gates from the root, then marks it
 VERIFIED, releases its lease, promotes what it unblocked and names the next step. Prints
 failures and one verdict line. An unapproved CHECK is one NOT APPROVED line (a person runs
-kbz approve --scope S). A retry is safe.
+${kbz("approve", { scope: ph("S") })}). A retry is safe.
 
 Examples:
-  kbz advance --scope S --leaf 1.1
-  kbz advance --scope S --leaf 1.1 --launch    # then start what may run, as next --launch
+  ${kbz("advance", { scope: ph("S"), leaf: "1.1" })}
+  ${kbz("advance", { scope: ph("S"), leaf: "1.1", launch: true })}    # then start what may run, as next --launch
 
 Exit: 0 verified; 1 not yet (failed, unapproved, unsigned); 2 usage or refused.`;
 
@@ -49,7 +50,7 @@ async function recordReturn(root: string, scope: string, stem: string): Promise<
   if (waves.some((w) => w.returned.has(stem) && !waves.some((o) => o !== w && o.started.has(stem) && !o.returned.has(stem)))) return null;
   const open = waves.find((w) => w.started.has(stem) && !w.returned.has(stem) && w.state !== "abandoned");
   if (!open) {
-    throw new RefusedError(`${stem} was not started in any wave; record its launch first (kbz wave open/start/seal --scope ${scope} …)`);
+    throw new RefusedError(`${stem} was not started in any wave; record its launch first (${kbz("wave", ph("open/start/seal"), { scope }, ph("…"))})`);
   }
   const t = await commitWave(root, scope, { kind: "return", wave: open.id, leaf: stem });
   printNotes(t.notes);
@@ -62,9 +63,9 @@ function nextSteps(res: CheckResult, scope: string, stem: string, ledger: string
   const unapproved = res.approvals.filter((a) => a.status === "required").map((a) => a.task.qid);
   const failed = res.runs.some((r) => !r.outcome.ok);
   const manual = res.snapshot.gates.filter((g) => g.state !== "met" && g.state !== "abandoned" && !g.gate.check);
-  if (unapproved.length > 0) lines.push(`NOT APPROVED ${unapproved.join(", ")}: a person runs kbz approve --scope ${scope} (nothing of it ran)`);
-  for (const g of manual) lines.push(`MANUAL ${g.qid}: a person signs it with kbz sign ${ledger} ${g.gate.id} --evidence "<what they checked>"`);
-  if (failed) lines.push(`send ${stem} back to its worker with the failures above; when it returns: kbz advance --scope ${scope} --leaf ${stem.slice(5)}`);
+  if (unapproved.length > 0) lines.push(`NOT APPROVED ${unapproved.join(", ")}: a person runs ${kbz("approve", { scope })} (nothing of it ran)`);
+  for (const g of manual) lines.push(`MANUAL ${g.qid}: a person signs it with ${kbz("sign", ledger, g.gate.id, { evidence: ph('"<what they checked>"') })}`);
+  if (failed) lines.push(`send ${stem} back to its worker with the failures above; when it returns: ${kbz("advance", { scope, leaf: stem.slice(5) })}`);
   return lines;
 }
 
@@ -79,7 +80,7 @@ function shortRunLines(res: CheckResult): string[] {
 
 /** The advice after a verified leaf in one line (the review items in full: each needs its own step). */
 function adviceLines(snap: NextSnapshot, a: Advice, scope: string): string[] {
-  if (a.action === "dispatch") return [`LAUNCH ${a.launch.join(", ")}: kbz next --scope ${scope} --launch`];
+  if (a.action === "dispatch") return [`LAUNCH ${a.launch.join(", ")}: ${kbz("next", { scope, launch: true })}`];
   if (a.action === "wait-or-verify") {
     const returned = a.awaitVerification.length > 0 ? `; returned, advance them: ${a.awaitVerification.join(", ")}` : "";
     return [`WAIT: ${a.active.length} active (${a.active.join(", ") || "none"})${returned}`];

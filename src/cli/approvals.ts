@@ -1,5 +1,6 @@
 // kbz approvals list|revoke|prune: see and withdraw recorded consent (docs/formats.md#fixes gap).
 import * as path from "node:path";
+import { kbz } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { pathFacts } from "../core/run/show.ts";
 import { approvalPolicy, approvalStore, ApprovalStoreError, explainApproval, pruneApprovals, revokeApprovals, setApprovalPolicy, type ApprovalStore, type StoredApproval } from "../ops/approvals.ts";
@@ -56,7 +57,7 @@ function bindings(a: StoredApproval): string {
 /** kbz approvals explain LEDGER GATE: is the gate's current oracle approved, and if not, what differs. */
 function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const [ledger, gate, ...rest] = argv.args ?? [];
-  if (!ledger || !gate || rest.length > 0) throw new UsageError("explain takes LEDGER GATE (e.g. kbz approvals explain GATES.md G1)");
+  if (!ledger || !gate || rest.length > 0) throw new UsageError(`explain takes LEDGER GATE (e.g. ${kbz("approvals explain", "GATES.md", "G1")})`);
   const root = rootFor({});
   const file = path.resolve(process.cwd(), ledger);
   const gateId = gate.replace(/^.*:/, "");
@@ -65,7 +66,7 @@ function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const fields = { gate: task.qid, file: task.file, approvals: same, differs: lines.slice(1).map((l) => l.trim()), oracleFiles, diffs };
   return report(!!argv.json, envelope(verdict, approved ? 0 : 1, fields), () => {
     if (approved) out(`${task.qid}: approved for its current oracle (cwd ${task.cwd}${oracleFiles.length ? `; files ${oracleFiles.join(", ")}` : ""})`);
-    else if (same === 0) out(`${task.qid}: never approved; kbz check prints its oracle for the user to review`);
+    else if (same === 0) out(`${task.qid}: never approved; ${kbz("check")} prints its oracle for the user to review`);
     else for (const l of [`${task.qid}: ${lines[0]}`, ...lines.slice(1)]) out(l);
     for (const d of diffs) {
       out(`  ${d.file} since the approval (from git HEAD):`);

@@ -2,6 +2,7 @@
 // (ops/approve.ts). Prints each oracle whole (ops/approvalView.ts) and reads y/n/a/q from the
 // terminal; with --scope, one review: every pending oracle of the scope, then one answer for all.
 import * as fs from "node:fs";
+import { kbz } from "../core/text/command.ts";
 import { approveOracle, pendingOracles } from "../ops/approve.ts";
 import { approvalViewLines } from "../ops/approvalView.ts";
 import type { Verb } from "./index.ts";
@@ -50,7 +51,7 @@ async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
   const say = argv.json ? err : out;
   const approved: string[] = [];
   const declined: string[] = [];
-  const how = scope ? `kbz approve --scope ${scope}` : "kbz approve";
+  const how = kbz("approve", { scope: scope || undefined });
   let oneByOne = true;
   if (scope && p.pending.length > 1) {
     // One review for the whole scope: every pending oracle in view, then one answer for all.
@@ -88,7 +89,7 @@ async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
   const left = p.pending.length - approved.length;
   if (argv.json) return emit(envelope(left === 0 ? "approved" : "pending", left === 0 ? 0 : 1, { approved, declined, pending: p.pending.length, oracles: p.views }));
   if (p.pending.length === 0) out("nothing to approve: every runnable gate's oracle is approved");
-  else out(`approved ${approved.length} of ${p.pending.length} pending oracle(s)${approved.length > 0 ? "; kbz check runs them" : ""}`);
+  else out(`approved ${approved.length} of ${p.pending.length} pending oracle(s)${approved.length > 0 ? `; ${kbz("check")} runs them` : ""}`);
   return left === 0 ? 0 : 1;
 }
 
@@ -102,7 +103,7 @@ export const verb: Verb = {
         "Shows each pending oracle whole (CHECK, EXPECT, CWD, shell, PATH, sandbox, ORACLE FILES, ENV names, what changed " +
           "since its last approval with a short git diff) and asks y/n/a(ll remaining)/q. With --scope S: one review, every " +
           "pending oracle of the scope shown, then one answer for all (y/n/o(ne at a time)/q). A person's act: refused (exit 1) " +
-          "without a terminal or with an agent marker such as CLAUDECODE set. kbz check runs what was approved.\n\n" +
+          `without a terminal or with an agent marker such as CLAUDECODE set. ${kbz("check")} runs what was approved.\n\n` +
           "Exit codes: 0 nothing left pending; 1 some left unapproved, or refused; 2 usage or an invalid ledger.",
       ),
   handler: (argv) => approve(argv as Record<string, unknown>),

@@ -1,6 +1,7 @@
 // kbz check: run unmet runnable gates that hold an approval and write definition-bound
 // evidence back (docs/formats.md#check-run). A thin printer over `runChecks` and the status report.
 import * as path from "node:path";
+import { attached, kbz, placeholder as ph } from "../core/text/command.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import { UsageError } from "../core/errors.ts";
 import { checkContainment, checkGates, DEFAULT_TIMEOUT_S, type ApprovalItem, type CheckResult, type CheckTask } from "../ops/check.ts";
@@ -111,7 +112,7 @@ function runJson(res: CheckResult) {
   const passed = res.runs.filter((r) => r.outcome.ok).length;
   const errors = [
     ...problemEntries(res.problems),
-    ...res.runs.flatMap((r) => (r.writeError ? [{ file: r.task.file, line: r.task.gate.line, message: r.writeError, hint: "the gate's result was not written; fix the file, then run kbz check again" }] : [])),
+    ...res.runs.flatMap((r) => (r.writeError ? [{ file: r.task.file, line: r.task.gate.line, message: r.writeError, hint: `the gate's result was not written; fix the file, then run ${kbz("check")} again` }] : [])),
     ...(res.infraFailures > 0 ? [{ file: null, line: null, message: `infrastructure failure prevented ${res.infraFailures} approval(s)`, hint: "see the approvals' problem fields; check UNLAZY_APPROVAL_DIR is writable" }] : []),
   ];
   return envelope(res.exit === 2 ? INVALID : res.reduction.verdict, res.exit, {
@@ -175,11 +176,11 @@ function oracleView(t: CheckTask) {
 
 /** `kbz check --stale`: every stale gate and receipt of a scope, re-run in one call (ops/refresh.ts). */
 async function runStale(argv: CheckArgs, root: string, files: string[], jobs: number, timeoutS: number, asJson: boolean): Promise<ExitCode> {
-  if (files.length > 0) throw usage("--stale refreshes a scope, not ledger files", "kbz check --scope S --stale");
+  if (files.length > 0) throw usage("--stale refreshes a scope, not ledger files", kbz("check", { scope: ph("S"), stale: true }));
   for (const other of ["reverify", "probe", "status"] as const) if (argv[other]) throw usage(`--stale cannot be combined with --${other}`);
-  if (argv["approve-sig"] !== undefined) throw usage("--stale cannot be combined with --approve=<sig>", "approve first (kbz approve --scope S), then kbz check --scope S --stale");
+  if (argv["approve-sig"] !== undefined) throw usage("--stale cannot be combined with --approve=<sig>", `approve first (${kbz("approve", { scope: ph("S") })}), then ${kbz("check", { scope: ph("S"), stale: true })}`);
   const scope = requestedScope(argv);
-  if (!scope) throw usage("--stale needs a scope", "kbz check --scope S --stale (with one scope, --scope may be left out)");
+  if (!scope) throw usage("--stale needs a scope", `${kbz("check", { scope: ph("S"), stale: true })} (with one scope, --scope may be left out)`);
   const r = await refreshStale({ root, scope, approve: !!argv.approve, sandbox: !!argv.sandbox, jobs, timeoutS, shell: argv.shell, cwd: argv.cwd, env: process.env });
   const notAccepted = r.receipts.filter((x) => x.status !== "ACCEPTED" && x.status !== "CURRENT_EVIDENCE");
   const approvals = (r.check?.approvals ?? []).filter((a) => a.status === "required").map((a) => a.task.qid);
@@ -189,9 +190,9 @@ async function runStale(argv: CheckArgs, root: string, files: string[], jobs: nu
     out(`nothing stale in scope ${scope}`);
     return 0;
   }
-  for (const qid of approvals) out(`  APPROVAL REQUIRED ${qid}: a person approves it first (kbz approve --scope ${scope})`);
+  for (const qid of approvals) out(`  APPROVAL REQUIRED ${qid}: a person approves it first (${kbz("approve", { scope })})`);
   for (const qid of r.stillStale) out(`  UNMET ${qid}`);
-  for (const x of notAccepted) out(`  ${x.status} ${x.ledger}${x.status === "REVIEW_OR_REPAIR" ? `: ${x.reason} (kbz verify explain ${x.ledger})` : ""}`);
+  for (const x of notAccepted) out(`  ${x.status} ${x.ledger}${x.status === "REVIEW_OR_REPAIR" ? `: ${x.reason} (${kbz("verify explain", x.ledger)})` : ""}`);
   const what = [plural(r.gates, "gate"), plural(r.receipts.length, "receipt")].join(", ");
   out(r.exit === 0 ? `refreshed ${what}` : `STALE LEFT: ${plural(r.stillStale.length, "gate")}, ${plural(notAccepted.length, "receipt")} (of ${what})`);
   return r.exit;
@@ -209,8 +210,8 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   const scope = files.length > 0 ? null : requestedScope(argv);
   if (argv.stale) return runStale(argv, root, files, jobs, timeoutS, asJson);
   if (argv.probe) {
-    if (argv["approve-sig"] !== undefined) throw usage("--approve=<sig> approves a pending CHECK, not a probe", "run kbz check --probe --approve");
-    if (argv.reverify) throw usage("--probe cannot be combined with --reverify", "run kbz check --reverify first, then kbz check --probe");
+    if (argv["approve-sig"] !== undefined) throw usage("--approve=<sig> approves a pending CHECK, not a probe", `run ${kbz("check", { probe: true, approve: true })}`);
+    if (argv.reverify) throw usage("--probe cannot be combined with --reverify", `run ${kbz("check", { reverify: true })} first, then ${kbz("check", { probe: true })}`);
     return runProbeVerb({ root, files, scope, approve: !!argv.approve, timeoutS, shell: argv.shell, cwd: argv.cwd, asJson });
   }
   const progress = Progress.forStdout(!asJson);
@@ -271,8 +272,8 @@ export const verb: Verb = {
       .option("timeout", { type: "string", describe: "seconds (default 120)", requiresArg: true })
       .option("shell", { type: "string", describe: "default: UNLAZY_SHELL", requiresArg: true })
       .option("cwd", { type: "string", describe: "CHECK folder, relative to --root", requiresArg: true })
-      .example("kbz check --reverify", "re-run every runnable gate (before you report)")
-      .example("kbz check --approve=SIG", "a person approves the oracle shown with SIG")
+      .example(kbz("check", { reverify: true }), "re-run every runnable gate (before you report)")
+      .example(kbz("check", { approve: attached(ph("SIG")) }), "a person approves the oracle shown with SIG")
       .epilogue(`Runs only what a person approved. containment: ${checkContainment().describe}. More: docs/checks.md.\nExit: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.`),
   handler: (argv) => handleCheck(argv as CheckArgs),
 };

@@ -2,6 +2,7 @@
 // folder), the scope (inferred when exactly one exists) and the output mode. Every verb calls
 // these instead of reading --root, --scope, UNLAZY_SCOPE or process.cwd() itself.
 import * as path from "node:path";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { matchLeaf, unknownLeafMessage } from "../core/plan/leaf-id.ts";
 import { dispatchProblems, type Snapshot } from "../core/snapshot.ts";
@@ -41,7 +42,7 @@ export function rootFor(argv: RootArgs, cwd: string = process.cwd()): string {
 export function requestedScope(argv: ScopeArgs, env: Record<string, string | undefined> = process.env): string | null {
   const s = argv.scope ?? env.UNLAZY_SCOPE ?? null;
   if (s === null || s === "") return null;
-  if (!isValidId(s)) throw usage(SCOPE_ID_MESSAGE, "scope ids are folder names under .unlazy/; kbz scope list shows them");
+  if (!isValidId(s)) throw usage(SCOPE_ID_MESSAGE, `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
   return s;
 }
 
@@ -59,7 +60,7 @@ export function requireScope(root: string, argv: ScopeArgs, verb: string, env: R
   if (scope !== null) return scope;
   const scopes = scopesOf(root);
   if (scopes.length === 0) {
-    throw usage(`${verb} needs a scope and there is none under ${root}/.unlazy/`, "create one with kbz init --scope ID, or pass --root");
+    throw usage(`${verb} needs a scope and there is none under ${root}/.unlazy/`, `create one with ${kbz("init", { scope: ph("ID") })}, or pass --root`);
   }
   throw usage(`${verb} needs --scope: ${scopes.length} scopes exist (${scopes.join(", ")})`, `pass --scope ${scopes[0]} (or set UNLAZY_SCOPE)`);
 }
@@ -76,7 +77,7 @@ export function outputMode(argv: OutputArgs): { json: boolean; verbose: boolean 
 export function leafFor(wanted: string, known: readonly string[], flag = "--leaf"): string {
   const m = matchLeaf(wanted, known);
   if (m.id !== null) return m.id;
-  throw usage(`${flag}: ${unknownLeafMessage(wanted, known, m.suggestion)}`, m.suggestion !== null ? `use ${flag} ${m.suggestion}` : "kbz next lists the leaves of the scope");
+  throw usage(`${flag}: ${unknownLeafMessage(wanted, known, m.suggestion)}`, m.suggestion !== null ? `use ${flag} ${m.suggestion}` : `${kbz("next")} lists the leaves of the scope`);
 }
 
 export interface TargetArgs extends ScopeArgs {

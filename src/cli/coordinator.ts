@@ -17,6 +17,8 @@ interface CoordinatorArgs extends PipelineArgs {
 
 const ACTIONS = ["status", "import", "export", "keep"];
 
+// Hand-written kbz commands: help text in aligned columns, read as written (its flags are checked
+// by test/core/text/kbz-strings.test.ts).
 const HELP = `Actions:
   kbz coordinator status             the cluster's members; every lease held, with its TTL
   kbz coordinator import --scope S   copy S's waves, status log and session: files -> etcd

@@ -1,5 +1,6 @@
 // kbz dash / kbz demo: the live dashboard (dashboard.ts opens it), or kbz status off a terminal.
 import { UsageError } from "../core/errors.ts";
+import { kbz } from "../core/text/command.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import { DEFAULT_SLOTS } from "../ops/next.ts";
 import { requestedScope, rootFor, snapshotFor } from "./context.ts";
@@ -9,12 +10,12 @@ import { printStatus } from "./render.ts";
 
 export const verb: Verb = {
   command: "dash",
-  describe: "open the live dashboard (prints kbz status when not on a terminal)",
+  describe: `open the live dashboard (prints ${kbz("status")} when not on a terminal)`,
   builder: (y) =>
     y
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE); a picker when several exist", requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
-      .option("slots", { type: "string", describe: `slots for the Queue's kbz next advice (default ${DEFAULT_SLOTS})`, requiresArg: true }),
+      .option("slots", { type: "string", describe: `slots for the Queue's ${kbz("next")} advice (default ${DEFAULT_SLOTS})`, requiresArg: true }),
   handler: async (argv) => {
     const slots = argv.slots === undefined ? undefined : parseInteger(argv.slots, 1);
     if (slots === null) throw new UsageError("--slots must be a positive integer");

@@ -1,11 +1,12 @@
 // Opening the live dashboard (shared by `kbz dash`, `kbz demo` and `kbz` on a terminal). The TUI
 // is imported only here, lazily, so every other command (and the Stop hook) starts without React or Ink.
 import type { Demo } from "../demo/scope.ts";
+import { kbz } from "../core/text/command.ts";
 import type { ExitCode } from "./envelope.ts";
 import { out } from "./output.ts";
 
 /** What the demo says last, on and off a terminal. */
-export const DEMO_NEXT = "next: in your own repository run kbz init (README: your repository in five minutes)";
+export const DEMO_NEXT = `next: in your own repository run ${kbz("init")} (README: your repository in five minutes)`;
 
 /** The dashboard needs both ends of a terminal: keys in, frames out. */
 export function onTerminal(): boolean {
@@ -50,6 +51,6 @@ function demoEnv(demo: Demo): Record<string, string | undefined> {
 function finishDemo(demo: Demo | null): void {
   if (!demo) return;
   demo.remove();
-  out(`kbz demo: finished (its example folder is removed); ${DEMO_NEXT}`);
+  out(`${kbz("demo")}: finished (its example folder is removed); ${DEMO_NEXT}`);
 }
 

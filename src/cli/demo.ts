@@ -2,6 +2,7 @@
 // the example scope played to its end by the same driver as the live demo, told in a few lines,
 // its final status, what to do next; the temporary folder is removed before returning.
 import { playDemo, removeDemoFolder } from "../demo/story.ts";
+import { kbz } from "../core/text/command.ts";
 import { snapshotFor } from "./context.ts";
 import { DEMO_NEXT } from "./dashboard.ts";
 import type { ExitCode } from "./envelope.ts";
@@ -14,7 +15,7 @@ export async function printDemo(asJson: boolean, intro: string | null): Promise<
     const { root, scope } = story.folder;
     if (!asJson) {
       if (intro) out(intro);
-      out(`kbz demo: scope ${scope}, a plan of 6 leaves, driven as an orchestrating agent would (kbz demo on a terminal plays it live):`);
+      out(`${kbz("demo")}: scope ${scope}, a plan of 6 leaves, driven as an orchestrating agent would (${kbz("demo")} on a terminal plays it live):`);
       for (const w of story.waves) out(`  wave ${w.wave}: ${w.leaves.join(", ")} claimed and launched; their gates met; returned and verified`);
       out("  the root gates' CHECKs wait for a person's approval (on a terminal: press 4, then a)");
       out();

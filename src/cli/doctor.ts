@@ -2,6 +2,7 @@
 // trusted (Codex), the host's version against the contract, and a dry run of the installed
 // command. Exit 0 only when every installed guard fires; each problem names the command that fixes it.
 import * as os from "node:os";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../core/hook/targets.ts";
 import { doctorPlaces, type DoctorPlace } from "../ops/hook.ts";
@@ -32,7 +33,7 @@ export const verb: Verb = {
     const exit: ExitCode = verdict === "fires" ? 0 : 1;
     return report(!!argv.json, envelope(verdict, exit, { places }), () => {
       for (const p of places) out(line(p));
-      if (places.length === 0) out(`No kbz stop guard is installed here: run kbz hook install --agent ${HOST_NAMES.join("|")}`);
+      if (places.length === 0) out(`No kbz stop guard is installed here: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
     });
   },
 };

@@ -1,5 +1,7 @@
 // `kbz --help`: the verbs in one line each and the leaf loop, under 1.5 KB (an agent reads it
 // whole). Each verb's own --help carries its options and examples; docs/commands.md the rest.
+// Hand-written kbz commands: the verbs in aligned columns, read as written (its flags are checked
+// by test/core/text/kbz-strings.test.ts).
 export const TOP_HELP = `kbz: acceptance gates, approvals and scheduling for coding agents
 
   kbz              dashboard on a terminal, else this folder's gates

@@ -2,6 +2,7 @@
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
 import * as os from "node:os";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { COPILOT_DENY } from "../core/hook/deny.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
@@ -66,7 +67,7 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, loca
       if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);
       if (host === "copilot") out(`  deny:    Copilot has no rules file for this; start it with ${COPILOT_DENY}`);
   }
-  if (host === "codex") out(`  next:    ${TRUST_HINT}; kbz hook status shows whether it is trusted.`);
+  if (host === "codex") out(`  next:    ${TRUST_HINT}; ${kbz("hook status")} shows whether it is trusted.`);
 }
 
 /** The flags that re-create this install, for `kbz doctor`'s fix lines. */
@@ -122,7 +123,7 @@ function status(argv: HookArgs): ExitCode {
   return report(!!argv.json, envelope(verdict, bad.length ? 1 : 0, fields), () => {
     // Only where kbz's hook is (or a file is unusable): --json lists every place looked at.
     for (const p of places) if (p.state !== "absent") out(placeLine(p, trust.get(p)!));
-    if (installed.length === 0) out(`No kbz stop hook is installed: run kbz hook install --agent ${HOST_NAMES.join("|")}`);
+    if (installed.length === 0) out(`No kbz stop hook is installed: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
   });
 }
 
@@ -147,7 +148,7 @@ export const verb: Verb = {
       .option("fallback", { type: "boolean", describe: "run hooks/stop-hook.mjs with node instead of this binary" })
       .option("uninstall", { type: "boolean", describe: "remove only kbz handlers, keeping every other hook" })
       .option("json", { type: "boolean", describe: "print one JSON object (install, status)" })
-      .epilog("kbz hook stop --help: the payload fields each host sends and what kbz answers."),
+      .epilog(`${kbz("hook stop")} --help: the payload fields each host sends and what kbz answers.`),
   handler: async (argv: HookArgs): Promise<ExitCode> => {
     if (argv.action === "install") return install(argv);
     if (argv.action === "status") return status(argv);

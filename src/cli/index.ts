@@ -1,6 +1,7 @@
 // The yargs edge: one module per verb, registered explicitly (no commandDir in a bundle).
 import yargs, { type Argv } from "yargs";
 import { UsageError } from "../core/errors.ts";
+import { kbz } from "../core/text/command.ts";
 import { VERSION_LINE } from "../version.ts";
 import { fail, USAGE_HINT, type ExitCode } from "./envelope.ts";
 import { err, out } from "./output.ts";
@@ -191,6 +192,6 @@ async function useCoordinator(argv: { root?: string; coordinator?: string; scope
   const root = rootFor(argv);
   const lost = await openCoordination(root, argv.coordinator, argv.scope ?? process.env.UNLAZY_SCOPE ?? null);
   for (const l of lost) {
-    err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run kbz scope claim --scope ${l.scope} --leaf ${l.leaf}`);
+    err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run ${kbz("scope claim", { scope: l.scope, leaf: l.leaf })}`);
   }
 }

@@ -1,5 +1,6 @@
 // kbz init: start a ledger from the skill's templates. Never overwrites an existing file.
 import { initLedgers } from "../ops/init.ts";
+import { kbz, optional, placeholder as ph } from "../core/text/command.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -16,8 +17,8 @@ function run(argv: InitArgs): ExitCode {
     emit(envelope("created", 0, { result: "created", root, files: written }));
   } else {
     out(`created ${written.join(", ")}`);
-    if (argv.scope) out(`next: kbz plan add --scope ${argv.scope} LEAF --owns GLOB [--needs A,B] for each leaf, then kbz next --scope ${argv.scope}`);
-    else out(`Replace the example gates with the outcomes of your task, then run: kbz lint ${written[written.length - 1]}`);
+    if (argv.scope) out(`next: ${kbz("plan add", { scope: argv.scope }, ph("LEAF"), { owns: ph("GLOB"), needs: optional(ph("A,B")) })} for each leaf, then ${kbz("next", { scope: argv.scope })}`);
+    else out(`Replace the example gates with the outcomes of your task, then run: ${kbz("lint", written[written.length - 1]!)}`);
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 // kbz lint: advisory ledger-quality findings (docs/formats.md#lint). Never executes a CHECK.
 import { UsageError } from "../core/errors.ts";
+import { kbz } from "../core/text/command.ts";
 import { ledgersToLint, lintFiles, type LintFinding } from "../ops/lint.ts";
 import { escapeField, terminalJson } from "../core/text/sanitize.ts";
 import { runProbeVerb } from "./probe.ts";
@@ -33,7 +34,7 @@ function kept(file: string, f: LintFinding): StoredFinding {
 }
 
 export function runLint(files: string[], strict: boolean, asJson: boolean): ExitCode {
-  if (files.length === 0) throw new UsageError("lint needs at least one ledger file", { hint: "name a ledger, or run kbz lint with no argument to lint the ledgers kbz status finds" });
+  if (files.length === 0) throw new UsageError("lint needs at least one ledger file", { hint: `name a ledger, or run ${kbz("lint")} with no argument to lint the ledgers ${kbz("status")} finds` });
   let errors = 0;
   let warnings = 0;
   let parseFailed = false;
@@ -62,7 +63,7 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
   const exit = parseFailed ? 2 : failed ? 1 : 0;
   if (asJson) {
     // Parse problems are the envelope's errors; findings are the verb's own (counts: all of them).
-    const problems = stored.filter((f) => f.rule === "parse").map((f) => ({ file: f.file, line: f.line, message: f.message, hint: "fix the ledger line, then run kbz lint again" }));
+    const problems = stored.filter((f) => f.rule === "parse").map((f) => ({ file: f.file, line: f.line, message: f.message, hint: `fix the ledger line, then run ${kbz("lint")} again` }));
     const body = { ok: !failed, counts: { errors, warnings }, findings: stored.slice(), truncated: omitted > 0, omittedFindings: omitted };
     const make = () => envelope(parseFailed ? INVALID : failed ? "findings" : "ok", exit, body, problems);
     let text = terminalJson(make());
@@ -104,11 +105,11 @@ export const verb: Verb = {
   describe: "audit gate quality: fixed-output oracles, weak EXPECTs, manual numbers, activity titles",
   builder: (y) =>
     y
-      .positional("ledger", { type: "string", array: true, describe: "ledger files (default: the ledgers kbz status finds)" })
+      .positional("ledger", { type: "string", array: true, describe: `ledger files (default: the ledgers ${kbz("status")} finds)` })
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("strict", { type: "boolean", describe: "warnings fail too (exit 1)" })
-      .option("probe", { type: "boolean", describe: "also run the vacuity probe on passed gates (as kbz check --probe; needs its approval)" })
+      .option("probe", { type: "boolean", describe: `also run the vacuity probe on passed gates (as ${kbz("check", { probe: true })}; needs its approval)` })
       .option("approve", { type: "boolean", describe: "with --probe: approve each probe oracle, then run it" })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: async (argv) => {

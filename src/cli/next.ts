@@ -9,7 +9,7 @@ import { reviewHint } from "../core/schedule/review-hints.ts";
 import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
 import { nextAdvice } from "../ops/next.ts";
 import { printHuman, printLaunch } from "./nextText.ts";
-import { shellQuote } from "../core/text/shell.ts";
+import { kbz, optional, placeholder as ph } from "../core/text/command.ts";
 import { launchNext, type Launch } from "../ops/launch.ts";
 import { RefusedError } from "../ops/refused.ts";
 import { isValidId as validWave } from "../core/workspace/ids.ts";
@@ -55,7 +55,7 @@ function busy(e: ScopeBusyError, asJson: boolean): ExitCode {
 
 /** A scope `kbz init --scope` just made: nothing to schedule yet, and how to add the first leaf. */
 function emptyPlan(scope: string, asJson: boolean): ExitCode {
-  const hint = `add leaves with kbz plan add --scope ${scope} LEAF --owns GLOB [--needs A,B]`;
+  const hint = `add leaves with ${kbz("plan add", { scope }, ph("LEAF"), { owns: ph("GLOB"), needs: optional(ph("A,B")) })}`;
   return report(asJson, envelope("review", 1, { action: "review", scope, counts: { tasks: 0 }, launch: [], attention: [{ reason: "empty-plan", hint }] }), () =>
     out(`REVIEW: scope ${scope} has no leaves yet: ${hint}`),
   );
@@ -80,7 +80,7 @@ async function run(argv: NextArgs): Promise<ExitCode> {
   let advice: Advice;
   let snapScope = argv.scope ?? "";
   try {
-    if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", "scope ids are folder names under .unlazy/; kbz scope list shows them");
+    if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
     const slots = argv.slots === undefined ? DEFAULT_SLOTS : parseInteger(argv.slots, 1);
     if (slots === null) {
       throw usage("invalid slots", `--slots is the total number of leaves running at once, a positive integer (default ${DEFAULT_SLOTS})`);
@@ -103,9 +103,9 @@ async function run(argv: NextArgs): Promise<ExitCode> {
       compare: idCompare(argv["original-order"] ? "original" : "natural"),
       details: !!argv.details || !asJson,
       policy,
-      rootArg: argv.root === undefined ? "" : ` --root ${shellQuote(argv.root)}`,
+      rootFlag: argv.root,
     };
-    if (!argv.launch && (argv.handle !== undefined || argv.wave !== undefined)) throw usage("--handle and --wave go with --launch", "kbz next --scope S --launch [--handle LEAF=HANDLE]");
+    if (!argv.launch && (argv.handle !== undefined || argv.wave !== undefined)) throw usage("--handle and --wave go with --launch", kbz("next", { scope: ph("S"), launch: true, handle: optional(ph("LEAF=HANDLE")) }));
     if (argv.wave !== undefined && !validWave(String(argv.wave))) throw usage("invalid wave", "a wave id is a folder-name-like word such as w3");
     if (argv.launch) {
       const handles = handlesOf(argv);
@@ -133,14 +133,14 @@ async function run(argv: NextArgs): Promise<ExitCode> {
   const reviewHints = advice.attention.map((x) => reviewHint(x, snap.scope));
   const fields = { ...(advice as unknown as Record<string, unknown>), ...(reviewHints.length > 0 ? { reviewHints } : {}) };
   return report(asJson, envelope(advice.action, exit, fields), () =>
-    printHuman(snap, advice, argv.root === undefined ? "" : ` --root ${shellQuote(argv.root)}`, !!argv.details),
+    printHuman(snap, advice, argv.root, !!argv.details),
   );
 }
 
 /** The envelope keeps the whole advice and, per leaf, what its worker needs. */
 function launched(l: Launch, argv: NextArgs, asJson: boolean): ExitCode {
   const fields = { ...(l.advice as unknown as Record<string, unknown>), wave: l.wave, launched: l.launched, claimed: l.claimed };
-  return report(asJson, envelope("launched", 0, fields), () => printLaunch(l, argv.root === undefined ? "" : ` --root ${shellQuote(argv.root)}`));
+  return report(asJson, envelope("launched", 0, fields), () => printLaunch(l, argv.root));
 }
 
 export const verb: Verb = {
@@ -158,8 +158,8 @@ export const verb: Verb = {
       .option("original-order", { type: "boolean", describe: "ids in code-unit order like schedule.mjs (10 before 2)" })
       .option("policy", { type: "string", describe: "id-order (default) or critical-path", requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
-      .example("kbz next --scope S --launch", "start what may run; one line per leaf for its worker")
-      .example("kbz next --scope S --launch --handle 1.2=task-7", "record the host's own id")
+      .example(kbz("next", { scope: ph("S"), launch: true }), "start what may run; one line per leaf for its worker")
+      .example(kbz("next", { scope: ph("S"), launch: true, handle: "1.2=task-7" }), "record the host's own id")
       .epilog("Read-only without --launch. Exit: 0 dispatch, wait or verify-root; 1 review; 2 invalid."),
   handler: (argv: NextArgs) => run(argv),
   errorFields: (message: string) => scheduleFields(message),

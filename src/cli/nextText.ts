@@ -5,16 +5,22 @@ import { nextWaveId, type Launch } from "../ops/launch.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { out } from "./output.ts";
-import { shellQuote } from "../core/text/shell.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { plural } from "../core/text/plural.ts";
 
 // wave start marks a launched row IN-FLIGHT (promoting it from WAITING when its needs are
 // VERIFIED) and advance marks it VERIFIED: the advice never asks for a hand edit of PLAN.md.
-const CLOSING: Record<Advice["action"], (s: string, a: Advice) => string> = {
-  dispatch: (s) => `kbz next --scope ${s} --launch starts them (leases, wave, handles); as each returns run kbz advance --scope ${s} --leaf LEAF`,
-  "wait-or-verify": (s) => `nothing new can start: when a leaf returns run kbz advance --scope ${s} --leaf LEAF`,
-  "verify-root": (s, a) =>
-    `every task is VERIFIED: ${signFirst(a)}run kbz check --scope ${s} --reverify, then kbz scope release --scope ${s}`,
+/** The scope the printed commands name, and the --root the caller was given (if any). */
+export interface Where {
+  scope: string;
+  root?: string;
+}
+
+const CLOSING: Record<Advice["action"], (w: Where, a: Advice) => string> = {
+  dispatch: (w) => `${kbz("next", { ...w, launch: true })} starts them (leases, wave, handles); as each returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
+  "wait-or-verify": (w) => `nothing new can start: when a leaf returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
+  "verify-root": (w, a) =>
+    `every task is VERIFIED: ${signFirst(a)}run ${kbz("check", { ...w, reverify: true })}, then ${kbz("scope release", w)}`,
   review: () => "review the items above before anything is launched (skill: references/orchestration.md, review items)",
 };
 
@@ -22,33 +28,32 @@ const CLOSING: Record<Advice["action"], (s: string, a: Advice) => string> = {
 function signFirst(a: Advice): string {
   const sign = a.signFirst ?? [];
   if (sign.length === 0) return "";
-  const cmds = sign.map((g) => `kbz sign ${shellQuote(g.ledger)} ${g.gate} --evidence "..."`);
+  const cmds = sign.map((g) => kbz("sign", g.ledger, g.gate, { evidence: ph('"..."') }));
   return `a person signs ${sign.map((g) => g.gate).join(", ")} first (${cmds.join("; ")}), then `;
 }
 
 /** The claim/open/start/seal steps `--launch` takes in one call, for a host that records them itself (--details). */
-function manualSteps(snap: NextSnapshot, a: Advice, s: string, emit: (line: string) => void): void {
+function manualSteps(snap: NextSnapshot, a: Advice, w: Where, emit: (line: string) => void): void {
   for (const id of a.launch) {
       if (a.alreadyClaimed.includes(id)) emit(`  leaf-${id} already holds its lease (do not claim again)`);
-      else emit(`  kbz scope claim --scope ${s} --leaf leaf-${id}`);
+      else emit(`  ${kbz("scope claim", { ...w, leaf: `leaf-${id}` })}`);
     }
     const wave = nextWaveId(snap);
-    emit(`  kbz wave open --scope ${s} --wave ${wave} ${a.launch.map((id) => `--leaf leaf-${id}`).join(" ")}`);
+    emit(`  ${kbz("wave open", { ...w, wave, leaf: a.launch.map((id) => `leaf-${id}`) })}`);
     for (const id of a.launch) {
       const c = a.continuations.find((x) => x.leaf === id);
       const hint = c ? (c.handle !== null ? `   # continues ${c.after}: reuse agent ${c.handle} if the host still has it` : `   # continues ${c.after} (no recorded handle)`) : "";
-      emit(`  kbz wave start --scope ${s} --wave ${wave} --leaf leaf-${id} --handle <agent handle>${hint}`);
+      emit(`  ${kbz("wave start", { ...w, wave, leaf: `leaf-${id}`, handle: ph("<agent handle>") })}${hint}`);
     }
-    emit(`  kbz wave seal --scope ${s} --wave ${wave}`);
+    emit(`  ${kbz("wave seal", { ...w, wave })}`);
 }
 
 /**
  * What `kbz next --launch` prints: one line for the wave, then per leaf what its worker needs
  * (handle, owns, reads, the gates to meet, manual ones marked) on one line.
  */
-export function printLaunch(l: Launch, rootArg: string, emit: (line: string) => void = out): void {
-  const s = `${l.snap.scope}${rootArg}`;
-  emit(`LAUNCHED ${l.wave}: ${l.launched.map((x) => x.id).join(", ")}; as each worker returns: kbz advance --scope ${s} --leaf ID`);
+export function printLaunch(l: Launch, root: string | undefined, emit: (line: string) => void = out): void {
+  emit(`LAUNCHED ${l.wave}: ${l.launched.map((x) => x.id).join(", ")}; as each worker returns: ${kbz("advance", { scope: l.snap.scope, root, leaf: ph("ID") })}`);
   for (const x of l.launched) {
     const gates = x.gates.map((g) => (g.manual ? `${g.id} (manual: a person signs)` : g.id)).join(", ") || "none yet";
     const reads = x.reads.length > 0 ? `; reads ${x.reads.join(", ")}` : "";
@@ -57,21 +62,21 @@ export function printLaunch(l: Launch, rootArg: string, emit: (line: string) => 
   }
 }
 
-export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, details: boolean, emit: (line: string) => void = out): void {
-  const s = `${snap.scope}${rootArg}`;
+export function printHuman(snap: NextSnapshot, a: Advice, root: string | undefined, details: boolean, emit: (line: string) => void = out): void {
+  const w: Where = { scope: snap.scope, root };
   emit(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
   if (a.launch.length > 0) {
     emit(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
     if (details) for (const p of a.explain?.preferred ?? []) emit(`  ${p.leaf} preferred: ${p.why}`);
-    if (details) manualSteps(snap, a, s, emit);
+    if (details) manualSteps(snap, a, w, emit);
   }
   if (a.active.length > 0) emit(`ACTIVE ${a.active.length}: ${a.active.join(", ")}`);
   if (a.awaitVerification.length > 0) {
     emit(`RETURNED, VERIFY ${a.awaitVerification.length}: ${a.awaitVerification.join(", ")}`);
-    for (const id of a.awaitVerification) emit(`  kbz advance --scope ${s} --leaf leaf-${id}`);
+    for (const id of a.awaitVerification) emit(`  ${kbz("advance", { ...w, leaf: `leaf-${id}` })}`);
   }
   for (const h of a.handoffs?.pending ?? []) {
-    emit(`REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with kbz structure`);
+    emit(`REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with ${kbz("structure")}`);
   }
   const blocked = a.explain?.blocked ?? [];
   if (blocked.length > 0 && details) {
@@ -101,12 +106,12 @@ export function printHuman(snap: NextSnapshot, a: Advice, rootArg: string, detai
     for (const f of st.forks) emit(`  fork: ${f.after} -> ${f.children.join(", ")}`);
     for (const j of st.joins) emit(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
   }
-  emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](s, a)}`);
+  emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](w, a)}`);
 }
 
 /** The advice as `kbz next` prints it, as lines (for a verb that ends with it). */
 export function nextLines(snap: NextSnapshot, advice: Advice): string[] {
   const lines: string[] = [];
-  printHuman(snap, advice, "", false, (l) => lines.push(l));
+  printHuman(snap, advice, undefined, false, (l) => lines.push(l));
   return lines;
 }

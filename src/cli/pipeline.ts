@@ -1,6 +1,7 @@
 // Helpers shared by the pipeline verbs (scope, wave): root and scope arguments, and mapping
 // infrastructure failures (locks, atomic writes, the status log) to a RefusedError (exit 2, via envelope.ts).
 import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { targetOf } from "../ops/workspace.ts";
 import { type Target } from "../core/workspace/target.ts";
@@ -22,7 +23,7 @@ export { requestedScope, rootFor as rootOf } from "./context.ts";
 export function resolvedScope(root: string, argv: PipelineArgs, verb: string): Target & { scope: string } {
   const target = targetOf(root, [], requestedScope(argv));
   if (target.mode !== "scope" || target.scope === null) {
-    throw new UsageError(`${verb} needs a scope and there is none under .unlazy/`, { hint: "create one with kbz init --scope ID, or pass --root" });
+    throw new UsageError(`${verb} needs a scope and there is none under .unlazy/`, { hint: `create one with ${kbz("init", { scope: ph("ID") })}, or pass --root` });
   }
   if (target.discoveryErrors.length > 0) {
     throw new FileProblemsError(target.discoveryErrors.map((d) => ({ file: displayPath(root, d.path), line: 1, message: d.message })));

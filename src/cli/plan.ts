@@ -1,6 +1,7 @@
 // kbz plan add|set: the scope's PLAN.md dispatch table, ACCESS.json and leaf ledgers written by kbz,
 // consistently and validated, so an agent never edits the table by hand.
 import { UsageError } from "../core/errors.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import { RESOURCE } from "../core/plan/access.ts";
 import type { NewRow } from "../core/plan/edit.ts";
@@ -28,8 +29,8 @@ interface PlanArgs extends PipelineArgs {
 const ACTIONS = ["add", "set"];
 
 const HELP = `Examples:
-  kbz plan add --scope S 2.1 --owns 'src/b/**' --needs 1.1 --reads 'src/a/**'
-  kbz plan set --scope S 2.1 READY
+  ${kbz("plan add", { scope: ph("S") }, "2.1", { owns: "src/b/**", needs: "1.1", reads: "src/a/**" })}
+  ${kbz("plan set", { scope: ph("S") }, "2.1", "READY")}
 add writes the PLAN row, the ACCESS.json entry and gates/leaf-2.1.md at once. set moves a row
 (next --launch and advance move them by themselves); the moves: docs/formats.md.
 Exit: 0 done (or already so); 2 usage or refused (nothing written).`;
@@ -48,7 +49,7 @@ function resources(flag: string, raw: string | undefined): string[] {
 }
 
 function newRow(plan: Plan, id: string, argv: PlanArgs): NewRow {
-  if (plan.byId.has(id)) throw new RefusedError(`leaf ${id} is already in PLAN.md (kbz plan set changes its state)`);
+  if (plan.byId.has(id)) throw new RefusedError(`leaf ${id} is already in PLAN.md (${kbz("plan set")} changes its state)`);
   const owns = globs("owns", argv.owns, true);
   const needs = list("needs", argv.needs).map(LEAF_ARG);
   for (const n of needs) {
@@ -73,7 +74,7 @@ async function add(argv: PlanArgs): Promise<ExitCode> {
   const root = rootFor(argv);
   const scope = requireScope(root, argv, "plan add");
   const args = argv.args ?? [];
-  if (args.length !== 1) throw new UsageError("plan add needs exactly one LEAF (e.g. kbz plan add 1.1 --owns 'src/feature/**')");
+  if (args.length !== 1) throw new UsageError(`plan add needs exactly one LEAF (e.g. ${kbz("plan add", "1.1", { owns: "src/feature/**" })})`);
   const id = LEAF_ARG(args[0]);
   const reads = globs("reads", argv.reads, false);
   const decl = { reads, resourceReads: resources("resource-reads", argv["resource-reads"]), resourceWrites: resources("resource-writes", argv["resource-writes"]) };

@@ -20,7 +20,7 @@ export function probeVerdict(res: ProbeResult): string {
   const vacuous = count("vacuous");
   const pending = count("approval-required");
   const damaged = count("damaged");
-  const notProbed = count("nothing-hidden") + count("no-view");
+  const notProbed = count("nothing-hidden") + count("no-view") + count("not-run");
   const parts = [`${count("observes")} observe`, `${notProbed} not probed`];
   if (pending) parts.push(`${pending} need approval`);
   if (damaged > 0) return `DAMAGED: ${damaged} (${parts.join(", ")})`;

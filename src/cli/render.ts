@@ -35,7 +35,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false, all 
     }
   }
   for (const r of receipts?.receipts ?? []) {
-    if (r.issue) out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (kbz verify explain ${r.ledger})`);
+    if (r.issue) out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (${kbz("verify explain", r.ledger)})`);
   }
   for (const item of snap.dispatch?.blocking ?? []) out(`  ${"UNMET".padEnd(11)} ${item}`);
   for (const item of snap.removed ?? []) out(`  ${"REMOVED".padEnd(11)} ${item.replace(" REMOVED (", " (")}`);

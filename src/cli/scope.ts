@@ -1,5 +1,6 @@
 // kbz scope: list scopes, claim and release OWNS leases, append to the status log, bind a session.
 import { UsageError } from "../core/errors.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { stemOf } from "../core/ledger/model.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { appendLog, bindSession, claimLeaf, releaseInvalid, releaseLeases, scopesAndLeases, type ClaimConflict, type LeaseRecord } from "../ops/scope.ts";
@@ -17,6 +18,8 @@ interface ScopeArgs extends PipelineArgs {
 
 const ACTIONS = ["list", "claim", "release", "log", "bind"];
 
+// Hand-written kbz commands: help text in aligned columns, read as written (its flags are checked
+// by test/core/text/kbz-strings.test.ts).
 const HELP = `Actions:
   kbz scope list                             scopes and every lease held
   kbz scope claim [--scope S] [--leaf LEAF]  lease the leaf ledger's OWNS paths
@@ -35,7 +38,7 @@ function leaseJson(root: string, r: LeaseRecord) {
 
 function invalidHint(root: string, r: LeaseRecord): string {
   return r.invalid
-    ? `  invalid lease record ${displayPath(root, r.file)} (${r.problem}) blocks every claim; once no agent relies on it, remove it with: kbz scope release --invalid`
+    ? `  invalid lease record ${displayPath(root, r.file)} (${r.problem}) blocks every claim; once no agent relies on it, remove it with: ${kbz("scope release", { invalid: true })}`
     : "";
 }
 
@@ -153,7 +156,7 @@ async function bind(argv: ScopeArgs): Promise<ExitCode> {
   const root = rootOf(argv);
   const target = resolvedScope(root, argv, "bind");
   const args = words(argv);
-  if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id", { hint: "kbz scope bind --scope S SESSION (use -- SESSION when it starts with -)" });
+  if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id", { hint: `${kbz("scope bind", { scope: ph("S") }, ph("SESSION"))} (use -- SESSION when it starts with -)` });
   const id = await bindSession(root, target.scope, String(args[0]));
   return report(!!argv.json, envelope("bound", 0, { action: "bind", scope: target.scope, session: id }), () => out(`bound session ${id} to scope ${target.scope}`));
 }

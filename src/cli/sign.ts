@@ -2,6 +2,7 @@
 // dashboard's `s`): ticks its box and writes the EVIDENCE text in one atomic write under the
 // ledger's lock. Runnable gates are refused: only kbz check ticks those.
 import * as path from "node:path";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { signGate } from "../ops/sign.ts";
 import { stemOf } from "../core/ledger/model.ts";
@@ -21,7 +22,7 @@ interface SignArgs {
 
 async function sign(argv: SignArgs): Promise<ExitCode> {
   const root = rootFor(argv);
-  if (!argv.ledger || !argv.gate) throw new UsageError("sign needs LEDGER and GATE (e.g. kbz sign GATES.md G4 --evidence \"reviewed by Ana\")");
+  if (!argv.ledger || !argv.gate) throw new UsageError(`sign needs LEDGER and GATE (e.g. ${kbz("sign", "GATES.md", "G4", { evidence: ph('"reviewed by Ana"') })})`);
   if (argv.evidence === undefined) throw new UsageError("--evidence: expected what the person checked, in words");
   // Relative to --root when given, else to the current folder (the root found above may lie higher).
   const file = path.resolve(argv.root !== undefined ? root : process.cwd(), argv.ledger);

@@ -1,6 +1,7 @@
 // kbz skill install: write the embedded kill-bezzangyi skill where Claude Code, Codex, Cursor or
 // Gemini CLI finds it.
 import * as os from "node:os";
+import { kbz } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { installSkill, SKILL_AGENTS, SKILL_NAME, SkillInstallRefusal, skillFolder, type SkillAgent } from "../ops/skill.ts";
 import type { ExitCode, Verb } from "./index.ts";
@@ -25,7 +26,7 @@ function install(argv: SkillArgs): ExitCode {
     o = installSkill(base, dir);
   } catch (e) {
     const why = e instanceof SkillInstallRefusal ? e.located() : `could not write ${dir}: ${describe(e)}`;
-    return failWith([{ file: null, line: null, message: why, hint: "move the conflicting files away, then run kbz skill install again" }], false, !!argv.json, { result: "refused", dir, error: why });
+    return failWith([{ file: null, line: null, message: why, hint: `move the conflicting files away, then run ${kbz("skill install")} again` }], false, !!argv.json, { result: "refused", dir, error: why });
   }
   const result = o.written.length === 0 ? "already-installed" : "installed";
   if (argv.json) {

@@ -12,7 +12,7 @@ import { emit, envelope, fail, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { err, out } from "./output.ts";
 import { globs } from "./options.ts";
-import { kbz } from "../core/text/command.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { leafLedgerPath } from "../ops/dispatch.ts";
 
 interface StructureArgs {
@@ -39,6 +39,8 @@ const HANDOFFS = ["report", "accept", "resume", "reject"];
 const ACTIONS = [...EVENTS, "regroup", "split", "recover", "check", ...HANDOFFS];
 const MAX_ERROR = 800;
 
+// Hand-written kbz commands: help text, an action list read as written (its flags are checked by
+// test/core/text/kbz-strings.test.ts).
 const HELP = `Actions:
   plan|apply --request FILE (plan writes nothing), regroup, split, recover (a crashed
   apply), check [--final], report, accept|resume|reject --operation OP
@@ -88,10 +90,10 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
   const action = argv.action;
   const { json: asJson } = outputMode(argv);
   try {
-    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, regroup, split, recover, check, report, accept, resume or reject", "kbz structure --help lists the actions");
-    if (action !== "regroup" && action !== "split" && (argv.ids ?? []).length > 0) throw usage(`unexpected argument: ${argv.ids![0]}`, "only kbz structure regroup and split take task ids");
-    if (action !== "split" && argv.into !== undefined) throw usage("--into is split's option", "kbz structure split --scope S 5 --into 'src/5/a/**' 'src/5/b/**'");
-    if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", "scope ids are folder names under .unlazy/; kbz scope list shows them");
+    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, regroup, split, recover, check, report, accept, resume or reject", `${kbz("structure")} --help lists the actions`);
+    if (action !== "regroup" && action !== "split" && (argv.ids ?? []).length > 0) throw usage(`unexpected argument: ${argv.ids![0]}`, `only ${kbz("structure regroup")} and split take task ids`);
+    if (action !== "split" && argv.into !== undefined) throw usage("--into is split's option", SPLIT_EXAMPLE);
+    if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
     const root = rootFor(argv);
     let scope: string;
     try {
@@ -103,8 +105,8 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
     if (action === "check") return check(root, scope, argv);
     if (action === "regroup") {
       const ids = (argv.ids ?? []).map(String);
-      if (ids.length < 2) throw usage("regroup needs at least two task ids", "kbz structure regroup --scope S 2.3 3.1");
-      if (argv.request !== undefined || argv.selection !== undefined || argv.final) throw usage("regroup takes task ids, not a request file", "kbz structure regroup --scope S 2.3 3.1");
+      if (ids.length < 2) throw usage("regroup needs at least two task ids", REGROUP_EXAMPLE);
+      if (argv.request !== undefined || argv.selection !== undefined || argv.final) throw usage("regroup takes task ids, not a request file", REGROUP_EXAMPLE);
       const { applied } = await regroupByName(root, scope, ids, true, { afterWrite: faultHook() }, (r) => describe(r.actions));
       const r = applied!.result;
       if (argv.json || argv.details || r.status !== "applied") return printApplied(applied!, argv);
@@ -149,7 +151,8 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
   }
 }
 
-const SPLIT_EXAMPLE = "kbz structure split --scope S 5 --into 'src/5/a/**' 'src/5/b/**'";
+const SPLIT_EXAMPLE = kbz("structure split", { scope: ph("S") }, "5", { into: "src/5/a/**" }, "src/5/b/**");
+const REGROUP_EXAMPLE = kbz("structure regroup", { scope: ph("S") }, "2.3", "3.1");
 
 /** `structure split LEAF --into GLOBS GLOBS…`: the request written and applied by kbz (issue 30). */
 async function split(root: string, scope: string, argv: StructureArgs): Promise<ExitCode> {
@@ -206,7 +209,7 @@ function plan(root: string, scope: string, requestFile: string, argv: StructureA
     if (argv.details) for (const line of groupWords(c.actions, c.next.rows, c.next.meta.groups)) out(line);
     if (argv.details) for (const g of c.next.meta.groups) out(`  group ${g.join(", ")}`);
     out("independent check: ok (nothing written; apply with the same request file)");
-    out(`apply raises the contract revision to ${c.revision}: every receipt of scope ${scope} becomes stale (kbz verify run re-accepts)`);
+    out(`apply raises the contract revision to ${c.revision}: every receipt of scope ${scope} becomes stale (${kbz("verify run")} re-accepts)`);
   }
   return 0;
 }
@@ -247,8 +250,8 @@ async function printApplied({ result: r, logWarning }: { result: ApplyResult; lo
   else {
     out(`applied ${r.operation} as turn ${r.turn}: ${describe(r.actions)}`);
     out(`complexity: ${r.complexity.groups} group(s), ${r.complexity.boundaryEdges} boundary edge(s), depth ${r.complexity.depth}`);
-    out("root and integration ledgers were reset to pending; run kbz next");
-    out(`contract revision raised: every receipt of scope ${argv.scope} is stale now (kbz verify run re-accepts)`);
+    out(`root and integration ledgers were reset to pending; run ${kbz("next")}`);
+    out(`contract revision raised: every receipt of scope ${argv.scope} is stale now (${kbz("verify run")} re-accepts)`);
   }
   return 0;
 }
@@ -272,7 +275,7 @@ export const verb: Verb = {
   describe: "split and regroup a scope's plan, check it, hand off worker reports",
   builder: (y) =>
     y
-      .usage(`kbz structure <action> [options]\n\n${HELP}`)
+      .usage(`${kbz("structure", ph("<action>"), ph("[options]"))}\n\n${HELP}`)
       .positional("action", { type: "string", describe: "see Actions" })
       .positional("ids", { type: "string", array: true, describe: "task ids" })
       .option("into", { type: "string", array: true, describe: "split: globs a,b per part", requiresArg: true })

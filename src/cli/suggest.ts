@@ -1,5 +1,6 @@
 // "Did you mean": the nearest known verb, action or flag for a mistyped one, as a hint.
 // Pure: yargs' (or a verb's) usage message and what is known in, a hint or null out.
+import { kbz, type KbzVerb } from "../core/text/command.ts";
 
 /** Optimal string alignment distance: edits, with a swap of two neighbours counted as one. */
 export function distance(a: string, b: string): number {
@@ -52,7 +53,7 @@ export function suggestion(message: string, args: readonly string[], known: Know
     for (const name of unknown[1]!.split(", ")) {
       if (name === first && args.indexOf(name) === args.findIndex((a) => !a.startsWith("-"))) {
         const verb = nearest(name, known.verbs);
-        if (verb) return `did you mean kbz ${verb}?`;
+        if (verb) return `did you mean ${kbz(verb as KbzVerb)}?`;
         continue;
       }
       const typed = args.find((a) => a === `--${name}` || a === `-${name}` || a.startsWith(`--${name}=`));

@@ -1,6 +1,7 @@
 // kbz verify: acceptance receipts that are reused only while their inputs are unchanged
 // (docs/formats.md#receipts). `run` checks once and records; `audit` and `explain` only read.
 import * as path from "node:path";
+import { kbz } from "../core/text/command.ts";
 import { isDeliberate, type KbzError, UsageError } from "../core/errors.ts";
 import { verdictLines } from "../core/ledger/state.ts";
 import { cwdShown, pathFacts } from "../core/run/show.ts";
@@ -113,7 +114,7 @@ function audit(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
   const status = stale === 0 ? "CURRENT_EVIDENCE" : "STALE_EVIDENCE";
   const exit: ExitCode = stale === 0 ? 0 : 1;
   if (asJson) return emit(envelope(status, exit, { action: "audit", status, results }));
-  for (const r of results) out(r.current ? `CURRENT ${r.key}` : `STALE   ${r.key}: ${r.reason} (kbz verify explain ${r.key} says why)`);
+  for (const r of results) out(r.current ? `CURRENT ${r.key}` : `STALE   ${r.key}: ${r.reason} (${kbz("verify explain", r.key)} says why)`);
   out(stale === 0 ? `CURRENT_EVIDENCE (${results.length} current)` : `STALE_EVIDENCE (${stale} of ${results.length} stale)`);
   return exit;
 }
@@ -184,7 +185,7 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilogue(
-        "run: the checks as kbz check --reverify (same approvals and evidence); --closed makes the receipt reusable.\n" +
+        `run: the checks as ${kbz("check", { reverify: true })} (same approvals and evidence); --closed makes the receipt reusable.\n` +
           "audit: read-only current-evidence check; never runs or approves.\n" +
           "explain: which input, gate, environment value, contract revision or verifier changed.\n" +
           "More: docs/scopes.md (receipts).\n" +

@@ -1,5 +1,6 @@
 // kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (docs/formats.md#dispatch).
 import { FileProblemsError, UsageError } from "../core/errors.ts";
+import { kbz } from "../core/text/command.ts";
 import { ScheduleInputError } from "../core/plan/errors.ts";
 import { transitionProblem } from "../core/plan/transition.ts";
 import { setLeafState } from "../ops/plan.ts";
@@ -23,6 +24,8 @@ interface WaveArgs extends PipelineArgs {
 
 const ACTIONS = ["open", "start", "seal", "return", "abandon", "status", "list"];
 
+// Hand-written kbz commands: help text in aligned columns, read as written (its flags are checked
+// by test/core/text/kbz-strings.test.ts).
 const HELP = `kbz next --launch does open, start and seal in one call; these are the single steps.
   kbz wave open    --scope S --wave W --leaf L [--leaf L ...]
   kbz wave start   --scope S --wave W --leaf L --handle OPAQUE_ID   (marks L IN-FLIGHT)
@@ -132,7 +135,7 @@ function actionOf(kind: string, wave: string, leaves: string[], argv: WaveArgs):
 function unknownWave(id: string, known: string[]): RefusedError {
   const near = nearest(id, known);
   return new RefusedError(near !== null ? `unknown wave ${id}; did you mean ${near}?` : `unknown wave ${id}`, {
-    hint: known.length > 0 ? `waves of this scope: ${known.join(", ")}` : "open one with kbz wave open",
+    hint: known.length > 0 ? `waves of this scope: ${known.join(", ")}` : `open one with ${kbz("wave open")}`,
   });
 }
 

@@ -3,12 +3,11 @@
 import * as path from "node:path";
 import type { FileProblem } from "./errors.ts";
 import type { Gate, Ledger } from "./ledger/model.ts";
-import { gateVerdicts, unattestedGates, type Attestations, type TraceData } from "./trace.ts";
+import { gateVerdicts, unattestedGates, vacuityReason, type Attestations, type TraceData } from "./trace.ts";
 import { stemOf } from "./ledger/model.ts";
 import { parseLedger } from "./ledger/parse.ts";
 import { gateState, qualifiedId, type GateState } from "./ledger/state.ts";
 import { isInside } from "./workspace/inside.ts";
-import { kbz } from "./text/command.ts";
 import type { Target } from "./workspace/target.ts";
 import { dispatchPath, type DispatchAggregate } from "./dispatch/waves.ts";
 
@@ -29,7 +28,7 @@ export interface GateView {
   state: GateState;
   /** Set when the state has a reason beyond the ledger text (an INPUTS change). */
   reason?: string;
-  /** Set when the vacuity probe passed this very pass with the deliverable hidden: what was hidden. */
+  /** Set when a probe found the gate VACUOUS (state `vacuous`): what was hidden. */
   vacuous?: string[];
 }
 
@@ -78,7 +77,7 @@ export function ledgerEntry(file: string, root: string, decoded: { text: string 
 /**
  * The status snapshot from its read parts. `trace` holds the verdict records of these ledgers
  * and the digests now (io/trace.ts): a met gate whose INPUTS changed since its pass reads STALE,
- * one whose pass a probe found vacuous carries what was hidden (core/trace.ts gateVerdicts).
+ * one a probe found VACUOUS is unmet and carries what was hidden (core/trace.ts gateVerdicts).
  * `attested`: kbz's attestations of these ledgers (io/check/attested.ts), null under the agent
  * policy; a met gate they do not vouch for reads UNATTESTED (core/trace.ts unattestedGates).
  */
@@ -93,7 +92,7 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
     problems.push(...entry.problems);
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
-    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met");
+    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
       const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
@@ -105,7 +104,7 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
         view.reason = failure;
       }
       const hidden = vacuous.get(g.id);
-      if (hidden && view.state === "met") view.vacuous = hidden;
+      if (hidden && view.state === "met") Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
     if (attested) unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace);
@@ -135,20 +134,4 @@ export function dispatchProblems(snap: Snapshot): FileProblem[] {
   const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
   const file = displayPath(snap.target.root, dispatchPath(snap.target.root, scope));
   return [{ file, line: snap.dispatch.errorLine ?? 1, message: `invalid dispatch state for scope ${scope}: ${message}` }];
-}
-
-/** VACUOUS gates as warnings (status, lint, check): `<file>:<line>: VACUOUS <qid>: …`. */
-export function vacuousWarnings(snap: Snapshot): FileProblem[] {
-  const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));
-  return snap.gates
-    .filter((g) => g.vacuous)
-    .map((g) => ({
-      file: display.get(g.file)!,
-      line: g.gate.line,
-      message: `VACUOUS ${g.qid}: its CHECK still passed with its deliverable hidden (${shortList(g.vacuous!)}); make it observe what it claims, then ${kbz("check", { probe: true })}`,
-    }));
-}
-
-function shortList(items: string[], n = 3): string {
-  return items.length > n ? `${items.slice(0, n).join(", ")}, +${items.length - n} more` : items.join(", ");
 }

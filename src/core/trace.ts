@@ -192,6 +192,37 @@ export function probeRecord(file: string, gateId: string, s: ProbeStored): Trace
   };
 }
 
+/**
+ * A VACUOUS verdict as kbz keeps it in the approval store, outside the repository (io/run/attest.ts;
+ * issue 27). It is bound to the gate's definition and to the oracle the probed pass ran under (the
+ * binding signature of its oracle pass record, "-" when it bound no file), never to the EVIDENCE
+ * line or to any record in the repository: it holds until a pass runs under another oracle (which
+ * a person approved: the verdict withdrew the gate's approvals) or a probe observes.
+ */
+export interface VacuityStored {
+  definition: string;
+  oracle: string; // binding signature of the probed pass, or NO_RECORD
+  hidden: string[]; // root-relative, at most a few
+}
+
+export function vacuityRecord(file: string, gateId: string, s: VacuityStored): TraceRecord<{ hidden: string[] }> {
+  return {
+    kind: "probe",
+    subject: gateSubject(file, gateId),
+    decided: "vacuous",
+    key: { definition: s.definition, oracle: s.oracle },
+    depends: {},
+    by: { actor: "kbz" },
+    detail: { hidden: s.hidden },
+  };
+}
+
+/** Status's words for a gate a probe found VACUOUS (core/snapshot.ts). */
+export function vacuityReason(hidden: readonly string[]): string {
+  const shown = hidden.length > 3 ? `${hidden.slice(0, 3).join(", ")}, +${hidden.length - 3} more` : hidden.join(", ");
+  return `VACUOUS (its CHECK passed with its deliverable hidden: ${shown || "-"}; a person makes the CHECK observe it and approves it, then ${kbz("check")})`;
+}
+
 /** A verification receipt (io/receipts/file.ts Receipt): accepted for one ledger text and one context. */
 export function receiptRecord(key: string, r: { status: string; ledgerHash?: string; context?: string }): TraceRecord {
   return {
@@ -392,11 +423,14 @@ export interface GateVerdicts {
 /**
  * The verdicts of one ledger's gates: the one place status, `kbz next`, the dashboard and the
  * Stop hook learn which gates are STALE by their INPUTS or VACUOUS by their probe. `isMet(g)` is
- * the gate's state by its ledger text alone.
+ * the gate's state by its ledger text alone; `attested`: kbz's records of this ledger in the
+ * approval store (person policy), whose VACUOUS verdicts count beside the repository's.
  */
-export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean): GateVerdicts {
+export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean, attested?: LedgerAttested): GateVerdicts {
   const out: GateVerdicts = { stale: new Map(), failed: new Map(), vacuous: new Map() };
-  const records = trace.records.get(file) ?? [];
+  const held = attested?.vacuous;
+  const stored = trace.records.get(file) ?? [];
+  const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
   // A met gate with INPUTS and no record is STALE too, so only a ledger with neither is skipped.
   if (records.length === 0 && !ledger.gates.some((g) => g.inputs)) return out;
   const byGate = new Map<string, TraceRecord[]>();
@@ -418,12 +452,24 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
     }
     const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
     if (failure && failureHolds(failure, g, trace.world, file)) out.failed.set(g.id, (failure.detail as { failure: string }).failure);
-    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous");
-    if (probe && verify(probe, gateKey(g)).status === "valid") {
-      out.vacuous.set(g.id, (probe.detail as { hidden: string[] }).hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)));
-    }
+    const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
+    if (probe) out.vacuous.set(g.id, (probe.detail as { hidden: string[] }).hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)));
   }
   return out;
+}
+
+/**
+ * Whether a VACUOUS probe record still speaks for `g`. The repository's record (.kbz/probes/) is
+ * keyed on the definition and EVIDENCE line; kbz's own (vacuityRecord) on the definition and the
+ * oracle of the current pass, read from its oracle pass record. With no such record the oracle is
+ * not known to have changed, so the verdict holds: deleting records never clears it.
+ */
+function vacuityHolds(r: TraceRecord, g: Gate, mine: readonly TraceRecord[]): boolean {
+  const key = gateKey(g);
+  if (r.key.oracle === undefined) return verify(r, key).status === "valid";
+  const pass = mine.find((x) => x.kind === "oracle" && verify(x, key).status !== "missing");
+  const ranUnder = (pass?.detail as { signature?: string } | undefined)?.signature;
+  return verify(r, { definition: key.definition, oracle: ranUnder ?? r.key.oracle }).status === "valid";
 }
 
 /** Whether a failure record still speaks for `g`: same definition and evidence line, and its input files unchanged. */
@@ -512,6 +558,8 @@ export function oracleReason(record: TraceRecord | undefined, g: Gate, world: Wo
 export interface LedgerAttested {
   gates: Readonly<Record<string, string>>;
   all?: string;
+  /** Gates a probe found VACUOUS under the person policy (vacuityRecord): read by gateVerdicts. */
+  vacuous?: Readonly<Record<string, VacuityStored>>;
 }
 
 /**

@@ -4,6 +4,7 @@
 // reviewed evidence as the "agents" work, returns leaves, marks them VERIFIED and releases them.
 // The root gates' CHECKs are left for the person to approve in the dashboard.
 import { readScopeText } from "../io/read.ts";
+import { kbz } from "../core/text/command.ts";
 import * as path from "node:path";
 import { claimLease, releaseLeases } from "../io/dispatch/leases.ts";
 import { appendStatus, statusLogPath } from "../io/dispatch/statuslog.ts";
@@ -137,7 +138,7 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
     return false;
   }
   // wait-or-verify or review with nothing in flight: a real driver would stop and ask a person.
-  log(f, `demo: kbz next says ${advice.action}; the driver stops here`);
+  log(f, `demo: ${kbz("next")} says ${advice.action}; the driver stops here`);
   s.done = true;
   return false;
 }

@@ -1,7 +1,8 @@
 // `kbz hook stop --help`: what each host sends on stdin and what kbz answers on stdout. Answered
 // before yargs loads (src/main.ts), like the hook itself. skill/references/stop-hook.md has the rest.
-export const STOP_HELP = `kbz hook stop [--agent HOST] [--scope S] < payload.json
-Decides one stop event; the host runs it (kbz hook install writes the command).
+import { kbz, optional, placeholder as ph } from "../core/text/command.ts";
+export const STOP_HELP = `${kbz("hook stop", { agent: optional(ph("HOST")), scope: optional(ph("S")) })} < payload.json
+Decides one stop event; the host runs it (${kbz("hook install")} writes the command).
 Reads, per --agent:
   claude   Stop/SubagentStop: session_id cwd stop_hook_active prompt_id
            last_assistant_message background_tasks[] agent_id; TaskCompleted: task_id

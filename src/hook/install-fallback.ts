@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../core/errors.ts";
+import { kbz } from "../core/text/command.ts";
 import { install, type HookArgs } from "../cli/hook.ts";
 import { fail, flushOut } from "../cli/envelope.ts";
 
@@ -24,7 +25,7 @@ export function parseInstallArgs(args: string[]): HookArgs {
     } else if ((FLAGS as readonly string[]).includes(name) && inline === undefined) {
       argv[name as (typeof FLAGS)[number]] = true;
     } else {
-      throw new UsageError(`Unknown argument: ${arg.replace(/^--/, "")} (without a kbz binary, \`kbz hook install\` takes --agent, --scope, --shared, --global, --uninstall, --json)`);
+      throw new UsageError(`Unknown argument: ${arg.replace(/^--/, "")} (without a kbz binary, \`${kbz("hook install")}\` takes --agent, --scope, --shared, --global, --uninstall, --json)`);
     }
   }
   return argv;

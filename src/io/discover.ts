@@ -72,6 +72,8 @@ export interface ResolveOptions {
   files?: string[];
   scope?: string | null; // explicit --scope or UNLAZY_SCOPE
   sessionId?: string | null; // only the hook knows one
+  /** With `sessionId`: whether a bound session is live on its scope (io/hook/guard.ts holdsSession); absent: never. */
+  held?: (scope: string, session: string) => boolean;
 }
 
 export function resolveTarget(o: ResolveOptions): Target {
@@ -96,16 +98,26 @@ export function resolveTarget(o: ResolveOptions): Target {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  // The only scope, unless the hook asks for another session than the one bound to it: that
-  // session's stop is not this scope's to judge, so only the solo ledgers are (fixes unlazy bug:
-  // with one scope the Stop hook ignored the session binding, unlazy issue 38).
-  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0]!, o.sessionId))) return scopeTarget(root, scopes[0]!);
+  // The only scope, unless the hook asks for another session than the one bound to it while that
+  // session is live (the hook holds it to the scope): then this stop is not the scope's to judge,
+  // so only the solo ledgers are (fixes unlazy bug: with one scope the Stop hook ignored the
+  // session binding, unlazy issue 38). A binding no live session holds (a made-up one) hides nothing.
+  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0]!, o.sessionId, o.held))) return scopeTarget(root, scopes[0]!);
   if (scopes.length > 1) {
     const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
     if (bound.length === 1) return scopeTarget(root, bound[0]!);
-    throw new UsageError(
-      `${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
-    );
+    if (!o.sessionId) {
+      throw new UsageError(
+        `${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
+      );
+    }
+    // The Stop hook: the scopes no live session of another holds are this session's to finish. One
+    // is judged as the only scope; several are judged together with the solo ledgers, so creating a
+    // second scope never hides the first (fixes unlazy bug: with several scopes and none bound to
+    // the session, the Stop hook did not block at all). None left: the solo ledgers, as below.
+    const open = scopes.filter((s) => !boundElsewhere(root, s, o.sessionId!, o.held));
+    if (open.length === 1) return scopeTarget(root, open[0]!);
+    if (open.length > 1) return scopesTarget(root, open);
   }
   const errors: DiscoveryError[] = [];
   const files = ledgerEntries(root, root, errors);
@@ -126,9 +138,16 @@ export function withSoloLedgers(t: Target): Target {
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
 }
 
-function boundElsewhere(root: string, scope: string, sessionId: string): boolean {
+function boundElsewhere(root: string, scope: string, sessionId: string, held?: (scope: string, session: string) => boolean): boolean {
   const bound = coordination(root).session(scope);
-  return bound !== null && bound !== sessionId;
+  return bound !== null && bound !== sessionId && (held?.(scope, bound) ?? false);
+}
+
+/** Several scopes judged at once (the Stop hook, none bound to its session): their ledgers after the solo ones. */
+function scopesTarget(root: string, scopes: string[]): Target {
+  const errors: DiscoveryError[] = [];
+  const files = [root, ...scopes.map((s) => path.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
+  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
 }
 
 function scopeTarget(root: string, scope: string): Target {

@@ -22,6 +22,7 @@ import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./coordination/active.ts";
 import type { RowState } from "../core/plan/table.ts";
 import { attestationsOf, hasAttestedLedgers, markRemoved, readAttestations } from "./check/attested.ts";
+import { kbz } from "../core/text/command.ts";
 
 const RACE_RETRIES = 4;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -212,7 +213,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
 /** No ledger anywhere: say where kbz looked, and that `kbz init` writes the first one. */
 export function noLedgers(root: string): UsageError {
   return new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`, {
-    hint: "kbz init writes a starter GATES.md here (kbz demo shows a worked example)",
+    hint: `${kbz("init")} writes a starter GATES.md here (${kbz("demo")} shows a worked example)`,
   });
 }
 
@@ -298,7 +299,7 @@ export function dispatchStatus(root: string, scope: string | null): DispatchAggr
   }
   for (const l of view.lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run kbz scope claim --scope ${scope} --leaf ${l.leaf} before editing ${escapeField(l.globs.join(", "), 200)}`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
   return agg;
 }

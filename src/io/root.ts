@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { kbz } from "../core/text/command.ts";
 
 function has(dir: string, name: string): boolean {
   try {
@@ -66,5 +67,5 @@ export function ledgersBesideScope(root: string, mode: string): string[] {
 
 /** The warning text for one ledger beside a scope. */
 export function besideScopeWarning(scope: string | null, file: string): string {
-  return `root ledger is not part of scope ${scope ?? "?"} and is not in this verdict; run kbz status ${file} to see it`;
+  return `root ledger is not part of scope ${scope ?? "?"} and is not in this verdict; run ${kbz("status", file)} to see it`;
 }

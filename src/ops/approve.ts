@@ -2,6 +2,7 @@
 // no approval), one at a time, answered y(es) / n(o) / a(ll that remain) / q(uit). Only a person
 // may run it (io/run/consent.ts); each approval is recorded and logged as given at the terminal.
 import * as path from "node:path";
+import { kbz } from "../core/text/command.ts";
 import { FileProblemsError } from "../core/errors.ts";
 import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
@@ -39,7 +40,7 @@ export function pendingOracles(req: TargetRequest & { env: Env; actor?: Actor; v
 }
 
 /** Record the person's approval of one reviewed oracle. */
-export async function approveOracle(p: PendingOracles, task: CheckTask, how = "kbz approve"): Promise<string> {
+export async function approveOracle(p: PendingOracles, task: CheckTask, how = kbz("approve")): Promise<string> {
   const record = await p.store.record(task.file, task.gate.id, task.oracle, p.consent.given);
   logConsent(p.consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (${how})`);
   await noteApproved(p.consent.store, p.root, task.file, [task.gate.id]);

@@ -17,7 +17,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { kindOf } from "../core/errors.ts";
 import {
-  ambiguousScopes,
   assess,
   uncountedStop,
   waitingOnWave,
@@ -37,8 +36,8 @@ import { leafIds, leafSnapshot, matchLeaf, waitingOn } from "../core/hook/worker
 import type { Snapshot } from "../core/snapshot.ts";
 import type { Target } from "../core/workspace/target.ts";
 import { DeadlineError, withDeadline } from "../io/deadline.ts";
-import { listScopes, resolveTarget, withSoloLedgers } from "../io/discover.ts";
-import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
+import { resolveTarget, withSoloLedgers } from "../io/discover.ts";
+import { clearSession, holdsSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { findRoot } from "../io/root.ts";
 import { installCoordination } from "../io/coordination/active.ts";
@@ -117,11 +116,11 @@ function existingDirectory(dir: string): string | null {
 
 function resolveForHook(root: string, scope: string | null, sessionId: string): { target: Target } | { output: HookOutput } {
   try {
-    return { target: resolveTarget({ root, scope, sessionId }) };
+    return { target: resolveTarget({ root, scope, sessionId, held: (s, bound) => holdsSession(root, s, bound) }) };
   } catch (e) {
     if (kindOf(e) !== "usage") throw e;
-    const scopes = scope ? [] : listScopes(root);
-    return { output: scopes.length > 1 ? ambiguousScopes(scopes) : unresolvable((e as Error).message) };
+    // With a session id several scopes never refuse (io/discover.ts judges the open ones together).
+    return { output: unresolvable((e as Error).message) };
   }
 }
 

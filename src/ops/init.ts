@@ -2,6 +2,7 @@
 // ACCESS.json, GATES.md and gates/). Each file appears whole under its name or not at all, and an
 // existing ledger is never overwritten. Options in, data out (the files written, root-relative).
 import * as fs from "node:fs";
+import { kbz } from "../core/text/command.ts";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { freshAccess, freshPlan } from "../core/plan/edit.ts";
@@ -24,7 +25,7 @@ function createNew(target: string, text: string): void {
   try {
     fs.linkSync(tmp, target);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new UsageError(`${target} already exists; kbz init never overwrites a ledger`);
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new UsageError(`${target} already exists; ${kbz("init")} never overwrites a ledger`);
     throw e;
   } finally {
     fs.rmSync(tmp, { force: true });
@@ -43,7 +44,7 @@ export function initLedgers(given: string, scope: string | undefined): { root: s
       ]
     : [["GATES.md", soloLedger()]];
   for (const [rel] of files) {
-    if (lstatOrNull(path.join(root, rel))) throw new UsageError(`${rel} already exists; kbz init never overwrites a ledger`);
+    if (lstatOrNull(path.join(root, rel))) throw new UsageError(`${rel} already exists; ${kbz("init")} never overwrites a ledger`);
   }
   if (scope) ensureRealDir(path.join(root, ".unlazy", scope, "gates"), root, 0o755);
   for (const [rel, text] of files) createNew(path.join(root, rel), text);

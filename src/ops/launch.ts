@@ -3,6 +3,7 @@
 // nothing: every leaf is checked before anything is written; a refused claim or dispatch step
 // releases the leases this call took and leaves dispatch.json and PLAN.md as they were.
 import * as fs from "node:fs";
+import { kbz } from "../core/text/command.ts";
 import * as path from "node:path";
 import type { Advice } from "../core/schedule/advise.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
@@ -111,7 +112,7 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
       try {
         await coord.release(o.scope, leaf);
       } catch {
-        warnings.push(`could not release the lease of ${leaf} after the refusal; run kbz scope release --scope ${o.scope} --leaf ${leaf}`);
+        warnings.push(`could not release the lease of ${leaf} after the refusal; run ${kbz("scope release", { scope: o.scope, leaf })}`);
       }
     }
   };

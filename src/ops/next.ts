@@ -22,7 +22,7 @@ export interface NextRequest {
   compare?: IdCompare; // default natural
   policy?: Policy; // default id-order
   details?: boolean; // the reasons each task waits, structure (the text output always wants them)
-  rootArg?: string; // ` --root DIR` when the caller was given one (for the commands printed)
+  rootFlag?: string; // the --root the caller was given, if any (for the commands printed)
 }
 
 /** The review reasons a stale input causes: a VERIFIED leaf whose gate went STALE, a receipt no longer current. */
@@ -33,7 +33,7 @@ export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice
   const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
   // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
   if (advice.attention.some((a) => CASCADING.test(a.reason))) {
-    const cascades = cascadesOf(o.root, o.scope, process.env, o.rootArg ?? "");
+    const cascades = cascadesOf(o.root, o.scope, process.env, o.rootFlag);
     if (cascades.length > 0) advice.cascades = cascades;
   }
   if (advice.action === "verify-root") {

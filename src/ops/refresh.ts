@@ -4,6 +4,7 @@
 // call (`kbz check --stale`): the receipts through `verify run` with the policy each was
 // accepted under (which re-runs its ledger), the other stale gates through `kbz check`.
 import * as path from "node:path";
+import { kbz } from "../core/text/command.ts";
 import type { Cascade } from "../core/schedule/advise.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { resolveTarget } from "../io/discover.ts";
@@ -70,7 +71,7 @@ function staleReceipts(root: string, scope: string, receiptFile: ReceiptFile, en
 }
 
 /** What is stale in `scope`, grouped by the file that changed (kbz next's CASCADE lines). */
-export function cascadesOf(root: string, scope: string, env: Env = process.env, rootArg = ""): Cascade[] {
+export function cascadesOf(root: string, scope: string, env: Env = process.env, rootFlag?: string): Cascade[] {
   const snap = loadSnapshot(resolveTarget({ root, scope }));
   const gates = staleGates(root, snap);
   const receipts = staleReceipts(root, scope, readReceiptFile(root), env);
@@ -93,7 +94,7 @@ export function cascadesOf(root: string, scope: string, env: Env = process.env, 
   const collator = new Intl.Collator("en", { numeric: true });
   return [...byCause.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([cause, e]) => ({ cause, gates: e.gates, receipts: e.receipts, leaves: [...e.leaves].sort(collator.compare), next: `kbz check --scope ${scope}${rootArg} --stale` }));
+    .map(([cause, e]) => ({ cause, gates: e.gates, receipts: e.receipts, leaves: [...e.leaves].sort(collator.compare), next: kbz("check", { scope, root: rootFlag, stale: true }) }));
 }
 
 export interface RefreshRequest extends Omit<CheckRequest, "files" | "scope" | "only" | "reverify"> {

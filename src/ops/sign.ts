@@ -3,6 +3,7 @@
 // another gate survives and a gate whose definition changed meanwhile is refused. The
 // dashboard's `s` key and the CLI's `kbz sign` both call `signGate`.
 import * as fs from "node:fs";
+import { kbz } from "../core/text/command.ts";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import type { Snapshot } from "../core/snapshot.ts";
@@ -66,7 +67,7 @@ function assertInsideRoot(root: string, file: string): void {
     real = fs.realpathSync(file);
   } catch {}
   if (!isInside(root, real)) {
-    throw new UsageError(`${file}: ledger is outside the root ${root}; kbz sign writes only inside the root. Run kbz sign from its repository (or --root <its repository>)`);
+    throw new UsageError(`${file}: ledger is outside the root ${root}; ${kbz("sign")} writes only inside the root. Run ${kbz("sign")} from its repository (or --root <its repository>)`);
   }
 }
 
@@ -81,8 +82,8 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
     throw new UsageError(`${p.file}:${p.line}: ${p.message} (fix the ledger, then sign)`);
   }
   const view = snap.gates.find((g) => g.qid === req.qid);
-  if (!view) throw new UsageError(`no gate ${req.qid} here (kbz status lists the gate ids)`);
-  if (isRunnable(view.gate)) throw new UsageError(`${req.qid} has a CHECK and EXPECT: kbz check runs it; only manual gates are signed`);
+  if (!view) throw new UsageError(`no gate ${req.qid} here (${kbz("status")} lists the gate ids)`);
+  if (isRunnable(view.gate)) throw new UsageError(`${req.qid} has a CHECK and EXPECT: ${kbz("check")} runs it; only manual gates are signed`);
   if (view.state === "abandoned") throw new UsageError(`${req.qid} is abandoned: it cannot be signed`);
   const root = snap.target.root;
   const constrained = true; // the root rule above holds for named ledgers too

@@ -3,7 +3,7 @@
 // data out; render.ts prints it as text or the JSON envelope. Never executes, never writes.
 import type { Reduction } from "../core/ledger/state.ts";
 import { statusReport, type StatusReport } from "../core/report.ts";
-import { vacuousWarnings, type Snapshot } from "../core/snapshot.ts";
+import type { Snapshot } from "../core/snapshot.ts";
 import type { FileProblem } from "../core/errors.ts";
 import { snapshotForRequest, type TargetRequest } from "../io/read.ts";
 import { scopeReceipts, type ScopeReceipts } from "../io/receipts/scope.ts";
@@ -22,7 +22,7 @@ export interface StatusView {
   reduction: Reduction;
   /** Root ledgers beside the scope that this verdict does not judge. */
   notInScope: string[];
-  /** Every warning to print before the report: ledgers', the ledgers beside the scope, vacuous gates. */
+  /** Every warning to print before the report: ledgers' and the ledgers beside the scope. */
   warnings: FileProblem[];
   /** A scoped run also audits the verification receipts (informational; the verdict is the gates'). */
   receipts: ScopeReceipts | null;
@@ -33,7 +33,7 @@ export function statusView(snap: Snapshot, env: Env): StatusView {
   const { report, reduction } = statusReport(snap);
   const judged = new Set(snap.ledgers.map((l) => l.display));
   const beside = ledgersBesideScope(snap.target.root, snap.target.mode).filter((f) => !judged.has(f));
-  const warnings = [...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) })), ...vacuousWarnings(snap)];
+  const warnings = [...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) }))];
   const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), env) : null;
   return { report, reduction, notInScope: beside, warnings, receipts };
 }

@@ -2,6 +2,7 @@
 // receipt, `audit` says which receipts are still current, `explain` says in words why one is not.
 // Options in, data out; cli/verify.ts prints verify-once's words.
 import * as fs from "node:fs";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { accessEntry, parseAccess } from "../core/plan/access.ts";
@@ -104,7 +105,7 @@ export function verifyCwd(root: string, cwd: string): string {
   try {
     ok = cwd !== "" && fs.statSync(dir).isDirectory();
   } catch {}
-  if (!ok) throw new UsageError(`--cwd is not an existing directory: ${dir}`, { hint: "name a folder relative to the root (kbz verify run --cwd sub LEDGER)" });
+  if (!ok) throw new UsageError(`--cwd is not an existing directory: ${dir}`, { hint: `name a folder relative to the root (${kbz("verify run", { cwd: ph("sub") }, ph("LEDGER"))})` });
   return cwd;
 }
 

@@ -2,6 +2,7 @@
 // EXPECT and CWD, what its approval binds and whether one is on record, the whole evidence
 // line, and the tail of its last run's output (from `kbz check` or the dashboard).
 import type { LastRun } from "../ops/dashboardActs.ts";
+import { kbz } from "../core/text/command.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { unmetReason } from "../core/ledger/state.ts";
 import type { GateView } from "../core/snapshot.ts";
@@ -53,7 +54,7 @@ export function gateFullLines(v: GateView, display: string, approval: GateApprov
   }
   lines.push({ label: "EVIDENCE", value: g.evidence ?? "(none)", wrap: true });
   if (!last) {
-    lines.push({ label: "last run", value: runnable ? "none recorded (r runs it here; kbz check records it too)" : "manual gates do not run", tone: "muted", wrap: true });
+    lines.push({ label: "last run", value: runnable ? `none recorded (r runs it here; ${kbz("check")} records it too)` : "manual gates do not run", tone: "muted", wrap: true });
     return lines;
   }
   const how = last.ok ? "passed" : `failed${last.error ? `: ${last.error}` : last.exitCode !== 0 && last.exitCode !== null ? `: exit ${last.exitCode}` : ": EXPECT did not match"}`;

@@ -3,6 +3,7 @@
 // on the selected item names the item kinds it fits (`kinds`): it is offered, and works, only
 // there (a manual gate is never offered `r run`, a runnable one never `s sign`).
 import type { Key } from "ink";
+import { kbz } from "../core/text/command.ts";
 
 export const PANELS = ["graph", "queue", "gates", "approvals", "log"] as const;
 export type PanelId = (typeof PANELS)[number];
@@ -87,9 +88,9 @@ export const KEYS: KeyDef[] = [
   { command: "open", keys: ["enter"], where: ["gates"], help: "the gate in full: CHECK, EXPECT, CWD, approval, evidence, last run's output", footer: "detail" },
   { command: "run", keys: ["r"], where: ["gates", "gates-detail"], help: "run this gate's check (when approved)", footer: "run", kinds: ["runnable", "runnable-met"] },
   { command: "reverify", keys: ["R"], where: ["gates", "gates-detail"], help: "re-verify this met gate (runs it again)", kinds: ["runnable-met"] },
-  { command: "probe", keys: ["p"], where: ["gates", "gates-detail"], help: "probe this met gate (kbz check --probe): its CHECK again with the deliverable hidden; VACUOUS if it still passes", footer: "probe", kinds: ["runnable-met"] },
+  { command: "probe", keys: ["p"], where: ["gates", "gates-detail"], help: `probe this met gate (${kbz("check", { probe: true })}): its CHECK again with the deliverable hidden; VACUOUS if it still passes`, footer: "probe", kinds: ["runnable-met"] },
   { command: "run-ledger", keys: ["L"], where: ["gates"], help: "run every approved check of this gate's ledger", kinds: GATE_KINDS },
-  { command: "sign", keys: ["s"], where: ["gates", "gates-detail"], help: "sign this manual gate with evidence text (as kbz sign; a person's act)", footer: "sign", kinds: ["manual"] },
+  { command: "sign", keys: ["s"], where: ["gates", "gates-detail"], help: `sign this manual gate with evidence text (as ${kbz("sign")}; a person's act)`, footer: "sign", kinds: ["manual"] },
   { command: "open", keys: ["enter"], where: ["graph"], help: "the leaf in full: needs, dependents, gates, lease", footer: "detail" },
   { command: "leaf-gates", keys: ["o"], where: ["graph", "graph-detail"], help: "open the leaf's gates (esc comes back)", footer: "gates", kinds: ["leaf"] },
   { command: "open", keys: ["enter"], where: ["queue"], help: "the item in full (why it waits, what to do)", footer: "detail" },

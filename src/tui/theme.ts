@@ -32,6 +32,7 @@ export const GATE_TONE: Record<GateState, Tone> = {
   "stale-unmet": "warn",
   "unmet-no-evidence": "warn",
   unattested: "warn",
+  vacuous: "bad",
   abandoned: "accent",
 };
 
@@ -45,6 +46,7 @@ export const GATE_GLYPH: Record<GateState, string> = {
   "stale-unmet": "~",
   "unmet-no-evidence": "?",
   unattested: "!",
+  vacuous: "∅",
   abandoned: "⚑",
 };
 

@@ -218,6 +218,41 @@ describe("class 4: evidence is attested", () => {
     expect(w.agent("check", "--reverify").code).toBe(0);
     expectDone(w);
   });
+
+  test("a forged cwd= in the evidence of a verify run --cwd pass, and its oracle pass record, cannot bind the oracle at an unchanged copy of the weakened checker: UNATTESTED, status 1, the hook blocks", () => {
+    const checker = "grep -q done work.txt && echo WORK_DONE\n";
+    const w = workspace({ "GATES.md": "- [ ] G1: the work is done\n  CHECK: sh check.sh\n  EXPECT: WORK_DONE\n", "sub/check.sh": checker, "sub/work.txt": "done\n" });
+    // The person runs the ledger's CHECKs in sub/ (verify run --cwd) and approves them: the evidence says cwd=<root>/sub.
+    expect(w.person("verify", "run", "--approve", "--cwd", "sub", "--inputs", "sub", "GATES.md").code).toBe(0);
+    expectDone(w);
+    const ledger = fs.readFileSync(w.file(), "utf8");
+    const real = fs.realpathSync(w.dir);
+    expect(ledger).toContain(`; cwd=${real}/sub; path=`);
+    // The agent keeps an unchanged copy of sub/ and weakens the real checker: the oracle changed.
+    fs.cpSync(w.file("sub"), w.file("copy"), { recursive: true });
+    fs.writeFileSync(w.file("sub/check.sh"), "echo WORK_DONE\n");
+    expectBlocked(w, "GATES:G1", /STALE \(oracle changed: sub\/check\.sh/);
+    // It points the evidence's cwd at the copy, where the checker is unchanged...
+    const forged = ledger.replace(`; cwd=${real}/sub; path=`, `; cwd=${real}/copy; path=`);
+    fs.writeFileSync(w.file(), forged);
+    expectBlocked(w, "GATES:G1", /UNATTESTED/);
+    // ...and rewrites kbz's oracle pass record to match (the copy's keys, the forged line). Under
+    // the agent policy this reads ALL MET; kbz's attestation binds the evidence line and the record.
+    const json = (t: string) => JSON.stringify(t).slice(1, -1);
+    const [was, now] = [ledger, forged].map((t) => json(/EVIDENCE: (.*)/.exec(t)![1]!));
+    const oracles = path.join(w.dir, ".kbz", "oracles");
+    for (const name of fs.readdirSync(oracles)) {
+      const f = path.join(oracles, name);
+      fs.writeFileSync(f, fs.readFileSync(f, "utf8").split(was!).join(now!).split('"sub/check.sh"').join('"copy/check.sh"'));
+    }
+    expectBlocked(w, "GATES:G1", /UNATTESTED/);
+    expect(w.agent("check", "--reverify").code).toBe(1); // the weakened checker needs a person's approval
+    // Honestly: the checker as approved, run again where the ledger's CHECKs run.
+    fs.writeFileSync(w.file("sub/check.sh"), checker);
+    fs.writeFileSync(w.file(), ledger);
+    expect(w.agent("verify", "run", "--cwd", "sub", "--inputs", "sub", "GATES.md").code).toBe(0);
+    expectDone(w);
+  });
 });
 
 describe("class 5: nothing vanishes", () => {
@@ -248,6 +283,48 @@ describe("class 5: nothing vanishes", () => {
     expectBlocked(w, "GATES:M1", /UNMET/);
     w.person("sign", "GATES.md", "M1", "--evidence", "read it, Ana");
     expectDone(w);
+  });
+});
+
+describe("the Stop hook's session binding with one scope", () => {
+  test("binding the unmet scope to a made-up session hides nothing; a bound session the hook holds keeps it from another session; done, both allow", () => {
+    const w = workspace({ ".unlazy/api/gates/one.md": "- [ ] A1: the api answers\n" });
+    const stop = (session: string) =>
+      kbz(["hook", "stop"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, input: JSON.stringify({ session_id: session, cwd: w.dir, hook_event_name: "Stop", last_assistant_message: "done" }) }).stdout;
+    const blocked = (session: string) => {
+      const out = stop(session);
+      return out !== "" && JSON.parse(out).decision === "block" && out.includes("one:A1");
+    };
+    expect(blocked("agent")).toBe(true);
+    // The agent binds its own scope to a session that does not exist: no live session holds the binding, so it hides nothing.
+    expect(w.agent("scope", "bind", "--scope", "api", "made-up").code).toBe(0);
+    expect(blocked("agent")).toBe(true);
+    fs.writeFileSync(w.file(".unlazy/api/session"), "another-made-up\n"); // or by hand
+    expect(blocked("agent")).toBe(true);
+    // Bound to a session the hook holds to the scope (a live holder), the scope is that session's, not another's.
+    expect(w.agent("scope", "bind", "--scope", "api", "alpha").code).toBe(0);
+    expect(blocked("alpha")).toBe(true);
+    expect(stop("beta")).not.toContain('"decision":"block"');
+    // Done honestly (a person signs): both allow.
+    expect(w.person("sign", ".unlazy/api/gates/one.md", "A1", "--evidence", "checked the api by hand").code).toBe(0);
+    expect([stop("alpha"), stop("beta")]).toEqual(["", ""]);
+  });
+
+  test("fixes unlazy bug: a second scope made beside the unmet one does not release the agent (scopes no live session holds are judged together)", () => {
+    const w = workspace({ ".unlazy/api/gates/one.md": "- [ ] A1: the api answers\n" });
+    const stop = (session: string) =>
+      kbz(["hook", "stop"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, input: JSON.stringify({ session_id: session, cwd: w.dir, hook_event_name: "Stop", last_assistant_message: "done" }) }).stdout;
+    expect(stop("agent")).toContain("one:A1");
+    expect(w.agent("init", "--scope", "other").code).toBe(0); // the agent's act: a second scope, none bound
+    const out = stop("agent");
+    expect(JSON.parse(out).decision).toBe("block");
+    expect(out).toContain("one:A1");
+    // Bound to a live session of its own, the other scope is that session's: this one is still judged on api.
+    expect(w.agent("scope", "bind", "--scope", "other", "omega").code).toBe(0);
+    stop("omega");
+    expect(stop("agent")).toContain("one:A1");
+    expect(w.person("sign", ".unlazy/api/gates/one.md", "A1", "--evidence", "checked the api by hand").code).toBe(0);
+    expect(stop("agent")).toBe("");
   });
 });
 
@@ -292,18 +369,68 @@ describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
     expect(p.code).toBe(1);
     expect(p.output).toContain("VACUOUS GATES:G1: passed with its deliverable hidden (INPUTS: target.txt)");
     expect(p.output).not.toContain("PROBE OK");
-    const st = w.status();
-    expect(st.stderr).toContain("VACUOUS GATES:G1: its CHECK still passed with its deliverable hidden (target.txt)");
-    expect(w.hook()).toContain("VACUOUS (passed with the deliverable hidden; make the CHECK observe it): GATES:G1 (hidden: target.txt)");
+    // A VACUOUS gate is unmet: status names it and why, the Stop hook blocks.
+    const vacuous = /VACUOUS \(its CHECK passed with its deliverable hidden: target\.txt;/;
+    expectBlocked(w, "GATES:G1", vacuous);
+    // The agent cannot clear the verdict from its shell: the probe records in the repository and kbz's
+    // other records there are not what holds it, and re-running the CHECK needs a person's approval again.
+    fs.rmSync(path.join(w.dir, ".kbz"), { recursive: true, force: true });
+    expectBlocked(w, "GATES:G1", /VACUOUS|STALE \(no input digest recorded/); // its INPUTS record went too
+    const rerun = w.agent("check", "--reverify");
+    expect(rerun.code).toBe(1);
+    expect(rerun.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expectBlocked(w, "GATES:G1", /VACUOUS|STALE/);
+    // A person approving the same oracle again is not a fix: it is still the CHECK the probe found VACUOUS.
+    expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
+    const same = w.agent("check", "--reverify");
+    expect(same.code).toBe(1);
+    expectBlocked(w, "GATES:G1", vacuous);
     // Honestly: a checker that reads the work; the person approves it and its probe, which observes.
     fs.writeFileSync(w.file("check.sh"), "grep -q 'the work' target.txt && echo ok\n");
     expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
     expect(w.agent("check", "--reverify").code).toBe(0);
+    expectDone(w); // a new oracle, approved by a person, clears the verdict
     const again = w.person("check", "--probe", "--approve");
     expect(again.output).toContain("OBSERVES GATES:G1");
     expect(again.code).toBe(0);
     expectDone(w);
     expect(w.status().stderr).not.toContain("VACUOUS");
+  });
+
+  test("a VACUOUS verdict is bound to the oracle, not to records in the repository: deleting .kbz/probes/ or a pass with other output leaves it VACUOUS", () => {
+    // A checker that shows the work but does not judge it: its output changes with the work, so each pass has other evidence.
+    const w = workspace({ "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: target.txt\n", "check.sh": "cat target.txt; echo ok\n", "target.txt": "the work\n" });
+    expect(w.person("check", "--approve").code).toBe(0);
+    expect(w.person("check", "--probe", "--approve").output).toContain("VACUOUS GATES:G1");
+    const evidence = () => /EVIDENCE: (.*)/.exec(fs.readFileSync(w.file(), "utf8"))![1];
+    const first = evidence();
+    fs.rmSync(path.join(w.dir, ".kbz", "probes"), { recursive: true });
+    expectBlocked(w, "GATES:G1", /VACUOUS/);
+    // Other work, and a pass of it: the verdict withdrew the gate's approval, so the agent cannot re-run it alone.
+    fs.writeFileSync(w.file("target.txt"), "other work\n");
+    const ch = w.agent("check");
+    expect(ch.code).toBe(1);
+    expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expectBlocked(w, "GATES:G1", /STALE|VACUOUS/);
+    // A person approves the same checker again and the agent passes it: new evidence, the same oracle, still VACUOUS.
+    expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
+    w.agent("check");
+    expect(evidence()).not.toBe(first);
+    expectBlocked(w, "GATES:G1", /VACUOUS/);
+    fs.rmSync(path.join(w.dir, ".kbz", "probes"), { recursive: true, force: true });
+    expectBlocked(w, "GATES:G1", /VACUOUS/);
+  });
+
+  test("deleting the approval store's attestations after a VACUOUS verdict: the pass is UNATTESTED and cannot be re-run without a person", () => {
+    const w = workspace({ "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: target.txt\n", "check.sh": "echo ok\n", "target.txt": "the work\n" });
+    expect(w.person("check", "--approve").code).toBe(0);
+    expect(w.person("check", "--probe", "--approve").output).toContain("VACUOUS GATES:G1");
+    fs.rmSync(path.join(w.env.UNLAZY_APPROVAL_DIR!, "kbz", "attest"), { recursive: true });
+    expectBlocked(w, "GATES:G1", /UNATTESTED|VACUOUS/);
+    const r = w.agent("check", "--reverify");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    expectBlocked(w, "GATES:G1", /UNATTESTED|VACUOUS/);
   });
 
   test("a gate with nothing to hide is NOT PROBED and the run exits 1, never PROBE OK", () => {

@@ -52,10 +52,8 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
     expect(reason).toStartWith("kbz [scope api]: 1 gate/ledger/dispatch item(s) need work: leaf-7:G3.");
   });
 
-  test("two scopes without a session binding allow with a note naming both pipelines", async () => {
-    expect(messageOf(await stop(twoScopes(), "other"))).toBe(
-      "kbz: 2 scopes under .unlazy/ (api, web) and none bound to this session; not blocking.",
-    );
+  test("fixes unlazy bug: two scopes without a session binding are judged together (a second scope never hides the first)", async () => {
+    expect(reasonOf(await stop(twoScopes(), "other"))).toStartWith("kbz: 1 gate/ledger/dispatch item(s) need work: leaf-7:G3.");
   });
 
   test("a session bound with kbz scope bind is judged in its scope", async () => {

@@ -40,8 +40,8 @@ describe.skipIf(!usable.ok)("kbz check --probe", () => {
     expect(r.stdout).toContain("  VACUOUS GATES:G1: passed with its deliverable hidden (git: dist/index.html)");
     expect(fs.readFileSync(path.join(dir, "GATES.md"), "utf8")).toBe(before); // never writes evidence
     const s = await run(["status"]);
-    expect(s.code).toBe(0); // a warning, not unmet
-    expect(s.stderr).toContain("GATES.md:3: warning: VACUOUS GATES:G1: its CHECK still passed with its deliverable hidden (dist/index.html)");
+    expect(s.code).toBe(1); // a VACUOUS gate is unmet (issue 27)
+    expect(s.stdout).toContain("VACUOUS     GATES:G1 (VACUOUS (its CHECK passed with its deliverable hidden: dist/index.html; a person makes the CHECK observe it and approves it, then kbz check))");
     expect((await run(["lint", "--probe", "GATES.md"])).stdout).toContain("VACUOUS GATES:G1");
   });
 
@@ -76,11 +76,21 @@ describe.skipIf(!usable.ok)("kbz check --probe", () => {
     expect(r.stdout).toContain("APPROVAL REQUIRED GATES:G1 (probe");
     expect(fs.readdirSync(dir).filter((n) => n.startsWith("ran-")).length).toBe(before);
     expect((await run(["check", "--probe", "--approve"])).stdout).toContain("VACUOUS GATES:G1");
-    // All met, so the hook allows, with the VACUOUS line in its message.
+    // A VACUOUS gate is unmet, so the hook blocks, naming it and what was hidden.
     const h = stopHook({ cwd: dir, session_id: "p1", hook_event_name: "Stop" }, { env });
-    expect(h.stdout).toContain("VACUOUS (passed with the deliverable hidden; make the CHECK observe it): GATES:G1 (hidden: target.txt)");
-    // With a gate unmet, the block's reason carries the line too.
+    expect(reasonOf(h)).toContain("1 gate/ledger/dispatch item(s) need work: GATES:G1 VACUOUS (its CHECK passed with its deliverable hidden: target.txt;");
+    // With another gate unmet, the block's reason names both.
     fs.appendFileSync(path.join(dir, "GATES.md"), "\n- [ ] G2: more work\n  EVIDENCE: pending\n");
-    expect(reasonOf(stopHook({ cwd: dir, session_id: "p2", hook_event_name: "Stop" }, { env }))).toContain("VACUOUS");
+    expect(reasonOf(stopHook({ cwd: dir, session_id: "p2", hook_event_name: "Stop" }, { env }))).toContain("2 gate/ledger/dispatch item(s) need work: GATES:G1 VACUOUS");
+  });
+
+  test("a probe that times out is NOT RUN, never OBSERVES: only a CHECK that ran to its end and failed observes", async () => {
+    const { run } = repo({ "GATES.md": `# Gates: slow\n\n${gate("target holds the value", "sleep 2; echo ok", "ok", "target.txt")}`, "target.txt": "good\n" });
+    expect((await run(["check", "--approve"])).code).toBe(0);
+    const r = await run(["check", "--probe", "--approve", "--timeout", "1"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("  NOT RUN GATES:G1: timed out after 1s");
+    expect(r.stdout).not.toContain("OBSERVES");
+    expect(r.stdout.trimEnd().split("\n").pop()).toBe("PROBE INCOMPLETE (0 observe, 1 not probed)");
   });
 });

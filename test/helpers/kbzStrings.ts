@@ -30,7 +30,8 @@ export function handBuilt(file: string, source: string): { hand: Finding[]; mark
     if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isJsxText(n)) text = n.text;
     // A template's own text, with each ${…} as a gap (what is built inside it is code, not text).
     else if (ts.isTemplateExpression(n)) text = [n.head.text, ...n.templateSpans.map((s) => s.literal.text)].join("${…}");
-    if (text !== null && new RegExp(COMMAND.source).test(text)) {
+    // `kbz ${verb}` in a template is a command spelled by hand too, with its verb computed.
+    if (text !== null && (new RegExp(COMMAND.source).test(text) || /\bkbz \$\{…\}/.test(text))) {
       const f = { file, line: sf.getLineAndCharacterOfPosition(n.getStart()).line + 1, text };
       (exempt(n) ? marked : hand).push(f);
     }

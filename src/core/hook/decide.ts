@@ -18,8 +18,6 @@ export interface Assessment {
   invalid: string[];
   handoffs: string[];
   resolved: string[];
-  /** Met gates the vacuity probe passed with their deliverable hidden (a review item, not a block). */
-  vacuous: string[];
   /** Nothing to enforce at all: no ledgers, no discovery errors, no live or abandoned waves. */
   empty: boolean;
 }
@@ -43,7 +41,6 @@ export function assess(snap: Snapshot): Assessment {
   const invalid: string[] = [];
   const handoffs: string[] = [];
   const resolved: string[] = [];
-  const vacuous: string[] = [];
 
   for (const msg of discovery) {
     invalid.push(`discovery:PARSE ${msg}`);
@@ -80,8 +77,7 @@ export function assess(snap: Snapshot): Assessment {
       const qid = hasUnsafe(g.qid) || /\s/.test(g.qid) ? sanitizeCompact(g.qid, 200) : g.qid;
       resolved.push(`${qid}=${g.state}`);
       if (g.state === "abandoned") handoffs.push(qid);
-      else if (g.state !== "met") unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid);
-      else if (g.vacuous) vacuous.push(`${qid} (hidden: ${sanitizeCompact(g.vacuous.slice(0, 3).join(", "), 200)})`);
+      else if (g.state !== "met") unmet.push(g.reason ? `${qid} ${sanitizeCompact(g.reason, 200)}` : qid); // VACUOUS too (issue 27)
     }
   }
 
@@ -91,16 +87,12 @@ export function assess(snap: Snapshot): Assessment {
     dispatch.blocking.length === 0 &&
     dispatch.abandoned.length === 0 &&
     (snap.removed ?? []).length === 0;
-  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, vacuous, empty };
+  return { scope: snap.target.scope, discovery, unmet, invalid, handoffs, resolved, empty };
 }
 
 /** First 24 hex of SHA-256 over the sorted semantic states: only state changes are progress. */
 export function progressHash(resolved: string[]): string {
   return sha256Hex([...resolved].sort().join("\0")).slice(0, 24);
-}
-
-function vacuousSuffix(vacuous: string[]): string {
-  return vacuous.length ? ` VACUOUS (passed with the deliverable hidden; make the CHECK observe it): ${firstOf(vacuous, 5)}.` : "";
 }
 
 function handoffSuffix(handoffs: string[]): string {
@@ -116,8 +108,8 @@ export type StopPlan = { kind: "clear"; output: HookOutput } | { kind: "count"; 
 export function planStop(a: Assessment): StopPlan {
   if (a.empty) return { kind: "clear", output: null };
   if (a.unmet.length === 0 && a.invalid.length === 0) {
-    if (a.handoffs.length === 0 && a.vacuous.length === 0) return { kind: "clear", output: null };
-    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}` } };
+    if (a.handoffs.length === 0) return { kind: "clear", output: null };
+    return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
   }
   return { kind: "count", hash: progressHash(a.resolved) };
 }
@@ -149,7 +141,7 @@ export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
       `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` +
       `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` +
       `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` +
-      `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${vacuousSuffix(a.vacuous)}`,
+      `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`,
   };
 }
 
@@ -166,12 +158,6 @@ export function undecidedStop(file: string, seconds: number, why: string, guard:
 
 export function invalidScopeArgument(): HookOutput {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
-}
-
-export function ambiguousScopes(scopes: string[]): HookOutput {
-  return {
-    systemMessage: `${PREFIX}: ${scopes.length} scopes under .unlazy/ (${scopes.map((s) => sanitizeCompact(s, 64)).join(", ")}) and none bound to this session; not blocking.`,
-  };
 }
 
 export function unresolvable(message: string): HookOutput {

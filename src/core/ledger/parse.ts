@@ -112,16 +112,19 @@ function trimmedSlice(text: string, from: number, to: number): string {
  */
 export function parseLedger(text: string, fileName: string): Ledger {
   const errors: Diagnostic[] = [];
-  const warnings: Diagnostic[] = [];
-  const gates: Gate[] = [];
-  const abandons = new Map<string, Abandon>();
-  const owns: string[] = [];
-  let ownsLine: number | null = null;
-  let sandbox: LedgerSandbox | null = null;
-  let current: Gate | null = null;
-  let contiguous = false; // still inside the attribute run right after the gate line
+  const st: ParseState = {
+    errors,
+    warnings: [],
+    gates: [],
+    abandons: new Map(),
+    owns: [],
+    ownsLine: null,
+    sandbox: null,
+    current: null,
+    contiguous: false,
+    err: (line, message) => errors.push({ line, message }),
+  };
   let fence: Fence | null = null;
-  const err = (line: number, message: string) => errors.push({ line, message });
   const n = text.length;
 
   for (let i = 0, start = 0; start < n; i++) {
@@ -134,7 +137,7 @@ export function parseLedger(text: string, fileName: string): Ledger {
 
     if (fence) {
       if (isFenceClose(text, s, end, fence)) fence = null;
-      contiguous = false;
+      st.contiguous = false;
       continue;
     }
     // Dispatch on the first character so a typical line costs a few comparisons, no regex.
@@ -143,118 +146,144 @@ export function parseLedger(text: string, fileName: string): Ledger {
       const open = FENCE_OPEN.exec(text.slice(s, end));
       if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
         fence = { char: open[1]!.charCodeAt(0), length: open[1]!.length, line: lineNo };
-        contiguous = false;
+        st.contiguous = false;
         continue;
       }
     }
     if (c0 === SPACE || c0 === TAB) {
-      let p = s;
-      while (p < end && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB)) p++;
-      if (text.startsWith("ABANDON:", p)) {
-        err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
-        current = null;
-        contiguous = false;
-        continue;
-      }
-      const key = attrKeyAt(text, p);
-      if (key) {
-        if (!current) {
-          err(lineNo, `${key} line is not attached to a gate`);
-          contiguous = false;
-          continue;
-        }
-        if (current.attrIndex[key] !== undefined) {
-          err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key]! + 1})`);
-        }
-        current.attrIndex[key] = i;
-        const value = trimmedSlice(text, p + key.length + 1, end);
-        if (key === "CHECK") current.check = value;
-        else if (key === "EXPECT") current.expect = value;
-        else if (key === "CWD") current.cwd = value;
-        else if (key === "INPUTS") current.inputs = inputList(value, lineNo, err);
-        else if (key === "ORACLE") current.oracle = oracleList(value, lineNo, err);
-        else if (key === "ENV") current.env = envList(value, lineNo, err);
-        else current.evidence = value;
-        if (contiguous) current.blockEnd = i;
-        continue;
-      }
-      contiguous = false;
+      indentedLine(st, text, s, end, i);
       continue;
     }
-    contiguous = false;
+    st.contiguous = false;
     if (c0 === DASH) {
       const box = end - s >= 6 ? gateBox(text, s) : -1;
       if (box >= 0) {
-        current = newGate(box, text, s + 6, end, lineNo, i, err);
-        gates.push(current);
-        contiguous = true;
-        continue;
-      }
-      if (text.charCodeAt(s + 1) === SPACE && s + 1 < end) current = null;
+        st.current = newGate(box, text, s + 6, end, lineNo, i, st.err);
+        st.gates.push(st.current);
+        st.contiguous = true;
+      } else if (text.charCodeAt(s + 1) === SPACE && s + 1 < end) st.current = null;
       continue;
     }
     if (c0 === HASH) {
-      current = null;
+      st.current = null;
       continue;
     }
     // Only lines starting with C, E, A, O or S can be an unindented attribute, ABANDON, OWNS or SANDBOX.
-    if (c0 !== 67 && c0 !== 69 && c0 !== 65 && c0 !== 79 && c0 !== 83) continue;
-    const line = text.slice(s, end);
-    if (c0 === 83) {
-      const sb = SANDBOX_LINE.exec(line);
-      if (!sb) continue;
-      if (gates.length > 0) err(lineNo, "SANDBOX must appear before the first gate");
-      else if (sandbox) err(lineNo, `duplicate SANDBOX (first on line ${sandbox.line})`);
-      else sandbox = sandboxSetting(sb[1]!.trim(), lineNo, err);
-      continue;
-    }
-    const un = UNINDENTED_ATTR.exec(line);
-    if (un) {
-      err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
-      current = null;
-      continue;
-    }
-    const ab = ABANDON_LINE.exec(line);
-    if (ab) {
-      current = null;
-      const rest = ab[1]!.trim();
-      const sp = rest.search(/\s/);
-      let id = sp < 0 ? rest : rest.slice(0, sp);
-      const reason = sp < 0 ? "" : rest.slice(sp).trim();
-      if (id.endsWith(":")) id = id.slice(0, -1);
-      if (id === "") err(lineNo, "ABANDON needs a gate id and a reason");
-      else if (reason === "") err(lineNo, `ABANDON ${id} needs a non-blank reason`);
-      else if (abandons.has(id)) err(lineNo, `duplicate ABANDON for ${id} (first on line ${abandons.get(id)!.line})`);
-      else abandons.set(id, { id, reason, line: lineNo });
-      continue;
-    }
-    const ow = OWNS_LINE.exec(line);
-    if (ow) {
-      if (gates.length > 0) {
-        err(lineNo, "OWNS must appear before the first gate");
-        continue;
-      }
-      ownsLine ??= lineNo;
-      // Trimmed here (normalizeOwnsPath trims too) so the usual "a, b" list takes its fast path.
-      const items = ow[1]!.split(",").map((s) => s.trim()).filter((s) => s !== "");
-      if (items.length === 0) err(lineNo, "OWNS lists no paths");
-      for (const item of items) {
-        const n = normalizeOwnsPath(item);
-        if (n.ok) owns.push(n.glob);
-        else err(lineNo, n.error);
-      }
-    }
+    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83) columnOneLine(st, text.slice(s, end), lineNo);
   }
 
-  if (fence) err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
-  validateGates(gates, abandons, errors, warnings);
-  if (gates.length === 0) err(1, "ledger contains zero live gates");
+  if (fence) st.err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
+  validateGates(st.gates, st.abandons, errors, st.warnings);
+  if (st.gates.length === 0) st.err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
 
   // lines/eols for edits: split eagerly (a lazy split measured ~20 MB more resident memory in
   // the dashboard's 1,000-ledger scope, and saved little for status).
   const { lines, eols } = splitLines(text);
+  const { gates, abandons, owns, ownsLine, sandbox, warnings } = st;
   return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
+}
+
+/** What the parser keeps while it walks a ledger's lines. */
+interface ParseState {
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+  gates: Gate[];
+  abandons: Map<string, Abandon>;
+  owns: string[];
+  ownsLine: number | null;
+  sandbox: LedgerSandbox | null;
+  /** The gate attribute lines attach to; null after a line that ends it. */
+  current: Gate | null;
+  /** Still inside the attribute run right after the gate line. */
+  contiguous: boolean;
+  err: (line: number, message: string) => void;
+}
+
+/** An indented line (line index `i`, text from `s` to `end`): an attribute of the current gate, or nothing. */
+function indentedLine(st: ParseState, text: string, s: number, end: number, i: number): void {
+  const lineNo = i + 1;
+  let p = s;
+  while (p < end && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB)) p++;
+  if (text.startsWith("ABANDON:", p)) {
+    st.err(lineNo, "indented ABANDON is not applied; start ABANDON at column 1");
+    st.current = null;
+    st.contiguous = false;
+    return;
+  }
+  const key = attrKeyAt(text, p);
+  const current = st.current;
+  if (!key || !current) {
+    if (key) st.err(lineNo, `${key} line is not attached to a gate`);
+    st.contiguous = false;
+    return;
+  }
+  if (current.attrIndex[key] !== undefined) {
+    st.err(lineNo, `gate ${current.id} repeats ${key} (first on line ${current.attrIndex[key]! + 1})`);
+  }
+  current.attrIndex[key] = i;
+  const value = trimmedSlice(text, p + key.length + 1, end);
+  if (key === "CHECK") current.check = value;
+  else if (key === "EXPECT") current.expect = value;
+  else if (key === "CWD") current.cwd = value;
+  else if (key === "INPUTS") current.inputs = inputList(value, lineNo, st.err);
+  else if (key === "ORACLE") current.oracle = oracleList(value, lineNo, st.err);
+  else if (key === "ENV") current.env = envList(value, lineNo, st.err);
+  else current.evidence = value;
+  if (st.contiguous) current.blockEnd = i;
+}
+
+/** A line starting with C, E, A, O or S at column 1: SANDBOX, an unindented attribute, ABANDON or OWNS; else nothing. */
+function columnOneLine(st: ParseState, line: string, lineNo: number): void {
+  if (line.charCodeAt(0) === 83) {
+    const sb = SANDBOX_LINE.exec(line);
+    if (!sb) return;
+    if (st.gates.length > 0) st.err(lineNo, "SANDBOX must appear before the first gate");
+    else if (st.sandbox) st.err(lineNo, `duplicate SANDBOX (first on line ${st.sandbox.line})`);
+    else st.sandbox = sandboxSetting(sb[1]!.trim(), lineNo, st.err);
+    return;
+  }
+  const un = UNINDENTED_ATTR.exec(line);
+  if (un) {
+    st.err(lineNo, `unindented ${un[1]} is not attached to a gate; indent attribute lines with spaces`);
+    st.current = null;
+    return;
+  }
+  const ab = ABANDON_LINE.exec(line);
+  if (ab) {
+    st.current = null;
+    abandonLine(st, ab[1]!.trim(), lineNo);
+    return;
+  }
+  const ow = OWNS_LINE.exec(line);
+  if (ow) ownsLine(st, ow[1]!, lineNo);
+}
+
+function abandonLine(st: ParseState, rest: string, lineNo: number): void {
+  const sp = rest.search(/\s/);
+  let id = sp < 0 ? rest : rest.slice(0, sp);
+  const reason = sp < 0 ? "" : rest.slice(sp).trim();
+  if (id.endsWith(":")) id = id.slice(0, -1);
+  if (id === "") st.err(lineNo, "ABANDON needs a gate id and a reason");
+  else if (reason === "") st.err(lineNo, `ABANDON ${id} needs a non-blank reason`);
+  else if (st.abandons.has(id)) st.err(lineNo, `duplicate ABANDON for ${id} (first on line ${st.abandons.get(id)!.line})`);
+  else st.abandons.set(id, { id, reason, line: lineNo });
+}
+
+function ownsLine(st: ParseState, list: string, lineNo: number): void {
+  if (st.gates.length > 0) {
+    st.err(lineNo, "OWNS must appear before the first gate");
+    return;
+  }
+  st.ownsLine ??= lineNo;
+  // Trimmed here (normalizeOwnsPath trims too) so the usual "a, b" list takes its fast path.
+  const items = list.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (items.length === 0) st.err(lineNo, "OWNS lists no paths");
+  for (const item of items) {
+    const n = normalizeOwnsPath(item);
+    if (n.ok) st.owns.push(n.glob);
+    else st.err(lineNo, n.error);
+  }
 }
 
 /** `SANDBOX: on` or `SANDBOX: writable <path>, <path>` (on, with more writable paths). */

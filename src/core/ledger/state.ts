@@ -7,7 +7,7 @@ import { classifyEvidence } from "./evidence.ts";
  * `failed` is never computed from a ledger: the reader sets it on an unchecked gate whose last run
  * of this very definition failed (io/check/failures.ts), so the person reads failure as failure.
  */
-export type GateState = "met" | "unmet" | "failed" | "stale-unmet" | "unmet-no-evidence" | "unattested" | "abandoned";
+export type GateState = "met" | "unmet" | "failed" | "stale-unmet" | "unmet-no-evidence" | "unattested" | "vacuous" | "abandoned";
 
 /** The word each state is shown as, in `kbz status` and on the dashboard: the one label table. */
 export const GATE_LABEL: Record<GateState, string> = {
@@ -17,6 +17,7 @@ export const GATE_LABEL: Record<GateState, string> = {
   "stale-unmet": "STALE",
   "unmet-no-evidence": "NO-EVIDENCE",
   unattested: "UNATTESTED",
+  vacuous: "VACUOUS",
   abandoned: "ABANDONED",
 };
 
@@ -42,6 +43,8 @@ export function unmetReason(state: GateState): string {
       return "checked but automatic evidence is stale or unbound";
     case "unattested":
       return "UNATTESTED (kbz has no record of this evidence)";
+    case "vacuous":
+      return "VACUOUS (its CHECK passed with its deliverable hidden)";
     default:
       return "";
   }

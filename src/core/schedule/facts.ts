@@ -152,18 +152,20 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     const estimate = estimateOf(row.id, leaves[row.id], accessFile);
     const file = path.join(scopeDir, rel);
     const isMet = (g: Gate) => gateState(g, ledger) === "met";
-    const verdicts = gateVerdicts(o.trace, root, file, ledger, isMet);
-    const met = o.attested ? ledger.gates.filter((g) => !verdicts.stale.has(g.id) && isMet(g)) : [];
+    const verdicts = gateVerdicts(o.trace, root, file, ledger, isMet, o.attested?.get(file));
+    // As in status (core/snapshot.ts): STALE first, then VACUOUS (unmet), then UNATTESTED.
+    const hiddenBy = verdicts.vacuous;
+    const met = o.attested ? ledger.gates.filter((g) => !verdicts.stale.has(g.id) && !hiddenBy.has(g.id) && isMet(g)) : [];
     const unvouched = o.attested ? unattestedGates(file, met, o.attested.get(file), o.trace.records.get(file)) : null;
     const gates = ledger.gates.map((g) => {
       if (verdicts.stale.has(g.id)) return "stale-unmet";
-      if (unvouched?.has(g.id)) return "unattested";
       const state = gateState(g, ledger);
+      if (state === "met" && hiddenBy.has(g.id)) return "vacuous";
+      if (unvouched?.has(g.id)) return "unattested";
       return state === "unmet" && verdicts.failed.has(g.id) ? "failed" : state;
     });
-    // Only a gate that is met now is vacuous: an unmet one is already work (docs/formats.md#next-output).
-    const hiddenBy = verdicts.vacuous;
-    const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "met" && hiddenBy.has(g.id) ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
+    // A gate that would be met but for its probe is a review item too (docs/formats.md#next-output).
+    const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "vacuous" ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates,

@@ -15,7 +15,7 @@ export interface TaskFacts {
   verification?: string | null;
   /** ACCESS.json's optional per-leaf estimate (positive; absent = 1), for the critical-path policy. */
   estimate?: number;
-  /** Met gates the last `kbz check --probe` found VACUOUS (core/trace.ts gateVerdicts), with what was hidden; absent when none. */
+  /** Gates (state `vacuous`) a `kbz check --probe` found VACUOUS (core/trace.ts gateVerdicts), with what was hidden; absent when none. */
   vacuous?: { gate: string; hidden: string[] }[];
 }
 

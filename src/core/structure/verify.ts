@@ -153,19 +153,37 @@ function sameSet(a: string[], b: string[]): boolean {
   return x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
+/** What every step of the checker shares: the state, its rows by id, and where issues go. */
+interface Checking {
+  s: StructureState;
+  meta: StructureState["meta"];
+  byId: Map<string, TaskRow>;
+  verified: (id: string) => boolean;
+  add: (code: string, id: string) => void;
+}
+
 export function verifyStructure(s: StructureState, selection: unknown = null, final = false): Verdict {
   checkShapes(s);
   const errors: Issue[] = [];
-  const add = (code: string, id: string) => errors.push({ code, id });
-  const meta = s.meta;
-  const t = meta.turn;
   const byId = new Map<string, TaskRow>();
   for (const r of s.rows) if (!byId.has(r.id)) byId.set(r.id, r);
-  const verified = (id: string) => byId.get(id)?.state === "VERIFIED";
-  const attempts = attemptsOf(s.waves);
+  const c: Checking = { s, meta: s.meta, byId, verified: (id) => byId.get(id)?.state === "VERIFIED", add: (code, id) => errors.push({ code, id }) };
+  const opAt = checkOperations(c);
+  checkReports(c, opAt, final);
+  checkActivity(c);
+  checkLeases(c);
+  checkConservation(c);
+  const reach = new Reach(s.rows);
+  checkEdgesAndGates(c, reach);
+  checkGroups(c, reach);
   const ownLease = (id: string) => s.leases.some((l) => !l.invalid && l.scope === s.scope && l.leaf === `leaf-${id}`);
+  if (selection !== null) checkSelection(s, parseSelection(selection), byId, reach, ownLease, c.add);
+  if (final) checkFinal(s, c.add);
+  return { ok: errors.length === 0, residual: errors.length, errors };
+}
 
-  // Operations and turns.
+/** Operations and turns; returns whether operation `id` is the one recorded at `turn`. */
+function checkOperations({ meta, add }: Checking): (turn: unknown, id: unknown) => boolean {
   const opIds = new Set<string>();
   meta.operations.forEach((op, i) => {
     if (!isObject(op) || typeof op.id !== "string" || opIds.has(op.id) || typeof op.requestHash !== "string" || !HEX64.test(op.requestHash)) {
@@ -173,9 +191,12 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
     } else opIds.add(op.id);
     if (isObject(op) && op.turn !== undefined && op.turn !== i + 1) add("invalid-operation-turn", String(op.id));
   });
-  const opAt = (turn: unknown, id: unknown) => typeof turn === "number" && turn >= 1 && turn <= t && meta.operations[turn - 1]?.id === id;
+  const t = meta.turn;
+  return (turn, id) => typeof turn === "number" && turn >= 1 && turn <= t && meta.operations[turn - 1]?.id === id;
+}
 
-  // Reports.
+/** Reports: each one's source attempt, turns, checkpoint, and its state's own rules. */
+function checkReports({ s, meta, byId, verified, add }: Checking, opAt: (turn: unknown, id: unknown) => boolean, final: boolean): void {
   const pendingParents = new Map<string, number>();
   const retiredKeys = new Set<string>();
   for (const r of meta.reports) {
@@ -222,8 +243,11 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
     }
     if (r.state === "applied") checkReportedChildren(r, byId, meta.splits, add);
   }
+}
 
-  // Activity, recomputed.
+/** Activity, recomputed from the rows and the attempts not yet retired; the structure gate. */
+function checkActivity({ s, meta, byId, add }: Checking): void {
+  const attempts = attemptsOf(s.waves);
   const expectedActive = s.rows
     .filter((r) => r.state === "IN-FLIGHT" || (attempts.get(r.id) ?? []).some((a) => retiredBy(a, meta.reports) === null && (a.returnedAt === null || r.state !== "VERIFIED")))
     .map((r) => r.id);
@@ -231,8 +255,10 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   const gatesFile = s.integrations.find((i) => i.file === "GATES.md");
   if (s.registryInitialized && !gatesFile?.gates.some((g) => g.id === STRUCTURE_GATE)) add("missing-structure-gate", "GATES.md");
   for (const a of s.active) if (!byId.has(a)) add("orphan-worker", a);
+}
 
-  // Leases.
+/** Leases: each of this scope's names a row and owns exactly its paths. */
+function checkLeases({ s, byId, add }: Checking): void {
   for (const l of s.leases) {
     if (l.invalid) {
       add("invalid-lease", l.leaf);
@@ -243,8 +269,10 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
     if (!task) add("orphan-lease", l.leaf);
     else if (JSON.stringify([...l.globs].sort()) !== JSON.stringify([...task.owns].sort())) add("lease-ownership-mismatch", l.leaf);
   }
+}
 
-  // Task conservation.
+/** Task conservation: the rows are exactly the initial tasks plus the children of splits, as expected. */
+function checkConservation({ s, meta, byId, add }: Checking): void {
   const seenRows = new Set<string>();
   for (const r of s.rows) {
     if (seenRows.has(r.id)) add("duplicate-task", r.id);
@@ -272,9 +300,10 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   for (const id of [...new Set([...universe, ...expected, ...seenRows])].sort()) {
     if (!(universe.has(id) && expected.has(id) && seenRows.has(id))) add("task-conservation", id);
   }
+}
 
-  // Edges and gates.
-  const reach = new Reach(s.rows);
+/** Edges and gates: no missing or lost dependency, no cycle, no lost gate, VERIFIED only when earned. */
+function checkEdgesAndGates({ s, meta, byId, verified, add }: Checking, reach: Reach): void {
   for (const r of s.rows) {
     for (const n of r.needs) if (!byId.has(n)) add("missing-dependency", `${n}->${r.id}`);
     if (r.state === "VERIFIED" && r.needs.some((n) => !verified(n))) add("premature-verification", r.id);
@@ -296,8 +325,10 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
     const led = s.integrations.find((i) => i.file === file);
     for (const g of Array.isArray(gates) ? gates : []) if (!led?.gates.some((d) => d.id === g)) add("lost-integration-gate", `${file}:${g}`);
   }
+}
 
-  // Groups.
+/** Groups: every row in exactly one, no parallelism lost inside one, no cycle between them. */
+function checkGroups({ s, meta, byId, verified, add }: Checking, reach: Reach): void {
   const groupOf = new Map<string, number>();
   meta.groups.forEach((g, gi) => {
     if (!Array.isArray(g) || g.length === 0) {
@@ -316,10 +347,6 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   });
   for (const r of s.rows) if (!groupOf.has(r.id)) add("unassigned-task", r.id);
   if (groupCycle(s.rows, groupOf, meta.groups.length)) add("group-cycle", "groups");
-
-  if (selection !== null) checkSelection(s, parseSelection(selection), byId, reach, ownLease, add);
-  if (final) checkFinal(s, add);
-  return { ok: errors.length === 0, residual: errors.length, errors };
 }
 
 function checkReportedChildren(r: Report, byId: Map<string, TaskRow>, splits: StructureState["meta"]["splits"], add: (c: string, id: string) => void): void {

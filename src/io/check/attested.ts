@@ -16,6 +16,7 @@ import { approvalDirFor } from "../run/approval.ts";
 import { forget, readRootAttestations, recordedGates, type LedgerAttestations, type RootAttestations } from "../run/attest.ts";
 import { parseLedger } from "../../core/ledger/parse.ts";
 import { readPolicy } from "../run/personal.ts";
+import { kbz } from "../../core/text/command.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -42,7 +43,7 @@ function belongs(target: Target, ledger: string): boolean {
 }
 
 function removedItem(qid: string, where: string): string {
-  return `${qid} REMOVED (${where}; a person confirms with kbz approvals prune, or ABANDON it)`;
+  return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
 }
 
 /** The REMOVED items of a snapshot's target. */

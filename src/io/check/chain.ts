@@ -4,6 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Env } from "../run/shell.ts";
+import { kbz } from "../../core/text/command.ts";
 
 export const CHAIN_ENV = "KBZ_CHECK_CHAIN";
 export const MAX_CHECK_DEPTH = 8;
@@ -39,7 +40,7 @@ export function chainRefusal(chain: string[], key: string, root: string): string
   const at = chain.indexOf(key);
   if (at >= 0) return `recursion refused: cycle ${[...chain.slice(at), key].map((k) => shown(k, root)).join(" -> ")}`;
   if (chain.length >= MAX_CHECK_DEPTH) {
-    return `recursion refused: kbz check nested deeper than ${MAX_CHECK_DEPTH} (${[...chain, key].map((k) => shown(k, root)).join(" -> ")})`;
+    return `recursion refused: ${kbz("check")} nested deeper than ${MAX_CHECK_DEPTH} (${[...chain, key].map((k) => shown(k, root)).join(" -> ")})`;
   }
   return null;
 }

@@ -7,6 +7,11 @@
 // probe record in kbz's record files that status, lint, next and the Stop hook read.
 // Issue 27: the oracle (every file the approval binds: io/oracle/binding.ts) is never hidden, and a gate that
 // cannot be probed is a warning: `--probe` exits 1 unless every probed gate observes.
+// A VACUOUS gate is unmet (issue 27). Under the person policy the verdict is also kept in the
+// approval store (io/run/attest.ts recordVacuity), bound to the gate's definition and the oracle
+// its pass ran under, and it withdraws the gate's approvals: no file in the repository clears it,
+// and the CHECK runs again only once a person approves it; a pass under another oracle (which a
+// person approved) or a probe that observes clears it.
 // Issue 28 item 12: the CHECK runs on a throwaway overlay of the repository (io/run/view.ts), so
 // it cannot move or delete the live deliverable; afterwards every hidden file must still have the
 // digest it had before, else the run says so loudly (DAMAGED, exit 2).
@@ -32,6 +37,10 @@ import { oracleBinding } from "../oracle/binding.ts";
 import type { Env } from "../run/shell.ts";
 import { throwawayView, viewUsable } from "../run/view.ts";
 import { digestFile } from "../inputs/records.ts";
+import { readPolicy } from "../run/personal.ts";
+import { recordVacuity } from "../run/attest.ts";
+import { readOracleRecords } from "../oracle/records.ts";
+import { NO_RECORD, type VacuityStored } from "../../core/trace.ts";
 
 export type ProbeVerdict = "vacuous" | "observes" | "nothing-hidden" | "approval-required" | "not-run" | "no-view" | "damaged";
 
@@ -48,8 +57,10 @@ export interface ProbeItem {
   outcome: RunOutcome | null;
   /** Hidden paths (real) whose digest changed or that vanished while the probe ran. */
   damaged?: string[];
-  /** Why the gate could not be probed (no-view). */
+  /** Why the gate could not be probed (no-view), or why its probe did not run to its end (not-run). */
   why?: string;
+  /** VACUOUS under the person policy: how many of the gate's approvals the verdict withdrew. */
+  withdrawn?: number;
 }
 
 export interface ProbeResult {
@@ -109,7 +120,8 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
   const items: ProbeItem[] = [];
   const records = new Map<string, Record<string, ProbeRecord>>();
   for (const v of snap.gates) {
-    if (v.state !== "met" || !isRunnable(v.gate) || (only && !only.has(v.qid))) continue;
+    // A VACUOUS gate is probed again: a probe that observes is one way its verdict clears.
+    if ((v.state !== "met" && v.state !== "vacuous") || !isRunnable(v.gate) || (only && !only.has(v.qid))) continue;
     const ledger = ledgers.get(v.file)!;
     const base = baseDir(snap, v.file, settings);
     const cwd = gateCwd(base, v.gate);
@@ -163,14 +175,49 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       req.observer?.item?.(item);
       continue;
     }
+    // Only a CHECK that ran to its end and failed observes: a timeout, a kill or a CHECK that could
+    // not start says nothing about the deliverable (and would let a slowed machine clear a VACUOUS verdict).
+    if (!outcome.ok && (outcome.error !== null || outcome.signal !== null)) {
+      item.verdict = "not-run";
+      item.why = outcome.error ?? `killed by ${outcome.signal}`;
+      req.observer?.item?.(item);
+      continue;
+    }
     item.verdict = outcome.ok ? "vacuous" : "observes";
     const rec: ProbeRecord = { definition: gateDigest(v.gate)!, evidence: v.gate.evidence ?? "", verdict: item.verdict, hidden, signature: oracleSignature(oracle) };
     (records.get(v.file) ?? records.set(v.file, {}).get(v.file)!)[v.gate.id] = rec;
     req.observer?.item?.(item);
   }
   for (const [file, recs] of records) await recordProbes(root, file, recs);
+  if (readPolicy(storeDir) === "person") await keepVerdicts(storeDir, root, store, items, records);
   const exit = items.some((i) => i.verdict === "damaged") ? 2 : items.every((i) => i.verdict === "observes") ? 0 : 1;
   return { snapshot: snap, items, exit };
+}
+
+/**
+ * The person policy's half of a probe's verdicts: kept in the approval store (VACUOUS, or cleared
+ * by an observing probe), and a VACUOUS gate's approvals withdrawn.
+ */
+async function keepVerdicts(storeDir: string, root: string, store: ApprovalStore, items: ProbeItem[], records: Map<string, Record<string, ProbeRecord>>): Promise<void> {
+  const approvals = items.some((i) => i.verdict === "vacuous") ? store.list() : [];
+  for (const [file, recs] of records) {
+    const passes = readOracleRecords(root, file).gates;
+    const verdicts: Record<string, VacuityStored | null> = {};
+    for (const [id, r] of Object.entries(recs)) {
+      if (r.verdict !== "vacuous") {
+        verdicts[id] = null;
+        continue;
+      }
+      // The oracle this pass ran under: its oracle pass record's signature, as status reads it.
+      const pass = passes[id];
+      const oracle = pass && pass.definition === r.definition && pass.evidence === r.evidence ? pass.signature : NO_RECORD;
+      const hidden = r.hidden.slice(0, 5).map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+      verdicts[id] = { definition: r.definition, oracle, hidden };
+      const item = items.find((i) => i.file === file && i.gate.id === id)!;
+      item.withdrawn = store.remove(approvals.filter((a) => a.record?.file === file && a.record.gate === id).map((a) => a.name)).length;
+    }
+    await recordVacuity(storeDir, root, file, verdicts);
+  }
 }
 
 /** What a hidden path is now: its streamed digest, "dir", or "missing". */
@@ -191,7 +238,7 @@ export function probeLine(item: ProbeItem, root: string): string {
   const list = shown.length > 5 ? `${shown.slice(0, 5).join(", ")}, +${shown.length - 5} more` : shown.join(", ");
   switch (item.verdict) {
     case "vacuous":
-      return `  VACUOUS ${item.qid}: passed with its deliverable hidden (${item.hiddenFrom}: ${list})`;
+      return `  VACUOUS ${item.qid}: passed with its deliverable hidden (${item.hiddenFrom}: ${list})${item.withdrawn ? "; its approval is withdrawn: a person makes the CHECK observe it and approves it" : ""}`;
     case "observes":
       return `  OBSERVES ${item.qid}: failed with its deliverable hidden (${item.hiddenFrom}: ${list})`;
     case "nothing-hidden":
@@ -205,6 +252,6 @@ export function probeLine(item: ProbeItem, root: string): string {
     case "approval-required":
       return `  APPROVAL REQUIRED ${item.qid} (probe, cwd ${cwdShown({ cwd: item.cwd, oracle: item.oracle! })}): hides ${list}; re-run with --probe --approve`;
     default:
-      return `  NOT RUN ${item.qid}`;
+      return `  NOT RUN ${item.qid}${item.why ? `: ${item.why}; the probe says nothing about its deliverable` : ""}`;
   }
 }

@@ -33,6 +33,7 @@ import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts"
 import { describe, KbzError } from "../../core/errors.ts";
 import { requirePerson, logConsent, type Consent } from "../run/consent.ts";
 import { attest, noteApproved } from "../run/attest.ts";
+import { kbz, placeholder as ph } from "../../core/text/command.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -135,7 +136,7 @@ export class ApprovalSignatureError extends KbzError {
   constructor(sig: string) {
     super(`--approve=${sig} matches no oracle of this run: it changed since it was shown, or it is not pending; nothing was approved or run`, {
       code: "approval-signature",
-      hint: "run kbz check to print the current oracles and their signatures; a person reviews the oracle again before approving it",
+      hint: `run ${kbz("check")} to print the current oracles and their signatures; a person reviews the oracle again before approving it`,
     });
   }
 }
@@ -206,7 +207,7 @@ function assertLedgersInside(snap: Snapshot): void {
     } catch {}
     if (!isInside(root, real)) {
       throw new UsageError(
-        `${l.file}: ledger is outside the root ${root}; kbz check writes only inside the root. Read it with kbz status, or run kbz check --root <its repository>`,
+        `${l.file}: ledger is outside the root ${root}; ${kbz("check")} writes only inside the root. Read it with ${kbz("status")}, or run ${kbz("check", { root: ph("<its repository>") })}`,
       );
     }
   }
@@ -257,7 +258,37 @@ function refusedOutcome(message: string): RunOutcome {
   return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)", outputTail: "" };
 }
 
+/** What the steps of one checker run share. */
+interface Run {
+  req: CheckRequest;
+  /** The snapshot the run was planned from (re-loaded at the end for the verdict). */
+  first: Snapshot;
+  root: string;
+  settings: RunSettings;
+  storeDir: string;
+  store: ApprovalStore;
+  /** Pending gates (with --only, just those), in ledger order. */
+  tasks: CheckTask[];
+  chain: ReturnType<typeof inheritedChain>;
+  /** Gates the recursion guard or the INPUTS cap refuses: qualified id → why (they run nothing). */
+  refusals: Map<string, string>;
+  refused: Set<string>;
+  /** What each run's INPUTS were when it ended, by qualified id (recorded after writeback). */
+  observed: Map<string, Record<string, string>>;
+}
+
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
+  const run = planRun(req);
+  const approvals = await approveRun(run);
+  const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
+  const runnable = run.tasks.filter((t) => allowed.has(t.qid) || run.refused.has(t.qid));
+  req.observer?.willRun?.(runnable);
+  const runs = await runInOrder(run, runnable);
+  return verdictOf(run, runs, approvals);
+}
+
+/** Load and validate the target, the run settings and the approval store; list the pending gates and those refused. */
+function planRun(req: CheckRequest): Run {
   const first = snapshotForRequest(req);
   req.observer?.loaded?.(first);
   if (first.problems.length > 0) throw new FileProblemsError(first.problems);
@@ -279,139 +310,170 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
     const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root) ?? inputsRefusal(t);
     if (refusal) refusals.set(t.qid, refusal);
   }
-  const refused = new Set(refusals.keys());
-  const candidates = tasks.filter((t) => !refused.has(t.qid));
+  return { req, first, root, settings, storeDir, store, tasks, chain, refusals, refused: new Set(refusals.keys()), observed: new Map() };
+}
+
+/** The approval of each gate not refused: on record, given now (--approve, --approve=SIG, a person's consent), or required. */
+async function approveRun(run: Run): Promise<ApprovalItem[]> {
+  const { req } = run;
+  const candidates = run.tasks.filter((t) => !run.refused.has(t.qid));
   let approveOnly: string | null = null;
   if (req.approveOnly !== undefined) {
     const sig = req.approveOnly.toLowerCase();
-    if (!/^[0-9a-f]{8,64}$/.test(sig)) throw new UsageError(`--approve=${req.approveOnly}: a signature is 8 to 64 hex digits as kbz check prints it ([1a2b3c4d5e6f])`);
+    if (!/^[0-9a-f]{8,64}$/.test(sig)) throw new UsageError(`--approve=${req.approveOnly}: a signature is 8 to 64 hex digits as ${kbz("check")} prints it ([1a2b3c4d5e6f])`);
     if (!candidates.some((t) => t.signature.startsWith(sig))) throw new ApprovalSignatureError(sig);
     approveOnly = sig;
   }
   let consent: Consent | null = null;
   const consentFor = req.approve || approveOnly !== null ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via })) : null;
-  const approvals = await decideApprovals(candidates, store, consentFor, approveOnly, req.observer, root);
-  const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
-  const runnable = tasks.filter((t) => allowed.has(t.qid) || refused.has(t.qid));
-  req.observer?.willRun?.(runnable);
+  return decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root);
+}
 
-  /** Run one batch of allowed (or refused) tasks and write each ledger's results back. */
-  const observed = new Map<string, Record<string, string>>();
-  const runBatch = async (batch: CheckTask[]): Promise<RunReport[]> => {
-    const outcomes = await runRolling(batch, req.jobs, async (task) => {
-      req.observer?.started?.(task);
-      const key = chainKey(task.file, task.gate.id);
-      const refusal = refusals.get(task.qid);
-      const outcome = refusal
-        ? refusedOutcome(refusal)
-        : await executeCheck({
-            shell: settings.shell,
-            check: task.gate.check!,
-            expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-            cwd: task.oracle.cwd,
-            env: childEnv(checkEnvironment(req.env, task.gate.env), chain, key),
-            timeoutMs: settings.timeoutMs,
-            sandbox: task.oracle.sandbox ?? null,
-            onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
-          });
-      // What the pass observed, digested as soon as it ends (recorded after writeback).
-      // (A failed run's too: its failure record holds only while those inputs stay as they were.)
-      if (task.gate.inputs) observed.set(task.qid, digestInputs(root, task.oracle.cwd, task.gate.inputs).files);
-      req.observer?.finished?.(task, outcome);
-      // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
-      saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
-      return outcome;
-    });
-
-    const constrained = first.target.mode !== "explicit";
-    const runs: RunReport[] = batch.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
-    // Tasks come in ledger order, so each ledger's results are one contiguous run.
-    for (let start = 0; start < runs.length; ) {
-      let end = start;
-      while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
-      const group = runs.slice(start, end).filter((r) => !refused.has(r.task.qid));
-      start = end;
-      if (group.length === 0) continue;
-      const file = group[0]!.task.file;
-      const base = baseDir(first, file, settings);
-      try {
-        const statuses = await writeBack({
-          root,
-          file,
-          constrained,
-          // An oracle that cannot be bound any more (an ORACLE: file became a FIFO) is a changed one: stale.
-          oracleFor: (g) => {
-            try {
-              return oracleFor(file, base, g, settings, group[0]!.task.oracle.sandbox ?? null);
-            } catch (e) {
-              if (!(e instanceof OracleError)) throw e;
-              return { ...group[0]!.task.oracle, bound: { files: { [e.message]: "unbindable" }, env: {} } };
-            }
-          },
-          reverify: req.reverify,
-          items: group.map(({ task, outcome }) => ({
-            gateId: task.gate.id,
-            digest: task.digest,
-            signature: task.signature,
-            ok: outcome.ok,
-            evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
-            startState: task.startState,
-          })),
-        });
-        group.forEach((r, i) => (r.writeback = statuses[i]!));
-        const records: Record<string, InputRecord> = {};
-        for (const r of group) {
-          const files = observed.get(r.task.qid);
-          if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
-          const evidence = evidenceFor(r.task, r.outcome, settings);
-          records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
-        }
-        await recordInputs(root, file, records);
-        // The oracle each pass ran under (issue 27): status un-meets the gate when it changes.
-        const passes: Record<string, OraclePassRecord> = {};
-        for (const r of group) {
-          const bound = r.task.oracle.bound;
-          if (!bound || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
-          passes[r.task.gate.id] = { definition: r.task.digest, evidence: evidenceFor(r.task, r.outcome, settings), signature: bindingSignature(bound.files, bound.env), files: bound.files };
-          const stat = identitiesFor(bound.files, (key) => (path.isAbsolute(key) ? key : path.join(settings.root, key)));
-          if (Object.keys(stat).length > 0) passes[r.task.gate.id]!.stat = stat;
-          if (Object.keys(stat).length > 0 && namesOnlyFiles(r.task.gate)) passes[r.task.gate.id]!.filesFrom = r.task.oracle.cwd;
-        }
-        await recordOraclePasses(root, file, passes);
-        await attestPasses(storeDir, root, file, group, records, passes, settings);
-        await recordRuns(root, file, group.map((r) => ({ id: r.task.gate.id, failure: failureOf(r, observed.get(r.task.qid)) })));
-      } catch (e) {
-        if (!(e instanceof WritebackError)) throw e;
-        for (const r of group) {
-          r.writeback = "failed";
-          r.writeError = `cannot update ${file}: ${e.located()}`;
-        }
-      }
-    }
-    return runs;
-  };
-  // Gates whose CHECK asks kbz about other gates (a node gate over its children, S_STRUCTURE)
-  // run after the others were written back, one at a time in ledger order, so each sees the
-  // results of this run (S_STRUCTURE comes last in the root ledger and sees the node gates).
+/**
+ * Gates whose CHECK asks kbz about other gates (a node gate over its children, S_STRUCTURE) run
+ * after the others were written back, one at a time in ledger order, so each sees the results of
+ * this run (S_STRUCTURE comes last in the root ledger and sees the node gates).
+ */
+async function runInOrder(run: Run, runnable: CheckTask[]): Promise<RunReport[]> {
   const runs: RunReport[] = [];
   const independent = runnable.filter((t) => !asksKbz(t.gate.check ?? ""));
   const last = (t: CheckTask) => (t.gate.id === "S_STRUCTURE" ? 1 : 0);
   const dependent = runnable.filter((t) => asksKbz(t.gate.check ?? "")).sort((a, b) => last(a) - last(b));
   for (const batch of [independent, ...dependent.map((t) => [t])]) {
-    if (batch.length > 0) runs.push(...(await runBatch(batch)));
+    if (batch.length > 0) runs.push(...(await runBatch(run, batch)));
   }
   runs.sort((x, y) => x.task.index - y.task.index);
+  return runs;
+}
 
-  const snapshot = loadSnapshot(first.target);
+/** Run one batch of allowed (or refused) tasks and write each ledger's results back. */
+async function runBatch(run: Run, batch: CheckTask[]): Promise<RunReport[]> {
+  const outcomes = await runRolling(batch, run.req.jobs, (task) => runTask(run, task));
+  const runs: RunReport[] = batch.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
+  // Tasks come in ledger order, so each ledger's results are one contiguous run.
+  for (let start = 0; start < runs.length; ) {
+    let end = start;
+    while (end < runs.length && runs[end]!.task.file === runs[start]!.task.file) end++;
+    const group = runs.slice(start, end).filter((r) => !run.refused.has(r.task.qid));
+    start = end;
+    if (group.length > 0) await writeLedger(run, group);
+  }
+  return runs;
+}
+
+/** One gate's CHECK (or its refusal), observed and its output kept for the dashboard. */
+async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
+  const { req, settings } = run;
+  req.observer?.started?.(task);
+  const key = chainKey(task.file, task.gate.id);
+  const refusal = run.refusals.get(task.qid);
+  const outcome = refusal
+    ? refusedOutcome(refusal)
+    : await executeCheck({
+        shell: settings.shell,
+        check: task.gate.check!,
+        expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
+        cwd: task.oracle.cwd,
+        env: childEnv(checkEnvironment(req.env, task.gate.env), run.chain, key),
+        timeoutMs: settings.timeoutMs,
+        sandbox: task.oracle.sandbox ?? null,
+        onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
+      });
+  // What the pass observed, digested as soon as it ends (recorded after writeback).
+  // (A failed run's too: its failure record holds only while those inputs stay as they were.)
+  if (task.gate.inputs) run.observed.set(task.qid, digestInputs(run.root, task.oracle.cwd, task.gate.inputs).files);
+  req.observer?.finished?.(task, outcome);
+  // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
+  saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
+  return outcome;
+}
+
+/** Write one ledger's results back, then its INPUTS, oracle pass, attestation and failure records. */
+async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
+  const { root, settings } = run;
+  const file = group[0]!.task.file;
+  const base = baseDir(run.first, file, settings);
+  try {
+    const statuses = await writeBack({
+      root,
+      file,
+      constrained: run.first.target.mode !== "explicit",
+      // An oracle that cannot be bound any more (an ORACLE: file became a FIFO) is a changed one: stale.
+      oracleFor: (g) => {
+        try {
+          return oracleFor(file, base, g, settings, group[0]!.task.oracle.sandbox ?? null);
+        } catch (e) {
+          if (!(e instanceof OracleError)) throw e;
+          return { ...group[0]!.task.oracle, bound: { files: { [e.message]: "unbindable" }, env: {} } };
+        }
+      },
+      reverify: run.req.reverify,
+      items: group.map(({ task, outcome }) => ({
+        gateId: task.gate.id,
+        digest: task.digest,
+        signature: task.signature,
+        ok: outcome.ok,
+        evidence: outcome.ok ? evidenceFor(task, outcome, settings) : null,
+        startState: task.startState,
+      })),
+    });
+    group.forEach((r, i) => (r.writeback = statuses[i]!));
+    const records = inputRecords(run, group);
+    await recordInputs(root, file, records);
+    // The oracle each pass ran under (issue 27): status un-meets the gate when it changes.
+    const passes = oraclePasses(run, group);
+    await recordOraclePasses(root, file, passes);
+    await attestPasses(run.storeDir, root, file, group, records, passes, settings);
+    await recordRuns(root, file, group.map((r) => ({ id: r.task.gate.id, failure: failureOf(r, run.observed.get(r.task.qid)) })));
+  } catch (e) {
+    if (!(e instanceof WritebackError)) throw e;
+    for (const r of group) {
+      r.writeback = "failed";
+      r.writeError = `cannot update ${file}: ${e.located()}`;
+    }
+  }
+}
+
+/** The INPUTS each written (or unchanged) result observed, by gate id. */
+function inputRecords(run: Run, group: RunReport[]): Record<string, InputRecord> {
+  const records: Record<string, InputRecord> = {};
+  for (const r of group) {
+    const files = run.observed.get(r.task.qid);
+    if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+    const evidence = evidenceFor(r.task, r.outcome, run.settings);
+    records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
+  }
+  return records;
+}
+
+/** The oracle each written (or unchanged) pass ran under, by gate id. */
+function oraclePasses(run: Run, group: RunReport[]): Record<string, OraclePassRecord> {
+  const { settings } = run;
+  const passes: Record<string, OraclePassRecord> = {};
+  for (const r of group) {
+    const bound = r.task.oracle.bound;
+    if (!bound || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+    passes[r.task.gate.id] = { definition: r.task.digest, evidence: evidenceFor(r.task, r.outcome, settings), signature: bindingSignature(bound.files, bound.env), files: bound.files };
+    const stat = identitiesFor(bound.files, (key) => (path.isAbsolute(key) ? key : path.join(settings.root, key)));
+    if (Object.keys(stat).length > 0) passes[r.task.gate.id]!.stat = stat;
+    if (Object.keys(stat).length > 0 && namesOnlyFiles(r.task.gate)) passes[r.task.gate.id]!.filesFrom = r.task.oracle.cwd;
+  }
+  return passes;
+}
+
+/** The snapshot after the run, what did not count, and the verdict and exit code. */
+function verdictOf(run: Run, runs: RunReport[], approvals: ApprovalItem[]): CheckResult {
+  const { req } = run;
+  const snapshot = loadSnapshot(run.first.target);
   const stateOf = new Map(snapshot.gates.map((g) => [g.qid, g.state]));
   const ran = new Set(runs.map((r) => r.task.qid));
   const extras: string[] = [];
   if (req.reverify) {
-    for (const t of tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
+    for (const t of run.tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
   }
   for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
   // A refused gate was not checked here: it never counts as met in this run.
-  for (const qid of refused) if (stateOf.get(qid) === "met") extras.push(`${qid} (recursion refused)`);
+  for (const qid of run.refused) if (stateOf.get(qid) === "met") extras.push(`${qid} (recursion refused)`);
   // The status reduction folds the scope's dispatch waves in (docs/formats.md#check-run).
   const { reduction } = statusReport(snapshot, { extras });
   const problems = [...snapshot.problems, ...dispatchProblems(snapshot)];
@@ -421,7 +483,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const broken = problems.length > 0 || runs.some((r) => r.writeback === "failed") || infraFailures > 0;
   return {
     snapshot,
-    settings,
+    settings: run.settings,
     approvals,
     runs,
     extras,

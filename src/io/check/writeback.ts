@@ -12,10 +12,11 @@ import { withFileLock } from "../lock.ts";
 import { readLedgerText } from "../read.ts";
 import { oracleSignature, type RuntimeOracle } from "../../core/run/oracle.ts";
 import { KbzError } from "../../core/errors.ts";
+import { kbz } from "../../core/text/command.ts";
 
 export class WritebackError extends KbzError {
   constructor(message: string, file?: string, line?: number) {
-    super(message, { code: "writeback", file, line, hint: "fix the ledger, then run kbz check again" });
+    super(message, { code: "writeback", file, line, hint: `fix the ledger, then run ${kbz("check")} again` });
   }
 }
 

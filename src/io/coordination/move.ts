@@ -16,6 +16,7 @@ import type { CoordinatorConfig } from "./config.ts";
 import { filesView } from "./files.ts";
 import { prefixEnd, rangeKvs, type Op } from "./etcd/client.ts";
 import { EtcdCoordination, leaseRecord } from "./etcd/coordination.ts";
+import { kbz } from "../../core/text/command.ts";
 
 export class MoveRefused extends KbzError {
   constructor(message: string) {
@@ -70,7 +71,7 @@ export async function moveScope(root: string, config: CoordinatorConfig & { kind
 
     if (direction === "import") {
       const held = readLeaseRecords(root).filter((r) => !r.invalid && r.scope === scope);
-      if (held.length > 0) throw new MoveRefused(`scope ${scope} holds ${held.length} file lease(s) (${held.map((h) => h.leaf).join(", ")}); release them (kbz scope release --scope ${scope} --coordinator files) and claim again with the coordinator`);
+      if (held.length > 0) throw new MoveRefused(`scope ${scope} holds ${held.length} file lease(s) (${held.map((h) => h.leaf).join(", ")}); release them (${kbz("scope release", { scope, coordinator: "files" })}) and claim again with the coordinator`);
       if (etcdDispatch && fileDispatch !== null && etcdDispatch.value !== fileDispatch) throw new MoveRefused(`the coordinator already holds different waves for ${scope}; export them first or abandon them there`);
       const logOps = etcdLog.length === 0 ? fileLog : same(etcdLog, fileLog) ? [] : null;
       if (logOps === null) throw new MoveRefused(`the coordinator already holds a different status log for ${scope}`);

@@ -13,6 +13,7 @@ import { shellWords } from "../../core/text/shell.ts";
 import { readRecords, type InstallRecord } from "./record.ts";
 import { hookStatus, runnable, codexEventKey, type HookPlace } from "./status.ts";
 import { shimTarget } from "./shim.ts";
+import { kbz } from "../../core/text/command.ts";
 
 /** The oldest host version whose hook contract kbz's installed form relies on (tested end to end in test/hosts). */
 export const CONTRACT: Record<HostName, { cli: string; min: string | null; why: string }> = {
@@ -179,7 +180,7 @@ export async function askCodex(codex: string, env: Record<string, string | undef
 
 function fixCommand(host: HostName, location: Location, record: InstallRecord | undefined): string {
   const flags = record?.flags ?? (location === "global" ? ["--global"] : location === "shared" && host === "claude" ? ["--shared"] : []);
-  return ["kbz hook install", ...(host === "claude" ? [] : ["--agent", host]), ...flags].join(" ");
+  return kbz("hook install", host === "claude" ? {} : { agent: host }, ...flags);
 }
 
 const CODEX_TRUST_FIX = "run codex, open /hooks and trust kbz's Stop and SubagentStop hooks";

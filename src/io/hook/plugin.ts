@@ -7,11 +7,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ensureRealDir, writeAtomic } from "../fs.ts";
 import { SettingsRefusal, MARKER, type InstallOutcome } from "./install.ts";
+import { kbz } from "../../core/text/command.ts";
 
 export const PLUGIN_MARKER = `// kbz stop guard ${MARKER}`;
 
 export function pluginText(command: string): string {
-  return `${PLUGIN_MARKER} (written by \`kbz hook install --agent opencode\`; \`--uninstall\` deletes this file)
+  return `${PLUGIN_MARKER} (written by \`${kbz("hook install", { agent: "opencode" })}\`; \`--uninstall\` deletes this file)
 // On session.idle: run kbz's stop guard; when it blocks, prompt the session with its reason.
 import { spawnSync } from "node:child_process";
 

@@ -7,8 +7,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ensureRealDir, writeAtomic } from "../fs.ts";
 import { shellQuote, shellWords } from "../../core/text/shell.ts";
+import { kbz } from "../../core/text/command.ts";
 
-const HEADER = "#!/bin/sh\n# kbz's stop guard for agent hosts, written by `kbz hook install`: the hosts' hook files name this file, so\n# their command stays the same when kbz moves or is upgraded. Re-run `kbz hook install` to point it at another kbz.\n";
+const HEADER = `#!/bin/sh\n# kbz's stop guard for agent hosts, written by \`${kbz("hook install")}\`: the hosts' hook files name this file, so\n# their command stays the same when kbz moves or is upgraded. Re-run \`${kbz("hook install")}\` to point it at another kbz.\n`;
 
 /** KBZ_HOME or ~/.kbz: kbz's per-user directory. */
 export function kbzHome(home: string, env: Record<string, string | undefined>): string {

@@ -9,6 +9,7 @@ import { shellWords } from "../../core/text/shell.ts";
 import { pluginCommand } from "./plugin.ts";
 import { shimTarget } from "./shim.ts";
 import { codexHome, HOST_NAMES, TARGETS, type HostName, type HostTarget, type Location } from "../../core/hook/targets.ts";
+import { kbz } from "../../core/text/command.ts";
 
 export interface HookPlace {
   host: HostName;
@@ -36,9 +37,9 @@ function executable(p: string): boolean {
 function programRunnable(words: string[]): { ok: boolean; problem: string | null } {
   const program = words[0] ?? "";
   if (!path.isAbsolute(program)) return { ok: false, problem: `the program ${JSON.stringify(program)} is not an absolute path` };
-  if (!executable(program)) return { ok: false, problem: `${program} does not exist or is not executable; run kbz hook install again` };
+  if (!executable(program)) return { ok: false, problem: `${program} does not exist or is not executable; run ${kbz("hook install")} again` };
   const script = words[1];
-  if (script && /\.(mjs|ts|js)$/.test(script) && !fs.existsSync(script)) return { ok: false, problem: `${script} does not exist; run kbz hook install again` };
+  if (script && /\.(mjs|ts|js)$/.test(script) && !fs.existsSync(script)) return { ok: false, problem: `${script} does not exist; run ${kbz("hook install")} again` };
   return { ok: true, problem: null };
 }
 
@@ -110,16 +111,16 @@ export function hookStatus(cwd: string, home: string, env: Record<string, string
       place.command = typeof cmd === "string" ? cmd : null;
       if (Array.isArray(first.handler.args)) {
         place.runnable = false;
-        place.problem = "exec form (command + args): Claude Code before 2.1.139 runs the bare program; run kbz hook install again";
+        place.problem = `exec form (command + args): Claude Code before 2.1.139 runs the bare program; run ${kbz("hook install")} again`;
       } else if (place.command) {
         const r = runnable(place.command);
         place.runnable = r.ok;
         place.problem = r.problem;
       }
       const missing = t.events.filter((e) => !ours.some((o) => o.event === e));
-      if (missing.length) place.problem = `no kbz handler for ${missing.join(", ")}; run kbz hook install again`;
+      if (missing.length) place.problem = `no kbz handler for ${missing.join(", ")}; run ${kbz("hook install")} again`;
       const perEvent = t.events.map((e) => ours.filter((o) => o.event === e).length);
-      if (perEvent.some((n) => n > 1)) place.problem = `${Math.max(...perEvent)} kbz entries for one event; run kbz hook install again to keep one`;
+      if (perEvent.some((n) => n > 1)) place.problem = `${Math.max(...perEvent)} kbz entries for one event; run ${kbz("hook install")} again to keep one`;
       if (host === "codex") {
         codexConfig ??= readOr(path.join(codexHome(home, env), "config.toml"));
         const trust = ours.map((o) => codexTrust(codexConfig!, file, o.group, o.index, o.event));

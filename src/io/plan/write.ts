@@ -9,6 +9,7 @@ import { readScopeText } from "../read.ts";
 import { checkedPlan } from "../../core/plan/edit.ts";
 import { ScheduleInputError } from "../../core/plan/errors.ts";
 import type { Plan } from "../../core/plan/table.ts";
+import { kbz } from "../../core/text/command.ts";
 
 export interface ScopeTexts {
   plan: Plan;
@@ -37,7 +38,7 @@ function readText(root: string, file: string, required: boolean): string | null 
     if (e instanceof ReadError) throw new ScheduleInputError(e.message, shown, e.line ?? 1);
     throw e;
   }
-  if (text === null && required) throw new ScheduleInputError("missing required file (run kbz init --scope first)", shown, 1);
+  if (text === null && required) throw new ScheduleInputError(`missing required file (run ${kbz("init", { scope: true })} first)`, shown, 1);
   return text;
 }
 

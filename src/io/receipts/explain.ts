@@ -11,6 +11,7 @@ import { normalizedDefinition, readLedger, type LedgerRead } from "./ledger.ts";
 import { inspectReceipt, type ReceiptReason } from "./audit.ts";
 import { ledgerKey } from "./paths.ts";
 import { readReceiptFile, receiptOf, type Receipt, type ReceiptFile } from "./file.ts";
+import { kbz } from "../../core/text/command.ts";
 
 export type ChangeKind =
   | "no-receipt"
@@ -102,7 +103,7 @@ function missing(root: string, file: string, key: string, receiptFile: ReceiptFi
       text: `it was accepted as ${k}, which no longer exists; receipts are keyed by ledger path and do not follow a rename`,
     }));
   }
-  return [{ kind: "no-receipt", text: `there is no receipt for ${key}; it was never run with kbz verify run` }];
+  return [{ kind: "no-receipt", text: `there is no receipt for ${key}; it was never run with ${kbz("verify run")}` }];
 }
 
 function ledgerChanges(led: LedgerRead, receipt: Receipt): Change[] {
@@ -204,7 +205,7 @@ function runtimeChanges(then: Fingerprint, now: Fingerprint): Change[] {
     const b = own(now.runtime.env, n) ?? null;
     if (a === b) continue;
     const how = a === null ? "was set" : b === null ? "was unset" : "changed";
-    const hint = n === "PATH" ? " (kbz verify run --portable leaves PATH out)" : "";
+    const hint = n === "PATH" ? ` (${kbz("verify run", { portable: true })} leaves PATH out)` : "";
     out.push({ kind: "environment", name: n, text: `environment value ${n} ${how}${hint}` });
   }
   return out;

@@ -27,6 +27,7 @@ import {
   type MetGate,
   type InputsStored,
   type OracleStored,
+  type VacuityStored,
 } from "../../core/trace.ts";
 import { gateState } from "../../core/ledger/state.ts";
 import { isRunnable, stemOf } from "../../core/ledger/model.ts";
@@ -58,6 +59,11 @@ export interface LedgerAttestations {
    * status a tenth of its time at 10,000 gates); any difference falls back to the per-gate check.
    */
   all?: string;
+  /**
+   * Gates a probe found VACUOUS (core/trace.ts VacuityStored), kept here rather than in the
+   * repository so that no file an agent can edit or delete clears the verdict (issue 27).
+   */
+  vacuous?: Record<string, VacuityStored>;
 }
 
 function realOf(p: string): string {
@@ -117,10 +123,21 @@ function parse(text: string | null): LedgerAttestations | null {
     }
     if (v.schema !== SCHEMA) return null;
     const approved = Array.isArray(v.approved) ? v.approved.filter((g: unknown) => typeof g === "string") : [];
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...(typeof v.all === "string" ? { all: v.all } : {}) };
+    const vacuous = vacuityOf(v.vacuous);
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...(typeof v.all === "string" ? { all: v.all } : {}), ...(vacuous ? { vacuous } : {}) };
   } catch {
     return null;
   }
+}
+
+/** The well-formed VACUOUS verdicts of a verified body, or undefined when none. */
+function vacuityOf(v: unknown): Record<string, VacuityStored> | undefined {
+  if (!v || typeof v !== "object") return undefined;
+  const out: Record<string, VacuityStored> = {};
+  for (const [id, s] of Object.entries(v as Record<string, Partial<VacuityStored>>)) {
+    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden)) out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function readSealed(file: string, secret: Uint8Array | null): LedgerAttestations | null {
@@ -218,6 +235,23 @@ export async function attest(store: string, root: string, ledger: string, entrie
   });
 }
 
+/**
+ * Keep a probe's verdicts of gates of one ledger: a VACUOUS one is kept, an observing one (null)
+ * clears the gate's earlier verdict.
+ */
+export async function recordVacuity(store: string, root: string, ledger: string, verdicts: Record<string, VacuityStored | null>): Promise<void> {
+  if (Object.keys(verdicts).length === 0) return;
+  await update(store, root, ledger, (f) => {
+    const kept = { ...f.vacuous };
+    for (const [id, v] of Object.entries(verdicts)) {
+      if (v) kept[id] = v;
+      else delete kept[id];
+    }
+    if (Object.keys(kept).length > 0) f.vacuous = kept;
+    else delete f.vacuous;
+  });
+}
+
 /** Note that gates of a ledger hold an approval (for REMOVED). */
 export async function noteApproved(store: string, root: string, ledger: string, gates: string[]): Promise<void> {
   if (gates.length === 0) return;
@@ -237,7 +271,10 @@ export async function forget(store: string, root: string, ledger: string, gates:
   if (!fs.existsSync(file)) return;
   await update(store, root, ledger, (f) => {
     const gone = new Set(gates === "all" ? recordedGates(f) : gates);
-    for (const g of gone) delete f.gates[g];
+    for (const g of gone) {
+      delete f.gates[g];
+      delete f.vacuous?.[g];
+    }
     delete f.all;
     f.approved = f.approved.filter((g) => !gone.has(g));
   });

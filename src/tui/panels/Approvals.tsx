@@ -4,6 +4,7 @@
 // gate (kbz had a record of it and it left its ledger) for the person to confirm. `a` asks for
 // `y` and records the approval (or the confirmation) only; running is its own key (`r`, or in Gates).
 import { Text } from "ink";
+import { kbz } from "../../core/text/command.ts";
 import type { GateView } from "../../core/snapshot.ts";
 import { approvalViewOf, cwdShown, removedGates, type ApprovalView, type CheckTask, type RemovedGate } from "../../ops/dashboardActs.ts";
 import type { DetailLine } from "../Detail.tsx";
@@ -42,7 +43,7 @@ function removedDetail(t: RemovedGate): DetailLine[] {
       value: "kbz holds a record of this gate (an approval or evidence it attested), and the gate is gone: an agent cannot make a gate vanish, so it blocks ALL MET until a person confirms",
       wrap: true,
     },
-    { label: "confirm", value: "it is gone on purpose: kbz forgets its records, as kbz approvals prune does (for this gate only)", wrap: true },
+    { label: "confirm", value: `it is gone on purpose: kbz forgets its records, as ${kbz("approvals prune")} does (for this gate only)`, wrap: true },
     { label: "else", value: "put the gate back in its ledger, or mark it ABANDON there", tone: "muted", wrap: true },
     { label: "", value: "a: confirm the removal (y confirms; nothing else changes)", tone: "info", wrap: true },
   ];

@@ -1,6 +1,7 @@
 // Gates: every ledger's gates with their state; a running check on its own row (spinner,
 // elapsed) with its output streaming into the detail; FAILED (exit 3) distinct from never run.
 import { Text } from "ink";
+import { kbz } from "../../core/text/command.ts";
 import type { FileProblem } from "../../core/errors.ts";
 import { isRunnable } from "../../core/ledger/model.ts";
 import type { GateView, Snapshot } from "../../core/snapshot.ts";
@@ -42,7 +43,7 @@ export function waveLines(item: { text: string; abandoned: boolean }): DetailLin
     { label: "wave", value: item.text, tone: item.abandoned ? "accent" : "warn", wrap: true },
     {
       label: "counts",
-      value: item.abandoned ? "as a handoff: an abandoned wave needs a new plan for its leaves" : "as unmet until every started leaf returns and the wave completes (kbz wave)",
+      value: item.abandoned ? "as a handoff: an abandoned wave needs a new plan for its leaves" : `as unmet until every started leaf returns and the wave completes (${kbz("wave")})`,
       wrap: true,
     },
   ];

@@ -2,6 +2,7 @@
 // agent that hold each one; the selected leaf's neighbourhood (what it needs, what needs it),
 // its gates, owns, reads and blocking reason.
 import { Text } from "ink";
+import { kbz } from "../../core/text/command.ts";
 import type { PlanRow } from "../../core/plan/table.ts";
 import type { DetailLine } from "../Detail.tsx";
 import type { DashData } from "../../ops/dashboard.ts";
@@ -51,7 +52,7 @@ export function leafDetail(data: DashData, view: PlanView, item: LeafItem | unde
   ];
   const blocked = view.advice?.explain?.blocked.find((b) => b.leaf === row.id);
   if (blocked) lines.push({ label: "blocked", value: `${blocked.reason}: ${blocked.why}`, tone: "warn", wrap: true });
-  else if (view.advice?.launch.includes(row.id)) lines.push({ label: "next", value: "kbz next says: launch now", tone: "info" });
+  else if (view.advice?.launch.includes(row.id)) lines.push({ label: "next", value: `${kbz("next")} says: launch now`, tone: "info" });
   const suffix = leafLedgerSuffix(row.id);
   const gates = data.snapshot.gates.filter((g) => g.file.endsWith(suffix));
   const c = leafGateCount(data, row.id);

@@ -1,6 +1,7 @@
 // Queue: the advice of `kbz next` for this scope: what to launch, what waits and why, what
 // needs review and why. Computed by core/schedule; this panel only lists it.
 import { Text } from "ink";
+import { kbz } from "../../core/text/command.ts";
 import { describeAttention, type Advice, type BlockReason } from "../../core/schedule/advise.ts";
 import type { PlanView } from "../../ops/dashboardPlan.ts";
 import type { DetailLine } from "../Detail.tsx";
@@ -53,7 +54,7 @@ export function queueItems(view: PlanView | null, states: Map<string, LeafView>)
       text: notes.join(" · "),
       detail: [
         { label: "launch", value: `${id}: ${notes.join("; ")}` },
-        ...(a.alreadyClaimed.includes(id) ? [] : [{ label: "claim", value: `kbz scope claim --scope ${scope} --leaf leaf-${id}` }]),
+        ...(a.alreadyClaimed.includes(id) ? [] : [{ label: "claim", value: kbz("scope claim", { scope, leaf: `leaf-${id}` }) }]),
         { label: "then", value: "open a wave with every launched leaf, start each agent, seal, mark IN-FLIGHT", wrap: true },
       ],
     });
@@ -136,8 +137,8 @@ export const queuePanel: PanelDef<QueueItem> = {
   id: "queue",
   spec: QUEUE_SPEC,
   items: (ctx) => ctx.model.queue,
-  problem: (data) => (data.plan && !data.plan.advice ? `kbz next cannot advise: ${data.plan.problem ?? ""}` : null),
-  empty: (ctx) => (ctx.data.plan ? "nothing to launch, wait for or review" : "no PLAN.md here: kbz next needs a scope with a leaf dispatch table"),
+  problem: (data) => (data.plan && !data.plan.advice ? `${kbz("next")} cannot advise: ${data.plan.problem ?? ""}` : null),
+  empty: (ctx) => (ctx.data.plan ? "nothing to launch, wait for or review" : `no PLAN.md here: ${kbz("next")} needs a scope with a leaf dispatch table`),
   head: (ctx, height) => {
     const a = ctx.data.plan?.advice;
     if (!a) return [];

@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import yargs from "yargs";
 import { attached, kbz, optional, placeholder, VERB_FLAGS } from "../../../src/core/text/command.ts";
 import type { Verb } from "../../../src/cli/index.ts";
+import { TOP_HELP } from "../../../src/cli/help.ts";
 import { runCli } from "../../helpers/cli.ts";
 
 describe("kbz(): the one builder of printed kbz commands", () => {
@@ -29,6 +30,12 @@ describe("kbz(): the one builder of printed kbz commands", () => {
   test("every verb, action and flag of the table is one the CLI has (a renamed flag fails here)", async () => {
     expect(await tableProblems(VERB_FLAGS)).toEqual([]);
   }, 60_000);
+
+  test("every verb kbz --help lists is in the table (suggestions name verbs from the CLI's own list)", () => {
+    const listed = [...TOP_HELP.matchAll(/^  kbz ([a-z]+)/gm)].map((m) => m[1]!);
+    expect(listed.length).toBeGreaterThan(15);
+    expect(listed.filter((v) => !(v in VERB_FLAGS))).toEqual([]);
+  });
 
   test("the table check can fail: a renamed flag and an unknown action are found", async () => {
     expect(await tableProblems({ "wave start": ["scope", "handles"], "wave launch": [], "next": ["launch"], "approvals purge": [], "lint": ["probe"] })).toEqual(["wave start: no flag --handles", "wave launch: kbz wave --help names no action launch", "approvals purge: kbz approvals --help names no action purge"]);

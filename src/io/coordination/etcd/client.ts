@@ -4,10 +4,11 @@
 // failure moves on to the next member, an etcd error answer is final.
 import * as http from "node:http";
 import { KbzError } from "../../../core/errors.ts";
+import { kbz } from "../../../core/text/command.ts";
 
 /** The cluster cannot be used (unreachable, no quorum, refused): exit 2, never a local fallback. */
 export class CoordinatorError extends KbzError {
-  constructor(message: string, hint = "check the cluster with kbz coordinator status; kbz never falls back to the files while a coordinator is set") {
+  constructor(message: string, hint = `check the cluster with ${kbz("coordinator status")}; kbz never falls back to the files while a coordinator is set`) {
     super(message, { kind: "infrastructure", code: "coordinator", hint });
   }
 }
@@ -198,7 +199,7 @@ export class EtcdClient {
       if (Date.now() >= deadline) break;
       await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
     }
-    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (kbz coordinator status) or run without --coordinator`);
+    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (${kbz("coordinator status")}) or run without --coordinator`);
   }
 
   async range(key: string, rangeEnd?: string, opts: { sortByCreate?: boolean; countOnly?: boolean } = {}): Promise<RangeResult> {
