@@ -3,7 +3,6 @@ import { kindOf, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import { ScopeBusyError } from "../core/plan/errors.ts";
 import { EmptyPlanError } from "../core/plan/table.ts";
-import { idCompare } from "../core/plan/order.ts";
 import { exitFor, type Advice } from "../core/schedule/advise.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import { isPolicy, POLICIES } from "../core/schedule/policy.ts";
@@ -100,7 +99,7 @@ async function run(argv: NextArgs): Promise<ExitCode> {
       root,
       scope,
       slots,
-      compare: idCompare(argv["original-order"] ? "original" : "natural"),
+      order: argv["original-order"] ? ("original" as const) : ("natural" as const),
       details: !!argv.details || !asJson,
       policy,
       rootFlag: argv.root,

@@ -90,7 +90,7 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
     await queued();
     return true;
   }
-  const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare });
+  const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, order: "natural" });
   const advice = adviseNext(snap, { details: false });
   const rows = snap.plan.rows;
   const inFlight = rows.filter((r) => r.state === "IN-FLIGHT");

@@ -67,7 +67,7 @@ export function loadPlanView(root: string, scope: string | null, slots: number, 
       let advice: Advice | null = null;
       let problem: string | null = null;
       try {
-        next = factsFrom(scopeInputs, { root, scope, slots, compare });
+        next = factsFrom(scopeInputs, { root, scope, slots, order: "natural" });
         advice = adviseNext(next, { details: true });
         inputs.push(next.fingerprint);
       } catch (e) {

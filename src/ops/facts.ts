@@ -3,7 +3,7 @@
 // records (io/trace.ts) and the receipt audit are read as data and handed to the pure builder
 // (core/schedule/facts.ts), so the queue and `kbz next` cannot disagree about a STALE or VACUOUS gate.
 import { ScopeBusyError } from "../core/plan/errors.ts";
-import type { IdCompare } from "../core/plan/order.ts";
+import type { IdOrder } from "../core/plan/order.ts";
 import { VerificationError } from "../core/receipts/errors.ts";
 import { scheduleFacts, type ReceiptVerdicts } from "../core/schedule/facts.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
@@ -19,7 +19,7 @@ export interface FactsRequest {
   root: string; // canonical
   scope: string; // valid id
   slots: number;
-  compare: IdCompare;
+  order: IdOrder;
   env?: Env; // for receipt audits; default process.env
 }
 
@@ -77,7 +77,7 @@ export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
   const trace = readTrace(o.root, inputs.target().files);
   // Under the person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
   const attested = attestationsOf(inputs.target(), readAttestations(o.root, o.env ?? process.env));
-  return scheduleFacts(inputs, { slots: o.slots, compare: o.compare, receipts, trace, attested });
+  return scheduleFacts(inputs, { slots: o.slots, order: o.order, receipts, trace, attested });
 }
 
 /**

@@ -1,7 +1,6 @@
 // `kbz next` as a use case: the scope's facts (ops/facts.ts, the one builder) and the advice on
 // them. Options in, data out; the CLI prints it, `kbz advance` ends with it.
-import type { IdCompare } from "../core/plan/order.ts";
-import { idCompare } from "../core/plan/order.ts";
+import type { IdOrder } from "../core/plan/order.ts";
 import * as path from "node:path";
 import { adviseNext, type Advice, type SignFirst } from "../core/schedule/advise.ts";
 import { isRunnable } from "../core/ledger/model.ts";
@@ -19,7 +18,7 @@ export interface NextRequest {
   root: string; // canonical
   scope: string;
   slots?: number; // default DEFAULT_SLOTS
-  compare?: IdCompare; // default natural
+  order?: IdOrder; // default natural
   policy?: Policy; // default id-order
   details?: boolean; // the reasons each task waits, structure (the text output always wants them)
   rootFlag?: string; // the --root the caller was given, if any (for the commands printed)
@@ -29,7 +28,7 @@ export interface NextRequest {
 const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
-  const snap = readScheduleFacts({ root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, compare: o.compare ?? idCompare("natural") });
+  const snap = readScheduleFacts({ root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, order: o.order ?? "natural" });
   const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
   // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
   if (advice.attention.some((a) => CASCADING.test(a.reason))) {

@@ -15,7 +15,7 @@ import { tempDir } from "../helpers/kbz.ts";
 describe("the demo scope", () => {
   test("is a valid plan: kbz next advises launching the two independent foundations", () => {
     const f = writeDemoFolder(tempDir());
-    const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare: idCompare("natural") });
+    const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, order: "natural" });
     const advice = adviseNext(snap, { details: false });
     expect(advice.action).toBe("dispatch");
     expect(advice.launch).toEqual(["1.1", "1.2"]);
@@ -40,7 +40,7 @@ describe("the demo driver", () => {
       expect(steps).toBeLessThan(300);
     }
     expect([...seenStates].sort()).toEqual(["IN-FLIGHT", "READY", "VERIFIED", "WAITING"]);
-    const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, compare: idCompare("natural") });
+    const snap = readScheduleFacts({ root: f.root, scope: f.scope, slots: DEMO_SLOTS, order: "natural" });
     expect(adviseNext(snap, { details: false }).action).toBe("verify-root");
     expect(readLeaseRecords(f.root)).toEqual([]);
     const dispatch = JSON.parse(fs.readFileSync(path.join(f.root, ".unlazy/checkout/dispatch.json"), "utf8"));

@@ -9,7 +9,6 @@ import { fixtureCopy, kbz, writeTree } from "../helpers/kbz.ts";
 import { agentEnv, setApprovalPolicy } from "../helpers/approvals.ts";
 import { gateDigest } from "../../src/core/ledger/digest.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
-import { idCompare } from "../../src/core/plan/order.ts";
 import { adviseNext } from "../../src/core/schedule/advise.ts";
 import { recordProbes } from "../../src/io/check/probeRecords.ts";
 import { recordVacuity } from "../../src/io/run/attest.ts";
@@ -52,8 +51,7 @@ async function oneAnswer(dir: string, env: Record<string, string>): Promise<void
   const saved = process.env.UNLAZY_APPROVAL_DIR;
   process.env.UNLAZY_APPROVAL_DIR = env.UNLAZY_APPROVAL_DIR; // the in-process readers read this store
   try {
-    const compare = idCompare("natural");
-    const next = adviseNext(readScheduleFacts({ root: dir, scope: "api", slots: 4, compare, env }), { details: true });
+    const next = adviseNext(readScheduleFacts({ root: dir, scope: "api", slots: 4, order: "natural", env }), { details: true });
     const queue = loadPlanView(dir, "api", 4, [])!.advice!;
     const attention = (a: typeof next) => a.attention.map((x) => `${x.leaf} ${x.reason}${"gate" in x ? ` ${x.gate}` : ""}`);
     expect(attention(next)).toEqual(["1 verified-ledger-not-met", "3 vacuous-gate G1"]);

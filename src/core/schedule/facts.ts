@@ -9,7 +9,7 @@ import { parseLedger } from "../ledger/parse.ts";
 import { gateState } from "../ledger/state.ts";
 import { accessEntry, estimateOf, parseAccess } from "../plan/access.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
-import { codeUnitCompare, type IdCompare } from "../plan/order.ts";
+import { codeUnitCompare, idCompare, type IdOrder } from "../plan/order.ts";
 import { hasDuplicates, parsePlan, withLeafStates } from "../plan/table.ts";
 import { VerificationError, verificationText } from "../receipts/errors.ts";
 import { structureModel } from "../structure/build.ts";
@@ -58,7 +58,8 @@ function dispatchWaves(text: string | null, file: string): WaveView[] {
 
 export interface FactsOptions {
   slots: number;
-  compare: IdCompare;
+  /** The id order the plan is read in (plan/order.ts): data, like every option here. */
+  order: IdOrder;
   /** VERIFIED leaves are checked against these. */
   receipts: ReceiptVerdicts;
   /** The verdict records of the scope's ledgers (INPUTS, probes) and the digests now (io/trace.ts). */
@@ -113,7 +114,8 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     throw new ScheduleInputError("structure registry missing: reconcile before scheduling", shown("GATES.md"));
   }
   const leafStates = inputs.leafStates();
-  const plan = withLeafStates(parsePlan(read("PLAN.md", true)!, o.compare, shown("PLAN.md")), leafStates);
+  const compare = idCompare(o.order);
+  const plan = withLeafStates(parsePlan(read("PLAN.md", true)!, compare, shown("PLAN.md")), leafStates);
 
   const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
@@ -196,7 +198,7 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   if (dispatchText !== null && !entries.some(([suffix]) => suffix === `${path.sep}dispatch.json`)) parts.push(dispatchText);
   if (leafStates && leafStates.size > 0) parts.push(JSON.stringify([...leafStates]));
   const fingerprint = sha256HexOfParts(parts);
-  return { scope, slots: o.slots, compare: o.compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
+  return { scope, slots: o.slots, compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
 }
 
 /** With a registry, the independent checker must pass before any advice (docs/formats.md#scheduling-consistency). */

@@ -3,14 +3,13 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { idCompare } from "../../../src/core/plan/order.ts";
 import { readScheduleFacts } from "../../../src/ops/facts.ts";
 import { fixtureCopy } from "../../helpers/kbz.ts";
 
 function snapshotWith(change: (scopeDir: string) => void) {
   const root = fs.realpathSync(fixtureCopy("next-golden"));
   const scopeDir = path.join(root, ".unlazy", "api");
-  const read = () => readScheduleFacts({ root, scope: "api", slots: 2, compare: idCompare("natural"), beforeConsistencyCheck: () => change(scopeDir) });
+  const read = () => readScheduleFacts({ root, scope: "api", slots: 2, order: "natural", beforeConsistencyCheck: () => change(scopeDir) });
   return { read, scopeDir };
 }
 

@@ -3,7 +3,6 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { idCompare } from "../../../src/core/plan/order.ts";
 import { verifyRun } from "../../../src/io/receipts/run.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/ops/facts.ts";
@@ -40,7 +39,7 @@ describe("kill §5.4 test 14: receipts in a real scheduler scope", () => {
     writeTree(root, receiptScope());
     const store = agentApprovalDir();
     const env = { UNLAZY_APPROVAL_DIR: store, PATH: "/usr/bin:/bin", HOME: path.join(store, "home") };
-    const next = () => adviseNext(readScheduleFacts({ root, scope: "api", slots: 2, compare: idCompare("natural"), env }), { details: false });
+    const next = () => adviseNext(readScheduleFacts({ root, scope: "api", slots: 2, order: "natural", env }), { details: false });
     const [r] = await verifyRun({
       root,
       ledgers: [".unlazy/api/gates/leaf-1.md"],
@@ -64,7 +63,7 @@ describe("kill §5.4 test 14: receipts in a real scheduler scope", () => {
   test("a corrupt receipt store is a schedule error naming the store", () => {
     const root = tempDir("kbz-sched-receipts-");
     writeTree(root, { ...receiptScope(), ".unlazy/verification-receipts.json": "{torn" });
-    expect(() => readScheduleFacts({ root, scope: "api", slots: 2, compare: idCompare("natural") })).toThrow("invalid verification registry");
+    expect(() => readScheduleFacts({ root, scope: "api", slots: 2, order: "natural" })).toThrow("invalid verification registry");
     expect(fs.readFileSync(path.join(root, ".unlazy/verification-receipts.json"), "utf8")).toBe("{torn");
   });
 });

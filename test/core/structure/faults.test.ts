@@ -8,7 +8,6 @@ import { loadStructure } from "../../../src/io/structure/model.ts";
 import { StructureError } from "../../../src/core/structure/model.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/ops/facts.ts";
-import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { hashTree, tempDir } from "../../helpers/kbz.ts";
 import { child, errorOf, makeScope, refinement, request, SCOPE, type TaskSpec } from "./scope.ts";
 import { acceptanceScenario } from "./handoff-scenario.ts";
@@ -78,7 +77,7 @@ describe("crash after every write step of an apply", () => {
         expect(pending).toBe(k >= 2 && k < N);
         if (pending) {
           expect(errorOf(() => loadStructure(root, SCOPE))).toBe("pending structure transaction: recover first");
-          expect(() => adviseNext(readScheduleFacts({ root, scope: SCOPE, slots: 4, compare: codeUnitCompare }), { details: false })).toThrow(/pending/);
+          expect(() => adviseNext(readScheduleFacts({ root, scope: SCOPE, slots: 4, order: "original" }), { details: false })).toThrow(/pending/);
         }
         // k = 2 .. N-1 leaves a journal: recover rolls it forward; otherwise the retry applies.
         const rec = await recoverStructure(root, SCOPE);

@@ -3,7 +3,6 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/ops/facts.ts";
 import { applyStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
@@ -16,7 +15,7 @@ import { hashTree } from "../../helpers/kbz.ts";
 import { ACCEPT, acceptanceScenario, ARTIFACT, proposal, returnA, runningScope } from "./handoff-scenario.ts";
 import { applyError, child, dir, lease, readScope, refinement, request, SCOPE, setState, verify, writeDispatch, writeScope } from "./scope.ts";
 
-const schedule = (root: string, slots = 8) => adviseNext(readScheduleFacts({ root, scope: SCOPE, slots, compare: codeUnitCompare }), { details: false });
+const schedule = (root: string, slots = 8) => adviseNext(readScheduleFacts({ root, scope: SCOPE, slots, order: "original" }), { details: false });
 const codes = (v: { errors: { code: string }[] }) => v.errors.map((e) => e.code);
 const report = (op = "report-A", rev = 1, p = proposal()) => request(op, rev, {}, { reports: [p] });
 const accept = (op = "accept-A", rev = 2, entry: Record<string, unknown> = ACCEPT) => request(op, rev, {}, { acceptReports: [entry] });

@@ -3,7 +3,6 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { codeUnitCompare } from "../../../src/core/plan/order.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/ops/facts.ts";
 import { applyStructure, planStructure, recoverStructure } from "../../../src/io/structure/apply.ts";
@@ -38,7 +37,7 @@ import {
 } from "./scope.ts";
 
 export function schedule(root: string, slots = 4) {
-  return adviseNext(readScheduleFacts({ root, scope: SCOPE, slots, compare: codeUnitCompare }), { details: false });
+  return adviseNext(readScheduleFacts({ root, scope: SCOPE, slots, order: "original" }), { details: false });
 }
 
 function scheduleError(root: string): string {
