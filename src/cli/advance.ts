@@ -160,7 +160,7 @@ async function launchAfter(root: string, scope: string, slots: number, lines: st
   if (argv.json) {
     const { verdict, ...fields } = done;
     emit(envelope(verdict, 0, { ...fields, next: l.advice, wave: l.wave, launched: l.launched, claimed: l.claimed }));
-  } else if (l.wave !== null) printLaunch(l, "");
+  } else if (l.wave !== null) printLaunch(l, undefined);
   else for (const x of argv.verbose ? nextLines(l.snap, l.advice) : adviceLines(l.snap, l.advice, scope)) out(x);
   return 0;
 }
