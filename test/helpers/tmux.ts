@@ -71,3 +71,28 @@ export class TmuxPane {
     spawnSync("tmux", ["-L", this.socket, "kill-server"]);
   }
 }
+
+/** The terminal sizes the dashboard is tried at (issue 31), widest first. */
+export const TUI_SIZES: readonly [number, number][] = [
+  [200, 50],
+  [120, 35],
+  [80, 24],
+  [80, 12],
+  [40, 10],
+];
+
+/** Panes a test file opens, all killed together (call killAll in its afterAll). */
+export class PanePool {
+  private readonly panes: TmuxPane[] = [];
+
+  open(argv: string[], cwd: string, env: Record<string, string>, w: number, h: number): TmuxPane {
+    const p = new TmuxPane(w, h);
+    this.panes.push(p);
+    p.start(argv, cwd, env);
+    return p;
+  }
+
+  killAll(): void {
+    for (const p of this.panes.splice(0)) p.kill();
+  }
+}

@@ -6,28 +6,16 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv, gitRepo } from "../helpers/approvals.ts";
-import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
+import { PanePool, TUI_SIZES, TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 
-const SIZES: [number, number][] = [
-  [200, 50],
-  [120, 35],
-  [80, 24],
-  [80, 12],
-  [40, 10],
-];
-
-const panes: TmuxPane[] = [];
-afterAll(() => {
-  for (const p of panes.splice(0)) p.kill();
-});
+const SIZES = TUI_SIZES;
+const panes = new PanePool();
+afterAll(() => panes.killAll());
 
 function open(root: string, env: Record<string, string>, w: number, h: number, argv: string[] = [BIN]): TmuxPane {
-  const p = new TmuxPane(w, h);
-  panes.push(p);
-  p.start(argv, root, env);
-  return p;
+  return panes.open(argv, root, env, w, h);
 }
 
 /** esc alone: a key sent right after it would read as alt-key. */

@@ -7,20 +7,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv, checkEnv } from "../helpers/approvals.ts";
-import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
+import { PanePool, TUI_SIZES, haveTmux } from "../helpers/tmux.ts";
 
-const SIZES: [number, number][] = [
-  [200, 50],
-  [120, 35],
-  [80, 24],
-  [80, 12],
-  [40, 10],
-];
-
-const panes: TmuxPane[] = [];
-afterAll(() => {
-  for (const p of panes.splice(0)) p.kill();
-});
+const SIZES = TUI_SIZES;
+const panes = new PanePool();
+afterAll(() => panes.killAll());
 
 function keep(name: string, screen: string): void {
   const dir = process.env.KBZ_SCREENS;
@@ -40,9 +31,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
         "scripts/check.sh": "test $((2+2)) = 4 && echo ADD_OK\n",
       });
       const env = checkEnv();
-      const p = new TmuxPane(w, h);
-      panes.push(p);
-      p.start([BIN], root, env);
+      const p = panes.open([BIN], root, env, w, h);
       await p.waitFor((s) => s.includes("UNMET: 2"));
       // Approve G1 in the open Approvals panel: nothing is left to approve.
       p.send("4");
@@ -87,9 +76,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       writeTree(root, { "GATES.md": ledger("echo boom; exit 3") });
       // The agent's own shell approves and runs (agent policy); the person watches.
       const env = agentEnv();
-      const p = new TmuxPane(w, h);
-      panes.push(p);
-      p.start([BIN], root, env);
+      const p = panes.open([BIN], root, env, w, h);
       await p.waitFor((s) => /› (UNMET|·)\s+GATES:G1/.test(s));
       expect(kbz(["check", "--approve"], { cwd: root, env }).code).toBe(1);
       const failed = await p.waitFor((s) => (w >= 80 ? /› FAILED \(exit 3\)\s+GATES:G1/ : /› ✗ GATES:G1/).test(s), 8000);
