@@ -12,7 +12,8 @@
 // passes kbz attested, so the new binary pays the whole verification:
 //   status10k    `status --json`, 200 ledgers / 10,000 gates, 6,600 met and attested   (#27: ≤ 1.10)
 //   hook1k       `hook stop`, one scope, 50 ledgers / 1,000 gates, 950 attested      (#27: ≤ 1.10;
-//                #26: within 5 % of bd6a7bc: `--old <a bd6a7bc build> hook1k`)
+//                #26: within 5 % of bd6a7bc: `--old <a bd6a7bc build> hook1k-agent`)
+//   hook1k-agent the same under the agent policy (no attestation to check: the work bd6a7bc did)
 //   oracle200    `status`, 200 met gates whose CHECK runs a script (oracle pass records) (#27: ≤ 1.10;
 //                the new binary's records carry the scripts' identities, src/io/oracle/identity.ts)
 //   reverify200  `check --reverify`, the same 200 gates, each running its script      (#27: ≤ 1.15)
@@ -39,7 +40,7 @@ const opt = (name: string, dflt: string) => {
 const OLD = path.resolve(opt("--old", "/work/tools/kbz-old-33d2fc2"));
 const NEW = path.resolve(opt("--new", path.join(import.meta.dir, "..", "dist", "kbz")));
 const RUNS = Number(opt("--runs", "21"));
-const CASES = ["status10k", "hook1k", "oracle200", "reverify200", "inputs-status", "inputs-hook"];
+const CASES = ["status10k", "hook1k", "hook1k-agent", "oracle200", "reverify200", "inputs-status", "inputs-hook"];
 const wanted = argv.length > 0 ? argv : CASES;
 for (const c of wanted) if (!CASES.includes(c)) throw new Error(`unknown case ${c} (cases: ${CASES.join(", ")})`);
 
@@ -127,11 +128,11 @@ async function prepare(name: string): Promise<Case> {
     await attestAll(approvals, root, writtenLedgers(root, path.join(root, "gates"), 200, 50, (g) => g % 3 !== 0));
     return { label: "status --json, 10,000 gates, 6,600 attested", cwd: root, env: envFor(approvals), args: ["status", "--json"] };
   }
-  if (name === "hook1k") {
-    const root = path.join(base, "hook1k");
-    const approvals = store("hook1k-store", "person");
+  if (name === "hook1k" || name === "hook1k-agent") {
+    const root = path.join(base, name);
+    const approvals = store(`${name}-store`, name === "hook1k" ? "person" : "agent");
     await attestAll(approvals, root, writtenLedgers(root, path.join(root, ".unlazy", "api", "gates"), 50, 20, (g) => g !== 0));
-    return { label: "hook stop, 1,000 gates, 950 attested", cwd: root, env: envFor(approvals), args: ["hook", "stop"], payload: root };
+    return { label: `hook stop, 1,000 gates, 950 attested, ${name === "hook1k" ? "person" : "agent"} policy`, cwd: root, env: envFor(approvals), args: ["hook", "stop"], payload: root };
   }
   if (name === "oracle200" || name === "reverify200") {
     const r = ranLedger(name, 200, (i, root) => {
