@@ -1744,10 +1744,10 @@ function isTrimSpace(c) {
   return c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
 }
 function trimmedSlice(text, from, to) {
-  while (from < to && isTrimSpace(text.charCodeAt(from)))
-    from++;
-  while (to > from && isTrimSpace(text.charCodeAt(to - 1)))
-    to--;
+  for (let c = text.charCodeAt(from);from < to && (c === SPACE || !(c > SPACE && c < 160) && isTrimSpace(c)); c = text.charCodeAt(++from))
+    ;
+  for (let c = text.charCodeAt(to - 1);to > from && (c === SPACE || !(c > SPACE && c < 160) && isTrimSpace(c)); c = text.charCodeAt(--to - 1))
+    ;
   return text.slice(from, to);
 }
 function parseLedger(text, fileName) {
@@ -2013,6 +2013,8 @@ function gateBox(text, s) {
 function idColon(text, from, to) {
   for (let i = from;i < to; i++) {
     const c = text.charCodeAt(i);
+    if (c > SPACE && c < 128 && c !== COLON)
+      continue;
     if (isSpace(c))
       return -1;
     if (c === COLON && (i + 1 === to || isSpace(text.charCodeAt(i + 1))))
@@ -2024,10 +2026,10 @@ function isSpace(c) {
   return c === SPACE || c === TAB || c >= 10 && c <= 13 || c > 127 && /\s/.test(String.fromCharCode(c));
 }
 function newGate(box, text, from, to, lineNo, index, err) {
-  while (from < to && isTrimSpace(text.charCodeAt(from)))
-    from++;
-  while (to > from && isTrimSpace(text.charCodeAt(to - 1)))
-    to--;
+  for (let c = text.charCodeAt(from);from < to && (c === SPACE || !(c > SPACE && c < 160) && isTrimSpace(c)); c = text.charCodeAt(++from))
+    ;
+  for (let c = text.charCodeAt(to - 1);to > from && (c === SPACE || !(c > SPACE && c < 160) && isTrimSpace(c)); c = text.charCodeAt(--to - 1))
+    ;
   const colon = idColon(text, from, to);
   let id;
   let title;

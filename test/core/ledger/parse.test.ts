@@ -278,6 +278,19 @@ describe("offset-based scanning", () => {
     expect(l.gates[0]!.expect).toBe("ok");
   });
 
+  test("each character around a title, an id's colon and a value is trimmed or kept exactly as .trim() and /\\s/ decide", () => {
+    // Every character .trim() removes, and neighbours it keeps (the parser decides ASCII inline).
+    const trims = [9, 11, 12, 32, 0xa0, 0x1680, ...Array.from({ length: 11 }, (_, k) => 0x2000 + k), 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff];
+    const keeps = [0, 8, 14, 31, 33, 126, 127, 0x85, 0x9f, 0x180e, 0x200b, 0x2060, 0xfffd];
+    for (const code of [...trims, ...keeps]) {
+      const c = String.fromCharCode(code);
+      const l = parseLedger(`- [ ] G1:${c}t${c}itle${c}\n  CHECK:${c}run${c}\n  EXPECT: x\n`, "GATES");
+      const g = l.gates[0]!;
+      const spaced = /\s/.test(c);
+      expect([code, g.id, g.title, g.check]).toEqual([code, spaced ? "G1" : "L1", spaced ? `t${c}itle${c}`.trim() : `G1:${c}t${c}itle${c}`.trim(), `${c}run${c}`.trim()]);
+    }
+  });
+
   test("lines and eols keep each line's own terminator; a final CR without LF stays in the line", () => {
     const text = "# T\r\n- [ ] G1: a\n  CHECK: true\r\n  EXPECT: x\r";
     const l = parseLedger(text, "GATES");
