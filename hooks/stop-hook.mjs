@@ -1698,29 +1698,6 @@ var init_trace = __esm(() => {
 });
 
 // src/core/ledger/parse.ts
-function splitLines(text) {
-  if (text === "")
-    return { lines: [], eols: [] };
-  const lines = text.split(`
-`);
-  const last = lines.length - 1;
-  const endsWithNewline = lines[last] === "";
-  if (endsWithNewline)
-    lines.pop();
-  const eols = new Array(lines.length);
-  for (let i = 0;i < lines.length; i++) {
-    const l = lines[i];
-    const hasNewline = i < last;
-    if (hasNewline && l.charCodeAt(l.length - 1) === 13) {
-      lines[i] = l.slice(0, -1);
-      eols[i] = `\r
-`;
-    } else
-      eols[i] = hasNewline ? `
-` : "";
-  }
-  return { lines, eols };
-}
 function parseExpect(expect) {
   const m = REGEX_EXPECT.exec(expect);
   if (!m)
@@ -1841,9 +1818,8 @@ function parseLedger(text, fileName) {
   if (st.gates.length === 0)
     st.err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
-  const { lines, eols } = splitLines(text);
   const { gates, abandons, owns, ownsLine, sandbox, warnings } = st;
-  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
+  return { stem: fileName, text, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
 }
 function indentedLine(st, text, s, end, i) {
   const lineNo = i + 1;
