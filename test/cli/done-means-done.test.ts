@@ -325,7 +325,11 @@ describe("the Stop hook's session binding with one scope", () => {
     stop("omega");
     expect(stop("agent")).toContain("one:A1");
     expect(w.person("sign", ".unlazy/api/gates/one.md", "A1", "--evidence", "checked the api by hand").code).toBe(0);
-    expect(stop("agent")).toBe("");
+    // The agent was blocked on `other` before it was bound (both judged together): a scope that held a
+    // session keeps holding it, whatever the binding says later.
+    expect(stop("agent")).toContain("GATES:N1");
+    // A session it never held leaves it to omega, and the allow says what is left open there.
+    expect(JSON.parse(stop("fresh")).systemMessage).toContain("scope other (bound to session omega): 2 item(s) open: GATES:N1, GATES:N2");
   });
 });
 
@@ -392,6 +396,27 @@ describe("the Stop hook's session binding: liveness an agent cannot fake from it
     fs.writeFileSync(w.file(".unlazy/api/session"), "another-made-up\n");
     forgeHookState("another-made-up");
     expectAgentBlocked();
+  });
+
+  test("(d) the agent makes an empty second scope and binds its own session to it after it was blocked: still judged on the unmet scope", () => {
+    const { w, stop } = setup();
+    expect(JSON.parse(stop("agent-real").stdout).decision).toBe("block");
+    fs.mkdirSync(w.file(".unlazy/empty"));
+    expect(w.agent("scope", "bind", "--scope", "empty", "agent-real").code).toBe(0);
+    const out = stop("agent-real").stdout;
+    expect(JSON.parse(out).decision).toBe("block");
+    expect(out).toContain("one:A1");
+    expect(w.agent("status", "--scope", "api").code).toBe(1);
+  });
+
+  test("(d) residual: bound to an empty second scope before its first stop, the agent's stop is judged there; the allow names the unmet scope it left", () => {
+    const { w, stop } = setup();
+    fs.mkdirSync(w.file(".unlazy/empty"));
+    expect(w.agent("scope", "bind", "--scope", "empty", "agent-real").code).toBe(0);
+    const answer = JSON.parse(stop("agent-real").stdout);
+    expect(answer.decision).toBeUndefined();
+    expect(answer.systemMessage).toContain("scope api (not bound to this session): 1 item(s) open: one:A1");
+    expect(w.agent("status", "--scope", "api").code).toBe(1);
   });
 
   test("(c) residual: fake payloads for a made-up session bound before the agent's first stop cannot be told from a real session; the allow names the scope, the session and the unmet gate, and status stays 1", () => {
