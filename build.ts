@@ -33,23 +33,20 @@ const stubDevtools: BunPlugin = {
   },
 };
 
-// y18n formats every yargs message with node:util's format, whose first use loads the
-// inspect machinery (~30 ms of startup). Its messages only use %s/%d, so give it a small format.
-const lightFormatForY18n: BunPlugin = {
-  name: "y18n-light-format",
+// y18n and yargs-parser import node:util's `format`, which loads node:util's inspect machinery
+// on every CLI start (~3.3 ms): they get scripts/light-format.ts instead, which says why and when
+// it is the same. An onResolve of "util" never fires for a builtin, so the two imports are
+// rewritten where they are loaded.
+const lightFormat: BunPlugin = {
+  name: "light-util-format",
   setup(build) {
-    build.onResolve({ filter: /^util$/ }, (args) =>
-      /[\\/]y18n[\\/]/.test(args.importer) ? { path: "y18n-format", namespace: "kbz-stub" } : undefined,
-    );
-    build.onLoad({ filter: /^y18n-format$/, namespace: "kbz-stub" }, () => ({
-      contents: `export function format(fmt, ...args) {
-        let i = 0;
-        let out = String(fmt).replace(/%[sdj%]/g, (m) => (m === "%%" ? "%" : i < args.length ? String(args[i++]) : m));
-        for (; i < args.length; i++) out += " " + String(args[i]);
-        return out;
-      }`,
-      loader: "js",
-    }));
+    build.onLoad({ filter: /[\\/](y18n[\\/]build[\\/]lib[\\/]platform-shims[\\/]node|yargs-parser[\\/]build[\\/]lib[\\/]index)\.js$/ }, async (args) => {
+      const source = await Bun.file(args.path).text();
+      const from = "import { format } from 'util';";
+      if (!source.includes(from)) throw new Error(`${args.path} changed: cannot find ${from}`);
+      const light = path.join(import.meta.dir, "scripts", "light-format.ts");
+      return { contents: source.replace(from, `import { format } from ${JSON.stringify(light)};`), loader: "js" };
+    });
   },
 };
 
@@ -140,7 +137,7 @@ const result = await Bun.build({
     KBZ_BUILD_DIGEST: JSON.stringify(sourceDigest(path.join(import.meta.dir, "src"))),
     KBZ_TARGET: JSON.stringify(targetName),
   },
-  plugins: [stubDevtools, lightFormatForY18n, lazySegmenter, yargsShim],
+  plugins: [stubDevtools, lightFormat, lazySegmenter, yargsShim],
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);

@@ -41,6 +41,10 @@ function sha256Hex(data) {
   hasher ??= nodeHasher();
   return hasher([data]);
 }
+function sha256HexOfParts(parts) {
+  hasher ??= nodeHasher();
+  return hasher(parts);
+}
 function randomHex(bytes) {
   const buf = new Uint8Array(bytes);
   const webCrypto = globalThis.crypto;
@@ -1615,6 +1619,26 @@ ${g.oracle}
 `;
   return sha256Hex(text).slice(0, 32);
 }
+function attestedLedgerDigest(ledger) {
+  let d = textDigests.get(ledger);
+  if (d === undefined)
+    textDigests.set(ledger, d = sha256HexOfParts([`kbz.attested-ledger.v1
+`, ledger.text]).slice(0, 32));
+  return d;
+}
+function attestedRecordsHold(met, attested, byGate) {
+  for (const g of met) {
+    const v = attested.gates[g.id];
+    if (v === undefined)
+      return false;
+    if (v.length === 32 && byGate === null)
+      continue;
+    const stored = decodeAttestation(v);
+    if (!stored || stored.inputs !== passRecordNow(byGate, g, "inputs") || stored.oracle !== passRecordNow(byGate, g, "oracle"))
+      return false;
+  }
+  return true;
+}
 function passRecordsByGate(records) {
   if (!records || records.length === 0)
     return null;
@@ -1638,11 +1662,13 @@ function passRecordNow(byGate, g, kind) {
 function metGateOf(g, byGate) {
   return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: passRecordNow(byGate, g, "inputs"), oracle: passRecordNow(byGate, g, "oracle") };
 }
-function unattestedGates(file, met, attested, records) {
+function unattestedGates(file, met, attested, records, ledger) {
   const out = new Map;
   if (met.length === 0)
     return out;
   const byGate = passRecordsByGate(records);
+  if (ledger && attested?.text !== undefined && attested.text === attestedLedgerDigest(ledger) && attestedRecordsHold(met, attested, byGate))
+    return out;
   if (attested?.all !== undefined && attested.all === metListDigest(met.map((g) => metGateOf(g, byGate))))
     return out;
   for (const g of met) {
@@ -1658,7 +1684,7 @@ function unattestedGates(file, met, attested, records) {
   }
   return out;
 }
-var NO_REQUIREMENT, VALID, NO_DIGESTS, BY_KBZ, ORACLE_FILES_SET = "oracle-files", NO_RECORD = "-";
+var NO_REQUIREMENT, VALID, NO_DIGESTS, BY_KBZ, ORACLE_FILES_SET = "oracle-files", NO_RECORD = "-", textDigests;
 var init_trace = __esm(() => {
   init_digest();
   init_hash();
@@ -1668,32 +1694,10 @@ var init_trace = __esm(() => {
   VALID = Object.freeze({ status: "valid" });
   NO_DIGESTS = Object.freeze({});
   BY_KBZ = Object.freeze({ actor: "kbz" });
+  textDigests = new WeakMap;
 });
 
 // src/core/ledger/parse.ts
-function splitLines(text) {
-  if (text === "")
-    return { lines: [], eols: [] };
-  const lines = text.split(`
-`);
-  const last = lines.length - 1;
-  const endsWithNewline = lines[last] === "";
-  if (endsWithNewline)
-    lines.pop();
-  const eols = new Array(lines.length);
-  for (let i = 0;i < lines.length; i++) {
-    const l = lines[i];
-    const hasNewline = i < last;
-    if (hasNewline && l.charCodeAt(l.length - 1) === 13) {
-      lines[i] = l.slice(0, -1);
-      eols[i] = `\r
-`;
-    } else
-      eols[i] = hasNewline ? `
-` : "";
-  }
-  return { lines, eols };
-}
 function parseExpect(expect) {
   const m = REGEX_EXPECT.exec(expect);
   if (!m)
@@ -1814,9 +1818,8 @@ function parseLedger(text, fileName) {
   if (st.gates.length === 0)
     st.err(1, "ledger contains zero live gates");
   errors.sort((a, b) => a.line - b.line);
-  const { lines, eols } = splitLines(text);
   const { gates, abandons, owns, ownsLine, sandbox, warnings } = st;
-  return { stem: fileName, text, lines, eols, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
+  return { stem: fileName, text, gates, abandons, owns, ownsLine, sandbox, errors, warnings };
 }
 function indentedLine(st, text, s, end, i) {
   const lineNo = i + 1;
@@ -2228,13 +2231,13 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
       gates.push(view);
     }
     if (attested)
-      unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace);
+      unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace, l);
   }
   return { target, ledgers, gates, problems, dispatch };
 }
-function unattest(views, file, attested, trace) {
+function unattest(views, file, attested, trace, ledger) {
   const met = views.filter((v) => v.state === "met");
-  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file));
+  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file), ledger);
   for (const v of met) {
     const reason = reasons.get(v.gate.id);
     if (reason === undefined)
@@ -3485,7 +3488,7 @@ function parse(text) {
       return null;
     const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
     const vacuous = vacuityOf(v.vacuous);
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...vacuous ? { vacuous } : {} };
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...typeof v.text === "string" ? { text: v.text } : {}, ...vacuous ? { vacuous } : {} };
   } catch {
     return null;
   }
@@ -3577,6 +3580,8 @@ function removedGates(snap, atts, realFile) {
     if (entry) {
       if (!entry.ledger || entry.problems.length > 0)
         continue;
+      if (rec.text !== undefined && rec.text === attestedLedgerDigest(entry.ledger))
+        continue;
       const have = new Set(entry.ledger.gates.map((g) => g.id));
       if (everyRecorded(rec, (id) => have.has(id)))
         continue;
@@ -3626,6 +3631,7 @@ function markRemoved(snap, atts) {
     snap.removed = removed;
 }
 var init_attested = __esm(() => {
+  init_trace();
   init_approval();
   init_attest();
   init_parse();

@@ -107,15 +107,15 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
       if (hidden && view.state === "met") Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
-    if (attested) unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace);
+    if (attested) unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace, l);
   }
   return { target, ledgers, gates, problems, dispatch };
 }
 
 /** Under the person policy: the met gates of one ledger's views kbz's attestations do not vouch for become UNATTESTED. */
-function unattest(views: GateView[], file: string, attested: NonNullable<Attestations>, trace: TraceData): void {
+function unattest(views: GateView[], file: string, attested: NonNullable<Attestations>, trace: TraceData, ledger: Ledger): void {
   const met = views.filter((v) => v.state === "met");
-  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file));
+  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file), ledger);
   for (const v of met) {
     const reason = reasons.get(v.gate.id);
     if (reason === undefined) continue;

@@ -5,6 +5,7 @@ import { definitionDigest, gateDigest } from "../../src/core/ledger/digest.ts";
 import { automaticEvidence, classifyEvidence } from "../../src/core/ledger/evidence.ts";
 import { parseLedger } from "../../src/core/ledger/parse.ts";
 import {
+  attestedLedgerDigest,
   approvalRecord,
   attestationReason,
   attestationRecord,
@@ -198,6 +199,31 @@ describe("record kinds", () => {
     ]);
     expect(unattestedGates("/r/GATES.md", [g1, m1], { gates: {}, all }, undefined).size).toBe(0);
     expect(unattestedGates("/r/GATES.md", [g1], { gates: {}, all }, undefined)).toEqual(new Map([["G1", "UNATTESTED (kbz has no record of this pass; run kbz check --reverify)"]]));
+  });
+
+  test("attestations of a ledger by its whole text: one hash when the ledger is the one kbz attested, gate by gate otherwise", () => {
+    const text = "- [x] G1: runs\n  CHECK: echo ok\n  EXPECT: ok\n  EVIDENCE: E1\n- [ ] G2: later\n  CHECK: echo two\n  EXPECT: two\n  EVIDENCE: pending\n";
+    const l = parseLedger(text, "GATES");
+    const g1 = l.gates[0]!;
+    const stored = { G1: attestedEvidence("pass", "E1") };
+    const sealed = { gates: stored, text: attestedLedgerDigest(l) };
+    expect(attestedLedgerDigest(parseLedger(text, "GATES"))).toBe(sealed.text);
+    expect(unattestedGates("/r/GATES.md", [g1], sealed, undefined, l).size).toBe(0);
+    // The same text does not vouch for a gate the file holds no attestation of (a met list it never saw).
+    expect([...unattestedGates("/r/GATES.md", [g1], { gates: {}, text: sealed.text }, undefined, l).keys()]).toEqual(["G1"]);
+    // Evidence forged into the unmet gate: another text, so each met gate is checked on its own.
+    const forged = parseLedger(text.replace("- [ ] G2", "- [x] G2").replace("EVIDENCE: pending", "EVIDENCE: E2"), "GATES");
+    expect([...unattestedGates("/r/GATES.md", forged.gates, sealed, undefined, forged).keys()]).toEqual(["G2"]);
+    // An edit elsewhere in the ledger falls back to the per-gate check, which still vouches for G1.
+    const edited = parseLedger(text + "\nA note.\n", "GATES");
+    expect(unattestedGates("/r/GATES.md", [edited.gates[0]!], sealed, undefined, edited).size).toBe(0);
+    // The pass wrote an oracle record: the text alone never vouches for it; deleting it makes G1 UNATTESTED.
+    const oracle = oracleRecord("/r/GATES.md", "G1", { definition: gateDigest(g1)!, evidence: "E1", signature: "sig", files: { "a.mjs": "1" } });
+    const withOracle = { gates: { G1: `${stored.G1} ${NO_RECORD} ${recordDigest(oracle)}` }, text: sealed.text };
+    expect(unattestedGates("/r/GATES.md", [g1], withOracle, [oracle], l).size).toBe(0);
+    expect([...unattestedGates("/r/GATES.md", [g1], withOracle, [], l).keys()]).toEqual(["G1"]);
+    // A record planted for a gate attested without one does not pass the text check either.
+    expect([...unattestedGates("/r/GATES.md", [g1], sealed, [oracle], l).keys()]).toEqual(["G1"]);
   });
 
   test("recordDigest: a record's content, whatever its subject and the order of its digests", () => {

@@ -2,6 +2,7 @@
 // every other byte, including each line's own terminator, is kept. (unlazy normalised
 // mixed-EOL files to CRLF on write; kbz keeps each line's terminator instead.)
 import type { Gate, Ledger } from "./model.ts";
+import { splitLines } from "./parse.ts";
 
 export function serializeLines(lines: string[], eols: string[]): string {
   let out = "";
@@ -24,10 +25,9 @@ export interface GateEdit {
   evidence: string;
 }
 
-/** Apply one gate edit to a freshly parsed ledger and return the new text. */
-export function applyGateEdit(ledger: Ledger, gate: Gate, edit: GateEdit): string {
-  const lines = ledger.lines.slice();
-  const eols = ledger.eols.slice();
+/** Apply one gate edit to the text `gate` was parsed from and return the new text. */
+export function applyGateEdit(ledger: Pick<Ledger, "text">, gate: Gate, edit: GateEdit): string {
+  const { lines, eols } = splitLines(ledger.text);
   const gi = gate.line - 1;
   lines[gi] = lines[gi]!.replace(/^- \[[ xX]\]/, edit.checked ? "- [x]" : "- [ ]");
   const ei = gate.attrIndex.EVIDENCE;
@@ -37,9 +37,12 @@ export function applyGateEdit(ledger: Ledger, gate: Gate, edit: GateEdit): strin
   } else {
     const at = gate.blockEnd;
     const eol = eols[at] || dominantEol(eols);
-    if (eols[at] === "") eols[at] = eol; // the block ended the file without a newline
+    // Only the last line has no terminator: a block that ended the file without a newline
+    // gets one, and the inserted EVIDENCE line ends the file as the block did.
+    const endedFile = eols[at] === "";
+    if (endedFile) eols[at] = eol;
     lines.splice(at + 1, 0, `  EVIDENCE: ${edit.evidence}`);
-    eols.splice(at + 1, 0, at + 1 === ledger.lines.length && ledger.eols[at] === "" ? "" : eol);
+    eols.splice(at + 1, 0, endedFile ? "" : eol);
   }
   return serializeLines(lines, eols);
 }

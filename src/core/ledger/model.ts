@@ -47,11 +47,8 @@ export interface Abandon {
 export interface Ledger {
   /** Base name without a trailing `.md` (case-insensitive). */
   stem: string;
+  /** The decoded text; an edit splits it (parse.ts splitLines), gates carry line indexes into it. */
   text: string;
-  /** Lines without terminators. */
-  lines: string[];
-  /** Terminator after each line ("" for a last line without newline). */
-  eols: string[];
   gates: Gate[];
   abandons: Map<string, Abandon>;
   owns: string[];

@@ -158,7 +158,7 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     // As in status (core/snapshot.ts): STALE first, then VACUOUS (unmet), then UNATTESTED.
     const hiddenBy = verdicts.vacuous;
     const met = o.attested ? ledger.gates.filter((g) => !verdicts.stale.has(g.id) && !hiddenBy.has(g.id) && isMet(g)) : [];
-    const unvouched = o.attested ? unattestedGates(file, met, o.attested.get(file), o.trace.records.get(file)) : null;
+    const unvouched = o.attested ? unattestedGates(file, met, o.attested.get(file), o.trace.records.get(file), ledger) : null;
     const gates = ledger.gates.map((g) => {
       if (verdicts.stale.has(g.id)) return "stale-unmet";
       const state = gateState(g, ledger);

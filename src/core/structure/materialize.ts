@@ -1,7 +1,7 @@
 // Materialization (docs/formats.md#structure-events): the new text of every file an event writes. PLAN.md keeps its
 // prose and fenced examples; only the revision, the inventory revision cells, the leaf table
 // body and the managed topology block change. Everything is self-checked before any write.
-import { parseLedger } from "../ledger/parse.ts";
+import { parseLedger, splitLines } from "../ledger/parse.ts";
 import { serializeLines } from "../ledger/edit.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan, unfencedLines } from "../plan/table.ts";
@@ -16,13 +16,13 @@ export const TOPOLOGY_END = "<!-- /kill-bezzangyi:expanded-topology -->";
 export function demoteLedger(text: string): string {
   const ledger = parseLedger(text, "ledger");
   if (ledger.errors.length > 0) fail("invalid ledger while invalidating evidence");
-  const lines = ledger.lines.slice();
+  const { lines, eols } = splitLines(text);
   for (const g of ledger.gates) {
     lines[g.line - 1] = lines[g.line - 1]!.replace(/\[[xX]\]/, "[ ]");
     const e = g.attrIndex.EVIDENCE;
     if (e !== undefined) lines[e] = "  EVIDENCE: pending";
   }
-  return serializeLines(lines, ledger.eols);
+  return serializeLines(lines, eols);
 }
 
 function tableRow(r: TaskRow): string {

@@ -4,8 +4,8 @@
 // share one lock and one atomic write, so a killed run leaves it wholly old or new.
 import { stemOf, type Gate, type Ledger } from "../../core/ledger/model.ts";
 import { gateDigest } from "../../core/ledger/digest.ts";
-import { applyGateEdit, serializeLines } from "../../core/ledger/edit.ts";
-import { parseLedger, splitLines } from "../../core/ledger/parse.ts";
+import { applyGateEdit } from "../../core/ledger/edit.ts";
+import { parseLedger } from "../../core/ledger/parse.ts";
 import type { GateState } from "../../core/ledger/state.ts";
 import { writeAtomic } from "../fs.ts";
 import { withFileLock } from "../lock.ts";
@@ -84,8 +84,7 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackStatus[
       const fresh = freshLedger(req);
       // One parse serves every result: edits go bottom-up, and an edit (even an inserted
       // EVIDENCE line) only moves lines below its own gate, which are already done.
-      let lines = fresh.lines;
-      let eols = fresh.eols;
+      let text = fresh.text;
       const statuses: WritebackStatus[] = new Array(req.items.length);
       const order = req.items
         .map((item, i) => ({ item, i, gate: fresh.gates.find((g) => g.id === item.gateId) }))
@@ -93,10 +92,8 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackStatus[
       for (const { item, i, gate } of order) {
         statuses[i] = judge(item, gate, fresh, req);
         if (statuses[i] !== "written") continue;
-        const text = applyGateEdit({ ...fresh, lines, eols }, gate!, editFor(item, gate!, req.reverify)!);
-        ({ lines, eols } = splitLines(text));
+        text = applyGateEdit({ text }, gate!, editFor(item, gate!, req.reverify)!);
       }
-      const text = serializeLines(lines, eols);
       // Every write stays inside the root, explicit ledgers included (runChecks refuses those first).
       if (text !== fresh.text) writeAtomic(req.file, text, { root: req.root });
       return statuses;

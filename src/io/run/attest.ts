@@ -17,6 +17,7 @@ import * as path from "node:path";
 import { equalConstantTime, hmacSha256Hex, sha256Hex } from "../../core/util/hash.ts";
 import {
   attestedEvidence,
+  attestedLedgerDigest,
   decodeAttestation,
   inputsRecord,
   metListDigest,
@@ -32,7 +33,7 @@ import {
 import { gateState } from "../../core/ledger/state.ts";
 import { isRunnable, stemOf } from "../../core/ledger/model.ts";
 import { parseLedger } from "../../core/ledger/parse.ts";
-import { MAX_LEDGER_BYTES } from "../../core/text/decode.ts";
+import { decodeLedgerText, MAX_LEDGER_BYTES } from "../../core/text/decode.ts";
 import { sweepStrayTemps, writeAtomic } from "../fs.ts";
 import { pidAlive, withLockFile } from "../lock.ts";
 import { attestSecret, kbzDir, readPrivate } from "./personal.ts";
@@ -59,6 +60,13 @@ export interface LedgerAttestations {
    * status a tenth of its time at 10,000 gates); any difference falls back to the per-gate check.
    */
   all?: string;
+  /**
+   * The digest of the ledger's whole text when kbz last wrote into this file (core/trace.ts
+   * attestedLedgerDigest, the cheaper form of the same trick), when every met gate was attested
+   * and every gate this file speaks for was in the ledger: a reader whose text gives the same
+   * digest skips the met list and the REMOVED walk.
+   */
+  text?: string;
   /**
    * Gates a probe found VACUOUS (core/trace.ts VacuityStored), kept here rather than in the
    * repository so that no file an agent can edit or delete clears the verdict (issue 27).
@@ -124,7 +132,7 @@ function parse(text: string | null): LedgerAttestations | null {
     if (v.schema !== SCHEMA) return null;
     const approved = Array.isArray(v.approved) ? v.approved.filter((g: unknown) => typeof g === "string") : [];
     const vacuous = vacuityOf(v.vacuous);
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...(typeof v.all === "string" ? { all: v.all } : {}), ...(vacuous ? { vacuous } : {}) };
+    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...(typeof v.all === "string" ? { all: v.all } : {}), ...(typeof v.text === "string" ? { text: v.text } : {}), ...(vacuous ? { vacuous } : {}) };
   } catch {
     return null;
   }
@@ -175,29 +183,36 @@ export function attestationOf(e: AttestEntry): AttestationStored {
 }
 
 /**
- * The ledger-wide digest after an attestation (LedgerAttestations.all): over the ledger's met gates
- * as kbz just wrote it, when each one's attestation matches its EVIDENCE line; else none.
+ * The ledger-wide digests after a write (LedgerAttestations.all and .text), over the ledger as it
+ * is now: both only when each met gate's attestation matches its EVIDENCE line, `text` only when
+ * also every gate the file speaks for is in the ledger (so a reader whose text matches has
+ * nothing REMOVED). Either is dropped otherwise, and readers check gate by gate.
  */
-function listDigestOf(ledger: string, f: LedgerAttestations): string | undefined {
-  let text: string;
+function seal(ledger: string, f: LedgerAttestations): void {
+  delete f.all;
+  delete f.text;
+  let decoded: ReturnType<typeof decodeLedgerText>;
   try {
     const st = fs.statSync(ledger);
-    if (!st.isFile() || st.size > MAX_LEDGER_BYTES) return undefined;
-    text = fs.readFileSync(ledger, "utf8");
+    if (!st.isFile() || st.size > MAX_LEDGER_BYTES) return;
+    decoded = decodeLedgerText(fs.readFileSync(ledger));
   } catch {
-    return undefined;
+    return;
   }
-  const parsed = parseLedger(text, stemOf(ledger));
-  if (parsed.errors.length > 0) return undefined;
+  if (!("text" in decoded)) return;
+  const parsed = parseLedger(decoded.text, stemOf(ledger));
+  if (parsed.errors.length > 0) return;
   const met: MetGate[] = [];
   for (const g of parsed.gates) {
     if (gateState(g, parsed) !== "met") continue;
     const kind = isRunnable(g) ? "pass" : "sign";
     const a = decodeAttestation(f.gates[g.id]);
-    if (!a || a.evidence !== attestedEvidence(kind, g.evidence ?? "")) return undefined;
+    if (!a || a.evidence !== attestedEvidence(kind, g.evidence ?? "")) return;
     met.push({ id: g.id, kind, evidence: g.evidence ?? "", inputs: a.inputs, oracle: a.oracle });
   }
-  return metListDigest(met);
+  f.all = metListDigest(met);
+  const have = new Set(parsed.gates.map((g) => g.id));
+  if (recordedGates(f).every((id) => have.has(id))) f.text = attestedLedgerDigest(parsed);
 }
 
 type Change = (file: LedgerAttestations) => void;
@@ -216,6 +231,7 @@ async function update(store: string, root: string, ledger: string, change: Chang
     // ids it names stay noted as approved: a claim that a gate existed can only make it REMOVED.
     const current = readSealed(file, secret) ?? { schema: SCHEMA, root: realRoot, ledger: realLedger, gates: {}, approved: unverifiedIds(file) };
     change(current);
+    seal(realLedger, current);
     // A cache-like write (no fsync): a crash may lose a record, which only asks for a re-verification.
     writeAtomic(file, sealed(secret, current), { mode: 0o600, durable: false });
   });
@@ -229,9 +245,6 @@ export async function attest(store: string, root: string, ledger: string, entrie
   if (entries.length === 0) return;
   await update(store, root, ledger, (f) => {
     for (const e of entries) f.gates[e.gate] = encode(attestationOf(e));
-    const all = listDigestOf(ledger, f);
-    if (all) f.all = all;
-    else delete f.all;
   });
 }
 
@@ -275,7 +288,6 @@ export async function forget(store: string, root: string, ledger: string, gates:
       delete f.gates[g];
       delete f.vacuous?.[g];
     }
-    delete f.all;
     f.approved = f.approved.filter((g) => !gone.has(g));
   });
   const left = readSealed(file, attestSecret(store, false));

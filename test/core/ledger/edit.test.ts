@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { applyGateEdit, serializeLines } from "../../../src/core/ledger/edit.ts";
-import { parseLedger } from "../../../src/core/ledger/parse.ts";
+import { parseLedger, splitLines } from "../../../src/core/ledger/parse.ts";
 
 const roundTrip = (text: string) => {
-  const l = parseLedger(text, "GATES");
-  return serializeLines(l.lines, l.eols);
+  const { lines, eols } = splitLines(parseLedger(text, "GATES").text);
+  return serializeLines(lines, eols);
 };
 
 describe("byte-identical round trip", () => {

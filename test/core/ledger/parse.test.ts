@@ -281,8 +281,7 @@ describe("offset-based scanning", () => {
   test("lines and eols keep each line's own terminator; a final CR without LF stays in the line", () => {
     const text = "# T\r\n- [ ] G1: a\n  CHECK: true\r\n  EXPECT: x\r";
     const l = parseLedger(text, "GATES");
-    expect(l.lines).toEqual(["# T", "- [ ] G1: a", "  CHECK: true", "  EXPECT: x\r"]);
-    expect(l.eols).toEqual(["\r\n", "\n", "\r\n", ""]);
+    expect(splitLines(l.text)).toEqual({ lines: ["# T", "- [ ] G1: a", "  CHECK: true", "  EXPECT: x\r"], eols: ["\r\n", "\n", "\r\n", ""] });
     expect(l.gates[0]!.expect).toBe("x");
   });
 
