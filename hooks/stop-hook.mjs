@@ -3459,8 +3459,11 @@ function realOf2(p) {
     return path19.resolve(p);
   }
 }
-function attestDir(store, root) {
-  return path19.join(store, "kbz", "attest", key24(realOf2(root)));
+function legacyDir(store, realRoot) {
+  return path19.join(store, "kbz", "attest", key24(realRoot));
+}
+function rootFile(store, realRoot) {
+  return path19.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
 }
 function macOf(secret, body) {
   return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
@@ -3473,25 +3476,49 @@ function unsealed(text, secret) {
   const body = text.slice(nl + 1).replace(/\n$/, "");
   return equalConstantTime(text.slice(0, 64), macOf(secret, body)) ? body : null;
 }
-function parse(text) {
+function ledgerOf(v, at) {
+  const root = at?.root ?? v?.root;
+  const ledger = at?.ledger ?? v?.ledger;
+  if (typeof root !== "string" || typeof ledger !== "string" || typeof v?.gates !== "object" || !v.gates)
+    return null;
+  if (!at && v.schema === 1) {
+    const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
+    return { schema: SCHEMA, root, ledger, gates: {}, approved: [...new Set(ids)].sort() };
+  }
+  if (!at && v.schema !== SCHEMA)
+    return null;
+  const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
+  const vacuous = vacuityOf(v.vacuous);
+  return {
+    schema: SCHEMA,
+    root,
+    ledger,
+    gates: v.gates,
+    approved,
+    ...typeof v.all === "string" ? { all: v.all } : {},
+    ...typeof v.text === "string" ? { text: v.text } : {},
+    ...vacuous ? { vacuous } : {}
+  };
+}
+function parseJson(text) {
   if (text === null)
     return null;
   try {
-    const v = JSON.parse(text);
-    if (typeof v?.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
-      return null;
-    if (v.schema === 1) {
-      const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
-      return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: {}, approved: [...new Set(ids)].sort() };
-    }
-    if (v.schema !== SCHEMA)
-      return null;
-    const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
-    const vacuous = vacuityOf(v.vacuous);
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...typeof v.text === "string" ? { text: v.text } : {}, ...vacuous ? { vacuous } : {} };
+    return JSON.parse(text);
   } catch {
     return null;
   }
+}
+function ledgersOf(v, realRoot) {
+  const out = new Map;
+  if (v?.schema !== ROOT_SCHEMA || v.root !== realRoot || typeof v.ledgers !== "object" || !v.ledgers)
+    return out;
+  for (const [ledger, body] of Object.entries(v.ledgers)) {
+    const f = ledgerOf(body, { root: realRoot, ledger });
+    if (f)
+      out.set(ledger, f);
+  }
+  return out;
 }
 function vacuityOf(v) {
   if (!v || typeof v !== "object")
@@ -3503,35 +3530,42 @@ function vacuityOf(v) {
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
-function readSealed(file, secret) {
+function readVerified(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
-  return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
+  return bytes ? parseJson(unsealed(bytes.toString("utf8"), secret)) : null;
+}
+function readLegacy(store, realRoot, secret) {
+  const dir = legacyDir(store, realRoot);
+  let names;
+  try {
+    names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
+  } catch {
+    return { files: [], ledgers: new Map };
+  }
+  const ledgers = new Map;
+  const files = names.map((n) => path19.join(dir, n));
+  for (const file of files) {
+    const f = ledgerOf(readVerified(file, secret));
+    if (f && f.root === realRoot)
+      ledgers.set(f.ledger, f);
+  }
+  return { files, ledgers };
 }
 function recordedGates(f) {
   return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
 }
 function readRootAttestations(store, root) {
-  let dir;
-  let names;
-  try {
-    dir = attestDir(store, root);
-    names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
-  } catch {
-    return { ledgers: new Map };
-  }
   const secret = attestSecret(store, false);
-  const realRoot = realOf2(root);
-  const ledgers = new Map;
   if (!secret)
-    return { ledgers };
-  for (const n of names) {
-    const f = readSealed(path19.join(dir, n), secret);
-    if (f && f.root === realRoot)
-      ledgers.set(f.ledger, f);
-  }
+    return { ledgers: new Map };
+  const realRoot = realOf2(root);
+  const ledgers = ledgersOf(readVerified(rootFile(store, realRoot), secret), realRoot);
+  for (const [l, f] of readLegacy(store, realRoot, secret).ledgers)
+    if (!ledgers.has(l))
+      ledgers.set(l, f);
   return { ledgers };
 }
-var MAX_FILE_BYTES, SCHEMA = 2, key24 = (p) => sha256Hex(p).slice(0, 24);
+var MAX_FILE_BYTES, SCHEMA = 2, ROOT_SCHEMA = 3, key24 = (p) => sha256Hex(p).slice(0, 24);
 var init_attest = __esm(() => {
   init_hash();
   init_trace();
