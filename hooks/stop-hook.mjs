@@ -1326,6 +1326,9 @@ function differing(digests, current) {
   }
   return out;
 }
+function speaksFor(record, current) {
+  return differing(record.key, current) === null;
+}
 function verify(record, current, require2 = NO_REQUIREMENT) {
   if (!record)
     return { status: "missing", differs: [] };
@@ -1500,17 +1503,20 @@ function gateVerdicts(trace, root, file, ledger, isMet, attested) {
   }
   for (const g of ledger.gates) {
     const mine = byGate.get(g.id);
+    if (!mine && !g.inputs)
+      continue;
+    const met = isMet(g);
     if (g.inputs) {
-      const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      const reason = met ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
       if (reason)
         out.stale.set(g.id, reason);
     }
-    if (!out.stale.has(g.id) && isMet(g)) {
+    if (!out.stale.has(g.id) && met) {
       const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
       if (reason)
         out.stale.set(g.id, reason);
     }
-    const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
+    const failure = met || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
     if (failure && failureHolds(failure, g, trace.world, file))
       out.failed.set(g.id, failure.detail.failure);
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
@@ -1587,9 +1593,12 @@ function oracleReason(record, g, world, file) {
   if (!record || !world.oracle)
     return null;
   const key = gateKey(g);
-  if (verify(record, key).status === "missing")
+  if (!speaksFor(record, key))
     return null;
-  const now = world.oracle(file, g, evidenceCwd(g.evidence), record);
+  const ranIn = evidenceCwd(g.evidence);
+  if (world.oracleHolds?.(file, g, ranIn, record))
+    return null;
+  const now = world.oracle(file, g, ranIn, record);
   if ("error" in now && typeof now.error === "string")
     return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now;
@@ -2860,21 +2869,19 @@ function currentIdentity(abs) {
     return null;
   }
 }
-function recordedFiles(detail, depends, gate, cwd, root, identityNow) {
+function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
   const d = detail;
   if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object")
-    return null;
-  const files = {};
-  for (const [name, digest] of Object.entries(depends)) {
+    return false;
+  for (const name in depends) {
     if (!name.startsWith("oracle:"))
       continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
     if (typeof identity !== "string" || identityNow(path14.isAbsolute(key) ? key : path14.join(root, key)) !== identity)
-      return null;
-    files[key] = digest;
+      return false;
   }
-  return files;
+  return true;
 }
 var RACY_MS = 2000, KEEPS_CTIME, fsTrusted, seen;
 var init_identity = __esm(() => {
@@ -3166,14 +3173,7 @@ class DigestWalk {
     this.realRoot = realOf(root);
   }
   oracle(file, gate, ranIn = null, record) {
-    const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path16.resolve(base, gate.cwd) : base;
-    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
-    if (record) {
-      const kept = recordedFiles(record.detail, record.depends, gate, cwd, this.realRoot, (abs) => this.identity(abs));
-      if (kept)
-        return kept;
-    }
+    const cwd = this.oracleDir(file, gate, ranIn);
     const known = knownFiles(record);
     try {
       const display = isInside(this.root, file) ? path16.relative(this.root, file) : file;
@@ -3182,6 +3182,14 @@ class DigestWalk {
     } catch (e) {
       return { error: e.message };
     }
+  }
+  oracleHolds(file, gate, ranIn, record) {
+    return filesUnchanged(record.detail, record.depends, gate, this.oracleDir(file, gate, ranIn), this.realRoot, (abs) => this.identity(abs));
+  }
+  oracleDir(file, gate, ranIn) {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path16.resolve(base, gate.cwd) : base;
+    return (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
   }
   packages = new Map;
   oracleDigests = new Map;

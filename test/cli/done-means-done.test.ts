@@ -490,6 +490,8 @@ describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
     expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
     const same = w.agent("check", "--reverify");
     expect(same.code).toBe(1);
+    // The run's summary says why a gate that just passed is still unmet (not only its id).
+    expect(same.stdout).toMatch(/^ {2}UNMET GATES:G1: VACUOUS \(its CHECK passed with its deliverable hidden: target\.txt;/m);
     expectBlocked(w, "GATES:G1", vacuous);
     // Honestly: a checker that reads the work; the person approves it and its probe, which observes.
     fs.writeFileSync(w.file("check.sh"), "grep -q 'the work' target.txt && echo ok\n");

@@ -13,7 +13,7 @@
 // directory those names were resolved in. That set of files is then fixed by the CHECK's text
 // (bound by the record's definition digest) and that directory, so while the directory and every
 // file's identity hold, the reader takes the recorded files as they are without reading the CHECK
-// again (`recordedFiles`). Anything else (a script, a glob, a changed identity) binds the oracle
+// again (`filesUnchanged`). Anything else (a script, a glob, a changed identity) binds the oracle
 // afresh, hashing only files whose identity changed.
 //
 // Why an agent cannot use this to keep a rewritten checker met:
@@ -123,28 +123,26 @@ export function namesOnlyFiles(gate: Gate): boolean {
 }
 
 /**
- * The oracle files of a gate as its pass record keeps them, when they are still exactly that:
- * the record (whose definition and evidence the caller matched with the gate) says its files are
- * the ones the CHECK names from `cwd`, the gate declares no ORACLE:, and every file's identity
- * now (`identityNow`, absolute path) is the recorded one. Null when anything differs.
+ * True when a gate's oracle files are still exactly those its pass record keeps: the record
+ * (whose definition and evidence the caller matched with the gate) says its files are the ones
+ * the CHECK names from `cwd`, the gate declares no ORACLE:, and every file's identity now
+ * (`identityNow`, absolute path) is the recorded one. False when anything differs.
  */
-export function recordedFiles(
+export function filesUnchanged(
   detail: unknown,
   depends: Readonly<Record<string, string>>,
   gate: Gate,
   cwd: string,
   root: string,
   identityNow: (abs: string) => string | null,
-): Record<string, string> | null {
+): boolean {
   const d = detail as { filesFrom?: unknown; stat?: Record<string, unknown> } | undefined;
-  if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object") return null;
-  const files: Record<string, string> = {};
-  for (const [name, digest] of Object.entries(depends)) {
+  if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object") return false;
+  for (const name in depends) {
     if (!name.startsWith("oracle:")) continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path.isAbsolute(key) ? key : path.join(root, key)) !== identity) return null;
-    files[key] = digest;
+    if (typeof identity !== "string" || identityNow(path.isAbsolute(key) ? key : path.join(root, key)) !== identity) return false;
   }
-  return files;
+  return true;
 }
