@@ -5196,12 +5196,14 @@ function sessionTarget(root, scopes, sessionId, holds) {
   const bindings = new Map(scopes.map((s) => [s, coordination(root).session(s)]));
   let seen = null;
   const live = (scope, session) => (seen ??= holds?.() ?? { liveOn: () => false }).liveOn(scope, session);
+  const mine = scopes.some((s) => bindings.get(s) === sessionId);
   const leftTo = (s) => {
     const bound = bindings.get(s) ?? null;
-    return bound !== null && bound !== sessionId && live(s, bound) && !live(s, sessionId);
+    if (bound === null || bound === sessionId || live(s, sessionId))
+      return false;
+    return mine || live(s, bound);
   };
-  const mine = scopes.filter((s) => bindings.get(s) === sessionId);
-  const judged = scopes.length > 1 && mine.length === 1 ? scopes.filter((s) => s === mine[0] || live(s, sessionId)) : scopes.filter((s) => !leftTo(s));
+  const judged = scopes.filter((s) => !leftTo(s));
   const left = scopes.filter((s) => !judged.includes(s)).map((s) => ({ scope: s, session: bindings.get(s) ?? null }));
   const target = judged.length === 1 ? scopeTarget(root, judged[0]) : judged.length > 1 ? scopesTarget(root, judged) : soloTarget(root);
   return { target, judged, left };

@@ -145,23 +145,27 @@ export function resolveTarget(o: ResolveOptions): Target {
  * the hook then leaves the scope to B and says so in its answer when the scope is unmet
  * (docs/formats.md#layout, "session binding").
  *
+ * A scope nobody is bound to is every session's: it is judged for each (fixes unlazy bug: a
+ * session bound to one of several scopes was judged there only, so binding itself to an empty
+ * scope hid the unmet one). A session bound to a scope of its own (unlazy's parallel sessions,
+ * each bound to its scope) leaves the scopes bound to other sessions to them, unless it is live on
+ * one itself; an unbound session leaves them only once the hook saw that session live there.
  * With one scope: judged unless left to another session (fixes unlazy bug, unlazy issue 38: the
- * hook ignored the binding). With several: a session bound to one of them is judged there and on
- * every other scope that holds it (unlazy judged only the bound one); otherwise the scopes not
- * left to another session are judged, one as the only scope, several together with the solo
- * ledgers (fixes unlazy bug: with several scopes and none bound to the session, the hook did not
- * block at all). None judged: the solo ledgers. The store is read only when a binding is judged.
+ * hook ignored the binding). The judged scopes: one as the only scope, several together with the
+ * solo ledgers (fixes unlazy bug: with several scopes and none bound to the session, the hook did
+ * not block at all). None judged: the solo ledgers. The store is read only when a binding is judged.
  */
 export function sessionTarget(root: string, scopes: string[], sessionId: string, holds?: () => Holds): SessionTarget {
   const bindings = new Map(scopes.map((s) => [s, coordination(root).session(s)] as const));
   let seen: Holds | null = null;
   const live = (scope: string, session: string) => (seen ??= holds?.() ?? { liveOn: () => false }).liveOn(scope, session);
+  const mine = scopes.some((s) => bindings.get(s) === sessionId);
   const leftTo = (s: string): boolean => {
     const bound = bindings.get(s) ?? null;
-    return bound !== null && bound !== sessionId && live(s, bound) && !live(s, sessionId);
+    if (bound === null || bound === sessionId || live(s, sessionId)) return false;
+    return mine || live(s, bound);
   };
-  const mine = scopes.filter((s) => bindings.get(s) === sessionId);
-  const judged = scopes.length > 1 && mine.length === 1 ? scopes.filter((s) => s === mine[0] || live(s, sessionId)) : scopes.filter((s) => !leftTo(s));
+  const judged = scopes.filter((s) => !leftTo(s));
   const left = scopes.filter((s) => !judged.includes(s)).map((s) => ({ scope: s, session: bindings.get(s) ?? null }));
   const target = judged.length === 1 ? scopeTarget(root, judged[0]!) : judged.length > 1 ? scopesTarget(root, judged) : soloTarget(root);
   return { target, judged, left };

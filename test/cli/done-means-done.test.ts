@@ -409,13 +409,13 @@ describe("the Stop hook's session binding: liveness an agent cannot fake from it
     expect(w.agent("status", "--scope", "api").code).toBe(1);
   });
 
-  test("(d) residual: bound to an empty second scope before its first stop, the agent's stop is judged there; the allow names the unmet scope it left", () => {
+  test("(d) fixes unlazy bug: bound to an empty second scope before its first stop, the agent is still judged on the unmet scope nobody else holds", () => {
     const { w, stop } = setup();
     fs.mkdirSync(w.file(".unlazy/empty"));
     expect(w.agent("scope", "bind", "--scope", "empty", "agent-real").code).toBe(0);
-    const answer = JSON.parse(stop("agent-real").stdout);
-    expect(answer.decision).toBeUndefined();
-    expect(answer.systemMessage).toContain("scope api (not bound to this session): 1 item(s) open: one:A1");
+    const out = stop("agent-real").stdout;
+    expect(JSON.parse(out).decision).toBe("block");
+    expect(out).toContain("one:A1");
     expect(w.agent("status", "--scope", "api").code).toBe(1);
   });
 
