@@ -84,6 +84,12 @@ const yargsShim: BunPlugin = {
         ],
         ["import { inspect } from 'util'", "const inspect = (v) => { try { return JSON.stringify(v) } catch { return String(v) } }"],
         ["findUp: escalade,", "findUp: () => undefined,"],
+        // node:url's module (its URL class and validators, ~3 ms of a `kbz status` profile) for two
+        // paths yargs derives from import.meta.url, a file: URL: its mainFilename (the part before
+        // node_modules, none in the executable, so the working directory) and y18n's locale folder
+        // (not in the executable either). The URL's own path serves both alike (on Windows it keeps a
+        // leading slash: both still end in their fallback).
+        ["import { fileURLToPath } from 'url';", "const fileURLToPath = (url) => decodeURIComponent(new URL(url).pathname);"],
         [
           "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
           "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null }",
@@ -111,6 +117,17 @@ if (stale && args.includes("--write-hook")) {
   console.log(`note: ${path.relative(process.cwd(), FALLBACK_HOOK)} is out of date; run \`npm run build\` to regenerate it`);
 }
 
+// kbz runs are short: a verb reads its ledgers, decides and exits, so most of its code runs once
+// per gate, a few hundred to a few thousand times, and the JIT compiled it on background threads
+// that CPU time pays for and the run ends before it pays back. The executable starts with
+// JavaScriptCore's tier-up thresholds scaled by JIT_POLICY (Bun's compile.jitPolicy): that code
+// stays in the interpreter, and only what is really hot (a 10,000-gate read) is compiled. CPU
+// against scale 1, interleaved: `status` on 200 oracle records 0.76, `hook stop` on 1,000 gates
+// 0.73, `status --json` on 10,000 gates 0.88, `next` on 10,000 leaves 0.95 (bench/cost.ts and
+// bench/next.ts fixtures; 256 and 1024 gained nothing more and made `next` slower). The
+// dashboard, which lives long, returns to the normal policy once it is on screen (src/tui/run.tsx).
+const JIT_POLICY = 64;
+
 mkdirSync(path.dirname(outfile), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
@@ -121,6 +138,7 @@ const result = await Bun.build({
     ...(executablePath ? { executablePath } : {}),
     autoloadDotenv: false,
     autoloadBunfig: false,
+    jitPolicy: JIT_POLICY,
   } as any,
   minify: process.env.KBZ_NO_MINIFY !== "1",
   bytecode: true,
