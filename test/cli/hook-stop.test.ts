@@ -65,6 +65,18 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
     expect(reasonOf(await stop(dir, "sess-api"))).toContain("[scope api]");
   });
 
+  test("a binding to a Codex session counts per session, not per turn: held on its scope, the scope is left to it; another session's allow names it", async () => {
+    const dir = tempDir();
+    writeTree(dir, { ".unlazy/api/gates/leaf-7.md": ledger("api leaf 7", [{ id: "G3", state: "unmet" }]) });
+    fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "cx-1\n");
+    const codex = (session: string, turn: string) => stopHookIn({ cwd: dir, session_id: session, turn_id: turn, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "done" }, { args: ["--agent", "codex"] });
+    expect(reasonOf(await codex("cx-1", "t1"))).toContain("leaf-7:G3");
+    // A later turn of the bound session is the same session: still held; another session is not judged on api.
+    expect(reasonOf(await codex("cx-1", "t2"))).toContain("leaf-7:G3");
+    const other = await codex("cx-2", "t1");
+    expect(messageOf(other)).toContain("scope api (bound to session cx-1): 1 item(s) open: leaf-7:G3");
+  });
+
   test("a FIFO session binding is skipped without being opened (a read would wait forever) and the regular binding of another scope wins", async () => {
     for (const aKind of ["fifo", "file"]) {
       const dir = twoScopes();
