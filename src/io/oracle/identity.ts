@@ -4,9 +4,11 @@
 // 1.63-1.73x the CPU of a kbz without oracle records (bench/cost.ts oracle200). Instead a pass
 // record keeps, beside each file's digest, the file's identity when kbz hashed it:
 // `dev:ino:size:mtime_ns:ctime_ns`. A reader that finds the same identity now takes the recorded
-// digest without opening the file. With it (and filesFrom below) that case is 1.28x (fcf50d1
-// against 33d2fc2, 21 interleaved pairs); what is left is reading the records, a stat per file
-// and the attestation's digest of each record.
+// digest without opening the file. With it (and filesFrom below) that case went to 1.28x (fcf50d1
+// against 33d2fc2, 21 interleaved pairs), and a record whose identities all hold is valid without
+// binding its oracle again (filesUnchanged: 0.95 of the build before). What is left is reading the
+// records, a stat per file and the attestation's digest of each record: 1.24x at JavaScriptCore's
+// normal JIT policy, 0.87x with the executable's (build.ts JIT_POLICY; load 5, 21 pairs).
 //
 // A pass record of a gate whose oracle is only the files its CHECK names (`node check.mjs`,
 // `sh checks/a.sh`: no package.json script, no ORACLE:, no `~`) also keeps `filesFrom`, the real
