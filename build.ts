@@ -33,23 +33,20 @@ const stubDevtools: BunPlugin = {
   },
 };
 
-// y18n formats every yargs message with node:util's format, whose first use loads the
-// inspect machinery (~30 ms of startup). Its messages only use %s/%d, so give it a small format.
-const lightFormatForY18n: BunPlugin = {
-  name: "y18n-light-format",
+// y18n and yargs-parser import node:util's `format`, which loads node:util's inspect machinery
+// on every CLI start (~3.3 ms): they get scripts/light-format.ts instead, which says why and when
+// it is the same. An onResolve of "util" never fires for a builtin, so the two imports are
+// rewritten where they are loaded.
+const lightFormat: BunPlugin = {
+  name: "light-util-format",
   setup(build) {
-    build.onResolve({ filter: /^util$/ }, (args) =>
-      /[\\/]y18n[\\/]/.test(args.importer) ? { path: "y18n-format", namespace: "kbz-stub" } : undefined,
-    );
-    build.onLoad({ filter: /^y18n-format$/, namespace: "kbz-stub" }, () => ({
-      contents: `export function format(fmt, ...args) {
-        let i = 0;
-        let out = String(fmt).replace(/%[sdj%]/g, (m) => (m === "%%" ? "%" : i < args.length ? String(args[i++]) : m));
-        for (; i < args.length; i++) out += " " + String(args[i]);
-        return out;
-      }`,
-      loader: "js",
-    }));
+    build.onLoad({ filter: /[\\/](y18n[\\/]build[\\/]lib[\\/]platform-shims[\\/]node|yargs-parser[\\/]build[\\/]lib[\\/]index)\.js$/ }, async (args) => {
+      const source = await Bun.file(args.path).text();
+      const from = "import { format } from 'util';";
+      if (!source.includes(from)) throw new Error(`${args.path} changed: cannot find ${from}`);
+      const light = path.join(import.meta.dir, "scripts", "light-format.ts");
+      return { contents: source.replace(from, `import { format } from ${JSON.stringify(light)};`), loader: "js" };
+    });
   },
 };
 
@@ -87,6 +84,12 @@ const yargsShim: BunPlugin = {
         ],
         ["import { inspect } from 'util'", "const inspect = (v) => { try { return JSON.stringify(v) } catch { return String(v) } }"],
         ["findUp: escalade,", "findUp: () => undefined,"],
+        // node:url's module (its URL class and validators, ~3 ms of a `kbz status` profile) for two
+        // paths yargs derives from import.meta.url, a file: URL: its mainFilename (the part before
+        // node_modules, none in the executable, so the working directory) and y18n's locale folder
+        // (not in the executable either). The URL's own path serves both alike (on Windows it keeps a
+        // leading slash: both still end in their fallback).
+        ["import { fileURLToPath } from 'url';", "const fileURLToPath = (url) => decodeURIComponent(new URL(url).pathname);"],
         [
           "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
           "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null }",
@@ -114,6 +117,17 @@ if (stale && args.includes("--write-hook")) {
   console.log(`note: ${path.relative(process.cwd(), FALLBACK_HOOK)} is out of date; run \`npm run build\` to regenerate it`);
 }
 
+// kbz runs are short: a verb reads its ledgers, decides and exits, so most of its code runs once
+// per gate, a few hundred to a few thousand times, and the JIT compiled it on background threads
+// that CPU time pays for and the run ends before it pays back. The executable starts with
+// JavaScriptCore's tier-up thresholds scaled by JIT_POLICY (Bun's compile.jitPolicy): that code
+// stays in the interpreter, and only what is really hot (a 10,000-gate read) is compiled. CPU
+// against scale 1, interleaved: `status` on 200 oracle records 0.76, `hook stop` on 1,000 gates
+// 0.73, `status --json` on 10,000 gates 0.88, `next` on 10,000 leaves 0.95 (bench/cost.ts and
+// bench/next.ts fixtures; 256 and 1024 gained nothing more and made `next` slower). The
+// dashboard, which lives long, returns to the normal policy once it is on screen (src/tui/run.tsx).
+const JIT_POLICY = 64;
+
 mkdirSync(path.dirname(outfile), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
@@ -124,6 +138,7 @@ const result = await Bun.build({
     ...(executablePath ? { executablePath } : {}),
     autoloadDotenv: false,
     autoloadBunfig: false,
+    jitPolicy: JIT_POLICY,
   } as any,
   minify: process.env.KBZ_NO_MINIFY !== "1",
   bytecode: true,
@@ -140,7 +155,7 @@ const result = await Bun.build({
     KBZ_BUILD_DIGEST: JSON.stringify(sourceDigest(path.join(import.meta.dir, "src"))),
     KBZ_TARGET: JSON.stringify(targetName),
   },
-  plugins: [stubDevtools, lightFormatForY18n, lazySegmenter, yargsShim],
+  plugins: [stubDevtools, lightFormat, lazySegmenter, yargsShim],
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);

@@ -1326,6 +1326,9 @@ function differing(digests, current) {
   }
   return out;
 }
+function speaksFor(record, current) {
+  return differing(record.key, current) === null;
+}
 function verify(record, current, require2 = NO_REQUIREMENT) {
   if (!record)
     return { status: "missing", differs: [] };
@@ -1500,17 +1503,20 @@ function gateVerdicts(trace, root, file, ledger, isMet, attested) {
   }
   for (const g of ledger.gates) {
     const mine = byGate.get(g.id);
+    if (!mine && !g.inputs)
+      continue;
+    const met = isMet(g);
     if (g.inputs) {
-      const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      const reason = met ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
       if (reason)
         out.stale.set(g.id, reason);
     }
-    if (!out.stale.has(g.id) && isMet(g)) {
+    if (!out.stale.has(g.id) && met) {
       const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
       if (reason)
         out.stale.set(g.id, reason);
     }
-    const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
+    const failure = met || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
     if (failure && failureHolds(failure, g, trace.world, file))
       out.failed.set(g.id, failure.detail.failure);
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
@@ -1587,9 +1593,12 @@ function oracleReason(record, g, world, file) {
   if (!record || !world.oracle)
     return null;
   const key = gateKey(g);
-  if (verify(record, key).status === "missing")
+  if (!speaksFor(record, key))
     return null;
-  const now = world.oracle(file, g, evidenceCwd(g.evidence), record);
+  const ranIn = evidenceCwd(g.evidence);
+  if (world.oracleHolds?.(file, g, ranIn, record))
+    return null;
+  const now = world.oracle(file, g, ranIn, record);
   if ("error" in now && typeof now.error === "string")
     return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now;
@@ -2862,21 +2871,19 @@ function currentIdentity(abs) {
     return null;
   }
 }
-function recordedFiles(detail, depends, gate, cwd, root, identityNow) {
+function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
   const d = detail;
   if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object")
-    return null;
-  const files = {};
-  for (const [name, digest] of Object.entries(depends)) {
+    return false;
+  for (const name in depends) {
     if (!name.startsWith("oracle:"))
       continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
     if (typeof identity !== "string" || identityNow(path14.isAbsolute(key) ? key : path14.join(root, key)) !== identity)
-      return null;
-    files[key] = digest;
+      return false;
   }
-  return files;
+  return true;
 }
 var RACY_MS = 2000, KEEPS_CTIME, fsTrusted, seen;
 var init_identity = __esm(() => {
@@ -3168,14 +3175,7 @@ class DigestWalk {
     this.realRoot = realOf(root);
   }
   oracle(file, gate, ranIn = null, record) {
-    const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path16.resolve(base, gate.cwd) : base;
-    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
-    if (record) {
-      const kept = recordedFiles(record.detail, record.depends, gate, cwd, this.realRoot, (abs) => this.identity(abs));
-      if (kept)
-        return kept;
-    }
+    const cwd = this.oracleDir(file, gate, ranIn);
     const known = knownFiles(record);
     try {
       const display = isInside(this.root, file) ? path16.relative(this.root, file) : file;
@@ -3184,6 +3184,14 @@ class DigestWalk {
     } catch (e) {
       return { error: e.message };
     }
+  }
+  oracleHolds(file, gate, ranIn, record) {
+    return filesUnchanged(record.detail, record.depends, gate, this.oracleDir(file, gate, ranIn), this.realRoot, (abs) => this.identity(abs));
+  }
+  oracleDir(file, gate, ranIn) {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path16.resolve(base, gate.cwd) : base;
+    return (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
   }
   packages = new Map;
   oracleDigests = new Map;
@@ -3461,8 +3469,11 @@ function realOf2(p) {
     return path19.resolve(p);
   }
 }
-function attestDir(store, root) {
-  return path19.join(store, "kbz", "attest", key24(realOf2(root)));
+function legacyDir(store, realRoot) {
+  return path19.join(store, "kbz", "attest", key24(realRoot));
+}
+function rootFile(store, realRoot) {
+  return path19.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
 }
 function macOf(secret, body) {
   return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
@@ -3475,25 +3486,49 @@ function unsealed(text, secret) {
   const body = text.slice(nl + 1).replace(/\n$/, "");
   return equalConstantTime(text.slice(0, 64), macOf(secret, body)) ? body : null;
 }
-function parse(text) {
+function ledgerOf(v, at) {
+  const root = at?.root ?? v?.root;
+  const ledger = at?.ledger ?? v?.ledger;
+  if (typeof root !== "string" || typeof ledger !== "string" || typeof v?.gates !== "object" || !v.gates)
+    return null;
+  if (!at && v.schema === 1) {
+    const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
+    return { schema: SCHEMA, root, ledger, gates: {}, approved: [...new Set(ids)].sort() };
+  }
+  if (!at && v.schema !== SCHEMA)
+    return null;
+  const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
+  const vacuous = vacuityOf(v.vacuous);
+  return {
+    schema: SCHEMA,
+    root,
+    ledger,
+    gates: v.gates,
+    approved,
+    ...typeof v.all === "string" ? { all: v.all } : {},
+    ...typeof v.text === "string" ? { text: v.text } : {},
+    ...vacuous ? { vacuous } : {}
+  };
+}
+function parseJson(text) {
   if (text === null)
     return null;
   try {
-    const v = JSON.parse(text);
-    if (typeof v?.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates)
-      return null;
-    if (v.schema === 1) {
-      const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
-      return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: {}, approved: [...new Set(ids)].sort() };
-    }
-    if (v.schema !== SCHEMA)
-      return null;
-    const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
-    const vacuous = vacuityOf(v.vacuous);
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...typeof v.all === "string" ? { all: v.all } : {}, ...typeof v.text === "string" ? { text: v.text } : {}, ...vacuous ? { vacuous } : {} };
+    return JSON.parse(text);
   } catch {
     return null;
   }
+}
+function ledgersOf(v, realRoot) {
+  const out = new Map;
+  if (v?.schema !== ROOT_SCHEMA || v.root !== realRoot || typeof v.ledgers !== "object" || !v.ledgers)
+    return out;
+  for (const [ledger, body] of Object.entries(v.ledgers)) {
+    const f = ledgerOf(body, { root: realRoot, ledger });
+    if (f)
+      out.set(ledger, f);
+  }
+  return out;
 }
 function vacuityOf(v) {
   if (!v || typeof v !== "object")
@@ -3505,35 +3540,42 @@ function vacuityOf(v) {
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
-function readSealed(file, secret) {
+function readVerified(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
-  return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
+  return bytes ? parseJson(unsealed(bytes.toString("utf8"), secret)) : null;
+}
+function readLegacy(store, realRoot, secret) {
+  const dir = legacyDir(store, realRoot);
+  let names;
+  try {
+    names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
+  } catch {
+    return { files: [], ledgers: new Map };
+  }
+  const ledgers = new Map;
+  const files = names.map((n) => path19.join(dir, n));
+  for (const file of files) {
+    const f = ledgerOf(readVerified(file, secret));
+    if (f && f.root === realRoot)
+      ledgers.set(f.ledger, f);
+  }
+  return { files, ledgers };
 }
 function recordedGates(f) {
   return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
 }
 function readRootAttestations(store, root) {
-  let dir;
-  let names;
-  try {
-    dir = attestDir(store, root);
-    names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
-  } catch {
-    return { ledgers: new Map };
-  }
   const secret = attestSecret(store, false);
-  const realRoot = realOf2(root);
-  const ledgers = new Map;
   if (!secret)
-    return { ledgers };
-  for (const n of names) {
-    const f = readSealed(path19.join(dir, n), secret);
-    if (f && f.root === realRoot)
-      ledgers.set(f.ledger, f);
-  }
+    return { ledgers: new Map };
+  const realRoot = realOf2(root);
+  const ledgers = ledgersOf(readVerified(rootFile(store, realRoot), secret), realRoot);
+  for (const [l, f] of readLegacy(store, realRoot, secret).ledgers)
+    if (!ledgers.has(l))
+      ledgers.set(l, f);
   return { ledgers };
 }
-var MAX_FILE_BYTES, SCHEMA = 2, key24 = (p) => sha256Hex(p).slice(0, 24);
+var MAX_FILE_BYTES, SCHEMA = 2, ROOT_SCHEMA = 3, key24 = (p) => sha256Hex(p).slice(0, 24);
 var init_attest = __esm(() => {
   init_hash();
   init_trace();
@@ -5143,21 +5185,32 @@ function resolveTarget(o) {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0], o.sessionId, o.held)))
+  if (o.sessionId)
+    return sessionTarget(root, scopes, o.sessionId, o.holds).target;
+  if (scopes.length === 1)
     return scopeTarget(root, scopes[0]);
   if (scopes.length > 1) {
-    const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
-    if (bound.length === 1)
-      return scopeTarget(root, bound[0]);
-    if (!o.sessionId) {
-      throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
-    }
-    const open = scopes.filter((s) => !boundElsewhere(root, s, o.sessionId, o.held));
-    if (open.length === 1)
-      return scopeTarget(root, open[0]);
-    if (open.length > 1)
-      return scopesTarget(root, open);
+    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
   }
+  return soloTarget(root);
+}
+function sessionTarget(root, scopes, sessionId, holds) {
+  const bindings = new Map(scopes.map((s) => [s, coordination(root).session(s)]));
+  let seen = null;
+  const live = (scope, session) => (seen ??= holds?.() ?? { liveOn: () => false }).liveOn(scope, session);
+  const mine = scopes.some((s) => bindings.get(s) === sessionId);
+  const leftTo = (s) => {
+    const bound = bindings.get(s) ?? null;
+    if (bound === null || bound === sessionId || live(s, sessionId))
+      return false;
+    return mine || live(s, bound);
+  };
+  const judged = scopes.filter((s) => !leftTo(s));
+  const left = scopes.filter((s) => !judged.includes(s)).map((s) => ({ scope: s, session: bindings.get(s) ?? null }));
+  const target = judged.length === 1 ? scopeTarget(root, judged[0]) : judged.length > 1 ? scopesTarget(root, judged) : soloTarget(root);
+  return { target, judged, left };
+}
+function soloTarget(root) {
   const errors = [];
   const files = ledgerEntries(root, root, errors);
   if (files.length > 0 || errors.length > 0)
@@ -5172,10 +5225,6 @@ function withSoloLedgers(t) {
   if (solo.length === 0 && errors.length === 0)
     return t;
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
-}
-function boundElsewhere(root, scope, sessionId, held) {
-  const bound = coordination(root).session(scope);
-  return bound !== null && bound !== sessionId && (held?.(scope, bound) ?? false);
 }
 function scopesTarget(root, scopes) {
   const errors = [];
@@ -5273,6 +5322,16 @@ function planStop(a) {
     return { kind: "clear", output: { systemMessage: `${PREFIX}${where(a.scope)}:${handoffSuffix(a.handoffs)}` } };
   }
   return { kind: "count", hash: progressHash(a.resolved) };
+}
+function withLeftNote(output, left) {
+  if (left.length === 0 || output !== null && "decision" in output)
+    return output;
+  const parts = left.map((l) => {
+    const who = l.session === null ? "not bound to this session" : `bound to session ${sanitizeCompact(l.session, 80)}`;
+    return `scope ${l.scope} (${who}): ${l.open.length} item(s) open: ${firstOf(l.open, 3)}`;
+  });
+  const note = `${PREFIX}: not judged for this session: ${parts.join("; ")}. ` + `If that is not another agent's running session, this work is not done: ${kbz("status")} shows it.`;
+  return { systemMessage: output === null ? note : `${output.systemMessage} ${note}` };
 }
 function decideStop(a, guard) {
   if (!guard.ok) {
@@ -5379,8 +5438,8 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs23 from "node:fs";
-import * as path31 from "node:path";
+import * as fs24 from "node:fs";
+import * as path32 from "node:path";
 
 // src/core/hook/worker.ts
 function leafIds(snap) {
@@ -5516,16 +5575,6 @@ async function recordBlock(target, key, hash, opts = {}) {
     return next.blocks;
   }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
 }
-var HELD_MS = 24 * 60 * 60 * 1000;
-function holdsSession(root, scope, sessionId, now = Date.now(), withinMs = HELD_MS) {
-  const file = path29.join(root, ".unlazy", scope, "hook-state.json");
-  try {
-    const entry = readState(file, root).sessions[sessionKey(sessionId, scope)];
-    return entry !== undefined && now - Date.parse(entry.updatedAt) <= withinMs;
-  } catch {
-    return false;
-  }
-}
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
@@ -5548,17 +5597,105 @@ async function clearSession(target, key) {
   } catch {}
 }
 
+// src/io/hook/holds.ts
+init_digest();
+import * as fs22 from "node:fs";
+import * as path30 from "node:path";
+init_personal();
+var HELD_MS = 24 * 60 * 60 * 1000;
+var MAX_DAY_BYTES = 1024 * 1024;
+var LINE = /^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z) ([0-9a-f]{24})$/;
+function holdsDir(store, root) {
+  return path30.join(store, "kbz", "holds", sha256Hex(root).slice(0, 24));
+}
+var dayOf = (t) => new Date(t).toISOString().slice(0, 10);
+function recordHolds(store, root, scopes, session, now = Date.now()) {
+  if (scopes.length === 0)
+    return;
+  const at = new Date(now).toISOString();
+  const text = scopes.map((s) => `${at} ${sessionKey(session, s)}
+`).join("");
+  const file = path30.join(holdsDir(store, root), `${dayOf(now)}.log`);
+  const flags = fs22.constants.O_WRONLY | fs22.constants.O_APPEND | fs22.constants.O_CREAT | fs22.constants.O_NOFOLLOW;
+  for (let attempt = 0;attempt < 2; attempt++) {
+    try {
+      const fd = fs22.openSync(file, flags, 384);
+      try {
+        fs22.writeSync(fd, text);
+      } finally {
+        fs22.closeSync(fd);
+      }
+      return;
+    } catch (e) {
+      if (e.code !== "ENOENT" || attempt > 0)
+        return;
+      try {
+        fs22.mkdirSync(path30.dirname(file), { recursive: true, mode: 448 });
+      } catch {
+        return;
+      }
+    }
+  }
+}
+var NOBODY = { liveOn: () => false };
+function privateDir(dir) {
+  try {
+    const st = fs22.lstatSync(dir);
+    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
+    return st.isDirectory() && (st.mode & 18) === 0 && (uid === null || st.uid === uid);
+  } catch {
+    return false;
+  }
+}
+function readHolds(store, root, now = Date.now()) {
+  const dir = holdsDir(store, root);
+  for (const d of [store, path30.join(store, "kbz"), path30.dirname(dir), dir])
+    if (!privateDir(d))
+      return NOBODY;
+  const latest = new Map;
+  for (const day of [dayOf(now - HELD_MS), dayOf(now)]) {
+    const file = path30.join(dir, `${day}.log`);
+    if (!fs22.existsSync(file))
+      continue;
+    const bytes = readPrivate(file, MAX_DAY_BYTES);
+    if (!bytes)
+      return NOBODY;
+    for (const line of bytes.toString("utf8").split(`
+`)) {
+      const m = LINE.exec(line);
+      if (!m)
+        continue;
+      const t = Date.parse(m[1]);
+      if (!(t <= now) || now - t > HELD_MS)
+        continue;
+      if ((latest.get(m[2]) ?? -1) < t)
+        latest.set(m[2], t);
+    }
+  }
+  forgetOldDays(dir, now);
+  return { liveOn: (scope, session) => latest.has(sessionKey(session, scope)) };
+}
+function forgetOldDays(dir, now) {
+  const oldest = `${dayOf(now - HELD_MS)}.log`;
+  try {
+    for (const name of fs22.readdirSync(dir))
+      if (/^\d{4}-\d{2}-\d{2}\.log$/.test(name) && name < oldest)
+        fs22.rmSync(path30.join(dir, name), { force: true });
+  } catch {}
+}
+
 // src/ops/hookStop.ts
+init_approval();
 init_read();
 
 // src/io/root.ts
 init_command();
-import * as fs22 from "node:fs";
+import * as fs23 from "node:fs";
 import * as os4 from "node:os";
-import * as path30 from "node:path";
+import * as path31 from "node:path";
 function has(dir, name) {
   try {
-    fs22.lstatSync(path30.join(dir, name));
+    fs23.lstatSync(path31.join(dir, name));
     return true;
   } catch {
     return false;
@@ -5566,14 +5703,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs22.lstatSync(path30.join(dir, name)).isDirectory();
+    return fs23.lstatSync(path31.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs22.readdirSync(path30.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs23.readdirSync(path31.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -5582,14 +5719,14 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path30.dirname(dir)) {
+  for (let dir = cwd;; dir = path31.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path30.dirname(dir) === dir)
+    if (path31.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -5599,22 +5736,26 @@ init_active();
 var JUDGE_S = 3;
 var JUDGE_MS = 2500;
 async function hookStop({ scope: pinned, stop, env, cwd }) {
+  const started = Date.now();
   try {
     if (pinned === null)
       return invalidScopeArgument();
     if (!stop)
       return null;
-    const wanted = path31.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path32.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
     const root = findRoot(dir);
     await installCoordination(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const resolved = resolveForHook(root, scope, stop.session.split("\x00")[0]);
+    const host = stop.session.split("\x00")[0];
+    const store = approvalDirFor(env);
+    const resolved = resolveForHook(root, scope, host, store);
     if ("output" in resolved)
       return resolved.output;
     const t = resolved.target;
+    const held = () => recordHolds(store, root, resolved.judged, host);
     let judged;
     let whole;
     let assessment;
@@ -5627,6 +5768,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
     } catch (e) {
       if (!(e instanceof DeadlineError))
         throw e;
+      held();
       return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
     }
     if (judged === null)
@@ -5635,10 +5777,11 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);
-      return plan.output;
+      return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
     }
     if (stop.uncounted === "failed" || stop.uncounted === "aborted")
       return uncountedStop(assessment, stop.uncounted);
+    held();
     const guard = await countBlock2(t, key, plan.hash, stop);
     const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
     return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
@@ -5648,18 +5791,36 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
 }
 function existingDirectory(dir) {
   try {
-    return fs23.statSync(dir).isDirectory() ? fs23.realpathSync(dir) : null;
+    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
   } catch {
     return null;
   }
 }
-function resolveForHook(root, scope, sessionId) {
+function resolveForHook(root, scope, sessionId, store) {
   try {
-    return { target: resolveTarget({ root, scope, sessionId, held: (s, bound) => holdsSession(root, s, bound) }) };
+    if (scope) {
+      const target = resolveTarget({ root, scope });
+      return { target, judged: target.scope ? [target.scope] : [], left: [] };
+    }
+    return sessionTarget(root, listScopes(root), sessionId, () => readHolds(store, root));
   } catch (e) {
     if (kindOf(e) !== "usage")
       throw e;
     return { output: unresolvable(e.message) };
+  }
+}
+function leftUnmet(root, left, started) {
+  if (left.length === 0)
+    return [];
+  const ms = Math.max(200, JUDGE_MS - (Date.now() - started));
+  try {
+    return withDeadline(ms, JUDGE_S, () => left.flatMap((l) => {
+      const a = assess(loadSnapshot(resolveTarget({ root, scope: l.scope })));
+      const open = [...a.invalid, ...a.unmet];
+      return open.length > 0 ? [{ ...l, open }] : [];
+    }));
+  } catch {
+    return left.map((l) => ({ ...l, open: [`not judged in ${JUDGE_S} s`] }));
   }
 }
 async function countBlock2(target, key, hash, stop) {
@@ -5892,12 +6053,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs24 from "node:fs";
+import * as fs25 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs24.fstatSync(fd);
+    return fs25.fstatSync(fd);
   } catch {
     return null;
   }
@@ -5918,7 +6079,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs24.openSync("/proc/self/fd/0", fs24.constants.O_RDONLY | (fs24.constants.O_NONBLOCK ?? 0));
+    fd = fs25.openSync("/proc/self/fd/0", fs25.constants.O_RDONLY | (fs25.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -5929,7 +6090,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs24.readSync(fd, buf, 0, buf.length, null);
+        n = fs25.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -5943,7 +6104,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs24.closeSync(fd);
+    fs25.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -5953,7 +6114,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs24.readSync(0, buf, 0, buf.length, null);
+      n = fs25.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -6023,7 +6184,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs24.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs25.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;

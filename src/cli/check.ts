@@ -104,7 +104,14 @@ function printRunResult(res: CheckResult, verbose: boolean): void {
   if (verbose) for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
   printProblems(res.problems);
   if (res.infraFailures > 0) err(`kbz: infrastructure failure prevented ${res.infraFailures} approval(s)`);
+  printPassedButUnmet(res);
   for (const line of verdictLines(res.reduction, res.note, res.snapshot.target.scope)) out(line);
+}
+
+/** A gate that passed in this run and is still unmet for a reason beyond its ledger text (VACUOUS, UNATTESTED, STALE by INPUTS) says why. */
+function printPassedButUnmet(res: CheckResult): void {
+  const passed = new Set(res.runs.filter((r) => r.outcome.ok).map((r) => r.task.qid));
+  for (const g of res.snapshot.gates) if (passed.has(g.qid) && g.state !== "met" && g.reason) out(`  UNMET ${g.qid}: ${g.reason}`);
 }
 
 function runJson(res: CheckResult) {

@@ -89,6 +89,11 @@ function differing(digests: Digests, current: DigestSource): string[] | null {
   return out;
 }
 
+/** Whether `record` is for what `current` says now (no key differs: verify would not say `missing`); its depends are not judged. */
+export function speaksFor(record: TraceRecord, current: DigestSource): boolean {
+  return differing(record.key, current) === null;
+}
+
 const NO_REQUIREMENT: Requirement = Object.freeze({});
 
 /** The one check: does `record` still hold for the world `current` describes? Pure. */
@@ -403,6 +408,13 @@ export interface World {
    * checked, whose file identities (if any) let a file unchanged since its pass skip hashing.
    */
   oracle?(file: string, gate: Gate, ranIn?: string | null, record?: TraceRecord): Readonly<Record<string, string>> | { error: string };
+  /**
+   * True when the world can tell, without binding the oracle, that the files of `record` (a pass
+   * record speaking for the gate's current definition and evidence) are still exactly the ones it
+   * names, with the digests it names (io/oracle/identity.ts: every file's identity unchanged).
+   * False means "not known": the oracle is bound and compared.
+   */
+  oracleHolds?(file: string, gate: Gate, ranIn: string | null, record: TraceRecord): boolean;
 }
 
 /** Every record kept for the ledgers of one read (by ledger file, absolute) and the world now. */
@@ -442,15 +454,17 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
   }
   for (const g of ledger.gates) {
     const mine = byGate.get(g.id);
+    if (!mine && !g.inputs) continue; // no record speaks for it, and no INPUTS to bind
+    const met = isMet(g); // the ledger's own verdict: a digest of the definition, asked once
     if (g.inputs) {
-      const reason = isMet(g) ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      const reason = met ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
       if (reason) out.stale.set(g.id, reason);
     }
-    if (!out.stale.has(g.id) && isMet(g)) {
+    if (!out.stale.has(g.id) && met) {
       const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
       if (reason) out.stale.set(g.id, reason);
     }
-    const failure = isMet(g) || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
+    const failure = met || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
     if (failure && failureHolds(failure, g, trace.world, file)) out.failed.set(g.id, (failure.detail as { failure: string }).failure);
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
     if (probe) out.vacuous.set(g.id, (probe.detail as { hidden: string[] }).hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)));
@@ -533,10 +547,12 @@ export function inputsReason(record: TraceRecord | undefined, g: Gate, world: Wo
 export function oracleReason(record: TraceRecord | undefined, g: Gate, world: World, file: string): string | null {
   if (!record || !world.oracle) return null;
   const key = gateKey(g);
-  if (verify(record, key).status === "missing") return null;
+  if (!speaksFor(record, key)) return null;
   // Bound where the pass ran (its evidence's cwd=): `kbz verify run` and `--cwd` run a ledger
   // elsewhere than its own folder, and the CHECK's files are named relative to that directory.
-  const now = world.oracle(file, g, evidenceCwd(g.evidence), record);
+  const ranIn = evidenceCwd(g.evidence);
+  if (world.oracleHolds?.(file, g, ranIn, record)) return null;
+  const now = world.oracle(file, g, ranIn, record);
   if ("error" in now && typeof now.error === "string") return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now as Readonly<Record<string, string>>;
   const v = verify(record, {

@@ -72,8 +72,32 @@ export interface ResolveOptions {
   files?: string[];
   scope?: string | null; // explicit --scope or UNLAZY_SCOPE
   sessionId?: string | null; // only the hook knows one
-  /** With `sessionId`: whether a bound session is live on its scope (io/hook/guard.ts holdsSession); absent: never. */
-  held?: (scope: string, session: string) => boolean;
+  /**
+   * With `sessionId`: what the Stop hook saw (io/hook/holds.ts), asked for only when a binding
+   * has to be judged (a scope bound to another session, or this session bound among several
+   * scopes); absent: nobody is live.
+   */
+  holds?: () => Holds;
+}
+
+/** Who is live on which scope (io/hook/holds.ts readHolds). */
+export interface Holds {
+  liveOn(scope: string, session: string): boolean;
+}
+
+/** A scope the Stop hook does not judge for this session, and the session it is bound to (null: unbound). */
+export interface LeftScope {
+  scope: string;
+  session: string | null;
+}
+
+/** The Stop hook's target for one session: what it judges, which scopes that is, which it leaves. */
+export interface SessionTarget {
+  target: Target;
+  /** The scopes judged (their stops are recorded as holds). */
+  judged: string[];
+  /** The scopes left to other sessions (named in the answer when they are unmet). */
+  left: LeftScope[];
 }
 
 export function resolveTarget(o: ResolveOptions): Target {
@@ -98,27 +122,56 @@ export function resolveTarget(o: ResolveOptions): Target {
     }
     throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
   }
-  // The only scope, unless the hook asks for another session than the one bound to it while that
-  // session is live (the hook holds it to the scope): then this stop is not the scope's to judge,
-  // so only the solo ledgers are (fixes unlazy bug: with one scope the Stop hook ignored the
-  // session binding, unlazy issue 38). A binding no live session holds (a made-up one) hides nothing.
-  if (scopes.length === 1 && !(o.sessionId && boundElsewhere(root, scopes[0]!, o.sessionId, o.held))) return scopeTarget(root, scopes[0]!);
+  if (o.sessionId) return sessionTarget(root, scopes, o.sessionId, o.holds).target;
+  if (scopes.length === 1) return scopeTarget(root, scopes[0]!);
   if (scopes.length > 1) {
-    const bound = o.sessionId ? scopes.filter((s) => coordination(root).session(s) === o.sessionId) : [];
-    if (bound.length === 1) return scopeTarget(root, bound[0]!);
-    if (!o.sessionId) {
-      throw new UsageError(
-        `${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
-      );
-    }
-    // The Stop hook: the scopes no live session of another holds are this session's to finish. One
-    // is judged as the only scope; several are judged together with the solo ledgers, so creating a
-    // second scope never hides the first (fixes unlazy bug: with several scopes and none bound to
-    // the session, the Stop hook did not block at all). None left: the solo ledgers, as below.
-    const open = scopes.filter((s) => !boundElsewhere(root, s, o.sessionId!, o.held));
-    if (open.length === 1) return scopeTarget(root, open[0]!);
-    if (open.length > 1) return scopesTarget(root, open);
+    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
   }
+  return soloTarget(root);
+}
+
+/**
+ * The Stop hook's target for `sessionId` (no scope pinned): the scopes this session must finish.
+ *
+ * A binding (`kbz scope bind`, `.unlazy/<scope>/session`) is written by the agent, so it is a
+ * claim, never a proof. A scope bound to another session B is left to B (not judged for this
+ * session S) only when the hook itself saw both facts, in the approval store where the agent's
+ * repository edits do not reach (io/hook/holds.ts): B is live on it (the hook counted a stop of
+ * B on that scope in the last 24 h), and S is not (a scope that held S keeps holding S, whatever
+ * the binding says later). So a made-up binding hides nothing, a forged `hook-state.json` proves
+ * nothing, and a fake Stop payload for a made-up session piped into `kbz hook stop` after S was
+ * held cannot release S. What no rule here can tell apart: fake payloads for B sent BEFORE S's
+ * first stop, from a real second session (both are the same bytes on stdin from the same user);
+ * the hook then leaves the scope to B and says so in its answer when the scope is unmet
+ * (docs/formats.md#layout, "session binding").
+ *
+ * A scope nobody is bound to is every session's: it is judged for each (fixes unlazy bug: a
+ * session bound to one of several scopes was judged there only, so binding itself to an empty
+ * scope hid the unmet one). A session bound to a scope of its own (unlazy's parallel sessions,
+ * each bound to its scope) leaves the scopes bound to other sessions to them, unless it is live on
+ * one itself; an unbound session leaves them only once the hook saw that session live there.
+ * With one scope: judged unless left to another session (fixes unlazy bug, unlazy issue 38: the
+ * hook ignored the binding). The judged scopes: one as the only scope, several together with the
+ * solo ledgers (fixes unlazy bug: with several scopes and none bound to the session, the hook did
+ * not block at all). None judged: the solo ledgers. The store is read only when a binding is judged.
+ */
+export function sessionTarget(root: string, scopes: string[], sessionId: string, holds?: () => Holds): SessionTarget {
+  const bindings = new Map(scopes.map((s) => [s, coordination(root).session(s)] as const));
+  let seen: Holds | null = null;
+  const live = (scope: string, session: string) => (seen ??= holds?.() ?? { liveOn: () => false }).liveOn(scope, session);
+  const mine = scopes.some((s) => bindings.get(s) === sessionId);
+  const leftTo = (s: string): boolean => {
+    const bound = bindings.get(s) ?? null;
+    if (bound === null || bound === sessionId || live(s, sessionId)) return false;
+    return mine || live(s, bound);
+  };
+  const judged = scopes.filter((s) => !leftTo(s));
+  const left = scopes.filter((s) => !judged.includes(s)).map((s) => ({ scope: s, session: bindings.get(s) ?? null }));
+  const target = judged.length === 1 ? scopeTarget(root, judged[0]!) : judged.length > 1 ? scopesTarget(root, judged) : soloTarget(root);
+  return { target, judged, left };
+}
+
+function soloTarget(root: string): Target {
   const errors: DiscoveryError[] = [];
   const files = ledgerEntries(root, root, errors);
   if (files.length > 0 || errors.length > 0) return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
@@ -138,12 +191,7 @@ export function withSoloLedgers(t: Target): Target {
   return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
 }
 
-function boundElsewhere(root: string, scope: string, sessionId: string, held?: (scope: string, session: string) => boolean): boolean {
-  const bound = coordination(root).session(scope);
-  return bound !== null && bound !== sessionId && (held?.(scope, bound) ?? false);
-}
-
-/** Several scopes judged at once (the Stop hook, none bound to its session): their ledgers after the solo ones. */
+/** Several scopes judged at once (the Stop hook): their ledgers after the solo ones. */
 function scopesTarget(root: string, scopes: string[]): Target {
   const errors: DiscoveryError[] = [];
   const files = [root, ...scopes.map((s) => path.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));

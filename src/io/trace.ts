@@ -16,7 +16,7 @@ import { PROBES_DIR } from "./check/probeRecords.ts";
 import { FAILURES_DIR } from "./check/failures.ts";
 import { ORACLES_DIR } from "./oracle/records.ts";
 import { oracleFiles } from "./oracle/binding.ts";
-import { currentIdentity, recordedFiles } from "./oracle/identity.ts";
+import { currentIdentity, filesUnchanged } from "./oracle/identity.ts";
 import type { Gate } from "../core/ledger/model.ts";
 import { ledgerBase } from "../core/workspace/inside.ts";
 
@@ -72,13 +72,7 @@ export class DigestWalk implements World {
    * is not hashed at all (io/oracle/identity.ts).
    */
   oracle(file: string, gate: Gate, ranIn: string | null = null, record?: TraceRecord): Record<string, string> | { error: string } {
-    const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path.resolve(base, gate.cwd) : base;
-    const cwd = (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
-    if (record) {
-      const kept = recordedFiles(record.detail, record.depends, gate, cwd, this.realRoot, (abs) => this.identity(abs));
-      if (kept) return kept;
-    }
+    const cwd = this.oracleDir(file, gate, ranIn);
     const known = knownFiles(record);
     try {
       const display = isInside(this.root, file) ? path.relative(this.root, file) : file;
@@ -87,6 +81,18 @@ export class DigestWalk implements World {
     } catch (e) {
       return { error: (e as Error).message };
     }
+  }
+
+  /** The pass record's files stand as recorded: every identity unchanged (io/oracle/identity.ts filesUnchanged). */
+  oracleHolds(file: string, gate: Gate, ranIn: string | null, record: TraceRecord): boolean {
+    return filesUnchanged(record.detail, record.depends, gate, this.oracleDir(file, gate, ranIn), this.realRoot, (abs) => this.identity(abs));
+  }
+
+  /** The directory a gate's CHECK names its files from: where its pass ran (`ranIn`), else its CWD, as a real path when it is one. */
+  private oracleDir(file: string, gate: Gate, ranIn: string | null): string {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path.resolve(base, gate.cwd) : base;
+    return (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
   }
 
   private readonly packages = new Map<string, Record<string, unknown> | null>();

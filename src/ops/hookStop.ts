@@ -4,6 +4,11 @@
 // Everything this module imports is bundled for Node 16 into hooks/stop-hook.mjs, so it uses only
 // `node:` built-ins: no Bun APIs, no React, no Ink, no yargs.
 //
+// Which scopes a stop is judged on, when scopes are bound to sessions, is io/discover.ts
+// sessionTarget's rule, from the holds this use case records outside the repository on every
+// counted stop (io/hook/holds.ts): a binding is the agent's claim, a hold is what the hook saw.
+// An allowed stop that left an unmet scope to another session says so (withLeftNote).
+//
 // The root comes from the one root rule (io/root.ts findRoot), as for every verb. decideStop()
 // decides for every host alike. A sub-agent or task that is one of kbz's workers (its handle from
 // `kbz wave start`, or "leaf <id>" in a task's subject) is judged by its leaf's gates alone; a task
@@ -27,7 +32,9 @@ import {
   planStop,
   unresolvable,
   undecidedStop,
+  withLeftNote,
   type Assessment,
+  type LeftNote,
   type GuardResult,
   type HookOutput,
 } from "../core/hook/decide.ts";
@@ -36,8 +43,10 @@ import { leafIds, leafSnapshot, matchLeaf, waitingOn } from "../core/hook/worker
 import type { Snapshot } from "../core/snapshot.ts";
 import type { Target } from "../core/workspace/target.ts";
 import { DeadlineError, withDeadline } from "../io/deadline.ts";
-import { resolveTarget, withSoloLedgers } from "../io/discover.ts";
-import { clearSession, holdsSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
+import { listScopes, resolveTarget, sessionTarget, withSoloLedgers, type LeftScope, type SessionTarget } from "../io/discover.ts";
+import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
+import { readHolds, recordHolds } from "../io/hook/holds.ts";
+import { approvalDirFor } from "../io/run/approval.ts";
 import { loadSnapshot } from "../io/read.ts";
 import { findRoot } from "../io/root.ts";
 import { installCoordination } from "../io/coordination/active.ts";
@@ -61,6 +70,7 @@ export interface HookStopOptions {
 
 /** The whole decision for one stop, host-neutral. Never throws. */
 export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOptions): Promise<HookOutput> {
+  const started = Date.now();
   try {
     if (pinned === null) return invalidScopeArgument();
     if (!stop) return null;
@@ -73,9 +83,13 @@ export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOption
     await installCoordination(root, { env, logScope: null });
     const scope = pinned ?? (env.UNLAZY_SCOPE || null);
     // A binding names the host's session, never the prompt, turn or task kbz counts under.
-    const resolved = resolveForHook(root, scope, stop.session.split("\0")[0]!);
+    const host = stop.session.split("\0")[0]!;
+    const store = approvalDirFor(env);
+    const resolved = resolveForHook(root, scope, host, store);
     if ("output" in resolved) return resolved.output;
     const t = resolved.target;
+    // Every counted stop is a hold of this session on the scopes judged (io/hook/holds.ts).
+    const held = () => recordHolds(store, root, resolved.judged, host);
     let judged: { snap: Snapshot; leaf: string | null } | null;
     let whole: Snapshot;
     let assessment: Assessment;
@@ -88,6 +102,7 @@ export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOption
       }));
     } catch (e) {
       if (!(e instanceof DeadlineError)) throw e;
+      held();
       return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock(t, sessionKey(stop.session, t.scope), "undecided", stop));
     }
     if (judged === null) return null;
@@ -95,9 +110,10 @@ export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOption
     const plan = planStop(assessment);
     if (plan.kind === "clear") {
       await clearSession(t, key);
-      return plan.output;
+      return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
     }
     if (stop.uncounted === "failed" || stop.uncounted === "aborted") return uncountedStop(assessment, stop.uncounted);
+    held();
     const guard = await countBlock(t, key, plan.hash, stop);
     const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
     return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
@@ -114,13 +130,41 @@ function existingDirectory(dir: string): string | null {
   }
 }
 
-function resolveForHook(root: string, scope: string | null, sessionId: string): { target: Target } | { output: HookOutput } {
+type Resolved = Pick<SessionTarget, "target" | "judged" | "left">;
+
+function resolveForHook(root: string, scope: string | null, sessionId: string, store: string): Resolved | { output: HookOutput } {
   try {
-    return { target: resolveTarget({ root, scope, sessionId, held: (s, bound) => holdsSession(root, s, bound) }) };
+    if (scope) {
+      const target = resolveTarget({ root, scope });
+      return { target, judged: target.scope ? [target.scope] : [], left: [] };
+    }
+    return sessionTarget(root, listScopes(root), sessionId, () => readHolds(store, root));
   } catch (e) {
     if (kindOf(e) !== "usage") throw e;
-    // With a session id several scopes never refuse (io/discover.ts judges the open ones together).
     return { output: unresolvable((e as Error).message) };
+  }
+}
+
+/**
+ * The scopes left to another session that are not met, each with what is open: an allowed stop
+ * names them, so that a person sees a scope left to a session they do not know (what the hook
+ * cannot tell from a real second session: fake payloads sent before this session's first stop).
+ * Read only on an allowed stop with a scope left (never on the common path).
+ */
+function leftUnmet(root: string, left: LeftScope[], started: number): LeftNote[] {
+  if (left.length === 0) return [];
+  // What is left of the judging bound (issue 28): the answer stays within it.
+  const ms = Math.max(200, JUDGE_MS - (Date.now() - started));
+  try {
+    return withDeadline(ms, JUDGE_S, () =>
+      left.flatMap((l) => {
+        const a = assess(loadSnapshot(resolveTarget({ root, scope: l.scope })));
+        const open = [...a.invalid, ...a.unmet];
+        return open.length > 0 ? [{ ...l, open }] : [];
+      }),
+    );
+  } catch {
+    return left.map((l) => ({ ...l, open: [`not judged in ${JUDGE_S} s`] }));
   }
 }
 

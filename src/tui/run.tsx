@@ -25,6 +25,9 @@ export async function runDashboard(props: AppProps): Promise<0> {
     // full redraws of a frame shorter than the terminal do not flicker.
     maxFps: 20,
   });
+  // The executable starts with the JIT held back for short runs (build.ts JIT_POLICY); the
+  // dashboard lives long and redraws, so from its first frame it gets the normal policy.
+  (globalThis as { Bun?: { unsafe?: { setJITPolicy?: (scale: number) => void } } }).Bun?.unsafe?.setJITPolicy?.(1);
   // Under Bun the process may end right after render() unless we wait (ecosystem docs/formats.md#check-run).
   try {
     await instance.waitUntilExit();

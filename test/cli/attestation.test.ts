@@ -107,7 +107,7 @@ describe("the attestation binds the oracle pass record", () => {
 
   test("an attestation file edited by hand (its MAC no longer verifies) is UNATTESTED", () => {
     const w = approvedWorkspace();
-    const file = onlyFile(onlyDir(attestDir(w)));
+    const file = onlyFile(attestDir(w));
     const text = fs.readFileSync(file, "utf8");
     fs.writeFileSync(file, text.replace(/"G2"/, '"G3"'), { mode: 0o600 });
     expectBlocked(w, "GATES:G1", /UNATTESTED/);
@@ -115,7 +115,7 @@ describe("the attestation binds the oracle pass record", () => {
 
   test("the attestation is compact: a digest per gate, never the evidence text", () => {
     const w = approvedWorkspace();
-    const text = fs.readFileSync(onlyFile(onlyDir(attestDir(w))), "utf8");
+    const text = fs.readFileSync(onlyFile(attestDir(w)), "utf8");
     const evidence = fs.readFileSync(path.join(w.dir, "GATES.md"), "utf8").match(/EVIDENCE: (automatic-evidence=[^\n]*)/)![1]!;
     expect(text).not.toContain(evidence);
     expect(text).not.toContain("check.mjs");
@@ -123,8 +123,3 @@ describe("the attestation binds the oracle pass record", () => {
   });
 });
 
-function onlyDir(dir: string): string {
-  const names = fs.readdirSync(dir);
-  expect(names.length).toBe(1);
-  return path.join(dir, names[0]!);
-}

@@ -96,12 +96,15 @@ describe("compatibility", () => {
       return r.stdout;
     };
     // Unbound, the only scope holds every session.
-    expect(stop("beta")).toContain('"decision":"block"');
+    expect(stop("gamma")).toContain('"decision":"block"');
     expect(run(["scope", "bind", "--scope", "web", "alpha"]).code).toBe(0);
     // Bound to alpha: alpha is held (also per prompt), beta is not this scope's to judge.
     expect(stop("alpha")).toContain("leaf-1.1");
     expect(stop("alpha", { prompt_id: "p-7" })).toContain("leaf-1.1");
     expect(stop("beta")).not.toContain('"decision":"block"');
+    // kbz's addition (issue 27): a binding never releases a session the scope already held; gamma,
+    // blocked on web before the binding, stays held (else a binding to a made-up session would release it).
+    expect(stop("gamma")).toContain("leaf-1.1");
     // The solo ledger is still judged for beta (a scope never hides it).
     writeTree(dir, { "GATES.md": `# Gates\n\n- [ ] S1: solo outcome\n` });
     const beta = stop("beta");

@@ -12,6 +12,7 @@ import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv, personRun } from "../helpers/approvals.ts";
 import { needs } from "../helpers/needs.ts";
 import { haveTmux, TmuxPane } from "../helpers/tmux.ts";
+import { sessionKey } from "../../src/io/hook/guard.ts";
 
 setDefaultTimeout(120_000);
 
@@ -324,7 +325,112 @@ describe("the Stop hook's session binding with one scope", () => {
     stop("omega");
     expect(stop("agent")).toContain("one:A1");
     expect(w.person("sign", ".unlazy/api/gates/one.md", "A1", "--evidence", "checked the api by hand").code).toBe(0);
-    expect(stop("agent")).toBe("");
+    // The agent was blocked on `other` before it was bound (both judged together): a scope that held a
+    // session keeps holding it, whatever the binding says later.
+    expect(stop("agent")).toContain("GATES:N1");
+    // A session it never held leaves it to omega, and the allow says what is left open there.
+    expect(JSON.parse(stop("fresh")).systemMessage).toContain("scope other (bound to session omega): 2 item(s) open: GATES:N1, GATES:N2");
+  });
+});
+
+describe("the Stop hook's session binding: liveness an agent cannot fake from its shell", () => {
+  // The agent has an unmet scope, binds it to a made-up session and tries to make that session
+  // "live" (the hook holding it to the scope) so that its own stop is no longer judged on it.
+  const setup = () => {
+    const w = workspace({ ".unlazy/api/gates/one.md": "- [ ] A1: the api answers\n" });
+    const agentEnv = { ...w.env, CLAUDECODE: "1" };
+    /** One Stop payload piped into `kbz hook stop`: the host's (the real session), or the agent's own from its shell (a fake). */
+    const stop = (session: string) =>
+      kbz(["hook", "stop"], { cwd: w.dir, env: agentEnv, input: JSON.stringify({ session_id: session, cwd: w.dir, hook_event_name: "Stop", last_assistant_message: "done", transcript_path: `/tmp/${session}.jsonl` }) });
+    const expectAgentBlocked = () => {
+      const out = stop("agent-real").stdout;
+      expect(out).not.toBe("");
+      expect(JSON.parse(out).decision).toBe("block");
+      expect(out).toContain("one:A1");
+      const s = w.status();
+      expect(s.code).toBe(1);
+      expect(s.stdout).toMatch(/UNMET.*one:A1/);
+    };
+    /** The agent's hand-written guard entry: the made-up session "blocked on api a minute ago". */
+    const forgeHookState = (session: string) =>
+      fs.writeFileSync(
+        w.file(".unlazy/api/hook-state.json"),
+        JSON.stringify({ schema: 1, sessions: { [sessionKey(session, "api")]: { hash: "0".repeat(24), blocks: 1, updatedAt: new Date().toISOString() } } }),
+      );
+    return { w, stop, expectAgentBlocked, forgeHookState };
+  };
+
+  test("(a) the agent edits .unlazy/api/hook-state.json so that a made-up bound session looks live: its real stop still blocks on the unmet gate", () => {
+    const { w, stop, expectAgentBlocked, forgeHookState } = setup();
+    expect(JSON.parse(stop("agent-real").stdout).decision).toBe("block");
+    expect(w.agent("scope", "bind", "--scope", "api", "made-up").code).toBe(0);
+    forgeHookState("made-up");
+    expectAgentBlocked();
+    forgeHookState("made-up"); // again, after the hook rewrote the file
+    expectAgentBlocked();
+  });
+
+  test("(b) the agent pipes fake Stop payloads for a made-up bound session into kbz hook stop, once and then several times: its real stop still blocks", () => {
+    const { w, stop, expectAgentBlocked } = setup();
+    expect(JSON.parse(stop("agent-real").stdout).decision).toBe("block");
+    expect(w.agent("scope", "bind", "--scope", "api", "made-up").code).toBe(0);
+    expect(stop("made-up").stdout).toContain("one:A1"); // the fake: kbz blocks the made-up session on api
+    expectAgentBlocked();
+    for (let i = 0; i < 3; i++) stop("made-up");
+    expectAgentBlocked();
+    // Deleting the repository's guard state changes nothing: what the hook saw is kept outside the repository.
+    fs.rmSync(w.file(".unlazy/api/hook-state.json"), { force: true });
+    for (let i = 0; i < 2; i++) stop("made-up");
+    expectAgentBlocked();
+    // Done honestly (a person signs): the real stop allows, silently.
+    expect(w.person("sign", ".unlazy/api/gates/one.md", "A1", "--evidence", "checked the api by hand").code).toBe(0);
+    expect(stop("agent-real").stdout).toBe("");
+  });
+
+  test("(c) the binding made before the agent's first stop, with a forged hook-state.json: the first real stop blocks", () => {
+    const { w, expectAgentBlocked, forgeHookState } = setup();
+    expect(w.agent("scope", "bind", "--scope", "api", "made-up").code).toBe(0);
+    forgeHookState("made-up");
+    expectAgentBlocked();
+    // The binding written by hand, to another made-up session with a forged entry: the same.
+    fs.writeFileSync(w.file(".unlazy/api/session"), "another-made-up\n");
+    forgeHookState("another-made-up");
+    expectAgentBlocked();
+  });
+
+  test("(d) the agent makes an empty second scope and binds its own session to it after it was blocked: still judged on the unmet scope", () => {
+    const { w, stop } = setup();
+    expect(JSON.parse(stop("agent-real").stdout).decision).toBe("block");
+    fs.mkdirSync(w.file(".unlazy/empty"));
+    expect(w.agent("scope", "bind", "--scope", "empty", "agent-real").code).toBe(0);
+    const out = stop("agent-real").stdout;
+    expect(JSON.parse(out).decision).toBe("block");
+    expect(out).toContain("one:A1");
+    expect(w.agent("status", "--scope", "api").code).toBe(1);
+  });
+
+  test("(d) fixes unlazy bug: bound to an empty second scope before its first stop, the agent is still judged on the unmet scope nobody else holds", () => {
+    const { w, stop } = setup();
+    fs.mkdirSync(w.file(".unlazy/empty"));
+    expect(w.agent("scope", "bind", "--scope", "empty", "agent-real").code).toBe(0);
+    const out = stop("agent-real").stdout;
+    expect(JSON.parse(out).decision).toBe("block");
+    expect(out).toContain("one:A1");
+    expect(w.agent("status", "--scope", "api").code).toBe(1);
+  });
+
+  test("(c) residual: fake payloads for a made-up session bound before the agent's first stop cannot be told from a real session; the allow names the scope, the session and the unmet gate, and status stays 1", () => {
+    const { w, stop } = setup();
+    expect(w.agent("scope", "bind", "--scope", "api", "made-up").code).toBe(0);
+    stop("made-up"); // the agent's fake payload
+    const out = stop("agent-real").stdout;
+    expect(out).not.toBe("");
+    const answer = JSON.parse(out);
+    expect(answer.decision).toBeUndefined();
+    expect(answer.systemMessage).toContain("scope api");
+    expect(answer.systemMessage).toContain("made-up");
+    expect(answer.systemMessage).toContain("one:A1");
+    expect(w.status().code).toBe(1);
   });
 });
 
@@ -384,6 +490,8 @@ describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
     expect(personRun(BIN, ["approve"], { cwd: w.dir, env: w.env, input: "y\n" }).code).toBe(0);
     const same = w.agent("check", "--reverify");
     expect(same.code).toBe(1);
+    // The run's summary says why a gate that just passed is still unmet (not only its id).
+    expect(same.stdout).toMatch(/^ {2}UNMET GATES:G1: VACUOUS \(its CHECK passed with its deliverable hidden: target\.txt;/m);
     expectBlocked(w, "GATES:G1", vacuous);
     // Honestly: a checker that reads the work; the person approves it and its probe, which observes.
     fs.writeFileSync(w.file("check.sh"), "grep -q 'the work' target.txt && echo ok\n");

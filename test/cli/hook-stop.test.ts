@@ -56,16 +56,37 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
     expect(reasonOf(await stop(twoScopes(), "other"))).toStartWith("kbz: 1 gate/ledger/dispatch item(s) need work: leaf-7:G3.");
   });
 
-  test("a session bound with kbz scope bind is judged in its scope", async () => {
+  test("a session bound with kbz scope bind is judged in its scope (the other scope bound to another session)", async () => {
     const dir = twoScopes();
     fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-2.md"), ledger("web 2", [{ id: "W1", state: "unmet" }]));
+    fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "sess-other\n");
     expect((await runCli(["scope", "bind", "--scope", "web", "sess-abc"], { cwd: dir })).stdout).toContain("bound session sess-abc to scope web");
     expect(reasonOf(await stop(dir, "sess-abc"))).toStartWith("kbz [scope web]: 1 gate/ledger/dispatch item(s) need work: leaf-2:W1.");
     fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "sess-api\n");
     expect(reasonOf(await stop(dir, "sess-api"))).toContain("[scope api]");
   });
 
-  test("a FIFO session binding is skipped without being opened (a read would wait forever) and the regular binding of another scope wins", async () => {
+  test("fixes unlazy bug: a session bound to one scope is still judged on a scope nobody is bound to (binding itself to an empty scope hid the unmet one)", async () => {
+    const dir = twoScopes();
+    fs.mkdirSync(path.join(dir, ".unlazy/empty"));
+    fs.writeFileSync(path.join(dir, ".unlazy/empty/GATES.md"), ledger("empty", []));
+    expect((await runCli(["scope", "bind", "--scope", "empty", "sess-abc"], { cwd: dir })).code).toBe(0);
+    expect(reasonOf(await stop(dir, "sess-abc"))).toContain("leaf-7:G3");
+  });
+
+  test("a binding to a Codex session counts per session, not per turn: held on its scope, the scope is left to it; another session's allow names it", async () => {
+    const dir = tempDir();
+    writeTree(dir, { ".unlazy/api/gates/leaf-7.md": ledger("api leaf 7", [{ id: "G3", state: "unmet" }]) });
+    fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "cx-1\n");
+    const codex = (session: string, turn: string) => stopHookIn({ cwd: dir, session_id: session, turn_id: turn, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "done" }, { args: ["--agent", "codex"] });
+    expect(reasonOf(await codex("cx-1", "t1"))).toContain("leaf-7:G3");
+    // A later turn of the bound session is the same session: still held; another session is not judged on api.
+    expect(reasonOf(await codex("cx-1", "t2"))).toContain("leaf-7:G3");
+    const other = await codex("cx-2", "t1");
+    expect(messageOf(other)).toContain("scope api (bound to session cx-1): 1 item(s) open: leaf-7:G3");
+  });
+
+  test("a FIFO session binding is skipped without being opened (a read would wait forever): that scope counts as unbound; the regular binding of another scope wins", async () => {
     for (const aKind of ["fifo", "file"]) {
       const dir = twoScopes();
       const aSession = path.join(dir, ".unlazy/api/session");
@@ -73,8 +94,10 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
       else fs.writeFileSync(aSession, "someone-else\n");
       fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-2.md"), ledger("web 2", [{ id: "W1", state: "unmet" }]));
       fs.writeFileSync(path.join(dir, ".unlazy/web/session"), "wanted\n");
-      const r = await stop(dir, "wanted");
-      expect([aKind, reasonOf(r)]).toEqual([aKind, expect.stringContaining("[scope web]")]);
+      const reason = reasonOf(await stop(dir, "wanted"));
+      // An unbound scope is every session's: api is judged too when its binding could not be read.
+      if (aKind === "fifo") expect([aKind, reason]).toEqual([aKind, expect.stringMatching(/leaf-7:G3.*leaf-2:W1|leaf-2:W1.*leaf-7:G3/)]);
+      else expect([aKind, reason]).toEqual([aKind, expect.stringContaining("[scope web]")]);
     }
   });
 

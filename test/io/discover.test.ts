@@ -31,6 +31,9 @@ describe("discovery", () => {
     expect(resolveTarget({ root })).toMatchObject({ mode: "scope", scope: "solo" });
     writeTree(root, { ".unlazy/web/GATES.md": LEDGER, ".unlazy/web/session": "sess-1\n" });
     expect(() => resolveTarget({ root })).toThrow("2 scopes present (solo, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.");
+    // A scope nobody is bound to is every session's; one bound to another session is left to it.
+    expect(resolveTarget({ root, sessionId: "sess-1" }).files).toEqual([path.join(root, ".unlazy/solo/GATES.md"), path.join(root, ".unlazy/web/GATES.md")]);
+    writeTree(root, { ".unlazy/solo/session": "sess-2\n" });
     expect(resolveTarget({ root, sessionId: "sess-1" })).toMatchObject({ scope: "web" });
     expect(resolveTarget({ root, scope: "solo" }).files).toEqual([path.join(root, ".unlazy/solo/GATES.md")]);
   });

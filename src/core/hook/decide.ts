@@ -114,6 +114,31 @@ export function planStop(a: Assessment): StopPlan {
   return { kind: "count", hash: progressHash(a.resolved) };
 }
 
+/** A scope the hook left to another session (not judged for this one) that is not met. */
+export interface LeftNote {
+  scope: string;
+  /** The session it is bound to; null when it is unbound and this session is bound to another scope. */
+  session: string | null;
+  open: string[];
+}
+
+/**
+ * An allowed stop that left unmet scopes to other sessions says so, to the person (the host shows
+ * a systemMessage to the user): the hook cannot tell a real second session from payloads an agent
+ * piped into `kbz hook stop` for a made-up one before its own first stop, but a person can.
+ */
+export function withLeftNote(output: HookOutput, left: LeftNote[]): HookOutput {
+  if (left.length === 0 || (output !== null && "decision" in output)) return output;
+  const parts = left.map((l) => {
+    const who = l.session === null ? "not bound to this session" : `bound to session ${sanitizeCompact(l.session, 80)}`;
+    return `scope ${l.scope} (${who}): ${l.open.length} item(s) open: ${firstOf(l.open, 3)}`;
+  });
+  const note =
+    `${PREFIX}: not judged for this session: ${parts.join("; ")}. ` +
+    `If that is not another agent's running session, this work is not done: ${kbz("status")} shows it.`;
+  return { systemMessage: output === null ? note : `${output.systemMessage} ${note}` };
+}
+
 /** The progress guard's answer: the block count after this stop, or why it could not count. */
 export type GuardResult = { ok: true; blocks: number } | { ok: false; message: string };
 

@@ -5,7 +5,7 @@
 // read here as data). A gate that held an approval or attested evidence and is gone from its
 // ledger, or whose ledger is gone, is REMOVED until a person confirms with `kbz approvals prune`.
 // Both are read by every reader of a snapshot (status, check, the Stop hook, the dashboard) and by
-// `kbz next`: one readdir and one read per attested ledger, one short hash per met gate.
+// `kbz next`: one read of the root's attestation file, one hash of each ledger's text (core/trace.ts attestedLedgerDigest), and a short hash per met gate only when a ledger changed since kbz attested it.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { stemOf } from "../../core/ledger/model.ts";

@@ -1,6 +1,7 @@
 // The Stop hook's progress guard (docs/formats.md#stop-hook): a small state file counting
 // consecutive blocks without gate progress, per session and scope, so an agent that cannot
-// meet its gates is eventually released instead of looping forever.
+// meet its gates is eventually released instead of looping forever. It lies in the repository
+// (unlazy's format), so it decides nothing about who holds a scope: that is io/hook/holds.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sha256Hex } from "../../core/ledger/digest.ts";
@@ -119,24 +120,6 @@ export async function recordBlock(target: Target, key: string, hash: string, opt
     },
     { timeoutMs: STATE_LOCK_TIMEOUT_MS },
   );
-}
-
-/** How long a session the hook blocked on a scope counts as that scope's live holder: a day. */
-export const HELD_MS = 24 * 60 * 60 * 1000;
-
-/**
- * Whether the hook holds `sessionId` to `scope` now: it blocked a stop of that session on the scope
- * within `withinMs` and has not let it stop since (a clean stop forgets the entry). A session kbz
- * never judged (a made-up binding) holds nothing. Never throws: an unreadable state holds nothing.
- */
-export function holdsSession(root: string, scope: string, sessionId: string, now = Date.now(), withinMs = HELD_MS): boolean {
-  const file = path.join(root, ".unlazy", scope, "hook-state.json");
-  try {
-    const entry = readState(file, root).sessions[sessionKey(sessionId, scope)];
-    return entry !== undefined && now - Date.parse(entry.updatedAt) <= withinMs;
-  } catch {
-    return false;
-  }
 }
 
 /** Forget this session's entry; delete the file when it was the last one. Best effort. */

@@ -9,9 +9,12 @@
 //
 // Stored compactly: digests only, never the evidence text (a 10,000-gate repository keeps about
 // 0.4 MB, where whole records took 2.6 MB that every status and Stop hook read and MAC'd).
-// One file per ledger: `<store>/kbz/attest/<24 hex of the root>/<24 hex of the ledger>.json`, the
-// MAC of the body on the first line, the body (one JSON object) on the second: one MAC per
-// ledger, checked before parsing.
+// One file per root: `<store>/kbz/attest/<24 hex of the root>.json`, the MAC of the body on the
+// first line, the body (one JSON object, every ledger's records by real path) on the second: one
+// read and one MAC per status or Stop hook, checked before parsing (one file per ledger cost
+// status 200 opens, reads and MACs at 200 ledgers, about 4 % of it). Files of the previous layout
+// (`<24 hex of the root>/<24 hex of the ledger>.json`, one per ledger) are still read, and folded
+// into the root's file by its next write.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { equalConstantTime, hmacSha256Hex, sha256Hex } from "../../core/util/hash.ts";
@@ -39,7 +42,9 @@ import { pidAlive, withLockFile } from "../lock.ts";
 import { attestSecret, kbzDir, readPrivate } from "./personal.ts";
 
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** A ledger's records inside a root's file (schema 3), and a per-ledger file of the previous layout (schema 2). */
 const SCHEMA = 2;
+const ROOT_SCHEMA = 3;
 
 /**
  * One ledger's attestations. `gates`: gate id → `"<evidence>"`, or `"<evidence> <inputs> <oracle>"`
@@ -74,6 +79,13 @@ export interface LedgerAttestations {
   vacuous?: Record<string, VacuityStored>;
 }
 
+/** A root's file: every ledger's records, by real ledger path (the per-ledger bodies without root and ledger). */
+interface RootAttestationFile {
+  schema: typeof ROOT_SCHEMA;
+  root: string;
+  ledgers: Record<string, Omit<LedgerAttestations, "schema" | "root" | "ledger">>;
+}
+
 function realOf(p: string): string {
   try {
     return fs.realpathSync(p);
@@ -84,12 +96,13 @@ function realOf(p: string): string {
 
 const key24 = (p: string) => sha256Hex(p).slice(0, 24);
 
-export function attestDir(store: string, root: string): string {
-  return path.join(store, "kbz", "attest", key24(realOf(root)));
+/** The folder of a root's per-ledger files of the previous layout. */
+function legacyDir(store: string, realRoot: string): string {
+  return path.join(store, "kbz", "attest", key24(realRoot));
 }
 
-function attestFile(store: string, root: string, ledger: string): string {
-  return path.join(attestDir(store, root), `${key24(realOf(ledger))}.json`);
+function rootFile(store: string, realRoot: string): string {
+  return path.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
 }
 
 /** The stored form of one gate's attestation. */
@@ -102,7 +115,7 @@ function macOf(secret: Uint8Array, body: string): string {
 }
 
 /** The file's text: the MAC line, then the body. */
-function sealed(secret: Uint8Array, f: LedgerAttestations): string {
+function sealed(secret: Uint8Array, f: RootAttestationFile): string {
   const body = JSON.stringify(f);
   return `${macOf(secret, body)}\n${body}\n`;
 }
@@ -116,26 +129,52 @@ function unsealed(text: string, secret: Uint8Array | null): string | null {
 }
 
 /**
- * A verified body. A file of the first format (schema 1, whole records with the evidence text)
- * keeps its approved and attested gate ids, so a deleted gate is still REMOVED, but no gate's
- * attestation: those are re-verified once.
+ * One ledger's records from a verified body: a per-ledger file of the previous layout (`v`
+ * with root and ledger), or an entry of a root's file (`at` gives them). A file of the first
+ * format (schema 1, whole records with the evidence text) keeps its approved and attested gate
+ * ids, so a deleted gate is still REMOVED, but no gate's attestation: those are re-verified once.
  */
-function parse(text: string | null): LedgerAttestations | null {
+function ledgerOf(v: any, at?: { root: string; ledger: string }): LedgerAttestations | null {
+  const root = at?.root ?? v?.root;
+  const ledger = at?.ledger ?? v?.ledger;
+  if (typeof root !== "string" || typeof ledger !== "string" || typeof v?.gates !== "object" || !v.gates) return null;
+  if (!at && v.schema === 1) {
+    const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
+    return { schema: SCHEMA, root, ledger, gates: {}, approved: [...new Set(ids)].sort() };
+  }
+  if (!at && v.schema !== SCHEMA) return null;
+  const approved = Array.isArray(v.approved) ? v.approved.filter((g: unknown) => typeof g === "string") : [];
+  const vacuous = vacuityOf(v.vacuous);
+  return {
+    schema: SCHEMA,
+    root,
+    ledger,
+    gates: v.gates,
+    approved,
+    ...(typeof v.all === "string" ? { all: v.all } : {}),
+    ...(typeof v.text === "string" ? { text: v.text } : {}),
+    ...(vacuous ? { vacuous } : {}),
+  };
+}
+
+function parseJson(text: string | null): any {
   if (text === null) return null;
   try {
-    const v = JSON.parse(text);
-    if (typeof v?.root !== "string" || typeof v.ledger !== "string" || typeof v.gates !== "object" || !v.gates) return null;
-    if (v.schema === 1) {
-      const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
-      return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: {}, approved: [...new Set(ids)].sort() };
-    }
-    if (v.schema !== SCHEMA) return null;
-    const approved = Array.isArray(v.approved) ? v.approved.filter((g: unknown) => typeof g === "string") : [];
-    const vacuous = vacuityOf(v.vacuous);
-    return { schema: SCHEMA, root: v.root, ledger: v.ledger, gates: v.gates, approved, ...(typeof v.all === "string" ? { all: v.all } : {}), ...(typeof v.text === "string" ? { text: v.text } : {}), ...(vacuous ? { vacuous } : {}) };
+    return JSON.parse(text);
   } catch {
     return null;
   }
+}
+
+/** The ledgers of a verified root file's body, by real ledger path (empty when it is not one of `realRoot`). */
+function ledgersOf(v: any, realRoot: string): Map<string, LedgerAttestations> {
+  const out = new Map<string, LedgerAttestations>();
+  if (v?.schema !== ROOT_SCHEMA || v.root !== realRoot || typeof v.ledgers !== "object" || !v.ledgers) return out;
+  for (const [ledger, body] of Object.entries(v.ledgers)) {
+    const f = ledgerOf(body, { root: realRoot, ledger });
+    if (f) out.set(ledger, f);
+  }
+  return out;
 }
 
 /** The well-formed VACUOUS verdicts of a verified body, or undefined when none. */
@@ -148,18 +187,36 @@ function vacuityOf(v: unknown): Record<string, VacuityStored> | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function readSealed(file: string, secret: Uint8Array | null): LedgerAttestations | null {
+/** A file's verified body parsed (null when absent, not private, or its MAC does not verify). */
+function readVerified(file: string, secret: Uint8Array | null): any {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
-  return bytes ? parse(unsealed(bytes.toString("utf8"), secret)) : null;
+  return bytes ? parseJson(unsealed(bytes.toString("utf8"), secret)) : null;
 }
 
-/** The gate ids of a file whose MAC does not verify (never its attestations). */
-function unverifiedIds(file: string): string[] {
+/** A file's body parsed whatever its MAC says: only ever used for the gate ids it names (REMOVED). */
+function readUnverified(file: string): any {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
-  if (!bytes) return [];
+  if (!bytes) return null;
   const text = bytes.toString("utf8");
-  const f = parse(text.slice(text.indexOf("\n") + 1));
-  return f ? recordedGates(f) : [];
+  return parseJson(text.slice(text.indexOf("\n") + 1));
+}
+
+/** The per-ledger files of the previous layout under a root: their names and what verified. */
+function readLegacy(store: string, realRoot: string, secret: Uint8Array | null): { files: string[]; ledgers: Map<string, LedgerAttestations> } {
+  const dir = legacyDir(store, realRoot);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith(".json"));
+  } catch {
+    return { files: [], ledgers: new Map() };
+  }
+  const ledgers = new Map<string, LedgerAttestations>();
+  const files = names.map((n) => path.join(dir, n));
+  for (const file of files) {
+    const f = ledgerOf(readVerified(file, secret));
+    if (f && f.root === realRoot) ledgers.set(f.ledger, f);
+  }
+  return { files, ledgers };
 }
 
 export interface AttestEntry {
@@ -217,24 +274,61 @@ function seal(ledger: string, f: LedgerAttestations): void {
 
 type Change = (file: LedgerAttestations) => void;
 
+/**
+ * Change one ledger's records in its root's file, under the root file's lock. The previous
+ * layout's per-ledger files of this root are folded in and removed. A file whose MAC does not
+ * verify (another secret, an edit) is started afresh, but the gate ids it names stay noted as
+ * approved: a claim that a gate existed can only make it REMOVED.
+ */
 async function update(store: string, root: string, ledger: string, change: Change): Promise<void> {
   kbzDir(store, true);
   const secret = attestSecret(store, true)!;
   const realRoot = realOf(root);
   const realLedger = realOf(ledger);
-  const dir = attestDir(store, realRoot);
+  const dir = path.join(store, "kbz", "attest");
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = attestFile(store, realRoot, realLedger);
+  const file = rootFile(store, realRoot);
   sweepStrayTemps(dir, pidAlive); // temp files of writers killed mid-write
   await withLockFile(`${file}.lock`, file, () => {
-    // A file whose MAC does not verify (another secret, an edit) is started afresh, but the gate
-    // ids it names stay noted as approved: a claim that a gate existed can only make it REMOVED.
-    const current = readSealed(file, secret) ?? { schema: SCHEMA, root: realRoot, ledger: realLedger, gates: {}, approved: unverifiedIds(file) };
+    const verified = readVerified(file, secret);
+    const ledgers = verified ? ledgersOf(verified, realRoot) : unverifiedLedgers(readUnverified(file), realRoot);
+    const legacy = readLegacy(store, realRoot, secret);
+    for (const [l, f] of legacy.ledgers) if (!ledgers.has(l)) ledgers.set(l, f);
+    for (const f of legacy.files) if (!legacy.ledgers.has(ledgerOf(readUnverified(f))?.ledger ?? "")) noteUnverified(ledgers, readUnverified(f), realRoot);
+    const current = ledgers.get(realLedger) ?? { schema: SCHEMA, root: realRoot, ledger: realLedger, gates: {}, approved: [] };
     change(current);
     seal(realLedger, current);
+    if (recordedGates(current).length > 0 || current.vacuous) ledgers.set(realLedger, current);
+    else ledgers.delete(realLedger);
+    const body: RootAttestationFile = { schema: ROOT_SCHEMA, root: realRoot, ledgers: {} };
+    for (const [l, { schema: _s, root: _r, ledger: _l, ...rest }] of ledgers) body.ledgers[l] = rest;
     // A cache-like write (no fsync): a crash may lose a record, which only asks for a re-verification.
-    writeAtomic(file, sealed(secret, current), { mode: 0o600, durable: false });
+    if (ledgers.size > 0) writeAtomic(file, sealed(secret, body), { mode: 0o600, durable: false });
+    else fs.rmSync(file, { force: true });
+    // Folded in (or not to be trusted): the previous layout's files go once the root's file holds them.
+    for (const f of legacy.files) fs.rmSync(f, { force: true });
+    if (legacy.files.length > 0) fs.rmSync(legacyDir(store, realRoot), { recursive: true, force: true });
   });
+}
+
+/** The gate ids a root file that does not verify names, kept as approved (never as attested). */
+function unverifiedLedgers(v: any, realRoot: string): Map<string, LedgerAttestations> {
+  const out = new Map<string, LedgerAttestations>();
+  if (v?.schema === ROOT_SCHEMA && v.ledgers && typeof v.ledgers === "object") {
+    for (const [ledger, body] of Object.entries(v.ledgers)) noteUnverified(out, { ...(body as object), root: realRoot, ledger, schema: SCHEMA }, realRoot);
+  }
+  return out;
+}
+
+/** Note the gate ids of an unverified per-ledger body as approved in `into` (for REMOVED). */
+function noteUnverified(into: Map<string, LedgerAttestations>, v: any, realRoot: string): void {
+  const f = ledgerOf(v);
+  if (!f || f.ledger === "" || f.root !== realRoot) return;
+  const ids = recordedGates(f);
+  if (ids.length === 0) return;
+  const have = into.get(f.ledger) ?? { schema: SCHEMA, root: realRoot, ledger: f.ledger, gates: {}, approved: [] };
+  have.approved = [...new Set([...have.approved, ...ids])].sort();
+  into.set(f.ledger, have);
 }
 
 /**
@@ -278,20 +372,17 @@ export function recordedGates(f: LedgerAttestations): string[] {
   return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
 }
 
-/** Forget gates (a person confirmed their removal with `kbz approvals prune`); a ledger file with none left is removed. */
+/** Forget gates (a person confirmed their removal with `kbz approvals prune`); a ledger with none left is dropped from its root's file. */
 export async function forget(store: string, root: string, ledger: string, gates: string[] | "all"): Promise<void> {
-  const file = attestFile(store, root, ledger);
-  if (!fs.existsSync(file)) return;
   await update(store, root, ledger, (f) => {
     const gone = new Set(gates === "all" ? recordedGates(f) : gates);
     for (const g of gone) {
       delete f.gates[g];
       delete f.vacuous?.[g];
     }
+    if (f.vacuous && Object.keys(f.vacuous).length === 0) delete f.vacuous;
     f.approved = f.approved.filter((g) => !gone.has(g));
   });
-  const left = readSealed(file, attestSecret(store, false));
-  if (left && recordedGates(left).length === 0) fs.rmSync(file, { force: true });
 }
 
 /** What status and the Stop hook read: every ledger's records under one root whose MAC verifies, by real ledger path. */
@@ -300,21 +391,11 @@ export interface RootAttestations {
 }
 
 export function readRootAttestations(store: string, root: string): RootAttestations {
-  let dir: string;
-  let names: string[];
-  try {
-    dir = attestDir(store, root);
-    names = fs.readdirSync(dir).filter((n) => n.endsWith(".json"));
-  } catch {
-    return { ledgers: new Map() };
-  }
   const secret = attestSecret(store, false);
+  if (!secret) return { ledgers: new Map() };
   const realRoot = realOf(root);
-  const ledgers = new Map<string, LedgerAttestations>();
-  if (!secret) return { ledgers };
-  for (const n of names) {
-    const f = readSealed(path.join(dir, n), secret);
-    if (f && f.root === realRoot) ledgers.set(f.ledger, f);
-  }
+  const ledgers = ledgersOf(readVerified(rootFile(store, realRoot), secret), realRoot);
+  // The previous layout, until the root's next write folds it in; the root's file speaks first.
+  for (const [l, f] of readLegacy(store, realRoot, secret).ledgers) if (!ledgers.has(l)) ledgers.set(l, f);
   return { ledgers };
 }

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseLedger } from "../../../src/core/ledger/parse.ts";
 import { fileDigest } from "../../../src/io/oracle/digest.ts";
-import { currentIdentity, identitiesFor, identityOf, namesOnlyFiles, RACY_MS, recordedFiles } from "../../../src/io/oracle/identity.ts";
+import { currentIdentity, identitiesFor, identityOf, namesOnlyFiles, RACY_MS, filesUnchanged } from "../../../src/io/oracle/identity.ts";
 import { tempDir } from "../../helpers/tmp.ts";
 
 function gate(lines: string[]) {
@@ -65,23 +65,23 @@ describe("namesOnlyFiles", () => {
   });
 });
 
-describe("recordedFiles", () => {
+describe("filesUnchanged", () => {
   const g = gate(["  CHECK: node check.mjs", "  EXPECT: OK"]);
   const depends = { "oracle:check.mjs": "a".repeat(64) };
   const detail = { signature: "s", stat: { "check.mjs": "1:2:3:4:5" }, filesFrom: "/r" };
   const now = (id: string | null) => () => id;
 
   test("the recorded files stand while the directory and every identity hold", () => {
-    expect(recordedFiles(detail, depends, g, "/r", "/r", now("1:2:3:4:5"))).toEqual({ "check.mjs": "a".repeat(64) });
+    expect(filesUnchanged(detail, depends, g, "/r", "/r", now("1:2:3:4:5"))).toBe(true);
   });
 
-  test("anything else is null: another identity, another directory, no filesFrom, a missing identity, an ORACLE: now", () => {
-    expect(recordedFiles(detail, depends, g, "/r", "/r", now("1:2:3:4:6"))).toBeNull();
-    expect(recordedFiles(detail, depends, g, "/r/sub", "/r", now("1:2:3:4:5"))).toBeNull();
-    expect(recordedFiles({ ...detail, filesFrom: undefined }, depends, g, "/r", "/r", now("1:2:3:4:5"))).toBeNull();
-    expect(recordedFiles({ ...detail, stat: {} }, depends, g, "/r", "/r", now("1:2:3:4:5"))).toBeNull();
-    expect(recordedFiles(detail, depends, g, "/r", "/r", now(null))).toBeNull();
+  test("anything else is false: another identity, another directory, no filesFrom, a missing identity, an ORACLE: now", () => {
+    expect(filesUnchanged(detail, depends, g, "/r", "/r", now("1:2:3:4:6"))).toBe(false);
+    expect(filesUnchanged(detail, depends, g, "/r/sub", "/r", now("1:2:3:4:5"))).toBe(false);
+    expect(filesUnchanged({ ...detail, filesFrom: undefined }, depends, g, "/r", "/r", now("1:2:3:4:5"))).toBe(false);
+    expect(filesUnchanged({ ...detail, stat: {} }, depends, g, "/r", "/r", now("1:2:3:4:5"))).toBe(false);
+    expect(filesUnchanged(detail, depends, g, "/r", "/r", now(null))).toBe(false);
     const withOracle = gate(["  CHECK: node check.mjs", "  EXPECT: OK", "  ORACLE: check.mjs"]);
-    expect(recordedFiles(detail, depends, withOracle, "/r", "/r", now("1:2:3:4:5"))).toBeNull();
+    expect(filesUnchanged(detail, depends, withOracle, "/r", "/r", now("1:2:3:4:5"))).toBe(false);
   });
 });

@@ -4,11 +4,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { attestedLedgerDigest } from "../../../src/core/trace.ts";
+import { attestedEvidence, attestedLedgerDigest } from "../../../src/core/trace.ts";
 import { definitionDigest } from "../../../src/core/ledger/digest.ts";
 import { automaticEvidence } from "../../../src/core/ledger/evidence.ts";
 import { parseLedger } from "../../../src/core/ledger/parse.ts";
-import { attest, noteApproved, readRootAttestations } from "../../../src/io/run/attest.ts";
+import { attest, forget, noteApproved, readRootAttestations } from "../../../src/io/run/attest.ts";
+import { attestSecret } from "../../../src/io/run/personal.ts";
+import { hmacSha256Hex, sha256Hex } from "../../../src/core/util/hash.ts";
 import { snapshotForRequest } from "../../../src/io/read.ts";
 import { privateApprovalDir, setApprovalPolicy } from "../../helpers/approvals.ts";
 import { tempDir } from "../../helpers/tmp.ts";
@@ -103,7 +105,7 @@ describe("attestations: the ledger-wide digests", () => {
 
   test("a text digest edited into the store's file breaks its MAC: nothing is vouched for", async () => {
     await attestMet();
-    const dir = path.dirname(path.join(store, "kbz", "attest", fs.readdirSync(path.join(store, "kbz", "attest"))[0]!, "x"));
+    const dir = path.join(store, "kbz", "attest");
     const name = fs.readdirSync(dir).find((n) => n.endsWith(".json"))!;
     const text = fs.readFileSync(path.join(dir, name), "utf8");
     const forgedDigest = attestedLedgerDigest(parseLedger(FORGED, "GATES"));
@@ -112,3 +114,45 @@ describe("attestations: the ledger-wide digests", () => {
     expect(states()["GATES:G3"]).toStartWith("UNATTESTED");
   });
 });
+
+describe("attestations: one file per root", () => {
+  test("every ledger of a root is in one file; forgetting a ledger's last gate drops it from the file", async () => {
+    await attestMet();
+    const other = path.join(root, "gates", "api.md");
+    fs.mkdirSync(path.dirname(other));
+    fs.writeFileSync(other, LEDGER);
+    const l = parseLedger(LEDGER, "api");
+    await attest(store, root, other, [{ gate: "G1", kind: "pass", evidence: l.gates[0]!.evidence!, inputs: null, oracle: null }]);
+    expect(fs.readdirSync(path.join(store, "kbz", "attest")).filter((n) => !n.endsWith(".lock"))).toHaveLength(1);
+    expect([...readRootAttestations(store, root).ledgers.keys()].sort()).toEqual([file, other].sort());
+    await forget(store, root, other, "all");
+    expect([...readRootAttestations(store, root).ledgers.keys()]).toEqual([file]);
+  });
+
+  test("a per-ledger file of the previous layout is read, and folded into the root's file by its next write", async () => {
+    const secret = attestSecret(store, true)!;
+    const key = (p: string) => sha256Hex(p).slice(0, 24);
+    const dir = path.join(store, "kbz", "attest", key(root));
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const l = parseLedger(LEDGER, "GATES");
+    const gates = Object.fromEntries(l.gates.filter((g) => g.checked).map((g) => [g.id, attestedEvidence("pass", g.evidence!)]));
+    const body = JSON.stringify({ schema: 2, root, ledger: file, gates, approved: ["G3"] });
+    fs.writeFileSync(path.join(dir, `${key(file)}.json`), `${hmacSha256Hex(secret, ["kbz.attestation\0", body])}\n${body}\n`, { mode: 0o600 });
+    expect(states()).toEqual({ "GATES:G1": "met", "GATES:G2": "met", "GATES:G3": "unmet" });
+    // Another ledger's write folds it in: its gates stay attested and approved, the old folder is gone.
+    const other = path.join(root, "gates", "api.md");
+    fs.mkdirSync(path.dirname(other));
+    fs.writeFileSync(other, LEDGER);
+    await attest(store, root, other, [{ gate: "G1", kind: "pass", evidence: l.gates[0]!.evidence!, inputs: null, oracle: null }]);
+    expect(fs.existsSync(dir)).toBe(false);
+    expect(record().approved).toEqual(["G3"]);
+    expect(states()).toMatchObject({ "GATES:G1": "met", "GATES:G2": "met", "GATES:G3": "unmet", "api:G1": "met" });
+    // A previous-layout file whose MAC does not verify vouches for nothing, but its gate ids still count for REMOVED.
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const forged = JSON.stringify({ schema: 2, root, ledger: other, gates: { G1: "0".repeat(32), G7: "0".repeat(32) }, approved: [] });
+    fs.writeFileSync(path.join(dir, `${key(other)}.json`), `${"0".repeat(64)}\n${forged}\n`, { mode: 0o600 });
+    await noteApproved(store, root, file, ["G1"]);
+    expect(readRootAttestations(store, root).ledgers.get(other)!.approved).toContain("G7");
+  });
+});
+
