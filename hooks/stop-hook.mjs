@@ -3813,7 +3813,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
   const realDirs = new Map;
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  const dispatch = target.discoveryErrors.length > 0 ? null : target.scope ? dispatchStatus(target.root, target.scope) : target.scopes ? scopesDispatch(target.root, target.scopes) : null;
   const trace = readTrace(target.root, target.files, { real: !constrained });
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
@@ -3863,6 +3863,23 @@ function dispatchStatus(root, scope) {
     agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
   return agg;
+}
+function scopesDispatch(root, scopes) {
+  const out = { resolved: [], blocking: [], abandoned: [], error: null };
+  for (const scope of scopes) {
+    const one = dispatchStatus(root, scope);
+    out.resolved.push(...one.resolved.map((r) => `${scope}/${r}`));
+    out.blocking.push(...one.blocking.map((b) => `${scope}/${b}`));
+    out.abandoned.push(...one.abandoned.map((a) => `${scope}/${a}`));
+    if (one.running)
+      (out.running ??= []).push(...one.running);
+    if (one.error && out.error === null) {
+      out.error = `scope ${scope}: ${one.error}`;
+      if (one.errorLine !== undefined)
+        out.errorLine = one.errorLine;
+    }
+  }
+  return out;
 }
 function readDispatchText(root, scope) {
   try {
@@ -5229,7 +5246,7 @@ function withSoloLedgers(t) {
 function scopesTarget(root, scopes) {
   const errors = [];
   const files = [root, ...scopes.map((s) => path28.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
-  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
+  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors, scopes };
 }
 function scopeTarget(root, scope) {
   const errors = [];

@@ -195,7 +195,7 @@ export function withSoloLedgers(t: Target): Target {
 function scopesTarget(root: string, scopes: string[]): Target {
   const errors: DiscoveryError[] = [];
   const files = [root, ...scopes.map((s) => path.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
-  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
+  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors, scopes };
 }
 
 function scopeTarget(root: string, scope: string): Target {

@@ -202,7 +202,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const constrained = target.mode !== "explicit";
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const dispatch = target.scope && target.discoveryErrors.length === 0 ? dispatchStatus(target.root, target.scope) : null;
+  const dispatch = target.discoveryErrors.length > 0 ? null : target.scope ? dispatchStatus(target.root, target.scope) : target.scopes ? scopesDispatch(target.root, target.scopes) : null;
   const trace = readTrace(target.root, target.files, { real: !constrained });
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
@@ -302,6 +302,27 @@ export function dispatchStatus(root: string, scope: string | null): DispatchAggr
     agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
   return agg;
+}
+
+/**
+ * The dispatch states of several scopes judged together (the Stop hook with more than one scope),
+ * as one aggregate: each item names its scope (`api/dispatch:w1 open (1/1 started)`), so an open
+ * wave blocks whichever scopes are judged with it. The first invalid state is the error.
+ */
+function scopesDispatch(root: string, scopes: string[]): DispatchAggregate {
+  const out: DispatchAggregate = { resolved: [], blocking: [], abandoned: [], error: null };
+  for (const scope of scopes) {
+    const one = dispatchStatus(root, scope);
+    out.resolved.push(...one.resolved.map((r) => `${scope}/${r}`));
+    out.blocking.push(...one.blocking.map((b) => `${scope}/${b}`));
+    out.abandoned.push(...one.abandoned.map((a) => `${scope}/${a}`));
+    if (one.running) (out.running ??= []).push(...one.running);
+    if (one.error && out.error === null) {
+      out.error = `scope ${scope}: ${one.error}`;
+      if (one.errorLine !== undefined) out.errorLine = one.errorLine;
+    }
+  }
+  return out;
 }
 
 /** dispatch.json's text, or null when absent (the files adapter's `dispatchText`). */

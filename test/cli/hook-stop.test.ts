@@ -86,6 +86,15 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
     expect(messageOf(other)).toContain("scope api (bound to session cx-1): 1 item(s) open: leaf-7:G3");
   });
 
+  test("several scopes judged together: an open wave in any of them blocks (each item names its scope)", async () => {
+    const dir = twoScopes();
+    const at = new Date().toISOString();
+    fs.writeFileSync(path.join(dir, ".unlazy/web/dispatch.json"), JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-1"], state: "open", openedAt: at, started: { "leaf-1": { handle: "agent-7", at } }, returned: {} } } }));
+    const reason = reasonOf(await stop(dir, "sess-any"));
+    expect(reason).toContain("leaf-7:G3");
+    expect(reason).toContain("web/dispatch:w1 open (1/1 started)");
+  });
+
   test("a FIFO session binding is skipped without being opened (a read would wait forever): that scope counts as unbound; the regular binding of another scope wins", async () => {
     for (const aKind of ["fifo", "file"]) {
       const dir = twoScopes();

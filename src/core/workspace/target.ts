@@ -8,6 +8,8 @@ export interface Target {
   scope: string | null;
   files: string[]; // absolute
   discoveryErrors: DiscoveryError[];
+  /** Several scopes judged at once (the Stop hook): each one's dispatch state is judged too. */
+  scopes?: string[];
 }
 
 export interface DiscoveryError {

@@ -116,12 +116,15 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     expect(run("wave", "start", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-7").stdout).toBe("STARTED w1 leaf-1 (1/1 started)\n");
     expect(run("scope", "log", "--scope", "api", "leaf-1 launched").code).toBe(0);
     expect(run("scope", "bind", "--scope", "api", "sess-42").stdout).toBe("bound session sess-42 to scope api\n");
+    expect(run("scope", "bind", "--scope", "web", "sess-web").code).toBe(0);
     expect(hashTree(dir)).toBe(before);
     const st = run("status", "--scope", "api");
     expect(st.code).toBe(1);
     expect(st.stdout).toContain("dispatch:w1 open (1/1 started)");
-    // Two scopes and no UNLAZY_SCOPE: the hook finds the scope through the binding in etcd.
+    // Two scopes and no UNLAZY_SCOPE: the hook finds the scope through the bindings in etcd
+    // (web is another session's; a scope nobody is bound to would be judged too).
     const hook = stopHook({ cwd: dir, session_id: "sess-42" }, { cwd: dir, env });
+    expect(reasonOf(hook)).toStartWith("kbz [scope api]:");
     expect(reasonOf(hook)).toContain("dispatch:w1 open (1/1 started)");
     // The Node 16 fallback hook bundles the same client (node:http) and decides the same way.
     expect(reasonOf(stopHook({ cwd: dir, session_id: "sess-42" }, { cwd: dir, env, via: "node16" }))).toBe(reasonOf(hook));
