@@ -1492,15 +1492,7 @@ function gateVerdicts(trace, root, file, ledger, isMet, attested) {
   const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
   if (records.length === 0 && !ledger.gates.some((g) => g.inputs))
     return out;
-  const byGate = new Map;
-  for (const r of records) {
-    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
-    const list = byGate.get(id);
-    if (list)
-      list.push(r);
-    else
-      byGate.set(id, [r]);
-  }
+  const byGate = recordsByGate(records);
   for (const g of ledger.gates) {
     const mine = byGate.get(g.id);
     if (!mine && !g.inputs)
@@ -1648,13 +1640,9 @@ function attestedRecordsHold(met, attested, byGate) {
   }
   return true;
 }
-function passRecordsByGate(records) {
-  if (!records || records.length === 0)
-    return null;
+function recordsByGate(records) {
   const out = new Map;
   for (const r of records) {
-    if (r.kind !== "inputs" && r.kind !== "oracle")
-      continue;
     const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
     const list = out.get(id);
     if (list)
@@ -1675,7 +1663,7 @@ function unattestedGates(file, met, attested, records, ledger) {
   const out = new Map;
   if (met.length === 0)
     return out;
-  const byGate = passRecordsByGate(records);
+  const byGate = records && records.length > 0 ? recordsByGate(records) : null;
   if (ledger && attested?.text !== undefined && attested.text === attestedLedgerDigest(ledger) && attestedRecordsHold(met, attested, byGate))
     return out;
   if (attested?.all !== undefined && attested.all === metListDigest(met.map((g) => metGateOf(g, byGate))))
@@ -3540,9 +3528,15 @@ function vacuityOf(v) {
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
-function readVerified(file, secret) {
+function readBody(file, secret) {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
-  return bytes ? parseJson(unsealed(bytes.toString("utf8"), secret)) : null;
+  if (!bytes)
+    return null;
+  const text = bytes.toString("utf8");
+  const sealedBody = unsealed(text, secret);
+  const body = parseJson(sealedBody ?? text.slice(text.indexOf(`
+`) + 1));
+  return body ? { body, verified: sealedBody !== null } : null;
 }
 function readLegacy(store, realRoot, secret) {
   const dir = legacyDir(store, realRoot);
@@ -3550,16 +3544,24 @@ function readLegacy(store, realRoot, secret) {
   try {
     names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
-    return { files: [], ledgers: new Map };
+    return { files: [], ledgers: new Map, unverified: [] };
   }
   const ledgers = new Map;
+  const unverified = [];
   const files = names.map((n) => path19.join(dir, n));
   for (const file of files) {
-    const f = ledgerOf(readVerified(file, secret));
+    const read = readBody(file, secret);
+    if (!read)
+      continue;
+    if (!read.verified) {
+      unverified.push(read.body);
+      continue;
+    }
+    const f = ledgerOf(read.body);
     if (f && f.root === realRoot)
       ledgers.set(f.ledger, f);
   }
-  return { files, ledgers };
+  return { files, ledgers, unverified };
 }
 function recordedGates(f) {
   return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
@@ -3569,7 +3571,8 @@ function readRootAttestations(store, root) {
   if (!secret)
     return { ledgers: new Map };
   const realRoot = realOf2(root);
-  const ledgers = ledgersOf(readVerified(rootFile(store, realRoot), secret), realRoot);
+  const read = readBody(rootFile(store, realRoot), secret);
+  const ledgers = read?.verified ? ledgersOf(read.body, realRoot) : new Map;
   for (const [l, f] of readLegacy(store, realRoot, secret).ledgers)
     if (!ledgers.has(l))
       ledgers.set(l, f);

@@ -445,13 +445,7 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
   const records = held ? [...stored, ...Object.entries(held).map(([id, s]) => vacuityRecord(file, id, s))] : stored;
   // A met gate with INPUTS and no record is STALE too, so only a ledger with neither is skipped.
   if (records.length === 0 && !ledger.gates.some((g) => g.inputs)) return out;
-  const byGate = new Map<string, TraceRecord[]>();
-  for (const r of records) {
-    const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
-    const list = byGate.get(id);
-    if (list) list.push(r);
-    else byGate.set(id, [r]);
-  }
+  const byGate = recordsByGate(records);
   for (const g of ledger.gates) {
     const mine = byGate.get(g.id);
     if (!mine && !g.inputs) continue; // no record speaks for it, and no INPUTS to bind
@@ -645,12 +639,10 @@ function attestedRecordsHold(met: readonly Gate[], attested: LedgerAttested, byG
   return true;
 }
 
-/** The INPUTS and oracle pass records of one ledger, by gate id (only those kinds). */
-function passRecordsByGate(records: readonly TraceRecord[] | undefined): Map<string, TraceRecord[]> | null {
-  if (!records || records.length === 0) return null;
+/** One ledger's records by the id of the gate they speak for (the last part of their subject). */
+function recordsByGate(records: readonly TraceRecord[]): Map<string, TraceRecord[]> {
   const out = new Map<string, TraceRecord[]>();
   for (const r of records) {
-    if (r.kind !== "inputs" && r.kind !== "oracle") continue;
     const id = r.subject.slice(r.subject.lastIndexOf("#") + 1);
     const list = out.get(id);
     if (list) list.push(r);
@@ -680,7 +672,7 @@ function metGateOf(g: Gate, byGate: Map<string, TraceRecord[]> | null): MetGate 
 export function unattestedGates(file: string, met: readonly Gate[], attested: LedgerAttested | undefined, records: readonly TraceRecord[] | undefined, ledger?: Pick<Ledger, "text">): Map<string, string> {
   const out = new Map<string, string>();
   if (met.length === 0) return out;
-  const byGate = passRecordsByGate(records);
+  const byGate = records && records.length > 0 ? recordsByGate(records) : null;
   // No hash per gate when the ledger is the text kbz last attested (attestedLedgerDigest).
   if (ledger && attested?.text !== undefined && attested.text === attestedLedgerDigest(ledger) && attestedRecordsHold(met, attested, byGate)) return out;
   // One hash for the whole ledger when its met gates are the ones kbz last attested.

@@ -187,36 +187,43 @@ function vacuityOf(v: unknown): Record<string, VacuityStored> | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** A file's verified body parsed (null when absent, not private, or its MAC does not verify). */
-function readVerified(file: string, secret: Uint8Array | null): any {
-  const bytes = readPrivate(file, MAX_FILE_BYTES);
-  return bytes ? parseJson(unsealed(bytes.toString("utf8"), secret)) : null;
-}
-
-/** A file's body parsed whatever its MAC says: only ever used for the gate ids it names (REMOVED). */
-function readUnverified(file: string): any {
+/**
+ * A file's body, read once: parsed, with `verified` when its MAC verifies under `secret`. A body
+ * whose MAC does not verify is only ever used for the gate ids it names (REMOVED). Null when the
+ * file is absent, not private, or holds no body.
+ */
+function readBody(file: string, secret: Uint8Array | null): { body: any; verified: boolean } | null {
   const bytes = readPrivate(file, MAX_FILE_BYTES);
   if (!bytes) return null;
   const text = bytes.toString("utf8");
-  return parseJson(text.slice(text.indexOf("\n") + 1));
+  const sealedBody = unsealed(text, secret);
+  const body = parseJson(sealedBody ?? text.slice(text.indexOf("\n") + 1));
+  return body ? { body, verified: sealedBody !== null } : null;
 }
 
-/** The per-ledger files of the previous layout under a root: their names and what verified. */
-function readLegacy(store: string, realRoot: string, secret: Uint8Array | null): { files: string[]; ledgers: Map<string, LedgerAttestations> } {
+/** The per-ledger files of the previous layout under a root: their names, what verified, and the bodies that did not. */
+function readLegacy(store: string, realRoot: string, secret: Uint8Array | null): { files: string[]; ledgers: Map<string, LedgerAttestations>; unverified: any[] } {
   const dir = legacyDir(store, realRoot);
   let names: string[];
   try {
     names = fs.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
-    return { files: [], ledgers: new Map() };
+    return { files: [], ledgers: new Map(), unverified: [] };
   }
   const ledgers = new Map<string, LedgerAttestations>();
+  const unverified: any[] = [];
   const files = names.map((n) => path.join(dir, n));
   for (const file of files) {
-    const f = ledgerOf(readVerified(file, secret));
+    const read = readBody(file, secret);
+    if (!read) continue;
+    if (!read.verified) {
+      unverified.push(read.body);
+      continue;
+    }
+    const f = ledgerOf(read.body);
     if (f && f.root === realRoot) ledgers.set(f.ledger, f);
   }
-  return { files, ledgers };
+  return { files, ledgers, unverified };
 }
 
 export interface AttestEntry {
@@ -290,11 +297,11 @@ async function update(store: string, root: string, ledger: string, change: Chang
   const file = rootFile(store, realRoot);
   sweepStrayTemps(dir, pidAlive); // temp files of writers killed mid-write
   await withLockFile(`${file}.lock`, file, () => {
-    const verified = readVerified(file, secret);
-    const ledgers = verified ? ledgersOf(verified, realRoot) : unverifiedLedgers(readUnverified(file), realRoot);
+    const read = readBody(file, secret);
+    const ledgers = read?.verified ? ledgersOf(read.body, realRoot) : unverifiedLedgers(read?.body, realRoot);
     const legacy = readLegacy(store, realRoot, secret);
     for (const [l, f] of legacy.ledgers) if (!ledgers.has(l)) ledgers.set(l, f);
-    for (const f of legacy.files) if (!legacy.ledgers.has(ledgerOf(readUnverified(f))?.ledger ?? "")) noteUnverified(ledgers, readUnverified(f), realRoot);
+    for (const body of legacy.unverified) noteUnverified(ledgers, body, realRoot);
     const current = ledgers.get(realLedger) ?? { schema: SCHEMA, root: realRoot, ledger: realLedger, gates: {}, approved: [] };
     change(current);
     seal(realLedger, current);
@@ -394,7 +401,8 @@ export function readRootAttestations(store: string, root: string): RootAttestati
   const secret = attestSecret(store, false);
   if (!secret) return { ledgers: new Map() };
   const realRoot = realOf(root);
-  const ledgers = ledgersOf(readVerified(rootFile(store, realRoot), secret), realRoot);
+  const read = readBody(rootFile(store, realRoot), secret);
+  const ledgers = read?.verified ? ledgersOf(read.body, realRoot) : new Map<string, LedgerAttestations>();
   // The previous layout, until the root's next write folds it in; the root's file speaks first.
   for (const [l, f] of readLegacy(store, realRoot, secret).ledgers) if (!ledgers.has(l)) ledgers.set(l, f);
   return { ledgers };
