@@ -434,6 +434,24 @@ describe("the Stop hook's session binding: liveness an agent cannot fake from it
   });
 });
 
+describe("class 5: an open wave does not vanish behind a second scope", () => {
+  test("the agent makes a second scope while leaf work it launched is out: the Stop hook judges both scopes and still blocks on the open wave", () => {
+    const at = new Date().toISOString();
+    const wave = { schema: 1, waves: { w1: { leaves: ["leaf-1"], state: "open", openedAt: at, started: { "leaf-1": { handle: "worker-7", at } }, returned: {} } } };
+    // Its one gate is a handoff (ABANDON): without the wave the hook would allow with a note.
+    const w = workspace({ ".unlazy/api/gates/one.md": "# Gates: api\n\n- [ ] A1: the api answers\n\nABANDON: A1 the api moved to another team\n", ".unlazy/api/dispatch.json": JSON.stringify(wave) });
+    const stop = () => kbz(["hook", "stop"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, input: JSON.stringify({ session_id: "agent-real", cwd: w.dir, hook_event_name: "Stop" }) }).stdout;
+    expect(stop()).toContain("dispatch:w1 open (1/1 started)");
+    // The agent's move: a second scope with nothing open, so that no single scope is "the" scope.
+    fs.mkdirSync(w.file(".unlazy/other/gates"), { recursive: true });
+    fs.writeFileSync(w.file(".unlazy/other/gates/two.md"), "# Gates: other\n\n- [ ] B1: nothing to do\n\nABANDON: B1 not needed\n");
+    const out = stop();
+    expect(JSON.parse(out).decision).toBe("block");
+    expect(out).toContain("api/dispatch:w1 open (1/1 started)");
+    expect(w.agent("status", "--scope", "api").code).toBe(1);
+  });
+});
+
 describe("class 6: reviews bind what they reviewed", () => {
   test("a signed manual gate goes STALE (input changed: README.md) when its INPUTS change; signing again (--replace) meets it", () => {
     const w = workspace({ "GATES.md": "- [ ] M1: the README reads well\n  INPUTS: README.md\n", "README.md": "# hello\n" });
