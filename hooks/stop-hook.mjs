@@ -366,7 +366,7 @@ var init_errors = __esm(() => {
   };
 });
 
-// src/io/deadline.ts
+// src/core/deadline.ts
 function withDeadline(ms, seconds, fn) {
   if (bound)
     return fn();
@@ -393,6 +393,11 @@ var init_deadline = __esm(() => {
       this.what = what;
     }
   };
+});
+
+// src/io/deadline.ts
+var init_deadline2 = __esm(() => {
+  init_deadline();
 });
 
 // src/core/workspace/inside.ts
@@ -1772,6 +1777,8 @@ function parseLedger(text, fileName) {
     const s = start;
     start = nl < 0 ? n : nl + 1;
     const lineNo = i + 1;
+    if ((i & 1023) === 1023)
+      checkDeadline(() => `parsing ${fileName} (line ${lineNo})`, fileName);
     if (fence) {
       if (isFenceClose(text, s, end, fence))
         fence = null;
@@ -2106,6 +2113,7 @@ function validateGates(gates, abandons, errors, warnings) {
 }
 var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS, ENV_NAME;
 var init_parse = __esm(() => {
+  init_deadline();
   init_paths();
   GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
   UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
@@ -2294,15 +2302,43 @@ var init_recordFiles = __esm(() => {
   OPEN_FLAGS = fs4.constants.O_RDONLY | (fs4.constants.O_NONBLOCK ?? 0) | (fs4.constants.O_NOFOLLOW ?? 0);
 });
 
+// src/core/workspace/glob.ts
+function pieceAt(piece, name, at) {
+  for (let k = 0;k < piece.length; k++) {
+    const p = piece.charCodeAt(k);
+    const c = name.charCodeAt(at + k);
+    if (p === 63 ? c === 47 : p !== c)
+      return false;
+  }
+  return true;
+}
+function matchSegment(pattern, name) {
+  const pieces = pattern.split("*");
+  const first = pieces[0];
+  if (pieces.length === 1)
+    return name.length === first.length && pieceAt(first, name, 0);
+  const last = pieces[pieces.length - 1];
+  const end = name.length - last.length;
+  if (end < first.length || !pieceAt(first, name, 0) || !pieceAt(last, name, end))
+    return false;
+  let pos = first.length;
+  for (let i = 1;i < pieces.length - 1; i++) {
+    const piece = pieces[i];
+    if (piece === "")
+      continue;
+    let at = pos;
+    while (at + piece.length <= end && !pieceAt(piece, name, at))
+      at++;
+    if (at + piece.length > end)
+      return false;
+    pos = at + piece.length;
+  }
+  return true;
+}
+
 // src/io/inputs/expand.ts
 import * as fs5 from "node:fs";
 import * as path9 from "node:path";
-function segmentRegex(seg) {
-  let re = "";
-  for (const ch of seg)
-    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
-}
 function entries(dir) {
   checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
@@ -2367,9 +2403,8 @@ function expandInputs(base, patterns) {
         match(r, rest);
       return;
     }
-    const re = segmentRegex(seg);
     for (const e of entries(path9.join(base, rel))) {
-      if (!re.test(e.name))
+      if (!matchSegment(seg, e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
@@ -2384,7 +2419,7 @@ function expandInputs(base, patterns) {
 }
 var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
 var init_expand = __esm(() => {
-  init_deadline();
+  init_deadline2();
   TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
 });
 
@@ -2437,7 +2472,7 @@ var INPUTS_DIR, CHUNK, OPEN_FLAGS2, chunk = null;
 var init_records = __esm(() => {
   init_hash();
   init_inside();
-  init_deadline();
+  init_deadline2();
   init_recordFiles();
   init_expand();
   INPUTS_DIR = path10.join(".kbz", "inputs");
@@ -3310,7 +3345,7 @@ var RECORD_NAME;
 var init_trace2 = __esm(() => {
   init_trace();
   init_inside();
-  init_deadline();
+  init_deadline2();
   init_recordFiles();
   init_expand();
   init_records();
@@ -5353,40 +5388,35 @@ function withLeftNote(output, left) {
   const note = `${PREFIX}: not judged for this session: ${parts.join("; ")}. ` + `If that is not another agent's running session, this work is not done: ${kbz("status")} shows it.`;
   return { systemMessage: output === null ? note : `${output.systemMessage} ${note}` };
 }
+function uncountedNote(guard) {
+  return guard.ok ? "" : ` (not counted toward the release: ${sanitizeCompact(guard.message, 300)})`;
+}
 function decideStop(a, guard) {
-  if (!guard.ok) {
-    if (a.discovery.length > 0) {
-      return { decision: "block", reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}` };
-    }
-    return {
-      systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`
-    };
-  }
   const outstanding = [...a.invalid, ...a.unmet];
-  if (guard.blocks > MAX_BLOCKS) {
+  if (guard.ok && guard.blocks > MAX_BLOCKS) {
     return {
       systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${outstanding.slice(0, 4).join(", ")}).${handoffSuffix(a.handoffs)}`
     };
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${uncountedNote(guard)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {
   const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
   if (guard.ok && guard.blocks > MAX_BLOCKS)
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
-  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.` };
+  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.${uncountedNote(guard)}` };
 }
-function invalidScopeArgument() {
-  return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
+function cannotJudge(why, guard) {
+  const what = `${PREFIX} could not judge this stop: ${sanitizeCompact(why, 400)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return { decision: "block", reason: `${what}. Repair it (${kbz("status")} names it too), then stop again.${uncountedNote(guard)}` };
 }
-function unresolvable(message) {
-  return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
-}
-function internalFailure(message) {
-  return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
+function failureHash(why) {
+  return progressHash([`cannot-judge=${why}`]);
 }
 var UNCOUNTED_WHY = {
   failed: "the turn ended on an error (no decision of the agent's)",
@@ -5458,7 +5488,7 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs24 from "node:fs";
+import * as fs25 from "node:fs";
 import * as path32 from "node:path";
 
 // src/core/hook/worker.ts
@@ -5510,26 +5540,22 @@ function waitingOn(running, background) {
 }
 
 // src/ops/hookStop.ts
-init_deadline();
+init_deadline2();
 init_discover();
 
 // src/io/hook/guard.ts
 init_digest();
 init_errors();
-init_read();
+init_personal();
 init_fs();
 init_lock();
 import * as fs21 from "node:fs";
 import * as path29 from "node:path";
-var MAX_SESSIONS = 64;
+var MAX_SESSIONS = 256;
 var MAX_STATE_BYTES = 1024 * 1024;
-var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
-function statePath(target) {
-  if (target.discoveryErrors.length === 0 && target.scope) {
-    return path29.join(target.root, ".unlazy", target.scope, "hook-state.json");
-  }
-  return path29.join(target.root, ".unlazy-hook-state.json");
+function guardDir(store, root) {
+  return path29.join(store, "kbz", "guard", sha256Hex(root).slice(0, 24));
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -5549,7 +5575,8 @@ function normalizeState(raw) {
       if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
         continue;
       const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped };
+      const seen = typeof e.seen === "number" && Number.isSafeInteger(e.seen) && e.seen >= 0 ? { seen: e.seen } : {};
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped, ...seen };
     }
   }
   return { schema: 1, sessions };
@@ -5559,10 +5586,13 @@ function countBlock(state, key, hash, now, opts = {}) {
   const prev = state.sessions[key];
   const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
   const carried = prev && prev.hash === hash && !restart ? prev : null;
-  const skipped = opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
-  const counts = !opts.uncounted || skipped > MAX_SKIPPED;
+  const size = opts.transcript ?? null;
+  const sameTurn = carried !== null && size !== null && carried.seen !== undefined && size <= carried.seen;
+  const skipped = sameTurn ? carried?.skipped ?? 0 : opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
+  const counts = !sameTurn && (!opts.uncounted || skipped > MAX_SKIPPED);
   const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
-  const entry = { hash, blocks, updatedAt: now.toISOString(), ...skipped > 0 ? { skipped } : {} };
+  const seen = counts ? size : carried?.seen ?? null;
+  const entry = { hash, blocks, updatedAt: now.toISOString(), ...skipped > 0 ? { skipped } : {}, ...seen !== null ? { seen } : {} };
   const all = Object.entries(state.sessions).filter(([k]) => k !== key);
   all.push([key, entry]);
   all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
@@ -5571,49 +5601,82 @@ function countBlock(state, key, hash, now, opts = {}) {
     sessions[k] = v;
   return { state: { schema: 1, sessions }, blocks };
 }
-function readState(file, root) {
-  let bytes;
-  try {
-    bytes = readStable(file, { label: "hook state", maxBytes: MAX_STATE_BYTES, root });
-  } catch (e) {
-    if (e instanceof ReadError && (e.code === "ENOENT" || e.code === "TOO_LARGE"))
-      return normalizeState(null);
-    throw e;
+
+class GuardError extends KbzError {
+  constructor(message, file) {
+    super(message, { kind: "infrastructure", code: "guard-state", file, hint: "repair or remove kbz's private store (UNLAZY_APPROVAL_DIR, default ~/.unlazy/approved), then stop again" });
   }
+}
+function euid2() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function privateDirs(store, dir) {
+  const chain = [store];
+  for (let d = dir;d !== store && d.startsWith(store + path29.sep); d = path29.dirname(d))
+    chain.splice(1, 0, d);
+  for (const d of chain) {
+    let st = null;
+    try {
+      st = fs21.lstatSync(d);
+    } catch {
+      try {
+        fs21.mkdirSync(d, { mode: 448, recursive: d === store });
+        st = fs21.lstatSync(d);
+      } catch (e) {
+        throw new GuardError(`cannot make kbz's private folder: ${e.code ?? e.message}`, d);
+      }
+    }
+    const uid = euid2();
+    if (st.isSymbolicLink() || !st.isDirectory())
+      throw new GuardError("kbz's private folder is not a real folder", d);
+    if ((st.mode & 18) !== 0 || uid !== null && st.uid !== uid)
+      throw new GuardError("kbz's private folder is writable by others or not ours", d);
+  }
+}
+function readState(file) {
+  if (!fs21.existsSync(file) && !isLink(file))
+    return normalizeState(null);
+  const bytes = readPrivate(file, MAX_STATE_BYTES);
+  if (!bytes)
+    throw new GuardError("the progress guard's state is not a private regular file", file);
   try {
     return normalizeState(JSON.parse(bytes.toString("utf8")));
   } catch {
     return normalizeState(null);
   }
 }
-async function recordBlock(target, key, hash, opts = {}) {
-  const file = statePath(target);
-  return withFileLock(target.root, file, () => {
-    const next = countBlock(readState(file, target.root), key, hash, new Date, opts);
-    writeAtomic(file, JSON.stringify(next.state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    return next.blocks;
-  }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-}
-async function clearSession(target, key) {
-  const file = statePath(target);
+function isLink(file) {
   try {
-    fs21.lstatSync(file);
+    return fs21.lstatSync(file).isSymbolicLink();
   } catch {
-    return;
+    return false;
   }
+}
+async function recordBlock(store, root, key, hash, opts) {
+  const dir = guardDir(store, root);
+  privateDirs(store, dir);
+  const file = path29.join(dir, "state.json");
+  return withLockFile(path29.join(dir, "state.lock"), file, () => {
+    const next = countBlock(readState(file), key, hash, new Date, opts);
+    writeAtomic(file, JSON.stringify(next.state) + `
+`, { mode: 384 });
+    return next.blocks;
+  }, { timeoutMs: Math.max(0, opts.waitMs) });
+}
+async function clearSession(store, root, key, waitMs) {
+  const dir = guardDir(store, root);
+  const file = path29.join(dir, "state.json");
   try {
-    await withFileLock(target.root, file, () => {
-      const state = readState(file, target.root);
+    if (!(key in readState(file).sessions))
+      return;
+    await withLockFile(path29.join(dir, "state.lock"), file, () => {
+      const state = readState(file);
       if (!(key in state.sessions))
         return;
       delete state.sessions[key];
-      if (Object.keys(state.sessions).length === 0)
-        fs21.unlinkSync(file);
-      else
-        writeAtomic(file, JSON.stringify(state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
+      writeAtomic(file, JSON.stringify(state) + `
+`, { mode: 384 });
+    }, { timeoutMs: Math.max(0, waitMs) });
   } catch {}
 }
 
@@ -5704,18 +5767,108 @@ function forgetOldDays(dir, now) {
   } catch {}
 }
 
+// src/io/hook/transcript.ts
+import * as fs23 from "node:fs";
+function transcriptOf(file) {
+  if (!file)
+    return { key: "", size: null };
+  let real = file;
+  try {
+    real = fs23.realpathSync(file);
+    const st = fs23.statSync(real);
+    return { key: `\x00transcript:${real}`, size: st.isFile() ? st.size : null };
+  } catch {
+    return { key: `\x00transcript:${real}`, size: null };
+  }
+}
+
+// src/io/hook/watchdog.ts
+var WORKER_SOURCE = `
+const fs = require("node:fs");
+function writeAll(fd, text) {
+  const buf = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+}
+function fire(d) {
+  const cell = new Int32Array(d.sab);
+  if (Atomics.wait(cell, 0, 0, d.ms) !== "timed-out") return;
+  if (Atomics.compareExchange(cell, 1, 0, 2) !== 0) return;
+  try { if (d.out) writeAll(1, d.out); if (d.err) writeAll(2, d.err); } catch {}
+  if (d.bun) {
+    for (const lib of ["libc.so.6", "libc.so", "/usr/lib/libSystem.B.dylib", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
+      try { require("bun:ffi").dlopen(lib, { _exit: { args: ["i32"], returns: "void" } }).symbols._exit(0); } catch {}
+    }
+  }
+  process.kill(process.pid, "SIGKILL");
+}
+`;
+var NODE_START = `${WORKER_SOURCE}
+fire(require("node:worker_threads").workerData);
+`;
+async function armWatchdog(ms, stdout, stderr) {
+  const cell = new Int32Array(new SharedArrayBuffer(8));
+  const data = { sab: cell.buffer, ms, out: stdout, err: stderr, bun: !!process.versions.bun };
+  try {
+    if (process.versions.bun) {
+      const url = URL.createObjectURL(new Blob([`${WORKER_SOURCE}
+onmessage = (e) => fire(e.data);`], { type: "application/javascript" }));
+      const w = new Worker(url);
+      w.postMessage(data);
+      w.unref?.();
+    } else {
+      const { Worker: NodeWorker } = await import("node:worker_threads");
+      const w = new NodeWorker(NODE_START, { eval: true, workerData: data });
+      w.unref();
+    }
+  } catch {}
+  return {
+    claim: () => {
+      const mine = Atomics.compareExchange(cell, 1, 0, 1) === 0;
+      if (mine) {
+        Atomics.store(cell, 0, 1);
+        Atomics.notify(cell, 0);
+      }
+      return mine;
+    }
+  };
+}
+var vmModule = null;
+async function prepareHardBound() {
+  if (!process.versions.bun)
+    vmModule = await import("node:vm");
+}
+
+class HardBoundError extends Error {
+}
+function hardBound(ms, fn) {
+  if (!vmModule)
+    return fn();
+  const g = globalThis;
+  g.__kbzBounded = fn;
+  try {
+    return new vmModule.Script("__kbzBounded()").runInThisContext({ timeout: Math.max(1, Math.floor(ms)) });
+  } catch (e) {
+    if (e?.code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
+      throw new HardBoundError(`did not finish within ${ms} ms`);
+    throw e;
+  } finally {
+    delete g.__kbzBounded;
+  }
+}
+
 // src/ops/hookStop.ts
 init_approval();
 init_read();
 
 // src/io/root.ts
 init_command();
-import * as fs23 from "node:fs";
+import * as fs24 from "node:fs";
 import * as os4 from "node:os";
 import * as path31 from "node:path";
 function has(dir, name) {
   try {
-    fs23.lstatSync(path31.join(dir, name));
+    fs24.lstatSync(path31.join(dir, name));
     return true;
   } catch {
     return false;
@@ -5723,14 +5876,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs23.lstatSync(path31.join(dir, name)).isDirectory();
+    return fs24.lstatSync(path31.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs23.readdirSync(path31.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs24.readdirSync(path31.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -5755,63 +5908,110 @@ function findRoot(cwd, home = os4.homedir()) {
 init_active();
 var JUDGE_S = 3;
 var JUDGE_MS = 2500;
+var WATCHDOG_MS = 2700;
+var COORDINATOR_MS = 1200;
+
+class CannotJudge extends Error {
+  what;
+  constructor(message, what) {
+    super(message);
+    this.what = what;
+  }
+}
 async function hookStop({ scope: pinned, stop, env, cwd }) {
-  const started = Date.now();
+  if (!stop)
+    return null;
+  const until = Date.now() + JUDGE_MS;
+  const store = approvalDirFor(env);
+  const transcript = transcriptOf(stop.transcript ?? null);
+  const wanted = path32.resolve(cwd, stop.cwd ?? ".");
+  const dir = existingDirectory(wanted);
+  const root = dir ? findRoot(dir) : wanted;
+  const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);
+  const count = (session, scope, hash) => countBlock2({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
   try {
     if (pinned === null)
-      return invalidScopeArgument();
-    if (!stop)
-      return null;
-    const wanted = path32.resolve(cwd, stop.cwd ?? ".");
-    const dir = existingDirectory(wanted);
+      throw new CannotJudge("the installed hook has an invalid --scope value: reinstall it (a person's act)", "scope-argument");
     if (!dir)
-      return unresolvable(`cwd is not an existing directory: ${wanted}`);
-    const root = findRoot(dir);
-    await installCoordination(root, { env, logScope: null });
-    const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const host = stop.session.split("\x00")[0];
-    const store = approvalDirFor(env);
-    const resolved = resolveForHook(root, scope, host, store);
-    if ("output" in resolved)
-      return resolved.output;
-    const t = resolved.target;
-    const held = () => recordHolds(store, root, resolved.judged, host);
-    let judged;
-    let whole;
-    let assessment;
-    try {
-      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
-        const all = loadSnapshot(withSoloLedgers(t));
-        const mine = subject(all, stop);
-        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
-      }));
-    } catch (e) {
-      if (!(e instanceof DeadlineError))
-        throw e;
-      held();
-      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
-    }
-    if (judged === null)
-      return null;
-    const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`, t.scope);
-    const plan = planStop(assessment);
-    if (plan.kind === "clear") {
-      await clearSession(t, key);
-      return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
-    }
-    if (stop.uncounted === "failed" || stop.uncounted === "aborted")
-      return uncountedStop(assessment, stop.uncounted);
-    held();
-    const guard = await countBlock2(t, key, plan.hash, stop);
-    const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
-    return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+      throw new CannotJudge(`the stop's folder is not an existing directory: ${wanted}`, "cwd");
+    return await judge({ pinned, stop, env, root, store, until, count, keyOf });
   } catch (e) {
-    return internalFailure(e?.message ?? String(e));
+    const why = errorLine(e);
+    const what = e instanceof CannotJudge ? e.what : `${kindOf(e)}:${e.code ?? ""}`;
+    return cannotJudge(why, await count(stop.session, null, failureHash(what)));
   }
+}
+async function judge({ pinned, stop, env, root, store, until, count, keyOf }) {
+  const started = Date.now();
+  const unknown = await coordinatorProblem(root, env);
+  const scope = pinned ?? (env.UNLAZY_SCOPE || null);
+  const host = stop.session.split("\x00")[0];
+  const resolved = resolveForHook(root, scope, host, store);
+  const t = resolved.target;
+  const held = () => recordHolds(store, root, resolved.judged, host);
+  let judged;
+  let whole;
+  let assessment;
+  try {
+    const left = Math.max(0, until - Date.now());
+    ({ whole, judged, assessment } = hardBound(left + 100, () => withDeadline(left, JUDGE_S, () => {
+      const all = loadSnapshot(withSoloLedgers(t));
+      const mine = subject(all, stop);
+      return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+    })));
+  } catch (e) {
+    if (!(e instanceof DeadlineError) && !(e instanceof HardBoundError))
+      throw e;
+    held();
+    const file = e instanceof DeadlineError ? e.file ?? "the gates" : "the gates";
+    const what = e instanceof DeadlineError ? e.what : "judging";
+    return undecidedStop(file, JUDGE_S, what, await count(stop.session, t.scope, failureHash("undecided")));
+  }
+  if (judged === null)
+    return null;
+  if (unknown !== null) {
+    assessment.invalid.unshift(unknown);
+    assessment.resolved.push("coordinator=unknown");
+    assessment.empty = false;
+  }
+  const session = judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`;
+  const plan = planStop(assessment);
+  if (plan.kind === "clear") {
+    await clearSession(store, root, keyOf(session, t.scope), until - Date.now());
+    return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
+  }
+  if (stop.uncounted === "failed" || stop.uncounted === "aborted")
+    return uncountedStop(assessment, stop.uncounted);
+  held();
+  const guard = await count(session, t.scope, plan.hash);
+  const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
+  return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+}
+async function coordinatorProblem(root, env) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(`did not answer within ${COORDINATOR_MS / 1000} s`), COORDINATOR_MS);
+  });
+  try {
+    const problem = await Promise.race([installCoordination(root, { env, logScope: null }).then(() => null), late]);
+    return problem === null ? null : `coordinator:UNKNOWN the coordinator ${problem}; waves and bindings unknown`;
+  } catch (e) {
+    return `coordinator:UNKNOWN ${errorLine(e)}; waves and bindings unknown`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+function errorLine(e) {
+  const message = e?.message ?? String(e);
+  const file = e.file;
+  const line = e.line;
+  if (typeof file !== "string" || file === "")
+    return message;
+  return `${file}${typeof line === "number" ? `:${line}` : ""}: ${message}`;
 }
 function existingDirectory(dir) {
   try {
-    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
+    return fs25.statSync(dir).isDirectory() ? fs25.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -5826,7 +6026,7 @@ function resolveForHook(root, scope, sessionId, store) {
   } catch (e) {
     if (kindOf(e) !== "usage")
       throw e;
-    return { output: unresolvable(e.message) };
+    throw new CannotJudge(e.message, `target:${scope ?? ""}`);
   }
 }
 function leftUnmet(root, left, started) {
@@ -5843,12 +6043,18 @@ function leftUnmet(root, left, started) {
     return left.map((l) => ({ ...l, open: [`not judged in ${JUDGE_S} s`] }));
   }
 }
-async function countBlock2(target, key, hash, stop) {
+async function countBlock2({ store, root, key, hash, stop, transcript, until }) {
   let blocks;
   try {
-    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
+    blocks = await recordBlock(store, root, key, hash, {
+      restartAfter: stop.fresh ? MAX_BLOCKS : null,
+      uncounted: stop.uncounted === "no-message",
+      transcript: transcript.size,
+      waitMs: until - Date.now()
+    });
   } catch (e) {
-    return { ok: false, message: e.message };
+    const file = e.file;
+    return { ok: false, message: `${e.message}${file ? ` (${file})` : ""}` };
   }
   if (stop.continuations !== null && stop.uncounted === null)
     blocks = Math.max(blocks, stop.continuations + 1);
@@ -6073,12 +6279,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs25 from "node:fs";
+import * as fs26 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs25.fstatSync(fd);
+    return fs26.fstatSync(fd);
   } catch {
     return null;
   }
@@ -6099,7 +6305,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs25.openSync("/proc/self/fd/0", fs25.constants.O_RDONLY | (fs25.constants.O_NONBLOCK ?? 0));
+    fd = fs26.openSync("/proc/self/fd/0", fs26.constants.O_RDONLY | (fs26.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -6110,7 +6316,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs25.readSync(fd, buf, 0, buf.length, null);
+        n = fs26.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -6124,7 +6330,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs25.closeSync(fd);
+    fs26.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -6134,7 +6340,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs25.readSync(0, buf, 0, buf.length, null);
+      n = fs26.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -6204,7 +6410,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs25.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs26.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -6252,7 +6458,7 @@ function parsePayload(input) {
   }
   return raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
 }
-async function runStopHook(args, input, env, cwd) {
+async function runStopHook(args, input, env, cwd, arm) {
   const host = agentArgument(args);
   if (!host)
     return HOSTS.claude.render(invalidAgentArgument(), null);
@@ -6264,22 +6470,43 @@ async function runStopHook(args, input, env, cwd) {
   const payload = parsePayload(input.bytes);
   let stop = null;
   try {
-    stop = payload ? host.read(payload, env) : null;
+    stop = payload ? { ...host.read(payload, env), transcript: transcriptPath(payload) } : null;
   } catch (e) {
-    return host.render(internalFailure(e?.message ?? String(e)), null);
+    return host.render(failed(e), null);
   }
+  if (stop && arm)
+    await arm(host.render(cannotJudge(`it did not finish judging within ${WATCHDOG_MS / 1000} s (the watchdog answered)`, WATCHDOG_UNCOUNTED), stop));
   return host.render(await hookStop({ scope: scopeArgument(args), stop, env, cwd }), stop);
 }
+function transcriptPath(payload) {
+  for (const k of ["transcript_path", "transcriptPath"]) {
+    const v = payload[k];
+    if (typeof v === "string" && v !== "" && !v.includes("\x00"))
+      return v;
+  }
+  return null;
+}
+var WATCHDOG_UNCOUNTED = { ok: false, message: "the watchdog answered before the count" };
+function failed(e) {
+  return cannotJudge(`the Stop hook failed (${e?.message ?? String(e)})`, { ok: false, message: "the hook failed before counting" });
+}
 function invalidAgentArgument() {
-  return { systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.` };
+  return cannotJudge(`the installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}): reinstall it (a person's act)`, { ok: false, message: "no host to count for" });
 }
 async function stopHookMain(args) {
   let r;
+  let watchdog = null;
+  const arm = async (block) => {
+    await prepareHardBound();
+    watchdog = await armWatchdog(WATCHDOG_MS, block.stdout, block.stderr);
+  };
   try {
-    r = await runStopHook(args, await readStdin(), process.env, process.cwd());
+    r = await runStopHook(args, await readStdin(), process.env, process.cwd(), arm);
   } catch (e) {
-    r = HOSTS.claude.render(internalFailure(e?.message ?? String(e)), null);
+    r = HOSTS.claude.render(failed(e), null);
   }
+  if (watchdog !== null && !watchdog.claim())
+    await new Promise(() => setInterval(() => {}, 1000));
   if (r.stdout !== "")
     writeFdSync(1, r.stdout);
   if (r.stderr !== "")
