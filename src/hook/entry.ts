@@ -61,7 +61,12 @@ export async function runStopHook(
   if (!host) return HOSTS.claude.render(invalidAgentArgument(), null);
   if (input.timedOut) {
     const r = host.render(null, null);
-    return { stdout: r.stdout, stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.\n` };
+    return {
+      stdout: r.stdout,
+      stderr:
+        r.stderr +
+        `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.\n`,
+    };
   }
   const payload = parsePayload(input.bytes);
   let stop: HostStop | null = null;
@@ -71,7 +76,16 @@ export async function runStopHook(
     return host.render(failed(e), null);
   }
   // The one deadline for the whole process: past it the watchdog prints this block and ends the process.
-  if (stop && arm) await arm(host.render(cannotJudge(`it did not finish judging within ${WATCHDOG_MS / 1000} s (the watchdog answered)`, WATCHDOG_UNCOUNTED), stop));
+  if (stop && arm)
+    await arm(
+      host.render(
+        cannotJudge(
+          `it did not finish judging within ${WATCHDOG_MS / 1000} s (the watchdog answered)`,
+          WATCHDOG_UNCOUNTED,
+        ),
+        stop,
+      ),
+    );
   return host.render(await hookStop({ scope: scopeArgument(args), stop, env, cwd }), stop);
 }
 
@@ -88,11 +102,17 @@ const WATCHDOG_UNCOUNTED = { ok: false, message: "the watchdog answered before t
 
 /** A failure of the hook itself: a block naming it, never an allow (not counted: nothing could be). */
 function failed(e: unknown): HookOutput {
-  return cannotJudge(`the Stop hook failed (${(e as Error)?.message ?? String(e)})`, { ok: false, message: "the hook failed before counting" });
+  return cannotJudge(`the Stop hook failed (${(e as Error)?.message ?? String(e)})`, {
+    ok: false,
+    message: "the hook failed before counting",
+  });
 }
 
 function invalidAgentArgument(): HookOutput {
-  return cannotJudge(`the installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}): reinstall it (a person's act)`, { ok: false, message: "no host to count for" });
+  return cannotJudge(
+    `the installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}): reinstall it (a person's act)`,
+    { ok: false, message: "no host to count for" },
+  );
 }
 
 /** Process entry for `kbz hook stop` and the Node fallback: print, flush, exit (0 but for a refused task). */

@@ -41,7 +41,14 @@ import type { HostStop } from "../core/hook/stop.ts";
 import { leafIds, leafSnapshot, matchLeaf, waitingOn } from "../core/hook/worker.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { DeadlineError, withDeadline } from "../io/deadline.ts";
-import { listScopes, resolveTarget, sessionTarget, withSoloLedgers, type LeftScope, type SessionTarget } from "../io/discover.ts";
+import {
+  listScopes,
+  resolveTarget,
+  sessionTarget,
+  withSoloLedgers,
+  type LeftScope,
+  type SessionTarget,
+} from "../io/discover.ts";
 import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { readHolds, recordHolds } from "../io/hook/holds.ts";
 import { transcriptOf, type Transcript } from "../io/hook/transcript.ts";
@@ -76,7 +83,10 @@ export interface HookStopOptions {
 
 /** A stop kbz cannot judge, with the reason and a stable name for the progress guard. */
 class CannotJudge extends Error {
-  constructor(message: string, readonly what: string) {
+  constructor(
+    message: string,
+    readonly what: string,
+  ) {
     super(message);
   }
 }
@@ -92,9 +102,14 @@ export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOption
   const root = dir ? findRoot(dir) : wanted;
   // The counts of one session and scope; a different transcript is a different count (io/hook/guard.ts).
   const keyOf = (session: string, scope: string | null) => sessionKey(`${session}${transcript.key}`, scope);
-  const count = (session: string, scope: string | null, hash: string) => countBlock({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
+  const count = (session: string, scope: string | null, hash: string) =>
+    countBlock({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
   try {
-    if (pinned === null) throw new CannotJudge("the installed hook has an invalid --scope value: reinstall it (a person's act)", "scope-argument");
+    if (pinned === null)
+      throw new CannotJudge(
+        "the installed hook has an invalid --scope value: reinstall it (a person's act)",
+        "scope-argument",
+      );
     if (!dir) throw new CannotJudge(`the stop's folder is not an existing directory: ${wanted}`, "cwd");
     return await judge({ pinned, stop, env, root, store, until, count, keyOf });
   } catch (e) {

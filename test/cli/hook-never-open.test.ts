@@ -75,25 +75,32 @@ describe("issue 40 item 2: anything that throws blocks, naming it", () => {
 
   test('an unreachable coordinator ({"coordinator":"etcd://127.0.0.1:1"}): the files are judged and block, waves and bindings unknown', () => {
     const s = repo();
-    writeTree(s.dir, { ".kbz/settings.json": JSON.stringify({ coordinator: { url: "etcd://127.0.0.1:1", repository: "guard-test" } }) });
+    writeTree(s.dir, {
+      ".kbz/settings.json": JSON.stringify({ coordinator: { url: "etcd://127.0.0.1:1", repository: "guard-test" } }),
+    });
     expectGuarded(s, ["GATES:G1", "waves and bindings unknown"]);
   });
 
-  test.skipIf(!needs("etcd"))("a legitimately configured etcd that is paused: the files are judged and block, waves and bindings unknown", async () => {
-    const cluster = await startCluster(1);
-    try {
-      const s = repo();
-      writeTree(s.dir, { ".kbz/settings.json": JSON.stringify({ coordinator: { url: cluster.url, repository: "guard-test" } }) });
-      cluster.members[0]!.proc!.kill("SIGSTOP");
+  test.skipIf(!needs("etcd"))(
+    "a legitimately configured etcd that is paused: the files are judged and block, waves and bindings unknown",
+    async () => {
+      const cluster = await startCluster(1);
       try {
-        expectGuarded(s, ["GATES:G1", "waves and bindings unknown"]);
+        const s = repo();
+        writeTree(s.dir, {
+          ".kbz/settings.json": JSON.stringify({ coordinator: { url: cluster.url, repository: "guard-test" } }),
+        });
+        cluster.members[0]!.proc!.kill("SIGSTOP");
+        try {
+          expectGuarded(s, ["GATES:G1", "waves and bindings unknown"]);
+        } finally {
+          cluster.members[0]!.proc!.kill("SIGCONT");
+        }
       } finally {
-        cluster.members[0]!.proc!.kill("SIGCONT");
+        await cluster.stop();
       }
-    } finally {
-      await cluster.stop();
-    }
-  });
+    },
+  );
 
   describe.skipIf(userSkip !== null)(`as a user who is not root (${userSkip ?? "setpriv"})`, () => {
     for (const target of [".unlazy", "gates", ".kbz"]) {
@@ -116,7 +123,13 @@ describe("issue 40 item 3: time", () => {
     fs.mkdirSync(path.join(s.dir, "src"));
     fs.writeFileSync(path.join(s.dir, "src", "a".repeat(64)), "x");
     const inputs = "src/*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b";
-    fs.writeFileSync(path.join(s.dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "unmet" }]).replace("  EXPECT: MARKER_OK", `  EXPECT: MARKER_OK\n  INPUTS: ${inputs}`));
+    fs.writeFileSync(
+      path.join(s.dir, "GATES.md"),
+      ledger("solo", [{ id: "G1", state: "unmet" }]).replace(
+        "  EXPECT: MARKER_OK",
+        `  EXPECT: MARKER_OK\n  INPUTS: ${inputs}`,
+      ),
+    );
     expectGuarded(s, "GATES:G1");
   });
 });

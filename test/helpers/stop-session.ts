@@ -22,7 +22,8 @@ export interface Session {
 
 /** Whether this machine can run a process as another user (root with setpriv). */
 export function canSwitchUser(): string | null {
-  if (typeof process.geteuid !== "function" || process.geteuid() !== 0) return "the tests do not run as root, so they cannot run kbz as another user";
+  if (typeof process.geteuid !== "function" || process.geteuid() !== 0)
+    return "the tests do not run as root, so they cannot run kbz as another user";
   if (spawnSync("setpriv", ["--version"]).error) return "setpriv is not installed";
   return null;
 }
@@ -52,7 +53,8 @@ function asUser(s: Session, cmd: string, args: string[]): [string, string[]] {
 
 function agentEnv(s: Session, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "UNLAZY_SCOPE" && k !== "CLAUDE_PROJECT_DIR") env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && k !== "UNLAZY_SCOPE" && k !== "CLAUDE_PROJECT_DIR") env[k] = v;
   return { ...env, CLAUDECODE: "1", UNLAZY_APPROVAL_DIR: s.store, ...extra };
 }
 
@@ -69,10 +71,26 @@ export interface StopOptions {
 /** One stop of the session, through the binary (or the Node 16 fallback). */
 export function stopOnce(s: Session, opts: StopOptions = {}): HookRun {
   if (opts.grow !== false) fs.appendFileSync(s.transcript, '{"type":"assistant"}\n');
-  const payload = { session_id: s.id, cwd: opts.cwd ?? s.dir, hook_event_name: "Stop", transcript_path: s.transcript, stop_hook_active: true, ...opts.payload };
-  const [cmd, args] = opts.via === "node16" ? asUser(s, node16(), [FALLBACK, ...(opts.args ?? [])]) : asUser(s, BIN, ["hook", "stop", ...(opts.args ?? [])]);
+  const payload = {
+    session_id: s.id,
+    cwd: opts.cwd ?? s.dir,
+    hook_event_name: "Stop",
+    transcript_path: s.transcript,
+    stop_hook_active: true,
+    ...opts.payload,
+  };
+  const [cmd, args] =
+    opts.via === "node16"
+      ? asUser(s, node16(), [FALLBACK, ...(opts.args ?? [])])
+      : asUser(s, BIN, ["hook", "stop", ...(opts.args ?? [])]);
   const t0 = performance.now();
-  const r = spawnSync(cmd, args, { cwd: s.dir, env: agentEnv(s, opts.env), input: JSON.stringify(payload), encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(cmd, args, {
+    cwd: s.dir,
+    env: agentEnv(s, opts.env),
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   if (r.error) throw r.error;
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
 }

@@ -58,7 +58,8 @@ export function normalizeState(raw: unknown): GuardState {
       if (typeof e.hash !== "string" || !HEX24.test(e.hash)) continue;
       if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0) continue;
       if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt))) continue;
-      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
+      const skipped =
+        typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
       const seen = typeof e.seen === "number" && Number.isSafeInteger(e.seen) && e.seen >= 0 ? { seen: e.seen } : {};
       sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped, ...seen };
     }
@@ -86,7 +87,13 @@ export interface CountOptions {
 export const MAX_SKIPPED = 6;
 
 /** Count one block for `key`: reset on a new progress hash, keep the 64 most recent sessions. */
-export function countBlock(state: GuardState, key: string, hash: string, now: Date, opts: CountOptions = {}): { state: GuardState; blocks: number } {
+export function countBlock(
+  state: GuardState,
+  key: string,
+  hash: string,
+  now: Date,
+  opts: CountOptions = {},
+): { state: GuardState; blocks: number } {
   const prev = state.sessions[key];
   const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
   const carried = prev && prev.hash === hash && !restart ? prev : null;
@@ -97,7 +104,13 @@ export function countBlock(state: GuardState, key: string, hash: string, now: Da
   const counts = !sameTurn && (!opts.uncounted || skipped > MAX_SKIPPED);
   const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
   const seen = counts ? size : (carried?.seen ?? null);
-  const entry: SessionEntry = { hash, blocks, updatedAt: now.toISOString(), ...(skipped > 0 ? { skipped } : {}), ...(seen !== null ? { seen } : {}) };
+  const entry: SessionEntry = {
+    hash,
+    blocks,
+    updatedAt: now.toISOString(),
+    ...(skipped > 0 ? { skipped } : {}),
+    ...(seen !== null ? { seen } : {}),
+  };
   const all: [string, SessionEntry][] = Object.entries(state.sessions).filter(([k]) => k !== key);
   all.push([key, entry]);
   all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
@@ -109,7 +122,12 @@ export function countBlock(state: GuardState, key: string, hash: string, now: Da
 /** The counts could not be kept: the stop still blocks, and says so (never an allow). */
 export class GuardError extends KbzError {
   constructor(message: string, file: string) {
-    super(message, { kind: "infrastructure", code: "guard-state", file, hint: "repair or remove kbz's private store (UNLAZY_APPROVAL_DIR, default ~/.unlazy/approved), then stop again" });
+    super(message, {
+      kind: "infrastructure",
+      code: "guard-state",
+      file,
+      hint: "repair or remove kbz's private store (UNLAZY_APPROVAL_DIR, default ~/.unlazy/approved), then stop again",
+    });
   }
 }
 
@@ -130,12 +148,16 @@ function privateDirs(store: string, dir: string): void {
         fs.mkdirSync(d, { mode: 0o700, recursive: d === store });
         st = fs.lstatSync(d);
       } catch (e) {
-        throw new GuardError(`cannot make kbz's private folder: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, d);
+        throw new GuardError(
+          `cannot make kbz's private folder: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          d,
+        );
       }
     }
     const uid = euid();
     if (st.isSymbolicLink() || !st.isDirectory()) throw new GuardError("kbz's private folder is not a real folder", d);
-    if ((st.mode & 0o022) !== 0 || (uid !== null && st.uid !== uid)) throw new GuardError("kbz's private folder is writable by others or not ours", d);
+    if ((st.mode & 0o022) !== 0 || (uid !== null && st.uid !== uid))
+      throw new GuardError("kbz's private folder is writable by others or not ours", d);
   }
 }
 
@@ -159,7 +181,13 @@ function isLink(file: string): boolean {
 }
 
 /** Count one block under the store's lock, waiting at most `waitMs` (the hook's deadline). */
-export async function recordBlock(store: string, root: string, key: string, hash: string, opts: CountOptions & { waitMs: number }): Promise<number> {
+export async function recordBlock(
+  store: string,
+  root: string,
+  key: string,
+  hash: string,
+  opts: CountOptions & { waitMs: number },
+): Promise<number> {
   const dir = guardDir(store, root);
   privateDirs(store, dir);
   const file = path.join(dir, "state.json");

@@ -48,7 +48,9 @@ export async function armWatchdog(ms: number, stdout: string, stderr: string): P
   const data = { sab: cell.buffer, ms, out: stdout, err: stderr, bun: !!process.versions.bun };
   try {
     if (process.versions.bun) {
-      const url = URL.createObjectURL(new Blob([`${WORKER_SOURCE}\nonmessage = (e) => fire(e.data);`], { type: "application/javascript" }));
+      const url = URL.createObjectURL(
+        new Blob([`${WORKER_SOURCE}\nonmessage = (e) => fire(e.data);`], { type: "application/javascript" }),
+      );
       const w = new Worker(url);
       w.postMessage(data);
       (w as unknown as { unref?: () => void }).unref?.();
@@ -92,7 +94,8 @@ export function hardBound<T>(ms: number, fn: () => T): T {
   try {
     return new vmModule.Script("__kbzBounded()").runInThisContext({ timeout: Math.max(1, Math.floor(ms)) }) as T;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException)?.code === "ERR_SCRIPT_EXECUTION_TIMEOUT") throw new HardBoundError(`did not finish within ${ms} ms`);
+    if ((e as NodeJS.ErrnoException)?.code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
+      throw new HardBoundError(`did not finish within ${ms} ms`);
     throw e;
   } finally {
     delete g.__kbzBounded;

@@ -12,7 +12,6 @@ export const MAX_INPUT_FILES = 5000;
 /** Issue 28 item 7: more files than the cap is never a silent cut; the gate is unmet with this. */
 export const TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
 
-
 const isWild = (seg: string) => seg.includes("*") || seg.includes("?");
 
 function entries(dir: string): fs.Dirent[] {
@@ -59,7 +58,8 @@ export function expandInputs(base: string, patterns: string[]): { files: string[
     const [seg, ...rest] = segs as [string, ...string[]];
     if (seg === "**") {
       match(rel, rest);
-      for (const e of entries(path.join(base, rel))) if (e.isDirectory()) match(rel ? `${rel}/${e.name}` : e.name, segs);
+      for (const e of entries(path.join(base, rel)))
+        if (e.isDirectory()) match(rel ? `${rel}/${e.name}` : e.name, segs);
       return;
     }
     if (!isWild(seg)) {
@@ -79,7 +79,10 @@ export function expandInputs(base: string, patterns: string[]): { files: string[
     }
   };
   for (const p of patterns) {
-    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    const segs = p
+      .replace(/\\/g, "/")
+      .split("/")
+      .filter((s) => s !== "" && s !== ".");
     match("", segs);
   }
   return { files: [...found].sort(), truncated };

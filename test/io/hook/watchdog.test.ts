@@ -10,7 +10,10 @@ import { REPO, tempDir } from "../../helpers/kbz.ts";
 function run(body: string): { code: number | null; stdout: string; stderr: string } {
   const dir = tempDir();
   const file = path.join(dir, "spin.ts");
-  fs.writeFileSync(file, `import { armWatchdog } from ${JSON.stringify(path.join(REPO, "src/io/hook/watchdog.ts"))};\n${body}\n`);
+  fs.writeFileSync(
+    file,
+    `import { armWatchdog } from ${JSON.stringify(path.join(REPO, "src/io/hook/watchdog.ts"))};\n${body}\n`,
+  );
   const r = spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -22,7 +25,9 @@ describe("the Stop hook's watchdog", () => {
   });
 
   test("an answer claimed in time is the only one printed", () => {
-    const r = run(`const w = await armWatchdog(300, "WATCHDOG\\n", "");\nif (w.claim()) process.stdout.write("MAIN\\n");\nconst t = Date.now(); while (Date.now() - t < 800) {}\nprocess.exit(0);`);
+    const r = run(
+      `const w = await armWatchdog(300, "WATCHDOG\\n", "");\nif (w.claim()) process.stdout.write("MAIN\\n");\nconst t = Date.now(); while (Date.now() - t < 800) {}\nprocess.exit(0);`,
+    );
     expect(r.stdout).toBe("MAIN\n");
     expect(r.code).toBe(0);
   });
