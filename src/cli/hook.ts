@@ -2,6 +2,8 @@
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
 import * as os from "node:os";
+import * as path from "node:path";
+import { COMMITTED, LOCAL_STATE } from "../core/workspace/vcs.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { COPILOT_DENY } from "../core/hook/deny.ts";
@@ -61,7 +63,13 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, loca
       out(`Installed kbz stop hook for ${host} into ${o.target} (${TARGETS[host].events.join(", ")})`);
       out(`  command: ${command}`);
       if (o.backup) out(`  backup:  ${o.backup}`);
-      out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored (local state)");
+      // Exactly what to ignore and what to commit (issue 43: ".unlazy/ ignored" hid the plan).
+      // The hook file itself: a project's local file is ignored, a shared one committed.
+      {
+        const file = location === "global" ? [] : [path.relative(process.cwd(), o.target) || o.target];
+        out(`  ignore:  ${[...LOCAL_STATE, ...(location === "local" ? file : [])].join(" ")}`);
+        out(`  commit:  ${[...COMMITTED, ...(location === "shared" ? file : [])].join(" ")}`);
+      }
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
       if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) keep the person's acts from the agent`);
       if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);

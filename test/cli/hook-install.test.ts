@@ -41,8 +41,9 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
       [
         `Installed kbz stop hook for claude into ${p.file} (Stop, SubagentStop, TaskCompleted)`,
         `  command: ${p.shim} --agent claude --unlazy-hook-v2 --scope api`,
-        "  note:    keep .unlazy/ and .unlazy-hook-state.json ignored (local state)",
-        "  deny:    20 rule(s) keep the person's acts from the agent",
+        "  ignore:  .kbz/ .unlazy/locks/ .unlazy/*/dispatch.json .unlazy/*/status.log .unlazy/*/hook-state.json .unlazy/*/session .unlazy-hook-state.json .claude/settings.local.json",
+        "  commit:  GATES.md gates/ .unlazy/*/PLAN.md .unlazy/*/ACCESS.json .unlazy/*/GATES.md .unlazy/*/gates/ .unlazy/*/STRUCTURE.json .unlazy/verification-receipts.json",
+        "  deny:    18 rule(s) keep the person's acts from the agent",
         "",
       ].join("\n"),
     );
@@ -300,9 +301,10 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
     }
   });
 
-  test("--scope api prints the .unlazy/ and state-file guidance and pins the scope", () => {
+  test("--scope api prints what to ignore (the local state) and what to commit (the plan), and pins the scope", () => {
     const r = project().run("--scope", "api");
-    expect(r.stdout).toContain("keep .unlazy/ and .unlazy-hook-state.json ignored");
+    expect(r.stdout).toContain("  ignore:  .kbz/ .unlazy/locks/ .unlazy/*/dispatch.json");
+    expect(r.stdout).toContain("  commit:  GATES.md gates/ .unlazy/*/PLAN.md");
     expect(r.stdout).toContain("--unlazy-hook-v2 --scope api");
   });
 
