@@ -29,7 +29,12 @@ export interface NextRequest {
 const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
-  const snap = readScheduleFacts({ root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, order: o.order ?? "natural" });
+  const snap = readScheduleFacts({
+    root: o.root,
+    scope: o.scope,
+    slots: o.slots ?? DEFAULT_SLOTS,
+    order: o.order ?? "natural",
+  });
   const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
   // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
   if (advice.attention.some((a) => CASCADING.test(a.reason))) {
@@ -47,7 +52,8 @@ export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice
     // Verified and released: every gate of the scope met (the root's one check ran) and no lease
     // of the scope left. The work is done, and next says so (issue 43: it kept advising
     // `check --reverify, then scope release` after both had run).
-    else if (scopeVerified(o.root, o.scope) && !snap.leases.some((l) => l.scope === o.scope)) advice.action = solo.length > 0 ? "review" : "done";
+    else if (scopeVerified(o.root, o.scope) && !snap.leases.some((l) => l.scope === o.scope))
+      advice.action = solo.length > 0 ? "review" : "done";
   }
   return { snap, advice };
 }
@@ -56,7 +62,11 @@ export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice
 function scopeVerified(root: string, scope: string): boolean {
   const snap = loadSnapshot(resolveTarget({ root, scope }));
   const rootLedger = path.join(root, ".unlazy", scope, "GATES.md");
-  return snap.problems.length === 0 && snap.gates.some((g) => path.resolve(g.file) === rootLedger) && snap.gates.every((g) => g.state === "met");
+  return (
+    snap.problems.length === 0 &&
+    snap.gates.some((g) => path.resolve(g.file) === rootLedger) &&
+    snap.gates.every((g) => g.state === "met")
+  );
 }
 
 /** The gates of the solo ledgers (root GATES.md, gates/*.md) that are not met, by ledger. */
@@ -66,7 +76,12 @@ export function soloNotMet(root: string): SoloItem[] {
   const snap = loadSnapshot({ root, mode: "explicit", scope: null, files, discoveryErrors: [] });
   return snap.gates
     .filter((g) => g.state !== "met")
-    .map((g) => ({ ledger: path.relative(root, g.file).split(path.sep).join("/"), gate: g.gate.id, state: g.reason ?? GATE_LABEL[g.state], manual: !isRunnable(g.gate) }));
+    .map((g) => ({
+      ledger: path.relative(root, g.file).split(path.sep).join("/"),
+      gate: g.gate.id,
+      state: g.reason ?? GATE_LABEL[g.state],
+      manual: !isRunnable(g.gate),
+    }));
 }
 
 /**
@@ -79,5 +94,9 @@ export function unsignedIntegration(root: string, scope: string): SignFirst[] {
   const leaf = /(^|\/)leaf-[^/]*\.md$/;
   return snap.gates
     .filter((g) => !leaf.test(g.file) && !isRunnable(g.gate) && g.state !== "met" && g.state !== "abandoned")
-    .map((g) => ({ ledger: path.relative(root, path.resolve(root, g.file)).split(path.sep).join("/"), gate: g.gate.id, title: g.gate.title }));
+    .map((g) => ({
+      ledger: path.relative(root, path.resolve(root, g.file)).split(path.sep).join("/"),
+      gate: g.gate.id,
+      title: g.gate.title,
+    }));
 }

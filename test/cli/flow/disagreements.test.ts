@@ -31,14 +31,20 @@ function scope(leaves: [string, string, string?][]): FlowRepo {
 /** A solo GATES.md beside the scope: one gate that reads README (INPUTS), approved and met. */
 function soloMet(r: FlowRepo): void {
   r.write("README", "v1\n");
-  r.write("GATES.md", "# Gates\n\n- [ ] G1: the readme exists\n  CHECK: test -f README && printf README_OK\n  EXPECT: README_OK\n  INPUTS: README\n  EVIDENCE: pending\n");
+  r.write(
+    "GATES.md",
+    "# Gates\n\n- [ ] G1: the readme exists\n  CHECK: test -f README && printf README_OK\n  EXPECT: README_OK\n  INPUTS: README\n  EVIDENCE: pending\n",
+  );
   expect(r.run(["approve", "GATES.md"], { input: "y\n" }).code).toBe(0);
   expect(r.run(["check", "GATES.md"]).stdout).toStartWith("ALL MET");
 }
 
 describe("issue 43: where the tool disagreed with itself", () => {
   test("kbz structure check --scope S before any structure change exits 2 (STRUCTURE registry is not initialized); help promises 0 or 1", () => {
-    const r = scope([["1", "a"], ["2", "b", "1"]]);
+    const r = scope([
+      ["1", "a"],
+      ["2", "b", "1"],
+    ]);
     const x = r.run(["structure", "check", "--scope", "S"]);
     expect([x.code, x.stderr]).toEqual([0, ""]);
     expect(x.stdout).toStartWith("STRUCTURE_OK: 0 residual issue(s)");
@@ -49,13 +55,19 @@ describe("issue 43: where the tool disagreed with itself", () => {
   });
 
   test("structure --help lists --details, and structure check … --details exits 2 (unknown or duplicate option)", () => {
-    const r = scope([["1", "a"], ["2", "b", "1"]]);
+    const r = scope([
+      ["1", "a"],
+      ["2", "b", "1"],
+    ]);
     expect(r.run(["structure", "check", "--help"]).stdout).toContain("--details");
     const x = r.run(["structure", "check", "--scope", "S", "--details"]);
     expect([x.code, x.stderr]).toEqual([0, ""]);
     // Details: every finding and the groups the plan was checked with.
     expect(x.stdout).toBe("STRUCTURE_OK: 0 residual issue(s)\n2 groups: 1 | 2\n");
-    expect(JSON.parse(r.run(["structure", "check", "--scope", "S", "--details", "--json"]).stdout).groups).toEqual([["1"], ["2"]]);
+    expect(JSON.parse(r.run(["structure", "check", "--scope", "S", "--details", "--json"]).stdout).groups).toEqual([
+      ["1"],
+      ["2"],
+    ]);
   });
 
   test("after the root is verified and the scope released, kbz next still prints VERIFY-ROOT …: it never says the work is done", () => {
@@ -69,7 +81,10 @@ describe("issue 43: where the tool disagreed with itself", () => {
     expect(r.run(["check", "--scope", "S", "--reverify"]).stdout).toStartWith("ALL MET");
     expect(r.run(["scope", "release", "--scope", "S"]).code).toBe(0);
     const x = r.run(["next", "--scope", "S"]);
-    expect([x.code, x.stdout.trimEnd().split("\n").pop()]).toEqual([0, "DONE: scope S is verified and released: nothing left to do"]);
+    expect([x.code, x.stdout.trimEnd().split("\n").pop()]).toEqual([
+      0,
+      "DONE: scope S is verified and released: nothing left to do",
+    ]);
     expect(x.stdout).not.toContain("VERIFY-ROOT");
     const j = JSON.parse(r.run(["next", "--scope", "S", "--json"]).stdout);
     expect([j.exit, j.verdict, j.action]).toEqual([0, "done", "done"]);
@@ -77,7 +92,14 @@ describe("issue 43: where the tool disagreed with itself", () => {
 
   test("next --details showed SEQUENTIAL GROUPS 3 where the regroup then said 5 group(s) now", () => {
     // 1 -> 2 is a chain; 3 -> 4 -> 5 too, and 6 also needs 3: six leaves.
-    const r = scope([["1", "a"], ["2", "b", "1"], ["3", "c"], ["4", "d", "3"], ["5", "e", "4"], ["6", "f", "3"]]);
+    const r = scope([
+      ["1", "a"],
+      ["2", "b", "1"],
+      ["3", "c"],
+      ["4", "d", "3"],
+      ["5", "e", "4"],
+      ["6", "f", "3"],
+    ]);
     const count = (s: string) => Number(/^(?:SEQUENTIAL )?GROUPS (\d+)/m.exec(s)?.[1]);
     const before = count(r.run(["next", "--scope", "S", "--details"]).stdout);
     const x = r.run(["structure", "regroup", "--scope", "S", "1", "2"]);
@@ -86,11 +108,16 @@ describe("issue 43: where the tool disagreed with itself", () => {
     // One regroup merges two groups into one: one group fewer than next counted, and next agrees.
     expect([before, said]).toEqual([6, 5]);
     expect(count(r.run(["next", "--scope", "S", "--details"]).stdout)).toBe(said);
-    expect(JSON.parse(r.run(["structure", "check", "--scope", "S", "--details", "--json"]).stdout).groups).toHaveLength(said);
+    expect(JSON.parse(r.run(["structure", "check", "--scope", "S", "--details", "--json"]).stdout).groups).toHaveLength(
+      said,
+    );
   });
 
   test("solo gates that a leaf's work made STALE never appear in the scope's kbz next; only status and the hook show them", () => {
-    const r = scope([["1", "a"], ["2", "b"]]);
+    const r = scope([
+      ["1", "a"],
+      ["2", "b"],
+    ]);
     soloMet(r);
     expect(r.run(["approve", "--scope", "S"], { input: "y\n" }).code).toBe(0);
     expect(r.run(["next", "--scope", "S", "--launch"]).code).toBe(0);
@@ -99,20 +126,27 @@ describe("issue 43: where the tool disagreed with itself", () => {
     r.write("src/a/done.txt", "done\n");
     r.run(["advance", "--scope", "S", "--leaf", "1"]);
     const x = r.run(["next", "--scope", "S"]);
-    expect(x.stdout).toContain("REVIEW SOLO 1:\n  GATES.md:G1 STALE (input changed: README); next: kbz check GATES.md\n");
+    expect(x.stdout).toContain(
+      "REVIEW SOLO 1:\n  GATES.md:G1 STALE (input changed: README); next: kbz check GATES.md\n",
+    );
     const j = JSON.parse(r.run(["next", "--scope", "S", "--json"]).stdout);
     expect(j.solo).toEqual([{ ledger: "GATES.md", gate: "G1", state: "STALE (input changed: README)", manual: false }]);
   });
 
   test("the hook's block names GATES:G1 (the solo ledger) and GATES:N1 (the scope's) alike", () => {
     const r = scope([["1", "a"]]);
-    r.write("GATES.md", "# Gates\n\n- [ ] G1: the readme exists\n  CHECK: test -f README && printf README_OK\n  EXPECT: README_OK\n  EVIDENCE: pending\n");
+    r.write(
+      "GATES.md",
+      "# Gates\n\n- [ ] G1: the readme exists\n  CHECK: test -f README && printf README_OK\n  EXPECT: README_OK\n  EVIDENCE: pending\n",
+    );
     const h = stopHook({ cwd: r.dir, session_id: "s1", hook_event_name: "Stop" }, { env: r.env });
     const reason = JSON.parse(h.stdout).reason as string;
     expect(reason).toContain("GATES:G1");
     expect(reason).toContain(".unlazy/S/GATES:N1");
     // No two gates of different ledgers share a name anywhere: status says the same.
-    const ids = [...r.run(["status", "--scope", "S"]).stdout.matchAll(/^ {2}[A-Z-]+ +(\S+:\S+?)[ :]/gm)].map((m) => m[1]);
+    const ids = [...r.run(["status", "--scope", "S"]).stdout.matchAll(/^ {2}[A-Z-]+ +(\S+:\S+?)[ :]/gm)].map(
+      (m) => m[1],
+    );
     expect(ids).toContain(".unlazy/S/GATES:N1");
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).not.toContain("GATES:N1");
@@ -145,17 +179,41 @@ describe("issue 43: where the tool disagreed with itself", () => {
     expect(r.run(["next", "--scope", "S", "--launch"]).code).toBe(0);
     const x = kbz(["hook", "install"], { cwd: r.dir, env: { ...r.env, HOME: path.join(r.dir, ".home") } });
     expect(x.code).toBe(0);
-    const line = (name: string) => x.stdout.split("\n").find((l) => l.startsWith(`  ${name}:`))!.slice(`  ${name}:`.length).trim().split(" ");
+    const line = (name: string) =>
+      x.stdout
+        .split("\n")
+        .find((l) => l.startsWith(`  ${name}:`))!
+        .slice(`  ${name}:`.length)
+        .trim()
+        .split(" ");
     const ignore = line("ignore");
     const commit = line("commit");
     expect(commit).toContain(".unlazy/*/PLAN.md");
     // Written to .gitignore as printed, git ignores exactly the local state and none of the plan.
     spawnSync("git", ["init", "-q"], { cwd: r.dir });
     fs.writeFileSync(path.join(r.dir, ".gitignore"), `.home/\n${ignore.join("\n")}\n`);
-    const files = ["GATES.md", ".unlazy/S/PLAN.md", ".unlazy/S/ACCESS.json", ".unlazy/S/GATES.md", ".unlazy/S/gates/leaf-1.md", ".unlazy/S/dispatch.json", ".unlazy/S/status.log", ".claude/settings.local.json"];
+    const files = [
+      "GATES.md",
+      ".unlazy/S/PLAN.md",
+      ".unlazy/S/ACCESS.json",
+      ".unlazy/S/GATES.md",
+      ".unlazy/S/gates/leaf-1.md",
+      ".unlazy/S/dispatch.json",
+      ".unlazy/S/status.log",
+      ".claude/settings.local.json",
+    ];
     r.write("GATES.md", "# Gates\n");
-    const ignored = spawnSync("git", ["check-ignore", ...files], { cwd: r.dir, encoding: "utf8" }).stdout.trim().split("\n");
+    const ignored = spawnSync("git", ["check-ignore", ...files], { cwd: r.dir, encoding: "utf8" })
+      .stdout.trim()
+      .split("\n");
     expect(ignored).toEqual([".unlazy/S/dispatch.json", ".unlazy/S/status.log", ".claude/settings.local.json"]);
-    for (const f of files) if (!ignored.includes(f)) expect([f, commit.some((c) => f === c || f.startsWith(c.replace("*", "S").replace(/\/$/, "/")) || c.replace("*", "S") === f)]).toEqual([f, true]);
+    for (const f of files)
+      if (!ignored.includes(f))
+        expect([
+          f,
+          commit.some(
+            (c) => f === c || f.startsWith(c.replace("*", "S").replace(/\/$/, "/")) || c.replace("*", "S") === f,
+          ),
+        ]).toEqual([f, true]);
   });
 });
