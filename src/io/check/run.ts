@@ -33,7 +33,7 @@ import { bindingSignature, OracleError } from "../oracle/binding.ts";
 import { recordOraclePasses, type OraclePassRecord } from "../oracle/records.ts";
 import { identitiesFor, namesOnlyFiles } from "../oracle/identity.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
-import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
+import { baseDir, declaredEnv, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
 import { runRolling } from "../../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
 import { describe, KbzError } from "../../core/errors.ts";
@@ -63,6 +63,8 @@ export interface CheckRequest extends TargetRequest {
   sandbox?: boolean;
   /** How a person gives `approve` (io/run/consent.ts): the dashboard passes "dashboard". */
   via?: "terminal" | "dashboard";
+  /** `verify run --env`: names every CHECK of the run receives and its approval binds (plan.ts declaredEnv). */
+  passEnv?: readonly string[];
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -109,7 +111,7 @@ export interface CheckResult {
 }
 
 export function runSettings(
-  req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">,
+  req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox" | "passEnv">,
   root: string,
 ): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
@@ -137,6 +139,7 @@ export function runSettings(
     sandbox,
     root,
     env: req.env,
+    ...(req.passEnv?.length ? { passEnv: req.passEnv } : {}),
   };
 }
 
@@ -467,7 +470,7 @@ async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
         check: task.gate.check!,
         expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
         cwd: task.oracle.cwd,
-        env: childEnv(checkEnvironment(req.env, task.gate.env), run.chain, key),
+        env: childEnv(checkEnvironment(req.env, declaredEnv(task.gate, settings)), run.chain, key),
         timeoutMs: settings.timeoutMs,
         sandbox: task.oracle.sandbox ?? null,
         onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
@@ -537,12 +540,16 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
   }
 }
 
-/** The INPUTS each written (or unchanged) result observed, by gate id. */
+/**
+ * The INPUTS each written (or unchanged) pass observed, by gate id. A failed run gets none (issue
+ * 42 item 5): the record holds the evidence line of a pass, which a failed run must never write
+ * anywhere (its failure record, io/check/failures.ts, keeps what it saw).
+ */
 function inputRecords(run: Run, group: RunReport[]): Record<string, InputRecord> {
   const records: Record<string, InputRecord> = {};
   for (const r of group) {
     const files = run.observed.get(r.task.qid);
-    if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+    if (!files || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
     const evidence = evidenceFor(r.task, r.outcome, run.settings);
     records[r.task.gate.id] = {
       definition: r.task.digest,
