@@ -34,7 +34,11 @@ export function lintFiles(files: string[], cwd: string): LintedFile[] {
     const abs = path.resolve(cwd, file);
     const entry = loadLedgerFile(abs, cwd, false);
     if (entry.problems.length > 0 || !entry.ledger) return { file, problems: entry.problems, findings: [] };
-    return { file, problems: [], findings: [...lintLedger(entry.ledger, starterChecks()), ...inputFindings(abs, entry.ledger)] };
+    return {
+      file,
+      problems: [],
+      findings: [...lintLedger(entry.ledger, starterChecks()), ...inputFindings(abs, entry.ledger)],
+    };
   });
 }
 

@@ -10,7 +10,11 @@ import { kbz, tempDir } from "../../helpers/kbz.ts";
 const dir = tempDir("kbz-first-lint-");
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function lint(ledger: string): { code: number; out: string; findings: { rule: string; level: string; line: number; gate: string | null; message: string }[] } {
+function lint(ledger: string): {
+  code: number;
+  out: string;
+  findings: { rule: string; level: string; line: number; gate: string | null; message: string }[];
+} {
   fs.writeFileSync(path.join(dir, "GATES.md"), ledger);
   const text = kbz(["lint", "GATES.md"], { cwd: dir });
   const json = kbz(["lint", "--json", "GATES.md"], { cwd: dir });
@@ -18,7 +22,8 @@ function lint(ledger: string): { code: number; out: string; findings: { rule: st
   return { code: text.code, out: text.stdout, findings: JSON.parse(json.stdout).findings };
 }
 
-const errors = (r: ReturnType<typeof lint>) => r.findings.filter((f) => f.level === "error").map((f) => `${f.gate ?? "-"}:${f.rule}`);
+const errors = (r: ReturnType<typeof lint>) =>
+  r.findings.filter((f) => f.level === "error").map((f) => `${f.gate ?? "-"}:${f.rule}`);
 
 describe("issue 44 item 3: lint lets a gate that cannot fail through → it is an error, exit 1", () => {
   test("fixes unlazy bug: CHECK: echo ok / EXPECT: ok was a warning under LINT OK", () => {
@@ -29,12 +34,23 @@ describe("issue 44 item 3: lint lets a gate that cannot fail through → it is a
   });
 
   test("an EXPECT the CHECK's own echo prints, after a command whose status is discarded, is an error", () => {
-    for (const check of ["node t.js; echo DONE_OK", "node t.js | tee log; echo DONE_OK", "node t.js & printf 'DONE_OK'", 'echo "DONE_OK"; node t.js | echo ok']) {
+    for (const check of [
+      "node t.js; echo DONE_OK",
+      "node t.js | tee log; echo DONE_OK",
+      "node t.js & printf 'DONE_OK'",
+      'echo "DONE_OK"; node t.js | echo ok',
+    ]) {
       const r = lint(`# Gates: t\n\n- [ ] G1: t passes\n  CHECK: ${check}\n  EXPECT: DONE_OK\n`);
       expect({ check, errors: errors(r) }).toEqual({ check, errors: ["G1:expect-printed-by-check"] });
     }
     // The exit status still decides, or the echo never reaches the output: not this error.
-    for (const check of ["node t.js && echo DONE_OK", "node t.js || echo DONE_OK", "echo DONE_OK | node t.js", "node t.js; echo other", "node t.js --marker DONE_OK; true"]) {
+    for (const check of [
+      "node t.js && echo DONE_OK",
+      "node t.js || echo DONE_OK",
+      "echo DONE_OK | node t.js",
+      "node t.js; echo other",
+      "node t.js --marker DONE_OK; true",
+    ]) {
       const r = lint(`# Gates: t\n\n- [ ] G1: t passes\n  CHECK: ${check}\n  EXPECT: DONE_OK\n`);
       expect({ check, printed: errors(r).includes("G1:expect-printed-by-check") }).toEqual({ check, printed: false });
     }
@@ -44,10 +60,18 @@ describe("issue 44 item 3: lint lets a gate that cannot fail through → it is a
     fs.rmSync(path.join(dir, "GATES.md"), { force: true });
     expect(kbz(["init"], { cwd: dir }).code).toBe(0);
     const r = kbz(["lint", "--json"], { cwd: dir });
-    const found = JSON.parse(r.stdout).findings.filter((f: { level: string }) => f.level === "error").map((f: { gate: string | null; rule: string; line: number }) => `${f.gate ?? "-"}:${f.rule}:${f.line}`);
-    expect([r.code, found]).toEqual([1, ["-:starter-placeholder:1", "G1:starter-example:3", "G2:starter-example:8", "G3:starter-example:13"]]);
+    const found = JSON.parse(r.stdout)
+      .findings.filter((f: { level: string }) => f.level === "error")
+      .map((f: { gate: string | null; rule: string; line: number }) => `${f.gate ?? "-"}:${f.rule}:${f.line}`);
+    expect([r.code, found]).toEqual([
+      1,
+      ["-:starter-placeholder:1", "G1:starter-example:3", "G2:starter-example:8", "G3:starter-example:13"],
+    ]);
     // Once the gates are the task's own, the same file lints clean of these.
-    const own = fs.readFileSync(path.join(dir, "GATES.md"), "utf8").replace("<what this task delivers>", "CSV importer").replaceAll("test/feature/", "test/csv/");
+    const own = fs
+      .readFileSync(path.join(dir, "GATES.md"), "utf8")
+      .replace("<what this task delivers>", "CSV importer")
+      .replaceAll("test/feature/", "test/csv/");
     expect(errors(lint(own))).toEqual([]);
   });
 });
@@ -77,13 +101,19 @@ describe("issue 44 item 4: a lowercase key silently turns a gate manual → an u
     const unknown = r.findings.filter((f) => f.rule === "unknown-attribute").map((f) => `${f.gate}:${f.line}`);
     expect(unknown).toEqual(["G1:4", "G1:5", "G2:9", "G2:10", "G2:12"]);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('  ERROR G1: line 4: "check:" is not an attribute kbz knows (keys are uppercase), so the line is ignored, and the gate has no CHECK; did you mean "CHECK:"?  [unknown-attribute]');
-    expect(r.out).toContain('  ERROR G2: line 9: "INPUT:" is not an attribute kbz knows (a misspelled key), so the line is ignored; did you mean "INPUTS:"?  [unknown-attribute]');
+    expect(r.out).toContain(
+      '  ERROR G1: line 4: "check:" is not an attribute kbz knows (keys are uppercase), so the line is ignored, and the gate has no CHECK; did you mean "CHECK:"?  [unknown-attribute]',
+    );
+    expect(r.out).toContain(
+      '  ERROR G2: line 9: "INPUT:" is not an attribute kbz knows (a misspelled key), so the line is ignored; did you mean "INPUTS:"?  [unknown-attribute]',
+    );
     expect(r.out).toContain('line 10: "ENV :" is not an attribute kbz knows (a space before the colon)');
   });
 
   test("the originals' ledgers (unknown prose keys, EVIDENCE, CWD) lint without it", () => {
-    const r = lint("# Gates: t\n\n- [ ] G1: t passes\n  CHECK: node t.js\n  EXPECT: T_OK\n  CWD: .\n  EVIDENCE: pending\n  Reviewer: Ana\n  Why: the importer\n");
+    const r = lint(
+      "# Gates: t\n\n- [ ] G1: t passes\n  CHECK: node t.js\n  EXPECT: T_OK\n  CWD: .\n  EVIDENCE: pending\n  Reviewer: Ana\n  Why: the importer\n",
+    );
     expect(r.findings.filter((f) => f.rule === "unknown-attribute")).toEqual([]);
   });
 });
