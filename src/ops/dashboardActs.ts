@@ -8,10 +8,10 @@ import { noteApproved } from "../io/run/attest.ts";
 import { isDeliberate, UsageError } from "../core/errors.ts";
 import { readLastRun, type LastRun } from "../io/check/lastrun.ts";
 import { baseDir, cwdShown, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
-import { snapshotForRequest } from "../io/read.ts";
+import { snapshotForRequest } from "./snapshot.ts";
 import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
 import type { GateView } from "../core/snapshot.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "./checkRun.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import type { Env } from "../io/run/shell.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
@@ -223,7 +223,7 @@ export interface ProbeShown {
 
 /** Probe one met gate with `kbz check --probe`'s function; `approve` records the probe's approval first. */
 export async function probeGate(req: { root: string; scope: string | null; qid: string; approve: boolean; env: Env }): Promise<ProbeShown | null> {
-  const { runProbes, probeLine } = await import("../io/check/probe.ts");
+  const { runProbes, probeLine } = await import("./probe.ts");
   const res = await runProbes({ root: req.root, files: [], scope: req.scope, approve: req.approve, timeoutS: DEFAULT_TIMEOUT_S, env: req.env, only: [req.qid] });
   const item = res.items.find((i) => i.qid === req.qid);
   if (!item) return null;

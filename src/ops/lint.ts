@@ -6,7 +6,8 @@ import { UsageError, type FileProblem } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { inputFindings } from "../io/inputs/lint.ts";
-import { loadLedgerFile, noLedgers } from "../io/read.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { noLedgers } from "./snapshot.ts";
 
 export type { LintFinding };
 
