@@ -27,7 +27,7 @@ import { bindingSignature, OracleError } from "../io/oracle/binding.ts";
 import { recordOraclePasses, type OraclePassRecord } from "../io/oracle/records.ts";
 import { identitiesFor, namesOnlyFiles } from "../io/oracle/identity.ts";
 import { chainKey, chainRefusal, childEnv, inheritedChain } from "../io/check/chain.ts";
-import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { baseDir, declaredEnv, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
 import { runRolling } from "../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "../io/check/writeback.ts";
 import { describe, KbzError } from "../core/errors.ts";
@@ -57,6 +57,8 @@ export interface CheckRequest extends TargetRequest {
   sandbox?: boolean;
   /** How a person gives `approve` (io/run/consent.ts): the dashboard passes "dashboard". */
   via?: "terminal" | "dashboard";
+  /** `verify run --env`: names every CHECK of the run receives and its approval binds (plan.ts declaredEnv). */
+  passEnv?: readonly string[];
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -102,7 +104,7 @@ export interface CheckResult {
   exit: 0 | 1 | 2;
 }
 
-export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">, root: string): RunSettings {
+export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox" | "passEnv">, root: string): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
   let cwd: string | null = null;
   if (req.cwd !== undefined) {
@@ -115,7 +117,7 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
   }
   const repo = readRepoSettings(root);
   const sandbox = { all: !!req.sandbox || repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env: req.env };
-  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox, root, env: req.env };
+  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox, root, env: req.env, ...(req.passEnv?.length ? { passEnv: req.passEnv } : {}) };
 }
 
 /** For an unapproved oracle: how the nearest approval of the same ledger and gate differs (issue 20.8). */
@@ -374,7 +376,7 @@ async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
         check: task.gate.check!,
         expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
         cwd: task.oracle.cwd,
-        env: childEnv(checkEnvironment(req.env, task.gate.env), run.chain, key),
+        env: childEnv(checkEnvironment(req.env, declaredEnv(task.gate, settings)), run.chain, key),
         timeoutMs: settings.timeoutMs,
         sandbox: task.oracle.sandbox ?? null,
         onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
@@ -434,12 +436,16 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
   }
 }
 
-/** The INPUTS each written (or unchanged) result observed, by gate id. */
+/**
+ * The INPUTS each written (or unchanged) pass observed, by gate id. A failed run gets none (issue
+ * 42 item 5): the record holds the evidence line of a pass, which a failed run must never write
+ * anywhere (its failure record, io/check/failures.ts, keeps what it saw).
+ */
 function inputRecords(run: Run, group: RunReport[]): Record<string, InputRecord> {
   const records: Record<string, InputRecord> = {};
   for (const r of group) {
     const files = run.observed.get(r.task.qid);
-    if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+    if (!files || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
     const evidence = evidenceFor(r.task, r.outcome, run.settings);
     records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
   }
