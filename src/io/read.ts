@@ -9,8 +9,21 @@ import * as path from "node:path";
 import { ReadError } from "../core/errors.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES } from "../core/text/decode.ts";
 import { isInside } from "../core/workspace/inside.ts";
-import { invalidRecord, locksDir, MAX_LEASE_BYTES, parseLeaseRecord, type LeaseRecord } from "../core/dispatch/lease-record.ts";
-import { dispatchPath, DispatchStateError, emptyDispatch, parseDispatch, waveLine, type DispatchState } from "../core/dispatch/waves.ts";
+import {
+  invalidRecord,
+  locksDir,
+  MAX_LEASE_BYTES,
+  parseLeaseRecord,
+  type LeaseRecord,
+} from "../core/dispatch/lease-record.ts";
+import {
+  dispatchPath,
+  DispatchStateError,
+  emptyDispatch,
+  parseDispatch,
+  waveLine,
+  type DispatchState,
+} from "../core/dispatch/waves.ts";
 import { ledgerEntry, unreadableEntry, type LedgerEntry } from "../core/snapshot.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
@@ -71,7 +84,11 @@ function realpathOf(file: string, cache: Map<string, string> | undefined): strin
  * The stable read of `file`, handed to `use` as a view that is only valid during the call,
  * with the descriptor's stat taken before the bytes were read.
  */
-export function readStableWith<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T): T {
+export function readStableWith<T>(
+  file: string,
+  opts: StableReadOptions,
+  use: (bytes: Buffer, stat: fs.BigIntStats) => T,
+): T {
   return stableRead(file, opts, use, true);
 }
 
@@ -81,12 +98,21 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
  * snapshot: that pass compares each name's lstat with the stat handed to `use`, so a file that
  * changed or was swapped mid-read is caught there.
  */
-export function readStableForPass<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T): T {
+export function readStableForPass<T>(
+  file: string,
+  opts: StableReadOptions,
+  use: (bytes: Buffer, stat: fs.BigIntStats) => T,
+): T {
   return stableRead(file, opts, use, false);
 }
 
 /** The read itself; `checkName` false defers the name's check to a consistency pass (above). */
-function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T, checkName: boolean): T {
+function stableRead<T>(
+  file: string,
+  opts: StableReadOptions,
+  use: (bytes: Buffer, stat: fs.BigIntStats) => T,
+  checkName: boolean,
+): T {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd: number;
   try {
@@ -102,8 +128,13 @@ function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffe
       if (exists) throw new ReadError(single, "UNSAFE", file);
       throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
     }
-    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK") throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot open ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "IO", file);
+    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(
+      `cannot open ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      "IO",
+      file,
+    );
   }
   let buf = scratch;
   scratch = null; // a nested read (from `use`) gets its own buffer
@@ -124,10 +155,12 @@ function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffe
     const size = Number(before.size);
     // Room for one byte more than the size, so a file that grew is noticed in this read.
     const want = Math.min(size + 1, opts.maxBytes + 1);
-    if (!buf || buf.length < want) buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
+    if (!buf || buf.length < want)
+      buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
     for (;;) {
       if (total === buf.length) {
-        if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+        if (total > opts.maxBytes)
+          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
         const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
         buf.copy(grown, 0, 0, total);
         buf = grown;
@@ -147,14 +180,19 @@ function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffe
     if (checkName) {
       const named = fs.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named)) throw new ReadError(single, "UNSAFE", file);
-      if (!unchanged(before, named) || named.nlink !== 1n) throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+      if (!unchanged(before, named) || named.nlink !== 1n)
+        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     }
   } catch (e) {
     keepScratch(buf);
     if (e instanceof ReadError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot read ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "IO", file);
+    throw new ReadError(
+      `cannot read ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      "IO",
+      file,
+    );
   } finally {
     fs.closeSync(fd);
   }
@@ -180,13 +218,25 @@ export function readLedgerText(file: string, root?: string): { text: string } | 
 }
 
 /** One ledger of the status snapshot, parsed; read problems become the entry's problems. */
-export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>, parse?: (text: string, stem: string) => Ledger): LedgerEntry {
+export function loadLedgerFile(
+  file: string,
+  root: string,
+  constrainToRoot: boolean,
+  realDirs?: Map<string, string>,
+  parse?: (text: string, stem: string) => Ledger,
+): LedgerEntry {
   let decoded: ReturnType<typeof decodeLedgerText>;
   try {
-    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
+    const opts = {
+      label: "gate ledger",
+      maxBytes: MAX_LEDGER_BYTES,
+      root: constrainToRoot ? root : undefined,
+      realDirs,
+    };
     decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
-    if (e instanceof ReadError) return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
+    if (e instanceof ReadError)
+      return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
     throw e;
   }
   return ledgerEntry(file, root, decoded, parse);
@@ -234,7 +284,11 @@ export function loadDispatch(root: string, scope: string): LoadedDispatch {
 /** dispatch.json's text, or null when absent (the files adapter's `dispatchText`). */
 export function readDispatchText(root: string, scope: string): string | null {
   try {
-    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    return readStable(dispatchPath(root, scope), {
+      label: "dispatch state",
+      maxBytes: MAX_LEDGER_BYTES,
+      root,
+    }).toString("utf8");
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return null;
     throw e;

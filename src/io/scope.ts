@@ -94,11 +94,20 @@ export class ScopeReader implements ScopeInputs {
     for (let k = 0; k < this.entries.length; k++) {
       const [suffix, text] = this.entries[k]!;
       const file = this.scopeDir + suffix;
-      if (!sameState(currentStat(file), this.stats[k]!) && this.readFile(file, suffix.slice(1)).text !== text) return "inputs";
+      if (!sameState(currentStat(file), this.stats[k]!) && this.readFile(file, suffix.slice(1)).text !== text)
+        return "inputs";
     }
     if (this.checks.some((c) => c())) return "inputs";
-    if (this.leaseRecords !== null && leaseSignature(coordination(this.root).leases()) !== leaseSignature(this.leaseRecords)) return "leases";
-    if (this.resolved !== null && resolveTarget({ root: this.root, scope: this.scope }).files.join("\n") !== this.resolved.files.join("\n")) return "inventory";
+    if (
+      this.leaseRecords !== null &&
+      leaseSignature(coordination(this.root).leases()) !== leaseSignature(this.leaseRecords)
+    )
+      return "leases";
+    if (
+      this.resolved !== null &&
+      resolveTarget({ root: this.root, scope: this.scope }).files.join("\n") !== this.resolved.files.join("\n")
+    )
+      return "inventory";
     return null;
   }
 
@@ -125,7 +134,12 @@ export class ScopeReader implements ScopeInputs {
   private readFile(file: string, rel: string): { text: string | null; stat: fs.BigIntStats | null } {
     let read: { decoded: ReturnType<typeof decodeLedgerText>; stat: fs.BigIntStats };
     try {
-      const opts = { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES, root: this.pass ? undefined : this.root, realDirs: this.realDirs };
+      const opts = {
+        label: path.basename(file),
+        maxBytes: MAX_LEDGER_BYTES,
+        root: this.pass ? undefined : this.root,
+        realDirs: this.realDirs,
+      };
       const use = (bytes: Buffer, stat: fs.BigIntStats) => ({ decoded: decodeLedgerText(bytes), stat });
       read = this.pass ? readStableForPass(file, opts, use) : readStableWith(file, opts, use);
     } catch (e) {
@@ -142,7 +156,6 @@ function sameState(a: fs.BigIntStats | null, b: fs.BigIntStats | null): boolean 
   return a === null || b === null ? a === b : sameFileState(a, b);
 }
 
-
 export interface ConsistentReadOptions {
   /** Called once every input is read, before the consistency pass (tests change files here). */
   beforeConsistencyCheck?: () => void;
@@ -155,7 +168,13 @@ export interface ConsistentReadOptions {
  * then every input must still be what it read, else `changed` says what moved and throws or
  * returns the view to hand out instead.
  */
-export function readConsistent<T>(root: string, scope: string, build: (inputs: ScopeInputs) => T, changed: (what: ScopeChange, built: T) => T, opts: ConsistentReadOptions = {}): T {
+export function readConsistent<T>(
+  root: string,
+  scope: string,
+  build: (inputs: ScopeInputs) => T,
+  changed: (what: ScopeChange, built: T) => T,
+  opts: ConsistentReadOptions = {},
+): T {
   const reader = new ScopeReader(root, scope, true, opts.cache ?? null);
   const value = build(reader);
   opts.beforeConsistencyCheck?.();

@@ -4,7 +4,12 @@
 // (core/snapshot.ts). A verb reads it once and hands it on as data.
 import { UsageError } from "../core/errors.ts";
 import type { Target } from "../core/workspace/target.ts";
-import { aggregateDispatch, DispatchStateError, invalidAggregate, type DispatchAggregate } from "../core/dispatch/waves.ts";
+import {
+  aggregateDispatch,
+  DispatchStateError,
+  invalidAggregate,
+  type DispatchAggregate,
+} from "../core/dispatch/waves.ts";
 import { buildSnapshot, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { kbz } from "../core/text/command.ts";
@@ -19,7 +24,14 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const constrained = target.mode !== "explicit";
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const dispatch = target.discoveryErrors.length > 0 ? null : target.scope ? dispatchStatus(target.root, target.scope) : target.scopes ? scopesDispatch(target.root, target.scopes) : null;
+  const dispatch =
+    target.discoveryErrors.length > 0
+      ? null
+      : target.scope
+        ? dispatchStatus(target.root, target.scope)
+        : target.scopes
+          ? scopesDispatch(target.root, target.scopes)
+          : null;
   const trace = readTrace(target.root, target.files, { real: !constrained });
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
@@ -29,9 +41,12 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
 
 /** No ledger anywhere: say where kbz looked, and that `kbz init` writes the first one. */
 export function noLedgers(root: string): UsageError {
-  return new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`, {
-    hint: `${kbz("init")} writes a starter GATES.md here (${kbz("demo")} shows a worked example)`,
-  });
+  return new UsageError(
+    `no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`,
+    {
+      hint: `${kbz("init")} writes a starter GATES.md here (${kbz("demo")} shows a worked example)`,
+    },
+  );
 }
 
 export interface TargetRequest {
@@ -58,7 +73,6 @@ export function snapshotForRequest(req: TargetRequest): Snapshot {
   return loadSnapshot(target);
 }
 
-
 /**
  * The scope's dispatch aggregate (docs/formats.md#dispatch), read through the coordination adapter. Never throws
  * for a bad state: an invalid state is a blocking item plus `error`, so callers decide whether to
@@ -77,7 +91,9 @@ export function dispatchStatus(root: string, scope: string | null): DispatchAggr
   }
   for (const l of view.lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
+    agg.blocking.push(
+      `lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`,
+    );
   }
   return agg;
 }
@@ -102,4 +118,3 @@ function scopesDispatch(root: string, scopes: string[]): DispatchAggregate {
   }
   return out;
 }
-
