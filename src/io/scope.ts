@@ -3,7 +3,7 @@
 // ScopeInputs port, and for `kbz next` and the dashboard proves the whole set unchanged in one
 // consistency pass. It stands above the coordination port (leases, dispatch.json and leaf
 // states come through it) and below the use cases that build views from it (ops/facts.ts).
-import * as fs from "node:fs";
+import type * as fs from "node:fs";
 import * as path from "node:path";
 import { ReadError } from "../core/errors.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES } from "../core/text/decode.ts";

@@ -6,7 +6,7 @@ import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, withLeafStates, type Plan } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
 import { readConsistent } from "../io/scope.ts";
-import { type ScopeTextCache } from "../io/read.ts";
+import type { ScopeTextCache } from "../io/read.ts";
 import { CHANGED, factsFrom } from "./facts.ts";
 import type { LeaseView } from "../core/dispatch/lease-record.ts";
 import type { NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
