@@ -7,7 +7,8 @@ import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { inputFindings } from "../io/inputs/lint.ts";
-import { loadLedgerFile, noLedgers } from "../io/read.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { noLedgers } from "./snapshot.ts";
 import { soloLedger } from "./init.ts";
 
 let starter: Set<string> | null = null;

@@ -3,43 +3,43 @@
 // prints its result; receipts call it with the same approvals and evidence rules.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { FileProblemsError, UsageError, type FileProblem } from "../../core/errors.ts";
-import { automaticEvidence } from "../../core/ledger/evidence.ts";
-import type { Reduction } from "../../core/ledger/state.ts";
-import { statusReport } from "../../core/report.ts";
-import { dispatchProblems, type Snapshot } from "../../core/snapshot.ts";
-import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../read.ts";
+import { FileProblemsError, UsageError, type FileProblem } from "../core/errors.ts";
+import { automaticEvidence } from "../core/ledger/evidence.ts";
+import type { Reduction } from "../core/ledger/state.ts";
+import { statusReport } from "../core/report.ts";
+import { dispatchProblems, type Snapshot } from "../core/snapshot.ts";
+import { loadSnapshot, snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import {
   ApprovalStore,
   ApprovalStoreError,
   approvalDirFor,
   assertStoreOutside,
   type StoredApproval,
-} from "../run/approval.ts";
-import { nearMissLines } from "../../core/run/differ.ts";
-import { executeCheck, type RunOutcome } from "../run/execute.ts";
-import { shortSignature } from "../../core/run/show.ts";
+} from "../io/run/approval.ts";
+import { nearMissLines } from "../core/run/differ.ts";
+import { executeCheck, type RunOutcome } from "../io/run/execute.ts";
+import { shortSignature } from "../core/run/show.ts";
 export { shortSignature };
-import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
-import { saveLastRun } from "./lastrun.ts";
-import { failureText, recordRuns } from "./failures.ts";
-import type { FailureStored } from "../../core/trace.ts";
-import { readRepoSettings } from "./settings.ts";
-import { digestInputs, recordInputs, type InputRecord } from "../inputs/records.ts";
-import { expandInputs, TOO_MANY_INPUTS } from "../inputs/expand.ts";
-import { isInside } from "../../core/workspace/inside.ts";
-import { checkEnvironment } from "../oracle/env.ts";
-import { bindingSignature, OracleError } from "../oracle/binding.ts";
-import { recordOraclePasses, type OraclePassRecord } from "../oracle/records.ts";
-import { identitiesFor, namesOnlyFiles } from "../oracle/identity.ts";
-import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
-import { baseDir, declaredEnv, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
-import { runRolling } from "../../core/check/pool.ts";
-import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
-import { describe, KbzError } from "../../core/errors.ts";
-import { requirePerson, logConsent, type Consent } from "../run/consent.ts";
-import { attest, noteApproved } from "../run/attest.ts";
-import { kbz, placeholder as ph } from "../../core/text/command.ts";
+import { pathFacts, requestedShell, resolveShell, type Env } from "../io/run/shell.ts";
+import { saveLastRun } from "../io/check/lastrun.ts";
+import { failureText, recordRuns } from "../io/check/failures.ts";
+import type { FailureStored } from "../core/trace.ts";
+import { readRepoSettings } from "../io/check/settings.ts";
+import { digestInputs, recordInputs, type InputRecord } from "../io/inputs/records.ts";
+import { expandInputs, TOO_MANY_INPUTS } from "../io/inputs/expand.ts";
+import { isInside } from "../core/workspace/inside.ts";
+import { checkEnvironment } from "../io/oracle/env.ts";
+import { bindingSignature, OracleError } from "../io/oracle/binding.ts";
+import { recordOraclePasses, type OraclePassRecord } from "../io/oracle/records.ts";
+import { identitiesFor, namesOnlyFiles } from "../io/oracle/identity.ts";
+import { chainKey, chainRefusal, childEnv, inheritedChain } from "../io/check/chain.ts";
+import { baseDir, declaredEnv, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { runRolling } from "../core/check/pool.ts";
+import { WritebackError, writeBack, type WritebackStatus } from "../io/check/writeback.ts";
+import { describe, KbzError } from "../core/errors.ts";
+import { requirePerson, logConsent, type Consent } from "../io/run/consent.ts";
+import { attest, noteApproved } from "../io/run/attest.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
