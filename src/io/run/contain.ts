@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { windowsContainer } from "./taskkill.ts";
+import { helperEnv, SYSTEM_SH, systemTool } from "./system.ts";
 
 // Windows has the pgroup level's strength at best: its process tree, ended with taskkill (taskkill.ts).
 const WINDOWS_DESCRIBE = "process tree per check (taskkill /t /f on Windows: no cgroups or PID namespaces)";
@@ -77,7 +78,7 @@ function cgroupUsable(parent: string): { selfMove: boolean } | null {
       // Cannot get back: this process must not stay in a group that is about to be killed.
       stuckInGroup(dir, parent);
     }
-    const r = spawnSync("/bin/sh", ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")], { stdio: "ignore" });
+    const r = spawnSync(SYSTEM_SH, ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")], { stdio: "ignore", env: helperEnv() });
     return r.status === 0 ? { selfMove: false } : null;
   } finally {
     removeSoon(dir);
@@ -145,9 +146,12 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The system's unshare by absolute path (system.ts, issue 42 item 1), never one on the CHECK's PATH. */
 function unshareUsable(): string[] | null {
-  for (const prefix of [["unshare", "--pid", "--fork", "--kill-child"], ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]]) {
-    const r = spawnSync(prefix[0]!, [...prefix.slice(1), "true"], { stdio: "ignore" });
+  const unshare = systemTool("unshare");
+  if (!unshare) return null;
+  for (const prefix of [[unshare, "--pid", "--fork", "--kill-child"], [unshare, "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]]) {
+    const r = spawnSync(prefix[0]!, [...prefix.slice(1), "/bin/true"], { stdio: "ignore", env: helperEnv() });
     if (r.status === 0) return prefix;
   }
   return null;
