@@ -31,7 +31,11 @@ function plantedRepo(r: Runner) {
   const trap = path.join(outside, "planted-ran");
   const plant = (name: string) => `#!/bin/sh\necho "${name} $*" >> ${trap}\nexec /usr/bin/${name} "$@"\n`;
   const gate = `- [ ] G1: the region is set\n  CHECK: test \${#KBZ42_MARK} = 12 && echo ok\n  EXPECT: ok\n  ENV: KBZ42_MARK\n  EVIDENCE: pending\n`;
-  writeTree(dir, { "GATES.md": `# Gates: helpers\n\n${gate}`, "data.txt": "the deliverable\n", ...Object.fromEntries(TOOLS.map((t) => [`.venv/bin/${t}`, plant(t)])) });
+  writeTree(dir, {
+    "GATES.md": `# Gates: helpers\n\n${gate}`,
+    "data.txt": "the deliverable\n",
+    ...Object.fromEntries(TOOLS.map((t) => [`.venv/bin/${t}`, plant(t)])),
+  });
   for (const t of TOOLS) fs.chmodSync(path.join(dir, ".venv/bin", t), 0o755);
   const store = path.join(outside, "store");
   fs.mkdirSync(store, { mode: 0o700 });
@@ -54,7 +58,11 @@ function plantedRepo(r: Runner) {
     if (fs.lstatSync(p).isDirectory()) for (const n of fs.readdirSync(p)) own(path.join(p, n));
   };
   // git history (with the system's git, as the runner): data.txt is the change the probe hides.
-  const git = (args: string[]) => r.run(["/usr/bin/git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: home } });
+  const git = (args: string[]) =>
+    r.run(["/usr/bin/git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: home },
+    });
   own(dir);
   own(outside);
   expect(git(["init", "-q"]).code).toBe(0);
@@ -83,14 +91,37 @@ function probeWithPlantedHelpers(r: Runner) {
   const { dir, env, trap, tmp, outside } = plantedRepo(r);
   expect(r.run([BIN, "check", "--approve"], { cwd: dir, env }).code).toBe(0);
   const log = path.join(outside, "trace");
-  const probe = r.run(["/usr/bin/strace", "-f", "-qq", "-v", "-s", "1024", "-e", "trace=execve", "-o", log, BIN, "check", "--probe", "--approve"], { cwd: dir, env });
+  const probe = r.run(
+    [
+      "/usr/bin/strace",
+      "-f",
+      "-qq",
+      "-v",
+      "-s",
+      "1024",
+      "-e",
+      "trace=execve",
+      "-o",
+      log,
+      BIN,
+      "check",
+      "--probe",
+      "--approve",
+    ],
+    { cwd: dir, env },
+  );
   const calls = execs(fs.readFileSync(log, "utf8"));
   // The CHECK ran in the view (its deliverable hidden, it still passed) and saw its variable.
   expect(probe.stdout).toContain("VACUOUS GATES:G1");
   // No planted helper ran, from the probe or the check before it.
   expect(fs.existsSync(trap) ? fs.readFileSync(trap, "utf8") : "").toBe("");
   // Each helper kbz ran is the system's, with none of the CHECK's environment.
-  const helpers = calls.filter((c) => TOOLS.includes(path.basename(c.file)) || (path.basename(c.file) === "sh" && c.argv.includes("overlay")) || /\/(dash|sh)$/.test(c.file) && c.argv.includes("cgroup.procs"));
+  const helpers = calls.filter(
+    (c) =>
+      TOOLS.includes(path.basename(c.file)) ||
+      (path.basename(c.file) === "sh" && c.argv.includes("overlay")) ||
+      (/\/(dash|sh)$/.test(c.file) && c.argv.includes("cgroup.procs")),
+  );
   expect(helpers.map((c) => path.basename(c.file))).toEqual(expect.arrayContaining(["bwrap", "git"]));
   for (const c of helpers) {
     expect(c.file.startsWith(dir)).toBe(false);
@@ -104,10 +135,16 @@ function probeWithPlantedHelpers(r: Runner) {
 
 describe.skipIf(!ready)("issue 42 item 1: the probe's helpers are the system's, run with a minimal environment", () => {
   const root = asRoot();
-  test.skipIf(typeof root === "string")(`item 1 as root: a mount, unshare, bwrap or git on the CHECK's PATH never runs; the CHECK's variables reach only the CHECK${typeof root === "string" ? ` (skipped: ${root})` : ""}`, () => {
-    probeWithPlantedHelpers(root as Runner);
-  });
-  test.skipIf(typeof user === "string")(`item 1 as a user: a mount, unshare, bwrap or git on the CHECK's PATH never runs; the CHECK's variables reach only the CHECK${typeof user === "string" ? ` (skipped: ${user})` : ""}`, () => {
-    probeWithPlantedHelpers((user as { runner: Runner }).runner);
-  });
+  test.skipIf(typeof root === "string")(
+    `item 1 as root: a mount, unshare, bwrap or git on the CHECK's PATH never runs; the CHECK's variables reach only the CHECK${typeof root === "string" ? ` (skipped: ${root})` : ""}`,
+    () => {
+      probeWithPlantedHelpers(root as Runner);
+    },
+  );
+  test.skipIf(typeof user === "string")(
+    `item 1 as a user: a mount, unshare, bwrap or git on the CHECK's PATH never runs; the CHECK's variables reach only the CHECK${typeof user === "string" ? ` (skipped: ${user})` : ""}`,
+    () => {
+      probeWithPlantedHelpers((user as { runner: Runner }).runner);
+    },
+  );
 });

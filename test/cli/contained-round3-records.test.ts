@@ -64,7 +64,10 @@ describe("issue 42 item 7: names given to verify run --env reach the CHECK and a
     const dir = tempDir();
     writeTree(dir, { "GATES.md": ledger, "src/tax.js": "x\n" });
     const env = agentEnv({ TAX_REGION: "eu" });
-    const r = kbz(["verify", "run", "--inputs", "src", "--env", "TAX_REGION", "--closed", "--approve", "GATES.md"], { cwd: dir, env });
+    const r = kbz(["verify", "run", "--inputs", "src", "--env", "TAX_REGION", "--closed", "--approve", "GATES.md"], {
+      cwd: dir,
+      env,
+    });
     expect(r.stdout + r.stderr).toContain("ACCEPTED");
     expect(r.code).toBe(0);
     // Bound: the receipt reads stale once the value changes.
@@ -76,11 +79,18 @@ describe("issue 42 item 7: names given to verify run --env reach the CHECK and a
     const dir = tempDir();
     writeTree(dir, { "GATES.md": ledger, "src/tax.js": "x\n" });
     const env = agentEnv({ TAX_REGION: "eu" });
-    expect(kbz(["verify", "run", "--inputs", "src", "--env", "TAX_REGION", "--approve", "GATES.md"], { cwd: dir, env }).code).toBe(0);
+    expect(
+      kbz(["verify", "run", "--inputs", "src", "--env", "TAX_REGION", "--approve", "GATES.md"], { cwd: dir, env }).code,
+    ).toBe(0);
     // Same oracle, same value: runs without a new approval.
-    expect(kbz(["verify", "run", "--inputs", "src", "--env", "TAX_REGION", "GATES.md"], { cwd: dir, env }).code).toBe(0);
+    expect(kbz(["verify", "run", "--inputs", "src", "--env", "TAX_REGION", "GATES.md"], { cwd: dir, env }).code).toBe(
+      0,
+    );
     // Another value: the CHECK does not run under the old approval.
-    const other = kbz(["verify", "run", "--inputs", "src", "--env", "TAX_REGION", "GATES.md"], { cwd: dir, env: { ...env, TAX_REGION: "eu2" } });
+    const other = kbz(["verify", "run", "--inputs", "src", "--env", "TAX_REGION", "GATES.md"], {
+      cwd: dir,
+      env: { ...env, TAX_REGION: "eu2" },
+    });
     expect(other.code).toBe(1);
     expect(other.stdout + other.stderr).toMatch(/approv/i);
     expect(other.stdout + other.stderr).not.toMatch(/RUN\s+G1/);

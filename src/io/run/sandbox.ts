@@ -18,7 +18,8 @@ export type { SandboxProfile };
 import { sandboxLine, type SandboxProfile } from "../../core/run/show.ts";
 export { sandboxLine };
 
-export const BWRAP_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
+export const BWRAP_INSTALL_HINT =
+  "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
 
 /**
  * The system's bwrap (system.ts: a fixed list of root-owned folders, never the CHECK's PATH,
@@ -42,9 +43,17 @@ function writableReal(root: string, p: string, origin: string): string {
   }
 }
 
-export function sandboxProfile(bwrap: string, root: string, writable: { path: string; origin: string }[], home: string, env: Env = {}): SandboxProfile {
+export function sandboxProfile(
+  bwrap: string,
+  root: string,
+  writable: { path: string; origin: string }[],
+  home: string,
+  env: Env = {},
+): SandboxProfile {
   const realRoot = fs.realpathSync(root);
-  const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))].filter((w) => w !== realRoot).sort();
+  const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))]
+    .filter((w) => w !== realRoot)
+    .sort();
   const all = [realRoot, ...extra];
   return {
     engine: bwrap,
@@ -59,7 +68,8 @@ export function sandboxProfile(bwrap: string, root: string, writable: { path: st
   };
 }
 
-const inside = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
+const inside = (parent: string, child: string) =>
+  child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
 
 const realOrNull = (p: string): string | null => {
   try {
@@ -109,7 +119,9 @@ export function gitDirsIn(writable: string[]): string[] {
 
 /** Where host unix sockets live: replaced by an empty tmpfs inside the sandbox. */
 export function socketDirs(env: Env): string[] {
-  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter((d): d is string => !!d && path.isAbsolute(d));
+  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter(
+    (d): d is string => !!d && path.isAbsolute(d),
+  );
   const real = dirs.map((d) => realOrNull(d)).filter((d): d is string => d !== null && d !== "/");
   const dirsOnly = [...new Set(real)].filter((d) => fs.statSync(d).isDirectory());
   return dirsOnly.filter((d) => !dirsOnly.some((e) => e !== d && inside(e, d))).sort();
@@ -154,12 +166,19 @@ export function bwrapArgv(p: SandboxProfile): string[] {
  * no variable of the CHECK (an `ENV: LD_PRELOAD` the probe runs before any approval) reaches a
  * program outside the sandbox, and no value shows in bwrap's argv (`ps`).
  */
-export function sandboxLaunch(p: SandboxProfile, checkEnv: Env): { argv: string[]; args: Buffer; env: Record<string, string> } {
+export function sandboxLaunch(
+  p: SandboxProfile,
+  checkEnv: Env,
+): { argv: string[]; args: Buffer; env: Record<string, string> } {
   const opts = bwrapArgv(p);
   const fdArgs = ["--clearenv"];
   for (const [k, v] of Object.entries(checkEnv)) if (v !== undefined && k !== "TMPDIR") fdArgs.push("--setenv", k, v);
   fdArgs.push(...opts.slice(1, -1));
-  return { argv: [opts[0]!, "--args", "3", "--"], args: Buffer.from(fdArgs.map((a) => a + "\0").join("")), env: helperEnv() };
+  return {
+    argv: [opts[0]!, "--args", "3", "--"],
+    args: Buffer.from(fdArgs.map((a) => a + "\0").join("")),
+    env: helperEnv(),
+  };
 }
 
 let usable: { ok: boolean; why: string } | null = null;
@@ -174,7 +193,28 @@ export function bwrapUsable(env: Env = process.env): { ok: boolean; why: string 
     return (usable = { ok: false, why: (e as Error).message });
   }
   const user = process.getuid?.() === 0 ? ["--unshare-user"] : [];
-  const r = spawnSync(bwrap, ["--die-with-parent", "--unshare-pid", "--unshare-net", ...user, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], { encoding: "utf8", env: helperEnv() });
-  return (usable = r.status === 0 ? { ok: true, why: "" } : { ok: false, why: `bwrap cannot create a sandbox here: ${(r.stderr || r.error?.message || "").trim()}` });
+  const r = spawnSync(
+    bwrap,
+    [
+      "--die-with-parent",
+      "--unshare-pid",
+      "--unshare-net",
+      ...user,
+      "--cap-drop",
+      "ALL",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "true",
+    ],
+    { encoding: "utf8", env: helperEnv() },
+  );
+  return (usable =
+    r.status === 0
+      ? { ok: true, why: "" }
+      : { ok: false, why: `bwrap cannot create a sandbox here: ${(r.stderr || r.error?.message || "").trim()}` });
 }
-

@@ -45,7 +45,11 @@ let fdSeq = 0;
  */
 function dataFd(data: Buffer): number {
   const file = path.join(os.tmpdir(), `kbz-args-${process.pid}-${++fdSeq}-${Math.random().toString(16).slice(2, 10)}`);
-  const w = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+  const w = fs.openSync(
+    file,
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
+    0o600,
+  );
   let r: number;
   try {
     fs.writeSync(w, data);
@@ -104,7 +108,11 @@ class OutputBudget {
  * Read a pipe to its end, which is what "close" means: every descendant that inherited it has
  * exited or closed it. The reader is listed in `readers` so the cleanup can cancel it.
  */
-async function pumpStream(body: ReadableStream<Uint8Array>, readers: { cancel(): Promise<void> }[], onChunk: (chunk: Uint8Array) => void): Promise<void> {
+async function pumpStream(
+  body: ReadableStream<Uint8Array>,
+  readers: { cancel(): Promise<void> }[],
+  onChunk: (chunk: Uint8Array) => void,
+): Promise<void> {
   const reader = body.getReader();
   readers.push(reader);
   try {
@@ -164,15 +172,16 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
     let fd3: number | null = null;
     try {
       if (req.fd3) fd3 = dataFd(req.fd3);
-      proc = container.start((argv) =>
-        Bun.spawn(argv, {
-          cwd: req.cwd,
-          env: req.env as Record<string, string>,
-          stdio: fd3 === null ? ["ignore", "pipe", "pipe"] : ["ignore", "pipe", "pipe", fd3],
-          detached: process.platform !== "win32",
-          windowsHide: true,
-          windowsVerbatimArguments: process.platform === "win32",
-        }) as ReturnType<typeof Bun.spawn>,
+      proc = container.start(
+        (argv) =>
+          Bun.spawn(argv, {
+            cwd: req.cwd,
+            env: req.env as Record<string, string>,
+            stdio: fd3 === null ? ["ignore", "pipe", "pipe"] : ["ignore", "pipe", "pipe", fd3],
+            detached: process.platform !== "win32",
+            windowsHide: true,
+            windowsVerbatimArguments: process.platform === "win32",
+          }) as ReturnType<typeof Bun.spawn>,
       );
       pid = proc.pid;
       exited = proc.exited;

@@ -70,14 +70,24 @@ let usable: { ok: true } | { ok: false; why: string } | null = null;
 export function viewUsable(): { ok: true } | { ok: false; why: string } {
   if (usable) return usable;
   const wrap = wrapper();
-  if (!wrap) return (usable = { ok: false, why: "unshare or mount (util-linux) is not installed in the system folders" });
+  if (!wrap)
+    return (usable = { ok: false, why: "unshare or mount (util-linux) is not installed in the system folders" });
   sweepViews();
   const l = layers();
   const lower = path.join(l.base, "lower");
   fs.mkdirSync(lower);
   try {
-    const r = spawnSync(wrap[0]!, [...wrap.slice(1), lower, l.upper, l.work, "/bin/true"], { encoding: "utf8", env: helperEnv() });
-    usable = r.status === 0 ? { ok: true } : { ok: false, why: `no overlay mount in a mount namespace here: ${(r.stderr || r.error?.message || "").trim()}` };
+    const r = spawnSync(wrap[0]!, [...wrap.slice(1), lower, l.upper, l.work, "/bin/true"], {
+      encoding: "utf8",
+      env: helperEnv(),
+    });
+    usable =
+      r.status === 0
+        ? { ok: true }
+        : {
+            ok: false,
+            why: `no overlay mount in a mount namespace here: ${(r.stderr || r.error?.message || "").trim()}`,
+          };
   } finally {
     removeTree(l.base);
   }

@@ -33,7 +33,13 @@ function send(line: string): void {
   if (failed || process.platform === "win32") return;
   try {
     if (!dog) {
-      dog = Bun.spawn([SYSTEM_SH, "-c", SCRIPT], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true, env: helperEnv() });
+      dog = Bun.spawn([SYSTEM_SH, "-c", SCRIPT], {
+        stdin: "pipe",
+        stdout: "ignore",
+        stderr: "ignore",
+        detached: true,
+        env: helperEnv(),
+      });
       dog.unref();
     }
     dog.stdin.write(line + "\n");
