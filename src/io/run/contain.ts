@@ -15,6 +15,7 @@ import { windowsContainer } from "./taskkill.ts";
 import type { Container } from "./container.ts";
 
 export type { Container };
+import { pidAlive } from "../lock.ts";
 import { helperEnv, SYSTEM_SH, systemTool } from "./system.ts";
 
 // Windows has the pgroup level's strength at best: its process tree, ended with taskkill (taskkill.ts).
@@ -142,17 +143,8 @@ function sweepDeadGroups(parent: string): void {
   }
   for (const name of names) {
     const m = OURS.exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
     removeSoon(path.join(parent, name));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

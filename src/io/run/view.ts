@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
+import { pidAlive } from "../lock.ts";
 import { helperEnv, SYSTEM_SH, systemTool } from "./system.ts";
 
 /** The wrapper's script: `$0` the system's mount, then lower, upper, work, then what to become. */
@@ -104,15 +105,6 @@ export function throwawayView(root: string): View | null {
   };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Remove the views (and the bwrap option files, spawn.ts) that a kbz killed mid-probe left in
  * the temp folder: named with their pid, which is gone. Only this user's own folders.
@@ -128,7 +120,7 @@ export function sweepViews(dir = os.tmpdir()): number {
   let removed = 0;
   for (const n of names) {
     const m = /^kbz-(?:view|args)-(\d+)-/.exec(n);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
     const p = path.join(dir, n);
     try {
       if (fs.lstatSync(p).uid !== uid) continue;
