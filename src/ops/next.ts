@@ -6,7 +6,7 @@ import { adviseNext, type Advice, type SignFirst, type SoloItem } from "../core/
 import { isRunnable } from "../core/ledger/model.ts";
 import { resolveTarget, withSoloLedgers } from "../io/discover.ts";
 import { GATE_LABEL } from "../core/ledger/state.ts";
-import { loadSnapshot } from "../io/read.ts";
+import { loadSnapshot } from "./snapshot.ts";
 import { cascadesOf } from "./refresh.ts";
 import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
