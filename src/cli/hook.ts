@@ -77,7 +77,9 @@ function report_(
       // Exactly what is ignored and what to commit (issue 43: unlazy's "keep .unlazy/ ignored" hid
       // the plan): the local state as written to .gitignore, the ledgers and plan, a shared hook file.
       if (ignored) {
-        const where = ignored.skipped ?? (ignored.added.length > 0 ? `.gitignore: ${ignored.added.length} line(s) added` : ".gitignore has them");
+        const where =
+          ignored.skipped ??
+          (ignored.added.length > 0 ? `.gitignore: ${ignored.added.length} line(s) added` : ".gitignore has them");
         out(`  ignore:  ${LOCAL_STATE.join(" ")} (${where})`);
         const file = location === "shared" ? [path.relative(process.cwd(), o.target) || o.target] : [];
         out(`  commit:  ${[...COMMITTED, ...file].join(" ")}`);

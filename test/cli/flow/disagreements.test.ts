@@ -204,11 +204,16 @@ describe("issue 43: where the tool disagreed with itself", () => {
       ".unlazy/S/status.log",
       ".claude/settings.local.json",
     ];
-    const ignored = spawnSync("git", ["check-ignore", ...files], { cwd: r.dir, encoding: "utf8" }).stdout.trim().split("\n");
+    const ignored = spawnSync("git", ["check-ignore", ...files], { cwd: r.dir, encoding: "utf8" })
+      .stdout.trim()
+      .split("\n");
     expect(ignored).toEqual([".unlazy/S/dispatch.json", ".unlazy/S/status.log", ".claude/settings.local.json"]);
     for (const f of ignored) expect(ignore.some((p) => p.replace("*", "S").replace(/^\//, "") === f)).toBe(true);
-    const committed = (f: string) => commit.some((c) => { const p = c.replace("*", "S"); return f === p || (p.endsWith("/") && f.startsWith(p)); });
+    const committed = (f: string) =>
+      commit.some((c) => {
+        const p = c.replace("*", "S");
+        return f === p || (p.endsWith("/") && f.startsWith(p));
+      });
     for (const f of files) if (!ignored.includes(f)) expect([f, committed(f)]).toEqual([f, true]);
   });
-
 });
