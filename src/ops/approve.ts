@@ -9,7 +9,7 @@ import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
 import { snapshotForRequest, type TargetRequest } from "../io/read.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import { noteApproved } from "../io/run/attest.ts";
-import { approvalView, type ApprovalView } from "./approvalView.ts";
+import { approvalView, ledgerExtras, type ApprovalView } from "./approvalView.ts";
 import type { Actor } from "../core/person.ts";
 import { logConsent, requirePerson, type Consent } from "../io/run/consent.ts";
 
@@ -35,7 +35,8 @@ export function pendingOracles(req: TargetRequest & { env: Env; actor?: Actor; v
   assertStoreOutside(dir, [root]);
   const store = new ApprovalStore(dir, root);
   const pending = pendingTasks(snap, settings, true).filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle));
-  const views = pending.map((t) => approvalView(t, { root, env: settings.env, store }));
+  const extras = ledgerExtras(snap);
+  const views = pending.map((t) => approvalView(t, { root, env: settings.env, store, ...extras }));
   return { consent, store, root, pending, views };
 }
 

@@ -31,7 +31,7 @@ export interface ExecuteRequest {
   env: Env;
   timeoutMs: number;
   sandbox?: SandboxProfile | null;
-  /** With a sandbox: an argv placed before bwrap (the probe's throwaway view, view.ts). */
+  /** An argv placed before bwrap (the probe's throwaway view, view.ts), or before the shell without a sandbox (the approved-oracle view). */
   wrap?: string[];
   /** Output as it arrives, decoded (a display only: the verdict uses the whole output). */
   onOutput?: (text: string) => void;
@@ -62,7 +62,8 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
     cwd: req.cwd,
     env: sandboxed?.env ?? req.env,
     timeoutMs: req.timeoutMs,
-    prefix: sandboxed?.prefix,
+    // Issue 39: the approved-oracle view wraps an unsandboxed CHECK too (view.ts oracleView).
+    prefix: sandboxed?.prefix ?? req.wrap,
     prefixOwnsPidNamespace: !!sandboxed,
     onOutput: req.onOutput && streamDecoder(req.onOutput),
   });
