@@ -92,13 +92,21 @@ export function ledgerExtras(snap: Pick<Snapshot, "ledgers">): Pick<ApprovalView
     findings.set(l.file, f);
   }
   return {
-    lint: (file, gateId) => (findings.get(file) ?? []).filter((f) => f.gate === gateId).map(({ level, rule, message, line }) => ({ level, rule, message, line })),
+    lint: (file, gateId) =>
+      (findings.get(file) ?? [])
+        .filter((f) => f.gate === gateId)
+        .map(({ level, rule, message, line }) => ({ level, rule, message, line })),
     owns: (file) => owns.get(file) ?? [],
   };
 }
 
 /** Diffs since the approval a person compares with: the gate's latest (its kept bytes), else the nearest (git HEAD). */
-function diffsSince(ctx: ApprovalViewContext, task: CheckTask, records: ApprovalRecord[], nearest: ApprovalRecord): ApprovalView["diffs"] {
+function diffsSince(
+  ctx: ApprovalViewContext,
+  task: CheckTask,
+  records: ApprovalRecord[],
+  nearest: ApprovalRecord,
+): ApprovalView["diffs"] {
   const latest = ctx.store ? latestApproval(ctx.store.dir, task.file, task.gate.id) : null;
   const base = records.find((r) => r.signature === latest && r.kept) ?? (nearest.kept ? nearest : null);
   const kept = base && ctx.store ? keptDiffs(ctx.store, ctx.root, base, task.oracle) : [];
@@ -113,7 +121,14 @@ function diffsSince(ctx: ApprovalViewContext, task: CheckTask, records: Approval
 function viaOf(task: CheckTask, ctx: ApprovalViewContext): Map<string, string> {
   try {
     const display = path.relative(ctx.root, task.file) || task.file;
-    const b = oracleBinding({ root: ctx.root, display, gate: task.gate, cwd: task.oracle.cwd, env: ctx.env, digestOf: () => "" });
+    const b = oracleBinding({
+      root: ctx.root,
+      display,
+      gate: task.gate,
+      cwd: task.oracle.cwd,
+      env: ctx.env,
+      digestOf: () => "",
+    });
     return new Map(b.items.map((i) => [i.key, i.via]));
   } catch {
     return new Map();
@@ -124,14 +139,20 @@ function recordsOf(store: ApprovalStore | null, task: CheckTask): ApprovalRecord
   if (!store) return [];
   const file = path.resolve(task.file);
   try {
-    return store.list().flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
+    return store
+      .list()
+      .flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
   } catch {
     return [];
   }
 }
 
 /** Short diffs of the oracle files that changed since the nearest approval, where git has the approved text. */
-export function changedOracleDiffs(root: string, records: { oracle: RuntimeOracle }[], now: RuntimeOracle): { file: string; lines: string[] }[] {
+export function changedOracleDiffs(
+  root: string,
+  records: { oracle: RuntimeOracle }[],
+  now: RuntimeOracle,
+): { file: string; lines: string[] }[] {
   const near = nearestApproval(records, now);
   const before = near?.record.oracle.bound?.files ?? {};
   const current = now.bound?.files ?? {};
@@ -147,7 +168,13 @@ export function changedOracleDiffs(root: string, records: { oracle: RuntimeOracl
  * Unified diffs of each bound file changed since `approved` against the bytes kept at its
  * approval (io/run/kept.ts); the files whose bytes were not kept are left to the git diff.
  */
-export function keptDiffs(store: ApprovalStore, root: string, approved: ApprovalRecord, now: RuntimeOracle, verbose = false): { file: string; lines: string[]; from: "kept" }[] {
+export function keptDiffs(
+  store: ApprovalStore,
+  root: string,
+  approved: ApprovalRecord,
+  now: RuntimeOracle,
+  verbose = false,
+): { file: string; lines: string[]; from: "kept" }[] {
   const kept = approved.kept;
   if (!kept) return [];
   const before = approved.oracle.bound?.files ?? {};
@@ -169,7 +196,17 @@ export function keptDiffs(store: ApprovalStore, root: string, approved: Approval
     } catch {}
     const lines = unifiedDiff(rel, old ? old.toString("utf8") : null, live);
     if (lines.length === 0) continue;
-    out.push({ file: rel, lines: verbose || lines.length <= MAX_DIFF_LINES ? lines : [...lines.slice(0, MAX_DIFF_LINES), `… ${lines.length - MAX_DIFF_LINES} more diff lines (--verbose shows them all)`], from: "kept" });
+    out.push({
+      file: rel,
+      lines:
+        verbose || lines.length <= MAX_DIFF_LINES
+          ? lines
+          : [
+              ...lines.slice(0, MAX_DIFF_LINES),
+              `… ${lines.length - MAX_DIFF_LINES} more diff lines (--verbose shows them all)`,
+            ],
+      from: "kept",
+    });
   }
   return out;
 }
@@ -185,7 +222,11 @@ export function approvalView(task: CheckTask, ctx: ApprovalViewContext): Approva
   const o = task.oracle;
   const via = viaOf(task, ctx);
   const bound = o.bound ?? { files: {}, env: {} };
-  const files = Object.entries(bound.files).map(([k, digest]) => ({ key: k, via: via.get(k) ?? "", problem: /^[0-9a-f]{64}$/.test(digest) ? null : digest }));
+  const files = Object.entries(bound.files).map(([k, digest]) => ({
+    key: k,
+    via: via.get(k) ?? "",
+    problem: /^[0-9a-f]{64}$/.test(digest) ? null : digest,
+  }));
   const env = Object.entries(bound.env).map(([name, v]) => ({ name, set: v !== "unset" }));
   const [digest] = pathFacts(o.path).fingerprint.split("/");
   const near = records.length > 0 ? nearMissLines(path.resolve(task.file), records, o, ctx.root) : [];
@@ -205,11 +246,23 @@ export function approvalView(task: CheckTask, ctx: ApprovalViewContext): Approva
     files,
     env,
     lastApproval: nearest
-      ? { approvedAt: nearest.record.approvedAt, differs: nearest.differs, note: near.slice(1 + nearest.differs.length).map((l) => l.trim()).join(" ") || null }
+      ? {
+          approvedAt: nearest.record.approvedAt,
+          differs: nearest.differs,
+          note:
+            near
+              .slice(1 + nearest.differs.length)
+              .map((l) => l.trim())
+              .join(" ") || null,
+        }
       : null,
     diffs: nearest ? diffsSince(ctx, task, records, nearest.record) : [],
     lint: ctx.lint?.(task.file, task.gate.id) ?? [],
-    work: task.gate.inputs ? { from: "INPUTS", paths: task.gate.inputs } : (ctx.owns?.(task.file) ?? []).length > 0 ? { from: "OWNS", paths: ctx.owns!(task.file) } : { from: "none", paths: [] },
+    work: task.gate.inputs
+      ? { from: "INPUTS", paths: task.gate.inputs }
+      : (ctx.owns?.(task.file) ?? []).length > 0
+        ? { from: "OWNS", paths: ctx.owns!(task.file) }
+        : { from: "none", paths: [] },
   };
   if (memo.size > 256) memo.clear();
   memo.set(key, view);
@@ -226,16 +279,26 @@ export function approvalViewLines(v: ApprovalView, verbose = false): string[] {
     `    EXPECT: ${v.expect}`,
     `    CWD:    ${v.cwd}`,
     `    SHELL:  ${v.shell}`,
-    verbose ? `    PATH:   ${pathFacts(v.path.value).transcript}` : `    PATH:   ${v.path.entries} entries (sha256 ${v.path.digest}; --verbose prints it)`,
+    verbose
+      ? `    PATH:   ${pathFacts(v.path.value).transcript}`
+      : `    PATH:   ${v.path.entries} entries (sha256 ${v.path.digest}; --verbose prints it)`,
   ];
   if (v.sandbox) lines.push(`    SANDBOX: ${v.sandbox}`);
   const shown = verbose ? v.files : v.files.slice(0, MAX_FILES_SHOWN);
   const fileText = (f: OracleFileView) => `${f.key}${f.via ? ` (${f.via})` : ""}${f.problem ? ` [${f.problem}]` : ""}`;
-  lines.push(`    ORACLE FILES: ${v.files.length === 0 ? "none (the CHECK text is the whole oracle)" : shown.map(fileText).join(", ")}${shown.length < v.files.length ? `, +${v.files.length - shown.length} more (--verbose)` : ""}`);
-  lines.push(`    ENV:    ${v.env.length === 0 ? "no names bound (kbz's allow-list only)" : v.env.map((e) => (e.set ? e.name : `${e.name} (unset)`)).join(", ")}`);
-  lines.push(`    WORK:   ${v.work.from === "none" ? "not declared (the probe hides what differs from git HEAD)" : `${v.work.paths.join(", ")} (${v.work.from})`}`);
+  lines.push(
+    `    ORACLE FILES: ${v.files.length === 0 ? "none (the CHECK text is the whole oracle)" : shown.map(fileText).join(", ")}${shown.length < v.files.length ? `, +${v.files.length - shown.length} more (--verbose)` : ""}`,
+  );
+  lines.push(
+    `    ENV:    ${v.env.length === 0 ? "no names bound (kbz's allow-list only)" : v.env.map((e) => (e.set ? e.name : `${e.name} (unset)`)).join(", ")}`,
+  );
+  lines.push(
+    `    WORK:   ${v.work.from === "none" ? "not declared (the probe hides what differs from git HEAD)" : `${v.work.paths.join(", ")} (${v.work.from})`}`,
+  );
   if (v.lint.length === 0) lines.push("    LINT:   no findings");
-  else for (const f of v.lint) lines.push(`    LINT ${f.level === "error" ? "ERROR" : "warning"} ${f.rule} (line ${f.line}): ${f.message}`);
+  else
+    for (const f of v.lint)
+      lines.push(`    LINT ${f.level === "error" ? "ERROR" : "warning"} ${f.rule} (line ${f.line}): ${f.message}`);
   if (!v.lastApproval) lines.push("    CHANGED: never approved before");
   else {
     lines.push(`    CHANGED since the approval of ${v.lastApproval.approvedAt.slice(0, 10)}:`);

@@ -29,66 +29,84 @@ function workspace() {
   const agent = (args: string[]) => kbz(args, { cwd: dir, env: { ...env, CLAUDECODE: "1" } });
   const person = (args: string[], input: string) => personRun(BIN, args, { cwd: dir, env, input });
   const write = (f: string, text: string) => fs.writeFileSync(path.join(dir, f), text);
-  const hook = () => stopHook({ cwd: dir, session_id: `s-${path.basename(dir)}`, hook_event_name: "Stop" }, { cwd: dir, env: { ...env, CLAUDECODE: "1" } });
+  const hook = () =>
+    stopHook(
+      { cwd: dir, session_id: `s-${path.basename(dir)}`, hook_event_name: "Stop" },
+      { cwd: dir, env: { ...env, CLAUDECODE: "1" } },
+    );
   return { dir, env, agent, person, write, hook };
 }
 
 const viewHere = viewUsable().ok;
 
 describe("an agent edits the approved oracle", () => {
-  test.skipIf(!viewHere)("an agent changes a test's expected value so its wrong work passes: kbz check reports FAIL judged against the approved oracle and an ORACLE EDITED proposal; the person approves the edit in a terminal and the re-run reports the edited oracle's verdict", () => {
-    const w = workspace();
-    expect(w.person(["approve"], "y\n").output).toContain("APPROVED GATES:G1");
-    expect(w.agent(["check"]).code).toBe(0);
-    // The agent's wrong work, and the test bent to pass it.
-    w.write("app.sh", WRONG);
-    w.write("test/check.sh", CHECKER.replace("= 5", "= 6"));
-    const checked = w.agent(["check"]);
-    expect(checked.code).toBe(1);
-    expect(checked.stdout).toContain("ORACLE EDITED test/check.sh: judged against the approved version; a person reviews the edit with kbz approve");
-    expect(checked.stdout).toContain("FAIL GATES:G1: add works (judged against the approved oracle)");
-    expect(checked.stdout).toContain("ADD WRONG");
-    expect(checked.stdout).not.toContain("APPROVAL REQUIRED");
-    // The live tree is untouched: the view put the approved bytes back, not the repository.
-    expect(fs.readFileSync(path.join(w.dir, "test/check.sh"), "utf8")).toContain("= 6");
-    const status = w.agent(["status"]);
-    expect(status.code).toBe(1);
-    expect(status.stdout).toContain("judged against the approved oracle");
-    expect(decision(w.hook())?.decision).toBe("block");
-    // The person reviews the edit (the diff against the approved bytes) and approves it.
-    const review = w.person(["approve"], "y\n");
-    expect(review.output).toContain("-[ \"$(add 2 3)\" = 5 ]");
-    expect(review.output).toContain("+[ \"$(add 2 3)\" = 6 ]");
-    expect(review.output).toContain("APPROVED GATES:G1");
-    const rerun = w.agent(["check"]);
-    expect(rerun.stdout).not.toContain("ORACLE EDITED");
-    expect(rerun.stdout).toContain("ALL MET");
-    expect(rerun.code).toBe(0);
-  });
+  test.skipIf(!viewHere)(
+    "an agent changes a test's expected value so its wrong work passes: kbz check reports FAIL judged against the approved oracle and an ORACLE EDITED proposal; the person approves the edit in a terminal and the re-run reports the edited oracle's verdict",
+    () => {
+      const w = workspace();
+      expect(w.person(["approve"], "y\n").output).toContain("APPROVED GATES:G1");
+      expect(w.agent(["check"]).code).toBe(0);
+      // The agent's wrong work, and the test bent to pass it.
+      w.write("app.sh", WRONG);
+      w.write("test/check.sh", CHECKER.replace("= 5", "= 6"));
+      const checked = w.agent(["check"]);
+      expect(checked.code).toBe(1);
+      expect(checked.stdout).toContain(
+        "ORACLE EDITED test/check.sh: judged against the approved version; a person reviews the edit with kbz approve",
+      );
+      expect(checked.stdout).toContain("FAIL GATES:G1: add works (judged against the approved oracle)");
+      expect(checked.stdout).toContain("ADD WRONG");
+      expect(checked.stdout).not.toContain("APPROVAL REQUIRED");
+      // The live tree is untouched: the view put the approved bytes back, not the repository.
+      expect(fs.readFileSync(path.join(w.dir, "test/check.sh"), "utf8")).toContain("= 6");
+      const status = w.agent(["status"]);
+      expect(status.code).toBe(1);
+      expect(status.stdout).toContain("judged against the approved oracle");
+      expect(decision(w.hook())?.decision).toBe("block");
+      // The person reviews the edit (the diff against the approved bytes) and approves it.
+      const review = w.person(["approve"], "y\n");
+      expect(review.output).toContain('-[ "$(add 2 3)" = 5 ]');
+      expect(review.output).toContain('+[ "$(add 2 3)" = 6 ]');
+      expect(review.output).toContain("APPROVED GATES:G1");
+      const rerun = w.agent(["check"]);
+      expect(rerun.stdout).not.toContain("ORACLE EDITED");
+      expect(rerun.stdout).toContain("ALL MET");
+      expect(rerun.code).toBe(0);
+    },
+  );
 
-  test.skipIf(!viewHere)("an honest agent that touches the approved test and does the work passes against the approved oracle: status, hook and check agree it is met, and the edit stays a proposal", () => {
-    const w = workspace();
-    w.write("app.sh", WRONG);
-    expect(w.person(["approve"], "y\n").code).toBe(0);
-    expect(w.agent(["check"]).code).toBe(1);
-    w.write("test/check.sh", `# a comment the agent added\n${CHECKER}`);
-    w.write("app.sh", RIGHT);
-    const checked = w.agent(["check"]);
-    expect(checked.stdout).toContain("ORACLE EDITED test/check.sh");
-    expect(checked.stdout).toContain("ALL MET");
-    expect(checked.code).toBe(0);
-    expect(w.agent(["status"]).code).toBe(0);
-    expect(decision(w.hook())).toBeNull();
-    // Once the person approves the edit, the pass judged against the old approval no longer counts: it runs again.
-    expect(w.person(["approve"], "y\n").output).toContain("APPROVED GATES:G1");
-    expect(w.agent(["status"]).code).toBe(1);
-    expect(w.agent(["check"]).code).toBe(0);
-  });
+  test.skipIf(!viewHere)(
+    "an honest agent that touches the approved test and does the work passes against the approved oracle: status, hook and check agree it is met, and the edit stays a proposal",
+    () => {
+      const w = workspace();
+      w.write("app.sh", WRONG);
+      expect(w.person(["approve"], "y\n").code).toBe(0);
+      expect(w.agent(["check"]).code).toBe(1);
+      w.write("test/check.sh", `# a comment the agent added\n${CHECKER}`);
+      w.write("app.sh", RIGHT);
+      const checked = w.agent(["check"]);
+      expect(checked.stdout).toContain("ORACLE EDITED test/check.sh");
+      expect(checked.stdout).toContain("ALL MET");
+      expect(checked.code).toBe(0);
+      expect(w.agent(["status"]).code).toBe(0);
+      expect(decision(w.hook())).toBeNull();
+      // Once the person approves the edit, the pass judged against the old approval no longer counts: it runs again.
+      expect(w.person(["approve"], "y\n").output).toContain("APPROVED GATES:G1");
+      expect(w.agent(["status"]).code).toBe(1);
+      expect(w.agent(["check"]).code).toBe(0);
+    },
+  );
 
   test.skipIf(!viewHere)("an oracle file that did not exist at approval is absent in the approved-oracle view", () => {
     const w = workspace();
-    fs.writeFileSync(path.join(w.dir, "GATES.md"), "# Gates\n\n- [ ] G1: add works\n  CHECK: sh test/check.sh\n  EXPECT: ADD OK\n  ORACLE: test/*.sh\n  EVIDENCE: pending\n");
-    fs.writeFileSync(path.join(w.dir, "test/check.sh"), `[ -e test/extra.sh ] && { echo EXTRA SEEN; exit 1; }\n${CHECKER}`);
+    fs.writeFileSync(
+      path.join(w.dir, "GATES.md"),
+      "# Gates\n\n- [ ] G1: add works\n  CHECK: sh test/check.sh\n  EXPECT: ADD OK\n  ORACLE: test/*.sh\n  EVIDENCE: pending\n",
+    );
+    fs.writeFileSync(
+      path.join(w.dir, "test/check.sh"),
+      `[ -e test/extra.sh ] && { echo EXTRA SEEN; exit 1; }\n${CHECKER}`,
+    );
     expect(w.person(["approve"], "y\n").code).toBe(0);
     w.write("test/extra.sh", "echo planted\n");
     const checked = w.agent(["check"]);
@@ -108,7 +126,9 @@ describe("the approved bytes are kept", () => {
     expect(r.output).toContain("cap of 10 bytes");
     expect(r.code).toBe(2);
     expect(fs.readdirSync(store).filter((n) => n.endsWith(".json"))).toEqual(before.filter((n) => n.endsWith(".json")));
-    expect(fs.existsSync(path.join(store, "kbz", "kept")) ? fs.readdirSync(path.join(store, "kbz", "kept")) : []).toEqual([]);
+    expect(
+      fs.existsSync(path.join(store, "kbz", "kept")) ? fs.readdirSync(path.join(store, "kbz", "kept")) : [],
+    ).toEqual([]);
   });
 
   test("the approval keeps each oracle file's bytes, content-addressed, in the approval store", () => {

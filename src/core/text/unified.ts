@@ -21,15 +21,19 @@ function ops(a: string[], b: string[]): Op[] {
   const out: Op[] = [];
   for (let i = 0; i < head; i++) out.push({ kind: " ", text: a[i]!, a: i, b: i });
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = x[i] === y[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = x[i] === y[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && x[i] === y[j]) out.push({ kind: " ", text: x[i++]!, a: head + i - 1, b: head + j++ });
-    else if (j < m && (i === n || lcs[i]![j + 1]! > lcs[i + 1]![j]!)) out.push({ kind: "+", text: y[j]!, a: head + i, b: head + j++ });
+    else if (j < m && (i === n || lcs[i]![j + 1]! > lcs[i + 1]![j]!))
+      out.push({ kind: "+", text: y[j]!, a: head + i, b: head + j++ });
     else out.push({ kind: "-", text: x[i]!, a: head + i++, b: head + j });
   }
-  for (let k = 0; k < tail; k++) out.push({ kind: " ", text: a[a.length - tail + k]!, a: a.length - tail + k, b: b.length - tail + k });
+  for (let k = 0; k < tail; k++)
+    out.push({ kind: " ", text: a[a.length - tail + k]!, a: a.length - tail + k, b: b.length - tail + k });
   return out;
 }
 
@@ -47,8 +51,12 @@ export function unifiedDiff(name: string, before: string | null, after: string |
   if (before === after) return [];
   const a = before === null ? [] : lines(before);
   const b = after === null ? [] : lines(after);
-  const header = [`--- ${before === null ? "/dev/null" : `${name} (approved)`}`, `+++ ${after === null ? "/dev/null" : `${name} (now)`}`];
-  if (a.length * b.length > MAX_CELLS) return [...header, `@@ too large to diff here: ${a.length} lines approved, ${b.length} now @@`];
+  const header = [
+    `--- ${before === null ? "/dev/null" : `${name} (approved)`}`,
+    `+++ ${after === null ? "/dev/null" : `${name} (now)`}`,
+  ];
+  if (a.length * b.length > MAX_CELLS)
+    return [...header, `@@ too large to diff here: ${a.length} lines approved, ${b.length} now @@`];
   const all = ops(a, b);
   const changed = all.map((o, k) => (o.kind === " " ? -1 : k)).filter((k) => k >= 0);
   if (changed.length === 0) return [...header, "@@ only the end of the last line differs (a final newline) @@"];
@@ -57,7 +65,8 @@ export function unifiedDiff(name: string, before: string | null, after: string |
   while (k < changed.length) {
     const start = Math.max(0, changed[k]! - CONTEXT);
     let end = Math.min(all.length, changed[k]! + CONTEXT + 1);
-    while (k + 1 < changed.length && changed[k + 1]! - CONTEXT <= end) end = Math.min(all.length, changed[++k]! + CONTEXT + 1);
+    while (k + 1 < changed.length && changed[k + 1]! - CONTEXT <= end)
+      end = Math.min(all.length, changed[++k]! + CONTEXT + 1);
     k++;
     const hunk = all.slice(start, end);
     const aCount = hunk.filter((o) => o.kind !== "+").length;

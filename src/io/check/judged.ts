@@ -52,7 +52,13 @@ function liveState(root: string, rel: string): string | null {
  * there is none (never approved, or the CHECK, EXPECT, ENV, PATH or sandbox changed: those need a
  * person); `{ why }` when the files cannot be put back.
  */
-export function judgedRun(store: ApprovalStore, root: string, file: string, gateId: string, live: RuntimeOracle): Judged | { why: string } | null {
+export function judgedRun(
+  store: ApprovalStore,
+  root: string,
+  file: string,
+  gateId: string,
+  live: RuntimeOracle,
+): Judged | { why: string } | null {
   const sig = latestApproval(store.dir, file, gateId);
   const approval = sig ? store.get(file, gateId, sig) : null;
   if (!approval || !approval.kept || withoutFiles(approval.oracle) !== withoutFiles(live)) return null;
@@ -69,7 +75,8 @@ export function judgedRun(store: ApprovalStore, root: string, file: string, gate
   for (const rel of [...paths].sort()) {
     const target = approval.kept[rel] ?? (Object.keys(before).some((k) => keyPath(k) === rel) ? undefined : "missing");
     if (target === undefined) {
-      if (edited.some((k) => keyPath(k) === rel)) return { why: `${rel} was not kept at approval (not a regular file then)` };
+      if (edited.some((k) => keyPath(k) === rel))
+        return { why: `${rel} was not kept at approval (not a regular file then)` };
       continue;
     }
     const state = liveState(root, rel);

@@ -51,7 +51,10 @@ export function sandboxFor(settings: RunSettings, file: string, ledger: LedgerSa
   if (byFile.has(file)) return byFile.get(file)!;
   let profile: SandboxProfile | null = null;
   if (s.all || ledger) {
-    const writable = [...s.writable, ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` }))];
+    const writable = [
+      ...s.writable,
+      ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` })),
+    ];
     profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env);
   }
   byFile.set(file, profile);
@@ -70,8 +73,6 @@ export interface CheckTask {
   digest: string;
   startState: GateState;
 }
-
-
 
 /**
  * The one CHECK directory rule (every runner and the dashboard use it): `--cwd` when given;
@@ -104,9 +105,21 @@ export function realCwd(cwd: string): string {
 }
 
 /** The runtime oracle of a gate of `file`: its CHECK, where and how it runs, and its bound files. */
-export function oracleFor(file: string, base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
+export function oracleFor(
+  file: string,
+  base: string,
+  gate: Gate,
+  settings: RunSettings,
+  sandbox: SandboxProfile | null = null,
+): RuntimeOracle {
   const cwd = realCwd(gateCwd(base, gate));
-  const binding = oracleBinding({ root: settings.root, display: displayPath(settings.root, file), gate, cwd, env: settings.env });
+  const binding = oracleBinding({
+    root: settings.root,
+    display: displayPath(settings.root, file),
+    gate,
+    cwd,
+    env: settings.env,
+  });
   return runtimeOracle({
     sandbox,
     bound: binding,
@@ -127,7 +140,13 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
     if (v.state === "abandoned" || !isRunnable(v.gate)) continue;
     if (!reverify && v.state === "met") continue;
     const base = baseDir(snap, v.file, settings);
-    const oracle = oracleFor(v.file, base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null));
+    const oracle = oracleFor(
+      v.file,
+      base,
+      v.gate,
+      settings,
+      sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null),
+    );
     tasks.push({
       index: tasks.length,
       qid: v.qid,

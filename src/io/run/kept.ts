@@ -26,11 +26,14 @@ export type Kept = Record<string, string>;
 
 export class KeptCapError extends KbzError {
   constructor(need: number, used: number, cap: number) {
-    super(`refusing the approval: keeping the approved oracle's bytes needs ${need} more bytes, and the kept bytes (${used}) would pass the cap of ${cap} bytes; nothing was written`, {
-      code: "kept-cap",
-      kind: "input",
-      hint: "remove approvals no longer needed (kbz approvals prune), name fewer or smaller oracle files (ORACLE:), or raise KBZ_KEPT_CAP (bytes)",
-    });
+    super(
+      `refusing the approval: keeping the approved oracle's bytes needs ${need} more bytes, and the kept bytes (${used}) would pass the cap of ${cap} bytes; nothing was written`,
+      {
+        code: "kept-cap",
+        kind: "input",
+        hint: "remove approvals no longer needed (kbz approvals prune), name fewer or smaller oracle files (ORACLE:), or raise KBZ_KEPT_CAP (bytes)",
+      },
+    );
   }
 }
 
@@ -91,7 +94,12 @@ export function keepOracle(store: string, root: string, oracle: RuntimeOracle, e
     }
     const sha = sha256(live.bytes);
     if (rel === key && /^[0-9a-f]{64}$/.test(digest) && digest !== sha) {
-      throw new KbzError(`${rel} changed while its approval was given; nothing was approved`, { code: "kept-changed", kind: "input", file: rel, hint: "review the oracle again and approve what is there now" });
+      throw new KbzError(`${rel} changed while its approval was given; nothing was approved`, {
+        code: "kept-changed",
+        kind: "input",
+        file: rel,
+        hint: "review the oracle again and approve what is there now",
+      });
     }
     kept[rel] = `${sha} ${live.mode.toString(8)}`;
     blobs.set(sha, live.bytes);

@@ -64,8 +64,18 @@ export function viewUsable(): { ok: true } | { ok: false; why: string } {
   const lower = path.join(l.base, "lower");
   fs.mkdirSync(lower);
   try {
-    const r = spawnSync(unshare, [...unshareArgs(), "/bin/sh", "-c", MOUNT, "kbz-view", lower, l.upper, l.work, "/bin/true"], { encoding: "utf8" });
-    usable = r.status === 0 ? { ok: true } : { ok: false, why: `no overlay mount in a mount namespace here: ${(r.stderr || r.error?.message || "").trim()}` };
+    const r = spawnSync(
+      unshare,
+      [...unshareArgs(), "/bin/sh", "-c", MOUNT, "kbz-view", lower, l.upper, l.work, "/bin/true"],
+      { encoding: "utf8" },
+    );
+    usable =
+      r.status === 0
+        ? { ok: true }
+        : {
+            ok: false,
+            why: `no overlay mount in a mount namespace here: ${(r.stderr || r.error?.message || "").trim()}`,
+          };
   } finally {
     removeTree(l.base);
   }
@@ -132,9 +142,23 @@ export function oracleView(root: string, placements: Placement[], sandboxed: boo
   const l = layers();
   const args = placements.flatMap((p) => [p.rel, p.from ?? "-", (p.mode & 0o7777).toString(8)]);
   const uid = process.getuid?.() ?? 0;
-  const back = sandboxed || uid === 0 ? [] : [findUnshare()!, `--map-user=${uid}`, `--map-group=${process.getgid?.() ?? 0}`];
+  const back =
+    sandboxed || uid === 0 ? [] : [findUnshare()!, `--map-user=${uid}`, `--map-group=${process.getgid?.() ?? 0}`];
   return {
-    wrap: [findUnshare()!, ...unshareArgs(), "/bin/sh", "-c", PLACE, PLACE_FAILED, root, l.upper, l.work, ...args, "--", ...back],
+    wrap: [
+      findUnshare()!,
+      ...unshareArgs(),
+      "/bin/sh",
+      "-c",
+      PLACE,
+      PLACE_FAILED,
+      root,
+      l.upper,
+      l.work,
+      ...args,
+      "--",
+      ...back,
+    ],
     dispose: () => removeTree(l.base),
   };
 }
