@@ -224,13 +224,43 @@ var SCOPE_ACTION, WAVE, STRUCTURE, VERIFY, HOOK, VERB_FLAGS, word = (w) => w ins
 var init_command = __esm(() => {
   SCOPE_ACTION = ["scope", "root", "leaf", "json", "coordinator"];
   WAVE = ["scope", "root", "wave", "json"];
-  STRUCTURE = ["scope", "root", "json", "into", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"];
+  STRUCTURE = [
+    "scope",
+    "root",
+    "json",
+    "into",
+    "request",
+    "details",
+    "final",
+    "report",
+    "proposal",
+    "reason",
+    "operation",
+    "selection",
+    "stop-evidence",
+    "review-evidence"
+  ];
   VERIFY = ["root", "json", "inputs", "closed", "env", "approve", "reviewed", "cwd", "portable"];
   HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "json"];
   VERB_FLAGS = {
     status: ["scope", "root", "all", "json"],
     lint: ["scope", "root", "strict", "probe", "approve", "json"],
-    check: ["scope", "root", "reverify", "stale", "approve", "probe", "status", "verbose", "json", "jobs", "timeout", "sandbox", "shell", "cwd"],
+    check: [
+      "scope",
+      "root",
+      "reverify",
+      "stale",
+      "approve",
+      "probe",
+      "status",
+      "verbose",
+      "json",
+      "jobs",
+      "timeout",
+      "sandbox",
+      "shell",
+      "cwd"
+    ],
     approve: ["scope", "root", "json", "verbose"],
     approvals: [],
     "approvals list": ["json"],
@@ -360,7 +390,12 @@ var init_errors = __esm(() => {
     problems;
     constructor(problems) {
       const first = problems[0];
-      super(first?.message ?? "invalid input", { code: "file-problems", file: first?.file, line: first?.line, hint: first?.hint });
+      super(first?.message ?? "invalid input", {
+        code: "file-problems",
+        file: first?.file,
+        line: first?.line,
+        hint: first?.hint
+      });
       this.problems = problems;
     }
   };
@@ -388,7 +423,11 @@ var init_deadline = __esm(() => {
     seconds;
     what;
     constructor(seconds, what, file) {
-      super(`${what} took longer than ${seconds} s`, { code: "deadline", file, hint: "narrow the gate's INPUTS, then stop again" });
+      super(`${what} took longer than ${seconds} s`, {
+        code: "deadline",
+        file,
+        hint: "narrow the gate's INPUTS, then stop again"
+      });
       this.seconds = seconds;
       this.what = what;
     }
@@ -547,7 +586,12 @@ var init_fs = __esm(() => {
   init_errors();
   WriteError = class WriteError extends KbzError {
     constructor(message, file) {
-      super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+      super(message, {
+        kind: "infrastructure",
+        code: "write",
+        file,
+        hint: "make the path a real directory or regular file inside the repository, then run the command again"
+      });
     }
   };
   NOFOLLOW = fs2.constants.O_NOFOLLOW ?? 0;
@@ -691,7 +735,12 @@ var init_lock = __esm(() => {
   init_errors();
   LockTimeoutError = class LockTimeoutError extends KbzError {
     constructor(message, file) {
-      super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+      super(message, {
+        kind: "infrastructure",
+        code: "lock-timeout",
+        file,
+        hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again"
+      });
     }
   };
 });
@@ -867,7 +916,14 @@ function parseLeaseRecord(file, text) {
   if (problem)
     return invalidRecord(file, problem);
   const r = raw;
-  return { invalid: false, scope: r.scope, leaf: r.leaf, globs: [...r.globs], pid: Number.isInteger(r.pid) ? r.pid : null, file };
+  return {
+    invalid: false,
+    scope: r.scope,
+    leaf: r.leaf,
+    globs: [...r.globs],
+    pid: Number.isInteger(r.pid) ? r.pid : null,
+    file
+  };
 }
 var MAX_LEASE_BYTES, INVALID_OWNER = "(invalid)";
 var init_lease_record = __esm(() => {
@@ -1114,7 +1170,14 @@ function waveLine(text, wave) {
   return line;
 }
 function latestTime(w) {
-  const times = [w.openedAt, w.sealedAt, w.completedAt, w.abandonedAt, ...[...w.started.values()].map((s) => s.at), ...[...w.returned.values()].map((r) => r.at)];
+  const times = [
+    w.openedAt,
+    w.sealedAt,
+    w.completedAt,
+    w.abandonedAt,
+    ...[...w.started.values()].map((s) => s.at),
+    ...[...w.returned.values()].map((r) => r.at)
+  ];
   return Math.max(...times.filter((t) => t !== undefined).map(time));
 }
 function stamp(now, w) {
@@ -1122,7 +1185,13 @@ function stamp(now, w) {
   return new Date(t).toISOString();
 }
 function cloneWave(w) {
-  return { ...w, leaves: [...w.leaves], started: new Map(w.started), returned: new Map(w.returned), extra: [...w.extra] };
+  return {
+    ...w,
+    leaves: [...w.leaves],
+    started: new Map(w.started),
+    returned: new Map(w.returned),
+    extra: [...w.extra]
+  };
 }
 function counts(w) {
   return { s: w.started.size, r: w.returned.size, n: w.leaves.length };
@@ -1167,7 +1236,15 @@ function applyDispatch(state, a, now) {
           throw new DispatchActionError(`duplicate leaf ${l}`);
         seen.add(l);
       }
-      w = { id: a.wave, leaves: [...a.leaves], state: "open", openedAt: stamp(now), started: new Map, returned: new Map, extra: [] };
+      w = {
+        id: a.wave,
+        leaves: [...a.leaves],
+        state: "open",
+        openedAt: stamp(now),
+        started: new Map,
+        returned: new Map,
+        extra: []
+      };
       event = `dispatch ${a.wave} opened: ${a.leaves.join(", ")}`;
       line = waveSummary(w);
       break;
@@ -1296,7 +1373,12 @@ var init_waves = __esm(() => {
   DispatchStateError = class DispatchStateError extends KbzError {
     wave;
     constructor(message, wave = null, line = 1, file) {
-      super(message, { code: "dispatch-state", file, line, hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)` });
+      super(message, {
+        code: "dispatch-state",
+        file,
+        line,
+        hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)`
+      });
       this.wave = wave;
     }
   };
@@ -1306,7 +1388,17 @@ var init_waves = __esm(() => {
     }
   };
   STATES = ["open", "sealed", "complete", "abandoned"];
-  WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
+  WAVE_KEYS = new Set([
+    "leaves",
+    "state",
+    "openedAt",
+    "started",
+    "returned",
+    "sealedAt",
+    "completedAt",
+    "reason",
+    "abandonedAt"
+  ]);
   ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 });
 
@@ -1355,7 +1447,14 @@ function gateKey(g) {
   return { definition: gateDigest(g) ?? "", evidence: g.evidence ?? "" };
 }
 function evidenceRecord(gateId, recorded) {
-  return { kind: "evidence", subject: gateId, decided: "met", key: NO_DIGESTS, depends: { definition: recorded }, by: BY_KBZ };
+  return {
+    kind: "evidence",
+    subject: gateId,
+    decided: "met",
+    key: NO_DIGESTS,
+    depends: { definition: recorded },
+    by: BY_KBZ
+  };
 }
 function inputFileName(cwd, rel) {
   return `file:${cwd}/${rel}`;
@@ -1657,7 +1756,13 @@ function passRecordNow(byGate, g, kind) {
   return r ? recordDigest(r) : NO_RECORD;
 }
 function metGateOf(g, byGate) {
-  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: passRecordNow(byGate, g, "inputs"), oracle: passRecordNow(byGate, g, "oracle") };
+  return {
+    id: g.id,
+    kind: isRunnable(g) ? "pass" : "sign",
+    evidence: g.evidence ?? "",
+    inputs: passRecordNow(byGate, g, "inputs"),
+    oracle: passRecordNow(byGate, g, "oracle")
+  };
 }
 function unattestedGates(file, met, attested, records, ledger) {
   const out = new Map;
@@ -2180,7 +2285,15 @@ function displayPath(root, file) {
 }
 function entryFail(file, root, line, message) {
   const display = displayPath(root, file);
-  return { file, display, stem: stemOf(file), ledger: null, problems: [{ file: display, line, message }], warnings: [], unreadable: true };
+  return {
+    file,
+    display,
+    stem: stemOf(file),
+    ledger: null,
+    problems: [{ file: display, line, message }],
+    warnings: [],
+    unreadable: true
+  };
 }
 function unreadableEntry(file, root, line, message) {
   return entryFail(file, root, line, message);
@@ -2216,7 +2329,12 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
     const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
-      const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
+      const view = {
+        qid: qualifiedId(l, g),
+        file: entry.file,
+        gate: g,
+        state: reason ? "stale-unmet" : gateState(g, l)
+      };
       if (reason)
         view.reason = reason;
       const failure = failed.get(g.id);
@@ -2778,18 +2896,240 @@ var init_oracle_files = __esm(() => {
   OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
 `, "{", "}"];
   OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
-  INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
+  INTERPRETERS = new Set([
+    "node",
+    "nodejs",
+    "ruby",
+    "perl",
+    "php",
+    "tsx",
+    "ts-node",
+    "ts-node-esm",
+    "esno",
+    "vite-node",
+    "babel-node",
+    "jiti",
+    "Rscript",
+    "lua",
+    "luajit",
+    "julia",
+    "elixir",
+    "groovy",
+    "osascript",
+    "awk",
+    "gawk"
+  ]);
   SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
-  WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
-  NODE_LOADERS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--preload"]);
-  VALUE_OPTIONS = new Set(["-W", "-X", "-I", "-o", "-O", "--stack-size", "--max-old-space-size", "--conditions", "-C", "--title", "--input-type", "--cwd", "--config", "-c"]);
+  WRAPPERS = new Set([
+    "time",
+    "exec",
+    "command",
+    "nohup",
+    "builtin",
+    "stdbuf",
+    "unbuffer",
+    "!",
+    "sudo",
+    "doas",
+    "xvfb-run",
+    "dotenv",
+    "cross-env"
+  ]);
+  NODE_LOADERS = new Set([
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "--env-file",
+    "--preload"
+  ]);
+  VALUE_OPTIONS = new Set([
+    "-W",
+    "-X",
+    "-I",
+    "-o",
+    "-O",
+    "--stack-size",
+    "--max-old-space-size",
+    "--conditions",
+    "-C",
+    "--title",
+    "--input-type",
+    "--cwd",
+    "--config",
+    "-c"
+  ]);
   PM_BUILTINS = {
-    npm: new Set(["install", "i", "ci", "add", "uninstall", "remove", "rm", "update", "up", "outdated", "ls", "list", "audit", "init", "create", "pack", "publish", "version", "view", "info", "config", "cache", "link", "prune", "rebuild", "dedupe", "doctor", "explain", "why", "fund", "login", "logout", "whoami", "help", "root", "bin", "prefix", "pkg", "query", "sbom", "set-script"]),
-    pnpm: new Set(["install", "i", "add", "remove", "rm", "update", "up", "outdated", "list", "ls", "why", "audit", "init", "create", "pack", "publish", "store", "config", "link", "unlink", "import", "rebuild", "prune", "fetch", "patch", "patch-commit", "env", "setup", "root", "bin", "licenses", "deploy", "server", "help"]),
-    yarn: new Set(["install", "add", "remove", "up", "upgrade", "why", "info", "init", "config", "cache", "workspaces", "set", "plugin", "version", "npm", "pack", "publish", "constraints", "explain", "link", "unlink", "import", "rebuild", "patch", "patch-commit", "dedupe", "help", "bin", "node"]),
-    bun: new Set(["install", "i", "add", "a", "remove", "rm", "update", "outdated", "link", "unlink", "pm", "init", "create", "upgrade", "build", "publish", "patch", "patch-commit", "repl", "completions", "audit", "info", "why"])
+    npm: new Set([
+      "install",
+      "i",
+      "ci",
+      "add",
+      "uninstall",
+      "remove",
+      "rm",
+      "update",
+      "up",
+      "outdated",
+      "ls",
+      "list",
+      "audit",
+      "init",
+      "create",
+      "pack",
+      "publish",
+      "version",
+      "view",
+      "info",
+      "config",
+      "cache",
+      "link",
+      "prune",
+      "rebuild",
+      "dedupe",
+      "doctor",
+      "explain",
+      "why",
+      "fund",
+      "login",
+      "logout",
+      "whoami",
+      "help",
+      "root",
+      "bin",
+      "prefix",
+      "pkg",
+      "query",
+      "sbom",
+      "set-script"
+    ]),
+    pnpm: new Set([
+      "install",
+      "i",
+      "add",
+      "remove",
+      "rm",
+      "update",
+      "up",
+      "outdated",
+      "list",
+      "ls",
+      "why",
+      "audit",
+      "init",
+      "create",
+      "pack",
+      "publish",
+      "store",
+      "config",
+      "link",
+      "unlink",
+      "import",
+      "rebuild",
+      "prune",
+      "fetch",
+      "patch",
+      "patch-commit",
+      "env",
+      "setup",
+      "root",
+      "bin",
+      "licenses",
+      "deploy",
+      "server",
+      "help"
+    ]),
+    yarn: new Set([
+      "install",
+      "add",
+      "remove",
+      "up",
+      "upgrade",
+      "why",
+      "info",
+      "init",
+      "config",
+      "cache",
+      "workspaces",
+      "set",
+      "plugin",
+      "version",
+      "npm",
+      "pack",
+      "publish",
+      "constraints",
+      "explain",
+      "link",
+      "unlink",
+      "import",
+      "rebuild",
+      "patch",
+      "patch-commit",
+      "dedupe",
+      "help",
+      "bin",
+      "node"
+    ]),
+    bun: new Set([
+      "install",
+      "i",
+      "add",
+      "a",
+      "remove",
+      "rm",
+      "update",
+      "outdated",
+      "link",
+      "unlink",
+      "pm",
+      "init",
+      "create",
+      "upgrade",
+      "build",
+      "publish",
+      "patch",
+      "patch-commit",
+      "repl",
+      "completions",
+      "audit",
+      "info",
+      "why"
+    ])
   };
-  RUNNERS = new Set(["vitest", "jest", "mocha", "ava", "tap", "tape", "uvu", "jasmine", "karma", "pytest", "py.test", "tox", "nox", "rspec", "phpunit", "pest", "ctest", "nextest", "playwright", "cypress", "wdio", "testcafe", "node-tap", "bats", "prove", "busted", "mix", "ward", "trial", "nosetests", "nose2"]);
+  RUNNERS = new Set([
+    "vitest",
+    "jest",
+    "mocha",
+    "ava",
+    "tap",
+    "tape",
+    "uvu",
+    "jasmine",
+    "karma",
+    "pytest",
+    "py.test",
+    "tox",
+    "nox",
+    "rspec",
+    "phpunit",
+    "pest",
+    "ctest",
+    "nextest",
+    "playwright",
+    "cypress",
+    "wdio",
+    "testcafe",
+    "node-tap",
+    "bats",
+    "prove",
+    "busted",
+    "mix",
+    "ward",
+    "trial",
+    "nosetests",
+    "nose2"
+  ]);
   TEST_SUBCOMMANDS = {
     go: ["test"],
     cargo: ["test", "nextest"],
@@ -2876,7 +3216,16 @@ function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
 var RACY_MS = 2000, KEEPS_CTIME, fsTrusted, seen;
 var init_identity = __esm(() => {
   init_oracle_files();
-  KEEPS_CTIME = new Set([61267, 1481003842, 2435016766, 16914836, 2035054128, 801189825, 4076150800, 3393526350]);
+  KEEPS_CTIME = new Set([
+    61267,
+    1481003842,
+    2435016766,
+    16914836,
+    2035054128,
+    801189825,
+    4076150800,
+    3393526350
+  ]);
   fsTrusted = new Map;
   seen = new Map;
 });
@@ -2967,7 +3316,14 @@ var init_env = __esm(() => {
     "TEMP",
     "TMP"
   ];
-  KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"];
+  KBZ_PASSED_ENV = [
+    "UNLAZY_APPROVAL_DIR",
+    "UNLAZY_SHELL",
+    "KBZ_CACHE_DIR",
+    "KBZ_LEASE_TTL",
+    "KBZ_CONTAINMENT",
+    "XDG_CACHE_HOME"
+  ];
   allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
 });
 
@@ -3120,7 +3476,12 @@ var init_binding = __esm(() => {
   init_env();
   OracleError = class OracleError extends KbzError {
     constructor(message, file, line) {
-      super(message, { code: "oracle", file, line, hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts" });
+      super(message, {
+        code: "oracle",
+        file,
+        line,
+        hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts"
+      });
     }
   };
 });
@@ -3168,7 +3529,15 @@ class DigestWalk {
     try {
       const display = isInside(this.root, file) ? path16.relative(this.root, file) : file;
       const digestOf = (abs, compute, key) => this.oracleDigest(abs, compute, known?.(key, abs));
-      return oracleFiles({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf, packages: this.packages });
+      return oracleFiles({
+        root: this.realRoot,
+        display,
+        gate,
+        cwd,
+        env: process.env,
+        digestOf,
+        packages: this.packages
+      });
     } catch (e) {
       return { error: e.message };
     }
@@ -3348,7 +3717,11 @@ var init_approval = __esm(() => {
   MAX_APPROVAL_BYTES = 256 * 1024;
   ApprovalStoreError = class ApprovalStoreError extends KbzError {
     constructor(message, file) {
-      super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
+      super(message, {
+        code: "approval-store",
+        file,
+        hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR"
+      });
     }
   };
 });
@@ -3480,7 +3853,10 @@ function ledgerOf(v, at) {
   if (typeof root !== "string" || typeof ledger !== "string" || typeof v?.gates !== "object" || !v.gates)
     return null;
   if (!at && v.schema === 1) {
-    const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
+    const ids = [
+      ...Object.keys(v.gates),
+      ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})
+    ];
     return { schema: SCHEMA, root, ledger, gates: {}, approved: [...new Set(ids)].sort() };
   }
   if (!at && v.schema !== SCHEMA)
@@ -3803,7 +4179,12 @@ function readStable(file, opts) {
 function loadLedgerFile(file, root, constrainToRoot, realDirs, parse) {
   let decoded;
   try {
-    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
+    const opts = {
+      label: "gate ledger",
+      maxBytes: MAX_LEDGER_BYTES,
+      root: constrainToRoot ? root : undefined,
+      realDirs
+    };
     decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
     if (e instanceof ReadError)
@@ -3886,7 +4267,11 @@ function scopesDispatch(root, scopes) {
 }
 function readDispatchText(root, scope) {
   try {
-    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    return readStable(dispatchPath(root, scope), {
+      label: "dispatch state",
+      maxBytes: MAX_LEDGER_BYTES,
+      root
+    }).toString("utf8");
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT")
       return null;
@@ -4017,7 +4402,12 @@ var init_statuslog = __esm(() => {
   init_errors();
   StatusLogError = class StatusLogError extends KbzError {
     constructor(message, file) {
-      super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+      super(message, {
+        kind: "infrastructure",
+        code: "status-log",
+        file,
+        hint: "make the status log one regular file, then run the command again"
+      });
     }
   };
   FLAGS2 = fs15.constants.O_WRONLY | fs15.constants.O_APPEND | fs15.constants.O_CREAT | (fs15.constants.O_NOFOLLOW ?? 0) | (fs15.constants.O_NONBLOCK ?? 0);
@@ -4073,7 +4463,10 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
     const file = path23.join(locksDir(root), leaseFileName(scope, leaf));
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
     writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
-`, { root, mode: 384 });
+`, {
+      root,
+      mode: 384
+    });
     return { ok: true, lease, notes };
   }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
 }
@@ -4328,7 +4721,11 @@ function settingsProblem(message) {
 function readSettings(root) {
   let text;
   try {
-    text = readStable(path26.join(root, SETTINGS_FILE), { label: "kbz settings", maxBytes: MAX_SETTINGS_BYTES, root }).toString("utf8");
+    text = readStable(path26.join(root, SETTINGS_FILE), {
+      label: "kbz settings",
+      maxBytes: MAX_SETTINGS_BYTES,
+      root
+    }).toString("utf8");
   } catch (e) {
     if (!(e instanceof ReadError))
       throw e;
@@ -4438,7 +4835,10 @@ var init_config = __esm(() => {
   init_settings();
   CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
     constructor(message) {
-      super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTINGS_FILE}` });
+      super(message, {
+        code: "coordinator-config",
+        hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTINGS_FILE}`
+      });
     }
   };
 });
@@ -4477,7 +4877,13 @@ function decodeKv(kv) {
 function encodeCompare(c) {
   switch (c.target) {
     case "MOD":
-      return { key: b64(c.key), ...c.rangeEnd ? { range_end: b64(c.rangeEnd) } : {}, target: "MOD", result: c.result, mod_revision: c.modRevision };
+      return {
+        key: b64(c.key),
+        ...c.rangeEnd ? { range_end: b64(c.rangeEnd) } : {},
+        target: "MOD",
+        result: c.result,
+        mod_revision: c.modRevision
+      };
     case "CREATE":
       return { key: b64(c.key), target: "CREATE", result: "EQUAL", create_revision: c.createRevision };
     case "VALUE":
@@ -4488,10 +4894,16 @@ function encodeCompare(c) {
 }
 function encodeOp(o) {
   if ("put" in o)
-    return { request_put: { key: b64(o.put.key), value: b64(o.put.value), ...o.put.lease ? { lease: o.put.lease } : {} } };
+    return {
+      request_put: { key: b64(o.put.key), value: b64(o.put.value), ...o.put.lease ? { lease: o.put.lease } : {} }
+    };
   if ("del" in o)
-    return { request_delete_range: { key: b64(o.del.key), ...o.del.rangeEnd ? { range_end: b64(o.del.rangeEnd) } : {} } };
-  return { request_range: { key: b64(o.range.key), ...o.range.rangeEnd ? { range_end: b64(o.range.rangeEnd) } : {} } };
+    return {
+      request_delete_range: { key: b64(o.del.key), ...o.del.rangeEnd ? { range_end: b64(o.del.rangeEnd) } : {} }
+    };
+  return {
+    request_range: { key: b64(o.range.key), ...o.range.rangeEnd ? { range_end: b64(o.range.rangeEnd) } : {} }
+  };
 }
 
 class EtcdClient {
@@ -4514,7 +4926,15 @@ class EtcdClient {
   once(ep, path, body, timeoutMs = this.timeoutMs) {
     return new Promise((resolve, reject) => {
       const data = JSON.stringify(body);
-      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: timeoutMs }, (res) => {
+      const req = http.request({
+        host: ep.host,
+        port: ep.port,
+        path,
+        method: "POST",
+        agent: this.agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) },
+        timeout: timeoutMs
+      }, (res) => {
         const chunks = [];
         res.on("data", (c) => chunks.push(c));
         res.on("error", (e) => reject(new Unreachable(e.message)));
@@ -4576,8 +4996,16 @@ class EtcdClient {
     return this.range(prefix, prefixEnd(prefix), opts);
   }
   async txn(compare, success, failure = []) {
-    const r = await this.call("/v3/kv/txn", { compare: compare.map(encodeCompare), success: success.map(encodeOp), failure: failure.map(encodeOp) });
-    return { succeeded: r.succeeded === true, revision: String(r.header?.revision ?? "0"), responses: r.responses ?? [] };
+    const r = await this.call("/v3/kv/txn", {
+      compare: compare.map(encodeCompare),
+      success: success.map(encodeOp),
+      failure: failure.map(encodeOp)
+    });
+    return {
+      succeeded: r.succeeded === true,
+      revision: String(r.header?.revision ?? "0"),
+      responses: r.responses ?? []
+    };
   }
   async put(key, value, lease) {
     const r = await this.call("/v3/kv/put", { key: b64(key), value: b64(value), ...lease ? { lease } : {} });
@@ -4610,12 +5038,21 @@ class EtcdClient {
   }
   async members() {
     const r = await this.call("/v3/cluster/member/list", {});
-    return (r.members ?? []).map((m) => ({ id: String(m.ID), name: String(m.name ?? ""), clientURLs: (m.clientURLs ?? []).map(String) }));
+    return (r.members ?? []).map((m) => ({
+      id: String(m.ID),
+      name: String(m.name ?? ""),
+      clientURLs: (m.clientURLs ?? []).map(String)
+    }));
   }
   async memberStatus(ep) {
     try {
       const r = await this.once(ep, "/v3/maintenance/status", {});
-      return { version: String(r.version ?? ""), leader: String(r.leader ?? "0"), memberId: String(r.header?.member_id ?? ""), revision: String(r.header?.revision ?? "0") };
+      return {
+        version: String(r.version ?? ""),
+        leader: String(r.leader ?? "0"),
+        memberId: String(r.header?.member_id ?? ""),
+        revision: String(r.header?.revision ?? "0")
+      };
     } catch {
       return null;
     }
@@ -4630,8 +5067,16 @@ class EtcdClient {
       if (stopped)
         return;
       const ep = this.endpoints[at % this.endpoints.length];
-      const body = JSON.stringify({ create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(next) } });
-      const req = http.request({ host: ep.host, port: ep.port, path: "/v3/watch", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+      const body = JSON.stringify({
+        create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(next) }
+      });
+      const req = http.request({
+        host: ep.host,
+        port: ep.port,
+        path: "/v3/watch",
+        method: "POST",
+        headers: { "content-type": "application/json" }
+      }, (res) => {
         let buf = "";
         res.setEncoding("utf8");
         res.on("data", (chunk) => {
@@ -4762,7 +5207,15 @@ function leaseRecord(keys, kv) {
   if (kv.key !== keys.lease(v.scope, v.leaf))
     return invalidKv(kv, `key does not match ${v.scope}/${v.leaf}`);
   const pid = Number.isInteger(v.holder?.pid) ? v.holder.pid : null;
-  return { invalid: false, scope: v.scope, leaf: v.leaf, globs: [...v.globs], pid, file: `etcd:${kv.key}`, token: typeof v.holder?.token === "string" ? v.holder.token : undefined };
+  return {
+    invalid: false,
+    scope: v.scope,
+    leaf: v.leaf,
+    globs: [...v.globs],
+    pid,
+    file: `etcd:${kv.key}`,
+    token: typeof v.holder?.token === "string" ? v.holder.token : undefined
+  };
 }
 function checkIds3(scope, leaf) {
   if (!isValidId(scope))
@@ -4829,7 +5282,14 @@ class EtcdCoordination {
     const key = k.lease(scope, leaf);
     const token = randomHex(12);
     const claimedAt = new Date().toISOString();
-    const value = { scope, leaf, globs, holder: { host: os3.hostname(), pid: process.pid, token }, claimedAt, ttl: this.o.ttl };
+    const value = {
+      scope,
+      leaf,
+      globs,
+      holder: { host: os3.hostname(), pid: process.pid, token },
+      claimedAt,
+      ttl: this.o.ttl
+    };
     let leaseId = null;
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file: `etcd:${key}` };
     try {
@@ -4846,7 +5306,15 @@ class EtcdCoordination {
           return { ok: false, conflicts, notes: [] };
         }
         leaseId ??= (await this.client.grant(this.o.ttl)).id;
-        const t = await this.client.txn([{ key: k.leases, rangeEnd: prefixEnd(k.leases), target: "MOD", result: "LESS", modRevision: String(BigInt(read.revision) + 1n) }], [{ put: { key, value: JSON.stringify(value), lease: leaseId } }]);
+        const t = await this.client.txn([
+          {
+            key: k.leases,
+            rangeEnd: prefixEnd(k.leases),
+            target: "MOD",
+            result: "LESS",
+            modRevision: String(BigInt(read.revision) + 1n)
+          }
+        ], [{ put: { key, value: JSON.stringify(value), lease: leaseId } }]);
         if (t.succeeded)
           return this.granted(lease, leaseId, token, claimedAt);
         await sleep(Math.floor(Math.random() * Math.min(50, 2 + attempt * 3)));
@@ -4901,7 +5369,19 @@ class EtcdCoordination {
   spawnKeeper(leaseId, file) {
     const { spawn } = createRequire4(import.meta.url)("node:child_process");
     const cmd = this.o.kbzCommand ?? selfCommand();
-    const child = spawn(cmd[0], [...cmd.slice(1), "coordinator", "keep", "--lease", leaseId, "--ttl", String(this.o.ttl), "--held", file, "--coordinator", this.o.url], {
+    const child = spawn(cmd[0], [
+      ...cmd.slice(1),
+      "coordinator",
+      "keep",
+      "--lease",
+      leaseId,
+      "--ttl",
+      String(this.o.ttl),
+      "--held",
+      file,
+      "--coordinator",
+      this.o.url
+    ], {
       detached: true,
       stdio: "ignore",
       cwd: this.o.root,
@@ -4933,7 +5413,12 @@ class EtcdCoordination {
       if (h.scope !== scope || leaf !== null && h.leaf !== leaf)
         continue;
       if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease))
-        alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
+        alreadyLost.push({
+          scope: h.scope,
+          leaf: h.leaf,
+          globs: h.globs,
+          reason: "expired or revoked at the coordinator before this release"
+        });
       fs19.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
       stopKeeper(h);
@@ -4971,7 +5456,14 @@ class EtcdCoordination {
       const t = applyDispatchAll(state, Array.isArray(action) ? action : [action], now());
       const at = new Date().toISOString();
       const base = this.logKey(scope);
-      const r = await this.client.txn([kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }], [{ put: { key, value: serializeDispatch(t.state) } }, ...t.events.map((e, i) => ({ put: { key: `${base}${String(i).padStart(2, "0")}`, value: statusLine(`${at} ${e}`).trimEnd() } }))]);
+      const r = await this.client.txn([
+        kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }
+      ], [
+        { put: { key, value: serializeDispatch(t.state) } },
+        ...t.events.map((e, i) => ({
+          put: { key: `${base}${String(i).padStart(2, "0")}`, value: statusLine(`${at} ${e}`).trimEnd() }
+        }))
+      ]);
       if (r.succeeded)
         return { ...t, auditWarning: null, notes: [] };
       await sleep(Math.floor(Math.random() * 20));
@@ -5184,7 +5676,13 @@ function ledgerEntries(root, dir, errors) {
 function resolveTarget(o) {
   const root = o.root;
   if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path28.resolve(root, f)), discoveryErrors: [] };
+    return {
+      root,
+      mode: "explicit",
+      scope: null,
+      files: o.files.map((f) => path28.resolve(root, f)),
+      discoveryErrors: []
+    };
   }
   const scopes = listScopes(root);
   if (o.scope) {
@@ -5356,7 +5854,10 @@ function withLeftNote(output, left) {
 function decideStop(a, guard) {
   if (!guard.ok) {
     if (a.discovery.length > 0) {
-      return { decision: "block", reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}` };
+      return {
+        decision: "block",
+        reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}`
+      };
     }
     return {
       systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`
@@ -5377,7 +5878,10 @@ function undecidedStop(file, seconds, why, guard) {
   const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
   if (guard.ok && guard.blocks > MAX_BLOCKS)
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
-  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.` };
+  return {
+    decision: "block",
+    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.`
+  };
 }
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
@@ -5846,7 +6350,10 @@ function leftUnmet(root, left, started) {
 async function countBlock2(target, key, hash, stop) {
   let blocks;
   try {
-    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
+    blocks = await recordBlock(target, key, hash, {
+      restartAfter: stop.fresh ? MAX_BLOCKS : null,
+      uncounted: stop.uncounted === "no-message"
+    });
   } catch (e) {
     return { ok: false, message: e.message };
   }
@@ -5890,7 +6397,10 @@ function backgroundTasks(v) {
     const status = str(o.status);
     if (status !== null && !/^(running|pending|in[_ -]?progress|started|active)$/i.test(status))
       continue;
-    out.push({ id: str(o.id) ?? str(o.task_id), words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"]) });
+    out.push({
+      id: str(o.id) ?? str(o.task_id),
+      words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"])
+    });
   }
   return out;
 }
@@ -5980,7 +6490,12 @@ var copilot = {
     const agent = str(o.agentId) ?? str(o.agent_id);
     if (agent !== null || str(o.agentType) !== null || event !== null && /^subagentstop$/i.test(event)) {
       const uncounted = base.uncounted ?? noMessage(o, "response");
-      return { ...base, kind: "subagent", uncounted, worker: { ids: agent ? [agent] : [], text: strings(o, ["agentType", "agent_type", "agentName", "agent_name"]) } };
+      return {
+        ...base,
+        kind: "subagent",
+        uncounted,
+        worker: { ids: agent ? [agent] : [], text: strings(o, ["agentType", "agent_type", "agentName", "agent_name"]) }
+      };
     }
     return base;
   },
@@ -6002,7 +6517,11 @@ var cursor = {
     base.continuations = loops;
     base.uncounted = statusOf(o.status);
     if (str(o.hook_event_name) === "subagentStop" || str(o.subagent_type) !== null) {
-      return { ...base, kind: "subagent", worker: { ids: [], text: strings(o, ["task", "description", "subagent_type"]) } };
+      return {
+        ...base,
+        kind: "subagent",
+        worker: { ids: [], text: strings(o, ["task", "description", "subagent_type"]) }
+      };
     }
     return base;
   },
@@ -6258,8 +6777,11 @@ async function runStopHook(args, input, env, cwd) {
     return HOSTS.claude.render(invalidAgentArgument(), null);
   if (input.timedOut) {
     const r = host.render(null, null);
-    return { stdout: r.stdout, stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.
-` };
+    return {
+      stdout: r.stdout,
+      stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.
+`
+    };
   }
   const payload = parsePayload(input.bytes);
   let stop = null;
@@ -6271,7 +6793,9 @@ async function runStopHook(args, input, env, cwd) {
   return host.render(await hookStop({ scope: scopeArgument(args), stop, env, cwd }), stop);
 }
 function invalidAgentArgument() {
-  return { systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.` };
+  return {
+    systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.`
+  };
 }
 async function stopHookMain(args) {
   let r;

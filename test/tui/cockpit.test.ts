@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv, gitRepo } from "../helpers/approvals.ts";
-import { PanePool, TUI_SIZES, TmuxPane, haveTmux } from "../helpers/tmux.ts";
+import { PanePool, TUI_SIZES, type TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 

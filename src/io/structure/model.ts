@@ -11,7 +11,7 @@ import {
   type ModelOptions,
 } from "../../core/structure/build.ts";
 import { canonical, fail, StructureError, type Model } from "../../core/structure/model.ts";
-import { type LeaseView } from "../../core/dispatch/lease-record.ts";
+import type { LeaseView } from "../../core/dispatch/lease-record.ts";
 import { readLeaseRecords, ScopeReader } from "../read.ts";
 
 export interface LoadOptions extends ModelOptions {
