@@ -13,7 +13,7 @@ import type { Env } from "./shell.ts";
 import { KbzError } from "../../core/errors.ts";
 import { approvalRecord, verify } from "../../core/trace.ts";
 import { keepOracle, type Kept } from "./kept.ts";
-import { readPrivate } from "./personal.ts";
+import { readPrivate } from "./private.ts";
 
 export const MAX_APPROVAL_BYTES = 256 * 1024;
 const LOCK_TIMEOUT_MS = 10_000;

@@ -12,6 +12,9 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { windowsContainer } from "./taskkill.ts";
+import type { Container } from "./container.ts";
+
+export type { Container };
 
 // Windows has the pgroup level's strength at best: its process tree, ended with taskkill (taskkill.ts).
 const WINDOWS_DESCRIBE = "process tree per check (taskkill /t /f on Windows: no cgroups or PID namespaces)";
@@ -221,18 +224,6 @@ export function detectContainment(from: ContainmentLevel = "cgroup"): Containmen
     }
   }
   throw new Error("unreachable: pgroup is always available");
-}
-
-/** One check's container: how to start the check in it and how to end everything in it. */
-export interface Container {
-  /** Start the check: `spawn` is called once, synchronously, with the argv to run. */
-  start<T>(spawn: (argv: string[]) => T): T;
-  /** Kill every process of the check; `leader` is the spawned process. */
-  kill(leader: number | undefined): void;
-  /** Kill what is left and wait (bounded) until it is gone; `exited` settles when the leader was reaped. */
-  release(leader: number | undefined, exited: Promise<unknown>): Promise<void>;
-  /** What the watchdog (watchdog.ts) kills if kbz dies: `cg <group dir>` or `pg <leader pid>`. */
-  watch(leader: number | undefined): string | null;
 }
 
 const RELEASE_BOUND_MS = 2000;

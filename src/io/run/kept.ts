@@ -13,8 +13,8 @@ import { sha256Hex } from "../../core/util/hash.ts";
 import type { RuntimeOracle } from "../../core/run/oracle.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { writeAtomic } from "../fs.ts";
+import { readPrivate } from "./private.ts";
 import { MAX_ORACLE_FILE_BYTES } from "../oracle/digest.ts";
-import { kbzDir, readPrivate } from "./personal.ts";
 import type { Env } from "./shell.ts";
 
 /** 64 MiB: a few hundred approvals of a typical test tree; each file is at most 8 MiB (MAX_ORACLE_FILE_BYTES). */
@@ -106,7 +106,6 @@ export function keepOracle(store: string, root: string, oracle: RuntimeOracle, e
   }
   if (blobs.size === 0) return kept;
   const dir = keptDir(store);
-  kbzDir(store, true);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const fresh = [...blobs].filter(([sha]) => !fs.existsSync(path.join(dir, sha)));
   const need = fresh.reduce((n, [, b]) => n + b.length, 0);

@@ -7,7 +7,7 @@
 // outlive the check: the containment warning says so. No watchdog either: a kbz killed outright
 // (not by a signal it can handle) leaves its running check behind on Windows.
 import { spawnSync } from "node:child_process";
-import type { Container } from "./contain.ts";
+import type { Container } from "./container.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -3,45 +3,45 @@
 // prints its result; receipts call it with the same approvals and evidence rules.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { FileProblemsError, UsageError, type FileProblem } from "../../core/errors.ts";
-import { automaticEvidence } from "../../core/ledger/evidence.ts";
-import type { Reduction } from "../../core/ledger/state.ts";
-import { statusReport } from "../../core/report.ts";
-import { dispatchProblems, type Snapshot } from "../../core/snapshot.ts";
-import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../read.ts";
+import { FileProblemsError, UsageError, type FileProblem } from "../core/errors.ts";
+import { automaticEvidence } from "../core/ledger/evidence.ts";
+import type { Reduction } from "../core/ledger/state.ts";
+import { statusReport } from "../core/report.ts";
+import { dispatchProblems, type Snapshot } from "../core/snapshot.ts";
+import { loadSnapshot, snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import {
   ApprovalStore,
   ApprovalStoreError,
   approvalDirFor,
   assertStoreOutside,
   type StoredApproval,
-} from "../run/approval.ts";
-import { nearMissLines } from "../../core/run/differ.ts";
-import { executeCheck, type RunOutcome } from "../run/execute.ts";
-import { shortSignature } from "../../core/run/show.ts";
+} from "../io/run/approval.ts";
+import { nearMissLines } from "../core/run/differ.ts";
+import { executeCheck, type RunOutcome } from "../io/run/execute.ts";
+import { shortSignature } from "../core/run/show.ts";
 export { shortSignature };
-import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
-import { saveLastRun } from "./lastrun.ts";
-import { failureText, recordRuns } from "./failures.ts";
-import type { FailureStored } from "../../core/trace.ts";
-import { readRepoSettings } from "./settings.ts";
-import { digestInputs, recordInputs, type InputRecord } from "../inputs/records.ts";
-import { expandInputs, TOO_MANY_INPUTS } from "../inputs/expand.ts";
-import { isInside } from "../../core/workspace/inside.ts";
-import { checkEnvironment } from "../oracle/env.ts";
-import { bindingSignature, OracleError } from "../oracle/binding.ts";
-import { recordOraclePasses, type OraclePassRecord } from "../oracle/records.ts";
-import { identitiesFor, namesOnlyFiles } from "../oracle/identity.ts";
-import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
-import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
-import { runRolling } from "../../core/check/pool.ts";
-import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
-import { describe, KbzError } from "../../core/errors.ts";
-import { requirePerson, logConsent, type Consent } from "../run/consent.ts";
-import { attest, noteApproved } from "../run/attest.ts";
-import { kbz, placeholder as ph } from "../../core/text/command.ts";
-import { judgedRun, type Judged } from "./judged.ts";
-import { oracleView, PLACE_FAILED } from "../run/view.ts";
+import { pathFacts, requestedShell, resolveShell, type Env } from "../io/run/shell.ts";
+import { saveLastRun } from "../io/check/lastrun.ts";
+import { failureText, recordRuns } from "../io/check/failures.ts";
+import type { FailureStored } from "../core/trace.ts";
+import { readRepoSettings } from "../io/check/settings.ts";
+import { digestInputs, recordInputs, type InputRecord } from "../io/inputs/records.ts";
+import { expandInputs, TOO_MANY_INPUTS } from "../io/inputs/expand.ts";
+import { isInside } from "../core/workspace/inside.ts";
+import { checkEnvironment } from "../io/oracle/env.ts";
+import { bindingSignature, OracleError } from "../io/oracle/binding.ts";
+import { recordOraclePasses, type OraclePassRecord } from "../io/oracle/records.ts";
+import { identitiesFor, namesOnlyFiles } from "../io/oracle/identity.ts";
+import { chainKey, chainRefusal, childEnv, inheritedChain } from "../io/check/chain.ts";
+import { baseDir, declaredEnv, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { runRolling } from "../core/check/pool.ts";
+import { WritebackError, writeBack, type WritebackStatus } from "../io/check/writeback.ts";
+import { describe, KbzError } from "../core/errors.ts";
+import { requirePerson, logConsent, type Consent } from "../io/run/consent.ts";
+import { attest, noteApproved } from "../io/run/attest.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
+import { judgedRun, type Judged } from "../io/check/judged.ts";
+import { oracleView, PLACE_FAILED } from "../io/run/view.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -65,6 +65,8 @@ export interface CheckRequest extends TargetRequest {
   sandbox?: boolean;
   /** How a person gives `approve` (io/run/consent.ts): the dashboard passes "dashboard". */
   via?: "terminal" | "dashboard";
+  /** `verify run --env`: names every CHECK of the run receives and its approval binds (plan.ts declaredEnv). */
+  passEnv?: readonly string[];
 }
 
 /** `judged`: not approved, but the latest approval differs only in files kbz kept: the work is judged against it (io/check/judged.ts). */
@@ -118,7 +120,7 @@ export interface CheckResult {
 }
 
 export function runSettings(
-  req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">,
+  req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox" | "passEnv">,
   root: string,
 ): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
@@ -146,6 +148,7 @@ export function runSettings(
     sandbox,
     root,
     env: req.env,
+    ...(req.passEnv?.length ? { passEnv: req.passEnv } : {}),
   };
 }
 
@@ -522,7 +525,7 @@ async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
             check: task.gate.check!,
             expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
             cwd: task.oracle.cwd,
-            env: childEnv(checkEnvironment(req.env, task.gate.env), run.chain, key),
+            env: childEnv(checkEnvironment(req.env, declaredEnv(task.gate, settings)), run.chain, key),
             timeoutMs: settings.timeoutMs,
             sandbox: task.oracle.sandbox ?? null,
             wrap: view ? view.wrap : undefined,
@@ -601,12 +604,16 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
   }
 }
 
-/** The INPUTS each written (or unchanged) result observed, by gate id. */
+/**
+ * The INPUTS each written (or unchanged) pass observed, by gate id. A failed run gets none (issue
+ * 42 item 5): the record holds the evidence line of a pass, which a failed run must never write
+ * anywhere (its failure record, io/check/failures.ts, keeps what it saw).
+ */
 function inputRecords(run: Run, group: RunReport[]): Record<string, InputRecord> {
   const records: Record<string, InputRecord> = {};
   for (const r of group) {
     const files = run.observed.get(r.task.qid);
-    if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+    if (!files || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
     const evidence = evidenceFor(r.task, r.outcome, run.settings);
     records[r.task.gate.id] = {
       definition: r.task.digest,
