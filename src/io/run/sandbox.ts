@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import type { Env } from "./shell.ts";
+import { helperEnv, SYSTEM_DIRS, systemTool } from "./system.ts";
 
 export type { SandboxProfile };
 import { sandboxLine, type SandboxProfile } from "../../core/run/show.ts";
@@ -20,16 +21,15 @@ export { sandboxLine };
 export const BWRAP_INSTALL_HINT =
   "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
 
-/** The bwrap on PATH; a usage error saying how to install it. */
-export function resolveBwrap(env: Env): string {
-  const dirs = (env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  for (const c of dirs.map((d) => path.join(d, "bwrap"))) {
-    try {
-      if (fs.statSync(c).isFile()) return c;
-    } catch {}
-  }
+/**
+ * The system's bwrap (system.ts: a fixed list of root-owned folders, never the CHECK's PATH,
+ * issue 42 item 1); a usage error saying how to install it.
+ */
+export function resolveBwrap(_env?: Env): string {
+  const bwrap = systemTool("bwrap");
+  if (bwrap) return bwrap;
   throw new UsageError(
-    `the sandbox was requested but bubblewrap (bwrap) is not installed; ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`,
+    `the sandbox was requested but bubblewrap (bwrap) is not installed in ${SYSTEM_DIRS.join(", ")} (owned by root); ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`,
   );
 }
 
@@ -159,6 +159,28 @@ export function bwrapArgv(p: SandboxProfile): string[] {
   return a;
 }
 
+/**
+ * How kbz starts bwrap for a profile (issue 42 item 1): bwrap and whatever wraps it run with
+ * kbz's minimal environment (system.ts `helperEnv`), and the CHECK's variables travel with the
+ * options in a file descriptor (`--args 3`): `--clearenv`, then one `--setenv` per variable. So
+ * no variable of the CHECK (an `ENV: LD_PRELOAD` the probe runs before any approval) reaches a
+ * program outside the sandbox, and no value shows in bwrap's argv (`ps`).
+ */
+export function sandboxLaunch(
+  p: SandboxProfile,
+  checkEnv: Env,
+): { argv: string[]; args: Buffer; env: Record<string, string> } {
+  const opts = bwrapArgv(p);
+  const fdArgs = ["--clearenv"];
+  for (const [k, v] of Object.entries(checkEnv)) if (v !== undefined && k !== "TMPDIR") fdArgs.push("--setenv", k, v);
+  fdArgs.push(...opts.slice(1, -1));
+  return {
+    argv: [opts[0]!, "--args", "3", "--"],
+    args: Buffer.from(fdArgs.map((a) => a + "\0").join("")),
+    env: helperEnv(),
+  };
+}
+
 let usable: { ok: boolean; why: string } | null = null;
 
 /** Whether bwrap can build a sandbox here at all (tests skip with this reason, never in CI). */
@@ -189,7 +211,7 @@ export function bwrapUsable(env: Env = process.env): { ok: boolean; why: string 
       "/proc",
       "true",
     ],
-    { encoding: "utf8" },
+    { encoding: "utf8", env: helperEnv() },
   );
   return (usable =
     r.status === 0
