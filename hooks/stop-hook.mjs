@@ -2317,7 +2317,22 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
     if (attested)
       unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace, l);
   }
+  disambiguate(gates, target.root);
   return { target, ledgers, gates, problems, dispatch };
+}
+function disambiguate(gates, root) {
+  const files = new Map;
+  for (const g of gates) {
+    const stem = g.qid.slice(0, g.qid.length - g.gate.id.length - 1);
+    if (!files.has(stem))
+      files.set(stem, new Set);
+    files.get(stem).add(g.file);
+  }
+  for (const g of gates) {
+    const stem = g.qid.slice(0, g.qid.length - g.gate.id.length - 1);
+    if (files.get(stem).size > 1)
+      g.qid = `${displayPath(root, g.file).replace(/\.md$/i, "")}:${g.gate.id}`;
+  }
 }
 function unattest(views, file, attested, trace, ledger) {
   const met = views.filter((v) => v.state === "met");
