@@ -8,17 +8,17 @@ import { noteApproved } from "../io/run/attest.ts";
 import { isDeliberate, UsageError } from "../core/errors.ts";
 import { readLastRun, type LastRun } from "../io/check/lastrun.ts";
 import { baseDir, cwdShown, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
-import { snapshotForRequest } from "../io/read.ts";
+import { snapshotForRequest } from "./snapshot.ts";
 import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
 import type { GateView } from "../core/snapshot.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "./checkRun.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import type { Env } from "../io/run/shell.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
 import { checkEvents, logEvent } from "../io/coordination/events.ts";
 import { killAllChecks } from "../io/run/watchdog.ts";
 import { pruneRemoved } from "../io/check/attested.ts";
-import { approvalView, type ApprovalView } from "./approvalView.ts";
+import { approvalView, ledgerExtras, type ApprovalView } from "./approvalView.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 
 export interface ApprovalsView {
@@ -266,7 +266,7 @@ export async function probeGate(req: {
   approve: boolean;
   env: Env;
 }): Promise<ProbeShown | null> {
-  const { runProbes, probeLine } = await import("../io/check/probe.ts");
+  const { runProbes, probeLine } = await import("./probe.ts");
   const res = await runProbes({
     root: req.root,
     files: [],
@@ -321,7 +321,12 @@ export async function signShown(req: {
  * EXPECT, CWD, shell, PATH, sandbox, the oracle files, the ENV names, and what changed since the
  * gate's last approval with a short git diff of each changed file. Null without run settings.
  */
-export function approvalViewOf(view: ApprovalsView, task: CheckTask, root: string): ApprovalView | null {
+export function approvalViewOf(
+  view: ApprovalsView,
+  task: CheckTask,
+  root: string,
+  snap?: Pick<Snapshot, "ledgers">,
+): ApprovalView | null {
   if (!view.settings) return null;
   let store: ApprovalStore | null = null;
   try {
@@ -329,7 +334,7 @@ export function approvalViewOf(view: ApprovalsView, task: CheckTask, root: strin
   } catch {
     store = null;
   }
-  return approvalView(task, { root, env: view.settings.env, store });
+  return approvalView(task, { root, env: view.settings.env, store, ...(snap ? ledgerExtras(snap) : {}) });
 }
 
 /**

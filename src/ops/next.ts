@@ -2,10 +2,11 @@
 // them. Options in, data out; the CLI prints it, `kbz advance` ends with it.
 import type { IdOrder } from "../core/plan/order.ts";
 import * as path from "node:path";
-import { adviseNext, type Advice, type SignFirst } from "../core/schedule/advise.ts";
+import { adviseNext, type Advice, type SignFirst, type SoloItem } from "../core/schedule/advise.ts";
 import { isRunnable } from "../core/ledger/model.ts";
-import { resolveTarget } from "../io/discover.ts";
-import { loadSnapshot } from "../io/read.ts";
+import { resolveTarget, withSoloLedgers } from "../io/discover.ts";
+import { GATE_LABEL } from "../core/ledger/state.ts";
+import { loadSnapshot } from "./snapshot.ts";
 import { cascadesOf } from "./refresh.ts";
 import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
@@ -40,11 +41,47 @@ export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice
     const cascades = cascadesOf(o.root, o.scope, process.env, o.rootFlag);
     if (cascades.length > 0) advice.cascades = cascades;
   }
+  // The solo ledgers are judged with the scope (status, the Stop hook): their gates that are not
+  // met are review items here too, named by ledger (issue 43: a leaf's work made a solo gate STALE
+  // and only status and the hook said so).
+  const solo = soloNotMet(o.root);
+  if (solo.length > 0) advice.solo = solo;
   if (advice.action === "verify-root") {
     const sign = unsignedIntegration(o.root, o.scope);
     if (sign.length > 0) advice.signFirst = sign;
+    // Verified and released: every gate of the scope met (the root's one check ran) and no lease
+    // of the scope left. The work is done, and next says so (issue 43: it kept advising
+    // `check --reverify, then scope release` after both had run).
+    else if (scopeVerified(o.root, o.scope) && !snap.leases.some((l) => l.scope === o.scope))
+      advice.action = solo.length > 0 ? "review" : "done";
   }
   return { snap, advice };
+}
+
+/** The scope's root ledger has gates, and every gate of its ledgers (root, nodes, leaves) is met. */
+function scopeVerified(root: string, scope: string): boolean {
+  const snap = loadSnapshot(resolveTarget({ root, scope }));
+  const rootLedger = path.join(root, ".unlazy", scope, "GATES.md");
+  return (
+    snap.problems.length === 0 &&
+    snap.gates.some((g) => path.resolve(g.file) === rootLedger) &&
+    snap.gates.every((g) => g.state === "met")
+  );
+}
+
+/** The gates of the solo ledgers (root GATES.md, gates/*.md) that are not met, by ledger. */
+export function soloNotMet(root: string): SoloItem[] {
+  const files = withSoloLedgers({ root, mode: "scope", scope: null, files: [], discoveryErrors: [] }).files;
+  if (files.length === 0) return [];
+  const snap = loadSnapshot({ root, mode: "explicit", scope: null, files, discoveryErrors: [] });
+  return snap.gates
+    .filter((g) => g.state !== "met")
+    .map((g) => ({
+      ledger: path.relative(root, g.file).split(path.sep).join("/"),
+      gate: g.gate.id,
+      state: g.reason ?? GATE_LABEL[g.state],
+      manual: !isRunnable(g.gate),
+    }));
 }
 
 /**
