@@ -4,12 +4,14 @@ import type { IdOrder } from "../core/plan/order.ts";
 import * as path from "node:path";
 import { adviseNext, type Advice, type SignFirst } from "../core/schedule/advise.ts";
 import { isRunnable } from "../core/ledger/model.ts";
-import { resolveTarget } from "../io/discover.ts";
-import { loadSnapshot } from "./snapshot.ts";
+import { isLeafLedger } from "../core/plan/leaf-id.ts";
+import { scopeSnapshot } from "./snapshot.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { VerificationError } from "../core/receipts/errors.ts";
 import { cascadesOf } from "./refresh.ts";
 import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
-import { readScheduleFacts } from "./facts.ts";
+import { readSchedule, scopeLedgerText } from "./facts.ts";
 
 /** `--slots` when not given (next, advance, dash) and the dashboard's Queue: four leaves at once. The one slot default. */
 export const DEFAULT_SLOTS = 4;
@@ -28,35 +30,39 @@ export interface NextRequest {
 const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
-  const snap = readScheduleFacts({
-    root: o.root,
-    scope: o.scope,
-    slots: o.slots ?? DEFAULT_SLOTS,
-    order: o.order ?? "natural",
+  const req = { root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, order: o.order ?? "natural" };
+  // One read: the advice, and what it adds (cascades, signatures first), are decided inside it
+  // from the same texts; the status view is built only when the advice needs one.
+  return readSchedule(req, (read) => {
+    const snap = read.facts;
+    const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
+    const cascading = advice.attention.some((a) => CASCADING.test(a.reason));
+    const verifyRoot = advice.action === "verify-root";
+    if (!cascading && !verifyRoot) return { snap, advice };
+    const status = scopeSnapshot(read.inputs, read.trace, read.attestations);
+    // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
+    if (cascading && !(read.receiptFile instanceof VerificationError)) {
+      const from = { receiptFile: read.receiptFile, ledgerText: scopeLedgerText(read.inputs) };
+      const cascades = cascadesOf(status, from, process.env, o.rootFlag);
+      if (cascades.length > 0) advice.cascades = cascades;
+    }
+    if (verifyRoot) {
+      const sign = unsignedIntegration(status);
+      if (sign.length > 0) advice.signFirst = sign;
+    }
+    return { snap, advice };
   });
-  const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
-  // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
-  if (advice.attention.some((a) => CASCADING.test(a.reason))) {
-    const cascades = cascadesOf(o.root, o.scope, process.env, o.rootFlag);
-    if (cascades.length > 0) advice.cascades = cascades;
-  }
-  if (advice.action === "verify-root") {
-    const sign = unsignedIntegration(o.root, o.scope);
-    if (sign.length > 0) advice.signFirst = sign;
-  }
-  return { snap, advice };
 }
 
 /**
  * The manual gates of the scope's root and node ledgers that are not met: `kbz check --reverify`
  * cannot meet them, and the root's S_STRUCTURE fails while one is open (unfinished-integration),
- * so a person signs them before the one call that verifies the root (issue 30).
+ * so a person signs them before the one call that verifies the root.
  */
-export function unsignedIntegration(root: string, scope: string): SignFirst[] {
-  const snap = loadSnapshot(resolveTarget({ root, scope }));
-  const leaf = /(^|\/)leaf-[^/]*\.md$/;
+export function unsignedIntegration(snap: Snapshot): SignFirst[] {
+  const root = snap.target.root;
   return snap.gates
-    .filter((g) => !leaf.test(g.file) && !isRunnable(g.gate) && g.state !== "met" && g.state !== "abandoned")
+    .filter((g) => !isLeafLedger(g.file) && !isRunnable(g.gate) && g.state !== "met" && g.state !== "abandoned")
     .map((g) => ({
       ledger: path.relative(root, path.resolve(root, g.file)).split(path.sep).join("/"),
       gate: g.gate.id,
