@@ -1489,7 +1489,7 @@ function oracleRecord(file, gateId, s) {
     depends,
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
-    detail: s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : { signature: s.signature }
+    detail: typeof s.judged === "string" ? { signature: s.signature, judged: s.judged } : s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : { signature: s.signature }
   };
 }
 function failureRecord(file, gateId, s) {
@@ -1664,7 +1664,12 @@ function oracleReason(record, g, world, file) {
     digest: (n) => n === "definition" || n === "evidence" ? key[n] : n.startsWith("oracle:") ? files[n.slice("oracle:".length)] : undefined,
     members: () => Object.keys(files).map(oracleFileName)
   });
-  return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
+  if (v.status !== "stale")
+    return null;
+  const judged = record.detail?.judged;
+  if (typeof judged === "string" && world.judgedHolds?.(file, g.id, judged))
+    return null;
+  return oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length)));
 }
 function decodeAttestation(v) {
   if (typeof v !== "string")
@@ -2317,7 +2322,22 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
     if (attested)
       unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace, l);
   }
+  disambiguate(gates, target.root);
   return { target, ledgers, gates, problems, dispatch };
+}
+function disambiguate(gates, root) {
+  const files = new Map;
+  for (const g of gates) {
+    const stem = g.qid.slice(0, g.qid.length - g.gate.id.length - 1);
+    if (!files.has(stem))
+      files.set(stem, new Set);
+    files.get(stem).add(g.file);
+  }
+  for (const g of gates) {
+    const stem = g.qid.slice(0, g.qid.length - g.gate.id.length - 1);
+    if (files.get(stem).size > 1)
+      g.qid = `${displayPath(root, g.file).replace(/\.md$/i, "")}:${g.gate.id}`;
+  }
 }
 function unattest(views, file, attested, trace, ledger) {
   const met = views.filter((v) => v.state === "met");
@@ -3105,27 +3125,27 @@ function keysFor(repository) {
 }
 
 // src/io/coordination/etcd/coordination.ts
-import * as fs9 from "node:fs";
+import * as fs10 from "node:fs";
 import { createRequire as createRequire3 } from "node:module";
 import * as os2 from "node:os";
-import * as path14 from "node:path";
+import * as path15 from "node:path";
 function heldDir(root) {
-  return path14.join(root, ".unlazy", "locks");
+  return path15.join(root, ".unlazy", "locks");
 }
 function heldFile(root, scope, leaf) {
-  return path14.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
+  return path15.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
 }
 function readHeld(root, repository) {
   let names;
   try {
-    names = fs9.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
+    names = fs10.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
   } catch {
     return [];
   }
   const out = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(fs9.readFileSync(path14.join(heldDir(root), n), "utf8"));
+      const r = JSON.parse(fs10.readFileSync(path15.join(heldDir(root), n), "utf8"));
       if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
         out.push(r);
     } catch {}
@@ -3179,7 +3199,7 @@ function sleep(ms) {
 }
 function selfCommand() {
   const script = process.argv[1];
-  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs9.existsSync(script))
+  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs10.existsSync(script))
     return [process.execPath, script];
   return [process.execPath];
 }
@@ -3188,7 +3208,7 @@ function stopKeeper(h) {
     return;
   let cmdline;
   try {
-    cmdline = fs9.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+    cmdline = fs10.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
   } catch {
     return;
   }
@@ -3370,7 +3390,7 @@ class EtcdCoordination {
           globs: h.globs,
           reason: "expired or revoked at the coordinator before this release"
         });
-      fs9.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
+      fs10.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
       stopKeeper(h);
     }
@@ -3742,8 +3762,8 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs24 from "node:fs";
-import * as path32 from "node:path";
+import * as fs26 from "node:fs";
+import * as path33 from "node:path";
 
 // src/core/hook/worker.ts
 function leafIds(snap) {
@@ -3829,8 +3849,8 @@ function checkDeadline(what, file) {
 init_errors();
 init_ids();
 init_inside();
-import * as fs10 from "node:fs";
-import * as path15 from "node:path";
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
 
 // src/io/coordination/active.ts
 init_ids();
@@ -3935,17 +3955,71 @@ function filesCoordination(root) {
 
 // src/io/git.ts
 import { createRequire as createRequire2 } from "node:module";
+
+// src/io/run/system.ts
+import * as fs9 from "node:fs";
+import * as path13 from "node:path";
+var SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"];
+var SYSTEM_PATH = SYSTEM_DIRS.join(":");
+var found = new Map;
+function rootOwned(p) {
+  for (let d = p;; d = path13.dirname(d)) {
+    let st;
+    try {
+      st = fs9.statSync(d);
+    } catch {
+      return false;
+    }
+    if (st.uid !== 0 || (st.mode & 18) !== 0)
+      return false;
+    if (d === path13.dirname(d))
+      return true;
+  }
+}
+function systemTool(name) {
+  if (process.platform === "win32")
+    return null;
+  const known = found.get(name);
+  if (known !== undefined)
+    return known;
+  let hit = null;
+  for (const dir of SYSTEM_DIRS) {
+    let real;
+    try {
+      real = fs9.realpathSync(path13.join(dir, name));
+      if (!fs9.statSync(real).isFile())
+        continue;
+      fs9.accessSync(real, fs9.constants.X_OK);
+    } catch {
+      continue;
+    }
+    if (rootOwned(real)) {
+      hit = real;
+      break;
+    }
+  }
+  found.set(name, hit);
+  return hit;
+}
+function helperEnv(keep = {}) {
+  const env = { PATH: SYSTEM_PATH, LC_ALL: "C" };
+  for (const [k, v] of Object.entries(keep))
+    if (v !== undefined)
+      env[k] = v;
+  return env;
+}
+
+// src/io/git.ts
 var INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
 function gitEnv(env = process.env) {
-  const out = {};
-  for (const [k, v] of Object.entries(env))
-    if (v !== undefined && !k.startsWith("GIT_"))
-      out[k] = v;
-  return out;
+  return helperEnv({ HOME: env.HOME, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME });
 }
 function gitInert(cwd, args, opts = {}) {
   const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
-  const r = spawnSync("git", [...INERT_GIT, ...args], {
+  const git = systemTool("git");
+  if (!git)
+    return null;
+  const r = spawnSync(git, [...INERT_GIT, ...args], {
     cwd,
     env: gitEnv(),
     encoding: "utf8",
@@ -3975,8 +4049,8 @@ init_ids();
 // src/io/settings.ts
 init_errors();
 init_read();
-import * as path13 from "node:path";
-var SETTINGS_FILE = path13.join(".kbz", "settings.json");
+import * as path14 from "node:path";
+var SETTINGS_FILE = path14.join(".kbz", "settings.json");
 var MAX_SETTINGS_BYTES = 64 * 1024;
 var KEYS = ["sandbox", "writable", "coordinator"];
 function settingsProblem(message) {
@@ -3985,7 +4059,7 @@ function settingsProblem(message) {
 function readSettings(root) {
   let text;
   try {
-    text = readStable(path13.join(root, SETTINGS_FILE), {
+    text = readStable(path14.join(root, SETTINGS_FILE), {
       label: "kbz settings",
       maxBytes: MAX_SETTINGS_BYTES,
       root
@@ -4123,31 +4197,31 @@ async function installCoordination(root, opts = {}) {
 // src/io/discover.ts
 function lstatOrNull2(p) {
   try {
-    return fs10.lstatSync(p);
+    return fs11.lstatSync(p);
   } catch {
     return null;
   }
 }
 function unlazyDir(root) {
-  const dir = path15.join(root, ".unlazy");
+  const dir = path16.join(root, ".unlazy");
   const st = lstatOrNull2(dir);
   if (!st)
     return { dir, ok: false, exists: false };
-  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs10.realpathSync(dir)), exists: true };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs11.realpathSync(dir)), exists: true };
 }
 function listScopes(root) {
   const u = unlazyDir(root);
   if (!u.ok)
     return [];
   const out = [];
-  for (const name of fs10.readdirSync(u.dir).sort()) {
+  for (const name of fs11.readdirSync(u.dir).sort()) {
     if (name === "locks" || !isValidId(name))
       continue;
-    const p = path15.join(u.dir, name);
+    const p = path16.join(u.dir, name);
     const st = lstatOrNull2(p);
     if (!st || !st.isDirectory() || st.isSymbolicLink())
       continue;
-    if (!isInside(root, fs10.realpathSync(p)))
+    if (!isInside(root, fs11.realpathSync(p)))
       continue;
     out.push(name);
   }
@@ -4155,18 +4229,18 @@ function listScopes(root) {
 }
 function ledgerEntries(root, dir, errors) {
   const files = [];
-  const gates = path15.join(dir, "GATES.md");
+  const gates = path16.join(dir, "GATES.md");
   if (lstatOrNull2(gates))
     files.push(gates);
-  const gdir = path15.join(dir, "gates");
+  const gdir = path16.join(dir, "gates");
   const st = lstatOrNull2(gdir);
   if (st) {
-    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs10.realpathSync(gdir))) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs11.realpathSync(gdir))) {
       errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
     } else {
-      for (const name of fs10.readdirSync(gdir).sort())
+      for (const name of fs11.readdirSync(gdir).sort())
         if (name.endsWith(".md"))
-          files.push(path15.join(gdir, name));
+          files.push(path16.join(gdir, name));
     }
   }
   return files;
@@ -4178,7 +4252,7 @@ function resolveTarget(o) {
       root,
       mode: "explicit",
       scope: null,
-      files: o.files.map((f) => path15.resolve(root, f)),
+      files: o.files.map((f) => path16.resolve(root, f)),
       discoveryErrors: []
     };
   }
@@ -4189,7 +4263,7 @@ function resolveTarget(o) {
     if (scopes.includes(o.scope))
       return scopeTarget(root, o.scope);
     const u = unlazyDir(root);
-    const named = path15.join(u.dir, o.scope);
+    const named = path16.join(u.dir, o.scope);
     if (lstatOrNull2(named) || u.exists && !u.ok) {
       return {
         root,
@@ -4244,12 +4318,12 @@ function withSoloLedgers(t) {
 }
 function scopesTarget(root, scopes) {
   const errors = [];
-  const files = [root, ...scopes.map((s) => path15.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
+  const files = [root, ...scopes.map((s) => path16.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
   return { root, mode: "legacy", scope: null, files, discoveryErrors: errors, scopes };
 }
 function scopeTarget(root, scope) {
   const errors = [];
-  const files = ledgerEntries(root, path15.join(root, ".unlazy", scope), errors);
+  const files = ledgerEntries(root, path16.join(root, ".unlazy", scope), errors);
   return { root, mode: "scope", scope, files, discoveryErrors: errors };
 }
 
@@ -4259,17 +4333,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs11 from "node:fs";
-import * as path16 from "node:path";
+import * as fs12 from "node:fs";
+import * as path17 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path16.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path17.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path16.join(target.root, ".unlazy-hook-state.json");
+  return path17.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -4338,7 +4412,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs11.lstatSync(file);
+    fs12.lstatSync(file);
   } catch {
     return;
   }
@@ -4349,7 +4423,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs11.unlinkSync(file);
+        fs12.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -4359,14 +4433,14 @@ async function clearSession(target, key) {
 
 // src/io/hook/holds.ts
 init_digest();
-import * as fs13 from "node:fs";
-import * as path19 from "node:path";
+import * as fs17 from "node:fs";
+import * as path21 from "node:path";
 
 // src/io/run/personal.ts
 init_hash();
 init_fs();
-import * as fs12 from "node:fs";
-import * as path18 from "node:path";
+import * as fs16 from "node:fs";
+import * as path20 from "node:path";
 
 // src/io/run/approval.ts
 init_errors();
@@ -4375,7 +4449,7 @@ init_fs();
 init_lock();
 init_inside();
 import * as os3 from "node:os";
-import * as path17 from "node:path";
+import * as path19 from "node:path";
 
 // src/core/run/oracle.ts
 init_digest();
@@ -4384,402 +4458,40 @@ init_evidence();
 // src/io/run/approval.ts
 init_errors();
 init_trace();
-var MAX_APPROVAL_BYTES = 256 * 1024;
-class ApprovalStoreError extends KbzError {
-  constructor(message, file) {
-    super(message, {
-      code: "approval-store",
-      file,
-      hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR"
-    });
-  }
-}
-function approvalDirFor(env) {
-  return path17.resolve(env.UNLAZY_APPROVAL_DIR || path17.join(os3.homedir(), ".unlazy", "approved"));
-}
 
-// src/io/run/personal.ts
-var KBZ_SUBDIR = "kbz";
-var SECRET_BYTES = 32;
-function euid() {
-  return typeof process.geteuid === "function" ? process.geteuid() : null;
-}
-function assertPrivateDir(dir) {
-  const st = fs12.lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory())
-    throw new ApprovalStoreError("must be a real directory", dir);
-  const uid = euid();
-  if (uid !== null && st.uid !== uid)
-    throw new ApprovalStoreError("must be owned by the current user", dir);
-  if ((st.mode & 63) !== 0)
-    throw new ApprovalStoreError("must not grant group or other permissions", dir);
-}
-function kbzDir(store, create) {
-  const dir = path18.join(store, KBZ_SUBDIR);
-  if (create) {
-    try {
-      fs12.mkdirSync(dir, { recursive: true, mode: 448 });
-    } catch (e) {
-      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
-    }
-  }
-  try {
-    assertPrivateDir(store);
-    assertPrivateDir(dir);
-  } catch (e) {
-    if (e.code === "ENOENT")
-      return null;
-    throw e;
-  }
-  return dir;
-}
+// src/io/run/kept.ts
+init_errors();
+init_hash();
+init_inside();
+init_fs();
+
+// src/io/run/private.ts
+import * as fs13 from "node:fs";
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs12.openSync(file, fs12.constants.O_RDONLY | fs12.constants.O_NOFOLLOW | fs12.constants.O_NONBLOCK);
+    fd = fs13.openSync(file, fs13.constants.O_RDONLY | fs13.constants.O_NOFOLLOW | fs13.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs12.fstatSync(fd);
-    const uid = euid();
+    const st = fs13.fstatSync(fd);
+    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs12.readFileSync(fd);
+    return fs13.readFileSync(fd);
   } finally {
-    fs12.closeSync(fd);
-  }
-}
-function readPolicy(store) {
-  const bytes = readPrivate(path18.join(store, KBZ_SUBDIR, "policy.json"), 4096);
-  if (!bytes)
-    return "person";
-  try {
-    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
-  } catch {
-    return "person";
-  }
-}
-function attestSecret(store, create) {
-  const file = path18.join(store, KBZ_SUBDIR, "secret");
-  const found = readPrivate(file, 1024);
-  if (found && found.length >= SECRET_BYTES)
-    return found;
-  if (!create)
-    return null;
-  kbzDir(store, true);
-  try {
-    const fd = fs12.openSync(file, fs12.constants.O_WRONLY | fs12.constants.O_CREAT | fs12.constants.O_EXCL | fs12.constants.O_NOFOLLOW, 384);
-    try {
-      fs12.writeSync(fd, secretHex(SECRET_BYTES));
-      fs12.fsyncSync(fd);
-    } finally {
-      fs12.closeSync(fd);
-    }
-  } catch (e) {
-    if (e.code !== "EEXIST")
-      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
-  }
-  const made = readPrivate(file, 1024);
-  if (!made || made.length < SECRET_BYTES)
-    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
-  return made;
-}
-
-// src/io/hook/holds.ts
-var HELD_MS = 24 * 60 * 60 * 1000;
-var MAX_DAY_BYTES = 1024 * 1024;
-var LINE = /^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z) ([0-9a-f]{24})$/;
-function holdsDir(store, root) {
-  return path19.join(store, "kbz", "holds", sha256Hex(root).slice(0, 24));
-}
-var dayOf = (t) => new Date(t).toISOString().slice(0, 10);
-function recordHolds(store, root, scopes, session, now = Date.now()) {
-  if (scopes.length === 0)
-    return;
-  const at = new Date(now).toISOString();
-  const text = scopes.map((s) => `${at} ${sessionKey(session, s)}
-`).join("");
-  const file = path19.join(holdsDir(store, root), `${dayOf(now)}.log`);
-  const flags = fs13.constants.O_WRONLY | fs13.constants.O_APPEND | fs13.constants.O_CREAT | fs13.constants.O_NOFOLLOW;
-  for (let attempt = 0;attempt < 2; attempt++) {
-    try {
-      const fd = fs13.openSync(file, flags, 384);
-      try {
-        fs13.writeSync(fd, text);
-      } finally {
-        fs13.closeSync(fd);
-      }
-      return;
-    } catch (e) {
-      if (e.code !== "ENOENT" || attempt > 0)
-        return;
-      try {
-        fs13.mkdirSync(path19.dirname(file), { recursive: true, mode: 448 });
-      } catch {
-        return;
-      }
-    }
-  }
-}
-var NOBODY = { liveOn: () => false };
-function privateDir(dir) {
-  try {
-    const st = fs13.lstatSync(dir);
-    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
-    return st.isDirectory() && (st.mode & 18) === 0 && (uid === null || st.uid === uid);
-  } catch {
-    return false;
-  }
-}
-function readHolds(store, root, now = Date.now()) {
-  const dir = holdsDir(store, root);
-  for (const d of [store, path19.join(store, "kbz"), path19.dirname(dir), dir])
-    if (!privateDir(d))
-      return NOBODY;
-  const latest = new Map;
-  for (const day of [dayOf(now - HELD_MS), dayOf(now)]) {
-    const file = path19.join(dir, `${day}.log`);
-    if (!fs13.existsSync(file))
-      continue;
-    const bytes = readPrivate(file, MAX_DAY_BYTES);
-    if (!bytes)
-      return NOBODY;
-    for (const line of bytes.toString("utf8").split(`
-`)) {
-      const m = LINE.exec(line);
-      if (!m)
-        continue;
-      const t = Date.parse(m[1]);
-      if (!(t <= now) || now - t > HELD_MS)
-        continue;
-      if ((latest.get(m[2]) ?? -1) < t)
-        latest.set(m[2], t);
-    }
-  }
-  forgetOldDays(dir, now);
-  return { liveOn: (scope, session) => latest.has(sessionKey(session, scope)) };
-}
-function forgetOldDays(dir, now) {
-  const oldest = `${dayOf(now - HELD_MS)}.log`;
-  try {
-    for (const name of fs13.readdirSync(dir))
-      if (/^\d{4}-\d{2}-\d{2}\.log$/.test(name) && name < oldest)
-        fs13.rmSync(path19.join(dir, name), { force: true });
-  } catch {}
-}
-
-// src/ops/snapshot.ts
-init_errors();
-init_waves();
-init_snapshot();
-init_sanitize();
-init_command();
-
-// src/io/trace.ts
-init_trace();
-init_inside();
-import * as fs20 from "node:fs";
-import * as path28 from "node:path";
-
-// src/io/recordFiles.ts
-init_hash();
-init_fs();
-init_lock();
-import * as fs14 from "node:fs";
-import * as path20 from "node:path";
-var MAX_RECORD_BYTES = 8 * 1024 * 1024;
-var OPEN_FLAGS = fs14.constants.O_RDONLY | (fs14.constants.O_NONBLOCK ?? 0) | (fs14.constants.O_NOFOLLOW ?? 0);
-function realOf(file) {
-  try {
-    return fs14.realpathSync(file);
-  } catch {
-    return path20.resolve(file);
-  }
-}
-function recordFileName(realLedger) {
-  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
-}
-function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
-  let fd;
-  try {
-    fd = fs14.openSync(file, OPEN_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs14.fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes)
-      return null;
-    const v = JSON.parse(fs14.readFileSync(fd, "utf8"));
-    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
-  } catch {
-    return null;
-  } finally {
-    fs14.closeSync(fd);
+    fs13.closeSync(fd);
   }
 }
 
-// src/io/inputs/expand.ts
+// src/io/oracle/digest.ts
 import * as fs15 from "node:fs";
-import * as path21 from "node:path";
-var MAX_INPUT_FILES = 5000;
-var TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
-function segmentRegex(seg) {
-  let re = "";
-  for (const ch of seg)
-    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
-}
-var isWild = (seg) => seg.includes("*") || seg.includes("?");
-function entries(dir) {
-  checkDeadline(() => `listing the INPUTS folder ${dir}`);
-  try {
-    return fs15.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-function expandInputs(base, patterns) {
-  const found = new Set;
-  let truncated = false;
-  const add = (rel) => {
-    if (found.size >= MAX_INPUT_FILES)
-      truncated = true;
-    else
-      found.add(rel);
-  };
-  const walkAll = (rel) => {
-    for (const e of entries(path21.join(base, rel))) {
-      if (truncated)
-        return;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory())
-        walkAll(r);
-      else if (e.isFile())
-        add(r);
-    }
-  };
-  const match = (rel, segs) => {
-    if (truncated)
-      return;
-    if (segs.length === 0) {
-      let st;
-      try {
-        st = fs15.lstatSync(path21.join(base, rel));
-      } catch {
-        return;
-      }
-      if (st.isFile())
-        add(rel);
-      else if (st.isDirectory())
-        walkAll(rel);
-      return;
-    }
-    const [seg, ...rest] = segs;
-    if (seg === "**") {
-      match(rel, rest);
-      for (const e of entries(path21.join(base, rel)))
-        if (e.isDirectory())
-          match(rel ? `${rel}/${e.name}` : e.name, segs);
-      return;
-    }
-    if (!isWild(seg)) {
-      const r = rel ? `${rel}/${seg}` : seg;
-      if (rest.length === 0)
-        return match(r, []);
-      let st = null;
-      try {
-        st = fs15.lstatSync(path21.join(base, r));
-      } catch {}
-      if (st?.isDirectory())
-        match(r, rest);
-      return;
-    }
-    const re = segmentRegex(seg);
-    for (const e of entries(path21.join(base, rel))) {
-      if (!re.test(e.name))
-        continue;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
-        match(r, rest);
-    }
-  };
-  for (const p of patterns) {
-    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
-    match("", segs);
-  }
-  return { files: [...found].sort(), truncated };
-}
+import { createRequire as createRequire4 } from "node:module";
 
-// src/io/inputs/records.ts
-init_hash();
-init_inside();
-import * as fs16 from "node:fs";
-import * as path22 from "node:path";
-var INPUTS_DIR = path22.join(".kbz", "inputs");
-var CHUNK = 1024 * 1024;
-var OPEN_FLAGS2 = fs16.constants.O_RDONLY | (fs16.constants.O_NONBLOCK ?? 0) | (fs16.constants.O_NOFOLLOW ?? 0);
-var chunk = null;
-function digestFile(root, file, dirs = new Map) {
-  const dir = path22.dirname(file);
-  let dirReal = dirs.get(dir);
-  if (dirReal === undefined) {
-    try {
-      dirReal = fs16.realpathSync(dir);
-    } catch {
-      dirReal = null;
-    }
-    if (dirReal !== null && !isInside(root, dirReal))
-      dirReal = null;
-    dirs.set(dir, dirReal);
-  }
-  if (dirReal === null)
-    return null;
-  let fd;
-  try {
-    fd = fs16.openSync(path22.join(dirReal, path22.basename(file)), OPEN_FLAGS2);
-  } catch {
-    return null;
-  }
-  try {
-    if (!fs16.fstatSync(fd).isFile())
-      return null;
-    const h = sha256Stream();
-    chunk ??= Buffer.allocUnsafe(CHUNK);
-    for (;; ) {
-      checkDeadline(() => `hashing the input ${path22.basename(file)}`);
-      const n = fs16.readSync(fd, chunk, 0, CHUNK, null);
-      if (n <= 0)
-        break;
-      h.update(chunk.subarray(0, n));
-    }
-    return h.digest();
-  } catch (e) {
-    if (e.code === "deadline")
-      throw e;
-    return null;
-  } finally {
-    fs16.closeSync(fd);
-  }
-}
-
-// src/io/check/probeRecords.ts
-import * as path23 from "node:path";
-var PROBES_DIR = path23.join(".kbz", "probes");
-
-// src/io/check/failures.ts
-import * as path24 from "node:path";
-var FAILURES_DIR = path24.join(".kbz", "failures");
-
-// src/io/oracle/records.ts
-import * as path25 from "node:path";
-var ORACLES_DIR = path25.join(".kbz", "oracles");
-
-// src/io/oracle/binding.ts
-init_errors();
-import * as fs19 from "node:fs";
-import * as path27 from "node:path";
+// src/io/oracle/identity.ts
+import * as fs14 from "node:fs";
+import * as path18 from "node:path";
 
 // src/core/run/oracle-files.ts
 var OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
@@ -5146,7 +4858,7 @@ function walk(command, dir, out, depth) {
   }
   end();
 }
-var join23 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var join15 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 function simpleCommand(all, dir, out, depth) {
   const words = [];
   for (let i = 0;i < all.length; i++) {
@@ -5155,7 +4867,7 @@ function simpleCommand(all, dir, out, depth) {
     if (m) {
       const target = m[3] || all[++i] || "";
       if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join23(dir, target), dir, via: "<" });
+        out.refs.push({ kind: "file", path: join15(dir, target), dir, via: "<" });
       continue;
     }
     words.push(w);
@@ -5170,11 +4882,11 @@ function program(words, dir, out, depth) {
   if (!cmd)
     return dir;
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join23(dir, p), dir, via });
+  const file = (p, via) => out.refs.push({ kind: "file", path: join15(dir, p), dir, via });
   const rest = (from) => program(from, dir, out, depth);
   if (cmd === "cd") {
     const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join23(dir, to) : dir;
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join15(dir, to) : dir;
   }
   if (WRAPPERS.has(cmd))
     return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
@@ -5266,7 +4978,7 @@ function program(words, dir, out, depth) {
   if (base === "deno") {
     const [verb, ...more] = args;
     if (verb === "task")
-      out.refs.push({ kind: "config", path: join23(dir, "deno.json"), dir, via: "deno task" });
+      out.refs.push({ kind: "config", path: join15(dir, "deno.json"), dir, via: "deno task" });
     if (verb === "run" || verb === "test" || verb === "bench") {
       const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
       if (script)
@@ -5352,17 +5064,7 @@ function packageManager(pm, args, dir, out, depth, file) {
   return dir;
 }
 
-// src/io/oracle/binding.ts
-init_hash();
-init_inside();
-
-// src/io/oracle/digest.ts
-import * as fs18 from "node:fs";
-import { createRequire as createRequire4 } from "node:module";
-
 // src/io/oracle/identity.ts
-import * as fs17 from "node:fs";
-import * as path26 from "node:path";
 var RACY_MS = 2000;
 var KEEPS_CTIME = new Set([
   61267,
@@ -5382,7 +5084,7 @@ function keepsCtime(path, dev) {
   let ok = fsTrusted.get(dev);
   if (ok === undefined) {
     try {
-      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs17.statfsSync(path).type));
+      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs14.statfsSync(path).type));
     } catch {
       ok = false;
     }
@@ -5391,7 +5093,7 @@ function keepsCtime(path, dev) {
   return ok;
 }
 function hashedIdentity(path, fd, before) {
-  const after = fs17.fstatSync(fd, { bigint: true });
+  const after = fs14.fstatSync(fd, { bigint: true });
   const id = identityOf(after);
   if (id !== identityOf(before))
     return null;
@@ -5408,7 +5110,7 @@ function rememberHashed(abs, digest, identity) {
 }
 function currentIdentity(abs) {
   try {
-    const st = fs17.statSync(abs, { bigint: true });
+    const st = fs14.statSync(abs, { bigint: true });
     return st.isFile() ? identityOf(st) : null;
   } catch {
     return null;
@@ -5423,7 +5125,7 @@ function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
       continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path26.isAbsolute(key) ? key : path26.join(root, key)) !== identity)
+    if (typeof identity !== "string" || identityNow(path18.isAbsolute(key) ? key : path18.join(root, key)) !== identity)
       return false;
   }
   return true;
@@ -5431,7 +5133,7 @@ function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
 
 // src/io/oracle/digest.ts
 var MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
-var CHUNK2 = 1024 * 1024;
+var CHUNK = 1024 * 1024;
 function hasher2() {
   const bun = globalThis.Bun;
   if (bun?.CryptoHasher)
@@ -5442,7 +5144,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs18.openSync(abs, fs18.constants.O_RDONLY | (fs18.constants.O_NONBLOCK ?? 0));
+    fd = fs15.openSync(abs, fs15.constants.O_RDONLY | (fs15.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -5452,16 +5154,16 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs18.fstatSync(fd, { bigint: true });
+    const st = fs15.fstatSync(fd, { bigint: true });
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
       return { state: "special" };
     const h = hasher2();
-    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, Number(st.size))));
+    const buf = new Uint8Array(Math.min(CHUNK, Math.max(1, Number(st.size))));
     let size = 0;
     for (;; ) {
-      const n = fs18.readSync(fd, buf, 0, buf.length, null);
+      const n = fs15.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
@@ -5473,12 +5175,405 @@ function fileDigest(abs) {
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs18.closeSync(fd);
+    fs15.closeSync(fd);
   }
 }
 function digestText(d) {
   return "sha256" in d ? d.sha256 : d.state;
 }
+
+// src/io/run/kept.ts
+var KEPT_CAP_BYTES = 64 * 1024 * 1024;
+
+// src/io/run/approval.ts
+var MAX_APPROVAL_BYTES = 256 * 1024;
+class ApprovalStoreError extends KbzError {
+  constructor(message, file) {
+    super(message, {
+      code: "approval-store",
+      file,
+      hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR"
+    });
+  }
+}
+function approvalDirFor(env) {
+  return path19.resolve(env.UNLAZY_APPROVAL_DIR || path19.join(os3.homedir(), ".unlazy", "approved"));
+}
+function latestFile(store, file, gateId) {
+  return path19.join(store, "kbz", "latest", sha256Hex(`${path19.resolve(file)}\x00${gateId}`));
+}
+function latestApproval(store, file, gateId) {
+  const text = readPrivate(latestFile(store, file, gateId), 128)?.toString("utf8") ?? null;
+  return text && /^[0-9a-f]{64}$/.test(text) ? text : null;
+}
+
+// src/io/run/personal.ts
+var KBZ_SUBDIR = "kbz";
+var SECRET_BYTES = 32;
+function euid() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function assertPrivateDir(dir) {
+  const st = fs16.lstatSync(dir);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new ApprovalStoreError("must be a real directory", dir);
+  const uid = euid();
+  if (uid !== null && st.uid !== uid)
+    throw new ApprovalStoreError("must be owned by the current user", dir);
+  if ((st.mode & 63) !== 0)
+    throw new ApprovalStoreError("must not grant group or other permissions", dir);
+}
+function kbzDir(store, create) {
+  const dir = path20.join(store, KBZ_SUBDIR);
+  if (create) {
+    try {
+      fs16.mkdirSync(dir, { recursive: true, mode: 448 });
+    } catch (e) {
+      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
+    }
+  }
+  try {
+    assertPrivateDir(store);
+    assertPrivateDir(dir);
+  } catch (e) {
+    if (e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+  return dir;
+}
+function readPolicy(store) {
+  const bytes = readPrivate(path20.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  if (!bytes)
+    return "person";
+  try {
+    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
+  } catch {
+    return "person";
+  }
+}
+function attestSecret(store, create) {
+  const file = path20.join(store, KBZ_SUBDIR, "secret");
+  const found = readPrivate(file, 1024);
+  if (found && found.length >= SECRET_BYTES)
+    return found;
+  if (!create)
+    return null;
+  kbzDir(store, true);
+  try {
+    const fd = fs16.openSync(file, fs16.constants.O_WRONLY | fs16.constants.O_CREAT | fs16.constants.O_EXCL | fs16.constants.O_NOFOLLOW, 384);
+    try {
+      fs16.writeSync(fd, secretHex(SECRET_BYTES));
+      fs16.fsyncSync(fd);
+    } finally {
+      fs16.closeSync(fd);
+    }
+  } catch (e) {
+    if (e.code !== "EEXIST")
+      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
+  }
+  const made = readPrivate(file, 1024);
+  if (!made || made.length < SECRET_BYTES)
+    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
+  return made;
+}
+
+// src/io/hook/holds.ts
+var HELD_MS = 24 * 60 * 60 * 1000;
+var MAX_DAY_BYTES = 1024 * 1024;
+var LINE = /^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z) ([0-9a-f]{24})$/;
+function holdsDir(store, root) {
+  return path21.join(store, "kbz", "holds", sha256Hex(root).slice(0, 24));
+}
+var dayOf = (t) => new Date(t).toISOString().slice(0, 10);
+function recordHolds(store, root, scopes, session, now = Date.now()) {
+  if (scopes.length === 0)
+    return;
+  const at = new Date(now).toISOString();
+  const text = scopes.map((s) => `${at} ${sessionKey(session, s)}
+`).join("");
+  const file = path21.join(holdsDir(store, root), `${dayOf(now)}.log`);
+  const flags = fs17.constants.O_WRONLY | fs17.constants.O_APPEND | fs17.constants.O_CREAT | fs17.constants.O_NOFOLLOW;
+  for (let attempt = 0;attempt < 2; attempt++) {
+    try {
+      const fd = fs17.openSync(file, flags, 384);
+      try {
+        fs17.writeSync(fd, text);
+      } finally {
+        fs17.closeSync(fd);
+      }
+      return;
+    } catch (e) {
+      if (e.code !== "ENOENT" || attempt > 0)
+        return;
+      try {
+        fs17.mkdirSync(path21.dirname(file), { recursive: true, mode: 448 });
+      } catch {
+        return;
+      }
+    }
+  }
+}
+var NOBODY = { liveOn: () => false };
+function privateDir(dir) {
+  try {
+    const st = fs17.lstatSync(dir);
+    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
+    return st.isDirectory() && (st.mode & 18) === 0 && (uid === null || st.uid === uid);
+  } catch {
+    return false;
+  }
+}
+function readHolds(store, root, now = Date.now()) {
+  const dir = holdsDir(store, root);
+  for (const d of [store, path21.join(store, "kbz"), path21.dirname(dir), dir])
+    if (!privateDir(d))
+      return NOBODY;
+  const latest = new Map;
+  for (const day of [dayOf(now - HELD_MS), dayOf(now)]) {
+    const file = path21.join(dir, `${day}.log`);
+    if (!fs17.existsSync(file))
+      continue;
+    const bytes = readPrivate(file, MAX_DAY_BYTES);
+    if (!bytes)
+      return NOBODY;
+    for (const line of bytes.toString("utf8").split(`
+`)) {
+      const m = LINE.exec(line);
+      if (!m)
+        continue;
+      const t = Date.parse(m[1]);
+      if (!(t <= now) || now - t > HELD_MS)
+        continue;
+      if ((latest.get(m[2]) ?? -1) < t)
+        latest.set(m[2], t);
+    }
+  }
+  forgetOldDays(dir, now);
+  return { liveOn: (scope, session) => latest.has(sessionKey(session, scope)) };
+}
+function forgetOldDays(dir, now) {
+  const oldest = `${dayOf(now - HELD_MS)}.log`;
+  try {
+    for (const name of fs17.readdirSync(dir))
+      if (/^\d{4}-\d{2}-\d{2}\.log$/.test(name) && name < oldest)
+        fs17.rmSync(path21.join(dir, name), { force: true });
+  } catch {}
+}
+
+// src/ops/snapshot.ts
+init_errors();
+init_waves();
+init_snapshot();
+init_sanitize();
+init_command();
+
+// src/io/trace.ts
+init_trace();
+init_inside();
+import * as fs22 from "node:fs";
+import * as path29 from "node:path";
+
+// src/io/recordFiles.ts
+init_hash();
+init_fs();
+init_lock();
+import * as fs18 from "node:fs";
+import * as path22 from "node:path";
+var MAX_RECORD_BYTES = 8 * 1024 * 1024;
+var OPEN_FLAGS = fs18.constants.O_RDONLY | (fs18.constants.O_NONBLOCK ?? 0) | (fs18.constants.O_NOFOLLOW ?? 0);
+function realOf(file) {
+  try {
+    return fs18.realpathSync(file);
+  } catch {
+    return path22.resolve(file);
+  }
+}
+function recordFileName(realLedger) {
+  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
+}
+function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
+  let fd;
+  try {
+    fd = fs18.openSync(file, OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs18.fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes)
+      return null;
+    const v = JSON.parse(fs18.readFileSync(fd, "utf8"));
+    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
+  } catch {
+    return null;
+  } finally {
+    fs18.closeSync(fd);
+  }
+}
+
+// src/io/inputs/expand.ts
+import * as fs19 from "node:fs";
+import * as path23 from "node:path";
+var MAX_INPUT_FILES = 5000;
+var TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+function segmentRegex(seg) {
+  let re = "";
+  for (const ch of seg)
+    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${re}$`);
+}
+var isWild = (seg) => seg.includes("*") || seg.includes("?");
+function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
+  try {
+    return fs19.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+function expandInputs(base, patterns) {
+  const found = new Set;
+  let truncated = false;
+  const add = (rel) => {
+    if (found.size >= MAX_INPUT_FILES)
+      truncated = true;
+    else
+      found.add(rel);
+  };
+  const walkAll = (rel) => {
+    for (const e of entries(path23.join(base, rel))) {
+      if (truncated)
+        return;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory())
+        walkAll(r);
+      else if (e.isFile())
+        add(r);
+    }
+  };
+  const match = (rel, segs) => {
+    if (truncated)
+      return;
+    if (segs.length === 0) {
+      let st;
+      try {
+        st = fs19.lstatSync(path23.join(base, rel));
+      } catch {
+        return;
+      }
+      if (st.isFile())
+        add(rel);
+      else if (st.isDirectory())
+        walkAll(rel);
+      return;
+    }
+    const [seg, ...rest] = segs;
+    if (seg === "**") {
+      match(rel, rest);
+      for (const e of entries(path23.join(base, rel)))
+        if (e.isDirectory())
+          match(rel ? `${rel}/${e.name}` : e.name, segs);
+      return;
+    }
+    if (!isWild(seg)) {
+      const r = rel ? `${rel}/${seg}` : seg;
+      if (rest.length === 0)
+        return match(r, []);
+      let st = null;
+      try {
+        st = fs19.lstatSync(path23.join(base, r));
+      } catch {}
+      if (st?.isDirectory())
+        match(r, rest);
+      return;
+    }
+    const re = segmentRegex(seg);
+    for (const e of entries(path23.join(base, rel))) {
+      if (!re.test(e.name))
+        continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
+        match(r, rest);
+    }
+  };
+  for (const p of patterns) {
+    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    match("", segs);
+  }
+  return { files: [...found].sort(), truncated };
+}
+
+// src/io/inputs/records.ts
+init_hash();
+init_inside();
+import * as fs20 from "node:fs";
+import * as path24 from "node:path";
+var INPUTS_DIR = path24.join(".kbz", "inputs");
+var CHUNK2 = 1024 * 1024;
+var OPEN_FLAGS2 = fs20.constants.O_RDONLY | (fs20.constants.O_NONBLOCK ?? 0) | (fs20.constants.O_NOFOLLOW ?? 0);
+var chunk = null;
+function digestFile(root, file, dirs = new Map) {
+  const dir = path24.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
+    try {
+      dirReal = fs20.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
+  }
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs20.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs20.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK2);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path24.basename(file)}`);
+      const n = fs20.readSync(fd, chunk, 0, CHUNK2, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs20.closeSync(fd);
+  }
+}
+
+// src/io/check/probeRecords.ts
+import * as path25 from "node:path";
+var PROBES_DIR = path25.join(".kbz", "probes");
+
+// src/io/check/failures.ts
+import * as path26 from "node:path";
+var FAILURES_DIR = path26.join(".kbz", "failures");
+
+// src/io/oracle/records.ts
+import * as path27 from "node:path";
+var ORACLES_DIR = path27.join(".kbz", "oracles");
+
+// src/io/oracle/binding.ts
+init_errors();
+import * as fs21 from "node:fs";
+import * as path28 from "node:path";
+init_hash();
+init_inside();
 
 // src/io/oracle/env.ts
 init_hash();
@@ -5530,20 +5625,20 @@ class OracleError extends KbzError {
 }
 var MAX_SCRIPT_DEPTH = 4;
 function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path27.relative(root, abs).split(path27.sep).join("/") : abs;
+  return isInside(root, abs) && abs !== root ? path28.relative(root, abs).split(path28.sep).join("/") : abs;
 }
 function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path27.join(env.HOME ?? "/", p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path28.join(env.HOME ?? "/", p.slice(1)) : p;
 }
 function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path27.dirname(d)) {
-    const candidate = path27.join(d, "package.json");
+  for (let d = dir;; d = path28.dirname(d)) {
+    const candidate = path28.join(d, "package.json");
     try {
-      if (fs19.statSync(candidate).isFile())
+      if (fs21.statSync(candidate).isFile())
         return candidate;
     } catch {}
-    if (d === root || !isInside(root, d) || path27.dirname(d) === d)
-      return path27.join(dir, "package.json");
+    if (d === root || !isInside(root, d) || path28.dirname(d) === d)
+      return path28.join(dir, "package.json");
   }
 }
 function readScripts(file, cache) {
@@ -5551,15 +5646,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs19.openSync(file, fs19.constants.O_RDONLY | (fs19.constants.O_NONBLOCK ?? 0));
+    const fd = fs21.openSync(file, fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs19.fstatSync(fd);
+      const st = fs21.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs19.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs21.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs19.closeSync(fd);
+      fs21.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -5576,21 +5671,21 @@ function declaredFiles(req, add) {
   for (const glob of globs) {
     const wild = /[*?]/.test(glob);
     if (!wild) {
-      const abs = path27.resolve(req.cwd, glob);
+      const abs = path28.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs19.lstatSync(abs);
+        st = fs21.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs19.realpathSync(abs);
+          real = fs21.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs19.statSync(real);
+        st = fs21.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -5607,8 +5702,8 @@ function declaredFiles(req, add) {
     if (found.truncated)
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
-      const abs = path27.join(req.cwd, rel);
-      const size = fs19.lstatSync(abs).size;
+      const abs = path28.join(req.cwd, rel);
+      const size = fs21.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
@@ -5638,10 +5733,10 @@ function boundFiles(req) {
   };
   const visitRef = (ref, depth) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path27.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      addFile(path28.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
       return;
     }
-    const pkg = packageJsonFor(req.root, path27.resolve(req.cwd, ref.dir));
+    const pkg = packageJsonFor(req.root, path28.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
     for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
@@ -5652,7 +5747,7 @@ function boundFiles(req) {
       const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path27.dirname(pkg), depth + 1);
+        visit(text, path28.dirname(pkg), depth + 1);
     }
   };
   if (req.gate.check)
@@ -5671,7 +5766,7 @@ var RECORD_NAME = /^[0-9a-f]{24}\.json$/;
 function recordsIn(dir, files, real) {
   let listed;
   try {
-    listed = fs20.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
+    listed = fs22.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
   } catch {
     return [];
   }
@@ -5683,7 +5778,7 @@ function recordsIn(dir, files, real) {
     const name = recordFileName(real ? realOf(ledger) : ledger);
     if (!present.has(name))
       continue;
-    const records = readRecordFile(path28.join(dir, name));
+    const records = readRecordFile(path29.join(dir, name));
     if (records)
       out.push([ledger, records.gates]);
   }
@@ -5706,7 +5801,7 @@ class DigestWalk {
     const cwd = this.oracleDir(file, gate, ranIn);
     const known = knownFiles(record);
     try {
-      const display = isInside(this.root, file) ? path28.relative(this.root, file) : file;
+      const display = isInside(this.root, file) ? path29.relative(this.root, file) : file;
       const digestOf = (abs, compute, key) => this.oracleDigest(abs, compute, known?.(key, abs));
       return oracleFiles({
         root: this.realRoot,
@@ -5724,9 +5819,16 @@ class DigestWalk {
   oracleHolds(file, gate, ranIn, record) {
     return filesUnchanged(record.detail, record.depends, gate, this.oracleDir(file, gate, ranIn), this.realRoot, (abs) => this.identity(abs));
   }
+  judgedHolds(file, gateId, approval) {
+    try {
+      return latestApproval(approvalDirFor(process.env), file, gateId) === approval;
+    } catch {
+      return false;
+    }
+  }
   oracleDir(file, gate, ranIn) {
     const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path28.resolve(base, gate.cwd) : base;
+    const dir = gate.cwd ? path29.resolve(base, gate.cwd) : base;
     return (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
   }
   packages = new Map;
@@ -5749,7 +5851,7 @@ class DigestWalk {
   }
   checkDirs = new Map;
   checkDir(cwd) {
-    if (typeof cwd !== "string" || !path28.isAbsolute(cwd))
+    if (typeof cwd !== "string" || !path29.isAbsolute(cwd))
       return null;
     let found = this.checkDirs.get(cwd);
     if (found === undefined)
@@ -5758,8 +5860,8 @@ class DigestWalk {
   }
   resolveDir(cwd) {
     try {
-      const real = fs20.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs20.statSync(real).isDirectory() ? real : null;
+      const real = fs22.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs22.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -5780,14 +5882,14 @@ class DigestWalk {
       return { files: {}, refusal: TOO_MANY_INPUTS };
     const files = {};
     for (const rel of expanded.files) {
-      const abs = path28.join(cwd, rel);
+      const abs = path29.join(cwd, rel);
       let d = this.digests.get(abs);
       if (d === undefined) {
         try {
           d = digestFile(this.realRoot, abs, this.dirs);
         } catch (e) {
           if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path28.relative(this.root, ledger) || ledger);
+            throw new DeadlineError(e.seconds, e.what, path29.relative(this.root, ledger) || ledger);
           throw e;
         }
         this.digests.set(abs, d);
@@ -5818,7 +5920,7 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  for (const [ledger, gates] of recordsIn(path28.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path29.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
@@ -5826,7 +5928,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of recordsIn(path28.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path29.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -5834,7 +5936,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of recordsIn(path28.join(root, ORACLES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path29.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
@@ -5842,7 +5944,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, oracleRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of recordsIn(path28.join(root, FAILURES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path29.join(root, FAILURES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string")
@@ -5857,8 +5959,8 @@ function readTrace(root, files, o = {}) {
 
 // src/io/check/attested.ts
 init_trace();
-import * as fs22 from "node:fs";
-import * as path30 from "node:path";
+import * as fs24 from "node:fs";
+import * as path31 from "node:path";
 
 // src/io/run/attest.ts
 init_hash();
@@ -5868,24 +5970,24 @@ init_parse();
 init_decode();
 init_fs();
 init_lock();
-import * as fs21 from "node:fs";
-import * as path29 from "node:path";
+import * as fs23 from "node:fs";
+import * as path30 from "node:path";
 var MAX_FILE_BYTES = 16 * 1024 * 1024;
 var SCHEMA = 2;
 var ROOT_SCHEMA = 3;
 function realOf2(p) {
   try {
-    return fs21.realpathSync(p);
+    return fs23.realpathSync(p);
   } catch {
-    return path29.resolve(p);
+    return path30.resolve(p);
   }
 }
 var key24 = (p) => sha256Hex(p).slice(0, 24);
 function legacyDir(store, realRoot) {
-  return path29.join(store, "kbz", "attest", key24(realRoot));
+  return path30.join(store, "kbz", "attest", key24(realRoot));
 }
 function rootFile(store, realRoot) {
-  return path29.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
+  return path30.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
 }
 function macOf(secret, body) {
   return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
@@ -5969,13 +6071,13 @@ function readLegacy(store, realRoot, secret) {
   const dir = legacyDir(store, realRoot);
   let names;
   try {
-    names = fs21.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs23.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { files: [], ledgers: new Map, unverified: [] };
   }
   const ledgers = new Map;
   const unverified = [];
-  const files = names.map((n) => path29.join(dir, n));
+  const files = names.map((n) => path30.join(dir, n));
   for (const file of files) {
     const read = readBody(file, secret);
     if (!read)
@@ -6011,25 +6113,25 @@ init_parse();
 init_command();
 function realOf3(p) {
   try {
-    return fs22.realpathSync(p);
+    return fs24.realpathSync(p);
   } catch {
-    return path30.resolve(p);
+    return path31.resolve(p);
   }
 }
 function belongs(target, ledger) {
   const root = realOf3(target.root);
   if (target.mode === "explicit")
     return target.files.some((f) => realOf3(f) === ledger);
-  const dir = path30.dirname(ledger);
-  const base = path30.basename(dir) === "gates" ? path30.dirname(dir) : dir;
-  if (path30.basename(ledger) !== "GATES.md" && path30.basename(dir) !== "gates")
+  const dir = path31.dirname(ledger);
+  const base = path31.basename(dir) === "gates" ? path31.dirname(dir) : dir;
+  if (path31.basename(ledger) !== "GATES.md" && path31.basename(dir) !== "gates")
     return false;
   if (base === root)
     return true;
-  const scopeDir = path30.dirname(base);
-  if (scopeDir !== path30.join(root, ".unlazy"))
+  const scopeDir = path31.dirname(base);
+  if (scopeDir !== path31.join(root, ".unlazy"))
     return false;
-  return path30.basename(base) === target.scope || !fs22.existsSync(base);
+  return path31.basename(base) === target.scope || !fs24.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
@@ -6047,12 +6149,12 @@ function removedGates(snap, atts, realFile) {
       const have = new Set(entry.ledger.gates.map((g) => g.id));
       if (everyRecorded(rec, (id) => have.has(id)))
         continue;
-      const shown = path30.relative(snap.target.root, ledger) || ledger;
+      const shown = path31.relative(snap.target.root, ledger) || ledger;
       for (const id of recordedGates(rec))
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs22.existsSync(ledger) && belongs(snap.target, ledger)) {
-      const shown = path30.relative(snap.target.root, ledger) || ledger;
+    } else if (!fs24.existsSync(ledger) && belongs(snap.target, ledger)) {
+      const shown = path31.relative(snap.target.root, ledger) || ledger;
       for (const id of recordedGates(rec))
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
@@ -6144,12 +6246,12 @@ function scopesDispatch(root, scopes) {
 
 // src/io/root.ts
 init_command();
-import * as fs23 from "node:fs";
+import * as fs25 from "node:fs";
 import * as os4 from "node:os";
-import * as path31 from "node:path";
+import * as path32 from "node:path";
 function has(dir, name) {
   try {
-    fs23.lstatSync(path31.join(dir, name));
+    fs25.lstatSync(path32.join(dir, name));
     return true;
   } catch {
     return false;
@@ -6157,14 +6259,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs23.lstatSync(path31.join(dir, name)).isDirectory();
+    return fs25.lstatSync(path32.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs23.readdirSync(path31.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs25.readdirSync(path32.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -6173,14 +6275,14 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path31.dirname(dir)) {
+  for (let dir = cwd;; dir = path32.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path31.dirname(dir) === dir)
+    if (path32.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -6195,7 +6297,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
       return invalidScopeArgument();
     if (!stop)
       return null;
-    const wanted = path32.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path33.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -6244,7 +6346,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
 }
 function existingDirectory(dir) {
   try {
-    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
+    return fs26.statSync(dir).isDirectory() ? fs26.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -6521,12 +6623,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs25 from "node:fs";
+import * as fs27 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs25.fstatSync(fd);
+    return fs27.fstatSync(fd);
   } catch {
     return null;
   }
@@ -6547,7 +6649,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs25.openSync("/proc/self/fd/0", fs25.constants.O_RDONLY | (fs25.constants.O_NONBLOCK ?? 0));
+    fd = fs27.openSync("/proc/self/fd/0", fs27.constants.O_RDONLY | (fs27.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -6558,7 +6660,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs25.readSync(fd, buf, 0, buf.length, null);
+        n = fs27.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -6572,7 +6674,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs25.closeSync(fd);
+    fs27.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -6582,7 +6684,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs25.readSync(0, buf, 0, buf.length, null);
+      n = fs27.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -6652,7 +6754,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs25.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs27.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;

@@ -2,12 +2,15 @@
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
 import * as os from "node:os";
+import * as path from "node:path";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { COPILOT_DENY } from "../core/hook/deny.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import { codexRulesPath, hookPlaces, installHook, type HookPlace, type InstallOutcome } from "../ops/hook.ts";
+import { COMMITTED, LOCAL_STATE, type IgnoreResult } from "../core/workspace/local-state.ts";
+import { keepLocalStateOut } from "../ops/init.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -48,7 +51,13 @@ function locationOption(argv: HookArgs, host: HostName): Location {
 const TRUST_HINT =
   "codex skips an untrusted hook (silently under codex exec): open codex, run /hooks and trust kbz's Stop hook";
 
-function report_(o: InstallOutcome, host: HostName, command: string | null, location: Location): void {
+function report_(
+  o: InstallOutcome,
+  host: HostName,
+  command: string | null,
+  location: Location,
+  ignored: IgnoreResult | null,
+): void {
   switch (o.result) {
     case "already-installed":
       out(`Already installed in ${o.target} (idempotent, nothing changed).`);
@@ -65,7 +74,16 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, loca
       out(`Installed kbz stop hook for ${host} into ${o.target} (${TARGETS[host].events.join(", ")})`);
       out(`  command: ${command}`);
       if (o.backup) out(`  backup:  ${o.backup}`);
-      out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored (local state)");
+      // Exactly what is ignored and what to commit (issue 43: unlazy's "keep .unlazy/ ignored" hid
+      // the plan): the local state as written to .gitignore, the ledgers and plan, a shared hook file.
+      if (ignored) {
+        const where =
+          ignored.skipped ??
+          (ignored.added.length > 0 ? `.gitignore: ${ignored.added.length} line(s) added` : ".gitignore has them");
+        out(`  ignore:  ${LOCAL_STATE.join(" ")} (${where})`);
+        const file = location === "shared" ? [path.relative(process.cwd(), o.target) || o.target] : [];
+        out(`  commit:  ${[...COMMITTED, ...file].join(" ")}`);
+      }
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
       if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) keep the person's acts from the agent`);
       if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);
@@ -108,6 +126,13 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
     ...(program ? { program } : {}),
     ...(ownPaths ? { ownPaths } : {}),
   });
+  // A repository's install also keeps kbz's local state out of git (unlazy's note only said to).
+  const ignored =
+    outcome.result === "installed" || outcome.result === "already-installed"
+      ? location === "global"
+        ? null
+        : keepLocalStateOut(process.cwd())
+      : null;
   const handlers = command === null ? null : Object.fromEntries(t.events.map((e) => [e, t.handler(command!, e)]));
   const fields = {
     agent: host,
@@ -118,8 +143,11 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
     scope,
     backup: outcome.backup,
     removed: outcome.removed,
+    gitignore: ignored,
   };
-  return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, location));
+  return report(!!argv.json, envelope(outcome.result, 0, fields), () =>
+    report_(outcome, host, command, location, ignored),
+  );
 }
 
 function placeLine(p: HookPlace, trust: "counts" | "note" | null): string {

@@ -2,10 +2,12 @@
 // them. Options in, data out; the CLI prints it, `kbz advance` ends with it.
 import type { IdOrder } from "../core/plan/order.ts";
 import * as path from "node:path";
-import { adviseNext, type Advice, type SignFirst } from "../core/schedule/advise.ts";
+import { adviseNext, type Advice, type SignFirst, type SoloItem } from "../core/schedule/advise.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { isLeafLedger } from "../core/plan/leaf-id.ts";
-import { scopeSnapshot } from "./snapshot.ts";
+import { withSoloLedgers } from "../io/discover.ts";
+import { GATE_LABEL } from "../core/ledger/state.ts";
+import { loadSnapshot, scopeSnapshot } from "./snapshot.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { VerificationError } from "../core/receipts/errors.ts";
 import { cascadesOf } from "./refresh.ts";
@@ -31,14 +33,13 @@ const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
   const req = { root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, order: o.order ?? "natural" };
-  // One read: the advice, and what it adds (cascades, signatures first), are decided inside it
-  // from the same texts; the status view is built only when the advice needs one.
-  return readSchedule(req, (read) => {
+  // One read: the advice, and what it adds (cascades, signatures first, done), are decided inside
+  // it from the same texts; the status view is built only when the advice needs one.
+  const { snap, advice, status } = readSchedule(req, (read) => {
     const snap = read.facts;
     const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
     const cascading = advice.attention.some((a) => CASCADING.test(a.reason));
-    const verifyRoot = advice.action === "verify-root";
-    if (!cascading && !verifyRoot) return { snap, advice };
+    if (!cascading && advice.action !== "verify-root") return { snap, advice, status: null };
     const status = scopeSnapshot(read.inputs, read.trace, read.attestations);
     // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
     if (cascading && !(read.receiptFile instanceof VerificationError)) {
@@ -46,12 +47,46 @@ export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice
       const cascades = cascadesOf(status, from, process.env, o.rootFlag);
       if (cascades.length > 0) advice.cascades = cascades;
     }
-    if (verifyRoot) {
-      const sign = unsignedIntegration(status);
-      if (sign.length > 0) advice.signFirst = sign;
-    }
-    return { snap, advice };
+    return { snap, advice, status };
   });
+  // The solo ledgers are judged with the scope (status, the Stop hook): their gates that are not
+  // met are review items here too, named by ledger (a leaf's work can make a solo gate STALE).
+  const solo = soloNotMet(o.root);
+  if (solo.length > 0) advice.solo = solo;
+  if (advice.action === "verify-root" && status !== null) {
+    const sign = unsignedIntegration(status);
+    if (sign.length > 0) advice.signFirst = sign;
+    // Verified and released: every gate of the scope met (the root's one check ran) and no lease
+    // of the scope left. The work is done, and next says so instead of advising the check again.
+    else if (scopeVerified(status) && !snap.leases.some((l) => l.scope === o.scope))
+      advice.action = solo.length > 0 ? "review" : "done";
+  }
+  return { snap, advice };
+}
+
+/** The scope's root ledger has gates, and every gate of its ledgers (root, nodes, leaves) is met. */
+function scopeVerified(snap: Snapshot): boolean {
+  const rootLedger = path.join(snap.target.root, ".unlazy", snap.target.scope!, "GATES.md");
+  return (
+    snap.problems.length === 0 &&
+    snap.gates.some((g) => path.resolve(g.file) === rootLedger) &&
+    snap.gates.every((g) => g.state === "met")
+  );
+}
+
+/** The gates of the solo ledgers (root GATES.md, gates/*.md) that are not met, by ledger. */
+export function soloNotMet(root: string): SoloItem[] {
+  const files = withSoloLedgers({ root, mode: "scope", scope: null, files: [], discoveryErrors: [] }).files;
+  if (files.length === 0) return [];
+  const snap = loadSnapshot({ root, mode: "explicit", scope: null, files, discoveryErrors: [] });
+  return snap.gates
+    .filter((g) => g.state !== "met")
+    .map((g) => ({
+      ledger: path.relative(root, g.file).split(path.sep).join("/"),
+      gate: g.gate.id,
+      state: g.reason ?? GATE_LABEL[g.state],
+      manual: !isRunnable(g.gate),
+    }));
 }
 
 /**

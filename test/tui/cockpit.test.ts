@@ -26,7 +26,7 @@ async function esc(p: TmuxPane): Promise<void> {
 
 async function quit(p: TmuxPane): Promise<void> {
   p.send("q");
-  expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
+  expect(await p.waitFor((s) => s.includes("EXIT="), 30_000)).toContain("EXIT=0");
   p.kill();
 }
 
@@ -109,7 +109,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       );
       expect(running.split("\n")[2]).toContain("GATES:G1");
       if (h >= 24)
-        expect(await p.waitFor((s) => /output\s+compiling the widget/.test(s), 8000)).toMatch(
+        expect(await p.waitFor((s) => /output\s+compiling the widget/.test(s), 30_000)).toMatch(
           /output\s+compiling the widget/,
         );
       const failed = await p.waitFor((s) => s.includes("GATES:G1 failed"), 15_000);
