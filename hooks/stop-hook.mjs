@@ -6361,6 +6361,9 @@ function markRemoved(snap, atts) {
 
 // src/ops/snapshot.ts
 init_read();
+init_snapshot();
+init_waves();
+init_errors();
 function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
   const realDirs = new Map;
@@ -6375,16 +6378,18 @@ function loadSnapshot(target, load = loadLedgerFile) {
 function dispatchStatus(root, scope) {
   if (!scope)
     return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
+  return aggregateOf(root, scope, () => coordination(root).dispatch(scope).state);
+}
+function aggregateOf(root, scope, state) {
   let agg;
   try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
+    agg = aggregateDispatch(state() ?? emptyDispatch());
   } catch (e) {
     if (e instanceof DispatchStateError)
       return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
-  for (const l of view.lost(scope)) {
+  for (const l of coordination(root).lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
     agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
