@@ -22,6 +22,7 @@ import type { Ledger } from "../core/ledger/model.ts";
 import { coordination } from "./coordination/active.ts";
 import type { RowState } from "../core/plan/table.ts";
 import { attestationsOf, hasAttestedLedgers, markRemoved, readAttestations } from "./check/attested.ts";
+import { markUnsigned } from "./sign/status.ts";
 import { kbz } from "../core/text/command.ts";
 
 const RACE_RETRIES = 4;
@@ -207,6 +208,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markRemoved(snap, atts);
+  markUnsigned(snap);
   return snap;
 }
 

@@ -33,6 +33,7 @@ import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts"
 import { describe, KbzError } from "../../core/errors.ts";
 import { requirePerson, logConsent, type Consent } from "../run/consent.ts";
 import { attest, noteApproved } from "../run/attest.ts";
+import { identityForAct, signApproval } from "../sign/act.ts";
 import { kbz, placeholder as ph } from "../../core/text/command.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
@@ -141,7 +142,7 @@ export class ApprovalSignatureError extends KbzError {
   }
 }
 
-async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, consentFor: (() => Consent) | null, only: string | null, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
+async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, consentFor: (() => Consent) | null, only: string | null, req: Pick<CheckRequest, "env">, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
   const items: ApprovalItem[] = [];
   const cache: { all: StoredApproval[] | null } = { all: null };
   for (const task of tasks) {
@@ -153,7 +154,10 @@ async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, consent
       else {
         // A person's act, asked for when the first oracle needs it: refused before anything runs.
         const approve = consentFor!();
+        // With a signing key (or under the signed policy, where one is required) the person's signature goes into the repository too.
+        const id = identityForAct(root, approve.policy, req.env);
         try {
+          if (id) signApproval(root, id, task.file, task.gate, task.oracle, req.env);
           item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle, approve.given), problem: null };
           logConsent(approve, `${path.resolve(task.file)} ${task.gate.id} ${task.signature}`);
           await noteApproved(approve.store, root, task.file, [task.gate.id]);
@@ -326,7 +330,7 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
   }
   let consent: Consent | null = null;
   const consentFor = req.approve || approveOnly !== null ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via })) : null;
-  return decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root);
+  return decideApprovals(candidates, run.store, consentFor, approveOnly, req, req.observer, run.root);
 }
 
 /**
