@@ -5,8 +5,8 @@ import * as path from "node:path";
 import { kbz } from "../core/text/command.ts";
 import { FileProblemsError } from "../core/errors.ts";
 import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
-import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
-import { snapshotForRequest, type TargetRequest } from "../io/read.ts";
+import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
+import { snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import { noteApproved } from "../io/run/attest.ts";
 import { approvalView, type ApprovalView } from "./approvalView.ts";
@@ -26,7 +26,9 @@ export interface PendingOracles {
 }
 
 /** Every live runnable gate of the target whose current oracle is not approved (a person only). */
-export function pendingOracles(req: TargetRequest & { env: Env; actor?: Actor; via?: "terminal" | "dashboard" }): PendingOracles {
+export function pendingOracles(
+  req: TargetRequest & { env: Env; actor?: Actor; via?: "terminal" | "dashboard" },
+): PendingOracles {
   const consent = requirePerson("approve", { env: req.env, via: req.via, actor: req.actor });
   const snap = snapshotForRequest(req);
   if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);

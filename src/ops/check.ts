@@ -1,17 +1,35 @@
 // `kbz check` as a use case: run the approved, unmet runnable gates of what a command targets and
-// write their evidence back (io/check/run.ts runChecks), then add each result to the scope's log,
+// write their evidence back (ops/checkRun.ts runChecks), then add each result to the scope's log,
 // as claims and waves are. The vacuity probe (`--probe`) is its sibling. Options in, data out:
 // the CLI (and `kbz verify run`, the dashboard) print the result.
 import { MAX_CHECK_DEPTH } from "../io/check/chain.ts";
-import { runProbes, probeLine, type ProbeItem, type ProbeRequest, type ProbeResult } from "../io/check/probe.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckObserver, type CheckRequest, type CheckResult, type RunReport } from "../io/check/run.ts";
+import { runProbes, probeLine, type ProbeItem, type ProbeRequest, type ProbeResult } from "./probe.ts";
+import {
+  DEFAULT_TIMEOUT_S,
+  runChecks,
+  type ApprovalItem,
+  type CheckObserver,
+  type CheckRequest,
+  type CheckResult,
+  type RunReport,
+} from "./checkRun.ts";
 import type { CheckTask } from "../io/check/plan.ts";
 import { containment } from "../io/run/contain.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
 import { checkEvents, logEvent } from "../io/coordination/events.ts";
 
 export { DEFAULT_TIMEOUT_S, MAX_CHECK_DEPTH, probeLine };
-export type { ApprovalItem, CheckObserver, CheckRequest, CheckResult, CheckTask, ProbeItem, ProbeRequest, ProbeResult, RunReport };
+export type {
+  ApprovalItem,
+  CheckObserver,
+  CheckRequest,
+  CheckResult,
+  CheckTask,
+  ProbeItem,
+  ProbeRequest,
+  ProbeResult,
+  RunReport,
+};
 
 export interface CheckOutcome {
   result: CheckResult;

@@ -5,8 +5,9 @@ import { parseDispatch } from "../core/dispatch/waves.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, withLeafStates, type Plan } from "../core/plan/table.ts";
 import { adviseNext, type Advice } from "../core/schedule/advise.ts";
-import { readConsistent, type ScopeTextCache } from "../io/read.ts";
-import { CHANGED, factsFrom } from "../ops/facts.ts";
+import { readConsistent } from "../io/scope.ts";
+import type { ScopeTextCache } from "../io/read.ts";
+import { CHANGED, factsFrom } from "./facts.ts";
 import type { LeaseView } from "../core/dispatch/lease-record.ts";
 import type { NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
 import { isDeliberate, ReadError } from "../core/errors.ts";
@@ -46,7 +47,13 @@ export function layersOf(plan: Plan): Map<string, number> {
  * is one read of the scope (io/read.ts), shared by PLAN.md, the scheduler and the waves; with a
  * `cache` (the dashboard's), files unchanged since the last read are not read again.
  */
-export function loadPlanView(root: string, scope: string | null, slots: number, inputs: string[], cache?: ScopeTextCache): PlanView | null {
+export function loadPlanView(
+  root: string,
+  scope: string | null,
+  slots: number,
+  inputs: string[],
+  cache?: ScopeTextCache,
+): PlanView | null {
   if (!scope) return null;
   const shown = path.relative(root, path.join(root, ".unlazy", scope, "PLAN.md"));
   let problemOf: string | null = null;

@@ -1,7 +1,7 @@
 // The scope picker's rows: each scope's verdict and counts, read with the status reader.
 import { verdictLines } from "../core/ledger/state.ts";
 import { statusReport } from "../core/report.ts";
-import { loadSnapshot } from "../io/read.ts";
+import { loadSnapshot } from "./snapshot.ts";
 import { resolveTarget } from "../io/discover.ts";
 
 export interface ScopeSummary {
@@ -19,7 +19,8 @@ export function problemsText(n: number): string {
 export function scopeSummary(root: string, scope: string): ScopeSummary {
   try {
     const snap = loadSnapshot(resolveTarget({ root, scope }));
-    if (snap.problems.length > 0) return { scope, verdict: problemsText(snap.problems.length), tone: "bad", met: 0, gates: snap.gates.length };
+    if (snap.problems.length > 0)
+      return { scope, verdict: problemsText(snap.problems.length), tone: "bad", met: 0, gates: snap.gates.length };
     const { report, reduction } = statusReport(snap);
     return {
       scope,

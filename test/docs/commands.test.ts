@@ -40,11 +40,45 @@ describe("README as a front door", () => {
   test("quick start is two commands", () => {
     const quick = readme.split("## Quick start")[1]!.split("## ")[0]!;
     const block = quick.split("```sh\n")[1]!.split("```")[0]!;
-    const lines = block.trim().split("\n").map((l) => l.replace(/#.*$/, "").trim());
-    expect(lines).toEqual(["npm install && npm start", "npm test"]);
+    const lines = block
+      .trim()
+      .split("\n")
+      .map((l) => l.replace(/#.*$/, "").trim());
+    expect(lines).toEqual(["npm install && npm run setup", "kbz"]);
+  });
+  // Issue 44 item 1: `npm install -g kbz` answered 404 while the README offered it as the install.
+  test("issue 44 item 1: the npm line says it needs a release, and the release workflow that makes one exists", () => {
+    const install = readme.split("## Install")[1]!.split("\n## ")[0]!;
+    const npmItem = install.split("\n- ").find((item) => item.includes("npm install -g kbz"))!;
+    expect(npmItem).toMatch(/only once a release is published/);
+    expect(npmItem).toContain("(.github/workflows/release.yml)");
+    expect(read(".github/workflows/release.yml")).toContain("npm publish");
+    expect(JSON.parse(read("package.json")).private).toBe(true); // why the repository itself is not on npm
+    expect(install.split("\n- ")[1]).toStartWith("**From a clone** (works today): the quick start above.");
+    expect(read("docs/install.md")).toContain("## Releasing");
+  });
+  // Issue 44 item 9: "unlazy 2.1", "Kill_bezzangyi" and "oracle" came before they were explained.
+  test("issue 44 item 9: the first screen speaks to a newcomer: what kbz does, the install, the five-minute path; history after", () => {
+    const heads = [...readme.matchAll(/^## (.*)$/gm)].map((m) => m[1]);
+    expect(heads.slice(0, 3)).toEqual(["Quick start", "Your repository in five minutes", "Install"]);
+    const firstScreen = readme.split("## Your repository in five minutes")[0]!;
+    expect(firstScreen.split("\n").length).toBeLessThanOrEqual(30);
+    for (const word of ["unlazy", "Kill_bezzangyi", "oracle"])
+      expect({ word, at: firstScreen.indexOf(word) }).toEqual({ word, at: -1 });
+    // Each such word first appears where it is explained, or after.
+    const words = readme.indexOf("## Words");
+    expect(readme.indexOf("oracle")).toBe(readme.indexOf("**oracle**") + 2);
+    expect(readme.indexOf("Kill_bezzangyi")).toBeGreaterThan(words);
+    expect(readme.search(/\bunlazy\b(?!\/)/)).toBeGreaterThan(words);
   });
   test("user docs carry no issue numbers", () => {
-    for (const f of ["README.md", ...fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]) {
+    for (const f of [
+      "README.md",
+      ...fs
+        .readdirSync(path.join(ROOT, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => `docs/${f}`),
+    ]) {
       // ARCHITECTURE.md is the developers' picture; formats.md is written by every change of a
       // format at once and cleaned by hand (a test here would fail CI on another engineer's landing).
       if (f === "docs/ARCHITECTURE.md" || f === "docs/formats.md") continue;
@@ -58,6 +92,7 @@ describe("README as a front door", () => {
   });
   test("defines each of the words it uses before the reference pages", () => {
     const words = readme.split("## Words")[1]!.split("\n## ")[0]!;
-    for (const w of ["gate", "oracle", "scope", "leaf", "wave", "lease", "Kill_bezzangyi"]) expect(words).toContain(`**${w}**`);
+    for (const w of ["gate", "oracle", "scope", "leaf", "wave", "lease", "Kill_bezzangyi"])
+      expect(words).toContain(`**${w}**`);
   });
 });

@@ -31,11 +31,15 @@ async function gone(pid: number, ms: number): Promise<boolean> {
 }
 
 describe.skipIf(!haveTmux())("item 4: checks outlive kbz (the dashboard)", () => {
-  for (const [key, name] of [["q", "q"], ["C-c", "ctrl-c"]] as const) {
+  for (const [key, name] of [
+    ["q", "q"],
+    ["C-c", "ctrl-c"],
+  ] as const) {
     test(`item 4: ${name} while a CHECK runs closes the dashboard at once and ends the CHECK`, async () => {
       const root = tempDir();
       writeTree(root, {
-        "GATES.md": "# Gates\n\n- [ ] G1: the long build\n  CHECK: sh -c 'echo $$ > check.pid; exec sleep 300'\n  EXPECT: never\n  EVIDENCE: pending\n",
+        "GATES.md":
+          "# Gates\n\n- [ ] G1: the long build\n  CHECK: sh -c 'echo $$ > check.pid; exec sleep 300'\n  EXPECT: never\n  EVIDENCE: pending\n",
       });
       const p = new TmuxPane(100, 30);
       panes.push(p);
@@ -58,8 +62,8 @@ describe.skipIf(!haveTmux())("item 4: checks outlive kbz (the dashboard)", () =>
       expect(alive(pid)).toBe(true);
       p.send(key);
       // Far below the CHECK's 120 s timeout and its 300 s sleep.
-      expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
-      expect(await gone(pid, 3000)).toBe(true);
+      expect(await p.waitFor((s) => s.includes("EXIT="), 30_000)).toContain("EXIT=0");
+      expect(await gone(pid, 30_000)).toBe(true);
       p.kill();
     }, 60_000);
   }

@@ -55,7 +55,8 @@ export function parseExpect(expect: string): {
     return { regex: null, pathLike: false, error: `EXPECT regex body exceeds ${MAX_REGEX_BODY} characters` };
   }
   const error = regexError(source, flags);
-  if (error !== null) return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
+  if (error !== null)
+    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
 }
 
@@ -86,9 +87,10 @@ function hasUnescapedSlash(source: string): boolean {
   return false;
 }
 
-const ATTR_KEYS: AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV"];
+/** The indented attribute keys, in the order they are tried (lint names the nearest for a misspelled one). */
+export const ATTR_KEYS: readonly AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV"];
 
-interface Fence {
+export interface Fence {
   char: number;
   length: number;
   line: number;
@@ -108,13 +110,31 @@ interface Fence {
 function isTrimSpace(c: number): boolean {
   if (c <= 32) return c === SPACE || (c >= 9 && c <= 13);
   if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** `text.slice(from, to).trim()` with one allocation. */
 function trimmedSlice(text: string, from: number, to: number): string {
-  for (let c = text.charCodeAt(from); from < to && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c))); c = text.charCodeAt(++from));
-  for (let c = text.charCodeAt(to - 1); to > from && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c))); c = text.charCodeAt(--to - 1));
+  for (
+    let c = text.charCodeAt(from);
+    from < to && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c)));
+    c = text.charCodeAt(++from)
+  );
+  for (
+    let c = text.charCodeAt(to - 1);
+    to > from && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c)));
+    c = text.charCodeAt(--to - 1)
+  );
   return text.slice(from, to);
 }
 
@@ -276,7 +296,8 @@ function abandonLine(st: ParseState, rest: string, lineNo: number): void {
   if (id.endsWith(":")) id = id.slice(0, -1);
   if (id === "") st.err(lineNo, "ABANDON needs a gate id and a reason");
   else if (reason === "") st.err(lineNo, `ABANDON ${id} needs a non-blank reason`);
-  else if (st.abandons.has(id)) st.err(lineNo, `duplicate ABANDON for ${id} (first on line ${st.abandons.get(id)!.line})`);
+  else if (st.abandons.has(id))
+    st.err(lineNo, `duplicate ABANDON for ${id} (first on line ${st.abandons.get(id)!.line})`);
   else st.abandons.set(id, { id, reason, line: lineNo });
 }
 
@@ -287,7 +308,10 @@ function ownsLine(st: ParseState, list: string, lineNo: number): void {
   }
   st.ownsLine ??= lineNo;
   // Trimmed here (normalizeOwnsPath trims too) so the usual "a, b" list takes its fast path.
-  const items = list.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const items = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   if (items.length === 0) st.err(lineNo, "OWNS lists no paths");
   for (const item of items) {
     const n = normalizeOwnsPath(item);
@@ -300,7 +324,12 @@ function ownsLine(st: ParseState, list: string, lineNo: number): void {
 function sandboxSetting(value: string, lineNo: number, err: (l: number, m: string) => void): LedgerSandbox | null {
   if (value === "on") return { line: lineNo, writable: [] };
   const w = /^writable\s+(.*)$/s.exec(value);
-  const items = w ? w[1]!.split(",").map((x) => x.trim()).filter(Boolean) : [];
+  const items = w
+    ? w[1]!
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : [];
   if (items.length === 0) {
     err(lineNo, 'SANDBOX must be "on" or "writable <path>, <path>..."');
     return null;
@@ -310,7 +339,10 @@ function sandboxSetting(value: string, lineNo: number, err: (l: number, m: strin
 
 /** INPUTS: comma-separated globs relative to the CHECK directory, no `..`, not absolute. */
 function inputList(value: string, lineNo: number, err: (l: number, m: string) => void): string[] {
-  const items = value.split(",").map((x) => x.trim()).filter(Boolean);
+  const items = value
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (items.length === 0) err(lineNo, "INPUTS lists no paths");
   for (const item of items) {
     if (item.startsWith("/") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
@@ -333,7 +365,12 @@ function oracleList(value: string, lineNo: number, err: (l: number, m: string) =
   for (const item of items) {
     if (item === "") err(lineNo, "ORACLE has an empty entry; separate paths with one comma");
     else if (/[\x00-\x1f\x7f]/.test(item)) err(lineNo, `ORACLE path has a control character: ${JSON.stringify(item)}`);
-    else if (item.startsWith("/") || item.startsWith("~") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
+    else if (
+      item.startsWith("/") ||
+      item.startsWith("~") ||
+      /^[A-Za-z]:[\\/]/.test(item) ||
+      item.split(/[\\/]/).includes("..")
+    ) {
       err(lineNo, `ORACLE path must stay inside the root: ${item}`);
     }
   }
@@ -350,7 +387,11 @@ function envList(value: string, lineNo: number, err: (l: number, m: string) => v
     return [];
   }
   for (const item of items) {
-    if (!ENV_NAME.test(item)) err(lineNo, `ENV name ${JSON.stringify(item)} is malformed: use letters, digits and _ (not starting with a digit), separated by commas`);
+    if (!ENV_NAME.test(item))
+      err(
+        lineNo,
+        `ENV name ${JSON.stringify(item)} is malformed: use letters, digits and _ (not starting with a digit), separated by commas`,
+      );
   }
   return items.filter((x) => ENV_NAME.test(x));
 }
@@ -364,7 +405,7 @@ export function mayOpenFence(text: string, s: number, end: number): boolean {
   return (c === BACKTICK || c === TILDE) && p + 2 < end && text.charCodeAt(p + 1) === c && text.charCodeAt(p + 2) === c;
 }
 
-function isFenceClose(text: string, s: number, end: number, fence: Fence): boolean {
+export function isFenceClose(text: string, s: number, end: number, fence: Fence): boolean {
   let p = s;
   while (p - s < 3 && p < end && text.charCodeAt(p) === SPACE) p++;
   let run = 0;
@@ -387,7 +428,13 @@ function attrKeyAt(text: string, p: number): AttrKey | null {
 
 /** `- [ ] `, `- [x] ` or `- [X] ` at offset `s`: the box character, or -1. */
 function gateBox(text: string, s: number): number {
-  if (text.charCodeAt(s + 1) !== SPACE || text.charCodeAt(s + 2) !== 91 || text.charCodeAt(s + 4) !== 93 || text.charCodeAt(s + 5) !== SPACE) return -1;
+  if (
+    text.charCodeAt(s + 1) !== SPACE ||
+    text.charCodeAt(s + 2) !== 91 ||
+    text.charCodeAt(s + 4) !== 93 ||
+    text.charCodeAt(s + 5) !== SPACE
+  )
+    return -1;
   const b = text.charCodeAt(s + 3);
   return b === SPACE || b === 120 || b === 88 ? b : -1;
 }
@@ -407,10 +454,26 @@ function isSpace(c: number): boolean {
   return c === SPACE || c === TAB || (c >= 10 && c <= 13) || (c > 127 && /\s/.test(String.fromCharCode(c)));
 }
 
-function newGate(box: number, text: string, from: number, to: number, lineNo: number, index: number, err: (l: number, m: string) => void): Gate {
+function newGate(
+  box: number,
+  text: string,
+  from: number,
+  to: number,
+  lineNo: number,
+  index: number,
+  err: (l: number, m: string) => void,
+): Gate {
   // The title text is the rest of the line, trimmed.
-  for (let c = text.charCodeAt(from); from < to && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c))); c = text.charCodeAt(++from));
-  for (let c = text.charCodeAt(to - 1); to > from && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c))); c = text.charCodeAt(--to - 1));
+  for (
+    let c = text.charCodeAt(from);
+    from < to && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c)));
+    c = text.charCodeAt(++from)
+  );
+  for (
+    let c = text.charCodeAt(to - 1);
+    to > from && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c)));
+    c = text.charCodeAt(--to - 1)
+  );
   const colon = idColon(text, from, to);
   let id: string;
   let title: string;
@@ -454,7 +517,8 @@ function validateGates(gates: Gate[], abandons: Map<string, Abandon>, errors: Di
   for (const g of gates) {
     if (g.explicitId) {
       const first = seen.get(g.id);
-      if (first !== undefined) errors.push({ line: g.line, message: `duplicate gate id ${g.id} (first declared on line ${first})` });
+      if (first !== undefined)
+        errors.push({ line: g.line, message: `duplicate gate id ${g.id} (first declared on line ${first})` });
       else seen.set(g.id, g.line);
     }
     const hasCheck = g.check !== null;
@@ -468,7 +532,11 @@ function validateGates(gates: Gate[], abandons: Map<string, Abandon>, errors: Di
       const p = parseExpect(g.expect);
       if (p.error) {
         const line = g.attrIndex.EXPECT! + 1;
-        errors.push(p.portable ? { line, message: `gate ${g.id}: ${p.error}`, portable: `gate ${g.id}: ${p.portable}` } : { line, message: `gate ${g.id}: ${p.error}` });
+        errors.push(
+          p.portable
+            ? { line, message: `gate ${g.id}: ${p.error}`, portable: `gate ${g.id}: ${p.portable}` }
+            : { line, message: `gate ${g.id}: ${p.error}` },
+        );
       }
       g.expectRegex = p.regex;
       g.pathLike = p.pathLike;

@@ -13,7 +13,8 @@ export function taskId(id: string): string {
   return id.startsWith(LEAF_PREFIX) ? id.slice(LEAF_PREFIX.length) : id;
 }
 
-function distance(a: string, b: string): number {
+/** Levenshtein distance between `a` and `b`. */
+export function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
@@ -43,7 +44,10 @@ export function nearest(wanted: string, known: readonly string[]): string | null
  * Match a typed leaf id against `known` (in either spelling) and return the known spelling,
  * or null with the nearest suggestion.
  */
-export function matchLeaf(wanted: string, known: readonly string[]): { id: string } | { id: null; suggestion: string | null } {
+export function matchLeaf(
+  wanted: string,
+  known: readonly string[],
+): { id: string } | { id: null; suggestion: string | null } {
   const want = taskId(wanted);
   const hit = known.find((k) => taskId(k) === want);
   if (hit !== undefined) return { id: hit };
@@ -54,5 +58,7 @@ export function matchLeaf(wanted: string, known: readonly string[]): { id: strin
 /** "unknown leaf X; did you mean Y? (have: …)" */
 export function unknownLeafMessage(wanted: string, known: readonly string[], suggestion: string | null): string {
   const have = known.length > 0 ? known.join(", ") : "none";
-  return suggestion !== null ? `unknown leaf ${wanted}; did you mean ${suggestion}? (have: ${have})` : `unknown leaf ${wanted} (have: ${have})`;
+  return suggestion !== null
+    ? `unknown leaf ${wanted}; did you mean ${suggestion}? (have: ${have})`
+    : `unknown leaf ${wanted} (have: ${have})`;
 }

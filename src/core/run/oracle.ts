@@ -64,7 +64,8 @@ export function runtimeOracle(i: OracleInput): RuntimeOracle {
     path: i.path,
   };
   if (i.sandbox) o.sandbox = i.sandbox;
-  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0)) o.bound = { files: i.bound.files, env: i.bound.env };
+  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0))
+    o.bound = { files: i.bound.files, env: i.bound.env };
   return o;
 }
 

@@ -29,6 +29,18 @@ export interface RunSettings {
   /** The canonical root and the caller's environment: the oracle binding reads both (issue 27). */
   root: string;
   env: Env;
+  /**
+   * Names `verify run --env` declares for every gate of the run (issue 42 item 7): they reach the
+   * CHECK and the approval binds their values, as a gate's own `ENV:` names do.
+   */
+  passEnv?: readonly string[];
+}
+
+/** The names whose values a gate's CHECK receives and its approval binds: its `ENV:` and the run's `--env`. */
+export function declaredEnv(gate: Gate, settings: Pick<RunSettings, "passEnv">): readonly string[] | null {
+  const extra = settings.passEnv ?? [];
+  if (extra.length === 0) return gate.env;
+  return [...new Set([...(gate.env ?? []), ...extra])];
 }
 
 /** What decides the sandbox: `--sandbox` or the repository setting, and each ledger's SANDBOX. */
@@ -51,7 +63,10 @@ export function sandboxFor(settings: RunSettings, file: string, ledger: LedgerSa
   if (byFile.has(file)) return byFile.get(file)!;
   let profile: SandboxProfile | null = null;
   if (s.all || ledger) {
-    const writable = [...s.writable, ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` }))];
+    const writable = [
+      ...s.writable,
+      ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` })),
+    ];
     profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env);
   }
   byFile.set(file, profile);
@@ -70,8 +85,6 @@ export interface CheckTask {
   digest: string;
   startState: GateState;
 }
-
-
 
 /**
  * The one CHECK directory rule (every runner and the dashboard use it): `--cwd` when given;
@@ -104,9 +117,23 @@ export function realCwd(cwd: string): string {
 }
 
 /** The runtime oracle of a gate of `file`: its CHECK, where and how it runs, and its bound files. */
-export function oracleFor(file: string, base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
+export function oracleFor(
+  file: string,
+  base: string,
+  gate: Gate,
+  settings: RunSettings,
+  sandbox: SandboxProfile | null = null,
+): RuntimeOracle {
   const cwd = realCwd(gateCwd(base, gate));
-  const binding = oracleBinding({ root: settings.root, display: displayPath(settings.root, file), gate, cwd, env: settings.env });
+  const env = declaredEnv(gate, settings);
+  const bindGate = env === gate.env ? gate : { ...gate, env: env as string[] };
+  const binding = oracleBinding({
+    root: settings.root,
+    display: displayPath(settings.root, file),
+    gate: bindGate,
+    cwd,
+    env: settings.env,
+  });
   return runtimeOracle({
     sandbox,
     bound: binding,
@@ -127,7 +154,13 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
     if (v.state === "abandoned" || !isRunnable(v.gate)) continue;
     if (!reverify && v.state === "met") continue;
     const base = baseDir(snap, v.file, settings);
-    const oracle = oracleFor(v.file, base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null));
+    const oracle = oracleFor(
+      v.file,
+      base,
+      v.gate,
+      settings,
+      sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null),
+    );
     tasks.push({
       index: tasks.length,
       qid: v.qid,

@@ -62,7 +62,8 @@ export function expandInputs(base: string, patterns: string[]): { files: string[
     const [seg, ...rest] = segs as [string, ...string[]];
     if (seg === "**") {
       match(rel, rest);
-      for (const e of entries(path.join(base, rel))) if (e.isDirectory()) match(rel ? `${rel}/${e.name}` : e.name, segs);
+      for (const e of entries(path.join(base, rel)))
+        if (e.isDirectory()) match(rel ? `${rel}/${e.name}` : e.name, segs);
       return;
     }
     if (!isWild(seg)) {
@@ -83,7 +84,10 @@ export function expandInputs(base: string, patterns: string[]): { files: string[
     }
   };
   for (const p of patterns) {
-    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    const segs = p
+      .replace(/\\/g, "/")
+      .split("/")
+      .filter((s) => s !== "" && s !== ".");
     match("", segs);
   }
   return { files: [...found].sort(), truncated };

@@ -12,7 +12,8 @@ export function inputFindings(file: string, ledger: Ledger): LintFinding[] {
   for (const g of ledger.gates) {
     if (!g.inputs) continue;
     const cwd = g.cwd ? path.resolve(base, g.cwd) : base;
-    if (expandInputs(cwd, g.inputs).truncated) out.push({ level: "error", gate: g.id, rule: "inputs-cap", message: TOO_MANY_INPUTS, line: g.line });
+    if (expandInputs(cwd, g.inputs).truncated)
+      out.push({ level: "error", gate: g.id, rule: "inputs-cap", message: TOO_MANY_INPUTS, line: g.line });
   }
   return out;
 }

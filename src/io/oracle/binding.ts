@@ -41,7 +41,12 @@ export interface OracleBinding {
 /** An ORACLE: entry kbz will not bind (a directory, FIFO, huge file, a path outside the root). */
 export class OracleError extends KbzError {
   constructor(message: string, file: string, line: number) {
-    super(message, { code: "oracle", file, line, hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts" });
+    super(message, {
+      code: "oracle",
+      file,
+      line,
+      hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts",
+    });
   }
 }
 
@@ -130,7 +135,8 @@ function declaredFiles(req: BindingRequest, add: (abs: string, via: string) => v
       }
       if (st?.isDirectory()) fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
       if (st && !st.isFile()) fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
-      if (st && st.size > MAX_ORACLE_FILE_BYTES) fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
+      if (st && st.size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
       if (!isInside(req.root, abs)) fail(`ORACLE ${glob} is outside the root`);
       add(abs, "ORACLE");
       continue;
@@ -140,7 +146,8 @@ function declaredFiles(req: BindingRequest, add: (abs: string, via: string) => v
     for (const rel of found.files) {
       const abs = path.join(req.cwd, rel);
       const size = fs.lstatSync(abs).size;
-      if (size > MAX_ORACLE_FILE_BYTES) fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
+      if (size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
     }
   }
@@ -185,7 +192,8 @@ function boundFiles(req: BindingRequest): Pick<OracleBinding, "files" | "items" 
       const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
       if (items.has(key)) continue;
       const text = scripts?.[name];
-      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
+      const digest =
+        scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH) visit(text, path.dirname(pkg), depth + 1);
     }
@@ -213,7 +221,12 @@ export function isEmptyBinding(b: Pick<OracleBinding, "files" | "env">): boolean
  * against the root, which is right for discovered and scope ledgers (an explicit ledger outside a
  * scope runs from its own folder: pass `task.oracle.cwd` there). `env` defaults to this process's.
  */
-export function gateOracle(root: string, ledgerFile: string, gate: Gate, opts: { cwd?: string; env?: Env } = {}): OracleBinding {
+export function gateOracle(
+  root: string,
+  ledgerFile: string,
+  gate: Gate,
+  opts: { cwd?: string; env?: Env } = {},
+): OracleBinding {
   let cwd = opts.cwd ?? path.resolve(root, gate.cwd ?? ".");
   try {
     cwd = fs.realpathSync(cwd);

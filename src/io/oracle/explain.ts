@@ -18,7 +18,9 @@ export function shortDiff(before: string, after: string, max = MAX_DIFF_LINES): 
   const n = a.length;
   const m = b.length;
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: string[] = [];
   let i = 0;
   let j = 0;
@@ -40,7 +42,7 @@ export function diffSinceApproval(root: string, key: string, approvedDigest: str
   const hash = key.indexOf("#scripts.");
   const file = hash >= 0 ? key.slice(0, hash) : key;
   if (path.isAbsolute(file) || file.startsWith("..")) return null;
-  const old = git(root, ["show", `HEAD:${file}`]);
+  const old = git(root, ["cat-file", "blob", `HEAD:${file}`]); // never textconv or a filter (issue 42 item 2)
   if (old === null) return null;
   let now = "";
   try {

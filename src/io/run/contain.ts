@@ -12,6 +12,11 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { windowsContainer } from "./taskkill.ts";
+import type { Container } from "./container.ts";
+
+export type { Container };
+import { pidAlive } from "../lock.ts";
+import { helperEnv, SYSTEM_SH, systemTool } from "./system.ts";
 
 // Windows has the pgroup level's strength at best: its process tree, ended with taskkill (taskkill.ts).
 const WINDOWS_DESCRIBE = "process tree per check (taskkill /t /f on Windows: no cgroups or PID namespaces)";
@@ -77,7 +82,11 @@ function cgroupUsable(parent: string): { selfMove: boolean } | null {
       // Cannot get back: this process must not stay in a group that is about to be killed.
       stuckInGroup(dir, parent);
     }
-    const r = spawnSync("/bin/sh", ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")], { stdio: "ignore" });
+    const r = spawnSync(
+      SYSTEM_SH,
+      ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")],
+      { stdio: "ignore", env: helperEnv() },
+    );
     return r.status === 0 ? { selfMove: false } : null;
   } finally {
     removeSoon(dir);
@@ -100,7 +109,10 @@ function joinGroup(dir: string): boolean {
  */
 function stuckInGroup(dir: string, parent: string): never {
   try {
-    fs.writeSync(2, `kbz: error: could not move kbz back from the CHECK's cgroup ${dir} to ${parent}; ending the check and kbz with it\n`);
+    fs.writeSync(
+      2,
+      `kbz: error: could not move kbz back from the CHECK's cgroup ${dir} to ${parent}; ending the check and kbz with it\n`,
+    );
   } catch {}
   fs.writeFileSync(path.join(dir, "cgroup.kill"), "1");
   process.exit(2); // not reached: cgroup.kill ended this process
@@ -131,23 +143,20 @@ function sweepDeadGroups(parent: string): void {
   }
   for (const name of names) {
     const m = OURS.exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
     removeSoon(path.join(parent, name));
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
+/** The system's unshare by absolute path (system.ts, issue 42 item 1), never one on the CHECK's PATH. */
 function unshareUsable(): string[] | null {
-  for (const prefix of [["unshare", "--pid", "--fork", "--kill-child"], ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]]) {
-    const r = spawnSync(prefix[0]!, [...prefix.slice(1), "true"], { stdio: "ignore" });
+  const unshare = systemTool("unshare");
+  if (!unshare) return null;
+  for (const prefix of [
+    [unshare, "--pid", "--fork", "--kill-child"],
+    [unshare, "--user", "--map-root-user", "--pid", "--fork", "--kill-child"],
+  ]) {
+    const r = spawnSync(prefix[0]!, [...prefix.slice(1), "/bin/true"], { stdio: "ignore", env: helperEnv() });
     if (r.status === 0) return prefix;
   }
   return null;
@@ -169,17 +178,33 @@ export function detectContainment(from: ContainmentLevel = "cgroup"): Containmen
     if (level === "cgroup") {
       let parent: string | null = null;
       try {
-        parent = ownCgroupDir(fs.readFileSync("/proc/self/mountinfo", "utf8"), fs.readFileSync("/proc/self/cgroup", "utf8"));
+        parent = ownCgroupDir(
+          fs.readFileSync("/proc/self/mountinfo", "utf8"),
+          fs.readFileSync("/proc/self/cgroup", "utf8"),
+        );
       } catch {}
       const usable = parent ? cgroupUsable(parent) : null;
       if (parent && usable) {
         sweepDeadGroups(parent);
-        return { level, parent, selfMove: usable.selfMove, unshare: null, warning: null, describe: `cgroup v2 per check under ${parent} (cgroup.kill ends the whole tree)` };
+        return {
+          level,
+          parent,
+          selfMove: usable.selfMove,
+          unshare: null,
+          warning: null,
+          describe: `cgroup v2 per check under ${parent} (cgroup.kill ends the whole tree)`,
+        };
       }
     } else if (level === "pidns") {
       const unshare = unshareUsable();
       if (unshare) {
-        return { level, parent: null, unshare, warning: null, describe: `PID namespace per check (${unshare.join(" ")}): the tree ends with its shell` };
+        return {
+          level,
+          parent: null,
+          unshare,
+          warning: null,
+          describe: `PID namespace per check (${unshare.join(" ")}): the tree ends with its shell`,
+        };
       }
     } else if (process.platform === "win32") {
       return { level, parent: null, unshare: null, describe: WINDOWS_DESCRIBE, warning: WINDOWS_WARNING };
@@ -189,23 +214,12 @@ export function detectContainment(from: ContainmentLevel = "cgroup"): Containmen
         parent: null,
         unshare: null,
         describe: "process group per check only (no writable cgroup v2, no PID namespace)",
-        warning: "kbz: warning: CHECK processes are contained by process group only: a setsid or daemonized descendant can outlive the check (no writable cgroup v2 and no PID namespace here)",
+        warning:
+          "kbz: warning: CHECK processes are contained by process group only: a setsid or daemonized descendant can outlive the check (no writable cgroup v2 and no PID namespace here)",
       };
     }
   }
   throw new Error("unreachable: pgroup is always available");
-}
-
-/** One check's container: how to start the check in it and how to end everything in it. */
-export interface Container {
-  /** Start the check: `spawn` is called once, synchronously, with the argv to run. */
-  start<T>(spawn: (argv: string[]) => T): T;
-  /** Kill every process of the check; `leader` is the spawned process. */
-  kill(leader: number | undefined): void;
-  /** Kill what is left and wait (bounded) until it is gone; `exited` settles when the leader was reaped. */
-  release(leader: number | undefined, exited: Promise<unknown>): Promise<void>;
-  /** What the watchdog (watchdog.ts) kills if kbz dies: `cg <group dir>` or `pg <leader pid>`. */
-  watch(leader: number | undefined): string | null;
 }
 
 const RELEASE_BOUND_MS = 2000;
@@ -236,7 +250,13 @@ async function until(done: () => boolean, push: () => void): Promise<void> {
 function bounded(p: Promise<unknown>): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const bound = new Promise<void>((r) => (timer = setTimeout(r, RELEASE_BOUND_MS)));
-  return Promise.race([p.then(() => {}, () => {}), bound]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p.then(
+      () => {},
+      () => {},
+    ),
+    bound,
+  ]).finally(() => clearTimeout(timer));
 }
 
 export function contain(argv: string[], c: Containment = containment()): Container {
@@ -255,7 +275,14 @@ export function contain(argv: string[], c: Containment = containment()): Contain
     };
     // The wrapper moves itself into the group, then becomes the shell: nothing the check
     // starts can run outside the group. Used when kbz cannot step into the group itself.
-    const wrapped = ["/bin/sh", "-c", 'echo 0 > "$1" && shift && exec "$@"', "kbz-contain", path.join(dir, "cgroup.procs"), ...argv];
+    const wrapped = [
+      "/bin/sh",
+      "-c",
+      'echo 0 > "$1" && shift && exec "$@"',
+      "kbz-contain",
+      path.join(dir, "cgroup.procs"),
+      ...argv,
+    ];
     return {
       start: (spawn) => (c.selfMove ? spawnInGroup(dir, c.parent!, argv, wrapped, spawn) : spawn(wrapped)),
       kill: (pid) => {
@@ -278,7 +305,12 @@ export function contain(argv: string[], c: Containment = containment()): Contain
     const killInit = (pid: number | undefined) => {
       let children: number[] = [];
       try {
-        children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+        children = fs
+          .readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number);
       } catch {}
       for (const child of children) {
         try {
@@ -321,7 +353,13 @@ export function contain(argv: string[], c: Containment = containment()): Contain
  * stepping back was proven by the detection probe, and if it ever fails kbz ends with the check
  * (`stuckInGroup`) rather than stay in a group that is about to be killed.
  */
-function spawnInGroup<T>(dir: string, parent: string, argv: string[], wrapped: string[], spawn: (argv: string[]) => T): T {
+function spawnInGroup<T>(
+  dir: string,
+  parent: string,
+  argv: string[],
+  wrapped: string[],
+  spawn: (argv: string[]) => T,
+): T {
   if (!joinGroup(dir)) return spawn(wrapped);
   try {
     return spawn(argv);

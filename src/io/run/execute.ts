@@ -4,7 +4,7 @@ import { MAX_OUTPUT_BYTES, canonicalOutput, outputFingerprint } from "../../core
 import { matchExpect, type ExpectSpec } from "./expect.ts";
 import { runProcess } from "./spawn.ts";
 import type { Env } from "./shell.ts";
-import { bwrapArgv, type SandboxProfile } from "./sandbox.ts";
+import { holdNoGit, releaseNoGit, sandboxLaunch, type SandboxProfile } from "./sandbox.ts";
 
 export interface RunOutcome {
   ok: boolean;
@@ -41,7 +41,10 @@ const SUMMARY_CAP = 480;
 
 /** Trimmed non-blank lines; ≤ 8 joined by " | ", else first 6, "...", last 2; capped. */
 export function failureSummary(output: string): string {
-  const lines = output.split(/\r?\n|\r/).map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split(/\r?\n|\r/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (lines.length === 0) return "(no output)";
   const shown = lines.length <= 8 ? lines : [...lines.slice(0, 6), "...", ...lines.slice(-2)];
   const text = shown.join(" | ");
@@ -55,22 +58,29 @@ function streamDecoder(onText: (text: string) => void): (chunk: Uint8Array) => v
 }
 
 export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
-  const sandboxed = req.sandbox ? { prefix: [...(req.wrap ?? []), ...bwrapArgv(req.sandbox)], prefixOwnsPidNamespace: true, env: { ...req.env, TMPDIR: "/tmp" } } : null;
+  // Sandboxed: the wrappers and bwrap run with kbz's minimal environment; the CHECK's reaches
+  // the CHECK through bwrap's options (sandbox.ts sandboxLaunch, issue 42 item 1).
+  const launch = req.sandbox ? sandboxLaunch(req.sandbox, req.env) : null;
+  if (req.sandbox) holdNoGit(req.sandbox);
   const p = await runProcess({
     shell: req.shell,
     command: req.check,
     cwd: req.cwd,
-    env: sandboxed?.env ?? req.env,
+    env: launch?.env ?? req.env,
     timeoutMs: req.timeoutMs,
-    prefix: sandboxed?.prefix,
-    prefixOwnsPidNamespace: !!sandboxed,
+    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : undefined,
+    prefixOwnsPidNamespace: !!launch,
     onOutput: req.onOutput && streamDecoder(req.onOutput),
+    ...(launch ? { fd3: launch.args } : {}),
+  }).finally(() => {
+    if (req.sandbox) releaseNoGit(req.sandbox);
   });
   const output = canonicalOutput(p.stdout, p.stderr);
   const fp = outputFingerprint(output);
   const normalizedOverflow = fp.bytes > MAX_OUTPUT_BYTES;
   const overflow = p.rawOverflow || normalizedOverflow;
-  const match = p.timedOut || overflow || p.spawnError ? { matched: false, error: null } : await matchExpect(req.expect, output);
+  const match =
+    p.timedOut || overflow || p.spawnError ? { matched: false, error: null } : await matchExpect(req.expect, output);
   const cleanup = p.cleanup ? `; cleanup: ${p.cleanup}` : "";
   const error = p.timedOut
     ? `timed out after ${req.timeoutMs / 1000}s${cleanup}`

@@ -65,7 +65,8 @@ export function readPrivate(file: string, max: number): Buffer | null {
   try {
     const st = fs.fstatSync(fd);
     const uid = euid();
-    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 0o077) !== 0 || (uid !== null && st.uid !== uid)) return null;
+    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 0o077) !== 0 || (uid !== null && st.uid !== uid))
+      return null;
     return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -127,7 +128,11 @@ export function attestSecret(store: string, create: boolean): Buffer | null {
   if (!create) return null;
   kbzDir(store, true);
   try {
-    const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    const fd = fs.openSync(
+      file,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
       fs.writeSync(fd, secretHex(SECRET_BYTES));
       fs.fsyncSync(fd);
@@ -135,10 +140,12 @@ export function attestSecret(store: string, create: boolean): Buffer | null {
       fs.closeSync(fd);
     }
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new ApprovalStoreError(`cannot create the attestation secret: ${(e as Error).message}`, file);
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new ApprovalStoreError(`cannot create the attestation secret: ${(e as Error).message}`, file);
   }
   const made = readPrivate(file, 1024);
-  if (!made || made.length < SECRET_BYTES) throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
+  if (!made || made.length < SECRET_BYTES)
+    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
   return made;
 }
 

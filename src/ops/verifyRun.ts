@@ -1,17 +1,17 @@
 // `verify run` (docs/formats.md#receipts): per ledger, in order — reuse a current receipt, or withdraw the
 // old one, run the official check in-process exactly as `kbz check --reverify` would (same
 // approvals, same evidence), fingerprint before and after, and record the outcome.
-import { isRunnable } from "../../core/ledger/model.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type CheckResult } from "../check/run.ts";
-import type { Env } from "../run/shell.ts";
-import { sha256Hex } from "../../core/util/hash.ts";
-import { inspectReceipt } from "./audit.ts";
-import { computeContext, type Context, type Policy } from "./context.ts";
-import { VerificationError, verificationText } from "../../core/receipts/errors.ts";
-import { readLedger } from "./ledger.ts";
-import { ledgerKey } from "./paths.ts";
-import { putReceipt, withLedgerLock } from "./file.ts";
-import type { Verifier } from "./verifier.ts";
+import { isRunnable } from "../core/ledger/model.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, type CheckResult } from "./checkRun.ts";
+import type { Env } from "../io/run/shell.ts";
+import { sha256Hex } from "../core/util/hash.ts";
+import { inspectReceipt } from "../io/receipts/audit.ts";
+import { computeContext, type Context, type Policy } from "../io/receipts/context.ts";
+import { VerificationError, verificationText } from "../core/receipts/errors.ts";
+import { readLedger } from "../io/receipts/ledger.ts";
+import { ledgerKey } from "../io/receipts/paths.ts";
+import { putReceipt, withLedgerLock } from "../io/receipts/file.ts";
+import type { Verifier } from "../io/receipts/verifier.ts";
 
 export type LedgerResult =
   | { status: "CURRENT_EVIDENCE"; ledger: string; executed: 0 }
@@ -58,9 +58,11 @@ export async function verifyRun(req: VerifyRunRequest): Promise<LedgerResult[]> 
 async function verifyOne(req: VerifyRunRequest, file: string, key: string): Promise<LedgerResult> {
   const { root, policy } = req;
   const ctxOpts = { env: req.env, verifier: req.verifier };
-  if (inspectReceipt(root, file, { ...ctxOpts, expectedPolicy: policy }).current) return { status: "CURRENT_EVIDENCE", ledger: key, executed: 0 };
+  if (inspectReceipt(root, file, { ...ctxOpts, expectedPolicy: policy }).current)
+    return { status: "CURRENT_EVIDENCE", ledger: key, executed: 0 };
   const led = readLedger(root, file);
-  if (!req.reviewed && led.doc.gates.some((g) => !isRunnable(g))) return { status: "MANUAL_REVIEW_REQUIRED", ledger: key };
+  if (!req.reviewed && led.doc.gates.some((g) => !isRunnable(g)))
+    return { status: "MANUAL_REVIEW_REQUIRED", ledger: key };
   const before = computeContext(root, led, policy, ctxOpts);
   // Withdraw the old receipt first: a crash from here on can never leave it looking valid.
   await putReceipt(root, key, { status: "pending", policy });
@@ -77,6 +79,8 @@ async function verifyOne(req: VerifyRunRequest, file: string, key: string): Prom
       cwd: req.cwd ?? ".",
       timeoutS: req.timeoutS ?? DEFAULT_TIMEOUT_S,
       env: req.env,
+      // The names the receipt binds reach the CHECK too (issue 42 item 7), as in verify-once.
+      passEnv: policy.env,
     });
   } catch (e) {
     error = (e as Error).message;
@@ -94,7 +98,13 @@ async function verifyOne(req: VerifyRunRequest, file: string, key: string): Prom
   const moved = after === null || after.value !== before.value;
   const accepted = check !== null && check.exit === 0 && afterLedger !== null && afterLedger.met && !moved;
   if (accepted) {
-    await putReceipt(root, key, { status: "accepted", policy, context: after!.value, ledgerHash: sha256Hex(afterLedger!.text), fingerprint: after!.fingerprint });
+    await putReceipt(root, key, {
+      status: "accepted",
+      policy,
+      context: after!.value,
+      ledgerHash: sha256Hex(afterLedger!.text),
+      fingerprint: after!.fingerprint,
+    });
     return { status: "ACCEPTED", ledger: key, executed: 1, reusable: policy.closed };
   }
   await putReceipt(root, key, { status: "rejected", policy });
