@@ -160,11 +160,16 @@ async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
 /** kbz approvals policy [person|signed|agent]: show, or (a person's act under every policy) set, who may approve. */
 function policy(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const [wanted, ...rest] = argv.args ?? [];
-  if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person" && wanted !== "signed")) throw new UsageError("policy takes person, signed or agent (or nothing, to show it)");
+  if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person" && wanted !== "signed"))
+    throw new UsageError("policy takes person, signed or agent (or nothing, to show it)");
   if (wanted === undefined) {
     const { policy: now, handEdited } = approvalPolicy(store);
-    const edited = handEdited ? "; policy.json was edited by hand (it carries no valid MAC), so person holds: set the policy with this verb" : "";
-    return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now, handEdited }), () => out(`policy: ${now} (${POLICY_TEXT[now]})${edited}`));
+    const edited = handEdited
+      ? "; policy.json was edited by hand (it carries no valid MAC), so person holds: set the policy with this verb"
+      : "";
+    return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now, handEdited }), () =>
+      out(`policy: ${now} (${POLICY_TEXT[now]})${edited}`),
+    );
   }
   setApprovalPolicy(store, wanted, process.env);
   return report(!!argv.json, envelope(wanted, 0, { action: "policy", dir: store.dir, policy: wanted }), () =>

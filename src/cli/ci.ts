@@ -33,7 +33,11 @@ async function init(argv: CiArgs): Promise<ExitCode> {
   const root = rootFor(argv as never);
   const w = writeWorkflow(root, !!argv.force);
   return report(!!argv.json, envelope(w.status, 0, { file: w.file, gitlab: GITLAB_JOB }), () => {
-    out(w.status === "written" ? `wrote ${w.file} (GitHub Actions: ${kbz("ci")} on every pull request)` : `${w.file} is already kbz's workflow`);
+    out(
+      w.status === "written"
+        ? `wrote ${w.file} (GitHub Actions: ${kbz("ci")} on every pull request)`
+        : `${w.file} is already kbz's workflow`,
+    );
     out("GitLab CI: add this job to .gitlab-ci.yml");
     for (const l of GITLAB_JOB.trimEnd().split("\n")) out(`  ${l}`);
   });
@@ -41,22 +45,41 @@ async function init(argv: CiArgs): Promise<ExitCode> {
 
 async function ci(argv: CiArgs): Promise<ExitCode> {
   if (argv.action === "init") return init(argv);
-  if (argv.action !== undefined) throw new UsageError(`${kbz("ci")} has one action, init (not ${JSON.stringify(argv.action)})`);
+  if (argv.action !== undefined)
+    throw new UsageError(`${kbz("ci")} has one action, init (not ${JSON.stringify(argv.action)})`);
   const jobs = argv.jobs ?? 4;
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) throw new UsageError("--jobs: expected an integer from 1 to 64");
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64)
+    throw new UsageError("--jobs: expected an integer from 1 to 64");
   const files = ledgerFiles(argv as never);
   const root = rootFor(argv as never);
-  const r = await runCi({ root, files, scope: files.length > 0 ? null : requestedScope(argv as never), env: process.env, allowedSigners: argv["allowed-signers"], signersFrom: argv["signers-from"], noSandbox: argv.sandbox === false, jobs });
+  const r = await runCi({
+    root,
+    files,
+    scope: files.length > 0 ? null : requestedScope(argv as never),
+    env: process.env,
+    allowedSigners: argv["allowed-signers"],
+    signersFrom: argv["signers-from"],
+    noSandbox: argv.sandbox === false,
+    jobs,
+  });
   const md = ciMarkdown(r);
   const summaryFile = argv.summary ?? process.env.GITHUB_STEP_SUMMARY;
   if (summaryFile) fs.appendFileSync(path.resolve(summaryFile), md);
   if (argv.junit) fs.writeFileSync(path.resolve(argv.junit), ciJunit(r));
   const met = r.gates.filter((g) => g.ok).length;
   const verdict = r.exit === 0 ? "all-met" : "not-met";
-  return report(!!argv.json, envelope(verdict, r.exit, { gates: r.gates, allowedSigners: r.allowed, sandboxed: r.sandboxed }), () => {
-    for (const g of r.gates) out(`${g.verdict.padEnd(9)} ${g.qid}: ${g.reason}`);
-    out(r.exit === 0 ? `ALL MET against signed oracles (${met} gates)` : `NOT MET: ${r.gates.length - met} of ${r.gates.length} gates`);
-  });
+  return report(
+    !!argv.json,
+    envelope(verdict, r.exit, { gates: r.gates, allowedSigners: r.allowed, sandboxed: r.sandboxed }),
+    () => {
+      for (const g of r.gates) out(`${g.verdict.padEnd(9)} ${g.qid}: ${g.reason}`);
+      out(
+        r.exit === 0
+          ? `ALL MET against signed oracles (${met} gates)`
+          : `NOT MET: ${r.gates.length - met} of ${r.gates.length} gates`,
+      );
+    },
+  );
 }
 
 export const verb: Verb = {
@@ -66,9 +89,21 @@ export const verb: Verb = {
     targetOptions(y)
       .positional("action", { type: "string", describe: "init: write the GitHub workflow, print the GitLab job" })
       .option("junit", { type: "string", requiresArg: true, describe: "write a JUnit XML report" })
-      .option("summary", { type: "string", requiresArg: true, describe: "append the Markdown summary (default: $GITHUB_STEP_SUMMARY)" })
-      .option("allowed-signers", { type: "string", requiresArg: true, describe: "default: gpg.ssh.allowedSignersFile, else .kbz/allowed_signers" })
-      .option("signers-from", { type: "string", requiresArg: true, describe: "read .kbz/allowed_signers at this revision (the PR's base)" })
+      .option("summary", {
+        type: "string",
+        requiresArg: true,
+        describe: "append the Markdown summary (default: $GITHUB_STEP_SUMMARY)",
+      })
+      .option("allowed-signers", {
+        type: "string",
+        requiresArg: true,
+        describe: "default: gpg.ssh.allowedSignersFile, else .kbz/allowed_signers",
+      })
+      .option("signers-from", {
+        type: "string",
+        requiresArg: true,
+        describe: "read .kbz/allowed_signers at this revision (the PR's base)",
+      })
       .option("sandbox", { type: "boolean", default: true, describe: "run CHECKs in bubblewrap where it works" })
       .option("jobs", { type: "number", requiresArg: true, describe: "CHECKs at once (default 4)" })
       .option("force", { type: "boolean", describe: "init: replace a different workflow" })

@@ -9,7 +9,16 @@ import { KbzError } from "./errors.ts";
 import { kbz, placeholder as ph } from "./text/command.ts";
 
 /** Environment variables agent hosts set in the shells they run (docs/formats.md#person-policy), and the host each names. */
-export const AGENT_MARKERS = ["CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_THREAD_ID", "CURSOR_AGENT", "GOOSE_TERMINAL", "AGENT", "AI_AGENT"] as const;
+export const AGENT_MARKERS = [
+  "CLAUDECODE",
+  "GEMINI_CLI",
+  "CODEX_SANDBOX",
+  "CODEX_THREAD_ID",
+  "CURSOR_AGENT",
+  "GOOSE_TERMINAL",
+  "AGENT",
+  "AI_AGENT",
+] as const;
 const MARKER_HOST: Record<(typeof AGENT_MARKERS)[number], string> = {
   CLAUDECODE: "Claude Code",
   GEMINI_CLI: "Gemini CLI",
@@ -28,7 +37,11 @@ const MARKER_HOST: Record<(typeof AGENT_MARKERS)[number], string> = {
  */
 export const AGENT_HOSTS: readonly { host: string; names: readonly string[]; packages: readonly string[] }[] = [
   { host: "Claude Code", names: ["claude"], packages: ["@anthropic-ai/claude-code"] },
-  { host: "Codex", names: ["codex", "codex-x86_64-unknown-linux-musl", "codex-aarch64-unknown-linux-musl"], packages: ["@openai/codex"] },
+  {
+    host: "Codex",
+    names: ["codex", "codex-x86_64-unknown-linux-musl", "codex-aarch64-unknown-linux-musl"],
+    packages: ["@openai/codex"],
+  },
   { host: "Gemini CLI", names: ["gemini"], packages: ["@google/gemini-cli"] },
   { host: "Cursor's agent", names: ["cursor-agent"], packages: ["cursor-agent"] },
   { host: "Copilot CLI", names: ["copilot"], packages: ["@github/copilot"] },

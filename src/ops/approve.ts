@@ -43,7 +43,12 @@ export function pendingOracles(
 }
 
 /** Record the person's approval of one reviewed oracle. */
-export async function approveOracle(p: PendingOracles, task: CheckTask, how = kbz("approve"), env: Env = process.env): Promise<string> {
+export async function approveOracle(
+  p: PendingOracles,
+  task: CheckTask,
+  how = kbz("approve"),
+  env: Env = process.env,
+): Promise<string> {
   // With a signing key (required under the signed policy) the signed record goes into the repository (io/sign/act.ts).
   const id = identityForAct(p.root, p.consent.policy, env);
   if (id) signApproval(p.root, id, task.file, task.gate, task.oracle, env);

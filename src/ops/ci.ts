@@ -57,14 +57,21 @@ export interface CiResult {
 }
 
 function verdictOf(reason: string): CiGate["verdict"] {
-  return reason.startsWith("changed since signed") || reason.includes("copied from another gate") ? "CHANGED" : "UNSIGNED";
+  return reason.startsWith("changed since signed") || reason.includes("copied from another gate")
+    ? "CHANGED"
+    : "UNSIGNED";
 }
 
 /** The allowed-signers file to verify against, checked line by line (a bad line is an error at its line). */
 function allowedFor(req: CiRequest, root: string, tmp: string): string | null {
   if (req.signersFrom) {
     const text = gitInert(root, ["show", `${req.signersFrom}:.kbz/allowed_signers`]);
-    if (text === null) throw new KbzError(`cannot read .kbz/allowed_signers at ${req.signersFrom}`, { kind: "input", code: "signers-from", hint: "fetch the base revision first (git fetch origin <base>), or name a file with --allowed-signers" });
+    if (text === null)
+      throw new KbzError(`cannot read .kbz/allowed_signers at ${req.signersFrom}`, {
+        kind: "input",
+        code: "signers-from",
+        hint: "fetch the base revision first (git fetch origin <base>), or name a file with --allowed-signers",
+      });
     checkAllowedSigners(text, `${req.signersFrom}:.kbz/allowed_signers`);
     const f = path.join(tmp, "allowed_signers");
     fs.writeFileSync(f, text, { mode: 0o600 });
@@ -76,9 +83,20 @@ function allowedFor(req: CiRequest, root: string, tmp: string): string | null {
   try {
     text = fs.readFileSync(found.file, "utf8");
   } catch (e) {
-    throw new KbzError(`cannot read the allowed signers: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { kind: "input", code: "allowed-signers", file: found.file, hint: "commit .kbz/allowed_signers, or pass --allowed-signers FILE" });
+    throw new KbzError(
+      `cannot read the allowed signers: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      {
+        kind: "input",
+        code: "allowed-signers",
+        file: found.file,
+        hint: "commit .kbz/allowed_signers, or pass --allowed-signers FILE",
+      },
+    );
   }
-  checkAllowedSigners(text, path.relative(root, found.file).startsWith("..") ? found.file : path.relative(root, found.file));
+  checkAllowedSigners(
+    text,
+    path.relative(root, found.file).startsWith("..") ? found.file : path.relative(root, found.file),
+  );
   return found.file;
 }
 
@@ -86,7 +104,12 @@ export async function runCi(req: CiRequest): Promise<CiResult> {
   const snap = snapshotForRequest(req);
   if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
   const root = snap.target.root;
-  if (!sshKeygen(req.env)) throw new KbzError("ssh-keygen is not installed: signatures are verified with it", { kind: "infrastructure", code: "signing", hint: "install OpenSSH's client (apt-get install openssh-client)" });
+  if (!sshKeygen(req.env))
+    throw new KbzError("ssh-keygen is not installed: signatures are verified with it", {
+      kind: "infrastructure",
+      code: "signing",
+      hint: "install OpenSSH's client (apt-get install openssh-client)",
+    });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-ci-"));
   try {
     const allowed = allowedFor(req, root, tmp);
@@ -96,8 +119,19 @@ export async function runCi(req: CiRequest): Promise<CiResult> {
     type Job = { view: (typeof snap.gates)[number]; run: () => Promise<CiGate> };
     const jobs: Job[] = [];
     for (const v of snap.gates) {
-      const base: Omit<CiGate, "ok" | "verdict" | "reason" | "signer" | "durationMs"> = { qid: v.qid, file: path.relative(root, v.file), gate: v.gate.id, kind: isRunnable(v.gate) ? "runnable" : "manual" };
-      const gate = (ok: boolean, verdict: CiGate["verdict"], reason: string, signer: string | null = null, durationMs = 0): CiGate => ({ ...base, ok, verdict, reason, signer, durationMs });
+      const base: Omit<CiGate, "ok" | "verdict" | "reason" | "signer" | "durationMs"> = {
+        qid: v.qid,
+        file: path.relative(root, v.file),
+        gate: v.gate.id,
+        kind: isRunnable(v.gate) ? "runnable" : "manual",
+      };
+      const gate = (
+        ok: boolean,
+        verdict: CiGate["verdict"],
+        reason: string,
+        signer: string | null = null,
+        durationMs = 0,
+      ): CiGate => ({ ...base, ok, verdict, reason, signer, durationMs });
       if (v.state === "abandoned") {
         jobs.push({ view: v, run: async () => gate(true, "ABANDONED", "abandoned in the ledger (ABANDON line)") });
         continue;
@@ -108,16 +142,34 @@ export async function runCi(req: CiRequest): Promise<CiResult> {
       let runIt: ((signedTimeout: number) => Promise<{ ok: boolean; reason: string; ms: number }>) | null = null;
       let problem: string | null = null;
       if (isRunnable(v.gate)) {
-        const oracle = oracleFor(v.file, dir, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null));
+        const oracle = oracleFor(
+          v.file,
+          dir,
+          v.gate,
+          settings,
+          sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null),
+        );
         const c = checkRecord(root, v.file, v.gate, { oracle: portableOracle(root, v.gate, oracle) });
         if (!c.ok) problem = c.reason;
         else {
           verify = c.verify;
           changes = c.changes;
           runIt = async (timeoutMs) => {
-            const profile = oracle.sandbox ?? (sandboxed ? sandboxProfile(resolveBwrap(req.env), root, [], req.env.HOME || "/root", req.env) : null);
-            const out = await executeCheck({ shell: settings.shell, check: v.gate.check!, expect: { text: v.gate.expect!, regex: v.gate.expectRegex }, cwd: oracle.cwd, env: checkEnvironment(req.env, v.gate.env), timeoutMs, sandbox: profile });
-            const how = out.ok ? `ran${profile ? " sandboxed" : ""}: exit 0, EXPECT matched` : `ran${profile ? " sandboxed" : ""}: ${out.error ?? (out.matched ? "failed" : "EXPECT did not match")}${out.summary ? ` (${out.summary.slice(0, 200)})` : ""}`;
+            const profile =
+              oracle.sandbox ??
+              (sandboxed ? sandboxProfile(resolveBwrap(req.env), root, [], req.env.HOME || "/root", req.env) : null);
+            const out = await executeCheck({
+              shell: settings.shell,
+              check: v.gate.check!,
+              expect: { text: v.gate.expect!, regex: v.gate.expectRegex },
+              cwd: oracle.cwd,
+              env: checkEnvironment(req.env, v.gate.env),
+              timeoutMs,
+              sandbox: profile,
+            });
+            const how = out.ok
+              ? `ran${profile ? " sandboxed" : ""}: exit 0, EXPECT matched`
+              : `ran${profile ? " sandboxed" : ""}: ${out.error ?? (out.matched ? "failed" : "EXPECT did not match")}${out.summary ? ` (${out.summary.slice(0, 200)})` : ""}`;
             return { ok: out.ok, reason: how, ms: out.durationMs };
           };
         }
@@ -137,12 +189,21 @@ export async function runCi(req: CiRequest): Promise<CiResult> {
         continue;
       }
       const toVerify = verify!;
-      const changed = changes.length > 0 ? `changed since signed: ${changes.join("; ")}${v.gate.checked ? " (the ledger's [x] is not trusted)" : ""}` : null;
+      const changed =
+        changes.length > 0
+          ? `changed since signed: ${changes.join("; ")}${v.gate.checked ? " (the ledger's [x] is not trusted)" : ""}`
+          : null;
       const timeout = runIt ? readTimeout(toVerify) : 0;
       jobs.push({
         view: v,
         run: async () => {
-          if (!allowed) return gate(false, "UNSIGNED", "no allowed signers: commit .kbz/allowed_signers or set gpg.ssh.allowedSignersFile", toVerify.signer);
+          if (!allowed)
+            return gate(
+              false,
+              "UNSIGNED",
+              "no allowed signers: commit .kbz/allowed_signers or set gpg.ssh.allowedSignersFile",
+              toVerify.signer,
+            );
           const s = await sshVerify(toVerify.message, toVerify.signature, toVerify.signer, allowed, tmp, req.env);
           if (!s.ok) return gate(false, "UNSIGNED", `${toVerify.rel}: ${s.reason}`, toVerify.signer);
           if (changed !== null) return gate(false, "CHANGED", changed, s.principal);
@@ -168,7 +229,10 @@ function readTimeout(v: ToVerify): number {
 /** The Markdown summary (GitHub's step summary). */
 export function ciMarkdown(r: CiResult): string {
   const met = r.gates.filter((g) => g.ok).length;
-  const head = r.exit === 0 ? `### ${kbz("ci")}: all ${met} gates met against signed oracles` : `### ${kbz("ci")}: ${r.gates.length - met} of ${r.gates.length} gates not met`;
+  const head =
+    r.exit === 0
+      ? `### ${kbz("ci")}: all ${met} gates met against signed oracles`
+      : `### ${kbz("ci")}: ${r.gates.length - met} of ${r.gates.length} gates not met`;
   const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/[\r\n]+/g, " ");
   const rows = r.gates.map((g) => `| ${g.ok ? "✅" : "❌"} ${g.verdict} | \`${esc(g.qid)}\` | ${esc(g.reason)} |`);
   return [head, "", "| verdict | gate | reason |", "| --- | --- | --- |", ...rows, ""].join("\n");
@@ -176,7 +240,12 @@ export function ciMarkdown(r: CiResult): string {
 
 function xml(s: string): string {
   // XML 1.0 allows no control characters but tab, LF and CR.
-  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "?").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "?")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
 }
 
 /** The JUnit XML report: one testsuite, one testcase per gate (classname: the ledger). */
@@ -190,5 +259,13 @@ export function ciJunit(r: CiResult): string {
     if (g.ok) return `${open}>\n    <system-out>${xml(g.reason)}</system-out>\n  </testcase>`;
     return `${open}>\n    <failure type="${g.verdict}" message="${xml(g.reason)}">${xml(g.reason)}</failure>\n  </testcase>`;
   });
-  return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${kbz("ci")}" tests="${r.gates.length}" failures="${failures}" time="${total.toFixed(3)}">`, ` <testsuite name="kbz gates" tests="${r.gates.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${total.toFixed(3)}">`, ...cases, " </testsuite>", "</testsuites>", ""].join("\n");
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites name="${kbz("ci")}" tests="${r.gates.length}" failures="${failures}" time="${total.toFixed(3)}">`,
+    ` <testsuite name="kbz gates" tests="${r.gates.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${total.toFixed(3)}">`,
+    ...cases,
+    " </testsuite>",
+    "</testsuites>",
+    "",
+  ].join("\n");
 }

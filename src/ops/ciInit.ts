@@ -45,7 +45,13 @@ export function writeWorkflow(root: string, force: boolean): { file: string; sta
     current = fs.readFileSync(file, "utf8");
   } catch {}
   if (current === GITHUB_WORKFLOW) return { file: WORKFLOW_PATH, status: "unchanged" };
-  if (current !== null && !force) throw new KbzError("a different workflow is already there", { kind: "input", code: "exists", file: WORKFLOW_PATH, hint: `pass --force to replace it, or merge the ${kbz("ci")} step into it by hand` });
+  if (current !== null && !force)
+    throw new KbzError("a different workflow is already there", {
+      kind: "input",
+      code: "exists",
+      file: WORKFLOW_PATH,
+      hint: `pass --force to replace it, or merge the ${kbz("ci")} step into it by hand`,
+    });
   fs.mkdirSync(path.dirname(file), { recursive: true });
   writeAtomic(file, GITHUB_WORKFLOW, { root });
   return { file: WORKFLOW_PATH, status: "written" };

@@ -37,13 +37,18 @@ beforeAll(() => {
   if (!HAVE_KEYGEN) return;
   keys = tempDir("kbz-keys-");
   for (const who of ["ana", "mallory"]) {
-    const r = spawnSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", who, "-f", key(who)], { encoding: "utf8" });
+    const r = spawnSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", who, "-f", key(who)], {
+      encoding: "utf8",
+    });
     expect(r.status).toBe(0);
   }
 });
 
 function git(cwd: string, ...args: string[]) {
-  const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd, encoding: "utf8" });
+  const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], {
+    cwd,
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
   return r.stdout;
 }
@@ -51,15 +56,29 @@ function git(cwd: string, ...args: string[]) {
 /** A repository with one runnable and one manual gate, ana an allowed signer; ana's HOME says user.signingKey. */
 function project() {
   const dir = tempDir();
-  const pub = fs.readFileSync(`${key("ana")}.pub`, "utf8").trim().split(" ").slice(0, 2).join(" ");
-  writeTree(dir, { "GATES.md": GATES, "test/check.sh": CHECKER, "src/add.txt": "4\n", "docs/guide.md": "# Guide\n", ".kbz/allowed_signers": `ana@example.com ${pub}\n` });
+  const pub = fs
+    .readFileSync(`${key("ana")}.pub`, "utf8")
+    .trim()
+    .split(" ")
+    .slice(0, 2)
+    .join(" ");
+  writeTree(dir, {
+    "GATES.md": GATES,
+    "test/check.sh": CHECKER,
+    "src/add.txt": "4\n",
+    "docs/guide.md": "# Guide\n",
+    ".kbz/allowed_signers": `ana@example.com ${pub}\n`,
+  });
   git(dir, "init", "-q", ".");
   git(dir, "add", "-A");
   git(dir, "commit", "-qm", "init");
   const env = checkEnv();
   const home = env.HOME!;
   fs.mkdirSync(home, { recursive: true });
-  fs.writeFileSync(path.join(home, ".gitconfig"), `[user]\n\temail = ana@example.com\n\tsigningKey = ${key("ana")}\n[gpg]\n\tformat = ssh\n`);
+  fs.writeFileSync(
+    path.join(home, ".gitconfig"),
+    `[user]\n\temail = ana@example.com\n\tsigningKey = ${key("ana")}\n[gpg]\n\tformat = ssh\n`,
+  );
   const person = (...args: string[]) => personRun(BIN, args, { cwd: dir, env, input: "y\n" });
   const agentEnv = { ...env, CLAUDECODE: "1" };
   const agent = (...args: string[]) => kbz(args, { cwd: dir, env: agentEnv });
@@ -75,9 +94,20 @@ function ciIn(dir: string, extra: string[] = []) {
   const home = tempDir("kbz-ci-home-");
   const summary = path.join(home, "summary.md");
   const junit = path.join(home, "junit.xml");
-  const env = { HOME: home, PATH: "/usr/bin:/bin", UNLAZY_APPROVAL_DIR: path.join(home, "store"), GITHUB_STEP_SUMMARY: summary, CLAUDECODE: undefined };
+  const env = {
+    HOME: home,
+    PATH: "/usr/bin:/bin",
+    UNLAZY_APPROVAL_DIR: path.join(home, "store"),
+    GITHUB_STEP_SUMMARY: summary,
+    CLAUDECODE: undefined,
+  };
   const res = kbz(["ci", "--junit", junit, ...extra], { cwd: clone, env });
-  return { ...res, clone, summary: fs.existsSync(summary) ? fs.readFileSync(summary, "utf8") : "", junit: fs.existsSync(junit) ? fs.readFileSync(junit, "utf8") : "" };
+  return {
+    ...res,
+    clone,
+    summary: fs.existsSync(summary) ? fs.readFileSync(summary, "utf8") : "",
+    junit: fs.existsSync(junit) ? fs.readFileSync(junit, "utf8") : "",
+  };
 }
 
 function commitAll(dir: string, msg: string) {
@@ -99,7 +129,11 @@ function honest(p: ReturnType<typeof project>) {
 }
 
 /** A strict check that `text` is well-formed XML and a JUnit report: every tag closed in order, entities known. */
-function parseJunit(text: string): { tests: number; failures: number; cases: { name: string; failure: string | null }[] } {
+function parseJunit(text: string): {
+  tests: number;
+  failures: number;
+  cases: { name: string; failure: string | null }[];
+} {
   expect(text.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n')).toBe(true);
   const body = text.slice(text.indexOf("?>") + 2);
   const stack: string[] = [];
@@ -113,7 +147,8 @@ function parseJunit(text: string): { tests: number; failures: number; cases: { n
     consumed = token.lastIndex;
     const [, close, name, attrText, selfClose, textNode] = m;
     const textOrAttrs = textNode ?? attrText ?? "";
-    for (const ent of textOrAttrs.match(/&[^;\s]*;?/g) ?? []) expect(["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"]).toContain(ent);
+    for (const ent of textOrAttrs.match(/&[^;\s]*;?/g) ?? [])
+      expect(["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"]).toContain(ent);
     if (textNode !== undefined) {
       if (stack.length === 0) expect(textNode.trim()).toBe("");
       continue;
@@ -150,7 +185,11 @@ describe.skipIf(!HAVE_KEYGEN)("signed records and kbz ci (issue 41)", () => {
     const at = record.indexOf("-----BEGIN SSH SIGNATURE-----");
     const sig = path.join(p.home, "g1.sig");
     fs.writeFileSync(sig, record.slice(at));
-    const v = spawnSync("ssh-keygen", ["-Y", "verify", "-f", path.join(p.dir, ".kbz/allowed_signers"), "-I", "ana@example.com", "-n", "kbz", "-s", sig], { input: record.slice(0, at), encoding: "utf8" });
+    const v = spawnSync(
+      "ssh-keygen",
+      ["-Y", "verify", "-f", path.join(p.dir, ".kbz/allowed_signers"), "-I", "ana@example.com", "-n", "kbz", "-s", sig],
+      { input: record.slice(0, at), encoding: "utf8" },
+    );
     expect(v.status).toBe(0);
     const c = ciIn(p.dir);
     expect(c.stdout).toMatch(/^PASS +GATES:G1: approved by ana@example.com; ran/m);
@@ -159,7 +198,14 @@ describe.skipIf(!HAVE_KEYGEN)("signed records and kbz ci (issue 41)", () => {
     expect(c.code).toBe(0);
     expect(c.summary).toContain("kbz ci: all 2 gates met against signed oracles");
     const j = parseJunit(c.junit);
-    expect(j).toEqual({ tests: 2, failures: 0, cases: [{ name: "GATES:G1", failure: null }, { name: "GATES:M1", failure: null }] });
+    expect(j).toEqual({
+      tests: 2,
+      failures: 0,
+      cases: [
+        { name: "GATES:G1", failure: null },
+        { name: "GATES:M1", failure: null },
+      ],
+    });
   });
 
   test("after signing, the agent edits a bound oracle file, the CHECK, EXPECT, or ticks a manual gate: kbz ci fails naming the gate and the change", () => {
@@ -168,10 +214,34 @@ describe.skipIf(!HAVE_KEYGEN)("signed records and kbz ci (issue 41)", () => {
     expect(p.person("approve").code).toBe(0);
     commitAll(p.dir, "approved G1");
     const cases: [string, () => void, RegExp][] = [
-      ["oracle file", () => fs.writeFileSync(path.join(p.dir, "test/check.sh"), "echo ADD_OK\n"), /^CHANGED +GATES:G1: changed since signed: oracle file test\/check\.sh changed/m],
-      ["CHECK", () => fs.writeFileSync(path.join(p.dir, "GATES.md"), GATES.replace("CHECK: sh test/check.sh", "CHECK: echo ADD_OK; sh test/check.sh")), /^CHANGED +GATES:G1: changed since signed: CHECK changed/m],
-      ["EXPECT", () => fs.writeFileSync(path.join(p.dir, "GATES.md"), GATES.replace("EXPECT: ADD_OK", "EXPECT: /ADD/")), /^CHANGED +GATES:G1: changed since signed: EXPECT changed/m],
-      ["tick", () => fs.writeFileSync(path.join(p.dir, "GATES.md"), GATES.replace("- [ ] M1: the docs read well", "- [x] M1: the docs read well\n  EVIDENCE: reviewed")), /^UNSIGNED +GATES:M1: no signed sign-off \(\.kbz\/signed\/GATES\.md\/M1\.sign-off\) \(the ledger's \[x\] is not trusted\)/m],
+      [
+        "oracle file",
+        () => fs.writeFileSync(path.join(p.dir, "test/check.sh"), "echo ADD_OK\n"),
+        /^CHANGED +GATES:G1: changed since signed: oracle file test\/check\.sh changed/m,
+      ],
+      [
+        "CHECK",
+        () =>
+          fs.writeFileSync(
+            path.join(p.dir, "GATES.md"),
+            GATES.replace("CHECK: sh test/check.sh", "CHECK: echo ADD_OK; sh test/check.sh"),
+          ),
+        /^CHANGED +GATES:G1: changed since signed: CHECK changed/m,
+      ],
+      [
+        "EXPECT",
+        () => fs.writeFileSync(path.join(p.dir, "GATES.md"), GATES.replace("EXPECT: ADD_OK", "EXPECT: /ADD/")),
+        /^CHANGED +GATES:G1: changed since signed: EXPECT changed/m,
+      ],
+      [
+        "tick",
+        () =>
+          fs.writeFileSync(
+            path.join(p.dir, "GATES.md"),
+            GATES.replace("- [ ] M1: the docs read well", "- [x] M1: the docs read well\n  EVIDENCE: reviewed"),
+          ),
+        /^UNSIGNED +GATES:M1: no signed sign-off \(\.kbz\/signed\/GATES\.md\/M1\.sign-off\) \(the ledger's \[x\] is not trusted\)/m,
+      ],
     ];
     for (const [what, edit, expected] of cases) {
       const before = fs.readFileSync(path.join(p.dir, "GATES.md"), "utf8");
@@ -179,7 +249,10 @@ describe.skipIf(!HAVE_KEYGEN)("signed records and kbz ci (issue 41)", () => {
       edit();
       commitAll(p.dir, `agent: ${what}`);
       const c = ciIn(p.dir);
-      expect({ what, line: c.stdout.match(expected)?.[0] ?? c.stdout }).toEqual({ what, line: expect.stringMatching(expected) });
+      expect({ what, line: c.stdout.match(expected)?.[0] ?? c.stdout }).toEqual({
+        what,
+        line: expect.stringMatching(expected),
+      });
       expect({ what, code: c.code }).toEqual({ what, code: 1 });
       expect(parseJunit(c.junit).failures).toBeGreaterThan(0);
       fs.writeFileSync(path.join(p.dir, "GATES.md"), before);
@@ -198,19 +271,28 @@ describe.skipIf(!HAVE_KEYGEN)("signed records and kbz ci (issue 41)", () => {
       write();
       commitAll(p.dir, what);
       const c = ciIn(p.dir);
-      expect({ what, out: c.stdout.match(expected)?.[0] ?? c.stdout }).toEqual({ what, out: expect.stringMatching(expected) });
+      expect({ what, out: c.stdout.match(expected)?.[0] ?? c.stdout }).toEqual({
+        what,
+        out: expect.stringMatching(expected),
+      });
       expect({ what, code: c.code }).toEqual({ what, code: 1 });
       fs.writeFileSync(rec, good);
       commitAll(p.dir, `restore after ${what}`);
     };
-    attempt("unsigned", () => fs.writeFileSync(rec, good.slice(0, at)), /^UNSIGNED +GATES:G1: \.kbz\/signed\/GATES\.md\/G1\.approval is unsigned/m);
+    attempt(
+      "unsigned",
+      () => fs.writeFileSync(rec, good.slice(0, at)),
+      /^UNSIGNED +GATES:G1: \.kbz\/signed\/GATES\.md\/G1\.approval is unsigned/m,
+    );
     // Mallory signs the same bytes with a key that is not an allowed signer.
     attempt(
       "not allowed",
       () => {
         const msg = path.join(p.home, "msg");
         fs.writeFileSync(msg, good.slice(0, at));
-        expect(spawnSync("ssh-keygen", ["-Y", "sign", "-n", "kbz", "-f", key("mallory"), msg], { encoding: "utf8" }).status).toBe(0);
+        expect(
+          spawnSync("ssh-keygen", ["-Y", "sign", "-n", "kbz", "-f", key("mallory"), msg], { encoding: "utf8" }).status,
+        ).toBe(0);
         fs.writeFileSync(rec, good.slice(0, at) + fs.readFileSync(`${msg}.sig`, "utf8"));
         fs.rmSync(`${msg}.sig`);
       },
@@ -231,7 +313,11 @@ describe.skipIf(!HAVE_KEYGEN)("signed records and kbz ci (issue 41)", () => {
     attempt(
       "copied",
       () => {
-        fs.writeFileSync(path.join(p.dir, "GATES.md"), GATES + "- [ ] G2: the adder adds again\n  CHECK: sh test/check.sh\n  EXPECT: ADD_OK\n  ORACLE: test/check.sh\n");
+        fs.writeFileSync(
+          path.join(p.dir, "GATES.md"),
+          GATES +
+            "- [ ] G2: the adder adds again\n  CHECK: sh test/check.sh\n  EXPECT: ADD_OK\n  ORACLE: test/check.sh\n",
+        );
         fs.writeFileSync(path.join(p.dir, ".kbz/signed/GATES.md/G2.approval"), good);
       },
       /^CHANGED +GATES:G2: \.kbz\/signed\/GATES\.md\/G2\.approval is a record of GATES\.md:G1 \(approval\), not of this gate: copied from another gate/m,
@@ -257,21 +343,29 @@ describe.skipIf(!HAVE_KEYGEN)("signed records and kbz ci (issue 41)", () => {
     expect(d.code).toBe(2);
   });
 
-  test("under the signed policy the agent's `env -u CLAUDECODE script -qec \"kbz check --approve\"` yields nothing status, the Stop hook or kbz ci accept", () => {
+  test('under the signed policy the agent\'s `env -u CLAUDECODE script -qec "kbz check --approve"` yields nothing status, the Stop hook or kbz ci accept', () => {
     const p = project();
     // The person sets the policy (in a terminal, in a process tree with no agent host).
     const set = p.person("approvals", "policy", "signed");
     expect(set.output).toContain("policy: signed");
     // The agent's puppet terminal: its own HOME has no signing key (the person's key is not the agent's to use).
     const agentHome = tempDir("kbz-agent-home-");
-    const puppet = spawnSync("env", ["-u", "CLAUDECODE", "script", "-qec", `${BIN} check --approve`, "/dev/null"], { cwd: p.dir, env: { ...p.env, HOME: agentHome }, encoding: "utf8" });
+    const puppet = spawnSync("env", ["-u", "CLAUDECODE", "script", "-qec", `${BIN} check --approve`, "/dev/null"], {
+      cwd: p.dir,
+      env: { ...p.env, HOME: agentHome },
+      encoding: "utf8",
+    });
     expect(puppet.stdout).not.toContain("APPROVED");
     expect(puppet.stdout).toContain("the signed policy counts only signed approvals");
     expect(fs.existsSync(path.join(p.dir, ".kbz/signed"))).toBe(false);
     const status = p.agent("status");
     expect(status.code).toBe(1);
     expect(status.stdout).not.toContain("ALL MET");
-    const hook = kbz(["hook", "stop"], { cwd: p.dir, env: p.agentEnv, input: JSON.stringify({ session_id: "s1", cwd: p.dir, hook_event_name: "Stop" }) });
+    const hook = kbz(["hook", "stop"], {
+      cwd: p.dir,
+      env: p.agentEnv,
+      input: JSON.stringify({ session_id: "s1", cwd: p.dir, hook_event_name: "Stop" }),
+    });
     expect(JSON.parse(hook.stdout).decision).toBe("block");
     commitAll(p.dir, "agent's work");
     expect(ciIn(p.dir).code).toBe(1);

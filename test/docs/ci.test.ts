@@ -23,7 +23,12 @@ describe("README: In CI", () => {
     const written = fs.readFileSync(path.join(dir, ".github/workflows/kbz.yml"), "utf8");
     const [github, gitlab] = readmeBlocks();
     expect(github).toBe(written);
-    const printed = r.stdout.split("\n").filter((l) => l.startsWith("  ")).map((l) => l.slice(2)).join("\n") + "\n";
+    const printed =
+      r.stdout
+        .split("\n")
+        .filter((l) => l.startsWith("  "))
+        .map((l) => l.slice(2))
+        .join("\n") + "\n";
     expect(printed).toBe(gitlab!);
     // GitHub's workflow syntax: name, on, permissions, jobs.<id>.runs-on and steps (uses/with/run/name/if).
     const wf = Bun.YAML.parse(written) as any;
@@ -34,7 +39,11 @@ describe("README: In CI", () => {
     expect(job["runs-on"]).toBe("ubuntu-latest");
     const stepKeys = new Set(["name", "uses", "with", "run", "if"]);
     for (const step of job.steps) for (const k of Object.keys(step)) expect(stepKeys.has(k)).toBe(true);
-    expect(job.steps.some((s: any) => s.run === 'kbz ci --signers-from "origin/${{ github.base_ref }}" --junit kbz-junit.xml')).toBe(true);
+    expect(
+      job.steps.some(
+        (s: any) => s.run === 'kbz ci --signers-from "origin/${{ github.base_ref }}" --junit kbz-junit.xml',
+      ),
+    ).toBe(true);
     expect(job.steps[0].uses).toMatch(/^actions\/checkout@v\d+$/);
     expect(job.steps[0].with["fetch-depth"]).toBe(0);
     // GitLab: a job with image, rules, script and a JUnit report artifact.

@@ -73,7 +73,8 @@ let pidNamespace: boolean | null = null;
  * (kbz counts an agent host among its ancestors as an agent: io/run/ancestry.ts).
  */
 export function personPrefix(): string[] {
-  if (pidNamespace === null) pidNamespace = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"], { stdio: "ignore" }).status === 0;
+  if (pidNamespace === null)
+    pidNamespace = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"], { stdio: "ignore" }).status === 0;
   // A shell is the namespace's PID 1, not script: a PID 1 that ends its children on exit would lose their status.
   return pidNamespace ? ["unshare", "--pid", "--fork", "--mount-proc", "/bin/sh", "-c", '"$@"; exit $?', "sh"] : [];
 }

@@ -69,7 +69,13 @@ export interface SignedRecord {
 /** A malformed record or allowed-signers line: `<file>:<line>: <message>`, exit 2. */
 export class SignedFormatError extends KbzError {
   constructor(message: string, file: string, line: number) {
-    super(message, { kind: "input", code: "signed-format", file, line, hint: `sign the gate again (${kbz("approve")} or ${kbz("sign")} with git's user.signingKey set), or fix the line; docs/formats.md#signed-records` });
+    super(message, {
+      kind: "input",
+      code: "signed-format",
+      file,
+      line,
+      hint: `sign the gate again (${kbz("approve")} or ${kbz("sign")} with git's user.signingKey set), or fix the line; docs/formats.md#signed-records`,
+    });
   }
 }
 
@@ -85,10 +91,23 @@ export function recordRelPath(ledger: string, gate: string, kind: SignedKind): s
 
 /** The signed bytes of a payload: one `key: <JSON>` line each, in a fixed order. */
 export function formatPayload(p: SignedPayload): string {
-  const lines = [HEADER, `kind: ${JSON.stringify(p.kind)}`, `ledger: ${JSON.stringify(p.ledger)}`, `gate: ${JSON.stringify(p.gate)}`, `title: ${JSON.stringify(p.title)}`, `definition: ${JSON.stringify(p.definition)}`];
+  const lines = [
+    HEADER,
+    `kind: ${JSON.stringify(p.kind)}`,
+    `ledger: ${JSON.stringify(p.ledger)}`,
+    `gate: ${JSON.stringify(p.gate)}`,
+    `title: ${JSON.stringify(p.title)}`,
+    `definition: ${JSON.stringify(p.definition)}`,
+  ];
   const o = p.oracle;
   if (o) {
-    lines.push(`check: ${JSON.stringify(o.check)}`, `expect: ${JSON.stringify(o.expect)}`, `cwd: ${JSON.stringify(o.cwd)}`, `timeout-ms: ${o.timeoutMs}`, `shell: ${JSON.stringify(o.shell)}`);
+    lines.push(
+      `check: ${JSON.stringify(o.check)}`,
+      `expect: ${JSON.stringify(o.expect)}`,
+      `cwd: ${JSON.stringify(o.cwd)}`,
+      `timeout-ms: ${o.timeoutMs}`,
+      `shell: ${JSON.stringify(o.shell)}`,
+    );
     for (const k of Object.keys(o.files).sort()) lines.push(`file: ${JSON.stringify([k, o.files[k]])}`);
     for (const k of Object.keys(o.programs).sort()) lines.push(`program: ${JSON.stringify([k, o.programs[k]])}`);
     for (const n of [...o.env].sort()) lines.push(`env: ${JSON.stringify(n)}`);
@@ -96,7 +115,8 @@ export function formatPayload(p: SignedPayload): string {
   }
   if (p.kind === "sign-off") {
     lines.push(`evidence: ${JSON.stringify(p.evidence ?? "")}`);
-    if (p.inputs) for (const k of Object.keys(p.inputs).sort()) lines.push(`input: ${JSON.stringify([k, p.inputs[k]])}`);
+    if (p.inputs)
+      for (const k of Object.keys(p.inputs).sort()) lines.push(`input: ${JSON.stringify([k, p.inputs[k]])}`);
     else lines.push("inputs: null");
   }
   lines.push(`signer: ${JSON.stringify(p.signer)}`, `signed-at: ${JSON.stringify(p.signedAt)}`);
@@ -108,7 +128,23 @@ export function formatRecord(message: string, signature: string): string {
   return message + signature.trimEnd() + "\n";
 }
 
-const ONCE = new Set(["kind", "ledger", "gate", "title", "definition", "check", "expect", "cwd", "timeout-ms", "shell", "sandbox", "evidence", "inputs", "signer", "signed-at"]);
+const ONCE = new Set([
+  "kind",
+  "ledger",
+  "gate",
+  "title",
+  "definition",
+  "check",
+  "expect",
+  "cwd",
+  "timeout-ms",
+  "shell",
+  "sandbox",
+  "evidence",
+  "inputs",
+  "signer",
+  "signed-at",
+]);
 const MANY = new Set(["file", "program", "env", "input"]);
 
 function isPair(v: unknown): v is [string, string] {
@@ -126,13 +162,23 @@ export function parseRecord(text: string, file: string): SignedRecord {
     const endAt = signature.indexOf(END);
     const line = message.split("\n").length;
     if (endAt < 0) throw new SignedFormatError(`the signature has no ${END} line`, file, line);
-    if (signature.slice(endAt + END.length).trim() !== "") throw new SignedFormatError("text after the signature", file, line + signature.slice(0, endAt).split("\n").length);
+    if (signature.slice(endAt + END.length).trim() !== "")
+      throw new SignedFormatError(
+        "text after the signature",
+        file,
+        line + signature.slice(0, endAt).split("\n").length,
+      );
   } else if (text.includes(BEGIN)) {
-    throw new SignedFormatError(`${BEGIN} must start a line`, file, text.slice(0, text.indexOf(BEGIN)).split("\n").length);
+    throw new SignedFormatError(
+      `${BEGIN} must start a line`,
+      file,
+      text.slice(0, text.indexOf(BEGIN)).split("\n").length,
+    );
   }
   const lines = message.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
-  if (lines[0] !== HEADER) throw new SignedFormatError(`not a kbz signed record: the first line must be '${HEADER}'`, file, 1);
+  if (lines[0] !== HEADER)
+    throw new SignedFormatError(`not a kbz signed record: the first line must be '${HEADER}'`, file, 1);
   const seen = new Map<string, unknown>();
   const many: Record<string, unknown[]> = { file: [], program: [], env: [], input: [] };
   for (let i = 1; i < lines.length; i++) {
@@ -147,7 +193,12 @@ export function parseRecord(text: string, file: string): SignedRecord {
       throw new SignedFormatError(`${key}: the value is not JSON`, file, i + 1);
     }
     if (MANY.has(key)) {
-      if (key === "env" ? typeof value !== "string" : !isPair(value)) throw new SignedFormatError(`${key}: expected ${key === "env" ? "a string" : '["name", "digest"]'}`, file, i + 1);
+      if (key === "env" ? typeof value !== "string" : !isPair(value))
+        throw new SignedFormatError(
+          `${key}: expected ${key === "env" ? "a string" : '["name", "digest"]'}`,
+          file,
+          i + 1,
+        );
       many[key]!.push(value);
     } else if (ONCE.has(key)) {
       if (seen.has(key)) throw new SignedFormatError(`${key}: given twice`, file, i + 1);
@@ -158,19 +209,38 @@ export function parseRecord(text: string, file: string): SignedRecord {
   const str = (key: string): string => {
     const e = get(key);
     if (!e) throw new SignedFormatError(`missing '${key}:' line`, file, lines.length + 1);
-    if (typeof e.value !== "string" || e.value === "") throw new SignedFormatError(`${key}: expected a non-empty string`, file, e.line);
+    if (typeof e.value !== "string" || e.value === "")
+      throw new SignedFormatError(`${key}: expected a non-empty string`, file, e.line);
     return e.value;
   };
   const kind = str("kind");
-  if (kind !== "approval" && kind !== "sign-off") throw new SignedFormatError(`kind: expected "approval" or "sign-off", not ${JSON.stringify(kind)}`, file, get("kind")!.line);
-  const payload: SignedPayload = { kind, ledger: str("ledger"), gate: str("gate"), title: typeof get("title")?.value === "string" ? (get("title")!.value as string) : "", definition: str("definition"), signer: str("signer"), signedAt: str("signed-at") };
+  if (kind !== "approval" && kind !== "sign-off")
+    throw new SignedFormatError(
+      `kind: expected "approval" or "sign-off", not ${JSON.stringify(kind)}`,
+      file,
+      get("kind")!.line,
+    );
+  const payload: SignedPayload = {
+    kind,
+    ledger: str("ledger"),
+    gate: str("gate"),
+    title: typeof get("title")?.value === "string" ? (get("title")!.value as string) : "",
+    definition: str("definition"),
+    signer: str("signer"),
+    signedAt: str("signed-at"),
+  };
   if (kind === "approval") {
     const num = get("timeout-ms");
-    if (!num || typeof num.value !== "number" || !Number.isInteger(num.value) || num.value <= 0) throw new SignedFormatError("timeout-ms: expected a positive integer", file, num?.line ?? lines.length + 1);
+    if (!num || typeof num.value !== "number" || !Number.isInteger(num.value) || num.value <= 0)
+      throw new SignedFormatError("timeout-ms: expected a positive integer", file, num?.line ?? lines.length + 1);
     const sb = get("sandbox");
     if (!sb) throw new SignedFormatError("missing 'sandbox:' line", file, lines.length + 1);
     const s = sb.value as PortableOracle["sandbox"];
-    if (s !== null && (typeof s !== "object" || !Array.isArray(s.writable) || !Array.isArray(s.hidden) || typeof s.network !== "string")) throw new SignedFormatError('sandbox: expected null or {"network":…,"writable":[…],"hidden":[…]}', file, sb.line);
+    if (
+      s !== null &&
+      (typeof s !== "object" || !Array.isArray(s.writable) || !Array.isArray(s.hidden) || typeof s.network !== "string")
+    )
+      throw new SignedFormatError('sandbox: expected null or {"network":…,"writable":[…],"hidden":[…]}', file, sb.line);
     payload.oracle = {
       check: str("check"),
       expect: str("expect"),
@@ -184,7 +254,8 @@ export function parseRecord(text: string, file: string): SignedRecord {
     };
   } else {
     const ev = get("evidence");
-    if (!ev || typeof ev.value !== "string") throw new SignedFormatError("evidence: expected a string", file, ev?.line ?? lines.length + 1);
+    if (!ev || typeof ev.value !== "string")
+      throw new SignedFormatError("evidence: expected a string", file, ev?.line ?? lines.length + 1);
     payload.evidence = ev.value;
     payload.inputs = get("inputs") ? null : Object.fromEntries(many.input as [string, string][]);
   }
@@ -198,24 +269,31 @@ export function parseRecord(text: string, file: string): SignedRecord {
  */
 export function oracleChanges(signed: PortableOracle, now: PortableOracle): string[] {
   const out: string[] = [];
-  if (signed.check !== now.check) out.push(`CHECK changed (signed ${JSON.stringify(signed.check)}, now ${JSON.stringify(now.check)})`);
-  if (signed.expect !== now.expect) out.push(`EXPECT changed (signed ${JSON.stringify(signed.expect)}, now ${JSON.stringify(now.expect)})`);
+  if (signed.check !== now.check)
+    out.push(`CHECK changed (signed ${JSON.stringify(signed.check)}, now ${JSON.stringify(now.check)})`);
+  if (signed.expect !== now.expect)
+    out.push(`EXPECT changed (signed ${JSON.stringify(signed.expect)}, now ${JSON.stringify(now.expect)})`);
   if (signed.cwd !== now.cwd) out.push(`CWD changed (signed ${signed.cwd}, now ${now.cwd})`);
   for (const k of Object.keys(signed.files).sort()) {
     if (!(k in now.files)) out.push(`oracle file ${k} no longer bound`);
     else if (now.files[k] !== signed.files[k]) out.push(`oracle file ${k} changed`);
   }
   for (const k of Object.keys(now.files).sort()) if (!(k in signed.files)) out.push(`oracle file ${k} added`);
-  const se = [...signed.env].sort().join(","), ne = [...now.env].sort().join(",");
+  const se = [...signed.env].sort().join(","),
+    ne = [...now.env].sort().join(",");
   if (se !== ne) out.push(`ENV names changed (signed ${se || "none"}, now ${ne || "none"})`);
-  if (JSON.stringify(signed.sandbox) !== JSON.stringify(now.sandbox)) out.push(`sandbox changed (signed ${signed.sandbox ? "sandboxed" : "none"}, now ${now.sandbox ? "sandboxed" : "none"})`);
+  if (JSON.stringify(signed.sandbox) !== JSON.stringify(now.sandbox))
+    out.push(
+      `sandbox changed (signed ${signed.sandbox ? "sandboxed" : "none"}, now ${now.sandbox ? "sandboxed" : "none"})`,
+    );
   return out;
 }
 
 /** What differs between the INPUTS a person reviewed and the checkout's. */
 export function inputChanges(signed: Record<string, string> | null, now: Record<string, string> | null): string[] {
   const out: string[] = [];
-  const a = signed ?? {}, b = now ?? {};
+  const a = signed ?? {},
+    b = now ?? {};
   for (const k of Object.keys(a).sort()) {
     if (!(k in b)) out.push(`input ${k} removed`);
     else if (a[k] !== b[k]) out.push(`input ${k} changed`);

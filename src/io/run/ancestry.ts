@@ -27,7 +27,10 @@ function describeProcess(pid: number): { exe: string; argv: string[] } {
   } catch {}
   let argv: string[] = [];
   try {
-    argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "");
+    argv = fs
+      .readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .filter((a) => a !== "");
   } catch {}
   return { exe: exe.replace(/ \(deleted\)$/, ""), argv };
 }

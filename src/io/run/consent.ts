@@ -46,7 +46,11 @@ export function requirePerson(act: PersonAct, o: ConsentOptions): Consent {
   const policy = state.policy;
   const why = notAPerson(o.actor ?? currentActor(o.env));
   // `signed` gives no act away: a signature is asked on top of a person.
-  if (why && (policy !== "agent" || o.always)) throw new PersonOnlyError(act, state.handEdited ? `${why}; policy.json was edited by hand, so the person policy holds` : why);
+  if (why && (policy !== "agent" || o.always))
+    throw new PersonOnlyError(
+      act,
+      state.handEdited ? `${why}; policy.json was edited by hand, so the person policy holds` : why,
+    );
   return { act, given: why ? "agent" : (o.via ?? "terminal"), policy, store };
 }
 

@@ -100,7 +100,8 @@ export function readPolicyState(store: string): PolicyState {
     return { policy: "person", handEdited: true };
   }
   const secret = attestSecret(store, false);
-  if (!v || typeof v !== "object" || typeof v.mac !== "string" || !secret) return { policy: "person", handEdited: true };
+  if (!v || typeof v !== "object" || typeof v.mac !== "string" || !secret)
+    return { policy: "person", handEdited: true };
   const { mac, ...rest } = v;
   if (!equalConstantTime(mac, policyMac(secret, JSON.stringify(rest)))) return { policy: "person", handEdited: true };
   return { policy: (POLICIES as readonly string[]).includes(rest.policy) ? rest.policy : "person", handEdited: false };
@@ -185,7 +186,11 @@ export function logAct(store: string, act: string, given: Given, details: string
   const secret = attestSecret(store, true)!;
   const file = path.join(dir, "acts.log");
   const line = `${new Date().toISOString()} ${act} given=${given} ${details.replace(/[\r\n]+/g, " ")}`;
-  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+  const fd = fs.openSync(
+    file,
+    fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW,
+    0o600,
+  );
   try {
     fs.writeSync(fd, `${line} mac=${actMac(secret, lastMac(file), line)}\n`);
   } finally {

@@ -13,21 +13,39 @@ type Env = Record<string, string | undefined>;
 export function identityForAct(root: string, policy: string, env: Env): SignIdentity | null {
   const id = signingIdentity(root, env);
   if (!id && policy === "signed") {
-    throw new KbzError("refused: the signed policy counts only signed approvals and sign-offs, and git's user.signingKey is not set", {
-      kind: "refused",
-      code: "unsigned",
-      hint: "a person sets an SSH signing key: git config --global user.signingKey ~/.ssh/id_ed25519 (and gpg.format ssh), then approves or signs again",
-    });
+    throw new KbzError(
+      "refused: the signed policy counts only signed approvals and sign-offs, and git's user.signingKey is not set",
+      {
+        kind: "refused",
+        code: "unsigned",
+        hint: "a person sets an SSH signing key: git config --global user.signingKey ~/.ssh/id_ed25519 (and gpg.format ssh), then approves or signs again",
+      },
+    );
   }
   return id;
 }
 
 /** Sign a runnable gate's approval; returns the record's root-relative path. */
-export function signApproval(root: string, id: SignIdentity, file: string, gate: Gate, oracle: RuntimeOracle, env: Env): string {
+export function signApproval(
+  root: string,
+  id: SignIdentity,
+  file: string,
+  gate: Gate,
+  oracle: RuntimeOracle,
+  env: Env,
+): string {
   return writeSignedRecord(root, approvalPayload(root, file, gate, oracle, id.signer), id, env);
 }
 
 /** Sign a manual gate's sign-off; returns the record's root-relative path. */
-export function signSignoff(root: string, id: SignIdentity, file: string, gate: Gate, evidence: string, inputs: Record<string, string> | null, env: Env): string {
+export function signSignoff(
+  root: string,
+  id: SignIdentity,
+  file: string,
+  gate: Gate,
+  evidence: string,
+  inputs: Record<string, string> | null,
+  env: Env,
+): string {
   return writeSignedRecord(root, signoffPayload(root, file, gate, evidence, inputs, id.signer), id, env);
 }

@@ -44,9 +44,20 @@ function need(env: Env): string {
 }
 
 /** One git config value as git resolves it for `root` (the person's config and the repository's), or null. */
-export function gitConfig(root: string, key: string, env: Env = process.env, scope: "any" | "global" = "any"): string | null {
+export function gitConfig(
+  root: string,
+  key: string,
+  env: Env = process.env,
+  scope: "any" | "global" = "any",
+): string | null {
   const args = [...INERT_GIT, "config", ...(scope === "global" ? ["--global"] : []), "--get", key];
-  const r = spawnSync("git", args, { cwd: root, env: gitEnv(env), encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] });
+  const r = spawnSync("git", args, {
+    cwd: root,
+    env: gitEnv(env),
+    encoding: "utf8",
+    timeout: 10_000,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   const v = r.status === 0 ? r.stdout.trim() : "";
   return v === "" ? null : v;
 }
@@ -69,7 +80,11 @@ export function signerName(root: string, env: Env = process.env): string | null 
 }
 
 /** Where the allowed signers are: `explicit`, else git's gpg.ssh.allowedSignersFile, else the repository's file; null when none exists. */
-export function allowedSignersFile(root: string, env: Env = process.env, explicit?: string): { file: string; from: string } | null {
+export function allowedSignersFile(
+  root: string,
+  env: Env = process.env,
+  explicit?: string,
+): { file: string; from: string } | null {
   if (explicit) return { file: path.resolve(explicit), from: "--allowed-signers" };
   const v = gitConfig(root, "gpg.ssh.allowedsignersfile", env);
   if (v) return { file: path.resolve(root, expandHome(v, env)), from: "gpg.ssh.allowedSignersFile" };
@@ -77,7 +92,8 @@ export function allowedSignersFile(root: string, env: Env = process.env, explici
   return fs.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
 }
 
-const KEY_TYPES = /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com|ssh-ed25519-cert-v01@openssh\.com|ssh-rsa-cert-v01@openssh\.com)$/;
+const KEY_TYPES =
+  /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com|ssh-ed25519-cert-v01@openssh\.com|ssh-rsa-cert-v01@openssh\.com)$/;
 
 /** Check an allowed-signers file's lines (`PRINCIPALS [OPTIONS] KEYTYPE BASE64`); the first bad one is a SignedFormatError. Returns the principals. */
 export function checkAllowedSigners(text: string, file: string): string[] {
@@ -90,10 +106,15 @@ export function checkAllowedSigners(text: string, file: string): string[] {
     const words = line.match(/(?:[^\s"]+|"[^"]*")+/g) ?? [];
     const at = words.findIndex((w) => KEY_TYPES.test(w));
     if (at < 1 || at + 1 >= words.length || !/^[A-Za-z0-9+/]+={0,3}$/.test(words[at + 1]!)) {
-      throw new SignedFormatError("not an allowed-signers line: expected 'PRINCIPALS [OPTIONS] KEYTYPE BASE64-KEY' (e.g. ana@example.com ssh-ed25519 AAAA…)", file, i + 1);
+      throw new SignedFormatError(
+        "not an allowed-signers line: expected 'PRINCIPALS [OPTIONS] KEYTYPE BASE64-KEY' (e.g. ana@example.com ssh-ed25519 AAAA…)",
+        file,
+        i + 1,
+      );
     }
     for (const opt of words.slice(1, at)) {
-      if (!/^(cert-authority|namespaces="[^"]*"|valid-after="?[0-9TZ]+"?|valid-before="?[0-9TZ]+"?)$/i.test(opt)) throw new SignedFormatError(`unknown option ${JSON.stringify(opt)} in an allowed-signers line`, file, i + 1);
+      if (!/^(cert-authority|namespaces="[^"]*"|valid-after="?[0-9TZ]+"?|valid-before="?[0-9TZ]+"?)$/i.test(opt))
+        throw new SignedFormatError(`unknown option ${JSON.stringify(opt)} in an allowed-signers line`, file, i + 1);
     }
     principals.push(...words[0]!.replace(/"/g, "").split(","));
   }
@@ -116,10 +137,18 @@ export function sshSign(key: string, message: string, env: Env = process.env): s
     const msg = path.join(dir, "record");
     fs.writeFileSync(msg, message, { mode: 0o600 });
     // stdin and stderr stay the terminal's: a passphrase or a touch is asked there.
-    const r = spawnSync(keygen, ["-Y", "sign", "-n", SIGNATURE_NAMESPACE, "-f", keyFile, msg], { env: env as NodeJS.ProcessEnv, stdio: ["inherit", "ignore", "pipe"], encoding: "utf8", timeout: 120_000 });
+    const r = spawnSync(keygen, ["-Y", "sign", "-n", SIGNATURE_NAMESPACE, "-f", keyFile, msg], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["inherit", "ignore", "pipe"],
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     if (r.status !== 0) {
       const why = (r.stderr ?? "").trim().split("\n").pop() || `ssh-keygen exited ${r.status ?? r.signal}`;
-      throw new SigningError(`cannot sign with ${key.startsWith("key::") ? "the key in user.signingKey" : key}: ${why}`, "check git's user.signingKey (a private key file, or a public key loaded in ssh-agent)");
+      throw new SigningError(
+        `cannot sign with ${key.startsWith("key::") ? "the key in user.signingKey" : key}: ${why}`,
+        "check git's user.signingKey (a private key file, or a public key loaded in ssh-agent)",
+      );
     }
     return fs.readFileSync(`${msg}.sig`, "utf8");
   } finally {
@@ -129,10 +158,16 @@ export function sshSign(key: string, message: string, env: Env = process.env): s
 
 export type VerifyResult = { ok: true; principal: string } | { ok: false; reason: string };
 
-function run(cmd: string, args: string[], input: string, env: Env): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  input: string,
+  env: Env,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const p = spawn(cmd, args, { env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
-    let out = "", err = "";
+    let out = "",
+      err = "";
     p.stdout.on("data", (d) => (out += d));
     p.stderr.on("data", (d) => (err += d));
     p.on("error", (e) => resolve({ code: null, out, err: e.message }));
@@ -147,12 +182,26 @@ function run(cmd: string, args: string[], input: string, env: Env): Promise<{ co
  * signers say? One `ssh-keygen -Y verify`; on failure, `check-novalidate` and `find-principals`
  * tell a signer not allowed from a signature over other bytes.
  */
-export async function sshVerify(message: string, signature: string, principal: string, allowed: string, tmp: string, env: Env = process.env): Promise<VerifyResult> {
+export async function sshVerify(
+  message: string,
+  signature: string,
+  principal: string,
+  allowed: string,
+  tmp: string,
+  env: Env = process.env,
+): Promise<VerifyResult> {
   return verifyWith((args, input) => run(need(env), args, input, env), message, signature, principal, allowed, tmp);
 }
 
 /** sshVerify, synchronously (status and the Stop hook under the signed policy). */
-export function sshVerifySync(message: string, signature: string, principal: string, allowed: string, tmp: string, env: Env = process.env): VerifyResult {
+export function sshVerifySync(
+  message: string,
+  signature: string,
+  principal: string,
+  allowed: string,
+  tmp: string,
+  env: Env = process.env,
+): VerifyResult {
   const keygen = need(env);
   const runSync = (args: string[], input: string) => {
     const r = spawnSync(keygen, args, { input, env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: 30_000 });
@@ -168,7 +217,14 @@ export function sshVerifySync(message: string, signature: string, principal: str
 type Step = { args: string[]; input: string };
 type Ran = { code: number | null; out: string; err: string };
 
-async function verifyWith(exec: (args: string[], input: string) => Promise<Ran>, message: string, signature: string, principal: string, allowed: string, tmp: string): Promise<VerifyResult> {
+async function verifyWith(
+  exec: (args: string[], input: string) => Promise<Ran>,
+  message: string,
+  signature: string,
+  principal: string,
+  allowed: string,
+  tmp: string,
+): Promise<VerifyResult> {
   const steps = verifySteps(message, signature, principal, allowed, tmp);
   let next = steps.next();
   while (!next.done) next = steps.next(await exec(next.value.args, next.value.input));
@@ -176,15 +232,28 @@ async function verifyWith(exec: (args: string[], input: string) => Promise<Ran>,
 }
 
 /** The ssh-keygen calls of one verification, as a generator the sync and async callers drive. */
-function* verifySteps(message: string, signature: string, principal: string, allowed: string, tmp: string): Generator<Step, VerifyResult, Ran> {
+function* verifySteps(
+  message: string,
+  signature: string,
+  principal: string,
+  allowed: string,
+  tmp: string,
+): Generator<Step, VerifyResult, Ran> {
   const sig = path.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
   fs.writeFileSync(sig, signature, { mode: 0o600 });
   try {
-    const v = yield { args: ["-Y", "verify", "-f", allowed, "-I", principal, "-n", SIGNATURE_NAMESPACE, "-s", sig], input: message };
+    const v = yield {
+      args: ["-Y", "verify", "-f", allowed, "-I", principal, "-n", SIGNATURE_NAMESPACE, "-s", sig],
+      input: message,
+    };
     if (v.code === 0) return { ok: true, principal };
     if (v.code === null) return { ok: false, reason: `ssh-keygen did not run: ${v.err}` };
     const valid = yield { args: ["-Y", "check-novalidate", "-n", SIGNATURE_NAMESPACE, "-s", sig], input: message };
-    if (valid.code !== 0) return { ok: false, reason: "the signature does not match the record's bytes (edited after signing, or signed for something else)" };
+    if (valid.code !== 0)
+      return {
+        ok: false,
+        reason: "the signature does not match the record's bytes (edited after signing, or signed for something else)",
+      };
     const who = yield { args: ["-Y", "find-principals", "-s", sig, "-f", allowed], input: "" };
     const names = who.code === 0 ? who.out.trim().split("\n").filter(Boolean) : [];
     if (names.length === 0) return { ok: false, reason: `the signer's key is not an allowed signer (${allowed})` };

@@ -69,8 +69,22 @@ export function markUnsigned(snap: Snapshot, env: Env = process.env): void {
       try {
         const dir = baseDir(snap, v.file, settings);
         const c = isRunnable(v.gate)
-          ? checkRecord(root, v.file, v.gate, { oracle: portableOracle(root, v.gate, oracleFor(v.file, dir, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null))) })
-          : checkRecord(root, v.file, v.gate, { inputs: v.gate.inputs ? digestInputs(root, realCwd(gateCwd(dir, v.gate)), v.gate.inputs).files : null });
+          ? checkRecord(root, v.file, v.gate, {
+              oracle: portableOracle(
+                root,
+                v.gate,
+                oracleFor(
+                  v.file,
+                  dir,
+                  v.gate,
+                  settings,
+                  sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null),
+                ),
+              ),
+            })
+          : checkRecord(root, v.file, v.gate, {
+              inputs: v.gate.inputs ? digestInputs(root, realCwd(gateCwd(dir, v.gate)), v.gate.inputs).files : null,
+            });
         if (!c.ok) {
           unsign(v, c.reason);
           continue;
