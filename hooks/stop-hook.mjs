@@ -401,6 +401,39 @@ var init_errors = __esm(() => {
   };
 });
 
+// src/core/deadline.ts
+function withDeadline(ms, seconds, fn) {
+  if (bound)
+    return fn();
+  bound = { at: Date.now() + ms, seconds };
+  try {
+    return fn();
+  } finally {
+    bound = null;
+  }
+}
+function checkDeadline(what, file) {
+  if (bound && Date.now() > bound.at)
+    throw new DeadlineError(bound.seconds, what(), file);
+}
+var DeadlineError, bound = null;
+var init_deadline = __esm(() => {
+  init_errors();
+  DeadlineError = class DeadlineError extends KbzError {
+    seconds;
+    what;
+    constructor(seconds, what, file) {
+      super(`${what} took longer than ${seconds} s`, {
+        code: "deadline",
+        file,
+        hint: "narrow the gate's INPUTS, then stop again"
+      });
+      this.seconds = seconds;
+      this.what = what;
+    }
+  };
+});
+
 // src/core/workspace/inside.ts
 import * as path from "node:path";
 function isInside(parent, child) {
@@ -1849,6 +1882,8 @@ function parseLedger(text, fileName) {
     const s = start;
     start = nl < 0 ? n : nl + 1;
     const lineNo = i + 1;
+    if ((i & 1023) === 1023)
+      checkDeadline(() => `parsing ${fileName} (line ${lineNo})`, fileName);
     if (fence) {
       if (isFenceClose(text, s, end, fence))
         fence = null;
@@ -2183,6 +2218,7 @@ function validateGates(gates, abandons, errors, warnings) {
 }
 var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS, ENV_NAME;
 var init_parse = __esm(() => {
+  init_deadline();
   init_paths();
   GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
   UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
@@ -3651,27 +3687,19 @@ function withLeftNote(output, left) {
   const note = `${PREFIX}: not judged for this session: ${parts.join("; ")}. ` + `If that is not another agent's running session, this work is not done: ${kbz("status")} shows it.`;
   return { systemMessage: output === null ? note : `${output.systemMessage} ${note}` };
 }
+function uncountedNote(guard) {
+  return guard.ok ? "" : ` (not counted toward the release: ${sanitizeCompact(guard.message, 300)})`;
+}
 function decideStop(a, guard) {
-  if (!guard.ok) {
-    if (a.discovery.length > 0) {
-      return {
-        decision: "block",
-        reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}`
-      };
-    }
-    return {
-      systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`
-    };
-  }
   const outstanding = [...a.invalid, ...a.unmet];
-  if (guard.blocks > MAX_BLOCKS) {
+  if (guard.ok && guard.blocks > MAX_BLOCKS) {
     return {
       systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${outstanding.slice(0, 4).join(", ")}).${handoffSuffix(a.handoffs)}`
     };
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${uncountedNote(guard)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {
@@ -3680,17 +3708,20 @@ function undecidedStop(file, seconds, why, guard) {
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
   return {
     decision: "block",
-    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.`
+    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.${uncountedNote(guard)}`
   };
 }
-function invalidScopeArgument() {
-  return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
+function cannotJudge(why, guard) {
+  const what = `${PREFIX} could not judge this stop: ${sanitizeCompact(why, 400)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return {
+    decision: "block",
+    reason: `${what}. Repair it (${kbz("status")} names it too), then stop again.${uncountedNote(guard)}`
+  };
 }
-function unresolvable(message) {
-  return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
-}
-function internalFailure(message) {
-  return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
+function failureHash(why) {
+  return progressHash([`cannot-judge=${why}`]);
 }
 var UNCOUNTED_WHY = {
   failed: "the turn ended on an error (no decision of the agent's)",
@@ -3762,7 +3793,7 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs26 from "node:fs";
+import * as fs27 from "node:fs";
 import * as path33 from "node:path";
 
 // src/core/hook/worker.ts
@@ -3814,36 +3845,7 @@ function waitingOn(running, background) {
 }
 
 // src/io/deadline.ts
-init_errors();
-
-class DeadlineError extends KbzError {
-  seconds;
-  what;
-  constructor(seconds, what, file) {
-    super(`${what} took longer than ${seconds} s`, {
-      code: "deadline",
-      file,
-      hint: "narrow the gate's INPUTS, then stop again"
-    });
-    this.seconds = seconds;
-    this.what = what;
-  }
-}
-var bound = null;
-function withDeadline(ms, seconds, fn) {
-  if (bound)
-    return fn();
-  bound = { at: Date.now() + ms, seconds };
-  try {
-    return fn();
-  } finally {
-    bound = null;
-  }
-}
-function checkDeadline(what, file) {
-  if (bound && Date.now() > bound.at)
-    throw new DeadlineError(bound.seconds, what(), file);
-}
+init_deadline();
 
 // src/io/discover.ts
 init_errors();
@@ -4330,117 +4332,14 @@ function scopeTarget(root, scope) {
 // src/io/hook/guard.ts
 init_digest();
 init_errors();
-init_read();
-init_fs();
-init_lock();
-import * as fs12 from "node:fs";
-import * as path17 from "node:path";
-var MAX_SESSIONS = 64;
-var MAX_STATE_BYTES = 1024 * 1024;
-var STATE_LOCK_TIMEOUT_MS = 1e4;
-var HEX24 = /^[0-9a-f]{24}$/;
-function statePath(target) {
-  if (target.discoveryErrors.length === 0 && target.scope) {
-    return path17.join(target.root, ".unlazy", target.scope, "hook-state.json");
-  }
-  return path17.join(target.root, ".unlazy-hook-state.json");
-}
-function sessionKey(sessionId, scope) {
-  return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
-}
-function normalizeState(raw) {
-  const sessions = Object.create(null);
-  const src = raw && typeof raw === "object" && !Array.isArray(raw) ? raw.sessions : null;
-  if (src && typeof src === "object" && !Array.isArray(src)) {
-    for (const [key, value] of Object.entries(src)) {
-      if (!HEX24.test(key) || !value || typeof value !== "object")
-        continue;
-      const e = value;
-      if (typeof e.hash !== "string" || !HEX24.test(e.hash))
-        continue;
-      if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0)
-        continue;
-      if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
-        continue;
-      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped };
-    }
-  }
-  return { schema: 1, sessions };
-}
-var MAX_SKIPPED = 6;
-function countBlock(state, key, hash, now, opts = {}) {
-  const prev = state.sessions[key];
-  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
-  const carried = prev && prev.hash === hash && !restart ? prev : null;
-  const skipped = opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
-  const counts = !opts.uncounted || skipped > MAX_SKIPPED;
-  const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
-  const entry = { hash, blocks, updatedAt: now.toISOString(), ...skipped > 0 ? { skipped } : {} };
-  const all = Object.entries(state.sessions).filter(([k]) => k !== key);
-  all.push([key, entry]);
-  all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
-  const sessions = {};
-  for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
-    sessions[k] = v;
-  return { state: { schema: 1, sessions }, blocks };
-}
-function readState(file, root) {
-  let bytes;
-  try {
-    bytes = readStable(file, { label: "hook state", maxBytes: MAX_STATE_BYTES, root });
-  } catch (e) {
-    if (e instanceof ReadError && (e.code === "ENOENT" || e.code === "TOO_LARGE"))
-      return normalizeState(null);
-    throw e;
-  }
-  try {
-    return normalizeState(JSON.parse(bytes.toString("utf8")));
-  } catch {
-    return normalizeState(null);
-  }
-}
-async function recordBlock(target, key, hash, opts = {}) {
-  const file = statePath(target);
-  return withFileLock(target.root, file, () => {
-    const next = countBlock(readState(file, target.root), key, hash, new Date, opts);
-    writeAtomic(file, JSON.stringify(next.state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    return next.blocks;
-  }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-}
-async function clearSession(target, key) {
-  const file = statePath(target);
-  try {
-    fs12.lstatSync(file);
-  } catch {
-    return;
-  }
-  try {
-    await withFileLock(target.root, file, () => {
-      const state = readState(file, target.root);
-      if (!(key in state.sessions))
-        return;
-      delete state.sessions[key];
-      if (Object.keys(state.sessions).length === 0)
-        fs12.unlinkSync(file);
-      else
-        writeAtomic(file, JSON.stringify(state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-  } catch {}
-}
-
-// src/io/hook/holds.ts
-init_digest();
-import * as fs17 from "node:fs";
-import * as path21 from "node:path";
+import * as fs16 from "node:fs";
+import * as path20 from "node:path";
 
 // src/io/run/personal.ts
 init_hash();
 init_fs();
-import * as fs16 from "node:fs";
-import * as path20 from "node:path";
+import * as fs15 from "node:fs";
+import * as path19 from "node:path";
 
 // src/io/run/approval.ts
 init_errors();
@@ -4449,7 +4348,7 @@ init_fs();
 init_lock();
 init_inside();
 import * as os3 from "node:os";
-import * as path19 from "node:path";
+import * as path18 from "node:path";
 
 // src/core/run/oracle.ts
 init_digest();
@@ -4466,32 +4365,32 @@ init_inside();
 init_fs();
 
 // src/io/run/private.ts
-import * as fs13 from "node:fs";
+import * as fs12 from "node:fs";
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs13.openSync(file, fs13.constants.O_RDONLY | fs13.constants.O_NOFOLLOW | fs13.constants.O_NONBLOCK);
+    fd = fs12.openSync(file, fs12.constants.O_RDONLY | fs12.constants.O_NOFOLLOW | fs12.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs13.fstatSync(fd);
+    const st = fs12.fstatSync(fd);
     const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs13.readFileSync(fd);
+    return fs12.readFileSync(fd);
   } finally {
-    fs13.closeSync(fd);
+    fs12.closeSync(fd);
   }
 }
 
 // src/io/oracle/digest.ts
-import * as fs15 from "node:fs";
+import * as fs14 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 
 // src/io/oracle/identity.ts
-import * as fs14 from "node:fs";
-import * as path18 from "node:path";
+import * as fs13 from "node:fs";
+import * as path17 from "node:path";
 
 // src/core/run/oracle-files.ts
 var OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
@@ -4858,7 +4757,7 @@ function walk(command, dir, out, depth) {
   }
   end();
 }
-var join15 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var join14 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 function simpleCommand(all, dir, out, depth) {
   const words = [];
   for (let i = 0;i < all.length; i++) {
@@ -4867,7 +4766,7 @@ function simpleCommand(all, dir, out, depth) {
     if (m) {
       const target = m[3] || all[++i] || "";
       if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join15(dir, target), dir, via: "<" });
+        out.refs.push({ kind: "file", path: join14(dir, target), dir, via: "<" });
       continue;
     }
     words.push(w);
@@ -4882,11 +4781,11 @@ function program(words, dir, out, depth) {
   if (!cmd)
     return dir;
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join15(dir, p), dir, via });
+  const file = (p, via) => out.refs.push({ kind: "file", path: join14(dir, p), dir, via });
   const rest = (from) => program(from, dir, out, depth);
   if (cmd === "cd") {
     const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join15(dir, to) : dir;
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join14(dir, to) : dir;
   }
   if (WRAPPERS.has(cmd))
     return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
@@ -4978,7 +4877,7 @@ function program(words, dir, out, depth) {
   if (base === "deno") {
     const [verb, ...more] = args;
     if (verb === "task")
-      out.refs.push({ kind: "config", path: join15(dir, "deno.json"), dir, via: "deno task" });
+      out.refs.push({ kind: "config", path: join14(dir, "deno.json"), dir, via: "deno task" });
     if (verb === "run" || verb === "test" || verb === "bench") {
       const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
       if (script)
@@ -5084,7 +4983,7 @@ function keepsCtime(path, dev) {
   let ok = fsTrusted.get(dev);
   if (ok === undefined) {
     try {
-      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs14.statfsSync(path).type));
+      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs13.statfsSync(path).type));
     } catch {
       ok = false;
     }
@@ -5093,7 +4992,7 @@ function keepsCtime(path, dev) {
   return ok;
 }
 function hashedIdentity(path, fd, before) {
-  const after = fs14.fstatSync(fd, { bigint: true });
+  const after = fs13.fstatSync(fd, { bigint: true });
   const id = identityOf(after);
   if (id !== identityOf(before))
     return null;
@@ -5110,7 +5009,7 @@ function rememberHashed(abs, digest, identity) {
 }
 function currentIdentity(abs) {
   try {
-    const st = fs14.statSync(abs, { bigint: true });
+    const st = fs13.statSync(abs, { bigint: true });
     return st.isFile() ? identityOf(st) : null;
   } catch {
     return null;
@@ -5125,7 +5024,7 @@ function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
       continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path18.isAbsolute(key) ? key : path18.join(root, key)) !== identity)
+    if (typeof identity !== "string" || identityNow(path17.isAbsolute(key) ? key : path17.join(root, key)) !== identity)
       return false;
   }
   return true;
@@ -5144,7 +5043,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs15.openSync(abs, fs15.constants.O_RDONLY | (fs15.constants.O_NONBLOCK ?? 0));
+    fd = fs14.openSync(abs, fs14.constants.O_RDONLY | (fs14.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -5154,7 +5053,7 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs15.fstatSync(fd, { bigint: true });
+    const st = fs14.fstatSync(fd, { bigint: true });
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
@@ -5163,7 +5062,7 @@ function fileDigest(abs) {
     const buf = new Uint8Array(Math.min(CHUNK, Math.max(1, Number(st.size))));
     let size = 0;
     for (;; ) {
-      const n = fs15.readSync(fd, buf, 0, buf.length, null);
+      const n = fs14.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
@@ -5175,7 +5074,7 @@ function fileDigest(abs) {
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs15.closeSync(fd);
+    fs14.closeSync(fd);
   }
 }
 function digestText(d) {
@@ -5197,10 +5096,10 @@ class ApprovalStoreError extends KbzError {
   }
 }
 function approvalDirFor(env) {
-  return path19.resolve(env.UNLAZY_APPROVAL_DIR || path19.join(os3.homedir(), ".unlazy", "approved"));
+  return path18.resolve(env.UNLAZY_APPROVAL_DIR || path18.join(os3.homedir(), ".unlazy", "approved"));
 }
 function latestFile(store, file, gateId) {
-  return path19.join(store, "kbz", "latest", sha256Hex(`${path19.resolve(file)}\x00${gateId}`));
+  return path18.join(store, "kbz", "latest", sha256Hex(`${path18.resolve(file)}\x00${gateId}`));
 }
 function latestApproval(store, file, gateId) {
   const text = readPrivate(latestFile(store, file, gateId), 128)?.toString("utf8") ?? null;
@@ -5214,7 +5113,7 @@ function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
 function assertPrivateDir(dir) {
-  const st = fs16.lstatSync(dir);
+  const st = fs15.lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory())
     throw new ApprovalStoreError("must be a real directory", dir);
   const uid = euid();
@@ -5224,10 +5123,10 @@ function assertPrivateDir(dir) {
     throw new ApprovalStoreError("must not grant group or other permissions", dir);
 }
 function kbzDir(store, create) {
-  const dir = path20.join(store, KBZ_SUBDIR);
+  const dir = path19.join(store, KBZ_SUBDIR);
   if (create) {
     try {
-      fs16.mkdirSync(dir, { recursive: true, mode: 448 });
+      fs15.mkdirSync(dir, { recursive: true, mode: 448 });
     } catch (e) {
       throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
     }
@@ -5243,7 +5142,7 @@ function kbzDir(store, create) {
   return dir;
 }
 function readPolicy(store) {
-  const bytes = readPrivate(path20.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  const bytes = readPrivate(path19.join(store, KBZ_SUBDIR, "policy.json"), 4096);
   if (!bytes)
     return "person";
   try {
@@ -5253,7 +5152,7 @@ function readPolicy(store) {
   }
 }
 function attestSecret(store, create) {
-  const file = path20.join(store, KBZ_SUBDIR, "secret");
+  const file = path19.join(store, KBZ_SUBDIR, "secret");
   const found = readPrivate(file, 1024);
   if (found && found.length >= SECRET_BYTES)
     return found;
@@ -5261,12 +5160,12 @@ function attestSecret(store, create) {
     return null;
   kbzDir(store, true);
   try {
-    const fd = fs16.openSync(file, fs16.constants.O_WRONLY | fs16.constants.O_CREAT | fs16.constants.O_EXCL | fs16.constants.O_NOFOLLOW, 384);
+    const fd = fs15.openSync(file, fs15.constants.O_WRONLY | fs15.constants.O_CREAT | fs15.constants.O_EXCL | fs15.constants.O_NOFOLLOW, 384);
     try {
-      fs16.writeSync(fd, secretHex(SECRET_BYTES));
-      fs16.fsyncSync(fd);
+      fs15.writeSync(fd, secretHex(SECRET_BYTES));
+      fs15.fsyncSync(fd);
     } finally {
-      fs16.closeSync(fd);
+      fs15.closeSync(fd);
     }
   } catch (e) {
     if (e.code !== "EEXIST")
@@ -5278,7 +5177,153 @@ function attestSecret(store, create) {
   return made;
 }
 
+// src/io/hook/guard.ts
+init_fs();
+init_lock();
+var MAX_SESSIONS = 256;
+var MAX_STATE_BYTES = 1024 * 1024;
+var HEX24 = /^[0-9a-f]{24}$/;
+function guardDir(store, root) {
+  return path20.join(store, "kbz", "guard", sha256Hex(root).slice(0, 24));
+}
+function sessionKey(sessionId, scope) {
+  return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
+}
+function normalizeState(raw) {
+  const sessions = Object.create(null);
+  const src = raw && typeof raw === "object" && !Array.isArray(raw) ? raw.sessions : null;
+  if (src && typeof src === "object" && !Array.isArray(src)) {
+    for (const [key, value] of Object.entries(src)) {
+      if (!HEX24.test(key) || !value || typeof value !== "object")
+        continue;
+      const e = value;
+      if (typeof e.hash !== "string" || !HEX24.test(e.hash))
+        continue;
+      if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0)
+        continue;
+      if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
+        continue;
+      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
+      const seen = typeof e.seen === "number" && Number.isSafeInteger(e.seen) && e.seen >= 0 ? { seen: e.seen } : {};
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped, ...seen };
+    }
+  }
+  return { schema: 1, sessions };
+}
+var MAX_SKIPPED = 6;
+function countBlock(state, key, hash, now, opts = {}) {
+  const prev = state.sessions[key];
+  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
+  const carried = prev && prev.hash === hash && !restart ? prev : null;
+  const size = opts.transcript ?? null;
+  const sameTurn = carried !== null && size !== null && carried.seen !== undefined && size <= carried.seen;
+  const skipped = sameTurn ? carried?.skipped ?? 0 : opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
+  const counts = !sameTurn && (!opts.uncounted || skipped > MAX_SKIPPED);
+  const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
+  const seen = counts ? size : carried?.seen ?? null;
+  const entry = {
+    hash,
+    blocks,
+    updatedAt: now.toISOString(),
+    ...skipped > 0 ? { skipped } : {},
+    ...seen !== null ? { seen } : {}
+  };
+  const all = Object.entries(state.sessions).filter(([k]) => k !== key);
+  all.push([key, entry]);
+  all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
+  const sessions = {};
+  for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
+    sessions[k] = v;
+  return { state: { schema: 1, sessions }, blocks };
+}
+
+class GuardError extends KbzError {
+  constructor(message, file) {
+    super(message, {
+      kind: "infrastructure",
+      code: "guard-state",
+      file,
+      hint: "repair or remove kbz's private store (UNLAZY_APPROVAL_DIR, default ~/.unlazy/approved), then stop again"
+    });
+  }
+}
+function euid2() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function privateDirs(store, dir) {
+  const chain = [store];
+  for (let d = dir;d !== store && d.startsWith(store + path20.sep); d = path20.dirname(d))
+    chain.splice(1, 0, d);
+  for (const d of chain) {
+    let st = null;
+    try {
+      st = fs16.lstatSync(d);
+    } catch {
+      try {
+        fs16.mkdirSync(d, { mode: 448, recursive: d === store });
+        st = fs16.lstatSync(d);
+      } catch (e) {
+        throw new GuardError(`cannot make kbz's private folder: ${e.code ?? e.message}`, d);
+      }
+    }
+    const uid = euid2();
+    if (st.isSymbolicLink() || !st.isDirectory())
+      throw new GuardError("kbz's private folder is not a real folder", d);
+    if ((st.mode & 18) !== 0 || uid !== null && st.uid !== uid)
+      throw new GuardError("kbz's private folder is writable by others or not ours", d);
+  }
+}
+function readState(file) {
+  if (!fs16.existsSync(file) && !isLink(file))
+    return normalizeState(null);
+  const bytes = readPrivate(file, MAX_STATE_BYTES);
+  if (!bytes)
+    throw new GuardError("the progress guard's state is not a private regular file", file);
+  try {
+    return normalizeState(JSON.parse(bytes.toString("utf8")));
+  } catch {
+    return normalizeState(null);
+  }
+}
+function isLink(file) {
+  try {
+    return fs16.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+async function recordBlock(store, root, key, hash, opts) {
+  const dir = guardDir(store, root);
+  privateDirs(store, dir);
+  const file = path20.join(dir, "state.json");
+  return withLockFile(path20.join(dir, "state.lock"), file, () => {
+    const next = countBlock(readState(file), key, hash, new Date, opts);
+    writeAtomic(file, JSON.stringify(next.state) + `
+`, { mode: 384 });
+    return next.blocks;
+  }, { timeoutMs: Math.max(0, opts.waitMs) });
+}
+async function clearSession(store, root, key, waitMs) {
+  const dir = guardDir(store, root);
+  const file = path20.join(dir, "state.json");
+  try {
+    if (!(key in readState(file).sessions))
+      return;
+    await withLockFile(path20.join(dir, "state.lock"), file, () => {
+      const state = readState(file);
+      if (!(key in state.sessions))
+        return;
+      delete state.sessions[key];
+      writeAtomic(file, JSON.stringify(state) + `
+`, { mode: 384 });
+    }, { timeoutMs: Math.max(0, waitMs) });
+  } catch {}
+}
+
 // src/io/hook/holds.ts
+init_digest();
+import * as fs17 from "node:fs";
+import * as path21 from "node:path";
 var HELD_MS = 24 * 60 * 60 * 1000;
 var MAX_DAY_BYTES = 1024 * 1024;
 var LINE = /^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z) ([0-9a-f]{24})$/;
@@ -5361,6 +5406,96 @@ function forgetOldDays(dir, now) {
   } catch {}
 }
 
+// src/io/hook/transcript.ts
+import * as fs18 from "node:fs";
+function transcriptOf(file) {
+  if (!file)
+    return { key: "", size: null };
+  let real = file;
+  try {
+    real = fs18.realpathSync(file);
+    const st = fs18.statSync(real);
+    return { key: `\x00transcript:${real}`, size: st.isFile() ? st.size : null };
+  } catch {
+    return { key: `\x00transcript:${real}`, size: null };
+  }
+}
+
+// src/io/hook/watchdog.ts
+var WORKER_SOURCE = `
+const fs = require("node:fs");
+function writeAll(fd, text) {
+  const buf = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+}
+function fire(d) {
+  const cell = new Int32Array(d.sab);
+  if (Atomics.wait(cell, 0, 0, d.ms) !== "timed-out") return;
+  if (Atomics.compareExchange(cell, 1, 0, 2) !== 0) return;
+  try { if (d.out) writeAll(1, d.out); if (d.err) writeAll(2, d.err); } catch {}
+  if (d.bun) {
+    for (const lib of ["libc.so.6", "libc.so", "/usr/lib/libSystem.B.dylib", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
+      try { require("bun:ffi").dlopen(lib, { _exit: { args: ["i32"], returns: "void" } }).symbols._exit(0); } catch {}
+    }
+  }
+  process.kill(process.pid, "SIGKILL");
+}
+`;
+var NODE_START = `${WORKER_SOURCE}
+fire(require("node:worker_threads").workerData);
+`;
+async function armWatchdog(ms, stdout, stderr) {
+  const cell = new Int32Array(new SharedArrayBuffer(8));
+  const data = { sab: cell.buffer, ms, out: stdout, err: stderr, bun: !!process.versions.bun };
+  try {
+    if (process.versions.bun) {
+      const url = URL.createObjectURL(new Blob([`${WORKER_SOURCE}
+onmessage = (e) => fire(e.data);`], { type: "application/javascript" }));
+      const w = new Worker(url);
+      w.postMessage(data);
+      w.unref?.();
+    } else {
+      const { Worker: NodeWorker } = await import("node:worker_threads");
+      const w = new NodeWorker(NODE_START, { eval: true, workerData: data });
+      w.unref();
+    }
+  } catch {}
+  return {
+    claim: () => {
+      const mine = Atomics.compareExchange(cell, 1, 0, 1) === 0;
+      if (mine) {
+        Atomics.store(cell, 0, 1);
+        Atomics.notify(cell, 0);
+      }
+      return mine;
+    }
+  };
+}
+var vmModule = null;
+async function prepareHardBound() {
+  if (!process.versions.bun)
+    vmModule = await import("node:vm");
+}
+
+class HardBoundError extends Error {
+}
+function hardBound(ms, fn) {
+  if (!vmModule)
+    return fn();
+  const g = globalThis;
+  g.__kbzBounded = fn;
+  try {
+    return new vmModule.Script("__kbzBounded()").runInThisContext({ timeout: Math.max(1, Math.floor(ms)) });
+  } catch (e) {
+    if (e?.code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
+      throw new HardBoundError(`did not finish within ${ms} ms`);
+    throw e;
+  } finally {
+    delete g.__kbzBounded;
+  }
+}
+
 // src/ops/snapshot.ts
 init_errors();
 init_waves();
@@ -5371,20 +5506,20 @@ init_command();
 // src/io/trace.ts
 init_trace();
 init_inside();
-import * as fs22 from "node:fs";
+import * as fs23 from "node:fs";
 import * as path29 from "node:path";
 
 // src/io/recordFiles.ts
 init_hash();
 init_fs();
 init_lock();
-import * as fs18 from "node:fs";
+import * as fs19 from "node:fs";
 import * as path22 from "node:path";
 var MAX_RECORD_BYTES = 8 * 1024 * 1024;
-var OPEN_FLAGS = fs18.constants.O_RDONLY | (fs18.constants.O_NONBLOCK ?? 0) | (fs18.constants.O_NOFOLLOW ?? 0);
+var OPEN_FLAGS = fs19.constants.O_RDONLY | (fs19.constants.O_NONBLOCK ?? 0) | (fs19.constants.O_NOFOLLOW ?? 0);
 function realOf(file) {
   try {
-    return fs18.realpathSync(file);
+    return fs19.realpathSync(file);
   } catch {
     return path22.resolve(file);
   }
@@ -5395,39 +5530,69 @@ function recordFileName(realLedger) {
 function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
   let fd;
   try {
-    fd = fs18.openSync(file, OPEN_FLAGS);
+    fd = fs19.openSync(file, OPEN_FLAGS);
   } catch {
     return null;
   }
   try {
-    const st = fs18.fstatSync(fd);
+    const st = fs19.fstatSync(fd);
     if (!st.isFile() || st.size > maxBytes)
       return null;
-    const v = JSON.parse(fs18.readFileSync(fd, "utf8"));
+    const v = JSON.parse(fs19.readFileSync(fd, "utf8"));
     return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
   } catch {
     return null;
   } finally {
-    fs18.closeSync(fd);
+    fs19.closeSync(fd);
   }
 }
 
 // src/io/inputs/expand.ts
-import * as fs19 from "node:fs";
+import * as fs20 from "node:fs";
 import * as path23 from "node:path";
+
+// src/core/workspace/glob.ts
+function pieceAt(piece, name, at) {
+  for (let k = 0;k < piece.length; k++) {
+    const p = piece.charCodeAt(k);
+    const c = name.charCodeAt(at + k);
+    if (p === 63 ? c === 47 : p !== c)
+      return false;
+  }
+  return true;
+}
+function matchSegment(pattern, name) {
+  const pieces = pattern.split("*");
+  const first = pieces[0];
+  if (pieces.length === 1)
+    return name.length === first.length && pieceAt(first, name, 0);
+  const last = pieces[pieces.length - 1];
+  const end = name.length - last.length;
+  if (end < first.length || !pieceAt(first, name, 0) || !pieceAt(last, name, end))
+    return false;
+  let pos = first.length;
+  for (let i = 1;i < pieces.length - 1; i++) {
+    const piece = pieces[i];
+    if (piece === "")
+      continue;
+    let at = pos;
+    while (at + piece.length <= end && !pieceAt(piece, name, at))
+      at++;
+    if (at + piece.length > end)
+      return false;
+    pos = at + piece.length;
+  }
+  return true;
+}
+
+// src/io/inputs/expand.ts
 var MAX_INPUT_FILES = 5000;
 var TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
-function segmentRegex(seg) {
-  let re = "";
-  for (const ch of seg)
-    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
-}
 var isWild = (seg) => seg.includes("*") || seg.includes("?");
 function entries(dir) {
   checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
-    return fs19.readdirSync(dir, { withFileTypes: true });
+    return fs20.readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
@@ -5458,7 +5623,7 @@ function expandInputs(base, patterns) {
     if (segs.length === 0) {
       let st;
       try {
-        st = fs19.lstatSync(path23.join(base, rel));
+        st = fs20.lstatSync(path23.join(base, rel));
       } catch {
         return;
       }
@@ -5482,15 +5647,14 @@ function expandInputs(base, patterns) {
         return match(r, []);
       let st = null;
       try {
-        st = fs19.lstatSync(path23.join(base, r));
+        st = fs20.lstatSync(path23.join(base, r));
       } catch {}
       if (st?.isDirectory())
         match(r, rest);
       return;
     }
-    const re = segmentRegex(seg);
     for (const e of entries(path23.join(base, rel))) {
-      if (!re.test(e.name))
+      if (!matchSegment(seg, e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
@@ -5507,18 +5671,18 @@ function expandInputs(base, patterns) {
 // src/io/inputs/records.ts
 init_hash();
 init_inside();
-import * as fs20 from "node:fs";
+import * as fs21 from "node:fs";
 import * as path24 from "node:path";
 var INPUTS_DIR = path24.join(".kbz", "inputs");
 var CHUNK2 = 1024 * 1024;
-var OPEN_FLAGS2 = fs20.constants.O_RDONLY | (fs20.constants.O_NONBLOCK ?? 0) | (fs20.constants.O_NOFOLLOW ?? 0);
+var OPEN_FLAGS2 = fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0) | (fs21.constants.O_NOFOLLOW ?? 0);
 var chunk = null;
 function digestFile(root, file, dirs = new Map) {
   const dir = path24.dirname(file);
   let dirReal = dirs.get(dir);
   if (dirReal === undefined) {
     try {
-      dirReal = fs20.realpathSync(dir);
+      dirReal = fs21.realpathSync(dir);
     } catch {
       dirReal = null;
     }
@@ -5530,18 +5694,18 @@ function digestFile(root, file, dirs = new Map) {
     return null;
   let fd;
   try {
-    fd = fs20.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
+    fd = fs21.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
   } catch {
     return null;
   }
   try {
-    if (!fs20.fstatSync(fd).isFile())
+    if (!fs21.fstatSync(fd).isFile())
       return null;
     const h = sha256Stream();
     chunk ??= Buffer.allocUnsafe(CHUNK2);
     for (;; ) {
       checkDeadline(() => `hashing the input ${path24.basename(file)}`);
-      const n = fs20.readSync(fd, chunk, 0, CHUNK2, null);
+      const n = fs21.readSync(fd, chunk, 0, CHUNK2, null);
       if (n <= 0)
         break;
       h.update(chunk.subarray(0, n));
@@ -5552,7 +5716,7 @@ function digestFile(root, file, dirs = new Map) {
       throw e;
     return null;
   } finally {
-    fs20.closeSync(fd);
+    fs21.closeSync(fd);
   }
 }
 
@@ -5570,7 +5734,7 @@ var ORACLES_DIR = path27.join(".kbz", "oracles");
 
 // src/io/oracle/binding.ts
 init_errors();
-import * as fs21 from "node:fs";
+import * as fs22 from "node:fs";
 import * as path28 from "node:path";
 init_hash();
 init_inside();
@@ -5634,7 +5798,7 @@ function packageJsonFor(root, dir) {
   for (let d = dir;; d = path28.dirname(d)) {
     const candidate = path28.join(d, "package.json");
     try {
-      if (fs21.statSync(candidate).isFile())
+      if (fs22.statSync(candidate).isFile())
         return candidate;
     } catch {}
     if (d === root || !isInside(root, d) || path28.dirname(d) === d)
@@ -5646,15 +5810,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs21.openSync(file, fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0));
+    const fd = fs22.openSync(file, fs22.constants.O_RDONLY | (fs22.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs21.fstatSync(fd);
+      const st = fs22.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs21.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs22.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs21.closeSync(fd);
+      fs22.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -5674,18 +5838,18 @@ function declaredFiles(req, add) {
       const abs = path28.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs21.lstatSync(abs);
+        st = fs22.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs21.realpathSync(abs);
+          real = fs22.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs21.statSync(real);
+        st = fs22.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -5703,7 +5867,7 @@ function declaredFiles(req, add) {
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
       const abs = path28.join(req.cwd, rel);
-      const size = fs21.lstatSync(abs).size;
+      const size = fs22.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
@@ -5766,7 +5930,7 @@ var RECORD_NAME = /^[0-9a-f]{24}\.json$/;
 function recordsIn(dir, files, real) {
   let listed;
   try {
-    listed = fs22.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
+    listed = fs23.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
   } catch {
     return [];
   }
@@ -5860,8 +6024,8 @@ class DigestWalk {
   }
   resolveDir(cwd) {
     try {
-      const real = fs22.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs22.statSync(real).isDirectory() ? real : null;
+      const real = fs23.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs23.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -5959,7 +6123,7 @@ function readTrace(root, files, o = {}) {
 
 // src/io/check/attested.ts
 init_trace();
-import * as fs24 from "node:fs";
+import * as fs25 from "node:fs";
 import * as path31 from "node:path";
 
 // src/io/run/attest.ts
@@ -5970,14 +6134,14 @@ init_parse();
 init_decode();
 init_fs();
 init_lock();
-import * as fs23 from "node:fs";
+import * as fs24 from "node:fs";
 import * as path30 from "node:path";
 var MAX_FILE_BYTES = 16 * 1024 * 1024;
 var SCHEMA = 2;
 var ROOT_SCHEMA = 3;
 function realOf2(p) {
   try {
-    return fs23.realpathSync(p);
+    return fs24.realpathSync(p);
   } catch {
     return path30.resolve(p);
   }
@@ -6071,7 +6235,7 @@ function readLegacy(store, realRoot, secret) {
   const dir = legacyDir(store, realRoot);
   let names;
   try {
-    names = fs23.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs24.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { files: [], ledgers: new Map, unverified: [] };
   }
@@ -6113,7 +6277,7 @@ init_parse();
 init_command();
 function realOf3(p) {
   try {
-    return fs24.realpathSync(p);
+    return fs25.realpathSync(p);
   } catch {
     return path31.resolve(p);
   }
@@ -6131,7 +6295,7 @@ function belongs(target, ledger) {
   const scopeDir = path31.dirname(base);
   if (scopeDir !== path31.join(root, ".unlazy"))
     return false;
-  return path31.basename(base) === target.scope || !fs24.existsSync(base);
+  return path31.basename(base) === target.scope || !fs25.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
@@ -6153,7 +6317,7 @@ function removedGates(snap, atts, realFile) {
       for (const id of recordedGates(rec))
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs24.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs25.existsSync(ledger) && belongs(snap.target, ledger)) {
       const shown = path31.relative(snap.target.root, ledger) || ledger;
       for (const id of recordedGates(rec))
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
@@ -6251,12 +6415,12 @@ function scopesDispatch(root, scopes) {
 
 // src/io/root.ts
 init_command();
-import * as fs25 from "node:fs";
+import * as fs26 from "node:fs";
 import * as os4 from "node:os";
 import * as path32 from "node:path";
 function has(dir, name) {
   try {
-    fs25.lstatSync(path32.join(dir, name));
+    fs26.lstatSync(path32.join(dir, name));
     return true;
   } catch {
     return false;
@@ -6264,14 +6428,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs25.lstatSync(path32.join(dir, name)).isDirectory();
+    return fs26.lstatSync(path32.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs25.readdirSync(path32.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs26.readdirSync(path32.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -6295,63 +6459,110 @@ function findRoot(cwd, home = os4.homedir()) {
 // src/ops/hookStop.ts
 var JUDGE_S = 3;
 var JUDGE_MS = 2500;
+var WATCHDOG_MS = 2700;
+var COORDINATOR_MS = 1200;
+
+class CannotJudge extends Error {
+  what;
+  constructor(message, what) {
+    super(message);
+    this.what = what;
+  }
+}
 async function hookStop({ scope: pinned, stop, env, cwd }) {
-  const started = Date.now();
+  if (!stop)
+    return null;
+  const until = Date.now() + JUDGE_MS;
+  const store = approvalDirFor(env);
+  const transcript = transcriptOf(stop.transcript ?? null);
+  const wanted = path33.resolve(cwd, stop.cwd ?? ".");
+  const dir = existingDirectory(wanted);
+  const root = dir ? findRoot(dir) : wanted;
+  const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);
+  const count = (session, scope, hash) => countBlock2({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
   try {
     if (pinned === null)
-      return invalidScopeArgument();
-    if (!stop)
-      return null;
-    const wanted = path33.resolve(cwd, stop.cwd ?? ".");
-    const dir = existingDirectory(wanted);
+      throw new CannotJudge("the installed hook has an invalid --scope value: reinstall it (a person's act)", "scope-argument");
     if (!dir)
-      return unresolvable(`cwd is not an existing directory: ${wanted}`);
-    const root = findRoot(dir);
-    await installCoordination(root, { env, logScope: null });
-    const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const host = stop.session.split("\x00")[0];
-    const store = approvalDirFor(env);
-    const resolved = resolveForHook(root, scope, host, store);
-    if ("output" in resolved)
-      return resolved.output;
-    const t = resolved.target;
-    const held = () => recordHolds(store, root, resolved.judged, host);
-    let judged;
-    let whole;
-    let assessment;
-    try {
-      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
-        const all = loadSnapshot(withSoloLedgers(t));
-        const mine = subject(all, stop);
-        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
-      }));
-    } catch (e) {
-      if (!(e instanceof DeadlineError))
-        throw e;
-      held();
-      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
-    }
-    if (judged === null)
-      return null;
-    const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`, t.scope);
-    const plan = planStop(assessment);
-    if (plan.kind === "clear") {
-      await clearSession(t, key);
-      return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
-    }
-    if (stop.uncounted === "failed" || stop.uncounted === "aborted")
-      return uncountedStop(assessment, stop.uncounted);
-    held();
-    const guard = await countBlock2(t, key, plan.hash, stop);
-    const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
-    return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+      throw new CannotJudge(`the stop's folder is not an existing directory: ${wanted}`, "cwd");
+    return await judge({ pinned, stop, env, root, store, until, count, keyOf });
   } catch (e) {
-    return internalFailure(e?.message ?? String(e));
+    const why = errorLine(e);
+    const what = e instanceof CannotJudge ? e.what : `${kindOf(e)}:${e.code ?? ""}`;
+    return cannotJudge(why, await count(stop.session, null, failureHash(what)));
   }
+}
+async function judge({ pinned, stop, env, root, store, until, count, keyOf }) {
+  const started = Date.now();
+  const unknown = await coordinatorProblem(root, env);
+  const scope = pinned ?? (env.UNLAZY_SCOPE || null);
+  const host = stop.session.split("\x00")[0];
+  const resolved = resolveForHook(root, scope, host, store);
+  const t = resolved.target;
+  const held = () => recordHolds(store, root, resolved.judged, host);
+  let judged;
+  let whole;
+  let assessment;
+  try {
+    const left = Math.max(0, until - Date.now());
+    ({ whole, judged, assessment } = hardBound(left + 100, () => withDeadline(left, JUDGE_S, () => {
+      const all = loadSnapshot(withSoloLedgers(t));
+      const mine = subject(all, stop);
+      return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+    })));
+  } catch (e) {
+    if (!(e instanceof DeadlineError) && !(e instanceof HardBoundError))
+      throw e;
+    held();
+    const file = e instanceof DeadlineError ? e.file ?? "the gates" : "the gates";
+    const what = e instanceof DeadlineError ? e.what : "judging";
+    return undecidedStop(file, JUDGE_S, what, await count(stop.session, t.scope, failureHash("undecided")));
+  }
+  if (judged === null)
+    return null;
+  if (unknown !== null) {
+    assessment.invalid.unshift(unknown);
+    assessment.resolved.push("coordinator=unknown");
+    assessment.empty = false;
+  }
+  const session = judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`;
+  const plan = planStop(assessment);
+  if (plan.kind === "clear") {
+    await clearSession(store, root, keyOf(session, t.scope), until - Date.now());
+    return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
+  }
+  if (stop.uncounted === "failed" || stop.uncounted === "aborted")
+    return uncountedStop(assessment, stop.uncounted);
+  held();
+  const guard = await count(session, t.scope, plan.hash);
+  const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
+  return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+}
+async function coordinatorProblem(root, env) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(`did not answer within ${COORDINATOR_MS / 1000} s`), COORDINATOR_MS);
+  });
+  try {
+    const problem = await Promise.race([installCoordination(root, { env, logScope: null }).then(() => null), late]);
+    return problem === null ? null : `coordinator:UNKNOWN the coordinator ${problem}; waves and bindings unknown`;
+  } catch (e) {
+    return `coordinator:UNKNOWN ${errorLine(e)}; waves and bindings unknown`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+function errorLine(e) {
+  const message = e?.message ?? String(e);
+  const file = e.file;
+  const line = e.line;
+  if (typeof file !== "string" || file === "")
+    return message;
+  return `${file}${typeof line === "number" ? `:${line}` : ""}: ${message}`;
 }
 function existingDirectory(dir) {
   try {
-    return fs26.statSync(dir).isDirectory() ? fs26.realpathSync(dir) : null;
+    return fs27.statSync(dir).isDirectory() ? fs27.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -6366,7 +6577,7 @@ function resolveForHook(root, scope, sessionId, store) {
   } catch (e) {
     if (kindOf(e) !== "usage")
       throw e;
-    return { output: unresolvable(e.message) };
+    throw new CannotJudge(e.message, `target:${scope ?? ""}`);
   }
 }
 function leftUnmet(root, left, started) {
@@ -6383,15 +6594,18 @@ function leftUnmet(root, left, started) {
     return left.map((l) => ({ ...l, open: [`not judged in ${JUDGE_S} s`] }));
   }
 }
-async function countBlock2(target, key, hash, stop) {
+async function countBlock2({ store, root, key, hash, stop, transcript, until }) {
   let blocks;
   try {
-    blocks = await recordBlock(target, key, hash, {
+    blocks = await recordBlock(store, root, key, hash, {
       restartAfter: stop.fresh ? MAX_BLOCKS : null,
-      uncounted: stop.uncounted === "no-message"
+      uncounted: stop.uncounted === "no-message",
+      transcript: transcript.size,
+      waitMs: until - Date.now()
     });
   } catch (e) {
-    return { ok: false, message: e.message };
+    const file = e.file;
+    return { ok: false, message: `${e.message}${file ? ` (${file})` : ""}` };
   }
   if (stop.continuations !== null && stop.uncounted === null)
     blocks = Math.max(blocks, stop.continuations + 1);
@@ -6628,12 +6842,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs27 from "node:fs";
+import * as fs28 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs27.fstatSync(fd);
+    return fs28.fstatSync(fd);
   } catch {
     return null;
   }
@@ -6654,7 +6868,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs27.openSync("/proc/self/fd/0", fs27.constants.O_RDONLY | (fs27.constants.O_NONBLOCK ?? 0));
+    fd = fs28.openSync("/proc/self/fd/0", fs28.constants.O_RDONLY | (fs28.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -6665,7 +6879,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs27.readSync(fd, buf, 0, buf.length, null);
+        n = fs28.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -6679,7 +6893,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs27.closeSync(fd);
+    fs28.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -6689,7 +6903,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs27.readSync(0, buf, 0, buf.length, null);
+      n = fs28.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -6759,7 +6973,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs27.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs28.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -6807,7 +7021,7 @@ function parsePayload(input) {
   }
   return raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
 }
-async function runStopHook(args, input, env, cwd) {
+async function runStopHook(args, input, env, cwd, arm) {
   const host = agentArgument(args);
   if (!host)
     return HOSTS.claude.render(invalidAgentArgument(), null);
@@ -6822,24 +7036,46 @@ async function runStopHook(args, input, env, cwd) {
   const payload = parsePayload(input.bytes);
   let stop = null;
   try {
-    stop = payload ? host.read(payload, env) : null;
+    stop = payload ? { ...host.read(payload, env), transcript: transcriptPath(payload) } : null;
   } catch (e) {
-    return host.render(internalFailure(e?.message ?? String(e)), null);
+    return host.render(failed(e), null);
   }
+  if (stop && arm)
+    await arm(host.render(cannotJudge(`it did not finish judging within ${WATCHDOG_MS / 1000} s (the watchdog answered)`, WATCHDOG_UNCOUNTED), stop));
   return host.render(await hookStop({ scope: scopeArgument(args), stop, env, cwd }), stop);
 }
+function transcriptPath(payload) {
+  for (const k of ["transcript_path", "transcriptPath"]) {
+    const v = payload[k];
+    if (typeof v === "string" && v !== "" && !v.includes("\x00"))
+      return v;
+  }
+  return null;
+}
+var WATCHDOG_UNCOUNTED = { ok: false, message: "the watchdog answered before the count" };
+function failed(e) {
+  return cannotJudge(`the Stop hook failed (${e?.message ?? String(e)})`, {
+    ok: false,
+    message: "the hook failed before counting"
+  });
+}
 function invalidAgentArgument() {
-  return {
-    systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.`
-  };
+  return cannotJudge(`the installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}): reinstall it (a person's act)`, { ok: false, message: "no host to count for" });
 }
 async function stopHookMain(args) {
   let r;
+  let watchdog = null;
+  const arm = async (block) => {
+    await prepareHardBound();
+    watchdog = await armWatchdog(WATCHDOG_MS, block.stdout, block.stderr);
+  };
   try {
-    r = await runStopHook(args, await readStdin(), process.env, process.cwd());
+    r = await runStopHook(args, await readStdin(), process.env, process.cwd(), arm);
   } catch (e) {
-    r = HOSTS.claude.render(internalFailure(e?.message ?? String(e)), null);
+    r = HOSTS.claude.render(failed(e), null);
   }
+  if (watchdog !== null && !watchdog.claim())
+    await new Promise(() => setInterval(() => {}, 1000));
   if (r.stdout !== "")
     writeFdSync(1, r.stdout);
   if (r.stderr !== "")
