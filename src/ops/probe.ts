@@ -231,7 +231,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
     req.observer?.item?.(item);
   }
   for (const [file, recs] of records) await recordProbes(root, file, recs);
-  if (readPolicy(storeDir) === "person") await keepVerdicts(storeDir, root, store, items, records);
+  if (readPolicy(storeDir) !== "agent") await keepVerdicts(storeDir, root, store, items, records);
   const exit = items.some((i) => i.verdict === "damaged") ? 2 : items.every((i) => i.verdict === "observes") ? 0 : 1;
   return { snapshot: snap, items, exit };
 }
