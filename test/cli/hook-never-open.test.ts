@@ -238,3 +238,17 @@ describe("issue 40 item 6: only the host's stops count toward the release", () =
     expect(messageOf(stopOnce(s))).toContain("releasing after 6 blocks");
   });
 });
+
+describe("issue 40 item 5: the stop is judged where the work is", () => {
+  test("mkdir -p sub/.unlazy && cd sub: a stop whose cwd is sub is judged at the outermost root and blocks", () => {
+    const s = repo();
+    fs.mkdirSync(path.join(s.dir, "sub/.unlazy"), { recursive: true });
+    expectGuarded(s, "GATES:G1", { cwd: path.join(s.dir, "sub") });
+  });
+
+  test("the project the host names (CLAUDE_PROJECT_DIR) is judged when the stop's cwd is elsewhere", () => {
+    const s = repo();
+    const elsewhere = tempDir();
+    expectGuarded(s, "GATES:G1", { cwd: elsewhere, env: { CLAUDE_PROJECT_DIR: s.dir } });
+  });
+});
