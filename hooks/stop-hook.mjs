@@ -311,6 +311,8 @@ var init_command = __esm(() => {
     "skill install": ["global", "agent", "json"],
     init: ["scope", "root", "json"],
     sign: ["evidence", "replace", "root", "json"],
+    ci: ["scope", "root", "json", "junit", "summary", "allowed-signers", "signers-from", "sandbox", "jobs"],
+    "ci init": ["root", "json", "force"],
     dash: ["scope", "root", "slots"],
     demo: [],
     coordinator: [],
@@ -3793,8 +3795,8 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs27 from "node:fs";
-import * as path33 from "node:path";
+import * as fs33 from "node:fs";
+import * as path41 from "node:path";
 
 // src/core/hook/worker.ts
 function leafIds(snap) {
@@ -4054,7 +4056,7 @@ init_read();
 import * as path14 from "node:path";
 var SETTINGS_FILE = path14.join(".kbz", "settings.json");
 var MAX_SETTINGS_BYTES = 64 * 1024;
-var KEYS = ["sandbox", "writable", "coordinator"];
+var KEYS = ["sandbox", "writable", "readable", "coordinator"];
 function settingsProblem(message) {
   return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
 }
@@ -4353,6 +4355,30 @@ import * as path18 from "node:path";
 // src/core/run/oracle.ts
 init_digest();
 init_evidence();
+var REGEX_TIMEOUT_MS = 250;
+var REGEX_STARTUP_TIMEOUT_MS = 5000;
+var MAX_REGEX_WORKERS = 4;
+function runtimeOracle(i) {
+  const o = {
+    schema: 1,
+    check: i.check,
+    expect: i.expect,
+    cwd: i.cwd,
+    shell: i.shell,
+    timeoutMs: i.timeoutMs,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    regexTimeoutMs: REGEX_TIMEOUT_MS,
+    regexStartupTimeoutMs: REGEX_STARTUP_TIMEOUT_MS,
+    maxRegexWorkers: MAX_REGEX_WORKERS,
+    platform: i.platform ?? process.platform,
+    path: i.path
+  };
+  if (i.sandbox)
+    o.sandbox = i.sandbox;
+  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0))
+    o.bound = { files: i.bound.files, env: i.bound.env };
+  return o;
+}
 
 // src/io/run/approval.ts
 init_errors();
@@ -5107,6 +5133,7 @@ function latestApproval(store, file, gateId) {
 }
 
 // src/io/run/personal.ts
+var POLICIES = ["person", "agent", "signed"];
 var KBZ_SUBDIR = "kbz";
 var SECRET_BYTES = 32;
 function euid() {
@@ -5141,15 +5168,29 @@ function kbzDir(store, create) {
   }
   return dir;
 }
-function readPolicy(store) {
+function policyMac(secret, body) {
+  return hmacSha256Hex(secret, ["kbz.policy\x00", body]);
+}
+function readPolicyState(store) {
   const bytes = readPrivate(path19.join(store, KBZ_SUBDIR, "policy.json"), 4096);
   if (!bytes)
-    return "person";
+    return { policy: "person", handEdited: false };
+  let v;
   try {
-    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
+    v = JSON.parse(bytes.toString("utf8"));
   } catch {
-    return "person";
+    return { policy: "person", handEdited: true };
   }
+  const secret = attestSecret(store, false);
+  if (!v || typeof v !== "object" || typeof v.mac !== "string" || !secret)
+    return { policy: "person", handEdited: true };
+  const { mac, ...rest } = v;
+  if (!equalConstantTime(mac, policyMac(secret, JSON.stringify(rest))))
+    return { policy: "person", handEdited: true };
+  return { policy: POLICIES.includes(rest.policy) ? rest.policy : "person", handEdited: false };
+}
+function readPolicy(store) {
+  return readPolicyState(store).policy;
 }
 function attestSecret(store, create) {
   const file = path19.join(store, KBZ_SUBDIR, "secret");
@@ -5719,6 +5760,20 @@ function digestFile(root, file, dirs = new Map) {
     fs21.closeSync(fd);
   }
 }
+function digestInputs(root, cwd, inputs) {
+  const files = {};
+  const expanded = expandInputs(cwd, inputs);
+  if (expanded.truncated)
+    return { files, truncated: true };
+  const realRoot = realOf(root);
+  const dirs = new Map;
+  for (const rel of expanded.files) {
+    const digest = digestFile(realRoot, path24.join(cwd, rel), dirs);
+    if (digest !== null)
+      files[rel] = digest;
+  }
+  return { files, truncated: false };
+}
 
 // src/io/check/probeRecords.ts
 import * as path25 from "node:path";
@@ -5774,7 +5829,17 @@ var KBZ_PASSED_ENV = [
   "KBZ_CONTAINMENT",
   "XDG_CACHE_HOME"
 ];
+var KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
 var allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
+function boundEnv(env, declared) {
+  const out = {};
+  for (const name of [...declared ?? []].sort())
+    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
+  for (const name of KBZ_BOUND_ENV)
+    if (env[name] !== undefined && !(name in out))
+      out[name] = sha256Hex(`${name}=${env[name]}`);
+  return out;
+}
 
 // src/io/oracle/binding.ts
 class OracleError extends KbzError {
@@ -5874,6 +5939,11 @@ function declaredFiles(req, add) {
     }
   }
 }
+function oracleBinding(req) {
+  const { files, items, runners } = boundFiles(req);
+  const env = boundEnv(req.env, req.gate.env);
+  return { files, env, signature: bindingSignature(files, env), items, runners };
+}
 function oracleFiles(req) {
   return boundFiles(req).files;
 }
@@ -5922,6 +5992,9 @@ function boundFiles(req) {
   for (const i of sorted)
     files[i.key] = i.digest;
   return { files, items: sorted, runners: [...runners] };
+}
+function bindingSignature(files, env) {
+  return sha256Hex(JSON.stringify({ files, env }));
 }
 
 // src/io/trace.ts
@@ -6333,7 +6406,7 @@ function everyRecorded(rec, holds) {
 }
 function readAttestations(root, env = process.env) {
   const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person")
+  if (readPolicy(store) === "agent")
     return null;
   return readRootAttestations(store, root);
 }
@@ -6361,6 +6434,797 @@ function markRemoved(snap, atts) {
 
 // src/ops/snapshot.ts
 init_read();
+
+// src/io/sign/status.ts
+import * as fs31 from "node:fs";
+import * as os5 from "node:os";
+import * as path39 from "node:path";
+
+// src/core/run/show.ts
+init_digest();
+import * as path32 from "node:path";
+function pathFacts(value) {
+  const count = value ? value.split(path32.delimiter).length : 0;
+  const flat = value.replace(/[\r\n]/g, " ");
+  return {
+    value,
+    transcript: flat.length > 800 ? flat.slice(0, 800) + "..." : flat,
+    fingerprint: `${sha256Hex(value).slice(0, 12)}/${count} entries`
+  };
+}
+
+// src/io/check/plan.ts
+init_inside();
+init_errors();
+init_digest();
+import * as fs27 from "node:fs";
+import * as path34 from "node:path";
+
+// src/io/run/sandbox.ts
+init_errors();
+import * as fs26 from "node:fs";
+import * as path33 from "node:path";
+var BWRAP_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
+function resolveBwrap(_env) {
+  const bwrap = systemTool("bwrap");
+  if (bwrap)
+    return bwrap;
+  throw new UsageError(`the sandbox was requested but bubblewrap (bwrap) is not installed in ${SYSTEM_DIRS.join(", ")} (owned by root); ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`);
+}
+function writableReal(root, p, origin) {
+  const abs = path33.resolve(root, p);
+  try {
+    return fs26.realpathSync(abs);
+  } catch {
+    throw new UsageError(`${origin}: sandbox writable path does not exist: ${abs}`);
+  }
+}
+var SYSTEM_READABLE = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+var EMPTY_DIRS = ["/home", "/media", "/mnt", "/root", "/srv", "/var"];
+function readablePaths(env, writable, extra) {
+  const out = new Set;
+  for (const d of SYSTEM_READABLE)
+    if (fs26.existsSync(d))
+      out.add(d);
+  const more = [...(env.PATH ?? "").split(path33.delimiter), ...extra].filter((d) => path33.isAbsolute(d));
+  for (const d of more) {
+    const real = realOrNull(d);
+    if (!real || real === "/" || writable.some((w) => inside(w, real)))
+      continue;
+    if ([...SYSTEM_READABLE].some((s) => inside(s, real)))
+      continue;
+    out.add(real);
+  }
+  return [...out].sort();
+}
+function sandboxProfile(bwrap, root, writable, home, env = {}, readable = []) {
+  const realRoot = fs26.realpathSync(root);
+  const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))].filter((w) => w !== realRoot).sort();
+  const all = [realRoot, ...extra];
+  return {
+    engine: bwrap,
+    network: "none",
+    home,
+    tmp: "private",
+    pid: "private",
+    writable: all,
+    capabilities: "none",
+    readOnly: gitDirsIn(all),
+    emptied: socketDirs(env),
+    ...noGitAt(realRoot, all),
+    readable: readablePaths(env, all, readable),
+    empty: [...EMPTY_DIRS]
+  };
+}
+function noGitAt(realRoot, writable) {
+  const out = [];
+  for (let d = realRoot;; d = path33.dirname(d)) {
+    const dotGit = path33.join(d, ".git");
+    let st = null;
+    try {
+      st = fs26.lstatSync(dotGit);
+    } catch {}
+    if (st?.isFile() && st.size === 0 && !mountPoints.has(dotGit)) {
+      fs26.rmSync(dotGit, { force: true });
+      st = null;
+    }
+    if (st)
+      break;
+    if (writable.some((w) => inside(w, d)))
+      out.push(dotGit);
+    if (d === path33.dirname(d))
+      break;
+  }
+  return out.length > 0 ? { noGit: out.sort() } : {};
+}
+var mountPoints = new Map;
+var inside = (parent, child) => child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
+var realOrNull = (p) => {
+  try {
+    return fs26.realpathSync(p);
+  } catch {
+    return null;
+  }
+};
+function gitDirsIn(writable) {
+  const found = new Set;
+  const addGit = (dotGit) => {
+    let st;
+    try {
+      st = fs26.lstatSync(dotGit);
+    } catch {
+      return false;
+    }
+    if (st.isDirectory()) {
+      const r = realOrNull(dotGit);
+      if (r)
+        found.add(r);
+      return true;
+    }
+    if (!st.isFile() || st.size > 4096)
+      return false;
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs26.readFileSync(dotGit, "utf8"));
+    const gitdir = m ? realOrNull(path33.resolve(path33.dirname(dotGit), m[1])) : null;
+    if (!gitdir)
+      return true;
+    found.add(gitdir);
+    try {
+      const common = realOrNull(path33.resolve(gitdir, fs26.readFileSync(path33.join(gitdir, "commondir"), "utf8").trim()));
+      if (common)
+        found.add(common);
+    } catch {}
+    return true;
+  };
+  for (const w of writable) {
+    for (let d = w;; d = path33.dirname(d)) {
+      if (addGit(path33.join(d, ".git")) || d === path33.dirname(d))
+        break;
+    }
+  }
+  return [...found].filter((g) => writable.some((w) => inside(w, g) || inside(g, w))).sort();
+}
+function socketDirs(env) {
+  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter((d) => !!d && path33.isAbsolute(d));
+  const real = dirs.map((d) => realOrNull(d)).filter((d) => d !== null && d !== "/");
+  const dirsOnly = [...new Set(real)].filter((d) => fs26.statSync(d).isDirectory());
+  return dirsOnly.filter((d) => !dirsOnly.some((e) => e !== d && inside(e, d))).sort();
+}
+
+// src/io/check/plan.ts
+init_snapshot();
+function declaredEnv(gate, settings) {
+  const extra = settings.passEnv ?? [];
+  if (extra.length === 0)
+    return gate.env;
+  return [...new Set([...gate.env ?? [], ...extra])];
+}
+var profiles = new WeakMap;
+function sandboxFor(settings, file, ledger) {
+  const s = settings.sandbox;
+  let byFile = profiles.get(s);
+  if (!byFile)
+    profiles.set(s, byFile = new Map);
+  if (byFile.has(file))
+    return byFile.get(file);
+  let profile = null;
+  if (s.all || ledger) {
+    const writable = [
+      ...s.writable,
+      ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger.line}` }))
+    ];
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env, s.readable ?? []);
+  }
+  byFile.set(file, profile);
+  return profile;
+}
+function baseDir(snap, file, settings) {
+  if (settings.cwd)
+    return settings.cwd;
+  if (snap.target.mode !== "explicit")
+    return snap.target.root;
+  return scopeLedgerRoot(file) ?? path34.dirname(file);
+}
+function gateCwd(base, gate) {
+  return gate.cwd ? path34.resolve(base, gate.cwd) : base;
+}
+function realCwd(cwd) {
+  try {
+    return fs27.realpathSync(cwd);
+  } catch {
+    return cwd;
+  }
+}
+function oracleFor(file, base, gate, settings, sandbox = null) {
+  const cwd = realCwd(gateCwd(base, gate));
+  const env = declaredEnv(gate, settings);
+  const bindGate = env === gate.env ? gate : { ...gate, env };
+  const binding = oracleBinding({
+    root: settings.root,
+    display: displayPath(settings.root, file),
+    gate: bindGate,
+    cwd,
+    env: settings.env
+  });
+  return runtimeOracle({
+    sandbox,
+    bound: binding,
+    check: gate.check ?? "",
+    expect: gate.expect ?? "",
+    cwd,
+    shell: settings.shell,
+    timeoutMs: settings.timeoutMs,
+    path: settings.path.value
+  });
+}
+
+// src/io/check/settings.ts
+import * as path35 from "node:path";
+function readRepoSettings(root) {
+  const file = path35.join(root, SETTINGS_FILE);
+  const o = readSettings(root);
+  if (o === null)
+    return { sandbox: false, writable: [], readable: [], file };
+  const bad = (message) => settingsProblem(`${message}; expected {"sandbox": true, "writable": ["path", ...]}`);
+  if (o.sandbox !== undefined && typeof o.sandbox !== "boolean")
+    throw bad('"sandbox" must be true or false');
+  const writable = o.writable ?? [];
+  if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== ""))
+    throw bad('"writable" must be a list of paths');
+  const readable = o.readable ?? [];
+  if (!Array.isArray(readable) || !readable.every((w) => typeof w === "string" && path35.isAbsolute(w)))
+    throw bad('"readable" must be a list of absolute paths');
+  return { sandbox: o.sandbox === true, writable, readable, file };
+}
+
+// src/io/run/shell.ts
+init_errors();
+import * as fs28 from "node:fs";
+import * as path36 from "node:path";
+function envValue(env, name, platform = process.platform) {
+  if (env[name] !== undefined || platform !== "win32")
+    return env[name];
+  const upper = name.toUpperCase();
+  const key = Object.keys(env).find((k) => k.toUpperCase() === upper);
+  return key === undefined ? undefined : env[key];
+}
+function requestedShell(flag, env, platform = process.platform) {
+  if (flag)
+    return flag;
+  const chosen = envValue(env, "UNLAZY_SHELL", platform);
+  if (chosen)
+    return chosen;
+  return platform === "win32" ? envValue(env, "ComSpec", platform) || "cmd.exe" : "/bin/sh";
+}
+function candidates(requested, env, platform) {
+  if (requested.includes("/") || requested.includes("\\") || path36.isAbsolute(requested))
+    return [path36.resolve(requested)];
+  const dirs = (envValue(env, "PATH", platform) ?? "").split(path36.delimiter).filter(Boolean);
+  let names = [requested];
+  if (platform === "win32" && path36.extname(requested) === "") {
+    const exts = (envValue(env, "PATHEXT", platform) || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
+    names = [requested, ...exts.flatMap((e) => [requested + e.toLowerCase(), requested + e.toUpperCase()])];
+  }
+  return dirs.flatMap((d) => names.map((n) => path36.join(d, n)));
+}
+function resolveShell(requested, env, platform = process.platform) {
+  for (const c of candidates(requested, env, platform)) {
+    try {
+      if (fs28.statSync(c).isFile())
+        return c;
+    } catch {}
+  }
+  throw new UsageError(`cannot resolve command shell ${JSON.stringify(requested)} from PATH`);
+}
+
+// src/io/sign/records.ts
+init_errors();
+init_digest();
+import * as fs30 from "node:fs";
+import * as path38 from "node:path";
+
+// src/core/signed/record.ts
+init_errors();
+init_hash();
+init_command();
+var SIGNATURE_NAMESPACE = "kbz";
+var SIGNED_DIR = ".kbz/signed";
+var MAX_RECORD_BYTES2 = 64 * 1024;
+var BEGIN = "-----BEGIN SSH SIGNATURE-----";
+var END = "-----END SSH SIGNATURE-----";
+var HEADER2 = "kbz-signed-record: 1";
+
+class SignedFormatError extends KbzError {
+  constructor(message, file, line) {
+    super(message, {
+      kind: "input",
+      code: "signed-format",
+      file,
+      line,
+      hint: `sign the gate again (${kbz("approve")} or ${kbz("sign")} with git's user.signingKey set), or fix the line; docs/formats.md#signed-records`
+    });
+  }
+}
+function signoffDefinition(title, inputs) {
+  return sha256Hex(JSON.stringify(["kbz.manual-gate", 1, title, inputs]));
+}
+function recordRelPath(ledger, gate, kind) {
+  return `${SIGNED_DIR}/${ledger}/${gate}.${kind}`;
+}
+var ONCE = new Set([
+  "kind",
+  "ledger",
+  "gate",
+  "title",
+  "definition",
+  "check",
+  "expect",
+  "cwd",
+  "timeout-ms",
+  "shell",
+  "sandbox",
+  "evidence",
+  "inputs",
+  "signer",
+  "signed-at"
+]);
+var MANY = new Set(["file", "program", "env", "input"]);
+function isPair(v) {
+  return Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string";
+}
+function parseRecord(text, file) {
+  if (text.length > MAX_RECORD_BYTES2)
+    throw new SignedFormatError(`record is over ${MAX_RECORD_BYTES2} bytes`, file, 1);
+  const begin = text.indexOf(`
+${BEGIN}`);
+  const message = begin >= 0 ? text.slice(0, begin + 1) : text;
+  let signature = null;
+  if (begin >= 0) {
+    signature = text.slice(begin + 1);
+    const endAt = signature.indexOf(END);
+    const line = message.split(`
+`).length;
+    if (endAt < 0)
+      throw new SignedFormatError(`the signature has no ${END} line`, file, line);
+    if (signature.slice(endAt + END.length).trim() !== "")
+      throw new SignedFormatError("text after the signature", file, line + signature.slice(0, endAt).split(`
+`).length);
+  } else if (text.includes(BEGIN)) {
+    throw new SignedFormatError(`${BEGIN} must start a line`, file, text.slice(0, text.indexOf(BEGIN)).split(`
+`).length);
+  }
+  const lines = message.split(`
+`);
+  if (lines[lines.length - 1] === "")
+    lines.pop();
+  if (lines[0] !== HEADER2)
+    throw new SignedFormatError(`not a kbz signed record: the first line must be '${HEADER2}'`, file, 1);
+  const seen = new Map;
+  const many = { file: [], program: [], env: [], input: [] };
+  for (let i = 1;i < lines.length; i++) {
+    const line = lines[i];
+    const m = /^([a-z-]+): (.*)$/.exec(line);
+    if (!m)
+      throw new SignedFormatError("expected 'key: <JSON value>'", file, i + 1);
+    const [, key, raw] = m;
+    let value;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new SignedFormatError(`${key}: the value is not JSON`, file, i + 1);
+    }
+    if (MANY.has(key)) {
+      if (key === "env" ? typeof value !== "string" : !isPair(value))
+        throw new SignedFormatError(`${key}: expected ${key === "env" ? "a string" : '["name", "digest"]'}`, file, i + 1);
+      many[key].push(value);
+    } else if (ONCE.has(key)) {
+      if (seen.has(key))
+        throw new SignedFormatError(`${key}: given twice`, file, i + 1);
+      seen.set(key, { value, line: i + 1 });
+    } else
+      throw new SignedFormatError(`unknown key '${key}'`, file, i + 1);
+  }
+  const get = (key) => seen.get(key);
+  const str = (key) => {
+    const e = get(key);
+    if (!e)
+      throw new SignedFormatError(`missing '${key}:' line`, file, lines.length + 1);
+    if (typeof e.value !== "string" || e.value === "")
+      throw new SignedFormatError(`${key}: expected a non-empty string`, file, e.line);
+    return e.value;
+  };
+  const kind = str("kind");
+  if (kind !== "approval" && kind !== "sign-off")
+    throw new SignedFormatError(`kind: expected "approval" or "sign-off", not ${JSON.stringify(kind)}`, file, get("kind").line);
+  const payload = {
+    kind,
+    ledger: str("ledger"),
+    gate: str("gate"),
+    title: typeof get("title")?.value === "string" ? get("title").value : "",
+    definition: str("definition"),
+    signer: str("signer"),
+    signedAt: str("signed-at")
+  };
+  if (kind === "approval") {
+    const num = get("timeout-ms");
+    if (!num || typeof num.value !== "number" || !Number.isInteger(num.value) || num.value <= 0)
+      throw new SignedFormatError("timeout-ms: expected a positive integer", file, num?.line ?? lines.length + 1);
+    const sb = get("sandbox");
+    if (!sb)
+      throw new SignedFormatError("missing 'sandbox:' line", file, lines.length + 1);
+    const s = sb.value;
+    if (s !== null && (typeof s !== "object" || !Array.isArray(s.writable) || !Array.isArray(s.hidden) || typeof s.network !== "string"))
+      throw new SignedFormatError('sandbox: expected null or {"network":…,"writable":[…],"hidden":[…]}', file, sb.line);
+    payload.oracle = {
+      check: str("check"),
+      expect: str("expect"),
+      cwd: str("cwd"),
+      timeoutMs: num.value,
+      shell: str("shell"),
+      files: Object.fromEntries(many.file),
+      programs: Object.fromEntries(many.program),
+      env: many.env,
+      sandbox: s
+    };
+  } else {
+    const ev = get("evidence");
+    if (!ev || typeof ev.value !== "string")
+      throw new SignedFormatError("evidence: expected a string", file, ev?.line ?? lines.length + 1);
+    payload.evidence = ev.value;
+    payload.inputs = get("inputs") ? null : Object.fromEntries(many.input);
+  }
+  return { payload, message, signature };
+}
+function oracleChanges(signed, now) {
+  const out = [];
+  if (signed.check !== now.check)
+    out.push(`CHECK changed (signed ${JSON.stringify(signed.check)}, now ${JSON.stringify(now.check)})`);
+  if (signed.expect !== now.expect)
+    out.push(`EXPECT changed (signed ${JSON.stringify(signed.expect)}, now ${JSON.stringify(now.expect)})`);
+  if (signed.cwd !== now.cwd)
+    out.push(`CWD changed (signed ${signed.cwd}, now ${now.cwd})`);
+  for (const k of Object.keys(signed.files).sort()) {
+    if (!(k in now.files))
+      out.push(`oracle file ${k} no longer bound`);
+    else if (now.files[k] !== signed.files[k])
+      out.push(`oracle file ${k} changed`);
+  }
+  for (const k of Object.keys(now.files).sort())
+    if (!(k in signed.files))
+      out.push(`oracle file ${k} added`);
+  const se = [...signed.env].sort().join(","), ne = [...now.env].sort().join(",");
+  if (se !== ne)
+    out.push(`ENV names changed (signed ${se || "none"}, now ${ne || "none"})`);
+  if (JSON.stringify(signed.sandbox) !== JSON.stringify(now.sandbox))
+    out.push(`sandbox changed (signed ${signed.sandbox ? "sandboxed" : "none"}, now ${now.sandbox ? "sandboxed" : "none"})`);
+  return out;
+}
+function inputChanges(signed, now) {
+  const out = [];
+  const a = signed ?? {}, b = now ?? {};
+  for (const k of Object.keys(a).sort()) {
+    if (!(k in b))
+      out.push(`input ${k} removed`);
+    else if (a[k] !== b[k])
+      out.push(`input ${k} changed`);
+  }
+  for (const k of Object.keys(b).sort())
+    if (!(k in a))
+      out.push(`input ${k} added`);
+  return out;
+}
+
+// src/io/sign/records.ts
+init_fs();
+
+// src/io/sign/ssh.ts
+init_errors();
+import { spawn, spawnSync } from "node:child_process";
+import * as fs29 from "node:fs";
+import * as os4 from "node:os";
+import * as path37 from "node:path";
+var REPO_ALLOWED_SIGNERS = ".kbz/allowed_signers";
+
+class SigningError extends KbzError {
+  constructor(message, hint) {
+    super(message, { kind: "infrastructure", code: "signing", hint });
+  }
+}
+function sshKeygen(env = process.env) {
+  for (const dir of (env.PATH ?? "/usr/bin:/bin").split(path37.delimiter)) {
+    if (!dir)
+      continue;
+    const p = path37.join(dir, "ssh-keygen");
+    try {
+      fs29.accessSync(p, fs29.constants.X_OK);
+      return p;
+    } catch {}
+  }
+  return null;
+}
+var INSTALL = "install OpenSSH's client (apt-get install openssh-client; brew install openssh)";
+function need(env) {
+  const k = sshKeygen(env);
+  if (!k)
+    throw new SigningError("ssh-keygen is not installed", INSTALL);
+  return k;
+}
+function gitConfig(root, key, env = process.env, scope = "any") {
+  const args = [...INERT_GIT, "config", ...scope === "global" ? ["--global"] : [], "--get", key];
+  const r = spawnSync("git", args, {
+    cwd: root,
+    env: gitEnv(env),
+    encoding: "utf8",
+    timeout: 1e4,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  const v = r.status === 0 ? r.stdout.trim() : "";
+  return v === "" ? null : v;
+}
+function expandHome2(p, env) {
+  return p === "~" || p.startsWith("~/") ? path37.join(env.HOME || os4.homedir(), p.slice(1)) : p;
+}
+function allowedSignersFile(root, env = process.env, explicit) {
+  if (explicit)
+    return { file: path37.resolve(explicit), from: "--allowed-signers" };
+  const v = gitConfig(root, "gpg.ssh.allowedsignersfile", env);
+  if (v)
+    return { file: path37.resolve(root, expandHome2(v, env)), from: "gpg.ssh.allowedSignersFile" };
+  const repo = path37.join(root, REPO_ALLOWED_SIGNERS);
+  return fs29.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
+}
+var KEY_TYPES = /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com|ssh-ed25519-cert-v01@openssh\.com|ssh-rsa-cert-v01@openssh\.com)$/;
+function checkAllowedSigners(text, file) {
+  const principals = [];
+  const lines = text.split(`
+`);
+  for (let i = 0;i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "" || line.startsWith("#"))
+      continue;
+    const words = line.match(/(?:[^\s"]+|"[^"]*")+/g) ?? [];
+    const at = words.findIndex((w) => KEY_TYPES.test(w));
+    if (at < 1 || at + 1 >= words.length || !/^[A-Za-z0-9+/]+={0,3}$/.test(words[at + 1])) {
+      throw new SignedFormatError("not an allowed-signers line: expected 'PRINCIPALS [OPTIONS] KEYTYPE BASE64-KEY' (e.g. ana@example.com ssh-ed25519 AAAA…)", file, i + 1);
+    }
+    for (const opt of words.slice(1, at)) {
+      if (!/^(cert-authority|namespaces="[^"]*"|valid-after="?[0-9TZ]+"?|valid-before="?[0-9TZ]+"?)$/i.test(opt))
+        throw new SignedFormatError(`unknown option ${JSON.stringify(opt)} in an allowed-signers line`, file, i + 1);
+    }
+    principals.push(...words[0].replace(/"/g, "").split(","));
+  }
+  return principals;
+}
+function sshVerifySync(message, signature, principal, allowed, tmp, env = process.env) {
+  const keygen = need(env);
+  const runSync = (args, input) => {
+    const r = spawnSync(keygen, args, { input, env, encoding: "utf8", timeout: 30000 });
+    return { code: r.error ? null : r.status, out: r.stdout ?? "", err: r.error?.message ?? r.stderr ?? "" };
+  };
+  const steps = verifySteps(message, signature, principal, allowed, tmp);
+  let next = steps.next();
+  while (!next.done)
+    next = steps.next(runSync(next.value.args, next.value.input));
+  return next.value;
+}
+function* verifySteps(message, signature, principal, allowed, tmp) {
+  const sig = path37.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
+  fs29.writeFileSync(sig, signature, { mode: 384 });
+  try {
+    const v = yield {
+      args: ["-Y", "verify", "-f", allowed, "-I", principal, "-n", SIGNATURE_NAMESPACE, "-s", sig],
+      input: message
+    };
+    if (v.code === 0)
+      return { ok: true, principal };
+    if (v.code === null)
+      return { ok: false, reason: `ssh-keygen did not run: ${v.err}` };
+    const valid = yield { args: ["-Y", "check-novalidate", "-n", SIGNATURE_NAMESPACE, "-s", sig], input: message };
+    if (valid.code !== 0)
+      return {
+        ok: false,
+        reason: "the signature does not match the record's bytes (edited after signing, or signed for something else)"
+      };
+    const who = yield { args: ["-Y", "find-principals", "-s", sig, "-f", allowed], input: "" };
+    const names = who.code === 0 ? who.out.trim().split(`
+`).filter(Boolean) : [];
+    if (names.length === 0)
+      return { ok: false, reason: `the signer's key is not an allowed signer (${allowed})` };
+    return { ok: false, reason: `the record names signer ${principal}, but the key belongs to ${names.join(", ")}` };
+  } finally {
+    fs29.rmSync(sig, { force: true });
+  }
+}
+
+// src/io/sign/records.ts
+function rel(root, p) {
+  const r = path38.relative(root, p);
+  return r === "" ? "." : r.startsWith("..") || path38.isAbsolute(r) ? p : r.split(path38.sep).join("/");
+}
+function ledgerKey(root, file) {
+  let real = file;
+  try {
+    real = fs30.realpathSync(file);
+  } catch {}
+  return rel(realRoot(root), real);
+}
+var roots = new Map;
+function realRoot(root) {
+  let r = roots.get(root);
+  if (r === undefined) {
+    try {
+      r = fs30.realpathSync(root);
+    } catch {
+      r = root;
+    }
+    roots.set(root, r);
+  }
+  return r;
+}
+function portableOracle(root, gate, o) {
+  const r = realRoot(root);
+  const s = o.sandbox;
+  return {
+    check: o.check,
+    expect: o.expect,
+    cwd: rel(r, o.cwd),
+    timeoutMs: o.timeoutMs,
+    shell: path38.basename(o.shell),
+    files: { ...o.bound?.files ?? {} },
+    programs: {},
+    env: [...gate.env ?? []].sort(),
+    sandbox: s ? {
+      network: s.network,
+      writable: s.writable.map((w) => rel(r, w)),
+      hidden: (s.hidden ?? []).map((h) => rel(r, h))
+    } : null
+  };
+}
+function readSignedRecord(root, ledger, gate, kind) {
+  const relPath = recordRelPath(ledger, gate, kind);
+  const abs = path38.join(root, relPath);
+  let fd;
+  try {
+    fd = fs30.openSync(abs, fs30.constants.O_RDONLY | fs30.constants.O_NOFOLLOW | fs30.constants.O_NONBLOCK);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ENOTDIR")
+      return null;
+    throw new KbzError(`cannot read the signed record: ${code ?? e.message}`, {
+      kind: "input",
+      code: "signed-format",
+      file: relPath,
+      line: 1,
+      hint: "a signed record is a regular file, not a link"
+    });
+  }
+  try {
+    const st = fs30.fstatSync(fd);
+    if (!st.isFile())
+      throw new KbzError("a signed record must be a regular file", {
+        kind: "input",
+        code: "signed-format",
+        file: relPath,
+        line: 1
+      });
+    if (st.size > MAX_RECORD_BYTES2)
+      throw new KbzError(`a signed record is at most ${MAX_RECORD_BYTES2} bytes`, {
+        kind: "input",
+        code: "signed-format",
+        file: relPath,
+        line: 1
+      });
+    return { rel: relPath, record: parseRecord(fs30.readFileSync(fd, "utf8"), relPath) };
+  } finally {
+    fs30.closeSync(fd);
+  }
+}
+function checkRecord(root, file, gate, now) {
+  const ledger = ledgerKey(root, file);
+  const kind = "oracle" in now ? "approval" : "sign-off";
+  const found = readSignedRecord(root, ledger, gate.id, kind);
+  const relPath = recordRelPath(ledger, gate.id, kind);
+  if (!found)
+    return { ok: false, reason: `no signed ${kind} (${relPath})` };
+  const p = found.record.payload;
+  if (p.ledger !== ledger || p.gate !== gate.id || p.kind !== kind)
+    return {
+      ok: false,
+      reason: `${relPath} is a record of ${p.ledger}:${p.gate} (${p.kind}), not of this gate: copied from another gate`
+    };
+  if (found.record.signature === null)
+    return { ok: false, reason: `${relPath} is unsigned` };
+  const changes = [];
+  if ("oracle" in now) {
+    changes.push(...oracleChanges(p.oracle, now.oracle));
+    if (changes.length === 0 && p.definition !== gateDigest(gate))
+      changes.push("the gate's definition changed");
+  } else {
+    if (p.definition !== signoffDefinition(gate.title, gate.inputs))
+      changes.push(`the gate's text or INPUTS changed since the sign-off (signed "${p.title}")`);
+    changes.push(...inputChanges(p.inputs ?? null, now.inputs));
+  }
+  return {
+    ok: true,
+    verify: { rel: relPath, message: found.record.message, signature: found.record.signature, signer: p.signer },
+    changes
+  };
+}
+
+// src/io/sign/status.ts
+function settingsFor(root, env) {
+  const repo = readRepoSettings(root);
+  return {
+    shell: resolveShell(requestedShell(undefined, env), env),
+    path: pathFacts(env.PATH ?? ""),
+    timeoutMs: 120000,
+    cwd: null,
+    sandbox: { all: repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env },
+    root,
+    env
+  };
+}
+function markUnsigned(snap, env = process.env) {
+  if (readPolicy(approvalDirFor(env)) !== "signed")
+    return;
+  const met = snap.gates.filter((v) => v.state === "met");
+  if (met.length === 0)
+    return;
+  const root = snap.target.root;
+  const unsign = (v, why) => {
+    v.state = "unattested";
+    v.reason = `UNSIGNED: ${why} (the signed policy counts only a record signed by an allowed signer)`;
+  };
+  let allowed = null;
+  let problem = null;
+  try {
+    const found = allowedSignersFile(root, env);
+    if (!found)
+      problem = "no allowed signers (set gpg.ssh.allowedSignersFile or commit .kbz/allowed_signers)";
+    else {
+      checkAllowedSigners(fs31.readFileSync(found.file, "utf8"), found.file);
+      allowed = found.file;
+    }
+    if (!sshKeygen(env))
+      problem = "ssh-keygen is not installed";
+  } catch (e) {
+    problem = e.message;
+  }
+  if (problem !== null) {
+    for (const v of met)
+      unsign(v, problem);
+    return;
+  }
+  const settings = settingsFor(root, env);
+  const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
+  const tmp = fs31.mkdtempSync(path39.join(os5.tmpdir(), "kbz-signed-"));
+  try {
+    for (const v of met) {
+      try {
+        const dir = baseDir(snap, v.file, settings);
+        const c = isRunnable(v.gate) ? checkRecord(root, v.file, v.gate, {
+          oracle: portableOracle(root, v.gate, oracleFor(v.file, dir, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null)))
+        }) : checkRecord(root, v.file, v.gate, {
+          inputs: v.gate.inputs ? digestInputs(root, realCwd(gateCwd(dir, v.gate)), v.gate.inputs).files : null
+        });
+        if (!c.ok) {
+          unsign(v, c.reason);
+          continue;
+        }
+        const s = sshVerifySync(c.verify.message, c.verify.signature, c.verify.signer, allowed, tmp, env);
+        if (!s.ok)
+          unsign(v, `${c.verify.rel}: ${s.reason}`);
+        else if (c.changes.length > 0)
+          unsign(v, `changed since signed: ${c.changes.join("; ")}`);
+      } catch (e) {
+        unsign(v, e.message);
+      }
+    }
+  } finally {
+    fs31.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// src/ops/snapshot.ts
 init_snapshot();
 init_waves();
 init_errors();
@@ -6373,6 +7237,7 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markRemoved(snap, atts);
+  markUnsigned(snap);
   return snap;
 }
 function dispatchStatus(root, scope) {
@@ -6415,12 +7280,12 @@ function scopesDispatch(root, scopes) {
 
 // src/io/root.ts
 init_command();
-import * as fs26 from "node:fs";
-import * as os4 from "node:os";
-import * as path32 from "node:path";
+import * as fs32 from "node:fs";
+import * as os6 from "node:os";
+import * as path40 from "node:path";
 function has(dir, name) {
   try {
-    fs26.lstatSync(path32.join(dir, name));
+    fs32.lstatSync(path40.join(dir, name));
     return true;
   } catch {
     return false;
@@ -6428,14 +7293,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs26.lstatSync(path32.join(dir, name)).isDirectory();
+    return fs32.lstatSync(path40.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs26.readdirSync(path32.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs32.readdirSync(path40.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -6443,15 +7308,15 @@ function hasLedgerFolder(dir) {
 function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
-function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path32.dirname(dir)) {
+function findRoot(cwd, home = os6.homedir()) {
+  for (let dir = cwd;; dir = path40.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path32.dirname(dir) === dir)
+    if (path40.dirname(dir) === dir)
       return cwd;
   }
 }
@@ -6475,7 +7340,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
   const until = Date.now() + JUDGE_MS;
   const store = approvalDirFor(env);
   const transcript = transcriptOf(stop.transcript ?? null);
-  const wanted = path33.resolve(cwd, stop.cwd ?? ".");
+  const wanted = path41.resolve(cwd, stop.cwd ?? ".");
   const dir = existingDirectory(wanted);
   const root = dir ? findRoot(dir) : wanted;
   const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);
@@ -6562,7 +7427,7 @@ function errorLine(e) {
 }
 function existingDirectory(dir) {
   try {
-    return fs27.statSync(dir).isDirectory() ? fs27.realpathSync(dir) : null;
+    return fs33.statSync(dir).isDirectory() ? fs33.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -6842,12 +7707,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs28 from "node:fs";
+import * as fs34 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs28.fstatSync(fd);
+    return fs34.fstatSync(fd);
   } catch {
     return null;
   }
@@ -6868,7 +7733,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs28.openSync("/proc/self/fd/0", fs28.constants.O_RDONLY | (fs28.constants.O_NONBLOCK ?? 0));
+    fd = fs34.openSync("/proc/self/fd/0", fs34.constants.O_RDONLY | (fs34.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -6879,7 +7744,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs28.readSync(fd, buf, 0, buf.length, null);
+        n = fs34.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -6893,7 +7758,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs28.closeSync(fd);
+    fs34.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -6903,7 +7768,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs28.readSync(0, buf, 0, buf.length, null);
+      n = fs34.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -6973,7 +7838,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs28.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs34.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
