@@ -4056,7 +4056,7 @@ init_read();
 import * as path14 from "node:path";
 var SETTINGS_FILE = path14.join(".kbz", "settings.json");
 var MAX_SETTINGS_BYTES = 64 * 1024;
-var KEYS = ["sandbox", "writable", "coordinator"];
+var KEYS = ["sandbox", "writable", "readable", "coordinator"];
 function settingsProblem(message) {
   return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
 }
@@ -6479,7 +6479,25 @@ function writableReal(root, p, origin) {
     throw new UsageError(`${origin}: sandbox writable path does not exist: ${abs}`);
   }
 }
-function sandboxProfile(bwrap, root, writable, home, env = {}) {
+var SYSTEM_READABLE = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+var EMPTY_DIRS = ["/home", "/media", "/mnt", "/root", "/srv", "/var"];
+function readablePaths(env, writable, extra) {
+  const out = new Set;
+  for (const d of SYSTEM_READABLE)
+    if (fs26.existsSync(d))
+      out.add(d);
+  const more = [...(env.PATH ?? "").split(path33.delimiter), ...extra].filter((d) => path33.isAbsolute(d));
+  for (const d of more) {
+    const real = realOrNull(d);
+    if (!real || real === "/" || writable.some((w) => inside(w, real)))
+      continue;
+    if ([...SYSTEM_READABLE].some((s) => inside(s, real)))
+      continue;
+    out.add(real);
+  }
+  return [...out].sort();
+}
+function sandboxProfile(bwrap, root, writable, home, env = {}, readable = []) {
   const realRoot = fs26.realpathSync(root);
   const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))].filter((w) => w !== realRoot).sort();
   const all = [realRoot, ...extra];
@@ -6493,7 +6511,9 @@ function sandboxProfile(bwrap, root, writable, home, env = {}) {
     capabilities: "none",
     readOnly: gitDirsIn(all),
     emptied: socketDirs(env),
-    ...noGitAt(realRoot, all)
+    ...noGitAt(realRoot, all),
+    readable: readablePaths(env, all, readable),
+    empty: [...EMPTY_DIRS]
   };
 }
 function noGitAt(realRoot, writable) {
@@ -6592,7 +6612,7 @@ function sandboxFor(settings, file, ledger) {
       ...s.writable,
       ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger.line}` }))
     ];
-    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env);
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env, s.readable ?? []);
   }
   byFile.set(file, profile);
   return profile;
@@ -6643,14 +6663,17 @@ function readRepoSettings(root) {
   const file = path35.join(root, SETTINGS_FILE);
   const o = readSettings(root);
   if (o === null)
-    return { sandbox: false, writable: [], file };
+    return { sandbox: false, writable: [], readable: [], file };
   const bad = (message) => settingsProblem(`${message}; expected {"sandbox": true, "writable": ["path", ...]}`);
   if (o.sandbox !== undefined && typeof o.sandbox !== "boolean")
     throw bad('"sandbox" must be true or false');
   const writable = o.writable ?? [];
   if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== ""))
     throw bad('"writable" must be a list of paths');
-  return { sandbox: o.sandbox === true, writable, file };
+  const readable = o.readable ?? [];
+  if (!Array.isArray(readable) || !readable.every((w) => typeof w === "string" && path35.isAbsolute(w)))
+    throw bad('"readable" must be a list of absolute paths');
+  return { sandbox: o.sandbox === true, writable, readable, file };
 }
 
 // src/io/run/shell.ts

@@ -138,6 +138,7 @@ export function runSettings(
   const sandbox = {
     all: !!req.sandbox || repo.sandbox,
     writable: repo.writable.map((p) => ({ path: p, origin: repo.file })),
+    readable: repo.readable,
     root,
     env: req.env,
   };

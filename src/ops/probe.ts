@@ -166,7 +166,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       .map((w) => ({ path: w, origin: v.file }))
       .concat(settings.sandbox.writable);
     const profile = {
-      ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env),
+      ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env, settings.sandbox.readable ?? []),
       hidden,
       view: "overlay" as const,
     };
