@@ -1489,7 +1489,7 @@ function oracleRecord(file, gateId, s) {
     depends,
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
-    detail: s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : { signature: s.signature }
+    detail: typeof s.judged === "string" ? { signature: s.signature, judged: s.judged } : s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : { signature: s.signature }
   };
 }
 function failureRecord(file, gateId, s) {
@@ -1664,7 +1664,12 @@ function oracleReason(record, g, world, file) {
     digest: (n) => n === "definition" || n === "evidence" ? key[n] : n.startsWith("oracle:") ? files[n.slice("oracle:".length)] : undefined,
     members: () => Object.keys(files).map(oracleFileName)
   });
-  return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
+  if (v.status !== "stale")
+    return null;
+  const judged = record.detail?.judged;
+  if (typeof judged === "string" && world.judgedHolds?.(file, g.id, judged))
+    return null;
+  return oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length)));
 }
 function decodeAttestation(v) {
   if (typeof v !== "string")
@@ -2317,7 +2322,22 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
     if (attested)
       unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace, l);
   }
+  disambiguate(gates, target.root);
   return { target, ledgers, gates, problems, dispatch };
+}
+function disambiguate(gates, root) {
+  const files = new Map;
+  for (const g of gates) {
+    const stem = g.qid.slice(0, g.qid.length - g.gate.id.length - 1);
+    if (!files.has(stem))
+      files.set(stem, new Set);
+    files.get(stem).add(g.file);
+  }
+  for (const g of gates) {
+    const stem = g.qid.slice(0, g.qid.length - g.gate.id.length - 1);
+    if (files.get(stem).size > 1)
+      g.qid = `${displayPath(root, g.file).replace(/\.md$/i, "")}:${g.gate.id}`;
+  }
 }
 function unattest(views, file, attested, trace, ledger) {
   const met = views.filter((v) => v.state === "met");
@@ -3742,7 +3762,7 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs25 from "node:fs";
+import * as fs26 from "node:fs";
 import * as path33 from "node:path";
 
 // src/core/hook/worker.ts
@@ -4413,14 +4433,14 @@ async function clearSession(target, key) {
 
 // src/io/hook/holds.ts
 init_digest();
-import * as fs14 from "node:fs";
-import * as path20 from "node:path";
+import * as fs17 from "node:fs";
+import * as path21 from "node:path";
 
 // src/io/run/personal.ts
 init_hash();
 init_fs();
-import * as fs13 from "node:fs";
-import * as path19 from "node:path";
+import * as fs16 from "node:fs";
+import * as path20 from "node:path";
 
 // src/io/run/approval.ts
 init_errors();
@@ -4429,7 +4449,7 @@ init_fs();
 init_lock();
 init_inside();
 import * as os3 from "node:os";
-import * as path18 from "node:path";
+import * as path19 from "node:path";
 
 // src/core/run/oracle.ts
 init_digest();
@@ -4438,55 +4458,15 @@ init_evidence();
 // src/io/run/approval.ts
 init_errors();
 init_trace();
-var MAX_APPROVAL_BYTES = 256 * 1024;
-class ApprovalStoreError extends KbzError {
-  constructor(message, file) {
-    super(message, {
-      code: "approval-store",
-      file,
-      hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR"
-    });
-  }
-}
-function approvalDirFor(env) {
-  return path18.resolve(env.UNLAZY_APPROVAL_DIR || path18.join(os3.homedir(), ".unlazy", "approved"));
-}
 
-// src/io/run/personal.ts
-var KBZ_SUBDIR = "kbz";
-var SECRET_BYTES = 32;
-function euid() {
-  return typeof process.geteuid === "function" ? process.geteuid() : null;
-}
-function assertPrivateDir(dir) {
-  const st = fs13.lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory())
-    throw new ApprovalStoreError("must be a real directory", dir);
-  const uid = euid();
-  if (uid !== null && st.uid !== uid)
-    throw new ApprovalStoreError("must be owned by the current user", dir);
-  if ((st.mode & 63) !== 0)
-    throw new ApprovalStoreError("must not grant group or other permissions", dir);
-}
-function kbzDir(store, create) {
-  const dir = path19.join(store, KBZ_SUBDIR);
-  if (create) {
-    try {
-      fs13.mkdirSync(dir, { recursive: true, mode: 448 });
-    } catch (e) {
-      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
-    }
-  }
-  try {
-    assertPrivateDir(store);
-    assertPrivateDir(dir);
-  } catch (e) {
-    if (e.code === "ENOENT")
-      return null;
-    throw e;
-  }
-  return dir;
-}
+// src/io/run/kept.ts
+init_errors();
+init_hash();
+init_inside();
+init_fs();
+
+// src/io/run/private.ts
+import * as fs13 from "node:fs";
 function readPrivate(file, max) {
   let fd;
   try {
@@ -4496,7 +4476,7 @@ function readPrivate(file, max) {
   }
   try {
     const st = fs13.fstatSync(fd);
-    const uid = euid();
+    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
     return fs13.readFileSync(fd);
@@ -4504,336 +4484,14 @@ function readPrivate(file, max) {
     fs13.closeSync(fd);
   }
 }
-function readPolicy(store) {
-  const bytes = readPrivate(path19.join(store, KBZ_SUBDIR, "policy.json"), 4096);
-  if (!bytes)
-    return "person";
-  try {
-    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
-  } catch {
-    return "person";
-  }
-}
-function attestSecret(store, create) {
-  const file = path19.join(store, KBZ_SUBDIR, "secret");
-  const found = readPrivate(file, 1024);
-  if (found && found.length >= SECRET_BYTES)
-    return found;
-  if (!create)
-    return null;
-  kbzDir(store, true);
-  try {
-    const fd = fs13.openSync(file, fs13.constants.O_WRONLY | fs13.constants.O_CREAT | fs13.constants.O_EXCL | fs13.constants.O_NOFOLLOW, 384);
-    try {
-      fs13.writeSync(fd, secretHex(SECRET_BYTES));
-      fs13.fsyncSync(fd);
-    } finally {
-      fs13.closeSync(fd);
-    }
-  } catch (e) {
-    if (e.code !== "EEXIST")
-      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
-  }
-  const made = readPrivate(file, 1024);
-  if (!made || made.length < SECRET_BYTES)
-    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
-  return made;
-}
 
-// src/io/hook/holds.ts
-var HELD_MS = 24 * 60 * 60 * 1000;
-var MAX_DAY_BYTES = 1024 * 1024;
-var LINE = /^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z) ([0-9a-f]{24})$/;
-function holdsDir(store, root) {
-  return path20.join(store, "kbz", "holds", sha256Hex(root).slice(0, 24));
-}
-var dayOf = (t) => new Date(t).toISOString().slice(0, 10);
-function recordHolds(store, root, scopes, session, now = Date.now()) {
-  if (scopes.length === 0)
-    return;
-  const at = new Date(now).toISOString();
-  const text = scopes.map((s) => `${at} ${sessionKey(session, s)}
-`).join("");
-  const file = path20.join(holdsDir(store, root), `${dayOf(now)}.log`);
-  const flags = fs14.constants.O_WRONLY | fs14.constants.O_APPEND | fs14.constants.O_CREAT | fs14.constants.O_NOFOLLOW;
-  for (let attempt = 0;attempt < 2; attempt++) {
-    try {
-      const fd = fs14.openSync(file, flags, 384);
-      try {
-        fs14.writeSync(fd, text);
-      } finally {
-        fs14.closeSync(fd);
-      }
-      return;
-    } catch (e) {
-      if (e.code !== "ENOENT" || attempt > 0)
-        return;
-      try {
-        fs14.mkdirSync(path20.dirname(file), { recursive: true, mode: 448 });
-      } catch {
-        return;
-      }
-    }
-  }
-}
-var NOBODY = { liveOn: () => false };
-function privateDir(dir) {
-  try {
-    const st = fs14.lstatSync(dir);
-    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
-    return st.isDirectory() && (st.mode & 18) === 0 && (uid === null || st.uid === uid);
-  } catch {
-    return false;
-  }
-}
-function readHolds(store, root, now = Date.now()) {
-  const dir = holdsDir(store, root);
-  for (const d of [store, path20.join(store, "kbz"), path20.dirname(dir), dir])
-    if (!privateDir(d))
-      return NOBODY;
-  const latest = new Map;
-  for (const day of [dayOf(now - HELD_MS), dayOf(now)]) {
-    const file = path20.join(dir, `${day}.log`);
-    if (!fs14.existsSync(file))
-      continue;
-    const bytes = readPrivate(file, MAX_DAY_BYTES);
-    if (!bytes)
-      return NOBODY;
-    for (const line of bytes.toString("utf8").split(`
-`)) {
-      const m = LINE.exec(line);
-      if (!m)
-        continue;
-      const t = Date.parse(m[1]);
-      if (!(t <= now) || now - t > HELD_MS)
-        continue;
-      if ((latest.get(m[2]) ?? -1) < t)
-        latest.set(m[2], t);
-    }
-  }
-  forgetOldDays(dir, now);
-  return { liveOn: (scope, session) => latest.has(sessionKey(session, scope)) };
-}
-function forgetOldDays(dir, now) {
-  const oldest = `${dayOf(now - HELD_MS)}.log`;
-  try {
-    for (const name of fs14.readdirSync(dir))
-      if (/^\d{4}-\d{2}-\d{2}\.log$/.test(name) && name < oldest)
-        fs14.rmSync(path20.join(dir, name), { force: true });
-  } catch {}
-}
-
-// src/ops/snapshot.ts
-init_errors();
-init_waves();
-init_snapshot();
-init_sanitize();
-init_command();
-
-// src/io/trace.ts
-init_trace();
-init_inside();
-import * as fs21 from "node:fs";
-import * as path29 from "node:path";
-
-// src/io/recordFiles.ts
-init_hash();
-init_fs();
-init_lock();
+// src/io/oracle/digest.ts
 import * as fs15 from "node:fs";
-import * as path21 from "node:path";
-var MAX_RECORD_BYTES = 8 * 1024 * 1024;
-var OPEN_FLAGS = fs15.constants.O_RDONLY | (fs15.constants.O_NONBLOCK ?? 0) | (fs15.constants.O_NOFOLLOW ?? 0);
-function realOf(file) {
-  try {
-    return fs15.realpathSync(file);
-  } catch {
-    return path21.resolve(file);
-  }
-}
-function recordFileName(realLedger) {
-  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
-}
-function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
-  let fd;
-  try {
-    fd = fs15.openSync(file, OPEN_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs15.fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes)
-      return null;
-    const v = JSON.parse(fs15.readFileSync(fd, "utf8"));
-    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
-  } catch {
-    return null;
-  } finally {
-    fs15.closeSync(fd);
-  }
-}
+import { createRequire as createRequire4 } from "node:module";
 
-// src/io/inputs/expand.ts
-import * as fs16 from "node:fs";
-import * as path22 from "node:path";
-var MAX_INPUT_FILES = 5000;
-var TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
-function segmentRegex(seg) {
-  let re = "";
-  for (const ch of seg)
-    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
-}
-var isWild = (seg) => seg.includes("*") || seg.includes("?");
-function entries(dir) {
-  checkDeadline(() => `listing the INPUTS folder ${dir}`);
-  try {
-    return fs16.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-function expandInputs(base, patterns) {
-  const found = new Set;
-  let truncated = false;
-  const add = (rel) => {
-    if (found.size >= MAX_INPUT_FILES)
-      truncated = true;
-    else
-      found.add(rel);
-  };
-  const walkAll = (rel) => {
-    for (const e of entries(path22.join(base, rel))) {
-      if (truncated)
-        return;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory())
-        walkAll(r);
-      else if (e.isFile())
-        add(r);
-    }
-  };
-  const match = (rel, segs) => {
-    if (truncated)
-      return;
-    if (segs.length === 0) {
-      let st;
-      try {
-        st = fs16.lstatSync(path22.join(base, rel));
-      } catch {
-        return;
-      }
-      if (st.isFile())
-        add(rel);
-      else if (st.isDirectory())
-        walkAll(rel);
-      return;
-    }
-    const [seg, ...rest] = segs;
-    if (seg === "**") {
-      match(rel, rest);
-      for (const e of entries(path22.join(base, rel)))
-        if (e.isDirectory())
-          match(rel ? `${rel}/${e.name}` : e.name, segs);
-      return;
-    }
-    if (!isWild(seg)) {
-      const r = rel ? `${rel}/${seg}` : seg;
-      if (rest.length === 0)
-        return match(r, []);
-      let st = null;
-      try {
-        st = fs16.lstatSync(path22.join(base, r));
-      } catch {}
-      if (st?.isDirectory())
-        match(r, rest);
-      return;
-    }
-    const re = segmentRegex(seg);
-    for (const e of entries(path22.join(base, rel))) {
-      if (!re.test(e.name))
-        continue;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
-        match(r, rest);
-    }
-  };
-  for (const p of patterns) {
-    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
-    match("", segs);
-  }
-  return { files: [...found].sort(), truncated };
-}
-
-// src/io/inputs/records.ts
-init_hash();
-init_inside();
-import * as fs17 from "node:fs";
-import * as path23 from "node:path";
-var INPUTS_DIR = path23.join(".kbz", "inputs");
-var CHUNK = 1024 * 1024;
-var OPEN_FLAGS2 = fs17.constants.O_RDONLY | (fs17.constants.O_NONBLOCK ?? 0) | (fs17.constants.O_NOFOLLOW ?? 0);
-var chunk = null;
-function digestFile(root, file, dirs = new Map) {
-  const dir = path23.dirname(file);
-  let dirReal = dirs.get(dir);
-  if (dirReal === undefined) {
-    try {
-      dirReal = fs17.realpathSync(dir);
-    } catch {
-      dirReal = null;
-    }
-    if (dirReal !== null && !isInside(root, dirReal))
-      dirReal = null;
-    dirs.set(dir, dirReal);
-  }
-  if (dirReal === null)
-    return null;
-  let fd;
-  try {
-    fd = fs17.openSync(path23.join(dirReal, path23.basename(file)), OPEN_FLAGS2);
-  } catch {
-    return null;
-  }
-  try {
-    if (!fs17.fstatSync(fd).isFile())
-      return null;
-    const h = sha256Stream();
-    chunk ??= Buffer.allocUnsafe(CHUNK);
-    for (;; ) {
-      checkDeadline(() => `hashing the input ${path23.basename(file)}`);
-      const n = fs17.readSync(fd, chunk, 0, CHUNK, null);
-      if (n <= 0)
-        break;
-      h.update(chunk.subarray(0, n));
-    }
-    return h.digest();
-  } catch (e) {
-    if (e.code === "deadline")
-      throw e;
-    return null;
-  } finally {
-    fs17.closeSync(fd);
-  }
-}
-
-// src/io/check/probeRecords.ts
-import * as path24 from "node:path";
-var PROBES_DIR = path24.join(".kbz", "probes");
-
-// src/io/check/failures.ts
-import * as path25 from "node:path";
-var FAILURES_DIR = path25.join(".kbz", "failures");
-
-// src/io/oracle/records.ts
-import * as path26 from "node:path";
-var ORACLES_DIR = path26.join(".kbz", "oracles");
-
-// src/io/oracle/binding.ts
-init_errors();
-import * as fs20 from "node:fs";
-import * as path28 from "node:path";
+// src/io/oracle/identity.ts
+import * as fs14 from "node:fs";
+import * as path18 from "node:path";
 
 // src/core/run/oracle-files.ts
 var OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
@@ -5200,7 +4858,7 @@ function walk(command, dir, out, depth) {
   }
   end();
 }
-var join24 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var join15 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 function simpleCommand(all, dir, out, depth) {
   const words = [];
   for (let i = 0;i < all.length; i++) {
@@ -5209,7 +4867,7 @@ function simpleCommand(all, dir, out, depth) {
     if (m) {
       const target = m[3] || all[++i] || "";
       if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join24(dir, target), dir, via: "<" });
+        out.refs.push({ kind: "file", path: join15(dir, target), dir, via: "<" });
       continue;
     }
     words.push(w);
@@ -5224,11 +4882,11 @@ function program(words, dir, out, depth) {
   if (!cmd)
     return dir;
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join24(dir, p), dir, via });
+  const file = (p, via) => out.refs.push({ kind: "file", path: join15(dir, p), dir, via });
   const rest = (from) => program(from, dir, out, depth);
   if (cmd === "cd") {
     const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join24(dir, to) : dir;
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join15(dir, to) : dir;
   }
   if (WRAPPERS.has(cmd))
     return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
@@ -5320,7 +4978,7 @@ function program(words, dir, out, depth) {
   if (base === "deno") {
     const [verb, ...more] = args;
     if (verb === "task")
-      out.refs.push({ kind: "config", path: join24(dir, "deno.json"), dir, via: "deno task" });
+      out.refs.push({ kind: "config", path: join15(dir, "deno.json"), dir, via: "deno task" });
     if (verb === "run" || verb === "test" || verb === "bench") {
       const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
       if (script)
@@ -5406,17 +5064,7 @@ function packageManager(pm, args, dir, out, depth, file) {
   return dir;
 }
 
-// src/io/oracle/binding.ts
-init_hash();
-init_inside();
-
-// src/io/oracle/digest.ts
-import * as fs19 from "node:fs";
-import { createRequire as createRequire4 } from "node:module";
-
 // src/io/oracle/identity.ts
-import * as fs18 from "node:fs";
-import * as path27 from "node:path";
 var RACY_MS = 2000;
 var KEEPS_CTIME = new Set([
   61267,
@@ -5436,7 +5084,7 @@ function keepsCtime(path, dev) {
   let ok = fsTrusted.get(dev);
   if (ok === undefined) {
     try {
-      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs18.statfsSync(path).type));
+      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs14.statfsSync(path).type));
     } catch {
       ok = false;
     }
@@ -5445,7 +5093,7 @@ function keepsCtime(path, dev) {
   return ok;
 }
 function hashedIdentity(path, fd, before) {
-  const after = fs18.fstatSync(fd, { bigint: true });
+  const after = fs14.fstatSync(fd, { bigint: true });
   const id = identityOf(after);
   if (id !== identityOf(before))
     return null;
@@ -5462,7 +5110,7 @@ function rememberHashed(abs, digest, identity) {
 }
 function currentIdentity(abs) {
   try {
-    const st = fs18.statSync(abs, { bigint: true });
+    const st = fs14.statSync(abs, { bigint: true });
     return st.isFile() ? identityOf(st) : null;
   } catch {
     return null;
@@ -5477,7 +5125,7 @@ function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
       continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path27.isAbsolute(key) ? key : path27.join(root, key)) !== identity)
+    if (typeof identity !== "string" || identityNow(path18.isAbsolute(key) ? key : path18.join(root, key)) !== identity)
       return false;
   }
   return true;
@@ -5485,7 +5133,7 @@ function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
 
 // src/io/oracle/digest.ts
 var MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
-var CHUNK2 = 1024 * 1024;
+var CHUNK = 1024 * 1024;
 function hasher2() {
   const bun = globalThis.Bun;
   if (bun?.CryptoHasher)
@@ -5496,7 +5144,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs19.openSync(abs, fs19.constants.O_RDONLY | (fs19.constants.O_NONBLOCK ?? 0));
+    fd = fs15.openSync(abs, fs15.constants.O_RDONLY | (fs15.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -5506,16 +5154,16 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs19.fstatSync(fd, { bigint: true });
+    const st = fs15.fstatSync(fd, { bigint: true });
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
       return { state: "special" };
     const h = hasher2();
-    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, Number(st.size))));
+    const buf = new Uint8Array(Math.min(CHUNK, Math.max(1, Number(st.size))));
     let size = 0;
     for (;; ) {
-      const n = fs19.readSync(fd, buf, 0, buf.length, null);
+      const n = fs15.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
@@ -5527,12 +5175,405 @@ function fileDigest(abs) {
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs19.closeSync(fd);
+    fs15.closeSync(fd);
   }
 }
 function digestText(d) {
   return "sha256" in d ? d.sha256 : d.state;
 }
+
+// src/io/run/kept.ts
+var KEPT_CAP_BYTES = 64 * 1024 * 1024;
+
+// src/io/run/approval.ts
+var MAX_APPROVAL_BYTES = 256 * 1024;
+class ApprovalStoreError extends KbzError {
+  constructor(message, file) {
+    super(message, {
+      code: "approval-store",
+      file,
+      hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR"
+    });
+  }
+}
+function approvalDirFor(env) {
+  return path19.resolve(env.UNLAZY_APPROVAL_DIR || path19.join(os3.homedir(), ".unlazy", "approved"));
+}
+function latestFile(store, file, gateId) {
+  return path19.join(store, "kbz", "latest", sha256Hex(`${path19.resolve(file)}\x00${gateId}`));
+}
+function latestApproval(store, file, gateId) {
+  const text = readPrivate(latestFile(store, file, gateId), 128)?.toString("utf8") ?? null;
+  return text && /^[0-9a-f]{64}$/.test(text) ? text : null;
+}
+
+// src/io/run/personal.ts
+var KBZ_SUBDIR = "kbz";
+var SECRET_BYTES = 32;
+function euid() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function assertPrivateDir(dir) {
+  const st = fs16.lstatSync(dir);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new ApprovalStoreError("must be a real directory", dir);
+  const uid = euid();
+  if (uid !== null && st.uid !== uid)
+    throw new ApprovalStoreError("must be owned by the current user", dir);
+  if ((st.mode & 63) !== 0)
+    throw new ApprovalStoreError("must not grant group or other permissions", dir);
+}
+function kbzDir(store, create) {
+  const dir = path20.join(store, KBZ_SUBDIR);
+  if (create) {
+    try {
+      fs16.mkdirSync(dir, { recursive: true, mode: 448 });
+    } catch (e) {
+      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
+    }
+  }
+  try {
+    assertPrivateDir(store);
+    assertPrivateDir(dir);
+  } catch (e) {
+    if (e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+  return dir;
+}
+function readPolicy(store) {
+  const bytes = readPrivate(path20.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  if (!bytes)
+    return "person";
+  try {
+    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
+  } catch {
+    return "person";
+  }
+}
+function attestSecret(store, create) {
+  const file = path20.join(store, KBZ_SUBDIR, "secret");
+  const found = readPrivate(file, 1024);
+  if (found && found.length >= SECRET_BYTES)
+    return found;
+  if (!create)
+    return null;
+  kbzDir(store, true);
+  try {
+    const fd = fs16.openSync(file, fs16.constants.O_WRONLY | fs16.constants.O_CREAT | fs16.constants.O_EXCL | fs16.constants.O_NOFOLLOW, 384);
+    try {
+      fs16.writeSync(fd, secretHex(SECRET_BYTES));
+      fs16.fsyncSync(fd);
+    } finally {
+      fs16.closeSync(fd);
+    }
+  } catch (e) {
+    if (e.code !== "EEXIST")
+      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
+  }
+  const made = readPrivate(file, 1024);
+  if (!made || made.length < SECRET_BYTES)
+    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
+  return made;
+}
+
+// src/io/hook/holds.ts
+var HELD_MS = 24 * 60 * 60 * 1000;
+var MAX_DAY_BYTES = 1024 * 1024;
+var LINE = /^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z) ([0-9a-f]{24})$/;
+function holdsDir(store, root) {
+  return path21.join(store, "kbz", "holds", sha256Hex(root).slice(0, 24));
+}
+var dayOf = (t) => new Date(t).toISOString().slice(0, 10);
+function recordHolds(store, root, scopes, session, now = Date.now()) {
+  if (scopes.length === 0)
+    return;
+  const at = new Date(now).toISOString();
+  const text = scopes.map((s) => `${at} ${sessionKey(session, s)}
+`).join("");
+  const file = path21.join(holdsDir(store, root), `${dayOf(now)}.log`);
+  const flags = fs17.constants.O_WRONLY | fs17.constants.O_APPEND | fs17.constants.O_CREAT | fs17.constants.O_NOFOLLOW;
+  for (let attempt = 0;attempt < 2; attempt++) {
+    try {
+      const fd = fs17.openSync(file, flags, 384);
+      try {
+        fs17.writeSync(fd, text);
+      } finally {
+        fs17.closeSync(fd);
+      }
+      return;
+    } catch (e) {
+      if (e.code !== "ENOENT" || attempt > 0)
+        return;
+      try {
+        fs17.mkdirSync(path21.dirname(file), { recursive: true, mode: 448 });
+      } catch {
+        return;
+      }
+    }
+  }
+}
+var NOBODY = { liveOn: () => false };
+function privateDir(dir) {
+  try {
+    const st = fs17.lstatSync(dir);
+    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
+    return st.isDirectory() && (st.mode & 18) === 0 && (uid === null || st.uid === uid);
+  } catch {
+    return false;
+  }
+}
+function readHolds(store, root, now = Date.now()) {
+  const dir = holdsDir(store, root);
+  for (const d of [store, path21.join(store, "kbz"), path21.dirname(dir), dir])
+    if (!privateDir(d))
+      return NOBODY;
+  const latest = new Map;
+  for (const day of [dayOf(now - HELD_MS), dayOf(now)]) {
+    const file = path21.join(dir, `${day}.log`);
+    if (!fs17.existsSync(file))
+      continue;
+    const bytes = readPrivate(file, MAX_DAY_BYTES);
+    if (!bytes)
+      return NOBODY;
+    for (const line of bytes.toString("utf8").split(`
+`)) {
+      const m = LINE.exec(line);
+      if (!m)
+        continue;
+      const t = Date.parse(m[1]);
+      if (!(t <= now) || now - t > HELD_MS)
+        continue;
+      if ((latest.get(m[2]) ?? -1) < t)
+        latest.set(m[2], t);
+    }
+  }
+  forgetOldDays(dir, now);
+  return { liveOn: (scope, session) => latest.has(sessionKey(session, scope)) };
+}
+function forgetOldDays(dir, now) {
+  const oldest = `${dayOf(now - HELD_MS)}.log`;
+  try {
+    for (const name of fs17.readdirSync(dir))
+      if (/^\d{4}-\d{2}-\d{2}\.log$/.test(name) && name < oldest)
+        fs17.rmSync(path21.join(dir, name), { force: true });
+  } catch {}
+}
+
+// src/ops/snapshot.ts
+init_errors();
+init_waves();
+init_snapshot();
+init_sanitize();
+init_command();
+
+// src/io/trace.ts
+init_trace();
+init_inside();
+import * as fs22 from "node:fs";
+import * as path29 from "node:path";
+
+// src/io/recordFiles.ts
+init_hash();
+init_fs();
+init_lock();
+import * as fs18 from "node:fs";
+import * as path22 from "node:path";
+var MAX_RECORD_BYTES = 8 * 1024 * 1024;
+var OPEN_FLAGS = fs18.constants.O_RDONLY | (fs18.constants.O_NONBLOCK ?? 0) | (fs18.constants.O_NOFOLLOW ?? 0);
+function realOf(file) {
+  try {
+    return fs18.realpathSync(file);
+  } catch {
+    return path22.resolve(file);
+  }
+}
+function recordFileName(realLedger) {
+  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
+}
+function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
+  let fd;
+  try {
+    fd = fs18.openSync(file, OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs18.fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes)
+      return null;
+    const v = JSON.parse(fs18.readFileSync(fd, "utf8"));
+    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
+  } catch {
+    return null;
+  } finally {
+    fs18.closeSync(fd);
+  }
+}
+
+// src/io/inputs/expand.ts
+import * as fs19 from "node:fs";
+import * as path23 from "node:path";
+var MAX_INPUT_FILES = 5000;
+var TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+function segmentRegex(seg) {
+  let re = "";
+  for (const ch of seg)
+    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${re}$`);
+}
+var isWild = (seg) => seg.includes("*") || seg.includes("?");
+function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
+  try {
+    return fs19.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+function expandInputs(base, patterns) {
+  const found = new Set;
+  let truncated = false;
+  const add = (rel) => {
+    if (found.size >= MAX_INPUT_FILES)
+      truncated = true;
+    else
+      found.add(rel);
+  };
+  const walkAll = (rel) => {
+    for (const e of entries(path23.join(base, rel))) {
+      if (truncated)
+        return;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory())
+        walkAll(r);
+      else if (e.isFile())
+        add(r);
+    }
+  };
+  const match = (rel, segs) => {
+    if (truncated)
+      return;
+    if (segs.length === 0) {
+      let st;
+      try {
+        st = fs19.lstatSync(path23.join(base, rel));
+      } catch {
+        return;
+      }
+      if (st.isFile())
+        add(rel);
+      else if (st.isDirectory())
+        walkAll(rel);
+      return;
+    }
+    const [seg, ...rest] = segs;
+    if (seg === "**") {
+      match(rel, rest);
+      for (const e of entries(path23.join(base, rel)))
+        if (e.isDirectory())
+          match(rel ? `${rel}/${e.name}` : e.name, segs);
+      return;
+    }
+    if (!isWild(seg)) {
+      const r = rel ? `${rel}/${seg}` : seg;
+      if (rest.length === 0)
+        return match(r, []);
+      let st = null;
+      try {
+        st = fs19.lstatSync(path23.join(base, r));
+      } catch {}
+      if (st?.isDirectory())
+        match(r, rest);
+      return;
+    }
+    const re = segmentRegex(seg);
+    for (const e of entries(path23.join(base, rel))) {
+      if (!re.test(e.name))
+        continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
+        match(r, rest);
+    }
+  };
+  for (const p of patterns) {
+    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    match("", segs);
+  }
+  return { files: [...found].sort(), truncated };
+}
+
+// src/io/inputs/records.ts
+init_hash();
+init_inside();
+import * as fs20 from "node:fs";
+import * as path24 from "node:path";
+var INPUTS_DIR = path24.join(".kbz", "inputs");
+var CHUNK2 = 1024 * 1024;
+var OPEN_FLAGS2 = fs20.constants.O_RDONLY | (fs20.constants.O_NONBLOCK ?? 0) | (fs20.constants.O_NOFOLLOW ?? 0);
+var chunk = null;
+function digestFile(root, file, dirs = new Map) {
+  const dir = path24.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
+    try {
+      dirReal = fs20.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
+  }
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs20.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs20.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK2);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path24.basename(file)}`);
+      const n = fs20.readSync(fd, chunk, 0, CHUNK2, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs20.closeSync(fd);
+  }
+}
+
+// src/io/check/probeRecords.ts
+import * as path25 from "node:path";
+var PROBES_DIR = path25.join(".kbz", "probes");
+
+// src/io/check/failures.ts
+import * as path26 from "node:path";
+var FAILURES_DIR = path26.join(".kbz", "failures");
+
+// src/io/oracle/records.ts
+import * as path27 from "node:path";
+var ORACLES_DIR = path27.join(".kbz", "oracles");
+
+// src/io/oracle/binding.ts
+init_errors();
+import * as fs21 from "node:fs";
+import * as path28 from "node:path";
+init_hash();
+init_inside();
 
 // src/io/oracle/env.ts
 init_hash();
@@ -5593,7 +5634,7 @@ function packageJsonFor(root, dir) {
   for (let d = dir;; d = path28.dirname(d)) {
     const candidate = path28.join(d, "package.json");
     try {
-      if (fs20.statSync(candidate).isFile())
+      if (fs21.statSync(candidate).isFile())
         return candidate;
     } catch {}
     if (d === root || !isInside(root, d) || path28.dirname(d) === d)
@@ -5605,15 +5646,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs20.openSync(file, fs20.constants.O_RDONLY | (fs20.constants.O_NONBLOCK ?? 0));
+    const fd = fs21.openSync(file, fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs20.fstatSync(fd);
+      const st = fs21.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs20.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs21.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs20.closeSync(fd);
+      fs21.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -5633,18 +5674,18 @@ function declaredFiles(req, add) {
       const abs = path28.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs20.lstatSync(abs);
+        st = fs21.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs20.realpathSync(abs);
+          real = fs21.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs20.statSync(real);
+        st = fs21.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -5662,7 +5703,7 @@ function declaredFiles(req, add) {
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
       const abs = path28.join(req.cwd, rel);
-      const size = fs20.lstatSync(abs).size;
+      const size = fs21.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
@@ -5725,7 +5766,7 @@ var RECORD_NAME = /^[0-9a-f]{24}\.json$/;
 function recordsIn(dir, files, real) {
   let listed;
   try {
-    listed = fs21.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
+    listed = fs22.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
   } catch {
     return [];
   }
@@ -5778,6 +5819,13 @@ class DigestWalk {
   oracleHolds(file, gate, ranIn, record) {
     return filesUnchanged(record.detail, record.depends, gate, this.oracleDir(file, gate, ranIn), this.realRoot, (abs) => this.identity(abs));
   }
+  judgedHolds(file, gateId, approval) {
+    try {
+      return latestApproval(approvalDirFor(process.env), file, gateId) === approval;
+    } catch {
+      return false;
+    }
+  }
   oracleDir(file, gate, ranIn) {
     const base = this.explicit ? ledgerBase(file) : this.root;
     const dir = gate.cwd ? path29.resolve(base, gate.cwd) : base;
@@ -5812,8 +5860,8 @@ class DigestWalk {
   }
   resolveDir(cwd) {
     try {
-      const real = fs21.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs21.statSync(real).isDirectory() ? real : null;
+      const real = fs22.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs22.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -5911,7 +5959,7 @@ function readTrace(root, files, o = {}) {
 
 // src/io/check/attested.ts
 init_trace();
-import * as fs23 from "node:fs";
+import * as fs24 from "node:fs";
 import * as path31 from "node:path";
 
 // src/io/run/attest.ts
@@ -5922,14 +5970,14 @@ init_parse();
 init_decode();
 init_fs();
 init_lock();
-import * as fs22 from "node:fs";
+import * as fs23 from "node:fs";
 import * as path30 from "node:path";
 var MAX_FILE_BYTES = 16 * 1024 * 1024;
 var SCHEMA = 2;
 var ROOT_SCHEMA = 3;
 function realOf2(p) {
   try {
-    return fs22.realpathSync(p);
+    return fs23.realpathSync(p);
   } catch {
     return path30.resolve(p);
   }
@@ -6023,7 +6071,7 @@ function readLegacy(store, realRoot, secret) {
   const dir = legacyDir(store, realRoot);
   let names;
   try {
-    names = fs22.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs23.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { files: [], ledgers: new Map, unverified: [] };
   }
@@ -6065,7 +6113,7 @@ init_parse();
 init_command();
 function realOf3(p) {
   try {
-    return fs23.realpathSync(p);
+    return fs24.realpathSync(p);
   } catch {
     return path31.resolve(p);
   }
@@ -6083,7 +6131,7 @@ function belongs(target, ledger) {
   const scopeDir = path31.dirname(base);
   if (scopeDir !== path31.join(root, ".unlazy"))
     return false;
-  return path31.basename(base) === target.scope || !fs23.existsSync(base);
+  return path31.basename(base) === target.scope || !fs24.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
@@ -6105,7 +6153,7 @@ function removedGates(snap, atts, realFile) {
       for (const id of recordedGates(rec))
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs23.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs24.existsSync(ledger) && belongs(snap.target, ledger)) {
       const shown = path31.relative(snap.target.root, ledger) || ledger;
       for (const id of recordedGates(rec))
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
@@ -6149,6 +6197,9 @@ function markRemoved(snap, atts) {
 
 // src/ops/snapshot.ts
 init_read();
+init_snapshot();
+init_waves();
+init_errors();
 function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
   const realDirs = new Map;
@@ -6163,16 +6214,18 @@ function loadSnapshot(target, load = loadLedgerFile) {
 function dispatchStatus(root, scope) {
   if (!scope)
     return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
+  return aggregateOf(root, scope, () => coordination(root).dispatch(scope).state);
+}
+function aggregateOf(root, scope, state) {
   let agg;
   try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
+    agg = aggregateDispatch(state() ?? emptyDispatch());
   } catch (e) {
     if (e instanceof DispatchStateError)
       return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
-  for (const l of view.lost(scope)) {
+  for (const l of coordination(root).lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
     agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
@@ -6198,12 +6251,12 @@ function scopesDispatch(root, scopes) {
 
 // src/io/root.ts
 init_command();
-import * as fs24 from "node:fs";
+import * as fs25 from "node:fs";
 import * as os4 from "node:os";
 import * as path32 from "node:path";
 function has(dir, name) {
   try {
-    fs24.lstatSync(path32.join(dir, name));
+    fs25.lstatSync(path32.join(dir, name));
     return true;
   } catch {
     return false;
@@ -6211,14 +6264,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs24.lstatSync(path32.join(dir, name)).isDirectory();
+    return fs25.lstatSync(path32.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs24.readdirSync(path32.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs25.readdirSync(path32.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -6298,7 +6351,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
 }
 function existingDirectory(dir) {
   try {
-    return fs25.statSync(dir).isDirectory() ? fs25.realpathSync(dir) : null;
+    return fs26.statSync(dir).isDirectory() ? fs26.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -6575,12 +6628,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs26 from "node:fs";
+import * as fs27 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs26.fstatSync(fd);
+    return fs27.fstatSync(fd);
   } catch {
     return null;
   }
@@ -6601,7 +6654,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs26.openSync("/proc/self/fd/0", fs26.constants.O_RDONLY | (fs26.constants.O_NONBLOCK ?? 0));
+    fd = fs27.openSync("/proc/self/fd/0", fs27.constants.O_RDONLY | (fs27.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -6612,7 +6665,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs26.readSync(fd, buf, 0, buf.length, null);
+        n = fs27.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -6626,7 +6679,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs26.closeSync(fd);
+    fs27.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -6636,7 +6689,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs26.readSync(0, buf, 0, buf.length, null);
+      n = fs27.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -6706,7 +6759,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs26.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs27.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;

@@ -9,7 +9,7 @@ import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
 import { snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import { noteApproved } from "../io/run/attest.ts";
-import { approvalView, type ApprovalView } from "./approvalView.ts";
+import { approvalView, ledgerExtras, type ApprovalView } from "./approvalView.ts";
 import type { Actor } from "../core/person.ts";
 import { logConsent, requirePerson, type Consent } from "../io/run/consent.ts";
 
@@ -37,7 +37,8 @@ export function pendingOracles(
   assertStoreOutside(dir, [root]);
   const store = new ApprovalStore(dir, root);
   const pending = pendingTasks(snap, settings, true).filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle));
-  const views = pending.map((t) => approvalView(t, { root, env: settings.env, store }));
+  const extras = ledgerExtras(snap);
+  const views = pending.map((t) => approvalView(t, { root, env: settings.env, store, ...extras }));
   return { consent, store, root, pending, views };
 }
 

@@ -15,7 +15,7 @@
 // Issue 28 item 12: the CHECK runs on a throwaway overlay of the repository (io/run/view.ts), so
 // it cannot move or delete the live deliverable; afterwards every hidden file must still have the
 // digest it had before, else the run says so loudly (DAMAGED, exit 2).
-import { gitInert } from "../io/git.ts";
+import { changedFromHead } from "../io/gitBlobs.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FileProblemsError } from "../core/errors.ts";
@@ -79,13 +79,13 @@ export interface ProbeResult {
 const SKIP = (rel: string) =>
   rel.startsWith(".kbz/") || rel.startsWith(".unlazy/") || rel === ".git" || rel.startsWith(".git/");
 
-/** Files that differ from git HEAD under `root` (changed, staged or untracked), root-relative. */
+/**
+ * Files that differ from git HEAD under `root` (changed, staged or untracked), root-relative.
+ * git never reads a worktree file's content here (io/gitBlobs.ts: kbz hashes them; issue 42 item 2).
+ */
 export function filesChangedFromHead(root: string): string[] {
-  const changed = gitInert(root, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--relative", "HEAD"]);
-  const untracked = gitInert(root, ["ls-files", "-z", "--others", "--exclude-standard"]);
-  if (changed === null && untracked === null) return [];
-  const names = new Set([...(changed ?? "").split("\0"), ...(untracked ?? "").split("\0")].filter(Boolean));
-  return [...names].filter((n) => !SKIP(n) && fs.existsSync(path.join(root, n))).sort();
+  const names = changedFromHead(root) ?? [];
+  return names.filter((n) => !SKIP(n) && fs.existsSync(path.join(root, n))).sort();
 }
 
 /**

@@ -4,7 +4,7 @@ import { MAX_OUTPUT_BYTES, canonicalOutput, outputFingerprint } from "../../core
 import { matchExpect, type ExpectSpec } from "./expect.ts";
 import { runProcess } from "./spawn.ts";
 import type { Env } from "./shell.ts";
-import { sandboxLaunch, type SandboxProfile } from "./sandbox.ts";
+import { holdNoGit, releaseNoGit, sandboxLaunch, type SandboxProfile } from "./sandbox.ts";
 
 export interface RunOutcome {
   ok: boolean;
@@ -61,16 +61,20 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
   // Sandboxed: the wrappers and bwrap run with kbz's minimal environment; the CHECK's reaches
   // the CHECK through bwrap's options (sandbox.ts sandboxLaunch, issue 42 item 1).
   const launch = req.sandbox ? sandboxLaunch(req.sandbox, req.env) : null;
+  if (req.sandbox) holdNoGit(req.sandbox);
   const p = await runProcess({
     shell: req.shell,
     command: req.check,
     cwd: req.cwd,
     env: launch?.env ?? req.env,
     timeoutMs: req.timeoutMs,
-    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : undefined,
+    // Issue 39: the approved-oracle view wraps an unsandboxed CHECK too (view.ts oracleView).
+    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : req.wrap,
     prefixOwnsPidNamespace: !!launch,
     onOutput: req.onOutput && streamDecoder(req.onOutput),
     ...(launch ? { fd3: launch.args } : {}),
+  }).finally(() => {
+    if (req.sandbox) releaseNoGit(req.sandbox);
   });
   const output = canonicalOutput(p.stdout, p.stderr);
   const fp = outputFingerprint(output);

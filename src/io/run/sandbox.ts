@@ -65,7 +65,62 @@ export function sandboxProfile(
     capabilities: "none",
     readOnly: gitDirsIn(all),
     emptied: socketDirs(env),
+    ...noGitAt(realRoot, all),
   };
+}
+
+/**
+ * Issue 42 item 2: the `.git` paths git would look for from the repository (the root, then each
+ * folder above it, up to the first that has one) that are missing and sit in a writable path. A
+ * CHECK could make a repository there, with filters and settings kbz's own git would then read;
+ * the sandbox covers each with a read-only empty file. bwrap makes that file on the host as its
+ * mount point; `releaseNoGit` removes it after the run (and a killed run's is removed here, the
+ * next time a profile is made: an empty regular `.git` file is never git's).
+ */
+function noGitAt(realRoot: string, writable: string[]): { noGit?: string[] } {
+  const out: string[] = [];
+  for (let d = realRoot; ; d = path.dirname(d)) {
+    const dotGit = path.join(d, ".git");
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.lstatSync(dotGit);
+    } catch {}
+    if (st?.isFile() && st.size === 0 && !mountPoints.has(dotGit)) {
+      fs.rmSync(dotGit, { force: true });
+      st = null;
+    }
+    if (st) break;
+    if (writable.some((w) => inside(w, d))) out.push(dotGit);
+    if (d === path.dirname(d)) break;
+  }
+  return out.length > 0 ? { noGit: out.sort() } : {};
+}
+
+/** Mount points bwrap made for `noGit` and how many running checks of this process use each. */
+const mountPoints = new Map<string, number>();
+
+/** Before a run: count the profile's `noGit` mount points as in use. */
+export function holdNoGit(p: SandboxProfile): void {
+  for (const g of p.noGit ?? []) mountPoints.set(g, (mountPoints.get(g) ?? 0) + 1);
+}
+
+/**
+ * After a run: remove each `noGit` mount point bwrap left on the host once no running check of
+ * this process uses it (an empty regular file only: anything else was not bwrap's).
+ */
+export function releaseNoGit(p: SandboxProfile): void {
+  for (const g of p.noGit ?? []) {
+    const n = (mountPoints.get(g) ?? 1) - 1;
+    if (n > 0) {
+      mountPoints.set(g, n);
+      continue;
+    }
+    mountPoints.delete(g);
+    try {
+      const st = fs.lstatSync(g);
+      if (st.isFile() && st.size === 0) fs.rmSync(g, { force: true });
+    } catch {}
+  }
 }
 
 const inside = (parent: string, child: string) =>
@@ -145,6 +200,7 @@ export function bwrapArgv(p: SandboxProfile): string[] {
   for (const w of p.writable) a.push("--bind", w, w);
   if (p.home !== "/" && homeInWritable) a.push("--tmpfs", p.home);
   for (const g of p.readOnly ?? []) a.push("--ro-bind", g, g);
+  for (const g of p.noGit ?? []) a.push("--ro-bind", "/dev/null", g);
   for (const h of p.hidden ?? []) {
     let dir = false;
     try {
