@@ -10,6 +10,7 @@ import type { Snapshot } from "../core/snapshot.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { nearest } from "../core/plan/leaf-id.ts";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
+import { identityForAct, signSignoff } from "../io/sign/act.ts";
 import { digestInputs, recordInputs } from "../io/inputs/records.ts";
 import { attest } from "../io/run/attest.ts";
 import { gateCwd, scopeLedgerRoot } from "../io/check/plan.ts";
@@ -109,6 +110,8 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
   if (req.evidence === undefined) throw new UsageError("--evidence: expected what the person checked, in words");
   const consent = requirePerson("sign", { env, via: req.via });
   const evidence = signEvidence(req.evidence);
+  // With a signing key (required under the signed policy) the sign-off is signed into the repository too (io/sign/act.ts).
+  const id = identityForAct(req.root, consent.policy, env);
   const root = snap.target.root;
   const constrained = true; // the root rule above holds for named ledgers too
   const digest = gateDigest(view.gate);
@@ -151,6 +154,7 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
       ? { definition: digest as unknown as string, evidence, cwd, inputs: view.gate.inputs!, files: result.inputs }
       : null;
   if (record) await recordInputs(root, view.file, { [view.gate.id]: record });
+  if (id) signSignoff(root, id, view.file, view.gate, evidence, result.inputs, env);
   await attest(consent.store, root, view.file, [
     { gate: view.gate.id, kind: "sign", evidence, inputs: record, oracle: null },
   ]);

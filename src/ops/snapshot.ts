@@ -18,6 +18,7 @@ import { readTrace } from "../io/trace.ts";
 import { coordination } from "../io/coordination/active.ts";
 import { attestationsOf, hasAttestedLedgers, markRemoved, readAttestations } from "../io/check/attested.ts";
 import { loadLedgerFile } from "../io/read.ts";
+import { markUnsigned } from "../io/sign/status.ts";
 import type { ScopeInputs } from "../core/workspace/inputs.ts";
 import type { TraceData } from "../core/trace.ts";
 import type { RootAttestations } from "../io/run/attest.ts";
@@ -43,6 +44,7 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markRemoved(snap, atts);
+  markUnsigned(snap);
   return snap;
 }
 
@@ -83,6 +85,7 @@ export function scopeSnapshot(inputs: ScopeInputs, trace: TraceData, atts: RootA
         });
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markRemoved(snap, atts);
+  markUnsigned(snap);
   return snap;
 }
 
