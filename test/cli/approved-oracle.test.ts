@@ -38,6 +38,10 @@ function workspace() {
 }
 
 const viewHere = viewUsable().ok;
+if (!viewHere)
+  console.log(
+    `skip: test/cli/approved-oracle.test.ts's view tests need the approved-oracle view (${(viewUsable() as { why?: string }).why})`,
+  );
 
 describe("an agent edits the approved oracle", () => {
   test.skipIf(!viewHere)(

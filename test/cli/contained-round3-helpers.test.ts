@@ -93,7 +93,7 @@ function probeWithPlantedHelpers(r: Runner) {
   const log = path.join(outside, "trace");
   const probe = r.run(
     [
-      "/usr/bin/strace",
+      Bun.which("strace") ?? "strace", // the test's tracer, found on PATH (issue 44 item 5)
       "-f",
       "-qq",
       "-v",
