@@ -37,11 +37,9 @@ function workspace() {
   return { dir, env, agent, person, write, hook };
 }
 
-const viewHere = viewUsable().ok;
-if (!viewHere)
-  console.log(
-    `skip: test/cli/approved-oracle.test.ts's view tests need the approved-oracle view (${(viewUsable() as { why?: string }).why})`,
-  );
+const view = viewUsable();
+const viewHere = view.ok;
+if (!view.ok) console.log(`skip: the approved-oracle view tests (no view of the root can be built here: ${view.why})`);
 
 describe("an agent edits the approved oracle", () => {
   test.skipIf(!viewHere)(
