@@ -14,6 +14,7 @@ export const TOP_HELP = `kbz: acceptance gates and scheduling for coding agents
   kbz approve      a person approves what is pending
   kbz approvals    list, revoke, prune, explain; policy
   kbz sign         a person signs one manual gate
+  kbz ci           CI: judge signed gates
   kbz init         a GATES.md, or a scope
   kbz plan         add a leaf; set its state
   kbz next         what may start now; --launch starts it
@@ -75,7 +76,7 @@ Recorded CHECK approvals and the consent policy:
   explain LEDGER G  what changed since G's approval
   revoke LEDGER [G] drop approvals (a person)
   prune             drop orphans, confirm REMOVED gates (a person)
-  policy [agent|person]  who approves (a person sets it)
+  policy [person|signed|agent]  who approves (a person sets it)
 ACTION --help: that action only.
 `,
   "approvals list": `kbz approvals list [--json]
@@ -96,10 +97,11 @@ Exit 0 done; 1 refused (no person here); 2 usage.
 A person drops approvals of gates that no longer exist and confirms
 REMOVED gates (deleted after a pass). Exit 0; 1 refused.
 `,
-  "approvals policy": `kbz approvals policy [agent|person]
+  "approvals policy": `kbz approvals policy [person|signed|agent]
 Show the consent policy, or (a person) set it: person (default)
-gives approving and signing to a person; agent is unlazy's model.
-Exit 0; 1 refused.
+gives approving and signing to a person; signed also needs each
+approval and sign-off signed by an allowed signer (git's
+user.signingKey); agent is unlazy's model. Exit 0; 1 refused.
 `,
   sign: `kbz sign LEDGER GATE --evidence "TEXT" [--replace]
 A person's act: sign one manual gate (no CHECK); ticks its box and
@@ -107,6 +109,18 @@ writes the evidence. kbz approve signs every waiting one in one run.
   --evidence TEXT  what the person checked, in words
   --replace        sign again (after an INPUTS change made it STALE)
 GATE: G4 or leaf-1.1:G4. Exit 0 signed; 1 refused; 2 usage.
+`,
+  ci: `kbz ci [LEDGER…] [--scope S] [--junit F] [--no-sandbox]
+In CI: judge every gate from the repository alone (the signed records
+in .kbz/signed/ verified against the allowed signers, then the CHECK
+runs); one line per gate, a Markdown summary.
+  --junit F             write a JUnit XML report
+  --summary F           the summary (default $GITHUB_STEP_SUMMARY)
+  --allowed-signers F   default .kbz/allowed_signers
+  --signers-from REV    read the signers at this revision
+  --jobs N  --no-sandbox
+  init [--force]        write the GitHub workflow, print GitLab's job
+Exit 0 every gate met; 1 not; 2 usage or a malformed record.
 `,
   init: `kbz init [--scope S]
 Write a starter GATES.md here; with --scope S, .unlazy/S/ with

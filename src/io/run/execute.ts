@@ -68,7 +68,8 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
     cwd: req.cwd,
     env: launch?.env ?? req.env,
     timeoutMs: req.timeoutMs,
-    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : undefined,
+    // Issue 39: the approved-oracle view wraps an unsandboxed CHECK too (view.ts oracleView).
+    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : req.wrap,
     prefixOwnsPidNamespace: !!launch,
     onOutput: req.onOutput && streamDecoder(req.onOutput),
     ...(launch ? { fd3: launch.args } : {}),
