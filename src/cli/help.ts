@@ -18,7 +18,7 @@ export const TOP_HELP = `kbz: acceptance gates and scheduling for coding agents
   kbz init         a GATES.md, or a scope
   kbz plan         add a leaf; set its state
   kbz next         what may start now; --launch starts it
-  kbz advance      a leaf came back: verify, release, advise
+  kbz advance      a leaf came back: verify, advise
   kbz scope        OWNS leases: list, claim, release, log, bind
   kbz wave         dispatch waves step by step
   kbz verify       receipts: run, audit, explain
@@ -26,8 +26,8 @@ export const TOP_HELP = `kbz: acceptance gates and scheduling for coding agents
   kbz hook         Stop guard: stop, install, status
   kbz doctor       do the installed guards fire?
   kbz skill        install the agent skill
-  kbz dash         live dashboard (also: kbz)
-  kbz demo         dashboard on an example plan
+  kbz dash         live dashboard
+  kbz demo         dashboard on a demo plan
   kbz coordinator  etcd: status, import, export
 
 Every verb: --json (one envelope), --root DIR. Exit 0 done, 1 unmet
