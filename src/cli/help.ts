@@ -10,7 +10,7 @@ export const TOP_HELP = `kbz: acceptance gates and scheduling for coding agents
 
   kbz status       gates not met, verdict
   kbz check        run approved gates, write evidence
-  kbz lint         oracles that cannot fail
+  kbz lint         gates that cannot fail
   kbz approve      a person approves what is pending
   kbz approvals    list, revoke, prune, explain; policy
   kbz sign         a person signs one manual gate
@@ -24,7 +24,7 @@ export const TOP_HELP = `kbz: acceptance gates and scheduling for coding agents
   kbz verify       receipts: run, audit, explain
   kbz structure    split, regroup, check a plan
   kbz hook         Stop guard: stop, install, status
-  kbz doctor       do the installed guards fire?
+  kbz doctor       do the guards fire?
   kbz skill        install the agent skill
   kbz dash         live dashboard
   kbz demo         dashboard on a demo plan
