@@ -7697,6 +7697,14 @@ async function judge({ pinned, stop, env, root, store, until, count, keyOf }) {
   return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
 }
 async function coordinatorProblem(root, env) {
+  try {
+    if (resolveCoordinator(root, undefined, env).kind === "files") {
+      await installCoordination(root, { env, logScope: null });
+      return null;
+    }
+  } catch (e) {
+    return `coordinator:UNKNOWN ${errorLine(e)}; waves and bindings unknown`;
+  }
   let timer;
   const late = new Promise((resolve) => {
     timer = setTimeout(() => resolve(`did not answer within ${COORDINATOR_MS / 1000} s`), COORDINATOR_MS);
