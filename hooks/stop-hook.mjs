@@ -6114,6 +6114,7 @@ function writeFdSync(fd, data) {
 init_errors();
 import * as fs34 from "node:fs";
 import * as path42 from "node:path";
+init_sanitize();
 
 // src/core/plan/leaf-id.ts
 var LEAF_PREFIX = "leaf-";
@@ -7633,7 +7634,11 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
     const answers = [];
     for (const r of roots)
       answers.push(await hookStopAt(r, { scope: pinned, stop, env, cwd: r }));
-    return answers.find((a) => a !== null && ("decision" in a)) ?? answers.find((a) => a !== null) ?? null;
+    const block = answers.find((a) => a !== null && ("decision" in a));
+    if (block)
+      return block;
+    const notes = answers.flatMap((a) => a !== null && ("systemMessage" in a) ? [a.systemMessage] : []);
+    return notes.length > 0 ? { systemMessage: notes.join(" ") } : null;
   }
   return hookStopAt(roots[0], { scope: pinned, stop, env, cwd }, dir);
 }
@@ -7708,6 +7713,8 @@ async function judge({ pinned, stop, env, root, store, until, count, keyOf }) {
   const plan = planStop(assessment);
   if (plan.kind === "clear") {
     await clearSession(store, root, keyOf(session, t.scope), until - Date.now());
+    if (assessment.empty && resolved.left.length === 0 && resolved.judged.length === 0)
+      return nothingToJudge(root);
     return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
   }
   if (stop.uncounted === "failed" || stop.uncounted === "aborted")
@@ -7716,6 +7723,11 @@ async function judge({ pinned, stop, env, root, store, until, count, keyOf }) {
   const guard = await count(session, t.scope, plan.hash);
   const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
   return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+}
+function nothingToJudge(root) {
+  return {
+    systemMessage: `kbz: nothing to judge at ${sanitizeCompact(root, 200)} (no GATES.md, gates/*.md or scope ledgers): this stop is not guarded.`
+  };
 }
 async function coordinatorProblem(root, env) {
   try {

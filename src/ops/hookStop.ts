@@ -38,6 +38,7 @@ import {
   type HookOutput,
 } from "../core/hook/decide.ts";
 import type { HostStop } from "../core/hook/stop.ts";
+import { sanitizeCompact } from "../core/text/sanitize.ts";
 import { leafIds, leafSnapshot, matchLeaf, waitingOn } from "../core/hook/worker.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { DeadlineError, withDeadline } from "../io/deadline.ts";
@@ -103,7 +104,10 @@ export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOption
   if (roots.length > 1) {
     const answers: HookOutput[] = [];
     for (const r of roots) answers.push(await hookStopAt(r, { scope: pinned, stop, env, cwd: r }));
-    return answers.find((a) => a !== null && "decision" in a) ?? answers.find((a) => a !== null) ?? null;
+    const block = answers.find((a) => a !== null && "decision" in a);
+    if (block) return block;
+    const notes = answers.flatMap((a) => (a !== null && "systemMessage" in a ? [a.systemMessage] : []));
+    return notes.length > 0 ? { systemMessage: notes.join(" ") } : null;
   }
   return hookStopAt(roots[0]!, { scope: pinned, stop, env, cwd }, dir);
 }
@@ -206,6 +210,8 @@ async function judge({ pinned, stop, env, root, store, until, count, keyOf }: Ju
   const plan = planStop(assessment);
   if (plan.kind === "clear") {
     await clearSession(store, root, keyOf(session, t.scope), until - Date.now());
+    // Issue 40 item 5: a root with nothing at all to judge is said, never silence.
+    if (assessment.empty && resolved.left.length === 0 && resolved.judged.length === 0) return nothingToJudge(root);
     return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
   }
   if (stop.uncounted === "failed" || stop.uncounted === "aborted") return uncountedStop(assessment, stop.uncounted);
@@ -213,6 +219,12 @@ async function judge({ pinned, stop, env, root, store, until, count, keyOf }: Ju
   const guard = await count(session, t.scope, plan.hash);
   const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
   return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+}
+
+function nothingToJudge(root: string): HookOutput {
+  return {
+    systemMessage: `kbz: nothing to judge at ${sanitizeCompact(root, 200)} (no GATES.md, gates/*.md or scope ledgers): this stop is not guarded.`,
+  };
 }
 
 /** Install the configured coordinator within COORDINATOR_MS; what is wrong with it, or null. */

@@ -320,7 +320,7 @@ describe("class 5: nothing vanishes", () => {
     expectBlocked(w, "GATES:G1", /REMOVED/);
     w.person("approvals", "prune");
     expect(w.status().code).toBe(2); // nothing left to judge
-    expect(w.hook()).toBe("");
+    expect(w.hook()).toContain("kbz: nothing to judge at "); // issue 40: said, never silence
   });
 
   test("fixes unlazy bug: a scope hid the solo ledger (status and the Stop hook judge GATES.md with the scope)", () => {

@@ -153,11 +153,11 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
     expect(reasonOf(r)).toContain("leaf-7:G3");
   });
 
-  test("no gate files anywhere: prints nothing, exits 0, writes nothing", async () => {
+  test("no gate files anywhere: a note that nothing is judged (issue 40: never silence), exit 0, writes nothing", async () => {
     const dir = tempDir();
     const before = hashTree(dir);
     const r = await stop(dir);
-    expect(r).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    expect(messageOf(r)).toStartWith("kbz: nothing to judge at ");
     expect(hashTree(dir)).toBe(before);
   });
 
@@ -368,7 +368,7 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
     expect(decision(await stop(dir, "alpha"))).toBeNull();
     expect(Object.keys(storeState(dir).sessions)).toEqual([sessionKey("beta", null)]);
     fs.rmSync(path.join(dir, "GATES.md"));
-    expect(decision(await stop(dir, "beta"))).toBeNull();
+    expect(messageOf(await stop(dir, "beta"))).toStartWith("kbz: nothing to judge at ");
     expect(Object.keys(storeState(dir).sessions)).toEqual([]);
   });
 
@@ -453,7 +453,9 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     const repo = path.join(outer, "repo");
     fs.mkdirSync(path.join(repo, ".git"), { recursive: true });
     fs.mkdirSync(path.join(repo, "src"));
-    expect(decision(await stop(path.join(repo, "src")))).toBeNull();
+    expect(messageOf(await stop(path.join(repo, "src")))).toBe(
+      `kbz: nothing to judge at ${fs.realpathSync(repo)} (no GATES.md, gates/*.md or scope ledgers): this stop is not guarded.`,
+    );
   });
 
   test("a cwd that does not exist blocks naming it (issue 40: a stop kbz cannot judge blocks)", async () => {

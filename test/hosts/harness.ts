@@ -8,7 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
-import { ledger, stopHook, type HookRun } from "../helpers/hook.ts";
+import { ledger, stopHook, storeState, type HookRun } from "../helpers/hook.ts";
 import type { LoggedRequest, MockModel } from "./mock-model.ts";
 import { startMockModel, type ToolUse } from "./mock-model.ts";
 
@@ -242,10 +242,9 @@ export const allMet = ledger("e2e", [
   { id: "G2", state: "met" },
 ]);
 
-/** kbz's release counters in `root` (.unlazy-hook-state.json), one number per session key. */
+/** kbz's release counters for `root` (in the private store since issue 40), one number per session key. */
 export function counters(root: string): number[] {
-  const state = JSON.parse(fs.readFileSync(path.join(root, ".unlazy-hook-state.json"), "utf8"));
-  return Object.values(state.sessions).map((s: any) => s.blocks);
+  return Object.values(storeState(root, process.env.UNLAZY_APPROVAL_DIR!).sessions).map((s) => s.blocks);
 }
 
 /**

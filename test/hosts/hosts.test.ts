@@ -192,16 +192,21 @@ for (const host of HOSTS) {
           const t = await turnOf(host.argv(v.alias), root, env, mock);
           const turns = t.requests.filter(host.isTurn);
           const carrying = turns.map((r) => r.body.includes(REASON) && r.body.includes("need work"));
-          expect({ code: t.code, carrying }).toEqual({
+          // Six counted blocks, then the release. A stop whose transcript the host had not yet
+          // grown is a block that does not count (issue 40), so a host that writes its
+          // transcript late sends the reason back more than six times, never fewer.
+          expect({ code: t.code, first: carrying[0], blocked: carrying.slice(1).every(Boolean) }).toEqual({
             code: 0,
-            carrying: [false, true, true, true, true, true, true],
+            first: false,
+            blocked: true,
           });
+          expect(carrying.length).toBeGreaterThanOrEqual(7);
           expect(turns.some((r) => r.body.includes("GATES:G2"))).toBe(false);
           expect(counters(root)).toEqual([7]);
           if (host.capture) {
             // The host's own payload, replayed: the binary and the Node 16 fallback answer alike.
             const payloads = captured();
-            expect(payloads.length).toBe(7);
+            expect(payloads.length).toBe(carrying.length);
             const r = sameOnBothRoutes(host.name, payloads[0]!, root, { "GATES.md": unmet });
             expect(r.stdout).toContain(REASON);
           }
