@@ -16,6 +16,10 @@ import { resolveBwrap, sandboxProfile, type SandboxProfile } from "../run/sandbo
 import type { LedgerSandbox } from "../../core/ledger/model.ts";
 import { displayPath } from "../../core/snapshot.ts";
 import { oracleBinding } from "../oracle/binding.ts";
+import { programBinding } from "../oracle/programs.ts";
+import { observerFor } from "../oracle/observe.ts";
+import { observedFiles } from "../oracle/observed.ts";
+import { approvalDirFor } from "../run/approval.ts";
 import { cwdShown } from "../../core/run/show.ts";
 export { cwdShown };
 
@@ -66,6 +70,8 @@ export interface CheckTask {
   /** The CWD as written (lexical); `oracle.cwd` is its real path, where the CHECK runs. */
   cwd: string;
   oracle: RuntimeOracle;
+  /** The ledger's OWNS: (a leaf's files): the work of its gates, never their oracle. */
+  owns: readonly string[];
   signature: string;
   digest: string;
   startState: GateState;
@@ -104,12 +110,17 @@ export function realCwd(cwd: string): string {
 }
 
 /** The runtime oracle of a gate of `file`: its CHECK, where and how it runs, and its bound files. */
-export function oracleFor(file: string, base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null): RuntimeOracle {
+export function oracleFor(file: string, base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null, owns: readonly string[] = []): RuntimeOracle {
   const cwd = realCwd(gateCwd(base, gate));
-  const binding = oracleBinding({ root: settings.root, display: displayPath(settings.root, file), gate, cwd, env: settings.env });
+  const observed = observedFiles(approvalDirFor(settings.env), file, gate.id);
+  const binding = oracleBinding({ root: settings.root, display: displayPath(settings.root, file), gate, cwd, env: settings.env, observed, owns });
+  const programs = programBinding(settings.root, binding.programs, settings.path.value, cwd);
+  // A sandboxed CHECK is not traced (io/oracle/observe.ts): its oracle is the static closure.
+  const observer = sandbox ? "static" : observerFor(settings.env).kind;
   return runtimeOracle({
     sandbox,
     bound: binding,
+    programs: { observer, pathInRoot: programs.pathInRoot, resolved: programs.programs },
     check: gate.check ?? "",
     expect: gate.expect ?? "",
     cwd,
@@ -127,7 +138,8 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
     if (v.state === "abandoned" || !isRunnable(v.gate)) continue;
     if (!reverify && v.state === "met") continue;
     const base = baseDir(snap, v.file, settings);
-    const oracle = oracleFor(v.file, base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null));
+    const owns = ledgers.get(v.file)?.owns ?? [];
+    const oracle = oracleFor(v.file, base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null), owns);
     tasks.push({
       index: tasks.length,
       qid: v.qid,
@@ -135,6 +147,7 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
       gate: v.gate,
       cwd: gateCwd(base, v.gate),
       oracle,
+      owns,
       signature: oracleSignature(oracle),
       digest: gateDigest(v.gate)!,
       startState: v.state,

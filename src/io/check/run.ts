@@ -11,7 +11,9 @@ import { dispatchProblems, type Snapshot } from "../../core/snapshot.ts";
 import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../read.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside, type StoredApproval } from "../run/approval.ts";
 import { nearMissLines } from "../../core/run/differ.ts";
-import { executeCheck, type RunOutcome } from "../run/execute.ts";
+import { type ExecuteRequest, type RunOutcome } from "../run/execute.ts";
+import { newOracleFiles, oracleChangedOutcome, rememberObserved, runObserved } from "./observe.ts";
+import { oracleSignature } from "../../core/run/oracle.ts";
 import { shortSignature } from "../../core/run/show.ts";
 export { shortSignature };
 import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
@@ -141,7 +143,15 @@ export class ApprovalSignatureError extends KbzError {
   }
 }
 
-async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, consentFor: (() => Consent) | null, only: string | null, observer?: CheckObserver, root = ""): Promise<ApprovalItem[]> {
+async function decideApprovals(
+  tasks: CheckTask[],
+  store: ApprovalStore,
+  consentFor: (() => Consent) | null,
+  only: string | null,
+  observer?: CheckObserver,
+  root = "",
+  observeFirst?: (task: CheckTask) => Promise<void>,
+): Promise<ApprovalItem[]> {
   const items: ApprovalItem[] = [];
   const cache: { all: StoredApproval[] | null } = { all: null };
   for (const task of tasks) {
@@ -154,6 +164,8 @@ async function decideApprovals(tasks: CheckTask[], store: ApprovalStore, consent
         // A person's act, asked for when the first oracle needs it: refused before anything runs.
         const approve = consentFor!();
         try {
+          // Issue 39: the consented run is traced first; what it reads joins the oracle the approval binds.
+          await observeFirst?.(task);
           item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle, approve.given), problem: null };
           logConsent(approve, `${path.resolve(task.file)} ${task.gate.id} ${task.signature}`);
           await noteApproved(approve.store, root, task.file, [task.gate.id]);
@@ -275,6 +287,8 @@ interface Run {
   refused: Set<string>;
   /** What each run's INPUTS were when it ended, by qualified id (recorded after writeback). */
   observed: Map<string, Record<string, string>>;
+  /** Outcomes of the traced runs approvals made (issue 39), by qualified id: those gates do not run again. */
+  preRan: Map<string, RunOutcome>;
 }
 
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
@@ -310,7 +324,7 @@ function planRun(req: CheckRequest): Run {
     const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root) ?? inputsRefusal(t);
     if (refusal) refusals.set(t.qid, refusal);
   }
-  return { req, first, root, settings, storeDir, store, tasks, chain, refusals, refused: new Set(refusals.keys()), observed: new Map() };
+  return { req, first, root, settings, storeDir, store, tasks, chain, refusals, refused: new Set(refusals.keys()), observed: new Map(), preRan: new Map() };
 }
 
 /** The approval of each gate not refused: on record, given now (--approve, --approve=SIG, a person's consent), or required. */
@@ -326,7 +340,37 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
   }
   let consent: Consent | null = null;
   const consentFor = req.approve || approveOnly !== null ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via })) : null;
-  return decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root);
+  return decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root, (task) => observeApproval(run, task));
+}
+
+/** The request that runs one task's CHECK (the approval's traced run and the gate's run share it). */
+function executeRequest(run: Run, task: CheckTask): ExecuteRequest {
+  const { req, settings } = run;
+  return {
+    shell: settings.shell,
+    check: task.gate.check!,
+    expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
+    cwd: task.oracle.cwd,
+    env: childEnv(checkEnvironment(req.env, task.gate.env), run.chain, chainKey(task.file, task.gate.id)),
+    timeoutMs: settings.timeoutMs,
+    sandbox: task.oracle.sandbox ?? null,
+    onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
+  };
+}
+
+/**
+ * At approval (issue 39): run the CHECK traced, record what it read as the gate's observed oracle
+ * files and re-bind the task's oracle with them, so the approval covers them. The run is the gate's
+ * run (kept in run.preRan): the CHECK runs once.
+ */
+async function observeApproval(run: Run, task: CheckTask): Promise<void> {
+  if (task.oracle.programs?.observer !== "strace" || run.refused.has(task.qid)) return;
+  const observed = await runObserved(task, run.root, run.req.env, executeRequest(run, task));
+  if (!rememberObserved(task, run.root, run.req.env, observed)) return;
+  const base = baseDir(run.first, task.file, run.settings);
+  task.oracle = oracleFor(task.file, base, task.gate, run.settings, task.oracle.sandbox ?? null, task.owns);
+  task.signature = oracleSignature(task.oracle);
+  run.preRan.set(task.qid, observed.outcome);
 }
 
 /**
@@ -363,22 +407,10 @@ async function runBatch(run: Run, batch: CheckTask[]): Promise<RunReport[]> {
 
 /** One gate's CHECK (or its refusal), observed and its output kept for the dashboard. */
 async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
-  const { req, settings } = run;
+  const { req } = run;
   req.observer?.started?.(task);
-  const key = chainKey(task.file, task.gate.id);
   const refusal = run.refusals.get(task.qid);
-  const outcome = refusal
-    ? refusedOutcome(refusal)
-    : await executeCheck({
-        shell: settings.shell,
-        check: task.gate.check!,
-        expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-        cwd: task.oracle.cwd,
-        env: childEnv(checkEnvironment(req.env, task.gate.env), run.chain, key),
-        timeoutMs: settings.timeoutMs,
-        sandbox: task.oracle.sandbox ?? null,
-        onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
-      });
+  const outcome = refusal ? refusedOutcome(refusal) : (run.preRan.get(task.qid) ?? (await observedRun(run, task)));
   // What the pass observed, digested as soon as it ends (recorded after writeback).
   // (A failed run's too: its failure record holds only while those inputs stay as they were.)
   if (task.gate.inputs) run.observed.set(task.qid, digestInputs(run.root, task.oracle.cwd, task.gate.inputs).files);
@@ -386,6 +418,13 @@ async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
   // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
   saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
   return outcome;
+}
+
+/** A gate's run, traced when its oracle was observed: an oracle file it newly reads makes it not count (issue 39). */
+async function observedRun(run: Run, task: CheckTask): Promise<RunOutcome> {
+  const observed = await runObserved(task, run.root, run.req.env, executeRequest(run, task));
+  const fresh = newOracleFiles(task, run.root, run.req.env, observed);
+  return fresh.length > 0 ? oracleChangedOutcome(observed.outcome, fresh) : observed.outcome;
 }
 
 /** Write one ledger's results back, then its INPUTS, oracle pass, attestation and failure records. */
@@ -401,7 +440,7 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
       // An oracle that cannot be bound any more (an ORACLE: file became a FIFO) is a changed one: stale.
       oracleFor: (g) => {
         try {
-          return oracleFor(file, base, g, settings, group[0]!.task.oracle.sandbox ?? null);
+          return oracleFor(file, base, g, settings, group[0]!.task.oracle.sandbox ?? null, group[0]!.task.owns);
         } catch (e) {
           if (!(e instanceof OracleError)) throw e;
           return { ...group[0]!.task.oracle, bound: { files: { [e.message]: "unbindable" }, env: {} } };

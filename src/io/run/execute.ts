@@ -33,6 +33,8 @@ export interface ExecuteRequest {
   sandbox?: SandboxProfile | null;
   /** With a sandbox: an argv placed before bwrap (the probe's throwaway view, view.ts). */
   wrap?: string[];
+  /** Without a sandbox: an argv placed before the shell that observes the run (io/oracle/observe.ts, strace). */
+  tracePrefix?: string[];
   /** Output as it arrives, decoded (a display only: the verdict uses the whole output). */
   onOutput?: (text: string) => void;
 }
@@ -62,7 +64,7 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
     cwd: req.cwd,
     env: sandboxed?.env ?? req.env,
     timeoutMs: req.timeoutMs,
-    prefix: sandboxed?.prefix,
+    prefix: sandboxed?.prefix ?? req.tracePrefix,
     prefixOwnsPidNamespace: !!sandboxed,
     onOutput: req.onOutput && streamDecoder(req.onOutput),
   });
