@@ -6,6 +6,7 @@ import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../core/hook/targets.ts";
 import { doctorPlaces, type DoctorPlace } from "../ops/hook.ts";
+import { oracleObserver } from "../ops/oracle.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -31,8 +32,10 @@ export const verb: Verb = {
     const broken = places.filter((p) => !p.fires);
     const verdict = places.length === 0 ? "not-installed" : broken.length ? "not-firing" : "fires";
     const exit: ExitCode = verdict === "fires" ? 0 : 1;
-    return report(!!argv.json, envelope(verdict, exit, { places }), () => {
+    const observer = oracleObserver(process.env);
+    return report(!!argv.json, envelope(verdict, exit, { places, observer }), () => {
       for (const p of places) out(line(p));
+      out(`oracle observer: ${observer.line}`);
       if (places.length === 0) out(`No kbz stop guard is installed here: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
     });
   },

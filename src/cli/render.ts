@@ -2,7 +2,7 @@
 // returns or prints lines; the JSON side is the envelope (envelope.ts).
 import type { ApprovalItem, CheckResult, RunReport } from "../ops/check.ts";
 import * as path from "node:path";
-import type { BoundOracle } from "../core/run/oracle.ts";
+import type { BoundOracle, ProgramsOracle } from "../core/run/oracle.ts";
 import { cwdShown, pathFacts, sandboxLine, shortSignature } from "../core/run/show.ts";
 import { GATE_LABEL, verdictLines } from "../core/ledger/state.ts";
 import type { Snapshot } from "../core/snapshot.ts";
@@ -64,6 +64,7 @@ export function approvalLines(item: ApprovalItem, verbose = true, bySignature = 
   if (verbose) lines.push(`    PATH: ${pathFacts(t.oracle.path).transcript}`);
   if (t.oracle.sandbox) lines.push(`    SANDBOX: ${sandboxLine(t.oracle.sandbox)}`);
   lines.push(...oracleLines(t.oracle.bound));
+  lines.push(...programLines(t.oracle.programs));
   lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
   if (item.status === "required") {
     // Only kbz check takes --approve=<sig>; the other verbs approve what they printed with --approve.
@@ -85,6 +86,16 @@ export function oracleLines(bound: BoundOracle | undefined): string[] {
   if (files.length > 0) lines.push(`    ORACLE FILES: ${files.map((f) => (bound.files[f] === "missing" ? `${f} (missing)` : f)).join(", ")}`);
   const env = Object.keys(bound.env);
   if (env.length > 0) lines.push(`    ENV: ${env.map((n) => (bound.env[n] === "unset" ? `${n} (unset)` : n)).join(", ")}`);
+  return lines;
+}
+
+/** What the approval binds of PATH (issue 39): the programs as they resolve, PATH folders inside the root, and who observed the files. */
+export function programLines(p: ProgramsOracle | undefined): string[] {
+  if (!p) return [];
+  const names = Object.keys(p.resolved);
+  const runs = names.map((n) => `${n} ${p.resolved[n]!.split(" ")[0]}`).join(", ");
+  const lines = [`    PROGRAMS: ${runs || "(none by name)"}; files seen by ${p.observer === "strace" ? "strace" : "the static closure"}`];
+  if (p.pathInRoot.length > 0) lines.push(`    PATH INSIDE THE ROOT: ${p.pathInRoot.join(", ")}`);
   return lines;
 }
 

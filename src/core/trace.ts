@@ -253,6 +253,7 @@ export interface OracleStored {
   files: Record<string, string>; // root-relative key (or package.json#scripts.<name>) → digest
   stat?: Record<string, string>; // key → the file's identity when hashed (io/oracle/identity.ts)
   filesFrom?: string; // the files are exactly those the CHECK names from this real directory
+  owns?: string[]; // the ledger's OWNS: (the work) when the pass was bound (issue 39)
 }
 
 export const ORACLE_FILES_SET = "oracle-files";
@@ -261,7 +262,7 @@ export function oracleFileName(key: string): string {
   return `oracle:${key}`;
 }
 
-export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string; stat?: Record<string, string>; filesFrom?: string }> {
+export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string; stat?: Record<string, string>; filesFrom?: string; owns?: string[] }> {
   const depends: Record<string, string> = {};
   for (const [key, digest] of Object.entries(s.files)) depends[oracleFileName(key)] = digest;
   return {
@@ -273,7 +274,11 @@ export function oracleRecord(file: string, gateId: string, s: OracleStored): Tra
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
     // The identities are detail, so recordDigest (what an attestation binds) covers them.
-    detail: s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) } : { signature: s.signature },
+    detail: {
+      signature: s.signature,
+      ...(s.stat && typeof s.stat === "object" ? { stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) } : {}),
+      ...(Array.isArray(s.owns) ? { owns: s.owns } : {}),
+    },
   };
 }
 

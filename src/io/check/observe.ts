@@ -7,6 +7,7 @@
 // person's approval) and the verdict says which file.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { kbz } from "../../core/text/command.ts";
 import { isBookkeeping, isOracleByConvention, matchesAny } from "../../core/run/conventions.ts";
 import { workPatterns } from "../oracle/binding.ts";
 import { finishTrace, observerFor, observerLine, startTrace, type Observed } from "../oracle/observe.ts";
@@ -94,6 +95,6 @@ export function newOracleFiles(task: CheckTask, root: string, env: Env, run: Obs
 /** The outcome of a run that read oracle files the approval does not cover. */
 export function oracleChangedOutcome(outcome: RunOutcome, fresh: string[]): RunOutcome {
   const shown = fresh.length > 4 ? `${fresh.slice(0, 4).join(", ")}, +${fresh.length - 4} more` : fresh.join(", ");
-  const error = `ORACLE CHANGED: the CHECK newly read ${shown}, not in the approved oracle; a person reviews it with kbz approve`;
+  const error = `ORACLE CHANGED: the CHECK newly read ${shown}, not in the approved oracle; a person reviews it with ${kbz("approve")}`;
   return { ...outcome, ok: false, error, summary: error };
 }

@@ -22,7 +22,7 @@ import { failureText, recordRuns } from "./failures.ts";
 import type { FailureStored } from "../../core/trace.ts";
 import { readRepoSettings } from "./settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../inputs/records.ts";
-import { expandInputs, TOO_MANY_INPUTS } from "../inputs/expand.ts";
+import { expandInputs, inputsProblem } from "../inputs/expand.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { checkEnvironment } from "../oracle/env.ts";
 import { bindingSignature, OracleError } from "../oracle/binding.ts";
@@ -262,8 +262,9 @@ export function asksKbz(check: string): boolean {
 
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
 /** Issue 28 item 7: INPUTS over the cap can never be bound to a pass; the gate is not run. */
-function inputsRefusal(t: CheckTask): string | null {
-  return t.gate.inputs && expandInputs(t.oracle.cwd, t.gate.inputs).truncated ? TOO_MANY_INPUTS : null;
+/** Issue 39: an INPUTS entry covering no regular file binds nothing: the gate is not run either. */
+function inputsRefusal(t: CheckTask, root: string): string | null {
+  return t.gate.inputs ? inputsProblem(expandInputs(t.oracle.cwd, t.gate.inputs, root)) : null;
 }
 
 function refusedOutcome(message: string): RunOutcome {
@@ -321,7 +322,7 @@ function planRun(req: CheckRequest): Run {
   const chain = inheritedChain(req.env);
   const refusals = new Map<string, string>();
   for (const t of tasks) {
-    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root) ?? inputsRefusal(t);
+    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root) ?? inputsRefusal(t, root);
     if (refusal) refusals.set(t.qid, refusal);
   }
   return { req, first, root, settings, storeDir, store, tasks, chain, refusals, refused: new Set(refusals.keys()), observed: new Map(), preRan: new Map() };
@@ -496,6 +497,7 @@ function oraclePasses(run: Run, group: RunReport[]): Record<string, OraclePassRe
     const stat = identitiesFor(bound.files, (key) => (path.isAbsolute(key) ? key : path.join(settings.root, key)));
     if (Object.keys(stat).length > 0) passes[r.task.gate.id]!.stat = stat;
     if (Object.keys(stat).length > 0 && namesOnlyFiles(r.task.gate)) passes[r.task.gate.id]!.filesFrom = r.task.oracle.cwd;
+    if (r.task.owns.length > 0) passes[r.task.gate.id]!.owns = [...r.task.owns];
   }
   return passes;
 }

@@ -16,7 +16,7 @@ const JS_EXT = /\.(m?[jt]sx?|c[jt]s)$/;
 const JS_TRY = ["", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".json", "/index.js", "/index.mjs", "/index.ts", "/index.cjs"];
 const JS_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*|\bimport\s+)(["'`])(\.{1,2}\/[^"'`\n]*)\1/g;
 const PY_IMPORT = /^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+([\w, \t*()]+)|import[ \t]+([\w., \t]+))/gm;
-const SH_SOURCE = /(?:^|[;&|{(]\s*|\bthen\s+|\bdo\s+|\belse\s+)(?:source|\.)[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s;&|)]+)/gm;
+const SH_SOURCE = /(?:^|[;&|{(]\s*|\bthen\s+|\bdo\s+|\belse\s+)(?:source|\.)[ \t]+([^;&|\n]+)/gm;
 const QUOTED_PATH = /(["'])((?:\.{1,2}\/|<rootDir>\/)[^"'\n]+)\1/g;
 
 function isFile(abs: string): boolean {
@@ -97,9 +97,10 @@ export function reachedFrom(abs: string, root: string, cwd: string): string[] {
   }
   if (isShell(abs, text)) {
     for (const m of text.matchAll(SH_SOURCE)) {
-      let target = m[1]!.replace(/^["']|["']$/g, "");
       // `"$(dirname "$0")/lib.sh"`, `${0%/*}/lib.sh`, `$DIR/lib.sh`, `$SCRIPT_DIR/…`: beside the script.
-      target = target.replace(/^\$\(dirname [^)]*\)|^\$\{0%\/\*\}|^\$\{?(?:DIR|SCRIPT_DIR|HERE|BASEDIR|ROOT)\}?/, path.dirname(abs));
+      const here = "\u0000";
+      let target = m[1]!.trim().replace(/\$\(dirname [^)]*\)|\$\{0%\/\*\}|\$\{?(?:DIR|SCRIPT_DIR|HERE|BASEDIR)\}?/, here);
+      target = target.replace(/["']/g, "").split(/\s+/)[0]!.replace(here, path.dirname(abs));
       if (target.includes("$")) continue;
       const candidates = path.isAbsolute(target) ? [target] : [path.resolve(cwd, target), path.resolve(path.dirname(abs), target)];
       add(candidates.find(isFile) ?? null);
