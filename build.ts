@@ -25,7 +25,10 @@ const targetName = target
 const stubDevtools: BunPlugin = {
   name: "stub-react-devtools-core",
   setup(build) {
-    build.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: "react-devtools-core", namespace: "kbz-stub" }));
+    build.onResolve({ filter: /^react-devtools-core$/ }, () => ({
+      path: "react-devtools-core",
+      namespace: "kbz-stub",
+    }));
     build.onLoad({ filter: /^react-devtools-core$/, namespace: "kbz-stub" }, () => ({
       contents: "export default { initialize() {}, connectToDevTools() {} };",
       loader: "js",
@@ -40,13 +43,19 @@ const stubDevtools: BunPlugin = {
 const lightFormat: BunPlugin = {
   name: "light-util-format",
   setup(build) {
-    build.onLoad({ filter: /[\\/](y18n[\\/]build[\\/]lib[\\/]platform-shims[\\/]node|yargs-parser[\\/]build[\\/]lib[\\/]index)\.js$/ }, async (args) => {
-      const source = await Bun.file(args.path).text();
-      const from = "import { format } from 'util';";
-      if (!source.includes(from)) throw new Error(`${args.path} changed: cannot find ${from}`);
-      const light = path.join(import.meta.dir, "scripts", "light-format.ts");
-      return { contents: source.replace(from, `import { format } from ${JSON.stringify(light)};`), loader: "js" };
-    });
+    build.onLoad(
+      {
+        filter:
+          /[\\/](y18n[\\/]build[\\/]lib[\\/]platform-shims[\\/]node|yargs-parser[\\/]build[\\/]lib[\\/]index)\.js$/,
+      },
+      async (args) => {
+        const source = await Bun.file(args.path).text();
+        const from = "import { format } from 'util';";
+        if (!source.includes(from)) throw new Error(`${args.path} changed: cannot find ${from}`);
+        const light = path.join(import.meta.dir, "scripts", "light-format.ts");
+        return { contents: source.replace(from, `import { format } from ${JSON.stringify(light)};`), loader: "js" };
+      },
+    );
   },
 };
 
@@ -59,7 +68,8 @@ const lazySegmenter: BunPlugin = {
       const source = await Bun.file(args.path).text();
       const eager = "const segmenter = new Intl.Segmenter();";
       if (!source.includes(eager)) return undefined;
-      const lazy = "let segmenterInstance; const segmenter = { segment: (text) => (segmenterInstance ??= new Intl.Segmenter()).segment(text) };";
+      const lazy =
+        "let segmenterInstance; const segmenter = { segment: (text) => (segmenterInstance ??= new Intl.Segmenter()).segment(text) };";
       return { contents: source.replace(eager, lazy), loader: "js" };
     });
   },
@@ -82,14 +92,20 @@ const yargsShim: BunPlugin = {
             "const notStrictEqual = (a, b, m) => { if (Object.is(a, b)) fail(m) }\n" +
             "const strictEqual = (a, b, m) => { if (!Object.is(a, b)) fail(m) }",
         ],
-        ["import { inspect } from 'util'", "const inspect = (v) => { try { return JSON.stringify(v) } catch { return String(v) } }"],
+        [
+          "import { inspect } from 'util'",
+          "const inspect = (v) => { try { return JSON.stringify(v) } catch { return String(v) } }",
+        ],
         ["findUp: escalade,", "findUp: () => undefined,"],
         // node:url's module (its URL class and validators, ~3 ms of a `kbz status` profile) for two
         // paths yargs derives from import.meta.url, a file: URL: its mainFilename (the part before
         // node_modules, none in the executable, so the working directory) and y18n's locale folder
         // (not in the executable either). The URL's own path serves both alike (on Windows it keeps a
         // leading slash: both still end in their fallback).
-        ["import { fileURLToPath } from 'url';", "const fileURLToPath = (url) => decodeURIComponent(new URL(url).pathname);"],
+        [
+          "import { fileURLToPath } from 'url';",
+          "const fileURLToPath = (url) => decodeURIComponent(new URL(url).pathname);",
+        ],
         [
           "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
           "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null }",
@@ -114,7 +130,9 @@ if (stale && args.includes("--write-hook")) {
   writeFileSync(FALLBACK_HOOK, hook, { mode: 0o755 });
   console.log(`generated ${path.relative(process.cwd(), FALLBACK_HOOK)}`);
 } else if (stale) {
-  console.log(`note: ${path.relative(process.cwd(), FALLBACK_HOOK)} is out of date; run \`npm run build\` to regenerate it`);
+  console.log(
+    `note: ${path.relative(process.cwd(), FALLBACK_HOOK)} is out of date; run \`npm run build\` to regenerate it`,
+  );
 }
 
 // kbz runs are short: a verb reads its ledgers, decides and exits, so most of its code runs once

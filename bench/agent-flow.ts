@@ -22,7 +22,9 @@ try {
     perVerb.set(x.args[0]!, v);
   }
   for (const [verb, v] of [...perVerb].sort((a, b) => b[1].bytes - a[1].bytes)) {
-    console.log(`  ${verb.padEnd(10)} ${String(v.n).padStart(3)} calls ${String(v.bytes).padStart(6)} bytes${PERSON_VERBS.has(verb) ? "  (the person's, in their terminal)" : ""}`);
+    console.log(
+      `  ${verb.padEnd(10)} ${String(v.n).padStart(3)} calls ${String(v.bytes).padStart(6)} bytes${PERSON_VERBS.has(verb) ? "  (the person's, in their terminal)" : ""}`,
+    );
   }
   console.log(`  hook stop    1 calls ${String(Buffer.byteLength(flow.hook.stdout)).padStart(6)} bytes`);
   console.log(`invocations: ${flow.invocations}`);

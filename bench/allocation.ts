@@ -152,8 +152,11 @@ for (const shape of SHAPES) {
     const leaves = shape.make(prng(seed * 7919));
     size += leaves.length;
     const bound = lowerBound(leaves, shape.slots);
-    for (const policy of ["id-order", "critical-path"] as const) ratios[policy].push(simulate(leaves, shape.slots, policy) / bound);
+    for (const policy of ["id-order", "critical-path"] as const)
+      ratios[policy].push(simulate(leaves, shape.slots, policy) / bound);
   }
   const cell = (xs: number[]) => `${mean(xs).toFixed(3)} (${Math.max(...xs).toFixed(3)})`;
-  console.log(`| ${shape.name} | ${shape.slots} | ${(size / SEEDS).toFixed(0)} | ${cell(ratios["id-order"])} | ${cell(ratios["critical-path"])} |`);
+  console.log(
+    `| ${shape.name} | ${shape.slots} | ${(size / SEEDS).toFixed(0)} | ${cell(ratios["id-order"])} | ${cell(ratios["critical-path"])} |`,
+  );
 }

@@ -19,21 +19,33 @@ const cache = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-bench-cache-"));
 const env = { ...process.env, UNLAZY_APPROVAL_DIR: store, KBZ_CACHE_DIR: cache };
 function writeLedger(check: (i: number) => string): void {
   const lines = ["# Gates: trivial", ""];
-  for (let i = 0; i < GATES; i++) lines.push(`- [ ] G${i}: gate ${i} prints its token`, `  CHECK: ${check(i)}`, `  EXPECT: tok-${i}`, "  EVIDENCE: pending", "");
+  for (let i = 0; i < GATES; i++)
+    lines.push(
+      `- [ ] G${i}: gate ${i} prints its token`,
+      `  CHECK: ${check(i)}`,
+      `  EXPECT: tok-${i}`,
+      "  EVIDENCE: pending",
+      "",
+    );
   fs.writeFileSync(path.join(root, "GATES.md"), lines.join("\n"));
 }
 writeLedger((i) => `true && printf tok-${i}`);
 
 function kbz(args: string[], more: Record<string, string> = {}): number {
   const t0 = performance.now();
-  const r = spawnSync(BIN, ["check", ...args], { cwd: root, env: { ...env, ...more }, stdio: ["ignore", "ignore", "inherit"] });
+  const r = spawnSync(BIN, ["check", ...args], {
+    cwd: root,
+    env: { ...env, ...more },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`kbz check ${args.join(" ")} exited ${r.status}`);
   return ms;
 }
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[xs.length >> 1]!;
-const sample = (args: string[], more: Record<string, string> = {}) => median(Array.from({ length: RUNS }, () => kbz(args, more)));
+const sample = (args: string[], more: Record<string, string> = {}) =>
+  median(Array.from({ length: RUNS }, () => kbz(args, more)));
 
 /** The spawn itself, the way kbz does it: shells in their own process group, `width` at a time. */
 async function spawnCost(width = 1): Promise<number> {
@@ -41,7 +53,13 @@ async function spawnCost(width = 1): Promise<number> {
   let next = 0;
   const lane = async () => {
     for (let i = next++; i < GATES; i = next++) {
-      const p = Bun.spawn(["/bin/sh", "-c", `true && printf tok-${i}`], { cwd: root, detached: true, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const p = Bun.spawn(["/bin/sh", "-c", `true && printf tok-${i}`], {
+        cwd: root,
+        detached: true,
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       await Promise.all([new Response(p.stdout).arrayBuffer(), new Response(p.stderr).arrayBuffer(), p.exited]);
     }
   };
@@ -66,7 +84,9 @@ const cpu = async (fn: () => Promise<unknown>) => {
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1000 / GATES;
 };
-const engineCpu = await cpu(() => runChecks({ root, files: [], reverify: true, approve: false, jobs: 1, timeoutS: 120, env }));
+const engineCpu = await cpu(() =>
+  runChecks({ root, files: [], reverify: true, approve: false, jobs: 1, timeoutS: 120, env }),
+);
 const spawnCpu = await cpu(spawnCost);
 const perGate = (jobs1 - fixed) / GATES;
 
@@ -74,17 +94,23 @@ console.log(`machine: ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed
 console.log(`${GATES} trivial gates, kbz check --reverify (median of ${RUNS}):`);
 console.log(`  --jobs 1: ${jobs1.toFixed(0)} ms`);
 console.log(`  --jobs 8: ${jobs8.toFixed(0)} ms   speed-up ${(jobs1 / jobs8).toFixed(2)}x   (target ≥ 1.7x)`);
-console.log(`bare spawn loop, 8 at a time vs 1 at a time: speed-up ${(perSpawn / perSpawn8).toFixed(2)}x (the machine's ceiling for --jobs on trivial gates)`);
+console.log(
+  `bare spawn loop, 8 at a time vs 1 at a time: speed-up ${(perSpawn / perSpawn8).toFixed(2)}x (the machine's ceiling for --jobs on trivial gates)`,
+);
 console.log(`fixed cost (nothing to run): ${fixed.toFixed(0)} ms`);
 console.log(`per gate with --jobs 1: ${perGate.toFixed(2)} ms; bare spawn: ${perSpawn.toFixed(2)} ms`);
 console.log(`kbz overhead per gate beyond the spawn: ${(perGate - perSpawn).toFixed(2)} ms wall   (target < 3 ms)`);
-console.log(`kbz CPU per gate: ${engineCpu.toFixed(2)} ms; bare spawn CPU: ${spawnCpu.toFixed(2)} ms; beyond the spawn: ${(engineCpu - spawnCpu).toFixed(2)} ms CPU`);
+console.log(
+  `kbz CPU per gate: ${engineCpu.toFixed(2)} ms; bare spawn CPU: ${spawnCpu.toFixed(2)} ms; beyond the spawn: ${(engineCpu - spawnCpu).toFixed(2)} ms CPU`,
+);
 // The pool itself, independent of CPU contention: gates that mostly wait (sleep 50 ms).
 writeLedger((i) => `sleep 0.05 && printf tok-${i}`);
 kbz(["--approve", "--reverify"]);
 const wait1 = sample(["--reverify", "--jobs", "1"]);
 const wait8 = sample(["--reverify", "--jobs", "8"]);
-console.log(`${GATES} gates that sleep 50 ms: --jobs 1 ${wait1.toFixed(0)} ms, --jobs 8 ${wait8.toFixed(0)} ms, speed-up ${(wait1 / wait8).toFixed(2)}x`);
+console.log(
+  `${GATES} gates that sleep 50 ms: --jobs 1 ${wait1.toFixed(0)} ms, --jobs 8 ${wait8.toFixed(0)} ms, speed-up ${(wait1 / wait8).toFixed(2)}x`,
+);
 
 // Containment and sandbox cost per gate (issue 15): the same trivial gates under each level,
 // interleaved round by round so the machine's load drifts evenly across them.
@@ -99,11 +125,15 @@ const variants: [string, string[], Record<string, string>][] = [
 ];
 const times = variants.map(() => [] as number[]);
 for (let r = 0; r < RUNS; r++) variants.forEach(([, args, more], i) => times[i]!.push(kbz(args, more)));
-console.log(`containment cost per gate (${GATES} trivial gates, --jobs 1, median of ${RUNS}, minus the fixed cost; then beyond the process group):`);
+console.log(
+  `containment cost per gate (${GATES} trivial gates, --jobs 1, median of ${RUNS}, minus the fixed cost; then beyond the process group):`,
+);
 const pgroupPerGate = (median(times[0]!) - fixed) / GATES;
 variants.forEach(([name], i) => {
   const perGate = (median(times[i]!) - fixed) / GATES;
-  console.log(`  ${name.padEnd(32)} ${perGate.toFixed(2)} ms/gate   ${i === 0 ? "" : `+${(perGate - pgroupPerGate).toFixed(2)} ms/gate`}`);
+  console.log(
+    `  ${name.padEnd(32)} ${perGate.toFixed(2)} ms/gate   ${i === 0 ? "" : `+${(perGate - pgroupPerGate).toFixed(2)} ms/gate`}`,
+  );
 });
 
 // The vacuity probe (issue 18): each passed gate re-run in the sandbox with its INPUTS hidden
@@ -111,7 +141,15 @@ variants.forEach(([name], i) => {
 fs.writeFileSync(path.join(root, "input.txt"), "x\n");
 {
   const lines = ["# Gates: trivial", ""];
-  for (let i = 0; i < GATES; i++) lines.push(`- [ ] G${i}: gate ${i} prints its token`, `  CHECK: true && printf tok-${i}`, `  EXPECT: tok-${i}`, "  INPUTS: input.txt", "  EVIDENCE: pending", "");
+  for (let i = 0; i < GATES; i++)
+    lines.push(
+      `- [ ] G${i}: gate ${i} prints its token`,
+      `  CHECK: true && printf tok-${i}`,
+      `  EXPECT: tok-${i}`,
+      "  INPUTS: input.txt",
+      "  EVIDENCE: pending",
+      "",
+    );
   fs.writeFileSync(path.join(root, "GATES.md"), lines.join("\n"));
 }
 kbz(["--approve", "--reverify"]);
@@ -127,7 +165,9 @@ for (let r = 0; r < RUNS; r++) {
   plainTimes.push(kbz(["--reverify"]));
   probeTimes.push(probeRun());
 }
-console.log(`vacuity probe per gate (INPUTS hidden, sandboxed): ${((median(probeTimes) - fixed) / GATES).toFixed(2)} ms/gate; the plain --reverify of the same gates: ${((median(plainTimes) - fixed) / GATES).toFixed(2)} ms/gate`);
+console.log(
+  `vacuity probe per gate (INPUTS hidden, sandboxed): ${((median(probeTimes) - fixed) / GATES).toFixed(2)} ms/gate; the plain --reverify of the same gates: ${((median(plainTimes) - fixed) / GATES).toFixed(2)} ms/gate`,
+);
 if (!process.env.KEEP) {
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(store, { recursive: true, force: true });

@@ -20,7 +20,10 @@ const CLI_ROUNDS = Math.max(10, Math.floor(ROUNDS / 5));
 function workspace(): string {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "kbz-bench-coord-")));
   fs.mkdirSync(path.join(root, ".unlazy/bench/gates"), { recursive: true });
-  fs.writeFileSync(path.join(root, ".unlazy/bench/gates/leaf-1.md"), "OWNS: src/a/**\n\n- [ ] G1: outcome\n  EVIDENCE: pending\n");
+  fs.writeFileSync(
+    path.join(root, ".unlazy/bench/gates/leaf-1.md"),
+    "OWNS: src/a/**\n\n- [ ] G1: outcome\n  EVIDENCE: pending\n",
+  );
   return root;
 }
 
@@ -69,7 +72,13 @@ try {
   const filesRoot = workspace();
   const etcdRoot = workspace();
   roots.push(filesRoot, etcdRoot);
-  const etcd = new EtcdCoordination({ root: etcdRoot, url: cluster.url, repository: "bench", ttl: 30, keepAlive: "inline" });
+  const etcd = new EtcdCoordination({
+    root: etcdRoot,
+    url: cluster.url,
+    repository: "bench",
+    ttl: 30,
+    keepAlive: "inline",
+  });
   // Interleaved in blocks, so a load spike on the shared machine hits both sides alike.
   const f = { claim: [] as number[], release: [] as number[] };
   const e = { claim: [] as number[], release: [] as number[] };
@@ -90,7 +99,10 @@ try {
   const fb = { claim: [] as number[], release: [] as number[] };
   const eb = { claim: [] as number[], release: [] as number[] };
   fs.mkdirSync(path.join(etcdRoot, ".kbz"), { recursive: true });
-  fs.writeFileSync(path.join(etcdRoot, ".kbz/settings.json"), JSON.stringify({ coordinator: { repository: "bench-cli" } }));
+  fs.writeFileSync(
+    path.join(etcdRoot, ".kbz/settings.json"),
+    JSON.stringify({ coordinator: { repository: "bench-cli" } }),
+  );
   for (let done = 0; done < CLI_ROUNDS; done += 5) {
     const a = viaBinary(filesRoot, {}, 5);
     const b = viaBinary(etcdRoot, { KBZ_COORDINATOR: cluster.url }, 5);
@@ -101,7 +113,9 @@ try {
   }
   console.log(`kbz binary, ${CLI_ROUNDS} rounds of kbz scope claim / kbz scope release:`);
   console.log(`  files   claim ${stats(fb.claim)} | release ${stats(fb.release)}`);
-  console.log(`  etcd    claim ${stats(eb.claim)} | release ${stats(eb.release)}  (claim includes starting the keeper)`);
+  console.log(
+    `  etcd    claim ${stats(eb.claim)} | release ${stats(eb.release)}  (claim includes starting the keeper)`,
+  );
 } finally {
   await cluster.stop();
   for (const r of roots) fs.rmSync(r, { recursive: true, force: true });

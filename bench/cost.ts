@@ -61,7 +61,13 @@ function envFor(approvals: string): Record<string, string> {
 }
 
 /** Ledgers of `perLedger` gates running `node checks/…` (never run: the evidence is written as kbz would). */
-function writtenLedgers(root: string, dir: string, count: number, perLedger: number, met: (g: number) => boolean): string[] {
+function writtenLedgers(
+  root: string,
+  dir: string,
+  count: number,
+  perLedger: number,
+  met: (g: number) => boolean,
+): string[] {
   fs.mkdirSync(dir, { recursive: true });
   const files: string[] = [];
   for (let l = 0; l < count; l++) {
@@ -70,9 +76,22 @@ function writtenLedgers(root: string, dir: string, count: number, perLedger: num
       const check = `node checks/c${l}-${g}.mjs`;
       const expect = g % 5 === 0 ? `/C${l}_${g}_OK \\d+/` : `C${l}_${g}_OK`;
       const evidence = met(g)
-        ? automaticEvidence({ digest: definitionDigest(check, expect, null), outputSha256: "ab".repeat(32), outputBytes: 12, shell: "/bin/sh", cwd: root, pathFingerprint: "0123456789ab/5 entries" })
+        ? automaticEvidence({
+            digest: definitionDigest(check, expect, null),
+            outputSha256: "ab".repeat(32),
+            outputBytes: 12,
+            shell: "/bin/sh",
+            cwd: root,
+            pathFingerprint: "0123456789ab/5 entries",
+          })
         : "pending";
-      lines.push(`- [${met(g) ? "x" : " "}] G${g}: part ${l} outcome ${g} holds`, `  CHECK: ${check}`, `  EXPECT: ${expect}`, `  EVIDENCE: ${evidence}`, "");
+      lines.push(
+        `- [${met(g) ? "x" : " "}] G${g}: part ${l} outcome ${g} holds`,
+        `  CHECK: ${check}`,
+        `  EXPECT: ${expect}`,
+        `  EVIDENCE: ${evidence}`,
+        "",
+      );
     }
     const file = path.join(dir, `c${String(l).padStart(3, "0")}.md`);
     fs.writeFileSync(file, lines.join("\n"));
@@ -85,13 +104,19 @@ function writtenLedgers(root: string, dir: string, count: number, perLedger: num
 async function attestAll(approvals: string, root: string, files: string[]): Promise<void> {
   for (const file of files) {
     const l = parseLedger(fs.readFileSync(file, "utf8"), path.basename(file, ".md"));
-    const entries = l.gates.filter((g) => g.checked).map((g) => ({ gate: g.id, kind: "pass" as const, evidence: g.evidence!, oracle: null, inputs: null }));
+    const entries = l.gates
+      .filter((g) => g.checked)
+      .map((g) => ({ gate: g.id, kind: "pass" as const, evidence: g.evidence!, oracle: null, inputs: null }));
     await attest(approvals, root, file, entries);
   }
 }
 
 /** A ledger of gates that kbz really runs, approved and passed by the new binary; then the person policy. */
-function ranLedger(name: string, gates: number, gate: (i: number, dir: string) => string[]): { root: string; env: Record<string, string> } {
+function ranLedger(
+  name: string,
+  gates: number,
+  gate: (i: number, dir: string) => string[],
+): { root: string; env: Record<string, string> } {
   const root = path.join(base, name);
   fs.mkdirSync(root);
   const lines = ["# Gates: bench", ""];
@@ -125,14 +150,33 @@ async function prepare(name: string): Promise<Case> {
   if (name === "status10k") {
     const root = path.join(base, "status10k");
     const approvals = store("status10k-store", "person");
-    await attestAll(approvals, root, writtenLedgers(root, path.join(root, "gates"), 200, 50, (g) => g % 3 !== 0));
-    return { label: "status --json, 10,000 gates, 6,600 attested", cwd: root, env: envFor(approvals), args: ["status", "--json"] };
+    await attestAll(
+      approvals,
+      root,
+      writtenLedgers(root, path.join(root, "gates"), 200, 50, (g) => g % 3 !== 0),
+    );
+    return {
+      label: "status --json, 10,000 gates, 6,600 attested",
+      cwd: root,
+      env: envFor(approvals),
+      args: ["status", "--json"],
+    };
   }
   if (name === "hook1k" || name === "hook1k-agent") {
     const root = path.join(base, name);
     const approvals = store(`${name}-store`, name === "hook1k" ? "person" : "agent");
-    await attestAll(approvals, root, writtenLedgers(root, path.join(root, ".unlazy", "api", "gates"), 50, 20, (g) => g !== 0));
-    return { label: `hook stop, 1,000 gates, 950 attested, ${name === "hook1k" ? "person" : "agent"} policy`, cwd: root, env: envFor(approvals), args: ["hook", "stop"], payload: root };
+    await attestAll(
+      approvals,
+      root,
+      writtenLedgers(root, path.join(root, ".unlazy", "api", "gates"), 50, 20, (g) => g !== 0),
+    );
+    return {
+      label: `hook stop, 1,000 gates, 950 attested, ${name === "hook1k" ? "person" : "agent"} policy`,
+      cwd: root,
+      env: envFor(approvals),
+      args: ["hook", "stop"],
+      payload: root,
+    };
   }
   if (name === "oracle200" || name === "reverify200") {
     const r = ranLedger(name, 200, (i, root) => {
@@ -142,7 +186,12 @@ async function prepare(name: string): Promise<Case> {
     });
     return name === "oracle200"
       ? { label: "status, 200 met gates with oracle pass records", cwd: r.root, env: r.env, args: ["status"] }
-      : { label: "check --reverify, 200 gates running scripts", cwd: r.root, env: r.env, args: ["check", "--reverify"] };
+      : {
+          label: "check --reverify, 200 gates running scripts",
+          cwd: r.root,
+          env: r.env,
+          args: ["check", "--reverify"],
+        };
   }
   const r = ranLedger(name, 20, (i, root) => {
     const dir = path.join(root, "data", `d${i}`);
@@ -150,15 +199,26 @@ async function prepare(name: string): Promise<Case> {
     for (let j = 0; j < 25; j++) fs.writeFileSync(path.join(dir, `f${j}.txt`), Buffer.alloc(8192, (i * 25 + j) % 251));
     return [`- [ ] G${i}: gate ${i}`, `  CHECK: true && printf tok-${i}`, `  EXPECT: tok-${i}`, `  INPUTS: data/d${i}`];
   });
-  if (name === "inputs-status") return { label: "status, 20 met gates, 500 INPUTS files", cwd: r.root, env: r.env, args: ["status"] };
-  return { label: "hook stop, 20 met gates, 500 INPUTS files", cwd: r.root, env: r.env, args: ["hook", "stop"], payload: r.root };
+  if (name === "inputs-status")
+    return { label: "status, 20 met gates, 500 INPUTS files", cwd: r.root, env: r.env, args: ["status"] };
+  return {
+    label: "hook stop, 20 met gates, 500 INPUTS files",
+    cwd: r.root,
+    env: r.env,
+    args: ["hook", "stop"],
+    payload: r.root,
+  };
 }
 
 let session = 0;
 
 /** One run: CPU (user + system) and wall seconds of the finished process. */
 function once(bin: string, c: Case): { cpu: number; wall: number; code: number | null } {
-  const stdin = c.payload ? Buffer.from(JSON.stringify({ session_id: `bench-${process.pid}-${session++}`, cwd: c.payload, hook_event_name: "Stop" })) : "ignore";
+  const stdin = c.payload
+    ? Buffer.from(
+        JSON.stringify({ session_id: `bench-${process.pid}-${session++}`, cwd: c.payload, hook_event_name: "Stop" }),
+      )
+    : "ignore";
   const t0 = performance.now();
   const r = Bun.spawnSync([bin, ...c.args], { cwd: c.cwd, env: c.env, stdin, stdout: "ignore", stderr: "ignore" });
   const wall = (performance.now() - t0) / 1000;
@@ -173,7 +233,11 @@ const row = (xs: number[], digits = 3) => {
   const s = xs.slice().sort((a, b) => a - b);
   return `${s[0]!.toFixed(digits)} ${median(s).toFixed(digits)} ${s[s.length - 1]!.toFixed(digits)}`;
 };
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 
 console.log(`new ${NEW}\nold ${OLD}\n${RUNS} pairs per case, interleaved (old, new, …); figures min median max`);
 for (const name of wanted) {
@@ -189,7 +253,9 @@ for (const name of wanted) {
   const wall = (side: "old" | "new") => runs[side].map((r) => r.wall);
   const ratio = (f: (r: ReturnType<typeof once>) => number) => runs.new.map((r, i) => f(r) / f(runs.old[i]!));
   const codes = (side: "old" | "new") => [...new Set(runs[side].map((r) => r.code))].join(",");
-  console.log(`== ${name}: ${c.label} (kbz ${c.args.join(" ")}${c.payload ? " < a fresh session's payload" : ""}); load ${before} -> ${load()}`);
+  console.log(
+    `== ${name}: ${c.label} (kbz ${c.args.join(" ")}${c.payload ? " < a fresh session's payload" : ""}); load ${before} -> ${load()}`,
+  );
   console.log(`  old cpu s   ${row(cpu("old"))}   wall s ${row(wall("old"))}   exit ${codes("old")}`);
   console.log(`  new cpu s   ${row(cpu("new"))}   wall s ${row(wall("new"))}   exit ${codes("new")}`);
   console.log(`  new/old cpu ${row(ratio((r) => r.cpu))}   wall   ${row(ratio((r) => r.wall))}`);

@@ -22,7 +22,9 @@ import { haveTmux, TmuxPane } from "../test/helpers/tmux.ts";
 // Without a size: both sizes of the issue, each in a process of its own.
 if (process.argv[2] === undefined) {
   for (const n of [1000, 10000]) {
-    const r = Bun.spawnSync([process.execPath, import.meta.path, String(n)], { stdio: ["ignore", "inherit", "inherit"] });
+    const r = Bun.spawnSync([process.execPath, import.meta.path, String(n)], {
+      stdio: ["ignore", "inherit", "inherit"],
+    });
     if (r.exitCode !== 0) process.exit(r.exitCode ?? 1);
   }
   process.exit(0);
@@ -41,13 +43,23 @@ function generateScope(root: string): string {
   const rows: string[] = [];
   const access: Record<string, unknown> = {};
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   for (let layer = 1; layer <= LAYERS; layer++) {
     for (let i = 1; i <= perLayer; i++) {
       const id = `${layer}.${i}`;
-      const needs = layer === 1 ? [] : [...new Set([`${layer - 1}.${1 + Math.floor(rand() * perLayer)}`, `${layer - 1}.${1 + Math.floor(rand() * perLayer)}`])];
+      const needs =
+        layer === 1
+          ? []
+          : [
+              ...new Set([
+                `${layer - 1}.${1 + Math.floor(rand() * perLayer)}`,
+                `${layer - 1}.${1 + Math.floor(rand() * perLayer)}`,
+              ]),
+            ];
       const state = layer === 1 ? "VERIFIED" : layer === 2 ? "IN-FLIGHT" : "WAITING";
-      rows.push(`| ${id} | src/m${layer}/p${i}/** | ${needs.length ? needs.join(", ") : "-"} | mechanical | ${layer} | ${state} |`);
+      rows.push(
+        `| ${id} | src/m${layer}/p${i}/** | ${needs.length ? needs.join(", ") : "-"} | mechanical | ${layer} | ${state} |`,
+      );
       access[id] = { complete: true, reads: [], resourceReads: [], resourceWrites: [] };
       let ledger = `OWNS: src/m${layer}/p${i}/**\n\n# Gates: leaf ${id}\n\n`;
       for (let g = 1; g <= GATES_PER_LEAF; g++) {
@@ -61,9 +73,18 @@ function generateScope(root: string): string {
     path.join(scope, "PLAN.md"),
     `# Plan: bench\nContract revision: 1.\n\n## Leaf dispatch table\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`,
   );
-  fs.writeFileSync(path.join(scope, "ACCESS.json"), JSON.stringify({ schema: 1, contractRevision: 1, leaves: access }, null, 2) + "\n");
-  fs.writeFileSync(path.join(scope, "GATES.md"), "# Gates: bench root\n\n- [ ] R1: everything integrates\n  EVIDENCE: pending\n");
-  fs.writeFileSync(path.join(scope, "status.log"), Array.from({ length: 2000 }, (_, i) => `2026-12-02T10:00:00.000Z event ${i}`).join("\n") + "\n");
+  fs.writeFileSync(
+    path.join(scope, "ACCESS.json"),
+    JSON.stringify({ schema: 1, contractRevision: 1, leaves: access }, null, 2) + "\n",
+  );
+  fs.writeFileSync(
+    path.join(scope, "GATES.md"),
+    "# Gates: bench root\n\n- [ ] R1: everything integrates\n  EVIDENCE: pending\n",
+  );
+  fs.writeFileSync(
+    path.join(scope, "status.log"),
+    Array.from({ length: 2000 }, (_, i) => `2026-12-02T10:00:00.000Z event ${i}`).join("\n") + "\n",
+  );
   return path.join(scope, "gates", `leaf-5.${Math.min(7, perLayer)}.md`);
 }
 
@@ -142,16 +163,21 @@ if (!CHILD) {
     warm.push(performance.now() - t);
   }
   console.log(`view rebuild, cold (every file read and parsed): median ${median(cold).toFixed(0)} ms`);
-  console.log(`reload after one ledger changed (one read: ledgers, log, approvals, PLAN + kbz next snapshot + advice): median ${median(warm).toFixed(0)} ms`);
+  console.log(
+    `reload after one ledger changed (one read: ledgers, log, approvals, PLAN + kbz next snapshot + advice): median ${median(warm).toFixed(0)} ms`,
+  );
   const planSide = warm;
 
   // The dashboard runs in a fresh process, as `kbz dash` would: its memory is the dashboard's
   // own, not the loads timed above; with React's production build, as the binary bundles it
   // (build.ts defines NODE_ENV=production; the development build keeps a stack per element).
-  const child = Bun.spawnSync([process.execPath, import.meta.path, "--dashboard", base, target, String(median(planSide))], {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, NODE_ENV: "production" },
-  });
+  const child = Bun.spawnSync(
+    [process.execPath, import.meta.path, "--dashboard", base, target, String(median(planSide))],
+    {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, NODE_ENV: "production" },
+    },
+  );
   if (child.exitCode === 0) await binaryMemory(base, target);
   fs.rmSync(base, { recursive: true, force: true });
   process.exit(child.exitCode ?? 1);
@@ -184,12 +210,17 @@ async function binaryMemory(root: string, target: string): Promise<void> {
     const keyed = status();
     for (let i = 0; i < 8; i++) {
       const text = fs.readFileSync(target, "utf8");
-      writeAtomic(target, text.includes("- [ ] G1") ? text.replace("- [ ] G1", "- [x] G1") : text.replace("- [x] G1", "- [ ] G1"));
+      writeAtomic(
+        target,
+        text.includes("- [ ] G1") ? text.replace("- [ ] G1", "- [x] G1") : text.replace("- [x] G1", "- [ ] G1"),
+      );
       await new Promise((r) => setTimeout(r, 400));
     }
     await still();
     const end = procMemory(pid);
-    console.log(`\nbinary (dist/kbz dash, 80x24, still 2 s after each phase): resident ${opened} opened, ${keyed} after 40 keys, ${shownMemory(end)} after 8 writes; peak ${end.peak} MB`);
+    console.log(
+      `\nbinary (dist/kbz dash, 80x24, still 2 s after each phase): resident ${opened} opened, ${keyed} after 40 keys, ${shownMemory(end)} after 8 writes; peak ${end.peak} MB`,
+    );
   } finally {
     pane.kill();
   }
@@ -233,7 +264,9 @@ const delays: number[] = [];
 const writeCpus: number[] = [];
 for (let i = 0; i < 8; i++) {
   const text = fs.readFileSync(target, "utf8");
-  const flipped = text.includes("- [ ] G1") ? text.replace("- [ ] G1", "- [x] G1").replace("EVIDENCE: pending", `EVIDENCE: reviewed ${i}`) : text.replace("- [x] G1", "- [ ] G1");
+  const flipped = text.includes("- [ ] G1")
+    ? text.replace("- [ ] G1", "- [x] G1").replace("EVIDENCE: pending", `EVIDENCE: reviewed ${i}`)
+    : text.replace("- [x] G1", "- [ ] G1");
   const seen = io.frames();
   writeAtomic(target, flipped);
   // From the write's end: its fsyncs are the writer's cost, not the dashboard's.

@@ -28,9 +28,22 @@ function makeScope(): string {
       // Every gate met except one per ledger, so each stop blocks and exercises the guard.
       const met = g !== 0;
       const evidence = met
-        ? automaticEvidence({ digest: definitionDigest(check, expect, null), outputSha256: "ab".repeat(32), outputBytes: 12, shell: "/bin/sh", cwd: root, pathFingerprint: "0123456789ab/5 entries" })
+        ? automaticEvidence({
+            digest: definitionDigest(check, expect, null),
+            outputSha256: "ab".repeat(32),
+            outputBytes: 12,
+            shell: "/bin/sh",
+            cwd: root,
+            pathFingerprint: "0123456789ab/5 entries",
+          })
         : "pending";
-      lines.push(`- [${met ? "x" : " "}] G${g}: leaf ${l} outcome ${g} holds`, `  CHECK: ${check}`, `  EXPECT: ${expect}`, `  EVIDENCE: ${evidence}`, "");
+      lines.push(
+        `- [${met ? "x" : " "}] G${g}: leaf ${l} outcome ${g} holds`,
+        `  CHECK: ${check}`,
+        `  EXPECT: ${expect}`,
+        `  EVIDENCE: ${evidence}`,
+        "",
+      );
     }
     fs.writeFileSync(path.join(gates, `leaf-${String(l).padStart(2, "0")}.md`), lines.join("\n"));
   }
@@ -45,12 +58,14 @@ function time(cmd: string, args: string[], root: string): number[] {
     const t0 = performance.now();
     const r = spawnSync(cmd, args, { cwd: root, input, encoding: "utf8" });
     samples.push(performance.now() - t0);
-    if (r.status !== 0 || !r.stdout.includes('"decision":"block"')) throw new Error(`${cmd} did not block: ${r.stdout}${r.stderr}`);
+    if (r.status !== 0 || !r.stdout.includes('"decision":"block"'))
+      throw new Error(`${cmd} did not block: ${r.stdout}${r.stderr}`);
   }
   return samples.sort((a, b) => a - b);
 }
 
-const fmt = (s: number[]) => `median ${s[s.length >> 1]!.toFixed(1)} ms, min ${s[0]!.toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms`;
+const fmt = (s: number[]) =>
+  `median ${s[s.length >> 1]!.toFixed(1)} ms, min ${s[0]!.toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms`;
 
 const root = makeScope();
 console.log(`scope: ${LEDGERS} ledgers, ${LEDGERS * GATES_PER_LEDGER} gates (${RUNS} runs each)`);

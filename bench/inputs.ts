@@ -27,7 +27,8 @@ function ledger(dir: string, inputs: boolean): void {
     lines.push("  EVIDENCE: pending", "");
     if (inputs) {
       fs.mkdirSync(path.join(dir, "data", `d${i}`), { recursive: true });
-      for (let j = 0; j < 25; j++) fs.writeFileSync(path.join(dir, "data", `d${i}`, `f${j}.txt`), Buffer.alloc(8192, (i * 25 + j) % 251));
+      for (let j = 0; j < 25; j++)
+        fs.writeFileSync(path.join(dir, "data", `d${i}`, `f${j}.txt`), Buffer.alloc(8192, (i * 25 + j) % 251));
     }
   }
   fs.writeFileSync(path.join(dir, "GATES.md"), lines.join("\n"));
@@ -48,14 +49,23 @@ const payload = path.join(base, "payload.json");
 fs.writeFileSync(payload, JSON.stringify({ session_id: "bench", cwd: withInputs }));
 
 function bench(label: string, cwd: string, a: string[], b: string[]): void {
-  const r = spawnSync("farm-bench", ["-n", RUNS, "--timeout", "600", "--vs", b.join(" "), "--", ...a], { cwd, env, encoding: "utf8" });
+  const r = spawnSync("farm-bench", ["-n", RUNS, "--timeout", "600", "--vs", b.join(" "), "--", ...a], {
+    cwd,
+    env,
+    encoding: "utf8",
+  });
   const keep = (r.stdout + r.stderr).split("\n").filter((l) => /^(A|B) (wall|cpu)|^A\/B (wall|cpu)/.test(l));
   console.log(`== ${label} (A new, B old; min median max)\n${keep.join("\n")}`);
 }
 
 const hook = (bin: string) => ["sh", "-c", `'${bin}' hook stop < '${payload}'`];
 bench("kbz check --reverify, 20 gates", plain, [NEW, "check", "--reverify"], [OLD, "check", "--reverify"]);
-bench("kbz check --reverify --sandbox, 20 gates", plain, [NEW, "check", "--reverify", "--sandbox"], [OLD, "check", "--reverify", "--sandbox"]);
+bench(
+  "kbz check --reverify --sandbox, 20 gates",
+  plain,
+  [NEW, "check", "--reverify", "--sandbox"],
+  [OLD, "check", "--reverify", "--sandbox"],
+);
 bench("kbz status, 20 met gates with 500 INPUTS files", withInputs, [NEW, "status"], [OLD, "status"]);
 bench("kbz hook stop, the same", withInputs, hook(NEW), [`sh -c "'${OLD}' hook stop < '${payload}'"`]);
 fs.rmSync(base, { recursive: true, force: true });

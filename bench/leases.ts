@@ -31,14 +31,27 @@ const script = path.join(REPO, "test/helpers/lease-churn.ts");
 const bun = path.join(REPO, "node_modules/.bin/bun");
 t = performance.now();
 // The four "shared" globs all overlap one another; the four others are disjoint from everything.
-const globs = ["src/shared/**", "src/shared/a.ts", "src/*/a.ts", "src/shared", "lib/p4/**", "lib/p5/**", "lib/p6/x.ts", "lib/p7"];
+const globs = [
+  "src/shared/**",
+  "src/shared/a.ts",
+  "src/*/a.ts",
+  "src/shared",
+  "lib/p4/**",
+  "lib/p5/**",
+  "lib/p6/x.ts",
+  "lib/p7",
+];
 const procs = globs.map((glob, i) =>
-  Bun.spawn([bun, script, shared, i < 4 ? `shared-${i}` : `own-${i}`, i < 4 ? "shared" : "own", "100", glob], { stdout: "pipe" }),
+  Bun.spawn([bun, script, shared, i < 4 ? `shared-${i}` : `own-${i}`, i < 4 ? "shared" : "own", "100", glob], {
+    stdout: "pipe",
+  }),
 );
 const summaries = await Promise.all(procs.map(async (p) => JSON.parse((await new Response(p.stdout).text()).trim())));
 const wall = performance.now() - t;
 const claimed = summaries.reduce((n, s) => n + s.claimed, 0);
-console.log(`8 processes x 100 claim/release (4 overlapping, 4 disjoint): ${(wall / 1000).toFixed(2)} s wall, ${claimed} claims granted, ${800 - claimed} refused`);
+console.log(
+  `8 processes x 100 claim/release (4 overlapping, 4 disjoint): ${(wall / 1000).toFixed(2)} s wall, ${claimed} claims granted, ${800 - claimed} refused`,
+);
 
 const waves = workspace();
 const run = (...args: string[]) => spawnSync(BIN, ["wave", ...args, "--scope", "bench"], { cwd: waves });
@@ -50,4 +63,6 @@ for (let i = 0; i < N; i++) {
   run("seal", "--wave", `w${i}`);
   run("return", "--wave", `w${i}`, "--leaf", "a");
 }
-console.log(`kbz wave transition through the binary: ${((performance.now() - t) / (N * 4)).toFixed(1)} ms each (${N * 4} transitions)`);
+console.log(
+  `kbz wave transition through the binary: ${((performance.now() - t) / (N * 4)).toFixed(1)} ms each (${N * 4} transitions)`,
+);

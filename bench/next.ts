@@ -32,7 +32,9 @@ function makeScope(leaves: number): string {
     const area = `src/m${k % 25}/${id}`;
     const owns = [`${area}/**`, `test/m${k % 25}/${id}.test.ts`];
     const idOf = (n: number) => `${1 + Math.floor(n / 10)}.${1 + (n % 10)}`;
-    rows.push(`| ${id} | ${owns.join(", ")} | ${ns.length ? ns.map(idOf).join(", ") : "-"} | mechanical | ${wave[k]} | ${state[k]} |`);
+    rows.push(
+      `| ${id} | ${owns.join(", ")} | ${ns.length ? ns.map(idOf).join(", ") : "-"} | mechanical | ${wave[k]} | ${state[k]} |`,
+    );
     const reads = ["contracts/**", ...ns.slice(0, 2).map((n) => `src/m${n % 25}/${idOf(n)}/api.ts`)];
     if (rand() < 0.2) reads.push(`src/m${Math.floor(rand() * 25)}/*.ts`);
     access[id] = {
@@ -51,7 +53,10 @@ function makeScope(leaves: number): string {
     path.join(dir, "PLAN.md"),
     `# Plan: bench\nContract revision: 1.\n\n## Leaf dispatch table\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`,
   );
-  fs.writeFileSync(path.join(dir, "ACCESS.json"), JSON.stringify({ schema: 1, contractRevision: 1, leaves: access }, null, 2) + "\n");
+  fs.writeFileSync(
+    path.join(dir, "ACCESS.json"),
+    JSON.stringify({ schema: 1, contractRevision: 1, leaves: access }, null, 2) + "\n",
+  );
   return root;
 }
 
@@ -65,7 +70,12 @@ function time(root: string): { samples: Sample[]; summary: string } {
   let summary = "";
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    const r = Bun.spawnSync({ cmd: [BIN, "next", "--scope", "bench", "--slots", String(SLOTS), "--json"], cwd: root, stdout: "pipe", stderr: "pipe" });
+    const r = Bun.spawnSync({
+      cmd: [BIN, "next", "--scope", "bench", "--slots", String(SLOTS), "--json"],
+      cwd: root,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const wall = performance.now() - t0;
     // CPU time (user + system) of the child: the shared machine inflates wall time, not this.
     samples.push({ wall, cpu: Number(r.resourceUsage.cpuTime.total) / 1000 });
@@ -88,12 +98,23 @@ for (const n of SIZES) {
   walls.push(wall);
   cpus.push(cpu);
   const min = Math.min(...samples.map((x) => x.wall));
-  console.log(`${String(n).padStart(6)} leaves: wall median ${wall.toFixed(1)} ms (min ${min.toFixed(1)}), cpu median ${cpu.toFixed(1)} ms (${summary})`);
+  console.log(
+    `${String(n).padStart(6)} leaves: wall median ${wall.toFixed(1)} ms (min ${min.toFixed(1)}), cpu median ${cpu.toFixed(1)} ms (${summary})`,
+  );
   if (keep) console.log(`kept ${root}`);
   else fs.rmSync(root, { recursive: true, force: true });
 }
 for (let i = 1; i < SIZES.length; i++) {
-  console.log(`${SIZES[i - 1]} -> ${SIZES[i]} leaves: wall x${(walls[i]! / walls[i - 1]!).toFixed(2)}, cpu x${(cpus[i]! / cpus[i - 1]!).toFixed(2)} (target <= x20)`);
+  console.log(
+    `${SIZES[i - 1]} -> ${SIZES[i]} leaves: wall x${(walls[i]! / walls[i - 1]!).toFixed(2)}, cpu x${(cpus[i]! / cpus[i - 1]!).toFixed(2)} (target <= x20)`,
+  );
 }
-console.log(`10,000 leaves: wall ${walls[walls.length - 1]!.toFixed(1)} ms, cpu ${cpus[cpus.length - 1]!.toFixed(1)} ms (target < 500 ms)`);
-console.log(`load average while measuring: ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
+console.log(
+  `10,000 leaves: wall ${walls[walls.length - 1]!.toFixed(1)} ms, cpu ${cpus[cpus.length - 1]!.toFixed(1)} ms (target < 500 ms)`,
+);
+console.log(
+  `load average while measuring: ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")} on ${os.cpus().length} cores`,
+);

@@ -22,9 +22,22 @@ function makeWorkspace(): string {
       const expect = g % 5 === 0 ? `/C${l}_${g}_OK \\d+/` : `C${l}_${g}_OK`;
       const met = g % 3 !== 0;
       const evidence = met
-        ? automaticEvidence({ digest: definitionDigest(check, expect, null), outputSha256: "ab".repeat(32), outputBytes: 12, shell: "/bin/sh", cwd: root, pathFingerprint: "0123456789ab/5 entries" })
+        ? automaticEvidence({
+            digest: definitionDigest(check, expect, null),
+            outputSha256: "ab".repeat(32),
+            outputBytes: 12,
+            shell: "/bin/sh",
+            cwd: root,
+            pathFingerprint: "0123456789ab/5 entries",
+          })
         : "pending";
-      lines.push(`- [${met ? "x" : " "}] G${g}: component ${l} outcome ${g} holds`, `  CHECK: ${check}`, `  EXPECT: ${expect}`, `  EVIDENCE: ${evidence}`, "");
+      lines.push(
+        `- [${met ? "x" : " "}] G${g}: component ${l} outcome ${g} holds`,
+        `  CHECK: ${check}`,
+        `  EXPECT: ${expect}`,
+        `  EVIDENCE: ${evidence}`,
+        "",
+      );
     }
     fs.writeFileSync(path.join(root, "gates", `c${String(l).padStart(3, "0")}.md`), lines.join("\n"));
   }
@@ -55,10 +68,20 @@ const fmt = (s: Samples) =>
   `wall median ${med(s.wall)} ms (min ${s.wall[0]!.toFixed(1)}), cpu median ${med(s.cpu)} ms (min ${s.cpu[0]!.toFixed(1)})`;
 
 const root = makeWorkspace();
-const size = fs.readdirSync(path.join(root, "gates")).reduce((n, f) => n + fs.statSync(path.join(root, "gates", f)).size, 0);
-console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} on ${os.cpus().length} cores (wall time grows with it; cpu time much less)`);
-console.log(`workspace: ${LEDGERS} ledgers, ${LEDGERS * GATES_PER_LEDGER} gates, ${(size / 1024 / 1024).toFixed(1)} MiB`);
+const size = fs
+  .readdirSync(path.join(root, "gates"))
+  .reduce((n, f) => n + fs.statSync(path.join(root, "gates", f)).size, 0);
+console.log(
+  `load average: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")} on ${os.cpus().length} cores (wall time grows with it; cpu time much less)`,
+);
+console.log(
+  `workspace: ${LEDGERS} ledgers, ${LEDGERS * GATES_PER_LEDGER} gates, ${(size / 1024 / 1024).toFixed(1)} MiB`,
+);
 time(["status", "--json"], root); // warm the page cache
 console.log(`kbz status --json: ${fmt(time(["status", "--json"], root))}   (target < 150 ms)`);
 console.log(`kbz --version:     ${fmt(time(["--version"], root))}   (target < 40 ms)`);
-if (!process.env.KEEP) fs.rmSync(root, { recursive: true, force: true }); else console.log(root);
+if (!process.env.KEEP) fs.rmSync(root, { recursive: true, force: true });
+else console.log(root);

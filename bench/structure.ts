@@ -23,7 +23,11 @@ interface Step {
 
 function kbz(root: string, args: string[]): Step {
   const t0 = performance.now();
-  const r = Bun.spawnSync([BIN, "structure", ...args, "--scope", SCOPE, "--json"], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([BIN, "structure", ...args, "--scope", SCOPE, "--json"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const wall = performance.now() - t0;
   const u = r.resourceUsage;
   return {

@@ -39,7 +39,10 @@ function chosenTargets(spec = "all"): Target[] {
 
 function run(cmd: string, argv: string[], cwd = REPO): string {
   const r = spawnSync(cmd, argv, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  if (r.error || r.status !== 0) throw new Error(`${cmd} ${argv.join(" ")} failed: ${r.error?.message ?? `exit ${r.status}`}\n${r.stdout}${r.stderr}`);
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `${cmd} ${argv.join(" ")} failed: ${r.error?.message ?? `exit ${r.status}`}\n${r.stdout}${r.stderr}`,
+    );
   return r.stdout;
 }
 
@@ -113,7 +116,9 @@ async function launcherPackage(dir: string): Promise<void> {
 }
 
 function pack(dir: string, out: string): string {
-  const packed = JSON.parse(npm(["pack", dir, "--json", "--ignore-scripts", "--pack-destination", out], out)) as { filename: string }[];
+  const packed = JSON.parse(npm(["pack", dir, "--json", "--ignore-scripts", "--pack-destination", out], out)) as {
+    filename: string;
+  }[];
   return path.join(out, packed[0]!.filename);
 }
 
@@ -143,7 +148,8 @@ async function main(): Promise<void> {
     platformPackage(target, dir);
     const tarball = pack(dir, out);
     const type = fileType(binary);
-    if (type !== null && !target.file.test(type)) problems.push(`${target.name}: \`file\` reports "${type}", expected ${target.file}`);
+    if (type !== null && !target.file.test(type))
+      problems.push(`${target.name}: \`file\` reports "${type}", expected ${target.file}`);
     console.log(
       `${packageName(target)}: ${mib(fs.statSync(binary).size)} binary, ${mib(fs.statSync(tarball).size)} ${path.relative(process.cwd(), tarball)}, built in ${(ms / 1000).toFixed(1)} s` +
         (type === null ? " (`file` not installed: format not checked)" : ` (${type.split(",")[0]})`),
@@ -153,7 +159,8 @@ async function main(): Promise<void> {
       try {
         const second = path.join(again, target.exe);
         compile(target, second);
-        if (!Buffer.from(fs.readFileSync(binary)).equals(fs.readFileSync(second))) problems.push(`${target.name}: two builds of the same commit differ`);
+        if (!Buffer.from(fs.readFileSync(binary)).equals(fs.readFileSync(second)))
+          problems.push(`${target.name}: two builds of the same commit differ`);
         else console.log(`${packageName(target)}: a second build is byte-identical`);
       } finally {
         fs.rmSync(again, { recursive: true, force: true });

@@ -23,7 +23,10 @@ const INSTALLER_BANNER = `#!/usr/bin/env node
 
 /** hooks/install-hook.mjs of the npm package (not committed: only the package ships it). */
 export async function buildNodeInstaller(): Promise<string> {
-  return INSTALLER_BANNER + (await bundleForNode(path.join(REPO_DIR, "src", "hook", "install-fallback.ts"), "the Node hook installer"));
+  return (
+    INSTALLER_BANNER +
+    (await bundleForNode(path.join(REPO_DIR, "src", "hook", "install-fallback.ts"), "the Node hook installer"))
+  );
 }
 
 async function bundleForNode(entry: string, what: string): Promise<string> {

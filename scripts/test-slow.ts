@@ -21,6 +21,8 @@ const wall = (performance.now() - started) / 1000;
 const files = (JSON.parse(fs.readFileSync(file, "utf8")) as { files: Record<string, number> }).files;
 const rows = Object.entries(files).sort((a, b) => b[1] - a[1]);
 const total = rows.reduce((s, [, ms]) => s + ms, 0) / 1000;
-console.log(`\nslowest ${Math.min(count, rows.length)} of ${rows.length} test files (run: ${wall.toFixed(0)} s wall, files sum ${total.toFixed(0)} s):`);
+console.log(
+  `\nslowest ${Math.min(count, rows.length)} of ${rows.length} test files (run: ${wall.toFixed(0)} s wall, files sum ${total.toFixed(0)} s):`,
+);
 for (const [name, ms] of rows.slice(0, count)) console.log(`${(ms / 1000).toFixed(1).padStart(8)} s  ${name}`);
 process.exit(run.exitCode ?? 1);

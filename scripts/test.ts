@@ -28,5 +28,9 @@ if (!env.KBZ_CI) {
 }
 env.KBZ_TEST_TOLD = told.join(",");
 const parallel = env.KBZ_CI ? [] : ["--parallel"];
-const run = spawnSync("bun", ["test", "--timeout", "120000", ...parallel, ...process.argv.slice(2)], { cwd: REPO, env, stdio: "inherit" });
+const run = spawnSync("bun", ["test", "--timeout", "120000", ...parallel, ...process.argv.slice(2)], {
+  cwd: REPO,
+  env,
+  stdio: "inherit",
+});
 process.exit(run.status ?? 1);

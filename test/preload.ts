@@ -39,13 +39,16 @@ afterEach(() => {
   const left = leftovers();
   if (left.length === 0) return;
   clear(left);
-  throw new Error(`this test left ${left.length} entr${left.length === 1 ? "y" : "ies"} in TMPDIR: ${left.slice(0, 5).join(", ")} (use tempDir() from test/helpers/tmp.ts, or remove what you create)`);
+  throw new Error(
+    `this test left ${left.length} entr${left.length === 1 ? "y" : "ies"} in TMPDIR: ${left.slice(0, 5).join(", ")} (use tempDir() from test/helpers/tmp.ts, or remove what you create)`,
+  );
 });
 
 afterAll(() => {
   removeRunDirs();
   const left = fs.existsSync(RUN_DIR) ? fs.readdirSync(RUN_DIR) : [];
   fs.rmSync(RUN_DIR, { recursive: true, force: true });
-  if (left.length > 0) throw new Error(`the test run left ${left.length} entries in TMPDIR: ${left.slice(0, 5).join(", ")}`);
+  if (left.length > 0)
+    throw new Error(`the test run left ${left.length} entries in TMPDIR: ${left.slice(0, 5).join(", ")}`);
   if (fs.existsSync(RUN_DIR)) throw new Error(`could not remove the run's TMPDIR ${RUN_DIR}`);
 });

@@ -25,6 +25,7 @@ export function npm(args: string[], cwd: string, extraEnv: Record<string, string
   const exe = npmPath(env);
   if (!exe) throw new Error("npm is not on PATH");
   const r = spawnSync(exe, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  if (r.error || r.status !== 0) throw new Error(`npm ${args.join(" ")} failed: ${r.error?.message ?? `exit ${r.status}`}\n${r.stdout}${r.stderr}`);
+  if (r.error || r.status !== 0)
+    throw new Error(`npm ${args.join(" ")} failed: ${r.error?.message ?? `exit ${r.status}`}\n${r.stdout}${r.stderr}`);
   return r.stdout;
 }

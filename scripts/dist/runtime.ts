@@ -32,11 +32,14 @@ export function runtimeFor(target: Target, version: string): string {
   fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work, { recursive: true });
   try {
-    const packed = JSON.parse(npm(["pack", `${target.runtime}@${version}`, "--json", "--ignore-scripts", "--pack-destination", work], work)) as { filename: string }[];
+    const packed = JSON.parse(
+      npm(["pack", `${target.runtime}@${version}`, "--json", "--ignore-scripts", "--pack-destination", work], work),
+    ) as { filename: string }[];
     const tarball = path.join(work, packed[0]!.filename);
     run("tar", ["-xzf", tarball, "-C", work], work);
     fs.rmSync(tarball);
-    if (!fs.existsSync(path.join(work, path.relative(dir, exe)))) throw new Error(`${target.runtime}@${version} holds no ${path.relative(dir, exe)}`);
+    if (!fs.existsSync(path.join(work, path.relative(dir, exe))))
+      throw new Error(`${target.runtime}@${version} holds no ${path.relative(dir, exe)}`);
     try {
       fs.renameSync(work, dir);
     } catch (e) {

@@ -23,21 +23,92 @@ export interface Target {
 const elf = (arch: string, loader: string) => new RegExp(`^ELF 64-bit LSB .*${arch}.*interpreter /lib(64)?/${loader}`);
 
 export const TARGETS: Target[] = [
-  { name: "linux-x64", bun: "bun-linux-x64", runtime: "@oven/bun-linux-x64", os: "linux", cpu: "x64", libc: "glibc", exe: "kbz", file: elf("x86-64", "ld-linux-x86-64") },
-  { name: "linux-arm64", bun: "bun-linux-arm64", runtime: "@oven/bun-linux-aarch64", os: "linux", cpu: "arm64", libc: "glibc", exe: "kbz", file: elf("ARM aarch64", "ld-linux-aarch64") },
-  { name: "linux-x64-musl", bun: "bun-linux-x64-musl", runtime: "@oven/bun-linux-x64-musl", os: "linux", cpu: "x64", libc: "musl", exe: "kbz", file: elf("x86-64", "ld-musl-x86_64") },
-  { name: "linux-arm64-musl", bun: "bun-linux-arm64-musl", runtime: "@oven/bun-linux-aarch64-musl", os: "linux", cpu: "arm64", libc: "musl", exe: "kbz", file: elf("ARM aarch64", "ld-musl-aarch64") },
-  { name: "darwin-x64", bun: "bun-darwin-x64", runtime: "@oven/bun-darwin-x64", os: "darwin", cpu: "x64", exe: "kbz", file: /^Mach-O 64-bit x86_64 executable/ },
-  { name: "darwin-arm64", bun: "bun-darwin-arm64", runtime: "@oven/bun-darwin-aarch64", os: "darwin", cpu: "arm64", exe: "kbz", file: /^Mach-O 64-bit arm64 executable/ },
-  { name: "windows-x64", bun: "bun-windows-x64", runtime: "@oven/bun-windows-x64", os: "win32", cpu: "x64", exe: "kbz.exe", file: /^PE32\+ executable .*x86-64/ },
-  { name: "windows-arm64", bun: "bun-windows-arm64", runtime: "@oven/bun-windows-aarch64", os: "win32", cpu: "arm64", exe: "kbz.exe", file: /^PE32\+ executable .*Aarch64/ },
+  {
+    name: "linux-x64",
+    bun: "bun-linux-x64",
+    runtime: "@oven/bun-linux-x64",
+    os: "linux",
+    cpu: "x64",
+    libc: "glibc",
+    exe: "kbz",
+    file: elf("x86-64", "ld-linux-x86-64"),
+  },
+  {
+    name: "linux-arm64",
+    bun: "bun-linux-arm64",
+    runtime: "@oven/bun-linux-aarch64",
+    os: "linux",
+    cpu: "arm64",
+    libc: "glibc",
+    exe: "kbz",
+    file: elf("ARM aarch64", "ld-linux-aarch64"),
+  },
+  {
+    name: "linux-x64-musl",
+    bun: "bun-linux-x64-musl",
+    runtime: "@oven/bun-linux-x64-musl",
+    os: "linux",
+    cpu: "x64",
+    libc: "musl",
+    exe: "kbz",
+    file: elf("x86-64", "ld-musl-x86_64"),
+  },
+  {
+    name: "linux-arm64-musl",
+    bun: "bun-linux-arm64-musl",
+    runtime: "@oven/bun-linux-aarch64-musl",
+    os: "linux",
+    cpu: "arm64",
+    libc: "musl",
+    exe: "kbz",
+    file: elf("ARM aarch64", "ld-musl-aarch64"),
+  },
+  {
+    name: "darwin-x64",
+    bun: "bun-darwin-x64",
+    runtime: "@oven/bun-darwin-x64",
+    os: "darwin",
+    cpu: "x64",
+    exe: "kbz",
+    file: /^Mach-O 64-bit x86_64 executable/,
+  },
+  {
+    name: "darwin-arm64",
+    bun: "bun-darwin-arm64",
+    runtime: "@oven/bun-darwin-aarch64",
+    os: "darwin",
+    cpu: "arm64",
+    exe: "kbz",
+    file: /^Mach-O 64-bit arm64 executable/,
+  },
+  {
+    name: "windows-x64",
+    bun: "bun-windows-x64",
+    runtime: "@oven/bun-windows-x64",
+    os: "win32",
+    cpu: "x64",
+    exe: "kbz.exe",
+    file: /^PE32\+ executable .*x86-64/,
+  },
+  {
+    name: "windows-arm64",
+    bun: "bun-windows-arm64",
+    runtime: "@oven/bun-windows-aarch64",
+    os: "win32",
+    cpu: "arm64",
+    exe: "kbz.exe",
+    file: /^PE32\+ executable .*Aarch64/,
+  },
 ];
 
 /** The target this machine runs (the one `npm run dist -- --targets host` builds). */
 export function hostTarget(): Target {
   const os = process.platform === "win32" ? "windows" : process.platform;
   const t = TARGETS.find((t) => t.name === `${os}-${process.arch}`);
-  if (!t) throw new Error(`no kbz target for this machine (${process.platform}-${process.arch}); targets: ${TARGETS.map((t) => t.name).join(", ")}`);
+  if (!t)
+    throw new Error(
+      `no kbz target for this machine (${process.platform}-${process.arch}); targets: ${TARGETS.map((t) => t.name).join(", ")}`,
+    );
   return t;
 }
 

@@ -47,10 +47,17 @@ Exit: 0 verified; 1 not yet (failed, unapproved, unsigned); 2 usage or refused.`
 async function recordReturn(root: string, scope: string, stem: string): Promise<string | null> {
   const state = dispatchState(root, scope);
   const waves = [...state.waves.values()].filter((w) => w.leaves.includes(stem));
-  if (waves.some((w) => w.returned.has(stem) && !waves.some((o) => o !== w && o.started.has(stem) && !o.returned.has(stem)))) return null;
+  if (
+    waves.some(
+      (w) => w.returned.has(stem) && !waves.some((o) => o !== w && o.started.has(stem) && !o.returned.has(stem)),
+    )
+  )
+    return null;
   const open = waves.find((w) => w.started.has(stem) && !w.returned.has(stem) && w.state !== "abandoned");
   if (!open) {
-    throw new RefusedError(`${stem} was not started in any wave; record its launch first (${kbz("wave", ph("open/start/seal"), { scope }, ph("…"))})`);
+    throw new RefusedError(
+      `${stem} was not started in any wave; record its launch first (${kbz("wave", ph("open/start/seal"), { scope }, ph("…"))})`,
+    );
   }
   const t = await commitWave(root, scope, { kind: "return", wave: open.id, leaf: stem });
   printNotes(t.notes);
@@ -63,9 +70,16 @@ function nextSteps(res: CheckResult, scope: string, stem: string, ledger: string
   const unapproved = res.approvals.filter((a) => a.status === "required").map((a) => a.task.qid);
   const failed = res.runs.some((r) => !r.outcome.ok);
   const manual = res.snapshot.gates.filter((g) => g.state !== "met" && g.state !== "abandoned" && !g.gate.check);
-  if (unapproved.length > 0) lines.push(`NOT APPROVED ${unapproved.join(", ")}: a person runs ${kbz("approve", { scope })} (nothing of it ran)`);
-  for (const g of manual) lines.push(`MANUAL ${g.qid}: a person signs it with ${kbz("sign", ledger, g.gate.id, { evidence: ph('"<what they checked>"') })}`);
-  if (failed) lines.push(`send ${stem} back to its worker with the failures above; when it returns: ${kbz("advance", { scope, leaf: stem.slice(5) })}`);
+  if (unapproved.length > 0)
+    lines.push(`NOT APPROVED ${unapproved.join(", ")}: a person runs ${kbz("approve", { scope })} (nothing of it ran)`);
+  for (const g of manual)
+    lines.push(
+      `MANUAL ${g.qid}: a person signs it with ${kbz("sign", ledger, g.gate.id, { evidence: ph('"<what they checked>"') })}`,
+    );
+  if (failed)
+    lines.push(
+      `send ${stem} back to its worker with the failures above; when it returns: ${kbz("advance", { scope, leaf: stem.slice(5) })}`,
+    );
   return lines;
 }
 
@@ -74,7 +88,9 @@ function shortRunLines(res: CheckResult): string[] {
   const lines: string[] = [];
   for (const a of res.approvals) if (a.status !== "required") lines.push(...approvalLines(a, false));
   for (const r of res.runs) if (!r.outcome.ok) lines.push(...resultLines(r, false));
-  for (const r of res.runs) if (r.writeback === "stale") lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
+  for (const r of res.runs)
+    if (r.writeback === "stale")
+      lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
   return lines;
 }
 
@@ -82,7 +98,8 @@ function shortRunLines(res: CheckResult): string[] {
 function adviceLines(snap: NextSnapshot, a: Advice, scope: string): string[] {
   if (a.action === "dispatch") return [`LAUNCH ${a.launch.join(", ")}: ${kbz("next", { scope, launch: true })}`];
   if (a.action === "wait-or-verify") {
-    const returned = a.awaitVerification.length > 0 ? `; returned, advance them: ${a.awaitVerification.join(", ")}` : "";
+    const returned =
+      a.awaitVerification.length > 0 ? `; returned, advance them: ${a.awaitVerification.join(", ")}` : "";
     return [`WAIT: ${a.active.length} active (${a.active.join(", ") || "none"})${returned}`];
   }
   if (a.action === "verify-root") return [nextLines(snap, a).pop()!];
@@ -101,7 +118,10 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
     throw e;
   }
-  const id = leafFor(String(argv.leaf), plan.rows.map((r) => r.id));
+  const id = leafFor(
+    String(argv.leaf),
+    plan.rows.map((r) => r.id),
+  );
   const stem = `leaf-${id}`;
   const row = plan.byId.get(id)!;
   const ledger = leafLedgerPath(root, scope, stem);
@@ -112,16 +132,38 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     if (returned && argv.verbose) lines.push(returned);
     const timeoutS = argv.timeout === undefined ? DEFAULT_TIMEOUT_S : parseInteger(argv.timeout, 1, 86400);
     if (timeoutS === null) throw new UsageError("--timeout must be an integer 1..86400");
-    res = await runLedgerChecks({ root, files: [ledger], reverify: true, approve: !!argv.approve, jobs: 1, timeoutS, env: process.env });
+    res = await runLedgerChecks({
+      root,
+      files: [ledger],
+      reverify: true,
+      approve: !!argv.approve,
+      jobs: 1,
+      timeoutS,
+      env: process.env,
+    });
     lines.push(...(argv.verbose ? compactRunLines(res, true) : shortRunLines(res)));
     if (res.exit !== 0) {
       printProblems(res.problems);
       const steps = nextSteps(res, scope, stem, ledger);
       const failed = res.runs.filter((r) => !r.outcome.ok).map((r) => r.task.qid);
       const unapproved = res.approvals.filter((a) => a.status === "required").map((a) => a.task.qid);
-      const fields = { scope, leaf: stem, returned: returned !== null, unmet: res.reduction.unmetIds, failed, unapproved, next: steps };
+      const fields = {
+        scope,
+        leaf: stem,
+        returned: returned !== null,
+        unmet: res.reduction.unmetIds,
+        failed,
+        unapproved,
+        next: steps,
+      };
       if (argv.json) emit(envelope("not-verified", res.exit, fields));
-      else for (const l of [...lines, ...steps, `NOT VERIFIED ${stem}: ${res.reduction.unmet} of ${res.snapshot.gates.length} gate(s) unmet`]) out(l);
+      else
+        for (const l of [
+          ...lines,
+          ...steps,
+          `NOT VERIFIED ${stem}: ${res.reduction.unmet} of ${res.snapshot.gates.length} gate(s) unmet`,
+        ])
+          out(l);
       return res.exit === 2 ? 2 : 1;
     }
   }
@@ -140,11 +182,32 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   );
   const slots = argv.slots === undefined ? DEFAULT_SLOTS : parseInteger(argv.slots, 1);
   if (slots === null) throw new UsageError("--slots must be a positive integer");
-  if (argv.launch) return launchAfter(root, scope, slots, lines, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, verdict }, argv);
+  if (argv.launch)
+    return launchAfter(
+      root,
+      scope,
+      slots,
+      lines,
+      { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, verdict },
+      argv,
+    );
   const next = nextAdvice({ root, scope, slots });
   if (argv.json) {
-    emit(envelope(verdict, 0, { scope, leaf: stem, leaseReleased: released.length > 0, promoted: set.promoted, next: next.advice }));
-  } else for (const l of [...lines, ...(argv.verbose ? nextLines(next.snap, next.advice) : adviceLines(next.snap, next.advice, scope))]) out(l);
+    emit(
+      envelope(verdict, 0, {
+        scope,
+        leaf: stem,
+        leaseReleased: released.length > 0,
+        promoted: set.promoted,
+        next: next.advice,
+      }),
+    );
+  } else
+    for (const l of [
+      ...lines,
+      ...(argv.verbose ? nextLines(next.snap, next.advice) : adviceLines(next.snap, next.advice, scope)),
+    ])
+      out(l);
   return 0;
 }
 
@@ -153,7 +216,14 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
  * as `kbz next --launch`), so a returned leaf and the next wave are one call (issue 30 trial).
  * A refused launch leaves the verification in place: its lines are printed before the launch.
  */
-async function launchAfter(root: string, scope: string, slots: number, lines: string[], done: { verdict: string } & Record<string, unknown>, argv: AdvanceArgs): Promise<ExitCode> {
+async function launchAfter(
+  root: string,
+  scope: string,
+  slots: number,
+  lines: string[],
+  done: { verdict: string } & Record<string, unknown>,
+  argv: AdvanceArgs,
+): Promise<ExitCode> {
   if (!argv.json) for (const l of lines) out(l);
   const l = await launchNext({ root, scope, slots, details: true });
   for (const w of l.warnings) err(w);
@@ -170,10 +240,18 @@ export const verb: Verb = {
   describe: "a leaf came back: verify its gates from the root, mark VERIFIED, release, advise",
   builder: (y) =>
     y
-      .option("scope", { type: "string", describe: "use .unlazy/ID (default: the only scope, or UNLAZY_SCOPE)", requiresArg: true })
+      .option("scope", {
+        type: "string",
+        describe: "use .unlazy/ID (default: the only scope, or UNLAZY_SCOPE)",
+        requiresArg: true,
+      })
       .option("leaf", { type: "string", describe: "the returned leaf (1.1)", requiresArg: true })
       .option("approve", { type: "boolean", describe: "approve its pending CHECKs first (agent policy only)" })
-      .option("slots", { type: "string", describe: `slots for the advice (default ${DEFAULT_SLOTS})`, requiresArg: true })
+      .option("slots", {
+        type: "string",
+        describe: `slots for the advice (default ${DEFAULT_SLOTS})`,
+        requiresArg: true,
+      })
       .option("timeout", { type: "string", describe: "per-check timeout, seconds (default 120)", requiresArg: true })
       .option("launch", { type: "boolean", describe: "once VERIFIED, start what may run" })
       .option("verbose", { type: "boolean", describe: "each gate's result, PATH, the whole advice" })

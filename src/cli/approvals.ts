@@ -3,7 +3,17 @@ import * as path from "node:path";
 import { kbz } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { pathFacts } from "../core/run/show.ts";
-import { approvalPolicy, approvalStore, ApprovalStoreError, explainApproval, pruneApprovals, revokeApprovals, setApprovalPolicy, type ApprovalStore, type StoredApproval } from "../ops/approvals.ts";
+import {
+  approvalPolicy,
+  approvalStore,
+  ApprovalStoreError,
+  explainApproval,
+  pruneApprovals,
+  revokeApprovals,
+  setApprovalPolicy,
+  type ApprovalStore,
+  type StoredApproval,
+} from "../ops/approvals.ts";
 import { rootFor } from "./context.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope, failWith, report } from "./envelope.ts";
@@ -57,15 +67,33 @@ function bindings(a: StoredApproval): string {
 /** kbz approvals explain LEDGER GATE: is the gate's current oracle approved, and if not, what differs. */
 function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const [ledger, gate, ...rest] = argv.args ?? [];
-  if (!ledger || !gate || rest.length > 0) throw new UsageError(`explain takes LEDGER GATE (e.g. ${kbz("approvals explain", "GATES.md", "G1")})`);
+  if (!ledger || !gate || rest.length > 0)
+    throw new UsageError(`explain takes LEDGER GATE (e.g. ${kbz("approvals explain", "GATES.md", "G1")})`);
   const root = rootFor({});
   const file = path.resolve(process.cwd(), ledger);
   const gateId = gate.replace(/^.*:/, "");
-  const { task, same, approved, lines, diffs, verdict } = explainApproval(store, root, file, gateId, ledger, process.env);
+  const { task, same, approved, lines, diffs, verdict } = explainApproval(
+    store,
+    root,
+    file,
+    gateId,
+    ledger,
+    process.env,
+  );
   const oracleFiles = Object.keys(task.oracle.bound?.files ?? {});
-  const fields = { gate: task.qid, file: task.file, approvals: same, differs: lines.slice(1).map((l) => l.trim()), oracleFiles, diffs };
+  const fields = {
+    gate: task.qid,
+    file: task.file,
+    approvals: same,
+    differs: lines.slice(1).map((l) => l.trim()),
+    oracleFiles,
+    diffs,
+  };
   return report(!!argv.json, envelope(verdict, approved ? 0 : 1, fields), () => {
-    if (approved) out(`${task.qid}: approved for its current oracle (cwd ${task.cwd}${oracleFiles.length ? `; files ${oracleFiles.join(", ")}` : ""})`);
+    if (approved)
+      out(
+        `${task.qid}: approved for its current oracle (cwd ${task.cwd}${oracleFiles.length ? `; files ${oracleFiles.join(", ")}` : ""})`,
+      );
     else if (same === 0) out(`${task.qid}: never approved; ${kbz("check")} prints its oracle for the user to review`);
     else for (const l of [`${task.qid}: ${lines[0]}`, ...lines.slice(1)]) out(l);
     for (const d of diffs) {
@@ -78,7 +106,9 @@ function explain(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
 function list(store: ApprovalStore, asJson: boolean): ExitCode {
   const all = store.list();
   if (asJson) {
-    return emit(envelope("ok", 0, { action: "list", dir: store.dir, count: all.length, records: all.map((a) => view(a)) }));
+    return emit(
+      envelope("ok", 0, { action: "list", dir: store.dir, count: all.length, records: all.map((a) => view(a)) }),
+    );
   }
   for (const a of all) {
     out(line(a));
@@ -90,7 +120,14 @@ function list(store: ApprovalStore, asJson: boolean): ExitCode {
 
 function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const gone = revokeApprovals(store, argv.args ?? [], argv.record ?? [], process.env);
-  if (argv.json) return emit(envelope(gone.length > 0 ? "revoked" : "nothing-revoked", gone.length > 0 ? 0 : 1, { action: "revoke", dir: store.dir, revoked: gone.map((a) => view(a)) }));
+  if (argv.json)
+    return emit(
+      envelope(gone.length > 0 ? "revoked" : "nothing-revoked", gone.length > 0 ? 0 : 1, {
+        action: "revoke",
+        dir: store.dir,
+        revoked: gone.map((a) => view(a)),
+      }),
+    );
   else {
     for (const a of gone) out(`revoked${line(a)}`);
     out(`revoked ${gone.length} approval record(s)`);
@@ -101,7 +138,16 @@ function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
 async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
   // REMOVED gates of this repository: the person confirms they are gone on purpose.
   const { forgotten, gone, litter } = await pruneApprovals(store, rootFor({}), process.env);
-  if (asJson) return emit(envelope("pruned", 0, { action: "prune", dir: store.dir, pruned: gone.map((d) => view(d.a, { reason: d.reason })), removedGates: forgotten, litter }));
+  if (asJson)
+    return emit(
+      envelope("pruned", 0, {
+        action: "prune",
+        dir: store.dir,
+        pruned: gone.map((d) => view(d.a, { reason: d.reason })),
+        removedGates: forgotten,
+        litter,
+      }),
+    );
   else {
     for (const qid of forgotten) out(`confirmed removed ${qid}`);
     for (const d of gone) out(`pruned${line(d.a)} [${d.reason}]`);
@@ -114,13 +160,18 @@ async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
 /** kbz approvals policy [agent|person]: show, or (a person's act under every policy) set, who may approve. */
 function policy(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const [wanted, ...rest] = argv.args ?? [];
-  if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person")) throw new UsageError("policy takes agent or person (or nothing, to show it)");
+  if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person"))
+    throw new UsageError("policy takes agent or person (or nothing, to show it)");
   if (wanted === undefined) {
     const now = approvalPolicy(store);
-    return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now }), () => out(`policy: ${now} (${POLICY_TEXT[now]})`));
+    return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now }), () =>
+      out(`policy: ${now} (${POLICY_TEXT[now]})`),
+    );
   }
   setApprovalPolicy(store, wanted, process.env);
-  return report(!!argv.json, envelope(wanted, 0, { action: "policy", dir: store.dir, policy: wanted }), () => out(`policy: ${wanted} (${POLICY_TEXT[wanted]})`));
+  return report(!!argv.json, envelope(wanted, 0, { action: "policy", dir: store.dir, policy: wanted }), () =>
+    out(`policy: ${wanted} (${POLICY_TEXT[wanted]})`),
+  );
 }
 
 const POLICY_TEXT = {
@@ -143,7 +194,14 @@ export async function handleApprovals(argv: ApprovalsArgs): Promise<ExitCode> {
   } catch (e) {
     if (!(e instanceof ApprovalStoreError)) throw e;
     return failWith(
-      [{ file: e.file ?? null, line: e.file !== undefined ? (e.line ?? 1) : null, message: `approval store: ${e.message}`, hint: e.hint ?? null }],
+      [
+        {
+          file: e.file ?? null,
+          line: e.file !== undefined ? (e.line ?? 1) : null,
+          message: `approval store: ${e.message}`,
+          hint: e.hint ?? null,
+        },
+      ],
       false,
       !!argv.json,
       { dir: store.dir },
@@ -153,12 +211,21 @@ export async function handleApprovals(argv: ApprovalsArgs): Promise<ExitCode> {
 
 export const verb: Verb = {
   command: "approvals <action> [args..]",
-  describe: "list, revoke, prune or explain recorded CHECK approvals, or show/set the consent policy (UNLAZY_APPROVAL_DIR or ~/.unlazy/approved)",
+  describe:
+    "list, revoke, prune or explain recorded CHECK approvals, or show/set the consent policy (UNLAZY_APPROVAL_DIR or ~/.unlazy/approved)",
   builder: (y) =>
     y
-      .positional("action", { choices: ["list", "revoke", "prune", "explain", "policy"], describe: "list | revoke <ledger> [gate] | prune | explain <ledger> <gate> | policy [agent|person]" })
+      .positional("action", {
+        choices: ["list", "revoke", "prune", "explain", "policy"],
+        describe: "list | revoke <ledger> [gate] | prune | explain <ledger> <gate> | policy [agent|person]",
+      })
       .positional("args", { type: "string", array: true })
-      .option("record", { type: "string", array: true, describe: "revoke: a record name (as listed)", requiresArg: true })
+      .option("record", {
+        type: "string",
+        array: true,
+        describe: "revoke: a record name (as listed)",
+        requiresArg: true,
+      })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(
         "revoke, prune and policy are a person's acts: run them in a terminal (kbz refuses without one, and where an " +

@@ -42,7 +42,8 @@ function ask(question: string, keys: string[], say: (line: string) => void): str
 
 async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
   const files = ledgerFiles(argv as never);
-  if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
+  if (files.length > 0 && argv.scope !== undefined)
+    throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv as never);
   const scope = files.length > 0 ? null : requestedScope(argv as never);
   const p = pendingOracles({ root, files, scope, env: process.env });
@@ -57,7 +58,11 @@ async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
     // One review for the whole scope: every pending oracle in view, then one answer for all.
     for (const v of p.views) for (const l of approvalViewLines(v, verbose)) say(l);
     const n = p.pending.length;
-    const answer = ask(`  approve all ${n} pending oracles of scope ${scope} shown above? [y]es [n]o [o]ne at a time [q]uit`, ["y", "n", "o", "q"], say);
+    const answer = ask(
+      `  approve all ${n} pending oracles of scope ${scope} shown above? [y]es [n]o [o]ne at a time [q]uit`,
+      ["y", "n", "o", "q"],
+      say,
+    );
     oneByOne = answer === "o";
     if (answer === "y") {
       for (const t of p.pending) {
@@ -74,7 +79,13 @@ async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
   for (const [i, t] of p.pending.entries()) {
     if (!oneByOne) break;
     for (const l of approvalViewLines(p.views[i]!, verbose)) say(l);
-    const answer = all ? "y" : ask(`  approve this oracle (${i + 1}/${p.pending.length})? [y]es [n]o [a]ll remaining [q]uit`, ["y", "n", "a", "q"], say);
+    const answer = all
+      ? "y"
+      : ask(
+          `  approve this oracle (${i + 1}/${p.pending.length})? [y]es [n]o [a]ll remaining [q]uit`,
+          ["y", "n", "a", "q"],
+          say,
+        );
     if (answer === "q") break;
     if (answer === "a") all = true;
     if (answer === "n") {
@@ -87,9 +98,20 @@ async function approve(argv: Record<string, unknown>): Promise<ExitCode> {
     say(`  APPROVED ${t.qid}`);
   }
   const left = p.pending.length - approved.length;
-  if (argv.json) return emit(envelope(left === 0 ? "approved" : "pending", left === 0 ? 0 : 1, { approved, declined, pending: p.pending.length, oracles: p.views }));
+  if (argv.json)
+    return emit(
+      envelope(left === 0 ? "approved" : "pending", left === 0 ? 0 : 1, {
+        approved,
+        declined,
+        pending: p.pending.length,
+        oracles: p.views,
+      }),
+    );
   if (p.pending.length === 0) out("nothing to approve: every runnable gate's oracle is approved");
-  else out(`approved ${approved.length} of ${p.pending.length} pending oracle(s)${approved.length > 0 ? `; ${kbz("check")} runs them` : ""}`);
+  else
+    out(
+      `approved ${approved.length} of ${p.pending.length} pending oracle(s)${approved.length > 0 ? `; ${kbz("check")} runs them` : ""}`,
+    );
   return left === 0 ? 0 : 1;
 }
 

@@ -4,7 +4,14 @@ import * as path from "node:path";
 import { attached, kbz, placeholder as ph } from "../core/text/command.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import { UsageError } from "../core/errors.ts";
-import { checkContainment, checkGates, DEFAULT_TIMEOUT_S, type ApprovalItem, type CheckResult, type CheckTask } from "../ops/check.ts";
+import {
+  checkContainment,
+  checkGates,
+  DEFAULT_TIMEOUT_S,
+  type ApprovalItem,
+  type CheckResult,
+  type CheckTask,
+} from "../ops/check.ts";
 import { cwdShown, pathFacts, shortSignature } from "../core/run/show.ts";
 import { statusReport } from "../core/report.ts";
 import type { Snapshot } from "../core/snapshot.ts";
@@ -43,18 +50,21 @@ interface CheckArgs {
 function integerIn(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
   if (raw === undefined) return fallback;
   const n = parseInteger(raw, min, max);
-  if (n === null) throw new UsageError(`${name} must be an integer ${min}..${max} (got ${JSON.stringify(String(raw))})`);
+  if (n === null)
+    throw new UsageError(`${name} must be an integer ${min}..${max} (got ${JSON.stringify(String(raw))})`);
   return n;
 }
 
 function validate(argv: CheckArgs): void {
   if (argv.status) {
-    for (const other of ["reverify", "approve", "sandbox", "probe"] as const) if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
+    for (const other of ["reverify", "approve", "sandbox", "probe"] as const)
+      if (argv[other]) throw new UsageError(`--status cannot be combined with --${other}`);
     for (const other of ["timeout", "jobs", "shell", "cwd"] as const) {
       if (argv[other] !== undefined) throw new UsageError(`--${other} cannot be combined with --status`);
     }
   }
-  for (const name of ["shell", "cwd"] as const) if (argv[name] === "") throw new UsageError(`--${name} needs a non-empty value`);
+  for (const name of ["shell", "cwd"] as const)
+    if (argv[name] === "") throw new UsageError(`--${name} needs a non-empty value`);
 }
 
 const basename = (file: string) => path.basename(file);
@@ -68,7 +78,8 @@ function printCheckStatus(snap: Snapshot, asJson: boolean): ExitCode {
   for (const l of snap.ledgers) {
     for (const g of report.gates) {
       // unlazy's layout B has no FAILED line: a failed gate keeps its `unchecked` reason here (kbz status says FAILED).
-      if (g.file === l.display && g.state !== "met" && g.state !== "abandoned") out(`  UNMET ${g.qid} (${g.state === "failed" ? "unchecked" : g.reason}): ${g.title}`);
+      if (g.file === l.display && g.state !== "met" && g.state !== "abandoned")
+        out(`  UNMET ${g.qid} (${g.state === "failed" ? "unchecked" : g.reason}): ${g.title}`);
     }
     out(`${basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
   }
@@ -87,7 +98,12 @@ function pathOnce(verbose: boolean): (value: string) => void {
   };
 }
 
-function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: string) => void, scope: string | null): void {
+function printApproval(
+  item: ApprovalItem,
+  verbose: boolean,
+  showPath: (value: string) => void,
+  scope: string | null,
+): void {
   const lines = approvalLines(item, verbose, true, scope);
   if (lines.length > 0) showPath(item.task.oracle.path);
   for (const line of lines) out(line);
@@ -98,10 +114,12 @@ function printApproval(item: ApprovalItem, verbose: boolean, showPath: (value: s
 function printRunResult(res: CheckResult, verbose: boolean): void {
   for (const r of res.runs) if (verbose || !r.outcome.ok) for (const line of resultLines(r, verbose)) out(line);
   for (const r of res.runs) {
-    if (r.writeback === "stale") out(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
+    if (r.writeback === "stale")
+      out(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
     if (r.writeError) err(`kbz: ${r.writeError}`);
   }
-  if (verbose) for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
+  if (verbose)
+    for (const l of res.snapshot.ledgers) out(`${basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
   printProblems(res.problems);
   if (res.infraFailures > 0) err(`kbz: infrastructure failure prevented ${res.infraFailures} approval(s)`);
   printPassedButUnmet(res);
@@ -111,7 +129,8 @@ function printRunResult(res: CheckResult, verbose: boolean): void {
 /** A gate that passed in this run and is still unmet for a reason beyond its ledger text (VACUOUS, UNATTESTED, STALE by INPUTS) says why. */
 function printPassedButUnmet(res: CheckResult): void {
   const passed = new Set(res.runs.filter((r) => r.outcome.ok).map((r) => r.task.qid));
-  for (const g of res.snapshot.gates) if (passed.has(g.qid) && g.state !== "met" && g.reason) out(`  UNMET ${g.qid}: ${g.reason}`);
+  for (const g of res.snapshot.gates)
+    if (passed.has(g.qid) && g.state !== "met" && g.reason) out(`  UNMET ${g.qid}: ${g.reason}`);
 }
 
 function runJson(res: CheckResult) {
@@ -119,50 +138,75 @@ function runJson(res: CheckResult) {
   const passed = res.runs.filter((r) => r.outcome.ok).length;
   const errors = [
     ...problemEntries(res.problems),
-    ...res.runs.flatMap((r) => (r.writeError ? [{ file: r.task.file, line: r.task.gate.line, message: r.writeError, hint: `the gate's result was not written; fix the file, then run ${kbz("check")} again` }] : [])),
-    ...(res.infraFailures > 0 ? [{ file: null, line: null, message: `infrastructure failure prevented ${res.infraFailures} approval(s)`, hint: "see the approvals' problem fields; check UNLAZY_APPROVAL_DIR is writable" }] : []),
+    ...res.runs.flatMap((r) =>
+      r.writeError
+        ? [
+            {
+              file: r.task.file,
+              line: r.task.gate.line,
+              message: r.writeError,
+              hint: `the gate's result was not written; fix the file, then run ${kbz("check")} again`,
+            },
+          ]
+        : [],
+    ),
+    ...(res.infraFailures > 0
+      ? [
+          {
+            file: null,
+            line: null,
+            message: `infrastructure failure prevented ${res.infraFailures} approval(s)`,
+            hint: "see the approvals' problem fields; check UNLAZY_APPROVAL_DIR is writable",
+          },
+        ]
+      : []),
   ];
-  return envelope(res.exit === 2 ? INVALID : res.reduction.verdict, res.exit, {
-    root: report.root,
-    mode: report.mode,
-    scope: report.scope,
-    counts: {
-      ...report.counts,
-      met: res.reduction.met,
-      unmet: res.reduction.unmet,
-      ran: res.runs.length,
-      passed,
-      failed: res.runs.length - passed,
-      stale: res.runs.filter((r) => r.writeback === "stale").length,
-      notRun: res.approvals.filter((a) => a.status === "required" || a.status === "failed").length,
+  return envelope(
+    res.exit === 2 ? INVALID : res.reduction.verdict,
+    res.exit,
+    {
+      root: report.root,
+      mode: report.mode,
+      scope: report.scope,
+      counts: {
+        ...report.counts,
+        met: res.reduction.met,
+        unmet: res.reduction.unmet,
+        ran: res.runs.length,
+        passed,
+        failed: res.runs.length - passed,
+        stale: res.runs.filter((r) => r.writeback === "stale").length,
+        notRun: res.approvals.filter((a) => a.status === "required" || a.status === "failed").length,
+      },
+      gates: report.gates,
+      runs: res.runs.map((r) => ({
+        qid: r.task.qid,
+        file: r.task.file,
+        gate: r.task.gate.id,
+        ok: r.outcome.ok,
+        exit: r.outcome.exitCode,
+        signal: r.outcome.signal,
+        matched: r.outcome.matched,
+        error: r.outcome.error,
+        outputSha256: r.outcome.outputSha256,
+        bytes: r.outcome.bytes,
+        durationMs: Math.round(r.outcome.durationMs),
+        writeback: r.writeback,
+        writeError: r.writeError,
+      })),
+      approvals: {
+        required: res.approvals
+          .filter((a) => a.status !== "approved")
+          .map((a) => ({ qid: a.task.qid, ...oracleView(a.task), status: a.status, problem: a.problem })),
+        recorded: res.approvals.filter((a) => a.status === "recorded").map((a) => a.record),
+      },
+      unmet: res.reduction.unmetIds,
+      abandoned: res.reduction.abandonedIds,
+      extras: res.extras,
+      problems: res.problems,
     },
-    gates: report.gates,
-    runs: res.runs.map((r) => ({
-      qid: r.task.qid,
-      file: r.task.file,
-      gate: r.task.gate.id,
-      ok: r.outcome.ok,
-      exit: r.outcome.exitCode,
-      signal: r.outcome.signal,
-      matched: r.outcome.matched,
-      error: r.outcome.error,
-      outputSha256: r.outcome.outputSha256,
-      bytes: r.outcome.bytes,
-      durationMs: Math.round(r.outcome.durationMs),
-      writeback: r.writeback,
-      writeError: r.writeError,
-    })),
-    approvals: {
-      required: res.approvals
-        .filter((a) => a.status !== "approved")
-        .map((a) => ({ qid: a.task.qid, ...oracleView(a.task), status: a.status, problem: a.problem })),
-      recorded: res.approvals.filter((a) => a.status === "recorded").map((a) => a.record),
-    },
-    unmet: res.reduction.unmetIds,
-    abandoned: res.reduction.abandonedIds,
-    extras: res.extras,
-    problems: res.problems,
-  }, errors);
+    errors,
+  );
 }
 
 function oracleView(t: CheckTask) {
@@ -182,26 +226,70 @@ function oracleView(t: CheckTask) {
 }
 
 /** `kbz check --stale`: every stale gate and receipt of a scope, re-run in one call (ops/refresh.ts). */
-async function runStale(argv: CheckArgs, root: string, files: string[], jobs: number, timeoutS: number, asJson: boolean): Promise<ExitCode> {
-  if (files.length > 0) throw usage("--stale refreshes a scope, not ledger files", kbz("check", { scope: ph("S"), stale: true }));
-  for (const other of ["reverify", "probe", "status"] as const) if (argv[other]) throw usage(`--stale cannot be combined with --${other}`);
-  if (argv["approve-sig"] !== undefined) throw usage("--stale cannot be combined with --approve=<sig>", `approve first (${kbz("approve", { scope: ph("S") })}), then ${kbz("check", { scope: ph("S"), stale: true })}`);
+async function runStale(
+  argv: CheckArgs,
+  root: string,
+  files: string[],
+  jobs: number,
+  timeoutS: number,
+  asJson: boolean,
+): Promise<ExitCode> {
+  if (files.length > 0)
+    throw usage("--stale refreshes a scope, not ledger files", kbz("check", { scope: ph("S"), stale: true }));
+  for (const other of ["reverify", "probe", "status"] as const)
+    if (argv[other]) throw usage(`--stale cannot be combined with --${other}`);
+  if (argv["approve-sig"] !== undefined)
+    throw usage(
+      "--stale cannot be combined with --approve=<sig>",
+      `approve first (${kbz("approve", { scope: ph("S") })}), then ${kbz("check", { scope: ph("S"), stale: true })}`,
+    );
   const scope = requestedScope(argv);
-  if (!scope) throw usage("--stale needs a scope", `${kbz("check", { scope: ph("S"), stale: true })} (with one scope, --scope may be left out)`);
-  const r = await refreshStale({ root, scope, approve: !!argv.approve, sandbox: !!argv.sandbox, jobs, timeoutS, shell: argv.shell, cwd: argv.cwd, env: process.env });
+  if (!scope)
+    throw usage(
+      "--stale needs a scope",
+      `${kbz("check", { scope: ph("S"), stale: true })} (with one scope, --scope may be left out)`,
+    );
+  const r = await refreshStale({
+    root,
+    scope,
+    approve: !!argv.approve,
+    sandbox: !!argv.sandbox,
+    jobs,
+    timeoutS,
+    shell: argv.shell,
+    cwd: argv.cwd,
+    env: process.env,
+  });
   const notAccepted = r.receipts.filter((x) => x.status !== "ACCEPTED" && x.status !== "CURRENT_EVIDENCE");
   const approvals = (r.check?.approvals ?? []).filter((a) => a.status === "required").map((a) => a.task.qid);
   const verdict = r.exit === 0 ? "refreshed" : r.exit === 1 ? "stale" : "invalid";
-  if (asJson) return emit(envelope(verdict, r.exit, { scope, gates: r.gates, receipts: r.receipts.map((x) => ({ ledger: x.ledger, status: x.status })), stillStale: r.stillStale, approvalRequired: approvals }));
+  if (asJson)
+    return emit(
+      envelope(verdict, r.exit, {
+        scope,
+        gates: r.gates,
+        receipts: r.receipts.map((x) => ({ ledger: x.ledger, status: x.status })),
+        stillStale: r.stillStale,
+        approvalRequired: approvals,
+      }),
+    );
   if (r.gates === 0 && r.receipts.length === 0) {
     out(`nothing stale in scope ${scope}`);
     return 0;
   }
-  for (const qid of approvals) out(`  APPROVAL REQUIRED ${qid}: a person approves it first (${kbz("approve", { scope })})`);
+  for (const qid of approvals)
+    out(`  APPROVAL REQUIRED ${qid}: a person approves it first (${kbz("approve", { scope })})`);
   for (const qid of r.stillStale) out(`  UNMET ${qid}`);
-  for (const x of notAccepted) out(`  ${x.status} ${x.ledger}${x.status === "REVIEW_OR_REPAIR" ? `: ${x.reason} (${kbz("verify explain", x.ledger)})` : ""}`);
+  for (const x of notAccepted)
+    out(
+      `  ${x.status} ${x.ledger}${x.status === "REVIEW_OR_REPAIR" ? `: ${x.reason} (${kbz("verify explain", x.ledger)})` : ""}`,
+    );
   const what = [plural(r.gates, "gate"), plural(r.receipts.length, "receipt")].join(", ");
-  out(r.exit === 0 ? `refreshed ${what}` : `STALE LEFT: ${plural(r.stillStale.length, "gate")}, ${plural(notAccepted.length, "receipt")} (of ${what})`);
+  out(
+    r.exit === 0
+      ? `refreshed ${what}`
+      : `STALE LEFT: ${plural(r.stillStale.length, "gate")}, ${plural(notAccepted.length, "receipt")} (of ${what})`,
+  );
   return r.exit;
 }
 
@@ -212,14 +300,32 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
   const jobs = integerIn("--jobs", argv.jobs, 1, 64, 1);
   const timeoutS = integerIn("--timeout", argv.timeout, 1, 86400, DEFAULT_TIMEOUT_S);
   const files = ledgerFiles(argv);
-  if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
+  if (files.length > 0 && argv.scope !== undefined)
+    throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv);
   const scope = files.length > 0 ? null : requestedScope(argv);
   if (argv.stale) return runStale(argv, root, files, jobs, timeoutS, asJson);
   if (argv.probe) {
-    if (argv["approve-sig"] !== undefined) throw usage("--approve=<sig> approves a pending CHECK, not a probe", `run ${kbz("check", { probe: true, approve: true })}`);
-    if (argv.reverify) throw usage("--probe cannot be combined with --reverify", `run ${kbz("check", { reverify: true })} first, then ${kbz("check", { probe: true })}`);
-    return runProbeVerb({ root, files, scope, approve: !!argv.approve, timeoutS, shell: argv.shell, cwd: argv.cwd, asJson });
+    if (argv["approve-sig"] !== undefined)
+      throw usage(
+        "--approve=<sig> approves a pending CHECK, not a probe",
+        `run ${kbz("check", { probe: true, approve: true })}`,
+      );
+    if (argv.reverify)
+      throw usage(
+        "--probe cannot be combined with --reverify",
+        `run ${kbz("check", { reverify: true })} first, then ${kbz("check", { probe: true })}`,
+      );
+    return runProbeVerb({
+      root,
+      files,
+      scope,
+      approve: !!argv.approve,
+      timeoutS,
+      shell: argv.shell,
+      cwd: argv.cwd,
+      asJson,
+    });
   }
   const progress = Progress.forStdout(!asJson);
   const verbose = !!argv.verbose;
@@ -240,13 +346,17 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       env: process.env,
       observer: {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
-        approval: (item) => (asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath, scope)),
+        approval: (item) =>
+          asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath, scope),
         willRun: (tasks) => {
           const warning = tasks.length > 0 ? checkContainment().warning : null;
           if (warning) err(warning);
           if (asJson) return;
           if (!verbose) return; // the PATH summary goes with an approval block, never alone
-          for (const t of tasks) out(`  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${cwdShown(t)} PATH=${pathFacts(t.oracle.path).transcript}`);
+          for (const t of tasks)
+            out(
+              `  RUN  ${t.qid} shell=${t.oracle.shell} cwd=${cwdShown(t)} PATH=${pathFacts(t.oracle.path).transcript}`,
+            );
         },
         started: (t) => progress?.start(t.qid),
         finished: (t) => progress?.finish(t.qid),
@@ -281,6 +391,8 @@ export const verb: Verb = {
       .option("cwd", { type: "string", describe: "CHECK folder, relative to --root", requiresArg: true })
       .example(kbz("check", { reverify: true }), "re-run every runnable gate (before you report)")
       .example(kbz("check", { approve: attached(ph("SIG")) }), "a person approves the oracle shown with SIG")
-      .epilogue(`Runs only what a person approved. containment: ${checkContainment().describe}. More: docs/checks.md.\nExit: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.`),
+      .epilogue(
+        `Runs only what a person approved. containment: ${checkContainment().describe}. More: docs/checks.md.\nExit: 0 all met; 1 unmet or handoff; 2 usage/parse/infrastructure.`,
+      ),
   handler: (argv) => handleCheck(argv as CheckArgs),
 };

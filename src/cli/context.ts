@@ -42,12 +42,17 @@ export function rootFor(argv: RootArgs, cwd: string = process.cwd()): string {
 export function requestedScope(argv: ScopeArgs, env: Record<string, string | undefined> = process.env): string | null {
   const s = argv.scope ?? env.UNLAZY_SCOPE ?? null;
   if (s === null || s === "") return null;
-  if (!isValidId(s)) throw usage(SCOPE_ID_MESSAGE, `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
+  if (!isValidId(s))
+    throw usage(SCOPE_ID_MESSAGE, `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
   return s;
 }
 
 /** The requested scope, else the only scope under `.unlazy/`, else null (none or several). */
-export function scopeFor(root: string, argv: ScopeArgs, env: Record<string, string | undefined> = process.env): string | null {
+export function scopeFor(
+  root: string,
+  argv: ScopeArgs,
+  env: Record<string, string | undefined> = process.env,
+): string | null {
   const asked = requestedScope(argv, env);
   if (asked !== null) return asked;
   const scopes = scopesOf(root);
@@ -55,14 +60,25 @@ export function scopeFor(root: string, argv: ScopeArgs, env: Record<string, stri
 }
 
 /** Like scopeFor, but a verb that cannot work without a scope says which ones exist. */
-export function requireScope(root: string, argv: ScopeArgs, verb: string, env: Record<string, string | undefined> = process.env): string {
+export function requireScope(
+  root: string,
+  argv: ScopeArgs,
+  verb: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
   const scope = scopeFor(root, argv, env);
   if (scope !== null) return scope;
   const scopes = scopesOf(root);
   if (scopes.length === 0) {
-    throw usage(`${verb} needs a scope and there is none under ${root}/.unlazy/`, `create one with ${kbz("init", { scope: ph("ID") })}, or pass --root`);
+    throw usage(
+      `${verb} needs a scope and there is none under ${root}/.unlazy/`,
+      `create one with ${kbz("init", { scope: ph("ID") })}, or pass --root`,
+    );
   }
-  throw usage(`${verb} needs --scope: ${scopes.length} scopes exist (${scopes.join(", ")})`, `pass --scope ${scopes[0]} (or set UNLAZY_SCOPE)`);
+  throw usage(
+    `${verb} needs --scope: ${scopes.length} scopes exist (${scopes.join(", ")})`,
+    `pass --scope ${scopes[0]} (or set UNLAZY_SCOPE)`,
+  );
 }
 
 /** Output mode: one JSON envelope, or short text (details only with --verbose). */
@@ -77,7 +93,10 @@ export function outputMode(argv: OutputArgs): { json: boolean; verbose: boolean 
 export function leafFor(wanted: string, known: readonly string[], flag = "--leaf"): string {
   const m = matchLeaf(wanted, known);
   if (m.id !== null) return m.id;
-  throw usage(`${flag}: ${unknownLeafMessage(wanted, known, m.suggestion)}`, m.suggestion !== null ? `use ${flag} ${m.suggestion}` : `${kbz("next")} lists the leaves of the scope`);
+  throw usage(
+    `${flag}: ${unknownLeafMessage(wanted, known, m.suggestion)}`,
+    m.suggestion !== null ? `use ${flag} ${m.suggestion}` : `${kbz("next")} lists the leaves of the scope`,
+  );
 }
 
 export interface TargetArgs extends ScopeArgs {
@@ -97,7 +116,8 @@ export function ledgerFiles(argv: TargetArgs, cwd: string = process.cwd()): stri
 /** The snapshot a gate verb (status, check --status, dash) reports on; file problems exit 2. */
 export function snapshotFor(argv: TargetArgs, opts: { solo?: boolean } = {}): Snapshot {
   const files = ledgerFiles(argv);
-  if (files.length > 0 && argv.scope !== undefined) throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
+  if (files.length > 0 && argv.scope !== undefined)
+    throw usage("explicit ledger files cannot be combined with --scope", "pass either ledger files or --scope ID");
   const root = rootFor(argv);
   const snap = statusSnapshot({ root, files, scope: files.length > 0 ? null : requestedScope(argv), solo: opts.solo });
   if (snap.problems.length > 0) {

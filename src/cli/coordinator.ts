@@ -32,7 +32,12 @@ Exit: 0 done (status: a quorum answered); 2 usage, an unreachable cluster or ref
 
 async function etcdConfig(argv: CoordinatorArgs) {
   const root = rootOf(argv);
-  const config = await configured(root, argv.coordinator, process.env, "no coordinator is configured: pass --coordinator etcd://HOST:PORT[,…] or set KBZ_COORDINATOR");
+  const config = await configured(
+    root,
+    argv.coordinator,
+    process.env,
+    "no coordinator is configured: pass --coordinator etcd://HOST:PORT[,…] or set KBZ_COORDINATOR",
+  );
   return { root, config };
 }
 
@@ -41,15 +46,50 @@ async function status(argv: CoordinatorArgs): Promise<ExitCode> {
   const { label, members, up, quorum, holders, lost } = await clusterStatus(root, config);
   const exit: ExitCode = quorum ? 0 : 2;
   if (argv.json) {
-    emit(envelope(quorum ? "ok" : "no-quorum", exit, { action: "status", coordinator: label, repository: config.repository, ttl: config.ttl, source: config.source, quorum, members, holders, lost }, quorum ? [] : [{ file: null, line: null, message: `only ${up} of ${members.length} members answered: no quorum`, hint: "restart the members or check the network" }]));
+    emit(
+      envelope(
+        quorum ? "ok" : "no-quorum",
+        exit,
+        {
+          action: "status",
+          coordinator: label,
+          repository: config.repository,
+          ttl: config.ttl,
+          source: config.source,
+          quorum,
+          members,
+          holders,
+          lost,
+        },
+        quorum
+          ? []
+          : [
+              {
+                file: null,
+                line: null,
+                message: `only ${up} of ${members.length} members answered: no quorum`,
+                hint: "restart the members or check the network",
+              },
+            ],
+      ),
+    );
     return exit;
   }
   out(`coordinator ${label} (repository ${config.repository}, lease TTL ${config.ttl} s, from ${config.source})`);
-  for (const m of members) out(`  ${m.endpoint}: ${m.reachable ? `${m.leader ? "leader" : "member"} v${m.version} revision ${m.revision}` : "unreachable"}`);
+  for (const m of members)
+    out(
+      `  ${m.endpoint}: ${m.reachable ? `${m.leader ? "leader" : "member"} v${m.version} revision ${m.revision}` : "unreachable"}`,
+    );
   if (holders.length === 0) out(quorum ? "no leases held" : "");
-  for (const h of holders) out(`  ${h.scope}/${h.leaf}: ${h.globs.join(", ")} (holder ${h.host} pid ${h.pid ?? "?"}, TTL ${h.ttl}/${h.grantedTtl} s)`);
+  for (const h of holders)
+    out(
+      `  ${h.scope}/${h.leaf}: ${h.globs.join(", ")} (holder ${h.host} pid ${h.pid ?? "?"}, TTL ${h.ttl}/${h.grantedTtl} s)`,
+    );
   for (const l of lost) out(`  LOST ${l.scope}/${l.leaf}: ${l.reason}`);
-  if (!quorum) err(`kbz: only ${up} of ${members.length} members answered: no quorum, so no claim can be granted; restart the members or check the network`);
+  if (!quorum)
+    err(
+      `kbz: only ${up} of ${members.length} members answered: no quorum, so no claim can be granted; restart the members or check the network`,
+    );
   else out(`${up}/${members.length} members up, ${holders.length} lease(s) held`);
   return exit;
 }
@@ -59,14 +99,19 @@ async function move(direction: "import" | "export", argv: CoordinatorArgs): Prom
   if (scope === null) throw new UsageError(`coordinator ${direction} needs --scope S`);
   const { root, config } = await etcdConfig(argv);
   const r = await moveScopeState(root, config, scope, direction);
-  if (argv.json) emit(envelope(direction === "import" ? "imported" : "exported", 0, { action: direction, scope, ...r }));
-  else out(`${direction === "import" ? "imported" : "exported"} scope ${scope}: ${r.waves} wave(s), ${r.logLines} status log line(s)${r.session ? ", session binding" : ""}${r.leafStates ? `, ${r.leafStates} leaf state(s)` : ""}`);
+  if (argv.json)
+    emit(envelope(direction === "import" ? "imported" : "exported", 0, { action: direction, scope, ...r }));
+  else
+    out(
+      `${direction === "import" ? "imported" : "exported"} scope ${scope}: ${r.waves} wave(s), ${r.logLines} status log line(s)${r.session ? ", session binding" : ""}${r.leafStates ? `, ${r.leafStates} leaf state(s)` : ""}`,
+    );
   return 0;
 }
 
 async function keep(argv: CoordinatorArgs): Promise<ExitCode> {
   const ttl = parseInteger(argv.ttl, 1);
-  if (!argv.lease || !/^\d{1,20}$/.test(argv.lease) || !argv.held || !ttl) throw new UsageError("keep needs --lease ID --ttl SECONDS --held FILE");
+  if (!argv.lease || !/^\d{1,20}$/.test(argv.lease) || !argv.held || !ttl)
+    throw new UsageError("keep needs --lease ID --ttl SECONDS --held FILE");
   const config = await configured(rootOf(argv), argv.coordinator, process.env, "keep needs --coordinator etcd://…");
   await keepLeaseAlive(config, argv.lease, ttl, argv.held);
   return 0;
@@ -83,7 +128,11 @@ export async function runCoordinator(argv: CoordinatorArgs): Promise<ExitCode> {
     case "keep":
       return keep(argv);
     default:
-      throw unknownAction("coordinator", argv.action, ACTIONS.filter((a) => a !== "keep"));
+      throw unknownAction(
+        "coordinator",
+        argv.action,
+        ACTIONS.filter((a) => a !== "keep"),
+      );
   }
 }
 

@@ -13,9 +13,17 @@ export const verb: Verb = {
   describe: `open the live dashboard (prints ${kbz("status")} when not on a terminal)`,
   builder: (y) =>
     y
-      .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE); a picker when several exist", requiresArg: true })
+      .option("scope", {
+        type: "string",
+        describe: "use .unlazy/ID (or UNLAZY_SCOPE); a picker when several exist",
+        requiresArg: true,
+      })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
-      .option("slots", { type: "string", describe: `slots for the Queue's ${kbz("next")} advice (default ${DEFAULT_SLOTS})`, requiresArg: true }),
+      .option("slots", {
+        type: "string",
+        describe: `slots for the Queue's ${kbz("next")} advice (default ${DEFAULT_SLOTS})`,
+        requiresArg: true,
+      }),
   handler: async (argv) => {
     const slots = argv.slots === undefined ? undefined : parseInteger(argv.slots, 1);
     if (slots === null) throw new UsageError("--slots must be a positive integer");

@@ -32,7 +32,14 @@ export async function openDashboard(root: string, scope: string | null, slots?: 
 export async function openDemo(): Promise<ExitCode> {
   const { runDashboard } = await import("../tui/run.tsx");
   const demo = await startDemo();
-  const code = await runDashboard({ root: demo.root, scope: demo.scope, banner: "demo", initialPanel: "graph", slots: demo.slots, env: demoEnv(demo) });
+  const code = await runDashboard({
+    root: demo.root,
+    scope: demo.scope,
+    banner: "demo",
+    initialPanel: "graph",
+    slots: demo.slots,
+    env: demoEnv(demo),
+  });
   finishDemo(demo);
   return code;
 }
@@ -53,4 +60,3 @@ function finishDemo(demo: Demo | null): void {
   demo.remove();
   out(`${kbz("demo")}: finished (its example folder is removed); ${DEMO_NEXT}`);
 }
-

@@ -15,8 +15,11 @@ export async function printDemo(asJson: boolean, intro: string | null): Promise<
     const { root, scope } = story.folder;
     if (!asJson) {
       if (intro) out(intro);
-      out(`${kbz("demo")}: scope ${scope}, a plan of 6 leaves, driven as an orchestrating agent would (${kbz("demo")} on a terminal plays it live):`);
-      for (const w of story.waves) out(`  wave ${w.wave}: ${w.leaves.join(", ")} claimed and launched; their gates met; returned and verified`);
+      out(
+        `${kbz("demo")}: scope ${scope}, a plan of 6 leaves, driven as an orchestrating agent would (${kbz("demo")} on a terminal plays it live):`,
+      );
+      for (const w of story.waves)
+        out(`  wave ${w.wave}: ${w.leaves.join(", ")} claimed and launched; their gates met; returned and verified`);
       out("  the root gates' CHECKs wait for a person's approval (on a terminal: press 4, then a)");
       out();
     }

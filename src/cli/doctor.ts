@@ -14,21 +14,29 @@ import { out } from "./output.ts";
 function line(d: DoctorPlace): string {
   const where = `${d.host} ${d.location}`.padEnd(16);
   const version = d.version.found ? ` (${d.host} ${d.version.found})` : "";
-  const trust = d.trust === "unverified" ? " (Codex trust read from config.toml; codex is not on PATH to check the hash)" : "";
+  const trust =
+    d.trust === "unverified" ? " (Codex trust read from config.toml; codex is not on PATH to check the hash)" : "";
   if (d.fires) return `${where}fires       ${d.file}${version}${trust}`;
   return `${where}NOT FIRING  ${d.file}${version}: ${d.problem}\n${" ".repeat(16)}fix: ${d.fix}`;
 }
 
 export const verb: Verb = {
   command: "doctor",
-  describe: "check that every installed stop guard fires: installed, trusted (Codex), host version, and a dry run of its command",
+  describe:
+    "check that every installed stop guard fires: installed, trusted (Codex), host version, and a dry run of its command",
   builder: (y) =>
     y
       .option("agent", { type: "string", choices: [...HOST_NAMES], requiresArg: true, describe: "check one host only" })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: async (argv: { agent?: string; json?: boolean }): Promise<ExitCode> => {
-    if (argv.agent !== undefined && !isHostName(argv.agent)) throw new UsageError(`--agent must be one of ${HOST_NAMES.join(", ")}`);
-    const places = await doctorPlaces(process.cwd(), os.homedir(), process.env, (argv.agent as HostName | undefined) ?? null);
+    if (argv.agent !== undefined && !isHostName(argv.agent))
+      throw new UsageError(`--agent must be one of ${HOST_NAMES.join(", ")}`);
+    const places = await doctorPlaces(
+      process.cwd(),
+      os.homedir(),
+      process.env,
+      (argv.agent as HostName | undefined) ?? null,
+    );
     const broken = places.filter((p) => !p.fires);
     const verdict = places.length === 0 ? "not-installed" : broken.length ? "not-firing" : "fires";
     const exit: ExitCode = verdict === "fires" ? 0 : 1;
@@ -36,7 +44,8 @@ export const verb: Verb = {
     return report(!!argv.json, envelope(verdict, exit, { places, observer }), () => {
       for (const p of places) out(line(p));
       out(`oracle observer: ${observer.line}`);
-      if (places.length === 0) out(`No kbz stop guard is installed here: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
+      if (places.length === 0)
+        out(`No kbz stop guard is installed here: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
     });
   },
 };

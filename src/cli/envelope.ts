@@ -33,7 +33,12 @@ export const INVALID = "invalid";
  * An envelope in the one key order: schema, exit, verdict, the verb's fields, errors.
  * `fields` may carry keys an existing consumer reads (next's schedule.mjs object); they are kept.
  */
-export function envelope(verdict: string, exit: ExitCode, fields: Record<string, unknown> = {}, errors: ErrorEntry[] = []): Envelope {
+export function envelope(
+  verdict: string,
+  exit: ExitCode,
+  fields: Record<string, unknown> = {},
+  errors: ErrorEntry[] = [],
+): Envelope {
   const { schema: _s, exit: _e, verdict: _v, errors: _r, ...rest } = fields;
   return { schema: 1, exit, verdict, ...rest, errors } as Envelope;
 }
@@ -89,12 +94,19 @@ export function errorEntries(e: unknown): ErrorEntry[] {
   if (isUsage(e)) return [entry(e as Located, (e as Located).hint ?? USAGE_HINT)];
   if (kindOf(e) === "bug") {
     const b = e as Error;
-    return [entry({ message: `internal error: ${b.stack ?? b.message}`, hint: "this is a bug in kbz; please report it with the command that failed" })];
+    return [
+      entry({
+        message: `internal error: ${b.stack ?? b.message}`,
+        hint: "this is a bug in kbz; please report it with the command that failed",
+      }),
+    ];
   }
   if (e instanceof KbzError) return [entry({ message: e.message, file: e.file, line: e.line, hint: e.hint ?? null })];
   // A system error (EACCES, EIO, …) that no core module wrapped: infrastructure, exit 2.
   if (e instanceof Error && typeof (e as NodeJS.ErrnoException).syscall === "string") {
-    return [entry({ message: e.message, hint: "check the file's permissions and the disk, then run the command again" })];
+    return [
+      entry({ message: e.message, hint: "check the file's permissions and the disk, then run the command again" }),
+    ];
   }
   if (e instanceof Error) return [entry({ message: e.message })];
   return [entry({ message: String(e) })];
@@ -106,7 +118,8 @@ export function errorLines(errors: ErrorEntry[], usage: boolean): string[] {
   for (const x of errors) {
     lines.push(x.file !== null ? `${x.file}:${x.line ?? 1}: ${x.message}` : `kbz: ${x.message}`);
     // The generic next steps add nothing to a text line a person reads; JSON keeps them.
-    if (x.hint && x.hint !== USAGE_HINT && x.hint !== DEFAULT_HINT && x.hint !== FILE_HINT) lines.push(`  hint: ${x.hint}`);
+    if (x.hint && x.hint !== USAGE_HINT && x.hint !== DEFAULT_HINT && x.hint !== FILE_HINT)
+      lines.push(`  hint: ${x.hint}`);
   }
   if (usage) lines.push(USAGE_HINT);
   return lines;
@@ -127,7 +140,12 @@ export function fail(e: unknown, asJson: boolean, fields: Record<string, unknown
   return failWith(errorEntries(e), isUsage(e), asJson, fields);
 }
 
-export function failWith(errors: ErrorEntry[], usage: boolean, asJson: boolean, fields: Record<string, unknown> = {}): ExitCode {
+export function failWith(
+  errors: ErrorEntry[],
+  usage: boolean,
+  asJson: boolean,
+  fields: Record<string, unknown> = {},
+): ExitCode {
   if (asJson) return emit(envelope(INVALID, 2, fields, errors));
   for (const line of errorLines(errors, usage)) err(line);
   return 2;

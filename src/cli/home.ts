@@ -17,9 +17,13 @@ export const verb: Verb = {
     const root = rootFor(argv);
     const target = targetOf(root, [], requestedScope({}));
     const terminal = !argv.json && onTerminal();
-    if (target.mode !== "none") return terminal ? openDashboard(root, requestedScope({})) : printStatus(snapshotFor({ root }), !!argv.json);
+    if (target.mode !== "none")
+      return terminal ? openDashboard(root, requestedScope({})) : printStatus(snapshotFor({ root }), !!argv.json);
     if (terminal) return openDemo();
     const { printDemo } = await import("./demo.ts");
-    return printDemo(!!argv.json, "No gate ledgers here (GATES.md, gates/*.md or .unlazy/<scope>/); showing the built-in demo.");
+    return printDemo(
+      !!argv.json,
+      "No gate ledgers here (GATES.md, gates/*.md or .unlazy/<scope>/); showing the built-in demo.",
+    );
   },
 };

@@ -38,11 +38,15 @@ function scopeOption(argv: HookArgs): string | null {
 function locationOption(argv: HookArgs, host: HostName): Location {
   if (argv.shared && argv.global) throw new UsageError("--shared and --global are mutually exclusive");
   if (argv.global) return "global";
-  if (argv.shared && host !== "claude") throw new UsageError(`--shared applies to claude only; ${host}'s project file is always shared (${TARGETS[host].file("shared", ".", "~", {})})`);
+  if (argv.shared && host !== "claude")
+    throw new UsageError(
+      `--shared applies to claude only; ${host}'s project file is always shared (${TARGETS[host].file("shared", ".", "~", {})})`,
+    );
   return argv.shared ? "shared" : TARGETS[host].locations[0]!;
 }
 
-const TRUST_HINT = "codex skips an untrusted hook (silently under codex exec): open codex, run /hooks and trust kbz's Stop hook";
+const TRUST_HINT =
+  "codex skips an untrusted hook (silently under codex exec): open codex, run /hooks and trust kbz's Stop hook";
 
 function report_(o: InstallOutcome, host: HostName, command: string | null, location: Location): void {
   switch (o.result) {
@@ -72,7 +76,12 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, loca
 
 /** The flags that re-create this install, for `kbz doctor`'s fix lines. */
 function installFlags(argv: HookArgs, scope: string | null): string[] {
-  return [...(argv.global ? ["--global"] : []), ...(argv.shared ? ["--shared"] : []), ...(argv.fallback ? ["--fallback"] : []), ...(scope ? ["--scope", scope] : [])];
+  return [
+    ...(argv.global ? ["--global"] : []),
+    ...(argv.shared ? ["--shared"] : []),
+    ...(argv.fallback ? ["--fallback"] : []),
+    ...(scope ? ["--scope", scope] : []),
+  ];
 }
 
 /**
@@ -100,14 +109,28 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
     ...(ownPaths ? { ownPaths } : {}),
   });
   const handlers = command === null ? null : Object.fromEntries(t.events.map((e) => [e, t.handler(command!, e)]));
-  const fields = { agent: host, target: outcome.target, command, events: t.events, handlers, scope, backup: outcome.backup, removed: outcome.removed };
+  const fields = {
+    agent: host,
+    target: outcome.target,
+    command,
+    events: t.events,
+    handlers,
+    scope,
+    backup: outcome.backup,
+    removed: outcome.removed,
+  };
   return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, location));
 }
 
 function placeLine(p: HookPlace, trust: "counts" | "note" | null): string {
   const where = `${p.host} ${p.location}`.padEnd(14);
   if (p.state === "unreadable") return `${where} unreadable ${p.file}: ${p.problem}`;
-  const trustNote = trust === "counts" ? TRUST_HINT : trust === "note" ? `${p.host} is not installed here (not on PATH); when it is: ${TRUST_HINT}` : null;
+  const trustNote =
+    trust === "counts"
+      ? TRUST_HINT
+      : trust === "note"
+        ? `${p.host} is not installed here (not on PATH); when it is: ${TRUST_HINT}`
+        : null;
   const notes = [p.problem, trustNote].filter(Boolean);
   return `${where} ${p.runnable && !p.problem && trust !== "counts" ? "ok        " : "attention "} ${p.file}${notes.length ? `: ${notes.join("; ")}` : ""}`;
 }
@@ -116,14 +139,18 @@ function status(argv: HookArgs): ExitCode {
   const found = hookPlaces(process.cwd(), os.homedir(), process.env, argv.agent);
   const places = found.map((f) => f.place);
   const trust = new Map(found.map((f) => [f.place, f.trust]));
-  const bad = places.filter((p) => p.state === "unreadable" || (p.state === "installed" && (!p.runnable || p.problem || trust.get(p) === "counts")));
+  const bad = places.filter(
+    (p) =>
+      p.state === "unreadable" || (p.state === "installed" && (!p.runnable || p.problem || trust.get(p) === "counts")),
+  );
   const installed = places.filter((p) => p.state === "installed");
   const verdict = bad.length ? "needs-attention" : installed.length ? "ok" : "not-installed";
   const fields = { places: places.map((p) => (trust.get(p) === "note" ? { ...p, hostInstalled: false } : p)) };
   return report(!!argv.json, envelope(verdict, bad.length ? 1 : 0, fields), () => {
     // Only where kbz's hook is (or a file is unusable): --json lists every place looked at.
     for (const p of places) if (p.state !== "absent") out(placeLine(p, trust.get(p)!));
-    if (installed.length === 0) out(`No kbz stop hook is installed: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
+    if (installed.length === 0)
+      out(`No kbz stop hook is installed: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
   });
 }
 
@@ -134,7 +161,8 @@ export const verb: Verb = {
     y
       .positional("action", {
         choices: ["stop", "install", "status"],
-        describe: "stop: decide one stop event; install: write the host's hook file; status: where kbz's hook is installed and whether it works",
+        describe:
+          "stop: decide one stop event; install: write the host's hook file; status: where kbz's hook is installed and whether it works",
       })
       .option("agent", {
         type: "string",

@@ -52,14 +52,18 @@ async function loadVerbs(args: string[]): Promise<Verb[]> {
   const first = args.find((a) => !a.startsWith("-"));
   const wantsHelp = args.some((a) => a === "--help" || a === "-h");
   const named = VERB_MODULES.find(([name]) => name !== "" && name === first);
-  if (named && !(wantsHelp && args.indexOf(first!) > args.findIndex((a) => a === "--help" || a === "-h"))) return [await named[1]()];
+  if (named && !(wantsHelp && args.indexOf(first!) > args.findIndex((a) => a === "--help" || a === "-h")))
+    return [await named[1]()];
   if (first === undefined && !wantsHelp) return [await VERB_MODULES[0]![1]()];
   return Promise.all(VERB_MODULES.map(([, load]) => load()));
 }
 
 export async function runCli(args: string[]): Promise<ExitCode> {
   // `kbz check --approve=<sig>` (issue 28 item 5): yargs reads --approve as a flag, the signature apart.
-  if (args[0] === "check") args = args.flatMap((a) => (a.startsWith("--approve=") ? ["--approve", `--approve-sig=${a.slice("--approve=".length)}`] : [a]));
+  if (args[0] === "check")
+    args = args.flatMap((a) =>
+      a.startsWith("--approve=") ? ["--approve", `--approve-sig=${a.slice("--approve=".length)}`] : [a],
+    );
   const VERBS = await loadVerbs(args);
   // yargs only parses and validates; the chosen verb runs afterwards, so a usage
   // failure found late in validation can never follow a verb that already acted.
@@ -110,7 +114,10 @@ export async function runCli(args: string[]): Promise<ExitCode> {
         const built = v.builder(sub).strict().hide("help").hide("version").hide("coordinator");
         const opts = (built as any).getOptions();
         arrays = new Set(opts.array as string[]);
-        optionNames = [...Object.keys(opts.key ?? {}), ...Object.values((opts.alias ?? {}) as Record<string, string[]>).flat()];
+        optionNames = [
+          ...Object.keys(opts.key ?? {}),
+          ...Object.values((opts.alias ?? {}) as Record<string, string[]>).flat(),
+        ];
         return built;
       },
       handler: (argv: any) => {
@@ -122,11 +129,15 @@ export async function runCli(args: string[]): Promise<ExitCode> {
   const failure = (e: unknown): ExitCode => {
     // A mistyped verb, action or flag: name the nearest one.
     if (e instanceof UsageError && e.hint === USAGE_HINT) {
-      const hint = suggestion(e.message, args, { verbs: VERB_MODULES.map(([n]) => n).filter(Boolean), options: optionNames });
+      const hint = suggestion(e.message, args, {
+        verbs: VERB_MODULES.map(([n]) => n).filter(Boolean),
+        options: optionNames,
+      });
       if (hint) e = new UsageError(e.message, { hint });
     }
     // The scheduler's consumers match its error classes ("unknown or duplicate option", …).
-    if (named?.errorFields && e instanceof UsageError) e = new UsageError(usageMessage(e.message), e.hint === undefined ? {} : { hint: e.hint });
+    if (named?.errorFields && e instanceof UsageError)
+      e = new UsageError(usageMessage(e.message), e.hint === undefined ? {} : { hint: e.hint });
     return fail(e, wantsJson, named?.errorFields?.(e instanceof Error ? e.message : String(e), args) ?? {});
   };
   try {
@@ -159,7 +170,10 @@ export async function runCli(args: string[]): Promise<ExitCode> {
 
 /** A verb's help without what costs bytes and says little: flag type tags, empty array defaults. */
 export function compactHelp(text: string): string {
-  return text.replace(/ {2}\[boolean\]$/gm, "").replace(/ {2}\[array\] \[default: \[\]\]$/gm, "").replace(/\n{3,}/g, "\n\n");
+  return text
+    .replace(/ {2}\[boolean\]$/gm, "")
+    .replace(/ {2}\[array\] \[default: \[\]\]$/gm, "")
+    .replace(/\n{3,}/g, "\n\n");
 }
 
 /** yargs' wording mapped onto the original scheduler's error classes (next and structure). */
@@ -172,8 +186,10 @@ export function usageMessage(message: string): string {
 /** A value option given twice is ambiguous (which one wins?); a repeated boolean is harmless. */
 function rejectRepeatedValues(argv: Record<string, unknown>, arrays: Set<string>): void {
   for (const [key, value] of Object.entries(argv)) {
-    if (value === "" && key !== "_" && key !== "--" && !arrays.has(key)) throw new UsageError(`option --${key} needs a non-empty value`);
-    if (!Array.isArray(value) || key === "_" || key === "--" || key === "$0" || arrays.has(key) || key.includes("-")) continue;
+    if (value === "" && key !== "_" && key !== "--" && !arrays.has(key))
+      throw new UsageError(`option --${key} needs a non-empty value`);
+    if (!Array.isArray(value) || key === "_" || key === "--" || key === "$0" || arrays.has(key) || key.includes("-"))
+      continue;
     if (value.every((v) => typeof v === "boolean")) argv[key] = value[value.length - 1];
     else throw new UsageError(`option --${key} was given more than once`);
   }
@@ -192,6 +208,8 @@ async function useCoordinator(argv: { root?: string; coordinator?: string; scope
   const root = rootFor(argv);
   const lost = await openCoordination(root, argv.coordinator, argv.scope ?? process.env.UNLAZY_SCOPE ?? null);
   for (const l of lost) {
-    err(`kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run ${kbz("scope claim", { scope: l.scope, leaf: l.leaf })}`);
+    err(
+      `kbz: warning: lease ${l.scope}/${l.leaf} was lost (${l.reason}); ${l.globs.join(", ")} may now be claimed by others: stop editing them and run ${kbz("scope claim", { scope: l.scope, leaf: l.leaf })}`,
+    );
   }
 }

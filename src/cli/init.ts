@@ -17,8 +17,14 @@ function run(argv: InitArgs): ExitCode {
     emit(envelope("created", 0, { result: "created", root, files: written }));
   } else {
     out(`created ${written.join(", ")}`);
-    if (argv.scope) out(`next: ${kbz("plan add", { scope: argv.scope }, ph("LEAF"), { owns: ph("GLOB"), needs: optional(ph("A,B")) })} for each leaf, then ${kbz("next", { scope: argv.scope })}`);
-    else out(`Replace the example gates with the outcomes of your task, then run: ${kbz("lint", written[written.length - 1]!)}`);
+    if (argv.scope)
+      out(
+        `next: ${kbz("plan add", { scope: argv.scope }, ph("LEAF"), { owns: ph("GLOB"), needs: optional(ph("A,B")) })} for each leaf, then ${kbz("next", { scope: argv.scope })}`,
+      );
+    else
+      out(
+        `Replace the example gates with the outcomes of your task, then run: ${kbz("lint", written[written.length - 1]!)}`,
+      );
   }
   return 0;
 }

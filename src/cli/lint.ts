@@ -34,7 +34,10 @@ function kept(file: string, f: LintFinding): StoredFinding {
 }
 
 export function runLint(files: string[], strict: boolean, asJson: boolean): ExitCode {
-  if (files.length === 0) throw new UsageError("lint needs at least one ledger file", { hint: `name a ledger, or run ${kbz("lint")} with no argument to lint the ledgers ${kbz("status")} finds` });
+  if (files.length === 0)
+    throw new UsageError("lint needs at least one ledger file", {
+      hint: `name a ledger, or run ${kbz("lint")} with no argument to lint the ledgers ${kbz("status")} finds`,
+    });
   let errors = 0;
   let warnings = 0;
   let parseFailed = false;
@@ -48,7 +51,8 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
       printProblems(linted.problems.map((p) => ({ ...p, file: escapeField(shown, 512) })));
       for (const p of linted.problems) {
         errors++;
-        if (stored.length < MAX_STORED) stored.push(kept(shown, { level: "error", gate: null, rule: "parse", message: p.message, line: p.line }));
+        if (stored.length < MAX_STORED)
+          stored.push(kept(shown, { level: "error", gate: null, rule: "parse", message: p.message, line: p.line }));
       }
       continue;
     }
@@ -63,8 +67,21 @@ export function runLint(files: string[], strict: boolean, asJson: boolean): Exit
   const exit = parseFailed ? 2 : failed ? 1 : 0;
   if (asJson) {
     // Parse problems are the envelope's errors; findings are the verb's own (counts: all of them).
-    const problems = stored.filter((f) => f.rule === "parse").map((f) => ({ file: f.file, line: f.line, message: f.message, hint: `fix the ledger line, then run ${kbz("lint")} again` }));
-    const body = { ok: !failed, counts: { errors, warnings }, findings: stored.slice(), truncated: omitted > 0, omittedFindings: omitted };
+    const problems = stored
+      .filter((f) => f.rule === "parse")
+      .map((f) => ({
+        file: f.file,
+        line: f.line,
+        message: f.message,
+        hint: `fix the ledger line, then run ${kbz("lint")} again`,
+      }));
+    const body = {
+      ok: !failed,
+      counts: { errors, warnings },
+      findings: stored.slice(),
+      truncated: omitted > 0,
+      omittedFindings: omitted,
+    };
     const make = () => envelope(parseFailed ? INVALID : failed ? "findings" : "ok", exit, body, problems);
     let text = terminalJson(make());
     while (text.length > MAX_JSON && body.findings.length > 0) {
@@ -105,11 +122,18 @@ export const verb: Verb = {
   describe: "audit gate quality: fixed-output oracles, weak EXPECTs, manual numbers, activity titles",
   builder: (y) =>
     y
-      .positional("ledger", { type: "string", array: true, describe: `ledger files (default: the ledgers ${kbz("status")} finds)` })
+      .positional("ledger", {
+        type: "string",
+        array: true,
+        describe: `ledger files (default: the ledgers ${kbz("status")} finds)`,
+      })
       .option("scope", { type: "string", describe: "use .unlazy/ID (or UNLAZY_SCOPE)", requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("strict", { type: "boolean", describe: "warnings fail too (exit 1)" })
-      .option("probe", { type: "boolean", describe: `also run the vacuity probe on passed gates (as ${kbz("check", { probe: true })}; needs its approval)` })
+      .option("probe", {
+        type: "boolean",
+        describe: `also run the vacuity probe on passed gates (as ${kbz("check", { probe: true })}; needs its approval)`,
+      })
       .option("approve", { type: "boolean", describe: "with --probe: approve each probe oracle, then run it" })
       .option("json", { type: "boolean", describe: "print one JSON object" }),
   handler: async (argv) => {
@@ -121,7 +145,13 @@ export const verb: Verb = {
     const lint = argv.json ? 0 : runLint(ledgers, !!argv.strict, false);
     if (lint === 2) return lint;
     const files = positionals(argv);
-    const probe = await runProbeVerb({ root: process.cwd(), files, scope: null, approve: !!argv.approve, asJson: !!argv.json });
+    const probe = await runProbeVerb({
+      root: process.cwd(),
+      files,
+      scope: null,
+      approve: !!argv.approve,
+      asJson: !!argv.json,
+    });
     return Math.max(lint, probe) as 0 | 1 | 2;
   },
 };

@@ -49,14 +49,24 @@ function invalid(e: Error & { located?: () => string }, asJson: boolean): ExitCo
 
 /** Transient (issue 28 item 10): its own verdict and hint, exit 2, never "invalid". */
 function busy(e: ScopeBusyError, asJson: boolean): ExitCode {
-  return report(asJson, envelope("busy", 2, { action: "busy", error: e.message }, errorEntries(e)), () => err(`kbz: ${e.message}; ${e.hint}`));
+  return report(asJson, envelope("busy", 2, { action: "busy", error: e.message }, errorEntries(e)), () =>
+    err(`kbz: ${e.message}; ${e.hint}`),
+  );
 }
 
 /** A scope `kbz init --scope` just made: nothing to schedule yet, and how to add the first leaf. */
 function emptyPlan(scope: string, asJson: boolean): ExitCode {
   const hint = `add leaves with ${kbz("plan add", { scope }, ph("LEAF"), { owns: ph("GLOB"), needs: optional(ph("A,B")) })}`;
-  return report(asJson, envelope("review", 1, { action: "review", scope, counts: { tasks: 0 }, launch: [], attention: [{ reason: "empty-plan", hint }] }), () =>
-    out(`REVIEW: scope ${scope} has no leaves yet: ${hint}`),
+  return report(
+    asJson,
+    envelope("review", 1, {
+      action: "review",
+      scope,
+      counts: { tasks: 0 },
+      launch: [],
+      attention: [{ reason: "empty-plan", hint }],
+    }),
+    () => out(`REVIEW: scope ${scope} has no leaves yet: ${hint}`),
   );
 }
 
@@ -65,8 +75,14 @@ function handlesOf(argv: NextArgs): Map<string, string> {
   const m = new Map<string, string>();
   for (const h of argv.handle ?? []) {
     const eq = String(h).indexOf("=");
-    if (eq < 1) throw usage(`invalid --handle ${JSON.stringify(String(h))}`, "--handle takes LEAF=HANDLE, for example --handle 1.2=agent-7");
-    const leaf = String(h).slice(0, eq).replace(/^leaf-/, "");
+    if (eq < 1)
+      throw usage(
+        `invalid --handle ${JSON.stringify(String(h))}`,
+        "--handle takes LEAF=HANDLE, for example --handle 1.2=agent-7",
+      );
+    const leaf = String(h)
+      .slice(0, eq)
+      .replace(/^leaf-/, "");
     if (m.has(leaf)) throw usage(`--handle names ${leaf} twice`, "give each leaf one handle");
     m.set(leaf, String(h).slice(eq + 1));
   }
@@ -79,13 +95,18 @@ async function run(argv: NextArgs): Promise<ExitCode> {
   let advice: Advice;
   let snapScope = argv.scope ?? "";
   try {
-    if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
+    if (argv.scope !== undefined && !isValidId(argv.scope))
+      throw usage("invalid scope", `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
     const slots = argv.slots === undefined ? DEFAULT_SLOTS : parseInteger(argv.slots, 1);
     if (slots === null) {
-      throw usage("invalid slots", `--slots is the total number of leaves running at once, a positive integer (default ${DEFAULT_SLOTS})`);
+      throw usage(
+        "invalid slots",
+        `--slots is the total number of leaves running at once, a positive integer (default ${DEFAULT_SLOTS})`,
+      );
     }
     const policy = argv.policy ?? "id-order";
-    if (!isPolicy(policy)) throw usage(`invalid policy ${JSON.stringify(policy)}`, `--policy is ${POLICIES.join(" or ")}`);
+    if (!isPolicy(policy))
+      throw usage(`invalid policy ${JSON.stringify(policy)}`, `--policy is ${POLICIES.join(" or ")}`);
     const root = rootFor(argv);
     let scope: string;
     try {
@@ -104,8 +125,13 @@ async function run(argv: NextArgs): Promise<ExitCode> {
       policy,
       rootFlag: argv.root,
     };
-    if (!argv.launch && (argv.handle !== undefined || argv.wave !== undefined)) throw usage("--handle and --wave go with --launch", kbz("next", { scope: ph("S"), launch: true, handle: optional(ph("LEAF=HANDLE")) }));
-    if (argv.wave !== undefined && !validWave(String(argv.wave))) throw usage("invalid wave", "a wave id is a folder-name-like word such as w3");
+    if (!argv.launch && (argv.handle !== undefined || argv.wave !== undefined))
+      throw usage(
+        "--handle and --wave go with --launch",
+        kbz("next", { scope: ph("S"), launch: true, handle: optional(ph("LEAF=HANDLE")) }),
+      );
+    if (argv.wave !== undefined && !validWave(String(argv.wave)))
+      throw usage("invalid wave", "a wave id is a folder-name-like word such as w3");
     if (argv.launch) {
       const handles = handlesOf(argv);
       let l: Launch;
@@ -130,7 +156,10 @@ async function run(argv: NextArgs): Promise<ExitCode> {
   const exit = exitFor(advice.action);
   // Every review item comes with its way out (the original's `attention` entries are unchanged).
   const reviewHints = advice.attention.map((x) => reviewHint(x, snap.scope));
-  const fields = { ...(advice as unknown as Record<string, unknown>), ...(reviewHints.length > 0 ? { reviewHints } : {}) };
+  const fields = {
+    ...(advice as unknown as Record<string, unknown>),
+    ...(reviewHints.length > 0 ? { reviewHints } : {}),
+  };
   return report(asJson, envelope(advice.action, exit, fields), () =>
     printHuman(snap, advice, argv.root, !!argv.details),
   );
@@ -138,7 +167,12 @@ async function run(argv: NextArgs): Promise<ExitCode> {
 
 /** The envelope keeps the whole advice and, per leaf, what its worker needs. */
 function launched(l: Launch, argv: NextArgs, asJson: boolean): ExitCode {
-  const fields = { ...(l.advice as unknown as Record<string, unknown>), wave: l.wave, launched: l.launched, claimed: l.claimed };
+  const fields = {
+    ...(l.advice as unknown as Record<string, unknown>),
+    wave: l.wave,
+    launched: l.launched,
+    claimed: l.claimed,
+  };
   return report(asJson, envelope("launched", 0, fields), () => printLaunch(l, argv.root));
 }
 
@@ -147,10 +181,23 @@ export const verb: Verb = {
   describe: "which leaves of a scope may start now; --launch starts them",
   builder: (y) =>
     y
-      .option("scope", { type: "string", describe: "the scope (default: UNLAZY_SCOPE, else the only one)", requiresArg: true })
-      .option("slots", { type: "string", describe: `leaves running at once, active included (default ${DEFAULT_SLOTS})`, requiresArg: true })
+      .option("scope", {
+        type: "string",
+        describe: "the scope (default: UNLAZY_SCOPE, else the only one)",
+        requiresArg: true,
+      })
+      .option("slots", {
+        type: "string",
+        describe: `leaves running at once, active included (default ${DEFAULT_SLOTS})`,
+        requiresArg: true,
+      })
       .option("launch", { type: "boolean", describe: "start them: claim, open a wave, start each with a handle, seal" })
-      .option("handle", { type: "string", array: true, describe: "LEAF=HANDLE, the host's id for a worker (default: generated)", requiresArg: true })
+      .option("handle", {
+        type: "string",
+        array: true,
+        describe: "LEAF=HANDLE, the host's id for a worker (default: generated)",
+        requiresArg: true,
+      })
       .option("wave", { type: "string", describe: "wave id for --launch (default: the next wN)", requiresArg: true })
       .option("details", { type: "boolean", describe: "why each waits, structure, the separate launch steps" })
       .option("json", { type: "boolean", describe: "one JSON object (schedule.mjs's result)" })

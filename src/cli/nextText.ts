@@ -17,8 +17,10 @@ export interface Where {
 }
 
 const CLOSING: Record<Advice["action"], (w: Where, a: Advice) => string> = {
-  dispatch: (w) => `${kbz("next", { ...w, launch: true })} starts them (leases, wave, handles); as each returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
-  "wait-or-verify": (w) => `nothing new can start: when a leaf returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
+  dispatch: (w) =>
+    `${kbz("next", { ...w, launch: true })} starts them (leases, wave, handles); as each returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
+  "wait-or-verify": (w) =>
+    `nothing new can start: when a leaf returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
   "verify-root": (w, a) =>
     `every task is VERIFIED: ${signFirst(a)}run ${kbz("check", { ...w, reverify: true })}, then ${kbz("scope release", w)}`,
   review: () => "review the items above before anything is launched (skill: references/orchestration.md, review items)",
@@ -35,17 +37,21 @@ function signFirst(a: Advice): string {
 /** The claim/open/start/seal steps `--launch` takes in one call, for a host that records them itself (--details). */
 function manualSteps(snap: NextSnapshot, a: Advice, w: Where, emit: (line: string) => void): void {
   for (const id of a.launch) {
-      if (a.alreadyClaimed.includes(id)) emit(`  leaf-${id} already holds its lease (do not claim again)`);
-      else emit(`  ${kbz("scope claim", { ...w, leaf: `leaf-${id}` })}`);
-    }
-    const wave = nextWaveId(snap);
-    emit(`  ${kbz("wave open", { ...w, wave, leaf: a.launch.map((id) => `leaf-${id}`) })}`);
-    for (const id of a.launch) {
-      const c = a.continuations.find((x) => x.leaf === id);
-      const hint = c ? (c.handle !== null ? `   # continues ${c.after}: reuse agent ${c.handle} if the host still has it` : `   # continues ${c.after} (no recorded handle)`) : "";
-      emit(`  ${kbz("wave start", { ...w, wave, leaf: `leaf-${id}`, handle: ph("<agent handle>") })}${hint}`);
-    }
-    emit(`  ${kbz("wave seal", { ...w, wave })}`);
+    if (a.alreadyClaimed.includes(id)) emit(`  leaf-${id} already holds its lease (do not claim again)`);
+    else emit(`  ${kbz("scope claim", { ...w, leaf: `leaf-${id}` })}`);
+  }
+  const wave = nextWaveId(snap);
+  emit(`  ${kbz("wave open", { ...w, wave, leaf: a.launch.map((id) => `leaf-${id}`) })}`);
+  for (const id of a.launch) {
+    const c = a.continuations.find((x) => x.leaf === id);
+    const hint = c
+      ? c.handle !== null
+        ? `   # continues ${c.after}: reuse agent ${c.handle} if the host still has it`
+        : `   # continues ${c.after} (no recorded handle)`
+      : "";
+    emit(`  ${kbz("wave start", { ...w, wave, leaf: `leaf-${id}`, handle: ph("<agent handle>") })}${hint}`);
+  }
+  emit(`  ${kbz("wave seal", { ...w, wave })}`);
 }
 
 /**
@@ -53,18 +59,32 @@ function manualSteps(snap: NextSnapshot, a: Advice, w: Where, emit: (line: strin
  * (handle, owns, reads, the gates to meet, manual ones marked) on one line.
  */
 export function printLaunch(l: Launch, root: string | undefined, emit: (line: string) => void = out): void {
-  emit(`LAUNCHED ${l.wave}: ${l.launched.map((x) => x.id).join(", ")}; as each worker returns: ${kbz("advance", { scope: l.snap.scope, root, leaf: ph("ID") })}`);
+  emit(
+    `LAUNCHED ${l.wave}: ${l.launched.map((x) => x.id).join(", ")}; as each worker returns: ${kbz("advance", { scope: l.snap.scope, root, leaf: ph("ID") })}`,
+  );
   for (const x of l.launched) {
     const gates = x.gates.map((g) => (g.manual ? `${g.id} (manual: a person signs)` : g.id)).join(", ") || "none yet";
     const reads = x.reads.length > 0 ? `; reads ${x.reads.join(", ")}` : "";
-    const cont = x.continues ? (x.continues.handle !== null ? `; continues ${x.continues.after} (agent ${x.continues.handle})` : `; continues ${x.continues.after}`) : "";
+    const cont = x.continues
+      ? x.continues.handle !== null
+        ? `; continues ${x.continues.after} (agent ${x.continues.handle})`
+        : `; continues ${x.continues.after}`
+      : "";
     emit(`  ${x.id} handle ${x.handle}: owns ${x.owns.join(", ")}${reads}; meet ${gates} in ${x.ledger}${cont}`);
   }
 }
 
-export function printHuman(snap: NextSnapshot, a: Advice, root: string | undefined, details: boolean, emit: (line: string) => void = out): void {
+export function printHuman(
+  snap: NextSnapshot,
+  a: Advice,
+  root: string | undefined,
+  details: boolean,
+  emit: (line: string) => void = out,
+): void {
   const w: Where = { scope: snap.scope, root };
-  emit(`scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`);
+  emit(
+    `scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`,
+  );
   if (a.launch.length > 0) {
     emit(`LAUNCH ${a.launch.length}: ${a.launch.join(", ")}`);
     if (details) for (const p of a.explain?.preferred ?? []) emit(`  ${p.leaf} preferred: ${p.why}`);
@@ -76,33 +96,51 @@ export function printHuman(snap: NextSnapshot, a: Advice, root: string | undefin
     for (const id of a.awaitVerification) emit(`  ${kbz("advance", { ...w, leaf: `leaf-${id}` })}`);
   }
   for (const h of a.handoffs?.pending ?? []) {
-    emit(`REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with ${kbz("structure")}`);
+    emit(
+      `REPORT ${h.id} on ${h.parent} pending: ${h.returned ? "returned" : "not returned yet"}, ${h.leaseReleased ? "lease released" : "lease held"}; accept, resume or reject it with ${kbz("structure")}`,
+    );
   }
   const blocked = a.explain?.blocked ?? [];
   if (blocked.length > 0 && details) {
     emit(`WAITING ${blocked.length}:`);
     for (const b of blocked) emit(`  ${b.leaf} (${b.reason}): ${b.why}`);
-  } else if (blocked.length > 0) emit(`WAITING ${blocked.length}: ${blocked.map((b) => b.leaf).join(", ")} (--details says why)`);
+  } else if (blocked.length > 0)
+    emit(`WAITING ${blocked.length}: ${blocked.map((b) => b.leaf).join(", ")} (--details says why)`);
   // A cascade is one item under its cause, with one command; the items it covers are not repeated.
   const cascades = a.cascades ?? [];
   for (const c of cascades) {
-    const items = [c.gates > 0 ? plural(c.gates, "gate") : "", c.receipts > 0 ? plural(c.receipts, "receipt") : ""].filter(Boolean).join(", ");
-    emit(`CASCADE ${c.cause} changed: ${items} (${c.leaves.length === 0 ? "no leaf" : `${c.leaves.length === 1 ? "leaf" : "leaves"} ${c.leaves.join(", ")}`})`);
+    const items = [c.gates > 0 ? plural(c.gates, "gate") : "", c.receipts > 0 ? plural(c.receipts, "receipt") : ""]
+      .filter(Boolean)
+      .join(", ");
+    emit(
+      `CASCADE ${c.cause} changed: ${items} (${c.leaves.length === 0 ? "no leaf" : `${c.leaves.length === 1 ? "leaf" : "leaves"} ${c.leaves.join(", ")}`})`,
+    );
     emit(`  ${c.next}`);
   }
   const covered = new Set(cascades.flatMap((c) => c.leaves));
-  const attention = (a.explain?.attention ?? []).filter((x) => !(x.leaf !== undefined && covered.has(x.leaf) && /^(verified-ledger-not-met|verification-changed-)/.test(x.reason)));
+  const attention = (a.explain?.attention ?? []).filter(
+    (x) =>
+      !(
+        x.leaf !== undefined &&
+        covered.has(x.leaf) &&
+        /^(verified-ledger-not-met|verification-changed-)/.test(x.reason)
+      ),
+  );
   if (attention.length > 0) {
     emit(`REVIEW ${attention.length}:`);
     for (const x of attention) {
       const leases = x.leases ? ` lease ${x.leases.join(", ")};` : "";
-      emit(`  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`);
+      emit(
+        `  ${describeAttention(x)}:${leases} concerns ${x.tasks.length > 0 ? x.tasks.join(", ") : "no task of this plan"}`,
+      );
       emit(`    next: ${reviewHint(x, snap.scope)}`);
     }
   }
   if (details && a.structure) {
     const st = a.structure;
-    emit(`SEQUENTIAL GROUPS ${st.sequentialGroups.length}: ${st.sequentialGroups.map((g) => g.join(" > ")).join(" | ")}`);
+    emit(
+      `SEQUENTIAL GROUPS ${st.sequentialGroups.length}: ${st.sequentialGroups.map((g) => g.join(" > ")).join(" | ")}`,
+    );
     for (const f of st.forks) emit(`  fork: ${f.after} -> ${f.children.join(", ")}`);
     for (const j of st.joins) emit(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
   }

@@ -22,7 +22,8 @@ export function list(flag: string, raw: string | undefined): string[] {
   const items = String(raw)
     .split(",")
     .map((s) => s.trim());
-  if (items.some((s) => s === "")) throw new UsageError(`--${flag}: expected a comma-separated list with no blank items, got ${JSON.stringify(raw)}`);
+  if (items.some((s) => s === ""))
+    throw new UsageError(`--${flag}: expected a comma-separated list with no blank items, got ${JSON.stringify(raw)}`);
   if (new Set(items).size !== items.length) throw new UsageError(`--${flag}: contains duplicates (${raw})`);
   return items;
 }
@@ -30,7 +31,8 @@ export function list(flag: string, raw: string | undefined): string[] {
 /** A comma-separated list of path globs relative to the root (plan add's --owns, structure split's parts). */
 export function globs(flag: string, raw: string | undefined, required: boolean): string[] {
   const items = list(flag, raw);
-  if (required && items.length === 0) throw new UsageError(`--${flag}: expected at least one path glob relative to the root (e.g. src/feature/**)`);
+  if (required && items.length === 0)
+    throw new UsageError(`--${flag}: expected at least one path glob relative to the root (e.g. src/feature/**)`);
   return pathList(items, `--${flag}`, (m) => {
     throw new UsageError(`${m}; expected relative path globs with no .., no leading / and no placeholders`);
   });

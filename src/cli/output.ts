@@ -45,7 +45,8 @@ const PAINT: Record<string, string> = {
   ABANDONED: "35",
   "APPROVAL REQUIRED": "33",
 };
-const STATE_WORD = /^(\s*)(ALL MET|APPROVAL REQUIRED|NO-EVIDENCE|ABANDONED|UNMET|FAILED|FAIL|STALE|PASS|MET)(?=[\s:]|$)/;
+const STATE_WORD =
+  /^(\s*)(ALL MET|APPROVAL REQUIRED|NO-EVIDENCE|ABANDONED|UNMET|FAILED|FAIL|STALE|PASS|MET)(?=[\s:]|$)/;
 let colour: boolean | null = null;
 
 /** Is fd 1 a terminal? A character device other than /dev/null (node:tty costs ~80 ms to load in Bun). */

@@ -23,10 +23,14 @@ export { requestedScope, rootFor as rootOf } from "./context.ts";
 export function resolvedScope(root: string, argv: PipelineArgs, verb: string): Target & { scope: string } {
   const target = targetOf(root, [], requestedScope(argv));
   if (target.mode !== "scope" || target.scope === null) {
-    throw new UsageError(`${verb} needs a scope and there is none under .unlazy/`, { hint: `create one with ${kbz("init", { scope: ph("ID") })}, or pass --root` });
+    throw new UsageError(`${verb} needs a scope and there is none under .unlazy/`, {
+      hint: `create one with ${kbz("init", { scope: ph("ID") })}, or pass --root`,
+    });
   }
   if (target.discoveryErrors.length > 0) {
-    throw new FileProblemsError(target.discoveryErrors.map((d) => ({ file: displayPath(root, d.path), line: 1, message: d.message })));
+    throw new FileProblemsError(
+      target.discoveryErrors.map((d) => ({ file: displayPath(root, d.path), line: 1, message: d.message })),
+    );
   }
   return target as Target & { scope: string };
 }

@@ -38,26 +38,38 @@ Exit: 0 done (or already so); 2 usage or refused (nothing written).`;
 const LEAF_ARG = (raw: unknown): string => {
   const s = String(raw ?? "");
   const id = s.startsWith("leaf-") ? s.slice(5) : s;
-  if (!isValidId(id)) throw new UsageError(`LEAF: expected a leaf id like 1.1 or leaf-1.1 (letters, digits, . _ -), got ${JSON.stringify(s)}`);
+  if (!isValidId(id))
+    throw new UsageError(
+      `LEAF: expected a leaf id like 1.1 or leaf-1.1 (letters, digits, . _ -), got ${JSON.stringify(s)}`,
+    );
   return id;
 };
 
 function resources(flag: string, raw: string | undefined): string[] {
   const items = list(flag, raw);
-  for (const r of items) if (!RESOURCE.test(r)) throw new UsageError(`--${flag}: ${JSON.stringify(r)} is not a resource id; expected lowercase /^[a-z0-9][a-z0-9:._/-]*$/ (e.g. db:test)`);
+  for (const r of items)
+    if (!RESOURCE.test(r))
+      throw new UsageError(
+        `--${flag}: ${JSON.stringify(r)} is not a resource id; expected lowercase /^[a-z0-9][a-z0-9:._/-]*$/ (e.g. db:test)`,
+      );
   return items;
 }
 
 function newRow(plan: Plan, id: string, argv: PlanArgs): NewRow {
-  if (plan.byId.has(id)) throw new RefusedError(`leaf ${id} is already in PLAN.md (${kbz("plan set")} changes its state)`);
+  if (plan.byId.has(id))
+    throw new RefusedError(`leaf ${id} is already in PLAN.md (${kbz("plan set")} changes its state)`);
   const owns = globs("owns", argv.owns, true);
   const needs = list("needs", argv.needs).map(LEAF_ARG);
   for (const n of needs) {
     if (n === id) throw new UsageError(`--needs: ${id} cannot need itself`);
-    if (!plan.byId.has(n)) throw new UsageError(`--needs: unknown leaf ${n}; expected leaves already in PLAN.md (have: ${plan.rows.map((r) => r.id).join(", ") || "none"})`);
+    if (!plan.byId.has(n))
+      throw new UsageError(
+        `--needs: unknown leaf ${n}; expected leaves already in PLAN.md (have: ${plan.rows.map((r) => r.id).join(", ") || "none"})`,
+      );
   }
   const tier = (argv.tier ?? "judgment") as Tier;
-  if (tier !== "judgment" && tier !== "mechanical") throw new UsageError(`--tier: expected judgment or mechanical, got ${JSON.stringify(argv.tier)}`);
+  if (tier !== "judgment" && tier !== "mechanical")
+    throw new UsageError(`--tier: expected judgment or mechanical, got ${JSON.stringify(argv.tier)}`);
   const after = Math.max(0, ...needs.map((n) => plan.byId.get(n)!.wave));
   let wave = after + 1;
   if (argv.wave !== undefined) {
@@ -74,13 +86,21 @@ async function add(argv: PlanArgs): Promise<ExitCode> {
   const root = rootFor(argv);
   const scope = requireScope(root, argv, "plan add");
   const args = argv.args ?? [];
-  if (args.length !== 1) throw new UsageError(`plan add needs exactly one LEAF (e.g. ${kbz("plan add", "1.1", { owns: "src/feature/**" })})`);
+  if (args.length !== 1)
+    throw new UsageError(
+      `plan add needs exactly one LEAF (e.g. ${kbz("plan add", "1.1", { owns: "src/feature/**" })})`,
+    );
   const id = LEAF_ARG(args[0]);
   const reads = globs("reads", argv.reads, false);
-  const decl = { reads, resourceReads: resources("resource-reads", argv["resource-reads"]), resourceWrites: resources("resource-writes", argv["resource-writes"]) };
+  const decl = {
+    reads,
+    resourceReads: resources("resource-reads", argv["resource-reads"]),
+    resourceWrites: resources("resource-writes", argv["resource-writes"]),
+  };
   const done = await addLeaf(root, scope, id, decl, (plan) => newRow(plan, id, argv));
   for (const w of done.warnings) err(w);
-  if (argv.json) emit(envelope("added", 0, { scope, leaf: `leaf-${id}`, row: done.row, access: decl, ledger: done.ledger }));
+  if (argv.json)
+    emit(envelope("added", 0, { scope, leaf: `leaf-${id}`, row: done.row, access: decl, ledger: done.ledger }));
   else out(`ADDED leaf-${id} (wave ${done.row.wave}, ${done.row.state}); write its gates in ${done.ledger}`);
   return 0;
 }
@@ -92,15 +112,30 @@ async function set(argv: PlanArgs): Promise<ExitCode> {
   if (args.length !== 2) throw new UsageError(`plan set needs LEAF and STATE (STATE: ${STATES.join(", ")})`);
   const id = leafFor(String(args[0]), planLeafIds(root, scope), "LEAF");
   const to = String(args[1]).toUpperCase() as RowState;
-  if (!STATES.includes(to)) throw new UsageError(`STATE: expected one of ${STATES.join(", ")}, got ${JSON.stringify(String(args[1]))}`);
+  if (!STATES.includes(to))
+    throw new UsageError(`STATE: expected one of ${STATES.join(", ")}, got ${JSON.stringify(String(args[1]))}`);
   for (const flag of ["owns", "needs", "reads", "resource-reads", "resource-writes", "tier", "wave"] as const) {
     if (argv[flag] !== undefined) throw new UsageError(`--${flag} does not apply to plan set`);
   }
   const r = await setLeafState(root, scope, id, to, "plan set");
   for (const w of r.warnings) err(w);
   const same = r.from === to;
-  if (argv.json) emit(envelope(same ? "unchanged" : "set", 0, { scope, leaf: `leaf-${id}`, from: r.from, state: to, promoted: r.promoted }));
-  else out(same ? `leaf-${id} is already ${to}` : `leaf-${id}: ${r.from} -> ${to}${r.promoted.length ? `; READY now: ${r.promoted.join(", ")}` : ""}`);
+  if (argv.json)
+    emit(
+      envelope(same ? "unchanged" : "set", 0, {
+        scope,
+        leaf: `leaf-${id}`,
+        from: r.from,
+        state: to,
+        promoted: r.promoted,
+      }),
+    );
+  else
+    out(
+      same
+        ? `leaf-${id} is already ${to}`
+        : `leaf-${id}: ${r.from} -> ${to}${r.promoted.length ? `; READY now: ${r.promoted.join(", ")}` : ""}`,
+    );
   return 0;
 }
 

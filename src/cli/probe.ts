@@ -47,7 +47,9 @@ export async function runProbeVerb(a: ProbeArgs): Promise<ExitCode> {
     hiddenFrom: i.hiddenFrom,
     hidden: i.hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)),
     ...(i.recorded ? { approvalRecorded: i.recorded } : {}),
-    ...(i.damaged && i.damaged.length > 0 ? { damaged: i.damaged.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)) } : {}),
+    ...(i.damaged && i.damaged.length > 0
+      ? { damaged: i.damaged.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)) }
+      : {}),
     ...(i.why ? { why: i.why } : {}),
   }));
   const verdict = probeVerdict(res);

@@ -35,13 +35,15 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false, all 
     }
   }
   for (const r of receipts?.receipts ?? []) {
-    if (r.issue) out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (${kbz("verify explain", r.ledger)})`);
+    if (r.issue)
+      out(`  ${"RECEIPT".padEnd(11)} ${r.ledger}: verification-${r.issue} (${kbz("verify explain", r.ledger)})`);
   }
   for (const item of snap.dispatch?.blocking ?? []) out(`  ${"UNMET".padEnd(11)} ${item}`);
   for (const item of snap.removed ?? []) out(`  ${"REMOVED".padEnd(11)} ${item.replace(" REMOVED (", " (")}`);
   for (const item of snap.dispatch?.abandoned ?? []) out(`  ${"ABANDONED".padEnd(11)} ${item}`);
   for (const line of verdictLines(reduction, "", snap.target.scope, false)) out(line);
-  if (hidden > 0 && reduction.verdict !== "all-met") out(`(${plural(hidden, "met gate")} not listed; --all lists them)`);
+  if (hidden > 0 && reduction.verdict !== "all-met")
+    out(`(${plural(hidden, "met gate")} not listed; --all lists them)`);
   return report.exit;
 }
 
@@ -49,9 +51,15 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false, all 
  * The stdout lines for one approval decision (none when it was already approved). Short form: the
  * PATH is left out (printed once, summarised, by pathSummaryLine); verbose is unlazy's transcript.
  */
-export function approvalLines(item: ApprovalItem, verbose = true, bySignature = false, scope: string | null = null): string[] {
+export function approvalLines(
+  item: ApprovalItem,
+  verbose = true,
+  bySignature = false,
+  scope: string | null = null,
+): string[] {
   const t = item.task;
-  if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record"))) return [];
+  if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record")))
+    return [];
   // Consent covers what was shown (issue 28 item 5): an approval prints the whole oracle it approves.
   const sig = shortSignature(t.signature);
   const lines = [
@@ -83,9 +91,13 @@ export function oracleLines(bound: BoundOracle | undefined): string[] {
   if (!bound) return [];
   const lines: string[] = [];
   const files = Object.keys(bound.files);
-  if (files.length > 0) lines.push(`    ORACLE FILES: ${files.map((f) => (bound.files[f] === "missing" ? `${f} (missing)` : f)).join(", ")}`);
+  if (files.length > 0)
+    lines.push(
+      `    ORACLE FILES: ${files.map((f) => (bound.files[f] === "missing" ? `${f} (missing)` : f)).join(", ")}`,
+    );
   const env = Object.keys(bound.env);
-  if (env.length > 0) lines.push(`    ENV: ${env.map((n) => (bound.env[n] === "unset" ? `${n} (unset)` : n)).join(", ")}`);
+  if (env.length > 0)
+    lines.push(`    ENV: ${env.map((n) => (bound.env[n] === "unset" ? `${n} (unset)` : n)).join(", ")}`);
   return lines;
 }
 
@@ -94,7 +106,9 @@ export function programLines(p: ProgramsOracle | undefined): string[] {
   if (!p) return [];
   const names = Object.keys(p.resolved);
   const runs = names.map((n) => `${n} ${p.resolved[n]!.split(" ")[0]}`).join(", ");
-  const lines = [`    PROGRAMS: ${runs || "(none by name)"}; files seen by ${p.observer === "strace" ? "strace" : "the static closure"}`];
+  const lines = [
+    `    PROGRAMS: ${runs || "(none by name)"}; files seen by ${p.observer === "strace" ? "strace" : "the static closure"}`,
+  ];
   if (p.pathInRoot.length > 0) lines.push(`    PATH INSIDE THE ROOT: ${p.pathInRoot.join(", ")}`);
   return lines;
 }
@@ -109,7 +123,10 @@ export function pathSummaryLine(value: string): string {
 export function resultLines(r: RunReport, verbose = true): string[] {
   const o = r.outcome;
   const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
-  if (o.ok) return verbose ? [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`] : [head];
+  if (o.ok)
+    return verbose
+      ? [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`]
+      : [head];
   const error = o.error ? `${o.error}; ` : "";
   const signal = o.signal ? ` signal=${o.signal}` : "";
   const matched = o.matched ? "matched" : "not matched";
@@ -129,9 +146,11 @@ export function compactRunLines(res: CheckResult, verbose: boolean): string[] {
     lines.push(...block);
   }
   for (const r of res.runs) lines.push(...resultLines(r, verbose));
-  for (const r of res.runs) if (r.writeback === "stale") lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
-  if (verbose) for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
+  for (const r of res.runs)
+    if (r.writeback === "stale")
+      lines.push(`  STALE ${r.task.qid}: definition or runtime approval oracle changed; result not written`);
+  if (verbose)
+    for (const l of res.snapshot.ledgers)
+      lines.push(`${path.basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
   return lines;
 }
-
-

@@ -3,7 +3,16 @@ import { UsageError } from "../core/errors.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { stemOf } from "../core/ledger/model.ts";
 import { displayPath } from "../core/snapshot.ts";
-import { appendLog, bindSession, claimLeaf, releaseInvalid, releaseLeases, scopesAndLeases, type ClaimConflict, type LeaseRecord } from "../ops/scope.ts";
+import {
+  appendLog,
+  bindSession,
+  claimLeaf,
+  releaseInvalid,
+  releaseLeases,
+  scopesAndLeases,
+  type ClaimConflict,
+  type LeaseRecord,
+} from "../ops/scope.ts";
 import { leafFor } from "./context.ts";
 import { emit, envelope, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
@@ -32,8 +41,24 @@ Exit: 0 done; 1 claim refused by a conflicting lease (unlazy used 3); 2 usage or
 
 function leaseJson(root: string, r: LeaseRecord) {
   return r.invalid
-    ? { scope: r.scope, leaf: r.leaf, globs: r.globs, pid: null, file: displayPath(root, r.file), invalid: true, problem: r.problem }
-    : { scope: r.scope, leaf: r.leaf, globs: r.globs, pid: r.pid, file: displayPath(root, r.file), invalid: false, problem: null };
+    ? {
+        scope: r.scope,
+        leaf: r.leaf,
+        globs: r.globs,
+        pid: null,
+        file: displayPath(root, r.file),
+        invalid: true,
+        problem: r.problem,
+      }
+    : {
+        scope: r.scope,
+        leaf: r.leaf,
+        globs: r.globs,
+        pid: r.pid,
+        file: displayPath(root, r.file),
+        invalid: false,
+        problem: null,
+      };
 }
 
 function invalidHint(root: string, r: LeaseRecord): string {
@@ -45,7 +70,8 @@ function invalidHint(root: string, r: LeaseRecord): string {
 function list(argv: ScopeArgs): ExitCode {
   const root = rootOf(argv);
   const { scopes, leases } = scopesAndLeases(root);
-  if (argv.json) return emit(envelope("ok", 0, { action: "list", root, scopes, leases: leases.map((l) => leaseJson(root, l)) }));
+  if (argv.json)
+    return emit(envelope("ok", 0, { action: "list", root, scopes, leases: leases.map((l) => leaseJson(root, l)) }));
   if (scopes.length === 0) out("(no scopes under .unlazy/)");
   for (const s of scopes) out(s);
   if (leases.length > 0) out("leases:");
@@ -54,7 +80,8 @@ function list(argv: ScopeArgs): ExitCode {
 }
 
 function conflictLine(c: ClaimConflict): string {
-  if (c.kind === "identity") return `CONFLICT ${c.holder.scope}/${c.holder.leaf} already holds a live lease; release it before claiming again`;
+  if (c.kind === "identity")
+    return `CONFLICT ${c.holder.scope}/${c.holder.leaf} already holds a live lease; release it before claiming again`;
   return `CONFLICT ${c.glob} overlaps ${c.theirGlob} held by ${c.holder.scope}/${c.holder.leaf}`;
 }
 
@@ -69,7 +96,9 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
     index = 0;
   } else {
     throw new UsageError(
-      stems.length === 0 ? `scope ${target.scope} has no gate files to claim for` : "claim needs --leaf NAME when a scope has several gate files",
+      stems.length === 0
+        ? `scope ${target.scope} has no gate files to claim for`
+        : "claim needs --leaf NAME when a scope has several gate files",
     );
   }
   const leaf = stems[index]!;
@@ -78,29 +107,45 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
   if (result.ok) {
     if (logWarning) err(logWarning);
     const globs = result.lease.globs;
-    return report(!!argv.json, envelope("claimed", 0, { action: "claim", ok: true, scope: target.scope, leaf, globs, conflicts: [] }), () =>
-      out(`CLAIMED ${globs.length} path(s) for ${target.scope}/${leaf}: ${globs.join(", ")}`),
+    return report(
+      !!argv.json,
+      envelope("claimed", 0, { action: "claim", ok: true, scope: target.scope, leaf, globs, conflicts: [] }),
+      () => out(`CLAIMED ${globs.length} path(s) for ${target.scope}/${leaf}: ${globs.join(", ")}`),
     );
   }
   // A retry after a crash or a lost reply: this leaf already holds exactly these paths.
   if (held) {
-    return report(!!argv.json, envelope("already-claimed", 0, { action: "claim", ok: true, scope: target.scope, leaf, globs: held.globs, conflicts: [] }), () =>
-      out(`ALREADY CLAIMED ${held.globs.length} path(s) for ${target.scope}/${leaf}: ${held.globs.join(", ")} (this leaf holds the lease; nothing changed)`),
+    return report(
+      !!argv.json,
+      envelope("already-claimed", 0, {
+        action: "claim",
+        ok: true,
+        scope: target.scope,
+        leaf,
+        globs: held.globs,
+        conflicts: [],
+      }),
+      () =>
+        out(
+          `ALREADY CLAIMED ${held.globs.length} path(s) for ${target.scope}/${leaf}: ${held.globs.join(", ")} (this leaf holds the lease; nothing changed)`,
+        ),
     );
   }
   if (argv.json) {
-    emit(envelope("refused", 1, {
-      action: "claim",
-      ok: false,
-      scope: target.scope,
-      leaf,
-      globs: owns,
-      conflicts: result.conflicts.map((c) =>
-        c.kind === "identity"
-          ? { kind: c.kind, glob: null, theirGlob: null, holder: leaseJson(root, c.holder) }
-          : { kind: c.kind, glob: c.glob, theirGlob: c.theirGlob, holder: leaseJson(root, c.holder) },
-      ),
-    }));
+    emit(
+      envelope("refused", 1, {
+        action: "claim",
+        ok: false,
+        scope: target.scope,
+        leaf,
+        globs: owns,
+        conflicts: result.conflicts.map((c) =>
+          c.kind === "identity"
+            ? { kind: c.kind, glob: null, theirGlob: null, holder: leaseJson(root, c.holder) }
+            : { kind: c.kind, glob: c.glob, theirGlob: c.theirGlob, holder: leaseJson(root, c.holder) },
+        ),
+      }),
+    );
     return 1;
   }
   for (const c of result.conflicts) out(conflictLine(c));
@@ -113,10 +158,14 @@ async function claim(argv: ScopeArgs): Promise<ExitCode> {
 async function release(argv: ScopeArgs): Promise<ExitCode> {
   const root = rootOf(argv);
   if (argv.invalid) {
-    if (argv.scope !== undefined || argv.leaf !== undefined) throw new UsageError("--invalid cannot be combined with --scope or --leaf");
+    if (argv.scope !== undefined || argv.leaf !== undefined)
+      throw new UsageError("--invalid cannot be combined with --scope or --leaf");
     const { removed, notes } = await releaseInvalid(root);
     printNotes(notes);
-    if (argv.json) return emit(envelope("released", 0, { action: "release-invalid", removed: removed.map((r) => leaseJson(root, r)) }));
+    if (argv.json)
+      return emit(
+        envelope("released", 0, { action: "release-invalid", removed: removed.map((r) => leaseJson(root, r)) }),
+      );
     for (const r of removed) out(`removed invalid lease record ${displayPath(root, r.file)} (${r.problem})`);
     out(`removed ${removed.length} invalid lease record(s)`);
     return 0;
@@ -126,11 +175,20 @@ async function release(argv: ScopeArgs): Promise<ExitCode> {
   const leaf = argv.leaf ?? null;
   const { released, alreadyLost, notes, logWarning } = await releaseLeases(root, scope, leaf);
   printNotes(notes);
-  for (const l of alreadyLost) err(`kbz: warning: lease ${l.scope}/${l.leaf} was already lost before this release (${l.reason})`);
+  for (const l of alreadyLost)
+    err(`kbz: warning: lease ${l.scope}/${l.leaf} was already lost before this release (${l.reason})`);
   const who = leaf === null ? scope : `${scope}/${leaf}`;
   if (logWarning) err(logWarning);
-  return report(!!argv.json, envelope("released", 0, { action: "release", scope, leaf, released: released.length, leases: released.map((r) => leaseJson(root, r)) }), () =>
-    out(`released ${released.length} lease(s) for ${who}`),
+  return report(
+    !!argv.json,
+    envelope("released", 0, {
+      action: "release",
+      scope,
+      leaf,
+      released: released.length,
+      leases: released.map((r) => leaseJson(root, r)),
+    }),
+    () => out(`released ${released.length} lease(s) for ${who}`),
   );
 }
 
@@ -149,20 +207,28 @@ async function log(argv: ScopeArgs): Promise<ExitCode> {
   const line = text(argv);
   if (line.trim() === "") throw new UsageError("log needs non-blank text");
   const file = await appendLog(root, target.scope, line);
-  return report(!!argv.json, envelope("appended", 0, { action: "log", scope: target.scope, file }), () => out(`appended to ${file}`));
+  return report(!!argv.json, envelope("appended", 0, { action: "log", scope: target.scope, file }), () =>
+    out(`appended to ${file}`),
+  );
 }
 
 async function bind(argv: ScopeArgs): Promise<ExitCode> {
   const root = rootOf(argv);
   const target = resolvedScope(root, argv, "bind");
   const args = words(argv);
-  if (args.length !== 1) throw new UsageError("bind needs exactly one SESSION id", { hint: `${kbz("scope bind", { scope: ph("S") }, ph("SESSION"))} (use -- SESSION when it starts with -)` });
+  if (args.length !== 1)
+    throw new UsageError("bind needs exactly one SESSION id", {
+      hint: `${kbz("scope bind", { scope: ph("S") }, ph("SESSION"))} (use -- SESSION when it starts with -)`,
+    });
   const id = await bindSession(root, target.scope, String(args[0]));
-  return report(!!argv.json, envelope("bound", 0, { action: "bind", scope: target.scope, session: id }), () => out(`bound session ${id} to scope ${target.scope}`));
+  return report(!!argv.json, envelope("bound", 0, { action: "bind", scope: target.scope, session: id }), () =>
+    out(`bound session ${id} to scope ${target.scope}`),
+  );
 }
 
 export async function runScope(argv: ScopeArgs): Promise<ExitCode> {
-  if (argv.action !== "claim" && argv.action !== "release" && argv.leaf !== undefined) throw new UsageError(`--leaf does not apply to scope ${argv.action}`);
+  if (argv.action !== "claim" && argv.action !== "release" && argv.leaf !== undefined)
+    throw new UsageError(`--leaf does not apply to scope ${argv.action}`);
   if (argv.action !== "release" && argv.invalid) throw new UsageError("--invalid only applies to scope release");
   if ((argv.action === "list" || argv.action === "claim" || argv.action === "release") && words(argv).length > 0) {
     throw new UsageError(`scope ${argv.action} takes no positional arguments`);

@@ -22,18 +22,41 @@ interface SignArgs {
 
 async function sign(argv: SignArgs): Promise<ExitCode> {
   const root = rootFor(argv);
-  if (!argv.ledger || !argv.gate) throw new UsageError(`sign needs LEDGER and GATE (e.g. ${kbz("sign", "GATES.md", "G4", { evidence: ph('"reviewed by Ana"') })})`);
+  if (!argv.ledger || !argv.gate)
+    throw new UsageError(
+      `sign needs LEDGER and GATE (e.g. ${kbz("sign", "GATES.md", "G4", { evidence: ph('"reviewed by Ana"') })})`,
+    );
   if (argv.evidence === undefined) throw new UsageError("--evidence: expected what the person checked, in words");
   // Relative to --root when given, else to the current folder (the root found above may lie higher).
   const file = path.resolve(argv.root !== undefined ? root : process.cwd(), argv.ledger);
   const qid = `${stemOf(file)}:${String(argv.gate).replace(/^.*:/, "")}`;
-  const r = await signGate({ root, scope: null, qid, files: [file], evidence: String(argv.evidence), replace: !!argv.replace, env: process.env });
+  const r = await signGate({
+    root,
+    scope: null,
+    qid,
+    files: [file],
+    evidence: String(argv.evidence),
+    replace: !!argv.replace,
+    env: process.env,
+  });
   const shown = path.relative(root, r.file);
   const inputs = r.inputs ? Object.keys(r.inputs).length : null;
-  if (argv.json) emit(envelope(r.status === "written" ? "signed" : "unchanged", 0, { gate: qid, file: shown, inputs, replaced: r.replaced }));
+  if (argv.json)
+    emit(
+      envelope(r.status === "written" ? "signed" : "unchanged", 0, {
+        gate: qid,
+        file: shown,
+        inputs,
+        replaced: r.replaced,
+      }),
+    );
   else {
     const bound = inputs !== null ? ` (bound to ${inputs} INPUTS file${inputs === 1 ? "" : "s"})` : "";
-    out(r.status === "written" ? `SIGNED ${qid} in ${shown}${bound}` : `${qid} was already signed with this evidence${bound}`);
+    out(
+      r.status === "written"
+        ? `SIGNED ${qid} in ${shown}${bound}`
+        : `${qid} was already signed with this evidence${bound}`,
+    );
   }
   return 0;
 }
@@ -46,7 +69,10 @@ export const verb: Verb = {
       .positional("ledger", { type: "string", describe: "the ledger file" })
       .positional("gate", { type: "string", describe: "the gate id (G4 or leaf-1.1:G4)" })
       .option("evidence", { type: "string", describe: "what the person checked, in words", requiresArg: true })
-      .option("replace", { type: "boolean", describe: "sign a gate that is already signed again (the old evidence stays in the log)" })
+      .option("replace", {
+        type: "boolean",
+        describe: "sign a gate that is already signed again (the old evidence stays in the log)",
+      })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(

@@ -3,7 +3,14 @@
 import * as os from "node:os";
 import { kbz } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
-import { installSkill, SKILL_AGENTS, SKILL_NAME, SkillInstallRefusal, skillFolder, type SkillAgent } from "../ops/skill.ts";
+import {
+  installSkill,
+  SKILL_AGENTS,
+  SKILL_NAME,
+  SkillInstallRefusal,
+  skillFolder,
+  type SkillAgent,
+} from "../ops/skill.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope, failWith } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -26,7 +33,19 @@ function install(argv: SkillArgs): ExitCode {
     o = installSkill(base, dir);
   } catch (e) {
     const why = e instanceof SkillInstallRefusal ? e.located() : `could not write ${dir}: ${describe(e)}`;
-    return failWith([{ file: null, line: null, message: why, hint: `move the conflicting files away, then run ${kbz("skill install")} again` }], false, !!argv.json, { result: "refused", dir, error: why });
+    return failWith(
+      [
+        {
+          file: null,
+          line: null,
+          message: why,
+          hint: `move the conflicting files away, then run ${kbz("skill install")} again`,
+        },
+      ],
+      false,
+      !!argv.json,
+      { result: "refused", dir, error: why },
+    );
   }
   const result = o.written.length === 0 ? "already-installed" : "installed";
   if (argv.json) {
@@ -36,14 +55,17 @@ function install(argv: SkillArgs): ExitCode {
   } else {
     // Short (issue 30): the folder and the counts; --json lists every file.
     const unchanged = o.unchanged.length ? `, ${o.unchanged.length} unchanged` : "";
-    out(`Installed the ${SKILL_NAME} skill for ${agent} into ${dir} (${o.written.length} files written${unchanged}; --json lists them)`);
+    out(
+      `Installed the ${SKILL_NAME} skill for ${agent} into ${dir} (${o.written.length} files written${unchanged}; --json lists them)`,
+    );
   }
   return 0;
 }
 
 export const verb: Verb = {
   command: "skill <action>",
-  describe: "install the kill-bezzangyi agent skill (SKILL.md, references, templates) for Claude Code, Codex, Cursor or Gemini CLI",
+  describe:
+    "install the kill-bezzangyi agent skill (SKILL.md, references, templates) for Claude Code, Codex, Cursor or Gemini CLI",
   builder: (y) =>
     y
       .positional("action", { choices: ["install"], describe: "install: write the embedded skill files" })

@@ -3,7 +3,18 @@
 // object in structure.mjs's shape; failures are {"status":"invalid"} (check: STRUCTURE_INVALID).
 import { KbzError, kindOf, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
-import { regroupByName, splitByName, applyHandoffEvent, applyRequest, checkScopeStructure, HandoffArgumentError, planRequest, recoverOperation, type ApplyResult, type HandoffAction } from "../ops/structure.ts";
+import {
+  regroupByName,
+  splitByName,
+  applyHandoffEvent,
+  applyRequest,
+  checkScopeStructure,
+  HandoffArgumentError,
+  planRequest,
+  recoverOperation,
+  type ApplyResult,
+  type HandoffAction,
+} from "../ops/structure.ts";
 import { StructureError } from "../core/structure/model.ts";
 import type { Action } from "../core/structure/plan.ts";
 import { isValidId } from "../core/workspace/ids.ts";
@@ -58,7 +69,9 @@ function clip(message: string): string {
 
 /** structure.mjs's failure keys (check: `marker`, the rest: `status`), kept inside the envelope. */
 function structureFields(action: string | undefined, message: string): Record<string, unknown> {
-  return action === "check" ? { marker: "STRUCTURE_INVALID", error: clip(message) } : { status: "invalid", error: clip(message) };
+  return action === "check"
+    ? { marker: "STRUCTURE_INVALID", error: clip(message) }
+    : { status: "invalid", error: clip(message) };
 }
 
 function invalid(action: string | undefined, e: Error, asJson: boolean): ExitCode {
@@ -90,10 +103,16 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
   const action = argv.action;
   const { json: asJson } = outputMode(argv);
   try {
-    if (action === undefined || !ACTIONS.includes(action)) throw usage("expected plan, apply, regroup, split, recover, check, report, accept, resume or reject", `${kbz("structure")} --help lists the actions`);
-    if (action !== "regroup" && action !== "split" && (argv.ids ?? []).length > 0) throw usage(`unexpected argument: ${argv.ids![0]}`, `only ${kbz("structure regroup")} and split take task ids`);
+    if (action === undefined || !ACTIONS.includes(action))
+      throw usage(
+        "expected plan, apply, regroup, split, recover, check, report, accept, resume or reject",
+        `${kbz("structure")} --help lists the actions`,
+      );
+    if (action !== "regroup" && action !== "split" && (argv.ids ?? []).length > 0)
+      throw usage(`unexpected argument: ${argv.ids![0]}`, `only ${kbz("structure regroup")} and split take task ids`);
     if (action !== "split" && argv.into !== undefined) throw usage("--into is split's option", SPLIT_EXAMPLE);
-    if (argv.scope !== undefined && !isValidId(argv.scope)) throw usage("invalid scope", `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
+    if (argv.scope !== undefined && !isValidId(argv.scope))
+      throw usage("invalid scope", `scope ids are folder names under .unlazy/; ${kbz("scope list")} shows them`);
     const root = rootFor(argv);
     let scope: string;
     try {
@@ -106,19 +125,25 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
     if (action === "regroup") {
       const ids = (argv.ids ?? []).map(String);
       if (ids.length < 2) throw usage("regroup needs at least two task ids", REGROUP_EXAMPLE);
-      if (argv.request !== undefined || argv.selection !== undefined || argv.final) throw usage("regroup takes task ids, not a request file", REGROUP_EXAMPLE);
-      const { applied } = await regroupByName(root, scope, ids, true, { afterWrite: faultHook() }, (r) => describe(r.actions));
+      if (argv.request !== undefined || argv.selection !== undefined || argv.final)
+        throw usage("regroup takes task ids, not a request file", REGROUP_EXAMPLE);
+      const { applied } = await regroupByName(root, scope, ids, true, { afterWrite: faultHook() }, (r) =>
+        describe(r.actions),
+      );
       const r = applied!.result;
       if (argv.json || argv.details || r.status !== "applied") return printApplied(applied!, argv);
       if (applied!.logWarning) err(applied!.logWarning);
       // Short by default (issue 30): what changed and what it costs; --details or --json for the rest.
-      out(`REGROUPED ${[...new Set(ids)].join(", ")}: one group, run one after the other (${r.complexity.groups} group(s) now)`);
+      out(
+        `REGROUPED ${[...new Set(ids)].join(", ")}: one group, run one after the other (${r.complexity.groups} group(s) now)`,
+      );
       out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
       return 0;
     }
     if (action === "split") return await split(root, scope, argv);
     if (action === "recover") {
-      if (argv.request !== undefined || argv.details || argv.selection !== undefined || argv.final) throw usage("recover takes only root and scope");
+      if (argv.request !== undefined || argv.details || argv.selection !== undefined || argv.final)
+        throw usage("recover takes only root and scope");
       const { result: r, logWarning } = await recoverOperation(root, scope, { afterWrite: faultHook() });
       if (logWarning) err(logWarning);
       if (asJson) return emit(envelope(r.status, 0, r as unknown as Record<string, unknown>));
@@ -126,8 +151,17 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       return 0;
     }
     if (EVENTS.includes(action)) {
-      if (argv.request === undefined) throw usage("request file required", "write a request from skill/references/structure-request.schema.json and pass --request FILE");
-      return action === "plan" ? plan(root, scope, argv.request, argv) : printApplied(await applyRequest(root, scope, argv.request, { afterWrite: faultHook() }, (r) => describe(r.actions)), argv);
+      if (argv.request === undefined)
+        throw usage(
+          "request file required",
+          "write a request from skill/references/structure-request.schema.json and pass --request FILE",
+        );
+      return action === "plan"
+        ? plan(root, scope, argv.request, argv)
+        : printApplied(
+            await applyRequest(root, scope, argv.request, { afterWrite: faultHook() }, (r) => describe(r.actions)),
+            argv,
+          );
     }
     const event = {
       action: action as HandoffAction,
@@ -139,7 +173,10 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       reviewEvidence: argv["review-evidence"],
     };
     try {
-      return await printApplied(await applyHandoffEvent(root, scope, event, { afterWrite: faultHook() }, (r) => describe(r.actions)), argv);
+      return await printApplied(
+        await applyHandoffEvent(root, scope, event, { afterWrite: faultHook() }, (r) => describe(r.actions)),
+        argv,
+      );
     } catch (e) {
       if (e instanceof HandoffArgumentError) throw usage(e.message);
       throw e;
@@ -159,23 +196,41 @@ async function split(root: string, scope: string, argv: StructureArgs): Promise<
   const ids = (argv.ids ?? []).map(String);
   if (ids.length !== 1) throw usage(`split takes one leaf id, got ${ids.length}`, SPLIT_EXAMPLE);
   const parts = (argv.into ?? []).map((p, i) => globs(`into (part ${i + 1})`, String(p), true));
-  if (parts.length < 2) throw usage("split needs at least two parts after --into, each the globs one part owns (a,b)", SPLIT_EXAMPLE);
-  if (argv.request !== undefined || argv.selection !== undefined || argv.final) throw usage("split takes a leaf and --into, not a request file", SPLIT_EXAMPLE);
+  if (parts.length < 2)
+    throw usage("split needs at least two parts after --into, each the globs one part owns (a,b)", SPLIT_EXAMPLE);
+  if (argv.request !== undefined || argv.selection !== undefined || argv.final)
+    throw usage("split takes a leaf and --into, not a request file", SPLIT_EXAMPLE);
   const leaf = ids[0]!.replace(/^leaf-/, "");
-  const { applied, children, request } = await splitByName(root, scope, leaf, parts, { afterWrite: faultHook() }, (r) => describe(r.actions));
+  const { applied, children, request } = await splitByName(root, scope, leaf, parts, { afterWrite: faultHook() }, (r) =>
+    describe(r.actions),
+  );
   const { result: r, logWarning } = applied;
   if (logWarning) err(logWarning);
   const ledgers = children.map((c) => ({ ...c, ledger: leafLedgerPath(root, scope, `leaf-${c.id}`) }));
   if (argv.json) {
-    const fields = r.status === "applied" ? { status: r.status, operation: r.operation, turn: r.turn, complexity: r.complexity, children: ledgers, request } : { ...r, children: ledgers };
+    const fields =
+      r.status === "applied"
+        ? {
+            status: r.status,
+            operation: r.operation,
+            turn: r.turn,
+            complexity: r.complexity,
+            children: ledgers,
+            request,
+          }
+        : { ...r, children: ledgers };
     return emit(envelope(r.status, 0, fields));
   }
   if (r.status === "already-applied") {
     out(`operation ${r.operation} is already applied (nothing changed)`);
     return 0;
   }
-  out(`SPLIT ${leaf} into ${children.map((c) => `${c.id} (${c.owns.join(", ")})`).join(", ")}; ${leaf} waits to integrate them`);
-  out(`write each part's gates in ${ledgers.map((c) => c.ledger).join(", ")}; a person then runs ${kbz("approve", { scope })}`);
+  out(
+    `SPLIT ${leaf} into ${children.map((c) => `${c.id} (${c.owns.join(", ")})`).join(", ")}; ${leaf} waits to integrate them`,
+  );
+  out(
+    `write each part's gates in ${ledgers.map((c) => c.ledger).join(", ")}; a person then runs ${kbz("approve", { scope })}`,
+  );
   out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
   return 0;
 }
@@ -204,12 +259,16 @@ function plan(root: string, scope: string, requestFile: string, argv: StructureA
   if (argv.json) return emit(envelope("planned", 0, result));
   else {
     out(`planned ${r.operation} as turn ${c.next.meta.turn}: ${describe(c.actions)}`);
-    out(`complexity: ${c.complexity.groups} group(s), ${c.complexity.boundaryEdges} boundary edge(s), depth ${c.complexity.depth}`);
+    out(
+      `complexity: ${c.complexity.groups} group(s), ${c.complexity.boundaryEdges} boundary edge(s), depth ${c.complexity.depth}`,
+    );
     // Details on request: each group in words (why its members may run as one), then every group.
     if (argv.details) for (const line of groupWords(c.actions, c.next.rows, c.next.meta.groups)) out(line);
     if (argv.details) for (const g of c.next.meta.groups) out(`  group ${g.join(", ")}`);
     out("independent check: ok (nothing written; apply with the same request file)");
-    out(`apply raises the contract revision to ${c.revision}: every receipt of scope ${scope} becomes stale (${kbz("verify run")} re-accepts)`);
+    out(
+      `apply raises the contract revision to ${c.revision}: every receipt of scope ${scope} becomes stale (${kbz("verify run")} re-accepts)`,
+    );
   }
   return 0;
 }
@@ -226,32 +285,54 @@ function groupWords(actions: Action[], rows: { id: string; state: string }[], gr
     if (!final.has(members.join("\0")) || members.every((m) => state.get(m) === "VERIFIED")) continue;
     const open = members.filter((m) => state.get(m) !== "VERIFIED");
     const done = members.filter((m) => state.get(m) === "VERIFIED");
-    const why = open.length > 1 ? `one chain of unfinished ${open.join(", ")}` : open.length === 1 ? `only ${open[0]} unfinished` : "all VERIFIED";
+    const why =
+      open.length > 1
+        ? `one chain of unfinished ${open.join(", ")}`
+        : open.length === 1
+          ? `only ${open[0]} unfinished`
+          : "all VERIFIED";
     const joined = done.length > 0 && open.length > 0 ? `, VERIFIED ${done.join(", ")}` : "";
     lines.push(`  group ${members.join(", ")}: ${why}${joined}`);
   }
-  return lines.length > 50 ? [...lines.slice(0, 50), `  … ${lines.length - 50} more (--json --details lists them)`] : lines;
+  return lines.length > 50
+    ? [...lines.slice(0, 50), `  … ${lines.length - 50} more (--json --details lists them)`]
+    : lines;
 }
 
 function describe(actions: Action[]): string {
   const s = summary(actions);
-  return Object.entries(s).map(([k, v]) => `${v} ${k}`).join(", ");
+  return Object.entries(s)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(", ");
 }
 
-async function printApplied({ result: r, logWarning }: { result: ApplyResult; logWarning: string | null }, argv: StructureArgs): Promise<ExitCode> {
+async function printApplied(
+  { result: r, logWarning }: { result: ApplyResult; logWarning: string | null },
+  argv: StructureArgs,
+): Promise<ExitCode> {
   if (r.status === "already-applied") {
     if (argv.json) return emit(envelope(r.status, 0, r));
     out(`operation ${r.operation} is already applied (nothing changed)`);
     return 0;
   }
-  const result = { status: "applied", operation: r.operation, turn: r.turn, actions: argv.details ? r.actions : summary(r.actions), complexity: r.complexity };
+  const result = {
+    status: "applied",
+    operation: r.operation,
+    turn: r.turn,
+    actions: argv.details ? r.actions : summary(r.actions),
+    complexity: r.complexity,
+  };
   if (logWarning) err(logWarning);
   if (argv.json) return emit(envelope("applied", 0, result));
   else {
     out(`applied ${r.operation} as turn ${r.turn}: ${describe(r.actions)}`);
-    out(`complexity: ${r.complexity.groups} group(s), ${r.complexity.boundaryEdges} boundary edge(s), depth ${r.complexity.depth}`);
+    out(
+      `complexity: ${r.complexity.groups} group(s), ${r.complexity.boundaryEdges} boundary edge(s), depth ${r.complexity.depth}`,
+    );
     out(`root and integration ledgers were reset to pending; run ${kbz("next")}`);
-    out(`contract revision raised: every receipt of scope ${argv.scope} is stale now (${kbz("verify run")} re-accepts)`);
+    out(
+      `contract revision raised: every receipt of scope ${argv.scope} is stale now (${kbz("verify run")} re-accepts)`,
+    );
   }
   return 0;
 }

@@ -58,7 +58,10 @@ export function suggestion(message: string, args: readonly string[], known: Know
       }
       const typed = args.find((a) => a === `--${name}` || a === `-${name}` || a.startsWith(`--${name}=`));
       if (typed === undefined) continue;
-      const flag = nearest(name, known.options.filter((o) => o.length > 1));
+      const flag = nearest(
+        name,
+        known.options.filter((o) => o.length > 1),
+      );
       if (flag) return `did you mean --${flag}?`;
     }
     return null;

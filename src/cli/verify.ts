@@ -7,7 +7,17 @@ import { verdictLines } from "../core/ledger/state.ts";
 import { cwdShown, pathFacts } from "../core/run/show.ts";
 import { VerificationError, verificationText } from "../core/receipts/errors.ts";
 import type { CheckResult } from "../ops/check.ts";
-import { auditReceipts, explainLedger, verifyLedgers, verifyCwd, verifyLedgersOnce, verifyPolicy, type Inspection, type LedgerResult, type Policy } from "../ops/verify.ts";
+import {
+  auditReceipts,
+  explainLedger,
+  verifyLedgers,
+  verifyCwd,
+  verifyLedgersOnce,
+  verifyPolicy,
+  type Inspection,
+  type LedgerResult,
+  type Policy,
+} from "../ops/verify.ts";
 import { approvalLines, resultLines } from "./render.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { rootFor } from "./context.ts";
@@ -43,7 +53,9 @@ function ledgersOf(argv: VerifyArgs, root: string): string[] {
 function policyOf(argv: VerifyArgs, root: string): Policy {
   return verifyPolicy(root, positionals(argv), {
     ...(argv.inputs === undefined ? {} : { inputs: String(argv.inputs).split(",") }),
-    env: String(argv.env ?? "").split(",").filter((s) => s !== ""),
+    env: String(argv.env ?? "")
+      .split(",")
+      .filter((s) => s !== ""),
     closed: !!argv.closed,
     portable: !!argv.portable,
   });
@@ -57,10 +69,13 @@ function diagnostic(r: Extract<LedgerResult, { status: "REVIEW_OR_REPAIR" }>): s
     for (const a of res.approvals) lines.push(...approvalLines(a), ...(a.problem ? [`kbz: ${a.problem}`] : []));
     for (const run of res.runs) {
       const o = run.task.oracle;
-      lines.push(`  RUN  ${run.task.qid} shell=${o.shell} cwd=${cwdShown(run.task)} PATH=${pathFacts(o.path).transcript}`);
+      lines.push(
+        `  RUN  ${run.task.qid} shell=${o.shell} cwd=${cwdShown(run.task)} PATH=${pathFacts(o.path).transcript}`,
+      );
     }
     for (const run of res.runs) lines.push(...resultLines(run), ...(run.writeError ? [`kbz: ${run.writeError}`] : []));
-    for (const l of res.snapshot.ledgers) lines.push(`${path.basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
+    for (const l of res.snapshot.ledgers)
+      lines.push(`${path.basename(l.file)}: ${plural(l.ledger?.gates.length ?? 0, "gate")}`);
     for (const p of res.problems) lines.push(`${p.file}:${p.line}: ${p.message}`);
     lines.push(...verdictLines(res.reduction, res.note, res.snapshot.target.scope));
   }
@@ -79,7 +94,9 @@ function printResult(r: LedgerResult): void {
     case "CURRENT_EVIDENCE":
       return out(`CURRENT_EVIDENCE ${r.ledger}: receipt reused, nothing executed`);
     case "ACCEPTED":
-      return out(`ACCEPTED ${r.ledger}: checked once; ${r.reusable ? "receipt reusable while its inputs stay unchanged" : "not reusable (run without --closed)"}`);
+      return out(
+        `ACCEPTED ${r.ledger}: checked once; ${r.reusable ? "receipt reusable while its inputs stay unchanged" : "not reusable (run without --closed)"}`,
+      );
     case "MANUAL_REVIEW_REQUIRED":
       return out(`MANUAL_REVIEW_REQUIRED ${r.ledger}: review its manual gates, then run again with --reviewed`);
     case "REVIEW_OR_REPAIR":
@@ -103,7 +120,14 @@ async function run(argv: VerifyArgs, root: string, asJson: boolean): Promise<Exi
     onResult: asJson ? undefined : printResult,
   });
   const exit: ExitCode = results.every((r) => r.status === "ACCEPTED" || r.status === "CURRENT_EVIDENCE") ? 0 : 1;
-  if (asJson) return emit(envelope(exit === 0 ? "accepted" : "needs-review", exit, { action: "run", policy, results: results.map(resultJson) }));
+  if (asJson)
+    return emit(
+      envelope(exit === 0 ? "accepted" : "needs-review", exit, {
+        action: "run",
+        policy,
+        results: results.map(resultJson),
+      }),
+    );
   return exit;
 }
 
@@ -114,8 +138,13 @@ function audit(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
   const status = stale === 0 ? "CURRENT_EVIDENCE" : "STALE_EVIDENCE";
   const exit: ExitCode = stale === 0 ? 0 : 1;
   if (asJson) return emit(envelope(status, exit, { action: "audit", status, results }));
-  for (const r of results) out(r.current ? `CURRENT ${r.key}` : `STALE   ${r.key}: ${r.reason} (${kbz("verify explain", r.key)} says why)`);
-  out(stale === 0 ? `CURRENT_EVIDENCE (${results.length} current)` : `STALE_EVIDENCE (${stale} of ${results.length} stale)`);
+  for (const r of results)
+    out(r.current ? `CURRENT ${r.key}` : `STALE   ${r.key}: ${r.reason} (${kbz("verify explain", r.key)} says why)`);
+  out(
+    stale === 0
+      ? `CURRENT_EVIDENCE (${results.length} current)`
+      : `STALE_EVIDENCE (${stale} of ${results.length} stale)`,
+  );
   return exit;
 }
 
@@ -141,9 +170,12 @@ function explain(argv: VerifyArgs, root: string, asJson: boolean): ExitCode {
 function invalid(e: KbzError, asJson: boolean): ExitCode {
   const verification = e instanceof VerificationError ? e : null;
   // verify-once's INVALID object keys (status, reason, file/line/path/detail) stay inside the envelope.
-  if (asJson) return fail(e, true, { status: "INVALID", reason: verification?.reason ?? e.message, ...verification?.where });
+  if (asJson)
+    return fail(e, true, { status: "INVALID", reason: verification?.reason ?? e.message, ...verification?.where });
   if (!verification) return fail(e, false);
-  err(verification.where.file !== undefined ? verificationText(verification) : `kbz: ${verificationText(verification)}`);
+  err(
+    verification.where.file !== undefined ? verificationText(verification) : `kbz: ${verificationText(verification)}`,
+  );
   if (e.hint && e.hint !== USAGE_HINT) err(`  hint: ${e.hint}`);
   return 2;
 }
@@ -153,7 +185,8 @@ export async function handleVerify(argv: VerifyArgs): Promise<ExitCode> {
   try {
     const action = argv.action;
     if (action === undefined || !ACTIONS.includes(action)) throw new UsageError("run, audit or explain required");
-    if (action !== "run" && RUN_ONLY.some((o) => argv[o] !== undefined)) throw new UsageError(`${action} accepts only --root, --json and ledgers`);
+    if (action !== "run" && RUN_ONLY.some((o) => argv[o] !== undefined))
+      throw new UsageError(`${action} accepts only --root, --json and ledgers`);
     const root = rootFor(argv);
     // Ledgers are relative to --root; without it, to the folder kbz was started in.
     if (argv.root === undefined && root !== rootFor({ root: process.cwd() })) {
@@ -175,7 +208,11 @@ export const verb: Verb = {
     y
       .positional("action", { type: "string", describe: "run, audit or explain" })
       .positional("ledger", { type: "string", array: true, describe: "ledger paths" })
-      .option("inputs", { type: "string", describe: "run: files/folders the checks read, a,b (default: OWNS and reads)", requiresArg: true })
+      .option("inputs", {
+        type: "string",
+        describe: "run: files/folders the checks read, a,b (default: OWNS and reads)",
+        requiresArg: true,
+      })
       .option("closed", { type: "boolean", describe: "run: the inputs are complete (receipt reusable)" })
       .option("env", { type: "string", describe: "run: env names the checks read, a,b", requiresArg: true })
       .option("approve", { type: "boolean", describe: "run: approve pending oracles first" })

@@ -5,7 +5,13 @@ import { ScheduleInputError } from "../core/plan/errors.ts";
 import { transitionProblem } from "../core/plan/transition.ts";
 import { setLeafState } from "../ops/plan.ts";
 import { commitWave, dispatchState, hasPlan, ledgerSpelling, scopePlan } from "../ops/dispatch.ts";
-import { dispatchPath, DispatchStateError, waveSummary, type DispatchAction, type Wave } from "../core/dispatch/waves.ts";
+import {
+  dispatchPath,
+  DispatchStateError,
+  waveSummary,
+  type DispatchAction,
+  type Wave,
+} from "../core/dispatch/waves.ts";
 import { alreadyRecorded } from "../core/dispatch/retry.ts";
 import { matchLeaf, nearest } from "../core/plan/leaf-id.ts";
 import { displayPath } from "../core/snapshot.ts";
@@ -57,8 +63,10 @@ function checkArgs(action: string, argv: WaveArgs): { wave: string; leaves: stri
   if (rule.leaves === "none" && leaves.length > 0) throw new UsageError(`--leaf does not apply to wave ${action}`);
   if (rule.leaves === "one" && leaves.length !== 1) throw new UsageError(`wave ${action} needs exactly one --leaf`);
   if (rule.leaves === "many" && leaves.length === 0) throw new UsageError(`wave ${action} needs at least one --leaf`);
-  if (rule.handle !== (argv.handle !== undefined)) throw new UsageError(rule.handle ? "--handle is required" : `--handle does not apply to wave ${action}`);
-  if (rule.reason && (argv.reason === undefined || String(argv.reason).trim() === "")) throw new UsageError("--reason needs non-blank text");
+  if (rule.handle !== (argv.handle !== undefined))
+    throw new UsageError(rule.handle ? "--handle is required" : `--handle does not apply to wave ${action}`);
+  if (rule.reason && (argv.reason === undefined || String(argv.reason).trim() === ""))
+    throw new UsageError("--reason needs non-blank text");
   if (!rule.reason && argv.reason !== undefined) throw new UsageError(`--reason does not apply to wave ${action}`);
   return { wave: String(argv.wave ?? ""), leaves };
 }
@@ -69,7 +77,9 @@ function leafOfWave(leaf: string, w: Wave): string {
   const m = matchLeaf(leaf, w.leaves);
   if (m.id !== null) return m.id;
   const near = m.suggestion !== null ? `; did you mean ${m.suggestion}?` : "";
-  throw new RefusedError(`unknown leaf ${leaf} in wave ${w.id}${near}`, { hint: `leaves of ${w.id}: ${w.leaves.join(", ")}` });
+  throw new RefusedError(`unknown leaf ${leaf} in wave ${w.id}${near}`, {
+    hint: `leaves of ${w.id}: ${w.leaves.join(", ")}`,
+  });
 }
 
 export function waveJson(w: Wave) {
@@ -90,7 +100,13 @@ export function waveJson(w: Wave) {
 }
 
 function stateProblem(root: string, scope: string, e: DispatchStateError): FileProblemsError {
-  return new FileProblemsError([{ file: displayPath(root, dispatchPath(root, scope)), line: e.line, message: `invalid dispatch state: ${e.message}` }]);
+  return new FileProblemsError([
+    {
+      file: displayPath(root, dispatchPath(root, scope)),
+      line: e.line,
+      message: `invalid dispatch state: ${e.message}`,
+    },
+  ]);
 }
 
 function load(root: string, scope: string) {
@@ -166,12 +182,17 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   const state = load(root, scope);
   const existing = state.waves.get(wave);
   if (action !== "open" && !existing) throw unknownWave(wave, [...state.waves.keys()]);
-  const leaves = action === "start" || action === "return" ? typed.map((l) => leafOfWave(l, existing!)) : typed.map((l) => ledgerSpelling(root, scope, l));
+  const leaves =
+    action === "start" || action === "return"
+      ? typed.map((l) => leafOfWave(l, existing!))
+      : typed.map((l) => ledgerSpelling(root, scope, l));
   const step = actionOf(action, wave, leaves, argv);
   const already = alreadyRecorded(state, step);
   if (already !== null) {
-    return report(!!argv.json, envelope("already-recorded", 0, { action, scope, line: already, wave: waveJson(existing!), warning: null }), () =>
-      out(`ALREADY RECORDED: ${already} (nothing changed)`),
+    return report(
+      !!argv.json,
+      envelope("already-recorded", 0, { action, scope, line: already, wave: waveJson(existing!), warning: null }),
+      () => out(`ALREADY RECORDED: ${already} (nothing changed)`),
     );
   }
   // A started leaf of a PLAN is IN-FLIGHT: checked before the wave moves, written after it did.
@@ -186,7 +207,11 @@ export async function runWave(argv: WaveArgs): Promise<ExitCode> {
   printNotes(t.notes);
   if (t.auditWarning) err(`kbz: warning: ${t.auditWarning}`);
   if (row !== null) for (const w of (await setLeafState(root, scope, row, "IN-FLIGHT", "wave start")).warnings) err(w);
-  return report(!!argv.json, envelope("recorded", 0, { action, scope, line: t.line, wave: waveJson(t.wave), warning: t.auditWarning }), () => out(t.line));
+  return report(
+    !!argv.json,
+    envelope("recorded", 0, { action, scope, line: t.line, wave: waveJson(t.wave), warning: t.auditWarning }),
+    () => out(t.line),
+  );
 }
 
 export const verb: Verb = {
@@ -198,7 +223,12 @@ export const verb: Verb = {
       .positional("args", { type: "string", array: true, hidden: true })
       .option("scope", { type: "string", describe: "scope id", requiresArg: true })
       .option("wave", { type: "string", describe: "wave id", requiresArg: true })
-      .option("leaf", { type: "string", array: true, describe: "leaf id, leaf-1.2 or 1.2 (repeat for open)", requiresArg: true })
+      .option("leaf", {
+        type: "string",
+        array: true,
+        describe: "leaf id, leaf-1.2 or 1.2 (repeat for open)",
+        requiresArg: true,
+      })
       .option("handle", { type: "string", describe: "the host's native agent/task id", requiresArg: true })
       .option("reason", { type: "string", describe: "why the wave is abandoned", requiresArg: true })
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })

@@ -114,6 +114,11 @@ export class UsageError extends KbzError {
 export class FileProblemsError extends KbzError {
   constructor(readonly problems: FileProblem[]) {
     const first = problems[0];
-    super(first?.message ?? "invalid input", { code: "file-problems", file: first?.file, line: first?.line, hint: first?.hint });
+    super(first?.message ?? "invalid input", {
+      code: "file-problems",
+      file: first?.file,
+      line: first?.line,
+      hint: first?.hint,
+    });
   }
 }

@@ -41,7 +41,10 @@ export function statusReduction(snap: Snapshot, more: Parameters<typeof reduce>[
   });
 }
 
-export function statusReport(snap: Snapshot, more: Parameters<typeof reduce>[1] = {}): { report: StatusReport; reduction: Reduction } {
+export function statusReport(
+  snap: Snapshot,
+  more: Parameters<typeof reduce>[1] = {},
+): { report: StatusReport; reduction: Reduction } {
   const d = snap.dispatch;
   const reduction = statusReduction(snap, more);
   const display = new Map(snap.ledgers.map((l) => [l.file, l.display]));

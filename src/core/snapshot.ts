@@ -49,7 +49,15 @@ export function displayPath(root: string, file: string): string {
 
 function entryFail(file: string, root: string, line: number, message: string): LedgerEntry {
   const display = displayPath(root, file);
-  return { file, display, stem: stemOf(file), ledger: null, problems: [{ file: display, line, message }], warnings: [], unreadable: true };
+  return {
+    file,
+    display,
+    stem: stemOf(file),
+    ledger: null,
+    problems: [{ file: display, line, message }],
+    warnings: [],
+    unreadable: true,
+  };
 }
 
 /** A ledger that could not be read: one problem at `line`. */
@@ -58,7 +66,12 @@ export function unreadableEntry(file: string, root: string, line: number, messag
 }
 
 /** A ledger's entry from its decoded bytes (io/read.ts loadLedgerFile reads them). */
-export function ledgerEntry(file: string, root: string, decoded: { text: string } | { line: number; message: string }, parse: (text: string, stem: string) => Ledger = parseLedger): LedgerEntry {
+export function ledgerEntry(
+  file: string,
+  root: string,
+  decoded: { text: string } | { line: number; message: string },
+  parse: (text: string, stem: string) => Ledger = parseLedger,
+): LedgerEntry {
   if (!("text" in decoded)) return entryFail(file, root, decoded.line, decoded.message);
   const display = displayPath(root, file);
   const stem = stemOf(file);
@@ -68,7 +81,11 @@ export function ledgerEntry(file: string, root: string, decoded: { text: string 
     display,
     stem,
     ledger,
-    problems: ledger.errors.map((d) => (d.portable ? { file: display, line: d.line, message: d.message, portable: d.portable } : { file: display, line: d.line, message: d.message })),
+    problems: ledger.errors.map((d) =>
+      d.portable
+        ? { file: display, line: d.line, message: d.message, portable: d.portable }
+        : { file: display, line: d.line, message: d.message },
+    ),
     warnings: ledger.warnings.map((d) => ({ file: display, line: d.line, message: d.message })),
     unreadable: false,
   };
@@ -81,7 +98,13 @@ export function ledgerEntry(file: string, root: string, decoded: { text: string 
  * `attested`: kbz's attestations of these ledgers (io/check/attested.ts), null under the agent
  * policy; a met gate they do not vouch for reads UNATTESTED (core/trace.ts unattestedGates).
  */
-export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: DispatchAggregate | null, trace: TraceData, attested: Attestations): Snapshot {
+export function buildSnapshot(
+  target: Target,
+  ledgers: LedgerEntry[],
+  dispatch: DispatchAggregate | null,
+  trace: TraceData,
+  attested: Attestations,
+): Snapshot {
   const gates: GateView[] = [];
   const problems: FileProblem[] = target.discoveryErrors.map((d) => ({
     file: displayPath(target.root, d.path),
@@ -92,10 +115,22 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
     problems.push(...entry.problems);
     const l = entry.ledger;
     if (!l || entry.problems.length > 0) continue;
-    const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
+    const { stale, failed, vacuous } = gateVerdicts(
+      trace,
+      target.root,
+      entry.file,
+      l,
+      (g) => gateState(g, l) === "met",
+      attested?.get(entry.file),
+    );
     for (const g of l.gates) {
       const reason = stale.get(g.id);
-      const view: GateView = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
+      const view: GateView = {
+        qid: qualifiedId(l, g),
+        file: entry.file,
+        gate: g,
+        state: reason ? "stale-unmet" : gateState(g, l),
+      };
       if (reason) view.reason = reason;
       // An unchecked gate whose last run of this definition failed reads as failed, with how (issue 31).
       const failure = failed.get(g.id);
@@ -104,7 +139,8 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
         view.reason = failure;
       }
       const hidden = vacuous.get(g.id);
-      if (hidden && view.state === "met") Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
+      if (hidden && view.state === "met")
+        Object.assign(view, { state: "vacuous", reason: vacuityReason(hidden), vacuous: hidden });
       gates.push(view);
     }
     if (attested) unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace, l);
@@ -113,9 +149,21 @@ export function buildSnapshot(target: Target, ledgers: LedgerEntry[], dispatch: 
 }
 
 /** Under the person policy: the met gates of one ledger's views kbz's attestations do not vouch for become UNATTESTED. */
-function unattest(views: GateView[], file: string, attested: NonNullable<Attestations>, trace: TraceData, ledger: Ledger): void {
+function unattest(
+  views: GateView[],
+  file: string,
+  attested: NonNullable<Attestations>,
+  trace: TraceData,
+  ledger: Ledger,
+): void {
   const met = views.filter((v) => v.state === "met");
-  const reasons = unattestedGates(file, met.map((v) => v.gate), attested.get(file), trace.records.get(file), ledger);
+  const reasons = unattestedGates(
+    file,
+    met.map((v) => v.gate),
+    attested.get(file),
+    trace.records.get(file),
+    ledger,
+  );
   for (const v of met) {
     const reason = reasons.get(v.gate.id);
     if (reason === undefined) continue;
@@ -133,5 +181,7 @@ export function dispatchProblems(snap: Snapshot): FileProblem[] {
   if (!snap.dispatch?.error || !scope) return [];
   const message = snap.dispatch.error.replace(/^invalid dispatch state: /, "");
   const file = displayPath(snap.target.root, dispatchPath(snap.target.root, scope));
-  return [{ file, line: snap.dispatch.errorLine ?? 1, message: `invalid dispatch state for scope ${scope}: ${message}` }];
+  return [
+    { file, line: snap.dispatch.errorLine ?? 1, message: `invalid dispatch state for scope ${scope}: ${message}` },
+  ];
 }

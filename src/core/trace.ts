@@ -60,7 +60,9 @@ export interface TraceRecord<D = unknown> {
 }
 
 /** What the world says now: plain digests, or a source that computes them on demand. */
-export type DigestSource = Digests | { digest(name: string): string | undefined; members?(set: string): readonly string[] };
+export type DigestSource =
+  | Digests
+  | { digest(name: string): string | undefined; members?(set: string): readonly string[] };
 
 export type TraceVerdict =
   | { status: "valid" }
@@ -97,7 +99,11 @@ export function speaksFor(record: TraceRecord, current: DigestSource): boolean {
 const NO_REQUIREMENT: Requirement = Object.freeze({});
 
 /** The one check: does `record` still hold for the world `current` describes? Pure. */
-export function verify(record: TraceRecord | null | undefined, current: DigestSource, require: Requirement = NO_REQUIREMENT): TraceVerdict {
+export function verify(
+  record: TraceRecord | null | undefined,
+  current: DigestSource,
+  require: Requirement = NO_REQUIREMENT,
+): TraceVerdict {
   if (!record) return { status: "missing", differs: [] };
   const differs = differing(record.key, current);
   if (differs) return { status: "missing", differs: differs.sort() };
@@ -106,7 +112,8 @@ export function verify(record: TraceRecord | null | undefined, current: DigestSo
   if (record.sets && typeof current.members === "function") {
     for (const set in record.sets) {
       const had = new Set(record.sets[set]);
-      for (const n of (current.members as (s: string) => readonly string[]).call(current, set)) if (!had.has(n)) (changed ??= []).push(n);
+      for (const n of (current.members as (s: string) => readonly string[]).call(current, set))
+        if (!had.has(n)) (changed ??= []).push(n);
     }
   }
   return changed ? { status: "stale", changed: [...new Set(changed)].sort() } : VALID;
@@ -131,7 +138,14 @@ export function gateKey(g: Gate): Digests {
  * the evidence line; it holds while the gate's CHECK/EXPECT/CWD still digest to it.
  */
 export function evidenceRecord(gateId: string, recorded: string): TraceRecord {
-  return { kind: "evidence", subject: gateId, decided: "met", key: NO_DIGESTS, depends: { definition: recorded }, by: BY_KBZ };
+  return {
+    kind: "evidence",
+    subject: gateId,
+    decided: "met",
+    key: NO_DIGESTS,
+    depends: { definition: recorded },
+    by: BY_KBZ,
+  };
 }
 
 // Shared by every evidence record (one per gate per read): never mutated.
@@ -156,7 +170,11 @@ export function inputSetName(cwd: string, inputs: readonly string[]): string {
   return `inputs:${cwd}\0${JSON.stringify(inputs)}`;
 }
 
-export function inputsRecord(file: string, gateId: string, s: InputsStored): TraceRecord<{ cwd: string; inputs: string[] }> {
+export function inputsRecord(
+  file: string,
+  gateId: string,
+  s: InputsStored,
+): TraceRecord<{ cwd: string; inputs: string[] }> {
   const depends: Record<string, string> = { INPUTS: sha256Hex(JSON.stringify(s.inputs)) };
   const names: string[] = [];
   for (const [rel, digest] of Object.entries(s.files)) {
@@ -185,7 +203,11 @@ export interface ProbeStored {
   signature: string;
 }
 
-export function probeRecord(file: string, gateId: string, s: ProbeStored): TraceRecord<{ hidden: string[]; signature: string }> {
+export function probeRecord(
+  file: string,
+  gateId: string,
+  s: ProbeStored,
+): TraceRecord<{ hidden: string[]; signature: string }> {
   return {
     kind: "probe",
     subject: gateSubject(file, gateId),
@@ -241,8 +263,20 @@ export function receiptRecord(key: string, r: { status: string; ledgerHash?: str
 }
 
 /** An approval (io/run/approval.ts): consent to one runtime oracle, named by its signature. */
-export function approvalRecord(file: string, gateId: string, signature: string, by: Actor = { actor: "person" }): TraceRecord {
-  return { kind: "approval", subject: gateSubject(file, gateId), decided: "approved", key: {}, depends: { oracle: signature }, by };
+export function approvalRecord(
+  file: string,
+  gateId: string,
+  signature: string,
+  by: Actor = { actor: "person" },
+): TraceRecord {
+  return {
+    kind: "approval",
+    subject: gateSubject(file, gateId),
+    decided: "approved",
+    key: {},
+    depends: { oracle: signature },
+    by,
+  };
 }
 
 /** The oracle a pass ran under (io/oracle/records.ts OraclePassRecord; issue 27). */
@@ -262,7 +296,11 @@ export function oracleFileName(key: string): string {
   return `oracle:${key}`;
 }
 
-export function oracleRecord(file: string, gateId: string, s: OracleStored): TraceRecord<{ signature: string; stat?: Record<string, string>; filesFrom?: string; owns?: string[] }> {
+export function oracleRecord(
+  file: string,
+  gateId: string,
+  s: OracleStored,
+): TraceRecord<{ signature: string; stat?: Record<string, string>; filesFrom?: string; owns?: string[] }> {
   const depends: Record<string, string> = {};
   for (const [key, digest] of Object.entries(s.files)) depends[oracleFileName(key)] = digest;
   return {
@@ -276,7 +314,9 @@ export function oracleRecord(file: string, gateId: string, s: OracleStored): Tra
     // The identities are detail, so recordDigest (what an attestation binds) covers them.
     detail: {
       signature: s.signature,
-      ...(s.stat && typeof s.stat === "object" ? { stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) } : {}),
+      ...(s.stat && typeof s.stat === "object"
+        ? { stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) }
+        : {}),
       ...(Array.isArray(s.owns) ? { owns: s.owns } : {}),
     },
   };
@@ -297,7 +337,11 @@ export interface FailureStored {
   files?: Record<string, string>;
 }
 
-export function failureRecord(file: string, gateId: string, s: FailureStored): TraceRecord<{ failure: string; cwd?: string }> {
+export function failureRecord(
+  file: string,
+  gateId: string,
+  s: FailureStored,
+): TraceRecord<{ failure: string; cwd?: string }> {
   const depends: Record<string, string> = {};
   const names: string[] = [];
   if (s.inputs && s.cwd && s.files) {
@@ -328,7 +372,8 @@ export function evidenceCwd(evidence: string | null): string | null {
 
 /** Status's words for a met gate whose oracle files changed since its pass. */
 export function oracleChangeReason(changed: readonly string[]): string {
-  const shown = changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
+  const shown =
+    changed.length > 3 ? `${changed.slice(0, 3).join(", ")}, +${changed.length - 3} more` : changed.join(", ");
   return `STALE (oracle changed: ${shown}; needs a person's approval again)`;
 }
 
@@ -337,8 +382,14 @@ export function oracleChangeReason(changed: readonly string[]): string {
  * what another record binds when it depends on this one. 32 hex digits (128 bits of sha256).
  */
 export function recordDigest(r: TraceRecord): string {
-  const sorted = (d: Digests) => Object.keys(d).sort().map((k) => [k, d[k]]);
-  return sha256Hex(JSON.stringify([r.kind, r.decided, sorted(r.key), sorted(r.depends), r.detail ?? null])).slice(0, 32);
+  const sorted = (d: Digests) =>
+    Object.keys(d)
+      .sort()
+      .map((k) => [k, d[k]]);
+  return sha256Hex(JSON.stringify([r.kind, r.decided, sorted(r.key), sorted(r.depends), r.detail ?? null])).slice(
+    0,
+    32,
+  );
 }
 
 /**
@@ -364,7 +415,12 @@ export interface AttestationStored {
 
 export const NO_RECORD = "-";
 
-export function attestationRecord(file: string, gateId: string, kind: "pass" | "sign", s: AttestationStored): TraceRecord {
+export function attestationRecord(
+  file: string,
+  gateId: string,
+  kind: "pass" | "sign",
+  s: AttestationStored,
+): TraceRecord {
   return {
     kind: "attestation",
     subject: gateSubject(file, gateId),
@@ -378,12 +434,19 @@ export function attestationRecord(file: string, gateId: string, kind: "pass" | "
 /** Status's words for a met gate whose attestation does not hold (null when it does). */
 export function attestationReason(v: TraceVerdict, kind: "pass" | "sign"): string | null {
   if (v.status === "valid") return null;
-  const hint = kind === "sign" ? `a person signs it with ${kbz("sign")} in a terminal` : `run ${kbz("check", { reverify: true })}`;
+  const hint =
+    kind === "sign" ? `a person signs it with ${kbz("sign")} in a terminal` : `run ${kbz("check", { reverify: true })}`;
   if (v.status === "stale") {
-    const what = v.changed.includes("oracle") ? "the oracle this pass ran under" : kind === "sign" ? "the INPUTS this signature bound" : "the INPUTS this pass read";
+    const what = v.changed.includes("oracle")
+      ? "the oracle this pass ran under"
+      : kind === "sign"
+        ? "the INPUTS this signature bound"
+        : "the INPUTS this pass read";
     return `UNATTESTED (kbz's record of ${what} is missing or altered; ${hint})`;
   }
-  return kind === "sign" ? `UNATTESTED (no person signed this here; ${hint})` : `UNATTESTED (kbz has no record of this pass; ${hint})`;
+  return kind === "sign"
+    ? `UNATTESTED (no person signed this here; ${hint})`
+    : `UNATTESTED (kbz has no record of this pass; ${hint})`;
 }
 
 // ---- a ledger's gates checked against their records ---------------------------------------
@@ -412,7 +475,12 @@ export interface World {
    * cannot be bound; absent in worlds that keep no oracle records. `record`: the pass record being
    * checked, whose file identities (if any) let a file unchanged since its pass skip hashing.
    */
-  oracle?(file: string, gate: Gate, ranIn?: string | null, record?: TraceRecord): Readonly<Record<string, string>> | { error: string };
+  oracle?(
+    file: string,
+    gate: Gate,
+    ranIn?: string | null,
+    record?: TraceRecord,
+  ): Readonly<Record<string, string>> | { error: string };
   /**
    * True when the world can tell, without binding the oracle, that the files of `record` (a pass
    * record speaking for the gate's current definition and evidence) are still exactly the ones it
@@ -443,7 +511,14 @@ export interface GateVerdicts {
  * the gate's state by its ledger text alone; `attested`: kbz's records of this ledger in the
  * approval store (person policy), whose VACUOUS verdicts count beside the repository's.
  */
-export function gateVerdicts(trace: TraceData, root: string, file: string, ledger: Ledger, isMet: (g: Gate) => boolean, attested?: LedgerAttested): GateVerdicts {
+export function gateVerdicts(
+  trace: TraceData,
+  root: string,
+  file: string,
+  ledger: Ledger,
+  isMet: (g: Gate) => boolean,
+  attested?: LedgerAttested,
+): GateVerdicts {
   const out: GateVerdicts = { stale: new Map(), failed: new Map(), vacuous: new Map() };
   const held = attested?.vacuous;
   const stored = trace.records.get(file) ?? [];
@@ -456,17 +531,36 @@ export function gateVerdicts(trace: TraceData, root: string, file: string, ledge
     if (!mine && !g.inputs) continue; // no record speaks for it, and no INPUTS to bind
     const met = isMet(g); // the ledger's own verdict: a digest of the definition, asked once
     if (g.inputs) {
-      const reason = met ? inputsReason(mine?.find((r) => r.kind === "inputs"), g, trace.world, file) : unboundReason(g, trace.world, file);
+      const reason = met
+        ? inputsReason(
+            mine?.find((r) => r.kind === "inputs"),
+            g,
+            trace.world,
+            file,
+          )
+        : unboundReason(g, trace.world, file);
       if (reason) out.stale.set(g.id, reason);
     }
     if (!out.stale.has(g.id) && met) {
-      const reason = oracleReason(mine?.find((r) => r.kind === "oracle"), g, trace.world, file);
+      const reason = oracleReason(
+        mine?.find((r) => r.kind === "oracle"),
+        g,
+        trace.world,
+        file,
+      );
       if (reason) out.stale.set(g.id, reason);
     }
     const failure = met || out.stale.has(g.id) ? undefined : mine?.find((r) => r.kind === "failure");
-    if (failure && failureHolds(failure, g, trace.world, file)) out.failed.set(g.id, (failure.detail as { failure: string }).failure);
+    if (failure && failureHolds(failure, g, trace.world, file))
+      out.failed.set(g.id, (failure.detail as { failure: string }).failure);
     const probe = mine?.find((r) => r.kind === "probe" && r.decided === "vacuous" && vacuityHolds(r, g, mine));
-    if (probe) out.vacuous.set(g.id, (probe.detail as { hidden: string[] }).hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)));
+    if (probe)
+      out.vacuous.set(
+        g.id,
+        (probe.detail as { hidden: string[] }).hidden.map((h) =>
+          h.startsWith(root + "/") ? h.slice(root.length + 1) : h,
+        ),
+      );
   }
   return out;
 }
@@ -521,11 +615,13 @@ export function inputsReason(record: TraceRecord | undefined, g: Gate, world: Wo
   const ask = (n: string) => (n === "definition" || n === "evidence" ? key[n] : n === "INPUTS" ? declared : undefined);
   // Key and declaration first: a record of another pass or another INPUTS line hashes nothing.
   const first = verify(record, { digest: ask });
-  if (first.status === "missing") return `STALE (no input digest recorded for this evidence; run ${kbz("check", { reverify: true })})`;
+  if (first.status === "missing")
+    return `STALE (no input digest recorded for this evidence; run ${kbz("check", { reverify: true })})`;
   if (first.status === "stale" && first.changed.includes("INPUTS")) return "STALE (INPUTS changed since the pass)";
   const recorded = (record!.detail as { cwd: string }).cwd;
   const cwd = world.checkDir(recorded);
-  if (cwd === null) return `STALE (the recorded CHECK directory is not inside the repository; run ${kbz("check", { reverify: true })})`;
+  if (cwd === null)
+    return `STALE (the recorded CHECK directory is not inside the repository; run ${kbz("check", { reverify: true })})`;
   const now = world.inputs(cwd, inputs, file);
   if (now.refusal) return `STALE (${now.refusal})`;
   const prefix = inputFileName(recorded, "");
@@ -555,7 +651,12 @@ export function oracleReason(record: TraceRecord | undefined, g: Gate, world: Wo
   if ("error" in now && typeof now.error === "string") return `STALE (oracle cannot be bound: ${now.error})`;
   const files = now as Readonly<Record<string, string>>;
   const v = verify(record, {
-    digest: (n) => (n === "definition" || n === "evidence" ? key[n] : n.startsWith("oracle:") ? files[n.slice("oracle:".length)] : undefined),
+    digest: (n) =>
+      n === "definition" || n === "evidence"
+        ? key[n]
+        : n.startsWith("oracle:")
+          ? files[n.slice("oracle:".length)]
+          : undefined,
     members: () => Object.keys(files).map(oracleFileName),
   });
   return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
@@ -623,7 +724,8 @@ export function metListDigest(gates: readonly MetGate[]): string {
  */
 export function attestedLedgerDigest(ledger: Pick<Ledger, "text">): string {
   let d = textDigests.get(ledger);
-  if (d === undefined) textDigests.set(ledger, (d = sha256HexOfParts(["kbz.attested-ledger.v1\n", ledger.text]).slice(0, 32)));
+  if (d === undefined)
+    textDigests.set(ledger, (d = sha256HexOfParts(["kbz.attested-ledger.v1\n", ledger.text]).slice(0, 32)));
   return d;
 }
 const textDigests = new WeakMap<object, string>();
@@ -633,13 +735,22 @@ const textDigests = new WeakMap<object, string>();
  * records now are the ones its attestation names (a gate attested without records, stored as the
  * bare 32-digit evidence digest, needs none to be there).
  */
-function attestedRecordsHold(met: readonly Gate[], attested: LedgerAttested, byGate: Map<string, TraceRecord[]> | null): boolean {
+function attestedRecordsHold(
+  met: readonly Gate[],
+  attested: LedgerAttested,
+  byGate: Map<string, TraceRecord[]> | null,
+): boolean {
   for (const g of met) {
     const v = attested.gates[g.id];
     if (v === undefined) return false;
     if (v.length === 32 && byGate === null) continue;
     const stored = decodeAttestation(v);
-    if (!stored || stored.inputs !== passRecordNow(byGate, g, "inputs") || stored.oracle !== passRecordNow(byGate, g, "oracle")) return false;
+    if (
+      !stored ||
+      stored.inputs !== passRecordNow(byGate, g, "inputs") ||
+      stored.oracle !== passRecordNow(byGate, g, "oracle")
+    )
+      return false;
   }
   return true;
 }
@@ -663,7 +774,13 @@ function passRecordNow(byGate: Map<string, TraceRecord[]> | null, g: Gate, kind:
 }
 
 function metGateOf(g: Gate, byGate: Map<string, TraceRecord[]> | null): MetGate {
-  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: passRecordNow(byGate, g, "inputs"), oracle: passRecordNow(byGate, g, "oracle") };
+  return {
+    id: g.id,
+    kind: isRunnable(g) ? "pass" : "sign",
+    evidence: g.evidence ?? "",
+    inputs: passRecordNow(byGate, g, "inputs"),
+    oracle: passRecordNow(byGate, g, "oracle"),
+  };
 }
 
 /**
@@ -674,12 +791,24 @@ function metGateOf(g: Gate, byGate: Map<string, TraceRecord[]> | null): MetGate 
  * The one place status, `kbz next`, the dashboard and the Stop hook learn UNATTESTED. `ledger`:
  * the ledger the gates were read from (its text is compared with the attested one first).
  */
-export function unattestedGates(file: string, met: readonly Gate[], attested: LedgerAttested | undefined, records: readonly TraceRecord[] | undefined, ledger?: Pick<Ledger, "text">): Map<string, string> {
+export function unattestedGates(
+  file: string,
+  met: readonly Gate[],
+  attested: LedgerAttested | undefined,
+  records: readonly TraceRecord[] | undefined,
+  ledger?: Pick<Ledger, "text">,
+): Map<string, string> {
   const out = new Map<string, string>();
   if (met.length === 0) return out;
   const byGate = records && records.length > 0 ? recordsByGate(records) : null;
   // No hash per gate when the ledger is the text kbz last attested (attestedLedgerDigest).
-  if (ledger && attested?.text !== undefined && attested.text === attestedLedgerDigest(ledger) && attestedRecordsHold(met, attested, byGate)) return out;
+  if (
+    ledger &&
+    attested?.text !== undefined &&
+    attested.text === attestedLedgerDigest(ledger) &&
+    attestedRecordsHold(met, attested, byGate)
+  )
+    return out;
   // One hash for the whole ledger when its met gates are the ones kbz last attested.
   if (attested?.all !== undefined && attested.all === metListDigest(met.map((g) => metGateOf(g, byGate)))) return out;
   for (const g of met) {
@@ -687,7 +816,12 @@ export function unattestedGates(file: string, met: readonly Gate[], attested: Le
     const stored = attested ? decodeAttestation(attested.gates[g.id]) : null;
     const record = stored ? attestationRecord(file, g.id, kind, stored) : null;
     const v = verify(record, {
-      digest: (n) => (n === "attested" ? attestedEvidence(kind, g.evidence ?? "") : n === "inputs" || n === "oracle" ? passRecordNow(byGate, g, n) : undefined),
+      digest: (n) =>
+        n === "attested"
+          ? attestedEvidence(kind, g.evidence ?? "")
+          : n === "inputs" || n === "oracle"
+            ? passRecordNow(byGate, g, n)
+            : undefined,
     });
     const reason = attestationReason(v, kind);
     if (reason !== null) out.set(g.id, reason);

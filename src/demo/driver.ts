@@ -76,7 +76,11 @@ async function tickGate(f: DemoFolder, id: string, agent: string): Promise<boole
     if (!gate) return false;
     const [rel, content] = WORK[id]!;
     writeAtomic(path.join(f.root, rel), content, { root: f.root, createParents: true });
-    writeAtomic(file, applyGateEdit(ledger, gate, { checked: true, evidence: `reviewed by the demo driver: ${agent} finished ${rel}` }), { root: f.root });
+    writeAtomic(
+      file,
+      applyGateEdit(ledger, gate, { checked: true, evidence: `reviewed by the demo driver: ${agent} finished ${rel}` }),
+      { root: f.root },
+    );
     log(f, `demo: ${agent} met leaf-${id}:${gate.id}`);
     return true;
   });
@@ -108,7 +112,8 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
     const wave = snap.waves.find((w) => w.started.has(leaf) && !w.returned.has(leaf) && w.state === "sealed");
     if (!wave) return true;
     const agent = wave.started.get(leaf)!.handle;
-    if (!(await tickGate(f, row.id, agent))) await commitDispatch(f.root, f.scope, { kind: "return", wave: wave.id, leaf: `leaf-${row.id}` });
+    if (!(await tickGate(f, row.id, agent)))
+      await commitDispatch(f.root, f.scope, { kind: "return", wave: wave.id, leaf: `leaf-${row.id}` });
     return true;
   }
   if (advice.action === "dispatch") {
@@ -126,14 +131,20 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
     }
     s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "open", wave, leaves })));
     for (const leaf of leaves) {
-      s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "start", wave, leaf, handle: `agent-${leaf.slice(5)}` })));
+      s.queue.push(
+        async () =>
+          void (await commitDispatch(f.root, f.scope, { kind: "start", wave, leaf, handle: `agent-${leaf.slice(5)}` })),
+      );
     }
     s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "seal", wave })));
     s.queue.push(() => setPlanState(f, launch, "IN-FLIGHT"));
     return true;
   }
   if (advice.action === "verify-root") {
-    log(f, "demo: every leaf is VERIFIED; approve the root checks in the Approvals panel (key a), then sign I3 in Gates (key s)");
+    log(
+      f,
+      "demo: every leaf is VERIFIED; approve the root checks in the Approvals panel (key a), then sign I3 in Gates (key s)",
+    );
     s.done = true;
     return false;
   }

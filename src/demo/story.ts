@@ -21,7 +21,10 @@ export async function playDemo(parent?: string): Promise<DemoStory> {
   // 50 transitions; a bound in case a change to the example ever keeps the driver going.
   for (let i = 0; i < 1000 && (await driveOnce(folder, s)); i++);
   const log = fs.readFileSync(path.join(folder.root, ".unlazy", folder.scope, "status.log"), "utf8");
-  const waves = [...log.matchAll(/ dispatch (w\d+) opened: (.+)$/gm)].map((m) => ({ wave: m[1]!, leaves: m[2]!.split(", ") }));
+  const waves = [...log.matchAll(/ dispatch (w\d+) opened: (.+)$/gm)].map((m) => ({
+    wave: m[1]!,
+    leaves: m[2]!.split(", "),
+  }));
   return { folder, waves, restore };
 }
 

@@ -8,7 +8,16 @@
 // error) ignores every answer: kbz never counts it. Docs: code.claude.com/docs/en/hooks.
 import { terminalJson, sanitizeCompact } from "../core/text/sanitize.ts";
 import type { HookOutput } from "../core/hook/decide.ts";
-import { backgroundTasks, noMessage, plainStop, str, strings, type HostAdapter, type HostStop, type Rendered } from "./host.ts";
+import {
+  backgroundTasks,
+  noMessage,
+  plainStop,
+  str,
+  strings,
+  type HostAdapter,
+  type HostStop,
+  type Rendered,
+} from "./host.ts";
 
 /** The Claude-shaped JSON every host but Cursor accepts, rendered as one terminal-safe line. */
 export function claudeJson(output: HookOutput): Rendered {

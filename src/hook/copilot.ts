@@ -25,7 +25,12 @@ export const copilot: HostAdapter = {
     const agent = str(o.agentId) ?? str(o.agent_id);
     if (agent !== null || str(o.agentType) !== null || (event !== null && /^subagentstop$/i.test(event))) {
       const uncounted = base.uncounted ?? noMessage(o, "response");
-      return { ...base, kind: "subagent", uncounted, worker: { ids: agent ? [agent] : [], text: strings(o, ["agentType", "agent_type", "agentName", "agent_name"]) } };
+      return {
+        ...base,
+        kind: "subagent",
+        uncounted,
+        worker: { ids: agent ? [agent] : [], text: strings(o, ["agentType", "agent_type", "agentName", "agent_name"]) },
+      };
     }
     return base;
   },

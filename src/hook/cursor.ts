@@ -19,11 +19,19 @@ export const cursor: HostAdapter = {
   read(o, env) {
     const roots = Array.isArray(o.workspace_roots) ? o.workspace_roots : [];
     const loops = count(o.loop_count);
-    const base = plainStop(str(roots[0]) ?? str(env.CURSOR_PROJECT_DIR) ?? null, str(o.conversation_id) ?? str(o.session_id) ?? "anonymous", loops === 0);
+    const base = plainStop(
+      str(roots[0]) ?? str(env.CURSOR_PROJECT_DIR) ?? null,
+      str(o.conversation_id) ?? str(o.session_id) ?? "anonymous",
+      loops === 0,
+    );
     base.continuations = loops;
     base.uncounted = statusOf(o.status);
     if (str(o.hook_event_name) === "subagentStop" || str(o.subagent_type) !== null) {
-      return { ...base, kind: "subagent", worker: { ids: [], text: strings(o, ["task", "description", "subagent_type"]) } };
+      return {
+        ...base,
+        kind: "subagent",
+        worker: { ids: [], text: strings(o, ["task", "description", "subagent_type"]) },
+      };
     }
     return base;
   },

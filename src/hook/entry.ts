@@ -60,7 +60,12 @@ export async function runStopHook(
   if (!host) return HOSTS.claude.render(invalidAgentArgument(), null);
   if (input.timedOut) {
     const r = host.render(null, null);
-    return { stdout: r.stdout, stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.\n` };
+    return {
+      stdout: r.stdout,
+      stderr:
+        r.stderr +
+        `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.\n`,
+    };
   }
   const payload = parsePayload(input.bytes);
   let stop: HostStop | null = null;
@@ -73,7 +78,9 @@ export async function runStopHook(
 }
 
 function invalidAgentArgument(): HookOutput {
-  return { systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.` };
+  return {
+    systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.`,
+  };
 }
 
 /** Process entry for `kbz hook stop` and the Node fallback: print, flush, exit (0 but for a refused task). */

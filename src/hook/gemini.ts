@@ -15,7 +15,8 @@ export const gemini: HostAdapter = {
   },
   render(output: HookOutput) {
     if (output === null) return { stdout: "{}\n", stderr: "" };
-    if ("decision" in output) return { stdout: terminalJson({ decision: "deny", reason: output.reason }) + "\n", stderr: "" };
+    if ("decision" in output)
+      return { stdout: terminalJson({ decision: "deny", reason: output.reason }) + "\n", stderr: "" };
     return { stdout: terminalJson(output) + "\n", stderr: "" };
   },
 };

@@ -48,7 +48,10 @@ export function backgroundTasks(v: unknown): BackgroundTask[] {
     const o = t as Record<string, unknown>;
     const status = str(o.status);
     if (status !== null && !/^(running|pending|in[_ -]?progress|started|active)$/i.test(status)) continue;
-    out.push({ id: str(o.id) ?? str(o.task_id), words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"]) });
+    out.push({
+      id: str(o.id) ?? str(o.task_id),
+      words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"]),
+    });
   }
   return out;
 }

@@ -17,7 +17,9 @@ export function parseInstallArgs(args: string[]): HookArgs {
   const argv: HookArgs = { action: "install" };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    const [name, inline] = arg.startsWith("--") ? [arg.slice(2).split("=")[0]!, arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : undefined] : [arg, undefined];
+    const [name, inline] = arg.startsWith("--")
+      ? [arg.slice(2).split("=")[0]!, arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : undefined]
+      : [arg, undefined];
     if ((VALUED as readonly string[]).includes(name)) {
       const value = inline ?? args[++i];
       if (value === undefined || value === "") throw new UsageError(`Not enough arguments following: ${name}`);
@@ -25,7 +27,9 @@ export function parseInstallArgs(args: string[]): HookArgs {
     } else if ((FLAGS as readonly string[]).includes(name) && inline === undefined) {
       argv[name as (typeof FLAGS)[number]] = true;
     } else {
-      throw new UsageError(`Unknown argument: ${arg.replace(/^--/, "")} (without a kbz binary, \`${kbz("hook install")}\` takes --agent, --scope, --shared, --global, --uninstall, --json)`);
+      throw new UsageError(
+        `Unknown argument: ${arg.replace(/^--/, "")} (without a kbz binary, \`${kbz("hook install")}\` takes --agent, --scope, --shared, --global, --uninstall, --json)`,
+      );
     }
   }
   return argv;

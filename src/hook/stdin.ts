@@ -67,7 +67,8 @@ function readyPipe(): { bytes: Buffer | null; ended: boolean } | null {
       try {
         n = fs.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "EAGAIN") return { bytes: Buffer.concat(chunks, total), ended: false };
+        if ((e as NodeJS.ErrnoException).code === "EAGAIN")
+          return { bytes: Buffer.concat(chunks, total), ended: false };
         return null;
       }
       if (n === 0) return { bytes: Buffer.concat(chunks, total), ended: true };

@@ -6,8 +6,16 @@
 import { KbzError } from "../core/errors.ts";
 
 export class DeadlineError extends KbzError {
-  constructor(readonly seconds: number, readonly what: string, file?: string) {
-    super(`${what} took longer than ${seconds} s`, { code: "deadline", file, hint: "narrow the gate's INPUTS, then stop again" });
+  constructor(
+    readonly seconds: number,
+    readonly what: string,
+    file?: string,
+  ) {
+    super(`${what} took longer than ${seconds} s`, {
+      code: "deadline",
+      file,
+      hint: "narrow the gate's INPUTS, then stop again",
+    });
   }
 }
 

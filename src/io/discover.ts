@@ -103,7 +103,13 @@ export interface SessionTarget {
 export function resolveTarget(o: ResolveOptions): Target {
   const root = o.root;
   if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path.resolve(root, f)), discoveryErrors: [] };
+    return {
+      root,
+      mode: "explicit",
+      scope: null,
+      files: o.files.map((f) => path.resolve(root, f)),
+      discoveryErrors: [],
+    };
   }
   const scopes = listScopes(root);
   if (o.scope) {
@@ -120,12 +126,16 @@ export function resolveTarget(o: ResolveOptions): Target {
         discoveryErrors: [{ path: named, message: "scope directory must be a real directory inside the repository" }],
       };
     }
-    throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
+    throw new UsageError(
+      `no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`,
+    );
   }
   if (o.sessionId) return sessionTarget(root, scopes, o.sessionId, o.holds).target;
   if (scopes.length === 1) return scopeTarget(root, scopes[0]!);
   if (scopes.length > 1) {
-    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+    throw new UsageError(
+      `${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`,
+    );
   }
   return soloTarget(root);
 }
@@ -158,7 +168,8 @@ export function resolveTarget(o: ResolveOptions): Target {
 export function sessionTarget(root: string, scopes: string[], sessionId: string, holds?: () => Holds): SessionTarget {
   const bindings = new Map(scopes.map((s) => [s, coordination(root).session(s)] as const));
   let seen: Holds | null = null;
-  const live = (scope: string, session: string) => (seen ??= holds?.() ?? { liveOn: () => false }).liveOn(scope, session);
+  const live = (scope: string, session: string) =>
+    (seen ??= holds?.() ?? { liveOn: () => false }).liveOn(scope, session);
   const mine = scopes.some((s) => bindings.get(s) === sessionId);
   const leftTo = (s: string): boolean => {
     const bound = bindings.get(s) ?? null;
@@ -167,14 +178,20 @@ export function sessionTarget(root: string, scopes: string[], sessionId: string,
   };
   const judged = scopes.filter((s) => !leftTo(s));
   const left = scopes.filter((s) => !judged.includes(s)).map((s) => ({ scope: s, session: bindings.get(s) ?? null }));
-  const target = judged.length === 1 ? scopeTarget(root, judged[0]!) : judged.length > 1 ? scopesTarget(root, judged) : soloTarget(root);
+  const target =
+    judged.length === 1
+      ? scopeTarget(root, judged[0]!)
+      : judged.length > 1
+        ? scopesTarget(root, judged)
+        : soloTarget(root);
   return { target, judged, left };
 }
 
 function soloTarget(root: string): Target {
   const errors: DiscoveryError[] = [];
   const files = ledgerEntries(root, root, errors);
-  if (files.length > 0 || errors.length > 0) return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
+  if (files.length > 0 || errors.length > 0)
+    return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
   return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
 }
 
@@ -194,7 +211,9 @@ export function withSoloLedgers(t: Target): Target {
 /** Several scopes judged at once (the Stop hook): their ledgers after the solo ones. */
 function scopesTarget(root: string, scopes: string[]): Target {
   const errors: DiscoveryError[] = [];
-  const files = [root, ...scopes.map((s) => path.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
+  const files = [root, ...scopes.map((s) => path.join(root, ".unlazy", s))].flatMap((dir) =>
+    ledgerEntries(root, dir, errors),
+  );
   return { root, mode: "legacy", scope: null, files, discoveryErrors: errors, scopes };
 }
 

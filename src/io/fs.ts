@@ -8,7 +8,12 @@ import { KbzError } from "../core/errors.ts";
 
 export class WriteError extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+    super(message, {
+      kind: "infrastructure",
+      code: "write",
+      file,
+      hint: "make the path a real directory or regular file inside the repository, then run the command again",
+    });
   }
 }
 
@@ -19,7 +24,8 @@ export function ensureRealDir(dir: string, root?: string, mode = 0o700): void {
   const st = lstatOrNull(dir);
   if (st) {
     if (st.isSymbolicLink() || !st.isDirectory()) throw new WriteError("not a real directory", dir);
-    if (root && !isInside(root, fs.realpathSync(dir))) throw new WriteError("directory resolves outside the repository", dir);
+    if (root && !isInside(root, fs.realpathSync(dir)))
+      throw new WriteError("directory resolves outside the repository", dir);
     return;
   }
   ensureRealDir(path.dirname(dir), root, mode);
@@ -56,12 +62,15 @@ export function writeAtomic(target: string, data: string | Uint8Array, opts: Ato
   const dst = lstatOrNull(dir);
   if (!dst || dst.isSymbolicLink() || !dst.isDirectory()) throw new WriteError("parent is not a real directory", dir);
   if (opts.root) {
-    if (!isInside(opts.root, fs.realpathSync(dir))) throw new WriteError("refusing to write outside the repository", target);
+    if (!isInside(opts.root, fs.realpathSync(dir)))
+      throw new WriteError("refusing to write outside the repository", target);
     const u = lstatOrNull(path.join(opts.root, ".unlazy"));
-    if (u && (u.isSymbolicLink() || !u.isDirectory())) throw new WriteError("must be a real directory", path.join(opts.root, ".unlazy"));
+    if (u && (u.isSymbolicLink() || !u.isDirectory()))
+      throw new WriteError("must be a real directory", path.join(opts.root, ".unlazy"));
   }
   const existing = lstatOrNull(target);
-  if (existing && (existing.isSymbolicLink() || !existing.isFile())) throw new WriteError("refusing to replace a non-regular file", target);
+  if (existing && (existing.isSymbolicLink() || !existing.isFile()))
+    throw new WriteError("refusing to replace a non-regular file", target);
   const mode = existing ? existing.mode & 0o7777 : (opts.mode ?? 0o644);
   sweepOnce(dir);
   const tmp = `${target}.${process.pid}.${randomHex(8)}.tmp`;

@@ -13,7 +13,11 @@ export function gitEnv(env: Record<string, string | undefined> = process.env): R
 }
 
 /** Run `git <args>` in `cwd` inertly; stdout as text, or null when git failed or is missing. */
-export function gitInert(cwd: string, args: string[], opts: { timeoutMs?: number; maxBuffer?: number } = {}): string | null {
+export function gitInert(
+  cwd: string,
+  args: string[],
+  opts: { timeoutMs?: number; maxBuffer?: number } = {},
+): string | null {
   // Loaded here only: node:child_process costs startup time every command would pay.
   const { spawnSync } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
   const r = spawnSync("git", [...INERT_GIT, ...args], {

@@ -10,7 +10,12 @@ import { KbzError } from "../core/errors.ts";
 
 export class LockTimeoutError extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+    super(message, {
+      kind: "infrastructure",
+      code: "lock-timeout",
+      file,
+      hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again",
+    });
   }
 }
 
@@ -61,7 +66,8 @@ export function pidAlive(pid: number): boolean {
 function readOwner(file: string): LockOwner | null {
   try {
     const o = JSON.parse(fs.readFileSync(file, "utf8"));
-    if (o && typeof o.token === "string" && Number.isInteger(o.pid) && typeof o.host === "string") return o as LockOwner;
+    if (o && typeof o.token === "string" && Number.isInteger(o.pid) && typeof o.host === "string")
+      return o as LockOwner;
   } catch {}
   return null;
 }
@@ -106,7 +112,12 @@ export function recoverIfGone(file: string): boolean {
   return tryRecover(file, {});
 }
 
-export async function withFileLock<T>(root: string, target: string, fn: () => T | Promise<T>, opts: LockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  root: string,
+  target: string,
+  fn: () => T | Promise<T>,
+  opts: LockOptions = {},
+): Promise<T> {
   const file = lockPath(root, target);
   ensureRealDir(path.dirname(file), root);
   return withLockFile(file, target, fn, opts);
@@ -124,7 +135,12 @@ export function describeHolder(file: string): string {
  * Hold the mutex file `file` while `fn` runs. A holder that is provably gone (same host, pid
  * dead) is recovered; waiting past the timeout names the file and its holder.
  */
-export async function withLockFile<T>(file: string, target: string, fn: () => T | Promise<T>, opts: LockOptions = {}): Promise<T> {
+export async function withLockFile<T>(
+  file: string,
+  target: string,
+  fn: () => T | Promise<T>,
+  opts: LockOptions = {},
+): Promise<T> {
   const owner: LockOwner = {
     token: randomHex(12),
     pid: process.pid,
@@ -139,7 +155,11 @@ export async function withLockFile<T>(file: string, target: string, fn: () => T 
   // whose owner is unknown (and therefore unrecoverable).
   // The pid in the name lets a sweeper remove it even when its writer died before writing it.
   const staged = `${file}.${process.pid}-${owner.token}.new`;
-  const fd = fs.openSync(staged, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  const fd = fs.openSync(
+    staged,
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+    0o600,
+  );
   try {
     fs.writeSync(fd, JSON.stringify(owner));
   } finally {
@@ -159,7 +179,10 @@ export async function withLockFile<T>(file: string, target: string, fn: () => T 
       if (tryRecover(file, opts)) continue;
       if (Date.now() >= deadline) {
         fs.rmSync(staged, { force: true });
-        throw new LockTimeoutError(`timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`, file);
+        throw new LockTimeoutError(
+          `timed out waiting for the lock ${file} held by ${describeHolder(file)} (last filesystem error: ${lastCode})`,
+          file,
+        );
       }
       await new Promise((r) => setTimeout(r, 15 + Math.floor(Math.random() * 26)));
     }

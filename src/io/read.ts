@@ -11,8 +11,25 @@ import { decodeLedgerText, MAX_LEDGER_BYTES } from "../core/text/decode.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import type { ScopeInputs } from "../core/workspace/inputs.ts";
 import type { Target } from "../core/workspace/target.ts";
-import { invalidRecord, leaseSignature, locksDir, MAX_LEASE_BYTES, parseLeaseRecord, type LeaseRecord } from "../core/dispatch/lease-record.ts";
-import { aggregateDispatch, dispatchPath, DispatchStateError, emptyDispatch, invalidAggregate, parseDispatch, waveLine, type DispatchAggregate, type DispatchState } from "../core/dispatch/waves.ts";
+import {
+  invalidRecord,
+  leaseSignature,
+  locksDir,
+  MAX_LEASE_BYTES,
+  parseLeaseRecord,
+  type LeaseRecord,
+} from "../core/dispatch/lease-record.ts";
+import {
+  aggregateDispatch,
+  dispatchPath,
+  DispatchStateError,
+  emptyDispatch,
+  invalidAggregate,
+  parseDispatch,
+  waveLine,
+  type DispatchAggregate,
+  type DispatchState,
+} from "../core/dispatch/waves.ts";
 import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { canonicalRoot, resolveTarget, withSoloLedgers } from "./discover.ts";
@@ -80,7 +97,11 @@ function realpathOf(file: string, cache: Map<string, string> | undefined): strin
  * The stable read of `file`, handed to `use` as a view that is only valid during the call,
  * with the descriptor's stat taken before the bytes were read.
  */
-export function readStableWith<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T): T {
+export function readStableWith<T>(
+  file: string,
+  opts: StableReadOptions,
+  use: (bytes: Buffer, stat: fs.BigIntStats) => T,
+): T {
   return stableRead(file, opts, use, true);
 }
 
@@ -90,7 +111,12 @@ export function readStableWith<T>(file: string, opts: StableReadOptions, use: (b
  * that pass compares each name's lstat with the stat handed to `use`, so a file that changed or
  * was swapped mid-read is caught there. This is the one place that rule lives.
  */
-function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffer, stat: fs.BigIntStats) => T, checkName: boolean): T {
+function stableRead<T>(
+  file: string,
+  opts: StableReadOptions,
+  use: (bytes: Buffer, stat: fs.BigIntStats) => T,
+  checkName: boolean,
+): T {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd: number;
   try {
@@ -106,8 +132,13 @@ function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffe
       if (exists) throw new ReadError(single, "UNSAFE", file);
       throw new ReadError(`no such ${opts.label}`, "ENOENT", file);
     }
-    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK") throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot open ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "IO", file);
+    if (code === "ELOOP" || code === "EISDIR" || code === "ENXIO" || code === "EMLINK")
+      throw new ReadError(single, "UNSAFE", file);
+    throw new ReadError(
+      `cannot open ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      "IO",
+      file,
+    );
   }
   let buf = scratch;
   scratch = null; // a nested read (from `use`) gets its own buffer
@@ -128,10 +159,12 @@ function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffe
     const size = Number(before.size);
     // Room for one byte more than the size, so a file that grew is noticed in this read.
     const want = Math.min(size + 1, opts.maxBytes + 1);
-    if (!buf || buf.length < want) buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
+    if (!buf || buf.length < want)
+      buf = Buffer.allocUnsafe(Math.min(Math.max(want, 64 * 1024, (buf?.length ?? 0) * 2), opts.maxBytes + 1));
     for (;;) {
       if (total === buf.length) {
-        if (total > opts.maxBytes) throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
+        if (total > opts.maxBytes)
+          throw new ReadError(`${opts.label} exceeds ${opts.maxBytes} bytes`, "TOO_LARGE", file);
         const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, opts.maxBytes + 1));
         buf.copy(grown, 0, 0, total);
         buf = grown;
@@ -151,14 +184,19 @@ function stableRead<T>(file: string, opts: StableReadOptions, use: (bytes: Buffe
     if (checkName) {
       const named = fs.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named)) throw new ReadError(single, "UNSAFE", file);
-      if (!unchanged(before, named) || named.nlink !== 1n) throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
+      if (!unchanged(before, named) || named.nlink !== 1n)
+        throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     }
   } catch (e) {
     keepScratch(buf);
     if (e instanceof ReadError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new ReadError(single, "UNSAFE", file);
-    throw new ReadError(`cannot read ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "IO", file);
+    throw new ReadError(
+      `cannot read ${opts.label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      "IO",
+      file,
+    );
   } finally {
     fs.closeSync(fd);
   }
@@ -176,7 +214,6 @@ export function readStable(file: string, opts: StableReadOptions): Buffer {
   return readStableWith(file, opts, (bytes) => Buffer.from(bytes));
 }
 
-
 // ---- ledgers ------------------------------------------------------------------------------
 
 /** A ledger's text, or where and why it is not UTF-8 text. ReadError for a file that cannot be read. */
@@ -185,13 +222,25 @@ export function readLedgerText(file: string, root?: string): { text: string } | 
 }
 
 /** One ledger of the status snapshot, parsed; read problems become the entry's problems. */
-export function loadLedgerFile(file: string, root: string, constrainToRoot: boolean, realDirs?: Map<string, string>, parse?: (text: string, stem: string) => Ledger): LedgerEntry {
+export function loadLedgerFile(
+  file: string,
+  root: string,
+  constrainToRoot: boolean,
+  realDirs?: Map<string, string>,
+  parse?: (text: string, stem: string) => Ledger,
+): LedgerEntry {
   let decoded: ReturnType<typeof decodeLedgerText>;
   try {
-    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
+    const opts = {
+      label: "gate ledger",
+      maxBytes: MAX_LEDGER_BYTES,
+      root: constrainToRoot ? root : undefined,
+      realDirs,
+    };
     decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
-    if (e instanceof ReadError) return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
+    if (e instanceof ReadError)
+      return unreadableEntry(file, root, 1, e.code === "ENOENT" ? "no such gate file" : e.message);
     throw e;
   }
   return ledgerEntry(file, root, decoded, parse);
@@ -202,7 +251,14 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const constrained = target.mode !== "explicit";
   const realDirs = new Map<string, string>();
   const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const dispatch = target.discoveryErrors.length > 0 ? null : target.scope ? dispatchStatus(target.root, target.scope) : target.scopes ? scopesDispatch(target.root, target.scopes) : null;
+  const dispatch =
+    target.discoveryErrors.length > 0
+      ? null
+      : target.scope
+        ? dispatchStatus(target.root, target.scope)
+        : target.scopes
+          ? scopesDispatch(target.root, target.scopes)
+          : null;
   const trace = readTrace(target.root, target.files, { real: !constrained });
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
@@ -212,9 +268,12 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
 
 /** No ledger anywhere: say where kbz looked, and that `kbz init` writes the first one. */
 export function noLedgers(root: string): UsageError {
-  return new UsageError(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`, {
-    hint: `${kbz("init")} writes a starter GATES.md here (${kbz("demo")} shows a worked example)`,
-  });
+  return new UsageError(
+    `no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`,
+    {
+      hint: `${kbz("init")} writes a starter GATES.md here (${kbz("demo")} shows a worked example)`,
+    },
+  );
 }
 
 export interface TargetRequest {
@@ -240,7 +299,6 @@ export function snapshotForRequest(req: TargetRequest): Snapshot {
   }
   return loadSnapshot(target);
 }
-
 
 // ---- dispatch.json ------------------------------------------------------------------------
 
@@ -299,7 +357,9 @@ export function dispatchStatus(root: string, scope: string | null): DispatchAggr
   }
   for (const l of view.lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
+    agg.blocking.push(
+      `lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`,
+    );
   }
   return agg;
 }
@@ -328,7 +388,11 @@ function scopesDispatch(root: string, scopes: string[]): DispatchAggregate {
 /** dispatch.json's text, or null when absent (the files adapter's `dispatchText`). */
 export function readDispatchText(root: string, scope: string): string | null {
   try {
-    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    return readStable(dispatchPath(root, scope), {
+      label: "dispatch state",
+      maxBytes: MAX_LEDGER_BYTES,
+      root,
+    }).toString("utf8");
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT") return null;
     throw e;
@@ -520,11 +584,20 @@ export class ScopeReader implements ScopeInputs {
     for (let k = 0; k < this.entries.length; k++) {
       const [suffix, text] = this.entries[k]!;
       const file = this.scopeDir + suffix;
-      if (!sameState(currentStat(file), this.stats[k]!) && this.readFile(file, suffix.slice(1)).text !== text) return "inputs";
+      if (!sameState(currentStat(file), this.stats[k]!) && this.readFile(file, suffix.slice(1)).text !== text)
+        return "inputs";
     }
     if (this.checks.some((c) => c())) return "inputs";
-    if (this.leaseRecords !== null && leaseSignature(coordination(this.root).leases()) !== leaseSignature(this.leaseRecords)) return "leases";
-    if (this.resolved !== null && resolveTarget({ root: this.root, scope: this.scope }).files.join("\n") !== this.resolved.files.join("\n")) return "inventory";
+    if (
+      this.leaseRecords !== null &&
+      leaseSignature(coordination(this.root).leases()) !== leaseSignature(this.leaseRecords)
+    )
+      return "leases";
+    if (
+      this.resolved !== null &&
+      resolveTarget({ root: this.root, scope: this.scope }).files.join("\n") !== this.resolved.files.join("\n")
+    )
+      return "inventory";
     return null;
   }
 
@@ -551,7 +624,12 @@ export class ScopeReader implements ScopeInputs {
   private readFile(file: string, rel: string): { text: string | null; stat: fs.BigIntStats | null } {
     let read: { decoded: ReturnType<typeof decodeLedgerText>; stat: fs.BigIntStats };
     try {
-      const opts = { label: path.basename(file), maxBytes: MAX_LEDGER_BYTES, root: this.pass ? undefined : this.root, realDirs: this.realDirs };
+      const opts = {
+        label: path.basename(file),
+        maxBytes: MAX_LEDGER_BYTES,
+        root: this.pass ? undefined : this.root,
+        realDirs: this.realDirs,
+      };
       read = stableRead(file, opts, (bytes, stat) => ({ decoded: decodeLedgerText(bytes), stat }), !this.pass);
     } catch (e) {
       if (e instanceof ReadError && e.code === "ENOENT") return { text: null, stat: null };
@@ -583,7 +661,13 @@ export interface ConsistentReadOptions {
  * then every input must still be what it read, else `changed` says what moved and throws or
  * returns the view to hand out instead.
  */
-export function readConsistent<T>(root: string, scope: string, build: (inputs: ScopeInputs) => T, changed: (what: ScopeChange, built: T) => T, opts: ConsistentReadOptions = {}): T {
+export function readConsistent<T>(
+  root: string,
+  scope: string,
+  build: (inputs: ScopeInputs) => T,
+  changed: (what: ScopeChange, built: T) => T,
+  opts: ConsistentReadOptions = {},
+): T {
   const reader = new ScopeReader(root, scope, true, opts.cache ?? null);
   const value = build(reader);
   opts.beforeConsistencyCheck?.();

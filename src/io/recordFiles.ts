@@ -50,7 +50,9 @@ export function readRecordFile(file: string, maxBytes = MAX_RECORD_BYTES): Recor
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.size > maxBytes) return null;
     const v = JSON.parse(fs.readFileSync(fd, "utf8"));
-    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? (v as RecordFile) : null;
+    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates)
+      ? (v as RecordFile)
+      : null;
   } catch {
     return null;
   } finally {
@@ -59,8 +61,16 @@ export function readRecordFile(file: string, maxBytes = MAX_RECORD_BYTES): Recor
 }
 
 /** Rewrite `file` under its lock: `update` gets its current records (null when none) and returns the new file. */
-export async function updateRecordFile(root: string, file: string, update: (current: RecordFile | null) => RecordFile, maxBytes = MAX_RECORD_BYTES): Promise<void> {
+export async function updateRecordFile(
+  root: string,
+  file: string,
+  update: (current: RecordFile | null) => RecordFile,
+  maxBytes = MAX_RECORD_BYTES,
+): Promise<void> {
   await withFileLock(root, file, () => {
-    writeAtomic(file, JSON.stringify(update(readRecordFile(file, maxBytes)), null, 1) + "\n", { root, createParents: true });
+    writeAtomic(file, JSON.stringify(update(readRecordFile(file, maxBytes)), null, 1) + "\n", {
+      root,
+      createParents: true,
+    });
   });
 }

@@ -54,27 +54,49 @@ function entryOf(root: string, ev: HandoffEvent): { list: string; entry: Record<
   if (ev.action === "reject") return { list: "rejectReports", entry: { id: ev.report, reason: ev.reason ?? "" } };
   return {
     list: ev.action === "accept" ? "acceptReports" : "resumeReports",
-    entry: { id: ev.report, stopped: true, reviewed: true, stopEvidence: ev.stopEvidence ?? "", reviewEvidence: ev.reviewEvidence ?? "" },
+    entry: {
+      id: ev.report,
+      stopped: true,
+      reviewed: true,
+      stopEvidence: ev.stopEvidence ?? "",
+      reviewEvidence: ev.reviewEvidence ?? "",
+    },
   };
 }
 
 /** The request for one handoff event: the saved one on a retry, else a new one written to disk. */
-export function handoffRequest(root: string, scope: string, ev: HandoffEvent): { request: Record<string, unknown>; created: string | null } {
+export function handoffRequest(
+  root: string,
+  scope: string,
+  ev: HandoffEvent,
+): { request: Record<string, unknown>; created: string | null } {
   if (!isValidId(ev.operation)) throw new HandoffArgumentError("--operation needs a valid operation id");
   const { list, entry } = entryOf(root, ev);
   const file = path.join(scopeDir(root, scope), "requests", `${ev.operation}.json`);
   if (fs.existsSync(file)) {
     const saved = readRequestFile(root, file, "saved request");
-    if (!isObject(saved) || canonical(saved[list]) !== canonical([entry])) throw new StructureError("operation id reused with different request");
+    if (!isObject(saved) || canonical(saved[list]) !== canonical([entry]))
+      throw new StructureError("operation id reused with different request");
     return { request: saved, created: null };
   }
-  const request = { schema: 1, operation: ev.operation, contractRevision: loadStructure(root, scope).revision, refinements: {}, [list]: [entry] };
+  const request = {
+    schema: 1,
+    operation: ev.operation,
+    contractRevision: loadStructure(root, scope).revision,
+    refinements: {},
+    [list]: [entry],
+  };
   writeAtomic(file, JSON.stringify(request, null, 2) + "\n", { root, createParents: true });
   return { request, created: file };
 }
 
 /** Build (or reuse) the event's request and apply it; a refused event leaves no saved request. */
-export async function applyHandoff(root: string, scope: string, ev: HandoffEvent, hooks: Hooks = {}): Promise<ApplyResult> {
+export async function applyHandoff(
+  root: string,
+  scope: string,
+  ev: HandoffEvent,
+  hooks: Hooks = {},
+): Promise<ApplyResult> {
   const { request, created } = handoffRequest(root, scope, ev);
   try {
     return await applyStructure(root, scope, request, hooks);

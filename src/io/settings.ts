@@ -21,7 +21,11 @@ export function settingsProblem(message: string): FileProblemsError {
 export function readSettings(root: string): Record<string, unknown> | null {
   let text: string;
   try {
-    text = readStable(path.join(root, SETTINGS_FILE), { label: "kbz settings", maxBytes: MAX_SETTINGS_BYTES, root }).toString("utf8");
+    text = readStable(path.join(root, SETTINGS_FILE), {
+      label: "kbz settings",
+      maxBytes: MAX_SETTINGS_BYTES,
+      root,
+    }).toString("utf8");
   } catch (e) {
     if (!(e instanceof ReadError)) throw e;
     if (e.code === "ENOENT") return null;
@@ -36,6 +40,7 @@ export function readSettings(root: string): Record<string, unknown> | null {
     throw settingsProblem(`not valid JSON; ${shape}`);
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw settingsProblem(`must be a JSON object; ${shape}`);
-  for (const key of Object.keys(v)) if (!KEYS.includes(key)) throw settingsProblem(`unknown key ${JSON.stringify(key).slice(0, 60)}; ${shape}`);
+  for (const key of Object.keys(v))
+    if (!KEYS.includes(key)) throw settingsProblem(`unknown key ${JSON.stringify(key).slice(0, 60)}; ${shape}`);
   return v as Record<string, unknown>;
 }

@@ -6,7 +6,21 @@
 // (core/snapshot.ts, core/schedule/facts.ts) check the records with core/trace.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { failureRecord, inputsRecord, oracleFileName, oracleRecord, probeRecord, type FailureStored, type OracleStored, type InputsNow, type InputsStored, type ProbeStored, type TraceData, type TraceRecord, type World } from "../core/trace.ts";
+import {
+  failureRecord,
+  inputsRecord,
+  oracleFileName,
+  oracleRecord,
+  probeRecord,
+  type FailureStored,
+  type OracleStored,
+  type InputsNow,
+  type InputsStored,
+  type ProbeStored,
+  type TraceData,
+  type TraceRecord,
+  type World,
+} from "../core/trace.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { DeadlineError } from "./deadline.ts";
 import { readRecordFile, realOf, recordFileName } from "./recordFiles.ts";
@@ -71,16 +85,34 @@ export class DigestWalk implements World {
    * once per walk; a file whose identity is the one `record` (the gate's pass record) kept for it
    * is not hashed at all (io/oracle/identity.ts).
    */
-  oracle(file: string, gate: Gate, ranIn: string | null = null, record?: TraceRecord): Record<string, string> | { error: string } {
+  oracle(
+    file: string,
+    gate: Gate,
+    ranIn: string | null = null,
+    record?: TraceRecord,
+  ): Record<string, string> | { error: string } {
     const cwd = this.oracleDir(file, gate, ranIn);
     const known = knownFiles(record);
     try {
       const display = isInside(this.root, file) ? path.relative(this.root, file) : file;
-      const digestOf = (abs: string, compute: () => string, key: string) => this.oracleDigest(abs, compute, known?.(key, abs));
+      const digestOf = (abs: string, compute: () => string, key: string) =>
+        this.oracleDigest(abs, compute, known?.(key, abs));
       // Issue 39: the files the pass was bound to beyond the static closure (observed by the tracer) stay bound.
-      const observed = record ? Object.keys(record.depends).flatMap((n) => (n.startsWith("oracle:") ? [n.slice("oracle:".length)] : [])) : undefined;
+      const observed = record
+        ? Object.keys(record.depends).flatMap((n) => (n.startsWith("oracle:") ? [n.slice("oracle:".length)] : []))
+        : undefined;
       const owns = (record?.detail as { owns?: unknown } | undefined)?.owns;
-      return oracleFiles({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf, packages: this.packages, observed, owns: Array.isArray(owns) ? owns.filter((o): o is string => typeof o === "string") : undefined });
+      return oracleFiles({
+        root: this.realRoot,
+        display,
+        gate,
+        cwd,
+        env: process.env,
+        digestOf,
+        packages: this.packages,
+        observed,
+        owns: Array.isArray(owns) ? owns.filter((o): o is string => typeof o === "string") : undefined,
+      });
     } catch (e) {
       return { error: (e as Error).message };
     }
@@ -88,7 +120,14 @@ export class DigestWalk implements World {
 
   /** The pass record's files stand as recorded: every identity unchanged (io/oracle/identity.ts filesUnchanged). */
   oracleHolds(file: string, gate: Gate, ranIn: string | null, record: TraceRecord): boolean {
-    return filesUnchanged(record.detail, record.depends, gate, this.oracleDir(file, gate, ranIn), this.realRoot, (abs) => this.identity(abs));
+    return filesUnchanged(
+      record.detail,
+      record.depends,
+      gate,
+      this.oracleDir(file, gate, ranIn),
+      this.realRoot,
+      (abs) => this.identity(abs),
+    );
   }
 
   /** The directory a gate's CHECK names its files from: where its pass ran (`ranIn`), else its CWD, as a real path when it is one. */
@@ -111,7 +150,11 @@ export class DigestWalk implements World {
   }
 
   /** A file's digest: computed once per walk, or the one its gate's own record vouches for while its identity holds. */
-  private oracleDigest(abs: string, compute: () => string, recorded: { digest: string; identity: string } | undefined): string {
+  private oracleDigest(
+    abs: string,
+    compute: () => string,
+    recorded: { digest: string; identity: string } | undefined,
+  ): string {
     let d = this.oracleDigests.get(abs);
     if (d !== undefined) return d;
     if (recorded && this.identity(abs) === recorded.identity) return recorded.digest; // never shared: it is this record's word
@@ -161,7 +204,8 @@ export class DigestWalk implements World {
         try {
           d = digestFile(this.realRoot, abs, this.dirs);
         } catch (e) {
-          if (e instanceof DeadlineError && !e.file) throw new DeadlineError(e.seconds, e.what, path.relative(this.root, ledger) || ledger);
+          if (e instanceof DeadlineError && !e.file)
+            throw new DeadlineError(e.seconds, e.what, path.relative(this.root, ledger) || ledger);
           throw e;
         }
         this.digests.set(abs, d);
@@ -173,7 +217,9 @@ export class DigestWalk implements World {
 }
 
 /** A pass record's file identities (io/oracle/identity.ts) as a lookup of key → recorded digest and identity. */
-function knownFiles(record: TraceRecord | undefined): ((key: string, abs: string) => { digest: string; identity: string } | undefined) | null {
+function knownFiles(
+  record: TraceRecord | undefined,
+): ((key: string, abs: string) => { digest: string; identity: string } | undefined) | null {
   const stat = (record?.detail as { stat?: Record<string, unknown> } | undefined)?.stat;
   if (!record || !stat || typeof stat !== "object") return null;
   return (key) => {
@@ -198,7 +244,8 @@ export function readTrace(root: string, files: readonly string[], o: { real?: bo
   for (const [ledger, gates] of recordsIn(path.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec as InputsStored;
-      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null) continue;
+      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
+        continue;
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
@@ -212,15 +259,33 @@ export function readTrace(root: string, files: readonly string[], o: { real?: bo
   for (const [ledger, gates] of recordsIn(path.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec as OracleStored;
-      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string") continue;
+      if (
+        !s ||
+        typeof s !== "object" ||
+        typeof s.files !== "object" ||
+        s.files === null ||
+        typeof s.definition !== "string"
+      )
+        continue;
       add(ledger, oracleRecord(ledger, id, s));
     }
   }
   for (const [ledger, gates] of recordsIn(path.join(root, FAILURES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec as FailureStored;
-      if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string") continue;
-      if (s.inputs !== undefined && (!Array.isArray(s.inputs) || typeof s.cwd !== "string" || typeof s.files !== "object" || s.files === null)) continue;
+      if (
+        !s ||
+        typeof s !== "object" ||
+        typeof s.definition !== "string" ||
+        typeof s.evidence !== "string" ||
+        typeof s.failure !== "string"
+      )
+        continue;
+      if (
+        s.inputs !== undefined &&
+        (!Array.isArray(s.inputs) || typeof s.cwd !== "string" || typeof s.files !== "object" || s.files === null)
+      )
+        continue;
       add(ledger, failureRecord(ledger, id, s));
     }
   }

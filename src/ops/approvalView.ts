@@ -65,7 +65,14 @@ const memo = new Map<string, ApprovalView>();
 function viaOf(task: CheckTask, ctx: ApprovalViewContext): Map<string, string> {
   try {
     const display = path.relative(ctx.root, task.file) || task.file;
-    const b = oracleBinding({ root: ctx.root, display, gate: task.gate, cwd: task.oracle.cwd, env: ctx.env, digestOf: () => "" });
+    const b = oracleBinding({
+      root: ctx.root,
+      display,
+      gate: task.gate,
+      cwd: task.oracle.cwd,
+      env: ctx.env,
+      digestOf: () => "",
+    });
     return new Map(b.items.map((i) => [i.key, i.via]));
   } catch {
     return new Map();
@@ -76,14 +83,20 @@ function recordsOf(store: ApprovalStore | null, task: CheckTask): ApprovalRecord
   if (!store) return [];
   const file = path.resolve(task.file);
   try {
-    return store.list().flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
+    return store
+      .list()
+      .flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
   } catch {
     return [];
   }
 }
 
 /** Short diffs of the oracle files that changed since the nearest approval, where git has the approved text. */
-export function changedOracleDiffs(root: string, records: { oracle: RuntimeOracle }[], now: RuntimeOracle): { file: string; lines: string[] }[] {
+export function changedOracleDiffs(
+  root: string,
+  records: { oracle: RuntimeOracle }[],
+  now: RuntimeOracle,
+): { file: string; lines: string[] }[] {
   const near = nearestApproval(records, now);
   const before = near?.record.oracle.bound?.files ?? {};
   const current = now.bound?.files ?? {};
@@ -104,7 +117,11 @@ export function approvalView(task: CheckTask, ctx: ApprovalViewContext): Approva
   const o = task.oracle;
   const via = viaOf(task, ctx);
   const bound = o.bound ?? { files: {}, env: {} };
-  const files = Object.entries(bound.files).map(([k, digest]) => ({ key: k, via: via.get(k) ?? "", problem: /^[0-9a-f]{64}$/.test(digest) ? null : digest }));
+  const files = Object.entries(bound.files).map(([k, digest]) => ({
+    key: k,
+    via: via.get(k) ?? "",
+    problem: /^[0-9a-f]{64}$/.test(digest) ? null : digest,
+  }));
   const env = Object.entries(bound.env).map(([name, v]) => ({ name, set: v !== "unset" }));
   const [digest] = pathFacts(o.path).fingerprint.split("/");
   const near = records.length > 0 ? nearMissLines(path.resolve(task.file), records, o, ctx.root) : [];
@@ -124,7 +141,15 @@ export function approvalView(task: CheckTask, ctx: ApprovalViewContext): Approva
     files,
     env,
     lastApproval: nearest
-      ? { approvedAt: nearest.record.approvedAt, differs: nearest.differs, note: near.slice(1 + nearest.differs.length).map((l) => l.trim()).join(" ") || null }
+      ? {
+          approvedAt: nearest.record.approvedAt,
+          differs: nearest.differs,
+          note:
+            near
+              .slice(1 + nearest.differs.length)
+              .map((l) => l.trim())
+              .join(" ") || null,
+        }
       : null,
     diffs: nearest ? changedOracleDiffs(ctx.root, records, o) : [],
   };
@@ -143,13 +168,19 @@ export function approvalViewLines(v: ApprovalView, verbose = false): string[] {
     `    EXPECT: ${v.expect}`,
     `    CWD:    ${v.cwd}`,
     `    SHELL:  ${v.shell}`,
-    verbose ? `    PATH:   ${pathFacts(v.path.value).transcript}` : `    PATH:   ${v.path.entries} entries (sha256 ${v.path.digest}; --verbose prints it)`,
+    verbose
+      ? `    PATH:   ${pathFacts(v.path.value).transcript}`
+      : `    PATH:   ${v.path.entries} entries (sha256 ${v.path.digest}; --verbose prints it)`,
   ];
   if (v.sandbox) lines.push(`    SANDBOX: ${v.sandbox}`);
   const shown = verbose ? v.files : v.files.slice(0, MAX_FILES_SHOWN);
   const fileText = (f: OracleFileView) => `${f.key}${f.via ? ` (${f.via})` : ""}${f.problem ? ` [${f.problem}]` : ""}`;
-  lines.push(`    ORACLE FILES: ${v.files.length === 0 ? "none (the CHECK text is the whole oracle)" : shown.map(fileText).join(", ")}${shown.length < v.files.length ? `, +${v.files.length - shown.length} more (--verbose)` : ""}`);
-  lines.push(`    ENV:    ${v.env.length === 0 ? "no names bound (kbz's allow-list only)" : v.env.map((e) => (e.set ? e.name : `${e.name} (unset)`)).join(", ")}`);
+  lines.push(
+    `    ORACLE FILES: ${v.files.length === 0 ? "none (the CHECK text is the whole oracle)" : shown.map(fileText).join(", ")}${shown.length < v.files.length ? `, +${v.files.length - shown.length} more (--verbose)` : ""}`,
+  );
+  lines.push(
+    `    ENV:    ${v.env.length === 0 ? "no names bound (kbz's allow-list only)" : v.env.map((e) => (e.set ? e.name : `${e.name} (unset)`)).join(", ")}`,
+  );
   if (!v.lastApproval) lines.push("    CHANGED: never approved before");
   else {
     lines.push(`    CHANGED since the approval of ${v.lastApproval.approvedAt.slice(0, 10)}:`);

@@ -38,13 +38,24 @@ export interface ApprovalExplanation {
 }
 
 /** `approvals explain LEDGER GATE`: is the gate's current oracle approved, and if not, what differs. */
-export function explainApproval(store: ApprovalStore, root: string, file: string, gateId: string, ledger: string, env: Env): ApprovalExplanation {
+export function explainApproval(
+  store: ApprovalStore,
+  root: string,
+  file: string,
+  gateId: string,
+  ledger: string,
+  env: Env,
+): ApprovalExplanation {
   const snap = snapshotForRequest({ root, files: [file], scope: null });
   if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
   const settings = runSettings({ env, timeoutS: DEFAULT_TIMEOUT_S }, root);
   const task = pendingTasks(snap, settings, true).find((t) => t.gate.id === gateId);
   if (!task) throw new UsageError(`GATE: ${gateId} is not a runnable, live gate of ${ledger}`);
-  const same = store.list().flatMap((a) => (a.record && a.record.file === path.resolve(task.file) && a.record.gate === gateId ? [a.record] : []));
+  const same = store
+    .list()
+    .flatMap((a) =>
+      a.record && a.record.file === path.resolve(task.file) && a.record.gate === gateId ? [a.record] : [],
+    );
   const approved = store.isApproved(task.file, gateId, task.oracle);
   const lines = approved ? [] : nearMissLines(path.resolve(task.file), same, task.oracle, root);
   const diffs = approved ? [] : changedOracleDiffs(root, same, task.oracle);
@@ -64,10 +75,18 @@ export function revokeApprovals(store: ApprovalStore, args: string[], records: s
     throw new UsageError("revoke takes <ledger> [gate] or --record NAME");
   }
   const file = ledger ? path.resolve(ledger) : null;
-  const chosen = store.list().filter((a) => (file ? a.record?.file === file && (gate === undefined || a.record.gate === gate) : names.includes(a.name)));
+  const chosen = store
+    .list()
+    .filter((a) =>
+      file ? a.record?.file === file && (gate === undefined || a.record.gate === gate) : names.includes(a.name),
+    );
   const removed = store.remove(chosen.map((a) => a.name));
   const gone = chosen.filter((a) => removed.includes(a.name));
-  if (gone.length > 0) logConsent(consent, `revoked ${gone.map((a) => `${a.record?.file ?? "?"} ${a.record?.gate ?? a.name}`).join(", ")}`);
+  if (gone.length > 0)
+    logConsent(
+      consent,
+      `revoked ${gone.map((a) => `${a.record?.file ?? "?"} ${a.record?.gate ?? a.name}`).join(", ")}`,
+    );
   return gone;
 }
 

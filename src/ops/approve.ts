@@ -25,7 +25,9 @@ export interface PendingOracles {
 }
 
 /** Every live runnable gate of the target whose current oracle is not approved (a person only). */
-export function pendingOracles(req: TargetRequest & { env: Env; actor?: Actor; via?: "terminal" | "dashboard" }): PendingOracles {
+export function pendingOracles(
+  req: TargetRequest & { env: Env; actor?: Actor; via?: "terminal" | "dashboard" },
+): PendingOracles {
   const consent = requirePerson("approve", { env: req.env, via: req.via, actor: req.actor });
   const snap = snapshotForRequest(req);
   if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);

@@ -4,14 +4,32 @@
 // the CLI (and `kbz verify run`, the dashboard) print the result.
 import { MAX_CHECK_DEPTH } from "../io/check/chain.ts";
 import { runProbes, probeLine, type ProbeItem, type ProbeRequest, type ProbeResult } from "../io/check/probe.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type ApprovalItem, type CheckObserver, type CheckRequest, type CheckResult, type RunReport } from "../io/check/run.ts";
+import {
+  DEFAULT_TIMEOUT_S,
+  runChecks,
+  type ApprovalItem,
+  type CheckObserver,
+  type CheckRequest,
+  type CheckResult,
+  type RunReport,
+} from "../io/check/run.ts";
 import type { CheckTask } from "../io/check/plan.ts";
 import { containment } from "../io/run/contain.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
 import { checkEvents, logEvent } from "../io/coordination/events.ts";
 
 export { DEFAULT_TIMEOUT_S, MAX_CHECK_DEPTH, probeLine };
-export type { ApprovalItem, CheckObserver, CheckRequest, CheckResult, CheckTask, ProbeItem, ProbeRequest, ProbeResult, RunReport };
+export type {
+  ApprovalItem,
+  CheckObserver,
+  CheckRequest,
+  CheckResult,
+  CheckTask,
+  ProbeItem,
+  ProbeRequest,
+  ProbeResult,
+  RunReport,
+};
 
 export interface CheckOutcome {
   result: CheckResult;

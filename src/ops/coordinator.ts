@@ -49,7 +49,16 @@ async function holdersOf(coord: import("../io/coordination/etcd/coordination.ts"
       host = String(JSON.parse(kv.value).holder?.host ?? "") || null;
     } catch {}
     const t = kv.lease === "0" ? { ttl: -1, granted: 0 } : await coord.client.timeToLive(kv.lease);
-    out.push({ scope: r.scope, leaf: r.leaf, globs: r.globs, host, pid: r.invalid ? null : r.pid, ttl: t.ttl, grantedTtl: t.granted, invalid: r.invalid });
+    out.push({
+      scope: r.scope,
+      leaf: r.leaf,
+      globs: r.globs,
+      host,
+      pid: r.invalid ? null : r.pid,
+      ttl: t.ttl,
+      grantedTtl: t.granted,
+      invalid: r.invalid,
+    });
   }
   return out;
 }
@@ -57,9 +66,18 @@ async function holdersOf(coord: import("../io/coordination/etcd/coordination.ts"
 /** `coordinator status`: each member's answer, and (with a quorum) every lease held and lost. */
 export async function clusterStatus(root: string, config: EtcdConfig): Promise<ClusterStatus> {
   const { EtcdCoordination } = await import("../io/coordination/etcd/coordination.ts");
-  const coord = new EtcdCoordination({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive: "inline", timeoutMs: 2000 });
+  const coord = new EtcdCoordination({
+    root,
+    url: config.url,
+    repository: config.repository,
+    ttl: config.ttl,
+    keepAlive: "inline",
+    timeoutMs: 2000,
+  });
   try {
-    const answers = await Promise.all(coord.client.endpoints.map(async (ep) => ({ ep, status: await coord.client.memberStatus(ep) })));
+    const answers = await Promise.all(
+      coord.client.endpoints.map(async (ep) => ({ ep, status: await coord.client.memberStatus(ep) })),
+    );
     const up = answers.filter((a) => a.status !== null);
     const quorum = up.length > coord.client.endpoints.length / 2;
     const members = answers.map((a) => ({

@@ -80,7 +80,11 @@ function digest(parts: string[]): string {
  * Everything the dashboard shows, in one read. A scope the reader once opened stays open (a
  * second scope appearing never turns an open view into the scope picker; `data.scopes` names it).
  */
-export function readDashboard(src: DashSource, cache?: DashCache, kept?: { plan: PlanView | null; hash: string } | null): DashView {
+export function readDashboard(
+  src: DashSource,
+  cache?: DashCache,
+  kept?: { plan: PlanView | null; hash: string } | null,
+): DashView {
   let target;
   try {
     const resolve = () => resolveTarget({ root: src.root, scope: src.scope });
@@ -96,7 +100,8 @@ export function readDashboard(src: DashSource, cache?: DashCache, kept?: { plan:
   const snapshot = loadSnapshot(target, cache?.load);
   const scopes = target.mode === "scope" ? listScopes(src.root) : [];
   const inputs: string[] = [target.mode, target.scope ?? "", ...target.files, ...scopes];
-  for (const l of snapshot.ledgers) inputs.push(cache ? cache.token(l) : (l.ledger?.text ?? ""), ...l.problems.map((p) => `${p.line}:${p.message}`));
+  for (const l of snapshot.ledgers)
+    inputs.push(cache ? cache.token(l) : (l.ledger?.text ?? ""), ...l.problems.map((p) => `${p.line}:${p.message}`));
   for (const p of snapshot.problems) inputs.push(`${p.file}:${p.line}:${p.message}`);
   for (const g of snapshot.gates) if (g.reason) inputs.push(`${g.qid}:${g.state}:${g.reason}`);
   inputs.push(JSON.stringify(snapshot.dispatch ?? null), ...(snapshot.removed ?? []));
@@ -116,7 +121,11 @@ export function readDashboard(src: DashSource, cache?: DashCache, kept?: { plan:
   const planHash = kept ? kept.hash : digest(planInputs);
   inputs.push(planHash);
   const reduction = statusReduction(snapshot);
-  return { kind: "ready", root: src.root, data: { snapshot, reduction, log, plan, approvals, scopes, planKept: !!kept, planHash, hash: digest(inputs) } };
+  return {
+    kind: "ready",
+    root: src.root,
+    data: { snapshot, reduction, log, plan, approvals, scopes, planKept: !!kept, planHash, hash: digest(inputs) },
+  };
 }
 
 /** The hash that decides whether a read changed anything. */
@@ -158,7 +167,10 @@ export class DashboardReader {
   read(opts: { plan: boolean; changed?: Changed } = { plan: true }): DashView {
     let next: DashView;
     const last = this.last;
-    const kept = !opts.plan && last?.kind === "ready" && last.data.snapshot.target.scope === this.src.scope ? { plan: last.data.plan, hash: last.data.planHash } : null;
+    const kept =
+      !opts.plan && last?.kind === "ready" && last.data.snapshot.target.scope === this.src.scope
+        ? { plan: last.data.plan, hash: last.data.planHash }
+        : null;
     // A read named by a watcher event re-reads only the ledgers it named (ops/dashboardCache.ts).
     this.cache.expect(opts.changed ?? null);
     try {
@@ -167,7 +179,8 @@ export class DashboardReader {
       next = { kind: "error", root: this.src.root, message: (e as Error).message };
     }
     // The scope inferred when it was the only one is pinned: a second one never moves the view.
-    if (next.kind === "ready" && this.src.scope === null && next.data.snapshot.target.scope) this.src = { ...this.src, scope: next.data.snapshot.target.scope };
+    if (next.kind === "ready" && this.src.scope === null && next.data.snapshot.target.scope)
+      this.src = { ...this.src, scope: next.data.snapshot.target.scope };
     const h = viewHash(next);
     if (this.last && h === this.lastHash) return this.last;
     this.last = next;

@@ -33,12 +33,18 @@ export interface ApprovalsView {
 /** The files the tasks' oracles bind (a script `package.json#scripts.test` is its package.json). */
 export function oracleFilesOf(root: string, tasks: readonly CheckTask[]): string[] {
   const files = new Set<string>();
-  for (const t of tasks) for (const key of Object.keys(t.oracle.bound?.files ?? {})) files.add(path.resolve(root, key.replace(/#scripts\..*$/, "")));
+  for (const t of tasks)
+    for (const key of Object.keys(t.oracle.bound?.files ?? {}))
+      files.add(path.resolve(root, key.replace(/#scripts\..*$/, "")));
   return [...files].sort();
 }
 
 export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
-  const none = (problem: string | null, settings: RunSettings | null = null, storeDir: string | null = null): ApprovalsView => ({
+  const none = (
+    problem: string | null,
+    settings: RunSettings | null = null,
+    storeDir: string | null = null,
+  ): ApprovalsView => ({
     items: [],
     settings,
     storeDir,
@@ -60,7 +66,13 @@ export function loadApprovals(snap: Snapshot, env: Env): ApprovalsView {
   try {
     const store = new ApprovalStore(storeDir, root);
     const tasks = pendingTasks(snap, settings, true);
-    return { items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)), settings, storeDir, problem: null, oracleFiles: oracleFilesOf(root, tasks) };
+    return {
+      items: tasks.filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle)),
+      settings,
+      storeDir,
+      problem: null,
+      oracleFiles: oracleFilesOf(root, tasks),
+    };
   } catch (e) {
     if (isDeliberate(e)) return none(e.located(), settings, storeDir);
     throw e;
@@ -108,7 +120,8 @@ export async function runGates(req: GateRunRequest): Promise<CheckResult> {
   });
   // The same log lines as `kbz check` (a failed append only loses the line).
   const scope = result.snapshot.target.scope;
-  if (scope) for (const e of checkEvents(result.runs)) await logEvent(coordinationFor(result.snapshot.target.root), scope, e);
+  if (scope)
+    for (const e of checkEvents(result.runs)) await logEvent(coordinationFor(result.snapshot.target.root), scope, e);
   return result;
 }
 
@@ -116,7 +129,11 @@ export async function runGates(req: GateRunRequest): Promise<CheckResult> {
 export function runSummary(r: CheckResult): string {
   const required = r.approvals.filter((a) => a.status === "required").length;
   const failed = r.approvals.filter((a) => a.status === "failed").map((a) => a.problem);
-  const parts = r.runs.map((x) => (x.outcome.ok ? `${x.task.qid} passed` : `${x.task.qid} failed: ${x.outcome.error ?? x.outcome.summary ?? "no match"}`));
+  const parts = r.runs.map((x) =>
+    x.outcome.ok
+      ? `${x.task.qid} passed`
+      : `${x.task.qid} failed: ${x.outcome.error ?? x.outcome.summary ?? "no match"}`,
+  );
   if (required > 0) parts.push(`${required} not run (approval required: see Approvals)`);
   parts.push(...failed.map((p) => p ?? "approval failed"));
   if (parts.length === 0) parts.push("nothing to run");
@@ -131,13 +148,22 @@ export interface GateApproval {
 }
 
 /** What an approval of this gate binds now, and whether one is on record; null for a manual gate. */
-export function gateApproval(snap: Snapshot, view: ApprovalsView, gate: GateView): GateApproval | { problem: string } | null {
+export function gateApproval(
+  snap: Snapshot,
+  view: ApprovalsView,
+  gate: GateView,
+): GateApproval | { problem: string } | null {
   if (gate.gate.check === null || gate.gate.expect === null) return null;
   if (!view.settings || !view.storeDir) return { problem: view.problem ?? "no run settings" };
   try {
     const oracle = oracleFor(gate.file, baseDir(snap, gate.file, view.settings), gate.gate, view.settings);
     const store = new ApprovalStore(view.storeDir, snap.target.root);
-    return { oracle, signature: oracleSignature(oracle), approved: store.isApproved(gate.file, gate.gate.id, oracle), shell: view.settings.shell };
+    return {
+      oracle,
+      signature: oracleSignature(oracle),
+      approved: store.isApproved(gate.file, gate.gate.id, oracle),
+      shell: view.settings.shell,
+    };
   } catch (e) {
     if (isDeliberate(e)) return { problem: e.message };
     throw e;
@@ -168,7 +194,8 @@ export async function approveShown(req: ApproveRequest): Promise<{ status: "reco
   const task = pendingTasks(snap, view.settings!, true).find((t) => t.qid === req.qid);
   if (!task) throw new UsageError(`${req.qid} is no longer a runnable gate here`);
   const store = new ApprovalStore(view.storeDir, snap.target.root);
-  if (task.signature !== req.signature) throw new UsageError(`${req.qid} changed since it was shown: look at it again, then approve`);
+  if (task.signature !== req.signature)
+    throw new UsageError(`${req.qid} changed since it was shown: look at it again, then approve`);
   if (store.isApproved(task.file, task.gate.id, task.oracle)) return { status: "already" };
   await store.record(task.file, task.gate.id, task.oracle, consent.given);
   logConsent(consent, `${task.file} ${task.gate.id} ${task.signature}`);
@@ -197,7 +224,12 @@ export function removedGates(snap: Snapshot): RemovedGate[] {
  * gate only): kbz forgets its approval and evidence records, so it no longer blocks. Read again
  * first: a gate that is back in its ledger (or already confirmed) is not confirmed.
  */
-export async function confirmRemoved(req: { root: string; scope: string | null; qid: string; env: Env }): Promise<{ status: "confirmed" | "gone" }> {
+export async function confirmRemoved(req: {
+  root: string;
+  scope: string | null;
+  qid: string;
+  env: Env;
+}): Promise<{ status: "confirmed" | "gone" }> {
   const consent = requirePerson("prune", { env: req.env, via: "dashboard" });
   const snap = snapshotForRequest({ root: req.root, scope: req.scope, files: [] });
   if (!removedGates(snap).some((r) => r.qid === req.qid)) return { status: "gone" };
@@ -205,7 +237,12 @@ export async function confirmRemoved(req: { root: string; scope: string | null; 
   if (forgotten.length === 0) return { status: "gone" };
   logConsent(consent, `confirmed removed ${forgotten.join(", ")}`);
   const scope = snap.target.scope;
-  if (scope) await logEvent(coordinationFor(snap.target.root), scope, `confirmed removed ${forgotten.join(", ")} (given via ${GIVEN_VIA})`);
+  if (scope)
+    await logEvent(
+      coordinationFor(snap.target.root),
+      scope,
+      `confirmed removed ${forgotten.join(", ")} (given via ${GIVEN_VIA})`,
+    );
   return { status: "confirmed" };
 }
 
@@ -222,25 +259,60 @@ export interface ProbeShown {
 }
 
 /** Probe one met gate with `kbz check --probe`'s function; `approve` records the probe's approval first. */
-export async function probeGate(req: { root: string; scope: string | null; qid: string; approve: boolean; env: Env }): Promise<ProbeShown | null> {
+export async function probeGate(req: {
+  root: string;
+  scope: string | null;
+  qid: string;
+  approve: boolean;
+  env: Env;
+}): Promise<ProbeShown | null> {
   const { runProbes, probeLine } = await import("../io/check/probe.ts");
-  const res = await runProbes({ root: req.root, files: [], scope: req.scope, approve: req.approve, timeoutS: DEFAULT_TIMEOUT_S, env: req.env, only: [req.qid] });
+  const res = await runProbes({
+    root: req.root,
+    files: [],
+    scope: req.scope,
+    approve: req.approve,
+    timeoutS: DEFAULT_TIMEOUT_S,
+    env: req.env,
+    only: [req.qid],
+  });
   const item = res.items.find((i) => i.qid === req.qid);
   if (!item) return null;
   if (item.verdict === "approval-required") {
-    return { line: `${req.qid} not probed: the probe hides ${item.hidden.length} path(s) and needs a person's approval (Approvals)`, tone: "warn", needsApproval: { hidden: item.hidden } };
+    return {
+      line: `${req.qid} not probed: the probe hides ${item.hidden.length} path(s) and needs a person's approval (Approvals)`,
+      tone: "warn",
+      needsApproval: { hidden: item.hidden },
+    };
   }
   const scope = res.snapshot.target.scope;
-  if (req.approve && item.recorded && scope) await logEvent(coordinationFor(res.snapshot.target.root), scope, `approved the probe of ${req.qid} (given via ${GIVEN_VIA})`);
+  if (req.approve && item.recorded && scope)
+    await logEvent(
+      coordinationFor(res.snapshot.target.root),
+      scope,
+      `approved the probe of ${req.qid} (given via ${GIVEN_VIA})`,
+    );
   const tone = item.verdict === "vacuous" ? "bad" : item.verdict === "observes" ? "ok" : "warn";
   return { line: probeLine(item, res.snapshot.target.root).trim(), tone };
 }
 
 /** Sign a manual gate with `kbz sign`'s function, and log it as given via the dashboard. */
-export async function signShown(req: { root: string; scope: string | null; qid: string; evidence: string }): Promise<"written" | "unchanged"> {
+export async function signShown(req: {
+  root: string;
+  scope: string | null;
+  qid: string;
+  evidence: string;
+}): Promise<"written" | "unchanged"> {
   const { signGate } = await import("./sign.ts");
-  const r = await signGate({ root: req.root, scope: req.scope, qid: req.qid, evidence: req.evidence, via: "dashboard" });
-  if (r.status === "written" && req.scope) await logEvent(coordinationFor(req.root), req.scope, `signed ${req.qid} (given via ${GIVEN_VIA})`);
+  const r = await signGate({
+    root: req.root,
+    scope: req.scope,
+    qid: req.qid,
+    evidence: req.evidence,
+    via: "dashboard",
+  });
+  if (r.status === "written" && req.scope)
+    await logEvent(coordinationFor(req.root), req.scope, `signed ${req.qid} (given via ${GIVEN_VIA})`);
   return r.status;
 }
 

@@ -31,7 +31,14 @@ function lstatOrNull(file: string): fs.BigIntStats | null {
 }
 
 function sameState(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
-  return a.dev === b.dev && a.ino === b.ino && a.mode === b.mode && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+  return (
+    a.dev === b.dev &&
+    a.ino === b.ino &&
+    a.mode === b.mode &&
+    a.size === b.size &&
+    a.mtimeNs === b.mtimeNs &&
+    a.ctimeNs === b.ctimeNs
+  );
 }
 
 interface Known {
@@ -63,7 +70,8 @@ export class DashCache {
   target(root: string, scope: string | null, resolve: () => Target): Target {
     const key = `${root}\0${scope ?? ""}`;
     const last = this.last;
-    if (this.named !== null && last?.key === key && !this.movesLedgers(last.target, last.files, this.named)) return last.target;
+    if (this.named !== null && last?.key === key && !this.movesLedgers(last.target, last.files, this.named))
+      return last.target;
     const target = resolve();
     this.last = { key, target, files: new Set(target.files) };
     return target;

@@ -46,7 +46,13 @@ export function layersOf(plan: Plan): Map<string, number> {
  * is one read of the scope (io/read.ts), shared by PLAN.md, the scheduler and the waves; with a
  * `cache` (the dashboard's), files unchanged since the last read are not read again.
  */
-export function loadPlanView(root: string, scope: string | null, slots: number, inputs: string[], cache?: ScopeTextCache): PlanView | null {
+export function loadPlanView(
+  root: string,
+  scope: string | null,
+  slots: number,
+  inputs: string[],
+  cache?: ScopeTextCache,
+): PlanView | null {
   if (!scope) return null;
   const shown = path.relative(root, path.join(root, ".unlazy", scope, "PLAN.md"));
   let problemOf: string | null = null;

@@ -19,7 +19,8 @@ export function problemsText(n: number): string {
 export function scopeSummary(root: string, scope: string): ScopeSummary {
   try {
     const snap = loadSnapshot(resolveTarget({ root, scope }));
-    if (snap.problems.length > 0) return { scope, verdict: problemsText(snap.problems.length), tone: "bad", met: 0, gates: snap.gates.length };
+    if (snap.problems.length > 0)
+      return { scope, verdict: problemsText(snap.problems.length), tone: "bad", met: 0, gates: snap.gates.length };
     const { report, reduction } = statusReport(snap);
     return {
       scope,

@@ -76,7 +76,15 @@ function subfolders(dir: string): string[] {
 export function workspaceFolders(root: string): string[] {
   const unlazy = path.join(root, ".unlazy");
   const scopes = isRealDir(unlazy) ? subfolders(unlazy) : [];
-  const all = [root, path.join(root, "gates"), unlazy, ...scopes, ...scopes.flatMap(subfolders), path.join(root, ".kbz"), path.join(root, FAILURES_DIR)];
+  const all = [
+    root,
+    path.join(root, "gates"),
+    unlazy,
+    ...scopes,
+    ...scopes.flatMap(subfolders),
+    path.join(root, ".kbz"),
+    path.join(root, FAILURES_DIR),
+  ];
   return all.filter(isRealDir);
 }
 
@@ -84,7 +92,12 @@ export function workspaceFolders(root: string): string[] {
  * Call `onChange` once per burst of file events: after `quietMs` without events, or at the
  * latest `maxWaitMs` after the first event of a burst, so a busy writer cannot starve the screen.
  */
-export function watchWorkspace(root: string, onChange: (changed: Changed) => void, quietMs = 25, maxWaitMs = 120): WorkspaceWatch {
+export function watchWorkspace(
+  root: string,
+  onChange: (changed: Changed) => void,
+  quietMs = 25,
+  maxWaitMs = 120,
+): WorkspaceWatch {
   const watchers = new Map<string, fs.FSWatcher>();
   /** Folder → names of oracle files followed in it. */
   let followed = new Map<string, Set<string>>();
@@ -161,7 +174,11 @@ export function watchWorkspace(root: string, onChange: (changed: Changed) => voi
         if (!next.has(dir)) next.set(dir, new Set());
         next.get(dir)!.add(path.basename(f));
       }
-      const same = next.size === followed.size && [...next].every(([d, names]) => followed.get(d)?.size === names.size && [...names].every((n) => followed.get(d)!.has(n)));
+      const same =
+        next.size === followed.size &&
+        [...next].every(
+          ([d, names]) => followed.get(d)?.size === names.size && [...names].every((n) => followed.get(d)!.has(n)),
+        );
       if (same) return;
       followed = next;
       sync();
@@ -179,9 +196,17 @@ export function watchWorkspace(root: string, onChange: (changed: Changed) => voi
  * The dashboard's one watcher: file events under the root and, with a coordinator, its etcd
  * watch (the coordination view is read again first). `onChange` runs once per burst.
  */
-export function watchDashboard(root: string, scope: () => string | null, onChange: (changed: Changed) => void): WorkspaceWatch {
+export function watchDashboard(
+  root: string,
+  scope: () => string | null,
+  onChange: (changed: Changed) => void,
+): WorkspaceWatch {
   const files = watchWorkspace(root, onChange);
-  const refresh = () => void refreshView(root, scope()).then(() => onChange(null), () => onChange(null));
+  const refresh = () =>
+    void refreshView(root, scope()).then(
+      () => onChange(null),
+      () => onChange(null),
+    );
   const stopCoordination = coordinationFor(root).watch(refresh);
   return {
     ready: files.ready,

@@ -72,8 +72,12 @@ function receiptVerdicts(root: string, scope: string, receiptFile: ReceiptFile, 
 /** The facts of one scope from a reader the caller holds (the dashboard shares it with its plan view). */
 export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
   const receiptFile = receiptFileOrError(o.root);
-  if (!(receiptFile instanceof VerificationError)) inputs.alsoCheck(() => JSON.stringify(receiptFileOrError(o.root)) !== JSON.stringify(receiptFile));
-  const receipts = receiptFile instanceof VerificationError ? { error: receiptFile } : receiptVerdicts(o.root, o.scope, receiptFile, o.env ?? process.env);
+  if (!(receiptFile instanceof VerificationError))
+    inputs.alsoCheck(() => JSON.stringify(receiptFileOrError(o.root)) !== JSON.stringify(receiptFile));
+  const receipts =
+    receiptFile instanceof VerificationError
+      ? { error: receiptFile }
+      : receiptVerdicts(o.root, o.scope, receiptFile, o.env ?? process.env);
   const trace = readTrace(o.root, inputs.target().files);
   // Under the person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
   const attested = attestationsOf(inputs.target(), readAttestations(o.root, o.env ?? process.env));

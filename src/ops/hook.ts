@@ -55,10 +55,15 @@ function findOnPath(name: string, env: Env): string | null {
 /** The words before `--agent`: this binary (or bun + main.ts), or node + the fallback script. */
 function programWords(fallback: boolean, env: Env): string[] {
   if (!fallback) {
-    return isCompiled() ? [process.execPath, "hook", "stop"] : [process.execPath, path.resolve(import.meta.dir, "..", "main.ts"), "hook", "stop"];
+    return isCompiled()
+      ? [process.execPath, "hook", "stop"]
+      : [process.execPath, path.resolve(import.meta.dir, "..", "main.ts"), "hook", "stop"];
   }
   const script = fallbackHookPath();
-  if (!fs.existsSync(script)) throw new UsageError(`the Node fallback hook is not at ${script}; install kbz with npm (npm install -g kbz) or build it in a kbz checkout`);
+  if (!fs.existsSync(script))
+    throw new UsageError(
+      `the Node fallback hook is not at ${script}; install kbz with npm (npm install -g kbz) or build it in a kbz checkout`,
+    );
   const node = findOnPath("node", env);
   if (!node) throw new UsageError("--fallback needs node (>= 16) on PATH");
   return [node, script];
@@ -102,7 +107,11 @@ export function installHook(r: InstallRequest): Installed {
     try {
       writeShim(shim, words);
     } catch (e) {
-      throw new KbzError(`could not write the hook's stable path: ${describe(e)}`, { code: "settings-write", file: shim, hint: "check that ~/.kbz (or KBZ_HOME) is a writable directory, then run the command again" });
+      throw new KbzError(`could not write the hook's stable path: ${describe(e)}`, {
+        code: "settings-write",
+        file: shim,
+        hint: "check that ~/.kbz (or KBZ_HOME) is a writable directory, then run the command again",
+      });
     }
     command = hookCommand([shim], r.host, r.scope);
   }
@@ -110,17 +119,34 @@ export function installHook(r: InstallRequest): Installed {
   // uninstall only the ones kbz added (recorded), so the user's identical rules stay.
   const record = findRecord(r.home, r.env, r.host, file);
   const rules = denyRules(r.host);
-  const deny = rules && { path: rules.path, add: command === null ? [] : rules.rules, remove: command === null ? (record?.deny ?? rules.rules) : [] };
+  const deny = rules && {
+    path: rules.path,
+    add: command === null ? [] : rules.rules,
+    remove: command === null ? (record?.deny ?? rules.rules) : [],
+  };
   let outcome: InstallOutcome;
   try {
-    outcome = t.kind === "plugin" ? installPlugin(file, command) : installSettings({ file, target: t, command, ownPaths: r.ownPaths ?? [fallbackHookPath()], deny });
+    outcome =
+      t.kind === "plugin"
+        ? installPlugin(file, command)
+        : installSettings({ file, target: t, command, ownPaths: r.ownPaths ?? [fallbackHookPath()], deny });
     const added = [...new Set([...(record?.deny ?? []), ...(outcome.deny?.added ?? [])])];
-    updateRecord(r.home, r.env, { host: r.host, file, flags: r.flags, ...(added.length ? { deny: added } : {}) }, command === null);
+    updateRecord(
+      r.home,
+      r.env,
+      { host: r.host, file, flags: r.flags, ...(added.length ? { deny: added } : {}) },
+      command === null,
+    );
     if (r.host === "codex") codexRules(file, command !== null);
   } catch (e) {
     const hint = "fix or move the file by hand (or remove the link), then run the command again";
-    if (e instanceof SettingsRefusal) throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
-    throw new KbzError(`could not update this file: ${describe(e)}`, { code: "settings-write", file, hint: "check the directory's permissions and the disk, then run the command again" });
+    if (e instanceof SettingsRefusal)
+      throw new SettingsRefusal(`refusing to touch this file: ${e.message}`, file, hint);
+    throw new KbzError(`could not update this file: ${describe(e)}`, {
+      code: "settings-write",
+      file,
+      hint: "check the directory's permissions and the disk, then run the command again",
+    });
   }
   if (consent && outcome.removed) logConsent(consent, `${outcome.target} removed ${outcome.removed} handler(s)`);
   return { outcome, command };
@@ -139,7 +165,10 @@ export interface PlaceStatus {
 export function hookPlaces(cwd: string, home: string, env: Env, only: string | undefined): PlaceStatus[] {
   const all = hookStatus(cwd, home, env, [fallbackHookPath()]);
   const places = only ? all.filter((x) => x.host === only) : all;
-  return places.map((place) => ({ place, trust: place.trust !== "needs-review" ? null : findProgram(CONTRACT[place.host].cli, env) ? "counts" : "note" }));
+  return places.map((place) => ({
+    place,
+    trust: place.trust !== "needs-review" ? null : findProgram(CONTRACT[place.host].cli, env) ? "counts" : "note",
+  }));
 }
 
 /** `kbz doctor`: whether each installed guard fires (installed, trusted, host version, a dry run). */

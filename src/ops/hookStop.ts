@@ -43,7 +43,14 @@ import { leafIds, leafSnapshot, matchLeaf, waitingOn } from "../core/hook/worker
 import type { Snapshot } from "../core/snapshot.ts";
 import type { Target } from "../core/workspace/target.ts";
 import { DeadlineError, withDeadline } from "../io/deadline.ts";
-import { listScopes, resolveTarget, sessionTarget, withSoloLedgers, type LeftScope, type SessionTarget } from "../io/discover.ts";
+import {
+  listScopes,
+  resolveTarget,
+  sessionTarget,
+  withSoloLedgers,
+  type LeftScope,
+  type SessionTarget,
+} from "../io/discover.ts";
 import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { readHolds, recordHolds } from "../io/hook/holds.ts";
 import { approvalDirFor } from "../io/run/approval.ts";
@@ -103,7 +110,12 @@ export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOption
     } catch (e) {
       if (!(e instanceof DeadlineError)) throw e;
       held();
-      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock(t, sessionKey(stop.session, t.scope), "undecided", stop));
+      return undecidedStop(
+        e.file ?? "the gates",
+        JUDGE_S,
+        e.what,
+        await countBlock(t, sessionKey(stop.session, t.scope), "undecided", stop),
+      );
     }
     if (judged === null) return null;
     const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\0leaf:${judged.leaf}`, t.scope);
@@ -132,7 +144,12 @@ function existingDirectory(dir: string): string | null {
 
 type Resolved = Pick<SessionTarget, "target" | "judged" | "left">;
 
-function resolveForHook(root: string, scope: string | null, sessionId: string, store: string): Resolved | { output: HookOutput } {
+function resolveForHook(
+  root: string,
+  scope: string | null,
+  sessionId: string,
+  store: string,
+): Resolved | { output: HookOutput } {
   try {
     if (scope) {
       const target = resolveTarget({ root, scope });
@@ -171,7 +188,10 @@ function leftUnmet(root: string, left: LeftScope[], started: number): LeftNote[]
 async function countBlock(target: Target, key: string, hash: string, stop: HostStop): Promise<GuardResult> {
   let blocks: number;
   try {
-    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
+    blocks = await recordBlock(target, key, hash, {
+      restartAfter: stop.fresh ? MAX_BLOCKS : null,
+      uncounted: stop.uncounted === "no-message",
+    });
   } catch (e) {
     return { ok: false, message: (e as Error).message };
   }

@@ -13,9 +13,7 @@ import { TEMPLATES } from "../skill/files.ts";
 
 /** The leaf template as a solo GATES.md: no OWNS line (nothing to lease) and a task title. */
 export function soloLedger(): string {
-  return TEMPLATES.leaf
-    .replace(/^# Gates: .*$/m, "# Gates: <what this task delivers>")
-    .replace(/^OWNS: .*\n/m, "");
+  return TEMPLATES.leaf.replace(/^# Gates: .*$/m, "# Gates: <what this task delivers>").replace(/^OWNS: .*\n/m, "");
 }
 
 /** Atomic and no-clobber: the full file appears under its name at once, or not at all. */
@@ -25,7 +23,8 @@ function createNew(target: string, text: string): void {
   try {
     fs.linkSync(tmp, target);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new UsageError(`${target} already exists; ${kbz("init")} never overwrites a ledger`);
+    if ((e as NodeJS.ErrnoException).code === "EEXIST")
+      throw new UsageError(`${target} already exists; ${kbz("init")} never overwrites a ledger`);
     throw e;
   } finally {
     fs.rmSync(tmp, { force: true });
@@ -44,7 +43,8 @@ export function initLedgers(given: string, scope: string | undefined): { root: s
       ]
     : [["GATES.md", soloLedger()]];
   for (const [rel] of files) {
-    if (lstatOrNull(path.join(root, rel))) throw new UsageError(`${rel} already exists; ${kbz("init")} never overwrites a ledger`);
+    if (lstatOrNull(path.join(root, rel)))
+      throw new UsageError(`${rel} already exists; ${kbz("init")} never overwrites a ledger`);
   }
   if (scope) ensureRealDir(path.join(root, ".unlazy", scope, "gates"), root, 0o755);
   for (const [rel, text] of files) createNew(path.join(root, rel), text);

@@ -68,12 +68,17 @@ function conflictText(c: ClaimConflict): string {
 export async function launchNext(o: LaunchRequest): Promise<Launch> {
   const { snap, advice } = nextAdvice(o);
   const warnings: string[] = [];
-  if (advice.action !== "dispatch" || advice.launch.length === 0) return { snap, advice, wave: null, launched: [], claimed: [], warnings };
+  if (advice.action !== "dispatch" || advice.launch.length === 0)
+    return { snap, advice, wave: null, launched: [], claimed: [], warnings };
   const wave = o.wave ?? nextWaveId(snap);
-  if (snap.waves.some((w) => w.id === wave)) throw new RefusedError(`wave ${wave} already exists`, { hint: "leave out --wave: kbz picks the next free id" });
+  if (snap.waves.some((w) => w.id === wave))
+    throw new RefusedError(`wave ${wave} already exists`, { hint: "leave out --wave: kbz picks the next free id" });
   const handles = o.handles ?? new Map<string, string>();
   for (const id of handles.keys()) {
-    if (!advice.launch.includes(id)) throw new RefusedError(`--handle names ${id}, which this launch does not start`, { hint: `this launch starts ${advice.launch.join(", ")}` });
+    if (!advice.launch.includes(id))
+      throw new RefusedError(`--handle names ${id}, which this launch does not start`, {
+        hint: `this launch starts ${advice.launch.join(", ")}`,
+      });
   }
   const dir = scopeDir(o.root, o.scope);
   const launched: LaunchedLeaf[] = [];
@@ -83,8 +88,12 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
     if (problem) throw new RefusedError(`${problem}; nothing was recorded`);
     const file = path.join(dir, "gates", `leaf-${id}.md`);
     const entry = loadLedgerFile(file, o.root, true);
-    if (entry.problems.length > 0 || !entry.ledger) throw new RefusedError(entry.problems.map((p) => `${p.file}:${p.line}: ${p.message}`).join("; ") || `${entry.display}: unreadable`);
-    if (entry.ledger.owns.length === 0) throw new RefusedError(`${entry.display}:1: declares no OWNS paths; add an OWNS: line before the first gate`);
+    if (entry.problems.length > 0 || !entry.ledger)
+      throw new RefusedError(
+        entry.problems.map((p) => `${p.file}:${p.line}: ${p.message}`).join("; ") || `${entry.display}: unreadable`,
+      );
+    if (entry.ledger.owns.length === 0)
+      throw new RefusedError(`${entry.display}:1: declares no OWNS paths; add an OWNS: line before the first gate`);
     const given = handles.get(id);
     const handle = given ?? `${o.scope}-${wave}-leaf-${id}`;
     const bad = printableProblem("handle", handle, MAX_HANDLE);
@@ -100,7 +109,9 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
       ledger: path.relative(o.root, file),
       owns: entry.ledger.owns,
       reads: snap.tasks.get(id)?.access.reads ?? [],
-      gates: entry.ledger.gates.filter((g) => !entry.ledger!.abandons.has(g.id)).map((g) => ({ id: g.id, title: g.title, manual: !g.check })),
+      gates: entry.ledger.gates
+        .filter((g) => !entry.ledger!.abandons.has(g.id))
+        .map((g) => ({ id: g.id, title: g.title, manual: !g.check })),
       continues: c ? { after: c.after, handle: c.handle } : null,
     });
   }
@@ -112,7 +123,9 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
       try {
         await coord.release(o.scope, leaf);
       } catch {
-        warnings.push(`could not release the lease of ${leaf} after the refusal; run ${kbz("scope release", { scope: o.scope, leaf })}`);
+        warnings.push(
+          `could not release the lease of ${leaf} after the refusal; run ${kbz("scope release", { scope: o.scope, leaf })}`,
+        );
       }
     }
   };
@@ -121,7 +134,11 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
       if (advice.alreadyClaimed.includes(l.id)) continue;
       const r = await infra(() => coord.claim(o.scope, l.leaf, l.owns));
       warnings.push(...r.notes);
-      if (!r.ok) throw new RefusedError(`cannot claim ${l.leaf}: ${r.conflicts.map(conflictText).join("; ")}; nothing was launched`, { hint: "wait for the holder to finish, or release its lease" });
+      if (!r.ok)
+        throw new RefusedError(
+          `cannot claim ${l.leaf}: ${r.conflicts.map(conflictText).join("; ")}; nothing was launched`,
+          { hint: "wait for the holder to finish, or release its lease" },
+        );
       claimed.push(l.leaf);
     }
     const actions: DispatchAction[] = [
@@ -137,14 +154,34 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
     throw e;
   }
   for (const leaf of claimed) {
-    const w = await logEvent(coord, o.scope, `claim ${leaf}: ${launched.find((l) => l.leaf === leaf)!.owns.join(", ")}`);
+    const w = await logEvent(
+      coord,
+      o.scope,
+      `claim ${leaf}: ${launched.find((l) => l.leaf === leaf)!.owns.join(", ")}`,
+    );
     if (w) warnings.push(w);
   }
   try {
-    warnings.push(...(await setLeafStates(o.root, o.scope, launched.map((l) => l.id), "IN-FLIGHT", `launch ${wave}`)).warnings);
+    warnings.push(
+      ...(
+        await setLeafStates(
+          o.root,
+          o.scope,
+          launched.map((l) => l.id),
+          "IN-FLIGHT",
+          `launch ${wave}`,
+        )
+      ).warnings,
+    );
   } catch (e) {
     // PLAN.md changed under this call: take the wave and the leases back.
-    await infra(() => coord.commitDispatch(o.scope, { kind: "abandon", wave, reason: `launch refused: ${(e as Error).message}`.slice(0, 400) })).catch(() => undefined);
+    await infra(() =>
+      coord.commitDispatch(o.scope, {
+        kind: "abandon",
+        wave,
+        reason: `launch refused: ${(e as Error).message}`.slice(0, 400),
+      }),
+    ).catch(() => undefined);
     await undo();
     throw e;
   }

@@ -28,7 +28,12 @@ export interface NextRequest {
 const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
-  const snap = readScheduleFacts({ root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, order: o.order ?? "natural" });
+  const snap = readScheduleFacts({
+    root: o.root,
+    scope: o.scope,
+    slots: o.slots ?? DEFAULT_SLOTS,
+    order: o.order ?? "natural",
+  });
   const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
   // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
   if (advice.attention.some((a) => CASCADING.test(a.reason))) {
@@ -52,5 +57,9 @@ export function unsignedIntegration(root: string, scope: string): SignFirst[] {
   const leaf = /(^|\/)leaf-[^/]*\.md$/;
   return snap.gates
     .filter((g) => !leaf.test(g.file) && !isRunnable(g.gate) && g.state !== "met" && g.state !== "abandoned")
-    .map((g) => ({ ledger: path.relative(root, path.resolve(root, g.file)).split(path.sep).join("/"), gate: g.gate.id, title: g.gate.title }));
+    .map((g) => ({
+      ledger: path.relative(root, path.resolve(root, g.file)).split(path.sep).join("/"),
+      gate: g.gate.id,
+      title: g.gate.title,
+    }));
 }

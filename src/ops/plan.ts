@@ -23,7 +23,13 @@ export interface AccessDecl {
  * A new leaf: its PLAN.md row (from `rowFor`, given the plan read under the lock), its ACCESS.json
  * entry and its ledger, written at once. `ledger` is the new ledger's root-relative path.
  */
-export async function addLeaf(root: string, scope: string, id: string, decl: AccessDecl, rowFor: (plan: Plan) => NewRow): Promise<{ row: NewRow; ledger: string; warnings: string[] }> {
+export async function addLeaf(
+  root: string,
+  scope: string,
+  id: string,
+  decl: AccessDecl,
+  rowFor: (plan: Plan) => NewRow,
+): Promise<{ row: NewRow; ledger: string; warnings: string[] }> {
   const warnings: string[] = [];
   const done = await write(root, scope, warnings, (cur) => {
     const row = rowFor(cur.plan);
@@ -35,7 +41,11 @@ export async function addLeaf(root: string, scope: string, id: string, decl: Acc
       log: `plan add ${id} (${row.state}, wave ${row.wave})`,
     };
   });
-  return { row: done.row, ledger: path.relative(root, path.join(scopeDir(root, scope), `gates/leaf-${id}.md`)), warnings };
+  return {
+    row: done.row,
+    ledger: path.relative(root, path.join(scopeDir(root, scope), `gates/leaf-${id}.md`)),
+    warnings,
+  };
 }
 
 function ledgerMet(root: string, scope: string, id: string): boolean {
@@ -50,7 +60,13 @@ function ledgerMet(root: string, scope: string, id: string): boolean {
  * the files adapter runs the PLAN.md edit (validated again under its lock), a coordinator records
  * the states instead.
  */
-export async function setLeafState(root: string, scope: string, id: string, to: RowState, log: string): Promise<{ from: RowState; promoted: string[]; warnings: string[] }> {
+export async function setLeafState(
+  root: string,
+  scope: string,
+  id: string,
+  to: RowState,
+  log: string,
+): Promise<{ from: RowState; promoted: string[]; warnings: string[] }> {
   const met = to === "VERIFIED" ? ledgerMet(root, scope, id) : true;
   const decide = (plan: Plan) => {
     const problem = transitionProblem(plan, id, to, { ledgerMet: met });
@@ -78,7 +94,10 @@ export async function setLeafState(root: string, scope: string, id: string, to: 
         if (leaf !== id) return; // the first edit writes every change of this transition at once
         result = await write(root, scope, warnings, (locked) => {
           const r = decide(locked.plan);
-          const states = new Map<string, RowState>([[id, to], ...r.promoted.map((p) => [p, "READY"] as [string, RowState])]);
+          const states = new Map<string, RowState>([
+            [id, to],
+            ...r.promoted.map((p) => [p, "READY"] as [string, RowState]),
+          ]);
           const tail = r.promoted.length ? `; promoted ${r.promoted.join(", ")} to READY` : "";
           return { ...r, plan: withStates(locked.planText, states), log: `${log} ${id} ${r.from} -> ${to}${tail}` };
         });
@@ -92,7 +111,13 @@ export async function setLeafState(root: string, scope: string, id: string, to: 
  * Several rows to one state that promotes nothing (`kbz next --launch`: IN-FLIGHT), validated
  * together and written as one PLAN.md edit (a coordinator records each state instead).
  */
-export async function setLeafStates(root: string, scope: string, ids: string[], to: Exclude<RowState, "VERIFIED">, log: string): Promise<{ warnings: string[] }> {
+export async function setLeafStates(
+  root: string,
+  scope: string,
+  ids: string[],
+  to: Exclude<RowState, "VERIFIED">,
+  log: string,
+): Promise<{ warnings: string[] }> {
   const check = (plan: Plan) => {
     for (const id of ids) {
       const problem = transitionProblem(plan, id, to, { ledgerMet: true });
@@ -115,7 +140,10 @@ export async function setLeafStates(root: string, scope: string, ids: string[], 
         if (i !== 0) return; // the first edit writes every row at once
         await write(root, scope, warnings, (locked) => {
           check(locked.plan);
-          return { plan: withStates(locked.planText, new Map(ids.map((x) => [x, to] as [string, RowState]))), log: `${log}: ${ids.join(", ")} -> ${to}` };
+          return {
+            plan: withStates(locked.planText, new Map(ids.map((x) => [x, to] as [string, RowState]))),
+            log: `${log}: ${ids.join(", ")} -> ${to}`,
+          };
         });
       }),
     );
@@ -124,7 +152,12 @@ export async function setLeafStates(root: string, scope: string, ids: string[], 
 }
 
 /** One scope edit committed under the scope lock and logged; a log warning is added to `warnings`. */
-async function write<T extends object>(root: string, scope: string, warnings: string[], edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2]): Promise<T> {
+async function write<T extends object>(
+  root: string,
+  scope: string,
+  warnings: string[],
+  edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2],
+): Promise<T> {
   try {
     const done = await infra(() => commitScopeEdit(root, scope, edit));
     const log = (done as { log?: string }).log;

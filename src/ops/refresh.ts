@@ -65,7 +65,7 @@ function staleReceipts(root: string, scope: string, receiptFile: ReceiptFile, en
     if (r.current) continue;
     const changes = explainReceipt(root, key, { env }).changes;
     const moved = changes.find((c) => c.path !== undefined && c.kind.startsWith("input"));
-    out.push({ ledger: key, leaf: leafOf(key), cause: moved?.path ?? (changes[0]?.text ?? r.reason) });
+    out.push({ ledger: key, leaf: leafOf(key), cause: moved?.path ?? changes[0]?.text ?? r.reason });
   }
   return out;
 }
@@ -94,7 +94,13 @@ export function cascadesOf(root: string, scope: string, env: Env = process.env, 
   const collator = new Intl.Collator("en", { numeric: true });
   return [...byCause.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([cause, e]) => ({ cause, gates: e.gates, receipts: e.receipts, leaves: [...e.leaves].sort(collator.compare), next: kbz("check", { scope, root: rootFlag, stale: true }) }));
+    .map(([cause, e]) => ({
+      cause,
+      gates: e.gates,
+      receipts: e.receipts,
+      leaves: [...e.leaves].sort(collator.compare),
+      next: kbz("check", { scope, root: rootFlag, stale: true }),
+    }));
 }
 
 export interface RefreshRequest extends Omit<CheckRequest, "files" | "scope" | "only" | "reverify"> {
@@ -122,13 +128,24 @@ export async function refreshStale(req: RefreshRequest): Promise<RefreshResult> 
   const viaReceipt = new Set(receipts.map((r) => r.ledger));
   const direct = gates.filter((g) => !viaReceipt.has(g.ledger));
   let check: CheckResult | null = null;
-  if (direct.length > 0) check = (await checkGates({ ...req, scope, files: [], reverify: false, only: direct.map((g) => g.qid) })).result;
+  if (direct.length > 0)
+    check = (await checkGates({ ...req, scope, files: [], reverify: false, only: direct.map((g) => g.qid) })).result;
   const results: LedgerResult[] = [];
   if (receipts.length > 0) {
     // Each receipt keeps its own policy; verify run re-runs its whole ledger from the root.
     for (const r of receipts) {
       const policy = receiptOf(receiptFile, r.ledger)!.policy!;
-      results.push(...(await verifyRun({ root, ledgers: [r.ledger], policy, approve: req.approve, reviewed: false, env: req.env, timeoutS: req.timeoutS })));
+      results.push(
+        ...(await verifyRun({
+          root,
+          ledgers: [r.ledger],
+          policy,
+          approve: req.approve,
+          reviewed: false,
+          env: req.env,
+          timeoutS: req.timeoutS,
+        })),
+      );
     }
   }
   const after = loadSnapshot(resolveTarget({ root, scope }));
@@ -136,5 +153,11 @@ export async function refreshStale(req: RefreshRequest): Promise<RefreshResult> 
   const stillStale = after.gates.filter((g) => wanted.has(g.qid) && g.state !== "met").map((g) => g.qid);
   const receiptsOk = results.every((r) => r.status === "ACCEPTED" || r.status === "CURRENT_EVIDENCE");
   const broken = check !== null && check.exit === 2;
-  return { check, receipts: results, gates: gates.length, stillStale, exit: broken ? 2 : stillStale.length === 0 && receiptsOk ? 0 : 1 };
+  return {
+    check,
+    receipts: results,
+    gates: gates.length,
+    stillStale,
+    exit: broken ? 2 : stillStale.length === 0 && receiptsOk ? 0 : 1,
+  };
 }

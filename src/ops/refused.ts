@@ -16,7 +16,8 @@ export async function infra<T>(fn: () => Promise<T> | T): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (!(e instanceof KbzError) && e instanceof Error && typeof (e as NodeJS.ErrnoException).syscall === "string") throw new RefusedError(e.message, { kind: "infrastructure" });
+    if (!(e instanceof KbzError) && e instanceof Error && typeof (e as NodeJS.ErrnoException).syscall === "string")
+      throw new RefusedError(e.message, { kind: "infrastructure" });
     throw e;
   }
 }

@@ -52,7 +52,10 @@ export interface Claimed {
 export async function claimLeaf(root: string, scope: string, leaf: string, file: string): Promise<Claimed> {
   const entry: LedgerEntry = loadLedgerFile(file, root, true);
   if (entry.problems.length > 0 || !entry.ledger) throw new FileProblemsError(entry.problems);
-  if (entry.ledger.owns.length === 0) throw new FileProblemsError([{ file: entry.display, line: 1, message: "declares no OWNS paths; add an OWNS: line before the first gate" }]);
+  if (entry.ledger.owns.length === 0)
+    throw new FileProblemsError([
+      { file: entry.display, line: 1, message: "declares no OWNS paths; add an OWNS: line before the first gate" },
+    ]);
   const owns = entry.ledger.owns;
   const result = await infra(() => coordinationFor(root).claim(scope, leaf, owns));
   if (result.ok) {
@@ -79,7 +82,10 @@ export async function releaseLeases(root: string, scope: string, leaf: string | 
   const { released, alreadyLost, notes } = await infra(() => coordinationFor(root).release(scope, leaf));
   let logWarning: string | null = null;
   // An orphan release (its scope folder gone) has no log to write to.
-  if (released.length > 0 && (coordinationFor(root).kind !== "files" || fs.existsSync(path.join(root, ".unlazy", scope)))) {
+  if (
+    released.length > 0 &&
+    (coordinationFor(root).kind !== "files" || fs.existsSync(path.join(root, ".unlazy", scope)))
+  ) {
     logWarning = await logEvent(coordinationFor(root), scope, `release ${leaf ?? "all"}: ${released.length} lease(s)`);
   }
   return { released, alreadyLost, notes, logWarning };
@@ -98,7 +104,10 @@ export async function appendLog(root: string, scope: string, line: string): Prom
     await coord.appendStatus(scope, stamped(line));
   } catch (e) {
     if (fromCoordinator(e)) throw e;
-    throw new RefusedError(`cannot append status: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
+    throw new RefusedError(
+      `cannot append status: ${(e as Error).message}`,
+      e instanceof KbzError ? { file: e.file, hint: e.hint } : {},
+    );
   }
   return file;
 }
@@ -109,6 +118,9 @@ export async function bindSession(root: string, scope: string, session: string):
     return await coordinationFor(root).bindSession(scope, session);
   } catch (e) {
     if (kindOf(e) === "usage" || fromCoordinator(e)) throw e;
-    throw new RefusedError(`cannot bind session: ${(e as Error).message}`, e instanceof KbzError ? { file: e.file, hint: e.hint } : {});
+    throw new RefusedError(
+      `cannot bind session: ${(e as Error).message}`,
+      e instanceof KbzError ? { file: e.file, hint: e.hint } : {},
+    );
   }
 }

@@ -53,10 +53,14 @@ export interface SignResult {
 export function signEvidence(text: string): string {
   const v = text.replace(/[\r\n\t]+/g, " ").trim();
   if (v === "") throw new UsageError("evidence text is empty: say what you checked and what you saw");
-  if (v.toLowerCase() === "pending") throw new UsageError("'pending' is not evidence: say what you checked and what you saw");
-  if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell=")) throw new UsageError("evidence must not look like automatic evidence: write it in your own words");
-  if (hasUnsafe(v)) throw new UsageError("evidence contains control, bidi or invisible characters: type it again as plain text");
-  if (v.length > MAX_EVIDENCE) throw new UsageError(`evidence is ${v.length} characters; at most ${MAX_EVIDENCE} fit on the EVIDENCE line`);
+  if (v.toLowerCase() === "pending")
+    throw new UsageError("'pending' is not evidence: say what you checked and what you saw");
+  if (v.startsWith("automatic-evidence=") || v.startsWith("exit=0; shell="))
+    throw new UsageError("evidence must not look like automatic evidence: write it in your own words");
+  if (hasUnsafe(v))
+    throw new UsageError("evidence contains control, bidi or invisible characters: type it again as plain text");
+  if (v.length > MAX_EVIDENCE)
+    throw new UsageError(`evidence is ${v.length} characters; at most ${MAX_EVIDENCE} fit on the EVIDENCE line`);
   return v;
 }
 
@@ -67,7 +71,9 @@ function assertInsideRoot(root: string, file: string): void {
     real = fs.realpathSync(file);
   } catch {}
   if (!isInside(root, real)) {
-    throw new UsageError(`${file}: ledger is outside the root ${root}; ${kbz("sign")} writes only inside the root. Run ${kbz("sign")} from its repository (or --root <its repository>)`);
+    throw new UsageError(
+      `${file}: ledger is outside the root ${root}; ${kbz("sign")} writes only inside the root. Run ${kbz("sign")} from its repository (or --root <its repository>)`,
+    );
   }
 }
 
@@ -75,7 +81,11 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
   const env = req.env ?? process.env;
   const consent = requirePerson("sign", { env, via: req.via });
   const evidence = signEvidence(req.evidence);
-  const snap = snapshotForRequest({ root: req.root, scope: req.files?.length ? null : req.scope, files: req.files ?? [] });
+  const snap = snapshotForRequest({
+    root: req.root,
+    scope: req.files?.length ? null : req.scope,
+    files: req.files ?? [],
+  });
   for (const l of snap.ledgers) assertInsideRoot(snap.target.root, l.file);
   if (snap.problems.length > 0) {
     const p = snap.problems[0]!;
@@ -83,7 +93,8 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
   }
   const view = snap.gates.find((g) => g.qid === req.qid);
   if (!view) throw new UsageError(`no gate ${req.qid} here (${kbz("status")} lists the gate ids)`);
-  if (isRunnable(view.gate)) throw new UsageError(`${req.qid} has a CHECK and EXPECT: ${kbz("check")} runs it; only manual gates are signed`);
+  if (isRunnable(view.gate))
+    throw new UsageError(`${req.qid} has a CHECK and EXPECT: ${kbz("check")} runs it; only manual gates are signed`);
   if (view.state === "abandoned") throw new UsageError(`${req.qid} is abandoned: it cannot be signed`);
   const root = snap.target.root;
   const constrained = true; // the root rule above holds for named ledgers too
@@ -93,25 +104,43 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
     const decoded = readLedgerText(view.file, constrained ? root : undefined);
     if (!("text" in decoded)) throw new UsageError(decoded.message, { file: view.file, line: decoded.line });
     const fresh = parseLedger(decoded.text, stemOf(view.file));
-    if (fresh.errors.length > 0) throw new UsageError(fresh.errors[0]!.message, { file: view.file, line: fresh.errors[0]!.line });
+    if (fresh.errors.length > 0)
+      throw new UsageError(fresh.errors[0]!.message, { file: view.file, line: fresh.errors[0]!.line });
     const gate = fresh.gates.find((g) => g.id === view.gate.id);
-    if (!gate || gateDigest(gate) !== digest) throw new UsageError(`${req.qid} changed while signing: look at it again, then sign`);
+    if (!gate || gateDigest(gate) !== digest)
+      throw new UsageError(`${req.qid} changed while signing: look at it again, then sign`);
     const old = gate.checked && gate.evidence && gate.evidence.toLowerCase() !== "pending" ? gate.evidence : null;
     if (old !== null && old !== evidence && !req.replace) {
-      throw new UsageError(`${req.qid} is already signed ("${old.slice(0, 80)}"): pass --replace to sign it again (the old evidence is kept in the log)`);
+      throw new UsageError(
+        `${req.qid} is already signed ("${old.slice(0, 80)}"): pass --replace to sign it again (the old evidence is kept in the log)`,
+      );
     }
     // What the person reviewed: the INPUTS as they are now, bound to this signature.
     const digested = cwd ? digestInputs(root, cwd, gate.inputs!) : null;
-    if (digested?.truncated) throw new UsageError(`${req.qid}: its INPUTS match too many files to bind to a signature: narrow them, then sign`);
+    if (digested?.truncated)
+      throw new UsageError(
+        `${req.qid}: its INPUTS match too many files to bind to a signature: narrow them, then sign`,
+      );
     const inputs = digested ? digested.files : null;
     const text = applyGateEdit(fresh, gate, { checked: true, evidence });
     const status = text === fresh.text ? ("unchanged" as const) : ("written" as const);
     if (status === "written") writeAtomic(view.file, text, constrained ? { root } : {});
-    return { file: view.file, gateId: gate.id, status, inputs, replaced: old !== null && old !== evidence ? old : null };
+    return {
+      file: view.file,
+      gateId: gate.id,
+      status,
+      inputs,
+      replaced: old !== null && old !== evidence ? old : null,
+    };
   });
-  const record = result.inputs && cwd ? { definition: digest as unknown as string, evidence, cwd, inputs: view.gate.inputs!, files: result.inputs } : null;
+  const record =
+    result.inputs && cwd
+      ? { definition: digest as unknown as string, evidence, cwd, inputs: view.gate.inputs!, files: result.inputs }
+      : null;
   if (record) await recordInputs(root, view.file, { [view.gate.id]: record });
-  await attest(consent.store, root, view.file, [{ gate: view.gate.id, kind: "sign", evidence, inputs: record, oracle: null }]);
+  await attest(consent.store, root, view.file, [
+    { gate: view.gate.id, kind: "sign", evidence, inputs: record, oracle: null },
+  ]);
   const replaced = result.replaced !== null ? ` replaced ${JSON.stringify(result.replaced)}` : "";
   logConsent(consent, `${path.resolve(view.file)} ${view.gate.id} ${JSON.stringify(evidence)}${replaced}`);
   return result;

@@ -33,7 +33,17 @@ export function statusView(snap: Snapshot, env: Env): StatusView {
   const { report, reduction } = statusReport(snap);
   const judged = new Set(snap.ledgers.map((l) => l.display));
   const beside = ledgersBesideScope(snap.target.root, snap.target.mode).filter((f) => !judged.has(f));
-  const warnings = [...snap.ledgers.flatMap((l) => l.warnings), ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) }))];
-  const receipts = snap.target.mode === "scope" ? scopeReceipts(snap.target.root, snap.ledgers.map((l) => l.file), env) : null;
+  const warnings = [
+    ...snap.ledgers.flatMap((l) => l.warnings),
+    ...beside.map((file) => ({ file, line: 1, message: besideScopeWarning(snap.target.scope, file) })),
+  ];
+  const receipts =
+    snap.target.mode === "scope"
+      ? scopeReceipts(
+          snap.target.root,
+          snap.ledgers.map((l) => l.file),
+          env,
+        )
+      : null;
   return { report, reduction, notInScope: beside, warnings, receipts };
 }

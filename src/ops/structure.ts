@@ -7,7 +7,13 @@ import { checkStructure } from "../io/structure/oracle.ts";
 import { loadStructure } from "../io/structure/model.ts";
 import { namedSplit, type SplitChild } from "../core/structure/split.ts";
 import { sha256Hex } from "../core/util/hash.ts";
-import { applyHandoff, HandoffArgumentError, readRequestFile, type HandoffAction, type HandoffEvent } from "../io/requests.ts";
+import {
+  applyHandoff,
+  HandoffArgumentError,
+  readRequestFile,
+  type HandoffAction,
+  type HandoffEvent,
+} from "../io/requests.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
 import { logEvent } from "../io/coordination/events.ts";
 
@@ -25,7 +31,13 @@ export function planRequest(root: string, scope: string, requestFile: string) {
 }
 
 /** Apply a split/regroup request; the applied operation joins the scope's log. */
-export async function applyRequest(root: string, scope: string, requestFile: string, hooks: StructureHooks, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string) {
+export async function applyRequest(
+  root: string,
+  scope: string,
+  requestFile: string,
+  hooks: StructureHooks,
+  describe: (r: Extract<ApplyResult, { status: "applied" }>) => string,
+) {
   const request = readRequestFile(root, requestFile, "request file");
   return logged(root, scope, await applyStructure(root, scope, request, hooks), describe);
 }
@@ -39,16 +51,33 @@ export function regroupRequest(root: string, scope: string, ids: string[]): Reco
   const revision = loadStructure(root, scope).revision;
   const names = [...new Set(ids)].sort();
   const plain = `regroup-${names.join("-")}-r${revision}`;
-  const operation = plain.length <= 64 && /^[A-Za-z0-9._-]+$/.test(plain) ? plain : `regroup-${sha256Hex(JSON.stringify(names)).slice(0, 16)}-r${revision}`;
+  const operation =
+    plain.length <= 64 && /^[A-Za-z0-9._-]+$/.test(plain)
+      ? plain
+      : `regroup-${sha256Hex(JSON.stringify(names)).slice(0, 16)}-r${revision}`;
   return { schema: 1, operation, contractRevision: revision, refinements: {}, regroup: names };
 }
 
 /** Plan (nothing written) or apply a regroup by name. */
-export async function regroupByName(root: string, scope: string, ids: string[], apply: boolean, hooks: StructureHooks, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string) {
+export async function regroupByName(
+  root: string,
+  scope: string,
+  ids: string[],
+  apply: boolean,
+  hooks: StructureHooks,
+  describe: (r: Extract<ApplyResult, { status: "applied" }>) => string,
+) {
   const request = regroupRequest(root, scope, ids);
   // Already one group (a retry after the revision moved on): nothing to do, nothing written.
   const together = loadStructure(root, scope).meta.groups.some((g) => ids.every((id) => g.includes(id)));
-  if (together) return { applied: { result: { status: "already-applied" as const, operation: String(request.operation) }, logWarning: null }, request };
+  if (together)
+    return {
+      applied: {
+        result: { status: "already-applied" as const, operation: String(request.operation) },
+        logWarning: null,
+      },
+      request,
+    };
   if (!apply) return { planned: planStructure(root, scope, request), request };
   return { applied: await logged(root, scope, await applyStructure(root, scope, request, hooks), describe), request };
 }
@@ -57,27 +86,64 @@ export async function regroupByName(root: string, scope: string, ids: string[], 
  * `structure split LEAF --into GLOBS GLOBS…`: the named leaf's split request (core/structure/split.ts),
  * applied. A retry (the same parts for a leaf already split so) is already applied; nothing written.
  */
-export async function splitByName(root: string, scope: string, parent: string, parts: string[][], hooks: StructureHooks, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string) {
+export async function splitByName(
+  root: string,
+  scope: string,
+  parent: string,
+  parts: string[][],
+  hooks: StructureHooks,
+  describe: (r: Extract<ApplyResult, { status: "applied" }>) => string,
+) {
   const named = namedSplit(loadStructure(root, scope), parent, parts);
   const children: SplitChild[] = named.children;
-  if (named.status === "already-applied") return { applied: { result: { status: "already-applied" as const, operation: named.operation }, logWarning: null }, children, request: null };
-  return { applied: await logged(root, scope, await applyStructure(root, scope, named.request, hooks), describe), children, request: named.request };
+  if (named.status === "already-applied")
+    return {
+      applied: { result: { status: "already-applied" as const, operation: named.operation }, logWarning: null },
+      children,
+      request: null,
+    };
+  return {
+    applied: await logged(root, scope, await applyStructure(root, scope, named.request, hooks), describe),
+    children,
+    request: named.request,
+  };
 }
 
 /** A worker handoff event (a report, or the parent's accept/resume/reject), applied like a request. */
-export async function applyHandoffEvent(root: string, scope: string, event: HandoffEvent, hooks: StructureHooks, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string) {
+export async function applyHandoffEvent(
+  root: string,
+  scope: string,
+  event: HandoffEvent,
+  hooks: StructureHooks,
+  describe: (r: Extract<ApplyResult, { status: "applied" }>) => string,
+) {
   return logged(root, scope, await applyHandoff(root, scope, event, hooks), describe);
 }
 
-async function logged(root: string, scope: string, result: ApplyResult, describe: (r: Extract<ApplyResult, { status: "applied" }>) => string): Promise<{ result: ApplyResult; logWarning: string | null }> {
+async function logged(
+  root: string,
+  scope: string,
+  result: ApplyResult,
+  describe: (r: Extract<ApplyResult, { status: "applied" }>) => string,
+): Promise<{ result: ApplyResult; logWarning: string | null }> {
   if (result.status === "already-applied") return { result, logWarning: null };
-  return { result, logWarning: await logEvent(coordinationFor(root), scope, `structure ${result.operation} applied as turn ${result.turn}: ${describe(result)}`) };
+  return {
+    result,
+    logWarning: await logEvent(
+      coordinationFor(root),
+      scope,
+      `structure ${result.operation} applied as turn ${result.turn}: ${describe(result)}`,
+    ),
+  };
 }
 
 /** `structure recover`: roll an interrupted operation forward (logged), or nothing to recover. */
 export async function recoverOperation(root: string, scope: string, hooks: StructureHooks) {
   const result = await recoverStructure(root, scope, hooks);
-  const logWarning = result.status === "applied" ? await logEvent(coordinationFor(root), scope, `structure ${result.operation} recovered (rolled forward)`) : null;
+  const logWarning =
+    result.status === "applied"
+      ? await logEvent(coordinationFor(root), scope, `structure ${result.operation} recovered (rolled forward)`)
+      : null;
   return { result, logWarning };
 }
 

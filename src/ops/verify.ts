@@ -21,7 +21,8 @@ export type { Explanation, Inspection, LedgerResult, Policy };
 
 /** The ledgers as given, each once and each a different receipt identity. */
 export function verifyLedgers(root: string, files: string[]): string[] {
-  if (files.length === 0 || new Set(files).size !== files.length) throw new UsageError("unique explicit ledgers required");
+  if (files.length === 0 || new Set(files).size !== files.length)
+    throw new UsageError("unique explicit ledgers required");
   const keys = files.map((f) => ledgerKey(root, f));
   if (new Set(keys).size !== keys.length) throw new UsageError("duplicate ledger identity");
   return files;
@@ -66,7 +67,10 @@ function defaultInputs(root: string, ledgers: string[]): string[] {
     if (m) globs.push(...accessReads(root, m[1]!, m[2]!));
     for (const g of globs) {
       const lit = literalPrefix(g);
-      if (lit === null) throw new UsageError(`--inputs required: ${rel} declares ${g}, which has no literal folder; list the inputs with --inputs`);
+      if (lit === null)
+        throw new UsageError(
+          `--inputs required: ${rel} declares ${g}, which has no literal folder; list the inputs with --inputs`,
+        );
       inputs.push(lit);
     }
   }
@@ -105,7 +109,10 @@ export function verifyCwd(root: string, cwd: string): string {
   try {
     ok = cwd !== "" && fs.statSync(dir).isDirectory();
   } catch {}
-  if (!ok) throw new UsageError(`--cwd is not an existing directory: ${dir}`, { hint: `name a folder relative to the root (${kbz("verify run", { cwd: ph("sub") }, ph("LEDGER"))})` });
+  if (!ok)
+    throw new UsageError(`--cwd is not an existing directory: ${dir}`, {
+      hint: `name a folder relative to the root (${kbz("verify run", { cwd: ph("sub") }, ph("LEDGER"))})`,
+    });
   return cwd;
 }
 

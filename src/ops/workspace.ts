@@ -28,6 +28,10 @@ export function targetOf(root: string, files: string[], scope: string | null): T
  * --coordinator, KBZ_COORDINATOR or .kbz/settings.json names) before it reads anything; returns
  * the leases this clone lost since its last command.
  */
-export async function openCoordination(root: string, flag: string | undefined, logScope: string | null): Promise<LostLease[]> {
+export async function openCoordination(
+  root: string,
+  flag: string | undefined,
+  logScope: string | null,
+): Promise<LostLease[]> {
   return (await installCoordination(root, { flag, logScope })).lost;
 }

@@ -37,7 +37,9 @@ export function layoutDetail(lines: DetailLine[], width: number, all = false): D
     }
     const parts = wrap(l.value, width, !!l.block);
     if (parts.length === 0) parts.push("");
-    parts.forEach((value, i) => rows.push({ ...l, label: i === 0 ? l.label : "", value, wrap: false, block: false, fromBlock: !!l.block }));
+    parts.forEach((value, i) =>
+      rows.push({ ...l, label: i === 0 ? l.label : "", value, wrap: false, block: false, fromBlock: !!l.block }),
+    );
   }
   return rows;
 }
@@ -95,7 +97,9 @@ export function Detail({ lines, height, hint, rule = true, tail = false }: Detai
       {shown.map((l, i) => (
         <Row key={i} line={l} labelW={labelW} valueW={valueW} />
       ))}
-      {left > 0 && room > 0 ? <Text color={theme.tone("muted")}>{fit(`(${left} more rows; ${hint ?? "enter shows all"})`, width)}</Text> : null}
+      {left > 0 && room > 0 ? (
+        <Text color={theme.tone("muted")}>{fit(`(${left} more rows; ${hint ?? "enter shows all"})`, width)}</Text>
+      ) : null}
     </Box>
   );
 }
@@ -134,7 +138,10 @@ export function FullView({ title, lines, top, height, labelMax }: FullViewProps)
       ))}
       {scrolls && room > 0 ? (
         <Text color={theme.tone("muted")} wrap="truncate">
-          {fit(`  rows ${start + 1}-${start + shown.length} of ${rows.length}${start + shown.length < rows.length ? "  ↓ j/pgdn" : ""}`, width)}
+          {fit(
+            `  rows ${start + 1}-${start + shown.length} of ${rows.length}${start + shown.length < rows.length ? "  ↓ j/pgdn" : ""}`,
+            width,
+          )}
         </Text>
       ) : null}
     </Box>

@@ -8,7 +8,8 @@ import { fit, pad } from "./text.ts";
 
 export const helpLabelMax = (width: number) => Math.min(18, Math.floor(width / 3));
 
-const STATES = "gates: ✓ met · unmet ✗ failed ~ stale ? no evidence ⚑ abandoned; leaves: ✓ verified ● in flight ◐ returned ○ ready · waiting";
+const STATES =
+  "gates: ✓ met · unmet ✗ failed ~ stale ? no evidence ⚑ abandoned; leaves: ✓ verified ● in flight ◐ returned ○ ready · waiting";
 
 export function HelpList({ rows, selected }: { rows: HelpRow[]; selected: number }) {
   const { theme, width, height } = useUi();
@@ -26,11 +27,15 @@ export function HelpList({ rows, selected }: { rows: HelpRow[]; selected: number
           const group = i === 0 || rows[i - 1]!.group !== r.group;
           return (
             <Text inverse={active} wrap="truncate">
-              <Text color={theme.tone("accent")}>{pad(group ? r.group.slice(0, 10) : "", Math.min(11, Math.floor(width / 4)))}</Text>
+              <Text color={theme.tone("accent")}>
+                {pad(group ? r.group.slice(0, 10) : "", Math.min(11, Math.floor(width / 4)))}
+              </Text>
               <Text bold color={r.run ? theme.tone("info") : theme.tone("muted")}>
                 {pad(r.keys, keyW)}
               </Text>
-              <Text color={r.run ? undefined : theme.tone("muted")}>{fit(r.help, Math.max(0, width - keyW - Math.min(11, Math.floor(width / 4))))}</Text>
+              <Text color={r.run ? undefined : theme.tone("muted")}>
+                {fit(r.help, Math.max(0, width - keyW - Math.min(11, Math.floor(width / 4))))}
+              </Text>
             </Text>
           );
         }}

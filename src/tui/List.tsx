@@ -27,7 +27,12 @@ export function List<T>({ items, selected, height, row, empty, hidden = 0, unhid
   if (items.length === 0) {
     return (
       <Box height={height}>
-        <Text color={theme.tone("muted")}>{fit(`${empty ?? "(nothing here)"}${hidden ? ` (${hidden} hidden: ${unhide ?? "esc clears the filter"})` : ""}`, width)}</Text>
+        <Text color={theme.tone("muted")}>
+          {fit(
+            `${empty ?? "(nothing here)"}${hidden ? ` (${hidden} hidden: ${unhide ?? "esc clears the filter"})` : ""}`,
+            width,
+          )}
+        </Text>
       </Box>
     );
   }

@@ -46,7 +46,11 @@ export function PanelView({ def, list, selected, ctx, onGeometry }: PanelViewPro
   const lines = item === undefined ? [] : def.summary(item, { ...pctx, width: detailW });
   const state = ctx.state;
   const key = state.panel;
-  const unhide = state.filter[key] ? `esc clears the filter /${state.filter[key]}` : state.unmetOnly ? "u shows everything" : undefined;
+  const unhide = state.filter[key]
+    ? `esc clears the filter /${state.filter[key]}`
+    : state.unmetOnly
+      ? "u shows everything"
+      : undefined;
   const rowsLeft = height - head.length;
   const split = wide ? { list: rowsLeft, detail: 0 } : splitPane(rowsLeft, list.items.length, paneWant(lines, width));
   const listBox = (

@@ -40,14 +40,37 @@ function Body() {
   const { state } = ui;
   const mode = modeOf(state);
   const view = state.view;
-  if (mode === "help") return <HelpList rows={helpList(ui)} selected={selectedIndex(state, "help", helpList(ui).map((_, i) => String(i)))} />;
-  if (mode === "pick") return <Picker list={pickList(ui)} selected={selectedIndex(state, "pick", pickList(ui).ids)} current={ui.data?.snapshot.target.scope ?? null} />;
+  if (mode === "help")
+    return (
+      <HelpList
+        rows={helpList(ui)}
+        selected={selectedIndex(
+          state,
+          "help",
+          helpList(ui).map((_, i) => String(i)),
+        )}
+      />
+    );
+  if (mode === "pick")
+    return (
+      <Picker
+        list={pickList(ui)}
+        selected={selectedIndex(state, "pick", pickList(ui).ids)}
+        current={ui.data?.snapshot.target.scope ?? null}
+      />
+    );
   const full = fullView(ui);
-  if (full) return <FullView title={full.title} lines={full.lines} top={state.sel.detail?.index ?? 0} height={height} />;
+  if (full)
+    return <FullView title={full.title} lines={full.lines} top={state.sel.detail?.index ?? 0} height={height} />;
   if (!view || view.kind === "empty") {
     return (
       <Box flexDirection="column" height={height}>
-        <Text wrap="truncate">{fit(`No gate ledgers here (GATES.md, gates/*.md or .unlazy/<scope>/) in ${view?.root ?? ui.src.root}.`, width)}</Text>
+        <Text wrap="truncate">
+          {fit(
+            `No gate ledgers here (GATES.md, gates/*.md or .unlazy/<scope>/) in ${view?.root ?? ui.src.root}.`,
+            width,
+          )}
+        </Text>
         {ui.canDemo ? (
           <Text color={theme.tone("info")} wrap="truncate">
             {fit("Press enter to open the built-in demo: a small plan whose leaves advance while you watch.", width)}
@@ -56,7 +79,15 @@ function Body() {
       </Box>
     );
   }
-  if (view.kind === "error") return <FullView title="kbz cannot show this folder" lines={[{ label: "", value: view.message, tone: "bad", wrap: true }]} top={0} height={height} />;
+  if (view.kind === "error")
+    return (
+      <FullView
+        title="kbz cannot show this folder"
+        lines={[{ label: "", value: view.message, tone: "bad", wrap: true }]}
+        top={0}
+        height={height}
+      />
+    );
   if (!ui.base) return null;
   const p = state.panel;
   return (
@@ -102,7 +133,12 @@ function Footer() {
   if (e?.kind === "filter" || e?.kind === "evidence") {
     const head = e.kind === "filter" ? `/${state.filter[e.list] ?? ""}▏ ` : `evidence for ${e.qid}: `;
     const room = Math.max(8, width - 24);
-    const text = e.kind === "evidence" && cols(e.text) > room - cols(head) ? `…${[...e.text].slice(-(room - cols(head) - 1)).join("")}` : e.kind === "evidence" ? e.text : "";
+    const text =
+      e.kind === "evidence" && cols(e.text) > room - cols(head)
+        ? `…${[...e.text].slice(-(room - cols(head) - 1)).join("")}`
+        : e.kind === "evidence"
+          ? e.text
+          : "";
     const typed = fit(`${head}${text}${e.kind === "evidence" ? "▏ " : ""}`, Math.max(8, width - 20));
     return (
       <Box width={width}>
@@ -130,7 +166,12 @@ function Footer() {
     );
   }
   const list = mode === "pick" ? "pick" : state.panel;
-  const marks = [state.filter[list] ? `/${state.filter[list]}` : "", mode === "list" && state.unmetOnly ? "[unmet]" : ""].filter(Boolean).join(" ");
+  const marks = [
+    state.filter[list] ? `/${state.filter[list]}` : "",
+    mode === "list" && state.unmetOnly ? "[unmet]" : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   const markText = marks && width >= 60 ? `${marks}  ` : "";
   return (
     <Box width={width}>
@@ -189,7 +230,12 @@ function Tabs() {
   return (
     <Text wrap="truncate">
       {PANELS.map((p, i) => (
-        <Text key={p} inverse={p === panel} bold={p === panel} color={p === panel ? undefined : theme.tone(p === "approvals" && counts.approvals ? "warn" : "muted")}>
+        <Text
+          key={p}
+          inverse={p === panel}
+          bold={p === panel}
+          color={p === panel ? undefined : theme.tone(p === "approvals" && counts.approvals ? "warn" : "muted")}
+        >
           {p === panel ? `[${labels[i]!.slice(1, -1)}]` : labels[i]}
         </Text>
       ))}
@@ -203,15 +249,40 @@ export function demoCall(ui: UIState): { text: string; tone: "warn" | "ok" | "in
   const narrow = ui.width < 80;
   if (!data) return { text: "▶ the demo is starting…", tone: "info" };
   const pending = data.approvals.items.length;
-  if (pending > 0 && ui.state.panel !== "approvals") return { text: narrow ? `▶ your turn: 4, then a approves` : `▶ your turn: approve the root checks: press 4 (Approvals), then a (y confirms)`, tone: "warn" };
-  if (pending > 0) return { text: narrow ? `▶ a approves ${data.approvals.items[0]!.qid} (y confirms)` : `▶ your turn: a shows the whole oracle and asks y to approve ${data.approvals.items[0]!.qid}; nothing runs until r`, tone: "warn" };
+  if (pending > 0 && ui.state.panel !== "approvals")
+    return {
+      text: narrow
+        ? `▶ your turn: 4, then a approves`
+        : `▶ your turn: approve the root checks: press 4 (Approvals), then a (y confirms)`,
+      tone: "warn",
+    };
+  if (pending > 0)
+    return {
+      text: narrow
+        ? `▶ a approves ${data.approvals.items[0]!.qid} (y confirms)`
+        : `▶ your turn: a shows the whole oracle and asks y to approve ${data.approvals.items[0]!.qid}; nothing runs until r`,
+      tone: "warn",
+    };
   // The root's turn comes once every leaf is VERIFIED (kbz next says verify-root), or at once without a plan.
   const rootTurn = !data.plan?.advice || data.plan.advice.action === "verify-root";
-  const open = (g: (typeof data.snapshot.gates)[number]) => g.state !== "met" && g.state !== "abandoned" && !g.file.includes("/gates/leaf-");
+  const open = (g: (typeof data.snapshot.gates)[number]) =>
+    g.state !== "met" && g.state !== "abandoned" && !g.file.includes("/gates/leaf-");
   const runnable = rootTurn ? data.snapshot.gates.find((g) => open(g) && g.gate.check !== null) : undefined;
   const manual = rootTurn ? data.snapshot.gates.find((g) => open(g) && g.gate.check === null) : undefined;
-  if (runnable) return { text: narrow ? `▶ 3, select ${runnable.qid}, r runs it` : `▶ your turn: run the approved checks: press 3 (Gates), select ${runnable.qid}, r`, tone: "warn" };
-  if (manual) return { text: narrow ? `▶ 3, select ${manual.qid}, s signs` : `▶ your turn: sign the manual gate ${manual.qid}: press 3 (Gates), select it, s`, tone: "warn" };
+  if (runnable)
+    return {
+      text: narrow
+        ? `▶ 3, select ${runnable.qid}, r runs it`
+        : `▶ your turn: run the approved checks: press 3 (Gates), select ${runnable.qid}, r`,
+      tone: "warn",
+    };
+  if (manual)
+    return {
+      text: narrow
+        ? `▶ 3, select ${manual.qid}, s signs`
+        : `▶ your turn: sign the manual gate ${manual.qid}: press 3 (Gates), select it, s`,
+      tone: "warn",
+    };
   if (data.reduction.verdict === "all-met") return { text: "✓ ALL MET: the demo is done (q quits)", tone: "ok" };
   return { text: "▶ watch the leaves advance (1 Graph, 2 Queue)", tone: "info" };
 }
@@ -231,25 +302,43 @@ function Picker({ list, selected, current }: { list: Listed<ScopeSummary>; selec
   const nameW = Math.min(24, Math.max(6, ...list.items.map((s) => cols(s.scope) + 1)));
   return (
     <Box flexDirection="column" height={height}>
-      <Text wrap="truncate">{fit(`${list.total} scopes here; choose one (enter)${current ? `, esc keeps ${current}` : ""}:`, width)}</Text>
+      <Text wrap="truncate">
+        {fit(`${list.total} scopes here; choose one (enter)${current ? `, esc keeps ${current}` : ""}:`, width)}
+      </Text>
       <List
         items={list.items}
         selected={selected}
         height={height - 1}
         hidden={list.total - list.items.length}
-        row={(s, _i, active) => <PickRow s={s} active={active} nameW={nameW} width={width} current={s.scope === current} />}
+        row={(s, _i, active) => (
+          <PickRow s={s} active={active} nameW={nameW} width={width} current={s.scope === current} />
+        )}
       />
     </Box>
   );
 }
 
-function PickRow({ s, active, nameW, width, current }: { s: ScopeSummary; active: boolean; nameW: number; width: number; current: boolean }) {
+function PickRow({
+  s,
+  active,
+  nameW,
+  width,
+  current,
+}: {
+  s: ScopeSummary;
+  active: boolean;
+  nameW: number;
+  width: number;
+  current: boolean;
+}) {
   const { theme } = useUi();
   return (
     <Text inverse={active} wrap="truncate">
       <Text>{active ? "›" : current ? "•" : " "} </Text>
       <Text bold>{pad(s.scope, nameW)}</Text>
-      <Text color={theme.tone(s.tone)}>{fit(`${s.verdict}  ${s.met}/${s.gates} gates met`, Math.max(0, width - nameW - 2))}</Text>
+      <Text color={theme.tone(s.tone)}>
+        {fit(`${s.verdict}  ${s.met}/${s.gates} gates met`, Math.max(0, width - nameW - 2))}
+      </Text>
     </Text>
   );
 }

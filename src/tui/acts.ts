@@ -3,7 +3,15 @@
 // `?` help (enter runs the selected key) and the mouse all call `perform`.
 import { isRunnable } from "../core/ledger/model.ts";
 import type { DashSource } from "../ops/dashboard.ts";
-import { approveShown, confirmRemoved, probeGate, runGates, runSummary, signShown, type ProbeShown } from "../ops/dashboardActs.ts";
+import {
+  approveShown,
+  confirmRemoved,
+  probeGate,
+  runGates,
+  runSummary,
+  signShown,
+  type ProbeShown,
+} from "../ops/dashboardActs.ts";
 import type { Env } from "../ops/dashboard.ts";
 import type { UIState } from "./container.tsx";
 import { keyName, lookup, PANELS, unfitting, type Command, type ItemKind } from "./keys.ts";
@@ -37,7 +45,8 @@ export interface Acts {
 }
 
 export function makeActs(d: ActsDeps): Acts {
-  const flash = (text: string, tone: "info" | "bad" | "warn" | "ok" = "info") => d.dispatch({ type: "flash", text, tone });
+  const flash = (text: string, tone: "info" | "bad" | "warn" | "ok" = "info") =>
+    d.dispatch({ type: "flash", text, tone });
   const selected = <T>(panel: (typeof PANELS)[number]): T | undefined => {
     const ui = d.ui();
     return ui.lists[panel].items[selectedIndex(d.live.current, panel, ui.lists[panel].ids)] as T | undefined;
@@ -83,7 +92,8 @@ export function makeActs(d: ActsDeps): Acts {
         move(command);
         return true;
       case "open":
-        if (ui.lists[s.panel].items.length > 0 || (ui.data && PANEL_DEFS[s.panel].problem(ui.data))) d.dispatch({ type: "push", panel: s.panel, overlay: "detail" });
+        if (ui.lists[s.panel].items.length > 0 || (ui.data && PANEL_DEFS[s.panel].problem(ui.data)))
+          d.dispatch({ type: "push", panel: s.panel, overlay: "detail" });
         return true;
       case "message":
         d.dispatch({ type: "push", panel: s.panel, overlay: "message" });
@@ -99,7 +109,14 @@ export function makeActs(d: ActsDeps): Acts {
         d.dispatch({ type: "overlay", overlay: "pick" });
         return true;
       case "run-help": {
-        const row = helpList(ui)[selectedIndex(s, "help", helpList(ui).map((_, i) => String(i)))];
+        const row =
+          helpList(ui)[
+            selectedIndex(
+              s,
+              "help",
+              helpList(ui).map((_, i) => String(i)),
+            )
+          ];
         d.dispatch({ type: "overlay", overlay: null });
         if (!row?.run) return true;
         const def = lookup(row.run, modeOf(d.live.current), d.live.current.panel, kindNow());
@@ -143,7 +160,8 @@ export function makeActs(d: ActsDeps): Acts {
 }
 
 /** What a cancelled confirmation left: nothing. */
-const cancelled = (c: Confirm | null): string => (c?.act === "prune" ? "not confirmed: nothing was changed" : "not approved: nothing was recorded");
+const cancelled = (c: Confirm | null): string =>
+  c?.act === "prune" ? "not confirmed: nothing was changed" : "not approved: nothing was recorded";
 
 interface Pick {
   selected: <T>(panel: (typeof PANELS)[number]) => T | undefined;
@@ -159,13 +177,19 @@ function makeMovement(d: ActsDeps) {
     const m = modeOf(s);
     if (m === "help") return { key: "help", ids: helpList(ui).map((_, i) => String(i)) };
     if (m === "pick") return { key: "pick", ids: pickList(ui).ids };
-    if (m === "detail" || m === "message" || m === "confirm") return { key: "detail", ids: fullStops(ui, ui.bodyHeight) };
+    if (m === "detail" || m === "message" || m === "confirm")
+      return { key: "detail", ids: fullStops(ui, ui.bodyHeight) };
     return { key: s.panel, ids: ui.lists[s.panel].ids };
   };
 
   const move = (command: Command): void => {
     const page = Math.max(1, d.ui().bodyHeight - 1);
-    const delta = ({ down: 1, up: -1, "page-down": page, "page-up": -page, first: -Infinity, last: Infinity } as Record<string, number>)[command]!;
+    const delta = (
+      { down: 1, up: -1, "page-down": page, "page-up": -page, first: -Infinity, last: Infinity } as Record<
+        string,
+        number
+      >
+    )[command]!;
     const { key, ids } = active();
     d.dispatch({ type: "move", list: key, delta, ids });
   };
@@ -217,10 +241,12 @@ function makeRunner(d: ActsDeps, flash: Flash) {
         output: (qid, text) => d.dispatch({ type: "run-output", qid, text }),
         finished: (qid) => d.dispatch({ type: "run-finished", qid }),
       },
-    }).then(
-      (result) => flash(runSummary(result), result.runs.every((r) => r.outcome.ok) ? "ok" : "bad"),
-      (e) => flash(`could not run: ${(e as Error).message}`, "bad"),
-    ).finally(done);
+    })
+      .then(
+        (result) => flash(runSummary(result), result.runs.every((r) => r.outcome.ok) ? "ok" : "bad"),
+        (e) => flash(`could not run: ${(e as Error).message}`, "bad"),
+      )
+      .finally(done);
   };
 
   const probe = (qid: string, approve: boolean) => {
@@ -230,7 +256,8 @@ function makeRunner(d: ActsDeps, flash: Flash) {
     flash(approve ? `approving and probing ${qid}…` : `probing ${qid} with its deliverable hidden…`);
     probeGate({ root: src.root, scope: scopeOf(), qid, approve, env: src.env })
       .then((shown) => {
-        if (!shown) return flash(`${qid} was not probed: only a met runnable gate can be probed (r runs it first)`, "warn");
+        if (!shown)
+          return flash(`${qid} was not probed: only a met runnable gate can be probed (r runs it first)`, "warn");
         d.dispatch({ type: "probe-request", qid, hidden: shown.needsApproval?.hidden ?? null });
         d.setProbes((m) => ({ ...m, [qid]: shown }));
         flash(shown.line, shown.tone);
@@ -249,24 +276,41 @@ function makeRunner(d: ActsDeps, flash: Flash) {
     if (c.act === "prune") {
       return void confirmRemoved({ root: src.root, scope: scopeOf(), qid: c.qid, env: src.env })
         .then(
-          (r) => flash(r.status === "confirmed" ? `confirmed removed ${c.qid} (given via dashboard): it no longer blocks` : `${c.qid} is no longer REMOVED: nothing was changed`, r.status === "confirmed" ? "ok" : "warn"),
+          (r) =>
+            flash(
+              r.status === "confirmed"
+                ? `confirmed removed ${c.qid} (given via dashboard): it no longer blocks`
+                : `${c.qid} is no longer REMOVED: nothing was changed`,
+              r.status === "confirmed" ? "ok" : "warn",
+            ),
           (e) => flash(`not confirmed: ${(e as Error).message}`, "bad"),
         )
         .finally(() => d.reload());
     }
-    approveShown({ root: src.root, scope: scopeOf(), qid: c.qid, signature: c.signature, env: src.env }).then(
-      (r) => flash(r.status === "recorded" ? `approved ${c.qid} (given via dashboard); r runs it` : `${c.qid} was already approved`, "ok"),
-      (e) => flash(`not approved: ${(e as Error).message}`, "bad"),
-    ).finally(() => d.reload());
+    approveShown({ root: src.root, scope: scopeOf(), qid: c.qid, signature: c.signature, env: src.env })
+      .then(
+        (r) =>
+          flash(
+            r.status === "recorded"
+              ? `approved ${c.qid} (given via dashboard); r runs it`
+              : `${c.qid} was already approved`,
+            "ok",
+          ),
+        (e) => flash(`not approved: ${(e as Error).message}`, "bad"),
+      )
+      .finally(() => d.reload());
   };
 
   const sign = (qid: string, evidence: string) => {
     if (evidence.trim() === "") return flash("not signed: the evidence text is empty", "warn");
     const src = d.ui().src;
-    signShown({ root: src.root, scope: scopeOf(), qid, evidence }).then(
-      (r) => flash(r === "written" ? `signed ${qid} (given via dashboard)` : `${qid} already carries this evidence`, "ok"),
-      (e) => flash(`not signed: ${(e as Error).message}`, "bad"),
-    ).finally(() => d.reload());
+    signShown({ root: src.root, scope: scopeOf(), qid, evidence })
+      .then(
+        (r) =>
+          flash(r === "written" ? `signed ${qid} (given via dashboard)` : `${qid} already carries this evidence`, "ok"),
+        (e) => flash(`not signed: ${(e as Error).message}`, "bad"),
+      )
+      .finally(() => d.reload());
   };
 
   const approve = (t: ApprovalItem) => {
@@ -277,10 +321,25 @@ function makeRunner(d: ActsDeps, flash: Flash) {
     const qid = approvalQid(t);
     const confirm: Confirm =
       t.kind === "check"
-        ? { act: "approve", qid, signature: t.task.signature, text: `Approve ${qid} exactly as shown? y approves (runs nothing) · n cancels` }
+        ? {
+            act: "approve",
+            qid,
+            signature: t.task.signature,
+            text: `Approve ${qid} exactly as shown? y approves (runs nothing) · n cancels`,
+          }
         : t.kind === "probe"
-          ? { act: "approve-probe", qid, signature: t.hidden.join("\0"), text: `Approve the probe of ${qid}? y approves and probes · n cancels` }
-          : { act: "prune", qid, signature: t.where, text: `Confirm ${qid} was removed on purpose? y confirms (kbz forgets its records) · n cancels` };
+          ? {
+              act: "approve-probe",
+              qid,
+              signature: t.hidden.join("\0"),
+              text: `Approve the probe of ${qid}? y approves and probes · n cancels`,
+            }
+          : {
+              act: "prune",
+              qid,
+              signature: t.where,
+              text: `Confirm ${qid} was removed on purpose? y confirms (kbz forgets its records) · n cancels`,
+            };
     d.dispatch({ type: "confirm-start", confirm });
   };
 
@@ -316,24 +375,40 @@ function makeEffects(d: ActsDeps, flash: Flash) {
         const suffix = leafLedgerSuffix(leaf.row.id);
         const target = d.ui().model.gates.find((r) => r.kind === "gate" && r.view.file.endsWith(suffix));
         if (!target || target.kind !== "gate") return flash(`leaf ${leaf.row.id} has no ledger ${suffix}`, "warn");
-        return d.dispatch({ type: "push", panel: "gates", overlay: null, select: { list: "gates", id: target.view.qid } });
+        return d.dispatch({
+          type: "push",
+          panel: "gates",
+          overlay: null,
+          select: { list: "gates", id: target.view.qid },
+        });
       }
       case "show-graph": {
         const item = p.selected<QueueItem>("queue");
-        if (item?.leaf) d.dispatch({ type: "push", panel: "graph", overlay: null, select: { list: "graph", id: item.leaf } });
+        if (item?.leaf)
+          d.dispatch({ type: "push", panel: "graph", overlay: null, select: { list: "graph", id: item.leaf } });
         return;
       }
       case "run":
       case "reverify": {
         if (s.panel === "approvals") {
           const t = p.selected<ApprovalItem>("approvals");
-          return flash(`${t ? approvalQid(t) : "it"} is not approved yet: a approves it (y confirms), then r runs it`, "warn");
+          return flash(
+            `${t ? approvalQid(t) : "it"} is not approved yet: a approves it (y confirms), then r runs it`,
+            "warn",
+          );
         }
         if (g && isRunnable(g.gate)) run([g.qid], command === "reverify");
         return;
       }
       case "run-ledger":
-        if (g) run(d.ui().data!.snapshot.gates.filter((x) => x.file === g.file && isRunnable(x.gate)).map((x) => x.qid), false);
+        if (g)
+          run(
+            d
+              .ui()
+              .data!.snapshot.gates.filter((x) => x.file === g.file && isRunnable(x.gate))
+              .map((x) => x.qid),
+            false,
+          );
         return;
       case "probe":
         if (g) probe(g.qid, false);

@@ -112,7 +112,13 @@ export const VERIFY_MS = 3000;
  * switch to such a panel reads again. A burst's read re-reads only the files its events named;
  * any other reload (no argument) checks every file.
  */
-function useFeed(reader: DashboardReader, dispatch: (a: Action) => void, watch: boolean, live: { current: DashState }, alwaysPlan: boolean): (changed?: Changed) => void {
+function useFeed(
+  reader: DashboardReader,
+  dispatch: (a: Action) => void,
+  watch: boolean,
+  live: { current: DashState },
+  alwaysPlan: boolean,
+): (changed?: Changed) => void {
   const watcher = useRef<WorkspaceWatch | null>(null);
   const verify = useRef<ReturnType<typeof setTimeout> | null>(null);
   const reload = useCallback(
@@ -167,7 +173,10 @@ function useLists(model: Model, base: BaseCtx | null, state: DashState): Lists {
   for (const p of PANELS) {
     const def = PANEL_DEFS[p];
     // eslint-disable-next-line react-hooks/rules-of-hooks -- PANELS is a constant: the same hooks in the same order on every render
-    out[p] = useMemo(() => (base ? listed(def.items(base), def.spec, filter[p], unmetOnly) : { items: [], ids: [], total: 0 }), [model, filter[p], unmetOnly, p === "approvals" ? probeRequests : null, base?.data]);
+    out[p] = useMemo(
+      () => (base ? listed(def.items(base), def.spec, filter[p], unmetOnly) : { items: [], ids: [], total: 0 }),
+      [model, filter[p], unmetOnly, p === "approvals" ? probeRequests : null, base?.data],
+    );
   }
   return out;
 }
@@ -177,7 +186,13 @@ export function DashboardProvider(props: AppProps & { children: ReactNode }) {
   const { exit } = useApp();
   const size = useTerminalSize();
   const [reader, setReader] = useState(
-    () => new DashboardReader({ root: props.root, scope: props.scope, slots: props.slots ?? DEFAULT_SLOTS, env: props.env ?? process.env }),
+    () =>
+      new DashboardReader({
+        root: props.root,
+        scope: props.scope,
+        slots: props.slots ?? DEFAULT_SLOTS,
+        env: props.env ?? process.env,
+      }),
   );
   const [banner, setBanner] = useState(props.banner ?? "");
   const [probes, setProbes] = useState<Record<string, ProbeShown>>({});
@@ -210,13 +225,33 @@ export function DashboardProvider(props: AppProps & { children: ReactNode }) {
   const model = useMemo(() => buildModel(data, modelRef.current), [data]);
   modelRef.current = { data, model };
   const src = reader.source;
-  const base = useMemo((): BaseCtx | null => (data ? { data, model, state, theme, now, env: src.env, slots: src.slots, probes } : null), [data, model, state, theme, now, src, probes]);
+  const base = useMemo(
+    (): BaseCtx | null => (data ? { data, model, state, theme, now, env: src.env, slots: src.slots, probes } : null),
+    [data, model, state, theme, now, src, probes],
+  );
   const lists = useLists(model, base, state);
   const selectedOf = useCallback((p: PanelId) => selectedIndex(state, p, lists[p].ids), [state, lists]);
   const sel = lists[state.panel].items[selectedOf(state.panel)];
   const kind = base && sel !== undefined ? PANEL_DEFS[state.panel].kind(sel, base) : null;
 
-  const ui: UIState = { state, data, model, lists, theme, width, frameRows, bodyHeight, banner, src, now, probes, base, canDemo: !!props.openDemo, selectedOf, kind };
+  const ui: UIState = {
+    state,
+    data,
+    model,
+    lists,
+    theme,
+    width,
+    frameRows,
+    bodyHeight,
+    banner,
+    src,
+    now,
+    probes,
+    base,
+    canDemo: !!props.openDemo,
+    selectedOf,
+    kind,
+  };
   const uiRef = useRef(ui);
   uiRef.current = ui;
   const geometry = useRef<Geometry>({ listTop: 0, start: 0 }).current;

@@ -36,7 +36,11 @@ export function useKeyboard(acts: Acts, active: boolean): void {
 }
 
 /** The panel whose tab is drawn at `column` of the tab row. */
-export function tabAt(column: number, width: number, counts: Partial<Record<(typeof PANELS)[number], number>>): (typeof PANELS)[number] | null {
+export function tabAt(
+  column: number,
+  width: number,
+  counts: Partial<Record<(typeof PANELS)[number], number>>,
+): (typeof PANELS)[number] | null {
   const labels = tabLabels(width, counts);
   let x = 0;
   for (let i = 0; i < labels.length; i++) {
@@ -48,7 +52,12 @@ export function tabAt(column: number, width: number, counts: Partial<Record<(typ
 }
 
 export function useMouse(acts: Acts, ui: { current: UIState }, geometry: Geometry, active: boolean): void {
-  const { internal_eventEmitter } = useStdin() as unknown as { internal_eventEmitter?: { on(e: string, f: (d: string) => void): void; removeListener(e: string, f: (d: string) => void): void } };
+  const { internal_eventEmitter } = useStdin() as unknown as {
+    internal_eventEmitter?: {
+      on(e: string, f: (d: string) => void): void;
+      removeListener(e: string, f: (d: string) => void): void;
+    };
+  };
   useEffect(() => {
     if (!active || !internal_eventEmitter) return;
     const onData = (data: string) => {

@@ -48,9 +48,17 @@ export interface ListSpec<T> {
   done(item: T): boolean;
 }
 
-export function listed<T>(all: readonly T[], spec: ListSpec<T>, filter: string | undefined, unmetOnly: boolean): Listed<T> {
+export function listed<T>(
+  all: readonly T[],
+  spec: ListSpec<T>,
+  filter: string | undefined,
+  unmetOnly: boolean,
+): Listed<T> {
   const needle = (filter ?? "").toLowerCase();
-  const items = !needle && !unmetOnly ? (all as T[]) : all.filter((x) => (!unmetOnly || !spec.done(x)) && (!needle || spec.text(x).toLowerCase().includes(needle)));
+  const items =
+    !needle && !unmetOnly
+      ? (all as T[])
+      : all.filter((x) => (!unmetOnly || !spec.done(x)) && (!needle || spec.text(x).toLowerCase().includes(needle)));
   return { items, ids: items.map(spec.id), total: all.length };
 }
 
@@ -72,7 +80,10 @@ export function leafGateCount(data: DashData, id: string): { met: number; all: n
 }
 
 /** The last wave in dispatch.json order that started (or declared) a leaf, with the agent handle it was started as. */
-export function lastStartInWaveOrder(waves: WaveView[], id: string): { wave: WaveView; handle: string; returned: boolean } | null {
+export function lastStartInWaveOrder(
+  waves: WaveView[],
+  id: string,
+): { wave: WaveView; handle: string; returned: boolean } | null {
   let found: { wave: WaveView; handle: string; returned: boolean } | null = null;
   for (const w of waves) {
     const s = w.started.get(`leaf-${id}`);
@@ -113,7 +124,17 @@ export interface Model {
   gateIdWidth: number;
 }
 
-export const EMPTY_MODEL: Model = { states: new Map(), dependents: new Map(), gates: [], leaves: [], queue: [], log: [], failed: new Map(), leafIdWidth: 4, gateIdWidth: 6 };
+export const EMPTY_MODEL: Model = {
+  states: new Map(),
+  dependents: new Map(),
+  gates: [],
+  leaves: [],
+  queue: [],
+  log: [],
+  failed: new Map(),
+  leafIdWidth: 4,
+  gateIdWidth: 6,
+};
 
 /** The model of a view; `prev` lends the parts whose input did not change (a big scope's 50,000 gate rows). */
 export function buildModel(data: DashData | null, prev: { data: DashData | null; model: Model } | null): Model {
@@ -145,5 +166,11 @@ function planModel(view: PlanView | null): Pick<Model, "states" | "dependents" |
   const leaves = graphRows(view, states);
   let idW = 4;
   for (const l of leaves) if (l.row.id.length > idW) idW = l.row.id.length;
-  return { states, dependents: dependentsOf(view), leaves, queue: queueItems(view, states), leafIdWidth: Math.min(12, idW + 1) };
+  return {
+    states,
+    dependents: dependentsOf(view),
+    leaves,
+    queue: queueItems(view, states),
+    leafIdWidth: Math.min(12, idW + 1),
+  };
 }

@@ -195,9 +195,13 @@ function editingReduce(state: DashState, action: Action): DashState | null {
     case "evidence-start":
       return { ...state, editing: { kind: "evidence", qid: action.qid, text: "" } };
     case "evidence-type":
-      return state.editing?.kind === "evidence" ? { ...state, editing: { ...state.editing, text: state.editing.text + action.text } } : state;
+      return state.editing?.kind === "evidence"
+        ? { ...state, editing: { ...state.editing, text: state.editing.text + action.text } }
+        : state;
     case "evidence-erase":
-      return state.editing?.kind === "evidence" ? { ...state, editing: { ...state.editing, text: [...state.editing.text].slice(0, -1).join("") } } : state;
+      return state.editing?.kind === "evidence"
+        ? { ...state, editing: { ...state.editing, text: [...state.editing.text].slice(0, -1).join("") } }
+        : state;
     case "evidence-end":
       return { ...state, editing: null };
     case "confirm-start":
@@ -214,11 +218,19 @@ function runReduce(state: DashState, action: Action): DashState | null {
     case "busy":
       return { ...state, busy: action.busy, running: action.busy ? state.running : [] };
     case "run-started":
-      return { ...state, running: [...state.running.filter((r) => r.qid !== action.qid), { qid: action.qid, startedAt: action.at, output: "" }] };
+      return {
+        ...state,
+        running: [
+          ...state.running.filter((r) => r.qid !== action.qid),
+          { qid: action.qid, startedAt: action.at, output: "" },
+        ],
+      };
     case "run-output":
       return {
         ...state,
-        running: state.running.map((r) => (r.qid === action.qid ? { ...r, output: (r.output + action.text).slice(-RUN_OUTPUT_CHARS) } : r)),
+        running: state.running.map((r) =>
+          r.qid === action.qid ? { ...r, output: (r.output + action.text).slice(-RUN_OUTPUT_CHARS) } : r,
+        ),
       };
     case "run-finished":
       return { ...state, running: state.running.filter((r) => r.qid !== action.qid) };
@@ -251,17 +263,32 @@ export function reduce(state: DashState, action: Action): DashState {
       const { ids, list } = action;
       if (ids.length === 0) return state;
       const from = selectedIndex(state, list, ids);
-      const to = clamp(from + (Number.isFinite(action.delta) ? action.delta : action.delta > 0 ? ids.length : -ids.length), 0, ids.length - 1);
+      const to = clamp(
+        from + (Number.isFinite(action.delta) ? action.delta : action.delta > 0 ? ids.length : -ids.length),
+        0,
+        ids.length - 1,
+      );
       return { ...state, sel: { ...state.sel, [list]: { id: ids[to]!, index: to } } };
     }
     case "select":
       return { ...state, sel: { ...state.sel, [action.list]: { id: action.id, index: action.index ?? 0 } } };
     case "overlay":
       // A full view always opens at its top.
-      return { ...state, overlay: action.overlay, sel: action.overlay === "detail" || action.overlay === "message" ? { ...state.sel, detail: { id: null, index: 0 } } : state.sel };
+      return {
+        ...state,
+        overlay: action.overlay,
+        sel:
+          action.overlay === "detail" || action.overlay === "message"
+            ? { ...state.sel, detail: { id: null, index: 0 } }
+            : state.sel,
+      };
     case "push": {
       const nav = [...state.nav, { panel: state.panel, overlay: state.overlay }].slice(-32);
-      const sel = { ...state.sel, ...(action.select ? { [action.select.list]: { id: action.select.id, index: 0 } } : {}), ...(action.overlay === "detail" ? { detail: { id: null, index: 0 } } : {}) };
+      const sel = {
+        ...state.sel,
+        ...(action.select ? { [action.select.list]: { id: action.select.id, index: 0 } } : {}),
+        ...(action.overlay === "detail" ? { detail: { id: null, index: 0 } } : {}),
+      };
       return { ...state, nav, panel: action.panel, overlay: action.overlay, sel };
     }
     case "back": {

@@ -9,7 +9,9 @@ export interface StructureNote {
 
 export function structureNote(view: PlanView, id: string): StructureNote | null {
   const children = view.next?.structure?.splits.find((s) => s.parent === id)?.children ?? [];
-  const pending = (view.advice?.handoffs?.pending ?? []).filter((p) => p.parent === id).map(({ id, returned, leaseReleased }) => ({ id, returned, leaseReleased }));
+  const pending = (view.advice?.handoffs?.pending ?? [])
+    .filter((p) => p.parent === id)
+    .map(({ id, returned, leaseReleased }) => ({ id, returned, leaseReleased }));
   return children.length > 0 || pending.length > 0 ? { children, pending } : null;
 }
 
@@ -29,7 +31,10 @@ export function noteDetail(note: StructureNote | null): { label: string; value: 
   if (note.children.length > 0) lines.push({ label: "split", value: `integrates ${note.children.join(", ")}` });
   for (const p of note.pending) {
     const steps = [p.returned ? "returned" : "not returned yet", p.leaseReleased ? "lease released" : "lease held"];
-    lines.push({ label: "report", value: `${p.id} pending: ${steps.join(", ")}; accept, resume or reject it in a later turn` });
+    lines.push({
+      label: "report",
+      value: `${p.id} pending: ${steps.join(", ")}; accept, resume or reject it in a later turn`,
+    });
   }
   return lines;
 }

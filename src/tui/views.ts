@@ -17,11 +17,16 @@ export interface FullContent {
 /** The full view on screen now: a confirmation's subject, the last message, or the selected item (enter). */
 export function fullView(ui: UIState): FullContent | null {
   const { state, data, base } = ui;
-  if (state.overlay === "message") return { title: "Last message", lines: [{ label: "", value: state.lastMessage ?? "(none)", wrap: true }] };
+  if (state.overlay === "message")
+    return { title: "Last message", lines: [{ label: "", value: state.lastMessage ?? "(none)", wrap: true }] };
   if ((state.overlay !== "detail" && !state.confirm) || !data || !base) return null;
   const def = PANEL_DEFS[state.panel];
   const problem = def.problem(data);
-  if (problem) return { title: `${TITLES[state.panel]}: why it cannot show`, lines: [{ label: "", value: problem, tone: "bad", wrap: true }] };
+  if (problem)
+    return {
+      title: `${TITLES[state.panel]}: why it cannot show`,
+      lines: [{ label: "", value: problem, tone: "bad", wrap: true }],
+    };
   const item = ui.lists[state.panel].items[ui.selectedOf(state.panel)];
   if (item === undefined) return null;
   const full = def.full(item, { ...base, width: ui.width, wide: false, shown: ui.lists[state.panel].items });
@@ -42,7 +47,11 @@ export function helpList(ui: UIState): HelpRow[] {
   return helpRows(ui.state.panel, ui.kind);
 }
 
-const PICK_SPEC = { id: (s: ScopeSummary) => s.scope, text: (s: ScopeSummary) => `${s.scope} ${s.verdict}`, done: (s: ScopeSummary) => s.tone === "ok" };
+const PICK_SPEC = {
+  id: (s: ScopeSummary) => s.scope,
+  text: (s: ScopeSummary) => `${s.scope} ${s.verdict}`,
+  done: (s: ScopeSummary) => s.tone === "ok",
+};
 let pickMemo: { key: string; rows: ScopeSummary[] } | null = null;
 
 /** The scope picker's rows (each scope's verdict), read when it opens and after each reload. */

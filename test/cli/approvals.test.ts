@@ -8,11 +8,15 @@ import { agentEnv, approvalRecords } from "../helpers/approvals.ts";
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
 
-const gate = (id: string, check: string) => `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ok\n  EVIDENCE: pending\n`;
+const gate = (id: string, check: string) =>
+  `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ok\n  EVIDENCE: pending\n`;
 
 async function approved() {
   const dir = tempDir();
-  writeTree(dir, { "GATES.md": [gate("G1", "printf ok"), gate("G2", "printf ok # two")].join("\n"), "other.md": gate("G1", "printf ok") });
+  writeTree(dir, {
+    "GATES.md": [gate("G1", "printf ok"), gate("G2", "printf ok # two")].join("\n"),
+    "other.md": gate("G1", "printf ok"),
+  });
   const env = agentEnv();
   expect((await runCli(["check", "--approve"], { cwd: dir, env })).code).toBe(0);
   expect((await runCli(["check", "--approve", "other.md"], { cwd: dir, env })).code).toBe(0);
@@ -29,8 +33,28 @@ describe("kbz approvals", () => {
     expect(r.stdout.trimEnd().split("\n").pop()).toMatch(/^3 approval record\(s\) in /);
     const j = JSON.parse((await run("list", "--json")).stdout);
     expect(j.schema).toBe(1);
-    expect(j.records.map((x: any) => `${path.basename(x.file)}:${x.gate}`).sort()).toEqual(["GATES.md:G1", "GATES.md:G2", "other.md:G1"]);
-    expect(Object.keys(j.records[0])).toEqual(["name", "file", "gate", "check", "expect", "cwd", "shell", "path", "timeoutMs", "platform", "sandbox", "oracleFiles", "env", "approvedAt", "problem"]);
+    expect(j.records.map((x: any) => `${path.basename(x.file)}:${x.gate}`).sort()).toEqual([
+      "GATES.md:G1",
+      "GATES.md:G2",
+      "other.md:G1",
+    ]);
+    expect(Object.keys(j.records[0])).toEqual([
+      "name",
+      "file",
+      "gate",
+      "check",
+      "expect",
+      "cwd",
+      "shell",
+      "path",
+      "timeoutMs",
+      "platform",
+      "sandbox",
+      "oracleFiles",
+      "env",
+      "approvedAt",
+      "problem",
+    ]);
   });
 
   test("list sanitizes control characters from records", async () => {

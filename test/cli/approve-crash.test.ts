@@ -9,7 +9,8 @@ import { soakRounds } from "../helpers/soak.ts";
 setDefaultTimeout(300_000);
 
 const KILLS = soakRounds(100);
-const ledger = (i: number) => `# Gates: crash\n\n- [ ] G1: approval ${i} records\n  CHECK: printf ok-${i}\n  EXPECT: ok-${i}\n  EVIDENCE: pending\n`;
+const ledger = (i: number) =>
+  `# Gates: crash\n\n- [ ] G1: approval ${i} records\n  CHECK: printf ok-${i}\n  EXPECT: ok-${i}\n  EVIDENCE: pending\n`;
 
 function runAndKill(dir: string, env: Record<string, string>, delayMs: number): Promise<void> {
   return new Promise((resolve) => {

@@ -11,7 +11,8 @@ import { checkEnv, gitRepo, personRun, withoutMarkers } from "../helpers/approva
 
 setDefaultTimeout(60_000);
 
-const GATES = "- [ ] G1: two and two make four\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE, NEVER_SET\n  ORACLE: t/*.txt\n";
+const GATES =
+  "- [ ] G1: two and two make four\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE, NEVER_SET\n  ORACLE: t/*.txt\n";
 const CHECKER = "test $((2+2)) = 4 && echo ADD_OK\n";
 
 describe("kbz approve shows the whole oracle", () => {
@@ -65,7 +66,8 @@ describe("kbz approve shows the whole oracle", () => {
 });
 
 describe("kbz approve --scope S: one review for every CHECK of a scope", () => {
-  const leaf = (n: number, extra = "") => `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${n} deliverable\n  CHECK: cat src/${n}/a.txt\n  EXPECT: ok\n  EVIDENCE: pending\n${extra}`;
+  const leaf = (n: number, extra = "") =>
+    `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${n} deliverable\n  CHECK: cat src/${n}/a.txt\n  EXPECT: ok\n  EVIDENCE: pending\n${extra}`;
   function scope(): { dir: string; env: Record<string, string> } {
     const dir = fixtureCopy("next-golden");
     writeTree(dir, {
@@ -85,10 +87,16 @@ describe("kbz approve --scope S: one review for every CHECK of a scope", () => {
     const { dir, env } = scope();
     const r = personRun(BIN, ["approve", "--scope", "api"], { cwd: dir, env, input: "y\n" });
     for (const q of ["leaf-1:G1", "leaf-2:G1", "leaf-3:G1", "leaf-3:G2"]) expect(r.output).toContain(`APPROVED ${q}`);
-    const question = r.output.indexOf("approve all 4 pending oracles of scope api shown above? [y]es [n]o [o]ne at a time [q]uit");
+    const question = r.output.indexOf(
+      "approve all 4 pending oracles of scope api shown above? [y]es [n]o [o]ne at a time [q]uit",
+    );
     expect(question).toBeGreaterThan(0);
     // Every oracle is shown before the one question, whole.
-    for (const shown of ["leaf-1:G1: leaf 1 deliverable", "leaf-3:G2: leaf 3 also builds", "    ORACLE FILES: build.sh (sh)"]) {
+    for (const shown of [
+      "leaf-1:G1: leaf 1 deliverable",
+      "leaf-3:G2: leaf 3 also builds",
+      "    ORACLE FILES: build.sh (sh)",
+    ]) {
       expect(r.output.indexOf(shown)).toBeGreaterThan(-1);
       expect(r.output.indexOf(shown)).toBeLessThan(question);
     }
@@ -129,7 +137,12 @@ describe("kbz approve --json", () => {
     const env = withoutMarkers({ ...process.env, ...checkEnv(undefined, { APP_MODE: "fast" }) });
     // The person's terminal (stdin and stderr, where the review goes); stdout to a file.
     const outFile = path.join(tempDir(), "approve.json");
-    const r = spawnSync("script", ["-qec", `'${BIN}' approve --json > '${outFile}'`, "/dev/null"], { cwd: dir, env, input: "y\n", encoding: "utf8" });
+    const r = spawnSync("script", ["-qec", `'${BIN}' approve --json > '${outFile}'`, "/dev/null"], {
+      cwd: dir,
+      env,
+      input: "y\n",
+      encoding: "utf8",
+    });
     expect(r.stdout).toContain("    ORACLE FILES: check.sh (sh), t/a.txt (ORACLE)");
     const j = JSON.parse(fs.readFileSync(outFile, "utf8"));
     expect([j.verdict, j.exit, j.approved]).toEqual(["approved", 0, ["GATES:G1"]]);

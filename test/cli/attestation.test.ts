@@ -12,7 +12,8 @@ import { checkEnv, personRun } from "../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
 
-const LEDGER = "- [ ] G1: two and two make four\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n  EVIDENCE: pending\n\n- [ ] G2: the build prints OK\n  CHECK: printf BUILD_OK\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n";
+const LEDGER =
+  "- [ ] G1: two and two make four\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n  EVIDENCE: pending\n\n- [ ] G2: the build prints OK\n  CHECK: printf BUILD_OK\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n";
 const CHECKER = 'import { add } from "./add.mjs";\nconsole.log(add(2, 2) === 4 ? "ADD_OK" : "ADD_WRONG");\n';
 const FAKE_CHECKER = 'console.log("ADD_OK");\n';
 
@@ -26,7 +27,12 @@ function approvedWorkspace() {
   const agent = (...args: string[]) => kbz(args, { cwd: dir, env: agentEnv });
   // --all: status lists met gates too (by default it prints what is not met and the counts).
   const status = () => agent("status", "--all");
-  const hook = () => kbz(["hook", "stop"], { cwd: dir, env: agentEnv, input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: dir, hook_event_name: "Stop" }) }).stdout;
+  const hook = () =>
+    kbz(["hook", "stop"], {
+      cwd: dir,
+      env: agentEnv,
+      input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: dir, hook_event_name: "Stop" }),
+    }).stdout;
   const p = personRun(BIN, ["check", "--approve"], { cwd: dir, env });
   expect(p.code).toBe(0);
   const w = { dir, env, store, agent, status, hook };
@@ -116,10 +122,11 @@ describe("the attestation binds the oracle pass record", () => {
   test("the attestation is compact: a digest per gate, never the evidence text", () => {
     const w = approvedWorkspace();
     const text = fs.readFileSync(onlyFile(attestDir(w)), "utf8");
-    const evidence = fs.readFileSync(path.join(w.dir, "GATES.md"), "utf8").match(/EVIDENCE: (automatic-evidence=[^\n]*)/)![1]!;
+    const evidence = fs
+      .readFileSync(path.join(w.dir, "GATES.md"), "utf8")
+      .match(/EVIDENCE: (automatic-evidence=[^\n]*)/)![1]!;
     expect(text).not.toContain(evidence);
     expect(text).not.toContain("check.mjs");
     expect(text.length).toBeLessThan(600);
   });
 });
-

@@ -35,7 +35,8 @@ function cascadeScope(): FlowRepo {
   }
   for (const id of LEAVES) ok(["scope", "claim", "--scope", "S", "--leaf", `leaf-${id}`]);
   ok(["wave", "open", "--scope", "S", "--wave", "w1", ...LEAVES.flatMap((id) => ["--leaf", `leaf-${id}`])]);
-  for (const id of LEAVES) ok(["wave", "start", "--scope", "S", "--wave", "w1", "--leaf", `leaf-${id}`, "--handle", `agent-${id}`]);
+  for (const id of LEAVES)
+    ok(["wave", "start", "--scope", "S", "--wave", "w1", "--leaf", `leaf-${id}`, "--handle", `agent-${id}`]);
   ok(["wave", "seal", "--scope", "S", "--wave", "w1"]);
   for (const id of LEAVES) ok(["advance", "--scope", "S", "--leaf", id, "--approve"]);
   ok(["verify", "run", "--closed", "--approve", "--inputs", "src/parse.js,src/l1_1", ".unlazy/S/gates/leaf-1.1.md"]);
@@ -54,7 +55,9 @@ describe("cascades", () => {
     expect(next.stdout.match(/kbz check --scope S --stale/g)).toHaveLength(1);
     expect(next.stdout).not.toContain("kbz verify explain");
     const json = JSON.parse(r.run(["next", "--scope", "S", "--json"]).stdout);
-    expect(json.cascades).toEqual([{ cause: "src/parse.js", gates: 4, receipts: 1, leaves: LEAVES, next: "kbz check --scope S --stale" }]);
+    expect(json.cascades).toEqual([
+      { cause: "src/parse.js", gates: 4, receipts: 1, leaves: LEAVES, next: "kbz check --scope S --stale" },
+    ]);
 
     const before = r.log.length;
     const refresh = r.run(["check", "--scope", "S", "--stale"]);

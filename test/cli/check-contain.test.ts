@@ -8,7 +8,8 @@ import { pidsWith, token } from "../helpers/procs.ts";
 
 setDefaultTimeout(120_000);
 
-const gate = (id: string, check: string, expectText: string) => `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
+const gate = (id: string, check: string, expectText: string) =>
+  `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
 const ledger = (...gates: string[]) => `# Gates: contain\n\n${gates.join("\n")}`;
 
 function repo(files: Record<string, string>) {
@@ -105,7 +106,8 @@ describe("CWD is bound by its real path", () => {
     const { dir, env } = repo({
       "d1/t.sh": "echo ran-d1 > ../ran-d1; echo ok\n",
       "d2/t.sh": "echo ran-d2 > ../ran-d2; echo ok\n",
-      "GATES.md": "# Gates: cwd\n\n- [ ] G1: runs t.sh\n  CHECK: sh t.sh\n  EXPECT: ok\n  CWD: cw\n  EVIDENCE: pending\n",
+      "GATES.md":
+        "# Gates: cwd\n\n- [ ] G1: runs t.sh\n  CHECK: sh t.sh\n  EXPECT: ok\n  CWD: cw\n  EVIDENCE: pending\n",
     });
     fs.symlinkSync("d1", path.join(dir, "cw"));
     const first = kbz(["check", "--approve"], { cwd: dir, env });

@@ -14,8 +14,12 @@ import { parseLedger } from "../../src/core/ledger/parse.ts";
 setDefaultTimeout(120_000);
 
 const RUNS = soakRounds(200);
-const padding = Array.from({ length: 40 }, (_, i) => `- [x] M${i}: manual outcome ${i}\n  EVIDENCE: reviewed line ${i}\n`).join("\n");
-const ledger = (name: string) => `# Gates: ${name}\n\n- [ ] G1: ${name} works\n  CHECK: printf ok-${name}\n  EXPECT: ok-${name}\n  EVIDENCE: pending\n\n${padding}`;
+const padding = Array.from(
+  { length: 40 },
+  (_, i) => `- [x] M${i}: manual outcome ${i}\n  EVIDENCE: reviewed line ${i}\n`,
+).join("\n");
+const ledger = (name: string) =>
+  `# Gates: ${name}\n\n- [ ] G1: ${name} works\n  CHECK: printf ok-${name}\n  EXPECT: ok-${name}\n  EVIDENCE: pending\n\n${padding}`;
 const NAMES = ["a", "b", "c"];
 
 function runAndKill(dir: string, env: Record<string, string>, delayMs: number): Promise<void> {
@@ -37,7 +41,9 @@ describe("crash safety of writeback", () => {
     const env = agentEnv();
     // Approve once and learn the new texts; then time an ordinary run of the same work.
     expect(kbz(["check", "--approve"], { cwd: dir, env }).code).toBe(0);
-    const after = Object.fromEntries(NAMES.map((n) => [n, fs.readFileSync(path.join(dir, "gates", `${n}.md`), "utf8")]));
+    const after = Object.fromEntries(
+      NAMES.map((n) => [n, fs.readFileSync(path.join(dir, "gates", `${n}.md`), "utf8")]),
+    );
     const reset = () => writeTree(dir, files);
     reset();
     const t0 = performance.now();

@@ -28,7 +28,10 @@ const G1_PASS = [
   "  PASS GATES:G1: greeting script prints the marker",
   "       exit=0; EXPECT=matched; output=sha256=fdf0d752f2dd0d174373eaec450feec701fcb5cf2001b1f7a39dfb8b44ff0e02; bytes=12",
 ];
-const G2_FAIL = ["  FAIL GATES:G2: failing check stays unmet", "       exit=3; EXPECT=not matched; output=boom: expected file missing"];
+const G2_FAIL = [
+  "  FAIL GATES:G2: failing check stays unmet",
+  "       exit=3; EXPECT=not matched; output=boom: expected file missing",
+];
 const G3_PASS = [
   "  PASS GATES:G3: regex expectation matches a count",
   "       exit=0; EXPECT=matched; output=sha256=178b532b085e64d4dd60731fdceb7e1e2890073adc77ced6f028f9eaeaad0438; bytes=9",
@@ -46,7 +49,10 @@ async function transcript(steps: string[][] = []) {
   const env = checkEnv(store);
   const run = async (...args: string[]) => {
     const r = await runCli(["check", "--verbose", ...args], { cwd: dir, env });
-    return { ...r, stdout: r.stdout.replace(/ \[[0-9a-f]{12}\]$/gm, " [SIG]").replace(/--approve=[0-9a-f]{12}$/gm, "--approve=SIG") };
+    return {
+      ...r,
+      stdout: r.stdout.replace(/ \[[0-9a-f]{12}\]$/gm, " [SIG]").replace(/--approve=[0-9a-f]{12}$/gm, "--approve=SIG"),
+    };
   };
   for (const step of steps) await run(...step);
   return { dir, store, run };
@@ -121,7 +127,9 @@ describe("kbz check on the golden solo ledger", () => {
     );
     expect(r.stdout).toBe(expected);
     expect(r.code).toBe(1);
-    const golden = fs.readFileSync(path.join(FIXTURES, "solo-after", "GATES.md"), "utf8").replaceAll("cwd=/repo/u/solo", `cwd=${dir}`);
+    const golden = fs
+      .readFileSync(path.join(FIXTURES, "solo-after", "GATES.md"), "utf8")
+      .replaceAll("cwd=/repo/u/solo", `cwd=${dir}`);
     expect(fs.readFileSync(path.join(dir, "GATES.md"), "utf8")).toBe(golden);
     for (const a of approved) expect(fs.statSync(a.slice("    APPROVED: ".length)).mode & 0o777).toBe(0o600);
   });
@@ -188,7 +196,10 @@ describe("kbz check on the golden solo ledger", () => {
       fs
         .readFileSync(file, "utf8")
         .replace("CHECK: node fail.mjs\n  EXPECT: NEVER-PRINTED", "CHECK: node ok.mjs\n  EXPECT: GREETING-OK")
-        .replace("- [ ] G4: copy reviewed by a human\n  EVIDENCE: pending", "- [x] G4: copy reviewed by a human\n  EVIDENCE: reviewed by Ann"),
+        .replace(
+          "- [ ] G4: copy reviewed by a human\n  EVIDENCE: pending",
+          "- [x] G4: copy reviewed by a human\n  EVIDENCE: reviewed by Ann",
+        ),
     );
     const r = await run("--approve");
     const approved = r.stdout.split("\n")[7]!;
@@ -205,7 +216,9 @@ describe("kbz check on the golden solo ledger", () => {
       ),
     );
     expect(r.code).toBe(1);
-    expect((await run("--status")).stdout).toBe(lines("GATES.md: 5 gates", "HANDOFF REQUIRED: 1 abandoned (met: 4)", "  GATES:G5"));
+    expect((await run("--status")).stdout).toBe(
+      lines("GATES.md: 5 gates", "HANDOFF REQUIRED: 1 abandoned (met: 4)", "  GATES:G5"),
+    );
   });
 });
 
@@ -218,7 +231,8 @@ describe("kbz check on an all-met ledger", () => {
     );
     const env = agentEnv();
     const r = await runCli(["check", "--verbose", "--approve"], { cwd: dir, env });
-    expect(r.stdout.split("\n").slice(8)).toEqual([ // after the oracle block (7 lines and ORACLE FILES)
+    expect(r.stdout.split("\n").slice(8)).toEqual([
+      // after the oracle block (7 lines and ORACLE FILES)
       RUN(dir, "G1"),
       "  PASS GATES:G1: greeting",
       G1_PASS[1]!,
@@ -227,12 +241,19 @@ describe("kbz check on an all-met ledger", () => {
       "",
     ]);
     expect(r.code).toBe(0);
-    expect((await runCli(["check", "--status"], { cwd: dir, env })).stdout).toBe(lines("GATES.md: 2 gates", "ALL MET (2 met)"));
+    expect((await runCli(["check", "--status"], { cwd: dir, env })).stdout).toBe(
+      lines("GATES.md: 2 gates", "ALL MET (2 met)"),
+    );
     const file = path.join(dir, "GATES.md");
     fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("CHECK: node ok.mjs", "CHECK: node  ok.mjs"));
     const stale = await runCli(["check", "--status"], { cwd: dir, env });
     expect(stale.stdout).toBe(
-      lines("  UNMET GATES:G1 (checked but automatic evidence is stale or unbound): greeting", "GATES.md: 2 gates", "UNMET: 1 (met: 1)", "  GATES:G1"),
+      lines(
+        "  UNMET GATES:G1 (checked but automatic evidence is stale or unbound): greeting",
+        "GATES.md: 2 gates",
+        "UNMET: 1 (met: 1)",
+        "  GATES:G1",
+      ),
     );
     expect(stale.code).toBe(1);
   });

@@ -24,13 +24,15 @@ afterAll(() => {
   for (const d of outside) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const gate = (check: string, expectText: string) => `- [ ] G1: G1 outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
+const gate = (check: string, expectText: string) =>
+  `- [ ] G1: G1 outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
 
 function repo(check: string, expectText: string, head = "", extra: Record<string, string> = {}) {
   const dir = tempDir();
   writeTree(dir, { "GATES.md": `# Gates: sandbox\n\n${head}${gate(check, expectText)}`, ...extra });
   const env = agentEnv({ HOME: outsideDir() });
-  const run = (args: string[], more: Record<string, string> = {}) => kbz(["check", "--approve", ...args], { cwd: dir, env: { ...env, ...more } });
+  const run = (args: string[], more: Record<string, string> = {}) =>
+    kbz(["check", "--approve", ...args], { cwd: dir, env: { ...env, ...more } });
   return { dir, env, run };
 }
 
@@ -98,7 +100,9 @@ describe.skipIf(!usable.ok)("kbz check --sandbox", () => {
     const out = outsideDir();
     const viaLedger = repo(`echo x > ${out}/a && echo wrote`, "wrote", `SANDBOX: writable ${out}\n\n`);
     expect(viaLedger.run([]).code).toBe(0);
-    const viaRepo = repo(`echo x > ${out}/b && echo wrote`, "wrote", "", { ".kbz/settings.json": JSON.stringify({ sandbox: true, writable: [out] }) });
+    const viaRepo = repo(`echo x > ${out}/b && echo wrote`, "wrote", "", {
+      ".kbz/settings.json": JSON.stringify({ sandbox: true, writable: [out] }),
+    });
     expect(viaRepo.run([]).code).toBe(0);
     expect(fs.readdirSync(out).sort()).toEqual(["a", "b"]);
   });

@@ -16,7 +16,8 @@ function repo(files: Record<string, string>) {
   const dir = tempDir();
   writeTree(dir, files);
   const env = agentEnv();
-  const run = (args: string[], more: Record<string, string> = {}) => kbz(["check", "--verbose", ...args], { cwd: dir, env: { ...env, ...more } });
+  const run = (args: string[], more: Record<string, string> = {}) =>
+    kbz(["check", "--verbose", ...args], { cwd: dir, env: { ...env, ...more } });
   const read = (f = "GATES.md") => fs.readFileSync(path.join(dir, f), "utf8");
   return { dir, env, run, read };
 }
@@ -39,7 +40,10 @@ describe("what runs and where", () => {
   });
 
   test("--scope runs only that pipeline and says so; the other is untouched", () => {
-    const { dir, run } = repo({ ".unlazy/api/gates/leaf-1.md": gate("G1", "printf A", "A"), ".unlazy/web/gates/leaf-1.md": gate("G1", "printf W", "W") });
+    const { dir, run } = repo({
+      ".unlazy/api/gates/leaf-1.md": gate("G1", "printf A", "A"),
+      ".unlazy/web/gates/leaf-1.md": gate("G1", "printf W", "W"),
+    });
     const web = path.join(dir, ".unlazy/web");
     const before = hashTree(web);
     const r = run(["--approve", "--scope", "api"]);
@@ -48,7 +52,10 @@ describe("what runs and where", () => {
   });
 
   test("two pipelines and no scope: exit 2 naming both, nothing modified", () => {
-    const { dir, run } = repo({ ".unlazy/api/GATES.md": gate("G1", "printf A", "A"), ".unlazy/web/GATES.md": gate("G1", "printf W", "W") });
+    const { dir, run } = repo({
+      ".unlazy/api/GATES.md": gate("G1", "printf A", "A"),
+      ".unlazy/web/GATES.md": gate("G1", "printf W", "W"),
+    });
     const before = hashTree(dir);
     const r = run(["--approve"]);
     expect(r.code).toBe(2);
@@ -57,7 +64,10 @@ describe("what runs and where", () => {
   });
 
   test("UNLAZY_SCOPE selects the pipeline", () => {
-    const { run } = repo({ ".unlazy/api/GATES.md": gate("G1", "printf A", "A"), ".unlazy/web/GATES.md": gate("G1", "printf W", "W") });
+    const { run } = repo({
+      ".unlazy/api/GATES.md": gate("G1", "printf A", "A"),
+      ".unlazy/web/GATES.md": gate("G1", "printf W", "W"),
+    });
     const r = run(["--approve"], { UNLAZY_SCOPE: "web" });
     expect(r.stdout).toContain("ALL MET (1 met) [scope web]");
   });
@@ -136,7 +146,20 @@ describe("approval", () => {
     run(["--approve"]);
     const [name] = approvalRecords(env.UNLAZY_APPROVAL_DIR!);
     const rec = JSON.parse(fs.readFileSync(path.join(env.UNLAZY_APPROVAL_DIR!, name!), "utf8"));
-    expect(Object.keys(rec.oracle)).toEqual(["schema", "check", "expect", "cwd", "shell", "timeoutMs", "maxOutputBytes", "regexTimeoutMs", "regexStartupTimeoutMs", "maxRegexWorkers", "platform", "path"]);
+    expect(Object.keys(rec.oracle)).toEqual([
+      "schema",
+      "check",
+      "expect",
+      "cwd",
+      "shell",
+      "timeoutMs",
+      "maxOutputBytes",
+      "regexTimeoutMs",
+      "regexStartupTimeoutMs",
+      "maxRegexWorkers",
+      "platform",
+      "path",
+    ]);
     expect(rec.oracle.cwd).toBe(path.join(dir, "a"));
     fs.writeFileSync(path.join(dir, "GATES.md"), gate("G1", "printf ok", "ok", "  CWD: b\n"));
     const r = run([]);
@@ -161,7 +184,10 @@ describe("approval", () => {
     const { dir, env } = repo({ "GATES.md": gate("G1", "printf ok", "ok") });
     const parent = path.join(tempDir(), "file");
     fs.writeFileSync(parent, "x");
-    const r = personRun(BIN, ["check", "--verbose", "--approve"], { cwd: dir, env: { ...env, UNLAZY_APPROVAL_DIR: path.join(parent, "approved") } });
+    const r = personRun(BIN, ["check", "--verbose", "--approve"], {
+      cwd: dir,
+      env: { ...env, UNLAZY_APPROVAL_DIR: path.join(parent, "approved") },
+    });
     expect(r.code).toBe(2);
     expect(r.output).toContain("kbz: could not record approval for GATES:G1");
     expect(r.output).toContain("infrastructure failure prevented 1 approval(s)");
@@ -244,7 +270,9 @@ describe("results, evidence and writeback", () => {
     expect(r.stdout).toContain("shell=/bin/sh");
     expect(r.stdout).toContain("PATH=/usr/bin:/bin");
     expect(r.stdout).toContain("output=sha256=");
-    expect(read()).toMatch(/EVIDENCE: automatic-evidence=v1; definition-sha256=[0-9a-f]{64}; exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=14; shell=\/bin\/sh; cwd=.*; path=ec1f3f84fccb\/2 entries\n/);
+    expect(read()).toMatch(
+      /EVIDENCE: automatic-evidence=v1; definition-sha256=[0-9a-f]{64}; exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=14; shell=\/bin\/sh; cwd=.*; path=ec1f3f84fccb\/2 entries\n/,
+    );
   });
 
   test("an approved failing run of a met gate whose CHECK changed demotes it to [ ] and pending", () => {
@@ -258,7 +286,11 @@ describe("results, evidence and writeback", () => {
 
   test("legacy and forged evidence forms go stale and migrate to the canonical prefix on a run", () => {
     for (const ev of ["exit=0; shell=/bin/sh; cwd=/x", "automatic-evidence=v2; whatever", "it works, trust me"]) {
-      const { dir, run, read } = repo({ "GATES.md": gate("G1", "printf ok", "ok").replace("- [ ]", "- [x]").replace("EVIDENCE: pending", `EVIDENCE: ${ev}`) });
+      const { dir, run, read } = repo({
+        "GATES.md": gate("G1", "printf ok", "ok")
+          .replace("- [ ]", "- [x]")
+          .replace("EVIDENCE: pending", `EVIDENCE: ${ev}`),
+      });
       expect(run(["--status"]).stdout).toContain("(checked but automatic evidence is stale or unbound)");
       const r = run(["--approve"]);
       expect(r.code).toBe(0);
@@ -269,7 +301,11 @@ describe("results, evidence and writeback", () => {
   });
 
   test("a legacy transcript on a now-failing check is demoted with exactly one EVIDENCE line", () => {
-    const { run, read } = repo({ "GATES.md": gate("G1", "exit 1", "ok").replace("- [ ]", "- [x]").replace("EVIDENCE: pending", "EVIDENCE: exit=0; shell=/bin/sh") });
+    const { run, read } = repo({
+      "GATES.md": gate("G1", "exit 1", "ok")
+        .replace("- [ ]", "- [x]")
+        .replace("EVIDENCE: pending", "EVIDENCE: exit=0; shell=/bin/sh"),
+    });
     run(["--approve"]);
     expect(read()).toBe(gate("G1", "exit 1", "ok"));
   });
@@ -279,7 +315,9 @@ describe("results, evidence and writeback", () => {
     const { dir, run, read } = repo({ [`${long}/${long}/GATES.md`]: gate("G1", "printf ok", "ok") });
     const r = run(["--approve", `${long}/${long}/GATES.md`], { PATH: `/usr/bin:/bin:${"/nowhere".repeat(100)}` });
     expect(r.code).toBe(0);
-    const line = read(`${long}/${long}/GATES.md`).split("\n").find((l) => l.startsWith("  EVIDENCE: "))!;
+    const line = read(`${long}/${long}/GATES.md`)
+      .split("\n")
+      .find((l) => l.startsWith("  EVIDENCE: "))!;
     expect(line.length).toBeLessThanOrEqual("  EVIDENCE: ".length + 900);
     expect(line.indexOf("output-sha256=")).toBeLessThan(line.indexOf("; shell="));
     expect(r.stdout).toContain("...");
@@ -287,7 +325,10 @@ describe("results, evidence and writeback", () => {
   });
 
   test("terminal safety: escapes in titles and failure output never reach the terminal", () => {
-    const { run } = repo({ "GATES.md": "- [ ] G1: evil \u001b[31mred\u0007 \u202e title\n  CHECK: printf 'failure \\033[31m red \\033[0m'; exit 1\n  EXPECT: ok\n" });
+    const { run } = repo({
+      "GATES.md":
+        "- [ ] G1: evil \u001b[31mred\u0007 \u202e title\n  CHECK: printf 'failure \\033[31m red \\033[0m'; exit 1\n  EXPECT: ok\n",
+    });
     const r = run(["--approve"]);
     expect(r.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
     expect(r.stdout).toContain("failure  [31m red  [0m");
@@ -311,7 +352,8 @@ describe("results, evidence and writeback", () => {
   });
 
   test("a CRLF ledger with a fenced example: the fence is ignored and CRLF is kept on write and repair", () => {
-    const text = "# G\r\n\r\n```md\r\n- [ ] BAD: example\r\n```\r\n\r\n" + gate("G1", "printf ok", "ok").replace(/\n/g, "\r\n");
+    const text =
+      "# G\r\n\r\n```md\r\n- [ ] BAD: example\r\n```\r\n\r\n" + gate("G1", "printf ok", "ok").replace(/\n/g, "\r\n");
     const { dir, run, read } = repo({ "GATES.md": text });
     const r = run(["--approve"]);
     expect(r.stdout).toContain("GATES.md: 1 gate");
@@ -354,7 +396,11 @@ describe("results, evidence and writeback", () => {
 
   test("a split overflow after UTF-8 combination demotes a checked gate and --status exits 1", () => {
     const split = "head -c 524288 /dev/zero | tr '\\0' a; head -c 524288 /dev/zero | tr '\\0' b >&2";
-    const { run, read } = repo({ "GATES.md": gate("G1", split, "a").replace("- [ ]", "- [x]").replace("EVIDENCE: pending", "EVIDENCE: exit=0; shell=/bin/sh") });
+    const { run, read } = repo({
+      "GATES.md": gate("G1", split, "a")
+        .replace("- [ ]", "- [x]")
+        .replace("EVIDENCE: pending", "EVIDENCE: exit=0; shell=/bin/sh"),
+    });
     const r = run(["--approve"]);
     expect(r.stdout).toContain("output exceeded 1048576 bytes after stdout/stderr UTF-8 combination");
     expect(read()).toContain("- [ ] G1");
@@ -364,12 +410,20 @@ describe("results, evidence and writeback", () => {
 
   test("--jobs 2 overlaps two checks while PASS lines stay in ledger order", () => {
     // Each of G1 and G2 waits until the other has started: they can only pass together.
-    const meet = (me: string, other: string) => `touch ${me}; i=0; while [ ! -e ${other} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -e ${other} ] && printf ok`;
-    const ledger = [gate("G1", meet("one", "two"), "ok"), gate("G2", meet("two", "one"), "ok"), gate("G3", "printf ok", "ok")].join("\n");
+    const meet = (me: string, other: string) =>
+      `touch ${me}; i=0; while [ ! -e ${other} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -e ${other} ] && printf ok`;
+    const ledger = [
+      gate("G1", meet("one", "two"), "ok"),
+      gate("G2", meet("two", "one"), "ok"),
+      gate("G3", "printf ok", "ok"),
+    ].join("\n");
     const { run } = repo({ "GATES.md": ledger });
     const r = run(["--approve", "--jobs", "2", "--timeout", "30"]);
     expect(r.code).toBe(0);
-    const order = r.stdout.split("\n").filter((l) => l.startsWith("  PASS")).map((l) => l.slice(7, 15));
+    const order = r.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("  PASS"))
+      .map((l) => l.slice(7, 15));
     expect(order).toEqual(["GATES:G1", "GATES:G2", "GATES:G3"]);
   });
 });
@@ -387,12 +441,19 @@ describe("concurrent edits", () => {
   };
 
   test("a hand edit to another gate during a slow check survives the writeback", async () => {
-    const ledger = gate("G1", "touch started; sleep 1; printf ok", "ok") + "\n- [ ] G2: reviewed by hand\n  EVIDENCE: pending\n";
+    const ledger =
+      gate("G1", "touch started; sleep 1; printf ok", "ok") + "\n- [ ] G2: reviewed by hand\n  EVIDENCE: pending\n";
     const { dir, env, run, read } = repo({ "GATES.md": ledger });
     run(["--status"]);
     const p = slow(dir, env, ["--approve"]);
     await waitFor(path.join(dir, "started"));
-    fs.writeFileSync(path.join(dir, "GATES.md"), read().replace("- [ ] G2: reviewed by hand\n  EVIDENCE: pending", "- [x] G2: reviewed by hand\n  EVIDENCE: checked by Ann"));
+    fs.writeFileSync(
+      path.join(dir, "GATES.md"),
+      read().replace(
+        "- [ ] G2: reviewed by hand\n  EVIDENCE: pending",
+        "- [x] G2: reviewed by hand\n  EVIDENCE: checked by Ann",
+      ),
+    );
     const r = await p;
     expect(r.code).toBe(0);
     expect(read()).toContain("- [x] G1");
@@ -412,7 +473,9 @@ describe("concurrent edits", () => {
   });
 
   test("--reverify where EXPECT changes mid-run: STALE, exit 1, no ALL MET and no reverified count", async () => {
-    const { dir, env, run, read } = repo({ "GATES.md": gate("G1", "if [ -e go ]; then touch started; sleep 1; fi; printf ok", "ok") });
+    const { dir, env, run, read } = repo({
+      "GATES.md": gate("G1", "if [ -e go ]; then touch started; sleep 1; fi; printf ok", "ok"),
+    });
     run(["--approve"]);
     fs.writeFileSync(path.join(dir, "go"), "");
     const p = slow(dir, env, ["--reverify"]);
@@ -430,7 +493,8 @@ describe("concurrent edits", () => {
   test("same-definition races are last writer wins: a late failure demotes, a late pass promotes", async () => {
     // A run that finds `slow` takes it (so only one run is slow), reports started, and holds
     // until `hold` goes away; `fail` is read at the start of each run.
-    const check = "r=0; [ -e fail ] && r=1; if mv slow slow.$$ 2>/dev/null; then touch started; while [ -e hold ]; do sleep 0.05; done; fi; printf ok; exit $r";
+    const check =
+      "r=0; [ -e fail ] && r=1; if mv slow slow.$$ 2>/dev/null; then touch started; while [ -e hold ]; do sleep 0.05; done; fi; printf ok; exit $r";
     const { dir, env, run, read } = repo({ "GATES.md": gate("G1", check, "ok") });
     const touch = (f: string) => fs.writeFileSync(path.join(dir, f), "");
     const rm = (f: string) => fs.rmSync(path.join(dir, f), { force: true });
@@ -456,7 +520,9 @@ describe("concurrent edits", () => {
 
 describe("handoff, hierarchy and bad input", () => {
   test("an abandoned gate gives HANDOFF REQUIRED and exit 1 in status, default and reverify modes", () => {
-    const { run } = repo({ "GATES.md": gate("G1", "printf ok", "ok") + "\n- [ ] G2: gone\n\nABANDON: G2 upstream retired\n" });
+    const { run } = repo({
+      "GATES.md": gate("G1", "printf ok", "ok") + "\n- [ ] G2: gone\n\nABANDON: G2 upstream retired\n",
+    });
     run(["--approve"]);
     for (const mode of [["--status"], [], ["--reverify"]]) {
       const r = run(mode);
@@ -468,7 +534,10 @@ describe("handoff, hierarchy and bad input", () => {
 
   test("a parent gate running kbz check --reverify on an abandoned child fails and stays unchecked", () => {
     const child = "- [ ] C1: gone\n\nABANDON: C1 retired\n";
-    const { run, read } = repo({ "child.md": child, "parent.md": gate("N1", `${BIN} check --reverify child.md`, "ALL MET") });
+    const { run, read } = repo({
+      "child.md": child,
+      "parent.md": gate("N1", `${BIN} check --reverify child.md`, "ALL MET"),
+    });
     const r = run(["--approve", "parent.md"]);
     expect(r.stdout).toContain("  FAIL parent:N1");
     expect(r.stdout).toContain("HANDOFF REQUIRED");
@@ -479,10 +548,21 @@ describe("handoff, hierarchy and bad input", () => {
     const { dir, run } = repo({ "GATES.md": gate("G1", "touch ran", "x"), "directory.md/.k": "" });
     const before = hashTree(dir);
     const bad = [
-      ["--jobs", "0"], ["--jobs", "1.5"], ["--jobs", "Infinity"], ["--jobs", "65"],
-      ["--timeout", "0"], ["--timeout", "1.5"], ["--timeout", "86401"], ["--timeout", "Infinity"], ["--timeout"],
-      ["--status", "--reverify"], ["--status", "--approve"], ["--status", "--jobs", "2"], ["--nope"],
-      ["--approve", "directory.md"], ["--approve", "--cwd", "missing-dir"],
+      ["--jobs", "0"],
+      ["--jobs", "1.5"],
+      ["--jobs", "Infinity"],
+      ["--jobs", "65"],
+      ["--timeout", "0"],
+      ["--timeout", "1.5"],
+      ["--timeout", "86401"],
+      ["--timeout", "Infinity"],
+      ["--timeout"],
+      ["--status", "--reverify"],
+      ["--status", "--approve"],
+      ["--status", "--jobs", "2"],
+      ["--nope"],
+      ["--approve", "directory.md"],
+      ["--approve", "--cwd", "missing-dir"],
     ];
     for (const args of bad) {
       const r = run(args);
@@ -509,10 +589,20 @@ describe("handoff, hierarchy and bad input", () => {
 
 describe("--json", () => {
   test("one object: schema, verdict, exit, counts, per-gate state, per-run outcome and approvals", () => {
-    const { run } = repo({ "GATES.md": [gate("G1", "printf ok", "ok"), gate("G2", "printf no; exit 3", "ok"), gate("G3", "printf x", "x")].join("\n") });
+    const { run } = repo({
+      "GATES.md": [
+        gate("G1", "printf ok", "ok"),
+        gate("G2", "printf no; exit 3", "ok"),
+        gate("G3", "printf x", "x"),
+      ].join("\n"),
+    });
     fs.mkdirSync(path.join(tempDir()), { recursive: true });
     const first = JSON.parse(run(["--json"]).stdout);
-    expect(first.approvals.required.map((a: any) => [a.qid, a.status])).toEqual([["GATES:G1", "required"], ["GATES:G2", "required"], ["GATES:G3", "required"]]);
+    expect(first.approvals.required.map((a: any) => [a.qid, a.status])).toEqual([
+      ["GATES:G1", "required"],
+      ["GATES:G2", "required"],
+      ["GATES:G3", "required"],
+    ]);
     expect(first.runs).toEqual([]);
     const r = run(["--approve", "--json"]);
     expect(r.code).toBe(1);
@@ -520,11 +610,28 @@ describe("--json", () => {
     expect(j.schema).toBe(1);
     expect(j.verdict).toBe("unmet");
     expect(j.exit).toBe(1);
-    expect(j.counts).toMatchObject({ gates: 3, met: 2, unmet: 1, abandoned: 0, ran: 3, passed: 2, failed: 1, stale: 0 });
+    expect(j.counts).toMatchObject({
+      gates: 3,
+      met: 2,
+      unmet: 1,
+      abandoned: 0,
+      ran: 3,
+      passed: 2,
+      failed: 1,
+      stale: 0,
+    });
     // Failed is a state (issue 31): the failed run's gate reads `failed`, its reason how it ended.
     expect(j.gates.map((g: any) => g.state)).toEqual(["met", "failed", "met"]);
     expect(j.gates[1].reason).toBe("exit 3");
-    expect(j.runs[1]).toMatchObject({ qid: "GATES:G2", ok: false, exit: 3, matched: false, error: null, bytes: 2, writeback: "unchanged" });
+    expect(j.runs[1]).toMatchObject({
+      qid: "GATES:G2",
+      ok: false,
+      exit: 3,
+      matched: false,
+      error: null,
+      bytes: 2,
+      writeback: "unchanged",
+    });
     expect(j.runs[0].outputSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(j.approvals.recorded.length).toBe(3);
     expect(j.unmet).toEqual(["GATES:G2"]);

@@ -8,7 +8,8 @@ import { agentEnv } from "../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
 
-const gate = (id: string, check: string, expect_: string) => `- [ ] ${id}: outcome ${id}\n  CHECK: ${check}\n  EXPECT: ${expect_}\n  EVIDENCE: pending\n`;
+const gate = (id: string, check: string, expect_: string) =>
+  `- [ ] ${id}: outcome ${id}\n  CHECK: ${check}\n  EXPECT: ${expect_}\n  EVIDENCE: pending\n`;
 
 const cleanup: string[] = [];
 afterEach(() => {
@@ -31,7 +32,10 @@ describe("compatibility", () => {
       "tools/check.sh": "echo TOOL_OK\n",
       "sub/GATES.md": `# Gates\n\n${gate("R1", "test -f at-root.txt && pwd", "/")}${gate("R2", "sh tools/check.sh", "TOOL_OK")}`,
     });
-    const r = kbz(["verify", "run", "--approve", "--closed", "--inputs", "at-root.txt,tools", "--json", "sub/GATES.md"], { cwd: dir, env });
+    const r = kbz(
+      ["verify", "run", "--approve", "--closed", "--inputs", "at-root.txt,tools", "--json", "sub/GATES.md"],
+      { cwd: dir, env },
+    );
     const j = JSON.parse(r.stdout);
     expect([r.code, j.results[0].status]).toEqual([0, "ACCEPTED"]);
     // The evidence names the directory it ran in: the root, not sub/.
@@ -52,9 +56,15 @@ describe("compatibility", () => {
     });
     const fromRoot = kbz(["verify", "run", "--approve", "--inputs", "sub/here.txt", "sub/GATES.md"], { cwd: dir, env });
     expect([fromRoot.code, fromRoot.stdout]).toEqual([1, expect.stringContaining("REVIEW_OR_REPAIR sub/GATES.md")]);
-    const inSub = kbz(["verify", "run", "--approve", "--cwd", "sub", "--inputs", "sub/here.txt", "sub/GATES.md"], { cwd: dir, env });
+    const inSub = kbz(["verify", "run", "--approve", "--cwd", "sub", "--inputs", "sub/here.txt", "sub/GATES.md"], {
+      cwd: dir,
+      env,
+    });
     expect([inSub.code, inSub.stdout]).toEqual([0, expect.stringContaining("ACCEPTED sub/GATES.md")]);
-    const missing = kbz(["verify", "run", "--cwd", "nowhere", "--inputs", "sub/here.txt", "sub/GATES.md"], { cwd: dir, env });
+    const missing = kbz(["verify", "run", "--cwd", "nowhere", "--inputs", "sub/here.txt", "sub/GATES.md"], {
+      cwd: dir,
+      env,
+    });
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining("--cwd is not an existing directory")]);
   });
 
@@ -64,14 +74,19 @@ describe("compatibility", () => {
       "A.md": `# Gates\n\n${gate("A1", "cat a.txt", "a")}`,
       "B.md": `# Gates\n\n${gate("B1", "cat a.txt", "a")}`,
     });
-    expect(kbz(["verify", "run", "--approve", "--closed", "--inputs", "a.txt", "A.md"], { cwd: dir, env }).code).toBe(0);
+    expect(kbz(["verify", "run", "--approve", "--closed", "--inputs", "a.txt", "A.md"], { cwd: dir, env }).code).toBe(
+      0,
+    );
     // What the original leaves behind a run that was killed: `running`, no policy.
     const store = path.join(dir, ".unlazy/verification-receipts.json");
     const s = JSON.parse(fs.readFileSync(store, "utf8"));
     s.receipts["B.md"] = { status: "running" };
     fs.writeFileSync(store, JSON.stringify(s, null, 2) + "\n");
     const b = kbz(["verify", "audit", "--json", "B.md"], { cwd: dir, env });
-    expect([b.code, JSON.parse(b.stdout).results]).toEqual([1, [{ current: false, reason: "unfinished-verification", key: "B.md" }]]);
+    expect([b.code, JSON.parse(b.stdout).results]).toEqual([
+      1,
+      [{ current: false, reason: "unfinished-verification", key: "B.md" }],
+    ]);
     expect(kbz(["verify", "explain", "B.md"], { cwd: dir, env }).stdout).toContain("the last run did not finish");
     // The rest of the store is still read: A's receipt stays current.
     expect(kbz(["verify", "audit", "A.md"], { cwd: dir, env }).code).toBe(0);
@@ -91,7 +106,17 @@ describe("compatibility", () => {
     expect(run(["init", "--scope", "web"]).code).toBe(0);
     expect(run(["plan", "add", "--scope", "web", "1.1", "--owns", "src/a/**"]).code).toBe(0);
     const stop = (session: string, extra: Record<string, unknown> = {}) => {
-      const r = run(["hook", "stop"], JSON.stringify({ hook_event_name: "Stop", session_id: session, cwd: dir, stop_hook_active: false, last_assistant_message: "done", ...extra }));
+      const r = run(
+        ["hook", "stop"],
+        JSON.stringify({
+          hook_event_name: "Stop",
+          session_id: session,
+          cwd: dir,
+          stop_hook_active: false,
+          last_assistant_message: "done",
+          ...extra,
+        }),
+      );
       expect(r.code).toBe(0);
       return r.stdout;
     };
@@ -108,6 +133,10 @@ describe("compatibility", () => {
     // The solo ledger is still judged for beta (a scope never hides it).
     writeTree(dir, { "GATES.md": `# Gates\n\n- [ ] S1: solo outcome\n` });
     const beta = stop("beta");
-    expect([beta.includes('"decision":"block"'), beta.includes("S1"), beta.includes("leaf-1.1")]).toEqual([true, true, false]);
+    expect([beta.includes('"decision":"block"'), beta.includes("S1"), beta.includes("leaf-1.1")]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 });

@@ -8,7 +8,8 @@ import { agentEnv } from "../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
 
-const gate = (id: string, check: string, inputs: string) => `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ok\n  INPUTS: ${inputs}\n  EVIDENCE: pending\n`;
+const gate = (id: string, check: string, inputs: string) =>
+  `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ok\n  INPUTS: ${inputs}\n  EVIDENCE: pending\n`;
 
 function repo(gates: string, files: Record<string, string | Uint8Array> = {}) {
   const dir = tempDir();
@@ -18,7 +19,8 @@ function repo(gates: string, files: Record<string, string | Uint8Array> = {}) {
   return { dir, env, run };
 }
 
-const stateOf = (r: { stdout: string }, id: string) => JSON.parse(r.stdout).gates.find((g: { id: string }) => g.id === id);
+const stateOf = (r: { stdout: string }, id: string) =>
+  JSON.parse(r.stdout).gates.find((g: { id: string }) => g.id === id);
 
 /** The one INPUTS store file of the repository. */
 function storeFile(dir: string): string {
@@ -74,8 +76,8 @@ describe("issue 28: inputs are hashed, never skipped", () => {
 
   test("item 8: the record files steers reads → a cwd set to /proc in .kbz/inputs neither hangs status nor the Stop hook, and a cwd set outside is never read", () => {
     const outside = tempDir();
-    writeTree(outside, { "kmsg": "same\n" });
-    const { dir, run, env } = repo(gate("STEER", "echo ok", "kmsg"), { "kmsg": "same\n" });
+    writeTree(outside, { kmsg: "same\n" });
+    const { dir, run, env } = repo(gate("STEER", "echo ok", "kmsg"), { kmsg: "same\n" });
     expect(run(["check", "--approve"]).code).toBe(0);
     const file = storeFile(dir);
     const store = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -84,7 +86,12 @@ describe("issue 28: inputs are hashed, never skipped", () => {
     fs.writeFileSync(file, JSON.stringify(store));
     const s = run(["status", "--json"], 10_000);
     expect([0, 1]).toContain(s.code);
-    const hook = kbz(["hook", "stop"], { cwd: dir, env, input: JSON.stringify({ session_id: "s", cwd: dir }), timeoutMs: 10_000 });
+    const hook = kbz(["hook", "stop"], {
+      cwd: dir,
+      env,
+      input: JSON.stringify({ session_id: "s", cwd: dir }),
+      timeoutMs: 10_000,
+    });
     expect(hook.code).toBe(0);
     // Pointed elsewhere, the store is not a way to read outside: the repository's kmsg is what counts.
     rec.cwd = outside;
@@ -102,7 +109,12 @@ describe("issue 28: inputs are hashed, never skipped", () => {
     expect(run(["check", "--approve"]).code).toBe(0);
     fs.truncateSync(slow, 64 * 1024 * 1024 * 1024); // sparse 64 GiB: far more than 3 s of hashing
     const started = Date.now();
-    const hook = kbz(["hook", "stop"], { cwd: dir, env, input: JSON.stringify({ session_id: "s", cwd: dir }), timeoutMs: 20_000 });
+    const hook = kbz(["hook", "stop"], {
+      cwd: dir,
+      env,
+      input: JSON.stringify({ session_id: "s", cwd: dir }),
+      timeoutMs: 20_000,
+    });
     const took = Date.now() - started;
     expect(hook.code).toBe(0);
     const answer = JSON.parse(hook.stdout);

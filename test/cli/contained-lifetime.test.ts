@@ -30,7 +30,13 @@ async function runningCheck(level?: string) {
   });
   const env: Record<string, string> = { ...(process.env as Record<string, string>), ...agentEnv() };
   if (level) env.KBZ_CONTAINMENT = level;
-  const proc = Bun.spawn([BIN, "check", "--approve"], { cwd: dir, env, stdout: "ignore", stderr: "ignore", stdin: "ignore" });
+  const proc = Bun.spawn([BIN, "check", "--approve"], {
+    cwd: dir,
+    env,
+    stdout: "ignore",
+    stderr: "ignore",
+    stdin: "ignore",
+  });
   const started = await waitFor(() => fs.existsSync(path.join(dir, "started")) && sleepers(t).length === 2, 15_000);
   expect(started).toBe(true);
   return { proc, t };

@@ -24,17 +24,50 @@ describe.skipIf(!strace)("issue 28 item 11: litter", () => {
     const env: Record<string, string> = { ...(process.env as Record<string, string>), ...agentEnv() };
     expect(kbz(["check", "--status"], { cwd: dir, env }).code).toBe(1);
     // Which rename writes GATES.md (approval record and run cache come first).
-    const traced = spawnSync("strace", ["-f", "-qq", "-e", `trace=${RENAMES}`, "-o", path.join(dir, "..", path.basename(dir) + ".trace"), BIN, "check", "--approve"], { cwd: dir, env });
+    const traced = spawnSync(
+      "strace",
+      [
+        "-f",
+        "-qq",
+        "-e",
+        `trace=${RENAMES}`,
+        "-o",
+        path.join(dir, "..", path.basename(dir) + ".trace"),
+        BIN,
+        "check",
+        "--approve",
+      ],
+      { cwd: dir, env },
+    );
     expect(traced.status).toBe(0);
     const traceFile = path.join(dir, "..", path.basename(dir) + ".trace");
-    const lines = fs.readFileSync(traceFile, "utf8").split("\n").filter((l) => /rename/.test(l) && / = 0$/.test(l));
+    const lines = fs
+      .readFileSync(traceFile, "utf8")
+      .split("\n")
+      .filter((l) => /rename/.test(l) && / = 0$/.test(l));
     fs.rmSync(traceFile);
     const nth = lines.findIndex((l) => l.includes(`${path.join(dir, "GATES.md")}"`)) + 1;
     expect(nth).toBeGreaterThan(0);
     // Again from the start, killed at that rename.
     fs.writeFileSync(path.join(dir, "GATES.md"), ledger);
     const env2: Record<string, string> = { ...(process.env as Record<string, string>), ...agentEnv() };
-    const killed = spawnSync("strace", ["-f", "-qq", "-o", "/dev/null", "-e", `trace=${RENAMES}`, "-e", `inject=${RENAMES}:signal=KILL:when=${nth}`, BIN, "check", "--approve"], { cwd: dir, env: env2 });
+    const killed = spawnSync(
+      "strace",
+      [
+        "-f",
+        "-qq",
+        "-o",
+        "/dev/null",
+        "-e",
+        `trace=${RENAMES}`,
+        "-e",
+        `inject=${RENAMES}:signal=KILL:when=${nth}`,
+        BIN,
+        "check",
+        "--approve",
+      ],
+      { cwd: dir, env: env2 },
+    );
     expect(killed.status).not.toBe(0);
     expect(temps(dir)).toEqual([expect.stringMatching(/^GATES\.md\.\d+\.[0-9a-f]{16}\.tmp$/)]);
     expect(fs.readFileSync(path.join(dir, "GATES.md"), "utf8")).toBe(ledger); // old bytes, never a mix

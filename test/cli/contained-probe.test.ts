@@ -27,8 +27,12 @@ function repo(gates: string, files: Record<string, string> = {}) {
 describe.skipIf(!usable.ok)("the probe", () => {
   test("item 12: the probe can lose deliverables → a CHECK that moves and deletes its deliverable's folder leaves the live tree as it was", () => {
     // Passes plainly without harm; with its deliverable hidden (empty) it moves and deletes the folder.
-    const check = "if [ -s pkg/a.txt ]; then echo ok; else umount pkg/a.txt 2>/dev/null; mv pkg pkg.moved && rm -rf pkg.moved; echo ok; fi";
-    const { dir, run } = repo(gate("PKG", check, "pkg/a.txt"), { "pkg/a.txt": "the deliverable\n", "pkg/b.txt": "its neighbour\n" });
+    const check =
+      "if [ -s pkg/a.txt ]; then echo ok; else umount pkg/a.txt 2>/dev/null; mv pkg pkg.moved && rm -rf pkg.moved; echo ok; fi";
+    const { dir, run } = repo(gate("PKG", check, "pkg/a.txt"), {
+      "pkg/a.txt": "the deliverable\n",
+      "pkg/b.txt": "its neighbour\n",
+    });
     expect(run(["check", "--approve"]).code).toBe(0);
     expect(run(["check", "--probe", "--approve"]).stdout).toContain("VACUOUS GATES:PKG"); // it did its damage, in the view
     expect(fs.existsSync(path.join(dir, "pkg.moved"))).toBe(false);
@@ -41,7 +45,12 @@ describe.skipIf(!usable.ok)("the probe", () => {
     const nap = `sleep 1.5${process.pid % 1000}${Date.now() % 1000}`;
     const { dir, env, run } = repo(gate("SLOW", `${nap}; echo ok`, "out.txt"), { "out.txt": "v1\n" });
     expect(run(["check", "--approve"]).code).toBe(0);
-    const probe = Bun.spawn([BIN, "check", "--probe", "--approve"], { cwd: dir, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+    const probe = Bun.spawn([BIN, "check", "--probe", "--approve"], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     for (const end = Date.now() + 60_000; pidsWith(nap).length === 0; ) {
       if (Date.now() > end) throw new Error(`the probe's CHECK (${nap}) never started`);
       await Bun.sleep(20);
@@ -54,7 +63,10 @@ describe.skipIf(!usable.ok)("the probe", () => {
   });
 
   test("issue 27 item 7: the probe never hides the oracle → a checker script listed in INPUTS stays visible, so a constant checker is VACUOUS", () => {
-    const { run } = repo(gate("ORACLE", "sh check.sh", "check.sh, target.txt"), { "check.sh": "echo ok\n", "target.txt": "the work\n" });
+    const { run } = repo(gate("ORACLE", "sh check.sh", "check.sh, target.txt"), {
+      "check.sh": "echo ok\n",
+      "target.txt": "the work\n",
+    });
     expect(run(["check", "--approve"]).code).toBe(0);
     const r = run(["check", "--probe", "--approve"]);
     expect(r.code).toBe(1);
@@ -62,7 +74,8 @@ describe.skipIf(!usable.ok)("the probe", () => {
   });
 
   test("issue 27 item 7: the probe hides no part of the approval's oracle → the script behind npm test and an ORACLE: file stay visible, so a constant test runner is VACUOUS", () => {
-    const g = "- [ ] T1: the tests pass\n  CHECK: npm test --silent\n  EXPECT: TESTS OK\n  INPUTS: test/**, src/add.js\n  ORACLE: test/expected.txt\n  EVIDENCE: pending\n";
+    const g =
+      "- [ ] T1: the tests pass\n  CHECK: npm test --silent\n  EXPECT: TESTS OK\n  INPUTS: test/**, src/add.js\n  ORACLE: test/expected.txt\n  EVIDENCE: pending\n";
     const { run } = repo(g, {
       "package.json": JSON.stringify({ scripts: { test: "node test/run.js" } }),
       // The runner prints a constant; the expected file is read, so hiding it would fail the CHECK.

@@ -28,7 +28,8 @@ afterAll(() => {
   for (const d of outside) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const gate = (id: string, check: string, expectText: string) => `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
+const gate = (id: string, check: string, expectText: string) =>
+  `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
 
 function repo(gates: string, extra: Record<string, string> = {}) {
   const dir = tempDir();
@@ -38,7 +39,8 @@ function repo(gates: string, extra: Record<string, string> = {}) {
   return { dir, env, run };
 }
 
-const git = (dir: string, ...a: string[]) => spawnSync("git", ["-C", dir, "-c", "user.email=t@t", "-c", "user.name=t", ...a], { encoding: "utf8" });
+const git = (dir: string, ...a: string[]) =>
+  spawnSync("git", ["-C", dir, "-c", "user.email=t@t", "-c", "user.name=t", ...a], { encoding: "utf8" });
 
 describe.skipIf(!usable.ok || !root)("issue 28 as root", () => {
   test("item 1: root keeps every capability in --sandbox → a sandboxed CHECK run by root has no capability and cannot remount / to overwrite a host file", () => {
@@ -48,7 +50,11 @@ describe.skipIf(!usable.ok || !root)("issue 28 as root", () => {
     const { run } = repo(
       gate("CAPS", "grep -q 'CapEff:.0000000000000000' /proc/self/status && echo NO-CAPABILITY", "NO-CAPABILITY") +
         "\n" +
-        gate("REMOUNT", `umount -l /tmp 2>/dev/null; mount -o remount,bind,rw / 2>/dev/null; echo pwned > ${host} && echo WROTE`, "WROTE"),
+        gate(
+          "REMOUNT",
+          `umount -l /tmp 2>/dev/null; mount -o remount,bind,rw / 2>/dev/null; echo pwned > ${host} && echo WROTE`,
+          "WROTE",
+        ),
     );
     const r = run(["check", "--approve", "--sandbox", "--json"]);
     const gates = JSON.parse(r.stdout);
@@ -71,7 +77,9 @@ describe.skipIf(!usable.ok || !root)("issue 28 as root", () => {
     try {
       const connect = (p: string) =>
         `${process.execPath} -e "require('net').connect('${p}').on('connect',()=>{console.log('CONNECTED');process.exit(0)}).on('error',()=>process.exit(1))"`;
-      const { run } = repo(gate("RUN", connect(servers[0]!.p), "CONNECTED") + "\n" + gate("XDG", connect(servers[1]!.p), "CONNECTED"));
+      const { run } = repo(
+        gate("RUN", connect(servers[0]!.p), "CONNECTED") + "\n" + gate("XDG", connect(servers[1]!.p), "CONNECTED"),
+      );
       const sandboxed = run(["check", "--approve", "--sandbox"], { XDG_RUNTIME_DIR: xdg });
       expect(sandboxed.code).toBe(1);
       expect(sandboxed.stdout).toContain("FAIL GATES:RUN");
@@ -106,7 +114,11 @@ describe.skipIf(!usable.ok)("issue 28, any user", () => {
     fs.appendFileSync(path.join(dir, ".git", "config"), `[core]\n\tfsmonitor = touch ${planted}-fsmonitor\n`);
     writeTree(dir, { "work.txt": "the work\n" });
     run(["check", "--approve"]);
-    run(["check", "--probe", "--approve"], { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.fsmonitor", GIT_CONFIG_VALUE_0: `touch ${planted}-env` });
+    run(["check", "--probe", "--approve"], {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "core.fsmonitor",
+      GIT_CONFIG_VALUE_0: `touch ${planted}-env`,
+    });
     expect(fs.readdirSync(out)).toEqual([]);
   });
 });

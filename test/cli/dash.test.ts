@@ -18,7 +18,8 @@ function pane(columns = 80, rows = 24): TmuxPane {
   return p;
 }
 
-const LEDGER = "# Gates\n\n- [ ] G1: the parser accepts the sample\n  EVIDENCE: pending\n\n- [ ] G2: docs updated\n  EVIDENCE: pending\n";
+const LEDGER =
+  "# Gates\n\n- [ ] G1: the parser accepts the sample\n  EVIDENCE: pending\n\n- [ ] G2: docs updated\n  EVIDENCE: pending\n";
 
 describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
   test("kbz with no arguments opens the dashboard, shows an outside edit, and q exits 0", async () => {
@@ -30,7 +31,13 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     expect(screen).toContain("GATES:G1");
     const lines = screen.split("\n").filter((l) => l.trim() !== "");
     expect(lines.length).toBeLessThan(24);
-    writeAtomic(path.join(root, "GATES.md"), LEDGER.replace("- [ ] G2: docs updated\n  EVIDENCE: pending", "- [x] G2: docs updated\n  EVIDENCE: reviewed by Ana"));
+    writeAtomic(
+      path.join(root, "GATES.md"),
+      LEDGER.replace(
+        "- [ ] G2: docs updated\n  EVIDENCE: pending",
+        "- [x] G2: docs updated\n  EVIDENCE: reviewed by Ana",
+      ),
+    );
     screen = await p.waitFor((s) => s.includes("UNMET: 1 (met: 1)"));
     expect(screen).toMatch(/MET\s+GATES:G2/);
     p.send("q");
@@ -46,7 +53,15 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     let screen = await p.waitFor((s) => s.includes("scope web") && s.includes("UNMET: 3 (met: 0)"));
     expect(screen).toContain("[3 Gates]");
     const leaf = path.join(root, ".unlazy/web/gates/leaf-1.md");
-    writeAtomic(leaf, fs.readFileSync(leaf, "utf8").replace("- [ ] G1: page a renders\n  EVIDENCE: pending", "- [x] G1: page a renders\n  EVIDENCE: reviewed by Ana"));
+    writeAtomic(
+      leaf,
+      fs
+        .readFileSync(leaf, "utf8")
+        .replace(
+          "- [ ] G1: page a renders\n  EVIDENCE: pending",
+          "- [x] G1: page a renders\n  EVIDENCE: reviewed by Ana",
+        ),
+    );
     screen = await p.waitFor((s) => s.includes("UNMET: 2 (met: 1)"));
     expect(screen).toMatch(/MET\s+leaf-1:G1/);
     p.send("4");
@@ -65,7 +80,9 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.send("r");
     screen = await p.waitFor((s) => s.includes("UNMET: 1 (met: 2)"));
     expect(screen).toContain("GATES:R1 passed");
-    expect(fs.readFileSync(path.join(root, ".unlazy/web/GATES.md"), "utf8")).toContain("- [x] R1: the smoke check prints its token");
+    expect(fs.readFileSync(path.join(root, ".unlazy/web/GATES.md"), "utf8")).toContain(
+      "- [x] R1: the smoke check prints its token",
+    );
     expect(fs.readdirSync(env.UNLAZY_APPROVAL_DIR!).filter((n) => n.endsWith(".json")).length).toBe(1);
     p.send("1");
     screen = await p.waitFor((s) => s.includes("[1 Graph]"));
@@ -126,7 +143,9 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     expect(end).toContain("EXIT=0");
     // Quitting removes the demo's temporary folder and says what to do next, in one line.
     const unwrapped = end.replace(/\s*\n\s*/g, " ");
-    expect(unwrapped).toContain("kbz demo: finished (its example folder is removed); next: in your own repository run kbz init");
+    expect(unwrapped).toContain(
+      "kbz demo: finished (its example folder is removed); next: in your own repository run kbz init",
+    );
     expect(fs.readdirSync(process.env.TMPDIR!).filter((n) => n.startsWith("kbz-demo-"))).toEqual([]);
   }, 60_000);
 
@@ -136,7 +155,10 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.start([BIN], empty);
     await p.waitFor((s) => s.includes("kbz demo") && s.includes("scope checkout"));
     // The driver plays the plan to its end (about 50 steps, one every 0.9 s), then the banner says what next.
-    await p.waitFor((s) => s.includes("▶ your turn: approve the root checks: press 4 (Approvals), then a (y confirms)"), 90_000);
+    await p.waitFor(
+      (s) => s.includes("▶ your turn: approve the root checks: press 4 (Approvals), then a (y confirms)"),
+      90_000,
+    );
     p.send("q");
     expect(await p.waitFor((s) => s.includes("EXIT="))).toContain("EXIT=0");
     expect(fs.readdirSync(process.env.TMPDIR!).filter((n) => n.startsWith("kbz-demo-"))).toEqual([]);
@@ -168,10 +190,13 @@ describe("kbz without a terminal", () => {
       const r = kbz(args, { cwd: tempDir() });
       expect([args.join(" "), r.code, r.stderr]).toEqual([args.join(" "), 0, ""]);
       expect(r.stdout).toContain("kbz demo: scope checkout, a plan of 6 leaves");
-      for (const w of ["w1: leaf-1.1, leaf-1.2", "w2: leaf-2.1, leaf-2.2", "w3: leaf-3.1, leaf-3.2"]) expect(r.stdout).toContain(`  wave ${w} claimed and launched`);
+      for (const w of ["w1: leaf-1.1, leaf-1.2", "w2: leaf-2.1, leaf-2.2", "w3: leaf-3.1, leaf-3.2"])
+        expect(r.stdout).toContain(`  wave ${w} claimed and launched`);
       expect(r.stdout).toContain("  MET         leaf-3.2:G2");
       expect(r.stdout).toContain("UNMET: 3 (met: 12) [scope checkout]\n");
-      expect(r.stdout).toEndWith("next: in your own repository run kbz init (README: your repository in five minutes)\n");
+      expect(r.stdout).toEndWith(
+        "next: in your own repository run kbz init (README: your repository in five minutes)\n",
+      );
       expect(fs.readdirSync(process.env.TMPDIR!).filter((n) => n.startsWith("kbz-demo-"))).toEqual([]);
     }
   }, 30_000);

@@ -16,7 +16,13 @@ function project() {
   const env = { HOME: home, CODEX_HOME: path.join(home, ".codex"), PATH: "/usr/bin:/bin", KBZ_HOME: undefined };
   writeTree(dir, { "GATES.md": "# Gates\n\n- [x] G1: outcome\n  EVIDENCE: reviewed by hand\n" });
   const run = (args: string[], bin = BIN) => {
-    const r = Bun.spawnSync([bin, ...args], { cwd: dir, env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)) as Record<string, string> });
+    const r = Bun.spawnSync([bin, ...args], {
+      cwd: dir,
+      env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)) as Record<
+        string,
+        string
+      >,
+    });
     return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
   return { dir, home, env, run };
@@ -32,11 +38,19 @@ describe("kbz doctor", () => {
 
   test("an installed guard fires: its command, run on a dry-run payload of each host, blocks on an unmet gate; exit 0", () => {
     const p = project();
-    for (const host of ["claude", "cursor", "gemini", "copilot", "qwen", "opencode"]) expect(p.run(["hook", "install", "--agent", host]).code).toBe(0);
+    for (const host of ["claude", "cursor", "gemini", "copilot", "qwen", "opencode"])
+      expect(p.run(["hook", "install", "--agent", host]).code).toBe(0);
     const r = p.run(["doctor", "--json"]);
     const j = JSON.parse(r.stdout);
     expect([r.code, j.verdict]).toEqual([0, "fires"]);
-    expect(j.places.map((x: any) => `${x.host}:${x.fires}`).sort()).toEqual(["claude:true", "copilot:true", "cursor:true", "gemini:true", "opencode:true", "qwen:true"]);
+    expect(j.places.map((x: any) => `${x.host}:${x.fires}`).sort()).toEqual([
+      "claude:true",
+      "copilot:true",
+      "cursor:true",
+      "gemini:true",
+      "opencode:true",
+      "qwen:true",
+    ]);
     expect(p.run(["doctor"]).stdout).toMatch(/^claude local +fires +\//m);
   });
 
@@ -86,7 +100,11 @@ describe("kbz doctor", () => {
     delete s.hooks.TaskCompleted;
     fs.writeFileSync(file, JSON.stringify(s));
     const place = JSON.parse(p.run(["doctor", "--json"]).stdout).places[0];
-    expect([place.fires, place.problem, place.fix]).toEqual([false, "no kbz handler for TaskCompleted; run kbz hook install again", "kbz hook install"]);
+    expect([place.fires, place.problem, place.fix]).toEqual([
+      false,
+      "no kbz handler for TaskCompleted; run kbz hook install again",
+      "kbz hook install",
+    ]);
   });
 
   test("a guard whose command no longer blocks (replaced by a no-op) is NOT FIRING", () => {

@@ -29,7 +29,12 @@ function workspace(files: Record<string, string>) {
   /** The person: a pseudo-terminal and no marker. */
   const person = (...args: string[]) => personRun(BIN, args, { cwd: dir, env });
   const status = () => kbz(["status"], { cwd: dir, env: agentEnv });
-  const hook = () => kbz(["hook", "stop"], { cwd: dir, env: agentEnv, input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: dir, hook_event_name: "Stop" }) }).stdout;
+  const hook = () =>
+    kbz(["hook", "stop"], {
+      cwd: dir,
+      env: agentEnv,
+      input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: dir, hook_event_name: "Stop" }),
+    }).stdout;
   const file = (rel = "GATES.md") => path.join(dir, rel);
   return { dir, env, agent, person, status, hook, file };
 }
@@ -58,7 +63,11 @@ const CHECKER = "import { add } from './add.mjs';\nconsole.log(add(2, 2) === 4 ?
 
 describe("class 1: the oracle is rewritten, not the CHECK", () => {
   test("the agent rewrites the approved checker script to print ADD_OK: kbz check will not run it, status 1 and the hook blocks; doing the work meets it", () => {
-    const w = workspace({ "GATES.md": "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n", "check.mjs": CHECKER, "add.mjs": ADD_BROKEN });
+    const w = workspace({
+      "GATES.md": "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n",
+      "check.mjs": CHECKER,
+      "add.mjs": ADD_BROKEN,
+    });
     expect(w.person("check", "--approve").code).toBe(1); // approved; it fails: the work is not done
     fs.writeFileSync(w.file("check.mjs"), "console.log('ADD_OK');\n"); // the agent's act
     const ch = w.agent("check");
@@ -79,10 +88,13 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
   });
 
   test("the agent rewrites a test behind npm test (ORACLE: test/**) and then the package.json test script: never run without a person's approval; doing the work meets it", () => {
-    const run = "const cases = require('./cases.js');\nconst ok = cases.filter((c) => c()).length;\nconsole.log(`TESTS ${ok}/${cases.length} OK`);\n";
-    const cases = "const { add } = require('../add.cjs');\nmodule.exports = [() => add(1, 1) === 2, () => add(2, 2) === 4];\n";
+    const run =
+      "const cases = require('./cases.js');\nconst ok = cases.filter((c) => c()).length;\nconsole.log(`TESTS ${ok}/${cases.length} OK`);\n";
+    const cases =
+      "const { add } = require('../add.cjs');\nmodule.exports = [() => add(1, 1) === 2, () => add(2, 2) === 4];\n";
     const w = workspace({
-      "GATES.md": "- [ ] T1: the tests pass\n  CHECK: npm test --silent\n  EXPECT: /TESTS 2\\/2 OK/\n  ORACLE: test/**\n",
+      "GATES.md":
+        "- [ ] T1: the tests pass\n  CHECK: npm test --silent\n  EXPECT: /TESTS 2\\/2 OK/\n  ORACLE: test/**\n",
       "package.json": JSON.stringify({ scripts: { test: "node test/run.js" } }),
       "test/run.js": run,
       "test/cases.js": cases,
@@ -111,7 +123,8 @@ describe("class 2: the environment is rewritten", () => {
   test("NODE_OPTIONS=--require fake.cjs and BASH_ENV never reach an approved CHECK: it fails, status 1, the hook blocks; doing the work meets it", () => {
     const w = workspace({
       "GATES.md":
-        "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n" + "- [ ] G2: the work is written\n  CHECK: bash check.sh\n  EXPECT: WORK_DONE\n",
+        "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n" +
+        "- [ ] G2: the work is written\n  CHECK: bash check.sh\n  EXPECT: WORK_DONE\n",
       "check.mjs": CHECKER,
       "add.mjs": ADD_BROKEN,
       "check.sh": "grep -q done work.txt && echo WORK_DONE\n",
@@ -121,7 +134,12 @@ describe("class 2: the environment is rewritten", () => {
     });
     expect(w.person("check", "--approve").code).toBe(1);
     // The agent's act: an environment that makes the approved commands print what it wants.
-    const env = { ...w.env, CLAUDECODE: "1", NODE_OPTIONS: `--require ${w.file("fake.cjs")}`, BASH_ENV: w.file("fake.sh") };
+    const env = {
+      ...w.env,
+      CLAUDECODE: "1",
+      NODE_OPTIONS: `--require ${w.file("fake.cjs")}`,
+      BASH_ENV: w.file("fake.sh"),
+    };
     const forged = kbz(["check"], { cwd: w.dir, env });
     expect(forged.code).toBe(1);
     expect(forged.stdout).toContain("FAIL GATES:G1");
@@ -140,11 +158,17 @@ describe("class 2: the environment is rewritten", () => {
 describe("class 3: the agent approves and signs for the person", () => {
   test("kbz check --approve from the agent's shell is refused (exit 1, the hint), nothing runs; a person approves in a terminal", () => {
     const w = workspace({ "GATES.md": "- [ ] G1: ran\n  CHECK: touch ran; printf OK\n  EXPECT: OK\n" });
-    for (const args of [["check", "--approve"], ["advance", "--approve"], ["check", "--probe", "--approve"]]) {
+    for (const args of [
+      ["check", "--approve"],
+      ["advance", "--approve"],
+      ["check", "--probe", "--approve"],
+    ]) {
       const r = w.agent(...args);
       if (args[0] === "advance") continue; // advance needs a scope; its approval goes through the same runChecks
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain("a person approves this: press `a` in the dashboard or run `kbz approve` in a terminal");
+      expect(r.stderr).toContain(
+        "a person approves this: press `a` in the dashboard or run `kbz approve` in a terminal",
+      );
     }
     const noMarker = kbz(["check", "--approve"], { cwd: w.dir, env: w.env });
     expect(noMarker.code).toBe(1);
@@ -157,12 +181,24 @@ describe("class 3: the agent approves and signs for the person", () => {
     expectDone(w);
   });
 
-  test("an agent (marker set) that runs script -qec \"kbz check --approve\" is refused", () => {
+  test('an agent (marker set) that runs script -qec "kbz check --approve" is refused', () => {
     const w = workspace({ "GATES.md": RUNNABLE });
-    const r = personRun(BIN, ["check", "--approve"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, keepMarkers: true });
+    const r = personRun(BIN, ["check", "--approve"], {
+      cwd: w.dir,
+      env: { ...w.env, CLAUDECODE: "1" },
+      keepMarkers: true,
+    });
     expect(r.code).toBe(1);
     expect(r.output).toContain("kbz runs under an agent here (CLAUDECODE is set)");
-    for (const marker of ["GEMINI_CLI", "CODEX_SANDBOX", "CODEX_THREAD_ID", "CURSOR_AGENT", "GOOSE_TERMINAL", "AGENT", "AI_AGENT"]) {
+    for (const marker of [
+      "GEMINI_CLI",
+      "CODEX_SANDBOX",
+      "CODEX_THREAD_ID",
+      "CURSOR_AGENT",
+      "GOOSE_TERMINAL",
+      "AGENT",
+      "AI_AGENT",
+    ]) {
       const m = personRun(BIN, ["approve"], { cwd: w.dir, env: { ...w.env, [marker]: "1" }, keepMarkers: true });
       expect({ marker, code: m.code }).toEqual({ marker, code: 1 });
     }
@@ -222,7 +258,11 @@ describe("class 4: evidence is attested", () => {
 
   test("a forged cwd= in the evidence of a verify run --cwd pass, and its oracle pass record, cannot bind the oracle at an unchanged copy of the weakened checker: UNATTESTED, status 1, the hook blocks", () => {
     const checker = "grep -q done work.txt && echo WORK_DONE\n";
-    const w = workspace({ "GATES.md": "- [ ] G1: the work is done\n  CHECK: sh check.sh\n  EXPECT: WORK_DONE\n", "sub/check.sh": checker, "sub/work.txt": "done\n" });
+    const w = workspace({
+      "GATES.md": "- [ ] G1: the work is done\n  CHECK: sh check.sh\n  EXPECT: WORK_DONE\n",
+      "sub/check.sh": checker,
+      "sub/work.txt": "done\n",
+    });
     // The person runs the ledger's CHECKs in sub/ (verify run --cwd) and approves them: the evidence says cwd=<root>/sub.
     expect(w.person("verify", "run", "--approve", "--cwd", "sub", "--inputs", "sub", "GATES.md").code).toBe(0);
     expectDone(w);
@@ -244,7 +284,10 @@ describe("class 4: evidence is attested", () => {
     const oracles = path.join(w.dir, ".kbz", "oracles");
     for (const name of fs.readdirSync(oracles)) {
       const f = path.join(oracles, name);
-      fs.writeFileSync(f, fs.readFileSync(f, "utf8").split(was!).join(now!).split('"sub/check.sh"').join('"copy/check.sh"'));
+      fs.writeFileSync(
+        f,
+        fs.readFileSync(f, "utf8").split(was!).join(now!).split('"sub/check.sh"').join('"copy/check.sh"'),
+      );
     }
     expectBlocked(w, "GATES:G1", /UNATTESTED/);
     expect(w.agent("check", "--reverify").code).toBe(1); // the weakened checker needs a person's approval
@@ -291,7 +334,16 @@ describe("the Stop hook's session binding with one scope", () => {
   test("binding the unmet scope to a made-up session hides nothing; a bound session the hook holds keeps it from another session; done, both allow", () => {
     const w = workspace({ ".unlazy/api/gates/one.md": "- [ ] A1: the api answers\n" });
     const stop = (session: string) =>
-      kbz(["hook", "stop"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, input: JSON.stringify({ session_id: session, cwd: w.dir, hook_event_name: "Stop", last_assistant_message: "done" }) }).stdout;
+      kbz(["hook", "stop"], {
+        cwd: w.dir,
+        env: { ...w.env, CLAUDECODE: "1" },
+        input: JSON.stringify({
+          session_id: session,
+          cwd: w.dir,
+          hook_event_name: "Stop",
+          last_assistant_message: "done",
+        }),
+      }).stdout;
     const blocked = (session: string) => {
       const out = stop(session);
       return out !== "" && JSON.parse(out).decision === "block" && out.includes("one:A1");
@@ -314,7 +366,16 @@ describe("the Stop hook's session binding with one scope", () => {
   test("fixes unlazy bug: a second scope made beside the unmet one does not release the agent (scopes no live session holds are judged together)", () => {
     const w = workspace({ ".unlazy/api/gates/one.md": "- [ ] A1: the api answers\n" });
     const stop = (session: string) =>
-      kbz(["hook", "stop"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, input: JSON.stringify({ session_id: session, cwd: w.dir, hook_event_name: "Stop", last_assistant_message: "done" }) }).stdout;
+      kbz(["hook", "stop"], {
+        cwd: w.dir,
+        env: { ...w.env, CLAUDECODE: "1" },
+        input: JSON.stringify({
+          session_id: session,
+          cwd: w.dir,
+          hook_event_name: "Stop",
+          last_assistant_message: "done",
+        }),
+      }).stdout;
     expect(stop("agent")).toContain("one:A1");
     expect(w.agent("init", "--scope", "other").code).toBe(0); // the agent's act: a second scope, none bound
     const out = stop("agent");
@@ -329,7 +390,9 @@ describe("the Stop hook's session binding with one scope", () => {
     // session keeps holding it, whatever the binding says later.
     expect(stop("agent")).toContain("GATES:N1");
     // A session it never held leaves it to omega, and the allow says what is left open there.
-    expect(JSON.parse(stop("fresh")).systemMessage).toContain("scope other (bound to session omega): 2 item(s) open: GATES:N1, GATES:N2");
+    expect(JSON.parse(stop("fresh")).systemMessage).toContain(
+      "scope other (bound to session omega): 2 item(s) open: GATES:N1, GATES:N2",
+    );
   });
 });
 
@@ -341,7 +404,17 @@ describe("the Stop hook's session binding: liveness an agent cannot fake from it
     const agentEnv = { ...w.env, CLAUDECODE: "1" };
     /** One Stop payload piped into `kbz hook stop`: the host's (the real session), or the agent's own from its shell (a fake). */
     const stop = (session: string) =>
-      kbz(["hook", "stop"], { cwd: w.dir, env: agentEnv, input: JSON.stringify({ session_id: session, cwd: w.dir, hook_event_name: "Stop", last_assistant_message: "done", transcript_path: `/tmp/${session}.jsonl` }) });
+      kbz(["hook", "stop"], {
+        cwd: w.dir,
+        env: agentEnv,
+        input: JSON.stringify({
+          session_id: session,
+          cwd: w.dir,
+          hook_event_name: "Stop",
+          last_assistant_message: "done",
+          transcript_path: `/tmp/${session}.jsonl`,
+        }),
+      });
     const expectAgentBlocked = () => {
       const out = stop("agent-real").stdout;
       expect(out).not.toBe("");
@@ -355,7 +428,12 @@ describe("the Stop hook's session binding: liveness an agent cannot fake from it
     const forgeHookState = (session: string) =>
       fs.writeFileSync(
         w.file(".unlazy/api/hook-state.json"),
-        JSON.stringify({ schema: 1, sessions: { [sessionKey(session, "api")]: { hash: "0".repeat(24), blocks: 1, updatedAt: new Date().toISOString() } } }),
+        JSON.stringify({
+          schema: 1,
+          sessions: {
+            [sessionKey(session, "api")]: { hash: "0".repeat(24), blocks: 1, updatedAt: new Date().toISOString() },
+          },
+        }),
       );
     return { w, stop, expectAgentBlocked, forgeHookState };
   };
@@ -437,14 +515,37 @@ describe("the Stop hook's session binding: liveness an agent cannot fake from it
 describe("class 5: an open wave does not vanish behind a second scope", () => {
   test("the agent makes a second scope while leaf work it launched is out: the Stop hook judges both scopes and still blocks on the open wave", () => {
     const at = new Date().toISOString();
-    const wave = { schema: 1, waves: { w1: { leaves: ["leaf-1"], state: "open", openedAt: at, started: { "leaf-1": { handle: "worker-7", at } }, returned: {} } } };
+    const wave = {
+      schema: 1,
+      waves: {
+        w1: {
+          leaves: ["leaf-1"],
+          state: "open",
+          openedAt: at,
+          started: { "leaf-1": { handle: "worker-7", at } },
+          returned: {},
+        },
+      },
+    };
     // Its one gate is a handoff (ABANDON): without the wave the hook would allow with a note.
-    const w = workspace({ ".unlazy/api/gates/one.md": "# Gates: api\n\n- [ ] A1: the api answers\n\nABANDON: A1 the api moved to another team\n", ".unlazy/api/dispatch.json": JSON.stringify(wave) });
-    const stop = () => kbz(["hook", "stop"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" }, input: JSON.stringify({ session_id: "agent-real", cwd: w.dir, hook_event_name: "Stop" }) }).stdout;
+    const w = workspace({
+      ".unlazy/api/gates/one.md":
+        "# Gates: api\n\n- [ ] A1: the api answers\n\nABANDON: A1 the api moved to another team\n",
+      ".unlazy/api/dispatch.json": JSON.stringify(wave),
+    });
+    const stop = () =>
+      kbz(["hook", "stop"], {
+        cwd: w.dir,
+        env: { ...w.env, CLAUDECODE: "1" },
+        input: JSON.stringify({ session_id: "agent-real", cwd: w.dir, hook_event_name: "Stop" }),
+      }).stdout;
     expect(stop()).toContain("dispatch:w1 open (1/1 started)");
     // The agent's move: a second scope with nothing open, so that no single scope is "the" scope.
     fs.mkdirSync(w.file(".unlazy/other/gates"), { recursive: true });
-    fs.writeFileSync(w.file(".unlazy/other/gates/two.md"), "# Gates: other\n\n- [ ] B1: nothing to do\n\nABANDON: B1 not needed\n");
+    fs.writeFileSync(
+      w.file(".unlazy/other/gates/two.md"),
+      "# Gates: other\n\n- [ ] B1: nothing to do\n\nABANDON: B1 not needed\n",
+    );
     const out = stop();
     expect(JSON.parse(out).decision).toBe("block");
     expect(out).toContain("api/dispatch:w1 open (1/1 started)");
@@ -454,7 +555,10 @@ describe("class 5: an open wave does not vanish behind a second scope", () => {
 
 describe("class 6: reviews bind what they reviewed", () => {
   test("a signed manual gate goes STALE (input changed: README.md) when its INPUTS change; signing again (--replace) meets it", () => {
-    const w = workspace({ "GATES.md": "- [ ] M1: the README reads well\n  INPUTS: README.md\n", "README.md": "# hello\n" });
+    const w = workspace({
+      "GATES.md": "- [ ] M1: the README reads well\n  INPUTS: README.md\n",
+      "README.md": "# hello\n",
+    });
     const p = w.person("sign", "GATES.md", "M1", "--evidence", "read the README, Ana");
     expect(p.output).toContain("SIGNED GATES:M1 in GATES.md (bound to 1 INPUTS file)");
     expectDone(w);
@@ -482,7 +586,12 @@ describe("class 6: reviews bind what they reviewed", () => {
 
 describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
   test("a constant checker listed in INPUTS: the probe never hides the oracle, so it is VACUOUS (exit 1), never PROBE OK; a checker that reads the work observes", () => {
-    const w = workspace({ "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: check.sh, target.txt\n", "check.sh": "echo ok\n", "target.txt": "the work\n" });
+    const w = workspace({
+      "GATES.md":
+        "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: check.sh, target.txt\n",
+      "check.sh": "echo ok\n",
+      "target.txt": "the work\n",
+    });
     expect(w.person("check", "--approve").code).toBe(0);
     // The agent asks for the probe's verdict; the probe hides what it would hide, so it needs a person first.
     const asked = w.agent("check", "--probe");
@@ -509,7 +618,9 @@ describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
     const same = w.agent("check", "--reverify");
     expect(same.code).toBe(1);
     // The run's summary says why a gate that just passed is still unmet (not only its id).
-    expect(same.stdout).toMatch(/^ {2}UNMET GATES:G1: VACUOUS \(its CHECK passed with its deliverable hidden: target\.txt;/m);
+    expect(same.stdout).toMatch(
+      /^ {2}UNMET GATES:G1: VACUOUS \(its CHECK passed with its deliverable hidden: target\.txt;/m,
+    );
     expectBlocked(w, "GATES:G1", vacuous);
     // Honestly: a checker that reads the work; the person approves it and its probe, which observes.
     fs.writeFileSync(w.file("check.sh"), "grep -q 'the work' target.txt && echo ok\n");
@@ -525,7 +636,11 @@ describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
 
   test("a VACUOUS verdict is bound to the oracle, not to records in the repository: deleting .kbz/probes/ or a pass with other output leaves it VACUOUS", () => {
     // A checker that shows the work but does not judge it: its output changes with the work, so each pass has other evidence.
-    const w = workspace({ "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: target.txt\n", "check.sh": "cat target.txt; echo ok\n", "target.txt": "the work\n" });
+    const w = workspace({
+      "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: target.txt\n",
+      "check.sh": "cat target.txt; echo ok\n",
+      "target.txt": "the work\n",
+    });
     expect(w.person("check", "--approve").code).toBe(0);
     expect(w.person("check", "--probe", "--approve").output).toContain("VACUOUS GATES:G1");
     const evidence = () => /EVIDENCE: (.*)/.exec(fs.readFileSync(w.file(), "utf8"))![1];
@@ -548,7 +663,11 @@ describe.skipIf(!needs("bwrap"))("class 7: the probe can be fooled", () => {
   });
 
   test("deleting the approval store's attestations after a VACUOUS verdict: the pass is UNATTESTED and cannot be re-run without a person", () => {
-    const w = workspace({ "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: target.txt\n", "check.sh": "echo ok\n", "target.txt": "the work\n" });
+    const w = workspace({
+      "GATES.md": "- [ ] G1: the target holds the work\n  CHECK: sh check.sh\n  EXPECT: ok\n  INPUTS: target.txt\n",
+      "check.sh": "echo ok\n",
+      "target.txt": "the work\n",
+    });
     expect(w.person("check", "--approve").code).toBe(0);
     expect(w.person("check", "--probe", "--approve").output).toContain("VACUOUS GATES:G1");
     fs.rmSync(path.join(w.env.UNLAZY_APPROVAL_DIR!, "kbz", "attest"), { recursive: true });
@@ -577,7 +696,12 @@ describe("class 8: two views of the truth", () => {
     const st = kbz(["status"], { cwd: sub, env: agentEnvSub });
     expect(st.code).toBe(1);
     expect(st.stdout).toContain("GATES:M1");
-    const stop = () => kbz(["hook", "stop"], { cwd: sub, env: agentEnvSub, input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: sub, hook_event_name: "Stop" }) }).stdout;
+    const stop = () =>
+      kbz(["hook", "stop"], {
+        cwd: sub,
+        env: agentEnvSub,
+        input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: sub, hook_event_name: "Stop" }),
+      }).stdout;
     const h = stop();
     expect(JSON.parse(h).decision).toBe("block");
     expect(h).toContain("GATES:M1");
@@ -586,34 +710,55 @@ describe("class 8: two views of the truth", () => {
     expect(stop()).toBe("");
   });
 
-  test.skipIf(!haveTmux())("an INPUTS file of a VERIFIED leaf changes: kbz next, the dashboard's queue and the Stop hook all say the leaf needs review", async () => {
-    const dir = fs.realpathSync(fixtureCopy("next-golden"));
-    const leaf1 = ".unlazy/api/gates/leaf-1.md";
-    writeTree(dir, { [leaf1]: "OWNS: src/1/**\n\n- [ ] G1: leaf 1 deliverable\n  CHECK: cat src/1/a.txt\n  EXPECT: ok\n  INPUTS: src/1/a.txt\n  EVIDENCE: pending\n", "src/1/a.txt": "ok\n" });
-    const env = checkEnv();
-    const agent = { ...env, CLAUDECODE: "1" };
-    expect(personRun(BIN, ["check", "--approve", leaf1], { cwd: dir, env }).code).toBe(0);
-    const plan = path.join(dir, ".unlazy/api/PLAN.md");
-    fs.writeFileSync(plan, fs.readFileSync(plan, "utf8").replace("| 1 | src/1/** | - | mechanical | 1 | READY |", "| 1 | src/1/** | - | mechanical | 1 | VERIFIED |"));
-    fs.writeFileSync(path.join(dir, "src/1/a.txt"), "ok, but not the reviewed work\n"); // the agent's act
-    const next = kbz(["next", "--scope", "api", "--json"], { cwd: dir, env: agent });
-    expect(next.code).toBe(1);
-    const j = JSON.parse(next.stdout);
-    expect([j.action, j.attention.map((a: { leaf: string; reason: string }) => `${a.leaf} ${a.reason}`)]).toEqual(["review", ["1 verified-ledger-not-met"]]);
-    // The dashboard (the binary, in a real terminal, as the person): its Queue says the same.
-    const pane = new TmuxPane(120, 30);
-    try {
-      pane.start([BIN], dir, env);
-      await pane.waitFor((x) => x.includes("scope api"), 15_000);
-      pane.send("2");
-      const q = await pane.waitFor((x) => x.includes("[2 Queue"), 8000).then(() => pane.waitFor((x) => /REVIEW|DISPATCH|VERIFY/.test(x), 8000));
-      expect(q).toContain("REVIEW: resolve the items below before launching");
-      expect(q).toMatch(/REVIEW\s+1\s+verified-ledger-not-met 1/);
-    } finally {
-      pane.kill();
-    }
-    const h = kbz(["hook", "stop", "--scope", "api"], { cwd: dir, env: agent, input: JSON.stringify({ session_id: "dmd-8", cwd: dir, hook_event_name: "Stop" }) }).stdout;
-    expect(JSON.parse(h).decision).toBe("block");
-    expect(h).toContain("leaf-1:G1 STALE (input changed: src/1/a.txt)");
-  });
+  test.skipIf(!haveTmux())(
+    "an INPUTS file of a VERIFIED leaf changes: kbz next, the dashboard's queue and the Stop hook all say the leaf needs review",
+    async () => {
+      const dir = fs.realpathSync(fixtureCopy("next-golden"));
+      const leaf1 = ".unlazy/api/gates/leaf-1.md";
+      writeTree(dir, {
+        [leaf1]:
+          "OWNS: src/1/**\n\n- [ ] G1: leaf 1 deliverable\n  CHECK: cat src/1/a.txt\n  EXPECT: ok\n  INPUTS: src/1/a.txt\n  EVIDENCE: pending\n",
+        "src/1/a.txt": "ok\n",
+      });
+      const env = checkEnv();
+      const agent = { ...env, CLAUDECODE: "1" };
+      expect(personRun(BIN, ["check", "--approve", leaf1], { cwd: dir, env }).code).toBe(0);
+      const plan = path.join(dir, ".unlazy/api/PLAN.md");
+      fs.writeFileSync(
+        plan,
+        fs
+          .readFileSync(plan, "utf8")
+          .replace("| 1 | src/1/** | - | mechanical | 1 | READY |", "| 1 | src/1/** | - | mechanical | 1 | VERIFIED |"),
+      );
+      fs.writeFileSync(path.join(dir, "src/1/a.txt"), "ok, but not the reviewed work\n"); // the agent's act
+      const next = kbz(["next", "--scope", "api", "--json"], { cwd: dir, env: agent });
+      expect(next.code).toBe(1);
+      const j = JSON.parse(next.stdout);
+      expect([j.action, j.attention.map((a: { leaf: string; reason: string }) => `${a.leaf} ${a.reason}`)]).toEqual([
+        "review",
+        ["1 verified-ledger-not-met"],
+      ]);
+      // The dashboard (the binary, in a real terminal, as the person): its Queue says the same.
+      const pane = new TmuxPane(120, 30);
+      try {
+        pane.start([BIN], dir, env);
+        await pane.waitFor((x) => x.includes("scope api"), 15_000);
+        pane.send("2");
+        const q = await pane
+          .waitFor((x) => x.includes("[2 Queue"), 8000)
+          .then(() => pane.waitFor((x) => /REVIEW|DISPATCH|VERIFY/.test(x), 8000));
+        expect(q).toContain("REVIEW: resolve the items below before launching");
+        expect(q).toMatch(/REVIEW\s+1\s+verified-ledger-not-met 1/);
+      } finally {
+        pane.kill();
+      }
+      const h = kbz(["hook", "stop", "--scope", "api"], {
+        cwd: dir,
+        env: agent,
+        input: JSON.stringify({ session_id: "dmd-8", cwd: dir, hook_event_name: "Stop" }),
+      }).stdout;
+      expect(JSON.parse(h).decision).toBe("block");
+      expect(h).toContain("leaf-1:G1 STALE (input changed: src/1/a.txt)");
+    },
+  );
 });

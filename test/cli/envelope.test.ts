@@ -64,33 +64,103 @@ const ok: Case[] = [
   { name: "hook status", args: ["hook", "status"], setup: () => tempDir(), exits: [0, 1] },
   { name: "plan set", args: ["plan", "set", "1", "IN-FLIGHT"], exits: [0] },
   { name: "sign", args: ["sign", ".unlazy/api/gates/leaf-1.md", "G1", "--evidence", "reviewed by Ann"], exits: [0] },
-  { name: "approvals explain", args: ["approvals", "explain", "GATES.md", "G1"], setup: () => { const d = tempDir(); writeTree(d, { "GATES.md": "- [ ] G1: prints ok\n  CHECK: echo ok\n  EXPECT: ok\n" }); return d; }, exits: [1] },
-  { name: "kbz (no verb, a folder without ledgers: the built-in demo is shown)", args: [], setup: () => tempDir(), exits: [0] },
-  { name: "kbz (no verb, not a terminal)", args: [], setup: (root) => void writeTree(root, { ".unlazy/api/GATES.md": LEDGER }), exits: [1] },
+  {
+    name: "approvals explain",
+    args: ["approvals", "explain", "GATES.md", "G1"],
+    setup: () => {
+      const d = tempDir();
+      writeTree(d, { "GATES.md": "- [ ] G1: prints ok\n  CHECK: echo ok\n  EXPECT: ok\n" });
+      return d;
+    },
+    exits: [1],
+  },
+  {
+    name: "kbz (no verb, a folder without ledgers: the built-in demo is shown)",
+    args: [],
+    setup: () => tempDir(),
+    exits: [0],
+  },
+  {
+    name: "kbz (no verb, not a terminal)",
+    args: [],
+    setup: (root) => void writeTree(root, { ".unlazy/api/GATES.md": LEDGER }),
+    exits: [1],
+  },
 ];
 
 const failing: Case[] = [
   { name: "a usage error", args: ["status", "--bogus"], exits: [2] },
-  { name: "status on a malformed ledger", args: ["status"], setup: (r) => void writeTree(r, { ".unlazy/api/gates/leaf-1.md": "OWNS: src/1/**\n- [ ] G1: t\n  CHECK: x\n" }), exits: [2] },
+  {
+    name: "status on a malformed ledger",
+    args: ["status"],
+    setup: (r) => void writeTree(r, { ".unlazy/api/gates/leaf-1.md": "OWNS: src/1/**\n- [ ] G1: t\n  CHECK: x\n" }),
+    exits: [2],
+  },
   { name: "check on a missing ledger", args: ["check", "missing.md"], exits: [2] },
   { name: "next with --slots 0", args: ["next", "--slots", "0"], exits: [2] },
-  { name: "next on a broken dispatch.json", args: ["next"], setup: (r) => void writeTree(r, { ".unlazy/api/dispatch.json": "{" }), exits: [2] },
+  {
+    name: "next on a broken dispatch.json",
+    args: ["next"],
+    setup: (r) => void writeTree(r, { ".unlazy/api/dispatch.json": "{" }),
+    exits: [2],
+  },
   { name: "lint without ledgers", args: ["lint"], setup: () => tempDir(), exits: [2] },
-  { name: "lint on a malformed ledger", args: ["lint", "bad.md"], setup: (r) => void writeTree(r, { "bad.md": "- [ ] G1: t\n  CHECK: x\n" }), exits: [2] },
+  {
+    name: "lint on a malformed ledger",
+    args: ["lint", "bad.md"],
+    setup: (r) => void writeTree(r, { "bad.md": "- [ ] G1: t\n  CHECK: x\n" }),
+    exits: [2],
+  },
   { name: "scope claim of an unknown leaf", args: ["scope", "claim", "--leaf", "leaf-9"], exits: [2] },
   { name: "wave seal of an unknown wave", args: ["wave", "seal", "--wave", "w9"], exits: [2] },
-  { name: "wave start refused by the state machine", args: ["wave", "seal", "--wave", "w1"], setup: (r) => void writeTree(r, { ".unlazy/api/dispatch.json": JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-1"], state: "open", openedAt: "2026-01-01T00:00:00.000Z", started: {}, returned: {} } } }) }), exits: [2] },
+  {
+    name: "wave start refused by the state machine",
+    args: ["wave", "seal", "--wave", "w1"],
+    setup: (r) =>
+      void writeTree(r, {
+        ".unlazy/api/dispatch.json": JSON.stringify({
+          schema: 1,
+          waves: {
+            w1: { leaves: ["leaf-1"], state: "open", openedAt: "2026-01-01T00:00:00.000Z", started: {}, returned: {} },
+          },
+        }),
+      }),
+    exits: [2],
+  },
   { name: "structure without a request", args: ["structure", "apply"], exits: [2] },
   { name: "plan set of an unknown leaf", args: ["plan", "set", "9", "READY"], exits: [2] },
   { name: "advance of an unknown leaf", args: ["advance", "--leaf", "leaf-9"], exits: [2] },
-  { name: "sign of an unknown gate", args: ["sign", ".unlazy/api/gates/leaf-1.md", "G9", "--evidence", "x y z"], exits: [2] },
+  {
+    name: "sign of an unknown gate",
+    args: ["sign", ".unlazy/api/gates/leaf-1.md", "G9", "--evidence", "x y z"],
+    exits: [2],
+  },
   { name: "approvals explain without a gate", args: ["approvals", "explain", "GATES.md"], exits: [2] },
   { name: "approvals with arguments", args: ["approvals", "list", "x"], exits: [2] },
   { name: "verify without an action", args: ["verify"], exits: [2] },
   { name: "verify explain without a ledger", args: ["verify", "explain"], exits: [2] },
-  { name: "init over an existing ledger", args: ["init"], setup: (r) => void writeTree(r, { "GATES.md": LEDGER }), exits: [2] },
-  { name: "skill install for an unknown agent", args: ["skill", "install", "--agent", "vim"], setup: () => tempDir(), exits: [2] },
-  { name: "hook install into unreadable settings", args: ["hook", "install"], setup: () => { const d = tempDir(); writeTree(d, { ".claude/settings.local.json": "{not json" }); return d; }, exits: [2] },
+  {
+    name: "init over an existing ledger",
+    args: ["init"],
+    setup: (r) => void writeTree(r, { "GATES.md": LEDGER }),
+    exits: [2],
+  },
+  {
+    name: "skill install for an unknown agent",
+    args: ["skill", "install", "--agent", "vim"],
+    setup: () => tempDir(),
+    exits: [2],
+  },
+  {
+    name: "hook install into unreadable settings",
+    args: ["hook", "install"],
+    setup: () => {
+      const d = tempDir();
+      writeTree(d, { ".claude/settings.local.json": "{not json" });
+      return d;
+    },
+    exits: [2],
+  },
 ];
 
 async function walk(c: Case): Promise<void> {
@@ -105,5 +175,6 @@ async function walk(c: Case): Promise<void> {
 
 describe("every verb's --json is the one envelope", () => {
   for (const c of ok) test(`${c.name}: one envelope line, exit matches, no errors`, () => walk(c));
-  for (const c of failing) test(`${c.name}: one envelope line, exit 2, verdict invalid, errors with hints`, () => walk(c));
+  for (const c of failing)
+    test(`${c.name}: one envelope line, exit 2, verdict invalid, errors with hints`, () => walk(c));
 });

@@ -41,7 +41,10 @@ describe("descriptor writes", () => {
   });
 
   test("a reader that goes away mid-stream ends the write quietly (false, no crash)", () => {
-    const r = Bun.spawnSync(["sh", "-c", `"$0" -e "$1" | head -c 10 >/dev/null`, process.execPath, script(4 << 20)], { stdout: "pipe", stderr: "pipe" });
+    const r = Bun.spawnSync(["sh", "-c", `"$0" -e "$1" | head -c 10 >/dev/null`, process.execPath, script(4 << 20)], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(r.exitCode).toBe(0);
     expect(r.stderr.toString().trim()).toBe("false");
   });

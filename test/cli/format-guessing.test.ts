@@ -13,17 +13,48 @@ setDefaultTimeout(120_000);
 function payload(host: string, dir: string): Record<string, unknown> {
   switch (host) {
     case "cursor":
-      return { hook_event_name: "stop", conversation_id: "s1", workspace_roots: [dir], status: "completed", loop_count: 0 };
+      return {
+        hook_event_name: "stop",
+        conversation_id: "s1",
+        workspace_roots: [dir],
+        status: "completed",
+        loop_count: 0,
+      };
     case "gemini":
-      return { hook_event_name: "AfterAgent", session_id: "s1", cwd: dir, stop_hook_active: false, prompt_response: "done" };
+      return {
+        hook_event_name: "AfterAgent",
+        session_id: "s1",
+        cwd: dir,
+        stop_hook_active: false,
+        prompt_response: "done",
+      };
     case "copilot":
       return { sessionId: "s1", cwd: dir, stopHookActive: false, stopReason: "end_turn" };
     case "codex":
-      return { hook_event_name: "Stop", session_id: "s1", turn_id: "t1", cwd: dir, stop_hook_active: false, last_assistant_message: "done" };
+      return {
+        hook_event_name: "Stop",
+        session_id: "s1",
+        turn_id: "t1",
+        cwd: dir,
+        stop_hook_active: false,
+        last_assistant_message: "done",
+      };
     case "opencode":
-      return { hook_event_name: "session.idle", session_id: "s1", cwd: dir, stop_hook_active: false, last_assistant_message: "done" };
+      return {
+        hook_event_name: "session.idle",
+        session_id: "s1",
+        cwd: dir,
+        stop_hook_active: false,
+        last_assistant_message: "done",
+      };
     default:
-      return { hook_event_name: "Stop", session_id: "s1", cwd: dir, stop_hook_active: false, last_assistant_message: "done" };
+      return {
+        hook_event_name: "Stop",
+        session_id: "s1",
+        cwd: dir,
+        stop_hook_active: false,
+        last_assistant_message: "done",
+      };
   }
 }
 
@@ -51,7 +82,11 @@ describe("format guessing", () => {
     const dir = tempDir("kbz-stop-help-");
     writeTree(dir, { "GATES.md": "# Gates\n\n- [ ] G1: outcome\n" });
     for (const host of ["claude", "codex", "cursor", "gemini", "copilot", "qwen", "opencode"]) {
-      const r = kbz(["hook", "stop", "--agent", host], { cwd: dir, input: JSON.stringify(payload(host, dir)), env: { HOME: dir } });
+      const r = kbz(["hook", "stop", "--agent", host], {
+        cwd: dir,
+        input: JSON.stringify(payload(host, dir)),
+        env: { HOME: dir },
+      });
       expect([host, r.code]).toEqual([host, 0]);
       const answer = JSON.parse(r.stdout);
       for (const [k, v] of Object.entries(answer)) {
@@ -68,11 +103,14 @@ describe("format guessing", () => {
     const home = tempDir("kbz-order-home-");
     // The skill the binary installs (the one an agent reads).
     expect(kbz(["skill", "install"], { cwd: dir, env: { HOME: home } }).code).toBe(0);
-    const skill = fs.readFileSync(path.join(dir, ".claude/skills/kill-bezzangyi/SKILL.md"), "utf8").replace(/\s+/g, " ");
+    const skill = fs
+      .readFileSync(path.join(dir, ".claude/skills/kill-bezzangyi/SKILL.md"), "utf8")
+      .replace(/\s+/g, " ");
     expect(skill).toContain("EXPECT is matched against all of stdout, then a newline, then all of stderr");
     // The order holds whatever order the CHECK wrote them in.
     writeTree(dir, {
-      "GATES.md": "# Gates\n\n- [ ] G1: the error follows the output\n  CHECK: echo err-line >&2; sleep 0.1; echo out-line\n  EXPECT: /out-line\\s+err-line/\n  EVIDENCE: pending\n",
+      "GATES.md":
+        "# Gates\n\n- [ ] G1: the error follows the output\n  CHECK: echo err-line >&2; sleep 0.1; echo out-line\n  EXPECT: /out-line\\s+err-line/\n  EVIDENCE: pending\n",
     });
     const r = kbz(["check", "--approve", "GATES.md"], { cwd: dir, env: agentEnv() });
     expect([r.code, r.stdout + r.stderr]).toEqual([0, expect.stringContaining("ALL MET")]);

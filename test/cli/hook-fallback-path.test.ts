@@ -33,6 +33,8 @@ describe("fallbackHookPath of a compiled kbz", () => {
 
   test("nowhere: the checkout location, for the error message", () => {
     const dir = tempDir();
-    expect(fallbackHookPath(path.join(dir, "kbz-linux-x64", "bin", "kbz"), true)).toBe(path.join(dir, "kbz-linux-x64", "hooks", "stop-hook.mjs"));
+    expect(fallbackHookPath(path.join(dir, "kbz-linux-x64", "bin", "kbz"), true)).toBe(
+      path.join(dir, "kbz-linux-x64", "hooks", "stop-hook.mjs"),
+    );
   });
 });

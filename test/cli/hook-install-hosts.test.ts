@@ -20,14 +20,21 @@ interface Case {
   shell: string[];
 }
 
-const kbzOnly = (list: any[], key = "command") => list.filter((h: any) => typeof h[key] === "string" && h[key].includes("--unlazy-hook-v2"));
+const kbzOnly = (list: any[], key = "command") =>
+  list.filter((h: any) => typeof h[key] === "string" && h[key].includes("--unlazy-hook-v2"));
 const grouped = (event: string) => (s: any) => kbzOnly((s.hooks?.[event] ?? []).flatMap((g: any) => g.hooks));
 const CASES: Case[] = [
   {
     host: "claude",
     file: ".claude/settings.local.json",
     globalFile: (h) => path.join(h, ".claude/settings.json"),
-    foreign: { model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "node other.mjs" }] }], PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "guard" }] }] } },
+    foreign: {
+      model: "opus",
+      hooks: {
+        Stop: [{ hooks: [{ type: "command", command: "node other.mjs" }] }],
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "guard" }] }],
+      },
+    },
     ours: grouped("Stop"),
     shell: ["sh", "-c"],
   },
@@ -35,7 +42,10 @@ const CASES: Case[] = [
     host: "codex",
     file: ".codex/hooks.json",
     globalFile: (h) => path.join(h, "codex-home/hooks.json"),
-    foreign: { description: "team hooks", hooks: { Stop: [{ hooks: [{ type: "command", command: "other stop", timeout: 5 }] }] } },
+    foreign: {
+      description: "team hooks",
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "other stop", timeout: 5 }] }] },
+    },
     ours: grouped("Stop"),
     shell: ["bash", "-lc"],
   },
@@ -43,7 +53,10 @@ const CASES: Case[] = [
     host: "cursor",
     file: ".cursor/hooks.json",
     globalFile: (h) => path.join(h, ".cursor/hooks.json"),
-    foreign: { version: 1, hooks: { stop: [{ command: "./other.sh", loop_limit: 2 }], afterFileEdit: [{ command: "fmt" }] } },
+    foreign: {
+      version: 1,
+      hooks: { stop: [{ command: "./other.sh", loop_limit: 2 }], afterFileEdit: [{ command: "fmt" }] },
+    },
     ours: (s) => kbzOnly(s.hooks?.stop ?? []),
     shell: ["bash", "-c"],
   },
@@ -51,7 +64,10 @@ const CASES: Case[] = [
     host: "gemini",
     file: ".gemini/settings.json",
     globalFile: (h) => path.join(h, ".gemini/settings.json"),
-    foreign: { security: { auth: { selectedType: "gemini-api-key" } }, hooks: { AfterAgent: [{ hooks: [{ type: "command", name: "other", command: "other", timeout: 1000 }] }] } },
+    foreign: {
+      security: { auth: { selectedType: "gemini-api-key" } },
+      hooks: { AfterAgent: [{ hooks: [{ type: "command", name: "other", command: "other", timeout: 1000 }] }] },
+    },
     ours: grouped("AfterAgent"),
     shell: ["bash", "-c"],
   },
@@ -59,7 +75,13 @@ const CASES: Case[] = [
     host: "copilot",
     file: ".github/hooks/kbz.json",
     globalFile: (h) => path.join(h, ".copilot/hooks/kbz.json"),
-    foreign: { version: 1, hooks: { agentStop: [{ type: "command", bash: "./other.sh", timeoutSec: 5 }], preToolUse: [{ type: "command", bash: "guard" }] } },
+    foreign: {
+      version: 1,
+      hooks: {
+        agentStop: [{ type: "command", bash: "./other.sh", timeoutSec: 5 }],
+        preToolUse: [{ type: "command", bash: "guard" }],
+      },
+    },
     ours: (s) => kbzOnly(s.hooks?.agentStop ?? [], "bash").map((h: any) => ({ ...h, command: h.bash })),
     shell: ["bash", "-c"],
   },
@@ -67,7 +89,10 @@ const CASES: Case[] = [
     host: "qwen",
     file: ".qwen/settings.json",
     globalFile: (h) => path.join(h, ".qwen/settings.json"),
-    foreign: { model: { name: "qwen3-coder" }, hooks: { Stop: [{ hooks: [{ type: "command", command: "other", timeout: 5 }] }] } },
+    foreign: {
+      model: { name: "qwen3-coder" },
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "other", timeout: 5 }] }] },
+    },
     ours: grouped("Stop"),
     shell: ["bash", "-c"],
   },
@@ -79,9 +104,11 @@ const EVENTS: Record<string, number> = { claude: 3, codex: 2, cursor: 2, gemini:
 function project(c: Case, content?: unknown) {
   const dir = temp("kbz-inst-");
   const home = temp("kbz-home-");
-  if (content !== undefined) writeTree(dir, { [c.file]: typeof content === "string" ? content : JSON.stringify(content, null, 2) + "\n" });
+  if (content !== undefined)
+    writeTree(dir, { [c.file]: typeof content === "string" ? content : JSON.stringify(content, null, 2) + "\n" });
   const env = { HOME: home, CODEX_HOME: path.join(home, "codex-home"), COPILOT_HOME: undefined as unknown as string };
-  const run = (...args: string[]) => kbz(["hook", ...(args[0] === "status" ? [] : ["install", "--agent", c.host]), ...args], { cwd: dir, env });
+  const run = (...args: string[]) =>
+    kbz(["hook", ...(args[0] === "status" ? [] : ["install", "--agent", c.host]), ...args], { cwd: dir, env });
   const file = path.join(dir, c.file);
   const read = () => JSON.parse(fs.readFileSync(file, "utf8"));
   return { dir, home, env, run, file, read };
@@ -106,10 +133,16 @@ for (const c of CASES) {
       for (const list of Object.values(foreignAgain.hooks) as any[]) {
         for (let i = list.length - 1; i >= 0; i--) {
           if (list[i].hooks) list[i].hooks = list[i].hooks.filter((h: any) => !h.command.includes("--unlazy-hook-v2"));
-          if ((list[i].hooks && list[i].hooks.length === 0) || list[i].command?.includes?.("--unlazy-hook-v2") || list[i].bash?.includes?.("--unlazy-hook-v2")) list.splice(i, 1);
+          if (
+            (list[i].hooks && list[i].hooks.length === 0) ||
+            list[i].command?.includes?.("--unlazy-hook-v2") ||
+            list[i].bash?.includes?.("--unlazy-hook-v2")
+          )
+            list.splice(i, 1);
         }
       }
-      for (const [k, v] of Object.entries(foreignAgain.hooks)) if ((v as any[]).length === 0) delete foreignAgain.hooks[k];
+      for (const [k, v] of Object.entries(foreignAgain.hooks))
+        if ((v as any[]).length === 0) delete foreignAgain.hooks[k];
       // The host's deny rules for the person's acts (their own test is in hook-install.test.ts).
       delete foreignAgain.permissions;
       delete foreignAgain.tools;
@@ -128,7 +161,22 @@ for (const c of CASES) {
     });
 
     test("malformed, linked or unknown shapes are refused with exit 2 and no change", () => {
-      const bad: unknown[] = ['{"hooks": {', [], { hooks: [] }, { hooks: { [c.host === "cursor" ? "stop" : c.host === "gemini" ? "AfterAgent" : c.host === "copilot" ? "agentStop" : "Stop"]: {} } }];
+      const bad: unknown[] = [
+        '{"hooks": {',
+        [],
+        { hooks: [] },
+        {
+          hooks: {
+            [c.host === "cursor"
+              ? "stop"
+              : c.host === "gemini"
+                ? "AfterAgent"
+                : c.host === "copilot"
+                  ? "agentStop"
+                  : "Stop"]: {},
+          },
+        },
+      ];
       if (c.host === "codex") bad.push({ $schema: "https://example.com/s.json", hooks: {} });
       if (c.host === "cursor" || c.host === "copilot") bad.push({ version: 2, hooks: {} });
       for (const content of bad) {
@@ -156,7 +204,11 @@ for (const c of CASES) {
         p.run(...(fallback ? ["--fallback"] : []));
         const [h] = c.ours(p.read());
         const payload = { cwd: p.dir, workspace_roots: [p.dir], session_id: "s", conversation_id: "s" };
-        const out = execFileSync(c.shell[0]!, [...c.shell.slice(1), h.command], { cwd: p.dir, input: JSON.stringify(payload), encoding: "utf8" });
+        const out = execFileSync(c.shell[0]!, [...c.shell.slice(1), h.command], {
+          cwd: p.dir,
+          input: JSON.stringify(payload),
+          encoding: "utf8",
+        });
         expect(out).toContain("GATES:G1");
       }
     });
@@ -174,9 +226,13 @@ describe("several hosts in one repository, and kbz hook status", () => {
   test("every host installed side by side; each uninstall removes only its own file's entry", () => {
     const p = project(CASES[0]!);
     for (const c of CASES) expect(kbz(["hook", "install", "--agent", c.host], { cwd: p.dir, env: p.env }).code).toBe(0);
-    for (const c of CASES) expect(c.ours(JSON.parse(fs.readFileSync(path.join(p.dir, c.file), "utf8")))).toHaveLength(1);
+    for (const c of CASES)
+      expect(c.ours(JSON.parse(fs.readFileSync(path.join(p.dir, c.file), "utf8")))).toHaveLength(1);
     expect(kbz(["hook", "install", "--agent", "codex", "--uninstall"], { cwd: p.dir, env: p.env }).code).toBe(0);
-    for (const c of CASES) expect(c.ours(JSON.parse(fs.readFileSync(path.join(p.dir, c.file), "utf8")))).toHaveLength(c.host === "codex" ? 0 : 1);
+    for (const c of CASES)
+      expect(c.ours(JSON.parse(fs.readFileSync(path.join(p.dir, c.file), "utf8")))).toHaveLength(
+        c.host === "codex" ? 0 : 1,
+      );
   });
 
   test("status names each host's place, flags a missing program, and Codex's trust", () => {
@@ -187,7 +243,9 @@ describe("several hosts in one repository, and kbz hook status", () => {
     for (const c of CASES) kbz(["hook", "install", "--agent", c.host], { cwd: p.dir, env: p.env });
     const j = JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout);
     const installed = j.places.filter((x: any) => x.state === "installed");
-    expect(installed.map((x: any) => `${x.host}:${x.location}`).sort()).toEqual(CASES.map((c) => `${c.host}:${c.host === "claude" ? "local" : "shared"}`).sort());
+    expect(installed.map((x: any) => `${x.host}:${x.location}`).sort()).toEqual(
+      CASES.map((c) => `${c.host}:${c.host === "claude" ? "local" : "shared"}`).sort(),
+    );
     expect(installed.every((x: any) => x.runnable === true)).toBe(true);
     const codex = installed.find((x: any) => x.host === "codex");
     expect(codex.trust).toBe("needs-review");
@@ -196,13 +254,20 @@ describe("several hosts in one repository, and kbz hook status", () => {
     const bin = temp("kbz-codex-bin-");
     fs.writeFileSync(path.join(bin, "codex"), "#!/bin/sh\necho codex-cli 0.171.0\n", { mode: 0o755 });
     Object.assign(p.env, { PATH: `${bin}:${process.env.PATH}` });
-    expect(JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout).verdict).toBe("needs-attention");
+    expect(JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout).verdict).toBe(
+      "needs-attention",
+    );
     // Codex records trust per hook under [hooks.state."<file>:stop:<group>:<handler>"].
     fs.mkdirSync(path.join(p.home, "codex-home"), { recursive: true });
-    const key = (event: string) => `[hooks.state.${JSON.stringify(`${path.join(p.dir, ".codex/hooks.json")}:${event}:0:0`)}]\ntrusted_hash = "sha256:00"\n`;
+    const key = (event: string) =>
+      `[hooks.state.${JSON.stringify(`${path.join(p.dir, ".codex/hooks.json")}:${event}:0:0`)}]\ntrusted_hash = "sha256:00"\n`;
     fs.writeFileSync(path.join(p.home, "codex-home/config.toml"), key("stop"));
     // Both of kbz's Codex hooks (Stop and SubagentStop) need the user's trust.
-    expect(JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout).places.find((x: any) => x.host === "codex" && x.state === "installed").trust).toBe("needs-review");
+    expect(
+      JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout).places.find(
+        (x: any) => x.host === "codex" && x.state === "installed",
+      ).trust,
+    ).toBe("needs-review");
     fs.writeFileSync(path.join(p.home, "codex-home/config.toml"), key("stop") + key("subagent_stop"));
     const trusted = JSON.parse(kbz(["hook", "status", "--json"], { cwd: p.dir, env: p.env }).stdout);
     expect(trusted.places.find((x: any) => x.host === "codex" && x.state === "installed").trust).toBe("trusted");
@@ -210,7 +275,8 @@ describe("several hosts in one repository, and kbz hook status", () => {
     // A command that points at a program that is gone.
     const f = path.join(p.dir, ".cursor/hooks.json");
     const s = JSON.parse(fs.readFileSync(f, "utf8"));
-    for (const e of ["stop", "subagentStop"]) s.hooks[e][0].command = s.hooks[e][0].command.replace(path.join(p.home, ".kbz/bin/kbz-hook"), "/nonexistent/kbz");
+    for (const e of ["stop", "subagentStop"])
+      s.hooks[e][0].command = s.hooks[e][0].command.replace(path.join(p.home, ".kbz/bin/kbz-hook"), "/nonexistent/kbz");
     fs.writeFileSync(f, JSON.stringify(s));
     const gone = kbz(["hook", "status"], { cwd: p.dir, env: p.env });
     expect(gone.code).toBe(1);

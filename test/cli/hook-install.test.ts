@@ -22,7 +22,16 @@ function project(settings?: unknown | string) {
   const stopHandlers = (rel = LOCAL) => ((read(rel).hooks?.Stop ?? []) as any[]).flatMap((g) => g.hooks);
   // The stable path the hosts run (io/hook/shim.ts), in this test's HOME.
   const shim = path.join(home, ".kbz", "bin", "kbz-hook");
-  return { dir, home, run, read, stopHandlers, file: path.join(dir, LOCAL), shim, nodeShim: path.join(home, ".kbz", "bin", "kbz-hook-node") };
+  return {
+    dir,
+    home,
+    run,
+    read,
+    stopHandlers,
+    file: path.join(dir, LOCAL),
+    shim,
+    nodeShim: path.join(home, ".kbz", "bin", "kbz-hook-node"),
+  };
 }
 
 const other = { type: "command", command: "node other-tool.mjs" };
@@ -90,23 +99,49 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
   });
 
   test("an upstream v2.0 entry without a marker is recognised; uninstall leaves no hooks key", () => {
-    const p = project({ hooks: { Stop: [{ hooks: [{ type: "command", command: 'node "/home/me/.claude/skills/unlazy/scripts/stop-hook.mjs"' }] }] } });
+    const p = project({
+      hooks: {
+        Stop: [
+          { hooks: [{ type: "command", command: 'node "/home/me/.claude/skills/unlazy/scripts/stop-hook.mjs"' }] },
+        ],
+      },
+    });
     expect(p.run("--uninstall").stdout).toStartWith("Removed kbz stop hook (1 handler(s))");
     expect(p.read()).toEqual({});
   });
 
   test("an unlazy 2.1 shell-form entry with the marker is replaced by kbz's one command string", () => {
     const p = project({
-      hooks: { Stop: [{ hooks: [{ type: "command", command: "'/usr/bin/node' '/x/unlazy/scripts/stop-hook.mjs' --unlazy-hook-v2 --scope api", timeout: 20 }] }] },
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              {
+                type: "command",
+                command: "'/usr/bin/node' '/x/unlazy/scripts/stop-hook.mjs' --unlazy-hook-v2 --scope api",
+                timeout: 20,
+              },
+            ],
+          },
+        ],
+      },
     });
     p.run("--scope", "api");
-    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2 --scope api`, timeout: 20 }]);
+    expect(p.stopHandlers()).toEqual([
+      { type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2 --scope api`, timeout: 20 },
+    ]);
   });
 
   test("an exec-form entry of an earlier kbz (command + args, ignored by Claude Code < 2.1.139) is repaired to the string form", () => {
-    const p = project({ hooks: { Stop: [{ hooks: [{ type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2"], timeout: 20 }] }] } });
+    const p = project({
+      hooks: {
+        Stop: [{ hooks: [{ type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2"], timeout: 20 }] }],
+      },
+    });
     expect(p.run().stdout).toStartWith("Installed kbz stop hook for claude");
-    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2`, timeout: 20 }]);
+    expect(p.stopHandlers()).toEqual([
+      { type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2`, timeout: 20 },
+    ]);
   });
 
   test("--fallback installs a stable path that runs node with the absolute path of hooks/stop-hook.mjs", () => {
@@ -114,7 +149,10 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     expect(p.run("--fallback").code).toBe(0);
     const [h] = p.stopHandlers();
     expect(shellWords(h.command)).toEqual([p.nodeShim, "--agent", "claude", "--unlazy-hook-v2"]);
-    const exec = fs.readFileSync(p.nodeShim, "utf8").split("\n").find((l) => l.startsWith("exec "))!;
+    const exec = fs
+      .readFileSync(p.nodeShim, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("exec "))!;
     const [node, ...rest] = shellWords(exec.slice(5));
     expect(path.isAbsolute(node!)).toBe(true);
     expect(path.basename(node!)).toBe("node");
@@ -138,7 +176,17 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
   test("--json prints one object describing the result", () => {
     const p = project();
     const j = JSON.parse(p.run("--json", "--scope", "api").stdout);
-    expect(j).toMatchObject({ schema: 1, exit: 0, verdict: "installed", agent: "claude", target: p.file, scope: "api", backup: null, removed: 0, errors: [] });
+    expect(j).toMatchObject({
+      schema: 1,
+      exit: 0,
+      verdict: "installed",
+      agent: "claude",
+      target: p.file,
+      scope: "api",
+      backup: null,
+      removed: 0,
+      errors: [],
+    });
     expect(JSON.parse(p.run("--json", "--scope", "api").stdout).verdict).toBe("already-installed");
   });
 
@@ -148,7 +196,10 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
     for (const args of [[], ["--fallback"]]) {
       p.run(...args);
       const [h] = p.stopHandlers();
-      const out = execFileSync("sh", ["-c", h.command], { input: JSON.stringify({ cwd: p.dir, session_id: `x${args.length}` }), encoding: "utf8" });
+      const out = execFileSync("sh", ["-c", h.command], {
+        input: JSON.stringify({ cwd: p.dir, session_id: `x${args.length}` }),
+        encoding: "utf8",
+      });
       expect(JSON.parse(out).decision).toBe("block");
     }
   });
@@ -162,7 +213,15 @@ describe("kbz hook install: the host's own deny rules for the person's acts (iss
     expect(p.run().code).toBe(0);
     const deny: string[] = p.read().permissions.deny;
     expect(deny.slice(0, 2)).toEqual(mine);
-    for (const r of ["Bash(kbz approve)", "Bash(kbz *--approve*)", "Bash(*/kbz *--approve*)", "Bash(kbz approvals revoke*)", "Bash(kbz approvals prune*)", "Bash(kbz approvals policy*)", "Bash(kbz hook *--uninstall*)"]) {
+    for (const r of [
+      "Bash(kbz approve)",
+      "Bash(kbz *--approve*)",
+      "Bash(*/kbz *--approve*)",
+      "Bash(kbz approvals revoke*)",
+      "Bash(kbz approvals prune*)",
+      "Bash(kbz approvals policy*)",
+      "Bash(kbz hook *--uninstall*)",
+    ]) {
       expect(deny).toContain(r);
     }
     expect(deny.filter((r) => r === "Bash(kbz sign)")).toHaveLength(1);
@@ -176,7 +235,10 @@ describe("kbz hook install: the host's own deny rules for the person's acts (iss
   });
 
   test("Gemini CLI and Qwen Code: tools.exclude; Codex: a rules file of kbz's own; uninstall removes them", () => {
-    for (const [host, rel] of [["gemini", ".gemini/settings.json"], ["qwen", ".qwen/settings.json"]] as const) {
+    for (const [host, rel] of [
+      ["gemini", ".gemini/settings.json"],
+      ["qwen", ".qwen/settings.json"],
+    ] as const) {
       const p = project();
       expect(p.run("--agent", host).code).toBe(0);
       expect(p.read(rel).tools.exclude).toContain("run_shell_command(kbz check --approve)");
@@ -210,7 +272,14 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
   };
 
   test("malformed settings shapes are refused with the bytes unchanged", () => {
-    const shapes = [[], { hooks: [] }, { hooks: { Stop: {} } }, { hooks: { Stop: [{ hooks: {} }] } }, { hooks: { Stop: [{ hooks: [null] }] } }, { hooks: { Stop: ["x"] } }];
+    const shapes = [
+      [],
+      { hooks: [] },
+      { hooks: { Stop: {} } },
+      { hooks: { Stop: [{ hooks: {} }] } },
+      { hooks: { Stop: [{ hooks: [null] }] } },
+      { hooks: { Stop: ["x"] } },
+    ];
     for (const s of shapes) {
       for (const args of [[], ["--uninstall"]]) {
         const p = project(s);
@@ -286,11 +355,18 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
     const r = p.run();
     expect(r.stdout).toStartWith("Installed kbz stop hook");
     expect(r.stdout).toContain(`backup:  ${p.file}.unlazy.bak`);
-    expect(p.stopHandlers()).toEqual([{ type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2`, timeout: 20 }]);
+    expect(p.stopHandlers()).toEqual([
+      { type: "command", command: `${p.shim} --agent claude --unlazy-hook-v2`, timeout: 20 },
+    ]);
   });
 
   test("an invalid --scope, --shared with --global, or a repeated --scope is a usage error with nothing written", () => {
-    for (const args of [["--scope", "bad;echo"], ["--shared", "--global"], ["--scope", "a", "--scope", "b"], ["--uninstall", "--fallback"]]) {
+    for (const args of [
+      ["--scope", "bad;echo"],
+      ["--shared", "--global"],
+      ["--scope", "a", "--scope", "b"],
+      ["--uninstall", "--fallback"],
+    ]) {
       const p = project();
       const r = p.run(...args);
       expect([args.join(" "), r.code]).toEqual([args.join(" "), 2]);

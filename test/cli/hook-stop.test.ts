@@ -32,7 +32,12 @@ const twoScopes = () => {
   return dir;
 };
 
-const solo = (gates = ledger("solo", [{ id: "G1", state: "unmet" }, { id: "G2", state: "unmet" }])) => {
+const solo = (
+  gates = ledger("solo", [
+    { id: "G1", state: "unmet" },
+    { id: "G2", state: "unmet" },
+  ]),
+) => {
   const dir = tempDir();
   writeTree(dir, { "GATES.md": gates });
   return dir;
@@ -53,15 +58,21 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
   });
 
   test("fixes unlazy bug: two scopes without a session binding are judged together (a second scope never hides the first)", async () => {
-    expect(reasonOf(await stop(twoScopes(), "other"))).toStartWith("kbz: 1 gate/ledger/dispatch item(s) need work: leaf-7:G3.");
+    expect(reasonOf(await stop(twoScopes(), "other"))).toStartWith(
+      "kbz: 1 gate/ledger/dispatch item(s) need work: leaf-7:G3.",
+    );
   });
 
   test("a session bound with kbz scope bind is judged in its scope (the other scope bound to another session)", async () => {
     const dir = twoScopes();
     fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-2.md"), ledger("web 2", [{ id: "W1", state: "unmet" }]));
     fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "sess-other\n");
-    expect((await runCli(["scope", "bind", "--scope", "web", "sess-abc"], { cwd: dir })).stdout).toContain("bound session sess-abc to scope web");
-    expect(reasonOf(await stop(dir, "sess-abc"))).toStartWith("kbz [scope web]: 1 gate/ledger/dispatch item(s) need work: leaf-2:W1.");
+    expect((await runCli(["scope", "bind", "--scope", "web", "sess-abc"], { cwd: dir })).stdout).toContain(
+      "bound session sess-abc to scope web",
+    );
+    expect(reasonOf(await stop(dir, "sess-abc"))).toStartWith(
+      "kbz [scope web]: 1 gate/ledger/dispatch item(s) need work: leaf-2:W1.",
+    );
     fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "sess-api\n");
     expect(reasonOf(await stop(dir, "sess-api"))).toContain("[scope api]");
   });
@@ -78,7 +89,18 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
     const dir = tempDir();
     writeTree(dir, { ".unlazy/api/gates/leaf-7.md": ledger("api leaf 7", [{ id: "G3", state: "unmet" }]) });
     fs.writeFileSync(path.join(dir, ".unlazy/api/session"), "cx-1\n");
-    const codex = (session: string, turn: string) => stopHookIn({ cwd: dir, session_id: session, turn_id: turn, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "done" }, { args: ["--agent", "codex"] });
+    const codex = (session: string, turn: string) =>
+      stopHookIn(
+        {
+          cwd: dir,
+          session_id: session,
+          turn_id: turn,
+          hook_event_name: "Stop",
+          stop_hook_active: false,
+          last_assistant_message: "done",
+        },
+        { args: ["--agent", "codex"] },
+      );
     expect(reasonOf(await codex("cx-1", "t1"))).toContain("leaf-7:G3");
     // A later turn of the bound session is the same session: still held; another session is not judged on api.
     expect(reasonOf(await codex("cx-1", "t2"))).toContain("leaf-7:G3");
@@ -89,7 +111,21 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
   test("several scopes judged together: an open wave in any of them blocks (each item names its scope)", async () => {
     const dir = twoScopes();
     const at = new Date().toISOString();
-    fs.writeFileSync(path.join(dir, ".unlazy/web/dispatch.json"), JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-1"], state: "open", openedAt: at, started: { "leaf-1": { handle: "agent-7", at } }, returned: {} } } }));
+    fs.writeFileSync(
+      path.join(dir, ".unlazy/web/dispatch.json"),
+      JSON.stringify({
+        schema: 1,
+        waves: {
+          w1: {
+            leaves: ["leaf-1"],
+            state: "open",
+            openedAt: at,
+            started: { "leaf-1": { handle: "agent-7", at } },
+            returned: {},
+          },
+        },
+      }),
+    );
     const reason = reasonOf(await stop(dir, "sess-any"));
     expect(reason).toContain("leaf-7:G3");
     expect(reason).toContain("web/dispatch:w1 open (1/1 started)");
@@ -105,7 +141,8 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
       fs.writeFileSync(path.join(dir, ".unlazy/web/session"), "wanted\n");
       const reason = reasonOf(await stop(dir, "wanted"));
       // An unbound scope is every session's: api is judged too when its binding could not be read.
-      if (aKind === "fifo") expect([aKind, reason]).toEqual([aKind, expect.stringMatching(/leaf-7:G3.*leaf-2:W1|leaf-2:W1.*leaf-7:G3/)]);
+      if (aKind === "fifo")
+        expect([aKind, reason]).toEqual([aKind, expect.stringMatching(/leaf-7:G3.*leaf-2:W1|leaf-2:W1.*leaf-7:G3/)]);
       else expect([aKind, reason]).toEqual([aKind, expect.stringContaining("[scope web]")]);
     }
   });
@@ -125,7 +162,9 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
 
   test("an invalid --scope in the installed command allows with a note", async () => {
     for (const args of [["--scope", "../bad"], ["--scope"], ["--scope=a/b"]]) {
-      expect(messageOf(await stop(twoScopes(), "s", args))).toBe("kbz: installed hook has an invalid --scope value; not blocking.");
+      expect(messageOf(await stop(twoScopes(), "s", args))).toBe(
+        "kbz: installed hook has an invalid --scope value; not blocking.",
+      );
     }
   });
 
@@ -136,7 +175,9 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
   });
 
   test("the installer's marker and unknown tokens are ignored", async () => {
-    expect(reasonOf(await stop(twoScopes(), "s", ["--unlazy-hook-v2", "--scope", "api", "--whatever"]))).toContain("leaf-7:G3");
+    expect(reasonOf(await stop(twoScopes(), "s", ["--unlazy-hook-v2", "--scope", "api", "--whatever"]))).toContain(
+      "leaf-7:G3",
+    );
   });
 });
 
@@ -145,7 +186,12 @@ describe("hook stop: never executes, never leaks (unlazy §8.1 22-24)", () => {
     const dir = tempDir();
     const check = `node -e "require('fs').writeFileSync('EXECUTED-G1','')"`;
     const file = path.join(dir, ".unlazy/api/gates/leaf-stale.md");
-    writeTree(dir, { ".unlazy/api/gates/leaf-stale.md": ledger("stale", [{ id: "G1", state: "met", check }, { id: "G2", state: "met" }]) });
+    writeTree(dir, {
+      ".unlazy/api/gates/leaf-stale.md": ledger("stale", [
+        { id: "G1", state: "met", check },
+        { id: "G2", state: "met" },
+      ]),
+    });
     const original = fs.readFileSync(file, "utf8");
     fs.writeFileSync(file, original.replace(`CHECK: ${check}`, `CHECK: ${check} # edited`));
     const first = reasonOf(await stop(dir));
@@ -170,21 +216,33 @@ describe("hook stop: never executes, never leaks (unlazy §8.1 22-24)", () => {
     const dir = tempDir();
     const check = `node -e "require('fs').writeFileSync('EXECUTED-G1','')"`;
     const failed = currentEvidence(check, "MARKER_OK").replace("exit=0; EXPECT=matched", "exit=1; EXPECT=not matched");
-    writeTree(dir, { "GATES.md": ledger("x", [{ id: "G1", state: "met", check }]).replace(/EVIDENCE: .*/, `EVIDENCE: ${failed}`) });
+    writeTree(dir, {
+      "GATES.md": ledger("x", [{ id: "G1", state: "met", check }]).replace(/EVIDENCE: .*/, `EVIDENCE: ${failed}`),
+    });
     expect(reasonOf(await stop(dir))).toContain("GATES:G1");
     expect(executedMarkers(dir)).toEqual([]);
   });
 
   test("an abandoned gate allows with HANDOFF REQUIRED and its id, never its free-form reason", async () => {
     const dir = tempDir();
-    writeTree(dir, { ".unlazy/api/gates/leaf-7.md": ledger("x", [{ id: "G1", state: "met" }, { id: "G3", state: "abandoned" }]) });
+    writeTree(dir, {
+      ".unlazy/api/gates/leaf-7.md": ledger("x", [
+        { id: "G1", state: "met" },
+        { id: "G3", state: "abandoned" },
+      ]),
+    });
     const msg = messageOf(await stop(dir));
     expect(msg).toBe("kbz [scope api]: HANDOFF REQUIRED: 1 abandoned item(s): leaf-7:G3.");
     expect(msg).not.toContain("secret-private-reason");
   });
 
   test("mixed unmet and abandoned: the block carries the handoff; the 7th stop releases and still carries it, without the reason", async () => {
-    const dir = solo(ledger("x", [{ id: "G1", state: "unmet" }, { id: "G2", state: "abandoned" }]));
+    const dir = solo(
+      ledger("x", [
+        { id: "G1", state: "unmet" },
+        { id: "G2", state: "abandoned" },
+      ]),
+    );
     const first = reasonOf(await stop(dir));
     expect(first).toEndWith(" HANDOFF REQUIRED: 1 abandoned item(s): GATES:G2.");
     for (let i = 2; i <= 6; i++) reasonOf(await stop(dir));
@@ -218,7 +276,13 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
   test("meeting one gate resets the guard: after 3 blocks a gate is met, and 4 more stops all block", async () => {
     const dir = solo();
     for (let i = 1; i <= 3; i++) reasonOf(await stop(dir));
-    fs.writeFileSync(path.join(dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "met" }, { id: "G2", state: "unmet" }]));
+    fs.writeFileSync(
+      path.join(dir, "GATES.md"),
+      ledger("solo", [
+        { id: "G1", state: "met" },
+        { id: "G2", state: "unmet" },
+      ]),
+    );
     for (let i = 1; i <= 4; i++) expect(reasonOf(await stop(dir))).toContain("GATES:G2");
     expect(readState(path.join(dir, ".unlazy-hook-state.json")).sessions[sessionKey("s1", null)]!.blocks).toBe(4);
   });
@@ -259,13 +323,28 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
       // Each payload is a file on stdin: the hook's bound on an unfinished payload (3 s) measures
       // the writer, and 64 starts on a loaded 2-core machine must not be mistaken for one.
       const payloads = tempDir("kbz-payloads-");
-      const runs = await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => stopHookAsync({ cwd: dir, session_id: round }, { payloadFile: path.join(payloads, `${i}.json`) })));
+      const runs = await Promise.all(
+        Array.from({ length: CONCURRENT }, (_, i) =>
+          stopHookAsync({ cwd: dir, session_id: round }, { payloadFile: path.join(payloads, `${i}.json`) }),
+        ),
+      );
       // One assertion over every run, so a failure prints which runs and what they said.
       const odd = runs
-        .map((r, i) => ({ i, code: r.code, stdinError: r.stdinError, stderr: r.stderr, lines: r.stdout.split("\n").filter(Boolean).length, failOpen: (r.stderr + r.stdout).includes("could not update"), said: r.stdout.slice(0, 300) }))
+        .map((r, i) => ({
+          i,
+          code: r.code,
+          stdinError: r.stdinError,
+          stderr: r.stderr,
+          lines: r.stdout.split("\n").filter(Boolean).length,
+          failOpen: (r.stderr + r.stdout).includes("could not update"),
+          said: r.stdout.slice(0, 300),
+        }))
         .filter((r) => r.code !== 0 || r.stdinError || r.stderr !== "" || r.lines !== 1 || r.failOpen);
       expect({ round, odd }).toEqual({ round, odd: [] });
-      expect({ round, blocks: readState(file).sessions[sessionKey(round, null)]!.blocks }).toEqual({ round, blocks: CONCURRENT });
+      expect({ round, blocks: readState(file).sessions[sessionKey(round, null)]!.blocks }).toEqual({
+        round,
+        blocks: CONCURRENT,
+      });
     }
   }, 120_000);
 
@@ -279,7 +358,13 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
     const s = readState(file).sessions;
     expect(s[sessionKey("alpha", null)]!.blocks).toBe(3);
     expect(s[sessionKey("beta", null)]!.blocks).toBe(3);
-    fs.writeFileSync(path.join(dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "met" }, { id: "G2", state: "manual-met" }]));
+    fs.writeFileSync(
+      path.join(dir, "GATES.md"),
+      ledger("solo", [
+        { id: "G1", state: "met" },
+        { id: "G2", state: "manual-met" },
+      ]),
+    );
     expect(decision(await stop(dir, "alpha"))).toBeNull();
     expect(Object.keys(readState(file).sessions)).toEqual([sessionKey("beta", null)]);
     fs.rmSync(path.join(dir, "GATES.md"));
@@ -292,7 +377,11 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
     const file = path.join(dir, ".unlazy-hook-state.json");
     const sessions: Record<string, unknown> = {};
     for (let i = 0; i < 70; i++) {
-      sessions[i.toString(16).padStart(24, "0")] = { hash: "1".repeat(24), blocks: 1, updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() };
+      sessions[i.toString(16).padStart(24, "0")] = {
+        hash: "1".repeat(24),
+        blocks: 1,
+        updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+      };
     }
     fs.writeFileSync(file, JSON.stringify({ schema: 1, sessions }));
     reasonOf(await stop(dir, "newest"));
@@ -314,7 +403,10 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
 
   test("SubagentStop is decided like Stop and shares the parent session's counter", async () => {
     const dir = solo();
-    for (let i = 0; i < 3; i++) reasonOf(await stop(dir, "parent", [], { hook_event_name: "SubagentStop", agent_id: `a${i}`, agent_type: "Explore" }));
+    for (let i = 0; i < 3; i++)
+      reasonOf(
+        await stop(dir, "parent", [], { hook_event_name: "SubagentStop", agent_id: `a${i}`, agent_type: "Explore" }),
+      );
     for (let i = 0; i < 3; i++) reasonOf(await stop(dir, "parent"));
     expect(messageOf(await stop(dir, "parent"))).toStartWith("kbz: releasing after 6 blocks");
   });
@@ -365,7 +457,9 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
 
   test("a cwd that does not exist allows with a note", async () => {
     const dir = tempDir();
-    expect(messageOf(await stop(path.join(dir, "nope")))).toBe(`kbz: cwd is not an existing directory: ${path.join(dir, "nope")}; not blocking.`);
+    expect(messageOf(await stop(path.join(dir, "nope")))).toBe(
+      `kbz: cwd is not an existing directory: ${path.join(dir, "nope")}; not blocking.`,
+    );
   });
 
   test("a real-shaped Stop payload: block, progress resets, release after six, allow when all gates are met", async () => {
@@ -381,14 +475,31 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
       background_tasks: [],
       session_crons: [],
     });
-    expect(reasonOf(await stopHookIn(payload(false)))).toContain("2 gate/ledger/dispatch item(s) need work: GATES:G1, GATES:G2.");
+    expect(reasonOf(await stopHookIn(payload(false)))).toContain(
+      "2 gate/ledger/dispatch item(s) need work: GATES:G1, GATES:G2.",
+    );
     reasonOf(await stopHookIn(payload(true)));
-    fs.writeFileSync(path.join(dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "met" }, { id: "G2", state: "unmet" }]));
-    for (let i = 1; i <= 6; i++) expect(reasonOf(await stopHookIn(payload(true)))).toContain("1 gate/ledger/dispatch item(s) need work: GATES:G2.");
+    fs.writeFileSync(
+      path.join(dir, "GATES.md"),
+      ledger("solo", [
+        { id: "G1", state: "met" },
+        { id: "G2", state: "unmet" },
+      ]),
+    );
+    for (let i = 1; i <= 6; i++)
+      expect(reasonOf(await stopHookIn(payload(true)))).toContain(
+        "1 gate/ledger/dispatch item(s) need work: GATES:G2.",
+      );
     expect(messageOf(await stopHookIn(payload(true)))).toBe(
       "kbz: releasing after 6 blocks without gate progress; 1 item(s) remain (GATES:G2).",
     );
-    fs.writeFileSync(path.join(dir, "GATES.md"), ledger("solo", [{ id: "G1", state: "met" }, { id: "G2", state: "manual-met" }]));
+    fs.writeFileSync(
+      path.join(dir, "GATES.md"),
+      ledger("solo", [
+        { id: "G1", state: "met" },
+        { id: "G2", state: "manual-met" },
+      ]),
+    );
     const allow = await stopHookIn(payload(true));
     expect(allow).toMatchObject({ code: 0, stdout: "" });
     expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(false);
@@ -403,9 +514,13 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
   };
 
   test("a parse error blocks with <stem>:PARSE and the first two errors, without engine-specific regex text", async () => {
-    const dir = solo("# Gates: bad\n\n- [ ] G1 no colon\n- [ ] G2: fine\n  EXPECT: /a(/\n  CHECK: x\n- [ ] G3: t\n  CHECK: y\n");
+    const dir = solo(
+      "# Gates: bad\n\n- [ ] G1 no colon\n- [ ] G2: fine\n  EXPECT: /a(/\n  CHECK: x\n- [ ] G3: t\n  CHECK: y\n",
+    );
     const reason = reasonOf(await stop(dir));
-    expect(reason).toContain("1 gate/ledger/dispatch item(s) need work: GATES:PARSE line 3: gate needs an explicit ID followed by a colon; line 5: gate G2: invalid EXPECT regex.");
+    expect(reason).toContain(
+      "1 gate/ledger/dispatch item(s) need work: GATES:PARSE line 3: gate needs an explicit ID followed by a colon; line 5: gate G2: invalid EXPECT regex.",
+    );
   });
 
   test("an unreadable ledger (invalid UTF-8) blocks as <stem>:PARSE unreadable", async () => {
@@ -464,7 +579,10 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
       const file = path.join(dir, ".unlazy-hook-state.json");
       make(file, victim);
       const r = await stop(dir);
-      expect([name, messageOf(r)]).toEqual([name, expect.stringContaining("could not update the serialized hook state")]);
+      expect([name, messageOf(r)]).toEqual([
+        name,
+        expect.stringContaining("could not update the serialized hook state"),
+      ]);
       expect(fs.readFileSync(victim, "utf8")).toBe('{"schema":1,"sessions":{}}');
       if (name === "fifo") expect(fs.lstatSync(file).isFIFO()).toBe(true);
     }

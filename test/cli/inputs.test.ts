@@ -11,7 +11,8 @@ import { INPUTS_DIR } from "../../src/io/inputs/records.ts";
 
 setDefaultTimeout(120_000);
 
-const LEDGER = "# Gates: oracle\n\n- [ ] G1: target.txt holds the approved value\n  CHECK: sh oracle.sh\n  EXPECT: ok\n  INPUTS: target.txt\n  EVIDENCE: pending\n";
+const LEDGER =
+  "# Gates: oracle\n\n- [ ] G1: target.txt holds the approved value\n  CHECK: sh oracle.sh\n  EXPECT: ok\n  INPUTS: target.txt\n  EVIDENCE: pending\n";
 const ORACLE = "grep -qx good target.txt && echo ok\n";
 
 function repo() {
@@ -32,7 +33,9 @@ describe("INPUTS", () => {
     expect(s.stdout).toContain("STALE (input changed: target.txt)");
     const json = JSON.parse(kbz(["status", "--json"], { cwd: dir, env }).stdout);
     expect(json.gates[0].reason).toBe("STALE (input changed: target.txt)");
-    expect(reasonOf(stopHook({ cwd: dir, session_id: "s22", hook_event_name: "Stop" }, { env }))).toContain("GATES:G1 STALE (input changed: target.txt)");
+    expect(reasonOf(stopHook({ cwd: dir, session_id: "s22", hook_event_name: "Stop" }, { env }))).toContain(
+      "GATES:G1 STALE (input changed: target.txt)",
+    );
   });
 
   test("restoring target.txt makes the gate met again without a re-run only if the digest matches", () => {
@@ -51,7 +54,9 @@ describe("INPUTS", () => {
     expect(kbz(["check", "--approve"], { cwd: dir, env }).code).toBe(0);
     const text = fs.readFileSync(path.join(dir, "GATES.md"), "utf8");
     const evidence = /^  EVIDENCE: (.*)$/m.exec(text)![1]!;
-    expect(evidence).toMatch(/^automatic-evidence=v1; definition-sha256=[0-9a-f]{64}; exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=3; shell=\/bin\/sh; cwd=.*; path=[0-9a-f]{12}\/2 entries$/);
+    expect(evidence).toMatch(
+      /^automatic-evidence=v1; definition-sha256=[0-9a-f]{64}; exit=0; EXPECT=matched; output-sha256=[0-9a-f]{64}; output-bytes=3; shell=\/bin\/sh; cwd=.*; path=[0-9a-f]{12}\/2 entries$/,
+    );
     // What the original sees: the INPUTS line is prose to it, so the gate is the same gate.
     const withoutInputs = text.replace(/^  INPUTS: .*\n/m, "");
     const a = parseLedger(text, "GATES").gates[0]!;

@@ -7,7 +7,8 @@ import { agentEnv } from "../helpers/approvals.ts";
 setDefaultTimeout(120_000);
 
 const CF = /\p{Cf}/u;
-const ledger = "# Gates: cf\n\n- [ ] G1: zero\u200dwidth title\n  CHECK: ca\u200bt /etc/hostname\n  EXPECT: /./\n  EVIDENCE: pending\n";
+const ledger =
+  "# Gates: cf\n\n- [ ] G1: zero\u200dwidth title\n  CHECK: ca\u200bt /etc/hostname\n  EXPECT: /./\n  EVIDENCE: pending\n";
 
 describe("invisible characters", () => {
   test("CHECK: ca<U+200B>t /etc/hostname is shown as ca\\u200bt, never as cat, everywhere it is displayed", () => {

@@ -12,7 +12,9 @@ describe("kbz lint (compiled binary)", () => {
   test("a fixed-output command is only a warning by default", async () => {
     const r = await lint("weak.md");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('  WARN  G1: CHECK looks like a fixed-output command: "echo ok"; use an oracle that observes the named outcome  [tautological-check]');
+    expect(r.stdout).toContain(
+      '  WARN  G1: CHECK looks like a fixed-output command: "echo ok"; use an oracle that observes the named outcome  [tautological-check]',
+    );
   });
 
   test("chained commands and EXPECT passed as an argv value are not flagged", async () => {
@@ -47,7 +49,9 @@ describe("kbz lint (compiled binary)", () => {
 
   test("the golden solo ledger lints exactly as unlazy reports it", async () => {
     const r = await runCli(["lint", "GATES.md"], { cwd: path.join(FIXTURES, "solo") });
-    expect(r.stdout).toContain("GATES.md\n  WARN  G4: no CHECK, so this outcome is judged by hand and its evidence is only as good as the reader  [manual-gate]\n");
+    expect(r.stdout).toContain(
+      "GATES.md\n  WARN  G4: no CHECK, so this outcome is judged by hand and its evidence is only as good as the reader  [manual-gate]\n",
+    );
   });
 
   test("--json gives the envelope with ok, counts and findings with rule and level; --strict --json gives ok:false", async () => {
@@ -57,7 +61,17 @@ describe("kbz lint (compiled binary)", () => {
     expect(j.counts.warnings).toBeGreaterThanOrEqual(1);
     expect([j.exit, j.verdict, j.errors]).toEqual([0, "ok", []]);
     for (const f of j.findings) expect(typeof f.rule === "string" && typeof f.level === "string").toBe(true);
-    expect(Object.keys(j)).toEqual(["schema", "exit", "verdict", "ok", "counts", "findings", "truncated", "omittedFindings", "errors"]);
+    expect(Object.keys(j)).toEqual([
+      "schema",
+      "exit",
+      "verdict",
+      "ok",
+      "counts",
+      "findings",
+      "truncated",
+      "omittedFindings",
+      "errors",
+    ]);
     expect(Object.keys(j.findings[0])).toEqual(["file", "level", "gate", "rule", "message", "line"]);
     const s = await lint("--strict", "--json", "weak.md");
     expect(JSON.parse(s.stdout).ok).toBe(false);
@@ -128,7 +142,9 @@ describe("kbz lint (compiled binary)", () => {
 
   test("eighty activity-titled manual gates: 64 findings stored, the rest counted and reported as omitted", async () => {
     const dir = tempDir();
-    const gates = Array.from({ length: 80 }, (_, i) => `- [ ] G${i}: review screen ${i}\n  EVIDENCE: pending\n`).join("");
+    const gates = Array.from({ length: 80 }, (_, i) => `- [ ] G${i}: review screen ${i}\n  EVIDENCE: pending\n`).join(
+      "",
+    );
     writeTree(dir, { "many.md": gates });
     const t = await runCli(["lint", "many.md"], { cwd: dir });
     expect(t.stdout).toContain("... [report truncated: 177 finding(s) omitted]");
@@ -161,7 +177,10 @@ describe("kbz lint (compiled binary)", () => {
 
   test("after --, names like --help and -h are files", async () => {
     const dir = tempDir();
-    writeTree(dir, { "--help": "- [ ] G1: api responds\n  CHECK: node a.mjs\n  EXPECT: API_UP\n", "-h": "- [ ] G1: api responds\n  CHECK: node a.mjs\n  EXPECT: API_UP\n" });
+    writeTree(dir, {
+      "--help": "- [ ] G1: api responds\n  CHECK: node a.mjs\n  EXPECT: API_UP\n",
+      "-h": "- [ ] G1: api responds\n  CHECK: node a.mjs\n  EXPECT: API_UP\n",
+    });
     const r = await runCli(["lint", "--", "--help", "-h"], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("LINT OK\n");

@@ -24,7 +24,11 @@ describe("issue 28 item 10: transient is not invalid", () => {
         const r = kbz(["next", "--scope", "api", "--json"], { cwd: dir });
         const out = JSON.parse(r.stdout);
         verdicts[out.verdict] = (verdicts[out.verdict] ?? 0) + 1;
-        if (out.verdict === "busy") hints &&= r.code === 2 && out.errors[0].hint.includes("run the command again") && out.error.startsWith("busy: the scope changed while reading");
+        if (out.verdict === "busy")
+          hints &&=
+            r.code === 2 &&
+            out.errors[0].hint.includes("run the command again") &&
+            out.error.startsWith("busy: the scope changed while reading");
       }
     } finally {
       fs.writeFileSync(stop, "");

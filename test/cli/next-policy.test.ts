@@ -21,14 +21,17 @@ function scope(estimate: unknown): string {
     ".unlazy/api/PLAN.md": planText(tasks),
     ".unlazy/api/ACCESS.json": JSON.stringify({ schema: 1, contractRevision: 1, leaves }),
   };
-  for (const t of tasks) files[`.unlazy/api/gates/leaf-${t.id}.md`] = `OWNS: src/${t.id}/**\n\n- [ ] G1: leaf ${t.id} works\n  EVIDENCE: pending\n`;
+  for (const t of tasks)
+    files[`.unlazy/api/gates/leaf-${t.id}.md`] =
+      `OWNS: src/${t.id}/**\n\n- [ ] G1: leaf ${t.id} works\n  EVIDENCE: pending\n`;
   const dir = tempDir();
   dirs.push(dir);
   writeTree(dir, files);
   return dir;
 }
 
-const next = (dir: string, ...args: string[]) => runCli(["next", "--scope", "api", "--slots", "1", ...args], { cwd: dir });
+const next = (dir: string, ...args: string[]) =>
+  runCli(["next", "--scope", "api", "--slots", "1", ...args], { cwd: dir });
 
 test("kbz next --policy critical-path launches the head of the longest chain and says why", async () => {
   const dir = scope(undefined);
@@ -40,7 +43,9 @@ test("kbz next --policy critical-path launches the head of the longest chain and
   expect([r.code, j.launch, j.policy]).toEqual([0, ["2"], "critical-path"]);
   expect(j.explain.preferred[0]).toMatchObject({ leaf: "2", remaining: 3, path: ["2", "3", "4"], ahead: ["1"] });
   const text = await next(dir, "--policy", "critical-path", "--details");
-  expect(text.stdout).toContain("LAUNCH 1: 2\n  2 preferred: remaining path 3: 2 > 3 > 4; ahead of 1 (1) in id order\n");
+  expect(text.stdout).toContain(
+    "LAUNCH 1: 2\n  2 preferred: remaining path 3: 2 > 3 > 4; ahead of 1 (1) in id order\n",
+  );
 });
 
 test("an ACCESS.json estimate outweighs the chain", async () => {

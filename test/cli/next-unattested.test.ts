@@ -14,7 +14,8 @@ setDefaultTimeout(60_000);
 
 const LEAF1 = ".unlazy/api/gates/leaf-1.md";
 const LEAF3 = ".unlazy/api/gates/leaf-3.md";
-const gate = (n: number) => `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${n} deliverable\n  CHECK: cat src/${n}/a.txt\n  EXPECT: ok\n  EVIDENCE: pending\n`;
+const gate = (n: number) =>
+  `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${n} deliverable\n  CHECK: cat src/${n}/a.txt\n  EXPECT: ok\n  EVIDENCE: pending\n`;
 
 function verified(dir: string, ...ids: string[]): void {
   const plan = path.join(dir, ".unlazy/api/PLAN.md");
@@ -39,7 +40,10 @@ describe("kbz next reads UNATTESTED", () => {
     const next = kbz(["next", "--scope", "api", "--json"], { cwd: dir, env: agent });
     const j = JSON.parse(next.stdout);
     expect(j.action).toBe("review");
-    expect(j.attention.map((a: { leaf: string; reason: string }) => `${a.leaf} ${a.reason}`)).toEqual(["1 verified-ledger-not-met", "3 verified-ledger-not-met"]);
+    expect(j.attention.map((a: { leaf: string; reason: string }) => `${a.leaf} ${a.reason}`)).toEqual([
+      "1 verified-ledger-not-met",
+      "3 verified-ledger-not-met",
+    ]);
     expect(next.code).toBe(1);
     const text = kbz(["next", "--scope", "api"], { cwd: dir, env: agent });
     expect(text.code).toBe(1);
@@ -49,7 +53,10 @@ describe("kbz next reads UNATTESTED", () => {
     process.env.UNLAZY_APPROVAL_DIR = person.UNLAZY_APPROVAL_DIR;
     try {
       const queue = loadPlanView(dir, "api", 4, [])!.advice!;
-      expect([queue.action, queue.attention.map((a) => `${"leaf" in a ? a.leaf : ""} ${a.reason}`)]).toEqual([j.action, ["1 verified-ledger-not-met", "3 verified-ledger-not-met"]]);
+      expect([queue.action, queue.attention.map((a) => `${"leaf" in a ? a.leaf : ""} ${a.reason}`)]).toEqual([
+        j.action,
+        ["1 verified-ledger-not-met", "3 verified-ledger-not-met"],
+      ]);
     } finally {
       process.env.UNLAZY_APPROVAL_DIR = saved;
     }

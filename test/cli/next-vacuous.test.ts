@@ -27,12 +27,21 @@ function passed(): { dir: string; met: string } {
 async function probed(verdict: "vacuous" | "observes", edit = (t: string) => t, { dir, met } = passed()) {
   const file = path.join(dir, LEAF1);
   const g = parseLedger(met, "leaf-1").gates[0]!;
-  await recordProbes(dir, file, { G1: { definition: gateDigest(g)!, evidence: g.evidence ?? "", verdict, hidden: [path.join(fs.realpathSync(dir), "src/1")], signature: "test" } });
+  await recordProbes(dir, file, {
+    G1: {
+      definition: gateDigest(g)!,
+      evidence: g.evidence ?? "",
+      verdict,
+      hidden: [path.join(fs.realpathSync(dir), "src/1")],
+      signature: "test",
+    },
+  });
   fs.writeFileSync(file, edit(met));
   return dir;
 }
 
-const next = (dir: string, extra: string[] = []) => runCli(["next", "--scope", "api", "--slots", "4", ...extra], { cwd: dir });
+const next = (dir: string, extra: string[] = []) =>
+  runCli(["next", "--scope", "api", "--slots", "4", ...extra], { cwd: dir });
 
 describe("kbz next: vacuous-gate review item", () => {
   test("a leaf whose gate the last probe found VACUOUS is a vacuous-gate review item naming the gate and what was hidden", async () => {
@@ -48,7 +57,9 @@ describe("kbz next: vacuous-gate review item", () => {
     ]);
     const text = await next(dir);
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain("  vacuous-gate 1 gate G1: concerns 1\n    next: leaf-1's gate G1 still passed with src/1 hidden");
+    expect(text.stdout).toContain(
+      "  vacuous-gate 1 gate G1: concerns 1\n    next: leaf-1's gate G1 still passed with src/1 hidden",
+    );
   });
 
   test("vacuous-gate: a probe that observed its deliverable, or a record the gate has outgrown, adds nothing (next --json byte-identical)", async () => {

@@ -44,7 +44,12 @@ function workspace() {
   const agentEnv = { ...env, CLAUDECODE: "1" };
   const agent = (...args: string[]) => kbz(args, { cwd: dir, env: agentEnv });
   const status = () => agent("status", "--all");
-  const hook = () => kbz(["hook", "stop"], { cwd: dir, env: agentEnv, input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: dir, hook_event_name: "Stop" }) }).stdout;
+  const hook = () =>
+    kbz(["hook", "stop"], {
+      cwd: dir,
+      env: agentEnv,
+      input: JSON.stringify({ session_id: `s-${Math.random()}`, cwd: dir, hook_event_name: "Stop" }),
+    }).stdout;
   expect(personRun(BIN, ["check", "--approve"], { cwd: dir, env }).code).toBe(0);
   const w = { dir, env, agent, status, hook, checker: path.join(dir, "check.mjs") };
   expectDone(w);
@@ -140,7 +145,10 @@ describe("the oracle digest cache never hides a changed checker", () => {
     const ledger = path.join(w.dir, "GATES.md");
     // add.mjs is already bound (check.mjs imports it: the static closure, issue 39): name a file nothing reached.
     fs.writeFileSync(path.join(w.dir, "notes.txt"), "expected sums\n");
-    fs.writeFileSync(ledger, fs.readFileSync(ledger, "utf8").replace("  EXPECT: ADD_OK\n", "  EXPECT: ADD_OK\n  ORACLE: notes.txt\n"));
+    fs.writeFileSync(
+      ledger,
+      fs.readFileSync(ledger, "utf8").replace("  EXPECT: ADD_OK\n", "  EXPECT: ADD_OK\n  ORACLE: notes.txt\n"),
+    );
     expectStale(w, { G1: /STALE \(oracle changed: notes\.txt; needs a person's approval again\)/ });
   });
 
@@ -171,7 +179,9 @@ describe("the oracle digest cache never hides a changed checker", () => {
     const env = checkEnv(undefined, { PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin` });
     expect(personRun(BIN, ["check", "--approve"], { cwd: dir, env }).code).toBe(0);
     // Written a moment ago: its identity could still be shared by a write in the same clock step.
-    const rec = JSON.parse(fs.readFileSync(path.join(dir, ".kbz", "oracles", fs.readdirSync(path.join(dir, ".kbz", "oracles"))[0]!), "utf8"));
+    const rec = JSON.parse(
+      fs.readFileSync(path.join(dir, ".kbz", "oracles", fs.readdirSync(path.join(dir, ".kbz", "oracles"))[0]!), "utf8"),
+    );
     expect(rec.gates.G1.stat?.["check.mjs"]).toBeUndefined();
     fs.writeFileSync(path.join(dir, "check.mjs"), FAKE);
     const s = kbz(["status"], { cwd: dir, env: { ...env, CLAUDECODE: "1" } });

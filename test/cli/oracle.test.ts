@@ -22,14 +22,16 @@ function repo(files: Record<string, string>, git = false) {
   const dir = tempDir();
   writeTree(dir, files);
   if (git) {
-    const g = (...a: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: dir, encoding: "utf8" });
+    const g = (...a: string[]) =>
+      spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: dir, encoding: "utf8" });
     g("init", "-q", ".");
     g("add", "-A");
     g("commit", "-qm", "init");
   }
   const env = agentEnv({ PATH: hasNode() ? NODE_PATH : "/usr/bin:/bin" });
   const run = (args: string[], more: Record<string, string> = {}) => kbz(args, { cwd: dir, env: { ...env, ...more } });
-  const hook = () => stopHook({ cwd: dir, session_id: `s-${path.basename(dir)}`, hook_event_name: "Stop" }, { cwd: dir, env });
+  const hook = () =>
+    stopHook({ cwd: dir, session_id: `s-${path.basename(dir)}`, hook_event_name: "Stop" }, { cwd: dir, env });
   const write = (f: string, text: string) => fs.writeFileSync(path.join(dir, f), text);
   const read = (f = "GATES.md") => fs.readFileSync(path.join(dir, f), "utf8");
   return { dir, env, run, hook, write, read };
@@ -46,7 +48,8 @@ function sigOf(stdout: string, qid: string): string {
   return m[1]!;
 }
 
-const ADD = "const add = (a, b) => a + b;\nif (add(2, 2) !== 4) { console.log('ADD_WRONG'); process.exit(1); }\nconsole.log('ADD_OK');\n";
+const ADD =
+  "const add = (a, b) => a + b;\nif (add(2, 2) !== 4) { console.log('ADD_WRONG'); process.exit(1); }\nconsole.log('ADD_OK');\n";
 
 describe("class 1: the oracle is rewritten, not the CHECK", () => {
   test("an edited checker script (node check.mjs -> console.log('ADD_OK')) un-meets the gate: status 1, hook blocks, check needs a new approval", () => {
@@ -76,7 +79,8 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     const r = repo({
       "GATES.md": `# Gates\n\n${gate("T1", "npm test --silent", "TESTS 2/2 OK", "  ORACLE: test/**\n")}`,
       "package.json": pkg,
-      "test/run.js": "const cases = require('./cases.js');\nconst ok = cases.filter((c) => c()).length;\nconsole.log(`TESTS ${ok}/${cases.length} OK`);\nprocess.exit(ok === cases.length ? 0 : 1);\n",
+      "test/run.js":
+        "const cases = require('./cases.js');\nconst ok = cases.filter((c) => c()).length;\nconsole.log(`TESTS ${ok}/${cases.length} OK`);\nprocess.exit(ok === cases.length ? 0 : 1);\n",
       "test/cases.js": "module.exports = [() => 1 + 1 === 2, () => 2 * 2 === 4];\n",
     });
     expect(r.run(["check", "--approve"]).code).toBe(0);
@@ -105,7 +109,13 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
   });
 
   test("a new file matching an ORACLE: glob counts as a change", () => {
-    const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", "sh t/run.sh", "RAN")}`.replace("  EVIDENCE", "  ORACLE: t/*.sh\n  EVIDENCE"), "t/run.sh": "echo RAN\n" });
+    const r = repo({
+      "GATES.md": `# Gates\n\n${gate("G1", "sh t/run.sh", "RAN")}`.replace(
+        "  EVIDENCE",
+        "  ORACLE: t/*.sh\n  EVIDENCE",
+      ),
+      "t/run.sh": "echo RAN\n",
+    });
     expect(r.run(["check", "--approve"]).code).toBe(0);
     r.write("t/extra.sh", "echo more\n");
     expect(r.run(["status"]).stdout).toContain("oracle changed: t/extra.sh");
@@ -127,18 +137,26 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
   });
 
   // Needs a build of 33d2fc2 (the binary before oracle binding) at OLD_BIN; skipped, and said so, where there is none.
-  test.skipIf(!fs.existsSync(OLD_BIN))("an approval of the old binary (CHECK text only) needs approval again when the CHECK runs a file", () => {
-    const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", "node check.mjs", "ADD_OK")}\n${gate("G2", "echo PLAIN", "PLAIN")}`, "check.mjs": ADD });
-    expect(spawnSync(OLD_BIN, ["check", "--approve"], { cwd: r.dir, env: { ...process.env, ...r.env } }).status).toBe(0);
-    expect(r.run(["status"]).code).toBe(0); // evidence of an old pass has no oracle record: read as before
-    const ch = r.run(["check", "--reverify"]);
-    expect(ch.code).toBe(1);
-    expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
-    expect(ch.stdout).toContain("the approval predates oracle binding (it approved the CHECK text only): check.mjs");
-    expect(ch.stdout).not.toContain("APPROVAL REQUIRED GATES:G2"); // a CHECK that runs no file keeps unlazy's signature
-    expect(ch.stdout).toContain("UNMET: 1 (met: 1,"); // G2 passed (a pass prints no line of its own)
-    expect(ch.stdout).not.toContain("FAIL GATES:G2");
-  });
+  test.skipIf(!fs.existsSync(OLD_BIN))(
+    "an approval of the old binary (CHECK text only) needs approval again when the CHECK runs a file",
+    () => {
+      const r = repo({
+        "GATES.md": `# Gates\n\n${gate("G1", "node check.mjs", "ADD_OK")}\n${gate("G2", "echo PLAIN", "PLAIN")}`,
+        "check.mjs": ADD,
+      });
+      expect(spawnSync(OLD_BIN, ["check", "--approve"], { cwd: r.dir, env: { ...process.env, ...r.env } }).status).toBe(
+        0,
+      );
+      expect(r.run(["status"]).code).toBe(0); // evidence of an old pass has no oracle record: read as before
+      const ch = r.run(["check", "--reverify"]);
+      expect(ch.code).toBe(1);
+      expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+      expect(ch.stdout).toContain("the approval predates oracle binding (it approved the CHECK text only): check.mjs");
+      expect(ch.stdout).not.toContain("APPROVAL REQUIRED GATES:G2"); // a CHECK that runs no file keeps unlazy's signature
+      expect(ch.stdout).toContain("UNMET: 1 (met: 1,"); // G2 passed (a pass prints no line of its own)
+      expect(ch.stdout).not.toContain("FAIL GATES:G2");
+    },
+  );
 });
 
 describe("class 2: the environment is kbz's", () => {
@@ -146,7 +164,11 @@ describe("class 2: the environment is kbz's", () => {
   const WRONG = "console.log('ADD_WRONG'); process.exit(1);\n";
 
   test("NODE_OPTIONS=--require ./fake.cjs kbz check does not reach the CHECK: the gate fails", () => {
-    const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", "node check.mjs", "ADD_OK")}`, "check.mjs": WRONG, "fake.cjs": FAKE });
+    const r = repo({
+      "GATES.md": `# Gates\n\n${gate("G1", "node check.mjs", "ADD_OK")}`,
+      "check.mjs": WRONG,
+      "fake.cjs": FAKE,
+    });
     const ch = r.run(["check", "--approve"], { NODE_OPTIONS: `--require ${path.join(r.dir, "fake.cjs")}` });
     expect(ch.code).toBe(1);
     expect(ch.stdout).toContain("FAIL GATES:G1");
@@ -156,15 +178,32 @@ describe("class 2: the environment is kbz's", () => {
 
   test("BASH_ENV, ENV, LD_PRELOAD, PYTHONPATH, PERL5OPT, RUBYOPT are never inherited; the allow-list is", () => {
     const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", "env > seen.env; echo DUMPED", "DUMPED")}` });
-    const more = { BASH_ENV: "/tmp/x", ENV: "/tmp/y", LD_PRELOAD: "/tmp/z.so", PYTHONPATH: "/tmp", PERL5OPT: "-Mx", RUBYOPT: "-rx", NODE_OPTIONS: "--inspect", LANG: "C.UTF-8", TZ: "UTC", CI: "1" };
+    const more = {
+      BASH_ENV: "/tmp/x",
+      ENV: "/tmp/y",
+      LD_PRELOAD: "/tmp/z.so",
+      PYTHONPATH: "/tmp",
+      PERL5OPT: "-Mx",
+      RUBYOPT: "-rx",
+      NODE_OPTIONS: "--inspect",
+      LANG: "C.UTF-8",
+      TZ: "UTC",
+      CI: "1",
+    };
     expect(r.run(["check", "--approve"], more).code).toBe(0);
-    const names = r.read("seen.env").split("\n").map((l) => l.split("=")[0]);
-    for (const bad of ["BASH_ENV", "ENV", "LD_PRELOAD", "PYTHONPATH", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS"]) expect(names).not.toContain(bad);
+    const names = r
+      .read("seen.env")
+      .split("\n")
+      .map((l) => l.split("=")[0]);
+    for (const bad of ["BASH_ENV", "ENV", "LD_PRELOAD", "PYTHONPATH", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS"])
+      expect(names).not.toContain(bad);
     for (const good of ["PATH", "HOME", "LANG", "TZ", "CI", "KBZ_CHECK_CHAIN"]) expect(names).toContain(good);
   });
 
   test("an ENV: name reaches the CHECK and its value is bound: another value needs approval again", () => {
-    const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", 'echo "mode=$APP_MODE"', "mode=strict", "  ENV: APP_MODE\n")}` });
+    const r = repo({
+      "GATES.md": `# Gates\n\n${gate("G1", 'echo "mode=$APP_MODE"', "mode=strict", "  ENV: APP_MODE\n")}`,
+    });
     expect(r.run(["check", "--approve"], { APP_MODE: "strict" }).code).toBe(0);
     expect(r.run(["check", "--reverify"], { APP_MODE: "strict" }).code).toBe(0);
     const other = r.run(["check", "--reverify"], { APP_MODE: "lenient" });
@@ -176,11 +215,22 @@ describe("class 2: the environment is kbz's", () => {
 
 describe("consent covers what was shown (issue 28 item 5)", () => {
   test("--approve prints the whole oracle it approves (CHECK, EXPECT, CWD, SHELL, ORACLE FILES, ENV) before the run", () => {
-    const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", "sh run.sh", "RAN", "  ENV: APP_MODE\n")}`, "run.sh": "echo RAN\n" });
+    const r = repo({
+      "GATES.md": `# Gates\n\n${gate("G1", "sh run.sh", "RAN", "  ENV: APP_MODE\n")}`,
+      "run.sh": "echo RAN\n",
+    });
     const out = r.run(["check", "--approve"]).stdout;
     const at = (s: string) => out.indexOf(s);
     expect(out).toMatch(/APPROVING GATES:G1 \[[0-9a-f]{12}\]/);
-    for (const s of ["    CHECK: sh run.sh", "    EXPECT: RAN", "    CWD: ", "    SHELL: ", "    ORACLE FILES: run.sh", "    ENV: APP_MODE (unset)", "  APPROVED GATES:G1"]) {
+    for (const s of [
+      "    CHECK: sh run.sh",
+      "    EXPECT: RAN",
+      "    CWD: ",
+      "    SHELL: ",
+      "    ORACLE FILES: run.sh",
+      "    ENV: APP_MODE (unset)",
+      "  APPROVED GATES:G1",
+    ]) {
       expect(at(s)).toBeGreaterThan(-1);
       expect(at(s)).toBeLessThan(at("ALL MET (1 met)"));
     }
@@ -203,7 +253,9 @@ describe("consent covers what was shown (issue 28 item 5)", () => {
   });
 
   test("--approve=<sig> approves exactly that oracle; the other pending one stays unapproved and unrun", () => {
-    const r = repo({ "GATES.md": `# Gates\n\n${gate("A", "echo AAA", "AAA")}\n${gate("B", "touch b-ran; echo BBB", "BBB")}` });
+    const r = repo({
+      "GATES.md": `# Gates\n\n${gate("A", "echo AAA", "AAA")}\n${gate("B", "touch b-ran; echo BBB", "BBB")}`,
+    });
     const shown = r.run(["check"]);
     const res = r.run(["check", `--approve=${sigOf(shown.stdout, "GATES:A")}`]);
     expect(res.code).toBe(1);
@@ -215,7 +267,10 @@ describe("consent covers what was shown (issue 28 item 5)", () => {
   });
 
   test("kbz check --json lists each pending oracle's signature, files and ENV names", () => {
-    const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", "sh run.sh", "RAN", "  ENV: APP_MODE\n")}`, "run.sh": "echo RAN\n" });
+    const r = repo({
+      "GATES.md": `# Gates\n\n${gate("G1", "sh run.sh", "RAN", "  ENV: APP_MODE\n")}`,
+      "run.sh": "echo RAN\n",
+    });
     const j = JSON.parse(r.run(["check", "--json"]).stdout);
     expect(j.approvals.required[0].signature).toMatch(/^[0-9a-f]{12}$/);
     expect(j.approvals.required[0].oracleFiles).toEqual(["run.sh"]);
@@ -246,16 +301,38 @@ describe("bad ORACLE: and ENV: lines: <file>:<line>: <message>, exit 2, nothing 
     ["no paths", "  ORACLE:\n", () => {}, "ORACLE lists no paths"],
     ["a path outside the root", "  ORACLE: ../secret\n", () => {}, "ORACLE path must stay inside the root: ../secret"],
     ["an absolute path", "  ORACLE: /etc/passwd\n", () => {}, "ORACLE path must stay inside the root: /etc/passwd"],
-    ["a link out of the root", "  ORACLE: out.txt\n", (d) => fs.symlinkSync("/etc/hostname", path.join(d, "out.txt")), "ORACLE out.txt resolves outside the root"],
-    ["a directory", "  ORACLE: t\n", (d) => fs.mkdirSync(path.join(d, "t")), "ORACLE t is a directory; name its files (t/**)"],
-    ["a FIFO", "  ORACLE: f\n", (d) => spawnSync("mkfifo", [path.join(d, "f")]), "ORACLE f is a FIFO, socket or device, not a regular file"],
-    ["a file over 8 MiB", "  ORACLE: big.bin\n", (d) => fs.writeFileSync(path.join(d, "big.bin"), Buffer.alloc(8 * 1024 * 1024 + 1)), "ORACLE big.bin is over 8 MiB"],
+    [
+      "a link out of the root",
+      "  ORACLE: out.txt\n",
+      (d) => fs.symlinkSync("/etc/hostname", path.join(d, "out.txt")),
+      "ORACLE out.txt resolves outside the root",
+    ],
+    [
+      "a directory",
+      "  ORACLE: t\n",
+      (d) => fs.mkdirSync(path.join(d, "t")),
+      "ORACLE t is a directory; name its files (t/**)",
+    ],
+    [
+      "a FIFO",
+      "  ORACLE: f\n",
+      (d) => spawnSync("mkfifo", [path.join(d, "f")]),
+      "ORACLE f is a FIFO, socket or device, not a regular file",
+    ],
+    [
+      "a file over 8 MiB",
+      "  ORACLE: big.bin\n",
+      (d) => fs.writeFileSync(path.join(d, "big.bin"), Buffer.alloc(8 * 1024 * 1024 + 1)),
+      "ORACLE big.bin is over 8 MiB",
+    ],
     ["a malformed ENV name", "  ENV: GOOD, 1BAD\n", () => {}, 'ENV name "1BAD" is malformed'],
     ["an empty ENV", "  ENV: \n", () => {}, "ENV lists no names"],
   ];
   for (const [what, line, setup, message] of cases) {
     test(what, () => {
-      const r = repo({ "GATES.md": `# Gates\n\n- [ ] G1: holds\n  CHECK: echo ok\n  EXPECT: ok\n${line}  EVIDENCE: pending\n` });
+      const r = repo({
+        "GATES.md": `# Gates\n\n- [ ] G1: holds\n  CHECK: echo ok\n  EXPECT: ok\n${line}  EVIDENCE: pending\n`,
+      });
       setup(r.dir);
       const before = hashTree(r.dir);
       const res = r.run(["check", "--approve"]);
@@ -269,7 +346,9 @@ describe("bad ORACLE: and ENV: lines: <file>:<line>: <message>, exit 2, nothing 
 
 describe("lint", () => {
   test("a CHECK that runs a test runner without ORACLE: gets runner-without-oracle; with one it does not", () => {
-    const r = repo({ "GATES.md": `# Gates\n\n${gate("T1", "npx vitest run", "/Tests +[1-9]\\d* passed/")}\n${gate("T2", "npm test", "/# pass [1-9]/", "  ORACLE: test/**\n")}` });
+    const r = repo({
+      "GATES.md": `# Gates\n\n${gate("T1", "npx vitest run", "/Tests +[1-9]\\d* passed/")}\n${gate("T2", "npm test", "/# pass [1-9]/", "  ORACLE: test/**\n")}`,
+    });
     const lint = r.run(["lint", "GATES.md"]);
     expect(lint.stdout).toContain("WARN  T1: CHECK runs a test runner (vitest) but names no ORACLE:");
     expect(lint.stdout).toContain("[runner-without-oracle]");

@@ -27,7 +27,9 @@ function repo(files: Record<string, string>) {
 
 describe.skipIf(!usable.ok)("kbz check --probe", () => {
   test("the unlazy issue-13 ledger (echo ok for a UI claim) is VACUOUS: it passes with the built UI hidden", async () => {
-    const { dir, run } = repo({ "GATES.md": `# Gates: ui\n\n${gate("all 8 planets are clickable in the built UI", "echo ok", "ok")}` });
+    const { dir, run } = repo({
+      "GATES.md": `# Gates: ui\n\n${gate("all 8 planets are clickable in the built UI", "echo ok", "ok")}`,
+    });
     const git = (...a: string[]) => spawnSync("git", ["-C", dir, ...a], { encoding: "utf8" });
     git("init", "-q");
     git("-c", "user.email=t@t", "-c", "user.name=t", "add", "GATES.md");
@@ -41,7 +43,9 @@ describe.skipIf(!usable.ok)("kbz check --probe", () => {
     expect(fs.readFileSync(path.join(dir, "GATES.md"), "utf8")).toBe(before); // never writes evidence
     const s = await run(["status"]);
     expect(s.code).toBe(1); // a VACUOUS gate is unmet (issue 27)
-    expect(s.stdout).toContain("VACUOUS     GATES:G1 (VACUOUS (its CHECK passed with its deliverable hidden: dist/index.html; a person makes the CHECK observe it and approves it, then kbz check))");
+    expect(s.stdout).toContain(
+      "VACUOUS     GATES:G1 (VACUOUS (its CHECK passed with its deliverable hidden: dist/index.html; a person makes the CHECK observe it and approves it, then kbz check))",
+    );
     expect((await run(["lint", "--probe", "GATES.md"])).stdout).toContain("VACUOUS GATES:G1");
   });
 
@@ -60,15 +64,29 @@ describe.skipIf(!usable.ok)("kbz check --probe", () => {
   });
 
   test("a check that legitimately passes on an empty target is reported with what was hidden, so a person can judge", async () => {
-    const { run } = repo({ "GATES.md": `# Gates: log\n\n${gate("no errors were logged", "test ! -s errors.log && echo ok", "ok", "errors.log")}`, "errors.log": "" });
+    const { run } = repo({
+      "GATES.md": `# Gates: log\n\n${gate("no errors were logged", "test ! -s errors.log && echo ok", "ok", "errors.log")}`,
+      "errors.log": "",
+    });
     expect((await run(["check", "--approve"])).code).toBe(0);
     const r = await run(["check", "--probe", "--approve", "--json"]);
     const e = JSON.parse(r.stdout);
-    expect(e.probes).toEqual([{ qid: "GATES:G1", verdict: "vacuous", hiddenFrom: "INPUTS", hidden: ["errors.log"], approvalRecorded: expect.any(String) }]);
+    expect(e.probes).toEqual([
+      {
+        qid: "GATES:G1",
+        verdict: "vacuous",
+        hiddenFrom: "INPUTS",
+        hidden: ["errors.log"],
+        approvalRecorded: expect.any(String),
+      },
+    ]);
   });
 
   test("the probe never runs without its own approval, and the Stop hook names a VACUOUS gate", async () => {
-    const { dir, env, run } = repo({ "GATES.md": `# Gates: p\n\n${gate("marker", "touch ran-$$; echo ok", "ok", "target.txt")}`, "target.txt": "x\n" });
+    const { dir, env, run } = repo({
+      "GATES.md": `# Gates: p\n\n${gate("marker", "touch ran-$$; echo ok", "ok", "target.txt")}`,
+      "target.txt": "x\n",
+    });
     expect((await run(["check", "--approve"])).code).toBe(0);
     const before = fs.readdirSync(dir).filter((n) => n.startsWith("ran-")).length;
     const r = await run(["check", "--probe"]);
@@ -78,14 +96,21 @@ describe.skipIf(!usable.ok)("kbz check --probe", () => {
     expect((await run(["check", "--probe", "--approve"])).stdout).toContain("VACUOUS GATES:G1");
     // A VACUOUS gate is unmet, so the hook blocks, naming it and what was hidden.
     const h = stopHook({ cwd: dir, session_id: "p1", hook_event_name: "Stop" }, { env });
-    expect(reasonOf(h)).toContain("1 gate/ledger/dispatch item(s) need work: GATES:G1 VACUOUS (its CHECK passed with its deliverable hidden: target.txt;");
+    expect(reasonOf(h)).toContain(
+      "1 gate/ledger/dispatch item(s) need work: GATES:G1 VACUOUS (its CHECK passed with its deliverable hidden: target.txt;",
+    );
     // With another gate unmet, the block's reason names both.
     fs.appendFileSync(path.join(dir, "GATES.md"), "\n- [ ] G2: more work\n  EVIDENCE: pending\n");
-    expect(reasonOf(stopHook({ cwd: dir, session_id: "p2", hook_event_name: "Stop" }, { env }))).toContain("2 gate/ledger/dispatch item(s) need work: GATES:G1 VACUOUS");
+    expect(reasonOf(stopHook({ cwd: dir, session_id: "p2", hook_event_name: "Stop" }, { env }))).toContain(
+      "2 gate/ledger/dispatch item(s) need work: GATES:G1 VACUOUS",
+    );
   });
 
   test("a probe that times out is NOT RUN, never OBSERVES: only a CHECK that ran to its end and failed observes", async () => {
-    const { run } = repo({ "GATES.md": `# Gates: slow\n\n${gate("target holds the value", "sleep 2; echo ok", "ok", "target.txt")}`, "target.txt": "good\n" });
+    const { run } = repo({
+      "GATES.md": `# Gates: slow\n\n${gate("target holds the value", "sleep 2; echo ok", "ok", "target.txt")}`,
+      "target.txt": "good\n",
+    });
     expect((await run(["check", "--approve"])).code).toBe(0);
     const r = await run(["check", "--probe", "--approve", "--timeout", "1"]);
     expect(r.code).toBe(1);

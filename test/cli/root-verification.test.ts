@@ -24,7 +24,10 @@ function verifiedScope(): FlowRepo {
     return x;
   };
   ok(["init", "--scope", "S"]);
-  for (const [id, dir] of [["1.1", "a"], ["1.2", "b"]] as const) {
+  for (const [id, dir] of [
+    ["1.1", "a"],
+    ["1.2", "b"],
+  ] as const) {
     ok(["plan", "add", "--scope", "S", id, "--owns", `src/${dir}/**`]);
     r.write(`.unlazy/S/gates/leaf-${id}.md`, leafGates(id, `src/${dir}/**`, `src/${dir}/done.txt`));
   }
@@ -54,9 +57,17 @@ describe("root verification takes four calls", () => {
     expect(closing).toStartWith("VERIFY-ROOT:");
     expect(closing).toContain('a person signs N2 first (kbz sign .unlazy/S/GATES.md N2 --evidence "...")');
     const json = JSON.parse(r.run(["next", "--scope", "S", "--json"]).stdout);
-    expect(json.signFirst).toEqual([{ ledger: ".unlazy/S/GATES.md", gate: "N2", title: "the final report matches the current contract inventory in PLAN.md" }]);
+    expect(json.signFirst).toEqual([
+      {
+        ledger: ".unlazy/S/GATES.md",
+        gate: "N2",
+        title: "the final report matches the current contract inventory in PLAN.md",
+      },
+    ]);
     // The person signs (this store is under the agent policy, so the test may act for them).
-    expect(r.run(["sign", ".unlazy/S/GATES.md", "N2", "--evidence", "report reconciled with the inventory"]).code).toBe(0);
+    expect(r.run(["sign", ".unlazy/S/GATES.md", "N2", "--evidence", "report reconciled with the inventory"]).code).toBe(
+      0,
+    );
     expect(JSON.parse(r.run(["next", "--scope", "S", "--json"]).stdout).signFirst).toBeUndefined();
     // One call: N1 and S_STRUCTURE run (approved in the same call, as the agent policy allows),
     // S_STRUCTURE after N1 was written back.

@@ -39,7 +39,8 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
     });
     expect(await run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({
       code: 0,
-      stdout: "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n",
+      stdout:
+        "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n",
       stderr: "",
     });
     const unknown = await run("scope", "claim", "--scope", "api", "--leaf", "leaf-9");
@@ -49,8 +50,16 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
     expect(noLeaf.code).toBe(2);
     expect(noLeaf.stderr).toContain("kbz: claim needs --leaf NAME when a scope has several gate files");
     expect((await run("scope", "list")).stdout).toBe("api\nweb\nleases:\n  api/leaf-1: src/api/**, tests/api/**\n");
-    expect(await run("scope", "release", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "released 1 lease(s) for api/leaf-1\n", stderr: "" });
-    expect(await run("scope", "release", "--scope", "api")).toEqual({ code: 0, stdout: "released 0 lease(s) for api\n", stderr: "" });
+    expect(await run("scope", "release", "--scope", "api", "--leaf", "leaf-1")).toEqual({
+      code: 0,
+      stdout: "released 1 lease(s) for api/leaf-1\n",
+      stderr: "",
+    });
+    expect(await run("scope", "release", "--scope", "api")).toEqual({
+      code: 0,
+      stdout: "released 0 lease(s) for api\n",
+      stderr: "",
+    });
     const log = await run("scope", "log", "--scope", "api", "leaf-1 verified");
     expect(log).toEqual({ code: 0, stdout: `appended to ${path.join(dir, ".unlazy/api/status.log")}\n`, stderr: "" });
     // The printed lines are unlazy's; the log now has `<ISO time> <event>` lines throughout, the
@@ -63,8 +72,14 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
     expect(lines.slice(3)).toEqual([""]);
     // Text that already starts with a time is kept as given.
     await run("scope", "log", "--scope", "api", "2026-12-02T10:00:00.000Z wave note");
-    expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8").split("\n")[3]).toBe("2026-12-02T10:00:00.000Z wave note");
-    expect(await run("scope", "bind", "--scope", "web", "sess-123")).toEqual({ code: 0, stdout: "bound session sess-123 to scope web\n", stderr: "" });
+    expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8").split("\n")[3]).toBe(
+      "2026-12-02T10:00:00.000Z wave note",
+    );
+    expect(await run("scope", "bind", "--scope", "web", "sess-123")).toEqual({
+      code: 0,
+      stdout: "bound session sess-123 to scope web\n",
+      stderr: "",
+    });
     expect(fs.readFileSync(path.join(dir, ".unlazy/web/session"), "utf8")).toBe("sess-123\n");
   });
 
@@ -75,7 +90,11 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
   });
 
   test("no pipelines: list says so and exits 0", async () => {
-    expect(await runCli(["scope", "list"], { cwd: tempDir() })).toEqual({ code: 0, stdout: "(no scopes under .unlazy/)\n", stderr: "" });
+    expect(await runCli(["scope", "list"], { cwd: tempDir() })).toEqual({
+      code: 0,
+      stdout: "(no scopes under .unlazy/)\n",
+      stderr: "",
+    });
   });
 
   test("every action prints one JSON object with schema 1 under --json", async () => {
@@ -85,14 +104,40 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
       return { code: r.code, body: JSON.parse(r.stdout) };
     };
     const claimed = await j("scope", "claim", "--scope", "api", "--leaf", "leaf-1");
-    expect(claimed).toMatchObject({ code: 0, body: { schema: 1, action: "claim", ok: true, exit: 0, globs: ["src/api/**", "tests/api/**"] } });
+    expect(claimed).toMatchObject({
+      code: 0,
+      body: { schema: 1, action: "claim", ok: true, exit: 0, globs: ["src/api/**", "tests/api/**"] },
+    });
     const refused = await j("scope", "claim", "--scope", "api", "--leaf", "leaf-2");
     expect(refused.code).toBe(1);
-    expect(refused.body).toMatchObject({ schema: 1, ok: false, exit: 1, conflicts: [{ kind: "glob", glob: "src/api/shared.mjs", theirGlob: "src/api/**", holder: { scope: "api", leaf: "leaf-1" } }] });
-    expect((await j("scope", "list")).body).toMatchObject({ schema: 1, scopes: ["api", "web"], leases: [{ scope: "api", leaf: "leaf-1", invalid: false }] });
-    expect((await j("scope", "release", "--scope", "api")).body).toMatchObject({ schema: 1, action: "release", released: 1 });
+    expect(refused.body).toMatchObject({
+      schema: 1,
+      ok: false,
+      exit: 1,
+      conflicts: [
+        { kind: "glob", glob: "src/api/shared.mjs", theirGlob: "src/api/**", holder: { scope: "api", leaf: "leaf-1" } },
+      ],
+    });
+    expect((await j("scope", "list")).body).toMatchObject({
+      schema: 1,
+      scopes: ["api", "web"],
+      leases: [{ scope: "api", leaf: "leaf-1", invalid: false }],
+    });
+    expect((await j("scope", "release", "--scope", "api")).body).toMatchObject({
+      schema: 1,
+      action: "release",
+      released: 1,
+    });
     expect((await j("scope", "log", "--scope", "api", "x")).body).toMatchObject({ schema: 1, action: "log" });
-    expect((await j("scope", "bind", "--scope", "api", "s1")).body).toEqual({ schema: 1, exit: 0, verdict: "bound", action: "bind", scope: "api", session: "s1", errors: [] });
+    expect((await j("scope", "bind", "--scope", "api", "s1")).body).toEqual({
+      schema: 1,
+      exit: 0,
+      verdict: "bound",
+      action: "bind",
+      scope: "api",
+      session: "s1",
+      errors: [],
+    });
   });
 
   test("help documents that a refused claim exits 1 (unlazy used 3)", async () => {
@@ -110,9 +155,16 @@ describe("lease hardening cases (unlazy §8.2 #35), refused with exit 1 instead 
   ]) {
     test(`${mine} then ${theirs}: the second claim is refused`, async () => {
       const dir = tempDir();
-      writeTree(dir, { ".unlazy/h/gates/leaf-a.md": `OWNS: ${mine}\n- [ ] G1: a\n`, ".unlazy/h/gates/leaf-b.md": `OWNS: ${theirs}\n- [ ] G1: b\n` });
+      writeTree(dir, {
+        ".unlazy/h/gates/leaf-a.md": `OWNS: ${mine}\n- [ ] G1: a\n`,
+        ".unlazy/h/gates/leaf-b.md": `OWNS: ${theirs}\n- [ ] G1: b\n`,
+      });
       expect((await runCli(["scope", "claim", "--leaf", "leaf-a"], { cwd: dir })).code).toBe(0);
-      expect(await runCli(["scope", "claim", "--leaf", "leaf-b"], { cwd: dir })).toEqual({ code: 1, stdout: `${line}\nCLAIM REFUSED (1 conflict(s))\n`, stderr: "" });
+      expect(await runCli(["scope", "claim", "--leaf", "leaf-b"], { cwd: dir })).toEqual({
+        code: 1,
+        stdout: `${line}\nCLAIM REFUSED (1 conflict(s))\n`,
+        stderr: "",
+      });
     });
   }
 });
@@ -136,7 +188,11 @@ describe("bad input changes nothing and exits 2", () => {
   }
 
   test("a leaf id that is not a valid id is refused by release", async () => {
-    await expectRefused(fixtureCopy("pipe"), ["scope", "release", "--scope", "api", "--leaf", "../x"], "leaf must match");
+    await expectRefused(
+      fixtureCopy("pipe"),
+      ["scope", "release", "--scope", "api", "--leaf", "../x"],
+      "leaf must match",
+    );
   });
 
   for (const [name, owns, message] of [
@@ -148,14 +204,22 @@ describe("bad input changes nothing and exits 2", () => {
     test(`an ${name} OWNS glob is a located error`, async () => {
       const dir = tempDir();
       writeTree(dir, { ".unlazy/api/gates/leaf-1.md": `OWNS: ${owns}\n\n- [ ] G1: x\n` });
-      await expectRefused(dir, ["scope", "claim", "--scope", "api"], new RegExp(`^\\.unlazy/api/gates/leaf-1\\.md:1: ${message}`, "m"));
+      await expectRefused(
+        dir,
+        ["scope", "claim", "--scope", "api"],
+        new RegExp(`^\\.unlazy/api/gates/leaf-1\\.md:1: ${message}`, "m"),
+      );
     });
   }
 
   test("a ledger without OWNS cannot be claimed", async () => {
     const dir = tempDir();
     writeTree(dir, { ".unlazy/api/GATES.md": "- [ ] G1: x\n" });
-    await expectRefused(dir, ["scope", "claim"], ".unlazy/api/GATES.md:1: declares no OWNS paths; add an OWNS: line before the first gate\n");
+    await expectRefused(
+      dir,
+      ["scope", "claim"],
+      ".unlazy/api/GATES.md:1: declares no OWNS paths; add an OWNS: line before the first gate\n",
+    );
   });
 
   test("an unknown action is shown escaped", async () => {
@@ -193,7 +257,11 @@ describe("bad input changes nothing and exits 2", () => {
       writeTree(outside, { victim: "victim\n" });
       make(path.join(dir, ".unlazy/api/status.log"), path.join(outside, "victim"));
       const t = Date.now();
-      await expectRefused(dir, ["scope", "log", "--scope", "api", "hello"], "status.log:1: cannot append status: status log must be");
+      await expectRefused(
+        dir,
+        ["scope", "log", "--scope", "api", "hello"],
+        "status.log:1: cannot append status: status log must be",
+      );
       expect(Date.now() - t).toBeLessThan(10_000);
       expect(fs.readFileSync(path.join(outside, "victim"), "utf8")).toBe("victim\n");
     });
@@ -213,31 +281,52 @@ describe("corrupt lease records", () => {
         `  invalid lease record .unlazy/locks/${name} (not valid JSON) blocks every claim; once no agent relies on it, remove it with: kbz scope release --invalid\n` +
         "CLAIM REFUSED (1 conflict(s))\n",
     );
-    expect((await runCli(["scope", "release", "--scope", "api"], { cwd: dir })).stdout).toBe("released 0 lease(s) for api\n");
+    expect((await runCli(["scope", "release", "--scope", "api"], { cwd: dir })).stdout).toBe(
+      "released 0 lease(s) for api\n",
+    );
     expect(fs.existsSync(bad)).toBe(true);
-    expect((await runCli(["scope", "list"], { cwd: dir })).stdout).toContain(`invalid lease record .unlazy/locks/${name} (not valid JSON)`);
+    expect((await runCli(["scope", "list"], { cwd: dir })).stdout).toContain(
+      `invalid lease record .unlazy/locks/${name} (not valid JSON)`,
+    );
     const removed = await runCli(["scope", "release", "--invalid"], { cwd: dir });
-    expect(removed).toEqual({ code: 0, stdout: `removed invalid lease record .unlazy/locks/${name} (not valid JSON)\nremoved 1 invalid lease record(s)\n`, stderr: "" });
+    expect(removed).toEqual({
+      code: 0,
+      stdout: `removed invalid lease record .unlazy/locks/${name} (not valid JSON)\nremoved 1 invalid lease record(s)\n`,
+      stderr: "",
+    });
     expect((await runCli(["scope", "claim", "--scope", "web"], { cwd: dir })).code).toBe(0);
   });
 
   test("--invalid cannot be mixed with a scope", async () => {
-    await expectRefused(fixtureCopy("pipe"), ["scope", "release", "--invalid", "--scope", "api"], "--invalid cannot be combined");
+    await expectRefused(
+      fixtureCopy("pipe"),
+      ["scope", "release", "--invalid", "--scope", "api"],
+      "--invalid cannot be combined",
+    );
   });
 
   test("a malformed live ledger does not block release of its scope", async () => {
     const dir = fixtureCopy("pipe");
     expect((await runCli(["scope", "claim", "--scope", "web"], { cwd: dir })).code).toBe(0);
     fs.writeFileSync(path.join(dir, ".unlazy/web/gates/leaf-1.md"), "# no gates at all\n");
-    expect((await runCli(["scope", "release", "--scope", "web"], { cwd: dir })).stdout).toBe("released 1 lease(s) for web\n");
+    expect((await runCli(["scope", "release", "--scope", "web"], { cwd: dir })).stdout).toBe(
+      "released 1 lease(s) for web\n",
+    );
   });
 
   test("an orphan lease is released after its scope directory is gone", async () => {
     const dir = tempDir();
-    writeTree(dir, { ".unlazy/gone/gates/leaf-gone.md": "OWNS: gone/**\n- [ ] G1: x\n", ".unlazy/other/GATES.md": "- [ ] G1: y\n" });
+    writeTree(dir, {
+      ".unlazy/gone/gates/leaf-gone.md": "OWNS: gone/**\n- [ ] G1: x\n",
+      ".unlazy/other/GATES.md": "- [ ] G1: y\n",
+    });
     expect((await runCli(["scope", "claim", "--scope", "gone"], { cwd: dir })).code).toBe(0);
     fs.rmSync(path.join(dir, ".unlazy/gone"), { recursive: true });
-    expect(await runCli(["scope", "release", "--scope", "gone"], { cwd: dir })).toEqual({ code: 0, stdout: "released 1 lease(s) for gone\n", stderr: "" });
+    expect(await runCli(["scope", "release", "--scope", "gone"], { cwd: dir })).toEqual({
+      code: 0,
+      stdout: "released 1 lease(s) for gone\n",
+      stderr: "",
+    });
   });
 });
 
@@ -280,7 +369,9 @@ describe("races and locks", () => {
     });
     await done!;
     expect(exit as number | null).toBe(0);
-    expect((await runCli(["scope", "release", "--scope", "web"], { cwd: dir })).stdout).toBe("released 1 lease(s) for web\n");
+    expect((await runCli(["scope", "release", "--scope", "web"], { cwd: dir })).stdout).toBe(
+      "released 1 lease(s) for web\n",
+    );
   });
 
   test("a registry lock left by a SIGKILLed process is recovered by the next command, which says so", async () => {
@@ -305,7 +396,9 @@ describe("races and locks", () => {
     expect(r.stdout).toBe("CLAIMED 1 path(s) for web/leaf-1: src/web/**\n");
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`kbz: note: lock recovered from dead pid ${holder.pid}`);
-    expect(fs.readFileSync(path.join(dir, ".unlazy/web/status.log"), "utf8")).toContain(`lock recovered from dead pid ${holder.pid}`);
+    expect(fs.readFileSync(path.join(dir, ".unlazy/web/status.log"), "utf8")).toContain(
+      `lock recovered from dead pid ${holder.pid}`,
+    );
     expect(fs.existsSync(lockFile)).toBe(false);
   });
 });

@@ -36,9 +36,14 @@ describe("the skill's kbz hook lines", () => {
       const checks = argv[0] === "doctor" || argv[1] === "status";
       const want = checks && codexInstalled ? 1 : 0;
       expect([argv.join(" "), r.code, r.stderr]).toEqual([argv.join(" "), want, ""]);
-      if (argv[1] === "status") expect(r.stdout).toContain(codexInstalled ? "trust kbz's Stop hook" : "claude local   ok");
+      if (argv[1] === "status")
+        expect(r.stdout).toContain(codexInstalled ? "trust kbz's Stop hook" : "claude local   ok");
       for (const p of comment.match(/\.(claude|codex|cursor|gemini|qwen)\/[a-z.]+\.(json)/g) ?? []) {
-        if (!argv.includes("--uninstall")) expect([argv.join(" "), fs.existsSync(path.join(argv.includes("--global") ? home : root, p))]).toEqual([argv.join(" "), true]);
+        if (!argv.includes("--uninstall"))
+          expect([argv.join(" "), fs.existsSync(path.join(argv.includes("--global") ? home : root, p))]).toEqual([
+            argv.join(" "),
+            true,
+          ]);
       }
     }
   }, 120_000);

@@ -36,11 +36,20 @@ describe("the skill's oracle lines", () => {
     git("commit", "-qm", "init");
     const env = agentEnv({ PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` });
     const lines = docLines();
-    expect(lines.map((l) => l.argv.slice(0, 2).join(" "))).toEqual(["lint GATES.md", "check", "check --approve=SIG", "status", "approvals explain"]);
+    expect(lines.map((l) => l.argv.slice(0, 2).join(" "))).toEqual([
+      "lint GATES.md",
+      "check",
+      "check --approve=SIG",
+      "status",
+      "approvals explain",
+    ]);
     let sig = "";
     for (const { argv, comment } of lines) {
       if (argv.join(" ") === "status") fs.writeFileSync(path.join(dir, "check.mjs"), "console.log('ADD_OK');\n"); // "after an oracle file changed"
-      const r = kbz(argv.map((a) => (a === "--approve=SIG" ? `--approve=${sig}` : a)), { cwd: dir, env });
+      const r = kbz(
+        argv.map((a) => (a === "--approve=SIG" ? `--approve=${sig}` : a)),
+        { cwd: dir, env },
+      );
       const text = r.stdout + r.stderr;
       if (argv[0] === "lint") expect(r.code).toBe(0);
       else if (argv.join(" ") === "check") {

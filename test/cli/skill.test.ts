@@ -55,7 +55,23 @@ describe("skill/ content", () => {
   test("the SKILL.md body stays under 500 lines and teaches every kbz command of the discipline", () => {
     const body = read("SKILL.md");
     expect(body.split("\n").length).toBeLessThan(500);
-    for (const cmd of ["kbz lint", "kbz approve", "kbz approvals policy agent", "kbz check --reverify", "kbz status", "kbz next", "kbz next --scope S --launch", "kbz approve --scope S", "kbz hook install", "ABANDON:", "kbz init --scope", "kbz plan add", "kbz advance", "kbz sign", "kbz structure"]) {
+    for (const cmd of [
+      "kbz lint",
+      "kbz approve",
+      "kbz approvals policy agent",
+      "kbz check --reverify",
+      "kbz status",
+      "kbz next",
+      "kbz next --scope S --launch",
+      "kbz approve --scope S",
+      "kbz hook install",
+      "ABANDON:",
+      "kbz init --scope",
+      "kbz plan add",
+      "kbz advance",
+      "kbz sign",
+      "kbz structure",
+    ]) {
       expect([cmd, body.includes(cmd)]).toEqual([cmd, true]);
     }
   });
@@ -85,9 +101,15 @@ describe("skill/ content", () => {
     expect(lines.filter((l) => l === "## Tree")).toHaveLength(1);
     expect(plan).not.toContain("## Dispatch schedule");
     expect(plan).toContain("REMOVED_BY_USER");
-    for (const col of ["Required outcome or constraint", "Owner", "Observing gate or manual review", "Disposition"]) expect(plan).toContain(col);
+    for (const col of ["Required outcome or constraint", "Owner", "Observing gate or manual review", "Disposition"])
+      expect(plan).toContain(col);
     const header = lines.findIndex((l) => l.startsWith("| Leaf |"));
-    const cells = (l: string) => l.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+    const cells = (l: string) =>
+      l
+        .trim()
+        .replace(/^\||\|$/g, "")
+        .split("|")
+        .map((c) => c.trim());
     expect(cells(lines[header]!)).toEqual(["Leaf", "Owns", "Needs", "Tier", "Planned wave", "State"]);
     expect(cells(lines[header + 1]!).every((c) => /^:?---+:?$/.test(c))).toBe(true);
     const rows = [];
@@ -119,7 +141,8 @@ describe("skill/ content", () => {
 
 describe("kbz skill install", () => {
   const setup = () => ({ dir: tempDir(), home: tempDir("kbz-home-") });
-  const run = (s: { dir: string; home: string }, ...args: string[]) => kbz(["skill", "install", ...args], { cwd: s.dir, env: { HOME: s.home } });
+  const run = (s: { dir: string; home: string }, ...args: string[]) =>
+    kbz(["skill", "install", ...args], { cwd: s.dir, env: { HOME: s.home } });
 
   test("writes the embedded skill for Claude Code, identical to skill/, and a second run changes nothing", () => {
     const s = setup();
@@ -135,10 +158,17 @@ describe("kbz skill install", () => {
 
   test("--agent codex writes .agents/skills; --global writes under the home directory", () => {
     const s = setup();
-    expect(JSON.parse(run(s, "--agent", "codex", "--json").stdout)).toMatchObject({ schema: 1, result: "installed", dir: path.join(s.dir, ".agents/skills/kill-bezzangyi") });
+    expect(JSON.parse(run(s, "--agent", "codex", "--json").stdout)).toMatchObject({
+      schema: 1,
+      result: "installed",
+      dir: path.join(s.dir, ".agents/skills/kill-bezzangyi"),
+    });
     run(s, "--global");
     run(s, "--global", "--agent", "codex");
-    for (const d of [path.join(s.home, ".claude/skills/kill-bezzangyi"), path.join(s.home, ".agents/skills/kill-bezzangyi")]) {
+    for (const d of [
+      path.join(s.home, ".claude/skills/kill-bezzangyi"),
+      path.join(s.home, ".agents/skills/kill-bezzangyi"),
+    ]) {
       expect(fs.readFileSync(path.join(d, "SKILL.md"), "utf8")).toBe(read("SKILL.md"));
     }
   });

@@ -41,11 +41,14 @@ describe("compiled binary smoke test", () => {
     expect(demo.stdout).not.toContain("from-dotenv");
   });
 
-  test("a repository package.json with a \"yargs\" key does not change kbz's flag parsing", () => {
+  test('a repository package.json with a "yargs" key does not change kbz\'s flag parsing', () => {
     const work = path.join(tempDir(), "repo");
     fs.cpSync(path.join(FIXTURES, "solo"), work, { recursive: true });
     // Were it read, unknown options would pass as arguments and dashed keys would vanish.
-    fs.writeFileSync(path.join(work, "package.json"), JSON.stringify({ yargs: { "unknown-options-as-args": true, "strip-dashed": true } }));
+    fs.writeFileSync(
+      path.join(work, "package.json"),
+      JSON.stringify({ yargs: { "unknown-options-as-args": true, "strip-dashed": true } }),
+    );
     const bogus = run(["status", "--bogus"], work);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain("Unknown argument: bogus");

@@ -44,7 +44,22 @@ describe("kbz status (compiled binary)", () => {
   test("--json prints one object with schema, verdict, counts and per-gate state", async () => {
     const r = await runCli(["status", "--json"], { cwd: fixtureCopy("solo") });
     const j = JSON.parse(r.stdout);
-    expect(Object.keys(j)).toEqual(["schema", "exit", "verdict", "root", "mode", "scope", "counts", "ledgers", "gates", "unmet", "abandoned", "dispatch", "notInScope", "errors"]);
+    expect(Object.keys(j)).toEqual([
+      "schema",
+      "exit",
+      "verdict",
+      "root",
+      "mode",
+      "scope",
+      "counts",
+      "ledgers",
+      "gates",
+      "unmet",
+      "abandoned",
+      "dispatch",
+      "notInScope",
+      "errors",
+    ]);
     expect(r.stdout.trimEnd().split("\n")).toHaveLength(1);
     expect(j.schema).toBe(1);
     expect(j.exit).toBe(1);
@@ -64,7 +79,10 @@ describe("kbz status (compiled binary)", () => {
 
   test("all met prints ALL MET (n met) as the last line and exits 0", async () => {
     const dir = tempDir();
-    writeTree(dir, { "GATES.md": "- [x] M1: reviewed\n  EVIDENCE: Dana approved the copy\n", "gates/extra.md": "- [x] M2: also\n  EVIDENCE: ok by Lee\n" });
+    writeTree(dir, {
+      "GATES.md": "- [x] M1: reviewed\n  EVIDENCE: Dana approved the copy\n",
+      "gates/extra.md": "- [x] M2: also\n  EVIDENCE: ok by Lee\n",
+    });
     const r = await runCli(["status"], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("ALL MET (2 met)\n");
@@ -75,9 +93,15 @@ describe("kbz status (compiled binary)", () => {
 
   test("long answers: status prints what is not met and the counts; --all lists the met gates too", async () => {
     const dir = tempDir();
-    writeTree(dir, { "GATES.md": "- [x] M1: reviewed\n  EVIDENCE: Dana approved the copy\n- [ ] M2: not yet\n", "gates/extra.md": "- [x] M3: also\n  EVIDENCE: ok by Lee\n" });
+    writeTree(dir, {
+      "GATES.md": "- [x] M1: reviewed\n  EVIDENCE: Dana approved the copy\n- [ ] M2: not yet\n",
+      "gates/extra.md": "- [x] M3: also\n  EVIDENCE: ok by Lee\n",
+    });
     const r = await runCli(["status"], { cwd: dir });
-    expect([r.code, r.stdout]).toEqual([1, "GATES.md: 2 gates\n  UNMET       GATES:M2 (unchecked): not yet\nUNMET: 1 (met: 2)\n(2 met gates not listed; --all lists them)\n"]);
+    expect([r.code, r.stdout]).toEqual([
+      1,
+      "GATES.md: 2 gates\n  UNMET       GATES:M2 (unchecked): not yet\nUNMET: 1 (met: 2)\n(2 met gates not listed; --all lists them)\n",
+    ]);
     const all = await runCli(["status", "--all"], { cwd: dir });
     expect(all.stdout).toContain("  MET         GATES:M1: reviewed\n");
     expect(all.stdout).toContain("gates/extra.md: 1 gate\n  MET         extra:M3: also\n");
@@ -87,7 +111,8 @@ describe("kbz status (compiled binary)", () => {
   test("stale automatic evidence and checked-but-pending manual gates are unmet with their reasons", async () => {
     const dir = tempDir();
     writeTree(dir, {
-      "GATES.md": "- [x] G1: t\n  CHECK: a\n  EXPECT: b\n  EVIDENCE: automatic-evidence=v1; forged\n- [x] G2: m\n  EVIDENCE: pending\n",
+      "GATES.md":
+        "- [x] G1: t\n  CHECK: a\n  EXPECT: b\n  EVIDENCE: automatic-evidence=v1; forged\n- [x] G2: m\n  EVIDENCE: pending\n",
     });
     const r = await runCli(["status"], { cwd: dir });
     expect(r.stdout).toContain("STALE       GATES:G1 (checked but automatic evidence is stale or unbound): t");
@@ -97,7 +122,11 @@ describe("kbz status (compiled binary)", () => {
 
   test("explicit files are the only targets, resolved against --root, qualified by their stems", async () => {
     const dir = tempDir();
-    writeTree(dir, { "a/leaf-a.md": "- [ ] G1: a\n", "b/leaf-b.md": "- [x] G1: b\n  EVIDENCE: seen\n", "GATES.md": "- [ ] Z: other\n" });
+    writeTree(dir, {
+      "a/leaf-a.md": "- [ ] G1: a\n",
+      "b/leaf-b.md": "- [x] G1: b\n  EVIDENCE: seen\n",
+      "GATES.md": "- [ ] Z: other\n",
+    });
     const r = await runCli(["status", "--all", "--root", dir, "a/leaf-a.md", "b/leaf-b.md"], { cwd: "/" });
     expect(r.stdout).toContain("leaf-a:G1");
     expect(r.stdout).toContain("leaf-b:G1");
@@ -108,7 +137,9 @@ describe("kbz status (compiled binary)", () => {
     const dir = fixtureCopy("pipe");
     const ambiguous = await runCli(["status"], { cwd: dir });
     expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toContain("kbz: 2 scopes present (api, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.");
+    expect(ambiguous.stderr).toContain(
+      "kbz: 2 scopes present (api, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.",
+    );
     const api = await runCli(["status", "--scope", "api"], { cwd: dir });
     expect(api.code).toBe(1);
     expect(api.stdout).toContain("UNMET: 2 (met: 0) [scope api]");
@@ -124,14 +155,18 @@ describe("kbz status (compiled binary)", () => {
     const bad = await runCli(["status", "--scope", "../x"], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("scope must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
-    expect((await runCli(["status", "--scope", "nope"], { cwd: dir })).stderr).toContain('no such scope "nope" under .unlazy/ (have: api, web)');
+    expect((await runCli(["status", "--scope", "nope"], { cwd: dir })).stderr).toContain(
+      'no such scope "nope" under .unlazy/ (have: api, web)',
+    );
   });
 
   test("no ledgers anywhere is a usage error naming where it looked", async () => {
     const dir = tempDir();
     const r = await runCli(["status"], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${dir})`);
+    expect(r.stderr).toContain(
+      `no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${dir})`,
+    );
   });
 
   test("the golden malformed ledger: one <file>:<line>: line per problem, exit 2, nothing written", async () => {
@@ -181,7 +216,10 @@ describe("kbz status (compiled binary)", () => {
     const dir = fixtureCopy("solo");
     const approvals = path.join(dir, "approvals-inside");
     const before = hashTree(dir);
-    const r = await runCli(["status"], { cwd: dir, env: { PATH: "", UNLAZY_APPROVAL_DIR: approvals, UNLAZY_SHELL: "missing-shell" } });
+    const r = await runCli(["status"], {
+      cwd: dir,
+      env: { PATH: "", UNLAZY_APPROVAL_DIR: approvals, UNLAZY_SHELL: "missing-shell" },
+    });
     expect(r.code).toBe(1);
     expect(fs.existsSync(approvals)).toBe(false);
     expect(hashTree(dir)).toBe(before);

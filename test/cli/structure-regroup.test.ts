@@ -19,7 +19,9 @@ function scope(leaves: [string, string, string?][]): FlowRepo {
   const r = (repo = flowRepo("kbz-regroup-"));
   expect(r.run(["init", "--scope", "S"]).code).toBe(0);
   for (const [id, dir, needs] of leaves) {
-    expect(r.run(["plan", "add", "--scope", "S", id, "--owns", `src/${dir}/**`, ...(needs ? ["--needs", needs] : [])]).code).toBe(0);
+    expect(
+      r.run(["plan", "add", "--scope", "S", id, "--owns", `src/${dir}/**`, ...(needs ? ["--needs", needs] : [])]).code,
+    ).toBe(0);
     r.write(`.unlazy/S/gates/leaf-${id}.md`, leafGates(id, `src/${dir}/**`, `src/${dir}/done.txt`));
   }
   return r;
@@ -29,9 +31,17 @@ const groups = (r: FlowRepo) => JSON.parse(r.read(".unlazy/S/STRUCTURE.json")).g
 
 describe("regroup cannot be said", () => {
   test("kbz structure regroup --scope S 2.3 3.1 merges exactly the named leaves' groups, with no hand-written request", () => {
-    const r = scope([["2.3", "a"], ["3.1", "b", "2.3"], ["4.1", "c"], ["4.2", "d", "4.1"]]);
+    const r = scope([
+      ["2.3", "a"],
+      ["3.1", "b", "2.3"],
+      ["4.1", "c"],
+      ["4.2", "d", "4.1"],
+    ]);
     const x = r.run(["structure", "regroup", "--scope", "S", "2.3", "3.1"]);
-    expect([x.code, x.stdout]).toEqual([0, "REGROUPED 2.3, 3.1: one group, run one after the other (3 group(s) now)\ncontract revision raised: every receipt of scope S is stale now (kbz verify run re-accepts)\n"]);
+    expect([x.code, x.stdout]).toEqual([
+      0,
+      "REGROUPED 2.3, 3.1: one group, run one after the other (3 group(s) now)\ncontract revision raised: every receipt of scope S is stale now (kbz verify run re-accepts)\n",
+    ]);
     // Only the named pair: 4.1 -> 4.2 is a chain too, and stays as it was.
     expect(groups(r)).toEqual([["2.3", "3.1"], ["4.1"], ["4.2"]]);
     // A retry is the same operation: nothing changes.
@@ -48,7 +58,11 @@ describe("regroup cannot be said", () => {
   });
 
   test("kbz structure plan --details explains each group in words", () => {
-    const r = scope([["2.3", "a"], ["3.1", "b", "2.3"], ["4.1", "c"]]);
+    const r = scope([
+      ["2.3", "a"],
+      ["3.1", "b", "2.3"],
+      ["4.1", "c"],
+    ]);
     r.write("recalc.json", JSON.stringify({ schema: 1, operation: "recalc-1", contractRevision: 1, refinements: {} }));
     const p = r.run(["structure", "plan", "--scope", "S", "--request", "recalc.json", "--details"]);
     expect(p.code).toBe(0);
@@ -57,7 +71,10 @@ describe("regroup cannot be said", () => {
   });
 
   test("regroup never merges VERIFIED leaves (refused, nothing written, no contract revision bump)", () => {
-    const r = scope([["1.1", "a"], ["1.2", "b", "1.1"]]);
+    const r = scope([
+      ["1.1", "a"],
+      ["1.2", "b", "1.1"],
+    ]);
     const ok = (args: string[]) => expect([args.join(" "), r.run(args).code]).toEqual([args.join(" "), 0]);
     ok(["scope", "claim", "--scope", "S", "--leaf", "leaf-1.1"]);
     ok(["wave", "open", "--scope", "S", "--wave", "w1", "--leaf", "leaf-1.1"]);

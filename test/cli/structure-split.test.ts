@@ -21,7 +21,21 @@ function scope(): FlowRepo {
   expect(r.run(["init", "--scope", "S"]).code).toBe(0);
   expect(r.run(["plan", "add", "--scope", "S", "1", "--owns", "src/1/**"]).code).toBe(0);
   r.write(".unlazy/S/gates/leaf-1.md", leafGates("1", "src/1/**", "src/1/done.txt"));
-  expect(r.run(["plan", "add", "--scope", "S", "5", "--owns", "src/5/**,test/leaf-5/**", "--needs", "1", "--tier", "mechanical"]).code).toBe(0);
+  expect(
+    r.run([
+      "plan",
+      "add",
+      "--scope",
+      "S",
+      "5",
+      "--owns",
+      "src/5/**,test/leaf-5/**",
+      "--needs",
+      "1",
+      "--tier",
+      "mechanical",
+    ]).code,
+  ).toBe(0);
   return r;
 }
 
@@ -31,7 +45,12 @@ const rows = (r: FlowRepo) =>
     .read(".unlazy/S/PLAN.md")
     .split("\n")
     .filter((l) => /^\| [0-9.]+ \|/.test(l))
-    .map((l) => l.split("|").slice(1, 7).map((c) => c.trim()));
+    .map((l) =>
+      l
+        .split("|")
+        .slice(1, 7)
+        .map((c) => c.trim()),
+    );
 
 function refused(r: FlowRepo, args: string[], message: string): void {
   const before = hashTree(r.dir);
@@ -46,7 +65,9 @@ describe("split cannot be said", () => {
     const r = scope();
     const x = split(r, "5", "--into", "src/5/a/**,test/leaf-5/a/**", "src/5/b/**");
     expect(x.code).toBe(0);
-    expect(x.stdout.split("\n")[0]).toBe("SPLIT 5 into 5.1 (src/5/a/**, test/leaf-5/a/**), 5.2 (src/5/b/**); 5 waits to integrate them");
+    expect(x.stdout.split("\n")[0]).toBe(
+      "SPLIT 5 into 5.1 (src/5/a/**, test/leaf-5/a/**), 5.2 (src/5/b/**); 5 waits to integrate them",
+    );
     // Short: the new ledgers to fill, the person's review, the stale receipts.
     expect(x.stdout).toContain(".unlazy/S/gates/leaf-5.1.md");
     expect(x.stdout).toContain("kbz approve --scope S");
@@ -58,10 +79,14 @@ describe("split cannot be said", () => {
       ["5.1", "src/5/a/**, test/leaf-5/a/**", "1", "mechanical", "2", "WAITING"],
       ["5.2", "src/5/b/**", "1", "mechanical", "2", "WAITING"],
     ]);
-    expect(r.read(".unlazy/S/gates/leaf-5.1.md")).toStartWith("# Gates: leaf 5.1\nOWNS: src/5/a/**, test/leaf-5/a/**\n");
+    expect(r.read(".unlazy/S/gates/leaf-5.1.md")).toStartWith(
+      "# Gates: leaf 5.1\nOWNS: src/5/a/**, test/leaf-5/a/**\n",
+    );
     expect(r.read(".unlazy/S/gates/leaf-5.2.md")).toContain("- [ ] G1: ");
     const registry = JSON.parse(r.read(".unlazy/S/STRUCTURE.json"));
-    expect(registry.splits.map((s: { parent: string; children: string[] }) => [s.parent, s.children])).toEqual([["5", ["5.1", "5.2"]]]);
+    expect(registry.splits.map((s: { parent: string; children: string[] }) => [s.parent, s.children])).toEqual([
+      ["5", ["5.1", "5.2"]],
+    ]);
     expect(r.read(".unlazy/S/PLAN.md")).toContain("Contract revision: 2.");
     // A retry is the same split: nothing changes, and it says so.
     const before = hashTree(r.dir);
@@ -104,12 +129,16 @@ describe("split cannot be said", () => {
       { id: "5.1", owns: ["src/5/a/**"], ledger: ".unlazy/S/gates/leaf-5.1.md" },
       { id: "5.2", owns: ["src/5/b/**"], ledger: ".unlazy/S/gates/leaf-5.2.md" },
     ]);
-    const schema = JSON.parse(fs.readFileSync(path.join(import.meta.dir, "../../skill/references/structure-request.schema.json"), "utf8"));
+    const schema = JSON.parse(
+      fs.readFileSync(path.join(import.meta.dir, "../../skill/references/structure-request.schema.json"), "utf8"),
+    );
     for (const k of schema.required) expect(Object.keys(env.request)).toContain(k);
-    for (const c of env.request.refinements["5"].children) for (const k of schema.$defs.child.required) expect(Object.keys(c)).toContain(k);
+    for (const c of env.request.refinements["5"].children)
+      for (const k of schema.$defs.child.required) expect(Object.keys(c)).toContain(k);
     const b = scope();
     b.write("split.json", JSON.stringify(env.request));
     expect(b.run(["structure", "apply", "--scope", "S", "--request", "split.json"]).code).toBe(0);
-    for (const f of ["PLAN.md", "ACCESS.json", "gates/leaf-5.1.md", "gates/leaf-5.2.md"]) expect([f, b.read(`.unlazy/S/${f}`)]).toEqual([f, a.read(`.unlazy/S/${f}`)]);
+    for (const f of ["PLAN.md", "ACCESS.json", "gates/leaf-5.1.md", "gates/leaf-5.2.md"])
+      expect([f, b.read(`.unlazy/S/${f}`)]).toEqual([f, a.read(`.unlazy/S/${f}`)]);
   });
 });

@@ -43,13 +43,22 @@ describe("kill §7 E transcripts", () => {
     expect([o.status, o.operation, o.turn]).toEqual(["planned", "split-A-1", 1]);
     expect(o.check).toEqual({ ok: true, residual: 0, errors: [] });
     expect(o.complexity).toEqual({ groups: 2, boundaryEdges: 1, depth: 1 });
-    const d = body((await runCli(["structure", "plan", "--scope", "st", "--request", REQ, "--details", "--json"], { cwd: root })).stdout);
+    const d = body(
+      (await runCli(["structure", "plan", "--scope", "st", "--request", REQ, "--details", "--json"], { cwd: root }))
+        .stdout,
+    );
     expect(d.actions).toEqual([
       { action: "expand", parent: "A", children: ["A.1", "A.2"] },
       { action: "group", members: ["A", "A.1"] },
     ]);
     expect(d.groups).toEqual([["A", "A.1"], ["A.2"]]);
-    expect(d.splits).toEqual([{ parent: "A", children: ["A.1", "A.2"], definitionHash: "008fb519bc1fb4177e054e5141e32ef32039acf1b11ab13c20ed84dfb7075ad4" }]);
+    expect(d.splits).toEqual([
+      {
+        parent: "A",
+        children: ["A.1", "A.2"],
+        definitionHash: "008fb519bc1fb4177e054e5141e32ef32039acf1b11ab13c20ed84dfb7075ad4",
+      },
+    ]);
     expect(hashTree(root)).toBe(before);
   });
 
@@ -82,7 +91,19 @@ describe("kill §7 E transcripts", () => {
     expect(st(root, "ACCESS.json")).toBe(JSON.stringify(access, null, 2) + "\n");
     expect(st(root, "gates/leaf-A.1.md")).toBe("OWNS: src/a/**\n- [ ] G1: module a\n  EVIDENCE: pending\n");
     const reg = json(st(root, "STRUCTURE.json"));
-    expect(Object.keys(reg)).toEqual(["schema", "initial", "expected", "requiredEdges", "requiredGates", "requiredIntegrations", "splits", "groups", "operations", "turn", "reports"]);
+    expect(Object.keys(reg)).toEqual([
+      "schema",
+      "initial",
+      "expected",
+      "requiredEdges",
+      "requiredGates",
+      "requiredIntegrations",
+      "splits",
+      "groups",
+      "operations",
+      "turn",
+      "reports",
+    ]);
     expect([reg.initial, reg.expected, reg.turn, reg.operations.length]).toEqual([["A"], ["A", "A.1", "A.2"], 1, 1]);
 
     const c = await runCli(["structure", "check", "--scope", "st", "--json"], { cwd: root });
@@ -101,15 +122,30 @@ describe("kill §7 E transcripts", () => {
       ],
     });
     const n = body((await runCli(["next", "--scope", "st", "--slots", "4", "--json"], { cwd: root })).stdout);
-    expect([n.action, n.launch, n.counts.sequentialGroups, n.handoffs]).toEqual(["dispatch", ["A.1", "A.2"], 2, { turn: 1, pending: [] }]);
-    expect(body((await runCli(["structure", "recover", "--scope", "st", "--json"], { cwd: root })).stdout)).toEqual({ status: "nothing-to-recover" });
-    const reused = await runCli(["structure", "apply", "--scope", "st", "--request", ".unlazy/st/request2.json", "--json"], { cwd: root });
-    expect([reused.code, body(reused.stdout)]).toEqual([2, { status: "invalid", error: "operation id reused with different request" }]);
+    expect([n.action, n.launch, n.counts.sequentialGroups, n.handoffs]).toEqual([
+      "dispatch",
+      ["A.1", "A.2"],
+      2,
+      { turn: 1, pending: [] },
+    ]);
+    expect(body((await runCli(["structure", "recover", "--scope", "st", "--json"], { cwd: root })).stdout)).toEqual({
+      status: "nothing-to-recover",
+    });
+    const reused = await runCli(
+      ["structure", "apply", "--scope", "st", "--request", ".unlazy/st/request2.json", "--json"],
+      { cwd: root },
+    );
+    expect([reused.code, body(reused.stdout)]).toEqual([
+      2,
+      { status: "invalid", error: "operation id reused with different request" },
+    ]);
     expect(hashTree(root)).toBe(after);
   });
 
   test("a purely sequential split is rejected", async () => {
-    const r = await runCli(["structure", "plan", "--scope", "st", "--request", ".unlazy/st/request3.json", "--json"], { cwd: golden() });
+    const r = await runCli(["structure", "plan", "--scope", "st", "--request", ".unlazy/st/request3.json", "--json"], {
+      cwd: golden(),
+    });
     expect(r.code).toBe(2);
     expect(body(r.stdout).error).toBe("no independent child pair; keep sequential work together");
   });
@@ -119,14 +155,38 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
   const cases: [string, string[], string | RegExp][] = [
     ["an unknown option", ["structure", "plan", "--unknown", "--json"], /^unknown or duplicate option/],
     ["no action", ["structure", "--json"], /^expected plan, apply, regroup, split, recover/],
-    ["an unknown action", ["structure", "explode", "--scope", "st", "--json"], /^expected plan, apply, regroup, split, recover/],
+    [
+      "an unknown action",
+      ["structure", "explode", "--scope", "st", "--json"],
+      /^expected plan, apply, regroup, split, recover/,
+    ],
     ["an invalid scope", ["structure", "plan", "--scope", "../x", "--request", REQ, "--json"], "invalid scope"],
     ["no request", ["structure", "apply", "--scope", "st", "--json"], "request file required"],
-    ["recover with a request", ["structure", "recover", "--scope", "st", "--request", REQ, "--json"], "recover takes only root and scope"],
-    ["a request outside the root", ["structure", "plan", "--scope", "st", "--request", "/etc/hostname", "--json"], /^\/etc\/hostname: request file is outside the allowed root$/],
-    ["a request that is not JSON", ["structure", "plan", "--scope", "st", "--request", ".unlazy/st/PLAN.md", "--json"], "request file is not valid JSON"],
-    ["a request that is not a request", ["structure", "plan", "--scope", "st", "--request", ".unlazy/st/ACCESS.json", "--json"], "invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2"],
-    ["a missing value", ["structure", "plan", "--scope", "st", "--request", "--json"], /^missing option value|^request file required/],
+    [
+      "recover with a request",
+      ["structure", "recover", "--scope", "st", "--request", REQ, "--json"],
+      "recover takes only root and scope",
+    ],
+    [
+      "a request outside the root",
+      ["structure", "plan", "--scope", "st", "--request", "/etc/hostname", "--json"],
+      /^\/etc\/hostname: request file is outside the allowed root$/,
+    ],
+    [
+      "a request that is not JSON",
+      ["structure", "plan", "--scope", "st", "--request", ".unlazy/st/PLAN.md", "--json"],
+      "request file is not valid JSON",
+    ],
+    [
+      "a request that is not a request",
+      ["structure", "plan", "--scope", "st", "--request", ".unlazy/st/ACCESS.json", "--json"],
+      "invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2",
+    ],
+    [
+      "a missing value",
+      ["structure", "plan", "--scope", "st", "--request", "--json"],
+      /^missing option value|^request file required/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     test(what, async () => {
@@ -151,18 +211,72 @@ describe("usage and bad input: exit 2, one error, no changes", () => {
   });
 
   const broken: [string, (root: string) => void, string][] = [
-    ["ACCESS with another revision", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/ACCESS.json"), '{"schema":1,"contractRevision":9,"leaves":{}}'), "ACCESS revision/schema mismatch"],
-    ["ACCESS missing a leaf", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/ACCESS.json"), '{"schema":1,"contractRevision":1,"leaves":{}}'), "ACCESS inventory mismatch"],
+    [
+      "ACCESS with another revision",
+      (r) => fs.writeFileSync(path.join(r, ".unlazy/st/ACCESS.json"), '{"schema":1,"contractRevision":9,"leaves":{}}'),
+      "ACCESS revision/schema mismatch",
+    ],
+    [
+      "ACCESS missing a leaf",
+      (r) => fs.writeFileSync(path.join(r, ".unlazy/st/ACCESS.json"), '{"schema":1,"contractRevision":1,"leaves":{}}'),
+      "ACCESS inventory mismatch",
+    ],
     ["no root GATES.md", (r) => fs.rmSync(path.join(r, ".unlazy/st/GATES.md")), "root GATES.md required"],
-    ["an extra leaf ledger", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/leaf-Z.md"), "OWNS: z/**\n- [ ] Z1: z\n"), "leaf inventory mismatch"],
-    ["a broken leaf ledger", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/leaf-A.md"), "OWNS: src/**\n- [ ] : no id\n"), "invalid leaf ledger A"],
-    ["an OWNS mirror mismatch", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/leaf-A.md"), "OWNS: lib/**\n- [ ] P1: x\n"), "OWNS mirror mismatch A"],
-    ["a broken node ledger", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/node-1.md"), "no gates here\n"), "invalid integration ledger gates/node-1.md"],
-    ["an invalid dispatch.json", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/dispatch.json"), "{"), "invalid dispatch"],
-    ["a dispatch leaf outside PLAN", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/dispatch.json"), '{"schema":1,"waves":{"w1":{"leaves":["leaf-Q"],"state":"open","openedAt":"2026-09-23T10:00:00.000Z","started":{},"returned":{}}}}'), "orphan dispatch leaf"],
-    ["an invalid lease", (r) => { fs.mkdirSync(path.join(r, ".unlazy/locks"), { recursive: true }); fs.writeFileSync(path.join(r, ".unlazy/locks/x.lease"), "junk"); }, "invalid lease"],
-    ["a symlinked PLAN", (r) => { fs.renameSync(path.join(r, ".unlazy/st/PLAN.md"), path.join(r, "PLAN.real")); fs.symlinkSync(path.join(r, "PLAN.real"), path.join(r, ".unlazy/st/PLAN.md")); }, "PLAN.md: PLAN.md must be one unchanged regular single-link file"],
-    ["a corrupt journal", (r) => fs.writeFileSync(path.join(r, ".unlazy/st/STRUCTURE.pending.json"), "{}"), "invalid recovery journal"],
+    [
+      "an extra leaf ledger",
+      (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/leaf-Z.md"), "OWNS: z/**\n- [ ] Z1: z\n"),
+      "leaf inventory mismatch",
+    ],
+    [
+      "a broken leaf ledger",
+      (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/leaf-A.md"), "OWNS: src/**\n- [ ] : no id\n"),
+      "invalid leaf ledger A",
+    ],
+    [
+      "an OWNS mirror mismatch",
+      (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/leaf-A.md"), "OWNS: lib/**\n- [ ] P1: x\n"),
+      "OWNS mirror mismatch A",
+    ],
+    [
+      "a broken node ledger",
+      (r) => fs.writeFileSync(path.join(r, ".unlazy/st/gates/node-1.md"), "no gates here\n"),
+      "invalid integration ledger gates/node-1.md",
+    ],
+    [
+      "an invalid dispatch.json",
+      (r) => fs.writeFileSync(path.join(r, ".unlazy/st/dispatch.json"), "{"),
+      "invalid dispatch",
+    ],
+    [
+      "a dispatch leaf outside PLAN",
+      (r) =>
+        fs.writeFileSync(
+          path.join(r, ".unlazy/st/dispatch.json"),
+          '{"schema":1,"waves":{"w1":{"leaves":["leaf-Q"],"state":"open","openedAt":"2026-09-23T10:00:00.000Z","started":{},"returned":{}}}}',
+        ),
+      "orphan dispatch leaf",
+    ],
+    [
+      "an invalid lease",
+      (r) => {
+        fs.mkdirSync(path.join(r, ".unlazy/locks"), { recursive: true });
+        fs.writeFileSync(path.join(r, ".unlazy/locks/x.lease"), "junk");
+      },
+      "invalid lease",
+    ],
+    [
+      "a symlinked PLAN",
+      (r) => {
+        fs.renameSync(path.join(r, ".unlazy/st/PLAN.md"), path.join(r, "PLAN.real"));
+        fs.symlinkSync(path.join(r, "PLAN.real"), path.join(r, ".unlazy/st/PLAN.md"));
+      },
+      "PLAN.md: PLAN.md must be one unchanged regular single-link file",
+    ],
+    [
+      "a corrupt journal",
+      (r) => fs.writeFileSync(path.join(r, ".unlazy/st/STRUCTURE.pending.json"), "{}"),
+      "invalid recovery journal",
+    ],
   ];
   for (const [what, breakIt, message] of broken) {
     test(`${what}: "${message}"`, async () => {
@@ -193,7 +307,10 @@ describe("crash injection through the binary", () => {
     const file = path.join(root, ".unlazy/st/status.log");
     const text = fs.readFileSync(file, "utf8");
     fs.rmSync(file);
-    return text.trimEnd().split("\n").map((l) => l.replace(/^\S+ /, ""));
+    return text
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.replace(/^\S+ /, ""));
   };
 
   test("KBZ_TEST_FAULT_AFTER interrupts an apply; recover rolls forward to the uninterrupted bytes", async () => {
@@ -204,7 +321,10 @@ describe("crash injection through the binary", () => {
     expect(applied[0]).toMatch(/^structure \S+ applied as turn \d+: /);
     for (const k of [1, 2, 3, 5]) {
       const root = golden();
-      const r = await runCli(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], { cwd: root, env: { KBZ_TEST_FAULT_AFTER: String(k) } });
+      const r = await runCli(["structure", "apply", "--scope", "st", "--request", REQ, "--json"], {
+        cwd: root,
+        env: { KBZ_TEST_FAULT_AFTER: String(k) },
+      });
       expect([r.code, body(r.stdout).error]).toEqual([2, `injected interruption after write ${k}`]);
       const n = await runCli(["next", "--scope", "st", "--slots", "2", "--json"], { cwd: root });
       if (k >= 2) expect(body(n.stdout).error).toContain("pending structure transaction");
@@ -225,36 +345,142 @@ async function run(root: string, args: string[], env: Record<string, string> = {
 describe("the handoff verbs", () => {
   test("report, then accept in a later turn, each persisted as requests/<op>.json and idempotent", async () => {
     const root = golden();
-    fs.writeFileSync(path.join(root, ".unlazy/st/gates/leaf-A.md"), "OWNS: src/**\n- [x] P0: groundwork\n  EVIDENCE: reviewed by hand\n- [ ] P1: modules a and b integrated\n  EVIDENCE: pending\n");
+    fs.writeFileSync(
+      path.join(root, ".unlazy/st/gates/leaf-A.md"),
+      "OWNS: src/**\n- [x] P0: groundwork\n  EVIDENCE: reviewed by hand\n- [ ] P1: modules a and b integrated\n  EVIDENCE: pending\n",
+    );
     const wave = (returned: boolean) =>
-      JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-A"], state: returned ? "complete" : "sealed", openedAt: "2026-09-23T10:00:00.000Z", sealedAt: "2026-09-23T10:00:02.000Z", started: { "leaf-A": { handle: "agent-1", at: "2026-09-23T10:00:01.000Z" } }, returned: returned ? { "leaf-A": { at: "2026-09-23T10:05:00.000Z" } } : {}, ...(returned ? { completedAt: "2026-09-23T10:05:00.000Z" } : {}) } } });
+      JSON.stringify({
+        schema: 1,
+        waves: {
+          w1: {
+            leaves: ["leaf-A"],
+            state: returned ? "complete" : "sealed",
+            openedAt: "2026-09-23T10:00:00.000Z",
+            sealedAt: "2026-09-23T10:00:02.000Z",
+            started: { "leaf-A": { handle: "agent-1", at: "2026-09-23T10:00:01.000Z" } },
+            returned: returned ? { "leaf-A": { at: "2026-09-23T10:05:00.000Z" } } : {},
+            ...(returned ? { completedAt: "2026-09-23T10:05:00.000Z" } : {}),
+          },
+        },
+      });
     fs.writeFileSync(path.join(root, ".unlazy/st/dispatch.json"), wave(false));
-    fs.writeFileSync(path.join(root, ".unlazy/st/PLAN.md"), st(root, "PLAN.md").replace("| 1 | READY |", "| 1 | IN-FLIGHT |"));
+    fs.writeFileSync(
+      path.join(root, ".unlazy/st/PLAN.md"),
+      st(root, "PLAN.md").replace("| 1 | READY |", "| 1 | IN-FLIGHT |"),
+    );
     const request = json(st(root, "request.json"));
-    const proposal = { id: "r1", parent: "A", source: { wave: "w1", handle: "agent-1" }, checkpoint: { summary: "P0 done", completed: ["P0"], remaining: ["P1"], artifacts: [] }, refinement: request.refinements.A };
+    const proposal = {
+      id: "r1",
+      parent: "A",
+      source: { wave: "w1", handle: "agent-1" },
+      checkpoint: { summary: "P0 done", completed: ["P0"], remaining: ["P1"], artifacts: [] },
+      refinement: request.refinements.A,
+    };
     fs.writeFileSync(path.join(root, "proposal.json"), JSON.stringify(proposal));
-    const rep = await run(root, ["structure", "report", "--scope", "st", "--operation", "report-A", "--proposal", "proposal.json", "--json"]);
+    const rep = await run(root, [
+      "structure",
+      "report",
+      "--scope",
+      "st",
+      "--operation",
+      "report-A",
+      "--proposal",
+      "proposal.json",
+      "--json",
+    ]);
     expect([rep.code, body(rep.stdout).status, body(rep.stdout).actions.reported]).toEqual([0, "applied", 1]);
     expect(json(st(root, "requests/report-A.json")).reports[0].id).toBe("r1");
     const pending = body((await run(root, ["next", "--scope", "st", "--slots", "2", "--json"])).stdout).handoffs;
     expect(pending).toEqual({ turn: 1, pending: [{ id: "r1", parent: "A", returned: false, leaseReleased: true }] });
-    expect((await run(root, ["next", "--scope", "st", "--slots", "2"])).stdout).toContain("REPORT r1 on A pending: not returned yet, lease released");
-    const early = await run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
+    expect((await run(root, ["next", "--scope", "st", "--slots", "2"])).stdout).toContain(
+      "REPORT r1 on A pending: not returned yet, lease released",
+    );
+    const early = await run(root, [
+      "structure",
+      "accept",
+      "--scope",
+      "st",
+      "--operation",
+      "accept-A",
+      "--report",
+      "r1",
+      "--stop-evidence",
+      "stopped",
+      "--review-evidence",
+      "reviewed",
+      "--json",
+    ]);
     expect(body(early.stdout).error).toBe("reported execution must have returned before handoff");
     expect(fs.existsSync(path.join(root, ".unlazy/st/requests/accept-A.json"))).toBe(false);
     fs.writeFileSync(path.join(root, ".unlazy/st/dispatch.json"), wave(true));
-    const ok = await run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
+    const ok = await run(root, [
+      "structure",
+      "accept",
+      "--scope",
+      "st",
+      "--operation",
+      "accept-A",
+      "--report",
+      "r1",
+      "--stop-evidence",
+      "stopped",
+      "--review-evidence",
+      "reviewed",
+      "--json",
+    ]);
     expect([ok.code, body(ok.stdout).turn, body(ok.stdout).actions.accepted]).toEqual([0, 2, 1]);
-    const retry = await run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "reviewed", "--json"]);
+    const retry = await run(root, [
+      "structure",
+      "accept",
+      "--scope",
+      "st",
+      "--operation",
+      "accept-A",
+      "--report",
+      "r1",
+      "--stop-evidence",
+      "stopped",
+      "--review-evidence",
+      "reviewed",
+      "--json",
+    ]);
     expect(body(retry.stdout)).toEqual({ status: "already-applied", operation: "accept-A" });
-    const other = await run(root, ["structure", "accept", "--scope", "st", "--operation", "accept-A", "--report", "r1", "--stop-evidence", "stopped", "--review-evidence", "other", "--json"]);
+    const other = await run(root, [
+      "structure",
+      "accept",
+      "--scope",
+      "st",
+      "--operation",
+      "accept-A",
+      "--report",
+      "r1",
+      "--stop-evidence",
+      "stopped",
+      "--review-evidence",
+      "other",
+      "--json",
+    ]);
     expect(body(other.stdout).error).toBe("operation id reused with different request");
-    expect(body((await run(root, ["next", "--scope", "st", "--slots", "2", "--json"])).stdout).launch).toEqual(["A.1", "A.2"]);
+    expect(body((await run(root, ["next", "--scope", "st", "--slots", "2", "--json"])).stdout).launch).toEqual([
+      "A.1",
+      "A.2",
+    ]);
   });
 
   test("reject needs a reason", async () => {
     const root = golden();
-    const r = await run(root, ["structure", "reject", "--scope", "st", "--operation", "rej", "--report", "nope", "--json"]);
+    const r = await run(root, [
+      "structure",
+      "reject",
+      "--scope",
+      "st",
+      "--operation",
+      "rej",
+      "--report",
+      "nope",
+      "--json",
+    ]);
     expect(r.code).toBe(2);
     expect(body(r.stdout).error).toBe("resolve one existing pending report in a later turn");
   });
@@ -277,12 +503,26 @@ describe("the S_STRUCTURE gate", () => {
     expect(check.stdout + check.stderr).toContain("S_STRUCTURE");
     for (const f of ["gates/leaf-A.md", "gates/leaf-A.1.md", "gates/leaf-A.2.md"]) {
       const p = path.join(moved, ".unlazy/st", f);
-      fs.writeFileSync(p, fs.readFileSync(p, "utf8").replace(/- \[ \]/g, "- [x]").replace(/EVIDENCE: pending/g, "EVIDENCE: reviewed by hand"));
+      fs.writeFileSync(
+        p,
+        fs
+          .readFileSync(p, "utf8")
+          .replace(/- \[ \]/g, "- [x]")
+          .replace(/EVIDENCE: pending/g, "EVIDENCE: reviewed by hand"),
+      );
     }
     const plan = path.join(moved, ".unlazy/st/PLAN.md");
     fs.writeFileSync(plan, fs.readFileSync(plan, "utf8").replace(/\| (WAITING|READY) \|/g, "| VERIFIED |"));
     const gates = path.join(moved, ".unlazy/st/GATES.md");
-    fs.writeFileSync(gates, fs.readFileSync(gates, "utf8").replace("- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending", "- [x] ROOT: integrated scope reviewed\n  EVIDENCE: reviewed by hand"));
+    fs.writeFileSync(
+      gates,
+      fs
+        .readFileSync(gates, "utf8")
+        .replace(
+          "- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending",
+          "- [x] ROOT: integrated scope reviewed\n  EVIDENCE: reviewed by hand",
+        ),
+    );
     const done = kbz(["check", "--scope", "st", "--approve", "--reverify"], { cwd: moved, env });
     expect(done.code).toBe(0);
     expect(fs.readFileSync(gates, "utf8")).toContain("- [x] S_STRUCTURE");

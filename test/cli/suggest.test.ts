@@ -21,9 +21,19 @@ describe("suggest", () => {
     const known = { verbs: ["status", "check"], options: ["json", "j", "scope"] };
     expect(suggestion("Unknown argument: chekc", ["chekc"], known)).toBe("did you mean kbz check?");
     expect(suggestion("Unknown argument: jsn", ["status", "--jsn"], known)).toBe("did you mean --json?");
-    expect(suggestion("Unknown arguments: x, scoep", ["status", "x", "--scoep", "a"], known)).toBe("did you mean --scope?");
-    expect(suggestion('Invalid values:   Argument: action, Given: "lsit", Choices: "list", "revoke"', ["approvals", "lsit"], known)).toBe("did you mean list?");
-    expect(suggestion('unknown wave action "sael"; expected one of: open, start, seal', ["wave", "sael"], known)).toBe("did you mean seal?");
+    expect(suggestion("Unknown arguments: x, scoep", ["status", "x", "--scoep", "a"], known)).toBe(
+      "did you mean --scope?",
+    );
+    expect(
+      suggestion(
+        'Invalid values:   Argument: action, Given: "lsit", Choices: "list", "revoke"',
+        ["approvals", "lsit"],
+        known,
+      ),
+    ).toBe("did you mean list?");
+    expect(suggestion('unknown wave action "sael"; expected one of: open, start, seal', ["wave", "sael"], known)).toBe(
+      "did you mean seal?",
+    );
     expect(suggestion("Not enough arguments", [], known)).toBeNull();
   });
 });

@@ -54,14 +54,21 @@ describe("issue 20.6 traps", () => {
     const prefixed = await runCli(["scope", "claim", "--scope", "api", "--leaf", "leaf-1", "--json"], { cwd: b });
     expect([prefixed.code, json(prefixed.stdout).leaf]).toEqual([0, "leaf-1"]);
     const { root } = oneScope();
-    expect((await runCli(["wave", "open", "--wave", "w1", "--leaf", "1", "--leaf", "leaf-3"], { cwd: root })).code).toBe(0);
-    const started = await runCli(["wave", "start", "--wave", "w1", "--leaf", "3", "--handle", "agent-3", "--json"], { cwd: root });
+    expect(
+      (await runCli(["wave", "open", "--wave", "w1", "--leaf", "1", "--leaf", "leaf-3"], { cwd: root })).code,
+    ).toBe(0);
+    const started = await runCli(["wave", "start", "--wave", "w1", "--leaf", "3", "--handle", "agent-3", "--json"], {
+      cwd: root,
+    });
     expect([started.code, json(started.stdout).wave.leaves]).toEqual([0, ["leaf-1", "leaf-3"]]);
     const typo = await runCli(["scope", "claim", "--scope", "api", "--leaf", "leaf-11"], { cwd: fixtureCopy("pipe") });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("unknown leaf leaf-11; did you mean leaf-1?");
     const wave = await runCli(["wave", "start", "--wave", "w1", "--leaf", "leaf-33", "--handle", "h"], { cwd: root });
-    expect([wave.code, wave.stderr]).toEqual([2, expect.stringContaining("unknown leaf leaf-33 in wave w1; did you mean leaf-3?")]);
+    expect([wave.code, wave.stderr]).toEqual([
+      2,
+      expect.stringContaining("unknown leaf leaf-33 in wave w1; did you mean leaf-3?"),
+    ]);
     const unknownWave = await runCli(["wave", "seal", "--wave", "w2"], { cwd: root });
     expect(unknownWave.stderr).toContain("unknown wave w2; did you mean w1?");
   });
@@ -71,8 +78,14 @@ describe("issue 20.6 traps", () => {
     expect((await runCli(["scope", "claim", "--scope", "api", "--leaf", "leaf-1"], { cwd: dir })).code).toBe(0);
     const before = hashTree(dir);
     const again = await runCli(["scope", "claim", "--scope", "api", "--leaf", "leaf-1"], { cwd: dir });
-    expect([again.code, again.stdout]).toEqual([0, "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n"]);
-    expect(json((await runCli(["scope", "claim", "--scope", "api", "--leaf", "leaf-1", "--json"], { cwd: dir })).stdout).verdict).toBe("already-claimed");
+    expect([again.code, again.stdout]).toEqual([
+      0,
+      "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n",
+    ]);
+    expect(
+      json((await runCli(["scope", "claim", "--scope", "api", "--leaf", "leaf-1", "--json"], { cwd: dir })).stdout)
+        .verdict,
+    ).toBe("already-claimed");
     expect(hashTree(dir)).toBe(before);
     // Another leaf overlapping it is still a conflict (exit 1).
     expect((await runCli(["scope", "claim", "--scope", "api", "--leaf", "leaf-2"], { cwd: dir })).code).toBe(1);
@@ -87,11 +100,17 @@ describe("issue 20.6 traps", () => {
       expect((await runCli(["wave", ...step, "--scope", "api"], { cwd: dir })).code).toBe(0);
       const log = fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8");
       const retry = await runCli(["wave", ...step, "--scope", "api"], { cwd: dir });
-      expect([retry.code, retry.stdout]).toEqual([0, expect.stringMatching(/^ALREADY RECORDED: .* \(nothing changed\)\n$/)]);
+      expect([retry.code, retry.stdout]).toEqual([
+        0,
+        expect.stringMatching(/^ALREADY RECORDED: .* \(nothing changed\)\n$/),
+      ]);
       expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8")).toBe(log);
     }
     // The same step with other values is still refused.
-    const other = await runCli(["wave", "start", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-2"], { cwd: dir });
+    const other = await runCli(
+      ["wave", "start", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-2"],
+      { cwd: dir },
+    );
     expect(other.code).toBe(2);
   });
 
@@ -101,8 +120,12 @@ describe("issue 20.6 traps", () => {
     const open = await runCli(["next"], { cwd: root });
     expect(open.code).toBe(1);
     expect(open.stdout).toContain("resume-open-wave wave w1");
-    expect(open.stdout).toContain("    next: record the missing steps (kbz wave start --scope api --wave w1 --leaf L --handle H, then kbz wave seal --scope api --wave w1), or give the wave up: kbz wave abandon --scope api --wave w1 --reason TEXT");
-    expect((await runCli(["wave", "abandon", "--wave", "w1", "--reason", "agent crashed"], { cwd: root })).code).toBe(0);
+    expect(open.stdout).toContain(
+      "    next: record the missing steps (kbz wave start --scope api --wave w1 --leaf L --handle H, then kbz wave seal --scope api --wave w1), or give the wave up: kbz wave abandon --scope api --wave w1 --reason TEXT",
+    );
+    expect((await runCli(["wave", "abandon", "--wave", "w1", "--reason", "agent crashed"], { cwd: root })).code).toBe(
+      0,
+    );
     const abandoned = await runCli(["next", "--json"], { cwd: root });
     const j = json(abandoned.stdout);
     expect(j.attention).toEqual([{ wave: "w1", reason: "resume-abandoned-wave" }]);
@@ -149,7 +172,9 @@ describe("issue 20.6 traps", () => {
     const dir = fixtureCopy("pipe");
     const log = await runCli(["scope", "log", "--scope", "api", "--", "-1 test left, --retry next"], { cwd: dir });
     expect(log.code).toBe(0);
-    expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8")).toMatch(/^\S+Z -1 test left, --retry next\n$/);
+    expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8")).toMatch(
+      /^\S+Z -1 test left, --retry next\n$/,
+    );
     const words = await runCli(["scope", "log", "--scope", "api", "leaf-1", "--", "--done"], { cwd: dir });
     expect(words.code).toBe(0);
     expect(fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8")).toEndWith("leaf-1 --done\n");

@@ -13,7 +13,12 @@ const STORE = ".unlazy/verification-receipts.json";
 /** A workspace holding an accepted receipt for gates/other.md that must survive every case (verify run runs it from the root, as verify-once). */
 function accepted() {
   const root = tempDir("kbz-verify-bad-");
-  writeTree(root, { "src/value.txt": "good\n", "tests/check.sh": CHECK_SCRIPT, "GATES.md": GATES, "gates/other.md": GATES.replace("G1", "O1") });
+  writeTree(root, {
+    "src/value.txt": "good\n",
+    "tests/check.sh": CHECK_SCRIPT,
+    "GATES.md": GATES,
+    "gates/other.md": GATES.replace("G1", "O1"),
+  });
   const env = agentEnv();
   const run = (...args: string[]) => kbz(["verify", ...args], { cwd: root, env });
   expect(run("run", "--inputs", "src,tests", "--closed", "--approve", "gates/other.md").code).toBe(0);
@@ -26,11 +31,22 @@ describe("bad input leaves everything unchanged", () => {
     w = accepted();
   });
 
-  const refuse = (inputs: string, message: string, ledger = "GATES.md", setup?: (root: string) => void, extra: string[] = []) => {
+  const refuse = (
+    inputs: string,
+    message: string,
+    ledger = "GATES.md",
+    setup?: (root: string) => void,
+    extra: string[] = [],
+  ) => {
     if (setup) setup(w.root);
     const before = hashTree(w.root);
     const r = w.run("run", "--inputs", inputs, "--closed", "--approve", ...extra, ledger);
-    expect({ inputs, code: r.code, line: r.stderr.split("\n")[0], stdout: r.stdout }).toEqual({ inputs, code: 2, line: message, stdout: "" });
+    expect({ inputs, code: r.code, line: r.stderr.split("\n")[0], stdout: r.stdout }).toEqual({
+      inputs,
+      code: 2,
+      line: message,
+      stdout: "",
+    });
     expect(hashTree(w.root)).toBe(before);
     // Large fixtures go once proven untouched, so later cases hash a small tree.
     if (["many", "huge", "big.bin"].includes(inputs)) fs.rmSync(path.join(w.root, inputs), { recursive: true });
@@ -53,7 +69,9 @@ describe("bad input leaves everything unchanged", () => {
   });
 
   test("links, hard links and FIFOs", () => {
-    refuse("linked", "kbz: linked input is unsupported: linked", "GATES.md", (root) => fs.symlinkSync(path.join(root, "src"), path.join(root, "linked")));
+    refuse("linked", "kbz: linked input is unsupported: linked", "GATES.md", (root) =>
+      fs.symlinkSync(path.join(root, "src"), path.join(root, "linked")),
+    );
     refuse("lk", "kbz: linked snapshot input is unsupported: lk/to-value", "GATES.md", (root) => {
       fs.mkdirSync(path.join(root, "lk"));
       fs.symlinkSync(path.join(root, "src/value.txt"), path.join(root, "lk/to-value"));
@@ -92,9 +110,18 @@ describe("bad input leaves everything unchanged", () => {
 
   test("ledgers that are missing, malformed, linked or outside the root", () => {
     refuse("src", "nope.md:1: malformed or empty gate ledger (no such file)", "nope.md");
-    refuse("src", "empty.md:1: malformed or empty gate ledger (ledger contains zero live gates)", "empty.md", (root) => writeTree(root, { "empty.md": "# nothing\n" }));
-    refuse("src", "bad.md:1: malformed or empty gate ledger (gate G1: runnable gates require both non-blank CHECK and EXPECT)", "bad.md", (root) => writeTree(root, { "bad.md": "- [ ] G1: x\n  CHECK: true\n" }));
-    refuse("src", "kbz: linked input is unsupported: alias.md", "alias.md", (root) => fs.symlinkSync(path.join(root, "GATES.md"), path.join(root, "alias.md")));
+    refuse("src", "empty.md:1: malformed or empty gate ledger (ledger contains zero live gates)", "empty.md", (root) =>
+      writeTree(root, { "empty.md": "# nothing\n" }),
+    );
+    refuse(
+      "src",
+      "bad.md:1: malformed or empty gate ledger (gate G1: runnable gates require both non-blank CHECK and EXPECT)",
+      "bad.md",
+      (root) => writeTree(root, { "bad.md": "- [ ] G1: x\n  CHECK: true\n" }),
+    );
+    refuse("src", "kbz: linked input is unsupported: alias.md", "alias.md", (root) =>
+      fs.symlinkSync(path.join(root, "GATES.md"), path.join(root, "alias.md")),
+    );
     refuse("src", "kbz: input path escapes root: ../GATES.md", "../GATES.md");
   }, 60_000);
 });
@@ -102,23 +129,43 @@ describe("bad input leaves everything unchanged", () => {
 describe("a damaged receipt store is reported, never overwritten", () => {
   const cases: [string, (root: string) => void][] = [
     ["corrupt", (root) => writeTree(root, { [STORE]: "{not json" })],
-    ["truncated", (root) => fs.writeFileSync(path.join(root, STORE), fs.readFileSync(path.join(root, STORE), "utf8").slice(0, 120))],
-    ["a symlink", (root) => {
-      fs.renameSync(path.join(root, STORE), path.join(root, "real-store.json"));
-      fs.symlinkSync(path.join(root, "real-store.json"), path.join(root, STORE));
-    }],
+    [
+      "truncated",
+      (root) => fs.writeFileSync(path.join(root, STORE), fs.readFileSync(path.join(root, STORE), "utf8").slice(0, 120)),
+    ],
+    [
+      "a symlink",
+      (root) => {
+        fs.renameSync(path.join(root, STORE), path.join(root, "real-store.json"));
+        fs.symlinkSync(path.join(root, "real-store.json"), path.join(root, STORE));
+      },
+    ],
   ];
   for (const [what, damage] of cases) {
     test(`${what} store: run, audit and explain exit 2 naming the store`, () => {
       const w = accepted();
       damage(w.root);
       const before = hashTree(w.root);
-      for (const args of [["run", "--inputs", "src,tests", "--closed", "--approve", "GATES.md"], ["audit", "gates/other.md"], ["explain", "gates/other.md"]]) {
+      for (const args of [
+        ["run", "--inputs", "src,tests", "--closed", "--approve", "GATES.md"],
+        ["audit", "gates/other.md"],
+        ["explain", "gates/other.md"],
+      ]) {
         const r = w.run(...args);
-        expect({ args, code: r.code, line: r.stderr.split("\n")[0]!.replace(/ \(.*\)$/, "") }).toEqual({ args, code: 2, line: `${STORE}:1: invalid verification registry` });
+        expect({ args, code: r.code, line: r.stderr.split("\n")[0]!.replace(/ \(.*\)$/, "") }).toEqual({
+          args,
+          code: 2,
+          line: `${STORE}:1: invalid verification registry`,
+        });
       }
       const j = JSON.parse(w.run("audit", "--json", "gates/other.md").stdout);
-      expect(j).toMatchObject({ schema: 1, status: "INVALID", exit: 2, reason: "invalid verification registry", file: STORE });
+      expect(j).toMatchObject({
+        schema: 1,
+        status: "INVALID",
+        exit: 2,
+        reason: "invalid verification registry",
+        file: STORE,
+      });
       expect(hashTree(w.root)).toBe(before);
       expect(fs.existsSync(path.join(w.root, "counter"))).toBe(true); // only the setup run executed
       expect(fs.readFileSync(path.join(w.root, "counter"), "utf8").trim()).toBe("1");
@@ -132,8 +179,13 @@ describe("statuses that are not errors", () => {
     fs.renameSync(path.join(w.root, "gates/other.md"), path.join(w.root, "gates/renamed.md"));
     const before = hashTree(w.root);
     const r = w.run("audit", "gates/renamed.md");
-    expect([r.code, r.stdout.split("\n")[0]]).toEqual([1, "STALE   gates/renamed.md: missing-receipt (kbz verify explain gates/renamed.md says why)"]);
-    expect(w.run("explain", "gates/renamed.md").stdout).toContain("it was accepted as gates/other.md, which no longer exists");
+    expect([r.code, r.stdout.split("\n")[0]]).toEqual([
+      1,
+      "STALE   gates/renamed.md: missing-receipt (kbz verify explain gates/renamed.md says why)",
+    ]);
+    expect(w.run("explain", "gates/renamed.md").stdout).toContain(
+      "it was accepted as gates/other.md, which no longer exists",
+    );
     expect(hashTree(w.root)).toBe(before);
   });
 
@@ -142,9 +194,17 @@ describe("statuses that are not errors", () => {
     writeTree(w.root, { "tests/check.sh": "echo more >> src/value.txt\necho REAL_OK\n" });
     const r = w.run("run", "--inputs", "src,tests", "--closed", "--approve", "--json", "GATES.md");
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).results[0]).toMatchObject({ status: "REVIEW_OR_REPAIR", ledger: "GATES.md", exit: 0, reason: "inputs-changed-during-check" });
+    expect(JSON.parse(r.stdout).results[0]).toMatchObject({
+      status: "REVIEW_OR_REPAIR",
+      ledger: "GATES.md",
+      exit: 0,
+      reason: "inputs-changed-during-check",
+    });
     const store = JSON.parse(fs.readFileSync(path.join(w.root, STORE), "utf8"));
-    expect(store.receipts["GATES.md"]).toEqual({ status: "rejected", policy: { inputs: ["src", "tests"], env: [], closed: true } });
+    expect(store.receipts["GATES.md"]).toEqual({
+      status: "rejected",
+      policy: { inputs: ["src", "tests"], env: [], closed: true },
+    });
     expect(store.receipts["gates/other.md"].status).toBe("accepted");
   });
 });

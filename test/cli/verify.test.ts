@@ -25,18 +25,32 @@ describe("kbz verify end to end", () => {
   test("run, audit current, edit an input, audit stale, explain names the path, run again, audit current", async () => {
     const w = vo({ "src/notes.txt": "v1\n" });
     let r = await w.run(...RUN, "--approve", "GATES.md");
-    expect([r.code, r.stdout]).toEqual([0, "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
+    expect([r.code, r.stdout]).toEqual([
+      0,
+      "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n",
+    ]);
     r = await w.run("audit", "GATES.md");
     expect([r.code, r.stdout]).toEqual([0, "CURRENT GATES.md\nCURRENT_EVIDENCE (1 current)\n"]);
     writeTree(w.root, { "src/notes.txt": "v2\n" });
     r = await w.run("audit", "GATES.md");
-    expect([r.code, r.stdout]).toEqual([1, "STALE   GATES.md: changed-inputs-or-verifier (kbz verify explain GATES.md says why)\nSTALE_EVIDENCE (1 of 1 stale)\n"]);
+    expect([r.code, r.stdout]).toEqual([
+      1,
+      "STALE   GATES.md: changed-inputs-or-verifier (kbz verify explain GATES.md says why)\nSTALE_EVIDENCE (1 of 1 stale)\n",
+    ]);
     r = await w.run("explain", "GATES.md");
-    expect([r.code, r.stdout]).toEqual([1, "GATES.md: receipt not reusable (changed-inputs-or-verifier) because:\n  - input file src/notes.txt changed\n"]);
+    expect([r.code, r.stdout]).toEqual([
+      1,
+      "GATES.md: receipt not reusable (changed-inputs-or-verifier) because:\n  - input file src/notes.txt changed\n",
+    ]);
     r = await w.run(...RUN, "GATES.md");
-    expect([r.code, r.stdout]).toEqual([0, "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
+    expect([r.code, r.stdout]).toEqual([
+      0,
+      "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n",
+    ]);
     expect((await w.run("audit", "GATES.md")).code).toBe(0);
-    expect((await w.run("explain", "GATES.md")).stdout).toBe("GATES.md: receipt is current; nothing it is bound to changed since acceptance\n");
+    expect((await w.run("explain", "GATES.md")).stdout).toBe(
+      "GATES.md: receipt is current; nothing it is bound to changed since acceptance\n",
+    );
     expect(w.counter()).toBe(2);
   });
 
@@ -51,21 +65,62 @@ describe("kbz verify end to end", () => {
   test("--json: one object per command with the spec's statuses", async () => {
     const w = vo();
     let j = JSON.parse((await w.run(...RUN, "--approve", "--json", "GATES.md")).stdout);
-    expect(j).toEqual({ schema: 1, exit: 0, verdict: "accepted", action: "run", policy: { inputs: ["src", "tests"], env: [], closed: true }, results: [{ status: "ACCEPTED", ledger: "GATES.md", executed: 1, reusable: true }], errors: [] });
+    expect(j).toEqual({
+      schema: 1,
+      exit: 0,
+      verdict: "accepted",
+      action: "run",
+      policy: { inputs: ["src", "tests"], env: [], closed: true },
+      results: [{ status: "ACCEPTED", ledger: "GATES.md", executed: 1, reusable: true }],
+      errors: [],
+    });
     j = JSON.parse((await w.run(...RUN, "--json", "GATES.md")).stdout);
     expect(j.results).toEqual([{ status: "CURRENT_EVIDENCE", ledger: "GATES.md", executed: 0 }]);
     j = JSON.parse((await w.run("audit", "--json", "GATES.md")).stdout);
-    expect(j).toEqual({ schema: 1, exit: 0, verdict: "CURRENT_EVIDENCE", action: "audit", status: "CURRENT_EVIDENCE", results: [{ current: true, key: "GATES.md" }], errors: [] });
+    expect(j).toEqual({
+      schema: 1,
+      exit: 0,
+      verdict: "CURRENT_EVIDENCE",
+      action: "audit",
+      status: "CURRENT_EVIDENCE",
+      results: [{ current: true, key: "GATES.md" }],
+      errors: [],
+    });
     writeTree(w.root, { "src/value.txt": "bad\n" });
     j = JSON.parse((await w.run("audit", "--json", "GATES.md")).stdout);
-    expect(j).toEqual({ schema: 1, exit: 1, verdict: "STALE_EVIDENCE", action: "audit", status: "STALE_EVIDENCE", results: [{ current: false, reason: "changed-inputs-or-verifier", key: "GATES.md" }], errors: [] });
+    expect(j).toEqual({
+      schema: 1,
+      exit: 1,
+      verdict: "STALE_EVIDENCE",
+      action: "audit",
+      status: "STALE_EVIDENCE",
+      results: [{ current: false, reason: "changed-inputs-or-verifier", key: "GATES.md" }],
+      errors: [],
+    });
     j = JSON.parse((await w.run("explain", "--json", "GATES.md")).stdout);
-    expect(j).toEqual({ schema: 1, exit: 1, verdict: "stale", action: "explain", key: "GATES.md", current: false, reason: "changed-inputs-or-verifier", changes: [{ kind: "input-changed", path: "src/value.txt", text: "input file src/value.txt changed" }], errors: [] });
+    expect(j).toEqual({
+      schema: 1,
+      exit: 1,
+      verdict: "stale",
+      action: "explain",
+      key: "GATES.md",
+      current: false,
+      reason: "changed-inputs-or-verifier",
+      changes: [{ kind: "input-changed", path: "src/value.txt", text: "input file src/value.txt changed" }],
+      errors: [],
+    });
     const r = await w.run(...RUN, "--json", "GATES.md");
     j = JSON.parse(r.stdout);
     expect(r.code).toBe(1);
-    expect(j.results[0]).toMatchObject({ status: "REVIEW_OR_REPAIR", ledger: "GATES.md", exit: 1, reason: "check-not-accepted" });
-    expect(j.results[0].diagnostic).toContain("  FAIL GATES:G1: source matches expected value\n       exit=1; EXPECT=not matched; output=value mismatch\nGATES.md: 1 gate\nUNMET: 1 (met: 0, reran: 1, previously met reverified: 1)\n  GATES:G1\n");
+    expect(j.results[0]).toMatchObject({
+      status: "REVIEW_OR_REPAIR",
+      ledger: "GATES.md",
+      exit: 1,
+      reason: "check-not-accepted",
+    });
+    expect(j.results[0].diagnostic).toContain(
+      "  FAIL GATES:G1: source matches expected value\n       exit=1; EXPECT=not matched; output=value mismatch\nGATES.md: 1 gate\nUNMET: 1 (met: 0, reran: 1, previously met reverified: 1)\n  GATES:G1\n",
+    );
   });
 
   test("without --approve the oracle is shown, not run, and the run needs review, on stdout like every report (golden F)", async () => {
@@ -73,7 +128,9 @@ describe("kbz verify end to end", () => {
     const r = await w.run(...RUN, "GATES.md");
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("");
-    expect(r.stdout).toMatch(/REVIEW_OR_REPAIR GATES.md: check-not-accepted \(check exit 1\)\n  APPROVAL REQUIRED GATES:G1 \[[0-9a-f]{12}\]\n      CHECK: sh tests\/check.sh\n/);
+    expect(r.stdout).toMatch(
+      /REVIEW_OR_REPAIR GATES.md: check-not-accepted \(check exit 1\)\n  APPROVAL REQUIRED GATES:G1 \[[0-9a-f]{12}\]\n      CHECK: sh tests\/check.sh\n/,
+    );
     expect(r.stdout).toContain("      NOT RUN: inspect this oracle, then re-run with --approve\n");
     expect(fs.existsSync(path.join(w.root, "counter"))).toBe(false);
   });
@@ -82,7 +139,10 @@ describe("kbz verify end to end", () => {
     const w = vo({ "GATES.md": GATES + MANUAL_GATE });
     for (const inputs of ["src,tests", "../x", "GATES.md"]) {
       const r = await w.run("run", "--inputs", inputs, "--closed", "GATES.md");
-      expect([r.code, r.stdout]).toEqual([1, "MANUAL_REVIEW_REQUIRED GATES.md: review its manual gates, then run again with --reviewed\n"]);
+      expect([r.code, r.stdout]).toEqual([
+        1,
+        "MANUAL_REVIEW_REQUIRED GATES.md: review its manual gates, then run again with --reviewed\n",
+      ]);
     }
   });
 
@@ -112,19 +172,38 @@ describe("kbz verify end to end", () => {
       verdict: "invalid",
       status: "INVALID",
       reason: "audit accepts only --root, --json and ledgers",
-      errors: [{ file: null, line: null, message: "audit accepts only --root, --json and ledgers", hint: "run kbz --help for usage" }],
+      errors: [
+        {
+          file: null,
+          line: null,
+          message: "audit accepts only --root, --json and ledgers",
+          hint: "run kbz --help for usage",
+        },
+      ],
     });
   });
 
   test("--help describes run, audit and explain and the exit codes", async () => {
     const r = kbz(["verify", "--help"]);
     expect(r.code).toBe(0);
-    for (const s of ["--inputs", "--closed", "--portable", "--reviewed", "audit: read-only", "explain:", "exit codes (as verify-once): 0 accepted/current; 1 unmet, stale"]) expect(r.stdout).toContain(s);
+    for (const s of [
+      "--inputs",
+      "--closed",
+      "--portable",
+      "--reviewed",
+      "audit: read-only",
+      "explain:",
+      "exit codes (as verify-once): 0 accepted/current; 1 unmet, stale",
+    ])
+      expect(r.stdout).toContain(s);
   });
 
   test("--root: ledgers and inputs are relative to it", async () => {
     const w = vo();
-    const r = kbz(["verify", "run", "--root", w.root, "--inputs", "src,tests", "--closed", "--approve", "GATES.md"], { cwd: tempDir(), env: w.env });
+    const r = kbz(["verify", "run", "--root", w.root, "--inputs", "src,tests", "--closed", "--approve", "GATES.md"], {
+      cwd: tempDir(),
+      env: w.env,
+    });
     expect(r.code).toBe(0);
     expect(kbz(["verify", "audit", "--root", w.root, "GATES.md"], { cwd: tempDir(), env: w.env }).code).toBe(0);
   });
@@ -134,7 +213,11 @@ describe("kbz verify end to end", () => {
     await w.run(...RUN, "--approve", "GATES.md");
     const store = JSON.parse(fs.readFileSync(path.join(w.root, ".unlazy/verification-receipts.json"), "utf8"));
     const version = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
-    expect(store.receipts["GATES.md"].fingerprint.verifier).toEqual({ name: "kbz", version, build: sourceDigest(path.join(REPO, "src")) });
+    expect(store.receipts["GATES.md"].fingerprint.verifier).toEqual({
+      name: "kbz",
+      version,
+      build: sourceDigest(path.join(REPO, "src")),
+    });
   });
 
   test("two concurrent runs of one ledger: one executes, the other reuses its receipt", async () => {
@@ -155,8 +238,13 @@ describe("kbz verify end to end", () => {
     expect((await w.run(...RUN, "--approve", "GATES.md")).code).toBe(0);
     writeTree(w.root, { "src/other.txt": "changed", "tests/check.sh": "sleep 2\n" + CHECK_SCRIPT });
     const store = path.join(w.root, ".unlazy/verification-receipts.json");
-    const child = spawn(BIN, ["verify", ...RUN, "--approve", "GATES.md"], { cwd: w.root, env: { ...w.env }, stdio: "ignore" });
-    for (let i = 0; i < 400 && !fs.readFileSync(store, "utf8").includes('"pending"'); i++) await new Promise((r) => setTimeout(r, 25));
+    const child = spawn(BIN, ["verify", ...RUN, "--approve", "GATES.md"], {
+      cwd: w.root,
+      env: { ...w.env },
+      stdio: "ignore",
+    });
+    for (let i = 0; i < 400 && !fs.readFileSync(store, "utf8").includes('"pending"'); i++)
+      await new Promise((r) => setTimeout(r, 25));
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
     expect(JSON.parse(fs.readFileSync(store, "utf8")).receipts["GATES.md"].status).toBe("pending");
@@ -165,7 +253,10 @@ describe("kbz verify end to end", () => {
     const before = w.counter();
     // tests/check.sh changed above, so its oracle needs the approval the killed run may not have recorded (issue 27).
     const r = await w.run(...RUN, "--approve", "GATES.md");
-    expect([r.code, r.stdout]).toEqual([0, "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
+    expect([r.code, r.stdout]).toEqual([
+      0,
+      "ACCEPTED GATES.md: checked once; receipt reusable while its inputs stay unchanged\n",
+    ]);
     expect(w.counter()).toBe(before + 1);
   }, 60_000);
 
@@ -173,27 +264,45 @@ describe("kbz verify end to end", () => {
     const root = tempDir("kbz-verify-next-");
     writeTree(root, receiptScope());
     const env = agentEnv();
-    expect(kbz(["verify", "run", "--inputs", "src/1", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md"], { cwd: root, env }).code).toBe(0);
-    expect(JSON.parse(kbz(["next", "--scope", "api", "--slots", "2", "--json"], { cwd: root, env }).stdout)).toMatchObject({ action: "dispatch", launch: ["2"] });
+    expect(
+      kbz(["verify", "run", "--inputs", "src/1", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md"], {
+        cwd: root,
+        env,
+      }).code,
+    ).toBe(0);
+    expect(
+      JSON.parse(kbz(["next", "--scope", "api", "--slots", "2", "--json"], { cwd: root, env }).stdout),
+    ).toMatchObject({ action: "dispatch", launch: ["2"] });
     writeTree(root, { "src/1/value.txt": "good, edited\n" });
     const j = kbz(["next", "--scope", "api", "--slots", "2", "--json"], { cwd: root, env });
-    expect([j.code, JSON.parse(j.stdout).attention]).toEqual([1, [{ leaf: "1", reason: "verification-changed-inputs-or-verifier" }]]);
+    expect([j.code, JSON.parse(j.stdout).attention]).toEqual([
+      1,
+      [{ leaf: "1", reason: "verification-changed-inputs-or-verifier" }],
+    ]);
     const r = kbz(["next", "--scope", "api", "--slots", "2"], { cwd: root, env });
     // One stale receipt is a cascade of one (issue 30): its cause and the one refresh command.
-    expect(r.stdout).toContain("CASCADE src/1/value.txt changed: 1 receipt (leaf 1)\n  kbz check --scope api --stale\n");
+    expect(r.stdout).toContain(
+      "CASCADE src/1/value.txt changed: 1 receipt (leaf 1)\n  kbz check --scope api --stale\n",
+    );
   });
 
   test("kbz status --scope lists a stale receipt through the same audit", async () => {
     const w = vo({ ".unlazy/api/gates/leaf-1.md": "OWNS: src/**\n\n" + GATES.replace("# Gates: value\n", "") });
     // status judges a root GATES.md together with the scope: this test is about the scope's receipt alone.
     fs.rmSync(path.join(w.root, "GATES.md"));
-    expect((await w.run("run", "--inputs", "src,tests", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md")).code).toBe(0);
+    expect(
+      (await w.run("run", "--inputs", "src,tests", "--closed", "--approve", ".unlazy/api/gates/leaf-1.md")).code,
+    ).toBe(0);
     let r = kbz(["status", "--scope", "api"], { cwd: w.root, env: w.env });
     expect(r.stdout).not.toContain("RECEIPT");
-    expect(JSON.parse(kbz(["status", "--scope", "api", "--json"], { cwd: w.root, env: w.env }).stdout).receipts).toEqual([{ ledger: ".unlazy/api/gates/leaf-1.md", issue: null }]);
+    expect(
+      JSON.parse(kbz(["status", "--scope", "api", "--json"], { cwd: w.root, env: w.env }).stdout).receipts,
+    ).toEqual([{ ledger: ".unlazy/api/gates/leaf-1.md", issue: null }]);
     writeTree(w.root, { "src/value.txt": "good \n" });
     r = kbz(["status", "--scope", "api"], { cwd: w.root, env: w.env });
-    expect(r.stdout).toContain("  RECEIPT     .unlazy/api/gates/leaf-1.md: verification-changed-inputs-or-verifier (kbz verify explain .unlazy/api/gates/leaf-1.md)\n");
+    expect(r.stdout).toContain(
+      "  RECEIPT     .unlazy/api/gates/leaf-1.md: verification-changed-inputs-or-verifier (kbz verify explain .unlazy/api/gates/leaf-1.md)\n",
+    );
     expect(r.code).toBe(0);
   });
 });

@@ -28,34 +28,86 @@ const S = ["--scope", "api"];
 describe("golden transcript C2: dispatch waves", () => {
   test("the barrier, the scoped status while open, completion, abandon and the handoff verdict", () => {
     const { dir, w, file } = pipe();
-    expect(w("open", ...S, "--wave", "w1", "--leaf", "leaf-1", "--leaf", "leaf-2")).toEqual(ok("OPEN w1 (0/2 started, 0/2 returned)\n"));
-    expect(w("return", ...S, "--wave", "w1", "--leaf", "leaf-1")).toEqual({ code: 2, stdout: "", stderr: "kbz: return requires a sealed wave; w1 is open\n  hint: kbz wave list shows each wave's state\n" });
-    expect(w("seal", ...S, "--wave", "w1")).toEqual({ code: 2, stdout: "", stderr: "kbz: cannot seal w1: missing starts for leaf-1, leaf-2\n  hint: kbz wave list shows each wave's state\n" });
-    expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-a")).toEqual(ok("STARTED w1 leaf-1 (1/2 started)\n"));
-    expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-2", "--handle", "agent-a")).toEqual({ code: 2, stdout: "", stderr: "kbz: handle is already assigned to leaf-1\n  hint: kbz wave list shows each wave's state\n" });
-    expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-2", "--handle", "agent-b")).toEqual(ok("STARTED w1 leaf-2 (2/2 started)\n"));
+    expect(w("open", ...S, "--wave", "w1", "--leaf", "leaf-1", "--leaf", "leaf-2")).toEqual(
+      ok("OPEN w1 (0/2 started, 0/2 returned)\n"),
+    );
+    expect(w("return", ...S, "--wave", "w1", "--leaf", "leaf-1")).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "kbz: return requires a sealed wave; w1 is open\n  hint: kbz wave list shows each wave's state\n",
+    });
+    expect(w("seal", ...S, "--wave", "w1")).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "kbz: cannot seal w1: missing starts for leaf-1, leaf-2\n  hint: kbz wave list shows each wave's state\n",
+    });
+    expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-a")).toEqual(
+      ok("STARTED w1 leaf-1 (1/2 started)\n"),
+    );
+    expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-2", "--handle", "agent-a")).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "kbz: handle is already assigned to leaf-1\n  hint: kbz wave list shows each wave's state\n",
+    });
+    expect(w("start", ...S, "--wave", "w1", "--leaf", "leaf-2", "--handle", "agent-b")).toEqual(
+      ok("STARTED w1 leaf-2 (2/2 started)\n"),
+    );
     const open = kbz(["status", "--scope", "api"], { cwd: dir });
     expect(open.code).toBe(1);
     expect(open.stdout).toContain("  UNMET       dispatch:w1 open (2/2 started)\n");
     expect(open.stdout).toEndWith("UNMET: 3 (met: 0) [scope api]\n");
-    expect(JSON.parse(kbz(["status", "--scope", "api", "--json"], { cwd: dir }).stdout).unmet).toEqual(["leaf-1:G1", "leaf-2:G1", "dispatch:w1 open (2/2 started)"]);
+    expect(JSON.parse(kbz(["status", "--scope", "api", "--json"], { cwd: dir }).stdout).unmet).toEqual([
+      "leaf-1:G1",
+      "leaf-2:G1",
+      "dispatch:w1 open (2/2 started)",
+    ]);
     expect(w("seal", ...S, "--wave", "w1")).toEqual(ok("SEALED w1 (2/2 started)\n"));
-    expect(w("status", ...S, "--wave", "w1")).toEqual({ code: 1, stdout: "SEALED w1 (2/2 started, 0/2 returned)\n", stderr: "" });
+    expect(w("status", ...S, "--wave", "w1")).toEqual({
+      code: 1,
+      stdout: "SEALED w1 (2/2 started, 0/2 returned)\n",
+      stderr: "",
+    });
     expect(w("return", ...S, "--wave", "w1", "--leaf", "leaf-1")).toEqual(ok("RETURNED w1 leaf-1 (1/2 returned)\n"));
     expect(w("return", ...S, "--wave", "w1", "--leaf", "leaf-2")).toEqual(ok("COMPLETE w1 (2/2 returned)\n"));
     expect(w("status", ...S, "--wave", "w1")).toEqual(ok("COMPLETE w1 (2/2 returned)\n"));
     expect(w("open", ...S, "--wave", "w2", "--leaf", "leaf-1")).toEqual(ok("OPEN w2 (0/1 started, 0/1 returned)\n"));
-    expect(w("abandon", ...S, "--wave", "w2", "--reason", "host refused launch")).toEqual(ok("ABANDONED w2 (0/1 started, 0/1 returned): host refused launch\n"));
-    expect(w("status", ...S, "--wave", "w2")).toEqual({ code: 1, stdout: "ABANDONED w2 (0/1 started, 0/1 returned): host refused launch\n", stderr: "" });
+    expect(w("abandon", ...S, "--wave", "w2", "--reason", "host refused launch")).toEqual(
+      ok("ABANDONED w2 (0/1 started, 0/1 returned): host refused launch\n"),
+    );
+    expect(w("status", ...S, "--wave", "w2")).toEqual({
+      code: 1,
+      stdout: "ABANDONED w2 (0/1 started, 0/1 returned): host refused launch\n",
+      stderr: "",
+    });
     const handoff = kbz(["status", "--scope", "api"], { cwd: dir });
     expect(handoff.code).toBe(1);
-    expect(handoff.stdout).toEndWith("HANDOFF REQUIRED: 1 abandoned (met: 0, unmet: 2) [scope api]\nUNMET: 2 (met: 0, abandoned: 1) [scope api]\n");
-    expect(JSON.parse(kbz(["status", "--scope", "api", "--json"], { cwd: dir }).stdout).abandoned).toEqual(["dispatch:w2"]);
+    expect(handoff.stdout).toEndWith(
+      "HANDOFF REQUIRED: 1 abandoned (met: 0, unmet: 2) [scope api]\nUNMET: 2 (met: 0, abandoned: 1) [scope api]\n",
+    );
+    expect(JSON.parse(kbz(["status", "--scope", "api", "--json"], { cwd: dir }).stdout).abandoned).toEqual([
+      "dispatch:w2",
+    ]);
 
     const state = JSON.parse(fs.readFileSync(file, "utf8"));
     expect(Object.keys(state)).toEqual(["schema", "waves"]);
-    expect(Object.keys(state.waves.w1)).toEqual(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt"]);
-    expect(Object.keys(state.waves.w2)).toEqual(["leaves", "state", "openedAt", "started", "returned", "reason", "abandonedAt"]);
+    expect(Object.keys(state.waves.w1)).toEqual([
+      "leaves",
+      "state",
+      "openedAt",
+      "started",
+      "returned",
+      "sealedAt",
+      "completedAt",
+    ]);
+    expect(Object.keys(state.waves.w2)).toEqual([
+      "leaves",
+      "state",
+      "openedAt",
+      "started",
+      "returned",
+      "reason",
+      "abandonedAt",
+    ]);
     expect(state.waves.w1.started).toMatchObject({ "leaf-1": { handle: "agent-a" }, "leaf-2": { handle: "agent-b" } });
     const log = fs.readFileSync(path.join(dir, ".unlazy/api/status.log"), "utf8").trimEnd().split("\n");
     expect(log.map((l) => l.replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /, ""))).toEqual([
@@ -68,7 +120,9 @@ describe("golden transcript C2: dispatch waves", () => {
       "dispatch w2 opened: leaf-1",
       "dispatch w2 abandoned: host refused launch",
     ]);
-    expect(w("list", ...S)).toEqual(ok("COMPLETE w1 (2/2 returned)\nABANDONED w2 (0/1 started, 0/1 returned): host refused launch\n"));
+    expect(w("list", ...S)).toEqual(
+      ok("COMPLETE w1 (2/2 returned)\nABANDONED w2 (0/1 started, 0/1 returned): host refused launch\n"),
+    );
   });
 
   test("an existing unlazy dispatch.json is read and extended unchanged", () => {
@@ -80,14 +134,21 @@ describe("golden transcript C2: dispatch waves", () => {
           leaves: ["leaf-2.2", "leaf-2.3"],
           state: "sealed",
           openedAt: "2026-09-23T10:00:00.000Z",
-          started: { "leaf-2.2": { handle: "agent-7f3", at: "2026-09-23T10:00:01.000Z" }, "leaf-2.3": { handle: "agent-7f4", at: "2026-09-23T10:00:02.000Z" } },
+          started: {
+            "leaf-2.2": { handle: "agent-7f3", at: "2026-09-23T10:00:01.000Z" },
+            "leaf-2.3": { handle: "agent-7f4", at: "2026-09-23T10:00:02.000Z" },
+          },
           returned: { "leaf-2.3": { at: "2026-09-23T10:07:00.000Z" } },
           sealedAt: "2026-09-23T10:00:03.000Z",
         },
       },
     };
     writeTree(dir, { ".unlazy/api/dispatch.json": JSON.stringify(golden, null, 2) + "\n" });
-    expect(w("status", ...S, "--wave", "w3")).toEqual({ code: 1, stdout: "SEALED w3 (2/2 started, 1/2 returned)\n", stderr: "" });
+    expect(w("status", ...S, "--wave", "w3")).toEqual({
+      code: 1,
+      stdout: "SEALED w3 (2/2 started, 1/2 returned)\n",
+      stderr: "",
+    });
     expect(kbz(["status", "--scope", "api"], { cwd: dir }).stdout).toContain("dispatch:w3 sealed (1/2 returned)");
     expect(w("return", ...S, "--wave", "w3", "--leaf", "leaf-2.2")).toEqual(ok("COMPLETE w3 (2/2 returned)\n"));
     const after = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -98,14 +159,34 @@ describe("golden transcript C2: dispatch waves", () => {
   test("every action prints one JSON object with schema 1 under --json", () => {
     const { w } = pipe();
     const opened = JSON.parse(w("open", ...S, "--wave", "w1", "--leaf", "a", "--json").stdout);
-    expect(opened).toMatchObject({ schema: 1, action: "open", exit: 0, scope: "api", line: "OPEN w1 (0/1 started, 0/1 returned)", wave: { id: "w1", state: "open", leaves: ["a"] } });
+    expect(opened).toMatchObject({
+      schema: 1,
+      action: "open",
+      exit: 0,
+      scope: "api",
+      line: "OPEN w1 (0/1 started, 0/1 returned)",
+      wave: { id: "w1", state: "open", leaves: ["a"] },
+    });
     const status = w("status", ...S, "--wave", "w1", "--json");
     expect(status.code).toBe(1);
-    expect(JSON.parse(status.stdout)).toMatchObject({ schema: 1, action: "status", exit: 1, wave: { counts: { leaves: 1, started: 0, returned: 0 } } });
-    expect(JSON.parse(w("list", ...S, "--json").stdout)).toMatchObject({ schema: 1, action: "list", waves: [{ id: "w1" }] });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      schema: 1,
+      action: "status",
+      exit: 1,
+      wave: { counts: { leaves: 1, started: 0, returned: 0 } },
+    });
+    expect(JSON.parse(w("list", ...S, "--json").stdout)).toMatchObject({
+      schema: 1,
+      action: "list",
+      waves: [{ id: "w1" }],
+    });
     const refused = w("seal", ...S, "--wave", "w1", "--json");
     expect(refused.code).toBe(2);
-    expect(JSON.parse(refused.stdout)).toMatchObject({ schema: 1, exit: 2, errors: [{ message: "cannot seal w1: missing starts for a" }] });
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      schema: 1,
+      exit: 2,
+      errors: [{ message: "cannot seal w1: missing starts for a" }],
+    });
   });
 });
 
@@ -128,14 +209,22 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
   test("an abandon reason with U+2028 is refused and the wave stays open", () => {
     const { dir, w } = pipe();
     w("open", ...S, "--wave", "w1", "--leaf", "a");
-    const r = expectRefused(dir, ["wave", "abandon", ...S, "--wave", "w1", "--reason", "gone\u2028away"], "reason must be printable");
+    const r = expectRefused(
+      dir,
+      ["wave", "abandon", ...S, "--wave", "w1", "--reason", "gone\u2028away"],
+      "reason must be printable",
+    );
     expect(r.stderr).not.toContain("\u2028");
     expect(w("status", ...S, "--wave", "w1").stdout).toBe("OPEN w1 (0/1 started, 0/1 returned)\n");
   });
 
   test("duplicate leaves in open and re-opening a wave are refused", () => {
     const { dir, w } = pipe();
-    expectRefused(dir, ["wave", "open", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--leaf", "leaf-a"], "duplicate leaf leaf-a");
+    expectRefused(
+      dir,
+      ["wave", "open", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--leaf", "leaf-a"],
+      "duplicate leaf leaf-a",
+    );
     w("open", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--leaf", "leaf-b");
     expectRefused(dir, ["wave", "open", ...S, "--wave", "ready-1", "--leaf", "leaf-x"], "wave ready-1 already exists");
   });
@@ -144,9 +233,21 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     const { dir, w } = pipe();
     w("open", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--leaf", "leaf-b");
     w("start", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--handle", "h1");
-    expectRefused(dir, ["wave", "start", ...S, "--wave", "ready-1", "--leaf", "leaf-c", "--handle", "h2"], "unknown leaf leaf-c");
-    expectRefused(dir, ["wave", "start", ...S, "--wave", "ready-1", "--leaf", "leaf-b", "--handle", "h1"], "handle is already assigned to leaf-a");
-    expectRefused(dir, ["wave", "start", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--handle", "h3"], "leaf leaf-a already started");
+    expectRefused(
+      dir,
+      ["wave", "start", ...S, "--wave", "ready-1", "--leaf", "leaf-c", "--handle", "h2"],
+      "unknown leaf leaf-c",
+    );
+    expectRefused(
+      dir,
+      ["wave", "start", ...S, "--wave", "ready-1", "--leaf", "leaf-b", "--handle", "h1"],
+      "handle is already assigned to leaf-a",
+    );
+    expectRefused(
+      dir,
+      ["wave", "start", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--handle", "h3"],
+      "leaf leaf-a already started",
+    );
   });
 
   test("four concurrent starts all persist and the seal succeeds", async () => {
@@ -157,7 +258,10 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
       leaves.map(
         (l) =>
           new Promise<number>((resolve) => {
-            const p = spawn(BIN, ["wave", "start", ...S, "--wave", "w1", "--leaf", l, "--handle", `agent-${l}`], { cwd: dir, stdio: "ignore" });
+            const p = spawn(BIN, ["wave", "start", ...S, "--wave", "w1", "--leaf", l, "--handle", `agent-${l}`], {
+              cwd: dir,
+              stdio: "ignore",
+            });
             p.on("exit", (c) => resolve(c ?? -1));
           }),
       ),
@@ -177,14 +281,22 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
       const codes = await Promise.all([open(`race-${i}`, "a"), open(`race-${i}`, "b")]);
       expect(codes.sort()).toEqual([0, 2]);
     }
-    expect(w("list", ...S).stdout.trimEnd().split("\n")).toHaveLength(10);
+    expect(
+      w("list", ...S)
+        .stdout.trimEnd()
+        .split("\n"),
+    ).toHaveLength(10);
   }, 60_000);
 
   test("an invalid scope, an unprintable handle and garbage JSON are refused", () => {
     const { dir, w } = pipe();
     expectRefused(dir, ["wave", "open", "--scope", "../api", "--wave", "w1", "--leaf", "a"], "scope must match");
     w("open", ...S, "--wave", "w1", "--leaf", "a");
-    expectRefused(dir, ["wave", "start", ...S, "--wave", "w1", "--leaf", "a", "--handle", "h\nx"], "handle must be printable");
+    expectRefused(
+      dir,
+      ["wave", "start", ...S, "--wave", "w1", "--leaf", "a", "--handle", "h\nx"],
+      "handle must be printable",
+    );
     fs.writeFileSync(dispatchPath(dir, "api"), "garbage{");
     expectRefused(dir, ["wave", "status", ...S, "--wave", "w1"], "invalid dispatch state");
   });
@@ -220,12 +332,28 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
 
   const histories: [string, (w: any) => void, string][] = [
     ["an object reason", (d) => (d.waves.w2.reason = { text: "x" }), "reason must be a string"],
-    ["returns without a seal", (d) => (Object.assign(d.waves.w1, { state: "open" }), delete d.waves.w1.sealedAt, delete d.waves.w1.completedAt), "contains returns without being sealed"],
+    [
+      "returns without a seal",
+      (d) => (Object.assign(d.waves.w1, { state: "open" }), delete d.waves.w1.sealedAt, delete d.waves.w1.completedAt),
+      "contains returns without being sealed",
+    ],
     ["complete without sealedAt", (d) => delete d.waves.w1.sealedAt, "sealedAt must be an ISO timestamp"],
     ["complete without completedAt", (d) => delete d.waves.w1.completedAt, "completedAt must be an ISO timestamp"],
-    ["an unknown leaf", (d) => (d.waves.w1.returned["leaf-9"] = { at: "2026-12-02T08:40:47.262Z" }), "returned leaf leaf-9 is not declared"],
-    ["duplicate handles", (d) => (d.waves.w1.started["leaf-2"].handle = "agent-a"), "handle agent-a is assigned to both leaf-1 and leaf-2"],
-    ["out-of-order timestamps", (d) => (d.waves.w1.sealedAt = "2026-12-02T08:40:46.000Z"), "sealedAt is earlier than a start"],
+    [
+      "an unknown leaf",
+      (d) => (d.waves.w1.returned["leaf-9"] = { at: "2026-12-02T08:40:47.262Z" }),
+      "returned leaf leaf-9 is not declared",
+    ],
+    [
+      "duplicate handles",
+      (d) => (d.waves.w1.started["leaf-2"].handle = "agent-a"),
+      "handle agent-a is assigned to both leaf-1 and leaf-2",
+    ],
+    [
+      "out-of-order timestamps",
+      (d) => (d.waves.w1.sealedAt = "2026-12-02T08:40:46.000Z"),
+      "sealedAt is earlier than a start",
+    ],
     ["the wrong schema", (d) => (d.schema = 2), "schema must be 1"],
   ];
   for (const [what, edit, message] of histories) {
@@ -251,7 +379,11 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
   test("truncated JSON is reported with the file and exits 2 for status", () => {
     const { dir, file } = pipe();
     fs.writeFileSync(file, '{"schema": 1, "waves": {"w1": {"leaves": ["a"]');
-    const r = expectRefused(dir, ["status", "--scope", "api"], ".unlazy/api/dispatch.json:1: invalid dispatch state for scope api: not valid JSON");
+    const r = expectRefused(
+      dir,
+      ["status", "--scope", "api"],
+      ".unlazy/api/dispatch.json:1: invalid dispatch state for scope api: not valid JSON",
+    );
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
@@ -265,7 +397,11 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     fs.writeFileSync(file, text);
     const line = text.split("\n").findIndex((l) => l.includes('"w2":')) + 1;
     expect(line).toBeGreaterThan(1);
-    expectRefused(dir, ["status", "--scope", "api"], `.unlazy/api/dispatch.json:${line}: invalid dispatch state for scope api: wave w2: sealedAt must be an ISO timestamp`);
+    expectRefused(
+      dir,
+      ["status", "--scope", "api"],
+      `.unlazy/api/dispatch.json:${line}: invalid dispatch state for scope api: wave w2: sealedAt must be an ISO timestamp`,
+    );
   });
 
   test("ids toString and constructor work for open, start and seal", () => {
@@ -280,10 +416,19 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     const { dir, w, file } = pipe();
     w("open", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--leaf", "leaf-b");
     w("start", ...S, "--wave", "ready-1", "--leaf", "leaf-a", "--handle", "h1");
-    expect(w("abandon", ...S, "--wave", "ready-1", "--reason", "host crashed")).toEqual(ok("ABANDONED ready-1 (1/2 started, 0/2 returned): host crashed\n"));
-    expect(JSON.parse(fs.readFileSync(file, "utf8")).waves["ready-1"]).toMatchObject({ state: "abandoned", reason: "host crashed" });
+    expect(w("abandon", ...S, "--wave", "ready-1", "--reason", "host crashed")).toEqual(
+      ok("ABANDONED ready-1 (1/2 started, 0/2 returned): host crashed\n"),
+    );
+    expect(JSON.parse(fs.readFileSync(file, "utf8")).waves["ready-1"]).toMatchObject({
+      state: "abandoned",
+      reason: "host crashed",
+    });
     expect(w("status", ...S, "--wave", "ready-1").code).toBe(1);
-    expectRefused(dir, ["wave", "start", ...S, "--wave", "ready-1", "--leaf", "leaf-b", "--handle", "h2"], "start requires an open wave");
+    expectRefused(
+      dir,
+      ["wave", "start", ...S, "--wave", "ready-1", "--leaf", "leaf-b", "--handle", "h2"],
+      "start requires an open wave",
+    );
     const st = kbz(["status", "--scope", "api"], { cwd: dir });
     expect(st.code).toBe(1);
     expect(st.stdout).toContain("HANDOFF REQUIRED");
@@ -309,7 +454,9 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     expect(kbz(["status", "--scope", "web"], { cwd: dir }).stdout).toContain("dispatch:ready-1 sealed (0/1 returned)");
     w("return", ...web, "--wave", "ready-1", "--leaf", "leaf-1");
     expect(kbz(["status", "--scope", "web"], { cwd: dir })).toEqual(ok("ALL MET (1 met) [scope web]\n"));
-    expect(kbz(["status", "--scope", "web", "--all"], { cwd: dir })).toEqual(ok(".unlazy/web/gates/leaf-1.md: 1 gate\n  MET         leaf-1:G1: web outcome\nALL MET (1 met) [scope web]\n"));
+    expect(kbz(["status", "--scope", "web", "--all"], { cwd: dir })).toEqual(
+      ok(".unlazy/web/gates/leaf-1.md: 1 gate\n  MET         leaf-1:G1: web outcome\nALL MET (1 met) [scope web]\n"),
+    );
   });
 
   for (const [kind, make] of [
@@ -342,7 +489,11 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
       const state = JSON.parse(fs.readFileSync(file, "utf8"));
       expect(state.waves["ready-1"].state).toBe("complete");
       expect(state.waves["ready-2"]).toMatchObject({ state: "abandoned", reason: "gone" });
-      const bad = expectRefused(dir, ["wave", "start", ...S, "--wave", "ready-2", "--leaf", "a", "--handle", "h3"], "start requires an open wave");
+      const bad = expectRefused(
+        dir,
+        ["wave", "start", ...S, "--wave", "ready-2", "--leaf", "a", "--handle", "h3"],
+        "start requires an open wave",
+      );
       expect(bad.stderr).not.toContain("committed");
       expect(fs.readFileSync(path.join(outside, "victim"), "utf8")).toBe("victim\n");
     });
@@ -361,7 +512,9 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     expect(r.stderr).toContain("state transition committed; audit status append was skipped:");
     expect(r.stderr.length).toBeLessThanOrEqual(650);
     expect(r.stderr.trimEnd()).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
-    expect(JSON.parse(fs.readFileSync(path.join(root, ".unlazy/api/dispatch.json"), "utf8")).waves.w1.state).toBe("open");
+    expect(JSON.parse(fs.readFileSync(path.join(root, ".unlazy/api/dispatch.json"), "utf8")).waves.w1.state).toBe(
+      "open",
+    );
     expect(fs.readFileSync(path.join(outside, "victim"), "utf8")).toBe("victim\n");
   });
 
@@ -372,7 +525,8 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     const go = path.join(dir, "go");
     const workers = [0, 1].map(() => spawn("sh", ["-c", 'while [ ! -e "$1" ]; do sleep 0.05; done', "sh", go]));
     const exited = workers.map((p) => new Promise<void>((r) => p.on("exit", () => r())));
-    for (const [i, p] of workers.entries()) expect(w("start", ...S, "--wave", "ready-1", "--leaf", `leaf-${i + 1}`, "--handle", `pid-${p.pid}`).code).toBe(0);
+    for (const [i, p] of workers.entries())
+      expect(w("start", ...S, "--wave", "ready-1", "--leaf", `leaf-${i + 1}`, "--handle", `pid-${p.pid}`).code).toBe(0);
     expect(w("seal", ...S, "--wave", "ready-1").code).toBe(0);
     expect(workers.map((p) => p.exitCode)).toEqual([null, null]);
     fs.writeFileSync(go, "");
@@ -387,10 +541,18 @@ describe("argument rules", () => {
   const cases: [string, string[], string][] = [
     ["open without a leaf", ["open", ...S, "--wave", "w"], "wave open needs at least one --leaf"],
     ["start without a handle", ["start", ...S, "--wave", "w", "--leaf", "a"], "--handle is required"],
-    ["start with two leaves", ["start", ...S, "--wave", "w", "--leaf", "a", "--leaf", "b", "--handle", "h"], "wave start needs exactly one --leaf"],
+    [
+      "start with two leaves",
+      ["start", ...S, "--wave", "w", "--leaf", "a", "--leaf", "b", "--handle", "h"],
+      "wave start needs exactly one --leaf",
+    ],
     ["seal with a leaf", ["seal", ...S, "--wave", "w", "--leaf", "a"], "--leaf does not apply to wave seal"],
     ["abandon without a reason", ["abandon", ...S, "--wave", "w"], "--reason needs non-blank text"],
-    ["return with a reason", ["return", ...S, "--wave", "w", "--leaf", "a", "--reason", "r"], "--reason does not apply to wave return"],
+    [
+      "return with a reason",
+      ["return", ...S, "--wave", "w", "--leaf", "a", "--reason", "r"],
+      "--reason does not apply to wave return",
+    ],
     ["status without a wave", ["status", ...S], "--wave is required"],
     ["any action without a scope among two", ["list"], "wave list needs --scope: 2 scopes exist (api, web)"],
     ["a wave id with a slash", ["open", ...S, "--wave", "a/b", "--leaf", "x"], "wave must match"],
@@ -413,7 +575,11 @@ describe("argument rules", () => {
     const outside = tempDir();
     fs.mkdirSync(path.join(dir, ".unlazy"));
     fs.symlinkSync(outside, path.join(dir, ".unlazy/api"));
-    expectRefused(dir, ["wave", "open", ...S, "--wave", "w1", "--leaf", "a"], "scope directory must be a real directory inside the repository");
+    expectRefused(
+      dir,
+      ["wave", "open", ...S, "--wave", "w1", "--leaf", "a"],
+      "scope directory must be a real directory inside the repository",
+    );
     expect(fs.readdirSync(outside)).toEqual([]);
   });
 

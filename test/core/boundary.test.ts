@@ -10,8 +10,9 @@ import { sources } from "../helpers/sources.ts";
 
 const SRC = path.resolve(import.meta.dir, "../../src");
 const CORE = path.join(SRC, "core") + path.sep;
-const FORBIDDEN = new Set(["fs", "fs/promises", "child_process", "os", "worker_threads"].flatMap((m) => [m, `node:${m}`]));
-
+const FORBIDDEN = new Set(
+  ["fs", "fs/promises", "child_process", "os", "worker_threads"].flatMap((m) => [m, `node:${m}`]),
+);
 
 /** Value imports of a module's text: static imports and re-exports that are not type-only, and dynamic imports. */
 export function valueImports(text: string): string[] {
@@ -21,7 +22,15 @@ export function valueImports(text: string): string[] {
     if (m[2]) continue; // import type … / export type …
     const clause = m[3]!.trim();
     const braces = /^\{([^}]*)\}$/s.exec(clause);
-    if (braces && braces[1]!.split(",").map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith("type "))) continue;
+    if (
+      braces &&
+      braces[1]!
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .every((s) => s.startsWith("type "))
+    )
+      continue;
     out.push(m[4]!);
   }
   for (const m of text.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) out.push(m[1]!);
@@ -33,7 +42,8 @@ export function valueImports(text: string): string[] {
 export function violations(file: string, text: string): string[] {
   const out: string[] = [];
   if (/\bBun\.spawn(Sync)?\b/.test(text)) out.push("calls Bun.spawn");
-  for (const m of text.matchAll(/[rR]equire(?:\([^)]*\))?\(\s*["']((?:node:)?[\w/]+)["']\s*\)/g)) if (FORBIDDEN.has(m[1]!)) out.push(`requires ${m[1]}`);
+  for (const m of text.matchAll(/[rR]equire(?:\([^)]*\))?\(\s*["']((?:node:)?[\w/]+)["']\s*\)/g))
+    if (FORBIDDEN.has(m[1]!)) out.push(`requires ${m[1]}`);
   for (const spec of valueImports(text)) {
     if (FORBIDDEN.has(spec)) out.push(`imports ${spec}`);
     else if (spec.startsWith(".")) {
@@ -53,11 +63,15 @@ describe("the pure core", () => {
     expect(pure.length).toBeGreaterThan(40);
     expect(io.length).toBeGreaterThan(10);
     // The reader owns the file system; if it stopped importing node:fs this test would be checking nothing.
-    expect(violations(path.join(CORE, "x.ts"), fs.readFileSync(path.join(SRC, "io", "read.ts"), "utf8"))).toContain("imports node:fs");
+    expect(violations(path.join(CORE, "x.ts"), fs.readFileSync(path.join(SRC, "io", "read.ts"), "utf8"))).toContain(
+      "imports node:fs",
+    );
   });
 
   test("no pure module imports node:fs, node:child_process, node:os, worker_threads, Bun.spawn or an I/O module", () => {
-    const found = pure.flatMap((f) => violations(f, fs.readFileSync(f, "utf8")).map((v) => `${path.relative(SRC, f)} ${v}`));
+    const found = pure.flatMap((f) =>
+      violations(f, fs.readFileSync(f, "utf8")).map((v) => `${path.relative(SRC, f)} ${v}`),
+    );
     expect(found).toEqual([]);
   });
 
@@ -65,14 +79,27 @@ describe("the pure core", () => {
     const at = path.join(CORE, "plan", "x.ts");
     expect(violations(at, 'import * as fs from "node:fs";')).toEqual(["imports node:fs"]);
     expect(violations(at, 'import { spawn } from "child_process";')).toEqual(["imports child_process"]);
-    expect(violations(at, 'export { readStable } from "../../io/read.ts";')).toEqual(["imports the I/O module io/read.ts"]);
+    expect(violations(at, 'export { readStable } from "../../io/read.ts";')).toEqual([
+      "imports the I/O module io/read.ts",
+    ]);
     expect(violations(at, 'import "node:os";')).toEqual(["imports node:os"]);
     expect(violations(at, 'const w = await import("node:worker_threads");')).toEqual(["imports node:worker_threads"]);
-    expect(violations(at, 'import { out } from "../../cli/output.ts";')).toEqual(["imports the I/O module cli/output.ts"]);
-    expect(violations(at, "const p = Bun.spawn([\"sh\"]);")).toEqual(["calls Bun.spawn"]);
-    expect(violations(at, 'const { spawnSync } = createRequire(import.meta.url)("node:child_process");')).toEqual(["requires node:child_process"]);
-    expect(violations(at, 'import { type ScopeReader, readStable } from "../../io/read.ts";')).toEqual(["imports the I/O module io/read.ts"]);
-    expect(violations(at, 'import type { ScopeReader } from "../../io/read.ts";\nimport { type Target } from "../../io/discover.ts";')).toEqual([]);
+    expect(violations(at, 'import { out } from "../../cli/output.ts";')).toEqual([
+      "imports the I/O module cli/output.ts",
+    ]);
+    expect(violations(at, 'const p = Bun.spawn(["sh"]);')).toEqual(["calls Bun.spawn"]);
+    expect(violations(at, 'const { spawnSync } = createRequire(import.meta.url)("node:child_process");')).toEqual([
+      "requires node:child_process",
+    ]);
+    expect(violations(at, 'import { type ScopeReader, readStable } from "../../io/read.ts";')).toEqual([
+      "imports the I/O module io/read.ts",
+    ]);
+    expect(
+      violations(
+        at,
+        'import type { ScopeReader } from "../../io/read.ts";\nimport { type Target } from "../../io/discover.ts";',
+      ),
+    ).toEqual([]);
     expect(violations(at, 'import { parsePlan } from "./table.ts";\nimport * as path from "node:path";')).toEqual([]);
   });
 });
@@ -86,7 +113,8 @@ describe("the pure core", () => {
 /** Every import specifier of a module's text, type-only included. */
 export function allImports(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?[^;]*?\s*from\s*["']([^"']+)["']/gm)) out.push(m[1]!);
+  for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?[^;]*?\s*from\s*["']([^"']+)["']/gm))
+    out.push(m[1]!);
   for (const m of text.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) out.push(m[1]!);
   for (const m of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) out.push(m[1]!);
   return out;
@@ -106,9 +134,12 @@ export function layerViolations(file: string, text: string, verbs: ReadonlySet<s
     const to = layerOf(target);
     const shown = path.relative(SRC, target);
     if (from === "core" && to === "io") out.push(`core imports io: ${shown}`);
-    if ((from === "cli" || from === "tui" || from === "hook") && to === "io") out.push(`${from} imports io (call an op): ${shown}`);
-    if ((from === "io" || from === "core") && to === "ops") out.push(`${from} imports ops (a use case is above it): ${shown}`);
-    if (from === "cli" && verbs.has(file) && verbs.has(target) && target !== file) out.push(`verb imports verb: ${shown}`);
+    if ((from === "cli" || from === "tui" || from === "hook") && to === "io")
+      out.push(`${from} imports io (call an op): ${shown}`);
+    if ((from === "io" || from === "core") && to === "ops")
+      out.push(`${from} imports ops (a use case is above it): ${shown}`);
+    if (from === "cli" && verbs.has(file) && verbs.has(target) && target !== file)
+      out.push(`verb imports verb: ${shown}`);
   }
   return out;
 }
@@ -119,10 +150,18 @@ export function layerViolations(file: string, text: string, verbs: ReadonlySet<s
  * layer is being built verb by verb (issue 26). A module not listed that breaks a rule fails, and
  * so does a listed one that no longer breaks it (remove it from the list).
  */
-const KNOWN: Record<string, string[]> = JSON.parse(fs.readFileSync(path.join(import.meta.dir, "layers.known.json"), "utf8"));
+const KNOWN: Record<string, string[]> = JSON.parse(
+  fs.readFileSync(path.join(import.meta.dir, "layers.known.json"), "utf8"),
+);
 
 const ruleOf = (reason: string) =>
-  reason.startsWith("verb imports verb") ? "verb" : reason.startsWith("core imports io") ? "core-io" : / imports ops /.test(reason) ? "ops" : "io";
+  reason.startsWith("verb imports verb")
+    ? "verb"
+    : reason.startsWith("core imports io")
+      ? "core-io"
+      : / imports ops /.test(reason)
+        ? "ops"
+        : "io";
 
 describe("the layers", () => {
   const files = sources(SRC);
@@ -136,7 +175,9 @@ describe("the layers", () => {
   }
 
   test("no layer rule is broken beyond the known list, and the known list holds nothing already fixed", () => {
-    const unexpected = detail.filter((d) => !(KNOWN[d.slice(0, d.indexOf(":"))] ?? []).includes(ruleOf(d.slice(d.indexOf(":") + 2))));
+    const unexpected = detail.filter(
+      (d) => !(KNOWN[d.slice(0, d.indexOf(":"))] ?? []).includes(ruleOf(d.slice(d.indexOf(":") + 2))),
+    );
     expect(unexpected).toEqual([]);
     expect(found).toEqual(KNOWN);
   });
@@ -152,20 +193,52 @@ describe("the layers", () => {
   test("the checker fails on an injected cli→io import, a verb importing a verb, core→io (type-only too), tui→io, hook→io and io→ops", () => {
     const cliFile = path.join(SRC, "cli", "status.ts");
     const verbs = new Set([cliFile, path.join(SRC, "cli", "next.ts")]);
-    expect(layerViolations(cliFile, 'import { loadSnapshot } from "../io/read.ts";', verbs)).toEqual(["cli imports io (call an op): io/read.ts"]);
-    expect(layerViolations(cliFile, 'import type { Snapshot } from "../io/read.ts";', verbs)).toEqual(["cli imports io (call an op): io/read.ts"]);
-    expect(layerViolations(cliFile, 'import { verb as next } from "./next.ts";', verbs)).toEqual(["verb imports verb: cli/next.ts"]);
-    expect(layerViolations(cliFile, 'const m = await import("./next.ts");', verbs)).toEqual(["verb imports verb: cli/next.ts"]);
-    expect(layerViolations(cliFile, 'import { out } from "./output.ts";\nimport { statusOp } from "../ops/status.ts";', verbs)).toEqual([]);
-    expect(layerViolations(path.join(SRC, "core", "trace.ts"), 'import type { Store } from "../io/receipts/file.ts";', verbs)).toEqual(["core imports io: io/receipts/file.ts"]);
-    expect(layerViolations(path.join(SRC, "tui", "App.tsx"), 'import { readStable } from "../io/read.ts";', verbs)).toEqual(["tui imports io (call an op): io/read.ts"]);
-    expect(layerViolations(path.join(SRC, "tui", "App.tsx"), 'import { dashboardView } from "../ops/dashboard.ts";', verbs)).toEqual([]);
+    expect(layerViolations(cliFile, 'import { loadSnapshot } from "../io/read.ts";', verbs)).toEqual([
+      "cli imports io (call an op): io/read.ts",
+    ]);
+    expect(layerViolations(cliFile, 'import type { Snapshot } from "../io/read.ts";', verbs)).toEqual([
+      "cli imports io (call an op): io/read.ts",
+    ]);
+    expect(layerViolations(cliFile, 'import { verb as next } from "./next.ts";', verbs)).toEqual([
+      "verb imports verb: cli/next.ts",
+    ]);
+    expect(layerViolations(cliFile, 'const m = await import("./next.ts");', verbs)).toEqual([
+      "verb imports verb: cli/next.ts",
+    ]);
+    expect(
+      layerViolations(
+        cliFile,
+        'import { out } from "./output.ts";\nimport { statusOp } from "../ops/status.ts";',
+        verbs,
+      ),
+    ).toEqual([]);
+    expect(
+      layerViolations(
+        path.join(SRC, "core", "trace.ts"),
+        'import type { Store } from "../io/receipts/file.ts";',
+        verbs,
+      ),
+    ).toEqual(["core imports io: io/receipts/file.ts"]);
+    expect(
+      layerViolations(path.join(SRC, "tui", "App.tsx"), 'import { readStable } from "../io/read.ts";', verbs),
+    ).toEqual(["tui imports io (call an op): io/read.ts"]);
+    expect(
+      layerViolations(path.join(SRC, "tui", "App.tsx"), 'import { dashboardView } from "../ops/dashboard.ts";', verbs),
+    ).toEqual([]);
     const hookEntry = path.join(SRC, "hook", "entry.ts");
-    expect(layerViolations(hookEntry, 'import { loadSnapshot } from "../io/read.ts";', verbs)).toEqual(["hook imports io (call an op): io/read.ts"]);
+    expect(layerViolations(hookEntry, 'import { loadSnapshot } from "../io/read.ts";', verbs)).toEqual([
+      "hook imports io (call an op): io/read.ts",
+    ]);
     expect(layerViolations(hookEntry, 'import { hookStop } from "../ops/hookStop.ts";', verbs)).toEqual([]);
     const ioFile = path.join(SRC, "io", "check", "run.ts");
-    expect(layerViolations(ioFile, 'import { checkOp } from "../../ops/check.ts";', verbs)).toEqual(["io imports ops (a use case is above it): ops/check.ts"]);
-    expect(layerViolations(ioFile, 'import type { ApprovalView } from "../../ops/approvalView.ts";', verbs)).toEqual(["io imports ops (a use case is above it): ops/approvalView.ts"]);
-    expect(layerViolations(path.join(SRC, "core", "trace.ts"), 'import { statusOp } from "../ops/status.ts";', verbs)).toEqual(["core imports ops (a use case is above it): ops/status.ts"]);
+    expect(layerViolations(ioFile, 'import { checkOp } from "../../ops/check.ts";', verbs)).toEqual([
+      "io imports ops (a use case is above it): ops/check.ts",
+    ]);
+    expect(layerViolations(ioFile, 'import type { ApprovalView } from "../../ops/approvalView.ts";', verbs)).toEqual([
+      "io imports ops (a use case is above it): ops/approvalView.ts",
+    ]);
+    expect(
+      layerViolations(path.join(SRC, "core", "trace.ts"), 'import { statusOp } from "../ops/status.ts";', verbs),
+    ).toEqual(["core imports ops (a use case is above it): ops/status.ts"]);
   });
 });

@@ -27,7 +27,11 @@ describe("the kind of each error", () => {
     ["a status log kbz cannot append to", new StatusLogError("not a regular file"), "infrastructure"],
     ["an unreachable coordinator", new CoordinatorError("no quorum"), "infrastructure"],
     ["a person's act asked by an agent", new PersonOnlyError("approve", "CLAUDECODE is set"), "refused"],
-    ["a bare system error", Object.assign(new Error("EACCES: permission denied"), { code: "EACCES", syscall: "open" }), "infrastructure"],
+    [
+      "a bare system error",
+      Object.assign(new Error("EACCES: permission denied"), { code: "EACCES", syscall: "open" }),
+      "infrastructure",
+    ],
     ["a TypeError (a bug in kbz)", new TypeError("x is undefined"), "bug"],
     ["a KbzError that says nothing else", new KbzError("odd"), "input"],
   ];

@@ -9,7 +9,8 @@ import * as path from "node:path";
 import { sources, SRC } from "../helpers/sources.ts";
 
 /** Declared names that hold "store" and mean the approval store (or are "stored": a record as kept). */
-const APPROVAL_STORE = /^(ApprovalStore|ApprovalStoreError|approvalStore|assertStoreOutside|storeDir|StoreIdentity|useDemoStore|store)$|Stored|STORED|^stored$|^restored?$/;
+const APPROVAL_STORE =
+  /^(ApprovalStore|ApprovalStoreError|approvalStore|assertStoreOutside|storeDir|StoreIdentity|useDemoStore|store)$|Stored|STORED|^stored$|^restored?$/;
 
 /** `file:line: name` of each declaration in `text` whose name holds "store" and is not the approval store's. */
 export function otherStores(file: string, text: string): string[] {
@@ -17,15 +18,24 @@ export function otherStores(file: string, text: string): string[] {
   const decl = /\b(?:function|class|interface|type|const|let|var|enum)\s+([A-Za-z_$][\w$]*)/g;
   for (const m of text.matchAll(decl)) {
     const name = m[1]!;
-    if (/store/i.test(name) && !APPROVAL_STORE.test(name)) out.push(`${file}:${text.slice(0, m.index).split("\n").length}: ${name}`);
+    if (/store/i.test(name) && !APPROVAL_STORE.test(name))
+      out.push(`${file}:${text.slice(0, m.index).split("\n").length}: ${name}`);
   }
   return out;
 }
 
 describe('"store" names the approval store only', () => {
   test("the scan finds a coordination or record-file store and passes the approval store", () => {
-    expect(otherStores("a.ts", "export function storeFor(root: string) {}\nconst readInputStore = 1;")).toEqual(["a.ts:1: storeFor", "a.ts:2: readInputStore"]);
-    expect(otherStores("a.ts", "export class ApprovalStore {}\nconst store = new ApprovalStore(dir, root);\ninterface InputsStored {}")).toEqual([]);
+    expect(otherStores("a.ts", "export function storeFor(root: string) {}\nconst readInputStore = 1;")).toEqual([
+      "a.ts:1: storeFor",
+      "a.ts:2: readInputStore",
+    ]);
+    expect(
+      otherStores(
+        "a.ts",
+        "export class ApprovalStore {}\nconst store = new ApprovalStore(dir, root);\ninterface InputsStored {}",
+      ),
+    ).toEqual([]);
   });
 
   test("no file or folder of src/ is named store, and no declaration outside the approval store's holds the word", () => {

@@ -5,9 +5,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { sources, SRC } from "../helpers/sources.ts";
 
-
-
-const TEXT = new Map(sources().map((f) => [path.relative(SRC, f).split(path.sep).join("/"), fs.readFileSync(f, "utf8")]));
+const TEXT = new Map(
+  sources().map((f) => [path.relative(SRC, f).split(path.sep).join("/"), fs.readFileSync(f, "utf8")]),
+);
 
 /** The files (relative to src/) whose text matches `re`, with the count of matches. */
 export function filesMatching(re: RegExp, files: Map<string, string> = TEXT): string[] {
@@ -22,7 +22,10 @@ export function filesMatching(re: RegExp, files: Map<string, string> = TEXT): st
 
 describe("one of each (issue 26)", () => {
   test("the checker finds a second copy (it can fail)", () => {
-    const fake = new Map([["a.ts", "export const DEFAULT_SLOTS = 4;"], ["b.ts", "const DEFAULT_SLOTS = 4;"]]);
+    const fake = new Map([
+      ["a.ts", "export const DEFAULT_SLOTS = 4;"],
+      ["b.ts", "const DEFAULT_SLOTS = 4;"],
+    ]);
     expect(filesMatching(/\bDEFAULT_SLOTS\s*=/, fake)).toEqual(["a.ts", "b.ts"]);
   });
 
@@ -55,7 +58,11 @@ describe("one of each (issue 26)", () => {
     // io/run/attest.ts and io/check/attested.ts keep their own: attestations are MACed personal files (issue 27), their owner's to fold in.
     expect(filesMatching(/typeof v\??\.gates/)).toEqual(["io/recordFiles.ts", "io/run/attest.ts"]);
     expect(filesMatching(/sha256Hex\([^)]*\)\.slice\(0, 24\)\}\.json/)).toEqual(["io/recordFiles.ts"]);
-    expect(filesMatching(/function realOf\(/)).toEqual(["io/check/attested.ts", "io/recordFiles.ts", "io/run/attest.ts"]);
+    expect(filesMatching(/function realOf\(/)).toEqual([
+      "io/check/attested.ts",
+      "io/recordFiles.ts",
+      "io/run/attest.ts",
+    ]);
   });
 
   test("one reader of .kbz/settings.json: io/settings.ts", () => {

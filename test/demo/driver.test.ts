@@ -31,12 +31,16 @@ describe("the demo driver", () => {
     let steps = 0;
     while (await driveOnce(f, s)) {
       steps++;
-      const plan = parsePlan(fs.readFileSync(path.join(f.root, ".unlazy/checkout/PLAN.md"), "utf8"), idCompare("natural"));
+      const plan = parsePlan(
+        fs.readFileSync(path.join(f.root, ".unlazy/checkout/PLAN.md"), "utf8"),
+        idCompare("natural"),
+      );
       for (const r of plan.rows) seenStates.add(r.state);
       // Never more leases than slots, and a leaf is IN-FLIGHT only with its lease held.
       const leases = readLeaseRecords(f.root);
       expect(leases.length).toBeLessThanOrEqual(DEMO_SLOTS);
-      for (const r of plan.rows.filter((r) => r.state === "IN-FLIGHT")) expect(leases.some((l) => !l.invalid && l.leaf === `leaf-${r.id}`)).toBe(true);
+      for (const r of plan.rows.filter((r) => r.state === "IN-FLIGHT"))
+        expect(leases.some((l) => !l.invalid && l.leaf === `leaf-${r.id}`)).toBe(true);
       expect(steps).toBeLessThan(300);
     }
     expect([...seenStates].sort()).toEqual(["IN-FLIGHT", "READY", "VERIFIED", "WAITING"]);

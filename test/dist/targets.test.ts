@@ -15,8 +15,12 @@ import pkg from "../../package.json" with { type: "json" };
 const wanted = !!(process.env.KBZ_CI || process.env.KBZ_DIST_ALL);
 const hasFile = spawnSync("file", ["--version"]).status === 0;
 const NPM = npmPath();
-if (wanted && (!hasFile || !NPM)) throw new Error(`the every-target build must run in CI: it needs \`file\` (${hasFile ? "ok" : "missing"}) and npm (${NPM ?? "missing"})`);
-if (!wanted) console.log("skip: test/dist/targets.test.ts cross-compiles every target: set KBZ_DIST_ALL=1 (CI sets KBZ_CI=1)");
+if (wanted && (!hasFile || !NPM))
+  throw new Error(
+    `the every-target build must run in CI: it needs \`file\` (${hasFile ? "ok" : "missing"}) and npm (${NPM ?? "missing"})`,
+  );
+if (!wanted)
+  console.log("skip: test/dist/targets.test.ts cross-compiles every target: set KBZ_DIST_ALL=1 (CI sets KBZ_CI=1)");
 
 describe.skipIf(!wanted)("npm run dist: every target", () => {
   let out = "";
@@ -24,23 +28,19 @@ describe.skipIf(!wanted)("npm run dist: every target", () => {
     if (out) fs.rmSync(out, { recursive: true, force: true });
   });
 
-  test(
-    "one package per target; `file` names each binary's format and architecture; Linux builds are reproducible",
-    () => {
-      out = tempDir("kbz-dist-all-");
-      const log = npm(["run", "dist", "--", "--out", out, "--reproducible"], REPO);
-      for (const t of TARGETS) {
-        const binary = path.join(out, packageName(t), "bin", t.exe);
-        const type = spawnSync("file", ["-b", binary], { encoding: "utf8" }).stdout.trim();
-        expect({ target: t.name, type, ok: t.file.test(type) }).toEqual({ target: t.name, type, ok: true });
-        expect(fs.existsSync(path.join(out, `${packageName(t)}-${pkg.version}.tgz`))).toBe(true);
-        const manifest = JSON.parse(fs.readFileSync(path.join(out, packageName(t), "package.json"), "utf8"));
-        expect(manifest).toMatchObject({ name: packageName(t), version: pkg.version, os: [t.os], cpu: [t.cpu] });
-        if (t.os === "linux") expect(log).toContain(`${packageName(t)}: a second build is byte-identical`);
-      }
-      // The sizes and build times, for the record (the CI log keeps them).
-      console.log(log);
-    },
-    1_800_000,
-  );
+  test("one package per target; `file` names each binary's format and architecture; Linux builds are reproducible", () => {
+    out = tempDir("kbz-dist-all-");
+    const log = npm(["run", "dist", "--", "--out", out, "--reproducible"], REPO);
+    for (const t of TARGETS) {
+      const binary = path.join(out, packageName(t), "bin", t.exe);
+      const type = spawnSync("file", ["-b", binary], { encoding: "utf8" }).stdout.trim();
+      expect({ target: t.name, type, ok: t.file.test(type) }).toEqual({ target: t.name, type, ok: true });
+      expect(fs.existsSync(path.join(out, `${packageName(t)}-${pkg.version}.tgz`))).toBe(true);
+      const manifest = JSON.parse(fs.readFileSync(path.join(out, packageName(t), "package.json"), "utf8"));
+      expect(manifest).toMatchObject({ name: packageName(t), version: pkg.version, os: [t.os], cpu: [t.cpu] });
+      if (t.os === "linux") expect(log).toContain(`${packageName(t)}: a second build is byte-identical`);
+    }
+    // The sizes and build times, for the record (the CI log keeps them).
+    console.log(log);
+  }, 1_800_000);
 });

@@ -39,11 +39,20 @@ describe("README as a front door", () => {
   test("quick start is two commands", () => {
     const quick = readme.split("## Quick start")[1]!.split("## ")[0]!;
     const block = quick.split("```sh\n")[1]!.split("```")[0]!;
-    const lines = block.trim().split("\n").map((l) => l.replace(/#.*$/, "").trim());
+    const lines = block
+      .trim()
+      .split("\n")
+      .map((l) => l.replace(/#.*$/, "").trim());
     expect(lines).toEqual(["npm install && npm start", "npm test"]);
   });
   test("user docs carry no issue numbers", () => {
-    for (const f of ["README.md", ...fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]) {
+    for (const f of [
+      "README.md",
+      ...fs
+        .readdirSync(path.join(ROOT, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => `docs/${f}`),
+    ]) {
       // ARCHITECTURE.md is the developers' picture; formats.md is written by every change of a
       // format at once and cleaned by hand (a test here would fail CI on another engineer's landing).
       if (f === "docs/ARCHITECTURE.md" || f === "docs/formats.md") continue;
@@ -57,6 +66,7 @@ describe("README as a front door", () => {
   });
   test("defines each of the words it uses before the reference pages", () => {
     const words = readme.split("## Words")[1]!.split("\n## ")[0]!;
-    for (const w of ["gate", "oracle", "scope", "leaf", "wave", "lease", "Kill_bezzangyi"]) expect(words).toContain(`**${w}**`);
+    for (const w of ["gate", "oracle", "scope", "leaf", "wave", "lease", "Kill_bezzangyi"])
+      expect(words).toContain(`**${w}**`);
   });
 });

@@ -19,7 +19,10 @@ const root = process.getuid?.() === 0;
 /** The bullets of the README's `## Containment` section. */
 function bullets(): string[] {
   const text = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
-  const section = text.slice(text.indexOf("## Containment\n"), text.indexOf("\n## ", text.indexOf("## Containment\n") + 5));
+  const section = text.slice(
+    text.indexOf("## Containment\n"),
+    text.indexOf("\n## ", text.indexOf("## Containment\n") + 5),
+  );
   return section
     .split("\n- ")
     .slice(1)
@@ -42,12 +45,15 @@ interface Ctx {
   runSock: string | null; // a unix listener under /run (root only)
 }
 
-const connect = (p: string) => `${process.execPath} -e "require('net').connect('${p}').on('connect',()=>{console.log('ok');process.exit(0)}).on('error',()=>process.exit(1))"`;
+const connect = (p: string) =>
+  `${process.execPath} -e "require('net').connect('${p}').on('connect',()=>{console.log('ok');process.exit(0)}).on('error',()=>process.exit(1))"`;
 
 const CLAIMS: Claim[] = [
   {
     bullet: "can read the filesystem, and write the repository",
-    gates: () => [{ id: "READWRITE", check: "cat /etc/passwd >/dev/null && echo x > written.txt && echo ok", passes: true }],
+    gates: () => [
+      { id: "READWRITE", check: "cat /etc/passwd >/dev/null && echo x > written.txt && echo ok", passes: true },
+    ],
   },
   {
     bullet: "cannot write anywhere else, nor the repository's `.git`",
@@ -94,7 +100,9 @@ function dirIn(base: string, owner: number | null): string {
 }
 
 /** Run every claim's gates in one sandboxed `kbz check`, as `uid`; the state of each gate. */
-async function runAs(uid: number | null): Promise<{ states: Record<string, string>; expected: Record<string, boolean> }> {
+async function runAs(
+  uid: number | null,
+): Promise<{ states: Record<string, string>; expected: Record<string, boolean> }> {
   const own = uid ?? 0;
   const base = dirIn("/var/tmp", own);
   const repo = path.join(base, "repo");
@@ -131,13 +139,16 @@ async function runAs(uid: number | null): Promise<{ states: Record<string, strin
   }
   const ctx: Ctx = { outside, home, tmp, tcp, sock, runSock };
   const gates = CLAIMS.flatMap((c) => c.gates(ctx));
-  const ledger = gates.map((g) => `- [ ] ${g.id}: ${g.id}\n  CHECK: ${g.check}\n  EXPECT: ok\n  EVIDENCE: pending\n`).join("\n");
+  const ledger = gates
+    .map((g) => `- [ ] ${g.id}: ${g.id}\n  CHECK: ${g.check}\n  EXPECT: ok\n  EVIDENCE: pending\n`)
+    .join("\n");
   fs.writeFileSync(path.join(repo, "GATES.md"), `# Gates: containment\n\n${ledger}`);
   spawnSync("chown", ["-R", `${own}:${own}`, base, tmp]);
   for (const s of [sock, runSock]) if (s) fs.chmodSync(s, 0o777);
   const env = { PATH: "/usr/bin:/bin", HOME: home, UNLAZY_APPROVAL_DIR: store, XDG_RUNTIME_DIR: xdg, TMPDIR: "/tmp" };
   const asUser = uid === null ? [] : ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"];
-  const run = (args: string[]) => Bun.spawn([...asUser, bin, ...args], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
+  const run = (args: string[]) =>
+    Bun.spawn([...asUser, bin, ...args], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
   try {
     const c = run(["check", "--approve", "--sandbox"]);
     await c.exited;
@@ -161,17 +172,23 @@ describe.skipIf(!usable.ok)("README: containment, line by line", () => {
 
   test.skipIf(!root)("as root: each bullet holds", async () => {
     const { states, expected } = await runAs(null);
-    for (const [id, passes] of Object.entries(expected)) expect(`${id}: ${states[id]}`).toBe(`${id}: ${passes ? "met" : states[id] === "met" ? "unmet" : states[id]}`);
+    for (const [id, passes] of Object.entries(expected))
+      expect(`${id}: ${states[id]}`).toBe(`${id}: ${passes ? "met" : states[id] === "met" ? "unmet" : states[id]}`);
   });
 
   test.skipIf(!root)("as another user (uid 65534): each bullet holds", async () => {
     // bwrap as an unprivileged user needs user namespaces; say so rather than pass quietly.
-    const probe = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "bwrap", "--ro-bind", "/", "/", "true"], { encoding: "utf8" });
+    const probe = spawnSync(
+      "setpriv",
+      ["--reuid=65534", "--regid=65534", "--clear-groups", "bwrap", "--ro-bind", "/", "/", "true"],
+      { encoding: "utf8" },
+    );
     if (probe.status !== 0) {
       console.log(`skipping the as-a-user half: bwrap cannot run as uid 65534 here: ${probe.stderr.trim()}`);
       return;
     }
     const { states, expected } = await runAs(65534);
-    for (const [id, passes] of Object.entries(expected)) expect(`${id}: ${states[id]}`).toBe(`${id}: ${passes ? "met" : states[id] === "met" ? "unmet" : states[id]}`);
+    for (const [id, passes] of Object.entries(expected))
+      expect(`${id}: ${states[id]}`).toBe(`${id}: ${passes ? "met" : states[id] === "met" ? "unmet" : states[id]}`);
   });
 });

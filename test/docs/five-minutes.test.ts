@@ -11,7 +11,16 @@ import { privateApprovalDir } from "../helpers/approvals.ts";
 import { BIN, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
 
-const AGENT_MARKERS = ["CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_THREAD_ID", "CURSOR_AGENT", "GOOSE_TERMINAL", "AGENT", "AI_AGENT"];
+const AGENT_MARKERS = [
+  "CLAUDECODE",
+  "GEMINI_CLI",
+  "CODEX_SANDBOX",
+  "CODEX_THREAD_ID",
+  "CURSOR_AGENT",
+  "GOOSE_TERMINAL",
+  "AGENT",
+  "AI_AGENT",
+];
 
 /** The shell lines of the README's five-minute block, comments dropped. */
 export function fiveMinuteLines(readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8")): string[] {
@@ -50,12 +59,21 @@ describe.skipIf(!needs("script"))("README: your repository in five minutes", () 
     const home = path.join(path.dirname(store), "home");
     fs.mkdirSync(home);
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !AGENT_MARKERS.includes(k) && k !== "UNLAZY_SCOPE") env[k] = v;
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !AGENT_MARKERS.includes(k) && k !== "UNLAZY_SCOPE") env[k] = v;
     Object.assign(env, { PATH: `${bin}:/usr/bin:/bin`, HOME: home, UNLAZY_APPROVAL_DIR: store, TERM: "dumb" });
 
-    const sh = (line: string, input = "") => spawnSync("/bin/sh", ["-c", line], { cwd: repo, env, input, encoding: "utf8" });
-    const asPerson = (line: string) => spawnSync("script", ["-qec", line, "/dev/null"], { cwd: repo, env, input: "a\n", encoding: "utf8" });
-    const stop = () => spawnSync(BIN, ["hook", "stop", "--agent", "claude"], { cwd: repo, env, input: JSON.stringify({ session_id: "five", cwd: repo, hook_event_name: "Stop", stop_hook_active: false }), encoding: "utf8" });
+    const sh = (line: string, input = "") =>
+      spawnSync("/bin/sh", ["-c", line], { cwd: repo, env, input, encoding: "utf8" });
+    const asPerson = (line: string) =>
+      spawnSync("script", ["-qec", line, "/dev/null"], { cwd: repo, env, input: "a\n", encoding: "utf8" });
+    const stop = () =>
+      spawnSync(BIN, ["hook", "stop", "--agent", "claude"], {
+        cwd: repo,
+        env,
+        input: JSON.stringify({ session_id: "five", cwd: repo, hook_event_name: "Stop", stop_hook_active: false }),
+        encoding: "utf8",
+      });
 
     for (const line of lines) {
       if (line.startsWith("cd ")) continue; // the block's own repository is this one
@@ -76,7 +94,10 @@ describe.skipIf(!needs("script"))("README: your repository in five minutes", () 
       }
       // Approving a check that cannot pass yet (the work is not done) may say so with exit 1.
       const ok = person ? [0, 1] : [0];
-      expect([line, ok.includes(r.status ?? -1) ? "ok" : `exit ${r.status}: ${r.stdout}${r.stderr}`]).toEqual([line, "ok"]);
+      expect([line, ok.includes(r.status ?? -1) ? "ok" : `exit ${r.status}: ${r.stdout}${r.stderr}`]).toEqual([
+        line,
+        "ok",
+      ]);
     }
 
     // The person approved the oracle; the agent has not done the work: the Stop hook blocks.
@@ -84,7 +105,7 @@ describe.skipIf(!needs("script"))("README: your repository in five minutes", () 
     expect(JSON.parse(stop().stdout)).toMatchObject({ decision: "block", reason: expect.stringContaining("GATES:G1") });
 
     // The agent works, then runs kbz check as the README says.
-    writeTree(repo, { "src/greet.mjs": 'export const greet = (name) => `Hello, ${name}`;\n' });
+    writeTree(repo, { "src/greet.mjs": "export const greet = (name) => `Hello, ${name}`;\n" });
     const check = sh("kbz check");
     expect([check.status, check.stdout]).toEqual([0, expect.stringContaining("ALL MET")]);
     const status = sh("kbz status");

@@ -60,16 +60,32 @@ export function runAgentFlow(): FlowResult {
   r.write("package.json", JSON.stringify({ name: "flow-demo", type: "module" }) + "\n");
 
   kbz(["init", ...s]);
-  const leaves: [string, string[]][] = [["1", []], ["2", []], ["3", ["1"]], ["4", ["1", "2"]], ["5", ["3", "4"]]];
+  const leaves: [string, string[]][] = [
+    ["1", []],
+    ["2", []],
+    ["3", ["1"]],
+    ["4", ["1", "2"]],
+    ["5", ["3", "4"]],
+  ];
   for (const [id, needs] of leaves) {
-    kbz(["plan", "add", id, "--owns", `src/${id}/**,test/leaf-${id}/**`, ...(needs.length ? ["--needs", needs.join(",")] : [])]);
+    kbz([
+      "plan",
+      "add",
+      id,
+      "--owns",
+      `src/${id}/**,test/leaf-${id}/**`,
+      ...(needs.length ? ["--needs", needs.join(",")] : []),
+    ]);
     testFirst(r, id, `src/${id}`, `test/leaf-${id}`);
   }
   // Leaves 3 and 4 build on leaf 1's code: their gates name it as INPUTS, so a later change there
   // makes them stale together (a cascade).
   for (const id of ["3", "4"]) {
     const ledger = `.unlazy/S/gates/leaf-${id}.md`;
-    r.write(ledger, r.read(ledger).replace(`  EXPECT: LEAF_${id}_OK\n`, `  EXPECT: LEAF_${id}_OK\n  INPUTS: src/1/**\n`));
+    r.write(
+      ledger,
+      r.read(ledger).replace(`  EXPECT: LEAF_${id}_OK\n`, `  EXPECT: LEAF_${id}_OK\n  INPUTS: src/1/**\n`),
+    );
   }
   // Leaf 3 continues leaf 1's work: one group by name, run one after the other.
   kbz(["structure", "regroup", ...s, "1", "3"]);
@@ -119,6 +135,16 @@ export function runAgentFlow(): FlowResult {
   const hook = stopHook({ cwd: r.dir, session_id: "flow", hook_event_name: "Stop" }, { env: r.env });
   const sum = (xs: typeof r.log) => xs.reduce((n, x) => n + x.bytes, 0);
   const personBytes = sum(r.log.filter((x) => PERSON_VERBS.has(x.args[0]!)));
-  const bytes = sum(r.log.filter((x) => !PERSON_VERBS.has(x.args[0]!))) + Buffer.byteLength(hook.stdout) + Buffer.byteLength(hook.stderr);
-  return { repo: r, steps, hook: { code: hook.code, stdout: hook.stdout }, invocations: r.log.length + 1, bytes, personBytes };
+  const bytes =
+    sum(r.log.filter((x) => !PERSON_VERBS.has(x.args[0]!))) +
+    Buffer.byteLength(hook.stdout) +
+    Buffer.byteLength(hook.stderr);
+  return {
+    repo: r,
+    steps,
+    hook: { code: hook.code, stdout: hook.stdout },
+    invocations: r.log.length + 1,
+    bytes,
+    personBytes,
+  };
 }

@@ -38,7 +38,13 @@ export function agentApprovalDir(): string {
 /** The environment a checking test runs kbz with: a private store and a short, known PATH. */
 export function checkEnv(store = privateApprovalDir(), extra: Record<string, string> = {}): Record<string, string> {
   // HOME sits beside the store, never inside it: the store holds approval records only.
-  return { UNLAZY_APPROVAL_DIR: store, PATH: "/usr/bin:/bin", UNLAZY_SHELL: "", HOME: path.join(path.dirname(store), "home"), ...extra };
+  return {
+    UNLAZY_APPROVAL_DIR: store,
+    PATH: "/usr/bin:/bin",
+    UNLAZY_SHELL: "",
+    HOME: path.join(path.dirname(store), "home"),
+    ...extra,
+  };
 }
 
 /** checkEnv with a store under the agent policy (tests that approve or sign from a non-terminal). */
@@ -49,7 +55,8 @@ export function agentEnv(extra: Record<string, string> = {}, store = agentApprov
 /** `env` without any agent host's marker: the person's environment. */
 export function withoutMarkers(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !(AGENT_MARKERS as readonly string[]).includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !(AGENT_MARKERS as readonly string[]).includes(k)) out[k] = v;
   return out;
 }
 
@@ -61,10 +68,20 @@ function shellQuote(s: string): string {
  * Run the binary as a person would: in a pseudo-terminal (`script -qec`), with `env` (markers
  * removed unless `keepMarkers`), answering `input` on the terminal. Output is the terminal's.
  */
-export function personRun(bin: string, args: string[], opts: { cwd: string; env: Record<string, string>; input?: string; keepMarkers?: boolean; timeoutMs?: number }): { code: number; output: string } {
+export function personRun(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; input?: string; keepMarkers?: boolean; timeoutMs?: number },
+): { code: number; output: string } {
   const env = opts.keepMarkers ? opts.env : withoutMarkers({ ...process.env, ...opts.env });
   const cmd = [bin, ...args].map(shellQuote).join(" ");
-  const r = spawnSync("script", ["-qec", cmd, "/dev/null"], { cwd: opts.cwd, env, input: opts.input ?? "", encoding: "utf8", timeout: opts.timeoutMs ?? 30_000 });
+  const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
+    cwd: opts.cwd,
+    env,
+    input: opts.input ?? "",
+    encoding: "utf8",
+    timeout: opts.timeoutMs ?? 30_000,
+  });
   if (r.error) throw r.error;
   return { code: r.status ?? -1, output: (r.stdout ?? "").replace(/\r\n/g, "\n") };
 }
@@ -81,7 +98,8 @@ export function approvalRecords(store: string): string[] {
 export function gitRepo(files: Record<string, string>): string {
   const dir = tempDir();
   writeTree(dir, files);
-  const g = (...a: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: dir, encoding: "utf8" });
+  const g = (...a: string[]) =>
+    spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: dir, encoding: "utf8" });
   g("init", "-q", ".");
   g("add", "-A");
   g("commit", "-qm", "init");

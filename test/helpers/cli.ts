@@ -52,7 +52,12 @@ async function runOnce(argv: string[], opts: CliOptions): Promise<CliResult> {
     let exit: number;
     if (argv[0] === "hook" && argv[1] === "stop" && !argv.includes("--help") && !argv.includes("-h")) {
       // main.ts answers the Stop hook before yargs and exits the process; here it returns.
-      const r = await runStopHook(argv.slice(2), { bytes: Buffer.from(opts.stdin ?? ""), timedOut: false }, process.env, cwd);
+      const r = await runStopHook(
+        argv.slice(2),
+        { bytes: Buffer.from(opts.stdin ?? ""), timedOut: false },
+        process.env,
+        cwd,
+      );
       stdout += r.stdout;
       stderr += r.stderr;
       exit = r.code ?? 0;

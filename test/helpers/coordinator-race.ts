@@ -4,8 +4,23 @@
 //   bun test/helpers/coordinator-race.ts '{"root":…,"url":…,"repository":…,"leaf":…,"rounds":…,"globs":[…],"ttl":…}'
 import { EtcdCoordination } from "../../src/io/coordination/etcd/coordination.ts";
 
-const o = JSON.parse(process.argv[2]!) as { root: string; url: string; repository: string; leaf: string; rounds: number; globs: string[]; ttl: number };
-const store = new EtcdCoordination({ root: o.root, url: o.url, repository: o.repository, ttl: o.ttl, keepAlive: "inline", retryMs: 15_000 });
+const o = JSON.parse(process.argv[2]!) as {
+  root: string;
+  url: string;
+  repository: string;
+  leaf: string;
+  rounds: number;
+  globs: string[];
+  ttl: number;
+};
+const store = new EtcdCoordination({
+  root: o.root,
+  url: o.url,
+  repository: o.repository,
+  ttl: o.ttl,
+  keepAlive: "inline",
+  retryMs: 15_000,
+});
 const summary = { leaf: o.leaf, granted: 0, refused: 0, released: 0, lostReleases: 0, errors: [] as string[] };
 
 for (let i = 0; i < o.rounds; i++) {

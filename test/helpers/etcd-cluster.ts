@@ -73,7 +73,15 @@ export async function startCluster(size = 3): Promise<Cluster> {
     }
   };
   const members: Member[] = [];
-  for (let i = 0; i < size; i++) members.push({ name: `m${i}`, client: await port(), peer: await port(), proc: null, log: path.join(dir, `m${i}.log`), failed: null });
+  for (let i = 0; i < size; i++)
+    members.push({
+      name: `m${i}`,
+      client: await port(),
+      peer: await port(),
+      proc: null,
+      log: path.join(dir, `m${i}.log`),
+      failed: null,
+    });
   const initial = members.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(",");
   const token = `kbz-test-${path.basename(dir)}`;
   const launch = (m: Member) => {
@@ -82,20 +90,33 @@ export async function startCluster(size = 3): Promise<Cluster> {
     const proc = spawn(
       ETCD,
       [
-        "--name", m.name,
-        "--data-dir", path.join(dir, m.name),
-        "--listen-client-urls", `http://127.0.0.1:${m.client}`,
-        "--advertise-client-urls", `http://127.0.0.1:${m.client}`,
-        "--listen-peer-urls", `http://127.0.0.1:${m.peer}`,
-        "--initial-advertise-peer-urls", `http://127.0.0.1:${m.peer}`,
-        "--initial-cluster", initial,
-        "--initial-cluster-token", token,
-        "--initial-cluster-state", "new",
+        "--name",
+        m.name,
+        "--data-dir",
+        path.join(dir, m.name),
+        "--listen-client-urls",
+        `http://127.0.0.1:${m.client}`,
+        "--advertise-client-urls",
+        `http://127.0.0.1:${m.client}`,
+        "--listen-peer-urls",
+        `http://127.0.0.1:${m.peer}`,
+        "--initial-advertise-peer-urls",
+        `http://127.0.0.1:${m.peer}`,
+        "--initial-cluster",
+        initial,
+        "--initial-cluster-token",
+        token,
+        "--initial-cluster-state",
+        "new",
         // Short election timings keep a failover inside a test's budget on a loaded machine.
-        "--heartbeat-interval", "100",
-        "--election-timeout", "1000",
-        "--logger", "zap",
-        "--log-level", "warn",
+        "--heartbeat-interval",
+        "100",
+        "--election-timeout",
+        "1000",
+        "--logger",
+        "zap",
+        "--log-level",
+        "warn",
       ],
       { stdio: ["ignore", out, out] },
     );

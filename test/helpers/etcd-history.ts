@@ -13,13 +13,20 @@ const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const unb64 = (s: string | undefined) => (s ? Buffer.from(s, "base64").toString("utf8") : "");
 
 export async function holdings(port: number, prefix: string): Promise<Holding[]> {
-  const head = await (await fetch(`http://127.0.0.1:${port}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: b64(prefix), range_end: b64(prefixEnd(prefix)), count_only: true }) })).json();
+  const head = await (
+    await fetch(`http://127.0.0.1:${port}/v3/kv/range`, {
+      method: "POST",
+      body: JSON.stringify({ key: b64(prefix), range_end: b64(prefixEnd(prefix)), count_only: true }),
+    })
+  ).json();
   const upTo = BigInt((head as any).header.revision);
   const ctrl = new AbortController();
   const res = await fetch(`http://127.0.0.1:${port}/v3/watch`, {
     method: "POST",
     signal: ctrl.signal,
-    body: JSON.stringify({ create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: "1", prev_kv: true } }),
+    body: JSON.stringify({
+      create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: "1", prev_kv: true },
+    }),
   });
   const open = new Map<string, Holding>();
   const done: Holding[] = [];
@@ -52,7 +59,13 @@ export async function holdings(port: number, prefix: string): Promise<Holding[]>
             open.set(key, { key, globs: JSON.parse(unb64(ev.kv.value)).globs, start: rev, end: null });
           }
         }
-        if (msg?.header?.revision && BigInt(msg.header.revision) > seen && !(msg.events?.length > 0) && msg.created !== true) seen = BigInt(msg.header.revision);
+        if (
+          msg?.header?.revision &&
+          BigInt(msg.header.revision) > seen &&
+          !(msg.events?.length > 0) &&
+          msg.created !== true
+        )
+          seen = BigInt(msg.header.revision);
       }
     }
   } finally {

@@ -34,7 +34,8 @@ function command(via: Via, args: string[]): [string, string[]] {
 
 function hookEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, UNLAZY_SCOPE: undefined, ...env })) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries({ ...process.env, UNLAZY_SCOPE: undefined, ...env }))
+    if (v !== undefined) out[k] = v;
   return out;
 }
 
@@ -69,7 +70,10 @@ export function stopHook(payload: unknown, opts: HookOptions = {}): HookRun {
  * ended (which the stdin tests cover). A pipe the hook closed early is reported in `stdinError`,
  * never thrown as an unhandled EPIPE.
  */
-export function stopHookAsync(payload: unknown, opts: HookOptions & { payloadFile?: string } = {}): Promise<HookRun & { stdinError?: string }> {
+export function stopHookAsync(
+  payload: unknown,
+  opts: HookOptions & { payloadFile?: string } = {},
+): Promise<HookRun & { stdinError?: string }> {
   const [cmd, args] = command(opts.via ?? "binary", opts.args ?? []);
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -78,7 +82,11 @@ export function stopHookAsync(payload: unknown, opts: HookOptions & { payloadFil
       fs.writeFileSync(opts.payloadFile, JSON.stringify(payload));
       fd = fs.openSync(opts.payloadFile, "r");
     }
-    const child = spawn(cmd, args, { cwd: opts.cwd ?? REPO, env: hookEnv(opts.env), stdio: [fd ?? "pipe", "pipe", "pipe"] });
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd ?? REPO,
+      env: hookEnv(opts.env),
+      stdio: [fd ?? "pipe", "pipe", "pipe"],
+    });
     if (fd !== null) fs.closeSync(fd);
     let stdout = "";
     let stderr = "";
@@ -86,7 +94,15 @@ export function stopHookAsync(payload: unknown, opts: HookOptions & { payloadFil
     child.stdout!.on("data", (c) => (stdout += c));
     child.stderr!.on("data", (c) => (stderr += c));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started, ...(stdinError ? { stdinError } : {}) }));
+    child.on("close", (code) =>
+      resolve({
+        code: code ?? -1,
+        stdout,
+        stderr,
+        ms: performance.now() - started,
+        ...(stdinError ? { stdinError } : {}),
+      }),
+    );
     if (child.stdin) {
       child.stdin.on("error", (e) => (stdinError = e.message));
       child.stdin.end(JSON.stringify(payload));
@@ -99,7 +115,8 @@ export function decision(r: HookRun): Record<string, string> | null {
   if (r.code !== 0) throw new Error(`hook exited ${r.code}: ${r.stderr}`);
   if (r.stdout === "") return null;
   const lines = r.stdout.split("\n");
-  if (lines.length !== 2 || lines[1] !== "") throw new Error(`hook printed more than one line: ${JSON.stringify(r.stdout)}`);
+  if (lines.length !== 2 || lines[1] !== "")
+    throw new Error(`hook printed more than one line: ${JSON.stringify(r.stdout)}`);
   return JSON.parse(lines[0]!);
 }
 
@@ -111,7 +128,8 @@ export function reasonOf(r: HookRun): string {
 
 export function messageOf(r: HookRun): string {
   const d = decision(r);
-  if (!d || d.decision !== undefined || typeof d.systemMessage !== "string") throw new Error(`expected a systemMessage, got ${r.stdout}`);
+  if (!d || d.decision !== undefined || typeof d.systemMessage !== "string")
+    throw new Error(`expected a systemMessage, got ${r.stdout}`);
   return d.systemMessage;
 }
 
@@ -151,7 +169,10 @@ export function ledger(title: string, gates: GateSpec[], extra = ""): string {
   return [...lines, ...abandons, extra].join("\n");
 }
 
-export function readState(file: string): { schema: number; sessions: Record<string, { hash: string; blocks: number; updatedAt: string }> } {
+export function readState(file: string): {
+  schema: number;
+  sessions: Record<string, { hash: string; blocks: number; updatedAt: string }>;
+} {
   return JSON.parse(fs.readFileSync(file, "utf8"));
 }
 
@@ -173,9 +194,18 @@ export function executedMarkers(dir: string): string[] {
 /** One Stop event answered in this process (so coverage sees src/hook); the same contract as the binary. */
 export async function stopHookIn(payload: unknown, opts: HookOptions = {}): Promise<HookRun> {
   const { runCli } = await import("./cli.ts");
-  const stdin = typeof payload === "string" ? payload : payload instanceof Uint8Array ? Buffer.from(payload).toString("latin1") : JSON.stringify(payload);
+  const stdin =
+    typeof payload === "string"
+      ? payload
+      : payload instanceof Uint8Array
+        ? Buffer.from(payload).toString("latin1")
+        : JSON.stringify(payload);
   const started = performance.now();
-  const r = await runCli(["hook", "stop", ...(opts.args ?? [])], { cwd: opts.cwd ?? REPO, env: { UNLAZY_SCOPE: undefined, ...opts.env }, stdin });
+  const r = await runCli(["hook", "stop", ...(opts.args ?? [])], {
+    cwd: opts.cwd ?? REPO,
+    env: { UNLAZY_SCOPE: undefined, ...opts.env },
+    stdin,
+  });
   return { code: r.code, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
 }
 
@@ -194,7 +224,10 @@ export function plannedWave(state: "met" | "unmet"): Record<string, string> {
           leaves: ["1.1", "1.2"],
           state: "open",
           openedAt: "2026-01-01T00:00:00.000Z",
-          started: { "1.1": { handle: "h11", at: "2026-01-01T00:00:01.000Z" }, "1.2": { handle: "worker-7", at: "2026-01-01T00:00:01.000Z" } },
+          started: {
+            "1.1": { handle: "h11", at: "2026-01-01T00:00:01.000Z" },
+            "1.2": { handle: "worker-7", at: "2026-01-01T00:00:01.000Z" },
+          },
           returned: {},
         },
       },

@@ -99,6 +99,11 @@ export function fakeStreams(columns = 80, rows = 24) {
 }
 
 /** A panel as the App mounts it: inside the theme and box it would get. */
-export function inBox(el: ReactElement, width: number, height: number, theme = makeTheme({ NO_COLOR: "1" })): ReactElement {
+export function inBox(
+  el: ReactElement,
+  width: number,
+  height: number,
+  theme = makeTheme({ NO_COLOR: "1" }),
+): ReactElement {
   return createElement(UiProvider, { theme, width, height, children: el });
 }

@@ -15,7 +15,13 @@ export interface Finding {
 
 /** String text of `file` that names a kbz command by hand: `hand` unmarked, `marked` under an exception comment. */
 export function handBuilt(file: string, source: string): { hand: Finding[]; marked: Finding[] } {
-  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    file,
+    source,
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const hand: Finding[] = [];
   const marked: Finding[] = [];
   const exempt = (n: ts.Node): boolean => {
@@ -29,7 +35,8 @@ export function handBuilt(file: string, source: string): { hand: Finding[]; mark
     let text: string | null = null;
     if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isJsxText(n)) text = n.text;
     // A template's own text, with each ${…} as a gap (what is built inside it is code, not text).
-    else if (ts.isTemplateExpression(n)) text = [n.head.text, ...n.templateSpans.map((s) => s.literal.text)].join("${…}");
+    else if (ts.isTemplateExpression(n))
+      text = [n.head.text, ...n.templateSpans.map((s) => s.literal.text)].join("${…}");
     // `kbz ${verb}` in a template is a command spelled by hand too, with its verb computed.
     if (text !== null && (new RegExp(COMMAND.source).test(text) || /\bkbz \$\{…\}/.test(text))) {
       const f = { file, line: sf.getLineAndCharacterOfPosition(n.getStart()).line + 1, text };
@@ -46,13 +53,22 @@ export function unknownFlags(text: string): string[] {
   const problems: string[] = [];
   const matches = [...text.matchAll(COMMAND)];
   matches.forEach((m, i) => {
-    const end = Math.min(matches[i + 1]?.index ?? text.length, (text.indexOf("\n", m.index) + 1 || text.length + 1) - 1);
+    const end = Math.min(
+      matches[i + 1]?.index ?? text.length,
+      (text.indexOf("\n", m.index) + 1 || text.length + 1) - 1,
+    );
     const rest = text.slice(m.index! + m[0].length, end);
     const action = /^ +([a-z]+)/.exec(rest)?.[1];
     const entry = action !== undefined && `${m[1]} ${action}` in VERB_FLAGS ? `${m[1]} ${action}` : m[1]!;
-    const flags = new Set<string>(entry === m[1] ? Object.entries(VERB_FLAGS).filter(([k]) => k.split(" ")[0] === m[1]).flatMap(([, f]) => [...f]) : VERB_FLAGS[entry as keyof typeof VERB_FLAGS]);
-    for (const f of rest.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)) if (!flags.has(f[1]!)) problems.push(`kbz ${entry} --${f[1]}`);
+    const flags = new Set<string>(
+      entry === m[1]
+        ? Object.entries(VERB_FLAGS)
+            .filter(([k]) => k.split(" ")[0] === m[1])
+            .flatMap(([, f]) => [...f])
+        : VERB_FLAGS[entry as keyof typeof VERB_FLAGS],
+    );
+    for (const f of rest.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g))
+      if (!flags.has(f[1]!)) problems.push(`kbz ${entry} --${f[1]}`);
   });
   return problems;
 }
-

@@ -8,7 +8,13 @@ import * as path from "node:path";
 import { claimLease, releaseLeases } from "../../src/io/dispatch/leases.ts";
 import { readLeaseRecords } from "../../src/io/read.ts";
 
-const [root, leaf, group, iterations, ...globs] = process.argv.slice(2) as [string, string, string, string, ...string[]];
+const [root, leaf, group, iterations, ...globs] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  ...string[],
+];
 const scope = "churn";
 const witness = path.join(root, "witness-shared");
 const summary = { leaf, claimed: 0, refused: 0, violations: [] as string[], lost: [] as string[] };

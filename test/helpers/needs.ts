@@ -31,10 +31,14 @@ function onPath(cmd: string, args: string[]): string {
 
 /** "" when every host CLI test/hosts/package.json pins (and its optional package for this platform) is installed. */
 function hostsMissing(): string {
-  if (!fs.existsSync(path.join(HOST_MODULES, ".package-lock.json"))) return "the host CLIs are not installed under test/hosts/node_modules";
+  if (!fs.existsSync(path.join(HOST_MODULES, ".package-lock.json")))
+    return "the host CLIs are not installed under test/hosts/node_modules";
   const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "test", "hosts", "package.json"), "utf8"));
   const platform = `-${process.platform}-${process.arch}`;
-  const wanted = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}).filter((n) => n.endsWith(platform))];
+  const wanted = [
+    ...Object.keys(pkg.dependencies ?? {}),
+    ...Object.keys(pkg.optionalDependencies ?? {}).filter((n) => n.endsWith(platform)),
+  ];
   const absent = wanted.filter((n) => !fs.existsSync(path.join(HOST_MODULES, n, "package.json")));
   return absent.length === 0 ? "" : `test/hosts/node_modules lacks ${absent.join(", ")}`;
 }
@@ -44,7 +48,9 @@ export const PARTS: Record<Part, PartInfo> = {
     tests: "the sandbox and probe tests",
     install: "apt-get install bubblewrap",
     probe: () => {
-      const found = (process.env.PATH ?? "").split(path.delimiter).some((d) => d !== "" && fs.existsSync(path.join(d, "bwrap")));
+      const found = (process.env.PATH ?? "")
+        .split(path.delimiter)
+        .some((d) => d !== "" && fs.existsSync(path.join(d, "bwrap")));
       if (!found) return "bwrap not found on PATH";
       const u = bwrapUsable();
       return u.ok ? "" : u.why;
@@ -62,9 +68,21 @@ export const PARTS: Record<Part, PartInfo> = {
       }
     },
   },
-  tmux: { tests: "the real-terminal dashboard tests", install: "apt-get install tmux", probe: () => onPath("tmux", ["-V"]) },
-  strace: { tests: "the read-once tests (strace counts opened files)", install: "apt-get install strace", probe: () => onPath("strace", ["-V"]) },
-  script: { tests: "the person's-terminal tests (script -qec)", install: "apt-get install bsdutils", probe: () => onPath("script", ["--version"]) },
+  tmux: {
+    tests: "the real-terminal dashboard tests",
+    install: "apt-get install tmux",
+    probe: () => onPath("tmux", ["-V"]),
+  },
+  strace: {
+    tests: "the read-once tests (strace counts opened files)",
+    install: "apt-get install strace",
+    probe: () => onPath("strace", ["-V"]),
+  },
+  script: {
+    tests: "the person's-terminal tests (script -qec)",
+    install: "apt-get install bsdutils",
+    probe: () => onPath("script", ["--version"]),
+  },
   hosts: {
     tests: "the agent host end-to-end tests",
     install: "npm install --prefix test/hosts --ignore-scripts",
@@ -94,7 +112,8 @@ export function skipLine(part: Part, why = missing(part)): string {
 export function needs(part: Part, env: Record<string, string | undefined> = process.env): boolean {
   const why = missing(part);
   if (why === "") return true;
-  if (env.KBZ_CI) throw new Error(`KBZ_CI=1: ${PARTS[part].tests} must run here, but ${why}; install: ${PARTS[part].install}`);
+  if (env.KBZ_CI)
+    throw new Error(`KBZ_CI=1: ${PARTS[part].tests} must run here, but ${why}; install: ${PARTS[part].install}`);
   // `npm test` (scripts/test.ts) says the line once before its parallel workers start.
   const toldByRun = (env.KBZ_TEST_TOLD ?? "").split(",").includes(part);
   if (!told.has(part) && !toldByRun) {

@@ -11,7 +11,9 @@ function full(env: Record<string, string | undefined>): boolean {
 
 /** The one line a run prints about the soak ("" when it runs in full). */
 export function soakLine(env: Record<string, string | undefined> = process.env): string {
-  return full(env) ? "" : `soak: the crash tests run a short soak (1 in ${QUICK_SHARE} of their rounds); KBZ_SOAK=1 runs them all (CI does)`;
+  return full(env)
+    ? ""
+    : `soak: the crash tests run a short soak (1 in ${QUICK_SHARE} of their rounds); KBZ_SOAK=1 runs them all (CI does)`;
 }
 
 export function soakRounds(rounds: number, env: Record<string, string | undefined> = process.env): number {

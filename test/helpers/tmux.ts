@@ -28,7 +28,9 @@ export class TmuxPane {
    */
   start(argv: string[], cwd: string, env: Record<string, string> = {}): void {
     const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
-    const envs = Object.entries(env).map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`).join(" ");
+    const envs = Object.entries(env)
+      .map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`)
+      .join(" ");
     const unset = AGENT_MARKERS.map((m) => `-u ${m}`).join(" ");
     // CI makes Ink print only its last frame (ink readme); the pane is a real terminal.
     const cmd = `env -u CI -u CONTINUOUS_INTEGRATION ${unset} ${envs} ${quoted}; echo "EXIT=$?"; sleep 600`;

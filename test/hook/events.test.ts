@@ -39,14 +39,24 @@ async function run(route: Route, host: string, body: string, root: string): Prom
 }
 
 /** One event through all three routes, each in a fresh copy of the repository: the same bytes and code. */
-async function same(host: string, rel: string, make: () => string, patch: Record<string, unknown> = {}): Promise<HookRun> {
+async function same(
+  host: string,
+  rel: string,
+  make: () => string,
+  patch: Record<string, unknown> = {},
+): Promise<HookRun> {
   const runs: HookRun[] = [];
   for (const route of ROUTES) {
     const root = make();
     const r = await run(route, host, payload(rel, root, patch), root);
     runs.push({ ...r, stdout: r.stdout.split(root).join("<root>"), stderr: r.stderr.split(root).join("<root>") });
   }
-  for (const r of runs.slice(1)) expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: runs[0]!.code, stdout: runs[0]!.stdout, stderr: runs[0]!.stderr });
+  for (const r of runs.slice(1))
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: runs[0]!.code,
+      stdout: runs[0]!.stdout,
+      stderr: runs[0]!.stderr,
+    });
   return runs[0]!;
 }
 
@@ -63,14 +73,25 @@ describe("Claude Code TaskCompleted: a task is a leaf; its gates decide whether 
 
   test("a task matched by the handle recorded with wave start (teammate or task id), and a met leaf completes", async () => {
     const root = planned();
-    const byHandle = await run("binary", "claude", payload("claude/task-completed.json", root, { task_subject: "parser", teammate_name: "h11", task_id: "t-9" }), root);
+    const byHandle = await run(
+      "binary",
+      "claude",
+      payload("claude/task-completed.json", root, { task_subject: "parser", teammate_name: "h11", task_id: "t-9" }),
+      root,
+    );
     expect([byHandle.code, byHandle.stderr.includes("leaf-1.1:G1")]).toEqual([2, true]);
-    const met = await same("claude", "claude/task-completed.json", planned, { task_subject: "leaf 1.2: docs", teammate_name: "x" });
+    const met = await same("claude", "claude/task-completed.json", planned, {
+      task_subject: "leaf 1.2: docs",
+      teammate_name: "x",
+    });
     expect([met.code, met.stdout, met.stderr]).toEqual([0, "", ""]);
   });
 
   test("a task that names no leaf is the agent's own bookkeeping: allowed", async () => {
-    const r = await same("claude", "claude/task-completed.json", planned, { task_subject: "write the changelog", teammate_name: "x" });
+    const r = await same("claude", "claude/task-completed.json", planned, {
+      task_subject: "write the changelog",
+      teammate_name: "x",
+    });
     expect([r.code, r.stdout, r.stderr]).toEqual([0, "", ""]);
   });
 
@@ -130,19 +151,38 @@ describe("stops that never count toward the release", () => {
 
   test("a stop with no assistant message blocks but does not count: six counted blocks still follow", async () => {
     const root = plain("unmet");
-    const empty = await run("binary", "codex", payload("codex/stop.json", root, { last_assistant_message: null }), root);
+    const empty = await run(
+      "binary",
+      "codex",
+      payload("codex/stop.json", root, { last_assistant_message: null }),
+      root,
+    );
     expect(json(empty).reason).toContain("GATES:G1");
     const state = JSON.parse(fs.readFileSync(path.join(root, ".unlazy-hook-state.json"), "utf8"));
     expect(Object.values(state.sessions).map((s: any) => s.blocks)).toEqual([0]);
     const blocks: (string | null)[] = [];
-    for (let i = 0; i < 7; i++) blocks.push(json(await run("binary", "codex", payload("codex/stop.json", root, { stop_hook_active: true }), root))?.decision ?? null);
+    for (let i = 0; i < 7; i++)
+      blocks.push(
+        json(await run("binary", "codex", payload("codex/stop.json", root, { stop_hook_active: true }), root))
+          ?.decision ?? null,
+      );
     expect(blocks).toEqual(["block", "block", "block", "block", "block", "block", null]);
   });
 
   test("empty messages alone are released too (after 6 uncounted, they count), so a host without a cap cannot loop forever", async () => {
     const root = plain("unmet");
     const out: (string | null)[] = [];
-    for (let i = 0; i < 14; i++) out.push(json(await run("binary", "codex", payload("codex/stop.json", root, { last_assistant_message: "", stop_hook_active: i > 0 }), root))?.decision ?? null);
+    for (let i = 0; i < 14; i++)
+      out.push(
+        json(
+          await run(
+            "binary",
+            "codex",
+            payload("codex/stop.json", root, { last_assistant_message: "", stop_hook_active: i > 0 }),
+            root,
+          ),
+        )?.decision ?? null,
+      );
     expect(out.indexOf(null)).toBeGreaterThan(6);
     expect(out.indexOf(null)).toBe(6 + 6); // six uncounted, six counted, then the release
   });
@@ -155,21 +195,42 @@ describe("background workers and prompt ids", () => {
   });
 
   test("background tasks that are not kbz's workers change nothing", async () => {
-    const r = await same("claude", "claude/stop-background.json", planned, { background_tasks: [{ id: "zz", type: "shell", status: "running", description: "dev server" }] });
+    const r = await same("claude", "claude/stop-background.json", planned, {
+      background_tasks: [{ id: "zz", type: "shell", status: "running", description: "dev server" }],
+    });
     expect(json(r).reason).toContain("need work");
   });
 
   test("Qwen Code's background_tasks are read the same way", async () => {
-    const r = await same("qwen", "qwen/stop.json", planned, { background_tasks: [{ id: "h11", status: "running", description: "worker" }] });
+    const r = await same("qwen", "qwen/stop.json", planned, {
+      background_tasks: [{ id: "h11", status: "running", description: "worker" }],
+    });
     expect(json(r).reason).toContain("waiting on wave w1 (leaf 1.1)");
   });
 
   test("prompt_id keys the counter: a new prompt after a release blocks again, even flagged as a continuation", async () => {
     const root = plain("unmet");
     const seven: (string | null)[] = [];
-    for (let i = 0; i < 7; i++) seven.push(json(await run("binary", "claude", payload("claude/stop.json", root, { prompt_id: "p1", stop_hook_active: i > 0 }), root))?.decision ?? null);
+    for (let i = 0; i < 7; i++)
+      seven.push(
+        json(
+          await run(
+            "binary",
+            "claude",
+            payload("claude/stop.json", root, { prompt_id: "p1", stop_hook_active: i > 0 }),
+            root,
+          ),
+        )?.decision ?? null,
+      );
     expect(seven[6]).toBeNull();
-    const next = json(await run("binary", "claude", payload("claude/stop.json", root, { prompt_id: "p2", stop_hook_active: true }), root));
+    const next = json(
+      await run(
+        "binary",
+        "claude",
+        payload("claude/stop.json", root, { prompt_id: "p2", stop_hook_active: true }),
+        root,
+      ),
+    );
     expect(next.decision).toBe("block");
   });
 });

@@ -20,7 +20,11 @@ describe("the generated Node fallback", () => {
     if (staged.exitCode !== 0) return; // not a git checkout (e.g. an unpacked release): nothing committed to compare
     const committed = staged.stdout.toString();
     const current = fs.readFileSync(FALLBACK, "utf8");
-    expect(committed === current ? "committed" : "hooks/stop-hook.mjs differs from the committed copy: commit the file npm run build generated").toBe("committed");
+    expect(
+      committed === current
+        ? "committed"
+        : "hooks/stop-hook.mjs differs from the committed copy: commit the file npm run build generated",
+    ).toBe("committed");
   });
 
   test("it imports nothing but node: built-ins and uses no Bun API", () => {
@@ -47,18 +51,46 @@ interface Scenario {
   prepare?: (dir: string) => void;
 }
 
-const unmet = ledger("u", [{ id: "G1", state: "unmet" }, { id: "G2", state: "met" }]);
-const allMet = ledger("m", [{ id: "G1", state: "met" }, { id: "G2", state: "manual-met" }]);
-const abandoned = ledger("a", [{ id: "G1", state: "met" }, { id: "G9", state: "abandoned" }]);
-const mixed = ledger("x", [{ id: "G1", state: "unmet" }, { id: "G9", state: "abandoned" }]);
+const unmet = ledger("u", [
+  { id: "G1", state: "unmet" },
+  { id: "G2", state: "met" },
+]);
+const allMet = ledger("m", [
+  { id: "G1", state: "met" },
+  { id: "G2", state: "manual-met" },
+]);
+const abandoned = ledger("a", [
+  { id: "G1", state: "met" },
+  { id: "G9", state: "abandoned" },
+]);
+const mixed = ledger("x", [
+  { id: "G1", state: "unmet" },
+  { id: "G9", state: "abandoned" },
+]);
 const openWave = JSON.stringify({
   schema: 1,
-  waves: { w1: { leaves: ["a", "b"], state: "open", openedAt: "2026-01-01T00:00:00.000Z", started: { a: { handle: "h1", at: "2026-01-01T00:00:01.000Z" } }, returned: {} } },
+  waves: {
+    w1: {
+      leaves: ["a", "b"],
+      state: "open",
+      openedAt: "2026-01-01T00:00:00.000Z",
+      started: { a: { handle: "h1", at: "2026-01-01T00:00:01.000Z" } },
+      returned: {},
+    },
+  },
 });
 const abandonedWave = JSON.stringify({
   schema: 1,
   waves: {
-    w2: { leaves: ["a"], state: "abandoned", openedAt: "2026-01-01T00:00:00.000Z", abandonedAt: "2026-01-01T00:00:02.000Z", reason: "PRIVATE", started: {}, returned: {} },
+    w2: {
+      leaves: ["a"],
+      state: "abandoned",
+      openedAt: "2026-01-01T00:00:00.000Z",
+      abandonedAt: "2026-01-01T00:00:02.000Z",
+      reason: "PRIVATE",
+      started: {},
+      returned: {},
+    },
   },
 });
 const std = (dir: string) => ({ cwd: dir, session_id: "matrix", hook_event_name: "Stop" });
@@ -71,33 +103,83 @@ const SCENARIOS: Scenario[] = [
   { name: "unmet plus handoff", files: { "GATES.md": mixed }, payload: std },
   { name: "released on the 7th stop", files: { "GATES.md": unmet }, payload: std, warmup: 6 },
   { name: "still blocking on the 6th stop", files: { "GATES.md": mixed }, payload: std, warmup: 5 },
-  { name: "single scope", files: { ".unlazy/api/gates/leaf-1.md": unmet, ".unlazy/api/gates/leaf-2.md": allMet }, payload: std },
-  { name: "two scopes, unbound", files: { ".unlazy/api/GATES.md": unmet, ".unlazy/web/GATES.md": allMet }, payload: std },
-  { name: "two scopes, pinned", files: { ".unlazy/api/GATES.md": unmet, ".unlazy/web/GATES.md": allMet }, payload: std, args: ["--scope", "api"] },
+  {
+    name: "single scope",
+    files: { ".unlazy/api/gates/leaf-1.md": unmet, ".unlazy/api/gates/leaf-2.md": allMet },
+    payload: std,
+  },
+  {
+    name: "two scopes, unbound",
+    files: { ".unlazy/api/GATES.md": unmet, ".unlazy/web/GATES.md": allMet },
+    payload: std,
+  },
+  {
+    name: "two scopes, pinned",
+    files: { ".unlazy/api/GATES.md": unmet, ".unlazy/web/GATES.md": allMet },
+    payload: std,
+    args: ["--scope", "api"],
+  },
   {
     name: "two scopes, session bound",
     files: { ".unlazy/api/GATES.md": unmet, ".unlazy/web/GATES.md": mixed, ".unlazy/web/session": "matrix\n" },
     payload: std,
   },
-  { name: "open dispatch wave", files: { ".unlazy/api/GATES.md": allMet, ".unlazy/api/dispatch.json": openWave }, payload: std },
-  { name: "abandoned dispatch wave", files: { ".unlazy/api/GATES.md": unmet, ".unlazy/api/dispatch.json": abandonedWave }, payload: std },
-  { name: "invalid dispatch state", files: { ".unlazy/api/GATES.md": allMet, ".unlazy/api/dispatch.json": '{"schema":1,"waves":{"w":{"state":"nope\u202e"}}}' }, payload: std },
+  {
+    name: "open dispatch wave",
+    files: { ".unlazy/api/GATES.md": allMet, ".unlazy/api/dispatch.json": openWave },
+    payload: std,
+  },
+  {
+    name: "abandoned dispatch wave",
+    files: { ".unlazy/api/GATES.md": unmet, ".unlazy/api/dispatch.json": abandonedWave },
+    payload: std,
+  },
+  {
+    name: "invalid dispatch state",
+    files: {
+      ".unlazy/api/GATES.md": allMet,
+      ".unlazy/api/dispatch.json": '{"schema":1,"waves":{"w":{"state":"nope\u202e"}}}',
+    },
+    payload: std,
+  },
   { name: "pinned scope absent", files: { "GATES.md": unmet }, payload: std, args: ["--scope", "nope"] },
   { name: "invalid --scope", files: { "GATES.md": unmet }, payload: std, args: ["--scope", "../x"] },
   {
     name: "parse errors including an invalid regex",
-    files: { "GATES.md": "# Gates\n\n- [ ] G1: t\n  CHECK: x\n  EXPECT: /(?<n>a)\\k<m>/u\n- [ ] G2: t\n  CHECK: x\n  EXPECT: /[z-a]/\n" },
+    files: {
+      "GATES.md":
+        "# Gates\n\n- [ ] G1: t\n  CHECK: x\n  EXPECT: /(?<n>a)\\k<m>/u\n- [ ] G2: t\n  CHECK: x\n  EXPECT: /[z-a]/\n",
+    },
     payload: std,
   },
   { name: "zero gates", files: { "gates/leaf.md": "# Gates: nothing yet\n" }, payload: std },
-  { name: "invalid UTF-8", files: { "GATES.md": "- [ ] G1: t\n\u00ff" }, payload: std, prepare: (d) => fs.writeFileSync(path.join(d, "GATES.md"), Buffer.from([0xc3, 0x28])) },
-  { name: "symlinked scope", files: { ".unlazy/keep": "" }, payload: std, args: ["--scope", "api"], prepare: (d) => fs.symlinkSync("/tmp", path.join(d, ".unlazy/api")) },
-  { name: "stop from a subdirectory of a git work tree", files: { ".git/HEAD": "ref: x\n", "GATES.md": unmet, "src/a.ts": "" }, payload: (d) => ({ ...std(d), cwd: path.join(d, "src") }) },
+  {
+    name: "invalid UTF-8",
+    files: { "GATES.md": "- [ ] G1: t\n\u00ff" },
+    payload: std,
+    prepare: (d) => fs.writeFileSync(path.join(d, "GATES.md"), Buffer.from([0xc3, 0x28])),
+  },
+  {
+    name: "symlinked scope",
+    files: { ".unlazy/keep": "" },
+    payload: std,
+    args: ["--scope", "api"],
+    prepare: (d) => fs.symlinkSync("/tmp", path.join(d, ".unlazy/api")),
+  },
+  {
+    name: "stop from a subdirectory of a git work tree",
+    files: { ".git/HEAD": "ref: x\n", "GATES.md": unmet, "src/a.ts": "" },
+    payload: (d) => ({ ...std(d), cwd: path.join(d, "src") }),
+  },
   { name: "empty stdin", files: { "GATES.md": unmet }, payload: () => "" },
   { name: "invalid JSON", files: { "GATES.md": unmet }, payload: () => "{nope" },
   { name: "JSON array", files: { "GATES.md": unmet }, payload: () => "[1,2]" },
   { name: "missing cwd directory", files: {}, payload: (d) => ({ cwd: path.join(d, "gone"), session_id: "m" }) },
-  { name: "SubagentStop with stop_hook_active", files: { "GATES.md": unmet }, payload: (d) => ({ ...std(d), hook_event_name: "SubagentStop", stop_hook_active: true }) },
+  {
+    name: "SubagentStop with stop_hook_active",
+    files: { "GATES.md": unmet },
+    payload: (d) => ({ ...std(d), hook_event_name: "SubagentStop", stop_hook_active: true }),
+  },
   { name: "hostile ids", files: { "gates/a\u202eb.md": "# G\n\n- [ ] X\u0085Y: t\u2028u\n" }, payload: std },
 ];
 
@@ -140,15 +222,24 @@ describe("stdin fuzz: always exit 0 and at most one JSON object (binary and Node
   const inputs: [string, string | Uint8Array][] = [
     ["binary junk", new Uint8Array(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256))],
     ["NUL bytes", new Uint8Array(1024)],
-    ["10 MiB of JSON whitespace around a payload", " ".repeat(10 * 1024 * 1024) + JSON.stringify({ cwd: dir, session_id: "big" })],
+    [
+      "10 MiB of JSON whitespace around a payload",
+      " ".repeat(10 * 1024 * 1024) + JSON.stringify({ cwd: dir, session_id: "big" }),
+    ],
     ["40 MiB beyond the stdin cap", "x".repeat(40 * 1024 * 1024)],
-    ["a huge last_assistant_message", JSON.stringify({ cwd: dir, session_id: "msg", last_assistant_message: "y".repeat(3 * 1024 * 1024) })],
+    [
+      "a huge last_assistant_message",
+      JSON.stringify({ cwd: dir, session_id: "msg", last_assistant_message: "y".repeat(3 * 1024 * 1024) }),
+    ],
     ["truncated JSON", '{"cwd": "' + dir],
     ["deeply nested JSON", "[".repeat(100_000) + "]".repeat(100_000)],
     ["wrong field types", JSON.stringify({ cwd: 42, session_id: { a: 1 }, sessionId: [] })],
     ["null", "null"],
     ["a number", "7"],
-    ["invalid UTF-8 inside a string", Buffer.concat([Buffer.from('{"cwd":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
+    [
+      "invalid UTF-8 inside a string",
+      Buffer.concat([Buffer.from('{"cwd":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    ],
   ];
   for (const via of ["binary", "node16"] as Via[]) {
     test(`${via}: odd arguments never change the exit code`, () => {

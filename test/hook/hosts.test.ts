@@ -27,21 +27,81 @@ interface Host {
 
 const claudeBlock = (o: Record<string, unknown> | null) => (o?.decision === "block" ? String(o.reason) : null);
 const HOSTS: Host[] = [
-  { name: "claude", payload: "claude/stop.json", schema: "claude/stop.output.schema.json", sessionField: "session_id", blockText: claudeBlock, silent: "" },
-  { name: "codex", payload: "codex/stop.json", schema: "codex/stop.command.output.schema.json", sessionField: "session_id", blockText: claudeBlock, silent: "" },
-  { name: "cursor", payload: "cursor/stop.json", schema: "cursor/stop.output.schema.json", sessionField: "conversation_id", blockText: (o) => (o && typeof o.followup_message === "string" ? o.followup_message : null), silent: "" },
-  { name: "gemini", payload: "gemini/after-agent.json", schema: "gemini/after-agent.output.schema.json", sessionField: "session_id", blockText: (o) => (o?.decision === "deny" ? String(o.reason) : null), silent: "{}\n" },
-  { name: "copilot", payload: "copilot/agent-stop.json", schema: "copilot/agent-stop.output.schema.json", sessionField: "sessionId", blockText: claudeBlock, silent: "" },
-  { name: "qwen", payload: "qwen/stop.json", schema: "qwen/stop.output.schema.json", sessionField: "session_id", blockText: claudeBlock, silent: "" },
-  { name: "opencode", payload: "opencode/session-idle.json", schema: "opencode/session-idle.output.schema.json", sessionField: "session_id", blockText: claudeBlock, silent: "" },
+  {
+    name: "claude",
+    payload: "claude/stop.json",
+    schema: "claude/stop.output.schema.json",
+    sessionField: "session_id",
+    blockText: claudeBlock,
+    silent: "",
+  },
+  {
+    name: "codex",
+    payload: "codex/stop.json",
+    schema: "codex/stop.command.output.schema.json",
+    sessionField: "session_id",
+    blockText: claudeBlock,
+    silent: "",
+  },
+  {
+    name: "cursor",
+    payload: "cursor/stop.json",
+    schema: "cursor/stop.output.schema.json",
+    sessionField: "conversation_id",
+    blockText: (o) => (o && typeof o.followup_message === "string" ? o.followup_message : null),
+    silent: "",
+  },
+  {
+    name: "gemini",
+    payload: "gemini/after-agent.json",
+    schema: "gemini/after-agent.output.schema.json",
+    sessionField: "session_id",
+    blockText: (o) => (o?.decision === "deny" ? String(o.reason) : null),
+    silent: "{}\n",
+  },
+  {
+    name: "copilot",
+    payload: "copilot/agent-stop.json",
+    schema: "copilot/agent-stop.output.schema.json",
+    sessionField: "sessionId",
+    blockText: claudeBlock,
+    silent: "",
+  },
+  {
+    name: "qwen",
+    payload: "qwen/stop.json",
+    schema: "qwen/stop.output.schema.json",
+    sessionField: "session_id",
+    blockText: claudeBlock,
+    silent: "",
+  },
+  {
+    name: "opencode",
+    payload: "opencode/session-idle.json",
+    schema: "opencode/session-idle.output.schema.json",
+    sessionField: "session_id",
+    blockText: claudeBlock,
+    silent: "",
+  },
 ];
 
-const unmet = ledger("u", [{ id: "G1", state: "unmet" }, { id: "G2", state: "met" }]);
+const unmet = ledger("u", [
+  { id: "G1", state: "unmet" },
+  { id: "G2", state: "met" },
+]);
 const allMet = ledger("m", [{ id: "G1", state: "met" }]);
 const broken = "# Gates\n\n- [ ] G1: t\n  CHECK: x\n  EXPECT: /[z-a]/\n";
 const openWave = JSON.stringify({
   schema: 1,
-  waves: { w1: { leaves: ["a"], state: "open", openedAt: "2026-01-01T00:00:00.000Z", started: { a: { handle: "h1", at: "2026-01-01T00:00:01.000Z" } }, returned: {} } },
+  waves: {
+    w1: {
+      leaves: ["a"],
+      state: "open",
+      openedAt: "2026-01-01T00:00:00.000Z",
+      started: { a: { handle: "h1", at: "2026-01-01T00:00:01.000Z" } },
+      returned: {},
+    },
+  },
 });
 
 function payloadFor(h: Host, root: string, patch: Record<string, unknown> = {}): Record<string, unknown> {
@@ -59,7 +119,6 @@ function answer(h: Host, r: HookRun): Record<string, unknown> | null {
   return o;
 }
 
-
 function repo(files: Record<string, string>): string {
   const dir = tempDir("kbz-hosts-");
   writeTree(dir, files);
@@ -68,8 +127,11 @@ function repo(files: Record<string, string>): string {
 
 /** `in-process` answers in this process (coverage of src/hook); the others spawn the binary or Node 16. */
 type Route = Via | "in-process";
-const hook = async (payload: string, route: Route, opts: { cwd: string; args: string[]; env?: Record<string, string> }) =>
-  route === "in-process" ? stopHookIn(payload, opts) : stopHook(payload, { ...opts, via: route });
+const hook = async (
+  payload: string,
+  route: Route,
+  opts: { cwd: string; args: string[]; env?: Record<string, string> },
+) => (route === "in-process" ? stopHookIn(payload, opts) : stopHook(payload, { ...opts, via: route }));
 
 const stop = (h: Host, root: string, via: Route, patch: Record<string, unknown> = {}, bom = "") =>
   hook(bom + JSON.stringify(payloadFor(h, root, patch)), via, { cwd: root, args: ["--agent", h.name] });
@@ -81,7 +143,12 @@ function again(h: Host, n: number): Record<string, unknown> {
 }
 
 /** Seven stops of one session on an unmet ledger: the answers, in order. */
-async function sevenStops(h: Host, root: string, via: Route, patch: Record<string, unknown> = {}): Promise<(string | null)[]> {
+async function sevenStops(
+  h: Host,
+  root: string,
+  via: Route,
+  patch: Record<string, unknown> = {},
+): Promise<(string | null)[]> {
   const out: (string | null)[] = [];
   for (let i = 0; i < 7; i++) out.push(h.blockText(answer(h, await stop(h, root, via, { ...again(h, i), ...patch }))));
   return out;
@@ -169,14 +236,20 @@ describe("host-specific signals", () => {
     const h = HOSTS[2]!;
     const root = repo({ "GATES.md": unmet });
     expect(h.blockText(answer(h, await stop(h, root, "in-process", { loop_count: 5 })))).toContain("GATES:G1");
-    expect(h.blockText(answer(h, await stop(h, root, "in-process", { loop_count: 6, conversation_id: "fresh" })))).toBeNull();
+    expect(
+      h.blockText(answer(h, await stop(h, root, "in-process", { loop_count: 6, conversation_id: "fresh" }))),
+    ).toBeNull();
   });
 
   test("cursor without workspace_roots falls back to CURSOR_PROJECT_DIR", async () => {
     const h = HOSTS[2]!;
     const root = repo({ "GATES.md": unmet });
     const p = { ...payloadFor(h, root), workspace_roots: [] };
-    const r = stopHook(JSON.stringify(p), { cwd: REPO, args: ["--agent", "cursor"], env: { CURSOR_PROJECT_DIR: root } });
+    const r = stopHook(JSON.stringify(p), {
+      cwd: REPO,
+      args: ["--agent", "cursor"],
+      env: { CURSOR_PROJECT_DIR: root },
+    });
     expect(h.blockText(answer(h, r))).toContain("GATES:G1");
   });
 
@@ -194,7 +267,9 @@ describe("host-specific signals", () => {
     for (const via of ["binary", "node16", "in-process"] as Route[]) {
       const r = await hook(JSON.stringify({ cwd: root }), via, { cwd: root, args: ["--agent", "vim"] });
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout).systemMessage).toContain("use claude, codex, cursor, gemini, copilot, qwen, opencode");
+      expect(JSON.parse(r.stdout).systemMessage).toContain(
+        "use claude, codex, cursor, gemini, copilot, qwen, opencode",
+      );
     }
   });
 });
@@ -218,7 +293,11 @@ describe("binary, Node 16 fallback and in-process: identical bytes on every host
         for (const via of ["binary", "node16", "in-process"] as Route[]) {
           const root = repo(files);
           const r = await stop(h, root, via);
-          runs.push({ stdout: r.stdout.split(root).join("<root>"), stderr: r.stderr.split(root).join("<root>"), code: r.code });
+          runs.push({
+            stdout: r.stdout.split(root).join("<root>"),
+            stderr: r.stderr.split(root).join("<root>"),
+            code: r.code,
+          });
         }
         expect(runs[1]).toEqual(runs[0]!);
         expect(runs[2]).toEqual(runs[0]!);
@@ -230,7 +309,11 @@ describe("binary, Node 16 fallback and in-process: identical bytes on every host
         for (const via of ["binary", "node16", "in-process"] as Route[]) {
           const root = repo({ "GATES.md": unmet });
           const r = await hook(payload(h, root), via, { cwd: root, args: ["--agent", h.name] });
-          runs.push({ stdout: r.stdout.split(root).join("<root>"), stderr: r.stderr.split(root).join("<root>"), code: r.code });
+          runs.push({
+            stdout: r.stdout.split(root).join("<root>"),
+            stderr: r.stderr.split(root).join("<root>"),
+            code: r.code,
+          });
         }
         expect(runs[1]).toEqual(runs[0]!);
         expect(runs[2]).toEqual(runs[0]!);

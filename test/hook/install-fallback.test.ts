@@ -18,7 +18,11 @@ describe("hooks/install-hook.mjs on Node 16", () => {
     fs.copyFileSync(FALLBACK, path.join(hooks, "stop-hook.mjs"));
   }, 60_000);
   const run = (args: string[], cwd: string) => {
-    const r = spawnSync(node16(), [path.join(hooks, "install-hook.mjs"), ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: cwd, KBZ_HOME: undefined } });
+    const r = spawnSync(node16(), [path.join(hooks, "install-hook.mjs"), ...args], {
+      cwd,
+      encoding: "utf8",
+      env: { ...process.env, HOME: cwd, KBZ_HOME: undefined },
+    });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
@@ -29,7 +33,10 @@ describe("hooks/install-hook.mjs on Node 16", () => {
     // The host's file names the fallback's stable shim, which runs Node 16 on the stop-hook.mjs beside the installer.
     const shim = shimPath(ws, {}, true);
     expect(first.stdout).toContain(`  command: ${shim} --agent claude --unlazy-hook-v2`);
-    expect(JSON.parse(fs.readFileSync(path.join(ws, ".claude", "settings.local.json"), "utf8")).hooks.Stop[0].hooks[0].command).toContain(shim);
+    expect(
+      JSON.parse(fs.readFileSync(path.join(ws, ".claude", "settings.local.json"), "utf8")).hooks.Stop[0].hooks[0]
+        .command,
+    ).toContain(shim);
     expect(shimTarget(shim)).toEqual([fs.realpathSync(node16()), path.join(hooks, "stop-hook.mjs")]);
     expect(run([], ws).stdout).toContain("Already installed");
     expect(run(["--uninstall"], ws).stdout).toMatch(/^Removed kbz stop hook \(\d+ handler\(s\)\)/);
@@ -41,7 +48,13 @@ describe("hooks/install-hook.mjs on Node 16", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ verdict: "installed", agent: "gemini", scope: "api" });
     const before = fs.readFileSync(path.join(ws, ".gemini", "settings.json"), "utf8");
-    for (const bad of [["--agent", "vim"], ["--agent", "gemini", "--scope"], ["--agent", "gemini", "--bogus"], ["--agent", "gemini", "--fallback", "--uninstall"], ["--agent", "gemini", "--shared", "--global"]]) {
+    for (const bad of [
+      ["--agent", "vim"],
+      ["--agent", "gemini", "--scope"],
+      ["--agent", "gemini", "--bogus"],
+      ["--agent", "gemini", "--fallback", "--uninstall"],
+      ["--agent", "gemini", "--shared", "--global"],
+    ]) {
       const e = run(bad, ws);
       expect({ bad, code: e.code, stdout: e.stdout }).toEqual({ bad, code: 2, stdout: "" });
       expect(fs.readFileSync(path.join(ws, ".gemini", "settings.json"), "utf8")).toBe(before);

@@ -22,7 +22,10 @@ function argv(via: Via, agent: string): string[] {
 }
 
 /** Spawn the hook with a socket on stdin, write the payload, keep the socket open. */
-function heldOpen(via: Via, agent: string): Promise<{ code: number | null; stdout: string; stderr: string; beforeWriterClosed: boolean }> {
+function heldOpen(
+  via: Via,
+  agent: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; beforeWriterClosed: boolean }> {
   const [cmd, ...args] = argv(via, agent);
   return new Promise((resolve) => {
     const child = spawn(cmd!, args, { cwd: root, stdio: ["pipe", "pipe", "pipe"] });

@@ -6,7 +6,19 @@
 // fallback (same bytes, same exit).
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { needs } from "../helpers/needs.ts";
-import { allMet, capturePayloads, codexEnv, hostCommand, installFor, REASON, sameOnBothRoutes, setupRepo, turnOf, unmet, writeCodexConfig } from "./harness.ts";
+import {
+  allMet,
+  capturePayloads,
+  codexEnv,
+  hostCommand,
+  installFor,
+  REASON,
+  sameOnBothRoutes,
+  setupRepo,
+  turnOf,
+  unmet,
+  writeCodexConfig,
+} from "./harness.ts";
 import type { LoggedRequest, MockModel } from "./mock-model.ts";
 
 setDefaultTimeout(300_000);
@@ -16,19 +28,37 @@ const TASK = "Finish the task in this repository.";
 const SUB = "Check the repository for leaf work.";
 
 function sse(events: [string, unknown][]): Response {
-  return new Response(events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+  return new Response(events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join(""), {
+    headers: { "content-type": "text/event-stream" },
+  });
 }
 
 let seq = 0;
 function reply(body: Record<string, unknown>, item: Record<string, unknown>): Response {
   const id = `resp_sub_${++seq}`;
-  const base = { id, object: "response", created_at: Math.floor(Date.now() / 1000), model: String(body.model ?? "mock"), status: "in_progress", output: [] as unknown[] };
-  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 12 };
+  const base = {
+    id,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    model: String(body.model ?? "mock"),
+    status: "in_progress",
+    output: [] as unknown[],
+  };
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 2,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 12,
+  };
   return sse([
     ["response.created", { type: "response.created", response: base }],
     ["response.output_item.added", { type: "response.output_item.added", output_index: 0, item }],
     ["response.output_item.done", { type: "response.output_item.done", output_index: 0, item }],
-    ["response.completed", { type: "response.completed", response: { ...base, status: "completed", output: [item], usage } }],
+    [
+      "response.completed",
+      { type: "response.completed", response: { ...base, status: "completed", output: [item], usage } },
+    ],
   ]);
 }
 
@@ -49,7 +79,15 @@ function startSubagentMock(): MockModel {
       const body = JSON.parse(text) as { input?: { type?: string; output?: unknown }[] };
       const outputs = (body.input ?? []).filter((i) => i.type === "function_call_output");
       if (isParent(text) && outputs.length === 0) {
-        return reply(body, { type: "function_call", id: "fc_spawn", call_id: "call_spawn", name: "spawn_agent", namespace: "multi_agent_v1", arguments: JSON.stringify({ message: SUB }), status: "completed" });
+        return reply(body, {
+          type: "function_call",
+          id: "fc_spawn",
+          call_id: "call_spawn",
+          name: "spawn_agent",
+          namespace: "multi_agent_v1",
+          arguments: JSON.stringify({ message: SUB }),
+          status: "completed",
+        });
       }
       if (isParent(text) && outputs.length === 1) {
         const raw = String(outputs[0]!.output ?? "");
@@ -58,9 +96,23 @@ function startSubagentMock(): MockModel {
           const o = JSON.parse(raw);
           target = o.agent_id ?? o.id ?? raw;
         } catch {}
-        return reply(body, { type: "function_call", id: "fc_wait", call_id: "call_wait", name: "wait_agent", namespace: "multi_agent_v1", arguments: JSON.stringify({ targets: [target], timeout_ms: 600000 }), status: "completed" });
+        return reply(body, {
+          type: "function_call",
+          id: "fc_wait",
+          call_id: "call_wait",
+          name: "wait_agent",
+          namespace: "multi_agent_v1",
+          arguments: JSON.stringify({ targets: [target], timeout_ms: 600000 }),
+          status: "completed",
+        });
       }
-      return reply(body, { id: `msg_sub_${seq}`, type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done.", annotations: [] }] });
+      return reply(body, {
+        id: `msg_sub_${seq}`,
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Done.", annotations: [] }],
+      });
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
@@ -71,9 +123,17 @@ function prepare(home: string, root: string, mock: MockModel): Record<string, st
   return codexEnv(home);
 }
 
-const argv = () => [...hostCommand("codex-current"), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", TASK];
-const subagentTurns = (requests: LoggedRequest[]) => requests.filter((r) => r.method === "POST" && r.path.endsWith("/responses") && !isParent(r.body));
-const subagentStops = (captured: () => string[]) => captured().filter((p) => JSON.parse(p).hook_event_name === "SubagentStop");
+const argv = () => [
+  ...hostCommand("codex-current"),
+  "exec",
+  "--skip-git-repo-check",
+  "--dangerously-bypass-hook-trust",
+  TASK,
+];
+const subagentTurns = (requests: LoggedRequest[]) =>
+  requests.filter((r) => r.method === "POST" && r.path.endsWith("/responses") && !isParent(r.body));
+const subagentStops = (captured: () => string[]) =>
+  captured().filter((p) => JSON.parse(p).hook_event_name === "SubagentStop");
 
 async function run(files: Record<string, string>) {
   const { root, home, mock: plain } = setupRepo("codex-sub", files);
@@ -102,7 +162,11 @@ describe.skipIf(!available)("Codex 0.171.0 SubagentStop end to end (a sub-agent 
 
   test("all gates met: the sub-agent's first stop goes through", async () => {
     const { root, t, stops } = await run({ "GATES.md": allMet });
-    expect({ code: t.code, sub: subagentTurns(t.requests).length, reason: t.requests.some((r) => r.body.includes("item(s) need work")) }).toEqual({ code: 0, sub: 1, reason: false });
+    expect({
+      code: t.code,
+      sub: subagentTurns(t.requests).length,
+      reason: t.requests.some((r) => r.body.includes("item(s) need work")),
+    }).toEqual({ code: 0, sub: 1, reason: false });
     expect(stops.length).toBe(1);
     expect(sameOnBothRoutes("codex", stops[0]!, root, { "GATES.md": allMet }).stdout).toBe("");
   });

@@ -14,23 +14,41 @@ setDefaultTimeout(300_000);
 const MODULES = path.join(REPO, "test", "hosts", "node_modules");
 // Installed by .ci/run; under KBZ_CI=1 a missing host CLI fails this file instead of skipping it.
 const available = needs("hosts");
-const NODE = spawnSync("sh", ["-c", "command -v node"], { encoding: "utf8", env: { PATH: (process.env.PATH ?? "").split(":").filter((d) => !d.includes("node_modules")).join(":") } }).stdout.trim();
+const NODE = spawnSync("sh", ["-c", "command -v node"], {
+  encoding: "utf8",
+  env: {
+    PATH: (process.env.PATH ?? "")
+      .split(":")
+      .filter((d) => !d.includes("node_modules"))
+      .join(":"),
+  },
+}).stdout.trim();
 
 describe.skipIf(!available)("kbz doctor with Codex 0.171.0 on PATH", () => {
   test("trusted: fires; moved kbz + re-install: still trusted; a changed command: modified, NOT FIRING, with the fix", async () => {
     const root = tempDir("kbz-doctor-codex-");
     const home = tempDir("kbz-doctor-codex-home-");
     const bin = path.join(home, "bin");
-    writeTree(bin, { codex: `#!/bin/sh\nexec ${NODE} ${path.join(MODULES, "codex-current", "bin", "codex.js")} "$@"\n` });
+    writeTree(bin, {
+      codex: `#!/bin/sh\nexec ${NODE} ${path.join(MODULES, "codex-current", "bin", "codex.js")} "$@"\n`,
+    });
     fs.chmodSync(path.join(bin, "codex"), 0o755);
     writeTree(root, { "GATES.md": "# Gates\n" });
     spawnSync("git", ["init", "-q"], { cwd: root });
-    const env: Record<string, string> = { PATH: `${bin}:/usr/bin:/bin`, HOME: home, CODEX_HOME: path.join(home, "codex"), TMPDIR: home };
+    const env: Record<string, string> = {
+      PATH: `${bin}:/usr/bin:/bin`,
+      HOME: home,
+      CODEX_HOME: path.join(home, "codex"),
+      TMPDIR: home,
+    };
     writeTree(home, { "codex/config.toml": `[projects.${JSON.stringify(root)}]\ntrust_level = "trusted"\n` });
     const run = (args: string[], program = BIN) => spawnSync(program, args, { cwd: root, env, encoding: "utf8" });
     expect(run(["hook", "install", "--agent", "codex"]).status).toBe(0);
     for (const h of (await askCodex(path.join(bin, "codex"), env, root))!) {
-      fs.appendFileSync(path.join(home, "codex", "config.toml"), `[hooks.state.${JSON.stringify((h as any).key)}]\ntrusted_hash = ${JSON.stringify((h as any).currentHash)}\n`);
+      fs.appendFileSync(
+        path.join(home, "codex", "config.toml"),
+        `[hooks.state.${JSON.stringify((h as any).key)}]\ntrusted_hash = ${JSON.stringify((h as any).currentHash)}\n`,
+      );
     }
     const first = JSON.parse(run(["doctor", "--json"]).stdout).places[0];
     expect([first.trust, first.fires, first.version.found]).toEqual(["trusted", true, "0.171.0"]);

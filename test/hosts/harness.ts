@@ -46,7 +46,10 @@ export const NODE = (() => {
  */
 export function node22(): string {
   const candidate = path.join(MODULES, `node22-${process.platform}-${process.arch}`, "bin", "node");
-  if (nodeVersion(candidate) !== 22) throw new Error(`no Node 22 at ${candidate}: run npm install --prefix test/hosts --ignore-scripts (node22-${process.platform}-${process.arch})`);
+  if (nodeVersion(candidate) !== 22)
+    throw new Error(
+      `no Node 22 at ${candidate}: run npm install --prefix test/hosts --ignore-scripts (node22-${process.platform}-${process.arch})`,
+    );
   return candidate;
 }
 
@@ -58,10 +61,16 @@ export function hostCommand(alias: string, node: string | null = NODE): string[]
   if (bin.endsWith(".exe")) {
     // Claude Code from 2.1.1xx on and OpenCode ship a native binary in a platform package; their
     // postinstall (not run here: --ignore-scripts) only copies it over this placeholder.
-    const native = pkg.name === "opencode-ai" ? [`opencode-${process.platform}-${process.arch}`, "opencode"] : [`@anthropic-ai/claude-code-${process.platform}-${process.arch}`, "claude"];
+    const native =
+      pkg.name === "opencode-ai"
+        ? [`opencode-${process.platform}-${process.arch}`, "opencode"]
+        : [`@anthropic-ai/claude-code-${process.platform}-${process.arch}`, "claude"];
     for (const dir of [path.join(pkgDir, "node_modules"), MODULES]) {
       const p = path.join(dir, native[0]!);
-      if (fs.existsSync(path.join(p, "package.json")) && JSON.parse(fs.readFileSync(path.join(p, "package.json"), "utf8")).version === pkg.version) {
+      if (
+        fs.existsSync(path.join(p, "package.json")) &&
+        JSON.parse(fs.readFileSync(path.join(p, "package.json"), "utf8")).version === pkg.version
+      ) {
         return [path.join(p, pkg.name === "opencode-ai" ? "bin" : "", native[1]!)];
       }
     }
@@ -82,11 +91,22 @@ export const baseEnv = (home: string): Record<string, string> => {
   fs.mkdirSync(path.join(home, "tmp"), { recursive: true });
   // The fixtures' met gates carry hand-made evidence: the hook judges them under the agent policy
   // (the preload's approval store, test/helpers/approvals.ts), as unlazy would.
-  return { PATH: HOST_PATH, HOME: home, TMPDIR: path.join(home, "tmp"), LANG: "C.UTF-8", UNLAZY_APPROVAL_DIR: process.env.UNLAZY_APPROVAL_DIR! };
+  return {
+    PATH: HOST_PATH,
+    HOME: home,
+    TMPDIR: path.join(home, "tmp"),
+    LANG: "C.UTF-8",
+    UNLAZY_APPROVAL_DIR: process.env.UNLAZY_APPROVAL_DIR!,
+  };
 };
 
 /** One headless run of `argv` in `root`, bounded; the mock's log of what the host asked. */
-export async function turnOf(argv: string[], root: string, env: Record<string, string>, mock: MockModel): Promise<Turn> {
+export async function turnOf(
+  argv: string[],
+  root: string,
+  env: Record<string, string>,
+  mock: MockModel,
+): Promise<Turn> {
   const [cmd, ...args] = argv;
   const child = spawn(cmd!, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let stderr = "";
@@ -136,7 +156,13 @@ export async function hostSession<T>(
     capture?: boolean;
     after?: (root: string, home: string) => void | Promise<void>;
   },
-  body: (s: { root: string; home: string; mock: MockModel; env: Record<string, string>; captured: () => string[] }) => Promise<T>,
+  body: (s: {
+    root: string;
+    home: string;
+    mock: MockModel;
+    env: Record<string, string>;
+    captured: () => string[];
+  }) => Promise<T>,
 ): Promise<T> {
   const { root, home, mock } = setupRepo(o.name, o.files, o.toolUse);
   try {
@@ -195,7 +221,11 @@ export function writeCodexConfig(home: string, mock: MockModel, root: string, ex
   });
 }
 
-export const codexEnv = (home: string): Record<string, string> => ({ ...baseEnv(home), CODEX_HOME: path.join(home, "codex"), MOCK_API_KEY: "dummy" });
+export const codexEnv = (home: string): Record<string, string> => ({
+  ...baseEnv(home),
+  CODEX_HOME: path.join(home, "codex"),
+  MOCK_API_KEY: "dummy",
+});
 
 export function installFor(agent: string, root: string, env: Record<string, string>): void {
   const r = spawnSync(BIN, ["hook", "install", "--agent", agent], { cwd: root, env, encoding: "utf8" });
@@ -203,8 +233,14 @@ export function installFor(agent: string, root: string, env: Record<string, stri
   expect(r.status).toBe(0);
 }
 
-export const unmet = ledger("e2e", [{ id: "G1", state: "unmet" }, { id: "G2", state: "met" }]);
-export const allMet = ledger("e2e", [{ id: "G1", state: "met" }, { id: "G2", state: "met" }]);
+export const unmet = ledger("e2e", [
+  { id: "G1", state: "unmet" },
+  { id: "G2", state: "met" },
+]);
+export const allMet = ledger("e2e", [
+  { id: "G1", state: "met" },
+  { id: "G2", state: "met" },
+]);
 
 /** kbz's release counters in `root` (.unlazy-hook-state.json), one number per session key. */
 export function counters(root: string): number[] {
@@ -222,7 +258,9 @@ export function capturePayloads(home: string): () => string[] {
   const dir = path.join(home, "captured");
   fs.mkdirSync(dir, { recursive: true });
   fs.renameSync(shim, `${shim}.real`);
-  fs.writeFileSync(shim, `#!/bin/sh\nf="${dir}/$(date +%s%N).$$.json"\ncat > "$f"\nexec "${shim}.real" "$@" < "$f"\n`, { mode: 0o755 });
+  fs.writeFileSync(shim, `#!/bin/sh\nf="${dir}/$(date +%s%N).$$.json"\ncat > "$f"\nexec "${shim}.real" "$@" < "$f"\n`, {
+    mode: 0o755,
+  });
   return () =>
     fs
       .readdirSync(dir)
@@ -234,7 +272,12 @@ export function capturePayloads(home: string): () => string[] {
  * A payload a real host sent, replayed in a fresh copy of the fixture (`files`) through the
  * binary and through the Node 16 fallback: both must print the same bytes and exit the same.
  */
-export function sameOnBothRoutes(agent: string, payload: string, oldRoot: string, files: Record<string, string>): HookRun {
+export function sameOnBothRoutes(
+  agent: string,
+  payload: string,
+  oldRoot: string,
+  files: Record<string, string>,
+): HookRun {
   const runs: HookRun[] = [];
   for (const via of ["binary", "node16"] as const) {
     const root = tempDir(`kbz-e2e-replay-`);
@@ -244,6 +287,10 @@ export function sameOnBothRoutes(agent: string, payload: string, oldRoot: string
     const r = stopHook(body, { cwd: root, args: ["--agent", agent, "--unlazy-hook-v2"], via });
     runs.push({ ...r, stdout: r.stdout.split(root).join("<root>"), stderr: r.stderr.split(root).join("<root>") });
   }
-  expect({ code: runs[1]!.code, stdout: runs[1]!.stdout, stderr: runs[1]!.stderr }).toEqual({ code: runs[0]!.code, stdout: runs[0]!.stdout, stderr: runs[0]!.stderr });
+  expect({ code: runs[1]!.code, stdout: runs[1]!.stdout, stderr: runs[1]!.stderr }).toEqual({
+    code: runs[0]!.code,
+    stdout: runs[0]!.stdout,
+    stderr: runs[0]!.stderr,
+  });
   return runs[0]!;
 }

@@ -20,7 +20,26 @@ import * as path from "node:path";
 import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
 import { startMockModel, type LoggedRequest, type MockModel } from "./mock-model.ts";
-import { allMet, baseEnv, claudeEnv, codexEnv, copilotEnv, counters, HOST_PATH, hostCommand, hostSession, installFor, node22, REASON, sameOnBothRoutes, setupRepo, turnOf, unmet, writeCodexConfig, type Turn } from "./harness.ts";
+import {
+  allMet,
+  baseEnv,
+  claudeEnv,
+  codexEnv,
+  copilotEnv,
+  counters,
+  HOST_PATH,
+  hostCommand,
+  hostSession,
+  installFor,
+  node22,
+  REASON,
+  sameOnBothRoutes,
+  setupRepo,
+  turnOf,
+  unmet,
+  writeCodexConfig,
+  type Turn,
+} from "./harness.ts";
 
 setDefaultTimeout(300_000);
 
@@ -77,7 +96,12 @@ const HOSTS: Host[] = [
       writeTree(home, {
         ".gemini/settings.json": JSON.stringify({
           security: { auth: { selectedType: "gemini-api-key" } },
-          general: { disableAutoUpdate: true, disableUpdateNag: true, enableAutoUpdate: false, enableAutoUpdateNotification: false },
+          general: {
+            disableAutoUpdate: true,
+            disableUpdateNag: true,
+            enableAutoUpdate: false,
+            enableAutoUpdateNotification: false,
+          },
           privacy: { usageStatisticsEnabled: false },
           telemetry: { enabled: false },
         }),
@@ -85,7 +109,12 @@ const HOSTS: Host[] = [
     },
     // A named model: "auto" would first ask a classifier model for a route.
     argv: (alias) => [...hostCommand(alias), "-m", "gemini-2.5-flash", "-p", "Finish the task in this repository."],
-    env: (home, mock) => ({ ...baseEnv(home), GEMINI_API_KEY: "dummy", GOOGLE_GEMINI_BASE_URL: mock.url, GEMINI_CLI_TRUST_WORKSPACE: "true" }),
+    env: (home, mock) => ({
+      ...baseEnv(home),
+      GEMINI_API_KEY: "dummy",
+      GOOGLE_GEMINI_BASE_URL: mock.url,
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+    }),
   },
   {
     name: "copilot",
@@ -115,12 +144,24 @@ const HOSTS: Host[] = [
     },
     // Qwen Code 0.24.4 declares node >= 22: it runs on the Node 22 pinned in test/hosts.
     argv: (alias) => [...hostCommand(alias, node22()), "-p", "Finish the task in this repository."],
-    env: (home, mock) => ({ ...baseEnv(home), OPENAI_API_KEY: "dummy", OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_MODEL: "mock-model" }),
+    env: (home, mock) => ({
+      ...baseEnv(home),
+      OPENAI_API_KEY: "dummy",
+      OPENAI_BASE_URL: `${mock.url}/v1`,
+      OPENAI_MODEL: "mock-model",
+    }),
   },
 ];
 
 /** One headless turn of `host` in `root`, bounded; the mock's log of what the host asked. */
-function turn(host: Host, alias: string, root: string, home: string, mock: MockModel, argv = host.argv(alias)): Promise<Turn> {
+function turn(
+  host: Host,
+  alias: string,
+  root: string,
+  home: string,
+  mock: MockModel,
+  argv = host.argv(alias),
+): Promise<Turn> {
   return turnOf(argv, root, host.env(home, mock), mock);
 }
 
@@ -141,14 +182,20 @@ for (const host of HOSTS) {
   for (const v of host.versions) {
     describe.skipIf(!available)(`${host.name} ${v.label} end to end`, () => {
       const session = <T>(files: Record<string, string>, body: Parameters<typeof hostSession<T>>[1]) =>
-        hostSession({ agent: host.name, name: host.name, files, env: host.env, prepare: host.prepare, capture: !!host.capture }, body);
+        hostSession(
+          { agent: host.name, name: host.name, files, env: host.env, prepare: host.prepare, capture: !!host.capture },
+          body,
+        );
 
       test("an unmet gate: the host sends kbz's reason back six times, then the seventh stop goes through", () =>
         session({ "GATES.md": unmet }, async ({ root, mock, env, captured }) => {
           const t = await turnOf(host.argv(v.alias), root, env, mock);
           const turns = t.requests.filter(host.isTurn);
           const carrying = turns.map((r) => r.body.includes(REASON) && r.body.includes("need work"));
-          expect({ code: t.code, carrying }).toEqual({ code: 0, carrying: [false, true, true, true, true, true, true] });
+          expect({ code: t.code, carrying }).toEqual({
+            code: 0,
+            carrying: [false, true, true, true, true, true, true],
+          });
           expect(turns.some((r) => r.body.includes("GATES:G2"))).toBe(false);
           expect(counters(root)).toEqual([7]);
           if (host.capture) {
@@ -164,7 +211,11 @@ for (const host of HOSTS) {
         session({ "GATES.md": allMet }, async ({ root, mock, env, captured }) => {
           const t = await turnOf(host.argv(v.alias), root, env, mock);
           const turns = t.requests.filter(host.isTurn);
-          expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({ code: 0, turns: 1, reason: false });
+          expect({
+            code: t.code,
+            turns: turns.length,
+            reason: turns.some((r) => r.body.includes("need work")),
+          }).toEqual({ code: 0, turns: 1, reason: false });
           if (host.capture) {
             const payloads = captured();
             expect(payloads.length).toBe(1);
@@ -181,11 +232,21 @@ describe.skipIf(!available)("why the command string: Claude Code 2.1.100 and the
     const { root, home, mock } = setup(host, { "GATES.md": unmet });
     try {
       writeTree(root, {
-        ".claude/settings.local.json": JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2"], timeout: 20 }] }] } }),
+        ".claude/settings.local.json": JSON.stringify({
+          hooks: {
+            Stop: [
+              { hooks: [{ type: "command", command: BIN, args: ["hook", "stop", "--unlazy-hook-v2"], timeout: 20 }] },
+            ],
+          },
+        }),
       });
       const t = await turn(host, "claude-oldest", root, home, mock);
       const turns = t.requests.filter(host.isTurn);
-      expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({ code: 0, turns: 1, reason: false });
+      expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({
+        code: 0,
+        turns: 1,
+        reason: false,
+      });
     } finally {
       mock.stop();
     }
@@ -206,7 +267,10 @@ async function codexHooks(alias: string, env: Record<string, string>, cwd: strin
   const send = (o: unknown) => child.stdin.write(JSON.stringify(o) + "\n");
   try {
     return await new Promise<CodexHook[]>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("codex app-server did not answer hooks/list within 60 s")), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error("codex app-server did not answer hooks/list within 60 s")),
+        60_000,
+      );
       let buf = "";
       child.stdout.on("data", (c) => {
         buf += c;
@@ -257,7 +321,11 @@ describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", ()
       expect(kbzStatus(root, env)).toEqual({ trust: "needs-review", state: "installed" });
       const t = await turn(host, alias, root, home, mock, plainExec());
       const turns = t.requests.filter(host.isTurn);
-      expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({ code: 0, turns: 1, reason: false });
+      expect({ code: t.code, turns: turns.length, reason: turns.some((r) => r.body.includes("need work")) }).toEqual({
+        code: 0,
+        turns: 1,
+        reason: false,
+      });
     } finally {
       mock.stop();
     }
@@ -270,12 +338,17 @@ describe.skipIf(!available)("Codex 0.171.0: hook trust, with no bypass flag", ()
       const env = host.env(home, mock);
       // Both of kbz's hooks (Stop and SubagentStop), as /hooks records a review of each.
       for (const hook of await codexHooks(alias, env, root)) {
-        fs.appendFileSync(path.join(home, "codex", "config.toml"), `[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}\n`);
+        fs.appendFileSync(
+          path.join(home, "codex", "config.toml"),
+          `[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}\n`,
+        );
       }
       expect((await codexHooks(alias, env, root)).map((h) => h.trustStatus)).toEqual(["trusted", "trusted"]);
       expect(kbzStatus(root, env)).toEqual({ trust: "trusted", state: "installed" });
       const t = await turn(host, alias, root, home, mock, plainExec());
-      const carrying = t.requests.filter(host.isTurn).map((r) => r.body.includes(REASON) && r.body.includes("need work"));
+      const carrying = t.requests
+        .filter(host.isTurn)
+        .map((r) => r.body.includes(REASON) && r.body.includes("need work"));
       expect({ code: t.code, carrying }).toEqual({ code: 0, carrying: [false, true, true, true, true, true, true] });
     } finally {
       mock.stop();
@@ -287,9 +360,22 @@ describe.skipIf(!available)("Claude Code 2.1.332: the deny rules kbz hook instal
   const host = HOSTS[0]!;
   const approve = { name: "Bash", input: { command: "kbz check --approve", description: "approve the gates" } };
   // The model asks to run `kbz check --approve` once; Bash is allowed on the command line, so only a deny rule can stop it.
-  const argv = () => [...hostCommand("claude-current"), "-p", "Finish the task in this repository.", "--allowedTools", "Bash"];
-  const withKbz = (env: Record<string, string>) => ({ ...env, PATH: `${path.dirname(BIN)}${path.delimiter}${env.PATH}` });
-  const toolResult = (t: Turn) => t.requests.filter(host.isTurn).map((r) => r.body).find((b) => b.includes('"tool_result"')) ?? "";
+  const argv = () => [
+    ...hostCommand("claude-current"),
+    "-p",
+    "Finish the task in this repository.",
+    "--allowedTools",
+    "Bash",
+  ];
+  const withKbz = (env: Record<string, string>) => ({
+    ...env,
+    PATH: `${path.dirname(BIN)}${path.delimiter}${env.PATH}`,
+  });
+  const toolResult = (t: Turn) =>
+    t.requests
+      .filter(host.isTurn)
+      .map((r) => r.body)
+      .find((b) => b.includes('"tool_result"')) ?? "";
 
   test("after kbz hook install the agent cannot run kbz check --approve; after a person's --uninstall it can", async () => {
     const root = temp("kbz-e2e-deny-");
@@ -305,7 +391,11 @@ describe.skipIf(!available)("Claude Code 2.1.332: the deny rules kbz hook instal
       expect(denied).not.toContain("GATES:G1");
       mock.stop();
       // The person removes the guard from a terminal (a pseudo-terminal, no agent host's markers).
-      const person = spawnSync("script", ["-qec", `${BIN} hook install --uninstall`, "/dev/null"], { cwd: root, env: { PATH: HOST_PATH, HOME: home, TERM: "xterm" }, encoding: "utf8" });
+      const person = spawnSync("script", ["-qec", `${BIN} hook install --uninstall`, "/dev/null"], {
+        cwd: root,
+        env: { PATH: HOST_PATH, HOME: home, TERM: "xterm" },
+        encoding: "utf8",
+      });
       expect(person.status).toBe(0);
       mock = startMockModel({ toolUse: approve });
       const ran = toolResult(await turn(h, "claude-current", root, home, mock, argv()));

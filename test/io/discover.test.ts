@@ -12,14 +12,20 @@ describe("scope ids", () => {
   test("1-64 characters, starting with a letter or digit, no '.' or '..'", () => {
     expect(isValidId("api")).toBe(true);
     expect(isValidId("a".repeat(64))).toBe(true);
-    for (const bad of ["", ".", "..", "../x", "a/b", "a".repeat(65), "-x", "a\u001bb", "a b"]) expect(isValidId(bad)).toBe(false);
+    for (const bad of ["", ".", "..", "../x", "a/b", "a".repeat(65), "-x", "a\u001bb", "a b"])
+      expect(isValidId(bad)).toBe(false);
   });
 });
 
 describe("discovery", () => {
   test("lists real scope directories only: not locks, not links, not files, not invalid ids", () => {
     const root = tempDir();
-    writeTree(root, { ".unlazy/api/GATES.md": LEDGER, ".unlazy/web/gates/leaf-1.md": LEDGER, ".unlazy/locks/x.lease": "{}", ".unlazy/file": "" });
+    writeTree(root, {
+      ".unlazy/api/GATES.md": LEDGER,
+      ".unlazy/web/gates/leaf-1.md": LEDGER,
+      ".unlazy/locks/x.lease": "{}",
+      ".unlazy/file": "",
+    });
     fs.mkdirSync(path.join(root, ".unlazy", "-bad"));
     fs.symlinkSync(path.join(root, ".unlazy", "api"), path.join(root, ".unlazy", "alias"));
     expect(listScopes(root)).toEqual(["api", "web"]);
@@ -30,9 +36,14 @@ describe("discovery", () => {
     writeTree(root, { ".unlazy/solo/GATES.md": LEDGER });
     expect(resolveTarget({ root })).toMatchObject({ mode: "scope", scope: "solo" });
     writeTree(root, { ".unlazy/web/GATES.md": LEDGER, ".unlazy/web/session": "sess-1\n" });
-    expect(() => resolveTarget({ root })).toThrow("2 scopes present (solo, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.");
+    expect(() => resolveTarget({ root })).toThrow(
+      "2 scopes present (solo, web); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.",
+    );
     // A scope nobody is bound to is every session's; one bound to another session is left to it.
-    expect(resolveTarget({ root, sessionId: "sess-1" }).files).toEqual([path.join(root, ".unlazy/solo/GATES.md"), path.join(root, ".unlazy/web/GATES.md")]);
+    expect(resolveTarget({ root, sessionId: "sess-1" }).files).toEqual([
+      path.join(root, ".unlazy/solo/GATES.md"),
+      path.join(root, ".unlazy/web/GATES.md"),
+    ]);
     writeTree(root, { ".unlazy/solo/session": "sess-2\n" });
     expect(resolveTarget({ root, sessionId: "sess-1" })).toMatchObject({ scope: "web" });
     expect(resolveTarget({ root, scope: "solo" }).files).toEqual([path.join(root, ".unlazy/solo/GATES.md")]);
@@ -40,7 +51,12 @@ describe("discovery", () => {
 
   test("scoped files are GATES.md then gates/*.md sorted; other names are ignored", () => {
     const root = tempDir();
-    writeTree(root, { ".unlazy/s/GATES.md": LEDGER, ".unlazy/s/gates/leaf-2.md": LEDGER, ".unlazy/s/gates/leaf-1.md": LEDGER, ".unlazy/s/gates/notes.txt": "" });
+    writeTree(root, {
+      ".unlazy/s/GATES.md": LEDGER,
+      ".unlazy/s/gates/leaf-2.md": LEDGER,
+      ".unlazy/s/gates/leaf-1.md": LEDGER,
+      ".unlazy/s/gates/notes.txt": "",
+    });
     expect(resolveTarget({ root }).files.map((f) => path.relative(root, f))).toEqual([
       ".unlazy/s/GATES.md",
       ".unlazy/s/gates/leaf-1.md",

@@ -4,7 +4,14 @@ import * as path from "node:path";
 import { execFileSync } from "node:child_process";
 import { decodeLedgerText, firstInvalidUtf8 } from "../../src/core/text/decode.ts";
 import { isInside } from "../../src/core/workspace/inside.ts";
-import { readConsistent, readStable, readStableWith, ScopeReader, ScopeTextCache, type StableReadOptions } from "../../src/io/read.ts";
+import {
+  readConsistent,
+  readStable,
+  readStableWith,
+  ScopeReader,
+  ScopeTextCache,
+  type StableReadOptions,
+} from "../../src/io/read.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 import { ReadError } from "../../src/core/errors.ts";
 import { tempDir } from "../helpers/kbz.ts";
@@ -129,7 +136,10 @@ describe("isInside", () => {
 describe("ledger text decoding", () => {
   test("valid UTF-8 decodes; invalid UTF-8 and NUL bytes are located by line; a BOM is stripped", () => {
     expect(decodeLedgerText(Buffer.from("a\n한\n"))).toEqual({ text: "a\n한\n" });
-    expect(decodeLedgerText(Buffer.from([0x61, 0x0a, 0x0a, 0xff]))).toEqual({ line: 3, message: "invalid UTF-8 at byte 3; a ledger must be UTF-8 text" });
+    expect(decodeLedgerText(Buffer.from([0x61, 0x0a, 0x0a, 0xff]))).toEqual({
+      line: 3,
+      message: "invalid UTF-8 at byte 3; a ledger must be UTF-8 text",
+    });
     expect(decodeLedgerText(Buffer.from("a\nb\0"))).toMatchObject({ line: 2 });
     expect(decodeLedgerText(Buffer.from("\ufeff# T\n"))).toEqual({ text: "# T\n" });
   });
@@ -194,7 +204,9 @@ describe("stable reader against a concurrent writer", () => {
       }
       // Whatever was accepted is a state the file really had: empty, or a prefix of one version
       // (a write in progress extends the file page by page). Never bytes of two versions.
-      expect(isState(text) ? "a state the file had" : `not a state: ${text.length} bytes, ${new Set(text).size} letters`).toBe("a state the file had");
+      expect(
+        isState(text) ? "a state the file had" : `not a state: ${text.length} bytes, ${new Set(text).size} letters`,
+      ).toBe("a state the file had");
       whole++;
     }
     child.kill();
@@ -241,15 +253,21 @@ describe("the consistency pass of a ScopeReader", () => {
     expect(changedAfter(root, file, (f) => fs.writeFileSync(f, "- [ ] G1: one\n"))).toBeNull();
     reset();
     // A rename over the name changes its folder, which the pass pins.
-    expect(changedAfter(root, file, (f) => (fs.writeFileSync(f + ".new", "- [ ] G1: one\n"), fs.renameSync(f + ".new", f)))).toBe("inputs");
+    expect(
+      changedAfter(root, file, (f) => (fs.writeFileSync(f + ".new", "- [ ] G1: one\n"), fs.renameSync(f + ".new", f))),
+    ).toBe("inputs");
     reset();
-    expect(changedAfter(root, file, (f) => (fs.writeFileSync(f + ".new", "- [ ] G1: two\n"), fs.renameSync(f + ".new", f)))).toBe("inputs");
+    expect(
+      changedAfter(root, file, (f) => (fs.writeFileSync(f + ".new", "- [ ] G1: two\n"), fs.renameSync(f + ".new", f))),
+    ).toBe("inputs");
     reset();
     expect(changedAfter(root, file, (f) => fs.appendFileSync(f, "more\n"))).toBe("inputs");
     reset();
     expect(changedAfter(root, file, (f) => fs.rmSync(f))).toBe("inputs");
     reset();
-    expect(changedAfter(root, file, (f) => (fs.rmSync(f), fs.symlinkSync(path.join(root, "elsewhere"), f)))).toBe("inputs");
+    expect(changedAfter(root, file, (f) => (fs.rmSync(f), fs.symlinkSync(path.join(root, "elsewhere"), f)))).toBe(
+      "inputs",
+    );
   });
 
   test("the read itself still refuses links and hard links", () => {
@@ -300,7 +318,13 @@ describe("scope text cache (the dashboard's plan side)", () => {
     return { root, dir };
   }
   const both = (root: string, cache: ScopeTextCache, opts: { beforeConsistencyCheck?: () => void } = {}) =>
-    readConsistent(root, "s", (i) => [i.text("PLAN.md"), i.text("gates/leaf-1.md")], (what) => [`changed: ${what}`], { ...opts, cache });
+    readConsistent(
+      root,
+      "s",
+      (i) => [i.text("PLAN.md"), i.text("gates/leaf-1.md")],
+      (what) => [`changed: ${what}`],
+      { ...opts, cache },
+    );
 
   test("unchanged files are not read again; a rename write and an in-place write of the same size are", () => {
     const { root, dir } = scope();
@@ -326,7 +350,9 @@ describe("scope text cache (the dashboard's plan side)", () => {
     const cache = new CountingCache();
     both(root, cache);
     const reads = cache.reads;
-    const out = both(root, cache, { beforeConsistencyCheck: () => writeAtomic(path.join(dir, "gates", "leaf-1.md"), "leaf moved\n") });
+    const out = both(root, cache, {
+      beforeConsistencyCheck: () => writeAtomic(path.join(dir, "gates", "leaf-1.md"), "leaf moved\n"),
+    });
     expect(cache.reads).toBe(reads); // both texts came from the cache
     expect(out).toEqual(["changed: inputs"]);
     expect(both(root, cache)).toEqual(["plan one\n", "leaf moved\n"]);
@@ -335,7 +361,14 @@ describe("scope text cache (the dashboard's plan side)", () => {
   test("a ledger's parse is handed back while its file is unchanged, and made again when it changed", () => {
     const { root, dir } = scope();
     const cache = new ScopeTextCache();
-    const parse = () => readConsistent(root, "s", (i) => i.ledger!("gates/leaf-1.md", i.text("gates/leaf-1.md")!, "leaf-1"), () => null, { cache });
+    const parse = () =>
+      readConsistent(
+        root,
+        "s",
+        (i) => i.ledger!("gates/leaf-1.md", i.text("gates/leaf-1.md")!, "leaf-1"),
+        () => null,
+        { cache },
+      );
     const a = parse()!;
     expect(parse()).toBe(a);
     writeAtomic(path.join(dir, "gates", "leaf-1.md"), "- [ ] G1: one\n  EVIDENCE: pending\n");

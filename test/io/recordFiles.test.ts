@@ -18,7 +18,11 @@ describe("record files", () => {
     });
     fs.symlinkSync(path.join(root, "ok.json"), path.join(root, "link.json"));
     expect(spawnSync("mkfifo", [path.join(root, "fifo.json")]).status).toBe(0);
-    expect(readRecordFile(path.join(root, "ok.json"))).toEqual({ schema: 1, ledger: "/x", gates: { G1: { definition: "d" } } });
+    expect(readRecordFile(path.join(root, "ok.json"))).toEqual({
+      schema: 1,
+      ledger: "/x",
+      gates: { G1: { definition: "d" } },
+    });
     for (const name of ["missing.json", "schema2.json", "array.json", "broken.json", "link.json", "fifo.json"]) {
       expect([name, readRecordFile(path.join(root, name))]).toEqual([name, null]);
     }
@@ -41,7 +45,11 @@ describe("record files", () => {
     const file = path.join(root, ".kbz", "probes", "x.json");
     const seen: unknown[] = [];
     await updateRecordFile(root, file, (current) => (seen.push(current), { schema: 1, gates: { G1: 1 } }));
-    await updateRecordFile(root, file, (current) => (seen.push(current), { schema: 1, gates: { ...current?.gates, G2: 2 } }));
+    await updateRecordFile(
+      root,
+      file,
+      (current) => (seen.push(current), { schema: 1, gates: { ...current?.gates, G2: 2 } }),
+    );
     expect(seen).toEqual([null, { schema: 1, gates: { G1: 1 } }]);
     expect(fs.readFileSync(file, "utf8")).toBe('{\n "schema": 1,\n "gates": {\n  "G1": 1,\n  "G2": 2\n }\n}\n');
     expect(fs.readdirSync(path.dirname(file))).toEqual(["x.json"]);

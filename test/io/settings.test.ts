@@ -30,7 +30,11 @@ describe("kbz settings", () => {
   test("no file: no settings, the defaults", () => {
     const root = tempDir();
     expect(readSettings(root)).toBeNull();
-    expect(readRepoSettings(root)).toEqual({ sandbox: false, writable: [], file: path.join(root, ".kbz", "settings.json") });
+    expect(readRepoSettings(root)).toEqual({
+      sandbox: false,
+      writable: [],
+      file: path.join(root, ".kbz", "settings.json"),
+    });
     expect(resolveCoordinator(root, undefined, {})).toEqual({ kind: "files" });
   });
 
@@ -54,8 +58,12 @@ describe("kbz settings", () => {
   });
 
   test("each entry is checked by its owner, in the same form", () => {
-    expect(problem(() => readRepoSettings(repo('{"sandbox": "yes"}')))).toBe('.kbz/settings.json:1: "sandbox" must be true or false; expected {"sandbox": true, "writable": ["path", ...]}');
-    expect(problem(() => resolveCoordinator(repo('{"coordinator": 5}'), undefined, {}))).toMatch(/^\.kbz\/settings\.json:1: "coordinator" must be a URL or an object; expected /);
+    expect(problem(() => readRepoSettings(repo('{"sandbox": "yes"}')))).toBe(
+      '.kbz/settings.json:1: "sandbox" must be true or false; expected {"sandbox": true, "writable": ["path", ...]}',
+    );
+    expect(problem(() => resolveCoordinator(repo('{"coordinator": 5}'), undefined, {}))).toMatch(
+      /^\.kbz\/settings\.json:1: "coordinator" must be a URL or an object; expected /,
+    );
   });
 
   test("a link, a FIFO or a folder is refused without blocking", () => {

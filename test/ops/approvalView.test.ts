@@ -16,7 +16,8 @@ function setup(files: Record<string, string>, git = false) {
   const root = fs.realpathSync(tempDir());
   writeTree(root, files);
   if (git) {
-    const g = (...a: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: root, encoding: "utf8" });
+    const g = (...a: string[]) =>
+      spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: root, encoding: "utf8" });
     g("init", "-q", ".");
     g("add", "-A");
     g("commit", "-qm", "init");
@@ -33,7 +34,8 @@ function setup(files: Record<string, string>, git = false) {
 describe("approvalView", () => {
   test("a package-manager script: the script and the files it names, each with how the CHECK reaches it; ENV names bound", () => {
     const w = setup({
-      "GATES.md": "- [ ] T1: tests pass\n  CHECK: npm test --silent\n  EXPECT: OK\n  ENV: APP_MODE, GONE\n  ORACLE: spec/*.js\n",
+      "GATES.md":
+        "- [ ] T1: tests pass\n  CHECK: npm test --silent\n  EXPECT: OK\n  ENV: APP_MODE, GONE\n  ORACLE: spec/*.js\n",
       "package.json": JSON.stringify({ scripts: { test: "node run.js" } }),
       "run.js": "console.log('OK')\n",
       "spec/a.js": "1\n",
@@ -55,7 +57,9 @@ describe("approvalView", () => {
     ]);
     expect(v.lastApproval).toBeNull();
     const lines = approvalViewLines(v);
-    expect(lines).toContain("    ORACLE FILES: package.json#scripts.posttest (npm test) [missing], package.json#scripts.pretest (npm test) [missing], package.json#scripts.test (npm test), run.js (node), spec/a.js (ORACLE)");
+    expect(lines).toContain(
+      "    ORACLE FILES: package.json#scripts.posttest (npm test) [missing], package.json#scripts.pretest (npm test) [missing], package.json#scripts.test (npm test), run.js (node), spec/a.js (ORACLE)",
+    );
     expect(lines).toContain("    ENV:    APP_MODE, GONE (unset)");
     expect(lines).toContain("    CHANGED: never approved before");
   });
@@ -69,7 +73,13 @@ describe("approvalView", () => {
   });
 
   test("since the last approval: what differs, and the changed file's diff when git HEAD holds the approved text", async () => {
-    const w = setup({ "GATES.md": "- [ ] G1: adds\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE\n", "check.sh": "test $((2+2)) = 4 && echo ADD_OK\n" }, true);
+    const w = setup(
+      {
+        "GATES.md": "- [ ] G1: adds\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE\n",
+        "check.sh": "test $((2+2)) = 4 && echo ADD_OK\n",
+      },
+      true,
+    );
     const [t] = w.tasks();
     await w.store.record(t!.file, t!.gate.id, t!.oracle);
     fs.writeFileSync(path.join(w.root, "check.sh"), "echo ADD_OK\n");

@@ -12,12 +12,29 @@ import { checkEnv } from "../helpers/approvals.ts";
 describe("watched paths", () => {
   const root = "/r";
   test("ledgers, gates/ and .unlazy/ are watched; temp files, lock mutexes and other folders are not", () => {
-    for (const p of ["/r", "/r/GATES.md", "/r/gates", "/r/gates/a.md", "/r/.unlazy", "/r/.unlazy/s/PLAN.md", "/r/.unlazy/s/gates/leaf-1.md", "/r/.unlazy/locks/abc.lease"]) {
+    for (const p of [
+      "/r",
+      "/r/GATES.md",
+      "/r/gates",
+      "/r/gates/a.md",
+      "/r/.unlazy",
+      "/r/.unlazy/s/PLAN.md",
+      "/r/.unlazy/s/gates/leaf-1.md",
+      "/r/.unlazy/locks/abc.lease",
+    ]) {
       expect(isWatchedPath(root, p)).toBe(true);
     }
-    for (const p of ["/r/.kbz", "/r/.kbz/failures", "/r/.kbz/failures/0123.json"]) expect(isWatchedPath(root, p)).toBe(true);
+    for (const p of ["/r/.kbz", "/r/.kbz/failures", "/r/.kbz/failures/0123.json"])
+      expect(isWatchedPath(root, p)).toBe(true);
     for (const p of ["/r/.kbz/inputs/0123.json", "/r/.kbz/failures/x/y"]) expect(isWatchedPath(root, p)).toBe(false);
-    for (const p of ["/r/src", "/r/node_modules/x", "/r/.unlazy/s/gates/leaf-1.md.123.abc.tmp", "/r/.unlazy/locks/abc.filelock", "/elsewhere/GATES.md", "/r/gates/sub/deep.md"]) {
+    for (const p of [
+      "/r/src",
+      "/r/node_modules/x",
+      "/r/.unlazy/s/gates/leaf-1.md.123.abc.tmp",
+      "/r/.unlazy/locks/abc.filelock",
+      "/elsewhere/GATES.md",
+      "/r/gates/sub/deep.md",
+    ]) {
       expect(isWatchedPath(root, p)).toBe(false);
     }
   });
@@ -47,8 +64,20 @@ function bursts(root: string) {
 describe("the watcher names what changed", () => {
   test("the folders it watches: the root, gates/, .unlazy/, each scope and each folder in a scope (never a ledger folder's contents)", () => {
     const root = tempDir();
-    writeTree(root, { "GATES.md": "x", "gates/a.md": "x", ".unlazy/web/gates/leaf-1.md": "x", ".unlazy/web/PLAN.md": "x", "src/deep/x.ts": "x", ".kbz/failures/a.json": "{}", ".kbz/inputs/a.json": "{}" });
-    expect(workspaceFolders(root).map((d) => path.relative(root, d) || ".").sort()).toEqual([".", ".kbz", ".kbz/failures", ".unlazy", ".unlazy/web", ".unlazy/web/gates", "gates"]);
+    writeTree(root, {
+      "GATES.md": "x",
+      "gates/a.md": "x",
+      ".unlazy/web/gates/leaf-1.md": "x",
+      ".unlazy/web/PLAN.md": "x",
+      "src/deep/x.ts": "x",
+      ".kbz/failures/a.json": "{}",
+      ".kbz/inputs/a.json": "{}",
+    });
+    expect(
+      workspaceFolders(root)
+        .map((d) => path.relative(root, d) || ".")
+        .sort(),
+    ).toEqual([".", ".kbz", ".kbz/failures", ".unlazy", ".unlazy/web", ".unlazy/web/gates", "gates"]);
   });
 
   test("a rename write of a ledger names that ledger; a new scope folder means read everything; an unwatched file raises nothing", async () => {
@@ -76,7 +105,12 @@ describe("the watcher names what changed", () => {
 
   test("followed oracle files (a checker script, package.json) are named when they change, the files beside them are not", async () => {
     const root = tempDir();
-    writeTree(root, { "GATES.md": "x", "scripts/check.sh": "echo OK\n", "scripts/other.sh": "x", "package.json": "{}" });
+    writeTree(root, {
+      "GATES.md": "x",
+      "scripts/check.sh": "echo OK\n",
+      "scripts/other.sh": "x",
+      "package.json": "{}",
+    });
     const { w, next, seen } = bursts(root);
     try {
       const checker = path.join(root, "scripts/check.sh");
@@ -105,7 +139,10 @@ describe("the dashboard's one cache", () => {
     const root = tempDir();
     const a = path.join(root, "gates/a.md");
     const b = path.join(root, "gates/b.md");
-    writeTree(root, { "gates/a.md": "- [ ] A1: one\n  EVIDENCE: pending\n", "gates/b.md": "- [ ] B1: one\n  EVIDENCE: pending\n" });
+    writeTree(root, {
+      "gates/a.md": "- [ ] A1: one\n  EVIDENCE: pending\n",
+      "gates/b.md": "- [ ] B1: one\n  EVIDENCE: pending\n",
+    });
     const cache = new DashCache();
     cache.expect(null);
     const a1 = cache.load(a, root, true);
@@ -184,7 +221,6 @@ describe("the dashboard's one cache", () => {
     expect(cache.load(file, root, true).unreadable).toBe(false);
   });
 });
-
 
 describe("the dashboard reader", () => {
   test("a read whose inputs did not change hands back the same view; a change gives a new one", () => {

@@ -25,8 +25,17 @@ function scope(): FlowRepo {
 }
 
 const dispatch = (r: FlowRepo) => JSON.parse(r.read(".unlazy/S/dispatch.json"));
-const rowState = (r: FlowRepo, id: string) => r.read(".unlazy/S/PLAN.md").split("\n").find((l) => l.startsWith(`| ${id} |`))!.split("|")[6]!.trim();
-const leases = (r: FlowRepo) => (fs.existsSync(path.join(r.dir, ".unlazy/locks")) ? fs.readdirSync(path.join(r.dir, ".unlazy/locks")).filter((n) => n.endsWith(".lease")) : []);
+const rowState = (r: FlowRepo, id: string) =>
+  r
+    .read(".unlazy/S/PLAN.md")
+    .split("\n")
+    .find((l) => l.startsWith(`| ${id} |`))!
+    .split("|")[6]!
+    .trim();
+const leases = (r: FlowRepo) =>
+  fs.existsSync(path.join(r.dir, ".unlazy/locks"))
+    ? fs.readdirSync(path.join(r.dir, ".unlazy/locks")).filter((n) => n.endsWith(".lease"))
+    : [];
 
 describe("issue 30: six calls per leaf become two (kbz next --launch, then kbz advance)", () => {
   test("six calls per leaf: one next --launch claims, opens, starts each leaf with a handle (given or generated), seals and marks it IN-FLIGHT", () => {
@@ -42,22 +51,57 @@ describe("issue 30: six calls per leaf become two (kbz next --launch, then kbz a
       ].join("\n"),
     );
     const w1 = dispatch(r).waves.w1;
-    expect([w1.state, w1.leaves, w1.started["leaf-1"].handle, w1.started["leaf-2"].handle]).toEqual(["sealed", ["leaf-1", "leaf-2"], "agent-7", "S-w1-leaf-2"]);
+    expect([w1.state, w1.leaves, w1.started["leaf-1"].handle, w1.started["leaf-2"].handle]).toEqual([
+      "sealed",
+      ["leaf-1", "leaf-2"],
+      "agent-7",
+      "S-w1-leaf-2",
+    ]);
     expect([rowState(r, "1"), rowState(r, "2"), rowState(r, "3")]).toEqual(["IN-FLIGHT", "IN-FLIGHT", "WAITING"]);
     expect(leases(r).length).toBe(2);
     const log = r.read(".unlazy/S/status.log");
-    for (const e of ["dispatch w1 opened: leaf-1, leaf-2", "dispatch w1 started leaf-1 as agent-7", "dispatch w1 sealed", "claim leaf-2: src/2/**", "launch w1: 1, 2 -> IN-FLIGHT"]) expect(log).toContain(e);
+    for (const e of [
+      "dispatch w1 opened: leaf-1, leaf-2",
+      "dispatch w1 started leaf-1 as agent-7",
+      "dispatch w1 sealed",
+      "claim leaf-2: src/2/**",
+      "launch w1: 1, 2 -> IN-FLIGHT",
+    ])
+      expect(log).toContain(e);
     // Nothing more can start: a second launch says so in the advice's words and changes nothing.
     const again = r.run(["next", "--scope", "S", "--launch"]);
-    expect([again.code, again.stdout.trimEnd().split("\n").pop()]).toEqual([0, "WAIT-OR-VERIFY: nothing new can start: when a leaf returns run kbz advance --scope S --leaf LEAF"]);
+    expect([again.code, again.stdout.trimEnd().split("\n").pop()]).toEqual([
+      0,
+      "WAIT-OR-VERIFY: nothing new can start: when a leaf returns run kbz advance --scope S --leaf LEAF",
+    ]);
     expect(Object.keys(dispatch(r).waves)).toEqual(["w1"]);
   });
 
   test("the JSON envelope keeps the whole advice and, per leaf, what its worker needs", () => {
     const r = scope();
     const j = JSON.parse(r.run(["next", "--scope", "S", "--launch", "--slots", "1", "--json"]).stdout);
-    expect(j).toMatchObject({ schema: 1, exit: 0, verdict: "launched", action: "dispatch", launch: ["1"], wave: "w1", claimed: ["leaf-1"] });
-    expect(j.launched).toEqual([{ id: "1", leaf: "leaf-1", handle: "S-w1-leaf-1", generated: true, ledger: ".unlazy/S/gates/leaf-1.md", owns: ["src/1/**"], reads: [], gates: [{ id: "G1", title: "the leaf's outcome is observable from outside", manual: false }], continues: null }]);
+    expect(j).toMatchObject({
+      schema: 1,
+      exit: 0,
+      verdict: "launched",
+      action: "dispatch",
+      launch: ["1"],
+      wave: "w1",
+      claimed: ["leaf-1"],
+    });
+    expect(j.launched).toEqual([
+      {
+        id: "1",
+        leaf: "leaf-1",
+        handle: "S-w1-leaf-1",
+        generated: true,
+        ledger: ".unlazy/S/gates/leaf-1.md",
+        owns: ["src/1/**"],
+        reads: [],
+        gates: [{ id: "G1", title: "the leaf's outcome is observable from outside", manual: false }],
+        continues: null,
+      },
+    ]);
     expect(j.snapshot).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -67,16 +111,26 @@ describe("issue 30: six calls per leaf become two (kbz next --launch, then kbz a
     r.write("test/leaf-1/check.mjs", 'console.log("LEAF_1_OK")\n');
     r.run(["approve", "--scope", "S"], { input: "y\n" });
     const a = r.run(["advance", "--scope", "S", "--leaf", "1"]);
-    expect([a.code, a.stdout]).toEqual([0, "VERIFIED leaf-1 (1 gate passed); lease released; READY now: 3\nLAUNCH 2, 3: kbz next --scope S --launch\n"]);
+    expect([a.code, a.stdout]).toEqual([
+      0,
+      "VERIFIED leaf-1 (1 gate passed); lease released; READY now: 3\nLAUNCH 2, 3: kbz next --scope S --launch\n",
+    ]);
     expect(dispatch(r).waves.w1.state).toBe("complete");
   });
 
   test("six calls per leaf: advance never stops for an approval; a missing one is one NOT APPROVED line, nothing of it runs, and after kbz approve --scope the same call verifies", () => {
     const r = scope();
     r.run(["next", "--scope", "S", "--launch", "--slots", "1"]);
-    r.write("test/leaf-1/check.mjs", 'import { writeFileSync } from "node:fs"; writeFileSync("ran", ""); console.log("LEAF_1_OK")\n');
+    r.write(
+      "test/leaf-1/check.mjs",
+      'import { writeFileSync } from "node:fs"; writeFileSync("ran", ""); console.log("LEAF_1_OK")\n',
+    );
     const a = r.run(["advance", "--scope", "S", "--leaf", "1"]);
-    expect([a.code, a.stdout, a.stderr]).toEqual([1, "NOT APPROVED leaf-1:G1: a person runs kbz approve --scope S (nothing of it ran)\nNOT VERIFIED leaf-1: 1 of 1 gate(s) unmet\n", ""]);
+    expect([a.code, a.stdout, a.stderr]).toEqual([
+      1,
+      "NOT APPROVED leaf-1:G1: a person runs kbz approve --scope S (nothing of it ran)\nNOT VERIFIED leaf-1: 1 of 1 gate(s) unmet\n",
+      "",
+    ]);
     expect(fs.existsSync(path.join(r.dir, "ran"))).toBe(false);
     const j = JSON.parse(r.run(["advance", "--scope", "S", "--leaf", "1", "--json"]).stdout);
     expect(j).toMatchObject({ exit: 1, verdict: "not-verified", unapproved: ["leaf-1:G1"], failed: [] });

@@ -19,7 +19,8 @@ import { HOSTS } from "../../src/hook/hosts.ts";
 
 const LEAF1 = ".unlazy/api/gates/leaf-1.md";
 const LEAF3 = ".unlazy/api/gates/leaf-3.md";
-const gate = (n: number, inputs = "") => `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${n} deliverable\n  CHECK: cat src/${n}/a.txt\n  EXPECT: ok\n${inputs}  EVIDENCE: pending\n`;
+const gate = (n: number, inputs = "") =>
+  `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${n} deliverable\n  CHECK: cat src/${n}/a.txt\n  EXPECT: ok\n${inputs}  EVIDENCE: pending\n`;
 
 /**
  * `person`: the store is put under the person policy after kbz's passes, and the VACUOUS verdict is
@@ -29,18 +30,38 @@ const gate = (n: number, inputs = "") => `OWNS: src/${n}/**\n\n- [ ] G1: leaf ${
 async function scope(person = false): Promise<{ dir: string; env: Record<string, string> }> {
   const dir = fs.realpathSync(fixtureCopy("next-golden"));
   const env = agentEnv();
-  writeTree(dir, { [LEAF1]: gate(1, "  INPUTS: src/1/a.txt\n"), [LEAF3]: gate(3), "src/1/a.txt": "ok\n", "src/3/a.txt": "ok\n" });
+  writeTree(dir, {
+    [LEAF1]: gate(1, "  INPUTS: src/1/a.txt\n"),
+    [LEAF3]: gate(3),
+    "src/1/a.txt": "ok\n",
+    "src/3/a.txt": "ok\n",
+  });
   const r = kbz(["check", "--approve", LEAF1, LEAF3], { cwd: dir, env });
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
   const plan = path.join(dir, ".unlazy/api/PLAN.md");
-  fs.writeFileSync(plan, fs.readFileSync(plan, "utf8").replace("| 1 | src/1/** | - | mechanical | 1 | READY |", "| 1 | src/1/** | - | mechanical | 1 | VERIFIED |"));
+  fs.writeFileSync(
+    plan,
+    fs
+      .readFileSync(plan, "utf8")
+      .replace("| 1 | src/1/** | - | mechanical | 1 | READY |", "| 1 | src/1/** | - | mechanical | 1 | VERIFIED |"),
+  );
   const g = parseLedger(fs.readFileSync(path.join(dir, LEAF3), "utf8"), "leaf-3").gates[0]!;
   if (person) {
     setApprovalPolicy(env.UNLAZY_APPROVAL_DIR!, "person");
-    await recordVacuity(env.UNLAZY_APPROVAL_DIR!, dir, path.join(dir, LEAF3), { G1: { definition: gateDigest(g)!, oracle: "-", hidden: ["src/3"] } });
+    await recordVacuity(env.UNLAZY_APPROVAL_DIR!, dir, path.join(dir, LEAF3), {
+      G1: { definition: gateDigest(g)!, oracle: "-", hidden: ["src/3"] },
+    });
   } else {
-    await recordProbes(dir, path.join(dir, LEAF3), { G1: { definition: gateDigest(g)!, evidence: g.evidence ?? "", verdict: "vacuous", hidden: [path.join(dir, "src/3")], signature: "test" } });
+    await recordProbes(dir, path.join(dir, LEAF3), {
+      G1: {
+        definition: gateDigest(g)!,
+        evidence: g.evidence ?? "",
+        verdict: "vacuous",
+        hidden: [path.join(dir, "src/3")],
+        signature: "test",
+      },
+    });
   }
   fs.writeFileSync(path.join(dir, "src/1/a.txt"), "ok, changed\n");
   return { dir, env };
@@ -51,9 +72,12 @@ async function oneAnswer(dir: string, env: Record<string, string>): Promise<void
   const saved = process.env.UNLAZY_APPROVAL_DIR;
   process.env.UNLAZY_APPROVAL_DIR = env.UNLAZY_APPROVAL_DIR; // the in-process readers read this store
   try {
-    const next = adviseNext(readScheduleFacts({ root: dir, scope: "api", slots: 4, order: "natural", env }), { details: true });
+    const next = adviseNext(readScheduleFacts({ root: dir, scope: "api", slots: 4, order: "natural", env }), {
+      details: true,
+    });
     const queue = loadPlanView(dir, "api", 4, [])!.advice!;
-    const attention = (a: typeof next) => a.attention.map((x) => `${x.leaf} ${x.reason}${"gate" in x ? ` ${x.gate}` : ""}`);
+    const attention = (a: typeof next) =>
+      a.attention.map((x) => `${x.leaf} ${x.reason}${"gate" in x ? ` ${x.gate}` : ""}`);
     expect(attention(next)).toEqual(["1 verified-ledger-not-met", "3 vacuous-gate G1"]);
     expect(next.action).toBe("review");
     expect([queue.action, attention(queue), queue.launch]).toEqual([next.action, attention(next), next.launch]);
@@ -66,7 +90,11 @@ async function oneAnswer(dir: string, env: Record<string, string>): Promise<void
     expect(reason).toContain("leaf-3:G1 VACUOUS (its CHECK passed with its deliverable hidden: src/3;");
     // And the CLI agrees with its op.
     const cli = JSON.parse(kbz(["next", "--scope", "api", "--slots", "4", "--json"], { cwd: dir, env }).stdout);
-    expect(cli.attention.map((x: { leaf: string; reason: string; gate?: string }) => `${x.leaf} ${x.reason}${x.gate ? ` ${x.gate}` : ""}`)).toEqual(attention(next));
+    expect(
+      cli.attention.map(
+        (x: { leaf: string; reason: string; gate?: string }) => `${x.leaf} ${x.reason}${x.gate ? ` ${x.gate}` : ""}`,
+      ),
+    ).toEqual(attention(next));
     const status = kbz(["status", "--scope", "api", "--json"], { cwd: dir, env });
     expect(status.code).toBe(1);
     expect(JSON.parse(status.stdout).gates.find((x: { qid: string }) => x.qid === "leaf-3:G1").state).toBe("vacuous");

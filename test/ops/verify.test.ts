@@ -25,7 +25,9 @@ describe("verify's default inputs", () => {
 
   test("--inputs, --env, --closed and --portable are taken as given, sorted and unique", () => {
     const root = fixtureCopy("dash-scope");
-    expect(verifyPolicy(root, [LEAF2], { inputs: ["z", "a", "z"], env: ["B", "A"], closed: true, portable: true })).toEqual({ inputs: ["a", "z"], env: ["A", "B"], closed: true, portable: true });
+    expect(
+      verifyPolicy(root, [LEAF2], { inputs: ["z", "a", "z"], env: ["B", "A"], closed: true, portable: true }),
+    ).toEqual({ inputs: ["a", "z"], env: ["A", "B"], closed: true, portable: true });
   });
 
   test("the same ledger twice is a usage error", () => {

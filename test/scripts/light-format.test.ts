@@ -8,11 +8,15 @@ import { format } from "../../scripts/light-format.ts";
 const ROOT = path.resolve(import.meta.dir, "../..");
 
 test("every yargs message (en locale) formats as util.format formats it, with fewer, as many and more arguments", () => {
-  const locale = JSON.parse(readFileSync(path.join(ROOT, "node_modules/yargs/locales/en.json"), "utf8")) as Record<string, string | { one: string; other: string }>;
+  const locale = JSON.parse(readFileSync(path.join(ROOT, "node_modules/yargs/locales/en.json"), "utf8")) as Record<
+    string,
+    string | { one: string; other: string }
+  >;
   const messages = Object.values(locale).flatMap((m) => (typeof m === "string" ? [m] : [m.one, m.other]));
   expect(messages.length).toBeGreaterThan(20);
   for (const m of messages) {
-    for (const args of [[], ["a"], ["--x", "y z"], ["1", "2", "3", "4"], ["%s", "%%"]]) expect(format(m, ...args)).toBe(nodeFormat(m, ...args));
+    for (const args of [[], ["a"], ["--x", "y z"], ["1", "2", "3", "4"], ["%s", "%%"]])
+      expect(format(m, ...args)).toBe(nodeFormat(m, ...args));
   }
 });
 

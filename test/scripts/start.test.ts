@@ -15,12 +15,16 @@ const GYP = "/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-
 
 describe("userPath: the PATH npm was started with", () => {
   test("drops what npm run-script put in front: every node_modules/.bin and node-gyp-bin", () => {
-    const npmPath = ["/repo/node_modules/.bin", "/node_modules/.bin", GYP, "/home/ann/bin", "/usr/bin", "/bin"].join(":");
+    const npmPath = ["/repo/node_modules/.bin", "/node_modules/.bin", GYP, "/home/ann/bin", "/usr/bin", "/bin"].join(
+      ":",
+    );
     expect(userPath({ PATH: npmPath, npm_lifecycle_event: "start" })).toBe("/home/ann/bin:/usr/bin:/bin");
   });
   test("a user PATH that itself holds a node_modules/.bin keeps it", () => {
     const npmPath = ["/repo/node_modules/.bin", GYP, "/home/ann/tools/node_modules/.bin", "/usr/bin"].join(":");
-    expect(userPath({ PATH: npmPath, npm_lifecycle_event: "start" })).toBe("/home/ann/tools/node_modules/.bin:/usr/bin");
+    expect(userPath({ PATH: npmPath, npm_lifecycle_event: "start" })).toBe(
+      "/home/ann/tools/node_modules/.bin:/usr/bin",
+    );
   });
   test("outside npm, or without npm's marker entry, the PATH is left as it is", () => {
     expect(userPath({ PATH: "/repo/node_modules/.bin:/usr/bin" })).toBe("/repo/node_modules/.bin:/usr/bin");
@@ -29,9 +33,22 @@ describe("userPath: the PATH npm was started with", () => {
 });
 
 /** The user's shell: the test runner's PATH without any node_modules folder (npm test added those). */
-const USER_PATH = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d !== "" && !d.split(path.sep).includes("node_modules")).join(path.delimiter);
-const USER_NODE = spawnSync("node", ["--version"], { encoding: "utf8", env: { ...process.env, PATH: USER_PATH } }).stdout?.trim() ?? "";
-const AGENT_MARKERS = ["CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_THREAD_ID", "CURSOR_AGENT", "GOOSE_TERMINAL", "AGENT", "AI_AGENT"];
+const USER_PATH = (process.env.PATH ?? "")
+  .split(path.delimiter)
+  .filter((d) => d !== "" && !d.split(path.sep).includes("node_modules"))
+  .join(path.delimiter);
+const USER_NODE =
+  spawnSync("node", ["--version"], { encoding: "utf8", env: { ...process.env, PATH: USER_PATH } }).stdout?.trim() ?? "";
+const AGENT_MARKERS = [
+  "CLAUDECODE",
+  "GEMINI_CLI",
+  "CODEX_SANDBOX",
+  "CODEX_THREAD_ID",
+  "CURSOR_AGENT",
+  "GOOSE_TERMINAL",
+  "AGENT",
+  "AI_AGENT",
+];
 
 const panes: TmuxPane[] = [];
 afterEach(() => {
@@ -43,19 +60,28 @@ describe.skipIf(!needs("tmux"))("npm start on a terminal", () => {
     expect(USER_NODE).toMatch(/^v\d+\./);
     expect(USER_NODE).not.toBe("v16.20.2");
     const root = tempDir();
-    writeTree(root, { "GATES.md": `# Gates\n\n- [ ] G1: the user's node runs the check\n  CHECK: node -e "console.log('NODE_IS ' + process.version)"\n  EXPECT: NODE_IS ${USER_NODE}\n  EVIDENCE: pending\n` });
+    writeTree(root, {
+      "GATES.md": `# Gates\n\n- [ ] G1: the user's node runs the check\n  CHECK: node -e "console.log('NODE_IS ' + process.version)"\n  EXPECT: NODE_IS ${USER_NODE}\n  EVIDENCE: pending\n`,
+    });
     const store = privateApprovalDir();
     const home = path.join(path.dirname(store), "home");
     fs.mkdirSync(home);
     // npm start builds dist/kbz: in a copy of the project, so the binary the other tests run is never rewritten under them.
     const project = tempDir("kbz-project-");
     const skip = new Set(["node_modules", "test", "bench", "dist", ".git"]);
-    fs.cpSync(REPO, project, { recursive: true, filter: (src) => src === REPO || !skip.has(path.relative(REPO, src).split(path.sep)[0]!) });
+    fs.cpSync(REPO, project, {
+      recursive: true,
+      filter: (src) => src === REPO || !skip.has(path.relative(REPO, src).split(path.sep)[0]!),
+    });
     fs.symlinkSync(path.join(REPO, "node_modules"), path.join(project, "node_modules"));
     const p = new TmuxPane(120, 30);
     panes.push(p);
     // A person's shell: their PATH, no agent host's marker; npm finds the project by --prefix.
-    p.start(["env", ...AGENT_MARKERS.flatMap((m) => ["-u", m]), "npm", "--prefix", project, "start"], root, { PATH: USER_PATH, UNLAZY_APPROVAL_DIR: store, HOME: home });
+    p.start(["env", ...AGENT_MARKERS.flatMap((m) => ["-u", m]), "npm", "--prefix", project, "start"], root, {
+      PATH: USER_PATH,
+      UNLAZY_APPROVAL_DIR: store,
+      HOME: home,
+    });
     await p.waitFor((s) => s.includes("UNMET: 1 (met: 0)"), 90_000);
     p.send("4");
     await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
@@ -63,7 +89,9 @@ describe.skipIf(!needs("tmux"))("npm start on a terminal", () => {
     // The person sees the whole oracle, with the PATH the CHECK will run under: the user's own.
     const review = await p.waitFor((s) => s.includes("approve GATES:G1? y"));
     // The view labels it "PATH" and lines the value up after spaces (or "PATH=" in the one-line form).
-    expect(review.replace(/\s*\n\s*/g, "")).toMatch(new RegExp(`PATH(=|\\s+)${USER_PATH.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    expect(review.replace(/\s*\n\s*/g, "")).toMatch(
+      new RegExp(`PATH(=|\\s+)${USER_PATH.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
     p.send("y");
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates"));

@@ -49,7 +49,10 @@ describe("dashboard shell", () => {
 
   test("tab, shift-tab, l, h and digits switch panels; ? shows help and esc closes it", async () => {
     const demo = writeDemoFolder(tempDir());
-    fs.writeFileSync(path.join(demo.root, ".unlazy/checkout/status.log"), "2026-12-02T10:00:00.000Z dispatch w1 opened: leaf-1.1\n");
+    fs.writeFileSync(
+      path.join(demo.root, ".unlazy/checkout/status.log"),
+      "2026-12-02T10:00:00.000Z dispatch w1 opened: leaf-1.1\n",
+    );
     const r = await renderAt(<App root={demo.root} scope={null} theme={plain} watch={false} />);
     await press(r, KEY.tab, KEY.tab);
     expect(frame(r)).toContain("dispatch w1 opened: leaf-1.1");
@@ -115,7 +118,10 @@ describe("dashboard shell", () => {
     });
     await settle();
     stdin.write("q");
-    const result = await Promise.race([ink.waitUntilExit().then(() => "exited"), Bun.sleep(3000).then(() => "still running")]);
+    const result = await Promise.race([
+      ink.waitUntilExit().then(() => "exited"),
+      Bun.sleep(3000).then(() => "still running"),
+    ]);
     expect(result).toBe("exited");
   });
 });

@@ -94,7 +94,16 @@ describe("approval detail on a small terminal", () => {
   test("enter gives an approval's detail the whole panel, so a long PATH is shown in full on 80x24", async () => {
     const { root, env } = workspace();
     const long = Array.from({ length: 35 }, (_, i) => `/opt/toolchain-${i}/bin`).join(":");
-    const r = await renderAt(<App root={root} scope={null} theme={plain} env={{ ...env, PATH: long }} watch={false} initialPanel="approvals" />);
+    const r = await renderAt(
+      <App
+        root={root}
+        scope={null}
+        theme={plain}
+        env={{ ...env, PATH: long }}
+        watch={false}
+        initialPanel="approvals"
+      />,
+    );
     expect(frame(r)).toContain("more rows; enter shows all");
     await press(r, KEY.enter);
     expect(frame(r)).not.toContain("more rows");
@@ -126,7 +135,9 @@ describe("approval flow", () => {
     expect(fs.existsSync(path.join(root, "ran-g1"))).toBe(true);
     expect(fs.existsSync(path.join(root, "ran-g2"))).toBe(false);
     const text = fs.readFileSync(path.join(root, "GATES.md"), "utf8");
-    expect(text).toMatch(/- \[x\] G1: the build prints its banner\n  CHECK: .*\n  EXPECT: BUILD_OK\n  EVIDENCE: automatic-evidence=v1; /);
+    expect(text).toMatch(
+      /- \[x\] G1: the build prints its banner\n  CHECK: .*\n  EXPECT: BUILD_OK\n  EVIDENCE: automatic-evidence=v1; /,
+    );
     expect(text).toContain("- [ ] G2: the linter is clean");
   });
 
@@ -145,7 +156,9 @@ describe("approval flow", () => {
     const { root, env } = workspace();
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
     await press(r, "r");
-    await waitForFrame(r, (f) => f.includes("GATES:G1 is not approved yet: a approves it (y confirms), then r runs it"));
+    await waitForFrame(r, (f) =>
+      f.includes("GATES:G1 is not approved yet: a approves it (y confirms), then r runs it"),
+    );
     await Bun.sleep(200);
     expect(fs.existsSync(path.join(root, "ran-g1"))).toBe(false);
   });
@@ -167,7 +180,9 @@ describe("approval flow", () => {
 
   test("a failing check, approved then run, reads FAILED with the failure in the footer", async () => {
     const root = tempDir();
-    writeTree(root, { "GATES.md": "- [ ] G1: prints OK\n  CHECK: echo NOPE\n  EXPECT: OK_TOKEN\n  EVIDENCE: pending\n" });
+    writeTree(root, {
+      "GATES.md": "- [ ] G1: prints OK\n  CHECK: echo NOPE\n  EXPECT: OK_TOKEN\n  EVIDENCE: pending\n",
+    });
     const env = agentEnv();
     const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />);
     await approve(r, "GATES:G1");
@@ -210,7 +225,10 @@ describe("running from the Gates panel", () => {
     await press(first, "j", "r");
     await waitForFrame(first, (f) => f.includes("UNMET: 1 (met: 2)"));
     first.unmount();
-    const text = fs.readFileSync(path.join(root, "GATES.md"), "utf8").replace("- [x] G1", "- [ ] G1").replace("- [x] G2", "- [ ] G2");
+    const text = fs
+      .readFileSync(path.join(root, "GATES.md"), "utf8")
+      .replace("- [x] G1", "- [ ] G1")
+      .replace("- [x] G2", "- [ ] G2");
     fs.writeFileSync(path.join(root, "GATES.md"), text);
     fs.rmSync(path.join(root, "ran-g1"));
     fs.rmSync(path.join(root, "ran-g2"));

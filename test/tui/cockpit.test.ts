@@ -90,7 +90,8 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
     test(`1. failure reads as failure (${w}x${h}): a running row with spinner and elapsed, its output streaming, then FAILED (exit 3) in the list, the detail and kbz status`, async () => {
       const root = tempDir();
       writeTree(root, {
-        "GATES.md": "# Gates\n\n- [ ] G1: the widget builds\n  CHECK: echo compiling the widget; sleep 2; echo boom >&2; exit 3\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n\n- [ ] G2: docs reviewed\n  EVIDENCE: pending\n",
+        "GATES.md":
+          "# Gates\n\n- [ ] G1: the widget builds\n  CHECK: echo compiling the widget; sleep 2; echo boom >&2; exit 3\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n\n- [ ] G2: docs reviewed\n  EVIDENCE: pending\n",
       });
       const env = checkEnv();
       const p = open(root, env, w, h);
@@ -102,9 +103,15 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       await p.waitFor((s) => /\[(3 )?Gat/.test(s));
       p.send("r");
       // Its own row: the gate's row shows the spinner (and elapsed from 80 columns); nothing shifts.
-      const running = await p.waitFor((s) => (wide(w) ? /› [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN \d+\.\ds\s+GATES:G1/ : /› [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] GATES:G1/).test(s), 8000);
+      const running = await p.waitFor(
+        (s) => (wide(w) ? /› [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] RUN \d+\.\ds\s+GATES:G1/ : /› [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] GATES:G1/).test(s),
+        8000,
+      );
       expect(running.split("\n")[2]).toContain("GATES:G1");
-      if (h >= 24) expect(await p.waitFor((s) => /output\s+compiling the widget/.test(s), 8000)).toMatch(/output\s+compiling the widget/);
+      if (h >= 24)
+        expect(await p.waitFor((s) => /output\s+compiling the widget/.test(s), 8000)).toMatch(
+          /output\s+compiling the widget/,
+        );
       const failed = await p.waitFor((s) => s.includes("GATES:G1 failed"), 15_000);
       if (wide(w)) expect(failed).toMatch(/› FAILED \(exit 3\)\s+GATES:G1/);
       else expect(failed).toMatch(/› ✗ GATES:G1/);
@@ -123,8 +130,11 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
 
     test(`2. the person approves what they can see (${w}x${h}): the whole command is readable, a asks y, approving runs nothing, a removed gate is confirmed in the same panel`, async () => {
       const root = tempDir();
-      const check = "touch ran-marker; echo the quick brown fox jumps over the lazy dog and keeps running far past the edge of any narrow terminal FOX_OK";
-      writeTree(root, { "GATES.md": `# Gates\n\n- [ ] G1: the fox runs\n  CHECK: ${check}\n  EXPECT: FOX_OK\n  EVIDENCE: pending\n` });
+      const check =
+        "touch ran-marker; echo the quick brown fox jumps over the lazy dog and keeps running far past the edge of any narrow terminal FOX_OK";
+      writeTree(root, {
+        "GATES.md": `# Gates\n\n- [ ] G1: the fox runs\n  CHECK: ${check}\n  EXPECT: FOX_OK\n  EVIDENCE: pending\n`,
+      });
       const env = checkEnv();
       const p = open(root, env, w, h);
       await p.waitFor((s) => s.includes("UNMET: 1"));
@@ -152,7 +162,9 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       expect(fs.readdirSync(env.UNLAZY_APPROVAL_DIR!).filter((n) => n.endsWith(".json")).length).toBe(1);
       // Removed-gate confirmations live in the same panel: the approved gate leaves its ledger.
       writeAtomic(path.join(root, "GATES.md"), "# Gates\n\n- [ ] G2: the fox was seen\n  EVIDENCE: pending\n");
-      const removed = await p.waitFor((s) => (wide(w) ? /› REMOVED\?\s+GATES:G1\s+deleted from GATES\.md/ : /› R GATES:G1/).test(s));
+      const removed = await p.waitFor((s) =>
+        (wide(w) ? /› REMOVED\?\s+GATES:G1\s+deleted from GATES\.md/ : /› R GATES:G1/).test(s),
+      );
       keep(`2-removed-${w}x${h}`, removed);
       expect(kbz(["status"], { cwd: root, env }).stdout).toContain("REMOVED     GATES:G1");
       p.send("a");
@@ -166,7 +178,8 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
 
     test(`2. the person approves what they can see (${w}x${h}): the oracle files, the ENV names, and what changed since the last approval with a diff from git`, async () => {
       const root = gitRepo({
-        "GATES.md": "# Gates\n\n- [ ] G1: two and two make four\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE, NEVER_SET\n  ORACLE: t/*.txt\n  EVIDENCE: pending\n",
+        "GATES.md":
+          "# Gates\n\n- [ ] G1: two and two make four\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE, NEVER_SET\n  ORACLE: t/*.txt\n  EVIDENCE: pending\n",
         "check.sh": "test $((2+2)) = 4 && echo ADD_OK\n",
         "t/a.txt": "a\n",
       });
@@ -213,7 +226,11 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       expect(footer(s)).toContain("r run");
       expect(footer(s)).not.toContain("s sign");
       // Keys are highlighted: in the footer exactly the keys are bold, never their labels.
-      expect(boldRuns(footer(p.captureStyled()))).toEqual(footer(p.capture()).split(" · ").map((h) => h.split(" ")[0]!));
+      expect(boldRuns(footer(p.captureStyled()))).toEqual(
+        footer(p.capture())
+          .split(" · ")
+          .map((h) => h.split(" ")[0]!),
+      );
       // A leaf's manual gate: s sign, never r run or p probe; r says what it is for instead of refusing later.
       p.send("/", "1", ".", "1", ":", "G", "1", "Enter");
       s = await p.waitFor((x) => /› \S+\s+leaf-1\.1:G1/.test(x) && !x.includes("▏"));
@@ -263,7 +280,10 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
 
     test(`4. space used and state kept (${w}x${h}): side by side from 160 columns, glyphs below 80, Log HH:MM:SS, Queue reasons in words, a new scope never moves the view`, async () => {
       const demo = writeDemoFolder(tempDir());
-      fs.appendFileSync(path.join(demo.root, ".unlazy/checkout/status.log"), "2026-12-02T10:00:00.000Z dispatch w1 opened: leaf-1.1\n");
+      fs.appendFileSync(
+        path.join(demo.root, ".unlazy/checkout/status.log"),
+        "2026-12-02T10:00:00.000Z dispatch w1 opened: leaf-1.1\n",
+      );
       const env = checkEnv();
       const p = open(demo.root, env, w, h);
       let s = await p.waitFor((x) => x.includes("scope checkout"));
@@ -304,11 +324,21 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       const home = tempDir();
       // The demo keeps its example folder: it is made under this test's own temp folder. Its
       // driver steps every 20 ms here (900 ms for a person) so the plan reaches the root soon.
-      const env = { ...checkEnv(), HOME: home, TMPDIR: home, KBZ_CACHE_DIR: path.join(home, "cache"), KBZ_DEMO_STEP_MS: "20" };
+      const env = {
+        ...checkEnv(),
+        HOME: home,
+        TMPDIR: home,
+        KBZ_CACHE_DIR: path.join(home, "cache"),
+        KBZ_DEMO_STEP_MS: "20",
+      };
       const p = open(home, env, w, h, [BIN, "demo"]);
       const banner = (x: string) => x.split("\n")[2]!;
       let s = await p.waitFor((x) => x.includes("your turn"), 15_000);
-      expect(banner(s)).toContain(w >= 80 ? "▶ your turn: approve the root checks: press 4 (Approvals), then a" : "▶ your turn: 4, then a approves");
+      expect(banner(s)).toContain(
+        w >= 80
+          ? "▶ your turn: approve the root checks: press 4 (Approvals), then a"
+          : "▶ your turn: 4, then a approves",
+      );
       keep(`5-demo-${w}x${h}`, s);
       p.send("4");
       s = await p.waitFor((x) => /▶ (your turn: )?a /.test(banner(x)));
@@ -317,7 +347,10 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       await p.waitFor((x) => /▶ (your turn: )?a .*GATES:I2/.test(banner(x)));
       await approveHere(p, "GATES:I2");
       // Once every leaf is verified, the root's turn: run the approved checks (r).
-      const run = (qid: string) => (w >= 80 ? `▶ your turn: run the approved checks: press 3 (Gates), select ${qid}, r` : `▶ 3, select ${qid}, r runs it`);
+      const run = (qid: string) =>
+        w >= 80
+          ? `▶ your turn: run the approved checks: press 3 (Gates), select ${qid}, r`
+          : `▶ 3, select ${qid}, r runs it`;
       s = await p.waitFor((x) => banner(x).includes(run("GATES:I1")), 60_000);
       p.send("3");
       await p.waitFor((x) => /› \S+\s+GATES:I1/.test(x));
@@ -327,7 +360,15 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       await p.waitFor((x) => /› \S+\s+GATES:I2/.test(x));
       p.send("r");
       // Then sign the manual gate (s), with the evidence typed in the dashboard.
-      s = await p.waitFor((x) => banner(x).includes(w >= 80 ? "▶ your turn: sign the manual gate GATES:I3: press 3 (Gates), select it, s" : "▶ 3, select GATES:I3, s signs"), 15_000);
+      s = await p.waitFor(
+        (x) =>
+          banner(x).includes(
+            w >= 80
+              ? "▶ your turn: sign the manual gate GATES:I3: press 3 (Gates), select it, s"
+              : "▶ 3, select GATES:I3, s signs",
+          ),
+        15_000,
+      );
       keep(`5-demo-sign-${w}x${h}`, s);
       p.send("j");
       await p.waitFor((x) => /› \S+\s+GATES:I3/.test(x));
@@ -395,7 +436,9 @@ describe.skipIf(!haveTmux())("issue 31: a person's acts inside the dashboard", (
     const status = kbz(["status"], { cwd: root, env });
     expect(status.code).toBe(0);
     expect(status.stdout).toContain("ALL MET (2 met)");
-    expect(fs.readFileSync(ledger, "utf8")).toContain("- [x] G2: the copy was read by a person\n  EVIDENCE: read the copy on the staging site\n");
+    expect(fs.readFileSync(ledger, "utf8")).toContain(
+      "- [x] G2: the copy was read by a person\n  EVIDENCE: read the copy on the staging site\n",
+    );
     // Each act is logged in the approval store as given via the dashboard.
     const acts = fs.readFileSync(path.join(env.UNLAZY_APPROVAL_DIR!, "kbz", "acts.log"), "utf8");
     expect(acts).toMatch(/prune.*dashboard.*confirmed removed GATES:G3/);

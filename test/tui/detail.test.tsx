@@ -36,7 +36,11 @@ function workspace() {
 describe("gate detail view", () => {
   test("enter shows CHECK, EXPECT, CWD, the approval's bindings, the evidence and the last run's output", async () => {
     const { root, env } = workspace();
-    const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />, 100, 40);
+    const r = await renderAt(
+      <App root={root} scope={null} theme={plain} env={env} initialPanel="approvals" />,
+      100,
+      40,
+    );
     await press(r, "a", "y");
     await waitForFrame(r, (f) => f.includes("approved GATES:G1"));
     await press(r, "3", "r");
@@ -70,8 +74,13 @@ describe("gate detail view", () => {
     // Letters are text here: q, j and a do not quit, move or approve.
     await press(r, "read the copy, q and j included");
     await press(r, KEY.enter);
-    await waitForFrame(r, (f) => f.includes("signed GATES:G2 (given via dashboard)") && f.includes("UNMET: 1 (met: 2)"));
-    expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toContain("- [x] G2: copy reviewed\n  EVIDENCE: read the copy, q and j included\n");
+    await waitForFrame(
+      r,
+      (f) => f.includes("signed GATES:G2 (given via dashboard)") && f.includes("UNMET: 1 (met: 2)"),
+    );
+    expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toContain(
+      "- [x] G2: copy reviewed\n  EVIDENCE: read the copy, q and j included\n",
+    );
     // esc cancels without writing.
     await press(r, "k", "j", "j", "s", "x", KEY.escape);
     expect(frame(r)).not.toContain("evidence for");

@@ -16,7 +16,14 @@ function dataFor(files: Record<string, string>, scope: string | null = null): Da
   return loadData(root, scope);
 }
 
-function gatesFrame(data: DashData, selected = 0, height = 20, running: { qid: string; startedAt: number; output?: string }[] = [], now = 0, width = 80) {
+function gatesFrame(
+  data: DashData,
+  selected = 0,
+  height = 20,
+  running: { qid: string; startedAt: number; output?: string }[] = [],
+  now = 0,
+  width = 80,
+) {
   const state = { running: running.map((r) => ({ output: "", ...r })) };
   return render(panelElement(gatesPanel, data, { selected, height, width, state, now })).lastFrame() ?? "";
 }
@@ -59,7 +66,13 @@ describe("Gates panel", () => {
   });
 
   test("a running check shows on its own row (spinner, elapsed) and its output streams into the detail", () => {
-    const f = gatesFrame(dataFor({ "GATES.md": LEDGER }), 0, 20, [{ qid: "GATES:G1", startedAt: 1000, output: "compiling step 3\n" }], 3500);
+    const f = gatesFrame(
+      dataFor({ "GATES.md": LEDGER }),
+      0,
+      20,
+      [{ qid: "GATES:G1", startedAt: 1000, output: "compiling step 3\n" }],
+      3500,
+    );
     expect(f).toMatch(/› \S RUN 2\.5s\s+GATES:G1\s+parser accepts the sample/);
     // The list does not shift: the running gate keeps its row, the others theirs.
     expect(f.split("\n")[1]).toMatch(/MET\s+GATES:G2/);
@@ -84,7 +97,8 @@ describe("Gates panel", () => {
   });
 
   test("repository text is sanitized: escape sequences and bidi controls never reach the terminal", () => {
-    const evil = "# Gates\n\n- [ ] G1: title \u001b[2J\u001b]0;pwned\u0007 with \u202eevil\u2066 text\n  EVIDENCE: pending \u001b[31mred\n";
+    const evil =
+      "# Gates\n\n- [ ] G1: title \u001b[2J\u001b]0;pwned\u0007 with \u202eevil\u2066 text\n  EVIDENCE: pending \u001b[31mred\n";
     const f = gatesFrame(dataFor({ "GATES.md": evil }));
     expect(f).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(f).toContain("title  [2J ]0;pwned  with \\u202ee…"); // cut to the row's width
@@ -103,7 +117,12 @@ describe("Gates panel", () => {
   });
 });
 
-function logBox(log: { file: string | null; lines: string[]; problem: string | null }, selected: number, width: number, height: number) {
+function logBox(
+  log: { file: string | null; lines: string[]; problem: string | null },
+  selected: number,
+  width: number,
+  height: number,
+) {
   const data = { ...dataFor({ "GATES.md": "# G\n\n- [ ] G1: x\n  EVIDENCE: pending\n" }), log };
   return panelElement(logPanel, data, { selected, width, height });
 }
@@ -114,8 +133,14 @@ describe("Gates panel counts", () => {
     const { renderAt, frame } = await import("../helpers/ink.ts");
     const root = tempDir();
     writeTree(root, {
-      ".unlazy/api/GATES.md": "# Gates\n\n- [ ] A1: one\n  EVIDENCE: pending\n\n- [x] A2: two\n  EVIDENCE: read by Dana\n",
-      ".unlazy/api/dispatch.json": JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-1"], state: "open", openedAt: "2026-12-02T10:00:00.000Z", started: {}, returned: {} } } }),
+      ".unlazy/api/GATES.md":
+        "# Gates\n\n- [ ] A1: one\n  EVIDENCE: pending\n\n- [x] A2: two\n  EVIDENCE: read by Dana\n",
+      ".unlazy/api/dispatch.json": JSON.stringify({
+        schema: 1,
+        waves: {
+          w1: { leaves: ["leaf-1"], state: "open", openedAt: "2026-12-02T10:00:00.000Z", started: {}, returned: {} },
+        },
+      }),
     });
     const r = await renderAt(<App root={root} scope={null} theme={plain} watch={false} />);
     const f = frame(r);
@@ -143,7 +168,10 @@ describe("Log panel", () => {
   const log = (lines: string[], problem: string | null = null) => ({ file: "/r/.unlazy/s/status.log", lines, problem });
 
   test("shows the tail, newest last, and scrolls to the selected line", () => {
-    const lines = Array.from({ length: 300 }, (_, i) => `2026-12-02T10:00:${String(i % 60).padStart(2, "0")}.000Z event ${i}`);
+    const lines = Array.from(
+      { length: 300 },
+      (_, i) => `2026-12-02T10:00:${String(i % 60).padStart(2, "0")}.000Z event ${i}`,
+    );
     const f = render(logBox(log(lines), 299, 80, 10)).lastFrame() ?? "";
     expect(f).toContain("event 299");
     expect(f).not.toContain("event 280 ");
@@ -159,7 +187,10 @@ describe("Log panel", () => {
   });
 
   test("an unreadable log is reported, lines are sanitized", () => {
-    const f = render(logBox(log(["bad \u001b[2Jline"], "status log must be one unchanged regular single-link file: x"), 0, 80, 5)).lastFrame() ?? "";
+    const f =
+      render(
+        logBox(log(["bad \u001b[2Jline"], "status log must be one unchanged regular single-link file: x"), 0, 80, 5),
+      ).lastFrame() ?? "";
     expect(f).toContain("status log must be one unchanged regular single-link file");
     expect(f).toContain("bad  [2Jline");
     expect(f).not.toContain("\u001b");

@@ -61,7 +61,10 @@ describe("Graph panel", () => {
     const f = writeDemoFolder(tempDir());
     const data = load(f.root);
     const rows = graphRows(data.plan);
-    const g = graphFrame(data, rows.findIndex((r) => r.row.id === "2.1"));
+    const g = graphFrame(
+      data,
+      rows.findIndex((r) => r.row.id === "2.1"),
+    );
     expect(g).toMatch(/leaf\s+2\.1  WAITING  layer 2  tier mechanical  planned wave 2/);
     expect(g).toMatch(/gates\s+0\/2 met: G1 UNMET · G2 UNMET/);
     expect(g).toMatch(/owns\s+web\/pay\/\*\*/);
@@ -75,7 +78,10 @@ describe("Graph panel", () => {
     const f = await demoUntil((p) => /\| 1\.1 \|.*VERIFIED/.test(p) && /\| 1\.2 \|.*IN-FLIGHT/.test(p));
     const data = load(f.root);
     const rows = graphRows(data.plan);
-    const g = graphFrame(data, rows.findIndex((r) => r.row.id === "1.2"));
+    const g = graphFrame(
+      data,
+      rows.findIndex((r) => r.row.id === "1.2"),
+    );
     expect(g).toMatch(/✓ 1\.1\s+verified\s+w1 agent-1\.1/);
     expect(g).toMatch(/[●◐] 1\.2\s+(in-flight|returned)\s+w1 agent-1\.2/);
     expect(g).toMatch(/lease\s+held by checkout\/leaf-1\.2: web\/api\/\*\*/);
@@ -87,7 +93,9 @@ describe("Graph panel", () => {
     let g = "";
     for (let i = 0; i < 300; i++) {
       await driveOnce(f, s);
-      const d = fs.existsSync(path.join(f.root, ".unlazy/checkout/dispatch.json")) ? fs.readFileSync(path.join(f.root, ".unlazy/checkout/dispatch.json"), "utf8") : "";
+      const d = fs.existsSync(path.join(f.root, ".unlazy/checkout/dispatch.json"))
+        ? fs.readFileSync(path.join(f.root, ".unlazy/checkout/dispatch.json"), "utf8")
+        : "";
       if (d.includes('"returned": {\n        "leaf-')) {
         g = graphFrame(load(f.root));
         if (g.includes("◐")) break;
@@ -110,7 +118,10 @@ describe("Graph panel", () => {
     const root = tempDir();
     writeTree(root, { ".unlazy/api/GATES.md": "- [ ] A1: x\n  EVIDENCE: pending\n" });
     expect(graphFrame(load(root))).toContain("no PLAN.md in this scope");
-    writeTree(root, { ".unlazy/api/PLAN.md": "Contract revision: 1.\n\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n| 1 | a/** | 9 | judgment | 1 | READY |\n" });
+    writeTree(root, {
+      ".unlazy/api/PLAN.md":
+        "Contract revision: 1.\n\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n| 1 | a/** | 9 | judgment | 1 | READY |\n",
+    });
     expect(graphFrame(load(root))).toMatch(/\.unlazy\/api\/PLAN\.md.*9/);
   });
 
@@ -124,7 +135,8 @@ describe("Graph panel", () => {
       access[String(i)] = { complete: true, reads: [], resourceReads: [], resourceWrites: [] };
       files[`.unlazy/big/gates/leaf-${i}.md`] = `OWNS: src/p${i}/**\n\n- [ ] G1: x\n  EVIDENCE: pending\n`;
     }
-    files[".unlazy/big/PLAN.md"] = `Contract revision: 1.\n\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`;
+    files[".unlazy/big/PLAN.md"] =
+      `Contract revision: 1.\n\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`;
     files[".unlazy/big/ACCESS.json"] = JSON.stringify({ schema: 1, contractRevision: 1, leaves: access });
     writeTree(root, files);
     const g = graphFrame(load(root), 500, 20);
@@ -151,10 +163,18 @@ describe("Queue panel", () => {
   test("an open wave asks for review, naming the wave and its tasks", async () => {
     const f = writeDemoFolder(tempDir());
     writeTree(f.root, {
-      ".unlazy/checkout/dispatch.json": JSON.stringify({ schema: 1, waves: { w1: { leaves: ["leaf-1.1"], state: "open", openedAt: "2026-12-02T10:00:00.000Z", started: {}, returned: {} } } }),
+      ".unlazy/checkout/dispatch.json": JSON.stringify({
+        schema: 1,
+        waves: {
+          w1: { leaves: ["leaf-1.1"], state: "open", openedAt: "2026-12-02T10:00:00.000Z", started: {}, returned: {} },
+        },
+      }),
     });
     const data = load(f.root);
-    const q = queueFrame(data, queueItems(data.plan).findIndex((i) => i.kind === "review"));
+    const q = queueFrame(
+      data,
+      queueItems(data.plan).findIndex((i) => i.kind === "review"),
+    );
     expect(q).toContain("REVIEW: resolve the items below before launching");
     expect(q).toMatch(/REVIEW\s+resume-open-wave wave w1: concerns 1\.1/);
   });
@@ -162,7 +182,11 @@ describe("Queue panel", () => {
   test("a scheduler error cut on the panel opens in full with enter", async () => {
     const f = writeDemoFolder(tempDir());
     fs.rmSync(path.join(f.root, ".unlazy/checkout/ACCESS.json"));
-    const r = await renderAt(<App root={f.root} scope={null} theme={plain} env={agentEnv()} watch={false} slots={3} initialPanel="queue" />, 40, 12);
+    const r = await renderAt(
+      <App root={f.root} scope={null} theme={plain} env={agentEnv()} watch={false} slots={3} initialPanel="queue" />,
+      40,
+      12,
+    );
     await waitForFrame(r, (s) => s.includes("kbz next cannot"));
     expect(frame(r)).toContain("…");
     await press(r, KEY.enter);
@@ -180,7 +204,9 @@ describe("Queue panel", () => {
 
   test("o on a queued leaf shows it on the graph; o on a leaf opens its gates", async () => {
     const f = writeDemoFolder(tempDir());
-    const r = await renderAt(<App root={f.root} scope={null} theme={plain} env={agentEnv()} watch={false} slots={3} initialPanel="queue" />);
+    const r = await renderAt(
+      <App root={f.root} scope={null} theme={plain} env={agentEnv()} watch={false} slots={3} initialPanel="queue" />,
+    );
     await press(r, "j", "j", "o");
     expect(frame(r)).toContain("[1 Graph]");
     expect(frame(r)).toMatch(/› L2\s+· 2\.1/);

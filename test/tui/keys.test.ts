@@ -3,11 +3,30 @@ import { describe, expect, test } from "bun:test";
 import type { Key } from "ink";
 import { KEYS, PANELS, fitHints, footerHints, helpRows, keyName, lookup } from "../../src/tui/keys.ts";
 
-const k = (over: Partial<Key> = {}): Key => ({
-  upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
-  return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false,
-  ...over,
-} as Key);
+const k = (over: Partial<Key> = {}): Key =>
+  ({
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
+    ...over,
+  }) as Key;
 
 describe("key table", () => {
   test("Ink's keys have one name each", () => {
@@ -49,7 +68,8 @@ describe("key table", () => {
     expect(lookup("s", "list", "gates", "runnable")).toBeNull();
     expect(lookup("p", "list", "gates", "runnable")).toBeNull(); // only a met gate is probed
     expect(lookup("p", "list", "gates", "runnable-met")?.command).toBe("probe");
-    const labels = (kind: Parameters<typeof footerHints>[2]) => footerHints("list", "gates", kind).map((h) => `${h.key} ${h.label}`);
+    const labels = (kind: Parameters<typeof footerHints>[2]) =>
+      footerHints("list", "gates", kind).map((h) => `${h.key} ${h.label}`);
     expect(labels("manual")).toContain("s sign");
     expect(labels("manual")).not.toContain("r run");
     expect(labels("runnable")).toContain("r run");
@@ -60,10 +80,16 @@ describe("key table", () => {
 
   test("every panel has quit, help, filter and unmet-only; `? help · q quit` end the footer and stay when it is narrow", () => {
     for (const p of PANELS) {
-      for (const c of ["quit", "help", "filter", "unmet", "next-panel", "down"] as const) expect(KEYS.some((d) => d.command === c && lookup(d.keys[0]!, "list", p)?.command === c)).toBe(true);
+      for (const c of ["quit", "help", "filter", "unmet", "next-panel", "down"] as const)
+        expect(KEYS.some((d) => d.command === c && lookup(d.keys[0]!, "list", p)?.command === c)).toBe(true);
       const hints = footerHints("list", p);
       expect(hints.slice(-2).map((h) => `${h.key} ${h.label}`)).toEqual(["? help", "q quit"]);
-      for (const w of [15, 20, 40]) expect(fitHints(hints, w).slice(-2).map((h) => h.key)).toEqual(["?", "q"]);
+      for (const w of [15, 20, 40])
+        expect(
+          fitHints(hints, w)
+            .slice(-2)
+            .map((h) => h.key),
+        ).toEqual(["?", "q"]);
     }
     expect(footerHints("detail", "gates").map((h) => `${h.key} ${h.label}`)).toContain("esc back");
     expect(footerHints("list", "gates", null, false).map((h) => h.key)).not.toContain("esc");
@@ -80,7 +106,12 @@ describe("key table", () => {
     for (const d of KEYS)
       for (const key of d.keys)
         for (const w of d.where) {
-          const same = KEYS.filter((o) => o.where.includes(w) && o.keys.includes(key) && (!o.kinds || !d.kinds || o.kinds.some((x) => d.kinds!.includes(x))));
+          const same = KEYS.filter(
+            (o) =>
+              o.where.includes(w) &&
+              o.keys.includes(key) &&
+              (!o.kinds || !d.kinds || o.kinds.some((x) => d.kinds!.includes(x))),
+          );
           expect(same.length, `${key} in ${w}`).toBe(1);
         }
   });

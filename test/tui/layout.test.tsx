@@ -32,10 +32,15 @@ beforeAll(async () => {
   const s = newDriverState();
   const plan = path.join(demo.root, ".unlazy/checkout/PLAN.md");
   for (let i = 0; i < 300 && !/\| 1\.1 \|.*VERIFIED/.test(fs.readFileSync(plan, "utf8")); i++) await driveOnce(demo, s);
-  fs.appendFileSync(path.join(demo.root, ".unlazy/checkout/status.log"), `${new Date().toISOString()} check leaf-2.1:G1 failed: ${"a very long reason ".repeat(20)}\n`);
+  fs.appendFileSync(
+    path.join(demo.root, ".unlazy/checkout/status.log"),
+    `${new Date().toISOString()} check leaf-2.1:G1 failed: ${"a very long reason ".repeat(20)}\n`,
+  );
   picker = tempDir();
   for (const scope of ["api", "web", "docs"]) {
-    writeTree(picker, { [`.unlazy/${scope}/GATES.md`]: `# Gates\n\n- [${scope === "docs" ? "x" : " "}] G1: ${scope} works\n  EVIDENCE: ${scope === "docs" ? "read by Dana" : "pending"}\n` });
+    writeTree(picker, {
+      [`.unlazy/${scope}/GATES.md`]: `# Gates\n\n- [${scope === "docs" ? "x" : " "}] G1: ${scope} works\n  EVIDENCE: ${scope === "docs" ? "read by Dana" : "pending"}\n`,
+    });
   }
 });
 afterAll(() => cleanup());
@@ -68,7 +73,15 @@ describe("layout at every size", () => {
       for (const w of WIDTHS) {
         for (const h of HEIGHTS) {
           const r = await renderAt(
-            <App root={c.root ? c.root() : demo.root} scope={null} theme={plain} watch={false} env={env} slots={3} initialPanel={c.panel} />,
+            <App
+              root={c.root ? c.root() : demo.root}
+              scope={null}
+              theme={plain}
+              watch={false}
+              env={env}
+              slots={3}
+              initialPanel={c.panel}
+            />,
             w,
             h,
           );

@@ -37,7 +37,9 @@ describe("lazy dashboard", () => {
     }
     expect(hook.size).toBeGreaterThan(3);
     for (const set of [reach, hook, cli]) {
-      const bad = [...set].filter((f) => f === "react" || f === "ink" || f.startsWith("react/") || f.includes("/src/tui/") || f === "chokidar");
+      const bad = [...set].filter(
+        (f) => f === "react" || f === "ink" || f.startsWith("react/") || f.includes("/src/tui/") || f === "chokidar",
+      );
       expect(bad).toEqual([]);
     }
     expect(cli.has(path.join(REPO, "src/cli/dash.ts"))).toBe(true);

@@ -30,7 +30,12 @@ describe("live updates", () => {
     const r = await renderAt(<App root={demo.root} scope={null} theme={plain} />);
     expect(frame(r)).toContain("UNMET: 15 (met: 0)");
     await Bun.sleep(150); // the watcher's initial scan
-    const text = fs.readFileSync(ledger, "utf8").replace("- [ ] G1: cart totals include tax\n  EVIDENCE: pending", "- [x] G1: cart totals include tax\n  EVIDENCE: reviewed by Ana");
+    const text = fs
+      .readFileSync(ledger, "utf8")
+      .replace(
+        "- [ ] G1: cart totals include tax\n  EVIDENCE: pending",
+        "- [x] G1: cart totals include tax\n  EVIDENCE: reviewed by Ana",
+      );
     writeAtomic(ledger, text);
     const f = await waitForFrame(r, (f) => f.includes("UNMET: 14 (met: 1)"));
     expect(f).toContain("UNMET: 14 (met: 1)");
@@ -101,7 +106,13 @@ describe("choosing what to show", () => {
     const root = tempDir();
     const demo = writeDemoFolder(tempDir());
     const r = await renderAt(
-      <App root={root} scope={null} theme={plain} watch={false} openDemo={async () => ({ root: demo.root, scope: demo.scope, slots: DEMO_SLOTS })} />,
+      <App
+        root={root}
+        scope={null}
+        theme={plain}
+        watch={false}
+        openDemo={async () => ({ root: demo.root, scope: demo.scope, slots: DEMO_SLOTS })}
+      />,
     );
     expect(frame(r)).toContain("Press enter to open the built-in demo");
     await press(r, KEY.enter);

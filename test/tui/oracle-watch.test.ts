@@ -27,7 +27,8 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
     test(`a checker script changed in another shell shows in the open Approvals panel and as STALE in Gates, with no key pressed (${w}x${h})`, async () => {
       const root = tempDir();
       writeTree(root, {
-        "GATES.md": "# Gates\n\n- [ ] G1: two and two make four\n  CHECK: sh scripts/check.sh\n  EXPECT: ADD_OK\n  EVIDENCE: pending\n\n- [ ] G2: docs reviewed\n  EVIDENCE: pending\n",
+        "GATES.md":
+          "# Gates\n\n- [ ] G1: two and two make four\n  CHECK: sh scripts/check.sh\n  EXPECT: ADD_OK\n  EVIDENCE: pending\n\n- [ ] G2: docs reviewed\n  EVIDENCE: pending\n",
         "scripts/check.sh": "test $((2+2)) = 4 && echo ADD_OK\n",
       });
       const env = checkEnv();
@@ -53,8 +54,8 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       await p.waitFor((s) => /\[(3 )?Gat/.test(s) && /›.*GATES:G1/.test(s));
       p.send("r");
       await p.waitFor((s) => s.includes("GATES:G1 passed"), 15_000);
-      const met = (w >= 80 ? /^› MET\s+GATES:G1/ : /^› ✓ GATES:G1/);
-      const staleRow = (w >= 80 ? /^› STALE\s+GATES:G1/ : /^› ~ GATES:G1/);
+      const met = w >= 80 ? /^› MET\s+GATES:G1/ : /^› ✓ GATES:G1/;
+      const staleRow = w >= 80 ? /^› STALE\s+GATES:G1/ : /^› ~ GATES:G1/;
       await p.waitFor((s) => met.test(rowOf(s, "GATES:G1")));
       // The checker is edited by rename (as editors and agents write): the met gate goes STALE on
       // screen, and Approvals counts it again.
@@ -72,14 +73,18 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
   for (const [w, h] of SIZES) {
     test(`a check that failed in another shell reads FAILED in the open Gates panel, and a pass there clears it, with no key pressed (${w}x${h})`, async () => {
       const root = tempDir();
-      const ledger = (check: string) => `# Gates\n\n- [ ] G1: the widget builds\n  CHECK: ${check}\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n`;
+      const ledger = (check: string) =>
+        `# Gates\n\n- [ ] G1: the widget builds\n  CHECK: ${check}\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n`;
       writeTree(root, { "GATES.md": ledger("echo boom; exit 3") });
       // The agent's own shell approves and runs (agent policy); the person watches.
       const env = agentEnv();
       const p = panes.open([BIN], root, env, w, h);
       await p.waitFor((s) => /› (UNMET|·)\s+GATES:G1/.test(s));
       expect(kbz(["check", "--approve"], { cwd: root, env }).code).toBe(1);
-      const failed = await p.waitFor((s) => (w >= 80 ? /› FAILED \(exit 3\)\s+GATES:G1/ : /› ✗ GATES:G1/).test(s), 8000);
+      const failed = await p.waitFor(
+        (s) => (w >= 80 ? /› FAILED \(exit 3\)\s+GATES:G1/ : /› ✗ GATES:G1/).test(s),
+        8000,
+      );
       keep(`7-failed-elsewhere-${w}x${h}`, failed);
       writeTree(root, { "GATES.md": ledger("echo BUILD_OK") });
       expect(kbz(["check", "--approve"], { cwd: root, env }).code).toBe(0);

@@ -45,14 +45,18 @@ describe.skipIf(!usable.ok)("p probes the selected gate", () => {
     expect(kbz(["check", "--probe", "--approve"], { cwd: root, env }).code).toBe(1);
     fs.rmSync(path.join(root, PROBES_DIR), { recursive: true, force: true });
     const before = fs.readFileSync(path.join(root, "GATES.md"), "utf8");
-    const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />);
+    const r = await renderAt(
+      <App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />,
+    );
     expect(frame(r)).toContain("ALL MET");
     await press(r, "p");
     const f = await waitForFrame(r, (f) => f.includes("VACUOUS GATES:G1"));
     expect(f).toContain("VACUOUS GATES:G1: passed with its deliverable hidden (INPUTS: target.txt)");
     await press(r, KEY.enter);
     const d = await waitForFrame(r, (f) => f.includes("Gate GATES:G1"));
-    expect(d.replace(/\n\s*/g, " ")).toMatch(/probe\s+VACUOUS GATES:G1: passed with its deliverable hidden \(INPUTS: target\.txt\)/);
+    expect(d.replace(/\n\s*/g, " ")).toMatch(
+      /probe\s+VACUOUS GATES:G1: passed with its deliverable hidden \(INPUTS: target\.txt\)/,
+    );
     expect(fs.readFileSync(path.join(root, "GATES.md"), "utf8")).toBe(before); // the probe never writes evidence
     expect(fs.readdirSync(path.join(root, PROBES_DIR)).length).toBe(1); // recorded like kbz check --probe
   });
@@ -63,7 +67,9 @@ describe.skipIf(!usable.ok)("p probes the selected gate", () => {
     // The CHECK's script is its oracle (issue 27): the person approves the new one; its run leaves the marker once.
     expect(kbz(["check", "--approve", "--reverify"], { cwd: root, env }).code).toBe(0);
     fs.rmSync(path.join(root, "probed"));
-    const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />);
+    const r = await renderAt(
+      <App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />,
+    );
     await press(r, "p");
     const f = await waitForFrame(r, (f) => f.includes("not probed"));
     expect(f).toContain("GATES:G1 not probed: the probe hides 1 path(s)");
@@ -74,7 +80,9 @@ describe.skipIf(!usable.ok)("p probes the selected gate", () => {
 
   test("probe approvals live in the Approvals panel: a shows what it hides, y approves and probes", async () => {
     const { root, env } = workspace();
-    const r = await renderAt(<App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />);
+    const r = await renderAt(
+      <App root={root} scope={null} theme={plain} env={env} watch={false} initialPanel="gates" />,
+    );
     await press(r, "p");
     await waitForFrame(r, (f) => f.includes("not probed"));
     await press(r, "4");

@@ -31,11 +31,15 @@ async function gone(pid: number, ms: number): Promise<boolean> {
 }
 
 describe.skipIf(!haveTmux())("item 4: checks outlive kbz (the dashboard)", () => {
-  for (const [key, name] of [["q", "q"], ["C-c", "ctrl-c"]] as const) {
+  for (const [key, name] of [
+    ["q", "q"],
+    ["C-c", "ctrl-c"],
+  ] as const) {
     test(`item 4: ${name} while a CHECK runs closes the dashboard at once and ends the CHECK`, async () => {
       const root = tempDir();
       writeTree(root, {
-        "GATES.md": "# Gates\n\n- [ ] G1: the long build\n  CHECK: sh -c 'echo $$ > check.pid; exec sleep 300'\n  EXPECT: never\n  EVIDENCE: pending\n",
+        "GATES.md":
+          "# Gates\n\n- [ ] G1: the long build\n  CHECK: sh -c 'echo $$ > check.pid; exec sleep 300'\n  EXPECT: never\n  EVIDENCE: pending\n",
       });
       const p = new TmuxPane(100, 30);
       panes.push(p);

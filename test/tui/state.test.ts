@@ -29,17 +29,32 @@ describe("dashboard reducer", () => {
     const ids = ["a", "b", "c"];
     expect(run([{ type: "move", list: "queue", delta: -5, ids }]).sel.queue).toEqual({ id: "a", index: 0 });
     expect(run([{ type: "move", list: "queue", delta: Infinity, ids }]).sel.queue).toEqual({ id: "c", index: 2 });
-    expect(run([{ type: "move", list: "queue", delta: Infinity, ids }, { type: "move", list: "queue", delta: -Infinity, ids }]).sel.queue!.id).toBe("a");
+    expect(
+      run([
+        { type: "move", list: "queue", delta: Infinity, ids },
+        { type: "move", list: "queue", delta: -Infinity, ids },
+      ]).sel.queue!.id,
+    ).toBe("a");
     expect(selectedIndex(initialState(), "log", ids)).toBe(2);
     expect(selectedIndex(initialState(), "gates", ids)).toBe(0);
     expect(run([{ type: "move", list: "gates", delta: 1, ids: [] }])).toEqual(initialState());
   });
 
   test("panels cycle both ways and close a full view", () => {
-    let s = run([{ type: "overlay", overlay: "detail" }, { type: "cycle", delta: 1 }]);
+    let s = run([
+      { type: "overlay", overlay: "detail" },
+      { type: "cycle", delta: 1 },
+    ]);
     expect(s.panel).toBe("approvals");
     expect(s.overlay).toBeNull();
-    s = run([{ type: "cycle", delta: -1 }, { type: "cycle", delta: -1 }, { type: "cycle", delta: -1 }], s);
+    s = run(
+      [
+        { type: "cycle", delta: -1 },
+        { type: "cycle", delta: -1 },
+        { type: "cycle", delta: -1 },
+      ],
+      s,
+    );
     expect(s.panel).toBe("graph");
     s = run([{ type: "cycle", delta: -1 }], s);
     expect(s.panel).toBe("log");
@@ -56,21 +71,36 @@ describe("dashboard reducer", () => {
   });
 
   test("a filter is typed, erased, kept or cleared, per list", () => {
-    let s = run([{ type: "filter-start", list: "gates" }, { type: "filter-type", text: "le" }, { type: "filter-type", text: "af" }, { type: "filter-erase" }]);
+    let s = run([
+      { type: "filter-start", list: "gates" },
+      { type: "filter-type", text: "le" },
+      { type: "filter-type", text: "af" },
+      { type: "filter-erase" },
+    ]);
     expect(s.filter.gates).toBe("lea");
     expect(modeOf({ ...s, view: VIEW_READY })).toBe("filter");
     s = reduce(s, { type: "filter-end", keep: true });
     expect(s.filter.gates).toBe("lea");
     expect(s.editing).toBeNull();
     expect(s.filter.graph).toBeUndefined();
-    s = run([{ type: "filter-start", list: "gates" }, { type: "filter-end", keep: false }], s);
+    s = run(
+      [
+        { type: "filter-start", list: "gates" },
+        { type: "filter-end", keep: false },
+      ],
+      s,
+    );
     expect(s.filter.gates).toBe("");
     // Typing outside a filter changes nothing.
     expect(reduce(initialState(), { type: "filter-type", text: "x" })).toEqual(initialState());
   });
 
   test("evidence is typed for one gate and ends with the prompt", () => {
-    let s = run([{ type: "evidence-start", qid: "GATES:G3" }, { type: "evidence-type", text: "read it 日本" }, { type: "evidence-erase" }]);
+    let s = run([
+      { type: "evidence-start", qid: "GATES:G3" },
+      { type: "evidence-type", text: "read it 日本" },
+      { type: "evidence-erase" },
+    ]);
     expect(s.editing).toEqual({ kind: "evidence", qid: "GATES:G3", text: "read it 日" });
     expect(modeOf({ ...s, view: VIEW_READY })).toBe("prompt");
     s = reduce(s, { type: "evidence-end" });
@@ -93,13 +123,22 @@ describe("dashboard reducer", () => {
   test("unmet-only toggles for every list; declines are remembered and undone", () => {
     expect(run([{ type: "unmet" }]).unmetOnly).toBe(true);
     expect(run([{ type: "unmet" }, { type: "unmet" }]).unmetOnly).toBe(false);
-    const s = run([{ type: "decline", key: "k1" }, { type: "decline", key: "k1" }, { type: "decline", key: "k2" }]);
+    const s = run([
+      { type: "decline", key: "k1" },
+      { type: "decline", key: "k1" },
+      { type: "decline", key: "k2" },
+    ]);
     expect(s.declined).toEqual(["k1", "k2"]);
     expect(reduce(s, { type: "undecline", key: "k1" }).declined).toEqual(["k2"]);
   });
 
   test("running checks are tracked until each finishes; busy off clears them", () => {
-    let s = run([{ type: "busy", busy: true }, { type: "run-started", qid: "A", at: 1 }, { type: "run-started", qid: "B", at: 2 }, { type: "run-finished", qid: "A" }]);
+    let s = run([
+      { type: "busy", busy: true },
+      { type: "run-started", qid: "A", at: 1 },
+      { type: "run-started", qid: "B", at: 2 },
+      { type: "run-finished", qid: "A" },
+    ]);
     expect(s.running).toEqual([{ qid: "B", startedAt: 2, output: "" }]);
     s = reduce(s, { type: "busy", busy: false });
     expect(s.running).toEqual([]);
@@ -112,9 +151,21 @@ describe("dashboard reducer", () => {
     expect(modeOf({ ...initialState(), view: VIEW_EMPTY })).toBe("empty");
     expect(modeOf({ ...run([{ type: "overlay", overlay: "detail" }]), view: VIEW_READY })).toBe("detail");
     expect(modeOf({ ...run([{ type: "overlay", overlay: "help" }]), view: VIEW_PICK })).toBe("help");
-    expect(modeOf({ ...run([{ type: "overlay", overlay: "pick" }, { type: "filter-start", list: "pick" }]), view: VIEW_READY })).toBe("filter");
+    expect(
+      modeOf({
+        ...run([
+          { type: "overlay", overlay: "pick" },
+          { type: "filter-start", list: "pick" },
+        ]),
+        view: VIEW_READY,
+      }),
+    ).toBe("filter");
     // Choosing a scope starts its lists fresh.
-    const s = run([{ type: "overlay", overlay: "pick" }, { type: "move", list: "gates", delta: 1, ids: ["a", "b"] }, { type: "scope-chosen" }]);
+    const s = run([
+      { type: "overlay", overlay: "pick" },
+      { type: "move", list: "gates", delta: 1, ids: ["a", "b"] },
+      { type: "scope-chosen" },
+    ]);
     expect(s.overlay).toBeNull();
     expect(s.sel).toEqual({});
   });
@@ -133,7 +184,8 @@ describe("dashboard reducer", () => {
   });
 
   test("a new scope never moves an open view: one line names it", () => {
-    const ready = (scopes: string[]) => ({ kind: "ready", root: "/r", data: { scopes } }) as unknown as NonNullable<DashState["view"]>;
+    const ready = (scopes: string[]) =>
+      ({ kind: "ready", root: "/r", data: { scopes } }) as unknown as NonNullable<DashState["view"]>;
     let s = reduce(initialState("gates"), { type: "loaded", view: ready(["web"]) });
     s = reduce(s, { type: "loaded", view: ready(["api", "web"]) });
     expect(s.view?.kind).toBe("ready");

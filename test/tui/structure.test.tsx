@@ -16,7 +16,11 @@ afterEach(() => cleanup());
 /** B split into B.1, B.2 and a pending report on A, in one event. */
 async function scope(): Promise<string> {
   const root = runningScope();
-  await applyStructure(root, SCOPE, request("split-and-report", 1, { B: refinement([child("B", "1"), child("B", "2")]) }, { reports: [proposal()] }));
+  await applyStructure(
+    root,
+    SCOPE,
+    request("split-and-report", 1, { B: refinement([child("B", "1"), child("B", "2")]) }, { reports: [proposal()] }),
+  );
   return root;
 }
 
@@ -25,7 +29,10 @@ describe("structure on the graph", () => {
     const root = await scope();
     const view = loadPlanView(root, SCOPE, 4, [])!;
     expect(structureNote(view, "B")).toEqual({ children: ["B.1", "B.2"], pending: [] });
-    expect(structureNote(view, "A")).toEqual({ children: [], pending: [{ id: "r1", returned: false, leaseReleased: true }] });
+    expect(structureNote(view, "A")).toEqual({
+      children: [],
+      pending: [{ id: "r1", returned: false, leaseReleased: true }],
+    });
     expect(structureNote(view, "C")).toBeNull();
     expect(noteText(structureNote(view, "B"))).toBe("⊃ B.1, B.2");
     expect(noteText(structureNote(view, "A"))).toBe("report r1 pending");
@@ -34,7 +41,11 @@ describe("structure on the graph", () => {
 
   test("the graph panel draws the split and the pending report on their rows", async () => {
     const root = await scope();
-    const r = await renderAt(<App root={root} scope={SCOPE} theme={plain} watch={false} initialPanel="graph" />, 120, 30);
+    const r = await renderAt(
+      <App root={root} scope={SCOPE} theme={plain} watch={false} initialPanel="graph" />,
+      120,
+      30,
+    );
     const f = await waitForFrame(r, (x) => x.includes("B.1, B.2"));
     const line = (id: string) => f.split("\n").find((l) => new RegExp(`\\s${id.replace(".", "\\.")}\\s`).test(l)) ?? "";
     expect(line("B")).toContain("⊃ B.1, B.2");

@@ -44,9 +44,14 @@ describe("display width", () => {
   test("CJK and emoji gate titles line up on the Gates panel", async () => {
     const root = tempDir();
     writeTree(root, {
-      "GATES.md": "# Gates\n\n- [ ] G1: 日本語のタイトルがとても長い場合でも揃う日本語のタイトルがとても長い\n  EVIDENCE: pending\n\n- [ ] G2: 🚀 launch rockets 🚀 and more rockets, and more rockets still\n  EVIDENCE: pending\n\n- [ ] G3: plain ascii title that is quite long indeed, yes, longer than that\n  EVIDENCE: pending\n",
+      "GATES.md":
+        "# Gates\n\n- [ ] G1: 日本語のタイトルがとても長い場合でも揃う日本語のタイトルがとても長い\n  EVIDENCE: pending\n\n- [ ] G2: 🚀 launch rockets 🚀 and more rockets, and more rockets still\n  EVIDENCE: pending\n\n- [ ] G3: plain ascii title that is quite long indeed, yes, longer than that\n  EVIDENCE: pending\n",
     });
-    const r = await renderAt(<App root={root} scope={null} theme={makeTheme({ NO_COLOR: "1" })} watch={false} />, 89, 20);
+    const r = await renderAt(
+      <App root={root} scope={null} theme={makeTheme({ NO_COLOR: "1" })} watch={false} />,
+      89,
+      20,
+    );
     const lines = frame(r).split("\n");
     for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(89);
     const rows = lines.filter((l) => /GATES:G\d/.test(l) && /UNMET/.test(l));

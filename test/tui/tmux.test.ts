@@ -64,7 +64,10 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     await p.waitFor((s) => s.includes("UNMET: 3 (met: 0)"));
     p.send("j", "j");
     await p.waitFor((s) => /› UNMET\s+GATES:G3/.test(s));
-    writeAtomic(file, `# Gates\n\n${gate("G0", "inserted above")}${gate("G1", "first")}${gate("G2", "second")}${gate("G3", "third")}`);
+    writeAtomic(
+      file,
+      `# Gates\n\n${gate("G0", "inserted above")}${gate("G1", "first")}${gate("G2", "second")}${gate("G3", "third")}`,
+    );
     const screen = await p.waitFor((s) => s.includes("UNMET: 4 (met: 0)"));
     expect(screen).toMatch(/› UNMET\s+GATES:G3/);
     expect(screen).toMatch(/^\s+UNMET\s+GATES:G0/m);

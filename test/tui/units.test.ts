@@ -23,7 +23,8 @@ describe("theme and text", () => {
   test("NO_COLOR drops every colour; without it tones have colours", () => {
     const plain = makeTheme({ NO_COLOR: "1" });
     expect(plain.color).toBe(false);
-    for (const t of ["ok", "bad", "warn", "info", "active", "muted", "accent"] as const) expect(plain.tone(t)).toBeUndefined();
+    for (const t of ["ok", "bad", "warn", "info", "active", "muted", "accent"] as const)
+      expect(plain.tone(t)).toBeUndefined();
     expect(makeTheme({}).tone("ok")).toBe("green");
     expect(makeTheme({ NO_COLOR: "" }).color).toBe(true);
   });

@@ -71,7 +71,14 @@ export function parseLeaseRecord(file: string, text: string): LeaseRecord {
   const problem = recordProblem(path.basename(file), raw);
   if (problem) return invalidRecord(file, problem);
   const r = raw as { scope: string; leaf: string; globs: string[]; pid?: unknown };
-  return { invalid: false, scope: r.scope, leaf: r.leaf, globs: [...r.globs], pid: Number.isInteger(r.pid) ? (r.pid as number) : null, file };
+  return {
+    invalid: false,
+    scope: r.scope,
+    leaf: r.leaf,
+    globs: [...r.globs],
+    pid: Number.isInteger(r.pid) ? (r.pid as number) : null,
+    file,
+  };
 }
 
 /** The lease part of a scheduler fingerprint and of the consistency pass (docs/formats.md#leases). */

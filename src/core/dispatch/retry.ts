@@ -8,7 +8,9 @@ export function alreadyRecorded(state: DispatchState, a: DispatchAction): string
   if (!w) return null;
   switch (a.kind) {
     case "open":
-      return w.leaves.length === a.leaves.length && w.leaves.every((l, i) => l === a.leaves[i]) ? `wave ${w.id} is already open with ${w.leaves.join(", ")}` : null;
+      return w.leaves.length === a.leaves.length && w.leaves.every((l, i) => l === a.leaves[i])
+        ? `wave ${w.id} is already open with ${w.leaves.join(", ")}`
+        : null;
     case "start": {
       const s = w.started.get(a.leaf);
       return s && s.handle === a.handle.trim() ? `${a.leaf} already started in ${w.id} as ${s.handle}` : null;
@@ -18,6 +20,8 @@ export function alreadyRecorded(state: DispatchState, a: DispatchAction): string
     case "return":
       return w.returned.has(a.leaf) ? `${a.leaf} already returned in ${w.id}` : null;
     case "abandon":
-      return w.state === "abandoned" && w.reason === a.reason.trim() ? `wave ${w.id} is already abandoned for the same reason` : null;
+      return w.state === "abandoned" && w.reason === a.reason.trim()
+        ? `wave ${w.id} is already abandoned for the same reason`
+        : null;
   }
 }

@@ -48,7 +48,12 @@ export class DispatchStateError extends KbzError {
     line = 1,
     file?: string,
   ) {
-    super(message, { code: "dispatch-state", file, line, hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)` });
+    super(message, {
+      code: "dispatch-state",
+      file,
+      line,
+      hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)`,
+    });
   }
 }
 
@@ -62,7 +67,17 @@ export class DispatchActionError extends KbzError {
 export const MAX_HANDLE = 256;
 export const MAX_REASON = 500;
 const STATES: readonly WaveState[] = ["open", "sealed", "complete", "abandoned"];
-const WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
+const WAVE_KEYS = new Set([
+  "leaves",
+  "state",
+  "openedAt",
+  "started",
+  "returned",
+  "sealedAt",
+  "completedAt",
+  "reason",
+  "abandonedAt",
+]);
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 export function emptyDispatch(): DispatchState {
@@ -114,11 +129,13 @@ function readWave(id: string, raw: unknown): Wave {
   if (!Array.isArray(leaves) || leaves.length === 0) fail("leaves must be a non-empty array");
   const seen = new Set<string>();
   for (const l of leaves as unknown[]) {
-    if (typeof l !== "string" || !isValidId(l)) fail(`leaf ${typeof l === "string" ? show(l) : "(not a string)"} is invalid: ${idMessage("leaf")}`);
+    if (typeof l !== "string" || !isValidId(l))
+      fail(`leaf ${typeof l === "string" ? show(l) : "(not a string)"} is invalid: ${idMessage("leaf")}`);
     if (seen.has(l as string)) fail(`duplicate leaf ${show(l as string)}`);
     seen.add(l as string);
   }
-  if (typeof w.state !== "string" || !STATES.includes(w.state as WaveState)) fail("state must be open, sealed, complete or abandoned");
+  if (typeof w.state !== "string" || !STATES.includes(w.state as WaveState))
+    fail("state must be open, sealed, complete or abandoned");
   if (!isIso(w.openedAt)) fail("openedAt must be an ISO timestamp");
   const wave: Wave = {
     id,
@@ -189,17 +206,25 @@ function checkHistory(w: Wave): void {
   if (w.returned.size > 0 && w.sealedAt === undefined) fail("contains returns without being sealed");
   if (w.sealedAt !== undefined) {
     if (!needsSeal && w.state !== "abandoned") fail(`an ${w.state} wave must not have sealedAt`);
-    if (!allStarted) fail(`sealed with missing starts for ${w.leaves.filter((l) => !w.started.has(l)).map(show).join(", ")}`);
+    if (!allStarted)
+      fail(
+        `sealed with missing starts for ${w.leaves
+          .filter((l) => !w.started.has(l))
+          .map(show)
+          .join(", ")}`,
+      );
     if (time(w.sealedAt) < latestStart) fail("sealedAt is earlier than a start");
   }
   for (const [leaf, r] of w.returned) {
-    if (w.sealedAt !== undefined && time(r.at) < time(w.sealedAt)) fail(`return of ${show(leaf)} is earlier than sealedAt`);
+    if (w.sealedAt !== undefined && time(r.at) < time(w.sealedAt))
+      fail(`return of ${show(leaf)} is earlier than sealedAt`);
   }
   if (w.state === "sealed" && allReturned) fail("a sealed wave cannot have every leaf returned (it is complete)");
   if (w.state === "complete") {
     if (!allReturned) fail("a complete wave needs every leaf returned");
     if (w.completedAt === undefined) fail("completedAt must be an ISO timestamp (required when complete)");
-    if (time(w.completedAt!) < Math.max(time(w.sealedAt!), latestReturn)) fail("completedAt is earlier than the seal or a return");
+    if (time(w.completedAt!) < Math.max(time(w.sealedAt!), latestReturn))
+      fail("completedAt is earlier than the seal or a return");
   } else if (w.completedAt !== undefined) {
     fail(`a ${w.state} wave must not have completedAt`);
   }
@@ -244,7 +269,8 @@ function waveObject(w: Wave): Record<string, unknown> {
     ["started", Object.fromEntries([...w.started].map(([k, s]) => [k, { handle: s.handle, at: s.at }]))],
     ["returned", Object.fromEntries([...w.returned].map(([k, r]) => [k, { at: r.at }]))],
   ];
-  for (const key of ["sealedAt", "completedAt", "reason", "abandonedAt"] as const) if (w[key] !== undefined) o.push([key, w[key]]);
+  for (const key of ["sealedAt", "completedAt", "reason", "abandonedAt"] as const)
+    if (w[key] !== undefined) o.push([key, w[key]]);
   return Object.fromEntries([...o, ...w.extra]);
 }
 
@@ -287,7 +313,14 @@ export interface Transition {
 }
 
 function latestTime(w: Wave): number {
-  const times = [w.openedAt, w.sealedAt, w.completedAt, w.abandonedAt, ...[...w.started.values()].map((s) => s.at), ...[...w.returned.values()].map((r) => r.at)];
+  const times = [
+    w.openedAt,
+    w.sealedAt,
+    w.completedAt,
+    w.abandonedAt,
+    ...[...w.started.values()].map((s) => s.at),
+    ...[...w.returned.values()].map((r) => r.at),
+  ];
   return Math.max(...times.filter((t): t is string => t !== undefined).map(time));
 }
 
@@ -298,7 +331,13 @@ function stamp(now: Date, w?: Wave): string {
 }
 
 function cloneWave(w: Wave): Wave {
-  return { ...w, leaves: [...w.leaves], started: new Map(w.started), returned: new Map(w.returned), extra: [...w.extra] };
+  return {
+    ...w,
+    leaves: [...w.leaves],
+    started: new Map(w.started),
+    returned: new Map(w.returned),
+    extra: [...w.extra],
+  };
 }
 
 function counts(w: Wave): { s: number; r: number; n: number } {
@@ -309,7 +348,8 @@ function counts(w: Wave): { s: number; r: number; n: number } {
 export function waveSummary(w: Wave): string {
   const { s, r, n } = counts(w);
   if (w.state === "complete") return `COMPLETE ${w.id} (${r}/${n} returned)`;
-  if (w.state === "abandoned") return `ABANDONED ${w.id} (${s}/${n} started, ${r}/${n} returned): ${escapeUnsafe(w.reason ?? "")}`;
+  if (w.state === "abandoned")
+    return `ABANDONED ${w.id} (${s}/${n} started, ${r}/${n} returned): ${escapeUnsafe(w.reason ?? "")}`;
   return `${w.state.toUpperCase()} ${w.id} (${s}/${n} started, ${r}/${n} returned)`;
 }
 
@@ -340,7 +380,15 @@ export function applyDispatch(state: DispatchState, a: DispatchAction, now: Date
         if (seen.has(l)) throw new DispatchActionError(`duplicate leaf ${l}`);
         seen.add(l);
       }
-      w = { id: a.wave, leaves: [...a.leaves], state: "open", openedAt: stamp(now), started: new Map(), returned: new Map(), extra: [] };
+      w = {
+        id: a.wave,
+        leaves: [...a.leaves],
+        state: "open",
+        openedAt: stamp(now),
+        started: new Map(),
+        returned: new Map(),
+        extra: [],
+      };
       event = `dispatch ${a.wave} opened: ${a.leaves.join(", ")}`;
       line = waveSummary(w);
       break;
@@ -364,7 +412,8 @@ export function applyDispatch(state: DispatchState, a: DispatchAction, now: Date
       w = need();
       if (w.state !== "open") throw new DispatchActionError(`seal requires an open wave; ${a.wave} is ${w.state}`);
       const missing = w.leaves.filter((l) => !w.started.has(l));
-      if (missing.length > 0) throw new DispatchActionError(`cannot seal ${a.wave}: missing starts for ${missing.join(", ")}`);
+      if (missing.length > 0)
+        throw new DispatchActionError(`cannot seal ${a.wave}: missing starts for ${missing.join(", ")}`);
       w.sealedAt = stamp(now, w);
       w.state = "sealed";
       event = `dispatch ${a.wave} sealed`;
@@ -415,7 +464,11 @@ export function applyDispatch(state: DispatchState, a: DispatchAction, now: Date
  * Several actions applied in order as one transition (`kbz next --launch`: open, every start,
  * seal): the state after the last one, and one status.log event per action. Refuses as a whole.
  */
-export function applyDispatchAll(state: DispatchState, actions: DispatchAction[], now: Date): Transition & { events: string[] } {
+export function applyDispatchAll(
+  state: DispatchState,
+  actions: DispatchAction[],
+  now: Date,
+): Transition & { events: string[] } {
   if (actions.length === 0) throw new DispatchActionError("no dispatch action to apply");
   let t: Transition | null = null;
   const events: string[] = [];
@@ -450,7 +503,8 @@ export function aggregateDispatch(s: DispatchState): DispatchAggregate {
     const w = s.waves.get(id)!;
     const { s: st, r, n } = counts(w);
     if (w.state === "open" || w.state === "sealed") {
-      for (const [leaf, start] of w.started) if (!w.returned.has(leaf)) agg.running!.push({ wave: id, leaf, handle: start.handle });
+      for (const [leaf, start] of w.started)
+        if (!w.returned.has(leaf)) agg.running!.push({ wave: id, leaf, handle: start.handle });
     }
     agg.resolved.push(`dispatch:${id}=${w.state};started=${st}/${n};returned=${r}/${n}`);
     if (w.state === "open") agg.blocking.push(`dispatch:${id} open (${st}/${n} started)`);

@@ -68,7 +68,9 @@ export function assess(snap: Snapshot): Assessment {
       continue;
     }
     if (entry.problems.length > 0 || !entry.ledger) {
-      const firstTwo = entry.problems.slice(0, 2).map((p) => `line ${p.line}: ${sanitizeCompact(p.portable ?? p.message, 200)}`);
+      const firstTwo = entry.problems
+        .slice(0, 2)
+        .map((p) => `line ${p.line}: ${sanitizeCompact(p.portable ?? p.message, 200)}`);
       invalid.push(`${entry.stem}:PARSE ${firstTwo.join("; ")}`);
       resolved.push(`${entry.stem}:PARSE=invalid`);
       continue;
@@ -146,7 +148,10 @@ export type GuardResult = { ok: true; blocks: number } | { ok: false; message: s
 export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
   if (!guard.ok) {
     if (a.discovery.length > 0) {
-      return { decision: "block", reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}` };
+      return {
+        decision: "block",
+        reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}`,
+      };
     }
     return {
       systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`,
@@ -177,8 +182,12 @@ export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
  */
 export function undecidedStop(file: string, seconds: number, why: string, guard: GuardResult): HookOutput {
   const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
-  if (guard.ok && guard.blocks > MAX_BLOCKS) return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
-  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.` };
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return {
+    decision: "block",
+    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.`,
+  };
 }
 
 export function invalidScopeArgument(): HookOutput {
@@ -214,7 +223,11 @@ export function uncountedStop(a: Assessment, why: keyof typeof UNCOUNTED_WHY): H
  * The agent stopped while workers of an open wave still run in the background (Claude Code
  * `background_tasks`): say what it waits on instead of asking for new work. Counted like any block.
  */
-export function waitingOnWave(a: Assessment, guard: GuardResult, running: { wave: string; leaf: string }[]): HookOutput {
+export function waitingOnWave(
+  a: Assessment,
+  guard: GuardResult,
+  running: { wave: string; leaf: string }[],
+): HookOutput {
   const plain = decideStop(a, guard);
   if (plain === null || !("decision" in plain)) return plain;
   const byWave = new Map<string, string[]>();

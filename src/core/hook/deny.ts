@@ -51,7 +51,10 @@ export function denyRules(host: HostName): { path: [string, string]; rules: stri
 export function codexRulesText(): string {
   const lines = [
     `# kbz: the person's acts, refused to the agent (written by \`${kbz("hook install", { agent: "codex" })}\`; --uninstall deletes this file).`,
-    ...PERSON_ONLY.map((w) => `prefix_rule(pattern = ${JSON.stringify(w)}, decision = "forbidden", justification = "a person's act: run it yourself in a terminal")`),
+    ...PERSON_ONLY.map(
+      (w) =>
+        `prefix_rule(pattern = ${JSON.stringify(w)}, decision = "forbidden", justification = "a person's act: run it yourself in a terminal")`,
+    ),
     "",
   ];
   return lines.join("\n");

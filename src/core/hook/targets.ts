@@ -66,7 +66,9 @@ export const TARGETS: Record<HostName, HostTarget> = {
     rootFixed: {},
     locations: ["local", "shared", "global"],
     file: (loc, cwd, home) =>
-      loc === "global" ? path.join(home, ".claude", "settings.json") : path.join(cwd, ".claude", loc === "shared" ? "settings.json" : "settings.local.json"),
+      loc === "global"
+        ? path.join(home, ".claude", "settings.json")
+        : path.join(cwd, ".claude", loc === "shared" ? "settings.json" : "settings.local.json"),
     handler: plainHandler,
   },
   codex: {
@@ -78,7 +80,8 @@ export const TARGETS: Record<HostName, HostTarget> = {
     rootKeys: ["description", "hooks"],
     rootFixed: {},
     locations: ["shared", "global"],
-    file: (loc, cwd, home, env) => (loc === "global" ? path.join(codexHome(home, env), "hooks.json") : path.join(cwd, ".codex", "hooks.json")),
+    file: (loc, cwd, home, env) =>
+      loc === "global" ? path.join(codexHome(home, env), "hooks.json") : path.join(cwd, ".codex", "hooks.json"),
     handler: plainHandler,
   },
   cursor: {
@@ -117,7 +120,10 @@ export const TARGETS: Record<HostName, HostTarget> = {
     rootFixed: { version: 1 },
     locations: ["shared", "global"],
     // A file of kbz's own among the repository's hook files; Copilot reads every *.json there.
-    file: (loc, cwd, home, env) => (loc === "global" ? path.join(copilotHome(home, env), "hooks", "kbz.json") : path.join(cwd, ".github", "hooks", "kbz.json")),
+    file: (loc, cwd, home, env) =>
+      loc === "global"
+        ? path.join(copilotHome(home, env), "hooks", "kbz.json")
+        : path.join(cwd, ".github", "hooks", "kbz.json"),
     handler: (command) => ({ type: "command", bash: command, timeoutSec: HOOK_TIMEOUT }),
   },
   qwen: {
@@ -142,7 +148,12 @@ export const TARGETS: Record<HostName, HostTarget> = {
     rootKeys: null,
     rootFixed: {},
     locations: ["shared", "global"],
-    file: (loc, cwd, home, env) => path.join(loc === "global" ? opencodeConfig(home, env) : path.join(cwd, ".opencode"), "plugin", "kbz-stop-guard.js"),
+    file: (loc, cwd, home, env) =>
+      path.join(
+        loc === "global" ? opencodeConfig(home, env) : path.join(cwd, ".opencode"),
+        "plugin",
+        "kbz-stop-guard.js",
+      ),
     handler: (command) => ({ command }),
   },
 };

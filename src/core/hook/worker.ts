@@ -26,11 +26,17 @@ function escapeRe(s: string): string {
 
 /** Whether `text` names `leaf` as a word: "leaf 1.1", "leaf-1.1", "leaf:1.1", "[leaf 1.1]". */
 function namesLeaf(text: string, leaf: string): boolean {
-  return new RegExp(`(^|[^A-Za-z0-9._-])leaf[\\s:_-]*${escapeRe(leaf)}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`, "i").test(text);
+  return new RegExp(`(^|[^A-Za-z0-9._-])leaf[\\s:_-]*${escapeRe(leaf)}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`, "i").test(
+    text,
+  );
 }
 
 /** The leaf a sub-agent or task works on, or null when it is not one of kbz's workers. */
-export function matchLeaf(worker: { ids: string[]; text: string[] }, running: Running[], leaves: string[]): string | null {
+export function matchLeaf(
+  worker: { ids: string[]; text: string[] },
+  running: Running[],
+  leaves: string[],
+): string | null {
   for (const id of worker.ids) {
     const hit = running.find((r) => r.handle === id);
     if (hit) return hit.leaf;
@@ -46,7 +52,8 @@ export function matchLeaf(worker: { ids: string[]; text: string[] }, running: Ru
 
 /** The snapshot narrowed to one leaf's ledger: its gates alone decide (the waves are the parent's). */
 export function leafSnapshot(snap: Snapshot, leaf: string): Snapshot {
-  const mine = (file: string) => /[\\/]gates[\\/]leaf-[^\\/]+\.md$/i.test(file) && file.replace(/^.*[\\/]leaf-/, "").replace(/\.md$/i, "") === leaf;
+  const mine = (file: string) =>
+    /[\\/]gates[\\/]leaf-[^\\/]+\.md$/i.test(file) && file.replace(/^.*[\\/]leaf-/, "").replace(/\.md$/i, "") === leaf;
   return {
     ...snap,
     ledgers: snap.ledgers.filter((e) => mine(e.file)),
@@ -59,5 +66,11 @@ export function leafSnapshot(snap: Snapshot, leaf: string): Snapshot {
 /** Running workers of the scope's open waves that the host lists among its background tasks. */
 export function waitingOn(running: Running[], background: { id: string | null; words: string[] }[]): Running[] {
   if (background.length === 0) return [];
-  return running.filter((r) => background.some((b) => b.id === r.handle || b.words.some((w) => w === r.handle || w.split(/\s+/).includes(r.handle) || namesLeaf(w, r.leaf))));
+  return running.filter((r) =>
+    background.some(
+      (b) =>
+        b.id === r.handle ||
+        b.words.some((w) => w === r.handle || w.split(/\s+/).includes(r.handle) || namesLeaf(w, r.leaf)),
+    ),
+  );
 }

@@ -29,7 +29,11 @@ export function classifyEvidence(g: Gate): EvidenceClass {
   if (v.startsWith(HEADER) && v.length <= MAX_EVIDENCE && v.charCodeAt(at) === 59) {
     const record = evidenceRecord(g.id, v.slice(HEADER.length, at));
     TAIL.lastIndex = at + 1;
-    if (verify(record, { definition: gateDigest(g) ?? "" }).status === "valid" && TAIL.test(v) && outputBytesAt(v, at + 1 + BYTES_AT) <= MAX_OUTPUT_BYTES) {
+    if (
+      verify(record, { definition: gateDigest(g) ?? "" }).status === "valid" &&
+      TAIL.test(v) &&
+      outputBytesAt(v, at + 1 + BYTES_AT) <= MAX_OUTPUT_BYTES
+    ) {
       return "automatic-current";
     }
   }

@@ -18,13 +18,36 @@ export interface LintFinding {
 const FIXED_OUTPUT = /^(?:(?:echo|printf)(?:\s+[^&|;]*)?|true|:|exit\s+0)$/i;
 
 const WEAK_EXPECT = new Set(
-  "ok okay done pass passed success successful succeeded complete completed finished yes true 0 good fine working".split(" "),
+  "ok okay done pass passed success successful succeeded complete completed finished yes true 0 good fine working".split(
+    " ",
+  ),
 );
 
 const ACTIVITY_PREFIXES = [
-  "work on", "working on", "improve", "enhance", "handle", "support", "ensure", "make sure", "try", "attempt",
-  "look at", "look into", "investigate", "consider", "review", "refactor", "clean up", "cleanup", "polish",
-  "update", "tidy", "address", "deal with", "add support",
+  "work on",
+  "working on",
+  "improve",
+  "enhance",
+  "handle",
+  "support",
+  "ensure",
+  "make sure",
+  "try",
+  "attempt",
+  "look at",
+  "look into",
+  "investigate",
+  "consider",
+  "review",
+  "refactor",
+  "clean up",
+  "cleanup",
+  "polish",
+  "update",
+  "tidy",
+  "address",
+  "deal with",
+  "add support",
 ];
 const ACTIVITY = new RegExp(`^(?:${ACTIVITY_PREFIXES.map((p) => p.replace(/ /g, "\\s+")).join("|")})\\b`, "i");
 
@@ -56,39 +79,70 @@ function expectMatches(g: Gate, text: string): boolean {
 
 function gateFindings(g: Gate): LintFinding[] {
   const out: LintFinding[] = [];
-  const add = (rule: string, message: string, level: LintLevel = "warn") => out.push({ level, gate: g.id, rule, message, line: g.line });
+  const add = (rule: string, message: string, level: LintLevel = "warn") =>
+    out.push({ level, gate: g.id, rule, message, line: g.line });
   if (g.check !== null && FIXED_OUTPUT.test(g.check.trim())) {
-    add("tautological-check", `CHECK looks like a fixed-output command: "${g.check}"; use an oracle that observes the named outcome`);
+    add(
+      "tautological-check",
+      `CHECK looks like a fixed-output command: "${g.check}"; use an oracle that observes the named outcome`,
+    );
   }
   const weak = g.expect !== null && WEAK_EXPECT.has(g.expect.trim().toLowerCase());
   if (weak) {
-    add("weak-expect", `EXPECT "${g.expect}" is a common word that also appears in failure output; expect a marker only success prints`);
+    add(
+      "weak-expect",
+      `EXPECT "${g.expect}" is a common word that also appears in failure output; expect a marker only success prints`,
+    );
   }
   if (g.check !== null && SWALLOWED_EXIT.test(g.check)) {
-    add("check-cannot-fail", `CHECK ends by discarding the exit status ("${g.check}"); a failing command still passes. Remove the trailing || true / ; true / ; exit 0`, "error");
+    add(
+      "check-cannot-fail",
+      `CHECK ends by discarding the exit status ("${g.check}"); a failing command still passes. Remove the trailing || true / ; true / ; exit 0`,
+      "error",
+    );
   }
   if (g.expectRegex && expectMatches(g, "")) {
-    add("expect-matches-empty", `EXPECT ${g.expect} matches empty output, so any run that exits 0 passes; expect a marker only success prints`, "error");
+    add(
+      "expect-matches-empty",
+      `EXPECT ${g.expect} matches empty output, so any run that exits 0 passes; expect a marker only success prints`,
+      "error",
+    );
   } else if (!weak && g.expect !== null && ZERO_TEST_RUNS.some((run) => expectMatches(g, run))) {
-    add("expect-matches-zero-tests", `EXPECT ${JSON.stringify(g.expect)} is printed by a run of zero tests too; expect a count of tests that ran (e.g. /# pass [1-9]/)`, "error");
+    add(
+      "expect-matches-zero-tests",
+      `EXPECT ${JSON.stringify(g.expect)} is printed by a run of zero tests too; expect a count of tests that ran (e.g. /# pass [1-9]/)`,
+      "error",
+    );
   }
   if (g.pathLike) {
-    add("path-read-as-regex", `EXPECT "${g.expect}" looks like a literal path but is read as a regular expression; escape the inner slashes or drop the wrapping slashes`);
+    add(
+      "path-read-as-regex",
+      `EXPECT "${g.expect}" looks like a literal path but is read as a regular expression; escape the inner slashes or drop the wrapping slashes`,
+    );
   }
   if (g.check === null) {
     add("manual-gate", "no CHECK, so this outcome is judged by hand and its evidence is only as good as the reader");
     if (/[0-9]/.test(g.title)) {
-      add("unmeasured-number", `title "${g.title}" states a number that nothing measures; add a CHECK that measures it`);
+      add(
+        "unmeasured-number",
+        `title "${g.title}" states a number that nothing measures; add a CHECK that measures it`,
+      );
     }
   }
   if (g.check !== null && g.oracle === null) {
     const runners = oracleRefs(g.check).runners;
     if (runners.length > 0) {
-      add("runner-without-oracle", `CHECK runs a test runner (${runners.join(", ")}) but names no ORACLE:, so an edited test file or runner config keeps its approval; add e.g. ORACLE: test/**, vitest.config.ts`);
+      add(
+        "runner-without-oracle",
+        `CHECK runs a test runner (${runners.join(", ")}) but names no ORACLE:, so an edited test file or runner config keeps its approval; add e.g. ORACLE: test/**, vitest.config.ts`,
+      );
     }
   }
   if (ACTIVITY.test(g.title)) {
-    add("activity-not-outcome", `title "${g.title}" names an activity, not an outcome; state the result someone can observe`);
+    add(
+      "activity-not-outcome",
+      `title "${g.title}" names an activity, not an outcome; state the result someone can observe`,
+    );
   }
   return out;
 }

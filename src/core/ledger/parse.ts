@@ -56,7 +56,8 @@ export function parseExpect(expect: string): {
     return { regex: null, pathLike: false, error: `EXPECT regex body exceeds ${MAX_REGEX_BODY} characters` };
   }
   const error = regexError(source, flags);
-  if (error !== null) return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
+  if (error !== null)
+    return { regex: null, pathLike: false, error: `invalid EXPECT regex: ${error}`, portable: "invalid EXPECT regex" };
   return { regex: { source, flags }, pathLike: hasUnescapedSlash(source), error: null };
 }
 
@@ -109,13 +110,31 @@ interface Fence {
 function isTrimSpace(c: number): boolean {
   if (c <= 32) return c === SPACE || (c >= 9 && c <= 13);
   if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** `text.slice(from, to).trim()` with one allocation. */
 function trimmedSlice(text: string, from: number, to: number): string {
-  for (let c = text.charCodeAt(from); from < to && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c))); c = text.charCodeAt(++from));
-  for (let c = text.charCodeAt(to - 1); to > from && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c))); c = text.charCodeAt(--to - 1));
+  for (
+    let c = text.charCodeAt(from);
+    from < to && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c)));
+    c = text.charCodeAt(++from)
+  );
+  for (
+    let c = text.charCodeAt(to - 1);
+    to > from && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c)));
+    c = text.charCodeAt(--to - 1)
+  );
   return text.slice(from, to);
 }
 
@@ -183,7 +202,8 @@ export function parseLedger(text: string, fileName: string): Ledger {
       continue;
     }
     // Only lines starting with C, E, A, O or S can be an unindented attribute, ABANDON, OWNS or SANDBOX.
-    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83 || c0 === 87) columnOneLine(st, text.slice(s, end), lineNo);
+    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83 || c0 === 87)
+      columnOneLine(st, text.slice(s, end), lineNo);
   }
 
   if (fence) st.err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
@@ -278,7 +298,8 @@ function abandonLine(st: ParseState, rest: string, lineNo: number): void {
   if (id.endsWith(":")) id = id.slice(0, -1);
   if (id === "") st.err(lineNo, "ABANDON needs a gate id and a reason");
   else if (reason === "") st.err(lineNo, `ABANDON ${id} needs a non-blank reason`);
-  else if (st.abandons.has(id)) st.err(lineNo, `duplicate ABANDON for ${id} (first on line ${st.abandons.get(id)!.line})`);
+  else if (st.abandons.has(id))
+    st.err(lineNo, `duplicate ABANDON for ${id} (first on line ${st.abandons.get(id)!.line})`);
   else st.abandons.set(id, { id, reason, line: lineNo });
 }
 
@@ -289,7 +310,10 @@ function ownsLine(st: ParseState, list: string, lineNo: number): void {
   }
   st.ownsLine ??= lineNo;
   // Trimmed here (normalizeOwnsPath trims too) so the usual "a, b" list takes its fast path.
-  const items = list.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const items = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   if (items.length === 0) st.err(lineNo, "OWNS lists no paths");
   for (const item of items) {
     const n = normalizeOwnsPath(item);
@@ -302,7 +326,12 @@ function ownsLine(st: ParseState, list: string, lineNo: number): void {
 function sandboxSetting(value: string, lineNo: number, err: (l: number, m: string) => void): LedgerSandbox | null {
   if (value === "on") return { line: lineNo, writable: [] };
   const w = /^writable\s+(.*)$/s.exec(value);
-  const items = w ? w[1]!.split(",").map((x) => x.trim()).filter(Boolean) : [];
+  const items = w
+    ? w[1]!
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : [];
   if (items.length === 0) {
     err(lineNo, 'SANDBOX must be "on" or "writable <path>, <path>..."');
     return null;
@@ -312,7 +341,10 @@ function sandboxSetting(value: string, lineNo: number, err: (l: number, m: strin
 
 /** INPUTS: comma-separated globs relative to the CHECK directory, no `..`, not absolute. */
 function inputList(value: string, lineNo: number, err: (l: number, m: string) => void): string[] {
-  const items = value.split(",").map((x) => x.trim()).filter(Boolean);
+  const items = value
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (items.length === 0) err(lineNo, "INPUTS lists no paths");
   for (const item of items) {
     if (item.startsWith("/") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
@@ -326,16 +358,31 @@ function inputList(value: string, lineNo: number, err: (l: number, m: string) =>
  * ORACLE: comma-separated globs relative to the CHECK directory (docs/formats.md#oracle): no
  * empty entries, no `..`, not absolute, no control characters.
  */
-function oracleList(value: string, lineNo: number, err: (l: number, m: string) => void, key: "ORACLE" | "WORK" = "ORACLE"): string[] {
+function oracleList(
+  value: string,
+  lineNo: number,
+  err: (l: number, m: string) => void,
+  key: "ORACLE" | "WORK" = "ORACLE",
+): string[] {
   const items = value.split(",").map((x) => x.trim());
   if (items.every((x) => x === "")) {
-    err(lineNo, key === "ORACLE" ? "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)" : "WORK lists no paths (e.g. WORK: src/**, bin/csvstat.js)");
+    err(
+      lineNo,
+      key === "ORACLE"
+        ? "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)"
+        : "WORK lists no paths (e.g. WORK: src/**, bin/csvstat.js)",
+    );
     return [];
   }
   for (const item of items) {
     if (item === "") err(lineNo, `${key} has an empty entry; separate paths with one comma`);
     else if (/[\x00-\x1f\x7f]/.test(item)) err(lineNo, `${key} path has a control character: ${JSON.stringify(item)}`);
-    else if (item.startsWith("/") || item.startsWith("~") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
+    else if (
+      item.startsWith("/") ||
+      item.startsWith("~") ||
+      /^[A-Za-z]:[\\/]/.test(item) ||
+      item.split(/[\\/]/).includes("..")
+    ) {
       err(lineNo, `${key} path must stay inside the root: ${item}`);
     }
   }
@@ -352,7 +399,11 @@ function envList(value: string, lineNo: number, err: (l: number, m: string) => v
     return [];
   }
   for (const item of items) {
-    if (!ENV_NAME.test(item)) err(lineNo, `ENV name ${JSON.stringify(item)} is malformed: use letters, digits and _ (not starting with a digit), separated by commas`);
+    if (!ENV_NAME.test(item))
+      err(
+        lineNo,
+        `ENV name ${JSON.stringify(item)} is malformed: use letters, digits and _ (not starting with a digit), separated by commas`,
+      );
   }
   return items.filter((x) => ENV_NAME.test(x));
 }
@@ -389,7 +440,13 @@ function attrKeyAt(text: string, p: number): AttrKey | null {
 
 /** `- [ ] `, `- [x] ` or `- [X] ` at offset `s`: the box character, or -1. */
 function gateBox(text: string, s: number): number {
-  if (text.charCodeAt(s + 1) !== SPACE || text.charCodeAt(s + 2) !== 91 || text.charCodeAt(s + 4) !== 93 || text.charCodeAt(s + 5) !== SPACE) return -1;
+  if (
+    text.charCodeAt(s + 1) !== SPACE ||
+    text.charCodeAt(s + 2) !== 91 ||
+    text.charCodeAt(s + 4) !== 93 ||
+    text.charCodeAt(s + 5) !== SPACE
+  )
+    return -1;
   const b = text.charCodeAt(s + 3);
   return b === SPACE || b === 120 || b === 88 ? b : -1;
 }
@@ -409,10 +466,26 @@ function isSpace(c: number): boolean {
   return c === SPACE || c === TAB || (c >= 10 && c <= 13) || (c > 127 && /\s/.test(String.fromCharCode(c)));
 }
 
-function newGate(box: number, text: string, from: number, to: number, lineNo: number, index: number, err: (l: number, m: string) => void): Gate {
+function newGate(
+  box: number,
+  text: string,
+  from: number,
+  to: number,
+  lineNo: number,
+  index: number,
+  err: (l: number, m: string) => void,
+): Gate {
   // The title text is the rest of the line, trimmed.
-  for (let c = text.charCodeAt(from); from < to && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c))); c = text.charCodeAt(++from));
-  for (let c = text.charCodeAt(to - 1); to > from && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c))); c = text.charCodeAt(--to - 1));
+  for (
+    let c = text.charCodeAt(from);
+    from < to && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c)));
+    c = text.charCodeAt(++from)
+  );
+  for (
+    let c = text.charCodeAt(to - 1);
+    to > from && (c === SPACE || (!(c > SPACE && c < 0xa0) && isTrimSpace(c)));
+    c = text.charCodeAt(--to - 1)
+  );
   const colon = idColon(text, from, to);
   let id: string;
   let title: string;
@@ -472,12 +545,17 @@ function validateGates(gates: Gate[], abandons: Map<string, Abandon>, errors: Di
   for (const g of gates) {
     if (g.explicitId) {
       const first = seen.get(g.id);
-      if (first !== undefined) errors.push({ line: g.line, message: `duplicate gate id ${g.id} (first declared on line ${first})` });
+      if (first !== undefined)
+        errors.push({ line: g.line, message: `duplicate gate id ${g.id} (first declared on line ${first})` });
       else seen.set(g.id, g.line);
     }
     if (g.work && g.oracle) {
       const both = workOracleOverlap(g.work, g.oracle);
-      if (both) errors.push({ line: g.attrIndex.WORK! + 1, message: `gate ${g.id}: WORK ${both[0]} overlaps ORACLE ${both[1]}; a file is the work or the oracle, never both` });
+      if (both)
+        errors.push({
+          line: g.attrIndex.WORK! + 1,
+          message: `gate ${g.id}: WORK ${both[0]} overlaps ORACLE ${both[1]}; a file is the work or the oracle, never both`,
+        });
     }
     const hasCheck = g.check !== null;
     const hasExpect = g.expect !== null;
@@ -490,7 +568,11 @@ function validateGates(gates: Gate[], abandons: Map<string, Abandon>, errors: Di
       const p = parseExpect(g.expect);
       if (p.error) {
         const line = g.attrIndex.EXPECT! + 1;
-        errors.push(p.portable ? { line, message: `gate ${g.id}: ${p.error}`, portable: `gate ${g.id}: ${p.portable}` } : { line, message: `gate ${g.id}: ${p.error}` });
+        errors.push(
+          p.portable
+            ? { line, message: `gate ${g.id}: ${p.error}`, portable: `gate ${g.id}: ${p.portable}` }
+            : { line, message: `gate ${g.id}: ${p.error}` },
+        );
       }
       g.expectRegex = p.regex;
       g.pathLike = p.pathLike;

@@ -7,7 +7,15 @@ import { classifyEvidence } from "./evidence.ts";
  * `failed` is never computed from a ledger: the reader sets it on an unchecked gate whose last run
  * of this very definition failed (io/check/failures.ts), so the person reads failure as failure.
  */
-export type GateState = "met" | "unmet" | "failed" | "stale-unmet" | "unmet-no-evidence" | "unattested" | "vacuous" | "abandoned";
+export type GateState =
+  | "met"
+  | "unmet"
+  | "failed"
+  | "stale-unmet"
+  | "unmet-no-evidence"
+  | "unattested"
+  | "vacuous"
+  | "abandoned";
 
 /** The word each state is shown as, in `kbz status` and on the dashboard: the one label table. */
 export const GATE_LABEL: Record<GateState, string> = {
@@ -100,7 +108,9 @@ export function verdictLines(r: Reduction, note = "", scope: string | null = nul
   if (r.verdict === "all-met") return [`ALL MET (${r.met} met${note})${where}`];
   const out: string[] = [];
   if (r.abandoned > 0) {
-    out.push(`HANDOFF REQUIRED: ${r.abandoned} abandoned (met: ${r.met}${r.unmet ? `, unmet: ${r.unmet}` : ""}${note})${where}`);
+    out.push(
+      `HANDOFF REQUIRED: ${r.abandoned} abandoned (met: ${r.met}${r.unmet ? `, unmet: ${r.unmet}` : ""}${note})${where}`,
+    );
     if (withIds) out.push(`  ${idList(r.abandonedIds)}`);
   }
   if (r.unmet > 0) {

@@ -24,16 +24,25 @@ export function parseAccess(text: string, plan: Plan, file = "ACCESS.json"): Rec
     throw new ScheduleInputError(`invalid JSON: ${(e as Error).message}`, file);
   }
   if (!isObject(value) || value.schema !== 1 || value.contractRevision !== plan.revision) {
-    const got = isObject(value) ? `schema ${JSON.stringify(value.schema)}, contractRevision ${JSON.stringify(value.contractRevision)}` : "not an object";
-    throw new ScheduleInputError(`ACCESS schema/revision must match PLAN (PLAN revision ${plan.revision}; ACCESS has ${got})`, file);
+    const got = isObject(value)
+      ? `schema ${JSON.stringify(value.schema)}, contractRevision ${JSON.stringify(value.contractRevision)}`
+      : "not an object";
+    throw new ScheduleInputError(
+      `ACCESS schema/revision must match PLAN (PLAN revision ${plan.revision}; ACCESS has ${got})`,
+      file,
+    );
   }
   const leaves = value.leaves;
-  if (!isObject(leaves)) throw new ScheduleInputError("ACCESS leaf ids must match PLAN exactly (leaves must be an object)", file);
+  if (!isObject(leaves))
+    throw new ScheduleInputError("ACCESS leaf ids must match PLAN exactly (leaves must be an object)", file);
   const keys = Object.keys(leaves);
   const missing = plan.rows.filter((r) => !Object.hasOwn(leaves, r.id)).map((r) => r.id);
   const extra = keys.filter((k) => !plan.byId.has(k));
   if (missing.length > 0 || extra.length > 0) {
-    const parts = [missing.length ? `missing ${missing.join(", ")}` : "", extra.length ? `not in PLAN ${extra.join(", ")}` : ""];
+    const parts = [
+      missing.length ? `missing ${missing.join(", ")}` : "",
+      extra.length ? `not in PLAN ${extra.join(", ")}` : "",
+    ];
     throw new ScheduleInputError(`ACCESS leaf ids must match PLAN exactly (${parts.filter(Boolean).join("; ")})`, file);
   }
   return leaves;
@@ -45,12 +54,19 @@ export function accessEntry(id: string, entry: unknown, file = "ACCESS.json"): A
     throw new ScheduleInputError(m, file);
   };
   // schedule.mjs's wording first, then the field and what is expected (issue 20.3).
-  if (!isObject(entry)) fail(`declare complete access information for ${id} (leaves["${id}"]: expected an object {complete, reads, resourceReads, resourceWrites}; see skill/references/access.schema.json)`);
-  if (entry.complete !== true) fail(`declare complete access information for ${id} (leaves["${id}"].complete: expected true, your statement that its reads and resources are all listed)`);
+  if (!isObject(entry))
+    fail(
+      `declare complete access information for ${id} (leaves["${id}"]: expected an object {complete, reads, resourceReads, resourceWrites}; see skill/references/access.schema.json)`,
+    );
+  if (entry.complete !== true)
+    fail(
+      `declare complete access information for ${id} (leaves["${id}"].complete: expected true, your statement that its reads and resources are all listed)`,
+    );
   const e = entry as Record<string, unknown>;
   const strings = (key: string): string[] => {
     const v = e[key];
-    if (!Array.isArray(v) || v.some((s) => typeof s !== "string")) fail(`${id} ${key} must be an array of nonblank strings`);
+    if (!Array.isArray(v) || v.some((s) => typeof s !== "string"))
+      fail(`${id} ${key} must be an array of nonblank strings`);
     return stringList(v as string[], `${id} ${key}`, fail);
   };
   const reads = pathList(strings("reads"), `${id} reads`, fail);
@@ -71,7 +87,10 @@ export function estimateOf(id: string, entry: unknown, file = "ACCESS.json"): nu
   const v = isObject(entry) ? entry.estimate : undefined;
   if (v === undefined) return undefined;
   if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || v > 1e9) {
-    throw new ScheduleInputError(`estimate of ${id} must be a positive number up to 1e9 (got ${JSON.stringify(v)})`, file);
+    throw new ScheduleInputError(
+      `estimate of ${id} must be a positive number up to 1e9 (got ${JSON.stringify(v)})`,
+      file,
+    );
   }
   return v;
 }

@@ -41,7 +41,8 @@ ${TABLE_SEPARATOR}
 `;
 }
 
-export const freshAccess = (revision = 1) => JSON.stringify({ schema: 1, contractRevision: revision, leaves: {} }, null, 2) + "\n";
+export const freshAccess = (revision = 1) =>
+  JSON.stringify({ schema: 1, contractRevision: revision, leaves: {} }, null, 2) + "\n";
 
 export interface NewRow {
   id: string;
@@ -52,7 +53,8 @@ export interface NewRow {
   state: RowState;
 }
 
-export const rowLine = (r: NewRow) => `| ${r.id} | ${r.owns.join(", ")} | ${r.needs.length ? r.needs.join(", ") : "-"} | ${r.tier} | ${r.wave} | ${r.state} |`;
+export const rowLine = (r: NewRow) =>
+  `| ${r.id} | ${r.owns.join(", ")} | ${r.needs.length ? r.needs.join(", ") : "-"} | ${r.tier} | ${r.wave} | ${r.state} |`;
 
 /** Index (0-based) of the header line and one past the last row of the dispatch table. */
 function tableSpan(text: string): { lines: string[]; header: number; end: number } {
@@ -98,7 +100,11 @@ export interface AccessFields {
 
 /** ACCESS.json with one more complete entry, keys in code-unit order (as structure writes it). */
 export function accessWith(text: string | null, revision: number, id: string, decl: AccessFields): string {
-  let value: { schema?: unknown; contractRevision?: unknown; leaves?: Record<string, unknown> } = { schema: 1, contractRevision: revision, leaves: {} };
+  let value: { schema?: unknown; contractRevision?: unknown; leaves?: Record<string, unknown> } = {
+    schema: 1,
+    contractRevision: revision,
+    leaves: {},
+  };
   if (text !== null) {
     try {
       value = JSON.parse(text);
@@ -106,9 +112,18 @@ export function accessWith(text: string | null, revision: number, id: string, de
       throw new ScheduleInputError(`invalid JSON: ${(e as Error).message}`, "ACCESS.json");
     }
   }
-  const leaves = { ...(value.leaves ?? {}), [id]: { complete: true, reads: decl.reads, resourceReads: decl.resourceReads, resourceWrites: decl.resourceWrites } };
-  const sorted = Object.fromEntries(Object.keys(leaves).sort(codeUnitCompare).map((k) => [k, leaves[k]]));
-  return JSON.stringify({ schema: 1, contractRevision: value.contractRevision ?? revision, leaves: sorted }, null, 2) + "\n";
+  const leaves = {
+    ...(value.leaves ?? {}),
+    [id]: { complete: true, reads: decl.reads, resourceReads: decl.resourceReads, resourceWrites: decl.resourceWrites },
+  };
+  const sorted = Object.fromEntries(
+    Object.keys(leaves)
+      .sort(codeUnitCompare)
+      .map((k) => [k, leaves[k]]),
+  );
+  return (
+    JSON.stringify({ schema: 1, contractRevision: value.contractRevision ?? revision, leaves: sorted }, null, 2) + "\n"
+  );
 }
 
 /** A new leaf ledger: OWNS from the PLAN row, one gate for the agent to replace with the leaf's outcomes. */

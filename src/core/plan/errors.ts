@@ -5,7 +5,12 @@ import { kbz } from "../text/command.ts";
 
 export class ScheduleInputError extends KbzError {
   constructor(message: string, file: string | null = null, line: number | null = null) {
-    super(message, { code: "schedule-input", file: file ?? undefined, line: line ?? undefined, hint: `fix the named file, then run ${kbz("next")} again` });
+    super(message, {
+      code: "schedule-input",
+      file: file ?? undefined,
+      line: line ?? undefined,
+      hint: `fix the named file, then run ${kbz("next")} again`,
+    });
   }
 }
 
@@ -15,6 +20,9 @@ export class ScheduleInputError extends KbzError {
  */
 export class ScopeBusyError extends KbzError {
   constructor(what: string) {
-    super(`busy: the scope changed while reading (${what}); retry`, { code: "busy", hint: "another process is writing the scope: run the command again in a moment" });
+    super(`busy: the scope changed while reading (${what}); retry`, {
+      code: "busy",
+      hint: "another process is writing the scope: run the command again in a moment",
+    });
   }
 }

@@ -43,7 +43,10 @@ export function nearest(wanted: string, known: readonly string[]): string | null
  * Match a typed leaf id against `known` (in either spelling) and return the known spelling,
  * or null with the nearest suggestion.
  */
-export function matchLeaf(wanted: string, known: readonly string[]): { id: string } | { id: null; suggestion: string | null } {
+export function matchLeaf(
+  wanted: string,
+  known: readonly string[],
+): { id: string } | { id: null; suggestion: string | null } {
   const want = taskId(wanted);
   const hit = known.find((k) => taskId(k) === want);
   if (hit !== undefined) return { id: hit };
@@ -54,5 +57,7 @@ export function matchLeaf(wanted: string, known: readonly string[]): { id: strin
 /** "unknown leaf X; did you mean Y? (have: …)" */
 export function unknownLeafMessage(wanted: string, known: readonly string[], suggestion: string | null): string {
   const have = known.length > 0 ? known.join(", ") : "none";
-  return suggestion !== null ? `unknown leaf ${wanted}; did you mean ${suggestion}? (have: ${have})` : `unknown leaf ${wanted} (have: ${have})`;
+  return suggestion !== null
+    ? `unknown leaf ${wanted}; did you mean ${suggestion}? (have: ${have})`
+    : `unknown leaf ${wanted} (have: ${have})`;
 }

@@ -96,7 +96,12 @@ function cells(text: string): string[] {
 /** A PLAN whose dispatch table has no rows yet (a scope `kbz init --scope` just made). */
 export class EmptyPlanError extends ScheduleInputError {}
 
-export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md", opts: { allowEmpty?: boolean } = {}): Plan {
+export function parsePlan(
+  text: string,
+  compare: IdCompare,
+  file = "PLAN.md",
+  opts: { allowEmpty?: boolean } = {},
+): Plan {
   const fail = (message: string, line: number | null = null): never => {
     throw new ScheduleInputError(message, file, line);
   };
@@ -115,7 +120,8 @@ export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md", op
   if (headers.length !== 1) fail("PLAN needs exactly one leaf dispatch table", headers[1]?.l.no ?? null);
   const { l: header, i: at } = headers[0]!;
   const hc = cells(header.text);
-  if (hc.length !== HEADER.length || hc.some((c, k) => c !== HEADER[k])) fail("unsupported PLAN dispatch columns", header.no);
+  if (hc.length !== HEADER.length || hc.some((c, k) => c !== HEADER[k]))
+    fail("unsupported PLAN dispatch columns", header.no);
   const sep = lines[at + 1];
   if (!sep || !isTableLine(sep.text)) fail("invalid table separator", sep?.no ?? header.no);
   const sc = cells(sep!.text);
@@ -156,7 +162,10 @@ export function parsePlan(text: string, compare: IdCompare, file = "PLAN.md", op
     for (const need of row.needs) {
       const dep = byId.get(need)!;
       if (dep.wave >= row.wave) {
-        fail(`dependency must be in an earlier Planned wave: ${row.id} (wave ${row.wave} needs ${need} in wave ${dep.wave})`, row.line);
+        fail(
+          `dependency must be in an earlier Planned wave: ${row.id} (wave ${row.wave} needs ${need} in wave ${dep.wave})`,
+          row.line,
+        );
       }
     }
   }
@@ -170,7 +179,8 @@ function parseRow(line: Line, index: number, failAt: (m: string, l: number) => n
   if (c.length !== 6) fail(`invalid PLAN row: expected 6 cells, found ${c.length}`);
   const [id, ownsCell, needsCell, tier, wave, state] = c as [string, string, string, string, string, string];
   if (id.startsWith("leaf-")) fail(`use bare leaf ids (without leaf-) in PLAN: ${id}`);
-  if (!isValidId(id)) fail(`invalid PLAN row: leaf id ${JSON.stringify(id)} must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}`);
+  if (!isValidId(id))
+    fail(`invalid PLAN row: leaf id ${JSON.stringify(id)} must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}`);
   const owns = pathList(listCell(ownsCell, `${id} Owns`, fail), `${id} Owns`, fail);
   const needs = listCell(needsCell, `${id} Needs`, fail);
   if (!TIERS.has(tier) || !POSITIVE.test(wave) || !Number.isSafeInteger(Number(wave)) || !STATES.has(state)) {

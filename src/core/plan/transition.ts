@@ -31,6 +31,7 @@ export function transitionProblem(plan: Plan, id: string, to: RowState, facts: T
     const open = row.needs.filter((n) => plan.byId.get(n)?.state !== "VERIFIED");
     if (open.length > 0) return `${id} cannot be ${to}: its needs ${open.join(", ")} are not VERIFIED`;
   }
-  if (to === "VERIFIED" && !facts.ledgerMet) return `${id} cannot be VERIFIED: gates/leaf-${id}.md is not ALL MET (${kbz("advance")} runs its gates)`;
+  if (to === "VERIFIED" && !facts.ledgerMet)
+    return `${id} cannot be VERIFIED: gates/leaf-${id}.md is not ALL MET (${kbz("advance")} runs its gates)`;
   return null;
 }

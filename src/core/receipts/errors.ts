@@ -15,7 +15,12 @@ export class VerificationError extends KbzError {
     readonly reason: string,
     readonly where: Where = {},
   ) {
-    super(reason, { code: "verification", file: where.file ?? where.path, line: where.file !== undefined ? (where.line ?? 1) : undefined, hint: `fix the named input, then run ${kbz("verify")} again` });
+    super(reason, {
+      code: "verification",
+      file: where.file ?? where.path,
+      line: where.file !== undefined ? (where.line ?? 1) : undefined,
+      hint: `fix the named input, then run ${kbz("verify")} again`,
+    });
   }
 }
 

@@ -4,9 +4,26 @@
 // fixture or a config (the oracle); what a test imports beyond them is the application (the work).
 
 /** Folder names test runners treat as tests, fixtures or mocks. */
-const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "fixtures", "__fixtures__", "__mocks__", "testdata", "test-data", "test_data", "e2e", "conftest", "checks", "checkers"]);
+const TEST_DIRS = new Set([
+  "test",
+  "tests",
+  "__tests__",
+  "spec",
+  "specs",
+  "fixtures",
+  "__fixtures__",
+  "__mocks__",
+  "testdata",
+  "test-data",
+  "test_data",
+  "e2e",
+  "conftest",
+  "checks",
+  "checkers",
+]);
 /** File names of runner and tool configs. */
-const CONFIG = /^(\.npmrc|\.yarnrc(\.yml)?|\.pnpmfile\.c?js|bunfig\.toml|deno\.jsonc?|tsconfig(\.[\w-]+)?\.json|jsconfig\.json|(vitest|vite|jest|playwright|cypress|ava|karma|wdio|babel)\.(config|workspace|setup)\.[cm]?[jt]sx?|jest\.setup(\.[\w-]+)?\.[cm]?[jt]sx?|\.mocharc(\.[\w]+)?|\.babelrc(\.\w+)?|\.nycrc(\.\w+)?|\.c8rc(\.\w+)?|pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|conftest\.py|noxfile\.py|\.coveragerc|Makefile|makefile|GNUmakefile|\.env(\.test)?)$/;
+const CONFIG =
+  /^(\.npmrc|\.yarnrc(\.yml)?|\.pnpmfile\.c?js|bunfig\.toml|deno\.jsonc?|tsconfig(\.[\w-]+)?\.json|jsconfig\.json|(vitest|vite|jest|playwright|cypress|ava|karma|wdio|babel)\.(config|workspace|setup)\.[cm]?[jt]sx?|jest\.setup(\.[\w-]+)?\.[cm]?[jt]sx?|\.mocharc(\.[\w]+)?|\.babelrc(\.\w+)?|\.nycrc(\.\w+)?|\.c8rc(\.\w+)?|pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|conftest\.py|noxfile\.py|\.coveragerc|Makefile|makefile|GNUmakefile|\.env(\.test)?)$/;
 /** File names of tests. */
 const TEST_FILE = /(^|[._-])(test|spec)s?\.[\w]+$|^test_.*\.py$|_test\.\w+$|^test\.\w+$/;
 
@@ -32,7 +49,13 @@ export function isOracleByConvention(rel: string): boolean {
 /** Files kbz's own records and git's internals: never part of an oracle, whoever reads them. */
 export function isBookkeeping(rel: string): boolean {
   const first = segments(rel)[0] ?? "";
-  return first === ".git" || first === ".kbz" || first === ".unlazy" || /(^|\/)__pycache__\//.test(rel) || rel.endsWith(".pyc");
+  return (
+    first === ".git" ||
+    first === ".kbz" ||
+    first === ".unlazy" ||
+    /(^|\/)__pycache__\//.test(rel) ||
+    rel.endsWith(".pyc")
+  );
 }
 
 /** A glob (`*`, `**`, `?`) as a regular expression over root-relative paths. */

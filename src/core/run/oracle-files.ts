@@ -21,7 +21,66 @@ export interface CommandOracle {
 }
 
 /** Shell builtins and keywords: never looked up on PATH. */
-const BUILTINS = new Set(["cd", "echo", "printf", "test", "[", "[[", "true", "false", ":", "exit", "return", "set", "unset", "export", "read", "local", "eval", "exec", "shift", "wait", "trap", "umask", "ulimit", "alias", "type", "hash", "break", "continue", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "function", "source", ".", "declare", "typeset", "readonly", "let", "getopts", "pwd", "kill", "jobs", "fg", "bg", "!", "time", "command", "builtin"]);
+const BUILTINS = new Set([
+  "cd",
+  "echo",
+  "printf",
+  "test",
+  "[",
+  "[[",
+  "true",
+  "false",
+  ":",
+  "exit",
+  "return",
+  "set",
+  "unset",
+  "export",
+  "read",
+  "local",
+  "eval",
+  "exec",
+  "shift",
+  "wait",
+  "trap",
+  "umask",
+  "ulimit",
+  "alias",
+  "type",
+  "hash",
+  "break",
+  "continue",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "for",
+  "while",
+  "until",
+  "do",
+  "done",
+  "case",
+  "esac",
+  "in",
+  "function",
+  "source",
+  ".",
+  "declare",
+  "typeset",
+  "readonly",
+  "let",
+  "getopts",
+  "pwd",
+  "kill",
+  "jobs",
+  "fg",
+  "bg",
+  "!",
+  "time",
+  "command",
+  "builtin",
+]);
 
 type Token = { word: string } | { op: string };
 
@@ -74,7 +133,7 @@ export function tokenize(command: string): Token[] {
       out.push({ op: "`" });
     } else {
       const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => command.startsWith(o, i)) : undefined;
-      if (op && !(op === "{" || op === "}") ) {
+      if (op && !(op === "{" || op === "}")) {
         flush();
         out.push({ op });
         i += op.length - 1;
@@ -91,24 +150,266 @@ export function tokenize(command: string): Token[] {
   return out;
 }
 
-const INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
+const INTERPRETERS = new Set([
+  "node",
+  "nodejs",
+  "ruby",
+  "perl",
+  "php",
+  "tsx",
+  "ts-node",
+  "ts-node-esm",
+  "esno",
+  "vite-node",
+  "babel-node",
+  "jiti",
+  "Rscript",
+  "lua",
+  "luajit",
+  "julia",
+  "elixir",
+  "groovy",
+  "osascript",
+  "awk",
+  "gawk",
+]);
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
-const WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
+const WRAPPERS = new Set([
+  "time",
+  "exec",
+  "command",
+  "nohup",
+  "builtin",
+  "stdbuf",
+  "unbuffer",
+  "!",
+  "sudo",
+  "doas",
+  "xvfb-run",
+  "dotenv",
+  "cross-env",
+]);
 /** Node options whose value is code the interpreter loads. */
-const NODE_LOADERS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--preload"]);
+const NODE_LOADERS = new Set([
+  "-r",
+  "--require",
+  "--import",
+  "--loader",
+  "--experimental-loader",
+  "--env-file",
+  "--preload",
+]);
 /** Options (of the interpreters above) that take the next word as their value. */
-const VALUE_OPTIONS = new Set(["-W", "-X", "-I", "-o", "-O", "--stack-size", "--max-old-space-size", "--conditions", "-C", "--title", "--input-type", "--cwd", "--config", "-c"]);
+const VALUE_OPTIONS = new Set([
+  "-W",
+  "-X",
+  "-I",
+  "-o",
+  "-O",
+  "--stack-size",
+  "--max-old-space-size",
+  "--conditions",
+  "-C",
+  "--title",
+  "--input-type",
+  "--cwd",
+  "--config",
+  "-c",
+]);
 const PM_BUILTINS: Record<string, Set<string>> = {
-  npm: new Set(["install", "i", "ci", "add", "uninstall", "remove", "rm", "update", "up", "outdated", "ls", "list", "audit", "init", "create", "pack", "publish", "version", "view", "info", "config", "cache", "link", "prune", "rebuild", "dedupe", "doctor", "explain", "why", "fund", "login", "logout", "whoami", "help", "root", "bin", "prefix", "pkg", "query", "sbom", "set-script"]),
-  pnpm: new Set(["install", "i", "add", "remove", "rm", "update", "up", "outdated", "list", "ls", "why", "audit", "init", "create", "pack", "publish", "store", "config", "link", "unlink", "import", "rebuild", "prune", "fetch", "patch", "patch-commit", "env", "setup", "root", "bin", "licenses", "deploy", "server", "help"]),
-  yarn: new Set(["install", "add", "remove", "up", "upgrade", "why", "info", "init", "config", "cache", "workspaces", "set", "plugin", "version", "npm", "pack", "publish", "constraints", "explain", "link", "unlink", "import", "rebuild", "patch", "patch-commit", "dedupe", "help", "bin", "node"]),
-  bun: new Set(["install", "i", "add", "a", "remove", "rm", "update", "outdated", "link", "unlink", "pm", "init", "create", "upgrade", "build", "publish", "patch", "patch-commit", "repl", "completions", "audit", "info", "why"]),
+  npm: new Set([
+    "install",
+    "i",
+    "ci",
+    "add",
+    "uninstall",
+    "remove",
+    "rm",
+    "update",
+    "up",
+    "outdated",
+    "ls",
+    "list",
+    "audit",
+    "init",
+    "create",
+    "pack",
+    "publish",
+    "version",
+    "view",
+    "info",
+    "config",
+    "cache",
+    "link",
+    "prune",
+    "rebuild",
+    "dedupe",
+    "doctor",
+    "explain",
+    "why",
+    "fund",
+    "login",
+    "logout",
+    "whoami",
+    "help",
+    "root",
+    "bin",
+    "prefix",
+    "pkg",
+    "query",
+    "sbom",
+    "set-script",
+  ]),
+  pnpm: new Set([
+    "install",
+    "i",
+    "add",
+    "remove",
+    "rm",
+    "update",
+    "up",
+    "outdated",
+    "list",
+    "ls",
+    "why",
+    "audit",
+    "init",
+    "create",
+    "pack",
+    "publish",
+    "store",
+    "config",
+    "link",
+    "unlink",
+    "import",
+    "rebuild",
+    "prune",
+    "fetch",
+    "patch",
+    "patch-commit",
+    "env",
+    "setup",
+    "root",
+    "bin",
+    "licenses",
+    "deploy",
+    "server",
+    "help",
+  ]),
+  yarn: new Set([
+    "install",
+    "add",
+    "remove",
+    "up",
+    "upgrade",
+    "why",
+    "info",
+    "init",
+    "config",
+    "cache",
+    "workspaces",
+    "set",
+    "plugin",
+    "version",
+    "npm",
+    "pack",
+    "publish",
+    "constraints",
+    "explain",
+    "link",
+    "unlink",
+    "import",
+    "rebuild",
+    "patch",
+    "patch-commit",
+    "dedupe",
+    "help",
+    "bin",
+    "node",
+  ]),
+  bun: new Set([
+    "install",
+    "i",
+    "add",
+    "a",
+    "remove",
+    "rm",
+    "update",
+    "outdated",
+    "link",
+    "unlink",
+    "pm",
+    "init",
+    "create",
+    "upgrade",
+    "build",
+    "publish",
+    "patch",
+    "patch-commit",
+    "repl",
+    "completions",
+    "audit",
+    "info",
+    "why",
+  ]),
 };
 /** Programs that are test runners by name (lint wants an ORACLE: for their test files). */
-const RUNNERS = new Set(["vitest", "jest", "mocha", "ava", "tap", "tape", "uvu", "jasmine", "karma", "pytest", "py.test", "tox", "nox", "rspec", "phpunit", "pest", "ctest", "nextest", "playwright", "cypress", "wdio", "testcafe", "node-tap", "bats", "prove", "busted", "mix", "ward", "trial", "nosetests", "nose2"]);
+const RUNNERS = new Set([
+  "vitest",
+  "jest",
+  "mocha",
+  "ava",
+  "tap",
+  "tape",
+  "uvu",
+  "jasmine",
+  "karma",
+  "pytest",
+  "py.test",
+  "tox",
+  "nox",
+  "rspec",
+  "phpunit",
+  "pest",
+  "ctest",
+  "nextest",
+  "playwright",
+  "cypress",
+  "wdio",
+  "testcafe",
+  "node-tap",
+  "bats",
+  "prove",
+  "busted",
+  "mix",
+  "ward",
+  "trial",
+  "nosetests",
+  "nose2",
+]);
 /** `<tool> test` (or the named subcommand) is a test runner. */
 const TEST_SUBCOMMANDS: Record<string, string[]> = {
-  go: ["test"], cargo: ["test", "nextest"], bun: ["test"], deno: ["test"], dotnet: ["test"], mvn: ["test", "verify"], gradle: ["test", "check"], "./gradlew": ["test", "check"], swift: ["test"], zig: ["test"], make: ["test", "check"], flutter: ["test"], dart: ["test"], mix: ["test"], stack: ["test"], cabal: ["test"], sbt: ["test"], lein: ["test"], rake: ["test", "spec"], meson: ["test"], ninja: ["test"],
+  go: ["test"],
+  cargo: ["test", "nextest"],
+  bun: ["test"],
+  deno: ["test"],
+  dotnet: ["test"],
+  mvn: ["test", "verify"],
+  gradle: ["test", "check"],
+  "./gradlew": ["test", "check"],
+  swift: ["test"],
+  zig: ["test"],
+  make: ["test", "check"],
+  flutter: ["test"],
+  dart: ["test"],
+  mix: ["test"],
+  stack: ["test"],
+  cabal: ["test"],
+  sbt: ["test"],
+  lein: ["test"],
+  rake: ["test", "spec"],
+  meson: ["test"],
+  ninja: ["test"],
 };
 /** Package runners: their first operand is the command they run. */
 const PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
@@ -117,7 +418,8 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const PYTHON = /^python(\d+(\.\d+)?)?$/;
 const MAX_DEPTH = 4;
 
-const looksLikeFile = (w: string) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w);
+const looksLikeFile = (w: string) =>
+  w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w);
 
 /** The files, scripts and runners a command runs, with relative paths resolved against `dir`. */
 export function oracleRefs(command: string, dir = "."): CommandOracle {
@@ -150,7 +452,12 @@ function walk(command: string, dir: string, out: CommandOracle, depth: number): 
   end();
 }
 
-const join = (dir: string, p: string) => (p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`);
+const join = (dir: string, p: string) =>
+  p.startsWith("/") || p.startsWith("~")
+    ? p
+    : dir === "."
+      ? p.replace(/^\.\//, "")
+      : `${dir}/${p.replace(/^\.\//, "")}`;
 
 /** One simple command; returns the directory later commands run in (after `cd`). */
 function simpleCommand(all: string[], dir: string, out: CommandOracle, depth: number): string {
@@ -161,7 +468,8 @@ function simpleCommand(all: string[], dir: string, out: CommandOracle, depth: nu
     const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
     if (m) {
       const target = m[3] || all[++i] || "";
-      if (m[2] === "<" && target && !target.startsWith("&")) out.refs.push({ kind: "file", path: join(dir, target), dir, via: "<" });
+      if (m[2] === "<" && target && !target.startsWith("&"))
+        out.refs.push({ kind: "file", path: join(dir, target), dir, via: "<" });
       continue;
     }
     words.push(w);
@@ -177,7 +485,14 @@ function program(words: string[], dir: string, out: CommandOracle, depth: number
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
   const file = (p: string, via: string) => out.refs.push({ kind: "file", path: join(dir, p), dir, via });
   const rest = (from: string[]) => program(from, dir, out, depth);
-  if (!cmd.includes("/") && !cmd.includes("$") && !cmd.includes("=") && !BUILTINS.has(cmd) && /^[A-Za-z0-9_.+-]+$/.test(cmd)) out.programs.push(cmd);
+  if (
+    !cmd.includes("/") &&
+    !cmd.includes("$") &&
+    !cmd.includes("=") &&
+    !BUILTINS.has(cmd) &&
+    /^[A-Za-z0-9_.+-]+$/.test(cmd)
+  )
+    out.programs.push(cmd);
 
   if (cmd === "cd") {
     const to = args[0];
@@ -202,7 +517,8 @@ function program(words: string[], dir: string, out: CommandOracle, depth: number
   if (cmd.includes("/") && !cmd.startsWith("$")) file(cmd, "exec");
   if (RUNNERS.has(base)) out.runners.push(base);
   const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
-  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))!)) out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
+  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))!))
+    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
 
   if (SHELLS.has(base)) {
     const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
@@ -219,7 +535,8 @@ function program(words: string[], dir: string, out: CommandOracle, depth: number
     const c = args.indexOf("-c");
     if (m >= 0 && (c < 0 || m < c)) {
       const mod = args[m + 1] ?? "";
-      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox") out.runners.push(`python -m ${mod}`);
+      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
+        out.runners.push(`python -m ${mod}`);
       return dir;
     }
     if (c >= 0) return dir;
@@ -257,7 +574,10 @@ function program(words: string[], dir: string, out: CommandOracle, depth: number
     const [verb, ...more] = args;
     if (verb === "task") out.refs.push({ kind: "config", path: join(dir, "deno.json"), dir, via: "deno task" });
     if (verb === "run" || verb === "test" || verb === "bench") {
-      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
+      const script = operand(
+        more,
+        new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]),
+      );
       if (script) file(script, `deno ${verb}`);
     }
     return dir;
@@ -267,7 +587,8 @@ function program(words: string[], dir: string, out: CommandOracle, depth: number
     while (k < args.length && args[k]!.startsWith("-")) k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
     return rest(args.slice(k));
   }
-  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun") return packageManager(base, args, dir, out, depth, file);
+  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
+    return packageManager(base, args, dir, out, depth, file);
   return dir;
 }
 
@@ -282,7 +603,14 @@ function operand(args: string[], valued: Set<string>): string | null {
   return null;
 }
 
-function packageManager(pm: "npm" | "pnpm" | "yarn" | "bun", args: string[], dir: string, out: CommandOracle, depth: number, file: (p: string, via: string) => void): string {
+function packageManager(
+  pm: "npm" | "pnpm" | "yarn" | "bun",
+  args: string[],
+  dir: string,
+  out: CommandOracle,
+  depth: number,
+  file: (p: string, via: string) => void,
+): string {
   const positional: string[] = [];
   for (let k = 0; k < args.length; k++) {
     const a = args[k]!;

@@ -86,7 +86,8 @@ export function runtimeOracle(i: OracleInput): RuntimeOracle {
   if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0)) {
     o.bound = { files: i.bound.files, env: i.bound.env };
   }
-  if (i.programs) o.programs = { observer: i.programs.observer, pathInRoot: i.programs.pathInRoot, resolved: i.programs.resolved };
+  if (i.programs)
+    o.programs = { observer: i.programs.observer, pathInRoot: i.programs.pathInRoot, resolved: i.programs.resolved };
   return o;
 }
 

@@ -191,8 +191,12 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   const rows = s.rows;
   rowAttention(s);
   const attempts = waveAttempts(s);
-  const active = rows.filter((r) => r.state === "IN-FLIGHT" || attempts.get(r.id)!.some((a) => !a.returned || r.state !== "VERIFIED")).map((r) => r.id);
-  const awaitVerification = rows.filter((r) => r.state !== "VERIFIED" && attempts.get(r.id)!.some((a) => a.returned)).map((r) => r.id);
+  const active = rows
+    .filter((r) => r.state === "IN-FLIGHT" || attempts.get(r.id)!.some((a) => !a.returned || r.state !== "VERIFIED"))
+    .map((r) => r.id);
+  const awaitVerification = rows
+    .filter((r) => r.state !== "VERIFIED" && attempts.get(r.id)!.some((a) => a.returned))
+    .map((r) => r.id);
   const { leased, leaseIndex } = leaseAttention(s);
 
   // docs/formats.md#scheduling groups and predecessors (no structure registry).
@@ -200,10 +204,22 @@ export function adviseNext(snap: NextSnapshot, opts: AdviseOptions): Advice {
   const succOf = (id: string) => plan.successors.get(id)!;
   const dag = new Dag(plan.order, needsOf);
   const groups = snap.structure ? snap.structure.groups : chains(dag);
-  const predecessor = snap.structure ? registryPredecessors(groups, plan.order, dag, s.verified) : chainPredecessors(groups);
+  const predecessor = snap.structure
+    ? registryPredecessors(groups, plan.order, dag, s.verified)
+    : chainPredecessors(groups);
 
-  const paths = opts.policy === "critical-path" ? remainingPaths(plan.order, succOf, (id) => s.facts(id).estimate ?? 1, s.verified) : null;
-  const sel = selectLaunch(s, { scan: paths ? byRemaining(rows, paths) : rows, active, dag, leased, leaseIndex, details: opts.details });
+  const paths =
+    opts.policy === "critical-path"
+      ? remainingPaths(plan.order, succOf, (id) => s.facts(id).estimate ?? 1, s.verified)
+      : null;
+  const sel = selectLaunch(s, {
+    scan: paths ? byRemaining(rows, paths) : rows,
+    active,
+    dag,
+    leased,
+    leaseIndex,
+    details: opts.details,
+  });
   const { launch } = sel;
   const continuations = continuationsOf(launch, snap.structure?.reports ?? [], predecessor, attempts);
   let action: Action;
@@ -248,12 +264,14 @@ function rowAttention(s: Scan): void {
   for (const r of s.rows) {
     const gates = s.facts(r.id).gates;
     if (r.state === "ABANDONED" || gates.includes("abandoned")) s.attend({ leaf: r.id, reason: "handoff" }, [r.id]);
-    for (const v of s.facts(r.id).vacuous ?? []) s.attend({ leaf: r.id, reason: "vacuous-gate", gate: v.gate, hidden: v.hidden }, [r.id]);
+    for (const v of s.facts(r.id).vacuous ?? [])
+      s.attend({ leaf: r.id, reason: "vacuous-gate", gate: v.gate, hidden: v.hidden }, [r.id]);
     if (r.state !== "VERIFIED") continue;
     if (gates.some((g) => g !== "met")) s.attend({ leaf: r.id, reason: "verified-ledger-not-met" }, [r.id]);
     const receipt = s.facts(r.id).verification;
     if (receipt) s.attend({ leaf: r.id, reason: `verification-${receipt}` }, [r.id]);
-    if (r.needs.some((n) => !s.verified(n))) s.attend({ leaf: r.id, reason: "verified-before-dependency" }, [r.id, ...r.needs.filter((n) => !s.verified(n))]);
+    if (r.needs.some((n) => !s.verified(n)))
+      s.attend({ leaf: r.id, reason: "verified-before-dependency" }, [r.id, ...r.needs.filter((n) => !s.verified(n))]);
   }
 }
 
@@ -263,7 +281,8 @@ function waveAttempts(s: Scan): Map<string, Attempt[]> {
   const attempts = new Map<string, Attempt[]>(s.rows.map((r) => [r.id, []]));
   const bare = (leaf: string, wave: string): string => {
     const id = leaf.startsWith("leaf-") ? leaf.slice(5) : null;
-    if (id === null || !plan.byId.has(id)) throw new ScheduleInputError(`dispatch references unknown leaf ${leaf} (wave ${wave})`, "dispatch.json");
+    if (id === null || !plan.byId.has(id))
+      throw new ScheduleInputError(`dispatch references unknown leaf ${leaf} (wave ${wave})`, "dispatch.json");
     return id;
   };
   const reports = s.snap.structure?.reports ?? [];
@@ -310,7 +329,8 @@ function leaseAttention(s: Scan): { leased: Set<string>; leaseIndex: GlobIndex<L
     }
     leased.add(id);
     const owns = new Set(s.row(id).owns);
-    if (l.globs.length !== owns.size || l.globs.some((g) => !owns.has(g))) s.attend({ leaf: id, reason: "lease-ownership-mismatch" }, [id], [leaseName(l)]);
+    if (l.globs.length !== owns.size || l.globs.some((g) => !owns.has(g)))
+      s.attend({ leaf: id, reason: "lease-ownership-mismatch" }, [id], [leaseName(l)]);
   }
   return { leased, leaseIndex };
 }
@@ -318,7 +338,14 @@ function leaseAttention(s: Scan): { leased: Set<string>; leaseIndex: GlobIndex<L
 /** docs/formats.md#scheduling selection: scan U_t in id order (or the policy's order); the first failing test is the reason. */
 function selectLaunch(
   s: Scan,
-  o: { scan: PlanRow[]; active: string[]; dag: Dag; leased: Set<string>; leaseIndex: GlobIndex<LeaseView>; details: boolean },
+  o: {
+    scan: PlanRow[];
+    active: string[];
+    dag: Dag;
+    leased: Set<string>;
+    leaseIndex: GlobIndex<LeaseView>;
+    details: boolean;
+  },
 ): Selection {
   const { scope, slots } = s.snap;
   const activeSet = new Set(o.active);
@@ -374,7 +401,10 @@ function selectLaunch(
       continue;
     }
     if (launch.length >= available) {
-      block(r.id, "slots", () => [[], `no free slot: ${slots} slot(s), ${o.active.length} active, ${launch.length} selected`]);
+      block(r.id, "slots", () => [
+        [],
+        `no free slot: ${slots} slot(s), ${o.active.length} active, ${launch.length} selected`,
+      ]);
       continue;
     }
     launch.push(r.id);
@@ -384,7 +414,12 @@ function selectLaunch(
 }
 
 /** Who each launched task continues: the handoff it resumes, else its group's predecessor (docs/formats.md#scheduling). */
-function continuationsOf(launch: string[], reports: Report[], predecessor: Map<string, string>, attempts: Map<string, Attempt[]>): Continuation[] {
+function continuationsOf(
+  launch: string[],
+  reports: Report[],
+  predecessor: Map<string, string>,
+  attempts: Map<string, Attempt[]>,
+): Continuation[] {
   const latestStartByTime = (id: string): Attempt | null => {
     let best: Attempt | null = null;
     for (const a of attempts.get(id)!) if (!best || a.at > best.at) best = a;
@@ -398,13 +433,19 @@ function continuationsOf(launch: string[], reports: Report[], predecessor: Map<s
       continue;
     }
     const pred = predecessor.get(id);
-    if (pred !== undefined) continuations.push({ leaf: id, after: pred, handle: latestStartByTime(pred)?.handle ?? null });
+    if (pred !== undefined)
+      continuations.push({ leaf: id, after: pred, handle: latestStartByTime(pred)?.handle ?? null });
   }
   return continuations;
 }
 
 /** Each launched leaf's remaining path, and the leaves before it in id order it went ahead of (deferred for slots or conflicts with the selection). */
-function preferred(launch: string[], rows: PlanRow[], blocked: Explanations["blocked"], paths: Map<string, Remaining>): NonNullable<Explanations["preferred"]> {
+function preferred(
+  launch: string[],
+  rows: PlanRow[],
+  blocked: Explanations["blocked"],
+  paths: Map<string, Remaining>,
+): NonNullable<Explanations["preferred"]> {
   const position = new Map(rows.map((r, i) => [r.id, i]));
   const overtaken = blocked.filter((b) => b.reason === "slots" || b.reason === "selected-conflict").map((b) => b.leaf);
   return launch.map((id) => {
@@ -425,7 +466,12 @@ function chainPredecessors(groups: string[][]): Map<string, string> {
 }
 
 /** With a registry: the last (Kahn order) member of v's group that is a VERIFIED ancestor of v. */
-function registryPredecessors(groups: string[][], order: string[], dag: Dag, verified: (id: string) => boolean): Map<string, string> {
+function registryPredecessors(
+  groups: string[][],
+  order: string[],
+  dag: Dag,
+  verified: (id: string) => boolean,
+): Map<string, string> {
   const predecessor = new Map<string, string>();
   const position = new Map(order.map((id, i) => [id, i]));
   for (const g of groups) {
@@ -458,7 +504,12 @@ function pendingHandoffs(snap: NextSnapshot, leased: Set<string>): PendingHandof
     .filter((r) => r.state === "pending")
     .map((r) => {
       const wave = snap.waves.find((w) => w.id === r.source.wave);
-      return { id: r.id, parent: r.parent, returned: wave?.returned.has(`leaf-${r.parent}`) ?? false, leaseReleased: !leased.has(r.parent) };
+      return {
+        id: r.id,
+        parent: r.parent,
+        returned: wave?.returned.has(`leaf-${r.parent}`) ?? false,
+        leaseReleased: !leased.has(r.parent),
+      };
     });
 }
 
@@ -468,23 +519,42 @@ function touches(l: LeaseView, a: AccessSets): boolean {
   return [...a.writes, ...a.reads].some((g) => index.first(g) !== null);
 }
 
-function leaseConflict(index: GlobIndex<LeaseView>, mine: AccessSets, own: (l: LeaseView) => boolean): Witness<LeaseView> | null {
+function leaseConflict(
+  index: GlobIndex<LeaseView>,
+  mine: AccessSets,
+  own: (l: LeaseView) => boolean,
+): Witness<LeaseView> | null {
   for (const g of [...mine.writes, ...mine.reads]) {
     const hit = index.first(g, own);
-    if (hit) return { kind: mine.writes.includes(g) ? "write/write" : "read/write", mine: g, theirs: hit.glob, with: hit.owner };
+    if (hit)
+      return {
+        kind: mine.writes.includes(g) ? "write/write" : "read/write",
+        mine: g,
+        theirs: hit.glob,
+        with: hit.owner,
+      };
   }
   return null;
 }
 
 function dependencyWhy(waiting: string[], row: (id: string) => PlanRow): string {
   return waiting
-    .map((n) => (row(n).state === "VERIFIED" ? `${n} is VERIFIED but still holds its lease leaf-${n}` : `needs ${n} (${row(n).state})`))
+    .map((n) =>
+      row(n).state === "VERIFIED"
+        ? `${n} is VERIFIED but still holds its lease leaf-${n}`
+        : `needs ${n} (${row(n).state})`,
+    )
     .join("; ");
 }
 
-function conflictWhy(w: Witness<string> | null, related: { dependent: string } | { dependency: string } | null, role: string): [string[], string] {
+function conflictWhy(
+  w: Witness<string> | null,
+  related: { dependent: string } | { dependency: string } | null,
+  role: string,
+): [string[], string] {
   if (!w) {
-    if (related && "dependent" in related) return [[related.dependent], `${role} task ${related.dependent} depends on it`];
+    if (related && "dependent" in related)
+      return [[related.dependent], `${role} task ${related.dependent} depends on it`];
     const dep = (related as { dependency: string }).dependency;
     return [[dep], `depends on ${role} task ${dep}`];
   }
@@ -510,7 +580,12 @@ export function describeAttention(a: Attention): string {
  * tasks of a topological order without a direct edge are never on one path, so they are tried
  * first; only if all of those conflict are other pairs searched.
  */
-function modeOf(order: string[], dag: Dag, needsOf: (id: string) => readonly string[], access: (id: string) => AccessSets): "orchestrated" | "solo" {
+function modeOf(
+  order: string[],
+  dag: Dag,
+  needsOf: (id: string) => readonly string[],
+  access: (id: string) => AccessSets,
+): "orchestrated" | "solo" {
   let total = true;
   for (let k = 0; k + 1 < order.length; k++) {
     const [a, b] = [order[k]!, order[k + 1]!];

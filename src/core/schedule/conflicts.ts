@@ -10,7 +10,13 @@ export interface AccessSets extends AccessDecl {
   writes: string[];
 }
 
-export type ConflictKind = "write/write" | "write/read" | "read/write" | "resource write/write" | "resource write/read" | "resource read/write";
+export type ConflictKind =
+  | "write/write"
+  | "write/read"
+  | "read/write"
+  | "resource write/write"
+  | "resource write/read"
+  | "resource read/write";
 
 /** Why two tasks conflict: `mine` is the first task's item, `theirs` the other's. */
 export interface Witness<T = string> {

@@ -25,7 +25,9 @@ import type { NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot
  * not be read (`error`), or each ledger that holds a receipt (root-relative key) → the audit's
  * reason it is not current (null: current), or the VerificationError its audit raised.
  */
-export type ReceiptVerdicts = { error: VerificationError } | { issues: ReadonlyMap<string, string | null | VerificationError> };
+export type ReceiptVerdicts =
+  | { error: VerificationError }
+  | { issues: ReadonlyMap<string, string | null | VerificationError> };
 
 function leafInventory(inputs: ScopeInputs): string[] {
   const { root, scope } = inputs;
@@ -51,7 +53,8 @@ function dispatchWaves(text: string | null, file: string): WaveView[] {
   try {
     return [...parseDispatch(text).waves.values()];
   } catch (e) {
-    if (e instanceof DispatchStateError) throw new ScheduleInputError(`invalid dispatch state: ${e.message}`, file, waveLine(text, e.wave));
+    if (e instanceof DispatchStateError)
+      throw new ScheduleInputError(`invalid dispatch state: ${e.message}`, file, waveLine(text, e.wave));
     throw e;
   }
 }
@@ -76,7 +79,11 @@ export interface FactsOptions {
 function receiptIssue(receipts: ReceiptVerdicts, rel: string): string | null {
   if ("error" in receipts) {
     const e = receipts.error;
-    throw new ScheduleInputError(e.reason + (e.where.detail ? ` (${e.where.detail})` : ""), e.where.file ?? null, e.where.line ?? null);
+    throw new ScheduleInputError(
+      e.reason + (e.where.detail ? ` (${e.where.detail})` : ""),
+      e.where.file ?? null,
+      e.where.line ?? null,
+    );
   }
   const issue = receipts.issues.get(rel) ?? null;
   if (issue instanceof VerificationError) throw new ScheduleInputError(verificationText(issue), rel);
@@ -123,8 +130,14 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     const have = new Set(inventory);
     const extra = inventory.filter((n) => !want.has(n));
     const missing = expected.filter((n) => !have.has(n));
-    const parts = [extra.length ? `not in PLAN: ${extra.join(", ")}` : "", missing.length ? `missing: ${missing.join(", ")}` : ""];
-    throw new ScheduleInputError(`PLAN leaves must match scope leaf ledgers exactly (${parts.filter(Boolean).join("; ")})`, shown("gates"));
+    const parts = [
+      extra.length ? `not in PLAN: ${extra.join(", ")}` : "",
+      missing.length ? `missing: ${missing.join(", ")}` : "",
+    ];
+    throw new ScheduleInputError(
+      `PLAN leaves must match scope leaf ledgers exactly (${parts.filter(Boolean).join("; ")})`,
+      shown("gates"),
+    );
   }
 
   const accessFile = shown("ACCESS.json");
@@ -140,10 +153,19 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     const ledger = inputs.ledger?.(rel, text, `leaf-${row.id}`) ?? parseLedger(text, `leaf-${row.id}`);
     if (ledger.errors.length > 0) {
       const first = ledger.errors[0]!;
-      throw new ScheduleInputError(`invalid leaf ledger ${row.id}: ${ledger.errors.map((e) => `line ${e.line}: ${e.message}`).join("; ")}`, shown(rel), first.line);
+      throw new ScheduleInputError(
+        `invalid leaf ledger ${row.id}: ${ledger.errors.map((e) => `line ${e.line}: ${e.message}`).join("; ")}`,
+        shown(rel),
+        first.line,
+      );
     }
-    if (hasDuplicates(ledger.owns)) throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
-    if (ledger.owns.length === 0 || ledger.owns.length !== row.owns.length || ledger.owns.some((g) => !row.owns.includes(g))) {
+    if (hasDuplicates(ledger.owns))
+      throw new ScheduleInputError(`${row.id} OWNS contains duplicates`, shown(rel), ledger.ownsLine);
+    if (
+      ledger.owns.length === 0 ||
+      ledger.owns.length !== row.owns.length ||
+      ledger.owns.some((g) => !row.owns.includes(g))
+    ) {
       throw new ScheduleInputError(
         `PLAN Owns must equal ledger OWNS for ${row.id} (PLAN: ${row.owns.join(", ") || "-"}; OWNS: ${ledger.owns.join(", ") || "none"})`,
         shown(rel),
@@ -157,8 +179,12 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
     const verdicts = gateVerdicts(o.trace, root, file, ledger, isMet, o.attested?.get(file));
     // As in status (core/snapshot.ts): STALE first, then VACUOUS (unmet), then UNATTESTED.
     const hiddenBy = verdicts.vacuous;
-    const met = o.attested ? ledger.gates.filter((g) => !verdicts.stale.has(g.id) && !hiddenBy.has(g.id) && isMet(g)) : [];
-    const unvouched = o.attested ? unattestedGates(file, met, o.attested.get(file), o.trace.records.get(file), ledger) : null;
+    const met = o.attested
+      ? ledger.gates.filter((g) => !verdicts.stale.has(g.id) && !hiddenBy.has(g.id) && isMet(g))
+      : [];
+    const unvouched = o.attested
+      ? unattestedGates(file, met, o.attested.get(file), o.trace.records.get(file), ledger)
+      : null;
     const gates = ledger.gates.map((g) => {
       if (verdicts.stale.has(g.id)) return "stale-unmet";
       const state = gateState(g, ledger);
@@ -167,7 +193,10 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
       return state === "unmet" && verdicts.failed.has(g.id) ? "failed" : state;
     });
     // A gate that would be met but for its probe is a review item too (docs/formats.md#next-output).
-    const vacuous = hiddenBy.size > 0 ? ledger.gates.flatMap((g, i) => (gates[i] === "vacuous" ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : [])) : [];
+    const vacuous =
+      hiddenBy.size > 0
+        ? ledger.gates.flatMap((g, i) => (gates[i] === "vacuous" ? [{ gate: g.id, hidden: hiddenBy.get(g.id)! }] : []))
+        : [];
     tasks.set(row.id, {
       access: { writes: ledger.owns, ...decl },
       gates,
@@ -195,10 +224,21 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   const parts = entries.map((e, i) => (i === 0 ? "[" : ",") + JSON.stringify(e));
   parts.push(parts.length === 0 ? "[]" : "]", leaseSignature(leases));
   // State a coordinator served instead of the files is part of what the advice depends on.
-  if (dispatchText !== null && !entries.some(([suffix]) => suffix === `${path.sep}dispatch.json`)) parts.push(dispatchText);
+  if (dispatchText !== null && !entries.some(([suffix]) => suffix === `${path.sep}dispatch.json`))
+    parts.push(dispatchText);
   if (leafStates && leafStates.size > 0) parts.push(JSON.stringify([...leafStates]));
   const fingerprint = sha256HexOfParts(parts);
-  return { scope, slots: o.slots, compare, plan, tasks, waves, leases, fingerprint, ...(structure ? { structure } : {}) };
+  return {
+    scope,
+    slots: o.slots,
+    compare,
+    plan,
+    tasks,
+    waves,
+    leases,
+    fingerprint,
+    ...(structure ? { structure } : {}),
+  };
 }
 
 /** With a registry, the independent checker must pass before any advice (docs/formats.md#scheduling-consistency). */

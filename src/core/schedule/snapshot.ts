@@ -22,7 +22,6 @@ export interface TaskFacts {
 /** What the advice reads of a dispatch wave (docs/formats.md#dispatch); leaves are `leaf-<id>`. */
 export type WaveView = Pick<Wave, "id" | "state" | "leaves" | "started" | "returned">;
 
-
 export interface NextSnapshot {
   scope: string;
   slots: number; // total concurrent leaves for this scope, active ones included

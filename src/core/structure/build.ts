@@ -17,7 +17,23 @@ import { isValidId } from "../workspace/ids.ts";
 import type { ScopeInputs } from "../workspace/inputs.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import { activeTasks, attemptsOf } from "./handoff.ts";
-import { cmp, emptyRegistry, fail, hashOf, isObject, JOURNAL, REGISTRY, sortIds, STRUCTURE_GATE, type GateDef, type Integration, type WaveRecord, type Model, type Registry, type TaskRow } from "./model.ts";
+import {
+  cmp,
+  emptyRegistry,
+  fail,
+  hashOf,
+  isObject,
+  JOURNAL,
+  REGISTRY,
+  sortIds,
+  STRUCTURE_GATE,
+  type GateDef,
+  type Integration,
+  type WaveRecord,
+  type Model,
+  type Registry,
+  type TaskRow,
+} from "./model.ts";
 import { type AccessDecl } from "../plan/access.ts";
 import { type LeaseView } from "../dispatch/lease-record.ts";
 
@@ -57,7 +73,11 @@ export function validateAccess(entry: unknown): AccessDecl {
   const lists: string[][] = [];
   for (const key of ["reads", "resourceReads", "resourceWrites"]) {
     const v = entry[key];
-    if (!Array.isArray(v) || v.some((s) => typeof s !== "string" || s.trim() === "" || CONTROL.test(s)) || new Set(v).size !== v.length) {
+    if (
+      !Array.isArray(v) ||
+      v.some((s) => typeof s !== "string" || s.trim() === "" || CONTROL.test(s)) ||
+      new Set(v).size !== v.length
+    ) {
       fail("invalid access sets");
     }
     lists.push(v as string[]);
@@ -116,7 +136,12 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
   } catch {
     access = null;
   }
-  if (!isObject(access) || access.schema !== 1 || access.contractRevision !== plan.revision || !isObject(access.leaves)) {
+  if (
+    !isObject(access) ||
+    access.schema !== 1 ||
+    access.contractRevision !== plan.revision ||
+    !isObject(access.leaves)
+  ) {
     fail("ACCESS revision/schema mismatch");
   }
   const leaves = access.leaves as Record<string, unknown>;
@@ -125,7 +150,8 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
   const ledgers = scopeLedgers(inputs);
   if (!ledgers.includes("GATES.md")) fail("root GATES.md required");
   const leafFiles = ledgers.filter((f) => /^gates\/leaf-.*\.md$/.test(f));
-  if (canonicalIds(leafFiles) !== canonicalIds(plan.rows.map((r) => `gates/leaf-${r.id}.md`))) fail("leaf inventory mismatch");
+  if (canonicalIds(leafFiles) !== canonicalIds(plan.rows.map((r) => `gates/leaf-${r.id}.md`)))
+    fail("leaf inventory mismatch");
 
   const rows: TaskRow[] = plan.rows.map((r) => {
     const text = read(`gates/leaf-${r.id}.md`) ?? fail("leaf inventory mismatch");
@@ -158,12 +184,14 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
   const { dispatchText, waves } = dispatchOf(inputs);
   files["dispatch.json"] = dispatchText;
   const ids = new Set(rows.map((r) => r.id));
-  for (const w of waves) for (const l of w.leaves) if (!l.startsWith("leaf-") || !ids.has(l.slice(5))) fail("orphan dispatch leaf");
+  for (const w of waves)
+    for (const l of w.leaves) if (!l.startsWith("leaf-") || !ids.has(l.slice(5))) fail("orphan dispatch leaf");
 
   const registryText = read(REGISTRY);
   const leases = leaseViewsOf(inputs.leases());
   if (leases.some((l) => l.invalid)) fail("invalid lease");
-  for (const l of leases) if (l.scope === scope && (!l.leaf.startsWith("leaf-") || !ids.has(l.leaf.slice(5)))) fail("orphan lease");
+  for (const l of leases)
+    if (l.scope === scope && (!l.leaf.startsWith("leaf-") || !ids.has(l.leaf.slice(5)))) fail("orphan lease");
 
   const meta = registryText === null ? initialRegistry(rows, integrations) : parseRegistry(registryText);
   const reports = Array.isArray(meta.reports) ? meta.reports : [];
@@ -199,7 +227,10 @@ function dispatchOf(inputs: ScopeInputs): { dispatchText: string | null; waves: 
     throw e;
   }
   try {
-    return { dispatchText, waves: dispatchText === null ? [] : [...parseDispatch(dispatchText).waves.values()].map(plainWave) };
+    return {
+      dispatchText,
+      waves: dispatchText === null ? [] : [...parseDispatch(dispatchText).waves.values()].map(plainWave),
+    };
   } catch (e) {
     if (e instanceof DispatchStateError) fail("invalid dispatch");
     throw e;
@@ -218,7 +249,13 @@ function parseRegistry(text: string): Registry {
 }
 
 function plainWave(w: ReturnType<typeof parseDispatch>["waves"] extends Map<string, infer W> ? W : never): WaveRecord {
-  return { id: w.id, state: w.state, leaves: [...w.leaves], started: Object.fromEntries(w.started), returned: Object.fromEntries(w.returned) };
+  return {
+    id: w.id,
+    state: w.state,
+    leaves: [...w.leaves],
+    started: Object.fromEntries(w.started),
+    returned: Object.fromEntries(w.returned),
+  };
 }
 
 /** Lease records as {scope, leaf, globs, invalid}, in file-name order. */
@@ -239,7 +276,10 @@ export function initialRegistry(rows: TaskRow[], integrations: Integration[]): R
   for (const r of rows) meta.requiredGates[r.id] = r.gates.map((g) => g.id);
   // S_STRUCTURE is guarded by its own check (missing-structure-gate), so a retried first event
   // whose GATES.md write already landed synthesizes the same registry.
-  for (const i of integrations) meta.requiredIntegrations[i.file] = i.gates.map((g) => g.id).filter((g) => !(i.file === "GATES.md" && g === STRUCTURE_GATE));
+  for (const i of integrations)
+    meta.requiredIntegrations[i.file] = i.gates
+      .map((g) => g.id)
+      .filter((g) => !(i.file === "GATES.md" && g === STRUCTURE_GATE));
   meta.groups = meta.initial.map((id) => [id]);
   return meta;
 }

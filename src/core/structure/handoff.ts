@@ -33,7 +33,8 @@ export function attemptsOf(waves: WaveRecord[]): Map<string, Attempt[]> {
 export function retiredBy(a: Attempt, reports: readonly Report[]): Report | null {
   for (const r of reports) {
     if (r.state !== "applied" && r.state !== "resumed") continue;
-    if (r.parent !== a.task || r.source?.wave !== a.wave || r.source.handle !== a.handle || r.source.startAt !== a.at) continue;
+    if (r.parent !== a.task || r.source?.wave !== a.wave || r.source.handle !== a.handle || r.source.startAt !== a.at)
+      continue;
     if (a.returnedAt !== null && r.returnedAt === a.returnedAt) return r;
   }
   return null;
@@ -44,10 +45,18 @@ export function liveAttempts(task: string, attempts: Map<string, Attempt[]>, rep
 }
 
 /** Active(v) (docs/formats.md#scheduling): IN-FLIGHT, or an unretired attempt unreturned or returned while not VERIFIED. */
-export function activeTasks(rows: readonly Pick<TaskRow, "id" | "state">[], waves: WaveRecord[], reports: readonly Report[]): string[] {
+export function activeTasks(
+  rows: readonly Pick<TaskRow, "id" | "state">[],
+  waves: WaveRecord[],
+  reports: readonly Report[],
+): string[] {
   const attempts = attemptsOf(waves);
   return rows
-    .filter((r) => r.state === "IN-FLIGHT" || liveAttempts(r.id, attempts, reports).some((a) => a.returnedAt === null || r.state !== "VERIFIED"))
+    .filter(
+      (r) =>
+        r.state === "IN-FLIGHT" ||
+        liveAttempts(r.id, attempts, reports).some((a) => a.returnedAt === null || r.state !== "VERIFIED"),
+    )
     .map((r) => r.id);
 }
 
@@ -65,16 +74,28 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const ARTIFACT_BAD = /[*?[{<>|]/;
 
 function uniqueStrings(v: unknown, min: number): v is string[] {
-  return Array.isArray(v) && v.length >= min && v.every((s) => typeof s === "string" && s.trim() !== "") && new Set(v).size === v.length;
+  return (
+    Array.isArray(v) &&
+    v.length >= min &&
+    v.every((s) => typeof s === "string" && s.trim() !== "") &&
+    new Set(v).size === v.length
+  );
 }
 
 /**
  * A checkpoint against a parent ledger's gates and ownership (docs/formats.md#structure-reports): completed ∪ remaining
  * partitions the gate ids exactly, completed gates are met, artifacts are literal owned paths.
  */
-export function validateCheckpoint(cp: unknown, gateIds: string[], states: Record<string, GateState>, owns: string[]): Checkpoint {
-  if (!isObject(cp) || typeof cp.summary !== "string" || cp.summary.trim() === "" || cp.summary.length > 10000) fail("invalid checkpoint");
-  if (!uniqueStrings(cp.completed, 0) || !uniqueStrings(cp.remaining, 1) || !Array.isArray(cp.artifacts)) fail("invalid checkpoint");
+export function validateCheckpoint(
+  cp: unknown,
+  gateIds: string[],
+  states: Record<string, GateState>,
+  owns: string[],
+): Checkpoint {
+  if (!isObject(cp) || typeof cp.summary !== "string" || cp.summary.trim() === "" || cp.summary.length > 10000)
+    fail("invalid checkpoint");
+  if (!uniqueStrings(cp.completed, 0) || !uniqueStrings(cp.remaining, 1) || !Array.isArray(cp.artifacts))
+    fail("invalid checkpoint");
   const completed = cp.completed as string[];
   const remaining = cp.remaining as string[];
   const all = [...completed, ...remaining];
@@ -85,10 +106,12 @@ export function validateCheckpoint(cp: unknown, gateIds: string[], states: Recor
   const seen = new Set<string>();
   const artifacts: Checkpoint["artifacts"] = [];
   for (const a of cp.artifacts as unknown[]) {
-    if (!isObject(a) || typeof a.path !== "string" || typeof a.sha256 !== "string") fail("invalid checkpoint artifact path/hash");
+    if (!isObject(a) || typeof a.path !== "string" || typeof a.sha256 !== "string")
+      fail("invalid checkpoint artifact path/hash");
     const p = a.path as string;
     const n = normalizeOwnsPath(p);
-    if (!n.ok || n.glob !== p || ARTIFACT_BAD.test(p) || !HEX64.test(a.sha256 as string)) fail("invalid checkpoint artifact path/hash");
+    if (!n.ok || n.glob !== p || ARTIFACT_BAD.test(p) || !HEX64.test(a.sha256 as string))
+      fail("invalid checkpoint artifact path/hash");
     if (seen.has(p)) fail("duplicate checkpoint artifact");
     seen.add(p);
     if (!owns.some((o) => contains(o, p))) fail("checkpoint artifact outside parent ownership");

@@ -105,12 +105,17 @@ export function parseJournal(text: string): Journal {
   const after = Object.keys(v.after).sort();
   if (canonical(before) !== canonical(after)) fail("recovery file inventory mismatch");
   for (const k of after) {
-    if (!isTargetName(k) || typeof (v.after as Record<string, unknown>)[k] !== "string" || !isImage((v.before as Record<string, unknown>)[k])) {
+    if (
+      !isTargetName(k) ||
+      typeof (v.after as Record<string, unknown>)[k] !== "string" ||
+      !isImage((v.before as Record<string, unknown>)[k])
+    ) {
       fail("invalid recovery path/payload");
     }
   }
   if (!after.includes("GATES.md") || !after.includes("STRUCTURE.json")) fail("incomplete recovery targets");
-  for (const [k, x] of Object.entries(v.observed)) if (!isObservedName(k) || !isImage(x)) fail("invalid observed path/payload");
+  for (const [k, x] of Object.entries(v.observed))
+    if (!isObservedName(k) || !isImage(x)) fail("invalid observed path/payload");
   return v as unknown as Journal;
 }
 

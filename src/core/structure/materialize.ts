@@ -6,7 +6,18 @@ import { serializeLines } from "../ledger/edit.ts";
 import { ScheduleInputError } from "../plan/errors.ts";
 import { parsePlan, unfencedLines } from "../plan/table.ts";
 import { MAX_LEDGER_BYTES } from "../text/decode.ts";
-import { cmp, fail, REGISTRY, STRUCTURE_EXPECT, STRUCTURE_GATE, STRUCTURE_TITLE, structureCheckCommand, type Model, type Registry, type TaskRow } from "./model.ts";
+import {
+  cmp,
+  fail,
+  REGISTRY,
+  STRUCTURE_EXPECT,
+  STRUCTURE_GATE,
+  STRUCTURE_TITLE,
+  structureCheckCommand,
+  type Model,
+  type Registry,
+  type TaskRow,
+} from "./model.ts";
 import type { Planned } from "./plan.ts";
 
 export const TOPOLOGY_START = "<!-- kill-bezzangyi:expanded-topology -->";
@@ -41,10 +52,12 @@ export function renderPlan(text: string, revision: number, rows: TaskRow[], meta
   let inventory = false;
   for (const l of live) {
     const i = l.no - 1;
-    if (l.text.startsWith("Contract revision:")) lines[i] = l.text.replace(/^Contract revision:([ \t]*)[1-9][0-9]*/, `Contract revision:$1${revision}`);
+    if (l.text.startsWith("Contract revision:"))
+      lines[i] = l.text.replace(/^Contract revision:([ \t]*)[1-9][0-9]*/, `Contract revision:$1${revision}`);
     if (/^## /.test(l.text)) inventory = l.text.trim() === "## Current contract inventory";
     else if (inventory) lines[i] = l.text.replace(/\|\s*[0-9]+\s*\|\s*$/, `| ${revision} |`);
-    if (header < 0 && isTableLine(l.text) && l.text.trim().replace(/^\|/, "").split("|")[0]!.trim() === "Leaf") header = i;
+    if (header < 0 && isTableLine(l.text) && l.text.trim().replace(/^\|/, "").split("|")[0]!.trim() === "Leaf")
+      header = i;
   }
   let end = header + 2;
   while (end < lines.length && liveNos.has(end + 1) && isTableLine(lines[end]!)) end++;
@@ -71,7 +84,12 @@ export function renderPlan(text: string, revision: number, rows: TaskRow[], meta
 export function renderAccess(revision: number, rows: TaskRow[]): string {
   const leaves: Record<string, unknown> = {};
   for (const r of [...rows].sort((a, b) => cmp(a.id, b.id))) {
-    leaves[r.id] = { complete: true, reads: r.access.reads, resourceReads: r.access.resourceReads, resourceWrites: r.access.resourceWrites };
+    leaves[r.id] = {
+      complete: true,
+      reads: r.access.reads,
+      resourceReads: r.access.resourceReads,
+      resourceWrites: r.access.resourceWrites,
+    };
   }
   return JSON.stringify({ schema: 1, contractRevision: revision, leaves }, null, 2) + "\n";
 }
@@ -80,10 +98,16 @@ export function renderAccess(revision: number, rows: TaskRow[]): string {
 export function renderRootGates(text: string, scope: string): string {
   const command = structureCheckCommand(scope);
   const existing = parseLedger(text, "GATES").gates.find((g) => g.id === STRUCTURE_GATE);
-  if (existing && (existing.check !== command || existing.expect !== STRUCTURE_EXPECT)) fail("S_STRUCTURE is reserved; inspect and reconcile its existing command");
+  if (existing && (existing.check !== command || existing.expect !== STRUCTURE_EXPECT))
+    fail("S_STRUCTURE is reserved; inspect and reconcile its existing command");
   const demoted = demoteLedger(text);
   if (existing) return demoted;
-  const gate = [`- [ ] ${STRUCTURE_GATE}: ${STRUCTURE_TITLE}`, `  CHECK: ${command}`, `  EXPECT: ${STRUCTURE_EXPECT}`, "  EVIDENCE: pending"];
+  const gate = [
+    `- [ ] ${STRUCTURE_GATE}: ${STRUCTURE_TITLE}`,
+    `  CHECK: ${command}`,
+    `  EXPECT: ${STRUCTURE_EXPECT}`,
+    "  EVIDENCE: pending",
+  ];
   return `${demoted.replace(/\s+$/, "")}\n\n${gate.join("\n")}\n`;
 }
 
@@ -99,8 +123,10 @@ export function materialize(model: Model, calc: Planned): Record<string, string>
     if (e instanceof ScheduleInputError) fail("rendered plan differs from verified calculation");
     throw e;
   }
-  const key = (r: { id: string; owns: string[]; needs: string[]; tier: string; wave: number; state: string }) => JSON.stringify([r.id, r.owns, r.needs, r.tier, r.wave, r.state]);
-  if (parsed.revision !== calc.revision || parsed.rows.map(key).join("\n") !== rows.map(key).join("\n")) fail("rendered plan differs from verified calculation");
+  const key = (r: { id: string; owns: string[]; needs: string[]; tier: string; wave: number; state: string }) =>
+    JSON.stringify([r.id, r.owns, r.needs, r.tier, r.wave, r.state]);
+  if (parsed.revision !== calc.revision || parsed.rows.map(key).join("\n") !== rows.map(key).join("\n"))
+    fail("rendered plan differs from verified calculation");
   writes["PLAN.md"] = plan;
   writes["ACCESS.json"] = renderAccess(calc.revision, rows);
   for (const i of model.integrations) {
@@ -110,7 +136,8 @@ export function materialize(model: Model, calc: Planned): Record<string, string>
   const before = new Map(model.rows.map((r) => [r.id, r.ledger]));
   for (const r of rows) if (before.get(r.id) !== r.ledger) writes[`gates/leaf-${r.id}.md`] = r.ledger;
   writes[REGISTRY] = renderRegistry(calc.next.meta);
-  for (const text of Object.values(writes)) if (Buffer.byteLength(text, "utf8") > MAX_LEDGER_BYTES) fail("materialized state exceeds reader limit");
+  for (const text of Object.values(writes))
+    if (Buffer.byteLength(text, "utf8") > MAX_LEDGER_BYTES) fail("materialized state exceeds reader limit");
   return writes;
 }
 

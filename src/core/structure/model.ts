@@ -15,7 +15,10 @@ import { kbz } from "../text/command.ts";
  * A dispatch wave as plain JSON data (docs/formats.md#dispatch), derived from dispatch's Wave:
  * journals, hashes and clones stay JSON, so the Maps become records.
  */
-export type WaveRecord = Pick<Wave, "id" | "state" | "leaves"> & { started: Record<string, WaveStart>; returned: Record<string, WaveReturn> };
+export type WaveRecord = Pick<Wave, "id" | "state" | "leaves"> & {
+  started: Record<string, WaveStart>;
+  returned: Record<string, WaveReturn>;
+};
 
 /** Every structure failure; the message is the spec's (docs/formats.md#errors), ≤800 chars on output. */
 export class StructureError extends KbzError {
@@ -64,7 +67,6 @@ export function hashOf(value: unknown): string {
 export function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;
 }
-
 
 export interface GateDef {
   id: string;

@@ -5,10 +5,37 @@ import { parseLedger } from "../ledger/parse.ts";
 import { kahnOrder } from "../plan/graph.ts";
 import { conflicts } from "../schedule/conflicts.ts";
 import { isValidId } from "../workspace/ids.ts";
-import { attemptsOf, contains, liveAttempts, validateCheckpoint, verifyArtifacts, type ArtifactHasher } from "./handoff.ts";
+import {
+  attemptsOf,
+  contains,
+  liveAttempts,
+  validateCheckpoint,
+  verifyArtifacts,
+  type ArtifactHasher,
+} from "./handoff.ts";
 import { gateDefs, gateStatesOf, validateAccess } from "./build.ts";
 import { demoteLedger } from "./materialize.ts";
-import { canonical, clone, cmp, fail, hashOf, isObject, sortIds, STRUCTURE_GATE, STRUCTURE_EXPECT, STRUCTURE_TITLE, structureCheckCommand, type Checkpoint, type Integration, type Model, type Refinement, type Registry, type Report, type StructureState, type TaskRow } from "./model.ts";
+import {
+  canonical,
+  clone,
+  cmp,
+  fail,
+  hashOf,
+  isObject,
+  sortIds,
+  STRUCTURE_GATE,
+  STRUCTURE_EXPECT,
+  STRUCTURE_TITLE,
+  structureCheckCommand,
+  type Checkpoint,
+  type Integration,
+  type Model,
+  type Refinement,
+  type Registry,
+  type Report,
+  type StructureState,
+  type TaskRow,
+} from "./model.ts";
 import { regroup } from "./regroup.ts";
 import { verifyTransition } from "./transition.ts";
 import { verifyStructure, type Verdict } from "./verify.ts";
@@ -58,12 +85,22 @@ export function calculateStructure(model: Model, request: unknown, hashArtifact:
   // Each malformed field is named with what is expected (skill/references/structure-request.schema.json).
   if (!isObject(request)) fail("invalid structure request: expected a JSON object");
   if (request.schema !== 1) fail("invalid structure request: schema must be 1");
-  if (typeof request.operation !== "string" || !isValidId(request.operation)) fail("invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2");
-  if (request.regroup !== undefined && (!Array.isArray(request.regroup) || request.regroup.length < 2 || request.regroup.some((x) => typeof x !== "string"))) {
-    fail("invalid structure request: regroup must list at least two task ids, e.g. [\"2.3\", \"3.1\"]");
+  if (typeof request.operation !== "string" || !isValidId(request.operation))
+    fail("invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2");
+  if (
+    request.regroup !== undefined &&
+    (!Array.isArray(request.regroup) ||
+      request.regroup.length < 2 ||
+      request.regroup.some((x) => typeof x !== "string"))
+  ) {
+    fail('invalid structure request: regroup must list at least two task ids, e.g. ["2.3", "3.1"]');
   }
-  if (!isObject(request.refinements)) fail('invalid structure request: refinements must be an object of parent leaf id -> refinement ({} when there is none)');
-  for (const k of LISTS) if (request[k] !== undefined && !Array.isArray(request[k])) fail(`invalid ${k}: expected an array`);
+  if (!isObject(request.refinements))
+    fail(
+      "invalid structure request: refinements must be an object of parent leaf id -> refinement ({} when there is none)",
+    );
+  for (const k of LISTS)
+    if (request[k] !== undefined && !Array.isArray(request[k])) fail(`invalid ${k}: expected an array`);
   const operation = request.operation;
   const requestHash = hashOf(request);
 
@@ -146,7 +183,9 @@ class Planner {
     this.active = new Set(model.active);
     this.groups = sortGroups(this.meta.groups);
     this.originalReports = new Set(model.meta.reports.map((r) => r.id));
-    this.leased = new Set(model.leases.filter((l) => l.scope === model.scope && l.leaf.startsWith("leaf-")).map((l) => l.leaf.slice(5)));
+    this.leased = new Set(
+      model.leases.filter((l) => l.scope === model.scope && l.leaf.startsWith("leaf-")).map((l) => l.leaf.slice(5)),
+    );
     this.attempts = attemptsOf(model.waves);
   }
 
@@ -161,21 +200,35 @@ class Planner {
   /** 6. Worker reports, recorded as pending obligations. */
   reports(list: unknown[]): void {
     for (const p of list) {
-      if (!isObject(p) || typeof p.id !== "string" || !isValidId(p.id) || this.meta.reports.some((r) => r.id === p.id)) fail("invalid or reused report id");
+      if (!isObject(p) || typeof p.id !== "string" || !isValidId(p.id) || this.meta.reports.some((r) => r.id === p.id))
+        fail("invalid or reused report id");
       const parent = typeof p.parent === "string" ? this.rows.get(p.parent) : undefined;
       if (!parent || !UNFINISHED.has(parent.state)) fail("report requires unfinished parent");
       if (this.pendingFor(parent.id)) fail("parent already has a pending report");
       const src = p.source;
       const wave = isObject(src) ? this.model.waves.find((w) => w.id === src.wave) : undefined;
       const attempt = isObject(src)
-        ? liveAttempts(parent.id, this.attempts, this.meta.reports).find((a) => a.wave === src.wave && a.handle === src.handle)
+        ? liveAttempts(parent.id, this.attempts, this.meta.reports).find(
+            (a) => a.wave === src.wave && a.handle === src.handle,
+          )
         : undefined;
-      if (!wave || !attempt || (wave.state !== "sealed" && wave.state !== "complete")) fail("report source must be a current sealed execution attempt");
+      if (!wave || !attempt || (wave.state !== "sealed" && wave.state !== "complete"))
+        fail("report source must be a current sealed execution attempt");
       const ref = p.refinement;
-      if (!isObject(ref) || ref.retainsParentGates !== true || !Array.isArray(ref.children) || ref.children.length < 2) {
+      if (
+        !isObject(ref) ||
+        ref.retainsParentGates !== true ||
+        !Array.isArray(ref.children) ||
+        ref.children.length < 2
+      ) {
         fail("report needs explicit refinement candidates");
       }
-      const checkpoint = validateCheckpoint(p.checkpoint, parent.gates.map((g) => g.id), parent.gateStates, parent.owns);
+      const checkpoint = validateCheckpoint(
+        p.checkpoint,
+        parent.gates.map((g) => g.id),
+        parent.gateStates,
+        parent.owns,
+      );
       verifyArtifacts(checkpoint.artifacts, this.hashArtifact);
       this.artifactChecks.push(...checkpoint.artifacts);
       this.meta.reports.push({
@@ -205,7 +258,8 @@ class Planner {
     for (const [key, state] of kinds) {
       for (const entry of (this.request[key] as unknown[]) ?? []) {
         const r = isObject(entry) ? this.meta.reports.find((x) => x.id === entry.id) : undefined;
-        if (!r || !this.originalReports.has(r.id) || r.state !== "pending" || r.reportedTurn >= this.turn) fail("resolve one existing pending report in a later turn");
+        if (!r || !this.originalReports.has(r.id) || r.state !== "pending" || r.reportedTurn >= this.turn)
+          fail("resolve one existing pending report in a later turn");
         const e = entry as Record<string, unknown>;
         if (state === "rejected") {
           if (blank(e.reason)) fail("report rejection needs a reason");
@@ -226,7 +280,11 @@ class Planner {
         });
         this.active.delete(r.parent);
         this.rows.get(r.parent)!.state = "WAITING";
-        this.actions.push({ action: state === "applied" ? "accept-report" : "resume-report", id: r.id, parent: r.parent });
+        this.actions.push({
+          action: state === "applied" ? "accept-report" : "resume-report",
+          id: r.id,
+          parent: r.parent,
+        });
         if (state === "applied") accepted.push(r);
       }
     }
@@ -235,17 +293,27 @@ class Planner {
 
   /** The eligibility of docs/formats.md#handoff, in the spec's order; returns the source's return time. */
   private handoffBoundary(r: Report, e: Record<string, unknown>): string {
-    if (e.stopped !== true || e.reviewed !== true || blank(e.stopEvidence) || blank(e.reviewEvidence)) fail("explicit stop and parent review evidence required");
+    if (e.stopped !== true || e.reviewed !== true || blank(e.stopEvidence) || blank(e.reviewEvidence))
+      fail("explicit stop and parent review evidence required");
     const parent = this.rows.get(r.parent);
     const attempts = this.attempts.get(r.parent) ?? [];
-    const source = attempts.find((a) => a.wave === r.source.wave && a.handle === r.source.handle && a.at === r.source.startAt);
-    if (!parent || !UNFINISHED.has(parent.state) || !source || source.returnedAt === null) fail("reported execution must have returned before handoff");
+    const source = attempts.find(
+      (a) => a.wave === r.source.wave && a.handle === r.source.handle && a.at === r.source.startAt,
+    );
+    if (!parent || !UNFINISHED.has(parent.state) || !source || source.returnedAt === null)
+      fail("reported execution must have returned before handoff");
     if (this.leased.has(r.parent)) fail("parent lease must be released before handoff");
-    if (liveAttempts(r.parent, this.attempts, this.meta.reports).some((a) => a !== source)) fail("another execution attempt needs reconciliation");
+    if (liveAttempts(r.parent, this.attempts, this.meta.reports).some((a) => a !== source))
+      fail("another execution attempt needs reconciliation");
     const recorded = parseLedger(r.ledger, `leaf-${r.parent}`);
     if (canonical(gateDefs(recorded)) !== canonical(parent.gates)) fail("parent Gate definitions changed since report");
     if (canonical(contractOf(parent)) !== canonical(r.contract)) fail("parent contract changed since report");
-    validateCheckpoint(r.checkpoint, parent.gates.map((g) => g.id), parent.gateStates, parent.owns);
+    validateCheckpoint(
+      r.checkpoint,
+      parent.gates.map((g) => g.id),
+      parent.gateStates,
+      parent.owns,
+    );
     verifyArtifacts(r.checkpoint.artifacts, this.hashArtifact);
     this.artifactChecks.push(...r.checkpoint.artifacts);
     if (Object.hasOwn(this.request.refinements as object, r.parent)) fail("reported refinement cannot be overridden");
@@ -254,8 +322,15 @@ class Planner {
 
   /** 8. Expansion of one parent into ≥2 children with at least one independent pair. */
   expand(parentId: string, refinement: unknown, accepted: boolean): void {
-    if (!isObject(refinement) || refinement.retainsParentGates !== true || !Array.isArray(refinement.children) || refinement.children.length < 2) {
-      fail(`refinement requires children and retained parent gates (refinements.${parentId}: retainsParentGates: true and children, an array of at least 2)`);
+    if (
+      !isObject(refinement) ||
+      refinement.retainsParentGates !== true ||
+      !Array.isArray(refinement.children) ||
+      refinement.children.length < 2
+    ) {
+      fail(
+        `refinement requires children and retained parent gates (refinements.${parentId}: retainsParentGates: true and children, an array of at least 2)`,
+      );
     }
     const definitionHash = hashOf(refinement);
     const existing = this.meta.splits.find((s) => s.parent === parentId);
@@ -288,7 +363,11 @@ class Planner {
     parent.state = "WAITING";
     parent.ledger = demoteLedger(parent.ledger);
     parent.gateStates = gateStatesOf(parseLedger(parent.ledger, `leaf-${parent.id}`));
-    this.groups = sortGroups([...this.groups.filter((g) => g !== group), ...group.map((m) => [m]), ...ids.map((id) => [id])]);
+    this.groups = sortGroups([
+      ...this.groups.filter((g) => g !== group),
+      ...group.map((m) => [m]),
+      ...ids.map((id) => [id]),
+    ]);
     this.meta.expected.push(...ids);
     for (const c of children) this.meta.requiredGates[c.id] = c.gates.map((g) => g.id);
     if (existing) {
@@ -296,7 +375,10 @@ class Planner {
       existing.definitionHash = definitionHash;
     } else this.meta.splits.push({ parent: parentId, children: sortIds(ids), definitionHash });
     this.actions.push({ action: "expand", parent: parentId, children: sortIds(ids) });
-    const nested = specs.filter((c) => isObject((c as Record<string, unknown>).refinement)) as { id: string; refinement: unknown }[];
+    const nested = specs.filter((c) => isObject((c as Record<string, unknown>).refinement)) as {
+      id: string;
+      refinement: unknown;
+    }[];
     for (const c of nested.sort((a, b) => cmp(a.id, b.id))) this.expand(c.id, c.refinement, false);
   }
 
@@ -304,28 +386,54 @@ class Planner {
     const spec = isObject(c) ? c : {};
     const id = spec.id;
     if (typeof id === "string" && seen.has(id)) fail(`duplicate child id (${id})`);
-    if (typeof id !== "string" || !id.startsWith(parent.id + ".") || id.length === parent.id.length + 1 || !isValidId(id) || this.rows.has(id)) {
+    if (
+      typeof id !== "string" ||
+      !id.startsWith(parent.id + ".") ||
+      id.length === parent.id.length + 1 ||
+      !isValidId(id) ||
+      this.rows.has(id)
+    ) {
       fail(`invalid or reused child id (children[].id ${JSON.stringify(id)}: a new id starting with "${parent.id}.")`);
     }
     seen.add(id);
     const siblings = specs.map((s) => (isObject(s) ? s.id : undefined));
     const needs = spec.needs;
-    if (!Array.isArray(needs) || new Set(needs).size !== needs.length || needs.some((n) => n === id || typeof n !== "string" || !siblings.includes(n))) {
-      fail(`child needs must reference siblings (children[${JSON.stringify(id)}].needs: an array of sibling ids, [] for none)`);
+    if (
+      !Array.isArray(needs) ||
+      new Set(needs).size !== needs.length ||
+      needs.some((n) => n === id || typeof n !== "string" || !siblings.includes(n))
+    ) {
+      fail(
+        `child needs must reference siblings (children[${JSON.stringify(id)}].needs: an array of sibling ids, [] for none)`,
+      );
     }
-    if (typeof spec.ledger !== "string") fail(`child ledger required (children[${JSON.stringify(id)}].ledger: the leaf ledger text with OWNS and unticked gates)`);
+    if (typeof spec.ledger !== "string")
+      fail(
+        `child ledger required (children[${JSON.stringify(id)}].ledger: the leaf ledger text with OWNS and unticked gates)`,
+      );
     const ledger = parseLedger(spec.ledger, `leaf-${id}`);
-    if (ledger.errors.length > 0 || ledger.owns.length === 0 || ledger.abandons.size > 0 || ledger.gates.some((g) => g.checked)) {
+    if (
+      ledger.errors.length > 0 ||
+      ledger.owns.length === 0 ||
+      ledger.abandons.size > 0 ||
+      ledger.gates.some((g) => g.checked)
+    ) {
       fail("invalid or pre-certified child ledger");
     }
     const access = validateAccess(spec.access);
-    if (!ledger.owns.every((o) => parent.owns.some((p) => contains(p, o)))) fail("child writes escape parent ownership");
-    if (!access.reads.every((r) => [...parent.owns, ...parent.access.reads].some((p) => contains(p, r)))) fail("child reads escape parent declaration");
+    if (!ledger.owns.every((o) => parent.owns.some((p) => contains(p, o))))
+      fail("child writes escape parent ownership");
+    if (!access.reads.every((r) => [...parent.owns, ...parent.access.reads].some((p) => contains(p, r))))
+      fail("child reads escape parent declaration");
     const pa = parent.access;
-    if (!access.resourceWrites.every((r) => pa.resourceWrites.includes(r)) || !access.resourceReads.every((r) => pa.resourceReads.includes(r) || pa.resourceWrites.includes(r))) {
+    if (
+      !access.resourceWrites.every((r) => pa.resourceWrites.includes(r)) ||
+      !access.resourceReads.every((r) => pa.resourceReads.includes(r) || pa.resourceWrites.includes(r))
+    ) {
       fail("child resource access escapes parent declaration");
     }
-    if (spec.tier !== "mechanical" && spec.tier !== "judgment") fail(`child tier required (children[${JSON.stringify(id)}].tier: "judgment" or "mechanical")`);
+    if (spec.tier !== "mechanical" && spec.tier !== "judgment")
+      fail(`child tier required (children[${JSON.stringify(id)}].tier: "judgment" or "mechanical")`);
     return {
       id,
       owns: [...ledger.owns],
@@ -375,7 +483,12 @@ class Planner {
         succ.get(n)!.push(id);
       }
     }
-    const k = kahnOrder(ids, (id) => this.rows.get(id)!.needs, (id) => sortIds(succ.get(id)!), cmp);
+    const k = kahnOrder(
+      ids,
+      (id) => this.rows.get(id)!.needs,
+      (id) => sortIds(succ.get(id)!),
+      cmp,
+    );
     if (!k.ok) fail("dependency cycle");
     return k.order;
   }
@@ -392,9 +505,13 @@ class Planner {
     if (parts.length < 2) fail(`regroup: ${ids.join(", ")} are already one group`);
     const members = sortIds(parts.flat());
     const verified = members.filter((m) => this.rows.get(m)!.state === "VERIFIED");
-    if (verified.length > 0) fail(`regroup never merges VERIFIED work: ${verified.join(", ")} ${verified.length === 1 ? "is" : "are"} VERIFIED`);
+    if (verified.length > 0)
+      fail(
+        `regroup never merges VERIFIED work: ${verified.join(", ")} ${verified.length === 1 ? "is" : "are"} VERIFIED`,
+      );
     const busy = members.filter((m) => this.busy(m));
-    if (busy.length > 0) fail(`regroup: ${busy.join(", ")} ${busy.length === 1 ? "is" : "are"} active or leased; finish or release first`);
+    if (busy.length > 0)
+      fail(`regroup: ${busy.join(", ")} ${busy.length === 1 ? "is" : "are"} active or leased; finish or release first`);
     const reach = (from: string, to: string): boolean => {
       const seen = new Set<string>();
       const stack = [to];
@@ -410,7 +527,10 @@ class Planner {
     for (let i = 0; i < members.length; i++) {
       for (let j = i + 1; j < members.length; j++) {
         const [a, b] = [members[i]!, members[j]!];
-        if (!reach(a, b) && !reach(b, a)) fail(`regroup: ${a} and ${b} are independent (neither needs the other); a group runs its members one after another, so independent work stays in separate groups`);
+        if (!reach(a, b) && !reach(b, a))
+          fail(
+            `regroup: ${a} and ${b} are independent (neither needs the other); a group runs its members one after another, so independent work stays in separate groups`,
+          );
       }
     }
     this.groups = sortGroups([...this.groups.filter((g) => !parts.includes(g)), members]);
@@ -429,7 +549,9 @@ class Planner {
     // Each action lists its members when read (regroup.ts MergedMembers): the same JSON, the
     // same fields, without holding every list at once.
     for (const merged of result.merges) {
-      this.actions.push(Object.defineProperty({ action: "group" }, "members", { get: () => merged.list(), enumerable: true }) as Action);
+      this.actions.push(
+        Object.defineProperty({ action: "group" }, "members", { get: () => merged.list(), enumerable: true }) as Action,
+      );
     }
     this.groups = result.groups;
   }
@@ -442,7 +564,11 @@ class Planner {
     m.expected = sortIds(m.expected);
     m.requiredEdges = rows.flatMap((r) => r.needs.map((n): [string, string] => [n, r.id]));
     // Gates added after initialisation are protected from now on (fixes docs/formats.md#fixes).
-    for (const r of rows) m.requiredGates[r.id] = union(m.requiredGates[r.id] ?? [], r.gates.map((g) => g.id));
+    for (const r of rows)
+      m.requiredGates[r.id] = union(
+        m.requiredGates[r.id] ?? [],
+        r.gates.map((g) => g.id),
+      );
     for (const i of this.model.integrations) {
       const ids = i.gates.map((g) => g.id).filter((g) => !(i.file === "GATES.md" && g === STRUCTURE_GATE));
       m.requiredIntegrations[i.file] = union(m.requiredIntegrations[i.file] ?? [], ids);
@@ -467,7 +593,13 @@ function union(a: string[], b: string[]): string[] {
 }
 
 function contractOf(r: TaskRow): Report["contract"] {
-  return { needs: [...r.needs], owns: [...r.owns], reads: [...r.access.reads], resourceReads: [...r.access.resourceReads], resourceWrites: [...r.access.resourceWrites] };
+  return {
+    needs: [...r.needs],
+    owns: [...r.owns],
+    reads: [...r.access.reads],
+    resourceReads: [...r.access.resourceReads],
+    resourceWrites: [...r.access.resourceWrites],
+  };
 }
 
 /** Integration ledgers after materialization: every gate demoted, S_STRUCTURE present in GATES.md. */
@@ -475,7 +607,13 @@ function demotedIntegrations(list: Integration[], scope: string): Integration[] 
   return list.map((i) => {
     const gates = [...i.gates];
     if (i.file === "GATES.md" && !gates.some((g) => g.id === STRUCTURE_GATE)) {
-      gates.push({ id: STRUCTURE_GATE, title: STRUCTURE_TITLE, check: structureCheckCommand(scope), expect: STRUCTURE_EXPECT, cwd: null });
+      gates.push({
+        id: STRUCTURE_GATE,
+        title: STRUCTURE_TITLE,
+        check: structureCheckCommand(scope),
+        expect: STRUCTURE_EXPECT,
+        cwd: null,
+      });
     }
     const gateStates: Integration["gateStates"] = {};
     for (const g of gates) gateStates[g.id] = "unmet";
@@ -514,7 +652,9 @@ export function complexityOf(s: StructureState): Complexity {
   const groupOf = new Map<string, number>();
   s.meta.groups.forEach((g, i) => g.forEach((m) => groupOf.set(m, i)));
   const pairs = new Set<string>();
-  for (const r of s.rows) for (const n of r.needs) if (groupOf.get(n) !== groupOf.get(r.id)) pairs.add(`${groupOf.get(n)}>${groupOf.get(r.id)}`);
+  for (const r of s.rows)
+    for (const n of r.needs)
+      if (groupOf.get(n) !== groupOf.get(r.id)) pairs.add(`${groupOf.get(n)}>${groupOf.get(r.id)}`);
   const children = new Map(s.meta.splits.map((sp) => [sp.parent, sp.children]));
   const depth = (t: string): number => {
     const cs = children.get(t);

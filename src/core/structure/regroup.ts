@@ -118,7 +118,8 @@ class Regrouper {
     topo.forEach((t, i) => (position[t] = i));
     const needs: number[][] = [];
     const succs: number[][] = topo.map(() => []);
-    for (const v of topo) needs[v] = input.needsOf(this.byRank[v]!).map((x) => index.get(x) ?? fail("unknown dependency"));
+    for (const v of topo)
+      needs[v] = input.needsOf(this.byRank[v]!).map((x) => index.get(x) ?? fail("unknown dependency"));
     for (const v of topo) for (const u of needs[v]!) succs[u]!.push(v);
     const anc = new Int32Array(n * words);
     for (const v of topo) {
@@ -432,7 +433,8 @@ class Regrouper {
     big.first = tasks[0]!;
     big.open = [...big.open, ...small.open];
     for (const t of small.tasks) this.groupOf[t] = big;
-    if (big.openFree !== small.openFree) for (const t of big.openFree ? big.tasks : small.tasks) clearBit(this.verifiedOnly, t);
+    if (big.openFree !== small.openFree)
+      for (const t of big.openFree ? big.tasks : small.tasks) clearBit(this.verifiedOnly, t);
     big.openFree = big.openFree && small.openFree;
     big.done = false;
     big.version++;
@@ -446,7 +448,6 @@ class Regrouper {
     if (this.slot[g.first] !== g) fail("regroup lost a group");
     this.slot[g.first] = null;
   }
-
 }
 
 /** The first index of the ascending `xs` whose value is at least `x`. */

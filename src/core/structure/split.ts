@@ -23,22 +23,32 @@ const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, 
 /** The named split of `parentId` into `parts` (each a list of OWNS globs), or why it is refused. */
 export function namedSplit(model: Model, parentId: string, parts: string[][]): NamedSplit {
   const parent = model.rows.find((r) => r.id === parentId);
-  if (!parent) fail(`split: unknown task ${parentId} (${kbz("status", { scope: model.scope, all: true })} lists the leaves)`);
+  if (!parent)
+    fail(`split: unknown task ${parentId} (${kbz("status", { scope: model.scope, all: true })} lists the leaves)`);
   const existing = model.meta.splits.find((s) => s.parent === parentId);
   if (existing) {
     const children = existing.children.map((id) => ({ id, owns: model.rows.find((r) => r.id === id)?.owns ?? [] }));
-    const operation = model.meta.operations.find((o) => o.id.startsWith(`split-${parentId}-r`))?.id ?? `split-${parentId}`;
-    if (children.length === parts.length && children.every((c, i) => same(c.owns, parts[i]!))) return { status: "already-applied", operation, parent: parentId, children };
+    const operation =
+      model.meta.operations.find((o) => o.id.startsWith(`split-${parentId}-r`))?.id ?? `split-${parentId}`;
+    if (children.length === parts.length && children.every((c, i) => same(c.owns, parts[i]!)))
+      return { status: "already-applied", operation, parent: parentId, children };
     fail(`split: ${parentId} is already split into ${existing.children.join(", ")}; split a child instead`);
   }
   refuseUnsafe(model, parent);
   for (const part of parts) {
-    for (const glob of part) if (!parent.owns.some((o) => contains(o, glob))) fail(`split: ${glob} is not inside ${parentId}'s OWNS (${parent.owns.join(", ")}); each part owns a piece of it`);
+    for (const glob of part)
+      if (!parent.owns.some((o) => contains(o, glob)))
+        fail(
+          `split: ${glob} is not inside ${parentId}'s OWNS (${parent.owns.join(", ")}); each part owns a piece of it`,
+        );
   }
   for (let i = 0; i < parts.length; i++) {
     for (let j = i + 1; j < parts.length; j++) {
       const access = (writes: string[]) => ({ writes, reads: [], resourceReads: [], resourceWrites: [] });
-      if (conflicts(access(parts[i]!), access(parts[j]!))) fail(`split: parts ${i + 1} and ${j + 1} overlap (${parts[i]!.join(", ")} / ${parts[j]!.join(", ")}); parts own disjoint files`);
+      if (conflicts(access(parts[i]!), access(parts[j]!)))
+        fail(
+          `split: parts ${i + 1} and ${j + 1} overlap (${parts[i]!.join(", ")} / ${parts[j]!.join(", ")}); parts own disjoint files`,
+        );
     }
   }
   const used = new Set(model.rows.map((r) => r.id));
@@ -60,7 +70,12 @@ export function namedSplit(model: Model, parentId: string, parts: string[][]): N
           needs: [],
           tier: parent.tier,
           ledger: leafLedger(c.id, c.owns),
-          access: { complete: true, reads: [...parent.access.reads], resourceReads: [...parent.access.resourceReads], resourceWrites: [] },
+          access: {
+            complete: true,
+            reads: [...parent.access.reads],
+            resourceReads: [...parent.access.resourceReads],
+            resourceWrites: [],
+          },
         })),
       },
     },
@@ -74,11 +89,19 @@ function refuseUnsafe(model: Model, parent: TaskRow): void {
   if (parent.state === "VERIFIED") fail(`split never splits VERIFIED work: ${id} is VERIFIED`);
   const leased = model.leases.some((l) => l.scope === model.scope && l.leaf === `leaf-${id}`);
   if (parent.state === "IN-FLIGHT" || model.active.includes(id) || leased) {
-    fail(`split: ${id} is ${parent.state === "IN-FLIGHT" ? "IN-FLIGHT" : "active or leased"}; its worker reports the parts instead (${kbz("structure report")}, skill/references/structure.md)`);
+    fail(
+      `split: ${id} is ${parent.state === "IN-FLIGHT" ? "IN-FLIGHT" : "active or leased"}; its worker reports the parts instead (${kbz("structure report")}, skill/references/structure.md)`,
+    );
   }
-  if (parent.state !== "READY" && parent.state !== "WAITING") fail(`split: ${id} is ${parent.state}; only a READY or WAITING leaf splits`);
-  if (model.declared.includes(id)) fail(`split: ${id} was launched in a wave before; a launched leaf splits only through its worker's report (${kbz("structure report")})`);
+  if (parent.state !== "READY" && parent.state !== "WAITING")
+    fail(`split: ${id} is ${parent.state}; only a READY or WAITING leaf splits`);
+  if (model.declared.includes(id))
+    fail(
+      `split: ${id} was launched in a wave before; a launched leaf splits only through its worker's report (${kbz("structure report")})`,
+    );
   if (parent.access.resourceWrites.length > 0) {
-    fail(`split: ${id} writes resources ${parent.access.resourceWrites.join(", ")}; say which part writes them in a request file (skill/references/structure.md)`);
+    fail(
+      `split: ${id} writes resources ${parent.access.resourceWrites.join(", ")}; say which part writes them in a request file (skill/references/structure.md)`,
+    );
   }
 }

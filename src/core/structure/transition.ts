@@ -4,13 +4,24 @@ import { attemptsOf, retiredBy } from "./handoff.ts";
 import { canonical, type Report, type StructureState } from "./model.ts";
 import { sameGateDefs, verifyStructure, type Issue, type Verdict } from "./verify.ts";
 
-const IMMUTABLE: (keyof Report)[] = ["id", "parent", "source", "checkpoint", "ledger", "contract", "refinement", "reportedTurn", "operation"];
+const IMMUTABLE: (keyof Report)[] = [
+  "id",
+  "parent",
+  "source",
+  "checkpoint",
+  "ledger",
+  "contract",
+  "refinement",
+  "reportedTurn",
+  "operation",
+];
 
 export function verifyTransition(before: StructureState, after: StructureState): Verdict {
   const base = verifyStructure(after);
   const errors: Issue[] = [...base.errors];
   const add = (code: string, id: string) => errors.push({ code, id });
-  const leasedBefore = (id: string) => before.leases.some((l) => !l.invalid && l.scope === before.scope && l.leaf === `leaf-${id}`);
+  const leasedBefore = (id: string) =>
+    before.leases.some((l) => !l.invalid && l.scope === before.scope && l.leaf === `leaf-${id}`);
   const afterReports = new Map(after.meta.reports.map((r) => [r.id, r]));
   const released = new Set<string>();
 
@@ -23,10 +34,20 @@ export function verifyTransition(before: StructureState, after: StructureState):
     }
     if (old.state === "pending" && (now.state === "applied" || now.state === "resumed")) {
       const attempts = attemptsOf(before.waves).get(old.parent) ?? [];
-      const source = attempts.find((a) => a.wave === old.source.wave && a.handle === old.source.handle && a.at === old.source.startAt);
+      const source = attempts.find(
+        (a) => a.wave === old.source.wave && a.handle === old.source.handle && a.at === old.source.startAt,
+      );
       const others = attempts.filter((a) => a !== source && retiredBy(a, before.meta.reports) === null);
       const parent = before.rows.find((r) => r.id === old.parent);
-      if (!source || source.returnedAt === null || source.returnedAt !== now.returnedAt || others.length > 0 || !parent || parent.state === "VERIFIED" || leasedBefore(old.parent)) {
+      if (
+        !source ||
+        source.returnedAt === null ||
+        source.returnedAt !== now.returnedAt ||
+        others.length > 0 ||
+        !parent ||
+        parent.state === "VERIFIED" ||
+        leasedBefore(old.parent)
+      ) {
         add("unsafe-handoff-boundary", old.id);
       } else released.add(old.parent);
     }
@@ -57,7 +78,8 @@ export function verifyTransition(before: StructureState, after: StructureState):
     const old = before.meta.splits.find((x) => x.parent === sp.parent);
     if (old && canonical(old) === canonical(sp)) continue;
     const handedOff = released.has(sp.parent);
-    if (((declaredBefore(sp.parent) || before.active.includes(sp.parent)) && !handedOff) || leasedBefore(sp.parent)) add("unsafe-live-split", sp.parent);
+    if (((declaredBefore(sp.parent) || before.active.includes(sp.parent)) && !handedOff) || leasedBefore(sp.parent))
+      add("unsafe-live-split", sp.parent);
   }
   const oldGroups = new Set(before.meta.groups.map((g) => canonical(g)));
   for (const g of after.meta.groups) {

@@ -7,7 +7,16 @@ import { gateState, type GateState } from "../ledger/state.ts";
 import { globsOverlap } from "../workspace/paths.ts";
 import { isValidId } from "../workspace/ids.ts";
 import { attemptsOf, retiredBy, validateCheckpoint } from "./handoff.ts";
-import { fail, isObject, STRUCTURE_GATE, StructureError, type GateDef, type Report, type StructureState, type TaskRow } from "./model.ts";
+import {
+  fail,
+  isObject,
+  STRUCTURE_GATE,
+  StructureError,
+  type GateDef,
+  type Report,
+  type StructureState,
+  type TaskRow,
+} from "./model.ts";
 
 export interface Issue {
   code: string;
@@ -40,27 +49,60 @@ function arraysOfStrings(v: unknown): boolean {
 function checkShapes(s: StructureState): void {
   const m = s.meta as unknown as Record<string, unknown>;
   const arrays = ["initial", "expected", "groups", "splits", "requiredEdges", "operations"];
-  if (!isObject(m) || m.schema !== 1 || arrays.some((k) => !Array.isArray(m[k])) || !isObject(m.requiredGates) || !isObject(m.requiredIntegrations)) {
+  if (
+    !isObject(m) ||
+    m.schema !== 1 ||
+    arrays.some((k) => !Array.isArray(m[k])) ||
+    !isObject(m.requiredGates) ||
+    !isObject(m.requiredIntegrations)
+  ) {
     fail("invalid STRUCTURE schema");
   }
-  if (!Array.isArray(m.reports) || !isSafeTurn(m.turn) || m.turn !== (m.operations as unknown[]).length) fail("invalid logical turn/report registry");
+  if (!Array.isArray(m.reports) || !isSafeTurn(m.turn) || m.turn !== (m.operations as unknown[]).length)
+    fail("invalid logical turn/report registry");
   const ids = new Set<string>();
   for (const r of m.reports as unknown[]) {
-    if (!isObject(r) || typeof r.id !== "string" || !isValidId(r.id) || ids.has(r.id) || typeof r.parent !== "string" || !REPORT_STATES.has(r.state as string)) {
+    if (
+      !isObject(r) ||
+      typeof r.id !== "string" ||
+      !isValidId(r.id) ||
+      ids.has(r.id) ||
+      typeof r.parent !== "string" ||
+      !REPORT_STATES.has(r.state as string)
+    ) {
       fail("invalid or duplicate report");
     }
     ids.add(r.id as string);
     const src = r.source;
-    if (!isObject(src) || typeof src.wave !== "string" || typeof src.handle !== "string" || typeof src.startAt !== "string") fail("invalid or duplicate report");
-    if (typeof r.operation !== "string" || !isSafeTurn(r.reportedTurn) || typeof r.ledger !== "string" || !isObject(r.refinement)) fail("invalid or duplicate report");
+    if (
+      !isObject(src) ||
+      typeof src.wave !== "string" ||
+      typeof src.handle !== "string" ||
+      typeof src.startAt !== "string"
+    )
+      fail("invalid or duplicate report");
+    if (
+      typeof r.operation !== "string" ||
+      !isSafeTurn(r.reportedTurn) ||
+      typeof r.ledger !== "string" ||
+      !isObject(r.refinement)
+    )
+      fail("invalid or duplicate report");
     const c = r.contract;
     const contractKeys = ["needs", "owns", "reads", "resourceReads", "resourceWrites"];
-    if (!isObject(c) || contractKeys.some((k) => !arraysOfStrings(c[k])) || !isObject(r.checkpoint)) fail("invalid report checkpoint contract");
+    if (!isObject(c) || contractKeys.some((k) => !arraysOfStrings(c[k])) || !isObject(r.checkpoint))
+      fail("invalid report checkpoint contract");
   }
 }
 
 function parseSelection(sel: unknown): Selection {
-  if (!isObject(sel) || !arraysOfStrings(sel.launch) || typeof sel.slots !== "number" || !Number.isSafeInteger(sel.slots) || sel.slots < 1) {
+  if (
+    !isObject(sel) ||
+    !arraysOfStrings(sel.launch) ||
+    typeof sel.slots !== "number" ||
+    !Number.isSafeInteger(sel.slots) ||
+    sel.slots < 1
+  ) {
     fail("invalid selection");
   }
   return { launch: sel.launch as string[], slots: sel.slots as number };
@@ -131,9 +173,14 @@ function lowerOverlap(xs: string[], ys: string[]): boolean {
 }
 
 function accessClash(a: TaskRow, b: TaskRow): boolean {
-  if (lowerOverlap(a.owns, b.owns) || lowerOverlap(a.owns, b.access.reads) || lowerOverlap(b.owns, a.access.reads)) return true;
+  if (lowerOverlap(a.owns, b.owns) || lowerOverlap(a.owns, b.access.reads) || lowerOverlap(b.owns, a.access.reads))
+    return true;
   const meets = (xs: string[], ys: string[]) => xs.some((x) => ys.includes(x));
-  return meets(a.access.resourceWrites, b.access.resourceWrites) || meets(a.access.resourceWrites, b.access.resourceReads) || meets(b.access.resourceWrites, a.access.resourceReads);
+  return (
+    meets(a.access.resourceWrites, b.access.resourceWrites) ||
+    meets(a.access.resourceWrites, b.access.resourceReads) ||
+    meets(b.access.resourceWrites, a.access.resourceReads)
+  );
 }
 
 export function sameGateDefs(a: GateDef[], b: GateDef[]): boolean {
@@ -167,7 +214,13 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   const errors: Issue[] = [];
   const byId = new Map<string, TaskRow>();
   for (const r of s.rows) if (!byId.has(r.id)) byId.set(r.id, r);
-  const c: Checking = { s, meta: s.meta, byId, verified: (id) => byId.get(id)?.state === "VERIFIED", add: (code, id) => errors.push({ code, id }) };
+  const c: Checking = {
+    s,
+    meta: s.meta,
+    byId,
+    verified: (id) => byId.get(id)?.state === "VERIFIED",
+    add: (code, id) => errors.push({ code, id }),
+  };
   const opAt = checkOperations(c);
   checkReports(c, opAt, final);
   checkActivity(c);
@@ -186,7 +239,13 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
 function checkOperations({ meta, add }: Checking): (turn: unknown, id: unknown) => boolean {
   const opIds = new Set<string>();
   meta.operations.forEach((op, i) => {
-    if (!isObject(op) || typeof op.id !== "string" || opIds.has(op.id) || typeof op.requestHash !== "string" || !HEX64.test(op.requestHash)) {
+    if (
+      !isObject(op) ||
+      typeof op.id !== "string" ||
+      opIds.has(op.id) ||
+      typeof op.requestHash !== "string" ||
+      !HEX64.test(op.requestHash)
+    ) {
       add("invalid-operations", String((op as { id?: unknown })?.id ?? i));
     } else opIds.add(op.id);
     if (isObject(op) && op.turn !== undefined && op.turn !== i + 1) add("invalid-operation-turn", String(op.id));
@@ -196,14 +255,24 @@ function checkOperations({ meta, add }: Checking): (turn: unknown, id: unknown) 
 }
 
 /** Reports: each one's source attempt, turns, checkpoint, and its state's own rules. */
-function checkReports({ s, meta, byId, verified, add }: Checking, opAt: (turn: unknown, id: unknown) => boolean, final: boolean): void {
+function checkReports(
+  { s, meta, byId, verified, add }: Checking,
+  opAt: (turn: unknown, id: unknown) => boolean,
+  final: boolean,
+): void {
   const pendingParents = new Map<string, number>();
   const retiredKeys = new Set<string>();
   for (const r of meta.reports) {
     const wave = s.waves.find((w) => w.id === r.source.wave);
     const leaf = `leaf-${r.parent}`;
     const start = wave?.started[leaf];
-    if (!byId.has(r.parent) || !start || start.handle !== r.source.handle || start.at !== r.source.startAt || (wave!.state !== "sealed" && wave!.state !== "complete")) {
+    if (
+      !byId.has(r.parent) ||
+      !start ||
+      start.handle !== r.source.handle ||
+      start.at !== r.source.startAt ||
+      (wave!.state !== "sealed" && wave!.state !== "complete")
+    ) {
       add("report-source-mismatch", r.id);
     }
     if (!opAt(r.reportedTurn, r.operation)) add("report-turn-mismatch", r.id);
@@ -212,7 +281,12 @@ function checkReports({ s, meta, byId, verified, add }: Checking, opAt: (turn: u
       const states: Record<string, GateState> = {};
       for (const g of recorded.gates) states[g.id] = gateState(g, recorded);
       if (recorded.errors.length > 0) throw new StructureError("invalid checkpoint");
-      validateCheckpoint(r.checkpoint, recorded.gates.map((g) => g.id), states, r.contract.owns);
+      validateCheckpoint(
+        r.checkpoint,
+        recorded.gates.map((g) => g.id),
+        states,
+        r.contract.owns,
+      );
     } catch (e) {
       if (!(e instanceof StructureError)) throw e;
       add("invalid-checkpoint", r.id);
@@ -228,9 +302,15 @@ function checkReports({ s, meta, byId, verified, add }: Checking, opAt: (turn: u
       if (final) add("pending-refinement-report", r.id);
       continue;
     }
-    if (typeof r.resolvedTurn !== "number" || r.resolvedTurn <= r.reportedTurn || !opAt(r.resolvedTurn, r.resolutionOperation)) add("resolution-turn-mismatch", r.id);
+    if (
+      typeof r.resolvedTurn !== "number" ||
+      r.resolvedTurn <= r.reportedTurn ||
+      !opAt(r.resolvedTurn, r.resolutionOperation)
+    )
+      add("resolution-turn-mismatch", r.id);
     if (r.state === "rejected") {
-      if (typeof r.reason !== "string" || r.reason.trim() === "" || r.returnedAt !== undefined) add("invalid-report-rejection", r.id);
+      if (typeof r.reason !== "string" || r.reason.trim() === "" || r.returnedAt !== undefined)
+        add("invalid-report-rejection", r.id);
       continue;
     }
     const key = JSON.stringify([r.parent, r.source.wave, r.source.handle, r.source.startAt]);
@@ -238,7 +318,14 @@ function checkReports({ s, meta, byId, verified, add }: Checking, opAt: (turn: u
     retiredKeys.add(key);
     const ret = wave?.returned[leaf]?.at;
     const blank = (v: unknown) => typeof v !== "string" || v.trim() === "";
-    if (ret === undefined || ret !== r.returnedAt || r.stopped !== true || r.reviewed !== true || blank(r.stopEvidence) || blank(r.reviewEvidence)) {
+    if (
+      ret === undefined ||
+      ret !== r.returnedAt ||
+      r.stopped !== true ||
+      r.reviewed !== true ||
+      blank(r.stopEvidence) ||
+      blank(r.reviewEvidence)
+    ) {
       add("unconfirmed-handoff", r.id);
     }
     if (r.state === "applied") checkReportedChildren(r, byId, meta.splits, add);
@@ -249,11 +336,19 @@ function checkReports({ s, meta, byId, verified, add }: Checking, opAt: (turn: u
 function checkActivity({ s, meta, byId, add }: Checking): void {
   const attempts = attemptsOf(s.waves);
   const expectedActive = s.rows
-    .filter((r) => r.state === "IN-FLIGHT" || (attempts.get(r.id) ?? []).some((a) => retiredBy(a, meta.reports) === null && (a.returnedAt === null || r.state !== "VERIFIED")))
+    .filter(
+      (r) =>
+        r.state === "IN-FLIGHT" ||
+        (attempts.get(r.id) ?? []).some(
+          (a) => retiredBy(a, meta.reports) === null && (a.returnedAt === null || r.state !== "VERIFIED"),
+        ),
+    )
     .map((r) => r.id);
-  if (!sameSet(expectedActive, s.active) || new Set(s.active).size !== s.active.length) add("active-accounting-mismatch", s.scope);
+  if (!sameSet(expectedActive, s.active) || new Set(s.active).size !== s.active.length)
+    add("active-accounting-mismatch", s.scope);
   const gatesFile = s.integrations.find((i) => i.file === "GATES.md");
-  if (s.registryInitialized && !gatesFile?.gates.some((g) => g.id === STRUCTURE_GATE)) add("missing-structure-gate", "GATES.md");
+  if (s.registryInitialized && !gatesFile?.gates.some((g) => g.id === STRUCTURE_GATE))
+    add("missing-structure-gate", "GATES.md");
   for (const a of s.active) if (!byId.has(a)) add("orphan-worker", a);
 }
 
@@ -267,7 +362,8 @@ function checkLeases({ s, byId, add }: Checking): void {
     if (l.scope !== s.scope) continue;
     const task = l.leaf.startsWith("leaf-") ? byId.get(l.leaf.slice(5)) : undefined;
     if (!task) add("orphan-lease", l.leaf);
-    else if (JSON.stringify([...l.globs].sort()) !== JSON.stringify([...task.owns].sort())) add("lease-ownership-mismatch", l.leaf);
+    else if (JSON.stringify([...l.globs].sort()) !== JSON.stringify([...task.owns].sort()))
+      add("lease-ownership-mismatch", l.leaf);
   }
 }
 
@@ -282,7 +378,14 @@ function checkConservation({ s, meta, byId, add }: Checking): void {
   const children = new Set<string>();
   const splitParents = new Set<string>();
   for (const sp of meta.splits) {
-    if (!isObject(sp) || typeof sp.parent !== "string" || !arraysOfStrings(sp.children) || !meta.expected.includes(sp.parent) || splitParents.has(sp.parent) || sp.children.length < 2) {
+    if (
+      !isObject(sp) ||
+      typeof sp.parent !== "string" ||
+      !arraysOfStrings(sp.children) ||
+      !meta.expected.includes(sp.parent) ||
+      splitParents.has(sp.parent) ||
+      sp.children.length < 2
+    ) {
       add("invalid-split", String((sp as { parent?: unknown })?.parent));
       if (!isObject(sp) || !Array.isArray(sp.children)) continue;
     }
@@ -310,20 +413,24 @@ function checkEdgesAndGates({ s, meta, byId, verified, add }: Checking, reach: R
   }
   for (const r of s.rows) if (reach.onCycle(r.id)) add("dependency-cycle", r.id);
   for (const e of meta.requiredEdges) {
-    if (!Array.isArray(e) || !byId.get(e[1])?.needs.includes(e[0])) add("lost-edge", Array.isArray(e) ? `${e[0]}->${e[1]}` : String(e));
+    if (!Array.isArray(e) || !byId.get(e[1])?.needs.includes(e[0]))
+      add("lost-edge", Array.isArray(e) ? `${e[0]}->${e[1]}` : String(e));
   }
   for (const [task, gates] of Object.entries(meta.requiredGates)) {
     const row = byId.get(task);
-    for (const g of Array.isArray(gates) ? gates : []) if (!row?.gates.some((d) => d.id === g)) add("lost-gate", `${task}:${g}`);
+    for (const g of Array.isArray(gates) ? gates : [])
+      if (!row?.gates.some((d) => d.id === g)) add("lost-gate", `${task}:${g}`);
   }
   for (const r of s.rows) {
     if (!Object.hasOwn(meta.requiredGates, r.id)) add("untracked-gates", r.id);
     if (r.state === "VERIFIED" && r.gates.some((g) => r.gateStates[g.id] !== "met")) add("stale-verification", r.id);
-    if (r.state === "VERIFIED" && s.receipts && Object.hasOwn(s.receipts, r.id)) add(`verification-${s.receipts[r.id]}`, r.id);
+    if (r.state === "VERIFIED" && s.receipts && Object.hasOwn(s.receipts, r.id))
+      add(`verification-${s.receipts[r.id]}`, r.id);
   }
   for (const [file, gates] of Object.entries(meta.requiredIntegrations)) {
     const led = s.integrations.find((i) => i.file === file);
-    for (const g of Array.isArray(gates) ? gates : []) if (!led?.gates.some((d) => d.id === g)) add("lost-integration-gate", `${file}:${g}`);
+    for (const g of Array.isArray(gates) ? gates : [])
+      if (!led?.gates.some((d) => d.id === g)) add("lost-integration-gate", `${file}:${g}`);
   }
 }
 
@@ -342,20 +449,31 @@ function checkGroups({ s, meta, byId, verified, add }: Checking, reach: Reach): 
     }
     const open = g.filter((m) => byId.has(m) && !verified(m));
     for (let i = 0; i < open.length; i++) {
-      for (let j = i + 1; j < open.length; j++) if (!reach.related(open[i]!, open[j]!)) add("lost-parallelism", `${open[i]},${open[j]}`);
+      for (let j = i + 1; j < open.length; j++)
+        if (!reach.related(open[i]!, open[j]!)) add("lost-parallelism", `${open[i]},${open[j]}`);
     }
   });
   for (const r of s.rows) if (!groupOf.has(r.id)) add("unassigned-task", r.id);
   if (groupCycle(s.rows, groupOf, meta.groups.length)) add("group-cycle", "groups");
 }
 
-function checkReportedChildren(r: Report, byId: Map<string, TaskRow>, splits: StructureState["meta"]["splits"], add: (c: string, id: string) => void): void {
+function checkReportedChildren(
+  r: Report,
+  byId: Map<string, TaskRow>,
+  splits: StructureState["meta"]["splits"],
+  add: (c: string, id: string) => void,
+): void {
   const split = splits.find((sp) => sp.parent === r.parent);
   const parent = byId.get(r.parent);
   for (const c of r.refinement.children ?? []) {
     const row = byId.get(c.id);
     const needed = [...r.contract.needs, ...(Array.isArray(c.needs) ? c.needs : [])];
-    if (!row || !split?.children.includes(c.id) || !parent?.needs.includes(c.id) || needed.some((n) => !row.needs.includes(n))) {
+    if (
+      !row ||
+      !split?.children.includes(c.id) ||
+      !parent?.needs.includes(c.id) ||
+      needed.some((n) => !row.needs.includes(n))
+    ) {
       add("lost-reported-child", c.id);
       continue;
     }
@@ -364,7 +482,12 @@ function checkReportedChildren(r: Report, byId: Map<string, TaskRow>, splits: St
     const proposed = isObject(c.access) ? (c.access as Record<string, unknown>) : {};
     const owns = typeof c.ledger === "string" ? parseLedger(c.ledger, "child").owns : [];
     const list = (k: string) => (arraysOfStrings(proposed[k]) ? (proposed[k] as string[]) : []);
-    if (!sameSet(row.owns, owns) || !sameSet(row.access.reads, list("reads")) || !sameSet(row.access.resourceReads, list("resourceReads")) || !sameSet(row.access.resourceWrites, list("resourceWrites"))) {
+    if (
+      !sameSet(row.owns, owns) ||
+      !sameSet(row.access.reads, list("reads")) ||
+      !sameSet(row.access.resourceReads, list("resourceReads")) ||
+      !sameSet(row.access.resourceWrites, list("resourceWrites"))
+    ) {
       add("changed-reported-child-access", c.id);
     }
   }
@@ -409,7 +532,8 @@ function checkSelection(
     if (seen.has(id)) add("duplicate-launch", id);
     seen.add(id);
   }
-  if (sel.launch.length > 0 && sel.launch.length + s.active.length > sel.slots) add("capacity-exceeded", String(sel.slots));
+  if (sel.launch.length > 0 && sel.launch.length + s.active.length > sel.slots)
+    add("capacity-exceeded", String(sel.slots));
   const launched = [...seen].map((id) => byId.get(id)).filter((r): r is TaskRow => r !== undefined);
   for (const id of [...seen]) {
     const row = byId.get(id);
@@ -417,10 +541,15 @@ function checkSelection(
       add("unknown-launch", id);
       continue;
     }
-    const ready = (row.state === "WAITING" || row.state === "READY") && !s.active.includes(id) && row.needs.every((n) => byId.get(n)?.state === "VERIFIED" && !ownLease(n));
+    const ready =
+      (row.state === "WAITING" || row.state === "READY") &&
+      !s.active.includes(id) &&
+      row.needs.every((n) => byId.get(n)?.state === "VERIFIED" && !ownLease(n));
     if (!ready) add("not-ready", id);
     const mine = [...row.owns, ...row.access.reads];
-    const other = s.leases.find((l) => !(l.scope === s.scope && l.leaf === `leaf-${id}` && !l.invalid) && lowerOverlap(mine, l.globs));
+    const other = s.leases.find(
+      (l) => !(l.scope === s.scope && l.leaf === `leaf-${id}` && !l.invalid) && lowerOverlap(mine, l.globs),
+    );
     if (other) add("lease-conflict", id);
     for (const a of s.active) {
       const ar = byId.get(a);
@@ -428,22 +557,30 @@ function checkSelection(
     }
     // Every other launched task, before and after it: a conflicting pair is reported in both
     // orders, as the original counts it (issue 19).
-    for (const x of launched) if (x.id !== id && (reach.related(x.id, id) || accessClash(row, x))) add("parallel-conflict", `${x.id},${id}`);
+    for (const x of launched)
+      if (x.id !== id && (reach.related(x.id, id) || accessClash(row, x))) add("parallel-conflict", `${x.id},${id}`);
   }
 }
 
 function checkFinal(s: StructureState, add: (c: string, id: string) => void): void {
   const root = s.integrations.find((i) => i.file === "GATES.md");
   if (root?.gateStates[STRUCTURE_GATE] === "abandoned") add("abandoned-structure-gate", STRUCTURE_GATE);
-  for (const r of s.rows) if (r.state !== "VERIFIED" || r.gates.some((g) => r.gateStates[g.id] !== "met")) add("unfinished-task", r.id);
+  for (const r of s.rows)
+    if (r.state !== "VERIFIED" || r.gates.some((g) => r.gateStates[g.id] !== "met")) add("unfinished-task", r.id);
   // One issue each however many workers, leases or waves remain, as the original counts them
   // (issue 19); the id lists them all, sorted.
   const once = (code: string, ids: string[]) => {
     if (ids.length > 0) add(code, [...ids].sort().join(","));
   };
   once("active-workers", s.active);
-  once("remaining-leases", s.leases.filter((l) => l.invalid || l.scope === s.scope).map((l) => l.leaf));
-  once("unfinished-dispatch", s.waves.filter((w) => w.state !== "complete").map((w) => w.id));
+  once(
+    "remaining-leases",
+    s.leases.filter((l) => l.invalid || l.scope === s.scope).map((l) => l.leaf),
+  );
+  once(
+    "unfinished-dispatch",
+    s.waves.filter((w) => w.state !== "complete").map((w) => w.id),
+  );
   for (const i of s.integrations) {
     for (const g of i.gates) {
       if (i.file === "GATES.md" && g.id === STRUCTURE_GATE) continue;

@@ -8,7 +8,22 @@ import { shellQuote } from "./shell.ts";
 
 const SCOPE_ACTION = ["scope", "root", "leaf", "json", "coordinator"] as const;
 const WAVE = ["scope", "root", "wave", "json"] as const;
-const STRUCTURE = ["scope", "root", "json", "into", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"] as const;
+const STRUCTURE = [
+  "scope",
+  "root",
+  "json",
+  "into",
+  "request",
+  "details",
+  "final",
+  "report",
+  "proposal",
+  "reason",
+  "operation",
+  "selection",
+  "stop-evidence",
+  "review-evidence",
+] as const;
 const VERIFY = ["root", "json", "inputs", "closed", "env", "approve", "reviewed", "cwd", "portable"] as const;
 const HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "json"] as const;
 
@@ -19,7 +34,22 @@ const HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "js
 export const VERB_FLAGS = {
   status: ["scope", "root", "all", "json"],
   lint: ["scope", "root", "strict", "probe", "approve", "json"],
-  check: ["scope", "root", "reverify", "stale", "approve", "probe", "status", "verbose", "json", "jobs", "timeout", "sandbox", "shell", "cwd"],
+  check: [
+    "scope",
+    "root",
+    "reverify",
+    "stale",
+    "approve",
+    "probe",
+    "status",
+    "verbose",
+    "json",
+    "jobs",
+    "timeout",
+    "sandbox",
+    "shell",
+    "cwd",
+  ],
   approve: ["scope", "root", "json", "verbose"],
   approvals: [],
   "approvals list": ["json"],

@@ -44,7 +44,8 @@ export function decodeLedgerText(b: Buffer): { text: string } | { line: number; 
   // a writeback saves the ledger without it.
   if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) b = b.subarray(3);
   const nul = b.indexOf(0);
-  if (nul >= 0) return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
+  if (nul >= 0)
+    return { line: lineAt(b, nul), message: "contains a NUL byte; a ledger is UTF-8 text, not binary data" };
   try {
     return { text: FATAL_UTF8.decode(b) };
   } catch {

@@ -40,4 +40,3 @@ export function shellWords(command: string): string[] {
   if (inWord) words.push(cur);
   return words;
 }
-

@@ -17,7 +17,12 @@ interface Incremental {
   digest(enc: "hex"): string;
 }
 const bun = (globalThis as any).Bun as
-  | { CryptoHasher: { hash(alg: string, d: string | Uint8Array, enc: "hex"): string; new (alg: string, key?: Uint8Array): Incremental } }
+  | {
+      CryptoHasher: {
+        hash(alg: string, d: string | Uint8Array, enc: "hex"): string;
+        new (alg: string, key?: Uint8Array): Incremental;
+      };
+    }
   | undefined;
 
 /** node:crypto, loaded on first use (never on Bun's paths). */

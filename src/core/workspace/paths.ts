@@ -23,7 +23,8 @@ function alreadyNormal(raw: string): boolean {
     if (c !== 47) continue;
     const len = i - start;
     if (len === 0) return false;
-    if (raw.charCodeAt(start) === 46 /* . */ && (len === 1 || (len === 2 && raw.charCodeAt(start + 1) === 46))) return false;
+    if (raw.charCodeAt(start) === 46 /* . */ && (len === 1 || (len === 2 && raw.charCodeAt(start + 1) === 46)))
+      return false;
     start = i + 1;
   }
   return true;

@@ -13,7 +13,13 @@ import type { Snapshot } from "../../core/snapshot.ts";
 import type { Target } from "../../core/workspace/target.ts";
 import { attestedLedgerDigest, type Attestations } from "../../core/trace.ts";
 import { approvalDirFor } from "../run/approval.ts";
-import { forget, readRootAttestations, recordedGates, type LedgerAttestations, type RootAttestations } from "../run/attest.ts";
+import {
+  forget,
+  readRootAttestations,
+  recordedGates,
+  type LedgerAttestations,
+  type RootAttestations,
+} from "../run/attest.ts";
 import { parseLedger } from "../../core/ledger/parse.ts";
 import { readPolicy } from "../run/personal.ts";
 import { kbz } from "../../core/text/command.ts";
@@ -60,7 +66,8 @@ function removedGates(snap: Snapshot, atts: RootAttestations, realFile: (file: s
       // The common case, checked without sorting or naming anything: every recorded gate is there.
       if (everyRecorded(rec, (id) => have.has(id))) continue;
       const shown = path.relative(snap.target.root, ledger) || ledger;
-      for (const id of recordedGates(rec)) if (!have.has(id)) out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
+      for (const id of recordedGates(rec))
+        if (!have.has(id)) out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
     } else if (!fs.existsSync(ledger) && belongs(snap.target, ledger)) {
       const shown = path.relative(snap.target.root, ledger) || ledger;
       for (const id of recordedGates(rec)) out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));

@@ -104,7 +104,8 @@ export function readLastRun(env: Env, file: string, gateId: string): LastRun | n
     const st = fs.lstatSync(target);
     if (!st.isFile() || st.size > MAX_RECORD_BYTES) return null;
     const r = JSON.parse(fs.readFileSync(target, "utf8")) as LastRun;
-    if (r?.schema !== 1 || r.file !== path.resolve(file) || r.gateId !== gateId || typeof r.tail !== "string") return null;
+    if (r?.schema !== 1 || r.file !== path.resolve(file) || r.gateId !== gateId || typeof r.tail !== "string")
+      return null;
     return r;
   } catch {
     return null;

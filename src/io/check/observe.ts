@@ -23,7 +23,9 @@ let saidBroken = false;
 function tracerBroken(why: string): void {
   if (saidBroken) return;
   saidBroken = true;
-  process.stderr.write(`kbz: the tracer failed to start (${why}); the static closure stands in for what the CHECK reads\n`);
+  process.stderr.write(
+    `kbz: the tracer failed to start (${why}); the static closure stands in for what the CHECK reads\n`,
+  );
 }
 
 export interface ObservedRun {
@@ -37,7 +39,8 @@ export interface ObservedRun {
 /** Run one CHECK, traced when the task's oracle was observed by a tracer and one is in force. */
 export async function runObserved(task: CheckTask, root: string, env: Env, req: ExecuteRequest): Promise<ObservedRun> {
   const since = Date.now();
-  const observer = task.oracle.programs?.observer === "strace" && !task.oracle.sandbox && !saidBroken ? observerFor(env) : null;
+  const observer =
+    task.oracle.programs?.observer === "strace" && !task.oracle.sandbox && !saidBroken ? observerFor(env) : null;
   if (!observer || observer.kind !== "strace") return { outcome: await executeCheck(req), seen: null, since };
   const trace = startTrace(observer.path);
   const outcome = await executeCheck({ ...req, tracePrefix: trace.prefix });

@@ -55,7 +55,10 @@ export function sandboxFor(settings: RunSettings, file: string, ledger: LedgerSa
   if (byFile.has(file)) return byFile.get(file)!;
   let profile: SandboxProfile | null = null;
   if (s.all || ledger) {
-    const writable = [...s.writable, ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` }))];
+    const writable = [
+      ...s.writable,
+      ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` })),
+    ];
     profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env);
   }
   byFile.set(file, profile);
@@ -76,8 +79,6 @@ export interface CheckTask {
   digest: string;
   startState: GateState;
 }
-
-
 
 /**
  * The one CHECK directory rule (every runner and the dashboard use it): `--cwd` when given;
@@ -110,10 +111,25 @@ export function realCwd(cwd: string): string {
 }
 
 /** The runtime oracle of a gate of `file`: its CHECK, where and how it runs, and its bound files. */
-export function oracleFor(file: string, base: string, gate: Gate, settings: RunSettings, sandbox: SandboxProfile | null = null, owns: readonly string[] = []): RuntimeOracle {
+export function oracleFor(
+  file: string,
+  base: string,
+  gate: Gate,
+  settings: RunSettings,
+  sandbox: SandboxProfile | null = null,
+  owns: readonly string[] = [],
+): RuntimeOracle {
   const cwd = realCwd(gateCwd(base, gate));
   const observed = observedFiles(approvalDirFor(settings.env), file, gate.id);
-  const binding = oracleBinding({ root: settings.root, display: displayPath(settings.root, file), gate, cwd, env: settings.env, observed, owns });
+  const binding = oracleBinding({
+    root: settings.root,
+    display: displayPath(settings.root, file),
+    gate,
+    cwd,
+    env: settings.env,
+    observed,
+    owns,
+  });
   const programs = programBinding(settings.root, binding.programs, settings.path.value, cwd);
   // A sandboxed CHECK is not traced (io/oracle/observe.ts): its oracle is the static closure.
   const observer = sandbox ? "static" : observerFor(settings.env).kind;
@@ -139,7 +155,14 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
     if (!reverify && v.state === "met") continue;
     const base = baseDir(snap, v.file, settings);
     const owns = ledgers.get(v.file)?.owns ?? [];
-    const oracle = oracleFor(v.file, base, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null), owns);
+    const oracle = oracleFor(
+      v.file,
+      base,
+      v.gate,
+      settings,
+      sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null),
+      owns,
+    );
     tasks.push({
       index: tasks.length,
       qid: v.qid,

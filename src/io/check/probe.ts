@@ -42,7 +42,14 @@ import { recordVacuity } from "../run/attest.ts";
 import { readOracleRecords } from "../oracle/records.ts";
 import { NO_RECORD, type VacuityStored } from "../../core/trace.ts";
 
-export type ProbeVerdict = "vacuous" | "observes" | "nothing-hidden" | "approval-required" | "not-run" | "no-view" | "damaged";
+export type ProbeVerdict =
+  | "vacuous"
+  | "observes"
+  | "nothing-hidden"
+  | "approval-required"
+  | "not-run"
+  | "no-view"
+  | "damaged";
 
 export interface ProbeItem {
   qid: string;
@@ -69,7 +76,8 @@ export interface ProbeResult {
   exit: 0 | 1 | 2;
 }
 
-const SKIP = (rel: string) => rel.startsWith(".kbz/") || rel.startsWith(".unlazy/") || rel === ".git" || rel.startsWith(".git/");
+const SKIP = (rel: string) =>
+  rel.startsWith(".kbz/") || rel.startsWith(".unlazy/") || rel === ".git" || rel.startsWith(".git/");
 
 /** Files that differ from git HEAD under `root` (changed, staged or untracked), root-relative. */
 export function filesChangedFromHead(root: string): string[] {
@@ -91,9 +99,17 @@ function oraclePaths(root: string, ledgerFile: string, gate: Gate, cwd: string, 
 }
 
 /** What the probe hides for one gate, as real paths, and where that list came from. */
-export function deliverableOf(root: string, ledgerFiles: Set<string>, ledger: Ledger, gate: Gate, cwd: string, at: { file: string; env: Env }): { hidden: string[]; from: ProbeItem["hiddenFrom"] } {
+export function deliverableOf(
+  root: string,
+  ledgerFiles: Set<string>,
+  ledger: Ledger,
+  gate: Gate,
+  cwd: string,
+  at: { file: string; env: Env },
+): { hidden: string[]; from: ProbeItem["hiddenFrom"] } {
   const oracle = oraclePaths(root, at.file, gate, cwd, at.env);
-  const real = (base: string, rels: string[]) => rels.map((r) => realCwd(path.join(base, r))).filter((p) => !ledgerFiles.has(p) && !oracle.has(p));
+  const real = (base: string, rels: string[]) =>
+    rels.map((r) => realCwd(path.join(base, r))).filter((p) => !ledgerFiles.has(p) && !oracle.has(p));
   if (gate.inputs) return { hidden: real(cwd, expandInputs(cwd, gate.inputs).files), from: "INPUTS" };
   if (ledger.owns.length > 0) return { hidden: real(root, expandInputs(root, ledger.owns).files), from: "OWNS" };
   const git = real(root, filesChangedFromHead(root));
@@ -125,15 +141,35 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
     const ledger = ledgers.get(v.file)!;
     const base = baseDir(snap, v.file, settings);
     const cwd = gateCwd(base, v.gate);
-    const { hidden, from } = deliverableOf(root, ledgerFiles, ledger, v.gate, realCwd(cwd), { file: v.file, env: settings.env });
-    const item: ProbeItem = { qid: v.qid, file: v.file, gate: v.gate, cwd, oracle: null, hidden, hiddenFrom: from, verdict: "nothing-hidden", recorded: null, outcome: null };
+    const { hidden, from } = deliverableOf(root, ledgerFiles, ledger, v.gate, realCwd(cwd), {
+      file: v.file,
+      env: settings.env,
+    });
+    const item: ProbeItem = {
+      qid: v.qid,
+      file: v.file,
+      gate: v.gate,
+      cwd,
+      oracle: null,
+      hidden,
+      hiddenFrom: from,
+      verdict: "nothing-hidden",
+      recorded: null,
+      outcome: null,
+    };
     items.push(item);
     if (hidden.length === 0) {
       req.observer?.item?.(item);
       continue;
     }
-    const writable = (ledger.sandbox?.writable ?? []).map((w) => ({ path: w, origin: v.file })).concat(settings.sandbox.writable);
-    const profile = { ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env), hidden, view: "overlay" as const };
+    const writable = (ledger.sandbox?.writable ?? [])
+      .map((w) => ({ path: w, origin: v.file }))
+      .concat(settings.sandbox.writable);
+    const profile = {
+      ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env),
+      hidden,
+      view: "overlay" as const,
+    };
     const oracle = oracleFor(v.file, base, v.gate, settings, profile);
     item.oracle = oracle;
     if (!store.isApproved(v.file, v.gate.id, oracle)) {
@@ -184,7 +220,13 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       continue;
     }
     item.verdict = outcome.ok ? "vacuous" : "observes";
-    const rec: ProbeRecord = { definition: gateDigest(v.gate)!, evidence: v.gate.evidence ?? "", verdict: item.verdict, hidden, signature: oracleSignature(oracle) };
+    const rec: ProbeRecord = {
+      definition: gateDigest(v.gate)!,
+      evidence: v.gate.evidence ?? "",
+      verdict: item.verdict,
+      hidden,
+      signature: oracleSignature(oracle),
+    };
     (records.get(v.file) ?? records.set(v.file, {}).get(v.file)!)[v.gate.id] = rec;
     req.observer?.item?.(item);
   }
@@ -198,7 +240,13 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
  * The person policy's half of a probe's verdicts: kept in the approval store (VACUOUS, or cleared
  * by an observing probe), and a VACUOUS gate's approvals withdrawn.
  */
-async function keepVerdicts(storeDir: string, root: string, store: ApprovalStore, items: ProbeItem[], records: Map<string, Record<string, ProbeRecord>>): Promise<void> {
+async function keepVerdicts(
+  storeDir: string,
+  root: string,
+  store: ApprovalStore,
+  items: ProbeItem[],
+  records: Map<string, Record<string, ProbeRecord>>,
+): Promise<void> {
   const approvals = items.some((i) => i.verdict === "vacuous") ? store.list() : [];
   for (const [file, recs] of records) {
     const passes = readOracleRecords(root, file).gates;
@@ -210,11 +258,14 @@ async function keepVerdicts(storeDir: string, root: string, store: ApprovalStore
       }
       // The oracle this pass ran under: its oracle pass record's signature, as status reads it.
       const pass = passes[id];
-      const oracle = pass && pass.definition === r.definition && pass.evidence === r.evidence ? pass.signature : NO_RECORD;
+      const oracle =
+        pass && pass.definition === r.definition && pass.evidence === r.evidence ? pass.signature : NO_RECORD;
       const hidden = r.hidden.slice(0, 5).map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
       verdicts[id] = { definition: r.definition, oracle, hidden };
       const item = items.find((i) => i.file === file && i.gate.id === id)!;
-      item.withdrawn = store.remove(approvals.filter((a) => a.record?.file === file && a.record.gate === id).map((a) => a.name)).length;
+      item.withdrawn = store.remove(
+        approvals.filter((a) => a.record?.file === file && a.record.gate === id).map((a) => a.name),
+      ).length;
     }
     await recordVacuity(storeDir, root, file, verdicts);
   }

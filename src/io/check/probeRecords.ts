@@ -20,7 +20,11 @@ export function probeRecordsPath(root: string, ledgerFile: string): string {
   return recordFilePath(root, PROBES_DIR, ledgerFile);
 }
 
-export async function recordProbes(root: string, ledgerFile: string, records: Record<string, ProbeRecord>): Promise<void> {
+export async function recordProbes(
+  root: string,
+  ledgerFile: string,
+  records: Record<string, ProbeRecord>,
+): Promise<void> {
   const file = probeRecordsPath(root, ledgerFile);
   await updateRecordFile(root, file, (current) => ({ schema: 1, gates: { ...current?.gates, ...records } }));
 }

@@ -9,7 +9,13 @@ import type { Reduction } from "../../core/ledger/state.ts";
 import { statusReport } from "../../core/report.ts";
 import { dispatchProblems, type Snapshot } from "../../core/snapshot.ts";
 import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../read.ts";
-import { ApprovalStore, ApprovalStoreError, approvalDirFor, assertStoreOutside, type StoredApproval } from "../run/approval.ts";
+import {
+  ApprovalStore,
+  ApprovalStoreError,
+  approvalDirFor,
+  assertStoreOutside,
+  type StoredApproval,
+} from "../run/approval.ts";
 import { nearMissLines } from "../../core/run/differ.ts";
 import { type ExecuteRequest, type RunOutcome } from "../run/execute.ts";
 import { newOracleFiles, oracleChangedOutcome, rememberObserved, runObserved } from "./observe.ts";
@@ -104,7 +110,10 @@ export interface CheckResult {
   exit: 0 | 1 | 2;
 }
 
-export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">, root: string): RunSettings {
+export function runSettings(
+  req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">,
+  root: string,
+): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
   let cwd: string | null = null;
   if (req.cwd !== undefined) {
@@ -116,30 +125,52 @@ export function runSettings(req: Pick<CheckRequest, "shell" | "cwd" | "env" | "t
     if (!ok) throw new UsageError(`--cwd is not an existing directory: ${cwd}`);
   }
   const repo = readRepoSettings(root);
-  const sandbox = { all: !!req.sandbox || repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env: req.env };
-  return { shell, path: pathFacts(req.env.PATH ?? ""), timeoutMs: req.timeoutS * 1000, cwd, sandbox, root, env: req.env };
+  const sandbox = {
+    all: !!req.sandbox || repo.sandbox,
+    writable: repo.writable.map((p) => ({ path: p, origin: repo.file })),
+    root,
+    env: req.env,
+  };
+  return {
+    shell,
+    path: pathFacts(req.env.PATH ?? ""),
+    timeoutMs: req.timeoutS * 1000,
+    cwd,
+    sandbox,
+    root,
+    env: req.env,
+  };
 }
 
 /** For an unapproved oracle: how the nearest approval of the same ledger and gate differs (issue 20.8). */
-function nearMiss(store: ApprovalStore, cache: { all: StoredApproval[] | null }, task: CheckTask, root: string): string[] {
+function nearMiss(
+  store: ApprovalStore,
+  cache: { all: StoredApproval[] | null },
+  task: CheckTask,
+  root: string,
+): string[] {
   try {
     cache.all ??= store.list();
   } catch {
     return [];
   }
   const file = path.resolve(task.file);
-  const same = cache.all.flatMap((a) => (a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : []));
+  const same = cache.all.flatMap((a) =>
+    a.record && a.record.file === file && a.record.gate === task.gate.id ? [a.record] : [],
+  );
   return nearMissLines(file, same, task.oracle, root);
 }
-
 
 /** Thrown before anything runs when `--approve=<sig>` names no oracle of this run. */
 export class ApprovalSignatureError extends KbzError {
   constructor(sig: string) {
-    super(`--approve=${sig} matches no oracle of this run: it changed since it was shown, or it is not pending; nothing was approved or run`, {
-      code: "approval-signature",
-      hint: `run ${kbz("check")} to print the current oracles and their signatures; a person reviews the oracle again before approving it`,
-    });
+    super(
+      `--approve=${sig} matches no oracle of this run: it changed since it was shown, or it is not pending; nothing was approved or run`,
+      {
+        code: "approval-signature",
+        hint: `run ${kbz("check")} to print the current oracles and their signatures; a person reviews the oracle again before approving it`,
+      },
+    );
   }
 }
 
@@ -158,24 +189,41 @@ async function decideApprovals(
     let item: ApprovalItem;
     const approveThis = consentFor !== null && (only === null || task.signature.startsWith(only));
     try {
-      if (store.isApproved(task.file, task.gate.id, task.oracle)) item = { task, status: "approved", record: null, problem: null };
-      else if (!approveThis) item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
+      if (store.isApproved(task.file, task.gate.id, task.oracle))
+        item = { task, status: "approved", record: null, problem: null };
+      else if (!approveThis)
+        item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
       else {
         // A person's act, asked for when the first oracle needs it: refused before anything runs.
         const approve = consentFor!();
         try {
           // Issue 39: the consented run is traced first; what it reads joins the oracle the approval binds.
           await observeFirst?.(task);
-          item = { task, status: "recorded", record: await store.record(task.file, task.gate.id, task.oracle, approve.given), problem: null };
+          item = {
+            task,
+            status: "recorded",
+            record: await store.record(task.file, task.gate.id, task.oracle, approve.given),
+            problem: null,
+          };
           logConsent(approve, `${path.resolve(task.file)} ${task.gate.id} ${task.signature}`);
           await noteApproved(approve.store, root, task.file, [task.gate.id]);
         } catch (e) {
-          item = { task, status: "failed", record: null, problem: `could not record approval for ${task.qid}: ${describe(e)}` };
+          item = {
+            task,
+            status: "failed",
+            record: null,
+            problem: `could not record approval for ${task.qid}: ${describe(e)}`,
+          };
         }
       }
     } catch (e) {
       if (!(e instanceof ApprovalStoreError)) throw e;
-      item = { task, status: "failed", record: null, problem: `could not validate approval for ${task.qid}: ${e.located()}` };
+      item = {
+        task,
+        status: "failed",
+        record: null,
+        problem: `could not validate approval for ${task.qid}: ${e.located()}`,
+      };
     }
     items.push(item);
     observer?.approval?.(item);
@@ -251,7 +299,9 @@ async function attestPasses(
     await attest(store, root, file, entries);
   } catch (e) {
     // The pass stands in the ledger; without its record it reads UNATTESTED and runs again.
-    process.stderr.write(`kbz: warning: could not record the attestation of ${entries.map((x) => x.gate).join(", ")}: ${describe(e)}\n`);
+    process.stderr.write(
+      `kbz: warning: could not record the attestation of ${entries.map((x) => x.gate).join(", ")}: ${describe(e)}\n`,
+    );
   }
 }
 
@@ -268,7 +318,18 @@ function inputsRefusal(t: CheckTask, root: string): string | null {
 }
 
 function refusedOutcome(message: string): RunOutcome {
-  return { ok: false, exitCode: null, signal: null, matched: false, error: message, outputSha256: "", bytes: 0, durationMs: 0, summary: "(not run)", outputTail: "" };
+  return {
+    ok: false,
+    exitCode: null,
+    signal: null,
+    matched: false,
+    error: message,
+    outputSha256: "",
+    bytes: 0,
+    durationMs: 0,
+    summary: "(not run)",
+    outputTail: "",
+  };
 }
 
 /** What the steps of one checker run share. */
@@ -295,7 +356,9 @@ interface Run {
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const run = planRun(req);
   const approvals = await approveRun(run);
-  const allowed = new Set(approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid));
+  const allowed = new Set(
+    approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid),
+  );
   const runnable = run.tasks.filter((t) => allowed.has(t.qid) || run.refused.has(t.qid));
   req.observer?.willRun?.(runnable);
   const runs = await runInOrder(run, runnable);
@@ -325,7 +388,20 @@ function planRun(req: CheckRequest): Run {
     const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root) ?? inputsRefusal(t, root);
     if (refusal) refusals.set(t.qid, refusal);
   }
-  return { req, first, root, settings, storeDir, store, tasks, chain, refusals, refused: new Set(refusals.keys()), observed: new Map(), preRan: new Map() };
+  return {
+    req,
+    first,
+    root,
+    settings,
+    storeDir,
+    store,
+    tasks,
+    chain,
+    refusals,
+    refused: new Set(refusals.keys()),
+    observed: new Map(),
+    preRan: new Map(),
+  };
 }
 
 /** The approval of each gate not refused: on record, given now (--approve, --approve=SIG, a person's consent), or required. */
@@ -335,13 +411,21 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
   let approveOnly: string | null = null;
   if (req.approveOnly !== undefined) {
     const sig = req.approveOnly.toLowerCase();
-    if (!/^[0-9a-f]{8,64}$/.test(sig)) throw new UsageError(`--approve=${req.approveOnly}: a signature is 8 to 64 hex digits as ${kbz("check")} prints it ([1a2b3c4d5e6f])`);
+    if (!/^[0-9a-f]{8,64}$/.test(sig))
+      throw new UsageError(
+        `--approve=${req.approveOnly}: a signature is 8 to 64 hex digits as ${kbz("check")} prints it ([1a2b3c4d5e6f])`,
+      );
     if (!candidates.some((t) => t.signature.startsWith(sig))) throw new ApprovalSignatureError(sig);
     approveOnly = sig;
   }
   let consent: Consent | null = null;
-  const consentFor = req.approve || approveOnly !== null ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via })) : null;
-  return decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root, (task) => observeApproval(run, task));
+  const consentFor =
+    req.approve || approveOnly !== null
+      ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via }))
+      : null;
+  return decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root, (task) =>
+    observeApproval(run, task),
+  );
 }
 
 /** The request that runs one task's CHECK (the approval's traced run and the gate's run share it). */
@@ -394,7 +478,12 @@ async function runInOrder(run: Run, runnable: CheckTask[]): Promise<RunReport[]>
 /** Run one batch of allowed (or refused) tasks and write each ledger's results back. */
 async function runBatch(run: Run, batch: CheckTask[]): Promise<RunReport[]> {
   const outcomes = await runRolling(batch, run.req.jobs, (task) => runTask(run, task));
-  const runs: RunReport[] = batch.map((task, i) => ({ task, outcome: outcomes[i]!, writeback: "unchanged", writeError: null }));
+  const runs: RunReport[] = batch.map((task, i) => ({
+    task,
+    outcome: outcomes[i]!,
+    writeback: "unchanged",
+    writeError: null,
+  }));
   // Tasks come in ledger order, so each ledger's results are one contiguous run.
   for (let start = 0; start < runs.length; ) {
     let end = start;
@@ -417,7 +506,13 @@ async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
   if (task.gate.inputs) run.observed.set(task.qid, digestInputs(run.root, task.oracle.cwd, task.gate.inputs).files);
   req.observer?.finished?.(task, outcome);
   // The dashboard's gate detail shows the last run's output; a cache outside the ledgers.
-  saveLastRun(req.env, { ...outcome, file: task.file, gateId: task.gate.id, qid: task.qid, output: outcome.outputTail });
+  saveLastRun(req.env, {
+    ...outcome,
+    file: task.file,
+    gateId: task.gate.id,
+    qid: task.qid,
+    output: outcome.outputTail,
+  });
   return outcome;
 }
 
@@ -464,7 +559,11 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
     const passes = oraclePasses(run, group);
     await recordOraclePasses(root, file, passes);
     await attestPasses(run.storeDir, root, file, group, records, passes, settings);
-    await recordRuns(root, file, group.map((r) => ({ id: r.task.gate.id, failure: failureOf(r, run.observed.get(r.task.qid)) })));
+    await recordRuns(
+      root,
+      file,
+      group.map((r) => ({ id: r.task.gate.id, failure: failureOf(r, run.observed.get(r.task.qid)) })),
+    );
   } catch (e) {
     if (!(e instanceof WritebackError)) throw e;
     for (const r of group) {
@@ -481,7 +580,13 @@ function inputRecords(run: Run, group: RunReport[]): Record<string, InputRecord>
     const files = run.observed.get(r.task.qid);
     if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
     const evidence = evidenceFor(r.task, r.outcome, run.settings);
-    records[r.task.gate.id] = { definition: r.task.digest, evidence, cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs!, files };
+    records[r.task.gate.id] = {
+      definition: r.task.digest,
+      evidence,
+      cwd: r.task.oracle.cwd,
+      inputs: r.task.gate.inputs!,
+      files,
+    };
   }
   return records;
 }
@@ -493,10 +598,16 @@ function oraclePasses(run: Run, group: RunReport[]): Record<string, OraclePassRe
   for (const r of group) {
     const bound = r.task.oracle.bound;
     if (!bound || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
-    passes[r.task.gate.id] = { definition: r.task.digest, evidence: evidenceFor(r.task, r.outcome, settings), signature: bindingSignature(bound.files, bound.env), files: bound.files };
+    passes[r.task.gate.id] = {
+      definition: r.task.digest,
+      evidence: evidenceFor(r.task, r.outcome, settings),
+      signature: bindingSignature(bound.files, bound.env),
+      files: bound.files,
+    };
     const stat = identitiesFor(bound.files, (key) => (path.isAbsolute(key) ? key : path.join(settings.root, key)));
     if (Object.keys(stat).length > 0) passes[r.task.gate.id]!.stat = stat;
-    if (Object.keys(stat).length > 0 && namesOnlyFiles(r.task.gate)) passes[r.task.gate.id]!.filesFrom = r.task.oracle.cwd;
+    if (Object.keys(stat).length > 0 && namesOnlyFiles(r.task.gate))
+      passes[r.task.gate.id]!.filesFrom = r.task.oracle.cwd;
     if (r.task.owns.length > 0) passes[r.task.gate.id]!.owns = [...r.task.owns];
   }
   return passes;
@@ -510,9 +621,13 @@ function verdictOf(run: Run, runs: RunReport[], approvals: ApprovalItem[]): Chec
   const ran = new Set(runs.map((r) => r.task.qid));
   const extras: string[] = [];
   if (req.reverify) {
-    for (const t of run.tasks) if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met") extras.push(`${t.qid} (reverify not run)`);
+    for (const t of run.tasks)
+      if (t.startState === "met" && !ran.has(t.qid) && stateOf.get(t.qid) === "met")
+        extras.push(`${t.qid} (reverify not run)`);
   }
-  for (const r of runs) if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met") extras.push(`${r.task.qid} (stale result discarded)`);
+  for (const r of runs)
+    if (r.writeback === "stale" && stateOf.get(r.task.qid) === "met")
+      extras.push(`${r.task.qid} (stale result discarded)`);
   // A refused gate was not checked here: it never counts as met in this run.
   for (const qid of run.refused) if (stateOf.get(qid) === "met") extras.push(`${qid} (recursion refused)`);
   // The status reduction folds the scope's dispatch waves in (docs/formats.md#check-run).

@@ -19,6 +19,7 @@ export function readRepoSettings(root: string): RepoSettings {
   const bad = (message: string) => settingsProblem(`${message}; expected {"sandbox": true, "writable": ["path", ...]}`);
   if (o.sandbox !== undefined && typeof o.sandbox !== "boolean") throw bad('"sandbox" must be true or false');
   const writable = o.writable ?? [];
-  if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== "")) throw bad('"writable" must be a list of paths');
+  if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== ""))
+    throw bad('"writable" must be a list of paths');
   return { sandbox: o.sandbox === true, writable: writable as string[], file };
 }

@@ -54,7 +54,8 @@ function parseFresh(text: string, file: string, shown: string): Ledger {
 
 function freshLedger(req: WritebackRequest): Ledger {
   const decoded = readLedgerText(req.file, req.constrained ? req.root : undefined);
-  if (!("text" in decoded)) throw new WritebackError(`fresh ledger became invalid: ${decoded.message}`, req.file, decoded.line);
+  if (!("text" in decoded))
+    throw new WritebackError(`fresh ledger became invalid: ${decoded.message}`, req.file, decoded.line);
   return parseFresh(decoded.text, req.file, req.file);
 }
 
@@ -67,7 +68,8 @@ function editFor(item: WritebackItem, gate: Gate, reverify: boolean): { checked:
 
 /** What one result does to the fresh ledger ("written" means an edit is due). */
 function judge(item: WritebackItem, gate: Gate | undefined, fresh: Ledger, req: WritebackRequest): WritebackStatus {
-  if (!gate || gateDigest(gate) !== item.digest || oracleSignature(req.oracleFor(gate)) !== item.signature) return "stale";
+  if (!gate || gateDigest(gate) !== item.digest || oracleSignature(req.oracleFor(gate)) !== item.signature)
+    return "stale";
   if (fresh.abandons.has(gate.id)) return "abandoned";
   const edit = editFor(item, gate, req.reverify);
   if (!edit) return "unchanged";

@@ -35,7 +35,11 @@ export interface OpenOptions {
 }
 
 /** Open the configured coordination adapter for `root` without installing it (import/export open both). */
-export async function openCoordination(root: string, config: CoordinatorConfig, keepAlive: "keeper" | "inline" = "keeper"): Promise<Coordination> {
+export async function openCoordination(
+  root: string,
+  config: CoordinatorConfig,
+  keepAlive: "keeper" | "inline" = "keeper",
+): Promise<Coordination> {
   if (config.kind === "files") return filesCoordination(root);
   const { EtcdCoordination } = await import("./etcd/coordination.ts");
   return new EtcdCoordination({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive });
@@ -45,7 +49,10 @@ export async function openCoordination(root: string, config: CoordinatorConfig, 
  * Resolve and install the coordination adapter for `root`, reading its view once (etcd: one transaction).
  * Returns the leases this clone lost, so the command can tell its holder first thing.
  */
-export async function installCoordination(root: string, opts: OpenOptions = {}): Promise<{ coord: Coordination; lost: LostLease[] }> {
+export async function installCoordination(
+  root: string,
+  opts: OpenOptions = {},
+): Promise<{ coord: Coordination; lost: LostLease[] }> {
   const config = resolveCoordinator(root, opts.flag, opts.env ?? process.env);
   if (config.kind === "files") {
     installed.delete(root);

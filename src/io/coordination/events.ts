@@ -13,7 +13,12 @@ export function stamped(text: string, now: Date = new Date()): string {
 }
 
 /** Append one event to the scope's log; returns a warning instead of throwing. */
-export async function logEvent(coord: Coordination, scope: string, event: string, now: Date = new Date()): Promise<string | null> {
+export async function logEvent(
+  coord: Coordination,
+  scope: string,
+  event: string,
+  now: Date = new Date(),
+): Promise<string | null> {
   try {
     await coord.appendStatus(scope, stamped(event.replace(/[\r\n]+/g, " "), now));
     return null;
@@ -23,10 +28,14 @@ export async function logEvent(coord: Coordination, scope: string, event: string
 }
 
 /** One event per check that ran: `check <qid> passed` or `check <qid> failed: <why>`. */
-export function checkEvents(runs: { task: { qid: string }; outcome: { ok: boolean; error: string | null; exitCode: number | null } }[]): string[] {
+export function checkEvents(
+  runs: { task: { qid: string }; outcome: { ok: boolean; error: string | null; exitCode: number | null } }[],
+): string[] {
   return runs.map(({ task, outcome }) => {
     if (outcome.ok) return `check ${task.qid} passed`;
-    const why = outcome.error ?? (outcome.exitCode !== 0 && outcome.exitCode !== null ? `exit ${outcome.exitCode}` : "EXPECT did not match");
+    const why =
+      outcome.error ??
+      (outcome.exitCode !== 0 && outcome.exitCode !== null ? `exit ${outcome.exitCode}` : "EXPECT did not match");
     return `check ${task.qid} failed: ${why.length > 200 ? `${why.slice(0, 199)}…` : why}`;
   });
 }

@@ -61,7 +61,11 @@ export interface Coordination {
   release(scope: string, leaf: string | null): Promise<ReleaseResult>;
   removeInvalid(): Promise<{ removed: InvalidLease[]; notes: string[] }>;
   /** One action, or several applied in order as one transition (one write; all or nothing). */
-  commitDispatch(scope: string, action: DispatchAction | DispatchAction[], opts?: CommitOptions): Promise<CommittedTransition>;
+  commitDispatch(
+    scope: string,
+    action: DispatchAction | DispatchAction[],
+    opts?: CommitOptions,
+  ): Promise<CommittedTransition>;
   /** Append one line (a timestamp is NOT added here; callers write their own, as today). */
   appendStatus(scope: string, text: string): Promise<void>;
   bindSession(scope: string, id: string): Promise<string>;

@@ -9,7 +9,13 @@ import { writeAtomic } from "../fs.ts";
 import { withFileLock } from "../lock.ts";
 import { globsOverlap, normalizeOwnsPath } from "../../core/workspace/paths.ts";
 import { readLeaseRecords } from "../read.ts";
-import { leaseFileName, locksDir, type InvalidLease, type Lease, type LeaseRecord } from "../../core/dispatch/lease-record.ts";
+import {
+  leaseFileName,
+  locksDir,
+  type InvalidLease,
+  type Lease,
+  type LeaseRecord,
+} from "../../core/dispatch/lease-record.ts";
 import { recoveryLogger } from "./statuslog.ts";
 import { KbzError } from "../../core/errors.ts";
 
@@ -39,7 +45,8 @@ export function registryTarget(root: string): string {
 
 function checkIds(scope: string, leaf: string | null): void {
   if (!isValidId(scope)) throw new UsageError(SCOPE_ID_MESSAGE);
-  if (leaf !== null && !isValidId(leaf)) throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
+  if (leaf !== null && !isValidId(leaf))
+    throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
 }
 
 /** Normalise and de-duplicate claimed globs; an invalid one is a usage error. */
@@ -61,14 +68,21 @@ export function claimConflicts(scope: string, leaf: string, globs: string[], hel
   const conflicts: ClaimConflict[] = [];
   for (const glob of globs) {
     for (const h of held) {
-      for (const theirGlob of h.globs) if (globsOverlap(glob, theirGlob)) conflicts.push({ kind: "glob", glob, theirGlob, holder: h });
+      for (const theirGlob of h.globs)
+        if (globsOverlap(glob, theirGlob)) conflicts.push({ kind: "glob", glob, theirGlob, holder: h });
     }
   }
   return conflicts;
 }
 
 /** Claim `globs` for scope/leaf: refused (never rewritten) on any identity or overlap conflict. */
-export async function claimLease(root: string, scope: string, leaf: string, rawGlobs: string[], opts: LeaseLockOptions = {}): Promise<ClaimResult> {
+export async function claimLease(
+  root: string,
+  scope: string,
+  leaf: string,
+  rawGlobs: string[],
+  opts: LeaseLockOptions = {},
+): Promise<ClaimResult> {
   checkIds(scope, leaf);
   const globs = normalizeClaimGlobs(rawGlobs);
   const notes: string[] = [];
@@ -80,7 +94,10 @@ export async function claimLease(root: string, scope: string, leaf: string, rawG
       if (conflicts.length > 0) return { ok: false, conflicts, notes };
       const file = path.join(locksDir(root), leaseFileName(scope, leaf));
       const lease: Lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
-      writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + "\n", { root, mode: 0o600 });
+      writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + "\n", {
+        root,
+        mode: 0o600,
+      });
       return { ok: true, lease, notes };
     },
     { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) },
@@ -91,7 +108,12 @@ export async function claimLease(root: string, scope: string, leaf: string, rawG
  * Release every valid lease of `scope` (and `leaf` when given). Ledgers are never read, so an
  * orphan release works after the scope directory is gone. Invalid records are never released here.
  */
-export async function releaseLeases(root: string, scope: string, leaf: string | null, opts: LeaseLockOptions = {}): Promise<{ released: Lease[]; notes: string[] }> {
+export async function releaseLeases(
+  root: string,
+  scope: string,
+  leaf: string | null,
+  opts: LeaseLockOptions = {},
+): Promise<{ released: Lease[]; notes: string[] }> {
   checkIds(scope, leaf);
   const notes: string[] = [];
   if (!fs.existsSync(locksDir(root))) return { released: [], notes };
@@ -115,7 +137,10 @@ export async function releaseLeases(root: string, scope: string, leaf: string | 
  * The explicit way out of a corrupt record: unlink every invalid `*.lease` entry (only the name;
  * a link's target is never touched). A locks dir that is not real fails at the registry lock.
  */
-export async function removeInvalidLeases(root: string, opts: LeaseLockOptions = {}): Promise<{ removed: InvalidLease[]; notes: string[] }> {
+export async function removeInvalidLeases(
+  root: string,
+  opts: LeaseLockOptions = {},
+): Promise<{ removed: InvalidLease[]; notes: string[] }> {
   const notes: string[] = [];
   if (!fs.existsSync(locksDir(root))) return { removed: [], notes };
   return withFileLock(
@@ -128,7 +153,10 @@ export async function removeInvalidLeases(root: string, opts: LeaseLockOptions =
         try {
           fs.unlinkSync(r.file);
         } catch (e) {
-          throw new LeaseRecordError(`cannot remove invalid lease record: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, r.file);
+          throw new LeaseRecordError(
+            `cannot remove invalid lease record: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+            r.file,
+          );
         }
         removed.push(r);
       }

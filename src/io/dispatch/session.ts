@@ -17,8 +17,10 @@ export function checkSessionId(rawId: string): string {
   const id = rawId.trim();
   if (id === "") throw new UsageError("bind needs a non-blank session id");
   // The hook compares the trimmed file text, so a line break or control would make a binding no session can match.
-  if (hasUnsafe(id)) throw new UsageError("session id must be printable (no control, bidi or line-separator characters)");
-  if (Buffer.byteLength(id) + 1 > MAX_SESSION_BYTES) throw new UsageError(`session id must be shorter than ${MAX_SESSION_BYTES} bytes`);
+  if (hasUnsafe(id))
+    throw new UsageError("session id must be printable (no control, bidi or line-separator characters)");
+  if (Buffer.byteLength(id) + 1 > MAX_SESSION_BYTES)
+    throw new UsageError(`session id must be shorter than ${MAX_SESSION_BYTES} bytes`);
   return id;
 }
 

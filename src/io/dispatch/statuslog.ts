@@ -6,7 +6,12 @@ import { KbzError } from "../../core/errors.ts";
 
 export class StatusLogError extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+    super(message, {
+      kind: "infrastructure",
+      code: "status-log",
+      file,
+      hint: "make the status log one regular file, then run the command again",
+    });
   }
 }
 
@@ -36,7 +41,8 @@ export function appendStatus(file: string, text: string): void {
   try {
     before = fs.lstatSync(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") refuse(file, `cannot inspect status log (${(e as Error).message})`);
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT")
+      refuse(file, `cannot inspect status log (${(e as Error).message})`);
   }
   if (before && (before.isSymbolicLink() || !before.isFile() || before.nlink !== 1)) {
     refuse(file, "status log must be a regular single-link file");
@@ -46,7 +52,8 @@ export function appendStatus(file: string, text: string): void {
     fd = fs.openSync(file, FLAGS, 0o600);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR") refuse(file, "status log must be a regular single-link file");
+    if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR")
+      refuse(file, "status log must be a regular single-link file");
     refuse(file, `cannot open status log (${code ?? (e as Error).message})`);
   }
   try {

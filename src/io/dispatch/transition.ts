@@ -7,7 +7,15 @@ import { isInside } from "../../core/workspace/inside.ts";
 import { writeAtomic } from "../fs.ts";
 import { isValidId } from "../../core/workspace/ids.ts";
 import { escapeField } from "../../core/text/sanitize.ts";
-import { applyDispatchAll, dispatchPath, DispatchActionError, idMessage, serializeDispatch, type DispatchAction, type Transition } from "../../core/dispatch/waves.ts";
+import {
+  applyDispatchAll,
+  dispatchPath,
+  DispatchActionError,
+  idMessage,
+  serializeDispatch,
+  type DispatchAction,
+  type Transition,
+} from "../../core/dispatch/waves.ts";
 import { loadDispatch } from "../read.ts";
 import { appendStatus, recoveryLogger, statusLogPath } from "./statuslog.ts";
 
@@ -39,7 +47,12 @@ function checkScopeDir(root: string, scope: string): void {
 }
 
 /** One action, or several applied in order and written once (one lock, one atomic write). */
-export async function commitDispatch(root: string, scope: string, action: DispatchAction | DispatchAction[], opts: CommitOptions = {}): Promise<CommittedTransition> {
+export async function commitDispatch(
+  root: string,
+  scope: string,
+  action: DispatchAction | DispatchAction[],
+  opts: CommitOptions = {},
+): Promise<CommittedTransition> {
   const actions = Array.isArray(action) ? action : [action];
   if (!isValidId(scope)) throw new DispatchActionError(idMessage("scope"));
   checkScopeDir(root, scope);

@@ -43,7 +43,8 @@ export interface DoctorPlace {
 function compareVersions(a: string, b: string): number {
   const pa = a.split(".").map((x) => parseInt(x, 10) || 0);
   const pb = b.split(".").map((x) => parseInt(x, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++)
+    if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
   return 0;
 }
 
@@ -63,7 +64,12 @@ export function findProgram(name: string, env: Record<string, string | undefined
 export function hostVersion(host: HostName, env: Record<string, string | undefined>): string | null {
   const cli = findProgram(CONTRACT[host].cli, env);
   if (!cli) return null;
-  const r = spawnSync(cli, ["--version"], { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: 20_000, stdio: ["ignore", "pipe", "pipe"] });
+  const r = spawnSync(cli, ["--version"], {
+    env: env as NodeJS.ProcessEnv,
+    encoding: "utf8",
+    timeout: 20_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return /(\d+\.\d+\.\d+)/.exec(`${r.stdout ?? ""} ${r.stderr ?? ""}`)?.[1] ?? null;
 }
 
@@ -72,17 +78,47 @@ export function dryRunPayload(host: HostName, dir: string): Record<string, unkno
   const session = "kbz-doctor";
   switch (host) {
     case "codex":
-      return { session_id: session, turn_id: "doctor", transcript_path: null, cwd: dir, hook_event_name: "Stop", model: "doctor", permission_mode: "default", stop_hook_active: false, last_assistant_message: "Done." };
+      return {
+        session_id: session,
+        turn_id: "doctor",
+        transcript_path: null,
+        cwd: dir,
+        hook_event_name: "Stop",
+        model: "doctor",
+        permission_mode: "default",
+        stop_hook_active: false,
+        last_assistant_message: "Done.",
+      };
     case "cursor":
-      return { conversation_id: session, generation_id: "doctor", hook_event_name: "stop", workspace_roots: [dir], status: "completed", loop_count: 0 };
+      return {
+        conversation_id: session,
+        generation_id: "doctor",
+        hook_event_name: "stop",
+        workspace_roots: [dir],
+        status: "completed",
+        loop_count: 0,
+      };
     case "gemini":
-      return { session_id: session, cwd: dir, hook_event_name: "AfterAgent", prompt: "doctor", prompt_response: "Done.", stop_hook_active: false };
+      return {
+        session_id: session,
+        cwd: dir,
+        hook_event_name: "AfterAgent",
+        prompt: "doctor",
+        prompt_response: "Done.",
+        stop_hook_active: false,
+      };
     case "copilot":
       return { sessionId: session, cwd: dir, timestamp: 0, stopReason: "end_turn", stopHookActive: false };
     case "opencode":
       return { hook_event_name: "session.idle", session_id: session, cwd: dir, stop_hook_active: false };
     default:
-      return { session_id: session, cwd: dir, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "Done." };
+      return {
+        session_id: session,
+        cwd: dir,
+        hook_event_name: "Stop",
+        stop_hook_active: false,
+        last_assistant_message: "Done.",
+      };
   }
 }
 
@@ -121,12 +157,21 @@ export function firesProblem(host: HostName, command: string, env: Record<string
     } else fs.writeFileSync(path.join(dir, "GATES.md"), ledger);
     const runEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined && k !== "UNLAZY_SCOPE") runEnv[k] = v;
-    const r = spawnSync("/bin/sh", ["-c", command], { cwd: dir, env: runEnv, input: JSON.stringify(dryRunPayload(host, dir)), encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync("/bin/sh", ["-c", command], {
+      cwd: dir,
+      env: runEnv,
+      input: JSON.stringify(dryRunPayload(host, dir)),
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     if (r.error) return `the command could not run: ${r.error.message}`;
-    if (r.status === 127) return `the command's program is missing (exit 127): ${(r.stderr ?? "").trim().split("\n").pop() ?? ""}`;
+    if (r.status === 127)
+      return `the command's program is missing (exit 127): ${(r.stderr ?? "").trim().split("\n").pop() ?? ""}`;
     const text = blockText(host, r.stdout ?? "");
-    if (r.status !== 0) return `the command exited ${r.status}${r.stderr ? `: ${r.stderr.trim().split("\n").pop()}` : ""}`;
-    if (text === null) return `the command answered without blocking on an unmet gate: ${JSON.stringify((r.stdout ?? "").trim().slice(0, 200))}`;
+    if (r.status !== 0)
+      return `the command exited ${r.status}${r.stderr ? `: ${r.stderr.trim().split("\n").pop()}` : ""}`;
+    if (text === null)
+      return `the command answered without blocking on an unmet gate: ${JSON.stringify((r.stdout ?? "").trim().slice(0, 200))}`;
     if (!text.includes(DOCTOR_GATE)) return "the command blocked without naming the unmet gate";
     return null;
   } finally {
@@ -140,8 +185,17 @@ interface CodexHook {
 }
 
 /** Codex's own view of the hooks for `cwd` (`hooks/list` over `codex app-server`); null when it cannot be asked. */
-export async function askCodex(codex: string, env: Record<string, string | undefined>, cwd: string, timeoutMs = 30_000): Promise<CodexHook[] | null> {
-  const child = spawn(codex, ["app-server"], { env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "ignore"], detached: true });
+export async function askCodex(
+  codex: string,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  timeoutMs = 30_000,
+): Promise<CodexHook[] | null> {
+  const child = spawn(codex, ["app-server"], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "ignore"],
+    detached: true,
+  });
   const send = (o: unknown) => child.stdin.write(JSON.stringify(o) + "\n");
   child.stdin.on("error", () => {});
   try {
@@ -169,7 +223,12 @@ export async function askCodex(codex: string, env: Record<string, string | undef
           }
         }
       });
-      send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "kbz-doctor", version: "1" } } });
+      send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { clientInfo: { name: "kbz-doctor", version: "1" } },
+      });
     });
   } finally {
     try {
@@ -179,13 +238,21 @@ export async function askCodex(codex: string, env: Record<string, string | undef
 }
 
 function fixCommand(host: HostName, location: Location, record: InstallRecord | undefined): string {
-  const flags = record?.flags ?? (location === "global" ? ["--global"] : location === "shared" && host === "claude" ? ["--shared"] : []);
+  const flags =
+    record?.flags ??
+    (location === "global" ? ["--global"] : location === "shared" && host === "claude" ? ["--shared"] : []);
   return kbz("hook install", host === "claude" ? {} : { agent: host }, ...flags);
 }
 
 const CODEX_TRUST_FIX = "run codex, open /hooks and trust kbz's Stop and SubagentStop hooks";
 
-export async function doctor(cwd: string, home: string, env: Record<string, string | undefined>, ownPaths: string[], only: HostName | null): Promise<DoctorPlace[]> {
+export async function doctor(
+  cwd: string,
+  home: string,
+  env: Record<string, string | undefined>,
+  ownPaths: string[],
+  only: HostName | null,
+): Promise<DoctorPlace[]> {
   const places = hookStatus(cwd, home, env, ownPaths).filter((p) => only === null || p.host === only);
   const records = readRecords(home, env);
   const out: DoctorPlace[] = [];
@@ -194,7 +261,18 @@ export async function doctor(cwd: string, home: string, env: Record<string, stri
   for (const p of places) {
     const record = records.find((r) => r.host === p.host && r.file === p.file);
     if (p.state === "absent" && !record) continue;
-    const d: DoctorPlace = { host: p.host, location: p.location, file: p.file, command: p.command, state: p.state === "absent" ? "removed" : p.state, trust: null, version: { found: null, min: CONTRACT[p.host].min, ok: null }, fires: false, problem: null, fix: null };
+    const d: DoctorPlace = {
+      host: p.host,
+      location: p.location,
+      file: p.file,
+      command: p.command,
+      state: p.state === "absent" ? "removed" : p.state,
+      trust: null,
+      version: { found: null, min: CONTRACT[p.host].min, ok: null },
+      fires: false,
+      problem: null,
+      fix: null,
+    };
     out.push(d);
     const fix = fixCommand(p.host, p.location, record);
     if (p.state === "unreadable") {
@@ -233,8 +311,14 @@ export async function doctor(cwd: string, home: string, env: Record<string, stri
       if (codex && codexView === undefined) codexView = await askCodex(codex, env, cwd);
       const mine = (codexView ?? []).filter((h) => h.key.startsWith(`${p.file}:`));
       if (codex && codexView) {
-        const states = TARGETS.codex.events.map((e) => mine.find((h) => h.key.startsWith(`${p.file}:${codexEventKey(e)}:`))?.trustStatus ?? "untrusted");
-        d.trust = states.every((s) => s === "trusted") ? "trusted" : states.includes("modified") ? "modified" : "untrusted";
+        const states = TARGETS.codex.events.map(
+          (e) => mine.find((h) => h.key.startsWith(`${p.file}:${codexEventKey(e)}:`))?.trustStatus ?? "untrusted",
+        );
+        d.trust = states.every((s) => s === "trusted")
+          ? "trusted"
+          : states.includes("modified")
+            ? "modified"
+            : "untrusted";
       } else d.trust = p.trust === "trusted" ? "unverified" : "untrusted";
       if (d.trust === "modified") {
         problems.push("Codex skips it: the hook changed since the user trusted it (its trust hash no longer matches)");

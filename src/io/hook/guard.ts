@@ -53,7 +53,8 @@ export function normalizeState(raw: unknown): GuardState {
       if (typeof e.hash !== "string" || !HEX24.test(e.hash)) continue;
       if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0) continue;
       if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt))) continue;
-      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
+      const skipped =
+        typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
       sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped };
     }
   }
@@ -75,7 +76,13 @@ export interface CountOptions {
 export const MAX_SKIPPED = 6;
 
 /** Count one block for `key`: reset on a new progress hash, keep the 64 most recent sessions. */
-export function countBlock(state: GuardState, key: string, hash: string, now: Date, opts: CountOptions = {}): { state: GuardState; blocks: number } {
+export function countBlock(
+  state: GuardState,
+  key: string,
+  hash: string,
+  now: Date,
+  opts: CountOptions = {},
+): { state: GuardState; blocks: number } {
   const prev = state.sessions[key];
   const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
   const carried = prev && prev.hash === hash && !restart ? prev : null;

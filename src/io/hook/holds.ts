@@ -105,7 +105,8 @@ export function readHolds(store: string, root: string, now = Date.now()): Holds 
 function forgetOldDays(dir: string, now: number): void {
   const oldest = `${dayOf(now - HELD_MS)}.log`;
   try {
-    for (const name of fs.readdirSync(dir)) if (/^\d{4}-\d{2}-\d{2}\.log$/.test(name) && name < oldest) fs.rmSync(path.join(dir, name), { force: true });
+    for (const name of fs.readdirSync(dir))
+      if (/^\d{4}-\d{2}-\d{2}\.log$/.test(name) && name < oldest) fs.rmSync(path.join(dir, name), { force: true });
   } catch {
     // housekeeping only
   }

@@ -41,7 +41,8 @@ export function shapeProblem(settings: unknown, t: HostTarget): string | null {
   if (!isObject(settings)) return "the root is not a JSON object";
   if (t.rootKeys) {
     const extra = Object.keys(settings).filter((k) => !t.rootKeys!.includes(k));
-    if (extra.length) return `unknown root key ${JSON.stringify(extra[0])} (${t.host} accepts only ${t.rootKeys.join(" and ")})`;
+    if (extra.length)
+      return `unknown root key ${JSON.stringify(extra[0])} (${t.host} accepts only ${t.rootKeys.join(" and ")})`;
   }
   for (const [k, v] of Object.entries(t.rootFixed)) {
     if (settings[k] !== undefined && settings[k] !== v) return `${k} is ${JSON.stringify(settings[k])}, not ${v}`;
@@ -58,7 +59,8 @@ export function shapeProblem(settings: unknown, t: HostTarget): string | null {
         if (!isObject(group)) return `hooks.${event}[${i}] is not an object`;
         continue;
       }
-      if (!isObject(group) || !Array.isArray(group.hooks)) return `hooks.${event}[${i}] is not an object with a hooks array`;
+      if (!isObject(group) || !Array.isArray(group.hooks))
+        return `hooks.${event}[${i}] is not an object with a hooks array`;
       for (let j = 0; j < group.hooks.length; j++) {
         if (!isObject(group.hooks[j])) return `hooks.${event}[${i}].hooks[${j}] is not an object`;
       }
@@ -86,7 +88,9 @@ export function isOurs(handler: JsonObject, ownPaths: string[], commandKey = "co
   const text = [command, ...args].join(" ").replace(/\\/g, "/");
   if (ownPaths.some((p) => p !== "" && text.includes(p.replace(/\\/g, "/")))) return true;
   if (text.includes("/.claude/skills/unlazy/scripts/stop-hook.mjs")) return true;
-  return tokens.includes(LEGACY_MARKER) && tokens.some((t) => /(^|\/)scripts\/stop-hook\.mjs$/.test(t.replace(/\\/g, "/")));
+  return (
+    tokens.includes(LEGACY_MARKER) && tokens.some((t) => /(^|\/)scripts\/stop-hook\.mjs$/.test(t.replace(/\\/g, "/")))
+  );
 }
 
 function sameObject(a: JsonObject, b: JsonObject): boolean {
@@ -114,7 +118,11 @@ export function findOurs(settings: JsonObject, t: HostTarget, ownPaths: string[]
         if (isOurs(g, ownPaths, t.commandKey)) found.push({ event, handler: g, group: gi, index: 0 });
         return;
       }
-      if (Array.isArray(g.hooks)) g.hooks.forEach((h, hi) => isObject(h) && isOurs(h, ownPaths, t.commandKey) && found.push({ event, handler: h, group: gi, index: hi }));
+      if (Array.isArray(g.hooks))
+        g.hooks.forEach(
+          (h, hi) =>
+            isObject(h) && isOurs(h, ownPaths, t.commandKey) && found.push({ event, handler: h, group: gi, index: hi }),
+        );
     });
   }
   return found;
@@ -128,7 +136,12 @@ export type InstallPlan =
  * The edit, as data: for every event the target guards, remove every handler of ours, then
  * (unless uninstalling, `command` null) append one. Other handlers, groups and keys stay as they are.
  */
-export function planSettings(settings: JsonObject, t: HostTarget, command: string | null, ownPaths: string[]): InstallPlan {
+export function planSettings(
+  settings: JsonObject,
+  t: HostTarget,
+  command: string | null,
+  ownPaths: string[],
+): InstallPlan {
   const hooks: JsonObject = isObject(settings.hooks) ? { ...settings.hooks } : {};
   let removed = 0;
   let unchanged = command !== null;
@@ -186,11 +199,17 @@ export interface InstallRequest {
  * Add the missing `add` rules to the list at `path` and drop the `remove` ones; every other rule
  * (the user's own) stays where it was. Empty containers kbz's rules created are removed again.
  */
-export function planDeny(settings: JsonObject, at: [string, string], add: string[], remove: string[]): { settings: JsonObject; added: string[]; dropped: number } {
+export function planDeny(
+  settings: JsonObject,
+  at: [string, string],
+  add: string[],
+  remove: string[],
+): { settings: JsonObject; added: string[]; dropped: number } {
   const outer = isObject(settings[at[0]]) ? (settings[at[0]] as JsonObject) : null;
   if (settings[at[0]] !== undefined && !outer) throw new SettingsRefusal(`${at[0]} is not an object`);
   const list = outer?.[at[1]];
-  if (list !== undefined && !(Array.isArray(list) && list.every((r) => typeof r === "string"))) throw new SettingsRefusal(`${at.join(".")} is not a list of strings`);
+  if (list !== undefined && !(Array.isArray(list) && list.every((r) => typeof r === "string")))
+    throw new SettingsRefusal(`${at.join(".")} is not a list of strings`);
   const current = (list as string[] | undefined) ?? [];
   const kept = current.filter((r) => !remove.includes(r));
   const added = add.filter((r) => !kept.includes(r));
@@ -240,9 +259,12 @@ export function installSettings(req: InstallRequest): InstallOutcome {
   const plan = planSettings(existing?.settings ?? {}, req.target, req.command, req.ownPaths);
   const base = { target: req.file, backup: null };
   const hooksDone = plan.kind === "write" ? plan.settings : (existing?.settings ?? {});
-  const deny = req.deny ? planDeny(hooksDone, req.deny.path, req.deny.add, req.deny.remove) : { settings: hooksDone, added: [], dropped: 0 };
+  const deny = req.deny
+    ? planDeny(hooksDone, req.deny.path, req.deny.add, req.deny.remove)
+    : { settings: hooksDone, added: [], dropped: 0 };
   const denyOut = { added: deny.added, removed: deny.dropped };
-  if (plan.kind === "unchanged" && deny.added.length === 0 && deny.dropped === 0) return { ...base, result: plan.why, removed: 0, deny: denyOut };
+  if (plan.kind === "unchanged" && deny.added.length === 0 && deny.dropped === 0)
+    return { ...base, result: plan.why, removed: 0, deny: denyOut };
   // Re-read just before writing: a file swapped or edited meanwhile is not overwritten.
   const again = readSettings(req.file, req.target);
   if ((existing === null) !== (again === null) || (existing && again && !existing.bytes.equals(again.bytes))) {
@@ -256,7 +278,13 @@ export function installSettings(req: InstallRequest): InstallOutcome {
     ensureRealDir(path.dirname(req.file), undefined, 0o755);
   }
   writeAtomic(req.file, JSON.stringify(deny.settings, null, 2) + "\n", { mode: 0o600 });
-  return { ...base, backup, result: req.command !== null ? "installed" : "removed", removed: plan.kind === "write" ? plan.removed : 0, deny: denyOut };
+  return {
+    ...base,
+    backup,
+    result: req.command !== null ? "installed" : "removed",
+    removed: plan.kind === "write" ? plan.removed : 0,
+    deny: denyOut,
+  };
 }
 
 /** Codex's execpolicy rules file next to the hooks file (`.codex/rules/` or `$CODEX_HOME/rules/`), kbz's alone. */

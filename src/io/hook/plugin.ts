@@ -68,7 +68,8 @@ function readOrNull(file: string): string | null {
 export function installPlugin(file: string, command: string | null): InstallOutcome {
   const existing = readOrNull(file);
   const base = { target: file, backup: null };
-  if (existing !== null && pluginCommand(existing) === null) throw new SettingsRefusal("the file exists and is not kbz's plugin", file);
+  if (existing !== null && pluginCommand(existing) === null)
+    throw new SettingsRefusal("the file exists and is not kbz's plugin", file);
   if (command === null) {
     if (existing === null) return { ...base, result: "nothing-to-remove", removed: 0 };
     fs.unlinkSync(file);

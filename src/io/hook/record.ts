@@ -20,7 +20,12 @@ export function recordPath(home: string, env: Record<string, string | undefined>
   return path.join(kbzHome(home, env), "installs.json");
 }
 
-export function findRecord(home: string, env: Record<string, string | undefined>, host: HostName, file: string): InstallRecord | undefined {
+export function findRecord(
+  home: string,
+  env: Record<string, string | undefined>,
+  host: HostName,
+  file: string,
+): InstallRecord | undefined {
   return readRecords(home, env).find((r) => r.host === host && r.file === file);
 }
 
@@ -30,7 +35,12 @@ export function readRecords(home: string, env: Record<string, string | undefined
     const list: unknown[] = Array.isArray(raw?.installs) ? raw.installs : [];
     return list.filter(
       (r): r is InstallRecord =>
-        !!r && typeof r === "object" && isHostName(String((r as InstallRecord).host)) && typeof (r as InstallRecord).file === "string" && Array.isArray((r as InstallRecord).flags) && (r as InstallRecord).flags.every((f) => typeof f === "string"),
+        !!r &&
+        typeof r === "object" &&
+        isHostName(String((r as InstallRecord).host)) &&
+        typeof (r as InstallRecord).file === "string" &&
+        Array.isArray((r as InstallRecord).flags) &&
+        (r as InstallRecord).flags.every((f) => typeof f === "string"),
     );
   } catch {
     return [];
@@ -38,7 +48,12 @@ export function readRecords(home: string, env: Record<string, string | undefined
 }
 
 /** Add (or with `remove`, drop) the record of one place. Best effort: a record never fails an install. */
-export function updateRecord(home: string, env: Record<string, string | undefined>, rec: InstallRecord, remove: boolean): void {
+export function updateRecord(
+  home: string,
+  env: Record<string, string | undefined>,
+  rec: InstallRecord,
+  remove: boolean,
+): void {
   try {
     const rest = readRecords(home, env).filter((r) => !(r.host === rec.host && r.file === rec.file));
     const next = remove ? rest : [...rest, rec];

@@ -8,7 +8,14 @@ import { findOurs, readSettings, SettingsRefusal, type OurHandler } from "./inst
 import { shellWords } from "../../core/text/shell.ts";
 import { pluginCommand } from "./plugin.ts";
 import { shimTarget } from "./shim.ts";
-import { codexHome, HOST_NAMES, TARGETS, type HostName, type HostTarget, type Location } from "../../core/hook/targets.ts";
+import {
+  codexHome,
+  HOST_NAMES,
+  TARGETS,
+  type HostName,
+  type HostTarget,
+  type Location,
+} from "../../core/hook/targets.ts";
 import { kbz } from "../../core/text/command.ts";
 
 export interface HookPlace {
@@ -36,10 +43,13 @@ function executable(p: string): boolean {
 
 function programRunnable(words: string[]): { ok: boolean; problem: string | null } {
   const program = words[0] ?? "";
-  if (!path.isAbsolute(program)) return { ok: false, problem: `the program ${JSON.stringify(program)} is not an absolute path` };
-  if (!executable(program)) return { ok: false, problem: `${program} does not exist or is not executable; run ${kbz("hook install")} again` };
+  if (!path.isAbsolute(program))
+    return { ok: false, problem: `the program ${JSON.stringify(program)} is not an absolute path` };
+  if (!executable(program))
+    return { ok: false, problem: `${program} does not exist or is not executable; run ${kbz("hook install")} again` };
   const script = words[1];
-  if (script && /\.(mjs|ts|js)$/.test(script) && !fs.existsSync(script)) return { ok: false, problem: `${script} does not exist; run ${kbz("hook install")} again` };
+  if (script && /\.(mjs|ts|js)$/.test(script) && !fs.existsSync(script))
+    return { ok: false, problem: `${script} does not exist; run ${kbz("hook install")} again` };
   return { ok: true, problem: null };
 }
 
@@ -58,7 +68,13 @@ export function codexEventKey(event: string): string {
 }
 
 /** Codex keys trust by `<hooks file>:<event>:<group>:<handler>` under [hooks.state."…"] in its config.toml. */
-export function codexTrust(configToml: string, file: string, group: number, index: number, event = "Stop"): "trusted" | "needs-review" {
+export function codexTrust(
+  configToml: string,
+  file: string,
+  group: number,
+  index: number,
+  event = "Stop",
+): "trusted" | "needs-review" {
   const key = `${file}:${codexEventKey(event)}:${group}:${index}`;
   const header = `[hooks.state.${JSON.stringify(key)}]`;
   const at = configToml.indexOf(header);
@@ -86,14 +102,28 @@ export function oursIn(file: string, t: HostTarget, ownPaths: string[]): OurHand
   return parsed ? findOurs(parsed.settings, t, ownPaths) : [];
 }
 
-export function hookStatus(cwd: string, home: string, env: Record<string, string | undefined>, ownPaths: string[]): HookPlace[] {
+export function hookStatus(
+  cwd: string,
+  home: string,
+  env: Record<string, string | undefined>,
+  ownPaths: string[],
+): HookPlace[] {
   const places: HookPlace[] = [];
   let codexConfig: string | null = null;
   for (const host of HOST_NAMES) {
     const t = TARGETS[host];
     for (const location of t.locations) {
       const file = t.file(location, cwd, home, env);
-      const place: HookPlace = { host, location, file, state: "absent", command: null, runnable: null, problem: null, trust: null };
+      const place: HookPlace = {
+        host,
+        location,
+        file,
+        state: "absent",
+        command: null,
+        runnable: null,
+        problem: null,
+        trust: null,
+      };
       places.push(place);
       let ours: OurHandler[];
       try {
@@ -120,7 +150,8 @@ export function hookStatus(cwd: string, home: string, env: Record<string, string
       const missing = t.events.filter((e) => !ours.some((o) => o.event === e));
       if (missing.length) place.problem = `no kbz handler for ${missing.join(", ")}; run ${kbz("hook install")} again`;
       const perEvent = t.events.map((e) => ours.filter((o) => o.event === e).length);
-      if (perEvent.some((n) => n > 1)) place.problem = `${Math.max(...perEvent)} kbz entries for one event; run ${kbz("hook install")} again to keep one`;
+      if (perEvent.some((n) => n > 1))
+        place.problem = `${Math.max(...perEvent)} kbz entries for one event; run ${kbz("hook install")} again to keep one`;
       if (host === "codex") {
         codexConfig ??= readOr(path.join(codexHome(home, env), "config.toml"));
         const trust = ours.map((o) => codexTrust(codexConfig!, file, o.group, o.index, o.event));

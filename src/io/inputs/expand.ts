@@ -45,7 +45,11 @@ function entries(dir: string): fs.Dirent[] {
  * Files (relative to `base`, `/`-separated, sorted) that the patterns match; `truncated` when
  * they match more than MAX_INPUT_FILES (then `files` is a cut, and the gate is unmet: TOO_MANY_INPUTS).
  */
-export function expandInputs(base: string, patterns: string[], root = base): { files: string[]; truncated: boolean; unmatched: string[] } {
+export function expandInputs(
+  base: string,
+  patterns: string[],
+  root = base,
+): { files: string[]; truncated: boolean; unmatched: string[] } {
   const found = new Set<string>();
   let truncated = false;
   let hits = 0;
@@ -60,7 +64,10 @@ export function expandInputs(base: string, patterns: string[], root = base): { f
     try {
       realRoot ??= fs.realpathSync(root);
       const real = fs.realpathSync(path.join(base, rel));
-      return (real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep)) && fs.statSync(real).isFile();
+      return (
+        (real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep)) &&
+        fs.statSync(real).isFile()
+      );
     } catch {
       return false;
     }
@@ -89,7 +96,8 @@ export function expandInputs(base: string, patterns: string[], root = base): { f
     const [seg, ...rest] = segs as [string, ...string[]];
     if (seg === "**") {
       match(rel, rest);
-      for (const e of entries(path.join(base, rel))) if (e.isDirectory()) match(rel ? `${rel}/${e.name}` : e.name, segs);
+      for (const e of entries(path.join(base, rel)))
+        if (e.isDirectory()) match(rel ? `${rel}/${e.name}` : e.name, segs);
       return;
     }
     if (!isWild(seg)) {
@@ -111,7 +119,10 @@ export function expandInputs(base: string, patterns: string[], root = base): { f
   };
   const unmatched: string[] = [];
   for (const p of patterns) {
-    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    const segs = p
+      .replace(/\\/g, "/")
+      .split("/")
+      .filter((s) => s !== "" && s !== ".");
     const before = hits;
     match("", segs);
     if (hits === before && !truncated) unmatched.push(p);

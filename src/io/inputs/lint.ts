@@ -14,9 +14,17 @@ export function inputFindings(file: string, ledger: Ledger): LintFinding[] {
     if (!g.inputs) continue;
     const cwd = g.cwd ? path.resolve(base, g.cwd) : base;
     const e = expandInputs(cwd, g.inputs);
-    if (e.truncated) out.push({ level: "error", gate: g.id, rule: "inputs-cap", message: TOO_MANY_INPUTS, line: g.line });
+    if (e.truncated)
+      out.push({ level: "error", gate: g.id, rule: "inputs-cap", message: TOO_MANY_INPUTS, line: g.line });
     // Issue 39: an entry that covers nothing binds nothing, so the gate can never be met.
-    else if (e.unmatched.length > 0) out.push({ level: "error", gate: g.id, rule: "inputs-unmatched", message: inputsUnmatched(e.unmatched), line: (g.attrIndex.INPUTS ?? g.line - 1) + 1 });
+    else if (e.unmatched.length > 0)
+      out.push({
+        level: "error",
+        gate: g.id,
+        rule: "inputs-unmatched",
+        message: inputsUnmatched(e.unmatched),
+        line: (g.attrIndex.INPUTS ?? g.line - 1) + 1,
+      });
   }
   return out;
 }

@@ -104,7 +104,11 @@ export function digestFile(root: string, file: string, dirs = new Map<string, st
  * sha256 of each input file now (relative paths → digest); unreadable files are left out.
  * `truncated`: the INPUTS match more files than the cap (the gate cannot be met: TOO_MANY_INPUTS).
  */
-export function digestInputs(root: string, cwd: string, inputs: string[]): { files: Record<string, string>; truncated: boolean } {
+export function digestInputs(
+  root: string,
+  cwd: string,
+  inputs: string[],
+): { files: Record<string, string>; truncated: boolean } {
   const files: Record<string, string> = {};
   const expanded = expandInputs(cwd, inputs);
   if (expanded.truncated) return { files, truncated: true };
@@ -118,8 +122,16 @@ export function digestInputs(root: string, cwd: string, inputs: string[]): { fil
 }
 
 /** Record passes of one ledger (under the record file's lock, atomically). */
-export async function recordInputs(root: string, ledgerFile: string, records: Record<string, InputRecord>): Promise<void> {
+export async function recordInputs(
+  root: string,
+  ledgerFile: string,
+  records: Record<string, InputRecord>,
+): Promise<void> {
   if (Object.keys(records).length === 0) return;
   const file = inputRecordsPath(root, ledgerFile);
-  await updateRecordFile(root, file, (current) => ({ schema: 1, ledger: realOf(ledgerFile), gates: { ...current?.gates, ...records } }));
+  await updateRecordFile(root, file, (current) => ({
+    schema: 1,
+    ledger: realOf(ledgerFile),
+    gates: { ...current?.gates, ...records },
+  }));
 }

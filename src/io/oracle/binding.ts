@@ -11,7 +11,13 @@ import { oracleRefs, type OracleRef } from "../../core/run/oracle-files.ts";
 import { sha256Hex } from "../../core/util/hash.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { expandInputs, MAX_INPUT_FILES } from "../inputs/expand.ts";
-import { globRegex, isBookkeeping, isConfigFile, isOracleByConvention, matchesAny } from "../../core/run/conventions.ts";
+import {
+  globRegex,
+  isBookkeeping,
+  isConfigFile,
+  isOracleByConvention,
+  matchesAny,
+} from "../../core/run/conventions.ts";
 import { configsFor, reachedFrom } from "./closure.ts";
 import type { Env } from "../run/shell.ts";
 import { digestText, fileDigest, MAX_ORACLE_FILE_BYTES } from "./digest.ts";
@@ -53,7 +59,12 @@ export interface OracleBinding {
 /** An ORACLE: entry kbz will not bind (a directory, FIFO, huge file, a path outside the root). */
 export class OracleError extends KbzError {
   constructor(message: string, file: string, line: number) {
-    super(message, { code: "oracle", file, line, hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts" });
+    super(message, {
+      code: "oracle",
+      file,
+      line,
+      hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts",
+    });
   }
 }
 
@@ -152,7 +163,8 @@ function declaredFiles(req: BindingRequest, add: (abs: string, via: string) => v
       }
       if (st?.isDirectory()) fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
       if (st && !st.isFile()) fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
-      if (st && st.size > MAX_ORACLE_FILE_BYTES) fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
+      if (st && st.size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
       if (!isInside(req.root, abs)) fail(`ORACLE ${glob} is outside the root`);
       add(abs, "ORACLE");
       continue;
@@ -162,7 +174,8 @@ function declaredFiles(req: BindingRequest, add: (abs: string, via: string) => v
     for (const rel of found.files) {
       const abs = path.join(req.cwd, rel);
       const size = fs.lstatSync(abs).size;
-      if (size > MAX_ORACLE_FILE_BYTES) fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
+      if (size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
     }
   }
@@ -184,12 +197,15 @@ export function oracleFiles(req: BindingRequest): Record<string, string> {
 export function workPatterns(req: Pick<BindingRequest, "root" | "cwd" | "gate" | "owns">): RegExp[] {
   const out: RegExp[] = [];
   const rel = path.relative(req.root, req.cwd).split(path.sep).join("/");
-  for (const w of req.gate.work ?? []) out.push(globRegex(rel && !rel.startsWith("..") ? `${rel}/${w.replace(/^\.\//, "")}` : w));
+  for (const w of req.gate.work ?? [])
+    out.push(globRegex(rel && !rel.startsWith("..") ? `${rel}/${w.replace(/^\.\//, "")}` : w));
   for (const o of req.owns ?? []) out.push(globRegex(o));
   return out;
 }
 
-function boundFiles(req: BindingRequest): Pick<OracleBinding, "files" | "items" | "runners" | "programs" | "unsure" | "work"> {
+function boundFiles(
+  req: BindingRequest,
+): Pick<OracleBinding, "files" | "items" | "runners" | "programs" | "unsure" | "work"> {
   const items = new Map<string, OracleItem>();
   const runners = new Set<string>();
   const programs = new Set<string>();
@@ -224,7 +240,14 @@ function boundFiles(req: BindingRequest): Pick<OracleBinding, "files" | "items" 
       const abs = path.resolve(req.cwd, expandHome(ref.path, req.env));
       const key = keyOf(req.root, abs);
       // A file the CHECK names, outside the runners' conventions: the oracle until declared (lint asks).
-      if (ref.kind === "file" && !path.isAbsolute(key) && !isOracleByConvention(key) && !isWork(key) && !(req.gate.oracle ?? []).length) unsure.add(key);
+      if (
+        ref.kind === "file" &&
+        !path.isAbsolute(key) &&
+        !isOracleByConvention(key) &&
+        !isWork(key) &&
+        !(req.gate.oracle ?? []).length
+      )
+        unsure.add(key);
       addFile(abs, ref.via);
       return;
     }
@@ -236,7 +259,8 @@ function boundFiles(req: BindingRequest): Pick<OracleBinding, "files" | "items" 
       const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
       if (items.has(key)) continue;
       const text = scripts?.[name];
-      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
+      const digest =
+        scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH) visit(text, path.dirname(pkg), depth + 1);
     }
@@ -269,7 +293,14 @@ function boundFiles(req: BindingRequest): Pick<OracleBinding, "files" | "items" 
   const files: Record<string, string> = {};
   for (const i of sorted) files[i.key] = i.digest;
   for (const k of work) if (items.has(k)) work.delete(k);
-  return { files, items: sorted, runners: [...runners], programs: [...programs], unsure: [...unsure].filter((k) => items.has(k)).sort(), work: [...work].sort() };
+  return {
+    files,
+    items: sorted,
+    runners: [...runners],
+    programs: [...programs],
+    unsure: [...unsure].filter((k) => items.has(k)).sort(),
+    work: [...work].sort(),
+  };
 }
 
 export function bindingSignature(files: Record<string, string>, env: Record<string, string>): string {
@@ -287,7 +318,12 @@ export function isEmptyBinding(b: Pick<OracleBinding, "files" | "env">): boolean
  * against the root, which is right for discovered and scope ledgers (an explicit ledger outside a
  * scope runs from its own folder: pass `task.oracle.cwd` there). `env` defaults to this process's.
  */
-export function gateOracle(root: string, ledgerFile: string, gate: Gate, opts: { cwd?: string; env?: Env } = {}): OracleBinding {
+export function gateOracle(
+  root: string,
+  ledgerFile: string,
+  gate: Gate,
+  opts: { cwd?: string; env?: Env } = {},
+): OracleBinding {
   let cwd = opts.cwd ?? path.resolve(root, gate.cwd ?? ".");
   try {
     cwd = fs.realpathSync(cwd);

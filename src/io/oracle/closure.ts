@@ -13,7 +13,22 @@ import { isInside } from "../../core/workspace/inside.ts";
 import { MAX_ORACLE_FILE_BYTES } from "./digest.ts";
 
 const JS_EXT = /\.(m?[jt]sx?|c[jt]s)$/;
-const JS_TRY = ["", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".json", "/index.js", "/index.mjs", "/index.ts", "/index.cjs"];
+const JS_TRY = [
+  "",
+  ".js",
+  ".mjs",
+  ".cjs",
+  ".ts",
+  ".mts",
+  ".cts",
+  ".tsx",
+  ".jsx",
+  ".json",
+  "/index.js",
+  "/index.mjs",
+  "/index.ts",
+  "/index.cjs",
+];
 const JS_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*|\bimport\s+)(["'`])(\.{1,2}\/[^"'`\n]*)\1/g;
 const PY_IMPORT = /^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+([\w, \t*()]+)|import[ \t]+([\w., \t]+))/gm;
 const SH_SOURCE = /(?:^|[;&|{(]\s*|\bthen\s+|\bdo\s+|\belse\s+)(?:source|\.)[ \t]+([^;&|\n]+)/gm;
@@ -99,17 +114,31 @@ export function reachedFrom(abs: string, root: string, cwd: string): string[] {
     for (const m of text.matchAll(SH_SOURCE)) {
       // `"$(dirname "$0")/lib.sh"`, `${0%/*}/lib.sh`, `$DIR/lib.sh`, `$SCRIPT_DIR/…`: beside the script.
       const here = "\u0000";
-      let target = m[1]!.trim().replace(/\$\(dirname [^)]*\)|\$\{0%\/\*\}|\$\{?(?:DIR|SCRIPT_DIR|HERE|BASEDIR)\}?/, here);
+      let target = m[1]!
+        .trim()
+        .replace(/\$\(dirname [^)]*\)|\$\{0%\/\*\}|\$\{?(?:DIR|SCRIPT_DIR|HERE|BASEDIR)\}?/, here);
       target = target.replace(/["']/g, "").split(/\s+/)[0]!.replace(here, path.dirname(abs));
       if (target.includes("$")) continue;
-      const candidates = path.isAbsolute(target) ? [target] : [path.resolve(cwd, target), path.resolve(path.dirname(abs), target)];
+      const candidates = path.isAbsolute(target)
+        ? [target]
+        : [path.resolve(cwd, target), path.resolve(path.dirname(abs), target)];
       add(candidates.find(isFile) ?? null);
     }
   }
-  if (base === "package.json" || /\.(toml|json|ya?ml|cjs|mjs|js|ts)$/.test(base) && /config|setup|rc|bunfig/.test(base) || base.startsWith(".mocharc")) {
+  if (
+    base === "package.json" ||
+    (/\.(toml|json|ya?ml|cjs|mjs|js|ts)$/.test(base) && /config|setup|rc|bunfig/.test(base)) ||
+    base.startsWith(".mocharc")
+  ) {
     for (const m of text.matchAll(QUOTED_PATH)) {
-      const p = m[2]!.startsWith("<rootDir>/") ? path.join(cwd, m[2]!.slice("<rootDir>/".length)) : path.resolve(path.dirname(abs), m[2]!);
-      add(isFile(p) ? p : jsTarget(abs, m[2]!.startsWith("<rootDir>/") ? path.relative(path.dirname(abs), p) || "." : m[2]!));
+      const p = m[2]!.startsWith("<rootDir>/")
+        ? path.join(cwd, m[2]!.slice("<rootDir>/".length))
+        : path.resolve(path.dirname(abs), m[2]!);
+      add(
+        isFile(p)
+          ? p
+          : jsTarget(abs, m[2]!.startsWith("<rootDir>/") ? path.relative(path.dirname(abs), p) || "." : m[2]!),
+      );
     }
   }
   return [...out];
@@ -119,7 +148,38 @@ export function reachedFrom(abs: string, root: string, cwd: string): string[] {
 const RUNNER_CONFIGS: Record<string, string[]> = {
   pm: [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml"],
   bun: ["bunfig.toml"],
-  js: ["vitest.config.ts", "vitest.config.js", "vitest.config.mjs", "vitest.config.mts", "vitest.config.cjs", "vitest.workspace.ts", "vite.config.ts", "vite.config.js", "vite.config.mjs", "jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.json", "jest.setup.js", "jest.setup.ts", ".mocharc.js", ".mocharc.cjs", ".mocharc.json", ".mocharc.jsonc", ".mocharc.yml", ".mocharc.yaml", "ava.config.js", "ava.config.mjs", "playwright.config.ts", "playwright.config.js", "babel.config.js", "babel.config.json", ".babelrc", "tsconfig.json"],
+  js: [
+    "vitest.config.ts",
+    "vitest.config.js",
+    "vitest.config.mjs",
+    "vitest.config.mts",
+    "vitest.config.cjs",
+    "vitest.workspace.ts",
+    "vite.config.ts",
+    "vite.config.js",
+    "vite.config.mjs",
+    "jest.config.js",
+    "jest.config.ts",
+    "jest.config.mjs",
+    "jest.config.cjs",
+    "jest.config.json",
+    "jest.setup.js",
+    "jest.setup.ts",
+    ".mocharc.js",
+    ".mocharc.cjs",
+    ".mocharc.json",
+    ".mocharc.jsonc",
+    ".mocharc.yml",
+    ".mocharc.yaml",
+    "ava.config.js",
+    "ava.config.mjs",
+    "playwright.config.ts",
+    "playwright.config.js",
+    "babel.config.js",
+    "babel.config.json",
+    ".babelrc",
+    "tsconfig.json",
+  ],
   py: ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py"],
 };
 
@@ -128,13 +188,24 @@ const RUNNER_CONFIGS: Record<string, string[]> = {
  * them), looked for in `cwd` and `root`. Package-manager scripts read `.npmrc` (a `script-shell`
  * there replaces the shell), `bun` reads `bunfig.toml` (its `preload` runs first).
  */
-export function configsFor(programs: readonly string[], runners: readonly string[], hasScripts: boolean, cwd: string, root: string): string[] {
+export function configsFor(
+  programs: readonly string[],
+  runners: readonly string[],
+  hasScripts: boolean,
+  cwd: string,
+  root: string,
+): string[] {
   const kinds = new Set<string>();
   const all = [...programs, ...runners.map((r) => r.split(" ")[0]!), ...runners.map((r) => r.split(" ").slice(-1)[0]!)];
   if (hasScripts || all.some((p) => /^(npm|pnpm|yarn|npx|pnpx)$/.test(p))) kinds.add("pm").add("js").add("py");
   if (all.some((p) => p === "bun" || p === "bunx")) kinds.add("bun").add("js");
-  if (all.some((p) => /^(vitest|jest|mocha|ava|playwright|tap|tape|uvu|jasmine|karma|tsx|ts-node|vite-node)$/.test(p)) || runners.includes("node --test")) kinds.add("js");
-  if (all.some((p) => /^(pytest|py\.test|tox|nox|nose2|pytest)$/.test(p)) || runners.some((r) => r.includes("pytest"))) kinds.add("py");
+  if (
+    all.some((p) => /^(vitest|jest|mocha|ava|playwright|tap|tape|uvu|jasmine|karma|tsx|ts-node|vite-node)$/.test(p)) ||
+    runners.includes("node --test")
+  )
+    kinds.add("js");
+  if (all.some((p) => /^(pytest|py\.test|tox|nox|nose2|pytest)$/.test(p)) || runners.some((r) => r.includes("pytest")))
+    kinds.add("py");
   const out: string[] = [];
   for (const kind of kinds) {
     for (const name of RUNNER_CONFIGS[kind]!) {

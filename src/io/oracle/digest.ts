@@ -9,7 +9,9 @@ import { hashedIdentity, rememberHashed } from "./identity.ts";
 export const MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
 const CHUNK = 1024 * 1024;
 
-export type FileDigest = { sha256: string; size: number } | { state: "missing" | "directory" | "special" | "unreadable" };
+export type FileDigest =
+  | { sha256: string; size: number }
+  | { state: "missing" | "directory" | "special" | "unreadable" };
 
 interface Incremental {
   update(d: Uint8Array): unknown;

@@ -35,7 +35,14 @@ export const ALLOWED_ENV = [
 ] as const;
 
 /** kbz's own settings, passed on so a CHECK that runs kbz sees the same store and cache. */
-export const KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"] as const;
+export const KBZ_PASSED_ENV = [
+  "UNLAZY_APPROVAL_DIR",
+  "UNLAZY_SHELL",
+  "KBZ_CACHE_DIR",
+  "KBZ_LEASE_TTL",
+  "KBZ_CONTAINMENT",
+  "XDG_CACHE_HOME",
+] as const;
 
 /** kbz's settings that change what a nested `kbz status` judges: passed on and bound when set. */
 export const KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"] as const;
@@ -56,13 +63,17 @@ export function checkEnvironment(env: Env, declared: readonly string[] | null): 
 /** What the approval binds of the environment: each bound name's value digest, or "unset". */
 export function boundEnv(env: Env, declared: readonly string[] | null): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of [...(declared ?? [])].sort()) out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
-  for (const name of KBZ_BOUND_ENV) if (env[name] !== undefined && !(name in out)) out[name] = sha256Hex(`${name}=${env[name]}`);
+  for (const name of [...(declared ?? [])].sort())
+    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
+  for (const name of KBZ_BOUND_ENV)
+    if (env[name] !== undefined && !(name in out)) out[name] = sha256Hex(`${name}=${env[name]}`);
   return out;
 }
 
 /** Names set in `env` that a CHECK does not receive (for `--verbose` and the docs' test). */
 export function droppedNames(env: Env, declared: readonly string[] | null): string[] {
   const kept = checkEnvironment(env, declared);
-  return Object.keys(env).filter((n) => env[n] !== undefined && !(n in kept)).sort();
+  return Object.keys(env)
+    .filter((n) => env[n] !== undefined && !(n in kept))
+    .sort();
 }

@@ -43,7 +43,9 @@ import { oracleRefs } from "../../core/run/oracle-files.ts";
 export const RACY_MS = 2_000;
 
 /** statfs magic numbers of filesystems whose ctime the kernel sets and no user can. */
-const KEEPS_CTIME = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e]);
+const KEEPS_CTIME = new Set([
+  0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e,
+]);
 
 /** The identity of a stat result, as a pass record stores it. */
 export function identityOf(st: fs.BigIntStats): string {
@@ -94,7 +96,10 @@ export function rememberHashed(abs: string, digest: string, identity: string | n
  * The identities to store with a pass record's file digests (`files`: key → digest; `absOf`: a
  * key's file). Only files this process hashed to the same digest are included.
  */
-export function identitiesFor(files: Readonly<Record<string, string>>, absOf: (key: string) => string | null): Record<string, string> {
+export function identitiesFor(
+  files: Readonly<Record<string, string>>,
+  absOf: (key: string) => string | null,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, digest] of Object.entries(files)) {
     const abs = absOf(key);
@@ -123,7 +128,8 @@ export function namesOnlyFiles(gate: Gate): boolean {
   if (gate.oracle || !gate.check) return false;
   const found = oracleRefs(gate.check, ".");
   // A runner, a package manager or bun reads configs found by name (io/oracle/closure.ts configsFor): a new one is a change.
-  if (found.runners.length > 0 || found.programs.some((p) => /^(npm|pnpm|yarn|npx|pnpx|bun|bunx)$/.test(p))) return false;
+  if (found.runners.length > 0 || found.programs.some((p) => /^(npm|pnpm|yarn|npx|pnpx|bun|bunx)$/.test(p)))
+    return false;
   return found.refs.every((r) => r.kind === "file" && !r.path.startsWith("~"));
 }
 
@@ -147,7 +153,8 @@ export function filesUnchanged(
     if (!name.startsWith("oracle:")) continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path.isAbsolute(key) ? key : path.join(root, key)) !== identity) return false;
+    if (typeof identity !== "string" || identityNow(path.isAbsolute(key) ? key : path.join(root, key)) !== identity)
+      return false;
   }
   return true;
 }

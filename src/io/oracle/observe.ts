@@ -38,7 +38,9 @@ export function observerFor(env: Env): Observer {
   if (process.platform !== "linux") return { kind: "static", why: `no tracer on ${process.platform}` };
   if (asked) {
     if (!path.isAbsolute(asked)) return { kind: "static", why: `KBZ_TRACER must be an absolute path (got ${asked})` };
-    return executableFile(asked) ? { kind: "strace", path: asked } : { kind: "static", why: `KBZ_TRACER ${asked} is not an executable file` };
+    return executableFile(asked)
+      ? { kind: "strace", path: asked }
+      : { kind: "static", why: `KBZ_TRACER ${asked} is not an executable file` };
   }
   for (const c of CANDIDATES) if (executableFile(c)) return { kind: "strace", path: c };
   return { kind: "static", why: "strace is not installed (apt-get install strace)" };
@@ -46,7 +48,9 @@ export function observerFor(env: Env): Observer {
 
 /** One line for `kbz check` and `kbz doctor`: which observer binds the oracle. */
 export function observerLine(o: Observer): string {
-  return o.kind === "strace" ? `strace -f (${o.path}): what the CHECK's process tree opens and runs` : `static closure (${o.why})`;
+  return o.kind === "strace"
+    ? `strace -f (${o.path}): what the CHECK's process tree opens and runs`
+    : `static closure (${o.why})`;
 }
 
 const TRACED = "trace=?open,openat,?openat2,execve,?execveat,chdir,fchdir,?clone,?clone3,?fork,?vfork";
@@ -60,7 +64,27 @@ export interface TraceRun {
 /** The argv placed before the shell to trace a run, and where its traces go. */
 export function startTrace(tracer: string): TraceRun {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-trace-"));
-  return { dir, prefix: [tracer, "-f", "-ff", "-qq", "--seccomp-bpf", "-yy", "-xx", "-s", "1", "-e", TRACED, "-e", "signal=none", "-o", path.join(dir, "t"), "--"] };
+  return {
+    dir,
+    prefix: [
+      tracer,
+      "-f",
+      "-ff",
+      "-qq",
+      "--seccomp-bpf",
+      "-yy",
+      "-xx",
+      "-s",
+      "1",
+      "-e",
+      TRACED,
+      "-e",
+      "signal=none",
+      "-o",
+      path.join(dir, "t"),
+      "--",
+    ],
+  };
 }
 
 export interface Observed {

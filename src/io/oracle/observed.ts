@@ -21,12 +21,17 @@ function indexPath(storeDir: string, ledger: string, gate: string): string {
 export function observedFiles(storeDir: string, ledger: string, gate: string): string[] {
   const file = indexPath(storeDir, ledger, gate);
   try {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+    const fd = fs.openSync(
+      file,
+      fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0),
+    );
     try {
       const st = fs.fstatSync(fd);
       if (!st.isFile() || st.size > MAX_INDEX_BYTES) return [];
       const v = JSON.parse(fs.readFileSync(fd, "utf8"));
-      return v && v.schema === 1 && Array.isArray(v.files) ? v.files.filter((f: unknown): f is string => typeof f === "string") : [];
+      return v && v.schema === 1 && Array.isArray(v.files)
+        ? v.files.filter((f: unknown): f is string => typeof f === "string")
+        : [];
     } finally {
       fs.closeSync(fd);
     }

@@ -43,8 +43,16 @@ export function readOracleRecords(root: string, ledgerFile: string): OracleRecor
 }
 
 /** Record passes of one ledger (under the record file's lock, atomically). */
-export async function recordOraclePasses(root: string, ledgerFile: string, records: Record<string, OraclePassRecord>): Promise<void> {
+export async function recordOraclePasses(
+  root: string,
+  ledgerFile: string,
+  records: Record<string, OraclePassRecord>,
+): Promise<void> {
   if (Object.keys(records).length === 0) return;
   const file = oracleRecordsPath(root, ledgerFile);
-  await updateRecordFile(root, file, (current) => ({ schema: 1, ledger: realOf(ledgerFile), gates: { ...current?.gates, ...records } }));
+  await updateRecordFile(root, file, (current) => ({
+    schema: 1,
+    ledger: realOf(ledgerFile),
+    gates: { ...current?.gates, ...records },
+  }));
 }

@@ -38,7 +38,8 @@ function readText(root: string, file: string, required: boolean): string | null 
     if (e instanceof ReadError) throw new ScheduleInputError(e.message, shown, e.line ?? 1);
     throw e;
   }
-  if (text === null && required) throw new ScheduleInputError(`missing required file (run ${kbz("init", { scope: true })} first)`, shown, 1);
+  if (text === null && required)
+    throw new ScheduleInputError(`missing required file (run ${kbz("init", { scope: true })} first)`, shown, 1);
   return text;
 }
 
@@ -46,11 +47,19 @@ export function readScopeTexts(root: string, scope: string): ScopeTexts {
   const dir = scopeDir(root, scope);
   const planFile = path.join(dir, "PLAN.md");
   const planText = readText(root, planFile, true)!;
-  return { planText, plan: checkedPlan(planText, path.relative(root, planFile)), accessText: readText(root, path.join(dir, "ACCESS.json"), false) };
+  return {
+    planText,
+    plan: checkedPlan(planText, path.relative(root, planFile)),
+    accessText: readText(root, path.join(dir, "ACCESS.json"), false),
+  };
 }
 
 /** Apply `edit` under the scope's PLAN lock; returns what the edit returned (after writing it). */
-export async function commitScopeEdit<T extends ScopeEdit>(root: string, scope: string, edit: (cur: ScopeTexts) => T): Promise<T> {
+export async function commitScopeEdit<T extends ScopeEdit>(
+  root: string,
+  scope: string,
+  edit: (cur: ScopeTexts) => T,
+): Promise<T> {
   const dir = scopeDir(root, scope);
   const planFile = path.join(dir, "PLAN.md");
   return withFileLock(root, planFile, () => {
@@ -58,11 +67,19 @@ export async function commitScopeEdit<T extends ScopeEdit>(root: string, scope: 
     const change = edit(cur);
     if (change.plan !== undefined) checkedPlan(change.plan, path.relative(root, planFile));
     for (const rel of Object.keys(change.create ?? {})) {
-      if (lstatOrNull(path.join(dir, rel))) throw new ScheduleInputError("already exists; kbz never overwrites a ledger", path.relative(root, path.join(dir, rel)), 1);
+      if (lstatOrNull(path.join(dir, rel)))
+        throw new ScheduleInputError(
+          "already exists; kbz never overwrites a ledger",
+          path.relative(root, path.join(dir, rel)),
+          1,
+        );
     }
-    for (const [rel, text] of Object.entries(change.create ?? {})) writeAtomic(path.join(dir, rel), text, { root, createParents: true, mode: 0o644 });
-    if (change.access !== undefined && change.access !== cur.accessText) writeAtomic(path.join(dir, "ACCESS.json"), change.access, { root, mode: 0o644 });
-    if (change.plan !== undefined && change.plan !== cur.planText) writeAtomic(planFile, change.plan, { root, mode: 0o644 });
+    for (const [rel, text] of Object.entries(change.create ?? {}))
+      writeAtomic(path.join(dir, rel), text, { root, createParents: true, mode: 0o644 });
+    if (change.access !== undefined && change.access !== cur.accessText)
+      writeAtomic(path.join(dir, "ACCESS.json"), change.access, { root, mode: 0o644 });
+    if (change.plan !== undefined && change.plan !== cur.planText)
+      writeAtomic(planFile, change.plan, { root, mode: 0o644 });
     return change;
   });
 }

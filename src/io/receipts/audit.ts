@@ -38,7 +38,16 @@ export function inspectReceipt(root: string, file: string, opts: AuditOptions): 
   const led = readLedger(root, file);
   // One trace record (core/trace.ts): keyed on the ledger text, depending on the context, which
   // is computed only when the ledger matched (verify asks for key names first).
-  const current = { digest: (n: string) => (n === "ledger" ? (led.met ? sha256Hex(led.text) : "unmet") : n === "context" ? computeContext(root, led, policy, opts).value : undefined) };
+  const current = {
+    digest: (n: string) =>
+      n === "ledger"
+        ? led.met
+          ? sha256Hex(led.text)
+          : "unmet"
+        : n === "context"
+          ? computeContext(root, led, policy, opts).value
+          : undefined,
+  };
   const v = verify(receiptRecord(key, receipt), current);
   if (v.status === "missing") return stale("changed-ledger-or-evidence");
   if (v.status === "stale") return stale("changed-inputs-or-verifier");

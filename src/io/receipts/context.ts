@@ -66,21 +66,34 @@ function scopedRevision(root: string, key: string): string | null {
   try {
     text = readScopeText(root, parts[1]!, "PLAN.md");
   } catch (e) {
-    if (e instanceof ReadError) throw new VerificationError("scope PLAN needs one contract revision", { file: shown, line: e.line, detail: e.message });
+    if (e instanceof ReadError)
+      throw new VerificationError("scope PLAN needs one contract revision", {
+        file: shown,
+        line: e.line,
+        detail: e.message,
+      });
     throw e;
   }
   if (text === null) return null;
   const rev = contractRevision(unfencedLines(text));
-  if (rev.digits === null) throw new VerificationError("scope PLAN needs one contract revision", { file: shown, line: rev.line ?? 1 });
+  if (rev.digits === null)
+    throw new VerificationError("scope PLAN needs one contract revision", { file: shown, line: rev.line ?? 1 });
   return rev.digits;
 }
 
 /** Refuse inputs that are verification metadata or contain the ledger itself. */
 function checkInput(rel: string, key: string, name: string): void {
-  if (rel === "" || rel === ".unlazy" || rel.startsWith(".unlazy/verification") || rel === ".unlazy/locks" || rel.startsWith(".unlazy/locks/")) {
+  if (
+    rel === "" ||
+    rel === ".unlazy" ||
+    rel.startsWith(".unlazy/verification") ||
+    rel === ".unlazy/locks" ||
+    rel.startsWith(".unlazy/locks/")
+  ) {
     throw new VerificationError("declare artifact inputs separately from verification metadata", { path: name });
   }
-  if (rel === key || key.startsWith(rel + "/")) throw new VerificationError("input must not contain its own ledger", { path: name });
+  if (rel === key || key.startsWith(rel + "/"))
+    throw new VerificationError("input must not contain its own ledger", { path: name });
 }
 
 /**
@@ -107,7 +120,8 @@ export function inventory(root: string, names: string[]): Map<string, string> {
       for (const name of fs.readdirSync(abs).sort()) visit(path.join(abs, name), `${rel}/${name}`);
       return;
     }
-    if (!st.isFile() || st.nlink !== 1) throw new VerificationError("snapshot inputs must be regular single-link files", { path: rel });
+    if (!st.isFile() || st.nlink !== 1)
+      throw new VerificationError("snapshot inputs must be regular single-link files", { path: rel });
     if (files.length >= MAX_FILES) throw new VerificationError("snapshot exceeds 10000 files");
     bytes += st.size;
     if (bytes > MAX_TOTAL_BYTES) throw new VerificationError("snapshot exceeds 64 MiB");
@@ -125,7 +139,13 @@ export function inventory(root: string, names: string[]): Map<string, string> {
 
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 const sameFile = (a: fs.Stats, b: fs.Stats) =>
-  a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && b.nlink === 1 && b.isFile();
+  a.dev === b.dev &&
+  a.ino === b.ino &&
+  a.size === b.size &&
+  a.mtimeMs === b.mtimeMs &&
+  a.ctimeMs === b.ctimeMs &&
+  b.nlink === 1 &&
+  b.isFile();
 
 /**
  * One input file's bytes, stable: the open file must be the very inode the walk saw inside the
@@ -134,7 +154,11 @@ const sameFile = (a: fs.Stats, b: fs.Stats) =>
  * the containment, and audits of thousands of files are the hot path (bench/verify.ts).
  */
 function readInput(abs: string, rel: string, seen: fs.Stats): Buffer {
-  const unstable = () => new VerificationError("snapshot inputs must be regular single-link files", { path: rel, detail: "changed while it was read" });
+  const unstable = () =>
+    new VerificationError("snapshot inputs must be regular single-link files", {
+      path: rel,
+      detail: "changed while it was read",
+    });
   let fd: number;
   try {
     fd = fs.openSync(abs, OPEN_FLAGS);
@@ -164,8 +188,10 @@ export function runtimeNames(policy: Policy): string[] {
 }
 
 export function checkPolicy(policy: Policy): void {
-  if (!Array.isArray(policy.inputs) || policy.inputs.length === 0) throw new VerificationError("verification inputs are required");
-  for (const name of policy.env) if (!ENV_NAME.test(name)) throw new VerificationError("invalid environment input", { path: name });
+  if (!Array.isArray(policy.inputs) || policy.inputs.length === 0)
+    throw new VerificationError("verification inputs are required");
+  for (const name of policy.env)
+    if (!ENV_NAME.test(name)) throw new VerificationError("invalid environment input", { path: name });
 }
 
 /** `context(root, file, policy)`: validates the policy and inputs, then fingerprints everything bound. */

@@ -57,7 +57,11 @@ const own = <T>(o: Record<string, T>, k: string): T | undefined => (Object.hasOw
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const kindOf = (v: string) => (v === "directory" ? "directory" : v === "absent" ? "absent" : "file");
 
-export function explainReceipt(root: string, file: string, opts: ContextOptions & { receiptFile?: ReceiptFile }): Explanation {
+export function explainReceipt(
+  root: string,
+  file: string,
+  opts: ContextOptions & { receiptFile?: ReceiptFile },
+): Explanation {
   const receiptFile = opts.receiptFile ?? readReceiptFile(root);
   const inspection = inspectReceipt(root, file, { ...opts, receiptFile });
   const key = ledgerKey(root, file);
@@ -79,7 +83,8 @@ export function explainReceipt(root: string, file: string, opts: ContextOptions 
     });
     return { key, current: false, reason, changes };
   }
-  if (!receipt.policy?.closed) changes.push({ kind: "not-closed", text: "it was accepted without --closed; such receipts are never reused" });
+  if (!receipt.policy?.closed)
+    changes.push({ kind: "not-closed", text: "it was accepted without --closed; such receipts are never reused" });
   const led = readLedger(root, file);
   changes.push(...ledgerChanges(led, receipt));
   changes.push(...contextChanges(root, led, receipt, opts));
@@ -94,7 +99,8 @@ function missing(root: string, file: string, key: string, receiptFile: ReceiptFi
     if (!(e instanceof VerificationError)) throw e;
   }
   const moved = Object.entries(receiptFile.receipts).filter(
-    ([k, r]) => k !== key && r.fingerprint?.definition === definition && !fs.existsSync(path.join(root, ...k.split("/"))),
+    ([k, r]) =>
+      k !== key && r.fingerprint?.definition === definition && !fs.existsSync(path.join(root, ...k.split("/"))),
   );
   if (definition !== null && moved.length > 0) {
     return moved.map(([k]) => ({
@@ -118,7 +124,8 @@ function ledgerChanges(led: LedgerRead, receipt: Receipt): Change[] {
     // Definition changes are named by the fingerprint diff; here only what it cannot see.
     const definition = sha256Hex(normalizedDefinition(led.text));
     if (!receipt.fingerprint) out.push({ kind: "ledger-text", text: "the ledger text changed since acceptance" });
-    else if (receipt.fingerprint.definition === definition) out.push({ kind: "ledger-text", text: "check marks or evidence in the ledger changed since acceptance" });
+    else if (receipt.fingerprint.definition === definition)
+      out.push({ kind: "ledger-text", text: "check marks or evidence in the ledger changed since acceptance" });
   }
   return out;
 }
@@ -134,16 +141,28 @@ function contextChanges(root: string, led: LedgerRead, receipt: Receipt, opts: C
   }
   const then = receipt.fingerprint;
   if (!then) {
-    return [{ kind: "no-fingerprint", text: "the receipt has no fingerprint details (written by another tool), so what changed cannot be named" }];
+    return [
+      {
+        kind: "no-fingerprint",
+        text: "the receipt has no fingerprint details (written by another tool), so what changed cannot be named",
+      },
+    ];
   }
-  return [...verifierChanges(then, now), ...definitionChanges(then, now), ...revisionChanges(led.key, then, now), ...inputChanges(then, now), ...runtimeChanges(then, now)];
+  return [
+    ...verifierChanges(then, now),
+    ...definitionChanges(then, now),
+    ...revisionChanges(led.key, then, now),
+    ...inputChanges(then, now),
+    ...runtimeChanges(then, now),
+  ];
 }
 
 function verifierChanges(then: Fingerprint, now: Fingerprint): Change[] {
   const a = then.verifier;
   const b = now.verifier;
   if (a?.name === b.name && a.version === b.version && a.build === b.build) return [];
-  const who = (v: Fingerprint["verifier"] | undefined) => (v ? `${v.name} ${v.version} (build ${String(v.build).slice(0, 12)})` : "an unknown verifier");
+  const who = (v: Fingerprint["verifier"] | undefined) =>
+    v ? `${v.name} ${v.version} (build ${String(v.build).slice(0, 12)})` : "an unknown verifier";
   return [{ kind: "verifier", text: `the verifier changed: ${who(a)} accepted it, ${who(b)} audits it now` }];
 }
 
@@ -158,11 +177,15 @@ function definitionChanges(then: Fingerprint, now: Fingerprint): Change[] {
     else if (!b) out.push({ kind: "gate-removed", gate: id, text: `gate ${id} was removed from the ledger` });
     else {
       const parts = GATE_PARTS.filter((_, k) => a[k] !== b[k]);
-      if (parts.length > 0) out.push({ kind: "gate-changed", gate: id, text: `gate ${id} definition changed (${parts.join(", ")})` });
+      if (parts.length > 0)
+        out.push({ kind: "gate-changed", gate: id, text: `gate ${id} definition changed (${parts.join(", ")})` });
     }
   }
   if (out.length === 0 && then.definition !== now.definition) {
-    out.push({ kind: "definition-text", text: "ledger text outside the gates changed (headings, prose, OWNS, ABANDON or gate order)" });
+    out.push({
+      kind: "definition-text",
+      text: "ledger text outside the gates changed (headings, prose, OWNS, ABANDON or gate order)",
+    });
   }
   return out;
 }
@@ -170,7 +193,13 @@ function definitionChanges(then: Fingerprint, now: Fingerprint): Change[] {
 function revisionChanges(key: string, then: Fingerprint, now: Fingerprint): Change[] {
   if ((then.contractRevision ?? null) === now.contractRevision) return [];
   const plan = `.unlazy/${key.split("/")[1]}/PLAN.md`;
-  return [{ kind: "contract-revision", path: plan, text: `the contract revision in ${plan} changed (${then.contractRevision ?? "none"} → ${now.contractRevision ?? "none"})` }];
+  return [
+    {
+      kind: "contract-revision",
+      path: plan,
+      text: `the contract revision in ${plan} changed (${then.contractRevision ?? "none"} → ${now.contractRevision ?? "none"})`,
+    },
+  ];
 }
 
 function inputChanges(then: Fingerprint, now: Fingerprint): Change[] {
@@ -184,7 +213,8 @@ function inputChanges(then: Fingerprint, now: Fingerprint): Change[] {
     const [ka, kb] = [kindOf(a), kindOf(b)];
     if (ka === "absent") out.push({ kind: "input-added", path: p, text: `input ${kb} ${p} was added` });
     else if (kb === "absent") out.push({ kind: "input-removed", path: p, text: `input ${ka} ${p} was removed` });
-    else if (ka !== kb) out.push({ kind: "input-changed", path: p, text: `input ${p} changed from a ${ka} to a ${kb}` });
+    else if (ka !== kb)
+      out.push({ kind: "input-changed", path: p, text: `input ${p} changed from a ${ka} to a ${kb}` });
     else out.push({ kind: "input-changed", path: p, text: `input file ${p} changed` });
   }
   if (out.length <= MAX_INPUT_CHANGES) return out;
@@ -196,7 +226,10 @@ function runtimeChanges(then: Fingerprint, now: Fingerprint): Change[] {
   const out: Change[] = [];
   const rt = then.runtime;
   if (rt?.platform !== now.runtime.platform || rt?.arch !== now.runtime.arch) {
-    out.push({ kind: "platform", text: `the platform changed (${rt?.platform}/${rt?.arch} → ${now.runtime.platform}/${now.runtime.arch})` });
+    out.push({
+      kind: "platform",
+      text: `the platform changed (${rt?.platform}/${rt?.arch} → ${now.runtime.platform}/${now.runtime.arch})`,
+    });
   }
   const before = rt?.env ?? {};
   const names = [...new Set([...Object.keys(before), ...Object.keys(now.runtime.env)])].sort(byCodeUnit);

@@ -47,19 +47,36 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
 
 function checkReceipt(key: string, r: unknown): Receipt {
-  if (!isObject(r) || typeof r.status !== "string" || !STATUSES.has(r.status)) invalid(`receipt ${JSON.stringify(key)} has no valid status`);
+  if (!isObject(r) || typeof r.status !== "string" || !STATUSES.has(r.status))
+    invalid(`receipt ${JSON.stringify(key)} has no valid status`);
   const rec = r as Record<string, unknown>;
   const p = rec.policy;
   // An unfinished receipt without a policy (the original's `running` record of an interrupted
   // run) is a review item, as verify-once reads it, not an invalid receiptFile: nothing reuses it.
   const unfinishedWithout = p === undefined && rec.status !== "accepted";
-  if (!unfinishedWithout && (!isObject(p) || !strings(p.inputs) || !strings(p.env) || typeof p.closed !== "boolean" || (p.portable !== undefined && p.portable !== true))) {
+  if (
+    !unfinishedWithout &&
+    (!isObject(p) ||
+      !strings(p.inputs) ||
+      !strings(p.env) ||
+      typeof p.closed !== "boolean" ||
+      (p.portable !== undefined && p.portable !== true))
+  ) {
     invalid(`receipt ${JSON.stringify(key)} has no valid policy`);
   }
-  if (rec.status === "accepted" && !(typeof rec.context === "string" && HEX64.test(rec.context) && typeof rec.ledgerHash === "string" && HEX64.test(rec.ledgerHash))) {
+  if (
+    rec.status === "accepted" &&
+    !(
+      typeof rec.context === "string" &&
+      HEX64.test(rec.context) &&
+      typeof rec.ledgerHash === "string" &&
+      HEX64.test(rec.ledgerHash)
+    )
+  ) {
     invalid(`accepted receipt ${JSON.stringify(key)} needs context and ledgerHash`);
   }
-  if (rec.fingerprint !== undefined && !isObject(rec.fingerprint)) invalid(`receipt ${JSON.stringify(key)} has an invalid fingerprint`);
+  if (rec.fingerprint !== undefined && !isObject(rec.fingerprint))
+    invalid(`receipt ${JSON.stringify(key)} has an invalid fingerprint`);
   return rec as unknown as Receipt;
 }
 
@@ -70,7 +87,8 @@ export function parseReceiptFile(text: string): ReceiptFile {
   } catch (e) {
     return invalid(`not JSON: ${(e as Error).message}`);
   }
-  if (!isObject(data) || data.schema !== 1 || !isObject(data.receipts)) return invalid("expected {schema: 1, receipts: {…}}");
+  if (!isObject(data) || data.schema !== 1 || !isObject(data.receipts))
+    return invalid("expected {schema: 1, receipts: {…}}");
   for (const [key, r] of Object.entries(data.receipts)) checkReceipt(key, r);
   return data as unknown as ReceiptFile;
 }
@@ -106,7 +124,10 @@ export async function putReceipt(root: string, key: string, receipt: Receipt): P
     const entries = Object.entries(receiptFile.receipts).filter(([k]) => k !== key);
     entries.push([key, receipt]);
     entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    writeAtomic(file, serializeReceiptFile({ schema: 1, receipts: Object.fromEntries(entries) }), { root, createParents: true });
+    writeAtomic(file, serializeReceiptFile({ schema: 1, receipts: Object.fromEntries(entries) }), {
+      root,
+      createParents: true,
+    });
   });
 }
 

@@ -27,11 +27,17 @@ export function readLedger(root: string, file: string): LedgerRead {
     decoded = readLedgerText(abs, root);
   } catch (e) {
     if (!(e instanceof ReadError)) throw e;
-    throw new VerificationError(MALFORMED, { file: key, line: 1, detail: e.code === "ENOENT" ? "no such file" : e.message });
+    throw new VerificationError(MALFORMED, {
+      file: key,
+      line: 1,
+      detail: e.code === "ENOENT" ? "no such file" : e.message,
+    });
   }
-  if (!("text" in decoded)) throw new VerificationError(MALFORMED, { file: key, line: decoded.line, detail: decoded.message });
+  if (!("text" in decoded))
+    throw new VerificationError(MALFORMED, { file: key, line: decoded.line, detail: decoded.message });
   const doc = parseLedger(decoded.text, stemOf(path.basename(abs)));
-  if (doc.errors.length > 0) throw new VerificationError(MALFORMED, { file: key, line: doc.errors[0]!.line, detail: doc.errors[0]!.message });
+  if (doc.errors.length > 0)
+    throw new VerificationError(MALFORMED, { file: key, line: doc.errors[0]!.line, detail: doc.errors[0]!.message });
   if (doc.gates.length === 0) throw new VerificationError(MALFORMED, { file: key, line: 1, detail: "no gates" });
   const states = doc.gates.map((g) => gateState(g, doc));
   return { key, abs, text: decoded.text, doc, states, met: states.every((s) => s === "met") };

@@ -58,9 +58,11 @@ export async function verifyRun(req: VerifyRunRequest): Promise<LedgerResult[]> 
 async function verifyOne(req: VerifyRunRequest, file: string, key: string): Promise<LedgerResult> {
   const { root, policy } = req;
   const ctxOpts = { env: req.env, verifier: req.verifier };
-  if (inspectReceipt(root, file, { ...ctxOpts, expectedPolicy: policy }).current) return { status: "CURRENT_EVIDENCE", ledger: key, executed: 0 };
+  if (inspectReceipt(root, file, { ...ctxOpts, expectedPolicy: policy }).current)
+    return { status: "CURRENT_EVIDENCE", ledger: key, executed: 0 };
   const led = readLedger(root, file);
-  if (!req.reviewed && led.doc.gates.some((g) => !isRunnable(g))) return { status: "MANUAL_REVIEW_REQUIRED", ledger: key };
+  if (!req.reviewed && led.doc.gates.some((g) => !isRunnable(g)))
+    return { status: "MANUAL_REVIEW_REQUIRED", ledger: key };
   const before = computeContext(root, led, policy, ctxOpts);
   // Withdraw the old receipt first: a crash from here on can never leave it looking valid.
   await putReceipt(root, key, { status: "pending", policy });
@@ -94,7 +96,13 @@ async function verifyOne(req: VerifyRunRequest, file: string, key: string): Prom
   const moved = after === null || after.value !== before.value;
   const accepted = check !== null && check.exit === 0 && afterLedger !== null && afterLedger.met && !moved;
   if (accepted) {
-    await putReceipt(root, key, { status: "accepted", policy, context: after!.value, ledgerHash: sha256Hex(afterLedger!.text), fingerprint: after!.fingerprint });
+    await putReceipt(root, key, {
+      status: "accepted",
+      policy,
+      context: after!.value,
+      ledgerHash: sha256Hex(afterLedger!.text),
+      fingerprint: after!.fingerprint,
+    });
     return { status: "ACCEPTED", ledger: key, executed: 1, reusable: policy.closed };
   }
   await putReceipt(root, key, { status: "rejected", policy });

@@ -22,7 +22,12 @@ export interface ScopeReceipts {
  * The structure checker's view (docs/formats.md#structure-verification, only when it reads with root and scope): VERIFIED
  * leaf id → receipt issue, for leaves whose receipt is not current.
  */
-export function leafReceiptIssues(root: string, scope: string, rows: readonly { id: string; state: string }[], env: Env): Record<string, string> {
+export function leafReceiptIssues(
+  root: string,
+  scope: string,
+  rows: readonly { id: string; state: string }[],
+  env: Env,
+): Record<string, string> {
   const issues: [string, string][] = [];
   if (lstatOrNull(receiptFilePath(root)) === null) return {};
   const receiptFile = readReceiptFile(root);

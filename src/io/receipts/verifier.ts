@@ -35,7 +35,8 @@ let current: Verifier | null = null;
 
 export function currentVerifier(): Verifier {
   if (!current) {
-    const build = typeof KBZ_BUILD_DIGEST === "string" ? KBZ_BUILD_DIGEST : sourceDigest(path.resolve(import.meta.dir, "..", ".."));
+    const build =
+      typeof KBZ_BUILD_DIGEST === "string" ? KBZ_BUILD_DIGEST : sourceDigest(path.resolve(import.meta.dir, "..", ".."));
     current = { name: "kbz", version: VERSION, build };
   }
   return current;

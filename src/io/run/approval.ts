@@ -20,7 +20,11 @@ const RECORD_NAME = /^[0-9a-f]{64}\.json$/;
 /** Anything that makes the store untrustworthy. The caller reports it and exits 2. */
 export class ApprovalStoreError extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
+    super(message, {
+      code: "approval-store",
+      file,
+      hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR",
+    });
   }
 }
 
@@ -42,7 +46,8 @@ export function approvalDirFor(env: Env): string {
 
 /** The lexical check done before anything runs: a store inside the repo is a usage error. */
 export function assertStoreOutside(dir: string, roots: string[]): void {
-  if (roots.some((r) => isInside(r, dir))) throw new UsageError("UNLAZY_APPROVAL_DIR must be outside the repository root");
+  if (roots.some((r) => isInside(r, dir)))
+    throw new UsageError("UNLAZY_APPROVAL_DIR must be outside the repository root");
 }
 
 export function recordName(file: string, gateId: string, signature: string): string {
@@ -93,7 +98,10 @@ export class ApprovalStore {
       try {
         fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       } catch (e) {
-        throw new ApprovalStoreError(`cannot create: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, this.dir);
+        throw new ApprovalStoreError(
+          `cannot create: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          this.dir,
+        );
       }
     }
     const st = lstatBig(this.dir);
@@ -130,7 +138,10 @@ export class ApprovalStore {
         return null;
       }
       if (code === "ELOOP") throw new ApprovalStoreError("refusing linked or replaced approval record", file);
-      throw new ApprovalStoreError(`cannot open approval record: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, file);
+      throw new ApprovalStoreError(
+        `cannot open approval record: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        file,
+      );
     }
     try {
       const opened = fs.fstatSync(fd, { bigint: true });
@@ -138,13 +149,20 @@ export class ApprovalStore {
       const named = lstatBig(file);
       if (!named) throw new ApprovalStoreError("approval record vanished while it was read", file);
       assertPrivate(file, named, "file");
-      if (opened.size > BigInt(MAX_APPROVAL_BYTES)) throw new ApprovalStoreError(`approval record exceeds ${MAX_APPROVAL_BYTES} bytes`, file);
+      if (opened.size > BigInt(MAX_APPROVAL_BYTES))
+        throw new ApprovalStoreError(`approval record exceeds ${MAX_APPROVAL_BYTES} bytes`, file);
       if (opened.nlink !== 1n || named.dev !== opened.dev || named.ino !== opened.ino) {
         throw new ApprovalStoreError("refusing linked or replaced approval record", file);
       }
       const text = fs.readFileSync(fd, "utf8");
       const after = lstatBig(file);
-      if (!after || after.dev !== opened.dev || after.ino !== opened.ino || after.size !== opened.size || after.mtimeNs !== opened.mtimeNs) {
+      if (
+        !after ||
+        after.dev !== opened.dev ||
+        after.ino !== opened.ino ||
+        after.size !== opened.size ||
+        after.mtimeNs !== opened.mtimeNs
+      ) {
         throw new ApprovalStoreError("approval record changed while it was read", file);
       }
       return text;
@@ -249,7 +267,11 @@ export class ApprovalStore {
         const text = this.readRecordText(file);
         if (text === null) continue;
         const record = parseRecord(text);
-        out.push(record ? { name, path: file, record, problem: null } : { name, path: file, record: null, problem: "not a valid approval record" });
+        out.push(
+          record
+            ? { name, path: file, record, problem: null }
+            : { name, path: file, record: null, problem: "not a valid approval record" },
+        );
       } catch (e) {
         out.push({ name, path: file, record: null, problem: (e as Error).message });
       }
@@ -293,7 +315,15 @@ function parseRecord(text: string): ApprovalRecord | null {
   }
   const o = v?.oracle;
   const ok =
-    v && v.schema === 1 && typeof v.file === "string" && typeof v.gate === "string" && typeof v.signature === "string" &&
-    typeof v.approvedAt === "string" && o && typeof o.check === "string" && typeof o.expect === "string" && typeof o.cwd === "string";
+    v &&
+    v.schema === 1 &&
+    typeof v.file === "string" &&
+    typeof v.gate === "string" &&
+    typeof v.signature === "string" &&
+    typeof v.approvedAt === "string" &&
+    o &&
+    typeof o.check === "string" &&
+    typeof o.expect === "string" &&
+    typeof o.cwd === "string";
   return ok && oracleSignature(o) === v.signature ? (v as ApprovalRecord) : null;
 }

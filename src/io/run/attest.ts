@@ -139,7 +139,10 @@ function ledgerOf(v: any, at?: { root: string; ledger: string }): LedgerAttestat
   const ledger = at?.ledger ?? v?.ledger;
   if (typeof root !== "string" || typeof ledger !== "string" || typeof v?.gates !== "object" || !v.gates) return null;
   if (!at && v.schema === 1) {
-    const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
+    const ids = [
+      ...Object.keys(v.gates),
+      ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {}),
+    ];
     return { schema: SCHEMA, root, ledger, gates: {}, approved: [...new Set(ids)].sort() };
   }
   if (!at && v.schema !== SCHEMA) return null;
@@ -182,7 +185,8 @@ function vacuityOf(v: unknown): Record<string, VacuityStored> | undefined {
   if (!v || typeof v !== "object") return undefined;
   const out: Record<string, VacuityStored> = {};
   for (const [id, s] of Object.entries(v as Record<string, Partial<VacuityStored>>)) {
-    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden)) out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
+    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden))
+      out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
@@ -202,7 +206,11 @@ function readBody(file: string, secret: Uint8Array | null): { body: any; verifie
 }
 
 /** The per-ledger files of the previous layout under a root: their names, what verified, and the bodies that did not. */
-function readLegacy(store: string, realRoot: string, secret: Uint8Array | null): { files: string[]; ledgers: Map<string, LedgerAttestations>; unverified: any[] } {
+function readLegacy(
+  store: string,
+  realRoot: string,
+  secret: Uint8Array | null,
+): { files: string[]; ledgers: Map<string, LedgerAttestations>; unverified: any[] } {
   const dir = legacyDir(store, realRoot);
   let names: string[];
   try {
@@ -302,7 +310,13 @@ async function update(store: string, root: string, ledger: string, change: Chang
     const legacy = readLegacy(store, realRoot, secret);
     for (const [l, f] of legacy.ledgers) if (!ledgers.has(l)) ledgers.set(l, f);
     for (const body of legacy.unverified) noteUnverified(ledgers, body, realRoot);
-    const current = ledgers.get(realLedger) ?? { schema: SCHEMA, root: realRoot, ledger: realLedger, gates: {}, approved: [] };
+    const current = ledgers.get(realLedger) ?? {
+      schema: SCHEMA,
+      root: realRoot,
+      ledger: realLedger,
+      gates: {},
+      approved: [],
+    };
     change(current);
     seal(realLedger, current);
     if (recordedGates(current).length > 0 || current.vacuous) ledgers.set(realLedger, current);
@@ -322,7 +336,8 @@ async function update(store: string, root: string, ledger: string, change: Chang
 function unverifiedLedgers(v: any, realRoot: string): Map<string, LedgerAttestations> {
   const out = new Map<string, LedgerAttestations>();
   if (v?.schema === ROOT_SCHEMA && v.ledgers && typeof v.ledgers === "object") {
-    for (const [ledger, body] of Object.entries(v.ledgers)) noteUnverified(out, { ...(body as object), root: realRoot, ledger, schema: SCHEMA }, realRoot);
+    for (const [ledger, body] of Object.entries(v.ledgers))
+      noteUnverified(out, { ...(body as object), root: realRoot, ledger, schema: SCHEMA }, realRoot);
   }
   return out;
 }
@@ -353,7 +368,12 @@ export async function attest(store: string, root: string, ledger: string, entrie
  * Keep a probe's verdicts of gates of one ledger: a VACUOUS one is kept, an observing one (null)
  * clears the gate's earlier verdict.
  */
-export async function recordVacuity(store: string, root: string, ledger: string, verdicts: Record<string, VacuityStored | null>): Promise<void> {
+export async function recordVacuity(
+  store: string,
+  root: string,
+  ledger: string,
+  verdicts: Record<string, VacuityStored | null>,
+): Promise<void> {
   if (Object.keys(verdicts).length === 0) return;
   await update(store, root, ledger, (f) => {
     const kept = { ...f.vacuous };

@@ -77,7 +77,11 @@ function cgroupUsable(parent: string): { selfMove: boolean } | null {
       // Cannot get back: this process must not stay in a group that is about to be killed.
       stuckInGroup(dir, parent);
     }
-    const r = spawnSync("/bin/sh", ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")], { stdio: "ignore" });
+    const r = spawnSync(
+      "/bin/sh",
+      ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")],
+      { stdio: "ignore" },
+    );
     return r.status === 0 ? { selfMove: false } : null;
   } finally {
     removeSoon(dir);
@@ -100,7 +104,10 @@ function joinGroup(dir: string): boolean {
  */
 function stuckInGroup(dir: string, parent: string): never {
   try {
-    fs.writeSync(2, `kbz: error: could not move kbz back from the CHECK's cgroup ${dir} to ${parent}; ending the check and kbz with it\n`);
+    fs.writeSync(
+      2,
+      `kbz: error: could not move kbz back from the CHECK's cgroup ${dir} to ${parent}; ending the check and kbz with it\n`,
+    );
   } catch {}
   fs.writeFileSync(path.join(dir, "cgroup.kill"), "1");
   process.exit(2); // not reached: cgroup.kill ended this process
@@ -146,7 +153,10 @@ function alive(pid: number): boolean {
 }
 
 function unshareUsable(): string[] | null {
-  for (const prefix of [["unshare", "--pid", "--fork", "--kill-child"], ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]]) {
+  for (const prefix of [
+    ["unshare", "--pid", "--fork", "--kill-child"],
+    ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"],
+  ]) {
     const r = spawnSync(prefix[0]!, [...prefix.slice(1), "true"], { stdio: "ignore" });
     if (r.status === 0) return prefix;
   }
@@ -169,17 +179,33 @@ export function detectContainment(from: ContainmentLevel = "cgroup"): Containmen
     if (level === "cgroup") {
       let parent: string | null = null;
       try {
-        parent = ownCgroupDir(fs.readFileSync("/proc/self/mountinfo", "utf8"), fs.readFileSync("/proc/self/cgroup", "utf8"));
+        parent = ownCgroupDir(
+          fs.readFileSync("/proc/self/mountinfo", "utf8"),
+          fs.readFileSync("/proc/self/cgroup", "utf8"),
+        );
       } catch {}
       const usable = parent ? cgroupUsable(parent) : null;
       if (parent && usable) {
         sweepDeadGroups(parent);
-        return { level, parent, selfMove: usable.selfMove, unshare: null, warning: null, describe: `cgroup v2 per check under ${parent} (cgroup.kill ends the whole tree)` };
+        return {
+          level,
+          parent,
+          selfMove: usable.selfMove,
+          unshare: null,
+          warning: null,
+          describe: `cgroup v2 per check under ${parent} (cgroup.kill ends the whole tree)`,
+        };
       }
     } else if (level === "pidns") {
       const unshare = unshareUsable();
       if (unshare) {
-        return { level, parent: null, unshare, warning: null, describe: `PID namespace per check (${unshare.join(" ")}): the tree ends with its shell` };
+        return {
+          level,
+          parent: null,
+          unshare,
+          warning: null,
+          describe: `PID namespace per check (${unshare.join(" ")}): the tree ends with its shell`,
+        };
       }
     } else if (process.platform === "win32") {
       return { level, parent: null, unshare: null, describe: WINDOWS_DESCRIBE, warning: WINDOWS_WARNING };
@@ -189,7 +215,8 @@ export function detectContainment(from: ContainmentLevel = "cgroup"): Containmen
         parent: null,
         unshare: null,
         describe: "process group per check only (no writable cgroup v2, no PID namespace)",
-        warning: "kbz: warning: CHECK processes are contained by process group only: a setsid or daemonized descendant can outlive the check (no writable cgroup v2 and no PID namespace here)",
+        warning:
+          "kbz: warning: CHECK processes are contained by process group only: a setsid or daemonized descendant can outlive the check (no writable cgroup v2 and no PID namespace here)",
       };
     }
   }
@@ -236,7 +263,13 @@ async function until(done: () => boolean, push: () => void): Promise<void> {
 function bounded(p: Promise<unknown>): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const bound = new Promise<void>((r) => (timer = setTimeout(r, RELEASE_BOUND_MS)));
-  return Promise.race([p.then(() => {}, () => {}), bound]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p.then(
+      () => {},
+      () => {},
+    ),
+    bound,
+  ]).finally(() => clearTimeout(timer));
 }
 
 export function contain(argv: string[], c: Containment = containment()): Container {
@@ -255,7 +288,14 @@ export function contain(argv: string[], c: Containment = containment()): Contain
     };
     // The wrapper moves itself into the group, then becomes the shell: nothing the check
     // starts can run outside the group. Used when kbz cannot step into the group itself.
-    const wrapped = ["/bin/sh", "-c", 'echo 0 > "$1" && shift && exec "$@"', "kbz-contain", path.join(dir, "cgroup.procs"), ...argv];
+    const wrapped = [
+      "/bin/sh",
+      "-c",
+      'echo 0 > "$1" && shift && exec "$@"',
+      "kbz-contain",
+      path.join(dir, "cgroup.procs"),
+      ...argv,
+    ];
     return {
       start: (spawn) => (c.selfMove ? spawnInGroup(dir, c.parent!, argv, wrapped, spawn) : spawn(wrapped)),
       kill: (pid) => {
@@ -278,7 +318,12 @@ export function contain(argv: string[], c: Containment = containment()): Contain
     const killInit = (pid: number | undefined) => {
       let children: number[] = [];
       try {
-        children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+        children = fs
+          .readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number);
       } catch {}
       for (const child of children) {
         try {
@@ -321,7 +366,13 @@ export function contain(argv: string[], c: Containment = containment()): Contain
  * stepping back was proven by the detection probe, and if it ever fails kbz ends with the check
  * (`stuckInGroup`) rather than stay in a group that is about to be killed.
  */
-function spawnInGroup<T>(dir: string, parent: string, argv: string[], wrapped: string[], spawn: (argv: string[]) => T): T {
+function spawnInGroup<T>(
+  dir: string,
+  parent: string,
+  argv: string[],
+  wrapped: string[],
+  spawn: (argv: string[]) => T,
+): T {
   if (!joinGroup(dir)) return spawn(wrapped);
   try {
     return spawn(argv);

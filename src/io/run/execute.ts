@@ -43,7 +43,10 @@ const SUMMARY_CAP = 480;
 
 /** Trimmed non-blank lines; ≤ 8 joined by " | ", else first 6, "...", last 2; capped. */
 export function failureSummary(output: string): string {
-  const lines = output.split(/\r?\n|\r/).map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split(/\r?\n|\r/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (lines.length === 0) return "(no output)";
   const shown = lines.length <= 8 ? lines : [...lines.slice(0, 6), "...", ...lines.slice(-2)];
   const text = shown.join(" | ");
@@ -57,7 +60,13 @@ function streamDecoder(onText: (text: string) => void): (chunk: Uint8Array) => v
 }
 
 export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
-  const sandboxed = req.sandbox ? { prefix: [...(req.wrap ?? []), ...bwrapArgv(req.sandbox)], prefixOwnsPidNamespace: true, env: { ...req.env, TMPDIR: "/tmp" } } : null;
+  const sandboxed = req.sandbox
+    ? {
+        prefix: [...(req.wrap ?? []), ...bwrapArgv(req.sandbox)],
+        prefixOwnsPidNamespace: true,
+        env: { ...req.env, TMPDIR: "/tmp" },
+      }
+    : null;
   const p = await runProcess({
     shell: req.shell,
     command: req.check,
@@ -72,7 +81,8 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
   const fp = outputFingerprint(output);
   const normalizedOverflow = fp.bytes > MAX_OUTPUT_BYTES;
   const overflow = p.rawOverflow || normalizedOverflow;
-  const match = p.timedOut || overflow || p.spawnError ? { matched: false, error: null } : await matchExpect(req.expect, output);
+  const match =
+    p.timedOut || overflow || p.spawnError ? { matched: false, error: null } : await matchExpect(req.expect, output);
   const cleanup = p.cleanup ? `; cleanup: ${p.cleanup}` : "";
   const error = p.timedOut
     ? `timed out after ${req.timeoutMs / 1000}s${cleanup}`

@@ -109,7 +109,12 @@ export interface RegexBudget {
 
 const DEFAULT_BUDGET: RegexBudget = { matchMs: REGEX_TIMEOUT_MS, startupMs: REGEX_STARTUP_TIMEOUT_MS };
 
-export function regexMatch(source: string, flags: string, output: string, budget: RegexBudget = DEFAULT_BUDGET): Promise<MatchResult> {
+export function regexMatch(
+  source: string,
+  flags: string,
+  output: string,
+  budget: RegexBudget = DEFAULT_BUDGET,
+): Promise<MatchResult> {
   return acquire().then(
     () =>
       new Promise<MatchResult>((done) => {
@@ -141,17 +146,23 @@ export function regexMatch(source: string, flags: string, output: string, budget
         };
         const onMessage = (m: { ready?: boolean; id?: number; matched?: boolean; error?: string }) => {
           if (m.ready) match();
-          else if (m.id === id) finish(m.error !== undefined ? { matched: false, error: m.error } : { matched: m.matched === true, error: null }, true);
+          else if (m.id === id)
+            finish(
+              m.error !== undefined ? { matched: false, error: m.error } : { matched: m.matched === true, error: null },
+              true,
+            );
         };
         const onError = (e: Error) => finish({ matched: false, error: e.message });
-        const onExit = (code: number) => finish({ matched: false, error: `EXPECT worker exited ${code} without a result` });
+        const onExit = (code: number) =>
+          finish({ matched: false, error: `EXPECT worker exited ${code} without a result` });
         const match = () => {
           if (settled) return;
           clearTimeout(timer!);
           const judge = (afterMs: number) => {
             timer = setTimeout(() => {
               waitedMs += afterMs;
-              if (Atomics.load(verdict, 0) === 1) return finish({ matched: Atomics.load(verdict, 1) === 1, error: null });
+              if (Atomics.load(verdict, 0) === 1)
+                return finish({ matched: Atomics.load(verdict, 1) === 1, error: null });
               if (Atomics.load(verdict, 2) === 0) {
                 // Not started yet: starved, not slow. Bounded by the startup limit.
                 if (waitedMs < budget.startupMs) return judge(budget.matchMs);
@@ -176,7 +187,11 @@ export function regexMatch(source: string, flags: string, output: string, budget
         worker.on("error", onError);
         worker.on("exit", onExit);
         if (warm) match();
-        else timer = setTimeout(() => finish({ matched: false, error: `EXPECT worker startup exceeded ${budget.startupMs}ms` }), budget.startupMs);
+        else
+          timer = setTimeout(
+            () => finish({ matched: false, error: `EXPECT worker startup exceeded ${budget.startupMs}ms` }),
+            budget.startupMs,
+          );
       }),
   );
 }

@@ -63,7 +63,8 @@ export function readPrivate(file: string, max: number): Buffer | null {
   try {
     const st = fs.fstatSync(fd);
     const uid = euid();
-    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 0o077) !== 0 || (uid !== null && st.uid !== uid)) return null;
+    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 0o077) !== 0 || (uid !== null && st.uid !== uid))
+      return null;
     return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -84,7 +85,9 @@ export function readPolicy(store: string): Policy {
 export function writePolicy(store: string, policy: Policy, given: Given): string {
   const dir = kbzDir(store, true)!;
   const file = path.join(dir, "policy.json");
-  writeAtomic(file, JSON.stringify({ schema: 1, policy, setAt: new Date().toISOString(), given }) + "\n", { mode: 0o600 });
+  writeAtomic(file, JSON.stringify({ schema: 1, policy, setAt: new Date().toISOString(), given }) + "\n", {
+    mode: 0o600,
+  });
   fs.chmodSync(file, 0o600);
   return file;
 }
@@ -97,7 +100,11 @@ export function attestSecret(store: string, create: boolean): Buffer | null {
   if (!create) return null;
   kbzDir(store, true);
   try {
-    const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    const fd = fs.openSync(
+      file,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
       fs.writeSync(fd, secretHex(SECRET_BYTES));
       fs.fsyncSync(fd);
@@ -105,10 +112,12 @@ export function attestSecret(store: string, create: boolean): Buffer | null {
       fs.closeSync(fd);
     }
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new ApprovalStoreError(`cannot create the attestation secret: ${(e as Error).message}`, file);
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new ApprovalStoreError(`cannot create the attestation secret: ${(e as Error).message}`, file);
   }
   const made = readPrivate(file, 1024);
-  if (!made || made.length < SECRET_BYTES) throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
+  if (!made || made.length < SECRET_BYTES)
+    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
   return made;
 }
 
@@ -116,7 +125,11 @@ export function attestSecret(store: string, create: boolean): Buffer | null {
 export function logAct(store: string, act: string, given: Given, details: string): void {
   const dir = kbzDir(store, true)!;
   const line = `${new Date().toISOString()} ${act} given=${given} ${details.replace(/[\r\n]+/g, " ")}\n`;
-  const fd = fs.openSync(path.join(dir, "acts.log"), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+  const fd = fs.openSync(
+    path.join(dir, "acts.log"),
+    fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW,
+    0o600,
+  );
   try {
     fs.writeSync(fd, line);
   } finally {

@@ -29,6 +29,7 @@ export function obsoleteReason(record: ApprovalRecord): string | null {
   if (ledger.errors.length > 0) return null;
   const gate = ledger.gates.find((g) => g.id === record.gate);
   if (!gate) return "gate no longer exists";
-  if (!isRunnable(gate) || gate.check !== record.oracle.check || gate.expect !== record.oracle.expect) return "oracle changed";
+  if (!isRunnable(gate) || gate.check !== record.oracle.check || gate.expect !== record.oracle.expect)
+    return "oracle changed";
   return null;
 }

@@ -17,7 +17,8 @@ export type { SandboxProfile };
 import { sandboxLine, type SandboxProfile } from "../../core/run/show.ts";
 export { sandboxLine };
 
-export const BWRAP_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
+export const BWRAP_INSTALL_HINT =
+  "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
 
 /** The bwrap on PATH; a usage error saying how to install it. */
 export function resolveBwrap(env: Env): string {
@@ -27,7 +28,9 @@ export function resolveBwrap(env: Env): string {
       if (fs.statSync(c).isFile()) return c;
     } catch {}
   }
-  throw new UsageError(`the sandbox was requested but bubblewrap (bwrap) is not installed; ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`);
+  throw new UsageError(
+    `the sandbox was requested but bubblewrap (bwrap) is not installed; ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`,
+  );
 }
 
 /** Real path of a writable entry; it must exist (bwrap binds existing paths only). */
@@ -40,9 +43,17 @@ function writableReal(root: string, p: string, origin: string): string {
   }
 }
 
-export function sandboxProfile(bwrap: string, root: string, writable: { path: string; origin: string }[], home: string, env: Env = {}): SandboxProfile {
+export function sandboxProfile(
+  bwrap: string,
+  root: string,
+  writable: { path: string; origin: string }[],
+  home: string,
+  env: Env = {},
+): SandboxProfile {
   const realRoot = fs.realpathSync(root);
-  const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))].filter((w) => w !== realRoot).sort();
+  const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))]
+    .filter((w) => w !== realRoot)
+    .sort();
   const all = [realRoot, ...extra];
   return {
     engine: bwrap,
@@ -57,7 +68,8 @@ export function sandboxProfile(bwrap: string, root: string, writable: { path: st
   };
 }
 
-const inside = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
+const inside = (parent: string, child: string) =>
+  child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
 
 const realOrNull = (p: string): string | null => {
   try {
@@ -107,7 +119,9 @@ export function gitDirsIn(writable: string[]): string[] {
 
 /** Where host unix sockets live: replaced by an empty tmpfs inside the sandbox. */
 export function socketDirs(env: Env): string[] {
-  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter((d): d is string => !!d && path.isAbsolute(d));
+  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter(
+    (d): d is string => !!d && path.isAbsolute(d),
+  );
   const real = dirs.map((d) => realOrNull(d)).filter((d): d is string => d !== null && d !== "/");
   const dirsOnly = [...new Set(real)].filter((d) => fs.statSync(d).isDirectory());
   return dirsOnly.filter((d) => !dirsOnly.some((e) => e !== d && inside(e, d))).sort();
@@ -157,7 +171,28 @@ export function bwrapUsable(env: Env = process.env): { ok: boolean; why: string 
     return (usable = { ok: false, why: (e as Error).message });
   }
   const user = process.getuid?.() === 0 ? ["--unshare-user"] : [];
-  const r = spawnSync(bwrap, ["--die-with-parent", "--unshare-pid", "--unshare-net", ...user, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], { encoding: "utf8" });
-  return (usable = r.status === 0 ? { ok: true, why: "" } : { ok: false, why: `bwrap cannot create a sandbox here: ${(r.stderr || r.error?.message || "").trim()}` });
+  const r = spawnSync(
+    bwrap,
+    [
+      "--die-with-parent",
+      "--unshare-pid",
+      "--unshare-net",
+      ...user,
+      "--cap-drop",
+      "ALL",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "true",
+    ],
+    { encoding: "utf8" },
+  );
+  return (usable =
+    r.status === 0
+      ? { ok: true, why: "" }
+      : { ok: false, why: `bwrap cannot create a sandbox here: ${(r.stderr || r.error?.message || "").trim()}` });
 }
-

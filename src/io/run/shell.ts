@@ -28,7 +28,8 @@ export function requestedShell(flag: string | undefined, env: Env, platform = pr
 }
 
 function candidates(requested: string, env: Env, platform: string): string[] {
-  if (requested.includes("/") || requested.includes("\\") || path.isAbsolute(requested)) return [path.resolve(requested)];
+  if (requested.includes("/") || requested.includes("\\") || path.isAbsolute(requested))
+    return [path.resolve(requested)];
   const dirs = (envValue(env, "PATH", platform) ?? "").split(path.delimiter).filter(Boolean);
   let names = [requested];
   if (platform === "win32" && path.extname(requested) === "") {
@@ -49,5 +50,3 @@ export function resolveShell(requested: string, env: Env, platform = process.pla
   }
   throw new UsageError(`cannot resolve command shell ${JSON.stringify(requested)} from PATH`);
 }
-
-

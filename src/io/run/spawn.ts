@@ -78,7 +78,11 @@ class OutputBudget {
  * Read a pipe to its end, which is what "close" means: every descendant that inherited it has
  * exited or closed it. The reader is listed in `readers` so the cleanup can cancel it.
  */
-async function pumpStream(body: ReadableStream<Uint8Array>, readers: { cancel(): Promise<void> }[], onChunk: (chunk: Uint8Array) => void): Promise<void> {
+async function pumpStream(
+  body: ReadableStream<Uint8Array>,
+  readers: { cancel(): Promise<void> }[],
+  onChunk: (chunk: Uint8Array) => void,
+): Promise<void> {
   const reader = body.getReader();
   readers.push(reader);
   try {

@@ -33,9 +33,18 @@ export function killTree(pid: number, env: Env = process.env, run = spawnSync, k
   const taskkill = trustedTaskkill(env);
   let reason = "trusted system taskkill path unavailable";
   if (taskkill) {
-    const r = run(taskkill, ["/pid", String(pid), "/f", "/t"], { stdio: "ignore", windowsHide: true, timeout: 1000, killSignal: "SIGKILL" });
+    const r = run(taskkill, ["/pid", String(pid), "/f", "/t"], {
+      stdio: "ignore",
+      windowsHide: true,
+      timeout: 1000,
+      killSignal: "SIGKILL",
+    });
     if (!r.error && r.status === 0 && r.signal === null) return null;
-    reason = r.error ? ((r.error as NodeJS.ErrnoException).code ?? r.error.message) : r.signal ? `signal ${r.signal}` : `exit ${r.status}`;
+    reason = r.error
+      ? ((r.error as NodeJS.ErrnoException).code ?? r.error.message)
+      : r.signal
+        ? `signal ${r.signal}`
+        : `exit ${r.status}`;
   }
   try {
     kill(pid, "SIGKILL");
@@ -62,7 +71,13 @@ export function windowsContainer(argv: string[]): Container {
       await Promise.resolve();
       end(pid);
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([done.then(() => {}, () => {}), new Promise<void>((r) => (timer = setTimeout(r, 2000)))]).finally(() => clearTimeout(timer));
+      await Promise.race([
+        done.then(
+          () => {},
+          () => {},
+        ),
+        new Promise<void>((r) => (timer = setTimeout(r, 2000))),
+      ]).finally(() => clearTimeout(timer));
     },
   };
 }

@@ -64,8 +64,18 @@ export function viewUsable(): { ok: true } | { ok: false; why: string } {
   const lower = path.join(l.base, "lower");
   fs.mkdirSync(lower);
   try {
-    const r = spawnSync(unshare, [...unshareArgs(), "/bin/sh", "-c", MOUNT, "kbz-view", lower, l.upper, l.work, "/bin/true"], { encoding: "utf8" });
-    usable = r.status === 0 ? { ok: true } : { ok: false, why: `no overlay mount in a mount namespace here: ${(r.stderr || r.error?.message || "").trim()}` };
+    const r = spawnSync(
+      unshare,
+      [...unshareArgs(), "/bin/sh", "-c", MOUNT, "kbz-view", lower, l.upper, l.work, "/bin/true"],
+      { encoding: "utf8" },
+    );
+    usable =
+      r.status === 0
+        ? { ok: true }
+        : {
+            ok: false,
+            why: `no overlay mount in a mount namespace here: ${(r.stderr || r.error?.message || "").trim()}`,
+          };
   } finally {
     removeTree(l.base);
   }

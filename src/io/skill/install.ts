@@ -22,7 +22,11 @@ export function skillDir(agent: SkillAgent, global: boolean, cwd: string, home: 
 
 export class SkillInstallRefusal extends KbzError {
   constructor(message: string, file?: string) {
-    super(message, { code: "skill-refused", file, hint: "move the file or directory out of the way, then run the command again" });
+    super(message, {
+      code: "skill-refused",
+      file,
+      hint: "move the file or directory out of the way, then run the command again",
+    });
   }
 }
 
@@ -41,7 +45,11 @@ function sameContent(file: string, text: string): boolean {
 }
 
 /** Install `files` under `dir`, which lies inside `base` (the project or the home directory). */
-export function installFiles(base: string, dir: string, files: ReadonlyArray<readonly [string, string]>): SkillInstallOutcome {
+export function installFiles(
+  base: string,
+  dir: string,
+  files: ReadonlyArray<readonly [string, string]>,
+): SkillInstallOutcome {
   // Refuse before writing anything: a link or a non-file where one of our files goes, or a
   // linked directory between `base` and it, would redirect the write somewhere else.
   for (const [rel] of files) {

@@ -11,8 +11,23 @@ import { assertStable, loadStructure, stillCurrent } from "./model.ts";
 import { scopeDir } from "../../core/structure/build.ts";
 import { materialize } from "../../core/structure/materialize.ts";
 import { fail, hashOf, JOURNAL, type Model } from "../../core/structure/model.ts";
-import { calculateStructure, type Action, type Calculation, type Complexity, type Planned } from "../../core/structure/plan.ts";
-import { artifactHasher, readJournal, recoverLocked, rollForward, Steps, sweepScopeLitter, type RecoverResult, type WriteHook } from "./recover.ts";
+import {
+  calculateStructure,
+  type Action,
+  type Calculation,
+  type Complexity,
+  type Planned,
+} from "../../core/structure/plan.ts";
+import {
+  artifactHasher,
+  readJournal,
+  recoverLocked,
+  rollForward,
+  Steps,
+  sweepScopeLitter,
+  type RecoverResult,
+  type WriteHook,
+} from "./recover.ts";
 
 export interface Hooks {
   afterWrite?: WriteHook;
@@ -44,7 +59,12 @@ export function planStructure(root: string, scope: string, request: unknown, hoo
 
 type Early = { model: Model; calc: Calculation; writes: Record<string, string> | null };
 
-export async function applyStructure(root: string, scope: string, request: unknown, hooks: Hooks = {}): Promise<ApplyResult> {
+export async function applyStructure(
+  root: string,
+  scope: string,
+  request: unknown,
+  hooks: Hooks = {},
+): Promise<ApplyResult> {
   // A refused event must leave no trace, not even the lock directory: without a journal to roll
   // forward, plan and materialize once before locking (reused under the lock when nothing moved).
   let early: Early | null = null;
@@ -59,7 +79,10 @@ export async function applyStructure(root: string, scope: string, request: unkno
     sweepScopeLitter(root, scope);
     const pending = readJournal(root, scope);
     if (pending !== null) {
-      if (pending.requestHash !== hashOf(request) || pending.operation !== (request as { operation?: unknown })?.operation) {
+      if (
+        pending.requestHash !== hashOf(request) ||
+        pending.operation !== (request as { operation?: unknown })?.operation
+      ) {
         fail("another operation needs recovery first");
       }
       rollForward(root, scope, pending, steps);
@@ -118,7 +141,13 @@ function prepare(root: string, scope: string, request: unknown, hooks: Hooks, re
   const journal = journalFor(model, calc, writes);
   const text = renderJournal(journal);
   if (Buffer.byteLength(text, "utf8") > MAX_LEDGER_BYTES) fail("recovery journal exceeds reader limit");
-  const result: ApplyResult = { status: "applied", operation: calc.operation, turn: calc.next.meta.turn, actions: calc.actions, complexity: calc.complexity };
+  const result: ApplyResult = {
+    status: "applied",
+    operation: calc.operation,
+    turn: calc.next.meta.turn,
+    actions: calc.actions,
+    complexity: calc.complexity,
+  };
   return { status: "prepared", journal, text, gates: writes["GATES.md"]!, rows: calc.next.rows.length, result };
 }
 
@@ -142,5 +171,7 @@ function journalFor(model: Model, calc: Planned, writes: Record<string, string>)
 }
 
 export async function recoverStructure(root: string, scope: string, hooks: Hooks = {}): Promise<RecoverResult> {
-  return withFileLock(root, transactionLock(root, scope), () => recoverLocked(root, scope, new Steps(hooks.afterWrite)));
+  return withFileLock(root, transactionLock(root, scope), () =>
+    recoverLocked(root, scope, new Steps(hooks.afterWrite)),
+  );
 }

@@ -3,7 +3,13 @@
 // proves a model still current. Reads nothing itself; io/read.ts does.
 import { VerificationError, verificationText } from "../../core/receipts/errors.ts";
 import { leafReceiptIssues } from "../receipts/scope.ts";
-import { leaseViewsOf, scopeLedgers, scopeText, structureModel, type ModelOptions } from "../../core/structure/build.ts";
+import {
+  leaseViewsOf,
+  scopeLedgers,
+  scopeText,
+  structureModel,
+  type ModelOptions,
+} from "../../core/structure/build.ts";
 import { canonical, fail, StructureError, type Model } from "../../core/structure/model.ts";
 import { type LeaseView } from "../../core/dispatch/lease-record.ts";
 import { readLeaseRecords, ScopeReader } from "../read.ts";
@@ -83,7 +89,10 @@ export function readScopeFile(root: string, scope: string, rel: string): string 
  * One reader for many scope files (each read once, the folders' real paths resolved once), where
  * a fresh reader per file would pay both again for each of thousands of ledgers.
  */
-export function scopeFileReader(root: string, scope: string): { text: (rel: string) => string | null; ledgers: (message?: string) => string[] } {
+export function scopeFileReader(
+  root: string,
+  scope: string,
+): { text: (rel: string) => string | null; ledgers: (message?: string) => string[] } {
   const reader = new ScopeReader(root, scope);
   return { text: (rel) => scopeText(reader, rel), ledgers: (message) => scopeLedgers(reader, message) };
 }

@@ -20,7 +20,11 @@ export function checkStructure(root: string, scope: string, o: CheckOptions = {}
   let selection: unknown = null;
   if (o.selection != null) {
     try {
-      selection = JSON.parse(readStable(path.resolve(root, o.selection), { label: "selection", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
+      selection = JSON.parse(
+        readStable(path.resolve(root, o.selection), { label: "selection", maxBytes: MAX_LEDGER_BYTES, root }).toString(
+          "utf8",
+        ),
+      );
     } catch (e) {
       // Unreadable or not JSON (JSON.parse's SyntaxError); a bug in kbz is not the selection's fault.
       if (e instanceof Error && kindOf(e) !== "bug") fail("invalid selection");

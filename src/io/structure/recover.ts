@@ -33,7 +33,11 @@ export class Steps {
 export function artifactHasher(root: string): ArtifactHasher {
   return (rel) => {
     try {
-      return sha256Hex(readStable(path.join(root, rel), { label: "checkpoint artifact", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8"));
+      return sha256Hex(
+        readStable(path.join(root, rel), { label: "checkpoint artifact", maxBytes: MAX_LEDGER_BYTES, root }).toString(
+          "utf8",
+        ),
+      );
     } catch {
       return null;
     }
@@ -49,19 +53,23 @@ export function readJournal(root: string, scope: string): Journal | null {
 export function rollForward(root: string, scope: string, j: Journal, steps: Steps): Model {
   const dir = scopeDir(root, scope);
   verifyArtifacts(j.artifactChecks, artifactHasher(root));
-  if (canonical(leaseViews(root)) !== canonical(j.leases)) fail("leases changed during transaction; manual reconciliation required");
-  if (readScopeFile(root, scope, "dispatch.json") !== j.dispatch) fail("dispatch changed during transaction; manual reconciliation required");
+  if (canonical(leaseViews(root)) !== canonical(j.leases))
+    fail("leases changed during transaction; manual reconciliation required");
+  if (readScopeFile(root, scope, "dispatch.json") !== j.dispatch)
+    fail("dispatch changed during transaction; manual reconciliation required");
   const untouched = scopeFileReader(root, scope);
   for (const [name, image] of Object.entries(j.observed)) {
     if (Object.hasOwn(j.after, name)) continue;
     if (!matchesImage(untouched.text(name), image)) fail(`untouched input changed during transaction: ${name}`);
   }
   const ledgers = untouched.ledgers("invalid recovery ledger discovery");
-  for (const l of ledgers) if (!Object.hasOwn(j.observed, l) && !Object.hasOwn(j.after, l)) fail("unexpected ledger during transaction");
+  for (const l of ledgers)
+    if (!Object.hasOwn(j.observed, l) && !Object.hasOwn(j.after, l)) fail("unexpected ledger during transaction");
   const order = writeOrder(j);
   const conflictFree = (name: string) => {
     const now = readScopeFile(root, scope, name);
-    if (!matchesImage(now, j.before[name] ?? null) && now !== j.after[name]) fail(`recovery conflict; refusing to overwrite ${name}`);
+    if (!matchesImage(now, j.before[name] ?? null) && now !== j.after[name])
+      fail(`recovery conflict; refusing to overwrite ${name}`);
     return now;
   };
   for (const name of order) conflictFree(name);

@@ -6,7 +6,14 @@
 import { Text } from "ink";
 import { kbz } from "../../core/text/command.ts";
 import type { GateView } from "../../core/snapshot.ts";
-import { approvalViewOf, cwdShown, removedGates, type ApprovalView, type CheckTask, type RemovedGate } from "../../ops/dashboardActs.ts";
+import {
+  approvalViewOf,
+  cwdShown,
+  removedGates,
+  type ApprovalView,
+  type CheckTask,
+  type RemovedGate,
+} from "../../ops/dashboardActs.ts";
 import type { DetailLine } from "../Detail.tsx";
 import { NARROW, type BaseCtx, type PanelCtx, type PanelDef } from "../panel.ts";
 import { cols, fit, pad } from "../text.ts";
@@ -40,10 +47,15 @@ function removedDetail(t: RemovedGate): DetailLine[] {
     { label: "removed", value: `${t.qid}  (${t.where})`, wrap: true },
     {
       label: "why",
-      value: "kbz holds a record of this gate (an approval or evidence it attested), and the gate is gone: an agent cannot make a gate vanish, so it blocks ALL MET until a person confirms",
+      value:
+        "kbz holds a record of this gate (an approval or evidence it attested), and the gate is gone: an agent cannot make a gate vanish, so it blocks ALL MET until a person confirms",
       wrap: true,
     },
-    { label: "confirm", value: `it is gone on purpose: kbz forgets its records, as ${kbz("approvals prune")} does (for this gate only)`, wrap: true },
+    {
+      label: "confirm",
+      value: `it is gone on purpose: kbz forgets its records, as ${kbz("approvals prune")} does (for this gate only)`,
+      wrap: true,
+    },
     { label: "else", value: "put the gate back in its ledger, or mark it ABANDON there", tone: "muted", wrap: true },
     { label: "", value: "a: confirm the removal (y confirms; nothing else changes)", tone: "info", wrap: true },
   ];
@@ -54,7 +66,9 @@ export function approvalDetail(ctx: BaseCtx, t: ApprovalItem | undefined, declin
   if (t.kind === "removed") return removedDetail(t);
   const tail: DetailLine = {
     label: "",
-    value: declined ? "declined: it will not run (a approves it after all)" : "a: approve (y confirms; runs nothing) · d: decline",
+    value: declined
+      ? "declined: it will not run (a approves it after all)"
+      : "a: approve (y confirms; runs nothing) · d: decline",
     tone: declined ? "warn" : "info",
     wrap: true,
   };
@@ -65,7 +79,12 @@ export function approvalDetail(ctx: BaseCtx, t: ApprovalItem | undefined, declin
       { label: "CHECK", value: g.check ?? "", wrap: true },
       { label: "EXPECT", value: g.expect ?? "", wrap: true },
       { label: "hides", value: t.hidden.join(", ") || "(nothing)", wrap: true },
-      { label: "what", value: "the probe runs this CHECK again with these paths hidden; it never writes evidence (a approves and probes)", wrap: true },
+      {
+        label: "what",
+        value:
+          "the probe runs this CHECK again with these paths hidden; it never writes evidence (a approves and probes)",
+        wrap: true,
+      },
       tail,
     ];
   }
@@ -85,7 +104,8 @@ export function approvalDetail(ctx: BaseCtx, t: ApprovalItem | undefined, declin
 
 /** i27's approval view as detail lines: the whole oracle, then what changed since the last approval. */
 export function oracleLines(v: ApprovalView): DetailLine[] {
-  const fileText = (f: ApprovalView["files"][number]) => `${f.key}${f.via ? ` (${f.via})` : ""}${f.problem ? ` [${f.problem}]` : ""}`;
+  const fileText = (f: ApprovalView["files"][number]) =>
+    `${f.key}${f.via ? ` (${f.via})` : ""}${f.problem ? ` [${f.problem}]` : ""}`;
   const lines: DetailLine[] = [
     { label: "gate", value: `${v.qid}  ${v.title}`, wrap: true },
     { label: "CHECK", value: v.check, wrap: true },
@@ -104,7 +124,10 @@ export function oracleLines(v: ApprovalView): DetailLine[] {
   });
   lines.push({
     label: "ENV",
-    value: v.env.length === 0 ? "no names bound (kbz's allow-list only)" : v.env.map((e) => (e.set ? e.name : `${e.name} (unset)`)).join(", "),
+    value:
+      v.env.length === 0
+        ? "no names bound (kbz's allow-list only)"
+        : v.env.map((e) => (e.set ? e.name : `${e.name} (unset)`)).join(", "),
     tone: v.env.length === 0 ? "muted" : undefined,
     wrap: true,
   });
@@ -115,7 +138,14 @@ export function oracleLines(v: ApprovalView): DetailLine[] {
   const changed = [`since the approval of ${v.lastApproval.approvedAt.slice(0, 10)}:`, ...v.lastApproval.differs];
   if (v.lastApproval.note) changed.push(v.lastApproval.note);
   lines.push({ label: "changed", value: changed.join("\n"), tone: "warn", wrap: true, block: true });
-  for (const d of v.diffs) lines.push({ label: "diff", value: [`${d.file} (from git HEAD):`, ...d.lines].join("\n"), tone: "warn", wrap: true, block: true });
+  for (const d of v.diffs)
+    lines.push({
+      label: "diff",
+      value: [`${d.file} (from git HEAD):`, ...d.lines].join("\n"),
+      tone: "warn",
+      wrap: true,
+      block: true,
+    });
   return lines;
 }
 
@@ -123,11 +153,30 @@ function approvalRow(t: ApprovalItem, active: boolean, ctx: PanelCtx) {
   const { theme, width, state } = ctx;
   const off = state.declined.includes(declineKey(t));
   const narrow = width < NARROW;
-  const label = off ? (narrow ? "–" : "DECLINED") : t.kind === "probe" ? (narrow ? "P" : "PROBE?") : t.kind === "removed" ? (narrow ? "R" : "REMOVED?") : narrow ? "?" : "APPROVE?";
+  const label = off
+    ? narrow
+      ? "–"
+      : "DECLINED"
+    : t.kind === "probe"
+      ? narrow
+        ? "P"
+        : "PROBE?"
+      : t.kind === "removed"
+        ? narrow
+          ? "R"
+          : "REMOVED?"
+        : narrow
+          ? "?"
+          : "APPROVE?";
   const labelW = narrow ? 2 : 10;
   const qid = approvalQid(t);
   const idW = Math.min(cols(qid) + 1, narrow ? width - labelW - 2 : 24);
-  const what = t.kind === "check" ? (t.task.gate.check ?? "") : t.kind === "probe" ? `hides ${t.hidden.length} path(s)` : `${t.where}: confirm it is gone on purpose`;
+  const what =
+    t.kind === "check"
+      ? (t.task.gate.check ?? "")
+      : t.kind === "probe"
+        ? `hides ${t.hidden.length} path(s)`
+        : `${t.where}: confirm it is gone on purpose`;
   return (
     <Text inverse={active} wrap="truncate">
       <Text>{active ? "›" : " "} </Text>
@@ -142,7 +191,8 @@ export const approvalsPanel: PanelDef<ApprovalItem> = {
   id: "approvals",
   spec: {
     id: approvalId,
-    text: (t) => (t.kind === "check" ? `${t.task.qid} ${t.task.gate.title} ${t.task.gate.check ?? ""}` : `${t.kind} ${t.qid}`),
+    text: (t) =>
+      t.kind === "check" ? `${t.task.qid} ${t.task.gate.title} ${t.task.gate.check ?? ""}` : `${t.kind} ${t.qid}`,
     done: () => false,
   },
   items: approvalItems,
@@ -150,6 +200,9 @@ export const approvalsPanel: PanelDef<ApprovalItem> = {
   empty: () => "nothing to approve: every runnable gate's check is approved, and no gate was removed",
   row: approvalRow,
   summary: (t, ctx) => approvalDetail(ctx, t, ctx.state.declined.includes(declineKey(t))),
-  full: (t, ctx) => ({ title: t.kind === "removed" ? `Confirm that ${t.qid} was removed on purpose?` : `Approve ${approvalQid(t)}?`, lines: approvalDetail(ctx, t, ctx.state.declined.includes(declineKey(t))) }),
+  full: (t, ctx) => ({
+    title: t.kind === "removed" ? `Confirm that ${t.qid} was removed on purpose?` : `Approve ${approvalQid(t)}?`,
+    lines: approvalDetail(ctx, t, ctx.state.declined.includes(declineKey(t))),
+  }),
   kind: (t) => t.kind,
 };

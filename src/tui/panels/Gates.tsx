@@ -32,7 +32,8 @@ export function gateRows(snapshot: Snapshot): GateRowItem[] {
 
 export const SPIN = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 
-const runningOf = (ctx: Pick<PanelCtx, "state">, qid: string): RunningCheck | undefined => ctx.state.running.find((r) => r.qid === qid);
+const runningOf = (ctx: Pick<PanelCtx, "state">, qid: string): RunningCheck | undefined =>
+  ctx.state.running.find((r) => r.qid === qid);
 
 function runningLabel(r: RunningCheck, now: number): string {
   return `${SPIN[Math.floor(now / 100) % SPIN.length]} RUN ${((now - r.startedAt) / 1000).toFixed(1)}s`;
@@ -43,7 +44,9 @@ export function waveLines(item: { text: string; abandoned: boolean }): DetailLin
     { label: "wave", value: item.text, tone: item.abandoned ? "accent" : "warn", wrap: true },
     {
       label: "counts",
-      value: item.abandoned ? "as a handoff: an abandoned wave needs a new plan for its leaves" : `as unmet until every started leaf returns and the wave completes (${kbz("wave")})`,
+      value: item.abandoned
+        ? "as a handoff: an abandoned wave needs a new plan for its leaves"
+        : `as unmet until every started leaf returns and the wave completes (${kbz("wave")})`,
       wrap: true,
     },
   ];
@@ -59,19 +62,29 @@ export function gateSummary(item: GateRowItem | undefined, running?: RunningChec
   if (item.kind === "wave") return waveLines(item);
   const v = item.view;
   const g = v.gate;
-  const lines: DetailLine[] = [{ label: "gate", value: `${v.qid}  ${item.display}:${g.line}  ${isRunnable(g) ? "runnable" : "manual"}` }];
+  const lines: DetailLine[] = [
+    { label: "gate", value: `${v.qid}  ${item.display}:${g.line}  ${isRunnable(g) ? "runnable" : "manual"}` },
+  ];
   lines.push({ label: "state", value: stateText(v), tone: GATE_TONE[v.state] });
   if (g.check !== null) lines.push({ label: "CHECK", value: g.check, wrap: true });
   if (g.expect !== null) lines.push({ label: "EXPECT", value: g.expect });
   lines.push({ label: "EVIDENCE", value: g.evidence ?? "(none)" });
-  if (running) lines.push({ label: "output", value: running.output === "" ? "(running, no output yet)" : running.output, block: true });
+  if (running)
+    lines.push({
+      label: "output",
+      value: running.output === "" ? "(running, no output yet)" : running.output,
+      block: true,
+    });
   return lines;
 }
 
 function gateFull(item: GateRowItem, ctx: BaseCtx): { title: string; lines: DetailLine[] } {
   if (item.kind === "problem") {
     const p = item.problem;
-    return { title: "Problem", lines: [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad", wrap: true }] };
+    return {
+      title: "Problem",
+      lines: [{ label: "problem", value: `${p.file}:${p.line}: ${p.message}`, tone: "bad", wrap: true }],
+    };
   }
   if (item.kind === "wave") return { title: "Dispatch wave", lines: waveLines(item) };
   const v = item.view;
@@ -79,7 +92,13 @@ function gateFull(item: GateRowItem, ctx: BaseCtx): { title: string; lines: Deta
   const running = runningOf(ctx, v.qid);
   const last = isRunnable(v.gate) && !running ? lastRunOf(ctx.env, v.file, v.gate.id) : null;
   const lines = gateFullLines(v, item.display, approval, last, ctx.probes[v.qid] ?? null);
-  if (running) lines.push({ label: "output", value: running.output === "" ? "(running, no output yet)" : running.output, tone: "active", block: true });
+  if (running)
+    lines.push({
+      label: "output",
+      value: running.output === "" ? "(running, no output yet)" : running.output,
+      tone: "active",
+      block: true,
+    });
   return { title: `Gate ${v.qid}`, lines };
 }
 
@@ -92,7 +111,9 @@ function gateRow(item: GateRowItem, active: boolean, ctx: PanelCtx) {
     return (
       <Text inverse={active} wrap="truncate">
         <Text>{mark} </Text>
-        <Text color={theme.tone(item.abandoned ? "accent" : "warn")}>{pad(narrow ? (item.abandoned ? "⚑" : "◷") : item.abandoned ? "ABANDONED" : "WAVE", stateW)}</Text>
+        <Text color={theme.tone(item.abandoned ? "accent" : "warn")}>
+          {pad(narrow ? (item.abandoned ? "⚑" : "◷") : item.abandoned ? "ABANDONED" : "WAVE", stateW)}
+        </Text>
         <Text>{fit(item.text, Math.max(0, width - stateW - 2))}</Text>
       </Text>
     );
@@ -108,10 +129,20 @@ function gateRow(item: GateRowItem, active: boolean, ctx: PanelCtx) {
   const v = item.view;
   const run = runningOf(ctx, v.qid);
   const failed = v.state === "failed" && v.reason ? `FAILED (${v.reason})` : null;
-  const label = run ? (narrow ? SPIN[Math.floor(ctx.now / 100) % SPIN.length]! : runningLabel(run, ctx.now)) : narrow ? GATE_GLYPH[v.state] : failed && cols(failed) < stateW ? failed : GATE_LABEL[v.state];
+  const label = run
+    ? narrow
+      ? SPIN[Math.floor(ctx.now / 100) % SPIN.length]!
+      : runningLabel(run, ctx.now)
+    : narrow
+      ? GATE_GLYPH[v.state]
+      : failed && cols(failed) < stateW
+        ? failed
+        : GATE_LABEL[v.state];
   const tone = run ? "active" : GATE_TONE[v.state];
   // Below 80 columns the id column fits the longest id (at most half the row).
-  const idW = narrow ? Math.min(ctx.model.gateIdWidth + 1, Math.floor(width / 2)) : Math.min(28, Math.max(10, Math.floor(width / 3)));
+  const idW = narrow
+    ? Math.min(ctx.model.gateIdWidth + 1, Math.floor(width / 2))
+    : Math.min(28, Math.max(10, Math.floor(width / 3)));
   return (
     <Text inverse={active} wrap="truncate">
       <Text>{mark} </Text>
@@ -125,16 +156,30 @@ function gateRow(item: GateRowItem, active: boolean, ctx: PanelCtx) {
 export const gatesPanel: PanelDef<GateRowItem> = {
   id: "gates",
   spec: {
-    id: (r) => (r.kind === "gate" ? r.view.qid : r.kind === "wave" ? `wave:${r.text}` : `problem:${r.n}:${r.problem.file}:${r.problem.line}`),
+    id: (r) =>
+      r.kind === "gate"
+        ? r.view.qid
+        : r.kind === "wave"
+          ? `wave:${r.text}`
+          : `problem:${r.n}:${r.problem.file}:${r.problem.line}`,
     text: (r) =>
-      r.kind === "gate" ? `${GATE_LABEL[r.view.state]} ${r.view.qid} ${r.view.gate.title}` : r.kind === "wave" ? `WAVE ${r.text}` : `INVALID ${r.problem.file}:${r.problem.line}: ${r.problem.message}`,
-    done: (r) => (r.kind === "gate" && (r.view.state === "met" || r.view.state === "abandoned")) || (r.kind === "wave" && r.abandoned),
+      r.kind === "gate"
+        ? `${GATE_LABEL[r.view.state]} ${r.view.qid} ${r.view.gate.title}`
+        : r.kind === "wave"
+          ? `WAVE ${r.text}`
+          : `INVALID ${r.problem.file}:${r.problem.line}: ${r.problem.message}`,
+    done: (r) =>
+      (r.kind === "gate" && (r.view.state === "met" || r.view.state === "abandoned")) ||
+      (r.kind === "wave" && r.abandoned),
   },
   items: (ctx) => ctx.model.gates,
   problem: () => null,
   empty: (ctx) => `no gates (${ctx.data.snapshot.ledgers.length} ledgers)`,
   row: gateRow,
-  summary: (item, ctx) => (ctx.wide ? gateFull(item, ctx).lines : gateSummary(item, item.kind === "gate" ? runningOf(ctx, item.view.qid) : undefined)),
+  summary: (item, ctx) =>
+    ctx.wide
+      ? gateFull(item, ctx).lines
+      : gateSummary(item, item.kind === "gate" ? runningOf(ctx, item.view.qid) : undefined),
   full: gateFull,
   kind: (item): ItemKind => {
     if (item.kind !== "gate") return item.kind;

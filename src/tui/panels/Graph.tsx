@@ -33,10 +33,18 @@ export const LEAF_SPEC: ListSpec<LeafItem> = {
   done: (l) => l.state === "verified" || l.state === "abandoned",
 };
 
-const withState = (ids: readonly string[], states: Map<string, LeafView>) => ids.map((n) => `${n} ${states.get(n) ?? "?"}`).join(", ");
+const withState = (ids: readonly string[], states: Map<string, LeafView>) =>
+  ids.map((n) => `${n} ${states.get(n) ?? "?"}`).join(", ");
 
 /** The leaf in full: the pane shows the first lines, enter shows all. */
-export function leafDetail(data: DashData, view: PlanView, item: LeafItem | undefined, states: Map<string, LeafView>, dependents: Map<string, string[]>, failed?: Map<string, string[]>): DetailLine[] {
+export function leafDetail(
+  data: DashData,
+  view: PlanView,
+  item: LeafItem | undefined,
+  states: Map<string, LeafView>,
+  dependents: Map<string, string[]>,
+  failed?: Map<string, string[]>,
+): DetailLine[] {
   if (!item) return [];
   const { row, state } = item;
   const start = lastStartInWaveOrder(view.waves, row.id);
@@ -48,17 +56,24 @@ export function leafDetail(data: DashData, view: PlanView, item: LeafItem | unde
       wrap: true,
     },
     { label: "needs", value: row.needs.length ? withState(row.needs, states) : "- (a first-layer leaf)", wrap: true },
-    { label: "dependents", value: dependents.get(row.id)?.length ? withState(dependents.get(row.id)!, states) : "- (nothing needs it)", wrap: true },
+    {
+      label: "dependents",
+      value: dependents.get(row.id)?.length ? withState(dependents.get(row.id)!, states) : "- (nothing needs it)",
+      wrap: true,
+    },
   ];
   const blocked = view.advice?.explain?.blocked.find((b) => b.leaf === row.id);
   if (blocked) lines.push({ label: "blocked", value: `${blocked.reason}: ${blocked.why}`, tone: "warn", wrap: true });
-  else if (view.advice?.launch.includes(row.id)) lines.push({ label: "next", value: `${kbz("next")} says: launch now`, tone: "info" });
+  else if (view.advice?.launch.includes(row.id))
+    lines.push({ label: "next", value: `${kbz("next")} says: launch now`, tone: "info" });
   const suffix = leafLedgerSuffix(row.id);
   const gates = data.snapshot.gates.filter((g) => g.file.endsWith(suffix));
   const c = leafGateCount(data, row.id);
   lines.push({
     label: "gates",
-    value: gates.length ? `${c.met}/${c.all} met: ${gates.map((g) => `${g.gate.id} ${g.state === "failed" ? `FAILED (${g.reason ?? "last run"})` : GATE_LABEL[g.state]}`).join(" · ")}` : `(no ledger ${suffix})`,
+    value: gates.length
+      ? `${c.met}/${c.all} met: ${gates.map((g) => `${g.gate.id} ${g.state === "failed" ? `FAILED (${g.reason ?? "last run"})` : GATE_LABEL[g.state]}`).join(" · ")}`
+      : `(no ledger ${suffix})`,
     wrap: true,
   });
   const fails = failed?.get(row.id);
@@ -66,11 +81,22 @@ export function leafDetail(data: DashData, view: PlanView, item: LeafItem | unde
   lines.push({ label: "owns", value: row.owns.join(", ") || "-", wrap: true });
   const access = view.next?.tasks.get(row.id)?.access;
   if (access) {
-    const res = [...access.resourceReads.map((r) => `${r} (read)`), ...access.resourceWrites.map((r) => `${r} (write)`)];
-    lines.push({ label: "reads", value: `${access.reads.join(", ") || "-"}${res.length ? `  resources ${res.join(", ")}` : ""}`, wrap: true });
+    const res = [
+      ...access.resourceReads.map((r) => `${r} (read)`),
+      ...access.resourceWrites.map((r) => `${r} (write)`),
+    ];
+    lines.push({
+      label: "reads",
+      value: `${access.reads.join(", ") || "-"}${res.length ? `  resources ${res.join(", ")}` : ""}`,
+      wrap: true,
+    });
   }
   const lease = view.leases.find((l) => !l.invalid && l.leaf === `leaf-${row.id}` && l.scope === view.next?.scope);
-  lines.push({ label: "lease", value: lease ? `held by ${lease.scope}/${lease.leaf}: ${lease.globs.join(", ")}` : "none", wrap: true });
+  lines.push({
+    label: "lease",
+    value: lease ? `held by ${lease.scope}/${lease.leaf}: ${lease.globs.join(", ")}` : "none",
+    wrap: true,
+  });
   for (const l of noteDetail(structureNote(view, row.id))) lines.push({ ...l, tone: "info", wrap: true });
   return lines;
 }
@@ -129,10 +155,22 @@ export const graphPanel: PanelDef<LeafItem> = {
   items: (ctx) => ctx.model.leaves,
   problem: (data) => (data.plan && !data.plan.plan ? data.plan.problem : null),
   empty: (ctx) =>
-    !ctx.data.plan ? (ctx.data.snapshot.target.scope ? "no PLAN.md in this scope: nothing to draw" : "no scope here: the graph needs .unlazy/<scope>/PLAN.md") : "PLAN.md has no leaves",
+    !ctx.data.plan
+      ? ctx.data.snapshot.target.scope
+        ? "no PLAN.md in this scope: nothing to draw"
+        : "no scope here: the graph needs .unlazy/<scope>/PLAN.md"
+      : "PLAN.md has no leaves",
   head: (ctx, height) => (ctx.data.plan?.problem && height >= 6 ? [{ text: ctx.data.plan.problem, tone: "bad" }] : []),
   row: leafRow,
-  summary: (item, ctx) => (ctx.data.plan ? leafDetail(ctx.data, ctx.data.plan, item, ctx.model.states, ctx.model.dependents, ctx.model.failed) : []),
-  full: (item, ctx) => ({ title: `Leaf ${item.row.id}`, lines: ctx.data.plan ? leafDetail(ctx.data, ctx.data.plan, item, ctx.model.states, ctx.model.dependents, ctx.model.failed) : [] }),
+  summary: (item, ctx) =>
+    ctx.data.plan
+      ? leafDetail(ctx.data, ctx.data.plan, item, ctx.model.states, ctx.model.dependents, ctx.model.failed)
+      : [],
+  full: (item, ctx) => ({
+    title: `Leaf ${item.row.id}`,
+    lines: ctx.data.plan
+      ? leafDetail(ctx.data, ctx.data.plan, item, ctx.model.states, ctx.model.dependents, ctx.model.failed)
+      : [],
+  }),
   kind: () => "leaf",
 };

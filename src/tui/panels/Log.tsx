@@ -54,7 +54,9 @@ function logRow(line: LogLine, active: boolean, ctx: PanelCtx) {
     <Text inverse={active} wrap="truncate">
       <Text>{mark} </Text>
       <Text color={theme.tone("muted")}>{shown} </Text>
-      <Text color={ATTENTION.test(event) ? theme.tone("bad") : undefined}>{fit(event, Math.max(0, width - cols(shown) - 3))}</Text>
+      <Text color={ATTENTION.test(event) ? theme.tone("bad") : undefined}>
+        {fit(event, Math.max(0, width - cols(shown) - 3))}
+      </Text>
     </Text>
   );
 }
@@ -64,13 +66,24 @@ export const logPanel: PanelDef<LogLine> = {
   spec: LOG_SPEC,
   items: (ctx) => ctx.model.log,
   problem: (data) => (data.log.lines.length === 0 ? data.log.problem : null),
-  empty: (ctx) => (ctx.data.log.file === null ? "no status log: this folder has no scope (.unlazy/<scope>/status.log)" : "status.log is empty"),
+  empty: (ctx) =>
+    ctx.data.log.file === null
+      ? "no status log: this folder has no scope (.unlazy/<scope>/status.log)"
+      : "status.log is empty",
   head: (ctx, height) => (ctx.data.log.problem && height >= 4 ? [{ text: ctx.data.log.problem, tone: "bad" }] : []),
   row: logRow,
   summary: () => [],
   full: (line) => {
     const parts = splitTime(line.text);
-    return { title: "Log line", lines: parts ? [{ label: "time", value: parts[0] }, { label: "event", value: parts[1], wrap: true }] : [{ label: "", value: line.text, wrap: true }] };
+    return {
+      title: "Log line",
+      lines: parts
+        ? [
+            { label: "time", value: parts[0] },
+            { label: "event", value: parts[1], wrap: true },
+          ]
+        : [{ label: "", value: line.text, wrap: true }],
+    };
   },
   kind: () => "line",
 };

@@ -19,7 +19,13 @@ export interface QueueItem {
   detail: DetailLine[];
 }
 
-const TONE: Record<QueueKind, Tone> = { launch: "info", active: "active", verify: "warn", wait: "muted", review: "bad" };
+const TONE: Record<QueueKind, Tone> = {
+  launch: "info",
+  active: "active",
+  verify: "warn",
+  wait: "muted",
+  review: "bad",
+};
 
 export const QUEUE_SPEC: ListSpec<QueueItem> = {
   id: (q) => `${q.kind}:${q.leaf ?? q.text}`,
@@ -32,7 +38,13 @@ const verifyItem = (id: string): QueueItem => ({
   kind: "verify",
   leaf: id,
   text: "returned: verify, mark VERIFIED, release its lease",
-  detail: [{ label: "verify", value: `${id} returned and is not VERIFIED yet: run its ledger, review manual gates, mark VERIFIED, release the lease`, wrap: true }],
+  detail: [
+    {
+      label: "verify",
+      value: `${id} returned and is not VERIFIED yet: run its ledger, review manual gates, mark VERIFIED, release the lease`,
+      wrap: true,
+    },
+  ],
 });
 
 /** The advice as rows; a leaf's state comes from the one model the Graph uses too. */
@@ -54,8 +66,14 @@ export function queueItems(view: PlanView | null, states: Map<string, LeafView>)
       text: notes.join(" · "),
       detail: [
         { label: "launch", value: `${id}: ${notes.join("; ")}` },
-        ...(a.alreadyClaimed.includes(id) ? [] : [{ label: "claim", value: kbz("scope claim", { scope, leaf: `leaf-${id}` }) }]),
-        { label: "then", value: "open a wave with every launched leaf, start each agent, seal, mark IN-FLIGHT", wrap: true },
+        ...(a.alreadyClaimed.includes(id)
+          ? []
+          : [{ label: "claim", value: kbz("scope claim", { scope, leaf: `leaf-${id}` }) }]),
+        {
+          label: "then",
+          value: "open a wave with every launched leaf, start each agent, seal, mark IN-FLIGHT",
+          wrap: true,
+        },
       ],
     });
   }
@@ -63,7 +81,13 @@ export function queueItems(view: PlanView | null, states: Map<string, LeafView>)
   for (const id of a.active) {
     // dispatch.json says it returned: the Graph shows `returned`, so the Queue asks to verify it.
     if (states.get(id) === "returned") verify.add(id);
-    else items.push({ kind: "active", leaf: id, text: "in flight", detail: [{ label: "active", value: `${id} is in flight: wait for its return` }] });
+    else
+      items.push({
+        kind: "active",
+        leaf: id,
+        text: "in flight",
+        detail: [{ label: "active", value: `${id} is in flight: wait for its return` }],
+      });
   }
   for (const id of verify) items.push(verifyItem(id));
   for (const b of a.explain?.blocked ?? []) {
@@ -113,7 +137,10 @@ export const WAITS: Record<BlockReason, string> = {
 
 /** A needs list in words: `needs 1 (READY)` → `needs 1, still ready`. */
 function whyInWords(why: string): string {
-  return why.replace(/needs (\S+) \((\w[\w-]*)\)/g, (_m, id: string, st: string) => `needs ${id}, still ${st.toLowerCase()}`);
+  return why.replace(
+    /needs (\S+) \((\w[\w-]*)\)/g,
+    (_m, id: string, st: string) => `needs ${id}, still ${st.toLowerCase()}`,
+  );
 }
 
 function queueRow(item: QueueItem, active: boolean, ctx: PanelCtx) {
@@ -137,13 +164,21 @@ export const queuePanel: PanelDef<QueueItem> = {
   id: "queue",
   spec: QUEUE_SPEC,
   items: (ctx) => ctx.model.queue,
-  problem: (data) => (data.plan && !data.plan.advice ? `${kbz("next")} cannot advise: ${data.plan.problem ?? ""}` : null),
-  empty: (ctx) => (ctx.data.plan ? "nothing to launch, wait for or review" : `no PLAN.md here: ${kbz("next")} needs a scope with a leaf dispatch table`),
+  problem: (data) =>
+    data.plan && !data.plan.advice ? `${kbz("next")} cannot advise: ${data.plan.problem ?? ""}` : null,
+  empty: (ctx) =>
+    ctx.data.plan
+      ? "nothing to launch, wait for or review"
+      : `no PLAN.md here: ${kbz("next")} needs a scope with a leaf dispatch table`,
   head: (ctx, height) => {
     const a = ctx.data.plan?.advice;
     if (!a) return [];
     const lines: HeadLine[] = [{ text: SAYS[a.action], tone: a.action === "review" ? "bad" : "info", bold: true }];
-    if (height >= 8) lines.push({ text: `${a.counts.tasks} tasks · ${ctx.slots} slots · ${a.counts.active} active · mode ${a.mode}`, tone: "muted" });
+    if (height >= 8)
+      lines.push({
+        text: `${a.counts.tasks} tasks · ${ctx.slots} slots · ${a.counts.active} active · mode ${a.mode}`,
+        tone: "muted",
+      });
     return lines;
   },
   row: queueRow,

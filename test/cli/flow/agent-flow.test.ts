@@ -34,34 +34,59 @@ describe("issue 20: an agent drives a scoped plan from the skill alone, with no 
     expect([sentBack!.code, last(sentBack!)]).toEqual([1, "NOT VERIFIED leaf-3: 1 of 1 gate(s) unmet"]);
     expect(sentBack!.stdout).toContain("  FAIL leaf-3:G1: the leaf's outcome is observable from outside\n");
     expect(sentBack!.stdout).not.toContain("LAUNCHED");
-    for (const a of advances) expect([a.args[4], a.code, a.stdout]).toEqual([a.args[4], 0, expect.stringContaining(`VERIFIED leaf-${a.args[4]} (1 gate passed)`)]);
+    for (const a of advances)
+      expect([a.args[4], a.code, a.stdout]).toEqual([
+        a.args[4],
+        0,
+        expect.stringContaining(`VERIFIED leaf-${a.args[4]} (1 gate passed)`),
+      ]);
     // advance never stopped for an approval: the person approved every CHECK of the scope first.
     for (const a of advances) expect(a.stdout).not.toContain("APPROV");
     // Root verification in one call: the advice names the manual root gate a person signs first.
-    expect(last(advances[advances.length - 1]!)).toStartWith('VERIFY-ROOT: every task is VERIFIED: a person signs N2 first (kbz sign .unlazy/S/GATES.md N2 --evidence "..."), then run kbz check --scope S --reverify');
+    expect(last(advances[advances.length - 1]!)).toStartWith(
+      'VERIFY-ROOT: every task is VERIFIED: a person signs N2 first (kbz sign .unlazy/S/GATES.md N2 --evidence "..."), then run kbz check --scope S --reverify',
+    );
     // A cascade (one change in leaf 1's code: two gates with INPUTS and leaf 1's receipt) refreshed in one call.
     const refresh = steps.find((s) => s.args.includes("--stale"))!;
     expect([refresh.code, refresh.stdout]).toEqual([0, "refreshed 2 gates, 1 receipt\n"]);
     expect(steps.filter((s) => s.args[0] === "check").length).toBe(2);
     // A regroup by name and a split by name, each one call with no request file.
     const regroup = steps.find((s) => s.args[0] === "structure" && s.args[1] === "regroup")!;
-    expect([regroup.code, regroup.stdout.split("\n")[0]]).toEqual([0, "REGROUPED 1, 3: one group, run one after the other (4 group(s) now)"]);
+    expect([regroup.code, regroup.stdout.split("\n")[0]]).toEqual([
+      0,
+      "REGROUPED 1, 3: one group, run one after the other (4 group(s) now)",
+    ]);
     expect(launches[1]!.stdout).toContain("continues 1 (agent S-w1-leaf-1)");
     const split = steps.find((s) => s.args[0] === "structure" && s.args[1] === "split")!;
-    expect([split.code, split.stdout.split("\n")[0]]).toEqual([0, "SPLIT 5 into 5.1 (src/5/a/**), 5.2 (src/5/b/**); 5 waits to integrate them"]);
+    expect([split.code, split.stdout.split("\n")[0]]).toEqual([
+      0,
+      "SPLIT 5 into 5.1 (src/5/a/**), 5.2 (src/5/b/**); 5 waits to integrate them",
+    ]);
     expect(split.stdout).toContain("contract revision raised: every receipt of scope S is stale now");
     expect(steps.filter((s) => s.args.includes("--request"))).toEqual([]);
     const receipt = steps.find((s) => s.args[0] === "verify")!;
-    expect([receipt.code, receipt.stdout]).toEqual([0, "ACCEPTED .unlazy/S/gates/leaf-1.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
+    expect([receipt.code, receipt.stdout]).toEqual([
+      0,
+      "ACCEPTED .unlazy/S/gates/leaf-1.md: checked once; receipt reusable while its inputs stay unchanged\n",
+    ]);
     const root = steps.find((s) => s.args[0] === "check" && s.args.includes("--reverify"))!;
     expect([root.code, root.stdout]).toEqual([0, expect.stringMatching(/^ALL MET \(\d+ met, reran: \d+.*\n$/)]);
     expect(hook.code).toBe(0);
     expect(hook.stdout.trim() === "" || !JSON.parse(hook.stdout).decision).toBe(true);
     // The files kbz owns were written by kbz: every row VERIFIED, every box ticked by a CHECK or kbz sign.
     const plan = fs.readFileSync(path.join(repo.dir, ".unlazy/S/PLAN.md"), "utf8");
-    expect(plan.split("\n").filter((l) => /^\| [0-9.]+ \|/.test(l)).map((l) => l.split("|")[6]!.trim())).toEqual(Array(7).fill("VERIFIED"));
+    expect(
+      plan
+        .split("\n")
+        .filter((l) => /^\| [0-9.]+ \|/.test(l))
+        .map((l) => l.split("|")[6]!.trim()),
+    ).toEqual(Array(7).fill("VERIFIED"));
     expect(plan).toContain("Contract revision: 3.");
-    expect(fs.existsSync(path.join(repo.dir, ".unlazy/locks")) ? fs.readdirSync(path.join(repo.dir, ".unlazy/locks")).filter((n) => n.endsWith(".lease")) : []).toEqual([]);
+    expect(
+      fs.existsSync(path.join(repo.dir, ".unlazy/locks"))
+        ? fs.readdirSync(path.join(repo.dir, ".unlazy/locks")).filter((n) => n.endsWith(".lease"))
+        : [],
+    ).toEqual([]);
   });
 
   test("agent-flow figures: at most 30 invocations (the person's included) and 6 KB of output the agent reads (bench/agent-flow.ts prints them per verb)", () => {

@@ -25,7 +25,10 @@ describe("issue 20.11: agreement with the originals", () => {
     const policy = { inputs: ["src/1"], env: [], closed: true };
     const { run } = repo({
       ...receiptScope(),
-      ".unlazy/verification-receipts.json": JSON.stringify({ schema: 1, receipts: { ".unlazy/api/gates/leaf-1.md": { status: "running", policy } } }),
+      ".unlazy/verification-receipts.json": JSON.stringify({
+        schema: 1,
+        receipts: { ".unlazy/api/gates/leaf-1.md": { status: "running", policy } },
+      }),
     });
     const j = JSON.parse(run(["next", "--scope", "api", "--slots", "1", "--json"]).stdout);
     expect(j.action).toBe("review");
@@ -36,7 +39,10 @@ describe("issue 20.11: agreement with the originals", () => {
   });
 
   test("fixes Kill_bezzangyi bug: a UTF-8 BOM hid the gate on line 1; kbz strips the BOM and sees that gate", () => {
-    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("- [ ] G1: first line gate\n  CHECK: printf BOM_OK\n  EXPECT: BOM_OK\n  EVIDENCE: pending\n")]);
+    const bom = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from("- [ ] G1: first line gate\n  CHECK: printf BOM_OK\n  EXPECT: BOM_OK\n  EVIDENCE: pending\n"),
+    ]);
     const { dir, run } = repo({ "GATES.md": bom });
     const status = run(["status", "--json"]);
     expect(JSON.parse(status.stdout).gates.map((g: { qid: string }) => g.qid)).toEqual(["GATES:G1"]);

@@ -14,7 +14,8 @@ afterAll(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const AT_ROOT = "- [ ] G1: runs at the repository root\n  CHECK: test -f package.json && printf ROOT_OK\n  EXPECT: ROOT_OK\n  EVIDENCE: pending\n";
+const AT_ROOT =
+  "- [ ] G1: runs at the repository root\n  CHECK: test -f package.json && printf ROOT_OK\n  EXPECT: ROOT_OK\n  EVIDENCE: pending\n";
 
 function repo(files: Record<string, string>) {
   const dir = tempDir("kbz-cwd-");
@@ -28,23 +29,38 @@ function repo(files: Record<string, string>) {
 describe("issue 20.1: the CHECK directory does not depend on how the ledger is named", () => {
   test("a ledger inside .unlazy/<scope>/ runs from the repository root, named relatively, absolutely or with ..", () => {
     const { dir, run } = repo({ ".unlazy/S/gates/leaf-1.md": "# leaf\nOWNS: src/**\n\n" + AT_ROOT });
-    for (const name of [".unlazy/S/gates/leaf-1.md", path.join(dir, ".unlazy/S/gates/leaf-1.md"), "./.unlazy/S/../S/gates/leaf-1.md"]) {
+    for (const name of [
+      ".unlazy/S/gates/leaf-1.md",
+      path.join(dir, ".unlazy/S/gates/leaf-1.md"),
+      "./.unlazy/S/../S/gates/leaf-1.md",
+    ]) {
       const r = run(["check", "--verbose", "--reverify", "--approve", name]);
       expect(r.stdout).toContain(`cwd=${dir} `);
-      expect([r.code, r.stdout.trimEnd().split("\n").pop()]).toEqual([0, expect.stringMatching(/^ALL MET \(1 met, reran: 1/)]);
+      expect([r.code, r.stdout.trimEnd().split("\n").pop()]).toEqual([
+        0,
+        expect.stringMatching(/^ALL MET \(1 met, reran: 1/),
+      ]);
     }
     // From a subfolder with --root: still the root, not the caller's folder.
     fs.mkdirSync(path.join(dir, "src"));
-    expect(run(["check", "--reverify", "--root", dir, ".unlazy/S/gates/leaf-1.md"], path.join(dir, "src")).code).toBe(0);
+    expect(run(["check", "--reverify", "--root", dir, ".unlazy/S/gates/leaf-1.md"], path.join(dir, "src")).code).toBe(
+      0,
+    );
   });
 
   test("check --scope, check on the file and verify run share one directory, so one approval serves all three", () => {
-    const { run } = repo({ ".unlazy/S/gates/leaf-1.md": "# leaf\nOWNS: src/**\n\n" + AT_ROOT, ".unlazy/S/PLAN.md": "# P\nContract revision: 1.\n" });
+    const { run } = repo({
+      ".unlazy/S/gates/leaf-1.md": "# leaf\nOWNS: src/**\n\n" + AT_ROOT,
+      ".unlazy/S/PLAN.md": "# P\nContract revision: 1.\n",
+    });
     expect(run(["check", "--approve", ".unlazy/S/gates/leaf-1.md"]).code).toBe(0);
     const scoped = run(["check", "--reverify", "--scope", "S"]);
     expect(scoped.stdout).not.toContain("APPROVAL REQUIRED");
     const verified = run(["verify", "run", "--inputs", "package.json", "--closed", ".unlazy/S/gates/leaf-1.md"]);
-    expect([verified.code, verified.stdout]).toEqual([0, "ACCEPTED .unlazy/S/gates/leaf-1.md: checked once; receipt reusable while its inputs stay unchanged\n"]);
+    expect([verified.code, verified.stdout]).toEqual([
+      0,
+      "ACCEPTED .unlazy/S/gates/leaf-1.md: checked once; receipt reusable while its inputs stay unchanged\n",
+    ]);
   });
 
   test("the dashboard's pending list resolves the same directory", () => {
@@ -55,11 +71,21 @@ describe("issue 20.1: the CHECK directory does not depend on how the ledger is n
 
   test("other explicit ledgers keep unlazy's rule (their own folder); CWD: resolves against that base; --cwd overrides", () => {
     const gate = (cwd: string) => `- [ ] G1: where\n  CHECK: pwd\n  EXPECT: /./\n${cwd}  EVIDENCE: pending\n`;
-    const { dir, run } = repo({ "sub/GATES.md": gate(""), "sub/deep/x": "", "other/CWD.md": gate("  CWD: ../sub/deep\n") });
+    const { dir, run } = repo({
+      "sub/GATES.md": gate(""),
+      "sub/deep/x": "",
+      "other/CWD.md": gate("  CWD: ../sub/deep\n"),
+    });
     expect(run(["check", "--verbose", "--approve", "sub/GATES.md"]).stdout).toContain(`cwd=${path.join(dir, "sub")} `);
-    expect(run(["check", "--verbose", "--approve", "other/CWD.md"]).stdout).toContain(`cwd=${path.join(dir, "sub/deep")} `);
-    expect(run(["check", "--verbose", "--reverify", "--approve", "--cwd", "sub", "sub/GATES.md"]).stdout).toContain(`cwd=${path.join(dir, "sub")} `);
-    expect(run(["check", "--verbose", "--reverify", "--approve", "--cwd", ".", "sub/GATES.md"]).stdout).toContain(`cwd=${dir} `);
+    expect(run(["check", "--verbose", "--approve", "other/CWD.md"]).stdout).toContain(
+      `cwd=${path.join(dir, "sub/deep")} `,
+    );
+    expect(run(["check", "--verbose", "--reverify", "--approve", "--cwd", "sub", "sub/GATES.md"]).stdout).toContain(
+      `cwd=${path.join(dir, "sub")} `,
+    );
+    expect(run(["check", "--verbose", "--reverify", "--approve", "--cwd", ".", "sub/GATES.md"]).stdout).toContain(
+      `cwd=${dir} `,
+    );
   });
 });
 
@@ -79,7 +105,8 @@ describe("issue 20.1: the root gate kbz init --scope writes", () => {
     expect(root.stdout).toContain("  PASS GATES:N1: every leaf ledger of the scope is met\n");
     expect(r.read(".unlazy/S/gates/leaf-1.md")).toBe(leaf);
     // The whole scope, twice: the verified leaf stays [x] with its evidence.
-    for (let i = 0; i < 2; i++) expect(r.run(["check", "--scope", "S", "--reverify", "--verbose"]).stdout).toContain("  PASS GATES:N1");
+    for (let i = 0; i < 2; i++)
+      expect(r.run(["check", "--scope", "S", "--reverify", "--verbose"]).stdout).toContain("  PASS GATES:N1");
     expect(r.read(".unlazy/S/gates/leaf-1.md")).toContain("- [x] G1: runs at the repository root");
   });
 });

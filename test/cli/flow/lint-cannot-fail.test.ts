@@ -6,7 +6,8 @@ import { kbz, tempDir } from "../../helpers/kbz.ts";
 
 const dir = tempDir("kbz-lint-");
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-const gate = (check: string, expectText: string) => `- [ ] G1: the suite passes\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
+const gate = (check: string, expectText: string) =>
+  `- [ ] G1: the suite passes\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
 function rules(check: string, expectText: string): string[] {
   fs.writeFileSync(path.join(dir, "GATES.md"), gate(check, expectText));
   const r = kbz(["lint", "--json", "GATES.md"], { cwd: dir });
@@ -15,7 +16,13 @@ function rules(check: string, expectText: string): string[] {
 
 describe("issue 20.9: lint flags oracles that cannot fail", () => {
   test("a CHECK ending in || true, ; true, ; exit 0 or || : discards the exit status", () => {
-    for (const check of ["npm test || true", "npm test; true", "npm test ; exit 0", "npm test || :", "npm test || exit 0"]) {
+    for (const check of [
+      "npm test || true",
+      "npm test; true",
+      "npm test ; exit 0",
+      "npm test || :",
+      "npm test || exit 0",
+    ]) {
       expect(rules(check, "/# pass [1-9]/")).toContain("check-cannot-fail");
     }
     expect(rules("npm test && printf TESTS_OK", "TESTS_OK")).not.toContain("check-cannot-fail");
@@ -27,7 +34,8 @@ describe("issue 20.9: lint flags oracles that cannot fail", () => {
   });
 
   test("an EXPECT a run of zero tests prints (node --test, bun test, cargo)", () => {
-    for (const e of ["/# fail 0/", "# fail 0", "0 fail", "/0 failed/"]) expect(rules("npm test", e)).toContain("expect-matches-zero-tests");
+    for (const e of ["/# fail 0/", "# fail 0", "0 fail", "/0 failed/"])
+      expect(rules("npm test", e)).toContain("expect-matches-zero-tests");
     expect(rules("npm test", "/# pass [1-9][0-9]*/")).not.toContain("expect-matches-zero-tests");
   });
 

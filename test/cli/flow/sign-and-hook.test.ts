@@ -32,9 +32,13 @@ describe("issue 20.7: the Stop hook asks the user to approve, and a person signs
     const dir = repo({ "GATES.md": "# G\n\n" + MANUAL });
     const r = kbz(["sign", "GATES.md", "M1", "--evidence", "read by Ana on the staging build"], { cwd: dir });
     expect([r.code, r.stdout]).toEqual([0, "SIGNED GATES:M1 in GATES.md\n"]);
-    expect(fs.readFileSync(path.join(dir, "GATES.md"), "utf8")).toBe("# G\n\n- [x] M1: the copy was reviewed\n  EVIDENCE: read by Ana on the staging build\n");
+    expect(fs.readFileSync(path.join(dir, "GATES.md"), "utf8")).toBe(
+      "# G\n\n- [x] M1: the copy was reviewed\n  EVIDENCE: read by Ana on the staging build\n",
+    );
     expect(JSON.parse(kbz(["status", "--json"], { cwd: dir }).stdout).verdict).toBe("all-met");
-    expect(kbz(["sign", "GATES.md", "GATES:M1", "--evidence", "read by Ana on the staging build"], { cwd: dir }).stdout).toBe("GATES:M1 was already signed with this evidence\n");
+    expect(
+      kbz(["sign", "GATES.md", "GATES:M1", "--evidence", "read by Ana on the staging build"], { cwd: dir }).stdout,
+    ).toBe("GATES:M1 was already signed with this evidence\n");
     expect(fs.readdirSync(dir).filter((n) => n !== ".unlazy")).toEqual(["GATES.md"]); // no temp file left beside it
   });
 
@@ -42,11 +46,17 @@ describe("issue 20.7: the Stop hook asks the user to approve, and a person signs
     const dir = repo({ "GATES.md": "# G\n\n" + RUNNABLE + "\n" + MANUAL });
     const before = hashTree(dir);
     const cases: [string[], RegExp][] = [
-      [["sign", "GATES.md", "G1", "--evidence", "looked fine"], /GATES:G1 has a CHECK and EXPECT: kbz check runs it; only manual gates are signed/],
+      [
+        ["sign", "GATES.md", "G1", "--evidence", "looked fine"],
+        /GATES:G1 has a CHECK and EXPECT: kbz check runs it; only manual gates are signed/,
+      ],
       [["sign", "GATES.md", "M9", "--evidence", "x"], /no gate GATES:M9 here \(kbz status lists the gate ids\)/],
       [["sign", "GATES.md", "M1", "--evidence", " "], /evidence text is empty: say what you checked/],
       [["sign", "GATES.md", "M1", "--evidence", "pending"], /'pending' is not evidence/],
-      [["sign", "GATES.md", "M1", "--evidence", "a\u001b[31mb"], /evidence contains control, bidi or invisible characters/],
+      [
+        ["sign", "GATES.md", "M1", "--evidence", "a\u001b[31mb"],
+        /evidence contains control, bidi or invisible characters/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = kbz(args, { cwd: dir });

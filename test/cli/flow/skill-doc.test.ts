@@ -19,7 +19,14 @@ import { needs } from "../../helpers/needs.ts";
 
 setDefaultTimeout(600_000);
 const SKILL = path.join(REPO, "skill");
-const DOCS = ["SKILL.md", ...fs.readdirSync(path.join(SKILL, "references")).filter((f) => f.endsWith(".md")).sort().map((f) => `references/${f}`)];
+const DOCS = [
+  "SKILL.md",
+  ...fs
+    .readdirSync(path.join(SKILL, "references"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `references/${f}`),
+];
 
 /** Lines that talk to a coordinator: they run against a real one-member etcd on loopback. */
 const COORDINATED = /^kbz coordinator\b|--coordinator\b/;
@@ -110,12 +117,16 @@ const PASSING = "- [ ] G1: prints\n  CHECK: printf LEAF_OK\n  EXPECT: LEAF_OK\n 
 
 /** A worker's report on leaf 1.1 (the wave w1 attempt of agent-1): split it into 1.1.1 and 1.1.2. */
 const child = (id: string, owns: string) => ({
-  id, needs: [], tier: "mechanical",
+  id,
+  needs: [],
+  tier: "mechanical",
   ledger: `# Gates: leaf ${id}\nOWNS: ${owns}\n\n${PASSING}`,
   access: { complete: true, reads: [], resourceReads: [], resourceWrites: [] },
 });
 const PROPOSAL = {
-  id: "r1", parent: "1.1", source: { wave: "w1", handle: "agent-1" },
+  id: "r1",
+  parent: "1.1",
+  source: { wave: "w1", handle: "agent-1" },
   checkpoint: { summary: "parts found", completed: [], remaining: ["G1"], artifacts: [] },
   refinement: { retainsParentGates: true, children: [child("1.1.1", "src/a/x/**"), child("1.1.2", "src/a/y/**")] },
 };
@@ -126,10 +137,17 @@ type Run = (args: string[]) => Promise<RunResult>;
 
 async function fixture(r: FlowRepo, run: Run, withLeaves: boolean): Promise<void> {
   r.write("package.json", "{}\n");
-  r.write("GATES.md", "# Gates: solo\n\n- [ ] G1: prints\n  CHECK: printf SOLO_OK\n  EXPECT: SOLO_OK\n  EVIDENCE: pending\n\n- [ ] G4: copy reviewed\n  EVIDENCE: pending\n");
+  r.write(
+    "GATES.md",
+    "# Gates: solo\n\n- [ ] G1: prints\n  CHECK: printf SOLO_OK\n  EXPECT: SOLO_OK\n  EVIDENCE: pending\n\n- [ ] G4: copy reviewed\n  EVIDENCE: pending\n",
+  );
   await run(["init", "--scope", "S"]);
   if (!withLeaves) return;
-  for (const [id, owns, needs] of [["1.1", "src/a/**", ""], ["1.2", "src/import/**", ""], ["2", "src/b/**", "1.1"]] as const) {
+  for (const [id, owns, needs] of [
+    ["1.1", "src/a/**", ""],
+    ["1.2", "src/import/**", ""],
+    ["2", "src/b/**", "1.1"],
+  ] as const) {
     await run(["plan", "add", "--scope", "S", id, "--owns", owns, ...(needs ? ["--needs", needs] : [])]);
     r.write(`.unlazy/S/gates/leaf-${id}.md`, `# Gates: leaf ${id}\nOWNS: ${owns}\n\n${PASSING}`);
   }
@@ -154,9 +172,15 @@ function setup(args: string[]): string[][] {
   if (verb === "plan" && action === "set") return [["plan", "set", ...s, "1.1", "IN-FLIGHT"]];
   const sealed = [claim, open, start, ["wave", "seal", ...s, "--wave", "w1"]];
   if (verb === "structure" && action === "report") return sealed;
-  const reported = [...sealed, ["structure", "report", ...s, "--operation", "report-1", "--proposal", "proposal.json"], ["wave", "return", ...s, "--wave", "w1", "--leaf", "leaf-1.1"], ["scope", "release", ...s, "--leaf", "leaf-1.1"]];
+  const reported = [
+    ...sealed,
+    ["structure", "report", ...s, "--operation", "report-1", "--proposal", "proposal.json"],
+    ["wave", "return", ...s, "--wave", "w1", "--leaf", "leaf-1.1"],
+    ["scope", "release", ...s, "--leaf", "leaf-1.1"],
+  ];
   if (verb === "structure" && (action === "accept" || action === "resume" || action === "reject")) return reported;
-  if (verb === "structure" && (action === "check" || action === "recover")) return [["structure", "apply", ...s, "--request", ".unlazy/S/requests/split-2.json"]];
+  if (verb === "structure" && (action === "check" || action === "recover"))
+    return [["structure", "apply", ...s, "--request", ".unlazy/S/requests/split-2.json"]];
   return [];
 }
 
@@ -183,7 +207,23 @@ describe("the doc test: every kbz command line in the skill runs, none exits 2",
   const lines = commandLines();
   test("the skill has command lines for every verb an agent uses", () => {
     const verbs = new Set(lines.map((l) => l.line.split(/\s+/)[1]));
-    for (const v of ["init", "plan", "next", "scope", "wave", "advance", "check", "sign", "verify", "structure", "approvals", "lint", "status", "hook"]) expect([v, verbs.has(v)]).toEqual([v, true]);
+    for (const v of [
+      "init",
+      "plan",
+      "next",
+      "scope",
+      "wave",
+      "advance",
+      "check",
+      "sign",
+      "verify",
+      "structure",
+      "approvals",
+      "lint",
+      "status",
+      "hook",
+    ])
+      expect([v, verbs.has(v)]).toEqual([v, true]);
   });
 
   const seen = new Set<string>();
@@ -199,39 +239,52 @@ describe("the doc test: every kbz command line in the skill runs, none exits 2",
     const coordinated = COORDINATED.test(cmd);
     // The sandbox and the probe run under bubblewrap: without it those lines skip (one line names the package).
     const sandboxed = /--(sandbox|probe)\b/.test(cmd);
-    test.skipIf((coordinated && !withEtcd) || (sandboxed && !needs("bwrap")))(`${doc}: ${line}${coordinated ? " (against a loopback etcd)" : ""}`, async () => {
-      const r = flowRepo("kbz-doc-");
-      made.push(r);
-      // Coordinator lines run the binary: a claim starts its lease keeper as `kbz coordinator keep`.
-      const run: Run = coordinated
-        ? async (a) => r.run(a)
-        : async (a) => {
-            const x = await runCli(a, { cwd: r.dir, env: r.env });
-            return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-          };
-      r.env.HOME = tempDir("kbz-doc-home-");
-      const args = words(cmd).slice(1);
-      const from = start(args);
-      if (from !== "empty") await fixture(r, run, from === "full");
-      // The coordinator as .kbz/settings.json names it; a clone without git history names its namespace too.
-      if (coordinated) r.write(".kbz/settings.json", JSON.stringify({ coordinator: { url: cluster!.url, repository: `kbz-doc-${made.length}` } }) + "\n");
-      if (args[0] === "plan" && args[1] === "add") {
-        const needs = args[args.indexOf("--needs") + 1];
-        if (args.includes("--needs")) for (const n of needs!.split(",")) await run(["plan", "add", "--scope", "S", n, "--owns", `src/need-${n}/**`]);
-      }
-      for (const step of setup(args)) {
-        const y = await run(step);
-        // A setup step that fails means the line did not run in the state it needs: fail, never skip.
-        expect([step.join(" "), y.code === 0 ? "ok" : `exit ${y.code}: ${y.stdout}${y.stderr}`]).toEqual([step.join(" "), "ok"]);
-      }
-      // `--approve=<sig>`: the signature kbz check printed for the first pending oracle.
-      const sigAt = args.findIndex((a) => /^--approve=(<sig>|SIG)$/.test(a));
-      if (sigAt >= 0) args[sigAt] = `--approve=${/\[([0-9a-f]{12})\]/.exec((await run(["check"])).stdout)?.[1] ?? "none-pending"}`;
-      const x = await run(args);
-      fs.rmSync(r.env.HOME!, { recursive: true, force: true });
-      // A verb named in prose may be refused for its missing arguments, and only that way.
-      if (name && x.code === 2 && /run kbz --help for usage/.test(x.stderr)) return;
-      expect([cmd, x.code === 2 ? `exit 2: ${x.stdout}${x.stderr}` : "ok"]).toEqual([cmd, "ok"]);
-    });
+    test.skipIf((coordinated && !withEtcd) || (sandboxed && !needs("bwrap")))(
+      `${doc}: ${line}${coordinated ? " (against a loopback etcd)" : ""}`,
+      async () => {
+        const r = flowRepo("kbz-doc-");
+        made.push(r);
+        // Coordinator lines run the binary: a claim starts its lease keeper as `kbz coordinator keep`.
+        const run: Run = coordinated
+          ? async (a) => r.run(a)
+          : async (a) => {
+              const x = await runCli(a, { cwd: r.dir, env: r.env });
+              return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+            };
+        r.env.HOME = tempDir("kbz-doc-home-");
+        const args = words(cmd).slice(1);
+        const from = start(args);
+        if (from !== "empty") await fixture(r, run, from === "full");
+        // The coordinator as .kbz/settings.json names it; a clone without git history names its namespace too.
+        if (coordinated)
+          r.write(
+            ".kbz/settings.json",
+            JSON.stringify({ coordinator: { url: cluster!.url, repository: `kbz-doc-${made.length}` } }) + "\n",
+          );
+        if (args[0] === "plan" && args[1] === "add") {
+          const needs = args[args.indexOf("--needs") + 1];
+          if (args.includes("--needs"))
+            for (const n of needs!.split(","))
+              await run(["plan", "add", "--scope", "S", n, "--owns", `src/need-${n}/**`]);
+        }
+        for (const step of setup(args)) {
+          const y = await run(step);
+          // A setup step that fails means the line did not run in the state it needs: fail, never skip.
+          expect([step.join(" "), y.code === 0 ? "ok" : `exit ${y.code}: ${y.stdout}${y.stderr}`]).toEqual([
+            step.join(" "),
+            "ok",
+          ]);
+        }
+        // `--approve=<sig>`: the signature kbz check printed for the first pending oracle.
+        const sigAt = args.findIndex((a) => /^--approve=(<sig>|SIG)$/.test(a));
+        if (sigAt >= 0)
+          args[sigAt] = `--approve=${/\[([0-9a-f]{12})\]/.exec((await run(["check"])).stdout)?.[1] ?? "none-pending"}`;
+        const x = await run(args);
+        fs.rmSync(r.env.HOME!, { recursive: true, force: true });
+        // A verb named in prose may be refused for its missing arguments, and only that way.
+        if (name && x.code === 2 && /run kbz --help for usage/.test(x.stderr)) return;
+        expect([cmd, x.code === 2 ? `exit 2: ${x.stdout}${x.stderr}` : "ok"]).toEqual([cmd, "ok"]);
+      },
+    );
   }
 });

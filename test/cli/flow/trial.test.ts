@@ -21,23 +21,36 @@ describe("the trial of a different task", () => {
     const r = repo();
     const skill = r.run(["skill", "install", "--agent", "claude"]);
     expect(skill.code).toBe(0);
-    expect(skill.stdout).toMatch(/^Installed the kill-bezzangyi skill for claude into \S+ \(\d+ files written; --json lists them\)\n$/);
-    expect(JSON.parse(r.run(["skill", "install", "--agent", "claude", "--json"]).stdout).unchanged).toContain("SKILL.md");
+    expect(skill.stdout).toMatch(
+      /^Installed the kill-bezzangyi skill for claude into \S+ \(\d+ files written; --json lists them\)\n$/,
+    );
+    expect(JSON.parse(r.run(["skill", "install", "--agent", "claude", "--json"]).stdout).unchanged).toContain(
+      "SKILL.md",
+    );
     const hook = r.run(["hook", "install", "--agent", "claude"]);
     expect(hook.code).toBe(0);
     const lines = hook.stdout.trimEnd().split("\n");
-    expect(lines[0]).toBe(`Installed kbz stop hook for claude into ${path.join(r.dir, ".claude/settings.local.json")} (Stop, SubagentStop, TaskCompleted)`);
+    expect(lines[0]).toBe(
+      `Installed kbz stop hook for claude into ${path.join(r.dir, ".claude/settings.local.json")} (Stop, SubagentStop, TaskCompleted)`,
+    );
     expect(lines.slice(1).map((l) => l.split(":")[0])).toEqual(["  command", "  note", "  deny"]);
     // Beside its two paths it prints 256 B (about 430 before the trial).
     const shim = lines[1]!.split(" ")[3]!;
-    expect(Buffer.byteLength(hook.stdout) - Buffer.byteLength(path.join(r.dir, ".claude/settings.local.json")) - Buffer.byteLength(shim)).toBeLessThanOrEqual(260);
+    expect(
+      Buffer.byteLength(hook.stdout) -
+        Buffer.byteLength(path.join(r.dir, ".claude/settings.local.json")) -
+        Buffer.byteLength(shim),
+    ).toBeLessThanOrEqual(260);
   });
 
   test("an oracle file changed under the person policy: kbz check --scope S says a person approves it (kbz approve --scope S) and never tells the agent to re-run with --approve", () => {
     const r = repo();
     expect(r.run(["init", "--scope", "S"]).code).toBe(0);
     expect(r.run(["plan", "add", "--scope", "S", "1", "--owns", "src/1/**"]).code).toBe(0);
-    r.write(".unlazy/S/gates/leaf-1.md", leafGates("1", "src/1/**", "src/1/done.txt").replace(/CHECK: .*\n/, "CHECK: sh test/check.sh\n"));
+    r.write(
+      ".unlazy/S/gates/leaf-1.md",
+      leafGates("1", "src/1/**", "src/1/done.txt").replace(/CHECK: .*\n/, "CHECK: sh test/check.sh\n"),
+    );
     r.write("test/check.sh", "test -f src/1/done.txt && printf LEAF_1_OK\n");
     r.write("src/1/done.txt", "1\n");
     expect(r.run(["check", "--scope", "S", "--approve"]).code).toBe(1); // approved under the agent policy; the root's N2 is manual
@@ -47,7 +60,9 @@ describe("the trial of a different task", () => {
     expect(x.code).toBe(1);
     const sig = /APPROVAL REQUIRED leaf-1:G1 \[([0-9a-f]{12})\]/.exec(x.stdout)?.[1];
     expect(sig).toBeDefined();
-    expect(x.stdout).toContain(`    NOT RUN: a person approves it in their terminal (kbz approve --scope S, or --approve=${sig}); then run kbz check --scope S again\n`);
+    expect(x.stdout).toContain(
+      `    NOT RUN: a person approves it in their terminal (kbz approve --scope S, or --approve=${sig}); then run kbz check --scope S again\n`,
+    );
     expect(x.stdout).not.toContain("re-run with");
     expect(fs.existsSync(path.join(r.dir, ".unlazy/S/PLAN.md"))).toBe(true);
   });
@@ -55,8 +70,15 @@ describe("the trial of a different task", () => {
   test("one call per returned leaf: kbz advance --leaf 1 --launch verifies it and starts what it unblocked in the same call; a failure launches nothing; a retry launches nothing twice", () => {
     const r = repo();
     expect(r.run(["init", "--scope", "S"]).code).toBe(0);
-    for (const [id, needs] of [["1", ""], ["2", "1"], ["3", "1"]]) {
-      expect(r.run(["plan", "add", "--scope", "S", id!, "--owns", `src/${id}/**`, ...(needs ? ["--needs", needs] : [])]).code).toBe(0);
+    for (const [id, needs] of [
+      ["1", ""],
+      ["2", "1"],
+      ["3", "1"],
+    ]) {
+      expect(
+        r.run(["plan", "add", "--scope", "S", id!, "--owns", `src/${id}/**`, ...(needs ? ["--needs", needs] : [])])
+          .code,
+      ).toBe(0);
       r.write(`.unlazy/S/gates/leaf-${id}.md`, leafGates(id!, `src/${id}/**`, `src/${id}/done.txt`));
     }
     expect(r.run(["approve", "--scope", "S"], { input: "y\n" }).code).toBe(0);
@@ -73,7 +95,11 @@ describe("the trial of a different task", () => {
       "LAUNCHED w2: 2, 3; as each worker returns: kbz advance --scope S --leaf ID",
     ]);
     expect(x.stdout).toContain("  2 handle S-w2-leaf-2: owns src/2/**; meet G1 in .unlazy/S/gates/leaf-2.md");
-    const rows = r.read(".unlazy/S/PLAN.md").split("\n").filter((l) => /^\| [0-9]/.test(l)).map((l) => l.split("|")[6]!.trim());
+    const rows = r
+      .read(".unlazy/S/PLAN.md")
+      .split("\n")
+      .filter((l) => /^\| [0-9]/.test(l))
+      .map((l) => l.split("|")[6]!.trim());
     expect(rows).toEqual(["VERIFIED", "IN-FLIGHT", "IN-FLIGHT"]);
     // A retry: already verified, the running wave is not launched again.
     const again = r.run(["advance", "--scope", "S", "--leaf", "1", "--launch", "--json"]);

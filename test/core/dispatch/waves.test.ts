@@ -2,7 +2,18 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import { aggregateDispatch, applyDispatch, DispatchActionError, DispatchStateError, emptyDispatch, parseDispatch, serializeDispatch, validateDispatch, type DispatchAction, type DispatchState } from "../../../src/core/dispatch/waves.ts";
+import {
+  aggregateDispatch,
+  applyDispatch,
+  DispatchActionError,
+  DispatchStateError,
+  emptyDispatch,
+  parseDispatch,
+  serializeDispatch,
+  validateDispatch,
+  type DispatchAction,
+  type DispatchState,
+} from "../../../src/core/dispatch/waves.ts";
 import { dispatchStatus, loadDispatch } from "../../../src/io/read.ts";
 import { hashTree, REPO, tempDir, writeTree } from "../../helpers/kbz.ts";
 
@@ -90,7 +101,11 @@ describe("dispatch.json format", () => {
   });
 
   test("a full lifecycle produces the golden shape and states", () => {
-    const s = run([...lifecycle, { kind: "open", wave: "w2", leaves: ["leaf-1"] }, { kind: "abandon", wave: "w2", reason: "host refused launch" }]);
+    const s = run([
+      ...lifecycle,
+      { kind: "open", wave: "w2", leaves: ["leaf-1"] },
+      { kind: "abandon", wave: "w2", reason: "host refused launch" },
+    ]);
     const out = JSON.parse(serializeDispatch(s));
     expect(Object.keys(out.waves.w1)).toEqual(Object.keys(GOLDEN.waves.w1));
     expect(Object.keys(out.waves.w2)).toEqual(Object.keys(GOLDEN.waves.w2));
@@ -122,7 +137,11 @@ describe("transitions", () => {
   test("status log events use unlazy's wording", () => {
     const events: string[] = [];
     let s = emptyDispatch();
-    for (const a of [...lifecycle.slice(0, 5), { kind: "open", wave: "w2", leaves: ["x"] } as DispatchAction, { kind: "abandon", wave: "w2", reason: "no host" } as DispatchAction]) {
+    for (const a of [
+      ...lifecycle.slice(0, 5),
+      { kind: "open", wave: "w2", leaves: ["x"] } as DispatchAction,
+      { kind: "abandon", wave: "w2", reason: "no host" } as DispatchAction,
+    ]) {
       const t = applyDispatch(s, a, T0);
       s = t.state;
       events.push(t.event);
@@ -140,23 +159,36 @@ describe("transitions", () => {
 
   test("return before seal and seal before all starts are refused", () => {
     const opened = run(lifecycle.slice(0, 1));
-    expect(refusal(opened, { kind: "return", wave: "w1", leaf: "leaf-1" })).toBe("return requires a sealed wave; w1 is open");
+    expect(refusal(opened, { kind: "return", wave: "w1", leaf: "leaf-1" })).toBe(
+      "return requires a sealed wave; w1 is open",
+    );
     expect(refusal(opened, { kind: "seal", wave: "w1" })).toBe("cannot seal w1: missing starts for leaf-1, leaf-2");
   });
 
   test("duplicate leaves, re-open, unknown leaf, reused handle and double start are refused", () => {
-    expect(refusal(emptyDispatch(), { kind: "open", wave: "w1", leaves: ["leaf-a", "leaf-a"] })).toBe("duplicate leaf leaf-a");
-    const s = run([{ kind: "open", wave: "w1", leaves: ["leaf-a", "leaf-b"] }, { kind: "start", wave: "w1", leaf: "leaf-a", handle: "h1" }]);
+    expect(refusal(emptyDispatch(), { kind: "open", wave: "w1", leaves: ["leaf-a", "leaf-a"] })).toBe(
+      "duplicate leaf leaf-a",
+    );
+    const s = run([
+      { kind: "open", wave: "w1", leaves: ["leaf-a", "leaf-b"] },
+      { kind: "start", wave: "w1", leaf: "leaf-a", handle: "h1" },
+    ]);
     expect(refusal(s, { kind: "open", wave: "w1", leaves: ["x"] })).toBe("wave w1 already exists");
-    expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-c", handle: "h2" })).toBe("unknown leaf leaf-c in wave w1");
-    expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-b", handle: "h1" })).toBe("handle is already assigned to leaf-a");
+    expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-c", handle: "h2" })).toBe(
+      "unknown leaf leaf-c in wave w1",
+    );
+    expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-b", handle: "h1" })).toBe(
+      "handle is already assigned to leaf-a",
+    );
     expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-a", handle: "h3" })).toBe("leaf leaf-a already started");
   });
 
   test("handles and reasons must be printable, trimmed and bounded", () => {
     const s = run(lifecycle.slice(0, 1));
     expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-1", handle: "a\nb" })).toBe("handle must be printable");
-    expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-1", handle: "x".repeat(257) })).toBe("handle must be 1..256 characters");
+    expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-1", handle: "x".repeat(257) })).toBe(
+      "handle must be 1..256 characters",
+    );
     expect(refusal(s, { kind: "abandon", wave: "w1", reason: "gone\u2028away" })).toBe("reason must be printable");
     expect(refusal(s, { kind: "abandon", wave: "w1", reason: "   " })).toBe("reason must be 1..500 characters");
   });
@@ -164,8 +196,12 @@ describe("transitions", () => {
   test("abandon is terminal: a later start needs an open wave", () => {
     const s = run([...lifecycle.slice(0, 2), { kind: "abandon", wave: "w1", reason: "host refused launch" }]);
     expect(s.waves.get("w1")!.state).toBe("abandoned");
-    expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-2", handle: "agent-b" })).toBe("start requires an open wave; w1 is abandoned");
-    expect(refusal(s, { kind: "abandon", wave: "w1", reason: "again" })).toBe("w1 is abandoned; abandon requires an open or sealed wave");
+    expect(refusal(s, { kind: "start", wave: "w1", leaf: "leaf-2", handle: "agent-b" })).toBe(
+      "start requires an open wave; w1 is abandoned",
+    );
+    expect(refusal(s, { kind: "abandon", wave: "w1", reason: "again" })).toBe(
+      "w1 is abandoned; abandon requires an open or sealed wave",
+    );
   });
 
   test("ids toString and constructor are ordinary wave and leaf ids", () => {
@@ -175,8 +211,12 @@ describe("transitions", () => {
       { kind: "start", wave: "toString", leaf: "toString", handle: "h2" },
       { kind: "seal", wave: "toString" },
     ]);
-    expect(aggregateDispatch(parseDispatch(serializeDispatch(s))).blocking).toEqual(["dispatch:toString sealed (0/2 returned)"]);
-    expect(refusal(emptyDispatch(), { kind: "start", wave: "constructor", leaf: "a", handle: "h" })).toBe("unknown wave constructor");
+    expect(aggregateDispatch(parseDispatch(serializeDispatch(s))).blocking).toEqual([
+      "dispatch:toString sealed (0/2 returned)",
+    ]);
+    expect(refusal(emptyDispatch(), { kind: "start", wave: "constructor", leaf: "a", handle: "h" })).toBe(
+      "unknown wave constructor",
+    );
   });
 
   test("invalid wave and leaf ids are refused before anything is read", () => {
@@ -313,7 +353,13 @@ describe("aggregate", () => {
 
   test("an absent dispatch.json is the empty state", () => {
     const root = tempDir();
-    expect(dispatchStatus(root, "api")).toEqual({ resolved: [], blocking: [], abandoned: [], error: null, running: [] });
+    expect(dispatchStatus(root, "api")).toEqual({
+      resolved: [],
+      blocking: [],
+      abandoned: [],
+      error: null,
+      running: [],
+    });
   });
 
   test("an invalid state is a blocking PARSE item with a sanitised error", () => {
@@ -333,7 +379,12 @@ describe("loading dispatch.json safely", () => {
     const outside = tempDir();
     writeTree(root, { ".unlazy/api/GATES.md": "- [ ] G1: x\n" });
     writeTree(outside, { "victim.json": JSON.stringify(GOLDEN) });
-    return { root, outside, file: path.join(root, ".unlazy/api/dispatch.json"), victim: path.join(outside, "victim.json") };
+    return {
+      root,
+      outside,
+      file: path.join(root, ".unlazy/api/dispatch.json"),
+      victim: path.join(outside, "victim.json"),
+    };
   };
   const loadError = (root: string): string => {
     try {
@@ -386,7 +437,11 @@ describe("loading dispatch.json safely", () => {
       loadDispatch(root, "api");
       throw new Error("loaded");
     } catch (e) {
-      expect((e as DispatchStateError).line).toBe(JSON.stringify(raw, null, 2).split("\n").findIndex((l) => l.includes('"w2":')) + 1);
+      expect((e as DispatchStateError).line).toBe(
+        JSON.stringify(raw, null, 2)
+          .split("\n")
+          .findIndex((l) => l.includes('"w2":')) + 1,
+      );
     }
   });
 

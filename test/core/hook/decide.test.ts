@@ -6,17 +6,35 @@ import { gateState, qualifiedId } from "../../../src/core/ledger/state.ts";
 import type { LedgerEntry, Snapshot } from "../../../src/core/snapshot.ts";
 import type { Target } from "../../../src/core/workspace/target.ts";
 
-function snapshot(files: Record<string, string>, target: Partial<Target> = {}, dispatch: DispatchAggregate | null = null): Snapshot {
+function snapshot(
+  files: Record<string, string>,
+  target: Partial<Target> = {},
+  dispatch: DispatchAggregate | null = null,
+): Snapshot {
   const ledgers: LedgerEntry[] = Object.entries(files).map(([name, text]) => {
     const ledger = parseLedger(text, name.replace(/\.md$/, ""));
     const problems = ledger.errors.map((e) => ({ file: name, ...e }));
     return { file: `/r/${name}`, display: name, stem: ledger.stem, ledger, problems, warnings: [], unreadable: false };
   });
   const gates = ledgers.flatMap((e) =>
-    e.problems.length ? [] : e.ledger!.gates.map((g) => ({ qid: qualifiedId(e.ledger!, g), file: e.file, gate: g, state: gateState(g, e.ledger!) })),
+    e.problems.length
+      ? []
+      : e.ledger!.gates.map((g) => ({
+          qid: qualifiedId(e.ledger!, g),
+          file: e.file,
+          gate: g,
+          state: gateState(g, e.ledger!),
+        })),
   );
   return {
-    target: { root: "/r", mode: "legacy", scope: null, files: ledgers.map((l) => l.file), discoveryErrors: [], ...target },
+    target: {
+      root: "/r",
+      mode: "legacy",
+      scope: null,
+      files: ledgers.map((l) => l.file),
+      discoveryErrors: [],
+      ...target,
+    },
     ledgers,
     gates,
     problems: [],
@@ -25,7 +43,13 @@ function snapshot(files: Record<string, string>, target: Partial<Target> = {}, d
 }
 
 const UNMET = "# G\n\n- [ ] G1: one\n- [x] G2: two\n  EVIDENCE: looked at it\n";
-const waves = (over: Partial<DispatchAggregate>): DispatchAggregate => ({ resolved: [], blocking: [], abandoned: [], error: null, ...over });
+const waves = (over: Partial<DispatchAggregate>): DispatchAggregate => ({
+  resolved: [],
+  blocking: [],
+  abandoned: [],
+  error: null,
+  ...over,
+});
 
 describe("assess: what is outstanding", () => {
   test("unmet gates are listed by qualified id in file order; met gates only feed the progress state", () => {
@@ -37,12 +61,25 @@ describe("assess: what is outstanding", () => {
 
   test("an invalid ledger contributes <stem>:PARSE with its first two errors and an unnumbered progress state", () => {
     const a = assess(snapshot({ "bad.md": "- [ ] nocolon\n- [ ] dup: a\n- [ ] dup: b\n  CHECK: x\n" }));
-    expect(a.invalid).toEqual(["bad:PARSE line 1: gate needs an explicit ID followed by a colon; line 3: duplicate gate id dup (first declared on line 2)"]);
+    expect(a.invalid).toEqual([
+      "bad:PARSE line 1: gate needs an explicit ID followed by a colon; line 3: duplicate gate id dup (first declared on line 2)",
+    ]);
     expect(a.resolved).toEqual(["bad:PARSE=invalid"]);
   });
 
   test("discovery errors fail closed as discovery:PARSE", () => {
-    const a = assess(snapshot({}, { mode: "scope", scope: "api", discoveryErrors: [{ path: "/r/.unlazy/api", message: "scope directory must be a real directory inside the repository" }] }));
+    const a = assess(
+      snapshot(
+        {},
+        {
+          mode: "scope",
+          scope: "api",
+          discoveryErrors: [
+            { path: "/r/.unlazy/api", message: "scope directory must be a real directory inside the repository" },
+          ],
+        },
+      ),
+    );
     expect(a.invalid).toEqual(["discovery:PARSE scope directory must be a real directory inside the repository"]);
     expect(a.empty).toBe(false);
   });
@@ -52,20 +89,28 @@ describe("assess: what is outstanding", () => {
       snapshot(
         { "a.md": "# G\n- [x] G1: one\n  EVIDENCE: seen\n" },
         { scope: "api", mode: "scope" },
-        waves({ blocking: ["dispatch:ready-1 open"], abandoned: ["dispatch:w2"], resolved: ["dispatch:ready-1=open", "dispatch:w2=abandoned"] }),
+        waves({
+          blocking: ["dispatch:ready-1 open"],
+          abandoned: ["dispatch:w2"],
+          resolved: ["dispatch:ready-1=open", "dispatch:w2=abandoned"],
+        }),
       ),
     );
     expect(a.unmet).toEqual(["dispatch:ready-1 open"]);
     expect(a.handoffs).toEqual(["dispatch:w2"]);
     expect(planStop(a).kind).toBe("count");
-    const bad = assess(snapshot({}, { scope: "api", mode: "scope" }, invalidAggregate("invalid dispatch state: \u202e\nEVIL")));
+    const bad = assess(
+      snapshot({}, { scope: "api", mode: "scope" }, invalidAggregate("invalid dispatch state: \u202e\nEVIL")),
+    );
     expect(bad.empty).toBe(false);
     expect(decideStop(bad, { ok: true, blocks: 1 })).toMatchObject({ decision: "block" });
     expect((decideStop(bad, { ok: true, blocks: 1 }) as { reason: string }).reason).not.toContain("EVIL");
   });
 
   test("an abandoned wave alone in an otherwise empty scope is reported, not ignored", () => {
-    expect(planStop(assess(snapshot({}, { scope: "api", mode: "scope" }, waves({ abandoned: ["dispatch:w1"] }))))).toEqual({
+    expect(
+      planStop(assess(snapshot({}, { scope: "api", mode: "scope" }, waves({ abandoned: ["dispatch:w1"] })))),
+    ).toEqual({
       kind: "clear",
       output: { systemMessage: "kbz [scope api]: HANDOFF REQUIRED: 1 abandoned item(s): dispatch:w1." },
     });
@@ -75,16 +120,22 @@ describe("assess: what is outstanding", () => {
 describe("planStop and decideStop", () => {
   test("nothing at all, or everything met, clears silently", () => {
     expect(planStop(assess(snapshot({})))).toEqual({ kind: "clear", output: null });
-    expect(planStop(assess(snapshot({ "a.md": "# G\n- [x] G1: one\n  EVIDENCE: seen\n" })))).toEqual({ kind: "clear", output: null });
+    expect(planStop(assess(snapshot({ "a.md": "# G\n- [x] G1: one\n  EVIDENCE: seen\n" })))).toEqual({
+      kind: "clear",
+      output: null,
+    });
   });
 
   test("a block lists the first five with a +k more tail; a release names the first four and the count", () => {
     const many = "# G\n" + Array.from({ length: 8 }, (_, i) => `- [ ] G${i}: t\n`).join("");
     const a = assess(snapshot({ "m.md": many }, { scope: "api", mode: "scope" }));
     const block = decideStop(a, { ok: true, blocks: 6 }) as { reason: string };
-    expect(block.reason).toStartWith("kbz [scope api]: 8 gate/ledger/dispatch item(s) need work: m:G0, m:G1, m:G2, m:G3, m:G4, +3 more. ");
+    expect(block.reason).toStartWith(
+      "kbz [scope api]: 8 gate/ledger/dispatch item(s) need work: m:G0, m:G1, m:G2, m:G3, m:G4, +3 more. ",
+    );
     expect(decideStop(a, { ok: true, blocks: 7 })).toEqual({
-      systemMessage: "kbz: releasing after 6 blocks without gate progress [scope api]; 8 item(s) remain (m:G0, m:G1, m:G2, m:G3).",
+      systemMessage:
+        "kbz: releasing after 6 blocks without gate progress [scope api]; 8 item(s) remain (m:G0, m:G1, m:G2, m:G3).",
     });
   });
 
@@ -93,10 +144,20 @@ describe("planStop and decideStop", () => {
     expect(decideStop(a, { ok: false, message: "lock timed out" })).toEqual({
       systemMessage: "kbz: could not update the serialized hook state (lock timed out); not blocking to avoid a trap.",
     });
-    const d = assess(snapshot({}, { discoveryErrors: [{ path: "/r/gates", message: "gates directory must be a real directory inside the repository" }] }));
+    const d = assess(
+      snapshot(
+        {},
+        {
+          discoveryErrors: [
+            { path: "/r/gates", message: "gates directory must be a real directory inside the repository" },
+          ],
+        },
+      ),
+    );
     expect(decideStop(d, { ok: false, message: "x" })).toEqual({
       decision: "block",
-      reason: "kbz: invalid named scope input must be repaired before Stop: gates directory must be a real directory inside the repository",
+      reason:
+        "kbz: invalid named scope input must be repaired before Stop: gates directory must be a real directory inside the repository",
     });
   });
 

@@ -50,7 +50,9 @@ describe("targeted gate edits", () => {
 
   test("inserting after a last line without newline keeps the file without a final newline", () => {
     const l = parseLedger("- [ ] G1: t\n  CHECK: a\n  EXPECT: b", "GATES");
-    expect(applyGateEdit(l, l.gates[0]!, { checked: true, evidence: "E" })).toBe("- [x] G1: t\n  CHECK: a\n  EXPECT: b\n  EVIDENCE: E");
+    expect(applyGateEdit(l, l.gates[0]!, { checked: true, evidence: "E" })).toBe(
+      "- [x] G1: t\n  CHECK: a\n  EXPECT: b\n  EVIDENCE: E",
+    );
   });
 
   test("fixes unlazy bug: a mixed-EOL file keeps each untouched line's terminator instead of becoming all CRLF", () => {

@@ -12,7 +12,10 @@ import { gateState } from "../../../src/core/ledger/state.ts";
 
 const SHA = "a".repeat(64);
 
-function gateWith(evidence: string | null, opts: { check?: string; expect?: string; cwd?: string; checked?: boolean } = {}) {
+function gateWith(
+  evidence: string | null,
+  opts: { check?: string; expect?: string; cwd?: string; checked?: boolean } = {},
+) {
   const check = opts.check ?? "npm test";
   const exp = opts.expect ?? "TESTS_OK";
   const lines = [`- [${opts.checked === false ? " " : "x"}] G1: tests pass`, `  CHECK: ${check}`, `  EXPECT: ${exp}`];
@@ -22,12 +25,15 @@ function gateWith(evidence: string | null, opts: { check?: string; expect?: stri
   return { ledger, gate: ledger.gates[0]! };
 }
 
-function current(digest = definitionDigest("npm test", "TESTS_OK", null), tail = "/bin/sh; cwd=/r; path=abc/2 entries") {
+function current(
+  digest = definitionDigest("npm test", "TESTS_OK", null),
+  tail = "/bin/sh; cwd=/r; path=abc/2 entries",
+) {
   return `${evidencePrefix(digest)} exit=0; EXPECT=matched; output-sha256=${SHA}; output-bytes=12; shell=${tail}`;
 }
 
 describe("definition digest", () => {
-  test("golden vector: printf \"token-b\\n\" / token-c / no CWD", () => {
+  test('golden vector: printf "token-b\\n" / token-c / no CWD', () => {
     expect(definitionDigest('printf "token-b\\n"', "token-c", null)).toBe(
       "544a096dd6735f1168b04cb00c40b2d7d8889c656e383d95ee6977ea90813ab5",
     );
@@ -69,20 +75,41 @@ describe("evidence classification", () => {
 
   test("the evidence kbz writes classifies as current", () => {
     const digest = definitionDigest("npm test", "TESTS_OK", null);
-    const ev = automaticEvidence({ digest, outputSha256: SHA, outputBytes: 5, shell: "/bin/sh", cwd: "/r", pathFingerprint: "0123456789ab/3 entries" });
+    const ev = automaticEvidence({
+      digest,
+      outputSha256: SHA,
+      outputBytes: 5,
+      shell: "/bin/sh",
+      cwd: "/r",
+      pathFingerprint: "0123456789ab/3 entries",
+    });
     expect(classifyEvidence(gateWith(ev).gate)).toBe("automatic-current");
   });
 
   test("long shell and cwd are cut at 900 characters without touching the deciding fields", () => {
     const digest = definitionDigest("npm test", "TESTS_OK", null);
-    const ev = automaticEvidence({ digest, outputSha256: SHA, outputBytes: 5, shell: "/bin/sh", cwd: "/" + "d".repeat(2000), pathFingerprint: "0123456789ab/3 entries" });
+    const ev = automaticEvidence({
+      digest,
+      outputSha256: SHA,
+      outputBytes: 5,
+      shell: "/bin/sh",
+      cwd: "/" + "d".repeat(2000),
+      pathFingerprint: "0123456789ab/3 entries",
+    });
     expect(ev.length).toBe(900);
     expect(classifyEvidence(gateWith(ev).gate)).toBe("automatic-current");
   });
 
   test("control and bidi characters in shell and cwd become spaces", () => {
     const digest = definitionDigest("npm test", "TESTS_OK", null);
-    const ev = automaticEvidence({ digest, outputSha256: SHA, outputBytes: 5, shell: "/bin/sh", cwd: "/a\u001b[31m\u202eb\nc", pathFingerprint: "0123456789ab/3 entries" });
+    const ev = automaticEvidence({
+      digest,
+      outputSha256: SHA,
+      outputBytes: 5,
+      shell: "/bin/sh",
+      cwd: "/a\u001b[31m\u202eb\nc",
+      pathFingerprint: "0123456789ab/3 entries",
+    });
     expect(ev).toContain("cwd=/a [31m b c;");
   });
 
@@ -170,7 +197,10 @@ describe("gate states", () => {
   });
 
   test("abandonment overrides everything, stale evidence included", () => {
-    const ledger = parseLedger("- [x] G1: t\n  CHECK: a\n  EXPECT: b\n  EVIDENCE: forged\nABANDON: G1 impossible\n", "GATES");
+    const ledger = parseLedger(
+      "- [x] G1: t\n  CHECK: a\n  EXPECT: b\n  EVIDENCE: forged\nABANDON: G1 impossible\n",
+      "GATES",
+    );
     expect(gateState(ledger.gates[0]!, ledger)).toBe("abandoned");
   });
 });

@@ -24,12 +24,17 @@ describe("lint rules", () => {
   });
 
   test("a weak EXPECT warns, case- and space-insensitively", () => {
-    for (const e of ["ok", "Done", "PASSED", "0", "working"]) expect(rules(runnable("G1", "node v.mjs", e))).toContain("G1:weak-expect");
-    expect(lintLedger(parseLedger(runnable("G1", "node v.mjs", "ok"), "G"))[0]!.message).toContain("also appears in failure output");
+    for (const e of ["ok", "Done", "PASSED", "0", "working"])
+      expect(rules(runnable("G1", "node v.mjs", e))).toContain("G1:weak-expect");
+    expect(lintLedger(parseLedger(runnable("G1", "node v.mjs", "ok"), "G"))[0]!.message).toContain(
+      "also appears in failure output",
+    );
   });
 
   test("a path-like regex warns exactly once; /Found 0 errors/ does not", () => {
-    expect(rules(runnable("G1", "node v.mjs", "/etc/app/conf/")).filter((r) => r.endsWith("path-read-as-regex"))).toHaveLength(1);
+    expect(
+      rules(runnable("G1", "node v.mjs", "/etc/app/conf/")).filter((r) => r.endsWith("path-read-as-regex")),
+    ).toHaveLength(1);
     expect(rules(runnable("G1", "node v.mjs", "/Found 0 errors/"))).toEqual([]);
   });
 
@@ -49,7 +54,9 @@ describe("lint rules", () => {
   });
 
   test("abandoned gates are not linted", () => {
-    expect(rules(runnable("G1", "node v.mjs", "MARK_X") + "- [ ] G2: review 3 screens\nABANDON: G2 out of scope\n")).toEqual([]);
+    expect(
+      rules(runnable("G1", "node v.mjs", "MARK_X") + "- [ ] G2: review 3 screens\nABANDON: G2 out of scope\n"),
+    ).toEqual([]);
   });
 
   test("half manual is not mostly manual", () => {

@@ -15,7 +15,10 @@ describe("gate lines", () => {
   });
 
   test("indented checkboxes, '*' bullets and missing spaces are not gates", () => {
-    const l = parseLedger("- [ ] G1: real\n  - [ ] G2: nested\n* [ ] G3: star\n-[ ] G4: tight\n- [ ]G5: tight\n- [y] G6: other\n", "GATES");
+    const l = parseLedger(
+      "- [ ] G1: real\n  - [ ] G2: nested\n* [ ] G3: star\n-[ ] G4: tight\n- [ ]G5: tight\n- [y] G6: other\n",
+      "GATES",
+    );
     expect(l.gates.map((g) => g.id)).toEqual(["G1"]);
   });
 
@@ -60,7 +63,10 @@ describe("gate lines", () => {
 
 describe("attribute lines", () => {
   test("indented CHECK, EXPECT, EVIDENCE and CWD attach to the current gate, values trimmed", () => {
-    const l = parseLedger("- [ ] G1: t\n  CHECK:   npm test  \n\tEXPECT: OK_MARK\n    CWD: sub\n  EVIDENCE: pending\n", "GATES");
+    const l = parseLedger(
+      "- [ ] G1: t\n  CHECK:   npm test  \n\tEXPECT: OK_MARK\n    CWD: sub\n  EVIDENCE: pending\n",
+      "GATES",
+    );
     const g = l.gates[0]!;
     expect([g.check, g.expect, g.cwd, g.evidence]).toEqual(["npm test", "OK_MARK", "sub", "pending"]);
     expect(g.attrIndex).toEqual({ CHECK: 1, EXPECT: 2, CWD: 3, EVIDENCE: 4 });
@@ -120,7 +126,9 @@ describe("ABANDON lines", () => {
   });
 
   test("missing id, blank reason, duplicates and unknown ids are errors", () => {
-    expect(errorsOf("- [ ] G1: t\nABANDON:\nABANDON: G1\nABANDON: G1 a\nABANDON: G1 b\nABANDON: TYPO reason\n")).toEqual([
+    expect(
+      errorsOf("- [ ] G1: t\nABANDON:\nABANDON: G1\nABANDON: G1 a\nABANDON: G1 b\nABANDON: TYPO reason\n"),
+    ).toEqual([
       "2: ABANDON needs a gate id and a reason",
       "3: ABANDON G1 needs a non-blank reason",
       "5: duplicate ABANDON for G1 (first on line 4)",
@@ -145,7 +153,10 @@ describe("ABANDON lines", () => {
 
 describe("OWNS lines", () => {
   test("OWNS before the first gate accumulates normalised globs", () => {
-    const l = parseLedger("OWNS: src/api/**, ./tests/api/**\nOWNS: src\\\\win\\\\x.ts, src/./same.js,\n- [ ] G1: t\n", "leaf-1");
+    const l = parseLedger(
+      "OWNS: src/api/**, ./tests/api/**\nOWNS: src\\\\win\\\\x.ts, src/./same.js,\n- [ ] G1: t\n",
+      "leaf-1",
+    );
     expect(l.owns).toEqual(["src/api/**", "tests/api/**", "src/win/x.ts", "src/same.js"]);
     expect(l.errors).toEqual([]);
   });
@@ -209,7 +220,10 @@ describe("EXPECT", () => {
   });
 
   test("a path-like regex warns but is valid; escaped slashes and plain regexes do not warn", () => {
-    const l = parseLedger("- [ ] G1: a\n  CHECK: x\n  EXPECT: /etc/app/conf/\n- [ ] G2: b\n  CHECK: x\n  EXPECT: /Found 0 errors/\n- [ ] G3: c\n  CHECK: x\n  EXPECT: /etc\\/app/\n", "r");
+    const l = parseLedger(
+      "- [ ] G1: a\n  CHECK: x\n  EXPECT: /etc/app/conf/\n- [ ] G2: b\n  CHECK: x\n  EXPECT: /Found 0 errors/\n- [ ] G3: c\n  CHECK: x\n  EXPECT: /etc\\/app/\n",
+      "r",
+    );
     expect(l.errors).toEqual([]);
     expect(l.warnings.map((w) => w.line)).toEqual([3]);
     expect(l.warnings[0]!.message).toContain('EXPECT "/etc/app/conf/" is read as a regular expression');
@@ -235,7 +249,9 @@ describe("line splitting", () => {
     const lf = "# T\n- [x] G1: t\n  CHECK: a\n  EXPECT: b\n  EVIDENCE: pending\n";
     const a = parseLedger(lf, "G");
     const b = parseLedger(lf.replace(/\n/g, "\r\n"), "G");
-    expect(b.gates.map((g) => [g.id, g.check, g.expect, g.evidence])).toEqual(a.gates.map((g) => [g.id, g.check, g.expect, g.evidence]));
+    expect(b.gates.map((g) => [g.id, g.check, g.expect, g.evidence])).toEqual(
+      a.gates.map((g) => [g.id, g.check, g.expect, g.evidence]),
+    );
   });
 });
 
@@ -280,21 +296,43 @@ describe("offset-based scanning", () => {
 
   test("each character around a title, an id's colon and a value is trimmed or kept exactly as .trim() and /\\s/ decide", () => {
     // Every character .trim() removes, and neighbours it keeps (the parser decides ASCII inline).
-    const trims = [9, 11, 12, 32, 0xa0, 0x1680, ...Array.from({ length: 11 }, (_, k) => 0x2000 + k), 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff];
+    const trims = [
+      9,
+      11,
+      12,
+      32,
+      0xa0,
+      0x1680,
+      ...Array.from({ length: 11 }, (_, k) => 0x2000 + k),
+      0x2028,
+      0x2029,
+      0x202f,
+      0x205f,
+      0x3000,
+      0xfeff,
+    ];
     const keeps = [0, 8, 14, 31, 33, 126, 127, 0x85, 0x9f, 0x180e, 0x200b, 0x2060, 0xfffd];
     for (const code of [...trims, ...keeps]) {
       const c = String.fromCharCode(code);
       const l = parseLedger(`- [ ] G1:${c}t${c}itle${c}\n  CHECK:${c}run${c}\n  EXPECT: x\n`, "GATES");
       const g = l.gates[0]!;
       const spaced = /\s/.test(c);
-      expect([code, g.id, g.title, g.check]).toEqual([code, spaced ? "G1" : "L1", spaced ? `t${c}itle${c}`.trim() : `G1:${c}t${c}itle${c}`.trim(), `${c}run${c}`.trim()]);
+      expect([code, g.id, g.title, g.check]).toEqual([
+        code,
+        spaced ? "G1" : "L1",
+        spaced ? `t${c}itle${c}`.trim() : `G1:${c}t${c}itle${c}`.trim(),
+        `${c}run${c}`.trim(),
+      ]);
     }
   });
 
   test("lines and eols keep each line's own terminator; a final CR without LF stays in the line", () => {
     const text = "# T\r\n- [ ] G1: a\n  CHECK: true\r\n  EXPECT: x\r";
     const l = parseLedger(text, "GATES");
-    expect(splitLines(l.text)).toEqual({ lines: ["# T", "- [ ] G1: a", "  CHECK: true", "  EXPECT: x\r"], eols: ["\r\n", "\n", "\r\n", ""] });
+    expect(splitLines(l.text)).toEqual({
+      lines: ["# T", "- [ ] G1: a", "  CHECK: true", "  EXPECT: x\r"],
+      eols: ["\r\n", "\n", "\r\n", ""],
+    });
     expect(l.gates[0]!.expect).toBe("x");
   });
 
@@ -303,6 +341,8 @@ describe("offset-based scanning", () => {
     expect(parseLedger("    ```\n" + gate, "GATES").gates).toHaveLength(1);
     expect(parseLedger("   ``\n" + gate, "GATES").gates).toHaveLength(1);
     expect(parseLedger("   ~~~\n" + gate, "GATES").gates).toHaveLength(0);
-    expect(parseLedger("   ~~~\n" + gate + "~~~ \n" + gate.replace("G1", "G2"), "GATES").gates.map((g) => g.id)).toEqual(["G2"]);
+    expect(
+      parseLedger("   ~~~\n" + gate + "~~~ \n" + gate.replace("G1", "G2"), "GATES").gates.map((g) => g.id),
+    ).toEqual(["G2"]);
   });
 });

@@ -37,7 +37,10 @@ describe("completion reduction", () => {
   });
 
   test("dispatch blocking items and abandoned waves fold into the verdict with a scope suffix", () => {
-    const r = reduce([s("leaf-1:G1", "met")], { blocking: ["dispatch:w1 open (1/2 started)"], abandoned: ["dispatch:w2"] });
+    const r = reduce([s("leaf-1:G1", "met")], {
+      blocking: ["dispatch:w1 open (1/2 started)"],
+      abandoned: ["dispatch:w2"],
+    });
     expect(verdictLines(r, "", "api")).toEqual([
       "HANDOFF REQUIRED: 1 abandoned (met: 1, unmet: 1) [scope api]",
       "  dispatch:w2",

@@ -42,7 +42,7 @@ describe("RelatedSet", () => {
         const stack = [...edges[id]!];
         while (stack.length) {
           const d = stack.pop()!;
-          if (!out.has(d)) (out.add(d), stack.push(...edges[d]!));
+          if (!out.has(d)) out.add(d), stack.push(...edges[d]!);
         }
         return out;
       };

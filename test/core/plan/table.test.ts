@@ -33,7 +33,10 @@ describe("parsePlan", () => {
   });
 
   test("fenced examples are ignored: a fenced table and revision do not count", () => {
-    const text = plan("| 1 | a/** | - | judgment | 1 | READY |\n", "Contract revision: 2.\n```md\nContract revision: 9.\n" + HEAD + "| 9 | z | - | judgment | 1 | READY |\n```\n");
+    const text = plan(
+      "| 1 | a/** | - | judgment | 1 | READY |\n",
+      "Contract revision: 2.\n```md\nContract revision: 9.\n" + HEAD + "| 9 | z | - | judgment | 1 | READY |\n```\n",
+    );
     const p = parse(text);
     expect(p.revision).toBe(2);
     expect(p.rows.map((r) => r.id)).toEqual(["1"]);
@@ -42,7 +45,9 @@ describe("parsePlan", () => {
   test("the revision line must be unique, positive, without leading zero, and a safe integer", () => {
     const row = "| 1 | a/** | - | judgment | 1 | READY |\n";
     expect(error(plan(row, ""))).toBe("PLAN.md: PLAN needs exactly one Contract revision: positive integer");
-    expect(error(plan(row, "Contract revision: 1.\nContract revision: 2.\n"))).toBe("PLAN.md:3: PLAN needs exactly one Contract revision: positive integer");
+    expect(error(plan(row, "Contract revision: 1.\nContract revision: 2.\n"))).toBe(
+      "PLAN.md:3: PLAN needs exactly one Contract revision: positive integer",
+    );
     expect(error(plan(row, "Contract revision: 03.\n"))).toContain("PLAN needs exactly one Contract revision");
     expect(error(plan(row, "Contract revision: 4x\n"))).toContain("PLAN needs exactly one Contract revision");
     expect(error(plan(row, "Contract revision: 99999999999999999999\n"))).toBe("PLAN.md:2: invalid contract revision");
@@ -53,26 +58,38 @@ describe("parsePlan", () => {
     const row = "| 1 | a/** | - | judgment | 1 | READY |\n";
     expect(error("Contract revision: 1.\n")).toBe("PLAN.md: PLAN needs exactly one leaf dispatch table");
     expect(error(plan(row) + "\n" + HEAD + row)).toContain("PLAN needs exactly one leaf dispatch table");
-    expect(error("Contract revision: 1.\n| Leaf | Owns | Needs | Tier | Wave | State |\n|---|---|---|---|---|---|\n" + row)).toBe(
-      "PLAN.md:2: unsupported PLAN dispatch columns",
+    expect(
+      error("Contract revision: 1.\n| Leaf | Owns | Needs | Tier | Wave | State |\n|---|---|---|---|---|---|\n" + row),
+    ).toBe("PLAN.md:2: unsupported PLAN dispatch columns");
+    expect(error("Contract revision: 1.\n" + HEAD.split("\n")[0] + "\n|---|---|\n" + row)).toBe(
+      "PLAN.md:3: invalid table separator",
     );
-    expect(error("Contract revision: 1.\n" + HEAD.split("\n")[0] + "\n|---|---|\n" + row)).toBe("PLAN.md:3: invalid table separator");
-    expect(error(plan("| 1 | a/** | - | judgment | 1 |\n"))).toBe("PLAN.md:6: invalid PLAN row: expected 6 cells, found 5");
+    expect(error(plan("| 1 | a/** | - | judgment | 1 |\n"))).toBe(
+      "PLAN.md:6: invalid PLAN row: expected 6 cells, found 5",
+    );
     expect(error(plan(""))).toBe("PLAN.md:4: PLAN has no leaves");
   });
 
   test("row fields: bare ids, invalid ids, metadata, owns and needs lists", () => {
     const at = (r: string) => error(plan(r + "\n"));
-    expect(at("| leaf-1 | a/** | - | judgment | 1 | READY |")).toBe("PLAN.md:6: use bare leaf ids (without leaf-) in PLAN: leaf-1");
+    expect(at("| leaf-1 | a/** | - | judgment | 1 | READY |")).toBe(
+      "PLAN.md:6: use bare leaf ids (without leaf-) in PLAN: leaf-1",
+    );
     expect(at("| .. | a/** | - | judgment | 1 | READY |")).toContain("invalid PLAN row: leaf id");
     expect(at("| 1 | a/** | - | wizard | 1 | READY |")).toBe("PLAN.md:6: invalid PLAN metadata for 1");
     expect(at("| 1 | a/** | - | judgment | 01 | READY |")).toBe("PLAN.md:6: invalid PLAN metadata for 1");
     expect(at("| 1 | a/** | - | judgment | 1 | DONE |")).toBe("PLAN.md:6: invalid PLAN metadata for 1");
-    expect(at("| 1 | a/**, | - | judgment | 1 | READY |")).toBe("PLAN.md:6: 1 Owns must be an array of nonblank strings");
+    expect(at("| 1 | a/**, | - | judgment | 1 | READY |")).toBe(
+      "PLAN.md:6: 1 Owns must be an array of nonblank strings",
+    );
     expect(at("| 1 | a/**, a/** | - | judgment | 1 | READY |")).toBe("PLAN.md:6: 1 Owns contains duplicates");
     expect(at("| 1 | a/**, ./a/** | - | judgment | 1 | READY |")).toBe("PLAN.md:6: 1 Owns contains duplicates");
-    expect(at("| 1 | ../a/** | - | judgment | 1 | READY |")).toBe("PLAN.md:6: 1 Owns contains an invalid or placeholder path: ../a/**");
-    expect(at("| 1 | src/<leaf>/** | - | judgment | 1 | READY |")).toBe("PLAN.md:6: 1 Owns contains an invalid or placeholder path: src/<leaf>/**");
+    expect(at("| 1 | ../a/** | - | judgment | 1 | READY |")).toBe(
+      "PLAN.md:6: 1 Owns contains an invalid or placeholder path: ../a/**",
+    );
+    expect(at("| 1 | src/<leaf>/** | - | judgment | 1 | READY |")).toBe(
+      "PLAN.md:6: 1 Owns contains an invalid or placeholder path: src/<leaf>/**",
+    );
     expect(at("| 1 | /etc | - | judgment | 1 | READY |")).toContain("1 Owns contains an invalid or placeholder path");
     expect(at("| 1 | a/** | 2, 2 | judgment | 2 | READY |")).toBe("PLAN.md:6: 1 Needs contains duplicates");
   });
@@ -112,7 +129,9 @@ describe("parsePlan", () => {
       pairs.forEach(([i, j], k) => {
         if (mask & (1 << k)) needs.get(j)!.push(i);
       });
-      const rows = [1, 2, 3, 4, 5].map((n) => `| ${n} | s/${n} | ${needs.get(n)!.join(", ") || "-"} | judgment | ${n} | WAITING |`).join("\n");
+      const rows = [1, 2, 3, 4, 5]
+        .map((n) => `| ${n} | s/${n} | ${needs.get(n)!.join(", ") || "-"} | judgment | ${n} | WAITING |`)
+        .join("\n");
       const p = parse(plan(rows + "\n"));
       const pos = new Map(p.order.map((id, k) => [id, k]));
       expect(p.order.length).toBe(5);

@@ -12,11 +12,19 @@ import { privateApprovalDir } from "../../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
 
-const oracle = runtimeOracle({ check: "echo ok", expect: "ok", cwd: "/w", shell: "/bin/sh", timeoutMs: 120000, path: "/usr/bin:/bin" });
+const oracle = runtimeOracle({
+  check: "echo ok",
+  expect: "ok",
+  cwd: "/w",
+  shell: "/bin/sh",
+  timeoutMs: 120000,
+  path: "/usr/bin:/bin",
+});
 const LEDGER = "/w/GATES.md";
 /** A pid that was alive a moment ago and is not now. */
 const deadPid = () => spawnSync("/bin/sh", ["-c", "echo $$"], { encoding: "utf8" }).stdout.trim();
-const owner = (pid: number | string, host = os.hostname()) => JSON.stringify({ token: "a".repeat(24), pid: Number(pid), host, target: "t", at: "2026-01-01T00:00:00.000Z" });
+const owner = (pid: number | string, host = os.hostname()) =>
+  JSON.stringify({ token: "a".repeat(24), pid: Number(pid), host, target: "t", at: "2026-01-01T00:00:00.000Z" });
 
 describe("approval store locks", () => {
   test("a lock left by a holder that is gone (same host) is recovered at once", async () => {
@@ -46,7 +54,10 @@ describe("approval store locks", () => {
     const rec = path.join(dir, recordName(LEDGER, "G1", oracleSignature(oracle)));
     fs.writeFileSync(`${rec}.lock`, owner(process.pid === 1 ? 2 : 1), { mode: 0o600 });
     const store = new ApprovalStore(dir, tempDir());
-    const err = await store.record(LEDGER, "G1", oracle).then(() => null, (e: Error) => e);
+    const err = await store.record(LEDGER, "G1", oracle).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toContain(`${rec}.lock`);
     expect(err?.message).toMatch(/held by pid 1 on host .* \(alive\)/);
     expect(fs.readFileSync(`${rec}.lock`, "utf8")).toBe(owner(1));

@@ -2,7 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { oracleRefs, tokenize } from "../../../src/core/run/oracle-files.ts";
 
-const files = (cmd: string) => oracleRefs(cmd).refs.flatMap((r) => (r.kind === "script" ? [`${r.manager}:${r.name}`] : [r.path]));
+const files = (cmd: string) =>
+  oracleRefs(cmd).refs.flatMap((r) => (r.kind === "script" ? [`${r.manager}:${r.name}`] : [r.path]));
 
 describe("oracleRefs", () => {
   test("interpreters name their script: node, bash, sh, python, python3, bun, deno run, tsx, ./x", () => {

@@ -4,13 +4,31 @@ import { oracleSignature, runtimeOracle } from "../../../src/core/run/oracle.ts"
 import { recordName } from "../../../src/io/run/approval.ts";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
-const base = { check: "echo ok", expect: "ok", cwd: "/repo/packages/api", shell: "/bin/bash", timeoutMs: 120000, path: "/usr/bin:/bin", platform: "darwin" };
+const base = {
+  check: "echo ok",
+  expect: "ok",
+  cwd: "/repo/packages/api",
+  shell: "/bin/bash",
+  timeoutMs: 120000,
+  path: "/usr/bin:/bin",
+  platform: "darwin",
+};
 
 describe("runtime oracle", () => {
   test("keys come in unlazy's order, so signatures of existing approvals still match", () => {
     expect(Object.keys(runtimeOracle(base))).toEqual([
-      "schema", "check", "expect", "cwd", "shell", "timeoutMs", "maxOutputBytes",
-      "regexTimeoutMs", "regexStartupTimeoutMs", "maxRegexWorkers", "platform", "path",
+      "schema",
+      "check",
+      "expect",
+      "cwd",
+      "shell",
+      "timeoutMs",
+      "maxOutputBytes",
+      "regexTimeoutMs",
+      "regexStartupTimeoutMs",
+      "maxRegexWorkers",
+      "platform",
+      "path",
     ]);
     const literal =
       '{"schema":1,"check":"echo ok","expect":"ok","cwd":"/repo/packages/api","shell":"/bin/bash","timeoutMs":120000,' +
@@ -20,7 +38,15 @@ describe("runtime oracle", () => {
 
   test("every bound input changes the signature; nothing else is in it", () => {
     const sig = oracleSignature(runtimeOracle(base));
-    for (const change of [{ check: "echo ko" }, { expect: "ko" }, { cwd: "/repo" }, { shell: "/bin/sh" }, { timeoutMs: 121000 }, { path: "/bin" }, { platform: "linux" }]) {
+    for (const change of [
+      { check: "echo ko" },
+      { expect: "ko" },
+      { cwd: "/repo" },
+      { shell: "/bin/sh" },
+      { timeoutMs: 121000 },
+      { path: "/bin" },
+      { platform: "linux" },
+    ]) {
       expect(oracleSignature(runtimeOracle({ ...base, ...change }))).not.toBe(sig);
     }
   });

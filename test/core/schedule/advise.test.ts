@@ -35,13 +35,17 @@ describe("kill §5.1 schedule behaviours", () => {
       { id: "5", needs: ["4"] },
       { id: "6", needs: ["4"] },
     ];
-    const verifiedUpTo = (done: string[]) => base.map((t) => (done.includes(t.id) ? { ...t, state: "VERIFIED" as const } : t));
+    const verifiedUpTo = (done: string[]) =>
+      base.map((t) => (done.includes(t.id) ? { ...t, state: "VERIFIED" as const } : t));
     const steps: [string[], string[]][] = [
       [[], ["1"]],
       [["1"], ["2", "3"]],
       [["1", "2"], ["3"]],
       [["1", "2", "3"], ["4"]],
-      [["1", "2", "3", "4"], ["5", "6"]],
+      [
+        ["1", "2", "3", "4"],
+        ["5", "6"],
+      ],
     ];
     for (const [done, launch] of steps) {
       const a = advise(verifiedUpTo(done));
@@ -58,15 +62,28 @@ describe("kill §5.1 schedule behaviours", () => {
     expect(advise([{ id: "1" }, { id: "2" }]).launch).toEqual(["1", "2"]);
     expect(advise([{ id: "1" }, { id: "2", reads: ["src/1/**"] }]).launch).toEqual(["1"]);
     expect(advise([{ id: "1", reads: ["src/2/**"] }, { id: "2" }]).launch).toEqual(["1"]);
-    const shared = advise([{ id: "1", owns: ["src/x/**"] }, { id: "2", owns: ["src/x/**"] }]);
+    const shared = advise([
+      { id: "1", owns: ["src/x/**"] },
+      { id: "2", owns: ["src/x/**"] },
+    ]);
     expect(shared.launch).toEqual(["1"]);
     expect(shared.blocked).toEqual({ "selected-conflict": 1 });
     expect(shared.mode).toBe("solo");
   });
 
   test("a resource written by one task and read by the other conflicts", () => {
-    expect(advise([{ id: "1", resourceWrites: ["db:test"] }, { id: "2", resourceReads: ["db:test"] }]).launch).toEqual(["1"]);
-    expect(advise([{ id: "1", resourceReads: ["db:test"] }, { id: "2", resourceReads: ["db:test"] }]).launch).toEqual(["1", "2"]);
+    expect(
+      advise([
+        { id: "1", resourceWrites: ["db:test"] },
+        { id: "2", resourceReads: ["db:test"] },
+      ]).launch,
+    ).toEqual(["1"]);
+    expect(
+      advise([
+        { id: "1", resourceReads: ["db:test"] },
+        { id: "2", resourceReads: ["db:test"] },
+      ]).launch,
+    ).toEqual(["1", "2"]);
   });
 
   test("a read glob differing only in case conflicts (globs are case-folded)", () => {
@@ -80,14 +97,21 @@ describe("kill §5.1 schedule behaviours", () => {
     expect(one.action).toBe("wait-or-verify");
     expect(one.blocked).toEqual({ slots: 2 });
     expect(advise(tasks, { slots: 2 }).launch).toEqual(["2"]);
-    const reading = advise([{ id: "1", state: "IN-FLIGHT", reads: ["src/2/**"] }, { id: "2" }, { id: "3" }], { slots: 2 });
+    const reading = advise([{ id: "1", state: "IN-FLIGHT", reads: ["src/2/**"] }, { id: "2" }, { id: "3" }], {
+      slots: 2,
+    });
     expect(reading.launch).toEqual(["3"]);
     expect(reading.blocked).toEqual({ "active-conflict": 1 });
   });
 
   test("rolling: an unrelated in-flight sibling does not delay a newly unblocked task", () => {
     const a = advise(
-      [{ id: "1", state: "VERIFIED" }, { id: "2", state: "IN-FLIGHT" }, { id: "3", needs: ["2"] }, { id: "4", needs: ["1"] }],
+      [
+        { id: "1", state: "VERIFIED" },
+        { id: "2", state: "IN-FLIGHT" },
+        { id: "3", needs: ["2"] },
+        { id: "4", needs: ["1"] },
+      ],
       { slots: 2 },
     );
     expect(a.launch).toEqual(["4"]);
@@ -95,7 +119,10 @@ describe("kill §5.1 schedule behaviours", () => {
   });
 
   test("a VERIFIED dependency that still holds its lease blocks its dependent until released", () => {
-    const tasks: TaskSpec[] = [{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"] }];
+    const tasks: TaskSpec[] = [
+      { id: "1", state: "VERIFIED" },
+      { id: "2", needs: ["1"] },
+    ];
     const held = advise(tasks, { leases: [lease("api", "leaf-1", ["src/1/**"])] });
     expect(held.launch).toEqual([]);
     expect(held.blocked).toEqual({ "dependencies-or-unreleased-leases": 1 });
@@ -142,9 +169,18 @@ describe("kill §5.1 schedule behaviours", () => {
   test("a sequential successor's continuation carries the predecessor's last recorded handle", () => {
     const waves = [
       wave("w1", "complete", ["leaf-1"], { "leaf-1": "agent-old" }, ["leaf-1"]),
-      { ...wave("w2", "complete", ["leaf-1"], { "leaf-1": "agent-new" }, ["leaf-1"]), started: new Map([["leaf-1", { handle: "agent-new", at: "2026-09-24T00:00:00.000Z" }]]) },
+      {
+        ...wave("w2", "complete", ["leaf-1"], { "leaf-1": "agent-new" }, ["leaf-1"]),
+        started: new Map([["leaf-1", { handle: "agent-new", at: "2026-09-24T00:00:00.000Z" }]]),
+      },
     ];
-    const a = advise([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"] }], { waves });
+    const a = advise(
+      [
+        { id: "1", state: "VERIFIED" },
+        { id: "2", needs: ["1"] },
+      ],
+      { waves },
+    );
     expect(a.continuations).toEqual([{ leaf: "2", after: "1", handle: "agent-new" }]);
   });
 
@@ -157,7 +193,10 @@ describe("kill §5.1 schedule behaviours", () => {
   });
 
   test("a VERIFIED predecessor whose ledger is not met (stale evidence) forces review", () => {
-    const a = advise([{ id: "1", state: "VERIFIED", gates: ["stale-unmet"] }, { id: "2", needs: ["1"] }]);
+    const a = advise([
+      { id: "1", state: "VERIFIED", gates: ["stale-unmet"] },
+      { id: "2", needs: ["1"] },
+    ]);
     expect(a.action).toBe("review");
     expect(a.launch).toEqual([]);
     expect(a.attention).toEqual([{ leaf: "1", reason: "verified-ledger-not-met" }]);
@@ -168,7 +207,11 @@ describe("kill §5.1 schedule behaviours", () => {
     expect(a.action).toBe("review");
     expect(a.launch).toEqual([]);
     expect(a.attention).toEqual([{ reason: "external-or-invalid-lease-needs-review" }]);
-    expect(a.explain!.attention[0]).toEqual({ reason: "external-or-invalid-lease-needs-review", leases: ["web/leaf-9"], tasks: ["2"] });
+    expect(a.explain!.attention[0]).toEqual({
+      reason: "external-or-invalid-lease-needs-review",
+      leases: ["web/leaf-9"],
+      tasks: ["2"],
+    });
     expect(a.blocked).toEqual({ "attention-required": 1, "live-lease-conflict": 1 });
   });
 
@@ -189,7 +232,9 @@ describe("attention and leases beyond §5.1", () => {
   });
 
   test("an invalid lease (globs **) is external review and blocks every candidate by lease", () => {
-    const a = advise([{ id: "1" }], { leases: [{ scope: "(invalid)", leaf: "x.lease", globs: ["**"], invalid: true }] });
+    const a = advise([{ id: "1" }], {
+      leases: [{ scope: "(invalid)", leaf: "x.lease", globs: ["**"], invalid: true }],
+    });
     expect(a.attention).toEqual([{ reason: "external-or-invalid-lease-needs-review" }]);
     expect(a.blocked).toEqual({ "live-lease-conflict": 1 });
   });
@@ -201,13 +246,17 @@ describe("attention and leases beyond §5.1", () => {
   });
 
   test("a VERIFIED task with an unreturned attempt is verified-before-return and still active", () => {
-    const a = advise([{ id: "1", state: "VERIFIED" }], { waves: [wave("w1", "sealed", ["leaf-1"], { "leaf-1": "h" })] });
+    const a = advise([{ id: "1", state: "VERIFIED" }], {
+      waves: [wave("w1", "sealed", ["leaf-1"], { "leaf-1": "h" })],
+    });
     expect(a.attention).toEqual([{ leaf: "1", reason: "verified-before-return" }]);
     expect(a.active).toEqual(["1"]);
   });
 
   test("an abandoned wave asks to resume and names the wave's tasks", () => {
-    const a = advise([{ id: "1" }, { id: "2" }], { waves: [wave("w1", "abandoned", ["leaf-1", "leaf-2"], { "leaf-1": "h" })] });
+    const a = advise([{ id: "1" }, { id: "2" }], {
+      waves: [wave("w1", "abandoned", ["leaf-1", "leaf-2"], { "leaf-1": "h" })],
+    });
     expect(a.attention).toEqual([{ wave: "w1", reason: "resume-abandoned-wave" }]);
     expect(a.explain!.attention[0]!.tasks).toEqual(["1", "2"]);
   });
@@ -219,13 +268,22 @@ describe("attention and leases beyond §5.1", () => {
   });
 
   test("an ABANDONED row is a handoff and never counts towards verify-root", () => {
-    const a = advise([{ id: "1", state: "VERIFIED" }, { id: "2", state: "ABANDONED" }]);
+    const a = advise([
+      { id: "1", state: "VERIFIED" },
+      { id: "2", state: "ABANDONED" },
+    ]);
     expect(a.attention).toEqual([{ leaf: "2", reason: "handoff" }]);
     expect(a.action).toBe("review");
   });
 
   test("nothing launchable and nothing active with unfinished work is review", () => {
-    const a = advise([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"] }], { leases: [lease("api", "leaf-1", ["src/1/**"])] });
+    const a = advise(
+      [
+        { id: "1", state: "VERIFIED" },
+        { id: "2", needs: ["1"] },
+      ],
+      { leases: [lease("api", "leaf-1", ["src/1/**"])] },
+    );
     expect(a.action).toBe("review");
     expect(a.attention).toEqual([]);
   });
@@ -234,7 +292,11 @@ describe("attention and leases beyond §5.1", () => {
 describe("mode", () => {
   test("orchestrated when only a non-adjacent pair is independent", () => {
     // Kahn order 1, 2, 3: both adjacent pairs conflict through 2's write of everything.
-    const a = advise([{ id: "1", owns: ["a/**"] }, { id: "2", owns: ["**"] }, { id: "3", owns: ["b/**"] }]);
+    const a = advise([
+      { id: "1", owns: ["a/**"] },
+      { id: "2", owns: ["**"] },
+      { id: "3", owns: ["b/**"] },
+    ]);
     expect(a.mode).toBe("orchestrated");
   });
 
@@ -249,7 +311,17 @@ describe("ordering and explanations", () => {
   test("ids sort naturally by default: 2 is chosen before 10", () => {
     const a = advise([{ id: "10" }, { id: "2" }], { slots: 1 });
     expect(a.launch).toEqual(["2"]);
-    expect(advise(ten, { slots: 1 }).structure!.deferred.map((d) => d.leaf)).toEqual(["2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+    expect(advise(ten, { slots: 1 }).structure!.deferred.map((d) => d.leaf)).toEqual([
+      "2",
+      "3",
+      "4",
+      "5",
+      "6",
+      "7",
+      "8",
+      "9",
+      "10",
+    ]);
   });
 
   test("the original order (code units) chooses 10 before 2, as schedule.mjs does", () => {
@@ -274,8 +346,18 @@ describe("ordering and explanations", () => {
     expect(a.launch).toEqual(["3", "6"]);
     expect(a.alreadyClaimed).toEqual(["6"]);
     expect(a.explain!.blocked).toEqual([
-      { leaf: "2", reason: "live-lease-conflict", blockedBy: ["api/leaf-1"], why: "src/1/x.ts overlaps src/1/** leased by api/leaf-1" },
-      { leaf: "4", reason: "selected-conflict", blockedBy: ["3"], why: "writes src/3/**, selected task 3 writes src/3/**" },
+      {
+        leaf: "2",
+        reason: "live-lease-conflict",
+        blockedBy: ["api/leaf-1"],
+        why: "src/1/x.ts overlaps src/1/** leased by api/leaf-1",
+      },
+      {
+        leaf: "4",
+        reason: "selected-conflict",
+        blockedBy: ["3"],
+        why: "writes src/3/**, selected task 3 writes src/3/**",
+      },
       { leaf: "5", reason: "dependencies-or-unreleased-leases", blockedBy: ["1"], why: "needs 1 (IN-FLIGHT)" },
       { leaf: "7", reason: "slots", blockedBy: [], why: "no free slot: 3 slot(s), 1 active, 2 selected" },
     ]);
@@ -294,7 +376,12 @@ describe("ordering and explanations", () => {
   });
 
   test("forks list children in PLAN row order and joins list their needs", () => {
-    const a = advise([{ id: "1" }, { id: "3", needs: ["1"] }, { id: "2", needs: ["1"] }, { id: "4", needs: ["3", "2"] }]);
+    const a = advise([
+      { id: "1" },
+      { id: "3", needs: ["1"] },
+      { id: "2", needs: ["1"] },
+      { id: "4", needs: ["3", "2"] },
+    ]);
     expect(a.structure!.forks).toEqual([{ after: "1", children: ["3", "2"] }]);
     expect(a.structure!.joins).toEqual([{ leaf: "4", needs: ["3", "2"] }]);
   });

@@ -33,7 +33,8 @@ export function planText(tasks: TaskSpec[]): string {
     const t = byId.get(id);
     if (!t || seen.has(id)) return 0;
     if (t.wave !== undefined) return t.wave;
-    if (!depth.has(id)) depth.set(id, 1 + Math.max(0, ...(t.needs ?? []).map((n) => waveOf(n, new Set([...seen, id])))));
+    if (!depth.has(id))
+      depth.set(id, 1 + Math.max(0, ...(t.needs ?? []).map((n) => waveOf(n, new Set([...seen, id])))));
     return depth.get(id)!;
   };
   const rows = tasks.map((t) => {
@@ -42,7 +43,15 @@ export function planText(tasks: TaskSpec[]): string {
     const state = t.state ?? (needs.length === 0 ? "READY" : "WAITING");
     return `| ${t.id} | ${owns.length ? owns.join(", ") : "-"} | ${needs.length ? needs.join(", ") : "-"} | mechanical | ${waveOf(t.id)} | ${state} |`;
   });
-  return ["# Plan", "Contract revision: 1.", "", "| Leaf | Owns | Needs | Tier | Planned wave | State |", "|---|---|---|---|---|---|", ...rows, ""].join("\n");
+  return [
+    "# Plan",
+    "Contract revision: 1.",
+    "",
+    "| Leaf | Owns | Needs | Tier | Planned wave | State |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    "",
+  ].join("\n");
 }
 
 export function scope(tasks: TaskSpec[], o: ScopeSpec = {}): NextSnapshot {
@@ -77,7 +86,13 @@ export function lease(scopeId: string, leaf: string, globs: string[]): LeaseView
   return { scope: scopeId, leaf, globs, invalid: false };
 }
 
-export function wave(id: string, state: WaveView["state"], leaves: string[], started: Record<string, string> = {}, returned: string[] = []): WaveView {
+export function wave(
+  id: string,
+  state: WaveView["state"],
+  leaves: string[],
+  started: Record<string, string> = {},
+  returned: string[] = [],
+): WaveView {
   const at = (k: number) => `2026-09-23T10:00:0${k}.000Z`;
   return {
     id,

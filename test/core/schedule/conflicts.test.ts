@@ -1,9 +1,21 @@
 import { describe, expect, test } from "bun:test";
-import { conflicts, conflictWitness, ConflictIndex, GlobIndex, type AccessSets } from "../../../src/core/schedule/conflicts.ts";
+import {
+  conflicts,
+  conflictWitness,
+  ConflictIndex,
+  GlobIndex,
+  type AccessSets,
+} from "../../../src/core/schedule/conflicts.ts";
 import { globsOverlap } from "../../../src/core/workspace/paths.ts";
 import { prng } from "../../helpers/prng.ts";
 
-const task = (o: Partial<AccessSets>): AccessSets => ({ writes: [], reads: [], resourceReads: [], resourceWrites: [], ...o });
+const task = (o: Partial<AccessSets>): AccessSets => ({
+  writes: [],
+  reads: [],
+  resourceReads: [],
+  resourceWrites: [],
+  ...o,
+});
 
 describe("Bernstein conflicts", () => {
   test("write/write, write/read and read/write overlaps conflict; shared reads do not", () => {

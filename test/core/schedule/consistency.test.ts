@@ -9,7 +9,14 @@ import { fixtureCopy } from "../../helpers/kbz.ts";
 function snapshotWith(change: (scopeDir: string) => void) {
   const root = fs.realpathSync(fixtureCopy("next-golden"));
   const scopeDir = path.join(root, ".unlazy", "api");
-  const read = () => readScheduleFacts({ root, scope: "api", slots: 2, order: "natural", beforeConsistencyCheck: () => change(scopeDir) });
+  const read = () =>
+    readScheduleFacts({
+      root,
+      scope: "api",
+      slots: 2,
+      order: "natural",
+      beforeConsistencyCheck: () => change(scopeDir),
+    });
   return { read, scopeDir };
 }
 
@@ -87,12 +94,16 @@ describe("the consistency pass of kbz next", () => {
   });
 
   test("an optional file that appears after the scope was read: read again, judged as it is", () => {
-    const { read } = snapshotWith(once((dir) => fs.writeFileSync(path.join(dir, "dispatch.json"), '{"schema":1,"waves":[]}\n')));
+    const { read } = snapshotWith(
+      once((dir) => fs.writeFileSync(path.join(dir, "dispatch.json"), '{"schema":1,"waves":[]}\n')),
+    );
     expect(read).toThrow("invalid dispatch state: waves must be an object");
   });
 
   test("a new leaf ledger after the scope was read: read again, refused as not in PLAN", () => {
-    const { read } = snapshotWith(once((dir) => fs.writeFileSync(path.join(dir, "gates", "leaf-9.md"), "OWNS: src/9/**\n")));
+    const { read } = snapshotWith(
+      once((dir) => fs.writeFileSync(path.join(dir, "gates", "leaf-9.md"), "OWNS: src/9/**\n")),
+    );
     expect(read).toThrow("PLAN leaves must match scope leaf ledgers exactly (not in PLAN: leaf-9.md)");
   });
 

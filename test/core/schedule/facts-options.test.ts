@@ -22,7 +22,8 @@ export function functionMembers(file: string, text: string, name: string): strin
     if (ts.isFunctionTypeNode(t) || ts.isConstructorTypeNode(t)) return true;
     if (ts.isUnionTypeNode(t) || ts.isIntersectionTypeNode(t)) return t.types.some(isFunction);
     if (ts.isParenthesizedTypeNode(t)) return isFunction(t.type);
-    if (ts.isTypeReferenceNode(t)) return /Compare$|Callback$|Fn$/.test(t.typeName.getText()) || isFunction(aliases.get(t.typeName.getText()));
+    if (ts.isTypeReferenceNode(t))
+      return /Compare$|Callback$|Fn$/.test(t.typeName.getText()) || isFunction(aliases.get(t.typeName.getText()));
     return false;
   };
   const out: string[] = [];
@@ -34,7 +35,13 @@ export function functionMembers(file: string, text: string, name: string): strin
 }
 
 test("the checker finds a callback option, through an alias too", () => {
-  expect(functionMembers("a.ts", "interface O { a: number; b?: (x: string) => boolean; c(): void; d: Cb | null }\ntype Cb = (f: string) => Set<string>;", "O")).toEqual(["b", "c", "d"]);
+  expect(
+    functionMembers(
+      "a.ts",
+      "interface O { a: number; b?: (x: string) => boolean; c(): void; d: Cb | null }\ntype Cb = (f: string) => Set<string>;",
+      "O",
+    ),
+  ).toEqual(["b", "c", "d"]);
   expect(functionMembers("a.ts", "interface O { compare: IdCompare }", "O")).toEqual(["compare"]);
   expect(functionMembers("a.ts", "interface O { order: IdOrder; trace: TraceData }", "O")).toEqual([]);
 });

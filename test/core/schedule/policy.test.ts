@@ -29,7 +29,15 @@ describe("critical-path choice", () => {
     expect(a.launch).toEqual(["2"]);
     expect(a.policy).toBe("critical-path");
     expect(a.blocked).toEqual({ "dependencies-or-unreleased-leases": 2, slots: 1 });
-    expect(a.explain!.preferred).toEqual([{ leaf: "2", remaining: 3, path: ["2", "3", "4"], ahead: ["1"], why: "remaining path 3: 2 > 3 > 4; ahead of 1 (1) in id order" }]);
+    expect(a.explain!.preferred).toEqual([
+      {
+        leaf: "2",
+        remaining: 3,
+        path: ["2", "3", "4"],
+        ahead: ["1"],
+        why: "remaining path 3: 2 > 3 > 4; ahead of 1 (1) in id order",
+      },
+    ]);
   });
 
   test("weights each leaf by its ACCESS estimate", () => {
@@ -43,25 +51,54 @@ describe("critical-path choice", () => {
   });
 
   test("ties go to natural id order", () => {
-    const a = adviseNext(scope([{ id: "10" }, { id: "9" }, { id: "11", needs: ["10"] }, { id: "12", needs: ["9"] }], { slots: 1 }), critical);
+    const a = adviseNext(
+      scope([{ id: "10" }, { id: "9" }, { id: "11", needs: ["10"] }, { id: "12", needs: ["9"] }], { slots: 1 }),
+      critical,
+    );
     expect(a.launch).toEqual(["9"]);
   });
 
   test("still refuses conflicts, leases and attention", () => {
-    const tasks: TaskSpec[] = [{ id: "1", owns: ["src/x/**"] }, { id: "2", owns: ["src/x/y.ts"] }, { id: "3", needs: ["2"] }];
+    const tasks: TaskSpec[] = [
+      { id: "1", owns: ["src/x/**"] },
+      { id: "2", owns: ["src/x/y.ts"] },
+      { id: "3", needs: ["2"] },
+    ];
     expect(adviseNext(scope(tasks, { slots: 4 }), critical).launch).toEqual(["2"]); // 1 conflicts with the chosen 2
     const leased = scope(tasks, { slots: 4, leases: [lease("web", "leaf-9", ["src/x/y.ts"])] });
     expect(adviseNext(leased, critical)).toMatchObject({ launch: [], action: "review" });
   });
 
   test("VERIFIED work weighs nothing", () => {
-    const s = scope([{ id: "1", state: "VERIFIED" }, { id: "2", needs: ["1"] }], { slots: 1 });
-    const paths = remainingPaths(s.plan.order, (id) => s.plan.successors.get(id)!, () => 1, (id) => s.plan.byId.get(id)!.state === "VERIFIED");
+    const s = scope(
+      [
+        { id: "1", state: "VERIFIED" },
+        { id: "2", needs: ["1"] },
+      ],
+      { slots: 1 },
+    );
+    const paths = remainingPaths(
+      s.plan.order,
+      (id) => s.plan.successors.get(id)!,
+      () => 1,
+      (id) => s.plan.byId.get(id)!.state === "VERIFIED",
+    );
     expect(paths.get("1")).toEqual({ remaining: 1, next: "2" });
   });
 });
 
-const GLOBS = ["src/a/**", "src/b/**", "src/a/x.ts", "src/*.ts", "lib/**", "docs/**", "SRC/B/**", "test/c/**", "pkg/d", "web/f/**"];
+const GLOBS = [
+  "src/a/**",
+  "src/b/**",
+  "src/a/x.ts",
+  "src/*.ts",
+  "lib/**",
+  "docs/**",
+  "SRC/B/**",
+  "test/c/**",
+  "pkg/d",
+  "web/f/**",
+];
 const RESOURCES = ["db:test", "port:3000"];
 const STATES: RowState[] = ["WAITING", "READY", "READY", "IN-FLIGHT", "VERIFIED", "VERIFIED"];
 
@@ -109,16 +146,24 @@ function ancestors(s: NextSnapshot, id: string): Set<string> {
 function violations(s: NextSnapshot, launch: string[], active: string[], attention: number): string[] {
   const acc = (id: string) => s.tasks.get(id)!.access;
   const row = (id: string) => s.plan.byId.get(id)!;
-  const independent = (x: string, y: string) => !ancestors(s, x).has(y) && !ancestors(s, y).has(x) && !conflicts(acc(x), acc(y));
+  const independent = (x: string, y: string) =>
+    !ancestors(s, x).has(y) && !ancestors(s, y).has(x) && !conflicts(acc(x), acc(y));
   const leasedHere = new Set(s.leases.filter((l) => l.scope === "api" && !l.invalid).map((l) => l.leaf.slice(5)));
   const out: string[] = [];
   if (launch.length > Math.max(0, s.slots - active.length)) out.push("slots");
   if (attention > 0 && launch.length > 0) out.push("attention");
   for (const x of launch) {
-    if (row(x).state === "VERIFIED" || row(x).state === "ABANDONED" || active.includes(x)) out.push(`not unstarted ${x}`);
+    if (row(x).state === "VERIFIED" || row(x).state === "ABANDONED" || active.includes(x))
+      out.push(`not unstarted ${x}`);
     if (!row(x).needs.every((n) => row(n).state === "VERIFIED" && !leasedHere.has(n))) out.push(`not ready ${x}`);
     const mine = [...acc(x).writes, ...acc(x).reads];
-    if (s.leases.some((l) => !(l.scope === "api" && l.leaf === `leaf-${x}`) && mine.some((g) => l.globs.some((h) => globsOverlap(g.toLowerCase(), h.toLowerCase()))))) {
+    if (
+      s.leases.some(
+        (l) =>
+          !(l.scope === "api" && l.leaf === `leaf-${x}`) &&
+          mine.some((g) => l.globs.some((h) => globsOverlap(g.toLowerCase(), h.toLowerCase()))),
+      )
+    ) {
       out.push(`lease ${x}`);
     }
     for (const y of launch) if (x < y && !independent(x, y)) out.push(`selected ${x},${y}`);
@@ -136,10 +181,17 @@ describe("critical-path on random scopes (seeded)", () => {
       const s = randomScope(rand);
       const original = adviseNext(s, { details: false });
       const cp = adviseNext(s, critical);
-      expect({ round, original: violations(s, original.launch, original.active, original.attention.length) }).toEqual({ round, original: [] });
+      expect({ round, original: violations(s, original.launch, original.active, original.attention.length) }).toEqual({
+        round,
+        original: [],
+      });
       expect({ round, cp: violations(s, cp.launch, cp.active, cp.attention.length) }).toEqual({ round, cp: [] });
       // Same facts otherwise: active set, attention, action class and the blocked total.
-      expect({ round, active: cp.active, attention: cp.attention }).toEqual({ round, active: original.active, attention: original.attention });
+      expect({ round, active: cp.active, attention: cp.attention }).toEqual({
+        round,
+        active: original.active,
+        attention: original.attention,
+      });
       const total = (a: typeof cp) => a.launch.length + Object.values(a.blocked).reduce((x, y) => x + (y ?? 0), 0);
       expect(total(cp)).toBe(total(original));
       if ([...cp.launch].sort().join() !== [...original.launch].sort().join()) differs++;

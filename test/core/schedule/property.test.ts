@@ -9,7 +9,22 @@ import { globsOverlap } from "../../../src/core/workspace/paths.ts";
 import { lease, scope, wave, type TaskSpec } from "./build.ts";
 import { prng } from "../../helpers/prng.ts";
 
-const GLOBS = ["src/a/**", "src/b/**", "src/a/x.ts", "src/*.ts", "lib/**", "docs/**", "SRC/B/**", "test/c/**", "pkg/d", "pkg/e/**", "web/f/**", "web/g/**", "api/h", "api/i/**"];
+const GLOBS = [
+  "src/a/**",
+  "src/b/**",
+  "src/a/x.ts",
+  "src/*.ts",
+  "lib/**",
+  "docs/**",
+  "SRC/B/**",
+  "test/c/**",
+  "pkg/d",
+  "pkg/e/**",
+  "web/f/**",
+  "web/g/**",
+  "api/h",
+  "api/i/**",
+];
 const RESOURCES = ["db:test", "port:3000"];
 const STATES: RowState[] = ["WAITING", "READY", "READY", "IN-FLIGHT", "VERIFIED", "VERIFIED"];
 
@@ -42,10 +57,27 @@ function randomScope(rand: () => number): NextSnapshot {
   const leases: LeaseView[] = [];
   for (const t of tasks) if (rand() < 0.15) leases.push(lease("api", `leaf-${t.id}`, t.owns!));
   if (rand() < 0.05) leases.push(lease("web", "leaf-1", [pick(GLOBS)]));
-  const waves = rand() < 0.3 ? [wave("w1", pick(["sealed", "complete", "complete", "sealed", "open"] as const), [`leaf-${ids[0]}`], { [`leaf-${ids[0]}`]: "h1" }, rand() < 0.5 ? [`leaf-${ids[0]}`] : [])] : [];
+  const waves =
+    rand() < 0.3
+      ? [
+          wave(
+            "w1",
+            pick(["sealed", "complete", "complete", "sealed", "open"] as const),
+            [`leaf-${ids[0]}`],
+            { [`leaf-${ids[0]}`]: "h1" },
+            rand() < 0.5 ? [`leaf-${ids[0]}`] : [],
+          ),
+        ]
+      : [];
   // A complete wave needs every leaf returned; keep the generated record coherent.
-  if (waves[0]?.state === "complete") waves[0].returned = new Map([[`leaf-${ids[0]}`, { at: "2026-09-23T10:07:00.000Z" }]]);
-  return scope(tasks, { slots: 1 + Math.floor(rand() * 5), order: rand() < 0.5 ? "natural" : "original", leases, waves });
+  if (waves[0]?.state === "complete")
+    waves[0].returned = new Map([[`leaf-${ids[0]}`, { at: "2026-09-23T10:07:00.000Z" }]]);
+  return scope(tasks, {
+    slots: 1 + Math.floor(rand() * 5),
+    order: rand() < 0.5 ? "natural" : "original",
+    leases,
+    waves,
+  });
 }
 
 /** Brute-force reachability over needs. */
@@ -69,14 +101,17 @@ describe("advice on random scopes (seeded)", () => {
       const s = randomScope(rand);
       const a = adviseNext(s, { details: false });
       const acc = (id: string) => s.tasks.get(id)!.access;
-      const independent = (x: string, y: string) => !ancestors(s, x).has(y) && !ancestors(s, y).has(x) && !conflicts(acc(x), acc(y));
+      const independent = (x: string, y: string) =>
+        !ancestors(s, x).has(y) && !ancestors(s, y).has(x) && !conflicts(acc(x), acc(y));
       const row = (id: string) => s.plan.byId.get(id)!;
       const leasedHere = new Set(s.leases.filter((l) => l.scope === "api").map((l) => l.leaf.slice(5)));
       const foreignHit = (id: string) =>
         s.leases.some(
           (l) =>
             !(l.scope === "api" && l.leaf === `leaf-${id}`) &&
-            [...acc(id).writes, ...acc(id).reads].some((g) => l.globs.some((h) => globsOverlap(g.toLowerCase(), h.toLowerCase()))),
+            [...acc(id).writes, ...acc(id).reads].some((g) =>
+              l.globs.some((h) => globsOverlap(g.toLowerCase(), h.toLowerCase())),
+            ),
         );
       const ready = (id: string) => row(id).needs.every((n) => row(n).state === "VERIFIED" && !leasedHere.has(n));
       const free = Math.max(0, s.slots - a.active.length);
@@ -84,9 +119,16 @@ describe("advice on random scopes (seeded)", () => {
 
       expect({ ...context, within: a.launch.length <= free }).toEqual({ ...context, within: true });
       for (const x of a.launch) {
-        expect({ ...context, x, ready: ready(x), lease: foreignHit(x) }).toEqual({ ...context, x, ready: true, lease: false });
-        for (const y of a.launch) if (x !== y) expect({ ...context, x, y, ok: independent(x, y) }).toEqual({ ...context, x, y, ok: true });
-        for (const y of a.active) expect({ ...context, x, y, ok: independent(x, y) }).toEqual({ ...context, x, y, ok: true });
+        expect({ ...context, x, ready: ready(x), lease: foreignHit(x) }).toEqual({
+          ...context,
+          x,
+          ready: true,
+          lease: false,
+        });
+        for (const y of a.launch)
+          if (x !== y) expect({ ...context, x, y, ok: independent(x, y) }).toEqual({ ...context, x, y, ok: true });
+        for (const y of a.active)
+          expect({ ...context, x, y, ok: independent(x, y) }).toEqual({ ...context, x, y, ok: true });
       }
       // Greedy maximality: replaying the scan in id order with pairwise checks selects the same set.
       const expected: string[] = [];
@@ -103,7 +145,9 @@ describe("advice on random scopes (seeded)", () => {
       const anyIndependent = ids.some((x, i) => ids.slice(i + 1).some((y) => independent(x, y)));
       expect({ ...context, mode: a.mode }).toEqual({ ...context, mode: anyIndependent ? "orchestrated" : "solo" });
       const blocked = Object.values(a.blocked).reduce((x, y) => x + (y ?? 0), 0);
-      const unfinished = s.plan.rows.filter((r) => r.state !== "VERIFIED" && r.state !== "ABANDONED" && !a.active.includes(r.id)).length;
+      const unfinished = s.plan.rows.filter(
+        (r) => r.state !== "VERIFIED" && r.state !== "ABANDONED" && !a.active.includes(r.id),
+      ).length;
       expect(blocked + a.launch.length).toBe(unfinished);
       seen.launched += a.launch.length > 0 ? 1 : 0;
       seen.several += a.launch.length > 1 ? 1 : 0;

@@ -16,7 +16,8 @@ export const ACCESS = (rev: number) =>
       "2": { complete: true, reads: ["src/1/**"], resourceReads: [], resourceWrites: [] },
     },
   });
-export const LEAF1 = "OWNS: src/1/**\n\n- [ ] G1: leaf 1 value\n  CHECK: grep -q good src/1/value.txt && echo LEAF_OK\n  EXPECT: LEAF_OK\n  EVIDENCE: pending\n";
+export const LEAF1 =
+  "OWNS: src/1/**\n\n- [ ] G1: leaf 1 value\n  CHECK: grep -q good src/1/value.txt && echo LEAF_OK\n  EXPECT: LEAF_OK\n  EVIDENCE: pending\n";
 export const LEAF2 = "OWNS: src/2/**\n\n- [ ] G1: leaf 2 deliverable\n  EVIDENCE: pending\n";
 
 /** The scope's files, leaf 1's input included. */

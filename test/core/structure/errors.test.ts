@@ -8,9 +8,23 @@ import { StructureError } from "../../../src/core/structure/model.ts";
 import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { hashTree } from "../../helpers/kbz.ts";
 import { proposal, runningScope } from "./handoff-scenario.ts";
-import { applyError, child, errorOf, lease, makeScope, readScope, refinement, request, SCOPE, setState, writeDispatch, writeScope } from "./scope.ts";
+import {
+  applyError,
+  child,
+  errorOf,
+  lease,
+  makeScope,
+  readScope,
+  refinement,
+  request,
+  SCOPE,
+  setState,
+  writeDispatch,
+  writeScope,
+} from "./scope.ts";
 
-const split = (op: string, rev: number, parent = "A") => request(op, rev, { [parent]: refinement([child(parent, "1"), child(parent, "2")]) });
+const split = (op: string, rev: number, parent = "A") =>
+  request(op, rev, { [parent]: refinement([child(parent, "1"), child(parent, "2")]) });
 
 async function refused(root: string, req: unknown, message: string): Promise<void> {
   const before = hashTree(root);
@@ -42,10 +56,19 @@ describe("event preconditions and request shapes", () => {
   test("issue 20.4: a malformed structure request names the field and what is expected; lists that are not arrays", async () => {
     const root = makeScope([{ id: "A" }]);
     await refused(root, { schema: 2, operation: "x", refinements: {} }, "invalid structure request: schema must be 1");
-    await refused(root, { schema: 1, operation: "../x", refinements: {} }, "invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2");
-    await refused(root, { schema: 1, operation: "x", refinements: [] }, "invalid structure request: refinements must be an object of parent leaf id -> refinement ({} when there is none)");
+    await refused(
+      root,
+      { schema: 1, operation: "../x", refinements: {} },
+      "invalid structure request: operation must be a new id (letters, digits, . _ -), e.g. split-2",
+    );
+    await refused(
+      root,
+      { schema: 1, operation: "x", refinements: [] },
+      "invalid structure request: refinements must be an object of parent leaf id -> refinement ({} when there is none)",
+    );
     await refused(root, [], "invalid structure request: expected a JSON object");
-    for (const k of ["reports", "acceptReports", "resumeReports", "rejectReports"]) await refused(root, request("x", 1, {}, { [k]: {} }), `invalid ${k}: expected an array`);
+    for (const k of ["reports", "acceptReports", "resumeReports", "rejectReports"])
+      await refused(root, request("x", 1, {}, { [k]: {} }), `invalid ${k}: expected an array`);
   });
 
   test("a forged turn counter is refused by the checker before planning (so the turn can never overflow)", async () => {
@@ -65,7 +88,9 @@ describe("event preconditions and request shapes", () => {
     await applyStructure(root, SCOPE, request("rep", 1, {}, { reports: [proposal()] }));
     writeDispatch(root, { w1: { state: "complete", leaves: ["A"], started: { A: "host-w1-A" }, returned: ["A"] } });
     // A's refinement alone (not an acceptance) is refused while its report is pending.
-    expect(await applyError(root, request("x", 2, { A: refinement([child("A", "p"), child("A", "q")]) }))).toBe("pending report must be resolved first");
+    expect(await applyError(root, request("x", 2, { A: refinement([child("A", "p"), child("A", "q")]) }))).toBe(
+      "pending report must be resolved first",
+    );
     const root2 = makeScope([{ id: "A" }, { id: "B", needs: ["A"] }]);
     await applyStructure(root2, SCOPE, request("init", 1));
     expect(loadStructure(root2, SCOPE).meta.groups).toEqual([["A", "B"]]);
@@ -75,8 +100,21 @@ describe("event preconditions and request shapes", () => {
 
   test("a report on a finished parent, and a report without refinement candidates, are refused", async () => {
     const root = runningScope();
-    await refused(root, request("x", 1, {}, { reports: [proposal("r1", "A", { refinement: { retainsParentGates: true, children: [] } })] }), "report needs explicit refinement candidates");
-    await refused(root, request("x", 1, {}, { reports: [proposal("r1", "B")] }), "report source must be a current sealed execution attempt");
+    await refused(
+      root,
+      request(
+        "x",
+        1,
+        {},
+        { reports: [proposal("r1", "A", { refinement: { retainsParentGates: true, children: [] } })] },
+      ),
+      "report needs explicit refinement candidates",
+    );
+    await refused(
+      root,
+      request("x", 1, {}, { reports: [proposal("r1", "B")] }),
+      "report source must be a current sealed execution attempt",
+    );
     await refused(root, request("x", 1, {}, { reports: [proposal("r1", "Q")] }), "report requires unfinished parent");
     await refused(root, request("x", 1, {}, { reports: [proposal("../r", "A")] }), "invalid or reused report id");
   });
@@ -109,15 +147,37 @@ describe("journals with a valid digest but impossible content", () => {
   async function crashed(): Promise<{ root: string; j: Record<string, any> }> {
     const root = makeScope([{ id: "A" }]);
     try {
-      await applyStructure(root, SCOPE, split("s", 1), { afterWrite: (k) => { if (k === 2) throw new StructureError("crash"); } });
+      await applyStructure(root, SCOPE, split("s", 1), {
+        afterWrite: (k) => {
+          if (k === 2) throw new StructureError("crash");
+        },
+      });
     } catch {}
     return { root, j: JSON.parse(readScope(root, "STRUCTURE.pending.json")) };
   }
   const broken: [string, (j: Record<string, any>) => void, string][] = [
     ["before and after name different files", (j) => delete j.before["PLAN.md"], "recovery file inventory mismatch"],
-    ["a target outside the allowed names", (j) => { j.before["../x.md"] = null; j.after["../x.md"] = "x"; }, "invalid recovery path/payload"],
-    ["no STRUCTURE.json target", (j) => { delete j.before["STRUCTURE.json"]; delete j.after["STRUCTURE.json"]; }, "incomplete recovery targets"],
-    ["an observed name outside the scope inputs", (j) => (j.observed["../../etc/passwd"] = null), "invalid observed path/payload"],
+    [
+      "a target outside the allowed names",
+      (j) => {
+        j.before["../x.md"] = null;
+        j.after["../x.md"] = "x";
+      },
+      "invalid recovery path/payload",
+    ],
+    [
+      "no STRUCTURE.json target",
+      (j) => {
+        delete j.before["STRUCTURE.json"];
+        delete j.after["STRUCTURE.json"];
+      },
+      "incomplete recovery targets",
+    ],
+    [
+      "an observed name outside the scope inputs",
+      (j) => (j.observed["../../etc/passwd"] = null),
+      "invalid observed path/payload",
+    ],
     ["a missing field", (j) => delete j.leases, "invalid recovery journal"],
   ];
   for (const [what, breakIt, message] of broken) {
@@ -125,7 +185,11 @@ describe("journals with a valid digest but impossible content", () => {
       const { root, j } = await crashed();
       const { digest: _, ...rest } = j;
       breakIt(rest);
-      writeScope(root, "STRUCTURE.pending.json", JSON.stringify(message === "invalid recovery journal" ? rest : buildJournal(rest as never)));
+      writeScope(
+        root,
+        "STRUCTURE.pending.json",
+        JSON.stringify(message === "invalid recovery journal" ? rest : buildJournal(rest as never)),
+      );
       const before = hashTree(root);
       let err = "";
       try {

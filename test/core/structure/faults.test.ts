@@ -23,14 +23,30 @@ const tasks: TaskSpec[] = [{ id: "A" }, { id: "B", needs: ["A"] }, { id: "C" }];
 const scenarios: Scenario[] = [
   {
     name: "a split with a node ledger and a downstream task",
-    setup: async () => makeScope(tasks, { extra: { "gates/node-1.md": "- [x] N1: branch\n  EVIDENCE: reviewed by hand\n" } }),
+    setup: async () =>
+      makeScope(tasks, { extra: { "gates/node-1.md": "- [x] N1: branch\n  EVIDENCE: reviewed by hand\n" } }),
     request: request("split-A", 1, { A: refinement([child("A", "1"), child("A", "2")]) }),
     rows: 5,
   },
   {
     name: "a report acceptance in a later turn",
     setup: async () => (await acceptanceScenario()).root,
-    request: request("accept-A", 2, {}, { acceptReports: [{ id: "r1", stopped: true, reviewed: true, stopEvidence: "host confirmed stop", reviewEvidence: "checkpoint reviewed" }] }),
+    request: request(
+      "accept-A",
+      2,
+      {},
+      {
+        acceptReports: [
+          {
+            id: "r1",
+            stopped: true,
+            reviewed: true,
+            stopEvidence: "host confirmed stop",
+            reviewEvidence: "checkpoint reviewed",
+          },
+        ],
+      },
+    ),
     rows: 5,
   },
 ];
@@ -77,7 +93,9 @@ describe("crash after every write step of an apply", () => {
         expect(pending).toBe(k >= 2 && k < N);
         if (pending) {
           expect(errorOf(() => loadStructure(root, SCOPE))).toBe("pending structure transaction: recover first");
-          expect(() => adviseNext(readScheduleFacts({ root, scope: SCOPE, slots: 4, order: "original" }), { details: false })).toThrow(/pending/);
+          expect(() =>
+            adviseNext(readScheduleFacts({ root, scope: SCOPE, slots: 4, order: "original" }), { details: false }),
+          ).toThrow(/pending/);
         }
         // k = 2 .. N-1 leaves a journal: recover rolls it forward; otherwise the retry applies.
         const rec = await recoverStructure(root, SCOPE);
@@ -86,7 +104,10 @@ describe("crash after every write step of an apply", () => {
         const retry = await applyStructure(root, SCOPE, s.request);
         expect(retry.status).toBe(k <= 1 ? "applied" : "already-applied");
         expect(hashTree(root)).toBe(want);
-        expect(await applyStructure(root, SCOPE, s.request)).toEqual({ status: "already-applied", operation: s.request.operation as string });
+        expect(await applyStructure(root, SCOPE, s.request)).toEqual({
+          status: "already-applied",
+          operation: s.request.operation as string,
+        });
         expect(hashTree(root)).toBe(want);
       }
     });

@@ -22,7 +22,9 @@ export function generatedScope(n: number, root = tempDir("kbz-structure-gen-")):
     const open = ns.every((x) => state[x] === "VERIFIED");
     state[k] = open && k < n * 0.3 ? "VERIFIED" : open ? "READY" : "WAITING";
     const owns = [`src/T${k}/**`];
-    rows.push(`| T${k} | ${owns.join(", ")} | ${ns.length ? ns.map((x) => `T${x}`).join(", ") : "-"} | judgment | ${wave[k]} | ${state[k]} |`);
+    rows.push(
+      `| T${k} | ${owns.join(", ")} | ${ns.length ? ns.map((x) => `T${x}`).join(", ") : "-"} | judgment | ${wave[k]} | ${state[k]} |`,
+    );
     leaves[`T${k}`] = {
       complete: true,
       reads: rand() < 0.2 ? [`src/T${Math.floor(rand() * n)}/api.ts`] : [],
@@ -31,7 +33,8 @@ export function generatedScope(n: number, root = tempDir("kbz-structure-gen-")):
     };
     files[`.unlazy/${SCOPE}/gates/leaf-T${k}.md`] = ledgerText(owns, [`GT${k}`], state[k] === "VERIFIED");
   }
-  files[`.unlazy/${SCOPE}/PLAN.md`] = `# Plan: generated\nContract revision: 1.\n\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`;
+  files[`.unlazy/${SCOPE}/PLAN.md`] =
+    `# Plan: generated\nContract revision: 1.\n\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`;
   files[`.unlazy/${SCOPE}/ACCESS.json`] = JSON.stringify({ schema: 1, contractRevision: 1, leaves });
   files[`.unlazy/${SCOPE}/GATES.md`] = "- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending\n";
   writeTree(root, files);

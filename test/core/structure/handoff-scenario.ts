@@ -13,19 +13,41 @@ export function proposal(id = "r1", parent = "A", over: Record<string, unknown> 
     id,
     parent,
     source: { wave: "w1", handle: `host-w1-${parent}` },
-    checkpoint: { summary: "G0 done; the rest splits in two", completed: ["G0"], remaining: ["G1"], artifacts: parent === "A" ? [{ path: ARTIFACT, sha256: textHash(ARTIFACT_TEXT) }] : [] },
+    checkpoint: {
+      summary: "G0 done; the rest splits in two",
+      completed: ["G0"],
+      remaining: ["G1"],
+      artifacts: parent === "A" ? [{ path: ARTIFACT, sha256: textHash(ARTIFACT_TEXT) }] : [],
+    },
     refinement: refinement([child(parent, "x"), child(parent, "y")]),
     ...over,
   };
 }
 
-export const ACCEPT = { id: "r1", stopped: true, reviewed: true, stopEvidence: "host confirmed the worker stopped", reviewEvidence: "checkpoint and artifacts reviewed" };
+export const ACCEPT = {
+  id: "r1",
+  stopped: true,
+  reviewed: true,
+  stopEvidence: "host confirmed the worker stopped",
+  reviewEvidence: "checkpoint and artifacts reviewed",
+};
 
 /** A (IN-FLIGHT in sealed wave w1, gate G0 met, G1 open) and an unrelated chain B → C. */
 export function runningScope(extra: TaskSpec[] = []): string {
-  const tasks: TaskSpec[] = [{ id: "A", state: "IN-FLIGHT", gates: ["G0", "G1"] }, { id: "B" }, { id: "C", needs: ["B"] }, ...extra];
+  const tasks: TaskSpec[] = [
+    { id: "A", state: "IN-FLIGHT", gates: ["G0", "G1"] },
+    { id: "B" },
+    { id: "C", needs: ["B"] },
+    ...extra,
+  ];
   const root = makeScope(tasks);
-  fs.writeFileSync(path.join(root, ".unlazy/s/gates/leaf-A.md"), ledgerText(["src/A/**"], ["G1"]).replace("OWNS: src/A/**\n", "OWNS: src/A/**\n- [x] G0: outcome G0\n  EVIDENCE: reviewed by hand\n"));
+  fs.writeFileSync(
+    path.join(root, ".unlazy/s/gates/leaf-A.md"),
+    ledgerText(["src/A/**"], ["G1"]).replace(
+      "OWNS: src/A/**\n",
+      "OWNS: src/A/**\n- [x] G0: outcome G0\n  EVIDENCE: reviewed by hand\n",
+    ),
+  );
   fs.mkdirSync(path.join(root, "src/A"), { recursive: true });
   fs.writeFileSync(path.join(root, ARTIFACT), ARTIFACT_TEXT);
   writeDispatch(root, { w1: { state: "sealed", leaves: ["A"], started: { A: "host-w1-A" } } });

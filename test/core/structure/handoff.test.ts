@@ -13,12 +13,27 @@ import { verifyTransition } from "../../../src/core/structure/transition.ts";
 import { verifyStructure } from "../../../src/core/structure/verify.ts";
 import { hashTree } from "../../helpers/kbz.ts";
 import { ACCEPT, acceptanceScenario, ARTIFACT, proposal, returnA, runningScope } from "./handoff-scenario.ts";
-import { applyError, child, dir, lease, readScope, refinement, request, SCOPE, setState, verify, writeDispatch, writeScope } from "./scope.ts";
+import {
+  applyError,
+  child,
+  dir,
+  lease,
+  readScope,
+  refinement,
+  request,
+  SCOPE,
+  setState,
+  verify,
+  writeDispatch,
+  writeScope,
+} from "./scope.ts";
 
-const schedule = (root: string, slots = 8) => adviseNext(readScheduleFacts({ root, scope: SCOPE, slots, order: "original" }), { details: false });
+const schedule = (root: string, slots = 8) =>
+  adviseNext(readScheduleFacts({ root, scope: SCOPE, slots, order: "original" }), { details: false });
 const codes = (v: { errors: { code: string }[] }) => v.errors.map((e) => e.code);
 const report = (op = "report-A", rev = 1, p = proposal()) => request(op, rev, {}, { reports: [p] });
-const accept = (op = "accept-A", rev = 2, entry: Record<string, unknown> = ACCEPT) => request(op, rev, {}, { acceptReports: [entry] });
+const accept = (op = "accept-A", rev = 2, entry: Record<string, unknown> = ACCEPT) =>
+  request(op, rev, {}, { acceptReports: [entry] });
 
 async function expectNoWrites(root: string, req: unknown, message: string | RegExp): Promise<void> {
   const before = hashTree(root);
@@ -47,25 +62,51 @@ describe("reporting", () => {
   test("a report and its acceptance in one request are refused (later turn), with no writes", async () => {
     const root = runningScope();
     returnA(root);
-    await expectNoWrites(root, request("both", 1, {}, { reports: [proposal()], acceptReports: [ACCEPT] }), "resolve one existing pending report in a later turn");
+    await expectNoWrites(
+      root,
+      request("both", 1, {}, { reports: [proposal()], acceptReports: [ACCEPT] }),
+      "resolve one existing pending report in a later turn",
+    );
   });
 
   test("checkpoint coverage must be exact: empty remaining, a gate in both, an unknown gate, an unmet gate claimed done", async () => {
     const root = runningScope();
-    const cp = (completed: string[], remaining: string[]) => proposal("r1", "A", { checkpoint: { summary: "s", completed, remaining, artifacts: [] } });
+    const cp = (completed: string[], remaining: string[]) =>
+      proposal("r1", "A", { checkpoint: { summary: "s", completed, remaining, artifacts: [] } });
     await expectNoWrites(root, report("x", 1, cp(["G0", "G1"], [])), "invalid checkpoint");
     await expectNoWrites(root, report("x", 1, cp(["G0"], ["G0", "G1"])), "checkpoint must partition every parent Gate");
     await expectNoWrites(root, report("x", 1, cp(["G0"], ["G1", "G9"])), "checkpoint must partition every parent Gate");
-    await expectNoWrites(root, report("x", 1, cp(["G1"], ["G0"])), "completed checkpoint Gates need current met evidence");
-    const art = (a: unknown[]) => proposal("r1", "A", { checkpoint: { summary: "s", completed: ["G0"], remaining: ["G1"], artifacts: a } });
-    await expectNoWrites(root, report("x", 1, art([{ path: "lib/x.ts", sha256: "0".repeat(64) }])), "checkpoint artifact outside parent ownership");
-    await expectNoWrites(root, report("x", 1, art([{ path: "src/A/*.ts", sha256: "0".repeat(64) }])), "invalid checkpoint artifact path/hash");
-    await expectNoWrites(root, report("x", 1, art([{ path: ARTIFACT, sha256: "0".repeat(64) }])), `checkpoint artifact changed: ${ARTIFACT}`);
+    await expectNoWrites(
+      root,
+      report("x", 1, cp(["G1"], ["G0"])),
+      "completed checkpoint Gates need current met evidence",
+    );
+    const art = (a: unknown[]) =>
+      proposal("r1", "A", { checkpoint: { summary: "s", completed: ["G0"], remaining: ["G1"], artifacts: a } });
+    await expectNoWrites(
+      root,
+      report("x", 1, art([{ path: "lib/x.ts", sha256: "0".repeat(64) }])),
+      "checkpoint artifact outside parent ownership",
+    );
+    await expectNoWrites(
+      root,
+      report("x", 1, art([{ path: "src/A/*.ts", sha256: "0".repeat(64) }])),
+      "invalid checkpoint artifact path/hash",
+    );
+    await expectNoWrites(
+      root,
+      report("x", 1, art([{ path: ARTIFACT, sha256: "0".repeat(64) }])),
+      `checkpoint artifact changed: ${ARTIFACT}`,
+    );
   });
 
   test("a source handle that does not match is refused; a reused report id is refused", async () => {
     const root = runningScope();
-    await expectNoWrites(root, report("x", 1, proposal("r1", "A", { source: { wave: "w1", handle: "other" } })), "report source must be a current sealed execution attempt");
+    await expectNoWrites(
+      root,
+      report("x", 1, proposal("r1", "A", { source: { wave: "w1", handle: "other" } })),
+      "report source must be a current sealed execution attempt",
+    );
     await applyStructure(root, SCOPE, report());
     await expectNoWrites(root, report("again", 2, proposal("r1", "B")), "invalid or reused report id");
     await expectNoWrites(root, report("again", 2, proposal("r2", "A")), "parent already has a pending report");
@@ -78,7 +119,10 @@ describe("reporting", () => {
     verify(root, "B");
     const advice = schedule(root);
     expect(advice.launch).toEqual(["C"]);
-    expect(advice.handoffs).toEqual({ turn: 1, pending: [{ id: "r1", parent: "A", returned: false, leaseReleased: true }] });
+    expect(advice.handoffs).toEqual({
+      turn: 1,
+      pending: [{ id: "r1", parent: "A", returned: false, leaseReleased: true }],
+    });
   });
 });
 
@@ -94,7 +138,11 @@ describe("acceptance", () => {
     for (const missing of ["stopped", "reviewed", "stopEvidence", "reviewEvidence"]) {
       const entry: Record<string, unknown> = { ...ACCEPT };
       delete entry[missing];
-      await expectNoWrites(root, accept(`acc-${missing}`, 2, entry), "explicit stop and parent review evidence required");
+      await expectNoWrites(
+        root,
+        accept(`acc-${missing}`, 2, entry),
+        "explicit stop and parent review evidence required",
+      );
     }
     const r = await applyStructure(root, SCOPE, accept());
     expect(r.status === "applied" && r.turn).toBe(2);
@@ -127,7 +175,11 @@ describe("acceptance", () => {
     const after = hashTree(root);
     expect((await applyStructure(root, SCOPE, accept())).status).toBe("already-applied");
     expect(hashTree(root)).toBe(after);
-    await expectNoWrites(root, accept("accept-A", 2, { ...ACCEPT, reviewEvidence: "something else" }), "operation id reused with different request");
+    await expectNoWrites(
+      root,
+      accept("accept-A", 2, { ...ACCEPT, reviewEvidence: "something else" }),
+      "operation id reused with different request",
+    );
   });
 
   test("after the children are verified the parent continues its old worker; a new wave makes it active, then awaiting, then done", async () => {
@@ -197,12 +249,20 @@ describe("acceptance", () => {
       parent: "A.x",
       source: { wave: "w2", handle: "host-w1-A.x" },
       checkpoint: { summary: "A.x splits", completed: [], remaining: ["C1"], artifacts: [] },
-      refinement: refinement([child("A.x", "x", { owns: ["src/A/x/x/**"] }), child("A.x", "y", { owns: ["src/A/x/y/**"] })]),
+      refinement: refinement([
+        child("A.x", "x", { owns: ["src/A/x/x/**"] }),
+        child("A.x", "y", { owns: ["src/A/x/y/**"] }),
+      ]),
     };
     await applyStructure(root, SCOPE, request("report-Ax", 3, {}, { reports: [sub] }));
     writeDispatch(root, {
       w1: { state: "complete", leaves: ["A"], started: { A: "host-w1-A" }, returned: ["A"] },
-      w2: { state: "sealed", leaves: ["A.x", "A.y"], started: { "A.x": "host-w1-A.x", "A.y": "host-w2-A.y" }, returned: ["A.x"] },
+      w2: {
+        state: "sealed",
+        leaves: ["A.x", "A.y"],
+        started: { "A.x": "host-w1-A.x", "A.y": "host-w2-A.y" },
+        returned: ["A.x"],
+      },
     });
     await applyStructure(root, SCOPE, request("accept-Ax", 4, {}, { acceptReports: [{ ...ACCEPT, id: "r2" }] }));
     const advice = schedule(root);
@@ -240,10 +300,16 @@ describe("acceptance", () => {
 
   test("two reports on different parents are recorded together and accepted together; four children launch", async () => {
     const root = runningScope([{ id: "E", state: "IN-FLIGHT", gates: ["G0", "G1"] }]);
-    writeScope(root, "gates/leaf-E.md", "OWNS: src/E/**\n- [x] G0: outcome G0\n  EVIDENCE: reviewed by hand\n- [ ] G1: outcome G1\n  EVIDENCE: pending\n");
+    writeScope(
+      root,
+      "gates/leaf-E.md",
+      "OWNS: src/E/**\n- [x] G0: outcome G0\n  EVIDENCE: reviewed by hand\n- [ ] G1: outcome G1\n  EVIDENCE: pending\n",
+    );
     writeDispatch(root, { w1: { state: "sealed", leaves: ["A", "E"], started: { A: "host-w1-A", E: "host-w1-E" } } });
     await applyStructure(root, SCOPE, request("two", 1, {}, { reports: [proposal(), proposal("r2", "E")] }));
-    writeDispatch(root, { w1: { state: "complete", leaves: ["A", "E"], started: { A: "host-w1-A", E: "host-w1-E" }, returned: ["A", "E"] } });
+    writeDispatch(root, {
+      w1: { state: "complete", leaves: ["A", "E"], started: { A: "host-w1-A", E: "host-w1-E" }, returned: ["A", "E"] },
+    });
     await applyStructure(root, SCOPE, request("acc-two", 2, {}, { acceptReports: [ACCEPT, { ...ACCEPT, id: "r2" }] }));
     expect(schedule(root).launch).toEqual(["A.x", "A.y", "B", "E.x", "E.y"]);
     expect(loadStructure(root, SCOPE).meta.reports.filter((r) => r.state === "applied").length).toBe(2);
@@ -251,10 +317,22 @@ describe("acceptance", () => {
 
   test("a retired source cannot report again; resolving twice in one request and overriding the refinement are refused", async () => {
     const { root } = await acceptanceScenario();
-    await expectNoWrites(root, request("twice", 2, {}, { acceptReports: [ACCEPT], rejectReports: [{ id: "r1", reason: "no" }] }), "resolve one existing pending report in a later turn");
-    await expectNoWrites(root, request("override", 2, { A: refinement([child("A", "p"), child("A", "q")]) }, { acceptReports: [ACCEPT] }), "reported refinement cannot be overridden");
+    await expectNoWrites(
+      root,
+      request("twice", 2, {}, { acceptReports: [ACCEPT], rejectReports: [{ id: "r1", reason: "no" }] }),
+      "resolve one existing pending report in a later turn",
+    );
+    await expectNoWrites(
+      root,
+      request("override", 2, { A: refinement([child("A", "p"), child("A", "q")]) }, { acceptReports: [ACCEPT] }),
+      "reported refinement cannot be overridden",
+    );
     await applyStructure(root, SCOPE, accept());
-    await expectNoWrites(root, report("again", 3, proposal("r9")), /report requires unfinished parent|current sealed execution attempt/);
+    await expectNoWrites(
+      root,
+      report("again", 3, proposal("r9")),
+      /report requires unfinished parent|current sealed execution attempt/,
+    );
   });
 });
 
@@ -262,7 +340,12 @@ describe("resume and reject", () => {
   test("rejection keeps the worker active and is idempotent; accepting it then fails; a new report on the source resumed makes A launchable", async () => {
     const root = runningScope();
     await applyStructure(root, SCOPE, report());
-    const reject = request("reject-A", 2, {}, { rejectReports: [{ id: "r1", reason: "parent will finish sequentially" }] });
+    const reject = request(
+      "reject-A",
+      2,
+      {},
+      { rejectReports: [{ id: "r1", reason: "parent will finish sequentially" }] },
+    );
     await applyStructure(root, SCOPE, reject);
     expect(loadStructure(root, SCOPE).active).toEqual(["A"]);
     const after = hashTree(root);
@@ -273,7 +356,9 @@ describe("resume and reject", () => {
     await applyStructure(root, SCOPE, report("report-again", 3, proposal("r2")));
     await applyStructure(root, SCOPE, request("resume", 4, {}, { resumeReports: [{ ...ACCEPT, id: "r2" }] }));
     expect(schedule(root).launch).toContain("A");
-    expect(await applyError(root, request("rej-blank", 5, {}, { rejectReports: [{ id: "r2", reason: " " }] }))).toBe("resolve one existing pending report in a later turn");
+    expect(await applyError(root, request("rej-blank", 5, {}, { rejectReports: [{ id: "r2", reason: " " }] }))).toBe(
+      "resolve one existing pending report in a later turn",
+    );
   });
 
   test("a sequential proposal resolved with resume: no children, A launchable with its old handle, idempotent; a new attempt is active", async () => {
@@ -307,7 +392,11 @@ describe("resume and reject", () => {
     await expectNoWrites(root, resume, "parent lease must be released before handoff");
     fs.rmSync(file);
     try {
-      await applyStructure(root, SCOPE, resume, { afterWrite: (k) => { if (k === 3) throw new StructureError("crash"); } });
+      await applyStructure(root, SCOPE, resume, {
+        afterWrite: (k) => {
+          if (k === 3) throw new StructureError("crash");
+        },
+      });
     } catch {}
     expect((await applyStructure(root, SCOPE, resume)).status).toBe("already-applied");
     expect(loadStructure(root, SCOPE).meta.turn).toBe(2);
@@ -317,7 +406,11 @@ describe("resume and reject", () => {
   test("a report interrupted after its first write recovers at its original turn 1 with one report and 3 rows", async () => {
     const root = runningScope();
     try {
-      await applyStructure(root, SCOPE, report(), { afterWrite: (k) => { if (k === 2) throw new StructureError("crash"); } });
+      await applyStructure(root, SCOPE, report(), {
+        afterWrite: (k) => {
+          if (k === 2) throw new StructureError("crash");
+        },
+      });
     } catch {}
     await recoverStructure(root, SCOPE);
     const m = loadStructure(root, SCOPE);
@@ -327,7 +420,11 @@ describe("resume and reject", () => {
   test("an artifact changed during a pending acceptance transaction blocks roll-forward and is preserved", async () => {
     const { root } = await acceptanceScenario();
     try {
-      await applyStructure(root, SCOPE, accept(), { afterWrite: (k) => { if (k === 2) throw new StructureError("crash"); } });
+      await applyStructure(root, SCOPE, accept(), {
+        afterWrite: (k) => {
+          if (k === 2) throw new StructureError("crash");
+        },
+      });
     } catch {}
     fs.writeFileSync(path.join(root, ARTIFACT), "edited by hand\n");
     let message = "";
@@ -400,7 +497,14 @@ describe("the checker on handoff history", () => {
     });
     expect(checkStructure(root, SCOPE, { final: true }).ok).toBe(false);
     verify(root, "A");
-    writeScope(root, "GATES.md", readScope(root, "GATES.md").replace("- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending", "- [x] ROOT: integrated scope reviewed\n  EVIDENCE: reviewed by hand"));
+    writeScope(
+      root,
+      "GATES.md",
+      readScope(root, "GATES.md").replace(
+        "- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending",
+        "- [x] ROOT: integrated scope reviewed\n  EVIDENCE: reviewed by hand",
+      ),
+    );
     expect(checkStructure(root, SCOPE, { final: true })).toEqual({ ok: true, residual: 0, errors: [] });
     expect(fs.existsSync(path.join(dir(root), "STRUCTURE.pending.json"))).toBe(false);
   });

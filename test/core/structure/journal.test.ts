@@ -8,7 +8,18 @@ import { applyStructure, recoverStructure } from "../../../src/io/structure/appl
 import { buildJournal } from "../../../src/core/structure/journal.ts";
 import { sha, StructureError } from "../../../src/core/structure/model.ts";
 import { hashTree, tempDir } from "../../helpers/kbz.ts";
-import { child, dir, makeScope, meet, readScope, recoverError, refinement, request, SCOPE, writeScope } from "./scope.ts";
+import {
+  child,
+  dir,
+  makeScope,
+  meet,
+  readScope,
+  recoverError,
+  refinement,
+  request,
+  SCOPE,
+  writeScope,
+} from "./scope.ts";
 
 const JOURNAL = "STRUCTURE.pending.json";
 const splitA = () => request("split-A", 1, { A: refinement([child("A", "1"), child("A", "2")]) });
@@ -18,7 +29,9 @@ afterAll(() => {
 });
 
 function scope(): string {
-  const root = makeScope([{ id: "A" }, { id: "B", needs: ["A"] }, { id: "C" }], { extra: { "gates/node-1.md": "- [x] N1: branch\n  EVIDENCE: reviewed by hand\n" } });
+  const root = makeScope([{ id: "A" }, { id: "B", needs: ["A"] }, { id: "C" }], {
+    extra: { "gates/node-1.md": "- [x] N1: branch\n  EVIDENCE: reviewed by hand\n" },
+  });
   roots.push(root);
   return root;
 }
@@ -37,7 +50,11 @@ function texts(root: string, names: string[]): Record<string, string | null> {
 
 async function crashAfter(root: string, k: number): Promise<Record<string, any>> {
   try {
-    await applyStructure(root, SCOPE, splitA(), { afterWrite: (step) => { if (step === k) throw new StructureError("crash"); } });
+    await applyStructure(root, SCOPE, splitA(), {
+      afterWrite: (step) => {
+        if (step === k) throw new StructureError("crash");
+      },
+    });
   } catch {}
   return JSON.parse(readScope(root, JOURNAL));
 }
@@ -47,7 +64,9 @@ function originalForm(j: Record<string, any>, text: Record<string, string | null
   const { digest: _, ...rest } = j;
   const image = (name: string) => {
     const t = text[name]!;
-    expect(t === null ? null : { sha256: sha(t) }).toEqual(Object.hasOwn(j.observed, name) ? j.observed[name] : j.before[name]);
+    expect(t === null ? null : { sha256: sha(t) }).toEqual(
+      Object.hasOwn(j.observed, name) ? j.observed[name] : j.before[name],
+    );
     return t;
   };
   rest.before = Object.fromEntries(Object.keys(j.before).map((n) => [n, image(n)]));
@@ -93,7 +112,8 @@ describe("recovery journal forms", () => {
     for (const form of ["digest", "text"]) {
       const root = copyOf(base);
       const j = await crashAfter(root, 2);
-      if (form === "text") writeScope(root, JOURNAL, originalForm(j, texts(base, [...Object.keys(j.observed), ...Object.keys(j.before)])));
+      if (form === "text")
+        writeScope(root, JOURNAL, originalForm(j, texts(base, [...Object.keys(j.observed), ...Object.keys(j.before)])));
       meet(root, "gates/leaf-B.md");
       const mine = readScope(root, "gates/leaf-B.md");
       expect(await recoverError(root)).toBe("untouched input changed during transaction: gates/leaf-B.md");
@@ -101,7 +121,12 @@ describe("recovery journal forms", () => {
 
       const other = copyOf(base);
       const k = await crashAfter(other, 2);
-      if (form === "text") writeScope(other, JOURNAL, originalForm(k, texts(base, [...Object.keys(k.observed), ...Object.keys(k.before)])));
+      if (form === "text")
+        writeScope(
+          other,
+          JOURNAL,
+          originalForm(k, texts(base, [...Object.keys(k.observed), ...Object.keys(k.before)])),
+        );
       writeScope(other, "ACCESS.json", readScope(other, "ACCESS.json") + " ");
       expect(await recoverError(other)).toBe("recovery conflict; refusing to overwrite ACCESS.json");
     }
@@ -116,7 +141,10 @@ describe("recovery journal forms", () => {
   ];
   for (const [what, image] of malformed) {
     test(`a malformed image (${what}) is refused: observed "invalid observed path/payload", before "invalid recovery path/payload"; nothing written`, async () => {
-      for (const [field, message] of [["observed", "invalid observed path/payload"], ["before", "invalid recovery path/payload"]] as const) {
+      for (const [field, message] of [
+        ["observed", "invalid observed path/payload"],
+        ["before", "invalid recovery path/payload"],
+      ] as const) {
         const root = copyOf(scope());
         const { digest: _, ...rest } = await crashAfter(root, 2);
         rest[field][field === "observed" ? "gates/leaf-B.md" : "PLAN.md"] = image;

@@ -14,7 +14,11 @@ const deadPid = () => spawnSync("/bin/sh", ["-c", "echo $$"], { encoding: "utf8"
 function plantStrays(root: string): { dead: string[]; live: string } {
   const dir = path.join(root, ".unlazy", SCOPE);
   const pid = deadPid();
-  const dead = [`PLAN.md.${pid}.0123456789abcdef.tmp`, `STRUCTURE.json.${pid}.aaaaaaaaaaaaaaaa.tmp`, `gates/leaf-A.md.${pid}.bbbbbbbbbbbbbbbb.tmp`];
+  const dead = [
+    `PLAN.md.${pid}.0123456789abcdef.tmp`,
+    `STRUCTURE.json.${pid}.aaaaaaaaaaaaaaaa.tmp`,
+    `gates/leaf-A.md.${pid}.bbbbbbbbbbbbbbbb.tmp`,
+  ];
   for (const rel of dead) fs.writeFileSync(path.join(dir, rel), "half written");
   const live = `ACCESS.json.${process.pid}.cccccccccccccccc.tmp`;
   fs.writeFileSync(path.join(dir, live), "being written");
@@ -34,7 +38,11 @@ describe("stray temp files of crashed structure writes", () => {
   test("the next structure apply removes them too", async () => {
     const root = await makeScope(tasks);
     const { dead } = plantStrays(root);
-    const r = await applyStructure(root, SCOPE, request("split-A", 1, { A: refinement([child("A", "1"), child("A", "2")]) }));
+    const r = await applyStructure(
+      root,
+      SCOPE,
+      request("split-A", 1, { A: refinement([child("A", "1"), child("A", "2")]) }),
+    );
     expect(r.status).toBe("applied");
     const dir = path.join(root, ".unlazy", SCOPE);
     for (const rel of dead) expect(fs.existsSync(path.join(dir, rel))).toBe(false);

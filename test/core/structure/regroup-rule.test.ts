@@ -47,7 +47,8 @@ function literal(input: RegroupInput): { groups: string[][]; merges: string[][] 
     const at = new Map<string, number>();
     groups.forEach((g, i) => g.members.forEach((m) => at.set(m, i)));
     const succ = groups.map(() => new Set<number>());
-    for (const id of input.order) for (const n of input.needsOf(id)) if (at.get(n) !== at.get(id)) succ[at.get(n)!]!.add(at.get(id)!);
+    for (const id of input.order)
+      for (const n of input.needsOf(id)) if (at.get(n) !== at.get(id)) succ[at.get(n)!]!.add(at.get(id)!);
     let found: [number, number] | null = null;
     scan: for (let a = 0; a < groups.length; a++) {
       for (let b = a + 1; b < groups.length; b++) {
@@ -86,7 +87,12 @@ function randomInput(seed: number): RegroupInput {
   const succ = new Map(ids.map((id) => [id, [] as string[]]));
   for (const id of ids) for (const x of needs.get(id)!) succ.get(x)!.push(id);
   const sorted = sortIds(ids);
-  const k = kahnOrder(sorted, (id) => needs.get(id)!, (id) => sortIds(succ.get(id)!), cmp);
+  const k = kahnOrder(
+    sorted,
+    (id) => needs.get(id)!,
+    (id) => sortIds(succ.get(id)!),
+    cmp,
+  );
   if (!k.ok) throw new Error("generated a cycle");
   // Initial groups: singletons, or chains of consecutive dependent tasks (a registry's groups).
   const groups: string[][] = [];

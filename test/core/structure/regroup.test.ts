@@ -88,7 +88,14 @@ describe("regrouping on every 4-node forward DAG", () => {
         expect(first.check.ok).toBe(true);
         expect(verifyTransition(model, first.next).ok).toBe(true);
         expect(first.next.meta.groups).toEqual(reference(model.meta.groups, needs, verified));
-        const after: Model = { ...model, rows: first.next.rows, meta: first.next.meta, integrations: first.next.integrations, revision: first.revision, registryInitialized: true };
+        const after: Model = {
+          ...model,
+          rows: first.next.rows,
+          meta: first.next.meta,
+          integrations: first.next.integrations,
+          revision: first.revision,
+          registryInitialized: true,
+        };
         const second = calculateStructure(after, request("e2", first.revision), () => null) as Planned;
         expect(second.next.meta.groups).toEqual(first.next.meta.groups);
         expect(second.actions).toEqual([]);

@@ -8,7 +8,19 @@ import { loadStructure } from "../../../src/io/structure/model.ts";
 import { clone } from "../../../src/core/structure/model.ts";
 import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { verifyStructure } from "../../../src/core/structure/verify.ts";
-import { child, lease, makeScope, readScope, refinement, request, SCOPE, setState, verify, writeDispatch, writeScope } from "./scope.ts";
+import {
+  child,
+  lease,
+  makeScope,
+  readScope,
+  refinement,
+  request,
+  SCOPE,
+  setState,
+  verify,
+  writeDispatch,
+  writeScope,
+} from "./scope.ts";
 
 const roots: string[] = [];
 afterAll(() => {
@@ -21,7 +33,14 @@ async function finished(): Promise<string> {
   roots.push(root);
   await applyStructure(root, SCOPE, request("split-A", 1, { A: refinement([child("A", "1"), child("A", "2")]) }));
   for (const id of ["A.1", "A.2", "A"]) verify(root, id);
-  writeScope(root, "GATES.md", readScope(root, "GATES.md").replace("- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending", "- [x] ROOT: integrated scope reviewed\n  EVIDENCE: reviewed by hand"));
+  writeScope(
+    root,
+    "GATES.md",
+    readScope(root, "GATES.md").replace(
+      "- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending",
+      "- [x] ROOT: integrated scope reviewed\n  EVIDENCE: reviewed by hand",
+    ),
+  );
   expect(checkStructure(root, SCOPE, { final: true })).toEqual({ ok: true, residual: 0, errors: [] });
   return root;
 }
@@ -49,13 +68,21 @@ describe("residual counts as the original's", () => {
     const root = await finished();
     lease(root, "A.1", ["src/A/1/**"]);
     lease(root, "A.2", ["src/A/2/**"]);
-    expect(checkStructure(root, SCOPE, { final: true })).toEqual({ ok: false, residual: 1, errors: [{ code: "remaining-leases", id: "leaf-A.1,leaf-A.2" }] });
+    expect(checkStructure(root, SCOPE, { final: true })).toEqual({
+      ok: false,
+      residual: 1,
+      errors: [{ code: "remaining-leases", id: "leaf-A.1,leaf-A.2" }],
+    });
   });
 
   test("--final with two unfinished waves is one unfinished-dispatch issue", async () => {
     const root = await finished();
     writeDispatch(root, { w1: { state: "abandoned", leaves: ["A.1"] }, w2: { state: "abandoned", leaves: ["A.2"] } });
-    expect(checkStructure(root, SCOPE, { final: true })).toEqual({ ok: false, residual: 1, errors: [{ code: "unfinished-dispatch", id: "w1,w2" }] });
+    expect(checkStructure(root, SCOPE, { final: true })).toEqual({
+      ok: false,
+      residual: 1,
+      errors: [{ code: "unfinished-dispatch", id: "w1,w2" }],
+    });
   });
 
   test("--final with two active workers is one active-workers issue (each unfinished task still counts)", async () => {

@@ -42,7 +42,11 @@ test("the 1,000-leaf bench plan keeps its snapshot, actions, state and files thr
   });
   expect(checkStructure(root, SCOPE)).toEqual({ ok: true, residual: 0, errors: [] });
 
-  const split = await applyStructure(root, SCOPE, request("split", 2, { T999: refinement([child("T999", "a"), child("T999", "b")]) }));
+  const split = await applyStructure(
+    root,
+    SCOPE,
+    request("split", 2, { T999: refinement([child("T999", "a"), child("T999", "b")]) }),
+  );
   if (split.status !== "applied") throw new Error("expected a split");
   expect(split.actions.length).toBe(5);
   expect(digest(split.actions)).toBe("d6877a8fc8be1cca4cddc4e43af6bd2c8a69812d3c23cdb6363ca2624b4da00d");

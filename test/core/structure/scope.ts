@@ -29,7 +29,11 @@ export function dir(root: string): string {
 
 export function ledgerText(owns: string[], gates: string[], met = false): string {
   const lines = [`OWNS: ${owns.join(", ")}`];
-  for (const g of gates) lines.push(met ? `- [x] ${g}: outcome ${g}` : `- [ ] ${g}: outcome ${g}`, met ? "  EVIDENCE: reviewed by hand" : "  EVIDENCE: pending");
+  for (const g of gates)
+    lines.push(
+      met ? `- [x] ${g}: outcome ${g}` : `- [ ] ${g}: outcome ${g}`,
+      met ? "  EVIDENCE: reviewed by hand" : "  EVIDENCE: pending",
+    );
   return lines.join("\n") + "\n";
 }
 
@@ -50,21 +54,34 @@ export function makeScope(tasks: TaskSpec[], o: ScopeOptions = {}): string {
   const rev = o.revision ?? 1;
   const wave = new Map<string, number>();
   const waveOf = (t: TaskSpec): number => {
-    if (!wave.has(t.id)) wave.set(t.id, 1 + Math.max(0, ...(t.needs ?? []).map((n) => waveOf(tasks.find((x) => x.id === n)!))));
+    if (!wave.has(t.id))
+      wave.set(t.id, 1 + Math.max(0, ...(t.needs ?? []).map((n) => waveOf(tasks.find((x) => x.id === n)!))));
     return wave.get(t.id)!;
   };
   const rows = tasks.map(
-    (t) => `| ${t.id} | ${ownsOf(t).join(", ")} | ${(t.needs ?? []).join(", ") || "-"} | ${t.tier ?? "judgment"} | ${waveOf(t)} | ${t.state ?? ((t.needs ?? []).length ? "WAITING" : "READY")} |`,
+    (t) =>
+      `| ${t.id} | ${ownsOf(t).join(", ")} | ${(t.needs ?? []).join(", ") || "-"} | ${t.tier ?? "judgment"} | ${waveOf(t)} | ${t.state ?? ((t.needs ?? []).length ? "WAITING" : "READY")} |`,
   );
   const plan = `${o.planPrefix ?? ""}# Plan: test\nContract revision: ${rev}.\n\n| Leaf | Owns | Needs | Tier | Planned wave | State |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`;
   const leaves: Record<string, unknown> = {};
-  for (const t of tasks) leaves[t.id] = { complete: true, reads: t.reads ?? [], resourceReads: t.resourceReads ?? [], resourceWrites: t.resourceWrites ?? [] };
+  for (const t of tasks)
+    leaves[t.id] = {
+      complete: true,
+      reads: t.reads ?? [],
+      resourceReads: t.resourceReads ?? [],
+      resourceWrites: t.resourceWrites ?? [],
+    };
   const files: Record<string, string> = {
     [`.unlazy/${SCOPE}/PLAN.md`]: plan,
     [`.unlazy/${SCOPE}/ACCESS.json`]: JSON.stringify({ schema: 1, contractRevision: rev, leaves }),
     [`.unlazy/${SCOPE}/GATES.md`]: o.gatesMd ?? "- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending\n",
   };
-  for (const t of tasks) files[`.unlazy/${SCOPE}/gates/leaf-${t.id}.md`] = ledgerText(ownsOf(t), t.gates ?? [`G${t.id}`], t.met ?? t.state === "VERIFIED");
+  for (const t of tasks)
+    files[`.unlazy/${SCOPE}/gates/leaf-${t.id}.md`] = ledgerText(
+      ownsOf(t),
+      t.gates ?? [`G${t.id}`],
+      t.met ?? t.state === "VERIFIED",
+    );
   for (const [rel, text] of Object.entries(o.extra ?? {})) files[`.unlazy/${SCOPE}/${rel}`] = text;
   writeTree(root, files);
   return root;
@@ -92,7 +109,12 @@ export function child(parent: string, suffix: string, o: ChildOptions = {}): Rec
     needs: o.needs ?? [],
     tier: o.tier ?? "mechanical",
     ledger: o.ledger ?? ledgerText(owns, [o.gate ?? "C1"]),
-    access: { complete: o.complete ?? true, reads: o.reads ?? [], resourceReads: o.resourceReads ?? [], resourceWrites: o.resourceWrites ?? [] },
+    access: {
+      complete: o.complete ?? true,
+      reads: o.reads ?? [],
+      resourceReads: o.resourceReads ?? [],
+      resourceWrites: o.resourceWrites ?? [],
+    },
   };
   if (o.refinement !== undefined) c.refinement = o.refinement;
   return c;
@@ -102,7 +124,12 @@ export function refinement(children: unknown[]): Record<string, unknown> {
   return { retainsParentGates: true, children };
 }
 
-export function request(operation: string, revision: number, refinements: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function request(
+  operation: string,
+  revision: number,
+  refinements: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { schema: 1, operation, contractRevision: revision, refinements, ...extra };
 }
 
@@ -123,18 +150,30 @@ export function planRow(root: string, id: string): string[] {
   const line = readScope(root, "PLAN.md")
     .split("\n")
     .find((l) => l.startsWith(`| ${id} |`))!;
-  return line.split("|").slice(1, -1).map((c) => c.trim());
+  return line
+    .split("|")
+    .slice(1, -1)
+    .map((c) => c.trim());
 }
 
 /** Set a PLAN row's state, as the driver does by hand. */
 export function setState(root: string, id: string, state: string): void {
-  const text = readScope(root, "PLAN.md").replace(new RegExp(`^(\\| ${id.replace(/\./g, "\\.")} \\|.*\\| )[A-Z-]+( \\|)$`, "m"), `$1${state}$2`);
+  const text = readScope(root, "PLAN.md").replace(
+    new RegExp(`^(\\| ${id.replace(/\./g, "\\.")} \\|.*\\| )[A-Z-]+( \\|)$`, "m"),
+    `$1${state}$2`,
+  );
   writeScope(root, "PLAN.md", text);
 }
 
 /** Check every gate of a ledger with manual evidence. */
 export function meet(root: string, rel: string): void {
-  writeScope(root, rel, readScope(root, rel).replace(/- \[ \]/g, "- [x]").replace(/EVIDENCE: pending/g, "EVIDENCE: reviewed by hand"));
+  writeScope(
+    root,
+    rel,
+    readScope(root, rel)
+      .replace(/- \[ \]/g, "- [x]")
+      .replace(/EVIDENCE: pending/g, "EVIDENCE: reviewed by hand"),
+  );
 }
 
 export function verify(root: string, id: string): void {
@@ -163,7 +202,13 @@ export function writeDispatch(root: string, waves: Record<string, WaveSpec>): vo
     const returned: Record<string, unknown> = {};
     for (const [leaf, handle] of Object.entries(w.started ?? {})) started[`leaf-${leaf}`] = { handle, at: at(++tick) };
     for (const leaf of w.returned ?? []) returned[`leaf-${leaf}`] = { at: at(100 + ++tick) };
-    const wave: Record<string, unknown> = { leaves: w.leaves.map((l) => `leaf-${l}`), state: w.state, openedAt: at(0), started, returned };
+    const wave: Record<string, unknown> = {
+      leaves: w.leaves.map((l) => `leaf-${l}`),
+      state: w.state,
+      openedAt: at(0),
+      started,
+      returned,
+    };
     if (w.state === "sealed" || w.state === "complete") wave.sealedAt = at(50);
     if (w.state === "complete") wave.completedAt = at(300);
     if (w.state === "abandoned") Object.assign(wave, { abandonedAt: at(300), reason: "test" });

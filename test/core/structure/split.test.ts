@@ -32,7 +32,12 @@ describe("namedSplit", () => {
       { id: "2.3", owns: ["src/b/r/**", "src/b/r2/**"] },
     ]);
     const [a] = (s.request.refinements as any)["2"].children;
-    expect(a).toMatchObject({ id: "2.2", needs: [], tier: "mechanical", access: { complete: true, reads: ["lib/**"], resourceReads: ["db:test"], resourceWrites: [] } });
+    expect(a).toMatchObject({
+      id: "2.2",
+      needs: [],
+      tier: "mechanical",
+      access: { complete: true, reads: ["lib/**"], resourceReads: ["db:test"], resourceWrites: [] },
+    });
     expect(a.ledger).toStartWith("# Gates: leaf 2.2\nOWNS: src/b/p/**\n");
   });
 

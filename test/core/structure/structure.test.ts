@@ -73,10 +73,14 @@ describe("planning and applying a split", () => {
   test("a nested refinement yields depth 2 and 5 rows; launches go [A.1.x, A.1.y, A.2] then [A.1, A.2] then [A]", async () => {
     const root = makeScope(A);
     const nested = refinement([child("A.1", "x"), child("A.1", "y")]);
-    const req = request("nest", 1, { A: refinement([child("A", "1", { owns: ["src/A/1/**"], refinement: nested }), child("A", "2")]) });
+    const req = request("nest", 1, {
+      A: refinement([child("A", "1", { owns: ["src/A/1/**"], refinement: nested }), child("A", "2")]),
+    });
     // A.1's children must stay inside A.1's ownership.
-    (nested.children as Record<string, unknown>[])[0]!.ledger = "OWNS: src/A/1/x/**\n- [ ] C1: x\n  EVIDENCE: pending\n";
-    (nested.children as Record<string, unknown>[])[1]!.ledger = "OWNS: src/A/1/y/**\n- [ ] C1: y\n  EVIDENCE: pending\n";
+    (nested.children as Record<string, unknown>[])[0]!.ledger =
+      "OWNS: src/A/1/x/**\n- [ ] C1: x\n  EVIDENCE: pending\n";
+    (nested.children as Record<string, unknown>[])[1]!.ledger =
+      "OWNS: src/A/1/y/**\n- [ ] C1: y\n  EVIDENCE: pending\n";
     const r = await applyStructure(root, SCOPE, req);
     expect(r.status === "applied" && r.complexity.depth).toBe(2);
     expect(loadStructure(root, SCOPE).rows.map((x) => x.id)).toEqual(["A", "A.1", "A.1.x", "A.1.y", "A.2"]);
@@ -116,16 +120,60 @@ describe("planning and applying a split", () => {
   });
 
   const rejected: [string, () => Record<string, unknown>, string][] = [
-    ["sequential children", () => refinement([child("A", "1"), child("A", "2", { needs: ["A.1"] })]), "no independent child pair; keep sequential work together"],
-    ["a child writing outside the parent", () => refinement([child("A", "1", { owns: ["lib/**"] }), child("A", "2")]), "child writes escape parent ownership"],
-    ["complete:false", () => refinement([child("A", "1", { complete: false }), child("A", "2")]), "complete access declaration required"],
-    ["a child reading outside the parent", () => refinement([child("A", "1", { reads: ["secret/**"] }), child("A", "2")]), "child reads escape parent declaration"],
-    ["an undeclared resource write", () => refinement([child("A", "1", { resourceWrites: ["db:test"] }), child("A", "2")]), "child resource access escapes parent declaration"],
-    ["a pre-checked child gate", () => refinement([child("A", "1", { ledger: "OWNS: src/A/1/**\n- [x] C1: done\n  EVIDENCE: ok\n" }), child("A", "2")]), "invalid or pre-certified child ledger"],
-    ["a duplicate child id", () => refinement([child("A", "1"), child("A", "1", { owns: ["src/A/3/**"] })]), "duplicate child id"],
-    ["retainsParentGates:false", () => ({ ...refinement([child("A", "1"), child("A", "2")]), retainsParentGates: false }), "refinement requires children and retained parent gates"],
-    ["a child id outside the parent's namespace", () => refinement([child("B", "1", { owns: ["src/A/1/**"] }), child("A", "2")]), "invalid or reused child id"],
-    ["a need naming no sibling", () => refinement([child("A", "1", { needs: ["Z"] }), child("A", "2")]), "child needs must reference siblings"],
+    [
+      "sequential children",
+      () => refinement([child("A", "1"), child("A", "2", { needs: ["A.1"] })]),
+      "no independent child pair; keep sequential work together",
+    ],
+    [
+      "a child writing outside the parent",
+      () => refinement([child("A", "1", { owns: ["lib/**"] }), child("A", "2")]),
+      "child writes escape parent ownership",
+    ],
+    [
+      "complete:false",
+      () => refinement([child("A", "1", { complete: false }), child("A", "2")]),
+      "complete access declaration required",
+    ],
+    [
+      "a child reading outside the parent",
+      () => refinement([child("A", "1", { reads: ["secret/**"] }), child("A", "2")]),
+      "child reads escape parent declaration",
+    ],
+    [
+      "an undeclared resource write",
+      () => refinement([child("A", "1", { resourceWrites: ["db:test"] }), child("A", "2")]),
+      "child resource access escapes parent declaration",
+    ],
+    [
+      "a pre-checked child gate",
+      () =>
+        refinement([
+          child("A", "1", { ledger: "OWNS: src/A/1/**\n- [x] C1: done\n  EVIDENCE: ok\n" }),
+          child("A", "2"),
+        ]),
+      "invalid or pre-certified child ledger",
+    ],
+    [
+      "a duplicate child id",
+      () => refinement([child("A", "1"), child("A", "1", { owns: ["src/A/3/**"] })]),
+      "duplicate child id",
+    ],
+    [
+      "retainsParentGates:false",
+      () => ({ ...refinement([child("A", "1"), child("A", "2")]), retainsParentGates: false }),
+      "refinement requires children and retained parent gates",
+    ],
+    [
+      "a child id outside the parent's namespace",
+      () => refinement([child("B", "1", { owns: ["src/A/1/**"] }), child("A", "2")]),
+      "invalid or reused child id",
+    ],
+    [
+      "a need naming no sibling",
+      () => refinement([child("A", "1", { needs: ["Z"] }), child("A", "2")]),
+      "child needs must reference siblings",
+    ],
     ["a missing tier", () => refinement([child("A", "1", { tier: "expert" }), child("A", "2")]), "child tier required"],
   ];
   for (const [what, ref, message] of rejected) {
@@ -146,7 +194,9 @@ describe("planning and applying a split", () => {
   });
 
   test("an abandoned root integration gate blocks any event as an unresolved handoff, with no writes", async () => {
-    const root = makeScope(A, { gatesMd: "- [ ] ROOT: integrated\n  EVIDENCE: pending\nABANDON: ROOT blocked upstream\n" });
+    const root = makeScope(A, {
+      gatesMd: "- [ ] ROOT: integrated\n  EVIDENCE: pending\nABANDON: ROOT blocked upstream\n",
+    });
     const before = hashTree(root);
     expect(await applyError(root, splitA())).toBe("unresolved handoff");
     expect(hashTree(root)).toBe(before);
@@ -155,7 +205,10 @@ describe("planning and applying a split", () => {
   test("a child OWNS with a pipe (unrenderable in the PLAN table) is refused before any write", async () => {
     const root = makeScope(A);
     const before = hashTree(root);
-    const bad = child("A", "1", { ledger: "OWNS: src/A/a|b/**\n- [ ] C1: x\n  EVIDENCE: pending\n", owns: ["src/A/a|b/**"] });
+    const bad = child("A", "1", {
+      ledger: "OWNS: src/A/a|b/**\n- [ ] C1: x\n  EVIDENCE: pending\n",
+      owns: ["src/A/a|b/**"],
+    });
     const err = await applyError(root, request("pipe", 1, { A: refinement([bad, child("A", "2")]) }));
     expect(err).toBe("rendered plan differs from verified calculation");
     expect(hashTree(root)).toBe(before);
@@ -171,12 +224,22 @@ describe("planning and applying a split", () => {
 
   test("a missing parent, an unknown parent and a second different split are refused", async () => {
     const root = makeScope(A);
-    expect(await applyError(root, request("x", 1, { Z: refinement([child("Z", "1"), child("Z", "2")]) }))).toBe("unknown refinement parent");
+    expect(await applyError(root, request("x", 1, { Z: refinement([child("Z", "1"), child("Z", "2")]) }))).toBe(
+      "unknown refinement parent",
+    );
     await applyStructure(root, SCOPE, splitA());
     const other = request("again", 2, { A: refinement([child("A", "3"), child("A", "4")]) });
     expect(await applyError(root, other)).toBe("parent already expanded differently");
     // The identical refinement in a later event is a harmless no-op.
-    expect((await applyStructure(root, SCOPE, request("same", 2, { A: splitA().refinements && (splitA().refinements as Record<string, unknown>).A }))).status).toBe("applied");
+    expect(
+      (
+        await applyStructure(
+          root,
+          SCOPE,
+          request("same", 2, { A: splitA().refinements && (splitA().refinements as Record<string, unknown>).A }),
+        )
+      ).status,
+    ).toBe("applied");
   });
 });
 
@@ -197,7 +260,11 @@ describe("regrouping", () => {
     const root = makeScope([{ id: "A" }, { id: "B", needs: ["A"] }]);
     await applyStructure(root, SCOPE, splitA());
     for (const id of ["A.1", "A.2", "A"]) verify(root, id);
-    const r = await applyStructure(root, SCOPE, request("split-B", 2, { B: refinement([child("B", "1"), child("B", "2")]) }));
+    const r = await applyStructure(
+      root,
+      SCOPE,
+      request("split-B", 2, { B: refinement([child("B", "1"), child("B", "2")]) }),
+    );
     expect(r.status).toBe("applied");
     expect(schedule(root).launch).toEqual(["B.1", "B.2"]);
   });
@@ -205,14 +272,27 @@ describe("regrouping", () => {
   test("a not-yet-started child can be split in a later event; launch becomes [A.1.x, A.1.y, A.2]", async () => {
     const root = makeScope(A);
     await applyStructure(root, SCOPE, splitA());
-    const r = await applyStructure(root, SCOPE, request("split-A1", 2, { "A.1": refinement([child("A.1", "x", { owns: ["src/A/1/x/**"] }), child("A.1", "y", { owns: ["src/A/1/y/**"] })]) }));
+    const r = await applyStructure(
+      root,
+      SCOPE,
+      request("split-A1", 2, {
+        "A.1": refinement([
+          child("A.1", "x", { owns: ["src/A/1/x/**"] }),
+          child("A.1", "y", { owns: ["src/A/1/y/**"] }),
+        ]),
+      }),
+    );
     expect(r.status).toBe("applied");
     expect(schedule(root).launch).toEqual(["A.1.x", "A.1.y", "A.2"]);
   });
 
   test("planned waves that are still valid are kept; only those a split invalidates move (fixes kill §6.2 #17)", async () => {
     const root = makeScope([{ id: "A" }, { id: "B" }]);
-    writeScope(root, "PLAN.md", readScope(root, "PLAN.md").replace("| B | src/B/** | - | judgment | 1 |", "| B | src/B/** | - | judgment | 3 |"));
+    writeScope(
+      root,
+      "PLAN.md",
+      readScope(root, "PLAN.md").replace("| B | src/B/** | - | judgment | 1 |", "| B | src/B/** | - | judgment | 3 |"),
+    );
     await applyStructure(root, SCOPE, splitA());
     expect(planRow(root, "B")[4]).toBe("3");
     expect(planRow(root, "A")[4]).toBe("2");
@@ -234,7 +314,10 @@ describe("the independent checker", () => {
     lost.rows.find((r) => r.id === "A")!.needs = ["A.1"];
     expect(codes(verifyStructure(lost))).toContain("task-conservation");
     const dup = clone(m);
-    dup.meta.groups = [["A", "A.1"], ["A.1", "A.2"]];
+    dup.meta.groups = [
+      ["A", "A.1"],
+      ["A.1", "A.2"],
+    ];
     expect(codes(verifyStructure(dup))).toContain("duplicate-assignment");
     const edge = clone(m);
     edge.rows.find((r) => r.id === "A")!.needs = ["A.1"];
@@ -310,8 +393,17 @@ describe("the independent checker", () => {
     const root = makeScope(A);
     await applyStructure(root, SCOPE, splitA());
     for (const id of ["A.1", "A.2", "A"]) verify(root, id);
-    expect(checkStructure(root, SCOPE, { final: true }).errors).toEqual([{ code: "unfinished-integration", id: "GATES.md:ROOT" }]);
-    writeScope(root, "GATES.md", readScope(root, "GATES.md").replace("- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending", "- [x] ROOT: integrated scope reviewed\n  EVIDENCE: reviewed by hand"));
+    expect(checkStructure(root, SCOPE, { final: true }).errors).toEqual([
+      { code: "unfinished-integration", id: "GATES.md:ROOT" },
+    ]);
+    writeScope(
+      root,
+      "GATES.md",
+      readScope(root, "GATES.md").replace(
+        "- [ ] ROOT: integrated scope reviewed\n  EVIDENCE: pending",
+        "- [x] ROOT: integrated scope reviewed\n  EVIDENCE: reviewed by hand",
+      ),
+    );
     expect(checkStructure(root, SCOPE, { final: true }).ok).toBe(true);
     writeDispatch(root, { w9: { state: "abandoned", leaves: ["A.1"], started: {} } });
     expect(codes(checkStructure(root, SCOPE, { final: true }))).toContain("unfinished-dispatch");
@@ -324,7 +416,13 @@ describe("the independent checker", () => {
     const root = makeScope(A);
     await applyStructure(root, SCOPE, splitA());
     const registry = readScope(root, "STRUCTURE.json");
-    writeScope(root, "STRUCTURE.json", registry.replace('"A.2"\n  ],\n  "requiredEdges"', '\n  ],\n  "requiredEdges"').replace('"A.1",\n    "A.2"\n  ],\n  "requiredEdges"', '"A.1"\n  ],\n  "requiredEdges"'));
+    writeScope(
+      root,
+      "STRUCTURE.json",
+      registry
+        .replace('"A.2"\n  ],\n  "requiredEdges"', '\n  ],\n  "requiredEdges"')
+        .replace('"A.1",\n    "A.2"\n  ],\n  "requiredEdges"', '"A.1"\n  ],\n  "requiredEdges"'),
+    );
     expect(scheduleError(root)).toContain("structure verification failed");
     writeScope(root, "STRUCTURE.json", registry);
     const gates = readScope(root, "GATES.md");
@@ -357,7 +455,9 @@ describe("the independent checker", () => {
 
   test("inputs changed during planning give the retry message", () => {
     const root = makeScope(A);
-    const err = errorOf(() => planStructure(root, SCOPE, splitA(), { beforeRecheck: () => meet(root, "gates/leaf-A.md") }));
+    const err = errorOf(() =>
+      planStructure(root, SCOPE, splitA(), { beforeRecheck: () => meet(root, "gates/leaf-A.md") }),
+    );
     expect(err).toBe("inputs changed while checking; retry");
     const err2 = errorOf(() => checkStructure(root, SCOPE));
     expect(err2).toBe("STRUCTURE registry is not initialized");
@@ -398,8 +498,12 @@ describe("PLAN rendering", () => {
   });
 
   test("an S_STRUCTURE gate with another command is reserved", async () => {
-    const root = makeScope(A, { gatesMd: "- [ ] ROOT: r\n  EVIDENCE: pending\n- [ ] S_STRUCTURE: mine\n  CHECK: true\n  EXPECT: STRUCTURE_OK\n" });
-    expect(await applyError(root, splitA())).toBe("S_STRUCTURE is reserved; inspect and reconcile its existing command");
+    const root = makeScope(A, {
+      gatesMd: "- [ ] ROOT: r\n  EVIDENCE: pending\n- [ ] S_STRUCTURE: mine\n  CHECK: true\n  EXPECT: STRUCTURE_OK\n",
+    });
+    expect(await applyError(root, splitA())).toBe(
+      "S_STRUCTURE is reserved; inspect and reconcile its existing command",
+    );
   });
 });
 
@@ -446,7 +550,11 @@ describe("journal and recovery", () => {
   test("an edit to an observed file outside the write set blocks recovery and is preserved", async () => {
     const root = makeScope([{ id: "A" }, { id: "B" }]);
     try {
-      await applyStructure(root, SCOPE, splitA(), { afterWrite: (s) => { if (s === 2) throw new StructureError("crash"); } });
+      await applyStructure(root, SCOPE, splitA(), {
+        afterWrite: (s) => {
+          if (s === 2) throw new StructureError("crash");
+        },
+      });
     } catch {}
     meet(root, "gates/leaf-B.md");
     const mine = readScope(root, "gates/leaf-B.md");
@@ -493,12 +601,20 @@ describe("journal and recovery", () => {
     const root = makeScope(A);
     await applyStructure(root, SCOPE, request("init", 1));
     writeScope(root, "gates/node-7.md", "- [ ] N7: added later\n  EVIDENCE: pending\n");
-    writeScope(root, "gates/leaf-A.md", readScope(root, "gates/leaf-A.md") + "- [ ] GX: added later\n  EVIDENCE: pending\n");
+    writeScope(
+      root,
+      "gates/leaf-A.md",
+      readScope(root, "gates/leaf-A.md") + "- [ ] GX: added later\n  EVIDENCE: pending\n",
+    );
     await applyStructure(root, SCOPE, request("second", 2));
     fs.rmSync(path.join(dir(root), "gates/node-7.md"));
     expect(codes(checkStructure(root, SCOPE))).toContain("lost-integration-gate");
     writeScope(root, "gates/node-7.md", "- [ ] N7: added later\n  EVIDENCE: pending\n");
-    writeScope(root, "gates/leaf-A.md", readScope(root, "gates/leaf-A.md").replace("- [ ] GX: added later\n  EVIDENCE: pending\n", ""));
+    writeScope(
+      root,
+      "gates/leaf-A.md",
+      readScope(root, "gates/leaf-A.md").replace("- [ ] GX: added later\n  EVIDENCE: pending\n", ""),
+    );
     expect(checkStructure(root, SCOPE).errors).toEqual([{ code: "lost-gate", id: "A:GX" }]);
   });
 });

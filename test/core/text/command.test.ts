@@ -10,21 +10,33 @@ import { runCli } from "../../helpers/cli.ts";
 describe("kbz(): the one builder of printed kbz commands", () => {
   test("flags in the order given, values quoted, bare and repeated flags, placeholders as they are", () => {
     expect(kbz("advance", { scope: "api", leaf: "leaf-1" })).toBe("kbz advance --scope api --leaf leaf-1");
-    expect(kbz("wave open", { scope: "api", wave: "w1", leaf: ["leaf-1", "leaf-2"] })).toBe("kbz wave open --scope api --wave w1 --leaf leaf-1 --leaf leaf-2");
+    expect(kbz("wave open", { scope: "api", wave: "w1", leaf: ["leaf-1", "leaf-2"] })).toBe(
+      "kbz wave open --scope api --wave w1 --leaf leaf-1 --leaf leaf-2",
+    );
     expect(kbz("scope release", { invalid: true })).toBe("kbz scope release --invalid");
     expect(kbz("check", { probe: true }, "my gates/GATES.md")).toBe("kbz check --probe 'my gates/GATES.md'");
-    expect(kbz("wave start", { scope: "api", root: "/my repo", handle: placeholder("<agent handle>") })).toBe("kbz wave start --scope api --root '/my repo' --handle <agent handle>");
+    expect(kbz("wave start", { scope: "api", root: "/my repo", handle: placeholder("<agent handle>") })).toBe(
+      "kbz wave start --scope api --root '/my repo' --handle <agent handle>",
+    );
     expect(kbz("verify run")).toBe("kbz verify run");
   });
 
   test("positionals and flags interleave in the order given; optional and attached flags", () => {
     const ph = placeholder;
-    expect(kbz("plan add", { scope: "api" }, ph("LEAF"), { owns: ph("GLOB"), needs: optional(ph("A,B")) })).toBe("kbz plan add --scope api LEAF --owns GLOB [--needs A,B]");
+    expect(kbz("plan add", { scope: "api" }, ph("LEAF"), { owns: ph("GLOB"), needs: optional(ph("A,B")) })).toBe(
+      "kbz plan add --scope api LEAF --owns GLOB [--needs A,B]",
+    );
     expect(kbz("check", { approve: attached(ph("SIG")) })).toBe("kbz check --approve=SIG");
-    expect(kbz("scope claim", { scope: optional(ph("S")), leaf: optional(ph("LEAF")) })).toBe("kbz scope claim [--scope S] [--leaf LEAF]");
+    expect(kbz("scope claim", { scope: optional(ph("S")), leaf: optional(ph("LEAF")) })).toBe(
+      "kbz scope claim [--scope S] [--leaf LEAF]",
+    );
     expect(kbz("lint", { strict: optional(true) })).toBe("kbz lint [--strict]");
-    expect(kbz("sign", "it's.md", "G1", { evidence: "ran it; ok" })).toBe(`kbz sign 'it'\\''s.md' G1 --evidence 'ran it; ok'`);
-    expect(kbz("scope release", { scope: "x", coordinator: "files" })).toBe("kbz scope release --scope x --coordinator files");
+    expect(kbz("sign", "it's.md", "G1", { evidence: "ran it; ok" })).toBe(
+      `kbz sign 'it'\\''s.md' G1 --evidence 'ran it; ok'`,
+    );
+    expect(kbz("scope release", { scope: "x", coordinator: "files" })).toBe(
+      "kbz scope release --scope x --coordinator files",
+    );
   });
 
   test("every verb, action and flag of the table is one the CLI has (a renamed flag fails here)", async () => {
@@ -38,7 +50,19 @@ describe("kbz(): the one builder of printed kbz commands", () => {
   });
 
   test("the table check can fail: a renamed flag and an unknown action are found", async () => {
-    expect(await tableProblems({ "wave start": ["scope", "handles"], "wave launch": [], "next": ["launch"], "approvals purge": [], "lint": ["probe"] })).toEqual(["wave start: no flag --handles", "wave launch: kbz wave --help names no action launch", "approvals purge: kbz approvals --help names no action purge"]);
+    expect(
+      await tableProblems({
+        "wave start": ["scope", "handles"],
+        "wave launch": [],
+        next: ["launch"],
+        "approvals purge": [],
+        lint: ["probe"],
+      }),
+    ).toEqual([
+      "wave start: no flag --handles",
+      "wave launch: kbz wave --help names no action launch",
+      "approvals purge: kbz approvals --help names no action purge",
+    ]);
   });
 });
 
@@ -55,13 +79,21 @@ async function tableProblems(table: Record<string, readonly string[]>): Promise<
     if (String(verb.command).split(" ")[0] !== name) problems.push(`${entry}: the CLI has no verb ${name}`);
     const opts = (verb.builder(yargs([])) as any).getOptions();
     // coordinator is kbz's global option (cli/index.ts).
-    const known = new Set<string>(["coordinator", ...Object.keys(opts.key ?? {}), ...Object.values((opts.alias ?? {}) as Record<string, string[]>).flat()]);
+    const known = new Set<string>([
+      "coordinator",
+      ...Object.keys(opts.key ?? {}),
+      ...Object.values((opts.alias ?? {}) as Record<string, string[]>).flat(),
+    ]);
     for (const flag of flags) if (!known.has(flag)) problems.push(`${entry}: no flag --${flag}`);
     if (action !== undefined) {
       // The actions are named on the help's `action` line, or under its "Actions:" (structure).
       const help = (await runCli([name, "--help"])).stdout;
-      const named = [...help.split("\n").filter((l) => /^\s+action\s/.test(l)), help.split(/^Actions:$/m)[1] ?? ""].join("\n");
-      if (!new RegExp(`(^|[^\\w-])${action}([^\\w-]|$)`, "m").test(named)) problems.push(`${entry}: kbz ${name} --help names no action ${action}`);
+      const named = [
+        ...help.split("\n").filter((l) => /^\s+action\s/.test(l)),
+        help.split(/^Actions:$/m)[1] ?? "",
+      ].join("\n");
+      if (!new RegExp(`(^|[^\\w-])${action}([^\\w-]|$)`, "m").test(named))
+        problems.push(`${entry}: kbz ${name} --help names no action ${action}`);
     }
   }
   return problems;

@@ -11,7 +11,20 @@ describe("sanitizer", () => {
 
   test("invisible characters (Unicode Cf) are shown escaped: CHECK: ca<U+200B>t /etc/hostname never displays as cat", () => {
     expect(sanitize("ca\u200bt /etc/hostname")).toBe("ca\\u200bt /etc/hostname");
-    const cf = ["\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u2060", "\u2061", "\u2062", "\u2063", "\u2064", "\ufeff", "\u00ad"];
+    const cf = [
+      "\u200b",
+      "\u200c",
+      "\u200d",
+      "\u200e",
+      "\u200f",
+      "\u2060",
+      "\u2061",
+      "\u2062",
+      "\u2063",
+      "\u2064",
+      "\ufeff",
+      "\u00ad",
+    ];
     for (const ch of cf) expect(sanitize(`a${ch}b`)).toBe(`a\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}b`);
     expect(sanitize("tag\u{E0041}")).toBe("tag\\u{e0041}");
     expect(escapeUnsafe("a\u200db")).toBe("a\\u200db");

@@ -14,6 +14,13 @@ describe("shellQuote: the one quoting function", () => {
     const words = ["plain", "two words", "it's", "$HOME", "`x`", 'a"b', "back\\slash", "new\nline", "*", ""];
     const r = spawnSync("sh", ["-c", `printf '%s\\0' ${words.map(shellQuote).join(" ")}`], { encoding: "utf8" });
     expect(r.stdout.split("\0").slice(0, -1)).toEqual(words);
-    expect(shellWords(words.filter((w) => w !== "").map(shellQuote).join(" "))).toEqual(words.filter((w) => w !== ""));
+    expect(
+      shellWords(
+        words
+          .filter((w) => w !== "")
+          .map(shellQuote)
+          .join(" "),
+      ),
+    ).toEqual(words.filter((w) => w !== ""));
   });
 });

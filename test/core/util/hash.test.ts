@@ -5,7 +5,13 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { createHash, createHmac } from "node:crypto";
-import { equalConstantTime, hmacSha256Hex, secretHex, sha256Hex, sha256HexOfParts } from "../../../src/core/util/hash.ts";
+import {
+  equalConstantTime,
+  hmacSha256Hex,
+  secretHex,
+  sha256Hex,
+  sha256HexOfParts,
+} from "../../../src/core/util/hash.ts";
 
 const SRC = path.resolve(import.meta.dir, "..", "..", "..", "src");
 
@@ -21,7 +27,9 @@ describe("hash", () => {
     const key = new TextEncoder().encode("a secret of the user");
     for (const body of ["", "kbz", "ünïcode ✓", "x".repeat(100_000)]) {
       expect(sha256Hex(body)).toBe(createHash("sha256").update(body).digest("hex"));
-      expect(hmacSha256Hex(key, ["kbz.attestation\0", body])).toBe(createHmac("sha256", key).update("kbz.attestation\0").update(body).digest("hex"));
+      expect(hmacSha256Hex(key, ["kbz.attestation\0", body])).toBe(
+        createHmac("sha256", key).update("kbz.attestation\0").update(body).digest("hex"),
+      );
     }
     expect(sha256HexOfParts(["ab", new Uint8Array([99])])).toBe(sha256Hex("abc"));
   });
@@ -36,7 +44,11 @@ describe("hash", () => {
   });
 
   test("no module of src/ but core/util/hash.ts imports node:crypto at its top level (a lazy require is fine)", () => {
-    const eager = sources(SRC).filter((f) => !f.endsWith(path.join("core", "util", "hash.ts")) && /^\s*import\s[^;]*from\s+["'](node:)?crypto["']/m.test(fs.readFileSync(f, "utf8")));
+    const eager = sources(SRC).filter(
+      (f) =>
+        !f.endsWith(path.join("core", "util", "hash.ts")) &&
+        /^\s*import\s[^;]*from\s+["'](node:)?crypto["']/m.test(fs.readFileSync(f, "utf8")),
+    );
     expect(eager.map((f) => path.relative(SRC, f))).toEqual([]);
   });
 });

@@ -19,7 +19,26 @@ describe("OWNS path normalisation", () => {
 
   test("the fast path agrees with the general normalisation on 20,000 random paths", () => {
     const rand = prng(77);
-    const alphabet = ["a", "b", ".", "..", "/", "//", "\\", " ", "\t", "\u00a0", "\ufeff", "*", "C:", ":", "\0", "é", "-", "x/"];
+    const alphabet = [
+      "a",
+      "b",
+      ".",
+      "..",
+      "/",
+      "//",
+      "\\",
+      " ",
+      "\t",
+      "\u00a0",
+      "\ufeff",
+      "*",
+      "C:",
+      ":",
+      "\0",
+      "é",
+      "-",
+      "x/",
+    ];
     for (let i = 0; i < 20_000; i++) {
       let raw = "";
       const parts = 1 + Math.floor(rand() * 7);

@@ -18,7 +18,13 @@ const ledger = (check: string, expect = "OK", extra = "") =>
   `# Gates\n\n- [ ] G1: the widget builds\n  CHECK: ${check}\n  EXPECT: ${expect}\n${extra}  EVIDENCE: pending\n\n- [ ] G2: never run (a manual gate)\n  EVIDENCE: pending\n`;
 
 const stateOf = async (root: string, env: Record<string, string>, qid = "GATES:G1") =>
-  (JSON.parse((await runCli(["status", "--json", "--all"], { cwd: root, env })).stdout).gates as { qid: string; state: string; reason: string }[]).find((g) => g.qid === qid);
+  (
+    JSON.parse((await runCli(["status", "--json", "--all"], { cwd: root, env })).stdout).gates as {
+      qid: string;
+      state: string;
+      reason: string;
+    }[]
+  ).find((g) => g.qid === qid);
 
 describe("failed is a state, kept as a trace record", () => {
   test("exit 3 reads FAILED (exit 3) in status text and JSON, distinct from never-run; an edited CHECK reads unmet; a pass clears the record", async () => {
@@ -31,7 +37,9 @@ describe("failed is a state, kept as a trace record", () => {
     expect(text.stdout).toContain("  FAILED      GATES:G1 (exit 3): the widget builds");
     expect(text.stdout).toContain("  UNMET       GATES:G2 (unchecked): never run (a manual gate)");
     const json = JSON.parse((await runCli(["status", "--json"], { cwd: root, env })).stdout);
-    expect(json.gates.map((g: { qid: string; state: string; reason: string }) => `${g.qid}=${g.state}:${g.reason}`)).toEqual(["GATES:G1=failed:exit 3", "GATES:G2=unmet:unchecked"]);
+    expect(
+      json.gates.map((g: { qid: string; state: string; reason: string }) => `${g.qid}=${g.state}:${g.reason}`),
+    ).toEqual(["GATES:G1=failed:exit 3", "GATES:G2=unmet:unchecked"]);
     expect(json.counts.unmet).toBe(2);
     expect(json.verdict).toBe("unmet");
     // The record: for this definition and this evidence line.
@@ -41,7 +49,9 @@ describe("failed is a state, kept as a trace record", () => {
     // A run that ends without the EXPECT says so.
     writeTree(root, { "GATES.md": ledger("echo nope", "OK") });
     await runCli(["check", "--approve", "GATES.md"], { cwd: root, env });
-    expect((await runCli(["status"], { cwd: root, env })).stdout).toContain("FAILED      GATES:G1 (EXPECT not matched)");
+    expect((await runCli(["status"], { cwd: root, env })).stdout).toContain(
+      "FAILED      GATES:G1 (EXPECT not matched)",
+    );
 
     // An edited CHECK has not failed yet: the record speaks for the definition that ran.
     writeTree(root, { "GATES.md": ledger("echo fixed") });
@@ -50,12 +60,17 @@ describe("failed is a state, kept as a trace record", () => {
     writeTree(root, { "GATES.md": ledger("echo OK") });
     await runCli(["check", "--approve", "GATES.md"], { cwd: root, env });
     expect(readRecordFile(file)!.gates).toEqual({});
-    expect((await runCli(["status", "--all"], { cwd: root, env })).stdout).toContain("MET         GATES:G1: the widget builds");
+    expect((await runCli(["status", "--all"], { cwd: root, env })).stdout).toContain(
+      "MET         GATES:G1: the widget builds",
+    );
   });
 
   test("with INPUTS the failure goes stale when an input file changes (plain unmet), and holds again when its bytes come back", async () => {
     const root = tempDir();
-    writeTree(root, { "GATES.md": ledger("grep -q ready src/a.txt && echo OK", "OK", "  INPUTS: src/*.txt\n"), "src/a.txt": "not yet\n" });
+    writeTree(root, {
+      "GATES.md": ledger("grep -q ready src/a.txt && echo OK", "OK", "  INPUTS: src/*.txt\n"),
+      "src/a.txt": "not yet\n",
+    });
     const env = agentEnv();
     expect((await runCli(["check", "--approve", "GATES.md"], { cwd: root, env })).code).toBe(1);
     expect(await stateOf(root, env)).toMatchObject({ state: "failed", reason: "exit 1" });
@@ -72,7 +87,8 @@ describe("failed is a state, kept as a trace record", () => {
   test("status, the dashboard's reader and kbz next's facts read the same failure; an evidence line edited by hand ends it for all three", async () => {
     const dir = fs.realpathSync(fixtureCopy("next-golden"));
     const leaf = ".unlazy/api/gates/leaf-1.md";
-    const text = "OWNS: src/1/**\n\n- [ ] G1: leaf 1 deliverable\n  CHECK: cat src/1/a.txt\n  EXPECT: ok\n  EVIDENCE: pending\n";
+    const text =
+      "OWNS: src/1/**\n\n- [ ] G1: leaf 1 deliverable\n  CHECK: cat src/1/a.txt\n  EXPECT: ok\n  EVIDENCE: pending\n";
     writeTree(dir, { [leaf]: text, "src/1/a.txt": "not ready\n" });
     const env = agentEnv();
     expect((await runCli(["check", "--approve", leaf], { cwd: dir, env })).code).toBe(1);

@@ -11,7 +11,8 @@ import { agentApprovalDir } from "../../helpers/approvals.ts";
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
 
-const gate = (id: string, check: string, expectText: string) => `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
+const gate = (id: string, check: string, expectText: string) =>
+  `- [ ] ${id}: ${id} outcome\n  CHECK: ${check}\n  EXPECT: ${expectText}\n  EVIDENCE: pending\n`;
 
 function workspace(files: Record<string, string>) {
   const root = tempDir();
@@ -53,7 +54,16 @@ describe("runChecks", () => {
         finished: (t) => events.push(`finish ${t.gate.id}`),
       },
     });
-    expect(events).toEqual(["loaded", "approval G1", "approval G2", "willRun 2", "start G1", "finish G1", "start G2", "finish G2"]);
+    expect(events).toEqual([
+      "loaded",
+      "approval G1",
+      "approval G2",
+      "willRun 2",
+      "start G1",
+      "finish G1",
+      "start G2",
+      "finish G2",
+    ]);
   });
 
   test("reverify: a previously met gate that could not run counts against met as (reverify not run)", async () => {

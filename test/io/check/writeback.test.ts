@@ -1,7 +1,13 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { writeBack, WritebackError, type WritebackItem, type WritebackRequest, type WritebackStatus } from "../../../src/io/check/writeback.ts";
+import {
+  writeBack,
+  WritebackError,
+  type WritebackItem,
+  type WritebackRequest,
+  type WritebackStatus,
+} from "../../../src/io/check/writeback.ts";
 import { definitionDigest } from "../../../src/core/ledger/digest.ts";
 import { parseLedger } from "../../../src/core/ledger/parse.ts";
 import { oracleSignature, runtimeOracle } from "../../../src/core/run/oracle.ts";
@@ -11,10 +17,27 @@ import { tempDir } from "../../helpers/kbz.ts";
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
 
-const oracleOf = (g: Gate) => runtimeOracle({ check: g.check ?? "", expect: g.expect ?? "", cwd: "/w", shell: "/bin/sh", timeoutMs: 1000, path: "/bin" });
-const EVIDENCE = "automatic-evidence=v1; definition-sha256=" + definitionDigest("echo ok", "ok", null) + "; exit=0; EXPECT=matched; output-sha256=" + "0".repeat(64) + "; output-bytes=3; shell=/bin/sh; cwd=/w; path=x/1 entries";
+const oracleOf = (g: Gate) =>
+  runtimeOracle({
+    check: g.check ?? "",
+    expect: g.expect ?? "",
+    cwd: "/w",
+    shell: "/bin/sh",
+    timeoutMs: 1000,
+    path: "/bin",
+  });
+const EVIDENCE =
+  "automatic-evidence=v1; definition-sha256=" +
+  definitionDigest("echo ok", "ok", null) +
+  "; exit=0; EXPECT=matched; output-sha256=" +
+  "0".repeat(64) +
+  "; output-bytes=3; shell=/bin/sh; cwd=/w; path=x/1 entries";
 
-function setup(text: string, item: Partial<WritebackItem> = {}, over: Partial<WritebackRequest> = {}): { file: string; req: WritebackRequest } {
+function setup(
+  text: string,
+  item: Partial<WritebackItem> = {},
+  over: Partial<WritebackRequest> = {},
+): { file: string; req: WritebackRequest } {
   const root = tempDir();
   const file = path.join(root, "GATES.md");
   fs.writeFileSync(file, text);
@@ -44,20 +67,28 @@ function setup(text: string, item: Partial<WritebackItem> = {}, over: Partial<Wr
 /** The status of a single-result writeback. */
 const one = async (req: WritebackRequest): Promise<WritebackStatus | undefined> => (await writeBack(req))[0];
 
-const LEDGER = "# G\n\n- [ ] G1: one\n  CHECK: echo ok\n  EXPECT: ok\n  EVIDENCE: pending\n\n- [ ] G2: two\n  EVIDENCE: pending\n";
+const LEDGER =
+  "# G\n\n- [ ] G1: one\n  CHECK: echo ok\n  EXPECT: ok\n  EVIDENCE: pending\n\n- [ ] G2: two\n  EVIDENCE: pending\n";
 
 describe("writeback of one result", () => {
   test("a pass checks the box and replaces the evidence in place", async () => {
     const { file, req } = setup(LEDGER);
     expect(await one(req)).toBe("written");
-    expect(fs.readFileSync(file, "utf8")).toBe(LEDGER.replace("- [ ] G1", "- [x] G1").replace("  EVIDENCE: pending\n\n- [ ] G2", `  EVIDENCE: ${EVIDENCE}\n\n- [ ] G2`));
+    expect(fs.readFileSync(file, "utf8")).toBe(
+      LEDGER.replace("- [ ] G1", "- [x] G1").replace(
+        "  EVIDENCE: pending\n\n- [ ] G2",
+        `  EVIDENCE: ${EVIDENCE}\n\n- [ ] G2`,
+      ),
+    );
   });
 
   test("a pass inserts a missing EVIDENCE line right after the attribute run", async () => {
     const text = "- [ ] G1: one\n  CHECK: echo ok\n  EXPECT: ok\nprose\n";
     const { file, req } = setup(text);
     await one(req);
-    expect(fs.readFileSync(file, "utf8")).toBe(`- [x] G1: one\n  CHECK: echo ok\n  EXPECT: ok\n  EVIDENCE: ${EVIDENCE}\nprose\n`);
+    expect(fs.readFileSync(file, "utf8")).toBe(
+      `- [x] G1: one\n  CHECK: echo ok\n  EXPECT: ok\n  EVIDENCE: ${EVIDENCE}\nprose\n`,
+    );
   });
 
   test("CRLF line endings are kept, with no bare LF added", async () => {
@@ -77,8 +108,15 @@ describe("writeback of one result", () => {
   });
 
   test("a failure of a stale, re-verified or checked gate demotes it to [ ] and pending", async () => {
-    const checked = LEDGER.replace("- [ ] G1", "- [x] G1").replace("  EVIDENCE: pending\n\n- [ ] G2", `  EVIDENCE: ${EVIDENCE}\n\n- [ ] G2`);
-    const cases: [Partial<WritebackItem>, boolean][] = [[{ startState: "stale-unmet" }, false], [{ startState: "met" }, true], [{ startState: "unmet" }, false]];
+    const checked = LEDGER.replace("- [ ] G1", "- [x] G1").replace(
+      "  EVIDENCE: pending\n\n- [ ] G2",
+      `  EVIDENCE: ${EVIDENCE}\n\n- [ ] G2`,
+    );
+    const cases: [Partial<WritebackItem>, boolean][] = [
+      [{ startState: "stale-unmet" }, false],
+      [{ startState: "met" }, true],
+      [{ startState: "unmet" }, false],
+    ];
     for (const [item, reverify] of cases) {
       const { file, req } = setup(checked, { ok: false, evidence: null, ...item }, { reverify });
       expect(await one(req)).toBe("written");
@@ -112,7 +150,10 @@ describe("writeback of one result", () => {
 
   test("an edit to another gate made before the lock is taken survives", async () => {
     const { file, req } = setup(LEDGER);
-    fs.writeFileSync(file, LEDGER.replace("- [ ] G2: two\n  EVIDENCE: pending", "- [x] G2: two\n  EVIDENCE: reviewed by Ann"));
+    fs.writeFileSync(
+      file,
+      LEDGER.replace("- [ ] G2: two\n  EVIDENCE: pending", "- [x] G2: two\n  EVIDENCE: reviewed by Ann"),
+    );
     await one(req);
     const out = fs.readFileSync(file, "utf8");
     expect(out).toContain("- [x] G2: two\n  EVIDENCE: reviewed by Ann");
@@ -122,7 +163,10 @@ describe("writeback of one result", () => {
   test("a ledger that became invalid is reported, not written", async () => {
     const { file, req } = setup(LEDGER);
     fs.writeFileSync(file, "no gates here\n");
-    const e = await one(req).then(() => null, (e: unknown) => e);
+    const e = await one(req).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(e).toBeInstanceOf(WritebackError);
     expect((e as WritebackError).message).toBe("fresh ledger became invalid: ledger contains zero live gates");
     expect([(e as WritebackError).file, (e as WritebackError).line]).toEqual([req.file, 1]);
@@ -143,8 +187,18 @@ describe("writeback of one result", () => {
     const text = LEDGER + "\n- [ ] G3: three\n  CHECK: echo three\n  EXPECT: three\n";
     const { file, req } = setup(text);
     const g3 = parseLedger(text, "GATES").gates.find((g) => g.id === "G3")!;
-    const ev3 = EVIDENCE.replace(definitionDigest("echo ok", "ok", null), definitionDigest("echo three", "three", null));
-    req.items.push({ gateId: "G3", digest: definitionDigest("echo three", "three", null), signature: oracleSignature(oracleOf(g3)), ok: true, evidence: ev3, startState: "unmet" });
+    const ev3 = EVIDENCE.replace(
+      definitionDigest("echo ok", "ok", null),
+      definitionDigest("echo three", "three", null),
+    );
+    req.items.push({
+      gateId: "G3",
+      digest: definitionDigest("echo three", "three", null),
+      signature: oracleSignature(oracleOf(g3)),
+      ok: true,
+      evidence: ev3,
+      startState: "unmet",
+    });
     req.items.unshift({ ...req.items[0]!, gateId: "G2", digest: "0".repeat(64) });
     expect(await writeBack(req)).toEqual(["stale", "written", "written"]);
     const out = fs.readFileSync(file, "utf8");

@@ -19,13 +19,22 @@ describe("status log events", () => {
   test("a line gets the time in front unless it starts with one", () => {
     const now = new Date("2026-12-03T10:00:00.000Z");
     expect(stamped("claim leaf-1: a/**", now)).toBe("2026-12-03T10:00:00.000Z claim leaf-1: a/**");
-    expect(stamped("2026-12-02T09:00:00.000Z dispatch w1 sealed", now)).toBe("2026-12-02T09:00:00.000Z dispatch w1 sealed");
-    expect(checkEvents([
-      { task: { qid: "A:G1" }, outcome: { ok: true, error: null, exitCode: 0 } },
-      { task: { qid: "A:G2" }, outcome: { ok: false, error: null, exitCode: 3 } },
-      { task: { qid: "A:G3" }, outcome: { ok: false, error: "timed out after 5s", exitCode: null } },
-      { task: { qid: "A:G4" }, outcome: { ok: false, error: null, exitCode: 0 } },
-    ])).toEqual(["check A:G1 passed", "check A:G2 failed: exit 3", "check A:G3 failed: timed out after 5s", "check A:G4 failed: EXPECT did not match"]);
+    expect(stamped("2026-12-02T09:00:00.000Z dispatch w1 sealed", now)).toBe(
+      "2026-12-02T09:00:00.000Z dispatch w1 sealed",
+    );
+    expect(
+      checkEvents([
+        { task: { qid: "A:G1" }, outcome: { ok: true, error: null, exitCode: 0 } },
+        { task: { qid: "A:G2" }, outcome: { ok: false, error: null, exitCode: 3 } },
+        { task: { qid: "A:G3" }, outcome: { ok: false, error: "timed out after 5s", exitCode: null } },
+        { task: { qid: "A:G4" }, outcome: { ok: false, error: null, exitCode: 0 } },
+      ]),
+    ).toEqual([
+      "check A:G1 passed",
+      "check A:G2 failed: exit 3",
+      "check A:G3 failed: timed out after 5s",
+      "check A:G4 failed: EXPECT did not match",
+    ]);
   });
 
   test("a failed append is a warning, never an exception", async () => {
@@ -37,7 +46,8 @@ describe("status log events", () => {
   test("kbz check in a scope logs each result; the dashboard's Log shows claims and checks with their times", async () => {
     const root = tempDir();
     writeTree(root, {
-      ".unlazy/api/GATES.md": "# Gates\n\n- [ ] G1: passes\n  CHECK: echo OK\n  EXPECT: OK\n  EVIDENCE: pending\n\n- [ ] G2: fails\n  CHECK: exit 4\n  EXPECT: OK\n  EVIDENCE: pending\n",
+      ".unlazy/api/GATES.md":
+        "# Gates\n\n- [ ] G1: passes\n  CHECK: echo OK\n  EXPECT: OK\n  EVIDENCE: pending\n\n- [ ] G2: fails\n  CHECK: exit 4\n  EXPECT: OK\n  EVIDENCE: pending\n",
       ".unlazy/api/gates/leaf-1.md": "OWNS: src/**\n\n# Gates\n\n- [ ] L1: reviewed\n  EVIDENCE: pending\n",
     });
     const env = agentEnv();
@@ -46,8 +56,16 @@ describe("status log events", () => {
     expect(r.code).toBe(1);
     const lines = fs.readFileSync(path.join(root, ".unlazy/api/status.log"), "utf8").trimEnd().split("\n");
     for (const l of lines) expect(l).toMatch(T);
-    expect(lines.map((l) => l.replace(T, ""))).toEqual(["claim leaf-1: src/**", "check GATES:G1 passed", "check GATES:G2 failed: exit 4"]);
-    const app = await renderAt(<App root={root} scope="api" theme={makeTheme({ NO_COLOR: "1" })} watch={false} env={env} initialPanel="log" />, 100, 20);
+    expect(lines.map((l) => l.replace(T, ""))).toEqual([
+      "claim leaf-1: src/**",
+      "check GATES:G1 passed",
+      "check GATES:G2 failed: exit 4",
+    ]);
+    const app = await renderAt(
+      <App root={root} scope="api" theme={makeTheme({ NO_COLOR: "1" })} watch={false} env={env} initialPanel="log" />,
+      100,
+      20,
+    );
     const f = await waitForFrame(app, (s) => s.includes("check GATES:G2 failed: exit 4"));
     // Times of day, HH:MM:SS (issue 31); the full time is in the line's full view.
     expect(f).toMatch(/\d\d:\d\d:\d\d claim leaf-1: src\/\*\*/);

@@ -34,12 +34,25 @@ let clones: string[];
 let repository: string;
 
 function git(cwd: string, ...args: string[]): void {
-  const r = spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+  const r = spawnSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@t",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@t",
+    },
+  });
   if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
 }
 
 const port = (i = 0) => cluster.members[i]!.client;
-const post = async (p: string, body: unknown, i = 0) => (await fetch(`http://127.0.0.1:${port(i)}${p}`, { method: "POST", body: JSON.stringify(body) })).json() as Promise<any>;
+const post = async (p: string, body: unknown, i = 0) =>
+  (
+    await fetch(`http://127.0.0.1:${port(i)}${p}`, { method: "POST", body: JSON.stringify(body) })
+  ).json() as Promise<any>;
 
 function overlapping(hs: Holding[]): string[] {
   const bad: string[] = [];
@@ -49,7 +62,8 @@ function overlapping(hs: Holding[]): string[] {
       const a = hs[i]!;
       const b = hs[j]!;
       if (a.key === b.key || !(a.start < end(b) && b.start < end(a))) continue;
-      if (a.globs.some((g) => b.globs.some((h) => globsOverlap(g, h)))) bad.push(`${a.key}@${a.start}-${a.end} vs ${b.key}@${b.start}-${b.end}`);
+      if (a.globs.some((g) => b.globs.some((h) => globsOverlap(g, h))))
+        bad.push(`${a.key}@${a.start}-${a.end} vs ${b.key}@${b.start}-${b.end}`);
     }
   }
   return bad;
@@ -70,7 +84,10 @@ describe.skipIf(!needs("etcd"))("coordinator race and faults (real 3-member etcd
     cluster = await startCluster(3);
     base = tempDir("kbz-race-");
     const origin = path.join(base, "origin");
-    writeTree(origin, { "README.md": "race\n", ".unlazy/race/gates/leaf-1.md": "OWNS: src/shared/**\n\n- [ ] G1: shared\n  EVIDENCE: pending\n" });
+    writeTree(origin, {
+      "README.md": "race\n",
+      ".unlazy/race/gates/leaf-1.md": "OWNS: src/shared/**\n\n- [ ] G1: shared\n  EVIDENCE: pending\n",
+    });
     git(origin, "init", "-q");
     git(origin, "add", ".");
     git(origin, "commit", "-qm", "init");
@@ -97,13 +114,32 @@ describe.skipIf(!needs("etcd"))("coordinator race and faults (real 3-member etcd
     const started = Date.now();
     const children: ReturnType<typeof spawn>[] = [];
     const workers = OWNS.map((globs, i) => {
-      const child = spawn(BUN, [WORKER, JSON.stringify({ root: clones[i % 3], url: cluster.url, repository, leaf: `w${i}`, rounds: ROUNDS, globs, ttl: 10 })], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        BUN,
+        [
+          WORKER,
+          JSON.stringify({
+            root: clones[i % 3],
+            url: cluster.url,
+            repository,
+            leaf: `w${i}`,
+            rounds: ROUNDS,
+            globs,
+            ttl: 10,
+          }),
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
       children.push(child);
       let out = "";
       let errText = "";
       child.stdout.on("data", (c) => (out += c));
       child.stderr.on("data", (c) => (errText += c));
-      return new Promise<any>((resolve, reject) => child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`worker ${i} exited ${code}: ${errText}`)))));
+      return new Promise<any>((resolve, reject) =>
+        child.on("close", (code) =>
+          code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`worker ${i} exited ${code}: ${errText}`)),
+        ),
+      );
     });
     // Kill the leader once the race is well under way: the survivors elect a new one and claims go on.
     let killed = -1;
@@ -125,7 +161,9 @@ describe.skipIf(!needs("etcd"))("coordinator race and faults (real 3-member etcd
       survivor = cluster.members.findIndex((m) => m.proc !== null);
       // The survivors answer once they have elected a new leader.
       for (let tries = 0; killRevision === 0n && tries < 100; tries++) {
-        const r = await post("/v3/kv/range", { key: Buffer.from("kbz/").toString("base64") }, survivor).catch(() => null);
+        const r = await post("/v3/kv/range", { key: Buffer.from("kbz/").toString("base64") }, survivor).catch(
+          () => null,
+        );
         if (r?.header?.revision) killRevision = BigInt(r.header.revision);
         else await new Promise((res) => setTimeout(res, 100));
       }
@@ -142,7 +180,9 @@ describe.skipIf(!needs("etcd"))("coordinator race and faults (real 3-member etcd
     const granted = summaries.reduce((n, s) => n + s.granted, 0);
     const refused = summaries.reduce((n, s) => n + s.refused, 0);
     const afterKill = hs.filter((h) => h.start > killRevision).length;
-    console.log(`race: ${summaries.length} processes x ${ROUNDS} rounds in ${clones.length} clones, ${granted} granted, ${refused} refused, member m${killed} killed at ${killedAt} ms (${afterKill} grants after it), ${wall} ms wall; ${hs.length} holdings in etcd history, ${overlapping(hs).length} overlapping; granted per process ${summaries.map((x) => x.granted).join("/")}`);
+    console.log(
+      `race: ${summaries.length} processes x ${ROUNDS} rounds in ${clones.length} clones, ${granted} granted, ${refused} refused, member m${killed} killed at ${killedAt} ms (${afterKill} grants after it), ${wall} ms wall; ${hs.length} holdings in etcd history, ${overlapping(hs).length} overlapping; granted per process ${summaries.map((x) => x.granted).join("/")}`,
+    );
     for (const s of summaries) expect(s.errors).toEqual([]);
     expect(summaries.reduce((n, s) => n + s.lostReleases, 0)).toBe(0);
     expect(summaries.reduce((n, s) => n + s.released, 0)).toBe(granted);
@@ -153,7 +193,18 @@ describe.skipIf(!needs("etcd"))("coordinator race and faults (real 3-member etcd
     expect(afterKill).toBeGreaterThan(0);
     // Nothing stale: no lease key, no etcd lease, no held record left in any clone.
     expect(hs.filter((h) => h.end === null)).toEqual([]);
-    expect((await post("/v3/kv/range", { key: Buffer.from(keysFor(repository).leases).toString("base64"), range_end: Buffer.from(keysFor(repository).leases.slice(0, -1) + "0").toString("base64") }, alive)).kvs ?? []).toEqual([]);
+    expect(
+      (
+        await post(
+          "/v3/kv/range",
+          {
+            key: Buffer.from(keysFor(repository).leases).toString("base64"),
+            range_end: Buffer.from(keysFor(repository).leases.slice(0, -1) + "0").toString("base64"),
+          },
+          alive,
+        )
+      ).kvs ?? [],
+    ).toEqual([]);
     // A refused claim revokes the etcd lease it was granted; when that revoke was in flight to the
     // member killed mid-race it is lost, and the lease (with no key attached, checked above) is
     // left for etcd to expire. None may outlive the workers' TTL (10 s) by more than a second.
@@ -164,7 +215,8 @@ describe.skipIf(!needs("etcd"))("coordinator race and faults (real 3-member etcd
       leases = (await post("/v3/lease/leases", {}, alive)).leases ?? [];
     }
     expect(leases).toEqual([]);
-    for (const c of clones) expect(fs.readdirSync(path.join(c, ".unlazy/locks")).filter((n) => n.endsWith(".held"))).toEqual([]);
+    for (const c of clones)
+      expect(fs.readdirSync(path.join(c, ".unlazy/locks")).filter((n) => n.endsWith(".held"))).toEqual([]);
   }, 600_000);
 
   test("two members stopped: a claim fails with exit 2, names the lost quorum, and nothing is granted", async () => {
@@ -183,9 +235,16 @@ describe.skipIf(!needs("etcd"))("coordinator race and faults (real 3-member etcd
     expect(st.code).toBe(2);
     expect(st.stdout).toContain("unreachable");
     await Promise.all([cluster.restart(0), cluster.restart(1)]);
-    const after = await post("/v3/kv/range", { key: Buffer.from(keysFor(repository).leases).toString("base64"), range_end: Buffer.from(keysFor(repository).leases.slice(0, -1) + "0").toString("base64") });
+    const after = await post("/v3/kv/range", {
+      key: Buffer.from(keysFor(repository).leases).toString("base64"),
+      range_end: Buffer.from(keysFor(repository).leases.slice(0, -1) + "0").toString("base64"),
+    });
     expect(after.kvs ?? []).toEqual([]);
-    expect(fs.existsSync(path.join(clone, ".unlazy/locks")) ? fs.readdirSync(path.join(clone, ".unlazy/locks")).filter((n) => n.endsWith(".held")) : []).toEqual([]);
+    expect(
+      fs.existsSync(path.join(clone, ".unlazy/locks"))
+        ? fs.readdirSync(path.join(clone, ".unlazy/locks")).filter((n) => n.endsWith(".held"))
+        : [],
+    ).toEqual([]);
     // With the quorum back the same claim is granted.
     const again = kbz(["scope", "claim", "--scope", "race", "--leaf", "leaf-1"], { cwd: clone, env });
     expect(again).toEqual({ code: 0, stdout: "CLAIMED 1 path(s) for race/leaf-1: src/shared/**\n", stderr: "" });

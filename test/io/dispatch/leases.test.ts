@@ -2,7 +2,14 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import { claimConflicts, claimLease, registryTarget, releaseLeases, removeInvalidLeases, type ClaimResult } from "../../../src/io/dispatch/leases.ts";
+import {
+  claimConflicts,
+  claimLease,
+  registryTarget,
+  releaseLeases,
+  removeInvalidLeases,
+  type ClaimResult,
+} from "../../../src/io/dispatch/leases.ts";
 import { leaseFileName } from "../../../src/core/dispatch/lease-record.ts";
 import { readLeaseRecords } from "../../../src/io/read.ts";
 import { sha256Hex } from "../../../src/core/ledger/digest.ts";
@@ -19,7 +26,11 @@ function repo(): string {
 
 function refused(r: ClaimResult): string[] {
   if (r.ok) throw new Error("claim was granted");
-  return r.conflicts.map((c) => (c.kind === "identity" ? `identity ${c.holder.scope}/${c.holder.leaf}` : `${c.glob} vs ${c.theirGlob} (${c.holder.scope}/${c.holder.leaf})`));
+  return r.conflicts.map((c) =>
+    c.kind === "identity"
+      ? `identity ${c.holder.scope}/${c.holder.leaf}`
+      : `${c.glob} vs ${c.theirGlob} (${c.holder.scope}/${c.holder.leaf})`,
+  );
 }
 
 const locks = (root: string) => path.join(root, ".unlazy", "locks");
@@ -32,15 +43,35 @@ describe("lease records", () => {
     const name = sha256Hex("api::leaf-1").slice(0, 24) + ".lease";
     expect(leaseFileName("api", "leaf-1")).toBe(name);
     const text = fs.readFileSync(path.join(locks(root), name), "utf8");
-    expect(JSON.parse(text)).toEqual({ scope: "api", leaf: "leaf-1", globs: ["src/api/**", "tests/api/**"], pid: process.pid });
+    expect(JSON.parse(text)).toEqual({
+      scope: "api",
+      leaf: "leaf-1",
+      globs: ["src/api/**", "tests/api/**"],
+      pid: process.pid,
+    });
     expect(text).toBe(JSON.stringify(JSON.parse(text), null, 2) + "\n");
   });
 
   test("a lease written by unlazy is read back as the same owner", () => {
     const root = repo();
     const name = leaseFileName("web", "leaf-2.2");
-    writeTree(root, { [`.unlazy/locks/${name}`]: JSON.stringify({ scope: "web", leaf: "leaf-2.2", globs: ["web/pay/**"], pid: 1234 }, null, 2) });
-    expect(readLeaseRecords(root)).toEqual([{ invalid: false, scope: "web", leaf: "leaf-2.2", globs: ["web/pay/**"], pid: 1234, file: path.join(locks(root), name) }]);
+    writeTree(root, {
+      [`.unlazy/locks/${name}`]: JSON.stringify(
+        { scope: "web", leaf: "leaf-2.2", globs: ["web/pay/**"], pid: 1234 },
+        null,
+        2,
+      ),
+    });
+    expect(readLeaseRecords(root)).toEqual([
+      {
+        invalid: false,
+        scope: "web",
+        leaf: "leaf-2.2",
+        globs: ["web/pay/**"],
+        pid: 1234,
+        file: path.join(locks(root), name),
+      },
+    ]);
   });
 });
 
@@ -48,19 +79,25 @@ describe("claim conflicts", () => {
   test("src/a*.js and src/ab*.js conflict because a wildcard shares the segment", async () => {
     const root = repo();
     expect((await claimLease(root, "api", "leaf-1", ["src/a*.js"])).ok).toBe(true);
-    expect(refused(await claimLease(root, "api", "leaf-2", ["src/ab*.js"]))).toEqual(["src/ab*.js vs src/a*.js (api/leaf-1)"]);
+    expect(refused(await claimLease(root, "api", "leaf-2", ["src/ab*.js"]))).toEqual([
+      "src/ab*.js vs src/a*.js (api/leaf-1)",
+    ]);
   });
 
   test("src/./same.js is normalised and conflicts with src/same.js", async () => {
     const root = repo();
     expect((await claimLease(root, "api", "leaf-1", ["src/./same.js"])).ok).toBe(true);
-    expect(refused(await claimLease(root, "web", "leaf-1", ["src/same.js"]))).toEqual(["src/same.js vs src/same.js (api/leaf-1)"]);
+    expect(refused(await claimLease(root, "web", "leaf-1", ["src/same.js"]))).toEqual([
+      "src/same.js vs src/same.js (api/leaf-1)",
+    ]);
   });
 
   test("a directory owns its descendants: src/api conflicts with src/api/**", async () => {
     const root = repo();
     expect((await claimLease(root, "api", "leaf-1", ["src/api"])).ok).toBe(true);
-    expect(refused(await claimLease(root, "api", "leaf-2", ["src/api/**"]))).toEqual(["src/api/** vs src/api (api/leaf-1)"]);
+    expect(refused(await claimLease(root, "api", "leaf-2", ["src/api/**"]))).toEqual([
+      "src/api/** vs src/api (api/leaf-1)",
+    ]);
   });
 
   test("disjoint literal segments do not conflict across scopes", async () => {
@@ -103,17 +140,22 @@ describe("claim conflicts", () => {
     const bytes = fs.readFileSync(file);
     expect(refused(await claimLease(root, "api", "leaf-1", ["src/b/**"]))).toEqual(["identity api/leaf-1"]);
     expect(fs.readFileSync(file)).toEqual(bytes);
-    expect(refused(await claimLease(root, "web", "leaf-9", ["src/a/x.ts"]))).toEqual(["src/a/x.ts vs src/a/** (api/leaf-1)"]);
+    expect(refused(await claimLease(root, "web", "leaf-9", ["src/a/x.ts"]))).toEqual([
+      "src/a/x.ts vs src/a/** (api/leaf-1)",
+    ]);
     expect((await releaseLeases(root, "api", "leaf-1")).released.length).toBe(1);
     expect((await claimLease(root, "api", "leaf-1", ["src/b/**"])).ok).toBe(true);
   });
 
   test("the conflict test is pure and reports every overlapping pair", () => {
-    const held = [{ invalid: false as const, scope: "a", leaf: "l", globs: ["src/**", "docs/x.md"], pid: 1, file: "/f" }];
-    expect(claimConflicts("b", "m", ["src/x.ts", "docs/**", "lib/y"], held).map((c) => (c.kind === "glob" ? `${c.glob}~${c.theirGlob}` : c.kind))).toEqual([
-      "src/x.ts~src/**",
-      "docs/**~docs/x.md",
-    ]);
+    const held = [
+      { invalid: false as const, scope: "a", leaf: "l", globs: ["src/**", "docs/x.md"], pid: 1, file: "/f" },
+    ];
+    expect(
+      claimConflicts("b", "m", ["src/x.ts", "docs/**", "lib/y"], held).map((c) =>
+        c.kind === "glob" ? `${c.glob}~${c.theirGlob}` : c.kind,
+      ),
+    ).toEqual(["src/x.ts~src/**", "docs/**~docs/x.md"]);
   });
 });
 
@@ -123,19 +165,39 @@ describe("invalid lease records block every claim until removed explicitly", () 
     symlink: () => fs.symlinkSync(path.join(outside, "victim"), path.join(locks(root), leaseFileName("x", "sym"))),
     FIFO: () => spawnSync("mkfifo", [path.join(locks(root), leaseFileName("x", "fifo"))]),
     "empty globs with a correct name": () =>
-      fs.writeFileSync(path.join(locks(root), leaseFileName("x", "empty")), JSON.stringify({ scope: "x", leaf: "empty", globs: [], pid: 1 })),
+      fs.writeFileSync(
+        path.join(locks(root), leaseFileName("x", "empty")),
+        JSON.stringify({ scope: "x", leaf: "empty", globs: [], pid: 1 }),
+      ),
     "a name that does not match the owner": () =>
-      fs.writeFileSync(path.join(locks(root), "000000000000000000000000.lease"), JSON.stringify({ scope: "x", leaf: "y", globs: ["a/**"], pid: 1 })),
+      fs.writeFileSync(
+        path.join(locks(root), "000000000000000000000000.lease"),
+        JSON.stringify({ scope: "x", leaf: "y", globs: ["a/**"], pid: 1 }),
+      ),
     "a glob that is not normalised": () =>
-      fs.writeFileSync(path.join(locks(root), leaseFileName("x", "raw")), JSON.stringify({ scope: "x", leaf: "raw", globs: ["./a/**"], pid: 1 })),
+      fs.writeFileSync(
+        path.join(locks(root), leaseFileName("x", "raw")),
+        JSON.stringify({ scope: "x", leaf: "raw", globs: ["./a/**"], pid: 1 }),
+      ),
     "truncated JSON": () => fs.writeFileSync(path.join(locks(root), leaseFileName("x", "trunc")), '{"scope": "x", "le'),
   });
 
-  for (const kind of ["hard link", "symlink", "FIFO", "empty globs with a correct name", "a name that does not match the owner", "a glob that is not normalised", "truncated JSON"]) {
+  for (const kind of [
+    "hard link",
+    "symlink",
+    "FIFO",
+    "empty globs with a correct name",
+    "a name that does not match the owner",
+    "a glob that is not normalised",
+    "truncated JSON",
+  ]) {
     test(`${kind}: the claim is refused promptly, the victim untouched, and --invalid removal frees the registry`, async () => {
       const root = repo();
       const outside = tempDir();
-      fs.writeFileSync(path.join(outside, "victim"), JSON.stringify({ scope: "x", leaf: "hard", globs: ["a/**"], pid: 1 }));
+      fs.writeFileSync(
+        path.join(outside, "victim"),
+        JSON.stringify({ scope: "x", leaf: "hard", globs: ["a/**"], pid: 1 }),
+      );
       fs.mkdirSync(locks(root), { recursive: true });
       poison(root, outside)[kind]!();
       const victim = hashTree(outside);
@@ -159,7 +221,10 @@ describe("invalid lease records block every claim until removed explicitly", () 
     const odd = path.join(locks(root), leaseFileName("x", "dir"));
     fs.mkdirSync(odd, { recursive: true });
     expect(refused(await claimLease(root, "fresh", "leaf", ["a/**"]))[0]).toContain("(invalid)/");
-    await expect(removeInvalidLeases(root)).rejects.toMatchObject({ message: "cannot remove invalid lease record: EISDIR", file: odd });
+    await expect(removeInvalidLeases(root)).rejects.toMatchObject({
+      message: "cannot remove invalid lease record: EISDIR",
+      file: odd,
+    });
     expect(fs.statSync(odd).isDirectory()).toBe(true);
   });
 
@@ -171,7 +236,9 @@ describe("invalid lease records block every claim until removed explicitly", () 
     const outsideBefore = hashTree(outside);
     await expect(claimLease(root, "api", "leaf-1", ["src/**"])).rejects.toBeInstanceOf(WriteError);
     await expect(releaseLeases(root, "api", null)).rejects.toBeInstanceOf(WriteError);
-    expect(readLeaseRecords(root)).toMatchObject([{ invalid: true, problem: "the locks directory must be a real directory inside the repository" }]);
+    expect(readLeaseRecords(root)).toMatchObject([
+      { invalid: true, problem: "the locks directory must be a real directory inside the repository" },
+    ]);
     expect(hashTree(root)).toBe(before);
     expect(hashTree(outside)).toBe(outsideBefore);
   });
@@ -189,7 +256,11 @@ describe("release", () => {
 
   test("a scoped release removes only that scope's (and leaf's) valid leases", async () => {
     const root = repo();
-    for (const [s, l, g] of [["api", "leaf-1", "a/**"], ["api", "leaf-2", "b/**"], ["web", "leaf-1", "c/**"]] as const) {
+    for (const [s, l, g] of [
+      ["api", "leaf-1", "a/**"],
+      ["api", "leaf-2", "b/**"],
+      ["web", "leaf-1", "c/**"],
+    ] as const) {
       expect((await claimLease(root, s, l, [g])).ok).toBe(true);
     }
     expect((await releaseLeases(root, "api", "leaf-2")).released.map((l) => l.leaf)).toEqual(["leaf-2"]);
@@ -230,7 +301,9 @@ describe("registry lock", () => {
     expect(r.ok).toBe(true);
     expect(r.notes.join("\n")).toContain(`lock recovered from dead pid ${holder.pid}`);
     expect(fs.readFileSync(path.join(root, ".unlazy/api/status.log"), "utf8")).toMatch(
-      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z lock recovered from dead pid ${holder.pid} \\(\\.unlazy/locks/[0-9a-f]{24}\\.filelock\\)\\n$`),
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z lock recovered from dead pid ${holder.pid} \\(\\.unlazy/locks/[0-9a-f]{24}\\.filelock\\)\\n$`,
+      ),
     );
     expect(fs.existsSync(lockFile)).toBe(false);
   });
@@ -239,7 +312,10 @@ describe("registry lock", () => {
 describe("concurrency", () => {
   test("two simultaneous identical claims: exactly one wins, the loser sees the identity conflict", async () => {
     const root = repo();
-    const results = await Promise.all([claimLease(root, "same", "leaf", ["x/**"]), claimLease(root, "same", "leaf", ["x/**"])]);
+    const results = await Promise.all([
+      claimLease(root, "same", "leaf", ["x/**"]),
+      claimLease(root, "same", "leaf", ["x/**"]),
+    ]);
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     expect(refused(results.find((r) => !r.ok)!)).toEqual(["identity same/leaf"]);
     expect((await releaseLeases(root, "same", null)).released).toHaveLength(1);

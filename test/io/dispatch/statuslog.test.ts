@@ -54,7 +54,8 @@ describe("session binding", () => {
   test("blank, unprintable and oversized ids are refused without writing", () => {
     const { root } = scopeDir();
     const before = hashTree(root);
-    for (const id of ["   ", "a\nb", "a\u202eb", "x".repeat(4096)]) expect(() => bindSession(root, "api", id)).toThrow(UsageError);
+    for (const id of ["   ", "a\nb", "a\u202eb", "x".repeat(4096)])
+      expect(() => bindSession(root, "api", id)).toThrow(UsageError);
     expect(hashTree(root)).toBe(before);
   });
 

@@ -16,14 +16,23 @@ describe("progress guard state", () => {
     const t = { root: "/r", mode: "scope" as const, scope: "api", files: [], discoveryErrors: [] };
     expect(statePath(t)).toBe("/r/.unlazy/api/hook-state.json");
     expect(statePath({ ...t, scope: null, mode: "legacy" })).toBe("/r/.unlazy-hook-state.json");
-    expect(statePath({ ...t, discoveryErrors: [{ path: "/r/.unlazy/api", message: "m" }] })).toBe("/r/.unlazy-hook-state.json");
+    expect(statePath({ ...t, discoveryErrors: [{ path: "/r/.unlazy/api", message: "m" }] })).toBe(
+      "/r/.unlazy-hook-state.json",
+    );
   });
 
   test("normalisation keeps only well-formed entries and never throws", () => {
-    for (const junk of [null, 3, "x", [], { sessions: [] }, { sessions: null }]) expect(normalizeState(junk)).toEqual({ schema: 1, sessions: {} });
+    for (const junk of [null, 3, "x", [], { sessions: [] }, { sessions: null }])
+      expect(normalizeState(junk)).toEqual({ schema: 1, sessions: {} });
     const ok = { hash: H1, blocks: 2, updatedAt: "2026-01-01T00:00:00.000Z" };
     const s = normalizeState({
-      sessions: { [H2]: ok, short: ok, ["a".repeat(24)]: { ...ok, blocks: 1.5 }, ["b".repeat(24)]: { ...ok, hash: "X" }, ["c".repeat(24)]: { ...ok, updatedAt: "never" } },
+      sessions: {
+        [H2]: ok,
+        short: ok,
+        ["a".repeat(24)]: { ...ok, blocks: 1.5 },
+        ["b".repeat(24)]: { ...ok, hash: "X" },
+        ["c".repeat(24)]: { ...ok, updatedAt: "never" },
+      },
     });
     expect(s.sessions).toEqual({ [H2]: ok });
   });
@@ -43,7 +52,8 @@ describe("progress guard state", () => {
 
   test(`at most ${MAX_SESSIONS} sessions survive, the least recently updated go first`, () => {
     let s = normalizeState(null);
-    for (let i = 0; i < MAX_SESSIONS + 5; i++) s = countBlock(s, i.toString(16).padStart(24, "0"), H1, new Date(Date.UTC(2026, 0, 1, 0, 0, i))).state;
+    for (let i = 0; i < MAX_SESSIONS + 5; i++)
+      s = countBlock(s, i.toString(16).padStart(24, "0"), H1, new Date(Date.UTC(2026, 0, 1, 0, 0, i))).state;
     const keys = Object.keys(s.sessions);
     expect(keys).toHaveLength(MAX_SESSIONS);
     expect(keys).not.toContain((4).toString(16).padStart(24, "0"));

@@ -17,12 +17,19 @@ describe("holds", () => {
     const root = tempDir();
     recordHolds(store, root, ["api", "web"], "alpha", NOW);
     const h = readHolds(store, root, NOW + 1000);
-    expect([h.liveOn("api", "alpha"), h.liveOn("web", "alpha"), h.liveOn("api", "beta"), h.liveOn("other", "alpha")]).toEqual([true, true, false, false]);
+    expect([
+      h.liveOn("api", "alpha"),
+      h.liveOn("web", "alpha"),
+      h.liveOn("api", "beta"),
+      h.liveOn("other", "alpha"),
+    ]).toEqual([true, true, false, false]);
     expect(readHolds(store, root, NOW + HELD_MS + 1).liveOn("api", "alpha")).toBe(false);
     expect(readHolds(store, tempDir(), NOW).liveOn("api", "alpha")).toBe(false); // another root
     // The lines: time and key only, the file private.
     const text = fs.readFileSync(dayFile(store, root), "utf8");
-    expect(text).toBe(`2026-12-04T12:00:00.000Z ${sessionKey("alpha", "api")}\n2026-12-04T12:00:00.000Z ${sessionKey("alpha", "web")}\n`);
+    expect(text).toBe(
+      `2026-12-04T12:00:00.000Z ${sessionKey("alpha", "api")}\n2026-12-04T12:00:00.000Z ${sessionKey("alpha", "web")}\n`,
+    );
     expect(fs.statSync(dayFile(store, root)).mode & 0o777).toBe(0o600);
     expect(fs.statSync(holdsDir(store, root)).mode & 0o777).toBe(0o700);
   });
@@ -32,7 +39,9 @@ describe("holds", () => {
     const root = tempDir();
     recordHolds(store, root, ["api"], "late", NOW - 13 * 3600 * 1000); // yesterday, 13 h ago
     recordHolds(store, root, ["api"], "old", NOW - 3 * HELD_MS);
-    fs.appendFileSync(dayFile(store, root), `2026-12-05T12:00:00.000Z ${sessionKey("future", "api")}\n`, { mode: 0o600 });
+    fs.appendFileSync(dayFile(store, root), `2026-12-05T12:00:00.000Z ${sessionKey("future", "api")}\n`, {
+      mode: 0o600,
+    });
     const h = readHolds(store, root, NOW);
     expect([h.liveOn("api", "late"), h.liveOn("api", "old"), h.liveOn("api", "future")]).toEqual([true, false, false]);
     expect(fs.readdirSync(holdsDir(store, root)).sort()).toEqual(["2026-12-03.log", "2026-12-04.log"]);

@@ -6,7 +6,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseLedger } from "../../../src/core/ledger/parse.ts";
 import { fileDigest } from "../../../src/io/oracle/digest.ts";
-import { currentIdentity, identitiesFor, identityOf, namesOnlyFiles, RACY_MS, filesUnchanged } from "../../../src/io/oracle/identity.ts";
+import {
+  currentIdentity,
+  identitiesFor,
+  identityOf,
+  namesOnlyFiles,
+  RACY_MS,
+  filesUnchanged,
+} from "../../../src/io/oracle/identity.ts";
 import { tempDir } from "../../helpers/tmp.ts";
 
 function gate(lines: string[]) {
@@ -43,7 +50,10 @@ describe("identities", () => {
     Bun.sleepSync(20);
     fs.writeFileSync(f, "console.log(2)\n");
     const ns = st.mtimeNs;
-    expect(spawnSync("touch", ["-m", "-d", `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, "0")}`, f]).status).toBe(0);
+    expect(
+      spawnSync("touch", ["-m", "-d", `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, "0")}`, f])
+        .status,
+    ).toBe(0);
     expect(fs.statSync(f, { bigint: true }).mtimeNs).toBe(st.mtimeNs);
     expect(currentIdentity(f)).not.toBe(before);
     expect(currentIdentity(path.join(dir, "missing"))).toBeNull();

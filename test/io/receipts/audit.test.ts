@@ -18,7 +18,14 @@ const MET = "# Gates: value\n- [x] G1: a person checked the value\n  EVIDENCE: c
 function accept(ws: Workspace, p: Policy = policy(), extra: Partial<Receipt> = {}): void {
   const led = readLedger(ws.root, "GATES.md");
   const ctx = computeContext(ws.root, led, p, { env: ws.env });
-  const receipt: Receipt = { status: "accepted", policy: p, context: ctx.value, ledgerHash: sha256Hex(led.text), fingerprint: ctx.fingerprint, ...extra };
+  const receipt: Receipt = {
+    status: "accepted",
+    policy: p,
+    context: ctx.value,
+    ledgerHash: sha256Hex(led.text),
+    fingerprint: ctx.fingerprint,
+    ...extra,
+  };
   ws.write(RECEIPTS_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": receipt } }));
 }
 
@@ -78,7 +85,10 @@ describe("reuse rule reasons (kill §4.14.4)", () => {
   test("order: the first failing rule wins", () => {
     const ws = workspace({ "GATES.md": MET });
     ws.write("src/value.txt", "changed\n"); // would be reason 6 on its own
-    ws.write(RECEIPTS_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: policy({ closed: false }) } } }));
+    ws.write(
+      RECEIPTS_FILE,
+      JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: policy({ closed: false }) } } }),
+    );
     expect(ws.audit("GATES.md", policy({ env: ["X"] }))).toEqual(stale("unfinished-verification"));
     accept(ws, policy({ closed: false }));
     expect(ws.audit("GATES.md", policy({ env: ["X"] }))).toEqual(stale("fresh-observation-required"));
@@ -122,7 +132,10 @@ describe("managedEvidenceIssue (kill §4.14.5)", () => {
     expect(issue(ws)).toBeNull();
     ws.write("tests/check.sh", "changed");
     expect(issue(ws)).toBe("changed-inputs-or-verifier");
-    ws.write(RECEIPTS_FILE, JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: policy() } } }));
+    ws.write(
+      RECEIPTS_FILE,
+      JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: policy() } } }),
+    );
     expect(issue(ws)).toBe("unfinished-verification");
   });
 });

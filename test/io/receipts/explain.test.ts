@@ -40,7 +40,9 @@ describe("explain", () => {
   });
 
   test("names which gate definition changed and which part", async () => {
-    const ws = workspace({ "GATES.md": GATES + "\n- [ ] G2: second\n  CHECK: sh tests/check.sh\n  EXPECT: REAL_OK\n  EVIDENCE: pending\n" });
+    const ws = workspace({
+      "GATES.md": GATES + "\n- [ ] G2: second\n  CHECK: sh tests/check.sh\n  EXPECT: REAL_OK\n  EVIDENCE: pending\n",
+    });
     await ws.run();
     ws.write("GATES.md", ws.read("GATES.md").replace("G2: second", "G2: second, reworded"));
     expect(why(ws).reason).toBe("changed-ledger-or-evidence");
@@ -51,17 +53,28 @@ describe("explain", () => {
     const ws = workspace();
     await ws.run();
     ws.write("GATES.md", ws.read("GATES.md").replace("CHECK: sh tests/check.sh", "CHECK: sh  tests/check.sh"));
-    expect(texts(ws)).toEqual(["gate G1 is not met now (checked but automatic evidence is stale or unbound)", "gate G1 definition changed (CHECK)"]);
+    expect(texts(ws)).toEqual([
+      "gate G1 is not met now (checked but automatic evidence is stale or unbound)",
+      "gate G1 definition changed (CHECK)",
+    ]);
   });
 
   test("added and removed gates, and prose outside the gates", async () => {
-    const ws = workspace({ "GATES.md": "# Gates\n\n- [x] M1: one\n  EVIDENCE: seen by Ana\n- [x] M2: two\n  EVIDENCE: seen by Ana\n" });
+    const ws = workspace({
+      "GATES.md": "# Gates\n\n- [x] M1: one\n  EVIDENCE: seen by Ana\n- [x] M2: two\n  EVIDENCE: seen by Ana\n",
+    });
     await ws.run({ reviewed: true });
-    ws.write("GATES.md", "# Gates (renamed)\n\n- [x] M1: one\n  EVIDENCE: seen by Ana\n- [x] M2: two\n  EVIDENCE: seen by Ana\n");
+    ws.write(
+      "GATES.md",
+      "# Gates (renamed)\n\n- [x] M1: one\n  EVIDENCE: seen by Ana\n- [x] M2: two\n  EVIDENCE: seen by Ana\n",
+    );
     expect(texts(ws)).toEqual(["ledger text outside the gates changed (headings, prose, OWNS, ABANDON or gate order)"]);
     ws.write("GATES.md", "# Gates\n\n- [x] M1: one\n  EVIDENCE: seen by Bo\n- [x] M2: two\n  EVIDENCE: seen by Ana\n");
     expect(texts(ws)).toEqual(["check marks or evidence in the ledger changed since acceptance"]);
-    ws.write("GATES.md", "# Gates\n\n- [x] M1: one\n  EVIDENCE: seen by Ana\n- [x] M3: three\n  EVIDENCE: seen by Ana\n");
+    ws.write(
+      "GATES.md",
+      "# Gates\n\n- [x] M1: one\n  EVIDENCE: seen by Ana\n- [x] M3: three\n  EVIDENCE: seen by Ana\n",
+    );
     expect(texts(ws)).toEqual(["gate M2 was removed from the ledger", "gate M3 was added to the ledger"]);
   });
 
@@ -78,19 +91,29 @@ describe("explain", () => {
     await ws.run({ env: ["API_MODE", "REGION", "TRACE"], processEnv: env });
     const now = { ...env, API_MODE: "mock", TRACE: "1" } as Record<string, string>;
     delete now.REGION;
-    expect(texts(ws, "GATES.md", now)).toEqual(["environment value API_MODE changed", "environment value REGION was unset", "environment value TRACE was set"]);
+    expect(texts(ws, "GATES.md", now)).toEqual([
+      "environment value API_MODE changed",
+      "environment value REGION was unset",
+      "environment value TRACE was set",
+    ]);
   });
 
   test("no receipt, and a renamed ledger whose receipt stayed under the old path", async () => {
     const ws = workspace();
-    expect(why(ws).changes).toEqual([{ kind: "no-receipt", text: "there is no receipt for GATES.md; it was never run with kbz verify run" }]);
+    expect(why(ws).changes).toEqual([
+      { kind: "no-receipt", text: "there is no receipt for GATES.md; it was never run with kbz verify run" },
+    ]);
     await ws.run();
     fs.mkdirSync(path.join(ws.root, "gates"));
     fs.renameSync(path.join(ws.root, "GATES.md"), path.join(ws.root, "gates/value.md"));
     const e = why(ws, "gates/value.md");
     expect(e.reason).toBe("missing-receipt");
     expect(e.changes).toEqual([
-      { kind: "renamed", path: "GATES.md", text: "it was accepted as GATES.md, which no longer exists; receipts are keyed by ledger path and do not follow a rename" },
+      {
+        kind: "renamed",
+        path: "GATES.md",
+        text: "it was accepted as GATES.md, which no longer exists; receipts are keyed by ledger path and do not follow a rename",
+      },
     ]);
   });
 

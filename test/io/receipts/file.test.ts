@@ -4,13 +4,22 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { VerificationError } from "../../../src/core/receipts/errors.ts";
-import { parseReceiptFile, putReceipt, readReceiptFile, RECEIPTS_FILE, receiptFilePath } from "../../../src/io/receipts/file.ts";
+import {
+  parseReceiptFile,
+  putReceipt,
+  readReceiptFile,
+  RECEIPTS_FILE,
+  receiptFilePath,
+} from "../../../src/io/receipts/file.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 
 const WRITER = path.join(import.meta.dir, "receipt-writer.ts");
 const INVALID = new VerificationError("invalid verification registry");
 const policy = { inputs: ["src"], env: [], closed: true };
-const good = { schema: 1, receipts: { "GATES.md": { status: "accepted", policy, context: "a".repeat(64), ledgerHash: "b".repeat(64) } } };
+const good = {
+  schema: 1,
+  receipts: { "GATES.md": { status: "accepted", policy, context: "a".repeat(64), ledgerHash: "b".repeat(64) } },
+};
 
 describe("reading the store", () => {
   test("an absent store is empty", () => {
@@ -27,11 +36,32 @@ describe("reading the store", () => {
     ["an empty file", ""],
     ["another schema", JSON.stringify({ ...good, schema: 2 })],
     ["receipts that are an array", JSON.stringify({ schema: 1, receipts: [] })],
-    ["a receipt with an unknown status", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "done", policy } } })],
-    ["an accepted receipt without a policy", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "accepted", context: "a".repeat(64), ledgerHash: "b".repeat(64) } } })],
-    ["a policy with non-string inputs", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "pending", policy: { ...policy, inputs: [1] } } } })],
-    ["an accepted receipt without hashes", JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "accepted", policy } } })],
-    ["an accepted receipt with a short context", JSON.stringify({ schema: 1, receipts: { "GATES.md": { ...good.receipts["GATES.md"], context: "abc" } } })],
+    [
+      "a receipt with an unknown status",
+      JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "done", policy } } }),
+    ],
+    [
+      "an accepted receipt without a policy",
+      JSON.stringify({
+        schema: 1,
+        receipts: { "GATES.md": { status: "accepted", context: "a".repeat(64), ledgerHash: "b".repeat(64) } },
+      }),
+    ],
+    [
+      "a policy with non-string inputs",
+      JSON.stringify({
+        schema: 1,
+        receipts: { "GATES.md": { status: "pending", policy: { ...policy, inputs: [1] } } },
+      }),
+    ],
+    [
+      "an accepted receipt without hashes",
+      JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "accepted", policy } } }),
+    ],
+    [
+      "an accepted receipt with a short context",
+      JSON.stringify({ schema: 1, receipts: { "GATES.md": { ...good.receipts["GATES.md"], context: "abc" } } }),
+    ],
   ];
   for (const [what, text] of bad) {
     test(`${what} is an invalid verification registry`, () => {
@@ -79,12 +109,20 @@ describe("writing the store", () => {
     const writers = 6;
     const each = 12;
     await Promise.all(
-      Array.from({ length: writers }, (_, w) => new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, [WRITER, root, `w${w}`, String(each), "10"], { stdio: ["ignore", "ignore", "pipe"] });
-        let errText = "";
-        child.stderr.on("data", (d) => (errText += d));
-        child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`writer ${w} exited ${code}: ${errText}`))));
-      })),
+      Array.from(
+        { length: writers },
+        (_, w) =>
+          new Promise<void>((resolve, reject) => {
+            const child = spawn(process.execPath, [WRITER, root, `w${w}`, String(each), "10"], {
+              stdio: ["ignore", "ignore", "pipe"],
+            });
+            let errText = "";
+            child.stderr.on("data", (d) => (errText += d));
+            child.on("exit", (code) =>
+              code === 0 ? resolve() : reject(new Error(`writer ${w} exited ${code}: ${errText}`)),
+            );
+          }),
+      ),
     );
     const keys = Object.keys(readReceiptFile(root).receipts);
     expect(keys.length).toBe(writers * each);
@@ -95,7 +133,9 @@ describe("writing the store", () => {
     const root = tempDir();
     writeTree(root, { [RECEIPTS_FILE]: JSON.stringify(good) });
     for (let round = 0; round < 5; round++) {
-      const child = spawn(process.execPath, [WRITER, root, `k${round}`, "0", "2000"], { stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, [WRITER, root, `k${round}`, "0", "2000"], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       let written = 0;
       await new Promise<void>((resolve) => {
         child.stdout.on("data", (d: Buffer) => {

@@ -13,7 +13,11 @@ import { current, GATES, stale, workspace } from "./workspace.ts";
 describe("fixes", () => {
   test("fixes kill bug: the verifier is kbz's version and build digest, not a hash of a scripts folder", async () => {
     const me = currentVerifier();
-    expect(me).toEqual({ name: "kbz", version: JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version, build: sourceDigest(path.join(REPO, "src")) });
+    expect(me).toEqual({
+      name: "kbz",
+      version: JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version,
+      build: sourceDigest(path.join(REPO, "src")),
+    });
     const ws = workspace();
     // An unrelated file beside the tool (the original hashed its whole scripts/ dir) changes nothing.
     ws.write("scripts/unrelated-helper.mjs", "export {};\n");
@@ -57,7 +61,9 @@ describe("fixes", () => {
     expect(r!.status).toBe("ACCEPTED");
     expect(ws.receipt(".unlazy/api/gates/leaf-1.md")!.fingerprint!.contractRevision).toBe("3");
     ws.write(".unlazy/api/PLAN.md", plan(4));
-    expect(ws.audit(".unlazy/api/gates/leaf-1.md")).toEqual(stale("changed-inputs-or-verifier", ".unlazy/api/gates/leaf-1.md"));
+    expect(ws.audit(".unlazy/api/gates/leaf-1.md")).toEqual(
+      stale("changed-inputs-or-verifier", ".unlazy/api/gates/leaf-1.md"),
+    );
     const why = explainReceipt(ws.root, ".unlazy/api/gates/leaf-1.md", { env: ws.env });
     expect(why.changes.map((c) => c.text)).toEqual(["the contract revision in .unlazy/api/PLAN.md changed (3 → 4)"]);
     ws.write(".unlazy/api/PLAN.md", "# Plan\nContract revision: 4\nContract revision: 5\n");
@@ -80,7 +86,9 @@ describe("fixes", () => {
     changed[1] = 0xfd; // both versions decode to U+FFFD: a text hash could not tell them apart
     ws.write("assets/logo.bin", changed);
     expect(ws.audit()).toEqual(stale("changed-inputs-or-verifier"));
-    expect(explainReceipt(ws.root, "GATES.md", { env: ws.env }).changes.map((c) => c.path)).toEqual(["assets/logo.bin"]);
+    expect(explainReceipt(ws.root, "GATES.md", { env: ws.env }).changes.map((c) => c.path)).toEqual([
+      "assets/logo.bin",
+    ]);
   });
 
   test("PATH is in the runtime binding by default", async () => {
@@ -88,9 +96,17 @@ describe("fixes", () => {
     await ws.run();
     expect(Object.keys(ws.receipt()!.fingerprint!.runtime.env)).toContain("PATH");
     expect(ws.receipt()!.policy).toEqual({ inputs: ["src", "tests"], env: [], closed: true });
-    expect(inspectReceiptEnv(ws.root, { ...ws.env, PATH: "/bin:/usr/bin" })).toEqual(stale("changed-inputs-or-verifier"));
+    expect(inspectReceiptEnv(ws.root, { ...ws.env, PATH: "/bin:/usr/bin" })).toEqual(
+      stale("changed-inputs-or-verifier"),
+    );
     const why = explainReceipt(ws.root, "GATES.md", { env: { ...ws.env, PATH: "/bin:/usr/bin" } });
-    expect(why.changes).toEqual([{ kind: "environment", name: "PATH", text: "environment value PATH changed (kbz verify run --portable leaves PATH out)" }]);
+    expect(why.changes).toEqual([
+      {
+        kind: "environment",
+        name: "PATH",
+        text: "environment value PATH changed (kbz verify run --portable leaves PATH out)",
+      },
+    ]);
   });
 
   test("fixes kill limitation: --portable leaves PATH out of the binding and says so in the receipt", async () => {
@@ -116,7 +132,9 @@ describe("fixes", () => {
   test("environment values never reach the store, only their digests", async () => {
     const ws = workspace();
     await ws.run({ env: ["API_TOKEN"], processEnv: { ...ws.env, API_TOKEN: "s3cret-value" } });
-    expect(fs.readFileSync(path.join(ws.root, ".unlazy/verification-receipts.json"), "utf8")).not.toContain("s3cret-value");
+    expect(fs.readFileSync(path.join(ws.root, ".unlazy/verification-receipts.json"), "utf8")).not.toContain(
+      "s3cret-value",
+    );
   });
 });
 

@@ -46,12 +46,26 @@ function setup(seed: number) {
   return { rnd, root, files, fields, policy, env };
 }
 
-const ctx = (root: string, policy: Policy, env: Record<string, string>) => computeContext(root, readLedger(root, "GATES.md"), policy, { env }).value;
+const ctx = (root: string, policy: Policy, env: Record<string, string>) =>
+  computeContext(root, readLedger(root, "GATES.md"), policy, { env }).value;
 
 function acceptNow(root: string, policy: Policy, env: Record<string, string>): void {
   const led = readLedger(root, "GATES.md");
   const c = computeContext(root, led, policy, { env });
-  writeTree(root, { [RECEIPTS_FILE]: JSON.stringify({ schema: 1, receipts: { "GATES.md": { status: "accepted", policy, context: c.value, ledgerHash: sha256Hex(led.text), fingerprint: c.fingerprint } } }) });
+  writeTree(root, {
+    [RECEIPTS_FILE]: JSON.stringify({
+      schema: 1,
+      receipts: {
+        "GATES.md": {
+          status: "accepted",
+          policy,
+          context: c.value,
+          ledgerHash: sha256Hex(led.text),
+          fingerprint: c.fingerprint,
+        },
+      },
+    }),
+  });
 }
 
 function flipByte(bytes: Uint8Array, rnd: () => number): Uint8Array {
@@ -78,7 +92,10 @@ describe("receipt fingerprint properties", () => {
       const victim = names[Math.floor(rnd() * names.length)]!;
       writeTree(root, { [victim]: flipByte(files[victim]!, rnd) });
       const r = inspectReceipt(root, "GATES.md", { env });
-      expect({ seed, r }).toEqual({ seed, r: { current: false, reason: "changed-ledger-or-evidence", key: "GATES.md" } });
+      expect({ seed, r }).toEqual({
+        seed,
+        r: { current: false, reason: "changed-ledger-or-evidence", key: "GATES.md" },
+      });
       // The ledger is unmet (rule 5 wins); the context alone must have moved too.
       const stored = JSON.parse(fs.readFileSync(path.join(root, RECEIPTS_FILE), "utf8")).receipts["GATES.md"].context;
       expect({ seed, moved: ctx(root, policy, env) !== stored }).toEqual({ seed, moved: true });
@@ -99,7 +116,12 @@ describe("receipt fingerprint properties", () => {
       const changed = fields.map((f) => [...f]);
       changed[gate]![key] = flipChar(changed[gate]![key]!, rnd);
       writeTree(root, { "GATES.md": ledgerText(changed, marks, evidence) });
-      expect({ seed, gate, field: keys[key], moved: ctx(root, policy, env) !== before }).toEqual({ seed, gate, field: keys[key], moved: true });
+      expect({ seed, gate, field: keys[key], moved: ctx(root, policy, env) !== before }).toEqual({
+        seed,
+        gate,
+        field: keys[key],
+        moved: true,
+      });
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
@@ -128,9 +150,16 @@ describe("receipt fingerprint properties", () => {
       writeTree(root, { "GATES.md": ledgerText(fields, [" ", " ", " "], ["pending", "pending", "pending"]) });
       const before = ctx(root, policy, env);
       const marks = fields.map(() => MARKS[Math.floor(rnd() * 3)]!);
-      const evidence = fields.map(() => (rnd() < 0.25 ? null : rnd() < 0.5 ? "pending" : `checked by hand, run ${Math.floor(rnd() * 1e6)}`));
+      const evidence = fields.map(() =>
+        rnd() < 0.25 ? null : rnd() < 0.5 ? "pending" : `checked by hand, run ${Math.floor(rnd() * 1e6)}`,
+      );
       writeTree(root, { "GATES.md": ledgerText(fields, marks, evidence) });
-      expect({ seed, marks, evidence, moved: ctx(root, policy, env) !== before }).toEqual({ seed, marks, evidence, moved: false });
+      expect({ seed, marks, evidence, moved: ctx(root, policy, env) !== before }).toEqual({
+        seed,
+        marks,
+        evidence,
+        moved: false,
+      });
       fs.rmSync(root, { recursive: true, force: true });
     }
   });

@@ -57,7 +57,15 @@ describe("verify run and audit (kill §5.4)", () => {
     const ws = workspace({ "GATES.md": GATES + MANUAL_GATE });
     expect(await ws.run()).toEqual([{ status: "MANUAL_REVIEW_REQUIRED", ledger: "GATES.md" }]);
     expect(ws.receipt()).toBeNull();
-    ws.write("GATES.md", ws.read("GATES.md").replace("- [ ] M1: a person read the output\n  EVIDENCE: pending", "- [x] M1: a person read the output\n  EVIDENCE: read by Ana, all good"));
+    ws.write(
+      "GATES.md",
+      ws
+        .read("GATES.md")
+        .replace(
+          "- [ ] M1: a person read the output\n  EVIDENCE: pending",
+          "- [x] M1: a person read the output\n  EVIDENCE: read by Ana, all good",
+        ),
+    );
     expect(await ws.run()).toEqual([{ status: "MANUAL_REVIEW_REQUIRED", ledger: "GATES.md" }]);
     expect(ws.counter()).toBe(0);
     expect((await ws.run({ reviewed: true }))[0]!.status).toBe("ACCEPTED");
@@ -69,7 +77,9 @@ describe("verify run and audit (kill §5.4)", () => {
 
   test("7: without --closed every run executes and audit refuses reuse", async () => {
     const ws = workspace();
-    expect(await ws.run({ closed: false })).toEqual([{ status: "ACCEPTED", ledger: "GATES.md", executed: 1, reusable: false }]);
+    expect(await ws.run({ closed: false })).toEqual([
+      { status: "ACCEPTED", ledger: "GATES.md", executed: 1, reusable: false },
+    ]);
     expect((await ws.run({ closed: false }))[0]!.status).toBe("ACCEPTED");
     expect(ws.counter()).toBe(2);
     expect(ws.audit()).toEqual(stale("fresh-observation-required"));
@@ -81,7 +91,9 @@ describe("verify run and audit (kill §5.4)", () => {
     await ws.run({ env: ["API_MODE"], processEnv });
     expect(ws.audit()).toEqual(stale("changed-inputs-or-verifier")); // ws.env has no API_MODE
     expect((await ws.run({ env: ["API_MODE"], processEnv }))[0]!.status).toBe("CURRENT_EVIDENCE");
-    expect((await ws.run({ env: ["API_MODE"], processEnv: { ...processEnv, API_MODE: "mock" } }))[0]!.status).toBe("ACCEPTED");
+    expect((await ws.run({ env: ["API_MODE"], processEnv: { ...processEnv, API_MODE: "mock" } }))[0]!.status).toBe(
+      "ACCEPTED",
+    );
     expect(ws.counter()).toBe(2);
   });
 
@@ -115,7 +127,9 @@ describe("verify run and audit (kill §5.4)", () => {
   test("12: an input escaping the root, or equal to the ledger, is invalid", async () => {
     const ws = workspace();
     await expect(ws.run({ inputs: ["../x"] })).rejects.toThrow(new VerificationError("input path escapes root"));
-    await expect(ws.run({ inputs: ["GATES.md"] })).rejects.toThrow(new VerificationError("input must not contain its own ledger"));
+    await expect(ws.run({ inputs: ["GATES.md"] })).rejects.toThrow(
+      new VerificationError("input must not contain its own ledger"),
+    );
     expect(ws.receipt()).toBeNull();
     expect(ws.counter()).toBe(0);
   });
@@ -130,8 +144,16 @@ describe("verify run and audit (kill §5.4)", () => {
   test("a check that changes the ledger's definition or the scope's contract revision is not accepted", async () => {
     const scoped = ".unlazy/api/gates/leaf-1.md";
     const bump = `sed -i 's/Contract revision: 1/Contract revision: 2/' .unlazy/api/PLAN.md\necho REAL_OK\n`;
-    const ws = workspace({ ".unlazy/api/PLAN.md": "# Plan\nContract revision: 1\n", [scoped]: GATES, "tests/check.sh": bump });
-    expect((await ws.run({ ledgers: [scoped] }))[0]).toMatchObject({ status: "REVIEW_OR_REPAIR", reason: "inputs-changed-during-check", exit: 0 });
+    const ws = workspace({
+      ".unlazy/api/PLAN.md": "# Plan\nContract revision: 1\n",
+      [scoped]: GATES,
+      "tests/check.sh": bump,
+    });
+    expect((await ws.run({ ledgers: [scoped] }))[0]).toMatchObject({
+      status: "REVIEW_OR_REPAIR",
+      reason: "inputs-changed-during-check",
+      exit: 0,
+    });
     const retitle = `sed -i 's/expected value/expected value (edited by the check)/' GATES.md\necho REAL_OK\n`;
     const ws2 = workspace({ "tests/check.sh": retitle });
     expect((await ws2.run())[0]).toMatchObject({ status: "REVIEW_OR_REPAIR", reason: "inputs-changed-during-check" });
@@ -141,7 +163,10 @@ describe("verify run and audit (kill §5.4)", () => {
     const ws = workspace({ "tests/check.sh": `cp .unlazy/verification-receipts.json seen.json\necho REAL_OK\n` });
     await ws.run();
     expect(ws.receipt()!.status).toBe("accepted");
-    expect(JSON.parse(ws.read("seen.json")).receipts["GATES.md"]).toEqual({ status: "pending", policy: { inputs: ["src", "tests"], env: [], closed: true } });
+    expect(JSON.parse(ws.read("seen.json")).receipts["GATES.md"]).toEqual({
+      status: "pending",
+      policy: { inputs: ["src", "tests"], env: [], closed: true },
+    });
   });
 
   test("a run with a different policy does not reuse the receipt (changed-policy) and re-executes", async () => {

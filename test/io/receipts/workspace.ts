@@ -51,7 +51,11 @@ export interface RunOptions {
 }
 
 export function policy(o: Partial<RunOptions> = {}): Policy {
-  const p: Policy = { inputs: [...(o.inputs ?? ["src", "tests"])].sort(), env: [...(o.env ?? [])].sort(), closed: o.closed ?? true };
+  const p: Policy = {
+    inputs: [...(o.inputs ?? ["src", "tests"])].sort(),
+    env: [...(o.env ?? [])].sort(),
+    closed: o.closed ?? true,
+  };
   if (o.portable) p.portable = true;
   return p;
 }
@@ -66,7 +70,8 @@ export function workspace(files: Record<string, string | Uint8Array> = {}): Work
     env,
     write: (rel, content) => writeTree(root, { [rel]: content }),
     read: (rel) => fs.readFileSync(path.join(root, rel), "utf8"),
-    counter: () => (fs.existsSync(path.join(root, "counter")) ? Number(fs.readFileSync(path.join(root, "counter"), "utf8")) : 0),
+    counter: () =>
+      fs.existsSync(path.join(root, "counter")) ? Number(fs.readFileSync(path.join(root, "counter"), "utf8")) : 0,
     run: (o = {}) =>
       verifyRun({
         root,

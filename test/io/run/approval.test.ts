@@ -11,7 +11,14 @@ import { privateApprovalDir } from "../../helpers/approvals.ts";
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);
 
-const oracle = runtimeOracle({ check: "echo ok", expect: "ok", cwd: "/w", shell: "/bin/sh", timeoutMs: 120000, path: "/usr/bin:/bin" });
+const oracle = runtimeOracle({
+  check: "echo ok",
+  expect: "ok",
+  cwd: "/w",
+  shell: "/bin/sh",
+  timeoutMs: 120000,
+  path: "/usr/bin:/bin",
+});
 const LEDGER = "/w/GATES.md";
 
 describe("approval store", () => {
@@ -55,7 +62,9 @@ describe("approval store", () => {
   test("a store that grants group or other permissions is refused", () => {
     const dir = privateApprovalDir();
     fs.chmodSync(dir, 0o755);
-    expect(() => new ApprovalStore(dir, null).isApproved(LEDGER, "G1", oracle)).toThrow("must not grant group or other permissions");
+    expect(() => new ApprovalStore(dir, null).isApproved(LEDGER, "G1", oracle)).toThrow(
+      "must not grant group or other permissions",
+    );
   });
 
   test("a symlinked store is refused", () => {
@@ -117,7 +126,9 @@ describe("approval store", () => {
   test("recording fails cleanly when the store's parent is a regular file", async () => {
     const parent = path.join(tempDir(), "file");
     fs.writeFileSync(parent, "x");
-    await expect(new ApprovalStore(path.join(parent, "approved"), null).record(LEDGER, "G1", oracle)).rejects.toThrow(ApprovalStoreError);
+    await expect(new ApprovalStore(path.join(parent, "approved"), null).record(LEDGER, "G1", oracle)).rejects.toThrow(
+      ApprovalStoreError,
+    );
   });
 
   test("an approval lock held by someone else is never stolen", async () => {
@@ -142,7 +153,12 @@ describe("approval store", () => {
     fs.writeFileSync(path.join(dir, "f".repeat(64) + ".json"), "garbage", { mode: 0o600 });
     const all = store.list();
     expect(all.map((x) => x.record?.gate ?? x.problem)).toContain("not a valid approval record");
-    expect(all.filter((x) => x.record).map((x) => x.record!.gate).sort()).toEqual(["G1", "G2"]);
+    expect(
+      all
+        .filter((x) => x.record)
+        .map((x) => x.record!.gate)
+        .sort(),
+    ).toEqual(["G1", "G2"]);
     expect(store.remove([path.basename(a)])).toEqual([path.basename(a)]);
     expect(store.isApproved(LEDGER, "G1", oracle)).toBe(false);
     expect(store.isApproved(LEDGER, "G2", oracle)).toBe(true);

@@ -17,7 +17,14 @@ import { tempDir } from "../../helpers/tmp.ts";
 
 /** A pass's automatic EVIDENCE line, as kbz writes it: it names the gate's definition digest. */
 const evidence = (check: string, expect: string, out: string) =>
-  automaticEvidence({ digest: definitionDigest(check, expect, null), outputSha256: out.repeat(32), outputBytes: 4, shell: "/bin/sh", cwd: "/r", pathFingerprint: "0123456789ab/5 entries" });
+  automaticEvidence({
+    digest: definitionDigest(check, expect, null),
+    outputSha256: out.repeat(32),
+    outputBytes: 4,
+    shell: "/bin/sh",
+    cwd: "/r",
+    pathFingerprint: "0123456789ab/5 entries",
+  });
 
 const LEDGER = [
   "# Gates: attest",
@@ -39,7 +46,10 @@ const LEDGER = [
   "",
 ].join("\n");
 /** The ledger with evidence typed into G3 by hand (a line kbz never wrote here). */
-const FORGED = LEDGER.replace("- [ ] G3", "- [x] G3").replace("EVIDENCE: pending", `EVIDENCE: ${evidence("echo three", "three", "cc")}`);
+const FORGED = LEDGER.replace("- [ ] G3", "- [x] G3").replace(
+  "EVIDENCE: pending",
+  `EVIDENCE: ${evidence("echo three", "three", "cc")}`,
+);
 
 let root: string;
 let store: string;
@@ -62,16 +72,26 @@ afterEach(() => {
 
 async function attestMet(): Promise<void> {
   const l = parseLedger(fs.readFileSync(file, "utf8"), "GATES");
-  await attest(store, root, file, l.gates.filter((g) => g.checked).map((g) => ({ gate: g.id, kind: "pass" as const, evidence: g.evidence!, inputs: null, oracle: null })));
+  await attest(
+    store,
+    root,
+    file,
+    l.gates
+      .filter((g) => g.checked)
+      .map((g) => ({ gate: g.id, kind: "pass" as const, evidence: g.evidence!, inputs: null, oracle: null })),
+  );
 }
 
 const record = () => readRootAttestations(store, root).ledgers.get(file)!;
-const states = () => Object.fromEntries(snapshotForRequest({ root, files: [] }).gates.map((g) => [g.qid, g.reason ?? g.state]));
+const states = () =>
+  Object.fromEntries(snapshotForRequest({ root, files: [] }).gates.map((g) => [g.qid, g.reason ?? g.state]));
 
 describe("attestations: the ledger-wide digests", () => {
   test("written only when every met gate is attested; the text digest is the ledger's as kbz left it", async () => {
     const l = parseLedger(LEDGER, "GATES");
-    await attest(store, root, file, [{ gate: "G1", kind: "pass", evidence: l.gates[0]!.evidence!, inputs: null, oracle: null }]);
+    await attest(store, root, file, [
+      { gate: "G1", kind: "pass", evidence: l.gates[0]!.evidence!, inputs: null, oracle: null },
+    ]);
     // G2 is met but not attested: neither digest may vouch for the ledger.
     expect(record().all).toBeUndefined();
     expect(record().text).toBeUndefined();
@@ -93,14 +113,18 @@ describe("attestations: the ledger-wide digests", () => {
   test("a gate deleted after the digests were written is REMOVED", async () => {
     await attestMet();
     fs.writeFileSync(file, LEDGER.slice(0, LEDGER.indexOf("- [x] G2")));
-    expect(snapshotForRequest({ root, files: [] }).removed).toEqual(["GATES:G2 REMOVED (deleted from GATES.md; a person confirms with kbz approvals prune, or ABANDON it)"]);
+    expect(snapshotForRequest({ root, files: [] }).removed).toEqual([
+      "GATES:G2 REMOVED (deleted from GATES.md; a person confirms with kbz approvals prune, or ABANDON it)",
+    ]);
   });
 
   test("an approval noted for a gate the ledger does not hold drops the text digest, so REMOVED is still walked", async () => {
     await attestMet();
     await noteApproved(store, root, file, ["G9"]);
     expect(record().text).toBeUndefined();
-    expect(snapshotForRequest({ root, files: [] }).removed).toEqual(["GATES:G9 REMOVED (deleted from GATES.md; a person confirms with kbz approvals prune, or ABANDON it)"]);
+    expect(snapshotForRequest({ root, files: [] }).removed).toEqual([
+      "GATES:G9 REMOVED (deleted from GATES.md; a person confirms with kbz approvals prune, or ABANDON it)",
+    ]);
   });
 
   test("a text digest edited into the store's file breaks its MAC: nothing is vouched for", async () => {
@@ -122,7 +146,9 @@ describe("attestations: one file per root", () => {
     fs.mkdirSync(path.dirname(other));
     fs.writeFileSync(other, LEDGER);
     const l = parseLedger(LEDGER, "api");
-    await attest(store, root, other, [{ gate: "G1", kind: "pass", evidence: l.gates[0]!.evidence!, inputs: null, oracle: null }]);
+    await attest(store, root, other, [
+      { gate: "G1", kind: "pass", evidence: l.gates[0]!.evidence!, inputs: null, oracle: null },
+    ]);
     expect(fs.readdirSync(path.join(store, "kbz", "attest")).filter((n) => !n.endsWith(".lock"))).toHaveLength(1);
     expect([...readRootAttestations(store, root).ledgers.keys()].sort()).toEqual([file, other].sort());
     await forget(store, root, other, "all");
@@ -135,24 +161,37 @@ describe("attestations: one file per root", () => {
     const dir = path.join(store, "kbz", "attest", key(root));
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const l = parseLedger(LEDGER, "GATES");
-    const gates = Object.fromEntries(l.gates.filter((g) => g.checked).map((g) => [g.id, attestedEvidence("pass", g.evidence!)]));
+    const gates = Object.fromEntries(
+      l.gates.filter((g) => g.checked).map((g) => [g.id, attestedEvidence("pass", g.evidence!)]),
+    );
     const body = JSON.stringify({ schema: 2, root, ledger: file, gates, approved: ["G3"] });
-    fs.writeFileSync(path.join(dir, `${key(file)}.json`), `${hmacSha256Hex(secret, ["kbz.attestation\0", body])}\n${body}\n`, { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(dir, `${key(file)}.json`),
+      `${hmacSha256Hex(secret, ["kbz.attestation\0", body])}\n${body}\n`,
+      { mode: 0o600 },
+    );
     expect(states()).toEqual({ "GATES:G1": "met", "GATES:G2": "met", "GATES:G3": "unmet" });
     // Another ledger's write folds it in: its gates stay attested and approved, the old folder is gone.
     const other = path.join(root, "gates", "api.md");
     fs.mkdirSync(path.dirname(other));
     fs.writeFileSync(other, LEDGER);
-    await attest(store, root, other, [{ gate: "G1", kind: "pass", evidence: l.gates[0]!.evidence!, inputs: null, oracle: null }]);
+    await attest(store, root, other, [
+      { gate: "G1", kind: "pass", evidence: l.gates[0]!.evidence!, inputs: null, oracle: null },
+    ]);
     expect(fs.existsSync(dir)).toBe(false);
     expect(record().approved).toEqual(["G3"]);
     expect(states()).toMatchObject({ "GATES:G1": "met", "GATES:G2": "met", "GATES:G3": "unmet", "api:G1": "met" });
     // A previous-layout file whose MAC does not verify vouches for nothing, but its gate ids still count for REMOVED.
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const forged = JSON.stringify({ schema: 2, root, ledger: other, gates: { G1: "0".repeat(32), G7: "0".repeat(32) }, approved: [] });
+    const forged = JSON.stringify({
+      schema: 2,
+      root,
+      ledger: other,
+      gates: { G1: "0".repeat(32), G7: "0".repeat(32) },
+      approved: [],
+    });
     fs.writeFileSync(path.join(dir, `${key(other)}.json`), `${"0".repeat(64)}\n${forged}\n`, { mode: 0o600 });
     await noteApproved(store, root, file, ["G1"]);
     expect(readRootAttestations(store, root).ledgers.get(other)!.approved).toContain("G7");
   });
 });
-

@@ -6,8 +6,12 @@ import { tempDir } from "../../helpers/kbz.ts";
 setDefaultTimeout(120_000);
 
 const env = { PATH: "/usr/bin:/bin" };
-const exec = (check: string, expectText: string, regex: { source: string; flags: string } | null = null, timeoutMs = 20_000) =>
-  executeCheck({ shell: "/bin/sh", check, expect: { text: expectText, regex }, cwd: tempDir(), env, timeoutMs });
+const exec = (
+  check: string,
+  expectText: string,
+  regex: { source: string; flags: string } | null = null,
+  timeoutMs = 20_000,
+) => executeCheck({ shell: "/bin/sh", check, expect: { text: expectText, regex }, cwd: tempDir(), env, timeoutMs });
 
 describe("one CHECK, end to end", () => {
   test("passes only with exit 0 and an EXPECT match", async () => {
@@ -84,7 +88,9 @@ describe("failure summary", () => {
   test("more lines keep the first 6 and the last 2 around '...', so the early assertion and the trailer survive", () => {
     const lines = ["AssertionError: expected 1", ...Array.from({ length: 19 }, (_, i) => `trailer-${i + 1}`)];
     const s = failureSummary(lines.join("\n"));
-    expect(s).toBe("AssertionError: expected 1 | trailer-1 | trailer-2 | trailer-3 | trailer-4 | trailer-5 | ... | trailer-18 | trailer-19");
+    expect(s).toBe(
+      "AssertionError: expected 1 | trailer-1 | trailer-2 | trailer-3 | trailer-4 | trailer-5 | ... | trailer-18 | trailer-19",
+    );
   });
 
   test("the summary is capped at 480 characters", () => {

@@ -11,7 +11,9 @@ describe("EXPECT matching", () => {
   });
 
   test("regex EXPECT matches with its flags in a worker", async () => {
-    expect(await matchExpect({ text: "", regex: { source: "total: \\d+ items", flags: "" } }, "total: 12 items")).toEqual({ matched: true, error: null });
+    expect(
+      await matchExpect({ text: "", regex: { source: "total: \\d+ items", flags: "" } }, "total: 12 items"),
+    ).toEqual({ matched: true, error: null });
     expect(await regexMatch("^count=\\d+$", "m", "x\ncount=3\n")).toEqual({ matched: true, error: null });
     expect(await regexMatch("^count=\\d+$", "", "x\ncount=3\n")).toEqual({ matched: false, error: null });
     expect(await regexMatch("", "", "")).toEqual({ matched: true, error: null });
@@ -32,7 +34,9 @@ describe("EXPECT matching", () => {
   });
 
   test("thirty-two simultaneous regex matches all finish without startup or budget errors", async () => {
-    const all = await Promise.all(Array.from({ length: 32 }, (_, i) => regexMatch(`^token-${i}$`, "m", `x\ntoken-${i}\n`)));
+    const all = await Promise.all(
+      Array.from({ length: 32 }, (_, i) => regexMatch(`^token-${i}$`, "m", `x\ntoken-${i}\n`)),
+    );
     expect(all.every((r) => r.matched && r.error === null)).toBe(true);
   });
 

@@ -8,7 +8,8 @@ import { tempDir } from "../../helpers/kbz.ts";
 setDefaultTimeout(120_000);
 
 const env = { PATH: "/usr/bin:/bin" };
-const run = (command: string, timeoutMs = 10_000, cwd = tempDir()) => runProcess({ shell: "/bin/sh", command, cwd, env, timeoutMs });
+const run = (command: string, timeoutMs = 10_000, cwd = tempDir()) =>
+  runProcess({ shell: "/bin/sh", command, cwd, env, timeoutMs });
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -27,7 +28,13 @@ describe("running one CHECK", () => {
 
   test("runs in the requested directory with the given environment", async () => {
     const dir = tempDir();
-    const r = await runProcess({ shell: "/bin/sh", command: 'pwd; printf "%s" "$MARK"', cwd: dir, env: { ...env, MARK: "m1" }, timeoutMs: 5000 });
+    const r = await runProcess({
+      shell: "/bin/sh",
+      command: 'pwd; printf "%s" "$MARK"',
+      cwd: dir,
+      env: { ...env, MARK: "m1" },
+      timeoutMs: 5000,
+    });
     expect(r.stdout.toString()).toBe(`${dir}\nm1`);
   });
 
@@ -82,7 +89,13 @@ describe("running one CHECK", () => {
   });
 
   test("a missing working directory is a spawn error, not a hang", async () => {
-    const r = await runProcess({ shell: "/bin/sh", command: "true", cwd: "/definitely/missing/dir", env, timeoutMs: 2000 });
+    const r = await runProcess({
+      shell: "/bin/sh",
+      command: "true",
+      cwd: "/definitely/missing/dir",
+      env,
+      timeoutMs: 2000,
+    });
     expect(r.spawnError).not.toBe(null);
     expect(r.exitCode).toBe(null);
   });

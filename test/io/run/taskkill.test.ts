@@ -11,10 +11,14 @@ describe("the trusted taskkill path", () => {
     expect(trustedTaskkill({ ...sys, PATH: "C:\\evil" })).toBe("C:\\Windows\\System32\\taskkill.exe");
   });
   test("a D: system drive; slashes, trailing backslashes and case normalised; names in any case", () => {
-    expect(trustedTaskkill({ SYSTEMROOT: "d:/windows/", windir: "D:\\Windows\\\\", SYSTEMDRIVE: "d:\\" })).toBe("d:\\windows\\System32\\taskkill.exe");
+    expect(trustedTaskkill({ SYSTEMROOT: "d:/windows/", windir: "D:\\Windows\\\\", SYSTEMDRIVE: "d:\\" })).toBe(
+      "d:\\windows\\System32\\taskkill.exe",
+    );
   });
   test("untrusted: an arbitrary SystemRoot, disagreeing WINDIR, another SystemDrive, or missing variables", () => {
-    expect(trustedTaskkill({ ...sys, SystemRoot: "C:\\repo\\fake-windows", WINDIR: "C:\\repo\\fake-windows" })).toBeNull();
+    expect(
+      trustedTaskkill({ ...sys, SystemRoot: "C:\\repo\\fake-windows", WINDIR: "C:\\repo\\fake-windows" }),
+    ).toBeNull();
     expect(trustedTaskkill({ ...sys, WINDIR: "D:\\Windows" })).toBeNull();
     expect(trustedTaskkill({ ...sys, SystemDrive: "D:" })).toBeNull();
     expect(trustedTaskkill({})).toBeNull();
@@ -23,10 +27,11 @@ describe("the trusted taskkill path", () => {
 
 describe("killTree", () => {
   const calls: unknown[][] = [];
-  const fakeRun = (status: number | null, error?: NodeJS.ErrnoException) => ((cmd: string, args: string[], opts: unknown) => {
-    calls.push([cmd, args, opts]);
-    return { status, signal: null, error } as any;
-  }) as any;
+  const fakeRun = (status: number | null, error?: NodeJS.ErrnoException) =>
+    ((cmd: string, args: string[], opts: unknown) => {
+      calls.push([cmd, args, opts]);
+      return { status, signal: null, error } as any;
+    }) as any;
   const killed: unknown[][] = [];
   const fakeKill = ((pid: number, sig: string) => {
     killed.push([pid, sig]);
@@ -36,7 +41,13 @@ describe("killTree", () => {
   test("taskkill /pid <pid> /f /t, hidden, 1 s bound with SIGKILL; success needs no fallback", () => {
     calls.length = killed.length = 0;
     expect(killTree(42, sys, fakeRun(0), fakeKill)).toBeNull();
-    expect(calls).toEqual([["C:\\Windows\\System32\\taskkill.exe", ["/pid", "42", "/f", "/t"], { stdio: "ignore", windowsHide: true, timeout: 1000, killSignal: "SIGKILL" }]]);
+    expect(calls).toEqual([
+      [
+        "C:\\Windows\\System32\\taskkill.exe",
+        ["/pid", "42", "/f", "/t"],
+        { stdio: "ignore", windowsHide: true, timeout: 1000, killSignal: "SIGKILL" },
+      ],
+    ]);
     expect(killed).toEqual([]);
   });
 
@@ -44,8 +55,16 @@ describe("killTree", () => {
     killed.length = 0;
     expect(killTree(7, sys, fakeRun(5), fakeKill)).toBe("taskkill failed (exit 5); child fallback requested");
     const enoent = Object.assign(new Error("spawn ENOENT"), { code: "ENOENT" });
-    expect(killTree(7, sys, fakeRun(null, enoent), fakeKill)).toBe("taskkill failed (ENOENT); child fallback requested");
-    expect(killTree(7, {}, fakeRun(0), fakeKill)).toBe("taskkill failed (trusted system taskkill path unavailable); child fallback requested");
-    expect(killed).toEqual([[7, "SIGKILL"], [7, "SIGKILL"], [7, "SIGKILL"]]);
+    expect(killTree(7, sys, fakeRun(null, enoent), fakeKill)).toBe(
+      "taskkill failed (ENOENT); child fallback requested",
+    );
+    expect(killTree(7, {}, fakeRun(0), fakeKill)).toBe(
+      "taskkill failed (trusted system taskkill path unavailable); child fallback requested",
+    );
+    expect(killed).toEqual([
+      [7, "SIGKILL"],
+      [7, "SIGKILL"],
+      [7, "SIGKILL"],
+    ]);
   });
 });

@@ -8,7 +8,10 @@ import { kbz } from "../../../core/text/command.ts";
 
 /** The cluster cannot be used (unreachable, no quorum, refused): exit 2, never a local fallback. */
 export class CoordinatorError extends KbzError {
-  constructor(message: string, hint = `check the cluster with ${kbz("coordinator status")}; kbz never falls back to the files while a coordinator is set`) {
+  constructor(
+    message: string,
+    hint = `check the cluster with ${kbz("coordinator status")}; kbz never falls back to the files while a coordinator is set`,
+  ) {
     super(message, { kind: "infrastructure", code: "coordinator", hint });
   }
 }
@@ -65,11 +68,15 @@ export function prefixEnd(prefix: string): string {
 /** `etcd://h:p[,h:p…]`; only hosts and ports, no paths, credentials or queries. */
 export function parseEndpoints(url: string): Endpoint[] {
   const m = /^etcd:\/\/([^/?#@]+)\/?$/.exec(url.trim());
-  if (!m) throw new CoordinatorError(`coordinator must look like etcd://HOST:PORT[,HOST:PORT…], got ${JSON.stringify(url).slice(0, 200)}`);
+  if (!m)
+    throw new CoordinatorError(
+      `coordinator must look like etcd://HOST:PORT[,HOST:PORT…], got ${JSON.stringify(url).slice(0, 200)}`,
+    );
   return m[1]!.split(",").map((hp) => {
     const at = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(hp.trim());
     const port = at ? Number(at[2]) : NaN;
-    if (!at || !(port >= 1 && port <= 65535)) throw new CoordinatorError(`coordinator endpoint must be HOST:PORT, got ${JSON.stringify(hp).slice(0, 100)}`);
+    if (!at || !(port >= 1 && port <= 65535))
+      throw new CoordinatorError(`coordinator endpoint must be HOST:PORT, got ${JSON.stringify(hp).slice(0, 100)}`);
     return { host: at[1]!.replace(/^\[|\]$/g, ""), port };
   });
 }
@@ -87,7 +94,13 @@ export function decodeKv(kv: any): KeyValue {
 function encodeCompare(c: Compare): unknown {
   switch (c.target) {
     case "MOD":
-      return { key: b64(c.key), ...(c.rangeEnd ? { range_end: b64(c.rangeEnd) } : {}), target: "MOD", result: c.result, mod_revision: c.modRevision };
+      return {
+        key: b64(c.key),
+        ...(c.rangeEnd ? { range_end: b64(c.rangeEnd) } : {}),
+        target: "MOD",
+        result: c.result,
+        mod_revision: c.modRevision,
+      };
     case "CREATE":
       return { key: b64(c.key), target: "CREATE", result: "EQUAL", create_revision: c.createRevision };
     case "VALUE":
@@ -98,9 +111,17 @@ function encodeCompare(c: Compare): unknown {
 }
 
 function encodeOp(o: Op): unknown {
-  if ("put" in o) return { request_put: { key: b64(o.put.key), value: b64(o.put.value), ...(o.put.lease ? { lease: o.put.lease } : {}) } };
-  if ("del" in o) return { request_delete_range: { key: b64(o.del.key), ...(o.del.rangeEnd ? { range_end: b64(o.del.rangeEnd) } : {}) } };
-  return { request_range: { key: b64(o.range.key), ...(o.range.rangeEnd ? { range_end: b64(o.range.rangeEnd) } : {}) } };
+  if ("put" in o)
+    return {
+      request_put: { key: b64(o.put.key), value: b64(o.put.value), ...(o.put.lease ? { lease: o.put.lease } : {}) },
+    };
+  if ("del" in o)
+    return {
+      request_delete_range: { key: b64(o.del.key), ...(o.del.rangeEnd ? { range_end: b64(o.del.rangeEnd) } : {}) },
+    };
+  return {
+    request_range: { key: b64(o.range.key), ...(o.range.rangeEnd ? { range_end: b64(o.range.rangeEnd) } : {}) },
+  };
 }
 
 /** A request that failed before etcd answered: the next member may answer it. */
@@ -145,7 +166,15 @@ export class EtcdClient {
     return new Promise((resolve, reject) => {
       const data = JSON.stringify(body);
       const req = http.request(
-        { host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: timeoutMs },
+        {
+          host: ep.host,
+          port: ep.port,
+          path,
+          method: "POST",
+          agent: this.agent,
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) },
+          timeout: timeoutMs,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
@@ -161,7 +190,11 @@ export class EtcdClient {
             if (res.statusCode !== 200 || parsed.error) {
               const msg = String(parsed.error ?? parsed.message ?? `HTTP ${res.statusCode}`);
               // A member that lost its leader or quorum cannot serve anyone; another one might.
-              if (res.statusCode === 503 || /no leader|timed out|not capable|leader changed|too many requests|unhealthy/i.test(msg)) return reject(new Unreachable(`${ep.host}:${ep.port}: ${msg}`));
+              if (
+                res.statusCode === 503 ||
+                /no leader|timed out|not capable|leader changed|too many requests|unhealthy/i.test(msg)
+              )
+                return reject(new Unreachable(`${ep.host}:${ep.port}: ${msg}`));
               return reject(new CoordinatorError(`etcd ${ep.host}:${ep.port}: ${msg}`));
             }
             resolve(parsed);
@@ -169,7 +202,9 @@ export class EtcdClient {
         },
       );
       req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on("error", (e) => reject(new Unreachable(`${ep.host}:${ep.port}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
+      req.on("error", (e) =>
+        reject(new Unreachable(`${ep.host}:${ep.port}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)),
+      );
       req.end(data);
     });
   }
@@ -199,10 +234,16 @@ export class EtcdClient {
       if (Date.now() >= deadline) break;
       await new Promise((r) => setTimeout(r, Math.min(500, 50 * 2 ** round)));
     }
-    throw new CoordinatorError(`coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (${kbz("coordinator status")}) or run without --coordinator`);
+    throw new CoordinatorError(
+      `coordinator ${this.label} is unreachable or has no quorum (${failures.join("; ")}); nothing was changed. Check the cluster (${kbz("coordinator status")}) or run without --coordinator`,
+    );
   }
 
-  async range(key: string, rangeEnd?: string, opts: { sortByCreate?: boolean; countOnly?: boolean } = {}): Promise<RangeResult> {
+  async range(
+    key: string,
+    rangeEnd?: string,
+    opts: { sortByCreate?: boolean; countOnly?: boolean } = {},
+  ): Promise<RangeResult> {
     const r = await this.call("/v3/kv/range", {
       key: b64(key),
       ...(rangeEnd ? { range_end: b64(rangeEnd) } : {}),
@@ -216,8 +257,16 @@ export class EtcdClient {
   }
 
   async txn(compare: Compare[], success: Op[], failure: Op[] = []): Promise<TxnResult> {
-    const r = await this.call("/v3/kv/txn", { compare: compare.map(encodeCompare), success: success.map(encodeOp), failure: failure.map(encodeOp) });
-    return { succeeded: r.succeeded === true, revision: String(r.header?.revision ?? "0"), responses: r.responses ?? [] };
+    const r = await this.call("/v3/kv/txn", {
+      compare: compare.map(encodeCompare),
+      success: success.map(encodeOp),
+      failure: failure.map(encodeOp),
+    });
+    return {
+      succeeded: r.succeeded === true,
+      revision: String(r.header?.revision ?? "0"),
+      responses: r.responses ?? [],
+    };
   }
 
   async put(key: string, value: string, lease?: string): Promise<string> {
@@ -257,14 +306,25 @@ export class EtcdClient {
 
   async members(): Promise<{ id: string; name: string; clientURLs: string[] }[]> {
     const r = await this.call("/v3/cluster/member/list", {});
-    return (r.members ?? []).map((m: any) => ({ id: String(m.ID), name: String(m.name ?? ""), clientURLs: (m.clientURLs ?? []).map(String) }));
+    return (r.members ?? []).map((m: any) => ({
+      id: String(m.ID),
+      name: String(m.name ?? ""),
+      clientURLs: (m.clientURLs ?? []).map(String),
+    }));
   }
 
   /** The status of one member, asked directly (no failover): null when it does not answer. */
-  async memberStatus(ep: Endpoint): Promise<{ version: string; leader: string; memberId: string; revision: string } | null> {
+  async memberStatus(
+    ep: Endpoint,
+  ): Promise<{ version: string; leader: string; memberId: string; revision: string } | null> {
     try {
       const r = await this.once(ep, "/v3/maintenance/status", {});
-      return { version: String(r.version ?? ""), leader: String(r.leader ?? "0"), memberId: String(r.header?.member_id ?? ""), revision: String(r.header?.revision ?? "0") };
+      return {
+        version: String(r.version ?? ""),
+        leader: String(r.leader ?? "0"),
+        memberId: String(r.header?.member_id ?? ""),
+        revision: String(r.header?.revision ?? "0"),
+      };
     } catch {
       return null;
     }
@@ -274,7 +334,12 @@ export class EtcdClient {
    * Watch every key under `prefix` from `fromRevision`; `onEvent` gets each batch's revision.
    * Returns a stop function. The stream moves to the next member when one goes away.
    */
-  watch(prefix: string, fromRevision: string, onEvent: (revision: string) => void, onError: (e: Error) => void): () => void {
+  watch(
+    prefix: string,
+    fromRevision: string,
+    onEvent: (revision: string) => void,
+    onError: (e: Error) => void,
+  ): () => void {
     let stopped = false;
     let current: http.ClientRequest | null = null;
     let next = BigInt(fromRevision);
@@ -283,30 +348,41 @@ export class EtcdClient {
     const open = () => {
       if (stopped) return;
       const ep = this.endpoints[at % this.endpoints.length]!;
-      const body = JSON.stringify({ create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(next) } });
-      const req = http.request({ host: ep.host, port: ep.port, path: "/v3/watch", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-        let buf = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buf += chunk;
-          for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            if (line === "") continue;
-            try {
-              const msg = JSON.parse(line).result;
-              failures = 0;
-              if (msg?.events?.length) {
-                const rev = String(msg.header?.revision ?? "0");
-                next = BigInt(rev) + 1n;
-                onEvent(rev);
-              }
-            } catch {}
-          }
-        });
-        res.on("end", retry);
-        res.on("error", retry);
+      const body = JSON.stringify({
+        create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(next) },
       });
+      const req = http.request(
+        {
+          host: ep.host,
+          port: ep.port,
+          path: "/v3/watch",
+          method: "POST",
+          headers: { "content-type": "application/json" },
+        },
+        (res) => {
+          let buf = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            buf += chunk;
+            for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+              const line = buf.slice(0, nl).trim();
+              buf = buf.slice(nl + 1);
+              if (line === "") continue;
+              try {
+                const msg = JSON.parse(line).result;
+                failures = 0;
+                if (msg?.events?.length) {
+                  const rev = String(msg.header?.revision ?? "0");
+                  next = BigInt(rev) + 1n;
+                  onEvent(rev);
+                }
+              } catch {}
+            }
+          });
+          res.on("end", retry);
+          res.on("error", retry);
+        },
+      );
       req.on("error", retry);
       req.end(body);
       current = req;
@@ -315,7 +391,8 @@ export class EtcdClient {
       if (stopped) return;
       current?.destroy();
       at++;
-      if (++failures > this.endpoints.length * 3) return onError(new CoordinatorError(`watch on ${this.label} lost every member`));
+      if (++failures > this.endpoints.length * 3)
+        return onError(new CoordinatorError(`watch on ${this.label} lost every member`));
       setTimeout(open, 200);
     };
     open();

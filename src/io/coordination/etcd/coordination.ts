@@ -14,7 +14,16 @@ import { INVALID_OWNER, type InvalidLease, type Lease, type LeaseRecord } from "
 import { checkSessionId } from "../../dispatch/session.ts";
 import { statusLine } from "../../dispatch/statuslog.ts";
 import type { CommittedTransition } from "../../dispatch/transition.ts";
-import { applyDispatchAll, DispatchActionError, DispatchStateError, emptyDispatch, idMessage, parseDispatch, serializeDispatch, waveLine } from "../../../core/dispatch/waves.ts";
+import {
+  applyDispatchAll,
+  DispatchActionError,
+  DispatchStateError,
+  emptyDispatch,
+  idMessage,
+  parseDispatch,
+  serializeDispatch,
+  waveLine,
+} from "../../../core/dispatch/waves.ts";
 import { type LoadedDispatch } from "../../read.ts";
 import type { RowState } from "../../../core/plan/table.ts";
 import { randomHex, sha256Hex } from "../../../core/util/hash.ts";
@@ -80,7 +89,10 @@ export function heldFile(root: string, scope: string, leaf: string): string {
 export function readHeld(root: string, repository: string): HeldRecord[] {
   let names: string[];
   try {
-    names = fs.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
+    names = fs
+      .readdirSync(heldDir(root))
+      .filter((n) => n.endsWith(".held"))
+      .sort();
   } catch {
     return [];
   }
@@ -116,12 +128,21 @@ export function leaseRecord(keys: Keys, kv: KeyValue): LeaseRecord & { token?: s
   }
   if (kv.key !== keys.lease(v.scope, v.leaf)) return invalidKv(kv, `key does not match ${v.scope}/${v.leaf}`);
   const pid = Number.isInteger(v.holder?.pid) ? v.holder.pid : null;
-  return { invalid: false, scope: v.scope, leaf: v.leaf, globs: [...v.globs], pid, file: `etcd:${kv.key}`, token: typeof v.holder?.token === "string" ? v.holder.token : undefined };
+  return {
+    invalid: false,
+    scope: v.scope,
+    leaf: v.leaf,
+    globs: [...v.globs],
+    pid,
+    file: `etcd:${kv.key}`,
+    token: typeof v.holder?.token === "string" ? v.holder.token : undefined,
+  };
 }
 
 function checkIds(scope: string, leaf: string | null): void {
   if (!isValidId(scope)) throw new UsageError(SCOPE_ID_MESSAGE);
-  if (leaf !== null && !isValidId(leaf)) throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
+  if (leaf !== null && !isValidId(leaf))
+    throw new UsageError("leaf must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/ and cannot be . or ..");
 }
 
 function sleep(ms: number): Promise<void> {
@@ -131,7 +152,8 @@ function sleep(ms: number): Promise<void> {
 /** The executable and script that run kbz, for spawning the keeper. */
 function selfCommand(): string[] {
   const script = process.argv[1];
-  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs.existsSync(script)) return [process.execPath, script];
+  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs.existsSync(script))
+    return [process.execPath, script];
   return [process.execPath];
 }
 
@@ -178,11 +200,19 @@ export class EtcdCoordination implements Coordination {
 
   async view(opts: { logScope?: string | null } = {}): Promise<CoordinationView & { revision: string }> {
     const k = this.keys;
-    const ops = [k.dispatches, k.leases, k.plans, k.sessions, ...(opts.logScope ? [k.log(opts.logScope)] : [])].map((p) => ({ range: { key: p, rangeEnd: prefixEnd(p) } }));
+    const ops = [k.dispatches, k.leases, k.plans, k.sessions, ...(opts.logScope ? [k.log(opts.logScope)] : [])].map(
+      (p) => ({ range: { key: p, rangeEnd: prefixEnd(p) } }),
+    );
     const t = await this.client.txn([], ops);
     const [dispatches, leases, plans, sessions, logs] = t.responses.map(rangeKvs);
     const held = readHeld(this.o.root, this.o.repository);
-    return buildView(k, t.revision, { dispatches: dispatches!, leases: leases!, plans: plans!, sessions: sessions!, logs: logs ?? [] }, opts.logScope ?? null, held);
+    return buildView(
+      k,
+      t.revision,
+      { dispatches: dispatches!, leases: leases!, plans: plans!, sessions: sessions!, logs: logs ?? [] },
+      opts.logScope ?? null,
+      held,
+    );
   }
 
   // ---- leases -----------------------------------------------------------------------------
@@ -194,7 +224,14 @@ export class EtcdCoordination implements Coordination {
     const key = k.lease(scope, leaf);
     const token = randomHex(12);
     const claimedAt = new Date().toISOString();
-    const value: LeaseValue = { scope, leaf, globs, holder: { host: os.hostname(), pid: process.pid, token }, claimedAt, ttl: this.o.ttl };
+    const value: LeaseValue = {
+      scope,
+      leaf,
+      globs,
+      holder: { host: os.hostname(), pid: process.pid, token },
+      claimedAt,
+      ttl: this.o.ttl,
+    };
     let leaseId: string | null = null;
     const lease: Lease = { invalid: false, scope, leaf, globs, pid: process.pid, file: `etcd:${key}` };
     try {
@@ -212,13 +249,23 @@ export class EtcdCoordination implements Coordination {
         leaseId ??= (await this.client.grant(this.o.ttl)).id;
         const t = await this.client.txn(
           // No key under the lease prefix was created or changed after the read we tested.
-          [{ key: k.leases, rangeEnd: prefixEnd(k.leases), target: "MOD", result: "LESS", modRevision: String(BigInt(read.revision) + 1n) }],
+          [
+            {
+              key: k.leases,
+              rangeEnd: prefixEnd(k.leases),
+              target: "MOD",
+              result: "LESS",
+              modRevision: String(BigInt(read.revision) + 1n),
+            },
+          ],
           [{ put: { key, value: JSON.stringify(value), lease: leaseId } }],
         );
         if (t.succeeded) return this.granted(lease, leaseId, token, claimedAt);
         await sleep(Math.floor(Math.random() * Math.min(50, 2 + attempt * 3)));
       }
-      throw new CoordinatorError(`claim of ${scope}/${leaf} kept losing races for the lease prefix after ${CLAIM_ATTEMPTS} attempts; try again`);
+      throw new CoordinatorError(
+        `claim of ${scope}/${leaf} kept losing races for the lease prefix after ${CLAIM_ATTEMPTS} attempts; try again`,
+      );
     } catch (e) {
       // Never leave a granted-but-unused lease behind; etcd would expire it anyway.
       if (leaseId && !(await this.holds(key, token))) await this.client.revoke(leaseId).catch(() => {});
@@ -229,7 +276,9 @@ export class EtcdCoordination implements Coordination {
   private async holds(key: string, token: string): Promise<boolean> {
     try {
       const r = await this.client.range(key);
-      return r.kvs.some((kv) => leaseRecord(this.keys, kv) && (leaseRecord(this.keys, kv) as { token?: string }).token === token);
+      return r.kvs.some(
+        (kv) => leaseRecord(this.keys, kv) && (leaseRecord(this.keys, kv) as { token?: string }).token === token,
+      );
     } catch {
       return false;
     }
@@ -252,7 +301,10 @@ export class EtcdCoordination implements Coordination {
       keeperPid: null,
     };
     if (this.o.keepAlive === "inline") {
-      const timer = setInterval(() => void this.client.keepAlive(leaseId).catch(() => {}), Math.max(500, (this.o.ttl * 1000) / 3));
+      const timer = setInterval(
+        () => void this.client.keepAlive(leaseId).catch(() => {}),
+        Math.max(500, (this.o.ttl * 1000) / 3),
+      );
       (timer as { unref?: () => void }).unref?.();
       this.inline.set(leaseId, timer);
     } else {
@@ -262,7 +314,9 @@ export class EtcdCoordination implements Coordination {
       ensureRealDir(heldDir(this.o.root), this.o.root);
       writeAtomic(file, JSON.stringify(record, null, 2) + "\n", { root: this.o.root, mode: 0o600 });
     } catch (e) {
-      notes.push(`could not record the claim locally (${(e as Error).message}); a lost lease will not be reported at the next command`);
+      notes.push(
+        `could not record the claim locally (${(e as Error).message}); a lost lease will not be reported at the next command`,
+      );
     }
     return { ok: true, lease, notes };
   }
@@ -271,12 +325,28 @@ export class EtcdCoordination implements Coordination {
     // Loaded only here: the keeper is the one child process a claim starts.
     const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
     const cmd = this.o.kbzCommand ?? selfCommand();
-    const child = spawn(cmd[0]!, [...cmd.slice(1), "coordinator", "keep", "--lease", leaseId, "--ttl", String(this.o.ttl), "--held", file, "--coordinator", this.o.url], {
-      detached: true,
-      stdio: "ignore",
-      cwd: this.o.root,
-      env: { ...process.env, KBZ_COORDINATOR: this.o.url },
-    });
+    const child = spawn(
+      cmd[0]!,
+      [
+        ...cmd.slice(1),
+        "coordinator",
+        "keep",
+        "--lease",
+        leaseId,
+        "--ttl",
+        String(this.o.ttl),
+        "--held",
+        file,
+        "--coordinator",
+        this.o.url,
+      ],
+      {
+        detached: true,
+        stdio: "ignore",
+        cwd: this.o.root,
+        env: { ...process.env, KBZ_COORDINATOR: this.o.url },
+      },
+    );
     child.unref();
     return child.pid ?? null;
   }
@@ -284,22 +354,39 @@ export class EtcdCoordination implements Coordination {
   async release(scope: string, leaf: string | null): Promise<ReleaseResult> {
     checkIds(scope, leaf);
     const k = this.keys;
-    const read = leaf === null ? await this.client.prefix(k.scopeLeases(scope)) : await this.client.range(k.lease(scope, leaf));
+    const read =
+      leaf === null ? await this.client.prefix(k.scopeLeases(scope)) : await this.client.range(k.lease(scope, leaf));
     const released: Lease[] = [];
     for (const kv of read.kvs) {
       const r = leaseRecord(k, kv);
       if (r.invalid) continue;
       let gone: boolean;
       // A lease already gone (a retried revoke, an expiry in between) took the key with it.
-      if (kv.lease !== "0") gone = (await this.client.revoke(kv.lease)).existed || (await this.client.range(kv.key)).kvs.every((now) => now.lease !== kv.lease);
-      else gone = (await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }])).succeeded;
-      if (gone) released.push({ invalid: false, scope: r.scope, leaf: r.leaf, globs: r.globs, pid: r.pid, file: r.file });
+      if (kv.lease !== "0")
+        gone =
+          (await this.client.revoke(kv.lease)).existed ||
+          (await this.client.range(kv.key)).kvs.every((now) => now.lease !== kv.lease);
+      else
+        gone = (
+          await this.client.txn(
+            [{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }],
+            [{ del: { key: kv.key } }],
+          )
+        ).succeeded;
+      if (gone)
+        released.push({ invalid: false, scope: r.scope, leaf: r.leaf, globs: r.globs, pid: r.pid, file: r.file });
       this.stopInline(kv.lease);
     }
     const alreadyLost: LostLease[] = [];
     for (const h of readHeld(this.o.root, this.o.repository)) {
       if (h.scope !== scope || (leaf !== null && h.leaf !== leaf)) continue;
-      if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease)) alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
+      if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease))
+        alreadyLost.push({
+          scope: h.scope,
+          leaf: h.leaf,
+          globs: h.globs,
+          reason: "expired or revoked at the coordinator before this release",
+        });
       fs.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
       stopKeeper(h);
@@ -319,7 +406,10 @@ export class EtcdCoordination implements Coordination {
     for (const kv of read.kvs) {
       const r = leaseRecord(this.keys, kv);
       if (!r.invalid) continue;
-      const t = await this.client.txn([{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }], [{ del: { key: kv.key } }]);
+      const t = await this.client.txn(
+        [{ key: kv.key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }],
+        [{ del: { key: kv.key } }],
+      );
       if (t.succeeded) removed.push(r);
     }
     return { removed, notes: [] };
@@ -327,7 +417,11 @@ export class EtcdCoordination implements Coordination {
 
   // ---- waves, log, session, leaf states ---------------------------------------------------
 
-  async commitDispatch(scope: string, action: Parameters<Coordination["commitDispatch"]>[1], opts: Parameters<Coordination["commitDispatch"]>[2] = {}): Promise<CommittedTransition> {
+  async commitDispatch(
+    scope: string,
+    action: Parameters<Coordination["commitDispatch"]>[1],
+    opts: Parameters<Coordination["commitDispatch"]>[2] = {},
+  ): Promise<CommittedTransition> {
     if (!isValidId(scope)) throw new DispatchActionError(idMessage("scope"));
     const key = this.keys.dispatch(scope);
     const now = opts.now ?? (() => new Date());
@@ -339,8 +433,17 @@ export class EtcdCoordination implements Coordination {
       const at = new Date().toISOString();
       const base = this.logKey(scope); // one random tail, then the action's index: the events keep their order
       const r = await this.client.txn(
-        [kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }],
-        [{ put: { key, value: serializeDispatch(t.state) } }, ...t.events.map((e, i) => ({ put: { key: `${base}${String(i).padStart(2, "0")}`, value: statusLine(`${at} ${e}`).trimEnd() } }))],
+        [
+          kv
+            ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }
+            : { key, target: "CREATE", result: "EQUAL", createRevision: "0" },
+        ],
+        [
+          { put: { key, value: serializeDispatch(t.state) } },
+          ...t.events.map((e, i) => ({
+            put: { key: `${base}${String(i).padStart(2, "0")}`, value: statusLine(`${at} ${e}`).trimEnd() },
+          })),
+        ],
       );
       if (r.succeeded) return { ...t, auditWarning: null, notes: [] };
       await sleep(Math.floor(Math.random() * 20));
@@ -365,7 +468,12 @@ export class EtcdCoordination implements Coordination {
   }
 
   /** The cluster holds the state; PLAN.md (`_editPlan`) is left as it is. */
-  async setLeafState(scope: string, leaf: string, state: RowState, _editPlan?: () => void | Promise<void>): Promise<void> {
+  async setLeafState(
+    scope: string,
+    leaf: string,
+    state: RowState,
+    _editPlan?: () => void | Promise<void>,
+  ): Promise<void> {
     checkIds(scope, leaf);
     if (!ROW_STATES.has(state)) throw new UsageError(`state must be one of ${[...ROW_STATES].join(", ")}`);
     await this.client.put(`${this.keys.plan(scope)}${leaf}`, state);
@@ -377,7 +485,12 @@ export class EtcdCoordination implements Coordination {
     void this.client.range(this.keys.root, undefined).then(
       (r) => {
         if (stopped) return;
-        stop = this.client.watch(this.keys.root, String(BigInt(r.revision) + 1n), () => onChange(), () => onChange());
+        stop = this.client.watch(
+          this.keys.root,
+          String(BigInt(r.revision) + 1n),
+          () => onChange(),
+          () => onChange(),
+        );
         // Anything that changed between the caller's view and this watch's start revision.
         onChange();
       },
@@ -418,7 +531,13 @@ interface Ranges {
   logs: KeyValue[];
 }
 
-function buildView(k: Keys, revision: string, r: Ranges, logScope: string | null, held: HeldRecord[]): CoordinationView & { revision: string } {
+function buildView(
+  k: Keys,
+  revision: string,
+  r: Ranges,
+  logScope: string | null,
+  held: HeldRecord[],
+): CoordinationView & { revision: string } {
   const leases = r.leases.map((kv) => leaseRecord(k, kv));
   const byKey = new Map(r.leases.map((kv) => [kv.key, kv]));
   const dispatch = new Map(r.dispatches.map((kv) => [kv.key, kv.value]));
@@ -440,7 +559,9 @@ function buildView(k: Keys, revision: string, r: Ranges, logScope: string | null
     leafStates: (scope) => {
       const p = k.plan(scope);
       const out = new Map<string, RowState>();
-      for (const kv of r.plans) if (kv.key.startsWith(p) && ROW_STATES.has(kv.value as RowState)) out.set(kv.key.slice(p.length), kv.value as RowState);
+      for (const kv of r.plans)
+        if (kv.key.startsWith(p) && ROW_STATES.has(kv.value as RowState))
+          out.set(kv.key.slice(p.length), kv.value as RowState);
       return out;
     },
     lost: (scope) => {
@@ -454,7 +575,10 @@ function buildView(k: Keys, revision: string, r: Ranges, logScope: string | null
           scope: h.scope,
           leaf: h.leaf,
           globs: h.globs,
-          reason: current && !current.invalid ? `claimed since by another holder (pid ${current.pid ?? "?"})` : "its etcd lease expired or was revoked (no keep-alive within the TTL)",
+          reason:
+            current && !current.invalid
+              ? `claimed since by another holder (pid ${current.pid ?? "?"})`
+              : "its etcd lease expired or was revoked (no keep-alive within the TTL)",
         });
       }
       return out;

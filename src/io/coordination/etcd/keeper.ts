@@ -61,7 +61,10 @@ export async function keepLease(o: KeeperOptions): Promise<string> {
       // clock is the one that counts, and it may have applied keepalives it answered late).
       const asked = Date.now();
       try {
-        const t = await client.timeToLive(o.lease, { timeoutMs: Math.max(1000, ttlMs), retryMs: Math.max(1000, ttlMs) });
+        const t = await client.timeToLive(o.lease, {
+          timeoutMs: Math.max(1000, ttlMs),
+          retryMs: Math.max(1000, ttlMs),
+        });
         if (t.ttl <= 0) return "lease gone at the coordinator";
         expiresAt = asked + t.ttl * 1000;
       } catch {

@@ -21,14 +21,19 @@ let n = 0;
 /** A copy of the pipe fixture with its own repository namespace on the shared cluster. */
 function repo(extra: Record<string, unknown> = {}): string {
   const dir = fixtureCopy("pipe");
-  writeTree(dir, { ".kbz/settings.json": JSON.stringify({ coordinator: { repository: `t${process.pid}-${++n}`, ...extra } }) });
+  writeTree(dir, {
+    ".kbz/settings.json": JSON.stringify({ coordinator: { repository: `t${process.pid}-${++n}`, ...extra } }),
+  });
   return dir;
 }
 
 function heldRecords(dir: string): { keeperPid: number; lease: string }[] {
   const locks = path.join(dir, ".unlazy/locks");
   if (!fs.existsSync(locks)) return [];
-  return fs.readdirSync(locks).filter((f) => f.endsWith(".held")).map((f) => JSON.parse(fs.readFileSync(path.join(locks, f), "utf8")));
+  return fs
+    .readdirSync(locks)
+    .filter((f) => f.endsWith(".held"))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(locks, f), "utf8")));
 }
 
 function alive(pid: number): boolean {
@@ -72,23 +77,50 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     const dir = repo();
     const env = { KBZ_COORDINATOR: cluster.url };
     const run = (...args: string[]) => kbz(args, { cwd: dir, env });
-    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/**\n", stderr: "" });
+    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({
+      code: 0,
+      stdout: "CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/**\n",
+      stderr: "",
+    });
     expect(fs.readdirSync(path.join(dir, ".unlazy/locks")).filter((f) => f.endsWith(".lease"))).toEqual([]);
-    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-2")).toEqual({ code: 1, stdout: "CONFLICT src/api/shared.mjs overlaps src/api/** held by api/leaf-1\nCLAIM REFUSED (1 conflict(s))\n", stderr: "" });
+    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-2")).toEqual({
+      code: 1,
+      stdout: "CONFLICT src/api/shared.mjs overlaps src/api/** held by api/leaf-1\nCLAIM REFUSED (1 conflict(s))\n",
+      stderr: "",
+    });
     // A retried claim of a lease this leaf holds is exit 0 and says so (issue 20.6), through etcd too.
-    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n", stderr: "" });
+    expect(run("scope", "claim", "--scope", "api", "--leaf", "leaf-1")).toEqual({
+      code: 0,
+      stdout:
+        "ALREADY CLAIMED 2 path(s) for api/leaf-1: src/api/**, tests/api/** (this leaf holds the lease; nothing changed)\n",
+      stderr: "",
+    });
     expect(run("scope", "list").stdout).toBe("api\nweb\nleases:\n  api/leaf-1: src/api/**, tests/api/**\n");
     // The files do not see it: without the coordinator the same claim is granted from the files.
     const status = await runCli(["coordinator", "status"], { cwd: dir, env });
     expect(status.code).toBe(0);
-    expect(status.stdout).toMatch(/api\/leaf-1: src\/api\/\*\*, tests\/api\/\*\* \(holder \S+ pid \d+, TTL \d+\/30 s\)/);
+    expect(status.stdout).toMatch(
+      /api\/leaf-1: src\/api\/\*\*, tests\/api\/\*\* \(holder \S+ pid \d+, TTL \d+\/30 s\)/,
+    );
     expect(status.stdout).toContain("3/3 members up, 1 lease(s) held");
     const j = JSON.parse((await runCli(["coordinator", "status", "--json"], { cwd: dir, env })).stdout);
-    expect(j).toMatchObject({ schema: 1, exit: 0, verdict: "ok", action: "status", quorum: true, holders: [{ scope: "api", leaf: "leaf-1", globs: ["src/api/**", "tests/api/**"], grantedTtl: 30 }], errors: [] });
+    expect(j).toMatchObject({
+      schema: 1,
+      exit: 0,
+      verdict: "ok",
+      action: "status",
+      quorum: true,
+      holders: [{ scope: "api", leaf: "leaf-1", globs: ["src/api/**", "tests/api/**"], grantedTtl: 30 }],
+      errors: [],
+    });
     expect(j.members.filter((m: { leader: boolean }) => m.leader)).toHaveLength(1);
     const keeper = heldRecords(dir)[0]!.keeperPid;
     expect(alive(keeper)).toBe(true);
-    expect(run("scope", "release", "--scope", "api", "--leaf", "leaf-1")).toEqual({ code: 0, stdout: "released 1 lease(s) for api/leaf-1\n", stderr: "" });
+    expect(run("scope", "release", "--scope", "api", "--leaf", "leaf-1")).toEqual({
+      code: 0,
+      stdout: "released 1 lease(s) for api/leaf-1\n",
+      stderr: "",
+    });
     await until(() => !alive(keeper), 5000);
     expect(heldRecords(dir)).toEqual([]);
     expect(run("scope", "list").stdout).toBe("api\nweb\n");
@@ -98,10 +130,21 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     const dir = repo();
     expect(kbz(["scope", "claim", "--scope", "web", "--coordinator", cluster.url], { cwd: dir }).code).toBe(0);
     const viaSetting = repo();
-    writeTree(viaSetting, { ".kbz/settings.json": JSON.stringify({ coordinator: { url: cluster.url, repository: JSON.parse(fs.readFileSync(path.join(dir, ".kbz/settings.json"), "utf8")).coordinator.repository } }) });
+    writeTree(viaSetting, {
+      ".kbz/settings.json": JSON.stringify({
+        coordinator: {
+          url: cluster.url,
+          repository: JSON.parse(fs.readFileSync(path.join(dir, ".kbz/settings.json"), "utf8")).coordinator.repository,
+        },
+      }),
+    });
     // A second clone of the same repository sees the first one's lease.
-    expect(kbz(["scope", "claim", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("ALREADY CLAIMED 1 path(s) for web/leaf-1: src/web/** (this leaf holds the lease; nothing changed)\n");
-    expect(kbz(["scope", "release", "--scope", "web"], { cwd: viaSetting }).stdout).toBe("released 1 lease(s) for web\n");
+    expect(kbz(["scope", "claim", "--scope", "web"], { cwd: viaSetting }).stdout).toBe(
+      "ALREADY CLAIMED 1 path(s) for web/leaf-1: src/web/** (this leaf holds the lease; nothing changed)\n",
+    );
+    expect(kbz(["scope", "release", "--scope", "web"], { cwd: viaSetting }).stdout).toBe(
+      "released 1 lease(s) for web\n",
+    );
     // --coordinator files overrides the setting: the files are the default store.
     expect(kbz(["scope", "claim", "--scope", "web", "--coordinator", "files"], { cwd: viaSetting }).code).toBe(0);
     expect(fs.readdirSync(path.join(viaSetting, ".unlazy/locks")).filter((f) => f.endsWith(".lease")).length).toBe(1);
@@ -112,8 +155,12 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     const env = { KBZ_COORDINATOR: cluster.url };
     const run = (...args: string[]) => kbz(args, { cwd: dir, env });
     const before = hashTree(dir);
-    expect(run("wave", "open", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1").stdout).toBe("OPEN w1 (0/1 started, 0/1 returned)\n");
-    expect(run("wave", "start", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-7").stdout).toBe("STARTED w1 leaf-1 (1/1 started)\n");
+    expect(run("wave", "open", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1").stdout).toBe(
+      "OPEN w1 (0/1 started, 0/1 returned)\n",
+    );
+    expect(
+      run("wave", "start", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1", "--handle", "agent-7").stdout,
+    ).toBe("STARTED w1 leaf-1 (1/1 started)\n");
     expect(run("scope", "log", "--scope", "api", "leaf-1 launched").code).toBe(0);
     expect(run("scope", "bind", "--scope", "api", "sess-42").stdout).toBe("bound session sess-42 to scope api\n");
     expect(run("scope", "bind", "--scope", "web", "sess-web").code).toBe(0);
@@ -127,19 +174,27 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     expect(reasonOf(hook)).toStartWith("kbz [scope api]:");
     expect(reasonOf(hook)).toContain("dispatch:w1 open (1/1 started)");
     // The Node 16 fallback hook bundles the same client (node:http) and decides the same way.
-    expect(reasonOf(stopHook({ cwd: dir, session_id: "sess-42" }, { cwd: dir, env, via: "node16" }))).toBe(reasonOf(hook));
+    expect(reasonOf(stopHook({ cwd: dir, session_id: "sess-42" }, { cwd: dir, env, via: "node16" }))).toBe(
+      reasonOf(hook),
+    );
     const json = JSON.parse(run("wave", "list", "--scope", "api", "--json").stdout);
     expect(json.waves[0]).toMatchObject({ id: "w1", state: "open", started: { "leaf-1": { handle: "agent-7" } } });
     // Without the coordinator none of it exists.
-    expect(kbz(["wave", "list", "--scope", "api"], { cwd: dir, env: { KBZ_COORDINATOR: "files" } }).stdout).toBe("(no waves in scope api)\n");
+    expect(kbz(["wave", "list", "--scope", "api"], { cwd: dir, env: { KBZ_COORDINATOR: "files" } }).stdout).toBe(
+      "(no waves in scope api)\n",
+    );
     const exported = tempDir();
     fs.cpSync(dir, exported, { recursive: true });
-    expect((await runCli(["coordinator", "export", "--scope", "api"], { cwd: exported, env })).stdout).toBe("exported scope api: 1 wave(s), 3 status log line(s), session binding\n");
+    expect((await runCli(["coordinator", "export", "--scope", "api"], { cwd: exported, env })).stdout).toBe(
+      "exported scope api: 1 wave(s), 3 status log line(s), session binding\n",
+    );
     const log = fs.readFileSync(path.join(exported, ".unlazy/api/status.log"), "utf8").split("\n");
     expect(log[0]).toMatch(/^\d{4}-\d\d-\d\dT.* dispatch w1 opened: leaf-1$/);
     expect(log[2]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z leaf-1 launched$/); // kbz scope log puts the time in front
     expect(fs.readFileSync(path.join(exported, ".unlazy/api/session"), "utf8")).toBe("sess-42\n");
-    expect(kbz(["wave", "status", "--scope", "api", "--wave", "w1", "--coordinator", "files"], { cwd: exported }).stdout).toBe("OPEN w1 (1/1 started, 0/1 returned)\n");
+    expect(
+      kbz(["wave", "status", "--scope", "api", "--wave", "w1", "--coordinator", "files"], { cwd: exported }).stdout,
+    ).toBe("OPEN w1 (1/1 started, 0/1 returned)\n");
   }, 60_000);
 
   test("import copies a scope's files into etcd; a conflicting destination is refused with nothing changed", async () => {
@@ -148,15 +203,21 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     expect(files("wave", "open", "--scope", "api", "--wave", "w9", "--leaf", "leaf-2").code).toBe(0);
     expect(files("scope", "bind", "--scope", "api", "sess-9").code).toBe(0);
     const env = { KBZ_COORDINATOR: cluster.url };
-    expect((await runCli(["coordinator", "import", "--scope", "api"], { cwd: src, env })).stdout).toBe("imported scope api: 1 wave(s), 1 status log line(s), session binding\n");
-    expect(kbz(["wave", "status", "--scope", "api", "--wave", "w9"], { cwd: src, env }).stdout).toBe("OPEN w9 (0/1 started, 0/1 returned)\n");
+    expect((await runCli(["coordinator", "import", "--scope", "api"], { cwd: src, env })).stdout).toBe(
+      "imported scope api: 1 wave(s), 1 status log line(s), session binding\n",
+    );
+    expect(kbz(["wave", "status", "--scope", "api", "--wave", "w9"], { cwd: src, env }).stdout).toBe(
+      "OPEN w9 (0/1 started, 0/1 returned)\n",
+    );
     // Idempotent: the same state again is no conflict.
     expect((await runCli(["coordinator", "import", "--scope", "api"], { cwd: src, env })).code).toBe(0);
     expect(files("wave", "abandon", "--scope", "api", "--wave", "w9", "--reason", "moved").code).toBe(0);
     const refused = await runCli(["coordinator", "import", "--scope", "api"], { cwd: src, env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("the coordinator already holds different waves for api");
-    expect(kbz(["wave", "status", "--scope", "api", "--wave", "w9"], { cwd: src, env }).stdout).toBe("OPEN w9 (0/1 started, 0/1 returned)\n");
+    expect(kbz(["wave", "status", "--scope", "api", "--wave", "w9"], { cwd: src, env }).stdout).toBe(
+      "OPEN w9 (0/1 started, 0/1 returned)\n",
+    );
     // File leases are live holdings and never move.
     expect(files("scope", "claim", "--scope", "web").code).toBe(0);
     const held = await runCli(["coordinator", "import", "--scope", "web"], { cwd: src, env });
@@ -177,7 +238,10 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     process.kill(keeperPid, "SIGKILL");
     const killed = Date.now();
     let granted = false;
-    await until(() => (granted = kbz(["scope", "claim", "--scope", "api", "--leaf", "leaf-2"], { cwd: b, env }).code === 0), 10_000);
+    await until(
+      () => (granted = kbz(["scope", "claim", "--scope", "api", "--leaf", "leaf-2"], { cwd: b, env }).code === 0),
+      10_000,
+    );
     const waited = Date.now() - killed;
     console.log(`keeper SIGKILLed: the next claim from another clone was granted after ${waited} ms (TTL 3 s)`);
     expect(granted).toBe(true);
@@ -185,7 +249,9 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     const told = kbz(["status", "--scope", "api"], { cwd: a, env });
     expect(told.stderr).toContain("kbz: warning: lease api/leaf-1 was lost (");
     expect(told.stdout).toContain("lease:leaf-1 lost");
-    expect(reasonOf(stopHook({ cwd: a, session_id: "s" }, { cwd: a, env: { ...env, UNLAZY_SCOPE: "api" } }))).toContain("lease:leaf-1 lost (");
+    expect(reasonOf(stopHook({ cwd: a, session_id: "s" }, { cwd: a, env: { ...env, UNLAZY_SCOPE: "api" } }))).toContain(
+      "lease:leaf-1 lost (",
+    );
     const rel = kbz(["scope", "release", "--scope", "api", "--leaf", "leaf-1"], { cwd: a, env });
     expect(rel.stdout).toBe("released 0 lease(s) for api/leaf-1\n");
     expect(rel.stderr).toContain("was already lost before this release");
@@ -228,7 +294,13 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     const dir = repo();
     const env = { KBZ_COORDINATOR: `etcd://127.0.0.1:${await closedPort()}` };
     const before = hashTree(dir);
-    for (const args of [["scope", "claim", "--scope", "web"], ["scope", "list"], ["status", "--scope", "api"], ["wave", "open", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1"], ["coordinator", "status"]]) {
+    for (const args of [
+      ["scope", "claim", "--scope", "web"],
+      ["scope", "list"],
+      ["status", "--scope", "api"],
+      ["wave", "open", "--scope", "api", "--wave", "w1", "--leaf", "leaf-1"],
+      ["coordinator", "status"],
+    ]) {
       const r = kbz(args, { cwd: dir, env, timeoutMs: 60_000 });
       expect(r.code).toBe(2);
       expect(r.stdout + r.stderr).toMatch(/unreachable/);

@@ -56,13 +56,31 @@ describe.skipIf(!available)("issue 28 item 13: etcd keepalive on a slow cluster"
     const held = path.join(dir, "held");
     fs.writeFileSync(held, "{}");
     fs.mkdirSync(path.join(dir, ".kbz"));
-    fs.writeFileSync(path.join(dir, ".kbz", "settings.json"), JSON.stringify({ coordinator: { repository: `keeper-${process.pid}` } }));
+    fs.writeFileSync(
+      path.join(dir, ".kbz", "settings.json"),
+      JSON.stringify({ coordinator: { repository: `keeper-${process.pid}` } }),
+    );
     const { id } = await direct.grant(ttl);
-    const keeper = Bun.spawn([BIN, "coordinator", "keep", "--coordinator", `etcd://127.0.0.1:${proxy.port}`, "--lease", id, "--ttl", String(ttl), "--held", held], {
-      cwd: dir,
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    const keeper = Bun.spawn(
+      [
+        BIN,
+        "coordinator",
+        "keep",
+        "--coordinator",
+        `etcd://127.0.0.1:${proxy.port}`,
+        "--lease",
+        id,
+        "--ttl",
+        String(ttl),
+        "--held",
+        held,
+      ],
+      {
+        cwd: dir,
+        stdout: "ignore",
+        stderr: "ignore",
+      },
+    );
     try {
       await new Promise((r) => setTimeout(r, 3 * ttl * 1000));
       expect(keeper.exitCode).toBeNull(); // still keeping
