@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { runChecks } from "../src/io/check/run.ts";
+import { runChecks } from "../src/ops/checkRun.ts";
 
 const BIN = path.resolve(import.meta.dir, "..", "dist", "kbz");
 const GATES = 200;

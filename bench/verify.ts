@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { inspectReceipt } from "../src/io/receipts/audit.ts";
-import { verifyRun } from "../src/io/receipts/run.ts";
+import { verifyRun } from "../src/ops/verifyRun.ts";
 
 const BIN = path.resolve(import.meta.dir, "..", "dist", "kbz");
 const FILES = 2_000;

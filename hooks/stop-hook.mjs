@@ -224,13 +224,43 @@ var SCOPE_ACTION, WAVE, STRUCTURE, VERIFY, HOOK, VERB_FLAGS, word = (w) => w ins
 var init_command = __esm(() => {
   SCOPE_ACTION = ["scope", "root", "leaf", "json", "coordinator"];
   WAVE = ["scope", "root", "wave", "json"];
-  STRUCTURE = ["scope", "root", "json", "into", "request", "details", "final", "report", "proposal", "reason", "operation", "selection", "stop-evidence", "review-evidence"];
+  STRUCTURE = [
+    "scope",
+    "root",
+    "json",
+    "into",
+    "request",
+    "details",
+    "final",
+    "report",
+    "proposal",
+    "reason",
+    "operation",
+    "selection",
+    "stop-evidence",
+    "review-evidence"
+  ];
   VERIFY = ["root", "json", "inputs", "closed", "env", "approve", "reviewed", "cwd", "portable"];
   HOOK = ["agent", "scope", "shared", "global", "fallback", "uninstall", "json"];
   VERB_FLAGS = {
     status: ["scope", "root", "all", "json"],
     lint: ["scope", "root", "strict", "probe", "approve", "json"],
-    check: ["scope", "root", "reverify", "stale", "approve", "probe", "status", "verbose", "json", "jobs", "timeout", "sandbox", "shell", "cwd"],
+    check: [
+      "scope",
+      "root",
+      "reverify",
+      "stale",
+      "approve",
+      "probe",
+      "status",
+      "verbose",
+      "json",
+      "jobs",
+      "timeout",
+      "sandbox",
+      "shell",
+      "cwd"
+    ],
     approve: ["scope", "root", "json", "verbose"],
     approvals: [],
     "approvals list": ["json"],
@@ -360,37 +390,13 @@ var init_errors = __esm(() => {
     problems;
     constructor(problems) {
       const first = problems[0];
-      super(first?.message ?? "invalid input", { code: "file-problems", file: first?.file, line: first?.line, hint: first?.hint });
+      super(first?.message ?? "invalid input", {
+        code: "file-problems",
+        file: first?.file,
+        line: first?.line,
+        hint: first?.hint
+      });
       this.problems = problems;
-    }
-  };
-});
-
-// src/io/deadline.ts
-function withDeadline(ms, seconds, fn) {
-  if (bound)
-    return fn();
-  bound = { at: Date.now() + ms, seconds };
-  try {
-    return fn();
-  } finally {
-    bound = null;
-  }
-}
-function checkDeadline(what, file) {
-  if (bound && Date.now() > bound.at)
-    throw new DeadlineError(bound.seconds, what(), file);
-}
-var DeadlineError, bound = null;
-var init_deadline = __esm(() => {
-  init_errors();
-  DeadlineError = class DeadlineError extends KbzError {
-    seconds;
-    what;
-    constructor(seconds, what, file) {
-      super(`${what} took longer than ${seconds} s`, { code: "deadline", file, hint: "narrow the gate's INPUTS, then stop again" });
-      this.seconds = seconds;
-      this.what = what;
     }
   };
 });
@@ -547,7 +553,12 @@ var init_fs = __esm(() => {
   init_errors();
   WriteError = class WriteError extends KbzError {
     constructor(message, file) {
-      super(message, { kind: "infrastructure", code: "write", file, hint: "make the path a real directory or regular file inside the repository, then run the command again" });
+      super(message, {
+        kind: "infrastructure",
+        code: "write",
+        file,
+        hint: "make the path a real directory or regular file inside the repository, then run the command again"
+      });
     }
   };
   NOFOLLOW = fs2.constants.O_NOFOLLOW ?? 0;
@@ -691,7 +702,12 @@ var init_lock = __esm(() => {
   init_errors();
   LockTimeoutError = class LockTimeoutError extends KbzError {
     constructor(message, file) {
-      super(message, { kind: "infrastructure", code: "lock-timeout", file, hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again" });
+      super(message, {
+        kind: "infrastructure",
+        code: "lock-timeout",
+        file,
+        hint: "another kbz holds the lock; wait for it or remove a stale lock file, then run the command again"
+      });
     }
   };
 });
@@ -867,7 +883,14 @@ function parseLeaseRecord(file, text) {
   if (problem)
     return invalidRecord(file, problem);
   const r = raw;
-  return { invalid: false, scope: r.scope, leaf: r.leaf, globs: [...r.globs], pid: Number.isInteger(r.pid) ? r.pid : null, file };
+  return {
+    invalid: false,
+    scope: r.scope,
+    leaf: r.leaf,
+    globs: [...r.globs],
+    pid: Number.isInteger(r.pid) ? r.pid : null,
+    file
+  };
 }
 var MAX_LEASE_BYTES, INVALID_OWNER = "(invalid)";
 var init_lease_record = __esm(() => {
@@ -1114,7 +1137,14 @@ function waveLine(text, wave) {
   return line;
 }
 function latestTime(w) {
-  const times = [w.openedAt, w.sealedAt, w.completedAt, w.abandonedAt, ...[...w.started.values()].map((s) => s.at), ...[...w.returned.values()].map((r) => r.at)];
+  const times = [
+    w.openedAt,
+    w.sealedAt,
+    w.completedAt,
+    w.abandonedAt,
+    ...[...w.started.values()].map((s) => s.at),
+    ...[...w.returned.values()].map((r) => r.at)
+  ];
   return Math.max(...times.filter((t) => t !== undefined).map(time));
 }
 function stamp(now, w) {
@@ -1122,7 +1152,13 @@ function stamp(now, w) {
   return new Date(t).toISOString();
 }
 function cloneWave(w) {
-  return { ...w, leaves: [...w.leaves], started: new Map(w.started), returned: new Map(w.returned), extra: [...w.extra] };
+  return {
+    ...w,
+    leaves: [...w.leaves],
+    started: new Map(w.started),
+    returned: new Map(w.returned),
+    extra: [...w.extra]
+  };
 }
 function counts(w) {
   return { s: w.started.size, r: w.returned.size, n: w.leaves.length };
@@ -1167,7 +1203,15 @@ function applyDispatch(state, a, now) {
           throw new DispatchActionError(`duplicate leaf ${l}`);
         seen.add(l);
       }
-      w = { id: a.wave, leaves: [...a.leaves], state: "open", openedAt: stamp(now), started: new Map, returned: new Map, extra: [] };
+      w = {
+        id: a.wave,
+        leaves: [...a.leaves],
+        state: "open",
+        openedAt: stamp(now),
+        started: new Map,
+        returned: new Map,
+        extra: []
+      };
       event = `dispatch ${a.wave} opened: ${a.leaves.join(", ")}`;
       line = waveSummary(w);
       break;
@@ -1296,7 +1340,12 @@ var init_waves = __esm(() => {
   DispatchStateError = class DispatchStateError extends KbzError {
     wave;
     constructor(message, wave = null, line = 1, file) {
-      super(message, { code: "dispatch-state", file, line, hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)` });
+      super(message, {
+        code: "dispatch-state",
+        file,
+        line,
+        hint: `fix or remove dispatch.json (${kbz("wave list")} shows the waves)`
+      });
       this.wave = wave;
     }
   };
@@ -1306,7 +1355,17 @@ var init_waves = __esm(() => {
     }
   };
   STATES = ["open", "sealed", "complete", "abandoned"];
-  WAVE_KEYS = new Set(["leaves", "state", "openedAt", "started", "returned", "sealedAt", "completedAt", "reason", "abandonedAt"]);
+  WAVE_KEYS = new Set([
+    "leaves",
+    "state",
+    "openedAt",
+    "started",
+    "returned",
+    "sealedAt",
+    "completedAt",
+    "reason",
+    "abandonedAt"
+  ]);
   ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 });
 
@@ -1355,7 +1414,14 @@ function gateKey(g) {
   return { definition: gateDigest(g) ?? "", evidence: g.evidence ?? "" };
 }
 function evidenceRecord(gateId, recorded) {
-  return { kind: "evidence", subject: gateId, decided: "met", key: NO_DIGESTS, depends: { definition: recorded }, by: BY_KBZ };
+  return {
+    kind: "evidence",
+    subject: gateId,
+    decided: "met",
+    key: NO_DIGESTS,
+    depends: { definition: recorded },
+    by: BY_KBZ
+  };
 }
 function inputFileName(cwd, rel) {
   return `file:${cwd}/${rel}`;
@@ -1657,7 +1723,13 @@ function passRecordNow(byGate, g, kind) {
   return r ? recordDigest(r) : NO_RECORD;
 }
 function metGateOf(g, byGate) {
-  return { id: g.id, kind: isRunnable(g) ? "pass" : "sign", evidence: g.evidence ?? "", inputs: passRecordNow(byGate, g, "inputs"), oracle: passRecordNow(byGate, g, "oracle") };
+  return {
+    id: g.id,
+    kind: isRunnable(g) ? "pass" : "sign",
+    evidence: g.evidence ?? "",
+    inputs: passRecordNow(byGate, g, "inputs"),
+    oracle: passRecordNow(byGate, g, "oracle")
+  };
 }
 function unattestedGates(file, met, attested, records, ledger) {
   const out = new Map;
@@ -2180,7 +2252,15 @@ function displayPath(root, file) {
 }
 function entryFail(file, root, line, message) {
   const display = displayPath(root, file);
-  return { file, display, stem: stemOf(file), ledger: null, problems: [{ file: display, line, message }], warnings: [], unreadable: true };
+  return {
+    file,
+    display,
+    stem: stemOf(file),
+    ledger: null,
+    problems: [{ file: display, line, message }],
+    warnings: [],
+    unreadable: true
+  };
 }
 function unreadableEntry(file, root, line, message) {
   return entryFail(file, root, line, message);
@@ -2216,7 +2296,12 @@ function buildSnapshot(target, ledgers, dispatch, trace, attested) {
     const { stale, failed, vacuous } = gateVerdicts(trace, target.root, entry.file, l, (g) => gateState(g, l) === "met", attested?.get(entry.file));
     for (const g of l.gates) {
       const reason = stale.get(g.id);
-      const view = { qid: qualifiedId(l, g), file: entry.file, gate: g, state: reason ? "stale-unmet" : gateState(g, l) };
+      const view = {
+        qid: qualifiedId(l, g),
+        file: entry.file,
+        gate: g,
+        state: reason ? "stale-unmet" : gateState(g, l)
+      };
       if (reason)
         view.reason = reason;
       const failure = failed.get(g.id);
@@ -2253,1442 +2338,9 @@ var init_snapshot = __esm(() => {
   init_waves();
 });
 
-// src/io/recordFiles.ts
+// src/io/read.ts
 import * as fs4 from "node:fs";
 import * as path8 from "node:path";
-function realOf(file) {
-  try {
-    return fs4.realpathSync(file);
-  } catch {
-    return path8.resolve(file);
-  }
-}
-function recordFileName(realLedger) {
-  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
-}
-function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
-  let fd;
-  try {
-    fd = fs4.openSync(file, OPEN_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs4.fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes)
-      return null;
-    const v = JSON.parse(fs4.readFileSync(fd, "utf8"));
-    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
-  } catch {
-    return null;
-  } finally {
-    fs4.closeSync(fd);
-  }
-}
-var MAX_RECORD_BYTES, OPEN_FLAGS;
-var init_recordFiles = __esm(() => {
-  init_hash();
-  init_fs();
-  init_lock();
-  MAX_RECORD_BYTES = 8 * 1024 * 1024;
-  OPEN_FLAGS = fs4.constants.O_RDONLY | (fs4.constants.O_NONBLOCK ?? 0) | (fs4.constants.O_NOFOLLOW ?? 0);
-});
-
-// src/io/inputs/expand.ts
-import * as fs5 from "node:fs";
-import * as path9 from "node:path";
-function segmentRegex(seg) {
-  let re = "";
-  for (const ch of seg)
-    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
-}
-function entries(dir) {
-  checkDeadline(() => `listing the INPUTS folder ${dir}`);
-  try {
-    return fs5.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-function expandInputs(base, patterns) {
-  const found = new Set;
-  let truncated = false;
-  const add = (rel) => {
-    if (found.size >= MAX_INPUT_FILES)
-      truncated = true;
-    else
-      found.add(rel);
-  };
-  const walkAll = (rel) => {
-    for (const e of entries(path9.join(base, rel))) {
-      if (truncated)
-        return;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory())
-        walkAll(r);
-      else if (e.isFile())
-        add(r);
-    }
-  };
-  const match = (rel, segs) => {
-    if (truncated)
-      return;
-    if (segs.length === 0) {
-      let st;
-      try {
-        st = fs5.lstatSync(path9.join(base, rel));
-      } catch {
-        return;
-      }
-      if (st.isFile())
-        add(rel);
-      else if (st.isDirectory())
-        walkAll(rel);
-      return;
-    }
-    const [seg, ...rest] = segs;
-    if (seg === "**") {
-      match(rel, rest);
-      for (const e of entries(path9.join(base, rel)))
-        if (e.isDirectory())
-          match(rel ? `${rel}/${e.name}` : e.name, segs);
-      return;
-    }
-    if (!isWild(seg)) {
-      const r = rel ? `${rel}/${seg}` : seg;
-      if (rest.length === 0)
-        return match(r, []);
-      let st = null;
-      try {
-        st = fs5.lstatSync(path9.join(base, r));
-      } catch {}
-      if (st?.isDirectory())
-        match(r, rest);
-      return;
-    }
-    const re = segmentRegex(seg);
-    for (const e of entries(path9.join(base, rel))) {
-      if (!re.test(e.name))
-        continue;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
-        match(r, rest);
-    }
-  };
-  for (const p of patterns) {
-    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
-    match("", segs);
-  }
-  return { files: [...found].sort(), truncated };
-}
-var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
-var init_expand = __esm(() => {
-  init_deadline();
-  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
-});
-
-// src/io/inputs/records.ts
-import * as fs6 from "node:fs";
-import * as path10 from "node:path";
-function digestFile(root, file, dirs = new Map) {
-  const dir = path10.dirname(file);
-  let dirReal = dirs.get(dir);
-  if (dirReal === undefined) {
-    try {
-      dirReal = fs6.realpathSync(dir);
-    } catch {
-      dirReal = null;
-    }
-    if (dirReal !== null && !isInside(root, dirReal))
-      dirReal = null;
-    dirs.set(dir, dirReal);
-  }
-  if (dirReal === null)
-    return null;
-  let fd;
-  try {
-    fd = fs6.openSync(path10.join(dirReal, path10.basename(file)), OPEN_FLAGS2);
-  } catch {
-    return null;
-  }
-  try {
-    if (!fs6.fstatSync(fd).isFile())
-      return null;
-    const h = sha256Stream();
-    chunk ??= Buffer.allocUnsafe(CHUNK);
-    for (;; ) {
-      checkDeadline(() => `hashing the input ${path10.basename(file)}`);
-      const n = fs6.readSync(fd, chunk, 0, CHUNK, null);
-      if (n <= 0)
-        break;
-      h.update(chunk.subarray(0, n));
-    }
-    return h.digest();
-  } catch (e) {
-    if (e.code === "deadline")
-      throw e;
-    return null;
-  } finally {
-    fs6.closeSync(fd);
-  }
-}
-var INPUTS_DIR, CHUNK, OPEN_FLAGS2, chunk = null;
-var init_records = __esm(() => {
-  init_hash();
-  init_inside();
-  init_deadline();
-  init_recordFiles();
-  init_expand();
-  INPUTS_DIR = path10.join(".kbz", "inputs");
-  CHUNK = 1024 * 1024;
-  OPEN_FLAGS2 = fs6.constants.O_RDONLY | (fs6.constants.O_NONBLOCK ?? 0) | (fs6.constants.O_NOFOLLOW ?? 0);
-});
-
-// src/io/check/probeRecords.ts
-import * as path11 from "node:path";
-var PROBES_DIR;
-var init_probeRecords = __esm(() => {
-  init_recordFiles();
-  PROBES_DIR = path11.join(".kbz", "probes");
-});
-
-// src/io/check/failures.ts
-import * as path12 from "node:path";
-var FAILURES_DIR;
-var init_failures = __esm(() => {
-  init_recordFiles();
-  FAILURES_DIR = path12.join(".kbz", "failures");
-});
-
-// src/io/oracle/records.ts
-import * as path13 from "node:path";
-var ORACLES_DIR;
-var init_records2 = __esm(() => {
-  init_recordFiles();
-  ORACLES_DIR = path13.join(".kbz", "oracles");
-});
-
-// src/core/run/oracle-files.ts
-function tokenize(command) {
-  const out = [];
-  let word = "";
-  let inWord = false;
-  const flush = () => {
-    if (inWord)
-      out.push({ word });
-    word = "";
-    inWord = false;
-  };
-  for (let i = 0;i < command.length; i++) {
-    const c = command[i];
-    if (c === "'") {
-      const end = command.indexOf("'", i + 1);
-      word += command.slice(i + 1, end < 0 ? command.length : end);
-      inWord = true;
-      i = end < 0 ? command.length : end;
-    } else if (c === '"') {
-      let j = i + 1;
-      for (;j < command.length && command[j] !== '"'; j++) {
-        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]))
-          j++;
-        word += command[j];
-      }
-      inWord = true;
-      i = j;
-    } else if (c === "\\") {
-      if (command[i + 1] === `
-`)
-        i++;
-      else {
-        word += command[i + 1] ?? "";
-        inWord = true;
-        i++;
-      }
-    } else if (c === " " || c === "\t" || c === "\r")
-      flush();
-    else if (c === "#" && !inWord) {
-      while (i < command.length && command[i] !== `
-`)
-        i++;
-      i--;
-    } else if (c === "$" && command[i + 1] === "(") {
-      flush();
-      out.push({ op: "(" });
-      i++;
-    } else if (c === "`") {
-      flush();
-      out.push({ op: "`" });
-    } else {
-      const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => command.startsWith(o, i)) : undefined;
-      if (op && !(op === "{" || op === "}")) {
-        flush();
-        out.push({ op });
-        i += op.length - 1;
-      } else if ((op === "{" || op === "}") && !inWord && /[\s;]/.test(command[i + 1] ?? " ")) {
-        flush();
-        out.push({ op });
-      } else {
-        word += c;
-        inWord = true;
-      }
-    }
-  }
-  flush();
-  return out;
-}
-function oracleRefs(command, dir = ".") {
-  const result = { refs: [], runners: [] };
-  walk(command, dir, result, 0);
-  const seen = new Set;
-  result.refs = result.refs.filter((r) => {
-    const key = JSON.stringify(r);
-    if (seen.has(key))
-      return false;
-    seen.add(key);
-    return true;
-  });
-  result.runners = [...new Set(result.runners)];
-  return result;
-}
-function walk(command, dir, out, depth) {
-  if (depth > MAX_DEPTH)
-    return;
-  let words = [];
-  let cwd = dir;
-  const end = () => {
-    if (words.length > 0)
-      cwd = simpleCommand(words, cwd, out, depth);
-    words = [];
-  };
-  for (const t of tokenize(command)) {
-    if ("op" in t)
-      end();
-    else
-      words.push(t.word);
-  }
-  end();
-}
-function simpleCommand(all, dir, out, depth) {
-  const words = [];
-  for (let i = 0;i < all.length; i++) {
-    const w = all[i];
-    const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
-    if (m) {
-      const target = m[3] || all[++i] || "";
-      if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join11(dir, target), dir, via: "<" });
-      continue;
-    }
-    words.push(w);
-  }
-  let i = 0;
-  while (i < words.length && ASSIGNMENT.test(words[i]))
-    i++;
-  return program(words.slice(i), dir, out, depth);
-}
-function program(words, dir, out, depth) {
-  const [cmd, ...args] = words;
-  if (!cmd)
-    return dir;
-  const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join11(dir, p), dir, via });
-  const rest = (from) => program(from, dir, out, depth);
-  if (cmd === "cd") {
-    const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join11(dir, to) : dir;
-  }
-  if (WRAPPERS.has(cmd))
-    return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
-  if (cmd === "env") {
-    let k = 0;
-    while (k < args.length && (args[k].startsWith("-") || ASSIGNMENT.test(args[k])))
-      k += args[k] === "-u" ? 2 : 1;
-    return rest(args.slice(k));
-  }
-  if (cmd === "nice" || cmd === "timeout" || cmd === "ionice" || cmd === "taskset" || cmd === "chrt") {
-    let k = 0;
-    while (k < args.length && args[k].startsWith("-"))
-      k += /^-[nkscp]$/.test(args[k]) ? 2 : 1;
-    if (cmd !== "nice" && cmd !== "ionice" && k < args.length)
-      k++;
-    return rest(args.slice(k));
-  }
-  if (cmd === "source" || cmd === ".") {
-    if (args[0])
-      file(args[0], cmd);
-    return dir;
-  }
-  if (cmd.includes("/") && !cmd.startsWith("$"))
-    file(cmd, "exec");
-  if (RUNNERS.has(base))
-    out.runners.push(base);
-  const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
-  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))))
-    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
-  if (SHELLS.has(base)) {
-    const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
-    if (c >= 0) {
-      if (args[c + 1])
-        walk(args[c + 1], dir, out, depth + 1);
-      return dir;
-    }
-    const script = operand(args, new Set(["-o", "+o", "-O", "+O"]));
-    if (script)
-      file(script, base);
-    return dir;
-  }
-  if (PYTHON.test(base) || base === "pypy" || base === "pypy3") {
-    const m = args.indexOf("-m");
-    const c = args.indexOf("-c");
-    if (m >= 0 && (c < 0 || m < c)) {
-      const mod = args[m + 1] ?? "";
-      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
-        out.runners.push(`python -m ${mod}`);
-      return dir;
-    }
-    if (c >= 0)
-      return dir;
-    const script = operand(args, VALUE_OPTIONS);
-    if (script)
-      file(script, base);
-    return dir;
-  }
-  if (INTERPRETERS.has(base)) {
-    let k = 0;
-    for (;k < args.length; k++) {
-      const a = args[k];
-      if (a === "-e" || a === "--eval" || a === "-p" || a === "--print" || a === "-E")
-        return dir;
-      if (a === "--test")
-        out.runners.push("node --test");
-      const eq = a.indexOf("=");
-      const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
-      if (NODE_LOADERS.has(name)) {
-        const value = eq > 0 && a.startsWith("--") ? a.slice(eq + 1) : args[++k];
-        if (value && looksLikeFile(value))
-          file(value, `${base} ${name}`);
-        continue;
-      }
-      if (VALUE_OPTIONS.has(a)) {
-        k++;
-        continue;
-      }
-      if (a === "--") {
-        k++;
-        break;
-      }
-      if (!a.startsWith("-"))
-        break;
-    }
-    if (args[k] && !args.includes("--test"))
-      file(args[k], base);
-    return dir;
-  }
-  if (base === "deno") {
-    const [verb, ...more] = args;
-    if (verb === "task")
-      out.refs.push({ kind: "config", path: join11(dir, "deno.json"), dir, via: "deno task" });
-    if (verb === "run" || verb === "test" || verb === "bench") {
-      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
-      if (script)
-        file(script, `deno ${verb}`);
-    }
-    return dir;
-  }
-  if (PACKAGE_RUNNERS.has(base)) {
-    let k = 0;
-    while (k < args.length && args[k].startsWith("-"))
-      k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
-    return rest(args.slice(k));
-  }
-  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
-    return packageManager(base, args, dir, out, depth, file);
-  return dir;
-}
-function operand(args, valued) {
-  for (let k = 0;k < args.length; k++) {
-    const a = args[k];
-    if (a === "--")
-      return args[k + 1] ?? null;
-    if (valued.has(a))
-      k++;
-    else if (!a.startsWith("-") && !a.startsWith("+"))
-      return a;
-  }
-  return null;
-}
-function packageManager(pm, args, dir, out, depth, file) {
-  const positional = [];
-  for (let k = 0;k < args.length; k++) {
-    const a = args[k];
-    if (a === "--") {
-      positional.push(...args.slice(k + 1));
-      break;
-    }
-    if (/^(-w|--workspace|--filter|-F|--prefix|-C|--cwd|--dir)$/.test(a))
-      k++;
-    else if (!a.startsWith("-"))
-      positional.push(a);
-  }
-  const [verb, name, ...more] = positional;
-  if (!verb)
-    return dir;
-  const script = (n) => out.refs.push({ kind: "script", manager: pm, name: n, dir });
-  if (["test", "t", "tst"].includes(verb) && pm !== "bun") {
-    script("test");
-    out.runners.push(`${pm} test`);
-    return dir;
-  }
-  if ((pm === "npm" || pm === "pnpm") && ["start", "stop", "restart"].includes(verb)) {
-    script(verb);
-    return dir;
-  }
-  if (["run", "run-script", "rum", "urn"].includes(verb)) {
-    if (!name)
-      return dir;
-    if (pm === "bun" && looksLikeFile(name))
-      file(name, "bun run");
-    else {
-      script(name);
-      if (name === "test" || /^test[:-]/.test(name))
-        out.runners.push(`${pm} run ${name}`);
-    }
-    return dir;
-  }
-  if (["exec", "dlx", "x"].includes(verb))
-    return program([name ?? "", ...more].filter(Boolean), dir, out, depth);
-  if (pm === "npm")
-    return dir;
-  if (pm === "bun") {
-    if (verb === "test")
-      return dir;
-    if (looksLikeFile(verb)) {
-      file(verb, "bun");
-      return dir;
-    }
-  }
-  if (PM_BUILTINS[pm].has(verb))
-    return dir;
-  script(verb);
-  return dir;
-}
-var OPERATORS, OPERATOR_START, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join11 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
-var init_oracle_files = __esm(() => {
-  OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
-`, "{", "}"];
-  OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
-  INTERPRETERS = new Set(["node", "nodejs", "ruby", "perl", "php", "tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "babel-node", "jiti", "Rscript", "lua", "luajit", "julia", "elixir", "groovy", "osascript", "awk", "gawk"]);
-  SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
-  WRAPPERS = new Set(["time", "exec", "command", "nohup", "builtin", "stdbuf", "unbuffer", "!", "sudo", "doas", "xvfb-run", "dotenv", "cross-env"]);
-  NODE_LOADERS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--preload"]);
-  VALUE_OPTIONS = new Set(["-W", "-X", "-I", "-o", "-O", "--stack-size", "--max-old-space-size", "--conditions", "-C", "--title", "--input-type", "--cwd", "--config", "-c"]);
-  PM_BUILTINS = {
-    npm: new Set(["install", "i", "ci", "add", "uninstall", "remove", "rm", "update", "up", "outdated", "ls", "list", "audit", "init", "create", "pack", "publish", "version", "view", "info", "config", "cache", "link", "prune", "rebuild", "dedupe", "doctor", "explain", "why", "fund", "login", "logout", "whoami", "help", "root", "bin", "prefix", "pkg", "query", "sbom", "set-script"]),
-    pnpm: new Set(["install", "i", "add", "remove", "rm", "update", "up", "outdated", "list", "ls", "why", "audit", "init", "create", "pack", "publish", "store", "config", "link", "unlink", "import", "rebuild", "prune", "fetch", "patch", "patch-commit", "env", "setup", "root", "bin", "licenses", "deploy", "server", "help"]),
-    yarn: new Set(["install", "add", "remove", "up", "upgrade", "why", "info", "init", "config", "cache", "workspaces", "set", "plugin", "version", "npm", "pack", "publish", "constraints", "explain", "link", "unlink", "import", "rebuild", "patch", "patch-commit", "dedupe", "help", "bin", "node"]),
-    bun: new Set(["install", "i", "add", "a", "remove", "rm", "update", "outdated", "link", "unlink", "pm", "init", "create", "upgrade", "build", "publish", "patch", "patch-commit", "repl", "completions", "audit", "info", "why"])
-  };
-  RUNNERS = new Set(["vitest", "jest", "mocha", "ava", "tap", "tape", "uvu", "jasmine", "karma", "pytest", "py.test", "tox", "nox", "rspec", "phpunit", "pest", "ctest", "nextest", "playwright", "cypress", "wdio", "testcafe", "node-tap", "bats", "prove", "busted", "mix", "ward", "trial", "nosetests", "nose2"]);
-  TEST_SUBCOMMANDS = {
-    go: ["test"],
-    cargo: ["test", "nextest"],
-    bun: ["test"],
-    deno: ["test"],
-    dotnet: ["test"],
-    mvn: ["test", "verify"],
-    gradle: ["test", "check"],
-    "./gradlew": ["test", "check"],
-    swift: ["test"],
-    zig: ["test"],
-    make: ["test", "check"],
-    flutter: ["test"],
-    dart: ["test"],
-    mix: ["test"],
-    stack: ["test"],
-    cabal: ["test"],
-    sbt: ["test"],
-    lein: ["test"],
-    rake: ["test", "spec"],
-    meson: ["test"],
-    ninja: ["test"]
-  };
-  PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
-  ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
-  PYTHON = /^python(\d+(\.\d+)?)?$/;
-});
-
-// src/io/oracle/identity.ts
-import * as fs7 from "node:fs";
-import * as path14 from "node:path";
-function identityOf(st) {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-}
-function keepsCtime(path, dev) {
-  let ok = fsTrusted.get(dev);
-  if (ok === undefined) {
-    try {
-      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs7.statfsSync(path).type));
-    } catch {
-      ok = false;
-    }
-    fsTrusted.set(dev, ok);
-  }
-  return ok;
-}
-function hashedIdentity(path, fd, before) {
-  const after = fs7.fstatSync(fd, { bigint: true });
-  const id = identityOf(after);
-  if (id !== identityOf(before))
-    return null;
-  if (BigInt(Date.now()) * 1000000n - after.ctimeNs < BigInt(RACY_MS) * 1000000n)
-    return null;
-  return keepsCtime(path, after.dev) ? id : null;
-}
-function rememberHashed(abs, digest, identity) {
-  if (identity)
-    seen.set(abs, { digest, identity });
-  else
-    seen.delete(abs);
-}
-function currentIdentity(abs) {
-  try {
-    const st = fs7.statSync(abs, { bigint: true });
-    return st.isFile() ? identityOf(st) : null;
-  } catch {
-    return null;
-  }
-}
-function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
-  const d = detail;
-  if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object")
-    return false;
-  for (const name in depends) {
-    if (!name.startsWith("oracle:"))
-      continue;
-    const key = name.slice("oracle:".length);
-    const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path14.isAbsolute(key) ? key : path14.join(root, key)) !== identity)
-      return false;
-  }
-  return true;
-}
-var RACY_MS = 2000, KEEPS_CTIME, fsTrusted, seen;
-var init_identity = __esm(() => {
-  init_oracle_files();
-  KEEPS_CTIME = new Set([61267, 1481003842, 2435016766, 16914836, 2035054128, 801189825, 4076150800, 3393526350]);
-  fsTrusted = new Map;
-  seen = new Map;
-});
-
-// src/io/oracle/digest.ts
-import * as fs8 from "node:fs";
-import { createRequire as createRequire2 } from "node:module";
-function hasher2() {
-  const bun = globalThis.Bun;
-  if (bun?.CryptoHasher)
-    return new bun.CryptoHasher("sha256");
-  const { createHash } = createRequire2(import.meta.url)("node:crypto");
-  return createHash("sha256");
-}
-function fileDigest(abs) {
-  let fd;
-  try {
-    fd = fs8.openSync(abs, fs8.constants.O_RDONLY | (fs8.constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
-      return { state: "missing" };
-    if (code === "EISDIR")
-      return { state: "directory" };
-    return { state: "unreadable" };
-  }
-  try {
-    const st = fs8.fstatSync(fd, { bigint: true });
-    if (st.isDirectory())
-      return { state: "directory" };
-    if (!st.isFile())
-      return { state: "special" };
-    const h = hasher2();
-    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, Number(st.size))));
-    let size = 0;
-    for (;; ) {
-      const n = fs8.readSync(fd, buf, 0, buf.length, null);
-      if (n <= 0)
-        break;
-      h.update(n === buf.length ? buf : buf.subarray(0, n));
-      size += n;
-    }
-    const sha256 = h.digest("hex");
-    rememberHashed(abs, sha256, hashedIdentity(abs, fd, st));
-    return { sha256, size };
-  } catch {
-    return { state: "unreadable" };
-  } finally {
-    fs8.closeSync(fd);
-  }
-}
-function digestText(d) {
-  return "sha256" in d ? d.sha256 : d.state;
-}
-var MAX_ORACLE_FILE_BYTES, CHUNK2;
-var init_digest2 = __esm(() => {
-  init_identity();
-  MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
-  CHUNK2 = 1024 * 1024;
-});
-
-// src/io/oracle/env.ts
-var ALLOWED_ENV, KBZ_PASSED_ENV, allowed;
-var init_env = __esm(() => {
-  init_hash();
-  ALLOWED_ENV = [
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LANGUAGE",
-    "TERM",
-    "COLORTERM",
-    "NO_COLOR",
-    "TMPDIR",
-    "TZ",
-    "CI",
-    "SystemRoot",
-    "SYSTEMROOT",
-    "windir",
-    "WINDIR",
-    "ComSpec",
-    "COMSPEC",
-    "PATHEXT",
-    "SystemDrive",
-    "TEMP",
-    "TMP"
-  ];
-  KBZ_PASSED_ENV = ["UNLAZY_APPROVAL_DIR", "UNLAZY_SHELL", "KBZ_CACHE_DIR", "KBZ_LEASE_TTL", "KBZ_CONTAINMENT", "XDG_CACHE_HOME"];
-  allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
-});
-
-// src/io/oracle/binding.ts
-import * as fs9 from "node:fs";
-import * as path15 from "node:path";
-function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path15.relative(root, abs).split(path15.sep).join("/") : abs;
-}
-function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path15.join(env.HOME ?? "/", p.slice(1)) : p;
-}
-function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path15.dirname(d)) {
-    const candidate = path15.join(d, "package.json");
-    try {
-      if (fs9.statSync(candidate).isFile())
-        return candidate;
-    } catch {}
-    if (d === root || !isInside(root, d) || path15.dirname(d) === d)
-      return path15.join(dir, "package.json");
-  }
-}
-function readScripts(file, cache) {
-  if (cache.has(file))
-    return cache.get(file);
-  let scripts = null;
-  try {
-    const fd = fs9.openSync(file, fs9.constants.O_RDONLY | (fs9.constants.O_NONBLOCK ?? 0));
-    try {
-      const st = fs9.fstatSync(fd);
-      if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs9.readFileSync(fd, "utf8"));
-        scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
-      }
-    } finally {
-      fs9.closeSync(fd);
-    }
-  } catch {}
-  cache.set(file, scripts);
-  return scripts;
-}
-function declaredFiles(req, add) {
-  const globs = req.gate.oracle;
-  if (!globs)
-    return;
-  const line = (req.gate.attrIndex.ORACLE ?? req.gate.line - 1) + 1;
-  const fail = (message) => {
-    throw new OracleError(message, req.display, line);
-  };
-  for (const glob of globs) {
-    const wild = /[*?]/.test(glob);
-    if (!wild) {
-      const abs = path15.resolve(req.cwd, glob);
-      let st = null;
-      try {
-        st = fs9.lstatSync(abs);
-      } catch {}
-      if (st?.isSymbolicLink()) {
-        let real = abs;
-        try {
-          real = fs9.realpathSync(abs);
-        } catch {
-          fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
-        }
-        if (!isInside(req.root, real))
-          fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs9.statSync(real);
-      }
-      if (st?.isDirectory())
-        fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
-      if (st && !st.isFile())
-        fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
-      if (st && st.size > MAX_ORACLE_FILE_BYTES)
-        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
-      if (!isInside(req.root, abs))
-        fail(`ORACLE ${glob} is outside the root`);
-      add(abs, "ORACLE");
-      continue;
-    }
-    const found = expandInputs(req.cwd, [glob]);
-    if (found.truncated)
-      fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
-    for (const rel of found.files) {
-      const abs = path15.join(req.cwd, rel);
-      const size = fs9.lstatSync(abs).size;
-      if (size > MAX_ORACLE_FILE_BYTES)
-        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
-      add(abs, "ORACLE");
-    }
-  }
-}
-function oracleFiles(req) {
-  return boundFiles(req).files;
-}
-function boundFiles(req) {
-  const items = new Map;
-  const runners = new Set;
-  const packages = req.packages ?? new Map;
-  const addFile = (abs, via) => {
-    const key = keyOf(req.root, abs);
-    if (items.has(key))
-      return;
-    const compute = () => digestText(fileDigest(abs));
-    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
-  };
-  const visit = (command, dir, depth) => {
-    const found = oracleRefs(command, dir);
-    for (const r of found.runners)
-      runners.add(r);
-    for (const ref of found.refs)
-      visitRef(ref, depth);
-  };
-  const visitRef = (ref, depth) => {
-    if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path15.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
-      return;
-    }
-    const pkg = packageJsonFor(req.root, path15.resolve(req.cwd, ref.dir));
-    const scripts = readScripts(pkg, packages);
-    const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
-    for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
-      const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
-      if (items.has(key))
-        continue;
-      const text = scripts?.[name];
-      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
-      items.set(key, { key, digest, via, abs: pkg });
-      if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path15.dirname(pkg), depth + 1);
-    }
-  };
-  if (req.gate.check)
-    visit(req.gate.check, req.cwd, 0);
-  declaredFiles(req, addFile);
-  const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-  const files = {};
-  for (const i of sorted)
-    files[i.key] = i.digest;
-  return { files, items: sorted, runners: [...runners] };
-}
-var OracleError, MAX_SCRIPT_DEPTH = 4;
-var init_binding = __esm(() => {
-  init_errors();
-  init_oracle_files();
-  init_hash();
-  init_inside();
-  init_expand();
-  init_digest2();
-  init_env();
-  OracleError = class OracleError extends KbzError {
-    constructor(message, file, line) {
-      super(message, { code: "oracle", file, line, hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts" });
-    }
-  };
-});
-
-// src/io/trace.ts
-import * as fs10 from "node:fs";
-import * as path16 from "node:path";
-function recordsIn(dir, files, real) {
-  let listed;
-  try {
-    listed = fs10.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
-  } catch {
-    return [];
-  }
-  if (listed.length === 0)
-    return [];
-  const present = new Set(listed);
-  const out = [];
-  for (const ledger of files) {
-    const name = recordFileName(real ? realOf(ledger) : ledger);
-    if (!present.has(name))
-      continue;
-    const records = readRecordFile(path16.join(dir, name));
-    if (records)
-      out.push([ledger, records.gates]);
-  }
-  return out;
-}
-
-class DigestWalk {
-  root;
-  explicit;
-  dirs = new Map;
-  digests = new Map;
-  expansions = new Map;
-  realRoot;
-  constructor(root, explicit = false) {
-    this.root = root;
-    this.explicit = explicit;
-    this.realRoot = realOf(root);
-  }
-  oracle(file, gate, ranIn = null, record) {
-    const cwd = this.oracleDir(file, gate, ranIn);
-    const known = knownFiles(record);
-    try {
-      const display = isInside(this.root, file) ? path16.relative(this.root, file) : file;
-      const digestOf = (abs, compute, key) => this.oracleDigest(abs, compute, known?.(key, abs));
-      return oracleFiles({ root: this.realRoot, display, gate, cwd, env: process.env, digestOf, packages: this.packages });
-    } catch (e) {
-      return { error: e.message };
-    }
-  }
-  oracleHolds(file, gate, ranIn, record) {
-    return filesUnchanged(record.detail, record.depends, gate, this.oracleDir(file, gate, ranIn), this.realRoot, (abs) => this.identity(abs));
-  }
-  oracleDir(file, gate, ranIn) {
-    const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path16.resolve(base, gate.cwd) : base;
-    return (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
-  }
-  packages = new Map;
-  oracleDigests = new Map;
-  identities = new Map;
-  identity(abs) {
-    let now = this.identities.get(abs);
-    if (now === undefined)
-      this.identities.set(abs, now = currentIdentity(abs));
-    return now;
-  }
-  oracleDigest(abs, compute, recorded) {
-    let d = this.oracleDigests.get(abs);
-    if (d !== undefined)
-      return d;
-    if (recorded && this.identity(abs) === recorded.identity)
-      return recorded.digest;
-    this.oracleDigests.set(abs, d = compute());
-    return d;
-  }
-  checkDirs = new Map;
-  checkDir(cwd) {
-    if (typeof cwd !== "string" || !path16.isAbsolute(cwd))
-      return null;
-    let found = this.checkDirs.get(cwd);
-    if (found === undefined)
-      this.checkDirs.set(cwd, found = this.resolveDir(cwd));
-    return found;
-  }
-  resolveDir(cwd) {
-    try {
-      const real = fs10.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs10.statSync(real).isDirectory() ? real : null;
-    } catch {
-      return null;
-    }
-  }
-  expand(cwd, inputs) {
-    const key = `${cwd}\x00${JSON.stringify(inputs)}`;
-    let e = this.expansions.get(key);
-    if (!e)
-      this.expansions.set(key, e = expandInputs(cwd, [...inputs]));
-    return e;
-  }
-  refusal(cwd, inputs) {
-    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
-  }
-  inputs(cwd, inputs, ledger) {
-    const expanded = this.expand(cwd, inputs);
-    if (expanded.truncated)
-      return { files: {}, refusal: TOO_MANY_INPUTS };
-    const files = {};
-    for (const rel of expanded.files) {
-      const abs = path16.join(cwd, rel);
-      let d = this.digests.get(abs);
-      if (d === undefined) {
-        try {
-          d = digestFile(this.realRoot, abs, this.dirs);
-        } catch (e) {
-          if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path16.relative(this.root, ledger) || ledger);
-          throw e;
-        }
-        this.digests.set(abs, d);
-      }
-      if (d !== null)
-        files[rel] = d;
-    }
-    return { files, refusal: null };
-  }
-}
-function knownFiles(record) {
-  const stat = record?.detail?.stat;
-  if (!record || !stat || typeof stat !== "object")
-    return null;
-  return (key) => {
-    const identity = Object.hasOwn(stat, key) ? stat[key] : undefined;
-    const digest = record.depends[oracleFileName(key)];
-    return typeof identity === "string" && typeof digest === "string" ? { digest, identity } : undefined;
-  };
-}
-function readTrace(root, files, o = {}) {
-  const real = o.real ?? false;
-  const records = new Map;
-  const add = (file, r) => {
-    const list = records.get(file);
-    if (list)
-      list.push(r);
-    else
-      records.set(file, [r]);
-  };
-  for (const [ledger, gates] of recordsIn(path16.join(root, INPUTS_DIR), files, real)) {
-    for (const [id, rec] of Object.entries(gates)) {
-      const s = rec;
-      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
-        continue;
-      add(ledger, inputsRecord(ledger, id, s));
-    }
-  }
-  for (const [ledger, gates] of recordsIn(path16.join(root, PROBES_DIR), files, real)) {
-    for (const [id, rec] of Object.entries(gates)) {
-      const s = rec;
-      if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
-        continue;
-      add(ledger, probeRecord(ledger, id, s));
-    }
-  }
-  for (const [ledger, gates] of recordsIn(path16.join(root, ORACLES_DIR), files, real)) {
-    for (const [id, rec] of Object.entries(gates)) {
-      const s = rec;
-      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
-        continue;
-      add(ledger, oracleRecord(ledger, id, s));
-    }
-  }
-  for (const [ledger, gates] of recordsIn(path16.join(root, FAILURES_DIR), files, real)) {
-    for (const [id, rec] of Object.entries(gates)) {
-      const s = rec;
-      if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string")
-        continue;
-      if (s.inputs !== undefined && (!Array.isArray(s.inputs) || typeof s.cwd !== "string" || typeof s.files !== "object" || s.files === null))
-        continue;
-      add(ledger, failureRecord(ledger, id, s));
-    }
-  }
-  return { records, world: new DigestWalk(root, real) };
-}
-var RECORD_NAME;
-var init_trace2 = __esm(() => {
-  init_trace();
-  init_inside();
-  init_deadline();
-  init_recordFiles();
-  init_expand();
-  init_records();
-  init_probeRecords();
-  init_failures();
-  init_records2();
-  init_binding();
-  init_identity();
-  init_inside();
-  RECORD_NAME = /^[0-9a-f]{24}\.json$/;
-});
-
-// src/core/run/oracle.ts
-var init_oracle = __esm(() => {
-  init_digest();
-  init_evidence();
-});
-
-// src/io/run/approval.ts
-import * as os2 from "node:os";
-import * as path17 from "node:path";
-function approvalDirFor(env) {
-  return path17.resolve(env.UNLAZY_APPROVAL_DIR || path17.join(os2.homedir(), ".unlazy", "approved"));
-}
-var MAX_APPROVAL_BYTES, ApprovalStoreError;
-var init_approval = __esm(() => {
-  init_errors();
-  init_digest();
-  init_fs();
-  init_lock();
-  init_inside();
-  init_oracle();
-  init_errors();
-  init_trace();
-  MAX_APPROVAL_BYTES = 256 * 1024;
-  ApprovalStoreError = class ApprovalStoreError extends KbzError {
-    constructor(message, file) {
-      super(message, { code: "approval-store", file, hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR" });
-    }
-  };
-});
-
-// src/io/run/personal.ts
-import * as fs11 from "node:fs";
-import * as path18 from "node:path";
-function euid() {
-  return typeof process.geteuid === "function" ? process.geteuid() : null;
-}
-function assertPrivateDir(dir) {
-  const st = fs11.lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory())
-    throw new ApprovalStoreError("must be a real directory", dir);
-  const uid = euid();
-  if (uid !== null && st.uid !== uid)
-    throw new ApprovalStoreError("must be owned by the current user", dir);
-  if ((st.mode & 63) !== 0)
-    throw new ApprovalStoreError("must not grant group or other permissions", dir);
-}
-function kbzDir(store, create) {
-  const dir = path18.join(store, KBZ_SUBDIR);
-  if (create) {
-    try {
-      fs11.mkdirSync(dir, { recursive: true, mode: 448 });
-    } catch (e) {
-      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
-    }
-  }
-  try {
-    assertPrivateDir(store);
-    assertPrivateDir(dir);
-  } catch (e) {
-    if (e.code === "ENOENT")
-      return null;
-    throw e;
-  }
-  return dir;
-}
-function readPrivate(file, max) {
-  let fd;
-  try {
-    fd = fs11.openSync(file, fs11.constants.O_RDONLY | fs11.constants.O_NOFOLLOW | fs11.constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs11.fstatSync(fd);
-    const uid = euid();
-    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
-      return null;
-    return fs11.readFileSync(fd);
-  } finally {
-    fs11.closeSync(fd);
-  }
-}
-function readPolicy(store) {
-  const bytes = readPrivate(path18.join(store, KBZ_SUBDIR, "policy.json"), 4096);
-  if (!bytes)
-    return "person";
-  try {
-    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
-  } catch {
-    return "person";
-  }
-}
-function attestSecret(store, create) {
-  const file = path18.join(store, KBZ_SUBDIR, "secret");
-  const found = readPrivate(file, 1024);
-  if (found && found.length >= SECRET_BYTES)
-    return found;
-  if (!create)
-    return null;
-  kbzDir(store, true);
-  try {
-    const fd = fs11.openSync(file, fs11.constants.O_WRONLY | fs11.constants.O_CREAT | fs11.constants.O_EXCL | fs11.constants.O_NOFOLLOW, 384);
-    try {
-      fs11.writeSync(fd, secretHex(SECRET_BYTES));
-      fs11.fsyncSync(fd);
-    } finally {
-      fs11.closeSync(fd);
-    }
-  } catch (e) {
-    if (e.code !== "EEXIST")
-      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
-  }
-  const made = readPrivate(file, 1024);
-  if (!made || made.length < SECRET_BYTES)
-    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
-  return made;
-}
-var KBZ_SUBDIR = "kbz", SECRET_BYTES = 32;
-var init_personal = __esm(() => {
-  init_hash();
-  init_fs();
-  init_approval();
-});
-
-// src/io/run/attest.ts
-import * as fs12 from "node:fs";
-import * as path19 from "node:path";
-function realOf2(p) {
-  try {
-    return fs12.realpathSync(p);
-  } catch {
-    return path19.resolve(p);
-  }
-}
-function legacyDir(store, realRoot) {
-  return path19.join(store, "kbz", "attest", key24(realRoot));
-}
-function rootFile(store, realRoot) {
-  return path19.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
-}
-function macOf(secret, body) {
-  return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
-}
-function unsealed(text, secret) {
-  const nl = text.indexOf(`
-`);
-  if (nl !== 64 || !secret)
-    return null;
-  const body = text.slice(nl + 1).replace(/\n$/, "");
-  return equalConstantTime(text.slice(0, 64), macOf(secret, body)) ? body : null;
-}
-function ledgerOf(v, at) {
-  const root = at?.root ?? v?.root;
-  const ledger = at?.ledger ?? v?.ledger;
-  if (typeof root !== "string" || typeof ledger !== "string" || typeof v?.gates !== "object" || !v.gates)
-    return null;
-  if (!at && v.schema === 1) {
-    const ids = [...Object.keys(v.gates), ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})];
-    return { schema: SCHEMA, root, ledger, gates: {}, approved: [...new Set(ids)].sort() };
-  }
-  if (!at && v.schema !== SCHEMA)
-    return null;
-  const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
-  const vacuous = vacuityOf(v.vacuous);
-  return {
-    schema: SCHEMA,
-    root,
-    ledger,
-    gates: v.gates,
-    approved,
-    ...typeof v.all === "string" ? { all: v.all } : {},
-    ...typeof v.text === "string" ? { text: v.text } : {},
-    ...vacuous ? { vacuous } : {}
-  };
-}
-function parseJson(text) {
-  if (text === null)
-    return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-function ledgersOf(v, realRoot) {
-  const out = new Map;
-  if (v?.schema !== ROOT_SCHEMA || v.root !== realRoot || typeof v.ledgers !== "object" || !v.ledgers)
-    return out;
-  for (const [ledger, body] of Object.entries(v.ledgers)) {
-    const f = ledgerOf(body, { root: realRoot, ledger });
-    if (f)
-      out.set(ledger, f);
-  }
-  return out;
-}
-function vacuityOf(v) {
-  if (!v || typeof v !== "object")
-    return;
-  const out = {};
-  for (const [id, s] of Object.entries(v)) {
-    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden))
-      out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
-  }
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-function readBody(file, secret) {
-  const bytes = readPrivate(file, MAX_FILE_BYTES);
-  if (!bytes)
-    return null;
-  const text = bytes.toString("utf8");
-  const sealedBody = unsealed(text, secret);
-  const body = parseJson(sealedBody ?? text.slice(text.indexOf(`
-`) + 1));
-  return body ? { body, verified: sealedBody !== null } : null;
-}
-function readLegacy(store, realRoot, secret) {
-  const dir = legacyDir(store, realRoot);
-  let names;
-  try {
-    names = fs12.readdirSync(dir).filter((n) => n.endsWith(".json"));
-  } catch {
-    return { files: [], ledgers: new Map, unverified: [] };
-  }
-  const ledgers = new Map;
-  const unverified = [];
-  const files = names.map((n) => path19.join(dir, n));
-  for (const file of files) {
-    const read = readBody(file, secret);
-    if (!read)
-      continue;
-    if (!read.verified) {
-      unverified.push(read.body);
-      continue;
-    }
-    const f = ledgerOf(read.body);
-    if (f && f.root === realRoot)
-      ledgers.set(f.ledger, f);
-  }
-  return { files, ledgers, unverified };
-}
-function recordedGates(f) {
-  return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
-}
-function readRootAttestations(store, root) {
-  const secret = attestSecret(store, false);
-  if (!secret)
-    return { ledgers: new Map };
-  const realRoot = realOf2(root);
-  const read = readBody(rootFile(store, realRoot), secret);
-  const ledgers = read?.verified ? ledgersOf(read.body, realRoot) : new Map;
-  for (const [l, f] of readLegacy(store, realRoot, secret).ledgers)
-    if (!ledgers.has(l))
-      ledgers.set(l, f);
-  return { ledgers };
-}
-var MAX_FILE_BYTES, SCHEMA = 2, ROOT_SCHEMA = 3, key24 = (p) => sha256Hex(p).slice(0, 24);
-var init_attest = __esm(() => {
-  init_hash();
-  init_trace();
-  init_state();
-  init_parse();
-  init_decode();
-  init_fs();
-  init_lock();
-  init_personal();
-  MAX_FILE_BYTES = 16 * 1024 * 1024;
-});
-
-// src/io/check/attested.ts
-import * as fs13 from "node:fs";
-import * as path20 from "node:path";
-function realOf3(p) {
-  try {
-    return fs13.realpathSync(p);
-  } catch {
-    return path20.resolve(p);
-  }
-}
-function belongs(target, ledger) {
-  const root = realOf3(target.root);
-  if (target.mode === "explicit")
-    return target.files.some((f) => realOf3(f) === ledger);
-  const dir = path20.dirname(ledger);
-  const base = path20.basename(dir) === "gates" ? path20.dirname(dir) : dir;
-  if (path20.basename(ledger) !== "GATES.md" && path20.basename(dir) !== "gates")
-    return false;
-  if (base === root)
-    return true;
-  const scopeDir = path20.dirname(base);
-  if (scopeDir !== path20.join(root, ".unlazy"))
-    return false;
-  return path20.basename(base) === target.scope || !fs13.existsSync(base);
-}
-function removedItem(qid, where) {
-  return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
-}
-function removedGates(snap, atts, realFile) {
-  const out = [];
-  const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
-  for (const [ledger, rec] of atts.ledgers) {
-    const entry = loaded.get(ledger);
-    if (entry) {
-      if (!entry.ledger || entry.problems.length > 0)
-        continue;
-      if (rec.text !== undefined && rec.text === attestedLedgerDigest(entry.ledger))
-        continue;
-      const have = new Set(entry.ledger.gates.map((g) => g.id));
-      if (everyRecorded(rec, (id) => have.has(id)))
-        continue;
-      const shown = path20.relative(snap.target.root, ledger) || ledger;
-      for (const id of recordedGates(rec))
-        if (!have.has(id))
-          out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs13.existsSync(ledger) && belongs(snap.target, ledger)) {
-      const shown = path20.relative(snap.target.root, ledger) || ledger;
-      for (const id of recordedGates(rec))
-        out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
-    }
-  }
-  return out;
-}
-function everyRecorded(rec, holds) {
-  for (const id in rec.gates)
-    if (!holds(id))
-      return false;
-  return rec.approved.every(holds);
-}
-function readAttestations(root, env = process.env) {
-  const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person")
-    return null;
-  return readRootAttestations(store, root);
-}
-function attestationsOf(target, atts) {
-  if (atts === null)
-    return null;
-  if (target.mode !== "explicit")
-    return atts.ledgers;
-  const out = new Map;
-  for (const f of target.files) {
-    const rec = atts.ledgers.get(realOf3(f));
-    if (rec)
-      out.set(f, rec);
-  }
-  return out;
-}
-function markRemoved(snap, atts) {
-  if (atts === null)
-    return;
-  const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
-  const removed = removedGates(snap, atts, realFile);
-  if (removed.length > 0)
-    snap.removed = removed;
-}
-var init_attested = __esm(() => {
-  init_trace();
-  init_approval();
-  init_attest();
-  init_parse();
-  init_personal();
-  init_command();
-});
-
-// src/io/read.ts
-import * as fs14 from "node:fs";
-import * as path21 from "node:path";
 function sameIdentity(a, b) {
   return a.dev === b.dev && a.ino === b.ino;
 }
@@ -3701,14 +2353,14 @@ function keepScratch(buf) {
 }
 function realpathOf(file, cache) {
   if (!cache)
-    return fs14.realpathSync(file);
-  const dir = path21.dirname(file);
+    return fs4.realpathSync(file);
+  const dir = path8.dirname(file);
   let real = cache.get(dir);
   if (real === undefined) {
-    real = fs14.realpathSync(dir);
+    real = fs4.realpathSync(dir);
     cache.set(dir, real);
   }
-  return path21.join(real, path21.basename(file));
+  return path8.join(real, path8.basename(file));
 }
 function readStableWith(file, opts, use) {
   return stableRead(file, opts, use, true);
@@ -3717,13 +2369,13 @@ function stableRead(file, opts, use, checkName) {
   const single = `${opts.label} must be one unchanged regular single-link file`;
   let fd;
   try {
-    fd = fs14.openSync(file, FLAGS);
+    fd = fs4.openSync(file, FLAGS);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT") {
       let exists = false;
       try {
-        fs14.lstatSync(file);
+        fs4.lstatSync(file);
         exists = true;
       } catch {}
       if (exists)
@@ -3739,7 +2391,7 @@ function stableRead(file, opts, use, checkName) {
   let total = 0;
   let before;
   try {
-    before = fs14.fstatSync(fd, { bigint: true });
+    before = fs4.fstatSync(fd, { bigint: true });
     if (!before.isFile() || before.nlink !== 1n)
       throw new ReadError(single, "UNSAFE", file);
     if (before.size > BigInt(opts.maxBytes)) {
@@ -3762,7 +2414,7 @@ function stableRead(file, opts, use, checkName) {
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs14.readSync(fd, buf, total, buf.length - total, null);
+      const n = fs4.readSync(fd, buf, total, buf.length - total, null);
       if (n === 0)
         break;
       total += n;
@@ -3774,7 +2426,7 @@ function stableRead(file, opts, use, checkName) {
     if (BigInt(total) !== before.size)
       throw new ReadError(`${opts.label} changed before it was read`, "UNSAFE", file);
     if (checkName) {
-      const named = fs14.lstatSync(file, { bigint: true });
+      const named = fs4.lstatSync(file, { bigint: true });
       if (!sameIdentity(before, named))
         throw new ReadError(single, "UNSAFE", file);
       if (!unchanged(before, named) || named.nlink !== 1n)
@@ -3789,7 +2441,7 @@ function stableRead(file, opts, use, checkName) {
       throw new ReadError(single, "UNSAFE", file);
     throw new ReadError(`cannot read ${opts.label}: ${e.code ?? e.message}`, "IO", file);
   } finally {
-    fs14.closeSync(fd);
+    fs4.closeSync(fd);
   }
   try {
     return use(buf.subarray(0, total), before);
@@ -3803,7 +2455,12 @@ function readStable(file, opts) {
 function loadLedgerFile(file, root, constrainToRoot, realDirs, parse) {
   let decoded;
   try {
-    const opts = { label: "gate ledger", maxBytes: MAX_LEDGER_BYTES, root: constrainToRoot ? root : undefined, realDirs };
+    const opts = {
+      label: "gate ledger",
+      maxBytes: MAX_LEDGER_BYTES,
+      root: constrainToRoot ? root : undefined,
+      realDirs
+    };
     decoded = readStableWith(file, opts, decodeLedgerText);
   } catch (e) {
     if (e instanceof ReadError)
@@ -3811,17 +2468,6 @@ function loadLedgerFile(file, root, constrainToRoot, realDirs, parse) {
     throw e;
   }
   return ledgerEntry(file, root, decoded, parse);
-}
-function loadSnapshot(target, load = loadLedgerFile) {
-  const constrained = target.mode !== "explicit";
-  const realDirs = new Map;
-  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const dispatch = target.discoveryErrors.length > 0 ? null : target.scope ? dispatchStatus(target.root, target.scope) : target.scopes ? scopesDispatch(target.root, target.scopes) : null;
-  const trace = readTrace(target.root, target.files, { real: !constrained });
-  const atts = readAttestations(target.root);
-  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
-  markRemoved(snap, atts);
-  return snap;
 }
 function loadDispatch(root, scope) {
   const file = dispatchPath(root, scope);
@@ -3849,44 +2495,13 @@ function loadDispatch(root, scope) {
     throw e;
   }
 }
-function dispatchStatus(root, scope) {
-  if (!scope)
-    return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
-  let agg;
-  try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
-  } catch (e) {
-    if (e instanceof DispatchStateError)
-      return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
-    throw e;
-  }
-  for (const l of view.lost(scope)) {
-    agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
-  }
-  return agg;
-}
-function scopesDispatch(root, scopes) {
-  const out = { resolved: [], blocking: [], abandoned: [], error: null };
-  for (const scope of scopes) {
-    const one = dispatchStatus(root, scope);
-    out.resolved.push(...one.resolved.map((r) => `${scope}/${r}`));
-    out.blocking.push(...one.blocking.map((b) => `${scope}/${b}`));
-    out.abandoned.push(...one.abandoned.map((a) => `${scope}/${a}`));
-    if (one.running)
-      (out.running ??= []).push(...one.running);
-    if (one.error && out.error === null) {
-      out.error = `scope ${scope}: ${one.error}`;
-      if (one.errorLine !== undefined)
-        out.errorLine = one.errorLine;
-    }
-  }
-  return out;
-}
 function readDispatchText(root, scope) {
   try {
-    return readStable(dispatchPath(root, scope), { label: "dispatch state", maxBytes: MAX_LEDGER_BYTES, root }).toString("utf8");
+    return readStable(dispatchPath(root, scope), {
+      label: "dispatch state",
+      maxBytes: MAX_LEDGER_BYTES,
+      root
+    }).toString("utf8");
   } catch (e) {
     if (e instanceof ReadError && e.code === "ENOENT")
       return null;
@@ -3897,14 +2512,14 @@ function readLeaseRecords(root) {
   const dir = locksDir(root);
   let st;
   try {
-    st = fs14.lstatSync(dir);
+    st = fs4.lstatSync(dir);
   } catch {
     return [];
   }
-  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs14.realpathSync(dir))) {
+  if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs4.realpathSync(dir))) {
     return [invalidRecord(dir, "the locks directory must be a real directory inside the repository")];
   }
-  return fs14.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path21.join(dir, n), root));
+  return fs4.readdirSync(dir).filter((n) => n.endsWith(".lease")).sort().map((n) => readLeaseRecord(path8.join(dir, n), root));
 }
 function readLeaseRecord(file, root) {
   let text;
@@ -3918,7 +2533,7 @@ function readLeaseRecord(file, root) {
   return parseLeaseRecord(file, text);
 }
 function readStatusLog(root, scope) {
-  const file = path21.join(root, ".unlazy", scope, "status.log");
+  const file = path8.join(root, ".unlazy", scope, "status.log");
   try {
     return readStable(file, { label: "status log", maxBytes: MAX_LOG_BYTES, root }).toString("utf8");
   } catch (e) {
@@ -3935,23 +2550,17 @@ var init_read = __esm(() => {
   init_lease_record();
   init_waves();
   init_snapshot();
-  init_sanitize();
-  init_discover();
-  init_trace2();
   init_parse();
-  init_active();
-  init_attested();
-  init_command();
   MAX_LOG_BYTES = 8 * 1024 * 1024;
-  FLAGS = fs14.constants.O_RDONLY | (fs14.constants.O_NOFOLLOW ?? 0) | (fs14.constants.O_NONBLOCK ?? 0);
+  FLAGS = fs4.constants.O_RDONLY | (fs4.constants.O_NOFOLLOW ?? 0) | (fs4.constants.O_NONBLOCK ?? 0);
   KEEP_SCRATCH_BYTES = 1024 * 1024;
 });
 
 // src/io/dispatch/statuslog.ts
-import * as fs15 from "node:fs";
-import * as path22 from "node:path";
+import * as fs5 from "node:fs";
+import * as path9 from "node:path";
 function statusLogPath(root, scope) {
-  return path22.join(root, ".unlazy", scope, "status.log");
+  return path9.join(root, ".unlazy", scope, "status.log");
 }
 function statusLine(text) {
   return text.replace(/[\r\n]+/g, " ") + `
@@ -3963,7 +2572,7 @@ function refuse(file, why) {
 function appendStatus(file, text) {
   let before = null;
   try {
-    before = fs15.lstatSync(file);
+    before = fs5.lstatSync(file);
   } catch (e) {
     if (e.code !== "ENOENT")
       refuse(file, `cannot inspect status log (${e.message})`);
@@ -3973,7 +2582,7 @@ function appendStatus(file, text) {
   }
   let fd;
   try {
-    fd = fs15.openSync(file, FLAGS2, 384);
+    fd = fs5.openSync(file, FLAGS2, 384);
   } catch (e) {
     const code = e.code;
     if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR")
@@ -3981,27 +2590,27 @@ function appendStatus(file, text) {
     refuse(file, `cannot open status log (${code ?? e.message})`);
   }
   try {
-    const st = fs15.fstatSync(fd);
-    const named = fs15.lstatSync(file);
+    const st = fs5.fstatSync(fd);
+    const named = fs5.lstatSync(file);
     if (!st.isFile() || st.nlink !== 1 || !named.isFile() || named.dev !== st.dev || named.ino !== st.ino) {
       refuse(file, "status log changed while it was opened");
     }
     const buf = Buffer.from(statusLine(text), "utf8");
     let off = 0;
     while (off < buf.length)
-      off += fs15.writeSync(fd, buf, off, buf.length - off);
-    fs15.fsyncSync(fd);
+      off += fs5.writeSync(fd, buf, off, buf.length - off);
+    fs5.fsyncSync(fd);
   } catch (e) {
     if (e instanceof StatusLogError)
       throw e;
     refuse(file, `cannot append status (${e.message})`);
   } finally {
-    fs15.closeSync(fd);
+    fs5.closeSync(fd);
   }
 }
 function recoveryLogger(root, scope, notes) {
   return (owner, lockFile) => {
-    const text = `lock recovered from dead pid ${owner.pid} (${path22.relative(root, lockFile)})`;
+    const text = `lock recovered from dead pid ${owner.pid} (${path9.relative(root, lockFile)})`;
     notes.push(text);
     if (!scope)
       return;
@@ -4017,17 +2626,22 @@ var init_statuslog = __esm(() => {
   init_errors();
   StatusLogError = class StatusLogError extends KbzError {
     constructor(message, file) {
-      super(message, { kind: "infrastructure", code: "status-log", file, hint: "make the status log one regular file, then run the command again" });
+      super(message, {
+        kind: "infrastructure",
+        code: "status-log",
+        file,
+        hint: "make the status log one regular file, then run the command again"
+      });
     }
   };
-  FLAGS2 = fs15.constants.O_WRONLY | fs15.constants.O_APPEND | fs15.constants.O_CREAT | (fs15.constants.O_NOFOLLOW ?? 0) | (fs15.constants.O_NONBLOCK ?? 0);
+  FLAGS2 = fs5.constants.O_WRONLY | fs5.constants.O_APPEND | fs5.constants.O_CREAT | (fs5.constants.O_NOFOLLOW ?? 0) | (fs5.constants.O_NONBLOCK ?? 0);
 });
 
 // src/io/dispatch/leases.ts
-import * as fs16 from "node:fs";
-import * as path23 from "node:path";
+import * as fs6 from "node:fs";
+import * as path10 from "node:path";
 function registryTarget(root) {
-  return path23.join(locksDir(root), "lease-registry");
+  return path10.join(locksDir(root), "lease-registry");
 }
 function checkIds2(scope, leaf) {
   if (!isValidId(scope))
@@ -4070,24 +2684,27 @@ async function claimLease(root, scope, leaf, rawGlobs, opts = {}) {
     const conflicts = claimConflicts(scope, leaf, globs, readLeaseRecords(root));
     if (conflicts.length > 0)
       return { ok: false, conflicts, notes };
-    const file = path23.join(locksDir(root), leaseFileName(scope, leaf));
+    const file = path10.join(locksDir(root), leaseFileName(scope, leaf));
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file };
     writeAtomic(file, JSON.stringify({ scope, leaf, globs, pid: process.pid }, null, 2) + `
-`, { root, mode: 384 });
+`, {
+      root,
+      mode: 384
+    });
     return { ok: true, lease, notes };
   }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
 }
 async function releaseLeases(root, scope, leaf, opts = {}) {
   checkIds2(scope, leaf);
   const notes = [];
-  if (!fs16.existsSync(locksDir(root)))
+  if (!fs6.existsSync(locksDir(root)))
     return { released: [], notes };
   return withFileLock(root, registryTarget(root), () => {
     const released = [];
     for (const r of readLeaseRecords(root)) {
       if (r.invalid || r.scope !== scope || leaf !== null && r.leaf !== leaf)
         continue;
-      fs16.unlinkSync(r.file);
+      fs6.unlinkSync(r.file);
       released.push(r);
     }
     return { released, notes };
@@ -4095,7 +2712,7 @@ async function releaseLeases(root, scope, leaf, opts = {}) {
 }
 async function removeInvalidLeases(root, opts = {}) {
   const notes = [];
-  if (!fs16.existsSync(locksDir(root)))
+  if (!fs6.existsSync(locksDir(root)))
     return { removed: [], notes };
   return withFileLock(root, registryTarget(root), () => {
     const removed = [];
@@ -4103,7 +2720,7 @@ async function removeInvalidLeases(root, opts = {}) {
       if (!r.invalid)
         continue;
       try {
-        fs16.unlinkSync(r.file);
+        fs6.unlinkSync(r.file);
       } catch (e) {
         throw new LeaseRecordError(`cannot remove invalid lease record: ${e.code ?? e.message}`, r.file);
       }
@@ -4131,10 +2748,10 @@ var init_leases = __esm(() => {
 });
 
 // src/io/dispatch/session.ts
-import * as fs17 from "node:fs";
-import * as path24 from "node:path";
+import * as fs7 from "node:fs";
+import * as path11 from "node:path";
 function sessionPath(root, scope) {
-  return path24.join(root, ".unlazy", scope, "session");
+  return path11.join(root, ".unlazy", scope, "session");
 }
 function checkSessionId(rawId) {
   const id = rawId.trim();
@@ -4155,16 +2772,16 @@ function bindSession(root, scope, rawId) {
 function readSessionFile(root, scope) {
   const file = sessionPath(root, scope);
   try {
-    const fd = fs17.openSync(file, fs17.constants.O_RDONLY | fs17.constants.O_NOFOLLOW | fs17.constants.O_NONBLOCK);
+    const fd = fs7.openSync(file, fs7.constants.O_RDONLY | fs7.constants.O_NOFOLLOW | fs7.constants.O_NONBLOCK);
     try {
-      const st = fs17.fstatSync(fd);
+      const st = fs7.fstatSync(fd);
       if (!st.isFile() || st.nlink !== 1 || st.size > MAX_SESSION_BYTES)
         return null;
       const buf = Buffer.alloc(MAX_SESSION_BYTES + 1);
-      const n = fs17.readSync(fd, buf, 0, buf.length, 0);
+      const n = fs7.readSync(fd, buf, 0, buf.length, 0);
       return buf.subarray(0, n).toString("utf8").trim();
     } finally {
-      fs17.closeSync(fd);
+      fs7.closeSync(fd);
     }
   } catch {
     return null;
@@ -4175,272 +2792,6 @@ var init_session = __esm(() => {
   init_errors();
   init_sanitize();
   init_fs();
-});
-
-// src/io/dispatch/transition.ts
-import * as fs18 from "node:fs";
-import * as path25 from "node:path";
-function checkScopeDir(root, scope) {
-  for (const dir of [path25.join(root, ".unlazy"), path25.join(root, ".unlazy", scope)]) {
-    let st;
-    try {
-      st = fs18.lstatSync(dir);
-    } catch {
-      return;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs18.realpathSync(dir))) {
-      throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
-    }
-  }
-}
-async function commitDispatch(root, scope, action, opts = {}) {
-  const actions = Array.isArray(action) ? action : [action];
-  if (!isValidId(scope))
-    throw new DispatchActionError(idMessage("scope"));
-  checkScopeDir(root, scope);
-  const file = dispatchPath(root, scope);
-  const now = opts.now ?? (() => new Date);
-  applyDispatchAll(loadDispatch(root, scope).state, actions, now());
-  const notes = [];
-  const t = await withFileLock(root, file, () => {
-    const { state } = loadDispatch(root, scope);
-    const next = applyDispatchAll(state, actions, now());
-    writeAtomic(file, serializeDispatch(next.state), { root, createParents: true, mode: 384 });
-    return next;
-  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
-  let auditWarning = null;
-  try {
-    const at = new Date().toISOString();
-    for (const event of t.events)
-      appendStatus(statusLogPath(root, scope), `${at} ${event}`);
-  } catch (e) {
-    auditWarning = `state transition committed; audit status append was skipped: ${escapeField(e.message, 500)}`;
-  }
-  return { ...t, auditWarning, notes };
-}
-var init_transition = __esm(() => {
-  init_lock();
-  init_inside();
-  init_fs();
-  init_ids();
-  init_sanitize();
-  init_waves();
-  init_read();
-  init_statuslog();
-});
-
-// src/io/coordination/files.ts
-function logLines(text, max) {
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === "")
-    lines.pop();
-  return lines.slice(-max);
-}
-function filesView(root) {
-  return {
-    kind: "files",
-    leases: () => readLeaseRecords(root),
-    dispatchText: (scope, read) => read ? read() : readDispatchText(root, scope),
-    dispatch: (scope) => loadDispatch(root, scope),
-    session: (scope) => readSessionFile(root, scope),
-    statusLog: (scope, max = 500) => {
-      const text = readStatusLog(root, scope);
-      return text === null ? [] : logLines(text, max);
-    },
-    leafStates: () => null,
-    lost: () => []
-  };
-}
-function filesCoordination(root) {
-  return {
-    kind: "files",
-    label: "files",
-    view: async () => filesView(root),
-    claim: (scope, leaf, globs) => claimLease(root, scope, leaf, globs),
-    release: async (scope, leaf) => ({ ...await releaseLeases(root, scope, leaf), alreadyLost: [] }),
-    removeInvalid: () => removeInvalidLeases(root),
-    commitDispatch: (scope, action, opts) => commitDispatch(root, scope, action, opts),
-    appendStatus: async (scope, text) => appendStatus(statusLogPath(root, scope), text),
-    bindSession: async (scope, id) => bindSession(root, scope, id),
-    setLeafState: async (_scope, _leaf, _state, editPlan) => {
-      await editPlan();
-    },
-    watch: () => () => {},
-    close: () => {}
-  };
-}
-var MAX_LOG_BYTES2;
-var init_files = __esm(() => {
-  init_leases();
-  init_session();
-  init_statuslog();
-  init_transition();
-  init_read();
-  MAX_LOG_BYTES2 = 8 * 1024 * 1024;
-});
-
-// src/io/git.ts
-import { createRequire as createRequire3 } from "node:module";
-function gitEnv(env = process.env) {
-  const out = {};
-  for (const [k, v] of Object.entries(env))
-    if (v !== undefined && !k.startsWith("GIT_"))
-      out[k] = v;
-  return out;
-}
-function gitInert(cwd, args, opts = {}) {
-  const { spawnSync } = createRequire3(import.meta.url)("node:child_process");
-  const r = spawnSync("git", [...INERT_GIT, ...args], {
-    cwd,
-    env: gitEnv(),
-    encoding: "utf8",
-    timeout: opts.timeoutMs ?? 1e4,
-    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
-    stdio: ["ignore", "pipe", "ignore"]
-  });
-  return r.status === 0 ? r.stdout : null;
-}
-var INERT_GIT;
-var init_git = __esm(() => {
-  INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
-});
-
-// src/core/text/integer.ts
-function parseInteger(raw, min, max = Number.MAX_SAFE_INTEGER) {
-  if (typeof raw !== "string" && typeof raw !== "number")
-    return null;
-  const text = String(raw);
-  if (!DIGITS.test(text))
-    return null;
-  const n = Number(text);
-  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
-}
-var DIGITS;
-var init_integer = __esm(() => {
-  DIGITS = /^(0|[1-9][0-9]*)$/;
-});
-
-// src/io/settings.ts
-import * as path26 from "node:path";
-function settingsProblem(message) {
-  return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
-}
-function readSettings(root) {
-  let text;
-  try {
-    text = readStable(path26.join(root, SETTINGS_FILE), { label: "kbz settings", maxBytes: MAX_SETTINGS_BYTES, root }).toString("utf8");
-  } catch (e) {
-    if (!(e instanceof ReadError))
-      throw e;
-    if (e.code === "ENOENT")
-      return null;
-    throw settingsProblem(e.message);
-  }
-  const shape = `expected an object of ${KEYS.map((k) => JSON.stringify(k)).join(", ")}`;
-  let v;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw settingsProblem(`not valid JSON; ${shape}`);
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v))
-    throw settingsProblem(`must be a JSON object; ${shape}`);
-  for (const key of Object.keys(v))
-    if (!KEYS.includes(key))
-      throw settingsProblem(`unknown key ${JSON.stringify(key).slice(0, 60)}; ${shape}`);
-  return v;
-}
-var SETTINGS_FILE, MAX_SETTINGS_BYTES, KEYS;
-var init_settings = __esm(() => {
-  init_errors();
-  init_read();
-  SETTINGS_FILE = path26.join(".kbz", "settings.json");
-  MAX_SETTINGS_BYTES = 64 * 1024;
-  KEYS = ["sandbox", "writable", "coordinator"];
-});
-
-// src/io/coordination/config.ts
-function readSetting(root) {
-  const raw = readSettings(root);
-  if (raw === null)
-    return null;
-  const bad = (message) => {
-    throw settingsProblem(`${message}; expected ${SHAPE}`);
-  };
-  const c = raw.coordinator;
-  if (c === undefined)
-    return null;
-  if (typeof c === "string")
-    return { url: c };
-  if (typeof c !== "object" || c === null || Array.isArray(c))
-    return bad('"coordinator" must be a URL or an object');
-  const o = c;
-  for (const k of Object.keys(o))
-    if (!["url", "repository", "ttl"].includes(k))
-      bad(`unknown coordinator key ${JSON.stringify(k).slice(0, 60)}`);
-  if (o.url !== undefined && typeof o.url !== "string")
-    bad('"coordinator.url" must be a string');
-  if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository)))
-    bad('"coordinator.repository" must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/');
-  if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || o.ttl < MIN_TTL || o.ttl > MAX_TTL))
-    bad(`"coordinator.ttl" must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
-  return o;
-}
-function parseTtl(v, where) {
-  const n = parseInteger(v, MIN_TTL, MAX_TTL);
-  if (n === null)
-    throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
-  return n;
-}
-function gitIdentity(root) {
-  const out = gitInert(root, ["rev-list", "--max-parents=0", "HEAD"]);
-  if (out === null)
-    return null;
-  const roots = out.split(`
-`).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
-  return roots[0] ?? null;
-}
-function resolveCoordinator(root, flag, env) {
-  const fromEnv = env.KBZ_COORDINATOR;
-  let url;
-  let source;
-  let setting;
-  if (flag !== undefined && flag !== "") {
-    url = flag;
-    source = "flag";
-  } else if (fromEnv !== undefined && fromEnv !== "") {
-    url = fromEnv;
-    source = "env";
-  } else {
-    setting = readSetting(root);
-    url = setting?.url;
-    source = "setting";
-  }
-  if (url === undefined || url === "files")
-    return { kind: "files" };
-  if (!url.startsWith("etcd://"))
-    throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTINGS_FILE})`);
-  if (setting === undefined)
-    setting = readSetting(root);
-  const ttl = env.KBZ_LEASE_TTL ? parseTtl(env.KBZ_LEASE_TTL, "KBZ_LEASE_TTL") : setting?.ttl ?? DEFAULT_TTL;
-  const repository = setting?.repository ?? gitIdentity(root);
-  if (!repository) {
-    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTINGS_FILE} so every clone shares one namespace`);
-  }
-  return { kind: "etcd", url, repository, ttl, source };
-}
-var DEFAULT_TTL = 30, MIN_TTL = 2, MAX_TTL = 3600, SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}', CoordinatorConfigError;
-var init_config = __esm(() => {
-  init_git();
-  init_integer();
-  init_errors();
-  init_ids();
-  init_settings();
-  CoordinatorConfigError = class CoordinatorConfigError extends KbzError {
-    constructor(message) {
-      super(message, { code: "coordinator-config", hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTINGS_FILE}` });
-    }
-  };
 });
 
 // src/io/coordination/etcd/client.ts
@@ -4477,7 +2828,13 @@ function decodeKv(kv) {
 function encodeCompare(c) {
   switch (c.target) {
     case "MOD":
-      return { key: b64(c.key), ...c.rangeEnd ? { range_end: b64(c.rangeEnd) } : {}, target: "MOD", result: c.result, mod_revision: c.modRevision };
+      return {
+        key: b64(c.key),
+        ...c.rangeEnd ? { range_end: b64(c.rangeEnd) } : {},
+        target: "MOD",
+        result: c.result,
+        mod_revision: c.modRevision
+      };
     case "CREATE":
       return { key: b64(c.key), target: "CREATE", result: "EQUAL", create_revision: c.createRevision };
     case "VALUE":
@@ -4488,10 +2845,16 @@ function encodeCompare(c) {
 }
 function encodeOp(o) {
   if ("put" in o)
-    return { request_put: { key: b64(o.put.key), value: b64(o.put.value), ...o.put.lease ? { lease: o.put.lease } : {} } };
+    return {
+      request_put: { key: b64(o.put.key), value: b64(o.put.value), ...o.put.lease ? { lease: o.put.lease } : {} }
+    };
   if ("del" in o)
-    return { request_delete_range: { key: b64(o.del.key), ...o.del.rangeEnd ? { range_end: b64(o.del.rangeEnd) } : {} } };
-  return { request_range: { key: b64(o.range.key), ...o.range.rangeEnd ? { range_end: b64(o.range.rangeEnd) } : {} } };
+    return {
+      request_delete_range: { key: b64(o.del.key), ...o.del.rangeEnd ? { range_end: b64(o.del.rangeEnd) } : {} }
+    };
+  return {
+    request_range: { key: b64(o.range.key), ...o.range.rangeEnd ? { range_end: b64(o.range.rangeEnd) } : {} }
+  };
 }
 
 class EtcdClient {
@@ -4514,7 +2877,15 @@ class EtcdClient {
   once(ep, path, body, timeoutMs = this.timeoutMs) {
     return new Promise((resolve, reject) => {
       const data = JSON.stringify(body);
-      const req = http.request({ host: ep.host, port: ep.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) }, timeout: timeoutMs }, (res) => {
+      const req = http.request({
+        host: ep.host,
+        port: ep.port,
+        path,
+        method: "POST",
+        agent: this.agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) },
+        timeout: timeoutMs
+      }, (res) => {
         const chunks = [];
         res.on("data", (c) => chunks.push(c));
         res.on("error", (e) => reject(new Unreachable(e.message)));
@@ -4576,8 +2947,16 @@ class EtcdClient {
     return this.range(prefix, prefixEnd(prefix), opts);
   }
   async txn(compare, success, failure = []) {
-    const r = await this.call("/v3/kv/txn", { compare: compare.map(encodeCompare), success: success.map(encodeOp), failure: failure.map(encodeOp) });
-    return { succeeded: r.succeeded === true, revision: String(r.header?.revision ?? "0"), responses: r.responses ?? [] };
+    const r = await this.call("/v3/kv/txn", {
+      compare: compare.map(encodeCompare),
+      success: success.map(encodeOp),
+      failure: failure.map(encodeOp)
+    });
+    return {
+      succeeded: r.succeeded === true,
+      revision: String(r.header?.revision ?? "0"),
+      responses: r.responses ?? []
+    };
   }
   async put(key, value, lease) {
     const r = await this.call("/v3/kv/put", { key: b64(key), value: b64(value), ...lease ? { lease } : {} });
@@ -4610,12 +2989,21 @@ class EtcdClient {
   }
   async members() {
     const r = await this.call("/v3/cluster/member/list", {});
-    return (r.members ?? []).map((m) => ({ id: String(m.ID), name: String(m.name ?? ""), clientURLs: (m.clientURLs ?? []).map(String) }));
+    return (r.members ?? []).map((m) => ({
+      id: String(m.ID),
+      name: String(m.name ?? ""),
+      clientURLs: (m.clientURLs ?? []).map(String)
+    }));
   }
   async memberStatus(ep) {
     try {
       const r = await this.once(ep, "/v3/maintenance/status", {});
-      return { version: String(r.version ?? ""), leader: String(r.leader ?? "0"), memberId: String(r.header?.member_id ?? ""), revision: String(r.header?.revision ?? "0") };
+      return {
+        version: String(r.version ?? ""),
+        leader: String(r.leader ?? "0"),
+        memberId: String(r.header?.member_id ?? ""),
+        revision: String(r.header?.revision ?? "0")
+      };
     } catch {
       return null;
     }
@@ -4630,8 +3018,16 @@ class EtcdClient {
       if (stopped)
         return;
       const ep = this.endpoints[at % this.endpoints.length];
-      const body = JSON.stringify({ create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(next) } });
-      const req = http.request({ host: ep.host, port: ep.port, path: "/v3/watch", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+      const body = JSON.stringify({
+        create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(next) }
+      });
+      const req = http.request({
+        host: ep.host,
+        port: ep.port,
+        path: "/v3/watch",
+        method: "POST",
+        headers: { "content-type": "application/json" }
+      }, (res) => {
         let buf = "";
         res.setEncoding("utf8");
         res.on("data", (chunk) => {
@@ -4709,27 +3105,27 @@ function keysFor(repository) {
 }
 
 // src/io/coordination/etcd/coordination.ts
-import * as fs19 from "node:fs";
-import { createRequire as createRequire4 } from "node:module";
-import * as os3 from "node:os";
-import * as path27 from "node:path";
+import * as fs10 from "node:fs";
+import { createRequire as createRequire3 } from "node:module";
+import * as os2 from "node:os";
+import * as path15 from "node:path";
 function heldDir(root) {
-  return path27.join(root, ".unlazy", "locks");
+  return path15.join(root, ".unlazy", "locks");
 }
 function heldFile(root, scope, leaf) {
-  return path27.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
+  return path15.join(heldDir(root), `${sha256Hex(`${scope}::${leaf}`).slice(0, 24)}.held`);
 }
 function readHeld(root, repository) {
   let names;
   try {
-    names = fs19.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
+    names = fs10.readdirSync(heldDir(root)).filter((n) => n.endsWith(".held")).sort();
   } catch {
     return [];
   }
   const out = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(fs19.readFileSync(path27.join(heldDir(root), n), "utf8"));
+      const r = JSON.parse(fs10.readFileSync(path15.join(heldDir(root), n), "utf8"));
       if (r && r.schema === 1 && r.repository === repository && typeof r.key === "string")
         out.push(r);
     } catch {}
@@ -4762,7 +3158,15 @@ function leaseRecord(keys, kv) {
   if (kv.key !== keys.lease(v.scope, v.leaf))
     return invalidKv(kv, `key does not match ${v.scope}/${v.leaf}`);
   const pid = Number.isInteger(v.holder?.pid) ? v.holder.pid : null;
-  return { invalid: false, scope: v.scope, leaf: v.leaf, globs: [...v.globs], pid, file: `etcd:${kv.key}`, token: typeof v.holder?.token === "string" ? v.holder.token : undefined };
+  return {
+    invalid: false,
+    scope: v.scope,
+    leaf: v.leaf,
+    globs: [...v.globs],
+    pid,
+    file: `etcd:${kv.key}`,
+    token: typeof v.holder?.token === "string" ? v.holder.token : undefined
+  };
 }
 function checkIds3(scope, leaf) {
   if (!isValidId(scope))
@@ -4775,7 +3179,7 @@ function sleep(ms) {
 }
 function selfCommand() {
   const script = process.argv[1];
-  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs19.existsSync(script))
+  if (script && script !== process.execPath && !script.startsWith("/$bunfs") && fs10.existsSync(script))
     return [process.execPath, script];
   return [process.execPath];
 }
@@ -4784,7 +3188,7 @@ function stopKeeper(h) {
     return;
   let cmdline;
   try {
-    cmdline = fs19.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
+    cmdline = fs10.readFileSync(`/proc/${h.keeperPid}/cmdline`, "utf8");
   } catch {
     return;
   }
@@ -4829,7 +3233,14 @@ class EtcdCoordination {
     const key = k.lease(scope, leaf);
     const token = randomHex(12);
     const claimedAt = new Date().toISOString();
-    const value = { scope, leaf, globs, holder: { host: os3.hostname(), pid: process.pid, token }, claimedAt, ttl: this.o.ttl };
+    const value = {
+      scope,
+      leaf,
+      globs,
+      holder: { host: os2.hostname(), pid: process.pid, token },
+      claimedAt,
+      ttl: this.o.ttl
+    };
     let leaseId = null;
     const lease = { invalid: false, scope, leaf, globs, pid: process.pid, file: `etcd:${key}` };
     try {
@@ -4846,7 +3257,15 @@ class EtcdCoordination {
           return { ok: false, conflicts, notes: [] };
         }
         leaseId ??= (await this.client.grant(this.o.ttl)).id;
-        const t = await this.client.txn([{ key: k.leases, rangeEnd: prefixEnd(k.leases), target: "MOD", result: "LESS", modRevision: String(BigInt(read.revision) + 1n) }], [{ put: { key, value: JSON.stringify(value), lease: leaseId } }]);
+        const t = await this.client.txn([
+          {
+            key: k.leases,
+            rangeEnd: prefixEnd(k.leases),
+            target: "MOD",
+            result: "LESS",
+            modRevision: String(BigInt(read.revision) + 1n)
+          }
+        ], [{ put: { key, value: JSON.stringify(value), lease: leaseId } }]);
         if (t.succeeded)
           return this.granted(lease, leaseId, token, claimedAt);
         await sleep(Math.floor(Math.random() * Math.min(50, 2 + attempt * 3)));
@@ -4899,9 +3318,21 @@ class EtcdCoordination {
     return { ok: true, lease, notes };
   }
   spawnKeeper(leaseId, file) {
-    const { spawn } = createRequire4(import.meta.url)("node:child_process");
+    const { spawn } = createRequire3(import.meta.url)("node:child_process");
     const cmd = this.o.kbzCommand ?? selfCommand();
-    const child = spawn(cmd[0], [...cmd.slice(1), "coordinator", "keep", "--lease", leaseId, "--ttl", String(this.o.ttl), "--held", file, "--coordinator", this.o.url], {
+    const child = spawn(cmd[0], [
+      ...cmd.slice(1),
+      "coordinator",
+      "keep",
+      "--lease",
+      leaseId,
+      "--ttl",
+      String(this.o.ttl),
+      "--held",
+      file,
+      "--coordinator",
+      this.o.url
+    ], {
       detached: true,
       stdio: "ignore",
       cwd: this.o.root,
@@ -4933,8 +3364,13 @@ class EtcdCoordination {
       if (h.scope !== scope || leaf !== null && h.leaf !== leaf)
         continue;
       if (!read.kvs.some((kv) => kv.key === h.key && kv.lease === h.lease))
-        alreadyLost.push({ scope: h.scope, leaf: h.leaf, globs: h.globs, reason: "expired or revoked at the coordinator before this release" });
-      fs19.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
+        alreadyLost.push({
+          scope: h.scope,
+          leaf: h.leaf,
+          globs: h.globs,
+          reason: "expired or revoked at the coordinator before this release"
+        });
+      fs10.rmSync(heldFile(this.o.root, h.scope, h.leaf), { force: true });
       this.stopInline(h.lease);
       stopKeeper(h);
     }
@@ -4971,7 +3407,14 @@ class EtcdCoordination {
       const t = applyDispatchAll(state, Array.isArray(action) ? action : [action], now());
       const at = new Date().toISOString();
       const base = this.logKey(scope);
-      const r = await this.client.txn([kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }], [{ put: { key, value: serializeDispatch(t.state) } }, ...t.events.map((e, i) => ({ put: { key: `${base}${String(i).padStart(2, "0")}`, value: statusLine(`${at} ${e}`).trimEnd() } }))]);
+      const r = await this.client.txn([
+        kv ? { key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision } : { key, target: "CREATE", result: "EQUAL", createRevision: "0" }
+      ], [
+        { put: { key, value: serializeDispatch(t.state) } },
+        ...t.events.map((e, i) => ({
+          put: { key: `${base}${String(i).padStart(2, "0")}`, value: statusLine(`${at} ${e}`).trimEnd() }
+        }))
+      ]);
       if (r.succeeded)
         return { ...t, auditWarning: null, notes: [] };
       await sleep(Math.floor(Math.random() * 20));
@@ -5098,171 +3541,6 @@ var init_coordination = __esm(() => {
   ROW_STATES = new Set(["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"]);
 });
 
-// src/io/coordination/active.ts
-function coordination(root) {
-  return installed.get(root)?.view ?? filesView(root);
-}
-async function openCoordination(root, config, keepAlive = "keeper") {
-  if (config.kind === "files")
-    return filesCoordination(root);
-  await Promise.resolve().then(() => init_coordination());
-  return new EtcdCoordination({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive });
-}
-async function installCoordination(root, opts = {}) {
-  const config = resolveCoordinator(root, opts.flag, opts.env ?? process.env);
-  if (config.kind === "files") {
-    installed.delete(root);
-    return { coord: filesCoordination(root), lost: [] };
-  }
-  const coord = await openCoordination(root, config, opts.keepAlive ?? "keeper");
-  const logScope = opts.logScope && isValidId(opts.logScope) ? opts.logScope : null;
-  const view = await coord.view({ logScope });
-  installed.set(root, { coord, view, logScope });
-  return { coord, lost: view.lost(null) };
-}
-var installed;
-var init_active = __esm(() => {
-  init_ids();
-  init_files();
-  init_config();
-  installed = new Map;
-});
-
-// src/io/discover.ts
-import * as fs20 from "node:fs";
-import * as path28 from "node:path";
-function lstatOrNull2(p) {
-  try {
-    return fs20.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function unlazyDir(root) {
-  const dir = path28.join(root, ".unlazy");
-  const st = lstatOrNull2(dir);
-  if (!st)
-    return { dir, ok: false, exists: false };
-  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs20.realpathSync(dir)), exists: true };
-}
-function listScopes(root) {
-  const u = unlazyDir(root);
-  if (!u.ok)
-    return [];
-  const out = [];
-  for (const name of fs20.readdirSync(u.dir).sort()) {
-    if (name === "locks" || !isValidId(name))
-      continue;
-    const p = path28.join(u.dir, name);
-    const st = lstatOrNull2(p);
-    if (!st || !st.isDirectory() || st.isSymbolicLink())
-      continue;
-    if (!isInside(root, fs20.realpathSync(p)))
-      continue;
-    out.push(name);
-  }
-  return out;
-}
-function ledgerEntries(root, dir, errors) {
-  const files = [];
-  const gates = path28.join(dir, "GATES.md");
-  if (lstatOrNull2(gates))
-    files.push(gates);
-  const gdir = path28.join(dir, "gates");
-  const st = lstatOrNull2(gdir);
-  if (st) {
-    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs20.realpathSync(gdir))) {
-      errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
-    } else {
-      for (const name of fs20.readdirSync(gdir).sort())
-        if (name.endsWith(".md"))
-          files.push(path28.join(gdir, name));
-    }
-  }
-  return files;
-}
-function resolveTarget(o) {
-  const root = o.root;
-  if (o.files && o.files.length > 0) {
-    return { root, mode: "explicit", scope: null, files: o.files.map((f) => path28.resolve(root, f)), discoveryErrors: [] };
-  }
-  const scopes = listScopes(root);
-  if (o.scope) {
-    if (!isValidId(o.scope))
-      throw new UsageError(SCOPE_ID_MESSAGE);
-    if (scopes.includes(o.scope))
-      return scopeTarget(root, o.scope);
-    const u = unlazyDir(root);
-    const named = path28.join(u.dir, o.scope);
-    if (lstatOrNull2(named) || u.exists && !u.ok) {
-      return {
-        root,
-        mode: "scope",
-        scope: o.scope,
-        files: [],
-        discoveryErrors: [{ path: named, message: "scope directory must be a real directory inside the repository" }]
-      };
-    }
-    throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
-  }
-  if (o.sessionId)
-    return sessionTarget(root, scopes, o.sessionId, o.holds).target;
-  if (scopes.length === 1)
-    return scopeTarget(root, scopes[0]);
-  if (scopes.length > 1) {
-    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
-  }
-  return soloTarget(root);
-}
-function sessionTarget(root, scopes, sessionId, holds) {
-  const bindings = new Map(scopes.map((s) => [s, coordination(root).session(s)]));
-  let seen = null;
-  const live = (scope, session) => (seen ??= holds?.() ?? { liveOn: () => false }).liveOn(scope, session);
-  const mine = scopes.some((s) => bindings.get(s) === sessionId);
-  const leftTo = (s) => {
-    const bound = bindings.get(s) ?? null;
-    if (bound === null || bound === sessionId || live(s, sessionId))
-      return false;
-    return mine || live(s, bound);
-  };
-  const judged = scopes.filter((s) => !leftTo(s));
-  const left = scopes.filter((s) => !judged.includes(s)).map((s) => ({ scope: s, session: bindings.get(s) ?? null }));
-  const target = judged.length === 1 ? scopeTarget(root, judged[0]) : judged.length > 1 ? scopesTarget(root, judged) : soloTarget(root);
-  return { target, judged, left };
-}
-function soloTarget(root) {
-  const errors = [];
-  const files = ledgerEntries(root, root, errors);
-  if (files.length > 0 || errors.length > 0)
-    return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
-  return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
-}
-function withSoloLedgers(t) {
-  if (t.mode !== "scope")
-    return t;
-  const errors = [];
-  const solo = ledgerEntries(t.root, t.root, errors);
-  if (solo.length === 0 && errors.length === 0)
-    return t;
-  return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
-}
-function scopesTarget(root, scopes) {
-  const errors = [];
-  const files = [root, ...scopes.map((s) => path28.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
-  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors, scopes };
-}
-function scopeTarget(root, scope) {
-  const errors = [];
-  const files = ledgerEntries(root, path28.join(root, ".unlazy", scope), errors);
-  return { root, mode: "scope", scope, files, discoveryErrors: errors };
-}
-var init_discover = __esm(() => {
-  init_errors();
-  init_ids();
-  init_inside();
-  init_active();
-});
-
 // src/core/hook/decide.ts
 init_digest();
 init_sanitize();
@@ -5356,7 +3634,10 @@ function withLeftNote(output, left) {
 function decideStop(a, guard) {
   if (!guard.ok) {
     if (a.discovery.length > 0) {
-      return { decision: "block", reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}` };
+      return {
+        decision: "block",
+        reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}`
+      };
     }
     return {
       systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`
@@ -5377,7 +3658,10 @@ function undecidedStop(file, seconds, why, guard) {
   const what = `${PREFIX} could not judge ${sanitizeCompact(file, 200)} in ${seconds} s: ${sanitizeCompact(why, 300)}`;
   if (guard.ok && guard.blocks > MAX_BLOCKS)
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
-  return { decision: "block", reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.` };
+  return {
+    decision: "block",
+    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.`
+  };
 }
 function invalidScopeArgument() {
   return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
@@ -5458,8 +3742,8 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs24 from "node:fs";
-import * as path32 from "node:path";
+import * as fs25 from "node:fs";
+import * as path33 from "node:path";
 
 // src/core/hook/worker.ts
 function leafIds(snap) {
@@ -5509,9 +3793,519 @@ function waitingOn(running, background) {
   return running.filter((r) => background.some((b) => b.id === r.handle || b.words.some((w) => w === r.handle || w.split(/\s+/).includes(r.handle) || namesLeaf(w, r.leaf))));
 }
 
-// src/ops/hookStop.ts
-init_deadline();
-init_discover();
+// src/io/deadline.ts
+init_errors();
+
+class DeadlineError extends KbzError {
+  seconds;
+  what;
+  constructor(seconds, what, file) {
+    super(`${what} took longer than ${seconds} s`, {
+      code: "deadline",
+      file,
+      hint: "narrow the gate's INPUTS, then stop again"
+    });
+    this.seconds = seconds;
+    this.what = what;
+  }
+}
+var bound = null;
+function withDeadline(ms, seconds, fn) {
+  if (bound)
+    return fn();
+  bound = { at: Date.now() + ms, seconds };
+  try {
+    return fn();
+  } finally {
+    bound = null;
+  }
+}
+function checkDeadline(what, file) {
+  if (bound && Date.now() > bound.at)
+    throw new DeadlineError(bound.seconds, what(), file);
+}
+
+// src/io/discover.ts
+init_errors();
+init_ids();
+init_inside();
+import * as fs11 from "node:fs";
+import * as path16 from "node:path";
+
+// src/io/coordination/active.ts
+init_ids();
+
+// src/io/coordination/files.ts
+init_leases();
+init_session();
+init_statuslog();
+
+// src/io/dispatch/transition.ts
+init_lock();
+init_inside();
+init_fs();
+init_ids();
+init_sanitize();
+init_waves();
+init_read();
+init_statuslog();
+import * as fs8 from "node:fs";
+import * as path12 from "node:path";
+function checkScopeDir(root, scope) {
+  for (const dir of [path12.join(root, ".unlazy"), path12.join(root, ".unlazy", scope)]) {
+    let st;
+    try {
+      st = fs8.lstatSync(dir);
+    } catch {
+      return;
+    }
+    if (st.isSymbolicLink() || !st.isDirectory() || !isInside(root, fs8.realpathSync(dir))) {
+      throw new DispatchActionError("scope directory must be a real directory inside the repository", dir);
+    }
+  }
+}
+async function commitDispatch(root, scope, action, opts = {}) {
+  const actions = Array.isArray(action) ? action : [action];
+  if (!isValidId(scope))
+    throw new DispatchActionError(idMessage("scope"));
+  checkScopeDir(root, scope);
+  const file = dispatchPath(root, scope);
+  const now = opts.now ?? (() => new Date);
+  applyDispatchAll(loadDispatch(root, scope).state, actions, now());
+  const notes = [];
+  const t = await withFileLock(root, file, () => {
+    const { state } = loadDispatch(root, scope);
+    const next = applyDispatchAll(state, actions, now());
+    writeAtomic(file, serializeDispatch(next.state), { root, createParents: true, mode: 384 });
+    return next;
+  }, { timeoutMs: opts.timeoutMs, onRecovered: recoveryLogger(root, scope, notes) });
+  let auditWarning = null;
+  try {
+    const at = new Date().toISOString();
+    for (const event of t.events)
+      appendStatus(statusLogPath(root, scope), `${at} ${event}`);
+  } catch (e) {
+    auditWarning = `state transition committed; audit status append was skipped: ${escapeField(e.message, 500)}`;
+  }
+  return { ...t, auditWarning, notes };
+}
+
+// src/io/coordination/files.ts
+init_read();
+var MAX_LOG_BYTES2 = 8 * 1024 * 1024;
+function logLines(text, max) {
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === "")
+    lines.pop();
+  return lines.slice(-max);
+}
+function filesView(root) {
+  return {
+    kind: "files",
+    leases: () => readLeaseRecords(root),
+    dispatchText: (scope, read) => read ? read() : readDispatchText(root, scope),
+    dispatch: (scope) => loadDispatch(root, scope),
+    session: (scope) => readSessionFile(root, scope),
+    statusLog: (scope, max = 500) => {
+      const text = readStatusLog(root, scope);
+      return text === null ? [] : logLines(text, max);
+    },
+    leafStates: () => null,
+    lost: () => []
+  };
+}
+function filesCoordination(root) {
+  return {
+    kind: "files",
+    label: "files",
+    view: async () => filesView(root),
+    claim: (scope, leaf, globs) => claimLease(root, scope, leaf, globs),
+    release: async (scope, leaf) => ({ ...await releaseLeases(root, scope, leaf), alreadyLost: [] }),
+    removeInvalid: () => removeInvalidLeases(root),
+    commitDispatch: (scope, action, opts) => commitDispatch(root, scope, action, opts),
+    appendStatus: async (scope, text) => appendStatus(statusLogPath(root, scope), text),
+    bindSession: async (scope, id) => bindSession(root, scope, id),
+    setLeafState: async (_scope, _leaf, _state, editPlan) => {
+      await editPlan();
+    },
+    watch: () => () => {},
+    close: () => {}
+  };
+}
+
+// src/io/git.ts
+import { createRequire as createRequire2 } from "node:module";
+
+// src/io/run/system.ts
+import * as fs9 from "node:fs";
+import * as path13 from "node:path";
+var SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"];
+var SYSTEM_PATH = SYSTEM_DIRS.join(":");
+var found = new Map;
+function rootOwned(p) {
+  for (let d = p;; d = path13.dirname(d)) {
+    let st;
+    try {
+      st = fs9.statSync(d);
+    } catch {
+      return false;
+    }
+    if (st.uid !== 0 || (st.mode & 18) !== 0)
+      return false;
+    if (d === path13.dirname(d))
+      return true;
+  }
+}
+function systemTool(name) {
+  if (process.platform === "win32")
+    return null;
+  const known = found.get(name);
+  if (known !== undefined)
+    return known;
+  let hit = null;
+  for (const dir of SYSTEM_DIRS) {
+    let real;
+    try {
+      real = fs9.realpathSync(path13.join(dir, name));
+      if (!fs9.statSync(real).isFile())
+        continue;
+      fs9.accessSync(real, fs9.constants.X_OK);
+    } catch {
+      continue;
+    }
+    if (rootOwned(real)) {
+      hit = real;
+      break;
+    }
+  }
+  found.set(name, hit);
+  return hit;
+}
+function helperEnv(keep = {}) {
+  const env = { PATH: SYSTEM_PATH, LC_ALL: "C" };
+  for (const [k, v] of Object.entries(keep))
+    if (v !== undefined)
+      env[k] = v;
+  return env;
+}
+
+// src/io/git.ts
+var INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
+function gitEnv(env = process.env) {
+  return helperEnv({ HOME: env.HOME, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME });
+}
+function gitInert(cwd, args, opts = {}) {
+  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const git = systemTool("git");
+  if (!git)
+    return null;
+  const r = spawnSync(git, [...INERT_GIT, ...args], {
+    cwd,
+    env: gitEnv(),
+    encoding: "utf8",
+    timeout: opts.timeoutMs ?? 1e4,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  return r.status === 0 ? r.stdout : null;
+}
+
+// src/core/text/integer.ts
+var DIGITS = /^(0|[1-9][0-9]*)$/;
+function parseInteger(raw, min, max = Number.MAX_SAFE_INTEGER) {
+  if (typeof raw !== "string" && typeof raw !== "number")
+    return null;
+  const text = String(raw);
+  if (!DIGITS.test(text))
+    return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+}
+
+// src/io/coordination/config.ts
+init_errors();
+init_ids();
+
+// src/io/settings.ts
+init_errors();
+init_read();
+import * as path14 from "node:path";
+var SETTINGS_FILE = path14.join(".kbz", "settings.json");
+var MAX_SETTINGS_BYTES = 64 * 1024;
+var KEYS = ["sandbox", "writable", "coordinator"];
+function settingsProblem(message) {
+  return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
+}
+function readSettings(root) {
+  let text;
+  try {
+    text = readStable(path14.join(root, SETTINGS_FILE), {
+      label: "kbz settings",
+      maxBytes: MAX_SETTINGS_BYTES,
+      root
+    }).toString("utf8");
+  } catch (e) {
+    if (!(e instanceof ReadError))
+      throw e;
+    if (e.code === "ENOENT")
+      return null;
+    throw settingsProblem(e.message);
+  }
+  const shape = `expected an object of ${KEYS.map((k) => JSON.stringify(k)).join(", ")}`;
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw settingsProblem(`not valid JSON; ${shape}`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw settingsProblem(`must be a JSON object; ${shape}`);
+  for (const key of Object.keys(v))
+    if (!KEYS.includes(key))
+      throw settingsProblem(`unknown key ${JSON.stringify(key).slice(0, 60)}; ${shape}`);
+  return v;
+}
+
+// src/io/coordination/config.ts
+var DEFAULT_TTL = 30;
+var MIN_TTL = 2;
+var MAX_TTL = 3600;
+var SHAPE = '{"coordinator": "etcd://HOST:PORT,…"} or {"coordinator": {"url": "etcd://…", "repository": "ID", "ttl": SECONDS}}';
+
+class CoordinatorConfigError extends KbzError {
+  constructor(message) {
+    super(message, {
+      code: "coordinator-config",
+      hint: `fix --coordinator, KBZ_COORDINATOR or "coordinator" in ${SETTINGS_FILE}`
+    });
+  }
+}
+function readSetting(root) {
+  const raw = readSettings(root);
+  if (raw === null)
+    return null;
+  const bad = (message) => {
+    throw settingsProblem(`${message}; expected ${SHAPE}`);
+  };
+  const c = raw.coordinator;
+  if (c === undefined)
+    return null;
+  if (typeof c === "string")
+    return { url: c };
+  if (typeof c !== "object" || c === null || Array.isArray(c))
+    return bad('"coordinator" must be a URL or an object');
+  const o = c;
+  for (const k of Object.keys(o))
+    if (!["url", "repository", "ttl"].includes(k))
+      bad(`unknown coordinator key ${JSON.stringify(k).slice(0, 60)}`);
+  if (o.url !== undefined && typeof o.url !== "string")
+    bad('"coordinator.url" must be a string');
+  if (o.repository !== undefined && (typeof o.repository !== "string" || !isValidId(o.repository)))
+    bad('"coordinator.repository" must match /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/');
+  if (o.ttl !== undefined && (!Number.isInteger(o.ttl) || o.ttl < MIN_TTL || o.ttl > MAX_TTL))
+    bad(`"coordinator.ttl" must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
+  return o;
+}
+function parseTtl(v, where) {
+  const n = parseInteger(v, MIN_TTL, MAX_TTL);
+  if (n === null)
+    throw new CoordinatorConfigError(`${where} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds`);
+  return n;
+}
+function gitIdentity(root) {
+  const out = gitInert(root, ["rev-list", "--max-parents=0", "HEAD"]);
+  if (out === null)
+    return null;
+  const roots = out.split(`
+`).filter((l) => /^[0-9a-f]{40,64}$/.test(l)).sort();
+  return roots[0] ?? null;
+}
+function resolveCoordinator(root, flag, env) {
+  const fromEnv = env.KBZ_COORDINATOR;
+  let url;
+  let source;
+  let setting;
+  if (flag !== undefined && flag !== "") {
+    url = flag;
+    source = "flag";
+  } else if (fromEnv !== undefined && fromEnv !== "") {
+    url = fromEnv;
+    source = "env";
+  } else {
+    setting = readSetting(root);
+    url = setting?.url;
+    source = "setting";
+  }
+  if (url === undefined || url === "files")
+    return { kind: "files" };
+  if (!url.startsWith("etcd://"))
+    throw new CoordinatorConfigError(`coordinator must be files or etcd://HOST:PORT[,HOST:PORT…] (from ${source === "flag" ? "--coordinator" : source === "env" ? "KBZ_COORDINATOR" : SETTINGS_FILE})`);
+  if (setting === undefined)
+    setting = readSetting(root);
+  const ttl = env.KBZ_LEASE_TTL ? parseTtl(env.KBZ_LEASE_TTL, "KBZ_LEASE_TTL") : setting?.ttl ?? DEFAULT_TTL;
+  const repository = setting?.repository ?? gitIdentity(root);
+  if (!repository) {
+    throw new CoordinatorConfigError(`cannot tell this repository's identity (no git history): set "repository" in ${SETTINGS_FILE} so every clone shares one namespace`);
+  }
+  return { kind: "etcd", url, repository, ttl, source };
+}
+
+// src/io/coordination/active.ts
+var installed = new Map;
+function coordination(root) {
+  return installed.get(root)?.view ?? filesView(root);
+}
+async function openCoordination(root, config, keepAlive = "keeper") {
+  if (config.kind === "files")
+    return filesCoordination(root);
+  await Promise.resolve().then(() => init_coordination());
+  return new EtcdCoordination({ root, url: config.url, repository: config.repository, ttl: config.ttl, keepAlive });
+}
+async function installCoordination(root, opts = {}) {
+  const config = resolveCoordinator(root, opts.flag, opts.env ?? process.env);
+  if (config.kind === "files") {
+    installed.delete(root);
+    return { coord: filesCoordination(root), lost: [] };
+  }
+  const coord = await openCoordination(root, config, opts.keepAlive ?? "keeper");
+  const logScope = opts.logScope && isValidId(opts.logScope) ? opts.logScope : null;
+  const view = await coord.view({ logScope });
+  installed.set(root, { coord, view, logScope });
+  return { coord, lost: view.lost(null) };
+}
+
+// src/io/discover.ts
+function lstatOrNull2(p) {
+  try {
+    return fs11.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+function unlazyDir(root) {
+  const dir = path16.join(root, ".unlazy");
+  const st = lstatOrNull2(dir);
+  if (!st)
+    return { dir, ok: false, exists: false };
+  return { dir, ok: st.isDirectory() && !st.isSymbolicLink() && isInside(root, fs11.realpathSync(dir)), exists: true };
+}
+function listScopes(root) {
+  const u = unlazyDir(root);
+  if (!u.ok)
+    return [];
+  const out = [];
+  for (const name of fs11.readdirSync(u.dir).sort()) {
+    if (name === "locks" || !isValidId(name))
+      continue;
+    const p = path16.join(u.dir, name);
+    const st = lstatOrNull2(p);
+    if (!st || !st.isDirectory() || st.isSymbolicLink())
+      continue;
+    if (!isInside(root, fs11.realpathSync(p)))
+      continue;
+    out.push(name);
+  }
+  return out;
+}
+function ledgerEntries(root, dir, errors) {
+  const files = [];
+  const gates = path16.join(dir, "GATES.md");
+  if (lstatOrNull2(gates))
+    files.push(gates);
+  const gdir = path16.join(dir, "gates");
+  const st = lstatOrNull2(gdir);
+  if (st) {
+    if (!st.isDirectory() || st.isSymbolicLink() || !isInside(root, fs11.realpathSync(gdir))) {
+      errors.push({ path: gdir, message: "gates directory must be a real directory inside the repository" });
+    } else {
+      for (const name of fs11.readdirSync(gdir).sort())
+        if (name.endsWith(".md"))
+          files.push(path16.join(gdir, name));
+    }
+  }
+  return files;
+}
+function resolveTarget(o) {
+  const root = o.root;
+  if (o.files && o.files.length > 0) {
+    return {
+      root,
+      mode: "explicit",
+      scope: null,
+      files: o.files.map((f) => path16.resolve(root, f)),
+      discoveryErrors: []
+    };
+  }
+  const scopes = listScopes(root);
+  if (o.scope) {
+    if (!isValidId(o.scope))
+      throw new UsageError(SCOPE_ID_MESSAGE);
+    if (scopes.includes(o.scope))
+      return scopeTarget(root, o.scope);
+    const u = unlazyDir(root);
+    const named = path16.join(u.dir, o.scope);
+    if (lstatOrNull2(named) || u.exists && !u.ok) {
+      return {
+        root,
+        mode: "scope",
+        scope: o.scope,
+        files: [],
+        discoveryErrors: [{ path: named, message: "scope directory must be a real directory inside the repository" }]
+      };
+    }
+    throw new UsageError(`no such scope "${o.scope}" under .unlazy/ (have: ${scopes.length ? scopes.join(", ") : "none"})`);
+  }
+  if (o.sessionId)
+    return sessionTarget(root, scopes, o.sessionId, o.holds).target;
+  if (scopes.length === 1)
+    return scopeTarget(root, scopes[0]);
+  if (scopes.length > 1) {
+    throw new UsageError(`${scopes.length} scopes present (${scopes.join(", ")}); pass --scope <id> or set UNLAZY_SCOPE. Refusing to guess.`);
+  }
+  return soloTarget(root);
+}
+function sessionTarget(root, scopes, sessionId, holds) {
+  const bindings = new Map(scopes.map((s) => [s, coordination(root).session(s)]));
+  let seen = null;
+  const live = (scope, session) => (seen ??= holds?.() ?? { liveOn: () => false }).liveOn(scope, session);
+  const mine = scopes.some((s) => bindings.get(s) === sessionId);
+  const leftTo = (s) => {
+    const bound = bindings.get(s) ?? null;
+    if (bound === null || bound === sessionId || live(s, sessionId))
+      return false;
+    return mine || live(s, bound);
+  };
+  const judged = scopes.filter((s) => !leftTo(s));
+  const left = scopes.filter((s) => !judged.includes(s)).map((s) => ({ scope: s, session: bindings.get(s) ?? null }));
+  const target = judged.length === 1 ? scopeTarget(root, judged[0]) : judged.length > 1 ? scopesTarget(root, judged) : soloTarget(root);
+  return { target, judged, left };
+}
+function soloTarget(root) {
+  const errors = [];
+  const files = ledgerEntries(root, root, errors);
+  if (files.length > 0 || errors.length > 0)
+    return { root, mode: "legacy", scope: null, files, discoveryErrors: errors };
+  return { root, mode: "none", scope: null, files: [], discoveryErrors: [] };
+}
+function withSoloLedgers(t) {
+  if (t.mode !== "scope")
+    return t;
+  const errors = [];
+  const solo = ledgerEntries(t.root, t.root, errors);
+  if (solo.length === 0 && errors.length === 0)
+    return t;
+  return { ...t, files: [...solo, ...t.files], discoveryErrors: [...errors, ...t.discoveryErrors] };
+}
+function scopesTarget(root, scopes) {
+  const errors = [];
+  const files = [root, ...scopes.map((s) => path16.join(root, ".unlazy", s))].flatMap((dir) => ledgerEntries(root, dir, errors));
+  return { root, mode: "legacy", scope: null, files, discoveryErrors: errors, scopes };
+}
+function scopeTarget(root, scope) {
+  const errors = [];
+  const files = ledgerEntries(root, path16.join(root, ".unlazy", scope), errors);
+  return { root, mode: "scope", scope, files, discoveryErrors: errors };
+}
 
 // src/io/hook/guard.ts
 init_digest();
@@ -5519,17 +4313,17 @@ init_errors();
 init_read();
 init_fs();
 init_lock();
-import * as fs21 from "node:fs";
-import * as path29 from "node:path";
+import * as fs12 from "node:fs";
+import * as path17 from "node:path";
 var MAX_SESSIONS = 64;
 var MAX_STATE_BYTES = 1024 * 1024;
 var STATE_LOCK_TIMEOUT_MS = 1e4;
 var HEX24 = /^[0-9a-f]{24}$/;
 function statePath(target) {
   if (target.discoveryErrors.length === 0 && target.scope) {
-    return path29.join(target.root, ".unlazy", target.scope, "hook-state.json");
+    return path17.join(target.root, ".unlazy", target.scope, "hook-state.json");
   }
-  return path29.join(target.root, ".unlazy-hook-state.json");
+  return path17.join(target.root, ".unlazy-hook-state.json");
 }
 function sessionKey(sessionId, scope) {
   return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
@@ -5598,7 +4392,7 @@ async function recordBlock(target, key, hash, opts = {}) {
 async function clearSession(target, key) {
   const file = statePath(target);
   try {
-    fs21.lstatSync(file);
+    fs12.lstatSync(file);
   } catch {
     return;
   }
@@ -5609,7 +4403,7 @@ async function clearSession(target, key) {
         return;
       delete state.sessions[key];
       if (Object.keys(state.sessions).length === 0)
-        fs21.unlinkSync(file);
+        fs12.unlinkSync(file);
       else
         writeAtomic(file, JSON.stringify(state, null, 2) + `
 `, { root: target.root, mode: 384 });
@@ -5619,14 +4413,139 @@ async function clearSession(target, key) {
 
 // src/io/hook/holds.ts
 init_digest();
-import * as fs22 from "node:fs";
-import * as path30 from "node:path";
-init_personal();
+import * as fs14 from "node:fs";
+import * as path20 from "node:path";
+
+// src/io/run/personal.ts
+init_hash();
+init_fs();
+import * as fs13 from "node:fs";
+import * as path19 from "node:path";
+
+// src/io/run/approval.ts
+init_errors();
+init_digest();
+init_fs();
+init_lock();
+init_inside();
+import * as os3 from "node:os";
+import * as path18 from "node:path";
+
+// src/core/run/oracle.ts
+init_digest();
+init_evidence();
+
+// src/io/run/approval.ts
+init_errors();
+init_trace();
+var MAX_APPROVAL_BYTES = 256 * 1024;
+class ApprovalStoreError extends KbzError {
+  constructor(message, file) {
+    super(message, {
+      code: "approval-store",
+      file,
+      hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR"
+    });
+  }
+}
+function approvalDirFor(env) {
+  return path18.resolve(env.UNLAZY_APPROVAL_DIR || path18.join(os3.homedir(), ".unlazy", "approved"));
+}
+
+// src/io/run/personal.ts
+var KBZ_SUBDIR = "kbz";
+var SECRET_BYTES = 32;
+function euid() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function assertPrivateDir(dir) {
+  const st = fs13.lstatSync(dir);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new ApprovalStoreError("must be a real directory", dir);
+  const uid = euid();
+  if (uid !== null && st.uid !== uid)
+    throw new ApprovalStoreError("must be owned by the current user", dir);
+  if ((st.mode & 63) !== 0)
+    throw new ApprovalStoreError("must not grant group or other permissions", dir);
+}
+function kbzDir(store, create) {
+  const dir = path19.join(store, KBZ_SUBDIR);
+  if (create) {
+    try {
+      fs13.mkdirSync(dir, { recursive: true, mode: 448 });
+    } catch (e) {
+      throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
+    }
+  }
+  try {
+    assertPrivateDir(store);
+    assertPrivateDir(dir);
+  } catch (e) {
+    if (e.code === "ENOENT")
+      return null;
+    throw e;
+  }
+  return dir;
+}
+function readPrivate(file, max) {
+  let fd;
+  try {
+    fd = fs13.openSync(file, fs13.constants.O_RDONLY | fs13.constants.O_NOFOLLOW | fs13.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs13.fstatSync(fd);
+    const uid = euid();
+    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
+      return null;
+    return fs13.readFileSync(fd);
+  } finally {
+    fs13.closeSync(fd);
+  }
+}
+function readPolicy(store) {
+  const bytes = readPrivate(path19.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+  if (!bytes)
+    return "person";
+  try {
+    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
+  } catch {
+    return "person";
+  }
+}
+function attestSecret(store, create) {
+  const file = path19.join(store, KBZ_SUBDIR, "secret");
+  const found = readPrivate(file, 1024);
+  if (found && found.length >= SECRET_BYTES)
+    return found;
+  if (!create)
+    return null;
+  kbzDir(store, true);
+  try {
+    const fd = fs13.openSync(file, fs13.constants.O_WRONLY | fs13.constants.O_CREAT | fs13.constants.O_EXCL | fs13.constants.O_NOFOLLOW, 384);
+    try {
+      fs13.writeSync(fd, secretHex(SECRET_BYTES));
+      fs13.fsyncSync(fd);
+    } finally {
+      fs13.closeSync(fd);
+    }
+  } catch (e) {
+    if (e.code !== "EEXIST")
+      throw new ApprovalStoreError(`cannot create the attestation secret: ${e.message}`, file);
+  }
+  const made = readPrivate(file, 1024);
+  if (!made || made.length < SECRET_BYTES)
+    throw new ApprovalStoreError("the attestation secret is not a private regular file", file);
+  return made;
+}
+
+// src/io/hook/holds.ts
 var HELD_MS = 24 * 60 * 60 * 1000;
 var MAX_DAY_BYTES = 1024 * 1024;
 var LINE = /^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z) ([0-9a-f]{24})$/;
 function holdsDir(store, root) {
-  return path30.join(store, "kbz", "holds", sha256Hex(root).slice(0, 24));
+  return path20.join(store, "kbz", "holds", sha256Hex(root).slice(0, 24));
 }
 var dayOf = (t) => new Date(t).toISOString().slice(0, 10);
 function recordHolds(store, root, scopes, session, now = Date.now()) {
@@ -5635,22 +4554,22 @@ function recordHolds(store, root, scopes, session, now = Date.now()) {
   const at = new Date(now).toISOString();
   const text = scopes.map((s) => `${at} ${sessionKey(session, s)}
 `).join("");
-  const file = path30.join(holdsDir(store, root), `${dayOf(now)}.log`);
-  const flags = fs22.constants.O_WRONLY | fs22.constants.O_APPEND | fs22.constants.O_CREAT | fs22.constants.O_NOFOLLOW;
+  const file = path20.join(holdsDir(store, root), `${dayOf(now)}.log`);
+  const flags = fs14.constants.O_WRONLY | fs14.constants.O_APPEND | fs14.constants.O_CREAT | fs14.constants.O_NOFOLLOW;
   for (let attempt = 0;attempt < 2; attempt++) {
     try {
-      const fd = fs22.openSync(file, flags, 384);
+      const fd = fs14.openSync(file, flags, 384);
       try {
-        fs22.writeSync(fd, text);
+        fs14.writeSync(fd, text);
       } finally {
-        fs22.closeSync(fd);
+        fs14.closeSync(fd);
       }
       return;
     } catch (e) {
       if (e.code !== "ENOENT" || attempt > 0)
         return;
       try {
-        fs22.mkdirSync(path30.dirname(file), { recursive: true, mode: 448 });
+        fs14.mkdirSync(path20.dirname(file), { recursive: true, mode: 448 });
       } catch {
         return;
       }
@@ -5660,7 +4579,7 @@ function recordHolds(store, root, scopes, session, now = Date.now()) {
 var NOBODY = { liveOn: () => false };
 function privateDir(dir) {
   try {
-    const st = fs22.lstatSync(dir);
+    const st = fs14.lstatSync(dir);
     const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
     return st.isDirectory() && (st.mode & 18) === 0 && (uid === null || st.uid === uid);
   } catch {
@@ -5669,13 +4588,13 @@ function privateDir(dir) {
 }
 function readHolds(store, root, now = Date.now()) {
   const dir = holdsDir(store, root);
-  for (const d of [store, path30.join(store, "kbz"), path30.dirname(dir), dir])
+  for (const d of [store, path20.join(store, "kbz"), path20.dirname(dir), dir])
     if (!privateDir(d))
       return NOBODY;
   const latest = new Map;
   for (const day of [dayOf(now - HELD_MS), dayOf(now)]) {
-    const file = path30.join(dir, `${day}.log`);
-    if (!fs22.existsSync(file))
+    const file = path20.join(dir, `${day}.log`);
+    if (!fs14.existsSync(file))
       continue;
     const bytes = readPrivate(file, MAX_DAY_BYTES);
     if (!bytes)
@@ -5698,24 +4617,1593 @@ function readHolds(store, root, now = Date.now()) {
 function forgetOldDays(dir, now) {
   const oldest = `${dayOf(now - HELD_MS)}.log`;
   try {
-    for (const name of fs22.readdirSync(dir))
+    for (const name of fs14.readdirSync(dir))
       if (/^\d{4}-\d{2}-\d{2}\.log$/.test(name) && name < oldest)
-        fs22.rmSync(path30.join(dir, name), { force: true });
+        fs14.rmSync(path20.join(dir, name), { force: true });
   } catch {}
 }
 
-// src/ops/hookStop.ts
-init_approval();
+// src/ops/snapshot.ts
+init_errors();
+init_waves();
+init_snapshot();
+init_sanitize();
+init_command();
+
+// src/io/trace.ts
+init_trace();
+init_inside();
+import * as fs21 from "node:fs";
+import * as path29 from "node:path";
+
+// src/io/recordFiles.ts
+init_hash();
+init_fs();
+init_lock();
+import * as fs15 from "node:fs";
+import * as path21 from "node:path";
+var MAX_RECORD_BYTES = 8 * 1024 * 1024;
+var OPEN_FLAGS = fs15.constants.O_RDONLY | (fs15.constants.O_NONBLOCK ?? 0) | (fs15.constants.O_NOFOLLOW ?? 0);
+function realOf(file) {
+  try {
+    return fs15.realpathSync(file);
+  } catch {
+    return path21.resolve(file);
+  }
+}
+function recordFileName(realLedger) {
+  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
+}
+function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
+  let fd;
+  try {
+    fd = fs15.openSync(file, OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs15.fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes)
+      return null;
+    const v = JSON.parse(fs15.readFileSync(fd, "utf8"));
+    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
+  } catch {
+    return null;
+  } finally {
+    fs15.closeSync(fd);
+  }
+}
+
+// src/io/inputs/expand.ts
+import * as fs16 from "node:fs";
+import * as path22 from "node:path";
+var MAX_INPUT_FILES = 5000;
+var TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+function segmentRegex(seg) {
+  let re = "";
+  for (const ch of seg)
+    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${re}$`);
+}
+var isWild = (seg) => seg.includes("*") || seg.includes("?");
+function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
+  try {
+    return fs16.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+function expandInputs(base, patterns) {
+  const found = new Set;
+  let truncated = false;
+  const add = (rel) => {
+    if (found.size >= MAX_INPUT_FILES)
+      truncated = true;
+    else
+      found.add(rel);
+  };
+  const walkAll = (rel) => {
+    for (const e of entries(path22.join(base, rel))) {
+      if (truncated)
+        return;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory())
+        walkAll(r);
+      else if (e.isFile())
+        add(r);
+    }
+  };
+  const match = (rel, segs) => {
+    if (truncated)
+      return;
+    if (segs.length === 0) {
+      let st;
+      try {
+        st = fs16.lstatSync(path22.join(base, rel));
+      } catch {
+        return;
+      }
+      if (st.isFile())
+        add(rel);
+      else if (st.isDirectory())
+        walkAll(rel);
+      return;
+    }
+    const [seg, ...rest] = segs;
+    if (seg === "**") {
+      match(rel, rest);
+      for (const e of entries(path22.join(base, rel)))
+        if (e.isDirectory())
+          match(rel ? `${rel}/${e.name}` : e.name, segs);
+      return;
+    }
+    if (!isWild(seg)) {
+      const r = rel ? `${rel}/${seg}` : seg;
+      if (rest.length === 0)
+        return match(r, []);
+      let st = null;
+      try {
+        st = fs16.lstatSync(path22.join(base, r));
+      } catch {}
+      if (st?.isDirectory())
+        match(r, rest);
+      return;
+    }
+    const re = segmentRegex(seg);
+    for (const e of entries(path22.join(base, rel))) {
+      if (!re.test(e.name))
+        continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
+        match(r, rest);
+    }
+  };
+  for (const p of patterns) {
+    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    match("", segs);
+  }
+  return { files: [...found].sort(), truncated };
+}
+
+// src/io/inputs/records.ts
+init_hash();
+init_inside();
+import * as fs17 from "node:fs";
+import * as path23 from "node:path";
+var INPUTS_DIR = path23.join(".kbz", "inputs");
+var CHUNK = 1024 * 1024;
+var OPEN_FLAGS2 = fs17.constants.O_RDONLY | (fs17.constants.O_NONBLOCK ?? 0) | (fs17.constants.O_NOFOLLOW ?? 0);
+var chunk = null;
+function digestFile(root, file, dirs = new Map) {
+  const dir = path23.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
+    try {
+      dirReal = fs17.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
+  }
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs17.openSync(path23.join(dirReal, path23.basename(file)), OPEN_FLAGS2);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs17.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path23.basename(file)}`);
+      const n = fs17.readSync(fd, chunk, 0, CHUNK, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs17.closeSync(fd);
+  }
+}
+
+// src/io/check/probeRecords.ts
+import * as path24 from "node:path";
+var PROBES_DIR = path24.join(".kbz", "probes");
+
+// src/io/check/failures.ts
+import * as path25 from "node:path";
+var FAILURES_DIR = path25.join(".kbz", "failures");
+
+// src/io/oracle/records.ts
+import * as path26 from "node:path";
+var ORACLES_DIR = path26.join(".kbz", "oracles");
+
+// src/io/oracle/binding.ts
+init_errors();
+import * as fs20 from "node:fs";
+import * as path28 from "node:path";
+
+// src/core/run/oracle-files.ts
+var OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
+`, "{", "}"];
+var OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
+function tokenize(command) {
+  const out = [];
+  let word = "";
+  let inWord = false;
+  const flush = () => {
+    if (inWord)
+      out.push({ word });
+    word = "";
+    inWord = false;
+  };
+  for (let i = 0;i < command.length; i++) {
+    const c = command[i];
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      word += command.slice(i + 1, end < 0 ? command.length : end);
+      inWord = true;
+      i = end < 0 ? command.length : end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (;j < command.length && command[j] !== '"'; j++) {
+        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]))
+          j++;
+        word += command[j];
+      }
+      inWord = true;
+      i = j;
+    } else if (c === "\\") {
+      if (command[i + 1] === `
+`)
+        i++;
+      else {
+        word += command[i + 1] ?? "";
+        inWord = true;
+        i++;
+      }
+    } else if (c === " " || c === "\t" || c === "\r")
+      flush();
+    else if (c === "#" && !inWord) {
+      while (i < command.length && command[i] !== `
+`)
+        i++;
+      i--;
+    } else if (c === "$" && command[i + 1] === "(") {
+      flush();
+      out.push({ op: "(" });
+      i++;
+    } else if (c === "`") {
+      flush();
+      out.push({ op: "`" });
+    } else {
+      const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => command.startsWith(o, i)) : undefined;
+      if (op && !(op === "{" || op === "}")) {
+        flush();
+        out.push({ op });
+        i += op.length - 1;
+      } else if ((op === "{" || op === "}") && !inWord && /[\s;]/.test(command[i + 1] ?? " ")) {
+        flush();
+        out.push({ op });
+      } else {
+        word += c;
+        inWord = true;
+      }
+    }
+  }
+  flush();
+  return out;
+}
+var INTERPRETERS = new Set([
+  "node",
+  "nodejs",
+  "ruby",
+  "perl",
+  "php",
+  "tsx",
+  "ts-node",
+  "ts-node-esm",
+  "esno",
+  "vite-node",
+  "babel-node",
+  "jiti",
+  "Rscript",
+  "lua",
+  "luajit",
+  "julia",
+  "elixir",
+  "groovy",
+  "osascript",
+  "awk",
+  "gawk"
+]);
+var SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
+var WRAPPERS = new Set([
+  "time",
+  "exec",
+  "command",
+  "nohup",
+  "builtin",
+  "stdbuf",
+  "unbuffer",
+  "!",
+  "sudo",
+  "doas",
+  "xvfb-run",
+  "dotenv",
+  "cross-env"
+]);
+var NODE_LOADERS = new Set([
+  "-r",
+  "--require",
+  "--import",
+  "--loader",
+  "--experimental-loader",
+  "--env-file",
+  "--preload"
+]);
+var VALUE_OPTIONS = new Set([
+  "-W",
+  "-X",
+  "-I",
+  "-o",
+  "-O",
+  "--stack-size",
+  "--max-old-space-size",
+  "--conditions",
+  "-C",
+  "--title",
+  "--input-type",
+  "--cwd",
+  "--config",
+  "-c"
+]);
+var PM_BUILTINS = {
+  npm: new Set([
+    "install",
+    "i",
+    "ci",
+    "add",
+    "uninstall",
+    "remove",
+    "rm",
+    "update",
+    "up",
+    "outdated",
+    "ls",
+    "list",
+    "audit",
+    "init",
+    "create",
+    "pack",
+    "publish",
+    "version",
+    "view",
+    "info",
+    "config",
+    "cache",
+    "link",
+    "prune",
+    "rebuild",
+    "dedupe",
+    "doctor",
+    "explain",
+    "why",
+    "fund",
+    "login",
+    "logout",
+    "whoami",
+    "help",
+    "root",
+    "bin",
+    "prefix",
+    "pkg",
+    "query",
+    "sbom",
+    "set-script"
+  ]),
+  pnpm: new Set([
+    "install",
+    "i",
+    "add",
+    "remove",
+    "rm",
+    "update",
+    "up",
+    "outdated",
+    "list",
+    "ls",
+    "why",
+    "audit",
+    "init",
+    "create",
+    "pack",
+    "publish",
+    "store",
+    "config",
+    "link",
+    "unlink",
+    "import",
+    "rebuild",
+    "prune",
+    "fetch",
+    "patch",
+    "patch-commit",
+    "env",
+    "setup",
+    "root",
+    "bin",
+    "licenses",
+    "deploy",
+    "server",
+    "help"
+  ]),
+  yarn: new Set([
+    "install",
+    "add",
+    "remove",
+    "up",
+    "upgrade",
+    "why",
+    "info",
+    "init",
+    "config",
+    "cache",
+    "workspaces",
+    "set",
+    "plugin",
+    "version",
+    "npm",
+    "pack",
+    "publish",
+    "constraints",
+    "explain",
+    "link",
+    "unlink",
+    "import",
+    "rebuild",
+    "patch",
+    "patch-commit",
+    "dedupe",
+    "help",
+    "bin",
+    "node"
+  ]),
+  bun: new Set([
+    "install",
+    "i",
+    "add",
+    "a",
+    "remove",
+    "rm",
+    "update",
+    "outdated",
+    "link",
+    "unlink",
+    "pm",
+    "init",
+    "create",
+    "upgrade",
+    "build",
+    "publish",
+    "patch",
+    "patch-commit",
+    "repl",
+    "completions",
+    "audit",
+    "info",
+    "why"
+  ])
+};
+var RUNNERS = new Set([
+  "vitest",
+  "jest",
+  "mocha",
+  "ava",
+  "tap",
+  "tape",
+  "uvu",
+  "jasmine",
+  "karma",
+  "pytest",
+  "py.test",
+  "tox",
+  "nox",
+  "rspec",
+  "phpunit",
+  "pest",
+  "ctest",
+  "nextest",
+  "playwright",
+  "cypress",
+  "wdio",
+  "testcafe",
+  "node-tap",
+  "bats",
+  "prove",
+  "busted",
+  "mix",
+  "ward",
+  "trial",
+  "nosetests",
+  "nose2"
+]);
+var TEST_SUBCOMMANDS = {
+  go: ["test"],
+  cargo: ["test", "nextest"],
+  bun: ["test"],
+  deno: ["test"],
+  dotnet: ["test"],
+  mvn: ["test", "verify"],
+  gradle: ["test", "check"],
+  "./gradlew": ["test", "check"],
+  swift: ["test"],
+  zig: ["test"],
+  make: ["test", "check"],
+  flutter: ["test"],
+  dart: ["test"],
+  mix: ["test"],
+  stack: ["test"],
+  cabal: ["test"],
+  sbt: ["test"],
+  lein: ["test"],
+  rake: ["test", "spec"],
+  meson: ["test"],
+  ninja: ["test"]
+};
+var PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
+var ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+var PYTHON = /^python(\d+(\.\d+)?)?$/;
+var MAX_DEPTH = 4;
+var looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w);
+function oracleRefs(command, dir = ".") {
+  const result = { refs: [], runners: [] };
+  walk(command, dir, result, 0);
+  const seen = new Set;
+  result.refs = result.refs.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key))
+      return false;
+    seen.add(key);
+    return true;
+  });
+  result.runners = [...new Set(result.runners)];
+  return result;
+}
+function walk(command, dir, out, depth) {
+  if (depth > MAX_DEPTH)
+    return;
+  let words = [];
+  let cwd = dir;
+  const end = () => {
+    if (words.length > 0)
+      cwd = simpleCommand(words, cwd, out, depth);
+    words = [];
+  };
+  for (const t of tokenize(command)) {
+    if ("op" in t)
+      end();
+    else
+      words.push(t.word);
+  }
+  end();
+}
+var join24 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+function simpleCommand(all, dir, out, depth) {
+  const words = [];
+  for (let i = 0;i < all.length; i++) {
+    const w = all[i];
+    const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
+    if (m) {
+      const target = m[3] || all[++i] || "";
+      if (m[2] === "<" && target && !target.startsWith("&"))
+        out.refs.push({ kind: "file", path: join24(dir, target), dir, via: "<" });
+      continue;
+    }
+    words.push(w);
+  }
+  let i = 0;
+  while (i < words.length && ASSIGNMENT.test(words[i]))
+    i++;
+  return program(words.slice(i), dir, out, depth);
+}
+function program(words, dir, out, depth) {
+  const [cmd, ...args] = words;
+  if (!cmd)
+    return dir;
+  const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
+  const file = (p, via) => out.refs.push({ kind: "file", path: join24(dir, p), dir, via });
+  const rest = (from) => program(from, dir, out, depth);
+  if (cmd === "cd") {
+    const to = args[0];
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join24(dir, to) : dir;
+  }
+  if (WRAPPERS.has(cmd))
+    return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
+  if (cmd === "env") {
+    let k = 0;
+    while (k < args.length && (args[k].startsWith("-") || ASSIGNMENT.test(args[k])))
+      k += args[k] === "-u" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (cmd === "nice" || cmd === "timeout" || cmd === "ionice" || cmd === "taskset" || cmd === "chrt") {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += /^-[nkscp]$/.test(args[k]) ? 2 : 1;
+    if (cmd !== "nice" && cmd !== "ionice" && k < args.length)
+      k++;
+    return rest(args.slice(k));
+  }
+  if (cmd === "source" || cmd === ".") {
+    if (args[0])
+      file(args[0], cmd);
+    return dir;
+  }
+  if (cmd.includes("/") && !cmd.startsWith("$"))
+    file(cmd, "exec");
+  if (RUNNERS.has(base))
+    out.runners.push(base);
+  const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
+  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))))
+    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
+  if (SHELLS.has(base)) {
+    const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
+    if (c >= 0) {
+      if (args[c + 1])
+        walk(args[c + 1], dir, out, depth + 1);
+      return dir;
+    }
+    const script = operand(args, new Set(["-o", "+o", "-O", "+O"]));
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (PYTHON.test(base) || base === "pypy" || base === "pypy3") {
+    const m = args.indexOf("-m");
+    const c = args.indexOf("-c");
+    if (m >= 0 && (c < 0 || m < c)) {
+      const mod = args[m + 1] ?? "";
+      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
+        out.runners.push(`python -m ${mod}`);
+      return dir;
+    }
+    if (c >= 0)
+      return dir;
+    const script = operand(args, VALUE_OPTIONS);
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (INTERPRETERS.has(base)) {
+    let k = 0;
+    for (;k < args.length; k++) {
+      const a = args[k];
+      if (a === "-e" || a === "--eval" || a === "-p" || a === "--print" || a === "-E")
+        return dir;
+      if (a === "--test")
+        out.runners.push("node --test");
+      const eq = a.indexOf("=");
+      const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
+      if (NODE_LOADERS.has(name)) {
+        const value = eq > 0 && a.startsWith("--") ? a.slice(eq + 1) : args[++k];
+        if (value && looksLikeFile(value))
+          file(value, `${base} ${name}`);
+        continue;
+      }
+      if (VALUE_OPTIONS.has(a)) {
+        k++;
+        continue;
+      }
+      if (a === "--") {
+        k++;
+        break;
+      }
+      if (!a.startsWith("-"))
+        break;
+    }
+    if (args[k] && !args.includes("--test"))
+      file(args[k], base);
+    return dir;
+  }
+  if (base === "deno") {
+    const [verb, ...more] = args;
+    if (verb === "task")
+      out.refs.push({ kind: "config", path: join24(dir, "deno.json"), dir, via: "deno task" });
+    if (verb === "run" || verb === "test" || verb === "bench") {
+      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
+      if (script)
+        file(script, `deno ${verb}`);
+    }
+    return dir;
+  }
+  if (PACKAGE_RUNNERS.has(base)) {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
+    return packageManager(base, args, dir, out, depth, file);
+  return dir;
+}
+function operand(args, valued) {
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--")
+      return args[k + 1] ?? null;
+    if (valued.has(a))
+      k++;
+    else if (!a.startsWith("-") && !a.startsWith("+"))
+      return a;
+  }
+  return null;
+}
+function packageManager(pm, args, dir, out, depth, file) {
+  const positional = [];
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--") {
+      positional.push(...args.slice(k + 1));
+      break;
+    }
+    if (/^(-w|--workspace|--filter|-F|--prefix|-C|--cwd|--dir)$/.test(a))
+      k++;
+    else if (!a.startsWith("-"))
+      positional.push(a);
+  }
+  const [verb, name, ...more] = positional;
+  if (!verb)
+    return dir;
+  const script = (n) => out.refs.push({ kind: "script", manager: pm, name: n, dir });
+  if (["test", "t", "tst"].includes(verb) && pm !== "bun") {
+    script("test");
+    out.runners.push(`${pm} test`);
+    return dir;
+  }
+  if ((pm === "npm" || pm === "pnpm") && ["start", "stop", "restart"].includes(verb)) {
+    script(verb);
+    return dir;
+  }
+  if (["run", "run-script", "rum", "urn"].includes(verb)) {
+    if (!name)
+      return dir;
+    if (pm === "bun" && looksLikeFile(name))
+      file(name, "bun run");
+    else {
+      script(name);
+      if (name === "test" || /^test[:-]/.test(name))
+        out.runners.push(`${pm} run ${name}`);
+    }
+    return dir;
+  }
+  if (["exec", "dlx", "x"].includes(verb))
+    return program([name ?? "", ...more].filter(Boolean), dir, out, depth);
+  if (pm === "npm")
+    return dir;
+  if (pm === "bun") {
+    if (verb === "test")
+      return dir;
+    if (looksLikeFile(verb)) {
+      file(verb, "bun");
+      return dir;
+    }
+  }
+  if (PM_BUILTINS[pm].has(verb))
+    return dir;
+  script(verb);
+  return dir;
+}
+
+// src/io/oracle/binding.ts
+init_hash();
+init_inside();
+
+// src/io/oracle/digest.ts
+import * as fs19 from "node:fs";
+import { createRequire as createRequire4 } from "node:module";
+
+// src/io/oracle/identity.ts
+import * as fs18 from "node:fs";
+import * as path27 from "node:path";
+var RACY_MS = 2000;
+var KEEPS_CTIME = new Set([
+  61267,
+  1481003842,
+  2435016766,
+  16914836,
+  2035054128,
+  801189825,
+  4076150800,
+  3393526350
+]);
+function identityOf(st) {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+var fsTrusted = new Map;
+function keepsCtime(path, dev) {
+  let ok = fsTrusted.get(dev);
+  if (ok === undefined) {
+    try {
+      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs18.statfsSync(path).type));
+    } catch {
+      ok = false;
+    }
+    fsTrusted.set(dev, ok);
+  }
+  return ok;
+}
+function hashedIdentity(path, fd, before) {
+  const after = fs18.fstatSync(fd, { bigint: true });
+  const id = identityOf(after);
+  if (id !== identityOf(before))
+    return null;
+  if (BigInt(Date.now()) * 1000000n - after.ctimeNs < BigInt(RACY_MS) * 1000000n)
+    return null;
+  return keepsCtime(path, after.dev) ? id : null;
+}
+var seen = new Map;
+function rememberHashed(abs, digest, identity) {
+  if (identity)
+    seen.set(abs, { digest, identity });
+  else
+    seen.delete(abs);
+}
+function currentIdentity(abs) {
+  try {
+    const st = fs18.statSync(abs, { bigint: true });
+    return st.isFile() ? identityOf(st) : null;
+  } catch {
+    return null;
+  }
+}
+function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
+  const d = detail;
+  if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object")
+    return false;
+  for (const name in depends) {
+    if (!name.startsWith("oracle:"))
+      continue;
+    const key = name.slice("oracle:".length);
+    const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
+    if (typeof identity !== "string" || identityNow(path27.isAbsolute(key) ? key : path27.join(root, key)) !== identity)
+      return false;
+  }
+  return true;
+}
+
+// src/io/oracle/digest.ts
+var MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
+var CHUNK2 = 1024 * 1024;
+function hasher2() {
+  const bun = globalThis.Bun;
+  if (bun?.CryptoHasher)
+    return new bun.CryptoHasher("sha256");
+  const { createHash } = createRequire4(import.meta.url)("node:crypto");
+  return createHash("sha256");
+}
+function fileDigest(abs) {
+  let fd;
+  try {
+    fd = fs19.openSync(abs, fs19.constants.O_RDONLY | (fs19.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
+      return { state: "missing" };
+    if (code === "EISDIR")
+      return { state: "directory" };
+    return { state: "unreadable" };
+  }
+  try {
+    const st = fs19.fstatSync(fd, { bigint: true });
+    if (st.isDirectory())
+      return { state: "directory" };
+    if (!st.isFile())
+      return { state: "special" };
+    const h = hasher2();
+    const buf = new Uint8Array(Math.min(CHUNK2, Math.max(1, Number(st.size))));
+    let size = 0;
+    for (;; ) {
+      const n = fs19.readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0)
+        break;
+      h.update(n === buf.length ? buf : buf.subarray(0, n));
+      size += n;
+    }
+    const sha256 = h.digest("hex");
+    rememberHashed(abs, sha256, hashedIdentity(abs, fd, st));
+    return { sha256, size };
+  } catch {
+    return { state: "unreadable" };
+  } finally {
+    fs19.closeSync(fd);
+  }
+}
+function digestText(d) {
+  return "sha256" in d ? d.sha256 : d.state;
+}
+
+// src/io/oracle/env.ts
+init_hash();
+var ALLOWED_ENV = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "COLORTERM",
+  "NO_COLOR",
+  "TMPDIR",
+  "TZ",
+  "CI",
+  "SystemRoot",
+  "SYSTEMROOT",
+  "windir",
+  "WINDIR",
+  "ComSpec",
+  "COMSPEC",
+  "PATHEXT",
+  "SystemDrive",
+  "TEMP",
+  "TMP"
+];
+var KBZ_PASSED_ENV = [
+  "UNLAZY_APPROVAL_DIR",
+  "UNLAZY_SHELL",
+  "KBZ_CACHE_DIR",
+  "KBZ_LEASE_TTL",
+  "KBZ_CONTAINMENT",
+  "XDG_CACHE_HOME"
+];
+var allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
+
+// src/io/oracle/binding.ts
+class OracleError extends KbzError {
+  constructor(message, file, line) {
+    super(message, {
+      code: "oracle",
+      file,
+      line,
+      hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts"
+    });
+  }
+}
+var MAX_SCRIPT_DEPTH = 4;
+function keyOf(root, abs) {
+  return isInside(root, abs) && abs !== root ? path28.relative(root, abs).split(path28.sep).join("/") : abs;
+}
+function expandHome(p, env) {
+  return p === "~" || p.startsWith("~/") ? path28.join(env.HOME ?? "/", p.slice(1)) : p;
+}
+function packageJsonFor(root, dir) {
+  for (let d = dir;; d = path28.dirname(d)) {
+    const candidate = path28.join(d, "package.json");
+    try {
+      if (fs20.statSync(candidate).isFile())
+        return candidate;
+    } catch {}
+    if (d === root || !isInside(root, d) || path28.dirname(d) === d)
+      return path28.join(dir, "package.json");
+  }
+}
+function readScripts(file, cache) {
+  if (cache.has(file))
+    return cache.get(file);
+  let scripts = null;
+  try {
+    const fd = fs20.openSync(file, fs20.constants.O_RDONLY | (fs20.constants.O_NONBLOCK ?? 0));
+    try {
+      const st = fs20.fstatSync(fd);
+      if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
+        const v = JSON.parse(fs20.readFileSync(fd, "utf8"));
+        scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
+      }
+    } finally {
+      fs20.closeSync(fd);
+    }
+  } catch {}
+  cache.set(file, scripts);
+  return scripts;
+}
+function declaredFiles(req, add) {
+  const globs = req.gate.oracle;
+  if (!globs)
+    return;
+  const line = (req.gate.attrIndex.ORACLE ?? req.gate.line - 1) + 1;
+  const fail = (message) => {
+    throw new OracleError(message, req.display, line);
+  };
+  for (const glob of globs) {
+    const wild = /[*?]/.test(glob);
+    if (!wild) {
+      const abs = path28.resolve(req.cwd, glob);
+      let st = null;
+      try {
+        st = fs20.lstatSync(abs);
+      } catch {}
+      if (st?.isSymbolicLink()) {
+        let real = abs;
+        try {
+          real = fs20.realpathSync(abs);
+        } catch {
+          fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
+        }
+        if (!isInside(req.root, real))
+          fail(`ORACLE ${glob} resolves outside the root (${real})`);
+        st = fs20.statSync(real);
+      }
+      if (st?.isDirectory())
+        fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
+      if (st && !st.isFile())
+        fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
+      if (st && st.size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
+      if (!isInside(req.root, abs))
+        fail(`ORACLE ${glob} is outside the root`);
+      add(abs, "ORACLE");
+      continue;
+    }
+    const found = expandInputs(req.cwd, [glob]);
+    if (found.truncated)
+      fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
+    for (const rel of found.files) {
+      const abs = path28.join(req.cwd, rel);
+      const size = fs20.lstatSync(abs).size;
+      if (size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
+      add(abs, "ORACLE");
+    }
+  }
+}
+function oracleFiles(req) {
+  return boundFiles(req).files;
+}
+function boundFiles(req) {
+  const items = new Map;
+  const runners = new Set;
+  const packages = req.packages ?? new Map;
+  const addFile = (abs, via) => {
+    const key = keyOf(req.root, abs);
+    if (items.has(key))
+      return;
+    const compute = () => digestText(fileDigest(abs));
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
+  };
+  const visit = (command, dir, depth) => {
+    const found = oracleRefs(command, dir);
+    for (const r of found.runners)
+      runners.add(r);
+    for (const ref of found.refs)
+      visitRef(ref, depth);
+  };
+  const visitRef = (ref, depth) => {
+    if (ref.kind === "file" || ref.kind === "config") {
+      addFile(path28.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      return;
+    }
+    const pkg = packageJsonFor(req.root, path28.resolve(req.cwd, ref.dir));
+    const scripts = readScripts(pkg, packages);
+    const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
+    for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
+      const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
+      if (items.has(key))
+        continue;
+      const text = scripts?.[name];
+      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
+      items.set(key, { key, digest, via, abs: pkg });
+      if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
+        visit(text, path28.dirname(pkg), depth + 1);
+    }
+  };
+  if (req.gate.check)
+    visit(req.gate.check, req.cwd, 0);
+  declaredFiles(req, addFile);
+  const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const files = {};
+  for (const i of sorted)
+    files[i.key] = i.digest;
+  return { files, items: sorted, runners: [...runners] };
+}
+
+// src/io/trace.ts
+init_inside();
+var RECORD_NAME = /^[0-9a-f]{24}\.json$/;
+function recordsIn(dir, files, real) {
+  let listed;
+  try {
+    listed = fs21.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
+  } catch {
+    return [];
+  }
+  if (listed.length === 0)
+    return [];
+  const present = new Set(listed);
+  const out = [];
+  for (const ledger of files) {
+    const name = recordFileName(real ? realOf(ledger) : ledger);
+    if (!present.has(name))
+      continue;
+    const records = readRecordFile(path29.join(dir, name));
+    if (records)
+      out.push([ledger, records.gates]);
+  }
+  return out;
+}
+
+class DigestWalk {
+  root;
+  explicit;
+  dirs = new Map;
+  digests = new Map;
+  expansions = new Map;
+  realRoot;
+  constructor(root, explicit = false) {
+    this.root = root;
+    this.explicit = explicit;
+    this.realRoot = realOf(root);
+  }
+  oracle(file, gate, ranIn = null, record) {
+    const cwd = this.oracleDir(file, gate, ranIn);
+    const known = knownFiles(record);
+    try {
+      const display = isInside(this.root, file) ? path29.relative(this.root, file) : file;
+      const digestOf = (abs, compute, key) => this.oracleDigest(abs, compute, known?.(key, abs));
+      return oracleFiles({
+        root: this.realRoot,
+        display,
+        gate,
+        cwd,
+        env: process.env,
+        digestOf,
+        packages: this.packages
+      });
+    } catch (e) {
+      return { error: e.message };
+    }
+  }
+  oracleHolds(file, gate, ranIn, record) {
+    return filesUnchanged(record.detail, record.depends, gate, this.oracleDir(file, gate, ranIn), this.realRoot, (abs) => this.identity(abs));
+  }
+  oracleDir(file, gate, ranIn) {
+    const base = this.explicit ? ledgerBase(file) : this.root;
+    const dir = gate.cwd ? path29.resolve(base, gate.cwd) : base;
+    return (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
+  }
+  packages = new Map;
+  oracleDigests = new Map;
+  identities = new Map;
+  identity(abs) {
+    let now = this.identities.get(abs);
+    if (now === undefined)
+      this.identities.set(abs, now = currentIdentity(abs));
+    return now;
+  }
+  oracleDigest(abs, compute, recorded) {
+    let d = this.oracleDigests.get(abs);
+    if (d !== undefined)
+      return d;
+    if (recorded && this.identity(abs) === recorded.identity)
+      return recorded.digest;
+    this.oracleDigests.set(abs, d = compute());
+    return d;
+  }
+  checkDirs = new Map;
+  checkDir(cwd) {
+    if (typeof cwd !== "string" || !path29.isAbsolute(cwd))
+      return null;
+    let found = this.checkDirs.get(cwd);
+    if (found === undefined)
+      this.checkDirs.set(cwd, found = this.resolveDir(cwd));
+    return found;
+  }
+  resolveDir(cwd) {
+    try {
+      const real = fs21.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs21.statSync(real).isDirectory() ? real : null;
+    } catch {
+      return null;
+    }
+  }
+  expand(cwd, inputs) {
+    const key = `${cwd}\x00${JSON.stringify(inputs)}`;
+    let e = this.expansions.get(key);
+    if (!e)
+      this.expansions.set(key, e = expandInputs(cwd, [...inputs]));
+    return e;
+  }
+  refusal(cwd, inputs) {
+    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+  }
+  inputs(cwd, inputs, ledger) {
+    const expanded = this.expand(cwd, inputs);
+    if (expanded.truncated)
+      return { files: {}, refusal: TOO_MANY_INPUTS };
+    const files = {};
+    for (const rel of expanded.files) {
+      const abs = path29.join(cwd, rel);
+      let d = this.digests.get(abs);
+      if (d === undefined) {
+        try {
+          d = digestFile(this.realRoot, abs, this.dirs);
+        } catch (e) {
+          if (e instanceof DeadlineError && !e.file)
+            throw new DeadlineError(e.seconds, e.what, path29.relative(this.root, ledger) || ledger);
+          throw e;
+        }
+        this.digests.set(abs, d);
+      }
+      if (d !== null)
+        files[rel] = d;
+    }
+    return { files, refusal: null };
+  }
+}
+function knownFiles(record) {
+  const stat = record?.detail?.stat;
+  if (!record || !stat || typeof stat !== "object")
+    return null;
+  return (key) => {
+    const identity = Object.hasOwn(stat, key) ? stat[key] : undefined;
+    const digest = record.depends[oracleFileName(key)];
+    return typeof identity === "string" && typeof digest === "string" ? { digest, identity } : undefined;
+  };
+}
+function readTrace(root, files, o = {}) {
+  const real = o.real ?? false;
+  const records = new Map;
+  const add = (file, r) => {
+    const list = records.get(file);
+    if (list)
+      list.push(r);
+    else
+      records.set(file, [r]);
+  };
+  for (const [ledger, gates] of recordsIn(path29.join(root, INPUTS_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
+        continue;
+      add(ledger, inputsRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of recordsIn(path29.join(root, PROBES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
+        continue;
+      add(ledger, probeRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of recordsIn(path29.join(root, ORACLES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
+        continue;
+      add(ledger, oracleRecord(ledger, id, s));
+    }
+  }
+  for (const [ledger, gates] of recordsIn(path29.join(root, FAILURES_DIR), files, real)) {
+    for (const [id, rec] of Object.entries(gates)) {
+      const s = rec;
+      if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string")
+        continue;
+      if (s.inputs !== undefined && (!Array.isArray(s.inputs) || typeof s.cwd !== "string" || typeof s.files !== "object" || s.files === null))
+        continue;
+      add(ledger, failureRecord(ledger, id, s));
+    }
+  }
+  return { records, world: new DigestWalk(root, real) };
+}
+
+// src/io/check/attested.ts
+init_trace();
+import * as fs23 from "node:fs";
+import * as path31 from "node:path";
+
+// src/io/run/attest.ts
+init_hash();
+init_trace();
+init_state();
+init_parse();
+init_decode();
+init_fs();
+init_lock();
+import * as fs22 from "node:fs";
+import * as path30 from "node:path";
+var MAX_FILE_BYTES = 16 * 1024 * 1024;
+var SCHEMA = 2;
+var ROOT_SCHEMA = 3;
+function realOf2(p) {
+  try {
+    return fs22.realpathSync(p);
+  } catch {
+    return path30.resolve(p);
+  }
+}
+var key24 = (p) => sha256Hex(p).slice(0, 24);
+function legacyDir(store, realRoot) {
+  return path30.join(store, "kbz", "attest", key24(realRoot));
+}
+function rootFile(store, realRoot) {
+  return path30.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
+}
+function macOf(secret, body) {
+  return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
+}
+function unsealed(text, secret) {
+  const nl = text.indexOf(`
+`);
+  if (nl !== 64 || !secret)
+    return null;
+  const body = text.slice(nl + 1).replace(/\n$/, "");
+  return equalConstantTime(text.slice(0, 64), macOf(secret, body)) ? body : null;
+}
+function ledgerOf(v, at) {
+  const root = at?.root ?? v?.root;
+  const ledger = at?.ledger ?? v?.ledger;
+  if (typeof root !== "string" || typeof ledger !== "string" || typeof v?.gates !== "object" || !v.gates)
+    return null;
+  if (!at && v.schema === 1) {
+    const ids = [
+      ...Object.keys(v.gates),
+      ...Object.keys(v.approved && typeof v.approved === "object" ? v.approved : {})
+    ];
+    return { schema: SCHEMA, root, ledger, gates: {}, approved: [...new Set(ids)].sort() };
+  }
+  if (!at && v.schema !== SCHEMA)
+    return null;
+  const approved = Array.isArray(v.approved) ? v.approved.filter((g) => typeof g === "string") : [];
+  const vacuous = vacuityOf(v.vacuous);
+  return {
+    schema: SCHEMA,
+    root,
+    ledger,
+    gates: v.gates,
+    approved,
+    ...typeof v.all === "string" ? { all: v.all } : {},
+    ...typeof v.text === "string" ? { text: v.text } : {},
+    ...vacuous ? { vacuous } : {}
+  };
+}
+function parseJson(text) {
+  if (text === null)
+    return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+function ledgersOf(v, realRoot) {
+  const out = new Map;
+  if (v?.schema !== ROOT_SCHEMA || v.root !== realRoot || typeof v.ledgers !== "object" || !v.ledgers)
+    return out;
+  for (const [ledger, body] of Object.entries(v.ledgers)) {
+    const f = ledgerOf(body, { root: realRoot, ledger });
+    if (f)
+      out.set(ledger, f);
+  }
+  return out;
+}
+function vacuityOf(v) {
+  if (!v || typeof v !== "object")
+    return;
+  const out = {};
+  for (const [id, s] of Object.entries(v)) {
+    if (s && typeof s.definition === "string" && typeof s.oracle === "string" && Array.isArray(s.hidden))
+      out[id] = { definition: s.definition, oracle: s.oracle, hidden: s.hidden.filter((h) => typeof h === "string") };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+function readBody(file, secret) {
+  const bytes = readPrivate(file, MAX_FILE_BYTES);
+  if (!bytes)
+    return null;
+  const text = bytes.toString("utf8");
+  const sealedBody = unsealed(text, secret);
+  const body = parseJson(sealedBody ?? text.slice(text.indexOf(`
+`) + 1));
+  return body ? { body, verified: sealedBody !== null } : null;
+}
+function readLegacy(store, realRoot, secret) {
+  const dir = legacyDir(store, realRoot);
+  let names;
+  try {
+    names = fs22.readdirSync(dir).filter((n) => n.endsWith(".json"));
+  } catch {
+    return { files: [], ledgers: new Map, unverified: [] };
+  }
+  const ledgers = new Map;
+  const unverified = [];
+  const files = names.map((n) => path30.join(dir, n));
+  for (const file of files) {
+    const read = readBody(file, secret);
+    if (!read)
+      continue;
+    if (!read.verified) {
+      unverified.push(read.body);
+      continue;
+    }
+    const f = ledgerOf(read.body);
+    if (f && f.root === realRoot)
+      ledgers.set(f.ledger, f);
+  }
+  return { files, ledgers, unverified };
+}
+function recordedGates(f) {
+  return [...new Set([...Object.keys(f.gates), ...f.approved])].sort();
+}
+function readRootAttestations(store, root) {
+  const secret = attestSecret(store, false);
+  if (!secret)
+    return { ledgers: new Map };
+  const realRoot = realOf2(root);
+  const read = readBody(rootFile(store, realRoot), secret);
+  const ledgers = read?.verified ? ledgersOf(read.body, realRoot) : new Map;
+  for (const [l, f] of readLegacy(store, realRoot, secret).ledgers)
+    if (!ledgers.has(l))
+      ledgers.set(l, f);
+  return { ledgers };
+}
+
+// src/io/check/attested.ts
+init_parse();
+init_command();
+function realOf3(p) {
+  try {
+    return fs23.realpathSync(p);
+  } catch {
+    return path31.resolve(p);
+  }
+}
+function belongs(target, ledger) {
+  const root = realOf3(target.root);
+  if (target.mode === "explicit")
+    return target.files.some((f) => realOf3(f) === ledger);
+  const dir = path31.dirname(ledger);
+  const base = path31.basename(dir) === "gates" ? path31.dirname(dir) : dir;
+  if (path31.basename(ledger) !== "GATES.md" && path31.basename(dir) !== "gates")
+    return false;
+  if (base === root)
+    return true;
+  const scopeDir = path31.dirname(base);
+  if (scopeDir !== path31.join(root, ".unlazy"))
+    return false;
+  return path31.basename(base) === target.scope || !fs23.existsSync(base);
+}
+function removedItem(qid, where) {
+  return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
+}
+function removedGates(snap, atts, realFile) {
+  const out = [];
+  const loaded = new Map(snap.ledgers.map((l) => [realFile(l.file), l]));
+  for (const [ledger, rec] of atts.ledgers) {
+    const entry = loaded.get(ledger);
+    if (entry) {
+      if (!entry.ledger || entry.problems.length > 0)
+        continue;
+      if (rec.text !== undefined && rec.text === attestedLedgerDigest(entry.ledger))
+        continue;
+      const have = new Set(entry.ledger.gates.map((g) => g.id));
+      if (everyRecorded(rec, (id) => have.has(id)))
+        continue;
+      const shown = path31.relative(snap.target.root, ledger) || ledger;
+      for (const id of recordedGates(rec))
+        if (!have.has(id))
+          out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
+    } else if (!fs23.existsSync(ledger) && belongs(snap.target, ledger)) {
+      const shown = path31.relative(snap.target.root, ledger) || ledger;
+      for (const id of recordedGates(rec))
+        out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
+    }
+  }
+  return out;
+}
+function everyRecorded(rec, holds) {
+  for (const id in rec.gates)
+    if (!holds(id))
+      return false;
+  return rec.approved.every(holds);
+}
+function readAttestations(root, env = process.env) {
+  const store = approvalDirFor(env);
+  if (readPolicy(store) !== "person")
+    return null;
+  return readRootAttestations(store, root);
+}
+function attestationsOf(target, atts) {
+  if (atts === null)
+    return null;
+  if (target.mode !== "explicit")
+    return atts.ledgers;
+  const out = new Map;
+  for (const f of target.files) {
+    const rec = atts.ledgers.get(realOf3(f));
+    if (rec)
+      out.set(f, rec);
+  }
+  return out;
+}
+function markRemoved(snap, atts) {
+  if (atts === null)
+    return;
+  const realFile = snap.target.mode === "explicit" ? realOf3 : (file) => file;
+  const removed = removedGates(snap, atts, realFile);
+  if (removed.length > 0)
+    snap.removed = removed;
+}
+
+// src/ops/snapshot.ts
 init_read();
+function loadSnapshot(target, load = loadLedgerFile) {
+  const constrained = target.mode !== "explicit";
+  const realDirs = new Map;
+  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
+  const dispatch = target.discoveryErrors.length > 0 ? null : target.scope ? dispatchStatus(target.root, target.scope) : target.scopes ? scopesDispatch(target.root, target.scopes) : null;
+  const trace = readTrace(target.root, target.files, { real: !constrained });
+  const atts = readAttestations(target.root);
+  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
+  markRemoved(snap, atts);
+  return snap;
+}
+function dispatchStatus(root, scope) {
+  if (!scope)
+    return { resolved: [], blocking: [], abandoned: [], error: null };
+  const view = coordination(root);
+  let agg;
+  try {
+    agg = aggregateDispatch(view.dispatch(scope).state);
+  } catch (e) {
+    if (e instanceof DispatchStateError)
+      return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
+    throw e;
+  }
+  for (const l of view.lost(scope)) {
+    agg.resolved.push(`lease:${l.leaf}=lost`);
+    agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
+  }
+  return agg;
+}
+function scopesDispatch(root, scopes) {
+  const out = { resolved: [], blocking: [], abandoned: [], error: null };
+  for (const scope of scopes) {
+    const one = dispatchStatus(root, scope);
+    out.resolved.push(...one.resolved.map((r) => `${scope}/${r}`));
+    out.blocking.push(...one.blocking.map((b) => `${scope}/${b}`));
+    out.abandoned.push(...one.abandoned.map((a) => `${scope}/${a}`));
+    if (one.running)
+      (out.running ??= []).push(...one.running);
+    if (one.error && out.error === null) {
+      out.error = `scope ${scope}: ${one.error}`;
+      if (one.errorLine !== undefined)
+        out.errorLine = one.errorLine;
+    }
+  }
+  return out;
+}
 
 // src/io/root.ts
 init_command();
-import * as fs23 from "node:fs";
+import * as fs24 from "node:fs";
 import * as os4 from "node:os";
-import * as path31 from "node:path";
+import * as path32 from "node:path";
 function has(dir, name) {
   try {
-    fs23.lstatSync(path31.join(dir, name));
+    fs24.lstatSync(path32.join(dir, name));
     return true;
   } catch {
     return false;
@@ -5723,14 +6211,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs23.lstatSync(path31.join(dir, name)).isDirectory();
+    return fs24.lstatSync(path32.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs23.readdirSync(path31.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs24.readdirSync(path32.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -5739,20 +6227,19 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path31.dirname(dir)) {
+  for (let dir = cwd;; dir = path32.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path31.dirname(dir) === dir)
+    if (path32.dirname(dir) === dir)
       return cwd;
   }
 }
 
 // src/ops/hookStop.ts
-init_active();
 var JUDGE_S = 3;
 var JUDGE_MS = 2500;
 async function hookStop({ scope: pinned, stop, env, cwd }) {
@@ -5762,7 +6249,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
       return invalidScopeArgument();
     if (!stop)
       return null;
-    const wanted = path32.resolve(cwd, stop.cwd ?? ".");
+    const wanted = path33.resolve(cwd, stop.cwd ?? ".");
     const dir = existingDirectory(wanted);
     if (!dir)
       return unresolvable(`cwd is not an existing directory: ${wanted}`);
@@ -5811,7 +6298,7 @@ async function hookStop({ scope: pinned, stop, env, cwd }) {
 }
 function existingDirectory(dir) {
   try {
-    return fs24.statSync(dir).isDirectory() ? fs24.realpathSync(dir) : null;
+    return fs25.statSync(dir).isDirectory() ? fs25.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -5846,7 +6333,10 @@ function leftUnmet(root, left, started) {
 async function countBlock2(target, key, hash, stop) {
   let blocks;
   try {
-    blocks = await recordBlock(target, key, hash, { restartAfter: stop.fresh ? MAX_BLOCKS : null, uncounted: stop.uncounted === "no-message" });
+    blocks = await recordBlock(target, key, hash, {
+      restartAfter: stop.fresh ? MAX_BLOCKS : null,
+      uncounted: stop.uncounted === "no-message"
+    });
   } catch (e) {
     return { ok: false, message: e.message };
   }
@@ -5890,7 +6380,10 @@ function backgroundTasks(v) {
     const status = str(o.status);
     if (status !== null && !/^(running|pending|in[_ -]?progress|started|active)$/i.test(status))
       continue;
-    out.push({ id: str(o.id) ?? str(o.task_id), words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"]) });
+    out.push({
+      id: str(o.id) ?? str(o.task_id),
+      words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"])
+    });
   }
   return out;
 }
@@ -5980,7 +6473,12 @@ var copilot = {
     const agent = str(o.agentId) ?? str(o.agent_id);
     if (agent !== null || str(o.agentType) !== null || event !== null && /^subagentstop$/i.test(event)) {
       const uncounted = base.uncounted ?? noMessage(o, "response");
-      return { ...base, kind: "subagent", uncounted, worker: { ids: agent ? [agent] : [], text: strings(o, ["agentType", "agent_type", "agentName", "agent_name"]) } };
+      return {
+        ...base,
+        kind: "subagent",
+        uncounted,
+        worker: { ids: agent ? [agent] : [], text: strings(o, ["agentType", "agent_type", "agentName", "agent_name"]) }
+      };
     }
     return base;
   },
@@ -6002,7 +6500,11 @@ var cursor = {
     base.continuations = loops;
     base.uncounted = statusOf(o.status);
     if (str(o.hook_event_name) === "subagentStop" || str(o.subagent_type) !== null) {
-      return { ...base, kind: "subagent", worker: { ids: [], text: strings(o, ["task", "description", "subagent_type"]) } };
+      return {
+        ...base,
+        kind: "subagent",
+        worker: { ids: [], text: strings(o, ["task", "description", "subagent_type"]) }
+      };
     }
     return base;
   },
@@ -6073,12 +6575,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs25 from "node:fs";
+import * as fs26 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs25.fstatSync(fd);
+    return fs26.fstatSync(fd);
   } catch {
     return null;
   }
@@ -6099,7 +6601,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs25.openSync("/proc/self/fd/0", fs25.constants.O_RDONLY | (fs25.constants.O_NONBLOCK ?? 0));
+    fd = fs26.openSync("/proc/self/fd/0", fs26.constants.O_RDONLY | (fs26.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -6110,7 +6612,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs25.readSync(fd, buf, 0, buf.length, null);
+        n = fs26.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -6124,7 +6626,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs25.closeSync(fd);
+    fs26.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -6134,7 +6636,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs25.readSync(0, buf, 0, buf.length, null);
+      n = fs26.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -6204,7 +6706,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs25.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs26.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -6258,8 +6760,11 @@ async function runStopHook(args, input, env, cwd) {
     return HOSTS.claude.render(invalidAgentArgument(), null);
   if (input.timedOut) {
     const r = host.render(null, null);
-    return { stdout: r.stdout, stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.
-` };
+    return {
+      stdout: r.stdout,
+      stderr: r.stderr + `kbz: the Stop payload did not end within ${STDIN_DEADLINE_MS / 1000} s; treated as missing, not blocking.
+`
+    };
   }
   const payload = parsePayload(input.bytes);
   let stop = null;
@@ -6271,7 +6776,9 @@ async function runStopHook(args, input, env, cwd) {
   return host.render(await hookStop({ scope: scopeArgument(args), stop, env, cwd }), stop);
 }
 function invalidAgentArgument() {
-  return { systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.` };
+  return {
+    systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.`
+  };
 }
 async function stopHookMain(args) {
   let r;

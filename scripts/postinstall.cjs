@@ -4,21 +4,21 @@
 // every `node …` CHECK run under npm would run on Node 16 instead of the user's own node. This
 // removes that one link (and its Windows shims). Silent; plain CommonJS so any Node runs it.
 "use strict";
-var fs = require("fs");
-var path = require("path");
+var fs = require("node:fs");
+var path = require("node:path");
 
 var bin = path.join(__dirname, "..", "node_modules", ".bin");
 var ours = path.join(__dirname, "..", "node_modules", "node16");
-["node", "node.cmd", "node.ps1"].forEach(function (name) {
+["node", "node.cmd", "node.ps1"].forEach((name) => {
   var link = path.join(bin, name);
   var target;
   try {
     target = fs.readlinkSync(link);
-  } catch (e) {
+  } catch {
     // Not a symlink: a Windows shim names its target inside; anything else is not ours.
     try {
       if (fs.readFileSync(link, "utf8").indexOf("node16") === -1) return;
-    } catch (e2) {
+    } catch {
       return;
     }
     fs.unlinkSync(link);

@@ -27,10 +27,31 @@ if (!env.KBZ_CI) {
   }
 }
 env.KBZ_TEST_TOLD = told.join(",");
+// Format and lint first (biome.jsonc: 120 columns, the recommended rules less the ones it names); a
+// finding fails the run, but the tests still run so one report shows both. Skipped when the run
+// names files or folders (a developer running one file).
+const args = process.argv.slice(2);
+let lint = 0;
+if (args.length === 0) {
+  const biome = spawnSync(
+    path.join(REPO, "node_modules", ".bin", "biome"),
+    ["ci", "--colors=off", "src", "test", "bench", "scripts", "build.ts"],
+    {
+      cwd: REPO,
+      env,
+      stdio: "inherit",
+    },
+  );
+  lint = biome.status ?? 1;
+  if (lint !== 0)
+    console.log(
+      "biome: format or lint findings above (fix with: npx biome check --write src test bench scripts build.ts)",
+    );
+}
 const parallel = env.KBZ_CI ? [] : ["--parallel"];
-const run = spawnSync("bun", ["test", "--timeout", "120000", ...parallel, ...process.argv.slice(2)], {
+const run = spawnSync("bun", ["test", "--timeout", "120000", ...parallel, ...args], {
   cwd: REPO,
   env,
   stdio: "inherit",
 });
-process.exit(run.status ?? 1);
+process.exit(run.status || lint || (run.status === null ? 1 : 0));

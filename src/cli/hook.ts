@@ -8,6 +8,8 @@ import { COPILOT_DENY } from "../core/hook/deny.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import { codexRulesPath, hookPlaces, installHook, type HookPlace, type InstallOutcome } from "../ops/hook.ts";
+import { commitLine, type IgnoreResult } from "../core/workspace/local-state.ts";
+import { keepLocalStateOut } from "../ops/init.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -48,7 +50,13 @@ function locationOption(argv: HookArgs, host: HostName): Location {
 const TRUST_HINT =
   "codex skips an untrusted hook (silently under codex exec): open codex, run /hooks and trust kbz's Stop hook";
 
-function report_(o: InstallOutcome, host: HostName, command: string | null, location: Location): void {
+function report_(
+  o: InstallOutcome,
+  host: HostName,
+  command: string | null,
+  location: Location,
+  ignored: IgnoreResult | null,
+): void {
   switch (o.result) {
     case "already-installed":
       out(`Already installed in ${o.target} (idempotent, nothing changed).`);
@@ -65,7 +73,7 @@ function report_(o: InstallOutcome, host: HostName, command: string | null, loca
       out(`Installed kbz stop hook for ${host} into ${o.target} (${TARGETS[host].events.join(", ")})`);
       out(`  command: ${command}`);
       if (o.backup) out(`  backup:  ${o.backup}`);
-      out("  note:    keep .unlazy/ and .unlazy-hook-state.json ignored (local state)");
+      if (ignored) out(`  ${commitLine(ignored.added.length, ignored.skipped)}`);
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
       if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) keep the person's acts from the agent`);
       if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);
@@ -108,6 +116,13 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
     ...(program ? { program } : {}),
     ...(ownPaths ? { ownPaths } : {}),
   });
+  // A repository's install also keeps kbz's local state out of git (unlazy's note only said to).
+  const ignored =
+    outcome.result === "installed" || outcome.result === "already-installed"
+      ? location === "global"
+        ? null
+        : keepLocalStateOut(process.cwd())
+      : null;
   const handlers = command === null ? null : Object.fromEntries(t.events.map((e) => [e, t.handler(command!, e)]));
   const fields = {
     agent: host,
@@ -118,8 +133,11 @@ export function install(argv: HookArgs, program?: string[], ownPaths?: string[])
     scope,
     backup: outcome.backup,
     removed: outcome.removed,
+    gitignore: ignored,
   };
-  return report(!!argv.json, envelope(outcome.result, 0, fields), () => report_(outcome, host, command, location));
+  return report(!!argv.json, envelope(outcome.result, 0, fields), () =>
+    report_(outcome, host, command, location, ignored),
+  );
 }
 
 function placeLine(p: HookPlace, trust: "counts" | "note" | null): string {

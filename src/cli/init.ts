@@ -1,5 +1,6 @@
 // kbz init: start a ledger from the skill's templates. Never overwrites an existing file.
 import { initLedgers } from "../ops/init.ts";
+import { commitLine } from "../core/workspace/local-state.ts";
 import { kbz, optional, placeholder as ph } from "../core/text/command.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { emit, envelope } from "./envelope.ts";
@@ -12,11 +13,12 @@ interface InitArgs {
 }
 
 function run(argv: InitArgs): ExitCode {
-  const { root, written } = initLedgers(argv.root ?? process.cwd(), argv.scope);
+  const { root, written, gitignore } = initLedgers(argv.root ?? process.cwd(), argv.scope);
   if (argv.json) {
-    emit(envelope("created", 0, { result: "created", root, files: written }));
+    emit(envelope("created", 0, { result: "created", root, files: written, gitignore }));
   } else {
     out(`created ${written.join(", ")}`);
+    out(commitLine(gitignore.added.length, gitignore.skipped));
     if (argv.scope)
       out(
         `next: ${kbz("plan add", { scope: argv.scope }, ph("LEAF"), { owns: ph("GLOB"), needs: optional(ph("A,B")) })} for each leaf, then ${kbz("next", { scope: argv.scope })}`,

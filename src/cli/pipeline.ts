@@ -4,7 +4,7 @@ import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { escapeField } from "../core/text/sanitize.ts";
 import { targetOf } from "../ops/workspace.ts";
-import { type Target } from "../core/workspace/target.ts";
+import type { Target } from "../core/workspace/target.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { requestedScope } from "./context.ts";
 import { err } from "./output.ts";

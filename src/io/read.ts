@@ -1,45 +1,32 @@
-// The one reader (docs/formats.md): every file kbz reads from a workspace is read here, with the
-// stable read — one unchanged, regular, single-link file, never through a link, never blocking on
-// a FIFO. PLAN.md, ACCESS.json, dispatch.json, STRUCTURE.json and its journal, the ledgers, the
-// lease records and status.log have no other reader. A scope's inputs are handed to the pure
-// builders through ScopeReader (the ScopeInputs port), which reads each file once and, for
-// `kbz next` and the dashboard, proves the whole set unchanged in one consistency pass.
+// The stable read (docs/formats.md#stable-reads), the floor every reader of a workspace stands on:
+// one unchanged, regular, single-link file, never through a link, never blocking on a FIFO, and
+// the readers of each kind of workspace file built on it (ledgers, dispatch.json, lease records,
+// status.log, scope files). This module imports nothing of io/: the scope read that composes
+// these reads (io/scope.ts) stands above the coordination port, and the snapshot assembly is a
+// use case (ops/snapshot.ts).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ReadError, UsageError } from "../core/errors.ts";
+import { ReadError } from "../core/errors.ts";
 import { decodeLedgerText, MAX_LEDGER_BYTES } from "../core/text/decode.ts";
 import { isInside } from "../core/workspace/inside.ts";
-import type { ScopeInputs } from "../core/workspace/inputs.ts";
-import type { Target } from "../core/workspace/target.ts";
 import {
   invalidRecord,
-  leaseSignature,
   locksDir,
   MAX_LEASE_BYTES,
   parseLeaseRecord,
   type LeaseRecord,
 } from "../core/dispatch/lease-record.ts";
 import {
-  aggregateDispatch,
   dispatchPath,
   DispatchStateError,
   emptyDispatch,
-  invalidAggregate,
   parseDispatch,
   waveLine,
-  type DispatchAggregate,
   type DispatchState,
 } from "../core/dispatch/waves.ts";
-import { buildSnapshot, ledgerEntry, unreadableEntry, type LedgerEntry, type Snapshot } from "../core/snapshot.ts";
-import { escapeField } from "../core/text/sanitize.ts";
-import { canonicalRoot, resolveTarget, withSoloLedgers } from "./discover.ts";
-import { readTrace } from "./trace.ts";
+import { ledgerEntry, unreadableEntry, type LedgerEntry } from "../core/snapshot.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import type { Ledger } from "../core/ledger/model.ts";
-import { coordination } from "./coordination/active.ts";
-import type { RowState } from "../core/plan/table.ts";
-import { attestationsOf, hasAttestedLedgers, markRemoved, readAttestations } from "./check/attested.ts";
-import { kbz } from "../core/text/command.ts";
 
 const RACE_RETRIES = 4;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -57,7 +44,7 @@ function unchanged(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
 }
 
 /** Same inode, type, size and times: the file as it was (the consistency pass). */
-function sameFileState(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+export function sameFileState(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
   return unchanged(a, b) && a.mode === b.mode;
 }
 
@@ -106,11 +93,20 @@ export function readStableWith<T>(
 }
 
 /**
- * The read itself. `checkName` false skips the after-read lstat of the name; only ScopeReader
- * passes false, and only when it runs the consistency pass (`changed`) after its whole snapshot:
- * that pass compares each name's lstat with the stat handed to `use`, so a file that changed or
- * was swapped mid-read is caught there. This is the one place that rule lives.
+ * The stable read without its own after-read lstat of the name: only for ScopeReader
+ * (io/scope.ts), and only when it runs the consistency pass (`changed`) after its whole
+ * snapshot: that pass compares each name's lstat with the stat handed to `use`, so a file that
+ * changed or was swapped mid-read is caught there.
  */
+export function readStableForPass<T>(
+  file: string,
+  opts: StableReadOptions,
+  use: (bytes: Buffer, stat: fs.BigIntStats) => T,
+): T {
+  return stableRead(file, opts, use, false);
+}
+
+/** The read itself; `checkName` false defers the name's check to a consistency pass (above). */
 function stableRead<T>(
   file: string,
   opts: StableReadOptions,
@@ -246,60 +242,6 @@ export function loadLedgerFile(
   return ledgerEntry(file, root, decoded, parse);
 }
 
-/** The status snapshot. `load` lets a long-lived reader (the dashboard) reuse entries of files that did not change. */
-export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadLedgerFile): Snapshot {
-  const constrained = target.mode !== "explicit";
-  const realDirs = new Map<string, string>();
-  const ledgers = target.files.map((f) => load(f, target.root, constrained, realDirs));
-  const dispatch =
-    target.discoveryErrors.length > 0
-      ? null
-      : target.scope
-        ? dispatchStatus(target.root, target.scope)
-        : target.scopes
-          ? scopesDispatch(target.root, target.scopes)
-          : null;
-  const trace = readTrace(target.root, target.files, { real: !constrained });
-  const atts = readAttestations(target.root);
-  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
-  markRemoved(snap, atts);
-  return snap;
-}
-
-/** No ledger anywhere: say where kbz looked, and that `kbz init` writes the first one. */
-export function noLedgers(root: string): UsageError {
-  return new UsageError(
-    `no gate files found (looked for .unlazy/<scope>/, then GATES.md and gates/*.md under ${root})`,
-    {
-      hint: `${kbz("init")} writes a starter GATES.md here (${kbz("demo")} shows a worked example)`,
-    },
-  );
-}
-
-export interface TargetRequest {
-  root?: string; // default: the current directory
-  files: string[]; // explicit ledgers; empty means discover
-  scope?: string | null; // --scope, else the UNLAZY_SCOPE value the caller passes
-  /** Judge the solo ledgers together with a scope (status, the Stop hook). */
-  solo?: boolean;
-}
-
-/** Resolve what a command targets and load it (usage problems are thrown, file problems returned). */
-export function snapshotForRequest(req: TargetRequest): Snapshot {
-  if (req.files.length > 0 && req.scope) throw new UsageError("explicit ledger files cannot be combined with --scope");
-  const root = canonicalRoot(req.root ?? process.cwd());
-  const resolved = resolveTarget({ root, files: req.files, scope: req.files.length > 0 ? null : req.scope || null });
-  const target = req.solo ? withSoloLedgers(resolved) : resolved;
-  if (target.mode === "none" && hasAttestedLedgers(root)) {
-    // Every ledger is gone, but kbz attested gates here: they are REMOVED, not "no ledgers".
-    return loadSnapshot({ ...target, mode: "legacy" });
-  }
-  if (target.mode === "none") {
-    throw noLedgers(root);
-  }
-  return loadSnapshot(target);
-}
-
 // ---- dispatch.json ------------------------------------------------------------------------
 
 export interface LoadedDispatch {
@@ -337,52 +279,6 @@ export function loadDispatch(root: string, scope: string): LoadedDispatch {
     if (e instanceof DispatchStateError) throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
     throw e;
   }
-}
-
-/**
- * The scope's dispatch aggregate (docs/formats.md#dispatch), read through the coordination adapter. Never throws
- * for a bad state: an invalid state is a blocking item plus `error`, so callers decide whether to
- * fail (status: exit 2) or block (hook). A lease this clone held and the coordinator lost is a
- * blocking item too: the holder must claim again before it edits those paths.
- */
-export function dispatchStatus(root: string, scope: string | null): DispatchAggregate {
-  if (!scope) return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
-  let agg: DispatchAggregate;
-  try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
-  } catch (e) {
-    if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
-    throw e;
-  }
-  for (const l of view.lost(scope)) {
-    agg.resolved.push(`lease:${l.leaf}=lost`);
-    agg.blocking.push(
-      `lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`,
-    );
-  }
-  return agg;
-}
-
-/**
- * The dispatch states of several scopes judged together (the Stop hook with more than one scope),
- * as one aggregate: each item names its scope (`api/dispatch:w1 open (1/1 started)`), so an open
- * wave blocks whichever scopes are judged with it. The first invalid state is the error.
- */
-function scopesDispatch(root: string, scopes: string[]): DispatchAggregate {
-  const out: DispatchAggregate = { resolved: [], blocking: [], abandoned: [], error: null };
-  for (const scope of scopes) {
-    const one = dispatchStatus(root, scope);
-    out.resolved.push(...one.resolved.map((r) => `${scope}/${r}`));
-    out.blocking.push(...one.blocking.map((b) => `${scope}/${b}`));
-    out.abandoned.push(...one.abandoned.map((a) => `${scope}/${a}`));
-    if (one.running) (out.running ??= []).push(...one.running);
-    if (one.error && out.error === null) {
-      out.error = `scope ${scope}: ${one.error}`;
-      if (one.errorLine !== undefined) out.errorLine = one.errorLine;
-    }
-  }
-  return out;
 }
 
 /** dispatch.json's text, or null when absent (the files adapter's `dispatchText`). */
@@ -459,9 +355,7 @@ export function readStatusLog(root: string, scope: string): string | null {
   }
 }
 
-// ---- one scope, read once -----------------------------------------------------------------
-
-export type ScopeChange = "inputs" | "leases" | "inventory";
+// ---- the texts a long-lived reader keeps ------------------------------------------------------
 
 /**
  * The texts of one scope's files, carried by a long-lived reader (the dashboard) from one
@@ -509,169 +403,7 @@ export class ScopeTextCache {
   }
 }
 
-/**
- * One scope's inputs, each read once and recorded with the descriptor's stat. With
- * `consistencyPass`, reads skip their own after-read lstat and `changed` proves them whole
- * instead: it re-reads only files whose identity, type, size or times moved, so an unchanged
- * scope costs one lstat per file to confirm. Without it every read checks itself (and the
- * reads are also held inside the root by realpath).
- */
-export class ScopeReader implements ScopeInputs {
-  readonly entries: [string, string | null][] = [];
-  private readonly texts = new Map<string, string | null>();
-  private readonly stats: (fs.BigIntStats | null)[] = [];
-  private readonly scopeDir: string;
-  private readonly dirs: string[];
-  private readonly dirIds: (fs.BigIntStats | null)[];
-  private readonly checks: (() => boolean)[] = [];
-  private readonly realDirs = new Map<string, string>();
-  private resolved: Target | null = null;
-  private leaseRecords: LeaseRecord[] | null = null;
-
-  /** Use `readConsistent` for a reader with the consistency pass. */
-  constructor(
-    readonly root: string,
-    readonly scope: string,
-    private readonly pass = false,
-    private readonly cache: ScopeTextCache | null = null,
-  ) {
-    this.scopeDir = path.join(root, ".unlazy", scope);
-    // Discovery proves these are real directories inside the root; files are opened without
-    // following a final link, so pinning the directories' identities keeps every read inside.
-    this.dirs = pass ? [path.join(root, ".unlazy"), this.scopeDir, path.join(this.scopeDir, "gates")] : [];
-    this.dirIds = this.dirs.map(currentStat);
-  }
-
-  text(rel: string): string | null {
-    const known = this.texts.get(rel);
-    if (known !== undefined) return known;
-    const file = path.join(this.scopeDir, rel);
-    const { text, stat } = this.read(file, rel);
-    this.texts.set(rel, text);
-    this.stats.push(stat);
-    this.entries.push([path.sep + rel.split("/").join(path.sep), text]);
-    return text;
-  }
-
-  target(): Target {
-    return (this.resolved ??= resolveTarget({ root: this.root, scope: this.scope }));
-  }
-
-  leases(): LeaseRecord[] {
-    return (this.leaseRecords ??= coordination(this.root).leases());
-  }
-
-  dispatchText(): string | null {
-    // The files adapter calls back into this reader, so the consistency pass covers dispatch.json.
-    return coordination(this.root).dispatchText(this.scope, () => this.text("dispatch.json"));
-  }
-
-  leafStates(): ReadonlyMap<string, RowState> | null {
-    return coordination(this.root).leafStates(this.scope);
-  }
-
-  alsoCheck(changed: () => boolean): void {
-    this.checks.push(changed);
-  }
-
-  /**
-   * What moved since it was read, or null. This pass is what proves each read whole when the
-   * reads skipped their own lstat: a name that now leads elsewhere, or an inode whose size or
-   * times moved, is re-read and its text compared.
-   */
-  changed(): ScopeChange | null {
-    if (this.dirs.map(currentStat).some((st, k) => !sameState(st, this.dirIds[k]!))) return "inputs";
-    for (let k = 0; k < this.entries.length; k++) {
-      const [suffix, text] = this.entries[k]!;
-      const file = this.scopeDir + suffix;
-      if (!sameState(currentStat(file), this.stats[k]!) && this.readFile(file, suffix.slice(1)).text !== text)
-        return "inputs";
-    }
-    if (this.checks.some((c) => c())) return "inputs";
-    if (
-      this.leaseRecords !== null &&
-      leaseSignature(coordination(this.root).leases()) !== leaseSignature(this.leaseRecords)
-    )
-      return "leases";
-    if (
-      this.resolved !== null &&
-      resolveTarget({ root: this.root, scope: this.scope }).files.join("\n") !== this.resolved.files.join("\n")
-    )
-      return "inventory";
-    return null;
-  }
-
-  ledger(rel: string, text: string, stem: string): Ledger {
-    return this.cache ? this.cache.ledger(path.join(this.scopeDir, rel), text, stem) : parseLedger(text, stem);
-  }
-
-  /** Every file this reader asked for (the cache keeps just these). */
-  files(): Set<string> {
-    return new Set(this.entries.map(([suffix]) => this.scopeDir + suffix));
-  }
-
-  private read(file: string, rel: string): { text: string | null; stat: fs.BigIntStats | null } {
-    // Only with the consistency pass: it is what proves a cached text is still the file's.
-    if (this.cache && this.pass) {
-      const hit = this.cache.get(file, currentStat(file));
-      if (hit) return hit;
-    }
-    const fresh = this.readFile(file, rel);
-    this.cache?.set(file, fresh.stat, fresh.text);
-    return fresh;
-  }
-
-  private readFile(file: string, rel: string): { text: string | null; stat: fs.BigIntStats | null } {
-    let read: { decoded: ReturnType<typeof decodeLedgerText>; stat: fs.BigIntStats };
-    try {
-      const opts = {
-        label: path.basename(file),
-        maxBytes: MAX_LEDGER_BYTES,
-        root: this.pass ? undefined : this.root,
-        realDirs: this.realDirs,
-      };
-      read = stableRead(file, opts, (bytes, stat) => ({ decoded: decodeLedgerText(bytes), stat }), !this.pass);
-    } catch (e) {
-      if (e instanceof ReadError && e.code === "ENOENT") return { text: null, stat: null };
-      if (e instanceof ReadError) throw new ReadError(e.message, e.code, rel);
-      throw e;
-    }
-    if (!("text" in read.decoded)) throw new ReadError(read.decoded.message, "DECODE", rel, read.decoded.line);
-    return { text: read.decoded.text, stat: read.stat };
-  }
-}
-
-function sameState(a: fs.BigIntStats | null, b: fs.BigIntStats | null): boolean {
-  return a === null || b === null ? a === b : sameFileState(a, b);
-}
-
-function currentStat(file: string): fs.BigIntStats | null {
+/** The lstat of `file` now, null when it is absent. */
+export function currentStat(file: string): fs.BigIntStats | null {
   return fs.lstatSync(file, { bigint: true, throwIfNoEntry: false }) ?? null;
-}
-
-export interface ConsistentReadOptions {
-  /** Called once every input is read, before the consistency pass (tests change files here). */
-  beforeConsistencyCheck?: () => void;
-  /** Texts of unchanged files from the previous read of this scope (a long-lived reader). */
-  cache?: ScopeTextCache;
-}
-
-/**
- * Build a view from one scope read with the consistency pass: `build` reads through the port,
- * then every input must still be what it read, else `changed` says what moved and throws or
- * returns the view to hand out instead.
- */
-export function readConsistent<T>(
-  root: string,
-  scope: string,
-  build: (inputs: ScopeInputs) => T,
-  changed: (what: ScopeChange, built: T) => T,
-  opts: ConsistentReadOptions = {},
-): T {
-  const reader = new ScopeReader(root, scope, true, opts.cache ?? null);
-  const value = build(reader);
-  opts.beforeConsistencyCheck?.();
-  const moved = reader.changed();
-  opts.cache?.retain(reader.files());
-  return moved === null ? value : changed(moved, value);
 }

@@ -4,9 +4,11 @@
 import * as path from "node:path";
 import { kbz } from "../core/text/command.ts";
 import { FileProblemsError } from "../core/errors.ts";
-import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
-import { DEFAULT_TIMEOUT_S, runSettings } from "../io/check/run.ts";
-import { snapshotForRequest, type TargetRequest } from "../io/read.ts";
+import { baseDir, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { observeForApproval } from "../io/check/observe.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
+import { snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import { noteApproved } from "../io/run/attest.ts";
 import { approvalView, type ApprovalView } from "./approvalView.ts";
@@ -22,6 +24,8 @@ export interface PendingOracles {
   pending: CheckTask[];
   /** What the person sees of each pending oracle (ops/approvalView.ts), in the same order. */
   views: ApprovalView[];
+  /** For the traced run an approval makes (issue 39): the run settings, the caller's environment and the snapshot. */
+  run?: { settings: RunSettings; env: Env; snap: Snapshot };
 }
 
 /** Every live runnable gate of the target whose current oracle is not approved (a person only). */
@@ -38,11 +42,14 @@ export function pendingOracles(
   const store = new ApprovalStore(dir, root);
   const pending = pendingTasks(snap, settings, true).filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle));
   const views = pending.map((t) => approvalView(t, { root, env: settings.env, store }));
-  return { consent, store, root, pending, views };
+  return { consent, store, root, pending, views, run: { settings, env: req.env, snap } };
 }
 
 /** Record the person's approval of one reviewed oracle. */
 export async function approveOracle(p: PendingOracles, task: CheckTask, how = kbz("approve")): Promise<string> {
+  // Issue 39 (observe's hook; enforce owns this screen): the consented CHECK runs once traced, and
+  // the oracle files it reads join what this approval binds.
+  if (p.run) await observeForApproval(task, p.run.settings, p.run.env, baseDir(p.run.snap, task.file, p.run.settings));
   const record = await p.store.record(task.file, task.gate.id, task.oracle, p.consent.given);
   logConsent(p.consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (${how})`);
   await noteApproved(p.consent.store, p.root, task.file, [task.gate.id]);

@@ -1,9 +1,9 @@
 // `kbz check` as a use case: run the approved, unmet runnable gates of what a command targets and
-// write their evidence back (io/check/run.ts runChecks), then add each result to the scope's log,
+// write their evidence back (ops/checkRun.ts runChecks), then add each result to the scope's log,
 // as claims and waves are. The vacuity probe (`--probe`) is its sibling. Options in, data out:
 // the CLI (and `kbz verify run`, the dashboard) print the result.
 import { MAX_CHECK_DEPTH } from "../io/check/chain.ts";
-import { runProbes, probeLine, type ProbeItem, type ProbeRequest, type ProbeResult } from "../io/check/probe.ts";
+import { runProbes, probeLine, type ProbeItem, type ProbeRequest, type ProbeResult } from "./probe.ts";
 import {
   DEFAULT_TIMEOUT_S,
   runChecks,
@@ -12,7 +12,7 @@ import {
   type CheckRequest,
   type CheckResult,
   type RunReport,
-} from "../io/check/run.ts";
+} from "./checkRun.ts";
 import type { CheckTask } from "../io/check/plan.ts";
 import { containment } from "../io/run/contain.ts";
 import { coordinationFor } from "../io/coordination/active.ts";

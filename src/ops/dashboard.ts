@@ -10,7 +10,7 @@ import { statusReduction } from "../core/report.ts";
 import type { Reduction } from "../core/ledger/state.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { listScopes, resolveTarget } from "../io/discover.ts";
-import { loadSnapshot } from "../io/read.ts";
+import { loadSnapshot } from "./snapshot.ts";
 import { DashCache } from "./dashboardCache.ts";
 import type { Changed } from "./dashboardWatch.ts";
 import type { Env } from "../io/run/shell.ts";

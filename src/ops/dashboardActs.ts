@@ -8,10 +8,10 @@ import { noteApproved } from "../io/run/attest.ts";
 import { isDeliberate, UsageError } from "../core/errors.ts";
 import { readLastRun, type LastRun } from "../io/check/lastrun.ts";
 import { baseDir, cwdShown, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
-import { snapshotForRequest } from "../io/read.ts";
+import { snapshotForRequest } from "./snapshot.ts";
 import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
 import type { GateView } from "../core/snapshot.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "../io/check/run.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "./checkRun.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import type { Env } from "../io/run/shell.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
@@ -266,7 +266,7 @@ export async function probeGate(req: {
   approve: boolean;
   env: Env;
 }): Promise<ProbeShown | null> {
-  const { runProbes, probeLine } = await import("../io/check/probe.ts");
+  const { runProbes, probeLine } = await import("./probe.ts");
   const res = await runProbes({
     root: req.root,
     files: [],

@@ -1,7 +1,7 @@
 // The scope picker's rows: each scope's verdict and counts, read with the status reader.
 import { verdictLines } from "../core/ledger/state.ts";
 import { statusReport } from "../core/report.ts";
-import { loadSnapshot } from "../io/read.ts";
+import { loadSnapshot } from "./snapshot.ts";
 import { resolveTarget } from "../io/discover.ts";
 
 export interface ScopeSummary {

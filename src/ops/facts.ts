@@ -8,7 +8,7 @@ import { VerificationError } from "../core/receipts/errors.ts";
 import { scheduleFacts, type ReceiptVerdicts } from "../core/schedule/facts.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import type { ScopeInputs } from "../core/workspace/inputs.ts";
-import { readConsistent, type ScopeChange } from "../io/read.ts";
+import { readConsistent, type ScopeChange } from "../io/scope.ts";
 import { managedEvidenceIssue } from "../io/receipts/audit.ts";
 import { readReceiptFile, type ReceiptFile } from "../io/receipts/file.ts";
 import type { Env } from "../io/run/shell.ts";

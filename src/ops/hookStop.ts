@@ -54,7 +54,7 @@ import {
 import { clearSession, recordBlock, sessionKey } from "../io/hook/guard.ts";
 import { readHolds, recordHolds } from "../io/hook/holds.ts";
 import { approvalDirFor } from "../io/run/approval.ts";
-import { loadSnapshot } from "../io/read.ts";
+import { loadSnapshot } from "./snapshot.ts";
 import { findRoot } from "../io/root.ts";
 import { installCoordination } from "../io/coordination/active.ts";
 

@@ -9,6 +9,9 @@ import { freshAccess, freshPlan } from "../core/plan/edit.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import { canonicalRoot } from "../io/discover.ts";
 import { ensureRealDir, lstatOrNull, writeAtomic } from "../io/fs.ts";
+import { ignoreLocalState } from "../io/gitignore.ts";
+import { findRoot } from "../io/root.ts";
+import type { IgnoreResult } from "../core/workspace/local-state.ts";
 import { TEMPLATES } from "../skill/files.ts";
 
 /** The leaf template as a solo GATES.md: no OWNS line (nothing to lease) and a task title. */
@@ -31,8 +34,14 @@ function createNew(target: string, text: string): void {
   }
 }
 
-/** Write the starter files under `given` (canonical); returns the root and the files written. */
-export function initLedgers(given: string, scope: string | undefined): { root: string; written: string[] } {
+/**
+ * Write the starter files under `given` (canonical), then kbz's local-state lines into the root's
+ * .gitignore; returns the root, the files written and what .gitignore got.
+ */
+export function initLedgers(
+  given: string,
+  scope: string | undefined,
+): { root: string; written: string[]; gitignore: IgnoreResult } {
   const root = canonicalRoot(given);
   if (scope !== undefined && !isValidId(scope)) throw new UsageError(SCOPE_ID_MESSAGE);
   const files: [string, string][] = scope
@@ -48,5 +57,10 @@ export function initLedgers(given: string, scope: string | undefined): { root: s
   }
   if (scope) ensureRealDir(path.join(root, ".unlazy", scope, "gates"), root, 0o755);
   for (const [rel, text] of files) createNew(path.join(root, rel), text);
-  return { root, written: files.map(([rel]) => rel) };
+  return { root, written: files.map(([rel]) => rel), gitignore: ignoreLocalState(root) };
+}
+
+/** `kbz hook install` in a repository: kbz's local-state lines into the .gitignore of the root found from `cwd`. */
+export function keepLocalStateOut(cwd: string): IgnoreResult {
+  return ignoreLocalState(findRoot(canonicalRoot(cwd)));
 }

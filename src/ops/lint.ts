@@ -4,9 +4,20 @@
 import * as path from "node:path";
 import { UsageError, type FileProblem } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
+import { parseLedger } from "../core/ledger/parse.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { inputFindings } from "../io/inputs/lint.ts";
-import { loadLedgerFile, noLedgers } from "../io/read.ts";
+import { loadLedgerFile } from "../io/read.ts";
+import { noLedgers } from "./snapshot.ts";
+import { soloLedger } from "./init.ts";
+
+let starter: Set<string> | null = null;
+
+/** The example CHECKs of `kbz init`'s starter GATES.md: a gate still using one is a lint error. */
+function starterChecks(): Set<string> {
+  starter ??= new Set(parseLedger(soloLedger(), "GATES").gates.flatMap((g) => (g.check === null ? [] : [g.check])));
+  return starter;
+}
 
 export type { LintFinding };
 
@@ -24,7 +35,11 @@ export function lintFiles(files: string[], cwd: string): LintedFile[] {
     const abs = path.resolve(cwd, file);
     const entry = loadLedgerFile(abs, cwd, false);
     if (entry.problems.length > 0 || !entry.ledger) return { file, problems: entry.problems, findings: [] };
-    return { file, problems: [], findings: [...lintLedger(entry.ledger), ...inputFindings(abs, entry.ledger)] };
+    return {
+      file,
+      problems: [],
+      findings: [...lintLedger(entry.ledger, starterChecks()), ...inputFindings(abs, entry.ledger)],
+    };
   });
 }
 

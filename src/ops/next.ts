@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { adviseNext, type Advice, type SignFirst } from "../core/schedule/advise.ts";
 import { isRunnable } from "../core/ledger/model.ts";
 import { resolveTarget } from "../io/discover.ts";
-import { loadSnapshot } from "../io/read.ts";
+import { loadSnapshot } from "./snapshot.ts";
 import { cascadesOf } from "./refresh.ts";
 import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";

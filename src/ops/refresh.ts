@@ -9,10 +9,10 @@ import type { Cascade } from "../core/schedule/advise.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { checkGates, type CheckResult, type CheckRequest } from "./check.ts";
-import { loadSnapshot } from "../io/read.ts";
+import { loadSnapshot } from "./snapshot.ts";
 import { inspectReceipt } from "../io/receipts/audit.ts";
 import { explainReceipt } from "../io/receipts/explain.ts";
-import { verifyRun, type LedgerResult } from "../io/receipts/run.ts";
+import { verifyRun, type LedgerResult } from "./verifyRun.ts";
 import { readReceiptFile, receiptOf, type ReceiptFile } from "../io/receipts/file.ts";
 import type { Env } from "../io/run/shell.ts";
 

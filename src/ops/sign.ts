@@ -18,7 +18,7 @@ import { MAX_EVIDENCE } from "../core/ledger/evidence.ts";
 import { isRunnable, stemOf } from "../core/ledger/model.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
 import { hasUnsafe } from "../core/text/sanitize.ts";
-import { snapshotForRequest } from "../io/read.ts";
+import { snapshotForRequest } from "./snapshot.ts";
 import { writeAtomic } from "../io/fs.ts";
 import { withFileLock } from "../io/lock.ts";
 import { readLedgerText } from "../io/read.ts";

@@ -5,7 +5,7 @@ import type { Reduction } from "../core/ledger/state.ts";
 import { statusReport, type StatusReport } from "../core/report.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import type { FileProblem } from "../core/errors.ts";
-import { snapshotForRequest, type TargetRequest } from "../io/read.ts";
+import { snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import { scopeReceipts, type ScopeReceipts } from "../io/receipts/scope.ts";
 import { besideScopeWarning, ledgersBesideScope } from "../io/root.ts";
 import type { Env } from "../io/run/shell.ts";

@@ -13,7 +13,7 @@ import { inspectReceipt, type Inspection } from "../io/receipts/audit.ts";
 import type { Policy } from "../io/receipts/context.ts";
 import { explainReceipt, type Explanation } from "../io/receipts/explain.ts";
 import { ledgerKey } from "../io/receipts/paths.ts";
-import { verifyRun, type LedgerResult, type VerifyRunRequest } from "../io/receipts/run.ts";
+import { verifyRun, type LedgerResult, type VerifyRunRequest } from "./verifyRun.ts";
 import { readReceiptFile } from "../io/receipts/file.ts";
 import type { Env } from "../io/run/shell.ts";
 

@@ -4,7 +4,8 @@ import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { spawnSync } from "node:child_process";
+import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { pidsWith, token } from "../helpers/procs.ts";
 import { needs } from "../helpers/needs.ts";
@@ -116,11 +117,19 @@ describe.skipIf(!usable.ok)("kbz check --sandbox", () => {
 });
 
 describe("when the sandbox cannot be had", () => {
+  // kbz finds bwrap in the system folders only (issue 42 item 1), never on PATH: the system's is
+  // hidden for the test by a mount of /dev/null over it in a mount namespace of the test's own.
   test("a missing bwrap is a clear error saying how to install it, and nothing runs unsandboxed", () => {
-    const { run, dir } = repo("echo ran > ran.txt; echo ok", "ok");
-    const empty = tempDir();
-    const r = run(["--sandbox"], { PATH: empty });
-    expect(r.code).toBe(2);
+    const { dir, env } = repo("echo ran > ran.txt; echo ok", "ok");
+    const hide =
+      'for b in /usr/bin/bwrap /bin/bwrap /usr/sbin/bwrap /sbin/bwrap /usr/local/bin/bwrap /usr/local/sbin/bwrap; do [ -e "$b" ] && mount --bind /dev/null "$b"; done; exec "$@"';
+    const ns = process.getuid?.() === 0 ? ["-m", "--propagation", "private"] : ["-Urm", "--propagation", "private"];
+    const r = spawnSync(
+      "/usr/bin/unshare",
+      [...ns, "/bin/sh", "-c", hide, "hide", BIN, "check", "--approve", "--sandbox"],
+      { cwd: dir, env: { ...process.env, ...env }, encoding: "utf8" },
+    );
+    expect(r.status).toBe(2);
     expect(r.stderr).toContain("apt-get install bubblewrap");
     expect(fs.existsSync(path.join(dir, "ran.txt"))).toBe(false);
   });

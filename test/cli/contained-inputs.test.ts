@@ -108,18 +108,17 @@ describe("issue 28: inputs are hashed, never skipped", () => {
     fs.writeFileSync(slow, "");
     expect(run(["check", "--approve"]).code).toBe(0);
     fs.truncateSync(slow, 64 * 1024 * 1024 * 1024); // sparse 64 GiB: far more than 3 s of hashing
-    const started = Date.now();
+    // No wall-clock bound (issue 44 item 5): the answer itself says the 3 s deadline fired, and a
+    // generous ceiling stays far below hashing 64 GiB.
     const hook = kbz(["hook", "stop"], {
       cwd: dir,
       env,
       input: JSON.stringify({ session_id: "s", cwd: dir }),
-      timeoutMs: 20_000,
+      timeoutMs: 60_000,
     });
-    const took = Date.now() - started;
     expect(hook.code).toBe(0);
     const answer = JSON.parse(hook.stdout);
     expect(answer.decision).toBe("block");
     expect(answer.reason).toContain("could not judge GATES.md in 3 s");
-    expect(took).toBeLessThan(6000);
   });
 });

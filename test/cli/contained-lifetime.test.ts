@@ -1,6 +1,8 @@
-// Issue 28 item 4: checks outlive kbz. A signal to `kbz check` ends every CHECK it started and kbz
-// at once; a SIGKILL of kbz (which kbz cannot catch) ends its checks within 2 s all the same.
-// Each test fails on 33d2fc2 (KBZ_TEST_BIN=/work/tools/kbz-old-33d2fc2).
+// Issue 28 item 4: checks outlive kbz. A signal to `kbz check` ends every CHECK it started and kbz;
+// a SIGKILL of kbz (which kbz cannot catch) ends its checks all the same. Each test fails on 33d2fc2.
+// No wall-clock bound (issue 44 item 5: "within 2 s" failed at 2.15 s under load): each waits for
+// the event with a generous ceiling (ENDED_WITHIN) far below the sleepers' own ~400 s, so what it
+// proves is the order (kbz ended them, they did not end by themselves), never the speed.
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -11,6 +13,8 @@ import { pidsWith, token } from "../helpers/procs.ts";
 setDefaultTimeout(60_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Generous: a loaded 2-core machine takes seconds; the sleepers would live ~400 s on their own. */
+const ENDED_WITHIN = 30_000;
 
 async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
@@ -62,11 +66,12 @@ describe("issue 28 item 4: checks outlive kbz", () => {
     test(`item 4: ${sig} to kbz check ends every CHECK process (setsid ones too) and kbz exits at once`, async () => {
       const { proc, t } = await runningCheck();
       try {
-        const sent = Date.now();
         proc.kill(sig);
-        await proc.exited;
-        expect(Date.now() - sent).toBeLessThan(2000);
-        expect(await waitFor(() => pidsWith(`sleep ${t}`).length === 0, 2000)).toBe(true);
+        // kbz exits on the signal, not when its CHECK would have ended (the sleepers run ~400 s).
+        expect(
+          await Promise.race([proc.exited.then(() => "exited"), sleep(ENDED_WITHIN).then(() => "still running")]),
+        ).toBe("exited");
+        expect(await waitFor(() => pidsWith(`sleep ${t}`).length === 0, ENDED_WITHIN)).toBe(true);
       } finally {
         cleanup(t);
       }
@@ -74,14 +79,14 @@ describe("issue 28 item 4: checks outlive kbz", () => {
   }
 
   for (const level of ["cgroup", "pgroup"]) {
-    test(`item 4: SIGKILL of kbz check ends its CHECK within 2 s (containment ${level})`, async () => {
+    test(`item 4: SIGKILL of kbz check ends its CHECK (containment ${level}; issue 44 item 5: no 2 s bound)`, async () => {
       const { proc, t } = await runningCheck(level);
       try {
         proc.kill("SIGKILL");
         await proc.exited;
         // The plain sleeper is in the check's group at every level; at cgroup the setsid one too.
         const gone = () => (level === "cgroup" ? pidsWith(`sleep ${t}`).length === 0 : sleepers(t).length <= 1);
-        expect(await waitFor(gone, 2000)).toBe(true);
+        expect(await waitFor(gone, ENDED_WITHIN)).toBe(true);
       } finally {
         cleanup(t);
       }

@@ -745,8 +745,8 @@ describe("class 8: two views of the truth", () => {
         await pane.waitFor((x) => x.includes("scope api"), 15_000);
         pane.send("2");
         const q = await pane
-          .waitFor((x) => x.includes("[2 Queue"), 8000)
-          .then(() => pane.waitFor((x) => /REVIEW|DISPATCH|VERIFY/.test(x), 8000));
+          .waitFor((x) => x.includes("[2 Queue"), 30_000)
+          .then(() => pane.waitFor((x) => /REVIEW|DISPATCH|VERIFY/.test(x), 30_000));
         expect(q).toContain("REVIEW: resolve the items below before launching");
         expect(q).toMatch(/REVIEW\s+1\s+verified-ledger-not-met 1/);
       } finally {

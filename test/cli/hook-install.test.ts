@@ -50,7 +50,7 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
       [
         `Installed kbz stop hook for claude into ${p.file} (Stop, SubagentStop, TaskCompleted)`,
         `  command: ${p.shim} --agent claude --unlazy-hook-v2 --scope api`,
-        "  note:    keep .unlazy/ and .unlazy-hook-state.json ignored (local state)",
+        "  git: commit the ledgers, PLAN.md, ACCESS.json, .kbz/settings.json, the skill and shared hook settings; not kbz's local state (.gitignore: 11 line(s) added)",
         "  deny:    20 rule(s) keep the person's acts from the agent",
         "",
       ].join("\n"),
@@ -376,9 +376,11 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
     }
   });
 
-  test("--scope api prints the .unlazy/ and state-file guidance and pins the scope", () => {
-    const r = project().run("--scope", "api");
-    expect(r.stdout).toContain("keep .unlazy/ and .unlazy-hook-state.json ignored");
+  test("--scope api writes the local-state lines into .gitignore, says what to commit, and pins the scope", () => {
+    const p = project();
+    const r = p.run("--scope", "api");
+    expect(r.stdout).toContain("  git: commit the ledgers,");
+    expect(fs.readFileSync(path.join(p.dir, ".gitignore"), "utf8")).toContain("/.unlazy-hook-state.json\n");
     expect(r.stdout).toContain("--unlazy-hook-v2 --scope api");
   });
 

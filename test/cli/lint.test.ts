@@ -9,11 +9,11 @@ const LINT = path.join(FIXTURES, "lint");
 const lint = async (...args: string[]) => await runCli(["lint", ...args], { cwd: LINT });
 
 describe("kbz lint (compiled binary)", () => {
-  test("a fixed-output command is only a warning by default", async () => {
+  test("a fixed-output command is an error: the gate cannot fail (issue 44 item 3)", async () => {
     const r = await lint("weak.md");
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(r.stdout).toContain(
-      '  WARN  G1: CHECK looks like a fixed-output command: "echo ok"; use an oracle that observes the named outcome  [tautological-check]',
+      '  ERROR G1: CHECK looks like a fixed-output command: "echo ok"; use an oracle that observes the named outcome  [tautological-check]',
     );
   });
 
@@ -55,7 +55,7 @@ describe("kbz lint (compiled binary)", () => {
   });
 
   test("--json gives the envelope with ok, counts and findings with rule and level; --strict --json gives ok:false", async () => {
-    const j = JSON.parse((await lint("--json", "weak.md")).stdout);
+    const j = JSON.parse((await lint("--json", "manual.md")).stdout);
     expect(j.ok).toBe(true);
     expect(j.counts.errors).toBe(0);
     expect(j.counts.warnings).toBeGreaterThanOrEqual(1);
@@ -73,7 +73,7 @@ describe("kbz lint (compiled binary)", () => {
       "errors",
     ]);
     expect(Object.keys(j.findings[0])).toEqual(["file", "level", "gate", "rule", "message", "line"]);
-    const s = await lint("--strict", "--json", "weak.md");
+    const s = await lint("--strict", "--json", "manual.md");
     expect(JSON.parse(s.stdout).ok).toBe(false);
     expect(s.code).toBe(1);
   });

@@ -82,13 +82,14 @@ describe("skill/ content", () => {
     for (const rel of named) expect([rel, fs.existsSync(path.join(SKILL, rel))]).toEqual([rel, true]);
   });
 
-  test("every gate template parses cleanly and lints without size findings (only manual-gate notes)", () => {
+  test("every gate template parses cleanly and lints without size findings (only manual-gate notes, and its placeholder heading, which lint makes an error until filled in)", () => {
     for (const name of ["gates-leaf.md", "gates-node.md", "gates-node-minimal.md"]) {
       const ledger = parseLedger(read(`templates/${name}`), name.replace(/\.md$/, ""));
       expect([name, ledger.errors]).toEqual([name, []]);
       expect(ledger.gates.length).toBeGreaterThan(1);
       const rules = lintLedger(ledger).map((f) => f.rule);
-      expect([name, rules.filter((r) => r !== "manual-gate")]).toEqual([name, []]);
+      expect([name, rules.filter((r) => r !== "manual-gate" && r !== "starter-placeholder")]).toEqual([name, []]);
+      expect([name, rules.includes("starter-placeholder")]).toEqual([name, true]);
     }
     expect(parseLedger(read("templates/gates-leaf.md"), "leaf").owns.length).toBeGreaterThan(0);
   });

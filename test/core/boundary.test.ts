@@ -242,3 +242,69 @@ describe("the layers", () => {
     ).toEqual(["core imports ops (a use case is above it): ops/status.ts"]);
   });
 });
+
+// ---- no import circle under io/ ---------------------------------------------------------------
+// io/read.ts (the stable read) stands at the bottom, the scope read (io/scope.ts) above the
+// coordination port, the snapshot assembly in ops (docs/ARCHITECTURE.md). A circle among io's
+// modules is how the one reader once became both the lowest primitive and the top composition.
+// Every import counts, type-only included: a type tie is a tie of shapes.
+
+/** The circles (strongly connected components of more than one file, or a file importing itself) of `graph`. */
+export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const part: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        part.push(w);
+      } while (w !== v);
+      if (part.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(part.sort());
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+/** The import graph of the modules under `dir` (every import, type-only included), paths relative to src/. */
+function importGraph(dir: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const f of sources(dir)) {
+    const deps = allImports(fs.readFileSync(f, "utf8"))
+      .filter((s) => s.startsWith("."))
+      .map((s) => path.relative(SRC, path.resolve(path.dirname(f), s)));
+    graph.set(path.relative(SRC, f), deps);
+  }
+  return graph;
+}
+
+describe("io/ has no import circle", () => {
+  test("no circle among the modules under src/io, type-only imports counted", () => {
+    expect(circles(importGraph(path.join(SRC, "io")))).toEqual([]);
+  });
+
+  test("the circle finder finds a loop of three, a pair and a self-import, and passes a chain", () => {
+    const g = (edges: Record<string, string[]>) => new Map(Object.entries(edges));
+    expect(circles(g({ a: ["b"], b: ["c"], c: ["a"], d: ["a"] }))).toEqual([["a", "b", "c"]]);
+    expect(circles(g({ a: ["b"], b: ["a"], c: ["c"] }))).toEqual([["a", "b"], ["c"]]);
+    expect(circles(g({ a: ["b"], b: ["c"], c: [] }))).toEqual([]);
+  });
+});

@@ -8,7 +8,12 @@ import ts from "typescript";
 import { sources, SRC } from "../helpers/sources.ts";
 
 const LIMIT = 120;
-const KNOWN = new Set<string>([]);
+// The Biome reformat (120 columns) wrapped these three past the limit; they are to be split (issue 45).
+const KNOWN = new Set<string>([
+  "ops/launch.ts launchNext",
+  "tui/acts.ts makeRunner",
+  "core/schedule/facts.ts scheduleFacts",
+]);
 
 /** The functions of `text` over LIMIT lines without a comment saying why, as `file name (n lines)`. */
 export function longFunctions(file: string, text: string): string[] {

@@ -7,7 +7,7 @@ import { idCompare } from "../../src/core/plan/order.ts";
 import { parsePlan } from "../../src/core/plan/table.ts";
 import { adviseNext } from "../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../src/ops/facts.ts";
-import { loadSnapshot } from "../../src/io/read.ts";
+import { loadSnapshot } from "../../src/ops/snapshot.ts";
 import { resolveTarget } from "../../src/io/discover.ts";
 import { readLeaseRecords } from "../../src/io/read.ts";
 import { tempDir } from "../helpers/kbz.ts";

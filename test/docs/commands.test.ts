@@ -43,7 +43,32 @@ describe("README as a front door", () => {
       .trim()
       .split("\n")
       .map((l) => l.replace(/#.*$/, "").trim());
-    expect(lines).toEqual(["npm install && npm start", "npm test"]);
+    expect(lines).toEqual(["npm install && npm run setup", "kbz"]);
+  });
+  // Issue 44 item 1: `npm install -g kbz` answered 404 while the README offered it as the install.
+  test("issue 44 item 1: the npm line says it needs a release, and the release workflow that makes one exists", () => {
+    const install = readme.split("## Install")[1]!.split("\n## ")[0]!;
+    const npmItem = install.split("\n- ").find((item) => item.includes("npm install -g kbz"))!;
+    expect(npmItem).toMatch(/only once a release is published/);
+    expect(npmItem).toContain("(.github/workflows/release.yml)");
+    expect(read(".github/workflows/release.yml")).toContain("npm publish");
+    expect(JSON.parse(read("package.json")).private).toBe(true); // why the repository itself is not on npm
+    expect(install.split("\n- ")[1]).toStartWith("**From a clone** (works today): the quick start above.");
+    expect(read("docs/install.md")).toContain("## Releasing");
+  });
+  // Issue 44 item 9: "unlazy 2.1", "Kill_bezzangyi" and "oracle" came before they were explained.
+  test("issue 44 item 9: the first screen speaks to a newcomer: what kbz does, the install, the five-minute path; history after", () => {
+    const heads = [...readme.matchAll(/^## (.*)$/gm)].map((m) => m[1]);
+    expect(heads.slice(0, 3)).toEqual(["Quick start", "Your repository in five minutes", "Install"]);
+    const firstScreen = readme.split("## Your repository in five minutes")[0]!;
+    expect(firstScreen.split("\n").length).toBeLessThanOrEqual(30);
+    for (const word of ["unlazy", "Kill_bezzangyi", "oracle"])
+      expect({ word, at: firstScreen.indexOf(word) }).toEqual({ word, at: -1 });
+    // Each such word first appears where it is explained, or after.
+    const words = readme.indexOf("## Words");
+    expect(readme.indexOf("oracle")).toBe(readme.indexOf("**oracle**") + 2);
+    expect(readme.indexOf("Kill_bezzangyi")).toBeGreaterThan(words);
+    expect(readme.search(/\bunlazy\b(?!\/)/)).toBeGreaterThan(words);
   });
   test("user docs carry no issue numbers", () => {
     for (const f of [

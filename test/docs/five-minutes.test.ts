@@ -1,14 +1,18 @@
-// The README's "your repository in five minutes", run as written in a fresh git repository:
-// every `kbz …` line of its block runs; the person's act (approving) runs on a pseudo-terminal
-// (`script -qec`) in an environment without any agent host's marker, everything else as an agent
-// would run it (no terminal). The gates are a real small task: before the work the Stop hook
-// blocks, after it `kbz check` says ALL MET and the hook lets the agent stop.
+// The README as a newcomer runs it (issue 44 items 1-2). First its quick start in a clone of this
+// repository: `npm run setup` (npm install's node_modules is this checkout's, linked) with npm's
+// global prefix moved to a scratch folder (npm_config_prefix, as `npm install -g` honours), then
+// `kbz` from that folder. Then "your repository in five minutes" with that installed kbz, as
+// written, in a fresh git repository: every `kbz …` line of its block runs; the person's act
+// (approving) runs on a pseudo-terminal (`script -qec`) in an environment without any agent
+// host's marker, everything else as an agent would run it (no terminal). The gates are a real
+// small task: before the work the Stop hook blocks, after it `kbz check` says ALL MET and the hook
+// lets the agent stop. On 571b8e3 the quick start left no kbz on PATH and `kbz init` was not found.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { privateApprovalDir } from "../helpers/approvals.ts";
-import { BIN, REPO, tempDir, writeTree } from "../helpers/kbz.ts";
+import { REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
 
 const AGENT_MARKERS = [
@@ -22,14 +26,37 @@ const AGENT_MARKERS = [
   "AI_AGENT",
 ];
 
-/** The shell lines of the README's five-minute block, comments dropped. */
-export function fiveMinuteLines(readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8")): string[] {
-  const section = readme.split("## Your repository in five minutes")[1]!.split("\n## ")[0]!;
+/** The shell lines of the README section `heading`'s first sh block, comments dropped. */
+export function shLines(heading: string, readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8")): string[] {
+  const section = readme.split(`## ${heading}`)[1]!.split("\n## ")[0]!;
   const block = section.split("```sh\n")[1]!.split("```")[0]!;
   return block
     .split("\n")
     .map((l) => l.replace(/\s+#.*$/, "").trim())
     .filter((l) => l !== "");
+}
+
+/** The shell lines of the README's five-minute block, comments dropped. */
+export const fiveMinuteLines = () => shLines("Your repository in five minutes");
+
+/**
+ * The quick start in a clone of this repository, kbz installed into `prefix` by its own first line
+ * (npm install's node_modules linked from this checkout). Returns the folder kbz is in.
+ */
+function quickStartInstall(prefix: string, home: string): string {
+  const [install, dashboard] = shLines("Quick start");
+  expect([install, dashboard]).toEqual(["npm install && npm run setup", "kbz"]);
+  const clone = path.join(tempDir("kbz-clone-"), "kbz");
+  const cloned = spawnSync("git", ["clone", "-q", REPO, clone], { encoding: "utf8" });
+  expect([cloned.status, cloned.stderr]).toEqual([0, ""]);
+  fs.symlinkSync(path.join(REPO, "node_modules"), path.join(clone, "node_modules"));
+  const bin = path.join(prefix, "bin");
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_prefix: prefix, HOME: home };
+  const r = spawnSync("sh", ["-c", install!.replace(/^npm install && /, "")], { cwd: clone, env, encoding: "utf8" });
+  expect([r.status, r.stderr.replace(/^npm (notice|warn).*\n/gm, "")]).toEqual([0, ""]);
+  expect(r.stdout).toContain(`as ${bin}/kbz\nkbz is on your PATH`);
+  fs.rmSync(path.dirname(clone), { recursive: true, force: true }); // the installed kbz needs nothing of the clone
+  return bin;
 }
 
 // The task the gates describe: greet() says hello by name. The agent's work is src/greet.mjs.
@@ -42,8 +69,8 @@ const LEDGER = `# Gates: greeting
 `;
 const CHECKER = `import { greet } from "../src/greet.mjs";\nconst got = greet("Ann");\nif (got !== "Hello, Ann") { console.log("GREET_WRONG " + got); process.exit(1); }\nconsole.log("GREET_OK " + got);\n`;
 
-describe.skipIf(!needs("script"))("README: your repository in five minutes", () => {
-  test("every line runs in a fresh repository, and the path ends ALL MET with the Stop hook allowing", () => {
+describe.skipIf(!needs("script"))("README: the quick start from a clone, then your repository in five minutes", () => {
+  test("issue 44 items 1-2: the quick start puts kbz on PATH; every five-minute line then runs with that kbz, and the path ends ALL MET with the Stop hook allowing", () => {
     const lines = fiveMinuteLines();
     expect(lines.some((l) => l.startsWith("kbz init"))).toBe(true);
     expect(lines.some((l) => l.startsWith("kbz hook install"))).toBe(true);
@@ -53,22 +80,25 @@ describe.skipIf(!needs("script"))("README: your repository in five minutes", () 
 
     const repo = tempDir("kbz-five-");
     expect(spawnSync("git", ["init", "-q"], { cwd: repo }).status).toBe(0);
-    const bin = tempDir("kbz-five-bin-");
-    fs.symlinkSync(BIN, path.join(bin, "kbz"));
     const store = privateApprovalDir();
     const home = path.join(path.dirname(store), "home");
     fs.mkdirSync(home);
+    const bin = quickStartInstall(tempDir("kbz-prefix-"), home);
+    const KBZ = path.join(bin, "kbz");
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env))
       if (v !== undefined && !AGENT_MARKERS.includes(k) && k !== "UNLAZY_SCOPE") env[k] = v;
     Object.assign(env, { PATH: `${bin}:/usr/bin:/bin`, HOME: home, UNLAZY_APPROVAL_DIR: store, TERM: "dumb" });
+    // The quick start's second line: `kbz` is found on PATH (no terminal here: it says what to do next).
+    const dash = spawnSync("/bin/sh", ["-c", "kbz"], { cwd: tempDir("kbz-empty-"), env, encoding: "utf8" });
+    expect([dash.status, dash.stdout]).toEqual([0, expect.stringContaining("kbz init")]);
 
     const sh = (line: string, input = "") =>
       spawnSync("/bin/sh", ["-c", line], { cwd: repo, env, input, encoding: "utf8" });
     const asPerson = (line: string) =>
       spawnSync("script", ["-qec", line, "/dev/null"], { cwd: repo, env, input: "a\n", encoding: "utf8" });
     const stop = () =>
-      spawnSync(BIN, ["hook", "stop", "--agent", "claude"], {
+      spawnSync(KBZ, ["hook", "stop", "--agent", "claude"], {
         cwd: repo,
         env,
         input: JSON.stringify({ session_id: "five", cwd: repo, hook_event_name: "Stop", stop_hook_active: false }),

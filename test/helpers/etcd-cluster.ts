@@ -39,15 +39,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-export const ETCD = "/usr/bin/etcd";
+/** etcd as PATH finds it (Debian's etcd-server puts it in /usr/bin, a release tarball often in /usr/local/bin). */
+export const ETCD = Bun.which("etcd") ?? "etcd";
 
 export function etcdAvailable(): boolean {
-  try {
-    fs.accessSync(ETCD, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  return Bun.which("etcd") !== null;
 }
 
 async function healthy(port: number): Promise<boolean> {

@@ -59,14 +59,7 @@ export const PARTS: Record<Part, PartInfo> = {
   etcd: {
     tests: "the etcd coordinator tests",
     install: "apt-get install etcd-server",
-    probe: () => {
-      try {
-        fs.accessSync(ETCD, fs.constants.X_OK);
-        return "";
-      } catch {
-        return `${ETCD} not found`;
-      }
-    },
+    probe: () => (Bun.which("etcd") ? onPath(ETCD, ["--version"]) : "etcd not found on PATH"),
   },
   tmux: {
     tests: "the real-terminal dashboard tests",

@@ -54,7 +54,7 @@ export class TmuxPane {
     this.tmux("resize-window", "-t", "t", "-x", String(columns), "-y", String(rows));
   }
 
-  async waitFor(ok: (screen: string) => boolean, timeoutMs = 8000): Promise<string> {
+  async waitFor(ok: (screen: string) => boolean, timeoutMs = 30_000): Promise<string> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const s = this.capture();

@@ -4,14 +4,8 @@ import * as path from "node:path";
 import { execFileSync } from "node:child_process";
 import { decodeLedgerText, firstInvalidUtf8 } from "../../src/core/text/decode.ts";
 import { isInside } from "../../src/core/workspace/inside.ts";
-import {
-  readConsistent,
-  readStable,
-  readStableWith,
-  ScopeReader,
-  ScopeTextCache,
-  type StableReadOptions,
-} from "../../src/io/read.ts";
+import { readConsistent, ScopeReader } from "../../src/io/scope.ts";
+import { readStable, readStableWith, ScopeTextCache, type StableReadOptions } from "../../src/io/read.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 import { ReadError } from "../../src/core/errors.ts";
 import { tempDir } from "../helpers/kbz.ts";

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv, gitRepo } from "../helpers/approvals.ts";
-import { PanePool, TUI_SIZES, TmuxPane, haveTmux } from "../helpers/tmux.ts";
+import { PanePool, TUI_SIZES, type TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
 
@@ -26,7 +26,7 @@ async function esc(p: TmuxPane): Promise<void> {
 
 async function quit(p: TmuxPane): Promise<void> {
   p.send("q");
-  expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
+  expect(await p.waitFor((s) => s.includes("EXIT="), 30_000)).toContain("EXIT=0");
   p.kill();
 }
 
@@ -109,7 +109,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       );
       expect(running.split("\n")[2]).toContain("GATES:G1");
       if (h >= 24)
-        expect(await p.waitFor((s) => /output\s+compiling the widget/.test(s), 8000)).toMatch(
+        expect(await p.waitFor((s) => /output\s+compiling the widget/.test(s), 30_000)).toMatch(
           /output\s+compiling the widget/,
         );
       const failed = await p.waitFor((s) => s.includes("GATES:G1 failed"), 15_000);

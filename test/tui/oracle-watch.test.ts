@@ -43,7 +43,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       await p.waitFor((s) => s.includes("approved GATES:G1") && !/(APPROVE\?|\?)\s+GATES:G1/.test(s));
       // The agent edits the checker (scripts/ is no ledger folder): the gate asks again, in the open panel.
       fs.writeFileSync(path.join(root, "scripts/check.sh"), "echo ADD_OK\n");
-      const asked = await p.waitFor((s) => /(APPROVE\?|\?)\s+GATES:G1/.test(s), 8000);
+      const asked = await p.waitFor((s) => /(APPROVE\?|\?)\s+GATES:G1/.test(s), 30_000);
       keep(`7-oracle-watch-approvals-${w}x${h}`, asked);
       // Approved again and run: G1 is met.
       p.send("a");
@@ -62,10 +62,10 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       const tmp = path.join(root, "scripts/.check.sh.swp");
       fs.writeFileSync(tmp, "echo ADD_OK # faster\n");
       fs.renameSync(tmp, path.join(root, "scripts/check.sh"));
-      const stale = await p.waitFor((s) => staleRow.test(rowOf(s, "GATES:G1")) && s.includes("Approvals 1"), 8000);
+      const stale = await p.waitFor((s) => staleRow.test(rowOf(s, "GATES:G1")) && s.includes("Approvals 1"), 30_000);
       keep(`7-oracle-watch-gates-${w}x${h}`, stale);
       p.send("q");
-      expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
+      expect(await p.waitFor((s) => s.includes("EXIT="), 30_000)).toContain("EXIT=0");
       p.kill();
     }, 60_000);
   }
@@ -88,9 +88,9 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       keep(`7-failed-elsewhere-${w}x${h}`, failed);
       writeTree(root, { "GATES.md": ledger("echo BUILD_OK") });
       expect(kbz(["check", "--approve"], { cwd: root, env }).code).toBe(0);
-      await p.waitFor((s) => (w >= 80 ? /› MET\s+GATES:G1/ : /› ✓ GATES:G1/).test(s), 8000);
+      await p.waitFor((s) => (w >= 80 ? /› MET\s+GATES:G1/ : /› ✓ GATES:G1/).test(s), 30_000);
       p.send("q");
-      expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
+      expect(await p.waitFor((s) => s.includes("EXIT="), 30_000)).toContain("EXIT=0");
       p.kill();
     }, 60_000);
   }

@@ -62,8 +62,8 @@ describe.skipIf(!haveTmux())("item 4: checks outlive kbz (the dashboard)", () =>
       expect(alive(pid)).toBe(true);
       p.send(key);
       // Far below the CHECK's 120 s timeout and its 300 s sleep.
-      expect(await p.waitFor((s) => s.includes("EXIT="), 8000)).toContain("EXIT=0");
-      expect(await gone(pid, 3000)).toBe(true);
+      expect(await p.waitFor((s) => s.includes("EXIT="), 30_000)).toContain("EXIT=0");
+      expect(await gone(pid, 30_000)).toBe(true);
       p.kill();
     }, 60_000);
   }

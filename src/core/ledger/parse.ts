@@ -88,9 +88,10 @@ function hasUnescapedSlash(source: string): boolean {
   return false;
 }
 
-const ATTR_KEYS: AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV", "WORK"];
+/** The indented attribute keys, in the order they are tried (lint names the nearest for a misspelled one). */
+export const ATTR_KEYS: readonly AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV", "WORK"];
 
-interface Fence {
+export interface Fence {
   char: number;
   length: number;
   line: number;
@@ -417,7 +418,7 @@ export function mayOpenFence(text: string, s: number, end: number): boolean {
   return (c === BACKTICK || c === TILDE) && p + 2 < end && text.charCodeAt(p + 1) === c && text.charCodeAt(p + 2) === c;
 }
 
-function isFenceClose(text: string, s: number, end: number, fence: Fence): boolean {
+export function isFenceClose(text: string, s: number, end: number, fence: Fence): boolean {
   let p = s;
   while (p - s < 3 && p < end && text.charCodeAt(p) === SPACE) p++;
   let run = 0;

@@ -13,7 +13,8 @@ export function taskId(id: string): string {
   return id.startsWith(LEAF_PREFIX) ? id.slice(LEAF_PREFIX.length) : id;
 }
 
-function distance(a: string, b: string): number {
+/** Levenshtein distance between `a` and `b`. */
+export function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];

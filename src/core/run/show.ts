@@ -41,6 +41,12 @@ export interface SandboxProfile {
   readOnly?: string[];
   /** Issue 28: socket directories replaced by a fresh empty tmpfs (/run, $XDG_RUNTIME_DIR, ...). */
   emptied?: string[];
+  /**
+   * Issue 42 item 2: where a `.git` is missing in a writable folder that git would find from the
+   * repository (the root and the folders above it, up to the first `.git`): covered read-only, so
+   * a CHECK cannot plant a repository whose config kbz's own git would read.
+   */
+  noGit?: string[];
 }
 
 /** One line for an approval prompt: what the sandbox allows and hides. */
@@ -50,7 +56,8 @@ export function sandboxLine(p: SandboxProfile): string {
   const ro = p.readOnly && p.readOnly.length > 0 ? `; read-only: ${p.readOnly.join(", ")}` : "";
   const emptied = p.emptied && p.emptied.length > 0 ? `, ${p.emptied.join(", ")}` : "";
   const view = p.view === "overlay" ? " (through a throwaway overlay)" : "";
-  return `bwrap (${p.engine}); no network${caps}; writable: ${p.writable.join(", ")}${view}${ro}; private /tmp; empty ${p.home}${emptied}${hidden}`;
+  const noGit = p.noGit && p.noGit.length > 0 ? `; no new ${p.noGit.join(", ")}` : "";
+  return `bwrap (${p.engine}); no network${caps}; writable: ${p.writable.join(", ")}${view}${ro}${noGit}; private /tmp; empty ${p.home}${emptied}${hidden}`;
 }
 
 /** The signature as kbz prints it per pending oracle: 12 hex digits, what `--approve=<sig>` takes. */

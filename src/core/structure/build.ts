@@ -34,8 +34,8 @@ import {
   type Registry,
   type TaskRow,
 } from "./model.ts";
-import { type AccessDecl } from "../plan/access.ts";
-import { type LeaseView } from "../dispatch/lease-record.ts";
+import type { AccessDecl } from "../plan/access.ts";
+import type { LeaseView } from "../dispatch/lease-record.ts";
 
 const RESOURCE = /^[a-z0-9][a-z0-9:._/-]*$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

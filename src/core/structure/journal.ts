@@ -9,7 +9,7 @@
 // the original's text form unchanged.
 import { isValidId } from "../workspace/ids.ts";
 import { canonical, fail, hashOf, isObject, sha, type Checkpoint } from "./model.ts";
-import { type LeaseView } from "../dispatch/lease-record.ts";
+import type { LeaseView } from "../dispatch/lease-record.ts";
 
 /** A file's identity without its text: `{"sha256": "<64 lowercase hex>"}` of its UTF-8 text. */
 export interface TextDigest {

@@ -15,7 +15,10 @@ import { observedFiles, recordObserved } from "../oracle/observed.ts";
 import { approvalDirFor } from "../run/approval.ts";
 import { executeCheck, type ExecuteRequest, type RunOutcome } from "../run/execute.ts";
 import type { Env } from "../run/shell.ts";
-import type { CheckTask } from "./plan.ts";
+import { checkEnvironment } from "../oracle/env.ts";
+import { chainKey, childEnv, inheritedChain } from "./chain.ts";
+import { declaredEnv, oracleFor, type CheckTask, type RunSettings } from "./plan.ts";
+import { oracleSignature } from "../../core/run/oracle.ts";
 
 let saidBroken = false;
 
@@ -100,4 +103,39 @@ export function oracleChangedOutcome(outcome: RunOutcome, fresh: string[]): RunO
   const shown = fresh.length > 4 ? `${fresh.slice(0, 4).join(", ")}, +${fresh.length - 4} more` : fresh.join(", ");
   const error = `ORACLE CHANGED: the CHECK newly read ${shown}, not in the approved oracle; a person reviews it with ${kbz("approve")}`;
   return { ...outcome, ok: false, error, summary: error };
+}
+
+/** The request that runs one task's CHECK as `kbz check` does (the approval's traced run and the gate's run share it). */
+export function executeRequestFor(
+  task: CheckTask,
+  settings: RunSettings,
+  env: Env,
+  chain: string[],
+  onOutput?: (text: string) => void,
+): ExecuteRequest {
+  return {
+    shell: settings.shell,
+    check: task.gate.check!,
+    expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
+    cwd: task.oracle.cwd,
+    env: childEnv(checkEnvironment(env, declaredEnv(task.gate, settings)), chain, chainKey(task.file, task.gate.id)),
+    timeoutMs: settings.timeoutMs,
+    sandbox: task.oracle.sandbox ?? null,
+    ...(onOutput ? { onOutput } : {}),
+  };
+}
+
+/**
+ * `kbz approve` (issue 39): the person's consent covers one traced run of the CHECK; what it reads
+ * that is oracle joins the gate's observed files and the task's oracle is bound again with them
+ * (the record then covers them). Returns the files the run added, or null when no tracer ran.
+ */
+export async function observeForApproval(task: CheckTask, settings: RunSettings, env: Env, base: string): Promise<string[] | null> {
+  if (task.oracle.programs?.observer !== "strace") return null;
+  const before = new Set(Object.keys(task.oracle.bound?.files ?? {}));
+  const observed = await runObserved(task, settings.root, env, executeRequestFor(task, settings, env, inheritedChain(env)));
+  if (!rememberObserved(task, settings.root, env, observed)) return null;
+  task.oracle = oracleFor(task.file, base, task.gate, settings, task.oracle.sandbox ?? null, task.owns);
+  task.signature = oracleSignature(task.oracle);
+  return Object.keys(task.oracle.bound?.files ?? {}).filter((k) => !before.has(k));
 }

@@ -33,6 +33,18 @@ export interface RunSettings {
   /** The canonical root and the caller's environment: the oracle binding reads both (issue 27). */
   root: string;
   env: Env;
+  /**
+   * Names `verify run --env` declares for every gate of the run (issue 42 item 7): they reach the
+   * CHECK and the approval binds their values, as a gate's own `ENV:` names do.
+   */
+  passEnv?: readonly string[];
+}
+
+/** The names whose values a gate's CHECK receives and its approval binds: its `ENV:` and the run's `--env`. */
+export function declaredEnv(gate: Gate, settings: Pick<RunSettings, "passEnv">): readonly string[] | null {
+  const extra = settings.passEnv ?? [];
+  if (extra.length === 0) return gate.env;
+  return [...new Set([...(gate.env ?? []), ...extra])];
 }
 
 /** What decides the sandbox: `--sandbox` or the repository setting, and each ledger's SANDBOX. */
@@ -120,11 +132,13 @@ export function oracleFor(
   owns: readonly string[] = [],
 ): RuntimeOracle {
   const cwd = realCwd(gateCwd(base, gate));
+  const env = declaredEnv(gate, settings);
+  const bindGate = env === gate.env ? gate : { ...gate, env: env as string[] };
   const observed = observedFiles(approvalDirFor(settings.env), file, gate.id);
   const binding = oracleBinding({
     root: settings.root,
     display: displayPath(settings.root, file),
-    gate,
+    gate: bindGate,
     cwd,
     env: settings.env,
     observed,

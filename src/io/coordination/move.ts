@@ -115,11 +115,9 @@ export async function moveScope(
           throw new MoveRefused(`waves for ${scope} appeared at the coordinator during the import; run it again`);
       }
       for (let i = 0; i < logOps.length; i += LOG_BATCH) {
-        const ops: Op[] = logOps
-          .slice(i, i + LOG_BATCH)
-          .map((line, j) => ({
-            put: { key: `${k.log(scope)}${String(i + j).padStart(13, "0")}-import`, value: line },
-          }));
+        const ops: Op[] = logOps.slice(i, i + LOG_BATCH).map((line, j) => ({
+          put: { key: `${k.log(scope)}${String(i + j).padStart(13, "0")}-import`, value: line },
+        }));
         await coord.client.txn([], ops);
       }
       if (fileSession !== null && etcdSession === null) await coord.client.put(k.session(scope), fileSession);

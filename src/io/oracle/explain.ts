@@ -42,7 +42,7 @@ export function diffSinceApproval(root: string, key: string, approvedDigest: str
   const hash = key.indexOf("#scripts.");
   const file = hash >= 0 ? key.slice(0, hash) : key;
   if (path.isAbsolute(file) || file.startsWith("..")) return null;
-  const old = git(root, ["show", `HEAD:${file}`]);
+  const old = git(root, ["cat-file", "blob", `HEAD:${file}`]); // never textconv or a filter (issue 42 item 2)
   if (old === null) return null;
   let now = "";
   try {

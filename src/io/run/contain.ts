@@ -12,6 +12,11 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { windowsContainer } from "./taskkill.ts";
+import type { Container } from "./container.ts";
+
+export type { Container };
+import { pidAlive } from "../lock.ts";
+import { helperEnv, SYSTEM_SH, systemTool } from "./system.ts";
 
 // Windows has the pgroup level's strength at best: its process tree, ended with taskkill (taskkill.ts).
 const WINDOWS_DESCRIBE = "process tree per check (taskkill /t /f on Windows: no cgroups or PID namespaces)";
@@ -78,9 +83,9 @@ function cgroupUsable(parent: string): { selfMove: boolean } | null {
       stuckInGroup(dir, parent);
     }
     const r = spawnSync(
-      "/bin/sh",
+      SYSTEM_SH,
       ["-c", 'echo 0 > "$1" && exec true', "kbz-contain", path.join(dir, "cgroup.procs")],
-      { stdio: "ignore" },
+      { stdio: "ignore", env: helperEnv() },
     );
     return r.status === 0 ? { selfMove: false } : null;
   } finally {
@@ -138,26 +143,20 @@ function sweepDeadGroups(parent: string): void {
   }
   for (const name of names) {
     const m = OURS.exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
     removeSoon(path.join(parent, name));
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
+/** The system's unshare by absolute path (system.ts, issue 42 item 1), never one on the CHECK's PATH. */
 function unshareUsable(): string[] | null {
+  const unshare = systemTool("unshare");
+  if (!unshare) return null;
   for (const prefix of [
-    ["unshare", "--pid", "--fork", "--kill-child"],
-    ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"],
+    [unshare, "--pid", "--fork", "--kill-child"],
+    [unshare, "--user", "--map-root-user", "--pid", "--fork", "--kill-child"],
   ]) {
-    const r = spawnSync(prefix[0]!, [...prefix.slice(1), "true"], { stdio: "ignore" });
+    const r = spawnSync(prefix[0]!, [...prefix.slice(1), "/bin/true"], { stdio: "ignore", env: helperEnv() });
     if (r.status === 0) return prefix;
   }
   return null;
@@ -221,18 +220,6 @@ export function detectContainment(from: ContainmentLevel = "cgroup"): Containmen
     }
   }
   throw new Error("unreachable: pgroup is always available");
-}
-
-/** One check's container: how to start the check in it and how to end everything in it. */
-export interface Container {
-  /** Start the check: `spawn` is called once, synchronously, with the argv to run. */
-  start<T>(spawn: (argv: string[]) => T): T;
-  /** Kill every process of the check; `leader` is the spawned process. */
-  kill(leader: number | undefined): void;
-  /** Kill what is left and wait (bounded) until it is gone; `exited` settles when the leader was reaped. */
-  release(leader: number | undefined, exited: Promise<unknown>): Promise<void>;
-  /** What the watchdog (watchdog.ts) kills if kbz dies: `cg <group dir>` or `pg <leader pid>`. */
-  watch(leader: number | undefined): string | null;
 }
 
 const RELEASE_BOUND_MS = 2000;

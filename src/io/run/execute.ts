@@ -4,7 +4,7 @@ import { MAX_OUTPUT_BYTES, canonicalOutput, outputFingerprint } from "../../core
 import { matchExpect, type ExpectSpec } from "./expect.ts";
 import { runProcess } from "./spawn.ts";
 import type { Env } from "./shell.ts";
-import { bwrapArgv, type SandboxProfile } from "./sandbox.ts";
+import { holdNoGit, releaseNoGit, sandboxLaunch, type SandboxProfile } from "./sandbox.ts";
 
 export interface RunOutcome {
   ok: boolean;
@@ -60,22 +60,22 @@ function streamDecoder(onText: (text: string) => void): (chunk: Uint8Array) => v
 }
 
 export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
-  const sandboxed = req.sandbox
-    ? {
-        prefix: [...(req.wrap ?? []), ...bwrapArgv(req.sandbox)],
-        prefixOwnsPidNamespace: true,
-        env: { ...req.env, TMPDIR: "/tmp" },
-      }
-    : null;
+  // Sandboxed: the wrappers and bwrap run with kbz's minimal environment; the CHECK's reaches
+  // the CHECK through bwrap's options (sandbox.ts sandboxLaunch, issue 42 item 1).
+  const launch = req.sandbox ? sandboxLaunch(req.sandbox, req.env) : null;
+  if (req.sandbox) holdNoGit(req.sandbox);
   const p = await runProcess({
     shell: req.shell,
     command: req.check,
     cwd: req.cwd,
-    env: sandboxed?.env ?? req.env,
+    env: launch?.env ?? req.env,
     timeoutMs: req.timeoutMs,
-    prefix: sandboxed?.prefix ?? req.tracePrefix,
-    prefixOwnsPidNamespace: !!sandboxed,
+    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : req.tracePrefix,
+    prefixOwnsPidNamespace: !!launch,
     onOutput: req.onOutput && streamDecoder(req.onOutput),
+    ...(launch ? { fd3: launch.args } : {}),
+  }).finally(() => {
+    if (req.sandbox) releaseNoGit(req.sandbox);
   });
   const output = canonicalOutput(p.stdout, p.stderr);
   const fp = outputFingerprint(output);

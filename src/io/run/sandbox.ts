@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import type { Env } from "./shell.ts";
+import { helperEnv, SYSTEM_DIRS, systemTool } from "./system.ts";
 
 export type { SandboxProfile };
 import { sandboxLine, type SandboxProfile } from "../../core/run/show.ts";
@@ -20,16 +21,15 @@ export { sandboxLine };
 export const BWRAP_INSTALL_HINT =
   "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
 
-/** The bwrap on PATH; a usage error saying how to install it. */
-export function resolveBwrap(env: Env): string {
-  const dirs = (env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  for (const c of dirs.map((d) => path.join(d, "bwrap"))) {
-    try {
-      if (fs.statSync(c).isFile()) return c;
-    } catch {}
-  }
+/**
+ * The system's bwrap (system.ts: a fixed list of root-owned folders, never the CHECK's PATH,
+ * issue 42 item 1); a usage error saying how to install it.
+ */
+export function resolveBwrap(_env?: Env): string {
+  const bwrap = systemTool("bwrap");
+  if (bwrap) return bwrap;
   throw new UsageError(
-    `the sandbox was requested but bubblewrap (bwrap) is not installed; ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`,
+    `the sandbox was requested but bubblewrap (bwrap) is not installed in ${SYSTEM_DIRS.join(", ")} (owned by root); ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`,
   );
 }
 
@@ -65,7 +65,62 @@ export function sandboxProfile(
     capabilities: "none",
     readOnly: gitDirsIn(all),
     emptied: socketDirs(env),
+    ...noGitAt(realRoot, all),
   };
+}
+
+/**
+ * Issue 42 item 2: the `.git` paths git would look for from the repository (the root, then each
+ * folder above it, up to the first that has one) that are missing and sit in a writable path. A
+ * CHECK could make a repository there, with filters and settings kbz's own git would then read;
+ * the sandbox covers each with a read-only empty file. bwrap makes that file on the host as its
+ * mount point; `releaseNoGit` removes it after the run (and a killed run's is removed here, the
+ * next time a profile is made: an empty regular `.git` file is never git's).
+ */
+function noGitAt(realRoot: string, writable: string[]): { noGit?: string[] } {
+  const out: string[] = [];
+  for (let d = realRoot; ; d = path.dirname(d)) {
+    const dotGit = path.join(d, ".git");
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.lstatSync(dotGit);
+    } catch {}
+    if (st?.isFile() && st.size === 0 && !mountPoints.has(dotGit)) {
+      fs.rmSync(dotGit, { force: true });
+      st = null;
+    }
+    if (st) break;
+    if (writable.some((w) => inside(w, d))) out.push(dotGit);
+    if (d === path.dirname(d)) break;
+  }
+  return out.length > 0 ? { noGit: out.sort() } : {};
+}
+
+/** Mount points bwrap made for `noGit` and how many running checks of this process use each. */
+const mountPoints = new Map<string, number>();
+
+/** Before a run: count the profile's `noGit` mount points as in use. */
+export function holdNoGit(p: SandboxProfile): void {
+  for (const g of p.noGit ?? []) mountPoints.set(g, (mountPoints.get(g) ?? 0) + 1);
+}
+
+/**
+ * After a run: remove each `noGit` mount point bwrap left on the host once no running check of
+ * this process uses it (an empty regular file only: anything else was not bwrap's).
+ */
+export function releaseNoGit(p: SandboxProfile): void {
+  for (const g of p.noGit ?? []) {
+    const n = (mountPoints.get(g) ?? 1) - 1;
+    if (n > 0) {
+      mountPoints.set(g, n);
+      continue;
+    }
+    mountPoints.delete(g);
+    try {
+      const st = fs.lstatSync(g);
+      if (st.isFile() && st.size === 0) fs.rmSync(g, { force: true });
+    } catch {}
+  }
 }
 
 const inside = (parent: string, child: string) =>
@@ -145,6 +200,7 @@ export function bwrapArgv(p: SandboxProfile): string[] {
   for (const w of p.writable) a.push("--bind", w, w);
   if (p.home !== "/" && homeInWritable) a.push("--tmpfs", p.home);
   for (const g of p.readOnly ?? []) a.push("--ro-bind", g, g);
+  for (const g of p.noGit ?? []) a.push("--ro-bind", "/dev/null", g);
   for (const h of p.hidden ?? []) {
     let dir = false;
     try {
@@ -157,6 +213,28 @@ export function bwrapArgv(p: SandboxProfile): string[] {
   }
   a.push("--setenv", "TMPDIR", "/tmp", "--");
   return a;
+}
+
+/**
+ * How kbz starts bwrap for a profile (issue 42 item 1): bwrap and whatever wraps it run with
+ * kbz's minimal environment (system.ts `helperEnv`), and the CHECK's variables travel with the
+ * options in a file descriptor (`--args 3`): `--clearenv`, then one `--setenv` per variable. So
+ * no variable of the CHECK (an `ENV: LD_PRELOAD` the probe runs before any approval) reaches a
+ * program outside the sandbox, and no value shows in bwrap's argv (`ps`).
+ */
+export function sandboxLaunch(
+  p: SandboxProfile,
+  checkEnv: Env,
+): { argv: string[]; args: Buffer; env: Record<string, string> } {
+  const opts = bwrapArgv(p);
+  const fdArgs = ["--clearenv"];
+  for (const [k, v] of Object.entries(checkEnv)) if (v !== undefined && k !== "TMPDIR") fdArgs.push("--setenv", k, v);
+  fdArgs.push(...opts.slice(1, -1));
+  return {
+    argv: [opts[0]!, "--args", "3", "--"],
+    args: Buffer.from(fdArgs.map((a) => a + "\0").join("")),
+    env: helperEnv(),
+  };
 }
 
 let usable: { ok: boolean; why: string } | null = null;
@@ -189,7 +267,7 @@ export function bwrapUsable(env: Env = process.env): { ok: boolean; why: string 
       "/proc",
       "true",
     ],
-    { encoding: "utf8" },
+    { encoding: "utf8", env: helperEnv() },
   );
   return (usable =
     r.status === 0

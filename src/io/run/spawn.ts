@@ -10,6 +10,9 @@ import { MAX_OUTPUT_BYTES } from "../../core/ledger/evidence.ts";
 import { contain, containment, type Containment } from "./contain.ts";
 import type { Env } from "./shell.ts";
 import { watchCheck } from "./watchdog.ts";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 
 const STREAM_DESTROY_MS = 1000;
 const FORCE_SETTLE_MS = 1500;
@@ -29,6 +32,33 @@ export interface SpawnRequest {
   containment?: Containment;
   /** Each captured chunk as it arrives (the dashboard streams a running check's output). */
   onOutput?: (chunk: Uint8Array) => void;
+  /** Bytes the first program reads from file descriptor 3 (the sandbox's `bwrap --args 3`). */
+  fd3?: Buffer;
+}
+
+let fdSeq = 0;
+
+/**
+ * A read-only descriptor holding `data`: a private file in the temp folder, opened and unlinked
+ * at once (named `kbz-args-<pid>-…`, so a kbz killed in between leaves one the sweep knows:
+ * io/run/sweep.ts). null when none could be made.
+ */
+function dataFd(data: Buffer): number {
+  const file = path.join(os.tmpdir(), `kbz-args-${process.pid}-${++fdSeq}-${Math.random().toString(16).slice(2, 10)}`);
+  const w = fs.openSync(
+    file,
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
+    0o600,
+  );
+  let r: number;
+  try {
+    fs.writeSync(w, data);
+    r = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  } finally {
+    fs.closeSync(w);
+    fs.rmSync(file, { force: true });
+  }
+  return r;
 }
 
 export interface SpawnOutcome {
@@ -139,18 +169,19 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
     };
 
     let proc: ReturnType<typeof Bun.spawn>;
+    let fd3: number | null = null;
     try {
-      proc = container.start((argv) =>
-        Bun.spawn(argv, {
-          cwd: req.cwd,
-          env: req.env as Record<string, string>,
-          stdin: "ignore",
-          stdout: "pipe",
-          stderr: "pipe",
-          detached: process.platform !== "win32",
-          windowsHide: true,
-          windowsVerbatimArguments: process.platform === "win32",
-        }),
+      if (req.fd3) fd3 = dataFd(req.fd3);
+      proc = container.start(
+        (argv) =>
+          Bun.spawn(argv, {
+            cwd: req.cwd,
+            env: req.env as Record<string, string>,
+            stdio: fd3 === null ? ["ignore", "pipe", "pipe"] : ["ignore", "pipe", "pipe", fd3],
+            detached: process.platform !== "win32",
+            windowsHide: true,
+            windowsVerbatimArguments: process.platform === "win32",
+          }) as ReturnType<typeof Bun.spawn>,
       );
       pid = proc.pid;
       exited = proc.exited;
@@ -158,6 +189,8 @@ export function runProcess(req: SpawnRequest): Promise<SpawnOutcome> {
     } catch (e) {
       settle(null, null, (e as Error).message);
       return;
+    } finally {
+      if (fd3 !== null) fs.closeSync(fd3);
     }
 
     const cancelReaders = () => {

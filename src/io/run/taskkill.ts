@@ -7,7 +7,7 @@
 // outlive the check: the containment warning says so. No watchdog either: a kbz killed outright
 // (not by a signal it can handle) leaves its running check behind on Windows.
 import { spawnSync } from "node:child_process";
-import type { Container } from "./contain.ts";
+import type { Container } from "./container.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -33,11 +33,15 @@ export function killTree(pid: number, env: Env = process.env, run = spawnSync, k
   const taskkill = trustedTaskkill(env);
   let reason = "trusted system taskkill path unavailable";
   if (taskkill) {
+    // A minimal environment (issue 42 item 1): the system folders only, nothing of the CHECK's.
+    const root = taskkill.slice(0, -"\\System32\\taskkill.exe".length);
+    const minimal = { SystemRoot: root, WINDIR: root, SystemDrive: root.slice(0, 2), PATH: `${root}\\System32` };
     const r = run(taskkill, ["/pid", String(pid), "/f", "/t"], {
       stdio: "ignore",
       windowsHide: true,
       timeout: 1000,
       killSignal: "SIGKILL",
+      env: minimal,
     });
     if (!r.error && r.status === 0 && r.signal === null) return null;
     reason = r.error

@@ -9,6 +9,7 @@
 //     normally has nothing listed, so the watchdog just exits. It ignores terminal signals: only
 //     the pipe ends it.
 import type { Subprocess } from "bun";
+import { helperEnv, SYSTEM_SH } from "./system.ts";
 
 const SCRIPT = `trap '' INT TERM HUP QUIT
 set -f
@@ -32,7 +33,13 @@ function send(line: string): void {
   if (failed || process.platform === "win32") return;
   try {
     if (!dog) {
-      dog = Bun.spawn(["/bin/sh", "-c", SCRIPT], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true });
+      dog = Bun.spawn([SYSTEM_SH, "-c", SCRIPT], {
+        stdin: "pipe",
+        stdout: "ignore",
+        stderr: "ignore",
+        detached: true,
+        env: helperEnv(),
+      });
       dog.unref();
     }
     dog.stdin.write(line + "\n");

@@ -11,8 +11,9 @@ import {
   type ModelOptions,
 } from "../../core/structure/build.ts";
 import { canonical, fail, StructureError, type Model } from "../../core/structure/model.ts";
-import { type LeaseView } from "../../core/dispatch/lease-record.ts";
-import { readLeaseRecords, ScopeReader } from "../read.ts";
+import type { LeaseView } from "../../core/dispatch/lease-record.ts";
+import { readLeaseRecords } from "../read.ts";
+import { ScopeReader } from "../scope.ts";
 
 export interface LoadOptions extends ModelOptions {
   /** Audit VERIFIED leaves' verification receipts (the checker and structural events; not the scheduler, which raises its own attention). */

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { agentEnv } from "../../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../../helpers/kbz.ts";
 import { loadApprovals } from "../../../src/ops/dashboardActs.ts";
-import { loadSnapshot } from "../../../src/io/read.ts";
+import { loadSnapshot } from "../../../src/ops/snapshot.ts";
 import { resolveTarget } from "../../../src/io/discover.ts";
 
 setDefaultTimeout(60_000);

@@ -14,7 +14,8 @@ import {
   type DispatchAction,
   type DispatchState,
 } from "../../../src/core/dispatch/waves.ts";
-import { dispatchStatus, loadDispatch } from "../../../src/io/read.ts";
+import { dispatchStatus } from "../../../src/ops/snapshot.ts";
+import { loadDispatch } from "../../../src/io/read.ts";
 import { hashTree, REPO, tempDir, writeTree } from "../../helpers/kbz.ts";
 
 const T0 = new Date("2026-12-02T08:40:46.546Z");

@@ -7,7 +7,7 @@ const runnable = (id: string, check: string, expect: string, title = "importer a
   `- [ ] ${id}: ${title}\n  CHECK: ${check}\n  EXPECT: ${expect}\n`;
 
 describe("lint rules", () => {
-  test("a whole-command echo/printf/true/:/exit 0 is a fixed-output CHECK (warning)", () => {
+  test("a whole-command echo/printf/true/:/exit 0 is a fixed-output CHECK (an error: the gate cannot fail)", () => {
     for (const cmd of ["echo ok", "printf 'VERIFY_OK'", "true", ":", "exit 0", "ECHO done", "echo"]) {
       expect(rules(runnable("G1", cmd, "MARKER_X"))).toContain("G1:tautological-check");
     }

@@ -47,7 +47,7 @@ function randomScope(rand: () => number): NextSnapshot {
     return {
       id,
       needs,
-      owns: owns.filter((g, i) => owns.findIndex((h) => h === g) === i),
+      owns: owns.filter((g, i) => owns.indexOf(g) === i),
       reads: rand() < 0.5 ? [pick(GLOBS)] : [],
       resourceReads: rand() < 0.2 ? [pick(RESOURCES)] : [],
       resourceWrites: rand() < 0.2 ? [pick(RESOURCES)] : [],

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { verifyRun } from "../../../src/io/receipts/run.ts";
+import { verifyRun } from "../../../src/ops/verifyRun.ts";
 import { adviseNext } from "../../../src/core/schedule/advise.ts";
 import { readScheduleFacts } from "../../../src/ops/facts.ts";
 import { agentApprovalDir } from "../../helpers/approvals.ts";

@@ -71,15 +71,13 @@ describe("random plans and random structure events", () => {
           const p = open[Math.floor(r() * open.length)]!;
           const base = p.owns[0]!.replace(/\/\*\*$/, "");
           const sequential = r() < 0.15;
-          const kids = ["a", "b", "c"]
-            .slice(0, 2 + Math.floor(r() * 2))
-            .map((s, i) =>
-              child(p.id, s, {
-                owns: [`${base}/${s}/**`],
-                needs: sequential && i > 0 ? [`${p.id}.a`] : [],
-                resourceWrites: p.access.resourceWrites.length && r() < 0.5 ? ["db:test"] : [],
-              }),
-            );
+          const kids = ["a", "b", "c"].slice(0, 2 + Math.floor(r() * 2)).map((s, i) =>
+            child(p.id, s, {
+              owns: [`${base}/${s}/**`],
+              needs: sequential && i > 0 ? [`${p.id}.a`] : [],
+              resourceWrites: p.access.resourceWrites.length && r() < 0.5 ? ["db:test"] : [],
+            }),
+          );
           req = request(`op-${seed}-${step}`, rev, { [p.id]: refinement(kids) });
         }
         let planned: boolean;

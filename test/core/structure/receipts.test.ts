@@ -2,7 +2,7 @@
 // (docs/formats.md#structure-verification `verification-<reason>`), so a stale receipt fails the check and blocks events.
 import { describe, expect, test } from "bun:test";
 import * as path from "node:path";
-import { verifyRun } from "../../../src/io/receipts/run.ts";
+import { verifyRun } from "../../../src/ops/verifyRun.ts";
 import { applyStructure, planStructure } from "../../../src/io/structure/apply.ts";
 import { checkStructure } from "../../../src/io/structure/oracle.ts";
 import { loadStructure } from "../../../src/io/structure/model.ts";

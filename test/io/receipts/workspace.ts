@@ -7,7 +7,7 @@ import { agentApprovalDir } from "../../helpers/approvals.ts";
 import { tempDir, writeTree } from "../../helpers/kbz.ts";
 import { inspectReceipt, type Inspection, type ReceiptReason } from "../../../src/io/receipts/audit.ts";
 import type { Policy } from "../../../src/io/receipts/context.ts";
-import { verifyRun, type LedgerResult } from "../../../src/io/receipts/run.ts";
+import { verifyRun, type LedgerResult } from "../../../src/ops/verifyRun.ts";
 import { readReceiptFile, type Receipt } from "../../../src/io/receipts/file.ts";
 import type { Verifier } from "../../../src/io/receipts/verifier.ts";
 

@@ -11,7 +11,7 @@ import { parseLedger } from "../../../src/core/ledger/parse.ts";
 import { attest, forget, noteApproved, readRootAttestations } from "../../../src/io/run/attest.ts";
 import { attestSecret } from "../../../src/io/run/personal.ts";
 import { hmacSha256Hex, sha256Hex } from "../../../src/core/util/hash.ts";
-import { snapshotForRequest } from "../../../src/io/read.ts";
+import { snapshotForRequest } from "../../../src/ops/snapshot.ts";
 import { privateApprovalDir, setApprovalPolicy } from "../../helpers/approvals.ts";
 import { tempDir } from "../../helpers/tmp.ts";
 

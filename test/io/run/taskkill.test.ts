@@ -38,14 +38,17 @@ describe("killTree", () => {
     return true;
   }) as any;
 
-  test("taskkill /pid <pid> /f /t, hidden, 1 s bound with SIGKILL; success needs no fallback", () => {
+  test("taskkill /pid <pid> /f /t, hidden, 1 s bound with SIGKILL, a minimal environment (issue 42 item 1); success needs no fallback", () => {
     calls.length = killed.length = 0;
-    expect(killTree(42, sys, fakeRun(0), fakeKill)).toBeNull();
+    expect(
+      killTree(42, { ...sys, PATH: "C:\\repo\\bin", NODE_OPTIONS: "--require evil" }, fakeRun(0), fakeKill),
+    ).toBeNull();
+    const env = { SystemRoot: "C:\\Windows", WINDIR: "C:\\Windows", SystemDrive: "C:", PATH: "C:\\Windows\\System32" };
     expect(calls).toEqual([
       [
         "C:\\Windows\\System32\\taskkill.exe",
         ["/pid", "42", "/f", "/t"],
-        { stdio: "ignore", windowsHide: true, timeout: 1000, killSignal: "SIGKILL" },
+        { stdio: "ignore", windowsHide: true, timeout: 1000, killSignal: "SIGKILL", env },
       ],
     ]);
     expect(killed).toEqual([]);

@@ -24,7 +24,7 @@ import {
   serializeDispatch,
   waveLine,
 } from "../../../core/dispatch/waves.ts";
-import { type LoadedDispatch } from "../../read.ts";
+import type { LoadedDispatch } from "../../read.ts";
 import type { RowState } from "../../../core/plan/table.ts";
 import { randomHex, sha256Hex } from "../../../core/util/hash.ts";
 import { isValidId, SCOPE_ID_MESSAGE } from "../../../core/workspace/ids.ts";

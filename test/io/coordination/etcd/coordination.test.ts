@@ -121,7 +121,7 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
       stdout: "released 1 lease(s) for api/leaf-1\n",
       stderr: "",
     });
-    await until(() => !alive(keeper), 5000);
+    await until(() => !alive(keeper), 30_000);
     expect(heldRecords(dir)).toEqual([]);
     expect(run("scope", "list").stdout).toBe("api\nweb\n");
   }, 60_000);
@@ -268,7 +268,7 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
     let changes = 0;
     const stop = store.watch(() => changes++);
     try {
-      await until(() => changes >= 1, 5000); // the watch reports once when it starts
+      await until(() => changes >= 1, 30_000); // the watch reports once when it starts
       const plan = fs.readFileSync(path.join(dir, ".unlazy/api/PLAN.md"), "utf8");
       expect(kbz(["next", "--scope", "api", "--slots", "4"], { cwd: dir, env }).stdout).toContain("LAUNCH 2: 1, 3");
       await store.setLeafState("api", "1", "IN-FLIGHT", () => {
@@ -278,9 +278,9 @@ describe.skipIf(!needs("etcd"))("kbz with an etcd coordinator (real 3-member clu
       expect(r.stdout).toContain("1 active");
       expect(r.stdout).toContain("LAUNCH 1: 3");
       expect(fs.readFileSync(path.join(dir, ".unlazy/api/PLAN.md"), "utf8")).toBe(plan);
-      await until(() => changes >= 2, 5000);
+      await until(() => changes >= 2, 30_000);
       await store.appendStatus("api", "watched");
-      await until(() => changes >= 3, 5000);
+      await until(() => changes >= 3, 30_000);
     } finally {
       stop();
       store.close();

@@ -15,32 +15,32 @@
 // Issue 28 item 12: the CHECK runs on a throwaway overlay of the repository (io/run/view.ts), so
 // it cannot move or delete the live deliverable; afterwards every hidden file must still have the
 // digest it had before, else the run says so loudly (DAMAGED, exit 2).
-import { gitInert } from "../git.ts";
+import { changedFromHead } from "../io/gitBlobs.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { FileProblemsError } from "../../core/errors.ts";
-import { expandInputs } from "../inputs/expand.ts";
-import { isRunnable, type Gate, type Ledger } from "../../core/ledger/model.ts";
-import { gateDigest } from "../../core/ledger/digest.ts";
-import { executeCheck, type RunOutcome } from "../run/execute.ts";
-import { oracleSignature, type RuntimeOracle } from "../../core/run/oracle.ts";
-import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../run/approval.ts";
-import { resolveBwrap, sandboxProfile } from "../run/sandbox.ts";
-import type { Snapshot } from "../../core/snapshot.ts";
-import { snapshotForRequest } from "../read.ts";
-import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "./plan.ts";
-import { runSettings, type CheckRequest } from "./run.ts";
-import { checkEnvironment } from "../oracle/env.ts";
-import { recordProbes, type ProbeRecord } from "./probeRecords.ts";
-import { logConsent, requirePerson } from "../run/consent.ts";
-import { oracleBinding } from "../oracle/binding.ts";
-import type { Env } from "../run/shell.ts";
-import { throwawayView, viewUsable } from "../run/view.ts";
-import { digestFile } from "../inputs/records.ts";
-import { readPolicy } from "../run/personal.ts";
-import { recordVacuity } from "../run/attest.ts";
-import { readOracleRecords } from "../oracle/records.ts";
-import { NO_RECORD, type VacuityStored } from "../../core/trace.ts";
+import { FileProblemsError } from "../core/errors.ts";
+import { expandInputs } from "../io/inputs/expand.ts";
+import { isRunnable, type Gate, type Ledger } from "../core/ledger/model.ts";
+import { gateDigest } from "../core/ledger/digest.ts";
+import { executeCheck, type RunOutcome } from "../io/run/execute.ts";
+import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
+import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
+import { resolveBwrap, sandboxProfile } from "../io/run/sandbox.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { snapshotForRequest } from "./snapshot.ts";
+import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "../io/check/plan.ts";
+import { runSettings, type CheckRequest } from "./checkRun.ts";
+import { checkEnvironment } from "../io/oracle/env.ts";
+import { recordProbes, type ProbeRecord } from "../io/check/probeRecords.ts";
+import { logConsent, requirePerson } from "../io/run/consent.ts";
+import { oracleBinding } from "../io/oracle/binding.ts";
+import type { Env } from "../io/run/shell.ts";
+import { throwawayView, viewUsable } from "../io/run/view.ts";
+import { digestFile } from "../io/inputs/records.ts";
+import { readPolicy } from "../io/run/personal.ts";
+import { recordVacuity } from "../io/run/attest.ts";
+import { readOracleRecords } from "../io/oracle/records.ts";
+import { NO_RECORD, type VacuityStored } from "../core/trace.ts";
 
 export type ProbeVerdict =
   | "vacuous"
@@ -79,13 +79,13 @@ export interface ProbeResult {
 const SKIP = (rel: string) =>
   rel.startsWith(".kbz/") || rel.startsWith(".unlazy/") || rel === ".git" || rel.startsWith(".git/");
 
-/** Files that differ from git HEAD under `root` (changed, staged or untracked), root-relative. */
+/**
+ * Files that differ from git HEAD under `root` (changed, staged or untracked), root-relative.
+ * git never reads a worktree file's content here (io/gitBlobs.ts: kbz hashes them; issue 42 item 2).
+ */
 export function filesChangedFromHead(root: string): string[] {
-  const changed = gitInert(root, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--relative", "HEAD"]);
-  const untracked = gitInert(root, ["ls-files", "-z", "--others", "--exclude-standard"]);
-  if (changed === null && untracked === null) return [];
-  const names = new Set([...(changed ?? "").split("\0"), ...(untracked ?? "").split("\0")].filter(Boolean));
-  return [...names].filter((n) => !SKIP(n) && fs.existsSync(path.join(root, n))).sort();
+  const names = changedFromHead(root) ?? [];
+  return names.filter((n) => !SKIP(n) && fs.existsSync(path.join(root, n))).sort();
 }
 
 /**

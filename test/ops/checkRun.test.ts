@@ -2,11 +2,11 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { runChecks, type CheckRequest } from "../../../src/io/check/run.ts";
-import { UsageError } from "../../../src/core/errors.ts";
-import { definitionDigest } from "../../../src/core/ledger/digest.ts";
-import { tempDir, writeTree } from "../../helpers/kbz.ts";
-import { agentApprovalDir } from "../../helpers/approvals.ts";
+import { runChecks, type CheckRequest } from "../../src/ops/checkRun.ts";
+import { UsageError } from "../../src/core/errors.ts";
+import { definitionDigest } from "../../src/core/ledger/digest.ts";
+import { tempDir, writeTree } from "../helpers/kbz.ts";
+import { agentApprovalDir } from "../helpers/approvals.ts";
 
 // Processes and workers on a shared, busy machine: allow far more than bun's 5 s default.
 setDefaultTimeout(120_000);

@@ -1,17 +1,17 @@
 // `verify run` (docs/formats.md#receipts): per ledger, in order — reuse a current receipt, or withdraw the
 // old one, run the official check in-process exactly as `kbz check --reverify` would (same
 // approvals, same evidence), fingerprint before and after, and record the outcome.
-import { isRunnable } from "../../core/ledger/model.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, type CheckResult } from "../check/run.ts";
-import type { Env } from "../run/shell.ts";
-import { sha256Hex } from "../../core/util/hash.ts";
-import { inspectReceipt } from "./audit.ts";
-import { computeContext, type Context, type Policy } from "./context.ts";
-import { VerificationError, verificationText } from "../../core/receipts/errors.ts";
-import { readLedger } from "./ledger.ts";
-import { ledgerKey } from "./paths.ts";
-import { putReceipt, withLedgerLock } from "./file.ts";
-import type { Verifier } from "./verifier.ts";
+import { isRunnable } from "../core/ledger/model.ts";
+import { DEFAULT_TIMEOUT_S, runChecks, type CheckResult } from "./checkRun.ts";
+import type { Env } from "../io/run/shell.ts";
+import { sha256Hex } from "../core/util/hash.ts";
+import { inspectReceipt } from "../io/receipts/audit.ts";
+import { computeContext, type Context, type Policy } from "../io/receipts/context.ts";
+import { VerificationError, verificationText } from "../core/receipts/errors.ts";
+import { readLedger } from "../io/receipts/ledger.ts";
+import { ledgerKey } from "../io/receipts/paths.ts";
+import { putReceipt, withLedgerLock } from "../io/receipts/file.ts";
+import type { Verifier } from "../io/receipts/verifier.ts";
 
 export type LedgerResult =
   | { status: "CURRENT_EVIDENCE"; ledger: string; executed: 0 }
@@ -79,6 +79,8 @@ async function verifyOne(req: VerifyRunRequest, file: string, key: string): Prom
       cwd: req.cwd ?? ".",
       timeoutS: req.timeoutS ?? DEFAULT_TIMEOUT_S,
       env: req.env,
+      // The names the receipt binds reach the CHECK too (issue 42 item 7), as in verify-once.
+      passEnv: policy.env,
     });
   } catch (e) {
     error = (e as Error).message;

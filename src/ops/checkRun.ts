@@ -3,45 +3,51 @@
 // prints its result; receipts call it with the same approvals and evidence rules.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { FileProblemsError, UsageError, type FileProblem } from "../../core/errors.ts";
-import { automaticEvidence } from "../../core/ledger/evidence.ts";
-import type { Reduction } from "../../core/ledger/state.ts";
-import { statusReport } from "../../core/report.ts";
-import { dispatchProblems, type Snapshot } from "../../core/snapshot.ts";
-import { loadSnapshot, snapshotForRequest, type TargetRequest } from "../read.ts";
+import { FileProblemsError, UsageError, type FileProblem } from "../core/errors.ts";
+import { automaticEvidence } from "../core/ledger/evidence.ts";
+import type { Reduction } from "../core/ledger/state.ts";
+import { statusReport } from "../core/report.ts";
+import { dispatchProblems, type Snapshot } from "../core/snapshot.ts";
+import { loadSnapshot, snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import {
   ApprovalStore,
   ApprovalStoreError,
   approvalDirFor,
   assertStoreOutside,
   type StoredApproval,
-} from "../run/approval.ts";
-import { nearMissLines } from "../../core/run/differ.ts";
-import { type ExecuteRequest, type RunOutcome } from "../run/execute.ts";
-import { newOracleFiles, oracleChangedOutcome, rememberObserved, runObserved } from "./observe.ts";
-import { oracleSignature } from "../../core/run/oracle.ts";
-import { shortSignature } from "../../core/run/show.ts";
+} from "../io/run/approval.ts";
+import { nearMissLines } from "../core/run/differ.ts";
+import type { ExecuteRequest, RunOutcome } from "../io/run/execute.ts";
+import {
+  executeRequestFor,
+  newOracleFiles,
+  oracleChangedOutcome,
+  rememberObserved,
+  runObserved,
+} from "../io/check/observe.ts";
+import { oracleSignature } from "../core/run/oracle.ts";
+import { shortSignature } from "../core/run/show.ts";
 export { shortSignature };
-import { pathFacts, requestedShell, resolveShell, type Env } from "../run/shell.ts";
-import { saveLastRun } from "./lastrun.ts";
-import { failureText, recordRuns } from "./failures.ts";
-import type { FailureStored } from "../../core/trace.ts";
-import { readRepoSettings } from "./settings.ts";
-import { digestInputs, recordInputs, type InputRecord } from "../inputs/records.ts";
-import { expandInputs, inputsProblem } from "../inputs/expand.ts";
-import { isInside } from "../../core/workspace/inside.ts";
-import { checkEnvironment } from "../oracle/env.ts";
-import { bindingSignature, OracleError } from "../oracle/binding.ts";
-import { recordOraclePasses, type OraclePassRecord } from "../oracle/records.ts";
-import { identitiesFor, namesOnlyFiles } from "../oracle/identity.ts";
-import { chainKey, chainRefusal, childEnv, inheritedChain } from "./chain.ts";
-import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "./plan.ts";
-import { runRolling } from "../../core/check/pool.ts";
-import { WritebackError, writeBack, type WritebackStatus } from "./writeback.ts";
-import { describe, KbzError } from "../../core/errors.ts";
-import { requirePerson, logConsent, type Consent } from "../run/consent.ts";
-import { attest, noteApproved } from "../run/attest.ts";
-import { kbz, placeholder as ph } from "../../core/text/command.ts";
+import { pathFacts, requestedShell, resolveShell, type Env } from "../io/run/shell.ts";
+import { saveLastRun } from "../io/check/lastrun.ts";
+import { failureText, recordRuns } from "../io/check/failures.ts";
+import type { FailureStored } from "../core/trace.ts";
+import { readRepoSettings } from "../io/check/settings.ts";
+import { digestInputs, recordInputs, type InputRecord } from "../io/inputs/records.ts";
+import { expandInputs, inputsProblem } from "../io/inputs/expand.ts";
+import { isInside } from "../core/workspace/inside.ts";
+import { checkEnvironment } from "../io/oracle/env.ts";
+import { bindingSignature, OracleError } from "../io/oracle/binding.ts";
+import { recordOraclePasses, type OraclePassRecord } from "../io/oracle/records.ts";
+import { identitiesFor, namesOnlyFiles } from "../io/oracle/identity.ts";
+import { chainKey, chainRefusal, childEnv, inheritedChain } from "../io/check/chain.ts";
+import { baseDir, declaredEnv, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { runRolling } from "../core/check/pool.ts";
+import { WritebackError, writeBack, type WritebackStatus } from "../io/check/writeback.ts";
+import { describe, KbzError } from "../core/errors.ts";
+import { requirePerson, logConsent, type Consent } from "../io/run/consent.ts";
+import { attest, noteApproved } from "../io/run/attest.ts";
+import { kbz, placeholder as ph } from "../core/text/command.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -65,6 +71,8 @@ export interface CheckRequest extends TargetRequest {
   sandbox?: boolean;
   /** How a person gives `approve` (io/run/consent.ts): the dashboard passes "dashboard". */
   via?: "terminal" | "dashboard";
+  /** `verify run --env`: names every CHECK of the run receives and its approval binds (plan.ts declaredEnv). */
+  passEnv?: readonly string[];
 }
 
 export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
@@ -111,7 +119,7 @@ export interface CheckResult {
 }
 
 export function runSettings(
-  req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox">,
+  req: Pick<CheckRequest, "shell" | "cwd" | "env" | "timeoutS" | "sandbox" | "passEnv">,
   root: string,
 ): RunSettings {
   const shell = resolveShell(requestedShell(req.shell, req.env), req.env);
@@ -139,6 +147,7 @@ export function runSettings(
     sandbox,
     root,
     env: req.env,
+    ...(req.passEnv?.length ? { passEnv: req.passEnv } : {}),
   };
 }
 
@@ -312,7 +321,7 @@ export function asksKbz(check: string): boolean {
 
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
 /** Issue 28 item 7: INPUTS over the cap can never be bound to a pass; the gate is not run. */
-/** Issue 39: an INPUTS entry covering no regular file binds nothing: the gate is not run either. */
+/** Issue 39: nor can an INPUTS entry covering no regular file (it binds nothing). */
 function inputsRefusal(t: CheckTask, root: string): string | null {
   return t.gate.inputs ? inputsProblem(expandInputs(t.oracle.cwd, t.gate.inputs, root)) : null;
 }
@@ -430,18 +439,10 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
 
 /** The request that runs one task's CHECK (the approval's traced run and the gate's run share it). */
 function executeRequest(run: Run, task: CheckTask): ExecuteRequest {
-  const { req, settings } = run;
-  return {
-    shell: settings.shell,
-    check: task.gate.check!,
-    expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-    cwd: task.oracle.cwd,
-    env: childEnv(checkEnvironment(req.env, task.gate.env), run.chain, chainKey(task.file, task.gate.id)),
-    timeoutMs: settings.timeoutMs,
-    sandbox: task.oracle.sandbox ?? null,
-    onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
-  };
+  const { req } = run;
+  return executeRequestFor(task, run.settings, req.env, run.chain, req.observer?.output && ((text) => req.observer!.output!(task, text)));
 }
+
 
 /**
  * At approval (issue 39): run the CHECK traced, record what it read as the gate's observed oracle
@@ -456,6 +457,13 @@ async function observeApproval(run: Run, task: CheckTask): Promise<void> {
   task.oracle = oracleFor(task.file, base, task.gate, run.settings, task.oracle.sandbox ?? null, task.owns);
   task.signature = oracleSignature(task.oracle);
   run.preRan.set(task.qid, observed.outcome);
+}
+
+/** A gate's run, traced when its oracle was observed: an oracle file it newly reads makes it not count (issue 39). */
+async function observedRun(run: Run, task: CheckTask): Promise<RunOutcome> {
+  const observed = await runObserved(task, run.root, run.req.env, executeRequest(run, task));
+  const fresh = newOracleFiles(task, run.root, run.req.env, observed);
+  return fresh.length > 0 ? oracleChangedOutcome(observed.outcome, fresh) : observed.outcome;
 }
 
 /**
@@ -516,13 +524,6 @@ async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
   return outcome;
 }
 
-/** A gate's run, traced when its oracle was observed: an oracle file it newly reads makes it not count (issue 39). */
-async function observedRun(run: Run, task: CheckTask): Promise<RunOutcome> {
-  const observed = await runObserved(task, run.root, run.req.env, executeRequest(run, task));
-  const fresh = newOracleFiles(task, run.root, run.req.env, observed);
-  return fresh.length > 0 ? oracleChangedOutcome(observed.outcome, fresh) : observed.outcome;
-}
-
 /** Write one ledger's results back, then its INPUTS, oracle pass, attestation and failure records. */
 async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
   const { root, settings } = run;
@@ -573,12 +574,16 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
   }
 }
 
-/** The INPUTS each written (or unchanged) result observed, by gate id. */
+/**
+ * The INPUTS each written (or unchanged) pass observed, by gate id. A failed run gets none (issue
+ * 42 item 5): the record holds the evidence line of a pass, which a failed run must never write
+ * anywhere (its failure record, io/check/failures.ts, keeps what it saw).
+ */
 function inputRecords(run: Run, group: RunReport[]): Record<string, InputRecord> {
   const records: Record<string, InputRecord> = {};
   for (const r of group) {
     const files = run.observed.get(r.task.qid);
-    if (!files || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+    if (!files || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
     const evidence = evidenceFor(r.task, r.outcome, run.settings);
     records[r.task.gate.id] = {
       definition: r.task.digest,
