@@ -14,6 +14,7 @@ import {
   ApprovalStoreError,
   approvalDirFor,
   assertStoreOutside,
+  recordName,
   type StoredApproval,
 } from "../io/run/approval.ts";
 import { nearMissLines } from "../core/run/differ.ts";
@@ -36,12 +37,11 @@ import { readRepoSettings } from "../io/check/settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../io/inputs/records.ts";
 import { expandInputs, inputsProblem } from "../io/inputs/expand.ts";
 import { isInside } from "../core/workspace/inside.ts";
-import { checkEnvironment } from "../io/oracle/env.ts";
 import { bindingSignature, OracleError } from "../io/oracle/binding.ts";
 import { recordOraclePasses, type OraclePassRecord } from "../io/oracle/records.ts";
 import { identitiesFor, namesOnlyFiles } from "../io/oracle/identity.ts";
-import { chainKey, chainRefusal, childEnv, inheritedChain } from "../io/check/chain.ts";
-import { baseDir, declaredEnv, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { chainKey, chainRefusal, inheritedChain } from "../io/check/chain.ts";
+import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
 import { runRolling } from "../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "../io/check/writeback.ts";
 import { describe, KbzError } from "../core/errors.ts";
@@ -190,7 +190,6 @@ async function decideApprovals(
   only: string | null,
   observer?: CheckObserver,
   root = "",
-  observeFirst?: (task: CheckTask) => Promise<void>,
 ): Promise<ApprovalItem[]> {
   const items: ApprovalItem[] = [];
   const cache: { all: StoredApproval[] | null } = { all: null };
@@ -206,8 +205,6 @@ async function decideApprovals(
         // A person's act, asked for when the first oracle needs it: refused before anything runs.
         const approve = consentFor!();
         try {
-          // Issue 39: the consented run is traced first; what it reads joins the oracle the approval binds.
-          await observeFirst?.(task);
           item = {
             task,
             status: "recorded",
@@ -358,8 +355,10 @@ interface Run {
   refused: Set<string>;
   /** What each run's INPUTS were when it ended, by qualified id (recorded after writeback). */
   observed: Map<string, Record<string, string>>;
-  /** Outcomes of the traced runs approvals made (issue 39), by qualified id: those gates do not run again. */
-  preRan: Map<string, RunOutcome>;
+  /** Issue 39: the person's consent given in this run, for the approvals its traced runs widen. */
+  consent: Consent | null;
+  /** Gates whose approval was recorded in this run (qualified ids). */
+  approvedNow: Set<string>;
 }
 
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
@@ -409,7 +408,8 @@ function planRun(req: CheckRequest): Run {
     refusals,
     refused: new Set(refusals.keys()),
     observed: new Map(),
-    preRan: new Map(),
+    consent: null,
+    approvedNow: new Set(),
   };
 }
 
@@ -432,31 +432,50 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
     req.approve || approveOnly !== null
       ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via }))
       : null;
-  return decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root, (task) =>
-    observeApproval(run, task),
-  );
+  const items = await decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root);
+  run.consent = consent;
+  for (const a of items) if (a.status === "recorded") run.approvedNow.add(a.task.qid);
+  return items;
 }
 
 /** The request that runs one task's CHECK (the approval's traced run and the gate's run share it). */
 function executeRequest(run: Run, task: CheckTask): ExecuteRequest {
   const { req } = run;
-  return executeRequestFor(task, run.settings, req.env, run.chain, req.observer?.output && ((text) => req.observer!.output!(task, text)));
+  return executeRequestFor(
+    task,
+    run.settings,
+    req.env,
+    run.chain,
+    req.observer?.output && ((text) => req.observer!.output!(task, text)),
+  );
 }
 
-
 /**
- * At approval (issue 39): run the CHECK traced, record what it read as the gate's observed oracle
- * files and re-bind the task's oracle with them, so the approval covers them. The run is the gate's
- * run (kept in run.preRan): the CHECK runs once.
+ * A gate approved in this run (issue 39): its run is the consented one. It is traced, what it reads
+ * that is oracle joins the gate's observed files, and the approval is recorded again for the oracle
+ * bound with them (the person's consent of this run covers the CHECK's run and what it reads).
  */
-async function observeApproval(run: Run, task: CheckTask): Promise<void> {
-  if (task.oracle.programs?.observer !== "strace" || run.refused.has(task.qid)) return;
+async function approvedRun(run: Run, task: CheckTask, consent: Consent): Promise<RunOutcome> {
   const observed = await runObserved(task, run.root, run.req.env, executeRequest(run, task));
-  if (!rememberObserved(task, run.root, run.req.env, observed)) return;
+  if (!rememberObserved(task, run.root, run.req.env, observed)) return observed.outcome;
   const base = baseDir(run.first, task.file, run.settings);
+  const before = task.signature;
   task.oracle = oracleFor(task.file, base, task.gate, run.settings, task.oracle.sandbox ?? null, task.owns);
   task.signature = oracleSignature(task.oracle);
-  run.preRan.set(task.qid, observed.outcome);
+  if (task.signature === before) return observed.outcome;
+  try {
+    await run.store.record(task.file, task.gate.id, task.oracle, consent.given);
+    logConsent(consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (observed)`);
+    // The record of this run's consent before the tracer widened it: superseded by the one above.
+    run.store.remove([recordName(task.file, task.gate.id, before)]);
+  } catch (e) {
+    return {
+      ...observed.outcome,
+      ok: false,
+      error: `could not record the observed approval of ${task.qid}: ${describe(e)}`,
+    };
+  }
+  return observed.outcome;
 }
 
 /** A gate's run, traced when its oracle was observed: an oracle file it newly reads makes it not count (issue 39). */
@@ -508,7 +527,11 @@ async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
   const { req } = run;
   req.observer?.started?.(task);
   const refusal = run.refusals.get(task.qid);
-  const outcome = refusal ? refusedOutcome(refusal) : (run.preRan.get(task.qid) ?? (await observedRun(run, task)));
+  const outcome = refusal
+    ? refusedOutcome(refusal)
+    : run.consent && run.approvedNow.has(task.qid)
+      ? await approvedRun(run, task, run.consent)
+      : await observedRun(run, task);
   // What the pass observed, digested as soon as it ends (recorded after writeback).
   // (A failed run's too: its failure record holds only while those inputs stay as they were.)
   if (task.gate.inputs) run.observed.set(task.qid, digestInputs(run.root, task.oracle.cwd, task.gate.inputs).files);

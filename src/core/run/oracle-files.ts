@@ -20,6 +20,9 @@ export interface CommandOracle {
   programs: string[];
 }
 
+/** Shell keywords after which a command starts. */
+const KEYWORD_PREFIXES = new Set(["do", "then", "else", "elif", "if", "while", "until"]);
+
 /** Shell builtins and keywords: never looked up on PATH. */
 const BUILTINS = new Set([
   "cd",
@@ -498,6 +501,8 @@ function program(words: string[], dir: string, out: CommandOracle, depth: number
     const to = args[0];
     return to && !to.startsWith("-") && !to.startsWith("$") ? join(dir, to) : dir;
   }
+  // `do node x.js`, `then sh y.sh`: the keyword starts the command that follows it.
+  if (KEYWORD_PREFIXES.has(cmd)) return rest(args);
   if (WRAPPERS.has(cmd)) return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
   if (cmd === "env") {
     let k = 0;

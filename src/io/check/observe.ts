@@ -130,10 +130,20 @@ export function executeRequestFor(
  * that is oracle joins the gate's observed files and the task's oracle is bound again with them
  * (the record then covers them). Returns the files the run added, or null when no tracer ran.
  */
-export async function observeForApproval(task: CheckTask, settings: RunSettings, env: Env, base: string): Promise<string[] | null> {
+export async function observeForApproval(
+  task: CheckTask,
+  settings: RunSettings,
+  env: Env,
+  base: string,
+): Promise<string[] | null> {
   if (task.oracle.programs?.observer !== "strace") return null;
   const before = new Set(Object.keys(task.oracle.bound?.files ?? {}));
-  const observed = await runObserved(task, settings.root, env, executeRequestFor(task, settings, env, inheritedChain(env)));
+  const observed = await runObserved(
+    task,
+    settings.root,
+    env,
+    executeRequestFor(task, settings, env, inheritedChain(env)),
+  );
   if (!rememberObserved(task, settings.root, env, observed)) return null;
   task.oracle = oracleFor(task.file, base, task.gate, settings, task.oracle.sandbox ?? null, task.owns);
   task.signature = oracleSignature(task.oracle);

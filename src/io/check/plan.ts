@@ -147,10 +147,17 @@ export function oracleFor(
   const programs = programBinding(settings.root, binding.programs, settings.path.value, cwd);
   // A sandboxed CHECK is not traced (io/oracle/observe.ts): its oracle is the static closure.
   const observer = sandbox ? "static" : observerFor(settings.env).kind;
+  // A CHECK that runs no program by name and no file (`echo ok`) keeps unlazy's exact oracle (the
+  // PATH string), so its existing approvals hold; it has nothing to observe either.
+  const runsNothing =
+    Object.keys(programs.programs).length === 0 &&
+    programs.pathInRoot.length === 0 &&
+    Object.keys(binding.files).length === 0 &&
+    Object.keys(binding.env).length === 0;
   return runtimeOracle({
     sandbox,
     bound: binding,
-    programs: { observer, pathInRoot: programs.pathInRoot, resolved: programs.programs },
+    programs: runsNothing ? null : { observer, pathInRoot: programs.pathInRoot, resolved: programs.programs },
     check: gate.check ?? "",
     expect: gate.expect ?? "",
     cwd,

@@ -1,7 +1,7 @@
 // The observed part of each gate's oracle (issue 39; docs/formats.md#oracle): the root-relative
 // files the tracer saw a CHECK read that are oracle (tests, fixtures, configs, the tools under
 // node_modules/, programs inside the root), kept in the approval store beside the approvals:
-//   <store>/observed/<sha256(real ledger path \0 gate id)>.json  {"schema":1,"ledger","gate","files":[…]}
+//   <store>/kbz/observed/<sha256(real ledger path \0 gate id)>.json  {"schema":1,"ledger","gate","files":[…]}
 // It only says which files to bind: the approval's signature covers their digests, so a list that
 // lost a file (or gained one) makes the oracle differ from the approved one and the gate needs a
 // person again. It never widens what an approval accepts.
@@ -14,7 +14,7 @@ import { realOf } from "../recordFiles.ts";
 const MAX_INDEX_BYTES = 1024 * 1024;
 
 function indexPath(storeDir: string, ledger: string, gate: string): string {
-  return path.join(storeDir, "observed", `${sha256Hex(`${realOf(ledger)}\0${gate}`)}.json`);
+  return path.join(storeDir, "kbz", "observed", `${sha256Hex(`${realOf(ledger)}\0${gate}`)}.json`);
 }
 
 /** The observed files of a gate (root-relative keys), or [] when none were recorded. */
