@@ -125,7 +125,7 @@ export const verb: Verb = {
         "Shows each pending oracle whole (CHECK, EXPECT, CWD, shell, PATH, sandbox, ORACLE FILES, ENV names, what changed " +
           "since its last approval with a short git diff) and asks y/n/a(ll remaining)/q. With --scope S: one review, every " +
           "pending oracle of the scope shown, then one answer for all (y/n/o(ne at a time)/q). A person's act: refused (exit 1) " +
-          `without a terminal or with an agent marker such as CLAUDECODE set. ${kbz("check")} runs what was approved.\n\n` +
+          `without a terminal or under an agent host. With git's user.signingKey set each approval is also signed into .kbz/signed/. ${kbz("check")} runs what was approved.\n\n` +
           "Exit codes: 0 nothing left pending; 1 some left unapproved, or refused; 2 usage or an invalid ledger.",
       ),
   handler: (argv) => approve(argv as Record<string, unknown>),

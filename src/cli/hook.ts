@@ -2,13 +2,14 @@
 // `kbz hook stop` normally never reaches yargs (src/main.ts answers it first, fast);
 // it is registered here so `kbz hook --help` documents it.
 import * as os from "node:os";
+import * as path from "node:path";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { COPILOT_DENY } from "../core/hook/deny.ts";
 import { HOST_NAMES, isHostName, TARGETS, type HostName, type Location } from "../core/hook/targets.ts";
 import { SCOPE_ID_MESSAGE, isValidId } from "../core/workspace/ids.ts";
 import { codexRulesPath, hookPlaces, installHook, type HookPlace, type InstallOutcome } from "../ops/hook.ts";
-import { commitLine, type IgnoreResult } from "../core/workspace/local-state.ts";
+import { COMMITTED, LOCAL_STATE, type IgnoreResult } from "../core/workspace/local-state.ts";
 import { keepLocalStateOut } from "../ops/init.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
@@ -73,7 +74,16 @@ function report_(
       out(`Installed kbz stop hook for ${host} into ${o.target} (${TARGETS[host].events.join(", ")})`);
       out(`  command: ${command}`);
       if (o.backup) out(`  backup:  ${o.backup}`);
-      if (ignored) out(`  ${commitLine(ignored.added.length, ignored.skipped)}`);
+      // Exactly what is ignored and what to commit (issue 43: unlazy's "keep .unlazy/ ignored" hid
+      // the plan): the local state as written to .gitignore, the ledgers and plan, a shared hook file.
+      if (ignored) {
+        const where =
+          ignored.skipped ??
+          (ignored.added.length > 0 ? `.gitignore: ${ignored.added.length} line(s) added` : ".gitignore has them");
+        out(`  ignore:  ${LOCAL_STATE.join(" ")} (${where})`);
+        const file = location === "shared" ? [path.relative(process.cwd(), o.target) || o.target] : [];
+        out(`  commit:  ${[...COMMITTED, ...file].join(" ")}`);
+      }
       if (location === "shared") out("  warning: shared settings contain this machine's absolute paths.");
       if (o.deny?.added.length) out(`  deny:    ${o.deny.added.length} rule(s) keep the person's acts from the agent`);
       if (host === "codex") out(`  deny:    ${codexRulesPath(o.target)} forbids the person's acts to the agent`);

@@ -1,6 +1,6 @@
 // The text of `kbz next`'s advice (docs/formats.md#next-output), shared by `kbz next` and the
 // verbs that end with it (`kbz advance`): short lines, each command ready to paste.
-import { describeAttention, type Advice } from "../core/schedule/advise.ts";
+import { describeAttention, type Advice, type SoloItem } from "../core/schedule/advise.ts";
 import { nextWaveId, type Launch } from "../ops/launch.ts";
 import { reviewHint } from "../core/schedule/review-hints.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
@@ -23,8 +23,19 @@ const CLOSING: Record<Advice["action"], (w: Where, a: Advice) => string> = {
     `nothing new can start: when a leaf returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
   "verify-root": (w, a) =>
     `every task is VERIFIED: ${signFirst(a)}run ${kbz("check", { ...w, reverify: true })}, then ${kbz("scope release", w)}`,
-  review: () => "review the items above before anything is launched (skill: references/orchestration.md, review items)",
+  review: (_w, a) =>
+    a.attention.length === 0 && (a.solo ?? []).length > 0
+      ? "the solo gates above are not met: do what each next line says, then run kbz next again"
+      : "review the items above before anything is launched (skill: references/orchestration.md, review items)",
+  done: (w) => `scope ${w.scope} is verified and released: nothing left to do`,
 };
+
+/** A solo gate's way out: run it, or a person signs it. */
+function soloNext(x: SoloItem): string {
+  return x.manual
+    ? `a person signs it: ${kbz("sign", x.ledger, x.gate, { evidence: ph('"..."') })}`
+    : kbz("check", {}, x.ledger);
+}
 
 /** The person's signatures the root needs before its one check (ops/next.ts unsignedIntegration). */
 function signFirst(a: Advice): string {
@@ -136,11 +147,23 @@ export function printHuman(
       emit(`    next: ${reviewHint(x, snap.scope)}`);
     }
   }
+  // Solo gates judged with the scope (issue 43): named by ledger, so GATES.md:G1 is never taken for the scope's.
+  const solo = a.solo ?? [];
+  if (solo.length > 0) {
+    emit(`REVIEW SOLO ${solo.length}:`);
+    for (const x of solo) emit(`  ${x.ledger}:${x.gate} ${x.state}; next: ${soloNext(x)}`);
+  }
   if (details && a.structure) {
     const st = a.structure;
-    emit(
-      `SEQUENTIAL GROUPS ${st.sequentialGroups.length}: ${st.sequentialGroups.map((g) => g.join(" > ")).join(" | ")}`,
-    );
+    // One count of groups everywhere (issue 43): the registry's groups, which structure regroup,
+    // split and check count; before any structure event the registry would hold one group per
+    // leaf, and the schedule follows the plan's dependency chains, shown as chains.
+    const shown = st.sequentialGroups.map((g) => g.join(" > ")).join(" | ");
+    if (snap.structure) emit(`GROUPS ${st.sequentialGroups.length}: ${shown}`);
+    else
+      emit(
+        `GROUPS ${a.counts.tasks} (one per leaf until a structure event); CHAINS ${st.sequentialGroups.length}: ${shown}`,
+      );
     for (const f of st.forks) emit(`  fork: ${f.after} -> ${f.children.join(", ")}`);
     for (const j of st.joins) emit(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
   }

@@ -1,6 +1,6 @@
 // Text renderings shared by several verbs (status, check, verify, dash, the default verb). Each
 // returns or prints lines; the JSON side is the envelope (envelope.ts).
-import type { ApprovalItem, CheckResult, RunReport } from "../ops/check.ts";
+import { oracleEditedLine, type ApprovalItem, type CheckResult, type RunReport } from "../ops/check.ts";
 import * as path from "node:path";
 import type { BoundOracle, ProgramsOracle } from "../core/run/oracle.ts";
 import { cwdShown, pathFacts, sandboxLine, shortSignature } from "../core/run/show.ts";
@@ -60,6 +60,8 @@ export function approvalLines(
   const t = item.task;
   if (item.status === "approved" || (item.status === "failed" && !item.problem?.startsWith("could not record")))
     return [];
+  // Issue 39: the edit is a proposal; the work is judged against the approved oracle (docs/checks.md#approved-oracle).
+  if (item.status === "judged") return [oracleEditedLine(item.judged!.edited, scope)];
   // Consent covers what was shown (issue 28 item 5): an approval prints the whole oracle it approves.
   const sig = shortSignature(t.signature);
   const lines = [
@@ -74,6 +76,7 @@ export function approvalLines(
   lines.push(...oracleLines(t.oracle.bound));
   lines.push(...programLines(t.oracle.programs));
   lines.push(...(item.differs ?? []).map((d) => `    ${d}`));
+  if (item.noView) lines.push(`    not judged against the approved oracle: ${item.noView}`);
   if (item.status === "required") {
     // Only kbz check takes --approve=<sig>; the other verbs approve what they printed with --approve.
     const flag = bySignature ? `--approve=${sig}` : "--approve";
@@ -122,7 +125,7 @@ export function pathSummaryLine(value: string): string {
 /** One line for a pass (two with verbose), two for a failure. */
 export function resultLines(r: RunReport, verbose = true): string[] {
   const o = r.outcome;
-  const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}`;
+  const head = `${o.ok ? "  PASS" : "  FAIL"} ${r.task.qid}: ${r.task.gate.title}${r.judged ? " (judged against the approved oracle)" : ""}`;
   if (o.ok)
     return verbose
       ? [head, `       exit=0; EXPECT=matched; output=sha256=${o.outputSha256}; bytes=${o.bytes}`]

@@ -25,6 +25,7 @@ import { err, out } from "./output.ts";
 import { globs } from "./options.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { leafLedgerPath } from "../ops/dispatch.ts";
+import { plural } from "../core/text/plural.ts";
 
 interface StructureArgs {
   action?: string;
@@ -338,15 +339,26 @@ async function printApplied(
 }
 
 function check(root: string, scope: string, argv: StructureArgs): ExitCode {
-  if (argv.request !== undefined || argv.details) throw new UsageError("unknown or duplicate option");
-  const v = checkScopeStructure(root, scope, { selection: argv.selection ?? null, final: !!argv.final });
+  if (argv.request !== undefined) throw new UsageError("unknown or duplicate option");
+  let groups: string[][] = [];
+  const v = checkScopeStructure(root, scope, {
+    selection: argv.selection ?? null,
+    final: !!argv.final,
+    groups: (g) => (groups = g),
+  });
   const marker = v.ok ? "STRUCTURE_OK" : "STRUCTURE_UNMET";
   // The checker's own `errors` are residual invariant findings, not failures of the command.
   const { errors: residual, ...rest } = v;
-  if (argv.json) return emit(envelope(marker, v.ok ? 0 : 1, { marker, ...rest, findings: residual }));
+  // --details: every finding (not the first 50) and the groups the plan was checked with.
+  if (argv.json)
+    return emit(
+      envelope(marker, v.ok ? 0 : 1, { marker, ...rest, findings: residual, ...(argv.details ? { groups } : {}) }),
+    );
   else {
     out(`${marker}: ${v.residual} residual issue(s)`);
-    for (const e of v.errors.slice(0, 50)) out(`  ${e.code} ${e.id}`);
+    for (const e of argv.details ? v.errors : v.errors.slice(0, 50)) out(`  ${e.code} ${e.id}`);
+    if (!argv.details && v.errors.length > 50) out(`  … ${v.errors.length - 50} more (--details lists them)`);
+    if (argv.details) out(`${plural(groups.length, "group")}: ${groups.map((g) => g.join(" > ")).join(" | ")}`);
   }
   return v.ok ? 0 : 1;
 }

@@ -145,7 +145,26 @@ export function buildSnapshot(
     }
     if (attested) unattest(gates.slice(gates.length - l.gates.length), entry.file, attested, trace, l);
   }
+  disambiguate(gates, target.root);
   return { target, ledgers, gates, problems, dispatch };
+}
+
+/**
+ * Ids name their ledger by its stem (`GATES:G1`). Where two ledgers share a stem (the solo
+ * GATES.md beside a scope's), their gates are named by the ledger's root-relative path without
+ * `.md` instead (`GATES:G1`, `.unlazy/S/GATES:N1`), so no message names two gates alike (issue 43).
+ */
+function disambiguate(gates: GateView[], root: string): void {
+  const files = new Map<string, Set<string>>();
+  for (const g of gates) {
+    const stem = g.qid.slice(0, g.qid.length - g.gate.id.length - 1);
+    if (!files.has(stem)) files.set(stem, new Set());
+    files.get(stem)!.add(g.file);
+  }
+  for (const g of gates) {
+    const stem = g.qid.slice(0, g.qid.length - g.gate.id.length - 1);
+    if (files.get(stem)!.size > 1) g.qid = `${displayPath(root, g.file).replace(/\.md$/i, "")}:${g.gate.id}`;
+  }
 }
 
 /** Under the person policy: the met gates of one ledger's views kbz's attestations do not vouch for become UNATTESTED. */

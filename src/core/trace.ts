@@ -288,6 +288,7 @@ export interface OracleStored {
   stat?: Record<string, string>; // key → the file's identity when hashed (io/oracle/identity.ts)
   filesFrom?: string; // the files are exactly those the CHECK names from this real directory
   owns?: string[]; // the ledger's OWNS: (the work) when the pass was bound (issue 39)
+  judged?: string; // issue 39: judged in a view of the approved oracle, this approval's signature; `files` are the approved ones
 }
 
 export const ORACLE_FILES_SET = "oracle-files";
@@ -300,7 +301,13 @@ export function oracleRecord(
   file: string,
   gateId: string,
   s: OracleStored,
-): TraceRecord<{ signature: string; stat?: Record<string, string>; filesFrom?: string; owns?: string[] }> {
+): TraceRecord<{
+  signature: string;
+  stat?: Record<string, string>;
+  filesFrom?: string;
+  judged?: string;
+  owns?: string[];
+}> {
   const depends: Record<string, string> = {};
   for (const [key, digest] of Object.entries(s.files)) depends[oracleFileName(key)] = digest;
   return {
@@ -314,9 +321,11 @@ export function oracleRecord(
     // The identities are detail, so recordDigest (what an attestation binds) covers them.
     detail: {
       signature: s.signature,
-      ...(s.stat && typeof s.stat === "object"
-        ? { stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) }
-        : {}),
+      ...(typeof s.judged === "string"
+        ? { judged: s.judged }
+        : s.stat && typeof s.stat === "object"
+          ? { stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) }
+          : {}),
       ...(Array.isArray(s.owns) ? { owns: s.owns } : {}),
     },
   };
@@ -488,6 +497,11 @@ export interface World {
    * False means "not known": the oracle is bound and compared.
    */
   oracleHolds?(file: string, gate: Gate, ranIn: string | null, record: TraceRecord): boolean;
+  /**
+   * Issue 39: true when `approval` (a runtime oracle signature) is still the latest approval of
+   * the gate, so a pass judged against it stands however the live oracle was edited since.
+   */
+  judgedHolds?(file: string, gateId: string, approval: string): boolean;
 }
 
 /** Every record kept for the ledgers of one read (by ledger file, absolute) and the world now. */
@@ -659,7 +673,12 @@ export function oracleReason(record: TraceRecord | undefined, g: Gate, world: Wo
           : undefined,
     members: () => Object.keys(files).map(oracleFileName),
   });
-  return v.status === "stale" ? oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length))) : null;
+  if (v.status !== "stale") return null;
+  // Issue 39: a pass judged against the approved oracle is a pass of the work while that approval
+  // is the gate's latest; the live edit is a proposal for the person (docs/checks.md#approved-oracle).
+  const judged = (record.detail as { judged?: unknown } | undefined)?.judged;
+  if (typeof judged === "string" && world.judgedHolds?.(file, g.id, judged)) return null;
+  return oracleChangeReason(v.changed.map((n) => n.slice("oracle:".length)));
 }
 
 // ---- a ledger's met gates checked against kbz's attestations (issue 27) -----------------

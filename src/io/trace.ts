@@ -31,6 +31,7 @@ import { FAILURES_DIR } from "./check/failures.ts";
 import { ORACLES_DIR } from "./oracle/records.ts";
 import { oracleFiles } from "./oracle/binding.ts";
 import { currentIdentity, filesUnchanged } from "./oracle/identity.ts";
+import { approvalDirFor, latestApproval } from "./run/approval.ts";
 import type { Gate } from "../core/ledger/model.ts";
 import { ledgerBase } from "../core/workspace/inside.ts";
 
@@ -128,6 +129,15 @@ export class DigestWalk implements World {
       this.realRoot,
       (abs) => this.identity(abs),
     );
+  }
+
+  /** Issue 39: a pass judged against `approval` holds while it is the gate's latest approval (io/run/approval.ts). */
+  judgedHolds(file: string, gateId: string, approval: string): boolean {
+    try {
+      return latestApproval(approvalDirFor(process.env), file, gateId) === approval;
+    } catch {
+      return false;
+    }
   }
 
   /** The directory a gate's CHECK names its files from: where its pass ran (`ranIn`), else its CWD, as a real path when it is one. */

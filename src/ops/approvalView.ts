@@ -5,12 +5,18 @@
 // was approved before for another oracle, what differs and a short git diff of each changed file.
 // Data only: each edge renders it (approvalViewLines is the plain-text form).
 import * as path from "node:path";
+import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { inputFindings } from "../io/inputs/lint.ts";
 import { nearestApproval, nearMissLines } from "../core/run/differ.ts";
 import type { RuntimeOracle } from "../core/run/oracle.ts";
 import { cwdShown, type CheckTask } from "../io/check/plan.ts";
 import { oracleBinding } from "../io/oracle/binding.ts";
 import { diffSinceApproval } from "../io/oracle/explain.ts";
-import type { ApprovalRecord, ApprovalStore } from "../io/run/approval.ts";
+import { latestApproval, type ApprovalRecord, type ApprovalStore } from "../io/run/approval.ts";
+import { keptBytesOf, keptEntry, keyPath } from "../io/run/kept.ts";
+import { unifiedDiff } from "../core/text/unified.ts";
+import * as fs from "node:fs";
 import { sandboxLine } from "../io/run/sandbox.ts";
 import { pathFacts, type Env } from "../io/run/shell.ts";
 
@@ -47,8 +53,15 @@ export interface ApprovalView {
   env: EnvNameView[];
   /** The nearest earlier approval of this gate, and what differs from it; null when never approved. */
   lastApproval: { approvedAt: string; differs: string[]; note: string | null } | null;
-  /** Short diffs (from git HEAD) of the oracle files changed since that approval, where git has the approved text. */
-  diffs: { file: string; lines: string[] }[];
+  /**
+   * Diffs of the oracle files changed since that approval: unified diffs against the approved
+   * bytes kbz kept (issue 39, io/run/kept.ts), else short diffs from git HEAD where git has them.
+   */
+  diffs: { file: string; lines: string[]; from: "kept" | "git" }[];
+  /** `kbz lint`'s findings for this gate (issue 39: the person sees them before approving). */
+  lint: { level: string; rule: string; message: string; line: number }[];
+  /** The oracle/work split: the files bound as the oracle are `files`; this is what the gate names as its work. */
+  work: { from: "INPUTS" | "OWNS" | "none"; paths: string[] };
 }
 
 export interface ApprovalViewContext {
@@ -57,9 +70,52 @@ export interface ApprovalViewContext {
   env: Env;
   /** The store whose records say what was approved before (null: none to compare with). */
   store: ApprovalStore | null;
+  /** The gate's lint findings, by ledger file and gate id (ops/lint.ts); absent: none shown. */
+  lint?: (file: string, gateId: string) => ApprovalView["lint"];
+  /** The OWNS globs of the gate's ledger (a scope leaf's declared work). */
+  owns?: (file: string) => string[];
 }
 
 const memo = new Map<string, ApprovalView>();
+
+/** What a view adds from the ledgers of a snapshot: each gate's lint findings and each ledger's OWNS. */
+export function ledgerExtras(snap: Pick<Snapshot, "ledgers">): Pick<ApprovalViewContext, "lint" | "owns"> {
+  const findings = new Map<string, LintFinding[]>();
+  const owns = new Map<string, string[]>();
+  for (const l of snap.ledgers) {
+    if (!l.ledger) continue;
+    owns.set(l.file, l.ledger.owns);
+    let f: LintFinding[] = [];
+    try {
+      f = [...lintLedger(l.ledger), ...inputFindings(l.file, l.ledger)];
+    } catch {}
+    findings.set(l.file, f);
+  }
+  return {
+    lint: (file, gateId) =>
+      (findings.get(file) ?? [])
+        .filter((f) => f.gate === gateId)
+        .map(({ level, rule, message, line }) => ({ level, rule, message, line })),
+    owns: (file) => owns.get(file) ?? [],
+  };
+}
+
+/** Diffs since the approval a person compares with: the gate's latest (its kept bytes), else the nearest (git HEAD). */
+function diffsSince(
+  ctx: ApprovalViewContext,
+  task: CheckTask,
+  records: ApprovalRecord[],
+  nearest: ApprovalRecord,
+): ApprovalView["diffs"] {
+  const latest = ctx.store ? latestApproval(ctx.store.dir, task.file, task.gate.id) : null;
+  const base = records.find((r) => r.signature === latest && r.kept) ?? (nearest.kept ? nearest : null);
+  const kept = base && ctx.store ? keptDiffs(ctx.store, ctx.root, base, task.oracle) : [];
+  const shown = new Set(kept.map((d) => d.file));
+  const git = changedOracleDiffs(ctx.root, records, task.oracle)
+    .filter((d) => !shown.has(keyPath(d.file) ?? d.file))
+    .map((d) => ({ ...d, from: "git" as const }));
+  return [...kept, ...git];
+}
 
 /** Which way the CHECK reaches each bound file (the binding walk again, without hashing). */
 function viaOf(task: CheckTask, ctx: ApprovalViewContext): Map<string, string> {
@@ -108,10 +164,59 @@ export function changedOracleDiffs(
     });
 }
 
+/**
+ * Unified diffs of each bound file changed since `approved` against the bytes kept at its
+ * approval (io/run/kept.ts); the files whose bytes were not kept are left to the git diff.
+ */
+export function keptDiffs(
+  store: ApprovalStore,
+  root: string,
+  approved: ApprovalRecord,
+  now: RuntimeOracle,
+  verbose = false,
+): { file: string; lines: string[]; from: "kept" }[] {
+  const kept = approved.kept;
+  if (!kept) return [];
+  const before = approved.oracle.bound?.files ?? {};
+  const current = now.bound?.files ?? {};
+  const paths = new Set<string>();
+  for (const k of new Set([...Object.keys(before), ...Object.keys(current)])) {
+    if (before[k] === current[k]) continue;
+    const rel = keyPath(k);
+    if (rel !== null && (rel in kept || !(k in before))) paths.add(rel);
+  }
+  const out: { file: string; lines: string[]; from: "kept" }[] = [];
+  for (const rel of [...paths].sort()) {
+    const entry = kept[rel] ? keptEntry(kept[rel]!) : null;
+    const old = entry ? keptBytesOf(store.dir, entry.sha) : null;
+    if (entry && !old) continue;
+    let live: string | null = null;
+    try {
+      live = fs.readFileSync(path.join(root, rel), "utf8");
+    } catch {}
+    const lines = unifiedDiff(rel, old ? old.toString("utf8") : null, live);
+    if (lines.length === 0) continue;
+    out.push({
+      file: rel,
+      lines:
+        verbose || lines.length <= MAX_DIFF_LINES
+          ? lines
+          : [
+              ...lines.slice(0, MAX_DIFF_LINES),
+              `… ${lines.length - MAX_DIFF_LINES} more diff lines (--verbose shows them all)`,
+            ],
+      from: "kept",
+    });
+  }
+  return out;
+}
+
+const MAX_DIFF_LINES = 200;
+
 /** The whole oracle of one pending gate, for a person to approve or decline. */
 export function approvalView(task: CheckTask, ctx: ApprovalViewContext): ApprovalView {
   const records = recordsOf(ctx.store, task);
-  const key = `${ctx.root}\0${task.file}\0${task.gate.id}\0${task.signature}\0${records.map((r) => r.signature).join(",")}`;
+  const key = `${ctx.root}\0${task.file}\0${task.gate.id}\0${task.signature}\0${records.map((r) => r.signature).join(",")}\0${ctx.lint ? "lint" : ""}`;
   const known = memo.get(key);
   if (known) return known;
   const o = task.oracle;
@@ -151,7 +256,13 @@ export function approvalView(task: CheckTask, ctx: ApprovalViewContext): Approva
               .join(" ") || null,
         }
       : null,
-    diffs: nearest ? changedOracleDiffs(ctx.root, records, o) : [],
+    diffs: nearest ? diffsSince(ctx, task, records, nearest.record) : [],
+    lint: ctx.lint?.(task.file, task.gate.id) ?? [],
+    work: task.gate.inputs
+      ? { from: "INPUTS", paths: task.gate.inputs }
+      : (ctx.owns?.(task.file) ?? []).length > 0
+        ? { from: "OWNS", paths: ctx.owns!(task.file) }
+        : { from: "none", paths: [] },
   };
   if (memo.size > 256) memo.clear();
   memo.set(key, view);
@@ -181,14 +292,21 @@ export function approvalViewLines(v: ApprovalView, verbose = false): string[] {
   lines.push(
     `    ENV:    ${v.env.length === 0 ? "no names bound (kbz's allow-list only)" : v.env.map((e) => (e.set ? e.name : `${e.name} (unset)`)).join(", ")}`,
   );
+  lines.push(
+    `    WORK:   ${v.work.from === "none" ? "not declared (the probe hides what differs from git HEAD)" : `${v.work.paths.join(", ")} (${v.work.from})`}`,
+  );
+  if (v.lint.length === 0) lines.push("    LINT:   no findings");
+  else
+    for (const f of v.lint)
+      lines.push(`    LINT ${f.level === "error" ? "ERROR" : "warning"} ${f.rule} (line ${f.line}): ${f.message}`);
   if (!v.lastApproval) lines.push("    CHANGED: never approved before");
   else {
     lines.push(`    CHANGED since the approval of ${v.lastApproval.approvedAt.slice(0, 10)}:`);
     for (const d of v.lastApproval.differs) lines.push(`      ${d}`);
     if (v.lastApproval.note) lines.push(`      ${v.lastApproval.note}`);
     for (const d of v.diffs) {
-      lines.push(`      ${d.file} since the approval (from git HEAD):`);
-      for (const l of d.lines) lines.push(`        ${l}`);
+      if (d.from === "git") lines.push(`      ${d.file} since the approval (from git HEAD):`);
+      for (const l of d.lines) lines.push(`      ${d.from === "git" ? "  " : ""}${l}`);
     }
   }
   return lines;

@@ -11,9 +11,10 @@ import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
 import { snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import { noteApproved } from "../io/run/attest.ts";
-import { approvalView, type ApprovalView } from "./approvalView.ts";
+import { approvalView, ledgerExtras, type ApprovalView } from "./approvalView.ts";
 import type { Actor } from "../core/person.ts";
 import { logConsent, requirePerson, type Consent } from "../io/run/consent.ts";
+import { identityForAct, signApproval } from "../io/sign/act.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -41,15 +42,24 @@ export function pendingOracles(
   assertStoreOutside(dir, [root]);
   const store = new ApprovalStore(dir, root);
   const pending = pendingTasks(snap, settings, true).filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle));
-  const views = pending.map((t) => approvalView(t, { root, env: settings.env, store }));
+  const extras = ledgerExtras(snap);
+  const views = pending.map((t) => approvalView(t, { root, env: settings.env, store, ...extras }));
   return { consent, store, root, pending, views, run: { settings, env: req.env, snap } };
 }
 
 /** Record the person's approval of one reviewed oracle. */
-export async function approveOracle(p: PendingOracles, task: CheckTask, how = kbz("approve")): Promise<string> {
+export async function approveOracle(
+  p: PendingOracles,
+  task: CheckTask,
+  how = kbz("approve"),
+  env: Env = process.env,
+): Promise<string> {
   // Issue 39 (observe's hook; enforce owns this screen): the consented CHECK runs once traced, and
   // the oracle files it reads join what this approval binds.
   if (p.run) await observeForApproval(task, p.run.settings, p.run.env, baseDir(p.run.snap, task.file, p.run.settings));
+  // With a signing key (required under the signed policy) the signed record goes into the repository (io/sign/act.ts).
+  const id = identityForAct(p.root, p.consent.policy, env);
+  if (id) signApproval(p.root, id, task.file, task.gate, task.oracle, env);
   const record = await p.store.record(task.file, task.gate.id, task.oracle, p.consent.given);
   logConsent(p.consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (${how})`);
   await noteApproved(p.consent.store, p.root, task.file, [task.gate.id]);

@@ -18,7 +18,9 @@ import { containment } from "../io/run/contain.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
 import { checkEvents, logEvent } from "../io/coordination/events.ts";
 
-export { DEFAULT_TIMEOUT_S, MAX_CHECK_DEPTH, probeLine };
+import { oracleEditedLine } from "../io/check/judged.ts";
+
+export { DEFAULT_TIMEOUT_S, MAX_CHECK_DEPTH, oracleEditedLine, probeLine };
 export type {
   ApprovalItem,
   CheckObserver,

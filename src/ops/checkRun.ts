@@ -18,7 +18,7 @@ import {
   type StoredApproval,
 } from "../io/run/approval.ts";
 import { nearMissLines } from "../core/run/differ.ts";
-import type { ExecuteRequest, RunOutcome } from "../io/run/execute.ts";
+import { executeCheck, type ExecuteRequest, type RunOutcome } from "../io/run/execute.ts";
 import {
   executeRequestFor,
   newOracleFiles,
@@ -47,7 +47,10 @@ import { WritebackError, writeBack, type WritebackStatus } from "../io/check/wri
 import { describe, KbzError } from "../core/errors.ts";
 import { requirePerson, logConsent, type Consent } from "../io/run/consent.ts";
 import { attest, noteApproved } from "../io/run/attest.ts";
+import { identityForAct, signApproval } from "../io/sign/act.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
+import { judgedRun, type Judged } from "../io/check/judged.ts";
+import { oracleView, PLACE_FAILED } from "../io/run/view.ts";
 
 export const DEFAULT_TIMEOUT_S = 120;
 
@@ -75,7 +78,8 @@ export interface CheckRequest extends TargetRequest {
   passEnv?: readonly string[];
 }
 
-export type ApprovalStatus = "approved" | "recorded" | "required" | "failed";
+/** `judged`: not approved, but the latest approval differs only in files kbz kept: the work is judged against it (io/check/judged.ts). */
+export type ApprovalStatus = "approved" | "recorded" | "required" | "failed" | "judged";
 
 export interface ApprovalItem {
   task: CheckTask;
@@ -84,10 +88,16 @@ export interface ApprovalItem {
   problem: string | null; // "could not validate/record approval for <qid>: <msg>"
   /** For an unapproved oracle: how the nearest approval of the same ledger and gate differs. */
   differs?: string[];
+  /** `judged`: the approval the run is judged against and the view that puts it back. */
+  judged?: Judged;
+  /** `required` where a judged run was possible but no view of the approved oracle can be built: why. */
+  noView?: string;
 }
 
 export interface RunReport {
   task: CheckTask;
+  /** Issue 39: the run was judged against the approved oracle (the live one is an edit awaiting a person). */
+  judged?: boolean;
   outcome: RunOutcome;
   writeback: WritebackStatus | "failed";
   writeError: string | null;
@@ -136,6 +146,7 @@ export function runSettings(
   const sandbox = {
     all: !!req.sandbox || repo.sandbox,
     writable: repo.writable.map((p) => ({ path: p, origin: repo.file })),
+    readable: repo.readable,
     root,
     env: req.env,
   };
@@ -188,6 +199,7 @@ async function decideApprovals(
   store: ApprovalStore,
   consentFor: (() => Consent) | null,
   only: string | null,
+  req: Pick<CheckRequest, "env">,
   observer?: CheckObserver,
   root = "",
 ): Promise<ApprovalItem[]> {
@@ -199,12 +211,14 @@ async function decideApprovals(
     try {
       if (store.isApproved(task.file, task.gate.id, task.oracle))
         item = { task, status: "approved", record: null, problem: null };
-      else if (!approveThis)
-        item = { task, status: "required", record: null, problem: null, differs: nearMiss(store, cache, task, root) };
+      else if (!approveThis) item = judgedOrRequired(store, cache, task, root);
       else {
         // A person's act, asked for when the first oracle needs it: refused before anything runs.
         const approve = consentFor!();
+        // With a signing key (or under the signed policy, where one is required) the person's signature goes into the repository too.
+        const id = identityForAct(root, approve.policy, req.env);
         try {
+          if (id) signApproval(root, id, task.file, task.gate, task.oracle, req.env);
           item = {
             task,
             status: "recorded",
@@ -237,6 +251,39 @@ async function decideApprovals(
   return items;
 }
 
+/** An unapproved oracle: judged against the approved one when only its files changed and they can be put back, else APPROVAL REQUIRED. */
+function judgedOrRequired(
+  store: ApprovalStore,
+  cache: { all: StoredApproval[] | null },
+  task: CheckTask,
+  root: string,
+): ApprovalItem {
+  const judged = judgedRun(store, root, task.file, task.gate.id, task.oracle);
+  if (judged && !("why" in judged)) {
+    const view = oracleView(root, [], false);
+    if (!("why" in view)) {
+      view.dispose();
+      return { task, status: "judged", record: null, problem: null, judged };
+    }
+    return {
+      task,
+      status: "required",
+      record: null,
+      problem: null,
+      differs: nearMiss(store, cache, task, root),
+      noView: view.why,
+    };
+  }
+  return {
+    task,
+    status: "required",
+    record: null,
+    problem: null,
+    differs: nearMiss(store, cache, task, root),
+    ...(judged ? { noView: judged.why } : {}),
+  };
+}
+
 function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings): string {
   return automaticEvidence({
     digest: task.digest,
@@ -257,11 +304,12 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
  * evidence line the ledger holds after the writeback (a demoted gate reads `pending`) and, with
  * INPUTS, to the files the run saw.
  */
-function failureOf(r: RunReport, files: Record<string, string> | undefined): FailureStored | null {
+function failureOf(r: RunReport, files: Record<string, string> | undefined, judged = false): FailureStored | null {
   if (r.outcome.ok) return null;
+  const failure = `${judged ? "judged against the approved oracle: " : ""}${failureText(r.outcome)}`;
   const evidence = r.writeback === "written" ? "pending" : (r.task.gate.evidence ?? "");
   const inputs = r.task.gate.inputs && files ? { cwd: r.task.oracle.cwd, inputs: r.task.gate.inputs, files } : {};
-  return { definition: r.task.digest, evidence, failure: failureText(r.outcome), ...inputs };
+  return { definition: r.task.digest, evidence, failure, ...inputs };
 }
 
 function assertLedgersInside(snap: Snapshot): void {
@@ -359,14 +407,19 @@ interface Run {
   consent: Consent | null;
   /** Gates whose approval was recorded in this run (qualified ids). */
   approvedNow: Set<string>;
+  /** Gates judged against their approved oracle, by qualified id (io/check/judged.ts). */
+  judged: Map<string, Judged>;
 }
 
 export async function runChecks(req: CheckRequest): Promise<CheckResult> {
   const run = planRun(req);
   const approvals = await approveRun(run);
   const allowed = new Set(
-    approvals.filter((a) => a.status === "approved" || a.status === "recorded").map((a) => a.task.qid),
+    approvals
+      .filter((a) => a.status === "approved" || a.status === "recorded" || a.status === "judged")
+      .map((a) => a.task.qid),
   );
+  for (const a of approvals) if (a.judged) run.judged.set(a.task.qid, a.judged);
   const runnable = run.tasks.filter((t) => allowed.has(t.qid) || run.refused.has(t.qid));
   req.observer?.willRun?.(runnable);
   const runs = await runInOrder(run, runnable);
@@ -410,6 +463,7 @@ function planRun(req: CheckRequest): Run {
     observed: new Map(),
     consent: null,
     approvedNow: new Set(),
+    judged: new Map(),
   };
 }
 
@@ -432,7 +486,7 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
     req.approve || approveOnly !== null
       ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via }))
       : null;
-  const items = await decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root);
+  const items = await decideApprovals(candidates, run.store, consentFor, approveOnly, req, req.observer, run.root);
   run.consent = consent;
   for (const a of items) if (a.status === "recorded") run.approvedNow.add(a.task.qid);
   return items;
@@ -510,6 +564,7 @@ async function runBatch(run: Run, batch: CheckTask[]): Promise<RunReport[]> {
     outcome: outcomes[i]!,
     writeback: "unchanged",
     writeError: null,
+    ...(run.judged.has(task.qid) ? { judged: true } : {}),
   }));
   // Tasks come in ledger order, so each ledger's results are one contiguous run.
   for (let start = 0; start < runs.length; ) {
@@ -527,11 +582,28 @@ async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
   const { req } = run;
   req.observer?.started?.(task);
   const refusal = run.refusals.get(task.qid);
-  const outcome = refusal
-    ? refusedOutcome(refusal)
-    : run.consent && run.approvedNow.has(task.qid)
-      ? await approvedRun(run, task, run.consent)
-      : await observedRun(run, task);
+  const judged = run.judged.get(task.qid);
+  let outcome: RunOutcome;
+  if (refusal) outcome = refusedOutcome(refusal);
+  else if (!judged)
+    // Issue 39: traced (what it reads is checked against the approved oracle); an approval of this run is widened by it.
+    outcome =
+      run.consent && run.approvedNow.has(task.qid)
+        ? await approvedRun(run, task, run.consent)
+        : await observedRun(run, task);
+  else {
+    const view = oracleView(run.root, judged.placements, !!task.oracle.sandbox);
+    try {
+      outcome =
+        view && "why" in view
+          ? refusedOutcome(`no view of the approved oracle: ${view.why}`)
+          : await executeCheck({ ...executeRequest(run, task), wrap: view ? view.wrap : undefined });
+    } finally {
+      if (view && !("why" in view)) view.dispose();
+    }
+    if (!outcome.ok && outcome.exitCode === 125 && outcome.outputTail.includes(PLACE_FAILED))
+      outcome = { ...outcome, error: "the approved oracle could not be put back in the view (not run)" };
+  }
   // What the pass observed, digested as soon as it ends (recorded after writeback).
   // (A failed run's too: its failure record holds only while those inputs stay as they were.)
   if (task.gate.inputs) run.observed.set(task.qid, digestInputs(run.root, task.oracle.cwd, task.gate.inputs).files);
@@ -586,7 +658,10 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
     await recordRuns(
       root,
       file,
-      group.map((r) => ({ id: r.task.gate.id, failure: failureOf(r, run.observed.get(r.task.qid)) })),
+      group.map((r) => ({
+        id: r.task.gate.id,
+        failure: failureOf(r, run.observed.get(r.task.qid), run.judged.has(r.task.qid)),
+      })),
     );
   } catch (e) {
     if (!(e instanceof WritebackError)) throw e;
@@ -625,7 +700,21 @@ function oraclePasses(run: Run, group: RunReport[]): Record<string, OraclePassRe
   const passes: Record<string, OraclePassRecord> = {};
   for (const r of group) {
     const bound = r.task.oracle.bound;
-    if (!bound || !r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+    if (!r.outcome.ok || (r.writeback !== "written" && r.writeback !== "unchanged")) continue;
+    const judged = run.judged.get(r.task.qid);
+    if (judged) {
+      // Judged against the approved oracle: the pass binds its files, and holds while that approval is the gate's latest.
+      const approved = judged.approval.oracle.bound ?? { files: {}, env: {} };
+      passes[r.task.gate.id] = {
+        definition: r.task.digest,
+        evidence: evidenceFor(r.task, r.outcome, settings),
+        signature: bindingSignature(approved.files, approved.env),
+        files: approved.files,
+        judged: judged.approval.signature,
+      };
+      continue;
+    }
+    if (!bound) continue;
     passes[r.task.gate.id] = {
       definition: r.task.digest,
       evidence: evidenceFor(r.task, r.outcome, settings),

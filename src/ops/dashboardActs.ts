@@ -18,7 +18,7 @@ import { coordinationFor } from "../io/coordination/active.ts";
 import { checkEvents, logEvent } from "../io/coordination/events.ts";
 import { killAllChecks } from "../io/run/watchdog.ts";
 import { pruneRemoved } from "../io/check/attested.ts";
-import { approvalView, type ApprovalView } from "./approvalView.ts";
+import { approvalView, ledgerExtras, type ApprovalView } from "./approvalView.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 
 export interface ApprovalsView {
@@ -321,7 +321,12 @@ export async function signShown(req: {
  * EXPECT, CWD, shell, PATH, sandbox, the oracle files, the ENV names, and what changed since the
  * gate's last approval with a short git diff of each changed file. Null without run settings.
  */
-export function approvalViewOf(view: ApprovalsView, task: CheckTask, root: string): ApprovalView | null {
+export function approvalViewOf(
+  view: ApprovalsView,
+  task: CheckTask,
+  root: string,
+  snap?: Pick<Snapshot, "ledgers">,
+): ApprovalView | null {
   if (!view.settings) return null;
   let store: ApprovalStore | null = null;
   try {
@@ -329,7 +334,7 @@ export function approvalViewOf(view: ApprovalsView, task: CheckTask, root: strin
   } catch {
     store = null;
   }
-  return approvalView(task, { root, env: view.settings.env, store });
+  return approvalView(task, { root, env: view.settings.env, store, ...(snap ? ledgerExtras(snap) : {}) });
 }
 
 /**

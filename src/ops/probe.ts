@@ -166,7 +166,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       .map((w) => ({ path: w, origin: v.file }))
       .concat(settings.sandbox.writable);
     const profile = {
-      ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env),
+      ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env, settings.sandbox.readable ?? []),
       hidden,
       view: "overlay" as const,
     };
@@ -231,7 +231,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
     req.observer?.item?.(item);
   }
   for (const [file, recs] of records) await recordProbes(root, file, recs);
-  if (readPolicy(storeDir) === "person") await keepVerdicts(storeDir, root, store, items, records);
+  if (readPolicy(storeDir) !== "agent") await keepVerdicts(storeDir, root, store, items, records);
   const exit = items.some((i) => i.verdict === "damaged") ? 2 : items.every((i) => i.verdict === "observes") ? 0 : 1;
   return { snapshot: snap, items, exit };
 }

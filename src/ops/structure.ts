@@ -148,6 +148,10 @@ export async function recoverOperation(root: string, scope: string, hooks: Struc
 }
 
 /** `structure check`: the independent checker's verdict on the scope (and a proposed launch). */
-export function checkScopeStructure(root: string, scope: string, o: { selection: string | null; final: boolean }) {
+export function checkScopeStructure(
+  root: string,
+  scope: string,
+  o: { selection: string | null; final: boolean; groups?: (groups: string[][]) => void },
+) {
   return checkStructure(root, scope, o);
 }

@@ -35,7 +35,7 @@ describe("kbz approve shows the whole oracle", () => {
     expect(v.output).toContain("    PATH:   /usr/bin:/bin");
   });
 
-  test("after the checker is rewritten: what changed since the approval, with a short diff from git HEAD; the approved oracle then runs", () => {
+  test("after the checker is rewritten: what changed since the approval, with a unified diff of each file against its approved bytes (issue 39); the approved oracle then runs", () => {
     const dir = gitRepo({ "GATES.md": GATES, "check.sh": CHECKER, "t/a.txt": "a\n" });
     const env = checkEnv(undefined, { APP_MODE: "fast" });
     expect(personRun(BIN, ["approve"], { cwd: dir, env, input: "y\n" }).code).toBe(0);
@@ -43,18 +43,25 @@ describe("kbz approve shows the whole oracle", () => {
     fs.writeFileSync(path.join(dir, "t/b.txt"), "b\n");
     const agent = { ...env, CLAUDECODE: "1" };
     const ch = kbz(["check"], { cwd: dir, env: agent });
-    expect(ch.code).toBe(1);
-    expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
+    // The agent's edit is judged against the approved checker, which passes.
+    expect(ch.stdout).toContain("ORACLE EDITED check.sh, t/b.txt: judged against the approved version");
+    expect(ch.code).toBe(0);
     const r = personRun(BIN, ["approve"], { cwd: dir, env: { ...env, APP_MODE: "slow" }, input: "n\n" });
     const changed = r.output.slice(r.output.indexOf("    CHANGED since the approval of "));
-    expect(changed.split("\n").slice(0, 7)).toEqual([
+    expect(changed.split("\n").slice(0, 13)).toEqual([
       expect.stringMatching(/^    CHANGED since the approval of \d{4}-\d\d-\d\d:$/),
       "      oracle file changed: check.sh",
       "      oracle file added: t/b.txt",
       "      ENV value changed: APP_MODE",
-      "      check.sh since the approval (from git HEAD):",
-      "        - test $((2+2)) = 4 && echo ADD_OK",
-      "        + echo ADD_OK",
+      "      --- check.sh (approved)",
+      "      +++ check.sh (now)",
+      "      @@ -1,1 +1,1 @@",
+      "      -test $((2+2)) = 4 && echo ADD_OK",
+      "      +echo ADD_OK",
+      "      --- /dev/null",
+      "      +++ t/b.txt (now)",
+      "      @@ -0,0 +1,1 @@",
+      "      +b",
     ]);
     expect(r.output).toContain("not approved GATES:G1");
     expect(r.code).toBe(1);

@@ -76,9 +76,13 @@ describe("the attestation binds the oracle pass record", () => {
     expectBlocked(w, "GATES:G1", /STALE \(oracle changed: check\.mjs/);
     fs.rmSync(oraclesDir(w), { recursive: true });
     expectBlocked(w, "GATES:G1", /UNATTESTED \(kbz's record of the oracle this pass ran under is missing or altered/);
-    // Nothing the agent can run brings it back: the approval bound the old checker.
-    expect(w.agent("check", "--reverify").code).toBe(1);
-    expectBlocked(w, "GATES:G1", /UNATTESTED|STALE|UNMET|APPROVAL/);
+    // Nothing the agent can run brings it back without the work: kbz check judges it against the
+    // approved checker (the rewritten one is a proposal for the person).
+    fs.writeFileSync(path.join(w.dir, "add.mjs"), "export const add = (a, b) => a - b;\n");
+    const r = w.agent("check", "--reverify");
+    expect(r.stdout).toContain("ORACLE EDITED check.mjs: judged against the approved version");
+    expect(r.code).toBe(1);
+    expectBlocked(w, "GATES:G1", /UNATTESTED|STALE|UNMET|FAILED|APPROVAL/);
   });
 
   test("deleting only the ledger's oracle pass record is UNATTESTED; an honest kbz check --reverify re-attests it", () => {

@@ -62,7 +62,7 @@ const ADD_DONE = "export const add = (a, b) => a + b;\n";
 const CHECKER = "import { add } from './add.mjs';\nconsole.log(add(2, 2) === 4 ? 'ADD_OK' : 'ADD_WRONG');\n";
 
 describe("class 1: the oracle is rewritten, not the CHECK", () => {
-  test("the agent rewrites the approved checker script to print ADD_OK: kbz check will not run it, status 1 and the hook blocks; doing the work meets it", () => {
+  test("the agent rewrites the approved checker script to print ADD_OK: kbz check runs the approved checker instead (issue 39) and it fails, status 1 and the hook blocks; doing the work meets it", () => {
     const w = workspace({
       "GATES.md": "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n",
       "check.mjs": CHECKER,
@@ -72,8 +72,8 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     fs.writeFileSync(w.file("check.mjs"), "console.log('ADD_OK');\n"); // the agent's act
     const ch = w.agent("check");
     expect(ch.code).toBe(1);
-    expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
-    expect(ch.stdout).toContain("oracle file changed: check.mjs");
+    expect(ch.stdout).toContain("ORACLE EDITED check.mjs: judged against the approved version");
+    expect(ch.stdout).toContain("FAIL GATES:G1: add adds (judged against the approved oracle)");
     expect(ch.stdout).not.toContain("PASS");
     expect(w.agent("check", "--approve").code).toBe(1); // and it cannot approve it itself
     expectBlocked(w, "GATES:G1", /UNMET|FAILED/);
@@ -87,7 +87,7 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     expectBlocked(w, "GATES:G1", /STALE \(oracle changed: check\.mjs; needs a person's approval again\)/);
   });
 
-  test("the agent rewrites a test behind npm test (ORACLE: test/**) and then the package.json test script: never run without a person's approval; doing the work meets it", () => {
+  test("the agent rewrites a test behind npm test (ORACLE: test/**) and then the package.json test script: judged against the approved oracle each time (issue 39), never a pass; doing the work meets it", () => {
     const run =
       "const cases = require('./cases.js');\nconst ok = cases.filter((c) => c()).length;\nconsole.log(`TESTS ${ok}/${cases.length} OK`);\n";
     const cases =
@@ -104,13 +104,14 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     fs.writeFileSync(w.file("test/cases.js"), "module.exports = [() => true, () => true];\n"); // the agent's act
     let ch = w.agent("check");
     expect(ch.code).toBe(1);
-    expect(ch.stdout).toContain("oracle file changed: test/cases.js");
+    expect(ch.stdout).toContain("ORACLE EDITED test/cases.js: judged against the approved version");
     expect(ch.stdout).not.toContain("PASS");
     fs.writeFileSync(w.file("test/cases.js"), cases);
     fs.writeFileSync(w.file("package.json"), JSON.stringify({ scripts: { test: "echo TESTS 2/2 OK" } })); // the next try
     ch = w.agent("check");
     expect(ch.code).toBe(1);
-    expect(ch.stdout).toContain("oracle file changed: package.json#scripts.test");
+    expect(ch.stdout).toContain("ORACLE EDITED package.json#scripts.test: judged against the approved version");
+    expect(ch.stdout).not.toContain("PASS");
     expectBlocked(w, "GATES:T1", /UNMET|FAILED/);
     fs.writeFileSync(w.file("package.json"), JSON.stringify({ scripts: { test: "node test/run.js" } }));
     fs.writeFileSync(w.file("add.cjs"), "exports.add = (a, b) => a + b;\n");
@@ -189,7 +190,8 @@ describe("class 3: the agent approves and signs for the person", () => {
       keepMarkers: true,
     });
     expect(r.code).toBe(1);
-    expect(r.output).toContain("kbz runs under an agent here (CLAUDECODE is set)");
+    expect(r.output).toContain("kbz runs under an agent here (Claude Code)");
+    expect(r.output).not.toContain("CLAUDECODE");
     for (const marker of [
       "GEMINI_CLI",
       "CODEX_SANDBOX",

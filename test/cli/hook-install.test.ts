@@ -50,8 +50,9 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
       [
         `Installed kbz stop hook for claude into ${p.file} (Stop, SubagentStop, TaskCompleted)`,
         `  command: ${p.shim} --agent claude --unlazy-hook-v2 --scope api`,
-        "  git: commit the ledgers, PLAN.md, ACCESS.json, .kbz/settings.json, the skill and shared hook settings; not kbz's local state (.gitignore: 11 line(s) added)",
-        "  deny:    20 rule(s) keep the person's acts from the agent",
+        "  ignore:  /.kbz/inputs/ /.kbz/oracles/ /.kbz/failures/ /.kbz/probes/ /.unlazy/locks/ /.unlazy/verification-receipts.json /.unlazy/*/dispatch.json /.unlazy/*/status.log /.unlazy/*/hook-state.json /.unlazy-hook-state.json /.claude/settings.local.json (.gitignore: 11 line(s) added)",
+        "  commit:  GATES.md gates/ .unlazy/*/PLAN.md .unlazy/*/ACCESS.json .unlazy/*/GATES.md .unlazy/*/gates/ .unlazy/*/STRUCTURE.json .kbz/settings.json",
+        "  deny:    18 rule(s) keep the person's acts from the agent",
         "",
       ].join("\n"),
     );
@@ -379,7 +380,7 @@ describe("kbz hook install: refusals and repairs (unlazy §8.4 18-24)", () => {
   test("--scope api writes the local-state lines into .gitignore, says what to commit, and pins the scope", () => {
     const p = project();
     const r = p.run("--scope", "api");
-    expect(r.stdout).toContain("  git: commit the ledgers,");
+    expect(r.stdout).toContain("  commit:  GATES.md gates/ .unlazy/*/PLAN.md");
     expect(fs.readFileSync(path.join(p.dir, ".gitignore"), "utf8")).toContain("/.unlazy-hook-state.json\n");
     expect(r.stdout).toContain("--unlazy-hook-v2 --scope api");
   });

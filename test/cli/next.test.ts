@@ -535,7 +535,9 @@ describe("kbz next on real scopes", () => {
       { id: "4", needs: ["2", "3"] },
     ]);
     const r = await runCli(["next", "--scope", "api", "--slots", "2", "--details"], { cwd: dir });
-    expect(r.stdout).toContain("SEQUENTIAL GROUPS 4: 1 | 2 | 3 | 4\n  fork: 1 -> 2, 3\n  join: 4 <- 2, 3\n");
+    expect(r.stdout).toContain(
+      "GROUPS 4 (one per leaf until a structure event); CHAINS 4: 1 | 2 | 3 | 4\n  fork: 1 -> 2, 3\n  join: 4 <- 2, 3\n",
+    );
   });
 
   test("with --root the printed commands carry the root as one shell word", async () => {

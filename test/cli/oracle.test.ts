@@ -57,7 +57,7 @@ const ADD =
   "const add = (a, b) => a + b;\nif (add(2, 2) !== 4) { console.log('ADD_WRONG'); process.exit(1); }\nconsole.log('ADD_OK');\n";
 
 describe("class 1: the oracle is rewritten, not the CHECK", () => {
-  test("an edited checker script (node check.mjs -> console.log('ADD_OK')) un-meets the gate: status 1, hook blocks, check needs a new approval", () => {
+  test("an edited checker script (node check.mjs -> console.log('ADD_OK')) un-meets the gate: status 1, hook blocks, check judges the work against the approved checker (issue 39)", () => {
     const r = repo({ "GATES.md": `# Gates\n\n${gate("G1", "node check.mjs", "ADD_OK")}`, "check.mjs": ADD });
     expect(r.run(["check", "--approve"]).code).toBe(0);
     expect(r.run(["status"]).code).toBe(0);
@@ -66,15 +66,11 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     expect(st.code).toBe(1);
     expect(st.stdout).toContain("GATES:G1 (STALE (oracle changed: check.mjs; needs a person's approval again))");
     expect(reasonOf(r.hook())).toContain("GATES:G1 STALE (oracle changed: check.mjs");
-    const before = r.read();
     const ch = r.run(["check"]);
-    expect(ch.code).toBe(1);
-    expect(ch.stdout).toContain("APPROVAL REQUIRED GATES:G1");
-    expect(ch.stdout).toContain("oracle file changed: check.mjs");
-    expect(ch.stdout).toContain("NOT RUN");
-    expect(r.read()).toBe(before);
-    // The honest path: a person reviews the new checker and approves it; it passes and is met.
-    expect(r.run(["check", `--approve=${sigOf(ch.stdout, "GATES:G1")}`]).code).toBe(0);
+    // The approved checker (the add holds) passes; the rewrite is a proposal for the person.
+    expect(ch.stdout).toContain("ORACLE EDITED check.mjs: judged against the approved version");
+    expect(ch.stdout).not.toContain("APPROVAL REQUIRED");
+    expect(ch.code).toBe(0);
     expect(r.run(["status"]).stdout).toContain("ALL MET (1 met)");
     expect(decision(r.hook())).toBeNull();
   });
@@ -94,7 +90,7 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     expect(st.code).toBe(1);
     expect(st.stdout).toContain("oracle changed: test/cases.js");
     expect(reasonOf(r.hook())).toContain("GATES:T1 STALE (oracle changed: test/cases.js");
-    expect(r.run(["check"]).stdout).toContain("oracle file changed: test/cases.js");
+    expect(r.run(["check"]).stdout).toContain("ORACLE EDITED test/cases.js: judged against the approved version");
   });
 
   test("the package.json test script replaced by echo TESTS 2/2 OK: status 1 naming package.json#scripts.test", () => {
@@ -109,8 +105,8 @@ describe("class 1: the oracle is rewritten, not the CHECK", () => {
     expect(st.code).toBe(1);
     expect(st.stdout).toContain("oracle changed: package.json#scripts.test");
     const ch = r.run(["check"]);
-    expect(ch.stdout).toContain("oracle file changed: package.json#scripts.test");
-    // run.js stays bound: the tracer saw the approved script run it (issue 39), so it is no longer "no longer run".
+    // run.js stays bound (the tracer saw the approved script run it, issue 39) and unchanged.
+    expect(ch.stdout).toContain("ORACLE EDITED package.json#scripts.test: judged against the approved version");
   });
 
   test("a new file matching an ORACLE: glob counts as a change", () => {

@@ -26,10 +26,13 @@ function golden(): string {
 }
 
 describe("kill §7 E transcripts", () => {
-  test("check before any event is STRUCTURE_INVALID (registry not initialized), exit 2", async () => {
-    const r = await runCli(["structure", "check", "--scope", "st", "--json"], { cwd: golden() });
-    expect(r.code).toBe(2);
-    expect(body(r.stdout)).toEqual({ marker: "STRUCTURE_INVALID", error: "STRUCTURE registry is not initialized" });
+  test("fixes Kill_bezzangyi bug: check before any event reports the plan as it is (STRUCTURE_OK, exit 0), where structure-check.mjs said STRUCTURE_INVALID (registry not initialized), exit 2", async () => {
+    const root = golden();
+    const before = hashTree(root);
+    const r = await runCli(["structure", "check", "--scope", "st", "--json"], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(body(r.stdout)).toEqual({ marker: "STRUCTURE_OK", ok: true, residual: 0, findings: [] });
+    expect(hashTree(root)).toBe(before);
   });
 
   test("plan is read-only with the golden summary, details, turn, check and complexity", async () => {

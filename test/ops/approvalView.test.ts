@@ -72,7 +72,7 @@ describe("approvalView", () => {
     expect(approvalViewLines(v)).toContain("    ENV:    no names bound (kbz's allow-list only)");
   });
 
-  test("since the last approval: what differs, and the changed file's diff when git HEAD holds the approved text", async () => {
+  test("since the last approval: what differs, and a unified diff of the changed file against the approved bytes kbz kept (issue 39)", async () => {
     const w = setup(
       {
         "GATES.md": "- [ ] G1: adds\n  CHECK: sh check.sh\n  EXPECT: ADD_OK\n  ENV: APP_MODE\n",
@@ -86,15 +86,29 @@ describe("approvalView", () => {
     const [now] = w.tasks({ ...w.env, APP_MODE: "two" });
     const v = approvalView(now!, { root: w.root, env: { ...w.env, APP_MODE: "two" }, store: w.store });
     expect(v.lastApproval!.differs).toEqual(["oracle file changed: check.sh", "ENV value changed: APP_MODE"]);
-    expect(v.diffs).toEqual([{ file: "check.sh", lines: ["- test $((2+2)) = 4 && echo ADD_OK", "+ echo ADD_OK"] }]);
+    expect(v.diffs).toEqual([
+      {
+        file: "check.sh",
+        from: "kept",
+        lines: [
+          "--- check.sh (approved)",
+          "+++ check.sh (now)",
+          "@@ -1,1 +1,1 @@",
+          "-test $((2+2)) = 4 && echo ADD_OK",
+          "+echo ADD_OK",
+        ],
+      },
+    ]);
     const lines = approvalViewLines(v);
     expect(lines.slice(lines.findIndex((l) => l.startsWith("    CHANGED")))).toEqual([
       expect.stringMatching(/^    CHANGED since the approval of \d{4}-\d\d-\d\d:$/),
       "      oracle file changed: check.sh",
       "      ENV value changed: APP_MODE",
-      "      check.sh since the approval (from git HEAD):",
-      "        - test $((2+2)) = 4 && echo ADD_OK",
-      "        + echo ADD_OK",
+      "      --- check.sh (approved)",
+      "      +++ check.sh (now)",
+      "      @@ -1,1 +1,1 @@",
+      "      -test $((2+2)) = 4 && echo ADD_OK",
+      "      +echo ADD_OK",
     ]);
   });
 });

@@ -17,7 +17,6 @@ export const PERSON_ONLY: string[][] = [
   ["kbz", "approvals", "revoke"],
   ["kbz", "approvals", "prune"],
   ["kbz", "approvals", "policy"],
-  ["kbz", "hook", "uninstall"],
   ["kbz", "hook", "install", "--uninstall"],
 ];
 
@@ -29,7 +28,7 @@ function claudeRules(): string[] {
     rules.push(`Bash(${prog} *--approve*)`);
     rules.push(`Bash(${prog} sign)`, `Bash(${prog} sign *)`);
     for (const sub of ["revoke", "prune", "policy"]) rules.push(`Bash(${prog} approvals ${sub}*)`);
-    rules.push(`Bash(${prog} hook uninstall*)`, `Bash(${prog} hook *--uninstall*)`);
+    rules.push(`Bash(${prog} hook *--uninstall*)`);
   }
   return rules;
 }

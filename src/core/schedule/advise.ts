@@ -10,7 +10,8 @@ import type { NextSnapshot, TaskFacts } from "./snapshot.ts";
 import { retiredBy } from "../structure/handoff.ts";
 import type { Report } from "../structure/model.ts";
 
-export type Action = "review" | "dispatch" | "wait-or-verify" | "verify-root";
+/** `done` is kbz's addition (ops/next.ts): every task VERIFIED, the root verified, the scope released. */
+export type Action = "review" | "dispatch" | "wait-or-verify" | "verify-root" | "done";
 
 export type BlockReason =
   | "dependencies-or-unreleased-leases"
@@ -92,6 +93,8 @@ export interface Advice {
    * node ledgers, which a person signs before the one `kbz check --reverify` that verifies the root.
    */
   signFirst?: SignFirst[];
+  /** kbz's addition (ops/next.ts): the solo ledgers' gates that are not met, judged with the scope. */
+  solo?: SoloItem[];
   /** Only when something is stale (ops/refresh.ts cascadesOf): stale gates and receipts by the file that changed. */
   cascades?: Cascade[];
 }
@@ -106,6 +109,13 @@ export interface Cascade {
   leaves: string[];
   /** The one command that refreshes the cascade. */
   next: string;
+}
+
+export interface SoloItem {
+  ledger: string; // root-relative
+  gate: string;
+  state: string; // STALE (input changed: README), UNMET, …
+  manual: boolean; // a person signs it
 }
 
 export interface SignFirst {

@@ -17,6 +17,21 @@ export const LOCAL_STATE: readonly string[] = [
   "/.claude/settings.local.json", // Claude Code's per-machine settings (kbz's default hook place)
 ];
 
+/**
+ * What a repository commits: the ledgers and each scope's plan (the work is judged by them), and
+ * the settings kbz keeps beside them. `kbz hook install` names them with LOCAL_STATE (issue 43).
+ */
+export const COMMITTED: readonly string[] = [
+  "GATES.md",
+  "gates/",
+  ".unlazy/*/PLAN.md",
+  ".unlazy/*/ACCESS.json",
+  ".unlazy/*/GATES.md",
+  ".unlazy/*/gates/",
+  ".unlazy/*/STRUCTURE.json",
+  ".kbz/settings.json",
+];
+
 /** What a run did to the root's .gitignore. */
 export interface IgnoreResult {
   file: string;

@@ -3,11 +3,13 @@
 // files count; a link to a regular file inside the root counts (its target is what the CHECK
 // reads; issue 39), a link out of the root or to anything else never does. A pattern that matches
 // no regular file at all (nothing, only links out, FIFOs) is named in `unmatched`: the gate cannot
-// be met while it covers nothing (INPUTS_UNMATCHED), and lint says so as an error.
-// Bounded, so a pattern like `**` over a huge tree cannot stall status or the Stop hook.
+// be met while it covers nothing (inputsUnmatched), and lint says so as an error.
+// Bounded, so a pattern like `**` over a huge tree cannot stall status or the Stop hook; a
+// segment matches in linear time (core/workspace/glob.ts), never through a backtracking regex.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { checkDeadline } from "../deadline.ts";
+import { matchSegment } from "../../core/workspace/glob.ts";
 
 export const MAX_INPUT_FILES = 5000;
 /** Issue 28 item 7: more files than the cap is never a silent cut; the gate is unmet with this. */
@@ -22,12 +24,6 @@ export function inputsUnmatched(patterns: readonly string[]): string {
 export function inputsProblem(e: { truncated: boolean; unmatched?: string[] }): string | null {
   if (e.truncated) return TOO_MANY_INPUTS;
   return e.unmatched && e.unmatched.length > 0 ? inputsUnmatched(e.unmatched) : null;
-}
-
-function segmentRegex(seg: string): RegExp {
-  let re = "";
-  for (const ch of seg) re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
 }
 
 const isWild = (seg: string) => seg.includes("*") || seg.includes("?");
@@ -110,9 +106,8 @@ export function expandInputs(
       if (st?.isDirectory()) match(r, rest);
       return;
     }
-    const re = segmentRegex(seg);
     for (const e of entries(path.join(base, rel))) {
-      if (!re.test(e.name)) continue;
+      if (!matchSegment(seg, e.name)) continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (rest.length === 0 ? e.isFile() || e.isDirectory() || e.isSymbolicLink() : e.isDirectory()) match(r, rest);
     }

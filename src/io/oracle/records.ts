@@ -24,6 +24,8 @@ export interface OraclePassRecord {
   filesFrom?: string;
   /** The ledger's OWNS: when it has one (issue 39): the work status leaves out when it re-binds the oracle. */
   owns?: string[];
+  /** Issue 39: the pass ran in a view of the approved oracle, this approval's (its runtime oracle signature): `files` are its. */
+  judged?: string;
 }
 
 export interface OracleRecordsFile {

@@ -45,6 +45,11 @@ export interface Context {
 export interface ContextOptions {
   env: Env;
   verifier?: Verifier;
+  /**
+   * A ledger's text (by receipt key) from the read the verb already made; undefined: read the
+   * file here. A verb that holds its scope's read audits from it instead of opening ledgers again.
+   */
+  ledgerText?: (key: string) => string | null | undefined;
 }
 
 const short = (s: string | null) => sha256Hex(JSON.stringify(s)).slice(0, SHORT);

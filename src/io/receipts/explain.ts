@@ -85,7 +85,7 @@ export function explainReceipt(
   }
   if (!receipt.policy?.closed)
     changes.push({ kind: "not-closed", text: "it was accepted without --closed; such receipts are never reused" });
-  const led = readLedger(root, file);
+  const led = readLedger(root, file, opts.ledgerText);
   changes.push(...ledgerChanges(led, receipt));
   changes.push(...contextChanges(root, led, receipt, opts));
   return { key, current: false, reason, changes };

@@ -12,6 +12,8 @@ import { oracleSignature, type RuntimeOracle } from "../../core/run/oracle.ts";
 import type { Env } from "./shell.ts";
 import { KbzError } from "../../core/errors.ts";
 import { approvalRecord, verify } from "../../core/trace.ts";
+import { keepOracle, type Kept } from "./kept.ts";
+import { readPrivate } from "./private.ts";
 
 export const MAX_APPROVAL_BYTES = 256 * 1024;
 const LOCK_TIMEOUT_MS = 10_000;
@@ -37,6 +39,8 @@ export interface ApprovalRecord {
   approvedAt: string;
   /** kbz's addition: how the person gave it (terminal, dashboard), or "agent" under the agent policy. */
   given?: string;
+  /** kbz's addition (issue 39): the approved bytes of each bound file inside the root (io/run/kept.ts). */
+  kept?: Kept;
 }
 
 /** UNLAZY_APPROVAL_DIR, else ~/.unlazy/approved, as an absolute path. */
@@ -207,6 +211,8 @@ export class ApprovalStore {
   async record(file: string, gateId: string, oracle: RuntimeOracle, given?: string): Promise<string> {
     const store = this.open(true)!;
     this.sweep(store);
+    // The approved bytes first (io/run/kept.ts): over the cap, nothing at all is written.
+    const kept = this.canonicalRoot ? keepOracle(store.path, this.canonicalRoot, oracle, process.env) : null;
     const target = path.join(store.path, recordName(file, gateId, oracleSignature(oracle)));
     const lock = `${target}.lock`;
     try {
@@ -222,8 +228,11 @@ export class ApprovalStore {
             oracle,
             approvedAt: new Date().toISOString(),
             ...(given ? { given } : {}),
+            ...(kept && Object.keys(kept).length > 0 ? { kept } : {}),
           };
           writeAtomic(target, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
+          // The gate's latest approval (not a probe's): what an approved-oracle run judges against.
+          if (!oracle.sandbox?.view) writeLatest(store.path, file, gateId, value.signature);
           this.assertUnchanged(store);
           return target;
         },
@@ -233,6 +242,19 @@ export class ApprovalStore {
       if (e instanceof ApprovalStoreError) throw e;
       if (e instanceof LockTimeoutError) throw new ApprovalStoreError(`approval lock: ${e.message}`);
       throw new ApprovalStoreError((e as Error).message);
+    }
+  }
+
+  /** The record of one approval by its signature, or null (absent, unreadable). */
+  get(file: string, gateId: string, signature: string): ApprovalRecord | null {
+    const store = this.open(false);
+    if (!store) return null;
+    try {
+      const text = this.readRecordText(path.join(store.path, recordName(file, gateId, signature)));
+      const r = text === null ? null : parseRecord(text);
+      return r && r.file === path.resolve(file) && r.gate === gateId ? r : null;
+    } catch {
+      return null;
     }
   }
 
@@ -326,4 +348,21 @@ function parseRecord(text: string): ApprovalRecord | null {
     typeof o.expect === "string" &&
     typeof o.cwd === "string";
   return ok && oracleSignature(o) === v.signature ? (v as ApprovalRecord) : null;
+}
+
+/** `<store>/kbz/latest/<sha256(ledger, gate)>`: the signature of the gate's latest approval (not a probe's). */
+function latestFile(store: string, file: string, gateId: string): string {
+  return path.join(store, "kbz", "latest", sha256Hex(`${path.resolve(file)}\0${gateId}`));
+}
+
+function writeLatest(store: string, file: string, gateId: string, signature: string): void {
+  const dir = path.join(store, "kbz", "latest");
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeAtomic(latestFile(store, file, gateId), signature, { mode: 0o600 });
+}
+
+/** The signature of the gate's latest approval, or null (none kept, or the store is not private). */
+export function latestApproval(store: string, file: string, gateId: string): string | null {
+  const text = readPrivate(latestFile(store, file, gateId), 128)?.toString("utf8") ?? null;
+  return text && /^[0-9a-f]{64}$/.test(text) ? text : null;
 }

@@ -70,7 +70,9 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
     cwd: req.cwd,
     env: launch?.env ?? req.env,
     timeoutMs: req.timeoutMs,
-    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : req.tracePrefix,
+    // Issue 39: the approved-oracle view wraps an unsandboxed CHECK too (view.ts oracleView); the
+    // tracer (io/oracle/observe.ts) prefixes a plain run (never a judged one).
+    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : (req.wrap ?? req.tracePrefix),
     prefixOwnsPidNamespace: !!launch,
     onOutput: req.onOutput && streamDecoder(req.onOutput),
     ...(launch ? { fd3: launch.args } : {}),

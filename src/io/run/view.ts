@@ -132,3 +132,85 @@ export function sweepViews(dir = os.tmpdir()): number {
   }
   return removed;
 }
+
+/** One path of the approved-oracle view: its approved bytes (a kept file and mode), or absent. */
+export interface Placement {
+  /** Root-relative, `/`-separated, no `..`. */
+  rel: string;
+  /** The kept file to copy in, or null: the path is absent in the view. */
+  from: string | null;
+  mode: number;
+}
+
+export const PLACE_FAILED = "kbz-oracle-view: cannot place the approved oracle";
+
+// The approved-oracle wrapper (issue 39): `$0` the failure marker, then the system's mount, rm,
+// mkdir, cp and chmod (never a PATH lookup), lower, upper, work; after the overlay is mounted each
+// quadruple (path, its folder, kept file or "-", mode) is placed in the view (the upper layer takes
+// the writes; removing makes a whiteout), then, after "--", what to become.
+const PLACE =
+  'M=$1 RM=$2 MK=$3 CP=$4 CH=$5; shift 5; "$M" -t overlay kbz-view -o "lowerdir=$1,upperdir=$2,workdir=$3" "$1" || exit 125; r=$1; shift 3; ' +
+  'while [ "$1" != "--" ]; do ' +
+  'if [ "$3" = "-" ]; then "$RM" -rf -- "$r/$1" || { echo "$0" >&2; exit 125; }; ' +
+  'else "$MK" -p -- "$r/$2" && "$RM" -rf -- "$r/$1" && "$CP" -- "$3" "$r/$1" && "$CH" "$4" "$r/$1" || { echo "$0" >&2; exit 125; }; fi; ' +
+  // The CHECK's folder again by its name: the one it was started in is the one under the overlay.
+  'shift 4; done; shift; cd -- "$(pwd -P)" || exit 125; exec "$@"';
+
+/** True when no component of `rel` under `root` is a link (a placement never writes through one). */
+function linkFree(root: string, rel: string): boolean {
+  let p = root;
+  for (const part of rel.split("/")) {
+    if (part === "" || part === "." || part === "..") return false;
+    p = path.join(p, part);
+    try {
+      if (fs.lstatSync(p).isSymbolicLink()) return false;
+    } catch {
+      return true; // the rest does not exist: mkdir makes real folders
+    }
+  }
+  return true;
+}
+
+/**
+ * A view of `root` (its real path) where each placement holds its approved bytes or is absent
+ * (issue 39: the approved-oracle run), for a CHECK run with or without the sandbox; or why none
+ * can be made. Without the sandbox the CHECK runs in the mount namespace as the caller's own uid
+ * (a non-root caller's user namespace maps it back with unshare --map-user).
+ */
+export function oracleView(root: string, placements: Placement[], sandboxed: boolean): View | { why: string } {
+  const ok = viewUsable();
+  if (!ok.ok) return { why: ok.why };
+  const tools = ["unshare", "mount", "rm", "mkdir", "cp", "chmod"].map((t) => systemTool(t));
+  if (tools.some((t) => t === null))
+    return { why: "unshare, mount, rm, mkdir, cp or chmod is not installed in the system folders" };
+  const bad = placements.find((p) => !linkFree(root, p.rel));
+  if (bad) return { why: `${bad.rel} is reached through a link` };
+  const [unshare, ...rest] = tools as string[];
+  const l = layers();
+  const args = placements.flatMap((p) => [
+    p.rel,
+    path.posix.dirname(p.rel),
+    p.from ?? "-",
+    (p.mode & 0o7777).toString(8),
+  ]);
+  const uid = process.getuid?.() ?? 0;
+  const back = sandboxed || uid === 0 ? [] : [unshare!, `--map-user=${uid}`, `--map-group=${process.getgid?.() ?? 0}`];
+  return {
+    wrap: [
+      unshare!,
+      ...unshareArgs(),
+      SYSTEM_SH,
+      "-c",
+      PLACE,
+      PLACE_FAILED,
+      ...rest,
+      root,
+      l.upper,
+      l.work,
+      ...args,
+      "--",
+      ...back,
+    ],
+    dispose: () => removeTree(l.base),
+  };
+}

@@ -12,11 +12,15 @@ export interface CheckOptions {
   selection?: string | null; // root-relative file
   final?: boolean;
   beforeRecheck?: () => void;
+  /** The groups the plan is checked with (`structure check --details` lists them). */
+  groups?: (groups: string[][]) => void;
 }
 
 export function checkStructure(root: string, scope: string, o: CheckOptions = {}): Verdict {
   const model = loadStructure(root, scope, { receipts: true });
-  if (!model.registryInitialized) fail("STRUCTURE registry is not initialized");
+  // Before any structure event the plan is checked as it is, against the registry the first event
+  // would synthesize (fixes Kill_bezzangyi bug: structure-check.mjs exited 2, "STRUCTURE registry
+  // is not initialized", where its help promised STRUCTURE_OK or STRUCTURE_UNMET).
   let selection: unknown = null;
   if (o.selection != null) {
     try {
@@ -32,6 +36,7 @@ export function checkStructure(root: string, scope: string, o: CheckOptions = {}
     }
   }
   const verdict = verifyStructure(model, selection, !!o.final);
+  o.groups?.(model.meta.groups);
   o.beforeRecheck?.();
   assertStable(model);
   return verdict;

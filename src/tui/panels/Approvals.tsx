@@ -89,7 +89,7 @@ export function approvalDetail(ctx: BaseCtx, t: ApprovalItem | undefined, declin
     ];
   }
   const task = t.task;
-  const v = approvalViewOf(ctx.data.approvals, task, ctx.data.snapshot.target.root);
+  const v = approvalViewOf(ctx.data.approvals, task, ctx.data.snapshot.target.root, ctx.data.snapshot);
   if (!v) {
     return [
       { label: "gate", value: `${task.qid}  ${task.gate.title}`, wrap: true },
@@ -131,6 +131,27 @@ export function oracleLines(v: ApprovalView): DetailLine[] {
     tone: v.env.length === 0 ? "muted" : undefined,
     wrap: true,
   });
+  lines.push({
+    label: "work",
+    value:
+      v.work.from === "none"
+        ? "not declared (the probe hides what differs from git HEAD)"
+        : `${v.work.paths.join(", ")} (${v.work.from})`,
+    tone: v.work.from === "none" ? "muted" : undefined,
+    wrap: true,
+  });
+  lines.push({
+    label: "lint",
+    value:
+      v.lint.length === 0
+        ? "no findings"
+        : v.lint
+            .map((f) => `${f.level === "error" ? "ERROR" : "warning"} ${f.rule} (line ${f.line}): ${f.message}`)
+            .join("\n"),
+    tone: v.lint.length === 0 ? "muted" : v.lint.some((f) => f.level === "error") ? "bad" : "warn",
+    wrap: true,
+    block: v.lint.length > 0,
+  });
   if (!v.lastApproval) {
     lines.push({ label: "changed", value: "never approved before", tone: "muted", wrap: true });
     return lines;
@@ -141,7 +162,7 @@ export function oracleLines(v: ApprovalView): DetailLine[] {
   for (const d of v.diffs)
     lines.push({
       label: "diff",
-      value: [`${d.file} (from git HEAD):`, ...d.lines].join("\n"),
+      value: (d.from === "git" ? [`${d.file} (from git HEAD):`, ...d.lines] : d.lines).join("\n"),
       tone: "warn",
       wrap: true,
       block: true,

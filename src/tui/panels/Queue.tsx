@@ -123,6 +123,7 @@ const SAYS: Record<Advice["action"], string> = {
   "wait-or-verify": "WAIT OR VERIFY: nothing new can start",
   "verify-root": "VERIFY ROOT: every task is VERIFIED; run the root ledgers",
   review: "REVIEW: resolve the items below before launching",
+  done: "DONE: the scope is verified and released",
 };
 
 /** Why a leaf waits, in words (the scheduler's reason names, kept in the full view). */
