@@ -45,7 +45,11 @@ function repo(files: Record<string, string>, opts: { git?: boolean; env?: Record
   return { dir, env, run, write };
 }
 
-/** Approve and pass, then the agent's act; the gate must not be met after it. */
+/**
+ * Approve and pass, then the agent's act: it breaks the work and rewrites the oracle so that the
+ * broken work would pass it. The gate must not be met after it (APPROVAL REQUIRED, or judged against
+ * the approved oracle by enforce's view: FAIL).
+ */
 function rewriteIsCaught(
   files: Record<string, string>,
   act: (r: ReturnType<typeof repo>) => void,
@@ -58,7 +62,8 @@ function rewriteIsCaught(
   const ch = r.run(["check"]);
   expect(ch.code).toBe(1);
   expect(ch.stdout).not.toContain("ALL MET");
-  expect(ch.stdout).toMatch(/APPROVAL REQUIRED|ORACLE CHANGED|STALE/);
+  // Not MET on the rewritten oracle: needs a person (APPROVAL REQUIRED), or judged against the approved one (ORACLE EDITED).
+  expect(ch.stdout).toMatch(/APPROVAL REQUIRED|ORACLE CHANGED|ORACLE EDITED|STALE/);
   const st = r.run(["status"]);
   expect(st.code).toBe(1);
   return { r, ch, st };
@@ -86,7 +91,7 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
           r.write("test/cases.mjs", "export default [() => true, () => true];\n");
         },
       );
-      expect(ch.stdout).toContain("oracle file changed: test/cases.mjs");
+      expect(ch.stdout).toMatch(/oracle file changed: test\/cases\.mjs|ORACLE EDITED test\/cases\.mjs/);
     },
   );
 
@@ -101,7 +106,10 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
           "tests/helpers.py": "def check(got, want):\n    return got == want\n",
           "calc.py": "def add(a, b):\n    return a + b\n",
         },
-        (r) => r.write("tests/helpers.py", "def check(got, want):\n    return True\n"),
+        (r) => {
+          r.write("calc.py", "def add(a, b):\n    return a - b - 0  # another size: python trusts a same-second, same-size .pyc\n");
+          r.write("tests/helpers.py", "def check(got, want):\n    return True\n");
+        },
       );
     },
   );
@@ -114,7 +122,10 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
         "checks/lib.sh": 'assert_eq() { [ "$1" = "$2" ]; }\n',
         "out.txt": "42\n",
       },
-      (r) => r.write("checks/lib.sh", "assert_eq() { true; }\n"),
+      (r) => {
+        r.write("out.txt", "41\n");
+        r.write("checks/lib.sh", "assert_eq() { true; }\n");
+      },
     );
   });
 
@@ -128,7 +139,10 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
         "vitest.config.mjs": "export default { want: 4 };\n",
         "app.mjs": APP,
       },
-      (r) => r.write("vitest.config.mjs", "export default { want: 0 };\n"),
+      (r) => {
+        r.write("app.mjs", "export const add = (a, b) => a - b;\n");
+        r.write("vitest.config.mjs", "export default { want: 0 };\n");
+      },
     );
   });
 
@@ -143,6 +157,7 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
         ".npmrc": "fund=false\n",
       },
       (r) => {
+        r.write("app.mjs", "export const add = (a, b) => a - b;\n");
         r.write("fake.sh", "#!/bin/sh\necho 'TESTS 2/2 OK'\n");
         fs.chmodSync(path.join(r.dir, "fake.sh"), 0o755);
         r.write(".npmrc", `fund=false\nscript-shell=${path.join(r.dir, "fake.sh")}\n`);
@@ -161,7 +176,10 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
           "import { test, expect } from 'bun:test';\nimport { sum } from '../sum.ts';\ntest('sum', () => expect(sum(2, 2)).toBe((globalThis as any).WANT));\n",
         "sum.ts": "export const sum = (a: number, b: number) => a + b;\n",
       },
-      (r) => r.write("setup.ts", "(globalThis as any).WANT = 5;\n"),
+      (r) => {
+        r.write("sum.ts", "export const sum = (a: number, b: number) => a + b + 1;\n");
+        r.write("setup.ts", "(globalThis as any).WANT = 5;\n");
+      },
     );
   });
 
@@ -219,10 +237,14 @@ describe("the CHECK shapes static reading cannot follow: the tracer sees what th
         {
           "GATES.md": `# Gates\n\n${gate("K1", check, "CASES 2/2")}`,
           "tests/run.js":
-            "const path = require('path');\nconst cases = require(path.join(__dirname, 'cases.js'));\nconst ok = cases.filter((c) => c()).length;\nconsole.log(`CASES ${ok}/${cases.length}`);\nprocess.exit(ok === cases.length ? 0 : 1);\n",
-          "tests/cases.js": "module.exports = [() => 1 + 1 === 2, () => 2 * 2 === 4];\n",
+            "const path = require('path');\nconst cases = require(path.join(__dirname, 'cases.js'));\nconst lib = require(path.join(__dirname, '..', 'lib.js'));\nconst ok = cases.filter((c) => c(lib)).length;\nconsole.log(`CASES ${ok}/${cases.length}`);\nprocess.exit(ok === cases.length ? 0 : 1);\n",
+          "tests/cases.js": "module.exports = [(l) => l.add(1, 1) === 2, (l) => l.add(2, 2) === 4];\n",
+          "lib.js": "exports.add = (a, b) => a + b;\n",
         },
-        (r) => r.write("tests/cases.js", "module.exports = [() => true, () => true];\n"),
+        (r) => {
+          r.write("lib.js", "exports.add = (a, b) => a - b;\n");
+          r.write("tests/cases.js", "module.exports = [() => true, () => true];\n");
+        },
         { git: true },
       );
     });

@@ -69,6 +69,8 @@ export function programDifferences(a: ProgramsOracle, b: ProgramsOracle): string
       `PATH folders inside the root: approved ${a.pathInRoot.join(", ") || "none"}, now ${b.pathInRoot.join(", ") || "none"}`,
     );
   const changed = Object.keys(b.resolved).filter((n) => a.resolved[n] !== b.resolved[n]);
+  const gone = Object.keys(a.resolved).filter((n) => !(n in b.resolved));
+  if (gone.length > 0) out.push(`programs no longer run by name: ${gone.join(", ")}`);
   for (const n of changed.slice(0, 4))
     out.push(`program ${n}: approved ${a.resolved[n] ?? "(not run)"}, now ${b.resolved[n]}`);
   if (changed.length > 4) out.push(`programs: ${changed.length - 4} more resolve elsewhere`);

@@ -45,10 +45,15 @@ export async function runObserved(task: CheckTask, root: string, env: Env, req: 
   const observer =
     task.oracle.programs?.observer === "strace" && !task.oracle.sandbox && !saidBroken ? observerFor(env) : null;
   if (!observer || observer.kind !== "strace") return { outcome: await executeCheck(req), seen: null, since };
-  const trace = startTrace(observer.path);
-  const outcome = await executeCheck({ ...req, tracePrefix: trace.prefix });
-  const seen = finishTrace(trace, root, task.oracle.cwd);
-  if (seen !== null) return { outcome, seen, since };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const trace = startTrace(observer.path);
+    const outcome = await executeCheck({ ...req, tracePrefix: trace.prefix });
+    const seen = finishTrace(trace, root, task.oracle.cwd);
+    // Under load, a traced tree was seen killed (SIGKILL, no output, not by kbz): run it once more.
+    if (outcome.signal === "SIGKILL" && outcome.bytes === 0 && outcome.error === null && attempt === 0) continue;
+    if (seen !== null) return { outcome, seen, since };
+    break;
+  }
   tracerBroken(`${observerLine(observer)} wrote no trace`);
   return { outcome: await executeCheck(req), seen: null, since };
 }

@@ -78,3 +78,19 @@ export function programBinding(root: string, names: readonly string[], pathValue
   }
   return { programs, pathInRoot: pathFoldersInRoot(root, pathValue, cwd) };
 }
+
+/**
+ * Whether every program the approved oracle ran still resolves to the same file on `pathValue`,
+ * with the same PATH folders inside the root (the approved-oracle view puts the approved scripts
+ * back, so the programs they name must be the approved ones, whatever the live scripts name).
+ */
+export function programsHold(
+  root: string,
+  approved: { pathInRoot: string[]; resolved: Record<string, string> },
+  pathValue: string,
+  cwd: string,
+): boolean {
+  const now = programBinding(root, Object.keys(approved.resolved), pathValue, cwd);
+  if (now.pathInRoot.join(":") !== approved.pathInRoot.join(":")) return false;
+  return Object.keys(approved.resolved).every((n) => now.programs[n] === approved.resolved[n]);
+}
