@@ -7320,6 +7320,18 @@ function findRoot(cwd, home = os6.homedir()) {
       return cwd;
   }
 }
+function outermostRoot(cwd, home = os6.homedir()) {
+  let found = null;
+  for (let dir = cwd;; dir = path40.dirname(dir)) {
+    if (dir === home && dir !== cwd)
+      break;
+    if (holdsWorkspace(dir))
+      found = dir;
+    if (has(dir, ".git") || path40.dirname(dir) === dir)
+      break;
+  }
+  return found ?? findRoot(cwd, home);
+}
 
 // src/ops/hookStop.ts
 var JUDGE_S = 3;
@@ -7337,12 +7349,37 @@ class CannotJudge extends Error {
 async function hookStop({ scope: pinned, stop, env, cwd }) {
   if (!stop)
     return null;
+  const wanted = path41.resolve(cwd, stop.cwd ?? ".");
+  const dir = existingDirectory(wanted);
+  const roots = dir ? judgedRoots(dir, env) : [wanted];
+  if (roots.length > 1) {
+    const answers = [];
+    for (const r of roots)
+      answers.push(await hookStopAt(r, { scope: pinned, stop, env, cwd: r }));
+    return answers.find((a) => a !== null && ("decision" in a)) ?? answers.find((a) => a !== null) ?? null;
+  }
+  return hookStopAt(roots[0], { scope: pinned, stop, env, cwd }, dir);
+}
+function judgedRoots(dir, env) {
+  const roots = [outermostRoot(dir)];
+  for (const name of ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "QWEN_PROJECT_DIR", "CURSOR_PROJECT_DIR"]) {
+    const p = env[name];
+    const real = p ? existingDirectory(p) : null;
+    if (real) {
+      const r = outermostRoot(real);
+      if (!roots.includes(r))
+        roots.push(r);
+      break;
+    }
+  }
+  return roots;
+}
+async function hookStopAt(root, { scope: pinned, stop, env, cwd }, dirGiven) {
   const until = Date.now() + JUDGE_MS;
   const store = approvalDirFor(env);
   const transcript = transcriptOf(stop.transcript ?? null);
   const wanted = path41.resolve(cwd, stop.cwd ?? ".");
-  const dir = existingDirectory(wanted);
-  const root = dir ? findRoot(dir) : wanted;
+  const dir = dirGiven === undefined ? root : dirGiven;
   const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);
   const count = (session, scope, hash) => countBlock2({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
   try {

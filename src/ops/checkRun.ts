@@ -76,6 +76,8 @@ export interface CheckRequest extends TargetRequest {
   via?: "terminal" | "dashboard";
   /** `verify run --env`: names every CHECK of the run receives and its approval binds (plan.ts declaredEnv). */
   passEnv?: readonly string[];
+  /** The snapshot of the target the caller already read (its one read); absent: read it here. */
+  snapshot?: Snapshot;
 }
 
 /** `judged`: not approved, but the latest approval differs only in files kbz kept: the work is judged against it (io/check/judged.ts). */
@@ -428,7 +430,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
 
 /** Load and validate the target, the run settings and the approval store; list the pending gates and those refused. */
 function planRun(req: CheckRequest): Run {
-  const first = snapshotForRequest(req);
+  const first = req.snapshot ?? snapshotForRequest(req);
   req.observer?.loaded?.(first);
   if (first.problems.length > 0) throw new FileProblemsError(first.problems);
   const invalidDispatch = dispatchProblems(first);

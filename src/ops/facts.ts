@@ -91,12 +91,8 @@ export interface ScopeRead {
   receiptFile: ReceiptFile | VerificationError;
 }
 
-/** The facts of one scope from a reader the caller holds (the dashboard shares it with its plan view). */
-export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
-  return scopeRead(inputs, o).facts;
-}
-
-function scopeRead(inputs: ScopeInputs, o: FactsRequest): ScopeRead {
+/** The facts of one scope and what they were judged by, from a reader the caller holds (the dashboard shares it with its plan view). */
+export function scopeRead(inputs: ScopeInputs, o: FactsRequest): ScopeRead {
   const receiptFile = receiptFileOrError(o.root);
   if (!(receiptFile instanceof VerificationError))
     inputs.alsoCheck(() => JSON.stringify(receiptFileOrError(o.root)) !== JSON.stringify(receiptFile));

@@ -13,7 +13,7 @@ import { VerificationError } from "../core/receipts/errors.ts";
 import { cascadesOf } from "./refresh.ts";
 import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
-import { readSchedule, scopeLedgerText } from "./facts.ts";
+import { readSchedule, scopeLedgerText, type ScopeRead } from "./facts.ts";
 
 /** `--slots` when not given (next, advance, dash) and the dashboard's Queue: four leaves at once. The one slot default. */
 export const DEFAULT_SLOTS = 4;
@@ -34,34 +34,51 @@ const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
   const req = { root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, order: o.order ?? "natural" };
   // One read: the advice, and what it adds (cascades, signatures first, done), are decided inside
-  // it from the same texts; the status view is built only when the advice needs one.
-  const { snap, advice, status } = readSchedule(req, (read) => {
-    const snap = read.facts;
-    const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
-    const cascading = advice.attention.some((a) => CASCADING.test(a.reason));
-    if (!cascading && advice.action !== "verify-root") return { snap, advice, status: null };
-    const status = scopeSnapshot(read.inputs, read.trace, read.attestations);
-    // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
-    if (cascading && !(read.receiptFile instanceof VerificationError)) {
-      const from = { receiptFile: read.receiptFile, ledgerText: scopeLedgerText(read.inputs) };
-      const cascades = cascadesOf(status, from, process.env, o.rootFlag);
-      if (cascades.length > 0) advice.cascades = cascades;
-    }
-    return { snap, advice, status };
-  });
+  // it from the same texts.
+  const { advice, status } = readSchedule(req, (read) => adviceOn(read, o));
+  const snap = advice.snap;
   // The solo ledgers are judged with the scope (status, the Stop hook): their gates that are not
   // met are review items here too, named by ledger (a leaf's work can make a solo gate STALE).
   const solo = soloNotMet(o.root);
-  if (solo.length > 0) advice.solo = solo;
-  if (advice.action === "verify-root" && status !== null) {
+  if (solo.length > 0) advice.advice.solo = solo;
+  // Verified and released: every gate of the scope met (the root's one check ran) and no lease
+  // of the scope left. The work is done, and next says so instead of advising the check again.
+  if (
+    advice.advice.action === "verify-root" &&
+    !advice.advice.signFirst &&
+    status !== null &&
+    scopeVerified(status) &&
+    !snap.leases.some((l) => l.scope === o.scope)
+  )
+    advice.advice.action = solo.length > 0 ? "review" : "done";
+  return advice;
+}
+
+/**
+ * The advice on one read of a scope, with what it adds from the same read (a cascade's cause,
+ * the signatures the root needs first): what `kbz next` says and the dashboard's queue shows.
+ * The status view is built only when the advice needs one.
+ */
+export function adviceOn(
+  read: ScopeRead,
+  o: { details?: boolean; policy?: Policy; rootFlag?: string },
+): { advice: { snap: NextSnapshot; advice: Advice }; status: Snapshot | null } {
+  const snap = read.facts;
+  const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
+  const cascading = advice.attention.some((a) => CASCADING.test(a.reason));
+  if (!cascading && advice.action !== "verify-root") return { advice: { snap, advice }, status: null };
+  const status = scopeSnapshot(read.inputs, read.trace, read.attestations);
+  // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
+  if (cascading && !(read.receiptFile instanceof VerificationError)) {
+    const from = { receiptFile: read.receiptFile, ledgerText: scopeLedgerText(read.inputs) };
+    const cascades = cascadesOf(status, from, process.env, o.rootFlag);
+    if (cascades.length > 0) advice.cascades = cascades;
+  }
+  if (advice.action === "verify-root") {
     const sign = unsignedIntegration(status);
     if (sign.length > 0) advice.signFirst = sign;
-    // Verified and released: every gate of the scope met (the root's one check ran) and no lease
-    // of the scope left. The work is done, and next says so instead of advising the check again.
-    else if (scopeVerified(status) && !snap.leases.some((l) => l.scope === o.scope))
-      advice.action = solo.length > 0 ? "review" : "done";
   }
-  return { snap, advice };
+  return { advice: { snap, advice }, status };
 }
 
 /** The scope's root ledger has gates, and every gate of its ledgers (root, nodes, leaves) is met. */

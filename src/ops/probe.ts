@@ -122,7 +122,7 @@ export interface ProbeRequest extends Omit<CheckRequest, "reverify" | "jobs" | "
 
 export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
   const consent = req.approve ? requirePerson("approve", { env: req.env }) : null;
-  const snap = snapshotForRequest(req);
+  const snap = req.snapshot ?? snapshotForRequest(req);
   if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
   const root = snap.target.root;
   const settings: RunSettings = runSettings({ ...req, sandbox: true }, root);

@@ -139,7 +139,9 @@ export async function refreshStale(req: RefreshRequest): Promise<RefreshResult> 
   const direct = gates.filter((g) => !viaReceipt.has(g.ledger));
   let check: CheckResult | null = null;
   if (direct.length > 0)
-    check = (await checkGates({ ...req, scope, files: [], reverify: false, only: direct.map((g) => g.qid) })).result;
+    check = (
+      await checkGates({ ...req, scope, files: [], reverify: false, only: direct.map((g) => g.qid), snapshot: snap })
+    ).result;
   const results: LedgerResult[] = [];
   if (receipts.length > 0) {
     // Each receipt keeps its own policy; verify run re-runs its whole ledger from the root.

@@ -2,6 +2,7 @@
 // ACCESS.json and dispatch.json once, counted with strace on the binary. `kbz next` once re-read
 // the whole scope for its cascade and sign-first lines after the consistent read (a second
 // snapshot), so an advice with attention opened every ledger and dispatch.json twice.
+import { needs } from "../helpers/needs.ts";
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -11,7 +12,7 @@ import { planText, type TaskSpec } from "../core/schedule/build.ts";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 
 const S = ".unlazy/api";
-const hasStrace = spawnSync("strace", ["-V"]).status === 0;
+const hasStrace = needs("strace");
 
 function scope(tasks: TaskSpec[], extra: Record<string, string> = {}): string {
   const dir = tempDir();
