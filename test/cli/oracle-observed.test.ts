@@ -107,7 +107,10 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
           "calc.py": "def add(a, b):\n    return a + b\n",
         },
         (r) => {
-          r.write("calc.py", "def add(a, b):\n    return a - b - 0  # another size: python trusts a same-second, same-size .pyc\n");
+          r.write(
+            "calc.py",
+            "def add(a, b):\n    return a - b - 0  # another size: python trusts a same-second, same-size .pyc\n",
+          );
           r.write("tests/helpers.py", "def check(got, want):\n    return True\n");
         },
       );
