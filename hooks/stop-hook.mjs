@@ -4480,6 +4480,7 @@ init_trace();
 
 // src/io/run/kept.ts
 init_errors();
+init_command();
 init_hash();
 init_inside();
 init_fs();
