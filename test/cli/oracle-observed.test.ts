@@ -136,9 +136,9 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
     rewriteIsCaught(
       {
         "GATES.md": `# Gates\n\n${gate("C1", "npm test --silent", "CFG_OK")}`,
-        "package.json": JSON.stringify({ scripts: { test: "node runner.mjs" } }),
-        "runner.mjs":
-          "import cfg from './vitest.config.mjs';\nimport { add } from './app.mjs';\nif (add(2, 2) === cfg.want) console.log('CFG_OK'); else process.exit(1);\n",
+        "package.json": JSON.stringify({ scripts: { test: "node test/runner.mjs" } }),
+        "test/runner.mjs":
+          "import cfg from '../vitest.config.mjs';\nimport { add } from '../app.mjs';\nif (add(2, 2) === cfg.want) console.log('CFG_OK'); else process.exit(1);\n",
         "vitest.config.mjs": "export default { want: 4 };\n",
         "app.mjs": APP,
       },
