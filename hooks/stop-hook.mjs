@@ -311,6 +311,8 @@ var init_command = __esm(() => {
     "skill install": ["global", "agent", "json"],
     init: ["scope", "root", "json"],
     sign: ["evidence", "replace", "root", "json"],
+    ci: ["scope", "root", "json", "junit", "summary", "allowed-signers", "signers-from", "sandbox", "jobs"],
+    "ci init": ["root", "json", "force"],
     dash: ["scope", "root", "slots"],
     demo: [],
     coordinator: [],
@@ -397,6 +399,39 @@ var init_errors = __esm(() => {
         hint: first?.hint
       });
       this.problems = problems;
+    }
+  };
+});
+
+// src/core/deadline.ts
+function withDeadline(ms, seconds, fn) {
+  if (bound)
+    return fn();
+  bound = { at: Date.now() + ms, seconds };
+  try {
+    return fn();
+  } finally {
+    bound = null;
+  }
+}
+function checkDeadline(what, file) {
+  if (bound && Date.now() > bound.at)
+    throw new DeadlineError(bound.seconds, what(), file);
+}
+var DeadlineError, bound = null;
+var init_deadline = __esm(() => {
+  init_errors();
+  DeadlineError = class DeadlineError extends KbzError {
+    seconds;
+    what;
+    constructor(seconds, what, file) {
+      super(`${what} took longer than ${seconds} s`, {
+        code: "deadline",
+        file,
+        hint: "narrow the gate's INPUTS, then stop again"
+      });
+      this.seconds = seconds;
+      this.what = what;
     }
   };
 });
@@ -1849,6 +1884,8 @@ function parseLedger(text, fileName) {
     const s = start;
     start = nl < 0 ? n : nl + 1;
     const lineNo = i + 1;
+    if ((i & 1023) === 1023)
+      checkDeadline(() => `parsing ${fileName} (line ${lineNo})`, fileName);
     if (fence) {
       if (isFenceClose(text, s, end, fence))
         fence = null;
@@ -2183,6 +2220,7 @@ function validateGates(gates, abandons, errors, warnings) {
 }
 var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS, ENV_NAME;
 var init_parse = __esm(() => {
+  init_deadline();
   init_paths();
   GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
   UNINDENTED_ATTR = /^(CHECK|EXPECT|EVIDENCE|CWD):/;
@@ -3651,27 +3689,19 @@ function withLeftNote(output, left) {
   const note = `${PREFIX}: not judged for this session: ${parts.join("; ")}. ` + `If that is not another agent's running session, this work is not done: ${kbz("status")} shows it.`;
   return { systemMessage: output === null ? note : `${output.systemMessage} ${note}` };
 }
+function uncountedNote(guard) {
+  return guard.ok ? "" : ` (not counted toward the release: ${sanitizeCompact(guard.message, 300)})`;
+}
 function decideStop(a, guard) {
-  if (!guard.ok) {
-    if (a.discovery.length > 0) {
-      return {
-        decision: "block",
-        reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}`
-      };
-    }
-    return {
-      systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`
-    };
-  }
   const outstanding = [...a.invalid, ...a.unmet];
-  if (guard.blocks > MAX_BLOCKS) {
+  if (guard.ok && guard.blocks > MAX_BLOCKS) {
     return {
       systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` + `${outstanding.length} item(s) remain (${outstanding.slice(0, 4).join(", ")}).${handoffSuffix(a.handoffs)}`
     };
   }
   return {
     decision: "block",
-    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`
+    reason: `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` + `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` + `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` + `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${uncountedNote(guard)}`
   };
 }
 function undecidedStop(file, seconds, why, guard) {
@@ -3680,17 +3710,20 @@ function undecidedStop(file, seconds, why, guard) {
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
   return {
     decision: "block",
-    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.`
+    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.${uncountedNote(guard)}`
   };
 }
-function invalidScopeArgument() {
-  return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
+function cannotJudge(why, guard) {
+  const what = `${PREFIX} could not judge this stop: ${sanitizeCompact(why, 400)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return {
+    decision: "block",
+    reason: `${what}. Repair it (${kbz("status")} names it too), then stop again.${uncountedNote(guard)}`
+  };
 }
-function unresolvable(message) {
-  return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
-}
-function internalFailure(message) {
-  return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
+function failureHash(why) {
+  return progressHash([`cannot-judge=${why}`]);
 }
 var UNCOUNTED_WHY = {
   failed: "the turn ended on an error (no decision of the agent's)",
@@ -3762,8 +3795,8 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs26 from "node:fs";
-import * as path33 from "node:path";
+import * as fs33 from "node:fs";
+import * as path41 from "node:path";
 
 // src/core/hook/worker.ts
 function leafIds(snap) {
@@ -3814,36 +3847,7 @@ function waitingOn(running, background) {
 }
 
 // src/io/deadline.ts
-init_errors();
-
-class DeadlineError extends KbzError {
-  seconds;
-  what;
-  constructor(seconds, what, file) {
-    super(`${what} took longer than ${seconds} s`, {
-      code: "deadline",
-      file,
-      hint: "narrow the gate's INPUTS, then stop again"
-    });
-    this.seconds = seconds;
-    this.what = what;
-  }
-}
-var bound = null;
-function withDeadline(ms, seconds, fn) {
-  if (bound)
-    return fn();
-  bound = { at: Date.now() + ms, seconds };
-  try {
-    return fn();
-  } finally {
-    bound = null;
-  }
-}
-function checkDeadline(what, file) {
-  if (bound && Date.now() > bound.at)
-    throw new DeadlineError(bound.seconds, what(), file);
-}
+init_deadline();
 
 // src/io/discover.ts
 init_errors();
@@ -4052,7 +4056,7 @@ init_read();
 import * as path14 from "node:path";
 var SETTINGS_FILE = path14.join(".kbz", "settings.json");
 var MAX_SETTINGS_BYTES = 64 * 1024;
-var KEYS = ["sandbox", "writable", "coordinator"];
+var KEYS = ["sandbox", "writable", "readable", "coordinator"];
 function settingsProblem(message) {
   return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
 }
@@ -4330,117 +4334,14 @@ function scopeTarget(root, scope) {
 // src/io/hook/guard.ts
 init_digest();
 init_errors();
-init_read();
-init_fs();
-init_lock();
-import * as fs12 from "node:fs";
-import * as path17 from "node:path";
-var MAX_SESSIONS = 64;
-var MAX_STATE_BYTES = 1024 * 1024;
-var STATE_LOCK_TIMEOUT_MS = 1e4;
-var HEX24 = /^[0-9a-f]{24}$/;
-function statePath(target) {
-  if (target.discoveryErrors.length === 0 && target.scope) {
-    return path17.join(target.root, ".unlazy", target.scope, "hook-state.json");
-  }
-  return path17.join(target.root, ".unlazy-hook-state.json");
-}
-function sessionKey(sessionId, scope) {
-  return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
-}
-function normalizeState(raw) {
-  const sessions = Object.create(null);
-  const src = raw && typeof raw === "object" && !Array.isArray(raw) ? raw.sessions : null;
-  if (src && typeof src === "object" && !Array.isArray(src)) {
-    for (const [key, value] of Object.entries(src)) {
-      if (!HEX24.test(key) || !value || typeof value !== "object")
-        continue;
-      const e = value;
-      if (typeof e.hash !== "string" || !HEX24.test(e.hash))
-        continue;
-      if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0)
-        continue;
-      if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
-        continue;
-      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped };
-    }
-  }
-  return { schema: 1, sessions };
-}
-var MAX_SKIPPED = 6;
-function countBlock(state, key, hash, now, opts = {}) {
-  const prev = state.sessions[key];
-  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
-  const carried = prev && prev.hash === hash && !restart ? prev : null;
-  const skipped = opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
-  const counts = !opts.uncounted || skipped > MAX_SKIPPED;
-  const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
-  const entry = { hash, blocks, updatedAt: now.toISOString(), ...skipped > 0 ? { skipped } : {} };
-  const all = Object.entries(state.sessions).filter(([k]) => k !== key);
-  all.push([key, entry]);
-  all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
-  const sessions = {};
-  for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
-    sessions[k] = v;
-  return { state: { schema: 1, sessions }, blocks };
-}
-function readState(file, root) {
-  let bytes;
-  try {
-    bytes = readStable(file, { label: "hook state", maxBytes: MAX_STATE_BYTES, root });
-  } catch (e) {
-    if (e instanceof ReadError && (e.code === "ENOENT" || e.code === "TOO_LARGE"))
-      return normalizeState(null);
-    throw e;
-  }
-  try {
-    return normalizeState(JSON.parse(bytes.toString("utf8")));
-  } catch {
-    return normalizeState(null);
-  }
-}
-async function recordBlock(target, key, hash, opts = {}) {
-  const file = statePath(target);
-  return withFileLock(target.root, file, () => {
-    const next = countBlock(readState(file, target.root), key, hash, new Date, opts);
-    writeAtomic(file, JSON.stringify(next.state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    return next.blocks;
-  }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-}
-async function clearSession(target, key) {
-  const file = statePath(target);
-  try {
-    fs12.lstatSync(file);
-  } catch {
-    return;
-  }
-  try {
-    await withFileLock(target.root, file, () => {
-      const state = readState(file, target.root);
-      if (!(key in state.sessions))
-        return;
-      delete state.sessions[key];
-      if (Object.keys(state.sessions).length === 0)
-        fs12.unlinkSync(file);
-      else
-        writeAtomic(file, JSON.stringify(state, null, 2) + `
-`, { root: target.root, mode: 384 });
-    }, { timeoutMs: STATE_LOCK_TIMEOUT_MS });
-  } catch {}
-}
-
-// src/io/hook/holds.ts
-init_digest();
-import * as fs17 from "node:fs";
-import * as path21 from "node:path";
+import * as fs16 from "node:fs";
+import * as path20 from "node:path";
 
 // src/io/run/personal.ts
 init_hash();
 init_fs();
-import * as fs16 from "node:fs";
-import * as path20 from "node:path";
+import * as fs15 from "node:fs";
+import * as path19 from "node:path";
 
 // src/io/run/approval.ts
 init_errors();
@@ -4449,11 +4350,35 @@ init_fs();
 init_lock();
 init_inside();
 import * as os3 from "node:os";
-import * as path19 from "node:path";
+import * as path18 from "node:path";
 
 // src/core/run/oracle.ts
 init_digest();
 init_evidence();
+var REGEX_TIMEOUT_MS = 250;
+var REGEX_STARTUP_TIMEOUT_MS = 5000;
+var MAX_REGEX_WORKERS = 4;
+function runtimeOracle(i) {
+  const o = {
+    schema: 1,
+    check: i.check,
+    expect: i.expect,
+    cwd: i.cwd,
+    shell: i.shell,
+    timeoutMs: i.timeoutMs,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    regexTimeoutMs: REGEX_TIMEOUT_MS,
+    regexStartupTimeoutMs: REGEX_STARTUP_TIMEOUT_MS,
+    maxRegexWorkers: MAX_REGEX_WORKERS,
+    platform: i.platform ?? process.platform,
+    path: i.path
+  };
+  if (i.sandbox)
+    o.sandbox = i.sandbox;
+  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0))
+    o.bound = { files: i.bound.files, env: i.bound.env };
+  return o;
+}
 
 // src/io/run/approval.ts
 init_errors();
@@ -4466,32 +4391,32 @@ init_inside();
 init_fs();
 
 // src/io/run/private.ts
-import * as fs13 from "node:fs";
+import * as fs12 from "node:fs";
 function readPrivate(file, max) {
   let fd;
   try {
-    fd = fs13.openSync(file, fs13.constants.O_RDONLY | fs13.constants.O_NOFOLLOW | fs13.constants.O_NONBLOCK);
+    fd = fs12.openSync(file, fs12.constants.O_RDONLY | fs12.constants.O_NOFOLLOW | fs12.constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fs13.fstatSync(fd);
+    const st = fs12.fstatSync(fd);
     const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
     if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
       return null;
-    return fs13.readFileSync(fd);
+    return fs12.readFileSync(fd);
   } finally {
-    fs13.closeSync(fd);
+    fs12.closeSync(fd);
   }
 }
 
 // src/io/oracle/digest.ts
-import * as fs15 from "node:fs";
+import * as fs14 from "node:fs";
 import { createRequire as createRequire4 } from "node:module";
 
 // src/io/oracle/identity.ts
-import * as fs14 from "node:fs";
-import * as path18 from "node:path";
+import * as fs13 from "node:fs";
+import * as path17 from "node:path";
 
 // src/core/run/oracle-files.ts
 var OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
@@ -4858,7 +4783,7 @@ function walk(command, dir, out, depth) {
   }
   end();
 }
-var join15 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var join14 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 function simpleCommand(all, dir, out, depth) {
   const words = [];
   for (let i = 0;i < all.length; i++) {
@@ -4867,7 +4792,7 @@ function simpleCommand(all, dir, out, depth) {
     if (m) {
       const target = m[3] || all[++i] || "";
       if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join15(dir, target), dir, via: "<" });
+        out.refs.push({ kind: "file", path: join14(dir, target), dir, via: "<" });
       continue;
     }
     words.push(w);
@@ -4882,11 +4807,11 @@ function program(words, dir, out, depth) {
   if (!cmd)
     return dir;
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join15(dir, p), dir, via });
+  const file = (p, via) => out.refs.push({ kind: "file", path: join14(dir, p), dir, via });
   const rest = (from) => program(from, dir, out, depth);
   if (cmd === "cd") {
     const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join15(dir, to) : dir;
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join14(dir, to) : dir;
   }
   if (WRAPPERS.has(cmd))
     return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
@@ -4978,7 +4903,7 @@ function program(words, dir, out, depth) {
   if (base === "deno") {
     const [verb, ...more] = args;
     if (verb === "task")
-      out.refs.push({ kind: "config", path: join15(dir, "deno.json"), dir, via: "deno task" });
+      out.refs.push({ kind: "config", path: join14(dir, "deno.json"), dir, via: "deno task" });
     if (verb === "run" || verb === "test" || verb === "bench") {
       const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
       if (script)
@@ -5084,7 +5009,7 @@ function keepsCtime(path, dev) {
   let ok = fsTrusted.get(dev);
   if (ok === undefined) {
     try {
-      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs14.statfsSync(path).type));
+      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs13.statfsSync(path).type));
     } catch {
       ok = false;
     }
@@ -5093,7 +5018,7 @@ function keepsCtime(path, dev) {
   return ok;
 }
 function hashedIdentity(path, fd, before) {
-  const after = fs14.fstatSync(fd, { bigint: true });
+  const after = fs13.fstatSync(fd, { bigint: true });
   const id = identityOf(after);
   if (id !== identityOf(before))
     return null;
@@ -5110,7 +5035,7 @@ function rememberHashed(abs, digest, identity) {
 }
 function currentIdentity(abs) {
   try {
-    const st = fs14.statSync(abs, { bigint: true });
+    const st = fs13.statSync(abs, { bigint: true });
     return st.isFile() ? identityOf(st) : null;
   } catch {
     return null;
@@ -5125,7 +5050,7 @@ function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
       continue;
     const key = name.slice("oracle:".length);
     const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path18.isAbsolute(key) ? key : path18.join(root, key)) !== identity)
+    if (typeof identity !== "string" || identityNow(path17.isAbsolute(key) ? key : path17.join(root, key)) !== identity)
       return false;
   }
   return true;
@@ -5144,7 +5069,7 @@ function hasher2() {
 function fileDigest(abs) {
   let fd;
   try {
-    fd = fs15.openSync(abs, fs15.constants.O_RDONLY | (fs15.constants.O_NONBLOCK ?? 0));
+    fd = fs14.openSync(abs, fs14.constants.O_RDONLY | (fs14.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
@@ -5154,7 +5079,7 @@ function fileDigest(abs) {
     return { state: "unreadable" };
   }
   try {
-    const st = fs15.fstatSync(fd, { bigint: true });
+    const st = fs14.fstatSync(fd, { bigint: true });
     if (st.isDirectory())
       return { state: "directory" };
     if (!st.isFile())
@@ -5163,7 +5088,7 @@ function fileDigest(abs) {
     const buf = new Uint8Array(Math.min(CHUNK, Math.max(1, Number(st.size))));
     let size = 0;
     for (;; ) {
-      const n = fs15.readSync(fd, buf, 0, buf.length, null);
+      const n = fs14.readSync(fd, buf, 0, buf.length, null);
       if (n <= 0)
         break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
@@ -5175,7 +5100,7 @@ function fileDigest(abs) {
   } catch {
     return { state: "unreadable" };
   } finally {
-    fs15.closeSync(fd);
+    fs14.closeSync(fd);
   }
 }
 function digestText(d) {
@@ -5197,10 +5122,10 @@ class ApprovalStoreError extends KbzError {
   }
 }
 function approvalDirFor(env) {
-  return path19.resolve(env.UNLAZY_APPROVAL_DIR || path19.join(os3.homedir(), ".unlazy", "approved"));
+  return path18.resolve(env.UNLAZY_APPROVAL_DIR || path18.join(os3.homedir(), ".unlazy", "approved"));
 }
 function latestFile(store, file, gateId) {
-  return path19.join(store, "kbz", "latest", sha256Hex(`${path19.resolve(file)}\x00${gateId}`));
+  return path18.join(store, "kbz", "latest", sha256Hex(`${path18.resolve(file)}\x00${gateId}`));
 }
 function latestApproval(store, file, gateId) {
   const text = readPrivate(latestFile(store, file, gateId), 128)?.toString("utf8") ?? null;
@@ -5208,13 +5133,14 @@ function latestApproval(store, file, gateId) {
 }
 
 // src/io/run/personal.ts
+var POLICIES = ["person", "agent", "signed"];
 var KBZ_SUBDIR = "kbz";
 var SECRET_BYTES = 32;
 function euid() {
   return typeof process.geteuid === "function" ? process.geteuid() : null;
 }
 function assertPrivateDir(dir) {
-  const st = fs16.lstatSync(dir);
+  const st = fs15.lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory())
     throw new ApprovalStoreError("must be a real directory", dir);
   const uid = euid();
@@ -5224,10 +5150,10 @@ function assertPrivateDir(dir) {
     throw new ApprovalStoreError("must not grant group or other permissions", dir);
 }
 function kbzDir(store, create) {
-  const dir = path20.join(store, KBZ_SUBDIR);
+  const dir = path19.join(store, KBZ_SUBDIR);
   if (create) {
     try {
-      fs16.mkdirSync(dir, { recursive: true, mode: 448 });
+      fs15.mkdirSync(dir, { recursive: true, mode: 448 });
     } catch (e) {
       throw new ApprovalStoreError(`cannot create: ${e.code ?? e.message}`, dir);
     }
@@ -5242,18 +5168,32 @@ function kbzDir(store, create) {
   }
   return dir;
 }
-function readPolicy(store) {
-  const bytes = readPrivate(path20.join(store, KBZ_SUBDIR, "policy.json"), 4096);
+function policyMac(secret, body) {
+  return hmacSha256Hex(secret, ["kbz.policy\x00", body]);
+}
+function readPolicyState(store) {
+  const bytes = readPrivate(path19.join(store, KBZ_SUBDIR, "policy.json"), 4096);
   if (!bytes)
-    return "person";
+    return { policy: "person", handEdited: false };
+  let v;
   try {
-    return JSON.parse(bytes.toString("utf8"))?.policy === "agent" ? "agent" : "person";
+    v = JSON.parse(bytes.toString("utf8"));
   } catch {
-    return "person";
+    return { policy: "person", handEdited: true };
   }
+  const secret = attestSecret(store, false);
+  if (!v || typeof v !== "object" || typeof v.mac !== "string" || !secret)
+    return { policy: "person", handEdited: true };
+  const { mac, ...rest } = v;
+  if (!equalConstantTime(mac, policyMac(secret, JSON.stringify(rest))))
+    return { policy: "person", handEdited: true };
+  return { policy: POLICIES.includes(rest.policy) ? rest.policy : "person", handEdited: false };
+}
+function readPolicy(store) {
+  return readPolicyState(store).policy;
 }
 function attestSecret(store, create) {
-  const file = path20.join(store, KBZ_SUBDIR, "secret");
+  const file = path19.join(store, KBZ_SUBDIR, "secret");
   const found = readPrivate(file, 1024);
   if (found && found.length >= SECRET_BYTES)
     return found;
@@ -5261,12 +5201,12 @@ function attestSecret(store, create) {
     return null;
   kbzDir(store, true);
   try {
-    const fd = fs16.openSync(file, fs16.constants.O_WRONLY | fs16.constants.O_CREAT | fs16.constants.O_EXCL | fs16.constants.O_NOFOLLOW, 384);
+    const fd = fs15.openSync(file, fs15.constants.O_WRONLY | fs15.constants.O_CREAT | fs15.constants.O_EXCL | fs15.constants.O_NOFOLLOW, 384);
     try {
-      fs16.writeSync(fd, secretHex(SECRET_BYTES));
-      fs16.fsyncSync(fd);
+      fs15.writeSync(fd, secretHex(SECRET_BYTES));
+      fs15.fsyncSync(fd);
     } finally {
-      fs16.closeSync(fd);
+      fs15.closeSync(fd);
     }
   } catch (e) {
     if (e.code !== "EEXIST")
@@ -5278,7 +5218,153 @@ function attestSecret(store, create) {
   return made;
 }
 
+// src/io/hook/guard.ts
+init_fs();
+init_lock();
+var MAX_SESSIONS = 256;
+var MAX_STATE_BYTES = 1024 * 1024;
+var HEX24 = /^[0-9a-f]{24}$/;
+function guardDir(store, root) {
+  return path20.join(store, "kbz", "guard", sha256Hex(root).slice(0, 24));
+}
+function sessionKey(sessionId, scope) {
+  return sha256Hex(`${sessionId}\x00${scope ?? "unscoped"}`).slice(0, 24);
+}
+function normalizeState(raw) {
+  const sessions = Object.create(null);
+  const src = raw && typeof raw === "object" && !Array.isArray(raw) ? raw.sessions : null;
+  if (src && typeof src === "object" && !Array.isArray(src)) {
+    for (const [key, value] of Object.entries(src)) {
+      if (!HEX24.test(key) || !value || typeof value !== "object")
+        continue;
+      const e = value;
+      if (typeof e.hash !== "string" || !HEX24.test(e.hash))
+        continue;
+      if (typeof e.blocks !== "number" || !Number.isSafeInteger(e.blocks) || e.blocks < 0)
+        continue;
+      if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt)))
+        continue;
+      const skipped = typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
+      const seen = typeof e.seen === "number" && Number.isSafeInteger(e.seen) && e.seen >= 0 ? { seen: e.seen } : {};
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped, ...seen };
+    }
+  }
+  return { schema: 1, sessions };
+}
+var MAX_SKIPPED = 6;
+function countBlock(state, key, hash, now, opts = {}) {
+  const prev = state.sessions[key];
+  const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
+  const carried = prev && prev.hash === hash && !restart ? prev : null;
+  const size = opts.transcript ?? null;
+  const sameTurn = carried !== null && size !== null && carried.seen !== undefined && size <= carried.seen;
+  const skipped = sameTurn ? carried?.skipped ?? 0 : opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
+  const counts = !sameTurn && (!opts.uncounted || skipped > MAX_SKIPPED);
+  const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
+  const seen = counts ? size : carried?.seen ?? null;
+  const entry = {
+    hash,
+    blocks,
+    updatedAt: now.toISOString(),
+    ...skipped > 0 ? { skipped } : {},
+    ...seen !== null ? { seen } : {}
+  };
+  const all = Object.entries(state.sessions).filter(([k]) => k !== key);
+  all.push([key, entry]);
+  all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
+  const sessions = {};
+  for (const [k, v] of all.slice(0, MAX_SESSIONS).sort((a, b) => a[0] < b[0] ? -1 : 1))
+    sessions[k] = v;
+  return { state: { schema: 1, sessions }, blocks };
+}
+
+class GuardError extends KbzError {
+  constructor(message, file) {
+    super(message, {
+      kind: "infrastructure",
+      code: "guard-state",
+      file,
+      hint: "repair or remove kbz's private store (UNLAZY_APPROVAL_DIR, default ~/.unlazy/approved), then stop again"
+    });
+  }
+}
+function euid2() {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+function privateDirs(store, dir) {
+  const chain = [store];
+  for (let d = dir;d !== store && d.startsWith(store + path20.sep); d = path20.dirname(d))
+    chain.splice(1, 0, d);
+  for (const d of chain) {
+    let st = null;
+    try {
+      st = fs16.lstatSync(d);
+    } catch {
+      try {
+        fs16.mkdirSync(d, { mode: 448, recursive: d === store });
+        st = fs16.lstatSync(d);
+      } catch (e) {
+        throw new GuardError(`cannot make kbz's private folder: ${e.code ?? e.message}`, d);
+      }
+    }
+    const uid = euid2();
+    if (st.isSymbolicLink() || !st.isDirectory())
+      throw new GuardError("kbz's private folder is not a real folder", d);
+    if ((st.mode & 18) !== 0 || uid !== null && st.uid !== uid)
+      throw new GuardError("kbz's private folder is writable by others or not ours", d);
+  }
+}
+function readState(file) {
+  if (!fs16.existsSync(file) && !isLink(file))
+    return normalizeState(null);
+  const bytes = readPrivate(file, MAX_STATE_BYTES);
+  if (!bytes)
+    throw new GuardError("the progress guard's state is not a private regular file", file);
+  try {
+    return normalizeState(JSON.parse(bytes.toString("utf8")));
+  } catch {
+    return normalizeState(null);
+  }
+}
+function isLink(file) {
+  try {
+    return fs16.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+async function recordBlock(store, root, key, hash, opts) {
+  const dir = guardDir(store, root);
+  privateDirs(store, dir);
+  const file = path20.join(dir, "state.json");
+  return withLockFile(path20.join(dir, "state.lock"), file, () => {
+    const next = countBlock(readState(file), key, hash, new Date, opts);
+    writeAtomic(file, JSON.stringify(next.state) + `
+`, { mode: 384 });
+    return next.blocks;
+  }, { timeoutMs: Math.max(0, opts.waitMs) });
+}
+async function clearSession(store, root, key, waitMs) {
+  const dir = guardDir(store, root);
+  const file = path20.join(dir, "state.json");
+  try {
+    if (!(key in readState(file).sessions))
+      return;
+    await withLockFile(path20.join(dir, "state.lock"), file, () => {
+      const state = readState(file);
+      if (!(key in state.sessions))
+        return;
+      delete state.sessions[key];
+      writeAtomic(file, JSON.stringify(state) + `
+`, { mode: 384 });
+    }, { timeoutMs: Math.max(0, waitMs) });
+  } catch {}
+}
+
 // src/io/hook/holds.ts
+init_digest();
+import * as fs17 from "node:fs";
+import * as path21 from "node:path";
 var HELD_MS = 24 * 60 * 60 * 1000;
 var MAX_DAY_BYTES = 1024 * 1024;
 var LINE = /^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z) ([0-9a-f]{24})$/;
@@ -5361,6 +5447,96 @@ function forgetOldDays(dir, now) {
   } catch {}
 }
 
+// src/io/hook/transcript.ts
+import * as fs18 from "node:fs";
+function transcriptOf(file) {
+  if (!file)
+    return { key: "", size: null };
+  let real = file;
+  try {
+    real = fs18.realpathSync(file);
+    const st = fs18.statSync(real);
+    return { key: `\x00transcript:${real}`, size: st.isFile() ? st.size : null };
+  } catch {
+    return { key: `\x00transcript:${real}`, size: null };
+  }
+}
+
+// src/io/hook/watchdog.ts
+var WORKER_SOURCE = `
+const fs = require("node:fs");
+function writeAll(fd, text) {
+  const buf = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+}
+function fire(d) {
+  const cell = new Int32Array(d.sab);
+  if (Atomics.wait(cell, 0, 0, d.ms) !== "timed-out") return;
+  if (Atomics.compareExchange(cell, 1, 0, 2) !== 0) return;
+  try { if (d.out) writeAll(1, d.out); if (d.err) writeAll(2, d.err); } catch {}
+  if (d.bun) {
+    for (const lib of ["libc.so.6", "libc.so", "/usr/lib/libSystem.B.dylib", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
+      try { require("bun:ffi").dlopen(lib, { _exit: { args: ["i32"], returns: "void" } }).symbols._exit(0); } catch {}
+    }
+  }
+  process.kill(process.pid, "SIGKILL");
+}
+`;
+var NODE_START = `${WORKER_SOURCE}
+fire(require("node:worker_threads").workerData);
+`;
+async function armWatchdog(ms, stdout, stderr) {
+  const cell = new Int32Array(new SharedArrayBuffer(8));
+  const data = { sab: cell.buffer, ms, out: stdout, err: stderr, bun: !!process.versions.bun };
+  try {
+    if (process.versions.bun) {
+      const url = URL.createObjectURL(new Blob([`${WORKER_SOURCE}
+onmessage = (e) => fire(e.data);`], { type: "application/javascript" }));
+      const w = new Worker(url);
+      w.postMessage(data);
+      w.unref?.();
+    } else {
+      const { Worker: NodeWorker } = await import("node:worker_threads");
+      const w = new NodeWorker(NODE_START, { eval: true, workerData: data });
+      w.unref();
+    }
+  } catch {}
+  return {
+    claim: () => {
+      const mine = Atomics.compareExchange(cell, 1, 0, 1) === 0;
+      if (mine) {
+        Atomics.store(cell, 0, 1);
+        Atomics.notify(cell, 0);
+      }
+      return mine;
+    }
+  };
+}
+var vmModule = null;
+async function prepareHardBound() {
+  if (!process.versions.bun)
+    vmModule = await import("node:vm");
+}
+
+class HardBoundError extends Error {
+}
+function hardBound(ms, fn) {
+  if (!vmModule)
+    return fn();
+  const g = globalThis;
+  g.__kbzBounded = fn;
+  try {
+    return new vmModule.Script("__kbzBounded()").runInThisContext({ timeout: Math.max(1, Math.floor(ms)) });
+  } catch (e) {
+    if (e?.code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
+      throw new HardBoundError(`did not finish within ${ms} ms`);
+    throw e;
+  } finally {
+    delete g.__kbzBounded;
+  }
+}
+
 // src/ops/snapshot.ts
 init_errors();
 init_waves();
@@ -5371,20 +5547,20 @@ init_command();
 // src/io/trace.ts
 init_trace();
 init_inside();
-import * as fs22 from "node:fs";
+import * as fs23 from "node:fs";
 import * as path29 from "node:path";
 
 // src/io/recordFiles.ts
 init_hash();
 init_fs();
 init_lock();
-import * as fs18 from "node:fs";
+import * as fs19 from "node:fs";
 import * as path22 from "node:path";
 var MAX_RECORD_BYTES = 8 * 1024 * 1024;
-var OPEN_FLAGS = fs18.constants.O_RDONLY | (fs18.constants.O_NONBLOCK ?? 0) | (fs18.constants.O_NOFOLLOW ?? 0);
+var OPEN_FLAGS = fs19.constants.O_RDONLY | (fs19.constants.O_NONBLOCK ?? 0) | (fs19.constants.O_NOFOLLOW ?? 0);
 function realOf(file) {
   try {
-    return fs18.realpathSync(file);
+    return fs19.realpathSync(file);
   } catch {
     return path22.resolve(file);
   }
@@ -5395,39 +5571,69 @@ function recordFileName(realLedger) {
 function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
   let fd;
   try {
-    fd = fs18.openSync(file, OPEN_FLAGS);
+    fd = fs19.openSync(file, OPEN_FLAGS);
   } catch {
     return null;
   }
   try {
-    const st = fs18.fstatSync(fd);
+    const st = fs19.fstatSync(fd);
     if (!st.isFile() || st.size > maxBytes)
       return null;
-    const v = JSON.parse(fs18.readFileSync(fd, "utf8"));
+    const v = JSON.parse(fs19.readFileSync(fd, "utf8"));
     return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
   } catch {
     return null;
   } finally {
-    fs18.closeSync(fd);
+    fs19.closeSync(fd);
   }
 }
 
 // src/io/inputs/expand.ts
-import * as fs19 from "node:fs";
+import * as fs20 from "node:fs";
 import * as path23 from "node:path";
+
+// src/core/workspace/glob.ts
+function pieceAt(piece, name, at) {
+  for (let k = 0;k < piece.length; k++) {
+    const p = piece.charCodeAt(k);
+    const c = name.charCodeAt(at + k);
+    if (p === 63 ? c === 47 : p !== c)
+      return false;
+  }
+  return true;
+}
+function matchSegment(pattern, name) {
+  const pieces = pattern.split("*");
+  const first = pieces[0];
+  if (pieces.length === 1)
+    return name.length === first.length && pieceAt(first, name, 0);
+  const last = pieces[pieces.length - 1];
+  const end = name.length - last.length;
+  if (end < first.length || !pieceAt(first, name, 0) || !pieceAt(last, name, end))
+    return false;
+  let pos = first.length;
+  for (let i = 1;i < pieces.length - 1; i++) {
+    const piece = pieces[i];
+    if (piece === "")
+      continue;
+    let at = pos;
+    while (at + piece.length <= end && !pieceAt(piece, name, at))
+      at++;
+    if (at + piece.length > end)
+      return false;
+    pos = at + piece.length;
+  }
+  return true;
+}
+
+// src/io/inputs/expand.ts
 var MAX_INPUT_FILES = 5000;
 var TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
-function segmentRegex(seg) {
-  let re = "";
-  for (const ch of seg)
-    re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
-}
 var isWild = (seg) => seg.includes("*") || seg.includes("?");
 function entries(dir) {
   checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
-    return fs19.readdirSync(dir, { withFileTypes: true });
+    return fs20.readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
@@ -5458,7 +5664,7 @@ function expandInputs(base, patterns) {
     if (segs.length === 0) {
       let st;
       try {
-        st = fs19.lstatSync(path23.join(base, rel));
+        st = fs20.lstatSync(path23.join(base, rel));
       } catch {
         return;
       }
@@ -5482,15 +5688,14 @@ function expandInputs(base, patterns) {
         return match(r, []);
       let st = null;
       try {
-        st = fs19.lstatSync(path23.join(base, r));
+        st = fs20.lstatSync(path23.join(base, r));
       } catch {}
       if (st?.isDirectory())
         match(r, rest);
       return;
     }
-    const re = segmentRegex(seg);
     for (const e of entries(path23.join(base, rel))) {
-      if (!re.test(e.name))
+      if (!matchSegment(seg, e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
@@ -5507,18 +5712,18 @@ function expandInputs(base, patterns) {
 // src/io/inputs/records.ts
 init_hash();
 init_inside();
-import * as fs20 from "node:fs";
+import * as fs21 from "node:fs";
 import * as path24 from "node:path";
 var INPUTS_DIR = path24.join(".kbz", "inputs");
 var CHUNK2 = 1024 * 1024;
-var OPEN_FLAGS2 = fs20.constants.O_RDONLY | (fs20.constants.O_NONBLOCK ?? 0) | (fs20.constants.O_NOFOLLOW ?? 0);
+var OPEN_FLAGS2 = fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0) | (fs21.constants.O_NOFOLLOW ?? 0);
 var chunk = null;
 function digestFile(root, file, dirs = new Map) {
   const dir = path24.dirname(file);
   let dirReal = dirs.get(dir);
   if (dirReal === undefined) {
     try {
-      dirReal = fs20.realpathSync(dir);
+      dirReal = fs21.realpathSync(dir);
     } catch {
       dirReal = null;
     }
@@ -5530,18 +5735,18 @@ function digestFile(root, file, dirs = new Map) {
     return null;
   let fd;
   try {
-    fd = fs20.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
+    fd = fs21.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
   } catch {
     return null;
   }
   try {
-    if (!fs20.fstatSync(fd).isFile())
+    if (!fs21.fstatSync(fd).isFile())
       return null;
     const h = sha256Stream();
     chunk ??= Buffer.allocUnsafe(CHUNK2);
     for (;; ) {
       checkDeadline(() => `hashing the input ${path24.basename(file)}`);
-      const n = fs20.readSync(fd, chunk, 0, CHUNK2, null);
+      const n = fs21.readSync(fd, chunk, 0, CHUNK2, null);
       if (n <= 0)
         break;
       h.update(chunk.subarray(0, n));
@@ -5552,8 +5757,22 @@ function digestFile(root, file, dirs = new Map) {
       throw e;
     return null;
   } finally {
-    fs20.closeSync(fd);
+    fs21.closeSync(fd);
   }
+}
+function digestInputs(root, cwd, inputs) {
+  const files = {};
+  const expanded = expandInputs(cwd, inputs);
+  if (expanded.truncated)
+    return { files, truncated: true };
+  const realRoot = realOf(root);
+  const dirs = new Map;
+  for (const rel of expanded.files) {
+    const digest = digestFile(realRoot, path24.join(cwd, rel), dirs);
+    if (digest !== null)
+      files[rel] = digest;
+  }
+  return { files, truncated: false };
 }
 
 // src/io/check/probeRecords.ts
@@ -5570,7 +5789,7 @@ var ORACLES_DIR = path27.join(".kbz", "oracles");
 
 // src/io/oracle/binding.ts
 init_errors();
-import * as fs21 from "node:fs";
+import * as fs22 from "node:fs";
 import * as path28 from "node:path";
 init_hash();
 init_inside();
@@ -5610,7 +5829,17 @@ var KBZ_PASSED_ENV = [
   "KBZ_CONTAINMENT",
   "XDG_CACHE_HOME"
 ];
+var KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
 var allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
+function boundEnv(env, declared) {
+  const out = {};
+  for (const name of [...declared ?? []].sort())
+    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
+  for (const name of KBZ_BOUND_ENV)
+    if (env[name] !== undefined && !(name in out))
+      out[name] = sha256Hex(`${name}=${env[name]}`);
+  return out;
+}
 
 // src/io/oracle/binding.ts
 class OracleError extends KbzError {
@@ -5634,7 +5863,7 @@ function packageJsonFor(root, dir) {
   for (let d = dir;; d = path28.dirname(d)) {
     const candidate = path28.join(d, "package.json");
     try {
-      if (fs21.statSync(candidate).isFile())
+      if (fs22.statSync(candidate).isFile())
         return candidate;
     } catch {}
     if (d === root || !isInside(root, d) || path28.dirname(d) === d)
@@ -5646,15 +5875,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs21.openSync(file, fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0));
+    const fd = fs22.openSync(file, fs22.constants.O_RDONLY | (fs22.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs21.fstatSync(fd);
+      const st = fs22.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs21.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs22.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs21.closeSync(fd);
+      fs22.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -5674,18 +5903,18 @@ function declaredFiles(req, add) {
       const abs = path28.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs21.lstatSync(abs);
+        st = fs22.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs21.realpathSync(abs);
+          real = fs22.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs21.statSync(real);
+        st = fs22.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -5703,12 +5932,17 @@ function declaredFiles(req, add) {
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
       const abs = path28.join(req.cwd, rel);
-      const size = fs21.lstatSync(abs).size;
+      const size = fs22.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
     }
   }
+}
+function oracleBinding(req) {
+  const { files, items, runners } = boundFiles(req);
+  const env = boundEnv(req.env, req.gate.env);
+  return { files, env, signature: bindingSignature(files, env), items, runners };
 }
 function oracleFiles(req) {
   return boundFiles(req).files;
@@ -5759,6 +5993,9 @@ function boundFiles(req) {
     files[i.key] = i.digest;
   return { files, items: sorted, runners: [...runners] };
 }
+function bindingSignature(files, env) {
+  return sha256Hex(JSON.stringify({ files, env }));
+}
 
 // src/io/trace.ts
 init_inside();
@@ -5766,7 +6003,7 @@ var RECORD_NAME = /^[0-9a-f]{24}\.json$/;
 function recordsIn(dir, files, real) {
   let listed;
   try {
-    listed = fs22.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
+    listed = fs23.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
   } catch {
     return [];
   }
@@ -5860,8 +6097,8 @@ class DigestWalk {
   }
   resolveDir(cwd) {
     try {
-      const real = fs22.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs22.statSync(real).isDirectory() ? real : null;
+      const real = fs23.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs23.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -5959,7 +6196,7 @@ function readTrace(root, files, o = {}) {
 
 // src/io/check/attested.ts
 init_trace();
-import * as fs24 from "node:fs";
+import * as fs25 from "node:fs";
 import * as path31 from "node:path";
 
 // src/io/run/attest.ts
@@ -5970,14 +6207,14 @@ init_parse();
 init_decode();
 init_fs();
 init_lock();
-import * as fs23 from "node:fs";
+import * as fs24 from "node:fs";
 import * as path30 from "node:path";
 var MAX_FILE_BYTES = 16 * 1024 * 1024;
 var SCHEMA = 2;
 var ROOT_SCHEMA = 3;
 function realOf2(p) {
   try {
-    return fs23.realpathSync(p);
+    return fs24.realpathSync(p);
   } catch {
     return path30.resolve(p);
   }
@@ -6071,7 +6308,7 @@ function readLegacy(store, realRoot, secret) {
   const dir = legacyDir(store, realRoot);
   let names;
   try {
-    names = fs23.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs24.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { files: [], ledgers: new Map, unverified: [] };
   }
@@ -6113,7 +6350,7 @@ init_parse();
 init_command();
 function realOf3(p) {
   try {
-    return fs24.realpathSync(p);
+    return fs25.realpathSync(p);
   } catch {
     return path31.resolve(p);
   }
@@ -6131,7 +6368,7 @@ function belongs(target, ledger) {
   const scopeDir = path31.dirname(base);
   if (scopeDir !== path31.join(root, ".unlazy"))
     return false;
-  return path31.basename(base) === target.scope || !fs24.existsSync(base);
+  return path31.basename(base) === target.scope || !fs25.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
@@ -6153,7 +6390,7 @@ function removedGates(snap, atts, realFile) {
       for (const id of recordedGates(rec))
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs24.existsSync(ledger) && belongs(snap.target, ledger)) {
+    } else if (!fs25.existsSync(ledger) && belongs(snap.target, ledger)) {
       const shown = path31.relative(snap.target.root, ledger) || ledger;
       for (const id of recordedGates(rec))
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
@@ -6169,7 +6406,7 @@ function everyRecorded(rec, holds) {
 }
 function readAttestations(root, env = process.env) {
   const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person")
+  if (readPolicy(store) === "agent")
     return null;
   return readRootAttestations(store, root);
 }
@@ -6197,6 +6434,800 @@ function markRemoved(snap, atts) {
 
 // src/ops/snapshot.ts
 init_read();
+
+// src/io/sign/status.ts
+import * as fs31 from "node:fs";
+import * as os5 from "node:os";
+import * as path39 from "node:path";
+
+// src/core/run/show.ts
+init_digest();
+import * as path32 from "node:path";
+function pathFacts(value) {
+  const count = value ? value.split(path32.delimiter).length : 0;
+  const flat = value.replace(/[\r\n]/g, " ");
+  return {
+    value,
+    transcript: flat.length > 800 ? flat.slice(0, 800) + "..." : flat,
+    fingerprint: `${sha256Hex(value).slice(0, 12)}/${count} entries`
+  };
+}
+
+// src/io/check/plan.ts
+init_inside();
+init_errors();
+init_digest();
+import * as fs27 from "node:fs";
+import * as path34 from "node:path";
+
+// src/io/run/sandbox.ts
+init_errors();
+import * as fs26 from "node:fs";
+import * as path33 from "node:path";
+var BWRAP_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
+function resolveBwrap(_env) {
+  const bwrap = systemTool("bwrap");
+  if (bwrap)
+    return bwrap;
+  throw new UsageError(`the sandbox was requested but bubblewrap (bwrap) is not installed in ${SYSTEM_DIRS.join(", ")} (owned by root); ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`);
+}
+function writableReal(root, p, origin) {
+  const abs = path33.resolve(root, p);
+  try {
+    return fs26.realpathSync(abs);
+  } catch {
+    throw new UsageError(`${origin}: sandbox writable path does not exist: ${abs}`);
+  }
+}
+var SYSTEM_READABLE = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+var EMPTY_DIRS = ["/home", "/media", "/mnt", "/root", "/srv", "/var"];
+function readablePaths(env, writable, extra) {
+  const out = new Set;
+  for (const d of SYSTEM_READABLE)
+    if (fs26.existsSync(d))
+      out.add(d);
+  const more = [...(env.PATH ?? "").split(path33.delimiter), ...extra].filter((d) => path33.isAbsolute(d));
+  for (const d of more) {
+    const real = realOrNull(d);
+    if (!real || real === "/" || writable.some((w) => inside(w, real)))
+      continue;
+    if ([...SYSTEM_READABLE].some((s) => inside(s, real)))
+      continue;
+    out.add(real);
+  }
+  return [...out].sort();
+}
+function sandboxProfile(bwrap, root, writable, home, env = {}, readable = []) {
+  const realRoot = fs26.realpathSync(root);
+  const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))].filter((w) => w !== realRoot).sort();
+  const all = [realRoot, ...extra];
+  return {
+    engine: bwrap,
+    network: "none",
+    home,
+    tmp: "private",
+    pid: "private",
+    writable: all,
+    capabilities: "none",
+    readOnly: gitDirsIn(all),
+    emptied: socketDirs(env),
+    ...noGitAt(realRoot, all),
+    readable: readablePaths(env, all, readable),
+    empty: [...EMPTY_DIRS]
+  };
+}
+function noGitAt(realRoot, writable) {
+  const out = [];
+  for (let d = realRoot;; d = path33.dirname(d)) {
+    const dotGit = path33.join(d, ".git");
+    let st = null;
+    try {
+      st = fs26.lstatSync(dotGit);
+    } catch {}
+    if (st?.isFile() && st.size === 0 && !mountPoints.has(dotGit)) {
+      fs26.rmSync(dotGit, { force: true });
+      st = null;
+    }
+    if (st)
+      break;
+    if (writable.some((w) => inside(w, d)))
+      out.push(dotGit);
+    if (d === path33.dirname(d))
+      break;
+  }
+  return out.length > 0 ? { noGit: out.sort() } : {};
+}
+var mountPoints = new Map;
+var inside = (parent, child) => child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
+var realOrNull = (p) => {
+  try {
+    return fs26.realpathSync(p);
+  } catch {
+    return null;
+  }
+};
+function gitDirsIn(writable) {
+  const found = new Set;
+  const addGit = (dotGit) => {
+    let st;
+    try {
+      st = fs26.lstatSync(dotGit);
+    } catch {
+      return false;
+    }
+    if (st.isDirectory()) {
+      const r = realOrNull(dotGit);
+      if (r)
+        found.add(r);
+      return true;
+    }
+    if (!st.isFile() || st.size > 4096)
+      return false;
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs26.readFileSync(dotGit, "utf8"));
+    const gitdir = m ? realOrNull(path33.resolve(path33.dirname(dotGit), m[1])) : null;
+    if (!gitdir)
+      return true;
+    found.add(gitdir);
+    try {
+      const common = realOrNull(path33.resolve(gitdir, fs26.readFileSync(path33.join(gitdir, "commondir"), "utf8").trim()));
+      if (common)
+        found.add(common);
+    } catch {}
+    return true;
+  };
+  for (const w of writable) {
+    for (let d = w;; d = path33.dirname(d)) {
+      if (addGit(path33.join(d, ".git")) || d === path33.dirname(d))
+        break;
+    }
+  }
+  return [...found].filter((g) => writable.some((w) => inside(w, g) || inside(g, w))).sort();
+}
+function socketDirs(env) {
+  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter((d) => !!d && path33.isAbsolute(d));
+  const real = dirs.map((d) => realOrNull(d)).filter((d) => d !== null && d !== "/");
+  const dirsOnly = [...new Set(real)].filter((d) => fs26.statSync(d).isDirectory());
+  return dirsOnly.filter((d) => !dirsOnly.some((e) => e !== d && inside(e, d))).sort();
+}
+
+// src/io/check/plan.ts
+init_snapshot();
+function declaredEnv(gate, settings) {
+  const extra = settings.passEnv ?? [];
+  if (extra.length === 0)
+    return gate.env;
+  return [...new Set([...gate.env ?? [], ...extra])];
+}
+var profiles = new WeakMap;
+function sandboxFor(settings, file, ledger) {
+  const s = settings.sandbox;
+  let byFile = profiles.get(s);
+  if (!byFile)
+    profiles.set(s, byFile = new Map);
+  if (byFile.has(file))
+    return byFile.get(file);
+  let profile = null;
+  if (s.all || ledger) {
+    const writable = [
+      ...s.writable,
+      ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger.line}` }))
+    ];
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env, s.readable ?? []);
+  }
+  byFile.set(file, profile);
+  return profile;
+}
+function baseDir(snap, file, settings) {
+  if (settings.cwd)
+    return settings.cwd;
+  if (snap.target.mode !== "explicit")
+    return snap.target.root;
+  return scopeLedgerRoot(file) ?? path34.dirname(file);
+}
+function gateCwd(base, gate) {
+  return gate.cwd ? path34.resolve(base, gate.cwd) : base;
+}
+function realCwd(cwd) {
+  try {
+    return fs27.realpathSync(cwd);
+  } catch {
+    return cwd;
+  }
+}
+function oracleFor(file, base, gate, settings, sandbox = null) {
+  const cwd = realCwd(gateCwd(base, gate));
+  const env = declaredEnv(gate, settings);
+  const bindGate = env === gate.env ? gate : { ...gate, env };
+  const binding = oracleBinding({
+    root: settings.root,
+    display: displayPath(settings.root, file),
+    gate: bindGate,
+    cwd,
+    env: settings.env
+  });
+  return runtimeOracle({
+    sandbox,
+    bound: binding,
+    check: gate.check ?? "",
+    expect: gate.expect ?? "",
+    cwd,
+    shell: settings.shell,
+    timeoutMs: settings.timeoutMs,
+    path: settings.path.value
+  });
+}
+
+// src/io/check/settings.ts
+import * as path35 from "node:path";
+function readRepoSettings(root) {
+  const file = path35.join(root, SETTINGS_FILE);
+  const o = readSettings(root);
+  if (o === null)
+    return { sandbox: false, writable: [], readable: [], file };
+  const bad = (message) => settingsProblem(`${message}; expected {"sandbox": true, "writable": ["path", ...]}`);
+  if (o.sandbox !== undefined && typeof o.sandbox !== "boolean")
+    throw bad('"sandbox" must be true or false');
+  const writable = o.writable ?? [];
+  if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== ""))
+    throw bad('"writable" must be a list of paths');
+  const readable = o.readable ?? [];
+  if (!Array.isArray(readable) || !readable.every((w) => typeof w === "string" && path35.isAbsolute(w)))
+    throw bad('"readable" must be a list of absolute paths');
+  return { sandbox: o.sandbox === true, writable, readable, file };
+}
+
+// src/io/run/shell.ts
+init_errors();
+import * as fs28 from "node:fs";
+import * as path36 from "node:path";
+function envValue(env, name, platform = process.platform) {
+  if (env[name] !== undefined || platform !== "win32")
+    return env[name];
+  const upper = name.toUpperCase();
+  const key = Object.keys(env).find((k) => k.toUpperCase() === upper);
+  return key === undefined ? undefined : env[key];
+}
+function requestedShell(flag, env, platform = process.platform) {
+  if (flag)
+    return flag;
+  const chosen = envValue(env, "UNLAZY_SHELL", platform);
+  if (chosen)
+    return chosen;
+  return platform === "win32" ? envValue(env, "ComSpec", platform) || "cmd.exe" : "/bin/sh";
+}
+function candidates(requested, env, platform) {
+  if (requested.includes("/") || requested.includes("\\") || path36.isAbsolute(requested))
+    return [path36.resolve(requested)];
+  const dirs = (envValue(env, "PATH", platform) ?? "").split(path36.delimiter).filter(Boolean);
+  let names = [requested];
+  if (platform === "win32" && path36.extname(requested) === "") {
+    const exts = (envValue(env, "PATHEXT", platform) || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
+    names = [requested, ...exts.flatMap((e) => [requested + e.toLowerCase(), requested + e.toUpperCase()])];
+  }
+  return dirs.flatMap((d) => names.map((n) => path36.join(d, n)));
+}
+function resolveShell(requested, env, platform = process.platform) {
+  for (const c of candidates(requested, env, platform)) {
+    try {
+      if (fs28.statSync(c).isFile())
+        return c;
+    } catch {}
+  }
+  throw new UsageError(`cannot resolve command shell ${JSON.stringify(requested)} from PATH`);
+}
+
+// src/io/sign/records.ts
+init_errors();
+init_digest();
+import * as fs30 from "node:fs";
+import * as path38 from "node:path";
+
+// src/core/signed/record.ts
+init_errors();
+init_hash();
+init_command();
+var SIGNATURE_NAMESPACE = "kbz";
+var SIGNED_DIR = ".kbz/signed";
+var MAX_RECORD_BYTES2 = 64 * 1024;
+var BEGIN = "-----BEGIN SSH SIGNATURE-----";
+var END = "-----END SSH SIGNATURE-----";
+var HEADER2 = "kbz-signed-record: 1";
+
+class SignedFormatError extends KbzError {
+  constructor(message, file, line) {
+    super(message, {
+      kind: "input",
+      code: "signed-format",
+      file,
+      line,
+      hint: `sign the gate again (${kbz("approve")} or ${kbz("sign")} with git's user.signingKey set), or fix the line; docs/formats.md#signed-records`
+    });
+  }
+}
+function signoffDefinition(title, inputs) {
+  return sha256Hex(JSON.stringify(["kbz.manual-gate", 1, title, inputs]));
+}
+function recordRelPath(ledger, gate, kind) {
+  return `${SIGNED_DIR}/${ledger}/${gate}.${kind}`;
+}
+var ONCE = new Set([
+  "kind",
+  "ledger",
+  "gate",
+  "title",
+  "definition",
+  "check",
+  "expect",
+  "cwd",
+  "timeout-ms",
+  "shell",
+  "sandbox",
+  "evidence",
+  "inputs",
+  "signer",
+  "signed-at"
+]);
+var MANY = new Set(["file", "program", "env", "input"]);
+function isPair(v) {
+  return Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string";
+}
+function parseRecord(text, file) {
+  if (text.length > MAX_RECORD_BYTES2)
+    throw new SignedFormatError(`record is over ${MAX_RECORD_BYTES2} bytes`, file, 1);
+  const begin = text.indexOf(`
+${BEGIN}`);
+  const message = begin >= 0 ? text.slice(0, begin + 1) : text;
+  let signature = null;
+  if (begin >= 0) {
+    signature = text.slice(begin + 1);
+    const endAt = signature.indexOf(END);
+    const line = message.split(`
+`).length;
+    if (endAt < 0)
+      throw new SignedFormatError(`the signature has no ${END} line`, file, line);
+    if (signature.slice(endAt + END.length).trim() !== "")
+      throw new SignedFormatError("text after the signature", file, line + signature.slice(0, endAt).split(`
+`).length);
+  } else if (text.includes(BEGIN)) {
+    throw new SignedFormatError(`${BEGIN} must start a line`, file, text.slice(0, text.indexOf(BEGIN)).split(`
+`).length);
+  }
+  const lines = message.split(`
+`);
+  if (lines[lines.length - 1] === "")
+    lines.pop();
+  if (lines[0] !== HEADER2)
+    throw new SignedFormatError(`not a kbz signed record: the first line must be '${HEADER2}'`, file, 1);
+  const seen = new Map;
+  const many = { file: [], program: [], env: [], input: [] };
+  for (let i = 1;i < lines.length; i++) {
+    const line = lines[i];
+    const m = /^([a-z-]+): (.*)$/.exec(line);
+    if (!m)
+      throw new SignedFormatError("expected 'key: <JSON value>'", file, i + 1);
+    const [, key, raw] = m;
+    let value;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new SignedFormatError(`${key}: the value is not JSON`, file, i + 1);
+    }
+    if (MANY.has(key)) {
+      if (key === "env" ? typeof value !== "string" : !isPair(value))
+        throw new SignedFormatError(`${key}: expected ${key === "env" ? "a string" : '["name", "digest"]'}`, file, i + 1);
+      many[key].push(value);
+    } else if (ONCE.has(key)) {
+      if (seen.has(key))
+        throw new SignedFormatError(`${key}: given twice`, file, i + 1);
+      seen.set(key, { value, line: i + 1 });
+    } else
+      throw new SignedFormatError(`unknown key '${key}'`, file, i + 1);
+  }
+  const get = (key) => seen.get(key);
+  const str = (key) => {
+    const e = get(key);
+    if (!e)
+      throw new SignedFormatError(`missing '${key}:' line`, file, lines.length + 1);
+    if (typeof e.value !== "string" || e.value === "")
+      throw new SignedFormatError(`${key}: expected a non-empty string`, file, e.line);
+    return e.value;
+  };
+  const kind = str("kind");
+  if (kind !== "approval" && kind !== "sign-off")
+    throw new SignedFormatError(`kind: expected "approval" or "sign-off", not ${JSON.stringify(kind)}`, file, get("kind").line);
+  const payload = {
+    kind,
+    ledger: str("ledger"),
+    gate: str("gate"),
+    title: typeof get("title")?.value === "string" ? get("title").value : "",
+    definition: str("definition"),
+    signer: str("signer"),
+    signedAt: str("signed-at")
+  };
+  if (kind === "approval") {
+    const num = get("timeout-ms");
+    if (!num || typeof num.value !== "number" || !Number.isInteger(num.value) || num.value <= 0)
+      throw new SignedFormatError("timeout-ms: expected a positive integer", file, num?.line ?? lines.length + 1);
+    const sb = get("sandbox");
+    if (!sb)
+      throw new SignedFormatError("missing 'sandbox:' line", file, lines.length + 1);
+    const s = sb.value;
+    if (s !== null && (typeof s !== "object" || !Array.isArray(s.writable) || !Array.isArray(s.hidden) || typeof s.network !== "string"))
+      throw new SignedFormatError('sandbox: expected null or {"network":…,"writable":[…],"hidden":[…]}', file, sb.line);
+    payload.oracle = {
+      check: str("check"),
+      expect: str("expect"),
+      cwd: str("cwd"),
+      timeoutMs: num.value,
+      shell: str("shell"),
+      files: Object.fromEntries(many.file),
+      programs: Object.fromEntries(many.program),
+      env: many.env,
+      sandbox: s
+    };
+  } else {
+    const ev = get("evidence");
+    if (!ev || typeof ev.value !== "string")
+      throw new SignedFormatError("evidence: expected a string", file, ev?.line ?? lines.length + 1);
+    payload.evidence = ev.value;
+    payload.inputs = get("inputs") ? null : Object.fromEntries(many.input);
+  }
+  return { payload, message, signature };
+}
+function oracleChanges(signed, now) {
+  const out = [];
+  if (signed.check !== now.check)
+    out.push(`CHECK changed (signed ${JSON.stringify(signed.check)}, now ${JSON.stringify(now.check)})`);
+  if (signed.expect !== now.expect)
+    out.push(`EXPECT changed (signed ${JSON.stringify(signed.expect)}, now ${JSON.stringify(now.expect)})`);
+  if (signed.cwd !== now.cwd)
+    out.push(`CWD changed (signed ${signed.cwd}, now ${now.cwd})`);
+  for (const k of Object.keys(signed.files).sort()) {
+    if (!(k in now.files))
+      out.push(`oracle file ${k} no longer bound`);
+    else if (now.files[k] !== signed.files[k])
+      out.push(`oracle file ${k} changed`);
+  }
+  for (const k of Object.keys(now.files).sort())
+    if (!(k in signed.files))
+      out.push(`oracle file ${k} added`);
+  const se = [...signed.env].sort().join(","), ne = [...now.env].sort().join(",");
+  if (se !== ne)
+    out.push(`ENV names changed (signed ${se || "none"}, now ${ne || "none"})`);
+  if (JSON.stringify(signed.sandbox) !== JSON.stringify(now.sandbox))
+    out.push(`sandbox changed (signed ${signed.sandbox ? "sandboxed" : "none"}, now ${now.sandbox ? "sandboxed" : "none"})`);
+  return out;
+}
+function inputChanges(signed, now) {
+  const out = [];
+  const a = signed ?? {}, b = now ?? {};
+  for (const k of Object.keys(a).sort()) {
+    if (!(k in b))
+      out.push(`input ${k} removed`);
+    else if (a[k] !== b[k])
+      out.push(`input ${k} changed`);
+  }
+  for (const k of Object.keys(b).sort())
+    if (!(k in a))
+      out.push(`input ${k} added`);
+  return out;
+}
+
+// src/io/sign/records.ts
+init_fs();
+
+// src/io/sign/ssh.ts
+init_errors();
+import { spawn, spawnSync } from "node:child_process";
+import * as fs29 from "node:fs";
+import * as os4 from "node:os";
+import * as path37 from "node:path";
+var REPO_ALLOWED_SIGNERS = ".kbz/allowed_signers";
+
+class SigningError extends KbzError {
+  constructor(message, hint) {
+    super(message, { kind: "infrastructure", code: "signing", hint });
+  }
+}
+function sshKeygen(env = process.env) {
+  for (const dir of (env.PATH ?? "/usr/bin:/bin").split(path37.delimiter)) {
+    if (!dir)
+      continue;
+    const p = path37.join(dir, "ssh-keygen");
+    try {
+      fs29.accessSync(p, fs29.constants.X_OK);
+      return p;
+    } catch {}
+  }
+  return null;
+}
+var INSTALL = "install OpenSSH's client (apt-get install openssh-client; brew install openssh)";
+function need(env) {
+  const k = sshKeygen(env);
+  if (!k)
+    throw new SigningError("ssh-keygen is not installed", INSTALL);
+  return k;
+}
+function gitConfig(root, key, env = process.env, scope = "any") {
+  const args = [...INERT_GIT, "config", ...scope === "global" ? ["--global"] : [], "--get", key];
+  const r = spawnSync("git", args, {
+    cwd: root,
+    env: gitEnv(env),
+    encoding: "utf8",
+    timeout: 1e4,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  const v = r.status === 0 ? r.stdout.trim() : "";
+  return v === "" ? null : v;
+}
+function expandHome2(p, env) {
+  return p === "~" || p.startsWith("~/") ? path37.join(env.HOME || os4.homedir(), p.slice(1)) : p;
+}
+function allowedSignersFile(root, env = process.env, explicit) {
+  if (explicit)
+    return { file: path37.resolve(explicit), from: "--allowed-signers" };
+  const v = gitConfig(root, "gpg.ssh.allowedsignersfile", env);
+  if (v)
+    return { file: path37.resolve(root, expandHome2(v, env)), from: "gpg.ssh.allowedSignersFile" };
+  const repo = path37.join(root, REPO_ALLOWED_SIGNERS);
+  return fs29.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
+}
+var KEY_TYPES = /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com|ssh-ed25519-cert-v01@openssh\.com|ssh-rsa-cert-v01@openssh\.com)$/;
+function checkAllowedSigners(text, file) {
+  const principals = [];
+  const lines = text.split(`
+`);
+  for (let i = 0;i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "" || line.startsWith("#"))
+      continue;
+    const words = line.match(/(?:[^\s"]+|"[^"]*")+/g) ?? [];
+    const at = words.findIndex((w) => KEY_TYPES.test(w));
+    if (at < 1 || at + 1 >= words.length || !/^[A-Za-z0-9+/]+={0,3}$/.test(words[at + 1])) {
+      throw new SignedFormatError("not an allowed-signers line: expected 'PRINCIPALS [OPTIONS] KEYTYPE BASE64-KEY' (e.g. ana@example.com ssh-ed25519 AAAA…)", file, i + 1);
+    }
+    for (const opt of words.slice(1, at)) {
+      if (!/^(cert-authority|namespaces="[^"]*"|valid-after="?[0-9TZ]+"?|valid-before="?[0-9TZ]+"?)$/i.test(opt))
+        throw new SignedFormatError(`unknown option ${JSON.stringify(opt)} in an allowed-signers line`, file, i + 1);
+    }
+    principals.push(...words[0].replace(/"/g, "").split(","));
+  }
+  return principals;
+}
+function sshVerifySync(message, signature, principal, allowed, tmp, env = process.env) {
+  const keygen = need(env);
+  const runSync = (args, input) => {
+    const r = spawnSync(keygen, args, { input, env, encoding: "utf8", timeout: 30000 });
+    return { code: r.error ? null : r.status, out: r.stdout ?? "", err: r.error?.message ?? r.stderr ?? "" };
+  };
+  const steps = verifySteps(message, signature, principal, allowed, tmp);
+  let next = steps.next();
+  while (!next.done)
+    next = steps.next(runSync(next.value.args, next.value.input));
+  return next.value;
+}
+function* verifySteps(message, signature, principal, allowed, tmp) {
+  const sig = path37.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
+  fs29.writeFileSync(sig, signature, { mode: 384 });
+  try {
+    const v = yield {
+      args: ["-Y", "verify", "-f", allowed, "-I", principal, "-n", SIGNATURE_NAMESPACE, "-s", sig],
+      input: message
+    };
+    if (v.code === 0)
+      return { ok: true, principal };
+    if (v.code === null)
+      return { ok: false, reason: `ssh-keygen did not run: ${v.err}` };
+    const valid = yield { args: ["-Y", "check-novalidate", "-n", SIGNATURE_NAMESPACE, "-s", sig], input: message };
+    if (valid.code !== 0)
+      return {
+        ok: false,
+        reason: "the signature does not match the record's bytes (edited after signing, or signed for something else)"
+      };
+    const who = yield { args: ["-Y", "find-principals", "-s", sig, "-f", allowed], input: "" };
+    const names = who.code === 0 ? who.out.trim().split(`
+`).filter(Boolean) : [];
+    if (names.length === 0)
+      return { ok: false, reason: `the signer's key is not an allowed signer (${allowed})` };
+    return { ok: false, reason: `the record names signer ${principal}, but the key belongs to ${names.join(", ")}` };
+  } finally {
+    fs29.rmSync(sig, { force: true });
+  }
+}
+
+// src/io/sign/records.ts
+function rel(root, p) {
+  const r = path38.relative(root, p);
+  return r === "" ? "." : r.startsWith("..") || path38.isAbsolute(r) ? p : r.split(path38.sep).join("/");
+}
+function ledgerKey(root, file) {
+  let real = file;
+  try {
+    real = fs30.realpathSync(file);
+  } catch {}
+  return rel(realRoot(root), real);
+}
+var roots = new Map;
+function realRoot(root) {
+  let r = roots.get(root);
+  if (r === undefined) {
+    try {
+      r = fs30.realpathSync(root);
+    } catch {
+      r = root;
+    }
+    roots.set(root, r);
+  }
+  return r;
+}
+function portableOracle(root, gate, o) {
+  const r = realRoot(root);
+  const s = o.sandbox;
+  return {
+    check: o.check,
+    expect: o.expect,
+    cwd: rel(r, o.cwd),
+    timeoutMs: o.timeoutMs,
+    shell: path38.basename(o.shell),
+    files: { ...o.bound?.files ?? {} },
+    programs: {},
+    env: [...gate.env ?? []].sort(),
+    sandbox: s ? {
+      network: s.network,
+      writable: s.writable.map((w) => rel(r, w)),
+      hidden: (s.hidden ?? []).map((h) => rel(r, h))
+    } : null
+  };
+}
+function readSignedRecord(root, ledger, gate, kind) {
+  const relPath = recordRelPath(ledger, gate, kind);
+  const abs = path38.join(root, relPath);
+  let fd;
+  try {
+    fd = fs30.openSync(abs, fs30.constants.O_RDONLY | fs30.constants.O_NOFOLLOW | fs30.constants.O_NONBLOCK);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ENOTDIR")
+      return null;
+    throw new KbzError(`cannot read the signed record: ${code ?? e.message}`, {
+      kind: "input",
+      code: "signed-format",
+      file: relPath,
+      line: 1,
+      hint: "a signed record is a regular file, not a link"
+    });
+  }
+  try {
+    const st = fs30.fstatSync(fd);
+    if (!st.isFile())
+      throw new KbzError("a signed record must be a regular file", {
+        kind: "input",
+        code: "signed-format",
+        file: relPath,
+        line: 1
+      });
+    if (st.size > MAX_RECORD_BYTES2)
+      throw new KbzError(`a signed record is at most ${MAX_RECORD_BYTES2} bytes`, {
+        kind: "input",
+        code: "signed-format",
+        file: relPath,
+        line: 1
+      });
+    return { rel: relPath, record: parseRecord(fs30.readFileSync(fd, "utf8"), relPath) };
+  } finally {
+    fs30.closeSync(fd);
+  }
+}
+function checkRecord(root, file, gate, now) {
+  const ledger = ledgerKey(root, file);
+  const kind = "oracle" in now ? "approval" : "sign-off";
+  const found = readSignedRecord(root, ledger, gate.id, kind);
+  const relPath = recordRelPath(ledger, gate.id, kind);
+  if (!found)
+    return { ok: false, reason: `no signed ${kind} (${relPath})` };
+  const p = found.record.payload;
+  if (p.ledger !== ledger || p.gate !== gate.id || p.kind !== kind)
+    return {
+      ok: false,
+      reason: `${relPath} is a record of ${p.ledger}:${p.gate} (${p.kind}), not of this gate: copied from another gate`
+    };
+  if (found.record.signature === null)
+    return { ok: false, reason: `${relPath} is unsigned` };
+  const changes = [];
+  if ("oracle" in now) {
+    changes.push(...oracleChanges(p.oracle, now.oracle));
+    if (changes.length === 0 && p.definition !== gateDigest(gate))
+      changes.push("the gate's definition changed");
+  } else {
+    if (p.definition !== signoffDefinition(gate.title, gate.inputs))
+      changes.push(`the gate's text or INPUTS changed since the sign-off (signed "${p.title}")`);
+    changes.push(...inputChanges(p.inputs ?? null, now.inputs));
+  }
+  return {
+    ok: true,
+    verify: { rel: relPath, message: found.record.message, signature: found.record.signature, signer: p.signer },
+    changes
+  };
+}
+
+// src/io/sign/status.ts
+function settingsFor(root, env) {
+  const repo = readRepoSettings(root);
+  return {
+    shell: resolveShell(requestedShell(undefined, env), env),
+    path: pathFacts(env.PATH ?? ""),
+    timeoutMs: 120000,
+    cwd: null,
+    sandbox: { all: repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env },
+    root,
+    env
+  };
+}
+function markUnsigned(snap, env = process.env) {
+  if (readPolicy(approvalDirFor(env)) !== "signed")
+    return;
+  const met = snap.gates.filter((v) => v.state === "met");
+  if (met.length === 0)
+    return;
+  const root = snap.target.root;
+  const unsign = (v, why) => {
+    v.state = "unattested";
+    v.reason = `UNSIGNED: ${why} (the signed policy counts only a record signed by an allowed signer)`;
+  };
+  let allowed = null;
+  let problem = null;
+  try {
+    const found = allowedSignersFile(root, env);
+    if (!found)
+      problem = "no allowed signers (set gpg.ssh.allowedSignersFile or commit .kbz/allowed_signers)";
+    else {
+      checkAllowedSigners(fs31.readFileSync(found.file, "utf8"), found.file);
+      allowed = found.file;
+    }
+    if (!sshKeygen(env))
+      problem = "ssh-keygen is not installed";
+  } catch (e) {
+    problem = e.message;
+  }
+  if (problem !== null) {
+    for (const v of met)
+      unsign(v, problem);
+    return;
+  }
+  const settings = settingsFor(root, env);
+  const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
+  const tmp = fs31.mkdtempSync(path39.join(os5.tmpdir(), "kbz-signed-"));
+  try {
+    for (const v of met) {
+      try {
+        const dir = baseDir(snap, v.file, settings);
+        const c = isRunnable(v.gate) ? checkRecord(root, v.file, v.gate, {
+          oracle: portableOracle(root, v.gate, oracleFor(v.file, dir, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null)))
+        }) : checkRecord(root, v.file, v.gate, {
+          inputs: v.gate.inputs ? digestInputs(root, realCwd(gateCwd(dir, v.gate)), v.gate.inputs).files : null
+        });
+        if (!c.ok) {
+          unsign(v, c.reason);
+          continue;
+        }
+        const s = sshVerifySync(c.verify.message, c.verify.signature, c.verify.signer, allowed, tmp, env);
+        if (!s.ok)
+          unsign(v, `${c.verify.rel}: ${s.reason}`);
+        else if (c.changes.length > 0)
+          unsign(v, `changed since signed: ${c.changes.join("; ")}`);
+      } catch (e) {
+        unsign(v, e.message);
+      }
+    }
+  } finally {
+    fs31.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// src/ops/snapshot.ts
+init_snapshot();
+init_waves();
+init_errors();
 function loadSnapshot(target, load = loadLedgerFile) {
   const constrained = target.mode !== "explicit";
   const realDirs = new Map;
@@ -6206,21 +7237,24 @@ function loadSnapshot(target, load = loadLedgerFile) {
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markRemoved(snap, atts);
+  markUnsigned(snap);
   return snap;
 }
 function dispatchStatus(root, scope) {
   if (!scope)
     return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
+  return aggregateOf(root, scope, () => coordination(root).dispatch(scope).state);
+}
+function aggregateOf(root, scope, state) {
   let agg;
   try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
+    agg = aggregateDispatch(state() ?? emptyDispatch());
   } catch (e) {
     if (e instanceof DispatchStateError)
       return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
-  for (const l of view.lost(scope)) {
+  for (const l of coordination(root).lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
     agg.blocking.push(`lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`);
   }
@@ -6246,12 +7280,12 @@ function scopesDispatch(root, scopes) {
 
 // src/io/root.ts
 init_command();
-import * as fs25 from "node:fs";
-import * as os4 from "node:os";
-import * as path32 from "node:path";
+import * as fs32 from "node:fs";
+import * as os6 from "node:os";
+import * as path40 from "node:path";
 function has(dir, name) {
   try {
-    fs25.lstatSync(path32.join(dir, name));
+    fs32.lstatSync(path40.join(dir, name));
     return true;
   } catch {
     return false;
@@ -6259,14 +7293,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs25.lstatSync(path32.join(dir, name)).isDirectory();
+    return fs32.lstatSync(path40.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs25.readdirSync(path32.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs32.readdirSync(path40.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -6274,79 +7308,163 @@ function hasLedgerFolder(dir) {
 function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
-function findRoot(cwd, home = os4.homedir()) {
-  for (let dir = cwd;; dir = path32.dirname(dir)) {
+function findRoot(cwd, home = os6.homedir()) {
+  for (let dir = cwd;; dir = path40.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path32.dirname(dir) === dir)
+    if (path40.dirname(dir) === dir)
       return cwd;
   }
+}
+function outermostRoot(cwd, home = os6.homedir()) {
+  let found = null;
+  for (let dir = cwd;; dir = path40.dirname(dir)) {
+    if (dir === home && dir !== cwd)
+      break;
+    if (holdsWorkspace(dir))
+      found = dir;
+    if (has(dir, ".git") || path40.dirname(dir) === dir)
+      break;
+  }
+  return found ?? findRoot(cwd, home);
 }
 
 // src/ops/hookStop.ts
 var JUDGE_S = 3;
 var JUDGE_MS = 2500;
+var WATCHDOG_MS = 2700;
+var COORDINATOR_MS = 1200;
+
+class CannotJudge extends Error {
+  what;
+  constructor(message, what) {
+    super(message);
+    this.what = what;
+  }
+}
 async function hookStop({ scope: pinned, stop, env, cwd }) {
-  const started = Date.now();
+  if (!stop)
+    return null;
+  const wanted = path41.resolve(cwd, stop.cwd ?? ".");
+  const dir = existingDirectory(wanted);
+  const roots = dir ? judgedRoots(dir, env) : [wanted];
+  if (roots.length > 1) {
+    const answers = [];
+    for (const r of roots)
+      answers.push(await hookStopAt(r, { scope: pinned, stop, env, cwd: r }));
+    return answers.find((a) => a !== null && ("decision" in a)) ?? answers.find((a) => a !== null) ?? null;
+  }
+  return hookStopAt(roots[0], { scope: pinned, stop, env, cwd }, dir);
+}
+function judgedRoots(dir, env) {
+  const roots = [outermostRoot(dir)];
+  for (const name of ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "QWEN_PROJECT_DIR", "CURSOR_PROJECT_DIR"]) {
+    const p = env[name];
+    const real = p ? existingDirectory(p) : null;
+    if (real) {
+      const r = outermostRoot(real);
+      if (!roots.includes(r))
+        roots.push(r);
+      break;
+    }
+  }
+  return roots;
+}
+async function hookStopAt(root, { scope: pinned, stop, env, cwd }, dirGiven) {
+  const until = Date.now() + JUDGE_MS;
+  const store = approvalDirFor(env);
+  const transcript = transcriptOf(stop.transcript ?? null);
+  const wanted = path41.resolve(cwd, stop.cwd ?? ".");
+  const dir = dirGiven === undefined ? root : dirGiven;
+  const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);
+  const count = (session, scope, hash) => countBlock2({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
   try {
     if (pinned === null)
-      return invalidScopeArgument();
-    if (!stop)
-      return null;
-    const wanted = path33.resolve(cwd, stop.cwd ?? ".");
-    const dir = existingDirectory(wanted);
+      throw new CannotJudge("the installed hook has an invalid --scope value: reinstall it (a person's act)", "scope-argument");
     if (!dir)
-      return unresolvable(`cwd is not an existing directory: ${wanted}`);
-    const root = findRoot(dir);
-    await installCoordination(root, { env, logScope: null });
-    const scope = pinned ?? (env.UNLAZY_SCOPE || null);
-    const host = stop.session.split("\x00")[0];
-    const store = approvalDirFor(env);
-    const resolved = resolveForHook(root, scope, host, store);
-    if ("output" in resolved)
-      return resolved.output;
-    const t = resolved.target;
-    const held = () => recordHolds(store, root, resolved.judged, host);
-    let judged;
-    let whole;
-    let assessment;
-    try {
-      ({ whole, judged, assessment } = withDeadline(JUDGE_MS, JUDGE_S, () => {
-        const all = loadSnapshot(withSoloLedgers(t));
-        const mine = subject(all, stop);
-        return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
-      }));
-    } catch (e) {
-      if (!(e instanceof DeadlineError))
-        throw e;
-      held();
-      return undecidedStop(e.file ?? "the gates", JUDGE_S, e.what, await countBlock2(t, sessionKey(stop.session, t.scope), "undecided", stop));
-    }
-    if (judged === null)
-      return null;
-    const key = sessionKey(judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`, t.scope);
-    const plan = planStop(assessment);
-    if (plan.kind === "clear") {
-      await clearSession(t, key);
-      return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
-    }
-    if (stop.uncounted === "failed" || stop.uncounted === "aborted")
-      return uncountedStop(assessment, stop.uncounted);
-    held();
-    const guard = await countBlock2(t, key, plan.hash, stop);
-    const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
-    return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+      throw new CannotJudge(`the stop's folder is not an existing directory: ${wanted}`, "cwd");
+    return await judge({ pinned, stop, env, root, store, until, count, keyOf });
   } catch (e) {
-    return internalFailure(e?.message ?? String(e));
+    const why = errorLine(e);
+    const what = e instanceof CannotJudge ? e.what : `${kindOf(e)}:${e.code ?? ""}`;
+    return cannotJudge(why, await count(stop.session, null, failureHash(what)));
   }
+}
+async function judge({ pinned, stop, env, root, store, until, count, keyOf }) {
+  const started = Date.now();
+  const unknown = await coordinatorProblem(root, env);
+  const scope = pinned ?? (env.UNLAZY_SCOPE || null);
+  const host = stop.session.split("\x00")[0];
+  const resolved = resolveForHook(root, scope, host, store);
+  const t = resolved.target;
+  const held = () => recordHolds(store, root, resolved.judged, host);
+  let judged;
+  let whole;
+  let assessment;
+  try {
+    const left = Math.max(0, until - Date.now());
+    ({ whole, judged, assessment } = hardBound(left + 100, () => withDeadline(left, JUDGE_S, () => {
+      const all = loadSnapshot(withSoloLedgers(t));
+      const mine = subject(all, stop);
+      return { whole: all, judged: mine, assessment: assess((mine ?? { snap: all }).snap) };
+    })));
+  } catch (e) {
+    if (!(e instanceof DeadlineError) && !(e instanceof HardBoundError))
+      throw e;
+    held();
+    const file = e instanceof DeadlineError ? e.file ?? "the gates" : "the gates";
+    const what = e instanceof DeadlineError ? e.what : "judging";
+    return undecidedStop(file, JUDGE_S, what, await count(stop.session, t.scope, failureHash("undecided")));
+  }
+  if (judged === null)
+    return null;
+  if (unknown !== null) {
+    assessment.invalid.unshift(unknown);
+    assessment.resolved.push("coordinator=unknown");
+    assessment.empty = false;
+  }
+  const session = judged.leaf === null ? stop.session : `${stop.session}\x00leaf:${judged.leaf}`;
+  const plan = planStop(assessment);
+  if (plan.kind === "clear") {
+    await clearSession(store, root, keyOf(session, t.scope), until - Date.now());
+    return withLeftNote(plan.output, leftUnmet(root, resolved.left, started));
+  }
+  if (stop.uncounted === "failed" || stop.uncounted === "aborted")
+    return uncountedStop(assessment, stop.uncounted);
+  held();
+  const guard = await count(session, t.scope, plan.hash);
+  const waiting = stop.kind === "stop" ? waitingOn(whole.dispatch?.running ?? [], stop.background) : [];
+  return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
+}
+async function coordinatorProblem(root, env) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(`did not answer within ${COORDINATOR_MS / 1000} s`), COORDINATOR_MS);
+  });
+  try {
+    const problem = await Promise.race([installCoordination(root, { env, logScope: null }).then(() => null), late]);
+    return problem === null ? null : `coordinator:UNKNOWN the coordinator ${problem}; waves and bindings unknown`;
+  } catch (e) {
+    return `coordinator:UNKNOWN ${errorLine(e)}; waves and bindings unknown`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+function errorLine(e) {
+  const message = e?.message ?? String(e);
+  const file = e.file;
+  const line = e.line;
+  if (typeof file !== "string" || file === "")
+    return message;
+  return `${file}${typeof line === "number" ? `:${line}` : ""}: ${message}`;
 }
 function existingDirectory(dir) {
   try {
-    return fs26.statSync(dir).isDirectory() ? fs26.realpathSync(dir) : null;
+    return fs33.statSync(dir).isDirectory() ? fs33.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -6361,7 +7479,7 @@ function resolveForHook(root, scope, sessionId, store) {
   } catch (e) {
     if (kindOf(e) !== "usage")
       throw e;
-    return { output: unresolvable(e.message) };
+    throw new CannotJudge(e.message, `target:${scope ?? ""}`);
   }
 }
 function leftUnmet(root, left, started) {
@@ -6378,15 +7496,18 @@ function leftUnmet(root, left, started) {
     return left.map((l) => ({ ...l, open: [`not judged in ${JUDGE_S} s`] }));
   }
 }
-async function countBlock2(target, key, hash, stop) {
+async function countBlock2({ store, root, key, hash, stop, transcript, until }) {
   let blocks;
   try {
-    blocks = await recordBlock(target, key, hash, {
+    blocks = await recordBlock(store, root, key, hash, {
       restartAfter: stop.fresh ? MAX_BLOCKS : null,
-      uncounted: stop.uncounted === "no-message"
+      uncounted: stop.uncounted === "no-message",
+      transcript: transcript.size,
+      waitMs: until - Date.now()
     });
   } catch (e) {
-    return { ok: false, message: e.message };
+    const file = e.file;
+    return { ok: false, message: `${e.message}${file ? ` (${file})` : ""}` };
   }
   if (stop.continuations !== null && stop.uncounted === null)
     blocks = Math.max(blocks, stop.continuations + 1);
@@ -6623,12 +7744,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs27 from "node:fs";
+import * as fs34 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs27.fstatSync(fd);
+    return fs34.fstatSync(fd);
   } catch {
     return null;
   }
@@ -6649,7 +7770,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs27.openSync("/proc/self/fd/0", fs27.constants.O_RDONLY | (fs27.constants.O_NONBLOCK ?? 0));
+    fd = fs34.openSync("/proc/self/fd/0", fs34.constants.O_RDONLY | (fs34.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -6660,7 +7781,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs27.readSync(fd, buf, 0, buf.length, null);
+        n = fs34.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -6674,7 +7795,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs27.closeSync(fd);
+    fs34.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -6684,7 +7805,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs27.readSync(0, buf, 0, buf.length, null);
+      n = fs34.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -6754,7 +7875,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs27.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs34.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;
@@ -6802,7 +7923,7 @@ function parsePayload(input) {
   }
   return raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
 }
-async function runStopHook(args, input, env, cwd) {
+async function runStopHook(args, input, env, cwd, arm) {
   const host = agentArgument(args);
   if (!host)
     return HOSTS.claude.render(invalidAgentArgument(), null);
@@ -6817,24 +7938,46 @@ async function runStopHook(args, input, env, cwd) {
   const payload = parsePayload(input.bytes);
   let stop = null;
   try {
-    stop = payload ? host.read(payload, env) : null;
+    stop = payload ? { ...host.read(payload, env), transcript: transcriptPath(payload) } : null;
   } catch (e) {
-    return host.render(internalFailure(e?.message ?? String(e)), null);
+    return host.render(failed(e), null);
   }
+  if (stop && arm)
+    await arm(host.render(cannotJudge(`it did not finish judging within ${WATCHDOG_MS / 1000} s (the watchdog answered)`, WATCHDOG_UNCOUNTED), stop));
   return host.render(await hookStop({ scope: scopeArgument(args), stop, env, cwd }), stop);
 }
+function transcriptPath(payload) {
+  for (const k of ["transcript_path", "transcriptPath"]) {
+    const v = payload[k];
+    if (typeof v === "string" && v !== "" && !v.includes("\x00"))
+      return v;
+  }
+  return null;
+}
+var WATCHDOG_UNCOUNTED = { ok: false, message: "the watchdog answered before the count" };
+function failed(e) {
+  return cannotJudge(`the Stop hook failed (${e?.message ?? String(e)})`, {
+    ok: false,
+    message: "the hook failed before counting"
+  });
+}
 function invalidAgentArgument() {
-  return {
-    systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.`
-  };
+  return cannotJudge(`the installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}): reinstall it (a person's act)`, { ok: false, message: "no host to count for" });
 }
 async function stopHookMain(args) {
   let r;
+  let watchdog = null;
+  const arm = async (block) => {
+    await prepareHardBound();
+    watchdog = await armWatchdog(WATCHDOG_MS, block.stdout, block.stderr);
+  };
   try {
-    r = await runStopHook(args, await readStdin(), process.env, process.cwd());
+    r = await runStopHook(args, await readStdin(), process.env, process.cwd(), arm);
   } catch (e) {
-    r = HOSTS.claude.render(internalFailure(e?.message ?? String(e)), null);
+    r = HOSTS.claude.render(failed(e), null);
   }
+  if (watchdog !== null && !watchdog.claim())
+    await new Promise(() => setInterval(() => {}, 1000));
   if (r.stdout !== "")
     writeFdSync(1, r.stdout);
   if (r.stderr !== "")

@@ -8,7 +8,6 @@ import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { DEFAULT_TIMEOUT_S, runLedgerChecks, type CheckResult } from "../ops/check.ts";
 import { commitWave, dispatchState, leafLedgerPath, releaseLeaf, scopePlan } from "../ops/dispatch.ts";
-import { ScheduleInputError } from "../core/plan/errors.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { out, printProblems, err } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
@@ -21,7 +20,7 @@ import type { Advice } from "../core/schedule/advise.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { plural } from "../core/text/plural.ts";
 import { setLeafState } from "../ops/plan.ts";
-import { printNotes, RefusedError, type PipelineArgs } from "./pipeline.ts";
+import { printNotes, RefusedError, refusingPlanInput, type PipelineArgs } from "./pipeline.ts";
 
 interface AdvanceArgs extends PipelineArgs {
   leaf?: string;
@@ -111,13 +110,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
   const scope = requireScope(root, argv, "advance");
   if (argv.leaf === undefined) throw new UsageError("advance needs --leaf LEAF (1.1 or leaf-1.1)");
   if ((argv.args ?? []).length > 0) throw new UsageError("advance takes no positional arguments");
-  let plan;
-  try {
-    plan = scopePlan(root, scope);
-  } catch (e) {
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
-  }
+  const plan = refusingPlanInput(() => scopePlan(root, scope));
   const id = leafFor(
     String(argv.leaf),
     plan.rows.map((r) => r.id),

@@ -157,15 +157,18 @@ async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
   return 0;
 }
 
-/** kbz approvals policy [agent|person]: show, or (a person's act under every policy) set, who may approve. */
+/** kbz approvals policy [person|signed|agent]: show, or (a person's act under every policy) set, who may approve. */
 function policy(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   const [wanted, ...rest] = argv.args ?? [];
-  if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person"))
-    throw new UsageError("policy takes agent or person (or nothing, to show it)");
+  if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person" && wanted !== "signed"))
+    throw new UsageError("policy takes person, signed or agent (or nothing, to show it)");
   if (wanted === undefined) {
-    const now = approvalPolicy(store);
-    return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now }), () =>
-      out(`policy: ${now} (${POLICY_TEXT[now]})`),
+    const { policy: now, handEdited } = approvalPolicy(store);
+    const edited = handEdited
+      ? "; policy.json was edited by hand (it carries no valid MAC), so person holds: set the policy with this verb"
+      : "";
+    return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now, handEdited }), () =>
+      out(`policy: ${now} (${POLICY_TEXT[now]})${edited}`),
     );
   }
   setApprovalPolicy(store, wanted, process.env);
@@ -174,7 +177,8 @@ function policy(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   );
 }
 
-const POLICY_TEXT = {
+const POLICY_TEXT: Record<string, string> = {
+  signed: "as person, and approvals and sign-offs count only when signed by an allowed signer (git's user.signingKey)",
   person: "approving, signing and pruning need a person at a terminal; evidence counts only with kbz's record",
   agent: "unlazy's consent model: --approve and sign from any shell; evidence is not attested",
 };
@@ -217,7 +221,7 @@ export const verb: Verb = {
     y
       .positional("action", {
         choices: ["list", "revoke", "prune", "explain", "policy"],
-        describe: "list | revoke <ledger> [gate] | prune | explain <ledger> <gate> | policy [agent|person]",
+        describe: "list | revoke <ledger> [gate] | prune | explain <ledger> <gate> | policy [person|signed|agent]",
       })
       .positional("args", { type: "string", array: true })
       .option("record", {
@@ -229,7 +233,8 @@ export const verb: Verb = {
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(
         "revoke, prune and policy are a person's acts: run them in a terminal (kbz refuses without one, and where an " +
-          "agent host's marker such as CLAUDECODE is set). prune also confirms REMOVED gates (gates that held an " +
+          "agent host, by its marker or among its parent processes). policy signed counts only approvals and sign-offs " +
+          "signed by an allowed signer (docs/formats.md#signed-policy). prune also confirms REMOVED gates (gates that held an " +
           "approval or attested evidence and were deleted). policy person (the default) gives approving and signing " +
           "to a person only and counts evidence only with kbz's record of it; policy agent restores unlazy's model.",
       ),

@@ -257,7 +257,7 @@ export const verb: Verb = {
           "Each oracle is shown whole: CHECK, EXPECT, CWD, shell, PATH, sandbox, ORACLE FILES, ENV, WORK, lint findings " +
           "and a diff of each file changed since its approval. Single keys: y/n/a(ll remaining)/q. With --scope S: one " +
           "review for the scope's oracles (y/n/o(ne at a time)/q). A person's act: refused (exit 1) without a terminal " +
-          `or with an agent marker such as CLAUDECODE set. ${kbz("check")} runs what was approved.\n\n` +
+          `or under an agent host. With git's user.signingKey set each approval is also signed into .kbz/signed/. ${kbz("check")} runs what was approved.\n\n` +
           "Exit codes: 0 nothing left waiting; 1 some left, or refused; 2 usage or an invalid ledger.",
       ),
   handler: (argv) => approve(argv as Record<string, unknown>),

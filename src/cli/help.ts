@@ -11,7 +11,8 @@ export const TOP_HELP = `kbz: acceptance gates, approvals and scheduling for cod
   kbz approve      a person approves pending CHECKs (--scope S)
   kbz approvals    list, revoke, prune, explain; policy
   kbz sign         a person signs a manual gate
-  kbz init         starter GATES.md, or a scope (--scope S)
+  kbz ci           CI: judge signed gates
+  kbz init         starter GATES.md, or --scope S
   kbz plan         add a leaf; set its state
   kbz next         what may start now; --launch starts it
   kbz advance      a leaf came back: verify, release, advise
@@ -23,7 +24,7 @@ export const TOP_HELP = `kbz: acceptance gates, approvals and scheduling for cod
   kbz doctor       does each installed guard fire?
   kbz skill        install the agent skill
   kbz dash         live dashboard
-  kbz demo         dashboard on an example plan
+  kbz demo         dashboard on a demo
   kbz coordinator  etcd: status, import, export
 
 Leaf loop, after the person's kbz approve --scope S:

@@ -42,6 +42,7 @@ const VERB_MODULES: [name: string, load: () => Promise<Verb>][] = [
   ["skill", async () => (await import("./skill.ts")).verb],
   ["init", async () => (await import("./init.ts")).verb],
   ["sign", async () => (await import("./sign.ts")).verb],
+  ["ci", async () => (await import("./ci.ts")).verb],
   ["dash", async () => (await import("./dash.ts")).verb],
   ["coordinator", async () => (await import("./coordinator.ts")).verb],
   ["demo", async () => (await import("./dash.ts")).demoVerb],

@@ -42,7 +42,7 @@ export function unknownAction(kind: string, action: unknown, known: string[]): U
 
 /** The command was understood but refused (state machine, lock, unsafe file): exit 2, no usage hint. */
 // A refusal and the effect wrapper live with the use cases (ops/refused.ts); re-exported for the verbs.
-export { infra, RefusedError } from "../ops/refused.ts";
+export { infra, RefusedError, refusingPlanInput } from "../ops/refused.ts";
 
 export function printNotes(notes: string[]): void {
   for (const n of notes) err(`kbz: note: ${n}`);

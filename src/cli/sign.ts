@@ -76,8 +76,9 @@ export const verb: Verb = {
       .option("root", { type: "string", describe: "repository root (default: found)", requiresArg: true })
       .option("json", { type: "boolean", describe: "print one JSON object" })
       .epilog(
-        "A person's act: run it in a terminal (kbz refuses without one, and where an agent host's marker such as " +
-          "CLAUDECODE is set). An agent asks the user to review the gate and sign it. The signature binds the gate's " +
+        "A person's act: run it in a terminal (kbz refuses without one, and under an agent host: a host's marker or " +
+          "a host among its parent processes). With git's user.signingKey set the sign-off is also signed into " +
+          ".kbz/signed/ (the signed policy requires it). An agent asks the user to review the gate and sign it. The signature binds the gate's " +
           "INPUTS: when one changes, the gate reads STALE (input changed: FILE) until it is signed again (--replace). " +
           "The ledger must be inside the root.\n\n" +
           "Exit codes: 0 signed (or already); 1 refused (no person here); 2 usage, a runnable, abandoned or unknown gate, " +

@@ -1,7 +1,6 @@
 // kbz wave: dispatch launch waves in .unlazy/<scope>/dispatch.json (docs/formats.md#dispatch).
 import { FileProblemsError, UsageError } from "../core/errors.ts";
 import { kbz } from "../core/text/command.ts";
-import { ScheduleInputError } from "../core/plan/errors.ts";
 import { transitionProblem } from "../core/plan/transition.ts";
 import { setLeafState } from "../ops/plan.ts";
 import { commitWave, dispatchState, hasPlan, ledgerSpelling, scopePlan } from "../ops/dispatch.ts";
@@ -19,7 +18,7 @@ import { requireScope } from "./context.ts";
 import { envelope, report, type ExitCode } from "./envelope.ts";
 import type { Verb } from "./index.ts";
 import { err, out } from "./output.ts";
-import { printNotes, RefusedError, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { printNotes, RefusedError, refusingPlanInput, rootOf, unknownAction, type PipelineArgs } from "./pipeline.ts";
 
 interface WaveArgs extends PipelineArgs {
   wave?: string;
@@ -157,14 +156,8 @@ function unknownWave(id: string, known: string[]): RefusedError {
 
 /** The PLAN row a wave leaf names (leaf-1.1 → 1.1), refused early if it cannot go IN-FLIGHT; null without a PLAN. */
 function planRowFor(root: string, scope: string, leaf: string): string | null {
-  let plan;
-  try {
-    plan = scopePlan(root, scope);
-  } catch (e) {
-    if (e instanceof ScheduleInputError && !hasPlan(root, scope)) return null;
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
-  }
+  if (!hasPlan(root, scope)) return null;
+  const plan = refusingPlanInput(() => scopePlan(root, scope));
   const id = leaf.startsWith("leaf-") ? leaf.slice(5) : leaf;
   if (!plan.byId.has(id)) return null;
   const problem = transitionProblem(plan, id, "IN-FLIGHT", { ledgerMet: true });

@@ -5,12 +5,12 @@
 // host-neutral stop, calls the hook op (ops/hookStop.ts) and prints what the adapter renders.
 // This file and everything it imports are bundled for Node 16 into hooks/stop-hook.mjs, so the
 // path uses only `node:` built-ins: no Bun APIs, no React, no Ink, no yargs.
-import { internalFailure, type HookOutput } from "../core/hook/decide.ts";
+import { cannotJudge, type HookOutput } from "../core/hook/decide.ts";
 import { HOST_NAMES } from "../core/hook/targets.ts";
 import { isValidId } from "../core/workspace/ids.ts";
 import { writeFdSync } from "../cli/fdwrite.ts";
-import { hookStop } from "../ops/hookStop.ts";
-import type { HostStop } from "./host.ts";
+import { armWatchdog, hookStop, prepareHardBound, WATCHDOG_MS, type Watchdog } from "../ops/hookStop.ts";
+import type { HostStop, Rendered } from "./host.ts";
 import { agentArgument, HOSTS } from "./hosts.ts";
 import { readStdin, STDIN_DEADLINE_MS, type StdinResult } from "./stdin.ts";
 
@@ -55,6 +55,7 @@ export async function runStopHook(
   input: StdinResult,
   env: Record<string, string | undefined>,
   cwd: string,
+  arm?: (block: Rendered) => Promise<void>,
 ): Promise<{ stdout: string; stderr: string; code?: number }> {
   const host = agentArgument(args);
   if (!host) return HOSTS.claude.render(invalidAgentArgument(), null);
@@ -70,27 +71,65 @@ export async function runStopHook(
   const payload = parsePayload(input.bytes);
   let stop: HostStop | null = null;
   try {
-    stop = payload ? host.read(payload, env) : null;
+    stop = payload ? { ...host.read(payload, env), transcript: transcriptPath(payload) } : null;
   } catch (e) {
-    return host.render(internalFailure((e as Error)?.message ?? String(e)), null);
+    return host.render(failed(e), null);
   }
+  // The one deadline for the whole process: past it the watchdog prints this block and ends the process.
+  if (stop && arm)
+    await arm(
+      host.render(
+        cannotJudge(
+          `it did not finish judging within ${WATCHDOG_MS / 1000} s (the watchdog answered)`,
+          WATCHDOG_UNCOUNTED,
+        ),
+        stop,
+      ),
+    );
   return host.render(await hookStop({ scope: scopeArgument(args), stop, env, cwd }), stop);
 }
 
+/** The transcript the payload names, whatever the host calls it. */
+function transcriptPath(payload: Record<string, unknown>): string | null {
+  for (const k of ["transcript_path", "transcriptPath"]) {
+    const v = payload[k];
+    if (typeof v === "string" && v !== "" && !v.includes("\0")) return v;
+  }
+  return null;
+}
+
+const WATCHDOG_UNCOUNTED = { ok: false, message: "the watchdog answered before the count" } as const;
+
+/** A failure of the hook itself: a block naming it, never an allow (not counted: nothing could be). */
+function failed(e: unknown): HookOutput {
+  return cannotJudge(`the Stop hook failed (${(e as Error)?.message ?? String(e)})`, {
+    ok: false,
+    message: "the hook failed before counting",
+  });
+}
+
 function invalidAgentArgument(): HookOutput {
-  return {
-    systemMessage: `kbz: installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}); not blocking.`,
-  };
+  return cannotJudge(
+    `the installed hook has an unknown --agent value (use ${HOST_NAMES.join(", ")}): reinstall it (a person's act)`,
+    { ok: false, message: "no host to count for" },
+  );
 }
 
 /** Process entry for `kbz hook stop` and the Node fallback: print, flush, exit (0 but for a refused task). */
 export async function stopHookMain(args: string[]): Promise<never> {
   let r: { stdout: string; stderr: string; code?: number };
+  let watchdog: Watchdog | null = null;
+  const arm = async (block: Rendered) => {
+    await prepareHardBound();
+    watchdog = await armWatchdog(WATCHDOG_MS, block.stdout, block.stderr);
+  };
   try {
-    r = await runStopHook(args, await readStdin(), process.env, process.cwd());
+    r = await runStopHook(args, await readStdin(), process.env, process.cwd(), arm);
   } catch (e) {
-    r = HOSTS.claude.render(internalFailure((e as Error)?.message ?? String(e)), null);
+    r = HOSTS.claude.render(failed(e), null);
   }
+  // The watchdog printed already: its exit is on its way.
+  if (watchdog !== null && !(watchdog as Watchdog).claim()) await new Promise(() => setInterval(() => {}, 1000));
   if (r.stdout !== "") writeFdSync(1, r.stdout);
   if (r.stderr !== "") writeFdSync(2, r.stderr);
   process.exit(r.code ?? 0);

@@ -8,9 +8,9 @@
 // itself, as git would hash it unfiltered (`blob <size>\0<bytes>`, sha1 or sha256 by the
 // repository's object format), and a file whose id is not HEAD's is changed. A filtered file
 // (LFS, eol conversion) reads as changed: the probe hides more, never less.
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { digestStream } from "../core/util/hash.ts";
 import { gitInert } from "./git.ts";
 
 const CHUNK = 1024 * 1024;
@@ -18,7 +18,10 @@ const OPEN = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.consta
 
 /** git's object id of `bytes` as a blob ("sha1" or "sha256"). */
 export function blobId(bytes: Uint8Array, algo: "sha1" | "sha256" = "sha1"): string {
-  return createHash(algo).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+  const h = digestStream(algo);
+  h.update(`blob ${bytes.length}\0`);
+  h.update(bytes);
+  return h.digest();
 }
 
 /** The blob id of the worktree entry at `file` (a link: its target text), or null when it is not a file or a link. */
@@ -46,7 +49,8 @@ export function worktreeBlobId(file: string, algo: "sha1" | "sha256"): string | 
   try {
     const fst = fs.fstatSync(fd);
     if (!fst.isFile()) return null;
-    const h = createHash(algo).update(`blob ${fst.size}\0`);
+    const h = digestStream(algo);
+    h.update(`blob ${fst.size}\0`);
     const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(1, fst.size)));
     let total = 0;
     for (;;) {
@@ -56,7 +60,7 @@ export function worktreeBlobId(file: string, algo: "sha1" | "sha256"): string | 
       h.update(buf.subarray(0, n));
     }
     // A file that grew or shrank while read has no single id: changed.
-    return total === fst.size ? h.digest("hex") : null;
+    return total === fst.size ? h.digest() : null;
   } catch {
     return null;
   } finally {

@@ -1,7 +1,7 @@
 // The repository's kbz settings, `.kbz/settings.json` (kbz's own file; unlazy has none), read here
 // and only here:
-//   { "sandbox": true, "writable": ["build"], "coordinator": "etcd://…" | {"url", "repository", "ttl"} }
-// Each entry is checked by the module it configures (io/check/settings.ts: sandbox, writable;
+//   { "sandbox": true, "writable": ["build"], "readable": ["/opt/x"], "coordinator": "etcd://…" | {"url", "repository", "ttl"} }
+// Each entry is checked by the module it configures (io/check/settings.ts: sandbox, writable, readable;
 // io/coordination/config.ts: coordinator), with settingsProblem for its errors. A bad file is one
 // `.kbz/settings.json:1: <message>` error, exit 2.
 import * as path from "node:path";
@@ -10,7 +10,7 @@ import { readStable } from "./read.ts";
 
 export const SETTINGS_FILE = path.join(".kbz", "settings.json");
 const MAX_SETTINGS_BYTES = 64 * 1024;
-const KEYS = ["sandbox", "writable", "coordinator"];
+const KEYS = ["sandbox", "writable", "readable", "coordinator"];
 
 /** A problem with `.kbz/settings.json`, as every reader of it reports one. */
 export function settingsProblem(message: string): FileProblemsError {

@@ -10,7 +10,7 @@ import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
 import { snapshotForRequest } from "./snapshot.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../io/run/approval.ts";
-import { readPolicy, writePolicy } from "../io/run/personal.ts";
+import { readPolicyState, writePolicy, type Policy, type PolicyState } from "../io/run/personal.ts";
 import { obsoleteReason } from "../io/run/prune.ts";
 import { changedOracleDiffs } from "./approvalView.ts";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
@@ -114,13 +114,13 @@ export async function pruneApprovals(store: ApprovalStore, root: string, env: En
   return { forgotten, gone, litter };
 }
 
-/** Who may approve here: "person" (the default) or "agent" (unlazy's consent model). */
-export function approvalPolicy(store: ApprovalStore): "person" | "agent" {
-  return readPolicy(store.dir);
+/** Who may approve here: "person" (the default), "signed" or "agent" (unlazy's consent model), and whether policy.json was edited by hand. */
+export function approvalPolicy(store: ApprovalStore): PolicyState {
+  return readPolicyState(store.dir);
 }
 
 /** Set the policy: a person's act under every policy. */
-export function setApprovalPolicy(store: ApprovalStore, wanted: "person" | "agent", env: Env): void {
+export function setApprovalPolicy(store: ApprovalStore, wanted: Policy, env: Env): void {
   const consent = requirePerson("policy", { env, always: true });
   writePolicy(store.dir, wanted, consent.given);
   logConsent(consent, `policy ${wanted}`);

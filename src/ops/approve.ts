@@ -20,6 +20,7 @@ import { noteApproved } from "../io/run/attest.ts";
 import { approvalView, ledgerExtras, type ApprovalView } from "./approvalView.ts";
 import type { Actor } from "../core/person.ts";
 import { logConsent, requirePerson, type Consent } from "../io/run/consent.ts";
+import { identityForAct, signApproval } from "../io/sign/act.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -53,7 +54,15 @@ export function pendingOracles(
 }
 
 /** Record the person's approval of one reviewed oracle. */
-export async function approveOracle(p: PendingOracles, task: CheckTask, how = kbz("approve")): Promise<string> {
+export async function approveOracle(
+  p: PendingOracles,
+  task: CheckTask,
+  how = kbz("approve"),
+  env: Env = process.env,
+): Promise<string> {
+  // With a signing key (required under the signed policy) the signed record goes into the repository (io/sign/act.ts).
+  const id = identityForAct(p.root, p.consent.policy, env);
+  if (id) signApproval(p.root, id, task.file, task.gate, task.oracle, env);
   const record = await p.store.record(task.file, task.gate.id, task.oracle, p.consent.given);
   logConsent(p.consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (${how})`);
   await noteApproved(p.consent.store, p.root, task.file, [task.gate.id]);

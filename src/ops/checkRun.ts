@@ -39,6 +39,7 @@ import { WritebackError, writeBack, type WritebackStatus } from "../io/check/wri
 import { describe, KbzError } from "../core/errors.ts";
 import { requirePerson, logConsent, type Consent } from "../io/run/consent.ts";
 import { attest, noteApproved } from "../io/run/attest.ts";
+import { identityForAct, signApproval } from "../io/sign/act.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { judgedRun, type Judged } from "../io/check/judged.ts";
 import { oracleView, PLACE_FAILED } from "../io/run/view.ts";
@@ -67,6 +68,8 @@ export interface CheckRequest extends TargetRequest {
   via?: "terminal" | "dashboard";
   /** `verify run --env`: names every CHECK of the run receives and its approval binds (plan.ts declaredEnv). */
   passEnv?: readonly string[];
+  /** The snapshot of the target the caller already read (its one read); absent: read it here. */
+  snapshot?: Snapshot;
 }
 
 /** `judged`: not approved, but the latest approval differs only in files kbz kept: the work is judged against it (io/check/judged.ts). */
@@ -137,6 +140,7 @@ export function runSettings(
   const sandbox = {
     all: !!req.sandbox || repo.sandbox,
     writable: repo.writable.map((p) => ({ path: p, origin: repo.file })),
+    readable: repo.readable,
     root,
     env: req.env,
   };
@@ -189,6 +193,7 @@ async function decideApprovals(
   store: ApprovalStore,
   consentFor: (() => Consent) | null,
   only: string | null,
+  req: Pick<CheckRequest, "env">,
   observer?: CheckObserver,
   root = "",
 ): Promise<ApprovalItem[]> {
@@ -204,7 +209,10 @@ async function decideApprovals(
       else {
         // A person's act, asked for when the first oracle needs it: refused before anything runs.
         const approve = consentFor!();
+        // With a signing key (or under the signed policy, where one is required) the person's signature goes into the repository too.
+        const id = identityForAct(root, approve.policy, req.env);
         try {
+          if (id) signApproval(root, id, task.file, task.gate, task.oracle, req.env);
           item = {
             task,
             status: "recorded",
@@ -409,7 +417,7 @@ export async function runChecks(req: CheckRequest): Promise<CheckResult> {
 
 /** Load and validate the target, the run settings and the approval store; list the pending gates and those refused. */
 function planRun(req: CheckRequest): Run {
-  const first = snapshotForRequest(req);
+  const first = req.snapshot ?? snapshotForRequest(req);
   req.observer?.loaded?.(first);
   if (first.problems.length > 0) throw new FileProblemsError(first.problems);
   const invalidDispatch = dispatchProblems(first);
@@ -465,7 +473,7 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
     req.approve || approveOnly !== null
       ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via }))
       : null;
-  return decideApprovals(candidates, run.store, consentFor, approveOnly, req.observer, run.root);
+  return decideApprovals(candidates, run.store, consentFor, approveOnly, req, req.observer, run.root);
 }
 
 /**

@@ -11,11 +11,12 @@ import { baseDir, cwdShown, oracleFor, pendingTasks, type CheckTask, type RunSet
 import { snapshotForRequest } from "./snapshot.ts";
 import { oracleSignature, type RuntimeOracle } from "../core/run/oracle.ts";
 import type { GateView } from "../core/snapshot.ts";
-import { DEFAULT_TIMEOUT_S, runChecks, runSettings, type CheckResult } from "./checkRun.ts";
+import { DEFAULT_TIMEOUT_S, runSettings, type CheckResult } from "./checkRun.ts";
+import { checkGates } from "./check.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
 import type { Env } from "../io/run/shell.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
-import { checkEvents, logEvent } from "../io/coordination/events.ts";
+import { logEvent } from "../io/coordination/events.ts";
 import { killAllChecks } from "../io/run/watchdog.ts";
 import { pruneRemoved } from "../io/check/attested.ts";
 import { approvalView, ledgerExtras, type ApprovalView } from "./approvalView.ts";
@@ -99,9 +100,12 @@ export interface GateRunRequest {
   events?: RunEvents;
 }
 
-/** Run (and with `approve`, first approve) the given gates in process, as `kbz check` would. */
+/**
+ * Run (and with `approve`, first approve) the given gates in process: the one check use case
+ * (ops/check.ts checkGates), so the dashboard's runs log the same lines `kbz check` does.
+ */
 export async function runGates(req: GateRunRequest): Promise<CheckResult> {
-  const result = await runChecks({
+  const { result } = await checkGates({
     root: req.root,
     files: [],
     scope: req.scope,
@@ -118,10 +122,6 @@ export async function runGates(req: GateRunRequest): Promise<CheckResult> {
       output: (t, text) => req.events?.output?.(t.qid, text),
     },
   });
-  // The same log lines as `kbz check` (a failed append only loses the line).
-  const scope = result.snapshot.target.scope;
-  if (scope)
-    for (const e of checkEvents(result.runs)) await logEvent(coordinationFor(result.snapshot.target.root), scope, e);
   return result;
 }
 

@@ -4,10 +4,11 @@ import * as path from "node:path";
 import { parseDispatch } from "../core/dispatch/waves.ts";
 import { idCompare } from "../core/plan/order.ts";
 import { parsePlan, withLeafStates, type Plan } from "../core/plan/table.ts";
-import { adviseNext, type Advice } from "../core/schedule/advise.ts";
+import type { Advice } from "../core/schedule/advise.ts";
 import { readConsistent } from "../io/scope.ts";
 import type { ScopeTextCache } from "../io/read.ts";
-import { CHANGED, factsFrom } from "./facts.ts";
+import { CHANGED, scopeRead } from "./facts.ts";
+import { adviceOn } from "./next.ts";
 import type { LeaseView } from "../core/dispatch/lease-record.ts";
 import type { NextSnapshot, WaveView } from "../core/schedule/snapshot.ts";
 import { isDeliberate, ReadError } from "../core/errors.ts";
@@ -74,8 +75,10 @@ export function loadPlanView(
       let advice: Advice | null = null;
       let problem: string | null = null;
       try {
-        next = factsFrom(scopeInputs, { root, scope, slots, order: "natural" });
-        advice = adviseNext(next, { details: true });
+        // The queue is kbz next's advice on the same read (cascades and sign-first included).
+        const read = scopeRead(scopeInputs, { root, scope, slots, order: "natural" });
+        next = read.facts;
+        advice = adviceOn(read, { details: true }).advice.advice;
         inputs.push(next.fingerprint);
       } catch (e) {
         problem = located(e);

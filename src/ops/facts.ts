@@ -14,6 +14,8 @@ import { readReceiptFile, type ReceiptFile } from "../io/receipts/file.ts";
 import type { Env } from "../io/run/shell.ts";
 import { readTrace } from "../io/trace.ts";
 import { attestationsOf, readAttestations } from "../io/check/attested.ts";
+import type { RootAttestations } from "../io/run/attest.ts";
+import type { TraceData } from "../core/trace.ts";
 
 export interface FactsRequest {
   root: string; // canonical
@@ -54,13 +56,14 @@ function receiptFileOrError(root: string): ReceiptFile | VerificationError {
 }
 
 /** The receipt audit of every ledger of `scope` that holds a receipt: data for the pure builder. */
-function receiptVerdicts(root: string, scope: string, receiptFile: ReceiptFile, env: Env): ReceiptVerdicts {
+function receiptVerdicts(inputs: ScopeInputs, receiptFile: ReceiptFile, env: Env): ReceiptVerdicts {
   const issues = new Map<string, string | null | VerificationError>();
-  const prefix = `.unlazy/${scope}/gates/`;
+  const prefix = `.unlazy/${inputs.scope}/gates/`;
+  const ledgerText = scopeLedgerText(inputs);
   for (const key of Object.keys(receiptFile.receipts)) {
     if (!key.startsWith(prefix)) continue;
     try {
-      issues.set(key, managedEvidenceIssue(root, key, { receiptFile, env }));
+      issues.set(key, managedEvidenceIssue(inputs.root, key, { receiptFile, env, ledgerText }));
     } catch (e) {
       if (!(e instanceof VerificationError)) throw e;
       issues.set(key, e);
@@ -69,19 +72,40 @@ function receiptVerdicts(root: string, scope: string, receiptFile: ReceiptFile, 
   return { issues };
 }
 
-/** The facts of one scope from a reader the caller holds (the dashboard shares it with its plan view). */
-export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
+/**
+ * A receipt key's ledger text through the scope's reader (the audit then opens no ledger the
+ * read already holds, and the consistency pass covers it); undefined for a key outside the scope.
+ */
+export function scopeLedgerText(inputs: ScopeInputs): (key: string) => string | null | undefined {
+  const prefix = `.unlazy/${inputs.scope}/`;
+  return (key) => (key.startsWith(prefix) ? inputs.text(key.slice(prefix.length)) : undefined);
+}
+
+/** What one read of a scope holds beside the facts: the records and attestations they were judged by. */
+export interface ScopeRead {
+  facts: NextSnapshot;
+  inputs: ScopeInputs;
+  trace: TraceData;
+  attestations: RootAttestations | null;
+  /** The receipts file as read, or why it could not be. */
+  receiptFile: ReceiptFile | VerificationError;
+}
+
+/** The facts of one scope and what they were judged by, from a reader the caller holds (the dashboard shares it with its plan view). */
+export function scopeRead(inputs: ScopeInputs, o: FactsRequest): ScopeRead {
   const receiptFile = receiptFileOrError(o.root);
   if (!(receiptFile instanceof VerificationError))
     inputs.alsoCheck(() => JSON.stringify(receiptFileOrError(o.root)) !== JSON.stringify(receiptFile));
   const receipts =
     receiptFile instanceof VerificationError
       ? { error: receiptFile }
-      : receiptVerdicts(o.root, o.scope, receiptFile, o.env ?? process.env);
+      : receiptVerdicts(inputs, receiptFile, o.env ?? process.env);
   const trace = readTrace(o.root, inputs.target().files);
   // Under the person policy a met gate kbz has no attestation for is UNATTESTED (as in status).
-  const attested = attestationsOf(inputs.target(), readAttestations(o.root, o.env ?? process.env));
-  return scheduleFacts(inputs, { slots: o.slots, order: o.order, receipts, trace, attested });
+  const attestations = readAttestations(o.root, o.env ?? process.env);
+  const attested = attestationsOf(inputs.target(), attestations);
+  const facts = scheduleFacts(inputs, { slots: o.slots, order: o.order, receipts, trace, attested });
+  return { facts, inputs, trace, attestations, receiptFile };
 }
 
 /**
@@ -89,9 +113,26 @@ export function factsFrom(inputs: ScopeInputs, o: FactsRequest): NextSnapshot {
  * that changed while read is read again (BUSY_RETRY_MS); still changing, it is `ScopeBusyError`.
  */
 export function readScheduleFacts(o: ReadOptions): NextSnapshot {
+  return readSchedule(o, (r) => r.facts);
+}
+
+/**
+ * The same read, with `then` deciding inside it: what `then` reads through `r.inputs` (a ledger
+ * the facts did not need) is covered by the same consistency pass, and what the facts read is
+ * not read again.
+ */
+export function readSchedule<T>(o: ReadOptions, then: (r: ScopeRead) => T): T {
   for (let attempt = 0; ; attempt++) {
     try {
-      return readScheduleOnce(o);
+      return readConsistent(
+        o.root,
+        o.scope,
+        (inputs) => then(scopeRead(inputs, o)),
+        (what) => {
+          throw new Changed(what);
+        },
+        { beforeConsistencyCheck: o.beforeConsistencyCheck },
+      );
     } catch (e) {
       if (!(e instanceof Changed)) throw e;
       const pause = BUSY_RETRY_MS[attempt];
@@ -99,16 +140,4 @@ export function readScheduleFacts(o: ReadOptions): NextSnapshot {
       pauseSync(pause);
     }
   }
-}
-
-function readScheduleOnce(o: ReadOptions): NextSnapshot {
-  return readConsistent(
-    o.root,
-    o.scope,
-    (inputs) => factsFrom(inputs, o),
-    (what) => {
-      throw new Changed(what);
-    },
-    { beforeConsistencyCheck: o.beforeConsistencyCheck },
-  );
 }

@@ -175,3 +175,8 @@ export function hookPlaces(cwd: string, home: string, env: Env, only: string | u
 export function doctorPlaces(cwd: string, home: string, env: Env, only: HostName | null): Promise<DoctorPlace[]> {
   return doctor(cwd, home, env, [fallbackHookPath()], only);
 }
+
+/** Whether an installed host keeps its agent's commands away from the approval store (kbz doctor). */
+export { hostSandbox } from "../io/run/hostSandbox.ts";
+/** The approval store the environment names. */
+export { approvalDirFor as approvalStoreDir } from "../io/run/approval.ts";

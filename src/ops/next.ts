@@ -4,13 +4,16 @@ import type { IdOrder } from "../core/plan/order.ts";
 import * as path from "node:path";
 import { adviseNext, type Advice, type SignFirst, type SoloItem } from "../core/schedule/advise.ts";
 import { isRunnable } from "../core/ledger/model.ts";
-import { resolveTarget, withSoloLedgers } from "../io/discover.ts";
+import { isLeafLedger } from "../core/plan/leaf-id.ts";
+import { withSoloLedgers } from "../io/discover.ts";
 import { GATE_LABEL } from "../core/ledger/state.ts";
-import { loadSnapshot } from "./snapshot.ts";
+import { loadSnapshot, scopeSnapshot } from "./snapshot.ts";
+import type { Snapshot } from "../core/snapshot.ts";
+import { VerificationError } from "../core/receipts/errors.ts";
 import { cascadesOf } from "./refresh.ts";
 import type { Policy } from "../core/schedule/policy.ts";
 import type { NextSnapshot } from "../core/schedule/snapshot.ts";
-import { readScheduleFacts } from "./facts.ts";
+import { readSchedule, scopeLedgerText, type ScopeRead } from "./facts.ts";
 
 /** `--slots` when not given (next, advance, dash) and the dashboard's Queue: four leaves at once. The one slot default. */
 export const DEFAULT_SLOTS = 4;
@@ -29,39 +32,58 @@ export interface NextRequest {
 const CASCADING = /^(verified-ledger-not-met|verification-changed-)/;
 
 export function nextAdvice(o: NextRequest): { snap: NextSnapshot; advice: Advice } {
-  const snap = readScheduleFacts({
-    root: o.root,
-    scope: o.scope,
-    slots: o.slots ?? DEFAULT_SLOTS,
-    order: o.order ?? "natural",
-  });
+  const req = { root: o.root, scope: o.scope, slots: o.slots ?? DEFAULT_SLOTS, order: o.order ?? "natural" };
+  // One read: the advice, and what it adds (cascades, signatures first, done), are decided inside
+  // it from the same texts.
+  const { advice, status } = readSchedule(req, (read) => adviceOn(read, o));
+  const snap = advice.snap;
+  // The solo ledgers are judged with the scope (status, the Stop hook): their gates that are not
+  // met are review items here too, named by ledger (a leaf's work can make a solo gate STALE).
+  const solo = soloNotMet(o.root);
+  if (solo.length > 0) advice.advice.solo = solo;
+  // Verified and released: every gate of the scope met (the root's one check ran) and no lease
+  // of the scope left. The work is done, and next says so instead of advising the check again.
+  if (
+    advice.advice.action === "verify-root" &&
+    !advice.advice.signFirst &&
+    status !== null &&
+    scopeVerified(status) &&
+    !snap.leases.some((l) => l.scope === o.scope)
+  )
+    advice.advice.action = solo.length > 0 ? "review" : "done";
+  return advice;
+}
+
+/**
+ * The advice on one read of a scope, with what it adds from the same read (a cascade's cause,
+ * the signatures the root needs first): what `kbz next` says and the dashboard's queue shows.
+ * The status view is built only when the advice needs one.
+ */
+export function adviceOn(
+  read: ScopeRead,
+  o: { details?: boolean; policy?: Policy; rootFlag?: string },
+): { advice: { snap: NextSnapshot; advice: Advice }; status: Snapshot | null } {
+  const snap = read.facts;
   const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
+  const cascading = advice.attention.some((a) => CASCADING.test(a.reason));
+  if (!cascading && advice.action !== "verify-root") return { advice: { snap, advice }, status: null };
+  const status = scopeSnapshot(read.inputs, read.trace, read.attestations);
   // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
-  if (advice.attention.some((a) => CASCADING.test(a.reason))) {
-    const cascades = cascadesOf(o.root, o.scope, process.env, o.rootFlag);
+  if (cascading && !(read.receiptFile instanceof VerificationError)) {
+    const from = { receiptFile: read.receiptFile, ledgerText: scopeLedgerText(read.inputs) };
+    const cascades = cascadesOf(status, from, process.env, o.rootFlag);
     if (cascades.length > 0) advice.cascades = cascades;
   }
-  // The solo ledgers are judged with the scope (status, the Stop hook): their gates that are not
-  // met are review items here too, named by ledger (issue 43: a leaf's work made a solo gate STALE
-  // and only status and the hook said so).
-  const solo = soloNotMet(o.root);
-  if (solo.length > 0) advice.solo = solo;
   if (advice.action === "verify-root") {
-    const sign = unsignedIntegration(o.root, o.scope);
+    const sign = unsignedIntegration(status);
     if (sign.length > 0) advice.signFirst = sign;
-    // Verified and released: every gate of the scope met (the root's one check ran) and no lease
-    // of the scope left. The work is done, and next says so (issue 43: it kept advising
-    // `check --reverify, then scope release` after both had run).
-    else if (scopeVerified(o.root, o.scope) && !snap.leases.some((l) => l.scope === o.scope))
-      advice.action = solo.length > 0 ? "review" : "done";
   }
-  return { snap, advice };
+  return { advice: { snap, advice }, status };
 }
 
 /** The scope's root ledger has gates, and every gate of its ledgers (root, nodes, leaves) is met. */
-function scopeVerified(root: string, scope: string): boolean {
-  const snap = loadSnapshot(resolveTarget({ root, scope }));
-  const rootLedger = path.join(root, ".unlazy", scope, "GATES.md");
+function scopeVerified(snap: Snapshot): boolean {
+  const rootLedger = path.join(snap.target.root, ".unlazy", snap.target.scope!, "GATES.md");
   return (
     snap.problems.length === 0 &&
     snap.gates.some((g) => path.resolve(g.file) === rootLedger) &&
@@ -87,13 +109,12 @@ export function soloNotMet(root: string): SoloItem[] {
 /**
  * The manual gates of the scope's root and node ledgers that are not met: `kbz check --reverify`
  * cannot meet them, and the root's S_STRUCTURE fails while one is open (unfinished-integration),
- * so a person signs them before the one call that verifies the root (issue 30).
+ * so a person signs them before the one call that verifies the root.
  */
-export function unsignedIntegration(root: string, scope: string): SignFirst[] {
-  const snap = loadSnapshot(resolveTarget({ root, scope }));
-  const leaf = /(^|\/)leaf-[^/]*\.md$/;
+export function unsignedIntegration(snap: Snapshot): SignFirst[] {
+  const root = snap.target.root;
   return snap.gates
-    .filter((g) => !leaf.test(g.file) && !isRunnable(g.gate) && g.state !== "met" && g.state !== "abandoned")
+    .filter((g) => !isLeafLedger(g.file) && !isRunnable(g.gate) && g.state !== "met" && g.state !== "abandoned")
     .map((g) => ({
       ledger: path.relative(root, path.resolve(root, g.file)).split(path.sep).join("/"),
       gate: g.gate.id,

@@ -4,14 +4,13 @@
 import * as path from "node:path";
 import { gateState } from "../core/ledger/state.ts";
 import { accessWith, leafLedger, promotable, withRow, withStates, type NewRow } from "../core/plan/edit.ts";
-import { ScheduleInputError } from "../core/plan/errors.ts";
 import { withLeafStates, type Plan, type RowState } from "../core/plan/table.ts";
 import { transitionProblem } from "../core/plan/transition.ts";
 import { commitScopeEdit, readScopeTexts, scopeDir } from "../io/plan/write.ts";
 import { loadLedgerFile } from "../io/read.ts";
 import { coordination, coordinationFor } from "../io/coordination/active.ts";
 import { logEvent } from "../io/coordination/events.ts";
-import { infra, RefusedError } from "./refused.ts";
+import { infra, RefusedError, refusingPlanInput } from "./refused.ts";
 
 export interface AccessDecl {
   reads: string[];
@@ -75,13 +74,7 @@ export async function setLeafState(
     const promoted = from !== to && to === "VERIFIED" ? promotable(plan, new Set([id])) : [];
     return { from, promoted };
   };
-  let cur;
-  try {
-    cur = readScopeTexts(root, scope);
-  } catch (e) {
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
-  }
+  const cur = refusingPlanInput(() => readScopeTexts(root, scope));
   const first = decide(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
   const warnings: string[] = [];
   if (first.from === to) return { ...first, warnings };
@@ -124,13 +117,7 @@ export async function setLeafStates(
       if (problem) throw new RefusedError(problem);
     }
   };
-  let cur;
-  try {
-    cur = readScopeTexts(root, scope);
-  } catch (e) {
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
-  }
+  const cur = refusingPlanInput(() => readScopeTexts(root, scope));
   check(withLeafStates(cur.plan, coordination(root).leafStates(scope)));
   const warnings: string[] = [];
   const coord = coordinationFor(root);
@@ -158,25 +145,15 @@ async function write<T extends object>(
   warnings: string[],
   edit: Parameters<typeof commitScopeEdit<T & { plan?: string }>>[2],
 ): Promise<T> {
-  try {
-    const done = await infra(() => commitScopeEdit(root, scope, edit));
-    const log = (done as { log?: string }).log;
-    if (log) {
-      const warning = await logEvent(coordinationFor(root), scope, log);
-      if (warning) warnings.push(warning);
-    }
-    return done;
-  } catch (e) {
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
+  const done = await refusingPlanInput(() => infra(() => commitScopeEdit(root, scope, edit)));
+  const log = (done as { log?: string }).log;
+  if (log) {
+    const warning = await logEvent(coordinationFor(root), scope, log);
+    if (warning) warnings.push(warning);
   }
+  return done;
 }
 
 export function planLeafIds(root: string, scope: string): string[] {
-  try {
-    return readScopeTexts(root, scope).plan.rows.map((r) => r.id);
-  } catch (e) {
-    if (e instanceof ScheduleInputError) throw new RefusedError(e.located());
-    throw e;
-  }
+  return refusingPlanInput(() => readScopeTexts(root, scope)).plan.rows.map((r) => r.id);
 }

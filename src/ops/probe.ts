@@ -128,7 +128,7 @@ export interface ProbeRequest extends Omit<CheckRequest, "reverify" | "jobs" | "
 
 export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
   const consent = req.approve ? requirePerson("approve", { env: req.env }) : null;
-  const snap = snapshotForRequest(req);
+  const snap = req.snapshot ?? snapshotForRequest(req);
   if (snap.problems.length > 0) throw new FileProblemsError(snap.problems);
   const root = snap.target.root;
   const settings: RunSettings = runSettings({ ...req, sandbox: true }, root);
@@ -173,7 +173,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
       .map((w) => ({ path: w, origin: v.file }))
       .concat(settings.sandbox.writable);
     const profile = {
-      ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env),
+      ...sandboxProfile(bwrap, root, writable, req.env.HOME || "/root", req.env, settings.sandbox.readable ?? []),
       hidden,
       view: "overlay" as const,
     };
@@ -246,7 +246,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
   // The probes that wait for a person: `kbz approve` lists them (io/run/probeRequests.ts).
   if (requested.length > 0) requestProbes(storeDir, root, requested);
   for (const [file, recs] of records) await recordProbes(root, file, recs);
-  if (readPolicy(storeDir) === "person") await keepVerdicts(storeDir, root, store, items, records);
+  if (readPolicy(storeDir) !== "agent") await keepVerdicts(storeDir, root, store, items, records);
   const exit = items.some((i) => i.verdict === "damaged") ? 2 : items.every((i) => i.verdict === "observes") ? 0 : 1;
   return { snapshot: snap, items, exit };
 }

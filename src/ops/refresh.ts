@@ -5,6 +5,7 @@
 // accepted under (which re-runs its ledger), the other stale gates through `kbz check`.
 import * as path from "node:path";
 import { kbz } from "../core/text/command.ts";
+import { leafOfLedger } from "../core/plan/leaf-id.ts";
 import type { Cascade } from "../core/schedule/advise.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { resolveTarget } from "../io/discover.ts";
@@ -33,9 +34,7 @@ interface StaleReceipt {
 
 const rel = (root: string, file: string) => path.relative(root, path.resolve(root, file)).split(path.sep).join("/");
 
-function leafOf(ledger: string): string | null {
-  return /(?:^|\/)gates\/leaf-(.+)\.md$/.exec(ledger)?.[1] ?? null;
-}
+const leafOf = leafOfLedger;
 
 /** "STALE (input changed: src/parse.js)", "STALE (oracle changed: a, b; …)": the first file named. */
 function causeOf(reason: string | undefined): string | null {
@@ -55,26 +54,37 @@ function staleGates(root: string, snap: Snapshot): StaleGate[] {
   return out;
 }
 
+/** Where the receipts are read from: the receipts file as read, and the ledgers' texts when the verb holds them. */
+export interface ReceiptsRead {
+  receiptFile: ReceiptFile;
+  ledgerText?: (key: string) => string | null | undefined;
+}
+
 /** Accepted receipts of the scope that are no longer current, each with the input that moved. */
-function staleReceipts(root: string, scope: string, receiptFile: ReceiptFile, env: Env): StaleReceipt[] {
+function staleReceipts(root: string, scope: string, from: ReceiptsRead, env: Env): StaleReceipt[] {
+  const { receiptFile, ledgerText } = from;
   const out: StaleReceipt[] = [];
   const prefix = `.unlazy/${scope}/`;
   for (const key of Object.keys(receiptFile.receipts).sort()) {
     if (!key.startsWith(prefix) || receiptOf(receiptFile, key)?.status !== "accepted") continue;
-    const r = inspectReceipt(root, key, { receiptFile, env });
+    const r = inspectReceipt(root, key, { receiptFile, env, ledgerText });
     if (r.current) continue;
-    const changes = explainReceipt(root, key, { env }).changes;
+    const changes = explainReceipt(root, key, { env, receiptFile, ledgerText }).changes;
     const moved = changes.find((c) => c.path !== undefined && c.kind.startsWith("input"));
     out.push({ ledger: key, leaf: leafOf(key), cause: moved?.path ?? changes[0]?.text ?? r.reason });
   }
   return out;
 }
 
-/** What is stale in `scope`, grouped by the file that changed (kbz next's CASCADE lines). */
-export function cascadesOf(root: string, scope: string, env: Env = process.env, rootFlag?: string): Cascade[] {
-  const snap = loadSnapshot(resolveTarget({ root, scope }));
+/**
+ * What is stale in the scope `snap` holds, grouped by the file that changed (kbz next's CASCADE
+ * lines): from the snapshot and receipts the verb read, nothing read again.
+ */
+export function cascadesOf(snap: Snapshot, from: ReceiptsRead, env: Env = process.env, rootFlag?: string): Cascade[] {
+  const root = snap.target.root;
+  const scope = snap.target.scope!;
   const gates = staleGates(root, snap);
-  const receipts = staleReceipts(root, scope, readReceiptFile(root), env);
+  const receipts = staleReceipts(root, scope, from, env);
   const byCause = new Map<string, { gates: number; receipts: number; leaves: Set<string> }>();
   const entry = (cause: string) => {
     let e = byCause.get(cause);
@@ -124,12 +134,14 @@ export async function refreshStale(req: RefreshRequest): Promise<RefreshResult> 
   const snap = loadSnapshot(resolveTarget({ root, scope }));
   const gates = staleGates(root, snap);
   const receiptFile = readReceiptFile(root);
-  const receipts = staleReceipts(root, scope, receiptFile, req.env);
+  const receipts = staleReceipts(root, scope, { receiptFile }, req.env);
   const viaReceipt = new Set(receipts.map((r) => r.ledger));
   const direct = gates.filter((g) => !viaReceipt.has(g.ledger));
   let check: CheckResult | null = null;
   if (direct.length > 0)
-    check = (await checkGates({ ...req, scope, files: [], reverify: false, only: direct.map((g) => g.qid) })).result;
+    check = (
+      await checkGates({ ...req, scope, files: [], reverify: false, only: direct.map((g) => g.qid), snapshot: snap })
+    ).result;
   const results: LedgerResult[] = [];
   if (receipts.length > 0) {
     // Each receipt keeps its own policy; verify run re-runs its whole ledger from the root.

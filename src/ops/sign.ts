@@ -9,6 +9,7 @@ import { UsageError } from "../core/errors.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { isInside } from "../core/workspace/inside.ts";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
+import { identityForAct, signSignoff } from "../io/sign/act.ts";
 import { digestInputs, recordInputs } from "../io/inputs/records.ts";
 import { attest } from "../io/run/attest.ts";
 import { gateCwd, scopeLedgerRoot } from "../io/check/plan.ts";
@@ -81,6 +82,8 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
   const env = req.env ?? process.env;
   const consent = requirePerson("sign", { env, via: req.via });
   const evidence = signEvidence(req.evidence);
+  // With a signing key (required under the signed policy) the sign-off is signed into the repository too (io/sign/act.ts).
+  const id = identityForAct(req.root, consent.policy, env);
   const snap = snapshotForRequest({
     root: req.root,
     scope: req.files?.length ? null : req.scope,
@@ -138,6 +141,7 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
       ? { definition: digest as unknown as string, evidence, cwd, inputs: view.gate.inputs!, files: result.inputs }
       : null;
   if (record) await recordInputs(root, view.file, { [view.gate.id]: record });
+  if (id) signSignoff(root, id, view.file, view.gate, evidence, result.inputs, env);
   await attest(consent.store, root, view.file, [
     { gate: view.gate.id, kind: "sign", evidence, inputs: record, oracle: null },
   ]);

@@ -18,6 +18,14 @@ import { readTrace } from "../io/trace.ts";
 import { coordination } from "../io/coordination/active.ts";
 import { attestationsOf, hasAttestedLedgers, markRemoved, readAttestations } from "../io/check/attested.ts";
 import { loadLedgerFile } from "../io/read.ts";
+import { markUnsigned } from "../io/sign/status.ts";
+import type { ScopeInputs } from "../core/workspace/inputs.ts";
+import type { TraceData } from "../core/trace.ts";
+import type { RootAttestations } from "../io/run/attest.ts";
+import { ledgerEntry } from "../core/snapshot.ts";
+import { emptyDispatch, parseDispatch, waveLine, type DispatchState } from "../core/dispatch/waves.ts";
+import { ReadError } from "../core/errors.ts";
+import * as path from "node:path";
 
 /** The status snapshot. `load` lets a long-lived reader (the dashboard) reuse entries of files that did not change. */
 export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadLedgerFile): Snapshot {
@@ -36,6 +44,48 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
   const atts = readAttestations(target.root);
   const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
   markRemoved(snap, atts);
+  markUnsigned(snap);
+  return snap;
+}
+
+/**
+ * The status snapshot of one scope from the read a verb already holds (`kbz next`'s facts read):
+ * every ledger's text, dispatch.json and the records come from that read, so nothing is opened
+ * twice and the read's consistency pass covers what this adds.
+ */
+export function scopeSnapshot(inputs: ScopeInputs, trace: TraceData, atts: RootAttestations | null): Snapshot {
+  const target = inputs.target();
+  const scopeDir = path.join(target.root, ".unlazy", inputs.scope);
+  const ledgers = target.files.map((f) => {
+    const rel = path.relative(scopeDir, f).split(path.sep).join("/");
+    let text: string | null;
+    try {
+      text = inputs.text(rel);
+    } catch (e) {
+      if (e instanceof ReadError) return ledgerEntry(f, target.root, { line: e.line ?? 1, message: e.message });
+      throw e;
+    }
+    if (text === null) return ledgerEntry(f, target.root, { line: 1, message: "no such gate file" });
+    const parse = inputs.ledger ? (t: string, stem: string) => inputs.ledger!(rel, t, stem) : undefined;
+    return ledgerEntry(f, target.root, { text }, parse);
+  });
+  const dispatch =
+    target.discoveryErrors.length > 0
+      ? null
+      : aggregateOf(target.root, inputs.scope, () => {
+          const text = inputs.dispatchText();
+          if (text === null) return null;
+          try {
+            return parseDispatch(text);
+          } catch (e) {
+            if (e instanceof DispatchStateError)
+              throw new DispatchStateError(e.message, e.wave, waveLine(text, e.wave));
+            throw e;
+          }
+        });
+  const snap = buildSnapshot(target, ledgers, dispatch, trace, attestationsOf(target, atts));
+  markRemoved(snap, atts);
+  markUnsigned(snap);
   return snap;
 }
 
@@ -81,15 +131,19 @@ export function snapshotForRequest(req: TargetRequest): Snapshot {
  */
 export function dispatchStatus(root: string, scope: string | null): DispatchAggregate {
   if (!scope) return { resolved: [], blocking: [], abandoned: [], error: null };
-  const view = coordination(root);
+  return aggregateOf(root, scope, () => coordination(root).dispatch(scope).state);
+}
+
+/** The aggregate of a scope's dispatch state as `state` reads it (null: no dispatch.json), with the leases lost. */
+function aggregateOf(root: string, scope: string, state: () => DispatchState | null): DispatchAggregate {
   let agg: DispatchAggregate;
   try {
-    agg = aggregateDispatch(view.dispatch(scope).state);
+    agg = aggregateDispatch(state() ?? emptyDispatch());
   } catch (e) {
     if (e instanceof DispatchStateError) return invalidAggregate(`invalid dispatch state: ${e.message}`, e.line);
     throw e;
   }
-  for (const l of view.lost(scope)) {
+  for (const l of coordination(root).lost(scope)) {
     agg.resolved.push(`lease:${l.leaf}=lost`);
     agg.blocking.push(
       `lease:${l.leaf} lost (${escapeField(l.reason, 200)}); run ${kbz("scope claim", { scope, leaf: l.leaf })} before editing ${escapeField(l.globs.join(", "), 200)}`,

@@ -17,6 +17,8 @@ import { asRoot, otherUser, type Runner } from "../helpers/asUser.ts";
 setDefaultTimeout(180_000);
 
 const ready = needs("bwrap") && needs("strace");
+// strace as found on PATH (the other user runs it by this absolute name).
+const STRACE = Bun.which("strace") ?? "strace";
 const user = otherUser();
 afterAll(() => {
   if (typeof user !== "string") user.drop();
@@ -92,22 +94,7 @@ function probeWithPlantedHelpers(r: Runner) {
   expect(r.run([BIN, "check", "--approve"], { cwd: dir, env }).code).toBe(0);
   const log = path.join(outside, "trace");
   const probe = r.run(
-    [
-      "/usr/bin/strace",
-      "-f",
-      "-qq",
-      "-v",
-      "-s",
-      "1024",
-      "-e",
-      "trace=execve",
-      "-o",
-      log,
-      BIN,
-      "check",
-      "--probe",
-      "--approve",
-    ],
+    [STRACE, "-f", "-qq", "-v", "-s", "1024", "-e", "trace=execve", "-o", log, BIN, "check", "--probe", "--approve"],
     { cwd: dir, env },
   );
   const calls = execs(fs.readFileSync(log, "utf8"));

@@ -96,3 +96,54 @@ describe("issue 42 item 7: names given to verify run --env reach the CHECK and a
     expect(other.stdout + other.stderr).not.toMatch(/RUN\s+G1/);
   });
 });
+
+describe("issue 42 item 6: a receipt depends on at least what its gates depend on", () => {
+  const gates =
+    "- [ ] G1: the stats are right\n  CHECK: grep -q good fixtures/case.txt && sh check.sh\n  EXPECT: ok\n  INPUTS: fixtures/case.txt\n  EVIDENCE: pending\n";
+  const setup = () => {
+    const dir = tempDir();
+    writeTree(dir, {
+      "GATES.md": `# Gates: stats\n\n${gates}`,
+      "src/stats.js": "exports.mean = 1;\n",
+      "src/parse.js": "exports.parse = 1;\n",
+      "fixtures/case.txt": "good\n",
+      "check.sh": "echo ok\n",
+    });
+    const env = agentEnv();
+    const run = (args: string[]) => kbz(args, { cwd: dir, env });
+    const accepted = run([
+      "verify",
+      "run",
+      "--inputs",
+      "src/stats.js,src/parse.js",
+      "--closed",
+      "--approve",
+      "GATES.md",
+    ]);
+    expect(accepted.stdout).toContain("ACCEPTED");
+    expect(run(["verify", "audit", "GATES.md"]).code).toBe(0);
+    return { dir, run };
+  };
+
+  test("item 6: a fixture the gate lists in INPUTS changes so the gate fails: status says STALE and so does the receipt; verify explain names the file", () => {
+    const { dir, run } = setup();
+    fs.writeFileSync(path.join(dir, "fixtures/case.txt"), "bad\n");
+    expect(run(["status"]).stdout).toContain("STALE");
+    const audit = run(["verify", "audit", "GATES.md"]);
+    expect(audit.stdout).toContain("STALE_EVIDENCE");
+    expect(audit.code).toBe(1);
+    const explain = run(["verify", "explain", "GATES.md"]);
+    expect(explain.stdout).toContain("fixtures/case.txt");
+    // The next run is not a reuse: it checks again (and the broken gate fails).
+    const again = run(["verify", "run", "--inputs", "src/stats.js,src/parse.js", "--closed", "GATES.md"]);
+    expect(again.stdout + again.stderr).not.toContain("CURRENT_EVIDENCE");
+    expect(again.code).toBe(1);
+  });
+
+  test("item 6: a file of the gate's oracle (the script its CHECK runs) changes: the receipt is stale and verify explain names it", () => {
+    const { dir, run } = setup();
+    fs.writeFileSync(path.join(dir, "check.sh"), "echo ok # edited\n");
+    expect(run(["verify", "audit", "GATES.md"]).code).toBe(1);
+    expect(run(["verify", "explain", "GATES.md"]).stdout).toContain("check.sh");
+  });
+});

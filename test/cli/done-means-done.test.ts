@@ -190,7 +190,8 @@ describe("class 3: the agent approves and signs for the person", () => {
       keepMarkers: true,
     });
     expect(r.code).toBe(1);
-    expect(r.output).toContain("kbz runs under an agent here (CLAUDECODE is set)");
+    expect(r.output).toContain("kbz runs under an agent here (Claude Code)");
+    expect(r.output).not.toContain("CLAUDECODE");
     for (const marker of [
       "GEMINI_CLI",
       "CODEX_SANDBOX",

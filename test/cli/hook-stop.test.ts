@@ -4,7 +4,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { sessionKey } from "../../src/io/hook/guard.ts";
+import { guardDir, MAX_SESSIONS, sessionKey } from "../../src/io/hook/guard.ts";
 import { hashTree, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { findRoot } from "../../src/io/root.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -15,6 +15,7 @@ import {
   ledger,
   messageOf,
   readState,
+  storeState,
   reasonOf,
   stopHookIn,
   stopHookAsync,
@@ -160,17 +161,17 @@ describe("hook stop: which pipeline it judges (unlazy §8.1 20-21, 25-26, 30)", 
     expect(hashTree(dir)).toBe(before);
   });
 
-  test("an invalid --scope in the installed command allows with a note", async () => {
+  test("an invalid --scope in the installed command blocks naming it (issue 40: never an allow)", async () => {
     for (const args of [["--scope", "../bad"], ["--scope"], ["--scope=a/b"]]) {
-      expect(messageOf(await stop(twoScopes(), "s", args))).toBe(
-        "kbz: installed hook has an invalid --scope value; not blocking.",
+      expect(reasonOf(await stop(twoScopes(), "s", args))).toStartWith(
+        "kbz could not judge this stop: the installed hook has an invalid --scope value",
       );
     }
   });
 
-  test("a pinned scope that does not exist allows with the resolution error", async () => {
-    expect(messageOf(await stop(twoScopes(), "s", ["--scope", "gone"]))).toBe(
-      'kbz: no such scope "gone" under .unlazy/ (have: api, web); not blocking.',
+  test("a pinned scope that does not exist blocks with the resolution error (issue 40 item 4)", async () => {
+    expect(reasonOf(await stop(twoScopes(), "s", ["--scope", "gone"]))).toStartWith(
+      'kbz could not judge this stop: no such scope "gone" under .unlazy/ (have: api, web).',
     );
   });
 
@@ -200,15 +201,14 @@ describe("hook stop: never executes, never leaks (unlazy §8.1 22-24)", () => {
     expect(first).not.toMatch(/[0-9a-f]{24}/);
     fs.writeFileSync(file, original.replace(`CHECK: ${check}`, `CHECK: ${check} # edited twice`));
     reasonOf(await stop(dir));
-    const stateFile = path.join(dir, ".unlazy/api/hook-state.json");
-    expect(readState(stateFile).sessions[sessionKey("s1", "api")]!.blocks).toBe(2);
+    expect(storeState(dir).sessions[sessionKey("s1", "api")]!.blocks).toBe(2);
     const repaired = original.replace(
       `EVIDENCE: ${currentEvidence(check, "MARKER_OK")}`,
       `EVIDENCE: ${currentEvidence(`${check} # edited twice`, "MARKER_OK")}`,
     );
     fs.writeFileSync(file, repaired.replace(`CHECK: ${check}`, `CHECK: ${check} # edited twice`));
     expect(decision(await stop(dir))).toBeNull();
-    expect(fs.existsSync(stateFile)).toBe(false);
+    expect(storeState(dir).sessions[sessionKey("s1", "api")]).toBeUndefined();
     expect(executedMarkers(dir)).toEqual([]);
   });
 
@@ -262,7 +262,7 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
     expect(messageOf(await stop(dir, "s", ["--scope", "api"]))).toBe(
       "kbz: releasing after 6 blocks without gate progress [scope api]; 1 item(s) remain (leaf-7:G3).",
     );
-    expect(readState(path.join(dir, ".unlazy/api/hook-state.json")).sessions[sessionKey("s", "api")]!.blocks).toBe(7);
+    expect(storeState(dir).sessions[sessionKey("s", "api")]!.blocks).toBe(7);
     expect(reasonOf(await stop(dir, "s", ["--scope", "web"]))).toContain("leaf-2:W1");
   });
 
@@ -284,12 +284,13 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
       ]),
     );
     for (let i = 1; i <= 4; i++) expect(reasonOf(await stop(dir))).toContain("GATES:G2");
-    expect(readState(path.join(dir, ".unlazy-hook-state.json")).sessions[sessionKey("s1", null)]!.blocks).toBe(4);
+    expect(storeState(dir).sessions[sessionKey("s1", null)]!.blocks).toBe(4);
   });
 
   test("malformed sibling session entries are dropped; the valid session blocks and counts", async () => {
     const dir = solo();
-    const file = path.join(dir, ".unlazy-hook-state.json");
+    const file = path.join(guardDir(process.env.UNLAZY_APPROVAL_DIR!, fs.realpathSync(dir)), "state.json");
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const good = sessionKey("s1", null);
     fs.writeFileSync(
       file,
@@ -303,6 +304,7 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
           ["f".repeat(24)]: { hash: "0".repeat(24), blocks: 3, updatedAt: "2026-01-01T00:00:00Z" },
         },
       }),
+      { mode: 0o600 },
     );
     const r = await stop(dir);
     expect(reasonOf(r)).not.toContain("could not update");
@@ -318,7 +320,6 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
   test("three rounds of 16 concurrent stops for one session count exactly 16 blocks each, with no fail-open", async () => {
     const CONCURRENT = 16;
     const dir = solo();
-    const file = path.join(dir, ".unlazy-hook-state.json");
     for (const round of ["r1", "r2", "r3"]) {
       // Each payload is a file on stdin: the hook's bound on an unfinished payload (3 s) measures
       // the writer, and 64 starts on a loaded 2-core machine must not be mistaken for one.
@@ -341,21 +342,20 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
         }))
         .filter((r) => r.code !== 0 || r.stdinError || r.stderr !== "" || r.lines !== 1 || r.failOpen);
       expect({ round, odd }).toEqual({ round, odd: [] });
-      expect({ round, blocks: readState(file).sessions[sessionKey(round, null)]!.blocks }).toEqual({
+      expect({ round, blocks: storeState(dir).sessions[sessionKey(round, null)]!.blocks }).toEqual({
         round,
         blocks: CONCURRENT,
       });
     }
   }, 120_000);
 
-  test("sessions count separately; meeting the gates clears one session's entry; no ledgers deletes the state file", async () => {
+  test("sessions count separately; meeting the gates clears one session's entry, and no ledgers the other's", async () => {
     const dir = solo();
-    const file = path.join(dir, ".unlazy-hook-state.json");
     for (let i = 0; i < 3; i++) {
       reasonOf(await stop(dir, "alpha"));
       reasonOf(await stop(dir, "beta"));
     }
-    const s = readState(file).sessions;
+    const s = storeState(dir).sessions;
     expect(s[sessionKey("alpha", null)]!.blocks).toBe(3);
     expect(s[sessionKey("beta", null)]!.blocks).toBe(3);
     fs.writeFileSync(
@@ -366,30 +366,31 @@ describe("hook stop: the progress guard (unlazy §8.1 27-29, §8.3 22, §8.4 8-9
       ]),
     );
     expect(decision(await stop(dir, "alpha"))).toBeNull();
-    expect(Object.keys(readState(file).sessions)).toEqual([sessionKey("beta", null)]);
+    expect(Object.keys(storeState(dir).sessions)).toEqual([sessionKey("beta", null)]);
     fs.rmSync(path.join(dir, "GATES.md"));
     expect(decision(await stop(dir, "beta"))).toBeNull();
-    expect(fs.existsSync(file)).toBe(false);
+    expect(Object.keys(storeState(dir).sessions)).toEqual([]);
   });
 
-  test("the state keeps at most the 64 most recently updated sessions", async () => {
+  test(`the state keeps at most the ${MAX_SESSIONS} most recently updated sessions`, async () => {
     const dir = solo();
-    const file = path.join(dir, ".unlazy-hook-state.json");
+    const file = path.join(guardDir(process.env.UNLAZY_APPROVAL_DIR!, fs.realpathSync(dir)), "state.json");
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const sessions: Record<string, unknown> = {};
-    for (let i = 0; i < 70; i++) {
+    for (let i = 0; i < MAX_SESSIONS + 6; i++) {
       sessions[i.toString(16).padStart(24, "0")] = {
         hash: "1".repeat(24),
         blocks: 1,
         updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
       };
     }
-    fs.writeFileSync(file, JSON.stringify({ schema: 1, sessions }));
+    fs.writeFileSync(file, JSON.stringify({ schema: 1, sessions }), { mode: 0o600 });
     reasonOf(await stop(dir, "newest"));
     const keys = Object.keys(readState(file).sessions);
-    expect(keys).toHaveLength(64);
+    expect(keys).toHaveLength(MAX_SESSIONS);
     expect(keys).toContain(sessionKey("newest", null));
     expect(keys).not.toContain("0".repeat(24)); // the oldest were dropped
-    expect(keys).toContain((69).toString(16).padStart(24, "0"));
+    expect(keys).toContain((MAX_SESSIONS + 5).toString(16).padStart(24, "0"));
   });
 });
 
@@ -398,7 +399,7 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     const dir = solo();
     reasonOf(await stop(dir, "s1"));
     reasonOf(await stop(dir, "s1", [], { stop_hook_active: true }));
-    expect(readState(path.join(dir, ".unlazy-hook-state.json")).sessions[sessionKey("s1", null)]!.blocks).toBe(2);
+    expect(storeState(dir).sessions[sessionKey("s1", null)]!.blocks).toBe(2);
   });
 
   test("SubagentStop is decided like Stop and shares the parent session's counter", async () => {
@@ -415,7 +416,7 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     const dir = solo();
     reasonOf(await stopHookIn({ cwd: dir, sessionId: "camel" }));
     reasonOf(await stopHookIn({ cwd: dir }));
-    const s = readState(path.join(dir, ".unlazy-hook-state.json")).sessions;
+    const s = storeState(dir).sessions;
     expect(s[sessionKey("camel", null)]!.blocks).toBe(1);
     expect(s[sessionKey("anonymous", null)]!.blocks).toBe(1);
   });
@@ -430,7 +431,7 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     fs.mkdirSync(path.join(dir, ".git"));
     fs.mkdirSync(path.join(dir, "src/deep"), { recursive: true });
     expect(reasonOf(await stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
-    expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(true);
+    expect(Object.keys(storeState(dir).sessions)).toHaveLength(1);
     // A source folder that happens to be called gates/ holds no ledgers and is not a root.
     writeTree(dir, { "src/deep/gates/index.ts": "export {};\n" });
     expect(reasonOf(await stop(path.join(dir, "src/deep")))).toContain("GATES:G1");
@@ -455,10 +456,10 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     expect(decision(await stop(path.join(repo, "src")))).toBeNull();
   });
 
-  test("a cwd that does not exist allows with a note", async () => {
+  test("a cwd that does not exist blocks naming it (issue 40: a stop kbz cannot judge blocks)", async () => {
     const dir = tempDir();
-    expect(messageOf(await stop(path.join(dir, "nope")))).toBe(
-      `kbz: cwd is not an existing directory: ${path.join(dir, "nope")}; not blocking.`,
+    expect(reasonOf(await stop(path.join(dir, "nope")))).toStartWith(
+      `kbz could not judge this stop: the stop's folder is not an existing directory: ${path.join(dir, "nope")}.`,
     );
   });
 
@@ -502,7 +503,7 @@ describe("hook stop: Claude Code payload variants (ecosystem §1)", () => {
     );
     const allow = await stopHookIn(payload(true));
     expect(allow).toMatchObject({ code: 0, stdout: "" });
-    expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(false);
+    expect(Object.keys(storeState(dir).sessions)).toEqual([]);
   });
 });
 
@@ -531,13 +532,13 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
     expect(reasonOf(await stop(dir))).toContain("leaf:PARSE unreadable: invalid UTF-8 at byte 2");
   });
 
-  test("a pinned absent scope allows with no such scope", async () => {
+  test("a pinned absent scope blocks with no such scope", async () => {
     const dir = tempDir();
     writeTree(dir, { "GATES.md": ledger("x", [{ id: "G1", state: "unmet" }]) });
-    expect(messageOf(await stop(dir, "s", ["--scope", "api"]))).toContain('no such scope "api"');
+    expect(reasonOf(await stop(dir, "s", ["--scope", "api"]))).toContain('no such scope "api"');
   });
 
-  test("a pinned scope that is a symlink to an outside directory blocks with the discovery error, uses root-level state and never reads the outside", async () => {
+  test("a pinned scope that is a symlink to an outside directory blocks with the discovery error and never reads the outside", async () => {
     const dir = tempDir();
     const outside = victimDir();
     const outsideBefore = hashTree(outside);
@@ -546,7 +547,6 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
     const r = await stop(dir, "s", ["--scope", "api"]);
     expect(reasonOf(r)).toContain("discovery:PARSE scope directory must be a real directory inside the repository");
     expect(r.stdout).not.toContain("SECRET-VICTIM-TEXT");
-    expect(fs.existsSync(path.join(dir, ".unlazy-hook-state.json"))).toBe(true);
     expect(hashTree(outside)).toBe(outsideBefore);
   });
 
@@ -566,7 +566,7 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
     }
   });
 
-  test("a hard-linked, symlinked or FIFO state file allows with could-not-update, and the victim is untouched", async () => {
+  test("issue 40: a hard-linked, symlinked or FIFO .unlazy-hook-state.json is not kbz's: the stop blocks and counts, the victim is untouched", async () => {
     const makers: [string, (file: string, victim: string) => void][] = [
       ["hard link", (f, v) => fs.linkSync(v, f)],
       ["symlink", (f, v) => fs.symlinkSync(v, f)],
@@ -579,21 +579,27 @@ describe("hook stop: invalid and hostile inputs fail closed or open exactly as s
       const file = path.join(dir, ".unlazy-hook-state.json");
       make(file, victim);
       const r = await stop(dir);
-      expect([name, messageOf(r)]).toEqual([
-        name,
-        expect.stringContaining("could not update the serialized hook state"),
-      ]);
+      expect([name, reasonOf(r)]).toEqual([name, expect.stringContaining("GATES:G1")]);
+      expect([name, storeState(dir).sessions[sessionKey("s1", null)]?.blocks]).toEqual([name, 1]);
       expect(fs.readFileSync(victim, "utf8")).toBe('{"schema":1,"sessions":{}}');
       if (name === "fifo") expect(fs.lstatSync(file).isFIFO()).toBe(true);
     }
   });
 
-  test("a corrupt state file counts from zero", async () => {
+  test("a repository .unlazy-hook-state.json is never read: a forged count releases nothing", async () => {
     const dir = solo();
     const file = path.join(dir, ".unlazy-hook-state.json");
-    fs.writeFileSync(file, "{not json");
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        schema: 1,
+        sessions: {
+          [sessionKey("s1", null)]: { hash: "0".repeat(24), blocks: 99, updatedAt: new Date().toISOString() },
+        },
+      }),
+    );
     reasonOf(await stop(dir));
-    expect(readState(file).sessions[sessionKey("s1", null)]!.blocks).toBe(1);
+    expect(storeState(dir).sessions[sessionKey("s1", null)]!.blocks).toBe(1);
   });
 
   test("repository text in ids and messages reaches the output without control or bidi characters", async () => {

@@ -110,4 +110,17 @@ describe("errors are caught by kind (issue 26)", () => {
     expect(isDeliberate(new TypeError("x"))).toBe(false);
     expect(isDeliberate(Object.assign(new Error("EIO"), { code: "EIO" }))).toBe(false);
   });
+
+  test("the scheduler's input error becomes a verb's refusal in one place: ops/refused.ts refusingPlanInput", () => {
+    const found = sources().flatMap((f) => {
+      const text = fs.readFileSync(f, "utf8");
+      const n = [
+        ...text.matchAll(
+          /new RefusedError\(e\.located\(\)\)|instanceof ScheduleInputError\)\s*throw new RefusedError/g,
+        ),
+      ].length;
+      return Array.from({ length: n }, () => path.relative(SRC, f).split(path.sep).join("/"));
+    });
+    expect(found).toEqual(["ops/refused.ts"]);
+  });
 });

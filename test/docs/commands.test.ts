@@ -33,8 +33,9 @@ describe("docs/commands.md against --help", () => {
 
 describe("README as a front door", () => {
   const readme = read("README.md");
-  test("is at most 150 lines", () => {
-    expect(readme.split("\n").length).toBeLessThanOrEqual(151);
+  test("is at most 180 lines", () => {
+    // 180 since issue 41: the "In CI" section shows the GitHub workflow and the GitLab job whole.
+    expect(readme.split("\n").length).toBeLessThanOrEqual(181);
   });
   test("quick start is two commands", () => {
     const quick = readme.split("## Quick start")[1]!.split("## ")[0]!;

@@ -64,9 +64,25 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+let pidNamespace: boolean | null = null;
+
+/**
+ * `unshare --pid --fork --mount-proc`, where it works (root, or user namespaces): the person's kbz
+ * then runs in a process tree of its own, so an agent host among the test runner's ancestors
+ * (the session that runs the tests may itself run under one) is not taken for the person's
+ * (kbz counts an agent host among its ancestors as an agent: io/run/ancestry.ts).
+ */
+export function personPrefix(): string[] {
+  if (pidNamespace === null)
+    pidNamespace = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"], { stdio: "ignore" }).status === 0;
+  // A shell is the namespace's PID 1, not script: a PID 1 that ends its children on exit would lose their status.
+  return pidNamespace ? ["unshare", "--pid", "--fork", "--mount-proc", "/bin/sh", "-c", '"$@"; exit $?', "sh"] : [];
+}
+
 /**
  * Run the binary as a person would: in a pseudo-terminal (`script -qec`), with `env` (markers
- * removed unless `keepMarkers`), answering `input` on the terminal. Output is the terminal's.
+ * removed unless `keepMarkers`), answering `input` on the terminal, in a process tree with no
+ * agent host in it (personPrefix). Output is the terminal's.
  */
 export function personRun(
   bin: string,
@@ -75,7 +91,8 @@ export function personRun(
 ): { code: number; output: string } {
   const env = opts.keepMarkers ? opts.env : withoutMarkers({ ...process.env, ...opts.env });
   const cmd = [bin, ...args].map(shellQuote).join(" ");
-  const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
+  const [cmd0, ...pre] = [...personPrefix(), "script", "-qec", cmd, "/dev/null"];
+  const r = spawnSync(cmd0!, pre, {
     cwd: opts.cwd,
     env,
     input: opts.input ?? "",

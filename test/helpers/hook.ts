@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { definitionDigest } from "../../src/core/ledger/digest.ts";
 import { automaticEvidence } from "../../src/core/ledger/evidence.ts";
 import { BIN, REPO } from "./kbz.ts";
+import { guardDir } from "../../src/io/hook/guard.ts";
 
 export const FALLBACK = path.join(REPO, "hooks", "stop-hook.mjs");
 export const NODE16 = path.join(REPO, "node_modules", "node16", "bin", "node");
@@ -167,6 +168,15 @@ export function ledger(title: string, gates: GateSpec[], extra = ""): string {
     if (g.state === "abandoned") abandons.push(`ABANDON: ${g.id} secret-private-reason vendor API retired`);
   }
   return [...lines, ...abandons, extra].join("\n");
+}
+
+/** The progress guard's counts for the repository at `dir`, as kept in kbz's private store (io/hook/guard.ts). */
+export function storeState(
+  dir: string,
+  store = process.env.UNLAZY_APPROVAL_DIR!,
+): { schema: number; sessions: Record<string, { hash: string; blocks: number; updatedAt: string }> } {
+  const file = path.join(guardDir(store, fs.realpathSync(dir)), "state.json");
+  return fs.existsSync(file) ? readState(file) : { schema: 1, sessions: {} };
 }
 
 export function readState(file: string): {

@@ -7,7 +7,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO, tempDir, writeTree } from "../helpers/kbz.ts";
-import { ledger, plannedWave, stopHook, stopHookIn, type HookRun } from "../helpers/hook.ts";
+import { ledger, plannedWave, stopHook, stopHookIn, storeState, type HookRun } from "../helpers/hook.ts";
 
 setDefaultTimeout(120_000);
 
@@ -158,8 +158,7 @@ describe("stops that never count toward the release", () => {
       root,
     );
     expect(json(empty).reason).toContain("GATES:G1");
-    const state = JSON.parse(fs.readFileSync(path.join(root, ".unlazy-hook-state.json"), "utf8"));
-    expect(Object.values(state.sessions).map((s: any) => s.blocks)).toEqual([0]);
+    expect(Object.values(storeState(root).sessions).map((s) => s.blocks)).toEqual([0]);
     const blocks: (string | null)[] = [];
     for (let i = 0; i < 7; i++)
       blocks.push(

@@ -28,7 +28,9 @@ describe("the generated Node fallback", () => {
   });
 
   test("it imports nothing but node: built-ins and uses no Bun API", () => {
-    const text = fs.readFileSync(FALLBACK, "utf8");
+    // The watchdog's worker source (io/hook/watchdog.ts) is a string run in a thread of its own,
+    // where require is what loads node:fs: it is not part of the bundle's module code.
+    const text = fs.readFileSync(FALLBACK, "utf8").replace(/(WORKER_SOURCE|NODE_START) = `[^`]*`/g, "$1 = ``");
     const specifiers = [...text.matchAll(/^\s*import\s[^"']*["']([^"']+)["']/gm)].map((m) => m[1]!);
     expect(specifiers.length).toBeGreaterThan(0);
     expect(specifiers.filter((s) => !s.startsWith("node:"))).toEqual([]);

@@ -262,14 +262,12 @@ describe("host-specific signals", () => {
     expect(r.stderr).toContain("releasing after 6 blocks");
   });
 
-  test("an unknown --agent value never blocks and says what to use", async () => {
+  test("issue 40: an unknown --agent value blocks and says what to use", async () => {
     const root = repo({ "GATES.md": unmet });
     for (const via of ["binary", "node16", "in-process"] as Route[]) {
       const r = await hook(JSON.stringify({ cwd: root }), via, { cwd: root, args: ["--agent", "vim"] });
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout).systemMessage).toContain(
-        "use claude, codex, cursor, gemini, copilot, qwen, opencode",
-      );
+      expect(JSON.parse(r.stdout).reason).toContain("use claude, codex, cursor, gemini, copilot, qwen, opencode");
     }
   });
 });

@@ -33,6 +33,7 @@ describe("kbz settings", () => {
     expect(readRepoSettings(root)).toEqual({
       sandbox: false,
       writable: [],
+      readable: [],
       file: path.join(root, ".kbz", "settings.json"),
     });
     expect(resolveCoordinator(root, undefined, {})).toEqual({ kind: "files" });
@@ -45,7 +46,7 @@ describe("kbz settings", () => {
   });
 
   test("a bad file is one .kbz/settings.json:1 error for every reader of it", () => {
-    const shape = 'expected an object of "sandbox", "writable", "coordinator"';
+    const shape = 'expected an object of "sandbox", "writable", "readable", "coordinator"';
     for (const [text, message] of [
       ["{", `not valid JSON; ${shape}`],
       ["[]", `must be a JSON object; ${shape}`],

@@ -144,21 +144,15 @@ export function withLeftNote(output: HookOutput, left: LeftNote[]): HookOutput {
 /** The progress guard's answer: the block count after this stop, or why it could not count. */
 export type GuardResult = { ok: true; blocks: number } | { ok: false; message: string };
 
-/** Steps 8.5-10: block, or release after MAX_BLOCKS blocks without progress. */
+/** Why a block was not counted toward the release, when the counts could not be kept. */
+function uncountedNote(guard: GuardResult): string {
+  return guard.ok ? "" : ` (not counted toward the release: ${sanitizeCompact(guard.message, 300)})`;
+}
+
+/** Steps 8.5-10: block, or release after MAX_BLOCKS blocks without progress. A guard that could not count still blocks. */
 export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
-  if (!guard.ok) {
-    if (a.discovery.length > 0) {
-      return {
-        decision: "block",
-        reason: `${PREFIX}: invalid named scope input must be repaired before Stop: ${a.discovery[0]}`,
-      };
-    }
-    return {
-      systemMessage: `${PREFIX}: could not update the serialized hook state (${sanitizeCompact(guard.message, 300)}); not blocking to avoid a trap.`,
-    };
-  }
   const outstanding = [...a.invalid, ...a.unmet];
-  if (guard.blocks > MAX_BLOCKS) {
+  if (guard.ok && guard.blocks > MAX_BLOCKS) {
     return {
       systemMessage:
         `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress${where(a.scope)}; ` +
@@ -171,7 +165,7 @@ export function decideStop(a: Assessment, guard: GuardResult): HookOutput {
       `${PREFIX}${where(a.scope)}: ${outstanding.length} gate/ledger/dispatch item(s) need work: ${firstOf(outstanding, 5)}. ` +
       `Run ${kbz("status")} to inspect without execution. CHECKs waiting for approval are the user's to approve: ` +
       `show them to the user (${kbz("check")} prints them) and ask them to review and approve; do not approve them yourself. ` +
-      `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}`,
+      `Use ABANDON: <id> <non-blank reason> only when a gate is genuinely impossible.${handoffSuffix(a.handoffs)}${uncountedNote(guard)}`,
   };
 }
 
@@ -186,20 +180,28 @@ export function undecidedStop(file: string, seconds: number, why: string, guard:
     return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
   return {
     decision: "block",
-    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.`,
+    reason: `${what}. Narrow the gate's INPUTS (or fix what made kbz slow), then run ${kbz("status")}.${uncountedNote(guard)}`,
   };
 }
 
-export function invalidScopeArgument(): HookOutput {
-  return { systemMessage: `${PREFIX}: installed hook has an invalid --scope value; not blocking.` };
+/**
+ * A stop kbz could not judge (an error, state it cannot read, an installed hook it cannot follow):
+ * a block naming the reason, counted like any block, never an allow (issue 40). The agent or the
+ * person repairs it; `kbz status` names the same problem.
+ */
+export function cannotJudge(why: string, guard: GuardResult): HookOutput {
+  const what = `${PREFIX} could not judge this stop: ${sanitizeCompact(why, 400)}`;
+  if (guard.ok && guard.blocks > MAX_BLOCKS)
+    return { systemMessage: `${PREFIX}: releasing after ${MAX_BLOCKS} blocks without gate progress; ${what}` };
+  return {
+    decision: "block",
+    reason: `${what}. Repair it (${kbz("status")} names it too), then stop again.${uncountedNote(guard)}`,
+  };
 }
 
-export function unresolvable(message: string): HookOutput {
-  return { systemMessage: `${PREFIX}: ${sanitizeCompact(message, 400)}; not blocking.` };
-}
-
-export function internalFailure(message: string): HookOutput {
-  return { systemMessage: `${PREFIX}: the Stop hook failed (${sanitizeCompact(message, 300)}); not blocking.` };
+/** The progress hash of a stop kbz could not judge: the same reason is no progress. */
+export function failureHash(why: string): string {
+  return progressHash([`cannot-judge=${why}`]);
 }
 
 /** How kbz names a stop that never counts toward the release. */

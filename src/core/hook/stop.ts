@@ -42,4 +42,6 @@ export interface HostStop {
   worker: { ids: string[]; text: string[] } | null;
   /** Running background tasks the host listed (empty when the host sends none). */
   background: BackgroundTask[];
+  /** The transcript file the payload names (`transcript_path`, `transcriptPath`); its growth shows a new turn. */
+  transcript?: string | null;
 }

@@ -1,4 +1,5 @@
 // The one ledger parser (docs/formats.md#ledger). Checker, status, lint and hook all use it.
+import { checkDeadline } from "../deadline.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import type { Abandon, AttrKey, Diagnostic, Gate, Ledger, LedgerSandbox } from "./model.ts";
 
@@ -167,6 +168,8 @@ export function parseLedger(text: string, fileName: string): Ledger {
     const s = start;
     start = nl < 0 ? n : nl + 1;
     const lineNo = i + 1;
+    // The Stop hook's bound (core/deadline.ts): a huge ledger cannot hold the hook past it.
+    if ((i & 1023) === 1023) checkDeadline(() => `parsing ${fileName} (line ${lineNo})`, fileName);
 
     if (fence) {
       if (isFenceClose(text, s, end, fence)) fence = null;

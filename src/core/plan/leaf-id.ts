@@ -13,6 +13,21 @@ export function taskId(id: string): string {
   return id.startsWith(LEAF_PREFIX) ? id.slice(LEAF_PREFIX.length) : id;
 }
 
+/** The ledger file name of a leaf, either spelling: `1.1` → `leaf-1.1.md`. */
+export function leafLedgerName(id: string): string {
+  return `${leafStem(id)}.md`;
+}
+
+/** A leaf's ledger is `gates/leaf-<id>.md`; true for a path (either separator) naming one. */
+export function isLeafLedger(file: string): boolean {
+  return /(?:^|[\\/])leaf-[^\\/]+\.md$/.test(file);
+}
+
+/** The leaf id a path to a leaf ledger names (`gates/leaf-1.1.md` → `1.1`), null for any other file. */
+export function leafOfLedger(file: string): string | null {
+  return /(?:^|[\\/])leaf-([^\\/]+)\.md$/.exec(file)?.[1] ?? null;
+}
+
 /** Levenshtein distance between `a` and `b`. */
 export function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);

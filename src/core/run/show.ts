@@ -47,6 +47,16 @@ export interface SandboxProfile {
    * a CHECK cannot plant a repository whose config kbz's own git would read.
    */
   noGit?: string[];
+  /**
+   * Issue 42 item 3: the sandbox's filesystem is a fresh read-only root holding only these host
+   * folders, read-only: the system's (`/usr`, `/etc`, `/bin`, `/sbin`, `/lib*` that exist), the
+   * CHECK's PATH folders and the settings' `"readable"` paths (real paths), plus the repository,
+   * the writable paths, /dev, /proc, a private /tmp and an empty $HOME. Absent in older profiles
+   * (the whole host filesystem, read-only).
+   */
+  readable?: string[];
+  /** Issue 42 item 3: host folders shown as empty, read-only folders (`/var`, `/srv`, `/home`, ...). */
+  empty?: string[];
 }
 
 /** One line for an approval prompt: what the sandbox allows and hides. */
@@ -57,7 +67,9 @@ export function sandboxLine(p: SandboxProfile): string {
   const emptied = p.emptied && p.emptied.length > 0 ? `, ${p.emptied.join(", ")}` : "";
   const view = p.view === "overlay" ? " (through a throwaway overlay)" : "";
   const noGit = p.noGit && p.noGit.length > 0 ? `; no new ${p.noGit.join(", ")}` : "";
-  return `bwrap (${p.engine}); no network${caps}; writable: ${p.writable.join(", ")}${view}${ro}${noGit}; private /tmp; empty ${p.home}${emptied}${hidden}`;
+  const readable = p.readable ? `; read-only: ${p.readable.join(", ")}, nothing else of the host` : "";
+  const empty = p.empty && p.empty.length > 0 ? `, ${p.empty.join(", ")}` : "";
+  return `bwrap (${p.engine}); no network${caps}; writable: ${p.writable.join(", ")}${view}${ro}${noGit}${readable}; private /tmp; empty ${p.home}${emptied}${empty}${hidden}`;
 }
 
 /** The signature as kbz prints it per pending oracle: 12 hex digits, what `--approve=<sig>` takes. */

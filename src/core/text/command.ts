@@ -100,6 +100,8 @@ export const VERB_FLAGS = {
   "skill install": ["global", "agent", "json"],
   init: ["scope", "root", "json"],
   sign: ["evidence", "replace", "root", "json"],
+  ci: ["scope", "root", "json", "junit", "summary", "allowed-signers", "signers-from", "sandbox", "jobs"],
+  "ci init": ["root", "json", "force"],
   dash: ["scope", "root", "slots"],
   demo: [],
   coordinator: [],

@@ -82,6 +82,16 @@ export function sha256Stream(): { update(d: Uint8Array): void; digest(): string 
   return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
 }
 
+/** An incremental SHA-1 or SHA-256 (git's object ids use either, by the repository's format). */
+export function digestStream(algo: "sha1" | "sha256"): { update(d: string | Uint8Array): void; digest(): string } {
+  if (bun) {
+    const h = new bun.CryptoHasher(algo);
+    return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+  }
+  const h = nodeCrypto().createHash(algo);
+  return { update: (d) => void h.update(d), digest: () => h.digest("hex") };
+}
+
 /** HMAC-SHA256 of the parts' concatenation under `key` (UTF-8 for strings), as hex. */
 export function hmacSha256Hex(key: Uint8Array, parts: (string | Uint8Array)[]): string {
   const h: Incremental = bun ? new bun.CryptoHasher("sha256", key) : nodeCrypto().createHmac("sha256", key);

@@ -85,7 +85,7 @@ function everyRecorded(rec: LedgerAttestations, holds: (id: string) => boolean):
 /** kbz's attestations under `root` (by real ledger path), as data; null under the agent policy, where nothing is checked. */
 export function readAttestations(root: string, env: Env = process.env): RootAttestations | null {
   const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person") return null;
+  if (readPolicy(store) === "agent") return null;
   return readRootAttestations(store, root);
 }
 
@@ -117,7 +117,7 @@ export function markRemoved(snap: Snapshot, atts: RootAttestations | null): void
 /** Whether this root has REMOVED gates to report although no ledger is left (status, the Stop hook). */
 export function hasAttestedLedgers(root: string, env: Env = process.env): boolean {
   const store = approvalDirFor(env);
-  if (readPolicy(store) !== "person") return false;
+  if (readPolicy(store) === "agent") return false;
   return readRootAttestations(store, root).ledgers.size > 0;
 }
 

@@ -49,6 +49,8 @@ export interface SandboxSettings {
   all: boolean;
   /** Writable paths from the repository setting, with where each was declared. */
   writable: { path: string; origin: string }[];
+  /** Host folders the settings add to what the sandbox shows read-only (issue 42 item 3). */
+  readable?: string[];
   root: string;
   env: Env;
 }
@@ -67,7 +69,7 @@ export function sandboxFor(settings: RunSettings, file: string, ledger: LedgerSa
       ...s.writable,
       ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger!.line}` })),
     ];
-    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env);
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env, s.readable ?? []);
   }
   byFile.set(file, profile);
   return profile;

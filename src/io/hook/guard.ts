@@ -1,19 +1,25 @@
-// The Stop hook's progress guard (docs/formats.md#stop-hook): a small state file counting
-// consecutive blocks without gate progress, per session and scope, so an agent that cannot
-// meet its gates is eventually released instead of looping forever. It lies in the repository
-// (unlazy's format), so it decides nothing about who holds a scope: that is io/hook/holds.ts.
+// The Stop hook's progress guard (docs/formats.md#stop-hook): per session and scope, the blocks
+// counted without gate progress, so an agent that cannot meet its gates is eventually released
+// (loudly) instead of looping forever. The counts and their lock are kbz's: they live in the
+// private store, `<store>/kbz/guard/<24 hex of sha256(real root)>/state.json` (0600 in 0700
+// directories, like the holds), never in the repository, so nothing the agent makes there (a
+// folder, link, FIFO or hard link where unlazy kept `hook-state.json`, a lock naming a live pid,
+// a read-only root) can stop the counting or reset it. unlazy's repository files are not read.
+//
+// A block counts toward the release only when the host shows a new turn: for a stop whose payload
+// names a transcript, the transcript grew since the last counted block (the host appends each
+// block's feedback to it). Payloads naming different transcripts count apart, so payloads the
+// agent pipes into `kbz hook stop` with another transcript, or none, never spend the real one's.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sha256Hex } from "../../core/ledger/digest.ts";
-import type { Target } from "../../core/workspace/target.ts";
-import { ReadError } from "../../core/errors.ts";
-import { readStable } from "../read.ts";
+import { KbzError } from "../../core/errors.ts";
+import { readPrivate } from "../run/personal.ts";
 import { writeAtomic } from "../fs.ts";
-import { withFileLock } from "../lock.ts";
+import { withLockFile } from "../lock.ts";
 
-export const MAX_SESSIONS = 64;
+export const MAX_SESSIONS = 256;
 export const MAX_STATE_BYTES = 1024 * 1024;
-export const STATE_LOCK_TIMEOUT_MS = 10_000;
 
 export interface SessionEntry {
   hash: string;
@@ -21,6 +27,8 @@ export interface SessionEntry {
   updatedAt: string;
   /** Consecutive blocked stops that did not count (an empty assistant message); absent when none. */
   skipped?: number;
+  /** The transcript's size at the last counted block (absent: the stop named no transcript). */
+  seen?: number;
 }
 
 export interface GuardState {
@@ -30,12 +38,9 @@ export interface GuardState {
 
 const HEX24 = /^[0-9a-f]{24}$/;
 
-/** Root-level state with discovery errors (never inside an unsafe scope path), else per scope. */
-export function statePath(target: Target): string {
-  if (target.discoveryErrors.length === 0 && target.scope) {
-    return path.join(target.root, ".unlazy", target.scope, "hook-state.json");
-  }
-  return path.join(target.root, ".unlazy-hook-state.json");
+/** The folder of one root's counts in the private store. */
+export function guardDir(store: string, root: string): string {
+  return path.join(store, "kbz", "guard", sha256Hex(root).slice(0, 24));
 }
 
 export function sessionKey(sessionId: string, scope: string | null): string {
@@ -55,7 +60,8 @@ export function normalizeState(raw: unknown): GuardState {
       if (typeof e.updatedAt !== "string" || Number.isNaN(Date.parse(e.updatedAt))) continue;
       const skipped =
         typeof e.skipped === "number" && Number.isSafeInteger(e.skipped) && e.skipped > 0 ? { skipped: e.skipped } : {};
-      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped };
+      const seen = typeof e.seen === "number" && Number.isSafeInteger(e.seen) && e.seen >= 0 ? { seen: e.seen } : {};
+      sessions[key] = { hash: e.hash, blocks: e.blocks, updatedAt: e.updatedAt, ...skipped, ...seen };
     }
   }
   return { schema: 1, sessions };
@@ -70,6 +76,11 @@ export function normalizeState(raw: unknown): GuardState {
 export interface CountOptions {
   restartAfter?: number | null;
   uncounted?: boolean;
+  /**
+   * The size of the transcript the stop names, null when it names none. With a transcript, a block
+   * counts only when it grew since the last counted block (a new turn of the host).
+   */
+  transcript?: number | null;
 }
 
 /** Consecutive uncounted stops after which they count: a model that only ever answers nothing is released too. */
@@ -86,10 +97,20 @@ export function countBlock(
   const prev = state.sessions[key];
   const restart = opts.restartAfter != null && prev !== undefined && prev.blocks > opts.restartAfter;
   const carried = prev && prev.hash === hash && !restart ? prev : null;
-  const skipped = opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
-  const counts = !opts.uncounted || skipped > MAX_SKIPPED;
+  const size = opts.transcript ?? null;
+  // No new turn: the transcript did not grow since the last counted block.
+  const sameTurn = carried !== null && size !== null && carried.seen !== undefined && size <= carried.seen;
+  const skipped = sameTurn ? (carried?.skipped ?? 0) : opts.uncounted ? (carried?.skipped ?? 0) + 1 : 0;
+  const counts = !sameTurn && (!opts.uncounted || skipped > MAX_SKIPPED);
   const blocks = (carried?.blocks ?? 0) + (counts ? 1 : 0);
-  const entry: SessionEntry = { hash, blocks, updatedAt: now.toISOString(), ...(skipped > 0 ? { skipped } : {}) };
+  const seen = counts ? size : (carried?.seen ?? null);
+  const entry: SessionEntry = {
+    hash,
+    blocks,
+    updatedAt: now.toISOString(),
+    ...(skipped > 0 ? { skipped } : {}),
+    ...(seen !== null ? { seen } : {}),
+  };
   const all: [string, SessionEntry][] = Object.entries(state.sessions).filter(([k]) => k !== key);
   all.push([key, entry]);
   all.sort((a, b) => Date.parse(b[1].updatedAt) - Date.parse(a[1].updatedAt) || (a[0] < b[0] ? -1 : 1));
@@ -98,57 +119,106 @@ export function countBlock(
   return { state: { schema: 1, sessions }, blocks };
 }
 
-function readState(file: string, root: string): GuardState {
-  let bytes: Buffer;
-  try {
-    bytes = readStable(file, { label: "hook state", maxBytes: MAX_STATE_BYTES, root });
-  } catch (e) {
-    // Missing or oversized state starts empty; a linked or FIFO state must not be replaced.
-    if (e instanceof ReadError && (e.code === "ENOENT" || e.code === "TOO_LARGE")) return normalizeState(null);
-    throw e;
+/** The counts could not be kept: the stop still blocks, and says so (never an allow). */
+export class GuardError extends KbzError {
+  constructor(message: string, file: string) {
+    super(message, {
+      kind: "infrastructure",
+      code: "guard-state",
+      file,
+      hint: "repair or remove kbz's private store (UNLAZY_APPROVAL_DIR, default ~/.unlazy/approved), then stop again",
+    });
   }
+}
+
+function euid(): number | null {
+  return typeof process.geteuid === "function" ? process.geteuid() : null;
+}
+
+/** Make (or check) each folder from the store down to `dir`: real, owned by us, 0700-private. */
+function privateDirs(store: string, dir: string): void {
+  const chain = [store];
+  for (let d = dir; d !== store && d.startsWith(store + path.sep); d = path.dirname(d)) chain.splice(1, 0, d);
+  for (const d of chain) {
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.lstatSync(d);
+    } catch {
+      try {
+        fs.mkdirSync(d, { mode: 0o700, recursive: d === store });
+        st = fs.lstatSync(d);
+      } catch (e) {
+        throw new GuardError(
+          `cannot make kbz's private folder: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          d,
+        );
+      }
+    }
+    const uid = euid();
+    if (st.isSymbolicLink() || !st.isDirectory()) throw new GuardError("kbz's private folder is not a real folder", d);
+    if ((st.mode & 0o022) !== 0 || (uid !== null && st.uid !== uid))
+      throw new GuardError("kbz's private folder is writable by others or not ours", d);
+  }
+}
+
+function readState(file: string): GuardState {
+  if (!fs.existsSync(file) && !isLink(file)) return normalizeState(null);
+  const bytes = readPrivate(file, MAX_STATE_BYTES);
+  if (!bytes) throw new GuardError("the progress guard's state is not a private regular file", file);
   try {
     return normalizeState(JSON.parse(bytes.toString("utf8")));
   } catch {
-    return normalizeState(null);
+    return normalizeState(null); // a torn or foreign file: the counts start again, they never release
   }
 }
 
-/** Steps 8.1-8.4 under a 10 s lock: read, normalise, count, write atomically. */
-export async function recordBlock(target: Target, key: string, hash: string, opts: CountOptions = {}): Promise<number> {
-  const file = statePath(target);
-  return withFileLock(
-    target.root,
+function isLink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Count one block under the store's lock, waiting at most `waitMs` (the hook's deadline). */
+export async function recordBlock(
+  store: string,
+  root: string,
+  key: string,
+  hash: string,
+  opts: CountOptions & { waitMs: number },
+): Promise<number> {
+  const dir = guardDir(store, root);
+  privateDirs(store, dir);
+  const file = path.join(dir, "state.json");
+  return withLockFile(
+    path.join(dir, "state.lock"),
     file,
     () => {
-      const next = countBlock(readState(file, target.root), key, hash, new Date(), opts);
-      writeAtomic(file, JSON.stringify(next.state, null, 2) + "\n", { root: target.root, mode: 0o600 });
+      const next = countBlock(readState(file), key, hash, new Date(), opts);
+      writeAtomic(file, JSON.stringify(next.state) + "\n", { mode: 0o600 });
       return next.blocks;
     },
-    { timeoutMs: STATE_LOCK_TIMEOUT_MS },
+    { timeoutMs: Math.max(0, opts.waitMs) },
   );
 }
 
-/** Forget this session's entry; delete the file when it was the last one. Best effort. */
-export async function clearSession(target: Target, key: string): Promise<void> {
-  const file = statePath(target);
+/** Forget this session's entry (the stop was allowed). Best effort: the answer does not depend on it. */
+export async function clearSession(store: string, root: string, key: string, waitMs: number): Promise<void> {
+  const dir = guardDir(store, root);
+  const file = path.join(dir, "state.json");
   try {
-    fs.lstatSync(file);
-  } catch {
-    return; // nothing recorded, nothing to take a lock for
-  }
-  try {
-    await withFileLock(
-      target.root,
+    if (!(key in readState(file).sessions)) return; // nothing recorded, nothing to take a lock for
+    await withLockFile(
+      path.join(dir, "state.lock"),
       file,
       () => {
-        const state = readState(file, target.root);
+        const state = readState(file);
         if (!(key in state.sessions)) return;
         delete state.sessions[key];
-        if (Object.keys(state.sessions).length === 0) fs.unlinkSync(file);
-        else writeAtomic(file, JSON.stringify(state, null, 2) + "\n", { root: target.root, mode: 0o600 });
+        writeAtomic(file, JSON.stringify(state) + "\n", { mode: 0o600 });
       },
-      { timeoutMs: STATE_LOCK_TIMEOUT_MS },
+      { timeoutMs: Math.max(0, waitMs) },
     );
   } catch {
     // Clearing is housekeeping on the allow path; failing to clear must not change the answer.

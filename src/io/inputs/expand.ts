@@ -1,20 +1,16 @@
 // INPUTS globs (issue 18) expanded against a directory: `*` and `?` within one path segment,
 // `**` across segments; a pattern naming a directory means every file under it. Only regular
 // files count; links are not followed (an input is a file of the repository, not a way out).
-// Bounded, so a pattern like `**` over a huge tree cannot stall status or the Stop hook.
+// Bounded, so a pattern like `**` over a huge tree cannot stall status or the Stop hook; a
+// segment matches in linear time (core/workspace/glob.ts), never through a backtracking regex.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { checkDeadline } from "../deadline.ts";
+import { matchSegment } from "../../core/workspace/glob.ts";
 
 export const MAX_INPUT_FILES = 5000;
 /** Issue 28 item 7: more files than the cap is never a silent cut; the gate is unmet with this. */
 export const TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
-
-function segmentRegex(seg: string): RegExp {
-  let re = "";
-  for (const ch of seg) re += ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${re}$`);
-}
 
 const isWild = (seg: string) => seg.includes("*") || seg.includes("?");
 
@@ -76,9 +72,8 @@ export function expandInputs(base: string, patterns: string[]): { files: string[
       if (st?.isDirectory()) match(r, rest);
       return;
     }
-    const re = segmentRegex(seg);
     for (const e of entries(path.join(base, rel))) {
-      if (!re.test(e.name)) continue;
+      if (!matchSegment(seg, e.name)) continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory()) match(r, rest);
     }

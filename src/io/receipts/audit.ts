@@ -35,7 +35,7 @@ export function inspectReceipt(root: string, file: string, opts: AuditOptions): 
   if (policy === undefined) return stale("unfinished-verification");
   if (policy.closed !== true) return stale("fresh-observation-required");
   if (opts.expectedPolicy && !samePolicy(opts.expectedPolicy, policy)) return stale("changed-policy");
-  const led = readLedger(root, file);
+  const led = readLedger(root, file, opts.ledgerText);
   // One trace record (core/trace.ts): keyed on the ledger text, depending on the context, which
   // is computed only when the ledger matched (verify asks for key names first).
   const current = {
@@ -66,7 +66,7 @@ export function managedEvidenceIssue(root: string, file: string, opts: AuditOpti
   const receipt = receiptOf(receiptFile, ledgerKey(root, file));
   if (!receipt) return null;
   if (receipt.status === "accepted" && receipt.policy?.closed === false) {
-    const led = readLedger(root, file);
+    const led = readLedger(root, file, opts.ledgerText);
     return led.met && sha256Hex(led.text) === receipt.ledgerHash ? null : "changed-ledger-or-evidence";
   }
   const r = inspectReceipt(root, file, { ...opts, receiptFile });

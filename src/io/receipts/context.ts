@@ -11,6 +11,10 @@ import { VerificationError } from "../../core/receipts/errors.ts";
 import { normalizedDefinition, type LedgerRead } from "./ledger.ts";
 import { localPath } from "./paths.ts";
 import { currentVerifier, type Verifier } from "./verifier.ts";
+import { isInside } from "../../core/workspace/inside.ts";
+import { expandInputs } from "../inputs/expand.ts";
+import { digestFile } from "../inputs/records.ts";
+import { gateOracle } from "../oracle/binding.ts";
 
 export interface Policy {
   inputs: string[]; // sorted unique literal relative paths
@@ -35,6 +39,12 @@ export interface Fingerprint {
   inputs: Record<string, string>; // path → "absent" | "directory" | sha256 of the bytes
   runtime: { platform: string; arch: string; env: Record<string, string | null> }; // env: sha256 of each value
   verifier: Verifier;
+  /**
+   * Issue 42 item 6: what the ledger's gates depend on beyond the policy: each gate's INPUTS
+   * files and its oracle (the files and ENV values its approval binds), by root-relative path
+   * (absolute outside the root; `env:NAME` for a value) → digest. Absent in older receipts.
+   */
+  depends?: Record<string, string>;
 }
 
 export interface Context {
@@ -45,6 +55,11 @@ export interface Context {
 export interface ContextOptions {
   env: Env;
   verifier?: Verifier;
+  /**
+   * A ledger's text (by receipt key) from the read the verb already made; undefined: read the
+   * file here. A verb that holds its scope's read audits from it instead of opening ledgers again.
+   */
+  ledgerText?: (key: string) => string | null | undefined;
 }
 
 const short = (s: string | null) => sha256Hex(JSON.stringify(s)).slice(0, SHORT);
@@ -194,6 +209,47 @@ export function checkPolicy(policy: Policy): void {
     if (!ENV_NAME.test(name)) throw new VerificationError("invalid environment input", { path: name });
 }
 
+/**
+ * Issue 42 item 6: a receipt depends on at least what its gates depend on, so it is never current
+ * while a gate it covers is stale: each gate's INPUTS files (from its CHECK directory: the root,
+ * or its CWD, as `verify run` runs it) and the oracle its approval binds (io/oracle/binding.ts:
+ * the files the CHECK runs, a package.json's scripts and the files they name, its ORACLE: files,
+ * its ENV values). Keys are root-relative paths (absolute outside the root) or `env:NAME`.
+ */
+export function gateDependencies(root: string, led: LedgerRead, env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  let realRoot = root;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {}
+  const keyOf = (abs: string) =>
+    isInside(realRoot, abs) ? path.relative(realRoot, abs).split(path.sep).join("/") : abs;
+  for (const g of led.doc.gates) {
+    let cwd = path.resolve(root, g.cwd ?? ".");
+    try {
+      cwd = fs.realpathSync(cwd);
+    } catch {}
+    if (g.inputs) {
+      const expanded = expandInputs(cwd, g.inputs);
+      if (expanded.truncated) out[`${g.id} INPUTS`] = "too-many";
+      const dirs = new Map<string, string | null>();
+      for (const rel of expanded.files) {
+        const abs = path.join(cwd, rel);
+        out[keyOf(abs)] = digestFile(realRoot, abs, dirs) ?? "unreadable";
+      }
+    }
+    if (!g.check) continue;
+    try {
+      const b = gateOracle(root, led.abs, g, { cwd, env });
+      for (const [k, d] of Object.entries(b.files)) out[path.isAbsolute(k) ? keyOf(k) : k] = d;
+      for (const [n, d] of Object.entries(b.env)) out[`env:${n}`] = d;
+    } catch (e) {
+      out[`${g.id} oracle`] = `unbindable: ${(e as Error).message}`;
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /** `context(root, file, policy)`: validates the policy and inputs, then fingerprints everything bound. */
 export function computeContext(root: string, led: LedgerRead, policy: Policy, opts: ContextOptions): Context {
   checkPolicy(policy);
@@ -205,6 +261,8 @@ export function computeContext(root: string, led: LedgerRead, policy: Policy, op
   const envPairs = names.map((n) => [n, opts.env[n] ?? null] as const);
   const verifier = opts.verifier ?? currentVerifier();
   const runtime = [process.platform, process.arch, envPairs];
+  const depends = gateDependencies(root, led, opts.env);
+  const hasDepends = Object.keys(depends).length > 0;
   const value = sha256Hex(
     JSON.stringify({
       schema: 1,
@@ -215,6 +273,8 @@ export function computeContext(root: string, led: LedgerRead, policy: Policy, op
       input: [...input],
       runtime,
       verifier: [verifier.name, verifier.version, verifier.build],
+      // Only when there is any: a ledger whose gates bind nothing keeps verify-once's value.
+      ...(hasDepends ? { depends } : {}),
     }),
   );
   const envDigests: Record<string, string | null> = {};
@@ -228,6 +288,7 @@ export function computeContext(root: string, led: LedgerRead, policy: Policy, op
       inputs: Object.fromEntries(input),
       runtime: { platform: process.platform, arch: process.arch, env: envDigests },
       verifier,
+      ...(hasDepends ? { depends } : {}),
     },
   };
 }

@@ -28,6 +28,7 @@ export type ChangeKind =
   | "input-added"
   | "input-removed"
   | "input-changed"
+  | "gate-file"
   | "environment"
   | "platform"
   | "verifier"
@@ -85,7 +86,7 @@ export function explainReceipt(
   }
   if (!receipt.policy?.closed)
     changes.push({ kind: "not-closed", text: "it was accepted without --closed; such receipts are never reused" });
-  const led = readLedger(root, file);
+  const led = readLedger(root, file, opts.ledgerText);
   changes.push(...ledgerChanges(led, receipt));
   changes.push(...contextChanges(root, led, receipt, opts));
   return { key, current: false, reason, changes };
@@ -153,7 +154,33 @@ function contextChanges(root: string, led: LedgerRead, receipt: Receipt, opts: C
     ...definitionChanges(then, now),
     ...revisionChanges(led.key, then, now),
     ...inputChanges(then, now),
+    ...dependsChanges(then, now),
     ...runtimeChanges(then, now),
+  ];
+}
+
+/** Issue 42 item 6: a gate's INPUTS file or oracle file (or ENV value) that changed since acceptance, by name. */
+function dependsChanges(then: Fingerprint, now: Fingerprint): Change[] {
+  const out: Change[] = [];
+  const before = then.depends ?? {};
+  const after = now.depends ?? {};
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(byCodeUnit);
+  for (const k of keys) {
+    const a = own(before, k);
+    const b = own(after, k);
+    if (a === b) continue;
+    if (k.startsWith("env:")) {
+      out.push({ kind: "environment", name: k.slice(4), text: `a gate's ENV value ${k.slice(4)} changed` });
+      continue;
+    }
+    const what = a === undefined ? "is new" : b === undefined ? "is no longer used" : "changed";
+    out.push({ kind: "gate-file", path: k, text: `${k}, which a gate reads (INPUTS) or runs (its oracle), ${what}` });
+  }
+  if (out.length <= MAX_INPUT_CHANGES) return out;
+  const rest = out.length - MAX_INPUT_CHANGES;
+  return [
+    ...out.slice(0, MAX_INPUT_CHANGES),
+    { kind: "gate-file", text: `… and ${rest} more change(s) of gates' files` },
   ];
 }
 

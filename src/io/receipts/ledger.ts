@@ -20,11 +20,14 @@ export interface LedgerRead {
 
 const MALFORMED = "malformed or empty gate ledger";
 
-export function readLedger(root: string, file: string): LedgerRead {
+/** The ledger at `file`; with `given` (its text from the verb's read, null when absent), no file is opened. */
+export function readLedger(root: string, file: string, given?: (key: string) => string | null | undefined): LedgerRead {
   const { abs, rel: key } = localPath(root, file);
   let decoded: ReturnType<typeof readLedgerText>;
   try {
-    decoded = readLedgerText(abs, root);
+    const text = given?.(key);
+    if (text === null) throw new ReadError("no such gate ledger", "ENOENT", abs);
+    decoded = text === undefined ? readLedgerText(abs, root) : { text };
   } catch (e) {
     if (!(e instanceof ReadError)) throw e;
     throw new VerificationError(MALFORMED, {

@@ -4,13 +4,14 @@
 import { isatty } from "node:tty";
 import { agentMarker, notAPerson, PersonOnlyError, type Actor, type PersonAct } from "../../core/person.ts";
 import { approvalDirFor } from "./approval.ts";
-import { logAct, readPolicy, type Given, type Policy } from "./personal.ts";
+import { ancestorHost } from "./ancestry.ts";
+import { logAct, readPolicyState, type Given, type Policy } from "./personal.ts";
 
 type Env = Record<string, string | undefined>;
 
-/** Who runs kbz here: terminals on stdin and stderr, and an agent host's marker. */
+/** Who runs kbz here: terminals on stdin and stderr, and an agent host (its marker, or an ancestor process). */
 export function currentActor(env: Env): Actor {
-  return { terminal: isatty(0) && isatty(2), marker: agentMarker(env) };
+  return { terminal: isatty(0) && isatty(2), host: agentMarker(env) ?? ancestorHost() };
 }
 
 /** Proof that a person's act may go ahead, and how it was given (kept in the records it leaves). */
@@ -32,18 +33,24 @@ export interface ConsentOptions {
 
 /** The policy of the approval store `env` names (UNLAZY_APPROVAL_DIR or ~/.unlazy/approved). */
 export function policyFor(env: Env): Policy {
-  return readPolicy(approvalDirFor(env));
+  return readPolicyState(approvalDirFor(env)).policy;
 }
 
 /**
  * May this act go ahead? Under the agent policy anyone may (given "agent" unless a person is at
- * the terminal); under the person policy only a person, else a PersonOnlyError.
+ * the terminal); under the person and signed policies only a person, else a PersonOnlyError.
  */
 export function requirePerson(act: PersonAct, o: ConsentOptions): Consent {
   const store = approvalDirFor(o.env);
-  const policy = readPolicy(store);
+  const state = readPolicyState(store);
+  const policy = state.policy;
   const why = notAPerson(o.actor ?? currentActor(o.env));
-  if (why && (policy === "person" || o.always)) throw new PersonOnlyError(act, why);
+  // `signed` gives no act away: a signature is asked on top of a person.
+  if (why && (policy !== "agent" || o.always))
+    throw new PersonOnlyError(
+      act,
+      state.handEdited ? `${why}; policy.json was edited by hand, so the person policy holds` : why,
+    );
   return { act, given: why ? "agent" : (o.via ?? "terminal"), policy, store };
 }
 

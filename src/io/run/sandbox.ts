@@ -43,12 +43,36 @@ function writableReal(root: string, p: string, origin: string): string {
   }
 }
 
+/** The host's system folders a sandboxed CHECK reads (those that exist; a link is recreated as a link). */
+export const SYSTEM_READABLE = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
+/** Host folders a sandboxed CHECK sees empty: host state, services' data and every user's home. */
+export const EMPTY_DIRS = ["/home", "/media", "/mnt", "/root", "/srv", "/var"] as const;
+
+/**
+ * What the sandbox shows of the host, read-only (issue 42 item 3): the system folders, the
+ * CHECK's PATH folders (absolute, existing, real, not inside a writable path: what the approved
+ * PATH runs) and the settings' `"readable"` paths (absolute; missing ones are left out).
+ */
+function readablePaths(env: Env, writable: string[], extra: string[]): string[] {
+  const out = new Set<string>();
+  for (const d of SYSTEM_READABLE) if (fs.existsSync(d)) out.add(d);
+  const more = [...(env.PATH ?? "").split(path.delimiter), ...extra].filter((d) => path.isAbsolute(d));
+  for (const d of more) {
+    const real = realOrNull(d);
+    if (!real || real === "/" || writable.some((w) => inside(w, real))) continue;
+    if ([...SYSTEM_READABLE].some((s) => inside(s, real))) continue;
+    out.add(real);
+  }
+  return [...out].sort();
+}
+
 export function sandboxProfile(
   bwrap: string,
   root: string,
   writable: { path: string; origin: string }[],
   home: string,
   env: Env = {},
+  readable: string[] = [],
 ): SandboxProfile {
   const realRoot = fs.realpathSync(root);
   const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))]
@@ -66,6 +90,8 @@ export function sandboxProfile(
     readOnly: gitDirsIn(all),
     emptied: socketDirs(env),
     ...noGitAt(realRoot, all),
+    readable: readablePaths(env, all, readable),
+    empty: [...EMPTY_DIRS],
   };
 }
 
@@ -191,12 +217,30 @@ export function bwrapArgv(p: SandboxProfile): string[] {
     if (process.getuid?.() === 0) a.push("--unshare-user");
     a.push("--cap-drop", "ALL");
   }
-  a.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  const fresh = p.readable !== undefined;
+  if (!fresh) a.push("--ro-bind", "/", "/");
+  else {
+    // Issue 42 item 3: a fresh root (bwrap's tmpfs, made read-only last) with only the system's
+    // folders; a host link (/bin -> usr/bin) is made again as the same link.
+    for (const d of SYSTEM_READABLE) {
+      if (!p.readable!.includes(d)) continue;
+      let link: string | null = null;
+      try {
+        link = fs.lstatSync(d).isSymbolicLink() ? fs.readlinkSync(d) : null;
+      } catch {}
+      if (link !== null) a.push("--symlink", link, d);
+      else a.push("--ro-bind", d, d);
+    }
+  }
+  a.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  for (const d of p.empty ?? []) a.push("--dir", d);
   for (const d of p.emptied ?? []) a.push("--tmpfs", d);
   // An empty $HOME; bwrap recreates the way to a writable path inside it (a repository under
   // $HOME stays visible). A $HOME inside a writable path is emptied after the binds instead.
   const homeInWritable = p.writable.some((w) => inside(w, p.home));
   if (p.home !== "/" && !homeInWritable) a.push("--tmpfs", p.home);
+  // The PATH's and the settings' folders (the system's were bound first).
+  for (const d of p.readable ?? []) if (!(SYSTEM_READABLE as readonly string[]).includes(d)) a.push("--ro-bind", d, d);
   for (const w of p.writable) a.push("--bind", w, w);
   if (p.home !== "/" && homeInWritable) a.push("--tmpfs", p.home);
   for (const g of p.readOnly ?? []) a.push("--ro-bind", g, g);
@@ -211,6 +255,7 @@ export function bwrapArgv(p: SandboxProfile): string[] {
     if (dir) a.push("--tmpfs", h);
     else a.push("--ro-bind", "/dev/null", h);
   }
+  if (fresh) a.push("--remount-ro", "/");
   a.push("--setenv", "TMPDIR", "/tmp", "--");
   return a;
 }

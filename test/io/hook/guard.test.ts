@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MAX_SESSIONS, countBlock, normalizeState, sessionKey, statePath } from "../../../src/io/hook/guard.ts";
+import { MAX_SESSIONS, countBlock, guardDir, normalizeState, sessionKey } from "../../../src/io/hook/guard.ts";
 
 const H1 = "1".repeat(24);
 const H2 = "2".repeat(24);
@@ -12,13 +12,23 @@ describe("progress guard state", () => {
     expect(sessionKey("s", null)).toBe(sessionKey("s", "unscoped"));
   });
 
-  test("state lives in the scope, or at the root when unscoped or when discovery failed", () => {
-    const t = { root: "/r", mode: "scope" as const, scope: "api", files: [], discoveryErrors: [] };
-    expect(statePath(t)).toBe("/r/.unlazy/api/hook-state.json");
-    expect(statePath({ ...t, scope: null, mode: "legacy" })).toBe("/r/.unlazy-hook-state.json");
-    expect(statePath({ ...t, discoveryErrors: [{ path: "/r/.unlazy/api", message: "m" }] })).toBe(
-      "/r/.unlazy-hook-state.json",
-    );
+  test("the counts live in kbz's private store, keyed by the root, never in the repository", () => {
+    expect(guardDir("/store", "/r")).toMatch(/^\/store\/kbz\/guard\/[0-9a-f]{24}$/);
+    expect(guardDir("/store", "/r")).not.toBe(guardDir("/store", "/s"));
+  });
+
+  test("with a transcript, a block counts only when it grew since the last counted block", () => {
+    const t0 = new Date("2026-01-01T00:00:00Z");
+    const k = "k".repeat(24);
+    let r = countBlock(normalizeState(null), k, H1, t0, { transcript: 100 });
+    expect(r.blocks).toBe(1);
+    r = countBlock(r.state, k, H1, t0, { transcript: 100 });
+    expect(r.blocks).toBe(1);
+    r = countBlock(r.state, k, H1, t0, { transcript: 140 });
+    expect(r.blocks).toBe(2);
+    expect(r.state.sessions[k]!.seen).toBe(140);
+    r = countBlock(r.state, k, H1, t0, { transcript: 120 });
+    expect(r.blocks).toBe(2);
   });
 
   test("normalisation keeps only well-formed entries and never throws", () => {
