@@ -264,7 +264,7 @@ var init_command = __esm(() => {
     approve: ["scope", "root", "json", "verbose"],
     approvals: [],
     "approvals list": ["json"],
-    "approvals revoke": ["json"],
+    "approvals revoke": ["record", "json"],
     "approvals prune": ["json"],
     "approvals explain": ["json"],
     "approvals policy": ["json"],
@@ -315,10 +315,10 @@ var init_command = __esm(() => {
     "ci init": ["root", "json", "force"],
     dash: ["scope", "root", "slots"],
     demo: [],
-    coordinator: [],
-    "coordinator status": ["root", "json"],
-    "coordinator import": ["scope", "root", "json"],
-    "coordinator export": ["scope", "root", "json"]
+    coordinator: ["coordinator"],
+    "coordinator status": ["root", "json", "coordinator"],
+    "coordinator import": ["scope", "root", "json", "coordinator"],
+    "coordinator export": ["scope", "root", "json", "coordinator"]
   };
 });
 

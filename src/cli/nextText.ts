@@ -23,9 +23,9 @@ const CLOSING: Record<Advice["action"], (w: Where, a: Advice) => string> = {
     `nothing new can start: when a leaf returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
   "verify-root": (w, a) =>
     `every task is VERIFIED: ${signFirst(a)}run ${kbz("check", { ...w, reverify: true })}, then ${kbz("scope release", w)}`,
-  review: (_w, a) =>
+  review: (w, a) =>
     a.attention.length === 0 && (a.solo ?? []).length > 0
-      ? "the solo gates above are not met: do what each next line says, then run kbz next again"
+      ? `the solo gates above are not met: do what each next: says, then run ${kbz("next", w)} again`
       : "review the items above before anything is launched (skill: references/orchestration.md, review items)",
   done: (w) => `scope ${w.scope} is verified and released: nothing left to do`,
 };
