@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { KbzError } from "../../core/errors.ts";
 import { SIGNATURE_NAMESPACE, SignedFormatError } from "../../core/signed/record.ts";
 import { gitEnv, INERT_GIT } from "../git.ts";
+import { fastVerify } from "./sshsig.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -156,6 +157,21 @@ export function sshSign(key: string, message: string, env: Env = process.env): s
   }
 }
 
+const allowedTexts = new Map<string, string>();
+/** An allowed-signers file's text, read once per process. */
+function allowedText(file: string): string {
+  let t = allowedTexts.get(file);
+  if (t === undefined) {
+    try {
+      t = fs.readFileSync(file, "utf8");
+    } catch {
+      t = "";
+    }
+    allowedTexts.set(file, t);
+  }
+  return t;
+}
+
 export type VerifyResult = { ok: true; principal: string } | { ok: false; reason: string };
 
 function run(
@@ -190,6 +206,7 @@ export async function sshVerify(
   tmp: string,
   env: Env = process.env,
 ): Promise<VerifyResult> {
+  if (fastVerify(message, signature, principal, allowedText(allowed))) return { ok: true, principal };
   return verifyWith((args, input) => run(need(env), args, input, env), message, signature, principal, allowed, tmp);
 }
 
@@ -202,6 +219,7 @@ export function sshVerifySync(
   tmp: string,
   env: Env = process.env,
 ): VerifyResult {
+  if (fastVerify(message, signature, principal, allowedText(allowed))) return { ok: true, principal };
   const keygen = need(env);
   const runSync = (args: string[], input: string) => {
     const r = spawnSync(keygen, args, { input, env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: 30_000 });
