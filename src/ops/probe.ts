@@ -264,3 +264,74 @@ async function finishProbes(r: {
   const exit = items.some((i) => i.verdict === "damaged") ? 2 : items.every((i) => i.verdict === "observes") ? 0 : 1;
   return { snapshot: snap, items, exit };
 }
+
+/**
+ * The person policy's half of a probe's verdicts: kept in the approval store (VACUOUS, or cleared
+ * by an observing probe), and a VACUOUS gate's approvals withdrawn.
+ */
+async function keepVerdicts(
+  storeDir: string,
+  root: string,
+  store: ApprovalStore,
+  items: ProbeItem[],
+  records: Map<string, Record<string, ProbeRecord>>,
+): Promise<void> {
+  const approvals = items.some((i) => i.verdict === "vacuous") ? store.list() : [];
+  for (const [file, recs] of records) {
+    const passes = readOracleRecords(root, file).gates;
+    const verdicts: Record<string, VacuityStored | null> = {};
+    for (const [id, r] of Object.entries(recs)) {
+      if (r.verdict !== "vacuous") {
+        verdicts[id] = null;
+        continue;
+      }
+      // The oracle this pass ran under: its oracle pass record's signature, as status reads it.
+      const pass = passes[id];
+      const oracle =
+        pass && pass.definition === r.definition && pass.evidence === r.evidence ? pass.signature : NO_RECORD;
+      const hidden = r.hidden.slice(0, 5).map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+      verdicts[id] = { definition: r.definition, oracle, hidden };
+      const item = items.find((i) => i.file === file && i.gate.id === id)!;
+      item.withdrawn = store.remove(
+        approvals.filter((a) => a.record?.file === file && a.record.gate === id).map((a) => a.name),
+      ).length;
+    }
+    await recordVacuity(storeDir, root, file, verdicts);
+  }
+}
+
+/** What a hidden path is now: its streamed digest, "dir", or "missing". */
+function fingerprint(root: string, p: string): string {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(p);
+  } catch {
+    return "missing";
+  }
+  if (st.isDirectory()) return "dir";
+  return digestFile(fs.realpathSync(root), p) ?? `unreadable ${st.mode}`;
+}
+
+/** One line per probed gate, for a terminal (what was hidden, so a person can judge). */
+export function probeLine(item: ProbeItem, root: string): string {
+  const shown = item.hidden.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h));
+  const list = shown.length > 5 ? `${shown.slice(0, 5).join(", ")}, +${shown.length - 5} more` : shown.join(", ");
+  switch (item.verdict) {
+    case "vacuous":
+      return `  VACUOUS ${item.qid}: passed with its deliverable hidden (${item.hiddenFrom}: ${list})${item.withdrawn ? "; its approval is withdrawn: a person makes the CHECK observe it and approves it" : ""}`;
+    case "observes":
+      return `  OBSERVES ${item.qid}: failed with its deliverable hidden (${item.hiddenFrom}: ${list})`;
+    case "nothing-hidden":
+      return `  NOT PROBED ${item.qid}: warning: no deliverable to hide apart from the files its CHECK runs (declare INPUTS: or OWNS:, or commit the rest to git)`;
+    case "no-view":
+      return `  NOT PROBED ${item.qid}: warning: no throwaway view of the repository to probe in (${item.why}); the probe never runs on the live tree`;
+    case "damaged": {
+      const lost = item.damaged!.map((h) => (h.startsWith(root + "/") ? h.slice(root.length + 1) : h)).join(", ");
+      return `  DAMAGED ${item.qid}: hidden paths changed while the probe ran: ${lost}; check them now`;
+    }
+    case "approval-required":
+      return `  APPROVAL REQUIRED ${item.qid} (probe, cwd ${cwdShown({ cwd: item.cwd, oracle: item.oracle! })}): hides ${list}; re-run with --probe --approve`;
+    default:
+      return `  NOT RUN ${item.qid}${item.why ? `: ${item.why}; the probe says nothing about its deliverable` : ""}`;
+  }
+}
