@@ -5155,7 +5155,7 @@ var init_settings2 = __esm(() => {
   init_settings();
 });
 
-// src/io/run/shell.ts
+// src/io/program.ts
 import * as fs28 from "node:fs";
 import * as path36 from "node:path";
 function envValue(env, name, platform = process.platform) {
@@ -5165,6 +5165,34 @@ function envValue(env, name, platform = process.platform) {
   const key = Object.keys(env).find((k) => k.toUpperCase() === upper);
   return key === undefined ? undefined : env[key];
 }
+function programCandidates(name, env, platform = process.platform) {
+  const win = platform === "win32";
+  const delimiter = win ? ";" : path36.delimiter;
+  const dirs = (envValue(env, "PATH", platform) ?? "").split(delimiter).filter((d) => d !== "" && (path36.isAbsolute(d) || win && path36.win32.isAbsolute(d)));
+  let names = [name];
+  if (win && path36.extname(name) === "") {
+    const exts = (envValue(env, "PATHEXT", platform) || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
+    names = [name, ...exts.flatMap((e) => [name + e.toLowerCase(), name + e.toUpperCase()])];
+  }
+  return dirs.flatMap((d) => names.map((n) => path36.join(d, n)));
+}
+function findProgram(name, env, platform = process.platform) {
+  for (const c of programCandidates(name, env, platform)) {
+    try {
+      if (!fs28.statSync(c).isFile())
+        continue;
+      if (platform !== "win32")
+        fs28.accessSync(c, fs28.constants.X_OK);
+      return c;
+    } catch {}
+  }
+  return null;
+}
+var init_program = () => {};
+
+// src/io/run/shell.ts
+import * as fs29 from "node:fs";
+import * as path37 from "node:path";
 function requestedShell(flag, env, platform = process.platform) {
   if (flag)
     return flag;
@@ -5173,29 +5201,24 @@ function requestedShell(flag, env, platform = process.platform) {
     return chosen;
   return platform === "win32" ? envValue(env, "ComSpec", platform) || "cmd.exe" : "/bin/sh";
 }
-function candidates(requested, env, platform) {
-  if (requested.includes("/") || requested.includes("\\") || path36.isAbsolute(requested))
-    return [path36.resolve(requested)];
-  const dirs = (envValue(env, "PATH", platform) ?? "").split(path36.delimiter).filter(Boolean);
-  let names = [requested];
-  if (platform === "win32" && path36.extname(requested) === "") {
-    const exts = (envValue(env, "PATHEXT", platform) || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
-    names = [requested, ...exts.flatMap((e) => [requested + e.toLowerCase(), requested + e.toUpperCase()])];
-  }
-  return dirs.flatMap((d) => names.map((n) => path36.join(d, n)));
-}
 function resolveShell(requested, env, platform = process.platform) {
-  for (const c of candidates(requested, env, platform)) {
+  if (requested.includes("/") || requested.includes("\\") || path37.isAbsolute(requested)) {
+    const p = path37.resolve(requested);
     try {
-      if (fs28.statSync(c).isFile())
-        return c;
+      if (fs29.statSync(p).isFile())
+        return p;
     } catch {}
+  } else {
+    const found = findProgram(requested, env, platform);
+    if (found)
+      return found;
   }
   throw new UsageError(`cannot resolve command shell ${JSON.stringify(requested)} from PATH`);
 }
 var init_shell = __esm(() => {
   init_errors();
   init_show();
+  init_program();
 });
 
 // src/core/signed/record.ts
@@ -5557,20 +5580,11 @@ var init_sshsig = __esm(() => {
 
 // src/io/sign/ssh.ts
 import { spawn, spawnSync } from "node:child_process";
-import * as fs29 from "node:fs";
+import * as fs30 from "node:fs";
 import * as os4 from "node:os";
-import * as path37 from "node:path";
+import * as path38 from "node:path";
 function sshKeygen(env = process.env) {
-  for (const dir of (env.PATH ?? "/usr/bin:/bin").split(path37.delimiter)) {
-    if (!dir)
-      continue;
-    const p = path37.join(dir, "ssh-keygen");
-    try {
-      fs29.accessSync(p, fs29.constants.X_OK);
-      return p;
-    } catch {}
-  }
-  return null;
+  return findProgram("ssh-keygen", { ...env, PATH: env.PATH ?? "/usr/bin:/bin" });
 }
 function need(env) {
   const k = sshKeygen(env);
@@ -5591,16 +5605,16 @@ function gitConfig(root, key, env = process.env, scope = "any") {
   return v === "" ? null : v;
 }
 function expandHome2(p, env) {
-  return p === "~" || p.startsWith("~/") ? path37.join(env.HOME || os4.homedir(), p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path38.join(env.HOME || os4.homedir(), p.slice(1)) : p;
 }
 function allowedSignersFile(root, env = process.env, explicit) {
   if (explicit)
-    return { file: path37.resolve(explicit), from: "--allowed-signers" };
+    return { file: path38.resolve(explicit), from: "--allowed-signers" };
   const v = gitConfig(root, "gpg.ssh.allowedsignersfile", env);
   if (v)
-    return { file: path37.resolve(root, expandHome2(v, env)), from: "gpg.ssh.allowedSignersFile" };
-  const repo = path37.join(root, REPO_ALLOWED_SIGNERS);
-  return fs29.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
+    return { file: path38.resolve(root, expandHome2(v, env)), from: "gpg.ssh.allowedSignersFile" };
+  const repo = path38.join(root, REPO_ALLOWED_SIGNERS);
+  return fs30.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
 }
 function checkAllowedSigners(text, file) {
   const principals = [];
@@ -5627,7 +5641,7 @@ function allowedText(file) {
   let t = allowedTexts.get(file);
   if (t === undefined) {
     try {
-      t = fs29.readFileSync(file, "utf8");
+      t = fs30.readFileSync(file, "utf8");
     } catch {
       t = "";
     }
@@ -5650,8 +5664,8 @@ function sshVerifySync(message, signature, principal, allowed, tmp, env = proces
   return next.value;
 }
 function* verifySteps(message, signature, principal, allowed, tmp) {
-  const sig = path37.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
-  fs29.writeFileSync(sig, signature, { mode: 384 });
+  const sig = path38.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
+  fs30.writeFileSync(sig, signature, { mode: 384 });
   try {
     const v = yield {
       args: ["-Y", "verify", "-f", allowed, "-I", principal, "-n", SIGNATURE_NAMESPACE, "-s", sig],
@@ -5674,11 +5688,12 @@ function* verifySteps(message, signature, principal, allowed, tmp) {
       return { ok: false, reason: `the signer's key is not an allowed signer (${allowed})` };
     return { ok: false, reason: `the record names signer ${principal}, but the key belongs to ${names.join(", ")}` };
   } finally {
-    fs29.rmSync(sig, { force: true });
+    fs30.rmSync(sig, { force: true });
   }
 }
 var REPO_ALLOWED_SIGNERS = ".kbz/allowed_signers", SigningError, INSTALL = "install OpenSSH's client (apt-get install openssh-client; brew install openssh)", KEY_TYPES, allowedTexts;
 var init_ssh = __esm(() => {
+  init_program();
   init_errors();
   init_record();
   init_git();
@@ -5693,16 +5708,16 @@ var init_ssh = __esm(() => {
 });
 
 // src/io/sign/records.ts
-import * as fs30 from "node:fs";
-import * as path38 from "node:path";
+import * as fs31 from "node:fs";
+import * as path39 from "node:path";
 function rel(root, p) {
-  const r = path38.relative(root, p);
-  return r === "" ? "." : r.startsWith("..") || path38.isAbsolute(r) ? p : r.split(path38.sep).join("/");
+  const r = path39.relative(root, p);
+  return r === "" ? "." : r.startsWith("..") || path39.isAbsolute(r) ? p : r.split(path39.sep).join("/");
 }
 function ledgerKey(root, file) {
   let real = file;
   try {
-    real = fs30.realpathSync(file);
+    real = fs31.realpathSync(file);
   } catch {}
   return rel(realRoot(root), real);
 }
@@ -5710,7 +5725,7 @@ function realRoot(root) {
   let r = roots.get(root);
   if (r === undefined) {
     try {
-      r = fs30.realpathSync(root);
+      r = fs31.realpathSync(root);
     } catch {
       r = root;
     }
@@ -5726,7 +5741,7 @@ function portableOracle(root, gate, o) {
     expect: o.expect,
     cwd: rel(r, o.cwd),
     timeoutMs: o.timeoutMs,
-    shell: path38.basename(o.shell),
+    shell: path39.basename(o.shell),
     files: { ...o.bound?.files ?? {} },
     programs: {},
     env: [...gate.env ?? []].sort(),
@@ -5739,10 +5754,10 @@ function portableOracle(root, gate, o) {
 }
 function readSignedRecord(root, ledger, gate, kind) {
   const relPath = recordRelPath(ledger, gate, kind);
-  const abs = path38.join(root, relPath);
+  const abs = path39.join(root, relPath);
   let fd;
   try {
-    fd = fs30.openSync(abs, fs30.constants.O_RDONLY | fs30.constants.O_NOFOLLOW | fs30.constants.O_NONBLOCK);
+    fd = fs31.openSync(abs, fs31.constants.O_RDONLY | fs31.constants.O_NOFOLLOW | fs31.constants.O_NONBLOCK);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR")
@@ -5756,7 +5771,7 @@ function readSignedRecord(root, ledger, gate, kind) {
     });
   }
   try {
-    const st = fs30.fstatSync(fd);
+    const st = fs31.fstatSync(fd);
     if (!st.isFile())
       throw new KbzError("a signed record must be a regular file", {
         kind: "input",
@@ -5771,9 +5786,9 @@ function readSignedRecord(root, ledger, gate, kind) {
         file: relPath,
         line: 1
       });
-    return { rel: relPath, record: parseRecord(fs30.readFileSync(fd, "utf8"), relPath) };
+    return { rel: relPath, record: parseRecord(fs31.readFileSync(fd, "utf8"), relPath) };
   } finally {
-    fs30.closeSync(fd);
+    fs31.closeSync(fd);
   }
 }
 function checkRecord(root, file, gate, now) {
@@ -5818,9 +5833,9 @@ var init_records2 = __esm(() => {
 });
 
 // src/io/sign/unsigned.ts
-import * as fs31 from "node:fs";
+import * as fs32 from "node:fs";
 import * as os5 from "node:os";
-import * as path39 from "node:path";
+import * as path40 from "node:path";
 function settingsFor(root, env) {
   const repo = readRepoSettings(root);
   return {
@@ -5849,7 +5864,7 @@ function markUnsignedNow(snap, env) {
     if (!found)
       problem = "no allowed signers (set gpg.ssh.allowedSignersFile or commit .kbz/allowed_signers)";
     else {
-      checkAllowedSigners(fs31.readFileSync(found.file, "utf8"), found.file);
+      checkAllowedSigners(fs32.readFileSync(found.file, "utf8"), found.file);
       allowed = found.file;
     }
     if (!sshKeygen(env))
@@ -5864,7 +5879,7 @@ function markUnsignedNow(snap, env) {
   }
   const settings = settingsFor(root, env);
   const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
-  const tmp = fs31.mkdtempSync(path39.join(os5.tmpdir(), "kbz-signed-"));
+  const tmp = fs32.mkdtempSync(path40.join(os5.tmpdir(), "kbz-signed-"));
   try {
     for (const v of met) {
       try {
@@ -5888,7 +5903,7 @@ function markUnsignedNow(snap, env) {
       }
     }
   } finally {
-    fs31.rmSync(tmp, { recursive: true, force: true });
+    fs32.rmSync(tmp, { recursive: true, force: true });
   }
 }
 var init_unsigned = __esm(() => {
@@ -6097,16 +6112,22 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs33 from "node:fs";
-import * as path41 from "node:path";
+import * as fs34 from "node:fs";
+import * as path42 from "node:path";
+
+// src/core/plan/leaf-id.ts
+var LEAF_PREFIX = "leaf-";
+function leafIdOf(name) {
+  return name.startsWith(LEAF_PREFIX) ? name.slice(LEAF_PREFIX.length) : null;
+}
 
 // src/core/hook/worker.ts
 function leafIds(snap) {
   const ids = [];
   for (const e of snap.ledgers) {
-    const m = /^leaf-(.+)$/.exec(e.stem);
-    if (m && /[\\/]gates[\\/][^\\/]+$/.test(e.file))
-      ids.push(m[1]);
+    const id = leafIdOf(e.stem);
+    if (id && /[\\/]gates[\\/][^\\/]+$/.test(e.file))
+      ids.push(id);
   }
   return ids;
 }
@@ -7536,12 +7557,12 @@ function scopesDispatch(root, scopes) {
 
 // src/io/root.ts
 init_command();
-import * as fs32 from "node:fs";
+import * as fs33 from "node:fs";
 import * as os6 from "node:os";
-import * as path40 from "node:path";
+import * as path41 from "node:path";
 function has(dir, name) {
   try {
-    fs32.lstatSync(path40.join(dir, name));
+    fs33.lstatSync(path41.join(dir, name));
     return true;
   } catch {
     return false;
@@ -7549,14 +7570,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs32.lstatSync(path40.join(dir, name)).isDirectory();
+    return fs33.lstatSync(path41.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs32.readdirSync(path40.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs33.readdirSync(path41.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -7565,25 +7586,25 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os6.homedir()) {
-  for (let dir = cwd;; dir = path40.dirname(dir)) {
+  for (let dir = cwd;; dir = path41.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path40.dirname(dir) === dir)
+    if (path41.dirname(dir) === dir)
       return cwd;
   }
 }
 function outermostRoot(cwd, home = os6.homedir()) {
   let found = null;
-  for (let dir = cwd;; dir = path40.dirname(dir)) {
+  for (let dir = cwd;; dir = path41.dirname(dir)) {
     if (dir === home && dir !== cwd)
       break;
     if (holdsWorkspace(dir))
       found = dir;
-    if (has(dir, ".git") || path40.dirname(dir) === dir)
+    if (has(dir, ".git") || path41.dirname(dir) === dir)
       break;
   }
   return found ?? findRoot(cwd, home);
@@ -7605,7 +7626,7 @@ class CannotJudge extends Error {
 async function hookStop({ scope: pinned, stop, env, cwd }) {
   if (!stop)
     return null;
-  const wanted = path41.resolve(cwd, stop.cwd ?? ".");
+  const wanted = path42.resolve(cwd, stop.cwd ?? ".");
   const dir = existingDirectory(wanted);
   const roots = dir ? judgedRoots(dir, env) : [wanted];
   if (roots.length > 1) {
@@ -7634,7 +7655,7 @@ async function hookStopAt(root, { scope: pinned, stop, env, cwd }, dirGiven) {
   const until = Date.now() + JUDGE_MS;
   const store = approvalDirFor(env);
   const transcript = transcriptOf(stop.transcript ?? null);
-  const wanted = path41.resolve(cwd, stop.cwd ?? ".");
+  const wanted = path42.resolve(cwd, stop.cwd ?? ".");
   const dir = dirGiven === undefined ? root : dirGiven;
   const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);
   const count = (session, scope, hash) => countBlock2({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
@@ -7728,7 +7749,7 @@ function errorLine(e) {
 }
 function existingDirectory(dir) {
   try {
-    return fs33.statSync(dir).isDirectory() ? fs33.realpathSync(dir) : null;
+    return fs34.statSync(dir).isDirectory() ? fs34.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -8008,12 +8029,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs34 from "node:fs";
+import * as fs35 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs34.fstatSync(fd);
+    return fs35.fstatSync(fd);
   } catch {
     return null;
   }
@@ -8034,7 +8055,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs34.openSync("/proc/self/fd/0", fs34.constants.O_RDONLY | (fs34.constants.O_NONBLOCK ?? 0));
+    fd = fs35.openSync("/proc/self/fd/0", fs35.constants.O_RDONLY | (fs35.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -8045,7 +8066,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs34.readSync(fd, buf, 0, buf.length, null);
+        n = fs35.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -8059,7 +8080,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs34.closeSync(fd);
+    fs35.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -8069,7 +8090,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs34.readSync(0, buf, 0, buf.length, null);
+      n = fs35.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -8139,7 +8160,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs34.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs35.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;

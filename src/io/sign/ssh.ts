@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { findProgram } from "../program.ts";
 import { KbzError } from "../../core/errors.ts";
 import { SIGNATURE_NAMESPACE, SignedFormatError } from "../../core/signed/record.ts";
 import { gitEnv, INERT_GIT } from "../git.ts";
@@ -25,15 +26,7 @@ export class SigningError extends KbzError {
 
 /** `ssh-keygen`, or null when OpenSSH's client tools are not installed. */
 export function sshKeygen(env: Env = process.env): string | null {
-  for (const dir of (env.PATH ?? "/usr/bin:/bin").split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, "ssh-keygen");
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {}
-  }
-  return null;
+  return findProgram("ssh-keygen", { ...env, PATH: env.PATH ?? "/usr/bin:/bin" });
 }
 
 const INSTALL = "install OpenSSH's client (apt-get install openssh-client; brew install openssh)";
