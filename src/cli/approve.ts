@@ -252,7 +252,7 @@ export const verb: Verb = {
     targetOptions(y)
       .option("verbose", { type: "boolean", describe: "print PATH, every oracle file and every diff line in full" })
       .epilog(
-        "With no argument: every pending oracle of the solo ledgers and of every scope, the probes kbz check --probe " +
+        `With no argument: every pending oracle of the solo ledgers and of every scope, the probes ${kbz("check", { probe: true })} ` +
           "asked for (with what each hides) and the manual gates not signed yet (read the gate, type the evidence). " +
           "Each oracle is shown whole: CHECK, EXPECT, CWD, shell, PATH, sandbox, ORACLE FILES, ENV, WORK, lint findings " +
           "and a diff of each file changed since its approval. Single keys: y/n/a(ll remaining)/q. With --scope S: one " +

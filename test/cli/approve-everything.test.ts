@@ -33,6 +33,8 @@ function repository() {
 }
 
 const canProbe = bwrapUsable().ok && viewUsable().ok;
+if (!canProbe)
+  console.log("skip: the approve-everything run with a probe (bubblewrap or an overlay view is not available here)");
 
 describe("kbz approve with no argument: everything that waits for the person, in one run", () => {
   test.skipIf(!canProbe)(
