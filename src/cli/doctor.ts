@@ -5,7 +5,7 @@ import * as os from "node:os";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../core/hook/targets.ts";
-import { doctorPlaces, type DoctorPlace } from "../ops/hook.ts";
+import { approvalStoreDir, doctorPlaces, hostSandbox, type DoctorPlace } from "../ops/hook.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -39,8 +39,20 @@ export const verb: Verb = {
     const broken = places.filter((p) => !p.fires);
     const verdict = places.length === 0 ? "not-installed" : broken.length ? "not-firing" : "fires";
     const exit: ExitCode = verdict === "fires" ? 0 : 1;
-    return report(!!argv.json, envelope(verdict, exit, { places }), () => {
-      for (const p of places) out(line(p));
+    const store = approvalStoreDir(process.env);
+    const sandboxes = places.map((p) => ({
+      ...p,
+      sandbox: hostSandbox(p.host, process.cwd(), os.homedir(), process.env, store),
+    }));
+    return report(!!argv.json, envelope(verdict, exit, { places: sandboxes }), () => {
+      for (const p of sandboxes) {
+        out(line(p));
+        // Whether the host's own sandbox keeps its agent's commands away from the approval store (issue 41).
+        const s = p.sandbox;
+        const state = s.sandboxed === true ? "sandboxed" : s.sandboxed === false ? "NOT SANDBOXED" : "sandbox unknown";
+        out(`${" ".repeat(16)}${state}: ${s.how}`);
+        if (s.fix) out(`${" ".repeat(16)}to keep it from the approval store: ${s.fix}`);
+      }
       if (places.length === 0)
         out(`No kbz stop guard is installed here: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
     });

@@ -1,9 +1,10 @@
 // The yargs edge: one module per verb, registered explicitly (no commandDir in a bundle).
 import yargs, { type Argv } from "yargs";
 import { UsageError } from "../core/errors.ts";
-import { kbz } from "../core/text/command.ts";
+import { kbz, type KbzVerb } from "../core/text/command.ts";
 import { VERSION_LINE } from "../version.ts";
 import { fail, USAGE_HINT, type ExitCode } from "./envelope.ts";
+import { helpPage, TOP_HELP } from "./help.ts";
 import { err, out } from "./output.ts";
 import { suggestion } from "./suggest.ts";
 export type { ExitCode } from "./envelope.ts";
@@ -76,8 +77,14 @@ export async function runCli(args: string[]): Promise<ExitCode> {
   // After `--` a --help is a file name (kbz lint -- --help).
   const flags = args.includes("--") ? args.slice(0, args.indexOf("--")) : args;
   const wantsHelp = flags.includes("--help") || flags.includes("-h");
-  if (wantsHelp && !VERB_MODULES.some(([name]) => name !== "" && flags.includes(name))) {
-    for (const line of (await import("./help.ts")).TOP_HELP.trimEnd().split("\n")) out(line);
+  // kbz --help, or a verb's or an action's own page (issue 43: `plan add --help` printed all of plan).
+  const page = !wantsHelp
+    ? null
+    : VERB_MODULES.some(([n]) => n !== "" && flags.includes(n))
+      ? pageFor(flags)?.text
+      : TOP_HELP;
+  if (page) {
+    for (const line of page.trimEnd().split("\n")) out(line);
     return 0;
   }
   let y = yargs(args)
@@ -127,20 +134,9 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     } as any);
   }
   const named = VERBS.find((v) => String(v.command).split(" ")[0] === args.find((a) => !a.startsWith("-")));
-  const failure = (e: unknown): ExitCode => {
-    // A mistyped verb, action or flag: name the nearest one.
-    if (e instanceof UsageError && e.hint === USAGE_HINT) {
-      const hint = suggestion(e.message, args, {
-        verbs: VERB_MODULES.map(([n]) => n).filter(Boolean),
-        options: optionNames,
-      });
-      if (hint) e = new UsageError(e.message, { hint });
-    }
-    // The scheduler's consumers match its error classes ("unknown or duplicate option", …).
-    if (named?.errorFields && e instanceof UsageError)
-      e = new UsageError(usageMessage(e.message), e.hint === undefined ? {} : { hint: e.hint });
-    return fail(e, wantsJson, named?.errorFields?.(e instanceof Error ? e.message : String(e), args) ?? {});
-  };
+  const failure = (e: unknown): ExitCode =>
+    usageFailed(e, { args, flags, wantsJson, named, verbs: VERB_MODULES.map(([n]) => n).filter(Boolean), optionNames });
+
   try {
     if (wantsHelp) {
       // yargs prints a verb's help with console.log: print it compacted instead.
@@ -167,6 +163,54 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     if ((e as Error)?.name === "YError") return failure(new UsageError((e as Error).message));
     return failure(e);
   }
+}
+
+/**
+ * Report a failure. A mistyped verb, action or flag names the nearest one, and the usage line of
+ * the verb (or action) it was given to; the last line names that page, not kbz --help (issue 43).
+ */
+function usageFailed(
+  error: unknown,
+  c: {
+    args: string[];
+    flags: string[];
+    wantsJson: boolean;
+    named: Verb | undefined;
+    verbs: string[];
+    optionNames: string[];
+  },
+): ExitCode {
+  let e = error;
+  let found: { key: string; text: string } | null = null;
+  let didYouMean: string | null = null;
+  if (e instanceof UsageError && e.hint === USAGE_HINT) {
+    didYouMean = suggestion(e.message, c.args, { verbs: c.verbs, options: c.optionNames });
+    found = c.named ? pageFor(c.flags) : null;
+    const usage = found ? `usage: ${found.text.split("\n")[0]}` : null;
+    const both = [didYouMean, usage].filter((x) => x !== null).join("; ");
+    if (both !== "") e = new UsageError(e.message, { hint: both });
+  }
+  // The scheduler's consumers match its error classes ("unknown or duplicate option", …).
+  if (c.named?.errorFields && e instanceof UsageError)
+    e = new UsageError(usageMessage(e.message), e.hint === undefined ? {} : { hint: e.hint });
+  if (found !== null && !c.wantsJson) {
+    err(`kbz: ${(e as Error).message}`);
+    if (didYouMean !== null) err(`  hint: ${didYouMean}`);
+    err(`  usage: ${found.text.split("\n")[0]}`);
+    err(`run ${kbz(found.key as KbzVerb)} --help for the whole page`);
+    return 2;
+  }
+  return fail(e, c.wantsJson, c.named?.errorFields?.(e instanceof Error ? e.message : String(e), c.args) ?? {});
+}
+
+/** The help page `kbz VERB [ACTION] …` asks for: the verb's, or its action's when it has one. */
+function pageFor(flags: string[]): { key: string; text: string } | null {
+  const words = flags.filter((a) => !a.startsWith("-"));
+  const verb = words[0];
+  if (verb === undefined) return null;
+  const action = words.slice(1).find((w) => helpPage(verb, w) !== helpPage(verb, undefined));
+  const text = helpPage(verb, action);
+  return text === null ? null : { key: action === undefined ? verb : `${verb} ${action}`, text };
 }
 
 /** A verb's help without what costs bytes and says little: flag type tags, empty array defaults. */

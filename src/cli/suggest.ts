@@ -20,7 +20,8 @@ export function distance(a: string, b: string): number {
 /** The closest candidate within a typo's reach (at most 2 edits, fewer for short words), else null. */
 export function nearest(word: string, candidates: readonly string[]): string | null {
   const w = word.toLowerCase();
-  const reach = w.length <= 3 ? 1 : 2;
+  // Short words reach one edit: `nope` is not a typo of `scope`.
+  const reach = w.length <= 4 ? 1 : 2;
   let best: string | null = null;
   let bestD = Infinity;
   for (const c of candidates) {

@@ -1,23 +1,17 @@
-// `kbz hook stop --help`: what each host sends on stdin and what kbz answers on stdout. Answered
-// before yargs loads (src/main.ts), like the hook itself. skill/references/stop-hook.md has the rest.
+// `kbz hook stop --help`: the payload kbz reads on stdin, with an example, and what it answers.
+// Answered before yargs loads (src/main.ts), like the hook itself. Each host's fields:
+// skill/references/stop-hook.md (issue 43: ≤ 800 B, and an example payload, not field names only).
 import { kbz, optional, placeholder as ph } from "../core/text/command.ts";
 export const STOP_HELP = `${kbz("hook stop", { agent: optional(ph("HOST")), scope: optional(ph("S")) })} < payload.json
-Decides one stop event; the host runs it (${kbz("hook install")} writes the command).
-Reads, per --agent:
-  claude   Stop/SubagentStop: session_id cwd stop_hook_active prompt_id
-           last_assistant_message background_tasks[] agent_id; TaskCompleted: task_id
-           task_subject teammate_name; StopFailure: never counted
-  qwen     as claude
-  codex    Stop/SubagentStop: session_id turn_id cwd stop_hook_active
-           last_assistant_message agent_id
-  cursor   stop/subagentStop: conversation_id workspace_roots loop_count status task
-  gemini   AfterAgent: session_id cwd stop_hook_active prompt_response
-  copilot  agentStop/subagentStop: sessionId cwd stopHookActive stopReason agentId
-  opencode session.idle (kbz's plugin): session_id cwd stop_hook_active
+Decides one stop event; the host runs it (${kbz("hook install")} writes it).
+Payload (claude, codex, qwen; the others: skill references/stop-hook.md):
+  {"session_id":"s1","cwd":"/repo","hook_event_name":"Stop","stop_hook_active":false}
+Try it: echo '{"session_id":"s1","cwd":"."}' | ${kbz("hook stop")}
 Answers on stdout, exit 0:
-  gate unmet  {"decision":"block","reason":"..."}; gemini {"decision":"deny",...};
-              cursor {"followup_message":"..."}
-  allowed     nothing (gemini {}), or {"systemMessage":"..."} with a note
+  unmet    {"decision":"block","reason":"kbz: 2 gate(s) need work: ..."}
+           (gemini {"decision":"deny",...}; cursor {"followup_message":...})
+  allowed  nothing, or {"systemMessage":"..."} with a note (gemini {})
   TaskCompleted refused: exit 2, the reason on stderr
-Six blocks without progress release the stop.
+A block: do what its reason says (${kbz("status")} shows the gates). Six
+blocks without progress let the stop through, with a warning.
 `;

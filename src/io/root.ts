@@ -50,6 +50,22 @@ export function findRoot(cwd: string, home: string = os.homedir()): string {
 }
 
 /**
+ * The outermost folder at or above `cwd` (canonical) that holds kbz's files, up to the git top
+ * level, never the home directory; `findRoot` when there is none. The Stop hook judges it as well
+ * as the nearest root (issue 40 item 5): an empty `sub/.unlazy/` below the real root must not
+ * decide a stop made from `sub`.
+ */
+export function outermostRoot(cwd: string, home: string = os.homedir()): string {
+  let found: string | null = null;
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    if (dir === home && dir !== cwd) break;
+    if (holdsWorkspace(dir)) found = dir;
+    if (has(dir, ".git") || path.dirname(dir) === dir) break;
+  }
+  return found ?? findRoot(cwd, home);
+}
+
+/**
  * Ledgers at the root (`GATES.md`, `gates/*.md`) that a scoped run does not read: once a scope
  * exists, unlazy's discovery takes the scope alone. They are not part of the scope's verdict, but
  * every reader (status, check, the Stop hook) names them with a warning instead of dropping them

@@ -40,18 +40,6 @@ export function fallbackHookPath(execPath = process.execPath, compiled = isCompi
   return candidates.find((c) => fs.existsSync(c)) ?? candidates[0]!;
 }
 
-function findOnPath(name: string, env: Env): string | null {
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {}
-  }
-  return null;
-}
-
 /** The words before `--agent`: this binary (or bun + main.ts), or node + the fallback script. */
 function programWords(fallback: boolean, env: Env): string[] {
   if (!fallback) {
@@ -64,7 +52,7 @@ function programWords(fallback: boolean, env: Env): string[] {
     throw new UsageError(
       `the Node fallback hook is not at ${script}; install kbz with npm (npm install -g kbz) or build it in a kbz checkout`,
     );
-  const node = findOnPath("node", env);
+  const node = findProgram("node", env);
   if (!node) throw new UsageError("--fallback needs node (>= 16) on PATH");
   return [node, script];
 }
@@ -175,3 +163,8 @@ export function hookPlaces(cwd: string, home: string, env: Env, only: string | u
 export function doctorPlaces(cwd: string, home: string, env: Env, only: HostName | null): Promise<DoctorPlace[]> {
   return doctor(cwd, home, env, [fallbackHookPath()], only);
 }
+
+/** Whether an installed host keeps its agent's commands away from the approval store (kbz doctor). */
+export { hostSandbox } from "../io/run/hostSandbox.ts";
+/** The approval store the environment names. */
+export { approvalDirFor as approvalStoreDir } from "../io/run/approval.ts";

@@ -55,8 +55,9 @@ import { transcriptOf, type Transcript } from "../io/hook/transcript.ts";
 import { hardBound, HardBoundError } from "../io/hook/watchdog.ts";
 import { approvalDirFor } from "../io/run/approval.ts";
 import { loadSnapshot } from "./snapshot.ts";
-import { findRoot } from "../io/root.ts";
+import { outermostRoot } from "../io/root.ts";
 import { installCoordination } from "../io/coordination/active.ts";
+import { resolveCoordinator } from "../io/coordination/config.ts";
 
 /**
  * The judging bound (issue 28): the hook decides within 3 s whatever the repository holds. The
@@ -94,12 +95,44 @@ class CannotJudge extends Error {
 /** The whole decision for one stop, host-neutral. Never throws, and never allows a stop it could not judge. */
 export async function hookStop({ scope: pinned, stop, env, cwd }: HookStopOptions): Promise<HookOutput> {
   if (!stop) return null; // no payload: the host's input, not the repository's (docs/formats.md#stop-hook)
+  const wanted = path.resolve(cwd, stop.cwd ?? ".");
+  const dir = existingDirectory(wanted);
+  // The roots a stop is judged on (issue 40 item 5): the outermost root above the stop's folder
+  // and the project the host names; the first is the one counted and keyed.
+  const roots = dir ? judgedRoots(dir, env) : [wanted];
+  if (roots.length > 1) {
+    const answers: HookOutput[] = [];
+    for (const r of roots) answers.push(await hookStopAt(r, { scope: pinned, stop, env, cwd: r }));
+    return answers.find((a) => a !== null && "decision" in a) ?? answers.find((a) => a !== null) ?? null;
+  }
+  return hookStopAt(roots[0]!, { scope: pinned, stop, env, cwd }, dir);
+}
+
+/** The outermost root above `dir`, and the project the host names (CLAUDE_PROJECT_DIR and the other hosts' equivalents) when it is another. */
+function judgedRoots(dir: string, env: Record<string, string | undefined>): string[] {
+  const roots = [outermostRoot(dir)];
+  for (const name of ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "QWEN_PROJECT_DIR", "CURSOR_PROJECT_DIR"]) {
+    const p = env[name];
+    const real = p ? existingDirectory(p) : null;
+    if (real) {
+      const r = outermostRoot(real);
+      if (!roots.includes(r)) roots.push(r);
+      break;
+    }
+  }
+  return roots;
+}
+
+async function hookStopAt(
+  root: string,
+  { scope: pinned, stop, env, cwd }: HookStopOptions & { stop: HostStop },
+  dirGiven?: string | null,
+): Promise<HookOutput> {
   const until = Date.now() + JUDGE_MS;
   const store = approvalDirFor(env);
   const transcript = transcriptOf(stop.transcript ?? null);
   const wanted = path.resolve(cwd, stop.cwd ?? ".");
-  const dir = existingDirectory(wanted);
-  const root = dir ? findRoot(dir) : wanted;
+  const dir = dirGiven === undefined ? root : dirGiven;
   // The counts of one session and scope; a different transcript is a different count (io/hook/guard.ts).
   const keyOf = (session: string, scope: string | null) => sessionKey(`${session}${transcript.key}`, scope);
   const count = (session: string, scope: string | null, hash: string) =>
@@ -184,6 +217,16 @@ async function judge({ pinned, stop, env, root, store, until, count, keyOf }: Ju
 
 /** Install the configured coordinator within COORDINATOR_MS; what is wrong with it, or null. */
 async function coordinatorProblem(root: string, env: Record<string, string | undefined>): Promise<string | null> {
+  // The common case, no coordinator configured: the files adapter, nothing to wait for (a timer
+  // costs the hook a thread wake-up).
+  try {
+    if (resolveCoordinator(root, undefined, env).kind === "files") {
+      await installCoordination(root, { env, logScope: null });
+      return null;
+    }
+  } catch (e) {
+    return `coordinator:UNKNOWN ${errorLine(e)}; waves and bindings unknown`;
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`did not answer within ${COORDINATOR_MS / 1000} s`), COORDINATOR_MS);

@@ -2,13 +2,23 @@
 // the agent would do it from its own shell (CLAUDECODE=1, no terminal), with an unmet gate: the hook
 // blocks naming the reason, `kbz status` exits non-zero, and the loud release still comes after six
 // counted blocks of a real session (a transcript that grows). Every case failed on 571b8e3: it allowed.
-import { afterEach, describe, test, setDefaultTimeout } from "bun:test";
+import { afterEach, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as os from "node:os";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
-import { ledger } from "../helpers/hook.ts";
-import { canSwitchUser, expectGuarded, newSession, NOBODY, sharedDir, type Session } from "../helpers/stop-session.ts";
+import { ledger, messageOf, reasonOf } from "../helpers/hook.ts";
+import {
+  canSwitchUser,
+  expectGuarded,
+  newSession,
+  NOBODY,
+  sharedDir,
+  stopOnce,
+  type Session,
+} from "../helpers/stop-session.ts";
 import { needs } from "../helpers/needs.ts";
 import { startCluster } from "../helpers/etcd-cluster.ts";
 
@@ -132,5 +142,113 @@ describe("issue 40 item 3: time", () => {
       ),
     );
     expectGuarded(s, "GATES:G1");
+  });
+});
+
+describe("issue 40 item 1: the guard's own state is kbz's, not the repository's", () => {
+  const artifacts: [string, (dir: string) => void][] = [
+    ["mkdir .unlazy-hook-state.json", (d) => fs.mkdirSync(path.join(d, ".unlazy-hook-state.json"))],
+    [
+      "a symlink at .unlazy-hook-state.json",
+      (d) => fs.symlinkSync("/etc/hostname", path.join(d, ".unlazy-hook-state.json")),
+    ],
+    ["a FIFO at .unlazy-hook-state.json", (d) => execFileSync("mkfifo", [path.join(d, ".unlazy-hook-state.json")])],
+    [
+      "a hard link at .unlazy-hook-state.json",
+      (d) => {
+        fs.writeFileSync(path.join(d, "victim.json"), "{}");
+        fs.linkSync(path.join(d, "victim.json"), path.join(d, ".unlazy-hook-state.json"));
+      },
+    ],
+    ["touch .unlazy", (d) => fs.writeFileSync(path.join(d, ".unlazy"), "")],
+    ["mkdir .unlazy with .unlazy/locks a file", (d) => writeTree(d, { ".unlazy/locks": "x" })],
+    [
+      ".unlazy/locks a link",
+      (d) => {
+        fs.mkdirSync(path.join(d, ".unlazy"));
+        fs.symlinkSync("/tmp", path.join(d, ".unlazy/locks"));
+      },
+    ],
+    [
+      ".unlazy/locks a FIFO",
+      (d) => {
+        fs.mkdirSync(path.join(d, ".unlazy"));
+        execFileSync("mkfifo", [path.join(d, ".unlazy/locks")]);
+      },
+    ],
+    [
+      "every lock in .unlazy/locks naming a live pid (1) and another host",
+      (d) => {
+        fs.mkdirSync(path.join(d, ".unlazy/locks"), { recursive: true });
+        for (const f of [".unlazy-hook-state.json", "GATES.md"]) {
+          const name = `${createHash("sha256")
+            .update(path.join(fs.realpathSync(d), f))
+            .digest("hex")
+            .slice(0, 24)}.filelock`;
+          const owner = {
+            token: "a".repeat(24),
+            pid: 1,
+            host: f === "GATES.md" ? "elsewhere" : os.hostname(),
+            target: f,
+            at: new Date().toISOString(),
+          };
+          fs.writeFileSync(path.join(d, ".unlazy/locks", name), JSON.stringify(owner));
+        }
+      },
+    ],
+  ];
+  for (const [what, make] of artifacts) {
+    test(what, () => {
+      const s = repo();
+      make(s.dir);
+      expectGuarded(s, "GATES:G1");
+    });
+  }
+
+  describe.skipIf(userSkip !== null)(`chmod 555 as a user who is not root (${userSkip ?? "setpriv"})`, () => {
+    for (const target of [".", ".unlazy", ".unlazy/locks", ".unlazy/api"]) {
+      test(`chmod 555 on ${target}`, () => {
+        const s = repo({ user: true });
+        if (target.startsWith(".unlazy/api")) {
+          fs.rmSync(path.join(s.dir, "GATES.md"));
+          writeTree(s.dir, { ".unlazy/api/gates/leaf-1.md": UNMET.replace("# Gates: solo", "# Gates: leaf 1") });
+        }
+        fs.mkdirSync(path.join(s.dir, target === ".unlazy/locks" ? ".unlazy/locks" : ".unlazy"), { recursive: true });
+        execFileSync("chown", ["-R", `${NOBODY}:${NOBODY}`, s.dir]);
+        fs.chmodSync(path.join(s.dir, target), 0o555);
+        expectGuarded(s, target.startsWith(".unlazy/api") ? "leaf-1:G1" : "GATES:G1");
+      });
+    }
+  });
+});
+
+describe("issue 40 item 6: only the host's stops count toward the release", () => {
+  test("six payloads the agent pipes for its own session (same transcript, unchanged) spend one count at most: the real stops still block, then the loud release", () => {
+    const s = repo();
+    for (let i = 0; i < 6; i++) expect(reasonOf(stopOnce(s, { grow: false }))).toContain("GATES:G1");
+    // The same again without a transcript, and with one the agent grows itself: counted apart.
+    for (let i = 0; i < 6; i++) reasonOf(stopOnce(s, { grow: false, payload: { transcript_path: undefined } }));
+    const fake = path.join(s.dir, "fake.jsonl");
+    for (let i = 0; i < 7; i++) {
+      fs.appendFileSync(fake, "x\n");
+      stopOnce(s, { grow: false, payload: { transcript_path: fake } });
+    }
+    // Only the first piped payload counted (nothing before it to compare the transcript with).
+    for (let i = 2; i <= 6; i++) expect(reasonOf(stopOnce(s))).toContain("GATES:G1");
+    expect(messageOf(stopOnce(s))).toContain("releasing after 6 blocks");
+  });
+});
+
+describe("issue 40 item 5: the stop is judged where the work is", () => {
+  test("mkdir -p sub/.unlazy && cd sub: a stop whose cwd is sub is judged at the outermost root and blocks", () => {
+    const s = repo();
+    fs.mkdirSync(path.join(s.dir, "sub/.unlazy"), { recursive: true });
+    expectGuarded(s, "GATES:G1", { cwd: path.join(s.dir, "sub") });
+  });
+
+  test("the project the host names (CLAUDE_PROJECT_DIR) is judged when the stop's cwd is elsewhere", () => {
+    const s = repo();
+    const elsewhere = tempDir();
+    expectGuarded(s, "GATES:G1", { cwd: elsewhere, env: { CLAUDE_PROJECT_DIR: s.dir } });
   });
 });

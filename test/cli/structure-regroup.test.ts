@@ -54,7 +54,8 @@ describe("regroup cannot be said", () => {
     expect([indep.code, indep.stderr]).toEqual([2, expect.stringContaining("independent")]);
     expect(hashTree(r.dir)).toBe(before);
     // The help and the skill name the verb.
-    expect(r.run(["structure", "--help"]).stdout).toContain("kbz structure regroup");
+    expect(r.run(["structure", "--help"]).stdout).toContain("regroup ID ID…");
+    expect(r.run(["structure", "regroup", "--help"]).stdout).toContain("kbz structure regroup --scope S 2.3 3.1");
   });
 
   test("kbz structure plan --details explains each group in words", () => {

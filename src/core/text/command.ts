@@ -53,7 +53,7 @@ export const VERB_FLAGS = {
   approve: ["scope", "root", "json", "verbose"],
   approvals: [],
   "approvals list": ["json"],
-  "approvals revoke": ["json"],
+  "approvals revoke": ["record", "json"],
   "approvals prune": ["json"],
   "approvals explain": ["json"],
   "approvals policy": ["json"],
@@ -104,10 +104,10 @@ export const VERB_FLAGS = {
   "ci init": ["root", "json", "force"],
   dash: ["scope", "root", "slots"],
   demo: [],
-  coordinator: [],
-  "coordinator status": ["root", "json"],
-  "coordinator import": ["scope", "root", "json"],
-  "coordinator export": ["scope", "root", "json"],
+  coordinator: ["coordinator"],
+  "coordinator status": ["root", "json", "coordinator"],
+  "coordinator import": ["scope", "root", "json", "coordinator"],
+  "coordinator export": ["scope", "root", "json", "coordinator"],
 } as const;
 
 export type KbzVerb = keyof typeof VERB_FLAGS;

@@ -2,6 +2,8 @@
 // `kbz init` and `kbz hook install` write LOCAL_STATE into the root's .gitignore (io/gitignore.ts)
 // and say COMMIT_LINE. A new per-machine file or folder is added here, and only here.
 
+import { kbz } from "../text/command.ts";
+
 /** Root-anchored .gitignore patterns of kbz's local state (docs/formats.md#gitignore). */
 export const LOCAL_STATE: readonly string[] = [
   "/.kbz/inputs/", // INPUTS digests of passes and signatures on this machine
@@ -42,7 +44,7 @@ export interface IgnoreResult {
 }
 
 /** The comment line kbz writes above its block. */
-export const GITIGNORE_HEADER = "# kbz: this machine's state (kbz init / kbz hook install; docs/formats.md#gitignore)";
+export const GITIGNORE_HEADER = `# kbz: this machine's state (${kbz("init")} / ${kbz("hook install")}; docs/formats.md#gitignore)`;
 
 /** The one line both verbs print: what to commit, what not. */
 export function commitLine(added: number, skipped: string | null): string {

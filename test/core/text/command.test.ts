@@ -86,14 +86,14 @@ async function tableProblems(table: Record<string, readonly string[]>): Promise<
     ]);
     for (const flag of flags) if (!known.has(flag)) problems.push(`${entry}: no flag --${flag}`);
     if (action !== undefined) {
-      // The actions are named on the help's `action` line, or under its "Actions:" (structure).
+      // The actions are the first words of the verb page's indented lines (`  add LEAF …`,
+      // `  plan|apply --request F`), each with its own page (issue 43).
       const help = (await runCli([name, "--help"])).stdout;
-      const named = [
-        ...help.split("\n").filter((l) => /^\s+action\s/.test(l)),
-        help.split(/^Actions:$/m)[1] ?? "",
-      ].join("\n");
-      if (!new RegExp(`(^|[^\\w-])${action}([^\\w-]|$)`, "m").test(named))
-        problems.push(`${entry}: kbz ${name} --help names no action ${action}`);
+      const named = help
+        .split("\n")
+        .filter((l) => /^ {2}[a-z]/.test(l))
+        .flatMap((l) => l.trim().split(/\s/)[0]!.split("|"));
+      if (!named.includes(action)) problems.push(`${entry}: kbz ${name} --help names no action ${action}`);
     }
   }
   return problems;

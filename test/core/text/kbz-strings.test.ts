@@ -50,7 +50,7 @@ describe("no hand-built kbz command in src/ (issue 26)", () => {
     expect(hand).toEqual([]);
     expect(wrong).toEqual([]);
     // The exceptions today: help text in aligned columns. A new one is a decision, made here.
-    expect(marked.sort()).toEqual([
+    expect([...new Set(marked)].sort()).toEqual([
       "cli/coordinator.ts",
       "cli/help.ts",
       "cli/scope.ts",
