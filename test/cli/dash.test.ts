@@ -71,7 +71,7 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     // A person's approval: a shows it whole and asks y; approving runs nothing, r runs it.
     p.send("a");
     await p.waitFor((s) => s.includes("approve GATES:R1?"));
-    p.send("y");
+    p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
     await p.waitFor((s) => s.includes("approved GATES:R1"));
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates]"));

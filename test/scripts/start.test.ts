@@ -87,12 +87,12 @@ describe.skipIf(!needs("tmux"))("npm start on a terminal", () => {
     await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
     p.send("a");
     // The person sees the whole oracle, with the PATH the CHECK will run under: the user's own.
-    const review = await p.waitFor((s) => s.includes("approve GATES:G1? y"));
+    const review = await p.waitFor((s) => s.includes("approve GATES:G1?"));
     // The view labels it "PATH" and lines the value up after spaces (or "PATH=" in the one-line form).
     expect(review.replace(/\s*\n\s*/g, "")).toMatch(
       new RegExp(`PATH(=|\\s+)${USER_PATH.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
     );
-    p.send("y");
+    p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates"));
     p.send("r");

@@ -42,7 +42,7 @@ function approvalsBox(data: DashData, selected: number, width: number, height: n
 async function approve(r: Awaited<ReturnType<typeof renderAt>>, qid: string) {
   await press(r, "a");
   await waitForFrame(r, (f) => f.includes(`Approve ${qid} exactly as shown?`));
-  await press(r, "y");
+  await press(r, "G", "y"); // the whole view on screen first (issue 44 item 6)
   await waitForFrame(r, (f) => f.includes(`approved ${qid} (given via dashboard)`));
 }
 
@@ -122,7 +122,7 @@ describe("approval flow", () => {
     let f = await waitForFrame(r, (f) => f.includes("Approve GATES:G1 exactly as shown?"));
     expect(f).toContain("CHECK   touch ran-g1 && echo BUILD_OK");
     expect(f).toMatch(/approve GATES:G1\? y yes · n no/);
-    await press(r, "y");
+    await press(r, "G", "y"); // the whole view on screen first (issue 44 item 6)
     f = await waitForFrame(r, (f) => f.includes("approved GATES:G1 (given via dashboard); r runs it"));
     expect(f).not.toMatch(/APPROVE\?\s+GATES:G1/);
     expect(f).toMatch(/APPROVE\?\s+GATES:G2/);

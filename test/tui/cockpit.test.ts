@@ -66,7 +66,7 @@ const wide = (w: number) => w >= 80;
 async function approveHere(p: TmuxPane, qid: string): Promise<void> {
   p.send("a");
   await p.waitFor((s) => s.includes(`approve ${qid}?`));
-  p.send("y");
+  p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
   await p.waitFor((s) => s.includes(`approved ${qid}`));
 }
 
@@ -144,7 +144,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       p.send("a");
       // The confirmation is asked over the whole oracle; scrolling (j) shows every row of it.
       let seen = await p.waitFor((s) => s.includes("approve GATES:G1?"));
-      expect(footer(seen)).toMatch(/approve GATES:G1\? y yes · n no/);
+      expect(footer(seen)).toMatch(/approve GATES:G1\? (\(\d+ mor.*?)?y yes · n no/); // rows left to see (issue 44 item 6), cut at 40 columns
       let text = seen;
       for (let i = 0; i < 12 && !/rows \d+-(\d+) of \1\b/.test(seen) && /rows \d+-\d+ of/.test(seen); i++) {
         p.send("j");
@@ -155,7 +155,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       const joined = text.replace(/\n\s*/g, " ").replace(/\s+/g, " ");
       for (const word of check.split(" ")) expect(joined).toContain(word);
       expect(joined).toContain("EXPECT");
-      p.send("y");
+      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       await Bun.sleep(300);
       expect(fs.existsSync(path.join(root, "ran-marker"))).toBe(false);
@@ -170,7 +170,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       p.send("a");
       const asked = await p.waitFor((s) => /y yes · n no$/.test(footer(s)) && s.includes("GATES:G1"));
       if (wide(w)) expect(asked).toContain("Confirm GATES:G1 was removed on purpose?");
-      p.send("y");
+      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
       await p.waitFor((s) => s.includes("confirmed removed GATES:G1"));
       await quit(p);
       expect(kbz(["status"], { cwd: root, env }).stdout).not.toContain("REMOVED");
@@ -193,7 +193,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       expect(text).toContain("t/a.txt (ORACLE)");
       expect(text).toContain("APP_MODE, NEVER_SET (unset)");
       expect(text).toContain("never approved before");
-      p.send("y");
+      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       // The agent rewrites the checker: the gate asks again, with what changed and the diff.
       fs.writeFileSync(path.join(root, "check.sh"), "echo ADD_OK\n");
@@ -333,7 +333,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       };
       const p = open(home, env, w, h, [BIN, "demo"]);
       const banner = (x: string) => x.split("\n")[2]!;
-      let s = await p.waitFor((x) => x.includes("your turn"), 15_000);
+      let s = await p.waitFor((x) => x.includes("your turn"), 30_000);
       expect(banner(s)).toContain(
         w >= 80
           ? "▶ your turn: approve the root checks: press 4 (Approvals), then a"
@@ -425,10 +425,10 @@ describe.skipIf(!haveTmux())("issue 31: a person's acts inside the dashboard", (
     expect(footer(listed)).toContain("a confirm removal");
     p.send("a");
     const asked = await p.waitFor((s) => s.includes("Confirm GATES:G3 was removed on purpose?"));
-    expect(footer(asked)).toMatch(/confirm removed GATES:G3\? y yes · n no/);
+    expect(footer(asked)).toMatch(/confirm removed GATES:G3\? (\(\d+ mor.*?)?y yes · n no/);
     expect(asked).toContain("deleted from GATES.md");
     keep("6-confirm-removed-120x35", asked);
-    p.send("y");
+    p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
     const done = await p.waitFor((s) => s.includes("ALL MET (2 met)"));
     expect(done).toContain("confirmed removed GATES:G3");
     keep("6-person-acts-120x35", done);

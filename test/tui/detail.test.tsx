@@ -41,7 +41,7 @@ describe("gate detail view", () => {
       100,
       40,
     );
-    await press(r, "a", "y");
+    await press(r, "a", "G", "y"); // the whole view on screen first (issue 44 item 6)
     await waitForFrame(r, (f) => f.includes("approved GATES:G1"));
     await press(r, "3", "r");
     await waitForFrame(r, (f) => f.includes("GATES:G1 failed"));

@@ -39,7 +39,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       await p.waitFor((s) => /(APPROVE\?|\?)\s+GATES:G1/.test(s));
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
-      p.send("y");
+      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1") && !/(APPROVE\?|\?)\s+GATES:G1/.test(s));
       // The agent edits the checker (scripts/ is no ledger folder): the gate asks again, in the open panel.
       fs.writeFileSync(path.join(root, "scripts/check.sh"), "echo ADD_OK\n");
@@ -48,7 +48,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       // Approved again and run: G1 is met.
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
-      p.send("y");
+      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       p.send("3");
       await p.waitFor((s) => /\[(3 )?Gat/.test(s) && /›.*GATES:G1/.test(s));

@@ -49,7 +49,7 @@ describe.skipIf(!haveTmux())("item 4: checks outlive kbz (the dashboard)", () =>
       await p.waitFor((s) => s.includes("GATES:G1"));
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
-      p.send("y");
+      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       p.send("3");
       await p.waitFor((s) => /\[(3 )?Gat/.test(s));

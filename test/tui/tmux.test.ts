@@ -35,7 +35,7 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
     p.send("a");
     await p.waitFor((s) => s.includes("Approve GATES:G1 exactly as shown?"));
-    p.send("y");
+    p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
     await p.waitFor((s) => s.includes("approved GATES:G1"));
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates]"));
