@@ -26,6 +26,7 @@ import { globs } from "./options.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { leafLedgerPath } from "../ops/dispatch.ts";
 import { plural } from "../core/text/plural.ts";
+import { leafStem } from "../core/plan/leaf-id.ts";
 
 interface StructureArgs {
   action?: string;
@@ -207,7 +208,7 @@ async function split(root: string, scope: string, argv: StructureArgs): Promise<
   );
   const { result: r, logWarning } = applied;
   if (logWarning) err(logWarning);
-  const ledgers = children.map((c) => ({ ...c, ledger: leafLedgerPath(root, scope, `leaf-${c.id}`) }));
+  const ledgers = children.map((c) => ({ ...c, ledger: leafLedgerPath(root, scope, leafStem(c.id)) }));
   if (argv.json) {
     const fields =
       r.status === "applied"

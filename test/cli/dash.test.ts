@@ -6,6 +6,9 @@ import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv, privateApprovalDir } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const panes: TmuxPane[] = [];
 afterEach(() => {
@@ -71,7 +74,8 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     // A person's approval: a shows it whole and asks y; approving runs nothing, r runs it.
     p.send("a");
     await p.waitFor((s) => s.includes("approve GATES:R1?"));
-    p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
+    await Bun.sleep(READ_MS);
+    p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
     await p.waitFor((s) => s.includes("approved GATES:R1"));
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates]"));

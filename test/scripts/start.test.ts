@@ -10,6 +10,7 @@ import { privateApprovalDir } from "../helpers/approvals.ts";
 import { REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
 import { TmuxPane } from "../helpers/tmux.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
 
 const GYP = "/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin";
 
@@ -92,6 +93,7 @@ describe.skipIf(!needs("tmux"))("npm start on a terminal", () => {
     expect(review.replace(/\s*\n\s*/g, "")).toMatch(
       new RegExp(`PATH(=|\\s+)${USER_PATH.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
     );
+    await Bun.sleep(MIN_READ_MS + 100); // a person reads before y (issue 41)
     p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates"));

@@ -9,6 +9,9 @@ import { checkEnv, gitRepo } from "../helpers/approvals.ts";
 import { PanePool, TUI_SIZES, type TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const SIZES = TUI_SIZES;
 const panes = new PanePool();
@@ -66,7 +69,8 @@ const wide = (w: number) => w >= 80;
 async function approveHere(p: TmuxPane, qid: string): Promise<void> {
   p.send("a");
   await p.waitFor((s) => s.includes(`approve ${qid}?`));
-  p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
+  await Bun.sleep(READ_MS);
+  p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
   await p.waitFor((s) => s.includes(`approved ${qid}`));
 }
 
@@ -155,7 +159,8 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       const joined = text.replace(/\n\s*/g, " ").replace(/\s+/g, " ");
       for (const word of check.split(" ")) expect(joined).toContain(word);
       expect(joined).toContain("EXPECT");
-      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
+      await Bun.sleep(READ_MS);
+      p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       await Bun.sleep(300);
       expect(fs.existsSync(path.join(root, "ran-marker"))).toBe(false);
@@ -170,7 +175,8 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       p.send("a");
       const asked = await p.waitFor((s) => /y yes · n no$/.test(footer(s)) && s.includes("GATES:G1"));
       if (wide(w)) expect(asked).toContain("Confirm GATES:G1 was removed on purpose?");
-      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
+      await Bun.sleep(READ_MS);
+      p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
       await p.waitFor((s) => s.includes("confirmed removed GATES:G1"));
       await quit(p);
       expect(kbz(["status"], { cwd: root, env }).stdout).not.toContain("REMOVED");
@@ -193,7 +199,8 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       expect(text).toContain("t/a.txt (ORACLE)");
       expect(text).toContain("APP_MODE, NEVER_SET (unset)");
       expect(text).toContain("never approved before");
-      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
+      await Bun.sleep(READ_MS);
+      p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       // The agent rewrites the checker: the gate asks again, with what changed and the diff.
       fs.writeFileSync(path.join(root, "check.sh"), "echo ADD_OK\n");
@@ -428,7 +435,8 @@ describe.skipIf(!haveTmux())("issue 31: a person's acts inside the dashboard", (
     expect(footer(asked)).toMatch(/confirm removed GATES:G3\? (\(\d+ mor.*?)?y yes · n no/);
     expect(asked).toContain("deleted from GATES.md");
     keep("6-confirm-removed-120x35", asked);
-    p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
+    await Bun.sleep(READ_MS);
+    p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
     const done = await p.waitFor((s) => s.includes("ALL MET (2 met)"));
     expect(done).toContain("confirmed removed GATES:G3");
     keep("6-person-acts-120x35", done);

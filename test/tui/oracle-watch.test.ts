@@ -8,6 +8,9 @@ import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv, checkEnv } from "../helpers/approvals.ts";
 import { PanePool, TUI_SIZES, haveTmux } from "../helpers/tmux.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const SIZES = TUI_SIZES;
 const panes = new PanePool();
@@ -39,7 +42,8 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       await p.waitFor((s) => /(APPROVE\?|\?)\s+GATES:G1/.test(s));
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
-      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
+      await Bun.sleep(READ_MS);
+      p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1") && !/(APPROVE\?|\?)\s+GATES:G1/.test(s));
       // The agent edits the checker (scripts/ is no ledger folder): the gate asks again, in the open panel.
       fs.writeFileSync(path.join(root, "scripts/check.sh"), "echo ADD_OK\n");
@@ -48,7 +52,8 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       // Approved again and run: G1 is met.
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
-      p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
+      await Bun.sleep(READ_MS);
+      p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       p.send("3");
       await p.waitFor((s) => /\[(3 )?Gat/.test(s) && /›.*GATES:G1/.test(s));

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import { checkEnv } from "../../helpers/approvals.ts";
 import { BIN, tempDir, writeTree } from "../../helpers/kbz.ts";
 import { TmuxPane, haveTmux } from "../../helpers/tmux.ts";
+import { MIN_READ_MS } from "../../../src/tui/state.ts";
 
 const panes: TmuxPane[] = [];
 afterEach(() => {
