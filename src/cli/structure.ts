@@ -26,6 +26,9 @@ import { globs } from "./options.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { leafLedgerPath } from "../ops/dispatch.ts";
 import { plural } from "../core/text/plural.ts";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { RECEIPTS_FILE } from "../io/receipts/file.ts";
 
 interface StructureArgs {
   action?: string;
@@ -138,7 +141,9 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       out(
         `REGROUPED ${[...new Set(ids)].join(", ")}: one group, run one after the other (${r.complexity.groups} group(s) now)`,
       );
-      out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
+      // Only where there are receipts to go stale (short by default, issue 43).
+      if (fs.existsSync(path.join(root, RECEIPTS_FILE)))
+        out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
       return 0;
     }
     if (action === "split") return await split(root, scope, argv);
