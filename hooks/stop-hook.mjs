@@ -436,6 +436,11 @@ var init_deadline = __esm(() => {
   };
 });
 
+// src/io/deadline.ts
+var init_deadline2 = __esm(() => {
+  init_deadline();
+});
+
 // src/core/workspace/inside.ts
 import * as path from "node:path";
 function isInside(parent, child) {
@@ -2852,6 +2857,131 @@ var init_session = __esm(() => {
   init_fs();
 });
 
+// src/io/run/system.ts
+import * as fs9 from "node:fs";
+import * as path13 from "node:path";
+function rootOwned(p) {
+  for (let d = p;; d = path13.dirname(d)) {
+    let st;
+    try {
+      st = fs9.statSync(d);
+    } catch {
+      return false;
+    }
+    if (st.uid !== 0 || (st.mode & 18) !== 0)
+      return false;
+    if (d === path13.dirname(d))
+      return true;
+  }
+}
+function systemTool(name) {
+  if (process.platform === "win32")
+    return null;
+  const known = found.get(name);
+  if (known !== undefined)
+    return known;
+  let hit = null;
+  for (const dir of SYSTEM_DIRS) {
+    let real;
+    try {
+      real = fs9.realpathSync(path13.join(dir, name));
+      if (!fs9.statSync(real).isFile())
+        continue;
+      fs9.accessSync(real, fs9.constants.X_OK);
+    } catch {
+      continue;
+    }
+    if (rootOwned(real)) {
+      hit = real;
+      break;
+    }
+  }
+  found.set(name, hit);
+  return hit;
+}
+function helperEnv(keep = {}) {
+  const env = { PATH: SYSTEM_PATH, LC_ALL: "C" };
+  for (const [k, v] of Object.entries(keep))
+    if (v !== undefined)
+      env[k] = v;
+  return env;
+}
+var SYSTEM_DIRS, SYSTEM_PATH, found;
+var init_system = __esm(() => {
+  SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"];
+  SYSTEM_PATH = SYSTEM_DIRS.join(":");
+  found = new Map;
+});
+
+// src/io/git.ts
+import { createRequire as createRequire2 } from "node:module";
+function gitEnv(env = process.env) {
+  return helperEnv({ HOME: env.HOME, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME });
+}
+function gitInert(cwd, args, opts = {}) {
+  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
+  const git = systemTool("git");
+  if (!git)
+    return null;
+  const r = spawnSync(git, [...INERT_GIT, ...args], {
+    cwd,
+    env: gitEnv(),
+    encoding: "utf8",
+    timeout: opts.timeoutMs ?? 1e4,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  return r.status === 0 ? r.stdout : null;
+}
+var INERT_GIT;
+var init_git = __esm(() => {
+  init_system();
+  INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
+});
+
+// src/io/settings.ts
+import * as path14 from "node:path";
+function settingsProblem(message) {
+  return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
+}
+function readSettings(root) {
+  let text;
+  try {
+    text = readStable(path14.join(root, SETTINGS_FILE), {
+      label: "kbz settings",
+      maxBytes: MAX_SETTINGS_BYTES,
+      root
+    }).toString("utf8");
+  } catch (e) {
+    if (!(e instanceof ReadError))
+      throw e;
+    if (e.code === "ENOENT")
+      return null;
+    throw settingsProblem(e.message);
+  }
+  const shape = `expected an object of ${KEYS.map((k) => JSON.stringify(k)).join(", ")}`;
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw settingsProblem(`not valid JSON; ${shape}`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw settingsProblem(`must be a JSON object; ${shape}`);
+  for (const key of Object.keys(v))
+    if (!KEYS.includes(key))
+      throw settingsProblem(`unknown key ${JSON.stringify(key).slice(0, 60)}; ${shape}`);
+  return v;
+}
+var SETTINGS_FILE, MAX_SETTINGS_BYTES, KEYS;
+var init_settings = __esm(() => {
+  init_errors();
+  init_read();
+  SETTINGS_FILE = path14.join(".kbz", "settings.json");
+  MAX_SETTINGS_BYTES = 64 * 1024;
+  KEYS = ["sandbox", "writable", "readable", "coordinator"];
+});
+
 // src/io/coordination/etcd/client.ts
 import * as http from "node:http";
 function rangeKvs(resp) {
@@ -3599,6 +3729,2193 @@ var init_coordination = __esm(() => {
   ROW_STATES = new Set(["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"]);
 });
 
+// src/core/run/oracle.ts
+function runtimeOracle(i) {
+  const o = {
+    schema: 1,
+    check: i.check,
+    expect: i.expect,
+    cwd: i.cwd,
+    shell: i.shell,
+    timeoutMs: i.timeoutMs,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    regexTimeoutMs: REGEX_TIMEOUT_MS,
+    regexStartupTimeoutMs: REGEX_STARTUP_TIMEOUT_MS,
+    maxRegexWorkers: MAX_REGEX_WORKERS,
+    platform: i.platform ?? process.platform,
+    path: i.path
+  };
+  if (i.sandbox)
+    o.sandbox = i.sandbox;
+  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0))
+    o.bound = { files: i.bound.files, env: i.bound.env };
+  return o;
+}
+var REGEX_TIMEOUT_MS = 250, REGEX_STARTUP_TIMEOUT_MS = 5000, MAX_REGEX_WORKERS = 4;
+var init_oracle = __esm(() => {
+  init_digest();
+  init_evidence();
+});
+
+// src/core/run/oracle-files.ts
+function tokenize(command) {
+  const out = [];
+  let word = "";
+  let inWord = false;
+  const flush = () => {
+    if (inWord)
+      out.push({ word });
+    word = "";
+    inWord = false;
+  };
+  for (let i = 0;i < command.length; i++) {
+    const c = command[i];
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      word += command.slice(i + 1, end < 0 ? command.length : end);
+      inWord = true;
+      i = end < 0 ? command.length : end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (;j < command.length && command[j] !== '"'; j++) {
+        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]))
+          j++;
+        word += command[j];
+      }
+      inWord = true;
+      i = j;
+    } else if (c === "\\") {
+      if (command[i + 1] === `
+`)
+        i++;
+      else {
+        word += command[i + 1] ?? "";
+        inWord = true;
+        i++;
+      }
+    } else if (c === " " || c === "\t" || c === "\r")
+      flush();
+    else if (c === "#" && !inWord) {
+      while (i < command.length && command[i] !== `
+`)
+        i++;
+      i--;
+    } else if (c === "$" && command[i + 1] === "(") {
+      flush();
+      out.push({ op: "(" });
+      i++;
+    } else if (c === "`") {
+      flush();
+      out.push({ op: "`" });
+    } else {
+      const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => command.startsWith(o, i)) : undefined;
+      if (op && !(op === "{" || op === "}")) {
+        flush();
+        out.push({ op });
+        i += op.length - 1;
+      } else if ((op === "{" || op === "}") && !inWord && /[\s;]/.test(command[i + 1] ?? " ")) {
+        flush();
+        out.push({ op });
+      } else {
+        word += c;
+        inWord = true;
+      }
+    }
+  }
+  flush();
+  return out;
+}
+function oracleRefs(command, dir = ".") {
+  const result = { refs: [], runners: [] };
+  walk(command, dir, result, 0);
+  const seen = new Set;
+  result.refs = result.refs.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key))
+      return false;
+    seen.add(key);
+    return true;
+  });
+  result.runners = [...new Set(result.runners)];
+  return result;
+}
+function walk(command, dir, out, depth) {
+  if (depth > MAX_DEPTH)
+    return;
+  let words = [];
+  let cwd = dir;
+  const end = () => {
+    if (words.length > 0)
+      cwd = simpleCommand(words, cwd, out, depth);
+    words = [];
+  };
+  for (const t of tokenize(command)) {
+    if ("op" in t)
+      end();
+    else
+      words.push(t.word);
+  }
+  end();
+}
+function simpleCommand(all, dir, out, depth) {
+  const words = [];
+  for (let i = 0;i < all.length; i++) {
+    const w = all[i];
+    const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
+    if (m) {
+      const target = m[3] || all[++i] || "";
+      if (m[2] === "<" && target && !target.startsWith("&"))
+        out.refs.push({ kind: "file", path: join14(dir, target), dir, via: "<" });
+      continue;
+    }
+    words.push(w);
+  }
+  let i = 0;
+  while (i < words.length && ASSIGNMENT.test(words[i]))
+    i++;
+  return program(words.slice(i), dir, out, depth);
+}
+function program(words, dir, out, depth) {
+  const [cmd, ...args] = words;
+  if (!cmd)
+    return dir;
+  const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
+  const file = (p, via) => out.refs.push({ kind: "file", path: join14(dir, p), dir, via });
+  const rest = (from) => program(from, dir, out, depth);
+  if (cmd === "cd") {
+    const to = args[0];
+    return to && !to.startsWith("-") && !to.startsWith("$") ? join14(dir, to) : dir;
+  }
+  if (WRAPPERS.has(cmd))
+    return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
+  if (cmd === "env") {
+    let k = 0;
+    while (k < args.length && (args[k].startsWith("-") || ASSIGNMENT.test(args[k])))
+      k += args[k] === "-u" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (cmd === "nice" || cmd === "timeout" || cmd === "ionice" || cmd === "taskset" || cmd === "chrt") {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += /^-[nkscp]$/.test(args[k]) ? 2 : 1;
+    if (cmd !== "nice" && cmd !== "ionice" && k < args.length)
+      k++;
+    return rest(args.slice(k));
+  }
+  if (cmd === "source" || cmd === ".") {
+    if (args[0])
+      file(args[0], cmd);
+    return dir;
+  }
+  if (cmd.includes("/") && !cmd.startsWith("$"))
+    file(cmd, "exec");
+  if (RUNNERS.has(base))
+    out.runners.push(base);
+  const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
+  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))))
+    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
+  if (SHELLS.has(base)) {
+    const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
+    if (c >= 0) {
+      if (args[c + 1])
+        walk(args[c + 1], dir, out, depth + 1);
+      return dir;
+    }
+    const script = operand(args, new Set(["-o", "+o", "-O", "+O"]));
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (PYTHON.test(base) || base === "pypy" || base === "pypy3") {
+    const m = args.indexOf("-m");
+    const c = args.indexOf("-c");
+    if (m >= 0 && (c < 0 || m < c)) {
+      const mod = args[m + 1] ?? "";
+      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
+        out.runners.push(`python -m ${mod}`);
+      return dir;
+    }
+    if (c >= 0)
+      return dir;
+    const script = operand(args, VALUE_OPTIONS);
+    if (script)
+      file(script, base);
+    return dir;
+  }
+  if (INTERPRETERS.has(base)) {
+    let k = 0;
+    for (;k < args.length; k++) {
+      const a = args[k];
+      if (a === "-e" || a === "--eval" || a === "-p" || a === "--print" || a === "-E")
+        return dir;
+      if (a === "--test")
+        out.runners.push("node --test");
+      const eq = a.indexOf("=");
+      const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
+      if (NODE_LOADERS.has(name)) {
+        const value = eq > 0 && a.startsWith("--") ? a.slice(eq + 1) : args[++k];
+        if (value && looksLikeFile(value))
+          file(value, `${base} ${name}`);
+        continue;
+      }
+      if (VALUE_OPTIONS.has(a)) {
+        k++;
+        continue;
+      }
+      if (a === "--") {
+        k++;
+        break;
+      }
+      if (!a.startsWith("-"))
+        break;
+    }
+    if (args[k] && !args.includes("--test"))
+      file(args[k], base);
+    return dir;
+  }
+  if (base === "deno") {
+    const [verb, ...more] = args;
+    if (verb === "task")
+      out.refs.push({ kind: "config", path: join14(dir, "deno.json"), dir, via: "deno task" });
+    if (verb === "run" || verb === "test" || verb === "bench") {
+      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
+      if (script)
+        file(script, `deno ${verb}`);
+    }
+    return dir;
+  }
+  if (PACKAGE_RUNNERS.has(base)) {
+    let k = 0;
+    while (k < args.length && args[k].startsWith("-"))
+      k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
+    return rest(args.slice(k));
+  }
+  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
+    return packageManager(base, args, dir, out, depth, file);
+  return dir;
+}
+function operand(args, valued) {
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--")
+      return args[k + 1] ?? null;
+    if (valued.has(a))
+      k++;
+    else if (!a.startsWith("-") && !a.startsWith("+"))
+      return a;
+  }
+  return null;
+}
+function packageManager(pm, args, dir, out, depth, file) {
+  const positional = [];
+  for (let k = 0;k < args.length; k++) {
+    const a = args[k];
+    if (a === "--") {
+      positional.push(...args.slice(k + 1));
+      break;
+    }
+    if (/^(-w|--workspace|--filter|-F|--prefix|-C|--cwd|--dir)$/.test(a))
+      k++;
+    else if (!a.startsWith("-"))
+      positional.push(a);
+  }
+  const [verb, name, ...more] = positional;
+  if (!verb)
+    return dir;
+  const script = (n) => out.refs.push({ kind: "script", manager: pm, name: n, dir });
+  if (["test", "t", "tst"].includes(verb) && pm !== "bun") {
+    script("test");
+    out.runners.push(`${pm} test`);
+    return dir;
+  }
+  if ((pm === "npm" || pm === "pnpm") && ["start", "stop", "restart"].includes(verb)) {
+    script(verb);
+    return dir;
+  }
+  if (["run", "run-script", "rum", "urn"].includes(verb)) {
+    if (!name)
+      return dir;
+    if (pm === "bun" && looksLikeFile(name))
+      file(name, "bun run");
+    else {
+      script(name);
+      if (name === "test" || /^test[:-]/.test(name))
+        out.runners.push(`${pm} run ${name}`);
+    }
+    return dir;
+  }
+  if (["exec", "dlx", "x"].includes(verb))
+    return program([name ?? "", ...more].filter(Boolean), dir, out, depth);
+  if (pm === "npm")
+    return dir;
+  if (pm === "bun") {
+    if (verb === "test")
+      return dir;
+    if (looksLikeFile(verb)) {
+      file(verb, "bun");
+      return dir;
+    }
+  }
+  if (PM_BUILTINS[pm].has(verb))
+    return dir;
+  script(verb);
+  return dir;
+}
+var OPERATORS, OPERATOR_START, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join14 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var init_oracle_files = __esm(() => {
+  OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
+`, "{", "}"];
+  OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
+  INTERPRETERS = new Set([
+    "node",
+    "nodejs",
+    "ruby",
+    "perl",
+    "php",
+    "tsx",
+    "ts-node",
+    "ts-node-esm",
+    "esno",
+    "vite-node",
+    "babel-node",
+    "jiti",
+    "Rscript",
+    "lua",
+    "luajit",
+    "julia",
+    "elixir",
+    "groovy",
+    "osascript",
+    "awk",
+    "gawk"
+  ]);
+  SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
+  WRAPPERS = new Set([
+    "time",
+    "exec",
+    "command",
+    "nohup",
+    "builtin",
+    "stdbuf",
+    "unbuffer",
+    "!",
+    "sudo",
+    "doas",
+    "xvfb-run",
+    "dotenv",
+    "cross-env"
+  ]);
+  NODE_LOADERS = new Set([
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "--env-file",
+    "--preload"
+  ]);
+  VALUE_OPTIONS = new Set([
+    "-W",
+    "-X",
+    "-I",
+    "-o",
+    "-O",
+    "--stack-size",
+    "--max-old-space-size",
+    "--conditions",
+    "-C",
+    "--title",
+    "--input-type",
+    "--cwd",
+    "--config",
+    "-c"
+  ]);
+  PM_BUILTINS = {
+    npm: new Set([
+      "install",
+      "i",
+      "ci",
+      "add",
+      "uninstall",
+      "remove",
+      "rm",
+      "update",
+      "up",
+      "outdated",
+      "ls",
+      "list",
+      "audit",
+      "init",
+      "create",
+      "pack",
+      "publish",
+      "version",
+      "view",
+      "info",
+      "config",
+      "cache",
+      "link",
+      "prune",
+      "rebuild",
+      "dedupe",
+      "doctor",
+      "explain",
+      "why",
+      "fund",
+      "login",
+      "logout",
+      "whoami",
+      "help",
+      "root",
+      "bin",
+      "prefix",
+      "pkg",
+      "query",
+      "sbom",
+      "set-script"
+    ]),
+    pnpm: new Set([
+      "install",
+      "i",
+      "add",
+      "remove",
+      "rm",
+      "update",
+      "up",
+      "outdated",
+      "list",
+      "ls",
+      "why",
+      "audit",
+      "init",
+      "create",
+      "pack",
+      "publish",
+      "store",
+      "config",
+      "link",
+      "unlink",
+      "import",
+      "rebuild",
+      "prune",
+      "fetch",
+      "patch",
+      "patch-commit",
+      "env",
+      "setup",
+      "root",
+      "bin",
+      "licenses",
+      "deploy",
+      "server",
+      "help"
+    ]),
+    yarn: new Set([
+      "install",
+      "add",
+      "remove",
+      "up",
+      "upgrade",
+      "why",
+      "info",
+      "init",
+      "config",
+      "cache",
+      "workspaces",
+      "set",
+      "plugin",
+      "version",
+      "npm",
+      "pack",
+      "publish",
+      "constraints",
+      "explain",
+      "link",
+      "unlink",
+      "import",
+      "rebuild",
+      "patch",
+      "patch-commit",
+      "dedupe",
+      "help",
+      "bin",
+      "node"
+    ]),
+    bun: new Set([
+      "install",
+      "i",
+      "add",
+      "a",
+      "remove",
+      "rm",
+      "update",
+      "outdated",
+      "link",
+      "unlink",
+      "pm",
+      "init",
+      "create",
+      "upgrade",
+      "build",
+      "publish",
+      "patch",
+      "patch-commit",
+      "repl",
+      "completions",
+      "audit",
+      "info",
+      "why"
+    ])
+  };
+  RUNNERS = new Set([
+    "vitest",
+    "jest",
+    "mocha",
+    "ava",
+    "tap",
+    "tape",
+    "uvu",
+    "jasmine",
+    "karma",
+    "pytest",
+    "py.test",
+    "tox",
+    "nox",
+    "rspec",
+    "phpunit",
+    "pest",
+    "ctest",
+    "nextest",
+    "playwright",
+    "cypress",
+    "wdio",
+    "testcafe",
+    "node-tap",
+    "bats",
+    "prove",
+    "busted",
+    "mix",
+    "ward",
+    "trial",
+    "nosetests",
+    "nose2"
+  ]);
+  TEST_SUBCOMMANDS = {
+    go: ["test"],
+    cargo: ["test", "nextest"],
+    bun: ["test"],
+    deno: ["test"],
+    dotnet: ["test"],
+    mvn: ["test", "verify"],
+    gradle: ["test", "check"],
+    "./gradlew": ["test", "check"],
+    swift: ["test"],
+    zig: ["test"],
+    make: ["test", "check"],
+    flutter: ["test"],
+    dart: ["test"],
+    mix: ["test"],
+    stack: ["test"],
+    cabal: ["test"],
+    sbt: ["test"],
+    lein: ["test"],
+    rake: ["test", "spec"],
+    meson: ["test"],
+    ninja: ["test"]
+  };
+  PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
+  ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+  PYTHON = /^python(\d+(\.\d+)?)?$/;
+});
+
+// src/io/oracle/identity.ts
+import * as fs13 from "node:fs";
+import * as path17 from "node:path";
+function identityOf(st) {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+function keepsCtime(path, dev) {
+  let ok = fsTrusted.get(dev);
+  if (ok === undefined) {
+    try {
+      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs13.statfsSync(path).type));
+    } catch {
+      ok = false;
+    }
+    fsTrusted.set(dev, ok);
+  }
+  return ok;
+}
+function hashedIdentity(path, fd, before) {
+  const after = fs13.fstatSync(fd, { bigint: true });
+  const id = identityOf(after);
+  if (id !== identityOf(before))
+    return null;
+  if (BigInt(Date.now()) * 1000000n - after.ctimeNs < BigInt(RACY_MS) * 1000000n)
+    return null;
+  return keepsCtime(path, after.dev) ? id : null;
+}
+function rememberHashed(abs, digest, identity) {
+  if (identity)
+    seen.set(abs, { digest, identity });
+  else
+    seen.delete(abs);
+}
+function currentIdentity(abs) {
+  try {
+    const st = fs13.statSync(abs, { bigint: true });
+    return st.isFile() ? identityOf(st) : null;
+  } catch {
+    return null;
+  }
+}
+function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
+  const d = detail;
+  if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object")
+    return false;
+  for (const name in depends) {
+    if (!name.startsWith("oracle:"))
+      continue;
+    const key = name.slice("oracle:".length);
+    const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
+    if (typeof identity !== "string" || identityNow(path17.isAbsolute(key) ? key : path17.join(root, key)) !== identity)
+      return false;
+  }
+  return true;
+}
+var RACY_MS = 2000, KEEPS_CTIME, fsTrusted, seen;
+var init_identity = __esm(() => {
+  init_oracle_files();
+  KEEPS_CTIME = new Set([
+    61267,
+    1481003842,
+    2435016766,
+    16914836,
+    2035054128,
+    801189825,
+    4076150800,
+    3393526350
+  ]);
+  fsTrusted = new Map;
+  seen = new Map;
+});
+
+// src/io/oracle/digest.ts
+import * as fs14 from "node:fs";
+import { createRequire as createRequire4 } from "node:module";
+function hasher2() {
+  const bun = globalThis.Bun;
+  if (bun?.CryptoHasher)
+    return new bun.CryptoHasher("sha256");
+  const { createHash } = createRequire4(import.meta.url)("node:crypto");
+  return createHash("sha256");
+}
+function fileDigest(abs) {
+  let fd;
+  try {
+    fd = fs14.openSync(abs, fs14.constants.O_RDONLY | (fs14.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
+      return { state: "missing" };
+    if (code === "EISDIR")
+      return { state: "directory" };
+    return { state: "unreadable" };
+  }
+  try {
+    const st = fs14.fstatSync(fd, { bigint: true });
+    if (st.isDirectory())
+      return { state: "directory" };
+    if (!st.isFile())
+      return { state: "special" };
+    const h = hasher2();
+    const buf = new Uint8Array(Math.min(CHUNK, Math.max(1, Number(st.size))));
+    let size = 0;
+    for (;; ) {
+      const n = fs14.readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0)
+        break;
+      h.update(n === buf.length ? buf : buf.subarray(0, n));
+      size += n;
+    }
+    const sha256 = h.digest("hex");
+    rememberHashed(abs, sha256, hashedIdentity(abs, fd, st));
+    return { sha256, size };
+  } catch {
+    return { state: "unreadable" };
+  } finally {
+    fs14.closeSync(fd);
+  }
+}
+function digestText(d) {
+  return "sha256" in d ? d.sha256 : d.state;
+}
+var MAX_ORACLE_FILE_BYTES, CHUNK;
+var init_digest2 = __esm(() => {
+  init_identity();
+  MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
+  CHUNK = 1024 * 1024;
+});
+
+// src/io/recordFiles.ts
+import * as fs19 from "node:fs";
+import * as path22 from "node:path";
+function realOf(file) {
+  try {
+    return fs19.realpathSync(file);
+  } catch {
+    return path22.resolve(file);
+  }
+}
+function recordFileName(realLedger) {
+  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
+}
+function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
+  let fd;
+  try {
+    fd = fs19.openSync(file, OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs19.fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes)
+      return null;
+    const v = JSON.parse(fs19.readFileSync(fd, "utf8"));
+    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
+  } catch {
+    return null;
+  } finally {
+    fs19.closeSync(fd);
+  }
+}
+var MAX_RECORD_BYTES, OPEN_FLAGS;
+var init_recordFiles = __esm(() => {
+  init_hash();
+  init_fs();
+  init_lock();
+  MAX_RECORD_BYTES = 8 * 1024 * 1024;
+  OPEN_FLAGS = fs19.constants.O_RDONLY | (fs19.constants.O_NONBLOCK ?? 0) | (fs19.constants.O_NOFOLLOW ?? 0);
+});
+
+// src/core/workspace/glob.ts
+function pieceAt(piece, name, at) {
+  for (let k = 0;k < piece.length; k++) {
+    const p = piece.charCodeAt(k);
+    const c = name.charCodeAt(at + k);
+    if (p === 63 ? c === 47 : p !== c)
+      return false;
+  }
+  return true;
+}
+function matchSegment(pattern, name) {
+  const pieces = pattern.split("*");
+  const first = pieces[0];
+  if (pieces.length === 1)
+    return name.length === first.length && pieceAt(first, name, 0);
+  const last = pieces[pieces.length - 1];
+  const end = name.length - last.length;
+  if (end < first.length || !pieceAt(first, name, 0) || !pieceAt(last, name, end))
+    return false;
+  let pos = first.length;
+  for (let i = 1;i < pieces.length - 1; i++) {
+    const piece = pieces[i];
+    if (piece === "")
+      continue;
+    let at = pos;
+    while (at + piece.length <= end && !pieceAt(piece, name, at))
+      at++;
+    if (at + piece.length > end)
+      return false;
+    pos = at + piece.length;
+  }
+  return true;
+}
+
+// src/io/inputs/expand.ts
+import * as fs20 from "node:fs";
+import * as path23 from "node:path";
+function entries(dir) {
+  checkDeadline(() => `listing the INPUTS folder ${dir}`);
+  try {
+    return fs20.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+function expandInputs(base, patterns) {
+  const found = new Set;
+  let truncated = false;
+  const add = (rel) => {
+    if (found.size >= MAX_INPUT_FILES)
+      truncated = true;
+    else
+      found.add(rel);
+  };
+  const walkAll = (rel) => {
+    for (const e of entries(path23.join(base, rel))) {
+      if (truncated)
+        return;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory())
+        walkAll(r);
+      else if (e.isFile())
+        add(r);
+    }
+  };
+  const match = (rel, segs) => {
+    if (truncated)
+      return;
+    if (segs.length === 0) {
+      let st;
+      try {
+        st = fs20.lstatSync(path23.join(base, rel));
+      } catch {
+        return;
+      }
+      if (st.isFile())
+        add(rel);
+      else if (st.isDirectory())
+        walkAll(rel);
+      return;
+    }
+    const [seg, ...rest] = segs;
+    if (seg === "**") {
+      match(rel, rest);
+      for (const e of entries(path23.join(base, rel)))
+        if (e.isDirectory())
+          match(rel ? `${rel}/${e.name}` : e.name, segs);
+      return;
+    }
+    if (!isWild(seg)) {
+      const r = rel ? `${rel}/${seg}` : seg;
+      if (rest.length === 0)
+        return match(r, []);
+      let st = null;
+      try {
+        st = fs20.lstatSync(path23.join(base, r));
+      } catch {}
+      if (st?.isDirectory())
+        match(r, rest);
+      return;
+    }
+    for (const e of entries(path23.join(base, rel))) {
+      if (!matchSegment(seg, e.name))
+        continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
+        match(r, rest);
+    }
+  };
+  for (const p of patterns) {
+    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    match("", segs);
+  }
+  return { files: [...found].sort(), truncated };
+}
+var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
+var init_expand = __esm(() => {
+  init_deadline2();
+  TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
+});
+
+// src/io/inputs/records.ts
+import * as fs21 from "node:fs";
+import * as path24 from "node:path";
+function digestFile(root, file, dirs = new Map) {
+  const dir = path24.dirname(file);
+  let dirReal = dirs.get(dir);
+  if (dirReal === undefined) {
+    try {
+      dirReal = fs21.realpathSync(dir);
+    } catch {
+      dirReal = null;
+    }
+    if (dirReal !== null && !isInside(root, dirReal))
+      dirReal = null;
+    dirs.set(dir, dirReal);
+  }
+  if (dirReal === null)
+    return null;
+  let fd;
+  try {
+    fd = fs21.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs21.fstatSync(fd).isFile())
+      return null;
+    const h = sha256Stream();
+    chunk ??= Buffer.allocUnsafe(CHUNK2);
+    for (;; ) {
+      checkDeadline(() => `hashing the input ${path24.basename(file)}`);
+      const n = fs21.readSync(fd, chunk, 0, CHUNK2, null);
+      if (n <= 0)
+        break;
+      h.update(chunk.subarray(0, n));
+    }
+    return h.digest();
+  } catch (e) {
+    if (e.code === "deadline")
+      throw e;
+    return null;
+  } finally {
+    fs21.closeSync(fd);
+  }
+}
+function digestInputs(root, cwd, inputs) {
+  const files = {};
+  const expanded = expandInputs(cwd, inputs);
+  if (expanded.truncated)
+    return { files, truncated: true };
+  const realRoot = realOf(root);
+  const dirs = new Map;
+  for (const rel of expanded.files) {
+    const digest = digestFile(realRoot, path24.join(cwd, rel), dirs);
+    if (digest !== null)
+      files[rel] = digest;
+  }
+  return { files, truncated: false };
+}
+var INPUTS_DIR, CHUNK2, OPEN_FLAGS2, chunk = null;
+var init_records = __esm(() => {
+  init_hash();
+  init_inside();
+  init_deadline2();
+  init_recordFiles();
+  init_expand();
+  INPUTS_DIR = path24.join(".kbz", "inputs");
+  CHUNK2 = 1024 * 1024;
+  OPEN_FLAGS2 = fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0) | (fs21.constants.O_NOFOLLOW ?? 0);
+});
+
+// src/io/oracle/env.ts
+function boundEnv(env, declared) {
+  const out = {};
+  for (const name of [...declared ?? []].sort())
+    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
+  for (const name of KBZ_BOUND_ENV)
+    if (env[name] !== undefined && !(name in out))
+      out[name] = sha256Hex(`${name}=${env[name]}`);
+  return out;
+}
+var ALLOWED_ENV, KBZ_PASSED_ENV, KBZ_BOUND_ENV, allowed;
+var init_env = __esm(() => {
+  init_hash();
+  ALLOWED_ENV = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TMPDIR",
+    "TZ",
+    "CI",
+    "SystemRoot",
+    "SYSTEMROOT",
+    "windir",
+    "WINDIR",
+    "ComSpec",
+    "COMSPEC",
+    "PATHEXT",
+    "SystemDrive",
+    "TEMP",
+    "TMP"
+  ];
+  KBZ_PASSED_ENV = [
+    "UNLAZY_APPROVAL_DIR",
+    "UNLAZY_SHELL",
+    "KBZ_CACHE_DIR",
+    "KBZ_LEASE_TTL",
+    "KBZ_CONTAINMENT",
+    "XDG_CACHE_HOME"
+  ];
+  KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
+  allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
+});
+
+// src/io/oracle/binding.ts
+import * as fs22 from "node:fs";
+import * as path28 from "node:path";
+function keyOf(root, abs) {
+  return isInside(root, abs) && abs !== root ? path28.relative(root, abs).split(path28.sep).join("/") : abs;
+}
+function expandHome(p, env) {
+  return p === "~" || p.startsWith("~/") ? path28.join(env.HOME ?? "/", p.slice(1)) : p;
+}
+function packageJsonFor(root, dir) {
+  for (let d = dir;; d = path28.dirname(d)) {
+    const candidate = path28.join(d, "package.json");
+    try {
+      if (fs22.statSync(candidate).isFile())
+        return candidate;
+    } catch {}
+    if (d === root || !isInside(root, d) || path28.dirname(d) === d)
+      return path28.join(dir, "package.json");
+  }
+}
+function readScripts(file, cache) {
+  if (cache.has(file))
+    return cache.get(file);
+  let scripts = null;
+  try {
+    const fd = fs22.openSync(file, fs22.constants.O_RDONLY | (fs22.constants.O_NONBLOCK ?? 0));
+    try {
+      const st = fs22.fstatSync(fd);
+      if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
+        const v = JSON.parse(fs22.readFileSync(fd, "utf8"));
+        scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
+      }
+    } finally {
+      fs22.closeSync(fd);
+    }
+  } catch {}
+  cache.set(file, scripts);
+  return scripts;
+}
+function declaredFiles(req, add) {
+  const globs = req.gate.oracle;
+  if (!globs)
+    return;
+  const line = (req.gate.attrIndex.ORACLE ?? req.gate.line - 1) + 1;
+  const fail = (message) => {
+    throw new OracleError(message, req.display, line);
+  };
+  for (const glob of globs) {
+    const wild = /[*?]/.test(glob);
+    if (!wild) {
+      const abs = path28.resolve(req.cwd, glob);
+      let st = null;
+      try {
+        st = fs22.lstatSync(abs);
+      } catch {}
+      if (st?.isSymbolicLink()) {
+        let real = abs;
+        try {
+          real = fs22.realpathSync(abs);
+        } catch {
+          fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
+        }
+        if (!isInside(req.root, real))
+          fail(`ORACLE ${glob} resolves outside the root (${real})`);
+        st = fs22.statSync(real);
+      }
+      if (st?.isDirectory())
+        fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
+      if (st && !st.isFile())
+        fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
+      if (st && st.size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
+      if (!isInside(req.root, abs))
+        fail(`ORACLE ${glob} is outside the root`);
+      add(abs, "ORACLE");
+      continue;
+    }
+    const found = expandInputs(req.cwd, [glob]);
+    if (found.truncated)
+      fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
+    for (const rel of found.files) {
+      const abs = path28.join(req.cwd, rel);
+      const size = fs22.lstatSync(abs).size;
+      if (size > MAX_ORACLE_FILE_BYTES)
+        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
+      add(abs, "ORACLE");
+    }
+  }
+}
+function oracleBinding(req) {
+  const { files, items, runners } = boundFiles(req);
+  const env = boundEnv(req.env, req.gate.env);
+  return { files, env, signature: bindingSignature(files, env), items, runners };
+}
+function oracleFiles(req) {
+  return boundFiles(req).files;
+}
+function boundFiles(req) {
+  const items = new Map;
+  const runners = new Set;
+  const packages = req.packages ?? new Map;
+  const addFile = (abs, via) => {
+    const key = keyOf(req.root, abs);
+    if (items.has(key))
+      return;
+    const compute = () => digestText(fileDigest(abs));
+    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
+  };
+  const visit = (command, dir, depth) => {
+    const found = oracleRefs(command, dir);
+    for (const r of found.runners)
+      runners.add(r);
+    for (const ref of found.refs)
+      visitRef(ref, depth);
+  };
+  const visitRef = (ref, depth) => {
+    if (ref.kind === "file" || ref.kind === "config") {
+      addFile(path28.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      return;
+    }
+    const pkg = packageJsonFor(req.root, path28.resolve(req.cwd, ref.dir));
+    const scripts = readScripts(pkg, packages);
+    const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
+    for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
+      const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
+      if (items.has(key))
+        continue;
+      const text = scripts?.[name];
+      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
+      items.set(key, { key, digest, via, abs: pkg });
+      if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
+        visit(text, path28.dirname(pkg), depth + 1);
+    }
+  };
+  if (req.gate.check)
+    visit(req.gate.check, req.cwd, 0);
+  declaredFiles(req, addFile);
+  const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const files = {};
+  for (const i of sorted)
+    files[i.key] = i.digest;
+  return { files, items: sorted, runners: [...runners] };
+}
+function bindingSignature(files, env) {
+  return sha256Hex(JSON.stringify({ files, env }));
+}
+var OracleError, MAX_SCRIPT_DEPTH = 4;
+var init_binding = __esm(() => {
+  init_errors();
+  init_oracle_files();
+  init_hash();
+  init_inside();
+  init_expand();
+  init_digest2();
+  init_env();
+  OracleError = class OracleError extends KbzError {
+    constructor(message, file, line) {
+      super(message, {
+        code: "oracle",
+        file,
+        line,
+        hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts"
+      });
+    }
+  };
+});
+
+// src/core/run/show.ts
+import * as path32 from "node:path";
+function pathFacts(value) {
+  const count = value ? value.split(path32.delimiter).length : 0;
+  const flat = value.replace(/[\r\n]/g, " ");
+  return {
+    value,
+    transcript: flat.length > 800 ? flat.slice(0, 800) + "..." : flat,
+    fingerprint: `${sha256Hex(value).slice(0, 12)}/${count} entries`
+  };
+}
+var init_show = __esm(() => {
+  init_digest();
+});
+
+// src/io/run/sandbox.ts
+import * as fs26 from "node:fs";
+import * as path33 from "node:path";
+function resolveBwrap(_env) {
+  const bwrap = systemTool("bwrap");
+  if (bwrap)
+    return bwrap;
+  throw new UsageError(`the sandbox was requested but bubblewrap (bwrap) is not installed in ${SYSTEM_DIRS.join(", ")} (owned by root); ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`);
+}
+function writableReal(root, p, origin) {
+  const abs = path33.resolve(root, p);
+  try {
+    return fs26.realpathSync(abs);
+  } catch {
+    throw new UsageError(`${origin}: sandbox writable path does not exist: ${abs}`);
+  }
+}
+function readablePaths(env, writable, extra) {
+  const out = new Set;
+  for (const d of SYSTEM_READABLE)
+    if (fs26.existsSync(d))
+      out.add(d);
+  const more = [...(env.PATH ?? "").split(path33.delimiter), ...extra].filter((d) => path33.isAbsolute(d));
+  for (const d of more) {
+    const real = realOrNull(d);
+    if (!real || real === "/" || writable.some((w) => inside(w, real)))
+      continue;
+    if ([...SYSTEM_READABLE].some((s) => inside(s, real)))
+      continue;
+    out.add(real);
+  }
+  return [...out].sort();
+}
+function sandboxProfile(bwrap, root, writable, home, env = {}, readable = []) {
+  const realRoot = fs26.realpathSync(root);
+  const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))].filter((w) => w !== realRoot).sort();
+  const all = [realRoot, ...extra];
+  return {
+    engine: bwrap,
+    network: "none",
+    home,
+    tmp: "private",
+    pid: "private",
+    writable: all,
+    capabilities: "none",
+    readOnly: gitDirsIn(all),
+    emptied: socketDirs(env),
+    ...noGitAt(realRoot, all),
+    readable: readablePaths(env, all, readable),
+    empty: [...EMPTY_DIRS]
+  };
+}
+function noGitAt(realRoot, writable) {
+  const out = [];
+  for (let d = realRoot;; d = path33.dirname(d)) {
+    const dotGit = path33.join(d, ".git");
+    let st = null;
+    try {
+      st = fs26.lstatSync(dotGit);
+    } catch {}
+    if (st?.isFile() && st.size === 0 && !mountPoints.has(dotGit)) {
+      fs26.rmSync(dotGit, { force: true });
+      st = null;
+    }
+    if (st)
+      break;
+    if (writable.some((w) => inside(w, d)))
+      out.push(dotGit);
+    if (d === path33.dirname(d))
+      break;
+  }
+  return out.length > 0 ? { noGit: out.sort() } : {};
+}
+function gitDirsIn(writable) {
+  const found = new Set;
+  const addGit = (dotGit) => {
+    let st;
+    try {
+      st = fs26.lstatSync(dotGit);
+    } catch {
+      return false;
+    }
+    if (st.isDirectory()) {
+      const r = realOrNull(dotGit);
+      if (r)
+        found.add(r);
+      return true;
+    }
+    if (!st.isFile() || st.size > 4096)
+      return false;
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs26.readFileSync(dotGit, "utf8"));
+    const gitdir = m ? realOrNull(path33.resolve(path33.dirname(dotGit), m[1])) : null;
+    if (!gitdir)
+      return true;
+    found.add(gitdir);
+    try {
+      const common = realOrNull(path33.resolve(gitdir, fs26.readFileSync(path33.join(gitdir, "commondir"), "utf8").trim()));
+      if (common)
+        found.add(common);
+    } catch {}
+    return true;
+  };
+  for (const w of writable) {
+    for (let d = w;; d = path33.dirname(d)) {
+      if (addGit(path33.join(d, ".git")) || d === path33.dirname(d))
+        break;
+    }
+  }
+  return [...found].filter((g) => writable.some((w) => inside(w, g) || inside(g, w))).sort();
+}
+function socketDirs(env) {
+  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter((d) => !!d && path33.isAbsolute(d));
+  const real = dirs.map((d) => realOrNull(d)).filter((d) => d !== null && d !== "/");
+  const dirsOnly = [...new Set(real)].filter((d) => fs26.statSync(d).isDirectory());
+  return dirsOnly.filter((d) => !dirsOnly.some((e) => e !== d && inside(e, d))).sort();
+}
+var BWRAP_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)", SYSTEM_READABLE, EMPTY_DIRS, mountPoints, inside = (parent, child) => child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/"), realOrNull = (p) => {
+  try {
+    return fs26.realpathSync(p);
+  } catch {
+    return null;
+  }
+};
+var init_sandbox = __esm(() => {
+  init_errors();
+  init_system();
+  init_show();
+  SYSTEM_READABLE = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+  EMPTY_DIRS = ["/home", "/media", "/mnt", "/root", "/srv", "/var"];
+  mountPoints = new Map;
+});
+
+// src/io/check/plan.ts
+import * as fs27 from "node:fs";
+import * as path34 from "node:path";
+function declaredEnv(gate, settings) {
+  const extra = settings.passEnv ?? [];
+  if (extra.length === 0)
+    return gate.env;
+  return [...new Set([...gate.env ?? [], ...extra])];
+}
+function sandboxFor(settings, file, ledger) {
+  const s = settings.sandbox;
+  let byFile = profiles.get(s);
+  if (!byFile)
+    profiles.set(s, byFile = new Map);
+  if (byFile.has(file))
+    return byFile.get(file);
+  let profile = null;
+  if (s.all || ledger) {
+    const writable = [
+      ...s.writable,
+      ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger.line}` }))
+    ];
+    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env, s.readable ?? []);
+  }
+  byFile.set(file, profile);
+  return profile;
+}
+function baseDir(snap, file, settings) {
+  if (settings.cwd)
+    return settings.cwd;
+  if (snap.target.mode !== "explicit")
+    return snap.target.root;
+  return scopeLedgerRoot(file) ?? path34.dirname(file);
+}
+function gateCwd(base, gate) {
+  return gate.cwd ? path34.resolve(base, gate.cwd) : base;
+}
+function realCwd(cwd) {
+  try {
+    return fs27.realpathSync(cwd);
+  } catch {
+    return cwd;
+  }
+}
+function oracleFor(file, base, gate, settings, sandbox = null) {
+  const cwd = realCwd(gateCwd(base, gate));
+  const env = declaredEnv(gate, settings);
+  const bindGate = env === gate.env ? gate : { ...gate, env };
+  const binding = oracleBinding({
+    root: settings.root,
+    display: displayPath(settings.root, file),
+    gate: bindGate,
+    cwd,
+    env: settings.env
+  });
+  return runtimeOracle({
+    sandbox,
+    bound: binding,
+    check: gate.check ?? "",
+    expect: gate.expect ?? "",
+    cwd,
+    shell: settings.shell,
+    timeoutMs: settings.timeoutMs,
+    path: settings.path.value
+  });
+}
+var profiles;
+var init_plan = __esm(() => {
+  init_inside();
+  init_errors();
+  init_digest();
+  init_oracle();
+  init_sandbox();
+  init_snapshot();
+  init_binding();
+  init_show();
+  profiles = new WeakMap;
+});
+
+// src/io/check/settings.ts
+import * as path35 from "node:path";
+function readRepoSettings(root) {
+  const file = path35.join(root, SETTINGS_FILE);
+  const o = readSettings(root);
+  if (o === null)
+    return { sandbox: false, writable: [], readable: [], file };
+  const bad = (message) => settingsProblem(`${message}; expected {"sandbox": true, "writable": ["path", ...]}`);
+  if (o.sandbox !== undefined && typeof o.sandbox !== "boolean")
+    throw bad('"sandbox" must be true or false');
+  const writable = o.writable ?? [];
+  if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== ""))
+    throw bad('"writable" must be a list of paths');
+  const readable = o.readable ?? [];
+  if (!Array.isArray(readable) || !readable.every((w) => typeof w === "string" && path35.isAbsolute(w)))
+    throw bad('"readable" must be a list of absolute paths');
+  return { sandbox: o.sandbox === true, writable, readable, file };
+}
+var init_settings2 = __esm(() => {
+  init_settings();
+});
+
+// src/io/program.ts
+import * as fs28 from "node:fs";
+import * as path36 from "node:path";
+function envValue(env, name, platform = process.platform) {
+  if (env[name] !== undefined || platform !== "win32")
+    return env[name];
+  const upper = name.toUpperCase();
+  const key = Object.keys(env).find((k) => k.toUpperCase() === upper);
+  return key === undefined ? undefined : env[key];
+}
+function programCandidates(name, env, platform = process.platform) {
+  const win = platform === "win32";
+  const delimiter = win ? ";" : path36.delimiter;
+  const dirs = (envValue(env, "PATH", platform) ?? "").split(delimiter).filter((d) => d !== "" && (path36.isAbsolute(d) || win && path36.win32.isAbsolute(d)));
+  let names = [name];
+  if (win && path36.extname(name) === "") {
+    const exts = (envValue(env, "PATHEXT", platform) || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
+    names = [name, ...exts.flatMap((e) => [name + e.toLowerCase(), name + e.toUpperCase()])];
+  }
+  return dirs.flatMap((d) => names.map((n) => path36.join(d, n)));
+}
+function findProgram(name, env, platform = process.platform) {
+  for (const c of programCandidates(name, env, platform)) {
+    try {
+      if (!fs28.statSync(c).isFile())
+        continue;
+      if (platform !== "win32")
+        fs28.accessSync(c, fs28.constants.X_OK);
+      return c;
+    } catch {}
+  }
+  return null;
+}
+var init_program = () => {};
+
+// src/io/run/shell.ts
+import * as fs29 from "node:fs";
+import * as path37 from "node:path";
+function requestedShell(flag, env, platform = process.platform) {
+  if (flag)
+    return flag;
+  const chosen = envValue(env, "UNLAZY_SHELL", platform);
+  if (chosen)
+    return chosen;
+  return platform === "win32" ? envValue(env, "ComSpec", platform) || "cmd.exe" : "/bin/sh";
+}
+function resolveShell(requested, env, platform = process.platform) {
+  if (requested.includes("/") || requested.includes("\\") || path37.isAbsolute(requested)) {
+    const p = path37.resolve(requested);
+    try {
+      if (fs29.statSync(p).isFile())
+        return p;
+    } catch {}
+  } else {
+    const found = findProgram(requested, env, platform);
+    if (found)
+      return found;
+  }
+  throw new UsageError(`cannot resolve command shell ${JSON.stringify(requested)} from PATH`);
+}
+var init_shell = __esm(() => {
+  init_errors();
+  init_show();
+  init_program();
+});
+
+// src/core/signed/record.ts
+function signoffDefinition(title, inputs) {
+  return sha256Hex(JSON.stringify(["kbz.manual-gate", 1, title, inputs]));
+}
+function recordRelPath(ledger, gate, kind) {
+  return `${SIGNED_DIR}/${ledger}/${gate}.${kind}`;
+}
+function isPair(v) {
+  return Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string";
+}
+function parseRecord(text, file) {
+  if (text.length > MAX_RECORD_BYTES2)
+    throw new SignedFormatError(`record is over ${MAX_RECORD_BYTES2} bytes`, file, 1);
+  const begin = text.indexOf(`
+${BEGIN}`);
+  const message = begin >= 0 ? text.slice(0, begin + 1) : text;
+  let signature = null;
+  if (begin >= 0) {
+    signature = text.slice(begin + 1);
+    const endAt = signature.indexOf(END);
+    const line = message.split(`
+`).length;
+    if (endAt < 0)
+      throw new SignedFormatError(`the signature has no ${END} line`, file, line);
+    if (signature.slice(endAt + END.length).trim() !== "")
+      throw new SignedFormatError("text after the signature", file, line + signature.slice(0, endAt).split(`
+`).length);
+  } else if (text.includes(BEGIN)) {
+    throw new SignedFormatError(`${BEGIN} must start a line`, file, text.slice(0, text.indexOf(BEGIN)).split(`
+`).length);
+  }
+  const lines = message.split(`
+`);
+  if (lines[lines.length - 1] === "")
+    lines.pop();
+  if (lines[0] !== HEADER2)
+    throw new SignedFormatError(`not a kbz signed record: the first line must be '${HEADER2}'`, file, 1);
+  const seen = new Map;
+  const many = { file: [], program: [], env: [], input: [] };
+  for (let i = 1;i < lines.length; i++) {
+    const line = lines[i];
+    const m = /^([a-z-]+): (.*)$/.exec(line);
+    if (!m)
+      throw new SignedFormatError("expected 'key: <JSON value>'", file, i + 1);
+    const [, key, raw] = m;
+    let value;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new SignedFormatError(`${key}: the value is not JSON`, file, i + 1);
+    }
+    if (MANY.has(key)) {
+      if (key === "env" ? typeof value !== "string" : !isPair(value))
+        throw new SignedFormatError(`${key}: expected ${key === "env" ? "a string" : '["name", "digest"]'}`, file, i + 1);
+      many[key].push(value);
+    } else if (ONCE.has(key)) {
+      if (seen.has(key))
+        throw new SignedFormatError(`${key}: given twice`, file, i + 1);
+      seen.set(key, { value, line: i + 1 });
+    } else
+      throw new SignedFormatError(`unknown key '${key}'`, file, i + 1);
+  }
+  const get = (key) => seen.get(key);
+  const str = (key) => {
+    const e = get(key);
+    if (!e)
+      throw new SignedFormatError(`missing '${key}:' line`, file, lines.length + 1);
+    if (typeof e.value !== "string" || e.value === "")
+      throw new SignedFormatError(`${key}: expected a non-empty string`, file, e.line);
+    return e.value;
+  };
+  const kind = str("kind");
+  if (kind !== "approval" && kind !== "sign-off")
+    throw new SignedFormatError(`kind: expected "approval" or "sign-off", not ${JSON.stringify(kind)}`, file, get("kind").line);
+  const payload = {
+    kind,
+    ledger: str("ledger"),
+    gate: str("gate"),
+    title: typeof get("title")?.value === "string" ? get("title").value : "",
+    definition: str("definition"),
+    signer: str("signer"),
+    signedAt: str("signed-at")
+  };
+  if (kind === "approval") {
+    const num = get("timeout-ms");
+    if (!num || typeof num.value !== "number" || !Number.isInteger(num.value) || num.value <= 0)
+      throw new SignedFormatError("timeout-ms: expected a positive integer", file, num?.line ?? lines.length + 1);
+    const sb = get("sandbox");
+    if (!sb)
+      throw new SignedFormatError("missing 'sandbox:' line", file, lines.length + 1);
+    const s = sb.value;
+    if (s !== null && (typeof s !== "object" || !Array.isArray(s.writable) || !Array.isArray(s.hidden) || typeof s.network !== "string"))
+      throw new SignedFormatError('sandbox: expected null or {"network":…,"writable":[…],"hidden":[…]}', file, sb.line);
+    payload.oracle = {
+      check: str("check"),
+      expect: str("expect"),
+      cwd: str("cwd"),
+      timeoutMs: num.value,
+      shell: str("shell"),
+      files: Object.fromEntries(many.file),
+      programs: Object.fromEntries(many.program),
+      env: many.env,
+      sandbox: s
+    };
+  } else {
+    const ev = get("evidence");
+    if (!ev || typeof ev.value !== "string")
+      throw new SignedFormatError("evidence: expected a string", file, ev?.line ?? lines.length + 1);
+    payload.evidence = ev.value;
+    payload.inputs = get("inputs") ? null : Object.fromEntries(many.input);
+  }
+  return { payload, message, signature };
+}
+function oracleChanges(signed, now) {
+  const out = [];
+  if (signed.check !== now.check)
+    out.push(`CHECK changed (signed ${JSON.stringify(signed.check)}, now ${JSON.stringify(now.check)})`);
+  if (signed.expect !== now.expect)
+    out.push(`EXPECT changed (signed ${JSON.stringify(signed.expect)}, now ${JSON.stringify(now.expect)})`);
+  if (signed.cwd !== now.cwd)
+    out.push(`CWD changed (signed ${signed.cwd}, now ${now.cwd})`);
+  for (const k of Object.keys(signed.files).sort()) {
+    if (!(k in now.files))
+      out.push(`oracle file ${k} no longer bound`);
+    else if (now.files[k] !== signed.files[k])
+      out.push(`oracle file ${k} changed`);
+  }
+  for (const k of Object.keys(now.files).sort())
+    if (!(k in signed.files))
+      out.push(`oracle file ${k} added`);
+  const se = [...signed.env].sort().join(","), ne = [...now.env].sort().join(",");
+  if (se !== ne)
+    out.push(`ENV names changed (signed ${se || "none"}, now ${ne || "none"})`);
+  if (JSON.stringify(signed.sandbox) !== JSON.stringify(now.sandbox))
+    out.push(`sandbox changed (signed ${signed.sandbox ? "sandboxed" : "none"}, now ${now.sandbox ? "sandboxed" : "none"})`);
+  return out;
+}
+function inputChanges(signed, now) {
+  const out = [];
+  const a = signed ?? {}, b = now ?? {};
+  for (const k of Object.keys(a).sort()) {
+    if (!(k in b))
+      out.push(`input ${k} removed`);
+    else if (a[k] !== b[k])
+      out.push(`input ${k} changed`);
+  }
+  for (const k of Object.keys(b).sort())
+    if (!(k in a))
+      out.push(`input ${k} added`);
+  return out;
+}
+var SIGNATURE_NAMESPACE = "kbz", SIGNED_DIR = ".kbz/signed", MAX_RECORD_BYTES2, BEGIN = "-----BEGIN SSH SIGNATURE-----", END = "-----END SSH SIGNATURE-----", HEADER2 = "kbz-signed-record: 1", SignedFormatError, ONCE, MANY;
+var init_record = __esm(() => {
+  init_errors();
+  init_hash();
+  init_command();
+  MAX_RECORD_BYTES2 = 64 * 1024;
+  SignedFormatError = class SignedFormatError extends KbzError {
+    constructor(message, file, line) {
+      super(message, {
+        kind: "input",
+        code: "signed-format",
+        file,
+        line,
+        hint: `sign the gate again (${kbz("approve")} or ${kbz("sign")} with git's user.signingKey set), or fix the line; docs/formats.md#signed-records`
+      });
+    }
+  };
+  ONCE = new Set([
+    "kind",
+    "ledger",
+    "gate",
+    "title",
+    "definition",
+    "check",
+    "expect",
+    "cwd",
+    "timeout-ms",
+    "shell",
+    "sandbox",
+    "evidence",
+    "inputs",
+    "signer",
+    "signed-at"
+  ]);
+  MANY = new Set(["file", "program", "env", "input"]);
+});
+
+// src/io/sign/sshsig.ts
+import { createRequire as createRequire5 } from "node:module";
+function nodeCrypto2() {
+  cryptoModule ??= createRequire5(import.meta.url)("node:crypto");
+  return cryptoModule;
+}
+
+class Wire {
+  buf;
+  at = 0;
+  constructor(buf) {
+    this.buf = buf;
+  }
+  u32() {
+    if (this.at + 4 > this.buf.length)
+      throw new Error("short");
+    const v = this.buf.readUInt32BE(this.at);
+    this.at += 4;
+    return v;
+  }
+  bytes() {
+    const n = this.u32();
+    if (this.at + n > this.buf.length)
+      throw new Error("short");
+    const v = this.buf.subarray(this.at, this.at + n);
+    this.at += n;
+    return v;
+  }
+  raw(n) {
+    if (this.at + n > this.buf.length)
+      throw new Error("short");
+    const v = this.buf.subarray(this.at, this.at + n);
+    this.at += n;
+    return v;
+  }
+  done() {
+    return this.at === this.buf.length;
+  }
+}
+function str(b) {
+  const data = typeof b === "string" ? Buffer.from(b) : b;
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  return Buffer.concat([len, data]);
+}
+function verifyKey(pub, sigBlob, data) {
+  const crypto = nodeCrypto2();
+  const k = new Wire(pub);
+  const type = k.bytes().toString();
+  const s = new Wire(sigBlob);
+  const sigType = s.bytes().toString();
+  const sig = s.bytes();
+  if (!s.done())
+    return false;
+  if (type === "ssh-ed25519") {
+    const pk = k.bytes();
+    if (!k.done() || sigType !== "ssh-ed25519" || pk.length !== 32 || sig.length !== 64)
+      return false;
+    const key = crypto.createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: b64url(pk) }, format: "jwk" });
+    return crypto.verify(null, data, key, sig);
+  }
+  if (type === "ssh-rsa") {
+    const e = k.bytes();
+    const n = k.bytes();
+    if (!k.done())
+      return false;
+    const hash = sigType === "rsa-sha2-512" ? "sha512" : sigType === "rsa-sha2-256" ? "sha256" : null;
+    if (!hash)
+      return false;
+    const key = crypto.createPublicKey({
+      key: { kty: "RSA", n: b64url(unsigned(n)), e: b64url(unsigned(e)) },
+      format: "jwk"
+    });
+    return crypto.verify(hash, data, key, sig);
+  }
+  const ec = /^ecdsa-sha2-(nistp256|nistp384|nistp521)$/.exec(type);
+  if (ec) {
+    const curve = CURVES[ec[1]];
+    const name = k.bytes().toString();
+    const q = k.bytes();
+    if (!k.done() || name !== ec[1] || sigType !== type || q[0] !== 4 || q.length !== 1 + 2 * curve.size)
+      return false;
+    const rs = new Wire(sig);
+    const r = unsigned(rs.bytes());
+    const sv = unsigned(rs.bytes());
+    if (!rs.done() || r.length > curve.size || sv.length > curve.size)
+      return false;
+    const pad = (b) => Buffer.concat([Buffer.alloc(curve.size - b.length), b]);
+    const key = crypto.createPublicKey({
+      key: {
+        kty: "EC",
+        crv: curve.crv,
+        x: b64url(q.subarray(1, 1 + curve.size)),
+        y: b64url(q.subarray(1 + curve.size))
+      },
+      format: "jwk"
+    });
+    return crypto.verify(curve.hash, data, { key, dsaEncoding: "ieee-p1363" }, Buffer.concat([pad(r), pad(sv)]));
+  }
+  return null;
+}
+function keysOf(allowedText, principal) {
+  const keys = [];
+  for (const raw of allowedText.split(`
+`)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#"))
+      continue;
+    const words = line.match(/(?:[^\s"]+|"[^"]*")+/g) ?? [];
+    const names = words[0].replace(/"/g, "").split(",");
+    const wild = names.some((n) => /[*?!]/.test(n));
+    if (wild)
+      return null;
+    if (!names.includes(principal))
+      continue;
+    let at = 1;
+    for (;at < words.length && !/^(ssh-|ecdsa-|sk-)/.test(words[at]); at++) {
+      const ns = /^namespaces="([^"]*)"$/i.exec(words[at]);
+      if (!ns)
+        return null;
+      if (!ns[1].split(",").includes(SIGNATURE_NAMESPACE)) {
+        at = -1;
+        break;
+      }
+    }
+    if (at < 0)
+      continue;
+    const type = words[at];
+    const b64 = words[at + 1];
+    if (!type || !b64 || /cert-v01|^sk-/.test(type))
+      return null;
+    keys.push(Buffer.from(b64, "base64"));
+  }
+  return keys;
+}
+function fastVerify(message, signature, principal, allowedText) {
+  try {
+    const body = signature.replace(/-----(BEGIN|END) SSH SIGNATURE-----/g, "").replace(/\s+/g, "");
+    const blob = Buffer.from(body, "base64");
+    const w = new Wire(blob);
+    if (w.raw(6).toString() !== "SSHSIG" || w.u32() !== 1)
+      return null;
+    const pub = w.bytes();
+    const namespace = w.bytes().toString();
+    const reserved = w.bytes();
+    const hashAlg = w.bytes().toString();
+    const sig = w.bytes();
+    if (!w.done() || namespace !== SIGNATURE_NAMESPACE || hashAlg !== "sha512" && hashAlg !== "sha256")
+      return null;
+    const keys = keysOf(allowedText, principal);
+    if (!keys || !keys.some((k) => k.equals(pub)))
+      return null;
+    const digest = nodeCrypto2().createHash(hashAlg).update(message).digest();
+    const data = Buffer.concat([Buffer.from("SSHSIG"), str(namespace), str(reserved), str(hashAlg), str(digest)]);
+    return verifyKey(pub, sig, data) === true ? true : null;
+  } catch {
+    return null;
+  }
+}
+var cryptoModule = null, b64url = (b) => b.toString("base64url"), unsigned = (b) => b.length > 1 && b[0] === 0 ? b.subarray(1) : b, CURVES;
+var init_sshsig = __esm(() => {
+  init_record();
+  CURVES = {
+    nistp256: { crv: "P-256", size: 32, hash: "sha256" },
+    nistp384: { crv: "P-384", size: 48, hash: "sha384" },
+    nistp521: { crv: "P-521", size: 66, hash: "sha512" }
+  };
+});
+
+// src/io/sign/ssh.ts
+import { spawn, spawnSync } from "node:child_process";
+import * as fs30 from "node:fs";
+import * as os4 from "node:os";
+import * as path38 from "node:path";
+function sshKeygen(env = process.env) {
+  return findProgram("ssh-keygen", { ...env, PATH: env.PATH ?? "/usr/bin:/bin" });
+}
+function need(env) {
+  const k = sshKeygen(env);
+  if (!k)
+    throw new SigningError("ssh-keygen is not installed", INSTALL);
+  return k;
+}
+function gitConfig(root, key, env = process.env, scope = "any") {
+  const args = [...INERT_GIT, "config", ...scope === "global" ? ["--global"] : [], "--get", key];
+  const r = spawnSync("git", args, {
+    cwd: root,
+    env: gitEnv(env),
+    encoding: "utf8",
+    timeout: 1e4,
+    stdio: ["ignore", "pipe", "ignore"]
+  });
+  const v = r.status === 0 ? r.stdout.trim() : "";
+  return v === "" ? null : v;
+}
+function expandHome2(p, env) {
+  return p === "~" || p.startsWith("~/") ? path38.join(env.HOME || os4.homedir(), p.slice(1)) : p;
+}
+function allowedSignersFile(root, env = process.env, explicit) {
+  if (explicit)
+    return { file: path38.resolve(explicit), from: "--allowed-signers" };
+  const v = gitConfig(root, "gpg.ssh.allowedsignersfile", env);
+  if (v)
+    return { file: path38.resolve(root, expandHome2(v, env)), from: "gpg.ssh.allowedSignersFile" };
+  const repo = path38.join(root, REPO_ALLOWED_SIGNERS);
+  return fs30.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
+}
+function checkAllowedSigners(text, file) {
+  const principals = [];
+  const lines = text.split(`
+`);
+  for (let i = 0;i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "" || line.startsWith("#"))
+      continue;
+    const words = line.match(/(?:[^\s"]+|"[^"]*")+/g) ?? [];
+    const at = words.findIndex((w) => KEY_TYPES.test(w));
+    if (at < 1 || at + 1 >= words.length || !/^[A-Za-z0-9+/]+={0,3}$/.test(words[at + 1])) {
+      throw new SignedFormatError("not an allowed-signers line: expected 'PRINCIPALS [OPTIONS] KEYTYPE BASE64-KEY' (e.g. ana@example.com ssh-ed25519 AAAA…)", file, i + 1);
+    }
+    for (const opt of words.slice(1, at)) {
+      if (!/^(cert-authority|namespaces="[^"]*"|valid-after="?[0-9TZ]+"?|valid-before="?[0-9TZ]+"?)$/i.test(opt))
+        throw new SignedFormatError(`unknown option ${JSON.stringify(opt)} in an allowed-signers line`, file, i + 1);
+    }
+    principals.push(...words[0].replace(/"/g, "").split(","));
+  }
+  return principals;
+}
+function allowedText(file) {
+  let t = allowedTexts.get(file);
+  if (t === undefined) {
+    try {
+      t = fs30.readFileSync(file, "utf8");
+    } catch {
+      t = "";
+    }
+    allowedTexts.set(file, t);
+  }
+  return t;
+}
+function sshVerifySync(message, signature, principal, allowed, tmp, env = process.env) {
+  if (fastVerify(message, signature, principal, allowedText(allowed)))
+    return { ok: true, principal };
+  const keygen = need(env);
+  const runSync = (args, input) => {
+    const r = spawnSync(keygen, args, { input, env, encoding: "utf8", timeout: 30000 });
+    return { code: r.error ? null : r.status, out: r.stdout ?? "", err: r.error?.message ?? r.stderr ?? "" };
+  };
+  const steps = verifySteps(message, signature, principal, allowed, tmp);
+  let next = steps.next();
+  while (!next.done)
+    next = steps.next(runSync(next.value.args, next.value.input));
+  return next.value;
+}
+function* verifySteps(message, signature, principal, allowed, tmp) {
+  const sig = path38.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
+  fs30.writeFileSync(sig, signature, { mode: 384 });
+  try {
+    const v = yield {
+      args: ["-Y", "verify", "-f", allowed, "-I", principal, "-n", SIGNATURE_NAMESPACE, "-s", sig],
+      input: message
+    };
+    if (v.code === 0)
+      return { ok: true, principal };
+    if (v.code === null)
+      return { ok: false, reason: `ssh-keygen did not run: ${v.err}` };
+    const valid = yield { args: ["-Y", "check-novalidate", "-n", SIGNATURE_NAMESPACE, "-s", sig], input: message };
+    if (valid.code !== 0)
+      return {
+        ok: false,
+        reason: "the signature does not match the record's bytes (edited after signing, or signed for something else)"
+      };
+    const who = yield { args: ["-Y", "find-principals", "-s", sig, "-f", allowed], input: "" };
+    const names = who.code === 0 ? who.out.trim().split(`
+`).filter(Boolean) : [];
+    if (names.length === 0)
+      return { ok: false, reason: `the signer's key is not an allowed signer (${allowed})` };
+    return { ok: false, reason: `the record names signer ${principal}, but the key belongs to ${names.join(", ")}` };
+  } finally {
+    fs30.rmSync(sig, { force: true });
+  }
+}
+var REPO_ALLOWED_SIGNERS = ".kbz/allowed_signers", SigningError, INSTALL = "install OpenSSH's client (apt-get install openssh-client; brew install openssh)", KEY_TYPES, allowedTexts;
+var init_ssh = __esm(() => {
+  init_program();
+  init_errors();
+  init_record();
+  init_git();
+  init_sshsig();
+  SigningError = class SigningError extends KbzError {
+    constructor(message, hint) {
+      super(message, { kind: "infrastructure", code: "signing", hint });
+    }
+  };
+  KEY_TYPES = /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com|ssh-ed25519-cert-v01@openssh\.com|ssh-rsa-cert-v01@openssh\.com)$/;
+  allowedTexts = new Map;
+});
+
+// src/io/sign/records.ts
+import * as fs31 from "node:fs";
+import * as path39 from "node:path";
+function rel(root, p) {
+  const r = path39.relative(root, p);
+  return r === "" ? "." : r.startsWith("..") || path39.isAbsolute(r) ? p : r.split(path39.sep).join("/");
+}
+function ledgerKey(root, file) {
+  let real = file;
+  try {
+    real = fs31.realpathSync(file);
+  } catch {}
+  return rel(realRoot(root), real);
+}
+function realRoot(root) {
+  let r = roots.get(root);
+  if (r === undefined) {
+    try {
+      r = fs31.realpathSync(root);
+    } catch {
+      r = root;
+    }
+    roots.set(root, r);
+  }
+  return r;
+}
+function portableOracle(root, gate, o) {
+  const r = realRoot(root);
+  const s = o.sandbox;
+  return {
+    check: o.check,
+    expect: o.expect,
+    cwd: rel(r, o.cwd),
+    timeoutMs: o.timeoutMs,
+    shell: path39.basename(o.shell),
+    files: { ...o.bound?.files ?? {} },
+    programs: {},
+    env: [...gate.env ?? []].sort(),
+    sandbox: s ? {
+      network: s.network,
+      writable: s.writable.map((w) => rel(r, w)),
+      hidden: (s.hidden ?? []).map((h) => rel(r, h))
+    } : null
+  };
+}
+function readSignedRecord(root, ledger, gate, kind) {
+  const relPath = recordRelPath(ledger, gate, kind);
+  const abs = path39.join(root, relPath);
+  let fd;
+  try {
+    fd = fs31.openSync(abs, fs31.constants.O_RDONLY | fs31.constants.O_NOFOLLOW | fs31.constants.O_NONBLOCK);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ENOTDIR")
+      return null;
+    throw new KbzError(`cannot read the signed record: ${code ?? e.message}`, {
+      kind: "input",
+      code: "signed-format",
+      file: relPath,
+      line: 1,
+      hint: "a signed record is a regular file, not a link"
+    });
+  }
+  try {
+    const st = fs31.fstatSync(fd);
+    if (!st.isFile())
+      throw new KbzError("a signed record must be a regular file", {
+        kind: "input",
+        code: "signed-format",
+        file: relPath,
+        line: 1
+      });
+    if (st.size > MAX_RECORD_BYTES2)
+      throw new KbzError(`a signed record is at most ${MAX_RECORD_BYTES2} bytes`, {
+        kind: "input",
+        code: "signed-format",
+        file: relPath,
+        line: 1
+      });
+    return { rel: relPath, record: parseRecord(fs31.readFileSync(fd, "utf8"), relPath) };
+  } finally {
+    fs31.closeSync(fd);
+  }
+}
+function checkRecord(root, file, gate, now) {
+  const ledger = ledgerKey(root, file);
+  const kind = "oracle" in now ? "approval" : "sign-off";
+  const found = readSignedRecord(root, ledger, gate.id, kind);
+  const relPath = recordRelPath(ledger, gate.id, kind);
+  if (!found)
+    return { ok: false, reason: `no signed ${kind} (${relPath})` };
+  const p = found.record.payload;
+  if (p.ledger !== ledger || p.gate !== gate.id || p.kind !== kind)
+    return {
+      ok: false,
+      reason: `${relPath} is a record of ${p.ledger}:${p.gate} (${p.kind}), not of this gate: copied from another gate`
+    };
+  if (found.record.signature === null)
+    return { ok: false, reason: `${relPath} is unsigned` };
+  const changes = [];
+  if ("oracle" in now) {
+    changes.push(...oracleChanges(p.oracle, now.oracle));
+    if (changes.length === 0 && p.definition !== gateDigest(gate))
+      changes.push("the gate's definition changed");
+  } else {
+    if (p.definition !== signoffDefinition(gate.title, gate.inputs))
+      changes.push(`the gate's text or INPUTS changed since the sign-off (signed "${p.title}")`);
+    changes.push(...inputChanges(p.inputs ?? null, now.inputs));
+  }
+  return {
+    ok: true,
+    verify: { rel: relPath, message: found.record.message, signature: found.record.signature, signer: p.signer },
+    changes
+  };
+}
+var roots;
+var init_records2 = __esm(() => {
+  init_errors();
+  init_digest();
+  init_record();
+  init_fs();
+  init_ssh();
+  roots = new Map;
+});
+
+// src/io/sign/unsigned.ts
+import * as fs32 from "node:fs";
+import * as os5 from "node:os";
+import * as path40 from "node:path";
+function settingsFor(root, env) {
+  const repo = readRepoSettings(root);
+  return {
+    shell: resolveShell(requestedShell(undefined, env), env),
+    path: pathFacts(env.PATH ?? ""),
+    timeoutMs: 120000,
+    cwd: null,
+    sandbox: { all: repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env },
+    root,
+    env
+  };
+}
+function markUnsignedNow(snap, env) {
+  const met = snap.gates.filter((v) => v.state === "met");
+  if (met.length === 0)
+    return;
+  const root = snap.target.root;
+  const unsign = (v, why) => {
+    v.state = "unattested";
+    v.reason = `UNSIGNED: ${why} (the signed policy counts only a record signed by an allowed signer)`;
+  };
+  let allowed = null;
+  let problem = null;
+  try {
+    const found = allowedSignersFile(root, env);
+    if (!found)
+      problem = "no allowed signers (set gpg.ssh.allowedSignersFile or commit .kbz/allowed_signers)";
+    else {
+      checkAllowedSigners(fs32.readFileSync(found.file, "utf8"), found.file);
+      allowed = found.file;
+    }
+    if (!sshKeygen(env))
+      problem = "ssh-keygen is not installed";
+  } catch (e) {
+    problem = e.message;
+  }
+  if (problem !== null) {
+    for (const v of met)
+      unsign(v, problem);
+    return;
+  }
+  const settings = settingsFor(root, env);
+  const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
+  const tmp = fs32.mkdtempSync(path40.join(os5.tmpdir(), "kbz-signed-"));
+  try {
+    for (const v of met) {
+      try {
+        const dir = baseDir(snap, v.file, settings);
+        const c = isRunnable(v.gate) ? checkRecord(root, v.file, v.gate, {
+          oracle: portableOracle(root, v.gate, oracleFor(v.file, dir, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null)))
+        }) : checkRecord(root, v.file, v.gate, {
+          inputs: v.gate.inputs ? digestInputs(root, realCwd(gateCwd(dir, v.gate)), v.gate.inputs).files : null
+        });
+        if (!c.ok) {
+          unsign(v, c.reason);
+          continue;
+        }
+        const s = sshVerifySync(c.verify.message, c.verify.signature, c.verify.signer, allowed, tmp, env);
+        if (!s.ok)
+          unsign(v, `${c.verify.rel}: ${s.reason}`);
+        else if (c.changes.length > 0)
+          unsign(v, `changed since signed: ${c.changes.join("; ")}`);
+      } catch (e) {
+        unsign(v, e.message);
+      }
+    }
+  } finally {
+    fs32.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+var init_unsigned = __esm(() => {
+  init_show();
+  init_plan();
+  init_settings2();
+  init_records();
+  init_shell();
+  init_records2();
+  init_ssh();
+});
+
 // src/core/hook/decide.ts
 init_digest();
 init_sanitize();
@@ -3795,16 +6112,22 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs33 from "node:fs";
-import * as path41 from "node:path";
+import * as fs34 from "node:fs";
+import * as path42 from "node:path";
+
+// src/core/plan/leaf-id.ts
+var LEAF_PREFIX = "leaf-";
+function leafIdOf(name) {
+  return name.startsWith(LEAF_PREFIX) ? name.slice(LEAF_PREFIX.length) : null;
+}
 
 // src/core/hook/worker.ts
 function leafIds(snap) {
   const ids = [];
   for (const e of snap.ledgers) {
-    const m = /^leaf-(.+)$/.exec(e.stem);
-    if (m && /[\\/]gates[\\/][^\\/]+$/.test(e.file))
-      ids.push(m[1]);
+    const id = leafIdOf(e.stem);
+    if (id && /[\\/]gates[\\/][^\\/]+$/.test(e.file))
+      ids.push(id);
   }
   return ids;
 }
@@ -3846,8 +6169,8 @@ function waitingOn(running, background) {
   return running.filter((r) => background.some((b) => b.id === r.handle || b.words.some((w) => w === r.handle || w.split(/\s+/).includes(r.handle) || namesLeaf(w, r.leaf))));
 }
 
-// src/io/deadline.ts
-init_deadline();
+// src/ops/hookStop.ts
+init_deadline2();
 
 // src/io/discover.ts
 init_errors();
@@ -3957,82 +6280,8 @@ function filesCoordination(root) {
   };
 }
 
-// src/io/git.ts
-import { createRequire as createRequire2 } from "node:module";
-
-// src/io/run/system.ts
-import * as fs9 from "node:fs";
-import * as path13 from "node:path";
-var SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"];
-var SYSTEM_PATH = SYSTEM_DIRS.join(":");
-var found = new Map;
-function rootOwned(p) {
-  for (let d = p;; d = path13.dirname(d)) {
-    let st;
-    try {
-      st = fs9.statSync(d);
-    } catch {
-      return false;
-    }
-    if (st.uid !== 0 || (st.mode & 18) !== 0)
-      return false;
-    if (d === path13.dirname(d))
-      return true;
-  }
-}
-function systemTool(name) {
-  if (process.platform === "win32")
-    return null;
-  const known = found.get(name);
-  if (known !== undefined)
-    return known;
-  let hit = null;
-  for (const dir of SYSTEM_DIRS) {
-    let real;
-    try {
-      real = fs9.realpathSync(path13.join(dir, name));
-      if (!fs9.statSync(real).isFile())
-        continue;
-      fs9.accessSync(real, fs9.constants.X_OK);
-    } catch {
-      continue;
-    }
-    if (rootOwned(real)) {
-      hit = real;
-      break;
-    }
-  }
-  found.set(name, hit);
-  return hit;
-}
-function helperEnv(keep = {}) {
-  const env = { PATH: SYSTEM_PATH, LC_ALL: "C" };
-  for (const [k, v] of Object.entries(keep))
-    if (v !== undefined)
-      env[k] = v;
-  return env;
-}
-
-// src/io/git.ts
-var INERT_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
-function gitEnv(env = process.env) {
-  return helperEnv({ HOME: env.HOME, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME });
-}
-function gitInert(cwd, args, opts = {}) {
-  const { spawnSync } = createRequire2(import.meta.url)("node:child_process");
-  const git = systemTool("git");
-  if (!git)
-    return null;
-  const r = spawnSync(git, [...INERT_GIT, ...args], {
-    cwd,
-    env: gitEnv(),
-    encoding: "utf8",
-    timeout: opts.timeoutMs ?? 1e4,
-    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
-    stdio: ["ignore", "pipe", "ignore"]
-  });
-  return r.status === 0 ? r.stdout : null;
-}
+// src/io/coordination/config.ts
+init_git();
 
 // src/core/text/integer.ts
 var DIGITS = /^(0|[1-9][0-9]*)$/;
@@ -4049,48 +6298,7 @@ function parseInteger(raw, min, max = Number.MAX_SAFE_INTEGER) {
 // src/io/coordination/config.ts
 init_errors();
 init_ids();
-
-// src/io/settings.ts
-init_errors();
-init_read();
-import * as path14 from "node:path";
-var SETTINGS_FILE = path14.join(".kbz", "settings.json");
-var MAX_SETTINGS_BYTES = 64 * 1024;
-var KEYS = ["sandbox", "writable", "readable", "coordinator"];
-function settingsProblem(message) {
-  return new FileProblemsError([{ file: SETTINGS_FILE, line: 1, message }]);
-}
-function readSettings(root) {
-  let text;
-  try {
-    text = readStable(path14.join(root, SETTINGS_FILE), {
-      label: "kbz settings",
-      maxBytes: MAX_SETTINGS_BYTES,
-      root
-    }).toString("utf8");
-  } catch (e) {
-    if (!(e instanceof ReadError))
-      throw e;
-    if (e.code === "ENOENT")
-      return null;
-    throw settingsProblem(e.message);
-  }
-  const shape = `expected an object of ${KEYS.map((k) => JSON.stringify(k)).join(", ")}`;
-  let v;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw settingsProblem(`not valid JSON; ${shape}`);
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v))
-    throw settingsProblem(`must be a JSON object; ${shape}`);
-  for (const key of Object.keys(v))
-    if (!KEYS.includes(key))
-      throw settingsProblem(`unknown key ${JSON.stringify(key).slice(0, 60)}; ${shape}`);
-  return v;
-}
-
-// src/io/coordination/config.ts
+init_settings();
 var DEFAULT_TTL = 30;
 var MIN_TTL = 2;
 var MAX_TTL = 3600;
@@ -4349,43 +6557,15 @@ init_digest();
 init_fs();
 init_lock();
 init_inside();
+init_oracle();
+init_errors();
+init_trace();
 import * as os3 from "node:os";
 import * as path18 from "node:path";
 
-// src/core/run/oracle.ts
-init_digest();
-init_evidence();
-var REGEX_TIMEOUT_MS = 250;
-var REGEX_STARTUP_TIMEOUT_MS = 5000;
-var MAX_REGEX_WORKERS = 4;
-function runtimeOracle(i) {
-  const o = {
-    schema: 1,
-    check: i.check,
-    expect: i.expect,
-    cwd: i.cwd,
-    shell: i.shell,
-    timeoutMs: i.timeoutMs,
-    maxOutputBytes: MAX_OUTPUT_BYTES,
-    regexTimeoutMs: REGEX_TIMEOUT_MS,
-    regexStartupTimeoutMs: REGEX_STARTUP_TIMEOUT_MS,
-    maxRegexWorkers: MAX_REGEX_WORKERS,
-    platform: i.platform ?? process.platform,
-    path: i.path
-  };
-  if (i.sandbox)
-    o.sandbox = i.sandbox;
-  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0))
-    o.bound = { files: i.bound.files, env: i.bound.env };
-  return o;
-}
-
-// src/io/run/approval.ts
-init_errors();
-init_trace();
-
 // src/io/run/kept.ts
 init_errors();
+init_command();
 init_hash();
 init_inside();
 init_fs();
@@ -4410,704 +6590,8 @@ function readPrivate(file, max) {
   }
 }
 
-// src/io/oracle/digest.ts
-import * as fs14 from "node:fs";
-import { createRequire as createRequire4 } from "node:module";
-
-// src/io/oracle/identity.ts
-import * as fs13 from "node:fs";
-import * as path17 from "node:path";
-
-// src/core/run/oracle-files.ts
-var OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
-`, "{", "}"];
-var OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
-function tokenize(command) {
-  const out = [];
-  let word = "";
-  let inWord = false;
-  const flush = () => {
-    if (inWord)
-      out.push({ word });
-    word = "";
-    inWord = false;
-  };
-  for (let i = 0;i < command.length; i++) {
-    const c = command[i];
-    if (c === "'") {
-      const end = command.indexOf("'", i + 1);
-      word += command.slice(i + 1, end < 0 ? command.length : end);
-      inWord = true;
-      i = end < 0 ? command.length : end;
-    } else if (c === '"') {
-      let j = i + 1;
-      for (;j < command.length && command[j] !== '"'; j++) {
-        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]))
-          j++;
-        word += command[j];
-      }
-      inWord = true;
-      i = j;
-    } else if (c === "\\") {
-      if (command[i + 1] === `
-`)
-        i++;
-      else {
-        word += command[i + 1] ?? "";
-        inWord = true;
-        i++;
-      }
-    } else if (c === " " || c === "\t" || c === "\r")
-      flush();
-    else if (c === "#" && !inWord) {
-      while (i < command.length && command[i] !== `
-`)
-        i++;
-      i--;
-    } else if (c === "$" && command[i + 1] === "(") {
-      flush();
-      out.push({ op: "(" });
-      i++;
-    } else if (c === "`") {
-      flush();
-      out.push({ op: "`" });
-    } else {
-      const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => command.startsWith(o, i)) : undefined;
-      if (op && !(op === "{" || op === "}")) {
-        flush();
-        out.push({ op });
-        i += op.length - 1;
-      } else if ((op === "{" || op === "}") && !inWord && /[\s;]/.test(command[i + 1] ?? " ")) {
-        flush();
-        out.push({ op });
-      } else {
-        word += c;
-        inWord = true;
-      }
-    }
-  }
-  flush();
-  return out;
-}
-var INTERPRETERS = new Set([
-  "node",
-  "nodejs",
-  "ruby",
-  "perl",
-  "php",
-  "tsx",
-  "ts-node",
-  "ts-node-esm",
-  "esno",
-  "vite-node",
-  "babel-node",
-  "jiti",
-  "Rscript",
-  "lua",
-  "luajit",
-  "julia",
-  "elixir",
-  "groovy",
-  "osascript",
-  "awk",
-  "gawk"
-]);
-var SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox"]);
-var WRAPPERS = new Set([
-  "time",
-  "exec",
-  "command",
-  "nohup",
-  "builtin",
-  "stdbuf",
-  "unbuffer",
-  "!",
-  "sudo",
-  "doas",
-  "xvfb-run",
-  "dotenv",
-  "cross-env"
-]);
-var NODE_LOADERS = new Set([
-  "-r",
-  "--require",
-  "--import",
-  "--loader",
-  "--experimental-loader",
-  "--env-file",
-  "--preload"
-]);
-var VALUE_OPTIONS = new Set([
-  "-W",
-  "-X",
-  "-I",
-  "-o",
-  "-O",
-  "--stack-size",
-  "--max-old-space-size",
-  "--conditions",
-  "-C",
-  "--title",
-  "--input-type",
-  "--cwd",
-  "--config",
-  "-c"
-]);
-var PM_BUILTINS = {
-  npm: new Set([
-    "install",
-    "i",
-    "ci",
-    "add",
-    "uninstall",
-    "remove",
-    "rm",
-    "update",
-    "up",
-    "outdated",
-    "ls",
-    "list",
-    "audit",
-    "init",
-    "create",
-    "pack",
-    "publish",
-    "version",
-    "view",
-    "info",
-    "config",
-    "cache",
-    "link",
-    "prune",
-    "rebuild",
-    "dedupe",
-    "doctor",
-    "explain",
-    "why",
-    "fund",
-    "login",
-    "logout",
-    "whoami",
-    "help",
-    "root",
-    "bin",
-    "prefix",
-    "pkg",
-    "query",
-    "sbom",
-    "set-script"
-  ]),
-  pnpm: new Set([
-    "install",
-    "i",
-    "add",
-    "remove",
-    "rm",
-    "update",
-    "up",
-    "outdated",
-    "list",
-    "ls",
-    "why",
-    "audit",
-    "init",
-    "create",
-    "pack",
-    "publish",
-    "store",
-    "config",
-    "link",
-    "unlink",
-    "import",
-    "rebuild",
-    "prune",
-    "fetch",
-    "patch",
-    "patch-commit",
-    "env",
-    "setup",
-    "root",
-    "bin",
-    "licenses",
-    "deploy",
-    "server",
-    "help"
-  ]),
-  yarn: new Set([
-    "install",
-    "add",
-    "remove",
-    "up",
-    "upgrade",
-    "why",
-    "info",
-    "init",
-    "config",
-    "cache",
-    "workspaces",
-    "set",
-    "plugin",
-    "version",
-    "npm",
-    "pack",
-    "publish",
-    "constraints",
-    "explain",
-    "link",
-    "unlink",
-    "import",
-    "rebuild",
-    "patch",
-    "patch-commit",
-    "dedupe",
-    "help",
-    "bin",
-    "node"
-  ]),
-  bun: new Set([
-    "install",
-    "i",
-    "add",
-    "a",
-    "remove",
-    "rm",
-    "update",
-    "outdated",
-    "link",
-    "unlink",
-    "pm",
-    "init",
-    "create",
-    "upgrade",
-    "build",
-    "publish",
-    "patch",
-    "patch-commit",
-    "repl",
-    "completions",
-    "audit",
-    "info",
-    "why"
-  ])
-};
-var RUNNERS = new Set([
-  "vitest",
-  "jest",
-  "mocha",
-  "ava",
-  "tap",
-  "tape",
-  "uvu",
-  "jasmine",
-  "karma",
-  "pytest",
-  "py.test",
-  "tox",
-  "nox",
-  "rspec",
-  "phpunit",
-  "pest",
-  "ctest",
-  "nextest",
-  "playwright",
-  "cypress",
-  "wdio",
-  "testcafe",
-  "node-tap",
-  "bats",
-  "prove",
-  "busted",
-  "mix",
-  "ward",
-  "trial",
-  "nosetests",
-  "nose2"
-]);
-var TEST_SUBCOMMANDS = {
-  go: ["test"],
-  cargo: ["test", "nextest"],
-  bun: ["test"],
-  deno: ["test"],
-  dotnet: ["test"],
-  mvn: ["test", "verify"],
-  gradle: ["test", "check"],
-  "./gradlew": ["test", "check"],
-  swift: ["test"],
-  zig: ["test"],
-  make: ["test", "check"],
-  flutter: ["test"],
-  dart: ["test"],
-  mix: ["test"],
-  stack: ["test"],
-  cabal: ["test"],
-  sbt: ["test"],
-  lein: ["test"],
-  rake: ["test", "spec"],
-  meson: ["test"],
-  ninja: ["test"]
-};
-var PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "c8", "nyc"]);
-var ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
-var PYTHON = /^python(\d+(\.\d+)?)?$/;
-var MAX_DEPTH = 4;
-var looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w);
-function oracleRefs(command, dir = ".") {
-  const result = { refs: [], runners: [] };
-  walk(command, dir, result, 0);
-  const seen = new Set;
-  result.refs = result.refs.filter((r) => {
-    const key = JSON.stringify(r);
-    if (seen.has(key))
-      return false;
-    seen.add(key);
-    return true;
-  });
-  result.runners = [...new Set(result.runners)];
-  return result;
-}
-function walk(command, dir, out, depth) {
-  if (depth > MAX_DEPTH)
-    return;
-  let words = [];
-  let cwd = dir;
-  const end = () => {
-    if (words.length > 0)
-      cwd = simpleCommand(words, cwd, out, depth);
-    words = [];
-  };
-  for (const t of tokenize(command)) {
-    if ("op" in t)
-      end();
-    else
-      words.push(t.word);
-  }
-  end();
-}
-var join14 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
-function simpleCommand(all, dir, out, depth) {
-  const words = [];
-  for (let i = 0;i < all.length; i++) {
-    const w = all[i];
-    const m = /^(\d*)(<|>|>>|&>|>&|<<<|<<)(.*)$/.exec(w);
-    if (m) {
-      const target = m[3] || all[++i] || "";
-      if (m[2] === "<" && target && !target.startsWith("&"))
-        out.refs.push({ kind: "file", path: join14(dir, target), dir, via: "<" });
-      continue;
-    }
-    words.push(w);
-  }
-  let i = 0;
-  while (i < words.length && ASSIGNMENT.test(words[i]))
-    i++;
-  return program(words.slice(i), dir, out, depth);
-}
-function program(words, dir, out, depth) {
-  const [cmd, ...args] = words;
-  if (!cmd)
-    return dir;
-  const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
-  const file = (p, via) => out.refs.push({ kind: "file", path: join14(dir, p), dir, via });
-  const rest = (from) => program(from, dir, out, depth);
-  if (cmd === "cd") {
-    const to = args[0];
-    return to && !to.startsWith("-") && !to.startsWith("$") ? join14(dir, to) : dir;
-  }
-  if (WRAPPERS.has(cmd))
-    return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
-  if (cmd === "env") {
-    let k = 0;
-    while (k < args.length && (args[k].startsWith("-") || ASSIGNMENT.test(args[k])))
-      k += args[k] === "-u" ? 2 : 1;
-    return rest(args.slice(k));
-  }
-  if (cmd === "nice" || cmd === "timeout" || cmd === "ionice" || cmd === "taskset" || cmd === "chrt") {
-    let k = 0;
-    while (k < args.length && args[k].startsWith("-"))
-      k += /^-[nkscp]$/.test(args[k]) ? 2 : 1;
-    if (cmd !== "nice" && cmd !== "ionice" && k < args.length)
-      k++;
-    return rest(args.slice(k));
-  }
-  if (cmd === "source" || cmd === ".") {
-    if (args[0])
-      file(args[0], cmd);
-    return dir;
-  }
-  if (cmd.includes("/") && !cmd.startsWith("$"))
-    file(cmd, "exec");
-  if (RUNNERS.has(base))
-    out.runners.push(base);
-  const sub = TEST_SUBCOMMANDS[base] ?? TEST_SUBCOMMANDS[cmd];
-  if (sub && args.find((a) => !a.startsWith("-")) && sub.includes(args.find((a) => !a.startsWith("-"))))
-    out.runners.push(`${base} ${args.find((a) => !a.startsWith("-"))}`);
-  if (SHELLS.has(base)) {
-    const c = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
-    if (c >= 0) {
-      if (args[c + 1])
-        walk(args[c + 1], dir, out, depth + 1);
-      return dir;
-    }
-    const script = operand(args, new Set(["-o", "+o", "-O", "+O"]));
-    if (script)
-      file(script, base);
-    return dir;
-  }
-  if (PYTHON.test(base) || base === "pypy" || base === "pypy3") {
-    const m = args.indexOf("-m");
-    const c = args.indexOf("-c");
-    if (m >= 0 && (c < 0 || m < c)) {
-      const mod = args[m + 1] ?? "";
-      if (mod === "pytest" || mod === "unittest" || mod === "nose2" || mod === "tox")
-        out.runners.push(`python -m ${mod}`);
-      return dir;
-    }
-    if (c >= 0)
-      return dir;
-    const script = operand(args, VALUE_OPTIONS);
-    if (script)
-      file(script, base);
-    return dir;
-  }
-  if (INTERPRETERS.has(base)) {
-    let k = 0;
-    for (;k < args.length; k++) {
-      const a = args[k];
-      if (a === "-e" || a === "--eval" || a === "-p" || a === "--print" || a === "-E")
-        return dir;
-      if (a === "--test")
-        out.runners.push("node --test");
-      const eq = a.indexOf("=");
-      const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
-      if (NODE_LOADERS.has(name)) {
-        const value = eq > 0 && a.startsWith("--") ? a.slice(eq + 1) : args[++k];
-        if (value && looksLikeFile(value))
-          file(value, `${base} ${name}`);
-        continue;
-      }
-      if (VALUE_OPTIONS.has(a)) {
-        k++;
-        continue;
-      }
-      if (a === "--") {
-        k++;
-        break;
-      }
-      if (!a.startsWith("-"))
-        break;
-    }
-    if (args[k] && !args.includes("--test"))
-      file(args[k], base);
-    return dir;
-  }
-  if (base === "deno") {
-    const [verb, ...more] = args;
-    if (verb === "task")
-      out.refs.push({ kind: "config", path: join14(dir, "deno.json"), dir, via: "deno task" });
-    if (verb === "run" || verb === "test" || verb === "bench") {
-      const script = operand(more, new Set(["--config", "-c", "--import-map", "--lock", "--cert", "--location", "--v8-flags"]));
-      if (script)
-        file(script, `deno ${verb}`);
-    }
-    return dir;
-  }
-  if (PACKAGE_RUNNERS.has(base)) {
-    let k = 0;
-    while (k < args.length && args[k].startsWith("-"))
-      k += args[k] === "-p" || args[k] === "--package" ? 2 : 1;
-    return rest(args.slice(k));
-  }
-  if (base === "npm" || base === "pnpm" || base === "yarn" || base === "bun")
-    return packageManager(base, args, dir, out, depth, file);
-  return dir;
-}
-function operand(args, valued) {
-  for (let k = 0;k < args.length; k++) {
-    const a = args[k];
-    if (a === "--")
-      return args[k + 1] ?? null;
-    if (valued.has(a))
-      k++;
-    else if (!a.startsWith("-") && !a.startsWith("+"))
-      return a;
-  }
-  return null;
-}
-function packageManager(pm, args, dir, out, depth, file) {
-  const positional = [];
-  for (let k = 0;k < args.length; k++) {
-    const a = args[k];
-    if (a === "--") {
-      positional.push(...args.slice(k + 1));
-      break;
-    }
-    if (/^(-w|--workspace|--filter|-F|--prefix|-C|--cwd|--dir)$/.test(a))
-      k++;
-    else if (!a.startsWith("-"))
-      positional.push(a);
-  }
-  const [verb, name, ...more] = positional;
-  if (!verb)
-    return dir;
-  const script = (n) => out.refs.push({ kind: "script", manager: pm, name: n, dir });
-  if (["test", "t", "tst"].includes(verb) && pm !== "bun") {
-    script("test");
-    out.runners.push(`${pm} test`);
-    return dir;
-  }
-  if ((pm === "npm" || pm === "pnpm") && ["start", "stop", "restart"].includes(verb)) {
-    script(verb);
-    return dir;
-  }
-  if (["run", "run-script", "rum", "urn"].includes(verb)) {
-    if (!name)
-      return dir;
-    if (pm === "bun" && looksLikeFile(name))
-      file(name, "bun run");
-    else {
-      script(name);
-      if (name === "test" || /^test[:-]/.test(name))
-        out.runners.push(`${pm} run ${name}`);
-    }
-    return dir;
-  }
-  if (["exec", "dlx", "x"].includes(verb))
-    return program([name ?? "", ...more].filter(Boolean), dir, out, depth);
-  if (pm === "npm")
-    return dir;
-  if (pm === "bun") {
-    if (verb === "test")
-      return dir;
-    if (looksLikeFile(verb)) {
-      file(verb, "bun");
-      return dir;
-    }
-  }
-  if (PM_BUILTINS[pm].has(verb))
-    return dir;
-  script(verb);
-  return dir;
-}
-
-// src/io/oracle/identity.ts
-var RACY_MS = 2000;
-var KEEPS_CTIME = new Set([
-  61267,
-  1481003842,
-  2435016766,
-  16914836,
-  2035054128,
-  801189825,
-  4076150800,
-  3393526350
-]);
-function identityOf(st) {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-}
-var fsTrusted = new Map;
-function keepsCtime(path, dev) {
-  let ok = fsTrusted.get(dev);
-  if (ok === undefined) {
-    try {
-      ok = process.platform === "linux" && KEEPS_CTIME.has(Number(fs13.statfsSync(path).type));
-    } catch {
-      ok = false;
-    }
-    fsTrusted.set(dev, ok);
-  }
-  return ok;
-}
-function hashedIdentity(path, fd, before) {
-  const after = fs13.fstatSync(fd, { bigint: true });
-  const id = identityOf(after);
-  if (id !== identityOf(before))
-    return null;
-  if (BigInt(Date.now()) * 1000000n - after.ctimeNs < BigInt(RACY_MS) * 1000000n)
-    return null;
-  return keepsCtime(path, after.dev) ? id : null;
-}
-var seen = new Map;
-function rememberHashed(abs, digest, identity) {
-  if (identity)
-    seen.set(abs, { digest, identity });
-  else
-    seen.delete(abs);
-}
-function currentIdentity(abs) {
-  try {
-    const st = fs13.statSync(abs, { bigint: true });
-    return st.isFile() ? identityOf(st) : null;
-  } catch {
-    return null;
-  }
-}
-function filesUnchanged(detail, depends, gate, cwd, root, identityNow) {
-  const d = detail;
-  if (!d || d.filesFrom !== cwd || gate.oracle || !d.stat || typeof d.stat !== "object")
-    return false;
-  for (const name in depends) {
-    if (!name.startsWith("oracle:"))
-      continue;
-    const key = name.slice("oracle:".length);
-    const identity = Object.hasOwn(d.stat, key) ? d.stat[key] : undefined;
-    if (typeof identity !== "string" || identityNow(path17.isAbsolute(key) ? key : path17.join(root, key)) !== identity)
-      return false;
-  }
-  return true;
-}
-
-// src/io/oracle/digest.ts
-var MAX_ORACLE_FILE_BYTES = 8 * 1024 * 1024;
-var CHUNK = 1024 * 1024;
-function hasher2() {
-  const bun = globalThis.Bun;
-  if (bun?.CryptoHasher)
-    return new bun.CryptoHasher("sha256");
-  const { createHash } = createRequire4(import.meta.url)("node:crypto");
-  return createHash("sha256");
-}
-function fileDigest(abs) {
-  let fd;
-  try {
-    fd = fs14.openSync(abs, fs14.constants.O_RDONLY | (fs14.constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
-      return { state: "missing" };
-    if (code === "EISDIR")
-      return { state: "directory" };
-    return { state: "unreadable" };
-  }
-  try {
-    const st = fs14.fstatSync(fd, { bigint: true });
-    if (st.isDirectory())
-      return { state: "directory" };
-    if (!st.isFile())
-      return { state: "special" };
-    const h = hasher2();
-    const buf = new Uint8Array(Math.min(CHUNK, Math.max(1, Number(st.size))));
-    let size = 0;
-    for (;; ) {
-      const n = fs14.readSync(fd, buf, 0, buf.length, null);
-      if (n <= 0)
-        break;
-      h.update(n === buf.length ? buf : buf.subarray(0, n));
-      size += n;
-    }
-    const sha256 = h.digest("hex");
-    rememberHashed(abs, sha256, hashedIdentity(abs, fd, st));
-    return { sha256, size };
-  } catch {
-    return { state: "unreadable" };
-  } finally {
-    fs14.closeSync(fd);
-  }
-}
-function digestText(d) {
-  return "sha256" in d ? d.sha256 : d.state;
-}
-
 // src/io/run/kept.ts
+init_digest2();
 var KEPT_CAP_BYTES = 64 * 1024 * 1024;
 
 // src/io/run/approval.ts
@@ -5547,457 +7031,31 @@ init_command();
 // src/io/trace.ts
 init_trace();
 init_inside();
+init_deadline2();
+init_recordFiles();
+init_expand();
+init_records();
 import * as fs23 from "node:fs";
 import * as path29 from "node:path";
 
-// src/io/recordFiles.ts
-init_hash();
-init_fs();
-init_lock();
-import * as fs19 from "node:fs";
-import * as path22 from "node:path";
-var MAX_RECORD_BYTES = 8 * 1024 * 1024;
-var OPEN_FLAGS = fs19.constants.O_RDONLY | (fs19.constants.O_NONBLOCK ?? 0) | (fs19.constants.O_NOFOLLOW ?? 0);
-function realOf(file) {
-  try {
-    return fs19.realpathSync(file);
-  } catch {
-    return path22.resolve(file);
-  }
-}
-function recordFileName(realLedger) {
-  return `${sha256Hex(realLedger).slice(0, 24)}.json`;
-}
-function readRecordFile(file, maxBytes = MAX_RECORD_BYTES) {
-  let fd;
-  try {
-    fd = fs19.openSync(file, OPEN_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs19.fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes)
-      return null;
-    const v = JSON.parse(fs19.readFileSync(fd, "utf8"));
-    return v?.schema === 1 && typeof v.gates === "object" && v.gates !== null && !Array.isArray(v.gates) ? v : null;
-  } catch {
-    return null;
-  } finally {
-    fs19.closeSync(fd);
-  }
-}
-
-// src/io/inputs/expand.ts
-import * as fs20 from "node:fs";
-import * as path23 from "node:path";
-
-// src/core/workspace/glob.ts
-function pieceAt(piece, name, at) {
-  for (let k = 0;k < piece.length; k++) {
-    const p = piece.charCodeAt(k);
-    const c = name.charCodeAt(at + k);
-    if (p === 63 ? c === 47 : p !== c)
-      return false;
-  }
-  return true;
-}
-function matchSegment(pattern, name) {
-  const pieces = pattern.split("*");
-  const first = pieces[0];
-  if (pieces.length === 1)
-    return name.length === first.length && pieceAt(first, name, 0);
-  const last = pieces[pieces.length - 1];
-  const end = name.length - last.length;
-  if (end < first.length || !pieceAt(first, name, 0) || !pieceAt(last, name, end))
-    return false;
-  let pos = first.length;
-  for (let i = 1;i < pieces.length - 1; i++) {
-    const piece = pieces[i];
-    if (piece === "")
-      continue;
-    let at = pos;
-    while (at + piece.length <= end && !pieceAt(piece, name, at))
-      at++;
-    if (at + piece.length > end)
-      return false;
-    pos = at + piece.length;
-  }
-  return true;
-}
-
-// src/io/inputs/expand.ts
-var MAX_INPUT_FILES = 5000;
-var TOO_MANY_INPUTS = `INPUTS match more than ${MAX_INPUT_FILES} files: narrow them`;
-var isWild = (seg) => seg.includes("*") || seg.includes("?");
-function entries(dir) {
-  checkDeadline(() => `listing the INPUTS folder ${dir}`);
-  try {
-    return fs20.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-function expandInputs(base, patterns) {
-  const found = new Set;
-  let truncated = false;
-  const add = (rel) => {
-    if (found.size >= MAX_INPUT_FILES)
-      truncated = true;
-    else
-      found.add(rel);
-  };
-  const walkAll = (rel) => {
-    for (const e of entries(path23.join(base, rel))) {
-      if (truncated)
-        return;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory())
-        walkAll(r);
-      else if (e.isFile())
-        add(r);
-    }
-  };
-  const match = (rel, segs) => {
-    if (truncated)
-      return;
-    if (segs.length === 0) {
-      let st;
-      try {
-        st = fs20.lstatSync(path23.join(base, rel));
-      } catch {
-        return;
-      }
-      if (st.isFile())
-        add(rel);
-      else if (st.isDirectory())
-        walkAll(rel);
-      return;
-    }
-    const [seg, ...rest] = segs;
-    if (seg === "**") {
-      match(rel, rest);
-      for (const e of entries(path23.join(base, rel)))
-        if (e.isDirectory())
-          match(rel ? `${rel}/${e.name}` : e.name, segs);
-      return;
-    }
-    if (!isWild(seg)) {
-      const r = rel ? `${rel}/${seg}` : seg;
-      if (rest.length === 0)
-        return match(r, []);
-      let st = null;
-      try {
-        st = fs20.lstatSync(path23.join(base, r));
-      } catch {}
-      if (st?.isDirectory())
-        match(r, rest);
-      return;
-    }
-    for (const e of entries(path23.join(base, rel))) {
-      if (!matchSegment(seg, e.name))
-        continue;
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
-        match(r, rest);
-    }
-  };
-  for (const p of patterns) {
-    const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
-    match("", segs);
-  }
-  return { files: [...found].sort(), truncated };
-}
-
-// src/io/inputs/records.ts
-init_hash();
-init_inside();
-import * as fs21 from "node:fs";
-import * as path24 from "node:path";
-var INPUTS_DIR = path24.join(".kbz", "inputs");
-var CHUNK2 = 1024 * 1024;
-var OPEN_FLAGS2 = fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0) | (fs21.constants.O_NOFOLLOW ?? 0);
-var chunk = null;
-function digestFile(root, file, dirs = new Map) {
-  const dir = path24.dirname(file);
-  let dirReal = dirs.get(dir);
-  if (dirReal === undefined) {
-    try {
-      dirReal = fs21.realpathSync(dir);
-    } catch {
-      dirReal = null;
-    }
-    if (dirReal !== null && !isInside(root, dirReal))
-      dirReal = null;
-    dirs.set(dir, dirReal);
-  }
-  if (dirReal === null)
-    return null;
-  let fd;
-  try {
-    fd = fs21.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
-  } catch {
-    return null;
-  }
-  try {
-    if (!fs21.fstatSync(fd).isFile())
-      return null;
-    const h = sha256Stream();
-    chunk ??= Buffer.allocUnsafe(CHUNK2);
-    for (;; ) {
-      checkDeadline(() => `hashing the input ${path24.basename(file)}`);
-      const n = fs21.readSync(fd, chunk, 0, CHUNK2, null);
-      if (n <= 0)
-        break;
-      h.update(chunk.subarray(0, n));
-    }
-    return h.digest();
-  } catch (e) {
-    if (e.code === "deadline")
-      throw e;
-    return null;
-  } finally {
-    fs21.closeSync(fd);
-  }
-}
-function digestInputs(root, cwd, inputs) {
-  const files = {};
-  const expanded = expandInputs(cwd, inputs);
-  if (expanded.truncated)
-    return { files, truncated: true };
-  const realRoot = realOf(root);
-  const dirs = new Map;
-  for (const rel of expanded.files) {
-    const digest = digestFile(realRoot, path24.join(cwd, rel), dirs);
-    if (digest !== null)
-      files[rel] = digest;
-  }
-  return { files, truncated: false };
-}
-
 // src/io/check/probeRecords.ts
+init_recordFiles();
 import * as path25 from "node:path";
 var PROBES_DIR = path25.join(".kbz", "probes");
 
 // src/io/check/failures.ts
+init_recordFiles();
 import * as path26 from "node:path";
 var FAILURES_DIR = path26.join(".kbz", "failures");
 
 // src/io/oracle/records.ts
+init_recordFiles();
 import * as path27 from "node:path";
 var ORACLES_DIR = path27.join(".kbz", "oracles");
 
-// src/io/oracle/binding.ts
-init_errors();
-import * as fs22 from "node:fs";
-import * as path28 from "node:path";
-init_hash();
-init_inside();
-
-// src/io/oracle/env.ts
-init_hash();
-var ALLOWED_ENV = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "LANG",
-  "LANGUAGE",
-  "TERM",
-  "COLORTERM",
-  "NO_COLOR",
-  "TMPDIR",
-  "TZ",
-  "CI",
-  "SystemRoot",
-  "SYSTEMROOT",
-  "windir",
-  "WINDIR",
-  "ComSpec",
-  "COMSPEC",
-  "PATHEXT",
-  "SystemDrive",
-  "TEMP",
-  "TMP"
-];
-var KBZ_PASSED_ENV = [
-  "UNLAZY_APPROVAL_DIR",
-  "UNLAZY_SHELL",
-  "KBZ_CACHE_DIR",
-  "KBZ_LEASE_TTL",
-  "KBZ_CONTAINMENT",
-  "XDG_CACHE_HOME"
-];
-var KBZ_BOUND_ENV = ["UNLAZY_SCOPE", "KBZ_COORDINATOR"];
-var allowed = new Set([...ALLOWED_ENV, ...KBZ_PASSED_ENV]);
-function boundEnv(env, declared) {
-  const out = {};
-  for (const name of [...declared ?? []].sort())
-    out[name] = env[name] === undefined ? "unset" : sha256Hex(`${name}=${env[name]}`);
-  for (const name of KBZ_BOUND_ENV)
-    if (env[name] !== undefined && !(name in out))
-      out[name] = sha256Hex(`${name}=${env[name]}`);
-  return out;
-}
-
-// src/io/oracle/binding.ts
-class OracleError extends KbzError {
-  constructor(message, file, line) {
-    super(message, {
-      code: "oracle",
-      file,
-      line,
-      hint: "name regular files inside the repository (at most 8 MiB each) in ORACLE:, e.g. ORACLE: test/**, vitest.config.ts"
-    });
-  }
-}
-var MAX_SCRIPT_DEPTH = 4;
-function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path28.relative(root, abs).split(path28.sep).join("/") : abs;
-}
-function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path28.join(env.HOME ?? "/", p.slice(1)) : p;
-}
-function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path28.dirname(d)) {
-    const candidate = path28.join(d, "package.json");
-    try {
-      if (fs22.statSync(candidate).isFile())
-        return candidate;
-    } catch {}
-    if (d === root || !isInside(root, d) || path28.dirname(d) === d)
-      return path28.join(dir, "package.json");
-  }
-}
-function readScripts(file, cache) {
-  if (cache.has(file))
-    return cache.get(file);
-  let scripts = null;
-  try {
-    const fd = fs22.openSync(file, fs22.constants.O_RDONLY | (fs22.constants.O_NONBLOCK ?? 0));
-    try {
-      const st = fs22.fstatSync(fd);
-      if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs22.readFileSync(fd, "utf8"));
-        scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
-      }
-    } finally {
-      fs22.closeSync(fd);
-    }
-  } catch {}
-  cache.set(file, scripts);
-  return scripts;
-}
-function declaredFiles(req, add) {
-  const globs = req.gate.oracle;
-  if (!globs)
-    return;
-  const line = (req.gate.attrIndex.ORACLE ?? req.gate.line - 1) + 1;
-  const fail = (message) => {
-    throw new OracleError(message, req.display, line);
-  };
-  for (const glob of globs) {
-    const wild = /[*?]/.test(glob);
-    if (!wild) {
-      const abs = path28.resolve(req.cwd, glob);
-      let st = null;
-      try {
-        st = fs22.lstatSync(abs);
-      } catch {}
-      if (st?.isSymbolicLink()) {
-        let real = abs;
-        try {
-          real = fs22.realpathSync(abs);
-        } catch {
-          fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
-        }
-        if (!isInside(req.root, real))
-          fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs22.statSync(real);
-      }
-      if (st?.isDirectory())
-        fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
-      if (st && !st.isFile())
-        fail(`ORACLE ${glob} is a FIFO, socket or device, not a regular file`);
-      if (st && st.size > MAX_ORACLE_FILE_BYTES)
-        fail(`ORACLE ${glob} is over 8 MiB (${st.size} bytes); name the files the test reads, not data`);
-      if (!isInside(req.root, abs))
-        fail(`ORACLE ${glob} is outside the root`);
-      add(abs, "ORACLE");
-      continue;
-    }
-    const found = expandInputs(req.cwd, [glob]);
-    if (found.truncated)
-      fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
-    for (const rel of found.files) {
-      const abs = path28.join(req.cwd, rel);
-      const size = fs22.lstatSync(abs).size;
-      if (size > MAX_ORACLE_FILE_BYTES)
-        fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
-      add(abs, "ORACLE");
-    }
-  }
-}
-function oracleBinding(req) {
-  const { files, items, runners } = boundFiles(req);
-  const env = boundEnv(req.env, req.gate.env);
-  return { files, env, signature: bindingSignature(files, env), items, runners };
-}
-function oracleFiles(req) {
-  return boundFiles(req).files;
-}
-function boundFiles(req) {
-  const items = new Map;
-  const runners = new Set;
-  const packages = req.packages ?? new Map;
-  const addFile = (abs, via) => {
-    const key = keyOf(req.root, abs);
-    if (items.has(key))
-      return;
-    const compute = () => digestText(fileDigest(abs));
-    items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
-  };
-  const visit = (command, dir, depth) => {
-    const found = oracleRefs(command, dir);
-    for (const r of found.runners)
-      runners.add(r);
-    for (const ref of found.refs)
-      visitRef(ref, depth);
-  };
-  const visitRef = (ref, depth) => {
-    if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path28.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
-      return;
-    }
-    const pkg = packageJsonFor(req.root, path28.resolve(req.cwd, ref.dir));
-    const scripts = readScripts(pkg, packages);
-    const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
-    for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
-      const key = `${keyOf(req.root, pkg)}#scripts.${name}`;
-      if (items.has(key))
-        continue;
-      const text = scripts?.[name];
-      const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
-      items.set(key, { key, digest, via, abs: pkg });
-      if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path28.dirname(pkg), depth + 1);
-    }
-  };
-  if (req.gate.check)
-    visit(req.gate.check, req.cwd, 0);
-  declaredFiles(req, addFile);
-  const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-  const files = {};
-  for (const i of sorted)
-    files[i.key] = i.digest;
-  return { files, items: sorted, runners: [...runners] };
-}
-function bindingSignature(files, env) {
-  return sha256Hex(JSON.stringify({ files, env }));
-}
-
 // src/io/trace.ts
+init_binding();
+init_identity();
 init_inside();
 var RECORD_NAME = /^[0-9a-f]{24}\.json$/;
 function recordsIn(dir, files, real) {
@@ -6436,792 +7494,11 @@ function markRemoved(snap, atts) {
 init_read();
 
 // src/io/sign/status.ts
-import * as fs31 from "node:fs";
-import * as os5 from "node:os";
-import * as path39 from "node:path";
-
-// src/core/run/show.ts
-init_digest();
-import * as path32 from "node:path";
-function pathFacts(value) {
-  const count = value ? value.split(path32.delimiter).length : 0;
-  const flat = value.replace(/[\r\n]/g, " ");
-  return {
-    value,
-    transcript: flat.length > 800 ? flat.slice(0, 800) + "..." : flat,
-    fingerprint: `${sha256Hex(value).slice(0, 12)}/${count} entries`
-  };
-}
-
-// src/io/check/plan.ts
-init_inside();
-init_errors();
-init_digest();
-import * as fs27 from "node:fs";
-import * as path34 from "node:path";
-
-// src/io/run/sandbox.ts
-init_errors();
-import * as fs26 from "node:fs";
-import * as path33 from "node:path";
-var BWRAP_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)";
-function resolveBwrap(_env) {
-  const bwrap = systemTool("bwrap");
-  if (bwrap)
-    return bwrap;
-  throw new UsageError(`the sandbox was requested but bubblewrap (bwrap) is not installed in ${SYSTEM_DIRS.join(", ")} (owned by root); ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`);
-}
-function writableReal(root, p, origin) {
-  const abs = path33.resolve(root, p);
-  try {
-    return fs26.realpathSync(abs);
-  } catch {
-    throw new UsageError(`${origin}: sandbox writable path does not exist: ${abs}`);
-  }
-}
-var SYSTEM_READABLE = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
-var EMPTY_DIRS = ["/home", "/media", "/mnt", "/root", "/srv", "/var"];
-function readablePaths(env, writable, extra) {
-  const out = new Set;
-  for (const d of SYSTEM_READABLE)
-    if (fs26.existsSync(d))
-      out.add(d);
-  const more = [...(env.PATH ?? "").split(path33.delimiter), ...extra].filter((d) => path33.isAbsolute(d));
-  for (const d of more) {
-    const real = realOrNull(d);
-    if (!real || real === "/" || writable.some((w) => inside(w, real)))
-      continue;
-    if ([...SYSTEM_READABLE].some((s) => inside(s, real)))
-      continue;
-    out.add(real);
-  }
-  return [...out].sort();
-}
-function sandboxProfile(bwrap, root, writable, home, env = {}, readable = []) {
-  const realRoot = fs26.realpathSync(root);
-  const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))].filter((w) => w !== realRoot).sort();
-  const all = [realRoot, ...extra];
-  return {
-    engine: bwrap,
-    network: "none",
-    home,
-    tmp: "private",
-    pid: "private",
-    writable: all,
-    capabilities: "none",
-    readOnly: gitDirsIn(all),
-    emptied: socketDirs(env),
-    ...noGitAt(realRoot, all),
-    readable: readablePaths(env, all, readable),
-    empty: [...EMPTY_DIRS]
-  };
-}
-function noGitAt(realRoot, writable) {
-  const out = [];
-  for (let d = realRoot;; d = path33.dirname(d)) {
-    const dotGit = path33.join(d, ".git");
-    let st = null;
-    try {
-      st = fs26.lstatSync(dotGit);
-    } catch {}
-    if (st?.isFile() && st.size === 0 && !mountPoints.has(dotGit)) {
-      fs26.rmSync(dotGit, { force: true });
-      st = null;
-    }
-    if (st)
-      break;
-    if (writable.some((w) => inside(w, d)))
-      out.push(dotGit);
-    if (d === path33.dirname(d))
-      break;
-  }
-  return out.length > 0 ? { noGit: out.sort() } : {};
-}
-var mountPoints = new Map;
-var inside = (parent, child) => child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
-var realOrNull = (p) => {
-  try {
-    return fs26.realpathSync(p);
-  } catch {
-    return null;
-  }
-};
-function gitDirsIn(writable) {
-  const found = new Set;
-  const addGit = (dotGit) => {
-    let st;
-    try {
-      st = fs26.lstatSync(dotGit);
-    } catch {
-      return false;
-    }
-    if (st.isDirectory()) {
-      const r = realOrNull(dotGit);
-      if (r)
-        found.add(r);
-      return true;
-    }
-    if (!st.isFile() || st.size > 4096)
-      return false;
-    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs26.readFileSync(dotGit, "utf8"));
-    const gitdir = m ? realOrNull(path33.resolve(path33.dirname(dotGit), m[1])) : null;
-    if (!gitdir)
-      return true;
-    found.add(gitdir);
-    try {
-      const common = realOrNull(path33.resolve(gitdir, fs26.readFileSync(path33.join(gitdir, "commondir"), "utf8").trim()));
-      if (common)
-        found.add(common);
-    } catch {}
-    return true;
-  };
-  for (const w of writable) {
-    for (let d = w;; d = path33.dirname(d)) {
-      if (addGit(path33.join(d, ".git")) || d === path33.dirname(d))
-        break;
-    }
-  }
-  return [...found].filter((g) => writable.some((w) => inside(w, g) || inside(g, w))).sort();
-}
-function socketDirs(env) {
-  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter((d) => !!d && path33.isAbsolute(d));
-  const real = dirs.map((d) => realOrNull(d)).filter((d) => d !== null && d !== "/");
-  const dirsOnly = [...new Set(real)].filter((d) => fs26.statSync(d).isDirectory());
-  return dirsOnly.filter((d) => !dirsOnly.some((e) => e !== d && inside(e, d))).sort();
-}
-
-// src/io/check/plan.ts
-init_snapshot();
-function declaredEnv(gate, settings) {
-  const extra = settings.passEnv ?? [];
-  if (extra.length === 0)
-    return gate.env;
-  return [...new Set([...gate.env ?? [], ...extra])];
-}
-var profiles = new WeakMap;
-function sandboxFor(settings, file, ledger) {
-  const s = settings.sandbox;
-  let byFile = profiles.get(s);
-  if (!byFile)
-    profiles.set(s, byFile = new Map);
-  if (byFile.has(file))
-    return byFile.get(file);
-  let profile = null;
-  if (s.all || ledger) {
-    const writable = [
-      ...s.writable,
-      ...(ledger?.writable ?? []).map((w) => ({ path: w, origin: `${file}:${ledger.line}` }))
-    ];
-    profile = sandboxProfile(resolveBwrap(s.env), s.root, writable, s.env.HOME || "/root", s.env, s.readable ?? []);
-  }
-  byFile.set(file, profile);
-  return profile;
-}
-function baseDir(snap, file, settings) {
-  if (settings.cwd)
-    return settings.cwd;
-  if (snap.target.mode !== "explicit")
-    return snap.target.root;
-  return scopeLedgerRoot(file) ?? path34.dirname(file);
-}
-function gateCwd(base, gate) {
-  return gate.cwd ? path34.resolve(base, gate.cwd) : base;
-}
-function realCwd(cwd) {
-  try {
-    return fs27.realpathSync(cwd);
-  } catch {
-    return cwd;
-  }
-}
-function oracleFor(file, base, gate, settings, sandbox = null) {
-  const cwd = realCwd(gateCwd(base, gate));
-  const env = declaredEnv(gate, settings);
-  const bindGate = env === gate.env ? gate : { ...gate, env };
-  const binding = oracleBinding({
-    root: settings.root,
-    display: displayPath(settings.root, file),
-    gate: bindGate,
-    cwd,
-    env: settings.env
-  });
-  return runtimeOracle({
-    sandbox,
-    bound: binding,
-    check: gate.check ?? "",
-    expect: gate.expect ?? "",
-    cwd,
-    shell: settings.shell,
-    timeoutMs: settings.timeoutMs,
-    path: settings.path.value
-  });
-}
-
-// src/io/check/settings.ts
-import * as path35 from "node:path";
-function readRepoSettings(root) {
-  const file = path35.join(root, SETTINGS_FILE);
-  const o = readSettings(root);
-  if (o === null)
-    return { sandbox: false, writable: [], readable: [], file };
-  const bad = (message) => settingsProblem(`${message}; expected {"sandbox": true, "writable": ["path", ...]}`);
-  if (o.sandbox !== undefined && typeof o.sandbox !== "boolean")
-    throw bad('"sandbox" must be true or false');
-  const writable = o.writable ?? [];
-  if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== ""))
-    throw bad('"writable" must be a list of paths');
-  const readable = o.readable ?? [];
-  if (!Array.isArray(readable) || !readable.every((w) => typeof w === "string" && path35.isAbsolute(w)))
-    throw bad('"readable" must be a list of absolute paths');
-  return { sandbox: o.sandbox === true, writable, readable, file };
-}
-
-// src/io/run/shell.ts
-init_errors();
-import * as fs28 from "node:fs";
-import * as path36 from "node:path";
-function envValue(env, name, platform = process.platform) {
-  if (env[name] !== undefined || platform !== "win32")
-    return env[name];
-  const upper = name.toUpperCase();
-  const key = Object.keys(env).find((k) => k.toUpperCase() === upper);
-  return key === undefined ? undefined : env[key];
-}
-function requestedShell(flag, env, platform = process.platform) {
-  if (flag)
-    return flag;
-  const chosen = envValue(env, "UNLAZY_SHELL", platform);
-  if (chosen)
-    return chosen;
-  return platform === "win32" ? envValue(env, "ComSpec", platform) || "cmd.exe" : "/bin/sh";
-}
-function candidates(requested, env, platform) {
-  if (requested.includes("/") || requested.includes("\\") || path36.isAbsolute(requested))
-    return [path36.resolve(requested)];
-  const dirs = (envValue(env, "PATH", platform) ?? "").split(path36.delimiter).filter(Boolean);
-  let names = [requested];
-  if (platform === "win32" && path36.extname(requested) === "") {
-    const exts = (envValue(env, "PATHEXT", platform) || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
-    names = [requested, ...exts.flatMap((e) => [requested + e.toLowerCase(), requested + e.toUpperCase()])];
-  }
-  return dirs.flatMap((d) => names.map((n) => path36.join(d, n)));
-}
-function resolveShell(requested, env, platform = process.platform) {
-  for (const c of candidates(requested, env, platform)) {
-    try {
-      if (fs28.statSync(c).isFile())
-        return c;
-    } catch {}
-  }
-  throw new UsageError(`cannot resolve command shell ${JSON.stringify(requested)} from PATH`);
-}
-
-// src/io/sign/records.ts
-init_errors();
-init_digest();
-import * as fs30 from "node:fs";
-import * as path38 from "node:path";
-
-// src/core/signed/record.ts
-init_errors();
-init_hash();
-init_command();
-var SIGNATURE_NAMESPACE = "kbz";
-var SIGNED_DIR = ".kbz/signed";
-var MAX_RECORD_BYTES2 = 64 * 1024;
-var BEGIN = "-----BEGIN SSH SIGNATURE-----";
-var END = "-----END SSH SIGNATURE-----";
-var HEADER2 = "kbz-signed-record: 1";
-
-class SignedFormatError extends KbzError {
-  constructor(message, file, line) {
-    super(message, {
-      kind: "input",
-      code: "signed-format",
-      file,
-      line,
-      hint: `sign the gate again (${kbz("approve")} or ${kbz("sign")} with git's user.signingKey set), or fix the line; docs/formats.md#signed-records`
-    });
-  }
-}
-function signoffDefinition(title, inputs) {
-  return sha256Hex(JSON.stringify(["kbz.manual-gate", 1, title, inputs]));
-}
-function recordRelPath(ledger, gate, kind) {
-  return `${SIGNED_DIR}/${ledger}/${gate}.${kind}`;
-}
-var ONCE = new Set([
-  "kind",
-  "ledger",
-  "gate",
-  "title",
-  "definition",
-  "check",
-  "expect",
-  "cwd",
-  "timeout-ms",
-  "shell",
-  "sandbox",
-  "evidence",
-  "inputs",
-  "signer",
-  "signed-at"
-]);
-var MANY = new Set(["file", "program", "env", "input"]);
-function isPair(v) {
-  return Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string";
-}
-function parseRecord(text, file) {
-  if (text.length > MAX_RECORD_BYTES2)
-    throw new SignedFormatError(`record is over ${MAX_RECORD_BYTES2} bytes`, file, 1);
-  const begin = text.indexOf(`
-${BEGIN}`);
-  const message = begin >= 0 ? text.slice(0, begin + 1) : text;
-  let signature = null;
-  if (begin >= 0) {
-    signature = text.slice(begin + 1);
-    const endAt = signature.indexOf(END);
-    const line = message.split(`
-`).length;
-    if (endAt < 0)
-      throw new SignedFormatError(`the signature has no ${END} line`, file, line);
-    if (signature.slice(endAt + END.length).trim() !== "")
-      throw new SignedFormatError("text after the signature", file, line + signature.slice(0, endAt).split(`
-`).length);
-  } else if (text.includes(BEGIN)) {
-    throw new SignedFormatError(`${BEGIN} must start a line`, file, text.slice(0, text.indexOf(BEGIN)).split(`
-`).length);
-  }
-  const lines = message.split(`
-`);
-  if (lines[lines.length - 1] === "")
-    lines.pop();
-  if (lines[0] !== HEADER2)
-    throw new SignedFormatError(`not a kbz signed record: the first line must be '${HEADER2}'`, file, 1);
-  const seen = new Map;
-  const many = { file: [], program: [], env: [], input: [] };
-  for (let i = 1;i < lines.length; i++) {
-    const line = lines[i];
-    const m = /^([a-z-]+): (.*)$/.exec(line);
-    if (!m)
-      throw new SignedFormatError("expected 'key: <JSON value>'", file, i + 1);
-    const [, key, raw] = m;
-    let value;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new SignedFormatError(`${key}: the value is not JSON`, file, i + 1);
-    }
-    if (MANY.has(key)) {
-      if (key === "env" ? typeof value !== "string" : !isPair(value))
-        throw new SignedFormatError(`${key}: expected ${key === "env" ? "a string" : '["name", "digest"]'}`, file, i + 1);
-      many[key].push(value);
-    } else if (ONCE.has(key)) {
-      if (seen.has(key))
-        throw new SignedFormatError(`${key}: given twice`, file, i + 1);
-      seen.set(key, { value, line: i + 1 });
-    } else
-      throw new SignedFormatError(`unknown key '${key}'`, file, i + 1);
-  }
-  const get = (key) => seen.get(key);
-  const str = (key) => {
-    const e = get(key);
-    if (!e)
-      throw new SignedFormatError(`missing '${key}:' line`, file, lines.length + 1);
-    if (typeof e.value !== "string" || e.value === "")
-      throw new SignedFormatError(`${key}: expected a non-empty string`, file, e.line);
-    return e.value;
-  };
-  const kind = str("kind");
-  if (kind !== "approval" && kind !== "sign-off")
-    throw new SignedFormatError(`kind: expected "approval" or "sign-off", not ${JSON.stringify(kind)}`, file, get("kind").line);
-  const payload = {
-    kind,
-    ledger: str("ledger"),
-    gate: str("gate"),
-    title: typeof get("title")?.value === "string" ? get("title").value : "",
-    definition: str("definition"),
-    signer: str("signer"),
-    signedAt: str("signed-at")
-  };
-  if (kind === "approval") {
-    const num = get("timeout-ms");
-    if (!num || typeof num.value !== "number" || !Number.isInteger(num.value) || num.value <= 0)
-      throw new SignedFormatError("timeout-ms: expected a positive integer", file, num?.line ?? lines.length + 1);
-    const sb = get("sandbox");
-    if (!sb)
-      throw new SignedFormatError("missing 'sandbox:' line", file, lines.length + 1);
-    const s = sb.value;
-    if (s !== null && (typeof s !== "object" || !Array.isArray(s.writable) || !Array.isArray(s.hidden) || typeof s.network !== "string"))
-      throw new SignedFormatError('sandbox: expected null or {"network":…,"writable":[…],"hidden":[…]}', file, sb.line);
-    payload.oracle = {
-      check: str("check"),
-      expect: str("expect"),
-      cwd: str("cwd"),
-      timeoutMs: num.value,
-      shell: str("shell"),
-      files: Object.fromEntries(many.file),
-      programs: Object.fromEntries(many.program),
-      env: many.env,
-      sandbox: s
-    };
-  } else {
-    const ev = get("evidence");
-    if (!ev || typeof ev.value !== "string")
-      throw new SignedFormatError("evidence: expected a string", file, ev?.line ?? lines.length + 1);
-    payload.evidence = ev.value;
-    payload.inputs = get("inputs") ? null : Object.fromEntries(many.input);
-  }
-  return { payload, message, signature };
-}
-function oracleChanges(signed, now) {
-  const out = [];
-  if (signed.check !== now.check)
-    out.push(`CHECK changed (signed ${JSON.stringify(signed.check)}, now ${JSON.stringify(now.check)})`);
-  if (signed.expect !== now.expect)
-    out.push(`EXPECT changed (signed ${JSON.stringify(signed.expect)}, now ${JSON.stringify(now.expect)})`);
-  if (signed.cwd !== now.cwd)
-    out.push(`CWD changed (signed ${signed.cwd}, now ${now.cwd})`);
-  for (const k of Object.keys(signed.files).sort()) {
-    if (!(k in now.files))
-      out.push(`oracle file ${k} no longer bound`);
-    else if (now.files[k] !== signed.files[k])
-      out.push(`oracle file ${k} changed`);
-  }
-  for (const k of Object.keys(now.files).sort())
-    if (!(k in signed.files))
-      out.push(`oracle file ${k} added`);
-  const se = [...signed.env].sort().join(","), ne = [...now.env].sort().join(",");
-  if (se !== ne)
-    out.push(`ENV names changed (signed ${se || "none"}, now ${ne || "none"})`);
-  if (JSON.stringify(signed.sandbox) !== JSON.stringify(now.sandbox))
-    out.push(`sandbox changed (signed ${signed.sandbox ? "sandboxed" : "none"}, now ${now.sandbox ? "sandboxed" : "none"})`);
-  return out;
-}
-function inputChanges(signed, now) {
-  const out = [];
-  const a = signed ?? {}, b = now ?? {};
-  for (const k of Object.keys(a).sort()) {
-    if (!(k in b))
-      out.push(`input ${k} removed`);
-    else if (a[k] !== b[k])
-      out.push(`input ${k} changed`);
-  }
-  for (const k of Object.keys(b).sort())
-    if (!(k in a))
-      out.push(`input ${k} added`);
-  return out;
-}
-
-// src/io/sign/records.ts
-init_fs();
-
-// src/io/sign/ssh.ts
-init_errors();
-import { spawn, spawnSync } from "node:child_process";
-import * as fs29 from "node:fs";
-import * as os4 from "node:os";
-import * as path37 from "node:path";
-var REPO_ALLOWED_SIGNERS = ".kbz/allowed_signers";
-
-class SigningError extends KbzError {
-  constructor(message, hint) {
-    super(message, { kind: "infrastructure", code: "signing", hint });
-  }
-}
-function sshKeygen(env = process.env) {
-  for (const dir of (env.PATH ?? "/usr/bin:/bin").split(path37.delimiter)) {
-    if (!dir)
-      continue;
-    const p = path37.join(dir, "ssh-keygen");
-    try {
-      fs29.accessSync(p, fs29.constants.X_OK);
-      return p;
-    } catch {}
-  }
-  return null;
-}
-var INSTALL = "install OpenSSH's client (apt-get install openssh-client; brew install openssh)";
-function need(env) {
-  const k = sshKeygen(env);
-  if (!k)
-    throw new SigningError("ssh-keygen is not installed", INSTALL);
-  return k;
-}
-function gitConfig(root, key, env = process.env, scope = "any") {
-  const args = [...INERT_GIT, "config", ...scope === "global" ? ["--global"] : [], "--get", key];
-  const r = spawnSync("git", args, {
-    cwd: root,
-    env: gitEnv(env),
-    encoding: "utf8",
-    timeout: 1e4,
-    stdio: ["ignore", "pipe", "ignore"]
-  });
-  const v = r.status === 0 ? r.stdout.trim() : "";
-  return v === "" ? null : v;
-}
-function expandHome2(p, env) {
-  return p === "~" || p.startsWith("~/") ? path37.join(env.HOME || os4.homedir(), p.slice(1)) : p;
-}
-function allowedSignersFile(root, env = process.env, explicit) {
-  if (explicit)
-    return { file: path37.resolve(explicit), from: "--allowed-signers" };
-  const v = gitConfig(root, "gpg.ssh.allowedsignersfile", env);
-  if (v)
-    return { file: path37.resolve(root, expandHome2(v, env)), from: "gpg.ssh.allowedSignersFile" };
-  const repo = path37.join(root, REPO_ALLOWED_SIGNERS);
-  return fs29.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
-}
-var KEY_TYPES = /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com|ssh-ed25519-cert-v01@openssh\.com|ssh-rsa-cert-v01@openssh\.com)$/;
-function checkAllowedSigners(text, file) {
-  const principals = [];
-  const lines = text.split(`
-`);
-  for (let i = 0;i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (line === "" || line.startsWith("#"))
-      continue;
-    const words = line.match(/(?:[^\s"]+|"[^"]*")+/g) ?? [];
-    const at = words.findIndex((w) => KEY_TYPES.test(w));
-    if (at < 1 || at + 1 >= words.length || !/^[A-Za-z0-9+/]+={0,3}$/.test(words[at + 1])) {
-      throw new SignedFormatError("not an allowed-signers line: expected 'PRINCIPALS [OPTIONS] KEYTYPE BASE64-KEY' (e.g. ana@example.com ssh-ed25519 AAAA…)", file, i + 1);
-    }
-    for (const opt of words.slice(1, at)) {
-      if (!/^(cert-authority|namespaces="[^"]*"|valid-after="?[0-9TZ]+"?|valid-before="?[0-9TZ]+"?)$/i.test(opt))
-        throw new SignedFormatError(`unknown option ${JSON.stringify(opt)} in an allowed-signers line`, file, i + 1);
-    }
-    principals.push(...words[0].replace(/"/g, "").split(","));
-  }
-  return principals;
-}
-function sshVerifySync(message, signature, principal, allowed, tmp, env = process.env) {
-  const keygen = need(env);
-  const runSync = (args, input) => {
-    const r = spawnSync(keygen, args, { input, env, encoding: "utf8", timeout: 30000 });
-    return { code: r.error ? null : r.status, out: r.stdout ?? "", err: r.error?.message ?? r.stderr ?? "" };
-  };
-  const steps = verifySteps(message, signature, principal, allowed, tmp);
-  let next = steps.next();
-  while (!next.done)
-    next = steps.next(runSync(next.value.args, next.value.input));
-  return next.value;
-}
-function* verifySteps(message, signature, principal, allowed, tmp) {
-  const sig = path37.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
-  fs29.writeFileSync(sig, signature, { mode: 384 });
-  try {
-    const v = yield {
-      args: ["-Y", "verify", "-f", allowed, "-I", principal, "-n", SIGNATURE_NAMESPACE, "-s", sig],
-      input: message
-    };
-    if (v.code === 0)
-      return { ok: true, principal };
-    if (v.code === null)
-      return { ok: false, reason: `ssh-keygen did not run: ${v.err}` };
-    const valid = yield { args: ["-Y", "check-novalidate", "-n", SIGNATURE_NAMESPACE, "-s", sig], input: message };
-    if (valid.code !== 0)
-      return {
-        ok: false,
-        reason: "the signature does not match the record's bytes (edited after signing, or signed for something else)"
-      };
-    const who = yield { args: ["-Y", "find-principals", "-s", sig, "-f", allowed], input: "" };
-    const names = who.code === 0 ? who.out.trim().split(`
-`).filter(Boolean) : [];
-    if (names.length === 0)
-      return { ok: false, reason: `the signer's key is not an allowed signer (${allowed})` };
-    return { ok: false, reason: `the record names signer ${principal}, but the key belongs to ${names.join(", ")}` };
-  } finally {
-    fs29.rmSync(sig, { force: true });
-  }
-}
-
-// src/io/sign/records.ts
-function rel(root, p) {
-  const r = path38.relative(root, p);
-  return r === "" ? "." : r.startsWith("..") || path38.isAbsolute(r) ? p : r.split(path38.sep).join("/");
-}
-function ledgerKey(root, file) {
-  let real = file;
-  try {
-    real = fs30.realpathSync(file);
-  } catch {}
-  return rel(realRoot(root), real);
-}
-var roots = new Map;
-function realRoot(root) {
-  let r = roots.get(root);
-  if (r === undefined) {
-    try {
-      r = fs30.realpathSync(root);
-    } catch {
-      r = root;
-    }
-    roots.set(root, r);
-  }
-  return r;
-}
-function portableOracle(root, gate, o) {
-  const r = realRoot(root);
-  const s = o.sandbox;
-  return {
-    check: o.check,
-    expect: o.expect,
-    cwd: rel(r, o.cwd),
-    timeoutMs: o.timeoutMs,
-    shell: path38.basename(o.shell),
-    files: { ...o.bound?.files ?? {} },
-    programs: {},
-    env: [...gate.env ?? []].sort(),
-    sandbox: s ? {
-      network: s.network,
-      writable: s.writable.map((w) => rel(r, w)),
-      hidden: (s.hidden ?? []).map((h) => rel(r, h))
-    } : null
-  };
-}
-function readSignedRecord(root, ledger, gate, kind) {
-  const relPath = recordRelPath(ledger, gate, kind);
-  const abs = path38.join(root, relPath);
-  let fd;
-  try {
-    fd = fs30.openSync(abs, fs30.constants.O_RDONLY | fs30.constants.O_NOFOLLOW | fs30.constants.O_NONBLOCK);
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT" || code === "ENOTDIR")
-      return null;
-    throw new KbzError(`cannot read the signed record: ${code ?? e.message}`, {
-      kind: "input",
-      code: "signed-format",
-      file: relPath,
-      line: 1,
-      hint: "a signed record is a regular file, not a link"
-    });
-  }
-  try {
-    const st = fs30.fstatSync(fd);
-    if (!st.isFile())
-      throw new KbzError("a signed record must be a regular file", {
-        kind: "input",
-        code: "signed-format",
-        file: relPath,
-        line: 1
-      });
-    if (st.size > MAX_RECORD_BYTES2)
-      throw new KbzError(`a signed record is at most ${MAX_RECORD_BYTES2} bytes`, {
-        kind: "input",
-        code: "signed-format",
-        file: relPath,
-        line: 1
-      });
-    return { rel: relPath, record: parseRecord(fs30.readFileSync(fd, "utf8"), relPath) };
-  } finally {
-    fs30.closeSync(fd);
-  }
-}
-function checkRecord(root, file, gate, now) {
-  const ledger = ledgerKey(root, file);
-  const kind = "oracle" in now ? "approval" : "sign-off";
-  const found = readSignedRecord(root, ledger, gate.id, kind);
-  const relPath = recordRelPath(ledger, gate.id, kind);
-  if (!found)
-    return { ok: false, reason: `no signed ${kind} (${relPath})` };
-  const p = found.record.payload;
-  if (p.ledger !== ledger || p.gate !== gate.id || p.kind !== kind)
-    return {
-      ok: false,
-      reason: `${relPath} is a record of ${p.ledger}:${p.gate} (${p.kind}), not of this gate: copied from another gate`
-    };
-  if (found.record.signature === null)
-    return { ok: false, reason: `${relPath} is unsigned` };
-  const changes = [];
-  if ("oracle" in now) {
-    changes.push(...oracleChanges(p.oracle, now.oracle));
-    if (changes.length === 0 && p.definition !== gateDigest(gate))
-      changes.push("the gate's definition changed");
-  } else {
-    if (p.definition !== signoffDefinition(gate.title, gate.inputs))
-      changes.push(`the gate's text or INPUTS changed since the sign-off (signed "${p.title}")`);
-    changes.push(...inputChanges(p.inputs ?? null, now.inputs));
-  }
-  return {
-    ok: true,
-    verify: { rel: relPath, message: found.record.message, signature: found.record.signature, signer: p.signer },
-    changes
-  };
-}
-
-// src/io/sign/status.ts
-function settingsFor(root, env) {
-  const repo = readRepoSettings(root);
-  return {
-    shell: resolveShell(requestedShell(undefined, env), env),
-    path: pathFacts(env.PATH ?? ""),
-    timeoutMs: 120000,
-    cwd: null,
-    sandbox: { all: repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env },
-    root,
-    env
-  };
-}
 function markUnsigned(snap, env = process.env) {
   if (readPolicy(approvalDirFor(env)) !== "signed")
     return;
-  const met = snap.gates.filter((v) => v.state === "met");
-  if (met.length === 0)
-    return;
-  const root = snap.target.root;
-  const unsign = (v, why) => {
-    v.state = "unattested";
-    v.reason = `UNSIGNED: ${why} (the signed policy counts only a record signed by an allowed signer)`;
-  };
-  let allowed = null;
-  let problem = null;
-  try {
-    const found = allowedSignersFile(root, env);
-    if (!found)
-      problem = "no allowed signers (set gpg.ssh.allowedSignersFile or commit .kbz/allowed_signers)";
-    else {
-      checkAllowedSigners(fs31.readFileSync(found.file, "utf8"), found.file);
-      allowed = found.file;
-    }
-    if (!sshKeygen(env))
-      problem = "ssh-keygen is not installed";
-  } catch (e) {
-    problem = e.message;
-  }
-  if (problem !== null) {
-    for (const v of met)
-      unsign(v, problem);
-    return;
-  }
-  const settings = settingsFor(root, env);
-  const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
-  const tmp = fs31.mkdtempSync(path39.join(os5.tmpdir(), "kbz-signed-"));
-  try {
-    for (const v of met) {
-      try {
-        const dir = baseDir(snap, v.file, settings);
-        const c = isRunnable(v.gate) ? checkRecord(root, v.file, v.gate, {
-          oracle: portableOracle(root, v.gate, oracleFor(v.file, dir, v.gate, settings, sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null)))
-        }) : checkRecord(root, v.file, v.gate, {
-          inputs: v.gate.inputs ? digestInputs(root, realCwd(gateCwd(dir, v.gate)), v.gate.inputs).files : null
-        });
-        if (!c.ok) {
-          unsign(v, c.reason);
-          continue;
-        }
-        const s = sshVerifySync(c.verify.message, c.verify.signature, c.verify.signer, allowed, tmp, env);
-        if (!s.ok)
-          unsign(v, `${c.verify.rel}: ${s.reason}`);
-        else if (c.changes.length > 0)
-          unsign(v, `changed since signed: ${c.changes.join("; ")}`);
-      } catch (e) {
-        unsign(v, e.message);
-      }
-    }
-  } finally {
-    fs31.rmSync(tmp, { recursive: true, force: true });
-  }
+  init_unsigned();
+  markUnsignedNow(snap, env);
 }
 
 // src/ops/snapshot.ts
@@ -7280,12 +7557,12 @@ function scopesDispatch(root, scopes) {
 
 // src/io/root.ts
 init_command();
-import * as fs32 from "node:fs";
+import * as fs33 from "node:fs";
 import * as os6 from "node:os";
-import * as path40 from "node:path";
+import * as path41 from "node:path";
 function has(dir, name) {
   try {
-    fs32.lstatSync(path40.join(dir, name));
+    fs33.lstatSync(path41.join(dir, name));
     return true;
   } catch {
     return false;
@@ -7293,14 +7570,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs32.lstatSync(path40.join(dir, name)).isDirectory();
+    return fs33.lstatSync(path41.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs32.readdirSync(path40.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs33.readdirSync(path41.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -7309,25 +7586,25 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os6.homedir()) {
-  for (let dir = cwd;; dir = path40.dirname(dir)) {
+  for (let dir = cwd;; dir = path41.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path40.dirname(dir) === dir)
+    if (path41.dirname(dir) === dir)
       return cwd;
   }
 }
 function outermostRoot(cwd, home = os6.homedir()) {
   let found = null;
-  for (let dir = cwd;; dir = path40.dirname(dir)) {
+  for (let dir = cwd;; dir = path41.dirname(dir)) {
     if (dir === home && dir !== cwd)
       break;
     if (holdsWorkspace(dir))
       found = dir;
-    if (has(dir, ".git") || path40.dirname(dir) === dir)
+    if (has(dir, ".git") || path41.dirname(dir) === dir)
       break;
   }
   return found ?? findRoot(cwd, home);
@@ -7349,7 +7626,7 @@ class CannotJudge extends Error {
 async function hookStop({ scope: pinned, stop, env, cwd }) {
   if (!stop)
     return null;
-  const wanted = path41.resolve(cwd, stop.cwd ?? ".");
+  const wanted = path42.resolve(cwd, stop.cwd ?? ".");
   const dir = existingDirectory(wanted);
   const roots = dir ? judgedRoots(dir, env) : [wanted];
   if (roots.length > 1) {
@@ -7378,7 +7655,7 @@ async function hookStopAt(root, { scope: pinned, stop, env, cwd }, dirGiven) {
   const until = Date.now() + JUDGE_MS;
   const store = approvalDirFor(env);
   const transcript = transcriptOf(stop.transcript ?? null);
-  const wanted = path41.resolve(cwd, stop.cwd ?? ".");
+  const wanted = path42.resolve(cwd, stop.cwd ?? ".");
   const dir = dirGiven === undefined ? root : dirGiven;
   const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);
   const count = (session, scope, hash) => countBlock2({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
@@ -7441,6 +7718,14 @@ async function judge({ pinned, stop, env, root, store, until, count, keyOf }) {
   return waiting.length > 0 ? waitingOnWave(assessment, guard, waiting) : decideStop(assessment, guard);
 }
 async function coordinatorProblem(root, env) {
+  try {
+    if (resolveCoordinator(root, undefined, env).kind === "files") {
+      await installCoordination(root, { env, logScope: null });
+      return null;
+    }
+  } catch (e) {
+    return `coordinator:UNKNOWN ${errorLine(e)}; waves and bindings unknown`;
+  }
   let timer;
   const late = new Promise((resolve) => {
     timer = setTimeout(() => resolve(`did not answer within ${COORDINATOR_MS / 1000} s`), COORDINATOR_MS);
@@ -7464,7 +7749,7 @@ function errorLine(e) {
 }
 function existingDirectory(dir) {
   try {
-    return fs33.statSync(dir).isDirectory() ? fs33.realpathSync(dir) : null;
+    return fs34.statSync(dir).isDirectory() ? fs34.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -7536,7 +7821,7 @@ function noMessage(o, field) {
   return v === null || typeof v === "string" && v.trim() === "" ? "no-message" : null;
 }
 function strings(o, keys) {
-  return keys.map((k) => str(o[k])).filter((v) => v !== null);
+  return keys.map((k) => str2(o[k])).filter((v) => v !== null);
 }
 function backgroundTasks(v) {
   if (!Array.isArray(v))
@@ -7546,17 +7831,17 @@ function backgroundTasks(v) {
     if (!t || typeof t !== "object" || Array.isArray(t))
       continue;
     const o = t;
-    const status = str(o.status);
+    const status = str2(o.status);
     if (status !== null && !/^(running|pending|in[_ -]?progress|started|active)$/i.test(status))
       continue;
     out.push({
-      id: str(o.id) ?? str(o.task_id),
+      id: str2(o.id) ?? str2(o.task_id),
       words: strings(o, ["id", "task_id", "agent_id", "name", "description", "command", "prompt"])
     });
   }
   return out;
 }
-function str(v) {
+function str2(v) {
   return typeof v === "string" && v !== "" ? v : null;
 }
 function count(v) {
@@ -7576,15 +7861,15 @@ function claudeRender(output, stop) {
   return claudeJson(output);
 }
 function readClaudeShape(o) {
-  const event = str(o.hook_event_name);
-  const session = str(o.session_id) ?? str(o.sessionId) ?? "anonymous";
-  const prompt = str(o.prompt_id);
-  const base = plainStop(str(o.cwd), prompt ? `${session}\x00prompt:${prompt}` : session, o.stop_hook_active === false);
+  const event = str2(o.hook_event_name);
+  const session = str2(o.session_id) ?? str2(o.sessionId) ?? "anonymous";
+  const prompt = str2(o.prompt_id);
+  const base = plainStop(str2(o.cwd), prompt ? `${session}\x00prompt:${prompt}` : session, o.stop_hook_active === false);
   base.background = backgroundTasks(o.background_tasks);
   if (event === "StopFailure")
     return { ...base, uncounted: "failed" };
   if (event === "TaskCompleted") {
-    const id = str(o.task_id);
+    const id = str2(o.task_id);
     return {
       ...base,
       kind: "task",
@@ -7593,7 +7878,7 @@ function readClaudeShape(o) {
     };
   }
   const uncounted = noMessage(o, "last_assistant_message");
-  if (event === "SubagentStop" || str(o.agent_id) !== null) {
+  if (event === "SubagentStop" || str2(o.agent_id) !== null) {
     return {
       ...base,
       kind: "subagent",
@@ -7613,11 +7898,11 @@ var claude = {
 var codex = {
   name: "codex",
   read(o) {
-    const session = str(o.session_id) ?? "anonymous";
-    const turn = str(o.turn_id);
-    const base = plainStop(str(o.cwd), turn ? `${session}\x00turn:${turn}` : session, o.stop_hook_active === false);
+    const session = str2(o.session_id) ?? "anonymous";
+    const turn = str2(o.turn_id);
+    const base = plainStop(str2(o.cwd), turn ? `${session}\x00turn:${turn}` : session, o.stop_hook_active === false);
     base.uncounted = noMessage(o, "last_assistant_message");
-    if (str(o.hook_event_name) === "SubagentStop" || str(o.agent_id) !== null) {
+    if (str2(o.hook_event_name) === "SubagentStop" || str2(o.agent_id) !== null) {
       return { ...base, kind: "subagent", worker: { ids: strings(o, ["agent_id"]), text: strings(o, ["agent_type"]) } };
     }
     return base;
@@ -7627,7 +7912,7 @@ var codex = {
 
 // src/hook/copilot.ts
 function reasonOf(v) {
-  const r = str(v);
+  const r = str2(v);
   if (r === null || r === "end_turn")
     return null;
   return /abort|cancel|interrupt/i.test(r) ? "aborted" : /error|fail/i.test(r) ? "failed" : null;
@@ -7636,11 +7921,11 @@ var copilot = {
   name: "copilot",
   read(o) {
     const active = o.stopHookActive ?? o.stop_hook_active;
-    const base = plainStop(str(o.cwd), str(o.sessionId) ?? str(o.session_id) ?? "anonymous", active === false);
+    const base = plainStop(str2(o.cwd), str2(o.sessionId) ?? str2(o.session_id) ?? "anonymous", active === false);
     base.uncounted = reasonOf(o.stopReason ?? o.stop_reason);
-    const event = str(o.hookEventName) ?? str(o.hook_event_name);
-    const agent = str(o.agentId) ?? str(o.agent_id);
-    if (agent !== null || str(o.agentType) !== null || event !== null && /^subagentstop$/i.test(event)) {
+    const event = str2(o.hookEventName) ?? str2(o.hook_event_name);
+    const agent = str2(o.agentId) ?? str2(o.agent_id);
+    if (agent !== null || str2(o.agentType) !== null || event !== null && /^subagentstop$/i.test(event)) {
       const uncounted = base.uncounted ?? noMessage(o, "response");
       return {
         ...base,
@@ -7657,7 +7942,7 @@ var copilot = {
 // src/hook/cursor.ts
 init_sanitize();
 function statusOf(v) {
-  const s = str(v);
+  const s = str2(v);
   return s === "aborted" ? "aborted" : s === "error" ? "failed" : null;
 }
 var cursor = {
@@ -7665,10 +7950,10 @@ var cursor = {
   read(o, env) {
     const roots = Array.isArray(o.workspace_roots) ? o.workspace_roots : [];
     const loops = count(o.loop_count);
-    const base = plainStop(str(roots[0]) ?? str(env.CURSOR_PROJECT_DIR) ?? null, str(o.conversation_id) ?? str(o.session_id) ?? "anonymous", loops === 0);
+    const base = plainStop(str2(roots[0]) ?? str2(env.CURSOR_PROJECT_DIR) ?? null, str2(o.conversation_id) ?? str2(o.session_id) ?? "anonymous", loops === 0);
     base.continuations = loops;
     base.uncounted = statusOf(o.status);
-    if (str(o.hook_event_name) === "subagentStop" || str(o.subagent_type) !== null) {
+    if (str2(o.hook_event_name) === "subagentStop" || str2(o.subagent_type) !== null) {
       return {
         ...base,
         kind: "subagent",
@@ -7693,7 +7978,7 @@ init_sanitize();
 var gemini = {
   name: "gemini",
   read(o) {
-    const stop = plainStop(str(o.cwd), str(o.session_id) ?? "anonymous", o.stop_hook_active === false);
+    const stop = plainStop(str2(o.cwd), str2(o.session_id) ?? "anonymous", o.stop_hook_active === false);
     stop.uncounted = noMessage(o, "prompt_response");
     return stop;
   },
@@ -7713,7 +7998,7 @@ var gemini = {
 var opencode = {
   name: "opencode",
   read(o) {
-    const stop = plainStop(str(o.cwd), str(o.session_id) ?? "anonymous", o.stop_hook_active === false);
+    const stop = plainStop(str2(o.cwd), str2(o.session_id) ?? "anonymous", o.stop_hook_active === false);
     stop.uncounted = noMessage(o, "last_assistant_message");
     return stop;
   },
@@ -7744,12 +8029,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs34 from "node:fs";
+import * as fs35 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs34.fstatSync(fd);
+    return fs35.fstatSync(fd);
   } catch {
     return null;
   }
@@ -7770,7 +8055,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs34.openSync("/proc/self/fd/0", fs34.constants.O_RDONLY | (fs34.constants.O_NONBLOCK ?? 0));
+    fd = fs35.openSync("/proc/self/fd/0", fs35.constants.O_RDONLY | (fs35.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -7781,7 +8066,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs34.readSync(fd, buf, 0, buf.length, null);
+        n = fs35.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -7795,7 +8080,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs34.closeSync(fd);
+    fs35.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -7805,7 +8090,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs34.readSync(0, buf, 0, buf.length, null);
+      n = fs35.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -7875,7 +8160,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs34.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs35.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;

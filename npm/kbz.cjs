@@ -108,9 +108,14 @@ function main() {
       hookLine,
     ]);
   }
+  // Not installed says nothing of why: npm leaves an optional package out when told to (--omit=optional,
+  // omit=optional in .npmrc) and, silently, when it cannot get it (kbz installed from its tarball alone,
+  // a registry or mirror without it). Both causes are named, neither is asserted.
+  const pkg = "kbz-" + target + "@" + VERSION;
   fail([
-    "kbz: the kbz binary for " + target + " is not installed: npm skipped the optional package kbz-" + target + "@" + VERSION + " (--omit=optional, --no-optional, or omit=optional in .npmrc).",
-    "  Reinstall with optional packages: npm install -g kbz@" + VERSION + " --include=optional (or install kbz-" + target + "@" + VERSION + " beside kbz).",
+    "kbz: the kbz binary for " + target + " is not installed: the package " + pkg + " that holds it is not beside kbz.",
+    "  npm leaves it out under --omit=optional (or omit=optional in .npmrc), and when it could not fetch it.",
+    "  Install it: npm install -g " + pkg + " (or reinstall kbz with it: npm install -g kbz@" + VERSION + " --include=optional).",
     hookLine,
   ]);
 }

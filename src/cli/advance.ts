@@ -23,6 +23,7 @@ import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { plural } from "../core/text/plural.ts";
 import { setLeafState } from "../ops/plan.ts";
 import { printNotes, RefusedError, refusingPlanInput, type PipelineArgs } from "./pipeline.ts";
+import { leafStem } from "../core/plan/leaf-id.ts";
 
 interface AdvanceArgs extends PipelineArgs {
   leaf?: string;
@@ -116,7 +117,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     String(argv.leaf),
     plan.rows.map((r) => r.id),
   );
-  const stem = `leaf-${id}`;
+  const stem = leafStem(id);
   const row = plan.byId.get(id)!;
   const ledger = leafLedgerPath(root, scope, stem);
   const lines: string[] = [];

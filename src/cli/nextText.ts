@@ -8,6 +8,7 @@ import { out } from "./output.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { plural } from "../core/text/plural.ts";
 import { personLine } from "../core/text/person.ts";
+import { leafStem } from "../core/plan/leaf-id.ts";
 
 // wave start marks a launched row IN-FLIGHT (promoting it from WAITING when its needs are
 // VERIFIED) and advance marks it VERIFIED: the advice never asks for a hand edit of PLAN.md.
@@ -51,11 +52,11 @@ export function signFirstLine(a: Advice): string | null {
 /** The claim/open/start/seal steps `--launch` takes in one call, for a host that records them itself (--details). */
 function manualSteps(snap: NextSnapshot, a: Advice, w: Where, emit: (line: string) => void): void {
   for (const id of a.launch) {
-    if (a.alreadyClaimed.includes(id)) emit(`  leaf-${id} already holds its lease (do not claim again)`);
-    else emit(`  ${kbz("scope claim", { ...w, leaf: `leaf-${id}` })}`);
+    if (a.alreadyClaimed.includes(id)) emit(`  ${leafStem(id)} already holds its lease (do not claim again)`);
+    else emit(`  ${kbz("scope claim", { ...w, leaf: leafStem(id) })}`);
   }
   const wave = nextWaveId(snap);
-  emit(`  ${kbz("wave open", { ...w, wave, leaf: a.launch.map((id) => `leaf-${id}`) })}`);
+  emit(`  ${kbz("wave open", { ...w, wave, leaf: a.launch.map((id) => leafStem(id)) })}`);
   for (const id of a.launch) {
     const c = a.continuations.find((x) => x.leaf === id);
     const hint = c
@@ -63,7 +64,7 @@ function manualSteps(snap: NextSnapshot, a: Advice, w: Where, emit: (line: strin
         ? `   # continues ${c.after}: reuse agent ${c.handle} if the host still has it`
         : `   # continues ${c.after} (no recorded handle)`
       : "";
-    emit(`  ${kbz("wave start", { ...w, wave, leaf: `leaf-${id}`, handle: ph("<agent handle>") })}${hint}`);
+    emit(`  ${kbz("wave start", { ...w, wave, leaf: leafStem(id), handle: ph("<agent handle>") })}${hint}`);
   }
   emit(`  ${kbz("wave seal", { ...w, wave })}`);
 }
@@ -116,7 +117,7 @@ export function printHuman(
   if (a.active.length > 0) emit(`ACTIVE ${a.active.length}: ${a.active.join(", ")}`);
   if (a.awaitVerification.length > 0) {
     emit(`RETURNED, VERIFY ${a.awaitVerification.length}: ${a.awaitVerification.join(", ")}`);
-    for (const id of a.awaitVerification) emit(`  ${kbz("advance", { ...w, leaf: `leaf-${id}` })}`);
+    for (const id of a.awaitVerification) emit(`  ${kbz("advance", { ...w, leaf: leafStem(id) })}`);
   }
   for (const h of a.handoffs?.pending ?? []) {
     emit(

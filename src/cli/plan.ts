@@ -15,6 +15,7 @@ import { globs, list } from "./options.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
 import { RefusedError, unknownAction, type PipelineArgs } from "./pipeline.ts";
+import { leafStem, taskId } from "../core/plan/leaf-id.ts";
 
 interface PlanArgs extends PipelineArgs {
   owns?: string;
@@ -37,7 +38,7 @@ Exit: 0 done (or already so); 2 usage or refused (nothing written).`;
 
 const LEAF_ARG = (raw: unknown): string => {
   const s = String(raw ?? "");
-  const id = s.startsWith("leaf-") ? s.slice(5) : s;
+  const id = taskId(s);
   if (!isValidId(id))
     throw new UsageError(
       `LEAF: expected a leaf id like 1.1 or leaf-1.1 (letters, digits, . _ -), got ${JSON.stringify(s)}`,
@@ -100,8 +101,8 @@ async function add(argv: PlanArgs): Promise<ExitCode> {
   const done = await addLeaf(root, scope, id, decl, (plan) => newRow(plan, id, argv));
   for (const w of done.warnings) err(w);
   if (argv.json)
-    emit(envelope("added", 0, { scope, leaf: `leaf-${id}`, row: done.row, access: decl, ledger: done.ledger }));
-  else out(`ADDED leaf-${id} (wave ${done.row.wave}, ${done.row.state}); write its gates in ${done.ledger}`);
+    emit(envelope("added", 0, { scope, leaf: leafStem(id), row: done.row, access: decl, ledger: done.ledger }));
+  else out(`ADDED ${leafStem(id)} (wave ${done.row.wave}, ${done.row.state}); write its gates in ${done.ledger}`);
   return 0;
 }
 
@@ -124,7 +125,7 @@ async function set(argv: PlanArgs): Promise<ExitCode> {
     emit(
       envelope(same ? "unchanged" : "set", 0, {
         scope,
-        leaf: `leaf-${id}`,
+        leaf: leafStem(id),
         from: r.from,
         state: to,
         promoted: r.promoted,
@@ -133,8 +134,8 @@ async function set(argv: PlanArgs): Promise<ExitCode> {
   else
     out(
       same
-        ? `leaf-${id} is already ${to}`
-        : `leaf-${id}: ${r.from} -> ${to}${r.promoted.length ? `; READY now: ${r.promoted.join(", ")}` : ""}`,
+        ? `${leafStem(id)} is already ${to}`
+        : `${leafStem(id)}: ${r.from} -> ${to}${r.promoted.length ? `; READY now: ${r.promoted.join(", ")}` : ""}`,
     );
   return 0;
 }

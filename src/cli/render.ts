@@ -4,7 +4,7 @@ import { oracleEditedLine, type ApprovalItem, type CheckResult, type RunReport }
 import * as path from "node:path";
 import type { BoundOracle } from "../core/run/oracle.ts";
 import { cwdShown, pathFacts, sandboxLine, shortSignature } from "../core/run/show.ts";
-import { GATE_LABEL, verdictLines } from "../core/ledger/state.ts";
+import { GATE_LABEL, reasonAfterLabel, verdictLines } from "../core/ledger/state.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { statusView } from "../ops/status.ts";
 import { emit, envelope, type ExitCode } from "./envelope.ts";
@@ -30,7 +30,7 @@ export function printStatus(snap: Snapshot, asJson: boolean, shown = false, all 
     if (shownRows.length === 0 && !all) continue;
     out(`${l.display}: ${plural(rows.length, "gate")}`);
     for (const g of shownRows) {
-      const why = g.reason ? ` (${g.reason})` : "";
+      const why = g.reason ? ` (${reasonAfterLabel(GATE_LABEL[g.state], g.reason)})` : "";
       out(`  ${GATE_LABEL[g.state].padEnd(11)} ${g.qid}${why}: ${g.title}`);
     }
   }

@@ -26,7 +26,6 @@ async function sign(argv: SignArgs): Promise<ExitCode> {
     throw new UsageError(
       `sign needs LEDGER and GATE (e.g. ${kbz("sign", "GATES.md", "G4", { evidence: ph('"reviewed by Ana"') })})`,
     );
-  if (argv.evidence === undefined) throw new UsageError("--evidence: expected what the person checked, in words");
   // Relative to --root when given, else to the current folder (the root found above may lie higher).
   const file = path.resolve(argv.root !== undefined ? root : process.cwd(), argv.ledger);
   const qid = `${stemOf(file)}:${String(argv.gate).replace(/^.*:/, "")}`;
@@ -35,7 +34,7 @@ async function sign(argv: SignArgs): Promise<ExitCode> {
     scope: null,
     qid,
     files: [file],
-    evidence: String(argv.evidence),
+    ...(argv.evidence === undefined ? {} : { evidence: String(argv.evidence) }),
     replace: !!argv.replace,
     env: process.env,
   });

@@ -29,6 +29,7 @@ import { plural } from "../core/text/plural.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { RECEIPTS_FILE } from "../io/receipts/file.ts";
+import { leafStem } from "../core/plan/leaf-id.ts";
 
 interface StructureArgs {
   action?: string;
@@ -212,7 +213,7 @@ async function split(root: string, scope: string, argv: StructureArgs): Promise<
   );
   const { result: r, logWarning } = applied;
   if (logWarning) err(logWarning);
-  const ledgers = children.map((c) => ({ ...c, ledger: leafLedgerPath(root, scope, `leaf-${c.id}`) }));
+  const ledgers = children.map((c) => ({ ...c, ledger: leafLedgerPath(root, scope, leafStem(c.id)) }));
   if (argv.json) {
     const fields =
       r.status === "applied"

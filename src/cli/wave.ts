@@ -12,7 +12,7 @@ import {
   type Wave,
 } from "../core/dispatch/waves.ts";
 import { alreadyRecorded } from "../core/dispatch/retry.ts";
-import { matchLeaf, nearest } from "../core/plan/leaf-id.ts";
+import { matchLeaf, nearest, taskId } from "../core/plan/leaf-id.ts";
 import { displayPath } from "../core/snapshot.ts";
 import { requireScope } from "./context.ts";
 import { envelope, report, type ExitCode } from "./envelope.ts";
@@ -158,7 +158,7 @@ function unknownWave(id: string, known: string[]): RefusedError {
 function planRowFor(root: string, scope: string, leaf: string): string | null {
   if (!hasPlan(root, scope)) return null;
   const plan = refusingPlanInput(() => scopePlan(root, scope));
-  const id = leaf.startsWith("leaf-") ? leaf.slice(5) : leaf;
+  const id = taskId(leaf);
   if (!plan.byId.has(id)) return null;
   const problem = transitionProblem(plan, id, "IN-FLIGHT", { ledgerMet: true });
   if (problem) throw new RefusedError(`${problem}; nothing was recorded`);

@@ -66,7 +66,7 @@ export function hostOfProcess(exe: string, argv: readonly string[]): string | nu
   return null;
 }
 
-export type PersonAct = "approve" | "sign" | "revoke" | "prune" | "policy" | "uninstall";
+export type PersonAct = "approve" | "sign" | "revoke" | "prune" | "policy" | "uninstall" | "rehook";
 
 type Env = Record<string, string | undefined>;
 
@@ -94,6 +94,10 @@ const ACT_TEXT: Record<PersonAct, { what: string; hint: string }> = {
   uninstall: {
     what: "removing the Stop hook",
     hint: `a person removes the Stop hook: ask the user to run \`${kbz("hook install", { uninstall: true })}\` in a terminal`,
+  },
+  rehook: {
+    what: "changing the installed Stop hook (its scope, place, command or KBZ_HOME)",
+    hint: `a person changes the Stop hook: ask the user to run \`${kbz("hook install")}\` with the flags they want in a terminal`,
   },
 };
 

@@ -18,6 +18,7 @@ import { readScheduleFacts } from "../ops/facts.ts";
 import { writeAtomic } from "../io/fs.ts";
 import { withFileLock } from "../io/lock.ts";
 import { DEMO_SLOTS, type DemoFolder } from "./scope.ts";
+import { leafLedgerName, leafStem } from "../core/plan/leaf-id.ts";
 
 const compare = idCompare("natural");
 
@@ -69,9 +70,9 @@ async function setPlanState(f: DemoFolder, ids: string[], state: RowState): Prom
 
 /** Tick the first unchecked gate of a leaf with reviewed evidence; false when none is left. */
 async function tickGate(f: DemoFolder, id: string, agent: string): Promise<boolean> {
-  const file = path.join(scopeDir(f), "gates", `leaf-${id}.md`);
+  const file = path.join(scopeDir(f), "gates", leafLedgerName(id));
   return withFileLock(f.root, file, () => {
-    const ledger = parseLedger(readScopeText(f.root, f.scope, `gates/leaf-${id}.md`) ?? "", `leaf-${id}`);
+    const ledger = parseLedger(readScopeText(f.root, f.scope, `gates/${leafLedgerName(id)}`) ?? "", leafStem(id));
     const gate = ledger.gates.find((g) => !g.checked);
     if (!gate) return false;
     const [rel, content] = WORK[id]!;
@@ -81,7 +82,7 @@ async function tickGate(f: DemoFolder, id: string, agent: string): Promise<boole
       applyGateEdit(ledger, gate, { checked: true, evidence: `reviewed by the demo driver: ${agent} finished ${rel}` }),
       { root: f.root },
     );
-    log(f, `demo: ${agent} met leaf-${id}:${gate.id}`);
+    log(f, `demo: ${agent} met ${leafStem(id)}:${gate.id}`);
     return true;
   });
 }
@@ -101,32 +102,35 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
   // A returned leaf: the driver verifies it (its gates are met), marks it VERIFIED, releases it.
   for (const id of advice.awaitVerification) {
     await setPlanState(f, [id], "VERIFIED");
-    await releaseLeases(f.root, f.scope, `leaf-${id}`);
-    log(f, `demo: verified leaf-${id} and released its lease`);
+    await releaseLeases(f.root, f.scope, leafStem(id));
+    log(f, `demo: verified ${leafStem(id)} and released its lease`);
     return true;
   }
   // Agents at work: one gate per tick, round robin; a leaf whose gates are all met returns.
   if (inFlight.length > 0) {
     const row = inFlight[s.turn++ % inFlight.length]!;
-    const leaf = `leaf-${row.id}`;
+    const leaf = leafStem(row.id);
     const wave = snap.waves.find((w) => w.started.has(leaf) && !w.returned.has(leaf) && w.state === "sealed");
     if (!wave) return true;
     const agent = wave.started.get(leaf)!.handle;
     if (!(await tickGate(f, row.id, agent)))
-      await commitDispatch(f.root, f.scope, { kind: "return", wave: wave.id, leaf: `leaf-${row.id}` });
+      await commitDispatch(f.root, f.scope, { kind: "return", wave: wave.id, leaf: leafStem(row.id) });
     return true;
   }
   if (advice.action === "dispatch") {
     const launch = advice.launch;
     const wave = `w${++s.waves}`;
-    const leaves = launch.map((id) => `leaf-${id}`);
+    const leaves = launch.map((id) => leafStem(id));
     if (advice.promote.length > 0) s.queue.push(() => setPlanState(f, advice.promote, "READY"));
     for (const id of launch) {
       if (advice.alreadyClaimed.includes(id)) continue;
       const owns = snap.tasks.get(id)!.access.writes;
       s.queue.push(async () => {
-        const r = await claimLease(f.root, f.scope, `leaf-${id}`, owns);
-        log(f, r.ok ? `demo: claimed ${owns.join(", ")} for leaf-${id}` : `demo: claim refused for leaf-${id}`);
+        const r = await claimLease(f.root, f.scope, leafStem(id), owns);
+        log(
+          f,
+          r.ok ? `demo: claimed ${owns.join(", ")} for ${leafStem(id)}` : `demo: claim refused for ${leafStem(id)}`,
+        );
       });
     }
     s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "open", wave, leaves })));

@@ -11,8 +11,10 @@ import { CONTRACT, doctor, findProgram, type DoctorPlace } from "../io/hook/doct
 import { codexRules, hookCommand, installSettings, SettingsRefusal, type InstallOutcome } from "../io/hook/install.ts";
 import { installPlugin } from "../io/hook/plugin.ts";
 import { findRecord, updateRecord } from "../io/hook/record.ts";
-import { shimPath, writeShim } from "../io/hook/shim.ts";
-import { hookStatus, type HookPlace } from "../io/hook/status.ts";
+import { shimPath, shimTarget, writeShim } from "../io/hook/shim.ts";
+import { hookStatus, oursIn, type HookPlace } from "../io/hook/status.ts";
+import { findRoot } from "../io/root.ts";
+import { isInside } from "../core/workspace/inside.ts";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
 
 export type { DoctorPlace, HookPlace, InstallOutcome };
@@ -40,18 +42,6 @@ export function fallbackHookPath(execPath = process.execPath, compiled = isCompi
   return candidates.find((c) => fs.existsSync(c)) ?? candidates[0]!;
 }
 
-function findOnPath(name: string, env: Env): string | null {
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {}
-  }
-  return null;
-}
-
 /** The words before `--agent`: this binary (or bun + main.ts), or node + the fallback script. */
 function programWords(fallback: boolean, env: Env): string[] {
   if (!fallback) {
@@ -64,7 +54,7 @@ function programWords(fallback: boolean, env: Env): string[] {
     throw new UsageError(
       `the Node fallback hook is not at ${script}; install kbz with npm (npm install -g kbz) or build it in a kbz checkout`,
     );
-  const node = findOnPath("node", env);
+  const node = findProgram("node", env);
   if (!node) throw new UsageError("--fallback needs node (>= 16) on PATH");
   return [node, script];
 }
@@ -99,11 +89,22 @@ export function installHook(r: InstallRequest): Installed {
   // Removing the guard is a person's act (io/run/consent.ts); installing it is anyone's.
   const consent = r.uninstall ? requirePerson("uninstall", { env: r.env }) : null;
   let command: string | null = null;
+  let rehook: ReturnType<typeof requirePerson> | null = null;
   if (!r.uninstall) {
     // The hosts run a stable path (the shim), never this binary's own: an upgrade or a move
     // rewrites the shim alone, so the command string, and Codex's trust in it, stay the same.
     const shim = shimPath(r.home, r.env, r.fallback);
     const words = r.program ?? programWords(r.fallback, r.env);
+    // Issue 40 item 4: the hook is the person's. Its shim and command never live inside the
+    // repository (the agent would replace them), and changing an installed hook is a person's act.
+    const root = findRoot(fs.realpathSync(r.cwd));
+    if (root !== realOr(r.home) && isInside(root, path.resolve(shim)))
+      throw new UsageError(
+        `the hook's command would live inside the repository (${path.resolve(shim)}): the agent could replace it; set KBZ_HOME outside ${root}`,
+      );
+    rehook = changesInstalledHook(r, file, hookCommand([shim], r.host, r.scope), shim, words)
+      ? requirePerson("rehook", { env: r.env })
+      : null;
     try {
       writeShim(shim, words);
     } catch (e) {
@@ -149,7 +150,38 @@ export function installHook(r: InstallRequest): Installed {
     });
   }
   if (consent && outcome.removed) logConsent(consent, `${outcome.target} removed ${outcome.removed} handler(s)`);
+  if (rehook) logConsent(rehook, `${outcome.target} changed the installed Stop hook`);
   return { outcome, command };
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/** Whether `r` would change a hook already installed: another command in that file (scope, KBZ_HOME), or the shim re-pointed. */
+function changesInstalledHook(
+  r: InstallRequest,
+  file: string,
+  command: string,
+  shim: string,
+  words: string[],
+): boolean {
+  let ours: string[] = [];
+  try {
+    ours = oursIn(file, TARGETS[r.host], r.ownPaths ?? [fallbackHookPath()]).map((h) =>
+      String(h.handler.command ?? ""),
+    );
+  } catch {
+    return true; // a file kbz cannot read as settings: only a person decides what happens to it
+  }
+  if (ours.some((c) => c !== command)) return true;
+  const installed = shimTarget(shim);
+  const anyInstall = ours.length > 0 || findRecord(r.home, r.env, r.host, file) !== null;
+  return anyInstall && installed !== null && installed.join("\0") !== words.join("\0");
 }
 
 export interface PlaceStatus {

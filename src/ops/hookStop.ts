@@ -57,6 +57,7 @@ import { approvalDirFor } from "../io/run/approval.ts";
 import { loadSnapshot } from "./snapshot.ts";
 import { outermostRoot } from "../io/root.ts";
 import { installCoordination } from "../io/coordination/active.ts";
+import { resolveCoordinator } from "../io/coordination/config.ts";
 
 /**
  * The judging bound (issue 28): the hook decides within 3 s whatever the repository holds. The
@@ -216,6 +217,16 @@ async function judge({ pinned, stop, env, root, store, until, count, keyOf }: Ju
 
 /** Install the configured coordinator within COORDINATOR_MS; what is wrong with it, or null. */
 async function coordinatorProblem(root: string, env: Record<string, string | undefined>): Promise<string | null> {
+  // The common case, no coordinator configured: the files adapter, nothing to wait for (a timer
+  // costs the hook a thread wake-up).
+  try {
+    if (resolveCoordinator(root, undefined, env).kind === "files") {
+      await installCoordination(root, { env, logScope: null });
+      return null;
+    }
+  } catch (e) {
+    return `coordinator:UNKNOWN ${errorLine(e)}; waves and bindings unknown`;
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`did not answer within ${COORDINATOR_MS / 1000} s`), COORDINATOR_MS);

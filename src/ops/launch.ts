@@ -17,6 +17,7 @@ import { logEvent } from "../io/coordination/events.ts";
 import { nextAdvice, type NextRequest } from "./next.ts";
 import { setLeafStates } from "./plan.ts";
 import { infra, RefusedError } from "./refused.ts";
+import { leafLedgerName, leafStem } from "../core/plan/leaf-id.ts";
 
 export interface LaunchRequest extends NextRequest {
   /** Handles the host gave, by PLAN leaf id (`1.2`); the others are generated. */
@@ -86,7 +87,7 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
   for (const id of advice.launch) {
     const problem = transitionProblem(snap.plan, id, "IN-FLIGHT", { ledgerMet: true });
     if (problem) throw new RefusedError(`${problem}; nothing was recorded`);
-    const file = path.join(dir, "gates", `leaf-${id}.md`);
+    const file = path.join(dir, "gates", leafLedgerName(id));
     const entry = loadLedgerFile(file, o.root, true);
     if (entry.problems.length > 0 || !entry.ledger)
       throw new RefusedError(
@@ -95,7 +96,7 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
     if (entry.ledger.owns.length === 0)
       throw new RefusedError(`${entry.display}:1: declares no OWNS paths; add an OWNS: line before the first gate`);
     const given = handles.get(id);
-    const handle = given ?? `${o.scope}-${wave}-leaf-${id}`;
+    const handle = given ?? `${o.scope}-${wave}-${leafStem(id)}`;
     const bad = printableProblem("handle", handle, MAX_HANDLE);
     if (bad) throw new RefusedError(`--handle ${id}=…: ${bad}`);
     if (used.has(handle)) throw new RefusedError(`handle ${handle} is given to two leaves; each leaf needs its own`);
@@ -103,7 +104,7 @@ export async function launchNext(o: LaunchRequest): Promise<Launch> {
     const c = advice.continuations.find((x) => x.leaf === id);
     launched.push({
       id,
-      leaf: fs.existsSync(file) ? `leaf-${id}` : id,
+      leaf: fs.existsSync(file) ? leafStem(id) : id,
       handle,
       generated: given === undefined,
       ledger: path.relative(o.root, file),

@@ -5,6 +5,11 @@ import * as path from "node:path";
 import { UsageError, type FileProblem } from "../core/errors.ts";
 import { lintLedger, type LintFinding } from "../core/ledger/lint.ts";
 import { parseLedger } from "../core/ledger/parse.ts";
+import type { Gate } from "../core/ledger/model.ts";
+import { ledgerBase } from "../core/workspace/inside.ts";
+import { canonicalRoot } from "../io/discover.ts";
+import { gateOracle } from "../io/oracle/binding.ts";
+import { findRoot } from "../io/root.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { inputFindings } from "../io/inputs/lint.ts";
 import { loadLedgerFile } from "../io/read.ts";
@@ -29,6 +34,20 @@ export interface LintedFile {
   findings: LintFinding[];
 }
 
+/** What each gate's approval binds (io/oracle gateOracle, as kbz approve lists it); null when it cannot be read. */
+function boundKeys(file: string): (g: Gate) => { files: string[]; runners: string[] } | null {
+  return (g) => {
+    try {
+      const base = ledgerBase(file);
+      const root = findRoot(canonicalRoot(base));
+      const b = gateOracle(root, file, g, { cwd: g.cwd ? path.resolve(base, g.cwd) : base });
+      return { files: Object.keys(b.files), runners: b.runners };
+    } catch {
+      return null;
+    }
+  };
+}
+
 /** Lint each file (relative to `cwd`), in the order given. */
 export function lintFiles(files: string[], cwd: string): LintedFile[] {
   return files.map((file) => {
@@ -38,7 +57,10 @@ export function lintFiles(files: string[], cwd: string): LintedFile[] {
     return {
       file,
       problems: [],
-      findings: [...lintLedger(entry.ledger, starterChecks()), ...inputFindings(abs, entry.ledger)],
+      findings: [
+        ...lintLedger(entry.ledger, { starterChecks: starterChecks(), bound: boundKeys(abs) }),
+        ...inputFindings(abs, entry.ledger),
+      ],
     };
   });
 }

@@ -4,7 +4,7 @@ import type { IdOrder } from "../core/plan/order.ts";
 import * as path from "node:path";
 import { adviseNext, type Advice, type SignFirst, type SoloItem } from "../core/schedule/advise.ts";
 import { isRunnable } from "../core/ledger/model.ts";
-import { isLeafLedger } from "../core/plan/leaf-id.ts";
+import { isLeafLedger, leafLedgerName } from "../core/plan/leaf-id.ts";
 import { withSoloLedgers } from "../io/discover.ts";
 import { GATE_LABEL } from "../core/ledger/state.ts";
 import { loadSnapshot, scopeSnapshot } from "./snapshot.ts";
@@ -66,8 +66,14 @@ export function adviceOn(
   const snap = read.facts;
   const advice = adviseNext(snap, { details: o.details ?? true, policy: o.policy ?? "id-order" });
   const cascading = advice.attention.some((a) => CASCADING.test(a.reason));
-  if (!cascading && advice.action !== "verify-root") return { advice: { snap, advice }, status: null };
-  const status = scopeSnapshot(read.inputs, read.trace, read.attestations);
+  const verifyRoot = advice.action === "verify-root";
+  if (!cascading && !verifyRoot) return { advice: { snap, advice }, status: null };
+  // A cascade needs only the root and node ledgers and the leaves with a STALE gate (the facts know which); the root's
+  // verification (sign first, done) needs the whole scope.
+  const stale = new Set<string>();
+  if (!verifyRoot) for (const [id, t] of snap.tasks) if (t.gates.includes("stale-unmet")) stale.add(leafLedgerName(id));
+  const keep = verifyRoot ? undefined : (file: string) => !isLeafLedger(file) || stale.has(path.basename(file));
+  const status = scopeSnapshot(read.inputs, read.trace, read.attestations, keep);
   // A cascade (one changed file, many stale gates and receipts) is grouped under its cause.
   if (cascading && !(read.receiptFile instanceof VerificationError)) {
     const from = { receiptFile: read.receiptFile, ledgerText: scopeLedgerText(read.inputs) };

@@ -11,6 +11,7 @@ import { loadLedgerFile } from "../io/read.ts";
 import { coordination, coordinationFor } from "../io/coordination/active.ts";
 import { logEvent } from "../io/coordination/events.ts";
 import { infra, RefusedError, refusingPlanInput } from "./refused.ts";
+import { leafLedgerName } from "../core/plan/leaf-id.ts";
 
 export interface AccessDecl {
   reads: string[];
@@ -34,7 +35,7 @@ export async function addLeaf(
     const row = rowFor(cur.plan);
     return {
       row,
-      create: { [`gates/leaf-${id}.md`]: leafLedger(id, row.owns) },
+      create: { [`gates/${leafLedgerName(id)}`]: leafLedger(id, row.owns) },
       access: accessWith(cur.accessText, cur.plan.revision, id, decl),
       plan: withRow(cur.planText, row),
       log: `plan add ${id} (${row.state}, wave ${row.wave})`,
@@ -42,13 +43,13 @@ export async function addLeaf(
   });
   return {
     row: done.row,
-    ledger: path.relative(root, path.join(scopeDir(root, scope), `gates/leaf-${id}.md`)),
+    ledger: path.relative(root, path.join(scopeDir(root, scope), `gates/${leafLedgerName(id)}`)),
     warnings,
   };
 }
 
 function ledgerMet(root: string, scope: string, id: string): boolean {
-  const entry = loadLedgerFile(path.join(scopeDir(root, scope), "gates", `leaf-${id}.md`), root, true);
+  const entry = loadLedgerFile(path.join(scopeDir(root, scope), "gates", leafLedgerName(id)), root, true);
   if (!entry.ledger || entry.problems.length > 0) return false;
   const l = entry.ledger;
   return l.gates.length > 0 && l.gates.every((g) => gateState(g, l) === "met");

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { isInside } from "../core/workspace/inside.ts";
+import { nearest } from "../core/plan/leaf-id.ts";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
 import { identityForAct, signSignoff } from "../io/sign/act.ts";
 import { digestInputs, recordInputs } from "../io/inputs/records.ts";
@@ -31,7 +32,8 @@ export interface SignRequest {
   qid: string;
   /** Explicit ledger files (kbz sign LEDGER GATE); discovery (scope or legacy) when absent. */
   files?: string[];
-  evidence: string;
+  /** What the person checked; absent, the request is refused after the gate is found (the gate first). */
+  evidence?: string;
   /** Replace the evidence of a gate that is already signed (the old text stays in the acts log). */
   replace?: boolean;
   /** The environment (the approval store and the consent policy); process.env when absent. */
@@ -65,6 +67,14 @@ export function signEvidence(text: string): string {
   return v;
 }
 
+/** "no gate X here; did you mean Y? (manual gates: …)", naming the nearest id and the gates a person signs. */
+function unknownGate(qid: string, snap: Snapshot): string {
+  const manual = snap.gates.filter((g) => !isRunnable(g.gate) && g.state !== "abandoned").map((g) => g.qid);
+  const near = nearest(qid, manual);
+  const have = manual.length > 0 ? manual.slice(0, 8).join(", ") + (manual.length > 8 ? ", …" : "") : "none";
+  return `no gate ${qid} here${near ? `; did you mean ${near}?` : ""} (manual gates: ${have}; ${kbz("status")} lists every gate)`;
+}
+
 /** The root rule (as kbz check): a signature is written only into a ledger inside the root. */
 function assertInsideRoot(root: string, file: string): void {
   let real = path.resolve(file);
@@ -80,10 +90,8 @@ function assertInsideRoot(root: string, file: string): void {
 
 export async function signGate(req: SignRequest): Promise<SignResult> {
   const env = req.env ?? process.env;
-  const consent = requirePerson("sign", { env, via: req.via });
-  const evidence = signEvidence(req.evidence);
-  // With a signing key (required under the signed policy) the sign-off is signed into the repository too (io/sign/act.ts).
-  const id = identityForAct(req.root, consent.policy, env);
+  // The gate first (issue 44 item 7: an unknown gate was answered with "--evidence: expected …"
+  // or a consent refusal, and the person fixed the wrong thing), then the evidence, then the person.
   const snap = snapshotForRequest({
     root: req.root,
     scope: req.files?.length ? null : req.scope,
@@ -95,10 +103,15 @@ export async function signGate(req: SignRequest): Promise<SignResult> {
     throw new UsageError(`${p.file}:${p.line}: ${p.message} (fix the ledger, then sign)`);
   }
   const view = snap.gates.find((g) => g.qid === req.qid);
-  if (!view) throw new UsageError(`no gate ${req.qid} here (${kbz("status")} lists the gate ids)`);
+  if (!view) throw new UsageError(unknownGate(req.qid, snap));
   if (isRunnable(view.gate))
     throw new UsageError(`${req.qid} has a CHECK and EXPECT: ${kbz("check")} runs it; only manual gates are signed`);
   if (view.state === "abandoned") throw new UsageError(`${req.qid} is abandoned: it cannot be signed`);
+  if (req.evidence === undefined) throw new UsageError("--evidence: expected what the person checked, in words");
+  const consent = requirePerson("sign", { env, via: req.via });
+  const evidence = signEvidence(req.evidence);
+  // With a signing key (required under the signed policy) the sign-off is signed into the repository too (io/sign/act.ts).
+  const id = identityForAct(req.root, consent.policy, env);
   const root = snap.target.root;
   const constrained = true; // the root rule above holds for named ledgers too
   const digest = gateDigest(view.gate);

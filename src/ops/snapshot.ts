@@ -49,12 +49,19 @@ export function loadSnapshot(target: Target, load: typeof loadLedgerFile = loadL
 }
 
 /**
- * The status snapshot of one scope from the read a verb already holds (`kbz next`'s facts read):
+ * The status snapshot of one scope (or of the ledgers `keep` names) from the read a verb already holds (`kbz next`'s facts read):
  * every ledger's text, dispatch.json and the records come from that read, so nothing is opened
  * twice and the read's consistency pass covers what this adds.
  */
-export function scopeSnapshot(inputs: ScopeInputs, trace: TraceData, atts: RootAttestations | null): Snapshot {
-  const target = inputs.target();
+export function scopeSnapshot(
+  inputs: ScopeInputs,
+  trace: TraceData,
+  atts: RootAttestations | null,
+  keep: (file: string) => boolean = () => true,
+): Snapshot {
+  const whole = inputs.target();
+  // `keep` builds only the ledgers an answer needs (a cascade: the ledgers with a stale gate).
+  const target = { ...whole, files: whole.files.filter(keep) };
   const scopeDir = path.join(target.root, ".unlazy", inputs.scope);
   const ledgers = target.files.map((f) => {
     const rel = path.relative(scopeDir, f).split(path.sep).join("/");

@@ -2,6 +2,7 @@
 // scope picker) and the footer. Everything comes from the container's two contexts.
 import { Box, Text } from "ink";
 import { verdictLines } from "../core/ledger/state.ts";
+import { legacyPlaces } from "../core/workspace/target.ts";
 import { problemsText, type ScopeSummary } from "../ops/dashboardScopes.ts";
 import { useUIActions, useUIState, type UIState } from "./container.tsx";
 import { UiProvider, useUi } from "./context.tsx";
@@ -199,7 +200,7 @@ function Header() {
   let tone: "ok" | "bad" | "accent" | "muted" = "muted";
   if (view?.kind === "ready") {
     const t = view.data.snapshot.target;
-    where = t.scope ? `scope ${t.scope}` : t.mode === "legacy" ? "GATES.md + gates/" : "explicit ledgers";
+    where = t.scope ? `scope ${t.scope}` : t.mode === "legacy" ? legacyPlaces(t) : "explicit ledgers";
     const r = view.data.reduction;
     if (view.data.snapshot.problems.length > 0) {
       verdict = problemsText(view.data.snapshot.problems.length);

@@ -10,6 +10,7 @@ import { gateRows, type GateRowItem } from "./panels/Gates.tsx";
 import { failedByLeaf, graphRows, type LeafItem } from "./panels/Graph.tsx";
 import { logLines, type LogLine } from "./panels/Log.tsx";
 import { queueItems, type QueueItem } from "./panels/Queue.tsx";
+import { leafLedgerName, leafStem } from "../core/plan/leaf-id.ts";
 
 /** The leaf states every panel shows: PLAN.md's state, `returned` from dispatch.json. */
 export function leafStates(view: PlanView | null): Map<string, LeafView> {
@@ -64,7 +65,7 @@ export function listed<T>(
 
 /** Gate ids of one leaf's ledger (gates/leaf-<id>.md). */
 export function leafLedgerSuffix(id: string): string {
-  return `gates/leaf-${id}.md`;
+  return `gates/${leafLedgerName(id)}`;
 }
 
 export function leafGateCount(data: DashData, id: string): { met: number; all: number } {
@@ -86,9 +87,9 @@ export function lastStartInWaveOrder(
 ): { wave: WaveView; handle: string; returned: boolean } | null {
   let found: { wave: WaveView; handle: string; returned: boolean } | null = null;
   for (const w of waves) {
-    const s = w.started.get(`leaf-${id}`);
-    if (s) found = { wave: w, handle: s.handle, returned: w.returned.has(`leaf-${id}`) };
-    else if (w.leaves.includes(`leaf-${id}`) && !found) found = { wave: w, handle: "", returned: false };
+    const s = w.started.get(leafStem(id));
+    if (s) found = { wave: w, handle: s.handle, returned: w.returned.has(leafStem(id)) };
+    else if (w.leaves.includes(leafStem(id)) && !found) found = { wave: w, handle: "", returned: false };
   }
   return found;
 }

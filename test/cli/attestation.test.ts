@@ -7,7 +7,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { BIN, kbz, tempDir, writeTree, withLabel } from "../helpers/kbz.ts";
 import { checkEnv, personRun } from "../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
@@ -47,7 +47,7 @@ function expectBlocked(w: W, gate: string, reason: RegExp): void {
   expect(s.code).toBe(1);
   const line = s.stdout.split("\n").find((l) => l.includes(gate));
   expect(line).toBeDefined();
-  expect(line!).toMatch(reason);
+  expect(withLabel(line!)).toMatch(reason);
   expect(s.stdout).not.toContain("ALL MET");
   const h = w.hook();
   expect(JSON.parse(h).decision).toBe("block");

@@ -8,7 +8,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { BIN, fixtureCopy, kbz, tempDir, writeTree, withLabel } from "../helpers/kbz.ts";
 import { checkEnv, personRun } from "../helpers/approvals.ts";
 import { needs } from "../helpers/needs.ts";
 import { haveTmux, TmuxPane } from "../helpers/tmux.ts";
@@ -44,7 +44,7 @@ function expectBlocked(w: ReturnType<typeof workspace>, gate: string, reason: st
   expect(s.code).toBe(1);
   const line = s.stdout.split("\n").find((l) => l.includes(gate));
   expect(line).toBeDefined();
-  expect(line!).toMatch(reason);
+  expect(withLabel(line!)).toMatch(reason);
   const h = w.hook();
   expect(JSON.parse(h).decision).toBe("block");
   expect(h).toContain(gate);

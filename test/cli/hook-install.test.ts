@@ -52,7 +52,7 @@ describe("kbz hook install: install, idempotence, repair, uninstall (unlazy §8.
         `  command: ${p.shim} --agent claude --unlazy-hook-v2 --scope api`,
         "  ignore:  /.kbz/inputs/ /.kbz/oracles/ /.kbz/failures/ /.kbz/probes/ /.unlazy/locks/ /.unlazy/verification-receipts.json /.unlazy/*/dispatch.json /.unlazy/*/status.log /.unlazy/*/hook-state.json /.unlazy-hook-state.json /.claude/settings.local.json (.gitignore: 11 line(s) added)",
         "  commit:  GATES.md gates/ .unlazy/*/PLAN.md .unlazy/*/ACCESS.json .unlazy/*/GATES.md .unlazy/*/gates/ .unlazy/*/STRUCTURE.json .kbz/settings.json",
-        "  deny:    18 rule(s) keep the person's acts from the agent",
+        "  deny:    20 rule(s) keep the person's acts from the agent",
         "",
       ].join("\n"),
     );

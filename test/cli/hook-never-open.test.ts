@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import * as os from "node:os";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { tempDir, writeTree } from "../helpers/kbz.ts";
+import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { ledger, messageOf, reasonOf } from "../helpers/hook.ts";
 import {
   canSwitchUser,
@@ -250,5 +250,48 @@ describe("issue 40 item 5: the stop is judged where the work is", () => {
     const s = repo();
     const elsewhere = tempDir();
     expectGuarded(s, "GATES:G1", { cwd: elsewhere, env: { CLAUDE_PROJECT_DIR: s.dir } });
+  });
+});
+
+describe("issue 40 item 4: the installed hook is the person's", () => {
+  /** A repository with the hook installed by a person (the agent policy store of the run stands in for the install). */
+  function installed(): { s: Session; home: string; env: Record<string, string> } {
+    const s = repo();
+    const home = tempDir();
+    const env = { HOME: home, KBZ_HOME: path.join(home, ".kbz"), UNLAZY_APPROVAL_DIR: s.store };
+    const first = kbzAs(s, ["hook", "install", "--agent", "claude"], env);
+    expect(first.code).toBe(0);
+    return { s, home, env };
+  }
+  function kbzAs(s: Session, args: string[], env: Record<string, string>, agent = true) {
+    const e: Record<string, string | undefined> = { ...process.env, ...env, CLAUDECODE: agent ? "1" : undefined };
+    return kbz(args, { cwd: s.dir, env: e });
+  }
+  const settings = (s: Session) => fs.readFileSync(path.join(s.dir, ".claude/settings.local.json"), "utf8");
+
+  test("the agent re-pointing the hook at a scope (--scope Zzz) is refused, exit 1, the settings unchanged", () => {
+    const { s, env } = installed();
+    const before = settings(s);
+    const r = kbzAs(s, ["hook", "install", "--agent", "claude", "--scope", "Zzz"], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain("changing the installed Stop hook");
+    expect(settings(s)).toBe(before);
+    // And a pinned scope that does not exist blocks (a person's install or an old one).
+    expectGuarded(s, 'no such scope "Zzz"', { args: ["--scope", "Zzz"] });
+  });
+
+  test("KBZ_HOME inside the repository is refused: no shim or command is written there", () => {
+    const s = repo();
+    const env = { HOME: tempDir(), KBZ_HOME: path.join(s.dir, ".k"), UNLAZY_APPROVAL_DIR: s.store };
+    const r = kbzAs(s, ["hook", "install", "--agent", "claude"], env);
+    expect(r.code).toBe(2);
+    expect(r.stdout + r.stderr).toContain("inside the repository");
+    expect(fs.existsSync(path.join(s.dir, ".k"))).toBe(false);
+    expect(fs.existsSync(path.join(s.dir, ".claude"))).toBe(false);
+  });
+
+  test("the deny rules the install writes cover kbz hook install", () => {
+    const { s } = installed();
+    expect(JSON.parse(settings(s)).permissions.deny).toContain("Bash(kbz hook install*)");
   });
 });

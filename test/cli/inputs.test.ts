@@ -30,7 +30,7 @@ describe("INPUTS", () => {
     fs.writeFileSync(path.join(dir, "target.txt"), "bad\n"); // a value the oracle rejects
     const s = status();
     expect(s.code).toBe(1);
-    expect(s.stdout).toContain("STALE (input changed: target.txt)");
+    expect(s.stdout).toMatch(/STALE +GATES:G1 \(input changed: target\.txt\)/);
     const json = JSON.parse(kbz(["status", "--json"], { cwd: dir, env }).stdout);
     expect(json.gates[0].reason).toBe("STALE (input changed: target.txt)");
     expect(reasonOf(stopHook({ cwd: dir, session_id: "s22", hook_event_name: "Stop" }, { env }))).toContain(
@@ -46,7 +46,7 @@ describe("INPUTS", () => {
     fs.writeFileSync(path.join(dir, "target.txt"), "good\n");
     expect(status().code).toBe(0);
     fs.rmSync(path.join(dir, "target.txt"));
-    expect(status().stdout).toContain("STALE (input changed: target.txt)");
+    expect(status().stdout).toMatch(/STALE +GATES:G1 \(input changed: target\.txt\)/);
   });
 
   test("the evidence line keeps the original format: the same bytes as for the gate without INPUTS (unlazy reads it unchanged)", () => {
@@ -73,7 +73,7 @@ describe("INPUTS", () => {
     const { dir, env, status } = repo();
     expect(kbz(["check", "--approve"], { cwd: dir, env }).code).toBe(0);
     fs.rmSync(path.join(dir, INPUTS_DIR), { recursive: true });
-    expect(status().stdout).toContain("STALE (no input digest recorded");
+    expect(status().stdout).toMatch(/STALE +GATES:G1 \(no input digest recorded/);
     expect(kbz(["check", "--reverify"], { cwd: dir, env }).code).toBe(0);
     expect(status().code).toBe(0);
   });

@@ -35,7 +35,7 @@ describe("kbz next reads UNATTESTED", () => {
     expect(forged.code).toBe(0);
     verified(dir, "1", "3");
     const st = kbz(["status", LEAF1, LEAF3], { cwd: dir, env: agent });
-    expect(st.stdout).toContain("leaf-1:G1 (UNATTESTED (kbz has no record of this pass; run kbz check --reverify))");
+    expect(st.stdout).toContain("leaf-1:G1 (kbz has no record of this pass; run kbz check --reverify)");
 
     const next = kbz(["next", "--scope", "api", "--json"], { cwd: dir, env: agent });
     const j = JSON.parse(next.stdout);

@@ -9,7 +9,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
+import { BIN, kbz, tempDir, writeTree, withLabel } from "../helpers/kbz.ts";
 import { checkEnv, personRun } from "../helpers/approvals.ts";
 
 setDefaultTimeout(120_000);
@@ -73,7 +73,7 @@ function expectStale(w: W, gates: Record<string, RegExp>): void {
   for (const [gate, reason] of Object.entries(gates)) {
     const line = s.stdout.split("\n").find((l) => l.includes(`GATES:${gate}`));
     expect(line).toBeDefined();
-    expect(line!).toMatch(reason);
+    expect(withLabel(line!)).toMatch(reason);
     expect(h).toContain(`GATES:${gate}`);
   }
 }
@@ -184,6 +184,6 @@ describe("the oracle digest cache never hides a changed checker", () => {
     fs.writeFileSync(path.join(dir, "check.mjs"), FAKE);
     const s = kbz(["status"], { cwd: dir, env: { ...env, CLAUDECODE: "1" } });
     expect(s.code).toBe(1);
-    expect(s.stdout).toMatch(CHANGED);
+    expect(s.stdout.split("\n").map(withLabel).join("\n")).toMatch(CHANGED);
   });
 });

@@ -44,7 +44,7 @@ describe.skipIf(!usable.ok)("kbz check --probe", () => {
     const s = await run(["status"]);
     expect(s.code).toBe(1); // a VACUOUS gate is unmet (issue 27)
     expect(s.stdout).toContain(
-      "VACUOUS     GATES:G1 (VACUOUS (its CHECK passed with its deliverable hidden: dist/index.html; a person makes the CHECK observe it and approves it, then kbz check))",
+      "VACUOUS     GATES:G1 (its CHECK passed with its deliverable hidden: dist/index.html; a person makes the CHECK observe it and approves it, then kbz check)",
     );
     expect((await run(["lint", "--probe", "GATES.md"])).stdout).toContain("VACUOUS GATES:G1");
   });

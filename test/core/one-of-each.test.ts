@@ -69,4 +69,18 @@ describe("one of each (issue 26)", () => {
     expect(filesMatching(/"\.kbz", "settings\.json"/)).toEqual(["io/settings.ts"]);
     expect(filesMatching(/\bSETTINGS?_FILE\s*=/)).toEqual(["io/settings.ts"]);
   });
+
+  test("one spelling of leaf ids: `leaf-<id>`, its ledger name and the prefix live in core/plan/leaf-id.ts", () => {
+    // leafStem, leafLedgerName, leafIdOf, taskId, isLeafLedger, leafOfLedger: nothing spells them by hand.
+    expect(filesMatching(/leaf-\$\{/)).toEqual([]);
+    expect(filesMatching(/"leaf-"/)).toEqual(["core/plan/leaf-id.ts"]);
+    expect(filesMatching(/startsWith\(["'`]leaf-/)).toEqual([]);
+    expect(filesMatching(/\^leaf-\(/)).toEqual([]);
+  });
+
+  test("one lookup of a program on PATH: io/program.ts findProgram", () => {
+    expect(filesMatching(/for \(const \w+ of \([^)]*PATH[^)]*\)\.split\(/)).toEqual([]);
+    expect(filesMatching(/envValue\(env, "PATH"/)).toEqual(["io/program.ts"]);
+    expect(filesMatching(/\.COM;\.EXE/)).toEqual(["io/program.ts"]);
+  });
 });

@@ -75,3 +75,12 @@ export function hashTree(root: string): string {
   walk(root);
   return h.digest("hex");
 }
+
+/**
+ * A `kbz status` gate line ("  STALE       GATES:G1 (oracle changed: a): title") with its label put
+ * back before the reason ("GATES:G1 STALE (oracle changed: a): title"), as the Stop hook and JSON
+ * say it: the line names its label once (issue 44 item 7), tests match the reason as the hook gives it.
+ */
+export function withLabel(line: string): string {
+  return line.replace(/^\s*(\S+)\s+(\S+) \(/, "$2 $1 (");
+}

@@ -67,8 +67,10 @@ export function unknownFlags(text: string): string[] {
             .flatMap(([, f]) => [...f])
         : VERB_FLAGS[entry as keyof typeof VERB_FLAGS],
     );
+    // `--no-X` is the negation of the boolean flag X (yargs).
     for (const f of rest.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g))
-      if (!flags.has(f[1]!)) problems.push(`kbz ${entry} --${f[1]}`);
+      if (!flags.has(f[1]!) && !(f[1]!.startsWith("no-") && flags.has(f[1]!.slice(3))))
+        problems.push(`kbz ${entry} --${f[1]}`);
   });
   return problems;
 }

@@ -18,6 +18,8 @@ export const PERSON_ONLY: string[][] = [
   ["kbz", "approvals", "prune"],
   ["kbz", "approvals", "policy"],
   ["kbz", "hook", "install", "--uninstall"],
+  // Issue 40: any change to the installed hook is the person's (kbz refuses it to an agent too).
+  ["kbz", "hook", "install"],
 ];
 
 /** Claude Code Bash rules: the bare name and any absolute path to kbz, the flag forms anywhere on the line. */
@@ -29,6 +31,8 @@ function claudeRules(): string[] {
     rules.push(`Bash(${prog} sign)`, `Bash(${prog} sign *)`);
     for (const sub of ["revoke", "prune", "policy"]) rules.push(`Bash(${prog} approvals ${sub}*)`);
     rules.push(`Bash(${prog} hook *--uninstall*)`);
+    // Issue 40: any change to the installed hook is the person's (kbz refuses it to an agent too).
+    rules.push(`Bash(${prog} hook install*)`);
   }
   return rules;
 }

@@ -3,6 +3,7 @@
 // matched to its leaf by that handle (the host's agent or task id), or by the leaf id in the task's
 // subject ("leaf 1.1", "leaf-1.1"); the leaf's own ledger (gates/leaf-<id>.md) then decides.
 import type { Snapshot } from "../snapshot.ts";
+import { leafIdOf } from "../plan/leaf-id.ts";
 
 export interface Running {
   wave: string;
@@ -14,8 +15,8 @@ export interface Running {
 export function leafIds(snap: Snapshot): string[] {
   const ids: string[] = [];
   for (const e of snap.ledgers) {
-    const m = /^leaf-(.+)$/.exec(e.stem);
-    if (m && /[\\/]gates[\\/][^\\/]+$/.test(e.file)) ids.push(m[1]!);
+    const id = leafIdOf(e.stem);
+    if (id && /[\\/]gates[\\/][^\\/]+$/.test(e.file)) ids.push(id);
   }
   return ids;
 }

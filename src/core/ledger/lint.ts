@@ -80,7 +80,24 @@ function expectMatches(g: Gate, text: string): boolean {
   }
 }
 
-function gateFindings(g: Gate): LintFinding[] {
+/**
+ * The runner warning, saying what the approval does bind (the same binding `kbz check` and
+ * `kbz approve` list), so lint and check never disagree (issue 44 item 7: lint said an edited test
+ * "keeps its approval" while check listed `package.json#scripts.test, test.js` as bound).
+ */
+const SCRIPT_ALIAS = /^(?:npm|pnpm|yarn|bun) (?:test|run \S+)$/;
+
+function runnerMessage(runners: string[], bound: string[] | null): string {
+  const binds =
+    bound === null
+      ? "its approval binds the files the CHECK names"
+      : bound.length > 0
+        ? `its approval binds ${bound.slice(0, 6).join(", ")}${bound.length > 6 ? `, … (${bound.length})` : ""}`
+        : "its approval binds no file";
+  return `CHECK runs a test runner (${runners.join(", ")}); ${binds}, but a test or config file the runner finds by itself is bound only when ORACLE: names it; add e.g. ORACLE: test/**, vitest.config.ts`;
+}
+
+function gateFindings(g: Gate, bound?: LintContext["bound"]): LintFinding[] {
   const out: LintFinding[] = [];
   const add = (rule: string, message: string, level: LintLevel = "warn") =>
     out.push({ level, gate: g.id, rule, message, line: g.line });
@@ -140,13 +157,11 @@ function gateFindings(g: Gate): LintFinding[] {
     }
   }
   if (g.check !== null && g.oracle === null) {
-    const runners = oracleRefs(g.check).runners;
-    if (runners.length > 0) {
-      add(
-        "runner-without-oracle",
-        `CHECK runs a test runner (${runners.join(", ")}) but names no ORACLE:, so an edited test file or runner config keeps its approval; add e.g. ORACLE: test/**, vitest.config.ts`,
-      );
-    }
+    // With the binding (ops/lint.ts), the runners its scripts reach; a package manager's script
+    // alias (npm test -> node test.js) binds what the script names, so it alone is no runner.
+    const binding = bound?.(g) ?? null;
+    const runners = binding ? binding.runners.filter((r) => !SCRIPT_ALIAS.test(r)) : oracleRefs(g.check).runners;
+    if (runners.length > 0) add("runner-without-oracle", runnerMessage(runners, binding?.files ?? null));
   }
   if (ACTIVITY.test(g.title)) {
     add(
@@ -321,13 +336,21 @@ function unknownKeyFindings(ledger: Ledger): LintFinding[] {
   return out;
 }
 
-/**
- * Findings for one parsed, valid ledger, in gate order, file-level findings last. `starterChecks`:
- * the CHECKs of `kbz init`'s starter ledger (a gate still using one is an error).
- */
-export function lintLedger(ledger: Ledger, starterChecks: ReadonlySet<string> = new Set()): LintFinding[] {
+export interface LintContext {
+  /** The CHECKs of `kbz init`'s starter ledger (a gate still using one is an error). */
+  starterChecks?: ReadonlySet<string>;
+  /**
+   * What a gate's approval binds (file keys as `kbz approve` lists them) and the test runners the
+   * CHECK reaches through package scripts, for the runner warning; null when it cannot be read.
+   */
+  bound?: (g: Gate) => { files: string[]; runners: string[] } | null;
+}
+
+/** Findings for one parsed, valid ledger, in line order, file-level findings last. */
+export function lintLedger(ledger: Ledger, ctx: LintContext = {}): LintFinding[] {
   const live = ledger.gates.filter((g) => !ledger.abandons.has(g.id));
-  const out = live.flatMap(gateFindings);
+  const starterChecks = ctx.starterChecks ?? new Set<string>();
+  const out = live.flatMap((g) => gateFindings(g, ctx.bound));
   out.push(...unknownKeyFindings(ledger), ...starterFindings(ledger, live, starterChecks));
   out.sort((a, b) => a.line - b.line);
   const runnable = live.filter(isRunnable).length;

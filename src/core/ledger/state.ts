@@ -39,6 +39,15 @@ export function gateState(g: Gate, ledger: Pick<Ledger, "abandons">): GateState 
   return "stale-unmet";
 }
 
+/**
+ * A gate's reason as it reads after its label: "STALE (oracle changed: a)" after STALE is
+ * "oracle changed: a" (issue 44 item 7: the status line said STALE twice).
+ */
+export function reasonAfterLabel(label: string, reason: string): string {
+  const l = label.trim();
+  return reason.startsWith(`${l} (`) && reason.endsWith(")") ? reason.slice(l.length + 2, -1) : reason;
+}
+
 export function unmetReason(state: GateState): string {
   switch (state) {
     case "unmet":

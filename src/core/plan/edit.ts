@@ -5,6 +5,7 @@ import { parsePlan, unfencedLines, type Plan, type RowState, type Tier } from ".
 import { ScheduleInputError } from "./errors.ts";
 import { codeUnitCompare } from "./order.ts";
 import { kbz, placeholder } from "../text/command.ts";
+import { leafStem } from "./leaf-id.ts";
 
 export const TABLE_HEADER = "| Leaf | Owns | Needs | Tier | Planned wave | State |";
 export const TABLE_SEPARATOR = "|---|---|---|---|---|---|";
@@ -135,7 +136,7 @@ Replace G1 with the leaf's outcomes (one gate each; see the skill's references/g
 ticks runnable gates; a person signs manual ones with ${kbz("sign")}.
 
 - [ ] G1: the leaf's outcome is observable from outside
-  CHECK: node test/leaf-${id}/check.mjs
+  CHECK: node test/${leafStem(id)}/check.mjs
   EXPECT: LEAF_${id.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_OK
   EVIDENCE: pending
 `;

@@ -13,6 +13,11 @@ export function taskId(id: string): string {
   return id.startsWith(LEAF_PREFIX) ? id.slice(LEAF_PREFIX.length) : id;
 }
 
+/** The PLAN id a `leaf-<id>` name (a lease's or a wave's leaf) stands for; null for any other name. */
+export function leafIdOf(name: string): string | null {
+  return name.startsWith(LEAF_PREFIX) ? name.slice(LEAF_PREFIX.length) : null;
+}
+
 /** The ledger file name of a leaf, either spelling: `1.1` → `leaf-1.1.md`. */
 export function leafLedgerName(id: string): string {
   return `${leafStem(id)}.md`;
@@ -20,7 +25,7 @@ export function leafLedgerName(id: string): string {
 
 /** A leaf's ledger is `gates/leaf-<id>.md`; true for a path (either separator) naming one. */
 export function isLeafLedger(file: string): boolean {
-  return /(?:^|[\\/])leaf-[^\\/]+\.md$/.test(file);
+  return /(?:^|[\\/])leaf-[^\\/]*\.md$/.test(file);
 }
 
 /** The leaf id a path to a leaf ledger names (`gates/leaf-1.1.md` → `1.1`), null for any other file. */

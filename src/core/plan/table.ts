@@ -6,6 +6,7 @@ import { normalizeOwnsPath } from "../workspace/paths.ts";
 import { ScheduleInputError } from "./errors.ts";
 import { kahnOrder } from "./graph.ts";
 import type { IdCompare } from "./order.ts";
+import { LEAF_PREFIX } from "./leaf-id.ts";
 
 export type Tier = "judgment" | "mechanical";
 export type RowState = "WAITING" | "READY" | "IN-FLIGHT" | "VERIFIED" | "ABANDONED";
@@ -178,7 +179,7 @@ function parseRow(line: Line, index: number, failAt: (m: string, l: number) => n
   const c = cells(line.text);
   if (c.length !== 6) fail(`invalid PLAN row: expected 6 cells, found ${c.length}`);
   const [id, ownsCell, needsCell, tier, wave, state] = c as [string, string, string, string, string, string];
-  if (id.startsWith("leaf-")) fail(`use bare leaf ids (without leaf-) in PLAN: ${id}`);
+  if (id.startsWith(LEAF_PREFIX)) fail(`use bare leaf ids (without leaf-) in PLAN: ${id}`);
   if (!isValidId(id))
     fail(`invalid PLAN row: leaf id ${JSON.stringify(id)} must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}`);
   const owns = pathList(listCell(ownsCell, `${id} Owns`, fail), `${id} Owns`, fail);

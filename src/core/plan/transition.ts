@@ -2,6 +2,7 @@
 // start` marks IN-FLIGHT, `advance` marks VERIFIED and promotes). Pure.
 import type { Plan, RowState } from "./table.ts";
 import { kbz } from "../text/command.ts";
+import { leafLedgerName } from "./leaf-id.ts";
 
 export const STATES: readonly RowState[] = ["WAITING", "READY", "IN-FLIGHT", "VERIFIED", "ABANDONED"];
 
@@ -32,6 +33,6 @@ export function transitionProblem(plan: Plan, id: string, to: RowState, facts: T
     if (open.length > 0) return `${id} cannot be ${to}: its needs ${open.join(", ")} are not VERIFIED`;
   }
   if (to === "VERIFIED" && !facts.ledgerMet)
-    return `${id} cannot be VERIFIED: gates/leaf-${id}.md is not ALL MET (${kbz("advance")} runs its gates)`;
+    return `${id} cannot be VERIFIED: gates/${leafLedgerName(id)} is not ALL MET (${kbz("advance")} runs its gates)`;
   return null;
 }

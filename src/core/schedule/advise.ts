@@ -9,6 +9,7 @@ import type { LeaseView } from "../dispatch/lease-record.ts";
 import type { NextSnapshot, TaskFacts } from "./snapshot.ts";
 import { retiredBy } from "../structure/handoff.ts";
 import type { Report } from "../structure/model.ts";
+import { leafIdOf, leafStem } from "../plan/leaf-id.ts";
 
 /** `done` is kbz's addition (ops/next.ts): every task VERIFIED, the root verified, the scope released. */
 export type Action = "review" | "dispatch" | "wait-or-verify" | "verify-root" | "done";
@@ -145,7 +146,7 @@ interface Attempt {
   returned: boolean;
 }
 
-const leafName = (id: string) => `leaf-${id}`;
+const leafName = (id: string) => leafStem(id);
 const leaseName = (l: LeaseView) => `${l.scope}/${l.leaf}`;
 
 export function exitFor(action: Action): 0 | 1 {
@@ -290,7 +291,7 @@ function waveAttempts(s: Scan): Map<string, Attempt[]> {
   const { plan } = s.snap;
   const attempts = new Map<string, Attempt[]>(s.rows.map((r) => [r.id, []]));
   const bare = (leaf: string, wave: string): string => {
-    const id = leaf.startsWith("leaf-") ? leaf.slice(5) : null;
+    const id = leafIdOf(leaf);
     if (id === null || !plan.byId.has(id))
       throw new ScheduleInputError(`dispatch references unknown leaf ${leaf} (wave ${wave})`, "dispatch.json");
     return id;
@@ -332,7 +333,7 @@ function leaseAttention(s: Scan): { leased: Set<string>; leaseIndex: GlobIndex<L
   }
   for (const l of s.snap.leases) {
     if (l.invalid || l.scope !== scope) continue;
-    const id = l.leaf.startsWith("leaf-") ? l.leaf.slice(5) : null;
+    const id = leafIdOf(l.leaf);
     if (id === null || !plan.byId.has(id)) {
       s.attend({ reason: "unknown-lease-owner" }, touching(l), [leaseName(l)]);
       continue;
@@ -517,7 +518,7 @@ function pendingHandoffs(snap: NextSnapshot, leased: Set<string>): PendingHandof
       return {
         id: r.id,
         parent: r.parent,
-        returned: wave?.returned.has(`leaf-${r.parent}`) ?? false,
+        returned: wave?.returned.has(leafStem(r.parent)) ?? false,
         leaseReleased: !leased.has(r.parent),
       };
     });
@@ -551,7 +552,7 @@ function dependencyWhy(waiting: string[], row: (id: string) => PlanRow): string 
   return waiting
     .map((n) =>
       row(n).state === "VERIFIED"
-        ? `${n} is VERIFIED but still holds its lease leaf-${n}`
+        ? `${n} is VERIFIED but still holds its lease ${leafStem(n)}`
         : `needs ${n} (${row(n).state})`,
     )
     .join("; ");

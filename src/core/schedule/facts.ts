@@ -19,6 +19,7 @@ import { sha256HexOfParts } from "../util/hash.ts";
 import type { ScopeInputs } from "../workspace/inputs.ts";
 import { gateVerdicts, unattestedGates, type Attestations, type TraceData } from "../trace.ts";
 import type { NextSnapshot, RegistryView, TaskFacts, WaveView } from "./snapshot.ts";
+import { isLeafLedger, leafLedgerName, leafStem } from "../plan/leaf-id.ts";
 
 /**
  * The receipt audit of the scope's ledgers, as data (ops/facts.ts computes it): the store could
@@ -42,7 +43,7 @@ function leafInventory(inputs: ScopeInputs): string[] {
   for (const f of target.files) {
     if (!f.startsWith(gates)) continue;
     const n = f.slice(gates.length);
-    if (n.startsWith("leaf-") && n.endsWith(".md")) names.push(n);
+    if (isLeafLedger(n)) names.push(n);
   }
   return names.sort();
 }
@@ -124,7 +125,7 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   const compare = idCompare(o.order);
   const plan = withLeafStates(parsePlan(read("PLAN.md", true)!, compare, shown("PLAN.md")), leafStates);
 
-  const expected = plan.rows.map((r) => `leaf-${r.id}.md`).sort();
+  const expected = plan.rows.map((r) => leafLedgerName(r.id)).sort();
   if (inventory.join("\n") !== expected.join("\n")) {
     const want = new Set(expected);
     const have = new Set(inventory);
@@ -148,9 +149,9 @@ export function scheduleFacts(inputs: ScopeInputs, o: FactsOptions): NextSnapsho
   // which keeps the snapshot fingerprint identical to the original's.
   for (const row of [...plan.rows].sort((a, b) => codeUnitCompare(a.id, b.id))) {
     const decl = accessEntry(row.id, leaves[row.id], accessFile);
-    const rel = `gates/leaf-${row.id}.md`;
+    const rel = `gates/${leafLedgerName(row.id)}`;
     const text = read(rel, true)!;
-    const ledger = inputs.ledger?.(rel, text, `leaf-${row.id}`) ?? parseLedger(text, `leaf-${row.id}`);
+    const ledger = inputs.ledger?.(rel, text, leafStem(row.id)) ?? parseLedger(text, leafStem(row.id));
     if (ledger.errors.length > 0) {
       const first = ledger.errors[0]!;
       throw new ScheduleInputError(

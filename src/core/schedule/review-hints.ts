@@ -2,10 +2,11 @@
 // item (text) and in `reviewHints` (JSON); skill/references/orchestration.md says the same.
 import type { Attention } from "./advise.ts";
 import { kbz, placeholder as ph } from "../text/command.ts";
+import { leafStem } from "../plan/leaf-id.ts";
 
 export function reviewHint(a: Attention, scope: string): string {
   const w = a.wave ?? ph("W");
-  const leafText = a.leaf !== undefined ? `leaf-${a.leaf}` : "LEAF";
+  const leafText = a.leaf !== undefined ? leafStem(a.leaf) : "LEAF";
   const leaf = a.leaf !== undefined ? leafText : ph("LEAF");
   const ledger = `.unlazy/${scope}/gates/${leafText}.md`;
   switch (a.reason) {

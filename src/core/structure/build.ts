@@ -36,6 +36,7 @@ import {
 } from "./model.ts";
 import type { AccessDecl } from "../plan/access.ts";
 import type { LeaseView } from "../dispatch/lease-record.ts";
+import { leafIdOf, leafLedgerName, leafStem } from "../plan/leaf-id.ts";
 
 const RESOURCE = /^[a-z0-9][a-z0-9:._/-]*$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -150,12 +151,12 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
   const ledgers = scopeLedgers(inputs);
   if (!ledgers.includes("GATES.md")) fail("root GATES.md required");
   const leafFiles = ledgers.filter((f) => /^gates\/leaf-.*\.md$/.test(f));
-  if (canonicalIds(leafFiles) !== canonicalIds(plan.rows.map((r) => `gates/leaf-${r.id}.md`)))
+  if (canonicalIds(leafFiles) !== canonicalIds(plan.rows.map((r) => `gates/${leafLedgerName(r.id)}`)))
     fail("leaf inventory mismatch");
 
   const rows: TaskRow[] = plan.rows.map((r) => {
-    const text = read(`gates/leaf-${r.id}.md`) ?? fail("leaf inventory mismatch");
-    const ledger = parseLedger(text, `leaf-${r.id}`);
+    const text = read(`gates/${leafLedgerName(r.id)}`) ?? fail("leaf inventory mismatch");
+    const ledger = parseLedger(text, leafStem(r.id));
     if (ledger.errors.length > 0) fail(`invalid leaf ledger ${r.id}`);
     if (canonicalIds(ledger.owns) !== canonicalIds(r.owns)) fail(`OWNS mirror mismatch ${r.id}`);
     return {
@@ -184,14 +185,12 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
   const { dispatchText, waves } = dispatchOf(inputs);
   files["dispatch.json"] = dispatchText;
   const ids = new Set(rows.map((r) => r.id));
-  for (const w of waves)
-    for (const l of w.leaves) if (!l.startsWith("leaf-") || !ids.has(l.slice(5))) fail("orphan dispatch leaf");
+  for (const w of waves) for (const l of w.leaves) if (!ids.has(leafIdOf(l) ?? "")) fail("orphan dispatch leaf"); // "" is no id
 
   const registryText = read(REGISTRY);
   const leases = leaseViewsOf(inputs.leases());
   if (leases.some((l) => l.invalid)) fail("invalid lease");
-  for (const l of leases)
-    if (l.scope === scope && (!l.leaf.startsWith("leaf-") || !ids.has(l.leaf.slice(5)))) fail("orphan lease");
+  for (const l of leases) if (l.scope === scope && !ids.has(leafIdOf(l.leaf) ?? "")) fail("orphan lease");
 
   const meta = registryText === null ? initialRegistry(rows, integrations) : parseRegistry(registryText);
   const reports = Array.isArray(meta.reports) ? meta.reports : [];
@@ -211,7 +210,7 @@ export function structureModel(inputs: ScopeInputs, opts: ModelOptions = {}): Mo
     registryInitialized: registryText !== null,
     active: sortIds(activeTasks(rows, waves, reports)),
     started: sortIds(rows.filter((r) => (attempts.get(r.id) ?? []).length > 0).map((r) => r.id)),
-    declared: sortIds(rows.filter((r) => waves.some((w) => w.leaves.includes(`leaf-${r.id}`))).map((r) => r.id)),
+    declared: sortIds(rows.filter((r) => waves.some((w) => w.leaves.includes(leafStem(r.id)))).map((r) => r.id)),
     files,
     hash: hashOf({ files, leases }),
   };

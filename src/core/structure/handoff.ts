@@ -4,6 +4,7 @@
 import type { GateState } from "../ledger/state.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import { fail, isObject, type Checkpoint, type Report, type TaskRow, type WaveRecord } from "./model.ts";
+import { leafIdOf } from "../plan/leaf-id.ts";
 
 export interface Attempt {
   task: string;
@@ -19,7 +20,7 @@ export function attemptsOf(waves: WaveRecord[]): Map<string, Attempt[]> {
   for (const w of waves) {
     for (const leaf of w.leaves) {
       const s = w.started[leaf];
-      if (!s || !leaf.startsWith("leaf-")) continue;
+      if (!s || leafIdOf(leaf) === null) continue;
       const task = leaf.slice(5);
       const list = out.get(task) ?? [];
       list.push({ task, wave: w.id, handle: s.handle, at: s.at, returnedAt: w.returned[leaf]?.at ?? null });

@@ -19,6 +19,7 @@ import {
   type TaskRow,
 } from "./model.ts";
 import type { Planned } from "./plan.ts";
+import { leafLedgerName } from "../plan/leaf-id.ts";
 
 export const TOPOLOGY_START = "<!-- kill-bezzangyi:expanded-topology -->";
 export const TOPOLOGY_END = "<!-- /kill-bezzangyi:expanded-topology -->";
@@ -75,7 +76,9 @@ export function renderPlan(text: string, revision: number, rows: TaskRow[], meta
   if (meta.splits.length > 0) {
     const bullets = [...meta.splits]
       .sort((a, b) => cmp(a.parent, b.parent))
-      .map((s) => `- ${s.parent} integrates ${s.children.join(", ")}; parent ledger: gates/leaf-${s.parent}.md`);
+      .map(
+        (s) => `- ${s.parent} integrates ${s.children.join(", ")}; parent ledger: gates/${leafLedgerName(s.parent)}`,
+      );
     result += `\n\n${TOPOLOGY_START}\n## Expanded topology\n\n${bullets.join("\n")}\n${TOPOLOGY_END}`;
   }
   return result + "\n";
@@ -134,7 +137,7 @@ export function materialize(model: Model, calc: Planned): Record<string, string>
   }
   if (parseLedger(writes["GATES.md"]!, "GATES").errors.length > 0) fail("invalid generated structural Gate");
   const before = new Map(model.rows.map((r) => [r.id, r.ledger]));
-  for (const r of rows) if (before.get(r.id) !== r.ledger) writes[`gates/leaf-${r.id}.md`] = r.ledger;
+  for (const r of rows) if (before.get(r.id) !== r.ledger) writes[`gates/${leafLedgerName(r.id)}`] = r.ledger;
   writes[REGISTRY] = renderRegistry(calc.next.meta);
   for (const text of Object.values(writes))
     if (Buffer.byteLength(text, "utf8") > MAX_LEDGER_BYTES) fail("materialized state exceeds reader limit");

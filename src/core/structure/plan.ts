@@ -39,6 +39,7 @@ import {
 import { regroup } from "./regroup.ts";
 import { verifyTransition } from "./transition.ts";
 import { verifyStructure, type Verdict } from "./verify.ts";
+import { leafIdOf, leafStem } from "../plan/leaf-id.ts";
 
 export type Action =
   | { action: "expand"; parent: string; children: string[] }
@@ -184,7 +185,10 @@ class Planner {
     this.groups = sortGroups(this.meta.groups);
     this.originalReports = new Set(model.meta.reports.map((r) => r.id));
     this.leased = new Set(
-      model.leases.filter((l) => l.scope === model.scope && l.leaf.startsWith("leaf-")).map((l) => l.leaf.slice(5)),
+      model.leases.flatMap((l) => {
+        const id = leafIdOf(l.leaf);
+        return l.scope === model.scope && id !== null ? [id] : [];
+      }),
     );
     this.attempts = attemptsOf(model.waves);
   }
@@ -305,7 +309,7 @@ class Planner {
     if (this.leased.has(r.parent)) fail("parent lease must be released before handoff");
     if (liveAttempts(r.parent, this.attempts, this.meta.reports).some((a) => a !== source))
       fail("another execution attempt needs reconciliation");
-    const recorded = parseLedger(r.ledger, `leaf-${r.parent}`);
+    const recorded = parseLedger(r.ledger, leafStem(r.parent));
     if (canonical(gateDefs(recorded)) !== canonical(parent.gates)) fail("parent Gate definitions changed since report");
     if (canonical(contractOf(parent)) !== canonical(r.contract)) fail("parent contract changed since report");
     validateCheckpoint(
@@ -362,7 +366,7 @@ class Planner {
     parent.needs = sortIds(new Set([...parent.needs, ...ids]));
     parent.state = "WAITING";
     parent.ledger = demoteLedger(parent.ledger);
-    parent.gateStates = gateStatesOf(parseLedger(parent.ledger, `leaf-${parent.id}`));
+    parent.gateStates = gateStatesOf(parseLedger(parent.ledger, leafStem(parent.id)));
     this.groups = sortGroups([
       ...this.groups.filter((g) => g !== group),
       ...group.map((m) => [m]),
@@ -411,7 +415,7 @@ class Planner {
       fail(
         `child ledger required (children[${JSON.stringify(id)}].ledger: the leaf ledger text with OWNS and unticked gates)`,
       );
-    const ledger = parseLedger(spec.ledger, `leaf-${id}`);
+    const ledger = parseLedger(spec.ledger, leafStem(id));
     if (
       ledger.errors.length > 0 ||
       ledger.owns.length === 0 ||

@@ -8,6 +8,7 @@ import { kbz } from "../text/command.ts";
 import { conflicts } from "../schedule/conflicts.ts";
 import { contains } from "./handoff.ts";
 import { fail, type Model, type TaskRow } from "./model.ts";
+import { leafStem } from "../plan/leaf-id.ts";
 
 export interface SplitChild {
   id: string;
@@ -87,7 +88,7 @@ export function namedSplit(model: Model, parentId: string, parts: string[][]): N
 function refuseUnsafe(model: Model, parent: TaskRow): void {
   const id = parent.id;
   if (parent.state === "VERIFIED") fail(`split never splits VERIFIED work: ${id} is VERIFIED`);
-  const leased = model.leases.some((l) => l.scope === model.scope && l.leaf === `leaf-${id}`);
+  const leased = model.leases.some((l) => l.scope === model.scope && l.leaf === leafStem(id));
   if (parent.state === "IN-FLIGHT" || model.active.includes(id) || leased) {
     fail(
       `split: ${id} is ${parent.state === "IN-FLIGHT" ? "IN-FLIGHT" : "active or leased"}; its worker reports the parts instead (${kbz("structure report")}, skill/references/structure.md)`,

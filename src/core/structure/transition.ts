@@ -3,6 +3,7 @@
 import { attemptsOf, retiredBy } from "./handoff.ts";
 import { canonical, type Report, type StructureState } from "./model.ts";
 import { sameGateDefs, verifyStructure, type Issue, type Verdict } from "./verify.ts";
+import { leafStem } from "../plan/leaf-id.ts";
 
 const IMMUTABLE: (keyof Report)[] = [
   "id",
@@ -21,7 +22,7 @@ export function verifyTransition(before: StructureState, after: StructureState):
   const errors: Issue[] = [...base.errors];
   const add = (code: string, id: string) => errors.push({ code, id });
   const leasedBefore = (id: string) =>
-    before.leases.some((l) => !l.invalid && l.scope === before.scope && l.leaf === `leaf-${id}`);
+    before.leases.some((l) => !l.invalid && l.scope === before.scope && l.leaf === leafStem(id));
   const afterReports = new Map(after.meta.reports.map((r) => [r.id, r]));
   const released = new Set<string>();
 
@@ -73,7 +74,7 @@ export function verifyTransition(before: StructureState, after: StructureState):
   }
 
   const busyBefore = (id: string) => (before.active.includes(id) && !released.has(id)) || leasedBefore(id);
-  const declaredBefore = (id: string) => before.waves.some((w) => w.leaves.includes(`leaf-${id}`));
+  const declaredBefore = (id: string) => before.waves.some((w) => w.leaves.includes(leafStem(id)));
   for (const sp of after.meta.splits) {
     const old = before.meta.splits.find((x) => x.parent === sp.parent);
     if (old && canonical(old) === canonical(sp)) continue;

@@ -17,6 +17,7 @@ import {
   type StructureState,
   type TaskRow,
 } from "./model.ts";
+import { leafIdOf, leafStem } from "../plan/leaf-id.ts";
 
 export interface Issue {
   code: string;
@@ -229,7 +230,7 @@ export function verifyStructure(s: StructureState, selection: unknown = null, fi
   const reach = new Reach(s.rows);
   checkEdgesAndGates(c, reach);
   checkGroups(c, reach);
-  const ownLease = (id: string) => s.leases.some((l) => !l.invalid && l.scope === s.scope && l.leaf === `leaf-${id}`);
+  const ownLease = (id: string) => s.leases.some((l) => !l.invalid && l.scope === s.scope && l.leaf === leafStem(id));
   if (selection !== null) checkSelection(s, parseSelection(selection), byId, reach, ownLease, c.add);
   if (final) checkFinal(s, c.add);
   return { ok: errors.length === 0, residual: errors.length, errors };
@@ -264,7 +265,7 @@ function checkReports(
   const retiredKeys = new Set<string>();
   for (const r of meta.reports) {
     const wave = s.waves.find((w) => w.id === r.source.wave);
-    const leaf = `leaf-${r.parent}`;
+    const leaf = leafStem(r.parent);
     const start = wave?.started[leaf];
     if (
       !byId.has(r.parent) ||
@@ -276,7 +277,7 @@ function checkReports(
       add("report-source-mismatch", r.id);
     }
     if (!opAt(r.reportedTurn, r.operation)) add("report-turn-mismatch", r.id);
-    const recorded = parseLedger(r.ledger, `leaf-${r.parent}`);
+    const recorded = parseLedger(r.ledger, leafStem(r.parent));
     try {
       const states: Record<string, GateState> = {};
       for (const g of recorded.gates) states[g.id] = gateState(g, recorded);
@@ -360,7 +361,8 @@ function checkLeases({ s, byId, add }: Checking): void {
       continue;
     }
     if (l.scope !== s.scope) continue;
-    const task = l.leaf.startsWith("leaf-") ? byId.get(l.leaf.slice(5)) : undefined;
+    const leafId = leafIdOf(l.leaf);
+    const task = leafId !== null ? byId.get(leafId) : undefined;
     if (!task) add("orphan-lease", l.leaf);
     else if (JSON.stringify([...l.globs].sort()) !== JSON.stringify([...task.owns].sort()))
       add("lease-ownership-mismatch", l.leaf);
@@ -548,7 +550,7 @@ function checkSelection(
     if (!ready) add("not-ready", id);
     const mine = [...row.owns, ...row.access.reads];
     const other = s.leases.find(
-      (l) => !(l.scope === s.scope && l.leaf === `leaf-${id}` && !l.invalid) && lowerOverlap(mine, l.globs),
+      (l) => !(l.scope === s.scope && l.leaf === leafStem(id) && !l.invalid) && lowerOverlap(mine, l.globs),
     );
     if (other) add("lease-conflict", id);
     for (const a of s.active) {

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { findProgram } from "../program.ts";
 import { HOST_NAMES, TARGETS, type HostName, type Location } from "../../core/hook/targets.ts";
 import { shellWords } from "../../core/text/shell.ts";
 import { readRecords, type InstallRecord } from "./record.ts";
@@ -46,18 +47,6 @@ function compareVersions(a: string, b: string): number {
   for (let i = 0; i < Math.max(pa.length, pb.length); i++)
     if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
   return 0;
-}
-
-export function findProgram(name: string, env: Record<string, string | undefined>): string | null {
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const p = path.join(dir, name);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      if (fs.statSync(p).isFile()) return p;
-    } catch {}
-  }
-  return null;
 }
 
 /** `<cli> --version`'s first x.y.z, or null when the CLI is not on PATH or does not say. */
@@ -337,3 +326,5 @@ export async function doctor(
 
 export { HOST_NAMES };
 export type { HookPlace };
+
+export { findProgram };

@@ -7,6 +7,7 @@ import { managedEvidenceIssue } from "./audit.ts";
 import { VerificationError, verificationText } from "../../core/receipts/errors.ts";
 import { ledgerKey } from "./paths.ts";
 import { readReceiptFile, receiptOf, receiptFilePath } from "./file.ts";
+import { leafLedgerName } from "../../core/plan/leaf-id.ts";
 
 export interface ReceiptIssue {
   ledger: string; // root-relative key
@@ -33,7 +34,7 @@ export function leafReceiptIssues(
   const receiptFile = readReceiptFile(root);
   for (const r of rows) {
     if (r.state !== "VERIFIED") continue;
-    const issue = managedEvidenceIssue(root, `.unlazy/${scope}/gates/leaf-${r.id}.md`, { receiptFile, env });
+    const issue = managedEvidenceIssue(root, `.unlazy/${scope}/gates/${leafLedgerName(r.id)}`, { receiptFile, env });
     if (issue) issues.push([r.id, issue]);
   }
   return Object.fromEntries(issues);

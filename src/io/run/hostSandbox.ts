@@ -6,6 +6,7 @@
 // prints it per installed host, with what to set where it can write the store.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { kbz } from "../../core/text/command.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 
 type Env = Record<string, string | undefined>;
@@ -95,6 +96,6 @@ export function hostSandbox(host: string, cwd: string, home: string, env: Env, s
   return {
     sandboxed: false,
     how: `kbz knows no sandbox setting of ${host}`,
-    fix: "use the signed policy (kbz approvals policy signed) with a key the agent cannot use",
+    fix: `use the signed policy (${kbz("approvals policy", "signed")}) with a key the agent cannot use`,
   };
 }

@@ -9,6 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { KbzError } from "../../core/errors.ts";
+import { kbz } from "../../core/text/command.ts";
 import { sha256Hex } from "../../core/util/hash.ts";
 import type { RuntimeOracle } from "../../core/run/oracle.ts";
 import { isInside } from "../../core/workspace/inside.ts";
@@ -31,7 +32,7 @@ export class KeptCapError extends KbzError {
       {
         code: "kept-cap",
         kind: "input",
-        hint: "remove approvals no longer needed (kbz approvals prune), name fewer or smaller oracle files (ORACLE:), or raise KBZ_KEPT_CAP (bytes)",
+        hint: `remove approvals no longer needed (${kbz("approvals prune")}), name fewer or smaller oracle files (ORACLE:), or raise KBZ_KEPT_CAP (bytes)`,
       },
     );
   }

@@ -8,9 +8,11 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { findProgram } from "../program.ts";
 import { KbzError } from "../../core/errors.ts";
 import { SIGNATURE_NAMESPACE, SignedFormatError } from "../../core/signed/record.ts";
 import { gitEnv, INERT_GIT } from "../git.ts";
+import { fastVerify } from "./sshsig.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -24,15 +26,7 @@ export class SigningError extends KbzError {
 
 /** `ssh-keygen`, or null when OpenSSH's client tools are not installed. */
 export function sshKeygen(env: Env = process.env): string | null {
-  for (const dir of (env.PATH ?? "/usr/bin:/bin").split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, "ssh-keygen");
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {}
-  }
-  return null;
+  return findProgram("ssh-keygen", { ...env, PATH: env.PATH ?? "/usr/bin:/bin" });
 }
 
 const INSTALL = "install OpenSSH's client (apt-get install openssh-client; brew install openssh)";
@@ -156,6 +150,21 @@ export function sshSign(key: string, message: string, env: Env = process.env): s
   }
 }
 
+const allowedTexts = new Map<string, string>();
+/** An allowed-signers file's text, read once per process. */
+function allowedText(file: string): string {
+  let t = allowedTexts.get(file);
+  if (t === undefined) {
+    try {
+      t = fs.readFileSync(file, "utf8");
+    } catch {
+      t = "";
+    }
+    allowedTexts.set(file, t);
+  }
+  return t;
+}
+
 export type VerifyResult = { ok: true; principal: string } | { ok: false; reason: string };
 
 function run(
@@ -190,6 +199,7 @@ export async function sshVerify(
   tmp: string,
   env: Env = process.env,
 ): Promise<VerifyResult> {
+  if (fastVerify(message, signature, principal, allowedText(allowed))) return { ok: true, principal };
   return verifyWith((args, input) => run(need(env), args, input, env), message, signature, principal, allowed, tmp);
 }
 
@@ -202,6 +212,7 @@ export function sshVerifySync(
   tmp: string,
   env: Env = process.env,
 ): VerifyResult {
+  if (fastVerify(message, signature, principal, allowedText(allowed))) return { ok: true, principal };
   const keygen = need(env);
   const runSync = (args: string[], input: string) => {
     const r = spawnSync(keygen, args, { input, env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: 30_000 });

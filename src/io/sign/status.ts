@@ -1,102 +1,20 @@
 // The `signed` policy in every verdict (docs/formats.md#signed-policy): status, the Stop hook,
-// check's verdict and the dashboard read the snapshot through io/read.ts loadSnapshot, which
-// calls markUnsigned. A met gate counts only while the repository holds a record of it, signed
-// by an allowed signer, that matches it now (the same check as `kbz ci`, io/sign/records.ts);
-// otherwise it reads UNATTESTED with the reason. Under the other policies this costs one lstat.
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
-import { isRunnable } from "../../core/ledger/model.ts";
-import { pathFacts } from "../../core/run/show.ts";
+// check's verdict and the dashboard read the snapshot through ops/snapshot.ts, which calls
+// markUnsigned. Under the signed policy a met gate counts only while the repository holds a record
+// of it, signed by an allowed signer, that matches it now (io/sign/unsigned.ts, the same check as
+// `kbz ci`). Under the other policies this costs one failed open of policy.json or one small read,
+// and no module of the signing code is evaluated: unsigned.ts (ssh-keygen, the oracle binding) is
+// required only under the signed policy (it was ~7 % of a 200-gate Stop hook's CPU when loaded
+// eagerly, farm-bench, load 10).
 import type { Snapshot } from "../../core/snapshot.ts";
-import { baseDir, gateCwd, oracleFor, realCwd, sandboxFor, type RunSettings } from "../check/plan.ts";
-import { readRepoSettings } from "../check/settings.ts";
-import { digestInputs } from "../inputs/records.ts";
 import { approvalDirFor } from "../run/approval.ts";
 import { readPolicy } from "../run/personal.ts";
-import { requestedShell, resolveShell } from "../run/shell.ts";
-import { checkRecord, portableOracle } from "./records.ts";
-import { allowedSignersFile, checkAllowedSigners, sshKeygen, sshVerifySync } from "./ssh.ts";
 
 type Env = Record<string, string | undefined>;
-
-/** The run settings a status read compares oracles under (kbz check's defaults). */
-function settingsFor(root: string, env: Env): RunSettings {
-  const repo = readRepoSettings(root);
-  return {
-    shell: resolveShell(requestedShell(undefined, env), env),
-    path: pathFacts(env.PATH ?? ""),
-    timeoutMs: 120_000,
-    cwd: null,
-    sandbox: { all: repo.sandbox, writable: repo.writable.map((p) => ({ path: p, origin: repo.file })), root, env },
-    root,
-    env,
-  };
-}
 
 /** Under the signed policy: each met gate without a matching signed record becomes UNATTESTED (UNSIGNED: why). */
 export function markUnsigned(snap: Snapshot, env: Env = process.env): void {
   if (readPolicy(approvalDirFor(env)) !== "signed") return;
-  const met = snap.gates.filter((v) => v.state === "met");
-  if (met.length === 0) return;
-  const root = snap.target.root;
-  const unsign = (v: (typeof met)[number], why: string) => {
-    v.state = "unattested";
-    v.reason = `UNSIGNED: ${why} (the signed policy counts only a record signed by an allowed signer)`;
-  };
-  let allowed: string | null = null;
-  let problem: string | null = null;
-  try {
-    const found = allowedSignersFile(root, env);
-    if (!found) problem = "no allowed signers (set gpg.ssh.allowedSignersFile or commit .kbz/allowed_signers)";
-    else {
-      checkAllowedSigners(fs.readFileSync(found.file, "utf8"), found.file);
-      allowed = found.file;
-    }
-    if (!sshKeygen(env)) problem = "ssh-keygen is not installed";
-  } catch (e) {
-    problem = (e as Error).message;
-  }
-  if (problem !== null) {
-    for (const v of met) unsign(v, problem);
-    return;
-  }
-  const settings = settingsFor(root, env);
-  const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-signed-"));
-  try {
-    for (const v of met) {
-      try {
-        const dir = baseDir(snap, v.file, settings);
-        const c = isRunnable(v.gate)
-          ? checkRecord(root, v.file, v.gate, {
-              oracle: portableOracle(
-                root,
-                v.gate,
-                oracleFor(
-                  v.file,
-                  dir,
-                  v.gate,
-                  settings,
-                  sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null),
-                ),
-              ),
-            })
-          : checkRecord(root, v.file, v.gate, {
-              inputs: v.gate.inputs ? digestInputs(root, realCwd(gateCwd(dir, v.gate)), v.gate.inputs).files : null,
-            });
-        if (!c.ok) {
-          unsign(v, c.reason);
-          continue;
-        }
-        const s = sshVerifySync(c.verify.message, c.verify.signature, c.verify.signer, allowed!, tmp, env);
-        if (!s.ok) unsign(v, `${c.verify.rel}: ${s.reason}`);
-        else if (c.changes.length > 0) unsign(v, `changed since signed: ${c.changes.join("; ")}`);
-      } catch (e) {
-        unsign(v, (e as Error).message);
-      }
-    }
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  }
+  const { markUnsignedNow } = require("./unsigned.ts") as typeof import("./unsigned.ts");
+  markUnsignedNow(snap, env);
 }

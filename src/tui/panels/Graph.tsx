@@ -12,6 +12,7 @@ import { NARROW, type PanelCtx, type PanelDef } from "../panel.ts";
 import { noteDetail, noteText, structureNote } from "../structure.ts";
 import { cols, fit, pad } from "../text.ts";
 import { GATE_LABEL, LEAF_GLYPH, LEAF_TONE, type LeafView } from "../theme.ts";
+import { leafStem } from "../../core/plan/leaf-id.ts";
 
 export interface LeafItem {
   row: PlanRow;
@@ -91,7 +92,7 @@ export function leafDetail(
       wrap: true,
     });
   }
-  const lease = view.leases.find((l) => !l.invalid && l.leaf === `leaf-${row.id}` && l.scope === view.next?.scope);
+  const lease = view.leases.find((l) => !l.invalid && l.leaf === leafStem(row.id) && l.scope === view.next?.scope);
   lines.push({
     label: "lease",
     value: lease ? `held by ${lease.scope}/${lease.leaf}: ${lease.globs.join(", ")}` : "none",

@@ -9,6 +9,7 @@ import type { ListSpec } from "../model.ts";
 import { NARROW, type HeadLine, type PanelCtx, type PanelDef } from "../panel.ts";
 import { cols, fit, pad } from "../text.ts";
 import type { LeafView, Tone } from "../theme.ts";
+import { leafStem } from "../../core/plan/leaf-id.ts";
 
 export type QueueKind = "launch" | "active" | "verify" | "wait" | "review";
 
@@ -68,7 +69,7 @@ export function queueItems(view: PlanView | null, states: Map<string, LeafView>)
         { label: "launch", value: `${id}: ${notes.join("; ")}` },
         ...(a.alreadyClaimed.includes(id)
           ? []
-          : [{ label: "claim", value: kbz("scope claim", { scope, leaf: `leaf-${id}` }) }]),
+          : [{ label: "claim", value: kbz("scope claim", { scope, leaf: leafStem(id) }) }]),
         {
           label: "then",
           value: "open a wave with every launched leaf, start each agent, seal, mark IN-FLIGHT",

@@ -33,9 +33,8 @@ describe("issue 44 item 8: what goes in git is unsaid → init and hook install 
     expect(fs.existsSync(path.join(repo.dir, ".kbz"))).toBe(true);
     const hook = repo.run(["hook", "install", "--agent", "claude"]);
     expect(hook.code).toBe(0);
-    expect(hook.stdout).toContain(
-      "\n  git: commit the ledgers, PLAN.md, ACCESS.json, .kbz/settings.json, the skill and shared hook settings; not kbz's local state (.gitignore has it)\n",
-    );
+    // Its wording is engineer tokens' (issue 43): what is ignored (here: already) and what is committed.
+    expect(hook.stdout).toMatch(/\n {2}ignore: +\/\.kbz\/inputs\/ .*\(\.gitignore has them\)\n {2}commit: +GATES\.md /);
     expect(fs.existsSync(path.join(repo.dir, ".claude", "settings.local.json"))).toBe(true);
     expect(git("status", "--short", "--untracked-files=all").stdout.split("\n").filter(Boolean).sort()).toEqual([
       "?? .gitignore",

@@ -50,7 +50,10 @@ describe("issue 20.7: the Stop hook asks the user to approve, and a person signs
         ["sign", "GATES.md", "G1", "--evidence", "looked fine"],
         /GATES:G1 has a CHECK and EXPECT: kbz check runs it; only manual gates are signed/,
       ],
-      [["sign", "GATES.md", "M9", "--evidence", "x"], /no gate GATES:M9 here \(kbz status lists the gate ids\)/],
+      [
+        ["sign", "GATES.md", "M9", "--evidence", "x"],
+        /no gate GATES:M9 here; did you mean GATES:M1\? \(manual gates: GATES:M1; kbz status lists every gate\)/,
+      ],
       [["sign", "GATES.md", "M1", "--evidence", " "], /evidence text is empty: say what you checked/],
       [["sign", "GATES.md", "M1", "--evidence", "pending"], /'pending' is not evidence/],
       [
