@@ -90,7 +90,7 @@ export interface ApprovalItem {
 
 export interface RunReport {
   task: CheckTask;
-  /** Issue 39: the run was judged against the approved oracle (the live one is an edit awaiting a person). */
+  /** The run was judged against the approved oracle (the live one is an edit awaiting a person). */
   judged?: boolean;
   outcome: RunOutcome;
   writeback: WritebackStatus | "failed";
@@ -156,7 +156,7 @@ export function runSettings(
   };
 }
 
-/** For an unapproved oracle: how the nearest approval of the same ledger and gate differs (issue 20.8). */
+/** For an unapproved oracle: how the nearest approval of the same ledger and gate differs. */
 function nearMiss(
   store: ApprovalStore,
   cache: { all: StoredApproval[] | null },
@@ -291,7 +291,7 @@ function evidenceFor(task: CheckTask, outcome: RunOutcome, settings: RunSettings
 
 /**
  * kbz check writes evidence, so every ledger it targets must be inside the root: an explicit
- * ledger elsewhere can be read with `kbz status` but is never written (issue 15).
+ * ledger elsewhere can be read with `kbz status` but is never written.
  */
 /**
  * The failure record of a finished run (io/check/failures.ts), null for a pass. Bound to the
@@ -359,7 +359,7 @@ export function asksKbz(check: string): boolean {
 }
 
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
-/** Issue 28 item 7: INPUTS over the cap can never be bound to a pass; the gate is not run. */
+/** INPUTS over the cap can never be bound to a pass; the gate is not run. */
 function inputsRefusal(t: CheckTask): string | null {
   return t.gate.inputs && expandInputs(t.oracle.cwd, t.gate.inputs).truncated ? TOO_MANY_INPUTS : null;
 }
@@ -591,7 +591,7 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
     group.forEach((r, i) => (r.writeback = statuses[i]!));
     const records = inputRecords(run, group);
     await recordInputs(root, file, records);
-    // The oracle each pass ran under (issue 27): status un-meets the gate when it changes.
+    // The oracle each pass ran under: status un-meets the gate when it changes.
     const passes = oraclePasses(run, group);
     await recordOraclePasses(root, file, passes);
     await attestPasses(run.storeDir, root, file, group, records, passes, settings);

@@ -1,18 +1,18 @@
-// The vacuity probe (issue 18; unlazy issue 13): re-run a passed gate's CHECK once more in the
+// The vacuity probe: re-run a passed gate's CHECK once more in the
 // sandbox with the gate's deliverable hidden. A CHECK that still passes without the thing it is
 // about is VACUOUS. What is hidden: the gate's INPUTS, else the ledger's OWNS paths, else (a
 // solo ledger) the files that differ from git HEAD. Files are replaced by an empty file,
 // directories by an empty directory. The probe's oracle is the gate's oracle with the hidden
 // paths in its sandbox profile, so it needs its own approval; it never writes evidence, only a
 // probe record in kbz's record files that status, lint, next and the Stop hook read.
-// Issue 27: the oracle (every file the approval binds: io/oracle/binding.ts) is never hidden, and a gate that
+// The oracle (every file the approval binds: io/oracle/binding.ts) is never hidden, and a gate that
 // cannot be probed is a warning: `--probe` exits 1 unless every probed gate observes.
-// A VACUOUS gate is unmet (issue 27). Under the person policy the verdict is also kept in the
+// A VACUOUS gate is unmet. Under the person policy the verdict is also kept in the
 // approval store (io/run/attest.ts recordVacuity), bound to the gate's definition and the oracle
 // its pass ran under, and it withdraws the gate's approvals: no file in the repository clears it,
 // and the CHECK runs again only once a person approves it; a pass under another oracle (which a
 // person approved) or a probe that observes clears it.
-// Issue 28 item 12: the CHECK runs on a throwaway overlay of the repository (io/run/view.ts), so
+// The CHECK runs on a throwaway overlay of the repository (io/run/view.ts), so
 // it cannot move or delete the live deliverable; afterwards every hidden file must still have the
 // digest it had before, else the run says so loudly (DAMAGED, exit 2).
 import { changedFromHead } from "../io/gitBlobs.ts";
@@ -81,7 +81,7 @@ const SKIP = (rel: string) =>
 
 /**
  * Files that differ from git HEAD under `root` (changed, staged or untracked), root-relative.
- * git never reads a worktree file's content here (io/gitBlobs.ts: kbz hashes them; issue 42 item 2).
+ * git never reads a worktree file's content here (io/gitBlobs.ts: kbz hashes them).
  */
 export function filesChangedFromHead(root: string): string[] {
   const names = changedFromHead(root) ?? [];

@@ -1,4 +1,4 @@
-// One refresh for a cascade (issue 30): a change to one shared file (src/parse.js) turns every
+// One refresh for a cascade: a change to one shared file (src/parse.js) turns every
 // gate that reads it STALE and every receipt that binds it stale. `cascadesOf` groups what is
 // stale under the file that changed, for `kbz next`; `refreshStale` re-runs all of it in one
 // call (`kbz check --stale`): the receipts through `verify run` with the policy each was

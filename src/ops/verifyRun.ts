@@ -79,7 +79,7 @@ async function verifyOne(req: VerifyRunRequest, file: string, key: string): Prom
       cwd: req.cwd ?? ".",
       timeoutS: req.timeoutS ?? DEFAULT_TIMEOUT_S,
       env: req.env,
-      // The names the receipt binds reach the CHECK too (issue 42 item 7), as in verify-once.
+      // The names the receipt binds reach the CHECK too, as in verify-once.
       passEnv: policy.env,
     });
   } catch (e) {

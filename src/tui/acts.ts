@@ -21,7 +21,16 @@ import { approvalQid, declineKey, type ApprovalItem } from "./panels/Approvals.t
 import type { GateRowItem } from "./panels/Gates.tsx";
 import type { LeafItem } from "./panels/Graph.tsx";
 import type { QueueItem } from "./panels/Queue.tsx";
-import { modeOf, selectedIndex, type Action, type Confirm, type DashState, type ListKey } from "./state.ts";
+import {
+  MIN_READ_MS,
+  modeOf,
+  selectedIndex,
+  tooSoon,
+  type Action,
+  type Confirm,
+  type DashState,
+  type ListKey,
+} from "./state.ts";
 import { PANEL_DEFS } from "./panels/index.ts";
 import { fullStops, helpList, pickList } from "./views.ts";
 
@@ -268,6 +277,15 @@ function makeRunner(d: ActsDeps, flash: Flash) {
 
   const confirmed = () => {
     const c = d.live.current.confirm;
+    // A key that came before the oracle could have been read was not the person's reading of it: refused, the question stays.
+    const early = c ? tooSoon(c, Date.now()) : 0;
+    if (c && early > 0) {
+      const note = `Too soon: ${c.qid} was on screen for less than ${MIN_READ_MS / 1000} s, nothing was recorded; read it, then y. `;
+      return d.dispatch({
+        type: "confirm-start",
+        confirm: { ...c, text: note + c.text.replace(/^Too soon: .*?then y\. /, "") },
+      });
+    }
     d.dispatch({ type: "confirm-end" });
     d.dispatch({ type: "back" });
     if (!c) return;

@@ -37,6 +37,20 @@ export interface Confirm {
   /** What was shown: the act binds exactly this (the oracle's signature). */
   signature: string;
   text: string;
+  /** When the confirmation (over the whole oracle) was put on screen: a key sooner than MIN_READ_MS after it is refused. */
+  shownAt?: number;
+}
+
+/**
+ * The least time a person needs to have read what a confirmation shows (issue 41): a `y` sooner
+ * than this after the oracle was put on screen was typed ahead, by a script or another process
+ * writing into the terminal (tmux send-keys from the agent's shell), not by someone who read it.
+ */
+export const MIN_READ_MS = 1000;
+
+/** How many ms too soon a confirming key at `now` is (0 when it may count). */
+export function tooSoon(c: Confirm, now: number): number {
+  return c.shownAt === undefined ? 0 : Math.max(0, c.shownAt + MIN_READ_MS - now);
 }
 
 /** Where esc goes back to: a panel and its overlay (enter and `o` push one). */
@@ -205,7 +219,7 @@ function editingReduce(state: DashState, action: Action): DashState | null {
     case "evidence-end":
       return { ...state, editing: null };
     case "confirm-start":
-      return { ...state, confirm: action.confirm };
+      return { ...state, confirm: { ...action.confirm, shownAt: action.confirm.shownAt ?? Date.now() } };
     case "confirm-end":
       return { ...state, confirm: null };
     default:

@@ -6,6 +6,9 @@ import { BIN, fixtureCopy, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv, privateApprovalDir } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const panes: TmuxPane[] = [];
 afterEach(() => {
@@ -71,6 +74,7 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     // A person's approval: a shows it whole and asks y; approving runs nothing, r runs it.
     p.send("a");
     await p.waitFor((s) => s.includes("approve GATES:R1?"));
+    await Bun.sleep(READ_MS);
     p.send("y");
     await p.waitFor((s) => s.includes("approved GATES:R1"));
     p.send("3");

@@ -13,6 +13,9 @@ import { makeTheme } from "../../src/tui/theme.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
@@ -42,6 +45,7 @@ function approvalsBox(data: DashData, selected: number, width: number, height: n
 async function approve(r: Awaited<ReturnType<typeof renderAt>>, qid: string) {
   await press(r, "a");
   await waitForFrame(r, (f) => f.includes(`Approve ${qid} exactly as shown?`));
+  await Bun.sleep(READ_MS);
   await press(r, "y");
   await waitForFrame(r, (f) => f.includes(`approved ${qid} (given via dashboard)`));
 }
@@ -122,6 +126,7 @@ describe("approval flow", () => {
     let f = await waitForFrame(r, (f) => f.includes("Approve GATES:G1 exactly as shown?"));
     expect(f).toContain("CHECK   touch ran-g1 && echo BUILD_OK");
     expect(f).toMatch(/approve GATES:G1\? y yes · n no/);
+    await Bun.sleep(READ_MS);
     await press(r, "y");
     f = await waitForFrame(r, (f) => f.includes("approved GATES:G1 (given via dashboard); r runs it"));
     expect(f).not.toMatch(/APPROVE\?\s+GATES:G1/);

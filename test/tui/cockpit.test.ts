@@ -9,6 +9,9 @@ import { checkEnv, gitRepo } from "../helpers/approvals.ts";
 import { PanePool, TUI_SIZES, type TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeDemoFolder } from "../../src/demo/scope.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const SIZES = TUI_SIZES;
 const panes = new PanePool();
@@ -66,6 +69,7 @@ const wide = (w: number) => w >= 80;
 async function approveHere(p: TmuxPane, qid: string): Promise<void> {
   p.send("a");
   await p.waitFor((s) => s.includes(`approve ${qid}?`));
+  await Bun.sleep(READ_MS);
   p.send("y");
   await p.waitFor((s) => s.includes(`approved ${qid}`));
 }
@@ -155,6 +159,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       const joined = text.replace(/\n\s*/g, " ").replace(/\s+/g, " ");
       for (const word of check.split(" ")) expect(joined).toContain(word);
       expect(joined).toContain("EXPECT");
+      await Bun.sleep(READ_MS);
       p.send("y");
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       await Bun.sleep(300);
@@ -170,6 +175,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       p.send("a");
       const asked = await p.waitFor((s) => /y yes · n no$/.test(footer(s)) && s.includes("GATES:G1"));
       if (wide(w)) expect(asked).toContain("Confirm GATES:G1 was removed on purpose?");
+      await Bun.sleep(READ_MS);
       p.send("y");
       await p.waitFor((s) => s.includes("confirmed removed GATES:G1"));
       await quit(p);
@@ -193,6 +199,7 @@ describe.skipIf(!haveTmux())("issue 31: the person's cockpit in tmux", () => {
       expect(text).toContain("t/a.txt (ORACLE)");
       expect(text).toContain("APP_MODE, NEVER_SET (unset)");
       expect(text).toContain("never approved before");
+      await Bun.sleep(READ_MS);
       p.send("y");
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       // The agent rewrites the checker: the gate asks again, with what changed and the diff.
@@ -428,6 +435,7 @@ describe.skipIf(!haveTmux())("issue 31: a person's acts inside the dashboard", (
     expect(footer(asked)).toMatch(/confirm removed GATES:G3\? y yes · n no/);
     expect(asked).toContain("deleted from GATES.md");
     keep("6-confirm-removed-120x35", asked);
+    await Bun.sleep(READ_MS);
     p.send("y");
     const done = await p.waitFor((s) => s.includes("ALL MET (2 met)"));
     expect(done).toContain("confirmed removed GATES:G3");

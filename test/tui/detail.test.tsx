@@ -9,6 +9,9 @@ import { makeTheme } from "../../src/tui/theme.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const plain = makeTheme({ NO_COLOR: "1" });
 afterEach(() => cleanup());
@@ -41,7 +44,9 @@ describe("gate detail view", () => {
       100,
       40,
     );
-    await press(r, "a", "y");
+    await press(r, "a");
+    await Bun.sleep(READ_MS);
+    await press(r, "y");
     await waitForFrame(r, (f) => f.includes("approved GATES:G1"));
     await press(r, "3", "r");
     await waitForFrame(r, (f) => f.includes("GATES:G1 failed"));

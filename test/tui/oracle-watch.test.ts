@@ -8,6 +8,9 @@ import * as path from "node:path";
 import { BIN, kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv, checkEnv } from "../helpers/approvals.ts";
 import { PanePool, TUI_SIZES, haveTmux } from "../helpers/tmux.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const SIZES = TUI_SIZES;
 const panes = new PanePool();
@@ -39,6 +42,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       await p.waitFor((s) => /(APPROVE\?|\?)\s+GATES:G1/.test(s));
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
+      await Bun.sleep(READ_MS);
       p.send("y");
       await p.waitFor((s) => s.includes("approved GATES:G1") && !/(APPROVE\?|\?)\s+GATES:G1/.test(s));
       // The agent edits the checker (scripts/ is no ledger folder): the gate asks again, in the open panel.
@@ -48,6 +52,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       // Approved again and run: G1 is met.
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
+      await Bun.sleep(READ_MS);
       p.send("y");
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       p.send("3");

@@ -13,6 +13,9 @@ import { PROBES_DIR } from "../../src/io/check/probeRecords.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { KEY, frame, press, renderAt, waitForFrame } from "../helpers/ink.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 setDefaultTimeout(60_000);
 const plain = makeTheme({ NO_COLOR: "1" });
@@ -90,6 +93,7 @@ describe.skipIf(!usable.ok)("p probes the selected gate", () => {
     expect(f).toMatch(/hides\s+\S*target\.txt/);
     await press(r, "a");
     f = await waitForFrame(r, (f) => f.includes("Approve the probe of GATES:G1?"));
+    await Bun.sleep(READ_MS);
     await press(r, "y");
     f = await waitForFrame(r, (f) => f.includes("VACUOUS GATES:G1"), 15_000);
     expect(fs.readdirSync(path.join(root, PROBES_DIR)).length).toBe(1);

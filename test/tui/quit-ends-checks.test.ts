@@ -6,6 +6,9 @@ import * as path from "node:path";
 import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
 import { checkEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const panes: TmuxPane[] = [];
 afterAll(() => {
@@ -49,6 +52,7 @@ describe.skipIf(!haveTmux())("item 4: checks outlive kbz (the dashboard)", () =>
       await p.waitFor((s) => s.includes("GATES:G1"));
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
+      await Bun.sleep(READ_MS);
       p.send("y");
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       p.send("3");

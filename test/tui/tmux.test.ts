@@ -7,6 +7,9 @@ import { BIN, tempDir, writeTree } from "../helpers/kbz.ts";
 import { agentEnv } from "../helpers/approvals.ts";
 import { TmuxPane, haveTmux } from "../helpers/tmux.ts";
 import { writeAtomic } from "../../src/io/fs.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
+/** A person reads the oracle before confirming: a y sooner is refused (issue 41). */
+const READ_MS = MIN_READ_MS + 100;
 
 const panes: TmuxPane[] = [];
 afterAll(() => {
@@ -35,6 +38,7 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
     p.send("a");
     await p.waitFor((s) => s.includes("Approve GATES:G1 exactly as shown?"));
+    await Bun.sleep(READ_MS);
     p.send("y");
     await p.waitFor((s) => s.includes("approved GATES:G1"));
     p.send("3");

@@ -15,7 +15,7 @@ export class ScheduleInputError extends KbzError {
 }
 
 /**
- * Transient, not invalid (issue 28 item 10): the scope kept changing while kbz next read it, on
+ * Transient, not invalid: the scope kept changing while kbz next read it, on
  * every bounded retry. Nothing is wrong with any file; the answer is to ask again.
  */
 export class ScopeBusyError extends KbzError {
