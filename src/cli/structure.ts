@@ -4,6 +4,7 @@
 import { KbzError, kindOf, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import {
+  hasReceipts,
   regroupByName,
   splitByName,
   applyHandoffEvent,
@@ -26,9 +27,6 @@ import { globs } from "./options.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { leafLedgerPath } from "../ops/dispatch.ts";
 import { plural } from "../core/text/plural.ts";
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { RECEIPTS_FILE } from "../io/receipts/file.ts";
 import { leafStem } from "../core/plan/leaf-id.ts";
 
 interface StructureArgs {
@@ -143,7 +141,7 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
         `REGROUPED ${[...new Set(ids)].join(", ")}: one group, run one after the other (${r.complexity.groups} group(s) now)`,
       );
       // Only where there are receipts to go stale (short by default, issue 43).
-      if (fs.existsSync(path.join(root, RECEIPTS_FILE)))
+      if (hasReceipts(root))
         out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
       return 0;
     }
