@@ -699,6 +699,7 @@ async function withLockFile(file, target, fn, opts = {}) {
     at: new Date().toISOString()
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 30000);
+  sweepLockDirOnce(path3.dirname(file), file, opts);
   let lastCode = "EEXIST";
   const staged = `${file}.${process.pid}-${owner.token}.new`;
   const fd = fs3.openSync(staged, fs3.constants.O_WRONLY | fs3.constants.O_CREAT | fs3.constants.O_EXCL | fs3.constants.O_NOFOLLOW, 384);
@@ -734,7 +735,54 @@ async function withLockFile(file, target, fn, opts = {}) {
       fs3.rmSync(file, { force: true });
   }
 }
-var LockTimeoutError;
+function sweepLockDirOnce(dir, taking = null, opts = {}) {
+  if (sweptDirs.has(dir))
+    return;
+  sweptDirs.add(dir);
+  sweepLockLitter(dir);
+  let names = [];
+  try {
+    names = fs3.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const f = path3.join(dir, name);
+    if (LOCK_NAME.test(name) && f !== taking)
+      tryRecover(f, opts);
+  }
+}
+function sweepLockLitter(dir) {
+  const removed = [];
+  let names = [];
+  try {
+    names = fs3.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const staged = STAGED.exec(name);
+    if (!staged && !ASIDE.test(name))
+      continue;
+    const file = path3.join(dir, name);
+    if (staged && !pidAlive(Number(staged[1]))) {
+      try {
+        fs3.unlinkSync(file);
+        removed.push(name);
+      } catch {}
+      continue;
+    }
+    const o = readOwner(file);
+    if (!o || o.host !== os.hostname() || pidAlive(o.pid))
+      continue;
+    try {
+      fs3.unlinkSync(file);
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+var LockTimeoutError, sweptDirs, LOCK_NAME, STAGED, ASIDE;
 var init_lock = __esm(() => {
   init_hash();
   init_digest();
@@ -750,6 +798,10 @@ var init_lock = __esm(() => {
       });
     }
   };
+  sweptDirs = new Set;
+  LOCK_NAME = /\.(filelock|lock)$/;
+  STAGED = /\.(\d+)-[0-9a-f]{24}\.new$/;
+  ASIDE = /\.[0-9a-f]{12}\.stale$/;
 });
 
 // src/core/workspace/paths.ts

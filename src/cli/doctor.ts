@@ -47,6 +47,9 @@ export const verb: Verb = {
     return report(!!argv.json, envelope(verdict, exit, { places: sandboxes }), () => {
       for (const p of sandboxes) {
         out(line(p));
+        // What the installed command would answer on this repository as it is (issue 40).
+        if (p.answer)
+          out(`${" ".repeat(16)}here: ${p.answer.length > 160 ? `${p.answer.slice(0, 157)}...` : p.answer}`);
         // Whether the host's own sandbox keeps its agent's commands away from the approval store (issue 41).
         const s = p.sandbox;
         const state = s.sandboxed === true ? "sandboxed" : s.sandboxed === false ? "NOT SANDBOXED" : "sandbox unknown";

@@ -10,7 +10,7 @@ import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
 import { snapshotForRequest } from "./snapshot.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../io/run/approval.ts";
-import { readPolicyState, writePolicy, type Policy, type PolicyState } from "../io/run/personal.ts";
+import { readPolicyState, verifyActsLog, writePolicy, type Policy, type PolicyState } from "../io/run/personal.ts";
 import { obsoleteReason } from "../io/run/prune.ts";
 import { changedOracleDiffs } from "./approvalView.ts";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
@@ -115,8 +115,8 @@ export async function pruneApprovals(store: ApprovalStore, root: string, env: En
 }
 
 /** Who may approve here: "person" (the default), "signed" or "agent" (unlazy's consent model), and whether policy.json was edited by hand. */
-export function approvalPolicy(store: ApprovalStore): PolicyState {
-  return readPolicyState(store.dir);
+export function approvalPolicy(store: ApprovalStore): PolicyState & { acts: { lines: number; bad: number[] } } {
+  return { ...readPolicyState(store.dir), acts: verifyActsLog(store.dir) };
 }
 
 /** Set the policy: a person's act under every policy. */

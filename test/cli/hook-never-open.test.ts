@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { kbz, tempDir, writeTree } from "../helpers/kbz.ts";
 import { ledger, messageOf, reasonOf } from "../helpers/hook.ts";
+import { guardDir } from "../../src/io/hook/guard.ts";
 import {
   canSwitchUser,
   expectGuarded,
@@ -288,6 +289,18 @@ describe("issue 40 item 4: the installed hook is the person's", () => {
     expect(r.stdout + r.stderr).toContain("inside the repository");
     expect(fs.existsSync(path.join(s.dir, ".k"))).toBe(false);
     expect(fs.existsSync(path.join(s.dir, ".claude"))).toBe(false);
+  });
+
+  test("kbz doctor dry-runs the installed command against the repository's real state and says what it would answer", () => {
+    const s = repo();
+    const home = tempDir();
+    const env = { HOME: home, KBZ_HOME: path.join(home, ".kbz"), UNLAZY_APPROVAL_DIR: s.store };
+    expect(kbzAs(s, ["hook", "install", "--agent", "claude", "--scope", "Zzz"], env, false).code).toBe(0);
+    const r = kbzAs(s, ["doctor", "--agent", "claude", "--json"], env, false);
+    const place = JSON.parse(r.stdout).places[0];
+    expect(place.answer).toStartWith('block: kbz could not judge this stop: no such scope "Zzz"');
+    // The dry run counted nothing in the real store.
+    expect(fs.existsSync(guardDir(s.store, fs.realpathSync(s.dir)))).toBe(false);
   });
 
   test("the deny rules the install writes cover kbz hook install", () => {

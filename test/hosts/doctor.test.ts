@@ -43,6 +43,13 @@ describe.skipIf(!available)("kbz doctor with Codex 0.171.0 on PATH", () => {
     };
     writeTree(home, { "codex/config.toml": `[projects.${JSON.stringify(root)}]\ntrust_level = "trusted"\n` });
     const run = (args: string[], program = BIN) => spawnSync(program, args, { cwd: root, env, encoding: "utf8" });
+    // Changing an installed hook is a person's act (issue 40): a terminal, no agent host's marker.
+    const person = (args: string[], program = BIN) =>
+      spawnSync("script", ["-qec", [program, ...args].map((w) => `'${w}'`).join(" "), "/dev/null"], {
+        cwd: root,
+        env,
+        encoding: "utf8",
+      });
     expect(run(["hook", "install", "--agent", "codex"]).status).toBe(0);
     for (const h of (await askCodex(path.join(bin, "codex"), env, root))!) {
       fs.appendFileSync(
@@ -56,10 +63,10 @@ describe.skipIf(!available)("kbz doctor with Codex 0.171.0 on PATH", () => {
     const moved = path.join(home, "kbz-new");
     fs.copyFileSync(BIN, moved);
     fs.chmodSync(moved, 0o755);
-    expect(run(["hook", "install", "--agent", "codex"], moved).status).toBe(0);
+    expect(person(["hook", "install", "--agent", "codex"], moved).status).toBe(0);
     expect(JSON.parse(run(["doctor", "--json"]).stdout).places[0].fires).toBe(true);
     // The command changed (here: pinned to a scope) since the user trusted it.
-    expect(run(["hook", "install", "--agent", "codex", "--scope", "api"]).status).toBe(0);
+    expect(person(["hook", "install", "--agent", "codex", "--scope", "api"]).status).toBe(0);
     const r = run(["doctor", "--json"]);
     const changed = JSON.parse(r.stdout).places[0];
     expect([r.status, changed.trust, changed.fires]).toEqual([1, "modified", false]);

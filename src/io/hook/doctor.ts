@@ -37,6 +37,8 @@ export interface DoctorPlace {
   trust: "trusted" | "untrusted" | "modified" | "unverified" | null;
   version: { found: string | null; min: string | null; ok: boolean | null };
   fires: boolean;
+  /** What the installed command answers on this repository's real state (a dry run; issue 40), or null when it could not be run. */
+  answer: string | null;
   problem: string | null;
   fix: string | null;
 }
@@ -168,6 +170,42 @@ export function firesProblem(host: HostName, command: string, env: Record<string
   }
 }
 
+/**
+ * Run `command` against the repository at `cwd` as it is (issue 40: the scratch run above proves the
+ * command fires; this says what it would answer here): a stop of a made-up session, counted in a
+ * throwaway store, so the real counts and holds are untouched. "block: …", "note: …" or "allow".
+ */
+export function realAnswer(
+  host: HostName,
+  command: string,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): string | null {
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), "kbz-doctor-store-"));
+  try {
+    const runEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(env)) if (v !== undefined) runEnv[k] = v;
+    runEnv.UNLAZY_APPROVAL_DIR = store;
+    const r = spawnSync("/bin/sh", ["-c", command], {
+      cwd,
+      env: runEnv,
+      input: JSON.stringify({ ...dryRunPayload(host, cwd), session_id: "kbz-doctor-dry-run" }),
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    if (r.error || r.status === null) return null;
+    const block = blockText(host, r.stdout ?? "");
+    if (block !== null) return `block: ${block}`;
+    try {
+      const o = JSON.parse(r.stdout ?? "");
+      if (o && typeof o.systemMessage === "string") return `note: ${o.systemMessage}`;
+    } catch {}
+    return "allow";
+  } finally {
+    fs.rmSync(store, { recursive: true, force: true });
+  }
+}
+
 interface CodexHook {
   key: string;
   trustStatus: string;
@@ -259,6 +297,7 @@ export async function doctor(
       trust: null,
       version: { found: null, min: CONTRACT[p.host].min, ok: null },
       fires: false,
+      answer: null,
       problem: null,
       fix: null,
     };
@@ -317,6 +356,7 @@ export async function doctor(
         fixes.push(CODEX_TRUST_FIX);
       }
     }
+    if (p.command) d.answer = realAnswer(p.host, p.command, env, cwd);
     d.fires = problems.length === 0;
     d.problem = problems.length ? problems.join("; ") : null;
     d.fix = fixes.length ? [...new Set(fixes)].join("; then ") : null;
