@@ -14,7 +14,6 @@ import { kbz } from "../core/text/command.ts";
 import { FileProblemsError } from "../core/errors.ts";
 import { baseDir, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
 import { observeForApproval } from "../io/check/observe.ts";
-import type { Snapshot } from "../core/snapshot.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
 import { snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
