@@ -64,6 +64,10 @@ export function approvalLines(
   if (item.status === "judged") return [oracleEditedLine(item.judged!.edited, scope)];
   // Consent covers what was shown (issue 28 item 5): an approval prints the whole oracle it approves.
   const sig = shortSignature(t.signature);
+  // An oracle waiting for the person, to the agent: one line; the PERSON line names the command,
+  // and the person's own review shows the whole oracle (issue 43; --verbose prints it here too).
+  if (item.status === "required" && !verbose)
+    return [`APPROVAL REQUIRED ${t.qid} [${sig}]`, ...(item.differs ?? []).map((d) => `    ${d}`)];
   const lines = [
     item.status === "recorded" ? `APPROVING ${t.qid} [${sig}]` : `APPROVAL REQUIRED ${t.qid} [${sig}]`,
     `    CHECK: ${t.oracle.check}`,
@@ -132,7 +136,7 @@ export function compactRunLines(res: CheckResult, verbose: boolean): string[] {
   const showPath = verbose ? () => {} : (v: string) => lines.length === 0 && lines.push(pathSummaryLine(v));
   for (const a of res.approvals) {
     const block = approvalLines(a, verbose);
-    if (block.length > 0) showPath(a.task.oracle.path);
+    if (block.length > 1) showPath(a.task.oracle.path);
     lines.push(...block);
   }
   for (const r of res.runs) lines.push(...resultLines(r, verbose));

@@ -28,7 +28,7 @@ import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/app
 import { resolveBwrap, sandboxProfile } from "../io/run/sandbox.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { snapshotForRequest } from "./snapshot.ts";
-import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "../io/check/plan.ts";
+import { baseDir, gateCwd, oracleFor, realCwd, type RunSettings } from "../io/check/plan.ts";
 import { runSettings, type CheckRequest } from "./checkRun.ts";
 import { checkEnvironment } from "../io/oracle/env.ts";
 import { recordProbes, type ProbeRecord } from "../io/check/probeRecords.ts";
@@ -330,7 +330,7 @@ export function probeLine(item: ProbeItem, root: string): string {
       return `  DAMAGED ${item.qid}: hidden paths changed while the probe ran: ${lost}; check them now`;
     }
     case "approval-required":
-      return `  APPROVAL REQUIRED ${item.qid} (probe, cwd ${cwdShown({ cwd: item.cwd, oracle: item.oracle! })}): hides ${list}; re-run with --probe --approve`;
+      return `  APPROVAL REQUIRED ${item.qid} (probe): hides ${list}`;
     default:
       return `  NOT RUN ${item.qid}${item.why ? `: ${item.why}; the probe says nothing about its deliverable` : ""}`;
   }

@@ -102,7 +102,7 @@ describe("the trial of a different task", () => {
     expect(x.code).toBe(0);
     expect(x.stdout.split("\n").slice(0, 2)).toEqual([
       "VERIFIED leaf-1 (1 gate passed); lease released; READY now: 2, 3",
-      "LAUNCHED w2: 2, 3; as each worker returns: kbz advance --scope S --leaf ID",
+      "LAUNCHED w2: 2, 3",
     ]);
     expect(x.stdout).toContain("  2 handle S-w2-leaf-2: owns src/2/**; meet G1 in .unlazy/S/gates/leaf-2.md");
     const rows = r
