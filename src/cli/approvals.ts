@@ -137,7 +137,7 @@ function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
 
 async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
   // REMOVED gates of this repository: the person confirms they are gone on purpose.
-  const { forgotten, gone, litter } = await pruneApprovals(store, rootFor({}), process.env);
+  const { forgotten, gone, litter, kept } = await pruneApprovals(store, rootFor({}), process.env);
   if (asJson)
     return emit(
       envelope("pruned", 0, {
@@ -146,6 +146,7 @@ async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
         pruned: gone.map((d) => view(d.a, { reason: d.reason })),
         removedGates: forgotten,
         litter,
+        keptRemoved: kept,
       }),
     );
   else {
@@ -153,6 +154,7 @@ async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
     for (const d of gone) out(`pruned${line(d.a)} [${d.reason}]`);
     out(`pruned ${gone.length} approval record(s)`);
     if (litter.length > 0) out(`removed ${litter.length} stray lock/temp file(s) of crashed writers`);
+    if (kept > 0) out(`removed ${kept} kept oracle file(s) no approval names any more`);
   }
   return 0;
 }
