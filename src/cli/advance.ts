@@ -13,6 +13,8 @@ import { out, printProblems, err } from "./output.ts";
 import { emit, envelope } from "./envelope.ts";
 import { leafFor, requireScope, rootFor } from "./context.ts";
 import { approvalLines, compactRunLines, resultLines } from "./render.ts";
+import { personLine } from "../core/text/person.ts";
+import { waitingSignoffs } from "./person.ts";
 import { DEFAULT_SLOTS, nextAdvice } from "../ops/next.ts";
 import { nextLines, printLaunch } from "./nextText.ts";
 import { launchNext } from "../ops/launch.ts";
@@ -65,21 +67,22 @@ async function recordReturn(root: string, scope: string, stem: string): Promise<
 }
 
 /** What is left to do for a leaf that is not verified yet, one line each. */
-function nextSteps(res: CheckResult, scope: string, stem: string, ledger: string): string[] {
+function nextSteps(res: CheckResult, scope: string, stem: string): string[] {
   const lines: string[] = [];
   const unapproved = res.approvals.filter((a) => a.status === "required").map((a) => a.task.qid);
   const failed = res.runs.some((r) => !r.outcome.ok);
   const manual = res.snapshot.gates.filter((g) => g.state !== "met" && g.state !== "abandoned" && !g.gate.check);
-  if (unapproved.length > 0)
-    lines.push(`NOT APPROVED ${unapproved.join(", ")}: a person runs ${kbz("approve", { scope })} (nothing of it ran)`);
-  for (const g of manual)
-    lines.push(
-      `MANUAL ${g.qid}: a person signs it with ${kbz("sign", ledger, g.gate.id, { evidence: ph('"<what they checked>"') })}`,
-    );
-  if (failed)
-    lines.push(
-      `send ${stem} back to its worker with the failures above; when it returns: ${kbz("advance", { scope, leaf: stem.slice(5) })}`,
-    );
+  // What waits for the person is one line the agent shows them, with the one command (issue 43).
+  // An edited oracle judged against the approved one waits for the person's review too.
+  const edited = res.approvals.filter((a) => a.status === "judged");
+  const person = personLine({
+    approvals: [...unapproved, ...edited].map(() => ({ scope, ledger: "" })),
+    probes: 0,
+    signoffs: waitingSignoffs(manual, res.snapshot.target.root),
+  });
+  if (unapproved.length > 0) lines.push(`NOT APPROVED ${unapproved.join(", ")} (nothing of it ran)`);
+  if (person !== null) lines.push(person);
+  if (failed) lines.push(`send ${stem} back with the failures above; when it returns, advance it again`);
   return lines;
 }
 
@@ -102,7 +105,7 @@ function adviceLines(snap: NextSnapshot, a: Advice, scope: string): string[] {
       a.awaitVerification.length > 0 ? `; returned, advance them: ${a.awaitVerification.join(", ")}` : "";
     return [`WAIT: ${a.active.length} active (${a.active.join(", ") || "none"})${returned}`];
   }
-  if (a.action === "verify-root") return [nextLines(snap, a).pop()!];
+  if (a.action === "verify-root") return nextLines(snap, a).filter((l) => /^(PERSON|VERIFY-ROOT): /.test(l));
   return nextLines(snap, a).slice(1);
 }
 
@@ -138,7 +141,7 @@ async function advance(argv: AdvanceArgs): Promise<ExitCode> {
     lines.push(...(argv.verbose ? compactRunLines(res, true) : shortRunLines(res)));
     if (res.exit !== 0) {
       printProblems(res.problems);
-      const steps = nextSteps(res, scope, stem, ledger);
+      const steps = nextSteps(res, scope, stem);
       const failed = res.runs.filter((r) => !r.outcome.ok).map((r) => r.task.qid);
       const unapproved = res.approvals.filter((a) => a.status === "required").map((a) => a.task.qid);
       const fields = {
@@ -224,7 +227,7 @@ async function launchAfter(
   if (argv.json) {
     const { verdict, ...fields } = done;
     emit(envelope(verdict, 0, { ...fields, next: l.advice, wave: l.wave, launched: l.launched, claimed: l.claimed }));
-  } else if (l.wave !== null) printLaunch(l, undefined);
+  } else if (l.wave !== null) printLaunch(l, undefined, undefined, true);
   else for (const x of argv.verbose ? nextLines(l.snap, l.advice) : adviceLines(l.snap, l.advice, scope)) out(x);
   return 0;
 }

@@ -137,7 +137,7 @@ function revoke(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
 
 async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
   // REMOVED gates of this repository: the person confirms they are gone on purpose.
-  const { forgotten, gone, litter } = await pruneApprovals(store, rootFor({}), process.env);
+  const { forgotten, gone, litter, kept } = await pruneApprovals(store, rootFor({}), process.env);
   if (asJson)
     return emit(
       envelope("pruned", 0, {
@@ -146,6 +146,7 @@ async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
         pruned: gone.map((d) => view(d.a, { reason: d.reason })),
         removedGates: forgotten,
         litter,
+        keptRemoved: kept,
       }),
     );
   else {
@@ -153,6 +154,7 @@ async function prune(store: ApprovalStore, asJson: boolean): Promise<ExitCode> {
     for (const d of gone) out(`pruned${line(d.a)} [${d.reason}]`);
     out(`pruned ${gone.length} approval record(s)`);
     if (litter.length > 0) out(`removed ${litter.length} stray lock/temp file(s) of crashed writers`);
+    if (kept > 0) out(`removed ${kept} kept oracle file(s) no approval names any more`);
   }
   return 0;
 }
@@ -163,12 +165,22 @@ function policy(store: ApprovalStore, argv: ApprovalsArgs): ExitCode {
   if (rest.length > 0 || (wanted !== undefined && wanted !== "agent" && wanted !== "person" && wanted !== "signed"))
     throw new UsageError("policy takes person, signed or agent (or nothing, to show it)");
   if (wanted === undefined) {
-    const { policy: now, handEdited } = approvalPolicy(store);
+    const { policy: now, handEdited, acts } = approvalPolicy(store);
     const edited = handEdited
       ? "; policy.json was edited by hand (it carries no valid MAC), so person holds: set the policy with this verb"
       : "";
-    return report(!!argv.json, envelope(now, 0, { action: "policy", dir: store.dir, policy: now, handEdited }), () =>
-      out(`policy: ${now} (${POLICY_TEXT[now]})${edited}`),
+    // acts.log lines whose MAC does not hold were not written by kbz (or were edited, removed or reordered).
+    const forged =
+      acts.bad.length > 0
+        ? `acts.log: ${acts.bad.length} of ${acts.lines} lines carry no valid MAC (line ${acts.bad.slice(0, 5).join(", ")}${acts.bad.length > 5 ? ", …" : ""}): written or changed by hand`
+        : null;
+    return report(
+      !!argv.json,
+      envelope(now, 0, { action: "policy", dir: store.dir, policy: now, handEdited, acts }),
+      () => {
+        out(`policy: ${now} (${POLICY_TEXT[now]})${edited}`);
+        if (forged) out(forged);
+      },
     );
   }
   setApprovalPolicy(store, wanted, process.env);

@@ -24,6 +24,8 @@ import { ledgerFiles, requestedScope, rootFor, snapshotFor, usage } from "./cont
 import { emit, envelope, INVALID, problemEntries, type ExitCode } from "./envelope.ts";
 import { approvalLines, pathSummaryLine, resultLines } from "./render.ts";
 import { runProbeVerb } from "./probe.ts";
+import { personLine } from "../core/text/person.ts";
+import { relativeTo, scopeOf, waitingSignoffs } from "./person.ts";
 import { plural } from "../core/text/plural.ts";
 import { refreshStale } from "../ops/refresh.ts";
 
@@ -105,7 +107,7 @@ function printApproval(
   scope: string | null,
 ): void {
   const lines = approvalLines(item, verbose, true, scope);
-  if (lines.length > 0) showPath(item.task.oracle.path);
+  if (lines.length > 1) showPath(item.task.oracle.path);
   for (const line of lines) out(line);
   if (item.problem) err(`kbz: ${item.problem}`);
 }
@@ -124,6 +126,17 @@ function printRunResult(res: CheckResult, verbose: boolean): void {
   if (res.infraFailures > 0) err(`kbz: infrastructure failure prevented ${res.infraFailures} approval(s)`);
   printPassedButUnmet(res);
   for (const line of verdictLines(res.reduction, res.note, res.snapshot.target.scope)) out(line);
+  const root = res.snapshot.target.root;
+  const person = personLine({
+    approvals: res.approvals
+      // An edited oracle judged against the approved one waits for the person's review too.
+      .filter((a) => a.status === "required" || a.status === "judged")
+      .map((a) => ({ scope: scopeOf(a.task.file, root), ledger: relativeTo(root, a.task.file) })),
+    probes: 0,
+    signoffs: waitingSignoffs(res.snapshot.gates, root),
+  });
+  // --verbose is unlazy's transcript (its golden form): no PERSON line there.
+  if (person !== null && !verbose) out(person);
 }
 
 /** A gate that passed in this run and is still unmet for a reason beyond its ledger text (VACUOUS, UNATTESTED, STALE by INPUTS) says why. */
@@ -346,8 +359,10 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
       env: process.env,
       observer: {
         loaded: (snap) => printWarnings(snap.ledgers.flatMap((l) => l.warnings)),
-        approval: (item) =>
-          asJson ? item.problem && err(`kbz: ${item.problem}`) : printApproval(item, verbose, showPath, scope),
+        approval: (item) => {
+          if (asJson) return item.problem && err(`kbz: ${item.problem}`);
+          printApproval(item, verbose, showPath, scope);
+        },
         willRun: (tasks) => {
           const warning = tasks.length > 0 ? checkContainment().warning : null;
           if (warning) err(warning);
@@ -365,7 +380,9 @@ export async function handleCheck(argv: CheckArgs): Promise<ExitCode> {
     progress?.close();
     for (const warning of logWarnings) err(warning);
     if (asJson) emit(runJson(res));
-    else printRunResult(res, verbose);
+    else {
+      printRunResult(res, verbose);
+    }
     return res.exit;
   } finally {
     progress?.close();

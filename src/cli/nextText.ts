@@ -7,6 +7,7 @@ import type { NextSnapshot } from "../core/schedule/snapshot.ts";
 import { out } from "./output.ts";
 import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { plural } from "../core/text/plural.ts";
+import { personLine } from "../core/text/person.ts";
 import { leafStem } from "../core/plan/leaf-id.ts";
 
 // wave start marks a launched row IN-FLIGHT (promoting it from WAITING when its needs are
@@ -23,7 +24,7 @@ const CLOSING: Record<Advice["action"], (w: Where, a: Advice) => string> = {
   "wait-or-verify": (w) =>
     `nothing new can start: when a leaf returns run ${kbz("advance", { ...w, leaf: ph("LEAF") })}`,
   "verify-root": (w, a) =>
-    `every task is VERIFIED: ${signFirst(a)}run ${kbz("check", { ...w, reverify: true })}, then ${kbz("scope release", w)}`,
+    `every task is VERIFIED: ${(a.signFirst ?? []).length > 0 ? "once the person signed, " : ""}run ${kbz("check", { ...w, reverify: true })}, then ${kbz("scope release", w)}`,
   review: (w, a) =>
     a.attention.length === 0 && (a.solo ?? []).length > 0
       ? `the solo gates above are not met: do what each next: says, then run ${kbz("next", w)} again`
@@ -38,12 +39,14 @@ function soloNext(x: SoloItem): string {
     : kbz("check", {}, x.ledger);
 }
 
-/** The person's signatures the root needs before its one check (ops/next.ts unsignedIntegration). */
-function signFirst(a: Advice): string {
+/** The person's sign-offs the root needs before its one check (ops/next.ts unsignedIntegration), as the PERSON line. */
+export function signFirstLine(a: Advice): string | null {
   const sign = a.signFirst ?? [];
-  if (sign.length === 0) return "";
-  const cmds = sign.map((g) => kbz("sign", g.ledger, g.gate, { evidence: ph('"..."') }));
-  return `a person signs ${sign.map((g) => g.gate).join(", ")} first (${cmds.join("; ")}), then `;
+  return personLine({
+    approvals: [],
+    probes: 0,
+    signoffs: sign.map((g) => ({ qid: g.gate, ledger: g.ledger, gate: g.gate })),
+  });
 }
 
 /** The claim/open/start/seal steps `--launch` takes in one call, for a host that records them itself (--details). */
@@ -70,10 +73,17 @@ function manualSteps(snap: NextSnapshot, a: Advice, w: Where, emit: (line: strin
  * What `kbz next --launch` prints: one line for the wave, then per leaf what its worker needs
  * (handle, owns, reads, the gates to meet, manual ones marked) on one line.
  */
-export function printLaunch(l: Launch, root: string | undefined, emit: (line: string) => void = out): void {
-  emit(
-    `LAUNCHED ${l.wave}: ${l.launched.map((x) => x.id).join(", ")}; as each worker returns: ${kbz("advance", { scope: l.snap.scope, root, leaf: ph("ID") })}`,
-  );
+export function printLaunch(
+  l: Launch,
+  root: string | undefined,
+  emit: (line: string) => void = out,
+  inLoop = false,
+): void {
+  // In the leaf loop (advance --launch) the agent already knows how a worker returns.
+  const how = inLoop
+    ? ""
+    : `; as each worker returns: ${kbz("advance", { scope: l.snap.scope, root, leaf: ph("ID") })}`;
+  emit(`LAUNCHED ${l.wave}: ${l.launched.map((x) => x.id).join(", ")}${how}`);
   for (const x of l.launched) {
     const gates = x.gates.map((g) => (g.manual ? `${g.id} (manual: a person signs)` : g.id)).join(", ") || "none yet";
     const reads = x.reads.length > 0 ? `; reads ${x.reads.join(", ")}` : "";
@@ -94,6 +104,8 @@ export function printHuman(
   emit: (line: string) => void = out,
 ): void {
   const w: Where = { scope: snap.scope, root };
+  // Done: the one line (issue 43).
+  if (a.action === "done" && (a.solo ?? []).length === 0) return void emit(`DONE: ${CLOSING.done(w, a)}`);
   emit(
     `scope ${snap.scope}: ${a.counts.tasks} task(s), ${snap.slots} slot(s), ${a.counts.active} active, mode ${a.mode}`,
   );
@@ -168,6 +180,8 @@ export function printHuman(
     for (const f of st.forks) emit(`  fork: ${f.after} -> ${f.children.join(", ")}`);
     for (const j of st.joins) emit(`  join: ${j.leaf} <- ${j.needs.join(", ")}`);
   }
+  const person = a.action === "verify-root" ? signFirstLine(a) : null;
+  if (person !== null) emit(person);
   emit(`${a.action.toUpperCase()}: ${CLOSING[a.action](w, a)}`);
 }
 

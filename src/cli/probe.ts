@@ -3,6 +3,8 @@
 import { DEFAULT_TIMEOUT_S, probeGates, probeLine, type ProbeResult } from "../ops/check.ts";
 import { envelope, report, type ExitCode } from "./envelope.ts";
 import { out } from "./output.ts";
+import { personLine } from "../core/text/person.ts";
+import { relativeTo } from "./person.ts";
 
 export interface ProbeArgs {
   root: string;
@@ -14,6 +16,8 @@ export interface ProbeArgs {
   cwd?: string;
   asJson: boolean;
 }
+
+const count = (res: ProbeResult, v: string) => res.items.filter((i) => i.verdict === v).length;
 
 export function probeVerdict(res: ProbeResult): string {
   const count = (v: string) => res.items.filter((i) => i.verdict === v).length;
@@ -56,5 +60,12 @@ export async function runProbeVerb(a: ProbeArgs): Promise<ExitCode> {
   return report(a.asJson, envelope(verdict.split(/[: ]/)[0]!.toLowerCase(), res.exit, { probes: items }), () => {
     for (const i of res.items) out(probeLine(i, root));
     out(verdict);
+    const person = personLine({
+      approvals: [],
+      probes: count(res, "approval-required"),
+      probeTarget: a.scope !== null ? ["--scope", a.scope] : a.files.map((f) => relativeTo(root, f)),
+      signoffs: [],
+    });
+    if (person !== null) out(person);
   });
 }

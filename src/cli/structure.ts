@@ -4,6 +4,7 @@
 import { KbzError, kindOf, UsageError } from "../core/errors.ts";
 import { parseInteger } from "../core/text/integer.ts";
 import {
+  hasReceipts,
   regroupByName,
   splitByName,
   applyHandoffEvent,
@@ -139,7 +140,9 @@ async function run(argv: StructureArgs): Promise<ExitCode> {
       out(
         `REGROUPED ${[...new Set(ids)].join(", ")}: one group, run one after the other (${r.complexity.groups} group(s) now)`,
       );
-      out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
+      // Only where there are receipts to go stale (short by default, issue 43).
+      if (hasReceipts(root))
+        out(`contract revision raised: every receipt of scope ${scope} is stale now (${kbz("verify run")} re-accepts)`);
       return 0;
     }
     if (action === "split") return await split(root, scope, argv);

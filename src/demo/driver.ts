@@ -3,24 +3,12 @@
 // scheduler what may start, claims leases, opens, starts and seals waves, ticks leaf gates with
 // reviewed evidence as the "agents" work, returns leaves, marks them VERIFIED and releases them.
 // The root gates' CHECKs are left for the person to approve in the dashboard.
-import { readScopeText } from "../io/read.ts";
 import { kbz } from "../core/text/command.ts";
-import * as path from "node:path";
-import { claimLease, releaseLeases } from "../io/dispatch/leases.ts";
-import { appendStatus, statusLogPath } from "../io/dispatch/statuslog.ts";
-import { commitDispatch } from "../io/dispatch/transition.ts";
-import { applyGateEdit } from "../core/ledger/edit.ts";
-import { parseLedger } from "../core/ledger/parse.ts";
-import { idCompare } from "../core/plan/order.ts";
-import { parsePlan, type RowState } from "../core/plan/table.ts";
 import { adviseNext } from "../core/schedule/advise.ts";
 import { readScheduleFacts } from "../ops/facts.ts";
-import { writeAtomic } from "../io/fs.ts";
-import { withFileLock } from "../io/lock.ts";
 import { DEMO_SLOTS, type DemoFolder } from "./scope.ts";
-import { leafLedgerName, leafStem } from "../core/plan/leaf-id.ts";
-
-const compare = idCompare("natural");
+import { leafStem } from "../core/plan/leaf-id.ts";
+import { demoClaim, demoDispatch, demoLog, demoRelease, demoSetStates, demoTickGate } from "../ops/demo.ts";
 
 /** What each leaf's "agent" produces (the root gates check these files). */
 const WORK: Record<string, [string, string]> = {
@@ -45,47 +33,9 @@ export function newDriverState(): DriverState {
   return { queue: [], waves: 0, turn: 0, done: false };
 }
 
-function scopeDir(f: DemoFolder): string {
-  return path.join(f.root, ".unlazy", f.scope);
-}
-
-function log(f: DemoFolder, text: string): void {
-  appendStatus(statusLogPath(f.root, f.scope), `${new Date().toISOString()} ${text}`);
-}
-
-/** Rewrite one row's State cell; the row is found by the core PLAN parser. */
-async function setPlanState(f: DemoFolder, ids: string[], state: RowState): Promise<void> {
-  const file = path.join(scopeDir(f), "PLAN.md");
-  await withFileLock(f.root, file, () => {
-    const text = readScopeText(f.root, f.scope, "PLAN.md") ?? "";
-    const plan = parsePlan(text, compare);
-    const lines = text.split("\n");
-    for (const id of ids) {
-      const row = plan.byId.get(id)!;
-      lines[row.line - 1] = lines[row.line - 1]!.replace(/\|[^|]*\|\s*$/, `| ${state} |`);
-    }
-    writeAtomic(file, lines.join("\n"), { root: f.root });
-  });
-}
-
-/** Tick the first unchecked gate of a leaf with reviewed evidence; false when none is left. */
-async function tickGate(f: DemoFolder, id: string, agent: string): Promise<boolean> {
-  const file = path.join(scopeDir(f), "gates", leafLedgerName(id));
-  return withFileLock(f.root, file, () => {
-    const ledger = parseLedger(readScopeText(f.root, f.scope, `gates/${leafLedgerName(id)}`) ?? "", leafStem(id));
-    const gate = ledger.gates.find((g) => !g.checked);
-    if (!gate) return false;
-    const [rel, content] = WORK[id]!;
-    writeAtomic(path.join(f.root, rel), content, { root: f.root, createParents: true });
-    writeAtomic(
-      file,
-      applyGateEdit(ledger, gate, { checked: true, evidence: `reviewed by the demo driver: ${agent} finished ${rel}` }),
-      { root: f.root },
-    );
-    log(f, `demo: ${agent} met ${leafStem(id)}:${gate.id}`);
-    return true;
-  });
-}
+const log = demoLog;
+const setPlanState = demoSetStates;
+const tickGate = (f: DemoFolder, id: string, agent: string) => demoTickGate(f, id, agent, WORK[id]!);
 
 /** Decide and make the next transition. Returns false once the plan is done (verify-root). */
 export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean> {
@@ -102,7 +52,7 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
   // A returned leaf: the driver verifies it (its gates are met), marks it VERIFIED, releases it.
   for (const id of advice.awaitVerification) {
     await setPlanState(f, [id], "VERIFIED");
-    await releaseLeases(f.root, f.scope, leafStem(id));
+    await demoRelease(f, id);
     log(f, `demo: verified ${leafStem(id)} and released its lease`);
     return true;
   }
@@ -114,7 +64,7 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
     if (!wave) return true;
     const agent = wave.started.get(leaf)!.handle;
     if (!(await tickGate(f, row.id, agent)))
-      await commitDispatch(f.root, f.scope, { kind: "return", wave: wave.id, leaf: leafStem(row.id) });
+      await demoDispatch(f, { kind: "return", wave: wave.id, leaf: leafStem(row.id) });
     return true;
   }
   if (advice.action === "dispatch") {
@@ -126,21 +76,17 @@ export async function driveOnce(f: DemoFolder, s: DriverState): Promise<boolean>
       if (advice.alreadyClaimed.includes(id)) continue;
       const owns = snap.tasks.get(id)!.access.writes;
       s.queue.push(async () => {
-        const r = await claimLease(f.root, f.scope, leafStem(id), owns);
-        log(
-          f,
-          r.ok ? `demo: claimed ${owns.join(", ")} for ${leafStem(id)}` : `demo: claim refused for ${leafStem(id)}`,
-        );
+        const ok = await demoClaim(f, id, owns);
+        log(f, ok ? `demo: claimed ${owns.join(", ")} for ${leafStem(id)}` : `demo: claim refused for ${leafStem(id)}`);
       });
     }
-    s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "open", wave, leaves })));
+    s.queue.push(async () => void (await demoDispatch(f, { kind: "open", wave, leaves })));
     for (const leaf of leaves) {
       s.queue.push(
-        async () =>
-          void (await commitDispatch(f.root, f.scope, { kind: "start", wave, leaf, handle: `agent-${leaf.slice(5)}` })),
+        async () => void (await demoDispatch(f, { kind: "start", wave, leaf, handle: `agent-${leaf.slice(5)}` })),
       );
     }
-    s.queue.push(async () => void (await commitDispatch(f.root, f.scope, { kind: "seal", wave })));
+    s.queue.push(async () => void (await demoDispatch(f, { kind: "seal", wave })));
     s.queue.push(() => setPlanState(f, launch, "IN-FLIGHT"));
     return true;
   }

@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { writePolicy } from "../io/run/personal.ts";
+import { demoPolicy } from "../ops/demo.ts";
 import plan from "./scope/PLAN.md" with { type: "text" };
 import accessJson from "./scope/ACCESS.json" with { type: "text" };
 import gates from "./scope/GATES.md" with { type: "text" };
@@ -53,7 +53,7 @@ export function writeDemoFolder(parent = os.tmpdir()): DemoFolder {
   // private store is under the agent policy, so their ticks count (under the person policy they
   // would read UNATTESTED and the plan would stop after its first wave). Approving the root's
   // checks and signing I3 stay the person's acts, given in the dashboard.
-  writePolicy(approvalDir, "agent", "terminal");
+  demoPolicy(approvalDir);
   return { root, scope: DEMO_SCOPE, approvalDir };
 }
 

@@ -149,6 +149,7 @@ export async function withLockFile<T>(
     at: new Date().toISOString(),
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  sweepLockDirOnce(path.dirname(file), file, opts);
   let lastCode = "EEXIST";
   // The owner record is written to a private file first and then hard-linked into place,
   // so a lock file is never seen empty: a holder killed mid-acquire cannot leave a lock
@@ -191,6 +192,33 @@ export async function withLockFile<T>(
     return await fn();
   } finally {
     if (readOwner(file)?.token === owner.token) fs.rmSync(file, { force: true });
+  }
+}
+
+const sweptDirs = new Set<string>();
+const LOCK_NAME = /\.(filelock|lock)$/;
+
+/**
+ * Issue 42 item 4: the first lock a process takes in a folder sweeps what killed lock takers
+ * left there: staged owner records and moved-aside locks (sweepLockLitter), and lock files whose
+ * owner is provably gone (same host, pid dead), whatever target they were for: a lock is
+ * otherwise recovered only when its own target is locked again, which may be never. Once per
+ * folder and process (a readdir; only lock files are opened).
+ */
+export function sweepLockDirOnce(dir: string, taking: string | null = null, opts: LockOptions = {}): void {
+  if (sweptDirs.has(dir)) return;
+  sweptDirs.add(dir);
+  sweepLockLitter(dir);
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  // The lock about to be taken is recovered by the taking itself (which says so).
+  for (const name of names) {
+    const f = path.join(dir, name);
+    if (LOCK_NAME.test(name) && f !== taking) tryRecover(f, opts);
   }
 }
 

@@ -10,8 +10,9 @@ import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
 import { snapshotForRequest } from "./snapshot.ts";
 import { ApprovalStore, ApprovalStoreError, approvalDirFor, type StoredApproval } from "../io/run/approval.ts";
-import { readPolicyState, writePolicy, type Policy, type PolicyState } from "../io/run/personal.ts";
+import { readPolicyState, verifyActsLog, writePolicy, type Policy, type PolicyState } from "../io/run/personal.ts";
 import { obsoleteReason } from "../io/run/prune.ts";
+import { pruneKept } from "../io/run/kept.ts";
 import { changedOracleDiffs } from "./approvalView.ts";
 import { logConsent, requirePerson } from "../io/run/consent.ts";
 
@@ -97,6 +98,8 @@ export interface Pruned {
   gone: { a: StoredApproval; reason: string }[];
   /** Crashed writers' temp files and gone holders' locks swept. */
   litter: string[];
+  /** Kept oracle bytes no remaining approval names (io/run/kept.ts), removed. */
+  kept: number;
 }
 
 /** `approvals prune` (a person's act): confirm REMOVED gates, drop obsolete records, sweep litter. */
@@ -111,12 +114,16 @@ export async function pruneApprovals(store: ApprovalStore, root: string, env: En
   const removed = new Set(store.remove(doomed.map((d) => d.a.name)));
   const gone = doomed.filter((d) => removed.has(d.a.name));
   const litter = store.sweepLitter();
-  return { forgotten, gone, litter };
+  // The approved bytes only the pruned records kept go with them (issue 39: what the kept cap counts).
+  const named = new Set<string>();
+  for (const a of store.list()) for (const v of Object.values(a.record?.kept ?? {})) named.add(v.split(" ")[0]!);
+  const kept = pruneKept(store.dir, named);
+  return { forgotten, gone, litter, kept };
 }
 
 /** Who may approve here: "person" (the default), "signed" or "agent" (unlazy's consent model), and whether policy.json was edited by hand. */
-export function approvalPolicy(store: ApprovalStore): PolicyState {
-  return readPolicyState(store.dir);
+export function approvalPolicy(store: ApprovalStore): PolicyState & { acts: { lines: number; bad: number[] } } {
+  return { ...readPolicyState(store.dir), acts: verifyActsLog(store.dir) };
 }
 
 /** Set the policy: a person's act under every policy. */

@@ -11,6 +11,7 @@ import { MAX_HANDLE, printableProblem, type DispatchAction } from "../core/dispa
 import { transitionProblem } from "../core/plan/transition.ts";
 import type { ClaimConflict } from "../io/dispatch/leases.ts";
 import { scopeDir } from "../io/plan/write.ts";
+import { sweepLockDirOnce } from "../io/lock.ts";
 import { loadLedgerFile } from "../io/read.ts";
 import { coordinationFor } from "../io/coordination/active.ts";
 import { logEvent } from "../io/coordination/events.ts";
@@ -66,9 +67,41 @@ function conflictText(c: ClaimConflict): string {
   return `${c.glob} overlaps ${c.theirGlob} held by ${c.holder.scope}/${c.holder.leaf}`;
 }
 
+/**
+ * Issue 42 item 4: the leaves of a launch that was killed after its wave was committed (leases
+ * claimed, the wave opened, each leaf started, sealed) but before PLAN.md marked them IN-FLIGHT:
+ * started and not returned in a sealed wave, and READY in the plan. PLAN.md is written last, so
+ * this is the only half a killed launch can leave (a launch killed before its wave committed left
+ * leases only, which the next launch reuses: they count as already claimed).
+ */
+export function halfLaunched(snap: NextSnapshot): { wave: string; ids: string[] }[] {
+  const out: { wave: string; ids: string[] }[] = [];
+  for (const w of snap.waves) {
+    if (w.state !== "sealed") continue;
+    const ids = w.leaves
+      .filter((leaf) => w.started.has(leaf) && !w.returned.has(leaf))
+      .map((leaf) => leaf.replace(/^leaf-/, ""))
+      .filter((id) => snap.plan.byId.get(id)?.state === "READY");
+    if (ids.length > 0 && ids.length === w.leaves.length) out.push({ wave: w.id, ids });
+  }
+  return out;
+}
+
 export async function launchNext(o: LaunchRequest): Promise<Launch> {
-  const { snap, advice } = nextAdvice(o);
+  // The lock folder a launch writes under: what a killed launch left there goes first (issue 42 item 4).
+  sweepLockDirOnce(path.join(o.root, ".unlazy", "locks"));
+  let { snap, advice } = nextAdvice(o);
   const warnings: string[] = [];
+  // A launch killed between its wave and its PLAN.md edit is finished first: all or nothing.
+  const half = halfLaunched(snap);
+  for (const h of half) {
+    warnings.push(
+      ...(await setLeafStates(o.root, o.scope, h.ids, "IN-FLIGHT", `launch ${h.wave} (finished: it was interrupted)`))
+        .warnings,
+      `kbz: note: wave ${h.wave} was launched but its PLAN.md rows were not marked (the launch was interrupted); marked ${h.ids.join(", ")} IN-FLIGHT`,
+    );
+  }
+  if (half.length > 0) ({ snap, advice } = nextAdvice(o));
   if (advice.action !== "dispatch" || advice.launch.length === 0)
     return { snap, advice, wave: null, launched: [], claimed: [], warnings };
   const wave = o.wave ?? nextWaveId(snap);

@@ -28,7 +28,7 @@ import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/app
 import { resolveBwrap, sandboxProfile } from "../io/run/sandbox.ts";
 import type { Snapshot } from "../core/snapshot.ts";
 import { snapshotForRequest } from "./snapshot.ts";
-import { baseDir, cwdShown, gateCwd, oracleFor, realCwd, type RunSettings } from "../io/check/plan.ts";
+import { baseDir, gateCwd, oracleFor, realCwd, type RunSettings } from "../io/check/plan.ts";
 import { runSettings, type CheckRequest } from "./checkRun.ts";
 import { checkEnvironment } from "../io/oracle/env.ts";
 import { recordProbes, type ProbeRecord } from "../io/check/probeRecords.ts";
@@ -41,6 +41,7 @@ import { readPolicy } from "../io/run/personal.ts";
 import { recordVacuity } from "../io/run/attest.ts";
 import { readOracleRecords } from "../io/oracle/records.ts";
 import { NO_RECORD, type VacuityStored } from "../core/trace.ts";
+import { requestProbes } from "../io/run/probeRequests.ts";
 
 export type ProbeVerdict =
   | "vacuous"
@@ -118,6 +119,11 @@ export function deliverableOf(
 
 export interface ProbeRequest extends Omit<CheckRequest, "reverify" | "jobs" | "observer" | "sandbox"> {
   observer?: { item?(item: ProbeItem): void };
+  /**
+   * Issue 39 (`kbz approve`): only plan: each probe's oracle and what it hides, approval-required
+   * when it is not approved, nothing approved, run or recorded.
+   */
+  planOnly?: boolean;
 }
 
 export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
@@ -135,6 +141,7 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
   const ledgerFiles = new Set(snap.ledgers.map((l) => realCwd(l.file)));
   const items: ProbeItem[] = [];
   const records = new Map<string, Record<string, ProbeRecord>>();
+  const requested: string[] = [];
   for (const v of snap.gates) {
     // A VACUOUS gate is probed again: a probe that observes is one way its verdict clears.
     if ((v.state !== "met" && v.state !== "vacuous") || !isRunnable(v.gate) || (only && !only.has(v.qid))) continue;
@@ -172,9 +179,14 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
     };
     const oracle = oracleFor(v.file, base, v.gate, settings, profile);
     item.oracle = oracle;
+    if (req.planOnly) {
+      item.verdict = store.isApproved(v.file, v.gate.id, oracle) ? "not-run" : "approval-required";
+      continue;
+    }
     if (!store.isApproved(v.file, v.gate.id, oracle)) {
       if (!req.approve) {
         item.verdict = "approval-required";
+        requested.push(v.qid);
         req.observer?.item?.(item);
         continue;
       }
@@ -230,6 +242,23 @@ export async function runProbes(req: ProbeRequest): Promise<ProbeResult> {
     (records.get(v.file) ?? records.set(v.file, {}).get(v.file)!)[v.gate.id] = rec;
     req.observer?.item?.(item);
   }
+  if (req.planOnly) return { snapshot: snap, items, exit: 0 };
+  return finishProbes({ snap, items, records, requested, storeDir, store });
+}
+
+/** Keep what the probes found (records, requests for a person, the person policy's verdicts) and the exit code. */
+async function finishProbes(r: {
+  snap: Snapshot;
+  items: ProbeItem[];
+  records: Map<string, Record<string, ProbeRecord>>;
+  requested: string[];
+  storeDir: string;
+  store: ApprovalStore;
+}): Promise<ProbeResult> {
+  const { snap, items, records, requested, storeDir, store } = r;
+  const root = snap.target.root;
+  // The probes that wait for a person: `kbz approve` lists them (io/run/probeRequests.ts).
+  if (requested.length > 0) requestProbes(storeDir, root, requested);
   for (const [file, recs] of records) await recordProbes(root, file, recs);
   if (readPolicy(storeDir) !== "agent") await keepVerdicts(storeDir, root, store, items, records);
   const exit = items.some((i) => i.verdict === "damaged") ? 2 : items.every((i) => i.verdict === "observes") ? 0 : 1;
@@ -301,7 +330,7 @@ export function probeLine(item: ProbeItem, root: string): string {
       return `  DAMAGED ${item.qid}: hidden paths changed while the probe ran: ${lost}; check them now`;
     }
     case "approval-required":
-      return `  APPROVAL REQUIRED ${item.qid} (probe, cwd ${cwdShown({ cwd: item.cwd, oracle: item.oracle! })}): hides ${list}; re-run with --probe --approve`;
+      return `  APPROVAL REQUIRED ${item.qid} (probe): hides ${list}`;
     default:
       return `  NOT RUN ${item.qid}${item.why ? `: ${item.why}; the probe says nothing about its deliverable` : ""}`;
   }

@@ -1,3 +1,6 @@
+import * as path from "node:path";
+import * as fs from "node:fs";
+import { RECEIPTS_FILE } from "../io/receipts/file.ts";
 // `kbz structure` as use cases: plan a split/regroup request (nothing written), apply it, recover
 // an interrupted operation, the worker handoff events (report, accept, resume, reject), and the
 // independent check (the S_STRUCTURE oracle). What changes the plan joins the scope's status log.
@@ -148,6 +151,11 @@ export async function recoverOperation(root: string, scope: string, hooks: Struc
 }
 
 /** `structure check`: the independent checker's verdict on the scope (and a proposed launch). */
+/** Does the repository keep receipts (a structure event makes them stale)? */
+export function hasReceipts(root: string): boolean {
+  return fs.existsSync(path.join(root, RECEIPTS_FILE));
+}
+
 export function checkScopeStructure(
   root: string,
   scope: string,

@@ -15,7 +15,7 @@ import { PanelView } from "./PanelView.tsx";
 import { PANEL_DEFS } from "./panels/index.ts";
 import { modeOf, selectedIndex } from "./state.ts";
 import { cols, fit, pad } from "./text.ts";
-import { fullView, helpList, pickList } from "./views.ts";
+import { fullView, helpList, NOT_YET, pickList, unseenRows } from "./views.ts";
 
 export function Screen() {
   const ui = useUIState();
@@ -149,10 +149,16 @@ function Footer() {
     );
   }
   if (state.confirm) {
+    const unseen = unseenRows(ui, state.confirm);
+    const refused = state.flash?.text.startsWith(NOT_YET) ? `${state.flash.text} ` : "";
+    // A refused y says why first (narrow terminals cut the end); else the question and what is left.
+    const text =
+      refused ||
+      `${CONFIRM_VERB[state.confirm.act]} ${state.confirm.qid}? ${unseen > 0 ? `(${unseen} more row(s) first: j/pgdn/G) ` : ""}`;
     return (
       <Box width={width}>
         <Text color={theme.tone("warn")} bold wrap="truncate">
-          {fit(`${CONFIRM_VERB[state.confirm.act]} ${state.confirm.qid}? `, Math.max(0, width - 14))}
+          {fit(text, Math.max(0, width - 14))}
         </Text>
         <Hints hints={hints} width={14} />
       </Box>

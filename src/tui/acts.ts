@@ -32,7 +32,7 @@ import {
   type ListKey,
 } from "./state.ts";
 import { PANEL_DEFS } from "./panels/index.ts";
-import { fullStops, helpList, pickList } from "./views.ts";
+import { fullStops, helpList, NOT_YET, pickList, unseenRows } from "./views.ts";
 
 export interface ActsDeps {
   ui: () => UIState;
@@ -187,7 +187,7 @@ function makeMovement(d: ActsDeps) {
     if (m === "help") return { key: "help", ids: helpList(ui).map((_, i) => String(i)) };
     if (m === "pick") return { key: "pick", ids: pickList(ui).ids };
     if (m === "detail" || m === "message" || m === "confirm")
-      return { key: "detail", ids: fullStops(ui, ui.bodyHeight) };
+      return { key: "detail", ids: fullStops({ ...ui, state: s }, ui.bodyHeight) };
     return { key: s.panel, ids: ui.lists[s.panel].ids };
   };
 
@@ -286,6 +286,12 @@ function makeRunner(d: ActsDeps, flash: Flash) {
         confirm: { ...c, text: note + c.text.replace(/^Too soon: .*?then y\. /, "") },
       });
     }
+    // A person's act binds what they saw: y counts once the whole view has been on screen
+    // (scrolled to its last row, or all of it fits), never on its first rows alone.
+    // The live state, not the last frame's: a y typed right after a is judged on the question it answers.
+    const unseen = c ? unseenRows({ ...d.ui(), state: d.live.current }, c) : 0;
+    if (unseen > 0)
+      return flash(`${NOT_YET}${unseen} more row(s) below; j/pgdn/G shows them, then y (n cancels)`, "warn");
     d.dispatch({ type: "confirm-end" });
     d.dispatch({ type: "back" });
     if (!c) return;

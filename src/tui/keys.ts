@@ -106,6 +106,7 @@ export const KEYS: KeyDef[] = [
   { command: "up", keys: ["k", "up"], where: ["confirm"], help: "scroll up" },
   { command: "page-down", keys: ["pgdn"], where: ["confirm"], help: "page down" },
   { command: "page-up", keys: ["pgup"], where: ["confirm"], help: "page up" },
+  { command: "last", keys: ["G", "end"], where: ["confirm"], help: "the last row (y counts once it was on screen)" },
   { command: "cancel", keys: ["n", "esc"], where: ["confirm"], help: "cancel: nothing is recorded", footer: "no" },
 
   {

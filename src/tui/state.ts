@@ -37,6 +37,11 @@ export interface Confirm {
   /** What was shown: the act binds exactly this (the oracle's signature). */
   signature: string;
   text: string;
+  /**
+   * The lowest top row the full view reached while this question was open (set by the reducer):
+   * `y` counts only once the view's last row has been on screen (issue 44 item 6).
+   */
+  seen?: number;
   /** When the confirmation (over the whole oracle) was put on screen: a key sooner than MIN_READ_MS after it is refused. */
   shownAt?: number;
 }
@@ -219,7 +224,14 @@ function editingReduce(state: DashState, action: Action): DashState | null {
     case "evidence-end":
       return { ...state, editing: null };
     case "confirm-start":
-      return { ...state, confirm: { ...action.confirm, shownAt: action.confirm.shownAt ?? Date.now() } };
+      return {
+        ...state,
+        confirm: {
+          ...action.confirm,
+          seen: action.confirm.seen ?? state.sel.detail?.index ?? 0,
+          shownAt: action.confirm.shownAt ?? Date.now(),
+        },
+      };
     case "confirm-end":
       return { ...state, confirm: null };
     default:
@@ -282,7 +294,13 @@ export function reduce(state: DashState, action: Action): DashState {
         0,
         ids.length - 1,
       );
-      return { ...state, sel: { ...state.sel, [list]: { id: ids[to]!, index: to } } };
+      const sel = { ...state.sel, [list]: { id: ids[to]!, index: to } };
+      // Scrolling what is being approved: remember how far down it has been on screen.
+      const confirm =
+        state.confirm && list === "detail"
+          ? { ...state.confirm, seen: Math.max(state.confirm.seen ?? 0, to) }
+          : state.confirm;
+      return { ...state, sel, confirm };
     }
     case "select":
       return { ...state, sel: { ...state.sel, [action.list]: { id: action.id, index: action.index ?? 0 } } };

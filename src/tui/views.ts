@@ -8,6 +8,7 @@ import { fullViewStops, type DetailLine } from "./Detail.tsx";
 import { helpRows, TITLES, type HelpRow } from "./keys.ts";
 import { listed, type Listed } from "./model.ts";
 import { PANEL_DEFS } from "./panels/index.ts";
+import type { Confirm } from "./state.ts";
 
 export interface FullContent {
   title: string;
@@ -38,6 +39,18 @@ export function fullView(ui: UIState): FullContent | null {
 export function fullStops(ui: UIState, height: number): string[] {
   const f = fullView(ui);
   return stops(f ? fullViewStops(f.lines, ui.width, height) : 1);
+}
+
+/** How a refused y begins (the footer shows it in place of the question's hint). */
+export const NOT_YET = "not yet: ";
+
+/**
+ * How many scroll positions of the view being confirmed have not been reached yet: 0 once its
+ * last row has been on screen (issue 44 item 6: at 40x10 `y` approved with rows 1-3 of 21 shown).
+ */
+export function unseenRows(ui: UIState, confirm: Confirm): number {
+  const last = fullStops(ui, ui.bodyHeight).length - 1;
+  return Math.max(0, last - (confirm.seen ?? 0));
 }
 
 export const stops = (n: number): string[] => Array.from({ length: Math.max(1, n) }, (_, i) => String(i));

@@ -142,6 +142,28 @@ describe("the approved bytes are kept", () => {
   });
 });
 
+describe("kbz approvals prune", () => {
+  test("removes the kept bytes only the pruned approvals named; the bytes a live approval keeps stay", () => {
+    const w = workspace();
+    const kept = () => fs.readdirSync(path.join(w.env.UNLAZY_APPROVAL_DIR!, "kbz", "kept")).length;
+    expect(w.person(["approve"], "y").code).toBe(0);
+    // A new CHECK and a new checker: the old approval is obsolete, its bytes no longer needed.
+    fs.writeFileSync(
+      path.join(w.dir, "GATES.md"),
+      fs
+        .readFileSync(path.join(w.dir, "GATES.md"), "utf8")
+        .replace("CHECK: sh test/check.sh", "CHECK: sh ./test/check.sh"),
+    );
+    w.write("test/check.sh", `# v2\n${CHECKER}`);
+    expect(w.person(["approve"], "y").code).toBe(0);
+    expect(kept()).toBe(2);
+    const pruned = w.person(["approvals", "prune"], "");
+    expect(pruned.output).toContain("removed 1 kept oracle file(s) no approval names any more");
+    expect(kept()).toBe(1);
+    expect(w.agent(["check"]).code).toBe(0);
+  });
+});
+
 describe("where no view can be built", () => {
   test.skipIf(viewHere || bwrapUsable().ok)("kbz check keeps APPROVAL REQUIRED and says why", () => {
     const w = workspace();

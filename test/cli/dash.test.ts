@@ -75,7 +75,7 @@ describe.skipIf(!haveTmux())("kbz dashboard in tmux (compiled binary)", () => {
     p.send("a");
     await p.waitFor((s) => s.includes("approve GATES:R1?"));
     await Bun.sleep(READ_MS);
-    p.send("y");
+    p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
     await p.waitFor((s) => s.includes("approved GATES:R1"));
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates]"));

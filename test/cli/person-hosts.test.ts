@@ -124,7 +124,7 @@ describe.skipIf(!HAVE_NS)("the default policy, harder to puppet (issue 41)", () 
     expect(kbz(["check", "--approve"], { cwd: w.dir, env: { ...w.env, CLAUDECODE: "1" } }).code).toBe(0);
   });
 
-  test("acts.log lines carry a MAC (chained to the line before)", () => {
+  test("acts.log lines carry a MAC chained to the line before; a line added by hand is told apart", () => {
     const w = workspace();
     const p = personRun(BIN, ["check", "--approve"], { cwd: w.dir, env: w.env });
     expect(p.code).toBe(0);
@@ -132,5 +132,9 @@ describe.skipIf(!HAVE_NS)("the default policy, harder to puppet (issue 41)", () 
     const lines = fs.readFileSync(log, "utf8").trimEnd().split("\n");
     expect(lines.length).toBe(1);
     expect(lines[0]).toMatch(/ approve given=terminal .* mac=[0-9a-f]{64}$/);
+    // A line appended by hand (an agent forging a person's act) is told apart.
+    fs.appendFileSync(log, "2026-01-01T00:00:00.000Z approve given=terminal GATES.md G9 forged\n");
+    const shown = kbz(["approvals", "policy"], { cwd: w.dir, env: w.env });
+    expect(shown.stdout).toContain("acts.log: 1 of 2 lines carry no valid MAC (line 2): written or changed by hand");
   });
 });

@@ -53,9 +53,12 @@ describe("root verification takes four calls", () => {
     const r = verifiedScope();
     const next = r.run(["next", "--scope", "S"]);
     expect(next.code).toBe(0);
-    const closing = next.stdout.trim().split("\n").pop()!;
-    expect(closing).toStartWith("VERIFY-ROOT:");
-    expect(closing).toContain('a person signs N2 first (kbz sign .unlazy/S/GATES.md N2 --evidence "...")');
+    const [person, closing] = next.stdout.trim().split("\n").slice(-2);
+    expect(closing).toStartWith(
+      "VERIFY-ROOT: every task is VERIFIED: once the person signed, run kbz check --scope S --reverify",
+    );
+    // What waits for the person is one line the agent shows them (issue 43).
+    expect(person).toBe('PERSON: 1 sign-off (N2); in their terminal: kbz sign .unlazy/S/GATES.md N2 --evidence "..."');
     const json = JSON.parse(r.run(["next", "--scope", "S", "--json"]).stdout);
     expect(json.signFirst).toEqual([
       {

@@ -134,7 +134,7 @@ export function layerViolations(file: string, text: string, verbs: ReadonlySet<s
     const to = layerOf(target);
     const shown = path.relative(SRC, target);
     if (from === "core" && to === "io") out.push(`core imports io: ${shown}`);
-    if ((from === "cli" || from === "tui" || from === "hook") && to === "io")
+    if ((from === "cli" || from === "tui" || from === "hook" || from === "demo") && to === "io")
       out.push(`${from} imports io (call an op): ${shown}`);
     if ((from === "io" || from === "core") && to === "ops")
       out.push(`${from} imports ops (a use case is above it): ${shown}`);
@@ -230,6 +230,11 @@ describe("the layers", () => {
       "hook imports io (call an op): io/read.ts",
     ]);
     expect(layerViolations(hookEntry, 'import { hookStop } from "../ops/hookStop.ts";', verbs)).toEqual([]);
+    const demo = path.join(SRC, "demo", "driver.ts");
+    expect(layerViolations(demo, 'import { commitDispatch } from "../io/dispatch/transition.ts";', verbs)).toEqual([
+      "demo imports io (call an op): io/dispatch/transition.ts",
+    ]);
+    expect(layerViolations(demo, 'import { demoDispatch } from "../ops/demo.ts";', verbs)).toEqual([]);
     const ioFile = path.join(SRC, "io", "check", "run.ts");
     expect(layerViolations(ioFile, 'import { checkOp } from "../../ops/check.ts";', verbs)).toEqual([
       "io imports ops (a use case is above it): ops/check.ts",

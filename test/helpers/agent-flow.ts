@@ -1,9 +1,12 @@
-// The agent flow of issue 20, driven only through kbz verbs: a fresh repository, a scope of five
-// leaves with needs and owns, one launch, then one advance --launch per returned leaf, a regroup and a
-// split by name (kbz structure regroup|split, no request file), a receipt, the root
-// verification, ALL MET and the Stop hook allowing. The driver writes the project's files (the
-// work, the leaves' test scripts) and never a byte of PLAN.md,
-// ACCESS.json, dispatch.json, leases or a ledger checkbox. Used by the e2e test and the bench.
+// The agent flow of issues 20, 30 and 43, driven only through kbz verbs: a fresh repository with a
+// solo ledger (a runnable gate and a manual one) next to a scope of four leaves (needs, a leaf sent
+// back), one launch, one advance --launch per returned leaf, the solo ledger's
+// check, the vacuity probe, the root verification, the scope released, `kbz next` saying DONE and the
+// Stop hook allowing. The person's acts (approvals, the probe's approval, two sign-offs) are counted
+// apart: what the agent showed them is the PERSON line, and they run what it names. The driver
+// writes the project's files (the work, the tests written before it, the gates' text) and never a
+// byte of PLAN.md, ACCESS.json, dispatch.json, leases or a ledger checkbox. Used by the e2e test and
+// the bench.
 import { flowRepo, type FlowRepo } from "./flow.ts";
 import { stopHook } from "./hook.ts";
 
@@ -12,6 +15,7 @@ export interface FlowStep {
   code: number;
   stdout: string;
   stderr: string;
+  person: boolean;
 }
 
 export interface FlowResult {
@@ -19,11 +23,12 @@ export interface FlowResult {
   steps: FlowStep[];
   /** Exit code and output of the Stop hook at the end. */
   hook: { code: number; stdout: string };
-  /** kbz invocations (the Stop hook and the person's approve and sign included). */
+  /** The agent's kbz invocations, the Stop hook included. */
   invocations: number;
   /** Bytes the agent reads: the output of its own invocations and the Stop hook's answer. */
   bytes: number;
-  /** Bytes of the person's acts (approve, sign): their review screens, read in their terminal. */
+  /** The person's invocations (what the PERSON lines named) and the bytes of their screens. */
+  personInvocations: number;
   personBytes: number;
 }
 
@@ -33,39 +38,69 @@ export const PERSON_VERBS = new Set(["approve", "sign"]);
 const SCOPE = "S";
 const marker = (id: string) => `LEAF_${id.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_OK`;
 
-/** The agent's work for a leaf: its deliverable (the test was written before, with the gates). */
-function work(r: FlowRepo, id: string, dir: string): void {
-  r.write(`${dir}/done.txt`, `leaf ${id} delivered\n`);
-}
-
 /** A test script written before the work: it fails until the deliverable exists. */
-function testFirst(r: FlowRepo, id: string, dir: string, testDir: string): void {
+function testFirst(r: FlowRepo, id: string, dir: string): void {
   r.write(
-    `${testDir}/check.mjs`,
+    `test/leaf-${id}/check.mjs`,
     `import { existsSync } from "node:fs";\nif (!existsSync(${JSON.stringify(`${dir}/done.txt`)})) { console.log("missing ${dir}/done.txt"); process.exit(1); }\nconsole.log(${JSON.stringify(marker(id))});\n`,
   );
+}
+
+/** The solo task: a tool and its test, and a manual gate the person judges. */
+const SOLO = `# Gates
+
+- [ ] G1: the tool prints its version
+  CHECK: node test/tool.test.mjs
+  EXPECT: TOOL_OK
+  INPUTS: src/tool.mjs
+  EVIDENCE: pending
+- [ ] G2: the person tried the tool's --help and it reads well
+  EVIDENCE: pending
+`;
+
+/** The PERSON line's commands: what the agent shows its person, split into argument lists. */
+function personCommands(text: string): string[][] {
+  const line = /^PERSON: .*; in their terminal: (.*)$/m.exec(text)?.[1];
+  if (!line) return [];
+  return line
+    .split("; ")
+    .map((c) => [...c.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!).slice(1));
 }
 
 export function runAgentFlow(): FlowResult {
   const r = flowRepo("kbz-agent-flow-");
   const steps: FlowStep[] = [];
-  const kbz = (args: string[], input?: string): FlowStep => {
+  const run = (args: string[], person: boolean, input?: string): FlowStep => {
     const x = r.run(args, input === undefined ? {} : { input });
-    const step = { args, code: x.code, stdout: x.stdout, stderr: x.stderr };
+    const step = { args, code: x.code, stdout: x.stdout, stderr: x.stderr, person };
     steps.push(step);
     if (x.code === 2) throw new Error(`kbz ${args.join(" ")} exited 2:\n${x.stdout}${x.stderr}`);
     return step;
   };
+  const kbz = (args: string[]) => run(args, false);
+  /** The person runs what the agent's last PERSON line named (evidence: what they checked). */
+  const person = (from: FlowStep) => {
+    for (const c of personCommands(from.stdout))
+      run(
+        c.map((w) => (w === "..." ? "checked by the person" : w)),
+        true,
+        "y\n",
+      );
+  };
   const s = ["--scope", SCOPE];
-  r.write("package.json", JSON.stringify({ name: "flow-demo", type: "module" }) + "\n");
+  r.write("package.json", `${JSON.stringify({ name: "flow-demo", type: "module" })}\n`);
+  r.write("GATES.md", SOLO);
+  r.write(
+    "test/tool.test.mjs",
+    `import { v } from "../src/tool.mjs";\nif (v !== "1.0") process.exit(1);\nconsole.log("TOOL_OK");\n`,
+  );
 
   kbz(["init", ...s]);
   const leaves: [string, string[]][] = [
     ["1", []],
     ["2", []],
     ["3", ["1"]],
-    ["4", ["1", "2"]],
-    ["5", ["3", "4"]],
+    ["4", ["2", "3"]],
   ];
   for (const [id, needs] of leaves) {
     kbz([
@@ -76,75 +111,50 @@ export function runAgentFlow(): FlowResult {
       `src/${id}/**,test/leaf-${id}/**`,
       ...(needs.length ? ["--needs", needs.join(",")] : []),
     ]);
-    testFirst(r, id, `src/${id}`, `test/leaf-${id}`);
+    testFirst(r, id, `src/${id}`);
   }
-  // Leaves 3 and 4 build on leaf 1's code: their gates name it as INPUTS, so a later change there
-  // makes them stale together (a cascade).
-  for (const id of ["3", "4"]) {
-    const ledger = `.unlazy/S/gates/leaf-${id}.md`;
-    r.write(
-      ledger,
-      r.read(ledger).replace(`  EXPECT: LEAF_${id}_OK\n`, `  EXPECT: LEAF_${id}_OK\n  INPUTS: src/1/**\n`),
-    );
-  }
-  // Leaf 3 continues leaf 1's work: one group by name, run one after the other.
-  kbz(["structure", "regroup", ...s, "1", "3"]);
-  // The person reviews every CHECK of the scope once, before anything runs ("y": all of them).
-  const approve = () => kbz(["approve", ...s], "y\n");
-  approve();
+  // Nothing approved yet: each first check says what waits for the person, in one line.
+  const first = [kbz(["check", ...s]), kbz(["check", "GATES.md"])];
+  for (const x of first) person(x);
 
-  // One first launch, then one call per returned leaf: advance --launch verifies it and starts what
-  // may run now (the skill's leaf loop).
-  const launch = (slots?: string) => kbz(["next", ...s, "--launch", ...(slots ? ["--slots", slots] : [])]);
   const advance = (id: string) => kbz(["advance", ...s, "--leaf", id, "--launch"]);
-  const returned = (id: string, dir: string) => {
-    work(r, id, dir);
-    return advance(id);
-  };
-
-  launch("2");
-  returned("1", "src/1");
-  returned("2", "src/2");
-
-  // Leaf 5 turns out to hold two independent parts: split it by name before it starts, and write
-  // the children's tests (their ledgers name test/leaf-5.1/check.mjs, as kbz plan add's do).
-  kbz(["structure", "split", ...s, "5", "--into", "src/5/a/**", "src/5/b/**"]);
-  testFirst(r, "5.1", "src/5/a", "test/leaf-5.1");
-  testFirst(r, "5.2", "src/5/b", "test/leaf-5.2");
-  approve();
-
-  // Leaf 3's worker comes back without its deliverable: advance fails it, and it is sent back.
+  const work = (id: string) => r.write(`src/${id}/done.txt`, `leaf ${id} delivered\n`);
+  kbz(["next", ...s, "--launch", "--slots", "2"]);
+  work("1");
+  advance("1");
+  work("2");
+  advance("2");
+  // Leaf 3's worker comes back without its deliverable: advance fails it; it is sent back.
   advance("3");
-  returned("3", "src/3");
-  returned("4", "src/4");
-  returned("5.1", "src/5/a");
-  returned("5.2", "src/5/b");
-  returned("5", "src/5");
-
-  // A receipt for leaf 1 (inputs default to its OWNS and ACCESS reads).
-  kbz(["verify", "run", "--closed", ".unlazy/S/gates/leaf-1.md"]);
-  // A late fix in leaf 1's code: the gates of 3 and 4 (INPUTS) and leaf 1's receipt go stale at
-  // once, and one call re-runs all of them.
-  r.write("src/1/fix.txt", "a late fix\n");
-  kbz(["check", ...s, "--stale"]);
-  // The user reviewed the final report against the inventory and signs the manual root gate.
-  kbz(["sign", ".unlazy/S/GATES.md", "N2", "--evidence", "final report reconciled with the inventory by the user"]);
+  work("3");
+  advance("3");
+  work("4");
+  const last = advance("4");
+  // The solo task's work, its check, then the vacuity probe of what passed.
+  r.write("src/tool.mjs", 'export const v = "1.0";\n');
+  const solo = kbz(["check", "GATES.md"]);
+  const probe = kbz(["check", "--probe", "GATES.md"]);
+  // One person session at the end: the probe's approval and the two sign-offs the lines named.
+  person(probe);
+  person(solo);
+  person(last);
   kbz(["check", ...s, "--reverify"]);
   kbz(["scope", "release", ...s]);
+  kbz(["next", ...s]);
 
   const hook = stopHook({ cwd: r.dir, session_id: "flow", hook_event_name: "Stop" }, { env: r.env });
-  const sum = (xs: typeof r.log) => xs.reduce((n, x) => n + x.bytes, 0);
-  const personBytes = sum(r.log.filter((x) => PERSON_VERBS.has(x.args[0]!)));
+  const agent = steps.filter((x) => !x.person);
+  const people = steps.filter((x) => x.person);
+  const size = (x: FlowStep) => Buffer.byteLength(x.stdout) + Buffer.byteLength(x.stderr);
   const bytes =
-    sum(r.log.filter((x) => !PERSON_VERBS.has(x.args[0]!))) +
-    Buffer.byteLength(hook.stdout) +
-    Buffer.byteLength(hook.stderr);
+    agent.reduce((n, x) => n + size(x), 0) + Buffer.byteLength(hook.stdout) + Buffer.byteLength(hook.stderr);
   return {
     repo: r,
     steps,
     hook: { code: hook.code, stdout: hook.stdout },
-    invocations: r.log.length + 1,
+    invocations: agent.length + 1,
     bytes,
-    personBytes,
+    personInvocations: people.length,
+    personBytes: people.reduce((n, x) => n + size(x), 0),
   };
 }

@@ -128,7 +128,7 @@ describe("issue 30: six calls per leaf become two (kbz next --launch, then kbz a
     const a = r.run(["advance", "--scope", "S", "--leaf", "1"]);
     expect([a.code, a.stdout, a.stderr]).toEqual([
       1,
-      "NOT APPROVED leaf-1:G1: a person runs kbz approve --scope S (nothing of it ran)\nNOT VERIFIED leaf-1: 1 of 1 gate(s) unmet\n",
+      "NOT APPROVED leaf-1:G1 (nothing of it ran)\nPERSON: 1 oracle to approve; in their terminal: kbz approve --scope S\nNOT VERIFIED leaf-1: 1 of 1 gate(s) unmet\n",
       "",
     ]);
     expect(fs.existsSync(path.join(r.dir, "ran"))).toBe(false);

@@ -10,6 +10,7 @@ import { privateApprovalDir } from "../helpers/approvals.ts";
 import { REPO, tempDir, writeTree } from "../helpers/kbz.ts";
 import { needs } from "../helpers/needs.ts";
 import { TmuxPane } from "../helpers/tmux.ts";
+import { MIN_READ_MS } from "../../src/tui/state.ts";
 
 const GYP = "/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin";
 
@@ -87,12 +88,13 @@ describe.skipIf(!needs("tmux"))("npm start on a terminal", () => {
     await p.waitFor((s) => /APPROVE\?\s+GATES:G1/.test(s));
     p.send("a");
     // The person sees the whole oracle, with the PATH the CHECK will run under: the user's own.
-    const review = await p.waitFor((s) => s.includes("approve GATES:G1? y"));
+    const review = await p.waitFor((s) => s.includes("approve GATES:G1?"));
     // The view labels it "PATH" and lines the value up after spaces (or "PATH=" in the one-line form).
     expect(review.replace(/\s*\n\s*/g, "")).toMatch(
       new RegExp(`PATH(=|\\s+)${USER_PATH.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
     );
-    p.send("y");
+    await Bun.sleep(MIN_READ_MS + 100); // a person reads before y (issue 41)
+    p.send("G", "y"); // y counts once the whole view was on screen (issue 44 item 6)
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates"));
     p.send("r");

@@ -46,7 +46,7 @@ async function approve(r: Awaited<ReturnType<typeof renderAt>>, qid: string) {
   await press(r, "a");
   await waitForFrame(r, (f) => f.includes(`Approve ${qid} exactly as shown?`));
   await Bun.sleep(READ_MS);
-  await press(r, "y");
+  await press(r, "G", "y"); // the whole view on screen first (issue 44 item 6)
   await waitForFrame(r, (f) => f.includes(`approved ${qid} (given via dashboard)`));
 }
 
@@ -127,7 +127,7 @@ describe("approval flow", () => {
     expect(f).toContain("CHECK   touch ran-g1 && echo BUILD_OK");
     expect(f).toMatch(/approve GATES:G1\? y yes · n no/);
     await Bun.sleep(READ_MS);
-    await press(r, "y");
+    await press(r, "G", "y"); // the whole view on screen first (issue 44 item 6)
     f = await waitForFrame(r, (f) => f.includes("approved GATES:G1 (given via dashboard); r runs it"));
     expect(f).not.toMatch(/APPROVE\?\s+GATES:G1/);
     expect(f).toMatch(/APPROVE\?\s+GATES:G2/);

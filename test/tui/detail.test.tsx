@@ -46,7 +46,7 @@ describe("gate detail view", () => {
     );
     await press(r, "a");
     await Bun.sleep(READ_MS);
-    await press(r, "y");
+    await press(r, "G", "y"); // the whole view on screen first (issue 44 item 6)
     await waitForFrame(r, (f) => f.includes("approved GATES:G1"));
     await press(r, "3", "r");
     await waitForFrame(r, (f) => f.includes("GATES:G1 failed"));

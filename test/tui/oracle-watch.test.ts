@@ -43,7 +43,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
       await Bun.sleep(READ_MS);
-      p.send("y");
+      p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1") && !/(APPROVE\?|\?)\s+GATES:G1/.test(s));
       // The agent edits the checker (scripts/ is no ledger folder): the gate asks again, in the open panel.
       fs.writeFileSync(path.join(root, "scripts/check.sh"), "echo ADD_OK\n");
@@ -53,7 +53,7 @@ describe.skipIf(!haveTmux())("the dashboard watches oracle files", () => {
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
       await Bun.sleep(READ_MS);
-      p.send("y");
+      p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       p.send("3");
       await p.waitFor((s) => /\[(3 )?Gat/.test(s) && /›.*GATES:G1/.test(s));

@@ -94,7 +94,7 @@ describe.skipIf(!usable.ok)("p probes the selected gate", () => {
     await press(r, "a");
     f = await waitForFrame(r, (f) => f.includes("Approve the probe of GATES:G1?"));
     await Bun.sleep(READ_MS);
-    await press(r, "y");
+    await press(r, "G", "y"); // the whole view on screen first (issue 44 item 6)
     f = await waitForFrame(r, (f) => f.includes("VACUOUS GATES:G1"), 15_000);
     expect(fs.readdirSync(path.join(root, PROBES_DIR)).length).toBe(1);
     expect(f).not.toMatch(/PROBE\?\s+GATES:G1/);

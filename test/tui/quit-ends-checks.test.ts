@@ -53,7 +53,7 @@ describe.skipIf(!haveTmux())("item 4: checks outlive kbz (the dashboard)", () =>
       p.send("a");
       await p.waitFor((s) => s.includes("approve GATES:G1?"));
       await Bun.sleep(READ_MS);
-      p.send("y");
+      p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
       await p.waitFor((s) => s.includes("approved GATES:G1"));
       p.send("3");
       await p.waitFor((s) => /\[(3 )?Gat/.test(s));

@@ -39,7 +39,7 @@ describe.skipIf(!haveTmux())("dashboard in tmux", () => {
     p.send("a");
     await p.waitFor((s) => s.includes("Approve GATES:G1 exactly as shown?"));
     await Bun.sleep(READ_MS);
-    p.send("y");
+    p.send("G", "y"); // the whole view on screen first (issue 44 item 6)
     await p.waitFor((s) => s.includes("approved GATES:G1"));
     p.send("3");
     await p.waitFor((s) => s.includes("[3 Gates]"));

@@ -5,8 +5,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { UsageError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ledger/digest.ts";
-import { sweepStrayTemps, writeAtomic } from "../fs.ts";
-import { LockTimeoutError, pidAlive, recoverIfGone, sweepLockLitter, withLockFile } from "../lock.ts";
+import { STRAY_TEMP_AGE_MS, sweepStrayTemps, writeAtomic } from "../fs.ts";
+import { LockTimeoutError, pidAlive, recoverIfGone, sweepLockDirOnce, sweepLockLitter, withLockFile } from "../lock.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { oracleSignature, type RuntimeOracle } from "../../core/run/oracle.ts";
 import type { Env } from "./shell.ts";
@@ -179,6 +179,7 @@ export class ApprovalStore {
   isApproved(file: string, gateId: string, oracle: RuntimeOracle): boolean {
     const store = this.open(false);
     if (!store) return false;
+    this.sweepKbzOnce(store);
     const signature = oracleSignature(oracle);
     const text = this.readRecordText(path.join(store.path, recordName(file, gateId, signature)));
     if (text === null) return false;
@@ -263,6 +264,25 @@ export class ApprovalStore {
     const removed = [...sweepStrayTemps(store.path, pidAlive), ...sweepLockLitter(store.path)];
     // Locks of gone holders are recovered when someone waits on them; prune clears the rest.
     return removed;
+  }
+
+  private kbzSwept = false;
+
+  /**
+   * Issue 42 item 4: the first use of the store in a process sweeps what killed writers left in
+   * kbz's own folders of it (`kbz/latest`, `kbz/attest`): temp files of writers gone and older
+   * than a live one's ever is, staged owner records, moved-aside locks and dead owners' locks. A
+   * write there takes them only when the same gate is approved or attested again, which may be never.
+   */
+  private sweepKbzOnce(store: StoreIdentity): void {
+    if (this.kbzSwept) return;
+    this.kbzSwept = true;
+    for (const sub of ["latest", "attest"]) {
+      const dir = path.join(store.path, "kbz", sub);
+      if (!fs.existsSync(dir)) continue;
+      sweepStrayTemps(dir, pidAlive, Date.now() - STRAY_TEMP_AGE_MS);
+      sweepLockDirOnce(dir);
+    }
   }
 
   /** Remove stray temp files, lock litter and locks whose holder is gone (approvals prune). */

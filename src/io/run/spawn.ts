@@ -9,6 +9,7 @@
 import { MAX_OUTPUT_BYTES } from "../../core/ledger/evidence.ts";
 import { contain, containment, type Containment } from "./contain.ts";
 import type { Env } from "./shell.ts";
+import { sweepViews } from "./view.ts";
 import { watchCheck } from "./watchdog.ts";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -43,7 +44,14 @@ let fdSeq = 0;
  * at once (named `kbz-args-<pid>-…`, so a kbz killed in between leaves one the sweep knows:
  * io/run/sweep.ts). null when none could be made.
  */
+let sweptArgs = false;
+
 function dataFd(data: Buffer): number {
+  // What a kbz killed between the open and the unlink below left (issue 42 item 4).
+  if (!sweptArgs) {
+    sweptArgs = true;
+    sweepViews();
+  }
   const file = path.join(os.tmpdir(), `kbz-args-${process.pid}-${++fdSeq}-${Math.random().toString(16).slice(2, 10)}`);
   const w = fs.openSync(
     file,

@@ -6,7 +6,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { flowRepo, leafGates, type FlowRepo } from "../../helpers/flow.ts";
 import { stopHook } from "../../helpers/hook.ts";
-import { kbz, tempDir } from "../../helpers/kbz.ts";
+import { BIN, kbz, tempDir } from "../../helpers/kbz.ts";
+import { personRun } from "../../helpers/approvals.ts";
 
 setDefaultTimeout(300_000);
 
@@ -178,10 +179,12 @@ describe("issue 43: where the tool disagreed with itself", () => {
     const r = scope([["1", "a"]]);
     expect(r.run(["next", "--scope", "S", "--launch"]).code).toBe(0);
     spawnSync("git", ["init", "-q"], { cwd: r.dir });
-    const x = kbz(["hook", "install"], { cwd: r.dir, env: { ...r.env, HOME: path.join(r.dir, ".home") } });
-    expect(x.code).toBe(0);
+    // Installing the guard is the person's act: in a terminal, no agent host's marker.
+    const home = tempDir("kbz-disagree-home-");
+    const x = personRun(BIN, ["hook", "install"], { cwd: r.dir, env: { ...r.env, HOME: home } });
+    expect([x.code, x.output]).toEqual([0, expect.stringContaining("Installed")]);
     const line = (name: string) =>
-      x.stdout
+      x.output
         .split("\n")
         .find((l) => l.startsWith(`  ${name}:`))!
         .slice(`  ${name}:`.length)
@@ -192,7 +195,6 @@ describe("issue 43: where the tool disagreed with itself", () => {
     const commit = line("commit");
     expect(commit).toContain(".unlazy/*/PLAN.md");
     // What it names as ignored is what git ignores now, and none of the plan or its ledgers.
-    fs.appendFileSync(path.join(r.dir, ".gitignore"), "/.home/\n");
     r.write("GATES.md", "# Gates\n");
     const files = [
       "GATES.md",

@@ -140,7 +140,7 @@ describe("issue 20.2: plan state is changed by kbz, never by hand", () => {
     const pending = await r.run(["advance", "--scope", "S", "--leaf", "1"]);
     expect(pending.code).toBe(1);
     expect(pending.stdout).toBe(
-      "NOT APPROVED leaf-1:G1: a person runs kbz approve --scope S (nothing of it ran)\nNOT VERIFIED leaf-1: 1 of 1 gate(s) unmet\n",
+      "NOT APPROVED leaf-1:G1 (nothing of it ran)\nPERSON: 1 oracle to approve; in their terminal: kbz approve --scope S\nNOT VERIFIED leaf-1: 1 of 1 gate(s) unmet\n",
     );
     const a = await r.run(["advance", "--scope", "S", "--leaf", "1", "--approve"]);
     expect(a.code).toBe(0);

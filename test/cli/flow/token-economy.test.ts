@@ -23,9 +23,11 @@ describe("issue 20.10: token economy", () => {
     const r = repo();
     r.write("GATES.md", gates(3));
     const first = r.run(["check"]);
-    expect(first.stdout.split("\n").filter((l) => l.startsWith("PATH")).length).toBe(1);
-    expect(first.stdout).toMatch(/^PATH: 3 entries \(sha256 [0-9a-f]{12}; --verbose prints it\)\n/);
-    expect(first.stdout).not.toContain("    PATH:");
+    // Oracles waiting for the person: one line each and the PERSON line (issue 43); the whole oracle
+    // is the person's review (kbz approve) or --verbose, and PATH goes with a whole oracle only.
+    expect(first.stdout).toMatch(/^APPROVAL REQUIRED GATES:G1 \[[0-9a-f]{12}\]\nAPPROVAL REQUIRED GATES:G2 /);
+    expect(first.stdout).toEndWith("PERSON: 3 oracles to approve; in their terminal: kbz approve GATES.md\n");
+    expect(first.stdout).not.toContain("PATH");
     const approved = r.run(["check", "--approve"]);
     // An approval prints the oracle it approves (issue 28 item 5), then the verdict (no line per pass).
     const block = (n: number) =>

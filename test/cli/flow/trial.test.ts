@@ -44,7 +44,7 @@ describe("the trial of a different task", () => {
     ).toBeLessThanOrEqual(720);
   });
 
-  test("an oracle file changed under the person policy: kbz check --scope S says a person approves it (kbz approve --scope S) and never tells the agent to re-run with --approve", () => {
+  test("an oracle changed under the person policy: kbz check --scope S says a person approves it (kbz approve --scope S) and never tells the agent to re-run with --approve", () => {
     const r = repo();
     expect(r.run(["init", "--scope", "S"]).code).toBe(0);
     expect(r.run(["plan", "add", "--scope", "S", "1", "--owns", "src/1/**"]).code).toBe(0);
@@ -57,6 +57,15 @@ describe("the trial of a different task", () => {
     expect(r.run(["check", "--scope", "S", "--approve"]).code).toBe(1); // approved under the agent policy; the root's N2 is manual
     setApprovalPolicy(r.env.UNLAZY_APPROVAL_DIR!, "person");
     r.write("test/check.sh", "test -f src/1/done.txt && printf LEAF_1_OK # reworded\n");
+    // An edited oracle file: judged against the approved version; the edit waits for kbz approve --scope S (issue 39).
+    const judged = r.run(["check", "--scope", "S", "--reverify"]);
+    expect(judged.stdout).toContain(
+      "  ORACLE EDITED test/check.sh: judged against the approved version; a person reviews the edit with kbz approve --scope S\n",
+    );
+    expect(judged.stdout).not.toContain("re-run with");
+    // A changed CHECK cannot be judged against anything approved: a person approves it.
+    const ledger = fs.readFileSync(path.join(r.dir, ".unlazy/S/gates/leaf-1.md"), "utf8");
+    r.write(".unlazy/S/gates/leaf-1.md", ledger.replace("CHECK: sh test/check.sh", "CHECK: sh ./test/check.sh"));
     const x = r.run(["check", "--scope", "S", "--reverify"]);
     expect(x.code).toBe(1);
     const sig = /APPROVAL REQUIRED leaf-1:G1 \[([0-9a-f]{12})\]/.exec(x.stdout)?.[1];
@@ -93,7 +102,7 @@ describe("the trial of a different task", () => {
     expect(x.code).toBe(0);
     expect(x.stdout.split("\n").slice(0, 2)).toEqual([
       "VERIFIED leaf-1 (1 gate passed); lease released; READY now: 2, 3",
-      "LAUNCHED w2: 2, 3; as each worker returns: kbz advance --scope S --leaf ID",
+      "LAUNCHED w2: 2, 3",
     ]);
     expect(x.stdout).toContain("  2 handle S-w2-leaf-2: owns src/2/**; meet G1 in .unlazy/S/gates/leaf-2.md");
     const rows = r
