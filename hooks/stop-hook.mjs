@@ -1581,7 +1581,11 @@ function oracleRecord(file, gateId, s) {
     depends,
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
-    detail: typeof s.judged === "string" ? { signature: s.signature, judged: s.judged } : s.stat && typeof s.stat === "object" ? { signature: s.signature, stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : { signature: s.signature }
+    detail: {
+      signature: s.signature,
+      ...typeof s.judged === "string" ? { judged: s.judged } : s.stat && typeof s.stat === "object" ? { stat: s.stat, ...s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom } } : {},
+      ...Array.isArray(s.owns) ? { owns: s.owns } : {}
+    }
   };
 }
 function failureRecord(file, gateId, s) {
@@ -1863,6 +1867,69 @@ var init_trace = __esm(() => {
   textDigests = new WeakMap;
 });
 
+// src/core/run/conventions.ts
+function segments(rel) {
+  return rel.split("/").filter((s) => s !== "" && s !== ".");
+}
+function isConfigFile(rel) {
+  const segs = segments(rel);
+  return CONFIG.test(segs[segs.length - 1] ?? "");
+}
+function isOracleByConvention(rel) {
+  const segs = segments(rel);
+  const base = segs[segs.length - 1] ?? "";
+  if (segs.slice(0, -1).some((s) => TEST_DIRS.has(s) || s === "node_modules"))
+    return true;
+  return TEST_FILE.test(base) || CONFIG.test(base);
+}
+function isBookkeeping(rel) {
+  const first = segments(rel)[0] ?? "";
+  return first === ".git" || first === ".kbz" || first === ".unlazy" || /(^|\/)__pycache__\//.test(rel) || rel.endsWith(".pyc");
+}
+function globRegex(glob) {
+  let re = "";
+  const g = glob.replace(/^\.\//, "").replace(/\/+$/, "/**");
+  for (let i = 0;i < g.length; i++) {
+    const c = g[i];
+    if (c === "*" && g[i + 1] === "*") {
+      const slash = g[i + 2] === "/";
+      re += slash ? "(?:.*/)?" : ".*";
+      i += slash ? 2 : 1;
+    } else if (c === "*")
+      re += "[^/]*";
+    else if (c === "?")
+      re += "[^/]";
+    else
+      re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(/[*?]/.test(glob) ? `^${re}$` : `^${re}(?:/.*)?$`);
+}
+function matchesAny(rel, globs) {
+  return globs.some((g) => g.test(rel));
+}
+var TEST_DIRS, CONFIG, TEST_FILE;
+var init_conventions = __esm(() => {
+  TEST_DIRS = new Set([
+    "test",
+    "tests",
+    "__tests__",
+    "spec",
+    "specs",
+    "fixtures",
+    "__fixtures__",
+    "__mocks__",
+    "testdata",
+    "test-data",
+    "test_data",
+    "e2e",
+    "conftest",
+    "checks",
+    "checkers"
+  ]);
+  CONFIG = /^(\.npmrc|\.yarnrc(\.yml)?|\.pnpmfile\.c?js|bunfig\.toml|deno\.jsonc?|tsconfig(\.[\w-]+)?\.json|jsconfig\.json|(vitest|vite|jest|playwright|cypress|ava|karma|wdio|babel)\.(config|workspace|setup)\.[cm]?[jt]sx?|jest\.setup(\.[\w-]+)?\.[cm]?[jt]sx?|\.mocharc(\.[\w]+)?|\.babelrc(\.\w+)?|\.nycrc(\.\w+)?|\.c8rc(\.\w+)?|pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|conftest\.py|noxfile\.py|\.coveragerc|Makefile|makefile|GNUmakefile|\.env(\.test)?)$/;
+  TEST_FILE = /(^|[._-])(test|spec)s?\.[\w]+$|^test_.*\.py$|_test\.\w+$|^test\.\w+$/;
+});
+
 // src/core/ledger/parse.ts
 function parseExpect(expect) {
   const m = REGEX_EXPECT.exec(expect);
@@ -1977,7 +2044,7 @@ function parseLedger(text, fileName) {
       st.current = null;
       continue;
     }
-    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83)
+    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83 || c0 === 87)
       columnOneLine(st, text.slice(s, end), lineNo);
   }
   if (fence)
@@ -2023,6 +2090,8 @@ function indentedLine(st, text, s, end, i) {
     current.inputs = inputList(value, lineNo, st.err);
   else if (key === "ORACLE")
     current.oracle = oracleList(value, lineNo, st.err);
+  else if (key === "WORK")
+    current.work = oracleList(value, lineNo, st.err, "WORK");
   else if (key === "ENV")
     current.env = envList(value, lineNo, st.err);
   else
@@ -2113,19 +2182,19 @@ function inputList(value, lineNo, err) {
   }
   return items;
 }
-function oracleList(value, lineNo, err) {
+function oracleList(value, lineNo, err, key = "ORACLE") {
   const items = value.split(",").map((x) => x.trim());
   if (items.every((x) => x === "")) {
-    err(lineNo, "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)");
+    err(lineNo, key === "ORACLE" ? "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)" : "WORK lists no paths (e.g. WORK: src/**, bin/csvstat.js)");
     return [];
   }
   for (const item of items) {
     if (item === "")
-      err(lineNo, "ORACLE has an empty entry; separate paths with one comma");
+      err(lineNo, `${key} has an empty entry; separate paths with one comma`);
     else if (/[\x00-\x1f\x7f]/.test(item))
-      err(lineNo, `ORACLE path has a control character: ${JSON.stringify(item)}`);
+      err(lineNo, `${key} path has a control character: ${JSON.stringify(item)}`);
     else if (item.startsWith("/") || item.startsWith("~") || /^[A-Za-z]:[\\/]/.test(item) || item.split(/[\\/]/).includes("..")) {
-      err(lineNo, `ORACLE path must stay inside the root: ${item}`);
+      err(lineNo, `${key} path must stay inside the root: ${item}`);
     }
   }
   return items.filter(Boolean);
@@ -2230,12 +2299,25 @@ function newGate(box, text, from, to, lineNo, index, err) {
     evidence: null,
     inputs: null,
     oracle: null,
+    work: null,
     env: null,
     attrIndex: {},
     blockEnd: index,
     expectRegex: null,
     pathLike: false
   };
+}
+function sampleOf(glob) {
+  return glob.replace(/^\.\//, "").replace(/\*\*/g, "d/d").replace(/[*?]/g, "x");
+}
+function workOracleOverlap(work, oracle) {
+  for (const w of work) {
+    for (const o of oracle) {
+      if (globRegex(w).test(sampleOf(o)) || globRegex(o).test(sampleOf(w)))
+        return [w, o];
+    }
+  }
+  return null;
 }
 function validateGates(gates, abandons, errors, warnings) {
   const seen = new Map;
@@ -2246,6 +2328,14 @@ function validateGates(gates, abandons, errors, warnings) {
         errors.push({ line: g.line, message: `duplicate gate id ${g.id} (first declared on line ${first})` });
       else
         seen.set(g.id, g.line);
+    }
+    if (g.work && g.oracle) {
+      const both = workOracleOverlap(g.work, g.oracle);
+      if (both)
+        errors.push({
+          line: g.attrIndex.WORK + 1,
+          message: `gate ${g.id}: WORK ${both[0]} overlaps ORACLE ${both[1]}; a file is the work or the oracle, never both`
+        });
     }
     const hasCheck = g.check !== null;
     const hasExpect = g.expect !== null;
@@ -2277,6 +2367,7 @@ function validateGates(gates, abandons, errors, warnings) {
 }
 var GATE_ID, UNINDENTED_ATTR, ABANDON_LINE, OWNS_LINE, SANDBOX_LINE, FENCE_OPEN, REGEX_EXPECT, MAX_REGEX_BODY = 1000, SPACE = 32, TAB = 9, BACKTICK = 96, TILDE = 126, DASH = 45, HASH = 35, COLON = 58, regexVerdicts, ATTR_KEYS, ENV_NAME;
 var init_parse = __esm(() => {
+  init_conventions();
   init_deadline();
   init_paths();
   GATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -2287,7 +2378,7 @@ var init_parse = __esm(() => {
   FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
   REGEX_EXPECT = /^\/(.*)\/([a-z]*)$/s;
   regexVerdicts = new Map;
-  ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV"];
+  ATTR_KEYS = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV", "WORK"];
   ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 });
 
@@ -3799,8 +3890,11 @@ function runtimeOracle(i) {
   };
   if (i.sandbox)
     o.sandbox = i.sandbox;
-  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0))
+  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0)) {
     o.bound = { files: i.bound.files, env: i.bound.env };
+  }
+  if (i.programs)
+    o.programs = { observer: i.programs.observer, pathInRoot: i.programs.pathInRoot, resolved: i.programs.resolved };
   return o;
 }
 var REGEX_TIMEOUT_MS = 250, REGEX_STARTUP_TIMEOUT_MS = 5000, MAX_REGEX_WORKERS = 4;
@@ -3808,6 +3902,27 @@ var init_oracle = __esm(() => {
   init_digest();
   init_evidence();
 });
+
+// src/io/run/private.ts
+import * as fs12 from "node:fs";
+function readPrivate(file, max) {
+  let fd;
+  try {
+    fd = fs12.openSync(file, fs12.constants.O_RDONLY | fs12.constants.O_NOFOLLOW | fs12.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs12.fstatSync(fd);
+    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
+    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
+      return null;
+    return fs12.readFileSync(fd);
+  } finally {
+    fs12.closeSync(fd);
+  }
+}
+var init_private = () => {};
 
 // src/core/run/oracle-files.ts
 function tokenize(command) {
@@ -3878,7 +3993,7 @@ function tokenize(command) {
   return out;
 }
 function oracleRefs(command, dir = ".") {
-  const result = { refs: [], runners: [] };
+  const result = { refs: [], runners: [], programs: [] };
   walk(command, dir, result, 0);
   const seen = new Set;
   result.refs = result.refs.filter((r) => {
@@ -3889,6 +4004,7 @@ function oracleRefs(command, dir = ".") {
     return true;
   });
   result.runners = [...new Set(result.runners)];
+  result.programs = [...new Set(result.programs)];
   return result;
 }
 function walk(command, dir, out, depth) {
@@ -3934,10 +4050,14 @@ function program(words, dir, out, depth) {
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
   const file = (p, via) => out.refs.push({ kind: "file", path: join14(dir, p), dir, via });
   const rest = (from) => program(from, dir, out, depth);
+  if (!cmd.includes("/") && !cmd.includes("$") && !cmd.includes("=") && !BUILTINS.has(cmd) && /^[A-Za-z0-9_.+-]+$/.test(cmd))
+    out.programs.push(cmd);
   if (cmd === "cd") {
     const to = args[0];
     return to && !to.startsWith("-") && !to.startsWith("$") ? join14(dir, to) : dir;
   }
+  if (KEYWORD_PREFIXES.has(cmd))
+    return rest(args);
   if (WRAPPERS.has(cmd))
     return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
   if (cmd === "env") {
@@ -4113,8 +4233,69 @@ function packageManager(pm, args, dir, out, depth, file) {
   script(verb);
   return dir;
 }
-var OPERATORS, OPERATOR_START, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join14 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
+var KEYWORD_PREFIXES, BUILTINS, OPERATORS, OPERATOR_START, INTERPRETERS, SHELLS, WRAPPERS, NODE_LOADERS, VALUE_OPTIONS, PM_BUILTINS, RUNNERS, TEST_SUBCOMMANDS, PACKAGE_RUNNERS, ASSIGNMENT, PYTHON, MAX_DEPTH = 4, looksLikeFile = (w) => w.includes("/") || /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|pl|php|lua|r|R|ts|mts|cts)$/.test(w), join14 = (dir, p) => p.startsWith("/") || p.startsWith("~") ? p : dir === "." ? p.replace(/^\.\//, "") : `${dir}/${p.replace(/^\.\//, "")}`;
 var init_oracle_files = __esm(() => {
+  KEYWORD_PREFIXES = new Set(["do", "then", "else", "elif", "if", "while", "until"]);
+  BUILTINS = new Set([
+    "cd",
+    "echo",
+    "printf",
+    "test",
+    "[",
+    "[[",
+    "true",
+    "false",
+    ":",
+    "exit",
+    "return",
+    "set",
+    "unset",
+    "export",
+    "read",
+    "local",
+    "eval",
+    "exec",
+    "shift",
+    "wait",
+    "trap",
+    "umask",
+    "ulimit",
+    "alias",
+    "type",
+    "hash",
+    "break",
+    "continue",
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "for",
+    "while",
+    "until",
+    "do",
+    "done",
+    "case",
+    "esac",
+    "in",
+    "function",
+    "source",
+    ".",
+    "declare",
+    "typeset",
+    "readonly",
+    "let",
+    "getopts",
+    "pwd",
+    "kill",
+    "jobs",
+    "fg",
+    "bg",
+    "!",
+    "time",
+    "command",
+    "builtin"
+  ]);
   OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", `
 `, "{", "}"];
   OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
@@ -4509,6 +4690,56 @@ var init_digest2 = __esm(() => {
   CHUNK = 1024 * 1024;
 });
 
+// src/io/run/kept.ts
+var KEPT_CAP_BYTES;
+var init_kept = __esm(() => {
+  init_errors();
+  init_command();
+  init_hash();
+  init_inside();
+  init_fs();
+  init_private();
+  init_digest2();
+  KEPT_CAP_BYTES = 64 * 1024 * 1024;
+});
+
+// src/io/run/approval.ts
+import * as os3 from "node:os";
+import * as path18 from "node:path";
+function approvalDirFor(env) {
+  return path18.resolve(env.UNLAZY_APPROVAL_DIR || path18.join(os3.homedir(), ".unlazy", "approved"));
+}
+function latestFile(store, file, gateId) {
+  return path18.join(store, "kbz", "latest", sha256Hex(`${path18.resolve(file)}\x00${gateId}`));
+}
+function latestApproval(store, file, gateId) {
+  const text = readPrivate(latestFile(store, file, gateId), 128)?.toString("utf8") ?? null;
+  return text && /^[0-9a-f]{64}$/.test(text) ? text : null;
+}
+var MAX_APPROVAL_BYTES, ApprovalStoreError;
+var init_approval = __esm(() => {
+  init_errors();
+  init_digest();
+  init_fs();
+  init_lock();
+  init_inside();
+  init_oracle();
+  init_errors();
+  init_trace();
+  init_kept();
+  init_private();
+  MAX_APPROVAL_BYTES = 256 * 1024;
+  ApprovalStoreError = class ApprovalStoreError extends KbzError {
+    constructor(message, file) {
+      super(message, {
+        code: "approval-store",
+        file,
+        hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR"
+      });
+    }
+  };
+});
+
 // src/io/recordFiles.ts
 import * as fs19 from "node:fs";
 import * as path22 from "node:path";
@@ -4587,6 +4818,14 @@ function matchSegment(pattern, name) {
 // src/io/inputs/expand.ts
 import * as fs20 from "node:fs";
 import * as path23 from "node:path";
+function inputsUnmatched(patterns) {
+  return `INPUTS ${patterns.join(", ")} ${patterns.length === 1 ? "matches" : "match"} no regular file (nothing, or only links, FIFOs or folders): fix the entry or create the file`;
+}
+function inputsProblem(e) {
+  if (e.truncated)
+    return TOO_MANY_INPUTS;
+  return e.unmatched && e.unmatched.length > 0 ? inputsUnmatched(e.unmatched) : null;
+}
 function entries(dir) {
   checkDeadline(() => `listing the INPUTS folder ${dir}`);
   try {
@@ -4595,14 +4834,26 @@ function entries(dir) {
     return [];
   }
 }
-function expandInputs(base, patterns) {
+function expandInputs(base, patterns, root = base) {
   const found = new Set;
   let truncated = false;
+  let hits = 0;
+  let realRoot = null;
   const add = (rel) => {
+    hits++;
     if (found.size >= MAX_INPUT_FILES)
       truncated = true;
     else
       found.add(rel);
+  };
+  const linkToFile = (rel) => {
+    try {
+      realRoot ??= fs20.realpathSync(root);
+      const real = fs20.realpathSync(path23.join(base, rel));
+      return (real === realRoot || real.startsWith(realRoot.endsWith(path23.sep) ? realRoot : realRoot + path23.sep)) && fs20.statSync(real).isFile();
+    } catch {
+      return false;
+    }
   };
   const walkAll = (rel) => {
     for (const e of entries(path23.join(base, rel))) {
@@ -4611,7 +4862,7 @@ function expandInputs(base, patterns) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory())
         walkAll(r);
-      else if (e.isFile())
+      else if (e.isFile() || e.isSymbolicLink() && linkToFile(r))
         add(r);
     }
   };
@@ -4625,7 +4876,7 @@ function expandInputs(base, patterns) {
       } catch {
         return;
       }
-      if (st.isFile())
+      if (st.isFile() || st.isSymbolicLink() && linkToFile(rel))
         add(rel);
       else if (st.isDirectory())
         walkAll(rel);
@@ -4655,15 +4906,19 @@ function expandInputs(base, patterns) {
       if (!matchSegment(seg, e.name))
         continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
-      if (rest.length === 0 ? e.isFile() || e.isDirectory() : e.isDirectory())
+      if (rest.length === 0 ? e.isFile() || e.isDirectory() || e.isSymbolicLink() : e.isDirectory())
         match(r, rest);
     }
   };
+  const unmatched = [];
   for (const p of patterns) {
     const segs = p.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+    const before = hits;
     match("", segs);
+    if (hits === before && !truncated)
+      unmatched.push(p);
   }
-  return { files: [...found].sort(), truncated };
+  return { files: [...found].sort(), truncated, unmatched };
 }
 var MAX_INPUT_FILES = 5000, TOO_MANY_INPUTS, isWild = (seg) => seg.includes("*") || seg.includes("?");
 var init_expand = __esm(() => {
@@ -4689,9 +4944,20 @@ function digestFile(root, file, dirs = new Map) {
   }
   if (dirReal === null)
     return null;
+  let target = path24.join(dirReal, path24.basename(file));
+  try {
+    if (fs21.lstatSync(target).isSymbolicLink()) {
+      const real = fs21.realpathSync(target);
+      if (!isInside(root, real))
+        return null;
+      target = real;
+    }
+  } catch {
+    return null;
+  }
   let fd;
   try {
-    fd = fs21.openSync(path24.join(dirReal, path24.basename(file)), OPEN_FLAGS2);
+    fd = fs21.openSync(target, OPEN_FLAGS2);
   } catch {
     return null;
   }
@@ -4740,6 +5006,192 @@ var init_records = __esm(() => {
   INPUTS_DIR = path24.join(".kbz", "inputs");
   CHUNK2 = 1024 * 1024;
   OPEN_FLAGS2 = fs21.constants.O_RDONLY | (fs21.constants.O_NONBLOCK ?? 0) | (fs21.constants.O_NOFOLLOW ?? 0);
+});
+
+// src/io/oracle/closure.ts
+import * as fs22 from "node:fs";
+import * as path28 from "node:path";
+function isFile(abs) {
+  try {
+    return fs22.statSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}
+function smallText(abs) {
+  try {
+    const st = fs22.statSync(abs);
+    if (!st.isFile() || st.size > MAX_ORACLE_FILE_BYTES)
+      return null;
+    return fs22.readFileSync(abs, "utf8");
+  } catch {
+    return null;
+  }
+}
+function jsTarget(from, spec) {
+  const base = path28.resolve(path28.dirname(from), spec.split("?")[0]);
+  for (const ext of JS_TRY)
+    if (isFile(base + ext))
+      return base + ext;
+  return null;
+}
+function pyTarget(dirs, dotted) {
+  const rel = dotted.split(".").filter(Boolean).join("/");
+  if (!rel)
+    return null;
+  for (const d of dirs) {
+    for (const c of [`${rel}.py`, `${rel}/__init__.py`])
+      if (isFile(path28.join(d, c)))
+        return path28.join(d, c);
+  }
+  return null;
+}
+function isShell(abs, text) {
+  return /\.(sh|bash|zsh|ksh)$/.test(abs) || /^#!.*\b(sh|bash|dash|zsh|ksh)\b/.test(text.slice(0, 120));
+}
+function reachedFrom(abs, root, cwd) {
+  const text = smallText(abs);
+  if (text === null)
+    return [];
+  const out = new Set;
+  const add = (p) => {
+    if (p && p !== abs && isInside(root, p))
+      out.add(p);
+  };
+  const base = path28.basename(abs);
+  if (JS_EXT.test(abs)) {
+    for (const m of text.matchAll(JS_IMPORT))
+      add(jsTarget(abs, m[2]));
+  }
+  if (abs.endsWith(".py")) {
+    const dirs = [path28.dirname(abs), cwd, root];
+    for (const m of text.matchAll(PY_IMPORT)) {
+      if (m[4] !== undefined) {
+        for (const mod of m[4].split(","))
+          add(pyTarget(dirs, mod.trim().split(/\s+/)[0]));
+        continue;
+      }
+      const dots = m[1].length;
+      let from = dirs;
+      if (dots > 0) {
+        let d = path28.dirname(abs);
+        for (let k = 1;k < dots; k++)
+          d = path28.dirname(d);
+        from = [d];
+      }
+      const mod = m[2];
+      add(pyTarget(from, mod));
+      for (const name of m[3].replace(/[()]/g, "").split(",")) {
+        const n = name.trim().split(/\s+/)[0];
+        if (n && n !== "*")
+          add(pyTarget(from, mod ? `${mod}.${n}` : n));
+      }
+    }
+  }
+  if (isShell(abs, text)) {
+    for (const m of text.matchAll(SH_SOURCE)) {
+      const here = "\x00";
+      let target = m[1].trim().replace(/\$\(dirname [^)]*\)|\$\{0%\/\*\}|\$\{?(?:DIR|SCRIPT_DIR|HERE|BASEDIR)\}?/, here);
+      target = target.replace(/["']/g, "").split(/\s+/)[0].replace(here, path28.dirname(abs));
+      if (target.includes("$"))
+        continue;
+      const candidates = path28.isAbsolute(target) ? [target] : [path28.resolve(cwd, target), path28.resolve(path28.dirname(abs), target)];
+      add(candidates.find(isFile) ?? null);
+    }
+  }
+  if (base === "package.json" || /\.(toml|json|ya?ml|cjs|mjs|js|ts)$/.test(base) && /config|setup|rc|bunfig/.test(base) || base.startsWith(".mocharc")) {
+    for (const m of text.matchAll(QUOTED_PATH)) {
+      const p = m[2].startsWith("<rootDir>/") ? path28.join(cwd, m[2].slice("<rootDir>/".length)) : path28.resolve(path28.dirname(abs), m[2]);
+      add(isFile(p) ? p : jsTarget(abs, m[2].startsWith("<rootDir>/") ? path28.relative(path28.dirname(abs), p) || "." : m[2]));
+    }
+  }
+  return [...out];
+}
+function configsFor(programs, runners, hasScripts, cwd, root) {
+  const kinds = new Set;
+  const all = [...programs, ...runners.map((r) => r.split(" ")[0]), ...runners.map((r) => r.split(" ").slice(-1)[0])];
+  if (hasScripts || all.some((p) => /^(npm|pnpm|yarn|npx|pnpx)$/.test(p)))
+    kinds.add("pm").add("js").add("py");
+  if (all.some((p) => p === "bun" || p === "bunx"))
+    kinds.add("bun").add("js");
+  if (all.some((p) => /^(vitest|jest|mocha|ava|playwright|tap|tape|uvu|jasmine|karma|tsx|ts-node|vite-node)$/.test(p)) || runners.includes("node --test"))
+    kinds.add("js");
+  if (all.some((p) => /^(pytest|py\.test|tox|nox|nose2|pytest)$/.test(p)) || runners.some((r) => r.includes("pytest")))
+    kinds.add("py");
+  const out = [];
+  for (const kind of kinds) {
+    for (const name of RUNNER_CONFIGS[kind]) {
+      for (const d of new Set([cwd, root])) {
+        const p = path28.join(d, name);
+        if (isInside(root, p) && isFile(p))
+          out.push(p);
+      }
+    }
+  }
+  return [...new Set(out)];
+}
+var JS_EXT, JS_TRY, JS_IMPORT, PY_IMPORT, SH_SOURCE, QUOTED_PATH, RUNNER_CONFIGS;
+var init_closure = __esm(() => {
+  init_inside();
+  init_digest2();
+  JS_EXT = /\.(m?[jt]sx?|c[jt]s)$/;
+  JS_TRY = [
+    "",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".ts",
+    ".mts",
+    ".cts",
+    ".tsx",
+    ".jsx",
+    ".json",
+    "/index.js",
+    "/index.mjs",
+    "/index.ts",
+    "/index.cjs"
+  ];
+  JS_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*|\bimport\s+)(["'`])(\.{1,2}\/[^"'`\n]*)\1/g;
+  PY_IMPORT = /^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+([\w, \t*()]+)|import[ \t]+([\w., \t]+))/gm;
+  SH_SOURCE = /(?:^|[;&|{(]\s*|\bthen\s+|\bdo\s+|\belse\s+)(?:source|\.)[ \t]+([^;&|\n]+)/gm;
+  QUOTED_PATH = /(["'])((?:\.{1,2}\/|<rootDir>\/)[^"'\n]+)\1/g;
+  RUNNER_CONFIGS = {
+    pm: [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml"],
+    bun: ["bunfig.toml"],
+    js: [
+      "vitest.config.ts",
+      "vitest.config.js",
+      "vitest.config.mjs",
+      "vitest.config.mts",
+      "vitest.config.cjs",
+      "vitest.workspace.ts",
+      "vite.config.ts",
+      "vite.config.js",
+      "vite.config.mjs",
+      "jest.config.js",
+      "jest.config.ts",
+      "jest.config.mjs",
+      "jest.config.cjs",
+      "jest.config.json",
+      "jest.setup.js",
+      "jest.setup.ts",
+      ".mocharc.js",
+      ".mocharc.cjs",
+      ".mocharc.json",
+      ".mocharc.jsonc",
+      ".mocharc.yml",
+      ".mocharc.yaml",
+      "ava.config.js",
+      "ava.config.mjs",
+      "playwright.config.ts",
+      "playwright.config.js",
+      "babel.config.js",
+      "babel.config.json",
+      ".babelrc",
+      "tsconfig.json"
+    ],
+    py: ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py"]
+  };
 });
 
 // src/io/oracle/env.ts
@@ -4793,23 +5245,23 @@ var init_env = __esm(() => {
 });
 
 // src/io/oracle/binding.ts
-import * as fs22 from "node:fs";
-import * as path28 from "node:path";
+import * as fs23 from "node:fs";
+import * as path29 from "node:path";
 function keyOf(root, abs) {
-  return isInside(root, abs) && abs !== root ? path28.relative(root, abs).split(path28.sep).join("/") : abs;
+  return isInside(root, abs) && abs !== root ? path29.relative(root, abs).split(path29.sep).join("/") : abs;
 }
 function expandHome(p, env) {
-  return p === "~" || p.startsWith("~/") ? path28.join(env.HOME ?? "/", p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path29.join(env.HOME ?? "/", p.slice(1)) : p;
 }
 function packageJsonFor(root, dir) {
-  for (let d = dir;; d = path28.dirname(d)) {
-    const candidate = path28.join(d, "package.json");
+  for (let d = dir;; d = path29.dirname(d)) {
+    const candidate = path29.join(d, "package.json");
     try {
-      if (fs22.statSync(candidate).isFile())
+      if (fs23.statSync(candidate).isFile())
         return candidate;
     } catch {}
-    if (d === root || !isInside(root, d) || path28.dirname(d) === d)
-      return path28.join(dir, "package.json");
+    if (d === root || !isInside(root, d) || path29.dirname(d) === d)
+      return path29.join(dir, "package.json");
   }
 }
 function readScripts(file, cache) {
@@ -4817,15 +5269,15 @@ function readScripts(file, cache) {
     return cache.get(file);
   let scripts = null;
   try {
-    const fd = fs22.openSync(file, fs22.constants.O_RDONLY | (fs22.constants.O_NONBLOCK ?? 0));
+    const fd = fs23.openSync(file, fs23.constants.O_RDONLY | (fs23.constants.O_NONBLOCK ?? 0));
     try {
-      const st = fs22.fstatSync(fd);
+      const st = fs23.fstatSync(fd);
       if (st.isFile() && st.size <= MAX_ORACLE_FILE_BYTES) {
-        const v = JSON.parse(fs22.readFileSync(fd, "utf8"));
+        const v = JSON.parse(fs23.readFileSync(fd, "utf8"));
         scripts = v && typeof v === "object" && v.scripts && typeof v.scripts === "object" ? v.scripts : {};
       }
     } finally {
-      fs22.closeSync(fd);
+      fs23.closeSync(fd);
     }
   } catch {}
   cache.set(file, scripts);
@@ -4842,21 +5294,21 @@ function declaredFiles(req, add) {
   for (const glob of globs) {
     const wild = /[*?]/.test(glob);
     if (!wild) {
-      const abs = path28.resolve(req.cwd, glob);
+      const abs = path29.resolve(req.cwd, glob);
       let st = null;
       try {
-        st = fs22.lstatSync(abs);
+        st = fs23.lstatSync(abs);
       } catch {}
       if (st?.isSymbolicLink()) {
         let real = abs;
         try {
-          real = fs22.realpathSync(abs);
+          real = fs23.realpathSync(abs);
         } catch {
           fail(`ORACLE ${glob} is a link to nothing; name the file itself`);
         }
         if (!isInside(req.root, real))
           fail(`ORACLE ${glob} resolves outside the root (${real})`);
-        st = fs22.statSync(real);
+        st = fs23.statSync(real);
       }
       if (st?.isDirectory())
         fail(`ORACLE ${glob} is a directory; name its files (${glob.replace(/\/+$/, "")}/**)`);
@@ -4873,8 +5325,8 @@ function declaredFiles(req, add) {
     if (found.truncated)
       fail(`ORACLE ${glob} matches more than ${MAX_INPUT_FILES} files; narrow it`);
     for (const rel of found.files) {
-      const abs = path28.join(req.cwd, rel);
-      const size = fs22.lstatSync(abs).size;
+      const abs = path29.join(req.cwd, rel);
+      const size = fs23.lstatSync(abs).size;
       if (size > MAX_ORACLE_FILE_BYTES)
         fail(`ORACLE ${glob} matches ${rel}, over 8 MiB (${size} bytes); narrow the glob`);
       add(abs, "ORACLE");
@@ -4882,37 +5334,68 @@ function declaredFiles(req, add) {
   }
 }
 function oracleBinding(req) {
-  const { files, items, runners } = boundFiles(req);
+  const { files, items, runners, programs, unsure, work } = boundFiles(req);
   const env = boundEnv(req.env, req.gate.env);
-  return { files, env, signature: bindingSignature(files, env), items, runners };
+  return { files, env, signature: bindingSignature(files, env), items, runners, programs, unsure, work };
 }
 function oracleFiles(req) {
   return boundFiles(req).files;
 }
+function workPatterns(req) {
+  const out = [];
+  const rel = path29.relative(req.root, req.cwd).split(path29.sep).join("/");
+  for (const w of req.gate.work ?? [])
+    out.push(globRegex(rel && !rel.startsWith("..") ? `${rel}/${w.replace(/^\.\//, "")}` : w));
+  for (const o of req.owns ?? [])
+    out.push(globRegex(o));
+  return out;
+}
 function boundFiles(req) {
   const items = new Map;
   const runners = new Set;
+  const programs = new Set;
+  const unsure = new Set;
+  const work = new Set;
   const packages = req.packages ?? new Map;
-  const addFile = (abs, via) => {
+  const workGlobs = workPatterns(req);
+  let hasScripts = false;
+  const queue = [];
+  const isWork = (key) => workGlobs.length > 0 && !path29.isAbsolute(key) && matchesAny(key, workGlobs);
+  const addFile = (abs, via, declared = false) => {
     const key = keyOf(req.root, abs);
     if (items.has(key))
       return;
+    if (!declared && isWork(key)) {
+      work.add(key);
+      return;
+    }
+    if (items.size >= MAX_ORACLE_FILES)
+      return;
     const compute = () => digestText(fileDigest(abs));
     items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
+    if (!path29.isAbsolute(key))
+      queue.push({ abs, fromTest: isOracleByConvention(key) && !isConfigFile(key) });
   };
   const visit = (command, dir, depth) => {
     const found = oracleRefs(command, dir);
     for (const r of found.runners)
       runners.add(r);
+    for (const p of found.programs)
+      programs.add(p);
     for (const ref of found.refs)
       visitRef(ref, depth);
   };
   const visitRef = (ref, depth) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path28.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      const abs = path29.resolve(req.cwd, expandHome(ref.path, req.env));
+      const key = keyOf(req.root, abs);
+      if (ref.kind === "file" && !path29.isAbsolute(key) && !isOracleByConvention(key) && !isWork(key) && !(req.gate.oracle ?? []).length)
+        unsure.add(key);
+      addFile(abs, ref.via);
       return;
     }
-    const pkg = packageJsonFor(req.root, path28.resolve(req.cwd, ref.dir));
+    hasScripts = true;
+    const pkg = packageJsonFor(req.root, path29.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
     for (const name of [`pre${ref.name}`, ref.name, `post${ref.name}`]) {
@@ -4923,28 +5406,64 @@ function boundFiles(req) {
       const digest = scripts === null ? digestText(fileDigest(pkg)) : typeof text === "string" ? sha256Hex(text) : "missing";
       items.set(key, { key, digest, via, abs: pkg });
       if (typeof text === "string" && depth < MAX_SCRIPT_DEPTH)
-        visit(text, path28.dirname(pkg), depth + 1);
+        visit(text, path29.dirname(pkg), depth + 1);
     }
   };
   if (req.gate.check)
     visit(req.gate.check, req.cwd, 0);
-  declaredFiles(req, addFile);
+  declaredFiles(req, (abs, via) => addFile(abs, via, true));
+  for (const c of configsFor([...programs], [...runners], hasScripts, req.cwd, req.root))
+    addFile(c, "config");
+  for (const key of req.observed ?? []) {
+    if (key.includes("#scripts.") || path29.isAbsolute(key) || key.startsWith(".."))
+      continue;
+    addFile(path29.join(req.root, key), "observed");
+  }
+  for (let i = 0;i < queue.length && items.size < MAX_ORACLE_FILES; i++) {
+    const { abs, fromTest } = queue[i];
+    for (const next of reachedFrom(abs, req.root, req.cwd)) {
+      const key = keyOf(req.root, next);
+      if (items.has(key) || isBookkeeping(key))
+        continue;
+      if (!isOracleByConvention(key)) {
+        if (fromTest) {
+          work.add(key);
+          continue;
+        }
+        if (!isWork(key))
+          unsure.add(key);
+      }
+      addFile(next, "import");
+    }
+  }
   const sorted = [...items.values()].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
   const files = {};
   for (const i of sorted)
     files[i.key] = i.digest;
-  return { files, items: sorted, runners: [...runners] };
+  for (const k of work)
+    if (items.has(k))
+      work.delete(k);
+  return {
+    files,
+    items: sorted,
+    runners: [...runners],
+    programs: [...programs],
+    unsure: [...unsure].filter((k) => items.has(k) && items.get(k).digest !== "missing").sort(),
+    work: [...work].sort()
+  };
 }
 function bindingSignature(files, env) {
   return sha256Hex(JSON.stringify({ files, env }));
 }
-var OracleError, MAX_SCRIPT_DEPTH = 4;
+var OracleError, MAX_ORACLE_FILES = 4096, MAX_SCRIPT_DEPTH = 4;
 var init_binding = __esm(() => {
   init_errors();
   init_oracle_files();
   init_hash();
   init_inside();
   init_expand();
+  init_conventions();
+  init_closure();
   init_digest2();
   init_env();
   OracleError = class OracleError extends KbzError {
@@ -4960,9 +5479,9 @@ var init_binding = __esm(() => {
 });
 
 // src/core/run/show.ts
-import * as path32 from "node:path";
+import * as path33 from "node:path";
 function pathFacts(value) {
-  const count = value ? value.split(path32.delimiter).length : 0;
+  const count = value ? value.split(path33.delimiter).length : 0;
   const flat = value.replace(/[\r\n]/g, " ");
   return {
     value,
@@ -4975,8 +5494,8 @@ var init_show = __esm(() => {
 });
 
 // src/io/run/sandbox.ts
-import * as fs26 from "node:fs";
-import * as path33 from "node:path";
+import * as fs27 from "node:fs";
+import * as path34 from "node:path";
 function resolveBwrap(_env) {
   const bwrap = systemTool("bwrap");
   if (bwrap)
@@ -4984,9 +5503,9 @@ function resolveBwrap(_env) {
   throw new UsageError(`the sandbox was requested but bubblewrap (bwrap) is not installed in ${SYSTEM_DIRS.join(", ")} (owned by root); ${BWRAP_INSTALL_HINT}; kbz never runs a CHECK unsandboxed when the sandbox was asked for`);
 }
 function writableReal(root, p, origin) {
-  const abs = path33.resolve(root, p);
+  const abs = path34.resolve(root, p);
   try {
-    return fs26.realpathSync(abs);
+    return fs27.realpathSync(abs);
   } catch {
     throw new UsageError(`${origin}: sandbox writable path does not exist: ${abs}`);
   }
@@ -4994,9 +5513,9 @@ function writableReal(root, p, origin) {
 function readablePaths(env, writable, extra) {
   const out = new Set;
   for (const d of SYSTEM_READABLE)
-    if (fs26.existsSync(d))
+    if (fs27.existsSync(d))
       out.add(d);
-  const more = [...(env.PATH ?? "").split(path33.delimiter), ...extra].filter((d) => path33.isAbsolute(d));
+  const more = [...(env.PATH ?? "").split(path34.delimiter), ...extra].filter((d) => path34.isAbsolute(d));
   for (const d of more) {
     const real = realOrNull(d);
     if (!real || real === "/" || writable.some((w) => inside(w, real)))
@@ -5008,7 +5527,7 @@ function readablePaths(env, writable, extra) {
   return [...out].sort();
 }
 function sandboxProfile(bwrap, root, writable, home, env = {}, readable = []) {
-  const realRoot = fs26.realpathSync(root);
+  const realRoot = fs27.realpathSync(root);
   const extra = [...new Set(writable.map((w) => writableReal(root, w.path, w.origin)))].filter((w) => w !== realRoot).sort();
   const all = [realRoot, ...extra];
   return {
@@ -5028,21 +5547,21 @@ function sandboxProfile(bwrap, root, writable, home, env = {}, readable = []) {
 }
 function noGitAt(realRoot, writable) {
   const out = [];
-  for (let d = realRoot;; d = path33.dirname(d)) {
-    const dotGit = path33.join(d, ".git");
+  for (let d = realRoot;; d = path34.dirname(d)) {
+    const dotGit = path34.join(d, ".git");
     let st = null;
     try {
-      st = fs26.lstatSync(dotGit);
+      st = fs27.lstatSync(dotGit);
     } catch {}
     if (st?.isFile() && st.size === 0 && !mountPoints.has(dotGit)) {
-      fs26.rmSync(dotGit, { force: true });
+      fs27.rmSync(dotGit, { force: true });
       st = null;
     }
     if (st)
       break;
     if (writable.some((w) => inside(w, d)))
       out.push(dotGit);
-    if (d === path33.dirname(d))
+    if (d === path34.dirname(d))
       break;
   }
   return out.length > 0 ? { noGit: out.sort() } : {};
@@ -5052,7 +5571,7 @@ function gitDirsIn(writable) {
   const addGit = (dotGit) => {
     let st;
     try {
-      st = fs26.lstatSync(dotGit);
+      st = fs27.lstatSync(dotGit);
     } catch {
       return false;
     }
@@ -5064,35 +5583,35 @@ function gitDirsIn(writable) {
     }
     if (!st.isFile() || st.size > 4096)
       return false;
-    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs26.readFileSync(dotGit, "utf8"));
-    const gitdir = m ? realOrNull(path33.resolve(path33.dirname(dotGit), m[1])) : null;
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs27.readFileSync(dotGit, "utf8"));
+    const gitdir = m ? realOrNull(path34.resolve(path34.dirname(dotGit), m[1])) : null;
     if (!gitdir)
       return true;
     found.add(gitdir);
     try {
-      const common = realOrNull(path33.resolve(gitdir, fs26.readFileSync(path33.join(gitdir, "commondir"), "utf8").trim()));
+      const common = realOrNull(path34.resolve(gitdir, fs27.readFileSync(path34.join(gitdir, "commondir"), "utf8").trim()));
       if (common)
         found.add(common);
     } catch {}
     return true;
   };
   for (const w of writable) {
-    for (let d = w;; d = path33.dirname(d)) {
-      if (addGit(path33.join(d, ".git")) || d === path33.dirname(d))
+    for (let d = w;; d = path34.dirname(d)) {
+      if (addGit(path34.join(d, ".git")) || d === path34.dirname(d))
         break;
     }
   }
   return [...found].filter((g) => writable.some((w) => inside(w, g) || inside(g, w))).sort();
 }
 function socketDirs(env) {
-  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter((d) => !!d && path33.isAbsolute(d));
+  const dirs = ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR].filter((d) => !!d && path34.isAbsolute(d));
   const real = dirs.map((d) => realOrNull(d)).filter((d) => d !== null && d !== "/");
-  const dirsOnly = [...new Set(real)].filter((d) => fs26.statSync(d).isDirectory());
+  const dirsOnly = [...new Set(real)].filter((d) => fs27.statSync(d).isDirectory());
   return dirsOnly.filter((d) => !dirsOnly.some((e) => e !== d && inside(e, d))).sort();
 }
 var BWRAP_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)", SYSTEM_READABLE, EMPTY_DIRS, mountPoints, inside = (parent, child) => child === parent || child.startsWith(parent.endsWith("/") ? parent : parent + "/"), realOrNull = (p) => {
   try {
-    return fs26.realpathSync(p);
+    return fs27.realpathSync(p);
   } catch {
     return null;
   }
@@ -5106,9 +5625,143 @@ var init_sandbox = __esm(() => {
   mountPoints = new Map;
 });
 
+// src/io/oracle/programs.ts
+import * as fs28 from "node:fs";
+import * as path35 from "node:path";
+function executable(file) {
+  try {
+    const st = fs28.statSync(file);
+    if (!st.isFile())
+      return null;
+    if (process.platform !== "win32")
+      fs28.accessSync(file, fs28.constants.X_OK);
+    return st;
+  } catch {
+    return null;
+  }
+}
+function resolveProgram(name, pathValue, cwd) {
+  for (const entry of pathValue.split(path35.delimiter)) {
+    const dir = path35.resolve(cwd, entry || ".");
+    const candidate = path35.join(dir, name);
+    if (executable(candidate))
+      return candidate;
+  }
+  return null;
+}
+function programIdentity(root, abs) {
+  let real = abs;
+  try {
+    real = fs28.realpathSync(abs);
+  } catch {
+    return "missing";
+  }
+  if (isInside(root, real))
+    return `${real} ${digestText(fileDigest(real))}`;
+  try {
+    const st = fs28.statSync(real, { bigint: true });
+    return `${real} ${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
+  } catch {
+    return `${real} missing`;
+  }
+}
+function pathFoldersInRoot(root, pathValue, cwd) {
+  const out = [];
+  for (const entry of pathValue.split(path35.delimiter)) {
+    let dir = path35.resolve(cwd, entry || ".");
+    try {
+      dir = fs28.realpathSync(dir);
+    } catch {}
+    if (!isInside(root, dir))
+      continue;
+    const rel = path35.relative(root, dir).split(path35.sep).join("/") || ".";
+    if (!out.includes(rel))
+      out.push(rel);
+  }
+  return out;
+}
+function programBinding(root, names, pathValue, cwd) {
+  const programs = {};
+  for (const name of [...new Set(names)].sort()) {
+    const found = resolveProgram(name, pathValue, cwd);
+    programs[name] = found ? programIdentity(root, found) : "not found";
+  }
+  return { programs, pathInRoot: pathFoldersInRoot(root, pathValue, cwd) };
+}
+var init_programs = __esm(() => {
+  init_inside();
+  init_digest2();
+});
+
+// src/io/oracle/observe.ts
+import * as fs29 from "node:fs";
+import * as path36 from "node:path";
+function executableFile(p) {
+  try {
+    if (!fs29.statSync(p).isFile())
+      return false;
+    fs29.accessSync(p, fs29.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function observerFor(env) {
+  const asked = env.KBZ_TRACER;
+  if (asked === "off" || asked === "0" || asked === "static")
+    return { kind: "static", why: `KBZ_TRACER=${asked}` };
+  if (process.platform !== "linux")
+    return { kind: "static", why: `no tracer on ${process.platform}` };
+  if (asked) {
+    if (!path36.isAbsolute(asked))
+      return { kind: "static", why: `KBZ_TRACER must be an absolute path (got ${asked})` };
+    return executableFile(asked) ? { kind: "strace", path: asked } : { kind: "static", why: `KBZ_TRACER ${asked} is not an executable file` };
+  }
+  for (const c of CANDIDATES)
+    if (executableFile(c))
+      return { kind: "strace", path: c };
+  return { kind: "static", why: "strace is not installed (apt-get install strace)" };
+}
+var CANDIDATES;
+var init_observe = __esm(() => {
+  init_inside();
+  CANDIDATES = ["/usr/bin/strace", "/bin/strace", "/usr/local/bin/strace"];
+});
+
+// src/io/oracle/observed.ts
+import * as fs30 from "node:fs";
+import * as path37 from "node:path";
+function indexPath(storeDir, ledger, gate) {
+  return path37.join(storeDir, "kbz", "observed", `${sha256Hex(`${realOf(ledger)}\x00${gate}`)}.json`);
+}
+function observedFiles(storeDir, ledger, gate) {
+  const file = indexPath(storeDir, ledger, gate);
+  try {
+    const fd = fs30.openSync(file, fs30.constants.O_RDONLY | (fs30.constants.O_NOFOLLOW ?? 0) | (fs30.constants.O_NONBLOCK ?? 0));
+    try {
+      const st = fs30.fstatSync(fd);
+      if (!st.isFile() || st.size > MAX_INDEX_BYTES)
+        return [];
+      const v = JSON.parse(fs30.readFileSync(fd, "utf8"));
+      return v && v.schema === 1 && Array.isArray(v.files) ? v.files.filter((f) => typeof f === "string") : [];
+    } finally {
+      fs30.closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+}
+var MAX_INDEX_BYTES;
+var init_observed = __esm(() => {
+  init_hash();
+  init_fs();
+  init_recordFiles();
+  MAX_INDEX_BYTES = 1024 * 1024;
+});
+
 // src/io/check/plan.ts
-import * as fs27 from "node:fs";
-import * as path34 from "node:path";
+import * as fs31 from "node:fs";
+import * as path38 from "node:path";
 function declaredEnv(gate, settings) {
   const extra = settings.passEnv ?? [];
   if (extra.length === 0)
@@ -5138,32 +5791,39 @@ function baseDir(snap, file, settings) {
     return settings.cwd;
   if (snap.target.mode !== "explicit")
     return snap.target.root;
-  return scopeLedgerRoot(file) ?? path34.dirname(file);
+  return scopeLedgerRoot(file) ?? path38.dirname(file);
 }
 function gateCwd(base, gate) {
-  return gate.cwd ? path34.resolve(base, gate.cwd) : base;
+  return gate.cwd ? path38.resolve(base, gate.cwd) : base;
 }
 function realCwd(cwd) {
   try {
-    return fs27.realpathSync(cwd);
+    return fs31.realpathSync(cwd);
   } catch {
     return cwd;
   }
 }
-function oracleFor(file, base, gate, settings, sandbox = null) {
+function oracleFor(file, base, gate, settings, sandbox = null, owns = []) {
   const cwd = realCwd(gateCwd(base, gate));
   const env = declaredEnv(gate, settings);
   const bindGate = env === gate.env ? gate : { ...gate, env };
+  const observed = observedFiles(approvalDirFor(settings.env), file, gate.id);
   const binding = oracleBinding({
     root: settings.root,
     display: displayPath(settings.root, file),
     gate: bindGate,
     cwd,
-    env: settings.env
+    env: settings.env,
+    observed,
+    owns
   });
+  const programs = programBinding(settings.root, binding.programs, settings.path.value, cwd);
+  const observer = sandbox ? "static" : observerFor(settings.env).kind;
+  const runsNothing = Object.keys(programs.programs).length === 0 && programs.pathInRoot.length === 0 && Object.keys(binding.files).length === 0 && Object.keys(binding.env).length === 0;
   return runtimeOracle({
     sandbox,
     bound: binding,
+    programs: runsNothing ? null : { observer, pathInRoot: programs.pathInRoot, resolved: programs.programs },
     check: gate.check ?? "",
     expect: gate.expect ?? "",
     cwd,
@@ -5181,14 +5841,18 @@ var init_plan = __esm(() => {
   init_sandbox();
   init_snapshot();
   init_binding();
+  init_programs();
+  init_observe();
+  init_observed();
+  init_approval();
   init_show();
   profiles = new WeakMap;
 });
 
 // src/io/check/settings.ts
-import * as path35 from "node:path";
+import * as path39 from "node:path";
 function readRepoSettings(root) {
-  const file = path35.join(root, SETTINGS_FILE);
+  const file = path39.join(root, SETTINGS_FILE);
   const o = readSettings(root);
   if (o === null)
     return { sandbox: false, writable: [], readable: [], file };
@@ -5199,7 +5863,7 @@ function readRepoSettings(root) {
   if (!Array.isArray(writable) || !writable.every((w) => typeof w === "string" && w !== ""))
     throw bad('"writable" must be a list of paths');
   const readable = o.readable ?? [];
-  if (!Array.isArray(readable) || !readable.every((w) => typeof w === "string" && path35.isAbsolute(w)))
+  if (!Array.isArray(readable) || !readable.every((w) => typeof w === "string" && path39.isAbsolute(w)))
     throw bad('"readable" must be a list of absolute paths');
   return { sandbox: o.sandbox === true, writable, readable, file };
 }
@@ -5208,8 +5872,8 @@ var init_settings2 = __esm(() => {
 });
 
 // src/io/program.ts
-import * as fs28 from "node:fs";
-import * as path36 from "node:path";
+import * as fs32 from "node:fs";
+import * as path40 from "node:path";
 function envValue(env, name, platform = process.platform) {
   if (env[name] !== undefined || platform !== "win32")
     return env[name];
@@ -5219,22 +5883,22 @@ function envValue(env, name, platform = process.platform) {
 }
 function programCandidates(name, env, platform = process.platform) {
   const win = platform === "win32";
-  const delimiter = win ? ";" : path36.delimiter;
-  const dirs = (envValue(env, "PATH", platform) ?? "").split(delimiter).filter((d) => d !== "" && (path36.isAbsolute(d) || win && path36.win32.isAbsolute(d)));
+  const delimiter = win ? ";" : path40.delimiter;
+  const dirs = (envValue(env, "PATH", platform) ?? "").split(delimiter).filter((d) => d !== "" && (path40.isAbsolute(d) || win && path40.win32.isAbsolute(d)));
   let names = [name];
-  if (win && path36.extname(name) === "") {
+  if (win && path40.extname(name) === "") {
     const exts = (envValue(env, "PATHEXT", platform) || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
     names = [name, ...exts.flatMap((e) => [name + e.toLowerCase(), name + e.toUpperCase()])];
   }
-  return dirs.flatMap((d) => names.map((n) => path36.join(d, n)));
+  return dirs.flatMap((d) => names.map((n) => path40.join(d, n)));
 }
 function findProgram(name, env, platform = process.platform) {
   for (const c of programCandidates(name, env, platform)) {
     try {
-      if (!fs28.statSync(c).isFile())
+      if (!fs32.statSync(c).isFile())
         continue;
       if (platform !== "win32")
-        fs28.accessSync(c, fs28.constants.X_OK);
+        fs32.accessSync(c, fs32.constants.X_OK);
       return c;
     } catch {}
   }
@@ -5243,8 +5907,8 @@ function findProgram(name, env, platform = process.platform) {
 var init_program = () => {};
 
 // src/io/run/shell.ts
-import * as fs29 from "node:fs";
-import * as path37 from "node:path";
+import * as fs33 from "node:fs";
+import * as path41 from "node:path";
 function requestedShell(flag, env, platform = process.platform) {
   if (flag)
     return flag;
@@ -5254,10 +5918,10 @@ function requestedShell(flag, env, platform = process.platform) {
   return platform === "win32" ? envValue(env, "ComSpec", platform) || "cmd.exe" : "/bin/sh";
 }
 function resolveShell(requested, env, platform = process.platform) {
-  if (requested.includes("/") || requested.includes("\\") || path37.isAbsolute(requested)) {
-    const p = path37.resolve(requested);
+  if (requested.includes("/") || requested.includes("\\") || path41.isAbsolute(requested)) {
+    const p = path41.resolve(requested);
     try {
-      if (fs29.statSync(p).isFile())
+      if (fs33.statSync(p).isFile())
         return p;
     } catch {}
   } else {
@@ -5632,9 +6296,9 @@ var init_sshsig = __esm(() => {
 
 // src/io/sign/ssh.ts
 import { spawn, spawnSync } from "node:child_process";
-import * as fs30 from "node:fs";
+import * as fs34 from "node:fs";
 import * as os4 from "node:os";
-import * as path38 from "node:path";
+import * as path42 from "node:path";
 function sshKeygen(env = process.env) {
   return findProgram("ssh-keygen", { ...env, PATH: env.PATH ?? "/usr/bin:/bin" });
 }
@@ -5657,16 +6321,16 @@ function gitConfig(root, key, env = process.env, scope = "any") {
   return v === "" ? null : v;
 }
 function expandHome2(p, env) {
-  return p === "~" || p.startsWith("~/") ? path38.join(env.HOME || os4.homedir(), p.slice(1)) : p;
+  return p === "~" || p.startsWith("~/") ? path42.join(env.HOME || os4.homedir(), p.slice(1)) : p;
 }
 function allowedSignersFile(root, env = process.env, explicit) {
   if (explicit)
-    return { file: path38.resolve(explicit), from: "--allowed-signers" };
+    return { file: path42.resolve(explicit), from: "--allowed-signers" };
   const v = gitConfig(root, "gpg.ssh.allowedsignersfile", env);
   if (v)
-    return { file: path38.resolve(root, expandHome2(v, env)), from: "gpg.ssh.allowedSignersFile" };
-  const repo = path38.join(root, REPO_ALLOWED_SIGNERS);
-  return fs30.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
+    return { file: path42.resolve(root, expandHome2(v, env)), from: "gpg.ssh.allowedSignersFile" };
+  const repo = path42.join(root, REPO_ALLOWED_SIGNERS);
+  return fs34.existsSync(repo) ? { file: repo, from: REPO_ALLOWED_SIGNERS } : null;
 }
 function checkAllowedSigners(text, file) {
   const principals = [];
@@ -5693,7 +6357,7 @@ function allowedText(file) {
   let t = allowedTexts.get(file);
   if (t === undefined) {
     try {
-      t = fs30.readFileSync(file, "utf8");
+      t = fs34.readFileSync(file, "utf8");
     } catch {
       t = "";
     }
@@ -5716,8 +6380,8 @@ function sshVerifySync(message, signature, principal, allowed, tmp, env = proces
   return next.value;
 }
 function* verifySteps(message, signature, principal, allowed, tmp) {
-  const sig = path38.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
-  fs30.writeFileSync(sig, signature, { mode: 384 });
+  const sig = path42.join(tmp, `${process.pid}-${Math.random().toString(36).slice(2)}.sig`);
+  fs34.writeFileSync(sig, signature, { mode: 384 });
   try {
     const v = yield {
       args: ["-Y", "verify", "-f", allowed, "-I", principal, "-n", SIGNATURE_NAMESPACE, "-s", sig],
@@ -5740,7 +6404,7 @@ function* verifySteps(message, signature, principal, allowed, tmp) {
       return { ok: false, reason: `the signer's key is not an allowed signer (${allowed})` };
     return { ok: false, reason: `the record names signer ${principal}, but the key belongs to ${names.join(", ")}` };
   } finally {
-    fs30.rmSync(sig, { force: true });
+    fs34.rmSync(sig, { force: true });
   }
 }
 var REPO_ALLOWED_SIGNERS = ".kbz/allowed_signers", SigningError, INSTALL = "install OpenSSH's client (apt-get install openssh-client; brew install openssh)", KEY_TYPES, allowedTexts;
@@ -5760,16 +6424,16 @@ var init_ssh = __esm(() => {
 });
 
 // src/io/sign/records.ts
-import * as fs31 from "node:fs";
-import * as path39 from "node:path";
+import * as fs35 from "node:fs";
+import * as path43 from "node:path";
 function rel(root, p) {
-  const r = path39.relative(root, p);
-  return r === "" ? "." : r.startsWith("..") || path39.isAbsolute(r) ? p : r.split(path39.sep).join("/");
+  const r = path43.relative(root, p);
+  return r === "" ? "." : r.startsWith("..") || path43.isAbsolute(r) ? p : r.split(path43.sep).join("/");
 }
 function ledgerKey(root, file) {
   let real = file;
   try {
-    real = fs31.realpathSync(file);
+    real = fs35.realpathSync(file);
   } catch {}
   return rel(realRoot(root), real);
 }
@@ -5777,7 +6441,7 @@ function realRoot(root) {
   let r = roots.get(root);
   if (r === undefined) {
     try {
-      r = fs31.realpathSync(root);
+      r = fs35.realpathSync(root);
     } catch {
       r = root;
     }
@@ -5793,7 +6457,7 @@ function portableOracle(root, gate, o) {
     expect: o.expect,
     cwd: rel(r, o.cwd),
     timeoutMs: o.timeoutMs,
-    shell: path39.basename(o.shell),
+    shell: path43.basename(o.shell),
     files: { ...o.bound?.files ?? {} },
     programs: {},
     env: [...gate.env ?? []].sort(),
@@ -5806,10 +6470,10 @@ function portableOracle(root, gate, o) {
 }
 function readSignedRecord(root, ledger, gate, kind) {
   const relPath = recordRelPath(ledger, gate, kind);
-  const abs = path39.join(root, relPath);
+  const abs = path43.join(root, relPath);
   let fd;
   try {
-    fd = fs31.openSync(abs, fs31.constants.O_RDONLY | fs31.constants.O_NOFOLLOW | fs31.constants.O_NONBLOCK);
+    fd = fs35.openSync(abs, fs35.constants.O_RDONLY | fs35.constants.O_NOFOLLOW | fs35.constants.O_NONBLOCK);
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ENOTDIR")
@@ -5823,7 +6487,7 @@ function readSignedRecord(root, ledger, gate, kind) {
     });
   }
   try {
-    const st = fs31.fstatSync(fd);
+    const st = fs35.fstatSync(fd);
     if (!st.isFile())
       throw new KbzError("a signed record must be a regular file", {
         kind: "input",
@@ -5838,9 +6502,9 @@ function readSignedRecord(root, ledger, gate, kind) {
         file: relPath,
         line: 1
       });
-    return { rel: relPath, record: parseRecord(fs31.readFileSync(fd, "utf8"), relPath) };
+    return { rel: relPath, record: parseRecord(fs35.readFileSync(fd, "utf8"), relPath) };
   } finally {
-    fs31.closeSync(fd);
+    fs35.closeSync(fd);
   }
 }
 function checkRecord(root, file, gate, now) {
@@ -5885,9 +6549,9 @@ var init_records2 = __esm(() => {
 });
 
 // src/io/sign/unsigned.ts
-import * as fs32 from "node:fs";
+import * as fs36 from "node:fs";
 import * as os5 from "node:os";
-import * as path40 from "node:path";
+import * as path44 from "node:path";
 function settingsFor(root, env) {
   const repo = readRepoSettings(root);
   return {
@@ -5916,7 +6580,7 @@ function markUnsignedNow(snap, env) {
     if (!found)
       problem = "no allowed signers (set gpg.ssh.allowedSignersFile or commit .kbz/allowed_signers)";
     else {
-      checkAllowedSigners(fs32.readFileSync(found.file, "utf8"), found.file);
+      checkAllowedSigners(fs36.readFileSync(found.file, "utf8"), found.file);
       allowed = found.file;
     }
     if (!sshKeygen(env))
@@ -5931,7 +6595,7 @@ function markUnsignedNow(snap, env) {
   }
   const settings = settingsFor(root, env);
   const ledgers = new Map(snap.ledgers.map((l) => [l.file, l.ledger]));
-  const tmp = fs32.mkdtempSync(path40.join(os5.tmpdir(), "kbz-signed-"));
+  const tmp = fs36.mkdtempSync(path44.join(os5.tmpdir(), "kbz-signed-"));
   try {
     for (const v of met) {
       try {
@@ -5955,7 +6619,7 @@ function markUnsignedNow(snap, env) {
       }
     }
   } finally {
-    fs32.rmSync(tmp, { recursive: true, force: true });
+    fs36.rmSync(tmp, { recursive: true, force: true });
   }
 }
 var init_unsigned = __esm(() => {
@@ -6164,8 +6828,8 @@ function writeFdSync(fd, data) {
 
 // src/ops/hookStop.ts
 init_errors();
-import * as fs34 from "node:fs";
-import * as path42 from "node:path";
+import * as fs38 from "node:fs";
+import * as path46 from "node:path";
 
 // src/core/plan/leaf-id.ts
 var LEAF_PREFIX = "leaf-";
@@ -6600,75 +7264,10 @@ import * as path20 from "node:path";
 // src/io/run/personal.ts
 init_hash();
 init_fs();
+init_approval();
+init_private();
 import * as fs15 from "node:fs";
 import * as path19 from "node:path";
-
-// src/io/run/approval.ts
-init_errors();
-init_digest();
-init_fs();
-init_lock();
-init_inside();
-init_oracle();
-init_errors();
-init_trace();
-import * as os3 from "node:os";
-import * as path18 from "node:path";
-
-// src/io/run/kept.ts
-init_errors();
-init_command();
-init_hash();
-init_inside();
-init_fs();
-
-// src/io/run/private.ts
-import * as fs12 from "node:fs";
-function readPrivate(file, max) {
-  let fd;
-  try {
-    fd = fs12.openSync(file, fs12.constants.O_RDONLY | fs12.constants.O_NOFOLLOW | fs12.constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs12.fstatSync(fd);
-    const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
-    if (!st.isFile() || st.nlink !== 1 || st.size > max || (st.mode & 63) !== 0 || uid !== null && st.uid !== uid)
-      return null;
-    return fs12.readFileSync(fd);
-  } finally {
-    fs12.closeSync(fd);
-  }
-}
-
-// src/io/run/kept.ts
-init_digest2();
-var KEPT_CAP_BYTES = 64 * 1024 * 1024;
-
-// src/io/run/approval.ts
-var MAX_APPROVAL_BYTES = 256 * 1024;
-class ApprovalStoreError extends KbzError {
-  constructor(message, file) {
-    super(message, {
-      code: "approval-store",
-      file,
-      hint: "fix the approval directory's owner and permissions (0700, yours), or set UNLAZY_APPROVAL_DIR"
-    });
-  }
-}
-function approvalDirFor(env) {
-  return path18.resolve(env.UNLAZY_APPROVAL_DIR || path18.join(os3.homedir(), ".unlazy", "approved"));
-}
-function latestFile(store, file, gateId) {
-  return path18.join(store, "kbz", "latest", sha256Hex(`${path18.resolve(file)}\x00${gateId}`));
-}
-function latestApproval(store, file, gateId) {
-  const text = readPrivate(latestFile(store, file, gateId), 128)?.toString("utf8") ?? null;
-  return text && /^[0-9a-f]{64}$/.test(text) ? text : null;
-}
-
-// src/io/run/personal.ts
 var POLICIES = ["person", "agent", "signed"];
 var KBZ_SUBDIR = "kbz";
 var SECRET_BYTES = 32;
@@ -7073,6 +7672,9 @@ function hardBound(ms, fn) {
   }
 }
 
+// src/ops/hookStop.ts
+init_approval();
+
 // src/ops/snapshot.ts
 init_errors();
 init_waves();
@@ -7087,8 +7689,8 @@ init_deadline2();
 init_recordFiles();
 init_expand();
 init_records();
-import * as fs23 from "node:fs";
-import * as path29 from "node:path";
+import * as fs24 from "node:fs";
+import * as path30 from "node:path";
 
 // src/io/check/probeRecords.ts
 init_recordFiles();
@@ -7108,12 +7710,13 @@ var ORACLES_DIR = path27.join(".kbz", "oracles");
 // src/io/trace.ts
 init_binding();
 init_identity();
+init_approval();
 init_inside();
 var RECORD_NAME = /^[0-9a-f]{24}\.json$/;
 function recordsIn(dir, files, real) {
   let listed;
   try {
-    listed = fs23.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
+    listed = fs24.readdirSync(dir).filter((n) => RECORD_NAME.test(n));
   } catch {
     return [];
   }
@@ -7125,7 +7728,7 @@ function recordsIn(dir, files, real) {
     const name = recordFileName(real ? realOf(ledger) : ledger);
     if (!present.has(name))
       continue;
-    const records = readRecordFile(path29.join(dir, name));
+    const records = readRecordFile(path30.join(dir, name));
     if (records)
       out.push([ledger, records.gates]);
   }
@@ -7148,8 +7751,10 @@ class DigestWalk {
     const cwd = this.oracleDir(file, gate, ranIn);
     const known = knownFiles(record);
     try {
-      const display = isInside(this.root, file) ? path29.relative(this.root, file) : file;
+      const display = isInside(this.root, file) ? path30.relative(this.root, file) : file;
       const digestOf = (abs, compute, key) => this.oracleDigest(abs, compute, known?.(key, abs));
+      const observed = record ? Object.keys(record.depends).flatMap((n) => n.startsWith("oracle:") ? [n.slice("oracle:".length)] : []) : undefined;
+      const owns = record?.detail?.owns;
       return oracleFiles({
         root: this.realRoot,
         display,
@@ -7157,7 +7762,9 @@ class DigestWalk {
         cwd,
         env: process.env,
         digestOf,
-        packages: this.packages
+        packages: this.packages,
+        observed,
+        owns: Array.isArray(owns) ? owns.filter((o) => typeof o === "string") : undefined
       });
     } catch (e) {
       return { error: e.message };
@@ -7175,7 +7782,7 @@ class DigestWalk {
   }
   oracleDir(file, gate, ranIn) {
     const base = this.explicit ? ledgerBase(file) : this.root;
-    const dir = gate.cwd ? path29.resolve(base, gate.cwd) : base;
+    const dir = gate.cwd ? path30.resolve(base, gate.cwd) : base;
     return (ranIn === null ? null : this.checkDir(ranIn)) ?? this.checkDir(dir) ?? dir;
   }
   packages = new Map;
@@ -7198,7 +7805,7 @@ class DigestWalk {
   }
   checkDirs = new Map;
   checkDir(cwd) {
-    if (typeof cwd !== "string" || !path29.isAbsolute(cwd))
+    if (typeof cwd !== "string" || !path30.isAbsolute(cwd))
       return null;
     let found = this.checkDirs.get(cwd);
     if (found === undefined)
@@ -7207,8 +7814,8 @@ class DigestWalk {
   }
   resolveDir(cwd) {
     try {
-      const real = fs23.realpathSync(cwd);
-      return isInside(this.realRoot, real) && fs23.statSync(real).isDirectory() ? real : null;
+      const real = fs24.realpathSync(cwd);
+      return isInside(this.realRoot, real) && fs24.statSync(real).isDirectory() ? real : null;
     } catch {
       return null;
     }
@@ -7217,26 +7824,27 @@ class DigestWalk {
     const key = `${cwd}\x00${JSON.stringify(inputs)}`;
     let e = this.expansions.get(key);
     if (!e)
-      this.expansions.set(key, e = expandInputs(cwd, [...inputs]));
+      this.expansions.set(key, e = expandInputs(cwd, [...inputs], this.realRoot));
     return e;
   }
   refusal(cwd, inputs) {
-    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+    return inputsProblem(this.expand(cwd, inputs));
   }
   inputs(cwd, inputs, ledger) {
     const expanded = this.expand(cwd, inputs);
-    if (expanded.truncated)
-      return { files: {}, refusal: TOO_MANY_INPUTS };
+    const problem = inputsProblem(expanded);
+    if (problem)
+      return { files: {}, refusal: problem };
     const files = {};
     for (const rel of expanded.files) {
-      const abs = path29.join(cwd, rel);
+      const abs = path30.join(cwd, rel);
       let d = this.digests.get(abs);
       if (d === undefined) {
         try {
           d = digestFile(this.realRoot, abs, this.dirs);
         } catch (e) {
           if (e instanceof DeadlineError && !e.file)
-            throw new DeadlineError(e.seconds, e.what, path29.relative(this.root, ledger) || ledger);
+            throw new DeadlineError(e.seconds, e.what, path30.relative(this.root, ledger) || ledger);
           throw e;
         }
         this.digests.set(abs, d);
@@ -7267,7 +7875,7 @@ function readTrace(root, files, o = {}) {
     else
       records.set(file, [r]);
   };
-  for (const [ledger, gates] of recordsIn(path29.join(root, INPUTS_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path30.join(root, INPUTS_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || !Array.isArray(s.inputs) || typeof s.files !== "object" || s.files === null)
@@ -7275,7 +7883,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, inputsRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of recordsIn(path29.join(root, PROBES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path30.join(root, PROBES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s.verdict !== "string" || !Array.isArray(s.hidden))
@@ -7283,7 +7891,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, probeRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of recordsIn(path29.join(root, ORACLES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path30.join(root, ORACLES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.files !== "object" || s.files === null || typeof s.definition !== "string")
@@ -7291,7 +7899,7 @@ function readTrace(root, files, o = {}) {
       add(ledger, oracleRecord(ledger, id, s));
     }
   }
-  for (const [ledger, gates] of recordsIn(path29.join(root, FAILURES_DIR), files, real)) {
+  for (const [ledger, gates] of recordsIn(path30.join(root, FAILURES_DIR), files, real)) {
     for (const [id, rec] of Object.entries(gates)) {
       const s = rec;
       if (!s || typeof s !== "object" || typeof s.definition !== "string" || typeof s.evidence !== "string" || typeof s.failure !== "string")
@@ -7306,8 +7914,9 @@ function readTrace(root, files, o = {}) {
 
 // src/io/check/attested.ts
 init_trace();
-import * as fs25 from "node:fs";
-import * as path31 from "node:path";
+init_approval();
+import * as fs26 from "node:fs";
+import * as path32 from "node:path";
 
 // src/io/run/attest.ts
 init_hash();
@@ -7317,24 +7926,24 @@ init_parse();
 init_decode();
 init_fs();
 init_lock();
-import * as fs24 from "node:fs";
-import * as path30 from "node:path";
+import * as fs25 from "node:fs";
+import * as path31 from "node:path";
 var MAX_FILE_BYTES = 16 * 1024 * 1024;
 var SCHEMA = 2;
 var ROOT_SCHEMA = 3;
 function realOf2(p) {
   try {
-    return fs24.realpathSync(p);
+    return fs25.realpathSync(p);
   } catch {
-    return path30.resolve(p);
+    return path31.resolve(p);
   }
 }
 var key24 = (p) => sha256Hex(p).slice(0, 24);
 function legacyDir(store, realRoot) {
-  return path30.join(store, "kbz", "attest", key24(realRoot));
+  return path31.join(store, "kbz", "attest", key24(realRoot));
 }
 function rootFile(store, realRoot) {
-  return path30.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
+  return path31.join(store, "kbz", "attest", `${key24(realRoot)}.json`);
 }
 function macOf(secret, body) {
   return hmacSha256Hex(secret, ["kbz.attestation\x00", body]);
@@ -7418,13 +8027,13 @@ function readLegacy(store, realRoot, secret) {
   const dir = legacyDir(store, realRoot);
   let names;
   try {
-    names = fs24.readdirSync(dir).filter((n) => n.endsWith(".json"));
+    names = fs25.readdirSync(dir).filter((n) => n.endsWith(".json"));
   } catch {
     return { files: [], ledgers: new Map, unverified: [] };
   }
   const ledgers = new Map;
   const unverified = [];
-  const files = names.map((n) => path30.join(dir, n));
+  const files = names.map((n) => path31.join(dir, n));
   for (const file of files) {
     const read = readBody(file, secret);
     if (!read)
@@ -7460,25 +8069,25 @@ init_parse();
 init_command();
 function realOf3(p) {
   try {
-    return fs25.realpathSync(p);
+    return fs26.realpathSync(p);
   } catch {
-    return path31.resolve(p);
+    return path32.resolve(p);
   }
 }
 function belongs(target, ledger) {
   const root = realOf3(target.root);
   if (target.mode === "explicit")
     return target.files.some((f) => realOf3(f) === ledger);
-  const dir = path31.dirname(ledger);
-  const base = path31.basename(dir) === "gates" ? path31.dirname(dir) : dir;
-  if (path31.basename(ledger) !== "GATES.md" && path31.basename(dir) !== "gates")
+  const dir = path32.dirname(ledger);
+  const base = path32.basename(dir) === "gates" ? path32.dirname(dir) : dir;
+  if (path32.basename(ledger) !== "GATES.md" && path32.basename(dir) !== "gates")
     return false;
   if (base === root)
     return true;
-  const scopeDir = path31.dirname(base);
-  if (scopeDir !== path31.join(root, ".unlazy"))
+  const scopeDir = path32.dirname(base);
+  if (scopeDir !== path32.join(root, ".unlazy"))
     return false;
-  return path31.basename(base) === target.scope || !fs25.existsSync(base);
+  return path32.basename(base) === target.scope || !fs26.existsSync(base);
 }
 function removedItem(qid, where) {
   return `${qid} REMOVED (${where}; a person confirms with ${kbz("approvals prune")}, or ABANDON it)`;
@@ -7496,12 +8105,12 @@ function removedGates(snap, atts, realFile) {
       const have = new Set(entry.ledger.gates.map((g) => g.id));
       if (everyRecorded(rec, (id) => have.has(id)))
         continue;
-      const shown = path31.relative(snap.target.root, ledger) || ledger;
+      const shown = path32.relative(snap.target.root, ledger) || ledger;
       for (const id of recordedGates(rec))
         if (!have.has(id))
           out.push(removedItem(`${entry.stem}:${id}`, `deleted from ${shown}`));
-    } else if (!fs25.existsSync(ledger) && belongs(snap.target, ledger)) {
-      const shown = path31.relative(snap.target.root, ledger) || ledger;
+    } else if (!fs26.existsSync(ledger) && belongs(snap.target, ledger)) {
+      const shown = path32.relative(snap.target.root, ledger) || ledger;
       for (const id of recordedGates(rec))
         out.push(removedItem(`${stemOf(ledger)}:${id}`, `${shown} was deleted`));
     }
@@ -7546,6 +8155,7 @@ function markRemoved(snap, atts) {
 init_read();
 
 // src/io/sign/status.ts
+init_approval();
 function markUnsigned(snap, env = process.env) {
   if (readPolicy(approvalDirFor(env)) !== "signed")
     return;
@@ -7609,12 +8219,12 @@ function scopesDispatch(root, scopes) {
 
 // src/io/root.ts
 init_command();
-import * as fs33 from "node:fs";
+import * as fs37 from "node:fs";
 import * as os6 from "node:os";
-import * as path41 from "node:path";
+import * as path45 from "node:path";
 function has(dir, name) {
   try {
-    fs33.lstatSync(path41.join(dir, name));
+    fs37.lstatSync(path45.join(dir, name));
     return true;
   } catch {
     return false;
@@ -7622,14 +8232,14 @@ function has(dir, name) {
 }
 function isDir(dir, name) {
   try {
-    return fs33.lstatSync(path41.join(dir, name)).isDirectory();
+    return fs37.lstatSync(path45.join(dir, name)).isDirectory();
   } catch {
     return false;
   }
 }
 function hasLedgerFolder(dir) {
   try {
-    return fs33.readdirSync(path41.join(dir, "gates")).some((n) => n.endsWith(".md"));
+    return fs37.readdirSync(path45.join(dir, "gates")).some((n) => n.endsWith(".md"));
   } catch {
     return false;
   }
@@ -7638,25 +8248,25 @@ function holdsWorkspace(dir) {
   return isDir(dir, ".unlazy") || has(dir, "GATES.md") || hasLedgerFolder(dir);
 }
 function findRoot(cwd, home = os6.homedir()) {
-  for (let dir = cwd;; dir = path41.dirname(dir)) {
+  for (let dir = cwd;; dir = path45.dirname(dir)) {
     if (dir === home && dir !== cwd)
       return cwd;
     if (holdsWorkspace(dir))
       return dir;
     if (has(dir, ".git"))
       return dir;
-    if (path41.dirname(dir) === dir)
+    if (path45.dirname(dir) === dir)
       return cwd;
   }
 }
 function outermostRoot(cwd, home = os6.homedir()) {
   let found = null;
-  for (let dir = cwd;; dir = path41.dirname(dir)) {
+  for (let dir = cwd;; dir = path45.dirname(dir)) {
     if (dir === home && dir !== cwd)
       break;
     if (holdsWorkspace(dir))
       found = dir;
-    if (has(dir, ".git") || path41.dirname(dir) === dir)
+    if (has(dir, ".git") || path45.dirname(dir) === dir)
       break;
   }
   return found ?? findRoot(cwd, home);
@@ -7678,7 +8288,7 @@ class CannotJudge extends Error {
 async function hookStop({ scope: pinned, stop, env, cwd }) {
   if (!stop)
     return null;
-  const wanted = path42.resolve(cwd, stop.cwd ?? ".");
+  const wanted = path46.resolve(cwd, stop.cwd ?? ".");
   const dir = existingDirectory(wanted);
   const roots = dir ? judgedRoots(dir, env) : [wanted];
   if (roots.length > 1) {
@@ -7707,7 +8317,7 @@ async function hookStopAt(root, { scope: pinned, stop, env, cwd }, dirGiven) {
   const until = Date.now() + JUDGE_MS;
   const store = approvalDirFor(env);
   const transcript = transcriptOf(stop.transcript ?? null);
-  const wanted = path42.resolve(cwd, stop.cwd ?? ".");
+  const wanted = path46.resolve(cwd, stop.cwd ?? ".");
   const dir = dirGiven === undefined ? root : dirGiven;
   const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);
   const count = (session, scope, hash) => countBlock2({ store, root, key: keyOf(session, scope), hash, stop, transcript, until });
@@ -7801,7 +8411,7 @@ function errorLine(e) {
 }
 function existingDirectory(dir) {
   try {
-    return fs34.statSync(dir).isDirectory() ? fs34.realpathSync(dir) : null;
+    return fs38.statSync(dir).isDirectory() ? fs38.realpathSync(dir) : null;
   } catch {
     return null;
   }
@@ -8081,12 +8691,12 @@ function agentArgument(args) {
 }
 
 // src/hook/stdin.ts
-import * as fs35 from "node:fs";
+import * as fs39 from "node:fs";
 var MAX_STDIN_BYTES = 32 * 1024 * 1024;
 var STDIN_DEADLINE_MS = 3000;
 function fstatOrNull(fd) {
   try {
-    return fs35.fstatSync(fd);
+    return fs39.fstatSync(fd);
   } catch {
     return null;
   }
@@ -8107,7 +8717,7 @@ function readStdin(deadlineMs = STDIN_DEADLINE_MS) {
 function readyPipe() {
   let fd;
   try {
-    fd = fs35.openSync("/proc/self/fd/0", fs35.constants.O_RDONLY | (fs35.constants.O_NONBLOCK ?? 0));
+    fd = fs39.openSync("/proc/self/fd/0", fs39.constants.O_RDONLY | (fs39.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
@@ -8118,7 +8728,7 @@ function readyPipe() {
     for (;; ) {
       let n;
       try {
-        n = fs35.readSync(fd, buf, 0, buf.length, null);
+        n = fs39.readSync(fd, buf, 0, buf.length, null);
       } catch (e) {
         if (e.code === "EAGAIN")
           return { bytes: Buffer.concat(chunks, total), ended: false };
@@ -8132,7 +8742,7 @@ function readyPipe() {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
   } finally {
-    fs35.closeSync(fd);
+    fs39.closeSync(fd);
   }
 }
 function readFileSync0() {
@@ -8142,7 +8752,7 @@ function readFileSync0() {
   for (;; ) {
     let n;
     try {
-      n = fs35.readSync(0, buf, 0, buf.length, null);
+      n = fs39.readSync(0, buf, 0, buf.length, null);
     } catch {
       return null;
     }
@@ -8212,7 +8822,7 @@ function readBounded(deadlineMs, first) {
       return;
     const buf = Buffer.allocUnsafe(65536);
     const step = () => {
-      fs35.read(0, buf, 0, buf.length, null, (e, n) => {
+      fs39.read(0, buf, 0, buf.length, null, (e, n) => {
         if (c.done)
           return;
         const code = e?.code;

@@ -73,8 +73,10 @@ function nextSteps(res: CheckResult, scope: string, stem: string): string[] {
   const failed = res.runs.some((r) => !r.outcome.ok);
   const manual = res.snapshot.gates.filter((g) => g.state !== "met" && g.state !== "abandoned" && !g.gate.check);
   // What waits for the person is one line the agent shows them, with the one command (issue 43).
+  // An edited oracle judged against the approved one waits for the person's review too.
+  const edited = res.approvals.filter((a) => a.status === "judged");
   const person = personLine({
-    approvals: unapproved.map(() => ({ scope, ledger: "" })),
+    approvals: [...unapproved, ...edited].map(() => ({ scope, ledger: "" })),
     probes: 0,
     signoffs: waitingSignoffs(manual, res.snapshot.target.root),
   });

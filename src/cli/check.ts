@@ -129,7 +129,8 @@ function printRunResult(res: CheckResult, verbose: boolean): void {
   const root = res.snapshot.target.root;
   const person = personLine({
     approvals: res.approvals
-      .filter((a) => a.status === "required")
+      // An edited oracle judged against the approved one waits for the person's review too.
+      .filter((a) => a.status === "required" || a.status === "judged")
       .map((a) => ({ scope: scopeOf(a.task.file, root), ledger: relativeTo(root, a.task.file) })),
     probes: 0,
     signoffs: waitingSignoffs(res.snapshot.gates, root),

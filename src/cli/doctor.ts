@@ -6,6 +6,7 @@ import { kbz, placeholder as ph } from "../core/text/command.ts";
 import { UsageError } from "../core/errors.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../core/hook/targets.ts";
 import { approvalStoreDir, doctorPlaces, hostSandbox, type DoctorPlace } from "../ops/hook.ts";
+import { oracleObserver } from "../ops/oracle.ts";
 import type { ExitCode, Verb } from "./index.ts";
 import { envelope, report } from "./envelope.ts";
 import { out } from "./output.ts";
@@ -44,7 +45,8 @@ export const verb: Verb = {
       ...p,
       sandbox: hostSandbox(p.host, process.cwd(), os.homedir(), process.env, store),
     }));
-    return report(!!argv.json, envelope(verdict, exit, { places: sandboxes }), () => {
+    const observer = oracleObserver(process.env);
+    return report(!!argv.json, envelope(verdict, exit, { places: sandboxes, observer }), () => {
       for (const p of sandboxes) {
         out(line(p));
         // What the installed command would answer on this repository as it is (issue 40).
@@ -56,6 +58,7 @@ export const verb: Verb = {
         out(`${" ".repeat(16)}${state}: ${s.how}`);
         if (s.fix) out(`${" ".repeat(16)}to keep it from the approval store: ${s.fix}`);
       }
+      out(`oracle observer: ${observer.line}`);
       if (places.length === 0)
         out(`No kbz stop guard is installed here: run ${kbz("hook install", { agent: ph(HOST_NAMES.join("|")) })}`);
     });

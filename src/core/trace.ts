@@ -287,6 +287,7 @@ export interface OracleStored {
   files: Record<string, string>; // root-relative key (or package.json#scripts.<name>) → digest
   stat?: Record<string, string>; // key → the file's identity when hashed (io/oracle/identity.ts)
   filesFrom?: string; // the files are exactly those the CHECK names from this real directory
+  owns?: string[]; // the ledger's OWNS: (the work) when the pass was bound (issue 39)
   judged?: string; // issue 39: judged in a view of the approved oracle, this approval's signature; `files` are the approved ones
 }
 
@@ -300,7 +301,13 @@ export function oracleRecord(
   file: string,
   gateId: string,
   s: OracleStored,
-): TraceRecord<{ signature: string; stat?: Record<string, string>; filesFrom?: string; judged?: string }> {
+): TraceRecord<{
+  signature: string;
+  stat?: Record<string, string>;
+  filesFrom?: string;
+  judged?: string;
+  owns?: string[];
+}> {
   const depends: Record<string, string> = {};
   for (const [key, digest] of Object.entries(s.files)) depends[oracleFileName(key)] = digest;
   return {
@@ -312,12 +319,15 @@ export function oracleRecord(
     sets: { [ORACLE_FILES_SET]: Object.keys(depends) },
     by: { actor: "kbz" },
     // The identities are detail, so recordDigest (what an attestation binds) covers them.
-    detail:
-      typeof s.judged === "string"
-        ? { signature: s.signature, judged: s.judged }
+    detail: {
+      signature: s.signature,
+      ...(typeof s.judged === "string"
+        ? { judged: s.judged }
         : s.stat && typeof s.stat === "object"
-          ? { signature: s.signature, stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) }
-          : { signature: s.signature },
+          ? { stat: s.stat, ...(s.filesFrom === undefined ? {} : { filesFrom: s.filesFrom }) }
+          : {}),
+      ...(Array.isArray(s.owns) ? { owns: s.owns } : {}),
+    },
   };
 }
 

@@ -24,7 +24,7 @@ import {
 import { isInside } from "../core/workspace/inside.ts";
 import { DeadlineError } from "./deadline.ts";
 import { readRecordFile, realOf, recordFileName } from "./recordFiles.ts";
-import { expandInputs, TOO_MANY_INPUTS } from "./inputs/expand.ts";
+import { expandInputs, inputsProblem } from "./inputs/expand.ts";
 import { digestFile, INPUTS_DIR } from "./inputs/records.ts";
 import { PROBES_DIR } from "./check/probeRecords.ts";
 import { FAILURES_DIR } from "./check/failures.ts";
@@ -70,7 +70,7 @@ function recordsIn(dir: string, files: readonly string[], real: boolean): [strin
 export class DigestWalk implements World {
   private readonly dirs = new Map<string, string | null>();
   private readonly digests = new Map<string, string | null>();
-  private readonly expansions = new Map<string, { files: string[]; truncated: boolean }>();
+  private readonly expansions = new Map<string, { files: string[]; truncated: boolean; unmatched: string[] }>();
   private readonly realRoot: string;
 
   /** `explicit`: the ledgers were named on the command line (a gate's CWD is then relative to its ledger's base). */
@@ -98,6 +98,11 @@ export class DigestWalk implements World {
       const display = isInside(this.root, file) ? path.relative(this.root, file) : file;
       const digestOf = (abs: string, compute: () => string, key: string) =>
         this.oracleDigest(abs, compute, known?.(key, abs));
+      // Issue 39: the files the pass was bound to beyond the static closure (observed by the tracer) stay bound.
+      const observed = record
+        ? Object.keys(record.depends).flatMap((n) => (n.startsWith("oracle:") ? [n.slice("oracle:".length)] : []))
+        : undefined;
+      const owns = (record?.detail as { owns?: unknown } | undefined)?.owns;
       return oracleFiles({
         root: this.realRoot,
         display,
@@ -106,6 +111,8 @@ export class DigestWalk implements World {
         env: process.env,
         digestOf,
         packages: this.packages,
+        observed,
+        owns: Array.isArray(owns) ? owns.filter((o): o is string => typeof o === "string") : undefined,
       });
     } catch (e) {
       return { error: (e as Error).message };
@@ -184,20 +191,21 @@ export class DigestWalk implements World {
     }
   }
 
-  private expand(cwd: string, inputs: readonly string[]): { files: string[]; truncated: boolean } {
+  private expand(cwd: string, inputs: readonly string[]): { files: string[]; truncated: boolean; unmatched: string[] } {
     const key = `${cwd}\0${JSON.stringify(inputs)}`;
     let e = this.expansions.get(key);
-    if (!e) this.expansions.set(key, (e = expandInputs(cwd, [...inputs])));
+    if (!e) this.expansions.set(key, (e = expandInputs(cwd, [...inputs], this.realRoot)));
     return e;
   }
 
   refusal(cwd: string, inputs: readonly string[]): string | null {
-    return this.expand(cwd, inputs).truncated ? TOO_MANY_INPUTS : null;
+    return inputsProblem(this.expand(cwd, inputs));
   }
 
   inputs(cwd: string, inputs: readonly string[], ledger: string): InputsNow {
     const expanded = this.expand(cwd, inputs);
-    if (expanded.truncated) return { files: {}, refusal: TOO_MANY_INPUTS };
+    const problem = inputsProblem(expanded);
+    if (problem) return { files: {}, refusal: problem };
     const files: Record<string, string> = {};
     for (const rel of expanded.files) {
       const abs = path.join(cwd, rel);

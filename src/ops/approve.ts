@@ -12,7 +12,8 @@ import { runProbes, type ProbeItem } from "./probe.ts";
 import { scopesOf } from "./workspace.ts";
 import { kbz } from "../core/text/command.ts";
 import { FileProblemsError } from "../core/errors.ts";
-import { pendingTasks, type CheckTask } from "../io/check/plan.ts";
+import { baseDir, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { observeForApproval } from "../io/check/observe.ts";
 import { DEFAULT_TIMEOUT_S, runSettings } from "./checkRun.ts";
 import { snapshotForRequest, type TargetRequest } from "./snapshot.ts";
 import { ApprovalStore, approvalDirFor, assertStoreOutside } from "../io/run/approval.ts";
@@ -31,6 +32,8 @@ export interface PendingOracles {
   pending: CheckTask[];
   /** What the person sees of each pending oracle (ops/approvalView.ts), in the same order. */
   views: ApprovalView[];
+  /** For the traced run an approval makes (issue 39): the run settings, the caller's environment and the snapshot. */
+  run?: { settings: RunSettings; env: Env; snap: Snapshot };
   /** The target as read (its manual gates are listed from it). */
   snap: Snapshot;
 }
@@ -50,7 +53,7 @@ export function pendingOracles(
   const pending = pendingTasks(snap, settings, true).filter((t) => !store.isApproved(t.file, t.gate.id, t.oracle));
   const extras = ledgerExtras(snap);
   const views = pending.map((t) => approvalView(t, { root, env: settings.env, store, ...extras }));
-  return { consent, store, root, pending, views, snap };
+  return { consent, store, root, pending, views, snap, run: { settings, env: req.env, snap } };
 }
 
 /** Record the person's approval of one reviewed oracle. */
@@ -60,6 +63,9 @@ export async function approveOracle(
   how = kbz("approve"),
   env: Env = process.env,
 ): Promise<string> {
+  // Issue 39 (observe's hook; enforce owns this screen): the consented CHECK runs once traced, and
+  // the oracle files it reads join what this approval binds.
+  if (p.run) await observeForApproval(task, p.run.settings, p.run.env, baseDir(p.run.snap, task.file, p.run.settings));
   // With a signing key (required under the signed policy) the signed record goes into the repository (io/sign/act.ts).
   const id = identityForAct(p.root, p.consent.policy, env);
   if (id) signApproval(p.root, id, task.file, task.gate, task.oracle, env);

@@ -14,10 +14,19 @@ import {
   ApprovalStoreError,
   approvalDirFor,
   assertStoreOutside,
+  recordName,
   type StoredApproval,
 } from "../io/run/approval.ts";
 import { nearMissLines } from "../core/run/differ.ts";
-import { executeCheck, type RunOutcome } from "../io/run/execute.ts";
+import { executeCheck, type ExecuteRequest, type RunOutcome } from "../io/run/execute.ts";
+import {
+  executeRequestFor,
+  newOracleFiles,
+  oracleChangedOutcome,
+  rememberObserved,
+  runObserved,
+} from "../io/check/observe.ts";
+import { oracleSignature } from "../core/run/oracle.ts";
 import { shortSignature } from "../core/run/show.ts";
 export { shortSignature };
 import { pathFacts, requestedShell, resolveShell, type Env } from "../io/run/shell.ts";
@@ -26,14 +35,13 @@ import { failureText, recordRuns } from "../io/check/failures.ts";
 import type { FailureStored } from "../core/trace.ts";
 import { readRepoSettings } from "../io/check/settings.ts";
 import { digestInputs, recordInputs, type InputRecord } from "../io/inputs/records.ts";
-import { expandInputs, TOO_MANY_INPUTS } from "../io/inputs/expand.ts";
+import { expandInputs, inputsProblem } from "../io/inputs/expand.ts";
 import { isInside } from "../core/workspace/inside.ts";
-import { checkEnvironment } from "../io/oracle/env.ts";
 import { bindingSignature, OracleError } from "../io/oracle/binding.ts";
 import { recordOraclePasses, type OraclePassRecord } from "../io/oracle/records.ts";
 import { identitiesFor, namesOnlyFiles } from "../io/oracle/identity.ts";
-import { chainKey, chainRefusal, childEnv, inheritedChain } from "../io/check/chain.ts";
-import { baseDir, declaredEnv, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
+import { chainKey, chainRefusal, inheritedChain } from "../io/check/chain.ts";
+import { baseDir, oracleFor, pendingTasks, type CheckTask, type RunSettings } from "../io/check/plan.ts";
 import { runRolling } from "../core/check/pool.ts";
 import { WritebackError, writeBack, type WritebackStatus } from "../io/check/writeback.ts";
 import { describe, KbzError } from "../core/errors.ts";
@@ -360,8 +368,9 @@ export function asksKbz(check: string): boolean {
 
 /** A gate the recursion guard refused: a FAIL that never ran and writes nothing. */
 /** INPUTS over the cap can never be bound to a pass; the gate is not run. */
-function inputsRefusal(t: CheckTask): string | null {
-  return t.gate.inputs && expandInputs(t.oracle.cwd, t.gate.inputs).truncated ? TOO_MANY_INPUTS : null;
+/** Issue 39: nor can an INPUTS entry covering no regular file (it binds nothing). */
+function inputsRefusal(t: CheckTask, root: string): string | null {
+  return t.gate.inputs ? inputsProblem(expandInputs(t.oracle.cwd, t.gate.inputs, root)) : null;
 }
 
 function refusedOutcome(message: string): RunOutcome {
@@ -396,6 +405,10 @@ interface Run {
   refused: Set<string>;
   /** What each run's INPUTS were when it ended, by qualified id (recorded after writeback). */
   observed: Map<string, Record<string, string>>;
+  /** Issue 39: the person's consent given in this run, for the approvals its traced runs widen. */
+  consent: Consent | null;
+  /** Gates whose approval was recorded in this run (qualified ids). */
+  approvedNow: Set<string>;
   /** Gates judged against their approved oracle, by qualified id (io/check/judged.ts). */
   judged: Map<string, Judged>;
 }
@@ -435,7 +448,7 @@ function planRun(req: CheckRequest): Run {
   const chain = inheritedChain(req.env);
   const refusals = new Map<string, string>();
   for (const t of tasks) {
-    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root) ?? inputsRefusal(t);
+    const refusal = chainRefusal(chain, chainKey(t.file, t.gate.id), root) ?? inputsRefusal(t, root);
     if (refusal) refusals.set(t.qid, refusal);
   }
   return {
@@ -450,6 +463,8 @@ function planRun(req: CheckRequest): Run {
     refusals,
     refused: new Set(refusals.keys()),
     observed: new Map(),
+    consent: null,
+    approvedNow: new Set(),
     judged: new Map(),
   };
 }
@@ -473,7 +488,57 @@ async function approveRun(run: Run): Promise<ApprovalItem[]> {
     req.approve || approveOnly !== null
       ? () => (consent ??= requirePerson("approve", { env: req.env, via: req.via }))
       : null;
-  return decideApprovals(candidates, run.store, consentFor, approveOnly, req, req.observer, run.root);
+  const items = await decideApprovals(candidates, run.store, consentFor, approveOnly, req, req.observer, run.root);
+  run.consent = consent;
+  for (const a of items) if (a.status === "recorded") run.approvedNow.add(a.task.qid);
+  return items;
+}
+
+/** The request that runs one task's CHECK (the approval's traced run and the gate's run share it). */
+function executeRequest(run: Run, task: CheckTask): ExecuteRequest {
+  const { req } = run;
+  return executeRequestFor(
+    task,
+    run.settings,
+    req.env,
+    run.chain,
+    req.observer?.output && ((text) => req.observer!.output!(task, text)),
+  );
+}
+
+/**
+ * A gate approved in this run (issue 39): its run is the consented one. It is traced, what it reads
+ * that is oracle joins the gate's observed files, and the approval is recorded again for the oracle
+ * bound with them (the person's consent of this run covers the CHECK's run and what it reads).
+ */
+async function approvedRun(run: Run, task: CheckTask, consent: Consent): Promise<RunOutcome> {
+  const observed = await runObserved(task, run.root, run.req.env, executeRequest(run, task));
+  if (!rememberObserved(task, run.root, run.req.env, observed)) return observed.outcome;
+  const base = baseDir(run.first, task.file, run.settings);
+  const before = task.signature;
+  task.oracle = oracleFor(task.file, base, task.gate, run.settings, task.oracle.sandbox ?? null, task.owns);
+  task.signature = oracleSignature(task.oracle);
+  if (task.signature === before) return observed.outcome;
+  try {
+    await run.store.record(task.file, task.gate.id, task.oracle, consent.given);
+    logConsent(consent, `${path.resolve(task.file)} ${task.gate.id} ${task.signature} (observed)`);
+    // The record of this run's consent before the tracer widened it: superseded by the one above.
+    run.store.remove([recordName(task.file, task.gate.id, before)]);
+  } catch (e) {
+    return {
+      ...observed.outcome,
+      ok: false,
+      error: `could not record the observed approval of ${task.qid}: ${describe(e)}`,
+    };
+  }
+  return observed.outcome;
+}
+
+/** A gate's run, traced when its oracle was observed: an oracle file it newly reads makes it not count (issue 39). */
+async function observedRun(run: Run, task: CheckTask): Promise<RunOutcome> {
+  const observed = await runObserved(task, run.root, run.req.env, executeRequest(run, task));
+  const fresh = newOracleFiles(task, run.root, run.req.env, observed);
+  return fresh.length > 0 ? oracleChangedOutcome(observed.outcome, fresh) : observed.outcome;
 }
 
 /**
@@ -516,34 +581,31 @@ async function runBatch(run: Run, batch: CheckTask[]): Promise<RunReport[]> {
 
 /** One gate's CHECK (or its refusal), observed and its output kept for the dashboard. */
 async function runTask(run: Run, task: CheckTask): Promise<RunOutcome> {
-  const { req, settings } = run;
+  const { req } = run;
   req.observer?.started?.(task);
-  const key = chainKey(task.file, task.gate.id);
   const refusal = run.refusals.get(task.qid);
   const judged = run.judged.get(task.qid);
-  const view = judged ? oracleView(run.root, judged.placements, !!task.oracle.sandbox) : null;
   let outcome: RunOutcome;
-  try {
-    outcome = refusal
-      ? refusedOutcome(refusal)
-      : view && "why" in view
-        ? refusedOutcome(`no view of the approved oracle: ${view.why}`)
-        : await executeCheck({
-            shell: settings.shell,
-            check: task.gate.check!,
-            expect: { text: task.gate.expect!, regex: task.gate.expectRegex },
-            cwd: task.oracle.cwd,
-            env: childEnv(checkEnvironment(req.env, declaredEnv(task.gate, settings)), run.chain, key),
-            timeoutMs: settings.timeoutMs,
-            sandbox: task.oracle.sandbox ?? null,
-            wrap: view ? view.wrap : undefined,
-            onOutput: req.observer?.output && ((text) => req.observer!.output!(task, text)),
-          });
-  } finally {
-    if (view && !("why" in view)) view.dispose();
+  if (refusal) outcome = refusedOutcome(refusal);
+  else if (!judged)
+    // Issue 39: traced (what it reads is checked against the approved oracle); an approval of this run is widened by it.
+    outcome =
+      run.consent && run.approvedNow.has(task.qid)
+        ? await approvedRun(run, task, run.consent)
+        : await observedRun(run, task);
+  else {
+    const view = oracleView(run.root, judged.placements, !!task.oracle.sandbox);
+    try {
+      outcome =
+        view && "why" in view
+          ? refusedOutcome(`no view of the approved oracle: ${view.why}`)
+          : await executeCheck({ ...executeRequest(run, task), wrap: view ? view.wrap : undefined });
+    } finally {
+      if (view && !("why" in view)) view.dispose();
+    }
+    if (!outcome.ok && outcome.exitCode === 125 && outcome.outputTail.includes(PLACE_FAILED))
+      outcome = { ...outcome, error: "the approved oracle could not be put back in the view (not run)" };
   }
-  if (judged && !outcome.ok && outcome.exitCode === 125 && outcome.outputTail.includes(PLACE_FAILED))
-    outcome = { ...outcome, error: "the approved oracle could not be put back in the view (not run)" };
   // What the pass observed, digested as soon as it ends (recorded after writeback).
   // (A failed run's too: its failure record holds only while those inputs stay as they were.)
   if (task.gate.inputs) run.observed.set(task.qid, digestInputs(run.root, task.oracle.cwd, task.gate.inputs).files);
@@ -572,7 +634,7 @@ async function writeLedger(run: Run, group: RunReport[]): Promise<void> {
       // An oracle that cannot be bound any more (an ORACLE: file became a FIFO) is a changed one: stale.
       oracleFor: (g) => {
         try {
-          return oracleFor(file, base, g, settings, group[0]!.task.oracle.sandbox ?? null);
+          return oracleFor(file, base, g, settings, group[0]!.task.oracle.sandbox ?? null, group[0]!.task.owns);
         } catch (e) {
           if (!(e instanceof OracleError)) throw e;
           return { ...group[0]!.task.oracle, bound: { files: { [e.message]: "unbindable" }, env: {} } };
@@ -665,6 +727,7 @@ function oraclePasses(run: Run, group: RunReport[]): Record<string, OraclePassRe
     if (Object.keys(stat).length > 0) passes[r.task.gate.id]!.stat = stat;
     if (Object.keys(stat).length > 0 && namesOnlyFiles(r.task.gate))
       passes[r.task.gate.id]!.filesFrom = r.task.oracle.cwd;
+    if (r.task.owns.length > 0) passes[r.task.gate.id]!.owns = [...r.task.owns];
   }
   return passes;
 }

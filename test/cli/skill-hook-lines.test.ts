@@ -48,3 +48,28 @@ describe("the skill's kbz hook lines", () => {
     }
   }, 120_000);
 });
+
+// Issue 43: the skill carries the payload shapes for `hook stop`, with examples: each one, piped into
+// kbz hook stop --agent HOST in a folder with one unmet gate, is answered with that host's block.
+describe("the skill's hook stop payloads", () => {
+  test("every example payload in references/stop-hook.md is read by kbz hook stop and answered with a block naming the gate", () => {
+    const text = fs.readFileSync(DOC, "utf8");
+    const payloads = [...text.matchAll(/```json payload ([a-z]+)\n([\s\S]*?)```/g)].map(
+      (m) => [m[1]!, m[2]!.trim()] as const,
+    );
+    expect(payloads.map(([host]) => host)).toEqual(["claude", "codex", "cursor", "gemini", "copilot"]);
+    for (const [host, payload] of payloads) {
+      const root = tempDir("kbz-skill-payload-");
+      writeTree(root, { "GATES.md": "# Gates\n\n- [ ] G1: outcome\n" });
+      const r = kbz(["hook", "stop", "--agent", host], {
+        cwd: root,
+        input: payload.replaceAll('"."', JSON.stringify(root)),
+      });
+      expect([host, r.code]).toEqual([host, 0]);
+      const answer = JSON.parse(r.stdout);
+      const said = answer.reason ?? answer.followup_message ?? "";
+      expect([host, said]).toEqual([host, expect.stringContaining("GATES:G1")]);
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

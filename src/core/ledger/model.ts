@@ -3,7 +3,8 @@
 // INPUTS is kbz's own (issue 18): unlazy reads that line as prose, so such ledgers stay
 // readable there, and it is not part of the definition digest (evidence keeps its format).
 // ORACLE and ENV are kbz's too (issue 27): what the approval binds beyond the CHECK text.
-export type AttrKey = "CHECK" | "EXPECT" | "EVIDENCE" | "CWD" | "INPUTS" | "ORACLE" | "ENV";
+// WORK is kbz's (issue 39): what the gate's work is, never bound however the CHECK reaches it.
+export type AttrKey = "CHECK" | "EXPECT" | "EVIDENCE" | "CWD" | "INPUTS" | "ORACLE" | "ENV" | "WORK";
 
 export interface Diagnostic {
   line: number; // 1-based; whole-file problems use line 1
@@ -26,6 +27,8 @@ export interface Gate {
   inputs: string[] | null;
   /** ORACLE globs (relative to the CHECK directory): files the approval binds, or null. */
   oracle: string[] | null;
+  /** WORK globs (relative to the CHECK directory): the gate's work, never part of its oracle, or null. */
+  work?: string[] | null;
   /** ENV names: variables the CHECK receives from kbz's caller, values bound by the approval. */
   env: string[] | null;
   /** 0-based index of each attribute line, for targeted edits. */

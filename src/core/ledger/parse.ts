@@ -1,4 +1,5 @@
 // The one ledger parser (docs/formats.md#ledger). Checker, status, lint and hook all use it.
+import { globRegex } from "../run/conventions.ts";
 import { checkDeadline } from "../deadline.ts";
 import { normalizeOwnsPath } from "../workspace/paths.ts";
 import type { Abandon, AttrKey, Diagnostic, Gate, Ledger, LedgerSandbox } from "./model.ts";
@@ -89,7 +90,7 @@ function hasUnescapedSlash(source: string): boolean {
 }
 
 /** The indented attribute keys, in the order they are tried (lint names the nearest for a misspelled one). */
-export const ATTR_KEYS: readonly AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV"];
+export const ATTR_KEYS: readonly AttrKey[] = ["CHECK", "EXPECT", "EVIDENCE", "CWD", "INPUTS", "ORACLE", "ENV", "WORK"];
 
 export interface Fence {
   char: number;
@@ -205,7 +206,8 @@ export function parseLedger(text: string, fileName: string): Ledger {
       continue;
     }
     // Only lines starting with C, E, A, O or S can be an unindented attribute, ABANDON, OWNS or SANDBOX.
-    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83) columnOneLine(st, text.slice(s, end), lineNo);
+    if (c0 === 67 || c0 === 69 || c0 === 65 || c0 === 79 || c0 === 83 || c0 === 87)
+      columnOneLine(st, text.slice(s, end), lineNo);
   }
 
   if (fence) st.err(fence.line, `fenced block opened on line ${fence.line} is never closed`);
@@ -261,6 +263,7 @@ function indentedLine(st: ParseState, text: string, s: number, end: number, i: n
   else if (key === "CWD") current.cwd = value;
   else if (key === "INPUTS") current.inputs = inputList(value, lineNo, st.err);
   else if (key === "ORACLE") current.oracle = oracleList(value, lineNo, st.err);
+  else if (key === "WORK") current.work = oracleList(value, lineNo, st.err, "WORK");
   else if (key === "ENV") current.env = envList(value, lineNo, st.err);
   else current.evidence = value;
   if (st.contiguous) current.blockEnd = i;
@@ -359,22 +362,32 @@ function inputList(value: string, lineNo: number, err: (l: number, m: string) =>
  * ORACLE: comma-separated globs relative to the CHECK directory (docs/formats.md#oracle): no
  * empty entries, no `..`, not absolute, no control characters.
  */
-function oracleList(value: string, lineNo: number, err: (l: number, m: string) => void): string[] {
+function oracleList(
+  value: string,
+  lineNo: number,
+  err: (l: number, m: string) => void,
+  key: "ORACLE" | "WORK" = "ORACLE",
+): string[] {
   const items = value.split(",").map((x) => x.trim());
   if (items.every((x) => x === "")) {
-    err(lineNo, "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)");
+    err(
+      lineNo,
+      key === "ORACLE"
+        ? "ORACLE lists no paths (e.g. ORACLE: test/**, vitest.config.ts)"
+        : "WORK lists no paths (e.g. WORK: src/**, bin/csvstat.js)",
+    );
     return [];
   }
   for (const item of items) {
-    if (item === "") err(lineNo, "ORACLE has an empty entry; separate paths with one comma");
-    else if (/[\x00-\x1f\x7f]/.test(item)) err(lineNo, `ORACLE path has a control character: ${JSON.stringify(item)}`);
+    if (item === "") err(lineNo, `${key} has an empty entry; separate paths with one comma`);
+    else if (/[\x00-\x1f\x7f]/.test(item)) err(lineNo, `${key} path has a control character: ${JSON.stringify(item)}`);
     else if (
       item.startsWith("/") ||
       item.startsWith("~") ||
       /^[A-Za-z]:[\\/]/.test(item) ||
       item.split(/[\\/]/).includes("..")
     ) {
-      err(lineNo, `ORACLE path must stay inside the root: ${item}`);
+      err(lineNo, `${key} path must stay inside the root: ${item}`);
     }
   }
   return items.filter(Boolean);
@@ -507,12 +520,28 @@ function newGate(
     evidence: null,
     inputs: null,
     oracle: null,
+    work: null,
     env: null,
     attrIndex: {},
     blockEnd: index,
     expectRegex: null,
     pathLike: false,
   };
+}
+
+/** A path a glob matches, for overlap tests: each wildcard filled in. */
+function sampleOf(glob: string): string {
+  return glob.replace(/^\.\//, "").replace(/\*\*/g, "d/d").replace(/[*?]/g, "x");
+}
+
+/** The first WORK and ORACLE entries that can name the same file, or null. */
+function workOracleOverlap(work: string[], oracle: string[]): [string, string] | null {
+  for (const w of work) {
+    for (const o of oracle) {
+      if (globRegex(w).test(sampleOf(o)) || globRegex(o).test(sampleOf(w))) return [w, o];
+    }
+  }
+  return null;
 }
 
 function validateGates(gates: Gate[], abandons: Map<string, Abandon>, errors: Diagnostic[], warnings: Diagnostic[]) {
@@ -523,6 +552,14 @@ function validateGates(gates: Gate[], abandons: Map<string, Abandon>, errors: Di
       if (first !== undefined)
         errors.push({ line: g.line, message: `duplicate gate id ${g.id} (first declared on line ${first})` });
       else seen.set(g.id, g.line);
+    }
+    if (g.work && g.oracle) {
+      const both = workOracleOverlap(g.work, g.oracle);
+      if (both)
+        errors.push({
+          line: g.attrIndex.WORK! + 1,
+          message: `gate ${g.id}: WORK ${both[0]} overlaps ORACLE ${both[1]}; a file is the work or the oracle, never both`,
+        });
     }
     const hasCheck = g.check !== null;
     const hasExpect = g.expect !== null;

@@ -1,7 +1,7 @@
 // Why an oracle has no approval although one exists for the same ledger and gate: the inputs that
 // differ, named (issue 20.8). Pure: two oracles in, short phrases out.
 import * as path from "node:path";
-import { oracleSignature, type BoundOracle, type RuntimeOracle } from "./oracle.ts";
+import { oracleSignature, type BoundOracle, type ProgramsOracle, type RuntimeOracle } from "./oracle.ts";
 
 /** PATH entries added, removed and moved (an entry's position changed), in the current order. */
 export function pathChanges(
@@ -32,7 +32,10 @@ export function oracleDifferences(approved: RuntimeOracle, now: RuntimeOracle): 
   if (approved.expect !== now.expect) out.push(`EXPECT: approved ${JSON.stringify(approved.expect)}`);
   if (approved.cwd !== now.cwd) out.push(`CWD: approved for ${approved.cwd}`);
   if (approved.shell !== now.shell) out.push(`SHELL: approved for ${approved.shell}`);
-  if (approved.path !== now.path) {
+  if (approved.programs && now.programs) out.push(...programDifferences(approved.programs, now.programs));
+  else if (now.programs && !approved.programs)
+    out.push("programs: the approval bound the PATH string (an older record); kbz now binds what PATH resolves");
+  else if (approved.path !== now.path) {
     const c = pathChanges(approved.path, now.path);
     const parts = [
       c.added.length ? `added ${list(c.added)}` : "",
@@ -51,6 +54,26 @@ export function oracleDifferences(approved: RuntimeOracle, now: RuntimeOracle): 
   out.push(...boundDifferences(approved.bound, now.bound));
   if (out.length === 0 && oracleSignature(approved) !== oracleSignature(now))
     out.push("the oracle's recorded form differs (an older record format)");
+  return out;
+}
+
+/** Programs that resolve elsewhere, PATH folders inside the root added or gone, and a changed observer (issue 39). */
+export function programDifferences(a: ProgramsOracle, b: ProgramsOracle): string[] {
+  const out: string[] = [];
+  if (a.observer !== b.observer)
+    out.push(
+      `observer: approved with ${a.observer === "strace" ? "strace" : "the static closure"}, now ${b.observer === "strace" ? "strace" : "the static closure"}`,
+    );
+  if (a.pathInRoot.join(":") !== b.pathInRoot.join(":"))
+    out.push(
+      `PATH folders inside the root: approved ${a.pathInRoot.join(", ") || "none"}, now ${b.pathInRoot.join(", ") || "none"}`,
+    );
+  const changed = Object.keys(b.resolved).filter((n) => a.resolved[n] !== b.resolved[n]);
+  const gone = Object.keys(a.resolved).filter((n) => !(n in b.resolved));
+  if (gone.length > 0) out.push(`programs no longer run by name: ${gone.join(", ")}`);
+  for (const n of changed.slice(0, 4))
+    out.push(`program ${n}: approved ${a.resolved[n] ?? "(not run)"}, now ${b.resolved[n]}`);
+  if (changed.length > 4) out.push(`programs: ${changed.length - 4} more resolve elsewhere`);
   return out;
 }
 

@@ -16,7 +16,74 @@ export interface CommandOracle {
   refs: OracleRef[];
   /** Test runners the command calls (vitest, jest, pytest, go test, npm test, …), for lint. */
   runners: string[];
+  /** Programs the command runs by name (found on PATH), e.g. `node`, `npm`, `python3` (issue 39: bound by what PATH resolves them to). */
+  programs: string[];
 }
+
+/** Shell keywords after which a command starts. */
+const KEYWORD_PREFIXES = new Set(["do", "then", "else", "elif", "if", "while", "until"]);
+
+/** Shell builtins and keywords: never looked up on PATH. */
+const BUILTINS = new Set([
+  "cd",
+  "echo",
+  "printf",
+  "test",
+  "[",
+  "[[",
+  "true",
+  "false",
+  ":",
+  "exit",
+  "return",
+  "set",
+  "unset",
+  "export",
+  "read",
+  "local",
+  "eval",
+  "exec",
+  "shift",
+  "wait",
+  "trap",
+  "umask",
+  "ulimit",
+  "alias",
+  "type",
+  "hash",
+  "break",
+  "continue",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "for",
+  "while",
+  "until",
+  "do",
+  "done",
+  "case",
+  "esac",
+  "in",
+  "function",
+  "source",
+  ".",
+  "declare",
+  "typeset",
+  "readonly",
+  "let",
+  "getopts",
+  "pwd",
+  "kill",
+  "jobs",
+  "fg",
+  "bg",
+  "!",
+  "time",
+  "command",
+  "builtin",
+]);
 
 type Token = { word: string } | { op: string };
 
@@ -359,7 +426,7 @@ const looksLikeFile = (w: string) =>
 
 /** The files, scripts and runners a command runs, with relative paths resolved against `dir`. */
 export function oracleRefs(command: string, dir = "."): CommandOracle {
-  const result: CommandOracle = { refs: [], runners: [] };
+  const result: CommandOracle = { refs: [], runners: [], programs: [] };
   walk(command, dir, result, 0);
   const seen = new Set<string>();
   result.refs = result.refs.filter((r) => {
@@ -369,6 +436,7 @@ export function oracleRefs(command: string, dir = "."): CommandOracle {
     return true;
   });
   result.runners = [...new Set(result.runners)];
+  result.programs = [...new Set(result.programs)];
   return result;
 }
 
@@ -420,11 +488,21 @@ function program(words: string[], dir: string, out: CommandOracle, depth: number
   const base = cmd.includes("/") && !cmd.startsWith("./gradlew") ? cmd.slice(cmd.lastIndexOf("/") + 1) : cmd;
   const file = (p: string, via: string) => out.refs.push({ kind: "file", path: join(dir, p), dir, via });
   const rest = (from: string[]) => program(from, dir, out, depth);
+  if (
+    !cmd.includes("/") &&
+    !cmd.includes("$") &&
+    !cmd.includes("=") &&
+    !BUILTINS.has(cmd) &&
+    /^[A-Za-z0-9_.+-]+$/.test(cmd)
+  )
+    out.programs.push(cmd);
 
   if (cmd === "cd") {
     const to = args[0];
     return to && !to.startsWith("-") && !to.startsWith("$") ? join(dir, to) : dir;
   }
+  // `do node x.js`, `then sh y.sh`: the keyword starts the command that follows it.
+  if (KEYWORD_PREFIXES.has(cmd)) return rest(args);
   if (WRAPPERS.has(cmd)) return rest(args.filter((a, k) => !(k === 0 && a.startsWith("-"))));
   if (cmd === "env") {
     let k = 0;

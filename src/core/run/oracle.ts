@@ -20,6 +20,10 @@ export interface RuntimeOracle {
   regexStartupTimeoutMs: number;
   maxRegexWorkers: number;
   platform: string;
+  /**
+   * The caller's PATH. Signed only in records without `programs` (unlazy's and kbz's before issue
+   * 39); with `programs`, it is kept for people to read and the signature leaves it out.
+   */
   path: string;
   /** Only for sandboxed runs, so unsandboxed oracles keep unlazy's exact signature. */
   sandbox?: SandboxProfile;
@@ -28,6 +32,20 @@ export interface RuntimeOracle {
    * CHECK runs files or declares ORACLE:/ENV:, so a CHECK that runs no file keeps unlazy's signature.
    */
   bound?: BoundOracle;
+  /**
+   * Issue 39: what PATH resolves, not the PATH string: each program the CHECK runs by name, as
+   * `<real path> <digest or identity>`, and the PATH folders inside the root (io/oracle/programs.ts).
+   */
+  programs?: ProgramsOracle;
+}
+
+export interface ProgramsOracle {
+  /** What found the oracle's files: "strace" (the CHECK's process tree, observed) or "static" (the closure alone; io/oracle/observe.ts). */
+  observer: "strace" | "static";
+  /** PATH folders inside the root, root-relative, in PATH order. */
+  pathInRoot: string[];
+  /** Program name → `<real path> <sha256 | dev:ino:size:mtime>` or "not found". */
+  resolved: Record<string, string>;
 }
 
 /** Digests of what the CHECK runs beyond its text: file key → digest, ENV name → value digest. */
@@ -46,6 +64,7 @@ export interface OracleInput {
   platform?: string;
   sandbox?: SandboxProfile | null;
   bound?: BoundOracle | null;
+  programs?: ProgramsOracle | null;
 }
 
 export function runtimeOracle(i: OracleInput): RuntimeOracle {
@@ -64,11 +83,15 @@ export function runtimeOracle(i: OracleInput): RuntimeOracle {
     path: i.path,
   };
   if (i.sandbox) o.sandbox = i.sandbox;
-  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0))
+  if (i.bound && (Object.keys(i.bound.files).length > 0 || Object.keys(i.bound.env).length > 0)) {
     o.bound = { files: i.bound.files, env: i.bound.env };
+  }
+  if (i.programs)
+    o.programs = { observer: i.programs.observer, pathInRoot: i.programs.pathInRoot, resolved: i.programs.resolved };
   return o;
 }
 
+/** The digest an approval binds: the whole oracle, less the PATH string when the programs it resolves are bound instead. */
 export function oracleSignature(o: RuntimeOracle): string {
-  return sha256Hex(JSON.stringify(o));
+  return sha256Hex(JSON.stringify(o.programs ? { ...o, path: undefined } : o));
 }

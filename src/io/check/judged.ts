@@ -12,6 +12,7 @@ import { keptDir, keptEntry, keyPath } from "../run/kept.ts";
 import type { Placement } from "../run/view.ts";
 import { sha256Hex } from "../../core/util/hash.ts";
 import { kbz } from "../../core/text/command.ts";
+import { programsHold } from "../oracle/programs.ts";
 
 export interface Judged {
   /** The approval the work is judged against. */
@@ -22,10 +23,16 @@ export interface Judged {
   placements: Placement[];
 }
 
-/** The oracle with its bound files left out: what must be equal for the approved files to stand in. */
+/**
+ * The oracle with its bound files left out: what must be equal for the approved files to stand in.
+ * With `programs` (issue 39, observe), the PATH string is not part of the oracle and the programs
+ * the scripts name follow the scripts: they are compared by what they resolve to (programsHold).
+ */
 function withoutFiles(o: RuntimeOracle): string {
   const { bound, ...rest } = o;
   const more = bound ? { ...bound, files: undefined } : {};
+  if (rest.programs)
+    return JSON.stringify({ ...rest, path: undefined, programs: { observer: rest.programs.observer }, bound: more });
   return JSON.stringify({ ...rest, bound: more });
 }
 
@@ -62,6 +69,8 @@ export function judgedRun(
   const sig = latestApproval(store.dir, file, gateId);
   const approval = sig ? store.get(file, gateId, sig) : null;
   if (!approval || !approval.kept || withoutFiles(approval.oracle) !== withoutFiles(live)) return null;
+  const programs = approval.oracle.programs;
+  if (programs && !programsHold(root, programs, live.path, live.cwd)) return null;
   const before = approval.oracle.bound?.files ?? {};
   const now = live.bound?.files ?? {};
   const edited = [...new Set([...Object.keys(before), ...Object.keys(now)])].filter((k) => before[k] !== now[k]).sort();

@@ -16,6 +16,10 @@ import { resolveBwrap, sandboxProfile, type SandboxProfile } from "../run/sandbo
 import type { LedgerSandbox } from "../../core/ledger/model.ts";
 import { displayPath } from "../../core/snapshot.ts";
 import { oracleBinding } from "../oracle/binding.ts";
+import { programBinding } from "../oracle/programs.ts";
+import { observerFor } from "../oracle/observe.ts";
+import { observedFiles } from "../oracle/observed.ts";
+import { approvalDirFor } from "../run/approval.ts";
 import { cwdShown } from "../../core/run/show.ts";
 export { cwdShown };
 
@@ -83,6 +87,8 @@ export interface CheckTask {
   /** The CWD as written (lexical); `oracle.cwd` is its real path, where the CHECK runs. */
   cwd: string;
   oracle: RuntimeOracle;
+  /** The ledger's OWNS: (a leaf's files): the work of its gates, never their oracle. */
+  owns: readonly string[];
   signature: string;
   digest: string;
   startState: GateState;
@@ -125,20 +131,35 @@ export function oracleFor(
   gate: Gate,
   settings: RunSettings,
   sandbox: SandboxProfile | null = null,
+  owns: readonly string[] = [],
 ): RuntimeOracle {
   const cwd = realCwd(gateCwd(base, gate));
   const env = declaredEnv(gate, settings);
   const bindGate = env === gate.env ? gate : { ...gate, env: env as string[] };
+  const observed = observedFiles(approvalDirFor(settings.env), file, gate.id);
   const binding = oracleBinding({
     root: settings.root,
     display: displayPath(settings.root, file),
     gate: bindGate,
     cwd,
     env: settings.env,
+    observed,
+    owns,
   });
+  const programs = programBinding(settings.root, binding.programs, settings.path.value, cwd);
+  // A sandboxed CHECK is not traced (io/oracle/observe.ts): its oracle is the static closure.
+  const observer = sandbox ? "static" : observerFor(settings.env).kind;
+  // A CHECK that runs no program by name and no file (`echo ok`) keeps unlazy's exact oracle (the
+  // PATH string), so its existing approvals hold; it has nothing to observe either.
+  const runsNothing =
+    Object.keys(programs.programs).length === 0 &&
+    programs.pathInRoot.length === 0 &&
+    Object.keys(binding.files).length === 0 &&
+    Object.keys(binding.env).length === 0;
   return runtimeOracle({
     sandbox,
     bound: binding,
+    programs: runsNothing ? null : { observer, pathInRoot: programs.pathInRoot, resolved: programs.programs },
     check: gate.check ?? "",
     expect: gate.expect ?? "",
     cwd,
@@ -156,12 +177,14 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
     if (v.state === "abandoned" || !isRunnable(v.gate)) continue;
     if (!reverify && v.state === "met") continue;
     const base = baseDir(snap, v.file, settings);
+    const owns = ledgers.get(v.file)?.owns ?? [];
     const oracle = oracleFor(
       v.file,
       base,
       v.gate,
       settings,
       sandboxFor(settings, v.file, ledgers.get(v.file)?.sandbox ?? null),
+      owns,
     );
     tasks.push({
       index: tasks.length,
@@ -170,6 +193,7 @@ export function pendingTasks(snap: Snapshot, settings: RunSettings, reverify: bo
       gate: v.gate,
       cwd: gateCwd(base, v.gate),
       oracle,
+      owns,
       signature: oracleSignature(oracle),
       digest: gateDigest(v.gate)!,
       startState: v.state,

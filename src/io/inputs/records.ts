@@ -64,9 +64,20 @@ export function digestFile(root: string, file: string, dirs = new Map<string, st
     dirs.set(dir, dirReal);
   }
   if (dirReal === null) return null;
+  let target = path.join(dirReal, path.basename(file));
+  // Issue 39: a link to a file inside the root is followed (its target is the input); one out is not.
+  try {
+    if (fs.lstatSync(target).isSymbolicLink()) {
+      const real = fs.realpathSync(target);
+      if (!isInside(root, real)) return null;
+      target = real;
+    }
+  } catch {
+    return null;
+  }
   let fd: number;
   try {
-    fd = fs.openSync(path.join(dirReal, path.basename(file)), OPEN_FLAGS);
+    fd = fs.openSync(target, OPEN_FLAGS);
   } catch {
     return null;
   }

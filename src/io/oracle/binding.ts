@@ -11,6 +11,14 @@ import { oracleRefs, type OracleRef } from "../../core/run/oracle-files.ts";
 import { sha256Hex } from "../../core/util/hash.ts";
 import { isInside } from "../../core/workspace/inside.ts";
 import { expandInputs, MAX_INPUT_FILES } from "../inputs/expand.ts";
+import {
+  globRegex,
+  isBookkeeping,
+  isConfigFile,
+  isOracleByConvention,
+  matchesAny,
+} from "../../core/run/conventions.ts";
+import { configsFor, reachedFrom } from "./closure.ts";
 import type { Env } from "../run/shell.ts";
 import { digestText, fileDigest, MAX_ORACLE_FILE_BYTES } from "./digest.ts";
 import { boundEnv } from "./env.ts";
@@ -36,6 +44,16 @@ export interface OracleBinding {
   items: OracleItem[];
   /** Test runners the CHECK calls (lint asks for ORACLE: when there is none). */
   runners: string[];
+  /** Programs the CHECK runs by name (io/oracle/programs.ts binds what PATH resolves them to). */
+  programs: string[];
+  /**
+   * Files the CHECK runs or reaches that are bound as oracle only because nothing is declared and
+   * no convention says they are tests or configs (a checker outside test folders, a helper beside
+   * it): lint and the approve screen ask "the work or the oracle?".
+   */
+  unsure: string[];
+  /** Files left out as the work (declared by WORK:/OWNS:, or application code a test imports). */
+  work: string[];
 }
 
 /** An ORACLE: entry kbz will not bind (a directory, FIFO, huge file, a path outside the root). */
@@ -65,7 +83,17 @@ export interface BindingRequest {
   digestOf?: (abs: string, compute: () => string, key: string) => string;
   /** package.json scripts by file, shared by the bindings of one read (each file parsed once). */
   packages?: Map<string, Record<string, unknown> | null>;
+  /**
+   * Root-relative files bound beyond the static closure: those the tracer saw the CHECK read at its
+   * approval (io/oracle/observe.ts), or those a pass record holds (status re-binds its keys).
+   */
+  observed?: readonly string[];
+  /** The ledger's OWNS: (a leaf's files, root-relative): the work of its gates. */
+  owns?: readonly string[];
 }
+
+/** Files bound at most (the closure and the observed set together); over it, the rest is left out and lint says so. */
+export const MAX_ORACLE_FILES = 4096;
 
 const MAX_SCRIPT_DEPTH = 4;
 
@@ -155,9 +183,9 @@ function declaredFiles(req: BindingRequest, add: (abs: string, via: string) => v
 
 /** Every file, script and value the gate's CHECK depends on as its oracle, with one signature. */
 export function oracleBinding(req: BindingRequest): OracleBinding {
-  const { files, items, runners } = boundFiles(req);
+  const { files, items, runners, programs, unsure, work } = boundFiles(req);
   const env = boundEnv(req.env, req.gate.env);
-  return { files, env, signature: bindingSignature(files, env), items, runners };
+  return { files, env, signature: bindingSignature(files, env), items, runners, programs, unsure, work };
 }
 
 /** The bound files alone (key → digest), for readers that compare them with a pass record. */
@@ -165,26 +193,65 @@ export function oracleFiles(req: BindingRequest): Record<string, string> {
   return boundFiles(req).files;
 }
 
-function boundFiles(req: BindingRequest): Pick<OracleBinding, "files" | "items" | "runners"> {
+/** The gate's declared work (WORK: against the CHECK directory, the ledger's OWNS: against the root) as root-relative patterns. */
+export function workPatterns(req: Pick<BindingRequest, "root" | "cwd" | "gate" | "owns">): RegExp[] {
+  const out: RegExp[] = [];
+  const rel = path.relative(req.root, req.cwd).split(path.sep).join("/");
+  for (const w of req.gate.work ?? [])
+    out.push(globRegex(rel && !rel.startsWith("..") ? `${rel}/${w.replace(/^\.\//, "")}` : w));
+  for (const o of req.owns ?? []) out.push(globRegex(o));
+  return out;
+}
+
+function boundFiles(
+  req: BindingRequest,
+): Pick<OracleBinding, "files" | "items" | "runners" | "programs" | "unsure" | "work"> {
   const items = new Map<string, OracleItem>();
   const runners = new Set<string>();
+  const programs = new Set<string>();
+  const unsure = new Set<string>();
+  const work = new Set<string>();
   const packages = req.packages ?? new Map<string, Record<string, unknown> | null>();
-  const addFile = (abs: string, via: string) => {
+  const workGlobs = workPatterns(req);
+  let hasScripts = false;
+  /** Files to follow (their imports, sources, config paths), with whether the importer is a test by convention. */
+  const queue: { abs: string; fromTest: boolean }[] = [];
+  const isWork = (key: string) => workGlobs.length > 0 && !path.isAbsolute(key) && matchesAny(key, workGlobs);
+  const addFile = (abs: string, via: string, declared = false) => {
     const key = keyOf(req.root, abs);
     if (items.has(key)) return;
+    if (!declared && isWork(key)) {
+      work.add(key);
+      return;
+    }
+    if (items.size >= MAX_ORACLE_FILES) return;
     const compute = () => digestText(fileDigest(abs));
     items.set(key, { key, digest: req.digestOf ? req.digestOf(abs, compute, key) : compute(), via, abs });
+    if (!path.isAbsolute(key)) queue.push({ abs, fromTest: isOracleByConvention(key) && !isConfigFile(key) });
   };
   const visit = (command: string, dir: string, depth: number) => {
     const found = oracleRefs(command, dir);
     for (const r of found.runners) runners.add(r);
+    for (const p of found.programs) programs.add(p);
     for (const ref of found.refs) visitRef(ref, depth);
   };
   const visitRef = (ref: OracleRef, depth: number) => {
     if (ref.kind === "file" || ref.kind === "config") {
-      addFile(path.resolve(req.cwd, expandHome(ref.path, req.env)), ref.via);
+      const abs = path.resolve(req.cwd, expandHome(ref.path, req.env));
+      const key = keyOf(req.root, abs);
+      // A file the CHECK names, outside the runners' conventions: the oracle until declared (lint asks).
+      if (
+        ref.kind === "file" &&
+        !path.isAbsolute(key) &&
+        !isOracleByConvention(key) &&
+        !isWork(key) &&
+        !(req.gate.oracle ?? []).length
+      )
+        unsure.add(key);
+      addFile(abs, ref.via);
       return;
     }
+    hasScripts = true;
     const pkg = packageJsonFor(req.root, path.resolve(req.cwd, ref.dir));
     const scripts = readScripts(pkg, packages);
     const via = ref.manager === "npm" && ref.name === "test" ? "npm test" : `${ref.manager} run ${ref.name}`;
@@ -199,11 +266,41 @@ function boundFiles(req: BindingRequest): Pick<OracleBinding, "files" | "items" 
     }
   };
   if (req.gate.check) visit(req.gate.check, req.cwd, 0);
-  declaredFiles(req, addFile);
+  declaredFiles(req, (abs, via) => addFile(abs, via, true));
+  for (const c of configsFor([...programs], [...runners], hasScripts, req.cwd, req.root)) addFile(c, "config");
+  for (const key of req.observed ?? []) {
+    if (key.includes("#scripts.") || path.isAbsolute(key) || key.startsWith("..")) continue;
+    addFile(path.join(req.root, key), "observed");
+  }
+  // The static closure: what the bound files import, source or name as their configs.
+  for (let i = 0; i < queue.length && items.size < MAX_ORACLE_FILES; i++) {
+    const { abs, fromTest } = queue[i]!;
+    for (const next of reachedFrom(abs, req.root, req.cwd)) {
+      const key = keyOf(req.root, next);
+      if (items.has(key) || isBookkeeping(key)) continue;
+      // Application code a test imports is the work; what a checker outside test folders reaches is the oracle, and unsure.
+      if (!isOracleByConvention(key)) {
+        if (fromTest) {
+          work.add(key);
+          continue;
+        }
+        if (!isWork(key)) unsure.add(key);
+      }
+      addFile(next, "import");
+    }
+  }
   const sorted = [...items.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const files: Record<string, string> = {};
   for (const i of sorted) files[i.key] = i.digest;
-  return { files, items: sorted, runners: [...runners] };
+  for (const k of work) if (items.has(k)) work.delete(k);
+  return {
+    files,
+    items: sorted,
+    runners: [...runners],
+    programs: [...programs],
+    unsure: [...unsure].filter((k) => items.has(k) && items.get(k)!.digest !== "missing").sort(),
+    work: [...work].sort(),
+  };
 }
 
 export function bindingSignature(files: Record<string, string>, env: Record<string, string>): string {

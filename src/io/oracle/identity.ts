@@ -126,7 +126,11 @@ export function currentIdentity(abs: string): string | null {
  */
 export function namesOnlyFiles(gate: Gate): boolean {
   if (gate.oracle || !gate.check) return false;
-  return oracleRefs(gate.check, ".").refs.every((r) => r.kind === "file" && !r.path.startsWith("~"));
+  const found = oracleRefs(gate.check, ".");
+  // A runner, a package manager or bun reads configs found by name (io/oracle/closure.ts configsFor): a new one is a change.
+  if (found.runners.length > 0 || found.programs.some((p) => /^(npm|pnpm|yarn|npx|pnpx|bun|bunx)$/.test(p)))
+    return false;
+  return found.refs.every((r) => r.kind === "file" && !r.path.startsWith("~"));
 }
 
 /**

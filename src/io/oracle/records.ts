@@ -22,6 +22,8 @@ export interface OraclePassRecord {
   stat?: Record<string, string>;
   /** Set when `files` are exactly those the CHECK names, resolved from this real directory (io/oracle/identity.ts). */
   filesFrom?: string;
+  /** The ledger's OWNS: when it has one (issue 39): the work status leaves out when it re-binds the oracle. */
+  owns?: string[];
   /** Issue 39: the pass ran in a view of the approved oracle, this approval's (its runtime oracle signature): `files` are its. */
   judged?: string;
 }

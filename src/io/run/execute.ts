@@ -33,6 +33,8 @@ export interface ExecuteRequest {
   sandbox?: SandboxProfile | null;
   /** With a sandbox: an argv placed before bwrap (the probe's throwaway view, view.ts). */
   wrap?: string[];
+  /** Without a sandbox: an argv placed before the shell that observes the run (io/oracle/observe.ts, strace). */
+  tracePrefix?: string[];
   /** Output as it arrives, decoded (a display only: the verdict uses the whole output). */
   onOutput?: (text: string) => void;
 }
@@ -68,8 +70,9 @@ export async function executeCheck(req: ExecuteRequest): Promise<RunOutcome> {
     cwd: req.cwd,
     env: launch?.env ?? req.env,
     timeoutMs: req.timeoutMs,
-    // Issue 39: the approved-oracle view wraps an unsandboxed CHECK too (view.ts oracleView).
-    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : req.wrap,
+    // Issue 39: the approved-oracle view wraps an unsandboxed CHECK too (view.ts oracleView); the
+    // tracer (io/oracle/observe.ts) prefixes a plain run (never a judged one).
+    prefix: launch ? [...(req.wrap ?? []), ...launch.argv] : (req.wrap ?? req.tracePrefix),
     prefixOwnsPidNamespace: !!launch,
     onOutput: req.onOutput && streamDecoder(req.onOutput),
     ...(launch ? { fd3: launch.args } : {}),
