@@ -5448,7 +5448,7 @@ function boundFiles(req) {
     items: sorted,
     runners: [...runners],
     programs: [...programs],
-    unsure: [...unsure].filter((k) => items.has(k)).sort(),
+    unsure: [...unsure].filter((k) => items.has(k) && items.get(k).digest !== "missing").sort(),
     work: [...work].sort()
   };
 }

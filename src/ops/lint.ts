@@ -12,6 +12,7 @@ import { gateOracle } from "../io/oracle/binding.ts";
 import { findRoot } from "../io/root.ts";
 import { resolveTarget } from "../io/discover.ts";
 import { inputFindings } from "../io/inputs/lint.ts";
+import { workOrOracleFindings } from "../io/oracle/lint.ts";
 import { loadLedgerFile } from "../io/read.ts";
 import { noLedgers } from "./snapshot.ts";
 import { soloLedger } from "./init.ts";
@@ -60,6 +61,7 @@ export function lintFiles(files: string[], cwd: string): LintedFile[] {
       findings: [
         ...lintLedger(entry.ledger, { starterChecks: starterChecks(), bound: boundKeys(abs) }),
         ...inputFindings(abs, entry.ledger),
+        ...workOrOracleFindings(findRoot(canonicalRoot(ledgerBase(abs))), abs, entry.ledger),
       ],
     };
   });

@@ -301,6 +301,20 @@ describe("the work is never the oracle", () => {
   );
 });
 
+describe("the split is shown: lint asks for what no convention decides", () => {
+  test("a file the CHECK runs outside the test folders, undeclared: lint asks 'the work or the oracle?'; WORK: answers it", () => {
+    const r = repo({
+      "GATES.md": `# Gates\n\n${gate("W1", "node bin/csvstat.js fixtures/a.csv", "rows=2")}${gate("W2", "node bin/csvstat.js fixtures/a.csv", "rows=2", "  WORK: bin/**\n")}`,
+      "bin/csvstat.js": "console.log('rows=2')\n",
+      "fixtures/a.csv": "a\n1\n2\n",
+    });
+    const lint = r.run(["lint"]);
+    expect(lint.stdout).toContain("W1: bin/csvstat.js is run by the CHECK and not declared: the work or the oracle?");
+    expect(lint.stdout).toContain("[work-or-oracle]");
+    expect(lint.stdout).not.toContain("W2: bin/csvstat.js");
+  });
+});
+
 describe("executables, not PATH strings", () => {
   test.skipIf(!hasNode)(
     "approved with PATH A, the agent's PATH is A plus an unrelated folder: the CHECK runs without approval",

@@ -90,6 +90,8 @@ export function runAgentFlow(): FlowResult {
   const s = ["--scope", SCOPE];
   r.write("package.json", `${JSON.stringify({ name: "flow-demo", type: "module" })}\n`);
   r.write("GATES.md", SOLO);
+  // The tool's skeleton: a gate's INPUTS must match a file (an INPUTS entry matching nothing is unmet).
+  r.write("src/tool.mjs", 'export const v = "0";\n');
   r.write(
     "test/tool.test.mjs",
     `import { v } from "../src/tool.mjs";\nif (v !== "1.0") process.exit(1);\nconsole.log("TOOL_OK");\n`,

@@ -298,7 +298,7 @@ function boundFiles(
     items: sorted,
     runners: [...runners],
     programs: [...programs],
-    unsure: [...unsure].filter((k) => items.has(k)).sort(),
+    unsure: [...unsure].filter((k) => items.has(k) && items.get(k)!.digest !== "missing").sort(),
     work: [...work].sort(),
   };
 }
