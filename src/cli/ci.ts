@@ -2,6 +2,7 @@
 // line per gate, a Markdown summary ($GITHUB_STEP_SUMMARY when set, or --summary FILE), a JUnit
 // XML report (--junit FILE). `kbz ci init` writes the GitHub Actions workflow and prints the
 // GitLab CI job (ops/ciInit.ts).
+import { parseInteger } from "../core/text/integer.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { UsageError } from "../core/errors.ts";
@@ -25,7 +26,7 @@ interface CiArgs {
   "allowed-signers"?: string;
   "signers-from"?: string;
   sandbox?: boolean;
-  jobs?: number;
+  jobs?: string;
   force?: boolean;
 }
 
@@ -47,9 +48,8 @@ async function ci(argv: CiArgs): Promise<ExitCode> {
   if (argv.action === "init") return init(argv);
   if (argv.action !== undefined)
     throw new UsageError(`${kbz("ci")} has one action, init (not ${JSON.stringify(argv.action)})`);
-  const jobs = argv.jobs ?? 4;
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64)
-    throw new UsageError("--jobs: expected an integer from 1 to 64");
+  const jobs = argv.jobs === undefined ? 4 : parseInteger(argv.jobs, 1, 64);
+  if (jobs === null) throw new UsageError(`--jobs must be an integer 1..64 (got ${JSON.stringify(String(argv.jobs))})`);
   const files = ledgerFiles(argv as never);
   const root = rootFor(argv as never);
   const r = await runCi({
@@ -105,7 +105,7 @@ export const verb: Verb = {
         describe: "read .kbz/allowed_signers at this revision (the PR's base)",
       })
       .option("sandbox", { type: "boolean", default: true, describe: "run CHECKs in bubblewrap where it works" })
-      .option("jobs", { type: "number", requiresArg: true, describe: "CHECKs at once (default 4)" })
+      .option("jobs", { type: "string", requiresArg: true, describe: "CHECKs at once (default 4)" })
       .option("force", { type: "boolean", describe: "init: replace a different workflow" })
       .epilog(
         "A runnable gate needs a signed approval (.kbz/signed/) matching the checkout, and is run; a manual gate a " +

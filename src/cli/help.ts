@@ -156,7 +156,7 @@ Exit 0 done (or already); 2 usage or refused.
 What may start now, read-only; --launch starts it in one call.
   --launch         claim, open a wave, start each leaf, seal
   --handle L=ID    with --launch: the host's id for a worker
-  --slots N        leaves running at once (default 4)
+  --slots N        how many leaves may run at once
   --details        why each waits, groups, the single steps
   --policy P       id-order (default) or critical-path
   --wave W  --original-order

@@ -73,7 +73,10 @@ export function terminalKeys(): Keys {
     }
     for (;;) {
       const c = readByte();
-      if (c === null) return "q";
+      // End of input: in non-canonical mode the terminal's EOF key (^D, which script(1) also sends
+      // when its own input ends) arrives as a byte, not as a read of 0: without this, kbz approve
+      // waited for ever for a key after its input ended.
+      if (c === null || c === "\x04") return "q";
       if (/\s/.test(c)) continue;
       return c.toLowerCase();
     }

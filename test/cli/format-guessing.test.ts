@@ -59,11 +59,13 @@ function payload(host: string, dir: string): Record<string, unknown> {
 }
 
 describe("format guessing", () => {
-  test("kbz hook stop --help documents the payload fields each host sends and what kbz answers (not the text of kbz hook --help)", () => {
+  test("kbz hook stop --help and the skill it names document the payload fields each host sends and what kbz answers (not the text of kbz hook --help)", () => {
     const help = kbz(["hook", "stop", "--help"]);
     expect(help.code).toBe(0);
-    const text = help.stdout;
-    expect(text).not.toContain("--uninstall"); // hook --help's install options
+    expect(help.stdout).not.toContain("--uninstall"); // hook --help's install options
+    // The page shows one payload and names where the others are (every help page is at most 800 B).
+    expect(help.stdout).toContain("skill references/stop-hook.md");
+    const text = fs.readFileSync(path.join(import.meta.dir, "..", "..", "skill", "references", "stop-hook.md"), "utf8");
     // Each host's distinguishing fields.
     for (const [host, fields] of [
       ["claude", ["session_id", "stop_hook_active", "last_assistant_message", "background_tasks", "task_subject"]],
@@ -94,8 +96,8 @@ describe("format guessing", () => {
         if (k === "decision") expect([host, text.includes(`"decision":"${v}"`)]).toEqual([host, true]);
       }
     }
-    expect(text).toContain("exit 2");
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1500);
+    expect(text).toContain("exits 2");
+    expect(Buffer.byteLength(help.stdout)).toBeLessThanOrEqual(800);
   });
 
   test("the skill states the CHECK output order (stdout, then stderr), and a CHECK that prints its error after stdout matches that way", () => {

@@ -37,7 +37,8 @@ function repo(files: Record<string, string>, opts: { git?: boolean; env?: Record
     g("add", "-A");
     g("commit", "-qm", "init");
   }
-  const env = agentEnv({ PATH: PATH_A, ...opts.env });
+  // Tracing is opt-in (io/oracle/observe.ts): these tests are about what the tracer sees.
+  const env = agentEnv({ PATH: PATH_A, KBZ_TRACER: "strace", ...opts.env });
   const run = (args: string[], more: Record<string, string> = {}) =>
     kbz(args, { cwd: dir, env: { ...env, CLAUDECODE: "1", ...more } });
   const write = (f: string, text: string) => {
@@ -216,7 +217,7 @@ describe("an agent rewrites a file the approved runner imports: the gate is not 
       "out.txt": "42\n",
     });
     fs.chmodSync(path.join(venv, "tester"), 0o755);
-    const env = { ...agentEnv({ PATH: `${venv}:${PATH_A}` }), CLAUDECODE: "1" };
+    const env = { ...agentEnv({ PATH: `${venv}:${PATH_A}`, KBZ_TRACER: "strace" }), CLAUDECODE: "1" };
     expect(kbz(["check", "--approve"], { cwd: dir, env }).stdout).toContain("ALL MET");
     fs.writeFileSync(path.join(venv, "tester"), "#!/bin/sh\necho VENV_OK\n");
     fs.writeFileSync(path.join(dir, "out.txt"), "41\n");

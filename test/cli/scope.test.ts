@@ -141,9 +141,10 @@ describe("golden transcript C: scopes, leases, status log, binding", () => {
   });
 
   test("help documents that a refused claim exits 1 (unlazy used 3)", async () => {
-    const r = kbz(["scope", "--help"]);
+    // The claim action's own page (issue 43) says it; unlazy exited 3 there.
+    const r = kbz(["scope", "claim", "--help"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("1 claim refused by a conflicting lease (unlazy used 3)");
+    expect(r.stdout).toContain("Exit 0 claimed; 1 a conflicting lease holds them; 2 usage.");
   });
 });
 

@@ -54,9 +54,9 @@ describe("the skill's oracle lines", () => {
       if (argv[0] === "lint") expect(r.code).toBe(0);
       else if (argv.join(" ") === "check") {
         expect(r.code).toBe(1);
-        expect(comment).toContain("[SIG], ORACLE FILES");
+        expect(comment).toContain("[SIG] and a PERSON line");
         sig = /APPROVAL REQUIRED GATES:G1 \[([0-9a-f]{12})\]/.exec(text)![1]!;
-        expect(text).toContain("ORACLE FILES: check.mjs");
+        expect(text).toContain("PERSON: 1 oracle to approve");
       } else if (argv[1]?.startsWith("--approve=")) {
         expect(r.code).toBe(0);
         expect(text).toContain("APPROVED GATES:G1\nALL MET (1 met)");

@@ -96,7 +96,8 @@ describe("split cannot be said", () => {
     // Other parts for a split leaf: refused, nothing written.
     refused(r, ["5", "--into", "src/5/x/**", "src/5/y/**"], "5 is already split into 5.1, 5.2");
     // The help names the verb.
-    expect(r.run(["structure", "--help"]).stdout).toContain("kbz structure split");
+    expect(r.run(["structure", "--help"]).stdout).toContain("split LEAF --into G G…");
+    expect(r.run(["structure", "split", "--help"]).stdout).toContain("kbz structure split");
   });
 
   test("split refuses a VERIFIED or busy leaf, parts outside its OWNS, overlapping parts and a single part: exit 2, no file changed", () => {

@@ -203,7 +203,8 @@ describe("dispatch-tests inventory (unlazy §8.3)", () => {
     const help = kbz(["wave", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout.split("\n").length).toBeGreaterThan(6);
-    expect(help.stdout).toContain("kbz wave start   --scope S --wave W --leaf L --handle OPAQUE_ID");
+    // Each action's own page carries its whole usage line (issue 43).
+    expect(kbz(["wave", "start", "--help"]).stdout).toContain("kbz wave start --scope S --wave W --leaf L --handle H");
   });
 
   test("an abandon reason with U+2028 is refused and the wave stays open", () => {

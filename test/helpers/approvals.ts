@@ -76,7 +76,11 @@ export function personPrefix(): string[] {
   if (pidNamespace === null)
     pidNamespace = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"], { stdio: "ignore" }).status === 0;
   // A shell is the namespace's PID 1, not script: a PID 1 that ends its children on exit would lose their status.
-  return pidNamespace ? ["unshare", "--pid", "--fork", "--mount-proc", "/bin/sh", "-c", '"$@"; exit $?', "sh"] : [];
+  // --kill-child: when the test times a run out (SIGTERM to unshare), the whole namespace ends with
+  // it, so no terminal or kbz is left holding the output pipe (spawnSync would wait for ever).
+  return pidNamespace
+    ? ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "/bin/sh", "-c", '"$@"; exit $?', "sh"]
+    : [];
 }
 
 /**

@@ -6,10 +6,13 @@
 // lines. A file counts when it was opened for reading (O_RDONLY or O_RDWR, not a directory) or
 // executed, and its real path is inside the root.
 //
-// The tracer is found by absolute path (/usr/bin/strace, /bin/strace, /usr/local/bin/strace), never
-// on the caller's PATH; `KBZ_TRACER=off` turns it off (the static closure stands in, and the
-// approval binds which one was in force, so turning it off is an oracle change), `KBZ_TRACER=<abs
-// path>` names another strace. A tracer that fails to start (no ptrace in a container) is said once
+// Tracing is opt-in for now: `KBZ_TRACER=strace` (found by absolute path in /usr/bin, /bin,
+// /usr/local/bin, never on the caller's PATH) or `KBZ_TRACER=<abs path>`; without it the static
+// closure stands in (the approval binds which one was in force, so switching is an oracle change).
+// Why not by default: under `strace -f` the CHECK's run lasts until every traced descendant ends
+// (a setsid or nohup child kept a passing CHECK alive to its timeout), and a CHECK that traces
+// (a nested kbz, a debugger) cannot ptrace under a tracer. A process that is itself traced never
+// starts a tracer (TracerPid in /proc/self/status). A tracer that fails to start (no ptrace in a container) is said once
 // and the CHECK runs untraced: the static closure stands in.
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -31,12 +34,24 @@ function executableFile(p: string): boolean {
   }
 }
 
+/** Whether this process is being traced (a tracer cannot trace it again). */
+function traced(): boolean {
+  try {
+    const m = /^TracerPid:\s*(\d+)/m.exec(fs.readFileSync("/proc/self/status", "utf8"));
+    return m !== null && m[1] !== "0";
+  } catch {
+    return false;
+  }
+}
+
 /** Which observer is in force for `env`: strace when one is installed, else the static closure (with why). */
 export function observerFor(env: Env): Observer {
   const asked = env.KBZ_TRACER;
   if (asked === "off" || asked === "0" || asked === "static") return { kind: "static", why: `KBZ_TRACER=${asked}` };
   if (process.platform !== "linux") return { kind: "static", why: `no tracer on ${process.platform}` };
-  if (asked) {
+  if (!asked) return { kind: "static", why: "tracing is opt-in: KBZ_TRACER=strace" };
+  if (traced()) return { kind: "static", why: "kbz itself runs under a tracer" };
+  if (asked !== "strace") {
     if (!path.isAbsolute(asked)) return { kind: "static", why: `KBZ_TRACER must be an absolute path (got ${asked})` };
     return executableFile(asked)
       ? { kind: "strace", path: asked }
