@@ -5706,13 +5706,25 @@ function executableFile(p) {
     return false;
   }
 }
+function traced() {
+  try {
+    const m = /^TracerPid:\s*(\d+)/m.exec(fs29.readFileSync("/proc/self/status", "utf8"));
+    return m !== null && m[1] !== "0";
+  } catch {
+    return false;
+  }
+}
 function observerFor(env) {
   const asked = env.KBZ_TRACER;
   if (asked === "off" || asked === "0" || asked === "static")
     return { kind: "static", why: `KBZ_TRACER=${asked}` };
   if (process.platform !== "linux")
     return { kind: "static", why: `no tracer on ${process.platform}` };
-  if (asked) {
+  if (!asked)
+    return { kind: "static", why: "tracing is opt-in: KBZ_TRACER=strace" };
+  if (traced())
+    return { kind: "static", why: "kbz itself runs under a tracer" };
+  if (asked !== "strace") {
     if (!path36.isAbsolute(asked))
       return { kind: "static", why: `KBZ_TRACER must be an absolute path (got ${asked})` };
     return executableFile(asked) ? { kind: "strace", path: asked } : { kind: "static", why: `KBZ_TRACER ${asked} is not an executable file` };
