@@ -87,7 +87,9 @@ export async function runCli(args: string[]): Promise<ExitCode> {
     for (const line of page.trimEnd().split("\n")) out(line);
     // The check page names the containment in force on this machine (it differs by machine).
     if (pageFor(flags)?.key === "check")
-      out(`Runs only what a person approved; containment: ${(await import("../ops/check.ts")).checkContainment().describe}.`);
+      out(
+        `Runs only what a person approved; containment: ${(await import("../ops/check.ts")).checkContainment().describe}.`,
+      );
     return 0;
   }
   let y = yargs(args)
