@@ -111,6 +111,9 @@ export function oracleLines(bound: BoundOracle | undefined): string[] {
 /** What the approval binds of PATH (issue 39): the programs as they resolve, PATH folders inside the root, and who observed the files. */
 export function programLines(p: ProgramsOracle | undefined): string[] {
   if (!p) return [];
+  // Under the default observer (the static closure) with no PATH folder inside the root there is
+  // nothing beyond unlazy's oracle lines to say, and unlazy's transcripts stay as they were.
+  if (p.observer !== "strace" && p.pathInRoot.length === 0) return [];
   const names = Object.keys(p.resolved);
   const runs = names.map((n) => `${n} ${p.resolved[n]!.split(" ")[0]}`).join(", ");
   const lines = [

@@ -13,7 +13,7 @@ import { checkEnv, personRun } from "../helpers/approvals.ts";
 setDefaultTimeout(120_000);
 
 const LEDGER =
-  "- [ ] G1: two and two make four\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n  EVIDENCE: pending\n\n- [ ] G2: the build prints OK\n  CHECK: printf BUILD_OK\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n";
+  "- [ ] G1: two and two make four\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n  WORK: add.mjs\n  EVIDENCE: pending\n\n- [ ] G2: the build prints OK\n  CHECK: printf BUILD_OK\n  EXPECT: BUILD_OK\n  EVIDENCE: pending\n";
 const CHECKER = 'import { add } from "./add.mjs";\nconsole.log(add(2, 2) === 4 ? "ADD_OK" : "ADD_WRONG");\n';
 const FAKE_CHECKER = 'console.log("ADD_OK");\n';
 

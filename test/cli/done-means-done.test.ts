@@ -64,7 +64,7 @@ const CHECKER = "import { add } from './add.mjs';\nconsole.log(add(2, 2) === 4 ?
 describe("class 1: the oracle is rewritten, not the CHECK", () => {
   test("the agent rewrites the approved checker script to print ADD_OK: kbz check runs the approved checker instead (issue 39) and it fails, status 1 and the hook blocks; doing the work meets it", () => {
     const w = workspace({
-      "GATES.md": "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n",
+      "GATES.md": "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n  WORK: add.mjs\n",
       "check.mjs": CHECKER,
       "add.mjs": ADD_BROKEN,
     });
@@ -124,7 +124,7 @@ describe("class 2: the environment is rewritten", () => {
   test("NODE_OPTIONS=--require fake.cjs and BASH_ENV never reach an approved CHECK: it fails, status 1, the hook blocks; doing the work meets it", () => {
     const w = workspace({
       "GATES.md":
-        "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n" +
+        "- [ ] G1: add adds\n  CHECK: node check.mjs\n  EXPECT: ADD_OK\n  WORK: add.mjs\n" +
         "- [ ] G2: the work is written\n  CHECK: bash check.sh\n  EXPECT: WORK_DONE\n",
       "check.mjs": CHECKER,
       "add.mjs": ADD_BROKEN,
