@@ -117,7 +117,8 @@ function commitAll(dir: string, msg: string) {
 
 /** The person approves G1 and signs M1, and commits what that wrote. */
 function honest(p: ReturnType<typeof project>) {
-  const a = p.person("approve");
+  // GATES.md names the ledger: its oracles only (with no argument kbz approve also asks for M1's sign-off).
+  const a = p.person("approve", "GATES.md");
   expect(a.output).toContain("APPROVED GATES:G1");
   expect(a.code).toBe(0);
   const s = p.person("sign", "GATES.md", "M1", "--evidence", "read the guide, it is clear");
@@ -211,7 +212,7 @@ describe.skipIf(!HAVE_KEYGEN)("signed records and kbz ci (issue 41)", () => {
   test("after signing, the agent edits a bound oracle file, the CHECK, EXPECT, or ticks a manual gate: kbz ci fails naming the gate and the change", () => {
     const p = project();
     // Only G1 is approved; M1 is left for the person.
-    expect(p.person("approve").code).toBe(0);
+    expect(p.person("approve", "GATES.md").code).toBe(0);
     commitAll(p.dir, "approved G1");
     const cases: [string, () => void, RegExp][] = [
       [

@@ -62,14 +62,24 @@ export function ownCgroupDir(mountinfo: string, cgroup: string): string | null {
 const unescapeMount = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
 
 let seq = 0;
-const groupName = () => `kbz-${process.pid}-${++seq}`;
+// A group is named with its creator's PID namespace and pid: a pid means nothing outside its
+// namespace, and a kbz in another namespace (a person's `unshare --pid`, a container) must never
+// take a live kbz's group for a dead one's and kill its CHECK.
+const PIDNS = (() => {
+  try {
+    return /\[(\d+)\]/.exec(fs.readlinkSync("/proc/self/ns/pid"))?.[1] ?? "0";
+  } catch {
+    return "0";
+  }
+})();
+const groupName = () => `kbz-${PIDNS}-${process.pid}-${++seq}`;
 
 /**
  * Can we create a group here, move a process into it and kill it? Tried once, for real:
  * null when not; else whether kbz itself can step into a group and back (`spawnInGroup`).
  */
 function cgroupUsable(parent: string): { selfMove: boolean } | null {
-  const dir = path.join(parent, `kbz-${process.pid}-probe`);
+  const dir = path.join(parent, `kbz-${PIDNS}-${process.pid}-probe`);
   try {
     fs.mkdirSync(dir);
   } catch {
@@ -128,7 +138,7 @@ function removeSoon(dir: string): void {
   }
 }
 
-const OURS = /^kbz-(\d+)-(\d+|probe)$/;
+const OURS = /^kbz-(\d+)-(\d+)-(\d+|probe)$/;
 
 /**
  * Groups left by a kbz that was killed (SIGKILL cannot be caught): their creator's pid is gone.
@@ -143,7 +153,8 @@ function sweepDeadGroups(parent: string): void {
   }
   for (const name of names) {
     const m = OURS.exec(name);
-    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    // Only groups made in this PID namespace can be judged by pid (see PIDNS).
+    if (!m || m[1] !== PIDNS || Number(m[2]) === process.pid || pidAlive(Number(m[2]))) continue;
     removeSoon(path.join(parent, name));
   }
 }

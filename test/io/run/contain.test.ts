@@ -10,6 +10,9 @@ import { pidsWith, token } from "../../helpers/procs.ts";
 setDefaultTimeout(120_000);
 const env = { PATH: "/usr/bin:/bin" };
 
+/** This process's PID namespace, as kbz names its groups with it (io/run/contain.ts). */
+const PIDNS = /\[(\d+)\]/.exec(fs.readlinkSync("/proc/self/ns/pid"))?.[1] ?? "0";
+
 describe("finding the cgroup v2 directory", () => {
   test("a hybrid layout: the cgroup2 mount at /sys/fs/cgroup/unified, kbz in the root group", () => {
     const mountinfo = [
@@ -93,7 +96,7 @@ describe("containment by cgroup", () => {
         .split("\n")
         .find((l) => l.startsWith("0::"))!;
       const group = path.join(c.parent!, path.basename(line.slice(3)));
-      expect(path.basename(group)).toMatch(new RegExp(`^kbz-${process.pid}-\\d+$`));
+      expect(path.basename(group)).toMatch(new RegExp(`^kbz-${PIDNS}-${process.pid}-\\d+$`));
       expect(fs.existsSync(group)).toBe(false);
     },
   );
@@ -123,7 +126,7 @@ describe("containment by cgroup: kbz steps into the group to spawn, else a wrapp
           .toString()
           .split("\n")
           .find((l) => l.startsWith("0::"))!;
-        expect(path.basename(line.slice(3))).toMatch(new RegExp(`^kbz-${process.pid}-\\d+$`));
+        expect(path.basename(line.slice(3))).toMatch(new RegExp(`^kbz-${PIDNS}-${process.pid}-\\d+$`));
         expect(own()).toBe(before);
         expect(pidsWith(`sleep ${d}`)).toEqual([]);
       },
@@ -137,11 +140,16 @@ describe("groups left by a killed kbz", () => {
     "a group whose creator is gone (SIGKILLed kbz) is emptied and removed by the next detection",
     async () => {
       const dead = Number(spawnSync("/bin/sh", ["-c", "echo $$"], { encoding: "utf8" }).stdout.trim());
-      const left = path.join(c.parent!, `kbz-${dead}-1`);
+      const left = path.join(c.parent!, `kbz-${PIDNS}-${dead}-1`);
       fs.mkdirSync(left);
-      fs.mkdirSync(path.join(left, `kbz-${dead + 1}-1`)); // a nested kbz's group inside it
+      fs.mkdirSync(path.join(left, `kbz-${PIDNS}-${dead + 1}-1`)); // a nested kbz's group inside it
+      // A group made in another PID namespace is never judged by its pid here: it stays.
+      const foreign = path.join(c.parent!, `kbz-1-${dead}-1`);
+      fs.mkdirSync(foreign);
       detectContainment("cgroup");
       expect(fs.existsSync(left)).toBe(false);
+      expect(fs.existsSync(foreign)).toBe(true);
+      fs.rmdirSync(foreign);
     },
   );
 });
