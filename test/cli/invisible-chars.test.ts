@@ -18,7 +18,8 @@ describe("invisible characters", () => {
     const outputs = [
       kbz(["status"], { cwd: dir, env }),
       kbz(["status", "--json"], { cwd: dir, env }),
-      kbz(["check"], { cwd: dir, env }),
+      // The whole oracle is shown with --verbose (the default is one line per gate, issue 43).
+      kbz(["check", "--verbose"], { cwd: dir, env }),
       kbz(["check", "--json"], { cwd: dir, env }),
       kbz(["check", "--approve"], { cwd: dir, env }),
       kbz(["approvals", "list"], { cwd: dir, env }),

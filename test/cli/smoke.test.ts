@@ -58,7 +58,8 @@ describe("compiled binary smoke test", () => {
   test("lint runs from the copy", () => {
     const r = run(["lint", "GATES.md"], path.join(dir, "work"));
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("LINT OK (1 warning(s))");
+    // Warnings: the manual gate, and the work-or-oracle questions of issue 39.
+    expect(r.stdout).toMatch(/LINT OK \(\d+ warning\(s\)\)/);
   });
 
   test("--help lists the verbs; a verb's --help works; unknown verbs are usage errors", () => {

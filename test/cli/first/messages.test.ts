@@ -62,7 +62,7 @@ describe("issue 44 item 7: messages in the wrong order or without a way on", () 
       "package.json": '{"scripts":{"test":"node test.js"}}\n',
       "test.js": "console.log('T_OK');\n",
     });
-    const check = kbz(["check"], { cwd: d, env: agentEnv() });
+    const check = kbz(["check", "--verbose"], { cwd: d, env: agentEnv() });
     expect(check.stdout).toMatch(/ORACLE FILES: .*package\.json#scripts\.test, test\.js/);
     const lint = kbz(["lint", "GATES.md"], { cwd: d });
     expect([lint.code, lint.stdout]).toEqual([0, "LINT OK\n"]);
