@@ -8333,7 +8333,7 @@ function judgedRoots(dir, env) {
 async function hookStopAt(root, { scope: pinned, stop, env, cwd }, dirGiven) {
   const until = Date.now() + JUDGE_MS;
   const store = approvalDirFor(env);
-  const transcript = transcriptOf(stop.transcript ?? null);
+  const transcript = transcriptOf(stop.kind === "stop" ? stop.transcript ?? null : null);
   const wanted = path46.resolve(cwd, stop.cwd ?? ".");
   const dir = dirGiven === undefined ? root : dirGiven;
   const keyOf = (session, scope) => sessionKey(`${session}${transcript.key}`, scope);

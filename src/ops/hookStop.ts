@@ -134,7 +134,10 @@ async function hookStopAt(
 ): Promise<HookOutput> {
   const until = Date.now() + JUDGE_MS;
   const store = approvalDirFor(env);
-  const transcript = transcriptOf(stop.transcript ?? null);
+  // A sub-agent's or a task's stop names the session's transcript, which the host does not append
+  // to between the sub-agent's turns (Codex, Copilot CLI): there the count rests on the stop itself,
+  // or the loud release would never come (docs/formats.md#stop-hook).
+  const transcript = transcriptOf(stop.kind === "stop" ? (stop.transcript ?? null) : null);
   const wanted = path.resolve(cwd, stop.cwd ?? ".");
   const dir = dirGiven === undefined ? root : dirGiven;
   // The counts of one session and scope; a different transcript is a different count (io/hook/guard.ts).
